@@ -1,0 +1,23 @@
+// The binary's entry point. It stays tiny on purpose: `garuda --version` answers before any
+// other module is loaded, and every command is imported only when it runs (architecture rule 8).
+import { VERSION } from "../version.ts";
+import { unsupportedPlatformMessage } from "./platform.ts";
+
+function start(argv: string[]): void {
+  const refusal = unsupportedPlatformMessage(process.platform);
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    process.exit(1);
+  }
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  import("./main.ts")
+    .then(({ main }) => main(argv))
+    .then((code) => {
+      process.exitCode = code;
+    });
+}
+
+start(process.argv.slice(2));

@@ -1,0 +1,39 @@
+import { defineCommand } from "citty";
+import { SetupRequiredError } from "../config/errors.ts";
+import { prepareModel } from "../config/modelSetup.ts";
+import { loadModelCatalog } from "../config/modelsFile.ts";
+import type { ModelInfo } from "../model/catalog.ts";
+import { createCliContext } from "./context.ts";
+
+function tokens(count: number): string {
+  return count >= 1_000_000 ? `${count / 1_000_000}M` : `${Math.round(count / 1000)}K`;
+}
+
+function describeModel(model: ModelInfo): string {
+  const price = model.price ? `$${model.price.input}/$${model.price.output} per MTok` : "price unknown";
+  return `${model.spec.padEnd(22)} ${tokens(model.contextWindow)} context, ${tokens(model.maxTokens)} output, ${price}${model.label ? `  ${model.label}` : ""}`;
+}
+
+/** Lists the models Garuda knows and says which one is in use, and where its key comes from. */
+export const modelsCommand = defineCommand({
+  meta: { name: "models", description: "List the models Garuda knows and show which one is in use." },
+  args: {
+    model: { type: "string", alias: "m", description: "The model to use (beats GARUDA_MODEL and the models.json default)", valueHint: "model" },
+  },
+  run({ args }) {
+    const ctx = createCliContext(process.env);
+    const catalog = loadModelCatalog(ctx.paths.models);
+    const lines = [`Models (built in, extended by ${ctx.paths.models}):`];
+    for (const model of catalog.models.values()) lines.push(`  ${describeModel(model)}`);
+    try {
+      const prepared = prepareModel({ ...ctx, modelFlag: args.model });
+      const key = prepared.credential.source === "environment" ? "the environment" : ctx.paths.credentials;
+      lines.push("", `In use: ${prepared.model.spec} (from ${prepared.choice.source}); key ${prepared.credential.name} from ${key}.`);
+      if (prepared.baseUrl) lines.push(`Endpoint: ${prepared.baseUrl}`);
+    } catch (error) {
+      if (!(error instanceof SetupRequiredError)) throw error;
+      lines.push("", error.message);
+    }
+    process.stdout.write(`${lines.join("\n")}\n`);
+  },
+});

@@ -1,0 +1,51 @@
+import { readFileSync } from "node:fs";
+import type { z } from "zod";
+import { ConfigError } from "./errors.ts";
+
+/** Size above which a config file is refused rather than parsed. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** Reads a file's text; undefined when it does not exist, a ConfigError for any other failure. */
+export function readConfigText(path: string, maxBytes = MAX_CONFIG_BYTES): string | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "EISDIR") throw new ConfigError(path, "is a folder, not a file", "Remove or rename it");
+    throw new ConfigError(path, `cannot be read (${code ?? String(error)})`, "Check its permissions");
+  }
+  if (bytes.length > maxBytes) throw new ConfigError(path, `is larger than ${maxBytes} bytes`, "Check that it is the right file");
+  return bytes.toString("utf8");
+}
+
+/** Parses JSON text, naming the file and the position of a syntax error. */
+export function parseConfigJson(path: string, text: string, fix = "Fix the file or remove it"): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(path, `is not valid JSON (${detail})`, fix);
+  }
+}
+
+/** Formats zod issues as "at a.b.c: message" lines, one per issue. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "the top level";
+      return `at ${where}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+/** Reads, parses and validates a JSON config file. Undefined when the file does not exist. */
+export function readJsonConfig<T extends z.ZodType>(path: string, schema: T, fix: string): z.infer<T> | undefined {
+  const text = readConfigText(path);
+  if (text === undefined) return undefined;
+  const result = schema.safeParse(parseConfigJson(path, text, fix));
+  if (!result.success) throw new ConfigError(path, `is not valid (${describeIssues(result.error)})`, fix);
+  return result.data;
+}

@@ -1,0 +1,94 @@
+import type { ModelInfo, ProviderInfo } from "../model/catalog.ts";
+import { checkBaseUrl } from "./baseUrl.ts";
+import { readCredentials } from "./credentials.ts";
+import { SetupRequiredError } from "./errors.ts";
+import { findModel, loadModelCatalog, type ModelCatalog } from "./modelsFile.ts";
+import type { GarudaPaths } from "./paths.ts";
+import type { ProviderKeys } from "./providerKeys.ts";
+
+export type ModelChoiceSource = "--model" | "GARUDA_MODEL" | "models.json";
+export interface ModelChoice {
+  spec: string;
+  source: ModelChoiceSource;
+}
+
+/** What every front end passes to read the model configuration, fresh each time. */
+export interface ModelSetupContext {
+  paths: GarudaPaths;
+  /** The process environment, provider keys already taken out of it. */
+  env: Record<string, string | undefined>;
+  keys: ProviderKeys;
+  /** The value of --model, if given. */
+  modelFlag?: string | undefined;
+}
+
+export interface ProviderCredential {
+  /** apiKey goes in x-api-key; authToken in Authorization: Bearer (gateways). */
+  kind: "apiKey" | "authToken";
+  name: string;
+  value: string;
+  source: "environment" | "credentials";
+}
+
+export interface PreparedModel {
+  choice: ModelChoice;
+  model: ModelInfo;
+  provider: ProviderInfo;
+  baseUrl?: string;
+  credential: ProviderCredential;
+}
+
+const SETUP_HINT = "Run `garuda setup` in a terminal, or use your editor's sign-in.";
+
+/** `--model` > `GARUDA_MODEL` > the models.json default; an empty value counts as unset. */
+export function chooseModel(flag: string | undefined, env: Record<string, string | undefined>, catalog: ModelCatalog): ModelChoice | undefined {
+  if (flag) return { spec: flag, source: "--model" };
+  const fromEnv = env.GARUDA_MODEL;
+  if (fromEnv) return { spec: fromEnv, source: "GARUDA_MODEL" };
+  if (catalog.default) return { spec: catalog.default, source: "models.json" };
+  return undefined;
+}
+
+function findCredential(name: string, kind: ProviderCredential["kind"], ctx: ModelSetupContext, file: () => Record<string, string> | undefined): ProviderCredential | undefined {
+  const fromEnv = ctx.keys.fromEnvironment(name);
+  if (fromEnv) return { kind, name, value: fromEnv, source: "environment" };
+  const fromFile = file()?.[name];
+  if (fromFile) return { kind, name, value: fromFile, source: "credentials" };
+  return undefined;
+}
+
+/**
+ * Reads models.json and the credentials again and decides the model, its provider, base URL
+ * and key. Throws SetupRequiredError when no model is chosen or it has no key, ConfigError
+ * when a file is broken.
+ */
+export function prepareModel(ctx: ModelSetupContext): PreparedModel {
+  const catalog = loadModelCatalog(ctx.paths.models);
+  // A provider added to models.json since start-up may name a variable still in the environment.
+  ctx.keys.take(ctx.env, Object.values(catalog.providers).map((provider) => provider.apiKeyEnv));
+
+  const choice = chooseModel(ctx.modelFlag, ctx.env, catalog);
+  if (!choice) throw new SetupRequiredError("model", `Garuda has no model. ${SETUP_HINT}`);
+  const model = findModel(catalog, choice.spec);
+  const provider = catalog.providers[model.provider];
+  if (!provider) throw new SetupRequiredError("model", `Garuda has no provider "${model.provider}" for ${model.spec}. ${SETUP_HINT}`);
+
+  let credentials: Record<string, string> | undefined;
+  let loaded = false;
+  const file = () => {
+    if (!loaded) {
+      credentials = readCredentials(ctx.paths.credentials);
+      loaded = true;
+    }
+    return credentials;
+  };
+  const credential =
+    findCredential(provider.apiKeyEnv, "apiKey", ctx, file) ??
+    (provider.type === "anthropic" ? findCredential("ANTHROPIC_AUTH_TOKEN", "authToken", ctx, file) : undefined);
+  if (!credential) throw new SetupRequiredError("key", `Garuda has no key for ${model.spec} (${provider.apiKeyEnv}). ${SETUP_HINT}`);
+
+  // The environment's base URL is the more specific one (an editor's agent entry sets it).
+  const envBaseUrl = provider.type === "anthropic" ? ctx.env.ANTHROPIC_BASE_URL : undefined;
+  const baseUrl = envBaseUrl ? checkBaseUrl(envBaseUrl, "ANTHROPIC_BASE_URL") : provider.baseUrl;
+  return { choice, model, provider, credential, ...(baseUrl ? { baseUrl } : {}) };
+}

@@ -1,0 +1,46 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** Every file Garuda keeps under ~/.garuda. HOME decides where that is, so tests use a temp HOME. */
+export interface GarudaPaths {
+  home: string;
+  dir: string;
+  models: string;
+  credentials: string;
+  policy: string;
+  trust: string;
+  mcp: string;
+  hooks: string;
+  commands: string;
+  skills: string;
+  agents: string;
+  sessions: string;
+  audit: string;
+  snapshots: string;
+}
+
+/** The home folder from an explicit environment, falling back to the OS account's. */
+export function homeFrom(env: Record<string, string | undefined>): string {
+  const home = env.HOME ?? env.USERPROFILE;
+  return home && home.length > 0 ? home : homedir();
+}
+
+export function garudaPaths(home: string): GarudaPaths {
+  const dir = join(home, ".garuda");
+  return {
+    home,
+    dir,
+    models: join(dir, "models.json"),
+    credentials: join(dir, "credentials"),
+    policy: join(dir, "policy.json"),
+    trust: join(dir, "trust.json"),
+    mcp: join(dir, "mcp.json"),
+    hooks: join(dir, "hooks.json"),
+    commands: join(dir, "commands"),
+    skills: join(dir, "skills"),
+    agents: join(dir, "agents"),
+    sessions: join(dir, "sessions"),
+    audit: join(dir, "audit"),
+    snapshots: join(dir, "snapshots"),
+  };
+}

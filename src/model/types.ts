@@ -1,0 +1,137 @@
+// The provider-neutral model contract. Only files under src/model/ know a wire format;
+// the runtime speaks these types and nothing else.
+
+/** Why the model stopped one response. Providers map their own reasons onto this set. */
+export type ModelStopReason =
+  | "end_turn"
+  | "tool_use"
+  | "max_tokens"
+  | "stop_sequence"
+  | "refusal"
+  | "pause_turn"
+  | "model_context_window_exceeded";
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+/** Thinking is passed back to the model byte for byte, signature included. */
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+}
+export interface RedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+export interface ToolResultBlock {
+  type: "tool_result";
+  toolUseId: string;
+  content: string;
+  isError: boolean;
+}
+/** A tool the provider runs itself (Anthropic's web search). */
+export interface ServerToolUseBlock {
+  type: "server_tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+/** The provider's result of a server tool, kept opaque so it can be sent back unchanged. */
+export interface ServerToolResultBlock {
+  type: "server_tool_result";
+  toolUseId: string;
+  /** The provider's own block type, e.g. "web_search_tool_result". */
+  blockType: string;
+  content: unknown;
+}
+
+export type AssistantBlock =
+  | TextBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | ToolUseBlock
+  | ServerToolUseBlock
+  | ServerToolResultBlock;
+export type UserBlock = TextBlock | ToolResultBlock;
+
+export type Message =
+  | { role: "user"; content: UserBlock[] }
+  | { role: "assistant"; content: AssistantBlock[] };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the input (an object schema). */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface WebSearchOptions {
+  maxUses?: number;
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+}
+
+export interface ModelRequest {
+  /** The provider's own model id (not Garuda's `<provider>/<model>` spec). */
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+  /** Let the model think before answering, when the model supports it. */
+  thinking?: "adaptive" | { budgetTokens: number };
+  /** Offer the provider's server-side web search. */
+  webSearch?: WebSearchOptions;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  /** True when the provider reported no usage and the numbers are an estimate. */
+  estimated?: boolean;
+}
+
+/**
+ * What a model stream yields, in order. Deltas are for display; `message_end` carries the
+ * whole assistant message as it must be sent back next time (thinking signatures included).
+ */
+export type ModelEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  /** A client tool call, its input complete and parsed. */
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "server_tool_use"; id: string; name: string; input: unknown }
+  | { type: "server_tool_result"; toolUseId: string; blockType: string; content: unknown }
+  /**
+   * The request failed in a way worth another try and is being sent again. Everything the
+   * stream yielded since the last `retry` (or the start) is void: the answer starts over.
+   */
+  | { type: "retry"; attempt: number; delayMs: number; reason: string }
+  | { type: "message_end"; stopReason: ModelStopReason; content: AssistantBlock[]; usage: Usage };
+
+export interface ModelClient {
+  /** Streams one model response. Aborting `signal` closes the request at once. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+}
+
+/** A failure the caller shows as is: the message says what went wrong and what to do. */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = "ModelError";
+  }
+}

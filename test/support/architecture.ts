@@ -1,0 +1,125 @@
+// A static reading of src/ for the dependency rules of DESIGN.md. Pure functions over
+// (path → source) maps, so each rule can be shown to catch a planted violation.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+
+export type SourceTree = Map<string, string>;
+
+export interface Violation {
+  rule: number;
+  file: string;
+  detail: string;
+}
+
+/** Every .ts file under src/, keyed by its path relative to the repository (src/…). */
+export function readSourceTree(repo: string): SourceTree {
+  const tree: SourceTree = new Map();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(repo, dir), { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(ts|tsx)$/.test(entry.name)) tree.set(path, readFileSync(join(repo, path), "utf8"));
+    }
+  };
+  walk("src");
+  return tree;
+}
+
+/** Removes comments so a rule is not tripped by prose. Strings stay: imports live in them. */
+function stripComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+}
+
+export interface ImportRef {
+  specifier: string;
+  dynamic: boolean;
+  /** `import type`: erased at build time, so it loads nothing, but it still couples layers. */
+  typeOnly: boolean;
+}
+
+export function importsOf(source: string): ImportRef[] {
+  const code = stripComments(source);
+  const refs: ImportRef[] = [];
+  for (const match of code.matchAll(/(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\sfrom\s+)?["']([^"']+)["']/g)) {
+    const typeOnly = /^\s*;?\s*(?:import|export)\s+type\s/.test(match[0]);
+    refs.push({ specifier: match[1] as string, dynamic: false, typeOnly });
+  }
+  for (const match of code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) refs.push({ specifier: match[1] as string, dynamic: true, typeOnly: false });
+  for (const match of code.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)) refs.push({ specifier: match[1] as string, dynamic: false, typeOnly: false });
+  return refs;
+}
+
+/** A relative specifier resolved to a tree path (src/…), or the package name. */
+export function resolveRef(from: string, specifier: string): string {
+  if (!specifier.startsWith(".")) return specifier;
+  return normalize(join(dirname(from), specifier));
+}
+
+const under = (file: string, dir: string) => file === dir || file.startsWith(`${dir}/`);
+const isPackage = (target: string, name: string) => target === name || target.startsWith(`${name}/`);
+
+const STDOUT_WRITE = /process\.stdout\.write|console\.(log|info|debug|table|dir)\s*\(|Bun\.stdout\b/;
+const SPAWN = /Bun\.spawn(Sync)?\b|\bBun\.\$|node:child_process|["']child_process["']/;
+const FILE_WRITE = /\b(writeFileSync|writeFile|appendFileSync|appendFile|renameSync|rename|rmSync|unlinkSync|unlink|mkdirSync|mkdir|openSync|createWriteStream|copyFileSync|cpSync|symlinkSync|truncateSync)\s*\(|Bun\.write\s*\(/;
+/** Where files may be written: tools and stores (the project root), config (~/.garuda only). */
+const FILE_WRITERS = ["src/tools", "src/store", "src/config"];
+
+export function checkRules(tree: SourceTree): Violation[] {
+  const violations: Violation[] = [];
+  for (const [file, source] of tree) {
+    const code = stripComments(source);
+    const inCli = under(file, "src/cli");
+    const inAcp = under(file, "src/acp");
+    for (const ref of importsOf(source)) {
+      const target = resolveRef(file, ref.specifier);
+      if (!inCli && !inAcp && (under(target, "src/cli") || under(target, "src/acp"))) {
+        violations.push({ rule: 1, file, detail: `the core imports a front end (${ref.specifier})` });
+      }
+      if (isPackage(target, "@agentclientprotocol/sdk") && !inAcp) {
+        violations.push({ rule: 2, file, detail: "imports the ACP SDK outside src/acp/" });
+      }
+      if (under(target, "src/acp") && !inAcp && !(file === "src/cli/acpCommand.ts" && ref.dynamic)) {
+        violations.push({ rule: 2, file, detail: "loads src/acp/ (only acpCommand.ts may, with import())" });
+      }
+      if (isPackage(target, "@anthropic-ai/sdk") && file !== "src/model/anthropic.ts") {
+        violations.push({ rule: 3, file, detail: "imports the Anthropic SDK outside src/model/anthropic.ts" });
+      }
+      if (isPackage(target, "citty") && !inCli) violations.push({ rule: 4, file, detail: "imports citty outside src/cli/" });
+    }
+    if (inAcp && SPAWN.test(code)) violations.push({ rule: 2, file, detail: "src/acp/ starts a process" });
+    if (inAcp && STDOUT_WRITE.test(code)) violations.push({ rule: 2, file, detail: "src/acp/ writes stdout itself" });
+    if (!inCli && STDOUT_WRITE.test(code)) violations.push({ rule: 5, file, detail: "writes to stdout outside src/cli/" });
+    if (!under(file, "src/sandbox") && SPAWN.test(code)) violations.push({ rule: 6, file, detail: "starts a process outside src/sandbox/" });
+    if (!FILE_WRITERS.some((dir) => under(file, dir)) && FILE_WRITE.test(code)) {
+      violations.push({ rule: 7, file, detail: `writes files outside ${FILE_WRITERS.join(", ")}` });
+    }
+  }
+  return violations;
+}
+
+/** The modules loaded at start-up from `entries`: static imports followed, import() not. */
+export function staticClosure(tree: SourceTree, entries: string[]): Set<string> {
+  const seen = new Set<string>();
+  const queue = [...entries];
+  while (queue.length > 0) {
+    const file = queue.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = tree.get(file);
+    if (source === undefined) continue;
+    for (const ref of importsOf(source)) if (!ref.dynamic && !ref.typeOnly) queue.push(resolveRef(file, ref.specifier));
+  }
+  return seen;
+}
+
+/** Rule 8: what `garuda --version` and `garuda --help` load must hold neither SDK. */
+export function checkStartup(tree: SourceTree, entries: string[]): Violation[] {
+  const loaded = staticClosure(tree, entries);
+  const violations: Violation[] = [];
+  for (const name of ["@anthropic-ai/sdk", "@agentclientprotocol/sdk"]) {
+    for (const module of loaded) {
+      if (isPackage(module, name)) violations.push({ rule: 8, file: entries.join(", "), detail: `start-up loads ${name}` });
+    }
+  }
+  return violations;
+}
