@@ -1,0 +1,84 @@
+// The permission contract. Front ends only show ApprovalRequests and answer them; every
+// decision is made here, the same for the terminal, ACP and headless runs.
+
+export type Mode = "build" | "plan";
+export type Choice = "once" | "session" | "deny";
+export type Effect = "allow" | "ask" | "deny";
+
+/** Where a rule came from, strongest first. */
+export type RuleSource = "managed-policy" | "user-policy" | "project" | "session";
+
+export interface Rule {
+  effect: Effect;
+  /** `tool` or `tool(pattern)`, e.g. `bash(npm test*)`, `edit_file(src/**)`, `web_fetch(*.github.com)`. */
+  pattern: string;
+  source: RuleSource;
+  /** The file it was read from, for messages and the audit log. */
+  file?: string;
+}
+
+/** A file change a write or edit would make, for diffs in approvals. oldText null = new file. */
+export interface FileChange {
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+/** What a call wants to touch, as the engine matches it. */
+export type PermissionTarget =
+  | { kind: "path"; path: string; access: "read" | "write" }
+  | {
+      kind: "command";
+      command: string;
+      /** The command will run inside the OS sandbox (false: on the host, or no sandbox exists). */
+      sandboxed: boolean;
+    }
+  | { kind: "url"; url: string }
+  /** A host a sandboxed command wants to reach through the egress proxy. */
+  | { kind: "network"; host: string; port: number }
+  /** Anything else (MCP tools, web search, consents): matched by tool name only. */
+  | { kind: "input" };
+
+/** What a tool (through the registry) or a consent asks the engine. */
+export interface PermissionRequest {
+  tool: string;
+  /** The tool call's id; absent for consents that are not about a call. */
+  callId?: string;
+  readOnly: boolean;
+  target: PermissionTarget;
+  /** One line, e.g. `$ npm test` or `Edit src/a.ts`. Passed through visible() before display. */
+  title: string;
+  /** What the user should see to decide: the command, the diff, the server definition. */
+  preview: string;
+  change?: FileChange;
+  /** For consents: the question itself, e.g. "Run the hooks of this project?". */
+  question?: string;
+}
+
+/** What a front end shows. Built by the engine from a PermissionRequest. */
+export interface ApprovalRequest {
+  callId?: string;
+  tool: string;
+  title: string;
+  preview: string;
+  change?: FileChange;
+  question?: string;
+  choices: Choice[];
+  labels: Record<Choice, string>;
+  /** The title or preview holds hidden characters: show the warning line. */
+  hidden: boolean;
+}
+
+export interface Approver {
+  /** Resolves "deny" at once when `signal` aborts. */
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice>;
+}
+
+export type AllowedBy = "read_only" | "sandbox" | "rule" | "session" | "user";
+export type DeniedBy = "policy" | "sensitive" | "git" | "rule" | "plan" | "user" | "unattended";
+
+/** The engine's answer. A deny's reason is written for the model: it says what to do instead. */
+export type Decision =
+  | { outcome: "allow"; by: AllowedBy; rule?: Rule }
+  | { outcome: "deny"; by: DeniedBy; reason: string; rule?: Rule }
+  | { outcome: "ask"; request: ApprovalRequest; rule?: Rule };
