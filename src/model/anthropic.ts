@@ -1,0 +1,169 @@
+// The Anthropic Messages API client: the one file that imports @anthropic-ai/sdk. The SDK does
+// HTTP and SSE framing only (its own retries off); this file streams one response per attempt,
+// retries by the policy in retry.ts, and hands events to the assembler in anthropicStream.ts.
+import Anthropic, { APIConnectionError, APIError } from "@anthropic-ai/sdk";
+import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
+import { abortError, sleep, throwIfAborted } from "./abort.ts";
+import { toWireRequest } from "./anthropicRequest.ts";
+import { ResponseAssembler } from "./anthropicStream.ts";
+import {
+  type AttemptFailure,
+  DEFAULT_RETRY,
+  type RetryOptions,
+  describeFailure,
+  failureError,
+  isRetryable,
+  retryDelayMs,
+} from "./retry.ts";
+import type { ModelClient, ModelEvent, ModelRequest } from "./types.ts";
+import { ModelError } from "./types.ts";
+
+export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface AnthropicClientOptions {
+  /** An API key. Wins over `authToken` when both are given. */
+  apiKey?: string;
+  /** A bearer token (ANTHROPIC_AUTH_TOKEN), for gateways. */
+  authToken?: string;
+  /** Decided by the config layer (models.json or ANTHROPIC_BASE_URL); default: Anthropic's API. */
+  baseUrl?: string;
+  retry?: Partial<RetryOptions>;
+  fetch?: FetchFunction;
+  /**
+   * A response that sends nothing (not even a ping) for this long is treated as a dropped
+   * connection and retried. Anthropic pings every few seconds; default 3 minutes.
+   */
+  idleTimeoutMs?: number;
+}
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
+
+interface ClientContext {
+  /** Undefined when no credential was given: every stream then fails with advice. */
+  sdk: Anthropic | undefined;
+  baseUrl: string;
+  retry: RetryOptions;
+  idleTimeoutMs: number;
+}
+
+/** The response ended (cleanly or not) before `message_stop`. */
+class IncompleteStreamError extends Error {}
+
+function newSdk(options: AnthropicClientOptions, baseUrl: string): Anthropic | undefined {
+  const apiKey = options.apiKey || null;
+  const authToken = apiKey ? null : options.authToken || null;
+  if (!apiKey && !authToken) return undefined;
+  // Every value explicit, so the SDK reads neither ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN nor
+  // ANTHROPIC_BASE_URL, nor any credential profile; it logs nothing (stdout may be a protocol).
+  return new Anthropic({
+    apiKey,
+    authToken,
+    baseURL: baseUrl,
+    maxRetries: 0,
+    logLevel: "off",
+    openTelemetry: false,
+    ...(options.fetch && { fetch: options.fetch }),
+  });
+}
+
+function errorText(value: unknown): string | undefined {
+  if (typeof value === "string" && value.trim() !== "") return value.trim().slice(0, 300);
+  return undefined;
+}
+
+/** Turns what the SDK threw into a provider-neutral failure. */
+function attemptFailure(error: unknown): AttemptFailure {
+  if (error instanceof IncompleteStreamError) return { kind: "connection", message: error.message };
+  if (error instanceof APIConnectionError) {
+    // "Connection error." says little; the cause says which (ECONNREFUSED, a timeout, …).
+    return { kind: "connection", message: error.cause instanceof Error ? error.cause.message : error.message };
+  }
+  if (error instanceof APIError) {
+    const errorType = error.type ?? undefined;
+    const message = error.apiMessage ?? errorText(error.error);
+    if (error.status !== undefined) {
+      return { kind: "http", status: error.status, errorType, message, headers: error.headers ?? undefined };
+    }
+    return { kind: "stream", errorType, message };
+  }
+  return { kind: "connection", message: error instanceof Error ? error.message : String(error) };
+}
+
+/** One HTTP request: yields the response's events; throws when it fails. */
+async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, signal: AbortSignal, idleTimeoutMs: number): AsyncGenerator<ModelEvent> {
+  // Our own controller, so a stalled response can be closed without aborting the caller.
+  const request = new AbortController();
+  const forwardAbort = () => request.abort(signal.reason);
+  signal.addEventListener("abort", forwardAbort, { once: true });
+  let stalled = false;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const rearm = () => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      stalled = true;
+      request.abort();
+    }, idleTimeoutMs);
+  };
+  try {
+    rearm();
+    const stream = await sdk.messages.create(body, { signal: request.signal });
+    const assembler = new ResponseAssembler();
+    for await (const event of stream) {
+      rearm();
+      yield* assembler.push(event);
+    }
+    // The SDK ends its iterator quietly when the request is aborted.
+    if (signal.aborted) throw abortError();
+    if (stalled) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
+    if (!assembler.complete) throw new IncompleteStreamError("the response stream ended before message_stop");
+    yield assembler.finish();
+  } catch (error) {
+    if (stalled && !signal.aborted) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
+    throw error;
+  } finally {
+    clearTimeout(watchdog);
+    signal.removeEventListener("abort", forwardAbort);
+  }
+}
+
+async function* streamWithRetries(context: ClientContext, request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  throwIfAborted(signal);
+  const sdk = context.sdk;
+  if (!sdk) {
+    throw new ModelError("No Anthropic credentials. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run `garuda setup`.");
+  }
+  // Our wire types mirror the SDK's params; the SDK's are stricter only where ours stay open
+  // (a tool's JSON schema, a server tool result's block type).
+  const body = { ...toWireRequest(request), stream: true } as MessageCreateParamsStreaming;
+  const { retry } = context;
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    throwIfAborted(signal);
+    let failure: AttemptFailure;
+    try {
+      yield* attempt(sdk, body, signal, context.idleTimeoutMs);
+      return;
+    } catch (error) {
+      if (signal.aborted) throw abortError();
+      if (error instanceof ModelError) throw error;
+      failure = attemptFailure(error);
+    }
+    if (!isRetryable(failure) || attemptNumber >= retry.maxAttempts) {
+      throw failureError(failure, attemptNumber, context.baseUrl);
+    }
+    const delayMs = retryDelayMs(failure, attemptNumber, retry);
+    yield { type: "retry", attempt: attemptNumber + 1, delayMs, reason: describeFailure(failure) };
+    await sleep(delayMs, signal);
+  }
+}
+
+/** A ModelClient for Anthropic's Messages API (or a gateway that speaks it). */
+export function createAnthropicClient(options: AnthropicClientOptions = {}): ModelClient {
+  const baseUrl = (options.baseUrl || ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, "");
+  const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
+  retry.maxAttempts = Math.max(1, Math.floor(retry.maxAttempts));
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const context: ClientContext = { sdk: newSdk(options, baseUrl), baseUrl, retry, idleTimeoutMs };
+  return { stream: (request, signal) => streamWithRetries(context, request, signal) };
+}
