@@ -30,7 +30,7 @@ export const rootCommand: AnyCommand = defineCommand({
 /** Help on stdout, coloured only for a terminal. */
 async function printUsage(command: AnyCommand, parent?: AnyCommand): Promise<void> {
   const text = await renderUsage(command, parent);
-  process.stdout.write(`${process.stdout.isTTY ? text : text.replace(/\x1b\[[0-9;]*m/g, "")}\n`);
+  console.log(process.stdout.isTTY ? text : text.replace(/\x1b\[[0-9;]*m/g, ""));
 }
 
 /** Runs the command line; returns the exit code. */
