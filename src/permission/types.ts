@@ -5,8 +5,11 @@ export type Mode = "build" | "plan";
 export type Choice = "once" | "session" | "deny";
 export type Effect = "allow" | "ask" | "deny";
 
-/** Where a rule came from, strongest first. */
-export type RuleSource = "managed-policy" | "user-policy" | "project" | "session";
+/**
+ * Where a rule came from, strongest first. "builtin" names Garuda's own fixed steps (sensitive
+ * files, `.git/`, plan mode, read-only, sandbox, the default ask), so every decision names a rule.
+ */
+export type RuleSource = "managed-policy" | "user-policy" | "project" | "session" | "builtin";
 
 export interface Rule {
   effect: Effect;
@@ -26,7 +29,17 @@ export interface FileChange {
 
 /** What a call wants to touch, as the engine matches it. */
 export type PermissionTarget =
-  | { kind: "path"; path: string; access: "read" | "write" }
+  | {
+      kind: "path";
+      /** Absolute, or relative to the root. */
+      path: string;
+      access: "read" | "write";
+      /**
+       * The path with symlinks resolved, when the caller knows it and it differs. Denials match
+       * either path; an allow and "inside the root" need both.
+       */
+      realPath?: string;
+    }
   | {
       kind: "command";
       command: string;
@@ -67,6 +80,10 @@ export interface ApprovalRequest {
   labels: Record<Choice, string>;
   /** The title or preview holds hidden characters: show the warning line. */
   hidden: boolean;
+  /** The rule(s) "session" would add, e.g. `bash(npm test *)`, so the user sees the scope first. */
+  sessionRules?: string[];
+  /** Why this asks when it is not the usual reason, e.g. "outside the project" or "hidden characters". */
+  note?: string;
 }
 
 export interface Approver {
@@ -75,7 +92,8 @@ export interface Approver {
 }
 
 export type AllowedBy = "read_only" | "sandbox" | "rule" | "session" | "user";
-export type DeniedBy = "policy" | "sensitive" | "git" | "rule" | "plan" | "user" | "unattended";
+/** "protected": a write to Garuda's own files under ~/.garuda (policy, trust, credentials …). */
+export type DeniedBy = "policy" | "sensitive" | "git" | "protected" | "rule" | "plan" | "user" | "unattended";
 
 /** The engine's answer. A deny's reason is written for the model: it says what to do instead. */
 export type Decision =

@@ -1,0 +1,53 @@
+// The question a front end shows, built from a PermissionRequest. Text stays as the tool wrote
+// it (front ends pass it through visible()); `hidden` says whether anything would be escaped,
+// so the warning line appears.
+import { hasHidden } from "../text/visible.ts";
+import type { ApprovalRequest, Choice, PermissionRequest } from "./types.ts";
+
+export const CHOICE_LABELS: Readonly<Record<Choice, string>> = {
+  once: "Allow once",
+  session: "Allow for this session",
+  deny: "Deny",
+};
+
+export interface ApprovalOptions {
+  /** The rules "session" would add; undefined = no "Allow for this session" choice. */
+  sessionRules: string[] | undefined;
+  /** Why this asks, when it is not the usual reason. */
+  note?: string;
+}
+
+function targetText(request: PermissionRequest): string {
+  const target = request.target;
+  switch (target.kind) {
+    case "path":
+      return `${target.path}\n${target.realPath ?? ""}`;
+    case "command":
+      return target.command;
+    case "url":
+      return target.url;
+    case "network":
+      return target.host;
+    case "input":
+      return "";
+  }
+}
+
+export function buildApprovalRequest(request: PermissionRequest, options: ApprovalOptions): ApprovalRequest {
+  const choices: Choice[] = options.sessionRules ? ["once", "session", "deny"] : ["once", "deny"];
+  const hidden = [request.title, request.preview, request.question ?? "", targetText(request)].some(hasHidden);
+  const approval: ApprovalRequest = {
+    tool: request.tool,
+    title: request.title,
+    preview: request.preview,
+    choices,
+    labels: { ...CHOICE_LABELS },
+    hidden,
+  };
+  if (request.callId !== undefined) approval.callId = request.callId;
+  if (request.change) approval.change = request.change;
+  if (request.question !== undefined) approval.question = request.question;
+  if (options.sessionRules) approval.sessionRules = options.sessionRules;
+  if (options.note !== undefined) approval.note = options.note;
+  return approval;
+}

@@ -1,0 +1,150 @@
+// The permission engine of one session: the rules in force (team policy, project settings and
+// the session's own "Allow for this session" answers), a pure check(), and authorize(), which
+// asks the front end's Approver when the check says "ask". Every decision and every answer goes
+// to the audit callback with the rule that decided and the rule's source.
+import { ConfigError } from "../config/errors.ts";
+import { decide, type DecisionInputs } from "./decide.ts";
+import type { PathContext } from "./pathMatch.ts";
+import { bySourceStrength, compileRules, requestFacts, type CompiledRule } from "./ruleMatch.ts";
+import { ruleProblem } from "./ruleSyntax.ts";
+import { SessionRules } from "./sessionRules.ts";
+import { emptyTeamPolicy, type TeamPolicy } from "./teamPolicy.ts";
+import type { Approver, Choice, Decision, Mode, PermissionRequest, Rule } from "./types.ts";
+
+export type PermissionAuditEvent =
+  | { type: "decision"; request: PermissionRequest; mode: Mode; decision: Decision }
+  | { type: "answer"; request: PermissionRequest; choice: Choice; decision: Decision; sessionRules: Rule[] };
+
+export interface PermissionEngineOptions {
+  /** The project root, absolute (the real path). */
+  root: string;
+  home: string;
+  /** Project rules (trusted settings) and any others; the policy's own rules are added from `policy`. */
+  rules?: readonly Rule[];
+  policy?: TeamPolicy;
+  /** An OS sandbox exists on this computer. */
+  sandboxAvailable: boolean;
+  /** Compare paths without case (default: on macOS and Windows). */
+  caseInsensitive?: boolean;
+  audit?: (event: PermissionAuditEvent) => void;
+}
+
+export interface AuthorizeOptions {
+  mode: Mode;
+  /** Who answers questions; absent for headless runs (an "ask" is then denied). */
+  approver?: Approver;
+  signal: AbortSignal;
+}
+
+export interface PermissionEngine {
+  /** The decision for a request, without asking anyone. */
+  check(request: PermissionRequest, mode: Mode): Decision;
+  /** check(), and on "ask" the Approver's answer. Never throws; an aborted signal denies at once. */
+  authorize(request: PermissionRequest, options: AuthorizeOptions): Promise<Decision>;
+  /** Every rule in force, strongest source first (session rules last). */
+  rules(): Rule[];
+  sessionRules(): Rule[];
+  revokeSessionRule(pattern: string): boolean;
+}
+
+const DENIED_BY_USER = "The user denied this. Do not retry it or do the same thing another way; ask the user how to go on.";
+const CANCELLED = "The request was cancelled before it was approved.";
+const UNATTENDED = "This needs the user's approval and no one can answer in this run. Leave it out, or finish and say what is still to do.";
+
+function sameRule(a: Rule, b: Rule): boolean {
+  return a.effect === b.effect && a.pattern === b.pattern && a.source === b.source && a.file === b.file;
+}
+
+function compileChecked(rules: readonly Rule[]): CompiledRule[] {
+  const { compiled, invalid } = compileRules(rules);
+  const bad = invalid[0];
+  if (bad) throw new ConfigError(bad.file, `the rule "${bad.pattern}" ${ruleProblem(bad.pattern) ?? "is not valid"}`, "Fix or remove the rule");
+  return compiled;
+}
+
+/** Resolves "deny" when the signal aborts, whatever the approver does. */
+function askUntilAborted(approver: Approver, request: Decision & { outcome: "ask" }, signal: AbortSignal): Promise<Choice> {
+  return new Promise<Choice>((resolve) => {
+    const onAbort = () => resolve("deny");
+    signal.addEventListener("abort", onAbort, { once: true });
+    approver.ask(request.request, signal).then(
+      (choice) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(signal.aborted ? "deny" : choice);
+      },
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve("deny");
+      },
+    );
+  });
+}
+
+export function createPermissionEngine(options: PermissionEngineOptions): PermissionEngine {
+  const policy = options.policy ?? emptyTeamPolicy();
+  const all: Rule[] = [];
+  for (const rule of [...policy.rules, ...(options.rules ?? [])]) if (!all.some((seen) => sameRule(seen, rule))) all.push(rule);
+  const base = compileChecked(all).sort(bySourceStrength);
+  const session = new SessionRules();
+  let sessionCompiled: CompiledRule[] = [];
+  const ctx: PathContext = {
+    root: options.root,
+    home: options.home,
+    caseInsensitive: options.caseInsensitive ?? (process.platform === "darwin" || process.platform === "win32"),
+  };
+
+  const inputs = (): DecisionInputs => ({ ctx, policy, sandboxAvailable: options.sandboxAvailable, rules: [...base, ...sessionCompiled] });
+  const record = (event: PermissionAuditEvent) => options.audit?.(event);
+  const refresh = () => {
+    sessionCompiled = compileRules(session.list()).compiled;
+  };
+
+  const check = (request: PermissionRequest, mode: Mode): Decision => {
+    const decision = decide(requestFacts(request, ctx), mode, inputs());
+    record({ type: "decision", request, mode, decision });
+    return decision;
+  };
+
+  const authorize = async (request: PermissionRequest, { mode, approver, signal }: AuthorizeOptions): Promise<Decision> => {
+    if (signal.aborted) {
+      const decision: Decision = { outcome: "deny", by: "user", reason: CANCELLED, rule: { effect: "deny", pattern: "cancelled", source: "builtin" } };
+      record({ type: "decision", request, mode, decision });
+      return decision;
+    }
+    const decision = check(request, mode);
+    if (decision.outcome !== "ask") return decision;
+    if (!approver) {
+      const denied: Decision = { outcome: "deny", by: "unattended", reason: UNATTENDED, ...(decision.rule ? { rule: decision.rule } : {}) };
+      record({ type: "decision", request, mode, decision: denied });
+      return denied;
+    }
+    let choice = await askUntilAborted(approver, decision, signal);
+    if (!decision.request.choices.includes(choice)) choice = choice === "session" ? "once" : "deny";
+    let added: Rule[] = [];
+    let answer: Decision;
+    if (choice === "deny") {
+      answer = { outcome: "deny", by: "user", reason: signal.aborted ? CANCELLED : DENIED_BY_USER, ...(decision.rule ? { rule: decision.rule } : {}) };
+    } else if (choice === "session" && decision.request.sessionRules) {
+      added = session.add(decision.request.sessionRules);
+      refresh();
+      const rule = added[0] ?? session.list().find((r) => decision.request.sessionRules?.includes(r.pattern));
+      answer = { outcome: "allow", by: "session", ...(rule ? { rule } : {}) };
+    } else {
+      answer = { outcome: "allow", by: "user", ...(decision.rule ? { rule: decision.rule } : {}) };
+    }
+    record({ type: "answer", request, choice, decision: answer, sessionRules: added });
+    return answer;
+  };
+
+  return {
+    check,
+    authorize,
+    rules: () => [...base, ...sessionCompiled].map((compiled) => compiled.rule),
+    sessionRules: () => session.list(),
+    revokeSessionRule: (pattern) => {
+      const removed = session.revoke(pattern);
+      if (removed) refresh();
+      return removed;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// What a Runtime tells its front end while a turn runs. Every event of a tool call carries
+// the call's id; the ACP front end maps each of these to a session/update.
+import type { Usage } from "../model/types.ts";
+import type { CallInfo } from "../tools/types.ts";
+
+/** Why a turn ended. An aborted signal ends the turn as "cancelled". */
+export type StopReason = "done" | "max_tokens" | "refusal" | "max_steps" | "token_budget" | "repeated_calls" | "cancelled";
+
+export type AgentEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  | {
+      type: "tool_call";
+      callId: string;
+      tool: string;
+      input: unknown;
+      info: CallInfo;
+      /** Set for a call made inside a subagent: the subagent's own call id. */
+      parentCallId?: string;
+    }
+  | { type: "tool_progress"; callId: string; text: string; parentCallId?: string }
+  | {
+      type: "tool_result";
+      callId: string;
+      /** completed, failed (error or cancelled), or denied by the permission engine or a hook. */
+      status: "completed" | "failed" | "denied";
+      output: string;
+      summary?: string;
+      parentCallId?: string;
+    }
+  /** A tool the provider runs itself (Claude's web search): started, then its result. */
+  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started" | "completed"; result?: unknown }
+  | { type: "notice"; level: "info" | "warning"; text: string }
+  | { type: "compaction"; beforeTokens: number; afterTokens: number }
+  | { type: "model_retry"; attempt: number; delayMs: number; reason: string }
+  | { type: "step_end"; step: number; usage: Usage };

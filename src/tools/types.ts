@@ -1,0 +1,59 @@
+// The tool contract. One file per tool under src/tools/, each with its model-facing
+// description beside it; the registry runs every call through hooks, the permission engine
+// and the tool itself, and reports each step as AgentEvents carrying the call's id.
+import type { z } from "zod";
+import type { Decision, FileChange, Mode, PermissionRequest } from "../permission/types.ts";
+import type { Executor, SandboxSpec } from "../sandbox/types.ts";
+
+/** How a front end groups a call (ACP tool kinds). */
+export type ToolKind = "read" | "search" | "edit" | "execute" | "fetch" | "think" | "other";
+
+/** What a call is about, for display. Titles pass through oneLine()/visible() before display. */
+export interface CallInfo {
+  title: string;
+  kind: ToolKind;
+  /** Absolute paths (and the line, when the input has one) so an editor can follow along. */
+  locations: Array<{ path: string; line?: number }>;
+  /** For write_file and edit_file: the change, the same text the approval preview shows. */
+  change?: FileChange;
+}
+
+export interface ToolResult {
+  /** What the model reads. Errors say what to do next. */
+  output: string;
+  isError?: boolean;
+  /** One short line for a front end (e.g. "12 matches in 4 files"). */
+  summary?: string;
+}
+
+/** Everything a tool may use; nothing is ambient. */
+export interface ToolContext {
+  /** The project root, absolute and real. */
+  root: string;
+  home: string;
+  callId: string;
+  mode: Mode;
+  signal: AbortSignal;
+  executor: Executor;
+  /** The sandbox commands run in (already set for the mode: plan = project read-only). */
+  sandbox: SandboxSpec | null;
+  /** Asks the permission engine (and, through it, the user) about something beyond the call itself. */
+  authorize(request: PermissionRequest): Promise<Decision>;
+  /** A progress line for the front end (tool_progress). */
+  progress(text: string): void;
+  /** Takes an undo snapshot of these absolute paths before a write. */
+  beforeWrite(paths: string[]): Promise<void>;
+}
+
+export interface Tool<Input = unknown> {
+  name: string;
+  /** Model-facing: what it does and how to use it well. */
+  description: string;
+  input: z.ZodType<Input>;
+  /** Read-only calls of one step run in parallel and need no approval. */
+  readOnly: boolean;
+  describe(input: Input, root: string): CallInfo;
+  /** What the permission engine checks before run(); the registry fills callId, title, preview. */
+  permission(input: Input, ctx: Pick<ToolContext, "root" | "home" | "sandbox" | "executor">): Omit<PermissionRequest, "callId" | "title"> & { title?: string };
+  run(input: Input, ctx: ToolContext): Promise<ToolResult>;
+}

@@ -1,0 +1,116 @@
+import { describe, expect, test } from "bun:test";
+import type { Approver } from "../../src/permission/types.ts";
+import { command, engine, fetchUrl, input, read, rule, scriptedApprover, write } from "./fixtures.ts";
+
+const signal = () => new AbortController().signal;
+
+describe("authorize", () => {
+  test("the callId goes into the ApprovalRequest, with title, preview, change and labels", async () => {
+    const approver = scriptedApprover("once");
+    const e = engine();
+    const decision = await e.authorize(command("make", false, "call_7"), { mode: "build", approver, signal: signal() });
+    expect(decision).toMatchObject({ outcome: "allow", by: "user" });
+    const asked = approver.asked[0];
+    expect(asked).toMatchObject({ callId: "call_7", tool: "bash", title: "$ make", preview: "make", hidden: false });
+    expect(asked?.labels).toEqual({ once: "Allow once", session: "Allow for this session", deny: "Deny" });
+    const edit = scriptedApprover("deny");
+    await e.authorize(write("src/a.ts"), { mode: "build", approver: edit, signal: signal() });
+    expect(edit.asked[0]?.change).toEqual({ path: "src/a.ts", oldText: "a", newText: "b" });
+  });
+
+  test("an aborted signal denies at once, without asking", async () => {
+    const approver = scriptedApprover("once");
+    const controller = new AbortController();
+    controller.abort();
+    const decision = await engine().authorize(command("make"), { mode: "build", approver, signal: controller.signal });
+    expect(decision).toMatchObject({ outcome: "deny", by: "user" });
+    expect(approver.asked).toHaveLength(0);
+  });
+
+  test("an abort while the question is open denies, even if the approver never answers", async () => {
+    const controller = new AbortController();
+    const hanging: Approver = { ask: () => new Promise(() => {}) };
+    const pending = engine().authorize(command("make"), { mode: "build", approver: hanging, signal: controller.signal });
+    controller.abort();
+    expect(await pending).toMatchObject({ outcome: "deny", by: "user" });
+  });
+
+  test("deny, a throwing approver, and no approver at all", async () => {
+    expect(await engine().authorize(command("make"), { mode: "build", approver: scriptedApprover("deny"), signal: signal() })).toMatchObject({ outcome: "deny", by: "user" });
+    const broken: Approver = { ask: () => Promise.reject(new Error("closed")) };
+    expect(await engine().authorize(command("make"), { mode: "build", approver: broken, signal: signal() })).toMatchObject({ outcome: "deny", by: "user" });
+    expect(await engine().authorize(command("make"), { mode: "build", signal: signal() })).toMatchObject({ outcome: "deny", by: "unattended" });
+  });
+
+  test("decisions that need no question never reach the approver", async () => {
+    const approver = scriptedApprover("deny");
+    const e = engine();
+    expect(await e.authorize(read("a.ts"), { mode: "build", approver, signal: signal() })).toMatchObject({ outcome: "allow", by: "read_only" });
+    expect(await e.authorize(write("a.ts"), { mode: "plan", approver, signal: signal() })).toMatchObject({ outcome: "deny", by: "plan" });
+    expect(approver.asked).toHaveLength(0);
+  });
+
+  test("hidden characters set the flag, and leave no session choice for a command", async () => {
+    const approver = scriptedApprover("once");
+    await engine().authorize(command("ls\u202e -la"), { mode: "build", approver, signal: signal() });
+    expect(approver.asked[0]?.hidden).toBe(true);
+    expect(approver.asked[0]?.choices).toEqual(["once", "deny"]);
+    const plain = scriptedApprover("once");
+    await engine().authorize(command("ls -la"), { mode: "build", approver: plain, signal: signal() });
+    expect(plain.asked[0]?.hidden).toBe(false);
+    const tool = scriptedApprover("once");
+    await engine().authorize(input("mcp__x__y"), { mode: "build", approver: tool, signal: signal() });
+    expect(tool.asked[0]?.hidden).toBe(false);
+    const preview = scriptedApprover("once");
+    await engine().authorize({ ...fetchUrl("https://x.dev"), preview: `ok${" ".repeat(40)}hidden tail` }, { mode: "build", approver: preview, signal: signal() });
+    expect(preview.asked[0]?.hidden).toBe(true);
+  });
+
+  test("'session' adds the narrow rule: the same command passes, others still ask", async () => {
+    const e = engine();
+    const approver = scriptedApprover("session");
+    const first = await e.authorize(command("npm test"), { mode: "build", approver, signal: signal() });
+    expect(approver.asked[0]?.sessionRules).toEqual(["bash(npm test *)"]);
+    expect(first).toMatchObject({ outcome: "allow", by: "session", rule: { pattern: "bash(npm test *)", source: "session" } });
+    expect(e.sessionRules()).toEqual([{ effect: "allow", pattern: "bash(npm test *)", source: "session" }]);
+    expect(e.check(command("npm test -- --watch"), "build")).toMatchObject({ outcome: "allow", by: "session" });
+    expect(e.check(command("npm install"), "build").outcome).toBe("ask");
+    expect(e.check(command("npm test && curl x | sh"), "build").outcome).toBe("ask");
+    expect(e.revokeSessionRule("bash(npm test *)")).toBe(true);
+    expect(e.check(command("npm test"), "build").outcome).toBe("ask");
+  });
+
+  test("'session' for a file write covers that file only", async () => {
+    const e = engine();
+    const approver = scriptedApprover("session");
+    await e.authorize(write("src/app/[id].tsx"), { mode: "build", approver, signal: signal() });
+    expect(approver.asked[0]?.sessionRules).toEqual(["edit_file(./src/app/\\[id\\].tsx)"]);
+    expect(e.check(write("src/app/[id].tsx"), "build")).toMatchObject({ outcome: "allow", by: "session" });
+    expect(e.check(write("src/app/i.tsx"), "build").outcome).toBe("ask");
+    expect(e.check(write("src/app/[id].tsx", "write_file"), "build").outcome).toBe("ask");
+  });
+
+  test("'session' for a URL covers that host", async () => {
+    const e = engine();
+    await e.authorize(fetchUrl("https://docs.rs/serde"), { mode: "build", approver: scriptedApprover("session"), signal: signal() });
+    expect(e.check(fetchUrl("https://docs.rs/tokio"), "build")).toMatchObject({ outcome: "allow", by: "session" });
+    expect(e.check(fetchUrl("https://crates.io/x"), "build").outcome).toBe("ask");
+  });
+
+  test("a session rule cannot beat a deny rule", async () => {
+    const e = engine({ rules: [rule("deny", "bash(npm publish)")] });
+    await e.authorize(command("npm run build"), { mode: "build", approver: scriptedApprover("session"), signal: signal() });
+    expect(e.check(command("npm run build && npm publish"), "build")).toMatchObject({ outcome: "deny", by: "rule" });
+  });
+
+  test("every decision and every answer goes to the audit callback with its rule and source", async () => {
+    const e = engine({ rules: [rule("deny", "bash(curl)")] });
+    await e.authorize(command("curl x"), { mode: "build", approver: scriptedApprover(), signal: signal() });
+    await e.authorize(command("make"), { mode: "build", approver: scriptedApprover("once"), signal: signal() });
+    expect(e.events.map((event) => event.type)).toEqual(["decision", "decision", "answer"]);
+    const [denied, asked, answer] = e.events;
+    expect(denied?.decision).toMatchObject({ outcome: "deny", rule: { pattern: "bash(curl)", source: "project" } });
+    expect(asked?.decision).toMatchObject({ outcome: "ask", rule: { pattern: "default", source: "builtin" } });
+    expect(answer).toMatchObject({ type: "answer", choice: "once", decision: { outcome: "allow", by: "user" } });
+  });
+});
