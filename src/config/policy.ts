@@ -18,7 +18,7 @@ import { describeIssues, parseConfigJson, readConfigText } from "./jsonFile.ts";
 import { parseSpec } from "./modelsFile.ts";
 import { policyFileRules } from "./policyRules.ts";
 import { policyFileSchema, POLICY_KEYS_HINT, type PolicyFile } from "./policySchema.ts";
-import { NETWORK_PRESETS } from "./projectSettings.ts";
+import { NETWORK_PRESETS } from "./networkPresets.ts";
 
 /** The managed policy file of a platform; undefined where there is none (Windows). */
 export function managedPolicyPath(platform: NodeJS.Platform = process.platform): string | undefined {

@@ -5,7 +5,7 @@
 import type { PolicyOrigin } from "../permission/teamPolicy.ts";
 import type { Effect, Rule } from "../permission/types.ts";
 import type { PolicyFile } from "./policySchema.ts";
-import { NETWORK_PRESETS } from "./projectSettings.ts";
+import { NETWORK_PRESETS } from "./networkPresets.ts";
 
 export function policyFileRules(file: PolicyFile, origin: PolicyOrigin): Rule[] {
   const rule = (effect: Effect, pattern: string): Rule => ({ effect, pattern, source: origin.source, file: origin.file });

@@ -2,7 +2,7 @@
 // is an error, so a misspelt restriction cannot be silently ignored.
 import { z } from "zod";
 import { ruleProblem } from "../permission/ruleSyntax.ts";
-import { NETWORK_PRESETS } from "./projectSettings.ts";
+import { NETWORK_PRESETS } from "./networkPresets.ts";
 
 const HOST = /^(\*|(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?)(:\d{1,5})?$/;
 
