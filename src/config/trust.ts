@@ -1,0 +1,164 @@
+// ~/.garuda/trust.json: the project things the user said yes to, pinned by the project's real
+// path and the SHA-256 of what they approved. A change to the approved content needs a new yes.
+// The file is read on every question (another Garuda process may have pinned something since),
+// and a file that cannot be read or understood trusts nothing.
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { writeFileAtomic } from "./atomicWrite.ts";
+import { ConfigError } from "./errors.ts";
+
+/** What can be pinned per project root today. */
+export type TrustKind = "settings" | "hooks";
+export const TRUST_KINDS: readonly TrustKind[] = ["settings", "hooks"];
+
+/** Sections a later Garuda fills (named pins, MCP servers, the network list): kept as they are. */
+const LATER_SECTIONS = ["commands", "skills", "agents", "mcp", "network"] as const;
+
+export const TRUST_VERSION = 1;
+const MAX_TRUST_BYTES = 4 * 1024 * 1024;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+const pinsSchema = z.record(z.string().min(1), z.string().regex(SHA256_HEX, "must be a SHA-256 in hex"));
+
+const trustFileSchema = z.looseObject({
+  version: z.literal(TRUST_VERSION),
+  settings: pinsSchema.optional(),
+  hooks: pinsSchema.optional(),
+  ...Object.fromEntries(LATER_SECTIONS.map((name) => [name, z.record(z.string(), z.unknown()).optional()])),
+});
+
+export type TrustData = { version: number; settings?: Record<string, string>; hooks?: Record<string, string> } & Record<string, unknown>;
+
+/** The result of reading trust.json. `problem` set: the file exists but trusts nothing. */
+export interface TrustRead {
+  data: TrustData;
+  problem?: string;
+}
+
+/** SHA-256 of text or bytes, lower-case hex: the form every pin uses. */
+export function sha256Hex(content: string | Uint8Array): string {
+  return createHash("sha256").update(content).digest("hex");
+}
+
+/** The key a root is pinned under: its real path (a symlinked checkout is the same project). */
+export function trustRoot(root: string): string {
+  const absolute = resolve(root);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
+}
+
+const empty = (): TrustData => ({ version: TRUST_VERSION });
+
+function readOwnFile(path: string): Buffer | undefined | { problem: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP") return { problem: "is a symbolic link" };
+    return { problem: `cannot be read (${code ?? String(error)})` };
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { problem: "is not a regular file" };
+    if (typeof process.getuid === "function" && stat.uid !== process.getuid()) return { problem: "belongs to another user" };
+    if ((stat.mode & 0o022) !== 0) return { problem: `can be changed by other users (mode ${(stat.mode & 0o777).toString(8)})` };
+    if (stat.size > MAX_TRUST_BYTES) return { problem: `is larger than ${MAX_TRUST_BYTES} bytes` };
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, buffer, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } catch (error) {
+    return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads trust.json. Never throws: absent is an empty store, anything wrong is a `problem`. */
+export function readTrustFile(path: string): TrustRead {
+  const bytes = readOwnFile(path);
+  if (bytes === undefined) return { data: empty() };
+  if ("problem" in bytes) return { data: empty(), problem: bytes.problem };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return { data: empty(), problem: "is not valid JSON" };
+  }
+  const version = typeof parsed === "object" && parsed !== null ? (parsed as { version?: unknown }).version : undefined;
+  if (typeof version === "number" && version !== TRUST_VERSION) {
+    return { data: empty(), problem: `has version ${version}, and this Garuda reads version ${TRUST_VERSION}` };
+  }
+  const result = trustFileSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join(".")}` : "";
+    return { data: empty(), problem: `is not a trust file Garuda understands${where}` };
+  }
+  return { data: result.data as TrustData };
+}
+
+/** The notice for a trust file that trusts nothing. */
+export function trustProblemNotice(path: string, problem: string): string {
+  return `${path} ${problem}, so nothing in it is trusted: project settings that loosen safety and project hooks stay off. Remove the file (Garuda writes a new one at the next approval) or fix it.`;
+}
+
+/**
+ * The trust store over one file. It holds no state beyond the path: every call reads the file,
+ * so pins made by another Garuda process count at once.
+ */
+export class TrustStore {
+  constructor(readonly path: string) {}
+
+  /** What is wrong with the file, as notices (none when it is fine or absent). */
+  notices(): string[] {
+    const { problem } = readTrustFile(this.path);
+    return problem ? [trustProblemNotice(this.path, problem)] : [];
+  }
+
+  /** The hash pinned for this kind and root, if any (undefined too when the file is broken). */
+  pinned(kind: TrustKind, root: string): string | undefined {
+    const { data, problem } = readTrustFile(this.path);
+    if (problem) return undefined;
+    return data[kind]?.[trustRoot(root)];
+  }
+
+  isTrusted(kind: TrustKind, root: string, hash: string): boolean {
+    return SHA256_HEX.test(hash) && this.pinned(kind, root) === hash;
+  }
+
+  /** Pins `hash` for this kind and root, keeping every other pin and section. */
+  pin(kind: TrustKind, root: string, hash: string): void {
+    if (!SHA256_HEX.test(hash)) throw new Error(`not a SHA-256 in hex: ${hash}`);
+    this.#update((data) => ({ ...data, [kind]: { ...(data[kind] ?? {}), [trustRoot(root)]: hash } }));
+  }
+
+  /** Removes the pin for this kind and root (nothing happens when there is none). */
+  revoke(kind: TrustKind, root: string): void {
+    const key = trustRoot(root);
+    if (readTrustFile(this.path).data[kind]?.[key] === undefined) return;
+    this.#update((data) => {
+      const { [key]: _removed, ...rest } = data[kind] ?? {};
+      return { ...data, [kind]: rest };
+    });
+  }
+
+  #update(change: (data: TrustData) => TrustData): void {
+    const { data, problem } = readTrustFile(this.path);
+    // Overwriting a broken file would destroy what may be the only record of past answers, or
+    // of tampering: the user fixes or removes it first.
+    if (problem) throw new ConfigError(this.path, `${problem}; nothing can be pinned in it`, "Remove the file (Garuda writes a new one) or fix it");
+    writeFileAtomic(this.path, `${JSON.stringify(change(data), null, 2)}\n`, { mode: 0o600, dirMode: 0o700 });
+  }
+}

@@ -1,0 +1,138 @@
+// hooks.json: the user's (~/.garuda/hooks.json, trusted) and the project's
+// (<root>/.garuda/hooks.json, run only with the user's yes pinned to the file's SHA-256 in
+// trust.json). Strict schema; `tools` holds permission rule patterns (empty or absent: every tool).
+import { join } from "node:path";
+import { z } from "zod";
+import { ConfigError } from "../config/errors.ts";
+import { parseConfigJson, readConfigText } from "../config/jsonFile.ts";
+import type { GarudaPaths } from "../config/paths.ts";
+import { sha256Hex, TrustStore, trustRoot } from "../config/trust.ts";
+import { ruleProblem } from "../permission/ruleSyntax.ts";
+import { oneLine } from "../text/visible.ts";
+
+export type HookEventName = "preToolUse" | "postToolUse";
+export const HOOK_EVENTS: readonly HookEventName[] = ["preToolUse", "postToolUse"];
+
+export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+export const MAX_HOOK_TIMEOUT_MS = 600_000;
+
+const rulePattern = z.string().superRefine((text, context) => {
+  const problem = ruleProblem(text);
+  if (problem) context.addIssue({ code: "custom", message: problem });
+});
+
+const hookSchema = z.strictObject({
+  tools: z.array(rulePattern).optional(),
+  command: z.string().refine((command) => command.trim().length > 0, "must not be empty"),
+  timeoutMs: z.number().int().positive().max(MAX_HOOK_TIMEOUT_MS).optional(),
+});
+
+export const hooksFileSchema = z.strictObject({
+  hooks: z.strictObject({ preToolUse: z.array(hookSchema).optional(), postToolUse: z.array(hookSchema).optional() }).optional(),
+});
+export type HooksFile = z.infer<typeof hooksFileSchema>;
+
+export interface HookDefinition {
+  event: HookEventName;
+  /** Rule patterns; empty = every tool. */
+  tools: string[];
+  command: string;
+  timeoutMs: number;
+  source: "user" | "project";
+  /** The hooks.json it came from. */
+  file: string;
+}
+
+/** The project's hooks file as found, whether or not it may run. */
+export interface ProjectHooks {
+  file: string;
+  /** SHA-256 of the file's bytes: the value to pin. */
+  hash: string;
+  trusted: boolean;
+  hooks: HookDefinition[];
+}
+
+export interface LoadedHooks {
+  /** The hooks that run: the user's, then the project's when approved. */
+  hooks: HookDefinition[];
+  /** The project's file, when there is one (for the consent question). */
+  project: ProjectHooks | undefined;
+  notices: string[];
+}
+
+export interface LoadHooksOptions {
+  root: string;
+  paths: GarudaPaths;
+  /** Defaults to the store at paths.trust. */
+  trust?: TrustStore;
+}
+
+export const projectHooksFile = (root: string): string => join(root, ".garuda", "hooks.json");
+
+function describeHookIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const at = issue.path.map(String);
+      if (issue.code === "unrecognized_keys") return issue.keys.map((key) => `unknown key "${[...at, key].join(".")}"`).join("; ");
+      return `at ${at.length > 0 ? at.join(".") : "the top level"}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+/** Parses hooks.json text into definitions; a ConfigError names the file and the problem. */
+export function parseHooksFile(file: string, text: string, source: "user" | "project"): HookDefinition[] {
+  const fix = 'Fix the file; the form is {"hooks": {"preToolUse": [{"tools": ["bash(git push*)"], "command": "…", "timeoutMs": 10000}], "postToolUse": […]}}';
+  const result = hooksFileSchema.safeParse(parseConfigJson(file, text));
+  if (!result.success) throw new ConfigError(file, describeHookIssues(result.error), fix);
+  const definitions: HookDefinition[] = [];
+  for (const event of HOOK_EVENTS) {
+    for (const hook of result.data.hooks?.[event] ?? []) {
+      definitions.push({ event, tools: hook.tools ?? [], command: hook.command, timeoutMs: hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS, source, file });
+    }
+  }
+  return definitions;
+}
+
+/**
+ * Loads the user's hooks and the project's. Invalid files throw a ConfigError naming the file.
+ * Project hooks without a matching pin are left out, with a notice that says how to approve them.
+ */
+export function loadHooks(options: LoadHooksOptions): LoadedHooks {
+  const userText = readConfigText(options.paths.hooks);
+  const user = userText === undefined ? [] : parseHooksFile(options.paths.hooks, userText, "user");
+  const root = trustRoot(options.root);
+  const file = projectHooksFile(root);
+  const text = readConfigText(file);
+  if (text === undefined) return { hooks: user, project: undefined, notices: [] };
+
+  const definitions = parseHooksFile(file, text, "project");
+  const trust = options.trust ?? new TrustStore(options.paths.trust);
+  const hash = sha256Hex(text);
+  const trusted = definitions.length === 0 || trust.isTrusted("hooks", root, hash);
+  const project: ProjectHooks = { file, hash, trusted, hooks: definitions };
+  if (trusted) return { hooks: [...user, ...definitions], project, notices: [] };
+
+  const changed = trust.pinned("hooks", root) !== undefined;
+  const count = `${definitions.length} hook${definitions.length === 1 ? "" : "s"}`;
+  const notices = [
+    ...trust.notices(),
+    `${oneLine(file, 300)} ${changed ? "changed since you approved it" : "has not been approved"}, so its ${count} will not run. To approve them, run \`garuda\` once in this folder and answer yes.`,
+  ];
+  return { hooks: user, project, notices };
+}
+
+/** The text for the consent question: every project hook with its event, tools and command. */
+export function describeProjectHooks(project: ProjectHooks): string {
+  const lines = [`${oneLine(project.file, 300)} wants to run these commands around tool calls (in the sandbox, with your permissions):`];
+  for (const hook of project.hooks) {
+    const tools = hook.tools.length > 0 ? hook.tools.map((tool) => oneLine(tool, 80)).join(", ") : "every tool";
+    lines.push(`  • ${hook.event} on ${tools} (timeout ${hook.timeoutMs / 1000}s): ${oneLine(hook.command, 300)}`);
+  }
+  return lines.join("\n");
+}
+
+/** Records the user's yes to the project's hooks file as loaded. */
+export function approveProjectHooks(project: ProjectHooks, trust: TrustStore, root: string): void {
+  trust.pin("hooks", root, project.hash);
+}

@@ -1,0 +1,140 @@
+// What the audit log records, and which records each audit level keeps.
+import type { AuditLevel } from "../permission/teamPolicy.ts";
+import type { PermissionAuditEvent } from "../permission/engine.ts";
+import type { Choice, Decision, Mode, PermissionRequest, PermissionTarget, RuleSource } from "../permission/types.ts";
+
+/** From the team policy: everything, everything but read-only calls, or only refusals. */
+export type { AuditLevel };
+export const AUDIT_LEVELS: readonly AuditLevel[] = ["all", "mutations", "denials"];
+
+export type HookOutcome = "continue" | "blocked" | "failed" | "refused" | "feedback";
+
+export type AuditEvent =
+  | { type: "tool_request"; callId?: string; tool: string; readOnly: boolean; title: string; target?: string }
+  | {
+      type: "decision";
+      callId?: string;
+      tool: string;
+      readOnly: boolean;
+      outcome: "allow" | "deny" | "ask";
+      mode?: Mode;
+      by?: string;
+      /** The rule pattern that decided, and where it came from; "builtin" when no rule did. */
+      rule?: string;
+      source: RuleSource;
+      file?: string;
+      reason?: string;
+    }
+  | { type: "answer"; callId?: string; tool: string; readOnly: boolean; choice: Choice; sessionRules?: string[] }
+  | { type: "tool_result"; callId?: string; tool: string; readOnly: boolean; ok: boolean; summary?: string }
+  | {
+      type: "hook";
+      event: "preToolUse" | "postToolUse";
+      callId?: string;
+      tool: string;
+      readOnly: boolean;
+      command: string;
+      /** Which hooks.json it came from. */
+      source: "user" | "project";
+      outcome: HookOutcome;
+      exitCode?: number | null;
+      timedOut?: boolean;
+      durationMs?: number;
+      reason?: string;
+    }
+  | { type: "sandbox"; event: string; denied: boolean; callId?: string; detail?: string }
+  | { type: "stop"; reason: string }
+  | { type: "notice"; text: string };
+
+export type AuditEventType = AuditEvent["type"];
+
+/** Where events go. The AuditLog implements it; tests and disabled audit may use others. */
+export interface AuditSink {
+  record(event: AuditEvent): void;
+}
+
+/** A refusal of any kind: kept at every level. */
+export function isDenial(event: AuditEvent): boolean {
+  switch (event.type) {
+    case "decision":
+      return event.outcome === "deny";
+    case "answer":
+      return event.choice === "deny";
+    case "hook":
+      return event.outcome === "blocked" || event.outcome === "failed" || event.outcome === "refused";
+    case "sandbox":
+      return event.denied;
+    default:
+      return false;
+  }
+}
+
+/** Whether `level` writes this event. The levels nest: all ⊇ mutations ⊇ denials. Stops are always kept. */
+export function levelKeeps(level: AuditLevel, event: AuditEvent): boolean {
+  if (level === "all" || event.type === "stop" || isDenial(event)) return true;
+  if (level === "denials") return false;
+  return !("readOnly" in event && event.readOnly);
+}
+
+/** A target in one line, as the audit log shows it. */
+export function describeTarget(target: PermissionTarget): string | undefined {
+  switch (target.kind) {
+    case "path":
+      return `${target.access} ${target.path}`;
+    case "command":
+      return `${target.sandboxed ? "sandboxed" : "host"}: ${target.command}`;
+    case "url":
+      return target.url;
+    case "network":
+      return `${target.host}:${target.port}`;
+    case "input":
+      return undefined;
+  }
+}
+
+/** The tool_request event for a permission request. */
+export function requestEvent(request: PermissionRequest): AuditEvent {
+  const target = describeTarget(request.target);
+  return {
+    type: "tool_request",
+    ...(request.callId ? { callId: request.callId } : {}),
+    tool: request.tool,
+    readOnly: request.readOnly,
+    title: request.title,
+    ...(target !== undefined ? { target } : {}),
+  };
+}
+
+/** The decision event for the engine's answer to a request: names the rule and its source. */
+export function decisionEvent(request: PermissionRequest, decision: Decision): AuditEvent {
+  const rule = decision.rule;
+  return {
+    type: "decision",
+    ...(request.callId ? { callId: request.callId } : {}),
+    tool: request.tool,
+    readOnly: request.readOnly,
+    outcome: decision.outcome,
+    ...(decision.outcome !== "ask" ? { by: decision.by } : {}),
+    ...(rule ? { rule: rule.pattern, ...(rule.file ? { file: rule.file } : {}) } : {}),
+    source: rule?.source ?? "builtin",
+    ...(decision.outcome === "deny" ? { reason: decision.reason } : {}),
+  };
+}
+
+/** The answer event: what the user chose, and the session rules a "session" answer added. */
+export function answerEvent(request: PermissionRequest, choice: Choice, sessionRules: readonly string[] = []): AuditEvent {
+  return {
+    type: "answer",
+    ...(request.callId ? { callId: request.callId } : {}),
+    tool: request.tool,
+    readOnly: request.readOnly,
+    choice,
+    ...(sessionRules.length > 0 ? { sessionRules: [...sessionRules] } : {}),
+  };
+}
+
+/** The permission engine's audit callback in audit-log form. */
+export function permissionAuditEvent(event: PermissionAuditEvent): AuditEvent {
+  if (event.type === "answer") return answerEvent(event.request, event.choice, event.sessionRules.map((rule) => rule.pattern));
+  return { ...(decisionEvent(event.request, event.decision) as AuditEvent & { type: "decision" }), mode: event.mode };
+}
