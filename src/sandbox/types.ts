@@ -1,22 +1,43 @@
 // The executor contract: the one place processes start (architecture rule 6).
 
+/**
+ * How sandboxed commands reach the network. `none`: no network at all (a network namespace with
+ * only loopback on Linux; no outbound rule on macOS). `proxy`: only through Garuda's egress proxy
+ * (see egressProxy.ts), which applies the host allowlist.
+ */
+export type SandboxNetwork =
+  | { mode: "none" }
+  | {
+      mode: "proxy";
+      /** The proxy's Unix socket (Linux: bind-mounted in and reached through the bridge). */
+      socketPath: string;
+      /** The per-session secret the proxy requires in Proxy-Authorization. */
+      token: string;
+      /** The proxy's loopback TCP port (macOS, where the profile allows only this port). */
+      tcpPort?: number;
+    };
+
 /** What a sandboxed command may touch. Pure data: launchers turn it into argv per OS. */
 export interface SandboxSpec {
   /** The project root (absolute, real path). Writable unless `projectReadOnly`. */
   root: string;
   home: string;
-  /** A private temp folder for this session, writable, given as TMPDIR. */
+  /** A private temp folder for this session, writable, given as TMPDIR (and mounted at /tmp on Linux). */
   tmpDir: string;
   /** Plan mode: the root is read-only too. */
   projectReadOnly: boolean;
-  /** Extra writable folders (package caches, project settings' writePaths). */
+  /** Extra writable folders (project settings' writePaths). Existing package caches are added by the launchers. */
   writePaths: string[];
-  /** Stay read-only inside writable folders, whether or not they exist yet (.git/hooks, .garuda …). */
+  /**
+   * Stay read-only inside writable folders, whether or not they exist yet (.git/hooks, .garuda …),
+   * on top of the launchers' defaults (paths.ts). A path that does not exist is held by a read-only
+   * placeholder: a trailing "/" makes it an empty directory, otherwise an empty file.
+   */
   protectedPaths: string[];
-  /** Unreadable (~/.ssh, credentials, policy denyPaths …). */
+  /** Unreadable (~/.ssh, credentials, policy denyPaths …), on top of the launchers' defaults. */
   denyReadPaths: string[];
-  /** No network, or only through Garuda's egress proxy listening on a Unix socket. */
-  network: { mode: "none" } | { mode: "proxy"; socketPath: string };
+  /** No network, or only through Garuda's egress proxy. */
+  network: SandboxNetwork;
 }
 
 export interface ExecRequest {
@@ -53,7 +74,7 @@ export interface RunningProcess {
   readonly id: string;
   readonly pid: number;
   readonly command: string;
-  /** Output so far (capped ring). */
+  /** Output so far (capped ring). With `raw`, stderr only: stdout is the caller's pipe. */
   output(): string;
   readonly exited: Promise<ExecResult>;
   /** SIGTERM to the group, SIGKILL after the grace period. */
@@ -67,10 +88,27 @@ export type SandboxAvailability =
   | { available: true; kind: "bwrap" | "seatbelt" }
   | { available: false; reason: string; fix: string };
 
+/** What a caller chooses per command; the executor fills in root, home, tmpDir and the defaults. */
+export interface SpecOptions {
+  projectReadOnly?: boolean;
+  writePaths?: string[];
+  protectedPaths?: string[];
+  denyReadPaths?: string[];
+  network?: SandboxNetwork;
+}
+
 export interface Executor {
   readonly sandbox: SandboxAvailability;
   run(request: ExecRequest): Promise<ExecResult>;
   start(request: Omit<ExecRequest, "onOutput" | "timeoutMs"> & { raw?: boolean }): RunningProcess;
   /** Kills every process group this executor started, at once. */
   shutdown(): Promise<void>;
+}
+
+/** The real executor (createExecutor): the contract plus what the runtime needs to build specs. */
+export interface ProcessExecutor extends Executor {
+  /** The session's private temp folder (TMPDIR of every command). */
+  readonly tmpDir: string;
+  /** A SandboxSpec for this executor's root, home and tmpDir. */
+  spec(options?: SpecOptions): SandboxSpec;
 }

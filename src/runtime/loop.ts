@@ -1,0 +1,205 @@
+// The agent loop of one turn, a small state machine: check the limits, compact when the context
+// is near full, stream a model response, run its tool calls, record both, repeat until the model
+// ends the turn or a limit does. It knows no provider and no front end: a ModelClient in, a
+// StopReason and AgentEvents out, every change to the conversation a session record.
+import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ToolUseBlock } from "../model/types.ts";
+import type { RecordedResult } from "../store/sessionRecords.ts";
+import type { CallContext, CallOutcome, ToolRegistry } from "../tools/registry.ts";
+import { abortable } from "./abortable.ts";
+import { type CompactionContext, compact, needsCompaction } from "./compaction.ts";
+import type { Conversation } from "./conversation.ts";
+import type { AgentEvent, StopReason } from "./events.ts";
+import { CHARS_PER_TOKEN, type UsageMeter } from "./meter.ts";
+import { streamResponse } from "./modelStep.ts";
+import { CUT_CONTINUE_NOTE, noteBlock } from "./notes.ts";
+import { runToolCalls } from "./toolBatch.ts";
+
+export interface Limits {
+  /** Model responses per turn. */
+  maxSteps: number;
+  /** Tokens per session (input, cache writes and output). */
+  tokenBudget: number;
+  /** max_tokens of a request; a response cut in the middle of a tool call raises it to the model's maximum. */
+  maxOutputTokens: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { maxSteps: 50, tokenBudget: 20_000_000, maxOutputTokens: 32_000 };
+/** The same call (tool and input) this many times in a row ends the turn. */
+export const REPEAT_LIMIT = 3;
+/** Responses cut by max_tokens that are answered with "go on" (and more room), per turn; the next cut ends the turn. */
+export const CUT_RETRIES = 3;
+
+export const CUT_TOOL_OUTPUT =
+  "Not run: your response was cut off at the output limit before it was complete, so this call may be incomplete. Send it again; split large content (a long file) into several smaller calls.";
+
+export interface LoopContext {
+  client: ModelClient;
+  /** Model, system prompt, tools, thinking: the same in every request of the session. */
+  request: Omit<ModelRequest, "messages" | "maxTokens">;
+  contextWindow: number;
+  /** The model's own output maximum. */
+  modelMaxTokens: number;
+  limits: Limits;
+  conversation: Conversation;
+  meter: UsageMeter;
+  registry: ToolRegistry;
+  /** For the tools: carries the turn's signal and emit. */
+  calls: CallContext;
+  emit(event: AgentEvent): void;
+  signal: AbortSignal;
+  /** Model responses of this turn so far; kept here so a turn that throws still reports them. */
+  stats: { steps: number };
+}
+
+export interface LoopResult {
+  stopReason: StopReason;
+  steps: number;
+  /** The last response was cut at the output limit: the next turn tells the model. */
+  cutOff: boolean;
+}
+
+/** JSON with object keys sorted, so {a,b} and {b,a} are the same call. */
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+export function toRecorded(outcome: CallOutcome): RecordedResult {
+  const { change: _change, ...info } = outcome.info;
+  return {
+    callId: outcome.callId,
+    tool: outcome.tool,
+    content: outcome.output,
+    isError: outcome.isError,
+    status: outcome.status,
+    ...(outcome.summary !== undefined && { summary: outcome.summary }),
+    info,
+    durationMs: Math.round(outcome.durationMs),
+  };
+}
+
+/** Counts identical calls in a row across the turn's steps. */
+class RepeatWatch {
+  #last = "";
+  #count = 0;
+
+  /** Adds the step's calls; true when one was made REPEAT_LIMIT times in a row. */
+  add(calls: readonly ToolUseBlock[]): boolean {
+    let hit = false;
+    for (const call of calls) {
+      const key = `${call.name} ${stableJson(call.input)}`;
+      this.#count = key === this.#last ? this.#count + 1 : 1;
+      this.#last = key;
+      if (this.#count >= REPEAT_LIMIT) hit = true;
+    }
+    return hit;
+  }
+}
+
+function compactionContext(ctx: LoopContext, maxTokens: number): CompactionContext {
+  return { client: ctx.client, request: { ...ctx.request, maxTokens }, contextWindow: ctx.contextWindow, conversation: ctx.conversation, meter: ctx.meter };
+}
+
+async function compactAndReport(ctx: LoopContext, maxTokens: number, force: boolean): Promise<boolean> {
+  const result = await compact(compactionContext(ctx, maxTokens), { force, signal: ctx.signal });
+  if (result) ctx.emit({ type: "compaction", beforeTokens: result.beforeTokens, afterTokens: result.afterTokens });
+  return result !== undefined;
+}
+
+/** Runs the calls and records their results; on abort, records what finished and closes the rest. */
+async function runCalls(ctx: LoopContext, calls: ToolUseBlock[]): Promise<void> {
+  const done = new Map<string, CallOutcome>();
+  try {
+    const outcomes = await abortable(runToolCalls(ctx.registry, calls, ctx.calls, done), ctx.signal);
+    ctx.conversation.record({ type: "tool_results", results: outcomes.map(toRecorded) });
+  } catch (error) {
+    const known = new Map([...done.values()].filter((outcome) => !outcome.cancelled).map((outcome) => [outcome.callId, toRecorded(outcome)] as const));
+    ctx.conversation.closeOpenToolCalls(known);
+    throw error;
+  }
+}
+
+export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
+  const { conversation, meter, limits, signal } = ctx;
+  const repeats = new RepeatWatch();
+  let maxTokens = Math.min(limits.maxOutputTokens, ctx.modelMaxTokens);
+  let cutRetries = 0;
+  let forceCompaction = false;
+  let quietUntilChars = 0;
+  const end = (stopReason: StopReason, cutOff = false): LoopResult => ({ stopReason, steps: ctx.stats.steps, cutOff });
+
+  try {
+    for (;;) {
+      if (signal.aborted) return end("cancelled");
+      if (meter.total >= limits.tokenBudget) return end("token_budget");
+      if (ctx.stats.steps >= limits.maxSteps) return end("max_steps");
+      const compactionNeeded = forceCompaction || (conversation.chars >= quietUntilChars && needsCompaction(compactionContext(ctx, maxTokens)));
+      if (compactionNeeded) {
+        const compacted = await compactAndReport(ctx, maxTokens, forceCompaction);
+        if (forceCompaction && !compacted) {
+          throw new ModelError("The conversation no longer fits in the model's context window and compaction could not make room. Start a new conversation.");
+        }
+        forceCompaction = false;
+        // No new compaction until a tenth of the window was added: one that could not get below
+        // the mark (a large latest turn) must not ask for a summary at every step.
+        quietUntilChars = conversation.chars + ctx.contextWindow * 0.1 * CHARS_PER_TOKEN;
+      }
+
+      const step = ++ctx.stats.steps;
+      const response = await streamResponse(ctx.client, { ...ctx.request, messages: conversation.messages, maxTokens }, signal, ctx.emit);
+      meter.spend(response.usage);
+      conversation.record({ type: "assistant", step, stopReason: response.stopReason, content: sendable(response.content), usage: response.usage });
+      meter.observe(response.usage, conversation.chars);
+      const calls = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+      const stepEnd = () => ctx.emit({ type: "step_end", step, usage: response.usage });
+
+      if (response.stopReason === "max_tokens") {
+        stepEnd();
+        if (cutRetries >= CUT_RETRIES) {
+          conversation.closeOpenToolCalls(cutResults(calls));
+          return end("max_tokens", true);
+        }
+        // Cut off: the text stays, no call runs (it may be incomplete), the model hears why and gets more room.
+        cutRetries++;
+        maxTokens = ctx.modelMaxTokens;
+        if (calls.length > 0) conversation.record({ type: "tool_results", results: [...cutResults(calls).values()] });
+        else conversation.record({ type: "user", prompt: "", content: [noteBlock(CUT_CONTINUE_NOTE)], synthetic: true });
+        continue;
+      }
+      if (response.stopReason === "refusal") {
+        conversation.closeOpenToolCalls();
+        stepEnd();
+        return end("refusal");
+      }
+      if (response.stopReason === "model_context_window_exceeded") forceCompaction = true;
+      if (calls.length === 0) {
+        stepEnd();
+        // A paused turn (server tools) or a context-window stop goes on from where it stopped.
+        if (response.stopReason === "pause_turn" || response.stopReason === "model_context_window_exceeded") continue;
+        return end("done");
+      }
+      await runCalls(ctx, calls);
+      stepEnd();
+      if (repeats.add(calls)) return end("repeated_calls");
+    }
+  } catch (error) {
+    // Whatever was pending when the signal aborted (the stream, a tool) ends as a cancel.
+    if (signal.aborted) return end("cancelled");
+    throw error;
+  }
+}
+
+/** A thinking block cut off before its signature cannot be sent back; it is left out. */
+function sendable(content: AssistantBlock[]): AssistantBlock[] {
+  return content.filter((block) => block.type !== "thinking" || block.signature !== "");
+}
+
+function cutResults(calls: readonly ToolUseBlock[]): Map<string, RecordedResult> {
+  return new Map(
+    calls.map((call) => [call.id, { callId: call.id, tool: call.name, content: CUT_TOOL_OUTPUT, isError: true, status: "failed", synthetic: true }] as const),
+  );
+}

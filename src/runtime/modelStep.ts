@@ -1,0 +1,71 @@
+// One model response, streamed: deltas go out as events while they come; the response itself
+// is message_end's content (a `retry` voids what was streamed before it, so only the last
+// attempt's answer is kept). Abort ends the wait at once and closes the stream.
+import { abortError } from "../model/abort.ts";
+import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ModelStopReason, type Usage } from "../model/types.ts";
+import { abortable } from "./abortable.ts";
+import type { AgentEvent } from "./events.ts";
+
+export interface ModelResponse {
+  content: AssistantBlock[];
+  stopReason: ModelStopReason;
+  usage: Usage;
+}
+
+/**
+ * Streams one response. `emit` undefined: nothing is shown (a compaction summary). Throws the
+ * client's error, or an AbortError when `signal` aborts.
+ */
+export async function streamResponse(
+  client: ModelClient,
+  request: ModelRequest,
+  signal: AbortSignal,
+  emit: ((event: AgentEvent) => void) | undefined,
+): Promise<ModelResponse> {
+  if (signal.aborted) throw abortError();
+  const iterator = client.stream(request, signal)[Symbol.asyncIterator]();
+  const serverTools = new Map<string, string>();
+  try {
+    for (;;) {
+      const next = await abortable(iterator.next(), signal);
+      if (next.done) break;
+      const event = next.value;
+      switch (event.type) {
+        case "text_delta":
+        case "thinking_delta":
+          emit?.({ type: event.type, text: event.text });
+          break;
+        case "server_tool_use":
+          serverTools.set(event.id, event.name);
+          emit?.({ type: "server_tool", callId: event.id, name: event.name, input: event.input, status: "started" });
+          break;
+        case "server_tool_result":
+          emit?.({
+            type: "server_tool",
+            callId: event.toolUseId,
+            name: serverTools.get(event.toolUseId) ?? event.blockType,
+            input: null,
+            status: "completed",
+            result: event.content,
+          });
+          break;
+        case "retry":
+          serverTools.clear();
+          emit?.({ type: "model_retry", attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+          break;
+        case "message_end":
+          return { content: event.content, stopReason: event.stopReason, usage: event.usage };
+        case "tool_use":
+          // Shown when it runs (tool_call), after the whole response is in.
+          break;
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) {
+      iterator.return?.().catch(() => {});
+      throw abortError();
+    }
+    throw error;
+  }
+  throw new ModelError("The model's response ended without its final message. Try again.");
+}

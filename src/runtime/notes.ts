@@ -1,0 +1,26 @@
+// Garuda's notes to the model, sent at the start of a user message (never in the system
+// prompt, which must not change during a session): the mode, and what happened between turns.
+import type { Mode } from "../permission/types.ts";
+import type { TextBlock, UserBlock } from "../model/types.ts";
+
+export const PLAN_NOTE =
+  "Plan mode is on: you cannot edit files, and commands cannot change the project. Investigate, then answer with a plan: the files to change, what to change in each, the order, and how to test it. The user switches to build mode to carry it out.";
+export const BUILD_AGAIN_NOTE = "Build mode is on again: you may make the changes now (edits ask the user first).";
+export const CUT_CONTINUE_NOTE =
+  "Your response was cut off at the output limit before it was finished. Go on from where it stopped; put large content (a long file) into several smaller tool calls.";
+export const CUT_NOTE = "Your previous response was cut off at the output limit before it was finished. If something was left undone, continue in smaller steps.";
+
+export function noteBlock(text: string): TextBlock {
+  return { type: "text", text: `<garuda_note>\n${text}\n</garuda_note>` };
+}
+
+/** The notes for a turn's mode: plan mode every turn, build mode once after a switch back. */
+export function modeNotes(mode: Mode, previous: Mode | undefined): string[] {
+  if (mode === "plan") return [PLAN_NOTE];
+  return previous === "plan" ? [BUILD_AGAIN_NOTE] : [];
+}
+
+/** The user message: one block per note, then the prompt. */
+export function userContent(prompt: string, notes: readonly string[]): UserBlock[] {
+  return [...notes.map(noteBlock), { type: "text", text: prompt }];
+}

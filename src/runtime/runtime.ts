@@ -1,0 +1,340 @@
+// The Runtime: everything one session needs, given to it (Runtime.create) rather than found.
+// A front end hands it prompts (runTurn) and gets AgentEvents back; the Runtime keeps the
+// conversation, the session file, the mode, the limits and the notices, and runs the loop.
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { garudaPaths } from "../config/paths.ts";
+import type { ModelInfo } from "../model/catalog.ts";
+import type { Message, ModelClient, ModelRequest, WebSearchOptions } from "../model/types.ts";
+import type { PermissionEngine } from "../permission/engine.ts";
+import type { Approver, Mode } from "../permission/types.ts";
+import type { Executor, ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
+import type { AuditSink } from "../store/auditEvents.ts";
+import { type SessionStore, createSessionStore, readSession } from "../store/sessionFile.ts";
+import type { Tool } from "../tools/types.ts";
+import { type CallContext, ToolRegistry } from "../tools/registry.ts";
+import { VERSION } from "../version.ts";
+import { abortable } from "./abortable.ts";
+import { type ResolvedCommand, resolveCommand } from "./commands.ts";
+import { type CompactionResult, compact } from "./compaction.ts";
+import { Conversation } from "./conversation.ts";
+import type { AgentEvent, StopReason } from "./events.ts";
+import { readInstructions } from "./instructions.ts";
+import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
+import { UsageMeter } from "./meter.ts";
+import { CUT_NOTE, modeNotes, userContent } from "./notes.ts";
+import type { CommandInfo, CommandProvider, Notice, ToolHooks, UndoResult, UndoStore } from "./services.ts";
+import { openSession, type SessionState } from "./session.ts";
+import { buildSystemPrompt } from "./systemPrompt.ts";
+
+export interface RuntimeOptions {
+  /** The project root; must exist. Its real path is used. */
+  root: string;
+  home: string;
+  model: { client: ModelClient; info: ModelInfo; thinking?: ModelRequest["thinking"]; webSearch?: WebSearchOptions };
+  tools: readonly Tool[];
+  engine: PermissionEngine;
+  executor: Executor;
+  /** Who answers permission questions; absent in headless runs (a question is then a deny). */
+  approver?: Approver;
+  mode: Mode;
+  /** Lower limits from the team policy or settings; defaults: DEFAULT_LIMITS. */
+  limits?: Partial<Limits>;
+  hooks?: ToolHooks;
+  audit?: AuditSink;
+  undo?: UndoStore;
+  /** Default: session files under ~/.garuda/sessions. false: no session file. */
+  sessionStore?: SessionStore | false;
+  /** Continue the session in this file (its messages, usage and mode). */
+  resume?: string;
+  /** Notices from the wiring (ignored project settings …), shown at the first turn. */
+  notices?: Notice[];
+  commands?: CommandProvider;
+  /** The sandbox commands run in, per mode. Default: the executor's own spec, the project read-only in plan mode. */
+  sandboxFor?: (mode: Mode) => SandboxSpec | null;
+}
+
+function defaultSandbox(executor: Executor, mode: Mode): SandboxSpec | null {
+  if (!executor.sandbox.available) return null;
+  const spec = (executor as Partial<ProcessExecutor>).spec;
+  return typeof spec === "function" ? spec.call(executor, { projectReadOnly: mode === "plan" }) : null;
+}
+
+/** A front end's mistake in onEvent must not leave the conversation half-recorded. */
+function safeEmit(onEvent: (event: AgentEvent) => void): (event: AgentEvent) => void {
+  return (event) => {
+    try {
+      onEvent(event);
+    } catch {
+      // The event is lost for display; the turn and its records go on.
+    }
+  };
+}
+
+export class Runtime {
+  readonly root: string;
+  readonly systemPrompt: string;
+  readonly #options: RuntimeOptions;
+  readonly #registry: ToolRegistry;
+  readonly #limits: Limits;
+  readonly #conversation: Conversation;
+  readonly #meter: UsageMeter;
+  readonly #session: SessionState;
+  readonly #notices: Notice[] = [];
+  /** Notes for the model's next user message (a cut answer, an undo). */
+  readonly #notes: string[] = [];
+  readonly #closing = new AbortController();
+  #mode: Mode;
+  #lastTurnMode: Mode | undefined;
+  #turn: Promise<unknown> | undefined;
+  #turnOpen = false;
+  #lastSteps = 0;
+  #closed = false;
+
+  private constructor(options: RuntimeOptions, root: string) {
+    this.#options = options;
+    this.root = root;
+    this.#mode = options.mode;
+    this.#registry = new ToolRegistry(options.tools);
+    this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
+    const sandbox = options.executor.sandbox;
+    if (!sandbox.available) this.#notices.push({ level: "warning", text: `No OS sandbox: ${sandbox.reason} Every command asks before it runs. ${sandbox.fix}` });
+    const instructions = readInstructions(root);
+    for (const text of instructions.notes) this.#notices.push({ level: "info", text });
+    this.#notices.push(...(options.notices ?? []));
+    this.systemPrompt = buildSystemPrompt({ version: VERSION, root, platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
+    this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#registry.specs()).length);
+
+    let writeFailed = false;
+    const onWriteError = (error: Error) => {
+      if (writeFailed) return;
+      writeFailed = true;
+      this.#notices.push({ level: "warning", text: `Writing the session file failed (${error.message}); it may be incomplete.` });
+    };
+    const store = options.sessionStore === undefined ? createSessionStore({ sessionsDir: garudaPaths(options.home).sessions, onError: onWriteError }) : options.sessionStore;
+    const resumed = options.resume !== undefined ? readSession(options.resume) : undefined;
+    this.#conversation = new Conversation(resumed?.messages ?? []);
+    if (resumed) {
+      if (resumed.damaged) this.#notices.push({ level: "warning", text: `The session file has a damaged line (${resumed.damaged.line}: ${resumed.damaged.reason}); it was skipped.` });
+      for (const record of resumed.records) {
+        if (record.type === "assistant") this.#meter.spend(record.usage);
+        if (record.type === "compaction" && record.usage) this.#meter.spend(record.usage);
+        if (record.type === "start" || record.type === "resume" || record.type === "mode") this.#lastTurnMode = record.mode;
+      }
+    }
+    this.#session = openSession(store, options.resume, { root, version: VERSION, model: options.model.info.spec });
+  }
+
+  /** Builds a Runtime from its services. Reads the project's instruction files once. */
+  static create(options: RuntimeOptions): Runtime {
+    if (!isAbsolute(options.root)) throw new Error(`The project folder must be an absolute path: ${options.root}`);
+    let root: string;
+    try {
+      root = realpathSync(options.root);
+    } catch {
+      throw new Error(`The project folder does not exist: ${options.root}`);
+    }
+    if (!statSync(root).isDirectory()) throw new Error(`The project folder is not a folder: ${options.root}`);
+    return new Runtime(options, root);
+  }
+
+  /** The mode the next turn runs in. */
+  get mode(): Mode {
+    return this.#mode;
+  }
+
+  /** The session file, once the first prompt opened it. */
+  get session(): { id: string; file: string | undefined } | undefined {
+    const journal = this.#conversation.journal;
+    return journal ? { id: journal.id, file: journal.file } : undefined;
+  }
+
+  get messages(): readonly Message[] {
+    return this.#conversation.messages;
+  }
+
+  /** Tokens used in this session (counted toward the token budget). */
+  get tokensUsed(): number {
+    return this.#meter.total;
+  }
+
+  /** Applies from the next turn. */
+  setMode(mode: Mode): void {
+    this.#mode = mode;
+  }
+
+  resolveCommand(text: string): ResolvedCommand {
+    return resolveCommand(text, this.#options.commands);
+  }
+
+  availableCommands(): CommandInfo[] {
+    return this.#options.commands?.list() ?? [];
+  }
+
+  /** Notices not shown yet; the next turn sends them as notice events. */
+  pendingNotices(): Notice[] {
+    return [...this.#notices];
+  }
+
+  /** Runs one turn. Resolves with why it ended ("cancelled" when `signal` aborts); a model error rejects after the stop is recorded. */
+  runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void): Promise<StopReason> {
+    if (this.#closed) return Promise.reject(new Error("This session is closed."));
+    if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
+    const turn = this.#runTurn(prompt, signal, safeEmit(onEvent));
+    this.#turn = turn;
+    const clear = () => {
+      this.#turn = undefined;
+    };
+    turn.then(clear, clear);
+    return turn;
+  }
+
+  async #runTurn(prompt: string, outer: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
+    const signal = AbortSignal.any([outer, this.#closing.signal]);
+    for (const notice of this.#notices.splice(0)) {
+      emit({ type: "notice", level: notice.level, text: notice.text });
+      this.#options.audit?.record({ type: "notice", text: notice.text });
+    }
+    if (signal.aborted) return "cancelled";
+    const mode = this.#mode;
+    const warn = (text: string) => emit({ type: "notice", level: "warning", text });
+    this.#session.ensure(this.#conversation, mode, warn);
+    if (this.#session.recordedMode !== mode) {
+      this.#conversation.record({ type: "mode", mode });
+      this.#session.recordedMode = mode;
+    }
+    this.#conversation.closeOpenToolCalls();
+    if (this.#options.undo) {
+      try {
+        await abortable(this.#options.undo.beginTurn(), signal);
+      } catch (error) {
+        if (signal.aborted) return "cancelled";
+        warn(`The undo snapshot of this turn failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore it.`);
+      }
+    }
+    const notes = [...modeNotes(mode, this.#lastTurnMode), ...this.#notes.splice(0)];
+    this.#lastTurnMode = mode;
+    this.#conversation.record({ type: "user", prompt, content: userContent(prompt, notes) });
+    this.#turnOpen = true;
+    const stats = { steps: 0 };
+    try {
+      const result = await runLoop({
+        client: this.#options.model.client,
+        request: this.#request(),
+        contextWindow: this.#options.model.info.contextWindow,
+        modelMaxTokens: this.#options.model.info.maxTokens,
+        limits: this.#limits,
+        conversation: this.#conversation,
+        meter: this.#meter,
+        registry: this.#registry,
+        calls: this.#callContext(mode, signal, emit),
+        emit,
+        signal,
+        stats,
+      });
+      if (result.cutOff) this.#notes.push(CUT_NOTE);
+      this.#lastSteps = result.steps;
+      this.#end(result.stopReason);
+      return result.stopReason;
+    } catch (error) {
+      this.#lastSteps = stats.steps;
+      this.#end("error");
+      throw error;
+    }
+  }
+
+  #request(): Omit<ModelRequest, "messages" | "maxTokens"> {
+    const { info, thinking, webSearch } = this.#options.model;
+    const think = thinking ?? (info.thinking === "adaptive" ? "adaptive" : undefined);
+    return {
+      model: info.id,
+      system: this.systemPrompt,
+      tools: this.#registry.specs() as ModelRequest["tools"],
+      ...(think !== undefined && { thinking: think }),
+      ...(webSearch && { webSearch }),
+    };
+  }
+
+  #callContext(mode: Mode, signal: AbortSignal, emit: (event: AgentEvent) => void): CallContext {
+    const options = this.#options;
+    let snapshotWarned = false;
+    return {
+      root: this.root,
+      home: options.home,
+      mode,
+      signal,
+      executor: options.executor,
+      sandbox: options.sandboxFor ? options.sandboxFor(mode) : defaultSandbox(options.executor, mode),
+      engine: options.engine,
+      ...(options.approver && { approver: options.approver }),
+      emit,
+      beforeWrite: async (paths) => {
+        try {
+          await options.undo?.snapshot(paths);
+        } catch (error) {
+          if (snapshotWarned) return;
+          snapshotWarned = true;
+          emit({ type: "notice", level: "warning", text: `An undo snapshot failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore this change.` });
+        }
+      },
+      ...(options.hooks && { hooks: options.hooks }),
+      ...(options.audit && { audit: options.audit }),
+    };
+  }
+
+  #end(reason: string): void {
+    if (!this.#turnOpen) return;
+    this.#turnOpen = false;
+    this.#conversation.record({ type: "end", stopReason: reason, steps: this.#lastSteps });
+    this.#options.audit?.record({ type: "stop", reason });
+  }
+
+  /** Records how the last turn ended when the front end ended it (an error, an interrupt). Once per turn. */
+  recordStop(reason: string): void {
+    this.#end(reason);
+  }
+
+  /** Gives each tool call of the last response that has no result a synthetic "Cancelled by the user." result. */
+  closeOpenToolCalls(): number {
+    return this.#conversation.closeOpenToolCalls();
+  }
+
+  /** /compact: both stages now. Undefined when there was nothing to compact. */
+  async compact(options: { focus?: string; signal?: AbortSignal } = {}): Promise<CompactionResult | undefined> {
+    if (this.#turn) throw new Error("A turn is running; compact after it ends.");
+    this.#conversation.closeOpenToolCalls();
+    const { info } = this.#options.model;
+    return compact(
+      {
+        client: this.#options.model.client,
+        request: { ...this.#request(), maxTokens: Math.min(this.#limits.maxOutputTokens, info.maxTokens) },
+        contextWindow: info.contextWindow,
+        conversation: this.#conversation,
+        meter: this.#meter,
+      },
+      { force: true, signal: AbortSignal.any([options.signal ?? new AbortController().signal, this.#closing.signal]), ...(options.focus && { focus: options.focus }) },
+    );
+  }
+
+  /** /undo: the injected undo store restores the files of the last turn; the model hears of it next turn. */
+  async undo(): Promise<UndoResult> {
+    const store = this.#options.undo;
+    if (!store) return { restored: [], removed: [], notes: ["Undo is off in this session."] };
+    const result = await store.undoLastTurn();
+    const changed = [...result.restored.map((path) => `restored ${path}`), ...result.removed.map((path) => `removed ${path}`)];
+    if (changed.length > 0) {
+      this.#notes.push(`The user undid the file changes of the last turn (${changed.join(", ")}). Read those files again before relying on what you saw of them.`);
+    }
+    return result;
+  }
+
+  /** Ends the session: stops a running turn, kills every process the executor started, closes the session file. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing.abort();
+    await this.#turn?.catch(() => {});
+    await this.#options.executor.shutdown();
+    this.#session.close(this.#conversation);
+  }
+}

@@ -1,0 +1,76 @@
+// symbols: the outline of one source file, from a real parse (tree-sitter).
+import { z } from "zod";
+import type { FileToolDeps } from "../fileToolDeps.ts";
+import { pathPreview, pathTarget, resolveToolPath } from "../paths.ts";
+import { formatBytes, loadFile } from "../textFile.ts";
+import type { Tool, ToolResult } from "../types.ts";
+import { outlineLines } from "./format.ts";
+import { LANGUAGE_NAMES, languageOf, outline } from "./parser.ts";
+import { flatten } from "./symbol.ts";
+import description from "./symbols.txt" with { type: "text" };
+
+const MAX_OUTPUT_CHARS = 50_000;
+export const MAX_OUTLINE_BYTES = 5 * 1024 * 1024;
+
+const input = z.object({
+  path: z.string().min(1).describe("A TypeScript, JavaScript, Python, Go or Rust file, relative to the project root or absolute."),
+});
+export type SymbolsInput = z.infer<typeof input>;
+
+const error = (output: string): ToolResult => ({ output, isError: true });
+
+export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput> {
+  return {
+    name: "symbols",
+    description,
+    input,
+    readOnly: true,
+    describe(args, root) {
+      const resolved = resolveToolPath(args.path, root);
+      return { title: `Search symbols in ${resolved.display}`, kind: "search", locations: [{ path: resolved.path }] };
+    },
+    permission(args, ctx) {
+      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      return { tool: "symbols", readOnly: true, target: pathTarget(resolved, "read"), preview: pathPreview(resolved) };
+    },
+    async run(args, ctx) {
+      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return error(`${resolved.display} may not be read (the policy hides it).`);
+      const language = languageOf(resolved.realPath) ?? languageOf(resolved.path);
+      if (!language) {
+        return error(`symbols reads TypeScript, JavaScript, Python, Go and Rust files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`);
+      }
+      const loaded = loadFile(resolved.realPath, MAX_OUTLINE_BYTES);
+      switch (loaded.kind) {
+        case "missing":
+          return error(`File not found: ${resolved.display}. Use glob to find the file.`);
+        case "folder":
+          return error(`${resolved.display} is a folder. Give one file; use glob to list files, or find_definition to search the folder.`);
+        case "too_big":
+          return error(`${resolved.display} is ${formatBytes(loaded.size)}; symbols outlines files up to ${formatBytes(MAX_OUTLINE_BYTES)}. Use grep to find declarations.`);
+        case "binary":
+        case "special":
+          return error(`${resolved.display} is not a text file.`);
+      }
+      const symbols = await outline(loaded.text, language);
+      const count = flatten(symbols).length;
+      if (count === 0) return { output: `${resolved.display} (${LANGUAGE_NAMES[language]}): no declarations found.`, summary: "No symbols" };
+      const lines = outlineLines(symbols);
+      const out: string[] = [`${resolved.display} (${LANGUAGE_NAMES[language]}, ${count} symbol${count === 1 ? "" : "s"}):`];
+      let chars = out[0]?.length ?? 0;
+      let shown = 0;
+      for (const line of lines) {
+        if (chars + line.length + 1 > MAX_OUTPUT_CHARS) break;
+        out.push(line);
+        chars += line.length + 1;
+        shown++;
+      }
+      if (shown < lines.length) out.push(`[Showing ${shown} of ${lines.length} symbols (output limit). Read the rest of the file with read_file from line ${symbolsLineAfter(lines[shown])}.]`);
+      return { output: out.join("\n"), summary: `${count} symbol${count === 1 ? "" : "s"}` };
+    },
+  };
+}
+
+function symbolsLineAfter(line: string | undefined): string {
+  return line?.trim().split(/\s+/)[0] ?? "1";
+}

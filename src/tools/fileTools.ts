@@ -1,0 +1,42 @@
+// The file tools of one session: read_file, glob, grep, write_file, edit_file and the code
+// index (symbols, find_definition), sharing one read record and one hidden-path predicate.
+import { findDefinitionTool } from "./codeIndex/findDefinition.ts";
+import { symbolsTool } from "./codeIndex/symbols.ts";
+import { editFileTool } from "./editFile.ts";
+import type { FileToolDeps } from "./fileToolDeps.ts";
+import { globTool } from "./glob.ts";
+import { grepTool } from "./grep.ts";
+import { hiddenPredicate, type HiddenPredicate } from "./hidden.ts";
+import { readFileTool } from "./readFile.ts";
+import { ReadTracker } from "./readTracker.ts";
+import type { Tool } from "./types.ts";
+import { writeFileTool } from "./writeFile.ts";
+
+export interface FileToolsOptions {
+  /** The session's read record (create one per session; share it with anything else that reads for the model). */
+  reads?: ReadTracker;
+  /**
+   * Paths that listing and search must never show, e.g. the team policy's denied paths; absolute
+   * paths in, true to hide. Sensitive files (.env, keys, credentials) are always hidden.
+   */
+  hidden?: HiddenPredicate;
+  /** Include the code index tools (symbols, find_definition); default true. */
+  codeIndex?: boolean;
+}
+
+export interface FileTools {
+  tools: Tool[];
+  deps: FileToolDeps;
+}
+
+/** The tools, and the shared state they were built with. */
+export function createFileTools(options: FileToolsOptions = {}): FileTools {
+  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden: hiddenPredicate(options.hidden) };
+  const tools: Tool[] = [readFileTool(deps), globTool(deps), grepTool(deps), writeFileTool(deps), editFileTool(deps)];
+  if (options.codeIndex !== false) tools.push(symbolsTool(deps), findDefinitionTool(deps));
+  return { tools, deps };
+}
+
+export function fileTools(options: FileToolsOptions = {}): Tool[] {
+  return createFileTools(options).tools;
+}

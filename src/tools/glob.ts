@@ -1,0 +1,89 @@
+// glob: files by name pattern under a folder, newest first, at most 200, respecting .gitignore
+// and the session's hidden paths.
+import { lstatSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import type { FileToolDeps } from "./fileToolDeps.ts";
+import { compileGlob, globProblem } from "./globMatch.ts";
+import description from "./glob.txt" with { type: "text" };
+import { displayPath, pathPreview, pathTarget, placeName, resolveToolPath } from "./paths.ts";
+import type { Tool, ToolResult } from "./types.ts";
+import { walkFiles } from "./walk.ts";
+
+export const MAX_GLOB_RESULTS = 200;
+
+const input = z.object({
+  pattern: z.string().min(1).describe("Glob: `*.ts` matches names at any depth; `src/**/*.ts` matches paths from the search folder."),
+  path: z.string().optional().describe("Folder to search, relative to the project root or absolute (default: the root)."),
+});
+export type GlobInput = z.infer<typeof input>;
+
+const error = (output: string): ToolResult => ({ output, isError: true });
+
+function mtimeOf(path: string): number {
+  try {
+    return lstatSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+export function globTool(deps: FileToolDeps): Tool<GlobInput> {
+  return {
+    name: "glob",
+    description,
+    input,
+    readOnly: true,
+    describe(args, root) {
+      const base = resolveToolPath(args.path ?? ".", root);
+      return { title: `Search ${args.pattern}`, kind: "search", locations: [{ path: base.path }] };
+    },
+    permission(args, ctx) {
+      const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
+      return { tool: "glob", readOnly: true, target: pathTarget(base, "read"), preview: `${args.pattern} in ${pathPreview(base)}` };
+    },
+    async run(args, ctx) {
+      const problem = globProblem(args.pattern);
+      if (problem) return error(problem);
+      const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
+      let isDir = false;
+      try {
+        isDir = statSync(base.realPath).isDirectory();
+      } catch {
+        return error(`Folder not found: ${base.display}. Give an existing folder in "path", or leave it out to search the whole project.`);
+      }
+      if (!isDir) return error(`${base.display} is a file, not a folder. Give its folder in "path", or use read_file to read it.`);
+      const glob = compileGlob(args.pattern);
+      const start = glob.prefix === "" ? base.realPath : join(base.realPath, glob.prefix);
+      try {
+        if (!statSync(start).isDirectory()) throw new Error("not a folder");
+      } catch {
+        return { output: `No files match ${args.pattern} in ${placeName(base)} (there is no folder ${glob.prefix}).`, summary: "No files" };
+      }
+      const named = `${args.pattern} ${args.path ?? ""}`.split(/[/\\\s]/).includes("node_modules");
+      const found: Array<{ abs: string; mtime: number }> = [];
+      const prefix = glob.prefix === "" ? "" : `${glob.prefix}/`;
+      const stats = await walkFiles({
+        root: ctx.root,
+        base: start,
+        signal: ctx.signal,
+        hidden: deps.hidden,
+        includeNodeModules: named,
+        onFile(file) {
+          if (glob.matches(prefix + file.rel)) found.push({ abs: join(base.path, prefix + file.rel), mtime: mtimeOf(file.abs) });
+        },
+      });
+      if (stats.aborted) return error("Cancelled.");
+      if (found.length === 0) {
+        return { output: `No files match ${args.pattern} in ${placeName(base)}. (.git, node_modules and .gitignore'd files are not searched.)`, summary: "No files" };
+      }
+      found.sort((a, b) => b.mtime - a.mtime || (a.abs < b.abs ? -1 : 1));
+      const shown = found.slice(0, MAX_GLOB_RESULTS).map((file) => displayPath(file.abs, ctx.root));
+      const note =
+        found.length > shown.length
+          ? `\n[Showing the ${MAX_GLOB_RESULTS} newest of ${found.length.toLocaleString("en-US")} files. Narrow the pattern or the path to see the others.]`
+          : "";
+      return { output: shown.join("\n") + note, summary: `${found.length.toLocaleString("en-US")} file${found.length === 1 ? "" : "s"}` };
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// .gitignore rules as layers, one per folder that has a .gitignore (plus .git/info/exclude at
+// the root). A deeper layer wins over a shallower one, so `!keep.log` in a subfolder re-includes
+// what the root ignored, as git does. Rules apply whether or not the folder is a git repository.
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+export interface IgnoreLayer {
+  /** The folder the rules are relative to. */
+  dir: string;
+  rules: Ignore;
+}
+
+function readRules(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The layer of one folder's .gitignore, or undefined when it has none. */
+export function folderLayer(dir: string): IgnoreLayer | undefined {
+  const text = readRules(join(dir, ".gitignore"));
+  return text === undefined ? undefined : { dir, rules: ignore().add(text) };
+}
+
+/**
+ * The layers that apply to `base` from the folders above it, from the root down to base's
+ * parent: .git/info/exclude and each .gitignore on the way. Empty when base is outside the root.
+ */
+export function ancestorLayers(root: string, base: string): IgnoreLayer[] {
+  const rel = relative(root, base);
+  if (rel.startsWith("..") || rel.startsWith("/")) return [];
+  const layers: IgnoreLayer[] = [];
+  const exclude = readRules(join(root, ".git", "info", "exclude"));
+  if (exclude !== undefined) layers.push({ dir: root, rules: ignore().add(exclude) });
+  if (rel === "") return layers;
+  // The root and every folder between it and base (base's own .gitignore is read by the walk).
+  const folders = [root];
+  for (const part of rel.split("/").slice(0, -1)) folders.push(join(folders[folders.length - 1] as string, part));
+  for (const dir of folders) {
+    const layer = folderLayer(dir);
+    if (layer) layers.push(layer);
+  }
+  return layers;
+}
+
+/** Whether the layers ignore this path (deepest layer with an opinion wins). */
+export function isIgnored(layers: readonly IgnoreLayer[], abs: string, isDir: boolean): boolean {
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const layer = layers[i] as IgnoreLayer;
+    // The walk goes downward, so a path under the layer's folder is a plain suffix of it.
+    const rel = abs.startsWith(`${layer.dir}/`) ? abs.slice(layer.dir.length + 1) : relative(layer.dir, abs);
+    if (rel === "" || rel.startsWith("..")) continue;
+    const result = layer.rules.test(isDir ? `${rel}/` : rel);
+    if (result.ignored) return true;
+    if (result.unignored) return false;
+  }
+  return false;
+}

@@ -1,0 +1,103 @@
+// The path check every file tool goes through: a path the model gave, made absolute against the
+// root, with symlinks resolved (of the file, or of its nearest existing parent for a new file).
+// Tools never refuse a path for being outside the root: they report both paths in the permission
+// target and the engine asks. What they do refuse is writing through a symlink inside the root
+// whose target lies outside it.
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { insideRoot } from "../permission/pathMatch.ts";
+import type { PermissionTarget } from "../permission/types.ts";
+
+export interface ResolvedPath {
+  /** Absolute, symlinks not resolved. */
+  path: string;
+  /** Absolute with every symlink resolved, also for a file that does not exist yet. */
+  realPath: string;
+  /** The path relative to the root ("" for the root itself), undefined when outside. */
+  relative: string | undefined;
+  /** The resolved path relative to the root, undefined when outside. */
+  realRelative: string | undefined;
+  /** Something exists at the path (a dangling symlink does not count). */
+  exists: boolean;
+  /** How titles and messages name it: relative inside the root, absolute outside. */
+  display: string;
+}
+
+const MAX_LINKS = 40;
+
+/** The real path of `abs`; for a missing file, the real path of its nearest existing parent plus the rest. */
+export function realPathOf(abs: string, hops = 0): string {
+  try {
+    return realpathSync(abs);
+  } catch {
+    // Missing, or a dangling symlink: follow the link by hand, else resolve the parent.
+  }
+  if (hops < MAX_LINKS) {
+    try {
+      if (lstatSync(abs).isSymbolicLink()) return realPathOf(resolve(dirname(abs), readlinkSync(abs)), hops + 1);
+    } catch {
+      // Nothing at this path.
+    }
+  }
+  const parent = dirname(abs);
+  if (parent === abs) return abs;
+  return join(realPathOf(parent, hops + 1), basename(abs));
+}
+
+/** Expands `~/` and makes the path absolute against the root. */
+export function absoluteToolPath(input: string, root: string, home?: string): string {
+  const trimmed = input.trim();
+  if (home && (trimmed === "~" || trimmed.startsWith("~/"))) return resolve(home, trimmed.slice(2));
+  return resolve(root, trimmed);
+}
+
+export function displayPath(abs: string, root: string): string {
+  const rel = insideRoot(abs, root);
+  return rel === undefined ? abs : rel === "" ? "." : rel;
+}
+
+export function resolveToolPath(input: string, root: string, home?: string): ResolvedPath {
+  const path = absoluteToolPath(input, root, home);
+  const realPath = realPathOf(path);
+  let exists = false;
+  try {
+    realpathSync(path);
+    exists = true;
+  } catch {
+    exists = false;
+  }
+  return {
+    path,
+    realPath,
+    relative: insideRoot(path, root),
+    realRelative: insideRoot(realPath, root),
+    exists,
+    display: displayPath(path, root),
+  };
+}
+
+/** The permission target of a tool call on this path. */
+export function pathTarget(resolved: ResolvedPath, access: "read" | "write"): PermissionTarget {
+  return resolved.realPath === resolved.path
+    ? { kind: "path", path: resolved.path, access }
+    : { kind: "path", path: resolved.path, access, realPath: resolved.realPath };
+}
+
+/** A preview line naming the path, and where it really leads when a symlink is involved. */
+export function pathPreview(resolved: ResolvedPath): string {
+  return resolved.realPath === resolved.path ? resolved.path : `${resolved.path}\n→ ${resolved.realPath} (symlink)`;
+}
+
+/**
+ * A write through a symlink inside the root to a file outside it: refused, so the project's own
+ * files can never be used to change something elsewhere without the model naming that place.
+ */
+export function symlinkEscape(resolved: ResolvedPath): string | undefined {
+  if (resolved.relative === undefined || resolved.realRelative !== undefined) return undefined;
+  return `${resolved.display} is a symlink to ${resolved.realPath}, which is outside the project. Garuda does not write through it. If that file is really meant, name its own path (the user is then asked).`;
+}
+
+/** A folder named in a message: "the project" for the root itself. */
+export function placeName(resolved: ResolvedPath): string {
+  return resolved.display === "." ? "the project" : resolved.display;
+}

@@ -1,0 +1,157 @@
+// read_file: numbered lines of a text file, within line, character and size limits, and a
+// record of what was read so edit_file can check read-before-edit and staleness.
+import { readdirSync } from "node:fs";
+import { basename, dirname, extname } from "node:path";
+import { z } from "zod";
+import type { FileToolDeps } from "./fileToolDeps.ts";
+import { pathPreview, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import description from "./readFile.txt" with { type: "text" };
+import { formatBytes, loadFile, MAX_TEXT_BYTES } from "./textFile.ts";
+import type { Tool, ToolResult } from "./types.ts";
+
+export const MAX_LINES = 2000;
+export const MAX_LINE_CHARS = 2000;
+export const MAX_OUTPUT_CHARS = 50_000;
+
+const input = z.object({
+  path: z.string().min(1).describe("The file to read: relative to the project root, or absolute."),
+  offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)."),
+  limit: z.number().int().min(1).max(MAX_LINES).optional().describe(`How many lines to read (default and most ${MAX_LINES}).`),
+});
+export type ReadFileInput = z.infer<typeof input>;
+
+const error = (output: string): ToolResult => ({ output, isError: true });
+const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+
+/** Names in the same folder that look like what was meant (same name in another case, same stem). */
+function nearNames(resolved: ResolvedPath, hidden: FileToolDeps["hidden"]): string[] {
+  const dir = dirname(resolved.path);
+  const original = basename(resolved.path);
+  const name = original.toLowerCase();
+  const stem = basename(name, extname(name));
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((candidate) => {
+      const lower = candidate.toLowerCase();
+      return candidate !== original && (lower === name || basename(lower, extname(lower)) === stem || (stem.length >= 3 && lower.includes(stem)));
+    })
+    .filter((candidate) => !hidden(`${dir}/${candidate}`))
+    .slice(0, 5);
+}
+
+function folderListing(resolved: ResolvedPath, hidden: FileToolDeps["hidden"]): string {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(resolved.realPath, { withFileTypes: true })
+      .filter((entry) => entry.name !== ".git" && !hidden(`${resolved.path}/${entry.name}`))
+      .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+      .sort();
+  } catch {
+    // Unreadable: the hint alone.
+  }
+  const shown = entries.slice(0, 50);
+  const more = entries.length > shown.length ? `\n… and ${entries.length - shown.length} more` : "";
+  const list = shown.length > 0 ? `\nIt contains:\n${shown.join("\n")}${more}` : "";
+  return `${resolved.display} is a folder, not a file. Read one of its files, or use glob to find files in it (e.g. pattern "**/*" with path "${resolved.display}").${list}`;
+}
+
+/** Numbered lines from `offset`, cut to the limits, with a note on how to read on. */
+export function numberLines(text: string, offset: number, limit: number): { output: string; first: number; last: number; total: number } {
+  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const lines = body.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const total = lines.length;
+  const out: string[] = [];
+  const cut: number[] = [];
+  let chars = 0;
+  let last = offset - 1;
+  let stoppedBySize = false;
+  for (let n = offset; n <= total && n < offset + limit; n++) {
+    let line = (lines[n - 1] as string).replace(/\r$/, "");
+    if (line.length > MAX_LINE_CHARS) {
+      line = `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length.toLocaleString("en-US")} characters]`;
+      cut.push(n);
+    }
+    const numbered = `${String(n).padStart(6)}\t${line}`;
+    if (chars + numbered.length + 1 > MAX_OUTPUT_CHARS && out.length > 0) {
+      stoppedBySize = true;
+      break;
+    }
+    out.push(numbered);
+    chars += numbered.length + 1;
+    last = n;
+  }
+  const notes: string[] = [];
+  if (last < total) {
+    const why = stoppedBySize ? ` (the output limit is ${MAX_OUTPUT_CHARS.toLocaleString("en-US")} characters)` : "";
+    notes.push(`[Showing lines ${offset}–${last} of ${total}${why}. Read on with offset ${last + 1}.]`);
+  }
+  if (cut.length > 0) {
+    const which = cut.length <= 5 ? cut.join(", ") : `${cut.slice(0, 5).join(", ")} and ${cut.length - 5} more`;
+    notes.push(`[Line${cut.length === 1 ? "" : "s"} ${which} ${cut.length === 1 ? "was" : "were"} cut at ${MAX_LINE_CHARS} characters; grep finds text anywhere in a line.]`);
+  }
+  return { output: [...out, ...notes].join("\n"), first: offset, last, total };
+}
+
+export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput> {
+  return {
+    name: "read_file",
+    description,
+    input,
+    readOnly: true,
+    describe(args, root) {
+      const resolved = resolveToolPath(args.path, root);
+      return {
+        title: `Read ${resolved.display}`,
+        kind: "read",
+        locations: [args.offset === undefined ? { path: resolved.path } : { path: resolved.path, line: args.offset }],
+      };
+    },
+    permission(args, ctx) {
+      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      return { tool: "read_file", readOnly: true, target: pathTarget(resolved, "read"), preview: pathPreview(resolved) };
+    },
+    async run(args, ctx) {
+      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      const loaded = loadFile(resolved.realPath);
+      switch (loaded.kind) {
+        case "missing": {
+          const near = nearNames(resolved, deps.hidden);
+          const hint = near.length > 0 ? ` Files with similar names there: ${near.join(", ")}.` : " Use glob to find the file.";
+          return error(`File not found: ${resolved.display}.${hint}`);
+        }
+        case "folder":
+          return error(folderListing(resolved, deps.hidden));
+        case "special":
+          return error(`${resolved.display} is not a regular file (a device, socket or pipe); read_file reads files only.`);
+        case "too_big":
+          return error(
+            `${resolved.display} is ${formatBytes(loaded.size)}; read_file reads files up to ${formatBytes(MAX_TEXT_BYTES)}. Use grep with path "${resolved.display}" to find the lines you need, or a bash command such as \`sed -n '1000,1200p'\` or \`tail -n 100\` to read a part.`,
+          );
+        case "binary":
+          return {
+            output: `${resolved.display} is ${loaded.what} (${formatBytes(loaded.size)}); its content is not shown as text. Use a bash command that understands the format if you need to inspect it.`,
+            summary: `Binary file (${formatBytes(loaded.size)})`,
+          };
+      }
+      deps.reads.record(resolved.realPath, loaded.bytes, loaded.mtimeMs);
+      if (loaded.text.length === 0 || loaded.text === "\uFEFF") return { output: `${resolved.display} is empty (0 lines).`, summary: "Empty file" };
+      const offset = args.offset ?? 1;
+      const numbered = numberLines(loaded.text, offset, args.limit ?? MAX_LINES);
+      if (offset > numbered.total) {
+        return error(`${resolved.display} has ${plural(numbered.total, "line")}; offset ${offset} is past the end. Use an offset from 1 to ${numbered.total}.`);
+      }
+      const invalid = loaded.invalidBytes > 0 ? `\n[${plural(loaded.invalidBytes, "byte")} in this file ${loaded.invalidBytes === 1 ? "is" : "are"} not valid UTF-8 and show${loaded.invalidBytes === 1 ? "s" : ""} as �.]` : "";
+      const whole = numbered.first === 1 && numbered.last === numbered.total;
+      return {
+        output: numbered.output + invalid,
+        summary: whole ? `Read ${plural(numbered.total, "line")}` : `Read lines ${numbered.first}–${numbered.last} of ${numbered.total}`,
+      };
+    },
+  };
+}

@@ -1,0 +1,206 @@
+// The tool registry: the specs the model sees, and the pipeline every call goes through —
+// lookup, input validation, describe(), the tool_call event, preToolUse hooks, the permission
+// engine, the tool itself, postToolUse hooks, the tool_result event. run() never throws: every
+// failure becomes a result the model can act on, and every tool_call gets one tool_result.
+import { z } from "zod";
+import { appendHookFeedback } from "../extensions/hookOutput.ts";
+import type { ToolSpec, ToolUseBlock } from "../model/types.ts";
+import type { PermissionEngine } from "../permission/engine.ts";
+import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
+import type { AgentEvent } from "../runtime/events.ts";
+import type { ToolHooks } from "../runtime/services.ts";
+import type { Executor, SandboxSpec } from "../sandbox/types.ts";
+import { type AuditSink, requestEvent } from "../store/auditEvents.ts";
+import { unifiedDiff } from "./diff.ts";
+import type { CallInfo, Tool, ToolContext, ToolResult } from "./types.ts";
+
+export const CANCELLED_OUTPUT = "Cancelled by the user.";
+
+export type ToolCall = Pick<ToolUseBlock, "id" | "name" | "input">;
+
+/** What one call needs besides the call itself; the Runtime builds it per turn. */
+export interface CallContext {
+  root: string;
+  home: string;
+  mode: Mode;
+  signal: AbortSignal;
+  executor: Executor;
+  sandbox: SandboxSpec | null;
+  engine: Pick<PermissionEngine, "authorize">;
+  approver?: Approver;
+  emit(event: AgentEvent): void;
+  beforeWrite(paths: string[]): Promise<void>;
+  hooks?: ToolHooks;
+  audit?: AuditSink;
+}
+
+export interface CallOutcome {
+  callId: string;
+  tool: string;
+  status: "completed" | "failed" | "denied";
+  /** What the model reads. */
+  output: string;
+  isError: boolean;
+  summary?: string;
+  info: CallInfo;
+  durationMs: number;
+  /** The turn was cancelled while this call ran. */
+  cancelled: boolean;
+}
+
+const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function fallbackPreview(request: Omit<PermissionRequest, "callId" | "title" | "preview">, input: unknown): string {
+  if (request.change) return unifiedDiff(request.change.path, request.change.oldText, request.change.newText).text;
+  if (request.target.kind === "command") return request.target.command;
+  if (request.target.kind === "url") return request.target.url;
+  const json = JSON.stringify(input, null, 2) ?? "";
+  return json.length > 4_000 ? `${json.slice(0, 4_000)}…` : json;
+}
+
+/** JSON Schema for the model: zod's input schema, without the `$schema` line it sends no one. */
+function inputSchema(tool: Tool): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
+  return schema;
+}
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, Tool>();
+  readonly #specs: readonly ToolSpec[];
+
+  constructor(tools: readonly Tool[]) {
+    for (const tool of tools) {
+      if (this.#tools.has(tool.name)) throw new Error(`Two tools are named "${tool.name}".`);
+      this.#tools.set(tool.name, tool as Tool);
+    }
+    const sorted = [...this.#tools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // Computed once: the same bytes in every request of the session (prompt caching).
+    this.#specs = Object.freeze(sorted.map((tool) => Object.freeze({ name: tool.name, description: tool.description, inputSchema: inputSchema(tool) })));
+  }
+
+  /** The tools for the model, sorted by name; the same array for the registry's whole life. */
+  specs(): readonly ToolSpec[] {
+    return this.#specs;
+  }
+
+  names(): string[] {
+    return this.#specs.map((spec) => spec.name);
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Read-only calls of one step may run together. An unknown tool fails at once, so it counts as one. */
+  isReadOnly(name: string): boolean {
+    return this.#tools.get(name)?.readOnly ?? true;
+  }
+
+  async run(call: ToolCall, ctx: CallContext): Promise<CallOutcome> {
+    const started = performance.now();
+    const tool = this.#tools.get(call.name);
+    const fallbackInfo: CallInfo = { title: call.name, kind: "other", locations: [] };
+    const finish = (info: CallInfo, status: CallOutcome["status"], output: string, summary?: string): CallOutcome => {
+      const cancelled = ctx.signal.aborted;
+      const outcome: CallOutcome = {
+        callId: call.id,
+        tool: call.name,
+        status,
+        output,
+        isError: status !== "completed",
+        ...(summary !== undefined && { summary }),
+        info,
+        durationMs: performance.now() - started,
+        cancelled,
+      };
+      ctx.emit({ type: "tool_result", callId: call.id, status, output, ...(summary !== undefined && { summary }) });
+      ctx.audit?.record({ type: "tool_result", callId: call.id, tool: call.name, readOnly: tool?.readOnly ?? true, ok: status === "completed", ...(summary !== undefined && { summary }) });
+      return outcome;
+    };
+
+    if (!tool) {
+      ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info: fallbackInfo });
+      return finish(fallbackInfo, "failed", `Error: there is no tool named "${call.name}". The tools are: ${this.names().join(", ")}.`);
+    }
+    const parsed = tool.input.safeParse(call.input);
+    if (!parsed.success) {
+      ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info: fallbackInfo });
+      const problems = z.prettifyError(parsed.error);
+      return finish(fallbackInfo, "failed", `Error: the input of ${call.name} is not valid:\n${problems}\nFix the input and call ${call.name} again.`);
+    }
+    const input = parsed.data;
+    let info: CallInfo;
+    let request: PermissionRequest;
+    try {
+      info = tool.describe(input, ctx.root);
+      const asked = tool.permission(input, { root: ctx.root, home: ctx.home, sandbox: ctx.sandbox, executor: ctx.executor });
+      const change = asked.change ?? info.change;
+      request = {
+        ...asked,
+        ...(change && { change }),
+        callId: call.id,
+        title: asked.title ?? info.title,
+        preview: asked.preview !== "" ? asked.preview : fallbackPreview({ ...asked, ...(change && { change }) }, input),
+      };
+    } catch (error) {
+      ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info: fallbackInfo });
+      return finish(fallbackInfo, "failed", `Error: ${call.name} failed: ${describeError(error)}`);
+    }
+    // The input as the model sent it (what a replay of the session shows too).
+    ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info });
+    ctx.audit?.record(requestEvent(request));
+
+    const warn = (warnings: string[] | undefined) => {
+      for (const text of warnings ?? []) ctx.emit({ type: "notice", level: "warning", text });
+    };
+    const hookCall = { request, input };
+    if (ctx.hooks) {
+      const pre = await ctx.hooks.pre(hookCall, ctx.signal).catch((error: unknown) => ({
+        block: `A hook that checks this call failed (${describeError(error)}), so the call was blocked.`,
+        warnings: [] as string[],
+      }));
+      warn(pre.warnings);
+      if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
+      if (pre.block !== undefined) return finish(info, "denied", pre.block);
+    }
+
+    const decision = await ctx.engine.authorize(request, { mode: ctx.mode, ...(ctx.approver && { approver: ctx.approver }), signal: ctx.signal });
+    if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
+    if (decision.outcome !== "allow") {
+      const reason = decision.outcome === "deny" ? decision.reason : "The call needs an approval that was not given.";
+      return finish(info, "denied", `Permission denied: ${reason}`);
+    }
+
+    const toolCtx: ToolContext = {
+      root: ctx.root,
+      home: ctx.home,
+      callId: call.id,
+      mode: ctx.mode,
+      signal: ctx.signal,
+      executor: ctx.executor,
+      sandbox: ctx.sandbox,
+      authorize: (extra) => ctx.engine.authorize(extra, { mode: ctx.mode, ...(ctx.approver && { approver: ctx.approver }), signal: ctx.signal }),
+      progress: (text) => ctx.emit({ type: "tool_progress", callId: call.id, text }),
+      beforeWrite: (paths) => ctx.beforeWrite(paths),
+    };
+    let result: ToolResult;
+    try {
+      result = await tool.run(input, toolCtx);
+    } catch (error) {
+      if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
+      result = { output: `Error: ${call.name} failed: ${describeError(error)}`, isError: true };
+    }
+    if (ctx.signal.aborted) return finish(info, "failed", result.output ? `${result.output}\n\n${CANCELLED_OUTPUT}` : CANCELLED_OUTPUT, result.summary);
+
+    let output = result.output;
+    if (ctx.hooks) {
+      const post = await ctx.hooks.post(hookCall, result, ctx.signal).catch((error: unknown) => ({
+        feedback: [] as string[],
+        warnings: [`A postToolUse hook failed: ${describeError(error)}`],
+      }));
+      warn(post.warnings);
+      output = appendHookFeedback(output, post.feedback ?? []);
+    }
+    return finish(info, result.isError ? "failed" : "completed", output, result.summary);
+  }
+}

@@ -1,0 +1,76 @@
+// write_file: creates or replaces a whole file. Replacing needs a fresh read (as Claude Code's
+// Write does), so the model cannot overwrite what it has not seen.
+import { z } from "zod";
+import { diffPreview } from "./changePreview.ts";
+import type { FileToolDeps } from "./fileToolDeps.ts";
+import { commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { countLines, loadFile } from "./textFile.ts";
+import type { Tool, ToolResult } from "./types.ts";
+import description from "./writeFile.txt" with { type: "text" };
+
+const input = z.object({
+  path: z.string().min(1).describe("The file to write: relative to the project root, or absolute."),
+  content: z.string().describe("The complete content of the file."),
+});
+export type WriteFileInput = z.infer<typeof input>;
+
+export type WritePlan = { ok: true; resolved: ResolvedPath; oldText: string | null } | { ok: false; resolved: ResolvedPath; error: string };
+
+/** Checks the target as it is now; the same checks run for the approval preview and the write. */
+export function planWrite(args: WriteFileInput, root: string, home: string | undefined, deps: FileToolDeps): WritePlan {
+  const resolved = resolveToolPath(args.path, root, home);
+  const fail = (error: string): WritePlan => ({ ok: false, resolved, error });
+  const escape = targetProblem(resolved);
+  if (escape) return fail(escape);
+  const loaded = loadFile(resolved.realPath);
+  switch (loaded.kind) {
+    case "missing":
+      return { ok: true, resolved, oldText: null };
+    case "folder":
+      return fail(`${resolved.display} is a folder. Give the path of a file inside it.`);
+    case "special":
+      return fail(`${resolved.display} is not a regular file (a device, socket or pipe); write_file writes files only.`);
+    case "too_big":
+    case "binary":
+      return fail(`${resolved.display} exists and is not a text file write_file can replace. Ask the user, or use a bash command if replacing it is really meant.`);
+    case "text": {
+      const stale = freshnessProblem(resolved, deps.reads, loaded.bytes, "overwrite");
+      return stale ? fail(stale) : { ok: true, resolved, oldText: loaded.text };
+    }
+  }
+}
+
+export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
+  return {
+    name: "write_file",
+    description,
+    input,
+    readOnly: false,
+    describe(args, root) {
+      const resolved = resolveToolPath(args.path, root);
+      const info = { title: `Write ${resolved.display}`, kind: "edit" as const, locations: [{ path: resolved.path }] };
+      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return info;
+      const plan = planWrite(args, root, undefined, deps);
+      return plan.ok ? { ...info, change: { path: resolved.path, oldText: plan.oldText, newText: args.content } } : info;
+    },
+    permission(args, ctx) {
+      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      const request = { tool: "write_file", readOnly: false, target: pathTarget(resolved, "write") };
+      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return { ...request, preview: `Write ${resolved.path}` };
+      const plan = planWrite(args, ctx.root, ctx.home, deps);
+      if (!plan.ok) return { ...request, preview: `Write ${resolved.path}\n(This write cannot be made as asked: ${plan.error})` };
+      const change = { path: resolved.path, oldText: plan.oldText, newText: args.content };
+      return { ...request, preview: diffPreview(resolved, change), change };
+    },
+    async run(args, ctx): Promise<ToolResult> {
+      const plan = planWrite(args, ctx.root, ctx.home, deps);
+      if (!plan.ok) return { output: plan.error, isError: true };
+      await commitWrite(plan.resolved, args.content, ctx, deps.reads);
+      const lines = countLines(args.content);
+      const what = `${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
+      const summary = `Wrote ${what} to ${plan.resolved.display}`;
+      return { output: plan.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };
+    },
+  };
+}

@@ -1,0 +1,150 @@
+// The Runtime's API around the loop: commands, modes, notices, undo, audit, one turn at a time, close.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fake } from "../../src/model/fake.ts";
+import type { ModelRequest } from "../../src/model/types.ts";
+import { BUILD_AGAIN_NOTE, PLAN_NOTE } from "../../src/runtime/notes.ts";
+import type { CommandProvider, UndoStore } from "../../src/runtime/services.ts";
+import type { AuditEvent } from "../../src/store/auditEvents.ts";
+import { ofType, scriptedApprover, testRuntime, turn } from "./helpers.ts";
+
+const firstText = (request: ModelRequest | undefined) => {
+  const content = request?.messages.at(-1)?.content ?? [];
+  return content.flatMap((block) => (block.type === "text" ? [block.text] : []));
+};
+
+describe("commands", () => {
+  const commands: CommandProvider = {
+    resolve: (name, args) => (name === "review" ? `Review the changes. Focus: ${args}` : undefined),
+    list: () => [{ name: "review", description: "Review the changes", argumentHint: "[focus]" }],
+  };
+
+  test("built-ins, custom commands and skills, unknown names, and prompts that only look like commands", async () => {
+    await using t = testRuntime({ commands });
+    expect(t.runtime.resolveCommand("/undo")).toEqual({ kind: "builtin", name: "undo", args: "" });
+    expect(t.runtime.resolveCommand("/compact keep the test names")).toEqual({ kind: "builtin", name: "compact", args: "keep the test names" });
+    expect(t.runtime.resolveCommand("/review auth code")).toEqual({ kind: "prompt", text: "Review the changes. Focus: auth code", command: "review" });
+    expect(t.runtime.resolveCommand("/nope")).toEqual({ kind: "unknown", name: "nope" });
+    expect(t.runtime.resolveCommand("/usr/bin/env is missing")).toEqual({ kind: "prompt", text: "/usr/bin/env is missing" });
+    expect(t.runtime.resolveCommand("fix the bug")).toEqual({ kind: "prompt", text: "fix the bug" });
+    expect(t.runtime.availableCommands()).toEqual([{ name: "review", description: "Review the changes", argumentHint: "[focus]" }]);
+  });
+
+  test("without a provider only built-ins resolve", async () => {
+    await using t = testRuntime();
+    expect(t.runtime.resolveCommand("/review x")).toEqual({ kind: "unknown", name: "review" });
+    expect(t.runtime.availableCommands()).toEqual([]);
+  });
+});
+
+describe("modes", () => {
+  test("setMode applies from the next turn, as a note in the user message", async () => {
+    const approver = scriptedApprover("once");
+    await using t = testRuntime({
+      approver,
+      turns: [fake.text("one"), fake.toolCall("write", { path: "a.txt", content: "x" }), fake.text("planned"), fake.text("three")],
+    });
+    await turn(t.runtime, "first");
+    t.runtime.setMode("plan");
+    expect(t.runtime.mode).toBe("plan");
+    const { events } = await turn(t.runtime, "second");
+    expect(firstText(t.model.requests[1])).toEqual([`<garuda_note>\n${PLAN_NOTE}\n</garuda_note>`, "second"]);
+    expect(ofType(events, "tool_result")[0]?.status).toBe("denied");
+    expect(approver.asked).toHaveLength(0);
+    t.runtime.setMode("build");
+    await turn(t.runtime, "third");
+    expect(firstText(t.model.requests[3])).toEqual([`<garuda_note>\n${BUILD_AGAIN_NOTE}\n</garuda_note>`, "third"]);
+    expect(firstText(t.model.requests[0])).toEqual(["first"]);
+  });
+});
+
+describe("services", () => {
+  test("notices from the wiring are delivered once, at the first turn", async () => {
+    await using t = testRuntime({ notices: [{ level: "info", text: "Project settings were ignored: not trusted yet." }], turns: [fake.text("a"), fake.text("b")] });
+    const first = await turn(t.runtime, "one");
+    expect(ofType(first.events, "notice").map((event) => event.text)).toEqual(["Project settings were ignored: not trusted yet."]);
+    const second = await turn(t.runtime, "two");
+    expect(ofType(second.events, "notice")).toEqual([]);
+  });
+
+  test("undo: a turn begins a snapshot, writes snapshot first, /undo delegates and the model hears of it", async () => {
+    const calls: string[] = [];
+    const undo: UndoStore = {
+      beginTurn: async () => {
+        calls.push("beginTurn");
+      },
+      snapshot: async (paths) => {
+        calls.push(`snapshot ${paths.join(",")}`);
+      },
+      undoLastTurn: async () => {
+        calls.push("undo");
+        return { restored: ["a.txt"], removed: [], notes: [] };
+      },
+    };
+    await using t = testRuntime({ undo, approver: scriptedApprover("once"), turns: [fake.toolCall("write", { path: "a.txt", content: "new" }), fake.text("written"), fake.text("ok")] });
+    await turn(t.runtime, "write");
+    expect(calls).toEqual(["beginTurn", `snapshot ${join(t.runtime.root, "a.txt")}`]);
+    expect(readFileSync(join(t.runtime.root, "a.txt"), "utf8")).toBe("new");
+    expect(await t.runtime.undo()).toEqual({ restored: ["a.txt"], removed: [], notes: [] });
+    await turn(t.runtime, "next");
+    expect(firstText(t.model.requests[2])[0]).toContain("The user undid the file changes of the last turn (restored a.txt).");
+  });
+
+  test("undo is off without a store", async () => {
+    await using t = testRuntime();
+    expect(await t.runtime.undo()).toEqual({ restored: [], removed: [], notes: ["Undo is off in this session."] });
+  });
+
+  test("the audit sink hears requests, results and the stop; the engine's callback hears decisions", async () => {
+    const audited: AuditEvent[] = [];
+    await using t = testRuntime({
+      audit: { record: (event) => audited.push(event) },
+      approver: scriptedApprover("deny"),
+      turns: [fake.toolCall("write", { path: "a.txt", content: "x" }, { id: "toolu_a" }), fake.text("ok")],
+    });
+    await turn(t.runtime, "go");
+    expect(audited.map((event) => event.type)).toEqual(["tool_request", "tool_result", "stop"]);
+    expect(audited[0]).toMatchObject({ type: "tool_request", callId: "toolu_a", tool: "write", title: "Write a.txt", target: "write a.txt" });
+    expect(audited[2]).toEqual({ type: "stop", reason: "done" });
+    expect(t.decisions.map((event) => event.type)).toEqual(["decision", "answer"]);
+  });
+
+  test("one turn at a time; close stops the turn, shuts the executor down, and the session refuses more", async () => {
+    await using t = testRuntime({ turns: [[fake.wait(Infinity)]] });
+    const running = t.runtime.runTurn("long", new AbortController().signal, () => {});
+    await expect(t.runtime.runTurn("second", new AbortController().signal, () => {})).rejects.toThrow("A turn is already running");
+    await t.runtime.close();
+    expect(await running).toBe("cancelled");
+    expect(t.executor.shutdowns).toBe(1);
+    await expect(t.runtime.runTurn("after", new AbortController().signal, () => {})).rejects.toThrow("closed");
+    await t.runtime.close();
+    expect(t.executor.shutdowns).toBe(1);
+    const records = readFileSync(t.runtime.session?.file as string, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    expect(records.at(-1)).toMatchObject({ type: "end", stopReason: "cancelled" });
+  });
+
+  test("an onEvent that throws does not break the turn", async () => {
+    await using t = testRuntime({ files: { "a.txt": "alpha" }, turns: [fake.toolCall("read", { path: "a.txt" }), fake.text("done")] });
+    const stop = await t.runtime.runTurn("go", new AbortController().signal, () => {
+      throw new Error("display broke");
+    });
+    expect(stop).toBe("done");
+    expect(t.runtime.messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"]);
+  });
+
+  test("recordStop writes the end once per turn", async () => {
+    await using t = testRuntime({ turns: [fake.text("a")] });
+    await turn(t.runtime, "go");
+    t.runtime.recordStop("interrupted");
+    const ends = readFileSync(t.runtime.session?.file as string, "utf8").trim().split("\n").map((line) => JSON.parse(line)).filter((record) => record.type === "end");
+    expect(ends).toEqual([expect.objectContaining({ stopReason: "done" })]);
+  });
+});
+
+describe("create", () => {
+  test("the root must be an existing absolute folder", () => {
+    expect(() => testRuntime({ root: "relative/path" })).toThrow("The project folder must be an absolute path: relative/path");
+    expect(() => testRuntime({ root: "/no/such/garuda/folder" })).toThrow("The project folder does not exist: /no/such/garuda/folder");
+  });
+});

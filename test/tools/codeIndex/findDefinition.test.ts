@@ -1,0 +1,87 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { findDefinitionTool } from "../../../src/tools/codeIndex/findDefinition.ts";
+import { hiddenPredicate } from "../../../src/tools/hidden.ts";
+import { ReadTracker } from "../../../src/tools/readTracker.ts";
+import { session, tempRoot, toolContext, writeFiles } from "../fixtures.ts";
+import { GO, PYTHON, RUST, TYPESCRIPT } from "./samples.ts";
+
+function project(root: string): void {
+  writeFiles(root, {
+    "web/client.ts": TYPESCRIPT,
+    "web/use.ts": "import { createClient } from './client';\ncreateClient({ retries: 1, onRetry() {} });\n",
+    "py/point.py": PYTHON,
+    "go/store.go": GO,
+    "rs/cache.rs": RUST,
+  });
+}
+
+describe("find_definition", () => {
+  test("finds definitions across languages, not uses", async () => {
+    using root = tempRoot();
+    project(root.path);
+    const s = session(root.path);
+    expect((await s.run("find_definition", { name: "createClient" })).output).toBe("web/client.ts:22  function createClient — export function createClient(options: Options): Client");
+    expect((await s.run("find_definition", { name: "Get" })).output).toBe("go/store.go:15  method Store.Get — Get(id int) (*Item, error)\ngo/store.go:27  method memory.Get — func (m *memory) Get(id int) (*Item, error)");
+    expect((await s.run("find_definition", { name: "norm" })).output).toBe("py/point.py:22  method Point.norm — @property def norm(self) -> float");
+  });
+
+  test("qualified names pick the container", async () => {
+    using root = tempRoot();
+    project(root.path);
+    const s = session(root.path);
+    expect((await s.run("find_definition", { name: "Cache.new" })).output).toBe("rs/cache.rs:22  method Cache.new — pub fn new() -> Self");
+    expect((await s.run("find_definition", { name: "Circle.area" })).output).toBe("web/client.ts:51  method Shapes.Circle.area — area(radius: number): number");
+    const get = (await s.run("find_definition", { name: "Cache.get" })).output;
+    expect(get).toBe("rs/cache.rs:32  method Cache.get — fn get(&self, key: &str) -> Option<String>");
+  });
+
+  test("respects .gitignore and hidden paths; a path narrows the search", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, {
+      ".gitignore": "vendor/\n",
+      "vendor/lib.ts": "export function target() {}\n",
+      "secret/impl.py": "def target():\n    pass\n",
+      "src/main.go": "package main\n\nfunc target() {}\n",
+      "src/other.rs": "fn target() {}\n",
+    });
+    const s = session(root.path, { hidden: (path) => path.includes("/secret/") });
+    expect((await s.run("find_definition", { name: "target" })).output).toBe("src/main.go:3  function target — func target()\nsrc/other.rs:1  function target — fn target()");
+    expect((await s.run("find_definition", { name: "target", path: "src/other.rs" })).output).toBe("src/other.rs:1  function target — fn target()");
+    // Negative control: without the policy predicate the hidden folder's definition shows.
+    expect((await session(root.path).run("find_definition", { name: "target" })).output).toContain("secret/impl.py:1  function target");
+  });
+
+  test("stops at 50 definitions with a note", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`m/f${String(i).padStart(2, "0")}.py`, "def dup():\n    pass\n"])));
+    const result = await session(root.path).run("find_definition", { name: "dup" });
+    const lines = result.output.split("\n");
+    expect(lines).toHaveLength(51);
+    expect(lines[50]).toBe("[Showing 50 of 60 definitions. Qualify the name (Container.dup) or narrow the path.]");
+    expect(result.summary).toBe("60 definitions");
+  });
+
+  test("stops after the file cap with a note", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}.ts`, `export const thing${i} = "needle";\n`])));
+    writeFiles(root.path, { "z.ts": "export function needle() {}\n" });
+    const tool = findDefinitionTool({ reads: new ReadTracker(), hidden: hiddenPredicate() }, { maxParsedFiles: 10 });
+    const result = await tool.run({ name: "needle" }, toolContext(root.path));
+    expect(result.output).toBe("No definition of needle found in the project (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after 10 files that mention needle; there may be more definitions. Narrow the search with path.]");
+  });
+
+  test("errors: not a name; not found", async () => {
+    using root = tempRoot();
+    project(root.path);
+    const s = session(root.path);
+    expect((await s.run("find_definition", { name: "foo bar" })).output).toBe('"foo bar" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.');
+    expect((await s.run("find_definition", { name: "nothingLikeThis" })).output).toStartWith("No definition of nothingLikeThis found in the project");
+  });
+
+  test("describe: Search <name>", () => {
+    using root = tempRoot();
+    expect(session(root.path).tool("find_definition").describe({ name: "Client.send" }, root.path)).toEqual({ title: "Search Client.send", kind: "search", locations: [{ path: root.path }] });
+    expect(join(root.path, ".")).toBe(root.path);
+  });
+});
