@@ -1,13 +1,21 @@
 // The binary's entry point. It stays tiny on purpose: `garuda --version` answers before any
 // other module is loaded, and every command is imported only when it runs (architecture rule 8).
 import { VERSION } from "../version.ts";
-import { unsupportedPlatformMessage } from "./platform.ts";
+import { SANDBOX_BRIDGE_COMMAND, unsupportedPlatformMessage } from "./platform.ts";
 
 function start(argv: string[]): void {
   const refusal = unsupportedPlatformMessage(process.platform);
   if (refusal) {
     console.error(refusal);
     process.exit(1);
+  }
+  // The sandbox bridge runs inside bwrap before every networked command: it must start fast
+  // and load nothing else (src/sandbox/bridge.ts).
+  if (argv[0] === SANDBOX_BRIDGE_COMMAND) {
+    import("../sandbox/bridge.ts")
+      .then(({ runBridge }) => runBridge(argv.slice(1)))
+      .then((code) => process.exit(code));
+    return;
   }
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
     // console.log, not process.stdout.write: in Bun the stdout stream object alone costs

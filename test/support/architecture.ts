@@ -60,9 +60,12 @@ const isPackage = (target: string, name: string) => target === name || target.st
 
 const STDOUT_WRITE = /process\.stdout\.write|console\.(log|info|debug|table|dir)\s*\(|Bun\.stdout\b/;
 const SPAWN = /Bun\.spawn(Sync)?\b|\bBun\.\$|node:child_process|["']child_process["']/;
-const FILE_WRITE = /\b(writeFileSync|writeFile|appendFileSync|appendFile|renameSync|rename|rmSync|unlinkSync|unlink|mkdirSync|mkdir|openSync|createWriteStream|copyFileSync|cpSync|symlinkSync|truncateSync)\s*\(|Bun\.write\s*\(/;
-/** Where files may be written: tools and stores (the project root), config (~/.garuda only). */
-const FILE_WRITERS = ["src/tools", "src/store", "src/config"];
+const FILE_WRITE = /\b(writeFileSync|writeFile|appendFileSync|appendFile|renameSync|rename|rmSync|rm|unlinkSync|unlink|mkdirSync|mkdir|mkdtempSync|mkdtemp|openSync|createWriteStream|copyFileSync|cpSync|symlinkSync|truncateSync)\s*\(|Bun\.write\s*\(/;
+/**
+ * Where files may be written: tools and stores (the project root), config (~/.garuda only),
+ * the sandbox (its own private temp folders and mount points only).
+ */
+const FILE_WRITERS = ["src/tools", "src/store", "src/config", "src/sandbox"];
 
 export function checkRules(tree: SourceTree): Violation[] {
   const violations: Violation[] = [];

@@ -1,0 +1,164 @@
+// What the OS sandbox costs: the median extra wall time of one sandboxed `true` over the same
+// command on the host (both through the Executor, many interleaved runs), and the throughput of a
+// 100 MB download from a loopback HTTP server through the egress proxy from inside the sandbox,
+// against the same download made directly on the host.
+//
+//   bun bench/sandbox.ts [--rounds N] [--downloads N]
+//
+// Targets: ≤ 25 ms extra per sandboxed command; proxied throughput ≥ 80% of direct.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startEgressProxy } from "../src/sandbox/egressProxy.ts";
+import { createExecutor } from "../src/sandbox/executor.ts";
+import type { ProcessExecutor, SandboxSpec } from "../src/sandbox/types.ts";
+import { type Task, formatStat, formatTable, interleave } from "./interleave.ts";
+
+const EXTRA_MS_TARGET = 25;
+const THROUGHPUT_TARGET = 0.8;
+const DOWNLOAD_BYTES = 100 * 1024 * 1024;
+
+function parse(argv: string[]): { rounds: number; downloads: number } {
+  let rounds = 60;
+  let downloads = 9;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--rounds") rounds = Number(argv[++i]);
+    else if (arg === "--downloads") downloads = Number(argv[++i]);
+    else throw new Error(`unknown argument ${arg}; usage: bun bench/sandbox.ts [--rounds N] [--downloads N]`);
+  }
+  if (!(rounds > 0 && downloads > 0)) throw new Error("--rounds and --downloads need positive numbers");
+  return { rounds, downloads };
+}
+
+/** The HTTP server runs in its own process, as a remote server would, so it does not share the proxy's thread. */
+async function startServer(): Promise<{ port: number; stop: () => void }> {
+  const script = `const big = new Uint8Array(${DOWNLOAD_BYTES}).fill(97);
+const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(big) });
+console.log(server.port);`;
+  const proc = Bun.spawn([process.execPath, "-e", script], { env: { PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the bench server did not start");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return { port: Number(text.trim()), stop: () => proc.kill("SIGKILL") };
+}
+
+const timed = async (run: () => Promise<{ exitCode: number | null; output: string }>): Promise<Record<string, number>> => {
+  const started = performance.now();
+  const result = await run();
+  if (result.exitCode !== 0) throw new Error(`exit ${result.exitCode}: ${result.output}`);
+  return { wallMs: performance.now() - started };
+};
+
+/** One download's speed in MB/s, as curl (or Bun's fetch when curl is missing) measured it. */
+function downloadCommand(url: string, direct: boolean): { command: string; parse: (output: string) => number } {
+  if (Bun.which("curl")) {
+    return {
+      command: `curl -sS ${direct ? "--noproxy '*' " : ""}-o /dev/null -w '%{size_download} %{speed_download}' '${url}'`,
+      parse: (output) => {
+        const [size, speed] = output.trim().split(" ").map(Number);
+        if (size !== DOWNLOAD_BYTES) throw new Error(`downloaded ${size} bytes, expected ${DOWNLOAD_BYTES}: ${output}`);
+        return (speed ?? 0) / 1e6;
+      },
+    };
+  }
+  const script = `const t = performance.now(); const r = await fetch(${JSON.stringify(url)}); let n = 0; for await (const c of r.body) n += c.byteLength; console.log(n, n / ((performance.now() - t) / 1000));`;
+  return {
+    command: `${direct ? "env -u HTTP_PROXY -u http_proxy " : ""}'${process.execPath}' -e '${script}'`,
+    parse: (output) => {
+      const [size, speed] = output.trim().split(" ").map(Number);
+      if (size !== DOWNLOAD_BYTES) throw new Error(`downloaded ${size} bytes: ${output}`);
+      return (speed ?? 0) / 1e6;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parse(process.argv.slice(2));
+  const work = mkdtempSync(join(tmpdir(), "garuda-bench-sandbox-"));
+  const selfCommand = [process.execPath, join(import.meta.dir, "../src/sandbox/bridgeMain.ts")];
+  let executor: ProcessExecutor | undefined;
+  const server = await startServer();
+  const proxy = await startEgressProxy({ allow: [`bench.test:${server.port}`], resolve: async () => ["127.0.0.1"], tcp: true });
+  try {
+    executor = await createExecutor({ root: work, home: work, selfCommand });
+    const sandbox = executor.sandbox;
+    if (!sandbox.available) throw new Error(`no OS sandbox: ${sandbox.reason}. Fix: ${sandbox.fix}`);
+    const e = executor;
+    const offline: SandboxSpec = e.spec();
+    const proxied: SandboxSpec = e.spec({ network: proxy.network });
+    console.log(`bun ${Bun.version}, ${process.platform}-${process.arch}, sandbox ${sandbox.kind}`);
+
+    console.log(`\n1. one \`true\` through the Executor: ${options.rounds} interleaved rounds (+3 warm-up)`);
+    const tasks: Task[] = [
+      { name: "host", run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: null })) },
+      { name: "sandbox (no network)", run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: offline })) },
+      { name: "sandbox + proxy bridge", run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: proxied })) },
+    ];
+    const results = await interleave(tasks, { rounds: options.rounds });
+    const host = results[0]?.stats.wallMs?.median ?? Number.NaN;
+    console.log(
+      formatTable(
+        ["command", "wall ms median [p10–p90]", "extra ms (median)"],
+        results.map((r) => [r.name, formatStat(r.stats.wallMs), r.name === "host" ? "–" : ((r.stats.wallMs?.median ?? Number.NaN) - host).toFixed(1)]),
+      ),
+    );
+
+    console.log(`\n2. ${DOWNLOAD_BYTES / 2 ** 20} MiB download from a loopback server (separate process): ${options.downloads} interleaved rounds (+1 warm-up)`);
+    const url = `http://bench.test:${server.port}/big`;
+    const directUrl = `http://127.0.0.1:${server.port}/big`;
+    const speedTask = (name: string, spec: SandboxSpec | null, target: string, direct: boolean, env: Record<string, string> = {}): Task => {
+      const { command, parse: read } = downloadCommand(target, direct);
+      return {
+        name,
+        run: async () => {
+          const cpu = process.cpuUsage();
+          const result = await e.run({ command, cwd: work, sandbox: spec, env });
+          const used = process.cpuUsage(cpu);
+          if (result.exitCode !== 0) throw new Error(`${name}: exit ${result.exitCode}: ${result.output}`);
+          // this process is the proxy: its CPU time is what relaying the download cost Garuda
+          return { mbPerS: read(result.output), garudaCpuMs: (used.user + used.system) / 1000 };
+        },
+      };
+    };
+    const tcpProxy = `http://garuda:${proxy.token}@127.0.0.1:${proxy.tcpPort}`;
+    const downloads = await interleave(
+      [
+        speedTask("host, direct", null, directUrl, true),
+        speedTask("host, through the proxy (no bridge)", null, url, false, { HTTP_PROXY: tcpProxy, http_proxy: tcpProxy }),
+        speedTask("sandbox, through bridge + proxy", proxied, url, false),
+      ],
+      { rounds: options.downloads, warmup: 1 },
+    );
+    console.log(
+      formatTable(
+        ["path", "MB/s median [p10–p90]", "proxy CPU ms per download"],
+        downloads.map((r) => [r.name, formatStat(r.stats.mbPerS, 0), r.name === "host, direct" ? "–" : formatStat(r.stats.garudaCpuMs, 0)]),
+      ),
+    );
+
+    const sandboxExtra = (results[1]?.stats.wallMs?.median ?? Number.NaN) - host;
+    const bridgeExtra = (results[2]?.stats.wallMs?.median ?? Number.NaN) - host;
+    const share = (downloads[2]?.stats.mbPerS?.median ?? Number.NaN) / (downloads[0]?.stats.mbPerS?.median ?? Number.NaN);
+    const verdict = (ok: boolean) => (ok ? "ok" : "OVER TARGET");
+    console.log("\ntargets:");
+    console.log(`  sandboxed \`true\` ≤ ${EXTRA_MS_TARGET} ms extra: ${sandboxExtra.toFixed(1)} ms ${verdict(sandboxExtra <= EXTRA_MS_TARGET)}`);
+    console.log(`  (with the proxy bridge, which starts Garuda inside the sandbox: ${bridgeExtra.toFixed(1)} ms extra ${verdict(bridgeExtra <= EXTRA_MS_TARGET)})`);
+    console.log(`  proxied throughput ≥ ${THROUGHPUT_TARGET * 100}% of direct: ${(share * 100).toFixed(0)}% ${verdict(share >= THROUGHPUT_TARGET)}`);
+  } finally {
+    await executor?.shutdown();
+    await proxy.close();
+    server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,94 @@
+// The bridge: runs inside the sandbox's network namespace, where only loopback exists. It listens
+// on 127.0.0.1:<port> and relays every connection to the egress proxy's Unix socket (bind-mounted
+// in), then runs the command and exits with its status. It is Garuda itself: the compiled binary's
+// hidden `__sandbox-bridge` command, or bridgeMain.ts from source.
+//
+//   <self> --socket <path> --port <n> -- <command…>
+import { constants } from "node:os";
+import { type RelayEnd, link, relayEnd, relayHandlers } from "./relay.ts";
+
+export interface BridgeArgs {
+  socket: string;
+  port: number;
+  argv: string[];
+}
+
+/** How long the bridge waits for the proxy's socket to answer. */
+export const BRIDGE_READY_MS = 2_000;
+
+/** Exit status when the bridge itself fails (the command did not run). */
+export const BRIDGE_FAILED = 125;
+
+export function parseBridgeArgs(args: string[]): BridgeArgs {
+  const split = args.indexOf("--");
+  const options = split < 0 ? args : args.slice(0, split);
+  const argv = split < 0 ? [] : args.slice(split + 1);
+  let socket: string | undefined;
+  let port: number | undefined;
+  for (let i = 0; i < options.length; i++) {
+    const name = options[i];
+    const value = options[++i];
+    if (name === "--socket" && value) socket = value;
+    else if (name === "--port" && value && /^\d+$/.test(value)) port = Number(value);
+    else throw new Error(`unexpected bridge argument ${name ?? ""}`);
+  }
+  if (!socket || !port || port > 65535 || argv.length === 0) {
+    throw new Error("usage: --socket <path> --port <n> -- <command…>");
+  }
+  return { socket, port, argv };
+}
+
+async function proxyAnswers(socket: string, deadline: number): Promise<boolean> {
+  while (Date.now() < deadline) {
+    try {
+      const probe = await Bun.connect({ unix: socket, socket: { data() {} } });
+      probe.end();
+      return true;
+    } catch {
+      await Bun.sleep(20);
+    }
+  }
+  return false;
+}
+
+function exitStatus(code: number | null, signal: string | number | null): number {
+  if (code !== null) return code;
+  const number = typeof signal === "number" ? signal : signal ? (constants.signals as Record<string, number>)[signal] : undefined;
+  return 128 + (number ?? 0);
+}
+
+/** Runs the bridge and the command; resolves to the exit status to leave with. */
+export async function runBridge(args: string[]): Promise<number> {
+  let parsed: BridgeArgs;
+  try {
+    parsed = parseBridgeArgs(args);
+  } catch (error) {
+    process.stderr.write(`garuda sandbox bridge: ${error instanceof Error ? error.message : String(error)}\n`);
+    return BRIDGE_FAILED;
+  }
+  if (!(await proxyAnswers(parsed.socket, Date.now() + BRIDGE_READY_MS))) {
+    process.stderr.write(`garuda sandbox bridge: the egress proxy at ${parsed.socket} did not answer within ${BRIDGE_READY_MS} ms\n`);
+    return BRIDGE_FAILED;
+  }
+  const listener = Bun.listen<RelayEnd>({
+    hostname: "127.0.0.1",
+    port: parsed.port,
+    allowHalfOpen: true,
+    socket: {
+      ...relayHandlers,
+      open(client) {
+        const upstream = relayEnd();
+        client.data = { ...relayEnd(), socket: client };
+        link(client.data, upstream);
+        Bun.connect<RelayEnd>({ unix: parsed.socket, data: upstream, allowHalfOpen: true, socket: relayHandlers }).catch(() => client.end());
+      },
+    },
+  });
+  const child = Bun.spawn(parsed.argv, { env: process.env, stdio: ["inherit", "inherit", "inherit"] });
+  const forwards = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((signal) => [signal, () => child.kill(signal)] as const);
+  for (const [signal, forward] of forwards) process.on(signal, forward);
+  await child.exited;
+  for (const [signal, forward] of forwards) process.off(signal, forward);
+  listener.stop(true);
+  return exitStatus(child.exitCode, child.signalCode);
+}

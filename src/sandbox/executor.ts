@@ -1,0 +1,217 @@
+// The Executor: the one place commands start (architecture rule 6). One per runtime. Every
+// command runs in its own process group (and, sandboxed on Linux, its own PID namespace), gets
+// an allowlisted environment only, streams its output, and is ended as a whole on cancel,
+// timeout, stop or shutdown: SIGTERM, then SIGKILL after the grace period.
+import { existsSync, mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import { bwrapArgv } from "./bwrap.ts";
+import { childEnv, proxyEnv, proxyUrl } from "./env.ts";
+import { type EndReason, type Job, spawnJob } from "./job.ts";
+import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
+import { type SandboxProbe, probeSandbox } from "./probe.ts";
+import { seatbeltArgv } from "./seatbelt.ts";
+import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
+
+export interface ExecutorOptions {
+  /** The project root (absolute). */
+  root: string;
+  home: string;
+  /** The session's temp folder; default a private one, removed by shutdown(). */
+  tmpDir?: string;
+  /** Variables commands may inherit on top of ENV_ALLOWLIST (settings' env.allow). */
+  envAllowlist?: string[];
+  /**
+   * How to start Garuda's sandbox bridge: [process.execPath, "__sandbox-bridge"] in the compiled
+   * binary, [bun, "<repo>/src/sandbox/bridgeMain.ts"] from source. Its arguments follow.
+   */
+  selfCommand: string[];
+  /** Where allowlisted values are read from. Default process.env (as it is now, keys removed). */
+  env?: Record<string, string | undefined>;
+  /** A probe already made (tests; a runtime that probed once). Default: probe now. */
+  probe?: SandboxProbe;
+  /** SIGTERM → SIGKILL grace. Default 2 s. */
+  killGraceMs?: number;
+  /** The bridge's port inside the network namespace. Default 3128. */
+  bridgePort?: number;
+}
+
+/** Thrown by run()/start() for a sandboxed request when no sandbox works here. */
+export class SandboxUnavailableError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly fix: string,
+  ) {
+    super(`the OS sandbox is not available: ${reason}. Fix: ${fix}`);
+    this.name = "SandboxUnavailableError";
+  }
+}
+
+export const KILL_GRACE_MS = 2_000;
+export const BRIDGE_PORT = 3128;
+/** Output kept by start()'s ring. */
+export const RING_BYTES = 64 * 1024;
+
+function findShell(path: string | undefined): string {
+  for (const candidate of ["/bin/bash", "/usr/bin/bash"]) if (existsSync(candidate)) return candidate;
+  return Bun.which("bash", { PATH: path ?? "" }) ?? "/bin/sh";
+}
+
+export async function createExecutor(options: ExecutorOptions): Promise<ProcessExecutor> {
+  if (options.selfCommand.length === 0) throw new Error("selfCommand must name the program that runs the sandbox bridge");
+  const base = options.env ?? process.env;
+  const ownTmp = options.tmpDir === undefined;
+  const tmpDir = options.tmpDir ?? mkdtempSync(join(tmpdir(), "garuda-session-"));
+  const probe = options.probe ?? (await probeSandbox({ env: base, tmpDir, root: options.root }));
+  const shell = findShell(base.PATH);
+  const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
+  const bridgePort = options.bridgePort ?? BRIDGE_PORT;
+  const live = new Set<Job>();
+  let closed = false;
+  let counter = 0;
+
+  function spec(o: SpecOptions = {}): SandboxSpec {
+    const runtimeDir = base.XDG_RUNTIME_DIR; // session bus, wayland, ssh/gpg agents: sockets out of the sandbox
+    return {
+      root: options.root,
+      home: options.home,
+      tmpDir,
+      projectReadOnly: o.projectReadOnly ?? false,
+      writePaths: o.writePaths ?? [],
+      protectedPaths: o.protectedPaths ?? [],
+      denyReadPaths: [...(runtimeDir ? [runtimeDir] : []), ...(o.denyReadPaths ?? [])],
+      network: o.network ?? { mode: "none" },
+    };
+  }
+
+  /** The program to start and its environment, on the host or in the sandbox. */
+  function launch(request: Pick<ExecRequest, "command" | "cwd" | "sandbox" | "env">): { argv: string[]; env: Record<string, string>; pidNamespace: boolean } {
+    const sandbox = request.sandbox;
+    const inner = [shell, "-c", request.command];
+    const extra = request.env ?? {};
+    if (sandbox === null) {
+      return { argv: inner, env: childEnv({ base, allow: options.envAllowlist, home: options.home, tmpDir, extra }), pidNamespace: false };
+    }
+    const launcher = probe.launcher;
+    if (!launcher) {
+      const why = probe.availability.available ? { reason: "no launcher", fix: "" } : probe.availability;
+      throw new SandboxUnavailableError(why.reason, why.fix);
+    }
+    let env = childEnv({ base, allow: options.envAllowlist, home: sandbox.home, tmpDir: sandbox.tmpDir, extra });
+    const network = sandbox.network;
+    if (launcher.kind === "seatbelt") {
+      if (network.mode === "proxy" && network.tcpPort !== undefined) env = { ...env, ...proxyEnv(proxyUrl(network.token, network.tcpPort)) };
+      return { argv: seatbeltArgv(sandbox, inner), env, pidNamespace: false };
+    }
+    let argv = inner;
+    if (network.mode === "proxy") {
+      env = { ...env, ...proxyEnv(proxyUrl(network.token, bridgePort)) };
+      argv = [...options.selfCommand, "--socket", network.socketPath, "--port", String(bridgePort), "--", ...inner];
+    }
+    const readPaths = options.selfCommand.filter((part) => isAbsolute(part));
+    const args = bwrapArgv(sandbox, argv, env, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
+    return { argv: [launcher.path, ...args], env, pidNamespace: true };
+  }
+
+  function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => void): Job {
+    if (closed) throw new Error("the executor has been shut down");
+    const { argv, env, pidNamespace } = launch(request);
+    const job = spawnJob({ argv, cwd: request.cwd, env, stdin, capture, pidNamespace, graceMs, onText });
+    live.add(job);
+    job.exited.finally(() => live.delete(job));
+    return job;
+  }
+
+  function watch(job: Job, signal: AbortSignal | undefined, timeoutMs: number | undefined): () => void {
+    const onAbort = () => void job.terminate("cancel");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = timeoutMs !== undefined ? setTimeout(() => void job.terminate("timeout"), timeoutMs) : undefined;
+    return () => {
+      signal?.removeEventListener("abort", onAbort);
+      if (timer) clearTimeout(timer);
+    };
+  }
+
+  const result = (end: { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined }, output: string, truncated: boolean, started: number): ExecResult => ({
+    exitCode: end.exitCode,
+    signal: end.signal,
+    output,
+    truncated,
+    timedOut: end.endedBy === "timeout",
+    killed: end.endedBy !== undefined && end.endedBy !== "timeout",
+    durationMs: Math.round(performance.now() - started),
+  });
+
+  return {
+    sandbox: probe.availability,
+    tmpDir,
+    spec,
+
+    async run(request) {
+      const started = performance.now();
+      if (request.signal?.aborted) {
+        return { exitCode: null, signal: null, output: "", truncated: false, timedOut: false, killed: true, durationMs: 0 };
+      }
+      const kept = new HeadTailBuffer(request.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES);
+      const stdin = request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
+      const job = begin(request, "all", stdin, (text) => {
+        kept.push(text);
+        request.onOutput?.(text);
+      });
+      const unwatch = watch(job, request.signal, request.timeoutMs);
+      try {
+        return result(await job.exited, kept.text(), kept.truncated, started);
+      } finally {
+        unwatch();
+      }
+    },
+
+    start(request) {
+      const started = performance.now();
+      const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
+      const stdin = request.raw ? "pipe" : request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
+      const job = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => ring.push(text));
+      if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
+      const unwatch = watch(job, request.signal, undefined);
+      const exited = job.exited.then((end) => {
+        unwatch();
+        const output = ring.text();
+        return result(end, output, false, started);
+      });
+      const sink = job.stdin;
+      const process: RunningProcess = {
+        id: `p${++counter}`,
+        pid: job.pid,
+        command: request.command,
+        output: () => ring.text(),
+        exited,
+        async stop() {
+          await job.terminate("stop");
+          return exited;
+        },
+        stdin: sink
+          ? new WritableStream<Uint8Array>({
+              async write(chunk) {
+                sink.write(chunk);
+                await sink.flush();
+              },
+              async close() {
+                await sink.end();
+              },
+            })
+          : undefined,
+        stdout: job.stdout,
+      };
+      return process;
+    },
+
+    async shutdown() {
+      closed = true;
+      const jobs = [...live];
+      await Promise.all(jobs.map((job) => job.terminate("shutdown")));
+      await Promise.all(jobs.map((job) => job.exited));
+      if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
+    },
+  };
+}

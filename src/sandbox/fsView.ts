@@ -1,0 +1,56 @@
+// The few questions the launchers ask of the file system, behind an interface so the argv
+// builders stay pure functions of (spec, fs) and tests can pin them with a fake tree.
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
+
+export type PathKind = "dir" | "file" | "symlink" | "missing";
+
+export interface FsView {
+  /** What is at `path`, without following a final symlink (sockets and devices count as files). */
+  kind(path: string): PathKind;
+  /** The path with every symlink resolved; the path itself when it cannot be resolved. */
+  realpath(path: string): string;
+  /** A small text file's content, or undefined (used for `.git` files: `gitdir: …`). */
+  readText(path: string): string | undefined;
+}
+
+export const realFs: FsView = {
+  kind(path) {
+    try {
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) return "symlink";
+      return stat.isDirectory() ? "dir" : "file";
+    } catch {
+      return "missing";
+    }
+  },
+  realpath(path) {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  },
+  readText(path) {
+    try {
+      return readFileSync(path, "utf8").slice(0, 4096);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+/** `path` is `dir` or lies below it (both absolute and normalized). */
+export function isInside(path: string, dir: string): boolean {
+  if (dir === "/") return path.startsWith("/");
+  return path === dir || path.startsWith(`${dir}/`);
+}
+
+/** Number of components: "/" → 0, "/a/b" → 2. Used to order mounts parents-first. */
+export function depth(path: string): number {
+  return path === "/" ? 0 : path.split("/").length - 1;
+}
+
+/** Parents first, then by name: the order bind mounts must be made in. */
+export function byDepth(a: string, b: string): number {
+  return depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0);
+}

@@ -1,0 +1,122 @@
+// One started process and everything it starts: spawned as the leader of a new session and
+// process group (Bun's `detached` = setsid), its output read as it comes, and ended as a whole.
+// terminate(): SIGTERM to the group and every descendant, SIGKILL to whatever is left after the
+// grace period. Under bwrap the descendants live in a PID namespace: the signals go to the
+// processes inside (not to bwrap's own two processes), and killing bwrap ends the namespace,
+// which the kernel empties with SIGKILL. When the main process exits, its group is killed too,
+// so nothing a command left behind keeps running.
+import type { FileSink, Subprocess } from "bun";
+import { descendants, groupMembers, processTable, signalGroup, signalProcess, stillRunning } from "./processTree.ts";
+
+export type EndReason = "cancel" | "timeout" | "shutdown" | "stop";
+
+export interface JobOptions {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  stdin: "ignore" | "pipe" | Uint8Array;
+  /** "stderr": stdout stays a raw pipe for the caller (MCP). */
+  capture: "all" | "stderr";
+  /** Under bwrap: the tree below bwrap is the command's PID namespace. */
+  pidNamespace: boolean;
+  graceMs: number;
+  /** Decoded output, stdout and stderr as they arrive. */
+  onText: (text: string) => void;
+}
+
+export interface JobEnd {
+  exitCode: number | null;
+  signal: string | null;
+  /** Why Garuda ended it, if it did. */
+  endedBy: EndReason | undefined;
+}
+
+export interface Job {
+  readonly pid: number;
+  readonly exited: Promise<JobEnd>;
+  readonly stdin: FileSink | undefined;
+  readonly stdout: ReadableStream<Uint8Array> | undefined;
+  terminate(reason: EndReason): Promise<void>;
+}
+
+/** After the main process exits, how long output still held open by stragglers is awaited. */
+const DRAIN_MS = 500;
+const POLL_MS = 25;
+
+type Cancel = { cancel(): Promise<void> };
+
+async function pump(stream: ReadableStream<Uint8Array>, onText: (text: string) => void, readers: Cancel[]): Promise<void> {
+  const reader = stream.getReader();
+  readers.push(reader);
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      if (text) onText(text);
+    }
+  } catch {
+    // cancelled after the drain window
+  }
+  const rest = decoder.decode();
+  if (rest) onText(rest);
+}
+
+export function spawnJob(options: JobOptions): Job {
+  const proc: Subprocess<"ignore" | "pipe" | Uint8Array, "pipe", "pipe"> = Bun.spawn(options.argv, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdin: options.stdin,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const pid = proc.pid;
+  const readers: Cancel[] = [];
+  const pumps = [pump(proc.stderr, options.onText, readers)];
+  if (options.capture === "all") pumps.push(pump(proc.stdout, options.onText, readers));
+  let endedBy: EndReason | undefined;
+  let terminating: Promise<void> | undefined;
+  let mainExited = false;
+
+  const exited = (async (): Promise<JobEnd> => {
+    await proc.exited;
+    mainExited = true;
+    if (!options.pidNamespace) signalGroup(pid, "SIGKILL"); // whatever the command left in its group
+    const drained = Promise.all(pumps);
+    const late = await Promise.race([drained.then(() => false), Bun.sleep(DRAIN_MS).then(() => true)]);
+    if (late) for (const reader of readers) await reader.cancel().catch(() => undefined);
+    await drained;
+    await terminating;
+    return { exitCode: proc.exitCode, signal: proc.signalCode === null ? null : String(proc.signalCode), endedBy };
+  })();
+
+  async function terminate(reason: EndReason): Promise<void> {
+    if (terminating) return terminating;
+    endedBy ??= mainExited ? undefined : reason;
+    terminating = (async () => {
+      if (mainExited) return;
+      const table = processTable();
+      const below = descendants(pid, table);
+      // bwrap's own processes: the monitor (pid) and the namespace's init (its child); not signalled with TERM.
+      const bwrapInit = options.pidNamespace ? below.filter((p) => table.get(p)?.ppid === pid) : [];
+      const targets = options.pidNamespace ? below.filter((p) => !bwrapInit.includes(p)) : [...new Set([pid, ...below, ...groupMembers(pid, table)])];
+      if (!options.pidNamespace) signalGroup(pid, "SIGTERM");
+      for (const target of targets) signalProcess(target, "SIGTERM");
+      const deadline = Date.now() + options.graceMs;
+      while (Date.now() < deadline && !mainExited && stillRunning(table, targets).length > 0) await Bun.sleep(POLL_MS);
+      signalGroup(pid, "SIGKILL");
+      for (const target of stillRunning(table, [...bwrapInit, ...targets])) signalProcess(target, "SIGKILL");
+    })();
+    return terminating;
+  }
+
+  return {
+    pid,
+    exited,
+    stdin: options.stdin === "pipe" ? (proc.stdin as FileSink) : undefined,
+    stdout: options.capture === "stderr" ? proc.stdout : undefined,
+    terminate,
+  };
+}

@@ -1,0 +1,131 @@
+// Shared by the sandbox tests: a fake file tree for the pure launchers, the machine's sandbox
+// (a CI run without one fails instead of skipping), a loopback HTTP server, and an HTTP client
+// command that works inside the sandbox.
+import { describe, test } from "bun:test";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { FsView, PathKind } from "../../src/sandbox/fsView.ts";
+import { type SandboxProbe, probeSandbox } from "../../src/sandbox/probe.ts";
+
+/** A file tree in memory: folders, files (with content) and symlinks (to absolute targets). */
+export function fakeFs(tree: { dirs?: string[]; files?: Record<string, string>; links?: Record<string, string> }): FsView {
+  const dirs = new Set<string>(["/"]);
+  const addDir = (path: string) => {
+    for (let dir = path; dir !== "/"; dir = dirname(dir)) dirs.add(dir);
+  };
+  for (const dir of tree.dirs ?? []) addDir(dir);
+  for (const file of Object.keys(tree.files ?? {})) addDir(dirname(file));
+  for (const link of Object.keys(tree.links ?? {})) addDir(dirname(link));
+  const links = tree.links ?? {};
+  const files = tree.files ?? {};
+  const realpath = (path: string): string => {
+    const parts = path.split("/").filter(Boolean);
+    let current = "/";
+    for (const part of parts) {
+      current = join(current, part);
+      const target = links[current];
+      if (target !== undefined) current = realpath(target);
+    }
+    return current;
+  };
+  return {
+    kind(path): PathKind {
+      if (links[path] !== undefined) return "symlink";
+      if (dirs.has(path)) return "dir";
+      return files[path] !== undefined ? "file" : "missing";
+    },
+    realpath,
+    readText: (path) => files[realpath(path)],
+  };
+}
+
+/** The machine's sandbox, probed once per test file. */
+const probeDir = mkdtempSync(join(tmpdir(), "garuda-probe-"));
+export const machineSandbox: SandboxProbe = await probeSandbox({ env: process.env, tmpDir: probeDir });
+rmSync(probeDir, { recursive: true, force: true });
+
+/**
+ * describe() for tests that need the machine's OS sandbox; with `kind`, only that sandbox (bwrap:
+ * Linux, seatbelt: macOS), and on the other OS the tests do not apply and are not registered.
+ * Without the sandbox they are skipped on a developer's machine, but in CI (CI=true) they fail
+ * with the reason and the fix.
+ */
+export function describeSandbox(name: string, body: () => void, kind?: "bwrap" | "seatbelt"): void {
+  if (kind && process.platform !== (kind === "bwrap" ? "linux" : "darwin")) return;
+  const availability = machineSandbox.availability;
+  if (availability.available) return describe(name, body);
+  if (process.env.CI === "true") {
+    return describe(name, () => {
+      test("the OS sandbox is available", () => {
+        throw new Error(`sandbox tests cannot run: ${availability.reason}. Fix: ${availability.fix}`);
+      });
+    });
+  }
+  describe.skip(name, body);
+}
+
+/** How tests start the bridge: this Bun running the source entry. */
+export const SELF_COMMAND = [process.execPath, join(import.meta.dir, "../../src/sandbox/bridgeMain.ts")];
+
+/** A loopback HTTP server answering `hello <path>`; `/big` sends `bigBytes` bytes. */
+export function httpServer(bigBytes = 1024): { port: number; url: (path: string, host?: string) => string; stop: () => void } {
+  const big = new Uint8Array(bigBytes).fill(97);
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      const path = new URL(request.url).pathname;
+      return new Response(path === "/big" ? big : `hello ${path}\n`);
+    },
+  });
+  const port = server.port as number;
+  return { port, url: (path, host = "127.0.0.1") => `http://${host}:${port}${path}`, stop: () => server.stop(true) };
+}
+
+/** HTTP clients found here: curl when installed, and always this Bun's fetch. */
+export const HTTP_CLIENTS: Array<"curl" | "bun"> = Bun.which("curl") ? ["curl", "bun"] : ["bun"];
+
+/**
+ * A shell command that GETs `url` and prints the body: through the environment's proxy, or with
+ * `direct`, connecting itself (the proxy variables ignored).
+ */
+export function httpGet(url: string, options: { direct?: boolean; client?: "curl" | "bun" } = {}): string {
+  const client = options.client ?? (HTTP_CLIENTS[0] as "curl" | "bun");
+  if (client === "curl") return `curl -sS --max-time 10 ${options.direct ? "--noproxy '*' " : ""}'${url}'`;
+  const script = `const r = await fetch(${JSON.stringify(url)}); process.stdout.write(await r.text());`;
+  const unset = options.direct ? "env -u HTTP_PROXY -u http_proxy -u HTTPS_PROXY -u https_proxy -u ALL_PROXY -u all_proxy " : "";
+  return `${unset}'${process.execPath}' -e '${script}'`;
+}
+
+/** Pids of `sleep <tag>` processes (the exact command line, so not the shell that started them). */
+export function sleepers(tag: string): number[] {
+  if (process.platform !== "linux") {
+    const found = Bun.spawnSync(["pgrep", "-fx", `sleep ${tag}`], { env: { PATH: "/usr/bin:/bin" } }).stdout.toString();
+    return found.split("\n").filter(Boolean).map(Number);
+  }
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8") === `sleep\0${tag}\0`) pids.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** Waits until `check` holds (polling), or fails after `ms`. */
+export async function eventually(check: () => boolean, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await Bun.sleep(20);
+  }
+}
+
+/** A unique number for `sleep N` markers, so a test finds only its own processes. */
+export function marker(): string {
+  return `${4000 + Math.floor(Math.random() * 5000)}.${Math.floor(Math.random() * 1000)}`;
+}
