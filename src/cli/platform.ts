@@ -1,3 +1,5 @@
+import { join } from "node:path";
+
 /** Garuda's sandbox, process groups and signals are POSIX; on native Windows it runs under WSL. */
 export function unsupportedPlatformMessage(platform: NodeJS.Platform): string | undefined {
   if (platform !== "win32") return undefined;
@@ -13,10 +15,10 @@ export function unsupportedPlatformMessage(platform: NodeJS.Platform): string | 
 export const SANDBOX_BRIDGE_COMMAND = "__sandbox-bridge";
 
 /**
- * How the executor starts the bridge: the compiled binary runs itself; from source, Bun runs
- * the bridge's entry file.
+ * How the executor starts the bridge: the compiled binary runs itself with the hidden command;
+ * from source (`cliDir` is src/cli on disk), Bun runs the bridge's own entry file.
  */
-export function selfCommand(execPath: string, entryFile: string | undefined): string[] {
-  const compiled = entryFile === undefined || entryFile.startsWith("/$bunfs/") || entryFile === execPath;
-  return compiled ? [execPath, SANDBOX_BRIDGE_COMMAND] : [execPath, entryFile, SANDBOX_BRIDGE_COMMAND];
+export function selfCommand(execPath: string, cliDir: string): string[] {
+  if (cliDir.startsWith("/$bunfs") || cliDir.startsWith("B:\\~BUN")) return [execPath, SANDBOX_BRIDGE_COMMAND];
+  return [execPath, join(cliDir, "..", "sandbox", "bridgeMain.ts")];
 }

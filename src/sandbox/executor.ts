@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { bwrapArgv } from "./bwrap.ts";
 import { childEnv, proxyEnv, proxyUrl } from "./env.ts";
 import { type EndReason, type Job, spawnJob } from "./job.ts";
@@ -109,7 +109,9 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       env = { ...env, ...proxyEnv(proxyUrl(network.token, bridgePort)) };
       argv = [...options.selfCommand, "--socket", network.socketPath, "--port", String(bridgePort), "--", ...inner];
     }
-    const readPaths = options.selfCommand.filter((part) => isAbsolute(part));
+    // The bridge program must be visible inside: the binary, or (from source) Bun and the folder
+    // of the bridge's entry file with the modules beside it, even when they live under /tmp.
+    const readPaths = options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part));
     const args = bwrapArgv(sandbox, argv, env, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
     return { argv: [launcher.path, ...args], env, pidNamespace: true };
   }

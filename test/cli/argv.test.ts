@@ -17,3 +17,11 @@ describe("command line", () => {
     expect(unsupportedPlatformMessage("darwin")).toBeUndefined();
   });
 });
+
+describe("the sandbox bridge command", () => {
+  test("the compiled binary runs itself; from source Bun runs the bridge's entry file", async () => {
+    const { selfCommand, SANDBOX_BRIDGE_COMMAND } = await import("../../src/cli/platform.ts");
+    expect(selfCommand("/usr/local/bin/garuda", "/$bunfs/root")).toEqual(["/usr/local/bin/garuda", SANDBOX_BRIDGE_COMMAND]);
+    expect(selfCommand("/usr/bin/bun", "/repo/src/cli")).toEqual(["/usr/bin/bun", "/repo/src/sandbox/bridgeMain.ts"]);
+  });
+});
