@@ -52,6 +52,8 @@ export interface RuntimeOptions {
   commands?: CommandProvider;
   /** The sandbox commands run in, per mode. Default: the executor's own spec, the project read-only in plan mode. */
   sandboxFor?: (mode: Mode) => SandboxSpec | null;
+  /** Runs at close(), after the executor shut down (the egress proxy, the audit log). */
+  onClose?: () => Promise<void> | void;
 }
 
 function defaultSandbox(executor: Executor, mode: Mode): SandboxSpec | null {
@@ -87,6 +89,7 @@ export class Runtime {
   #mode: Mode;
   #lastTurnMode: Mode | undefined;
   #turn: Promise<unknown> | undefined;
+  #turnSignal: AbortSignal | undefined;
   #turnOpen = false;
   #lastSteps = 0;
   #closed = false;
@@ -189,8 +192,25 @@ export class Runtime {
     return turn;
   }
 
+  /**
+   * The running turn's signal (else the session's): questions raised outside a tool call, such as
+   * a sandboxed command's network request, end with the turn that caused them.
+   */
+  activeSignal(): AbortSignal {
+    return this.#turnSignal ?? this.#closing.signal;
+  }
+
   async #runTurn(prompt: string, outer: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
     const signal = AbortSignal.any([outer, this.#closing.signal]);
+    this.#turnSignal = signal;
+    try {
+      return await this.#turnBody(prompt, signal, emit);
+    } finally {
+      this.#turnSignal = undefined;
+    }
+  }
+
+  async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
     for (const notice of this.#notices.splice(0)) {
       emit({ type: "notice", level: notice.level, text: notice.text });
       this.#options.audit?.record({ type: "notice", text: notice.text });
@@ -336,5 +356,6 @@ export class Runtime {
     await this.#turn?.catch(() => {});
     await this.#options.executor.shutdown();
     this.#session.close(this.#conversation);
+    await this.#options.onClose?.();
   }
 }

@@ -1,0 +1,228 @@
+// From configuration to a running session: every front end (ACP, the chat, `garuda run`) calls
+// prepareRuntime, so every session gets the same model rules, team policy, project settings,
+// sandbox, permission engine, hooks, audit log and tools. Files are read again on every call,
+// so a session started after `garuda setup` (or a policy change) sees it without a restart.
+import { randomUUID } from "node:crypto";
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { ConfigError } from "../config/errors.ts";
+import { type PreparedModel, prepareModel } from "../config/modelSetup.ts";
+import type { GarudaPaths } from "../config/paths.ts";
+import { checkModelAllowed, loadTeamPolicy } from "../config/policy.ts";
+import { loadProjectSettings } from "../config/projectSettings.ts";
+import type { ProviderKeys } from "../config/providerKeys.ts";
+import { TrustStore } from "../config/trust.ts";
+import { runPostToolUse, runPreToolUse } from "../extensions/hooks.ts";
+import { loadHooks } from "../extensions/hooksConfig.ts";
+import { openModelClient } from "../model/open.ts";
+import type { ModelClient } from "../model/types.ts";
+import { createPermissionEngine } from "../permission/engine.ts";
+import { resolveMode } from "../permission/modes.ts";
+import type { TeamPolicy } from "../permission/teamPolicy.ts";
+import type { Approver, Mode } from "../permission/types.ts";
+import { startEgressProxy, type EgressProxy } from "../sandbox/egressProxy.ts";
+import { createExecutor } from "../sandbox/executor.ts";
+import type { SandboxProbe } from "../sandbox/probe.ts";
+import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
+import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
+import { fileTools } from "../tools/fileTools.ts";
+import type { Tool } from "../tools/types.ts";
+import { expandDenyPaths } from "./denyPaths.ts";
+import { Runtime } from "./runtime.ts";
+import type { Notice, ToolHooks } from "./services.ts";
+
+export interface PrepareOptions {
+  /** The project folder: an absolute path to an existing folder. */
+  root: string;
+  paths: GarudaPaths;
+  /** The process environment, provider keys already taken out. */
+  env: Record<string, string | undefined>;
+  keys: ProviderKeys;
+  modelFlag?: string | undefined;
+  /** The managed policy file for this platform (config/policy.ts managedPolicyPath); tests pass a temp file. */
+  managedPolicy: string | undefined;
+  approver?: Approver;
+  /** The mode asked for; the team policy may force another. Default build. */
+  mode?: Mode;
+  /** How the executor starts Garuda's sandbox bridge (cli/platform.ts selfCommand). */
+  selfCommand: string[];
+  /** The sandbox probe, made once per process. Default: probe now. */
+  probe?: SandboxProbe;
+  /** The model client for a prepared model; tests give a FakeModelClient. Default: the provider's client. */
+  openModel?: (prepared: PreparedModel) => Promise<ModelClient>;
+}
+
+/** A bad working folder: a front end shows the message as is. */
+function checkRoot(root: string): string {
+  if (!isAbsolute(root)) throw new ConfigError(undefined, `The project folder must be an absolute path, not "${root}"`);
+  let real: string;
+  try {
+    real = realpathSync(root);
+  } catch {
+    throw new ConfigError(undefined, `The project folder ${root} does not exist`);
+  }
+  if (!statSync(real).isDirectory()) throw new ConfigError(undefined, `${root} is not a folder`);
+  return real;
+}
+
+function hooksAdapter(hooks: ReturnType<typeof loadHooks>["hooks"], services: Omit<Parameters<typeof runPreToolUse>[2], "signal" | "mode">, mode: () => Mode): ToolHooks | undefined {
+  if (hooks.length === 0) return undefined;
+  return {
+    async pre(call, signal) {
+      const outcome = await runPreToolUse(hooks, call, { ...services, mode: mode(), signal });
+      return outcome.blocked ? { block: outcome.reason, warnings: outcome.warnings } : { warnings: outcome.warnings };
+    },
+    async post(call, result, signal) {
+      const outcome = await runPostToolUse(hooks, call, result.output, { ...services, mode: mode(), signal });
+      return { feedback: outcome.feedback, warnings: outcome.warnings };
+    },
+  };
+}
+
+/**
+ * Reads the configuration and builds one session's Runtime with its own executor, egress proxy,
+ * permission engine (and session rules), audit log and tools. Throws SetupRequiredError when no
+ * model or key is set up, ConfigError for a broken file or a bad folder.
+ */
+export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> {
+  const root = checkRoot(options.root);
+  const { paths } = options;
+  const prepared = prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
+  const { policy, notices: policyNotices } = loadTeamPolicy({ managed: options.managedPolicy, user: paths.policy, root });
+  checkModelAllowed(policy, prepared.model.spec);
+  const trust = new TrustStore(paths.trust);
+  const project = loadProjectSettings({ root, paths, trust });
+  const hooks = loadHooks({ root, paths, trust });
+  const requested = resolveMode(policy, options.mode ?? "build");
+  let mode = requested.mode;
+
+  const notices: Notice[] = [...policyNotices, ...trust.notices(), ...project.notices, ...hooks.notices, ...(requested.notice ? [requested.notice] : [])].map(
+    (text) => ({ level: "warning", text }),
+  );
+  const settings = project.settings;
+  const denied = expandDenyPaths([...policy.denyPaths], root, paths.home);
+  notices.push(...denied.notices.map((text): Notice => ({ level: "warning", text })));
+
+  const executor: ProcessExecutor = await createExecutor({
+    root,
+    home: paths.home,
+    envAllowlist: settings.env.allow,
+    selfCommand: options.selfCommand,
+    env: options.env,
+    ...(options.probe && { probe: options.probe }),
+  });
+  const strict = policy.strictProfile !== null || settings.profile === "strict";
+  if (strict && !executor.sandbox.available) {
+    await executor.shutdown();
+    throw new ConfigError(policy.strictProfile?.file, "the strict profile needs the OS sandbox, and it is not available here", executor.sandbox.available ? undefined : executor.sandbox.fix);
+  }
+
+  const session = randomUUID();
+  const audit = openAuditLog({
+    auditDir: paths.audit,
+    root,
+    session,
+    level: policy.audit.level,
+    secrets: options.keys.secrets(),
+    onError: (error) => notices.push({ level: "warning", text: `Writing the audit log failed: ${error.message}` }),
+  });
+  const engine = createPermissionEngine({
+    root,
+    home: paths.home,
+    rules: settings.rules,
+    policy,
+    sandboxAvailable: executor.sandbox.available,
+    audit: (event) => audit.record(permissionAuditEvent(event)),
+  });
+
+  let runtime: Runtime | undefined;
+  let proxy: EgressProxy | undefined;
+  try {
+    proxy = executor.sandbox.available ? await startNetwork(policy, settings.network.allow, engine, options.approver, () => runtime?.mode ?? mode, () => runtime?.activeSignal()) : undefined;
+    const network = proxy?.network ?? ({ mode: "none" } as const);
+    const sandboxFor = (current: Mode): SandboxSpec | null =>
+      executor.sandbox.available
+        ? executor.spec({
+            projectReadOnly: current === "plan",
+            writePaths: settings.sandbox.writePaths,
+            denyReadPaths: [...settings.sandbox.denyRead, ...denied.paths],
+            network,
+          })
+        : null;
+    const hidden = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
+      ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
+      : undefined;
+    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) })];
+    const client = await (options.openModel ?? openModelClient)(prepared);
+    const limits = minLimits(policy.limits, settings.limits);
+    const toolHooks = hooksAdapter(hooks.hooks, { executor, sandbox: sandboxFor("build"), root, home: paths.home, policy, audit }, () => runtime?.mode ?? mode);
+    runtime = Runtime.create({
+      root,
+      home: paths.home,
+      model: { client, info: prepared.model },
+      tools,
+      engine,
+      executor,
+      ...(options.approver && { approver: options.approver }),
+      mode,
+      limits,
+      audit,
+      notices,
+      sandboxFor,
+      ...(toolHooks && { hooks: toolHooks }),
+      onClose: async () => {
+        await proxy?.close();
+        audit.close();
+      },
+    });
+    return runtime;
+  } catch (error) {
+    await executor.shutdown();
+    await proxy?.close();
+    audit.close();
+    throw error;
+  }
+}
+
+/** The lower of two optional limits each. */
+function minLimits(a: TeamPolicy["limits"], b: TeamPolicy["limits"]): { maxSteps?: number; tokenBudget?: number } {
+  const min = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y));
+  const maxSteps = min(a.maxSteps, b.maxSteps);
+  const tokenBudget = min(a.tokenBudget, b.tokenBudget);
+  return { ...(maxSteps !== undefined && { maxSteps }), ...(tokenBudget !== undefined && { tokenBudget }) };
+}
+
+/**
+ * The session's egress proxy: hosts the policy and (trusted) settings allow pass, blocked hosts
+ * never do, and any other host becomes a question through the permission engine, ending with
+ * the turn that caused it.
+ */
+async function startNetwork(
+  policy: TeamPolicy,
+  allow: readonly string[],
+  engine: ReturnType<typeof createPermissionEngine>,
+  approver: Approver | undefined,
+  mode: () => Mode,
+  signal: () => AbortSignal | undefined,
+): Promise<EgressProxy> {
+  return startEgressProxy({
+    allow: [...policy.network.allow, ...allow],
+    block: policy.network.blockedHosts,
+    strict: policy.network.strictAllowlist !== null,
+    askHost: async (host, port) => {
+      const decision = await engine.authorize(
+        {
+          tool: "network",
+          readOnly: false,
+          target: { kind: "network", host, port },
+          title: `Network: ${host}:${port}`,
+          preview: `A command in the sandbox wants to connect to ${host} (port ${port}).`,
+          question: "Allow a sandboxed command to reach this host (the network allowlist)?",
+        },
+        { mode: mode(), ...(approver && { approver }), signal: signal() ?? new AbortController().signal },
+      );
+      if (decision.outcome !== "allow") return "deny";
+      return decision.by === "user" ? "once" : "session";
+    },
+  });
+}

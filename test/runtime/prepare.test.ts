@@ -1,0 +1,84 @@
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeCredentials } from "../../src/config/credentials.ts";
+import { ConfigError, SetupRequiredError } from "../../src/config/errors.ts";
+import { garudaPaths } from "../../src/config/paths.ts";
+import { ProviderKeys } from "../../src/config/providerKeys.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import type { AgentEvent } from "../../src/runtime/events.ts";
+import { prepareRuntime, type PrepareOptions } from "../../src/runtime/prepare.ts";
+import { tempDir } from "../support/tempDir.ts";
+
+const bridge = [process.execPath, join(import.meta.dir, "../../src/sandbox/bridgeMain.ts")];
+
+function setUp(home: string, root: string, client: FakeModelClient, extra: Partial<PrepareOptions> = {}): PrepareOptions {
+  const paths = garudaPaths(home);
+  mkdirSync(paths.dir, { recursive: true });
+  writeFileSync(paths.models, JSON.stringify({ default: "claude-sonnet-5" }));
+  writeCredentials(paths.credentials, { ANTHROPIC_API_KEY: "sk-ant-test-key-0000" });
+  return {
+    root,
+    paths,
+    env: { PATH: process.env.PATH, HOME: home },
+    keys: new ProviderKeys(),
+    managedPolicy: join(home, "no-managed-policy.json"),
+    selfCommand: bridge,
+    openModel: async () => client,
+    ...extra,
+  };
+}
+
+describe("prepareRuntime: from configuration to a session", () => {
+  test("a whole turn with a real file tool, through the real engine, sandbox probe and audit log", async () => {
+    using home = tempDir();
+    using root = tempDir();
+    writeFileSync(join(root.path, "notes.txt"), "the answer is 42\n");
+    const client = new FakeModelClient([fake.toolCall("read_file", { path: "notes.txt" }), fake.text("It says 42.")]);
+    const runtime = await prepareRuntime(setUp(home.path, root.path, client));
+    const events: AgentEvent[] = [];
+    try {
+      expect(await runtime.runTurn("What do the notes say?", new AbortController().signal, (e) => events.push(e))).toBe("done");
+    } finally {
+      await runtime.close();
+    }
+    const result = events.find((e) => e.type === "tool_result");
+    expect(result).toMatchObject({ status: "completed" });
+    expect(result?.type === "tool_result" && result.output).toContain("the answer is 42");
+    const second = client.requests[1];
+    expect(JSON.stringify(second?.messages)).toContain("the answer is 42");
+  });
+
+  test("no model, no key, a relative or missing folder: clear errors", async () => {
+    using home = tempDir();
+    using root = tempDir();
+    const client = new FakeModelClient([]);
+    const options = setUp(home.path, root.path, client);
+    writeFileSync(options.paths.models, "{}");
+    await expect(prepareRuntime(options)).rejects.toThrow(SetupRequiredError);
+    await expect(prepareRuntime({ ...options, modelFlag: "claude-sonnet-5", root: "relative/dir" })).rejects.toThrow(ConfigError);
+    await expect(prepareRuntime({ ...options, modelFlag: "claude-sonnet-5", root: join(root.path, "missing") })).rejects.toThrow("does not exist");
+  });
+
+  test("the team policy's denied paths are hidden from search and refused to the file tools", async () => {
+    using home = tempDir();
+    using root = tempDir();
+    mkdirSync(join(root.path, "secrets"));
+    writeFileSync(join(root.path, "secrets", "token.txt"), "hunter2");
+    writeFileSync(join(root.path, "ok.txt"), "fine");
+    const options = setUp(home.path, root.path, new FakeModelClient([fake.toolCall("glob", { pattern: "**/*.txt" }), fake.toolCall("read_file", { path: "secrets/token.txt" }), fake.text("done")]));
+    writeFileSync(options.paths.policy, JSON.stringify({ denyPaths: ["secrets/**"] }));
+    const runtime = await prepareRuntime(options);
+    const events: AgentEvent[] = [];
+    try {
+      await runtime.runTurn("look", new AbortController().signal, (e) => events.push(e));
+    } finally {
+      await runtime.close();
+    }
+    const results = events.filter((e): e is Extract<AgentEvent, { type: "tool_result" }> => e.type === "tool_result");
+    expect(results[0]?.output).toContain("ok.txt");
+    expect(results[0]?.output).not.toContain("token.txt");
+    expect(results[1]?.status).toBe("denied");
+    expect(JSON.stringify(events)).not.toContain("hunter2");
+  });
+});
