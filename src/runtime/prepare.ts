@@ -25,7 +25,10 @@ import { createExecutor } from "../sandbox/executor.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
+import { createUndoStore } from "../store/undo.ts";
 import { fileTools } from "../tools/fileTools.ts";
+import { createSessionTools } from "../tools/sessionTools.ts";
+import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts";
 import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
 import { Runtime } from "./runtime.ts";
@@ -152,14 +155,20 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     const hidden = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
       ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
       : undefined;
-    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) })];
+    const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict ? "forbidden" : "ask";
+    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools];
+    // Claude's server web search runs at Anthropic, where no question can stop it halfway: it is
+    // offered only when a rule allows `web_search` (e.g. permissions.allow in ~/.garuda/policy.json).
+    const search = webSearchOptions({ enabled: true });
+    const webSearch = search && engine.check(webSearchConsentRequest(search), mode).outcome === "allow" ? search : undefined;
+    const undo = createUndoStore({ root, home: paths.home, executor });
     const client = await (options.openModel ?? openModelClient)(prepared);
     const limits = minLimits(policy.limits, settings.limits);
     const toolHooks = hooksAdapter(hooks.hooks, { executor, sandbox: sandboxFor("build"), root, home: paths.home, policy, audit }, () => runtime?.mode ?? mode);
     runtime = Runtime.create({
       root,
       home: paths.home,
-      model: { client, info: prepared.model },
+      model: { client, info: prepared.model, ...(webSearch && { webSearch }) },
       tools,
       engine,
       executor,
@@ -167,6 +176,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       mode,
       limits,
       audit,
+      undo,
       notices,
       sandboxFor,
       ...(toolHooks && { hooks: toolHooks }),

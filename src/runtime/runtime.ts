@@ -207,7 +207,20 @@ export class Runtime {
       return await this.#turnBody(prompt, signal, emit);
     } finally {
       this.#turnSignal = undefined;
+      await this.#endUndoTurn(emit);
     }
+  }
+
+  /** Closes the undo point of the turn and shows what the undo store had to say. */
+  async #endUndoTurn(emit: (event: AgentEvent) => void): Promise<void> {
+    const undo = this.#options.undo;
+    if (!undo) return;
+    try {
+      await undo.endTurn?.();
+    } catch {
+      // The store reports its own failures through takeNotices.
+    }
+    for (const text of undo.takeNotices?.() ?? []) emit({ type: "notice", level: "warning", text });
   }
 
   async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
@@ -336,6 +349,13 @@ export class Runtime {
     );
   }
 
+  /** /diff: what this session changed in the project. */
+  async diff(): Promise<string> {
+    const store = this.#options.undo;
+    if (!store?.diff) return "Undo is off in this session, so Garuda has no record of its changes.";
+    return store.diff();
+  }
+
   /** /undo: the injected undo store restores the files of the last turn; the model hears of it next turn. */
   async undo(): Promise<UndoResult> {
     const store = this.#options.undo;
@@ -354,6 +374,7 @@ export class Runtime {
     this.#closed = true;
     this.#closing.abort();
     await this.#turn?.catch(() => {});
+    await this.#options.undo?.close?.();
     await this.#options.executor.shutdown();
     this.#session.close(this.#conversation);
     await this.#options.onClose?.();

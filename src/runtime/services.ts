@@ -33,7 +33,14 @@ export interface UndoStore {
   snapshot(paths: string[]): Promise<void>;
   /** Called at the start of every turn, before the user message. */
   beginTurn(): Promise<void>;
+  /** Called when a turn ends, however it ends: later edits are the user's, not the turn's. */
+  endTurn?(): Promise<void> | void;
   undoLastTurn(): Promise<UndoResult>;
+  /** What this session changed, as a diff (for /diff). */
+  diff?(): Promise<string>;
+  /** Warnings the store raised (undo switched off, an ignored file written …). */
+  takeNotices?(): string[];
+  close?(): Promise<void> | void;
 }
 
 export interface CommandInfo {

@@ -81,4 +81,38 @@ describe("prepareRuntime: from configuration to a session", () => {
     expect(results[1]?.status).toBe("denied");
     expect(JSON.stringify(events)).not.toContain("hunter2");
   });
+
+  test("commands run in the sandbox without a question, writes can be undone, and web search needs a rule", async () => {
+    using home = tempDir();
+    using root = tempDir();
+    writeFileSync(join(root.path, "a.txt"), "before\n");
+    const client = new FakeModelClient([
+      fake.toolCall("bash", { command: "echo sandboxed > made.txt && cat a.txt" }),
+      fake.text("ran it"),
+    ]);
+    const options = setUp(home.path, root.path, client);
+    const runtime = await prepareRuntime(options);
+    const events: AgentEvent[] = [];
+    try {
+      await runtime.runTurn("run it", new AbortController().signal, (e) => events.push(e));
+      const result = events.find((e) => e.type === "tool_result");
+      expect(result).toMatchObject({ status: "completed" });
+      expect(result?.type === "tool_result" && result.output).toContain("before");
+      expect(client.requests[0]?.webSearch).toBeUndefined();
+      const undone = await runtime.undo();
+      expect(undone.removed).toContain("made.txt");
+    } finally {
+      await runtime.close();
+    }
+
+    writeFileSync(options.paths.policy, JSON.stringify({ permissions: { allow: ["web_search"] } }));
+    const searching = new FakeModelClient([fake.text("ok")]);
+    const second = await prepareRuntime({ ...options, openModel: async () => searching });
+    try {
+      await second.runTurn("search", new AbortController().signal, () => {});
+      expect(searching.requests[0]?.webSearch).toBeDefined();
+    } finally {
+      await second.close();
+    }
+  });
 });

@@ -1,0 +1,295 @@
+// The undo store: snapshots of the project per turn in a private git object store outside it
+// (~/.garuda/snapshots/<sha256(root)[0:16]>/, 0700), with the project as git's work tree, so
+// files changed by bash commands are covered as well as tool writes. It honours .gitignore and
+// never stores .git or .garuda/sessions.
+//
+// A turn is one undo point: `beginTurn()` snapshots the project before the turn (`add -A` +
+// `write-tree`), `endTurn()` records it after. `undoLastTurn()` puts back what the last turn
+// changed: files it created are removed, files it changed or deleted are restored. A file that
+// changed again after the turn ended is left alone and named in a note, so undo never destroys
+// work it did not see. Without `endTurn()` the state at the next `beginTurn()` (or at the undo)
+// counts as the turn's end. Turns that changed nothing are skipped.
+//
+// Limits: more than 50,000 files, a snapshot taking more than 10 s, a failing git, or no git at
+// all switch undo off for the session, with one notice (takeNotices()).
+import { createHash, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { garudaPaths } from "../config/paths.ts";
+import { isInside } from "../sandbox/fsView.ts";
+import type { Executor } from "../sandbox/types.ts";
+import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
+import { type TreeChange, limitLines, parseRawDiff, planUndo } from "./undoTree.ts";
+
+export const MAX_FILES = 50_000;
+export const SNAPSHOT_TIMEOUT_MS = 10_000;
+export const MAX_POINTS = 50;
+export const GC_EVERY = 20;
+/** /diff output is cut after this many characters. */
+export const MAX_DIFF_CHARS = 1_000_000;
+
+/** What /undo did (the runtime's UndoResult). */
+export interface UndoOutcome {
+  restored: string[];
+  removed: string[];
+  notes: string[];
+}
+
+export interface UndoStoreOptions {
+  /** The project root (absolute, real path). */
+  root: string;
+  home: string;
+  executor: Executor;
+  maxFiles?: number;
+  snapshotTimeoutMs?: number;
+  maxPoints?: number;
+}
+
+export interface UndoStore {
+  /** Snapshot before the turn's first change. Never throws: a failure switches undo off with a notice. */
+  beginTurn(): Promise<void>;
+  /** Records the project after the turn (call when every turn ends, also after cancel or error). */
+  endTurn(): Promise<void>;
+  /** Before a tool writes these absolute paths: cheap when beginTurn() covered the turn. */
+  snapshot(paths: string[]): Promise<void>;
+  undoLastTurn(): Promise<UndoOutcome>;
+  /** The project now against its state before the session's first turn (unified diff; "" when equal). */
+  diff(): Promise<string>;
+  /** Notices not yet shown (undo switched off, a write undo cannot cover), each once. */
+  takeNotices(): string[];
+  /** Off, and why, or on. */
+  readonly status: { enabled: true } | { enabled: false; reason: string };
+  /** Removes the session's index file. */
+  close(): Promise<void>;
+}
+
+/** The store's folder for a project. */
+export function snapshotDir(home: string, root: string): string {
+  return join(garudaPaths(home).snapshots, createHash("sha256").update(root).digest("hex").slice(0, 16));
+}
+
+const TREE_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+interface Point {
+  before: string;
+  after?: string;
+}
+
+export function createUndoStore(options: UndoStoreOptions): UndoStore {
+  const { root, home, executor } = options;
+  const maxFiles = options.maxFiles ?? MAX_FILES;
+  const timeoutMs = options.snapshotTimeoutMs ?? SNAPSHOT_TIMEOUT_MS;
+  const maxPoints = options.maxPoints ?? MAX_POINTS;
+  const gitDir = snapshotDir(home, root);
+  const tmpDir = join(gitDir, "tmp");
+  const indexFile = join(gitDir, `index-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const git = new GitRunner(executor, { root, gitDir, indexFile, tmpDir });
+
+  // What no snapshot holds (besides .git, which git never stores): the session files and, when
+  // the project holds ~/.garuda (a project at ~), the snapshot store itself.
+  const excluded = [".garuda/sessions"];
+  const snapshots = garudaPaths(home).snapshots;
+  if (isInside(snapshots, root) && snapshots !== root) excluded.push(relative(root, snapshots));
+  // Kept out twice: by info/exclude (so `add -A` never reads them) and by removing them from the
+  // index before each tree is written (so a .gitignore negation cannot bring them in). An
+  // exclude pathspec on `add` is not used: git refuses it when the path is ignored anyway.
+  const countSpecs = ["--", ".", ...excluded.map((path) => `:(exclude,literal)${path}`)].map(shellQuote).join(" ");
+  const excludedArgs = ["--", ...excluded].map(shellQuote).join(" ");
+
+  const points: Point[] = [];
+  const notices: string[] = [];
+  /** Paths of tool writes already checked against .gitignore (each is checked once). */
+  const checkedPaths = new Set<string>();
+  let first: string | undefined;
+  let covered = false;
+  let disabled: string | undefined;
+  let initialized: Promise<void> | undefined;
+  let snapshotsTaken = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  /** Runs store operations one at a time. */
+  function serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  }
+
+  function disable(reason: string): void {
+    if (disabled !== undefined) return;
+    disabled = reason;
+    notices.push(`Undo is off for this session: ${reason}`);
+  }
+
+  async function init(): Promise<void> {
+    const probe = await git.run({ script: "command -v git >/dev/null || exit 127\ng --version >/dev/null" });
+    if (probe.exitCode === 127) {
+      disable("git is not installed, and Garuda keeps its undo snapshots with git. Install git (e.g. `sudo apt-get install git`, `brew install git`) and start a new session.");
+      return;
+    }
+    if (probe.exitCode !== 0) {
+      disable(`git does not work here (${gitMessage(probe)}).`);
+      return;
+    }
+    for (const dir of [garudaPaths(home).dir, snapshots, gitDir]) {
+      if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
+    }
+    chmodSync(gitDir, 0o700);
+    if (!existsSync(join(gitDir, "HEAD"))) {
+      const created = await git.run({ script: "g init --quiet --template= >/dev/null" });
+      if (created.exitCode !== 0) {
+        disable(`the snapshot store could not be created (${gitMessage(created)}).`);
+        return;
+      }
+    }
+    mkdirSync(join(gitDir, "info"), { recursive: true, mode: 0o700 });
+    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(gitDir, "info", "exclude"), excluded.map((path) => `/${path}/\n`).join(""));
+    // Highest-precedence attributes: no eol, filter, ident or encoding conversion, so files
+    // come back byte for byte whatever the project's .gitattributes say.
+    writeFileSync(join(gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding\n");
+  }
+
+  async function ready(): Promise<boolean> {
+    initialized ??= init().catch((error: unknown) => disable(`the snapshot store could not be set up (${error instanceof Error ? error.message : String(error)}).`));
+    await initialized;
+    return disabled === undefined;
+  }
+
+  /** The project as a tree id, or undefined (undo is then off). */
+  async function takeTree(): Promise<string | undefined> {
+    const script = [
+      `n=$(g ls-files -z -c -o --exclude-standard ${countSpecs} | tr -cd '\\000' | wc -c)`,
+      `if [ "$n" -gt ${maxFiles} ]; then exit 3; fi`,
+      `g add -A && GIT_LITERAL_PATHSPECS=1 g rm -r -q --cached --ignore-unmatch ${excludedArgs} >/dev/null && g write-tree >"$OUT"`,
+    ].join("\n");
+    const result = await git.run({ script, capture: true, timeoutMs });
+    if (result.timedOut) {
+      disable(`a snapshot of the project took more than ${timeoutMs / 1000} s. Add large generated folders to .gitignore to bring undo back in the next session.`);
+      return undefined;
+    }
+    if (result.exitCode === 3) {
+      disable(`the project has more than ${maxFiles.toLocaleString("en-US")} files that .gitignore does not exclude. Add generated folders (node_modules, build output) to .gitignore to bring undo back in the next session.`);
+      return undefined;
+    }
+    const tree = result.stdout.toString("utf8").trim();
+    if (result.exitCode !== 0 || !TREE_ID.test(tree)) {
+      disable(`a snapshot failed (${gitMessage(result)}).`);
+      return undefined;
+    }
+    if (++snapshotsTaken % GC_EVERY === 0) await git.run({ script: "g gc --auto --quiet >/dev/null 2>&1 || true" });
+    return tree;
+  }
+
+  async function diffTrees(from: string, to: string): Promise<TreeChange[] | undefined> {
+    if (from === to) return [];
+    const result = await git.run({ script: `g diff-tree -r -z --no-renames ${from} ${to} >"$OUT"`, capture: true });
+    if (result.exitCode !== 0) return undefined;
+    return parseRawDiff(nulFields(result.stdout));
+  }
+
+  async function openTurn(): Promise<void> {
+    const tree = await takeTree();
+    if (tree === undefined) return;
+    const previous = points[points.length - 1];
+    if (previous && previous.after === undefined) previous.after = tree;
+    points.push({ before: tree });
+    if (points.length > maxPoints) points.shift();
+    first ??= tree;
+    covered = true;
+  }
+
+  /** A notice, once per path, for tool writes .gitignore keeps out of the snapshots. */
+  async function noteIgnored(paths: string[]): Promise<void> {
+    const fresh = [...new Set(paths)].filter((path) => !checkedPaths.has(path));
+    if (fresh.length === 0) return;
+    for (const path of fresh) checkedPaths.add(path);
+    const result = await git.run({ script: 'g check-ignore -z --stdin >"$OUT"', stdin: `${fresh.join("\0")}\0`, capture: true });
+    const ignored = result.exitCode === 0 ? nulFields(result.stdout) : [];
+    for (const path of ignored) notices.push(`${path} is ignored by .gitignore, so /undo will not restore it.`);
+  }
+
+  async function undo(): Promise<UndoOutcome> {
+    const off = (reason: string): UndoOutcome => ({ restored: [], removed: [], notes: [reason] });
+    if (!(await ready())) return off(`Undo is off in this session: ${disabled}`);
+    if (points.length === 0) return off("Nothing to undo: no turn of this session is left to undo.");
+    const now = await takeTree();
+    if (now === undefined) return off(`Undo is off in this session: ${disabled}`);
+    let skippedTurns = 0;
+    let point: Point | undefined;
+    let turn: TreeChange[] = [];
+    while (points.length > 0) {
+      const top = points[points.length - 1] as Point;
+      const changes = await diffTrees(top.before, top.after ?? now);
+      if (changes === undefined) return off("Undo failed: the snapshot of the last turn could not be read.");
+      if (changes.length > 0) {
+        point = top;
+        turn = changes;
+        break;
+      }
+      points.pop();
+      skippedTurns++;
+    }
+    covered = false;
+    if (!point) return off("Nothing to undo: the last turns changed no files.");
+    const since = point.after !== undefined ? await diffTrees(point.after, now) : [];
+    const plan = planUndo(turn, since ?? []);
+    const notes: string[] = [];
+    if (skippedTurns > 0) notes.push(`The latest ${skippedTurns === 1 ? "turn" : `${skippedTurns} turns`} changed no files, so the turn before ${skippedTurns === 1 ? "it" : "them"} was undone.`);
+    if (plan.remove.length > 0) {
+      const removed = await git.run({ script: "g rm -q -f --ignore-unmatch --pathspec-from-file=- --pathspec-file-nul >/dev/null", stdin: `${plan.remove.join("\0")}\0`, literal: true });
+      if (removed.exitCode !== 0) return off(`Undo failed while removing files the turn created (${gitMessage(removed)}).`);
+    }
+    if (plan.restore.length > 0) {
+      const restored = await git.run({ script: `g checkout ${point.before} --pathspec-from-file=- --pathspec-file-nul >/dev/null`, stdin: `${plan.restore.join("\0")}\0`, literal: true });
+      if (restored.exitCode !== 0) return off(`Undo failed while restoring files (${gitMessage(restored)}).`);
+    }
+    points.pop();
+    notes.push(...limitLines(plan.skipped.map((s) => `Left ${s.path} as it is: ${s.why}.`)));
+    return { restored: plan.restore, removed: plan.remove, notes };
+  }
+
+  async function diff(): Promise<string> {
+    if (!(await ready())) return `(No diff: undo snapshots are off in this session: ${disabled})`;
+    if (first === undefined) return "";
+    const now = await takeTree();
+    if (now === undefined) return `(No diff: ${disabled})`;
+    if (now === first) return "";
+    const result = await git.run({ script: `g diff --no-color --no-ext-diff --no-textconv ${first} ${now} >"$OUT"`, capture: true });
+    if (result.exitCode !== 0) return `(No diff: ${gitMessage(result)})`;
+    const text = result.stdout.toString("utf8");
+    return text.length <= MAX_DIFF_CHARS ? text : `${text.slice(0, MAX_DIFF_CHARS)}\n… (the diff is cut here: ${text.length} characters in all)\n`;
+  }
+
+  return {
+    beginTurn: () =>
+      serial(async () => {
+        if (await ready()) await openTurn();
+      }),
+    endTurn: () =>
+      serial(async () => {
+        if (!covered || !(await ready())) return;
+        const tree = await takeTree();
+        const top = points[points.length - 1];
+        if (tree !== undefined && top) top.after = tree;
+        covered = false;
+      }),
+    snapshot: (paths) =>
+      serial(async () => {
+        if (!(await ready())) return;
+        if (!covered) await openTurn();
+        if (disabled !== undefined) return;
+        const inside = paths.filter((path) => isInside(path, root) && path !== root).map((path) => relative(root, path));
+        await noteIgnored(inside);
+      }),
+    undoLastTurn: () => serial(undo),
+    diff: () => serial(diff),
+    takeNotices: () => notices.splice(0),
+    get status() {
+      return disabled === undefined ? { enabled: true as const } : { enabled: false as const, reason: disabled };
+    },
+    close: () =>
+      serial(async () => {
+        rmSync(indexFile, { force: true });
+      }),
+  };
+}

@@ -1,0 +1,107 @@
+// bash: one command, in the OS sandbox unless the model asks to leave it (then the permission
+// target says `sandboxed: false` and the engine asks). Output streams to the front end as
+// throttled progress lines; the model gets "Exit code: N", the capped output, and `[Garuda: …]`
+// hints when the sandbox is the likely cause of a failure.
+import { z } from "zod";
+import { SandboxUnavailableError } from "../sandbox/executor.ts";
+import type { ExecResult, SandboxSpec } from "../sandbox/types.ts";
+import { oneLine } from "../text/visible.ts";
+import description from "./bash.txt" with { type: "text" };
+import { HeadTail, OUTPUT_CHARS, ProgressThrottle, stripCdRoot } from "./commandOutput.ts";
+import { type OutsideSandbox, sandboxHints } from "./sandboxHints.ts";
+import type { Tool, ToolContext, ToolResult } from "./types.ts";
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_TIMEOUT_MS = 600_000;
+
+const input = z.object({
+  command: z.string().min(1).describe("The command line, run with bash in the project folder."),
+  timeout_ms: z.number().int().min(1_000).max(MAX_TIMEOUT_MS).optional().describe("Stop the command after this many milliseconds (default 120000)."),
+  description: z.string().max(200).optional().describe("A few words on what the command does, for the user."),
+  outside_sandbox: z.boolean().optional().describe("Run outside the OS sandbox. The user is asked first; use only when the sandbox is in the way."),
+});
+export type BashInput = z.infer<typeof input>;
+
+export interface BashOptions {
+  /** "forbidden" when the team policy never lets a command leave the sandbox (hints then do not offer it). */
+  outsideSandbox?: OutsideSandbox;
+  /** Progress throttle interval (default 100 ms). */
+  progressIntervalMs?: number;
+  /** Output cap in characters (default 30,000). */
+  maxOutputChars?: number;
+}
+
+/** The sandbox a call runs in: none when asked to leave it or when no OS sandbox works here. */
+export function commandSandbox(outside: boolean | undefined, ctx: Pick<ToolContext, "sandbox" | "executor">): SandboxSpec | null {
+  if (outside) return null;
+  return ctx.executor.sandbox.available ? ctx.sandbox : null;
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function headline(result: ExecResult, timeoutMs: number): string {
+  if (result.timedOut) return `Exit code: none. The command timed out after ${seconds(timeoutMs)} and was stopped, with every process it started.`;
+  if (result.killed) return "Exit code: none. The command was cancelled and stopped, with every process it started.";
+  if (result.exitCode === null) return `Exit code: none (ended by ${result.signal ?? "a signal"})`;
+  return `Exit code: ${result.exitCode}`;
+}
+
+export function bashTool(options: BashOptions = {}): Tool<BashInput> {
+  const outsidePolicy = options.outsideSandbox ?? "ask";
+  return {
+    name: "bash",
+    description,
+    input,
+    readOnly: false,
+    describe(args, root) {
+      return { title: `$ ${oneLine(stripCdRoot(args.command, root))}`, kind: "execute", locations: [] };
+    },
+    permission(args, ctx) {
+      const command = stripCdRoot(args.command, ctx.root);
+      const sandboxed = commandSandbox(args.outside_sandbox, ctx) !== null;
+      return { tool: "bash", readOnly: false, target: { kind: "command", command, sandboxed }, preview: command };
+    },
+    async run(args, ctx): Promise<ToolResult> {
+      const command = stripCdRoot(args.command, ctx.root);
+      const sandbox = commandSandbox(args.outside_sandbox, ctx);
+      const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+      const kept = new HeadTail(options.maxOutputChars ?? OUTPUT_CHARS);
+      const progress = new ProgressThrottle(ctx.progress, { intervalMs: options.progressIntervalMs ?? 100 });
+      let result: ExecResult;
+      try {
+        result = await ctx.executor.run({
+          command,
+          cwd: ctx.root,
+          sandbox,
+          signal: ctx.signal,
+          timeoutMs,
+          // The tool keeps its own head and tail (in characters); the executor's copy is not used.
+          maxOutputBytes: 1_024,
+          onOutput: (chunk) => {
+            kept.push(chunk);
+            progress.push(chunk);
+          },
+        });
+      } catch (error) {
+        if (error instanceof SandboxUnavailableError) {
+          return { output: `The command did not run: ${error.message}. Run it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`, isError: true };
+        }
+        throw error;
+      } finally {
+        progress.stop();
+      }
+      const output = kept.text();
+      const lines = [headline(result, timeoutMs)];
+      lines.push(output.length > 0 ? output.replace(/\n+$/, "") : "(no output)");
+      if (result.timedOut) {
+        lines.push(`[Garuda: for servers and watchers use process_manager; for a long build or test run, raise timeout_ms (at most ${MAX_TIMEOUT_MS}).]`);
+      }
+      const failed = result.timedOut || result.killed || result.exitCode !== 0;
+      if (failed && !result.killed && sandbox !== null) lines.push(...sandboxHints(output, ctx.root, sandbox, outsidePolicy));
+      const summary = result.timedOut ? "Timed out" : result.killed ? "Cancelled" : result.exitCode === null ? `Ended by ${result.signal ?? "a signal"}` : `Exit code ${result.exitCode}`;
+      return { output: lines.join("\n"), isError: failed, summary };
+    },
+  };
+}

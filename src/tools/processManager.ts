@@ -1,0 +1,172 @@
+// process_manager: long-running processes (dev servers, watchers) through executor.start().
+//
+// Permissions per action. `start` asks like bash: its target is the command, sandboxed unless
+// outside_sandbox is set (or no OS sandbox works here), so a sandboxed start runs without a
+// question in build mode and in plan mode, and anything else asks. `list`, `output` and `stop`
+// only touch processes this session already started (an approved start), so their requests
+// are read-only with an "input" target: the engine allows them without a question in every
+// mode. They are never "input" targets that are *not* read-only, because "Allow for this
+// session" on such a question would add the bare rule `process_manager`, which would then allow
+// every later start too. The tool's own `readOnly` stays false, so its calls run in order.
+import { z } from "zod";
+import { SandboxUnavailableError } from "../sandbox/executor.ts";
+import { oneLine } from "../text/visible.ts";
+import { commandSandbox } from "./bash.ts";
+import { cleanOutput, stripCdRoot } from "./commandOutput.ts";
+import description from "./processManager.txt" with { type: "text" };
+import { MAX_RUNNING, type ManagedProcess, ProcessTable, statusOf } from "./processTable.ts";
+import type { Tool, ToolResult } from "./types.ts";
+
+const input = z
+  .object({
+    action: z.enum(["start", "list", "output", "stop"]).describe("What to do."),
+    command: z.string().min(1).optional().describe("For start: the command line to run with bash in the project folder."),
+    id: z.string().min(1).optional().describe("For output and stop: the process id from start or list (p1, p2 …)."),
+    outside_sandbox: z.boolean().optional().describe("For start: run outside the OS sandbox (the user is asked first)."),
+  })
+  .superRefine((value, ctx) => {
+    if (value.action === "start" && value.command === undefined) ctx.addIssue({ code: "custom", path: ["command"], message: "start needs the command to run" });
+    if ((value.action === "output" || value.action === "stop") && value.id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["id"], message: `${value.action} needs the id of a process (see action "list")` });
+    }
+  });
+export type ProcessManagerInput = z.infer<typeof input>;
+
+export interface ProcessManagerOptions {
+  /** The session's processes (create one per session). */
+  processes?: ProcessTable;
+  /** How long start waits for first output or an early exit (default 1,500 ms). */
+  startWaitMs?: number;
+  /** How much recent output `output` returns (default 20,000 characters). */
+  outputChars?: number;
+}
+
+function tail(text: string, chars: number): string {
+  const clean = cleanOutput(text).replace(/\n+$/, "");
+  return clean.length <= chars ? clean : `[… earlier output not shown …]\n${clean.slice(-chars)}`;
+}
+
+function unknownId(id: string, table: ProcessTable): ToolResult {
+  const ids = table.list().map((entry) => entry.process.id);
+  const known = ids.length > 0 ? `The processes of this session are: ${ids.join(", ")}.` : "No process has been started in this session.";
+  return { output: `There is no process ${id}. ${known}`, isError: true };
+}
+
+function describeEntry(entry: ManagedProcess): string {
+  return `${entry.process.id} (pid ${entry.process.pid}, ${entry.sandboxed ? "in the sandbox" : "outside the sandbox"}): $ ${entry.command}`;
+}
+
+export function processManagerTool(options: ProcessManagerOptions = {}): Tool<ProcessManagerInput> {
+  const table = options.processes ?? new ProcessTable();
+  const waitMs = options.startWaitMs ?? 1_500;
+  const outputChars = options.outputChars ?? 20_000;
+  const commandOf = (id: string | undefined) => (id === undefined ? undefined : table.get(id)?.command);
+
+  return {
+    name: "process_manager",
+    description,
+    input,
+    readOnly: false,
+    describe(args, root) {
+      const known = commandOf(args.id);
+      const about = known !== undefined ? `: $ ${oneLine(known)}` : "";
+      switch (args.action) {
+        case "start":
+          return { title: `$ ${oneLine(stripCdRoot(args.command ?? "", root))}`, kind: "execute", locations: [] };
+        case "list":
+          return { title: "List background processes", kind: "execute", locations: [] };
+        case "output":
+          return { title: `Output of ${oneLine(args.id ?? "")}${about}`, kind: "execute", locations: [] };
+        case "stop":
+          return { title: `Stop ${oneLine(args.id ?? "")}${about}`, kind: "execute", locations: [] };
+      }
+    },
+    permission(args, ctx) {
+      if (args.action === "start") {
+        const command = stripCdRoot(args.command ?? "", ctx.root);
+        const sandboxed = commandSandbox(args.outside_sandbox, ctx) !== null;
+        return { tool: "process_manager", readOnly: false, target: { kind: "command", command, sandboxed }, preview: command };
+      }
+      const id = args.id !== undefined ? ` ${args.id}` : "";
+      return { tool: "process_manager", readOnly: true, target: { kind: "input" }, preview: `process_manager ${args.action}${id}` };
+    },
+    async run(args, ctx): Promise<ToolResult> {
+      switch (args.action) {
+        case "list": {
+          const entries = table.list();
+          if (entries.length === 0) return { output: "No process has been started in this session.", summary: "No processes" };
+          const lines = entries.map((entry) => `${describeEntry(entry)} — ${statusOf(entry)}`);
+          const running = table.running().length;
+          return { output: lines.join("\n"), summary: `${running} running, ${entries.length} in all` };
+        }
+        case "output": {
+          const entry = table.get(args.id as string);
+          if (!entry) return unknownId(args.id as string, table);
+          const text = tail(entry.process.output(), outputChars);
+          return { output: `${describeEntry(entry)} — ${statusOf(entry)}\n${text.length > 0 ? text : "(no output yet)"}`, summary: statusOf(entry) };
+        }
+        case "stop": {
+          const entry = table.get(args.id as string);
+          if (!entry) return unknownId(args.id as string, table);
+          if (entry.end) return { output: `${describeEntry(entry)} had already ${statusOf(entry).replace(/^stopped$/, "been stopped")}.`, summary: statusOf(entry) };
+          entry.stopped = true;
+          const end = await entry.process.stop();
+          entry.end ??= end;
+          const last = tail(end.output, 2_000);
+          return { output: `Stopped ${describeEntry(entry)}, with every process it started.${last ? `\nLast output:\n${last}` : ""}`, summary: "Stopped" };
+        }
+        case "start": {
+          if (table.running().length >= MAX_RUNNING) {
+            return { output: `${MAX_RUNNING} processes are running already. Stop one you no longer need (action "stop"), then start this one.`, isError: true };
+          }
+          const command = stripCdRoot(args.command as string, ctx.root);
+          const sandbox = commandSandbox(args.outside_sandbox, ctx);
+          let entry: ManagedProcess;
+          try {
+            entry = table.add(ctx.executor.start({ command, cwd: ctx.root, sandbox }), sandbox !== null);
+          } catch (error) {
+            if (error instanceof SandboxUnavailableError) {
+              return { output: `The process did not start: ${error.message}. Start it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`, isError: true };
+            }
+            throw error;
+          }
+          const outcome = await waitForStart(entry, waitMs, ctx.signal);
+          if (outcome === "exit") entry.end ??= await entry.process.exited;
+          if (outcome === "cancel") {
+            entry.stopped = true;
+            await entry.process.stop();
+            return { output: `Cancelled: ${describeEntry(entry)} was stopped again.`, isError: true, summary: "Cancelled" };
+          }
+          const text = tail(entry.process.output(), 4_000);
+          const shown = text.length > 0 ? `\nOutput so far:\n${text}` : "\n(no output yet)";
+          if (entry.end) {
+            const failed = entry.end.exitCode !== 0;
+            return { output: `${describeEntry(entry)} ${statusOf(entry)} right after it started.${shown}`, isError: failed, summary: statusOf(entry) };
+          }
+          const note = entry.sandboxed ? "\n[Garuda: it runs in the OS sandbox, with its own network: ports it opens cannot be reached from outside it.]" : "";
+          return { output: `Started ${describeEntry(entry)}. It keeps running; use action "output" with id ${entry.process.id} to read it, "stop" to end it.${shown}${note}`, summary: `Started ${entry.process.id}` };
+        }
+      }
+    },
+  };
+}
+
+/** Waits for an early exit, the wait time, or cancel, whichever comes first. */
+async function waitForStart(entry: ManagedProcess, waitMs: number, signal: AbortSignal): Promise<"exit" | "wait" | "cancel"> {
+  if (signal.aborted) return "cancel";
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<"cancel">((resolve) => {
+    onAbort = () => resolve("cancel");
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<"wait">((resolve) => {
+    timer = setTimeout(() => resolve("wait"), waitMs);
+  });
+  try {
+    return await Promise.race([entry.process.exited.then(() => "exit" as const, () => "exit" as const), waited, aborted]);
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}

@@ -1,0 +1,70 @@
+// The long-running processes one session started with process_manager: what was started, how
+// (sandboxed or not), and how each ended. The executor owns the processes themselves (and kills
+// them all at shutdown); this table only remembers them for list, output and stop.
+import type { ExecResult, RunningProcess } from "../sandbox/types.ts";
+
+export interface ManagedProcess {
+  readonly process: RunningProcess;
+  readonly command: string;
+  readonly sandboxed: boolean;
+  readonly startedAt: number;
+  /** Set once it has exited. */
+  end?: ExecResult;
+  /** Stopped through process_manager (not by itself). */
+  stopped: boolean;
+}
+
+/** At most this many processes run at once per session. */
+export const MAX_RUNNING = 10;
+
+export class ProcessTable {
+  readonly #entries = new Map<string, ManagedProcess>();
+
+  add(process: RunningProcess, sandboxed: boolean, now = Date.now()): ManagedProcess {
+    const entry: ManagedProcess = { process, command: process.command, sandboxed, startedAt: now, stopped: false };
+    this.#entries.set(process.id, entry);
+    process.exited.then(
+      (end) => {
+        entry.end = end;
+      },
+      () => {
+        entry.end = { exitCode: null, signal: null, output: "", truncated: false, timedOut: false, killed: true, durationMs: 0 };
+      },
+    );
+    return entry;
+  }
+
+  get(id: string): ManagedProcess | undefined {
+    return this.#entries.get(id);
+  }
+
+  list(): ManagedProcess[] {
+    return [...this.#entries.values()];
+  }
+
+  running(): ManagedProcess[] {
+    return this.list().filter((entry) => entry.end === undefined);
+  }
+
+  /** Stops every process still running (the executor's shutdown does the same at session end). */
+  async stopAll(): Promise<void> {
+    await Promise.all(this.running().map((entry) => entry.process.stop()));
+  }
+}
+
+function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(s % 60).padStart(2, "0")}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}
+
+/** "running for 2m05s", "exited with code 1", "stopped". */
+export function statusOf(entry: ManagedProcess, now = Date.now()): string {
+  const end = entry.end;
+  if (!end) return `running for ${duration(now - entry.startedAt)}`;
+  if (entry.stopped) return "stopped";
+  if (end.killed) return "killed (the session ended or the sandbox stopped it)";
+  if (end.exitCode !== null) return `exited with code ${end.exitCode}`;
+  return `ended by ${end.signal ?? "a signal"}`;
+}
