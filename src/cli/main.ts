@@ -13,6 +13,7 @@ type AnyCommand = CommandDef<any>;
  */
 const SUBCOMMANDS: Record<string, () => Promise<AnyCommand>> = {
   models: () => import("./modelsCommand.ts").then((module) => module.modelsCommand),
+  setup: () => import("./setupCommand.ts").then((module) => module.setupCommand),
 };
 
 export const rootCommand: AnyCommand = defineCommand({
@@ -49,8 +50,9 @@ export async function main(argv: string[]): Promise<number> {
       else await printUsage(rootCommand);
       return 0;
     }
-    await runCommand(await load(), { rawArgs: commandArgs });
-    return 0;
+    // A command that returns a number (setup) decides the exit code; the others succeed.
+    const { result } = await runCommand(await load(), { rawArgs: commandArgs });
+    return typeof result === "number" ? result : 0;
   } catch (error) {
     const failure = describeFailure(error);
     process.stderr.write(`${failure.text}\n`);
