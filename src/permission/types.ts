@@ -71,6 +71,11 @@ export interface PermissionRequest {
 /** What a front end shows. Built by the engine from a PermissionRequest. */
 export interface ApprovalRequest {
   callId?: string;
+  /**
+   * Set when the call runs inside a subagent: the subagent's own call id. `callId` is then a call
+   * the front end was never shown (ACP gives the question its own entry).
+   */
+  parentCallId?: string;
   tool: string;
   title: string;
   preview: string;

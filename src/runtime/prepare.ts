@@ -26,6 +26,7 @@ import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
 import { createUndoStore } from "../store/undo.ts";
+import { exploreTool } from "../tools/explore.ts";
 import { fileTools } from "../tools/fileTools.ts";
 import { createSessionTools } from "../tools/sessionTools.ts";
 import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts";
@@ -156,7 +157,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
       : undefined;
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict ? "forbidden" : "ask";
-    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools];
+    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools, exploreTool()];
     // Claude's server web search runs at Anthropic, where no question can stop it halfway: it is
     // offered only when a rule allows `web_search` (e.g. permissions.allow in ~/.garuda/policy.json).
     const search = webSearchOptions({ enabled: true });

@@ -15,6 +15,7 @@ import type { Tool } from "../tools/types.ts";
 import { type CallContext, ToolRegistry } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
 import { abortable } from "./abortable.ts";
+import { type ChildHost, runChild } from "./child.ts";
 import { type ResolvedCommand, resolveCommand } from "./commands.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
@@ -291,7 +292,7 @@ export class Runtime {
   #callContext(mode: Mode, signal: AbortSignal, emit: (event: AgentEvent) => void): CallContext {
     const options = this.#options;
     let snapshotWarned = false;
-    return {
+    const calls: CallContext = {
       root: this.root,
       home: options.home,
       mode,
@@ -313,6 +314,20 @@ export class Runtime {
       ...(options.hooks && { hooks: options.hooks }),
       ...(options.audit && { audit: options.audit }),
     };
+    // Subagents share the model, the engine, the approver and the signal; not the subagent capability (no nesting).
+    const { model, thinking } = this.#request();
+    const host: ChildHost = {
+      client: options.model.client,
+      request: { model, ...(thinking !== undefined && { thinking }) },
+      contextWindow: options.model.info.contextWindow,
+      modelMaxTokens: options.model.info.maxTokens,
+      limits: this.#limits,
+      tokensLeft: () => this.#limits.tokenBudget - this.#meter.total,
+      spend: (usage) => this.#meter.spend(usage),
+      tool: (name) => this.#registry.get(name),
+      calls,
+    };
+    return { ...calls, subagent: (task, call) => runChild(host, task, call) };
   }
 
   #end(reason: string): void {

@@ -12,7 +12,7 @@ import type { ToolHooks } from "../runtime/services.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 import { type AuditSink, requestEvent } from "../store/auditEvents.ts";
 import { unifiedDiff } from "./diff.ts";
-import type { CallInfo, Tool, ToolContext, ToolResult } from "./types.ts";
+import type { CallInfo, SubagentResult, SubagentTask, Tool, ToolContext, ToolResult } from "./types.ts";
 
 export const CANCELLED_OUTPUT = "Cancelled by the user.";
 
@@ -32,6 +32,15 @@ export interface CallContext {
   beforeWrite(paths: string[]): Promise<void>;
   hooks?: ToolHooks;
   audit?: AuditSink;
+  /** Runs a subagent for a call (ToolContext.subagent); absent inside a subagent. */
+  subagent?(task: SubagentTask, call: SubagentCall): Promise<SubagentResult>;
+}
+
+/** The call a subagent runs for. */
+export interface SubagentCall {
+  callId: string;
+  /** The calling tool is read-only: its subagent gets read-only tools only. */
+  readOnly: boolean;
 }
 
 export interface CallOutcome {
@@ -171,6 +180,7 @@ export class ToolRegistry {
       return finish(info, "denied", `Permission denied: ${reason}`);
     }
 
+    const subagent = ctx.subagent?.bind(ctx);
     const toolCtx: ToolContext = {
       root: ctx.root,
       home: ctx.home,
@@ -182,6 +192,7 @@ export class ToolRegistry {
       authorize: (extra) => ctx.engine.authorize(extra, { mode: ctx.mode, ...(ctx.approver && { approver: ctx.approver }), signal: ctx.signal }),
       progress: (text) => ctx.emit({ type: "tool_progress", callId: call.id, text }),
       beforeWrite: (paths) => ctx.beforeWrite(paths),
+      ...(subagent && { subagent: (task: SubagentTask) => subagent(task, { callId: call.id, readOnly: tool.readOnly }) }),
     };
     let result: ToolResult;
     try {

@@ -3,6 +3,7 @@
 // and the tool itself, and reports each step as AgentEvents carrying the call's id.
 import type { z } from "zod";
 import type { Decision, FileChange, Mode, PermissionRequest } from "../permission/types.ts";
+import type { StopReason } from "../runtime/events.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 
 /** How a front end groups a call (ACP tool kinds). */
@@ -43,6 +44,46 @@ export interface ToolContext {
   progress(text: string): void;
   /** Takes an undo snapshot of these absolute paths before a write. */
   beforeWrite(paths: string[]): Promise<void>;
+  /**
+   * Runs a subagent for this call (the Runtime provides it; absent inside a subagent, so there is
+   * no nesting). Its tool calls are reported inside this call; its usage counts toward the session.
+   */
+  subagent?(task: SubagentTask): Promise<SubagentResult>;
+}
+
+/** A subagent's job: its own system prompt, task and tools, with its own limits. */
+export interface SubagentTask {
+  /** e.g. "explore", for messages. */
+  name: string;
+  system: string;
+  /** The child's first (and only) user message. */
+  prompt: string;
+  /**
+   * Tool names, taken from the session's tools (same instances, same permission engine). A
+   * read-only calling tool gets only the read-only ones.
+   */
+  tools: readonly string[];
+  /** Model responses; default 20, at most 200 and never above the session's step limit. */
+  maxSteps?: number;
+  /** Tokens; default 150,000, never above what is left of the session's budget. */
+  tokenBudget?: number;
+  /** Sent (as a note) in the one request without tool use that follows a step, token or repeat stop. */
+  wrapUp: string;
+}
+
+export interface SubagentResult {
+  /** The child's final text; "" when it gave none. */
+  answer: string;
+  /** How the child's own loop ended (max_steps, token_budget, repeated_calls: before the wrap-up). */
+  stopReason: StopReason;
+  /** The answer came from the wrap-up request. */
+  wrappedUp: boolean;
+  /** Model requests made, the wrap-up included. */
+  steps: number;
+  /** Tool calls the child made. */
+  calls: number;
+  /** Tokens counted toward the budget (also added to the session's). */
+  tokens: number;
 }
 
 export interface Tool<Input = unknown> {

@@ -1,0 +1,170 @@
+// A subagent run: a child loop for one tool call of the parent, with its own system prompt,
+// conversation (kept in memory only), tools, step limit and token budget, and the parent's model,
+// permission engine, approver and signal. The child's tool calls go out as the parent's events
+// with parentCallId = the calling tool's call id; its text does not (it becomes the tool's
+// result). Every token it uses is added to the parent's meter as it is reported.
+import type { ModelClient, ModelEvent, ModelRequest, Usage } from "../model/types.ts";
+import type { Approver } from "../permission/types.ts";
+import { type CallContext, type SubagentCall, ToolRegistry } from "../tools/registry.ts";
+import type { SubagentResult, SubagentTask, Tool } from "../tools/types.ts";
+import { Conversation } from "./conversation.ts";
+import type { AgentEvent, StopReason } from "./events.ts";
+import { type Limits, runLoop } from "./loop.ts";
+import { budgetTokens, UsageMeter } from "./meter.ts";
+import { streamResponse } from "./modelStep.ts";
+import { noteBlock } from "./notes.ts";
+
+export const CHILD_MAX_STEPS = 20;
+export const CHILD_STEPS_CAP = 200;
+export const CHILD_TOKEN_BUDGET = 150_000;
+/** Share of the child's budget its loop leaves for the wrap-up request. */
+export const WRAP_UP_SHARE = 0.1;
+/** Stops after which the child gets one more request, without tool use, to answer. */
+const WRAP_UP_AFTER: ReadonlySet<StopReason> = new Set(["max_steps", "token_budget", "repeated_calls"]);
+
+/** What a child takes from the parent session. */
+export interface ChildHost {
+  client: ModelClient;
+  /** The session's request settings the child shares (model, thinking); not its system prompt, tools or web search. */
+  request: Pick<ModelRequest, "model" | "thinking">;
+  contextWindow: number;
+  modelMaxTokens: number;
+  /** The session's limits (the team policy's caps included). */
+  limits: Limits;
+  /** Tokens left of the session's budget, now. */
+  tokensLeft(): number;
+  /** Adds a response's usage to the session's meter. */
+  spend(usage: Usage): void;
+  /** A tool of the session, by name. */
+  tool(name: string): Tool | undefined;
+  /** The parent turn's call context (signal, engine, approver, emit …). */
+  calls: CallContext;
+}
+
+/** The client, reporting each response's usage as it ends (loop steps, compaction, wrap-up alike). */
+function metered(client: ModelClient, onUsage: (usage: Usage) => void): ModelClient {
+  return {
+    stream(request, signal) {
+      const inner = client.stream(request, signal);
+      return (async function* (): AsyncGenerator<ModelEvent> {
+        for await (const event of inner) {
+          if (event.type === "message_end") onUsage(event.usage);
+          yield event;
+        }
+      })();
+    },
+  };
+}
+
+function childTools(host: ChildHost, task: SubagentTask, call: SubagentCall): Tool[] {
+  const tools = new Map<string, Tool>();
+  for (const name of task.tools) {
+    const tool = host.tool(name);
+    if (tool && (!call.readOnly || tool.readOnly)) tools.set(name, tool);
+  }
+  return [...tools.values()];
+}
+
+/** The child's events as the parent's: its calls inside the calling one, its text kept back. */
+function forward(parent: CallContext, callId: string, counter: { calls: number }): (event: AgentEvent) => void {
+  return (event) => {
+    switch (event.type) {
+      case "tool_call":
+        counter.calls++;
+        parent.emit({ ...event, parentCallId: callId });
+        parent.emit({ type: "tool_progress", callId, text: event.info.title });
+        return;
+      case "tool_progress":
+      case "tool_result":
+        parent.emit({ ...event, parentCallId: callId });
+        return;
+      case "notice":
+        parent.emit(event);
+        return;
+      case "model_retry":
+        parent.emit({ type: "tool_progress", callId, text: `The model's answer broke off (${event.reason}); trying again (attempt ${event.attempt}).` });
+        return;
+      default:
+        // text, thinking, step_end, compaction, server tools: the child's own business.
+        return;
+    }
+  };
+}
+
+/** The parent's approver, marking each question as one from inside the subagent. */
+function childApprover(approver: Approver | undefined, callId: string): Approver | undefined {
+  if (!approver) return undefined;
+  return { ask: (request, signal) => approver.ask({ ...request, parentCallId: callId }, signal) };
+}
+
+function lastText(conversation: Conversation): string {
+  const last = conversation.messages.at(-1);
+  if (!last || last.role !== "assistant") return "";
+  return last.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n").trim();
+}
+
+/**
+ * Runs `task` as a child of the call `call`. Resolves with the child's answer and counts; a model
+ * error rejects (the tokens used until then are already counted). An aborted signal ends it at
+ * once with stopReason "cancelled".
+ */
+export async function runChild(host: ChildHost, task: SubagentTask, call: SubagentCall): Promise<SubagentResult> {
+  const parent = host.calls;
+  const signal = parent.signal;
+  const counter = { calls: 0 };
+  let tokens = 0;
+  const client = metered(host.client, (usage) => {
+    tokens += budgetTokens(usage);
+    host.spend(usage);
+  });
+  const result = (stopReason: StopReason, answer: string, steps: number, wrappedUp = false): SubagentResult => ({
+    answer,
+    stopReason,
+    wrappedUp,
+    steps,
+    calls: counter.calls,
+    tokens,
+  });
+
+  const budget = Math.min(task.tokenBudget ?? CHILD_TOKEN_BUDGET, host.tokensLeft());
+  if (budget <= 0) return result("token_budget", "", 0);
+  const maxSteps = Math.max(1, Math.min(task.maxSteps ?? CHILD_MAX_STEPS, CHILD_STEPS_CAP, host.limits.maxSteps));
+  const registry = new ToolRegistry(childTools(host, task, call));
+  const request = { ...host.request, system: task.system, tools: registry.specs() as ModelRequest["tools"] };
+  const conversation = new Conversation();
+  const meter = new UsageMeter(task.system.length + JSON.stringify(request.tools).length);
+  const emit = forward(parent, call.callId, counter);
+  const approver = childApprover(parent.approver, call.callId);
+  // No subagent capability in the child: subagents do not nest.
+  const { subagent: _nested, approver: _approver, emit: _emit, ...shared } = parent;
+  const calls: CallContext = { ...shared, emit, ...(approver && { approver }) };
+  const limits: Limits = { maxSteps, tokenBudget: Math.max(1, Math.floor(budget * (1 - WRAP_UP_SHARE))), maxOutputTokens: host.limits.maxOutputTokens };
+
+  conversation.record({ type: "user", prompt: task.prompt, content: [{ type: "text", text: task.prompt }] });
+  const stats = { steps: 0 };
+  const loop = await runLoop({
+    client,
+    request,
+    contextWindow: host.contextWindow,
+    modelMaxTokens: host.modelMaxTokens,
+    limits,
+    conversation,
+    meter,
+    registry,
+    calls,
+    emit,
+    signal,
+    stats,
+  });
+  if (signal.aborted) return result("cancelled", "", loop.steps);
+  if (!WRAP_UP_AFTER.has(loop.stopReason)) return result(loop.stopReason, lastText(conversation), loop.steps);
+  // One wrap-up request, if the budget still has room: the same tools are sent (a conversation
+  // with tool calls needs them, and the cached prefix stays the same), but any call is ignored.
+  if (meter.total >= budget || host.tokensLeft() <= 0) return result(loop.stopReason, lastText(conversation), loop.steps);
+  conversation.record({ type: "user", prompt: "", content: [noteBlock(task.wrapUp)], synthetic: true });
+  const maxTokens = Math.min(host.limits.maxOutputTokens, host.modelMaxTokens);
+  const response = await streamResponse(client, { ...request, messages: conversation.messages, maxTokens }, signal, emit);
+  meter.spend(response.usage);
+  const answer = response.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n").trim();
+  return result(loop.stopReason, answer, loop.steps + 1, true);
+}
