@@ -6,9 +6,10 @@
 //
 //   bun bench/loop.ts [--rounds N]
 //
-// Two sessions run interleaved: "file tools" uses the real read_file, write_file, edit_file,
-// glob, grep, symbols and find_definition of src/tools/; "stub tools" uses tools of the same
-// names that do nothing, so the difference is the tools' own file work.
+// Two sessions run interleaved: "file tools" offers the whole default tool set (the file tools,
+// bash, process_manager, web_fetch, todo, explore) and the script uses the real read_file,
+// edit_file, glob and grep of src/tools/; "stub tools" uses tools of the same names that do
+// nothing, so the difference is the tools' own file work.
 // Targets: tools + system of the default tool set ≤ 20 KB, byte-identical in every request.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +32,8 @@ import { grepTool } from "../src/tools/grep.ts";
 import { hiddenPredicate } from "../src/tools/hidden.ts";
 import { readFileTool } from "../src/tools/readFile.ts";
 import { ReadTracker } from "../src/tools/readTracker.ts";
+import { exploreTool } from "../src/tools/explore.ts";
+import { createSessionTools } from "../src/tools/sessionTools.ts";
 import type { Tool } from "../src/tools/types.ts";
 import { writeFileTool } from "../src/tools/writeFile.ts";
 import { type TaskResult, formatStat, formatTable, interleave } from "./interleave.ts";
@@ -85,9 +88,11 @@ function script(): ModelEvent[][] {
   return turns;
 }
 
+/** The default tool set of a session (as prepareRuntime builds it), so the bytes measured are the real ones. */
 function fileTools(): Tool[] {
   const deps: FileToolDeps = { reads: new ReadTracker(), hidden: hiddenPredicate() };
-  return [readFileTool(deps), writeFileTool(deps), editFileTool(deps), globTool(deps), grepTool(deps), symbolsTool(deps), findDefinitionTool(deps)] as Tool[];
+  const files = [readFileTool(deps), writeFileTool(deps), editFileTool(deps), globTool(deps), grepTool(deps), symbolsTool(deps), findDefinitionTool(deps)] as Tool[];
+  return [...files, ...createSessionTools({ outsideSandbox: "ask" }).tools, exploreTool() as Tool];
 }
 
 /** Tools of the same names that touch nothing: the loop's cost without file work. */
