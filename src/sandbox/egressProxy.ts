@@ -89,6 +89,8 @@ function tokenMatches(head: RequestHead, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+const EMPTY = new Uint8Array(0);
+
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.byteLength + b.byteLength);
   out.set(a, 0);
@@ -191,27 +193,35 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       upstream.socket?.end();
       return;
     }
-    // The 200 goes first: a server that speaks first (SSH, SMTP) may already have sent bytes, held in upstream.early.
+    // The 200 goes first: a server that speaks first (SSH, SMTP) may already have sent bytes, held
+    // in upstream.early, which link() passes on. What the client sent after its head goes before
+    // link() too, which also passes on a FIN the client sent while the proxy was deciding.
     if (target.kind === "connect") sendTo(client, new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
     else sendTo(upstream, new TextEncoder().encode(originHead(head, target.path, port === 80 ? host : `${host}:${port}`)));
-    link(client, upstream);
     sendTo(upstream, rest);
-    const buffered = client.buffered;
-    client.buffered = new Uint8Array(0);
-    sendTo(upstream, buffered);
+    sendTo(upstream, client.buffered);
+    client.buffered = EMPTY;
     client.phase = "relay";
+    link(client, upstream);
     relayDrain(client);
-    (client.socket as { resume?: () => void } | undefined)?.resume?.();
+    // From here on every chunk goes straight through relayData; reading resumes unless the relay
+    // itself is holding the client back (the upstream's queue is already full).
+    if (!client.paused) (client.socket as { resume?: () => void } | undefined)?.resume?.();
   }
 
   const handlers = {
+    binaryType: "uint8array" as const,
     open(socket: Socket<ClientEnd>) {
-      socket.data = { ...relayEnd(), phase: "head", buffered: new Uint8Array(0), socket };
+      socket.data = { ...relayEnd(), phase: "head", buffered: EMPTY, socket };
     },
     data(socket: Socket<ClientEnd>, bytes: Uint8Array) {
       const client = socket.data;
-      if (client.phase === "relay") return relayData(client, bytes);
-      client.buffered = concat(client.buffered, bytes);
+      if (client.phase === "relay") {
+        if (client.peer) relayData(client, bytes); // else it was answered (refused): what it sends now is dropped
+        return;
+      }
+      // Bun hands each read a buffer of its own, so the first one is kept as it is.
+      client.buffered = client.buffered.byteLength === 0 ? bytes : concat(client.buffered, bytes);
       if (client.phase === "deciding") return;
       const end = headEnd(client.buffered);
       if (end < 0) {
@@ -219,8 +229,8 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
         return;
       }
       const head = parseRequestHead(new TextDecoder().decode(client.buffered.subarray(0, end)));
-      const rest = client.buffered.slice(end);
-      client.buffered = new Uint8Array(0);
+      const rest = client.buffered.subarray(end);
+      client.buffered = EMPTY;
       if (!head) return finish(client, reply(400, "Bad Request", "malformed request head\n"));
       client.phase = "deciding";
       (socket as { pause?: () => void }).pause?.();
@@ -233,6 +243,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     },
     end(socket: Socket<ClientEnd>) {
       if (socket.data.phase === "relay") relayEnded(socket.data);
+      else socket.data.ended = true; // link() passes it on once the request is let through
     },
     close(socket: Socket<ClientEnd>) {
       relayClosed(socket.data);
