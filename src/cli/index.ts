@@ -5,7 +5,10 @@ import { SANDBOX_BRIDGE_COMMAND, unsupportedPlatformMessage } from "./platform.t
 
 function start(argv: string[]): void {
   const refusal = unsupportedPlatformMessage(process.platform);
-  if (refusal) {
+  // `garuda acp` still answers an editor on Windows: initialize works and session/new says to
+  // use WSL (the ACP design), which an editor can show; every other command stops here.
+  const editorServer = argv[0] === "acp" && argv[1] !== "setup";
+  if (refusal && !editorServer) {
     console.error(refusal);
     process.exit(1);
   }

@@ -12,6 +12,7 @@ type AnyCommand = CommandDef<any>;
  * register here (acp, setup, run, and the chat as the bare command) once they work.
  */
 const SUBCOMMANDS: Record<string, () => Promise<AnyCommand>> = {
+  acp: () => import("./acpCommand.ts").then((module) => module.acpCommand),
   models: () => import("./modelsCommand.ts").then((module) => module.modelsCommand),
   setup: () => import("./setupCommand.ts").then((module) => module.setupCommand),
 };

@@ -16,7 +16,8 @@ export const SANDBOX_BRIDGE_COMMAND = "__sandbox-bridge";
 
 /**
  * How the executor starts the bridge: the compiled binary runs itself with the hidden command;
- * from source (`cliDir` is src/cli on disk), Bun runs the bridge's own entry file.
+ * from source (`cliDir` is src/cli on disk), Bun runs the bridge's own entry file. Pass
+ * dirname(Bun.main): import.meta.dir keeps the source folder in a --bytecode build.
  */
 export function selfCommand(execPath: string, cliDir: string): string[] {
   if (cliDir.startsWith("/$bunfs") || cliDir.startsWith("B:\\~BUN")) return [execPath, SANDBOX_BRIDGE_COMMAND];

@@ -1,0 +1,120 @@
+// AcpApprover: Garuda's questions as session/request_permission. A question names the tool call
+// it is about (the call's own id, from ApprovalRequest.callId); a question about anything the
+// editor was not shown as a call (a consent, the network allowlist, a call inside a subagent)
+// first gets an entry of its own. The editor only shows and answers: anything but a known
+// option is a deny, and a stopped turn denies at once without waiting for the editor.
+import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import { previewText } from "../cli/approver.ts";
+import type { ApprovalRequest, Approver, Choice } from "../permission/types.ts";
+import { oneLine } from "../text/visible.ts";
+import { diffContent, type KnownCalls, type SessionChannel, textContent } from "./updates.ts";
+
+const KINDS: Readonly<Record<Choice, PermissionOptionKind>> = {
+  once: "allow_once",
+  session: "allow_always",
+  deny: "reject_once",
+};
+
+/** Sends the request to the editor; rejects on a transport error or when `signal` aborts. */
+export type PermissionRequester = (params: RequestPermissionRequest, signal: AbortSignal) => Promise<RequestPermissionResponse>;
+
+export interface AcpApproverOptions {
+  sessionId: string;
+  channel: SessionChannel;
+  calls: KnownCalls;
+  request: PermissionRequester;
+}
+
+/** The options of a question: its own choices in order, with its labels. */
+export function permissionOptions(request: ApprovalRequest): PermissionOption[] {
+  const choices: Choice[] = request.choices.includes("deny") ? request.choices : [...request.choices, "deny"];
+  return choices.map((choice) => ({ optionId: choice, name: request.labels[choice], kind: KINDS[choice] }));
+}
+
+/** The question's text: what is asked, why, the preview (hidden characters visible), the scope. */
+export function questionText(request: ApprovalRequest): string {
+  const parts: string[] = [];
+  if (request.question) parts.push(oneLine(request.question, 500));
+  if (request.note) parts.push(`(${oneLine(request.note, 500)})`);
+  parts.push(previewText(request));
+  if (request.sessionRules && request.sessionRules.length > 0 && request.choices.includes("session")) {
+    parts.push(`“${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`);
+  }
+  return parts.filter((part) => part !== "").join("\n\n");
+}
+
+/** Diff and text; the text (with its warning line) first when hidden characters are in play. */
+export function questionContent(request: ApprovalRequest): ToolCallContent[] {
+  const text = textContent(questionText(request));
+  const diff = request.change ? diffContent(request.change) : undefined;
+  if (!diff) return [text];
+  return request.hidden ? [text, diff] : [diff, text];
+}
+
+/** The answer: a known option's choice, else deny. */
+export function choiceOf(response: RequestPermissionResponse, request: ApprovalRequest): Choice {
+  const outcome = response.outcome;
+  if (outcome.outcome !== "selected") return "deny";
+  const choice = request.choices.find((c) => c === outcome.optionId);
+  return choice ?? "deny";
+}
+
+export class AcpApprover implements Approver {
+  #questions = 0;
+
+  constructor(private readonly options: AcpApproverOptions) {}
+
+  async ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice> {
+    const { channel, calls, sessionId } = this.options;
+    // A question needs a running prompt: outside one no editor waits for it.
+    if (signal.aborted || !channel.isOpen) return "deny";
+    const title = oneLine(request.title);
+    // A call inside a subagent was never shown to the editor as a call of its own.
+    const known = request.callId !== undefined && request.parentCallId === undefined ? calls.open(request.callId) : undefined;
+    let toolCallId: string;
+    let own: string | undefined;
+    if (known) {
+      toolCallId = known.id;
+    } else {
+      own = `garuda-question-${++this.#questions}`;
+      toolCallId = own;
+      const entry: SessionUpdate = { sessionUpdate: "tool_call", toolCallId: own, title, kind: "other", status: "pending", content: [textContent(questionText(request))] };
+      channel.send(entry);
+    }
+    const params: RequestPermissionRequest = {
+      sessionId,
+      toolCall: { toolCallId, title, status: "pending", content: questionContent(request), ...(known && { kind: known.kind }) },
+      options: permissionOptions(request),
+    };
+    const choice = await this.#answer(params, request, signal);
+    // An allowed call runs now; the editor showed it waiting for the answer.
+    if (known && choice !== "deny") channel.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
+    if (own !== undefined) {
+      const allowed = choice !== "deny";
+      channel.send({ sessionUpdate: "tool_call_update", toolCallId: own, status: allowed ? "completed" : "failed", content: [textContent(allowed ? `Allowed (${request.labels[choice]}).` : "Denied.")] });
+    }
+    return choice;
+  }
+
+  /** The editor's answer, or deny the moment the turn stops or the request fails. */
+  #answer(params: RequestPermissionRequest, request: ApprovalRequest, signal: AbortSignal): Promise<Choice> {
+    return new Promise<Choice>((resolve) => {
+      const stop = new AbortController();
+      const onAbort = () => {
+        stop.abort();
+        resolve("deny");
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.options.request(params, stop.signal).then(
+        (response) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(signal.aborted ? "deny" : choiceOf(response, request));
+        },
+        () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve("deny");
+        },
+      );
+    });
+  }
+}

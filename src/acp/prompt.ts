@@ -1,0 +1,83 @@
+// The editor's content blocks as Garuda's prompt text: text as typed, a link to a file in the
+// project as an @mention (so the mention rules and the permission check apply, as in the
+// terminal), anything else as its name and address, and embedded context (a selection, a file
+// the editor sent along) as a fenced block labelled with its URI, like a paste.
+import { isAbsolute, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ContentBlock } from "@agentclientprotocol/sdk";
+
+/** A file:// URI's absolute path, or undefined for any other address. */
+function filePath(uri: string): string | undefined {
+  if (!uri.startsWith("file:")) return undefined;
+  try {
+    const path = fileURLToPath(uri);
+    return isAbsolute(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `@path` for a path inside the root (quoted when it has blanks), else undefined. */
+export function mention(path: string, root: string): string | undefined {
+  const rel = relative(root, path);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  const posix = rel.split(sep).join("/");
+  return /\s|"/.test(posix) ? `@"${posix.replace(/"/g, '\\"')}"` : `@${posix}`;
+}
+
+/** A fence longer than any run of backticks in `text`, so the text cannot close it. */
+function fence(text: string): string {
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return "`".repeat(Math.max(3, longest + 1));
+}
+
+function fenced(label: string, text: string): string {
+  const marks = fence(text);
+  const body = text.endsWith("\n") ? text : `${text}\n`;
+  return `${marks}${label.replace(/[\r\n`]/g, " ")}\n${body}${marks}`;
+}
+
+type Piece = { text: string; block: boolean };
+
+function piece(block: ContentBlock, root: string): Piece {
+  switch (block.type) {
+    case "text":
+      return { text: block.text, block: false };
+    case "resource_link": {
+      const path = filePath(block.uri);
+      const at = path === undefined ? undefined : mention(path, root);
+      if (at !== undefined) return { text: at, block: false };
+      return { text: block.name && block.name !== block.uri ? `${block.name} (${block.uri})` : block.uri, block: false };
+    }
+    case "resource": {
+      const resource = block.resource;
+      if ("text" in resource) return { text: fenced(resource.uri, resource.text), block: true };
+      return { text: `[${resource.uri}: binary content, not included]`, block: false };
+    }
+    case "image":
+      return { text: "[an image, not included: Garuda takes no images in this version]", block: false };
+    case "audio":
+      return { text: "[audio, not included: Garuda takes no audio in this version]", block: false };
+  }
+}
+
+/**
+ * The prompt text of `blocks`. Inline pieces are joined with a blank where the editor left none
+ * between them; fenced blocks stand on lines of their own.
+ */
+export function promptText(blocks: readonly ContentBlock[], root: string): string {
+  let out = "";
+  for (const next of blocks.map((block) => piece(block, root))) {
+    if (next.text === "") continue;
+    if (out === "") {
+      out = next.text;
+    } else if (next.block) {
+      out += `${out.endsWith("\n\n") ? "" : out.endsWith("\n") ? "\n" : "\n\n"}${next.text}\n\n`;
+    } else {
+      out += /\s$/.test(out) || /^\s/.test(next.text) ? next.text : ` ${next.text}`;
+    }
+    if (next.block && !out.endsWith("\n\n")) out += "\n\n";
+  }
+  return out.trim() === "" ? out : out.replace(/\s+$/, "");
+}

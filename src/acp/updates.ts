@@ -1,0 +1,285 @@
+// A session's updates to the editor. SessionChannel sends them in order, and only while a prompt
+// runs (the editor ignores updates for a turn it no longer waits for). KnownCalls is the set of
+// tool calls the editor has been shown and whether each is still open, so a question can name
+// its call, and so a stop can tell which calls it ended and close every one of them. EventMapper
+// turns the Runtime's AgentEvents into session/update payloads.
+import type { Diff, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk";
+import type { AgentEvent } from "../runtime/events.ts";
+import type { FileChange } from "../permission/types.ts";
+import { visible } from "../text/visible.ts";
+import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
+
+/** Old and new text together above this many bytes: no ACP diff, the text preview only. */
+export const MAX_DIFF_BYTES = 1024 * 1024;
+
+/** An ACP diff of a change, or undefined when it is too large to send. */
+export function diffContent(change: FileChange): ToolCallContent | undefined {
+  const bytes = Buffer.byteLength(change.oldText ?? "") + Buffer.byteLength(change.newText);
+  if (bytes > MAX_DIFF_BYTES) return undefined;
+  const diff: Diff = { path: change.path, oldText: change.oldText, newText: change.newText };
+  return { type: "diff", ...diff };
+}
+
+export function textContent(text: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
+}
+
+/**
+ * Sends one session's updates; drops them while no prompt runs. Each update is handed to the
+ * connection at once, and the connection writes messages in the order it was given them, so
+ * updates, questions and the prompt's response keep their order on the wire.
+ */
+export class SessionChannel {
+  #open = false;
+  #tail: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deliver: (update: SessionUpdate) => Promise<void>) {}
+
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  open(): void {
+    this.#open = true;
+  }
+
+  /** No update goes out after this until the next open(). */
+  close(): void {
+    this.#open = false;
+  }
+
+  /** Queues the update; false when no prompt runs. A transport error loses the update, nothing else. */
+  send(update: SessionUpdate): boolean {
+    if (!this.#open) return false;
+    this.#tail = this.deliver(update).catch(() => {});
+    return true;
+  }
+
+  /** Resolves when every update sent so far has been written (or failed). */
+  flush(): Promise<void> {
+    return this.#tail;
+  }
+}
+
+export interface KnownCall {
+  id: string;
+  title: string;
+  kind: ToolKind;
+  /** The diff shown on the card, kept when the call completes. */
+  diff?: ToolCallContent;
+  /** Run by the provider inside the model's answer: after a stop no result can come. */
+  server?: boolean;
+  open: boolean;
+}
+
+/** The tool calls the editor knows, and which of them a stop ended. */
+export class KnownCalls {
+  readonly #calls = new Map<string, KnownCall>();
+  /** Calls open at the stop (session/cancel) or started after it: the calls the stop ended. */
+  #ended: Map<string, KnownCall> | undefined;
+  /** Those of them with no result yet. */
+  readonly #waiting = new Set<string>();
+  #onSettle: (() => void) | undefined;
+
+  add(call: Omit<KnownCall, "open">): KnownCall {
+    const known: KnownCall = { ...call, open: true };
+    this.#calls.set(call.id, known);
+    if (this.#ended) {
+      this.#ended.set(call.id, known);
+      this.#waiting.add(call.id);
+    }
+    return known;
+  }
+
+  /** The call, while the editor shows it as running. */
+  open(id: string): KnownCall | undefined {
+    const call = this.#calls.get(id);
+    return call?.open ? call : undefined;
+  }
+
+  /** Marks the call finished; undefined when it was not open (unknown, or closed by a stop). */
+  finish(id: string): KnownCall | undefined {
+    const call = this.open(id);
+    if (!call) return undefined;
+    call.open = false;
+    if (this.#waiting.delete(id) && this.#waiting.size === 0) this.#onSettle?.();
+    return call;
+  }
+
+  /** The turn was stopped: every call open now, or started later, ends after the stop. */
+  stop(): void {
+    if (this.#ended) return;
+    this.#ended = new Map([...this.#calls].filter(([, call]) => call.open));
+    for (const id of this.#ended.keys()) this.#waiting.add(id);
+  }
+
+  get stopped(): boolean {
+    return this.#ended !== undefined;
+  }
+
+  /** Whether the stop ended this call (it was running, or started after the stop). */
+  endedByStop(id: string): boolean {
+    return this.#ended?.has(id) ?? false;
+  }
+
+  /** The calls the stop ended, in the order they started. */
+  ended(): KnownCall[] {
+    return [...(this.#ended?.values() ?? [])];
+  }
+
+  /** Resolves when every call the stop ended has its result, or after `ms`. */
+  settle(ms: number): Promise<void> {
+    if (this.#waiting.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#onSettle = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#onSettle = done;
+    });
+  }
+
+  /** Closes every call still open and returns them (the caller tells the editor). */
+  closeAll(): KnownCall[] {
+    const open = [...this.#calls.values()].filter((call) => call.open);
+    for (const call of open) this.finish(call.id);
+    return open;
+  }
+
+  /** A new turn: the last one's stop no longer applies, and finished calls are forgotten. */
+  beginTurn(): void {
+    this.#ended = undefined;
+    this.#waiting.clear();
+    this.#onSettle = undefined;
+    for (const [id, call] of this.#calls) if (!call.open) this.#calls.delete(id);
+  }
+}
+
+/** The call's input for display (editors show parts of rawInput): every string made visible. */
+export function displayInput(input: unknown): unknown {
+  if (typeof input === "string") return visible(input);
+  if (Array.isArray(input)) return input.map(displayInput);
+  if (input !== null && typeof input === "object") return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, displayInput(value)]));
+  return input;
+}
+
+const message = (text: string): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+
+/** AgentEvents → session/update payloads, for one session. */
+export class EventMapper {
+  /** Whether the message so far ends a line, so a "Garuda:" line starts on its own. */
+  #atLineStart = true;
+
+  constructor(
+    private readonly calls: KnownCalls,
+    private readonly root: string,
+  ) {}
+
+  /** A new prompt: the editor starts a new message. */
+  beginTurn(): void {
+    this.#atLineStart = true;
+  }
+
+  /** A line from Garuda ("Garuda: …"), on a paragraph of its own. */
+  notice(text: string): SessionUpdate[] {
+    const updates: SessionUpdate[] = [];
+    if (!this.#atLineStart) updates.push(message("\n\n"));
+    updates.push(message(`Garuda: ${visible(text)}\n\n`));
+    this.#atLineStart = true;
+    return updates;
+  }
+
+  map(event: AgentEvent): SessionUpdate[] {
+    switch (event.type) {
+      case "text_delta":
+        if (event.text === "") return [];
+        this.#atLineStart = event.text.endsWith("\n");
+        return [message(event.text)];
+      case "thinking_delta":
+        return event.text === "" ? [] : [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }];
+      case "tool_call":
+        return this.#toolCall(event);
+      case "tool_progress":
+        return this.#progress(event);
+      case "tool_result":
+        return this.#result(event);
+      case "server_tool":
+        return this.#serverTool(event);
+      case "notice":
+        return this.notice(event.text);
+      case "compaction":
+        return this.notice(`the conversation was compacted to make room (${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens).`);
+      case "model_retry":
+        return this.notice(
+          `the model's answer broke off (${event.reason}); trying again (attempt ${event.attempt}${event.delayMs > 0 ? `, in ${seconds(event.delayMs)}` : ""}). The answer starts again below; the text above it is void.`,
+        );
+      case "step_end":
+        return [];
+    }
+  }
+
+  #toolCall(event: Extract<AgentEvent, { type: "tool_call" }>): SessionUpdate[] {
+    // A call inside a subagent is not shown as a call of its own: the subagent's card shows it
+    // through the progress the child reports on the subagent's own call.
+    if (event.parentCallId !== undefined) return [];
+    const view = toolCallView(event.tool, event.info, this.root);
+    const diff = event.info.change ? diffContent(event.info.change) : undefined;
+    this.calls.add({ id: event.callId, title: view.title, kind: view.kind, ...(diff && { diff }) });
+    return [
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: event.callId,
+        title: view.title,
+        kind: view.kind,
+        status: "pending",
+        locations: view.locations,
+        rawInput: displayInput(event.input),
+        ...(diff && { content: [diff] }),
+      },
+    ];
+  }
+
+  #progress(event: Extract<AgentEvent, { type: "tool_progress" }>): SessionUpdate[] {
+    if (event.parentCallId !== undefined) return [];
+    const call = this.calls.open(event.callId);
+    if (!call || this.calls.stopped) return [];
+    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "in_progress", content: [textContent(visible(event.text))] }];
+  }
+
+  #result(event: Extract<AgentEvent, { type: "tool_result" }>): SessionUpdate[] {
+    if (event.parentCallId !== undefined) return [];
+    const afterStop = this.calls.endedByStop(event.callId);
+    const call = this.calls.finish(event.callId);
+    if (!call) return [];
+    // A call the stop ended is failed, even when its command still returned a result.
+    const status: ToolCallStatus = event.status === "completed" && !afterStop ? "completed" : "failed";
+    const text = textContent(visible(event.output));
+    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status, content: status === "completed" && call.diff ? [call.diff, text] : [text] }];
+  }
+
+  #serverTool(event: Extract<AgentEvent, { type: "server_tool" }>): SessionUpdate[] {
+    if (event.status === "started") {
+      const view = serverToolView(event.name, event.input);
+      this.calls.add({ id: event.callId, title: view.title, kind: view.kind, server: true });
+      return [{ sessionUpdate: "tool_call", toolCallId: event.callId, title: view.title, kind: view.kind, status: "in_progress", locations: [], rawInput: displayInput(event.input) }];
+    }
+    const call = this.calls.finish(event.callId);
+    if (!call) return [];
+    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "completed", content: [textContent(visible(serverToolResult(event.name, event.result)))] }];
+  }
+
+  /** The editor's entry for a call that had no result by the end of the settle window. */
+  static cancelled(call: KnownCall): SessionUpdate {
+    return { sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content: [textContent("Cancelled.")] };
+  }
+}
+
+function tokens(count: number): string {
+  return count >= 10_000 ? `${Math.round(count / 1000)}K` : count.toLocaleString("en-US");
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s` : `${ms} ms`;
+}

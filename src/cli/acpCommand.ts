@@ -1,0 +1,190 @@
+// `garuda acp`: Garuda as an agent for editors (Agent Client Protocol over stdio). Stdout carries
+// only protocol messages, so protocolOutput() goes first: every other write to stdout lands on
+// stderr. The SDK loads before initialize; the core (configuration, runtime, sandbox, model)
+// loads at the first session/new. When stdin closes, or on SIGTERM, SIGINT or SIGHUP, every
+// runtime closes (each executor kills its processes) and the process exits; the exit handler
+// kills anything still left. `garuda acp setup` is the setup that editors run for Terminal Auth.
+import { Console } from "node:console";
+import { tmpdir } from "node:os";
+import { dirname } from "node:path";
+import { defineCommand, runCommand } from "citty";
+import { ConfigError } from "../config/errors.ts";
+import { createCliContext } from "./context.ts";
+import { SANDBOX_BRIDGE_COMMAND, selfCommand, unsupportedPlatformMessage } from "./platform.ts";
+
+/** What protocolOutput() needs of a stream: Node's write(chunk, encoding?, callback?). */
+export interface WriteTarget {
+  write(chunk: unknown, ...rest: unknown[]): boolean;
+  on?(event: "error", listener: (error: Error) => void): unknown;
+}
+
+/** The console methods that print to stdout (console.write is Bun's). */
+const STDOUT_METHODS = ["log", "info", "debug", "dir", "dirxml", "table", "count", "countReset", "group", "groupCollapsed", "groupEnd", "time", "timeEnd", "timeLog"] as const;
+
+export interface ProtocolOutput {
+  /** The real stdout, for the protocol's messages only. */
+  readonly protocol: WritableStream<Uint8Array>;
+  /** Puts stdout.write and the console back (tests). */
+  restore(): void;
+}
+
+/**
+ * Keeps the real stdout for the protocol and sends everything else that would print to stdout
+ * (stdout.write with all its arguments, console.log and its kin) to stderr, where editors log it.
+ */
+export function protocolOutput(stdout: WriteTarget, stderr: WriteTarget, target: Console = console): ProtocolOutput {
+  const realWrite = stdout.write;
+  const write = realWrite.bind(stdout);
+  let broken: Error | undefined;
+  // A closed pipe (the editor went away) must end the connection, not crash the process.
+  stdout.on?.("error", (error) => {
+    broken ??= error;
+  });
+  // Node's write(chunk, encoding?, callback?). Bun ignores the encoding on a pipe, so it is
+  // applied here: what reaches stderr is what the caller meant to print.
+  stdout.write = (chunk: unknown, encodingOrCallback?: unknown, callback?: unknown) => {
+    const encoding = typeof encodingOrCallback === "string" ? encodingOrCallback : undefined;
+    const done = typeof encodingOrCallback === "function" ? encodingOrCallback : callback;
+    const data = typeof chunk === "string" && encoding !== undefined && Buffer.isEncoding(encoding) ? Buffer.from(chunk, encoding) : chunk;
+    return typeof done === "function" ? stderr.write(data, done) : stderr.write(data);
+  };
+
+  const errConsole = new Console({ stdout: stderr as unknown as NodeJS.WritableStream, stderr: stderr as unknown as NodeJS.WritableStream });
+  const saved = new Map<string, unknown>();
+  const methods = target as unknown as Record<string, unknown>;
+  for (const name of [...STDOUT_METHODS, "write"]) {
+    saved.set(name, methods[name]);
+    const replacement =
+      name === "write"
+        ? (...data: unknown[]) => {
+            for (const item of data) stderr.write(item);
+          }
+        : (errConsole as unknown as Record<string, (...args: unknown[]) => void>)[name]?.bind(errConsole);
+    if (replacement) methods[name] = replacement;
+  }
+
+  const protocol = new WritableStream<Uint8Array>({
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) => {
+        if (broken) {
+          reject(broken);
+          return;
+        }
+        write(chunk, (error?: Error | null) => (error ? reject(error) : resolve()));
+      }),
+  });
+  return {
+    protocol,
+    restore: () => {
+      stdout.write = realWrite;
+      for (const [name, method] of saved) methods[name] = method;
+    },
+  };
+}
+
+/**
+ * How this program starts itself: the compiled binary, or Bun and the entry file. Bun.main tells
+ * them apart in every build (import.meta.dir holds the source folder in a --bytecode build).
+ */
+function self(): { compiled: boolean; command: string[] } {
+  const command = selfCommand(process.execPath, dirname(Bun.main));
+  return { compiled: command[1] === SANDBOX_BRIDGE_COMMAND, command };
+}
+
+/** How an editor with the older Terminal Auth form runs `garuda acp setup`. */
+function setupInvocation(): { command: string; args: string[] } {
+  return self().compiled ? { command: process.execPath, args: ["acp", "setup"] } : { command: process.execPath, args: [Bun.main, "acp", "setup"] };
+}
+
+/** The input as a web stream; Bun's own stdin stream starts faster than node's toWeb(). */
+function stdinStream(): ReadableStream<Uint8Array> {
+  return Bun.stdin.stream();
+}
+
+/** How long a shutdown may take before the process exits anyway (the exit handler kills what is left). */
+const SHUTDOWN_LIMIT_MS = 5_000;
+const SIGNAL_EXIT = { SIGTERM: 143, SIGINT: 130, SIGHUP: 129 } as const;
+
+async function runSetupCommand(rawArgs: string[]): Promise<number> {
+  const { setupCommand } = await import("./setupCommand.ts");
+  const rest = [...rawArgs];
+  rest.splice(rest.indexOf("setup"), 1);
+  const { result } = await runCommand(setupCommand, { rawArgs: rest });
+  return typeof result === "number" ? result : 0;
+}
+
+async function serve(modelFlag: string | undefined): Promise<never> {
+  const output = protocolOutput(process.stdout, process.stderr);
+  const ctx = createCliContext(process.env);
+  const { serveAcp } = await import("../acp/server.ts");
+  let probe: Promise<import("../sandbox/probe.ts").SandboxProbe> | undefined;
+  let exitHandler: (() => void) | undefined;
+  const unsupported = unsupportedPlatformMessage(process.platform);
+
+  const server = serveAcp(
+    { input: stdinStream(), output: output.protocol },
+    {
+      async prepare({ cwd, approver }) {
+        const [{ prepareRuntime }, { managedPolicyPath }, tree] = await Promise.all([
+          import("../runtime/prepare.ts"),
+          import("../config/policy.ts"),
+          import("../sandbox/processTree.ts"),
+        ]);
+        if (!exitHandler) {
+          // Whatever a shutdown could not end in time dies with the process.
+          exitHandler = () => {
+            for (const pid of tree.descendants(process.pid)) {
+              tree.signalGroup(pid, "SIGKILL");
+              tree.signalProcess(pid, "SIGKILL");
+            }
+          };
+          process.on("exit", exitHandler);
+        }
+        // One probe per process (the trial run only needs a folder to bind); a failed one is tried again.
+        probe ??= import("../sandbox/probe.ts").then(({ probeSandbox }) => probeSandbox({ env: ctx.env, tmpDir: tmpdir() }));
+        const probed = await probe.catch((error: unknown) => {
+          probe = undefined;
+          throw error;
+        });
+        return prepareRuntime({
+          root: cwd,
+          paths: ctx.paths,
+          env: ctx.env,
+          keys: ctx.keys,
+          modelFlag,
+          managedPolicy: managedPolicyPath(),
+          approver,
+          selfCommand: self().command,
+          probe: probed,
+        });
+      },
+      setup: setupInvocation(),
+      ...(unsupported !== undefined && { unsupported }),
+      log: (text) => process.stderr.write(`${text}\n`),
+    },
+  );
+
+  let exiting = false;
+  const finish = (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    void Promise.race([server.shutdown(), Bun.sleep(SHUTDOWN_LIMIT_MS)]).finally(() => process.exit(code));
+  };
+  for (const [signal, code] of Object.entries(SIGNAL_EXIT)) process.on(signal, () => finish(code));
+  await server.closed;
+  finish(0);
+  return new Promise<never>(() => {});
+}
+
+export const acpCommand = defineCommand({
+  meta: { name: "acp", description: "Serve code editors over the Agent Client Protocol on stdio (`garuda acp setup`: the setup editors run)." },
+  args: {
+    model: { type: "string", alias: "m", description: "The model to use (beats GARUDA_MODEL and the models.json default)", valueHint: "model" },
+  },
+  async run({ args, rawArgs }) {
+    const words = args._;
+    if (words[0] === "setup") return runSetupCommand(rawArgs);
+    if (words.length > 0) throw new ConfigError(undefined, `Unknown argument "${words[0]}". Use: garuda acp [setup]`);
+    return serve(args.model);
+  },
+});

@@ -1,0 +1,221 @@
+// The compiled binary as an editor runs it: `garuda acp` over stdin and stdout, driven by the
+// SDK's client, against the mock Anthropic server (real SSE), with the real sandbox. A streamed
+// prompt with a tool call and an approved edit; a cancel of `sleep 60` with the process checked
+// gone; stdin closed in the middle of a command: exit 0, no child left. Every stdout line must be
+// one JSON-RPC message.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { DIST, ENTRY, ROOT, buildBinary } from "../scripts/buildTargets.ts";
+import { descendants } from "../src/sandbox/processTree.ts";
+import { type MockAnthropic, startMockAnthropic } from "./support/mockAnthropic.ts";
+
+let work = "";
+let binary = "";
+
+/** The newest modification time of the sources a binary is built from. */
+function newestSource(dir = join(ROOT, "src")): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+beforeAll(
+  async () => {
+    work = mkdtempSync(join(tmpdir(), "garuda-acp-process-"));
+    const dist = join(DIST, "garuda");
+    const fresh = existsSync(dist) && statSync(dist).mtimeMs > Math.max(newestSource(), statSync(join(ROOT, "package.json")).mtimeMs);
+    binary = fresh ? dist : (await buildBinary({ entry: ENTRY, outfile: join(work, "garuda") })).outfile;
+  },
+  { timeout: 180_000 },
+);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+function cmdline(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` is a live process (not gone, not a zombie waiting to be reaped). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Processes below `pid` running exactly `command`. */
+function below(pid: number, command: string): number[] {
+  return descendants(pid).filter((child) => cmdline(child) === command);
+}
+
+async function until<T>(get: () => T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = get();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+/** Waits until `command` runs below `pid`; returns its processes. */
+function startedBelow(pid: number, command: string): Promise<number[]> {
+  return until(() => {
+    const found = below(pid, command);
+    return found.length > 0 ? found : undefined;
+  }, `${command} to start`);
+}
+
+/** `garuda acp` started as an editor starts it, with the SDK's client on its stdio. */
+function startAgent(mock: MockAnthropic, root: string) {
+  const home = mkdtempSync(join(work, "home-"));
+  const proc = Bun.spawn([binary, "acp"], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      ANTHROPIC_BASE_URL: mock.url,
+      ANTHROPIC_API_KEY: "sk-ant-process-test",
+      GARUDA_MODEL: "claude-sonnet-5",
+    },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stderr = new Response(proc.stderr).text();
+  const lines: string[] = [];
+  const decoder = new TextDecoder();
+  const tail = { partial: "" };
+  const stdout = proc.stdout.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        tail.partial += decoder.decode(chunk, { stream: true });
+        const parts = tail.partial.split("\n");
+        tail.partial = parts.pop() ?? "";
+        lines.push(...parts);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  const stdin = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      proc.stdin.write(chunk);
+      await proc.stdin.flush();
+    },
+  });
+  const updates: acp.SessionUpdate[] = [];
+  const permissions: acp.RequestPermissionRequest[] = [];
+  const connection = acp
+    .client({ name: "process-test" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates.push(params.update);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params);
+      return { outcome: { outcome: "selected", optionId: "once" } };
+    })
+    .connect(acp.ndJsonStream(stdin, stdout));
+  return { proc, agent: connection.agent, connection, updates, permissions, lines, tail, stderr };
+}
+
+/** Every stdout line is one JSON-RPC message, and nothing is left half-written. */
+function expectOnlyProtocol(lines: string[], tail: { partial: string }): void {
+  expect(tail.partial).toBe("");
+  expect(lines.length).toBeGreaterThan(2);
+  for (const line of lines) expect((JSON.parse(line) as { jsonrpc?: unknown }).jsonrpc).toBe("2.0");
+}
+
+describe("garuda acp, the compiled binary over stdio", () => {
+  test("initialize, session/new, a streamed prompt with an approved edit, a cancel, and stdin closed mid-command", async () => {
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [
+        { steps: [{ type: "text", text: "Let me read the notes first.", fragments: 3 }, { type: "tool_use", name: "read_file", id: "toolu_read", input: { path: "notes.txt" } }] },
+        { steps: [{ type: "tool_use", name: "edit_file", id: "toolu_edit", input: { path: "notes.txt", old_string: "draft", new_string: "final" } }] },
+        { steps: [{ type: "text", text: "The notes now say final.", fragments: 2 }] },
+        { steps: [{ type: "tool_use", name: "bash", id: "toolu_sleep", input: { command: "sleep 60" } }] },
+        { steps: [{ type: "tool_use", name: "bash", id: "toolu_sleep_2", input: { command: "sleep 62" } }] },
+      ],
+    });
+    const root = mkdtempSync(join(work, "root-"));
+    writeFileSync(join(root, "notes.txt"), "a draft note\n");
+    const { proc, agent, connection, updates, permissions, lines, tail, stderr } = startAgent(mock, root);
+
+    const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } });
+    expect(init.protocolVersion).toBe(1);
+    expect(init.agentInfo?.name).toBe("garuda");
+    const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+
+    // A streamed prompt: text, a read, an edit the editor approves, more text.
+    const first = await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Make the note final." }] });
+    expect(first.stopReason).toBe("end_turn");
+    const text = updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("");
+    expect(text).toContain("Let me read the notes first.");
+    expect(text).toContain("The notes now say final.");
+    expect(updates.filter((u) => u.sessionUpdate === "agent_message_chunk").length).toBeGreaterThanOrEqual(5);
+    expect(permissions.map((p) => p.toolCall.toolCallId)).toEqual(["toolu_edit"]);
+    expect(permissions[0]?.toolCall.content?.some((c) => c.type === "diff" && c.newText === "a final note\n")).toBe(true);
+    expect(readFileSync(join(root, "notes.txt"), "utf8")).toBe("a final note\n");
+    // The mock answers only requests that carry the key from the editor's environment.
+    expect(mock.requests.map((r) => r.path)).toEqual(["/v1/messages", "/v1/messages", "/v1/messages"]);
+
+    // Cancel `sleep 60`: the prompt ends cancelled and the process is gone.
+    const second = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Wait a minute." }] });
+    const sleeping = await startedBelow(proc.pid, "sleep 60");
+    await agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await second).stopReason).toBe("cancelled");
+    expect(sleeping.filter(alive)).toEqual([]);
+    expect(updates.some((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "toolu_sleep" && u.status === "failed")).toBe(true);
+    expect(updates.some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" && u.content.text.includes("Garuda: $ sleep 60 cancelled."))).toBe(true);
+
+    // stdin closes while `sleep 62` runs: exit 0 and no child left.
+    void agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Wait again." }] }).catch(() => {});
+    const left = await startedBelow(proc.pid, "sleep 62");
+    const children = descendants(proc.pid);
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    expect(left.length).toBeGreaterThan(0);
+    expect([...left, ...children].filter(alive)).toEqual([]);
+    connection.close();
+
+    // Only protocol messages on stdout, one per line.
+    expect(lines.length).toBeGreaterThan(10);
+    expectOnlyProtocol(lines, tail);
+    expect(await stderr).not.toContain('"jsonrpc"');
+  }, 120_000);
+
+  test("SIGTERM: every runtime closes at once, the command is killed, exit 143", async () => {
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [{ steps: [{ type: "tool_use", name: "bash", id: "toolu_sleep_3", input: { command: "sleep 63" } }] }],
+    });
+    const root = mkdtempSync(join(work, "root-"));
+    const { proc, agent, connection, lines, tail } = startAgent(mock, root);
+    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+    void agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Sleep." }] }).catch(() => {});
+    const sleeping = await startedBelow(proc.pid, "sleep 63");
+    const children = descendants(proc.pid);
+    const started = Date.now();
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(143);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect([...sleeping, ...children].filter(alive)).toEqual([]);
+    connection.close();
+    expectOnlyProtocol(lines, tail);
+  }, 60_000);
+});

@@ -1,0 +1,639 @@
+// garuda acp end to end in one process: the SDK's client drives Garuda's ACP server over NDJSON
+// streams; each session's Runtime comes from prepareRuntime (the real permission engine,
+// sandbox, tools and audit log) with a FakeModelClient, in a temporary root and home.
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
+import * as acp from "@agentclientprotocol/sdk";
+import { z } from "zod";
+import { protocolOutput, type WriteTarget } from "../src/cli/acpCommand.ts";
+import { HIDDEN_WARNING } from "../src/cli/approver.ts";
+import { garudaPaths } from "../src/config/paths.ts";
+import { FakeModelClient, fake } from "../src/model/fake.ts";
+import { ModelError } from "../src/model/types.ts";
+import { createPermissionEngine } from "../src/permission/engine.ts";
+import { Runtime } from "../src/runtime/runtime.ts";
+import { descendants } from "../src/sandbox/processTree.ts";
+import type { Tool } from "../src/tools/types.ts";
+import { VERSION } from "../src/version.ts";
+import { fakeExecutor, MODEL } from "./runtime/helpers.ts";
+import { contentText, messageText, ofKind, select, setUpHome, startHarness } from "./support/acpHarness.ts";
+
+/** The user message text of a model request (the last user message). */
+function userText(model: FakeModelClient, index = 0): string {
+  const request = model.requests[index];
+  const user = request?.messages.findLast((m) => m.role === "user");
+  return (user?.content ?? []).map((block) => (block.type === "text" ? block.text : "")).join("\n");
+}
+
+/** Live processes below this test process running exactly `argv`. */
+function running(argv: string[]): number[] {
+  return descendants(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === argv.join(" ");
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await Bun.sleep(20);
+  }
+}
+
+const rejection = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    return error as acp.RequestError;
+  }
+  throw new Error("expected an error");
+};
+
+describe("initialize", () => {
+  test("protocol version 1 and the capabilities of the design", async () => {
+    await using h = startHarness();
+    const init = await h.initialize({ fs: { readTextFile: true, writeTextFile: true }, terminal: true });
+    expect(init).toEqual({
+      protocolVersion: 1,
+      agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
+      agentCapabilities: {
+        loadSession: false,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: false, sse: false },
+      },
+      authMethods: [],
+    });
+    expect(init.agentInfo?.version).toBe(VERSION);
+  });
+
+  test("Terminal Auth when the editor can run it: the standard form, and the older _meta form with its command", async () => {
+    await using h = startHarness();
+    const method = { type: "terminal", id: "garuda-setup", name: "Set up Garuda", description: "Choose a model and enter its API key.", args: ["setup"] };
+    expect((await h.initialize({ auth: { terminal: true } })).authMethods).toEqual([method]);
+    expect((await h.initialize({ _meta: { "terminal-auth": true } })).authMethods).toEqual([
+      { ...method, _meta: { "terminal-auth": { command: "/opt/garuda/garuda", args: ["acp", "setup"], label: "Set up Garuda" } } },
+    ]);
+    expect((await h.initialize({ auth: { terminal: false } })).authMethods).toEqual([]);
+    expect(await h.agent.request(acp.methods.agent.authenticate, { methodId: "garuda-setup" })).toEqual({});
+  });
+
+  test("no Terminal Auth on native Windows, and session/new says to use WSL", async () => {
+    await using h = startHarness({ server: { platform: "win32", unsupported: "Garuda runs on Linux and macOS. On Windows, run it inside WSL" } });
+    expect((await h.initialize({ auth: { terminal: true } })).authMethods).toEqual([]);
+    const error = await rejection(h.newSession());
+    expect(error.code).toBe(-32603);
+    expect(error.message).toContain("WSL");
+  });
+});
+
+describe("session/new", () => {
+  test("a relative or missing cwd fails with a clear error", async () => {
+    await using h = startHarness();
+    await h.initialize();
+    const relative = await rejection(h.newSession({ cwd: "relative/dir" }));
+    expect(relative.code).toBe(-32602);
+    expect(relative.message).toContain('cwd must be an absolute path to an existing folder, not "relative/dir"');
+    const missing = await rejection(h.newSession({ cwd: join(h.root, "nope") }));
+    expect(missing.code).toBe(-32602);
+  });
+
+  test("no model is 'auth required' with the message; a broken models.json is a plain error with its message", async () => {
+    await using h = startHarness({ setUp: false });
+    await h.initialize();
+    const noModel = await rejection(h.newSession());
+    expect(noModel.code).toBe(-32000);
+    expect(noModel.message).toContain("Garuda has no model");
+    expect(noModel.message).toContain("garuda setup");
+
+    const paths = garudaPaths(h.home);
+    mkdirSync(paths.dir, { recursive: true });
+    writeFileSync(paths.models, '{"default": ');
+    const broken = await rejection(h.newSession());
+    expect(broken.code).toBe(-32603);
+    expect(broken.message).toContain(paths.models);
+
+    // Read again for each session: after setup the next session/new works on the same connection.
+    setUpHome(h.home);
+    const session = await h.newSession();
+    expect(session.sessionId).toBeString();
+  });
+
+  test("modes, and the / menu after the response", async () => {
+    await using h = startHarness();
+    await h.initialize();
+    const session = await h.newSession();
+    expect(session.modes).toEqual({
+      currentModeId: "build",
+      availableModes: [
+        { id: "build", name: "Build", description: "Edits ask first; commands run in the sandbox." },
+        { id: "plan", name: "Plan", description: "Reads and plans. No edits; commands cannot write the project." },
+      ],
+    });
+    const update = await h.waitFor((u) => u.sessionUpdate === "available_commands_update");
+    expect(update).toEqual({ sessionUpdate: "available_commands_update", availableCommands: [] });
+    // The update came after the session/new response.
+    const responseLine = h.lines.findIndex((line) => line.includes(session.sessionId) && line.includes('"result"'));
+    const updateLine = h.lines.findIndex((line) => line.includes("available_commands_update"));
+    expect(responseLine).toBeGreaterThanOrEqual(0);
+    expect(updateLine).toBeGreaterThan(responseLine);
+  });
+});
+
+describe("a prompt turn", () => {
+  test("streams agent_message_chunks and thoughts, and returns end_turn", async () => {
+    const model = new FakeModelClient([fake.thinking("Let me think.", "Hello from Garuda, in pieces.", "sig", { chunks: 4 })]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect(await h.prompt(sessionId, "hi")).toEqual({ stopReason: "end_turn" });
+    const updates = h.updatesOf(sessionId);
+    const chunks = ofKind(updates, "agent_message_chunk");
+    expect(chunks.length).toBeGreaterThanOrEqual(4);
+    expect(messageText(updates)).toContain("Hello from Garuda, in pieces.");
+    expect(ofKind(updates, "agent_thought_chunk").map((u) => (u.content.type === "text" ? u.content.text : "")).join("")).toBe("Let me think.");
+    expect(userText(model)).toContain("hi");
+  });
+
+  test("a tool call: tool_call (title, kind, location, rawInput) then tool_call_update completed with the result", async () => {
+    const model = new FakeModelClient([fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read_1" }), fake.text("It says 42.")]);
+    await using h = startHarness({ models: [model], files: { "notes.txt": "the answer is 42\n" } });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "read the notes")).stopReason).toBe("end_turn");
+    const updates = h.updatesOf(sessionId);
+    const call = ofKind(updates, "tool_call")[0];
+    expect(call).toMatchObject({ toolCallId: "toolu_read_1", title: "Read notes.txt", kind: "read", status: "pending", rawInput: { path: "notes.txt" } });
+    expect(call?.locations).toEqual([{ path: join(h.root, "notes.txt") }]);
+    const done = ofKind(updates, "tool_call_update").find((u) => u.toolCallId === "toolu_read_1" && u.status === "completed");
+    expect(contentText(done?.content)).toContain("the answer is 42");
+    expect(updates.indexOf(call as acp.SessionUpdate)).toBeLessThan(updates.indexOf(done as acp.SessionUpdate));
+    expect(h.permissions).toEqual([]);
+  });
+
+  test("stop reasons: refusal, max_tokens and a step limit map to ACP's", async () => {
+    const refusal = new FakeModelClient([fake.text("no", { stopReason: "refusal" })]);
+    const cut = new FakeModelClient(Array.from({ length: 4 }, () => fake.text("cut", { stopReason: "max_tokens" })));
+    const limited = new FakeModelClient([fake.toolCall("read_file", { path: "notes.txt" }), fake.text("never")]);
+    await using h = startHarness({ models: [refusal, cut, limited], files: { "notes.txt": "n\n" } });
+    await h.initialize();
+    expect((await h.prompt((await h.newSession()).sessionId, "a")).stopReason).toBe("refusal");
+    expect((await h.prompt((await h.newSession()).sessionId, "b")).stopReason).toBe("max_tokens");
+    writeFileSync(garudaPaths(h.home).policy, JSON.stringify({ limits: { maxSteps: 1 } }));
+    expect((await h.prompt((await h.newSession()).sessionId, "c")).stopReason).toBe("max_turn_requests");
+  });
+});
+
+describe("approvals", () => {
+  test("an edit asks with its own toolCallId, the three options, the ACP diff and the hidden-character warning; once writes", async () => {
+    const content = "safe\u202Etxt.exe\n";
+    const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content }, { id: "toolu_write_1" }), fake.text("Written.")]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "write it")).stopReason).toBe("end_turn");
+    expect(h.permissions).toHaveLength(1);
+    const asked = h.permissions[0] as acp.RequestPermissionRequest;
+    expect(asked.sessionId).toBe(sessionId);
+    expect(asked.toolCall.toolCallId).toBe("toolu_write_1");
+    expect(asked.toolCall.title).toBe("Write a.txt");
+    expect(asked.options).toEqual([
+      { optionId: "once", name: "Allow once", kind: "allow_once" },
+      { optionId: "session", name: "Allow for this session", kind: "allow_always" },
+      { optionId: "deny", name: "Deny", kind: "reject_once" },
+    ]);
+    const diff = asked.toolCall.content?.find((c) => c.type === "diff");
+    expect(diff).toEqual({ type: "diff", path: join(h.root, "a.txt"), oldText: null, newText: content });
+    const text = contentText(asked.toolCall.content);
+    expect(text.startsWith(HIDDEN_WARNING)).toBe(true);
+    expect(text).toContain("⟨U+202E⟩");
+    expect(text).not.toContain("\u202E");
+    expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe(content);
+    // Allowed, it runs, then it is done.
+    const statuses = ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.toolCallId === "toolu_write_1").map((u) => u.status);
+    expect(statuses).toEqual(["in_progress", "completed"]);
+  });
+
+  test("deny: no file, the call ends failed, and the model hears the denial", async () => {
+    const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_w" }), fake.text("OK, I will not.")]);
+    await using h = startHarness({ models: [model] });
+    h.answer = () => select("deny");
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "write")).stopReason).toBe("end_turn");
+    expect(existsSync(join(h.root, "a.txt"))).toBe(false);
+    const done = ofKind(h.updatesOf(sessionId), "tool_call_update").find((u) => u.toolCallId === "toolu_w");
+    expect(done?.status).toBe("failed");
+    expect(contentText(done?.content)).toContain("Permission denied");
+    expect(JSON.stringify(model.requests[1]?.messages)).toContain("The user denied this");
+  });
+
+  for (const [name, answer] of [
+    ["a cancelled answer", { outcome: { outcome: "cancelled" } }],
+    ["an unknown option", select("allow-everything")],
+  ] as const) {
+    test(`${name} is a deny`, async () => {
+      const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "x" }), fake.text("fine")]);
+      await using h = startHarness({ models: [model] });
+      h.answer = () => answer as acp.RequestPermissionResponse;
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "write")).stopReason).toBe("end_turn");
+      expect(h.permissions).toHaveLength(1);
+      expect(existsSync(join(h.root, "a.txt"))).toBe(false);
+      expect(JSON.stringify(model.requests[1]?.messages)).toContain("Permission denied");
+    });
+  }
+
+  test("'Allow for this session': the next call of the tool on that file asks no question", async () => {
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: "a.txt", content: "one\n" }),
+      fake.toolCall("read_file", { path: "a.txt" }),
+      fake.toolCall("write_file", { path: "a.txt", content: "two\n" }),
+      fake.text("done"),
+    ]);
+    await using h = startHarness({ models: [model] });
+    h.answer = () => select("session");
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "write twice")).stopReason).toBe("end_turn");
+    expect(h.permissions).toHaveLength(1);
+    expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("two\n");
+  });
+
+  test("plan mode: an edit is denied with no question", async () => {
+    const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_plan" }), fake.text("Here is the plan.")]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect(await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" })).toEqual({});
+    expect((await h.prompt(sessionId, "edit it")).stopReason).toBe("end_turn");
+    expect(h.permissions).toEqual([]);
+    expect(existsSync(join(h.root, "a.txt"))).toBe(false);
+    expect(ofKind(h.updatesOf(sessionId), "tool_call_update").find((u) => u.toolCallId === "toolu_plan")?.status).toBe("failed");
+    expect(userText(model)).toContain("Plan mode is on");
+    const unknown = await rejection(h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" }));
+    expect(unknown.code).toBe(-32602);
+  });
+
+  test("a consent that is not a tool call gets its own entry (the network allowlist of a sandboxed command)", async () => {
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: "curl -sS -m 20 http://garuda-test.invalid/ || true" }, { id: "toolu_curl" }),
+      fake.text("The host is not allowed."),
+    ]);
+    await using h = startHarness({ models: [model] });
+    h.answer = () => select("deny");
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "fetch it")).stopReason).toBe("end_turn");
+    expect(h.permissions).toHaveLength(1);
+    const asked = h.permissions[0] as acp.RequestPermissionRequest;
+    expect(asked.toolCall.toolCallId).toBe("garuda-question-1");
+    expect(asked.toolCall.title).toBe("Network: garuda-test.invalid:80");
+    expect(contentText(asked.toolCall.content)).toContain("the network allowlist");
+    const updates = h.updatesOf(sessionId);
+    const entry = ofKind(updates, "tool_call").find((u) => u.toolCallId === "garuda-question-1");
+    expect(entry).toMatchObject({ kind: "other", status: "pending", title: "Network: garuda-test.invalid:80" });
+    expect(ofKind(updates, "tool_call_update").find((u) => u.toolCallId === "garuda-question-1")?.status).toBe("failed");
+    // The entry came before the question.
+    const entryLine = h.lines.findIndex((l) => l.includes('"tool_call"') && l.includes("garuda-question-1"));
+    const questionLine = h.lines.findIndex((l) => l.includes("session/request_permission"));
+    expect(entryLine).toBeLessThan(questionLine);
+  }, 60_000);
+});
+
+describe("cancel", () => {
+  test("during a question: deny at once, nothing written, the turn ends cancelled, and the next prompt works", async () => {
+    const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_q" }), fake.text("after the stop")]);
+    await using h = startHarness({ models: [model] });
+    let asked: () => void = () => {};
+    const questionOpen = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    // An editor that never answers: the cancel must still work.
+    h.answer = () => {
+      asked();
+      return new Promise(() => {});
+    };
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const turn = h.prompt(sessionId, "write");
+    await questionOpen;
+    await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect(await turn).toEqual({ stopReason: "cancelled" });
+    expect(existsSync(join(h.root, "a.txt"))).toBe(false);
+    const updates = h.updatesOf(sessionId);
+    expect(ofKind(updates, "tool_call_update").find((u) => u.toolCallId === "toolu_q")?.status).toBe("failed");
+    expect(messageText(updates)).toContain("Garuda: Write a.txt cancelled.");
+
+    h.answer = () => select("once");
+    expect((await h.prompt(sessionId, "go on")).stopReason).toBe("end_turn");
+    expect(messageText(h.updatesOf(sessionId))).toContain("after the stop");
+  });
+
+  test("during a command: the process group is killed, the call ends failed and is named, and the prompt returns cancelled", async () => {
+    const model = new FakeModelClient([fake.toolCall("bash", { command: "sleep 60" }, { id: "toolu_sleep" }), fake.text("next turn")]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const turn = h.prompt(sessionId, "sleep");
+    await h.waitFor((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "toolu_sleep");
+    await until(() => running(["sleep", "60"]).length > 0);
+    const started = Date.now();
+    await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect(await turn).toEqual({ stopReason: "cancelled" });
+    expect(Date.now() - started).toBeLessThan(3_500);
+    expect(running(["sleep", "60"])).toEqual([]);
+    const updates = h.updatesOf(sessionId);
+    const end = ofKind(updates, "tool_call_update").filter((u) => u.toolCallId === "toolu_sleep" && (u.status === "failed" || u.status === "completed"));
+    expect(end.map((u) => u.status)).toEqual(["failed"]);
+    expect(messageText(updates)).toContain("Garuda: $ sleep 60 cancelled.");
+    expect(h.permissions).toEqual([]);
+    expect((await h.prompt(sessionId, "again")).stopReason).toBe("end_turn");
+  }, 30_000);
+
+  test("while the model writes: 'the turn was cancelled'", async () => {
+    const model = new FakeModelClient([[{ type: "text_delta", text: "Thinking about it" }, fake.wait(Number.POSITIVE_INFINITY)]]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const turn = h.prompt(sessionId, "go");
+    await h.waitFor((u) => u.sessionUpdate === "agent_message_chunk");
+    await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect(await turn).toEqual({ stopReason: "cancelled" });
+    const text = messageText(h.updatesOf(sessionId));
+    expect(text).toContain("Thinking about it\n\nGaruda: the turn was cancelled.");
+    // Cancel for an idle or unknown session is ignored.
+    await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    await h.agent.notify(acp.methods.agent.session.cancel, { sessionId: "no-such-session" });
+  });
+
+  test("a second prompt while one runs gets an error", async () => {
+    const model = new FakeModelClient([[fake.wait(Number.POSITIVE_INFINITY)]]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const first = h.prompt(sessionId, "one");
+    await until(() => model.requests.length === 1);
+    const second = await rejection(h.prompt(sessionId, "two"));
+    expect(second.code).toBe(-32600);
+    expect(second.message).toContain("already running");
+    await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await first).stopReason).toBe("cancelled");
+  });
+});
+
+describe("prompt content", () => {
+  test("a file link in the root becomes @path, one outside stays text, embedded context is a fenced block", async () => {
+    const model = new FakeModelClient([fake.text("ok")]);
+    await using h = startHarness({ models: [model], files: { "a.ts": "export const a = 1;\n" } });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const outside = join(tmpdir(), "elsewhere.txt");
+    await h.prompt(sessionId, [
+      { type: "text", text: "Compare" },
+      { type: "resource_link", uri: pathToFileURL(join(h.root, "a.ts")).href, name: "a.ts" },
+      { type: "text", text: "with" },
+      { type: "resource_link", uri: pathToFileURL(outside).href, name: "elsewhere.txt" },
+      { type: "resource", resource: { uri: "file:///x/sel.ts", text: "const selected = true;", mimeType: "text/typescript" } },
+    ]);
+    const text = userText(model);
+    expect(text).toContain("Compare @a.ts with elsewhere.txt (file://");
+    expect(text).toContain("```file:///x/sel.ts\nconst selected = true;\n```");
+  });
+
+  test("a huge prompt (10 MB) goes through", async () => {
+    const model = new FakeModelClient([fake.text("that is long")]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const big = "x".repeat(10 * 1024 * 1024);
+    expect((await h.prompt(sessionId, big)).stopReason).toBe("end_turn");
+    expect(userText(model).length).toBeGreaterThanOrEqual(big.length);
+  }, 60_000);
+});
+
+describe("notices, errors and sessions", () => {
+  test("editor MCP servers get a notice at the first prompt, before the answer", async () => {
+    const model = new FakeModelClient([fake.text("Answer."), fake.text("Again.")]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession({ mcpServers: [{ name: "github", command: "/usr/bin/gh-mcp", args: [], env: [] }] });
+    expect(h.updatesOf(sessionId).filter((u) => u.sessionUpdate === "agent_message_chunk")).toEqual([]);
+    await h.prompt(sessionId, "hi");
+    const chunks = ofKind(h.updatesOf(sessionId), "agent_message_chunk").map((u) => (u.content.type === "text" ? u.content.text : ""));
+    expect(chunks[0]).toStartWith("Garuda: the editor's MCP servers (github) are not started");
+    expect(messageText(h.updatesOf(sessionId)).indexOf("Answer.")).toBeGreaterThan(messageText(h.updatesOf(sessionId)).indexOf("github"));
+    await h.prompt(sessionId, "again");
+    expect(messageText(h.updatesOf(sessionId)).split("MCP servers (github)").length).toBe(2);
+  });
+
+  test("a model error is a JSON-RPC error with its message; the session goes on", async () => {
+    const model = new FakeModelClient([fake.fail(new ModelError("Anthropic API: 401 authentication_error: invalid x-api-key", 401)), fake.text("back")]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const error = await rejection(h.prompt(sessionId, "hi"));
+    expect(error.code).toBe(-32603);
+    expect(error.message).toBe("Anthropic API: 401 authentication_error: invalid x-api-key");
+    expect((await h.prompt(sessionId, "again")).stopReason).toBe("end_turn");
+  });
+
+  test("an unknown session is -32002 for prompt and set_mode, never a fake success", async () => {
+    await using h = startHarness();
+    await h.initialize();
+    for (const request of [
+      h.prompt("no-such-session", "hi"),
+      h.agent.request(acp.methods.agent.session.setMode, { sessionId: "no-such-session", modeId: "plan" }),
+    ]) {
+      const error = await rejection(request);
+      expect(error.code).toBe(-32002);
+      expect(error.data).toEqual({ sessionId: "no-such-session" });
+    }
+  });
+
+  test("two sessions are independent: own root, own approvals, own mode", async () => {
+    const first = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "1" }), fake.text("one")]);
+    const second = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "2" }), fake.text("two")]);
+    await using h = startHarness({ models: [first, second] });
+    const otherRoot = mkdtempSync(join(tmpdir(), "garuda-acp-root2-"));
+    try {
+      h.answer = (params) => select(params.sessionId === firstId ? "session" : "deny");
+      await h.initialize();
+      const firstId = (await h.newSession()).sessionId;
+      const secondId = (await h.newSession({ cwd: otherRoot })).sessionId;
+      await h.agent.request(acp.methods.agent.session.setMode, { sessionId: secondId, modeId: "plan" });
+      await Promise.all([h.prompt(firstId, "write"), h.prompt(secondId, "write")]);
+      expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("1");
+      expect(existsSync(join(otherRoot, "a.txt"))).toBe(false);
+      expect(h.permissions.map((p) => p.sessionId)).toEqual([firstId]);
+    } finally {
+      rmSync(otherRoot, { recursive: true, force: true });
+    }
+  });
+
+});
+
+describe("the settle window after a stop", () => {
+  test("a call with no result within SETTLE_MS ends failed 'Cancelled.' and is named; its late result is dropped", async () => {
+    const model = new FakeModelClient([fake.toolCall("stubborn", {}, { id: "toolu_stubborn" })]);
+    let finished = false;
+    const stubborn: Tool<Record<string, never>> = {
+      name: "stubborn",
+      description: "Ignores cancel for a while.",
+      input: z.object({}),
+      readOnly: true,
+      describe: () => ({ title: "Stubborn work", kind: "execute", locations: [] }),
+      permission: () => ({ tool: "stubborn", readOnly: true, target: { kind: "input" }, preview: "" }),
+      run: async () => {
+        await Bun.sleep(600);
+        finished = true;
+        return { output: "finished late" };
+      },
+    };
+    await using h = startHarness({
+      models: [model],
+      server: { settleMs: 150 },
+      prepare: async ({ cwd, approver }, harness) =>
+        Runtime.create({
+          root: cwd,
+          home: harness.home,
+          model: { client: model, info: MODEL },
+          tools: [stubborn],
+          engine: createPermissionEngine({ root: cwd, home: harness.home, sandboxAvailable: true }),
+          executor: fakeExecutor(),
+          approver,
+          mode: "build",
+          sessionStore: false,
+        }),
+    });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const turn = h.prompt(sessionId, "work");
+    await h.waitFor((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "toolu_stubborn");
+    await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect(await turn).toEqual({ stopReason: "cancelled" });
+    const updates = h.updatesOf(sessionId);
+    const last = ofKind(updates, "tool_call_update").filter((u) => u.toolCallId === "toolu_stubborn");
+    expect(last.map((u) => [u.status, contentText(u.content)])).toEqual([["failed", "Cancelled."]]);
+    expect(messageText(updates)).toContain("Garuda: Stubborn work cancelled.");
+    const count = h.updates.length;
+    await until(() => finished);
+    await Bun.sleep(50);
+    expect(h.updates.length).toBe(count);
+  });
+});
+
+describe("the stdout guard (protocolOutput)", () => {
+  test("every other write to stdout goes to stderr with all its arguments; the protocol stream writes to the real stdout", async () => {
+    const real: unknown[][] = [];
+    const err: unknown[][] = [];
+    const stdout: WriteTarget = {
+      write: (...args: unknown[]) => {
+        real.push(args);
+        const callback = args.find((a) => typeof a === "function") as (() => void) | undefined;
+        callback?.();
+        return true;
+      },
+    };
+    let errText = "";
+    const stderr = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        errText += chunk.toString("utf8");
+        done();
+      },
+    });
+    const passThrough = stderr.write.bind(stderr) as (...args: unknown[]) => boolean;
+    (stderr as unknown as WriteTarget).write = (...args: unknown[]) => {
+      err.push(args);
+      return passThrough(...args);
+    };
+    const fakeConsole = { log: () => {}, info: () => {}, table: () => {}, write: () => {} } as unknown as Console;
+    const originalLog = fakeConsole.log;
+    const guard = protocolOutput(stdout, stderr as unknown as WriteTarget, fakeConsole);
+    const callback = () => {};
+    stdout.write("68656c6c6f0a", "hex", callback);
+    expect(err[0]).toEqual([Buffer.from("hello\n"), callback]);
+    stdout.write("plain\n");
+    expect(err[1]).toEqual(["plain\n"]);
+    fakeConsole.log("from a library", 42);
+    (fakeConsole as unknown as { write(text: string): void }).write("raw\n");
+    expect(errText).toContain("hello\nplain\n");
+    expect(errText).toContain("from a library 42\n");
+    expect(errText).toContain("raw\n");
+    expect(real).toEqual([]);
+    const writer = guard.protocol.getWriter();
+    await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0"}\n'));
+    expect(real).toHaveLength(1);
+    expect(new TextDecoder().decode(real[0]?.[0] as Uint8Array)).toBe('{"jsonrpc":"2.0"}\n');
+    guard.restore();
+    expect(fakeConsole.log).toBe(originalLog);
+  });
+
+  test("in a real process: console.log, process.stdout.write with an encoding and a callback all land on stderr", async () => {
+    const entry = join(import.meta.dir, "../src/cli/acpCommand.ts");
+    const script = [
+      `import { protocolOutput } from ${JSON.stringify(entry)};`,
+      "const guard = protocolOutput(process.stdout, process.stderr);",
+      'console.log("log line");',
+      'console.info("info line");',
+      'console.table([{ a: 1 }]);',
+      'process.stdout.write("68656c6c6f0a", "hex", () => process.stderr.write("callback ran\\n"));',
+      'const writer = guard.protocol.getWriter();',
+      'await writer.write(new TextEncoder().encode("PROTOCOL\\n"));',
+    ].join("\n");
+    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "" } });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect(out).toBe("PROTOCOL\n");
+    for (const expected of ["log line", "info line", "hello\n", "callback ran", "│ a │"]) expect(err).toContain(expected);
+  });
+});
+
+describe("the command", () => {
+  const entry = join(import.meta.dir, "../src/cli/index.ts");
+  const run = (args: string[], home: string) => {
+    const result = Bun.spawnSync([process.execPath, entry, ...args], { env: { PATH: process.env.PATH ?? "", HOME: home }, cwd: home, stdin: "ignore" });
+    return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  };
+
+  test("`garuda acp <other>` is an error; `garuda acp setup` runs the setup (here: --show, which needs no terminal)", () => {
+    const home = mkdtempSync(join(tmpdir(), "garuda-acp-cmd-"));
+    try {
+      const bogus = run(["acp", "bogus"], home);
+      expect(bogus.code).toBe(1);
+      expect(bogus.stderr).toContain('Unknown argument "bogus". Use: garuda acp [setup]');
+      expect(bogus.stdout).toBe("");
+      // The same setup as `garuda setup`, with its arguments, its output and its exit code.
+      const same = (acpArgs: string[], setupArgs: string[]) => {
+        const viaAcp = run(acpArgs, home);
+        const direct = run(setupArgs, home);
+        expect({ code: viaAcp.code, stdout: viaAcp.stdout }).toEqual({ code: direct.code, stdout: direct.stdout });
+        expect(viaAcp.stdout).not.toBe("");
+      };
+      same(["acp", "setup", "--show"], ["setup", "--show"]);
+      setUpHome(home);
+      same(["--model", "claude-opus-5", "acp", "setup", "--show"], ["setup", "--show", "--model", "claude-opus-5"]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("from source, stdin closed right away: exit 0 with nothing on stdout", () => {
+    const home = mkdtempSync(join(tmpdir(), "garuda-acp-cmd-"));
+    try {
+      const result = run(["acp"], home);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe("");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});

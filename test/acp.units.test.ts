@@ -1,0 +1,263 @@
+// The pieces of the ACP front end on their own: the approver's questions and answers, the prompt
+// text, tool call titles and kinds, and the mapping of AgentEvents to session/update payloads.
+import { describe, expect, test } from "bun:test";
+import type * as acp from "@agentclientprotocol/sdk";
+import { AcpApprover, choiceOf, permissionOptions, type PermissionRequester, questionContent } from "../src/acp/approver.ts";
+import { promptText } from "../src/acp/prompt.ts";
+import { serverToolResult, toolCallView } from "../src/acp/toolCalls.ts";
+import { EventMapper, KnownCalls, MAX_DIFF_BYTES, SessionChannel } from "../src/acp/updates.ts";
+import { HIDDEN_WARNING } from "../src/cli/approver.ts";
+import { CHOICE_LABELS } from "../src/permission/approvals.ts";
+import type { ApprovalRequest } from "../src/permission/types.ts";
+import { readSourceTree, staticClosure } from "./support/architecture.ts";
+
+const root = "/work/project";
+
+function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  return { tool: "write_file", title: "Write a.txt", preview: "+hello", choices: ["once", "session", "deny"], labels: { ...CHOICE_LABELS }, hidden: false, ...overrides };
+}
+
+function channel(): { channel: SessionChannel; sent: acp.SessionUpdate[] } {
+  const sent: acp.SessionUpdate[] = [];
+  const ch = new SessionChannel(async (update) => {
+    sent.push(update);
+  });
+  ch.open();
+  return { channel: ch, sent };
+}
+
+function approver(requester: PermissionRequester, calls = new KnownCalls()) {
+  const { channel: ch, sent } = channel();
+  const asked: acp.RequestPermissionRequest[] = [];
+  const acpApprover = new AcpApprover({
+    sessionId: "s1",
+    channel: ch,
+    calls,
+    request: (params, signal) => {
+      asked.push(params);
+      return requester(params, signal);
+    },
+  });
+  return { approver: acpApprover, asked, sent, channel: ch, calls };
+}
+
+const selected = (optionId: string): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId } });
+
+describe("AcpApprover", () => {
+  test("a question about a call the editor knows names that call's id", async () => {
+    const calls = new KnownCalls();
+    calls.add({ id: "toolu_1", title: "Write a.txt", kind: "edit" });
+    calls.add({ id: "toolu_2", title: "Write b.txt", kind: "edit" });
+    const a = approver(async () => selected("session"), calls);
+    expect(await a.approver.ask(request({ callId: "toolu_2" }), new AbortController().signal)).toBe("session");
+    expect(a.asked[0]?.toolCall).toMatchObject({ toolCallId: "toolu_2", title: "Write a.txt", kind: "edit", status: "pending" });
+    // Allowed: the call runs now.
+    expect(a.sent).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "toolu_2", status: "in_progress" }]);
+  });
+
+  test("a question about no known call (a subagent's call, a consent) gets its own entry first, closed with the answer", async () => {
+    const a = approver(async () => selected("once"));
+    const question = request({ callId: "toolu_inside_subagent", parentCallId: "toolu_explore", tool: "mcp", title: "MCP server: github", question: "Start this MCP server?", choices: ["once", "deny"] });
+    expect(await a.approver.ask(question, new AbortController().signal)).toBe("once");
+    expect(await a.approver.ask({ ...question, callId: undefined }, new AbortController().signal)).toBe("once");
+    expect(a.asked.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "garuda-question-2"]);
+    expect(a.sent[0]).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "garuda-question-1", kind: "other", status: "pending", title: "MCP server: github" });
+    expect(a.sent[1]).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "garuda-question-1", status: "completed" });
+    expect(a.asked[0]?.options.map((o) => o.kind)).toEqual(["allow_once", "reject_once"]);
+  });
+
+  test("cancelled, an unknown option, a transport error: deny", async () => {
+    for (const requester of [
+      async () => ({ outcome: { outcome: "cancelled" } }) as acp.RequestPermissionResponse,
+      async () => selected("always"),
+      async () => selected("session"),
+      async () => {
+        throw new Error("ACP connection closed");
+      },
+    ]) {
+      const a = approver(requester);
+      expect(await a.approver.ask(request({ choices: ["once", "deny"] }), new AbortController().signal)).toBe("deny");
+    }
+  });
+
+  test("a stopped turn answers deny at once and stops waiting; no question while no prompt runs", async () => {
+    let cancelled = false;
+    const a = approver(
+      (_params, signal) =>
+        new Promise((_, reject) => {
+          signal.addEventListener("abort", () => {
+            cancelled = true;
+            reject(new Error("cancelled"));
+          });
+        }),
+    );
+    const controller = new AbortController();
+    const answer = a.approver.ask(request(), controller.signal);
+    controller.abort();
+    expect(await answer).toBe("deny");
+    expect(cancelled).toBe(true);
+    expect(await a.approver.ask(request(), controller.signal)).toBe("deny");
+    a.channel.close();
+    expect(await a.approver.ask(request(), new AbortController().signal)).toBe("deny");
+    expect(a.asked).toHaveLength(1);
+  });
+
+  test("options follow the request's choices and labels; the answer maps back", () => {
+    const labels = { once: "Yes, once", session: "Yes, for this session", deny: "No" };
+    const options = permissionOptions(request({ labels }));
+    expect(options).toEqual([
+      { optionId: "once", name: "Yes, once", kind: "allow_once" },
+      { optionId: "session", name: "Yes, for this session", kind: "allow_always" },
+      { optionId: "deny", name: "No", kind: "reject_once" },
+    ]);
+    expect(choiceOf(selected("deny"), request())).toBe("deny");
+    expect(choiceOf(selected("once"), request())).toBe("once");
+  });
+
+  test("the content: diff plus text; text first with the warning when hidden; text only above 1 MB", () => {
+    const change = { path: "/work/project/a.txt", oldText: "old\n", newText: "new\n" };
+    expect(questionContent(request({ change })).map((c) => c.type)).toEqual(["diff", "content"]);
+    const hidden = questionContent(request({ change, hidden: true, preview: "+x\u200By" }));
+    expect(hidden.map((c) => c.type)).toEqual(["content", "diff"]);
+    const text = hidden[0]?.type === "content" && hidden[0].content.type === "text" ? hidden[0].content.text : "";
+    expect(text).toStartWith(HIDDEN_WARNING);
+    expect(text).toContain("x⟨U+200B⟩y");
+    const big = { path: change.path, oldText: "a".repeat(MAX_DIFF_BYTES / 2), newText: "b".repeat(MAX_DIFF_BYTES / 2 + 1) };
+    expect(questionContent(request({ change: big })).map((c) => c.type)).toEqual(["content"]);
+    const scoped = questionContent(request({ sessionRules: ["write_file(./a.txt)"], question: "Write this?\u202E" }));
+    const scopedText = scoped[0]?.type === "content" && scoped[0].content.type === "text" ? scoped[0].content.text : "";
+    expect(scopedText).toStartWith("Write this?⟨U+202E⟩");
+    expect(scopedText).toContain("“Allow for this session” allows: write_file(./a.txt)");
+  });
+});
+
+describe("promptText", () => {
+  test("text, links in and out of the root, a folder link with a blank, embedded and binary resources, images", () => {
+    const text = promptText(
+      [
+        { type: "text", text: "Look at" },
+        { type: "resource_link", uri: "file:///work/project/src/a.ts", name: "a.ts" },
+        { type: "resource_link", uri: "file:///work/project/my%20notes.md", name: "my notes.md" },
+        { type: "resource_link", uri: "file:///etc/hosts", name: "hosts" },
+        { type: "resource_link", uri: "https://example.com/doc", name: "doc" },
+        { type: "resource", resource: { uri: "file:///work/project/b.ts", text: "const fence = '```';" } },
+        { type: "resource", resource: { uri: "zed://blob", blob: "AAAA" } },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+      ],
+      root,
+    );
+    expect(text).toBe(
+      [
+        'Look at @src/a.ts @"my notes.md" hosts (file:///etc/hosts) doc (https://example.com/doc)',
+        "",
+        "````file:///work/project/b.ts",
+        "const fence = '```';",
+        "````",
+        "",
+        "[zed://blob: binary content, not included] [an image, not included: Garuda takes no images in this version]",
+      ].join("\n"),
+    );
+  });
+
+  test("plain text stays as typed", () => {
+    expect(promptText([{ type: "text", text: "/review the parser" }], root)).toBe("/review the parser");
+    expect(promptText([{ type: "text", text: "line 1\n" }, { type: "text", text: "line 2" }], root)).toBe("line 1\nline 2");
+  });
+});
+
+describe("toolCalls", () => {
+  test("kinds and titles of Garuda's tools; titles one visible line; absolute locations", () => {
+    expect(toolCallView("bash", { title: "$ rm -rf /\u202Etmp\nls", kind: "execute", locations: [] }, root)).toEqual({ title: "$ rm -rf /⟨U+202E⟩tmp ↵ ls", kind: "execute", locations: [] });
+    expect(toolCallView("read_file", { title: "Read a.ts", kind: "read", locations: [{ path: "src/a.ts", line: 3 }] }, root)).toEqual({
+      title: "Read a.ts",
+      kind: "read",
+      locations: [{ path: "/work/project/src/a.ts", line: 3 }],
+    });
+    expect(toolCallView("grep", { title: "Search foo", kind: "other", locations: [] }, root).kind).toBe("search");
+    expect(toolCallView("todo", { title: "Update the plan", kind: "think", locations: [] }, root)).toMatchObject({ title: "Update the plan", kind: "think" });
+    expect(toolCallView("explore", { title: "explore", kind: "think", locations: [] }, root)).toMatchObject({ title: "Subagent: explore", kind: "think" });
+    expect(toolCallView("mcp__github__create_issue", { title: "mcp__github__create_issue", kind: "other", locations: [] }, root)).toMatchObject({
+      title: "github/create_issue",
+      kind: "other",
+    });
+    expect(serverToolResult("web_search", [{ type: "web_search_result", title: "Bun", url: "https://bun.sh" }])).toBe("1 result\n- Bun (https://bun.sh)");
+  });
+});
+
+describe("EventMapper", () => {
+  test("events to updates; notices on a line of their own; calls inside a subagent show only on the subagent's card", () => {
+    const calls = new KnownCalls();
+    const mapper = new EventMapper(calls, root);
+    expect(mapper.map({ type: "text_delta", text: "Hello" })).toEqual([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello" } }]);
+    expect(mapper.map({ type: "notice", level: "warning", text: "No OS sandbox" })).toEqual([
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n" } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Garuda: No OS sandbox\n\n" } },
+    ]);
+    expect(mapper.map({ type: "compaction", beforeTokens: 150_000, afterTokens: 20_000 })[0]).toMatchObject({ content: { text: expect.stringContaining("Garuda: the conversation was compacted") } });
+    expect(mapper.map({ type: "model_retry", attempt: 2, delayMs: 1000, reason: "529 overloaded" })[0]).toMatchObject({ content: { text: expect.stringContaining("starts again") } });
+    expect(mapper.map({ type: "step_end", step: 1, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 } })).toEqual([]);
+
+    mapper.map({ type: "tool_call", callId: "t1", tool: "explore", input: {}, info: { title: "explore", kind: "think", locations: [] } });
+    expect(mapper.map({ type: "tool_call", callId: "inner", tool: "read_file", input: {}, info: { title: "Read x.ts", kind: "read", locations: [] }, parentCallId: "t1" })).toEqual([]);
+    expect(mapper.map({ type: "tool_progress", callId: "t1", text: "Read x.ts" })).toEqual([
+      { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress", content: [{ type: "content", content: { type: "text", text: "Read x.ts" } }] },
+    ]);
+    expect(calls.open("inner")).toBeUndefined();
+    expect(mapper.map({ type: "tool_result", callId: "inner", status: "completed", output: "x", parentCallId: "t1" })).toEqual([]);
+    expect(mapper.map({ type: "tool_progress", callId: "t1", text: "line\u001b[31m" })[0]).toMatchObject({ status: "in_progress", content: [{ content: { text: "line⟨U+001B⟩[31m" } }] });
+    expect(mapper.map({ type: "tool_result", callId: "t1", status: "denied", output: "Permission denied: no" })[0]).toMatchObject({ status: "failed" });
+    expect(mapper.map({ type: "tool_result", callId: "t1", status: "completed", output: "again" })).toEqual([]);
+
+    mapper.map({ type: "server_tool", callId: "srv", name: "web_search", input: { query: "bun acp" }, status: "started" });
+    expect(calls.open("srv")).toMatchObject({ title: "Search the web: bun acp", kind: "fetch", server: true });
+    expect(mapper.map({ type: "server_tool", callId: "srv", name: "web_search", input: null, status: "completed", result: [] })[0]).toMatchObject({ status: "completed" });
+  });
+
+  test("rawInput is shown with hidden characters made visible", () => {
+    const mapper = new EventMapper(new KnownCalls(), root);
+    const [call] = mapper.map({ type: "tool_call", callId: "c1", tool: "bash", input: { command: "ls\u202E", timeout_ms: 5000, env: ["a\u200Bb"] }, info: { title: "$ ls", kind: "execute", locations: [] } });
+    expect(call).toMatchObject({ rawInput: { command: "ls⟨U+202E⟩", timeout_ms: 5000, env: ["a⟨U+200B⟩b"] } });
+  });
+
+  test("after a stop: a result is failed even when it says completed, progress is dropped", () => {
+    const calls = new KnownCalls();
+    const mapper = new EventMapper(calls, root);
+    mapper.map({ type: "tool_call", callId: "c1", tool: "bash", input: { command: "sleep 60" }, info: { title: "$ sleep 60", kind: "execute", locations: [] } });
+    calls.stop();
+    expect(mapper.map({ type: "tool_progress", callId: "c1", text: "late" })).toEqual([]);
+    expect(mapper.map({ type: "tool_result", callId: "c1", status: "completed", output: "Exit code: none" })[0]).toMatchObject({ status: "failed" });
+    expect(calls.ended().map((c) => c.title)).toEqual(["$ sleep 60"]);
+  });
+
+  test("the channel hands updates over at once, in order, and drops them while no prompt runs", async () => {
+    const handed: string[] = [];
+    let written = 0;
+    const ch = new SessionChannel(async (update) => {
+      handed.push(update.sessionUpdate);
+      await Bun.sleep(5);
+      written++;
+    });
+    expect(ch.send({ sessionUpdate: "current_mode_update", currentModeId: "plan" })).toBe(false);
+    ch.open();
+    ch.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "a" } });
+    ch.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "b" } });
+    expect(handed).toEqual(["agent_message_chunk", "agent_thought_chunk"]);
+    await ch.flush();
+    expect(written).toBe(2);
+    ch.close();
+    expect(ch.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "c" } })).toBe(false);
+    expect(handed).toHaveLength(2);
+  });
+});
+
+describe("start-up", () => {
+  test("before initialize is answered only the SDK and small modules load; the core waits for session/new", () => {
+    const tree = readSourceTree(`${import.meta.dir}/..`);
+    const loaded = [...staticClosure(tree, ["src/cli/index.ts", "src/cli/main.ts", "src/cli/acpCommand.ts", "src/acp/server.ts"])];
+    const small = new Set(["src/config/errors.ts", "src/config/paths.ts", "src/config/providerKeys.ts", "src/model/catalog.ts", "src/model/types.ts", "src/tools/webSearch.ts", "src/version.ts"]);
+    const heavy = loaded.filter((file) => file.startsWith("src/") && !/^src\/(acp|cli|text)\//.test(file) && !small.has(file));
+    expect(heavy).toEqual([]);
+    for (const name of ["@anthropic-ai/sdk", "zod", "web-tree-sitter"]) expect(loaded).not.toContain(name);
+    expect(loaded).toContain("@agentclientprotocol/sdk");
+  });
+});
