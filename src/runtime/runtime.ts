@@ -23,6 +23,7 @@ import type { AgentEvent, StopReason } from "./events.ts";
 import { readInstructions } from "./instructions.ts";
 import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
+import { attachMentions } from "./mentions.ts";
 import { CUT_NOTE, modeNotes, userContent } from "./notes.ts";
 import type { CommandInfo, CommandProvider, Notice, ToolHooks, UndoResult, UndoStore } from "./services.ts";
 import { openSession, type SessionState } from "./session.ts";
@@ -248,7 +249,17 @@ export class Runtime {
     }
     const notes = [...modeNotes(mode, this.#lastTurnMode), ...this.#notes.splice(0)];
     this.#lastTurnMode = mode;
-    this.#conversation.record({ type: "user", prompt, content: userContent(prompt, notes) });
+    const attached = await attachMentions(prompt, {
+      root: this.root,
+      home: this.#options.home,
+      engine: this.#options.engine,
+      mode,
+      signal,
+      ...(this.#options.approver && { approver: this.#options.approver }),
+    });
+    for (const text of attached.notices) emit({ type: "notice", level: "warning", text });
+    if (signal.aborted) return "cancelled";
+    this.#conversation.record({ type: "user", prompt, content: [...userContent(prompt, notes), ...attached.blocks] });
     this.#turnOpen = true;
     const stats = { steps: 0 };
     try {

@@ -1,0 +1,83 @@
+// `@path` in a prompt attaches that file for the model, through the same permission check as
+// read_file: a sensitive or denied file is not attached (the user is told why), and a file
+// outside the project asks first. ACP turns the editor's file links into such mentions.
+import { readFileSync, statSync } from "node:fs";
+import type { TextBlock } from "../model/types.ts";
+import type { PermissionEngine } from "../permission/engine.ts";
+import type { Approver, Mode } from "../permission/types.ts";
+import { resolveToolPath } from "../tools/paths.ts";
+
+/** A mention: `@src/a.ts` or `@"path with blanks"`; trailing punctuation is not part of it. */
+const MENTION = /(?<![\w@])@(?:"((?:[^"\\]|\\.)+)"|([^\s"'`<>()[\]{}]+))/g;
+export const MAX_ATTACHED_BYTES = 200_000;
+export const MAX_MENTIONS = 10;
+
+export interface MentionContext {
+  root: string;
+  home: string;
+  engine: PermissionEngine;
+  mode: Mode;
+  approver?: Approver;
+  signal: AbortSignal;
+}
+
+export interface Attachments {
+  blocks: TextBlock[];
+  notices: string[];
+}
+
+/** The paths a prompt mentions, in order, without duplicates. */
+export function mentionedPaths(prompt: string): string[] {
+  const paths: string[] = [];
+  for (const match of prompt.matchAll(MENTION)) {
+    const raw = match[1] !== undefined ? match[1].replace(/\\(.)/g, "$1") : (match[2] ?? "").replace(/[.,;:!?]+$/, "");
+    if (raw && !paths.includes(raw)) paths.push(raw);
+  }
+  return paths;
+}
+
+function isBinary(bytes: Buffer): boolean {
+  return bytes.subarray(0, 8000).includes(0);
+}
+
+/** Reads each mentioned file that exists and may be read; says why the others were not attached. */
+export async function attachMentions(prompt: string, ctx: MentionContext): Promise<Attachments> {
+  const blocks: TextBlock[] = [];
+  const notices: string[] = [];
+  for (const mention of mentionedPaths(prompt).slice(0, MAX_MENTIONS)) {
+    const resolved = resolveToolPath(mention, ctx.root, ctx.home);
+    let size: number;
+    try {
+      const stat = statSync(resolved.realPath);
+      if (!stat.isFile()) continue;
+      size = stat.size;
+    } catch {
+      continue; // Not a file: "@someone" in ordinary text stays text.
+    }
+    const decision = await ctx.engine.authorize(
+      {
+        tool: "read_file",
+        readOnly: true,
+        target: { kind: "path", path: resolved.path, access: "read", ...(resolved.realPath !== resolved.path && { realPath: resolved.realPath }) },
+        title: `Read ${resolved.display}`,
+        preview: `Attach ${resolved.display} to the prompt (mentioned as @${mention}).`,
+      },
+      { mode: ctx.mode, ...(ctx.approver && { approver: ctx.approver }), signal: ctx.signal },
+    );
+    if (decision.outcome !== "allow") {
+      notices.push(`@${mention} was not attached: ${decision.outcome === "deny" ? decision.reason : "not allowed"}`);
+      continue;
+    }
+    if (size > MAX_ATTACHED_BYTES) {
+      notices.push(`@${mention} was not attached: it is larger than ${MAX_ATTACHED_BYTES / 1000} KB (the model can read parts of it with read_file).`);
+      continue;
+    }
+    const bytes = readFileSync(resolved.realPath);
+    if (isBinary(bytes)) {
+      notices.push(`@${mention} was not attached: it is a binary file.`);
+      continue;
+    }
+    blocks.push({ type: "text", text: `<attached_file path="${resolved.display}">\n${bytes.toString("utf8")}\n</attached_file>` });
+  }
+  return { blocks, notices };
+}

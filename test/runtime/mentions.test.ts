@@ -1,0 +1,42 @@
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createPermissionEngine } from "../../src/permission/engine.ts";
+import type { ApprovalRequest } from "../../src/permission/types.ts";
+import { attachMentions, mentionedPaths } from "../../src/runtime/mentions.ts";
+import { tempDir } from "../support/tempDir.ts";
+
+describe("@path mentions", () => {
+  test("mentions are found, quoted ones too, trailing punctuation dropped", () => {
+    expect(mentionedPaths('see @src/a.ts, and @"my notes.md" or mail me@example.com @src/a.ts.')).toEqual(["src/a.ts", "my notes.md"]);
+  });
+
+  test("a file in the root is attached; a sensitive one is not (with a notice); a file outside asks", async () => {
+    using root = tempDir();
+    using outside = tempDir();
+    mkdirSync(join(root.path, "src"));
+    writeFileSync(join(root.path, "src", "a.ts"), "export const a = 1;\n");
+    writeFileSync(join(root.path, ".env"), "SECRET=hunter2\n");
+    writeFileSync(join(outside.path, "b.txt"), "outside text\n");
+    const engine = createPermissionEngine({ root: root.path, home: "/nonexistent-home", sandboxAvailable: true });
+    const asked: ApprovalRequest[] = [];
+    const approver = { ask: async (request: ApprovalRequest) => (asked.push(request), "once" as const) };
+    const result = await attachMentions(`look at @src/a.ts and @.env and @${join(outside.path, "b.txt")} and @nothing-here`, {
+      root: root.path,
+      home: "/nonexistent-home",
+      engine,
+      mode: "build",
+      approver,
+      signal: new AbortController().signal,
+    });
+    expect(result.blocks.map((b) => b.text)).toEqual([
+      '<attached_file path="src/a.ts">\nexport const a = 1;\n\n</attached_file>',
+      expect.stringContaining("outside text"),
+    ]);
+    expect(result.notices).toHaveLength(1);
+    expect(result.notices[0]).toStartWith("@.env was not attached:");
+    expect(JSON.stringify(result)).not.toContain("hunter2");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.title).toContain("b.txt");
+  });
+});
