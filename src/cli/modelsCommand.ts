@@ -27,8 +27,9 @@ export const modelsCommand = defineCommand({
     for (const model of catalog.models.values()) lines.push(`  ${describeModel(model)}`);
     try {
       const prepared = prepareModel({ ...ctx, modelFlag: args.model });
-      const key = prepared.credential.source === "environment" ? "the environment" : ctx.paths.credentials;
-      lines.push("", `In use: ${prepared.model.spec} (from ${prepared.choice.source}); key ${prepared.credential.name} from ${key}.`);
+      const { credential } = prepared;
+      const key = credential ? `key ${credential.name} from ${credential.source === "environment" ? "the environment" : ctx.paths.credentials}` : "no key needed";
+      lines.push("", `In use: ${prepared.model.spec} (from ${prepared.choice.source}); ${key}.`);
       if (prepared.baseUrl) lines.push(`Endpoint: ${prepared.baseUrl}`);
     } catch (error) {
       if (!(error instanceof SetupRequiredError)) throw error;

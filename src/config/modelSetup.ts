@@ -2,7 +2,7 @@ import type { ModelInfo, ProviderInfo } from "../model/catalog.ts";
 import { checkBaseUrl } from "./baseUrl.ts";
 import { readCredentials } from "./credentials.ts";
 import { SetupRequiredError } from "./errors.ts";
-import { findModel, loadModelCatalog, type ModelCatalog } from "./modelsFile.ts";
+import { findModel, loadModelCatalog, type ModelCatalog, providerKeyNames } from "./modelsFile.ts";
 import type { GarudaPaths } from "./paths.ts";
 import type { ProviderKeys } from "./providerKeys.ts";
 
@@ -35,7 +35,8 @@ export interface PreparedModel {
   model: ModelInfo;
   provider: ProviderInfo;
   baseUrl?: string;
-  credential: ProviderCredential;
+  /** Undefined when the provider needs no key (a local server). */
+  credential?: ProviderCredential;
 }
 
 const SETUP_HINT = "Run `garuda setup` in a terminal, or use your editor's sign-in.";
@@ -65,13 +66,19 @@ function findCredential(name: string, kind: ProviderCredential["kind"], ctx: Mod
 export function prepareModel(ctx: ModelSetupContext): PreparedModel {
   const catalog = loadModelCatalog(ctx.paths.models);
   // A provider added to models.json since start-up may name a variable still in the environment.
-  ctx.keys.take(ctx.env, Object.values(catalog.providers).map((provider) => provider.apiKeyEnv));
+  ctx.keys.take(ctx.env, providerKeyNames(catalog));
 
   const choice = chooseModel(ctx.modelFlag, ctx.env, catalog);
   if (!choice) throw new SetupRequiredError("model", `Garuda has no model. ${SETUP_HINT}`);
   const model = findModel(catalog, choice.spec);
   const provider = catalog.providers[model.provider];
   if (!provider) throw new SetupRequiredError("model", `Garuda has no provider "${model.provider}" for ${model.spec}. ${SETUP_HINT}`);
+
+  // The environment's base URL is the more specific one (an editor's agent entry sets it).
+  const envBaseUrl = provider.type === "anthropic" ? ctx.env.ANTHROPIC_BASE_URL : undefined;
+  const baseUrl = envBaseUrl ? checkBaseUrl(envBaseUrl, "ANTHROPIC_BASE_URL") : provider.baseUrl;
+  const keyName = provider.apiKeyEnv;
+  if (keyName === undefined) return { choice, model, provider, ...(baseUrl ? { baseUrl } : {}) };
 
   let credentials: Record<string, string> | undefined;
   let loaded = false;
@@ -83,12 +90,8 @@ export function prepareModel(ctx: ModelSetupContext): PreparedModel {
     return credentials;
   };
   const credential =
-    findCredential(provider.apiKeyEnv, "apiKey", ctx, file) ??
+    findCredential(keyName, "apiKey", ctx, file) ??
     (provider.type === "anthropic" ? findCredential("ANTHROPIC_AUTH_TOKEN", "authToken", ctx, file) : undefined);
-  if (!credential) throw new SetupRequiredError("key", `Garuda has no key for ${model.spec} (${provider.apiKeyEnv}). ${SETUP_HINT}`);
-
-  // The environment's base URL is the more specific one (an editor's agent entry sets it).
-  const envBaseUrl = provider.type === "anthropic" ? ctx.env.ANTHROPIC_BASE_URL : undefined;
-  const baseUrl = envBaseUrl ? checkBaseUrl(envBaseUrl, "ANTHROPIC_BASE_URL") : provider.baseUrl;
+  if (!credential) throw new SetupRequiredError("key", `Garuda has no key for ${model.spec} (${keyName}). ${SETUP_HINT}`);
   return { choice, model, provider, credential, ...(baseUrl ? { baseUrl } : {}) };
 }

@@ -2,9 +2,10 @@ import { z } from "zod";
 import {
   BUILTIN_MODELS,
   BUILTIN_PROVIDERS,
+  defaultPrice,
   type ModelInfo,
   type ProviderInfo,
-  UNKNOWN_CLAUDE_LIMITS,
+  unknownLimits,
 } from "../model/catalog.ts";
 import { checkBaseUrl } from "./baseUrl.ts";
 import { ConfigError } from "./errors.ts";
@@ -21,9 +22,13 @@ const priceSchema = z.strictObject({
 });
 
 const providerSchema = z.strictObject({
-  type: z.literal("anthropic"),
+  /** May be left out when the entry changes a built-in provider (its base URL, say). */
+  type: z.enum(["anthropic", "openai-compatible"]).optional(),
   baseUrl: z.string().optional(),
+  /** Optional for an OpenAI-compatible provider: without it the provider needs no key. */
   apiKeyEnv: z.string().regex(ENV_NAME, "must be an environment variable name").optional(),
+  /** Allow plain http:// to another machine (a server on the local network). */
+  allowInsecureHttp: z.boolean().optional(),
 });
 
 const modelSchema = z.strictObject({
@@ -32,6 +37,8 @@ const modelSchema = z.strictObject({
   price: priceSchema.optional(),
   thinking: z.enum(["adaptive", "extended", "none"]).optional(),
   label: z.string().optional(),
+  /** The model cannot call tools through the API: it writes ```tool_call blocks instead. */
+  textToolCalls: z.boolean().optional(),
 });
 
 export const modelsFileSchema = z.strictObject({
@@ -50,6 +57,11 @@ export interface ModelCatalog {
   file: string;
 }
 
+/** The key variables the catalog's providers name (keyless providers name none). */
+export function providerKeyNames(catalog: Pick<ModelCatalog, "providers">): string[] {
+  return Object.values(catalog.providers).flatMap((provider) => (provider.apiKeyEnv ? [provider.apiKeyEnv] : []));
+}
+
 /** Splits a model spec: `<provider>/<model>` at the first slash, or a bare Claude id. */
 export function parseSpec(spec: string): { provider: string; id: string } {
   const slash = spec.indexOf("/");
@@ -66,11 +78,7 @@ export function loadModelCatalog(file: string): ModelCatalog {
 export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
   const providers: Record<string, ProviderInfo> = { ...BUILTIN_PROVIDERS };
   for (const [name, entry] of Object.entries(parsed.providers ?? {})) {
-    const base = providers[name];
-    const apiKeyEnv = entry.apiKeyEnv ?? base?.apiKeyEnv;
-    if (!apiKeyEnv) throw new ConfigError(file, `provider "${name}" needs "apiKeyEnv"`, "Name the variable that holds its key");
-    const baseUrl = entry.baseUrl ? checkBaseUrl(entry.baseUrl, `${file} (provider "${name}")`) : base?.baseUrl;
-    providers[name] = { name, type: entry.type, apiKeyEnv, ...(baseUrl ? { baseUrl } : {}) };
+    providers[name] = providerEntry(file, name, entry, providers[name]);
   }
 
   const models = new Map<string, ModelInfo>(BUILTIN_MODELS.map((model) => [model.spec, model]));
@@ -79,20 +87,24 @@ export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
     if (!providers[provider]) {
       throw new ConfigError(file, `model "${spec}" names the unknown provider "${provider}"`, `Add it under "providers" or use one of: ${Object.keys(providers).join(", ")}`);
     }
+    const providerInfo = providers[provider] as ProviderInfo;
     const key = provider === "anthropic" ? id : spec;
     const base = models.get(key);
     const price = entry.price
       ? { input: entry.price.input, output: entry.price.output, cacheRead: entry.price.cacheRead ?? 0, cacheWrite: entry.price.cacheWrite ?? 0 }
-      : (base?.price ?? null);
+      : (base?.price ?? defaultPrice(providerInfo));
+    const limits = unknownLimits(providerInfo.type);
+    const textToolCalls = entry.textToolCalls ?? base?.textToolCalls;
     models.set(key, {
       spec: key,
       provider,
       id,
-      contextWindow: entry.contextWindow ?? base?.contextWindow ?? UNKNOWN_CLAUDE_LIMITS.contextWindow,
-      maxTokens: entry.maxTokens ?? base?.maxTokens ?? UNKNOWN_CLAUDE_LIMITS.maxTokens,
+      contextWindow: entry.contextWindow ?? base?.contextWindow ?? limits.contextWindow,
+      maxTokens: entry.maxTokens ?? base?.maxTokens ?? limits.maxTokens,
       price,
       thinking: entry.thinking ?? base?.thinking ?? "none",
       ...((entry.label ?? base?.label) ? { label: entry.label ?? base?.label } : {}),
+      ...(textToolCalls ? { textToolCalls } : {}),
     });
   }
   return { providers, models, file, ...(parsed.default ? { default: parsed.default } : {}) };
@@ -109,5 +121,38 @@ export function findModel(catalog: ModelCatalog, spec: string): ModelInfo {
   const known = catalog.models.get(key);
   if (known) return known;
   if (id.length === 0) throw new ConfigError(undefined, `The model "${spec}" has no model name after "${provider}/"`);
-  return { spec: key, provider, id, ...UNKNOWN_CLAUDE_LIMITS, price: null, thinking: "none" };
+  return { spec: key, provider, id, ...unknownLimits(providerInfo.type), price: defaultPrice(providerInfo), thinking: "none" };
+}
+
+type ProviderEntry = NonNullable<ModelsFile["providers"]>[string];
+
+/**
+ * One provider of models.json, over the built-in one of that name if there is one: an entry
+ * may change a built-in provider's base URL alone. An Anthropic provider needs a key; an
+ * OpenAI-compatible one needs a base URL and may do without a key (a local server).
+ */
+function providerEntry(file: string, name: string, entry: ProviderEntry, base: ProviderInfo | undefined): ProviderInfo {
+  const where = `${file} (provider "${name}")`;
+  const type = entry.type ?? base?.type;
+  if (!type) throw new ConfigError(file, `provider "${name}" needs "type"`, 'Use "anthropic" or "openai-compatible"');
+  // A built-in provider of another type is replaced, not extended.
+  const inherited = base?.type === type ? base : undefined;
+  const allowInsecureHttp = entry.allowInsecureHttp ?? inherited?.allowInsecureHttp ?? false;
+  const apiKeyEnv = entry.apiKeyEnv ?? inherited?.apiKeyEnv;
+  if (type === "anthropic" && !apiKeyEnv) throw new ConfigError(file, `provider "${name}" needs "apiKeyEnv"`, "Name the variable that holds its key");
+  const baseUrl = entry.baseUrl !== undefined ? checkBaseUrl(entry.baseUrl, where, allowInsecureHttp) : inherited?.baseUrl;
+  if (type === "openai-compatible" && !baseUrl) {
+    throw new ConfigError(file, `provider "${name}" needs "baseUrl"`, "Give the server's OpenAI-compatible endpoint, such as http://127.0.0.1:8080/v1");
+  }
+  const { title, startHint, keyCheckPath } = inherited ?? {};
+  return {
+    name,
+    type,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(apiKeyEnv ? { apiKeyEnv } : {}),
+    ...(allowInsecureHttp ? { allowInsecureHttp } : {}),
+    ...(title ? { title } : {}),
+    ...(startHint ? { startHint } : {}),
+    ...(keyCheckPath ? { keyCheckPath } : {}),
+  };
 }

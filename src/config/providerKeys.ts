@@ -2,7 +2,7 @@ import { BUILTIN_PROVIDERS } from "../model/catalog.ts";
 
 /** Names that always count as provider keys, whatever models.json says. */
 export const BUILTIN_KEY_NAMES: readonly string[] = [
-  ...new Set([...Object.values(BUILTIN_PROVIDERS).map((provider) => provider.apiKeyEnv), "ANTHROPIC_AUTH_TOKEN", "OPENROUTER_API_KEY"]),
+  ...new Set([...Object.values(BUILTIN_PROVIDERS).flatMap((provider) => (provider.apiKeyEnv ? [provider.apiKeyEnv] : [])), "ANTHROPIC_AUTH_TOKEN", "OPENROUTER_API_KEY"]),
 ];
 
 /**

@@ -6,7 +6,7 @@ import { writeFileAtomic } from "./atomicWrite.ts";
 import { readCredentials, writeCredentials } from "./credentials.ts";
 import { ConfigError } from "./errors.ts";
 import { describeIssues, parseConfigJson, readConfigText } from "./jsonFile.ts";
-import { buildCatalog, findModel, modelsFileSchema } from "./modelsFile.ts";
+import { buildCatalog, findModel, type ModelsFile, modelsFileSchema } from "./modelsFile.ts";
 
 const MODELS_FIX = "Fix it or move it aside, then run `garuda setup` again";
 
@@ -27,12 +27,15 @@ function existingMode(path: string): number | undefined {
   }
 }
 
+type ModelEntry = NonNullable<ModelsFile["models"]>[string];
+
 /**
  * The text models.json will have with `spec` as its default: the file parsed, `default` set,
- * every other field kept. A file that is not valid JSON or not a valid models.json is an error
- * naming it, and is never replaced. Undefined when the default is already `spec`.
+ * every other field kept. `entry` (limits a server reported) is added under "models" unless
+ * the file has an entry for `spec` already. A file that is not valid JSON or not a valid
+ * models.json is an error naming it, and is never replaced. Undefined when nothing changes.
  */
-export function modelsFileWithDefault(path: string, spec: string): string | undefined {
+export function modelsFileWithDefault(path: string, spec: string, entry?: ModelEntry): string | undefined {
   const text = readConfigText(path);
   let data: Record<string, unknown> = {};
   if (text !== undefined) {
@@ -41,9 +44,11 @@ export function modelsFileWithDefault(path: string, spec: string): string | unde
       throw new ConfigError(path, "must be a JSON object", MODELS_FIX);
     }
     data = parsed as Record<string, unknown>;
-    if (data.default === spec) return undefined;
   }
-  const next = { ...data, default: spec };
+  const models = typeof data.models === "object" && data.models !== null ? (data.models as Record<string, unknown>) : {};
+  const addEntry = entry !== undefined && !Object.hasOwn(models, spec);
+  if (text !== undefined && data.default === spec && !addEntry) return undefined;
+  const next = { ...data, default: spec, ...(addEntry && { models: { ...models, [spec]: entry } }) };
   const result = modelsFileSchema.safeParse(next);
   if (!result.success) throw new ConfigError(path, `is not valid (${describeIssues(result.error)})`, MODELS_FIX);
   // The new default must name a model of a known provider.
@@ -52,8 +57,8 @@ export function modelsFileWithDefault(path: string, spec: string): string | unde
 }
 
 /** Sets `default` in models.json (see modelsFileWithDefault). Returns false when nothing changed. */
-export function setDefaultModel(path: string, spec: string): boolean {
-  const content = modelsFileWithDefault(path, spec);
+export function setDefaultModel(path: string, spec: string, entry?: ModelEntry): boolean {
+  const content = modelsFileWithDefault(path, spec, entry);
   if (content === undefined) return false;
   const target = writeTarget(path);
   writeFileAtomic(target, content, { mode: existingMode(target) ?? 0o644, dirMode: 0o700 });

@@ -31,6 +31,23 @@ export interface ToolUseBlock {
   name: string;
   input: unknown;
 }
+/**
+ * The name of the pseudo-tool a client puts in place of a tool call it could not read (broken
+ * JSON, a ```tool_call block that does not parse). The registry answers it with the input's
+ * `error`, so the model learns what was wrong and writes the call again.
+ */
+export const INVALID_TOOL_CALL = "__invalid_tool_call";
+
+/** The input of an INVALID_TOOL_CALL. */
+export interface InvalidToolCallInput {
+  /** What was wrong and how to write the call, for the model. */
+  error: string;
+  /** The tool the model meant to call, when that much could be read. */
+  tool?: string;
+  /** What the model wrote, to send back as it was. */
+  raw?: string;
+}
+
 export interface ToolResultBlock {
   type: "tool_result";
   toolUseId: string;

@@ -4,7 +4,7 @@
 // failure becomes a result the model can act on, and every tool_call gets one tool_result.
 import { z } from "zod";
 import { appendHookFeedback } from "../extensions/hookOutput.ts";
-import type { ToolSpec, ToolUseBlock } from "../model/types.ts";
+import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
 import type { AgentEvent } from "../runtime/events.ts";
@@ -67,6 +67,14 @@ function fallbackPreview(request: Omit<PermissionRequest, "callId" | "title" | "
   return json.length > 4_000 ? `${json.slice(0, 4_000)}…` : json;
 }
 
+/** What the model reads for a call its client could not read (model/types.ts INVALID_TOOL_CALL). */
+function invalidCallOutput(input: unknown, tools: readonly string[]): string {
+  const { error, tool } = (typeof input === "object" && input !== null ? input : {}) as Partial<InvalidToolCallInput>;
+  const what = typeof error === "string" && error !== "" ? error : "Your tool call could not be read.";
+  const known = typeof tool === "string" && tools.includes(tool) ? "" : ` The tools are: ${tools.join(", ")}.`;
+  return `Error: ${what}${known} Nothing was run.`;
+}
+
 /** JSON Schema for the model: zod's input schema, without the `$schema` line it sends no one. */
 function inputSchema(tool: Tool): Record<string, unknown> {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
@@ -108,7 +116,7 @@ export class ToolRegistry {
   async run(call: ToolCall, ctx: CallContext): Promise<CallOutcome> {
     const started = performance.now();
     const tool = this.#tools.get(call.name);
-    const fallbackInfo: CallInfo = { title: call.name, kind: "other", locations: [] };
+    const fallbackInfo: CallInfo = { title: call.name === INVALID_TOOL_CALL ? "A tool call that could not be read" : call.name, kind: "other", locations: [] };
     const finish = (info: CallInfo, status: CallOutcome["status"], output: string, summary?: string): CallOutcome => {
       const cancelled = ctx.signal.aborted;
       const outcome: CallOutcome = {
@@ -129,6 +137,7 @@ export class ToolRegistry {
 
     if (!tool) {
       ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info: fallbackInfo });
+      if (call.name === INVALID_TOOL_CALL) return finish(fallbackInfo, "failed", invalidCallOutput(call.input, this.names()));
       return finish(fallbackInfo, "failed", `Error: there is no tool named "${call.name}". The tools are: ${this.names().join(", ")}.`);
     }
     const parsed = tool.input.safeParse(call.input);

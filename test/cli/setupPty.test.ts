@@ -11,6 +11,14 @@ const BAD = fakeKey("bad");
 const mode = (path: string) => statSync(path).mode & 0o777;
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 
+/** The provider menu comes first (there are always several): Enter takes the first, Anthropic. */
+async function chooseAnthropic(run: PtyRun): Promise<void> {
+  await run.waitFor("Choose a provider");
+  await run.waitFor(/❯ 1\. anthropic/);
+  run.send(KEYS.enter);
+  await run.waitFor("Provider: anthropic");
+}
+
 /** No part of the key's secret middle ever reaches the screen. */
 function expectHidden(run: PtyRun, key: string): void {
   expect(run.raw).not.toContain(key);
@@ -23,7 +31,7 @@ describe("garuda setup in a terminal", () => {
     using api = mockModelsApi([GOOD]);
     const paths = garudaPaths(home.path);
     const run = new PtyRun(["setup"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url } });
-    await run.waitFor("Provider: anthropic");
+    await chooseAnthropic(run);
     await run.waitFor("Choose a model");
     expect(run.text).toContain("claude-sonnet-5    Claude Sonnet 5: speed and intelligence  1M context   $2/$10 per MTok");
     run.send(KEYS.down);
@@ -59,6 +67,7 @@ describe("garuda setup in a terminal", () => {
     using api = mockModelsApi([GOOD]);
     const paths = garudaPaths(home.path);
     const run = new PtyRun(["setup"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url } });
+    await chooseAnthropic(run);
     await run.waitFor("Choose a model");
     run.send("4");
     await run.waitFor(/❯ 4\. claude-haiku-4-5/);
@@ -127,6 +136,7 @@ describe("garuda setup in a terminal", () => {
     using api = mockModelsApi([GOOD]);
     const paths = garudaPaths(home.path);
     const run = new PtyRun(["setup"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url } });
+    await chooseAnthropic(run);
     await run.waitFor("Choose a model");
     run.send(`2${KEYS.enter}`);
     await run.waitFor("Key: ");
@@ -147,6 +157,8 @@ describe("garuda setup in a terminal", () => {
     const models = '{"default": "claude-opus-5"}\n';
     writeFileSync(paths.models, models);
     const run = new PtyRun(["setup"], { home: home.path });
+    await chooseAnthropic(run);
+    expect(run.text).toMatch(/❯ 1\. anthropic .*\(default\)/);
     await run.waitFor("Choose a model");
     // The current default is preselected and marked.
     await run.waitFor(/❯ 1\. claude-opus-5 .*\(default\)/);
@@ -174,7 +186,7 @@ describe("garuda setup in a terminal", () => {
     const run = new PtyRun(["setup"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url } });
     // Two providers now: the menu starts on the current one.
     await run.waitFor("Choose a provider");
-    await run.waitFor(/❯ 2\. gateway .*key GATEWAY_KEY\s+\(default\)/);
+    await run.waitFor(/❯ 7\. gateway .*key GATEWAY_KEY\s+\(default\)/);
     run.send(`1${KEYS.enter}`);
     await run.waitFor("Provider: anthropic");
     await run.waitFor("Choose a model");
@@ -198,6 +210,7 @@ describe("garuda setup in a terminal", () => {
     writeFileSync(paths.credentials, credentials, { mode: 0o600 });
     const before = statSync(paths.credentials);
     const run = new PtyRun(["setup"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url } });
+    await chooseAnthropic(run);
     await run.waitFor("Choose a model");
     run.send(`${KEYS.down}${KEYS.enter}`);
     await run.waitFor("Model: claude-sonnet-5");
@@ -259,7 +272,7 @@ describe("garuda setup in a terminal", () => {
     writeFileSync(paths.models, JSON.stringify(existing));
     const run = new PtyRun(["setup"], { home: home.path });
     await run.waitFor("Choose a provider");
-    run.send(`${KEYS.down}${KEYS.enter}`);
+    run.send(`7${KEYS.enter}`);
     await run.waitFor("Provider: gateway");
     // It lists no models of its own, so it is offered the Claude models under its name.
     await run.waitFor("Choose a model");
@@ -292,7 +305,7 @@ describe("garuda setup in a terminal", () => {
     writeFileSync(paths.models, JSON.stringify({ providers: { gw: { type: "anthropic", baseUrl: api.url, apiKeyEnv: "GW_KEY" } }, models }));
     const run = new PtyRun(["setup"], { home: home.path, rows: 10, cols: 60 });
     await run.waitFor("Choose a provider");
-    run.send(`2${KEYS.enter}`);
+    run.send(`7${KEYS.enter}`);
     await run.waitFor("Choose a model");
     await run.waitFor("more below");
     run.send("12");

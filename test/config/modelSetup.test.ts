@@ -92,6 +92,6 @@ describe("model choice and keys", () => {
     mkdirSync(ctx.paths.dir, { recursive: true });
     writeFileSync(ctx.paths.models, JSON.stringify({ default: "claude-sonnet-5" }));
     writeCredentials(ctx.paths.credentials, { ANTHROPIC_API_KEY: "sk-new" });
-    expect(prepareModel(ctx).credential.value).toBe("sk-new");
+    expect(prepareModel(ctx).credential?.value).toBe("sk-new");
   });
 });

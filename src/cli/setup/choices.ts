@@ -51,8 +51,10 @@ export function modelRows(models: readonly ModelInfo[], current?: string): strin
 
 export function providerRows(providers: readonly ProviderInfo[], current?: string): string[] {
   const nameWidth = Math.max(...providers.map((provider) => provider.name.length));
+  const urlWidth = Math.max(...providers.map((provider) => (provider.baseUrl ?? ANTHROPIC_API_URL).length));
   return providers.map((provider) => {
     const mark = provider.name === current ? "  (default)" : "";
-    return `${provider.name.padEnd(nameWidth)}  ${provider.baseUrl ?? ANTHROPIC_API_URL}  key ${provider.apiKeyEnv}${mark}`;
+    const key = provider.apiKeyEnv ? `key ${provider.apiKeyEnv}` : "no key";
+    return `${provider.name.padEnd(nameWidth)}  ${(provider.baseUrl ?? ANTHROPIC_API_URL).padEnd(urlWidth)}  ${key}${mark}`;
   });
 }

@@ -20,7 +20,12 @@ export function keyNameToForget(ctx: CliContext, name: string | undefined, model
   const catalog = loadModelCatalog(ctx.paths.models);
   const choice = chooseModel(modelFlag, ctx.env, catalog);
   if (!choice) return "ANTHROPIC_API_KEY";
-  return catalog.providers[findModel(catalog, choice.spec).provider]?.apiKeyEnv ?? "ANTHROPIC_API_KEY";
+  const model = findModel(catalog, choice.spec);
+  const provider = catalog.providers[model.provider];
+  if (provider && !provider.apiKeyEnv) {
+    throw new ConfigError(undefined, `${model.spec} needs no key, so there is no key of it to forget`, "Name the key to forget: garuda setup --forget NAME (`garuda setup --show` lists them)");
+  }
+  return provider?.apiKeyEnv ?? "ANTHROPIC_API_KEY";
 }
 
 /** Asks first in a terminal; a script (no terminal) has said what it wants. Returns the exit code. */

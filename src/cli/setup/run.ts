@@ -4,7 +4,7 @@ import { runForget } from "./forget.ts";
 import { runInteractive } from "./interactive.ts";
 import { showLines } from "./show.ts";
 import { loadSetupState } from "./state.ts";
-import { runWithStdinKey } from "./stdinKey.ts";
+import { keylessModel, runKeyless, runWithStdinKey } from "./stdinKey.ts";
 import { isInteractive, processIO, type SetupIO } from "./terminal.ts";
 
 export interface SetupOptions {
@@ -42,6 +42,7 @@ function usageProblem(options: SetupOptions): string | undefined {
 const NO_TERMINAL = [
   "garuda setup asks questions and reads the key hidden, so it needs a terminal. Run it in a terminal,",
   "or, from a script: printf '%s\\n' \"$KEY\" | garuda setup --model <model> --key-stdin",
+  "and a local server's model needs no key: garuda setup --model ollama/<model>",
   "(`garuda setup --show` works anywhere.)",
 ].join("\n");
 
@@ -75,6 +76,10 @@ export async function runSetup(options: SetupOptions = {}): Promise<number> {
       return await runWithStdinKey(io, state, { ...(options.model ? { model: options.model } : {}), check, ...timeout });
     }
     if (!isInteractive(io)) {
+      // A local server's model needs no key, so no terminal either.
+      const state = options.model ? loadSetupState(ctx) : undefined;
+      const keyless = state && options.model ? keylessModel(state, options.model) : undefined;
+      if (state && keyless) return await runKeyless(io, state, keyless, { check, ...timeout });
       io.stderr.write(`${NO_TERMINAL}\n`);
       return EXIT_ERROR;
     }

@@ -2,7 +2,7 @@
 // its source (env, file or missing), masked. Needs no terminal.
 import { ConfigError } from "../../config/errors.ts";
 import { chooseModel } from "../../config/modelSetup.ts";
-import { findModel, loadModelCatalog } from "../../config/modelsFile.ts";
+import { findModel, loadModelCatalog, providerKeyNames } from "../../config/modelsFile.ts";
 import { BUILTIN_KEY_NAMES } from "../../config/providerKeys.ts";
 import { readCredentials, type Credentials } from "../../config/credentials.ts";
 import type { CliContext } from "../context.ts";
@@ -15,7 +15,7 @@ const SOURCE_TEXT = { "--model": "--model", GARUDA_MODEL: "GARUDA_MODEL", "model
 /** The report's lines and whether every file could be read (the exit code: 0 or 1). */
 export function showLines(ctx: CliContext, modelFlag?: string): { lines: string[]; ok: boolean } {
   const catalog = loadModelCatalog(ctx.paths.models);
-  ctx.keys.take(ctx.env, Object.values(catalog.providers).map((provider) => provider.apiKeyEnv));
+  ctx.keys.take(ctx.env, providerKeyNames(catalog));
   let credentials: Credentials = {};
   let problem: string | undefined;
   try {
@@ -38,6 +38,7 @@ export function showLines(ctx: CliContext, modelFlag?: string): { lines: string[
       const fromEnv = provider.type === "anthropic" && ctx.env.ANTHROPIC_BASE_URL;
       lines.push(`Endpoint: ${baseUrl ?? ANTHROPIC_API_URL}${fromEnv ? " (from ANTHROPIC_BASE_URL)" : ""}`);
       keyInUse = existingKey(state, provider)?.name ?? provider.apiKeyEnv;
+      if (!provider.apiKeyEnv) lines.push("Key:      none needed (a local server)");
     }
   } else {
     lines.push("Model:    none. Run `garuda setup` in a terminal to choose one.");
@@ -45,7 +46,7 @@ export function showLines(ctx: CliContext, modelFlag?: string): { lines: string[
   lines.push(`Files:    ${shortPath(state, ctx.paths.models)}, ${shortPath(state, ctx.paths.credentials)}`);
 
   const names = [
-    ...new Set([...BUILTIN_KEY_NAMES, ...Object.values(catalog.providers).map((provider) => provider.apiKeyEnv), ...Object.keys(credentials)]),
+    ...new Set([...BUILTIN_KEY_NAMES, ...providerKeyNames(catalog), ...Object.keys(credentials)]),
   ];
   const width = Math.max(...names.map((name) => name.length));
   lines.push("Keys (env: the environment, file: the credentials file):");

@@ -2,7 +2,7 @@
 // has, its endpoint, and how a key is checked for shape before it is sent anywhere.
 import { checkBaseUrl } from "../../config/baseUrl.ts";
 import { type Credentials, readCredentials } from "../../config/credentials.ts";
-import { type ModelCatalog, loadModelCatalog } from "../../config/modelsFile.ts";
+import { type ModelCatalog, loadModelCatalog, providerKeyNames } from "../../config/modelsFile.ts";
 import type { ProviderInfo } from "../../model/catalog.ts";
 import type { CliContext } from "../context.ts";
 
@@ -20,7 +20,7 @@ export interface SetupState {
 export function loadSetupState(ctx: CliContext): SetupState {
   const catalog = loadModelCatalog(ctx.paths.models);
   // A provider from models.json may name a variable still in the environment.
-  ctx.keys.take(ctx.env, Object.values(catalog.providers).map((provider) => provider.apiKeyEnv));
+  ctx.keys.take(ctx.env, providerKeyNames(catalog));
   return { ctx, catalog, credentials: readCredentials(ctx.paths.credentials) ?? {} };
 }
 
@@ -40,8 +40,9 @@ export function findKey(state: SetupState, name: string, kind: FoundKey["kind"] 
   return undefined;
 }
 
-/** The key the provider would use today, in the order the runtime looks (prepareModel). */
+/** The key the provider would use today, in the order the runtime looks (prepareModel). None for a keyless provider. */
 export function existingKey(state: SetupState, provider: ProviderInfo): FoundKey | undefined {
+  if (!provider.apiKeyEnv) return undefined;
   return findKey(state, provider.apiKeyEnv) ?? (provider.type === "anthropic" ? findKey(state, "ANTHROPIC_AUTH_TOKEN", "authToken") : undefined);
 }
 

@@ -1,10 +1,12 @@
-// The path for scripts and tests: `garuda setup --model <spec> --key-stdin [--no-check]`.
+// The path for scripts and tests: `garuda setup --model <spec> --key-stdin [--no-check]`, and
+// `garuda setup --model <provider>/<model>` for a keyless provider (a local server).
 import { StringDecoder } from "node:string_decoder";
 import { findModel } from "../../config/modelsFile.ts";
-import type { ProviderInfo } from "../../model/catalog.ts";
+import type { ModelInfo, ProviderInfo } from "../../model/catalog.ts";
 import { checkKey } from "./check.ts";
 import { secret } from "./prompts.ts";
 import { saveSetup, type SetupResult, summaryLines } from "./save.ts";
+import { checkServerModel, modelsFileEntry } from "./serverModels.ts";
 import { keyProblem, MAX_KEY_LENGTH, providerBaseUrl, type SetupState } from "./state.ts";
 import { SetupCancelled, type SetupIO, TerminalSession } from "./terminal.ts";
 
@@ -70,6 +72,8 @@ export async function runWithStdinKey(io: SetupIO, state: SetupState, options: S
   }
   const model = findModel(state.catalog, spec);
   const provider = state.catalog.providers[model.provider] as ProviderInfo;
+  // A local server needs no key: stdin is not read.
+  if (!provider.apiKeyEnv) return runKeyless(io, state, model, options);
 
   let value: string;
   try {
@@ -90,7 +94,7 @@ export async function runWithStdinKey(io: SetupIO, state: SetupState, options: S
   const key = { name: provider.apiKeyEnv, kind: "apiKey" as const, value, source: "credentials" as const };
   let checked: SetupResult["checked"] = "skipped";
   if (options.check) {
-    const result = await checkKey({ baseUrl: providerBaseUrl(state, provider), key, ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}) });
+    const result = await checkKey({ baseUrl: providerBaseUrl(state, provider), key, api: provider, ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}) });
     if (result.result === "refused") {
       io.stderr.write(`garuda setup: the key was refused (HTTP ${result.status} from ${result.url}). Nothing was saved.\n`);
       return 1;
@@ -102,6 +106,38 @@ export async function runWithStdinKey(io: SetupIO, state: SetupState, options: S
     checked = "ok";
   }
   const result: SetupResult = { spec: model.spec, key, newKey: true, checked };
+  const outcome = saveSetup(state, result);
+  io.stdout.write(`${summaryLines(state, result, outcome).join("\n")}\n`);
+  return 0;
+}
+
+/** The model of `spec` when its provider needs no key (a local server), else undefined. */
+export function keylessModel(state: SetupState, spec: string): ModelInfo | undefined {
+  const model = findModel(state.catalog, spec);
+  const provider = state.catalog.providers[model.provider];
+  return provider && !provider.apiKeyEnv ? model : undefined;
+}
+
+/**
+ * A keyless model from a script (`garuda setup --model ollama/<model>` without a terminal):
+ * nothing to read; the server is asked whether it runs and has the model, unless --no-check.
+ * Returns 0 when saved, 1 when the check failed (nothing saved).
+ */
+export async function runKeyless(io: SetupIO, state: SetupState, model: ModelInfo, options: StdinOptions): Promise<number> {
+  const provider = state.catalog.providers[model.provider] as ProviderInfo;
+  const baseUrl = providerBaseUrl(state, provider);
+  let checked: SetupResult["checked"] = "skipped";
+  let modelEntry: SetupResult["modelEntry"];
+  if (options.check && baseUrl) {
+    const check = await checkServerModel({ provider, baseUrl, model, ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}) });
+    if (!check.ok) {
+      io.stderr.write(`garuda setup: ${check.problem} Nothing was saved. To save it without checking, add --no-check.\n`);
+      return 1;
+    }
+    checked = "ok";
+    if (check.listed && !state.catalog.models.has(model.spec)) modelEntry = modelsFileEntry(check.listed, provider);
+  }
+  const result: SetupResult = { spec: model.spec, newKey: false, checked, ...(modelEntry && { modelEntry }) };
   const outcome = saveSetup(state, result);
   io.stdout.write(`${summaryLines(state, result, outcome).join("\n")}\n`);
   return 0;

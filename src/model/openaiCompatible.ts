@@ -1,0 +1,366 @@
+// The client for OpenAI-compatible Chat Completions servers: Ollama, LM Studio, llama.cpp,
+// vLLM, OpenRouter, or any server in models.json. Plain fetch and SSE: it streams one response
+// per attempt (openaiStream.ts), retries by the policy in retry.ts, and says in every error
+// what to do. The request mapping is in openaiRequest.ts, text tool calls in textToolCalls.ts.
+import { abortError, sleep, throwIfAborted } from "./abort.ts";
+import { notRunningMessage, type ProviderInfo, providerTitle } from "./catalog.ts";
+import { toOpenAIRequest, type OpenAIRequest } from "./openaiRequest.ts";
+import { ChunkAssembler, sseEvents, type WireChunk, type WireDelta } from "./openaiStream.ts";
+import { type AttemptFailure, DEFAULT_RETRY, type RetryOptions, describeFailure, isRetryable, retryDelayMs } from "./retry.ts";
+import { type ModelClient, ModelError, type ModelEvent, type ModelRequest } from "./types.ts";
+
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** What the client says about the provider in its messages. */
+export type ProviderDescription = Pick<ProviderInfo, "name"> & Partial<Pick<ProviderInfo, "title" | "startHint" | "apiKeyEnv">>;
+
+export interface OpenAICompatibleClientOptions {
+  /** The API root, e.g. http://127.0.0.1:11434/v1 (requests go to {baseUrl}/chat/completions). */
+  baseUrl: string;
+  /** Sent as Authorization: Bearer; none for a local server. */
+  apiKey?: string;
+  /** For messages; default a provider named after the host. */
+  provider?: ProviderDescription;
+  /** Tools as ```tool_call blocks in the text (models.json textToolCalls). */
+  textToolCalls?: boolean;
+  retry?: Partial<RetryOptions>;
+  fetch?: FetchFunction;
+  /**
+   * A response that sends nothing for this long is treated as a dropped connection and retried.
+   * Default 3 minutes; 10 minutes for a server on this machine, which may read a long prompt
+   * for minutes before its first token.
+   */
+  idleTimeoutMs?: number;
+}
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
+export const LOCAL_IDLE_TIMEOUT_MS = 600_000;
+/** An error body longer than this is not read further. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+interface ClientContext {
+  baseUrl: string;
+  apiKey: string | undefined;
+  provider: ProviderDescription;
+  textToolCalls: boolean;
+  retry: RetryOptions;
+  fetch: FetchFunction;
+  idleTimeoutMs: number;
+  local: boolean;
+  /** Turned off for good when the server rejects stream_options. */
+  includeUsage: boolean;
+}
+
+/** One attempt's failure, described for retry.ts; `refused`: nothing listens at the address. */
+class AttemptError extends Error {
+  constructor(
+    readonly failure: AttemptFailure,
+    readonly refused = false,
+  ) {
+    super(describeFailure(failure));
+  }
+}
+
+const LOOPBACK = /^(localhost|.+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
+
+export function isLocalUrl(url: string): boolean {
+  try {
+    return LOOPBACK.test(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const own = (error as { code?: unknown }).code;
+  if (typeof own === "string") return own;
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return typeof cause?.code === "string" ? cause.code : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value.trim().slice(0, 300) : undefined;
+}
+
+/** The message and type of an error body: OpenAI's {error: {message, type, code}}, or what other servers send. */
+export function errorDetails(body: string): { errorType?: string; message?: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    const message = text(body.replace(/<[^>]*>/g, " ").replace(/\s+/g, " "));
+    return message ? { message } : {};
+  }
+  if (typeof value !== "object" || value === null) return {};
+  const outer = value as Record<string, unknown>;
+  const inner = typeof outer.error === "object" && outer.error !== null ? (outer.error as Record<string, unknown>) : {};
+  const message = text(inner.message) ?? text(outer.error) ?? text(outer.message) ?? text(outer.detail);
+  const errorType = text(inner.type) ?? text(inner.code) ?? text(outer.type);
+  return { ...(message && { message }), ...(errorType && { errorType }) };
+}
+
+/** A mid-stream error chunk ({"error": {...}}, as OpenRouter sends one) as a failure. */
+function streamFailure(error: unknown): AttemptFailure {
+  const details = errorDetails(JSON.stringify({ error }));
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  // A numeric code is the HTTP status the upstream provider answered.
+  if (typeof code === "number" && code >= 400 && code < 600) return { kind: "http", status: code, ...details };
+  return { kind: "stream", ...(details.message && { message: details.message }) };
+}
+
+/** A non-streamed completion ({choices: [{message, finish_reason}]}) as one chunk. */
+function wholeCompletion(body: string): WireChunk {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new AttemptError({ kind: "stream", message: `the server sent a response that is not JSON: ${JSON.stringify(body.slice(0, 80))}` });
+  }
+  const completion = (typeof value === "object" && value !== null ? value : {}) as {
+    choices?: Array<{ message?: { content?: unknown; reasoning_content?: unknown; tool_calls?: Array<Record<string, unknown>> }; finish_reason?: unknown }>;
+    usage?: WireChunk["usage"];
+    error?: unknown;
+  };
+  if (completion.error !== undefined && completion.error !== null) throw new AttemptError(streamFailure(completion.error));
+  const choice = completion.choices?.[0];
+  if (!choice) throw new AttemptError({ kind: "stream", message: "the server sent a response without choices" });
+  const message = choice.message ?? {};
+  const delta: WireDelta = {
+    ...(typeof message.content === "string" && { content: message.content }),
+    ...(typeof message.reasoning_content === "string" && { reasoning_content: message.reasoning_content }),
+    ...(Array.isArray(message.tool_calls) && { tool_calls: message.tool_calls.map((call, index) => ({ index, ...call })) }),
+  };
+  return { choices: [{ index: 0, delta, finish_reason: typeof choice.finish_reason === "string" ? choice.finish_reason : "stop" }], ...(completion.usage && { usage: completion.usage }) };
+}
+
+async function readErrorBody(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let body = "";
+  try {
+    while (body.length < MAX_ERROR_BODY) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      body += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return body;
+}
+
+function headersFor(ctx: ClientContext): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    accept: "text/event-stream",
+    ...(ctx.apiKey && { authorization: `Bearer ${ctx.apiKey}` }),
+  };
+}
+
+/** One HTTP request: yields the response's events; throws an AttemptError when it fails. */
+async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  // Our own controller, so a stalled response can be closed without aborting the caller.
+  const request = new AbortController();
+  const forwardAbort = () => request.abort();
+  signal.addEventListener("abort", forwardAbort, { once: true });
+  let stalled = false;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const rearm = () => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      stalled = true;
+      request.abort();
+    }, ctx.idleTimeoutMs);
+  };
+  const idle = ctx.idleTimeoutMs >= 1000 ? `${Math.round(ctx.idleTimeoutMs / 1000)} s` : `${ctx.idleTimeoutMs} ms`;
+  const stallError = () => new AttemptError({ kind: "connection", message: `the server sent nothing for ${idle}` });
+  const json = JSON.stringify(body);
+  try {
+    rearm();
+    let response: Response;
+    try {
+      response = await ctx.fetch(`${ctx.baseUrl}/chat/completions`, { method: "POST", headers: headersFor(ctx), body: json, signal: request.signal, redirect: "manual" });
+    } catch (error) {
+      if (signal.aborted) throw abortError();
+      if (stalled) throw stallError();
+      const code = errorCode(error);
+      const message = error instanceof Error ? error.message : String(error);
+      throw new AttemptError({ kind: "connection", message }, code === "ECONNREFUSED" || code === "ConnectionRefused");
+    }
+    if (!response.ok) {
+      const details = errorDetails(await readErrorBody(response));
+      const location = response.headers.get("location");
+      const message = response.status >= 300 && response.status < 400 ? `a redirect${location ? ` to ${location}` : ""}, which Garuda does not follow` : details.message;
+      throw new AttemptError({ kind: "http", status: response.status, headers: response.headers, ...(details.errorType && { errorType: details.errorType }), ...(message && { message }) });
+    }
+    if (!response.body) throw new AttemptError({ kind: "connection", message: "the response has no body" });
+    const assembler = new ChunkAssembler({ textToolCalls: ctx.textToolCalls, requestChars: json.length });
+    if (/application\/json/i.test(response.headers.get("content-type") ?? "")) {
+      // A server that ignored `stream: true` and sent the whole completion at once.
+      yield* assembler.push(wholeCompletion(await response.text()));
+      assembler.done();
+      yield* assembler.finish();
+      return;
+    }
+    for await (const event of sseEvents(response.body, rearm)) {
+      const data = event.data.trim();
+      if (data === "[DONE]") {
+        assembler.done();
+        break;
+      }
+      if (data === "") continue;
+      let chunk: WireChunk;
+      try {
+        chunk = JSON.parse(data) as WireChunk;
+      } catch {
+        throw new AttemptError({ kind: "stream", message: `the server sent a chunk that is not JSON: ${JSON.stringify(data.slice(0, 80))}` });
+      }
+      if (typeof chunk !== "object" || chunk === null) continue;
+      if (chunk.error !== undefined && chunk.error !== null) throw new AttemptError(streamFailure(chunk.error));
+      yield* assembler.push(chunk);
+    }
+    if (signal.aborted) throw abortError();
+    if (stalled) throw stallError();
+    if (!assembler.complete) throw new AttemptError({ kind: "connection", message: "the response stream ended before [DONE]" });
+    yield* assembler.finish();
+  } catch (error) {
+    if (signal.aborted) throw abortError();
+    if (stalled && !(error instanceof AttemptError)) throw stallError();
+    if (error instanceof AttemptError || error instanceof ModelError) throw error;
+    // The body broke off (a reset connection) while it was read.
+    throw new AttemptError({ kind: "connection", message: error instanceof Error ? error.message : String(error) });
+  } finally {
+    clearTimeout(watchdog);
+    signal.removeEventListener("abort", forwardAbort);
+    // Closes the connection if the body was not read to its end (an error, or the caller stopped).
+    request.abort();
+  }
+}
+
+function isStreamOptionsRejection(failure: AttemptFailure): boolean {
+  return failure.kind === "http" && failure.status >= 400 && failure.status < 500 && /stream_options|include_usage/i.test(failure.message ?? "");
+}
+
+async function* streamWithRetries(ctx: ClientContext, request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  throwIfAborted(signal);
+  const { retry } = ctx;
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    throwIfAborted(signal);
+    const body = toOpenAIRequest(request, { textToolCalls: ctx.textToolCalls, includeUsage: ctx.includeUsage });
+    let failure: AttemptFailure;
+    let refused = false;
+    try {
+      yield* attempt(ctx, body, signal);
+      return;
+    } catch (error) {
+      if (signal.aborted) throw abortError();
+      if (!(error instanceof AttemptError)) throw error;
+      failure = error.failure;
+      refused = error.refused;
+    }
+    // A server that does not take stream_options: ask again without it, and estimate usage.
+    if (ctx.includeUsage && isStreamOptionsRejection(failure)) {
+      ctx.includeUsage = false;
+      attemptNumber--;
+      continue;
+    }
+    // Nothing listens on this machine: no point waiting for it.
+    if (refused && ctx.local) throw failureError(ctx, failure, attemptNumber, request.model, true);
+    if (!isRetryable(failure) || attemptNumber >= retry.maxAttempts) throw failureError(ctx, failure, attemptNumber, request.model, refused);
+    const delayMs = retryDelayMs(failure, attemptNumber, retry);
+    yield { type: "retry", attempt: attemptNumber + 1, delayMs, reason: describeFailure(failure) };
+    await sleep(delayMs, signal);
+  }
+}
+
+const CONTEXT_OVERFLOW = /context|too long|too many tokens|maximum.*tokens|exceeds/i;
+const NO_TOOLS = /tool/i;
+
+/** The error the caller shows: what happened, after how many attempts, and what to do. */
+export function failureError(ctx: Pick<ClientContext, "baseUrl" | "provider" | "textToolCalls" | "local">, failure: AttemptFailure, attempts: number, model: string, refused = false): ModelError {
+  const what = describeFailure(failure);
+  const retryable = isRetryable(failure) && !(refused && ctx.local);
+  const tries = retryable ? `; gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}` : "";
+  const title = providerTitle(ctx.provider);
+  const { name, apiKeyEnv } = ctx.provider;
+  const spec = `${name}/${model}`;
+  const modelsFile = "~/.garuda/models.json";
+
+  if (failure.kind === "connection") {
+    if (refused && ctx.local) return new ModelError(notRunningMessage(ctx.provider, ctx.baseUrl));
+    const check = ctx.local ? "Check that the server is running" : "Check your network connection";
+    return new ModelError(`Could not get an answer from ${title} at ${ctx.baseUrl} (${what})${tries}. ${check}, and the provider's "baseUrl" in ${modelsFile}.`, undefined, retryable);
+  }
+  const status = failure.kind === "http" ? failure.status : undefined;
+  if (status !== undefined && status >= 300 && status < 400) {
+    return new ModelError(`${title} answered ${what}. Put the address it redirects to as "baseUrl" of the provider "${name}" in ${modelsFile}.`, status);
+  }
+  if (status === 401) {
+    return new ModelError(
+      apiKeyEnv
+        ? `${title} did not accept the key (${what}). Check ${apiKeyEnv}, or run \`garuda setup\` to store a valid key.`
+        : `${title} asks for a key (${what}). Name the variable that holds it as "apiKeyEnv" of the provider "${name}" in ${modelsFile}, then run \`garuda setup\`.`,
+      status,
+    );
+  }
+  if (status === 403) return new ModelError(`${title} refused the request (${what}). Check that this key may use ${model}.`, status);
+  if (status === 402) return new ModelError(`${title} declined the request for billing reasons (${what}). Check your credits and billing with ${title}.`, status);
+  if (status === 404) {
+    return new ModelError(
+      `${title} does not know the model "${model}" or the address ${ctx.baseUrl}/chat/completions (${what}). ` +
+        `Check the model name (\`garuda setup\` lists the models the server has) and that the base URL ends where the API starts (often /v1).`,
+      status,
+    );
+  }
+  if (status === 413 || (status === 400 && CONTEXT_OVERFLOW.test(failure.message ?? ""))) {
+    return new ModelError(
+      `The request does not fit in the model's context (${what}). Compact the conversation (/compact) or start a new one; ` +
+        `if the server gives ${model} a larger window, set its "contextWindow" (and "maxTokens") for "${spec}" under "models" in ${modelsFile}.`,
+      status,
+    );
+  }
+  if (status === 429) {
+    return new ModelError(`${title} kept rate-limiting the requests (${what})${tries}. Wait a minute and try again.`, status, retryable);
+  }
+  if ((status !== undefined && status >= 500) || failure.kind === "stream") {
+    return new ModelError(`${title} had a server error (${what})${tries}. Try again shortly${ctx.local ? ", and look at the server's own log" : ""}.`, status, retryable);
+  }
+  if (status === 400 && !ctx.textToolCalls && NO_TOOLS.test(failure.message ?? "")) {
+    return new ModelError(
+      `${title} rejected the request (${what}). If ${model} cannot call tools, set "textToolCalls": true for "${spec}" under "models" in ${modelsFile}.`,
+      status,
+    );
+  }
+  if (status === 400) return new ModelError(`${title} rejected the request as invalid (${what}).`, status);
+  return new ModelError(`${title} returned an error (${what})${tries}.`, status, retryable);
+}
+
+/** A ModelClient for an OpenAI-compatible Chat Completions API. */
+export function createOpenAICompatibleClient(options: OpenAICompatibleClientOptions): ModelClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
+  retry.maxAttempts = Math.max(1, Math.floor(retry.maxAttempts));
+  const local = isLocalUrl(baseUrl);
+  const ctx: ClientContext = {
+    baseUrl,
+    apiKey: options.apiKey || undefined,
+    provider: options.provider ?? { name: hostOf(baseUrl) },
+    textToolCalls: options.textToolCalls ?? false,
+    retry,
+    fetch: options.fetch ?? fetch,
+    idleTimeoutMs: options.idleTimeoutMs ?? (local ? LOCAL_IDLE_TIMEOUT_MS : DEFAULT_IDLE_TIMEOUT_MS),
+    local,
+    includeUsage: true,
+  };
+  return { stream: (request, signal) => streamWithRetries(ctx, request, signal) };
+}
