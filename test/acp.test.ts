@@ -420,6 +420,47 @@ describe("prompt content", () => {
   }, 60_000);
 });
 
+describe("commands", () => {
+  test("/name runs a custom command, /diff does not reach the model, the / menu lists the command", async () => {
+    const model = new FakeModelClient([fake.text("Reviewed.")]);
+    await using h = startHarness({ models: [model] });
+    const commands = garudaPaths(h.home).commands;
+    mkdirSync(commands, { recursive: true });
+    writeFileSync(join(commands, "review.md"), "---\ndescription: Review a change\nargument-hint: <what>\n---\nReview this change carefully: $ARGUMENTS\n");
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const menu = await h.waitFor((u) => u.sessionUpdate === "available_commands_update");
+    expect(menu).toEqual({ sessionUpdate: "available_commands_update", availableCommands: [{ name: "review", description: "Review a change", input: { hint: "<what>" } }] });
+
+    expect((await h.prompt(sessionId, "/diff")).stopReason).toBe("end_turn");
+    expect(model.requests).toHaveLength(0);
+    expect(messageText(h.updatesOf(sessionId))).toContain("Garuda: /diff is a terminal command; it is only in the terminal in this version.");
+
+    expect((await h.prompt(sessionId, "/nosuch thing")).stopReason).toBe("end_turn");
+    expect(model.requests).toHaveLength(0);
+    expect(messageText(h.updatesOf(sessionId))).toContain("/nosuch is not a command of this project. The commands are: /review.");
+
+    expect((await h.prompt(sessionId, "/review the parser")).stopReason).toBe("end_turn");
+    expect(userText(model)).toContain("Review this change carefully: the parser");
+  });
+
+  test("a project command asks its consent as a question of its own; denied, the model never sees it", async () => {
+    const model = new FakeModelClient([fake.text("never")]);
+    await using h = startHarness({ models: [model] });
+    mkdirSync(join(h.root, ".garuda", "commands"), { recursive: true });
+    writeFileSync(join(h.root, ".garuda", "commands", "fix.md"), "Fix everything: $ARGUMENTS\n");
+    h.answer = () => select("deny");
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "/fix now")).stopReason).toBe("end_turn");
+    expect(model.requests).toHaveLength(0);
+    expect(h.permissions).toHaveLength(1);
+    expect(h.permissions[0]?.toolCall.toolCallId).toBe("garuda-question-1");
+    expect(contentText(h.permissions[0]?.toolCall.content)).toContain("Fix everything");
+    expect(ofKind(h.updatesOf(sessionId), "tool_call").map((u) => [u.toolCallId, u.kind])).toEqual([["garuda-question-1", "other"]]);
+  });
+});
+
 describe("notices, errors and sessions", () => {
   test("editor MCP servers get a notice at the first prompt, before the answer", async () => {
     const model = new FakeModelClient([fake.text("Answer."), fake.text("Again.")]);

@@ -13,8 +13,16 @@ import { ConfigError } from "./errors.ts";
 export type TrustKind = "settings" | "hooks";
 export const TRUST_KINDS: readonly TrustKind[] = ["settings", "hooks"];
 
-/** Sections a later Garuda fills (named pins, MCP servers, the network list): kept as they are. */
-const LATER_SECTIONS = ["commands", "skills", "agents", "mcp", "network"] as const;
+/**
+ * What can be pinned per project root and name (custom commands, skills, agents, MCP servers):
+ * `{kind: {root: {name: hash}}}`. These sections are read leniently: an entry of another shape
+ * (a later or earlier Garuda's) is simply not a pin, and is kept when other pins are written.
+ */
+export type NamedTrustKind = "commands" | "skills" | "agents" | "mcp";
+export const NAMED_TRUST_KINDS: readonly NamedTrustKind[] = ["commands", "skills", "agents", "mcp"];
+
+/** Sections a later Garuda fills (the network list) and the named pins: kept as they are. */
+const LATER_SECTIONS = [...NAMED_TRUST_KINDS, "network"] as const;
 
 export const TRUST_VERSION = 1;
 const MAX_TRUST_BYTES = 4 * 1024 * 1024;
@@ -114,6 +122,17 @@ export function trustProblemNotice(path: string, problem: string): string {
   return `${path} ${problem}, so nothing in it is trusted: project settings that loosen safety and project hooks stay off. Remove the file (Garuda writes a new one at the next approval) or fix it.`;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A named-pin section as `root → name → value`, leaving out entries of any other shape. */
+function namedSection(data: TrustData, kind: NamedTrustKind): Record<string, Record<string, unknown>> {
+  const section = data[kind];
+  if (!isRecord(section)) return {};
+  const roots: Record<string, Record<string, unknown>> = {};
+  for (const [root, names] of Object.entries(section)) if (isRecord(names)) roots[root] = names;
+  return roots;
+}
+
 /**
  * The trust store over one file. It holds no state beyond the path: every call reads the file,
  * so pins made by another Garuda process count at once.
@@ -142,6 +161,30 @@ export class TrustStore {
   pin(kind: TrustKind, root: string, hash: string): void {
     if (!SHA256_HEX.test(hash)) throw new Error(`not a SHA-256 in hex: ${hash}`);
     this.#update((data) => ({ ...data, [kind]: { ...(data[kind] ?? {}), [trustRoot(root)]: hash } }));
+  }
+
+  /** The hash pinned for this kind, root and name, if any (undefined too when the file is broken). */
+  pinnedName(kind: NamedTrustKind, root: string, name: string): string | undefined {
+    const { data, problem } = readTrustFile(this.path);
+    if (problem) return undefined;
+    const value = namedSection(data, kind)[trustRoot(root)]?.[name];
+    return typeof value === "string" && SHA256_HEX.test(value) ? value : undefined;
+  }
+
+  isTrustedName(kind: NamedTrustKind, root: string, name: string, hash: string): boolean {
+    return SHA256_HEX.test(hash) && this.pinnedName(kind, root, name) === hash;
+  }
+
+  /** Pins `hash` for this kind, root and name, keeping every other pin, name and section. */
+  pinName(kind: NamedTrustKind, root: string, name: string, hash: string): void {
+    if (!SHA256_HEX.test(hash)) throw new Error(`not a SHA-256 in hex: ${hash}`);
+    const key = trustRoot(root);
+    this.#update((data) => {
+      const raw = data[kind];
+      const section = isRecord(raw) ? raw : {};
+      const names = isRecord(section[key]) ? section[key] : {};
+      return { ...data, [kind]: { ...section, [key]: { ...names, [name]: hash } } };
+    });
   }
 
   /** Removes the pin for this kind and root (nothing happens when there is none). */

@@ -14,6 +14,7 @@ import type { ProviderKeys } from "../config/providerKeys.ts";
 import { TrustStore } from "../config/trust.ts";
 import { runPostToolUse, runPreToolUse } from "../extensions/hooks.ts";
 import { loadHooks } from "../extensions/hooksConfig.ts";
+import { loadExtensions } from "../extensions/session.ts";
 import { openModelClient } from "../model/open.ts";
 import type { ModelClient } from "../model/types.ts";
 import { createPermissionEngine } from "../permission/engine.ts";
@@ -141,6 +142,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
 
   let runtime: Runtime | undefined;
   let proxy: EgressProxy | undefined;
+  let closeExtensions: (() => Promise<void>) | undefined;
   try {
     proxy = executor.sandbox.available ? await startNetwork(policy, settings.network.allow, engine, options.approver, () => runtime?.mode ?? mode, () => runtime?.activeSignal()) : undefined;
     const network = proxy?.network ?? ({ mode: "none" } as const);
@@ -158,6 +160,23 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       : undefined;
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict ? "forbidden" : "ask";
     const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools, exploreTool()];
+    // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
+    const extensions = loadExtensions({
+      root,
+      paths,
+      env: options.env,
+      trust,
+      engine,
+      approver: options.approver,
+      executor,
+      sandbox: () => sandboxFor("build"),
+      hostAllowed: outsideSandbox !== "forbidden",
+      tools,
+      modelSpec: prepared.model.spec,
+    });
+    tools.push(...extensions.tools);
+    notices.push(...extensions.notices.map((text): Notice => ({ level: "warning", text })));
+    closeExtensions = extensions.close;
     // Claude's server web search runs at Anthropic, where no question can stop it halfway: it is
     // offered only when a rule allows `web_search` (e.g. permissions.allow in ~/.garuda/policy.json).
     const search = webSearchOptions({ enabled: true });
@@ -181,13 +200,17 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       notices,
       sandboxFor,
       ...(toolHooks && { hooks: toolHooks }),
+      commands: extensions.commands,
+      ...(extensions.turns && { extensions: extensions.turns }),
       onClose: async () => {
+        await extensions.close();
         await proxy?.close();
         audit.close();
       },
     });
     return runtime;
   } catch (error) {
+    await closeExtensions?.();
     await executor.shutdown();
     await proxy?.close();
     audit.close();

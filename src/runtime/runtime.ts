@@ -16,7 +16,7 @@ import { type CallContext, ToolRegistry } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
 import { abortable } from "./abortable.ts";
 import { type ChildHost, runChild } from "./child.ts";
-import { type ResolvedCommand, resolveCommand } from "./commands.ts";
+import { deferredCommand, type ResolvedCommand, resolveCommand } from "./commands.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
 import type { AgentEvent, StopReason } from "./events.ts";
@@ -25,7 +25,7 @@ import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
 import { attachMentions } from "./mentions.ts";
 import { CUT_NOTE, modeNotes, userContent } from "./notes.ts";
-import type { CommandInfo, CommandProvider, Notice, ToolHooks, UndoResult, UndoStore } from "./services.ts";
+import type { CommandInfo, CommandProvider, Notice, ToolHooks, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
 import { openSession, type SessionState } from "./session.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
 
@@ -52,6 +52,8 @@ export interface RuntimeOptions {
   /** Notices from the wiring (ignored project settings …), shown at the first turn. */
   notices?: Notice[];
   commands?: CommandProvider;
+  /** Extensions started at the first turn (MCP servers), whose tools join the session's. */
+  extensions?: TurnExtensions;
   /** The sandbox commands run in, per mode. Default: the executor's own spec, the project read-only in plan mode. */
   sandboxFor?: (mode: Mode) => SandboxSpec | null;
   /** Runs at close(), after the executor shut down (the egress proxy, the audit log). */
@@ -79,7 +81,9 @@ export class Runtime {
   readonly root: string;
   readonly systemPrompt: string;
   readonly #options: RuntimeOptions;
-  readonly #registry: ToolRegistry;
+  #registry: ToolRegistry;
+  /** The extensions' tools the registry was last built with. */
+  #extensionTools: readonly Tool[] = [];
   readonly #limits: Limits;
   readonly #conversation: Conversation;
   readonly #meter: UsageMeter;
@@ -231,6 +235,21 @@ export class Runtime {
       this.#options.audit?.record({ type: "notice", text: notice.text });
     }
     if (signal.aborted) return "cancelled";
+    if (this.#options.extensions) {
+      await this.#joinExtensions(this.#options.extensions, signal, emit);
+      if (signal.aborted) return "cancelled";
+    }
+    const deferred = deferredCommand(prompt, this.#options.commands);
+    if (deferred) {
+      const made = await deferred.command.expand(signal);
+      if (signal.aborted) return "cancelled";
+      if ("refused" in made) {
+        emit({ type: "notice", level: "warning", text: made.refused });
+        this.#options.audit?.record({ type: "notice", text: made.refused });
+        return "done";
+      }
+      prompt = made.text;
+    }
     const mode = this.#mode;
     const warn = (text: string) => emit({ type: "notice", level: "warning", text });
     this.#session.ensure(this.#conversation, mode, warn);
@@ -285,6 +304,22 @@ export class Runtime {
       this.#lastSteps = stats.steps;
       this.#end("error");
       throw error;
+    }
+  }
+
+  /** Starts (or refreshes) the extensions; a changed tool list means a new registry, from this turn on. */
+  async #joinExtensions(extensions: TurnExtensions, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<void> {
+    const notice = (notice: Notice) => {
+      emit({ type: "notice", level: notice.level, text: notice.text });
+      this.#options.audit?.record({ type: "notice", text: notice.text });
+    };
+    try {
+      const tools = await extensions.beforeTurn(signal, notice);
+      if (tools === this.#extensionTools) return;
+      this.#registry = new ToolRegistry([...this.#options.tools, ...tools]);
+      this.#extensionTools = tools;
+    } catch (error) {
+      if (!signal.aborted) notice({ level: "warning", text: `Extensions could not start: ${error instanceof Error ? error.message : String(error)}` });
     }
   }
 

@@ -3,7 +3,7 @@
 // of src/store/auditEvents.ts). The Runtime and the tool registry speak only these; the wiring
 // code builds the real ones.
 import type { PermissionRequest } from "../permission/types.ts";
-import type { ToolResult } from "../tools/types.ts";
+import type { Tool, ToolResult } from "../tools/types.ts";
 
 /** What a hook is asked about: the call's permission request (callId, title, target) and its input. */
 export interface ToolHookCall {
@@ -49,11 +49,37 @@ export interface CommandInfo {
   argumentHint?: string;
 }
 
+/**
+ * A command whose prompt is made when it runs, inside the turn: a consent to ask first (a project
+ * command or skill), or a prompt to fetch (an MCP server's). Runtime.resolveCommand hands the
+ * typed text back for it, and runTurn expands it before the model sees anything.
+ */
+export interface DeferredCommand {
+  /** The text for the model, or `refused`: a line for the user saying why it did not run. */
+  expand(signal: AbortSignal): Promise<{ text: string } | { refused: string }>;
+}
+
 /** Custom commands and skills (filled by the extensions). */
 export interface CommandProvider {
-  /** The prompt text of `/name args`, or undefined when no command or skill has that name. */
-  resolve(name: string, args: string): string | undefined;
+  /**
+   * The prompt text of `/name args` (or a DeferredCommand that makes it in the turn), or undefined
+   * when no command or skill has that name.
+   */
+  resolve(name: string, args: string): string | DeferredCommand | undefined;
   list(): CommandInfo[];
+}
+
+/**
+ * Extensions that join a session at its turns (MCP servers): started at the first turn, not at
+ * session creation, so a session starts fast; their tools are known only then.
+ */
+export interface TurnExtensions {
+  /**
+   * Runs at the start of every turn, before the prompt is expanded or recorded: starts what is
+   * not started yet (consents included), drops what died. Resolves with the extra tools for the
+   * turn: the same array while nothing changed, so the tool specs stay byte-stable.
+   */
+  beforeTurn(signal: AbortSignal, notice: (notice: Notice) => void): Promise<readonly Tool[]>;
 }
 
 export interface Notice {

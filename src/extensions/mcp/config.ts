@@ -1,0 +1,202 @@
+// mcp.json: the user's MCP servers (~/.garuda/mcp.json, trusted) and the project's
+// (<root>/.garuda/mcp.json, started only after a consent pinned to the definition's hash).
+// `{"servers": {"name": {command, args, env, network, writePaths, timeoutMs, enabled}}}` for a
+// local server (stdio), `{url, type: "http" | "sse", headers, timeoutMs, enabled}` for a remote
+// one; "mcpServers" is read as "servers" (the common name in other tools). `${NAME}` in args,
+// env, url and headers takes Garuda's environment. A bad file or entry is a notice, never the
+// end of the session.
+import { isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import { ConfigError } from "../../config/errors.ts";
+import { readConfigText } from "../../config/jsonFile.ts";
+import { sha256Hex } from "../../config/trust.ts";
+
+export const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+const timeoutMs = z.number().int().min(1_000).max(3_600_000).optional();
+const stdioSchema = z.strictObject({
+  type: z.literal("stdio").optional(),
+  command: z.string().trim().min(1),
+  args: z.array(z.string()).max(200).optional(),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"), z.string()).optional(),
+  network: z.boolean().optional(),
+  writePaths: z.array(z.string().min(1)).max(50).optional(),
+  timeoutMs,
+  enabled: z.boolean().optional(),
+});
+const remoteSchema = z.strictObject({
+  type: z.enum(["http", "sse"]).optional(),
+  url: z.string().url(),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeoutMs,
+  enabled: z.boolean().optional(),
+});
+const fileSchema = z.strictObject({
+  servers: z.record(z.string(), z.unknown()).optional(),
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type ServerScope = "user" | "project";
+
+interface BaseConfig {
+  name: string;
+  scope: ServerScope;
+  /** The mcp.json it came from. */
+  file: string;
+  /** Per request. */
+  timeoutMs: number;
+  /** SHA-256 of the definition as written: what a project consent pins. */
+  hash: string;
+}
+
+export interface StdioServerConfig extends BaseConfig {
+  transport: "stdio";
+  command: string;
+  args: string[];
+  /** Values with ${NAME} filled in. */
+  env: Record<string, string>;
+  /** The names each value took from Garuda's environment, for the consent's listing. */
+  envSources: Record<string, string[]>;
+  network: boolean;
+  /** Absolute. */
+  writePaths: string[];
+}
+
+export interface RemoteServerConfig extends BaseConfig {
+  /** "http": Streamable HTTP, falling back to SSE; "sse": SSE only. */
+  transport: "http" | "sse";
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
+
+export interface LoadMcpOptions {
+  userFile: string;
+  root: string;
+  home: string;
+  /** Garuda's environment (provider keys already removed): the source of ${NAME}. */
+  env: Record<string, string | undefined>;
+}
+
+export const projectMcpFile = (root: string) => join(root, ".garuda", "mcp.json");
+
+/** `${NAME}` filled from `env`; names that are unset are reported (and become ""). */
+function expand(text: string, env: Record<string, string | undefined>, used: string[], missing: Set<string>): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_all, name: string) => {
+    used.push(name);
+    const value = env[name];
+    if (value === undefined) missing.add(name);
+    return value ?? "";
+  });
+}
+
+function canonical(entries: Record<string, string> | undefined): Array<[string, string]> {
+  return Object.entries(entries ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function absolutePath(path: string, root: string, home: string): string {
+  if (path === "~" || path.startsWith("~/")) return join(home, path.slice(2));
+  return isAbsolute(path) ? path : resolve(root, path);
+}
+
+function parseServer(name: string, raw: unknown, scope: ServerScope, file: string, options: LoadMcpOptions, notices: string[]): McpServerConfig | undefined {
+  const where = `MCP server "${name}" in ${file}`;
+  if (!SERVER_NAME.test(name)) {
+    notices.push(`The ${where} has a name Garuda cannot use (a-z, 0-9, "_" and "-", at most 32, starting with a letter or digit); it was skipped.`);
+    return undefined;
+  }
+  const isRemote = typeof raw === "object" && raw !== null && "url" in raw;
+  const parsed = isRemote ? remoteSchema.safeParse(raw) : stdioSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+    notices.push(`The ${where} is not valid (${issue?.message ?? "unknown problem"}${at}); it was skipped.`);
+    return undefined;
+  }
+  const data = parsed.data;
+  if (data.enabled === false) return undefined;
+  const missing = new Set<string>();
+  const base = { name, scope, file, timeoutMs: data.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS };
+  let config: McpServerConfig;
+  if ("url" in data) {
+    const used: string[] = [];
+    const url = expand(data.url, options.env, used, missing);
+    const headers = Object.fromEntries(canonical(data.headers).map(([key, value]) => [key, expand(value, options.env, used, missing)]));
+    const transport = data.type ?? "http";
+    const hash = sha256Hex(JSON.stringify({ type: transport, url: data.url, headers: canonical(data.headers) }));
+    let parsedUrl: URL;
+    try {
+      parsedUrl = new URL(url);
+    } catch {
+      notices.push(`The ${where} has the address "${url}", which is not a URL; it was skipped.`);
+      return undefined;
+    }
+    if (parsedUrl.protocol !== "https:" && parsedUrl.protocol !== "http:") {
+      notices.push(`The ${where} must use an https:// address; it was skipped.`);
+      return undefined;
+    }
+    if (scope === "project" && parsedUrl.protocol === "http:" && !LOOPBACK.has(parsedUrl.hostname)) {
+      notices.push(`The ${where} uses plain http:// to another computer; a project server must use https://. It was skipped.`);
+      return undefined;
+    }
+    config = { ...base, transport, url, headers, hash };
+  } else {
+    const envSources: Record<string, string[]> = {};
+    const env: Record<string, string> = {};
+    for (const [key, value] of canonical(data.env)) {
+      const used: string[] = [];
+      env[key] = expand(value, options.env, used, missing);
+      envSources[key] = used;
+    }
+    const args = (data.args ?? []).map((arg) => expand(arg, options.env, [], missing));
+    const writePaths = (data.writePaths ?? []).map((path) => absolutePath(path, options.root, options.home));
+    const hash = sha256Hex(JSON.stringify({ command: data.command, args: data.args ?? [], env: canonical(data.env), network: data.network ?? false, writePaths: data.writePaths ?? [] }));
+    config = { ...base, transport: "stdio", command: data.command, args, env, envSources, network: data.network ?? false, writePaths, hash };
+  }
+  if (missing.size > 0) notices.push(`The ${where} uses ${[...missing].map((m) => `\${${m}}`).join(", ")}, which ${missing.size === 1 ? "is" : "are"} not set; ${missing.size === 1 ? "it is" : "they are"} empty.`);
+  return config;
+}
+
+function readServers(file: string, scope: ServerScope, options: LoadMcpOptions, notices: string[]): McpServerConfig[] {
+  let text: string | undefined;
+  try {
+    text = readConfigText(file);
+  } catch (error) {
+    notices.push(error instanceof ConfigError ? `${error.message}; its MCP servers were not started.` : `${file} cannot be read; its MCP servers were not started.`);
+    return [];
+  }
+  if (text === undefined) return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    notices.push(`${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}); its MCP servers were not started.`);
+    return [];
+  }
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) {
+    notices.push(`${file} is not an MCP server list Garuda understands (the form is {"servers": {"name": {"command": "…", "args": […]}}}); its servers were not started.`);
+    return [];
+  }
+  const servers: McpServerConfig[] = [];
+  for (const [name, raw] of Object.entries({ ...parsed.data.mcpServers, ...parsed.data.servers })) {
+    const config = parseServer(name, raw, scope, file, options, notices);
+    if (config) servers.push(config);
+  }
+  return servers;
+}
+
+/** The user's servers, then the project's (a project server with a user server's name is left out). */
+export function loadMcpConfig(options: LoadMcpOptions, notices: string[]): McpServerConfig[] {
+  const user = readServers(options.userFile, "user", options, notices);
+  const projectFile = projectMcpFile(options.root);
+  const project = readServers(projectFile, "project", options, notices).filter((server) => {
+    if (!user.some((mine) => mine.name === server.name)) return true;
+    notices.push(`The project's MCP server "${server.name}" (${projectFile}) has the name of one of yours; yours is used.`);
+    return false;
+  });
+  return [...user, ...project];
+}

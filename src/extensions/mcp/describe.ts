@@ -1,0 +1,63 @@
+// What the user reads before an MCP server starts (a project's, or any local one with no OS
+// sandbox) and when a project server's tools changed since the yes: the full command, where it
+// runs, its network and environment, and warnings for the risky patterns.
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { previewLine } from "../clean.ts";
+import type { McpServerConfig } from "./config.ts";
+import { commandLine } from "./connection.ts";
+
+const SECRET_NAME = /(key|token|secret|passw|credential|auth)/i;
+
+function warnings(config: McpServerConfig, sandboxed: boolean): string[] {
+  if (config.transport !== "stdio") return [];
+  const line = [config.command, ...config.args].join(" ");
+  const found: string[] = [];
+  if (!sandboxed) found.push("No OS sandbox: the server would run directly on this computer, with your permissions.");
+  if (/(^|\s|\/)(npx|uvx|bunx|pnpm\s+dlx|yarn\s+dlx|dlx)(\s|$)/.test(line)) found.push("It downloads and runs a package at each start (npx, uvx, dlx …): the package's current version runs, not a pinned one.");
+  if (/(^|\s)(sh|bash|zsh)\s+-c(\s|$)/.test(line) || /\|\s*(sh|bash)\b/.test(line) || /\b(curl|wget)\b/.test(line)) found.push("It runs a shell line or fetches something to run.");
+  if (/(^|\s)sudo(\s|$)/.test(line) || /\brm\s+-[a-z]*r[a-z]*f|\brm\s+-[a-z]*f[a-z]*r/.test(line)) found.push("It uses sudo or rm -rf.");
+  if (config.network) found.push("It asks for the network (through Garuda's proxy: hosts off the allowlist ask first).");
+  const secrets = Object.keys(config.env).filter((name) => SECRET_NAME.test(name));
+  if (secrets.length > 0) found.push(`It is given secret-looking variables: ${secrets.join(", ")}.`);
+  return found;
+}
+
+/** The consent preview for starting a server. */
+export function describeServer(config: McpServerConfig, sandboxed: boolean): string {
+  const lines = [`MCP server "${config.name}" from ${config.file}`];
+  if (config.transport === "stdio") {
+    lines.push(`  $ ${previewLine(commandLine(config).replace(/^exec /, ""), 2_000)}`);
+    lines.push(`  Runs: ${sandboxed ? "inside the OS sandbox (the project writable, .git/hooks and .garuda read-only)" : "directly on this computer (no OS sandbox)"}`);
+    lines.push(`  Network: ${config.network ? "through Garuda's proxy" : "none"}`);
+    if (config.writePaths.length > 0) lines.push(`  Also writable: ${config.writePaths.join(", ")}`);
+    const env = Object.keys(config.env).map((name) => {
+      const sources = config.envSources[name] ?? [];
+      return sources.length > 0 ? `${name} (from ${sources.map((s) => `$${s}`).join(", ")})` : `${name}=${previewLine(config.env[name] ?? "", 80)}`;
+    });
+    if (env.length > 0) lines.push(`  Environment: ${env.join(", ")}`);
+  } else {
+    lines.push(`  Address: ${previewLine(config.url, 500)} (${config.transport === "sse" ? "SSE" : "Streamable HTTP"})`);
+    const headers = Object.keys(config.headers);
+    if (headers.length > 0) lines.push(`  Headers: ${headers.join(", ")}`);
+  }
+  const found = warnings(config, sandboxed);
+  if (found.length > 0) lines.push("", "Warnings:", ...found.map((text) => `  ⚠ ${text}`));
+  return lines.join("\n");
+}
+
+/** The preview for a changed tool list: what was added, removed or changed (when the old list is known), then the tools now. */
+export function describeToolChange(server: string, now: readonly McpTool[], before: readonly McpTool[] | undefined): string {
+  const lines = [`The tools of the MCP server "${server}" changed since you approved it.`];
+  if (before) {
+    const key = (tool: McpTool) => JSON.stringify({ d: tool.description ?? "", s: tool.inputSchema });
+    const old = new Map(before.map((tool) => [tool.name, key(tool)]));
+    const added = now.filter((tool) => !old.has(tool.name)).map((tool) => tool.name);
+    const changed = now.filter((tool) => old.has(tool.name) && old.get(tool.name) !== key(tool)).map((tool) => tool.name);
+    const removed = before.filter((tool) => !now.some((n) => n.name === tool.name)).map((tool) => tool.name);
+    if (added.length > 0) lines.push(`  Added: ${added.map((n) => previewLine(n, 80)).join(", ")}`);
+    if (changed.length > 0) lines.push(`  Changed: ${changed.map((n) => previewLine(n, 80)).join(", ")}`);
+    if (removed.length > 0) lines.push(`  Removed: ${removed.map((n) => previewLine(n, 80)).join(", ")}`);
+  }
+  lines.push("", "Its tools now:", ...now.slice(0, 50).map((tool) => `  • ${previewLine(tool.name, 80)}: ${previewLine(tool.description ?? "", 200)}`));
+  return lines.join("\n");
+}

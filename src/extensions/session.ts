@@ -1,0 +1,91 @@
+// A session's extensions, from the files on disk: custom commands, skills, custom agents and MCP
+// servers, with the consents the project's need. prepareRuntime calls this once per session;
+// only names and descriptions are read now (bodies when used, servers at the first turn).
+import type { GarudaPaths } from "../config/paths.ts";
+import type { TrustStore } from "../config/trust.ts";
+import type { PermissionEngine } from "../permission/engine.ts";
+import type { Approver } from "../permission/types.ts";
+import type { CommandProvider, TurnExtensions } from "../runtime/services.ts";
+import type { Executor, SandboxSpec } from "../sandbox/types.ts";
+import type { Tool } from "../tools/types.ts";
+import { agentTool } from "./agentTool.ts";
+import { loadAgents } from "./agents.ts";
+import { loadCommandFiles } from "./commandFiles.ts";
+import { createCommandProvider } from "./commandProvider.ts";
+import { createConsents } from "./consent.ts";
+import { loadMcpConfig } from "./mcp/config.ts";
+import { McpManager } from "./mcp/manager.ts";
+import { skillTool } from "./skillTool.ts";
+import { loadSkills, skillFolders } from "./skills.ts";
+import { join } from "node:path";
+
+export interface ExtensionOptions {
+  /** The project root (real path). */
+  root: string;
+  paths: GarudaPaths;
+  /** Garuda's environment, provider keys removed (the source of ${NAME} in mcp.json). */
+  env: Record<string, string | undefined>;
+  trust: TrustStore;
+  engine: Pick<PermissionEngine, "authorize">;
+  approver?: Approver | undefined;
+  executor: Executor;
+  /** The sandbox local MCP servers run in (build mode), or null when there is no OS sandbox. */
+  sandbox: () => SandboxSpec | null;
+  /** Without a sandbox, may a local MCP server run on the host after a question? */
+  hostAllowed: boolean;
+  /** The session's other tools: an agent that lists only read-only ones only reads. */
+  tools: readonly Tool[];
+  /** The session's model, for the notice about an agent's own model. */
+  modelSpec: string;
+}
+
+export interface SessionExtensions {
+  /** skill and agent, when there are skills and agents. */
+  tools: Tool[];
+  commands: CommandProvider;
+  /** The MCP servers, when any is configured. */
+  turns: TurnExtensions | undefined;
+  /** Files that could not be used, clashes, consents needed: for the first turn. */
+  notices: string[];
+  /** Stops the MCP servers. */
+  close(): Promise<void>;
+}
+
+export function loadExtensions(options: ExtensionOptions): SessionExtensions {
+  const { root, paths } = options;
+  const notices: string[] = [];
+  const consents = createConsents({ root, trust: options.trust, engine: options.engine, approver: options.approver });
+
+  const commands = [...loadCommandFiles(paths.commands, "user", notices), ...loadCommandFiles(join(root, ".garuda", "commands"), "project", notices)];
+  const skills = loadSkills(skillFolders(paths.home, root), notices);
+  const agents = loadAgents(paths.home, root, notices);
+  const servers = loadMcpConfig({ userFile: paths.mcp, root, home: paths.home, env: options.env }, notices);
+
+  const mcp =
+    servers.length > 0
+      ? new McpManager({ servers, consents, executor: options.executor, root, sandbox: options.sandbox, hostAllowed: options.hostAllowed })
+      : undefined;
+
+  const tools: Tool[] = [];
+  const skill = skillTool(skills, consents);
+  if (skill) tools.push(skill);
+  const known = [...options.tools, ...tools];
+  const readOnly = agents.every((agent) => agent.tools.every((name) => known.find((tool) => tool.name === name)?.readOnly === true));
+  const agent = agentTool(agents, consents, readOnly);
+  if (agent) tools.push(agent);
+  for (const definition of agents) {
+    if (definition.model && definition.model !== options.modelSpec) {
+      notices.push(`The agent "${definition.name}" asks for the model ${definition.model}; custom agents run on the session's model (${options.modelSpec}) in this version.`);
+    }
+  }
+
+  return {
+    tools,
+    commands: createCommandProvider({ commands, skills, consents, ...(mcp && { prompts: mcp }) }),
+    turns: mcp,
+    notices,
+    close: async () => {
+      await mcp?.close();
+    },
+  };
+}
