@@ -21,6 +21,7 @@ import type { Tool } from "../src/tools/types.ts";
 import { VERSION } from "../src/version.ts";
 import { fakeExecutor, MODEL } from "./runtime/helpers.ts";
 import { contentText, messageText, ofKind, select, setUpHome, startHarness } from "./support/acpHarness.ts";
+import { BUN, FIXTURE_SERVER } from "./support/extensionHarness.ts";
 
 /** The user message text of a model request (the last user message). */
 function userText(model: FakeModelClient, index = 0): string {
@@ -458,6 +459,26 @@ describe("commands", () => {
     expect(h.permissions[0]?.toolCall.toolCallId).toBe("garuda-question-1");
     expect(contentText(h.permissions[0]?.toolCall.content)).toContain("Fix everything");
     expect(ofKind(h.updatesOf(sessionId), "tool_call").map((u) => [u.toolCallId, u.kind])).toEqual([["garuda-question-1", "other"]]);
+  });
+});
+
+describe("the / menu after MCP servers start", () => {
+  test("a user MCP server's prompts join the menu after the first turn (sent again only when it changed)", async () => {
+    const model = new FakeModelClient([fake.text("One."), fake.text("Two.")]);
+    await using h = startHarness({ models: [model] });
+    const paths = garudaPaths(h.home);
+    mkdirSync(paths.dir, { recursive: true });
+    writeFileSync(paths.mcp, JSON.stringify({ servers: { fix: { command: BUN, args: [FIXTURE_SERVER] } } }));
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const first = await h.waitFor((u) => u.sessionUpdate === "available_commands_update");
+    expect(first.sessionUpdate === "available_commands_update" && first.availableCommands.some((c) => c.name.startsWith("fix:"))).toBe(false);
+    await h.prompt(sessionId, "hello");
+    const menus = ofKind(h.updatesOf(sessionId), "available_commands_update");
+    expect(menus.length).toBe(2);
+    expect(menus[1]?.availableCommands.some((c) => c.name.startsWith("fix:"))).toBe(true);
+    await h.prompt(sessionId, "again");
+    expect(ofKind(h.updatesOf(sessionId), "available_commands_update").length).toBe(2);
   });
 });
 

@@ -111,6 +111,20 @@ async function setupError(error: unknown): Promise<acp.RequestError> {
   return new acp.RequestError(-32603, messageOf(error));
 }
 
+/** The runtime's commands and skills as the editor's / menu lists them; undefined when listing failed. */
+function commandList(runtime: Runtime, log: (text: string) => void): acp.AvailableCommand[] | undefined {
+  try {
+    return runtime.availableCommands().map((command) => ({
+      name: command.name,
+      description: oneLine(command.description),
+      ...(command.argumentHint && { input: { hint: oneLine(command.argumentHint) } }),
+    }));
+  } catch (error) {
+    log(`garuda acp: listing the commands failed: ${messageOf(error)}`);
+    return undefined;
+  }
+}
+
 /** One ACP session: its runtime, its updates, its questions, and the turn that runs. */
 class Session {
   readonly calls = new KnownCalls();
@@ -121,6 +135,8 @@ class Session {
   runtime!: Runtime;
   mapper!: EventMapper;
   turn: AbortController | undefined;
+  /** The / menu the editor was last sent (JSON), so a turn that changes it (MCP prompts) re-sends it. */
+  advertised: string | undefined;
 
   constructor(
     readonly id: string,
@@ -202,11 +218,20 @@ class Session {
       }
       reason = "cancelled";
     }
+    this.#refreshCommands();
     if (reason === "cancelled" || signal.aborted) {
       await this.#settle();
       return { stopReason: "cancelled" };
     }
     return { stopReason: STOP_REASONS[reason] };
+  }
+
+  /** MCP servers start at the first turn; their prompts join the / menu then. */
+  #refreshCommands(): void {
+    const availableCommands = commandList(this.runtime, this.log);
+    if (!availableCommands || JSON.stringify(availableCommands) === this.advertised) return;
+    this.advertised = JSON.stringify(availableCommands);
+    this.#send([{ sessionUpdate: "available_commands_update", availableCommands }]);
   }
 
   /** After a stop: running calls get up to settleMs to report; each one the stop ended is named. */
@@ -354,17 +379,9 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
 
   function sendCommands(target: Session): void {
     if (!sessions.has(target.id)) return;
-    let availableCommands: acp.AvailableCommand[];
-    try {
-      availableCommands = target.runtime.availableCommands().map((command) => ({
-        name: command.name,
-        description: oneLine(command.description),
-        ...(command.argumentHint && { input: { hint: oneLine(command.argumentHint) } }),
-      }));
-    } catch (error) {
-      log(`garuda acp: listing the commands failed: ${messageOf(error)}`);
-      return;
-    }
+    const availableCommands = commandList(target.runtime, log);
+    if (!availableCommands) return;
+    target.advertised = JSON.stringify(availableCommands);
     connection.client
       .notify(acp.methods.client.session.update, { sessionId: target.id, update: { sessionUpdate: "available_commands_update", availableCommands } })
       .catch(() => {});
