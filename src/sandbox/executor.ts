@@ -48,6 +48,12 @@ export class SandboxUnavailableError extends Error {
   }
 }
 
+/** `/tmp/x/y/z` → `/tmp/x`: a checkout under /tmp is visible whole (its node_modules too); other paths as given. */
+export function topFolderUnderTmp(path: string): string {
+  const match = /^\/tmp\/[^/]+/.exec(path);
+  return match ? match[0] : path;
+}
+
 export const KILL_GRACE_MS = 2_000;
 export const BRIDGE_PORT = 3128;
 /** Output kept by start()'s ring. */
@@ -86,7 +92,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   }
 
   /** The program to start and its environment, on the host or in the sandbox. */
-  function launch(request: Pick<ExecRequest, "command" | "cwd" | "sandbox" | "env">): { argv: string[]; env: Record<string, string>; pidNamespace: boolean } {
+  function launch(request: Pick<ExecRequest, "command" | "cwd" | "sandbox" | "env" | "readPaths">): { argv: string[]; env: Record<string, string>; pidNamespace: boolean } {
     const sandbox = request.sandbox;
     const inner = [shell, "-c", request.command];
     const extra = request.env ?? {};
@@ -111,7 +117,10 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     }
     // The bridge program must be visible inside: the binary, or (from source) Bun and the folder
     // of the bridge's entry file with the modules beside it, even when they live under /tmp.
-    const readPaths = options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part));
+    const readPaths = [
+      ...options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
+      ...(request.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
+    ];
     const args = bwrapArgv(sandbox, argv, env, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
     return { argv: [launcher.path, ...args], env, pidNamespace: true };
   }

@@ -53,6 +53,12 @@ export interface ExecRequest {
   /** Extra environment variables (on top of the executor's allowlist). */
   env?: Record<string, string>;
   stdin?: string;
+  /**
+   * Paths the program itself needs to be visible inside the sandbox although they live where the
+   * sandbox hides (the host's /tmp): an MCP server's binary or script. Its top folder under /tmp
+   * is mounted read-only, so the modules beside it resolve too.
+   */
+  readPaths?: string[];
   /** Cap of output kept in the result; the middle is cut, head and tail kept. */
   maxOutputBytes?: number;
 }

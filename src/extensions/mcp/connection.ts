@@ -81,7 +81,15 @@ export class McpConnection {
   async #connect(deps: StartDeps, signal: AbortSignal): Promise<void> {
     const config = this.config;
     if (config.transport === "stdio") {
-      this.#process = deps.executor.start({ command: commandLine(config), cwd: deps.root, sandbox: deps.sandbox, env: config.env, raw: true });
+      this.#process = deps.executor.start({
+        command: commandLine(config),
+        cwd: deps.root,
+        sandbox: deps.sandbox,
+        env: config.env,
+        raw: true,
+        // The server's own program and script must be visible in the sandbox wherever they live.
+        readPaths: [config.command, ...config.args].filter((part) => part.startsWith("/")),
+      });
       await this.#attach(new ProcessTransport(this.#process), signal);
       return;
     }
