@@ -19,10 +19,10 @@
 //
 // Targets: initialize ≤ 2.5 × floor; session/new ≤ 50 ms after initialize; tree RSS ≤ 60 MiB;
 // exit ≤ 100 ms after stdin closes, with nothing left running; ≥ 20,000 chunks/s.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { DIST, ROOT, binaryName, buildBinary, buildHost, checkVersions, hostOs } from "../scripts/buildTargets.ts";
+import { DIST, ROOT, binaryName, buildBinary, buildHost, checkVersions, hostOs, staleReason } from "../scripts/buildTargets.ts";
 import { descendants, processTable } from "../src/sandbox/processTree.ts";
 import { type Summary, type Task, type TaskResult, formatStat, formatTable, interleave } from "./interleave.ts";
 
@@ -339,14 +339,6 @@ async function readMock(url: string): Promise<{ mockMs: number; deltas: number }
 
 // ---------------------------------------------------------------------------------------------
 
-function newestMtime(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
-}
-
 const verdict = (ok: boolean) => (ok ? "ok" : "OVER TARGET");
 const med = (r: TaskResult | undefined, metric: string): number => r?.stats[metric]?.median ?? Number.NaN;
 const total = (r: TaskResult | undefined, metric: string): number => (r?.samples[metric] ?? []).reduce((a, b) => a + b, 0);
@@ -358,8 +350,7 @@ async function main(): Promise<void> {
   const os = hostOs();
   if (!os) throw new Error(`no Garuda build for ${process.platform}`);
   const garuda = join(DIST, binaryName(os));
-  const sources = Math.max(newestMtime(join(ROOT, "src")), statSync(join(ROOT, "package.json")).mtimeMs);
-  if (options.rebuild || !existsSync(garuda) || statSync(garuda).mtimeMs < sources) {
+  if (options.rebuild || staleReason(garuda)) {
     console.log(`building ${relative(ROOT, garuda)} …`);
     await buildHost(garuda);
   }

@@ -2,7 +2,7 @@
 // every binary goes through, the version check, and where cross-compilation runtimes come
 // from. scripts/build.ts, the binary tests and the benches all build through this file, so a
 // test proves the flags the release uses.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { chmod } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -10,6 +10,28 @@ import { dirname, join, resolve } from "node:path";
 export const ROOT = resolve(import.meta.dir, "..");
 export const ENTRY = join(ROOT, "src/cli/index.ts");
 export const DIST = join(ROOT, "dist");
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+/** Why `binary` must be built again (missing, or older than src/ or package.json); undefined when it is current. */
+export function staleReason(binary: string): string | undefined {
+  if (!existsSync(binary)) return "it is missing";
+  const sources = Math.max(newestMtime(join(ROOT, "src")), statSync(join(ROOT, "package.json")).mtimeMs);
+  return statSync(binary).mtimeMs < sources ? "src/ is newer" : undefined;
+}
+
+/** dist/garuda when it is current, else a fresh build into `workDir` (tests stay independent of dist/). */
+export async function currentBinary(workDir: string): Promise<string> {
+  const dist = join(DIST, "garuda");
+  if (!staleReason(dist)) return dist;
+  return (await buildBinary({ entry: ENTRY, outfile: join(workDir, "garuda") })).outfile;
+}
 
 /**
  * The flags of every shipped binary. The two `--no-compile-autoload-*` flags are a security

@@ -9,11 +9,11 @@
 // what an editor shows (streamed text, tool calls with their kind and status, the approval
 // question with its options and diff, the stop reason) and then checks that the session went as
 // scripted. Exit 0 only if every check passes; test/scripts/demo.test.ts runs it as a smoke test.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { DIST, ROOT, binaryName, buildHost, hostOs } from "./buildTargets.ts";
+import { DIST, ROOT, binaryName, buildHost, hostOs, staleReason } from "./buildTargets.ts";
 import { descendants, processTable } from "../src/sandbox/processTree.ts";
 import { unifiedDiff } from "../src/tools/diff.ts";
 import { type MockResponse, startMockAnthropic } from "../test/support/mockAnthropic.ts";
@@ -100,20 +100,11 @@ function preview(text: string, lines = 6): string {
 // ---------------------------------------------------------------------------------------------
 // The binary
 
-function newestMtime(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
-}
-
 async function ensureBinary(rebuild: boolean): Promise<string> {
   const os = hostOs();
   if (!os) throw new Error(`Garuda has no build for ${process.platform}`);
   const binary = join(DIST, binaryName(os));
-  const sources = Math.max(newestMtime(join(ROOT, "src")), statSync(join(ROOT, "package.json")).mtimeMs);
-  const why = rebuild ? "--rebuild" : !existsSync(binary) ? "it is missing" : statSync(binary).mtimeMs < sources ? "src/ is newer" : undefined;
+  const why = rebuild ? "--rebuild" : staleReason(binary);
   if (why) {
     line(dim(`building ${relative(ROOT, binary)} (${why}) …`));
     const built = await buildHost(binary);

@@ -4,33 +4,21 @@
 // gone; stdin closed in the middle of a command: exit 0, no child left. Every stdout line must be
 // one JSON-RPC message.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { DIST, ENTRY, ROOT, buildBinary } from "../scripts/buildTargets.ts";
+import { currentBinary } from "../scripts/buildTargets.ts";
 import { descendants } from "../src/sandbox/processTree.ts";
 import { type MockAnthropic, startMockAnthropic } from "./support/mockAnthropic.ts";
 
 let work = "";
 let binary = "";
 
-/** The newest modification time of the sources a binary is built from. */
-function newestSource(dir = join(ROOT, "src")): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 beforeAll(
   async () => {
     work = mkdtempSync(join(tmpdir(), "garuda-acp-process-"));
-    const dist = join(DIST, "garuda");
-    const fresh = existsSync(dist) && statSync(dist).mtimeMs > Math.max(newestSource(), statSync(join(ROOT, "package.json")).mtimeMs);
-    binary = fresh ? dist : (await buildBinary({ entry: ENTRY, outfile: join(work, "garuda") })).outfile;
+    binary = await currentBinary(work);
   },
   { timeout: 180_000 },
 );

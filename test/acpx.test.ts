@@ -3,10 +3,10 @@
 // tries an agent from a shell: `acpx --agent "garuda acp" exec "…"`. acpx speaks ACP through its
 // own copy of the SDK (1.x) and serves fs/* and terminal/* (which Garuda does not use).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DIST, ENTRY, ROOT, buildBinary } from "../scripts/buildTargets.ts";
+import { ROOT, currentBinary } from "../scripts/buildTargets.ts";
 import { type MockAnthropic, type MockResponse, startMockAnthropic } from "./support/mockAnthropic.ts";
 
 const ACPX = join(ROOT, "node_modules/acpx/dist/cli.js");
@@ -17,21 +17,10 @@ const FINAL = "Release notes\nstatus: final\n";
 let work = "";
 let binary = "";
 
-function newestSource(dir = join(ROOT, "src")): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 beforeAll(
   async () => {
     work = mkdtempSync(join(tmpdir(), "garuda-acpx-"));
-    const dist = join(DIST, "garuda");
-    const fresh = existsSync(dist) && statSync(dist).mtimeMs > Math.max(newestSource(), statSync(join(ROOT, "package.json")).mtimeMs);
-    binary = fresh ? dist : (await buildBinary({ entry: ENTRY, outfile: join(work, "garuda") })).outfile;
+    binary = await currentBinary(work);
   },
   { timeout: 180_000 },
 );

@@ -4,10 +4,10 @@
 // against the compiled binary exactly as the checker runs it: a fresh HOME, a bare environment,
 // one `initialize` that declares Terminal Auth only in the older `_meta["terminal-auth"]` form.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DIST, ENTRY, ROOT, TARGETS, type Target, archiveName, binaryName, buildBinary, checkVersions, findTarget } from "../scripts/buildTargets.ts";
+import { ROOT, TARGETS, type Target, archiveName, binaryName, checkVersions, currentBinary, findTarget } from "../scripts/buildTargets.ts";
 
 const AGENT_JSON = join(ROOT, "registry/agent.json");
 const ICON = join(ROOT, "registry/icon.svg");
@@ -218,15 +218,6 @@ describe("registry/icon.svg, the registry's icon rules", () => {
 let work = "";
 let binary = "";
 
-function newestSource(dir = join(ROOT, "src")): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 /** client.py's passthrough: only these variables reach the agent, plus TERM=dumb and a fresh HOME. */
 const PASSTHROUGH = ["CI", "NPM_CONFIG_CACHE", "NODE_EXTRA_CA_CERTS", "PATH", "REQUESTS_CA_BUNDLE", "SSL_CERT_DIR", "SSL_CERT_FILE", "TMP", "TMPDIR", "TEMP", "UV_CACHE_DIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"];
 
@@ -271,9 +262,7 @@ describe("the registry's auth check (client.py run_auth_check)", () => {
   beforeAll(
     async () => {
       work = mkdtempSync(join(tmpdir(), "garuda-registry-"));
-      const dist = join(DIST, "garuda");
-      const fresh = existsSync(dist) && statSync(dist).mtimeMs > Math.max(newestSource(), statSync(join(ROOT, "package.json")).mtimeMs);
-      binary = fresh ? dist : (await buildBinary({ entry: ENTRY, outfile: join(work, "garuda") })).outfile;
+      binary = await currentBinary(work);
     },
     { timeout: 180_000 },
   );
