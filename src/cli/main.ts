@@ -1,6 +1,7 @@
 import { type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
 import { VERSION } from "../version.ts";
 import { splitArgv } from "./argv.ts";
+import { CHAT_ARGS, isChatInvocation } from "./chat/argv.ts";
 import { describeFailure } from "./errors.ts";
 
 // citty's own SubCommandsDef holds CommandDef<any>: each command's args type differs.
@@ -14,6 +15,7 @@ type AnyCommand = CommandDef<any>;
 const SUBCOMMANDS: Record<string, () => Promise<AnyCommand>> = {
   acp: () => import("./acpCommand.ts").then((module) => module.acpCommand),
   models: () => import("./modelsCommand.ts").then((module) => module.modelsCommand),
+  run: () => import("./runCommand.ts").then((module) => module.runCommand),
   setup: () => import("./setupCommand.ts").then((module) => module.setupCommand),
 };
 
@@ -21,17 +23,16 @@ export const rootCommand: AnyCommand = defineCommand({
   meta: {
     name: "garuda",
     version: VERSION,
-    description: "A coding agent for your editor (over ACP) and your terminal.",
+    description: "A coding agent for your editor (over ACP) and your terminal. With no command: the chat.",
   },
-  args: {
-    model: { type: "string", alias: "m", description: "The model to use (beats GARUDA_MODEL and the models.json default)", valueHint: "model" },
-  },
+  args: CHAT_ARGS,
   subCommands: () => SUBCOMMANDS,
 });
 
-/** Help on stdout, coloured only for a terminal. */
+/** Help on stdout, coloured only for a terminal; a command's `helpFooter` (run's exit codes) last. */
 async function printUsage(command: AnyCommand, parent?: AnyCommand): Promise<void> {
-  const text = await renderUsage(command, parent);
+  const footer = (command as { helpFooter?: string }).helpFooter;
+  const text = `${await renderUsage(command, parent)}${footer ? `\n${footer}\n` : ""}`;
   console.log(process.stdout.isTTY ? text : text.replace(/\x1b\[[0-9;]*m/g, ""));
 }
 
@@ -39,13 +40,22 @@ async function printUsage(command: AnyCommand, parent?: AnyCommand): Promise<voi
 export async function main(argv: string[]): Promise<number> {
   try {
     const { command, commandArgs, wantsHelp } = splitArgv(argv);
+    // No command word: the chat (a session id after --resume is not a command).
+    if (isChatInvocation(argv, Object.keys(SUBCOMMANDS))) {
+      if (wantsHelp) {
+        await printUsage(rootCommand);
+        return 0;
+      }
+      const { chatCommand } = await import("./chatCommand.ts");
+      const { result } = await runCommand(chatCommand, { rawArgs: argv });
+      return typeof result === "number" ? result : 0;
+    }
     const load = command === undefined ? undefined : SUBCOMMANDS[command];
     if (command !== undefined && !load) {
       await printUsage(rootCommand);
       process.stderr.write(`garuda: unknown command "${command}". The commands are: ${Object.keys(SUBCOMMANDS).join(", ")}.\n`);
       return 2;
     }
-    // Until the chat lands, a bare `garuda` shows help.
     if (!load || wantsHelp) {
       if (load) await printUsage(await load(), rootCommand);
       else await printUsage(rootCommand);

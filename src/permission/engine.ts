@@ -9,7 +9,7 @@ import { bySourceStrength, compileRules, requestFacts, type CompiledRule } from 
 import { ruleProblem } from "./ruleSyntax.ts";
 import { SessionRules } from "./sessionRules.ts";
 import { emptyTeamPolicy, type TeamPolicy } from "./teamPolicy.ts";
-import type { Approver, Choice, Decision, Mode, PermissionRequest, Rule } from "./types.ts";
+import type { Approver, Choice, Decision, Mode, PartialApproval, PermissionRequest, Rule } from "./types.ts";
 
 export type PermissionAuditEvent =
   | { type: "decision"; request: PermissionRequest; mode: Mode; decision: Decision }
@@ -62,12 +62,16 @@ function compileChecked(rules: readonly Rule[]): CompiledRule[] {
   return compiled;
 }
 
-/** Resolves "deny" when the signal aborts, whatever the approver does. */
-function askUntilAborted(approver: Approver, request: Decision & { outcome: "ask" }, signal: AbortSignal): Promise<Choice> {
-  return new Promise<Choice>((resolve) => {
+/**
+ * Resolves "deny" when the signal aborts, whatever the approver does. A file change goes to the
+ * approver's askChange when it has one (the terminal's hunk review).
+ */
+function askUntilAborted(approver: Approver, request: Decision & { outcome: "ask" }, signal: AbortSignal): Promise<Choice | PartialApproval> {
+  return new Promise<Choice | PartialApproval>((resolve) => {
     const onAbort = () => resolve("deny");
     signal.addEventListener("abort", onAbort, { once: true });
-    approver.ask(request.request, signal).then(
+    const asked = request.request.change && approver.askChange ? approver.askChange(request.request, signal) : approver.ask(request.request, signal);
+    asked.then(
       (choice) => {
         signal.removeEventListener("abort", onAbort);
         resolve(signal.aborted ? "deny" : choice);
@@ -118,7 +122,10 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       record({ type: "decision", request, mode, decision: denied });
       return denied;
     }
-    let choice = await askUntilAborted(approver, decision, signal);
+    const asked = await askUntilAborted(approver, decision, signal);
+    // Part of a change counts as "once" for that part, and only for a question about that file.
+    const partial = typeof asked === "object" && decision.request.change && asked.change.path === decision.request.change.path ? asked : undefined;
+    let choice: Choice = typeof asked === "object" ? (partial ? "once" : "deny") : asked;
     if (!decision.request.choices.includes(choice)) choice = choice === "session" ? "once" : "deny";
     let added: Rule[] = [];
     let answer: Decision;
@@ -130,7 +137,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       const rule = added[0] ?? session.list().find((r) => decision.request.sessionRules?.includes(r.pattern));
       answer = { outcome: "allow", by: "session", ...(rule ? { rule } : {}) };
     } else {
-      answer = { outcome: "allow", by: "user", ...(decision.rule ? { rule: decision.rule } : {}) };
+      answer = { outcome: "allow", by: "user", ...(decision.rule ? { rule: decision.rule } : {}), ...(partial && { partial }) };
     }
     record({ type: "answer", request, choice, decision: answer, sessionRules: added });
     return answer;

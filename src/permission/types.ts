@@ -91,9 +91,25 @@ export interface ApprovalRequest {
   note?: string;
 }
 
+/**
+ * "Allow once" for part of a file change (U0, the terminal's hunk review): the tool writes
+ * `change.newText` (the old text with only the accepted hunks) instead of its own, provided the
+ * file still holds `change.oldText`; the model reads `note` (which hunks were rejected).
+ */
+export interface PartialApproval {
+  change: FileChange;
+  note: string;
+}
+
 export interface Approver {
   /** Resolves "deny" at once when `signal` aborts. */
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice>;
+  /**
+   * Optional: a question about a file change (`request.change` set) that may be answered hunk by
+   * hunk. The engine asks it instead of ask() when the front end has it. A PartialApproval counts
+   * as "once" for the accepted part only.
+   */
+  askChange?(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | PartialApproval>;
 }
 
 export type AllowedBy = "read_only" | "sandbox" | "rule" | "session" | "user";
@@ -102,6 +118,7 @@ export type DeniedBy = "policy" | "sensitive" | "git" | "protected" | "rule" | "
 
 /** The engine's answer. A deny's reason is written for the model: it says what to do instead. */
 export type Decision =
-  | { outcome: "allow"; by: AllowedBy; rule?: Rule }
+  /** `partial`: the user allowed only part of the call's file change (Approver.askChange). */
+  | { outcome: "allow"; by: AllowedBy; rule?: Rule; partial?: PartialApproval }
   | { outcome: "deny"; by: DeniedBy; reason: string; rule?: Rule }
   | { outcome: "ask"; request: ApprovalRequest; rule?: Rule };

@@ -9,18 +9,19 @@ import { ConfigError } from "../config/errors.ts";
 import { type PreparedModel, prepareModel } from "../config/modelSetup.ts";
 import type { GarudaPaths } from "../config/paths.ts";
 import { checkModelAllowed, loadTeamPolicy } from "../config/policy.ts";
-import { loadProjectSettings } from "../config/projectSettings.ts";
+import { approveProjectSettings, describeLoosening, loadProjectSettings } from "../config/projectSettings.ts";
 import type { ProviderKeys } from "../config/providerKeys.ts";
 import { TrustStore } from "../config/trust.ts";
 import { runPostToolUse, runPreToolUse } from "../extensions/hooks.ts";
 import { loadHooks } from "../extensions/hooksConfig.ts";
 import { loadExtensions } from "../extensions/session.ts";
 import { openModelClient } from "../model/open.ts";
+import type { ModelInfo } from "../model/catalog.ts";
 import type { ModelClient } from "../model/types.ts";
-import { createPermissionEngine } from "../permission/engine.ts";
+import { createPermissionEngine, type PermissionEngine } from "../permission/engine.ts";
 import { resolveMode } from "../permission/modes.ts";
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
-import type { Approver, Mode } from "../permission/types.ts";
+import type { Approver, Mode, Rule } from "../permission/types.ts";
 import { startEgressProxy, type EgressProxy } from "../sandbox/egressProxy.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
@@ -55,6 +56,18 @@ export interface PrepareOptions {
   probe?: SandboxProbe;
   /** The model client for a prepared model; tests give a FakeModelClient. Default: the provider's client. */
   openModel?: (prepared: PreparedModel) => Promise<ModelClient>;
+  /** Continue the session in this file (the terminal's --continue and --resume). */
+  resume?: string;
+  /** Extra allow rules for this session only (`garuda run --allow`), with source "session". */
+  allow?: readonly string[];
+  /**
+   * The terminal's first-run question: the project settings loosen safety and that part is not
+   * approved yet. `text` says exactly what it loosens. True: approved, and pinned in
+   * ~/.garuda/trust.json. Absent (ACP, `garuda run`): the loosening part stays off, with a notice.
+   */
+  projectTrust?: (question: { file: string; text: string }) => Promise<boolean>;
+  /** Gives the front end the session's permission engine and model (the terminal's /permissions and /model). */
+  onPrepared?: (parts: { engine: PermissionEngine; model: ModelInfo }) => void;
 }
 
 /** A bad working folder: a front end shows the message as is. */
@@ -96,7 +109,13 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const { policy, notices: policyNotices } = loadTeamPolicy({ managed: options.managedPolicy, user: paths.policy, root });
   checkModelAllowed(policy, prepared.model.spec);
   const trust = new TrustStore(paths.trust);
-  const project = loadProjectSettings({ root, paths, trust });
+  let project = loadProjectSettings({ root, paths, trust });
+  if (project.loosening && !project.trusted && options.projectTrust) {
+    if (await options.projectTrust({ file: project.file, text: describeLoosening(project.loosening, project.file) })) {
+      approveProjectSettings(project, trust, root);
+      project = loadProjectSettings({ root, paths, trust });
+    }
+  }
   const hooks = loadHooks({ root, paths, trust });
   const requested = resolveMode(policy, options.mode ?? "build");
   let mode = requested.mode;
@@ -134,11 +153,12 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const engine = createPermissionEngine({
     root,
     home: paths.home,
-    rules: settings.rules,
+    rules: [...settings.rules, ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" }))],
     policy,
     sandboxAvailable: executor.sandbox.available,
     audit: (event) => audit.record(permissionAuditEvent(event)),
   });
+  options.onPrepared?.({ engine, model: prepared.model });
 
   let runtime: Runtime | undefined;
   let proxy: EgressProxy | undefined;
@@ -201,6 +221,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       sandboxFor,
       ...(toolHooks && { hooks: toolHooks }),
       commands: extensions.commands,
+      ...(options.resume !== undefined && { resume: options.resume }),
       ...(extensions.turns && { extensions: extensions.turns }),
       onClose: async () => {
         await extensions.close();

@@ -6,7 +6,7 @@ import { diffPreview } from "./changePreview.ts";
 import description from "./editFile.txt" with { type: "text" };
 import { applyReplacement, findReplacement, matchLines, notFoundMessage } from "./editMatch.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { approvedText, commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
 import { unifiedDiff } from "./diff.ts";
 import { pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import { formatBytes, lineAt, loadFile, MAX_TEXT_BYTES } from "./textFile.ts";
@@ -107,11 +107,14 @@ export function editFileTool(deps: FileToolDeps): Tool<EditFileInput> {
     async run(args, ctx): Promise<ToolResult> {
       const plan = planEdit(args, ctx.root, ctx.home, deps);
       if (!plan.ok) return { output: plan.error, isError: true };
-      await commitWrite(plan.resolved, plan.newText, ctx, deps.reads);
-      const { added, removed } = unifiedDiff(plan.resolved.display, plan.oldText, plan.newText);
+      const approved = approvedText(ctx, plan.oldText, plan.newText);
+      if ("error" in approved) return { output: approved.error, isError: true };
+      const newText = approved.text;
+      await commitWrite(plan.resolved, newText, ctx, deps.reads);
+      const { added, removed } = unifiedDiff(plan.resolved.display, plan.oldText, newText);
       const where = plan.lines.length === 1 ? `line ${plan.lines[0]}` : `${plan.lines.length} places (lines ${plan.lines.slice(0, MAX_LISTED).join(", ")}${plan.lines.length > MAX_LISTED ? " …" : ""})`;
       return {
-        output: `Edited ${plan.resolved.display} at ${where}. The file now reads:\n${snippet(plan.newText, plan.oldText)}`,
+        output: `Edited ${plan.resolved.display} at ${where}. The file now reads:\n${snippet(newText, plan.oldText)}`,
         summary: `Edited ${plan.resolved.display} (+${added} −${removed})`,
       };
     },

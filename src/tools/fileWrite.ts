@@ -26,6 +26,19 @@ export function targetProblem(resolved: ResolvedPath): string | undefined {
   return symlinkEscape(resolved);
 }
 
+/**
+ * The text a write or edit puts in the file: its own, or the part of it the user accepted in a
+ * hunk review (ToolContext.partial), provided the file is still the one that was reviewed.
+ */
+export function approvedText(ctx: Pick<ToolContext, "partial">, oldText: string | null, newText: string): { text: string } | { error: string } {
+  const partial = ctx.partial;
+  if (!partial) return { text: newText };
+  if (partial.change.oldText !== oldText) {
+    return { error: "The file changed after the user reviewed this change, so nothing was written. Read the file again and make the change again." };
+  }
+  return { text: partial.change.newText };
+}
+
 /** Snapshot, write, record. The caller has planned the change against the current file. */
 export async function commitWrite(resolved: ResolvedPath, content: string, ctx: ToolContext, reads: ReadTracker): Promise<void> {
   await ctx.beforeWrite([resolved.realPath]);

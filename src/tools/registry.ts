@@ -189,6 +189,7 @@ export class ToolRegistry {
       return finish(info, "denied", `Permission denied: ${reason}`);
     }
 
+    const partial = decision.partial;
     const subagent = ctx.subagent?.bind(ctx);
     const toolCtx: ToolContext = {
       root: ctx.root,
@@ -201,6 +202,7 @@ export class ToolRegistry {
       authorize: (extra) => ctx.engine.authorize(extra, { mode: ctx.mode, ...(ctx.approver && { approver: ctx.approver }), signal: ctx.signal }),
       progress: (text) => ctx.emit({ type: "tool_progress", callId: call.id, text }),
       beforeWrite: (paths) => ctx.beforeWrite(paths),
+      ...(partial && { partial }),
       ...(subagent && { subagent: (task: SubagentTask) => subagent(task, { callId: call.id, readOnly: tool.readOnly }) }),
     };
     let result: ToolResult;
@@ -212,7 +214,8 @@ export class ToolRegistry {
     }
     if (ctx.signal.aborted) return finish(info, "failed", result.output ? `${result.output}\n\n${CANCELLED_OUTPUT}` : CANCELLED_OUTPUT, result.summary);
 
-    let output = result.output;
+    // The model hears which hunks the user left out.
+    let output = partial && !result.isError ? `${result.output}\n\n${partial.note}` : result.output;
     if (ctx.hooks) {
       const post = await ctx.hooks.post(hookCall, result, ctx.signal).catch((error: unknown) => ({
         feedback: [] as string[],

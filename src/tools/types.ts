@@ -2,7 +2,7 @@
 // description beside it; the registry runs every call through hooks, the permission engine
 // and the tool itself, and reports each step as AgentEvents carrying the call's id.
 import type { z } from "zod";
-import type { Decision, FileChange, Mode, PermissionRequest } from "../permission/types.ts";
+import type { Decision, FileChange, Mode, PartialApproval, PermissionRequest } from "../permission/types.ts";
 import type { StopReason } from "../runtime/events.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 
@@ -44,6 +44,8 @@ export interface ToolContext {
   progress(text: string): void;
   /** Takes an undo snapshot of these absolute paths before a write. */
   beforeWrite(paths: string[]): Promise<void>;
+  /** The user allowed only part of this call's file change (hunk review): write_file and edit_file write that text. */
+  partial?: PartialApproval;
   /**
    * Runs a subagent for this call (the Runtime provides it; absent inside a subagent, so there is
    * no nesting). Its tool calls are reported inside this call; its usage counts toward the session.

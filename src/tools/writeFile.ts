@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { diffPreview } from "./changePreview.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { approvedText, commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
 import { pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import { countLines, loadFile } from "./textFile.ts";
 import type { Tool, ToolResult } from "./types.ts";
@@ -66,8 +66,10 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
     async run(args, ctx): Promise<ToolResult> {
       const plan = planWrite(args, ctx.root, ctx.home, deps);
       if (!plan.ok) return { output: plan.error, isError: true };
-      await commitWrite(plan.resolved, args.content, ctx, deps.reads);
-      const lines = countLines(args.content);
+      const approved = approvedText(ctx, plan.oldText, args.content);
+      if ("error" in approved) return { output: approved.error, isError: true };
+      await commitWrite(plan.resolved, approved.text, ctx, deps.reads);
+      const lines = countLines(approved.text);
       const what = `${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
       const summary = `Wrote ${what} to ${plan.resolved.display}`;
       return { output: plan.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };

@@ -22,15 +22,20 @@ describe("garuda (from source)", () => {
     expect(garuda(["--version"], home.path)).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
   });
 
-  test("bare garuda and --help print help on stdout, without colour in a pipe", () => {
+  test("--help prints help on stdout, without colour in a pipe, with the chat's options and the run command", () => {
     using home = tempDir();
-    for (const args of [[], ["--help"]]) {
-      const run = garuda(args, home.path);
-      expect(run.code).toBe(0);
-      expect(run.stdout).toContain("USAGE garuda");
-      expect(run.stdout).toContain("--model");
-      expect(run.stdout).not.toContain("\u001b[");
-    }
+    const run = garuda(["--help"], home.path);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("USAGE garuda");
+    for (const option of ["--model", "--continue", "--resume", "--hide-thinking", "run"]) expect(run.stdout).toContain(option);
+    expect(run.stdout).not.toContain("\u001b[");
+  });
+
+  test("bare garuda is the chat: with no model it says to run setup and exits 1", () => {
+    using home = tempDir();
+    const run = garuda([], home.path);
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toContain("garuda setup");
   });
 
   test("an unknown command is an error that lists the commands", () => {

@@ -1,0 +1,261 @@
+// `garuda`: the terminal chat over the same Runtime as `garuda acp`. Prompts go to runTurn and
+// its events stream to the screen (Transcript); questions come through the TerminalApprover;
+// Ctrl-C stops a turn (the same cancel as over ACP), and a second Ctrl-C at the prompt exits.
+// Lines starting with "/" are built-in commands, custom commands or skills. On a terminal it uses
+// raw mode and a line editor; in a pipe it reads lines and writes plain text, no colours.
+import { ConfigError, SetupRequiredError } from "../../config/errors.ts";
+import type { ModelInfo } from "../../model/catalog.ts";
+import { ModelError } from "../../model/types.ts";
+import type { PermissionEngine } from "../../permission/engine.ts";
+import type { Mode } from "../../permission/types.ts";
+import type { Runtime } from "../../runtime/runtime.ts";
+import { VERSION } from "../../version.ts";
+import { createCliContext } from "../context.ts";
+import { describeFailure } from "../errors.ts";
+import { TerminalApprover } from "./approver.ts";
+import { OpenCalls } from "./calls.ts";
+import { type CommandHost, MODE_TEXT, runBuiltin } from "./commands.ts";
+import { type ChatInput, LineInput, TerminalInput } from "./input.ts";
+import { chooseSession, type ResumeRequest, showResumed } from "./resume.ts";
+import { Screen } from "./screen.ts";
+import { runtimeStarter } from "./startRuntime.ts";
+import { styleFor, type Style } from "./style.ts";
+import { Transcript } from "./transcript.ts";
+import { askProjectTrust } from "./trustQuestion.ts";
+import { runTurn } from "./turn.ts";
+
+export interface ChatOptions {
+  model?: string | undefined;
+  mode: Mode;
+  hideThinking: boolean;
+  resume?: ResumeRequest;
+}
+
+const LIMITS: Readonly<Record<string, string>> = {
+  max_tokens: "the answer reached the model's output limit; ask it to go on",
+  refusal: "the model refused to answer",
+  max_steps: "the turn reached the step limit; say “go on” to continue",
+  token_budget: "the session reached its token budget",
+  repeated_calls: "the model repeated the same call, so the turn was stopped",
+};
+
+const SIGNAL_EXIT = { SIGTERM: 143, SIGHUP: 129 } as const;
+
+class Chat implements CommandHost {
+  readonly ctx = createCliContext(process.env);
+  readonly start = runtimeStarter(this.ctx);
+  readonly root = process.cwd();
+  readonly calls = new OpenCalls();
+  readonly transcript: Transcript;
+  readonly approver: TerminalApprover;
+  #runtime: Runtime | undefined;
+  #engine: PermissionEngine | undefined;
+  #model: ModelInfo | undefined;
+  #modelFlag: string | undefined;
+  #exiting = false;
+  #turn: AbortController | undefined;
+
+  constructor(
+    readonly input: ChatInput,
+    readonly screen: Screen,
+    readonly style: Style,
+    private readonly options: ChatOptions,
+  ) {
+    this.#modelFlag = options.model;
+    this.transcript = new Transcript({
+      answer: screen,
+      activity: screen,
+      style,
+      showThinking: !options.hideThinking,
+      calls: this.calls,
+      workingHint: "Working… (Ctrl-C to stop)",
+    });
+    this.approver = new TerminalApprover({ input, screen, style, beforeQuestion: () => this.transcript.interrupted() });
+  }
+
+  get runtime(): Runtime {
+    if (!this.#runtime) throw new Error("The chat has no session yet.");
+    return this.#runtime;
+  }
+
+  get engine(): PermissionEngine {
+    if (!this.#engine) throw new Error("The chat has no session yet.");
+    return this.#engine;
+  }
+
+  get model(): ModelInfo {
+    if (!this.#model) throw new Error("The chat has no session yet.");
+    return this.#model;
+  }
+
+  get paths() {
+    return this.ctx.paths;
+  }
+
+  exit(): void {
+    this.#exiting = true;
+  }
+
+  async restart(options: { model?: string; fresh: boolean }): Promise<void> {
+    const old = this.runtime;
+    const resume = options.fresh ? undefined : old.session?.file;
+    const model = options.model ?? this.#modelFlag;
+    const next = await this.start({
+      root: this.root,
+      modelFlag: model,
+      approver: this.approver,
+      mode: old.mode,
+      ...(resume !== undefined && { resume }),
+    });
+    await old.close();
+    this.#runtime = next.runtime;
+    this.#engine = next.engine;
+    this.#model = next.model;
+    this.#modelFlag = model;
+  }
+
+  async run(): Promise<number> {
+    const { screen, style } = this;
+    let resumed: Awaited<ReturnType<typeof chooseSession>>;
+    try {
+      resumed = this.options.resume ? await chooseSession(this.options.resume, { sessionsDir: this.ctx.paths.sessions, root: this.root, input: this.input, screen, style }) : undefined;
+      const mode = this.options.mode === "plan" ? "plan" : (resumed?.mode ?? "build");
+      const started = await this.start({
+        root: this.root,
+        modelFlag: this.#modelFlag,
+        approver: this.approver,
+        mode,
+        ...(resumed && { resume: resumed.file }),
+        projectTrust: (question) => askProjectTrust(question, { input: this.input, screen, style }),
+      });
+      this.#runtime = started.runtime;
+      this.#engine = started.engine;
+      this.#model = started.model;
+    } catch (error) {
+      screen.endLine();
+      const text = error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError ? `garuda: ${error.message}` : describeFailure(error).text;
+      process.stderr.write(`${text}\n`);
+      return 1;
+    }
+
+    screen.line(`${style.bold(`Garuda ${VERSION}`)} · ${this.model.spec} · ${this.runtime.mode} mode`);
+    screen.line(style.dim("/help for commands · Ctrl-C stops a turn · Ctrl-C twice or Ctrl-D exits"));
+    if (resumed) showResumed(resumed, { screen, style });
+
+    let interrupted = false;
+    let draft = "";
+    while (!this.#exiting) {
+      screen.line();
+      const result = await this.input.readPrompt(this.#prompt(), "  ", draft);
+      draft = "";
+      if (result.kind === "eof") break;
+      if (result.kind === "interrupt") {
+        if (interrupted) break;
+        interrupted = true;
+        screen.line(style.dim("(Ctrl-C again to exit, or type /exit)"));
+        continue;
+      }
+      interrupted = false;
+      if (result.kind === "toggle-mode") {
+        const next: Mode = this.runtime.mode === "build" ? "plan" : "build";
+        this.runtime.setMode(next);
+        screen.line(style.dim(`Mode: ${MODE_TEXT[next]}.`));
+        draft = result.draft;
+        continue;
+      }
+      if (result.text.trim() === "") continue;
+      await this.#handle(result.text);
+    }
+    await this.close();
+    return 0;
+  }
+
+  #prompt(): string {
+    const { style } = this;
+    return `${this.runtime.mode === "plan" ? style.magenta("plan ") : ""}${style.bold(style.cyan("›"))} `;
+  }
+
+  async #handle(text: string): Promise<void> {
+    const runtime = this.runtime;
+    if (text.trimStart().startsWith("/")) {
+      const command = runtime.resolveCommand(text);
+      if (command.kind === "builtin") {
+        try {
+          await runBuiltin(command.name, command.args, this);
+        } catch (error) {
+          this.screen.line(this.style.red(describeFailure(error).text));
+        }
+        return;
+      }
+      if (command.kind === "unknown") {
+        this.screen.line(`/${command.name} is not a command. /help lists them.`);
+        return;
+      }
+      await this.#turnFor(command.text);
+      return;
+    }
+    await this.#turnFor(text);
+  }
+
+  async #turnFor(prompt: string): Promise<void> {
+    const { screen, style } = this;
+    const controller = new AbortController();
+    this.#turn = controller;
+    this.input.onInterrupt(() => controller.abort());
+    try {
+      const outcome = await runTurn({ runtime: this.runtime, prompt, transcript: this.transcript, calls: this.calls, signal: controller.signal });
+      if (outcome.reason === "error") screen.line(style.red(outcome.error instanceof ModelError ? `Error: ${outcome.error.message}` : describeFailure(outcome.error).text));
+      else if (LIMITS[outcome.reason]) this.transcript.notice(`${LIMITS[outcome.reason]} (${outcome.reason}).`, "warning");
+    } finally {
+      this.input.onInterrupt(undefined);
+      this.#turn = undefined;
+    }
+  }
+
+  /** Stops a running turn and closes the session (every command it started is killed). */
+  async close(): Promise<void> {
+    this.#exiting = true;
+    this.#turn?.abort();
+    const runtime = this.#runtime;
+    this.#runtime = undefined;
+    if (!runtime) return;
+    const session = runtime.session;
+    await runtime.close();
+    if (session) this.screen.line(this.style.dim(`Conversation ${session.id} saved. Continue it with: garuda --continue`));
+  }
+}
+
+/** Runs the chat until /exit, Ctrl-D or Ctrl-C twice; returns the exit code. */
+export async function runChat(options: ChatOptions): Promise<number> {
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && typeof process.stdin.setRawMode === "function");
+  const style = styleFor(Boolean(process.stdout.isTTY), process.env);
+  const screen = new Screen(process.stdout, Boolean(process.stdout.isTTY), interactive);
+  const input: ChatInput = interactive ? new TerminalInput(process.stdin, screen) : new LineInput(process.stdin, screen);
+  const chat = new Chat(input, screen, style, options);
+  // SIGTERM or SIGHUP: stop the turn, close the session (its commands are killed), exit 143 or 129.
+  let stopping: Promise<never> | undefined;
+  const onSignal = (signal: keyof typeof SIGNAL_EXIT) => () => {
+    stopping ??= chat
+      .close()
+      .catch(() => {})
+      .then(() => {
+        input.close();
+        return process.exit(SIGNAL_EXIT[signal]);
+      });
+  };
+  const handlers = Object.keys(SIGNAL_EXIT).map((name) => {
+    const signal = name as keyof typeof SIGNAL_EXIT;
+    const handler = onSignal(signal);
+    process.on(signal, handler);
+    return () => process.off(signal, handler);
+  });
+  try {
+    const code = await chat.run();
+    // A signal's exit wins over the chat's own end.
+    if (stopping) await stopping;
+    return code;
+  } finally {
+    for (const off of handlers) off();
+    input.close();
+  }
+}

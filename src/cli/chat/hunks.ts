@@ -1,0 +1,150 @@
+// Hunk-by-hunk approval of a file change (U0): the change split into its hunks (runs of removed
+// and added lines), shown one by one, and the new text with only the accepted hunks applied.
+// Lines keep their own line ends, so applying every hunk gives back the new text exactly, and
+// applying none gives back the old one.
+
+export interface Hunk {
+  /** Index of the first old line this hunk replaces (0-based). */
+  oldStart: number;
+  /** Index of its first line in the new text (0-based). */
+  newStart: number;
+  removed: string[];
+  added: string[];
+}
+
+const MAX_CELLS = 4_000_000;
+
+/** The text's lines, each with its own line end ("" has none). */
+export function splitKeepingEnds(text: string): string[] {
+  if (text === "") return [];
+  return text.split(/(?<=\n)/);
+}
+
+type Op = "same" | "del" | "add";
+
+function diffOps(a: string[], b: string[]): Op[] {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const head: Op[] = new Array(start).fill("same");
+  const tail: Op[] = new Array(a.length - endA).fill("same");
+  const midA = a.slice(start, endA);
+  const midB = b.slice(start, endB);
+  const n = midA.length;
+  const m = midB.length;
+  if (n === 0 || m === 0 || n * m > MAX_CELLS) return [...head, ...new Array<Op>(n).fill("del"), ...new Array<Op>(m).fill("add"), ...tail];
+  const width = m + 1;
+  const lcs = new Uint32Array((n + 1) * width);
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i * width + j] = midA[i] === midB[j] ? (lcs[(i + 1) * width + j + 1] as number) + 1 : Math.max(lcs[(i + 1) * width + j] as number, lcs[i * width + j + 1] as number);
+    }
+  }
+  const ops: Op[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n && j < m) {
+    if (midA[i] === midB[j]) {
+      ops.push("same");
+      i++;
+      j++;
+    } else if ((lcs[(i + 1) * width + j] as number) >= (lcs[i * width + j + 1] as number)) {
+      ops.push("del");
+      i++;
+    } else {
+      ops.push("add");
+      j++;
+    }
+  }
+  while (i++ < n) ops.push("del");
+  while (j++ < m) ops.push("add");
+  return [...head, ...ops, ...tail];
+}
+
+/** The hunks that turn `oldText` (null: a new file) into `newText`. */
+export function changeHunks(oldText: string | null, newText: string): Hunk[] {
+  const a = splitKeepingEnds(oldText ?? "");
+  const b = splitKeepingEnds(newText);
+  const hunks: Hunk[] = [];
+  let i = 0;
+  let j = 0;
+  let current: Hunk | undefined;
+  for (const op of diffOps(a, b)) {
+    if (op === "same") {
+      current = undefined;
+      i++;
+      j++;
+      continue;
+    }
+    if (!current) {
+      current = { oldStart: i, newStart: j, removed: [], added: [] };
+      hunks.push(current);
+    }
+    if (op === "del") current.removed.push(a[i++] as string);
+    else current.added.push(b[j++] as string);
+  }
+  return hunks;
+}
+
+/** The old text with only the accepted hunks applied (accepted[k] for hunks[k]). */
+export function applyHunks(oldText: string | null, hunks: readonly Hunk[], accepted: readonly boolean[]): string {
+  const a = splitKeepingEnds(oldText ?? "");
+  const out: string[] = [];
+  let i = 0;
+  hunks.forEach((hunk, k) => {
+    while (i < hunk.oldStart) out.push(a[i++] as string);
+    if (accepted[k]) out.push(...hunk.added);
+    else out.push(...hunk.removed);
+    i += hunk.removed.length;
+  });
+  while (i < a.length) out.push(a[i++] as string);
+  return out.join("");
+}
+
+const show = (line: string) => line.replace(/\r?\n$/, "");
+
+/** The hunk as unified-diff lines, with up to `context` unchanged old lines around it. */
+export function hunkLines(oldText: string | null, hunk: Hunk, context = 2): string[] {
+  const a = splitKeepingEnds(oldText ?? "");
+  const from = Math.max(0, hunk.oldStart - context);
+  const to = Math.min(a.length, hunk.oldStart + hunk.removed.length + context);
+  const before = a.slice(from, hunk.oldStart);
+  const after = a.slice(hunk.oldStart + hunk.removed.length, to);
+  const oldCount = before.length + hunk.removed.length + after.length;
+  const newCount = before.length + hunk.added.length + after.length;
+  const oldFirst = oldCount === 0 ? from : from + 1;
+  const newFirst = newCount === 0 ? hunk.newStart - before.length : hunk.newStart - before.length + 1;
+  return [
+    `@@ -${oldFirst},${oldCount} +${newFirst},${newCount} @@`,
+    ...before.map((line) => ` ${show(line)}`),
+    ...hunk.removed.map((line) => `-${show(line)}`),
+    ...hunk.added.map((line) => `+${show(line)}`),
+    ...after.map((line) => ` ${show(line)}`),
+  ];
+}
+
+/** What the model reads when some hunks were left out: which, and what they would have done. */
+export function rejectedNote(path: string, oldText: string | null, hunks: readonly Hunk[], accepted: readonly boolean[]): string {
+  const rejected = hunks.flatMap((hunk, k) => (accepted[k] ? [] : [k]));
+  const kept = hunks.length - rejected.length;
+  const parts = [
+    `The user accepted only part of this change to ${path}: ${kept} of ${hunks.length} hunks were written, and ${rejected.length === 1 ? "this hunk was" : "these hunks were"} rejected and not written:`,
+  ];
+  let budget = 4_000;
+  for (const k of rejected) {
+    const text = hunkLines(oldText, hunks[k] as Hunk, 0).join("\n");
+    if (text.length > budget) {
+      parts.push(`(hunk ${k + 1} and the rest are not shown)`);
+      break;
+    }
+    budget -= text.length;
+    parts.push(`hunk ${k + 1}:\n${text}`);
+  }
+  parts.push("The file now holds only the accepted hunks. Read it again before you change it further, and do not make the rejected changes again unless the user asks.");
+  return parts.join("\n");
+}

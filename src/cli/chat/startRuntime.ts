@@ -1,0 +1,82 @@
+// What the chat and `garuda run` do before a turn: the sandbox probe (once per process), the
+// exit handler that kills whatever a shutdown could not end, and prepareRuntime with the
+// terminal's hooks. The same prepareRuntime as `garuda acp`: same model rules, policy, project
+// settings, sandbox, permission engine, hooks and audit log.
+import { tmpdir } from "node:os";
+import { dirname } from "node:path";
+import { managedPolicyPath } from "../../config/policy.ts";
+import type { ModelInfo } from "../../model/catalog.ts";
+import type { PermissionEngine } from "../../permission/engine.ts";
+import type { Approver, Mode } from "../../permission/types.ts";
+import { prepareRuntime } from "../../runtime/prepare.ts";
+import type { Runtime } from "../../runtime/runtime.ts";
+import { probeSandbox, type SandboxProbe } from "../../sandbox/probe.ts";
+import { descendants, signalGroup, signalProcess } from "../../sandbox/processTree.ts";
+import type { CliContext } from "../context.ts";
+import { selfCommand } from "../platform.ts";
+
+export interface StartOptions {
+  root: string;
+  modelFlag?: string | undefined;
+  approver?: Approver;
+  mode?: Mode;
+  resume?: string;
+  allow?: readonly string[];
+  projectTrust?: (question: { file: string; text: string }) => Promise<boolean>;
+}
+
+export interface Started {
+  runtime: Runtime;
+  engine: PermissionEngine;
+  model: ModelInfo;
+}
+
+export type StartRuntime = (options: StartOptions) => Promise<Started>;
+
+/** Whatever a shutdown could not end in time dies with the process. */
+function killLeftoversAtExit(): void {
+  process.on("exit", () => {
+    for (const pid of descendants(process.pid)) {
+      signalGroup(pid, "SIGKILL");
+      signalProcess(pid, "SIGKILL");
+    }
+  });
+}
+
+/** A starter for this process: one sandbox probe (a failed one is tried again) and one exit handler. */
+export function runtimeStarter(ctx: CliContext): StartRuntime {
+  let probe: Promise<SandboxProbe> | undefined;
+  let exitHandler = false;
+  return async (options) => {
+    if (!exitHandler) {
+      exitHandler = true;
+      killLeftoversAtExit();
+    }
+    probe ??= probeSandbox({ env: ctx.env, tmpDir: tmpdir() });
+    const probed = await probe.catch((error: unknown) => {
+      probe = undefined;
+      throw error;
+    });
+    let parts: { engine: PermissionEngine; model: ModelInfo } | undefined;
+    const runtime = await prepareRuntime({
+      root: options.root,
+      paths: ctx.paths,
+      env: ctx.env,
+      keys: ctx.keys,
+      modelFlag: options.modelFlag,
+      managedPolicy: managedPolicyPath(),
+      ...(options.approver && { approver: options.approver }),
+      ...(options.mode && { mode: options.mode }),
+      ...(options.resume !== undefined && { resume: options.resume }),
+      ...(options.allow && { allow: options.allow }),
+      ...(options.projectTrust && { projectTrust: options.projectTrust }),
+      selfCommand: selfCommand(process.execPath, dirname(Bun.main)),
+      probe: probed,
+      onPrepared: (prepared) => {
+        parts = prepared;
+      },
+    });
+    if (!parts) throw new Error("prepareRuntime did not report its engine and model");
+    return { runtime, ...parts };
+  };
+}

@@ -1,0 +1,238 @@
+// The Runtime's AgentEvents as lines in a terminal or a log: the answer streams as it comes, the
+// model's thinking dimmed (or hidden), every tool call one line with its title (the ACP titles,
+// through oneLine), its progress and its result. The chat writes everything to stdout; `garuda
+// run` writes the answer to stdout and the rest to stderr, so a script gets the answer alone.
+import type { AgentEvent } from "../../runtime/events.ts";
+import { webSearchSummary } from "../../tools/webSearch.ts";
+import { oneLine, visible } from "../../text/visible.ts";
+import type { OpenCalls } from "./calls.ts";
+import type { Screen } from "./screen.ts";
+import type { Style } from "./style.ts";
+import { firstLine, lastLine, safeText, tokens } from "./text.ts";
+import { callTitle, serverToolTitle } from "./toolTitle.ts";
+
+export interface TranscriptOptions {
+  /** Where the answer goes. */
+  answer: Screen;
+  /** Where tool calls, thinking and Garuda's own lines go (the same screen in the chat). */
+  activity: Screen;
+  style: Style;
+  showThinking: boolean;
+  calls: OpenCalls;
+  /** The line shown while the model works (a terminal only). */
+  workingHint?: string;
+}
+
+/** A call the permission engine or a hook denied, for `garuda run`'s report. */
+export interface DeniedCall {
+  title: string;
+  reason: string;
+}
+
+const DENIED_PREFIX = "Permission denied: ";
+
+export class Transcript {
+  readonly #o: TranscriptOptions;
+  /** What was written last: the answer, thinking, or a line about a call or from Garuda. */
+  #block: "none" | "text" | "thinking" | "activity" = "none";
+  /** The call whose line (or progress) was the last thing shown. */
+  #lastCall: string | undefined;
+  readonly #progress = new Map<string, string>();
+  #text = "";
+  readonly #denied: DeniedCall[] = [];
+
+  constructor(options: TranscriptOptions) {
+    this.#o = options;
+  }
+
+  /** The answer text of the turn so far. */
+  get text(): string {
+    return this.#text;
+  }
+
+  get denied(): readonly DeniedCall[] {
+    return this.#denied;
+  }
+
+  beginTurn(): void {
+    this.#block = "none";
+    this.#lastCall = undefined;
+    this.#progress.clear();
+    this.#text = "";
+    this.#denied.length = 0;
+    this.#o.calls.beginTurn();
+    this.#working();
+  }
+
+  /** Ends the turn's output on a line of its own. */
+  endTurn(): void {
+    const { answer, activity } = this.#o;
+    activity.status(undefined);
+    answer.endLine();
+    if (activity !== answer) activity.endLine();
+  }
+
+  event(event: AgentEvent): void {
+    switch (event.type) {
+      case "text_delta":
+        this.#answer(event.text);
+        return;
+      case "thinking_delta":
+        this.#thinking(event.text);
+        return;
+      case "tool_call":
+        if (event.parentCallId !== undefined) return;
+        this.#call(event.callId, callTitle(event.tool, event.info));
+        return;
+      case "tool_progress":
+        if (event.parentCallId === undefined) this.#showProgress(event.callId, event.text);
+        return;
+      case "tool_result":
+        if (event.parentCallId === undefined) this.#result(event);
+        return;
+      case "server_tool":
+        if (event.status === "started") this.#call(event.callId, serverToolTitle(event.name, event.input), true);
+        else this.#finished(event.callId, "completed", event.name === "web_search" ? webSearchSummary(event.result) : "Done");
+        return;
+      case "notice":
+        this.notice(event.text, event.level);
+        return;
+      case "compaction":
+        this.notice(`the conversation was compacted to make room (${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens).`);
+        return;
+      case "model_retry":
+        this.notice(
+          `the model's answer broke off (${event.reason}); trying again (attempt ${event.attempt}${event.delayMs > 0 ? `, in ${Math.ceil(event.delayMs / 1000)} s` : ""}). The answer starts again below; the text above it is void.`,
+          "warning",
+        );
+        return;
+      case "step_end":
+        return;
+    }
+  }
+
+  /** A line from Garuda itself ("Garuda: …"). */
+  notice(text: string, level: "info" | "warning" = "info"): void {
+    const { activity, style } = this.#o;
+    this.#startActivity();
+    const line = `Garuda: ${visible(text)}`;
+    activity.line(level === "warning" ? style.yellow(line) : line);
+    this.#lastCall = undefined;
+  }
+
+  /** Something else was written (a question): the next line about a call names its call. */
+  interrupted(): void {
+    this.#startActivity();
+    this.#lastCall = undefined;
+  }
+
+  /** A call that had no result by the end of the settle window. */
+  closedByStop(title: string): void {
+    this.#resultLine(undefined, title, false, "Cancelled.");
+  }
+
+  #answer(text: string): void {
+    if (text === "") return;
+    const { answer, activity } = this.#o;
+    if (this.#block !== "text") {
+      activity.status(undefined);
+      if (this.#block === "thinking") activity.endLine();
+      if (this.#block === "activity" || this.#block === "thinking") {
+        if (answer === activity) answer.line();
+        else answer.endLine();
+      }
+      this.#block = "text";
+      // Text after a call or thinking starts a line of its own, in the answer too.
+      if (this.#text !== "" && !this.#text.endsWith("\n")) this.#text += "\n";
+    }
+    this.#text += text;
+    answer.write(safeText(text));
+  }
+
+  #thinking(text: string): void {
+    if (text === "" || !this.#o.showThinking) return;
+    const { activity, style } = this.#o;
+    if (this.#block !== "thinking") {
+      this.#startActivity();
+      activity.line(style.dim("✻ Thinking"));
+      this.#block = "thinking";
+    }
+    activity.write(style.dim(style.italic(safeText(text))));
+  }
+
+  /** Before a line about a call or from Garuda: the answer's line ends, thinking gets a gap. */
+  #startActivity(): void {
+    const { answer, activity } = this.#o;
+    if (this.#block === "text") {
+      answer.endLine();
+      if (answer === activity) activity.line();
+    } else if (this.#block === "thinking") {
+      activity.endLine();
+      activity.line();
+    }
+    this.#block = "activity";
+  }
+
+  #call(id: string, title: string, server = false): void {
+    const { activity, style, calls } = this.#o;
+    calls.add({ id, title, ...(server && { server: true }) });
+    this.#startActivity();
+    activity.line(`${style.cyan("●")} ${style.bold(title)}`);
+    this.#lastCall = id;
+  }
+
+  #showProgress(id: string, text: string): void {
+    const { activity, style, calls } = this.#o;
+    const call = calls.open(id);
+    if (!call || calls.stopped) return;
+    const line = oneLine(lastLine(text), 300);
+    if (line === "") return;
+    const prefix = this.#lastCall === id ? "  │ " : `  │ ${call.title}: `;
+    if (activity.live) {
+      activity.status(style.dim(`${prefix}${line}`));
+      return;
+    }
+    if (this.#progress.get(id) === line) return;
+    this.#progress.set(id, line);
+    this.#startActivity();
+    activity.line(style.dim(`${prefix}${line}`));
+  }
+
+  #result(event: Extract<AgentEvent, { type: "tool_result" }>): void {
+    const { calls } = this.#o;
+    const afterStop = calls.endedByStop(event.callId);
+    const title = calls.open(event.callId)?.title;
+    if (event.status === "denied" && title !== undefined) {
+      this.#denied.push({ title, reason: event.output.startsWith(DENIED_PREFIX) ? event.output.slice(DENIED_PREFIX.length) : event.output });
+    }
+    // A call the stop ended is cancelled, even when its command still returned a result.
+    const status = afterStop ? "cancelled" : event.status;
+    this.#finished(event.callId, status, event.summary ?? event.output);
+  }
+
+  #finished(id: string, status: "completed" | "failed" | "denied" | "cancelled", text: string): void {
+    const { calls } = this.#o;
+    const call = calls.finish(id);
+    if (!call) return;
+    const detail = oneLine(firstLine(text, 300), 200);
+    if (status === "completed") this.#resultLine(id, call.title, true, detail || "Done.");
+    else if (status === "cancelled") this.#resultLine(id, call.title, false, "Cancelled.");
+    else this.#resultLine(id, call.title, false, detail || (status === "denied" ? "Denied." : "Failed."));
+    this.#progress.delete(id);
+    if (!calls.stopped) this.#working();
+  }
+
+  /** "  ⎿ 12 lines" under its call, or "  ⎿ Read a.txt: 12 lines" when other lines came between. */
+  #resultLine(id: string | undefined, title: string, ok: boolean, detail: string): void {
+    const { activity, style } = this.#o;
+    this.#startActivity();
+    const text = this.#lastCall === id && id !== undefined ? detail : `${title}: ${detail}`;
+    activity.line(`  ${ok ? style.dim(`⎿ ${text}`) : style.red(`✗ ${text}`)}`);
+    this.#lastCall = undefined;
+  }
+
+  #working(): void {
+    const { activity, style, workingHint } = this.#o;
+    if (workingHint && activity.live) activity.status(style.dim(workingHint));
+  }
+}

@@ -1,0 +1,26 @@
+// `garuda run --format json`: one JSON object per line. A "start" line, every AgentEvent of the
+// turn (a tool call with its display title and without the file contents of its change), and
+// a last "result" line with the stop reason, the exit code, the answer and what was denied.
+import type { AgentEvent } from "../../runtime/events.ts";
+import { callTitle, serverToolTitle } from "../chat/toolTitle.ts";
+
+export type JsonLine = Record<string, unknown> & { type: string };
+
+/** The event as a JSON line's object. */
+export function jsonEvent(event: AgentEvent): JsonLine {
+  switch (event.type) {
+    case "tool_call": {
+      const { info, ...rest } = event;
+      return { ...rest, title: callTitle(event.tool, info), kind: info.kind, locations: info.locations };
+    }
+    case "server_tool":
+      return event.status === "started" ? { ...event, title: serverToolTitle(event.name, event.input) } : { ...event };
+    default:
+      return { ...event };
+  }
+}
+
+/** One line of JSON; never more than one line, whatever the text holds. */
+export function jsonLine(line: JsonLine): string {
+  return `${JSON.stringify(line)}\n`;
+}

@@ -1,0 +1,227 @@
+// The terminal's Approver on a scripted input (the keys a user presses) and a recording screen,
+// and the core hook it needs for hunk-by-hunk approval (U0): Approver.askChange → the engine's
+// Decision.partial → ToolContext.partial, so write_file and edit_file write only the accepted
+// hunks and the model reads which were rejected.
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { TerminalApprover } from "../../src/cli/chat/approver.ts";
+import type { ChatInput } from "../../src/cli/chat/input.ts";
+import { Screen } from "../../src/cli/chat/screen.ts";
+import { NO_STYLE } from "../../src/cli/chat/style.ts";
+import { HIDDEN_WARNING } from "../../src/cli/approver.ts";
+import { garudaPaths } from "../../src/config/paths.ts";
+import { ProviderKeys } from "../../src/config/providerKeys.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { CHOICE_LABELS } from "../../src/permission/approvals.ts";
+import type { ApprovalRequest, Approver, PartialApproval } from "../../src/permission/types.ts";
+import type { AgentEvent } from "../../src/runtime/events.ts";
+import { prepareRuntime } from "../../src/runtime/prepare.ts";
+import { BRIDGE, setUpHome, testProbe } from "../support/acpHarness.ts";
+import { tempDir } from "../support/tempDir.ts";
+
+/** Answers from a list, as a terminal would give them key by key. */
+function scripted(answers: string[], interactive = true): ChatInput & { asked: number } {
+  const input = {
+    interactive,
+    asked: 0,
+    readPrompt: async () => ({ kind: "eof" as const }),
+    readLine: async () => undefined,
+    onInterrupt: () => {},
+    close: () => {},
+    readAnswer: async (signal: AbortSignal) => {
+      input.asked++;
+      if (signal.aborted) return undefined;
+      return answers.shift();
+    },
+  };
+  return input;
+}
+
+function approverWith(answers: string[]) {
+  const out: string[] = [];
+  const screen = new Screen({ write: (text: string) => out.push(text) }, false, false);
+  const input = scripted(answers);
+  return { approver: new TerminalApprover({ input, screen, style: NO_STYLE }), input, text: () => out.join("") };
+}
+
+const editRequest = (oldText: string, newText: string, extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
+  callId: "toolu_1",
+  tool: "edit_file",
+  title: "Edit f.txt",
+  preview: "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-old\n+new",
+  change: { path: "/root/f.txt", oldText, newText },
+  choices: ["once", "session", "deny"],
+  labels: { ...CHOICE_LABELS },
+  hidden: false,
+  sessionRules: ["edit_file(./f.txt)"],
+  ...extra,
+});
+
+const never = new AbortController().signal;
+
+describe("the terminal approver", () => {
+  test("y, s and n are once, session and deny; the question shows the header, the diff and the session scope", async () => {
+    for (const [key, choice] of [["y", "once"], ["s", "session"], ["n", "deny"], ["escape", "deny"]] as const) {
+      const { approver, text } = approverWith([key]);
+      expect(await approver.ask(editRequest("old\n", "new\n"), never)).toBe(choice);
+      expect(text()).toContain("? Allow Edit f.txt?");
+      expect(text()).toContain("  -old\n  +new\n");
+      expect(text()).toContain("“Allow for this session” allows: edit_file(./f.txt)");
+      expect(text()).toContain("[y] Allow once   [s] Allow for this session   [n] Deny");
+    }
+  });
+
+  test("a choice the question does not offer is asked again", async () => {
+    const { approver, input, text } = approverWith(["s", "x", "n"]);
+    const request = editRequest("old\n", "new\n", { choices: ["once", "deny"], sessionRules: undefined });
+    expect(await approver.ask(request, never)).toBe("deny");
+    expect(input.asked).toBe(3);
+    expect(text()).not.toContain("[s]");
+  });
+
+  test("hidden characters are shown and the warning comes first", async () => {
+    const { approver, text } = approverWith(["n"]);
+    const request: ApprovalRequest = { tool: "bash", title: "$ rm -rf build\u202E", preview: "rm -rf build\u202E # safe", choices: ["once", "deny"], labels: { ...CHOICE_LABELS }, hidden: true };
+    await approver.ask(request, never);
+    const shown = text();
+    expect(shown).toContain("⟨U+202E⟩");
+    expect(shown).not.toContain("\u202E");
+    expect(shown.indexOf(HIDDEN_WARNING)).toBeLessThan(shown.indexOf("rm -rf build⟨U+202E⟩ # safe"));
+  });
+
+  test("a stopped turn denies at once", async () => {
+    const { approver } = approverWith([]);
+    const controller = new AbortController();
+    controller.abort();
+    expect(await approver.ask(editRequest("old\n", "new\n"), controller.signal)).toBe("deny");
+  });
+
+  test("hunk by hunk: some kept is a PartialApproval; all kept is once; none is deny", async () => {
+    const old = "a\nb\nc\nd\ne\nf\ng\nh\n";
+    const next = "A\nb\nc\nd\ne\nf\ng\nH\n";
+    {
+      const { approver, text } = approverWith(["h", "n", "y"]);
+      const answer = (await approver.askChange(editRequest(old, next), never)) as PartialApproval;
+      expect(answer.change).toEqual({ path: "/root/f.txt", oldText: old, newText: "a\nb\nc\nd\ne\nf\ng\nH\n" });
+      expect(answer.note).toContain("hunk 1:\n@@ -1,1 +1,1 @@\n-a\n+A");
+      expect(text()).toContain("Hunk 1 of 2:");
+      expect(text()).toContain("[h] Choose hunks (2)");
+    }
+    {
+      const { approver } = approverWith(["h", "a"]);
+      expect(await approver.askChange(editRequest(old, next), never)).toBe("once");
+    }
+    {
+      const { approver } = approverWith(["h", "n", "n"]);
+      expect(await approver.askChange(editRequest(old, next), never)).toBe("deny");
+    }
+    {
+      // One hunk: nothing to choose between, so no [h].
+      const { approver, text } = approverWith(["h", "y"]);
+      expect(await approver.askChange(editRequest("a\n", "b\n"), never)).toBe("once");
+      expect(text()).not.toContain("[h]");
+    }
+  });
+
+  test("questions are asked one at a time", async () => {
+    const { approver, text } = approverWith(["y", "n"]);
+    const both = await Promise.all([approver.ask(editRequest("1\n", "2\n", { title: "Edit one" }), never), approver.ask(editRequest("1\n", "2\n", { title: "Edit two" }), never)]);
+    expect(both).toEqual(["once", "deny"]);
+    const shown = text();
+    expect(shown.indexOf("Allow Edit two?")).toBeGreaterThan(shown.indexOf("→ Allow once"));
+  });
+});
+
+describe("the core hook for hunks (U0)", () => {
+  /** An approver that keeps only the first line's change of whatever file change it is asked about. */
+  function firstHunkOnly(): Approver & { asked: ApprovalRequest[] } {
+    const asked: ApprovalRequest[] = [];
+    return {
+      asked,
+      ask: async () => "deny",
+      askChange: async (request) => {
+        asked.push(request);
+        const change = request.change as NonNullable<ApprovalRequest["change"]>;
+        const oldLines = (change.oldText ?? "").split("\n");
+        const newLines = change.newText.split("\n");
+        const kept = [newLines[0], ...oldLines.slice(1)].join("\n");
+        return { change: { ...change, newText: kept }, note: "The user kept only the first line's change." };
+      },
+    };
+  }
+
+  async function runWith(approver: Approver, model: FakeModelClient, root: string, home: string) {
+    setUpHome(home);
+    const runtime = await prepareRuntime({
+      root,
+      paths: garudaPaths(home),
+      env: { PATH: process.env.PATH, HOME: home },
+      keys: new ProviderKeys(),
+      managedPolicy: join(home, "none.json"),
+      approver,
+      selfCommand: BRIDGE,
+      probe: await testProbe(),
+      openModel: async () => model,
+    });
+    const events: AgentEvent[] = [];
+    try {
+      expect(await runtime.runTurn("change it", new AbortController().signal, (event) => events.push(event))).toBe("done");
+    } finally {
+      await runtime.close();
+    }
+    return events;
+  }
+
+  test("write_file writes only the accepted part and the model reads the note", async () => {
+    using home = tempDir();
+    using root = tempDir();
+    const file = join(root.path, "f.txt");
+    writeFileSync(file, "one\ntwo\n");
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "f.txt" }, { id: "toolu_read" }),
+      fake.toolCall("write_file", { path: "f.txt", content: "ONE\nTWO\n" }, { id: "toolu_write" }),
+      fake.text("ok"),
+    ]);
+    const approver = firstHunkOnly();
+    const events = await runWith(approver, model, root.path, home.path);
+    expect(approver.asked.map((request) => request.callId)).toEqual(["toolu_write"]);
+    expect(readFileSync(file, "utf8")).toBe("ONE\ntwo\n");
+    const result = events.find((event) => event.type === "tool_result" && event.callId === "toolu_write");
+    expect(result).toMatchObject({ status: "completed" });
+    expect((result as { output: string }).output).toContain("The user kept only the first line's change.");
+  });
+
+  test("edit_file writes only the accepted part", async () => {
+    using home = tempDir();
+    using root = tempDir();
+    const file = join(root.path, "f.txt");
+    writeFileSync(file, "one\ntwo\n");
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "f.txt" }, { id: "toolu_read" }),
+      fake.toolCall("edit_file", { path: "f.txt", old_string: "one\ntwo", new_string: "ONE\nTWO" }, { id: "toolu_edit" }),
+      fake.text("ok"),
+    ]);
+    const events = await runWith(firstHunkOnly(), model, root.path, home.path);
+    expect(readFileSync(file, "utf8")).toBe("ONE\ntwo\n");
+    const result = events.find((event) => event.type === "tool_result" && event.callId === "toolu_edit") as { output: string };
+    expect(result.output).toContain("2\ttwo");
+    expect(result.output).toContain("The user kept only the first line's change.");
+  });
+
+  test("a partial answer for another file is no approval", async () => {
+    using home = tempDir();
+    using root = tempDir();
+    const file = join(root.path, "f.txt");
+    writeFileSync(file, "one\n");
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "f.txt" }, { id: "toolu_read" }),
+      fake.toolCall("write_file", { path: "f.txt", content: "ONE\n" }, { id: "toolu_write" }),
+      fake.text("ok"),
+    ]);
+    const elsewhere: Approver = { ask: async () => "once", askChange: async (request) => ({ change: { path: "/elsewhere", oldText: null, newText: "x" }, note: "" }) };
+    const events = await runWith(elsewhere, model, root.path, home.path);
+    expect(readFileSync(file, "utf8")).toBe("one\n");
+    expect(events.find((event) => event.type === "tool_result" && event.callId === "toolu_write")).toMatchObject({ status: "denied" });
+  });
+});
