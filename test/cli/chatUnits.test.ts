@@ -10,7 +10,7 @@ import { EditBuffer, layout } from "../../src/cli/chat/lineEditor.ts";
 import { Screen } from "../../src/cli/chat/screen.ts";
 import { COLOUR_STYLE, NO_STYLE, stripAnsi, styleFor } from "../../src/cli/chat/style.ts";
 import { safeText } from "../../src/cli/chat/text.ts";
-import { callTitle } from "../../src/cli/chat/toolTitle.ts";
+import { callTitle } from "../../src/cli/callTitle.ts";
 import { Transcript } from "../../src/cli/chat/transcript.ts";
 import { allowRules } from "../../src/cli/runCommand.ts";
 import { jsonEvent } from "../../src/cli/run/jsonEvents.ts";

@@ -9,7 +9,7 @@ import type { OpenCalls } from "./calls.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 import { firstLine, lastLine, safeText, tokens } from "./text.ts";
-import { callTitle, serverToolTitle } from "./toolTitle.ts";
+import { callTitle, serverToolTitle } from "../callTitle.ts";
 
 export interface TranscriptOptions {
   /** Where the answer goes. */
