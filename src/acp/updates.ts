@@ -8,6 +8,7 @@ import type { AgentEvent } from "../runtime/events.ts";
 import type { FileChange } from "../permission/types.ts";
 import { visible } from "../text/visible.ts";
 import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
+import { CallTracker, type TrackedCall } from "../cli/callTracker.ts";
 
 /** Old and new text together above this many bytes: no ACP diff, the text preview only. */
 export const MAX_DIFF_BYTES = 1024 * 1024;
@@ -61,101 +62,14 @@ export class SessionChannel {
   }
 }
 
-export interface KnownCall {
-  id: string;
-  title: string;
+export interface KnownCall extends TrackedCall {
   kind: ToolKind;
   /** The diff shown on the card, kept when the call completes. */
   diff?: ToolCallContent;
-  /** Run by the provider inside the model's answer: after a stop no result can come. */
-  server?: boolean;
-  open: boolean;
 }
 
 /** The tool calls the editor knows, and which of them a stop ended. */
-export class KnownCalls {
-  readonly #calls = new Map<string, KnownCall>();
-  /** Calls open at the stop (session/cancel) or started after it: the calls the stop ended. */
-  #ended: Map<string, KnownCall> | undefined;
-  /** Those of them with no result yet. */
-  readonly #waiting = new Set<string>();
-  #onSettle: (() => void) | undefined;
-
-  add(call: Omit<KnownCall, "open">): KnownCall {
-    const known: KnownCall = { ...call, open: true };
-    this.#calls.set(call.id, known);
-    if (this.#ended) {
-      this.#ended.set(call.id, known);
-      this.#waiting.add(call.id);
-    }
-    return known;
-  }
-
-  /** The call, while the editor shows it as running. */
-  open(id: string): KnownCall | undefined {
-    const call = this.#calls.get(id);
-    return call?.open ? call : undefined;
-  }
-
-  /** Marks the call finished; undefined when it was not open (unknown, or closed by a stop). */
-  finish(id: string): KnownCall | undefined {
-    const call = this.open(id);
-    if (!call) return undefined;
-    call.open = false;
-    if (this.#waiting.delete(id) && this.#waiting.size === 0) this.#onSettle?.();
-    return call;
-  }
-
-  /** The turn was stopped: every call open now, or started later, ends after the stop. */
-  stop(): void {
-    if (this.#ended) return;
-    this.#ended = new Map([...this.#calls].filter(([, call]) => call.open));
-    for (const id of this.#ended.keys()) this.#waiting.add(id);
-  }
-
-  get stopped(): boolean {
-    return this.#ended !== undefined;
-  }
-
-  /** Whether the stop ended this call (it was running, or started after the stop). */
-  endedByStop(id: string): boolean {
-    return this.#ended?.has(id) ?? false;
-  }
-
-  /** The calls the stop ended, in the order they started. */
-  ended(): KnownCall[] {
-    return [...(this.#ended?.values() ?? [])];
-  }
-
-  /** Resolves when every call the stop ended has its result, or after `ms`. */
-  settle(ms: number): Promise<void> {
-    if (this.#waiting.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#onSettle = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#onSettle = done;
-    });
-  }
-
-  /** Closes every call still open and returns them (the caller tells the editor). */
-  closeAll(): KnownCall[] {
-    const open = [...this.#calls.values()].filter((call) => call.open);
-    for (const call of open) this.finish(call.id);
-    return open;
-  }
-
-  /** A new turn: the last one's stop no longer applies, and finished calls are forgotten. */
-  beginTurn(): void {
-    this.#ended = undefined;
-    this.#waiting.clear();
-    this.#onSettle = undefined;
-    for (const [id, call] of this.#calls) if (!call.open) this.#calls.delete(id);
-  }
-}
+export class KnownCalls extends CallTracker<KnownCall> {}
 
 /** The call's input for display (editors show parts of rawInput): every string made visible. */
 export function displayInput(input: unknown): unknown {
