@@ -12,10 +12,20 @@ export interface ModelConnection {
 }
 
 /**
- * The client for a connection. The provider's SDK is imported here, on first use, so commands
- * that never call a model (and `garuda acp` until a session starts) do not load it.
+ * The client for a connection. The provider's SDK is imported at the first request, not when a
+ * session is created: commands that never call a model do not load it, and session/new stays fast.
  */
 export async function openModelClient(connection: ModelConnection): Promise<ModelClient> {
+  let client: Promise<ModelClient> | undefined;
+  return {
+    async *stream(request, signal) {
+      client ??= createClient(connection);
+      yield* (await client).stream(request, signal);
+    },
+  };
+}
+
+async function createClient(connection: ModelConnection): Promise<ModelClient> {
   switch (connection.provider.type) {
     case "anthropic": {
       const { createAnthropicClient } = await import("./anthropic.ts");

@@ -5,11 +5,16 @@
 import { z } from "zod";
 import { oneLine } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
-import { htmlToMarkdown } from "./htmlMarkdown.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
 import { type Resolver, checkedAddresses, normalizeUrl, systemResolver } from "./webAddress.ts";
 import description from "./webFetch.txt" with { type: "text" };
-import { FetchError, decodeBody, requestHop } from "./webHttp.ts";
+import type { requestHop } from "./webHttp.ts";
+
+/**
+ * The HTTP client and the HTML converter load at the first fetch: they (node:http, zlib, the
+ * HTML parser) would otherwise add ~10 ms to every session's start for a tool most turns never use.
+ */
+const loadWeb = () => Promise.all([import("./webHttp.ts"), import("./htmlMarkdown.ts")]);
 
 const input = z.object({
   url: z.string().min(1).max(8_000).describe("The page's full http(s) URL."),
@@ -52,6 +57,7 @@ function attribute(text: string): string {
 }
 
 async function fetchPage(start: URL, ctx: ToolContext, options: Required<Omit<WebFetchOptions, "now">>, now: number): Promise<Fetched> {
+  const [{ FetchError, decodeBody, requestHop }, { htmlToMarkdown }] = await loadWeb();
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(options.timeoutMs)]);
   // Hosts by name, as the engine asks per host (a new port on an approved host does not ask again).
   const hosts = new Set([start.hostname]);
