@@ -2,7 +2,8 @@
 // CallInfo.change; this is the text form). Common lines at both ends are trimmed first, then the
 // middle is aligned by longest common subsequence when it is small enough, else shown replaced.
 
-type Op = { type: "same" | "del" | "add"; line: string };
+export type LineOp = { type: "same" | "del" | "add"; line: string };
+type Op = LineOp;
 
 const MAX_CELLS = 4_000_000;
 
@@ -46,6 +47,26 @@ function middleOps(a: string[], b: string[]): Op[] {
   return ops;
 }
 
+/**
+ * How `a` becomes `b`, line by line: common lines at both ends trimmed, the middle aligned by
+ * longest common subsequence when small enough, else shown replaced. Lines compare exactly.
+ */
+export function diffLines(a: readonly string[], b: readonly string[]): LineOp[] {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  return [
+    ...a.slice(0, start).map((line): Op => ({ type: "same", line })),
+    ...middleOps(a.slice(start, endA), b.slice(start, endB)),
+    ...a.slice(endA).map((line): Op => ({ type: "same", line })),
+  ];
+}
+
 export interface Diff {
   text: string;
   added: number;
@@ -58,19 +79,7 @@ export function unifiedDiff(path: string, oldText: string | null, newText: strin
   const maxChars = options.maxChars ?? 20_000;
   const a = splitLines((oldText ?? "").replace(/\r\n/g, "\n"));
   const b = splitLines(newText.replace(/\r\n/g, "\n"));
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
-  }
-  const ops: Op[] = [
-    ...a.slice(0, start).map((line): Op => ({ type: "same", line })),
-    ...middleOps(a.slice(start, endA), b.slice(start, endB)),
-    ...a.slice(endA).map((line): Op => ({ type: "same", line })),
-  ];
+  const ops = diffLines(a, b);
   const added = ops.filter((op) => op.type === "add").length;
   const removed = ops.filter((op) => op.type === "del").length;
   const out: string[] = [`--- ${oldText === null ? "/dev/null" : `a/${path}`}`, `+++ b/${path}`];

@@ -3,6 +3,8 @@
 // Lines keep their own line ends, so applying every hunk gives back the new text exactly, and
 // applying none gives back the old one.
 
+import { diffLines } from "../../tools/diff.ts";
+
 export interface Hunk {
   /** Index of the first old line this hunk replaces (0-based). */
   oldStart: number;
@@ -12,58 +14,10 @@ export interface Hunk {
   added: string[];
 }
 
-const MAX_CELLS = 4_000_000;
-
 /** The text's lines, each with its own line end ("" has none). */
 export function splitKeepingEnds(text: string): string[] {
   if (text === "") return [];
   return text.split(/(?<=\n)/);
-}
-
-type Op = "same" | "del" | "add";
-
-function diffOps(a: string[], b: string[]): Op[] {
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
-  }
-  const head: Op[] = new Array(start).fill("same");
-  const tail: Op[] = new Array(a.length - endA).fill("same");
-  const midA = a.slice(start, endA);
-  const midB = b.slice(start, endB);
-  const n = midA.length;
-  const m = midB.length;
-  if (n === 0 || m === 0 || n * m > MAX_CELLS) return [...head, ...new Array<Op>(n).fill("del"), ...new Array<Op>(m).fill("add"), ...tail];
-  const width = m + 1;
-  const lcs = new Uint32Array((n + 1) * width);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i * width + j] = midA[i] === midB[j] ? (lcs[(i + 1) * width + j + 1] as number) + 1 : Math.max(lcs[(i + 1) * width + j] as number, lcs[i * width + j + 1] as number);
-    }
-  }
-  const ops: Op[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (midA[i] === midB[j]) {
-      ops.push("same");
-      i++;
-      j++;
-    } else if ((lcs[(i + 1) * width + j] as number) >= (lcs[i * width + j + 1] as number)) {
-      ops.push("del");
-      i++;
-    } else {
-      ops.push("add");
-      j++;
-    }
-  }
-  while (i++ < n) ops.push("del");
-  while (j++ < m) ops.push("add");
-  return [...head, ...ops, ...tail];
 }
 
 /** The hunks that turn `oldText` (null: a new file) into `newText`. */
@@ -74,7 +28,7 @@ export function changeHunks(oldText: string | null, newText: string): Hunk[] {
   let i = 0;
   let j = 0;
   let current: Hunk | undefined;
-  for (const op of diffOps(a, b)) {
+  for (const { type: op } of diffLines(a, b)) {
     if (op === "same") {
       current = undefined;
       i++;
