@@ -110,6 +110,41 @@ export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
   return { providers, models, file, ...(parsed.default ? { default: parsed.default } : {}) };
 }
 
+/** Family names that agent files (Claude Code's format) and people use for "the current one". */
+const CLAUDE_FAMILIES: ReadonlySet<string> = new Set(["opus", "sonnet", "haiku", "fable"]);
+
+/** `claude-sonnet-4-5` → [4, 5]; a part that is not a number ends the version. */
+function familyVersion(id: string, prefix: string): number[] {
+  const version: number[] = [];
+  for (const part of id.slice(prefix.length).split("-")) {
+    if (!/^\d+$/.test(part)) break;
+    version.push(Number(part));
+  }
+  return version;
+}
+
+function newerThan(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? -1;
+    const y = b[i] ?? -1;
+    if (x !== y) return x > y;
+  }
+  return false;
+}
+
+/** `sonnet` → the Claude model of that family with the highest version in the catalog (models.json's included). */
+function newestOfFamily(catalog: ModelCatalog, alias: string): ModelInfo | undefined {
+  if (!CLAUDE_FAMILIES.has(alias)) return undefined;
+  const prefix = `claude-${alias}-`;
+  let newest: { model: ModelInfo; version: number[] } | undefined;
+  for (const model of catalog.models.values()) {
+    if (model.provider !== "anthropic" || !model.id.startsWith(prefix)) continue;
+    const version = familyVersion(model.id, prefix);
+    if (!newest || newerThan(version, newest.version)) newest = { model, version };
+  }
+  return newest?.model;
+}
+
 /** The model a spec names. A model the catalog does not list gets conservative limits. */
 export function findModel(catalog: ModelCatalog, spec: string): ModelInfo {
   const { provider, id } = parseSpec(spec);
@@ -118,7 +153,7 @@ export function findModel(catalog: ModelCatalog, spec: string): ModelInfo {
     throw new ConfigError(undefined, `The model "${spec}" names the unknown provider "${provider}"`, `Known providers: ${Object.keys(catalog.providers).join(", ")} (add others in ${catalog.file})`);
   }
   const key = provider === "anthropic" ? id : spec;
-  const known = catalog.models.get(key);
+  const known = catalog.models.get(key) ?? (provider === "anthropic" ? newestOfFamily(catalog, id) : undefined);
   if (known) return known;
   if (id.length === 0) throw new ConfigError(undefined, `The model "${spec}" has no model name after "${provider}/"`);
   return { spec: key, provider, id, ...unknownLimits(providerInfo.type), price: defaultPrice(providerInfo), thinking: "none" };

@@ -94,8 +94,8 @@ export function agentTool(agents: readonly AgentDefinition[], consents: Consents
             hash: read.hash,
             tool: consentTool("agent", agent.name),
             title: `Project agent: ${agent.name}`,
-            preview: `${agent.path}\nTools: ${agent.tools.join(", ")}\n\n${previewText(read.body, PREVIEW_CHARS)}`,
-            question: `Run the project agent "${agent.name}"? Its instructions steer a subagent with these tools.`,
+            preview: `${agent.path}\nTools: ${agent.tools.join(", ")}${agent.model ? `\nModel: ${shortLine(agent.model, 100)}` : ""}\n\n${previewText(read.body, PREVIEW_CHARS)}`,
+            question: `Run the project agent "${agent.name}"? Its instructions steer a subagent with these tools${agent.model ? " on that model" : ""}.`,
           },
           ctx.signal,
         );
@@ -109,6 +109,7 @@ export function agentTool(agents: readonly AgentDefinition[], consents: Consents
         maxSteps: agent.maxSteps,
         tokenBudget: AGENT_TOKEN_BUDGET,
         wrapUp: AGENT_WRAP_UP,
+        ...(agent.model && { model: agent.model }),
       });
       return toResult(agent.name, result);
     },

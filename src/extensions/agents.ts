@@ -1,7 +1,8 @@
 // Custom agents: Markdown files under ~/.garuda/agents/ (the user's) and <root>/.garuda/agents/
 // (the project's, run only after a consent), in the Claude Code format: frontmatter `name`,
-// `description`, `tools` (Claude's names are mapped to Garuda's), `model`, `maxTurns`; the body
-// is the agent's instructions. Without `tools` an agent can only search and read.
+// `description`, `tools` (Claude's names are mapped to Garuda's), `model` (a spec, a family name
+// such as `haiku`, or `inherit`), `maxTurns`; the body is the agent's instructions. Without
+// `tools` an agent can only search and read.
 import { join } from "node:path";
 import type { ExtensionScope } from "./commandFiles.ts";
 import { listField, parseMarkdown, textField } from "./frontmatter.ts";
@@ -92,10 +93,6 @@ export function loadAgents(home: string, root: string, notices: string[]): Agent
       if (first) {
         if (first.scope !== agent.scope) notices.push(`The project agent "${agent.name}" (${file.path}) has the name of one of yours; yours is used.`);
         continue;
-      }
-      if (agent.scope === "project" && agent.model) {
-        notices.push(`The project agent "${agent.name}" asks for the model ${agent.model}; a project cannot choose the model, so it runs on the session's.`);
-        delete agent.model;
       }
       agents.set(agent.name, agent);
     }

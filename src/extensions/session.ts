@@ -35,8 +35,6 @@ export interface ExtensionOptions {
   hostAllowed: boolean;
   /** The session's other tools: an agent that lists only read-only ones only reads. */
   tools: readonly Tool[];
-  /** The session's model, for the notice about an agent's own model. */
-  modelSpec: string;
 }
 
 export interface SessionExtensions {
@@ -73,11 +71,6 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
   const readOnly = agents.every((agent) => agent.tools.every((name) => known.find((tool) => tool.name === name)?.readOnly === true));
   const agent = agentTool(agents, consents, readOnly);
   if (agent) tools.push(agent);
-  for (const definition of agents) {
-    if (definition.model && definition.model !== options.modelSpec) {
-      notices.push(`The agent "${definition.name}" asks for the model ${definition.model}; custom agents run on the session's model (${options.modelSpec}) in this version.`);
-    }
-  }
 
   return {
     tools,

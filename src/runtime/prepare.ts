@@ -192,7 +192,6 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       sandbox: () => sandboxFor("build"),
       hostAllowed: outsideSandbox !== "forbidden",
       tools,
-      modelSpec: prepared.model.spec,
     });
     tools.push(...extensions.tools);
     notices.push(...extensions.notices.map((text): Notice => ({ level: "warning", text })));
@@ -202,13 +201,21 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     const search = webSearchOptions({ enabled: true });
     const webSearch = search && engine.check(webSearchConsentRequest(search), mode).outcome === "allow" ? search : undefined;
     const undo = createUndoStore({ root, home: paths.home, executor });
-    const client = await (options.openModel ?? openModelClient)(prepared);
+    const openModel = options.openModel ?? openModelClient;
+    const client = await openModel(prepared);
+    // A custom agent's own model: the same rules as the session's (files re-read, policy, key).
+    const modelFor = async (spec: string) => {
+      const other = prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: spec });
+      checkModelAllowed(policy, other.model.spec);
+      return { client: await openModel(other), info: other.model };
+    };
     const limits = minLimits(policy.limits, settings.limits);
     const toolHooks = hooksAdapter(hooks.hooks, { executor, sandbox: sandboxFor("build"), root, home: paths.home, policy, audit }, () => runtime?.mode ?? mode);
     runtime = Runtime.create({
       root,
       home: paths.home,
       model: { client, info: prepared.model, ...(webSearch && { webSearch }) },
+      modelFor,
       tools,
       engine,
       executor,

@@ -56,8 +56,20 @@ export interface RuntimeOptions {
   extensions?: TurnExtensions;
   /** The sandbox commands run in, per mode. Default: the executor's own spec, the project read-only in plan mode. */
   sandboxFor?: (mode: Mode) => SandboxSpec | null;
+  /**
+   * Opens another model for a subagent that asks for one (a custom agent's `model`), under the
+   * same rules as the session's: the team policy's allowed models, a provider and a key. Throws
+   * with what to do when it cannot. Absent: subagents always run on the session's model.
+   */
+  modelFor?: (spec: string) => Promise<SubagentModel>;
   /** Runs at close(), after the executor shut down (the egress proxy, the audit log). */
   onClose?: () => Promise<void> | void;
+}
+
+/** A model a subagent runs on instead of the session's. */
+export interface SubagentModel {
+  client: ModelClient;
+  info: ModelInfo;
 }
 
 function defaultSandbox(executor: Executor, mode: Mode): SandboxSpec | null {
@@ -89,6 +101,8 @@ export class Runtime {
   readonly #meter: UsageMeter;
   readonly #session: SessionState;
   readonly #notices: Notice[] = [];
+  /** Models subagents asked for, by spec (custom agents' `model`). */
+  readonly #childModels = new Map<string, Promise<SubagentModel>>();
   /** Notes for the model's next user message (a cut answer, an undo). */
   readonly #notes: string[] = [];
   readonly #closing = new AbortController();
@@ -373,7 +387,36 @@ export class Runtime {
       tool: (name) => this.#registry.get(name),
       calls,
     };
-    return { ...calls, subagent: (task, call) => runChild(host, task, call) };
+    return { ...calls, subagent: async (task, call) => runChild(task.model ? await this.#childModel(host, task.name, task.model) : host, task, call) };
+  }
+
+  /** The child host on the model the task names (opened once per session and spec). */
+  async #childModel(host: ChildHost, agent: string, spec: string): Promise<ChildHost> {
+    const modelFor = this.#options.modelFor;
+    if (!modelFor || spec === this.#options.model.info.spec) return host;
+    let opening = this.#childModels.get(spec);
+    if (!opening) {
+      opening = modelFor(spec);
+      this.#childModels.set(spec, opening);
+      // A failure is not kept: the user may fix the key or the policy and try again.
+      opening.catch(() => this.#childModels.delete(spec));
+    }
+    let model: SubagentModel;
+    try {
+      model = await opening;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`the agent "${agent}" asks for the model ${spec}, which cannot be used here: ${reason} Remove \`model:\` from the agent's file (it then runs on the session's model) or fix that.`);
+    }
+    if (model.info.spec === this.#options.model.info.spec) return host;
+    const thinking = model.info.thinking === "adaptive" ? "adaptive" : undefined;
+    return {
+      ...host,
+      client: model.client,
+      request: { model: model.info.id, ...(thinking !== undefined && { thinking }) },
+      contextWindow: model.info.contextWindow,
+      modelMaxTokens: model.info.maxTokens,
+    };
   }
 
   #end(reason: string): void {

@@ -71,6 +71,8 @@ export interface SubagentTask {
   tokenBudget?: number;
   /** Sent (as a note) in the one request without tool use that follows a step, token or repeat stop. */
   wrapUp: string;
+  /** Another model for the child (a spec or a family name like "haiku"); default: the session's. */
+  model?: string;
 }
 
 export interface SubagentResult {

@@ -61,6 +61,21 @@ describe("models.json", () => {
     });
   });
 
+  test("a family name (as agent files use) is the newest model of that family, models.json's included", () => {
+    withModelsFile(undefined, (file) => {
+      const catalog = loadModelCatalog(file);
+      expect(findModel(catalog, "sonnet").id).toBe("claude-sonnet-5");
+      expect(findModel(catalog, "haiku").id).toBe("claude-haiku-4-5");
+      expect(findModel(catalog, "anthropic/opus").id).toBe("claude-opus-5");
+      expect(findModel(catalog, "fable").id).toBe("claude-fable-5-1");
+    });
+    withModelsFile(JSON.stringify({ models: { "claude-sonnet-5-2": {}, "claude-haiku-4-5-20251001": {} } }), (file) => {
+      const catalog = loadModelCatalog(file);
+      expect(findModel(catalog, "sonnet").id).toBe("claude-sonnet-5-2");
+      expect(findModel(catalog, "haiku").id).toBe("claude-haiku-4-5-20251001");
+    });
+  });
+
   test("an unknown Claude id gets conservative limits and no price", () => {
     withModelsFile(undefined, (file) => {
       expect(findModel(loadModelCatalog(file), "claude-next")).toMatchObject({ id: "claude-next", contextWindow: 200_000, price: null });

@@ -42,8 +42,68 @@ describe("custom agents", () => {
     const agentResult = results(events).find((result) => result.callId === "call_agent");
     expect(agentResult?.status).toBe("completed");
     expect(agentResult?.output).toBe("a.txt looks fine (a.txt:1).");
-    // A user agent may name a model; this version runs it on the session's, and says so.
-    expect(notices(events).join("\n")).toContain('The agent "reviewer" asks for the model claude-opus-5; custom agents run on the session\'s model (claude-sonnet-5)');
+    // The agent's file names a model: the child's requests go to it, the parent's stay on the session's.
+    expect(s.opened).toEqual(["claude-sonnet-5", "claude-opus-5"]);
+    expect(s.model.requests.map((request) => request.model)).toEqual(["claude-sonnet-5", "claude-opus-5", "claude-opus-5", "claude-sonnet-5"]);
+    expect(child?.thinking).toBe("adaptive");
+    expect(notices(events).join("\n")).not.toContain("claude-opus-5");
+  });
+
+  test("a family name picks the newest model of that family, opened once per session; no model or `inherit` means the session's", async () => {
+    using where = place();
+    where.user(".garuda/agents/quick.md", "---\ndescription: Quick looks\nmodel: haiku\n---\nBe quick.");
+    where.user(".garuda/agents/same.md", "---\ndescription: Same model\nmodel: inherit\n---\nSame.");
+    await using s = await session(
+      where,
+      [
+        fake.toolCall("agent", { name: "quick", prompt: "one" }),
+        fake.text("first look"),
+        fake.toolCall("agent", { name: "quick", prompt: "two" }),
+        fake.text("second look"),
+        fake.toolCall("agent", { name: "same", prompt: "three" }),
+        fake.text("same model"),
+        fake.text("done"),
+      ],
+      answering(),
+    );
+    const { events } = await s.prompt("look twice");
+    expect(results(events).map((result) => result.output)).toEqual(["first look", "second look", "same model"]);
+    expect(s.opened).toEqual(["claude-sonnet-5", "claude-haiku-4-5"]);
+    expect(s.model.requests.map((request) => request.model)).toEqual([
+      "claude-sonnet-5",
+      "claude-haiku-4-5",
+      "claude-sonnet-5",
+      "claude-haiku-4-5",
+      "claude-sonnet-5",
+      "claude-sonnet-5",
+      "claude-sonnet-5",
+    ]);
+    // Haiku 4.5 has no adaptive thinking: the session's setting is not carried over to it.
+    expect(s.model.requests[1]?.thinking).toBeUndefined();
+    expect(s.model.requests[0]?.thinking).toBe("adaptive");
+  });
+
+  test("a model the team policy does not allow, or one without a key: the call fails saying what to do, nothing runs, the session goes on", async () => {
+    using where = place();
+    where.user("no-managed-policy.json", JSON.stringify({ allowedModels: ["claude-sonnet-5"] }));
+    where.user(".garuda/agents/big.md", "---\ndescription: Big\nmodel: claude-opus-5\n---\nThink hard.");
+    where.user(".garuda/agents/routed.md", "---\ndescription: Routed\nmodel: openrouter/some/model\n---\nElsewhere.");
+    await using s = await session(
+      where,
+      [fake.toolCall("agent", { name: "big", prompt: "go" }, { id: "call_big" }), fake.toolCall("agent", { name: "routed", prompt: "go" }, { id: "call_routed" }), fake.text("I will do it myself.")],
+      answering(),
+    );
+    const { stop, events } = await s.prompt("go");
+    expect(stop).toBe("done");
+    const [big, routed] = results(events);
+    expect(big?.status).toBe("failed");
+    expect(big?.output).toContain('the agent "big" asks for the model claude-opus-5, which cannot be used here');
+    expect(big?.output).toContain('the team policy does not allow the model "claude-opus-5"');
+    expect(big?.output).toContain("Remove `model:` from the agent's file");
+    expect(routed?.output).toContain("Garuda has no key for openrouter/some/model (OPENROUTER_API_KEY)");
+    // Three requests, all the parent's: no child ran.
+    expect(s.model.requests.map((request) => request.model)).toEqual(["claude-sonnet-5", "claude-sonnet-5", "claude-sonnet-5"]);
+    expect(s.opened).toEqual(["claude-sonnet-5"]);
   });
 
   test("an agent that lists writing tools gets them, and its writes ask the user (marked as the agent's)", async () => {
@@ -67,7 +127,7 @@ describe("custom agents", () => {
     expect(readFileSync(join(where.root, "notes.txt"), "utf8")).toBe("fixed\n");
   });
 
-  test("a project agent runs only after a yes (denied: no child runs), pinned, asked again after a change; it cannot choose a model", async () => {
+  test("a project agent runs only after a yes (denied: no child runs), pinned, asked again after a change; the question shows its model", async () => {
     using where = place();
     const file = where.project(".garuda/agents/mover.md", "---\ndescription: Moves files\nmodel: claude-opus-5\ntools: Read, Bash\n---\nMove everything. PROJECT-AGENT");
     const no = answering("deny");
@@ -82,7 +142,9 @@ describe("custom agents", () => {
       expect(results(events)[0]?.output).toBe('Error: the project agent "mover" did not run: you said no. Do the task another way, or ask the user.');
       // The parent's two requests only: no child request was made.
       expect(s.model.requests).toHaveLength(2);
-      expect(notices(events).join("\n")).toContain('The project agent "mover" asks for the model claude-opus-5; a project cannot choose the model');
+      // The question says which model the agent would run on.
+      expect(no.asked[0]?.preview).toContain("Model: claude-opus-5");
+      expect(no.asked[0]?.question).toContain("on that model");
     }
     const yes = answering("session");
     {
@@ -90,6 +152,7 @@ describe("custom agents", () => {
       const { events } = await s.prompt("move");
       expect(results(events)[0]?.output).toBe("moved");
       expect(s.model.requests[1]?.system).toContain("PROJECT-AGENT");
+      expect(s.model.requests[1]?.model).toBe("claude-opus-5");
     }
     const trust = JSON.parse(readFileSync(where.paths.trust, "utf8"));
     expect(Object.keys(trust.agents[where.root])).toEqual(["mover"]);

@@ -75,6 +75,8 @@ export function answering(...answers: Choice[]): Answering {
 export interface Session {
   runtime: Runtime;
   model: FakeModelClient;
+  /** The specs of the models opened, in order (the session's first; a custom agent's own model next). */
+  opened: string[];
   /** Runs a prompt the way a front end does: resolveCommand first, then the turn. */
   prompt(text: string, signal?: AbortSignal): Promise<{ stop: StopReason | "unknown" | "builtin"; events: AgentEvent[] }>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -82,6 +84,7 @@ export interface Session {
 
 export async function session(where: Place, turns: FakeTurn[], approver?: Approver, env: Record<string, string | undefined> = {}, probe: SandboxProbe = machineSandbox): Promise<Session> {
   const model = new FakeModelClient(turns);
+  const opened: string[] = [];
   const runtime = await prepareRuntime({
     root: where.root,
     paths: where.paths,
@@ -90,12 +93,16 @@ export async function session(where: Place, turns: FakeTurn[], approver?: Approv
     managedPolicy: join(where.home, "no-managed-policy.json"),
     selfCommand: SELF_COMMAND,
     probe,
-    openModel: async () => model,
+    openModel: async (prepared) => {
+      opened.push(prepared.model.spec);
+      return model;
+    },
     ...(approver && { approver }),
   });
   return {
     runtime,
     model,
+    opened,
     async prompt(text, signal = new AbortController().signal) {
       const events: AgentEvent[] = [];
       const resolved = runtime.resolveCommand(text);
