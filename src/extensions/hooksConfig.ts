@@ -95,8 +95,10 @@ export function parseHooksFile(file: string, text: string, source: "user" | "pro
 }
 
 /**
- * Loads the user's hooks and the project's. Invalid files throw a ConfigError naming the file.
- * Project hooks without a matching pin are left out, with a notice that says how to approve them.
+ * Loads the user's hooks and the project's. The user's file, when invalid, throws a ConfigError
+ * naming it; the project's is only a notice (its hooks could not run before a yes anyway, and a
+ * project must not be able to stop every session in its folder). Project hooks without a
+ * matching pin are left out, with a notice that says how to approve them.
  */
 export function loadHooks(options: LoadHooksOptions): LoadedHooks {
   const userText = readConfigText(options.paths.hooks);
@@ -106,7 +108,13 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
   const text = readConfigText(file);
   if (text === undefined) return { hooks: user, project: undefined, notices: [] };
 
-  const definitions = parseHooksFile(file, text, "project");
+  let definitions: HookDefinition[];
+  try {
+    definitions = parseHooksFile(file, text, "project");
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { hooks: user, project: undefined, notices: [`${oneLine(error.message, 600)} The project's hooks will not run until the file is fixed.`] };
+  }
   const trust = options.trust ?? new TrustStore(options.paths.trust);
   const hash = sha256Hex(text);
   const trusted = definitions.length === 0 || trust.isTrusted("hooks", root, hash);
@@ -117,14 +125,14 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
   const count = `${definitions.length} hook${definitions.length === 1 ? "" : "s"}`;
   const notices = [
     ...trust.notices(),
-    `${oneLine(file, 300)} ${changed ? "changed since you approved it" : "has not been approved"}, so its ${count} will not run. To approve them, run \`garuda\` once in this folder and answer yes.`,
+    `${oneLine(file, 300)} ${changed ? "changed since you approved it" : "has not been approved"}, so its ${count} will not run. To approve them, run \`garuda\` (the terminal chat) once in this folder and answer yes.`,
   ];
   return { hooks: user, project, notices };
 }
 
 /** The text for the consent question: every project hook with its event, tools and command. */
 export function describeProjectHooks(project: ProjectHooks): string {
-  const lines = [`${oneLine(project.file, 300)} wants to run these commands around tool calls (in the sandbox, with your permissions):`];
+  const lines = [`${oneLine(project.file, 300)} wants to run these commands around tool calls (in the OS sandbox when there is one, with your permissions):`];
   for (const hook of project.hooks) {
     const tools = hook.tools.length > 0 ? hook.tools.map((tool) => oneLine(tool, 80)).join(", ") : "every tool";
     lines.push(`  • ${hook.event} on ${tools} (timeout ${hook.timeoutMs / 1000}s): ${oneLine(hook.command, 300)}`);

@@ -13,7 +13,7 @@ import { approveProjectSettings, describeLoosening, loadProjectSettings } from "
 import type { ProviderKeys } from "../config/providerKeys.ts";
 import { TrustStore } from "../config/trust.ts";
 import { runPostToolUse, runPreToolUse } from "../extensions/hooks.ts";
-import { loadHooks } from "../extensions/hooksConfig.ts";
+import { approveProjectHooks, describeProjectHooks, loadHooks } from "../extensions/hooksConfig.ts";
 import { loadExtensions } from "../extensions/session.ts";
 import { openModelClient } from "../model/open.ts";
 import type { ModelInfo } from "../model/catalog.ts";
@@ -61,11 +61,11 @@ export interface PrepareOptions {
   /** Extra allow rules for this session only (`garuda run --allow`), with source "session". */
   allow?: readonly string[];
   /**
-   * The terminal's first-run question: the project settings loosen safety and that part is not
-   * approved yet. `text` says exactly what it loosens. True: approved, and pinned in
-   * ~/.garuda/trust.json. Absent (ACP, `garuda run`): the loosening part stays off, with a notice.
+   * The terminal's first-run questions: the project settings loosen safety, or the project has
+   * hooks, and that is not approved yet. `text` says exactly what it asks for. True: approved, and
+   * pinned in ~/.garuda/trust.json. Absent (ACP, `garuda run`): those parts stay off, with a notice.
    */
-  projectTrust?: (question: { file: string; text: string }) => Promise<boolean>;
+  projectTrust?: (question: ProjectTrustQuestion) => Promise<boolean>;
   /** Gives the front end the session's permission engine and model (the terminal's /permissions and /model). */
   onPrepared?: (parts: { engine: PermissionEngine; model: ModelInfo }) => void;
 }
@@ -83,18 +83,35 @@ function checkRoot(root: string): string {
   return real;
 }
 
-function hooksAdapter(hooks: ReturnType<typeof loadHooks>["hooks"], services: Omit<Parameters<typeof runPreToolUse>[2], "signal" | "mode">, mode: () => Mode): ToolHooks | undefined {
+/** Hooks run in the sandbox of the mode at the time of the call: in plan mode the project is read-only to them too. */
+function hooksAdapter(
+  hooks: ReturnType<typeof loadHooks>["hooks"],
+  services: Omit<Parameters<typeof runPreToolUse>[2], "signal" | "mode" | "sandbox">,
+  sandboxFor: (mode: Mode) => SandboxSpec | null,
+  mode: () => Mode,
+): ToolHooks | undefined {
   if (hooks.length === 0) return undefined;
+  const context = (signal: AbortSignal) => {
+    const current = mode();
+    return { ...services, sandbox: sandboxFor(current), mode: current, signal };
+  };
   return {
     async pre(call, signal) {
-      const outcome = await runPreToolUse(hooks, call, { ...services, mode: mode(), signal });
+      const outcome = await runPreToolUse(hooks, call, context(signal));
       return outcome.blocked ? { block: outcome.reason, warnings: outcome.warnings } : { warnings: outcome.warnings };
     },
     async post(call, result, signal) {
-      const outcome = await runPostToolUse(hooks, call, result.output, { ...services, mode: mode(), signal });
+      const outcome = await runPostToolUse(hooks, call, result.output, context(signal));
       return { feedback: outcome.feedback, warnings: outcome.warnings };
     },
   };
+}
+
+/** A first-run question about a project file (the terminal asks it; see PrepareOptions.projectTrust). */
+export interface ProjectTrustQuestion {
+  kind: "settings" | "hooks";
+  file: string;
+  text: string;
 }
 
 /**
@@ -111,12 +128,18 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const trust = new TrustStore(paths.trust);
   let project = loadProjectSettings({ root, paths, trust });
   if (project.loosening && !project.trusted && options.projectTrust) {
-    if (await options.projectTrust({ file: project.file, text: describeLoosening(project.loosening, project.file) })) {
+    if (await options.projectTrust({ kind: "settings", file: project.file, text: describeLoosening(project.loosening, project.file) })) {
       approveProjectSettings(project, trust, root);
       project = loadProjectSettings({ root, paths, trust });
     }
   }
-  const hooks = loadHooks({ root, paths, trust });
+  let hooks = loadHooks({ root, paths, trust });
+  if (hooks.project && !hooks.project.trusted && options.projectTrust) {
+    if (await options.projectTrust({ kind: "hooks", file: hooks.project.file, text: describeProjectHooks(hooks.project) })) {
+      approveProjectHooks(hooks.project, trust, root);
+      hooks = loadHooks({ root, paths, trust });
+    }
+  }
   const requested = resolveMode(policy, options.mode ?? "build");
   let mode = requested.mode;
 
@@ -210,7 +233,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       return { client: await openModel(other), info: other.model };
     };
     const limits = minLimits(policy.limits, settings.limits);
-    const toolHooks = hooksAdapter(hooks.hooks, { executor, sandbox: sandboxFor("build"), root, home: paths.home, policy, audit }, () => runtime?.mode ?? mode);
+    const toolHooks = hooksAdapter(hooks.hooks, { executor, root, home: paths.home, policy, audit }, sandboxFor, () => runtime?.mode ?? mode);
     runtime = Runtime.create({
       root,
       home: paths.home,

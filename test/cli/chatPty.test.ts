@@ -254,6 +254,40 @@ describe("garuda (the chat) in a terminal", () => {
     expect(await again.exit()).toBe(0);
   }, 60_000);
 
+  test("project hooks: the first run lists them and asks; yes is pinned in trust.json, no runs none", async () => {
+    await using mock = startMockAnthropic({ script: [] });
+    using ws = workspace();
+    mkdirSync(join(ws.root, ".garuda"));
+    writeFileSync(join(ws.root, ".garuda", "hooks.json"), JSON.stringify({ hooks: { postToolUse: [{ tools: ["edit_file"], command: "npm run lint --silent" }] } }));
+    const trust = join(ws.home, ".garuda", "trust.json");
+
+    const refused = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+    const question = await refused.waitFor("[n] No, do not run them");
+    expect(question).toContain("This project has hooks");
+    expect(question).toContain("postToolUse on edit_file (timeout 60s): npm run lint --silent");
+    refused.send("n");
+    await refused.waitFor("The project's hooks do not run in this session.");
+    await refused.prompt();
+    refused.type("/exit");
+    expect(await refused.exit()).toBe(0);
+    expect(() => readFileSync(trust, "utf8")).toThrow();
+
+    const accepted = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+    await accepted.waitFor("[n] No, do not run them");
+    accepted.send("y");
+    await accepted.waitFor("Trusted and remembered.");
+    await accepted.prompt();
+    accepted.type("/exit");
+    expect(await accepted.exit()).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(trust, "utf8")).hooks ?? {})).toHaveLength(1);
+
+    const again = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+    await again.prompt();
+    expect(again.text).not.toContain("This project has hooks");
+    again.send(KEYS.ctrlD);
+    expect(await again.exit()).toBe(0);
+  }, 60_000);
+
   test("--continue and --resume pick the conversation up from its session file", async () => {
     await using mock = startMockAnthropic({
       script: [

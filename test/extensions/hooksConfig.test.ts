@@ -53,7 +53,7 @@ describe("hooks.json", () => {
     const before = loadHooks({ root: root.path, paths });
     expect(before.hooks.map((hook) => hook.command)).toEqual(["check-push"]);
     expect(before.project).toMatchObject({ file, trusted: false });
-    expect(before.notices).toEqual([`${file} has not been approved, so its 1 hook will not run. To approve them, run \`garuda\` once in this folder and answer yes.`]);
+    expect(before.notices).toEqual([`${file} has not been approved, so its 1 hook will not run. To approve them, run \`garuda\` (the terminal chat) once in this folder and answer yes.`]);
 
     approveProjectHooks(before.project!, new TrustStore(paths.trust), root.path);
     const after = loadHooks({ root: root.path, paths });
@@ -79,10 +79,10 @@ describe("hooks.json", () => {
     expect(loaded.notices[0]).toContain(`${paths.trust} is not valid JSON, so nothing in it is trusted`);
   });
 
-  test("strict schema: an unknown key or a bad rule is an error naming the file", () => {
+  test("strict schema: an unknown key or a bad rule in the user's file is an error naming the file", () => {
     using home = tempDir();
     using root = tempDir();
-    const file = write(join(root.path, ".garuda", "hooks.json"), { hooks: { preToolUse: [{ command: "x", matcher: "Bash" }] } });
+    const file = write(garudaPaths(home.path).hooks, { hooks: { preToolUse: [{ command: "x", matcher: "Bash" }] } });
     expect(loadError(root.path, home.path).message).toStartWith(`${file}: unknown key "hooks.preToolUse.0.matcher"`);
     write(file, { hooks: { onStop: [] } });
     expect(loadError(root.path, home.path).message).toContain('unknown key "hooks.onStop"');
@@ -90,9 +90,23 @@ describe("hooks.json", () => {
     expect(loadError(root.path, home.path).message).toContain("at hooks.preToolUse.0.tools.0: is not a rule");
     write(file, { hooks: { preToolUse: [{ command: "  " }] } });
     expect(loadError(root.path, home.path).message).toContain("at hooks.preToolUse.0.command: must not be empty");
-    const userFile = write(garudaPaths(home.path).hooks, { hooks: [] });
-    write(file, PROJECT);
-    expect(loadError(root.path, home.path).file).toBe(userFile);
+    write(file, { hooks: [] });
+    write(join(root.path, ".garuda", "hooks.json"), PROJECT);
+    expect(loadError(root.path, home.path).file).toBe(file);
+  });
+
+  test("a broken project file is a notice, not an error: a project cannot stop every session in its folder", () => {
+    using home = tempDir();
+    using root = tempDir();
+    const paths = garudaPaths(home.path);
+    write(paths.hooks, USER);
+    const file = write(join(root.path, ".garuda", "hooks.json"), { hooks: { preToolUse: [{ tools: ["bash(git push"], command: "x" }] } });
+    const loaded = loadHooks({ root: root.path, paths });
+    expect(loaded.hooks.map((hook) => hook.command)).toEqual(["check-push"]);
+    expect(loaded.project).toBeUndefined();
+    expect(loaded.notices).toHaveLength(1);
+    expect(loaded.notices[0]).toStartWith(`${file}: at hooks.preToolUse.0.tools.0: is not a rule`);
+    expect(loaded.notices[0]).toEndWith("The project's hooks will not run until the file is fixed.");
   });
 
   test("the consent text lists every project hook", () => {
@@ -103,7 +117,7 @@ describe("hooks.json", () => {
     });
     const project = loadHooks({ root: root.path, paths: garudaPaths(home.path) }).project!;
     expect(describeProjectHooks(project).split("\n")).toEqual([
-      `${file} wants to run these commands around tool calls (in the sandbox, with your permissions):`,
+      `${file} wants to run these commands around tool calls (in the OS sandbox when there is one, with your permissions):`,
       "  • preToolUse on every tool (timeout 60s): guard⟨U+200B⟩.sh",
       "  • postToolUse on edit(src/**) (timeout 20s): npm run lint --silent",
     ]);

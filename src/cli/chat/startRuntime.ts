@@ -8,7 +8,7 @@ import { managedPolicyPath } from "../../config/policy.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
 import type { PermissionEngine } from "../../permission/engine.ts";
 import type { Approver, Mode } from "../../permission/types.ts";
-import { prepareRuntime } from "../../runtime/prepare.ts";
+import { type ProjectTrustQuestion, prepareRuntime } from "../../runtime/prepare.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { probeSandbox, type SandboxProbe } from "../../sandbox/probe.ts";
 import { descendants, signalGroup, signalProcess } from "../../sandbox/processTree.ts";
@@ -22,7 +22,7 @@ export interface StartOptions {
   mode?: Mode;
   resume?: string;
   allow?: readonly string[];
-  projectTrust?: (question: { file: string; text: string }) => Promise<boolean>;
+  projectTrust?: (question: ProjectTrustQuestion) => Promise<boolean>;
 }
 
 export interface Started {
