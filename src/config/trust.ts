@@ -119,7 +119,7 @@ export function readTrustFile(path: string): TrustRead {
 
 /** The notice for a trust file that trusts nothing. */
 export function trustProblemNotice(path: string, problem: string): string {
-  return `${path} ${problem}, so nothing in it is trusted: project settings that loosen safety and project hooks stay off. Remove the file (Garuda writes a new one at the next approval) or fix it.`;
+  return `${path} ${problem}, so nothing in it is trusted: project settings that loosen safety and project hooks stay off, and a yes to a project's commands, skills, agents or MCP servers lasts only this session. Remove the file (Garuda writes a new one at the next approval) or fix it.`;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

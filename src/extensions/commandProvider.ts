@@ -1,8 +1,9 @@
 // The session's `/name` commands: custom commands, skills and MCP prompts behind the Runtime's
 // CommandProvider. A name clash is decided user first (a project cannot shadow the user's), a
-// skill before a command, MCP prompts last; built-in names never reach here. The user's own
-// commands expand at once; a project's, and MCP prompts, expand in the turn (DeferredCommand),
-// after the consent or the server's answer.
+// skill before a command, MCP prompts last; a file with a built-in's name is left out. Every file
+// left out is a notice. The user's own commands expand at once; a project's, and MCP prompts,
+// expand in the turn (DeferredCommand), after the consent or the server's answer.
+import { BUILTIN_COMMANDS } from "../runtime/commands.ts";
 import type { CommandInfo, CommandProvider, DeferredCommand } from "../runtime/services.ts";
 import { cleanText, previewText } from "./clean.ts";
 import { type CommandFile, MAX_COMMAND_CHARS, readCommandText } from "./commandFiles.ts";
@@ -65,12 +66,29 @@ export interface CommandProviderOptions {
   skills: readonly Skill[];
   consents: Consents;
   prompts?: PromptSource;
+  /** Where a file left out (a built-in's name, a clash) is reported. */
+  notices: string[];
+}
+
+const OWNER = { user: "your", project: "the project's" } as const;
+
+function describeEntry(entry: Entry): string {
+  return entry.kind === "skill" ? `${OWNER[entry.skill.scope]} skill (${entry.skill.file})` : `${OWNER[entry.command.scope]} command (${entry.command.path})`;
 }
 
 export function createCommandProvider(options: CommandProviderOptions): CommandProvider {
   const entries = new Map<string, Entry>();
   const add = (name: string, entry: Entry) => {
-    if (!entries.has(name)) entries.set(name, entry);
+    if ((BUILTIN_COMMANDS as readonly string[]).includes(name)) {
+      options.notices.push(`/${name} is Garuda's own command, so ${describeEntry(entry)} cannot use that name; rename it.`);
+      return;
+    }
+    const first = entries.get(name);
+    if (!first) {
+      entries.set(name, entry);
+      return;
+    }
+    options.notices.push(`/${name}: ${describeEntry(first)} is used; ${describeEntry(entry)} has the same name and is left out.`);
   };
   for (const scope of ["user", "project"] as const) {
     for (const skill of options.skills) if (skill.scope === scope && skill.userInvocable) add(skill.name, { kind: "skill", skill });

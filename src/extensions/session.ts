@@ -68,13 +68,21 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
   const skill = skillTool(skills, consents);
   if (skill) tools.push(skill);
   const known = [...options.tools, ...tools];
+  // A tool the session does not have is dropped now, so the agent's prompt and its consent
+  // question name only what it gets (MCP tools are known only once their servers start).
+  for (const agent of agents) {
+    const missing = agent.tools.filter((name) => !name.startsWith("mcp__") && !known.some((tool) => tool.name === name));
+    if (missing.length === 0) continue;
+    notices.push(`The agent "${agent.name}" (${agent.path}) lists ${missing.map((name) => `"${name}"`).join(", ")}, which this session does not have; left out.`);
+    agent.tools = agent.tools.filter((name) => !missing.includes(name));
+  }
   const readOnly = agents.every((agent) => agent.tools.every((name) => known.find((tool) => tool.name === name)?.readOnly === true));
   const agent = agentTool(agents, consents, readOnly);
   if (agent) tools.push(agent);
 
   return {
     tools,
-    commands: createCommandProvider({ commands, skills, consents, ...(mcp && { prompts: mcp }) }),
+    commands: createCommandProvider({ commands, skills, consents, notices, ...(mcp && { prompts: mcp }) }),
     turns: mcp,
     notices,
     close: async () => {

@@ -174,6 +174,17 @@ describe("custom agents", () => {
     }
   });
 
+  test("a listed tool the session does not have is left out with a notice, and not named to the agent", async () => {
+    using where = place();
+    where.user(".garuda/agents/odd.md", "---\ndescription: Odd\ntools: Read, frobnicate, mcp__gh__get_issue\n---\nODD-AGENT");
+    await using s = await session(where, [fake.toolCall("agent", { name: "odd", prompt: "go" }), fake.text("went"), fake.text("ok")], answering());
+    const { events } = await s.prompt("go");
+    expect(notices(events).join("\n")).toContain('The agent "odd" (');
+    expect(notices(events).join("\n")).toContain('lists "frobnicate", which this session does not have; left out.');
+    expect(s.model.requests[1]?.system).toContain("Your tools: read_file, mcp__gh__get_issue.");
+    expect(toolNames(s.model.requests[1]?.tools)).toEqual(["read_file"]);
+  });
+
   test("the user's agent wins a clash; agents cannot start agents", async () => {
     using where = place();
     where.user(".garuda/agents/helper.md", "---\ndescription: Mine\ntools: Read, agent, explore\n---\nUSER-AGENT");
