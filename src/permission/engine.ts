@@ -39,6 +39,12 @@ export interface AuthorizeOptions {
 export interface PermissionEngine {
   /** The decision for a request, without asking anyone. */
   check(request: PermissionRequest, mode: Mode): Decision;
+  /**
+   * The reason a rule refuses this request, or undefined when none does; only a refusal is
+   * recorded. For checks made on every use of something already allowed elsewhere (the egress
+   * proxy's allowlisted hosts), where a recorded "ask" would be noise.
+   */
+  refusal(request: PermissionRequest, mode: Mode): string | undefined;
   /** check(), and on "ask" the Approver's answer. Never throws; an aborted signal denies at once. */
   authorize(request: PermissionRequest, options: AuthorizeOptions): Promise<Decision>;
   /** Every rule in force, strongest source first (session rules last). */
@@ -143,8 +149,16 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     return answer;
   };
 
+  const refusal = (request: PermissionRequest, mode: Mode): string | undefined => {
+    const decision = decide(requestFacts(request, ctx), mode, inputs());
+    if (decision.outcome !== "deny") return undefined;
+    record({ type: "decision", request, mode, decision });
+    return decision.reason;
+  };
+
   return {
     check,
+    refusal,
     authorize,
     rules: () => [...base, ...sessionCompiled].map((compiled) => compiled.rule),
     sessionRules: () => session.list(),

@@ -22,7 +22,8 @@ import { createPermissionEngine, type PermissionEngine } from "../permission/eng
 import { resolveMode } from "../permission/modes.ts";
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { Approver, Mode, Rule } from "../permission/types.ts";
-import { startEgressProxy, type EgressProxy } from "../sandbox/egressProxy.ts";
+import type { EgressProxy } from "../sandbox/egressProxy.ts";
+import { startSessionNetwork } from "./network.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
@@ -187,7 +188,20 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   let proxy: EgressProxy | undefined;
   let closeExtensions: (() => Promise<void>) | undefined;
   try {
-    proxy = executor.sandbox.available ? await startNetwork(policy, settings.network.allow, engine, options.approver, () => runtime?.mode ?? mode, () => runtime?.activeSignal()) : undefined;
+    if (policy.network.strictAllowlist !== null && settings.network.allow.length > 0) {
+      notices.push({ level: "warning", text: `The team policy's network allowlist is strict, so the project's network.allow (${settings.network.allow.join(", ")}) is not used.` });
+    }
+    proxy = executor.sandbox.available
+      ? await startSessionNetwork({
+          policy,
+          projectAllow: settings.network.allow,
+          engine,
+          approver: options.approver,
+          audit,
+          mode: () => runtime?.mode ?? mode,
+          signal: () => runtime?.activeSignal(),
+        })
+      : undefined;
     const network = proxy?.network ?? ({ mode: "none" } as const);
     const sandboxFor = (current: Mode): SandboxSpec | null =>
       executor.sandbox.available
@@ -282,32 +296,3 @@ function minLimits(a: TeamPolicy["limits"], b: TeamPolicy["limits"]): { maxSteps
  * never do, and any other host becomes a question through the permission engine, ending with
  * the turn that caused it.
  */
-async function startNetwork(
-  policy: TeamPolicy,
-  allow: readonly string[],
-  engine: ReturnType<typeof createPermissionEngine>,
-  approver: Approver | undefined,
-  mode: () => Mode,
-  signal: () => AbortSignal | undefined,
-): Promise<EgressProxy> {
-  return startEgressProxy({
-    allow: [...policy.network.allow, ...allow],
-    block: policy.network.blockedHosts,
-    strict: policy.network.strictAllowlist !== null,
-    askHost: async (host, port) => {
-      const decision = await engine.authorize(
-        {
-          tool: "network",
-          readOnly: false,
-          target: { kind: "network", host, port },
-          title: `Network: ${host}:${port}`,
-          preview: `A command in the sandbox wants to connect to ${host} (port ${port}).`,
-          question: "Allow a sandboxed command to reach this host (the network allowlist)?",
-        },
-        { mode: mode(), ...(approver && { approver }), signal: signal() ?? new AbortController().signal },
-      );
-      if (decision.outcome !== "allow") return "deny";
-      return decision.by === "user" ? "once" : "session";
-    },
-  });
-}

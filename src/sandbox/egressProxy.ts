@@ -50,6 +50,17 @@ export interface EgressProxyOptions {
    * name is in `allow` ("listed"); "any" lets every allowed name through (tests).
    */
   localAddresses?: "listed" | "any";
+  /**
+   * A refusal from outside the proxy's own lists (the permission engine's deny rules), asked for
+   * every host that is not blocked, allowlisted ones too: the reason, or undefined to go on.
+   */
+  vetoHost?: (host: string, port: number) => string | undefined;
+  /**
+   * false: a "session" answer is not kept here, so every connection to a host outside the
+   * allowlist goes to askHost, which keeps the session's answers itself (the permission engine's
+   * session rules: revoking one then takes effect at once). Default true.
+   */
+  rememberSessionAnswers?: boolean;
   onDecision?: (decision: ProxyDecision) => void;
 }
 
@@ -145,10 +156,13 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   async function permit(host: string, port: number): Promise<{ via: string; listed: boolean } | { reason: string }> {
     const verdict = decideHost(state, host, port);
     if (verdict.kind === "deny") return { reason: verdict.reason };
+    const vetoed = options.vetoHost?.(canonicalHost(host), port);
+    if (vetoed !== undefined) return { reason: vetoed };
     if (verdict.kind === "allow") return { via: state.allow.includes(verdict.rule) ? "allowlist" : "session", listed: verdict.listed };
     const answer = await ask(host, port);
     if (answer === "deny") return { reason: `the user refused ${host}` };
-    if (answer === "session" && !state.session.some((rule) => rule.host === host)) state.session.push({ host });
+    const remember = options.rememberSessionAnswers ?? true;
+    if (remember && answer === "session" && !state.session.some((rule) => rule.host === host)) state.session.push({ host });
     return { via: answer, listed: false };
   }
 
