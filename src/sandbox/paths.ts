@@ -1,8 +1,9 @@
 // Which paths a sandboxed command may write, must not change, and must not read: the spec plus
 // the defaults every sandbox gets. Pure over (spec, fs); both launchers (bwrap.ts, seatbelt.ts)
 // turn the result into their own terms.
+import { readlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { type FsView, byDepth, isInside } from "./fsView.ts";
+import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
 import type { SandboxSpec } from "./types.ts";
 
 /** Package caches under HOME, writable when they exist, so installs and builds work. */
@@ -81,6 +82,32 @@ export interface SandboxPaths {
   protected: ProtectedPath[];
   /** Unreadable; may not exist. */
   denyRead: string[];
+  /**
+   * Extra writable folders (writePaths, package caches) left out of `writable`: they reach their
+   * target through a symlink in a folder sandboxed commands can write, so a command could have
+   * planted it. Callers should show these (a notice): the user configured them writable.
+   */
+  refused: RefusedPath[];
+}
+
+export interface RefusedPath {
+  /** The path as configured (a writePath as written in the spec, or a package cache). */
+  path: string;
+  /** The symlink on the way, inside a folder sandboxed commands can write. */
+  link: string;
+}
+
+/** An FsView that can also read a link's target; realFs gets node's readlink (FsView has none). */
+export type LinkFsView = FsView & { readlink?(path: string): string | undefined };
+
+function readLink(path: string, fs: LinkFsView): string | undefined {
+  if (fs.readlink) return fs.readlink(path);
+  if (fs !== realFs) return undefined;
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** An absolute path with the symlinks of its existing part resolved (macOS /tmp → /private/tmp). */
@@ -96,6 +123,59 @@ export function resolveLoose(path: string, fs: FsView): string {
   return rest.length === 0 ? real : join(real, ...rest);
 }
 
+/** Where a configured writePath points, lexically: `~` is HOME, a relative path is under the root. */
+function lexicalPath(path: string, root: string, home: string): string {
+  if (path === "~" || path.startsWith("~/")) return join(home, path.slice(1));
+  return resolve(root, path);
+}
+
+/** Link hops followed before giving up (the kernel's limit is 40). */
+const MAX_LINK_HOPS = 40;
+
+type Walk = { real: string } | { link: string };
+
+/**
+ * `path` (absolute, normalized) resolved one component at a time, following symlinks by hand
+ * because realpath would hide the links on the way. Stops at the first symlink inside one of
+ * `writable`: a sandboxed command could have made it (`rm -rf cache && ln -s ~ cache`). Links
+ * elsewhere (/home → /usr/home, a project root that is a link) are followed, hop by hop, so a
+ * link of theirs that leads through a writable folder is caught too. A missing component ends the
+ * walk: the rest is not there to mount.
+ */
+function walkPath(path: string, writable: string[], fs: LinkFsView): Walk {
+  const pending = path.split("/").filter(Boolean);
+  let current = "/";
+  let hops = 0;
+  while (pending.length > 0) {
+    const name = pending.shift() as string;
+    if (name === ".") continue;
+    if (name === "..") {
+      current = dirname(current); // `current` is real here, so its parent is the real ".."
+      continue;
+    }
+    const next = join(current, name);
+    const kind = fs.kind(next);
+    if (kind === "missing") return { real: next }; // nothing there to mount
+    if (kind !== "symlink") {
+      current = next;
+      continue;
+    }
+    if (writable.some((w) => isInside(next, w))) return { link: next };
+    if (++hops > MAX_LINK_HOPS) return { real: next }; // a loop: the kernel refuses it too, and a link is never mounted
+    const target = readLink(next, fs);
+    if (target === undefined) {
+      current = fs.realpath(next); // no readlink here: trust this one hop as a whole
+      continue;
+    }
+    if (target.startsWith("/")) current = "/";
+    pending.unshift(...target.split("/").filter(Boolean));
+  }
+  return { real: current };
+}
+
+/** Where git puts a linked worktree's or a submodule's git folder: `<repo>/.git/worktrees/<name>`, `<repo>/.git/modules/<path>`. */
+const LINKED_GIT_DIR = /\/\.git\/(?:worktrees|modules)\/[^/]+\//;
+
 /** The real git folders of a worktree or submodule whose `.git` is a file (`gitdir: …`). */
 function linkedGitDirs(root: string, fs: FsView): { gitDir: string; commonDir: string } | undefined {
   const text = fs.readText(join(root, ".git"));
@@ -103,6 +183,10 @@ function linkedGitDirs(root: string, fs: FsView): { gitDir: string; commonDir: s
   if (!match?.[1]) return undefined;
   const gitDir = fs.realpath(resolve(root, match[1]));
   if (fs.kind(gitDir) !== "dir") return undefined;
+  // A sandboxed command can write a `.git` file where there was none (`gitdir: /home/you`), so
+  // only the shapes git itself makes are honoured: a worktree's or a submodule's folder inside
+  // another repository's .git. Anything else (e.g. --separate-git-dir) stays read-only.
+  if (!LINKED_GIT_DIR.test(`${gitDir}/`)) return undefined;
   const common = fs.readText(join(gitDir, "commondir"))?.trim();
   const commonDir = common ? fs.realpath(resolve(gitDir, common)) : gitDir;
   return { gitDir, commonDir: fs.kind(commonDir) === "dir" ? commonDir : gitDir };
@@ -137,18 +221,41 @@ function dedupeNested(paths: string[]): string[] {
   return sorted.filter((path, i) => !sorted.slice(0, i).some((outer) => outer !== path && isInside(path, outer)));
 }
 
-export function sandboxPaths(spec: SandboxSpec, fs: FsView): SandboxPaths {
+interface Extras {
+  /** Real paths of the extra folders that passed the walk. */
+  accepted: string[];
+  refused: RefusedPath[];
+}
+
+/**
+ * Package caches and writePaths, each walked against every folder a sandboxed command may write:
+ * the root (in plan mode too: build mode could write it earlier), its git folders, the session
+ * tmp, and every extra folder as it resolves unchecked (a superset of what gets mounted).
+ */
+function extraWritable(spec: SandboxSpec, root: string, home: string, gitWritable: string[], fs: LinkFsView): Extras {
+  const extras = [
+    ...PACKAGE_CACHES.map((cache) => ({ path: join(home, cache), lexical: join(home, cache) })),
+    ...spec.writePaths.map((path) => ({ path, lexical: lexicalPath(path, root, home) })),
+  ];
+  const reachable = [root, ...gitWritable, resolveLoose(spec.tmpDir, fs), ...extras.map((e) => resolveLoose(e.lexical, fs))];
+  const result: Extras = { accepted: [], refused: [] };
+  for (const extra of extras) {
+    const walk = walkPath(extra.lexical, reachable, fs);
+    if ("link" in walk) result.refused.push({ path: extra.path, link: walk.link });
+    else result.accepted.push(walk.real);
+  }
+  return result;
+}
+
+export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
   const root = resolveLoose(spec.root, fs);
   const home = resolveLoose(spec.home, fs);
   const git = gitPaths(root, fs);
   const existingDir = (path: string) => fs.kind(path) === "dir";
 
-  const candidates = [
-    ...(spec.projectReadOnly ? [] : [root, ...git.writable]),
-    ...PACKAGE_CACHES.map((cache) => join(home, cache)),
-    ...spec.writePaths,
-  ];
-  const writable = dedupeNested(candidates.map((path) => resolveLoose(path, fs)).filter(existingDir));
+  const extras = extraWritable(spec, root, home, git.writable, fs);
+  const own = (spec.projectReadOnly ? [] : [root, ...git.writable]).map((path) => resolveLoose(path, fs));
+  const writable = dedupeNested([...own, ...extras.accepted].filter(existingDir));
 
   const declared = [
     ".garuda/",
@@ -175,5 +282,6 @@ export function sandboxPaths(spec: SandboxSpec, fs: FsView): SandboxPaths {
     writable,
     protected: [...held.values()].sort((a, b) => byDepth(a.path, b.path)),
     denyRead: [...new Set(denyRead)].sort(byDepth),
+    refused: extras.refused,
   };
 }

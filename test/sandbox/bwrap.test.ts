@@ -266,6 +266,21 @@ describe("bwrapArgv", () => {
     expect(lines).toContain("--tmpfs /home/ada/src/app/secrets");
   });
 
+  test("a writePath a command re-pointed at HOME is not bound (negative control: the same spec binds it while it is a folder)", () => {
+    const cache = "/home/ada/src/app/vendor/cache";
+    const s = spec({ projectReadOnly: true, writePaths: [cache] });
+    const asFolder = show(s, {}, fakeFs({ ...machine, dirs: [...machine.dirs, cache] })).split("\n");
+    expect(asFolder).toContain(`--bind ${cache} ${cache}`);
+    const asLink = show(s, {}, fakeFs({ ...machine, links: { [cache]: "/home/ada" } })).split("\n");
+    expect(asLink.filter((line) => line.startsWith("--bind "))).toEqual([
+      "--bind /tmp/garuda-session-1 /tmp",
+      "--bind /tmp/garuda-session-1 /tmp/garuda-session-1",
+      "--bind /home/ada/.cache /home/ada/.cache",
+      "--bind /home/ada/.npm /home/ada/.npm",
+      "--bind /home/ada/.m2/repository /home/ada/.m2/repository",
+    ]);
+  });
+
   test("a protected path under a missing folder is held at the first missing folder", () => {
     const lines = show(spec({ protectedPaths: [".vscode/tasks.json"] })).split("\n");
     expect(lines).toContain("--tmpfs /home/ada/src/app/.vscode");

@@ -185,6 +185,15 @@ describe("seatbeltArgv", () => {
     expect(profile).not.toContain("network-outbound");
   });
 
+  test("a writePath a command re-pointed at HOME is not writable (negative control: it is while it is a folder)", () => {
+    const cache = "/Users/ada/src/app/cache";
+    const s = spec({ projectReadOnly: true, writePaths: [cache] });
+    const asFolder = fakeFs({ dirs: ["/Users/ada/src/app", cache] });
+    expect(seatbeltParams(s, asFolder).write).toContain(cache);
+    const asLink = fakeFs({ dirs: ["/Users/ada/src/app"], links: { [cache]: "/Users/ada" } });
+    expect(seatbeltParams(s, asLink).write).toEqual(["/var/folders/x/T/garuda-session-1"]);
+  });
+
   test("a path cannot inject SBPL: the profile text is the same whatever the paths say", () => {
     const evil = '/Users/ada/src/app")) (allow default) ;';
     const fs = fakeFs({ dirs: [evil, "/Users/ada/.npm"] });

@@ -4,12 +4,13 @@
 import { describe, test } from "bun:test";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import type { FsView, PathKind } from "../../src/sandbox/fsView.ts";
+import { basename, dirname, join, resolve } from "node:path";
+import type { PathKind } from "../../src/sandbox/fsView.ts";
+import type { LinkFsView } from "../../src/sandbox/paths.ts";
 import { type SandboxProbe, probeSandbox } from "../../src/sandbox/probe.ts";
 
-/** A file tree in memory: folders, files (with content) and symlinks (to absolute targets). */
-export function fakeFs(tree: { dirs?: string[]; files?: Record<string, string>; links?: Record<string, string> }): FsView {
+/** A file tree in memory: folders, files (with content) and symlinks (absolute or relative targets). */
+export function fakeFs(tree: { dirs?: string[]; files?: Record<string, string>; links?: Record<string, string> }): LinkFsView {
   const dirs = new Set<string>(["/"]);
   const addDir = (path: string) => {
     for (let dir = path; dir !== "/"; dir = dirname(dir)) dirs.add(dir);
@@ -25,18 +26,22 @@ export function fakeFs(tree: { dirs?: string[]; files?: Record<string, string>; 
     for (const part of parts) {
       current = join(current, part);
       const target = links[current];
-      if (target !== undefined) current = realpath(target);
+      if (target !== undefined) current = realpath(resolve(dirname(current), target));
     }
     return current;
   };
+  // As lstat and readlink see a path: the links among its parents followed, the last component not.
+  const unlinked = (path: string) => (path === "/" ? path : join(realpath(dirname(path)), basename(path)));
   return {
     kind(path): PathKind {
-      if (links[path] !== undefined) return "symlink";
-      if (dirs.has(path)) return "dir";
-      return files[path] !== undefined ? "file" : "missing";
+      const at = unlinked(path);
+      if (links[at] !== undefined) return "symlink";
+      if (dirs.has(at)) return "dir";
+      return files[at] !== undefined ? "file" : "missing";
     },
     realpath,
     readText: (path) => files[realpath(path)],
+    readlink: (path) => links[unlinked(path)],
   };
 }
 
