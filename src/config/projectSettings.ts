@@ -182,11 +182,20 @@ function ignoredNotice(file: string, loosening: LooseningSettings, changed: bool
 function effective(parsed: ProjectSettingsFile, file: string, root: string, home: string, trusted: boolean): ProjectSettings {
   const rules = (effect: Rule["effect"], patterns: string[] | undefined): Rule[] =>
     (patterns ?? []).map((pattern) => ({ effect, pattern, source: "project", file }));
+  const denyRead = (parsed.sandbox?.denyRead ?? []).map((path) => resolvePath(path, root, home));
+  // What commands in the sandbox cannot read, the file tools do not read either: a folder and
+  // everything in it, a glob as written.
+  const unreadable = denyRead.flatMap((path) => (path.includes("*") ? [`read(${path})`] : [`read(${path})`, `read(${path.replace(/\/+$/, "")}/**)`]));
   return {
-    rules: [...rules("deny", parsed.permissions?.deny), ...rules("ask", parsed.permissions?.ask), ...(trusted ? rules("allow", parsed.permissions?.allow) : [])],
+    rules: [
+      ...rules("deny", parsed.permissions?.deny),
+      ...rules("deny", unreadable),
+      ...rules("ask", parsed.permissions?.ask),
+      ...(trusted ? rules("allow", parsed.permissions?.allow) : []),
+    ],
     sandbox: {
       writePaths: trusted ? (parsed.sandbox?.writePaths ?? []).map((path) => resolvePath(path, root, home)) : [],
-      denyRead: (parsed.sandbox?.denyRead ?? []).map((path) => resolvePath(path, root, home)),
+      denyRead,
     },
     network: { allow: trusted ? [...(parsed.network?.allow ?? [])] : [] },
     env: { allow: trusted ? [...(parsed.env?.allow ?? [])] : [] },

@@ -32,6 +32,15 @@ export interface DecisionInputs {
   sandboxAvailable: boolean;
   /** Every rule (policy, project, session), strongest source first. */
   rules: readonly CompiledRule[];
+  /** The project's settings require the OS sandbox for every command (strict profile, executor "os"). */
+  projectSandbox?: ProjectSandboxRule;
+}
+
+/** A project setting that keeps every command in the OS sandbox. */
+export interface ProjectSandboxRule {
+  /** `profile(strict)` or `executor(os)`: what the decision names. */
+  pattern: string;
+  file: string;
 }
 
 const builtin = (effect: Rule["effect"], pattern: string): Rule => ({ effect, pattern, source: "builtin" });
@@ -131,6 +140,18 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
     return { outcome: "deny", by: "rule", rule: denyRule, reason: `A deny rule${where} forbids this (${denyRule.pattern}). Do not try another way to do the same thing; tell the user if the task needs it.` };
   }
 
+  // 3b. The project's settings require the sandbox: a tightening, so it applies whether or not the file is trusted.
+  const required = inputs.projectSandbox;
+  if (required && target.kind === "command" && !target.sandboxed) {
+    const why = inputs.sandboxAvailable ? "this command would run outside it" : "no OS sandbox is available on this computer";
+    return {
+      outcome: "deny",
+      by: "rule",
+      rule: { effect: "deny", pattern: required.pattern, source: "project", file: required.file },
+      reason: `The project's settings (${required.file}) run every command in the OS sandbox (${required.pattern}), and ${why}. Find a way that works inside it, or tell the user.`,
+    };
+  }
+
   // 4. Plan mode.
   if (mode === "plan" && !request.readOnly) {
     const planRule = builtin("deny", "mode(plan)");
@@ -169,9 +190,11 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   const askRule = firstCovering(inputs, facts, "ask");
   if (askRule) return ask(facts, inputs, askRule, note === undefined ? { session: false } : { session: false, note });
 
-  // 8. Allow rules and session rules.
+  // 8. Allow rules and session rules. A project's allow rule is consent to run a command in the
+  // sandbox; leaving the sandbox (when there is one) takes the user's own rule or answer.
   if (secret === undefined) {
-    const allowRule = firstCovering(inputs, facts, "allow");
+    const leaving = target.kind === "command" && !target.sandboxed && inputs.sandboxAvailable;
+    const allowRule = firstCovering(inputs, facts, "allow", leaving ? (rule) => rule.source === "project" : undefined);
     if (allowRule) return { outcome: "allow", by: allowRule.source === "session" ? "session" : "rule", rule: allowRule };
   }
 

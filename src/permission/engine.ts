@@ -3,7 +3,7 @@
 // asks the front end's Approver when the check says "ask". Every decision and every answer goes
 // to the audit callback with the rule that decided and the rule's source.
 import { ConfigError } from "../config/errors.ts";
-import { decide, type DecisionInputs } from "./decide.ts";
+import { decide, type DecisionInputs, type ProjectSandboxRule } from "./decide.ts";
 import type { PathContext } from "./pathMatch.ts";
 import { bySourceStrength, compileRules, requestFacts, type CompiledRule } from "./ruleMatch.ts";
 import { ruleProblem } from "./ruleSyntax.ts";
@@ -27,6 +27,13 @@ export interface PermissionEngineOptions {
   /** Compare paths without case (default: on macOS and Windows). */
   caseInsensitive?: boolean;
   audit?: (event: PermissionAuditEvent) => void;
+  /**
+   * Whether the audit log the team policy requires (`audit.enabled`) could not be written, with
+   * the reason: every request is then refused, so nothing happens that the log does not hold.
+   */
+  auditFailure?: () => string | undefined;
+  /** The project's settings keep every command in the OS sandbox (strict profile, executor "os"). */
+  projectSandbox?: ProjectSandboxRule;
 }
 
 export interface AuthorizeOptions {
@@ -103,7 +110,13 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     caseInsensitive: options.caseInsensitive ?? (process.platform === "darwin" || process.platform === "win32"),
   };
 
-  const inputs = (): DecisionInputs => ({ ctx, policy, sandboxAvailable: options.sandboxAvailable, rules: [...base, ...sessionCompiled] });
+  const inputs = (): DecisionInputs => ({
+    ctx,
+    policy,
+    sandboxAvailable: options.sandboxAvailable,
+    rules: [...base, ...sessionCompiled],
+    ...(options.projectSandbox && { projectSandbox: options.projectSandbox }),
+  });
   const record = (event: PermissionAuditEvent) => options.audit?.(event);
   const refresh = () => {
     sessionCompiled = compileRules(session.list()).compiled;
@@ -112,7 +125,15 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
   const check = (request: PermissionRequest, mode: Mode): Decision => {
     const decision = decide(requestFacts(request, ctx), mode, inputs());
     record({ type: "decision", request, mode, decision });
-    return decision;
+    // Checked after the record, so the write that fails refuses its own request too.
+    const failure = options.auditFailure?.();
+    if (failure === undefined || decision.outcome === "deny") return decision;
+    return {
+      outcome: "deny",
+      by: "policy",
+      rule: { effect: "deny", pattern: "audit(required)", source: policy.audit.origin?.source ?? "managed-policy", ...(policy.audit.origin?.file && { file: policy.audit.origin.file }) },
+      reason: `The team policy requires the audit log, and writing it failed (${failure}), so nothing can run now. Tell the user; they need to fix the audit folder (~/.garuda/audit).`,
+    };
   };
 
   const authorize = async (request: PermissionRequest, { mode, approver, signal }: AuthorizeOptions): Promise<Decision> => {

@@ -23,7 +23,11 @@ import { resolveMode } from "../permission/modes.ts";
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { Approver, Mode, Rule } from "../permission/types.ts";
 import type { EgressProxy } from "../sandbox/egressProxy.ts";
+import { sessionLimits } from "./limits.ts";
 import { startSessionNetwork } from "./network.ts";
+import { chooseCommandSandbox } from "./sandboxChoice.ts";
+import { realFs } from "../sandbox/fsView.ts";
+import { sandboxPaths } from "../sandbox/paths.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
@@ -160,27 +164,38 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     ...(options.probe && { probe: options.probe }),
   });
   const strict = policy.strictProfile !== null || settings.profile === "strict";
+  const commands = chooseCommandSandbox(executor.sandbox, policy, { file: project.file, executor: settings.executor, ...(settings.profile && { profile: settings.profile }) });
+  notices.push(...commands.notices.map((text): Notice => ({ level: "warning", text })));
+  const sandboxed = commands.availability.available;
   if (strict && !executor.sandbox.available) {
     await executor.shutdown();
     throw new ConfigError(policy.strictProfile?.file, "the strict profile needs the OS sandbox, and it is not available here", executor.sandbox.available ? undefined : executor.sandbox.fix);
   }
 
   const session = randomUUID();
+  let auditWarned = false;
   const audit = openAuditLog({
     auditDir: paths.audit,
     root,
     session,
     level: policy.audit.level,
     secrets: options.keys.secrets(),
-    onError: (error) => notices.push({ level: "warning", text: `Writing the audit log failed: ${error.message}` }),
+    onError: (error) => {
+      if (auditWarned) return;
+      auditWarned = true;
+      const required = policy.audit.enabled ? " The team policy requires it, so every tool call is refused until it can be written." : "";
+      notices.push({ level: "warning", text: `Writing the audit log failed: ${error.message}.${required}` });
+    },
   });
   const engine = createPermissionEngine({
     root,
     home: paths.home,
     rules: [...settings.rules, ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" }))],
     policy,
-    sandboxAvailable: executor.sandbox.available,
+    sandboxAvailable: sandboxed,
     audit: (event) => audit.record(permissionAuditEvent(event)),
+    ...(policy.audit.enabled && { auditFailure: () => audit.lastError?.message }),
+    ...(commands.projectSandbox && { projectSandbox: commands.projectSandbox }),
   });
   options.onPrepared?.({ engine, model: prepared.model });
 
@@ -191,7 +206,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     if (policy.network.strictAllowlist !== null && settings.network.allow.length > 0) {
       notices.push({ level: "warning", text: `The team policy's network allowlist is strict, so the project's network.allow (${settings.network.allow.join(", ")}) is not used.` });
     }
-    proxy = executor.sandbox.available
+    proxy = sandboxed
       ? await startSessionNetwork({
           policy,
           projectAllow: settings.network.allow,
@@ -204,7 +219,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       : undefined;
     const network = proxy?.network ?? ({ mode: "none" } as const);
     const sandboxFor = (current: Mode): SandboxSpec | null =>
-      executor.sandbox.available
+      sandboxed
         ? executor.spec({
             projectReadOnly: current === "plan",
             writePaths: settings.sandbox.writePaths,
@@ -212,6 +227,12 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
             network,
           })
         : null;
+    // A writePath that reaches its folder through a symlink a command could have planted is not
+    // made writable (src/sandbox/paths.ts); say so, since the user configured it.
+    const buildSpec = sandboxFor("build");
+    for (const refused of buildSpec ? sandboxPaths(buildSpec, realFs).refused : []) {
+      notices.push({ level: "warning", text: `${refused.path} is not writable in the sandbox: it goes through the symbolic link ${refused.link}, in a folder commands can write, so a command could have made it. Replace the link with a real folder if you want it writable.` });
+    }
     const hidden = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
       ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
       : undefined;
@@ -246,7 +267,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       checkModelAllowed(policy, other.model.spec);
       return { client: await openModel(other), info: other.model };
     };
-    const limits = minLimits(policy.limits, settings.limits);
+    const limits = sessionLimits(policy.limits, settings.limits);
     const toolHooks = hooksAdapter(hooks.hooks, { executor, root, home: paths.home, policy, audit }, sandboxFor, () => runtime?.mode ?? mode);
     runtime = Runtime.create({
       root,
@@ -259,6 +280,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       ...(options.approver && { approver: options.approver }),
       mode,
       limits,
+      sandboxAvailability: commands.availability,
       audit,
       undo,
       notices,
@@ -284,15 +306,4 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
 }
 
 /** The lower of two optional limits each. */
-function minLimits(a: TeamPolicy["limits"], b: TeamPolicy["limits"]): { maxSteps?: number; tokenBudget?: number } {
-  const min = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y));
-  const maxSteps = min(a.maxSteps, b.maxSteps);
-  const tokenBudget = min(a.tokenBudget, b.tokenBudget);
-  return { ...(maxSteps !== undefined && { maxSteps }), ...(tokenBudget !== undefined && { tokenBudget }) };
-}
 
-/**
- * The session's egress proxy: hosts the policy and (trusted) settings allow pass, blocked hosts
- * never do, and any other host becomes a question through the permission engine, ending with
- * the turn that caused it.
- */

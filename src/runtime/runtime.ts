@@ -8,7 +8,7 @@ import type { ModelInfo } from "../model/catalog.ts";
 import type { Message, ModelClient, ModelRequest, WebSearchOptions } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode } from "../permission/types.ts";
-import type { Executor, ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
+import type { Executor, ProcessExecutor, SandboxAvailability, SandboxSpec } from "../sandbox/types.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
 import { type SessionStore, createSessionStore, readSession } from "../store/sessionFile.ts";
 import type { Tool } from "../tools/types.ts";
@@ -54,6 +54,8 @@ export interface RuntimeOptions {
   commands?: CommandProvider;
   /** Extensions started at the first turn (MCP servers), whose tools join the session's. */
   extensions?: TurnExtensions;
+  /** Whether commands have an OS sandbox (the system prompt, the notice). Default: the executor's. */
+  sandboxAvailability?: SandboxAvailability;
   /** The sandbox commands run in, per mode. Default: the executor's own spec, the project read-only in plan mode. */
   sandboxFor?: (mode: Mode) => SandboxSpec | null;
   /**
@@ -120,7 +122,7 @@ export class Runtime {
     this.#mode = options.mode;
     this.#registry = new ToolRegistry(options.tools);
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
-    const sandbox = options.executor.sandbox;
+    const sandbox = options.sandboxAvailability ?? options.executor.sandbox;
     if (!sandbox.available) this.#notices.push({ level: "warning", text: `No OS sandbox: ${sandbox.reason} Every command asks before it runs. ${sandbox.fix}` });
     const instructions = readInstructions(root);
     for (const text of instructions.notes) this.#notices.push({ level: "info", text });

@@ -69,6 +69,7 @@ export class AuditLog implements AuditSink {
   #seq = 0;
   #prev = GENESIS;
   #closed = false;
+  #lastError: Error | undefined;
 
   constructor(options: AuditLogOptions) {
     this.#now = options.now ?? (() => new Date());
@@ -92,9 +93,16 @@ export class AuditLog implements AuditSink {
       this.#append(`${JSON.stringify({ ...line, hash })}\n`);
       this.#seq = seq;
       this.#prev = hash;
+      this.#lastError = undefined;
     } catch (error) {
-      this.#onError(asError(error));
+      this.#lastError = asError(error);
+      this.#onError(this.#lastError);
     }
+  }
+
+  /** The error of the last write, if it failed (cleared by the next write that works). */
+  get lastError(): Error | undefined {
+    return this.#lastError;
   }
 
   /** Closes the file; later records are dropped. */

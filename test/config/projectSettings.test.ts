@@ -93,7 +93,7 @@ describe("<root>/.garuda/settings.json", () => {
     const before = loadProjectSettings({ root: root.path, paths });
     expect(before.trusted).toBe(false);
     expect(before.hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(before.settings.rules.map((rule) => `${rule.effect} ${rule.pattern}`)).toEqual(["deny bash(rm -rf*)", "ask web_fetch"]);
+    expect(before.settings.rules.map((rule) => `${rule.effect} ${rule.pattern}`)).toEqual(["deny bash(rm -rf*)", `deny read(${join(root.path, "secrets/**")})`, "ask web_fetch"]);
     expect(before.settings.sandbox.writePaths).toEqual([]);
     expect(before.settings.network.allow).toEqual([]);
     expect(before.settings.env.allow).toEqual([]);
@@ -112,7 +112,12 @@ describe("<root>/.garuda/settings.json", () => {
     const after = loadProjectSettings({ root: root.path, paths });
     expect(after.trusted).toBe(true);
     expect(after.notices).toEqual([]);
-    expect(after.settings.rules.map((rule) => `${rule.effect} ${rule.pattern}`)).toEqual(["deny bash(rm -rf*)", "ask web_fetch", "allow bash(npm test*)"]);
+    expect(after.settings.rules.map((rule) => `${rule.effect} ${rule.pattern}`)).toEqual([
+      "deny bash(rm -rf*)",
+      `deny read(${join(root.path, "secrets/**")})`,
+      "ask web_fetch",
+      "allow bash(npm test*)",
+    ]);
     expect(after.settings.rules.every((rule) => rule.source === "project" && rule.file === file)).toBe(true);
     expect(after.settings.sandbox.writePaths).toEqual([join(root.path, "build-cache"), join(home.path, ".cache/tool")]);
     expect(after.settings.network.allow).toEqual(["npm", "api.example.com"]);
@@ -152,7 +157,14 @@ describe("<root>/.garuda/settings.json", () => {
     expect(loaded.loosening).toBeUndefined();
     expect(loaded.trusted).toBe(true);
     expect(loaded.notices).toEqual([]);
-    expect(loaded.settings.rules.map((rule) => rule.effect)).toEqual(["deny", "ask"]);
+    // denyRead hides the same paths from the file tools: a deny read(…) rule each (a folder: also all within).
+    expect(loaded.settings.rules.map((rule) => `${rule.effect} ${rule.pattern}`)).toEqual([
+      "deny bash(rm -rf*)",
+      `deny read(${join(root.path, "secrets/**")})`,
+      "deny read(/etc/shadow)",
+      "deny read(/etc/shadow/**)",
+      "ask web_fetch",
+    ]);
     expect(loaded.settings.sandbox.denyRead).toEqual([join(root.path, "secrets/**"), "/etc/shadow"]);
     expect(loaded.settings.limits).toEqual({ maxSteps: 40, tokenBudget: 100000 });
     expect(loaded.settings.profile).toBe("strict");

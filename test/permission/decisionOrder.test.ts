@@ -14,7 +14,7 @@ describe("decision order, first match wins", () => {
     expect(by(e.check(command("rm -rf build", true), "build"))).toBe("deny:policy");
     expect(by(e.check(read("secrets/a.txt"), "build"))).toBe("deny:policy");
     // Control: without the policy the same requests pass.
-    const open = engine({ rules: [rule("allow", "bash(rm *)")] });
+    const open = engine({ rules: [rule("allow", "bash(rm *)", "user-policy")] });
     expect(by(open.check(command("rm -rf build"), "build"))).toBe("allow:rule");
     expect(by(open.check(read("secrets/a.txt"), "build"))).toBe("allow:read_only");
   });
@@ -74,7 +74,7 @@ describe("decision order, first match wins", () => {
   });
 
   test("4 plan mode denies edits without asking, even with an allow rule", () => {
-    const e = engine({ rules: [rule("allow", "edit(src/**)"), rule("allow", "bash(npm test *)")] });
+    const e = engine({ rules: [rule("allow", "edit(src/**)"), rule("allow", "bash(npm test *)", "user-policy")] });
     const edit = e.check(write("src/a.ts"), "plan");
     expect(by(edit)).toBe("deny:plan");
     expect(edit.outcome === "deny" && edit.reason).toContain("plan");
@@ -123,7 +123,7 @@ describe("decision order, first match wins", () => {
   });
 
   test("7 an ask rule beats an allow rule, and offers no session choice", () => {
-    const e = engine({ rules: [rule("ask", "bash(git push *)"), rule("allow", "bash(git *)")] });
+    const e = engine({ rules: [rule("ask", "bash(git push *)"), rule("allow", "bash(git *)", "user-policy")] });
     const decision = e.check(command("git push origin main"), "build");
     expect(by(decision)).toBe("ask");
     expect(decision.rule?.pattern).toBe("bash(git push *)");
@@ -143,14 +143,14 @@ describe("decision order, first match wins", () => {
   });
 
   test("every decision names its rule and the rule's source", () => {
-    const e = engine({ rules: [rule("allow", "bash(npm test *)")] });
+    const e = engine({ rules: [rule("allow", "bash(npm test *)", "user-policy")] });
     for (const request of [command("npm test"), command("make"), read("a.ts"), read(".env"), write(".git/x"), command("ls", true)]) {
       const decision = e.check(request, "build");
       expect(decision.rule?.pattern).toBeString();
       expect(decision.rule?.source).toBeString();
     }
     const decision = e.check(command("npm test"), "build");
-    expect(decision.rule).toEqual(rule("allow", "bash(npm test *)"));
+    expect(decision.rule).toEqual(rule("allow", "bash(npm test *)", "user-policy"));
   });
 
   test("requests in a mode the policy forbids are denied by the policy", () => {

@@ -25,7 +25,7 @@ describe("the team policy cannot be loosened", () => {
   });
 
   test("negative control: without the policy the same allow works", () => {
-    const e = engine({ rules: [rule("allow", "bash(rm*)")] });
+    const e = engine({ rules: [rule("allow", "bash(rm*)", "user-policy")] });
     expect(by(e.check(command("rm -rf build"), "build"))).toBe("allow:rule");
   });
 
@@ -62,7 +62,7 @@ describe("the team policy cannot be loosened", () => {
     const decision = none.check(command("npm test"), "build");
     expect(by(decision)).toBe("deny:policy");
     expect(decision.outcome === "deny" && decision.reason).toContain("no OS sandbox is available");
-    expect(by(engine({ rules: [rule("allow", "bash(npm test *)")] }).check(command("npm test"), "build"))).toBe("allow:rule");
+    expect(by(engine({ rules: [rule("allow", "bash(npm test *)", "user-policy")] }).check(command("npm test"), "build"))).toBe("allow:rule");
   });
 
   test("allowOutsideSandbox: false forbids the run-outside offer, but not the only way when no sandbox exists", () => {
@@ -70,6 +70,26 @@ describe("the team policy cannot be loosened", () => {
     expect(by(engine({ policy }).check(command("make"), "build"))).toBe("deny:policy");
     expect(by(engine({ policy, sandboxAvailable: false }).check(command("make"), "build"))).toBe("ask");
     expect(by(engine({ policy: policyWith({ strictProfile: USER }), sandboxAvailable: false }).check(command("make"), "build"))).toBe("deny:policy");
+  });
+
+  test("a project's strict profile denies every command outside the sandbox, even an allowed one (without it: allowed)", () => {
+    const e = engine({ projectSandbox: { pattern: "profile(strict)", file: "/p/.garuda/settings.json" }, rules: [rule("allow", "bash(npm test *)", "user-policy")] });
+    const decision = e.check(command("npm test"), "build");
+    expect(by(decision)).toBe("deny:rule");
+    expect(decision.rule).toMatchObject({ pattern: "profile(strict)", source: "project", file: "/p/.garuda/settings.json" });
+    expect(decision.outcome === "deny" && decision.reason).toContain("run every command in the OS sandbox (profile(strict)), and this command would run outside it");
+    expect(by(e.check(command("npm test", true), "build"))).toBe("allow:sandbox");
+    expect(by(engine({ rules: [rule("allow", "bash(npm test *)", "user-policy")] }).check(command("npm test"), "build"))).toBe("allow:rule");
+  });
+
+  test("a project's allow rule covers a command in the sandbox, not one that leaves it; the user's own rules do", () => {
+    const e = engine({ rules: [rule("allow", "bash(npm run e2e *)")] });
+    expect(by(e.check(command("npm run e2e"), "build"))).toBe("ask");
+    expect(by(e.check(command("npm run e2e", true), "build"))).toBe("allow:sandbox");
+    expect(by(engine({ rules: [rule("allow", "bash(npm run e2e *)", "user-policy")] }).check(command("npm run e2e"), "build"))).toBe("allow:rule");
+    expect(by(engine({ rules: [rule("allow", "bash(npm run e2e *)", "session")] }).check(command("npm run e2e"), "build"))).toBe("allow:session");
+    // Without a sandbox every command runs on the host, and the trusted project's rule is what the user approved.
+    expect(by(engine({ rules: [rule("allow", "bash(npm run e2e *)")], sandboxAvailable: false }).check(command("npm run e2e"), "build"))).toBe("allow:rule");
   });
 
   test("a policy ask rule is not skipped by a project allow rule", () => {

@@ -1,0 +1,133 @@
+// A project's settings as a session applies them (prepareRuntime, the real sandbox, engine and
+// trust store): `executor` "host" runs commands on this computer (asked) once trusted and never
+// against a policy that wants the sandbox; "os" and the strict profile keep every command in the
+// sandbox; `sandbox.denyRead` hides paths from the file tools too; `limits` only lower.
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { ProviderKeys } from "../../src/config/providerKeys.ts";
+import { FakeModelClient, type FakeTurn, fake } from "../../src/model/fake.ts";
+import type { Approver } from "../../src/permission/types.ts";
+import type { AgentEvent, StopReason } from "../../src/runtime/events.ts";
+import { sessionLimits } from "../../src/runtime/limits.ts";
+import { DEFAULT_LIMITS } from "../../src/runtime/loop.ts";
+import { prepareRuntime } from "../../src/runtime/prepare.ts";
+import type { SandboxProbe } from "../../src/sandbox/probe.ts";
+import { machineSandbox, SELF_COMMAND } from "../sandbox/support.ts";
+import { answering, NO_SANDBOX, notices, type Place, place, results } from "../support/extensionHarness.ts";
+
+async function turn(where: Place, turns: FakeTurn[], options: { trust?: boolean; approver?: Approver; probe?: SandboxProbe } = {}) {
+  const model = new FakeModelClient(turns);
+  const runtime = await prepareRuntime({
+    root: where.root,
+    paths: where.paths,
+    env: { PATH: process.env.PATH, HOME: where.home },
+    keys: new ProviderKeys(),
+    managedPolicy: join(where.home, "no-managed-policy.json"),
+    selfCommand: SELF_COMMAND,
+    probe: options.probe ?? machineSandbox,
+    openModel: async () => model,
+    projectTrust: async () => options.trust ?? false,
+    ...(options.approver && { approver: options.approver }),
+  });
+  try {
+    const events: AgentEvent[] = [];
+    const stop: StopReason = await runtime.runTurn("go", new AbortController().signal, (event) => events.push(event));
+    return { stop, events, results: results(events), notices: notices(events).join("\n"), system: model.requests[0]?.system ?? "" };
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Writes a file in HOME: on the host it works; in the sandbox HOME is read-only. */
+const TOUCH_HOME = (where: Place) => fake.toolCall("bash", { command: `touch ${join(where.home, "from-command.txt")}` });
+
+describe("a project's executor choice", () => {
+  test('"host", trusted: commands run on this computer after a question, and the model is told so', async () => {
+    using where = place();
+    where.project(".garuda/settings.json", JSON.stringify({ executor: "host" }));
+    const approver = answering("once");
+    const ran = await turn(where, [TOUCH_HOME(where), fake.text("done")], { trust: true, approver });
+    expect(approver.asked).toHaveLength(1);
+    expect(approver.asked[0]?.tool).toBe("bash");
+    expect(ran.results[0]?.status).toBe("completed");
+    expect(existsSync(join(where.home, "from-command.txt"))).toBe(true);
+    expect(ran.system).toContain("No OS sandbox is available");
+    expect(ran.notices).toContain('"executor": "host"');
+  });
+
+  test('"host", not trusted: commands stay in the sandbox (HOME read-only), without a question', async () => {
+    using where = place();
+    where.project(".garuda/settings.json", JSON.stringify({ executor: "host" }));
+    const approver = answering("once");
+    const ran = await turn(where, [TOUCH_HOME(where), fake.text("done")], { trust: false, approver });
+    expect(approver.asked).toHaveLength(0);
+    expect(existsSync(join(where.home, "from-command.txt"))).toBe(false);
+    expect(ran.results[0]?.output).toContain("Read-only file system");
+  });
+
+  test('"host" against a policy that requires the sandbox: not used, with a notice', async () => {
+    using where = place();
+    where.project(".garuda/settings.json", JSON.stringify({ executor: "host" }));
+    where.user("no-managed-policy.json", JSON.stringify({ requireSandbox: true }));
+    const approver = answering("once");
+    const ran = await turn(where, [TOUCH_HOME(where), fake.text("done")], { trust: true, approver });
+    expect(approver.asked).toHaveLength(0);
+    expect(existsSync(join(where.home, "from-command.txt"))).toBe(false);
+    expect(ran.notices).toContain('so the project\'s "executor": "host"');
+  });
+
+  test('"os" with no OS sandbox on this computer: commands are refused, not asked (without it: asked)', async () => {
+    using where = place();
+    where.project(".garuda/settings.json", JSON.stringify({ executor: "os" }));
+    const approver = answering("once");
+    const ran = await turn(where, [fake.toolCall("bash", { command: "true" }), fake.text("done")], { approver, probe: NO_SANDBOX });
+    expect(approver.asked).toHaveLength(0);
+    expect(ran.results[0]?.status).toBe("denied");
+    expect(ran.results[0]?.output).toContain("(executor(os)), and no OS sandbox is available on this computer");
+
+    using control = place();
+    const asked = answering("once");
+    await turn(control, [fake.toolCall("bash", { command: "true" }), fake.text("done")], { approver: asked, probe: NO_SANDBOX });
+    expect(asked.asked).toHaveLength(1);
+  });
+});
+
+describe("other project settings in a session", () => {
+  test("sandbox.denyRead hides a folder from read_file too (without it the file is read)", async () => {
+    using where = place();
+    where.project("secrets/key.txt", "TOP-SECRET\n");
+    const read = [fake.toolCall("read_file", { path: "secrets/key.txt" }), fake.text("done")];
+    const open = await turn(where, read);
+    expect(open.results[0]?.output).toContain("TOP-SECRET");
+    where.project(".garuda/settings.json", JSON.stringify({ sandbox: { denyRead: ["secrets"] } }));
+    const hidden = await turn(where, read);
+    expect(hidden.results[0]?.status).toBe("denied");
+    expect(hidden.results[0]?.output).not.toContain("TOP-SECRET");
+  });
+
+  test("a trusted writePath that is a symlink inside the project is not made writable, and a notice says why", async () => {
+    using where = place();
+    mkdirSync(join(where.home, "elsewhere"), { recursive: true });
+    symlinkSync(join(where.home, "elsewhere"), join(where.root, "cache"));
+    where.project(".garuda/settings.json", JSON.stringify({ sandbox: { writePaths: ["cache"] } }));
+    const ran = await turn(where, [fake.toolCall("bash", { command: "touch cache/x" }), fake.text("done")], { trust: true });
+    expect(ran.notices).toContain(`${join(where.root, "cache")} is not writable in the sandbox: it goes through the symbolic link ${join(where.root, "cache")}`);
+    expect(existsSync(join(where.home, "elsewhere", "x"))).toBe(false);
+  });
+
+  test("limits: the project can lower them, never raise them; the team policy may raise them", () => {
+    expect(sessionLimits({}, { maxSteps: 100_000, tokenBudget: 10 ** 12 })).toEqual({ maxSteps: DEFAULT_LIMITS.maxSteps, tokenBudget: DEFAULT_LIMITS.tokenBudget });
+    expect(sessionLimits({}, { maxSteps: 5 })).toEqual({ maxSteps: 5, tokenBudget: DEFAULT_LIMITS.tokenBudget });
+    expect(sessionLimits({ maxSteps: 200 }, { maxSteps: 100 })).toEqual({ maxSteps: 100, tokenBudget: DEFAULT_LIMITS.tokenBudget });
+    expect(sessionLimits({ maxSteps: 200 }, {})).toEqual({ maxSteps: 200, tokenBudget: DEFAULT_LIMITS.tokenBudget });
+  });
+
+  test("a project's lower step limit ends the turn at it", async () => {
+    using where = place();
+    where.project("a.txt", "a\n");
+    where.project(".garuda/settings.json", JSON.stringify({ limits: { maxSteps: 1 } }));
+    const ran = await turn(where, [fake.toolCall("read_file", { path: "a.txt" }), fake.toolCall("read_file", { path: "a.txt" }), fake.text("done")]);
+    expect(ran.stop).toBe("max_steps");
+  });
+});
