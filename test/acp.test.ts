@@ -284,6 +284,18 @@ describe("approvals", () => {
     expect(unknown.code).toBe(-32602);
   });
 
+  test("a team policy that allows only plan mode: only plan is offered, and switching to build is refused with the reason", async () => {
+    await using h = startHarness();
+    writeFileSync(join(h.home, "no-managed-policy.json"), JSON.stringify({ allowedModes: ["plan"] }));
+    await h.initialize();
+    const created = await h.agent.request(acp.methods.agent.session.new, { cwd: h.root, mcpServers: [] });
+    expect(created.modes?.currentModeId).toBe("plan");
+    expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["plan"]);
+    const refused = await rejection(h.agent.request(acp.methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "build" }));
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toContain("does not allow build mode, only plan");
+  });
+
   test("a consent that is not a tool call gets its own entry (the network allowlist of a sandboxed command)", async () => {
     const model = new FakeModelClient([
       fake.toolCall("bash", { command: "curl -sS -m 20 http://garuda-test.invalid/ || true" }, { id: "toolu_curl" }),

@@ -361,7 +361,8 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       sessions.set(id, created);
       // After the response is written: the editor must know the session before its updates.
       setImmediate(() => sendCommands(created));
-      return { sessionId: id, modes: { currentModeId: runtime.mode, availableModes: MODES } };
+      // Only the modes the team policy allows are offered.
+      return { sessionId: id, modes: { currentModeId: runtime.mode, availableModes: MODES.filter((m) => runtime.modes.includes(m.id as Mode)) } };
     })
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => session(params.sessionId).prompt(params.prompt, signal))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
@@ -371,7 +372,8 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       const target = session(params.sessionId);
       const mode = MODES.find((m) => m.id === params.modeId)?.id as Mode | undefined;
       if (!mode) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode "${params.modeId}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
-      target.runtime.setMode(mode);
+      const refusal = target.runtime.setMode(mode);
+      if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: params.modeId }, refusal);
       return {};
     });
 

@@ -20,3 +20,11 @@ export function resolveMode(policy: TeamPolicy, requested: Mode): ResolvedMode {
   const file = allowed.origins[0]?.file;
   return { mode, notice: `The team policy${file ? ` (${file})` : ""} does not allow ${requested} mode; using ${mode} mode.` };
 }
+
+/** Why the policy forbids `mode`, or undefined when it allows it. */
+export function modeRefusal(policy: TeamPolicy, mode: Mode): string | undefined {
+  const allowed = policy.allowedModes;
+  if (!allowed || allowed.modes.includes(mode)) return undefined;
+  const file = allowed.origins[0]?.file;
+  return `The team policy${file ? ` (${file})` : ""} does not allow ${mode} mode, only ${allowed.modes.join(" and ")}.`;
+}

@@ -19,7 +19,7 @@ import { openModelClient } from "../model/open.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { ModelClient } from "../model/types.ts";
 import { createPermissionEngine, type PermissionEngine } from "../permission/engine.ts";
-import { resolveMode } from "../permission/modes.ts";
+import { modeRefusal, resolveMode } from "../permission/modes.ts";
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { Approver, Mode, Rule } from "../permission/types.ts";
 import type { EgressProxy } from "../sandbox/egressProxy.ts";
@@ -281,6 +281,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       mode,
       limits,
       sandboxAvailability: commands.availability,
+      modeRefusal: (wanted) => modeRefusal(policy, wanted),
       audit,
       undo,
       notices,

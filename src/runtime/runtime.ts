@@ -7,6 +7,7 @@ import { garudaPaths } from "../config/paths.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { Message, ModelClient, ModelRequest, WebSearchOptions } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
+import { MODES } from "../permission/modes.ts";
 import type { Approver, Mode } from "../permission/types.ts";
 import type { Executor, ProcessExecutor, SandboxAvailability, SandboxSpec } from "../sandbox/types.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
@@ -54,6 +55,8 @@ export interface RuntimeOptions {
   commands?: CommandProvider;
   /** Extensions started at the first turn (MCP servers), whose tools join the session's. */
   extensions?: TurnExtensions;
+  /** Why a mode may not be used (the team policy's allowedModes), or undefined. Default: every mode may. */
+  modeRefusal?: (mode: Mode) => string | undefined;
   /** Whether commands have an OS sandbox (the system prompt, the notice). Default: the executor's. */
   sandboxAvailability?: SandboxAvailability;
   /** The sandbox commands run in, per mode. Default: the executor's own spec, the project read-only in plan mode. */
@@ -183,9 +186,16 @@ export class Runtime {
     return this.#meter.total;
   }
 
-  /** Applies from the next turn. */
-  setMode(mode: Mode): void {
-    this.#mode = mode;
+  /** Applies from the next turn. A mode the team policy forbids is refused: the reason, and the mode stays. */
+  setMode(mode: Mode): string | undefined {
+    const refusal = this.#options.modeRefusal?.(mode);
+    if (refusal === undefined) this.#mode = mode;
+    return refusal;
+  }
+
+  /** The modes this session may switch to. */
+  get modes(): Mode[] {
+    return MODES.filter((mode) => this.#options.modeRefusal?.(mode) === undefined);
   }
 
   resolveCommand(text: string): ResolvedCommand {

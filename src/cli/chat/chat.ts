@@ -158,8 +158,8 @@ class Chat implements CommandHost {
       interrupted = false;
       if (result.kind === "toggle-mode") {
         const next: Mode = this.runtime.mode === "build" ? "plan" : "build";
-        this.runtime.setMode(next);
-        screen.line(style.dim(`Mode: ${MODE_TEXT[next]}.`));
+        const refusal = this.runtime.setMode(next);
+        screen.line(style.dim(refusal ?? `Mode: ${MODE_TEXT[next]}.`));
         draft = result.draft;
         continue;
       }

@@ -120,8 +120,8 @@ function mode(host: CommandHost, args: string): void {
     screen.line(`There is no mode "${oneLine(args, 40)}". The modes are build and plan.`);
     return;
   }
-  runtime.setMode(args);
-  screen.line(`Mode: ${MODE_TEXT[args]}. It applies from the next turn.`);
+  const refusal = runtime.setMode(args);
+  screen.line(refusal ?? `Mode: ${MODE_TEXT[args]}. It applies from the next turn.`);
 }
 
 async function model(host: CommandHost, args: string): Promise<void> {
