@@ -14,6 +14,7 @@ type AnyCommand = CommandDef<any>;
  */
 const SUBCOMMANDS: Record<string, () => Promise<AnyCommand>> = {
   acp: () => import("./acpCommand.ts").then((module) => module.acpCommand),
+  audit: () => import("./auditCommand.ts").then((module) => module.auditCommand),
   models: () => import("./modelsCommand.ts").then((module) => module.modelsCommand),
   run: () => import("./runCommand.ts").then((module) => module.runCommand),
   setup: () => import("./setupCommand.ts").then((module) => module.setupCommand),

@@ -1,4 +1,4 @@
-// `/audit verify`: walks an audit log's hash chain. It finds a changed, inserted or removed line
+// `garuda audit verify`: walks an audit log's hash chain. It finds a changed, inserted or removed line
 // (and a line that is not a log line at all); it cannot see lines cut off the end of the file or
 // a file deleted whole, and a writer who knows the format could rewrite the whole chain.
 import { readFileSync } from "node:fs";
