@@ -148,7 +148,8 @@ export async function runPreToolUse(hooks: readonly HookDefinition[], call: Hook
       const said = run.execution?.stderr;
       return { blocked: true, reason: said ? `A hook blocked this call: ${said}` : `A hook blocked this call (\`${oneLine(hook.command, 120)}\`) without giving a reason.`, warnings };
     }
-    warnings.push(failureWarning(run, "The tool call was blocked (hooks fail closed)."));
+    // A hook stopped because the user stopped the turn did not fail: no warning for that.
+    if (!services.signal?.aborted) warnings.push(failureWarning(run, "The tool call was blocked (hooks fail closed)."));
     return {
       blocked: true,
       reason: `A hook that checks this call ${run.outcome === "refused" ? "was not allowed to run" : "failed"}, so the call was blocked. The user has been told; do not retry it unchanged.`,
@@ -167,7 +168,7 @@ export async function runPostToolUse(hooks: readonly HookDefinition[], call: Hoo
     const run = await runOne(hook, data, call, services);
     if (run.outcome === "feedback") {
       if (run.execution?.stderr) feedback.push(run.execution.stderr);
-    } else if (run.outcome !== "continue") {
+    } else if (run.outcome !== "continue" && !services.signal?.aborted) {
       warnings.push(failureWarning(run, "The tool had already run; its result stands."));
     }
   }

@@ -114,3 +114,16 @@ describeSandbox("hooks in the OS sandbox (real executor)", () => {
 test("hooks on the host (real executor, sandbox: null): the same protocol", async () => {
   await protocol(false);
 });
+
+test("a hook stopped because the user stopped the turn blocks the call without a failure warning (a timeout still warns)", async () => {
+  const ctx = await services(false, []);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 150);
+  const started = performance.now();
+  const stopped = await runPreToolUse([hook({ command: "sleep 30" })], { request: REQUEST, input: {} }, { ...ctx, signal: controller.signal });
+  expect(performance.now() - started).toBeLessThan(5_000);
+  expect(stopped.blocked).toBe(true);
+  expect(stopped.warnings).toEqual([]);
+  const post = await runPostToolUse([hook({ event: "postToolUse", command: "sleep 30" })], { request: REQUEST, input: {} }, "done", { ...ctx, signal: controller.signal });
+  expect(post.warnings).toEqual([]);
+});
