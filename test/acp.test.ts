@@ -188,7 +188,22 @@ describe("a prompt turn", () => {
     expect((await h.prompt((await h.newSession()).sessionId, "a")).stopReason).toBe("refusal");
     expect((await h.prompt((await h.newSession()).sessionId, "b")).stopReason).toBe("max_tokens");
     writeFileSync(garudaPaths(h.home).policy, JSON.stringify({ limits: { maxSteps: 1 } }));
-    expect((await h.prompt((await h.newSession()).sessionId, "c")).stopReason).toBe("max_turn_requests");
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "c")).stopReason).toBe("max_turn_requests");
+    // The editor's user is told why, and what helps.
+    expect(messageText(h.updatesOf(sessionId))).toContain("Garuda: The turn reached its step limit. Say “go on” to continue.");
+  });
+
+  test("a session past its token budget says so at every prompt, without calling the model", async () => {
+    const model = new FakeModelClient([fake.text("first", { usage: { inputTokens: 900, outputTokens: 200 } }), fake.text("never")]);
+    await using h = startHarness({ models: [model] });
+    writeFileSync(garudaPaths(h.home).policy, JSON.stringify({ limits: { tokenBudget: 1000 } }));
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "one")).stopReason).toBe("end_turn");
+    expect((await h.prompt(sessionId, "two")).stopReason).toBe("max_turn_requests");
+    expect(model.requests).toHaveLength(1);
+    expect(messageText(h.updatesOf(sessionId))).toContain("Garuda: This session has used its token budget");
   });
 });
 
@@ -406,7 +421,7 @@ describe("cancel", () => {
 describe("prompt content", () => {
   test("a file link in the root becomes @path, one outside stays text, embedded context is a fenced block", async () => {
     const model = new FakeModelClient([fake.text("ok")]);
-    await using h = startHarness({ models: [model], files: { "a.ts": "export const a = 1;\n" } });
+    await using h = startHarness({ models: [model], files: { "a.ts": "export const a = 1;\n", "b.ts": "export const b = 2;\n" } });
     await h.initialize();
     const { sessionId } = await h.newSession();
     const outside = join(tmpdir(), "elsewhere.txt");
@@ -415,11 +430,15 @@ describe("prompt content", () => {
       { type: "resource_link", uri: pathToFileURL(join(h.root, "a.ts")).href, name: "a.ts" },
       { type: "text", text: "with" },
       { type: "resource_link", uri: pathToFileURL(outside).href, name: "elsewhere.txt" },
-      { type: "resource", resource: { uri: "file:///x/sel.ts", text: "const selected = true;", mimeType: "text/typescript" } },
+      { type: "resource", resource: { uri: "file:///x/sel.ts", text: "const selected = true; // see @b.ts", mimeType: "text/typescript" } },
     ]);
     const text = userText(model);
     expect(text).toContain("Compare @a.ts with elsewhere.txt (file://");
-    expect(text).toContain("```file:///x/sel.ts\nconst selected = true;\n```");
+    expect(text).toContain("```file:///x/sel.ts\nconst selected = true; // see @b.ts\n```");
+    // The linked file is attached; an @path inside the embedded text is not (it is the editor's text, not the user's pick).
+    const sent = JSON.stringify(model.requests[0]?.messages);
+    expect(sent).toContain('<attached_file path=\\"a.ts\\">');
+    expect(sent).not.toContain('<attached_file path=\\"b.ts\\">');
   });
 
   test("a huge prompt (10 MB) goes through", async () => {

@@ -34,6 +34,16 @@ const STOP_REASONS: Readonly<Record<StopReason, acp.StopReason>> = {
   cancelled: "cancelled",
 };
 
+/**
+ * Why a turn stopped short, for the user: max_turn_requests alone does not say whether "go on"
+ * helps. Editors show stopReason differently (or not at all), so Garuda says it as a notice.
+ */
+const STOP_NOTES: Partial<Record<StopReason, string>> = {
+  max_steps: "The turn reached its step limit. Say “go on” to continue.",
+  token_budget: "This session has used its token budget, so Garuda does not call the model again in it. Start a new thread to go on.",
+  repeated_calls: "The model made the same call several times in a row, so the turn was stopped. Say what to do differently, or “go on”.",
+};
+
 export interface PrepareRequest {
   /** The session's project folder: absolute, an existing folder. */
   cwd: string;
@@ -223,6 +233,8 @@ class Session {
       await this.#settle();
       return { stopReason: "cancelled" };
     }
+    const note = STOP_NOTES[reason];
+    if (note) this.#say(note);
     return { stopReason: STOP_REASONS[reason] };
   }
 

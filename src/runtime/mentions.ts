@@ -26,10 +26,35 @@ export interface Attachments {
   notices: string[];
 }
 
-/** The paths a prompt mentions, in order, without duplicates. */
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * The prompt with the lines inside fenced code blocks blanked: pasted code and the editor's
+ * embedded files (ACP sends them fenced) are text, not mentions, so `@decorator`, `@types/node`
+ * or an `@path` inside a file the editor sent along attaches nothing.
+ */
+function outsideFences(prompt: string): string {
+  const lines = prompt.split("\n");
+  let fence: string | undefined;
+  return lines
+    .map((line) => {
+      if (fence === undefined) {
+        const open = FENCE_OPEN.exec(line);
+        if (!open) return line;
+        fence = open[1] as string;
+        return "";
+      }
+      const close = new RegExp(`^ {0,3}${fence[0] === "`" ? "`" : "~"}{${fence.length},}\\s*$`);
+      if (close.test(line)) fence = undefined;
+      return "";
+    })
+    .join("\n");
+}
+
+/** The paths a prompt mentions outside fenced code blocks, in order, without duplicates. */
 export function mentionedPaths(prompt: string): string[] {
   const paths: string[] = [];
-  for (const match of prompt.matchAll(MENTION)) {
+  for (const match of outsideFences(prompt).matchAll(MENTION)) {
     const raw = match[1] !== undefined ? match[1].replace(/\\(.)/g, "$1") : (match[2] ?? "").replace(/[.,;:!?]+$/, "");
     if (raw && !paths.includes(raw)) paths.push(raw);
   }

@@ -9,6 +9,11 @@ import { tempDir } from "../support/tempDir.ts";
 describe("@path mentions", () => {
   test("mentions are found, quoted ones too, trailing punctuation dropped", () => {
     expect(mentionedPaths('see @src/a.ts, and @"my notes.md" or mail me@example.com @src/a.ts.')).toEqual(["src/a.ts", "my notes.md"]);
+    // Inside a fenced block (pasted code, a file the editor sent along) an @ is text, not a mention.
+    const pasted = "fix @src/a.ts\n```python\n@decorator\nimport @b.ts\n```\nand @c.ts\n````file:///p/log.txt\nsee @secret.txt\n```\nstill inside @d.ts\n````\n~~~\n@e.ts\n~~~";
+    expect(mentionedPaths(pasted)).toEqual(["src/a.ts", "c.ts"]);
+    // An unclosed fence runs to the end.
+    expect(mentionedPaths("@a.ts\n```\n@b.ts")).toEqual(["a.ts"]);
   });
 
   test("a file in the root is attached; a sensitive one is not (with a notice); a file outside asks", async () => {
