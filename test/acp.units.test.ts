@@ -194,7 +194,10 @@ describe("EventMapper", () => {
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Garuda: No OS sandbox\n\n" } },
     ]);
     expect(mapper.map({ type: "compaction", beforeTokens: 150_000, afterTokens: 20_000 })[0]).toMatchObject({ content: { text: expect.stringContaining("Garuda: the conversation was compacted") } });
-    expect(mapper.map({ type: "model_retry", attempt: 2, delayMs: 1000, reason: "529 overloaded" })[0]).toMatchObject({ content: { text: expect.stringContaining("starts again") } });
+    expect(mapper.map({ type: "model_retry", attempt: 2, delayMs: 1000, reason: "529 overloaded", partial: true })[0]).toMatchObject({ content: { text: expect.stringContaining("starts again") } });
+    // Nothing was shown before the failure: nothing is said to be void.
+    const early = mapper.map({ type: "model_retry", attempt: 2, delayMs: 1000, reason: "529 overloaded", partial: false });
+    expect(early[early.length - 1]).toMatchObject({ content: { text: "Garuda: the model did not answer (529 overloaded); trying again (attempt 2, in 1 s).\n\n" } });
     expect(mapper.map({ type: "step_end", step: 1, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 } })).toEqual([]);
 
     mapper.map({ type: "tool_call", callId: "t1", tool: "explore", input: {}, info: { title: "explore", kind: "think", locations: [] } });
@@ -254,7 +257,7 @@ describe("start-up", () => {
   test("before initialize is answered only the SDK and small modules load; the core waits for session/new", () => {
     const tree = readSourceTree(`${import.meta.dir}/..`);
     const loaded = [...staticClosure(tree, ["src/cli/index.ts", "src/cli/main.ts", "src/cli/acpCommand.ts", "src/acp/server.ts"])];
-    const small = new Set(["src/config/errors.ts", "src/config/paths.ts", "src/config/providerKeys.ts", "src/model/catalog.ts", "src/model/types.ts", "src/tools/webSearch.ts", "src/version.ts"]);
+    const small = new Set(["src/config/errors.ts", "src/config/paths.ts", "src/config/providerKeys.ts", "src/model/catalog.ts", "src/model/types.ts", "src/tools/webSearch.ts", "src/runtime/retryNotice.ts", "src/version.ts"]);
     const heavy = loaded.filter((file) => file.startsWith("src/") && !/^src\/(acp|cli|text)\//.test(file) && !small.has(file));
     expect(heavy).toEqual([]);
     for (const name of ["@anthropic-ai/sdk", "zod", "web-tree-sitter"]) expect(loaded).not.toContain(name);

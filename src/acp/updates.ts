@@ -9,6 +9,7 @@ import type { FileChange } from "../permission/types.ts";
 import { visible } from "../text/visible.ts";
 import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
 import { CallTracker, type TrackedCall } from "../cli/callTracker.ts";
+import { retryNotice } from "../runtime/retryNotice.ts";
 
 /** Old and new text together above this many bytes: no ACP diff, the text preview only. */
 export const MAX_DIFF_BYTES = 1024 * 1024;
@@ -126,9 +127,7 @@ export class EventMapper {
       case "compaction":
         return this.notice(`the conversation was compacted to make room (${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens).`);
       case "model_retry":
-        return this.notice(
-          `the model's answer broke off (${event.reason}); trying again (attempt ${event.attempt}${event.delayMs > 0 ? `, in ${seconds(event.delayMs)}` : ""}). The answer starts again below; the text above it is void.`,
-        );
+        return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""));
       case "step_end":
         return [];
     }

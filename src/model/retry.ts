@@ -140,7 +140,7 @@ export function failureError(failure: AttemptFailure, attempts: number, baseUrl:
   }
   if (status === 400 || type === "invalid_request_error") {
     return new ModelError(
-      `Anthropic rejected the request as invalid (${what}). If the conversation is too long, compact it or start a new session.`,
+      `Anthropic rejected the request as invalid (${what}). If the conversation is too long, start a new session (in the terminal chat, /compact shortens it instead).`,
       status,
     );
   }

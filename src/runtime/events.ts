@@ -32,5 +32,6 @@ export type AgentEvent =
   | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started" | "completed"; result?: unknown }
   | { type: "notice"; level: "info" | "warning"; text: string }
   | { type: "compaction"; beforeTokens: number; afterTokens: number }
-  | { type: "model_retry"; attempt: number; delayMs: number; reason: string }
+  /** partial: some of the failed attempt's text or thinking was already streamed (and is now void). */
+  | { type: "model_retry"; attempt: number; delayMs: number; reason: string; partial: boolean }
   | { type: "step_end"; step: number; usage: Usage };

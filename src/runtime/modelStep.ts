@@ -25,6 +25,8 @@ export async function streamResponse(
   if (signal.aborted) throw abortError();
   const iterator = client.stream(request, signal)[Symbol.asyncIterator]();
   const serverTools = new Map<string, string>();
+  // Whether this attempt showed any text yet: a retry then voids it.
+  let streamed = false;
   try {
     for (;;) {
       const next = await abortable(iterator.next(), signal);
@@ -33,6 +35,7 @@ export async function streamResponse(
       switch (event.type) {
         case "text_delta":
         case "thinking_delta":
+          streamed = true;
           emit?.({ type: event.type, text: event.text });
           break;
         case "server_tool_use":
@@ -51,7 +54,8 @@ export async function streamResponse(
           break;
         case "retry":
           serverTools.clear();
-          emit?.({ type: "model_retry", attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+          emit?.({ type: "model_retry", attempt: event.attempt, delayMs: event.delayMs, reason: event.reason, partial: streamed });
+          streamed = false;
           break;
         case "message_end":
           return { content: event.content, stopReason: event.stopReason, usage: event.usage };

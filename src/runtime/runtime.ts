@@ -215,6 +215,11 @@ export class Runtime {
   runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void): Promise<StopReason> {
     if (this.#closed) return Promise.reject(new Error("This session is closed."));
     if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
+    // The API refuses an empty text block, and there is nothing to answer: no request at all.
+    if (prompt.trim() === "") {
+      safeEmit(onEvent)({ type: "notice", level: "info", text: "The prompt was empty, so nothing was sent to the model." });
+      return Promise.resolve("done");
+    }
     const turn = this.#runTurn(prompt, signal, safeEmit(onEvent));
     this.#turn = turn;
     const clear = () => {

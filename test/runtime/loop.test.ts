@@ -252,6 +252,12 @@ describe("the loop", () => {
     expect(texts(events)).toBe("Searching. Bun is a runtime.");
   });
 
+  test("model_retry before any text is not partial: nothing shown was voided", async () => {
+    await using t = testRuntime({ turns: [[fake.retry(2, "529 overloaded_error: Overloaded", 0), ...fake.text("Hello")]] });
+    const { events } = await turn(t.runtime, "hi");
+    expect(ofType(events, "model_retry")[0]).toMatchObject({ attempt: 2, partial: false });
+  });
+
   test("model_retry: the events say so, and the recorded answer is only the retried one", async () => {
     await using t = testRuntime({
       turns: [[{ type: "text_delta", text: "Hel" }, fake.retry(2, "529 overloaded_error: Overloaded", 0), ...fake.text("Hello again")]],
@@ -259,7 +265,7 @@ describe("the loop", () => {
     const { stop, events } = await turn(t.runtime, "hi");
     expect(stop).toBe("done");
     expect(events.map((event) => event.type).slice(0, 3)).toEqual(["text_delta", "model_retry", "text_delta"]);
-    expect(ofType(events, "model_retry")[0]).toEqual({ type: "model_retry", attempt: 2, delayMs: 0, reason: "529 overloaded_error: Overloaded" });
+    expect(ofType(events, "model_retry")[0]).toEqual({ type: "model_retry", attempt: 2, delayMs: 0, reason: "529 overloaded_error: Overloaded", partial: true });
     const file = t.runtime.session?.file as string;
     const assistant = readSession(file).records.filter((record) => record.type === "assistant");
     expect(assistant.map((record) => record.type === "assistant" && record.content)).toEqual([[{ type: "text", text: "Hello again" }]]);

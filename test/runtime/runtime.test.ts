@@ -39,6 +39,17 @@ describe("commands", () => {
 });
 
 describe("modes", () => {
+  test("an empty or blank prompt sends nothing to the model and records nothing", async () => {
+    await using t = testRuntime({ turns: [fake.text("never")] });
+    for (const prompt of ["", "   \n\t"]) {
+      const { stop, events } = await turn(t.runtime, prompt);
+      expect(stop).toBe("done");
+      expect(events).toEqual([{ type: "notice", level: "info", text: "The prompt was empty, so nothing was sent to the model." }]);
+    }
+    expect(t.model.requests).toHaveLength(0);
+    expect(t.runtime.messages).toHaveLength(0);
+  });
+
   test("setMode applies from the next turn, as a note in the user message", async () => {
     const approver = scriptedApprover("once");
     await using t = testRuntime({

@@ -10,6 +10,7 @@ import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 import { firstLine, lastLine, safeText, tokens } from "./text.ts";
 import { callTitle, serverToolTitle } from "../callTitle.ts";
+import { retryNotice } from "../../runtime/retryNotice.ts";
 
 export interface TranscriptOptions {
   /** Where the answer goes. */
@@ -101,10 +102,7 @@ export class Transcript {
         this.notice(`the conversation was compacted to make room (${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens).`);
         return;
       case "model_retry":
-        this.notice(
-          `the model's answer broke off (${event.reason}); trying again (attempt ${event.attempt}${event.delayMs > 0 ? `, in ${Math.ceil(event.delayMs / 1000)} s` : ""}). The answer starts again below; the text above it is void.`,
-          "warning",
-        );
+        this.notice(retryNotice(event, event.delayMs > 0 ? `in ${Math.ceil(event.delayMs / 1000)} s` : ""), "warning");
         return;
       case "step_end":
         return;
