@@ -56,15 +56,15 @@ export function readCredentials(path: string): Credentials | undefined {
     parsed = JSON.parse(bytes.toString("utf8"));
   } catch {
     // The parser's message may quote the text, which holds keys: say only where the problem is.
-    throw new ConfigError(path, "is not valid JSON", "Fix it or run `garuda setup`");
+    throw new ConfigError(path, "is not valid JSON", "Fix it, or move it aside and run `garuda setup` to write a new one");
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError(path, 'must be a JSON object such as {"ANTHROPIC_API_KEY": "…"}', "Fix it or run `garuda setup`");
+    throw new ConfigError(path, 'must be a JSON object such as {"ANTHROPIC_API_KEY": "…"}', "Fix it, or move it aside and run `garuda setup` to write a new one");
   }
   const credentials: Credentials = {};
   for (const [name, value] of Object.entries(parsed)) {
-    if (!KEY_NAME.test(name)) throw new ConfigError(path, `"${name}" is not a key name (letters, digits and _)`, "Fix it or run `garuda setup`");
-    if (typeof value !== "string") throw new ConfigError(path, `the value of ${name} must be a string`, "Fix it or run `garuda setup`");
+    if (!KEY_NAME.test(name)) throw new ConfigError(path, `"${name}" is not a key name (letters, digits and _)`, "Fix it, or move it aside and run `garuda setup` to write a new one");
+    if (typeof value !== "string") throw new ConfigError(path, `the value of ${name} must be a string`, "Fix it, or move it aside and run `garuda setup` to write a new one");
     credentials[name] = value;
   }
   return credentials;

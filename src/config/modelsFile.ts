@@ -71,7 +71,7 @@ export function parseSpec(spec: string): { provider: string; id: string } {
 
 /** Loads ~/.garuda/models.json (absent is fine) over the built-in catalog. */
 export function loadModelCatalog(file: string): ModelCatalog {
-  const parsed = readJsonConfig(file, modelsFileSchema, "Fix it, or run `garuda setup` to write a new one");
+  const parsed = readJsonConfig(file, modelsFileSchema, "Fix it, or move it aside and run `garuda setup` to write a new one");
   return buildCatalog(file, parsed ?? {});
 }
 
@@ -190,4 +190,16 @@ function providerEntry(file: string, name: string, entry: ProviderEntry, base: P
     ...(startHint ? { startHint } : {}),
     ...(keyCheckPath ? { keyCheckPath } : {}),
   };
+}
+
+/**
+ * A warning when `spec` names a Claude model the catalog does not list (a typo, or a model newer
+ * than this build): it is still used as given, with conservative limits, and a wrong name only
+ * shows at the first request (a 404). Other providers' models are not listed, so no warning.
+ */
+export function unlistedModelWarning(catalog: ModelCatalog, spec: string): string | undefined {
+  const model = findModel(catalog, spec);
+  if (catalog.models.has(model.spec) || catalog.providers[model.provider]?.type !== "anthropic") return undefined;
+  const known = [...catalog.models.values()].filter((m) => m.provider === model.provider).map((m) => m.spec);
+  return `${model.spec} is not a model Garuda knows: it is used as given, with ${model.contextWindow.toLocaleString("en-US")} tokens of context, and a wrong name only shows at the first request. Known: ${known.join(", ")}.`;
 }

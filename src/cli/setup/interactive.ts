@@ -1,7 +1,7 @@
 // `garuda setup` in a terminal: provider → model (a server's own list for an OpenAI-compatible
 // provider) → key (hidden; none for a local server) → check → save → summary.
 import { ConfigError } from "../../config/errors.ts";
-import { findModel, parseSpec } from "../../config/modelsFile.ts";
+import { findModel, parseSpec, unlistedModelWarning } from "../../config/modelsFile.ts";
 import { type ModelInfo, notRunningMessage, type ProviderInfo, providerTitle, serverAddress } from "../../model/catalog.ts";
 import { oneLine } from "../../text/visible.ts";
 import { checkKey } from "./check.ts";
@@ -192,6 +192,8 @@ export async function runInteractive(io: SetupIO, state: SetupState, options: In
       model = findModel(state.catalog, options.model);
       provider = state.catalog.providers[model.provider] as ProviderInfo;
       session.write(`Model: ${model.spec} (from --model)\n`);
+      const unlisted = unlistedModelWarning(state.catalog, options.model);
+      if (unlisted) session.write(`${session.style.warn(unlisted)}\n`);
     } else {
       let last: string | undefined;
       do {

@@ -1,7 +1,7 @@
 // The path for scripts and tests: `garuda setup --model <spec> --key-stdin [--no-check]`, and
 // `garuda setup --model <provider>/<model>` for a keyless provider (a local server).
 import { StringDecoder } from "node:string_decoder";
-import { findModel } from "../../config/modelsFile.ts";
+import { findModel, unlistedModelWarning } from "../../config/modelsFile.ts";
 import type { ModelInfo, ProviderInfo } from "../../model/catalog.ts";
 import { checkKey } from "./check.ts";
 import { secret } from "./prompts.ts";
@@ -72,6 +72,8 @@ export async function runWithStdinKey(io: SetupIO, state: SetupState, options: S
   }
   const model = findModel(state.catalog, spec);
   const provider = state.catalog.providers[model.provider] as ProviderInfo;
+  const unlisted = unlistedModelWarning(state.catalog, spec);
+  if (unlisted) io.stderr.write(`garuda setup: ${unlisted}\n`);
   // A local server needs no key: stdin is not read.
   if (!provider.apiKeyEnv) return runKeyless(io, state, model, options);
 
