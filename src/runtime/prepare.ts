@@ -169,7 +169,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const sandboxed = commands.availability.available;
   if (strict && !executor.sandbox.available) {
     await executor.shutdown();
-    throw new ConfigError(policy.strictProfile?.file, "the strict profile needs the OS sandbox, and it is not available here", executor.sandbox.available ? undefined : executor.sandbox.fix);
+    throw new ConfigError(policy.strictProfile?.file ?? project.file, "the strict profile needs the OS sandbox, and it is not available here", executor.sandbox.fix);
   }
 
   const session = randomUUID();
@@ -236,7 +236,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     const hidden = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
       ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
       : undefined;
-    const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict ? "forbidden" : "ask";
+    const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
     const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({

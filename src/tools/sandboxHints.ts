@@ -59,7 +59,7 @@ function blockedPath(lines: string[], root: string, spec: SandboxSpec): string |
 
 function retryAdvice(outside: OutsideSandbox): string {
   return outside === "forbidden"
-    ? "The team policy does not allow commands outside the sandbox, so do not retry it another way; tell the user what was blocked."
+    ? "Commands may not run outside the sandbox here (the team policy or the project's settings), so do not retry it another way; tell the user what was blocked."
     : "If the task needs it, run the same command again with outside_sandbox: true; the user will be asked to approve it.";
 }
 

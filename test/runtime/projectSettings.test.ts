@@ -93,6 +93,18 @@ describe("a project's executor choice", () => {
   });
 });
 
+describe("the sandbox hints follow the project's choice", () => {
+  test("strict profile: a command the sandbox stopped is not offered a run outside it (without it: offered)", async () => {
+    using where = place();
+    const free = await turn(where, [TOUCH_HOME(where), fake.text("done")]);
+    expect(free.results[0]?.output).toContain("outside_sandbox: true");
+    where.project(".garuda/settings.json", JSON.stringify({ profile: "strict" }));
+    const strict = await turn(where, [TOUCH_HOME(where), fake.text("done")]);
+    expect(strict.results[0]?.output).toContain("Commands may not run outside the sandbox here");
+    expect(strict.results[0]?.output).not.toContain("outside_sandbox: true");
+  });
+});
+
 describe("other project settings in a session", () => {
   test("sandbox.denyRead hides a folder from read_file too (without it the file is read)", async () => {
     using where = place();

@@ -43,7 +43,7 @@ describeSandbox("bash in the OS sandbox", () => {
     const strict = bashTool({ outsideSandbox: "forbidden" });
     const result = await call(strict, { command: "touch /usr/garuda-sandbox-hint-test" }, execContext(ws));
     expect(result.output).toContain("[Garuda: this command ran in the OS sandbox, which refused writing /usr/garuda-sandbox-hint-test");
-    expect(result.output).toContain("The team policy does not allow commands outside the sandbox");
+    expect(result.output).toContain("Commands may not run outside the sandbox here");
     expect(result.output).not.toContain("outside_sandbox: true");
   });
 

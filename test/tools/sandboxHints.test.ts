@@ -40,6 +40,6 @@ describe("sandboxHints", () => {
     expect(hints).toEqual(["[Garuda: the sandbox's network proxy refused evil.example:443 (the user denied it). If the task needs it, run the same command again with outside_sandbox: true; the user will be asked to approve it.]"]);
     const resolveFailure = sandboxHints("npm ERR! getaddrinfo EAI_AGAIN registry.npmjs.org", p.root, spec, "forbidden");
     expect(resolveFailure).toEqual([expect.stringContaining("reaches the network only through Garuda's proxy")]);
-    expect(resolveFailure[0]).toContain("The team policy does not allow commands outside the sandbox");
+    expect(resolveFailure[0]).toContain("Commands may not run outside the sandbox here");
   });
 });
