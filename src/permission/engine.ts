@@ -172,9 +172,13 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
 
   const refusal = (request: PermissionRequest, mode: Mode): string | undefined => {
     const decision = decide(requestFacts(request, ctx), mode, inputs());
-    if (decision.outcome !== "deny") return undefined;
-    record({ type: "decision", request, mode, decision });
-    return decision.reason;
+    if (decision.outcome === "deny") {
+      record({ type: "decision", request, mode, decision });
+      return decision.reason;
+    }
+    // A required audit log that cannot be written stops allowlisted traffic too.
+    const failure = options.auditFailure?.();
+    return failure === undefined ? undefined : `the team policy requires the audit log, and writing it failed (${failure})`;
   };
 
   return {

@@ -82,6 +82,16 @@ describe("the team policy cannot be loosened", () => {
     expect(by(engine({ rules: [rule("allow", "bash(npm test *)", "user-policy")] }).check(command("npm test"), "build"))).toBe("allow:rule");
   });
 
+  test("a required audit log that cannot be written refuses checks and the proxy's allowlisted hosts (refusal); written again, they pass", () => {
+    let failure: string | undefined = "disk full";
+    const e = engine({ auditFailure: () => failure, rules: [rule("allow", "network(registry.npmjs.org)", "user-policy")] });
+    expect(by(e.check(network("registry.npmjs.org"), "build"))).toBe("deny:policy");
+    expect(e.refusal(network("registry.npmjs.org"), "build")).toContain("writing it failed (disk full)");
+    failure = undefined;
+    expect(by(e.check(network("registry.npmjs.org"), "build"))).toBe("allow:rule");
+    expect(e.refusal(network("registry.npmjs.org"), "build")).toBeUndefined();
+  });
+
   test("a project's allow rule covers a command in the sandbox, not one that leaves it; the user's own rules do", () => {
     const e = engine({ rules: [rule("allow", "bash(npm run e2e *)")] });
     expect(by(e.check(command("npm run e2e"), "build"))).toBe("ask");
