@@ -6,18 +6,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { createPermissionEngine, type PermissionEngine } from "../../src/permission/engine.ts";
 import { emptyTeamPolicy } from "../../src/permission/teamPolicy.ts";
 import type { Approver } from "../../src/permission/types.ts";
 import type { AgentEvent } from "../../src/runtime/events.ts";
 import { startSessionNetwork } from "../../src/runtime/network.ts";
-import { prepareRuntime } from "../../src/runtime/prepare.ts";
 import type { AuditEvent } from "../../src/store/auditEvents.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
-import { machineSandbox, SELF_COMMAND } from "../sandbox/support.ts";
-import { answering, notices, type Place, place, results } from "../support/extensionHarness.ts";
+import { answering, notices, type Place, place, prepareIn, results } from "../support/extensionHarness.ts";
 
 const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("HELLO-FROM-SERVER\n") });
 afterAll(() => server.stop(true));
@@ -37,15 +34,7 @@ interface Started {
 async function start(where: Place, approver?: Approver): Promise<Started> {
   const model = new FakeModelClient([]);
   let engine: PermissionEngine | undefined;
-  const runtime = await prepareRuntime({
-    root: where.root,
-    paths: where.paths,
-    env: { PATH: process.env.PATH, HOME: where.home },
-    keys: new ProviderKeys(),
-    managedPolicy: join(where.home, "no-managed-policy.json"),
-    selfCommand: SELF_COMMAND,
-    probe: machineSandbox,
-    openModel: async () => model,
+  const runtime = await prepareIn(where, model, {
     projectTrust: async () => true,
     onPrepared: (parts) => {
       engine = parts.engine;

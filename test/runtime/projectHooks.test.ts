@@ -5,13 +5,11 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import type { Mode } from "../../src/permission/types.ts";
 import type { AgentEvent } from "../../src/runtime/events.ts";
-import { type ProjectTrustQuestion, prepareRuntime } from "../../src/runtime/prepare.ts";
-import { machineSandbox, SELF_COMMAND } from "../sandbox/support.ts";
-import { notices, type Place, place, results } from "../support/extensionHarness.ts";
+import type { ProjectTrustQuestion } from "../../src/runtime/prepare.ts";
+import { notices, type Place, place, prepareIn, results } from "../support/extensionHarness.ts";
 
 /** A postToolUse hook on read_file whose stderr (exit 2) is added to the result the model reads. */
 const FEEDBACK_HOOKS = JSON.stringify({ hooks: { postToolUse: [{ tools: ["read_file"], command: "echo PROJECT-HOOK-RAN >&2; exit 2" }] } });
@@ -19,15 +17,7 @@ const FEEDBACK_HOOKS = JSON.stringify({ hooks: { postToolUse: [{ tools: ["read_f
 async function readTurn(where: Place, answers: boolean[], mode: Mode = "build") {
   const asked: ProjectTrustQuestion[] = [];
   const model = new FakeModelClient([fake.toolCall("read_file", { path: "a.txt" }), fake.text("done")]);
-  const runtime = await prepareRuntime({
-    root: where.root,
-    paths: where.paths,
-    env: { PATH: process.env.PATH, HOME: where.home },
-    keys: new ProviderKeys(),
-    managedPolicy: join(where.home, "no-managed-policy.json"),
-    selfCommand: SELF_COMMAND,
-    probe: machineSandbox,
-    openModel: async () => model,
+  const runtime = await prepareIn(where, model, {
     mode,
     projectTrust: async (question) => {
       asked.push(question);

@@ -5,28 +5,19 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, type FakeTurn, fake } from "../../src/model/fake.ts";
 import type { Approver } from "../../src/permission/types.ts";
 import type { AgentEvent, StopReason } from "../../src/runtime/events.ts";
 import { sessionLimits } from "../../src/runtime/limits.ts";
 import { DEFAULT_LIMITS } from "../../src/runtime/loop.ts";
-import { prepareRuntime } from "../../src/runtime/prepare.ts";
 import type { SandboxProbe } from "../../src/sandbox/probe.ts";
-import { machineSandbox, SELF_COMMAND } from "../sandbox/support.ts";
-import { answering, NO_SANDBOX, notices, type Place, place, results } from "../support/extensionHarness.ts";
+import { machineSandbox } from "../sandbox/support.ts";
+import { answering, NO_SANDBOX, notices, type Place, place, prepareIn, results } from "../support/extensionHarness.ts";
 
 async function turn(where: Place, turns: FakeTurn[], options: { trust?: boolean; approver?: Approver; probe?: SandboxProbe } = {}) {
   const model = new FakeModelClient(turns);
-  const runtime = await prepareRuntime({
-    root: where.root,
-    paths: where.paths,
-    env: { PATH: process.env.PATH, HOME: where.home },
-    keys: new ProviderKeys(),
-    managedPolicy: join(where.home, "no-managed-policy.json"),
-    selfCommand: SELF_COMMAND,
+  const runtime = await prepareIn(where, model, {
     probe: options.probe ?? machineSandbox,
-    openModel: async () => model,
     projectTrust: async () => options.trust ?? false,
     ...(options.approver && { approver: options.approver }),
   });

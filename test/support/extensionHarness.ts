@@ -11,7 +11,7 @@ import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, type FakeTurn } from "../../src/model/fake.ts";
 import type { ApprovalRequest, Approver, Choice } from "../../src/permission/types.ts";
 import type { AgentEvent, StopReason } from "../../src/runtime/events.ts";
-import { prepareRuntime } from "../../src/runtime/prepare.ts";
+import { type PrepareOptions, prepareRuntime } from "../../src/runtime/prepare.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
 import type { SandboxProbe } from "../../src/sandbox/probe.ts";
 import { machineSandbox, SELF_COMMAND } from "../sandbox/support.ts";
@@ -82,16 +82,30 @@ export interface Session {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export async function session(where: Place, turns: FakeTurn[], approver?: Approver, env: Record<string, string | undefined> = {}, probe: SandboxProbe = machineSandbox): Promise<Session> {
-  const model = new FakeModelClient(turns);
-  const opened: string[] = [];
-  const runtime = await prepareRuntime({
+/**
+ * prepareRuntime for `where` as every test here needs it (temp home and project, no managed
+ * policy but <home>/no-managed-policy.json, the source bridge, this machine's sandbox, `model`
+ * for every model opened), with `extra` on top.
+ */
+export function prepareIn(where: Place, model: FakeModelClient, extra: Partial<PrepareOptions> = {}): Promise<Runtime> {
+  return prepareRuntime({
     root: where.root,
     paths: where.paths,
-    env: { PATH: process.env.PATH, HOME: where.home, ...env },
+    env: { PATH: process.env.PATH, HOME: where.home },
     keys: new ProviderKeys(),
     managedPolicy: join(where.home, "no-managed-policy.json"),
     selfCommand: SELF_COMMAND,
+    probe: machineSandbox,
+    openModel: async () => model,
+    ...extra,
+  });
+}
+
+export async function session(where: Place, turns: FakeTurn[], approver?: Approver, env: Record<string, string | undefined> = {}, probe: SandboxProbe = machineSandbox): Promise<Session> {
+  const model = new FakeModelClient(turns);
+  const opened: string[] = [];
+  const runtime = await prepareIn(where, model, {
+    env: { PATH: process.env.PATH, HOME: where.home, ...env },
     probe,
     openModel: async (prepared) => {
       opened.push(prepared.model.spec);
