@@ -1,14 +1,56 @@
 import { ConfigError, SetupRequiredError } from "../config/errors.ts";
 import { ModelError } from "../model/types.ts";
 
+/** The exit code of a wrong command line (an unknown option, a bad value), as the shell's builtins use it. */
+export const EXIT_USAGE = 2;
+
+/** A wrong command line, found before the command ran: one line for the user and exit code 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** A wrong command line, ours or citty's. */
+export function isUsageError(error: unknown): error is Error {
+  return error instanceof UsageError || isCittyError(error);
+}
+
 /** Errors whose message is written for the user: printed as is, no stack trace. */
 export function isUserFacing(error: unknown): error is Error {
   return error instanceof ConfigError || error instanceof SetupRequiredError || error instanceof ModelError;
 }
 
-/** One line for stderr, and the exit code. Unexpected errors keep their stack: they are bugs. */
-export function describeFailure(error: unknown): { text: string; exitCode: number } {
-  if (isUserFacing(error)) return { text: `garuda: ${error.message}`, exitCode: 1 };
+/**
+ * citty's own parse errors (a missing positional argument, an enum value it refuses, an unknown
+ * subcommand). citty does not export the class, so its name tells them apart.
+ */
+function isCittyError(error: unknown): error is Error {
+  return error instanceof Error && error.name === "CLIError";
+}
+
+/** citty colours the names in its messages; stderr gets them plain. */
+function plain(text: string): string {
+  return text.replace(/\x1b\[[0-9;]*m/g, "");
+}
+
+export interface Failure {
+  /** The line for stderr, prefixed ("garuda: …", "garuda run: …"). */
+  text: string;
+  /** The same without the prefix (`garuda run --format json`'s error line). */
+  message: string;
+  exitCode: number;
+}
+
+/**
+ * One line for stderr, and the exit code. `prefix` names the command ("garuda run"). A wrong
+ * command line says where to read the usage; unexpected errors keep their stack: they are bugs.
+ */
+export function describeFailure(error: unknown, prefix = "garuda"): Failure {
+  const make = (message: string, exitCode: number): Failure => ({ text: `${prefix}: ${message}`, message, exitCode });
+  if (isUserFacing(error)) return make(error.message, 1);
+  if (isUsageError(error)) {
+    const message = plain(error.message).replace(/\s*\n\s*/g, " ").trim();
+    return make(`${message}${/[.!?]$/.test(message) ? "" : "."} See \`${prefix} --help\`.`, EXIT_USAGE);
+  }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return { text: `garuda: unexpected error (please report it):\n${detail}`, exitCode: 1 };
+  return make(`unexpected error (please report it):\n${detail}`, 1);
 }

@@ -9,9 +9,18 @@ function tokens(count: number): string {
   return count >= 1_000_000 ? `${count / 1_000_000}M` : `${Math.round(count / 1000)}K`;
 }
 
-function describeModel(model: ModelInfo): string {
+/** A model's cells: name, context, output, price, label. */
+function modelCells(model: ModelInfo): string[] {
   const price = model.price ? `$${model.price.input}/$${model.price.output} per MTok` : "price unknown";
-  return `${model.spec.padEnd(22)} ${tokens(model.contextWindow)} context, ${tokens(model.maxTokens)} output, ${price}${model.label ? `  ${model.label}` : ""}`;
+  return [model.spec, `${tokens(model.contextWindow)} context`, `${tokens(model.maxTokens)} output`, price, model.label ?? ""];
+}
+
+/** One line per model, each column as wide as its widest cell (measured: a price or a name may be longer). */
+export function modelRows(models: Iterable<ModelInfo>): string[] {
+  const rows = [...models].map(modelCells);
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => Bun.stringWidth(row[column] ?? "")))) ?? [];
+  const pad = (cell: string, column: number) => cell + " ".repeat((widths[column] ?? 0) - Bun.stringWidth(cell));
+  return rows.map((row) => row.map(pad).join("  ").trimEnd());
 }
 
 /** Lists the models Garuda knows and says which one is in use, and where its key comes from. */
@@ -24,7 +33,7 @@ export const modelsCommand = defineCommand({
     const ctx = createCliContext(process.env);
     const catalog = loadModelCatalog(ctx.paths.models);
     const lines = [`Models (built in, extended by ${ctx.paths.models}):`];
-    for (const model of catalog.models.values()) lines.push(`  ${describeModel(model)}`);
+    for (const row of modelRows(catalog.models.values())) lines.push(`  ${row}`);
     try {
       const prepared = prepareModel({ ...ctx, modelFlag: args.model });
       const { credential } = prepared;

@@ -73,4 +73,82 @@ describe("garuda (from source)", () => {
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).not.toContain("    at ");
   });
+
+  test("a bad option value is one usage line naming the allowed values, exit 2: no stack, no colour", () => {
+    using home = tempDir();
+    for (const [args, value] of [
+      [["run", "--format", "xml", "hi"], 'not "xml"'],
+      [["run", "--format", "JSON", "hi"], 'not "JSON"'],
+      [["run", "hi", "--format"], "needs a value"],
+    ] as const) {
+      const run = garuda([...args], home.path);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toStartWith("garuda run: --format ");
+      expect(run.stderr).toContain("text, json");
+      expect(run.stderr).toContain(value);
+      expect(run.stderr.trim().split("\n")).toHaveLength(1);
+      expect(run.stderr).not.toContain("unexpected error");
+      expect(run.stderr).not.toContain("\u001b[");
+    }
+  });
+
+  test("citty's own parse errors are usage errors too (a missing argument)", () => {
+    using home = tempDir();
+    const run = garuda(["audit"], home.path);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("garuda audit: Missing required positional argument: ACTION. See `garuda audit --help`.\n");
+  });
+
+  test("an unknown or misspelled option is refused for every command, with the nearest option, exit 2", () => {
+    using home = tempDir();
+    const cases: Array<[string[], string]> = [
+      [["run", "--fromat", "json", "--alow", "bash(*)", "hi"], "garuda run: unknown option --fromat (did you mean --format?)."],
+      [["run", "hi", "--alow", "bash(*)"], "garuda run: unknown option --alow (did you mean --allow?)."],
+      [["models", "--bogus"], "garuda models: unknown option --bogus."],
+      [["--bogus"], "garuda: unknown option --bogus."],
+      [["--fromat", "json"], "garuda: unknown option --fromat."],
+      [["acp", "--bogus"], "garuda acp: unknown option --bogus."],
+      [["acp", "setup", "--shwo"], "garuda acp: unknown option --shwo (did you mean --show?)."],
+      [["setup", "--no-chek"], "garuda setup: unknown option --no-chek (did you mean --no-check?)."],
+      [["audit", "verify", "--all"], "garuda audit: unknown option --all."],
+    ];
+    for (const [args, line] of cases) {
+      const run = garuda(args, home.path);
+      expect({ args, code: run.code }).toEqual({ args, code: 2 });
+      expect(run.stderr).toStartWith(line);
+      expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    }
+  });
+
+  test("the options editors pass still work: `garuda acp setup --show`, --model before the command", () => {
+    using home = tempDir();
+    const run = garuda(["--model", "claude-opus-5", "acp", "setup", "--show"], home.path, { ANTHROPIC_API_KEY: "sk-x" });
+    expect(run.code).toBe(0);
+    expect(run.stdout + run.stderr).toContain("claude-opus-5");
+  });
+
+  test("`garuda help [command]` prints the usage and `garuda version` the version, exit 0", () => {
+    using home = tempDir();
+    const help = garuda(["help"], home.path);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("USAGE garuda");
+    expect(help.stderr).toBe("");
+    const helpRun = garuda(["help", "run"], home.path);
+    expect(helpRun.code).toBe(0);
+    expect(helpRun.stdout).toContain("USAGE garuda run");
+    expect(helpRun.stdout).toContain("143  terminated");
+    expect(garuda(["version"], home.path)).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+    const unknown = garuda(["help", "bogus"], home.path);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "bogus"');
+  });
+
+  test("`garuda models` lines its columns up by measuring them", () => {
+    using home = tempDir();
+    const rows = garuda(["models"], home.path).stdout.split("\n").filter((line) => line.includes(" per MTok"));
+    expect(rows.length).toBeGreaterThan(2);
+    expect(new Set(rows.map((row) => row.indexOf("$"))).size).toBe(1);
+    expect(new Set(rows.map((row) => row.search(/ {2}Claude/))).size).toBe(1);
+  });
 });

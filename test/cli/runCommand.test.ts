@@ -1,6 +1,7 @@
 // `garuda run` from source over pipes, against the mock Anthropic server: the answer on stdout,
 // JSON lines with --format json, approvals only through --allow, and the exit codes scripts
-// rely on (0 done, 1 error, 2 limit, 3 denied, 130 interrupted).
+// rely on (0 done, 1 error, 2 limit or a wrong command line, 3 denied, 129/130/143 a signal,
+// 141 a closed stdout).
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -66,7 +67,7 @@ describe("garuda run", () => {
     expect(last).toMatchObject({ type: "result", stopReason: "done", exitCode: 0, denied: [] });
   }, 30_000);
 
-  test("a limit exits 2; a model error exits 1; a bad --allow rule exits 1; no task exits 1", async () => {
+  test("a limit exits 2; a model error exits 1; a bad --allow rule exits 2; no task exits 1; every message says `garuda run:`", async () => {
     using ws = workspace();
     {
       // Cut at the output limit again and again: the runtime says "go on" three times, then stops.
@@ -82,12 +83,16 @@ describe("garuda run", () => {
       const lines = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
       expect(lines.some((line) => line.type === "error")).toBe(true);
       expect(lines.at(-1)).toMatchObject({ type: "result", stopReason: "error", exitCode: 1 });
+      expect(lines.find((line) => line.type === "error")?.message).not.toStartWith("garuda");
+      // The same prefix as every other message of the run.
+      expect(run.stderr).toStartWith("garuda run: ");
+      expect(run.stderr).not.toMatch(/^garuda: /m);
     }
     {
       await using mock = startMockAnthropic({ script: [] });
       const bad = await runPipedIn(["run", "--allow", "bash(", "Hi"], { cwd: ws.root, env: chatEnv(mock, ws.home) });
-      expect(bad.code).toBe(1);
-      expect(bad.stderr).toContain('--allow "bash("');
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toStartWith('garuda run: --allow "bash("');
       const none = await runPipedIn(["run"], { cwd: ws.root, env: chatEnv(mock, ws.home), stdin: "" });
       expect(none.code).toBe(1);
       expect(none.stderr).toContain("no task");
@@ -132,8 +137,80 @@ describe("garuda run", () => {
     const child = Bun.spawnSync([process.execPath, ENTRY, "run", "--help"], { cwd: ws.root, env: { PATH: process.env.PATH ?? "", HOME: ws.home } });
     const text = child.stdout.toString();
     expect(child.exitCode).toBe(0);
-    for (const line of ["0    done", "1    error", "2    a limit ended the turn", "3    done, but a permission was denied", "130  interrupted"]) expect(text).toContain(line);
+    for (const line of ["0    done", "1    error", "2    a limit ended the turn", "3    done, but a permission was denied", "129  hung up", "130  interrupted", "141  stdout was closed", "143  terminated"]) {
+      expect(text).toContain(line);
+    }
     expect(text).toContain("--allow");
     expect(text).toContain("--format");
   });
+
+  test("an answer that broke off and was asked again: stdout and result.text hold only the final answer", async () => {
+    const script = () => [{ steps: [{ type: "text" as const, text: "The answer is 4" }, { type: "close" as const }] }, { steps: [{ type: "text" as const, text: "The answer is 42." }] }];
+    using ws = workspace();
+    {
+      await using mock = startMockAnthropic({ script: script() });
+      const run = await runPipedIn(["run", "q"], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe("The answer is 42.\n");
+      expect(run.stderr).toContain("What it wrote so far is left out of the answer.");
+    }
+    {
+      await using mock = startMockAnthropic({ script: script() });
+      const run = await runPipedIn(["run", "--format", "json", "q"], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+      expect(run.code).toBe(0);
+      const lines = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+      // The deltas stream as they come; the retry line tells a reader the partial text is void.
+      expect(lines.some((line) => line.type === "model_retry" && line.partial === true)).toBe(true);
+      expect(lines.at(-1)).toMatchObject({ type: "result", stopReason: "done", text: "The answer is 42." });
+    }
+  }, 30_000);
+
+  test("SIGTERM exits 143 and SIGHUP 129, as --help says; the result line says the same", async () => {
+    for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+      await using mock = startMockAnthropic({ script: [{ steps: [{ type: "tool_use", name: "bash", id: "toolu_sleep", input: { command: "sleep 62" } }] }] });
+      using ws = workspace();
+      const child = Bun.spawn([process.execPath, ENTRY, "run", "--format", "json", "Sleep"], { cwd: ws.root, env: chatEnv(mock, ws.home), stdout: "pipe", stderr: "pipe" });
+      const stdout = new Response(child.stdout).text();
+      const sleeping = await startedBelow(child.pid, "sleep 62");
+      child.kill(signal);
+      expect({ signal, code: await child.exited }).toEqual({ signal, code });
+      expect(sleeping.filter(alive)).toEqual([]);
+      const lines = (await stdout).trimEnd().split("\n").map((line) => JSON.parse(line));
+      expect(lines.at(-1)).toMatchObject({ type: "result", stopReason: "cancelled", exitCode: code });
+    }
+  }, 40_000);
+
+  test("a closed stdout (`| head -1`) stops the run quietly: no stack trace, exit 141", async () => {
+    using ws = workspace();
+    const script = () => [
+      { steps: [{ type: "text" as const, text: "First line." }, { type: "tool_use" as const, name: "bash", id: "toolu_wait", input: { command: "sleep 1" } }] },
+      { steps: [{ type: "text" as const, text: "Second line." }] },
+    ];
+    for (const format of ["json", "text"]) {
+      await using mock = startMockAnthropic({ script: script() });
+      const shell = `"$0" "$1" run --format ${format} go 2>"$2" | head -1; echo "exit \${PIPESTATUS[0]}"`;
+      const child = Bun.spawn(["bash", "-c", shell, process.execPath, ENTRY, join(ws.home, "stderr.txt")], { cwd: ws.root, env: chatEnv(mock, ws.home), stdout: "pipe" });
+      const [out] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+      const [first, exit] = out.trimEnd().split("\n");
+      expect(format === "json" ? JSON.parse(first as string).type : first).toBe(format === "json" ? "start" : "First line.");
+      expect({ format, exit }).toEqual({ format, exit: "exit 141" });
+      const stderr = readFileSync(join(ws.home, "stderr.txt"), "utf8");
+      expect(stderr).not.toContain("EPIPE");
+      expect(stderr).not.toContain("    at ");
+    }
+  }, 40_000);
+
+  test("a failed command shows the last lines of its output (where the error usually is) under its result", async () => {
+    const command = "for i in 1 2 3 4 5 6 7; do echo out$i; done; echo 'error: cannot find module foo' >&2; exit 3";
+    await using mock = startMockAnthropic({
+      script: [{ steps: [{ type: "tool_use", name: "bash", id: "toolu_fail", input: { command } }] }, { steps: [{ type: "text", text: "It failed." }] }],
+    });
+    using ws = workspace();
+    const run = await runPipedIn(["run", "Build"], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+    expect(run.code).toBe(0);
+    const lines = run.stderr.split("\n");
+    const result = lines.findIndex((line) => line.includes("✗ Exit code 3"));
+    expect(result).toBeGreaterThan(-1);
+    expect(lines.slice(result + 1, result + 6).map((line) => line.trim())).toEqual(["out4", "out5", "out6", "out7", "error: cannot find module foo"]);
+  }, 30_000);
 });
