@@ -52,7 +52,8 @@ describe("garuda run", () => {
     expect(run.stderr).toContain("● Edit notes.txt");
     expect(run.stderr).toContain("denied (no one can approve during `garuda run`)");
     expect(run.stderr).toContain("Edit notes.txt: needs an approval");
-    expect(run.stderr).toContain("--allow");
+    // The example names the category (edit covers edit_file and write_file), so following it works.
+    expect(run.stderr).toContain("--allow 'edit(src/**)'");
     expect(readFileSync(join(ws.root, "notes.txt"), "utf8")).toBe("a draft note\n");
   }, 30_000);
 

@@ -30,7 +30,7 @@ off and is asked again leaves nothing there); tool calls, thinking and notices g
 they happen. --format json prints one JSON object per line instead, as it happens: start, each
 event of the turn, and a last "result" line.
 Nothing can be approved during the run: a call that would ask is denied, unless an --allow
-rule covers it (rules as in the settings: 'bash(npm test *)', 'edit_file(src/**)', 'web_fetch(docs.rs)').
+rule covers it (rules as in the settings: 'bash(npm test *)', 'edit(src/**)', 'web_fetch(docs.rs)').
 Commands run in the OS sandbox without asking, as in the chat. The team policy still wins.
 
 Exit codes:

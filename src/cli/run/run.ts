@@ -160,7 +160,7 @@ function finish({ runtime, outcome, code, answer, denied, out, report }: Ending)
 
 function deniedReport(denied: readonly DeniedCall[]): string {
   const list = denied.map((call) => `  ${call.title}: ${call.reason.startsWith("This needs the user's approval") ? "needs an approval" : oneLine(firstLine(call.reason))}`).join("\n");
-  return `${PREFIX}: denied (no one can approve during \`garuda run\`):\n${list}\nAllow what the task needs with --allow RULE, e.g. --allow 'bash(npm test *)' or --allow 'edit_file(src/**)'.\n`;
+  return `${PREFIX}: denied (no one can approve during \`garuda run\`):\n${list}\nAllow what the task needs with --allow RULE, e.g. --allow 'bash(npm test *)' or --allow 'edit(src/**)'.\n`;
 }
 
 export async function runHeadless(options: RunOptions): Promise<number> {
@@ -174,7 +174,7 @@ export async function runHeadless(options: RunOptions): Promise<number> {
 
   for (const rule of options.allow) {
     const problem = ruleProblem(rule);
-    if (problem) return report.fail(`--allow "${rule}": ${problem}. Rules look like bash(npm test *), edit_file(src/**), web_fetch(docs.rs).`, EXIT.usage);
+    if (problem) return report.fail(`--allow "${rule}": ${problem}. Rules look like bash(npm test *), edit(src/**), web_fetch(docs.rs).`, EXIT.usage);
   }
   const prompt = await readPrompt(options.prompt);
   if (!prompt) return report.fail('no task. Give it as an argument (garuda run "fix the failing test") or on stdin.');
