@@ -10,6 +10,8 @@ import type { ChatInput } from "../../src/cli/chat/input.ts";
 import { Screen } from "../../src/cli/chat/screen.ts";
 import { NO_STYLE } from "../../src/cli/chat/style.ts";
 import { HIDDEN_WARNING } from "../../src/cli/approver.ts";
+import { stripAnsi } from "../../src/cli/chat/style.ts";
+import { unifiedDiff } from "../../src/tools/diff.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
@@ -122,6 +124,54 @@ describe("the terminal approver", () => {
       expect(await approver.askChange(editRequest("a\n", "b\n"), never)).toBe("once");
       expect(text()).not.toContain("[h]");
     }
+  });
+
+  test("a stop while the question waits says so at once, before anything the stop makes others write", async () => {
+    const out: string[] = [];
+    const screen = new Screen({ write: (text: string) => out.push(text) }, false, false);
+    const pending: ChatInput = { ...scripted([]), readAnswer: (signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve(undefined))) };
+    const approver = new TerminalApprover({ input: pending, screen, style: NO_STYLE });
+    const controller = new AbortController();
+    const asked = approver.ask(editRequest("old\n", "new\n"), controller.signal);
+    await Bun.sleep(0);
+    controller.abort();
+    // Said within the abort itself: the call's "✗ Cancelled." comes after it.
+    expect(out.join("")).toEndWith("  → Denied (stopped).\n");
+    expect(await asked).toBe("deny");
+    expect(out.join("").match(/Denied/g)).toHaveLength(1);
+  });
+
+  test("a big new file: the preview fits the terminal under its question, counts what it leaves out, and v shows all", async () => {
+    const rows = Array.from({ length: 5000 }, (_, i) => `row ${i}`).join("\n");
+    const out: string[] = [];
+    const screen = new Screen({ write: (text: string) => out.push(text), columns: 80, rows: 40 }, true, false);
+    const input = scripted(["v", "y"]);
+    const approver = new TerminalApprover({ input, screen, style: NO_STYLE });
+    const request = editRequest("", rows, { tool: "write_file", title: "Write big.txt", preview: unifiedDiff("big.txt", null, rows).text, change: { path: "/root/big.txt", oldText: null, newText: rows } });
+    expect(await approver.ask(request, never)).toBe("once");
+    const shown = stripAnsi(out.join("")).split("\n");
+    const menu = shown.findIndex((line) => line.includes("[n] Deny"));
+    // The call's line, the question and its choices fit in 40 rows, with the line the cursor waits on.
+    expect(menu + 1).toBeLessThanOrEqual(38);
+    expect(shown[0]).toBe("? Allow Write big.txt?");
+    const note = shown.find((line) => line.includes("more lines not shown")) as string;
+    const previewLines = shown.slice(1, shown.indexOf(note)).length;
+    expect(note).toBe(`  … ${(5003 - previewLines).toLocaleString("en-US")} more lines not shown ([v] shows all of it)`);
+    // v: every line, then the question and its choices again.
+    expect(shown).toContain("  +row 4999");
+    const again = shown.lastIndexOf("? Allow Write big.txt?");
+    expect(again).toBeGreaterThan(shown.indexOf("  +row 4999"));
+    expect(shown[again + 1]).toContain("[n] Deny");
+  });
+
+  test("a new file of one long line: its start is shown, cut to the width", async () => {
+    const line = "x".repeat(20_000);
+    const { approver, text } = approverWith(["n"]);
+    const request = editRequest("", line, { preview: unifiedDiff("one.txt", null, line).text, change: { path: "/root/one.txt", oldText: null, newText: line } });
+    await approver.ask(request, never);
+    expect(text()).toContain("  @@ -0,0 +1,1 @@\n  +xxxxxxxx");
+    expect(text()).toContain("(long lines are cut to fit; [v] shows them whole)");
+    expect(text()).not.toContain("more diff lines not shown");
   });
 
   test("questions are asked one at a time", async () => {

@@ -3,14 +3,15 @@
 import { describe, expect, test } from "bun:test";
 import { isChatInvocation, resumeArg } from "../../src/cli/chat/argv.ts";
 import { OpenCalls } from "../../src/cli/chat/calls.ts";
-import { colourDiff, capLines } from "../../src/cli/chat/diffView.ts";
+import { colourDiff, fitLines, fitNote, wholeDiff } from "../../src/cli/chat/diffView.ts";
 import { applyHunks, changeHunks, hunkLines, rejectedNote } from "../../src/cli/chat/hunks.ts";
 import { parseKeys, type Key } from "../../src/cli/chat/keys.ts";
 import { EditBuffer, layout } from "../../src/cli/chat/lineEditor.ts";
 import { Screen } from "../../src/cli/chat/screen.ts";
 import { COLOUR_STYLE, NO_STYLE, stripAnsi, styleFor } from "../../src/cli/chat/style.ts";
-import { safeText } from "../../src/cli/chat/text.ts";
+import { commandOutputLines, safeText } from "../../src/cli/chat/text.ts";
 import { callTitle } from "../../src/cli/callTitle.ts";
+import { unifiedDiff } from "../../src/tools/diff.ts";
 import { Transcript } from "../../src/cli/chat/transcript.ts";
 import { allowRules } from "../../src/cli/runCommand.ts";
 import { jsonEvent } from "../../src/cli/run/jsonEvents.ts";
@@ -201,6 +202,38 @@ describe("the transcript", () => {
     expect(out.join("")).toContain("\r\x1b[K  ⎿ ok\n");
   });
 
+  test("a command's output: a failure shows its last lines under the result, a success its last two, dimmed and made safe", () => {
+    const out: string[] = [];
+    const screen = new Screen({ write: (text: string) => out.push(text), columns: 40 }, true, false);
+    const calls = new OpenCalls();
+    const transcript = new Transcript({ answer: screen, activity: screen, style: COLOUR_STYLE, showThinking: true, calls, commandOutput: true });
+    transcript.beginTurn();
+    const run = (id: string, status: "completed" | "failed", output: string, summary: string) => {
+      transcript.event({ type: "tool_call", callId: id, tool: "bash", input: {}, info: { title: `$ ${id}`, kind: "execute", locations: [] } });
+      transcript.event({ type: "tool_result", callId: id, status, output, summary });
+    };
+    const lines = Array.from({ length: 9 }, (_, i) => `line ${i + 1}`).join("\n");
+    run("make", "failed", `Exit code: 3\n${lines}\nerror: cannot find module \x1b[31mfoo\x1b[0m and a very long tail that does not fit\n[Garuda: this command ran in the OS sandbox …]`, "Exit code 3");
+    const failed = stripAnsi(out.join(""));
+    expect(failed).toContain("  ✗ Exit code 3\n    … 4 earlier lines not shown\n    line 5\n    line 6\n    line 7\n    line 8\n    line 9\n    error: cannot find module ⟨U+001B⟩…\n");
+    expect(failed).not.toContain("[Garuda:");
+    // Dimmed, and each line within the width (one column spare).
+    expect(out.join("")).toContain("\x1b[2m    line 9\x1b[22m");
+    for (const line of failed.split("\n")) expect([...line.replace(/^\r?\x1b\[K/, "")].length).toBeLessThan(40);
+    out.length = 0;
+    run("test", "completed", "Exit code: 0\nrunning\n12 passed\n0 failed", "Exit code 0");
+    expect(stripAnsi(out.join(""))).toContain("  ⎿ Exit code 0\n    … 1 earlier line not shown\n    12 passed\n    0 failed\n");
+    out.length = 0;
+    run("quiet", "completed", "Exit code: 0\n(no output)", "Exit code 0");
+    expect(stripAnsi(out.join(""))).toContain("  ⎿ Exit code 0\n");
+    expect(stripAnsi(out.join(""))).not.toContain("no output");
+  });
+
+  test("a command's output lines: none for a command that did not run", () => {
+    expect(commandOutputLines("Exit code: 1\n\nboom\n\n[Garuda: hint]")).toEqual(["boom"]);
+    expect(commandOutputLines("The command did not run: no sandbox.")).toEqual([]);
+  });
+
   test("titles are the ACP titles: MCP tools as server/tool, subagents named, one visible line", () => {
     expect(callTitle("mcp__github__create_issue", { title: "mcp__github__create_issue", kind: "other", locations: [] })).toBe("github/create_issue");
     expect(callTitle("explore", { title: "Find the parser", kind: "think", locations: [] })).toBe("Subagent: Find the parser");
@@ -224,6 +257,34 @@ describe("style and previews", () => {
     expect(diff).toContain("\x1b[31m-old\x1b[39m");
     expect(diff).toContain("\x1b[32m+new\x1b[39m");
     expect(stripAnsi(diff)).toBe("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new");
-    expect(capLines("1\n2\n3\n4", 2)).toBe("1\n2\n… 2 more lines not shown");
+  });
+
+  test("a preview fits the rows it gets: the count of what is left out is right, long diff lines are cut", () => {
+    const fitted = fitLines("1\n2\n3\n4", 2, 80, true);
+    expect(fitted).toEqual({ shown: ["1", "2"], hidden: 2, cut: false });
+    expect(fitNote(fitted, "v")).toBe("… 2 more lines not shown ([v] shows all of it)");
+    // The tool's own "… N more diff lines not shown" counts too, and is not shown as a line.
+    expect(fitLines("a\nb\nc\n… 1910 more diff lines not shown", 2, 80, true).hidden).toBe(1911);
+    const long = fitLines(`+${"x".repeat(100)}`, 5, 20, true);
+    expect(long.shown).toEqual([`+${"x".repeat(18)}…`]);
+    expect(fitNote(long, "v")).toBe("(long lines are cut to fit; [v] shows them whole)");
+    // Not cut (a command must be seen whole): a long line takes the rows it wraps to.
+    expect(fitLines(`${"x".repeat(50)}\nnext`, 2, 20, false)).toEqual({ shown: ["x".repeat(50)], hidden: 1, cut: false });
+    expect(fitLines(`${"x".repeat(50)}\nnext`, 4, 20, false)).toEqual({ shown: ["x".repeat(50), "next"], hidden: 0, cut: false });
+  });
+
+  test("a change the tool's preview stopped early gets its whole diff from the change itself", () => {
+    const newText = `${"x".repeat(20_000)}\n`;
+    const toolPreview = unifiedDiff("one.txt", null, newText).text;
+    // The tool's text stops before the only content line.
+    expect(toolPreview).toBe("--- /dev/null\n+++ b/one.txt\n@@ -0,0 +1,1 @@\n… 1 more diff lines not shown");
+    const whole = wholeDiff(toolPreview, { path: "/p/one.txt", oldText: null, newText });
+    expect(whole.split("\n").slice(0, 3)).toEqual(["--- /dev/null", "+++ b/one.txt", "@@ -0,0 +1,1 @@"]);
+    expect(whole.split("\n")[3]).toBe(`+${"x".repeat(20_000)}`);
+    const rows = Array.from({ length: 5000 }, (_, i) => `row ${i}`).join("\n");
+    const big = wholeDiff(unifiedDiff("big.txt", null, rows).text, { path: "/p/big.txt", oldText: null, newText: rows });
+    expect(fitLines(big, 30, 80, true).hidden).toBe(5003 - 30);
+    // A preview the tool did not cut is its own.
+    expect(wholeDiff("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b", { path: "/p/f", oldText: "a", newText: "b" })).toBe("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b");
   });
 });

@@ -1,13 +1,14 @@
 // The terminal's Approver: the same ApprovalRequest the editor gets over ACP, shown as a
-// question — headerText, the note, the preview through previewText (hidden characters visible,
-// the warning line first), the diff coloured, the scope of "Allow for this session" — answered
-// with one key: y (once), s (session), n (deny). A file change with more than one hunk can be
-// reviewed hunk by hunk (h): the file then gets only the accepted hunks (U0). Questions are
-// asked one at a time; a stopped turn answers deny at once.
+// question — headerText, the note, the warning line, the preview through previewText (hidden
+// characters visible), the diff coloured, the scope of "Allow for this session" — answered with
+// one key: y (once), s (session), n (deny). The preview gets the rows the question leaves on the
+// screen, so its header and choices stay in view; v shows all of it. A file change with more than
+// one hunk can be reviewed hunk by hunk (h): the file then gets only the accepted hunks (U0).
+// Questions are asked one at a time; a stopped turn answers deny at once, and says so at once.
 import type { ApprovalRequest, Approver, Choice, PartialApproval } from "../../permission/types.ts";
 import { oneLine, visible } from "../../text/visible.ts";
-import { headerText, previewText } from "../approver.ts";
-import { capLines, colourDiff, indent, looksLikeDiff } from "./diffView.ts";
+import { HIDDEN_WARNING, headerText, previewText } from "../approver.ts";
+import { colourDiff, fitLines, fitNote, indent, looksLikeDiff, MAX_PLAIN_WIDTH, MAX_PREVIEW_LINES, wholeDiff } from "./diffView.ts";
 import { applyHunks, changeHunks, type Hunk, hunkLines, rejectedNote } from "./hunks.ts";
 import type { ChatInput } from "./input.ts";
 import type { Screen } from "./screen.ts";
@@ -21,7 +22,7 @@ export interface TerminalApproverOptions {
   beforeQuestion?: () => void;
 }
 
-const ANSWERS: Readonly<Record<string, Choice | "hunks">> = {
+const ANSWERS: Readonly<Record<string, Choice | "hunks" | "view">> = {
   y: "once",
   "1": "once",
   s: "session",
@@ -31,6 +32,7 @@ const ANSWERS: Readonly<Record<string, Choice | "hunks">> = {
   "3": "deny",
   escape: "deny",
   h: "hunks",
+  v: "view",
   once: "once",
   yes: "once",
   session: "session",
@@ -38,6 +40,15 @@ const ANSWERS: Readonly<Record<string, Choice | "hunks">> = {
   no: "deny",
   hunks: "hunks",
 };
+
+/** A preview on the screen: whether some of it is not shown, and how to show all of it. */
+interface Preview {
+  more: boolean;
+  showAll(): void;
+}
+
+/** However small the terminal, a preview shows this many lines. */
+const MIN_PREVIEW_ROWS = 5;
 
 export class TerminalApprover implements Approver {
   #queue: Promise<unknown> = Promise.resolve();
@@ -68,42 +79,99 @@ export class TerminalApprover implements Approver {
     const hunks = hunksAllowed && request.change ? changeHunks(request.change.oldText, request.change.newText) : [];
     const canSplit = hunks.length > 1;
     this.options.beforeQuestion?.();
+    const shown = this.#show(request, canSplit ? hunks.length : 0);
+    const stopped = this.#sayWhenStopped(signal);
+    try {
+      for (;;) {
+        const answer = await input.readAnswer(signal);
+        if (answer === undefined || signal.aborted) {
+          if (!signal.aborted) screen.line(style.red("  → Denied (no answer)."));
+          return "deny";
+        }
+        const choice = ANSWERS[answer];
+        if (choice === "view" && shown.preview.more) {
+          shown.preview.showAll();
+          screen.line(shown.header);
+          screen.line(shown.menu);
+          continue;
+        }
+        if (choice === "hunks" && canSplit && request.change) return await this.#reviewHunks(request.change.path, request.change.oldText, hunks, signal);
+        if (choice !== undefined && choice !== "hunks" && choice !== "view" && request.choices.includes(choice)) {
+          screen.line(choice === "deny" ? style.red(`  → ${request.labels.deny}`) : style.green(`  → ${request.labels[choice]}`));
+          return choice;
+        }
+        // A key that is no answer is ignored on a terminal; a line gets the choices again.
+        if (!input.interactive) screen.line(shown.menu);
+      }
+    } finally {
+      stopped();
+    }
+  }
+
+  /** The question on the screen: header, note, warning, preview, scope, choices. */
+  #show(request: ApprovalRequest, hunkCount: number): { header: string; menu: string; preview: Preview } {
+    const { screen, style } = this.options;
     screen.status(undefined);
     screen.endLine();
-    screen.line(style.yellow(style.bold(`? ${headerText(request).split("\n").join("\n  ")}`)));
+    const header = style.yellow(style.bold(`? ${headerText(request).split("\n").join("\n  ")}`));
+    screen.line(header);
     if (request.note) screen.line(style.dim(`  (${oneLine(request.note, 500)})`));
-    const preview = capLines(previewText(request));
-    if (preview.trim() !== "") {
-      const shown = request.change || looksLikeDiff(preview) ? colourDiff(preview, style) : preview;
-      screen.line(indent(request.hidden ? shown.replace(/^(.*)$/m, (warning) => style.red(warning)) : shown));
-    }
-    if (request.sessionRules && request.sessionRules.length > 0 && request.choices.includes("session")) {
-      screen.line(style.dim(`  “${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`));
-    }
+    if (request.hidden) screen.line(style.red(`  ${HIDDEN_WARNING}`));
+    const scope =
+      request.sessionRules && request.sessionRules.length > 0 && request.choices.includes("session")
+        ? style.dim(`  “${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`)
+        : undefined;
+    // The rows the rest takes: the call's own line above, the header, the note, the warning, the
+    // scope, the menu, and the line the cursor waits on.
+    const warningRows = request.hidden ? Math.ceil((HIDDEN_WARNING.length + 2) / screen.columns) : 0;
+    const around = 1 + header.split("\n").length + (request.note ? 1 : 0) + warningRows + (scope ? 1 : 0) + 2;
+    const text = previewText({ ...request, hidden: false, preview: wholeDiff(request.preview, request.change) });
+    const preview = this.#preview(text, Boolean(request.change), around, "  ");
+    if (scope) screen.line(scope);
+    const menu = style.cyan(this.#menu(request, hunkCount));
+    screen.line(menu);
+    return { header, menu, preview };
+  }
+
+  #menu(request: ApprovalRequest, hunkCount: number): string {
     const keys = [`y ${request.labels.once}`];
     if (request.choices.includes("session")) keys.push(`s ${request.labels.session}`);
     keys.push(`n ${request.labels.deny}`);
-    if (canSplit) keys.push(`h Choose hunks (${hunks.length})`);
+    if (hunkCount > 1) keys.push(`h Choose hunks (${hunkCount})`);
     const menu = `  ${keys.map((key) => `[${key.slice(0, 1)}]${key.slice(1)}`).join("   ")}`;
-    screen.line(style.cyan(input.interactive ? menu : `${menu}  (type the letter, then Enter)`));
-    for (;;) {
-      const answer = await input.readAnswer(signal);
-      if (answer === undefined || signal.aborted) {
-        screen.line(style.red(signal.aborted ? "  → Denied (stopped)." : "  → Denied (no answer)."));
-        return "deny";
-      }
-      const choice = ANSWERS[answer];
-      if (choice === "hunks" && canSplit && request.change) {
-        const partial = await this.#reviewHunks(request.change.path, request.change.oldText, hunks, signal);
-        return partial;
-      }
-      if (choice !== undefined && choice !== "hunks" && request.choices.includes(choice)) {
-        screen.line(choice === "deny" ? style.red(`  → ${request.labels.deny}`) : style.green(`  → ${request.labels[choice]}`));
-        return choice;
-      }
-      // A key that is no answer is ignored on a terminal; a line gets the choices again.
-      if (!input.interactive) screen.line(style.cyan(menu));
-    }
+    return this.options.input.interactive ? menu : `${menu}  (type the letter, then Enter)`;
+  }
+
+  /**
+   * Shows as much of the preview as fits under the question on this screen, `around` rows being
+   * taken by the rest of it. A diff's long lines are cut to the width (a command's are not: all of
+   * it must be seen); `showAll` prints the whole of it, for [v].
+   */
+  #preview(text: string, isChange: boolean, around: number, prefix: string): Preview {
+    const { screen, style } = this.options;
+    if (text.trim() === "") return { more: false, showAll: () => {} };
+    const diff = isChange || looksLikeDiff(text);
+    const colour = (lines: string) => (diff ? colourDiff(lines, style) : lines);
+    // One column spare: a line that fills the last one makes some terminals wrap early.
+    const width = (screen.live ? screen.columns - 1 : MAX_PLAIN_WIDTH) - prefix.length;
+    // One row more for the line that says what is not shown.
+    const rows = screen.live ? Math.max(MIN_PREVIEW_ROWS, screen.rows - around - 1) : MAX_PREVIEW_LINES;
+    const fitted = fitLines(text, rows, width, diff);
+    screen.line(indent(colour(fitted.shown.join("\n")), prefix));
+    const note = fitNote(fitted, "v");
+    if (note) screen.line(style.dim(`${prefix}${note}`));
+    return {
+      more: note !== undefined,
+      showAll: () => screen.line(indent(colour(text), prefix)),
+    };
+  }
+
+  /** A stop while the question waits says so at once, before the call's own line says cancelled. */
+  #sayWhenStopped(signal: AbortSignal): () => void {
+    const { screen, style } = this.options;
+    const say = () => screen.line(style.red("  → Denied (stopped)."));
+    signal.addEventListener("abort", say, { once: true });
+    return () => signal.removeEventListener("abort", say);
   }
 
   /** Asks about each hunk; all accepted is "once", none is "deny", some is a PartialApproval. */
@@ -112,13 +180,16 @@ export class TerminalApprover implements Approver {
     const accepted: boolean[] = [];
     for (let k = 0; k < hunks.length; k++) {
       screen.line(style.bold(`  Hunk ${k + 1} of ${hunks.length}:`));
-      screen.line(indent(colourDiff(capLines(visible(hunkLines(oldText, hunks[k] as Hunk).join("\n"))), style), "    "));
+      // Around it: its "Hunk k of n" line, its menu, and the cursor's line.
+      const view = this.#preview(visible(hunkLines(oldText, hunks[k] as Hunk).join("\n")), true, 3, "    ");
+      const menu = style.cyan(`    [y] keep this hunk   [n] leave it out   [a] keep it and all the rest   [d] leave out this one and all the rest${input.interactive ? "" : "  (then Enter)"}`);
+      screen.line(menu);
       let decided: boolean | "rest" | undefined;
-      screen.line(style.cyan(`    [y] keep this hunk   [n] leave it out   [a] keep it and all the rest   [d] leave out this one and all the rest${input.interactive ? "" : "  (then Enter)"}`));
       while (decided === undefined) {
         const answer = await input.readAnswer(signal);
+        // A stop was said at once (#sayWhenStopped).
         if (answer === undefined || signal.aborted) {
-          screen.line(style.red(signal.aborted ? "  → Denied (stopped)." : "  → Denied (no answer)."));
+          if (!signal.aborted) screen.line(style.red("  → Denied (no answer)."));
           return "deny";
         }
         if (answer === "y" || answer === "yes") decided = true;
@@ -129,6 +200,9 @@ export class TerminalApprover implements Approver {
         } else if (answer === "d") {
           while (accepted.length < hunks.length) accepted.push(false);
           decided = "rest";
+        } else if (answer === "v" && view.more) {
+          view.showAll();
+          screen.line(menu);
         }
       }
       if (decided === "rest") break;

@@ -15,11 +15,12 @@ import { describeFailure } from "../errors.ts";
 import { TerminalApprover } from "./approver.ts";
 import { OpenCalls } from "./calls.ts";
 import { type CommandHost, MODE_TEXT, runBuiltin } from "./commands.ts";
-import { type ChatInput, LineInput, TerminalInput } from "./input.ts";
+import { type ChatInput, LineInput } from "./input.ts";
 import { chooseSession, type ResumeRequest, showResumed } from "./resume.ts";
 import { Screen } from "./screen.ts";
 import { runtimeStarter } from "./startRuntime.ts";
-import { styleFor, type Style } from "./style.ts";
+import { styleFor, type Style, terminalMode } from "./style.ts";
+import { TerminalInput } from "./terminalInput.ts";
 import { Transcript } from "./transcript.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
 import { runTurn } from "./turn.ts";
@@ -69,6 +70,7 @@ class Chat implements CommandHost {
       showThinking: !options.hideThinking,
       calls: this.calls,
       workingHint: "Working… (Ctrl-C to stop)",
+      commandOutput: true,
     });
     this.approver = new TerminalApprover({ input, screen, style, beforeQuestion: () => this.transcript.interrupted() });
   }
@@ -178,7 +180,8 @@ class Chat implements CommandHost {
   async #handle(text: string): Promise<void> {
     const runtime = this.runtime;
     if (text.trimStart().startsWith("/")) {
-      const command = runtime.resolveCommand(text);
+      // "/" alone asks what the commands are; it is no prompt for the model.
+      const command = text.trim() === "/" ? ({ kind: "builtin", name: "help", args: "" } as const) : runtime.resolveCommand(text);
       if (command.kind === "builtin") {
         try {
           await runBuiltin(command.name, command.args, this);
@@ -227,10 +230,10 @@ class Chat implements CommandHost {
 
 /** Runs the chat until /exit, Ctrl-D or Ctrl-C twice; returns the exit code. */
 export async function runChat(options: ChatOptions): Promise<number> {
-  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY && typeof process.stdin.setRawMode === "function");
-  const style = styleFor(Boolean(process.stdout.isTTY), process.env);
-  const screen = new Screen(process.stdout, Boolean(process.stdout.isTTY), interactive);
-  const input: ChatInput = interactive ? new TerminalInput(process.stdin, screen) : new LineInput(process.stdin, screen);
+  const mode = terminalMode(process.stdin, process.stdout, process.env);
+  const style = styleFor(mode.output === "terminal", process.env);
+  const screen = new Screen(process.stdout, mode.output === "terminal", mode.input === "keys");
+  const input: ChatInput = mode.input === "keys" ? new TerminalInput(process.stdin, screen) : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
   const chat = new Chat(input, screen, style, options);
   // SIGTERM or SIGHUP: stop the turn, close the session (its commands are killed), exit 143 or 129.
   let stopping: Promise<never> | undefined;

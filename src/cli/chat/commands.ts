@@ -70,7 +70,7 @@ function help(host: CommandHost): void {
     lines.push(...columns(custom.map((command) => [`/${oneLine(command.name, 40)}${command.argumentHint ? ` ${oneLine(command.argumentHint, 30)}` : ""}`, oneLine(command.description, 120)] as const), style));
   }
   lines.push(
-    "Keys: Enter sends · Alt-Enter or Ctrl-J (or \\ then Enter) adds a line · Shift-Tab switches build/plan · Ctrl-C stops a turn · Ctrl-C twice or Ctrl-D exits",
+    "Keys: Enter sends · Alt-Enter or Ctrl-J (or \\ then Enter) adds a line · Shift-Tab switches build/plan · Ctrl-C stops a turn · Ctrl-Z suspends · Ctrl-C twice or Ctrl-D exits",
     "A file named with @path (e.g. @src/main.ts) goes with the prompt.",
   );
   screen.line(lines.join("\n"));

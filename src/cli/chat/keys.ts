@@ -1,5 +1,5 @@
 // What a raw-mode terminal sends, as keys for the chat's line editor and its questions: plain
-// characters, editing and movement keys, Ctrl-C and Ctrl-D, Shift-Tab, Alt-Enter, and a
+// characters, editing and movement keys, Ctrl-C, Ctrl-D and Ctrl-Z, Shift-Tab, Alt-Enter, and a
 // bracketed paste as one key (so a pasted newline does not send the prompt).
 
 export type KeyName =
@@ -23,7 +23,8 @@ export type KeyName =
   | "shift-tab"
   | "tab"
   | "interrupt"
-  | "eof";
+  | "eof"
+  | "suspend";
 
 export type Key = { name: KeyName } | { name: "char"; char: string } | { name: "paste"; text: string };
 
@@ -69,6 +70,7 @@ const CONTROL: Readonly<Record<string, KeyName>> = {
   "\x06": "right",
   "\x03": "interrupt",
   "\x04": "eof",
+  "\x1a": "suspend",
   "\x0b": "kill-line",
   "\x15": "kill-start",
   "\x17": "delete-word",

@@ -119,6 +119,7 @@ export class EditBuffer {
       case "tab":
         return this.#insert("  ");
       case "escape":
+      case "suspend":
         return "none";
     }
   }

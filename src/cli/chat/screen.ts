@@ -6,6 +6,7 @@ import { stripAnsi } from "./style.ts";
 export interface WriteTarget {
   write(text: string): unknown;
   columns?: number;
+  rows?: number;
 }
 
 export class Screen {
@@ -27,6 +28,11 @@ export class Screen {
   get columns(): number {
     const columns = this.stream.columns;
     return columns && columns > 10 ? columns : 80;
+  }
+
+  get rows(): number {
+    const rows = this.stream.rows;
+    return rows && rows > 5 ? rows : 24;
   }
 
   write(text: string): void {

@@ -38,6 +38,27 @@ export function styleFor(isTTY: boolean, env: Record<string, string | undefined>
   return COLOUR_STYLE;
 }
 
+export interface TerminalMode {
+  /** keys: raw mode and the line editor; echoed-lines: the terminal's own line mode; lines: a pipe. */
+  input: "keys" | "echoed-lines" | "lines";
+  /** terminal: colours and a status line drawn in place; plain: lines only. */
+  output: "terminal" | "plain";
+}
+
+/**
+ * How the chat talks to its terminal. TERM=dumb (Emacs' shell, some CI ttys) or no TERM at all
+ * means a terminal that cannot take cursor control or colours: the chat is then as in a pipe,
+ * except that the terminal echoes what is typed.
+ */
+export function terminalMode(stdin: { isTTY?: boolean; setRawMode?: unknown }, stdout: { isTTY?: boolean }, env: Record<string, string | undefined>): TerminalMode {
+  const capable = env.TERM !== undefined && env.TERM !== "" && env.TERM !== "dumb";
+  const output = stdout.isTTY && capable ? "terminal" : "plain";
+  // Typed lines echo on the terminal, not in a piped stdout: the transcript there writes them.
+  if (!stdin.isTTY || !stdout.isTTY) return { input: "lines", output };
+  if (output === "terminal" && typeof stdin.setRawMode === "function") return { input: "keys", output };
+  return { input: "echoed-lines", output };
+}
+
 /** Removes colour and cursor sequences: what a reader of the text sees. */
 export function stripAnsi(text: string): string {
   return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");

@@ -1,6 +1,7 @@
 // Text from the model on a terminal. Titles, previews and questions go through visible() and
 // oneLine(); the streamed answer keeps its layout (indentation, blank runs) but can never carry
 // a control sequence or a reordering character to the terminal.
+import { visible } from "../../text/visible.ts";
 
 /** C0 and C1 controls (newline and tab excepted), bidi embeddings, overrides and isolates. */
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
@@ -21,6 +22,26 @@ export function firstLine(text: string, max = 160): string {
   const line = text.split(/\r?\n/).find((candidate) => candidate.trim() !== "") ?? "";
   const chars = [...line.trim()];
   return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : chars.join("");
+}
+
+/**
+ * What a command printed, from the bash tool's result: its lines without the "Exit code: N" line
+ * the model reads first, the "(no output)" stand-in, the "[Garuda: …]" hints written for the model,
+ * and blank lines. None when the result is not a command's (it did not run).
+ */
+export function commandOutputLines(result: string): string[] {
+  const lines = result.split(/\r?\n/);
+  if (!/^Exit code: /.test(lines[0] ?? "")) return [];
+  const output = lines.slice(1);
+  while (output.length > 0 && /^\[Garuda: .*\]$/.test(output.at(-1) as string)) output.pop();
+  if (output.length === 1 && output[0] === "(no output)") return [];
+  return output.filter((line) => line.trim() !== "");
+}
+
+/** A line within `width` columns: tabs as spaces, hidden characters visible, a longer one cut with "…". */
+export function fitLine(line: string, width: number): string {
+  const chars = [...visible(line.replace(/\t/g, "  "))];
+  return chars.length > width ? `${chars.slice(0, Math.max(1, width - 1)).join("")}…` : chars.join("");
 }
 
 /** "1 file" / "3 files". */

@@ -8,7 +8,7 @@ import { oneLine, visible } from "../../text/visible.ts";
 import type { OpenCalls } from "./calls.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
-import { firstLine, lastLine, safeText, tokens } from "./text.ts";
+import { commandOutputLines, firstLine, fitLine, lastLine, plural, safeText, tokens } from "./text.ts";
 import { callTitle, serverToolTitle } from "../callTitle.ts";
 import { retryNotice } from "../../runtime/retryNotice.ts";
 
@@ -22,7 +22,14 @@ export interface TranscriptOptions {
   calls: OpenCalls;
   /** The line shown while the model works (a terminal only). */
   workingHint?: string;
+  /** Show the last lines a command printed under its result (the chat: its live line is gone by then). */
+  commandOutput?: boolean;
 }
+
+/** How many of a command's last lines its result shows: a failure's error, a success's last word. */
+export const OUTPUT_TAIL = { failed: 6, completed: 2 } as const;
+/** Where lines are not cut to a terminal (a log), they still stop somewhere. */
+const LOG_WIDTH = 500;
 
 /** A call the permission engine or a hook denied, for `garuda run`'s report. */
 export interface DeniedCall {
@@ -39,6 +46,8 @@ export class Transcript {
   /** The call whose line (or progress) was the last thing shown. */
   #lastCall: string | undefined;
   readonly #progress = new Map<string, string>();
+  /** Commands (bash calls) of this turn, and on a log the output lines their progress already showed. */
+  readonly #commands = new Map<string, Set<string>>();
   #text = "";
   readonly #denied: DeniedCall[] = [];
 
@@ -59,6 +68,7 @@ export class Transcript {
     this.#block = "none";
     this.#lastCall = undefined;
     this.#progress.clear();
+    this.#commands.clear();
     this.#text = "";
     this.#denied.length = 0;
     this.#o.calls.beginTurn();
@@ -83,6 +93,7 @@ export class Transcript {
         return;
       case "tool_call":
         if (event.parentCallId !== undefined) return;
+        if (event.tool === "bash") this.#commands.set(event.callId, new Set());
         this.#call(event.callId, callTitle(event.tool, event.info));
         return;
       case "tool_progress":
@@ -192,6 +203,7 @@ export class Transcript {
     }
     if (this.#progress.get(id) === line) return;
     this.#progress.set(id, line);
+    this.#commands.get(id)?.add(line);
     this.#startActivity();
     activity.line(style.dim(`${prefix}${line}`));
   }
@@ -205,10 +217,26 @@ export class Transcript {
     }
     // A call the stop ended is cancelled, even when its command still returned a result.
     const status = afterStop ? "cancelled" : event.status;
-    this.#finished(event.callId, status, event.summary ?? event.output);
+    this.#finished(event.callId, status, event.summary ?? event.output, event.output);
   }
 
-  #finished(id: string, status: "completed" | "failed" | "denied" | "cancelled", text: string): void {
+  /** A command's last lines under its result, dimmed; on a log, those its progress did not show. */
+  #commandOutput(id: string, status: "completed" | "failed", output: string): void {
+    const { activity, style, commandOutput } = this.#o;
+    const progressed = this.#commands.get(id);
+    if (!commandOutput || !progressed) return;
+    const lines = commandOutputLines(output);
+    const tail = lines.slice(-OUTPUT_TAIL[status]).filter((line) => activity.live || !progressed.has(oneLine(line, 300)));
+    if (tail.length === 0) return;
+    const width = (activity.live ? activity.columns - 1 : LOG_WIDTH) - 4;
+    const earlier = lines.length - Math.min(lines.length, OUTPUT_TAIL[status]);
+    const shown = tail.map((line) => `    ${fitLine(line, width)}`);
+    if (earlier > 0) shown.unshift(`    … ${plural(earlier, "earlier line")} not shown`);
+    activity.line(style.dim(shown.join("\n")));
+  }
+
+  /** The call's result line (`text`), and for a command the end of its `output`. */
+  #finished(id: string, status: "completed" | "failed" | "denied" | "cancelled", text: string, output = ""): void {
     const { calls } = this.#o;
     const call = calls.finish(id);
     if (!call) return;
@@ -216,6 +244,7 @@ export class Transcript {
     if (status === "completed") this.#resultLine(id, call.title, true, detail || "Done.");
     else if (status === "cancelled") this.#resultLine(id, call.title, false, "Cancelled.");
     else this.#resultLine(id, call.title, false, detail || (status === "denied" ? "Denied." : "Failed."));
+    if (status === "completed" || status === "failed") this.#commandOutput(id, status, output);
     this.#progress.delete(id);
     if (!calls.stopped) this.#working();
   }

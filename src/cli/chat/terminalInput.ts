@@ -1,0 +1,341 @@
+// The chat's input on a terminal: raw mode for the whole chat (keys one by one, no echo, Ctrl-C
+// a key, bracketed paste), the line editor for prompts, single keys for questions. While a turn
+// runs, Ctrl-C goes to the turn's interrupt handler. Keys typed during a turn wait for the next
+// prompt (type-ahead), also across a question; the rest of an answer typed as a word ("yes"
+// + Enter) is dropped (AnswerTail). Ctrl-Z suspends the chat like any terminal program.
+import { readFileSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+import { AnswerTail } from "./answerTail.ts";
+import type { ChatInput, PromptResult, TtyStream } from "./input.ts";
+import type { Key } from "./keys.ts";
+import { parseKeys } from "./keys.ts";
+import { EditBuffer, layout, moveCursor } from "./lineEditor.ts";
+import type { Screen } from "./screen.ts";
+
+/** How long the rest of an answer may take to come, key after key (people type "yes" well within it). */
+export const ANSWER_TAIL_MS = 1_000;
+const MAX_QUEUED = 4096;
+
+const PASTE_ON = "\x1b[?2004h";
+const PASTE_OFF = "\x1b[?2004l";
+
+/** What a key answers: a letter or digit, Enter, Escape, or a word pasted on its own. */
+function keyAnswer(key: Key): string | undefined {
+  if (key.name === "char") return key.char.toLowerCase();
+  if (key.name === "enter" || key.name === "escape") return key.name;
+  if (key.name === "paste") {
+    const word = key.text.trim().toLowerCase();
+    return word !== "" && !/\s/.test(word) ? word : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a shell's job control can stop this process and continue it (Linux: from /proc; else
+ * undefined, unknown). It can when the process is in its terminal's foreground job and that job
+ * is not the session leader's own group: a shell with job control runs each job in a group of its
+ * own. A chat started in a terminal without a shell (it leads the session) would stay stopped.
+ */
+export function jobControl(stat = readStat): boolean | undefined {
+  try {
+    const [, , group, session, terminal, foreground] = stat();
+    return terminal !== "0" && foreground === group && group !== session;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The fields of /proc/self/stat after the command name: state, ppid, pgrp, session, tty_nr, tpgid … */
+function readStat(): string[] {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** The prompt being edited, drawn in place; `#row` is the cursor's row below the prompt's first. */
+class PromptView {
+  #row = 0;
+
+  constructor(
+    private readonly screen: Screen,
+    private readonly prompt: string,
+    private readonly continuation: string,
+    readonly buffer: EditBuffer,
+  ) {}
+
+  /** Draws the text again over what was drawn (`final`: the cursor at the end, to leave the prompt). */
+  draw(final = false): void {
+    const { buffer, screen } = this;
+    const cursor = final ? buffer.text.length : buffer.cursor;
+    const view = layout(this.prompt, this.continuation, buffer.text, cursor, screen.columns);
+    const up = this.#row > 0 ? `\x1b[${this.#row}A` : "";
+    screen.raw(`${up}\r\x1b[J${view.output}${moveCursor(view.endRow, view.cursorRow, view.cursorColumn)}`);
+    this.#row = view.cursorRow;
+  }
+
+  /** Leaves the prompt as typed, the cursor on the line below. */
+  commit(end = "\r\n"): void {
+    this.draw(true);
+    this.screen.raw(end);
+    this.screen.markLineStart();
+  }
+
+  /** Takes the prompt off the screen. */
+  erase(): void {
+    this.screen.raw(`${this.#row > 0 ? `\x1b[${this.#row}A` : ""}\r\x1b[J`);
+    this.screen.markLineStart();
+  }
+
+  /** Draws it anew where the cursor is (after a cleared screen, or back from a suspension). */
+  redraw(): void {
+    this.#row = 0;
+    this.draw();
+  }
+}
+
+export interface TerminalInputOptions {
+  /** Whether a shell can stop and continue this process (default: jobControl()). */
+  canStop?: () => boolean;
+  /** Stops the process (default: SIGTSTP to its process group, as the terminal's Ctrl-Z would). */
+  stop?: () => void;
+  /** The idle window of an answer's tail (default ANSWER_TAIL_MS). */
+  tailMs?: number;
+}
+
+export class TerminalInput implements ChatInput {
+  readonly interactive = true;
+  readonly #decoder = new StringDecoder("utf8");
+  readonly #queue: Key[] = [];
+  #pending = "";
+  #waiter: ((key: Key | undefined) => void) | undefined;
+  #interrupt: (() => void) | undefined;
+  #ended = false;
+  #tail: { filter: AnswerTail; timer: ReturnType<typeof setTimeout> } | undefined;
+  #editing: PromptView | undefined;
+  readonly #history: string[] = [];
+  readonly #onData = (chunk: Buffer | string) => this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
+  readonly #onEnd = () => {
+    this.#ended = true;
+    this.#deliver(undefined);
+  };
+  /** A SIGINT from outside (kill -INT) counts as Ctrl-C; in raw mode the key sends none. */
+  readonly #onSigint = () => this.#receive("\x03");
+
+  readonly #canStop: () => boolean;
+  readonly #stop: () => void;
+  readonly #tailMs: number;
+
+  constructor(
+    private readonly stdin: TtyStream,
+    private readonly screen: Screen,
+    options: TerminalInputOptions = {},
+  ) {
+    this.#canStop = options.canStop ?? (() => jobControl() !== false);
+    this.#stop = options.stop ?? (() => process.kill(0, "SIGTSTP"));
+    this.#tailMs = options.tailMs ?? ANSWER_TAIL_MS;
+    stdin.setRawMode?.(true);
+    stdin.on("data", this.#onData);
+    stdin.on("end", this.#onEnd);
+    stdin.resume();
+    process.on("SIGINT", this.#onSigint);
+    // Bracketed paste: a pasted newline is text, not Enter.
+    screen.raw(PASTE_ON);
+  }
+
+  onInterrupt(handler: (() => void) | undefined): void {
+    this.#interrupt = handler;
+  }
+
+  #receive(text: string): void {
+    const { keys, rest } = parseKeys(this.#pending + text);
+    this.#pending = rest;
+    for (const key of keys) {
+      if (key.name === "interrupt" && this.#interrupt) this.#interrupt();
+      else if (key.name === "suspend") this.#suspend();
+      else this.#route(key);
+    }
+  }
+
+  /** A key after an answer passes its tail first; then it goes to whoever waits, or the queue. */
+  #route(key: Key): void {
+    const tail = this.#tail;
+    if (!tail) {
+      this.#enqueue(key);
+      return;
+    }
+    const step = tail.filter.take(key);
+    if (step.kind === "hold") {
+      tail.timer.refresh();
+      return;
+    }
+    this.#endTail();
+    if (step.kind === "release") for (const released of step.keys) this.#enqueue(released);
+  }
+
+  #enqueue(key: Key): void {
+    if (this.#waiter) this.#deliver(key);
+    else if (this.#queue.length < MAX_QUEUED) this.#queue.push(key);
+  }
+
+  #deliver(key: Key | undefined): void {
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.(key);
+  }
+
+  /** After a one-key answer: what the user goes on typing may be the rest of the word. */
+  #startTail(answer: string): void {
+    this.#endTail();
+    // Keys that stop coming end the tail: what was held is dropped as a half-typed answer.
+    const timer = setTimeout(() => this.#endTail(), this.#tailMs);
+    timer.unref?.();
+    this.#tail = { filter: new AnswerTail(answer), timer };
+  }
+
+  #endTail(): void {
+    if (this.#tail) clearTimeout(this.#tail.timer);
+    this.#tail = undefined;
+  }
+
+  /** The next key; undefined when the terminal closed. */
+  #nextKey(signal?: AbortSignal): Promise<Key | undefined> {
+    const queued = this.#queue.shift();
+    if (queued) return Promise.resolve(queued);
+    if (this.#ended || signal?.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        this.#waiter = undefined;
+        resolve(undefined);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiter = (key) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(key);
+      };
+    });
+  }
+
+  async readPrompt(prompt: string, continuation: string, draft = ""): Promise<PromptResult> {
+    const view = new PromptView(this.screen, prompt, continuation, new EditBuffer(this.#history));
+    view.buffer.set(draft);
+    this.screen.endLine();
+    view.draw();
+    this.#editing = view;
+    try {
+      return await this.#edit(view);
+    } finally {
+      this.#editing = undefined;
+    }
+  }
+
+  /** The line editor's loop: keys into the buffer until the prompt ends. */
+  async #edit(view: PromptView): Promise<PromptResult> {
+    const { buffer } = view;
+    for (;;) {
+      const key = await this.#nextKey();
+      if (!key) {
+        view.commit();
+        return { kind: "eof" };
+      }
+      switch (buffer.apply(key)) {
+        case "submit": {
+          view.commit();
+          const text = buffer.text;
+          if (text.trim() !== "" && this.#history.at(-1) !== text) this.#history.push(text);
+          return { kind: "text", text };
+        }
+        case "interrupt":
+          view.commit("^C\r\n");
+          return { kind: "interrupt" };
+        case "eof":
+          view.commit();
+          return { kind: "eof" };
+        case "toggle-mode":
+          view.erase();
+          return { kind: "toggle-mode", draft: buffer.text };
+        case "clear-screen":
+          this.screen.raw("\x1b[2J\x1b[H");
+          view.redraw();
+          break;
+        case "changed":
+          view.draw();
+          break;
+        case "none":
+          break;
+      }
+    }
+  }
+
+  async readAnswer(signal: AbortSignal): Promise<string | undefined> {
+    // Keys typed before the question was shown must not answer it: they are type-ahead for the
+    // next prompt, set aside and given back after the answer.
+    const ahead = this.#queue.splice(0);
+    let answered: string | undefined;
+    try {
+      answered = await this.#answerKey(signal);
+      return answered;
+    } finally {
+      const after = this.#queue.splice(0);
+      this.#queue.push(...ahead);
+      if (answered !== undefined && /^[\p{L}\p{N}]$/u.test(answered)) this.#startTail(answered);
+      // Keys that came with the answer key (a fast "yes⏎", a paste without brackets) pass its tail.
+      for (const key of after) this.#route(key);
+    }
+  }
+
+  async #answerKey(signal: AbortSignal): Promise<string | undefined> {
+    for (;;) {
+      const key = await this.#nextKey(signal);
+      // Ctrl-C or Ctrl-D outside a turn (a question at start-up) answers no.
+      if (!key || key.name === "eof" || key.name === "interrupt") return undefined;
+      const answer = keyAnswer(key);
+      if (answer !== undefined) return answer;
+    }
+  }
+
+  async readLine(prompt: string): Promise<string | undefined> {
+    const result = await this.readPrompt(prompt, "  ");
+    return result.kind === "text" ? result.text : undefined;
+  }
+
+  /**
+   * Ctrl-Z: the terminal as the shell left it, the job stopped (stopJob), then, after `fg`, raw
+   * mode again and the prompt redrawn. Where no shell could continue it, the chat says so instead.
+   */
+  #suspend(): void {
+    if (!this.#canStop()) {
+      this.#say("(Ctrl-Z: no shell's job control can continue Garuda here, so it does not suspend.)");
+      return;
+    }
+    const editing = this.#editing;
+    if (editing) editing.commit();
+    else {
+      this.screen.status(undefined);
+      this.screen.endLine();
+    }
+    this.screen.raw(PASTE_OFF);
+    this.stdin.setRawMode?.(false);
+    // The stop takes effect before kill() returns, so what follows runs after `fg`.
+    this.#stop();
+    this.stdin.setRawMode?.(true);
+    this.screen.raw(PASTE_ON);
+    editing?.redraw();
+  }
+
+  /** A line of its own, above the prompt when one is being edited. */
+  #say(text: string): void {
+    const editing = this.#editing;
+    editing?.erase();
+    this.screen.line(text);
+    editing?.redraw();
+  }
+
+  close(): void {
+    this.#endTail();
+    process.off("SIGINT", this.#onSigint);
+    this.screen.raw(PASTE_OFF);
+    this.stdin.off("data", this.#onData);
+    this.stdin.off("end", this.#onEnd);
+    this.stdin.setRawMode?.(false);
+    this.stdin.pause();
+  }
+}
