@@ -100,7 +100,7 @@ export function editFileTool(deps: FileToolDeps): Tool<EditFileInput> {
       const request = { tool: "edit_file", readOnly: false, target: pathTarget(resolved, "write") };
       if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return { ...request, preview: `Edit ${resolved.path}` };
       const plan = planEdit(args, ctx.root, ctx.home, deps);
-      if (!plan.ok) return { ...request, preview: `Edit ${resolved.path}\n(This edit cannot be made as asked: ${plan.error})` };
+      if (!plan.ok) return { ...request, preview: `Edit ${resolved.path}\n(This edit cannot be made as asked: ${plan.error})`, cannotRun: plan.error };
       const change = { path: resolved.path, oldText: plan.oldText, newText: plan.newText };
       return { ...request, preview: diffPreview(resolved, change), change };
     },

@@ -26,7 +26,7 @@ export interface CallContext {
   signal: AbortSignal;
   executor: Executor;
   sandbox: SandboxSpec | null;
-  engine: Pick<PermissionEngine, "authorize">;
+  engine: Pick<PermissionEngine, "authorize" | "refusal">;
   approver?: Approver;
   emit(event: AgentEvent): void;
   beforeWrite(paths: string[]): Promise<void>;
@@ -149,9 +149,11 @@ export class ToolRegistry {
     const input = parsed.data;
     let info: CallInfo;
     let request: PermissionRequest;
+    let cannotRun: string | undefined;
     try {
       info = tool.describe(input, ctx.root);
-      const asked = tool.permission(input, { root: ctx.root, home: ctx.home, sandbox: ctx.sandbox, executor: ctx.executor });
+      const { cannotRun: sureToFail, ...asked } = tool.permission(input, { root: ctx.root, home: ctx.home, sandbox: ctx.sandbox, executor: ctx.executor });
+      cannotRun = sureToFail;
       const change = asked.change ?? info.change;
       request = {
         ...asked,
@@ -167,6 +169,12 @@ export class ToolRegistry {
     // The input as the model sent it (what a replay of the session shows too).
     ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info });
     ctx.audit?.record(requestEvent(request));
+    // A call sure to fail is not put to the user: the model gets the error it would get anyway,
+    // unless a rule refuses it (then the refusal, so a hidden file's state is not told).
+    if (cannotRun !== undefined) {
+      const refused = ctx.engine.refusal(request, ctx.mode);
+      return refused !== undefined ? finish(info, "denied", `Permission denied: ${refused}`) : finish(info, "failed", cannotRun);
+    }
 
     const warn = (warnings: string[] | undefined) => {
       for (const text of warnings ?? []) ctx.emit({ type: "notice", level: "warning", text });

@@ -98,7 +98,11 @@ export interface Tool<Input = unknown> {
   /** Read-only calls of one step run in parallel and need no approval. */
   readOnly: boolean;
   describe(input: Input, root: string): CallInfo;
-  /** What the permission engine checks before run(); the registry fills callId, title, preview. */
-  permission(input: Input, ctx: Pick<ToolContext, "root" | "home" | "sandbox" | "executor">): Omit<PermissionRequest, "callId" | "title"> & { title?: string };
+  /**
+   * What the permission engine checks before run(); the registry fills callId, title, preview.
+   * `cannotRun`: the call is sure to fail (an edit whose old text is not in the file): the
+   * registry then asks no one and gives the model this error, unless a rule refuses the call.
+   */
+  permission(input: Input, ctx: Pick<ToolContext, "root" | "home" | "sandbox" | "executor">): Omit<PermissionRequest, "callId" | "title"> & { title?: string; cannotRun?: string };
   run(input: Input, ctx: ToolContext): Promise<ToolResult>;
 }

@@ -59,7 +59,7 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
       const request = { tool: "write_file", readOnly: false, target: pathTarget(resolved, "write") };
       if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return { ...request, preview: `Write ${resolved.path}` };
       const plan = planWrite(args, ctx.root, ctx.home, deps);
-      if (!plan.ok) return { ...request, preview: `Write ${resolved.path}\n(This write cannot be made as asked: ${plan.error})` };
+      if (!plan.ok) return { ...request, preview: `Write ${resolved.path}\n(This write cannot be made as asked: ${plan.error})`, cannotRun: plan.error };
       const change = { path: resolved.path, oldText: plan.oldText, newText: args.content };
       return { ...request, preview: diffPreview(resolved, change), change };
     },

@@ -119,6 +119,26 @@ describe("run", () => {
     expect(approver.asked).toHaveLength(0);
   });
 
+  test("a call sure to fail (cannotRun) asks no one and gives the model its error; a rule's refusal still wins", async () => {
+    const doomed: Tool<{ path: string; content: string }> = {
+      ...writeTool("doomed", async () => {
+        throw new Error("run() must not be reached");
+      }),
+      permission: (input) => ({ tool: "doomed", readOnly: false, target: { kind: "path", path: input.path, access: "write" }, preview: "", cannotRun: "You have not read a.txt in this session." }),
+    };
+    const approver = scriptedApprover("once");
+    const outcome = await new ToolRegistry([doomed]).run({ id: "toolu_9", name: "doomed", input: { path: "a.txt", content: "x" } }, context({ approver }));
+    expect(approver.asked).toHaveLength(0);
+    expect(outcome).toMatchObject({ status: "failed", output: "You have not read a.txt in this session." });
+    const planned = await new ToolRegistry([doomed]).run({ id: "toolu_10", name: "doomed", input: { path: "a.txt", content: "x" } }, context({ approver, mode: "plan" }));
+    expect(planned.status).toBe("denied");
+    expect(planned.output).toStartWith("Permission denied: ");
+    // Control: the same tool without cannotRun is put to the user.
+    const asked = await new ToolRegistry([writeTool("doomed", async () => ({ output: "ok" }))]).run({ id: "toolu_11", name: "doomed", input: { path: "a.txt", content: "x" } }, context({ approver }));
+    expect(asked.output).toBe("ok");
+    expect(approver.asked).toHaveLength(1);
+  });
+
   test("an input the schema rejects never reaches describe() or the tool", async () => {
     let described = 0;
     const strict: Tool<{ n: number }> = {
