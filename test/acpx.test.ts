@@ -156,6 +156,8 @@ describe("acpx drives garuda acp", () => {
     "--deny-all: acpx picks Garuda's deny option, nothing is written, exit 5 (permission denied)",
     async () => {
       const script: MockResponse[] = [
+        // An edit is made against text the model has read (an edit sure to fail asks no one).
+        { steps: [{ type: "tool_use", name: "read_file", id: "toolu_acpx_read", input: { path: "notes.txt" } }] },
         { steps: [{ type: "tool_use", name: "edit_file", id: "toolu_acpx_denied", input: { path: "notes.txt", old_string: "status: draft", new_string: "status: final" } }] },
         { steps: [{ type: "text", text: "Understood, I left the notes as they are." }] },
       ];
