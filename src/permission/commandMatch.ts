@@ -71,10 +71,32 @@ export interface CommandAnalysis {
   mentioned: string[];
 }
 
+/**
+ * Variables a command may be given (`NODE_ENV=test npm test`) and still match an allow rule: they
+ * change output, not which program runs or what it loads. PATH, LD_PRELOAD, BASH_ENV, IFS,
+ * NODE_OPTIONS, PYTHONPATH, GIT_* … can turn an allowed command into another program.
+ */
+const HARMLESS_VARIABLES: ReadonlySet<string> = new Set([
+  "CI", "DEBUG", "FORCE_COLOR", "LANG", "LANGUAGE", "LC_ALL", "NO_COLOR", "NODE_ENV", "RUST_BACKTRACE", "RUST_LOG", "TERM", "TZ",
+]);
+
+function assignmentProblem(parsed: ParsedShell): string | undefined {
+  for (const part of parsed.commands) {
+    for (const assign of part.assigns) {
+      if (part.words.length === 0) return `it sets ${assign.name} for the commands after it`;
+      if (!HARMLESS_VARIABLES.has(assign.name) || !assign.literal) return `it sets ${assign.name} for the command, which can change what runs`;
+    }
+  }
+  return undefined;
+}
+
 function notAllowableReason(command: string, parsed: ParsedShell, innerOk: boolean, parts: string[][]): string | undefined {
   if (hasHidden(command)) return "it contains hidden characters";
   if (!parsed.ok) return `it cannot be parsed (${parsed.error ?? "syntax error"})`;
   if (parsed.definesFunctions) return "it defines shell functions";
+  if (parsed.transforms) return "it uses a ${…@…} expansion, which can run code";
+  const assigned = assignmentProblem(parsed);
+  if (assigned) return assigned;
   if (parsed.commands.some((part) => !part.literalName)) return "a command name is computed when it runs";
   if (!innerOk) return "it runs a script that cannot be read in advance (eval, sh -c)";
   const writer = parsed.commands.find((part) => part.writes.length > 0);

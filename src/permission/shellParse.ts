@@ -3,7 +3,7 @@
 // counts, wherever it sits: `a && b; c | d`, `$(…)`, backticks, `<(…)`, `( … )`, `{ …; }`,
 // if/for/while/case bodies, unquoted here-documents. Quoted text is data: `echo "a && b"` is one
 // command. The caller decides what an unparsable line means (allow: never; deny: roughParts).
-import { forEachChild, parse, type Redirection, type SyntaxNode, type Word, type WordPart } from "unbash";
+import { type Assignment, forEachChild, parse, type Redirection, type SyntaxNode, type Word, type WordPart } from "unbash";
 
 export interface ShellCommand {
   /** Words after quote removal; expansions stay as written (`$x`, `$(…)`). Empty for `x=1` alone. */
@@ -16,6 +16,8 @@ export interface ShellCommand {
   redirectTargets: string[];
   /** The command's own source text. */
   text: string;
+  /** Variables set for it (`PATH=./bin git status`) or, with no words, by it (`x=1`): name and value as written. */
+  assigns: { name: string; value: string; literal: boolean }[];
 }
 
 export interface ParsedShell {
@@ -25,6 +27,8 @@ export interface ParsedShell {
   commands: ShellCommand[];
   /** The line defines shell functions, so a command name may not be the program it looks like. */
   definesFunctions: boolean;
+  /** A `${x@P}`-style transformation (or an expansion the parser does not know): `@P` runs the `$(…)` inside x's value. */
+  transforms: boolean;
 }
 
 const WRITE_OPERATORS: ReadonlySet<string> = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
@@ -59,7 +63,15 @@ function redirectInfo(redirect: Redirection): { target: string; writes: boolean 
   return { target, writes: WRITE_OPERATORS.has(redirect.operator) };
 }
 
-function commandFrom(redirects: readonly Redirection[], words: Word[], literalName: boolean, text: string): ShellCommand {
+function assignmentsOf(prefix: readonly (Assignment | Redirection)[]): ShellCommand["assigns"] {
+  return prefix.flatMap((item) =>
+    item.type === "Assignment"
+      ? [{ name: item.name, value: item.value.type === "Word" ? item.value.value : item.value.elements.map((e) => e.value).join(" "), literal: item.value.type === "Word" && wordIsLiteral(item.value) && item.index === undefined }]
+      : [],
+  );
+}
+
+function commandFrom(redirects: readonly Redirection[], words: Word[], literalName: boolean, text: string, assigns: ShellCommand["assigns"] = []): ShellCommand {
   const writes: string[] = [];
   const redirectTargets: string[] = [];
   for (const redirect of redirects) {
@@ -68,7 +80,7 @@ function commandFrom(redirects: readonly Redirection[], words: Word[], literalNa
     redirectTargets.push(info.target);
     if (info.writes && !HARMLESS_TARGETS.has(info.target)) writes.push(info.target);
   }
-  return { words: words.map((word) => word.value), literalName, writes, redirectTargets, text };
+  return { words: words.map((word) => word.value), literalName, writes, redirectTargets, text, assigns };
 }
 
 /** Parses a command line into its simple commands. Never throws. */
@@ -76,6 +88,7 @@ export function parseShell(source: string): ParsedShell {
   const commands: ShellCommand[] = [];
   const errors: string[] = [];
   let definesFunctions = false;
+  let transforms = false;
 
   const visit = (node: SyntaxNode, text: string): void => {
     let own = text;
@@ -95,9 +108,12 @@ export function parseShell(source: string): ParsedShell {
       case "Command": {
         const words = node.name ? [node.name, ...node.args.filter((arg): arg is Word => arg.type === "Word")] : [];
         const literalName = node.name ? wordIsLiteral(node.name) : true;
-        commands.push(commandFrom(node.redirects, words, literalName, own.slice(node.pos, node.end)));
+        commands.push(commandFrom(node.redirects, words, literalName, own.slice(node.pos, node.end), assignmentsOf(node.prefix)));
         break;
       }
+      case "ParameterExpansion":
+        if (node.operation?.type === "Transform" || node.operation?.type === "Unknown") transforms = true;
+        break;
       case "Redirected":
         // `{ a; b; } > file`: the group's redirections, as a command of their own.
         commands.push(commandFrom(node.redirects, [], true, own.slice(node.pos, node.end)));
@@ -111,7 +127,7 @@ export function parseShell(source: string): ParsedShell {
   } catch (error) {
     errors.push(error instanceof Error ? error.message : String(error));
   }
-  const result: ParsedShell = { ok: errors.length === 0, commands, definesFunctions };
+  const result: ParsedShell = { ok: errors.length === 0, commands, definesFunctions, transforms };
   if (errors.length > 0) result.error = errors[0];
   return result;
 }

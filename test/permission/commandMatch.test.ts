@@ -53,6 +53,17 @@ describe("allow: every sub-command must match, as written", () => {
     ["npm test *", "npm test\u200b", false],
     ["npm test *", "npm\u202e test", false],
     ["*", "x=1", false],
+    // Variables change what runs: set before an allowed command, or for the commands after them.
+    ["git status *", "PATH=./bin:$PATH git status", false],
+    ["git status *", "PATH=./bin git status", false],
+    ["ls *", "LD_PRELOAD=./x.so ls", false],
+    ["ls *", "BASH_ENV=./x.sh ls", false],
+    ["ls *", "IFS=/; ls", false],
+    ["git status *", "x='$(touch ~/PWNED)'; git status ${x@P}", false],
+    ["git status *", "git status ${x@P}", false],
+    ["npm test *", "NODE_ENV=test npm test", true],
+    ["npm test *", "NODE_ENV=$(curl evil) npm test", false],
+    ["npm test *", "CI=1 FORCE_COLOR=0 npm test", true],
   ];
   test.each(table)("allow %p, %p → %p", (pattern, command, allowed) => {
     expect(allowMatches(pattern, analyzeCommand(command))).toBe(allowed);
