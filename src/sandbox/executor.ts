@@ -11,7 +11,7 @@ import { childEnv, proxyEnv, proxyUrl } from "./env.ts";
 import { type EndReason, type Job, spawnJob } from "./job.ts";
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
-import { adoptOrphans } from "./subreaper.ts";
+import { guardProcess } from "./processGuards.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
@@ -71,8 +71,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const ownTmp = options.tmpDir === undefined;
   const tmpDir = options.tmpDir ?? mkdtempSync(join(tmpdir(), "garuda-session-"));
   const probe = options.probe ?? (await probeSandbox({ env: base, tmpDir, root: options.root }));
-  // Daemons a host command detaches stay in Garuda's tree, so they die with it (subreaper.ts).
-  await adoptOrphans();
+  // Daemons a host command detaches stay in Garuda's tree; its environment is not readable (processGuards.ts).
+  await guardProcess();
   const shell = findShell(base.PATH);
   const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
   const bridgePort = options.bridgePort ?? BRIDGE_PORT;

@@ -1,32 +1,45 @@
-// Linux: Garuda becomes its process tree's "child subreaper" (prctl PR_SET_CHILD_SUBREAPER). A
-// process that a command on the host detaches (setsid, then its parent exits) is then re-parented
-// to Garuda instead of to init, so it stays in Garuda's tree, where the exit handlers of
-// `garuda acp` and the chat find it and kill it. Sandboxed commands need none of this: their PID
-// namespace dies with bwrap. bun:ffi is loaded only here, when the first executor is made.
+// Two process-wide settings Garuda makes on Linux (prctl) before its first command runs:
+// - child subreaper (PR_SET_CHILD_SUBREAPER): a process that a command on the host detaches
+//   (setsid, then its parent exits) is re-parented to Garuda instead of init, so it stays in
+//   Garuda's tree, where the exit handlers of `garuda acp` and the chat find and kill it;
+// - not dumpable (PR_SET_DUMPABLE 0): /proc/<garuda>/environ, mem and the like become root's, so a
+//   command on the host (same user) cannot read the provider key from the environment block
+//   Garuda started with (deleting it from process.env does not remove it there). It also keeps
+//   debuggers of the same user out, as ssh-agent does.
+// Sandboxed commands need neither (their PID namespace hides Garuda and dies with bwrap). bun:ffi
+// is loaded only here, when the first executor is made.
+const PR_SET_DUMPABLE = 4;
 const PR_SET_CHILD_SUBREAPER = 36;
 /** glibc, then musl (x64, arm64). */
 const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
 
-let adopted: Promise<boolean> | undefined;
+export interface ProcessGuards {
+  subreaper: boolean;
+  undumpable: boolean;
+}
 
-async function becomeSubreaper(): Promise<boolean> {
-  if (process.platform !== "linux") return false;
+let guarded: Promise<ProcessGuards> | undefined;
+
+async function applyGuards(): Promise<ProcessGuards> {
+  const none = { subreaper: false, undumpable: false };
+  if (process.platform !== "linux") return none;
   const { dlopen, FFIType } = await import("bun:ffi");
   for (const name of LIBC) {
     try {
       const libc = dlopen(name, { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } });
-      const result = libc.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n);
+      const subreaper = libc.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) === 0;
+      const undumpable = libc.symbols.prctl(PR_SET_DUMPABLE, 0n, 0n, 0n, 0n) === 0;
       libc.close();
-      return result === 0;
+      return { subreaper, undumpable };
     } catch {
       // Not this C library: try the next one.
     }
   }
-  return false;
+  return none;
 }
 
-/** Makes this process the subreaper once (a process-wide setting, so once per process); true when it is. */
-export function adoptOrphans(): Promise<boolean> {
-  adopted ??= becomeSubreaper().catch(() => false);
-  return adopted;
+/** Applies the guards once (they are process-wide); what took effect. */
+export function guardProcess(): Promise<ProcessGuards> {
+  guarded ??= applyGuards().catch(() => ({ subreaper: false, undumpable: false }));
+  return guarded;
 }
