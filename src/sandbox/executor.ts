@@ -12,6 +12,7 @@ import { type EndReason, type Job, spawnJob } from "./job.ts";
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
+import { type GitSnapshot, restoreGit, snapshotGit } from "./gitGuard.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
@@ -147,6 +148,14 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     };
   }
 
+  /** A sandboxed command that may write the project: what .git's redirect files hold before it (gitGuard.ts). */
+  const gitSnapshot = (request: ExecRequest): GitSnapshot | undefined =>
+    request.sandbox && !request.sandbox.projectReadOnly ? snapshotGit(request.sandbox.root) : undefined;
+  const withGitNotes = (output: string, snapshot: GitSnapshot | undefined): string => {
+    const notes = snapshot ? restoreGit(snapshot) : [];
+    return notes.length === 0 ? output : `${output}${output.endsWith("\n") || output === "" ? "" : "\n"}${notes.join("\n")}\n`;
+  };
+
   const result = (end: { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined }, output: string, truncated: boolean, started: number): ExecResult => ({
     exitCode: end.exitCode,
     signal: end.signal,
@@ -169,13 +178,15 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       }
       const kept = new HeadTailBuffer(request.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES);
       const stdin = request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
+      const git = gitSnapshot(request);
       const job = begin(request, "all", stdin, (text) => {
         kept.push(text);
         request.onOutput?.(text);
       });
       const unwatch = watch(job, request.signal, request.timeoutMs);
       try {
-        return result(await job.exited, kept.text(), kept.truncated, started);
+        const end = await job.exited;
+        return result(end, withGitNotes(kept.text(), git), kept.truncated, started);
       } finally {
         unwatch();
       }
@@ -185,12 +196,13 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const started = performance.now();
       const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
       const stdin = request.raw ? "pipe" : request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
+      const git = gitSnapshot(request);
       const job = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => ring.push(text));
       if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
       const unwatch = watch(job, request.signal, undefined);
       const exited = job.exited.then((end) => {
         unwatch();
-        const output = ring.text();
+        const output = withGitNotes(ring.text(), git);
         return result(end, output, false, started);
       });
       const sink = job.stdin;

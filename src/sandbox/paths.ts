@@ -197,17 +197,29 @@ interface GitPaths {
   protected: string[];
 }
 
+/** In a `.git` folder, what makes git run code or read config from elsewhere, held read-only when it exists. */
+const GIT_REDIRECTS = ["commondir", "config.worktree", "worktrees/", "modules/"];
+
 /**
- * `.git/hooks` and `.git/config` stay read-only (hooks and config run code on the host), the rest
- * of `.git` stays writable so commit, fetch and branch work. A `.git` file (worktree, submodule)
- * points elsewhere: that git folder becomes writable with the same two exceptions, and the `.git`
- * file itself read-only. No `.git` at all: nothing is held, so `git init` works in the sandbox.
+ * `.git/hooks` and `.git/config` stay read-only (hooks and config run code on the host), and so do
+ * the linked worktrees' and submodules' git folders and the files that send git elsewhere
+ * (commondir, config.worktree) where they exist; the rest of `.git` stays writable so commit,
+ * fetch and branch work. (A commondir a command creates is removed after it: gitGuard.ts.) A
+ * `.git` file (worktree, submodule) points elsewhere: that git folder becomes writable with the
+ * same exceptions, and the `.git` file itself read-only. No `.git` at all: `.git` is held as an
+ * empty read-only folder, so a command cannot make a repository whose hooks and config git on
+ * the host would run later; `git init` is for outside the sandbox (an empty `.git` folder is
+ * left behind, which git ignores).
  */
 function gitPaths(root: string, fs: FsView): GitPaths {
   const dotGit = join(root, ".git");
   const kind = fs.kind(dotGit);
-  if (kind === "dir") return { writable: [], protected: [join(dotGit, "hooks/"), join(dotGit, "config")] };
-  if (kind !== "file") return { writable: [], protected: [] };
+  if (kind === "dir") {
+    const redirects = GIT_REDIRECTS.filter((name) => fs.kind(join(dotGit, name)) !== "missing").map((name) => join(dotGit, name));
+    return { writable: [], protected: [join(dotGit, "hooks/"), join(dotGit, "config"), ...redirects] };
+  }
+  if (kind === "missing") return { writable: [], protected: [`${dotGit}/`] };
+  if (kind !== "file") return { writable: [], protected: [dotGit] };
   const linked = linkedGitDirs(root, fs);
   if (!linked) return { writable: [], protected: [dotGit] };
   const { gitDir, commonDir } = linked;
@@ -234,7 +246,9 @@ interface Extras {
  */
 function extraWritable(spec: SandboxSpec, root: string, home: string, gitWritable: string[], fs: LinkFsView): Extras {
   const extras = [
-    ...PACKAGE_CACHES.map((cache) => ({ path: join(home, cache), lexical: join(home, cache) })),
+    // Caches hold code the host runs later (pre-commit hooks, cargo build scripts, wheels): in plan
+    // mode, where nothing may change, they are read-only too.
+    ...(spec.projectReadOnly ? [] : PACKAGE_CACHES.map((cache) => ({ path: join(home, cache), lexical: join(home, cache) }))),
     ...spec.writePaths.map((path) => ({ path, lexical: lexicalPath(path, root, home) })),
   ];
   const reachable = [root, ...gitWritable, resolveLoose(spec.tmpDir, fs), ...extras.map((e) => resolveLoose(e.lexical, fs))];

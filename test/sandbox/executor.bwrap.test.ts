@@ -157,15 +157,31 @@ describeSandbox("Executor in bubblewrap", () => {
     expect((await sandboxed(root, "echo x > plan.txt")).exitCode).toBe(0);
   });
 
-  test("git works: init, add, commit; afterwards the new repository's hooks are held", async () => {
+  test("git works in an existing repository (add, commit), its hooks and config held; a new repository cannot be made inside", async () => {
     const root = project("git");
     const identity = "-c user.name=Garuda -c user.email=garuda@example.invalid";
-    const result = await sandboxed(root, `git init -q -b main && echo hi > a.txt && git add a.txt && git ${identity} commit -q -m first && git log --format=%s`);
+    // No .git: a command cannot create one (it could plant hooks git on the host runs later).
+    const init = await sandboxed(root, "git init -q -b main");
+    expect(init.exitCode).not.toBe(0);
+    expect(existsSync(join(root, ".git", "HEAD"))).toBe(false);
+    // Negative control: the same command outside the sandbox makes the repository.
+    expect(Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root }).exitCode).toBe(0);
+    const result = await sandboxed(root, `echo hi > a.txt && git add a.txt && git ${identity} commit -q -m first && git log --format=%s`);
     expect(result.output).toBe("first\n");
     expect(result.exitCode).toBe(0);
     const hook = await sandboxed(root, "echo evil > .git/hooks/pre-commit");
     expect(hook.exitCode).not.toBe(0);
     expect((await sandboxed(root, `echo more >> a.txt && git ${identity} commit -qam second && git log --format=%s | head -1`)).output).toBe("second\n");
+  });
+
+  test("a .git/commondir a command creates is removed after it, and the output says so (git on the host would use another folder's hooks)", async () => {
+    const root = project("commondir");
+    expect(Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root }).exitCode).toBe(0);
+    const planted = await sandboxed(root, "mkdir -p evil/hooks && echo ../evil > .git/commondir && echo planted");
+    expect(planted.output).toContain("planted");
+    expect(planted.output).toContain("Garuda removed it");
+    expect(existsSync(join(root, ".git", "commondir"))).toBe(false);
+    expect(Bun.spawnSync(["git", "status", "--short"], { cwd: root }).exitCode).toBe(0);
   });
 
   test("the npm cache is writable (negative control: without its mount npm fails)", async () => {

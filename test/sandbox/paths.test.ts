@@ -16,10 +16,25 @@ const spec = (overrides: Partial<SandboxSpec> = {}): SandboxSpec => ({
 });
 
 describe("sandboxPaths", () => {
-  test("no .git yet: nothing in .git is held, so `git init` can run in the sandbox; .garuda always is", () => {
+  test("no .git yet: .git is held as an empty read-only folder (no repository with planted hooks); .garuda always is", () => {
     const paths = sandboxPaths(spec(), fakeFs({ dirs: ["/w/app", "/h"] }));
     expect(paths.writable).toEqual(["/w/app"]);
-    expect(paths.protected).toEqual([{ path: "/w/app/.garuda", dir: true }]);
+    expect(paths.protected).toEqual([
+      { path: "/w/app/.garuda", dir: true },
+      { path: "/w/app/.git", dir: true },
+    ]);
+  });
+
+  test("a .git folder with linked worktrees, submodules or a commondir: those are held too, where they exist", () => {
+    const fs = fakeFs({ dirs: ["/w/app/.git/worktrees/wt", "/w/app/.git/modules/lib"], files: { "/w/app/.git/commondir": "." } });
+    expect(sandboxPaths(spec(), fs).protected.map((p) => p.path)).toEqual([
+      "/w/app/.garuda",
+      "/w/app/.git/commondir",
+      "/w/app/.git/config",
+      "/w/app/.git/hooks",
+      "/w/app/.git/modules",
+      "/w/app/.git/worktrees",
+    ]);
   });
 
   test("a .git folder: hooks (a folder) and config (a file) are held", () => {
@@ -59,7 +74,9 @@ describe("sandboxPaths", () => {
 
   test("plan mode: neither the root nor its git folders are writable, so nothing there needs holding", () => {
     const paths = sandboxPaths(spec({ projectReadOnly: true }), fakeFs({ dirs: ["/w/app/.git", "/h/.npm"] }));
-    expect(paths.writable).toEqual(["/h/.npm"]);
+    // Nor the package caches: they hold code the host runs later.
+    expect(paths.writable).toEqual([]);
+    expect(sandboxPaths(spec(), fakeFs({ dirs: ["/w/app/.git", "/h/.npm"] })).writable).toContain("/h/.npm");
     expect(paths.protected).toEqual([]);
   });
 
@@ -117,7 +134,7 @@ describe("sandboxPaths: extra writable folders reached through a symlink a comma
     const s = spec({ root: "/home/ada/link-to-app", home: "/home/ada", projectReadOnly: true, writePaths: ["/home/ada/link-to-app/out", "~/shared/x", "out"] });
     const paths = sandboxPaths(s, fs);
     expect(paths.refused).toEqual([]);
-    expect(paths.writable).toEqual(["/usr/home/ada/.npm", "/usr/home/ada/app/out", "/usr/home/ada/shared/x"]);
+    expect(paths.writable).toEqual(["/usr/home/ada/app/out", "/usr/home/ada/shared/x"]);
   });
 
   test("a package cache that is a link: kept when HOME is not writable, refused when it is (a project at ~)", () => {
