@@ -275,7 +275,7 @@ export class Runtime {
       const made = await deferred.command.expand(signal);
       if (signal.aborted) return "cancelled";
       if ("refused" in made) {
-        emit({ type: "notice", level: "warning", text: made.refused });
+        emit({ type: "notice", level: "warning", text: made.refused, refusedCommand: deferred.name });
         this.#options.audit?.record({ type: "notice", text: made.refused });
         return "done";
       }

@@ -111,6 +111,8 @@ describe("the exit code of `garuda run`", () => {
     expect(exitCode({ reason: "cancelled" }, 0)).toBe(130);
     expect(exitCode({ reason: "done" }, 0)).toBe(0);
     expect(exitCode({ reason: "done" }, 1)).toBe(3);
+    // The task was a /command that did not run.
+    expect(exitCode({ reason: "done" }, 0, undefined, true)).toBe(1);
     expect(exitCode({ reason: "max_steps" }, 0)).toBe(2);
   });
 });

@@ -144,6 +144,8 @@ describe("custom commands", () => {
     const { events } = await s.prompt("/deploy prod");
     expect(notices(events).join("\n")).toContain("/deploy did not run: it needs your yes, and no one can answer in this run");
     expect(s.model.requests).toHaveLength(0);
+    // The front end can tell the task did not run (garuda run exits 1 on it).
+    expect(events.find((event) => event.type === "notice" && event.refusedCommand !== undefined)).toMatchObject({ refusedCommand: "deploy" });
   });
 
   test("a deny rule refuses a project command without a question", async () => {

@@ -4,7 +4,7 @@
 export const EXIT = {
   /** The task ran to its end and nothing was denied. */
   done: 0,
-  /** A setup problem, no task, a model or provider error. */
+  /** A setup problem, no task, a /command that did not run, a model or provider error. */
   error: 1,
   /** A limit ended the turn: the step limit, the token budget, repeated calls, the answer's length, or a refusal. */
   limit: 2,
@@ -35,7 +35,7 @@ Commands run in the OS sandbox without asking, as in the chat. The team policy s
 
 Exit codes:
   0    done
-  1    error (setup, no task, the model or provider failed)
+  1    error (setup, no task, a /command that did not run, the model or provider failed)
   2    a limit ended the turn (steps, token budget, repeated calls, answer length, refusal),
        or a wrong command line (an unknown option, a value that is not allowed, a bad --allow rule)
   3    done, but a permission was denied (the run says what; allow it with --allow)

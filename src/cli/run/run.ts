@@ -48,10 +48,12 @@ const LIMIT_TEXT: Readonly<Record<string, string>> = {
 };
 
 /** `stopCode`: what stopped the run from outside (a signal, a closed stdout), if anything did. */
-export function exitCode(outcome: TurnOutcome, denied: number, stopCode?: number): number {
+export function exitCode(outcome: TurnOutcome, denied: number, stopCode?: number, commandRefused = false): number {
   if (stopCode !== undefined) return stopCode;
   switch (outcome.reason) {
     case "done":
+      // The task was a /command that did not run: nothing happened, which a script must see.
+      if (commandRefused) return EXIT.error;
       return denied > 0 ? EXIT.denied : EXIT.done;
     case "cancelled":
       return EXIT.interrupted;
@@ -196,13 +198,15 @@ export async function runHeadless(options: RunOptions): Promise<number> {
 
     const answer = new Answer(json ? undefined : new Screen({ write: (text) => stop.stdoutClosed || process.stdout.write(text) }, false));
     const { transcript, calls } = transcriptFor(json, options.hideThinking, report, ctx.env);
+    let commandRefused = false;
     const tap = (event: AgentEvent) => {
+      if (event.type === "notice" && event.refusedCommand !== undefined) commandRefused = true;
       out.line(jsonEvent(event));
       answer.event(event);
     };
     const outcome = await runTurn({ runtime, prompt: task.text, transcript, calls, signal: stop.signal, tap });
     answer.end();
-    const code = exitCode(outcome, transcript.denied.length, stop.code);
+    const code = exitCode(outcome, transcript.denied.length, stop.code, commandRefused);
     finish({ runtime, outcome, code, answer, denied: transcript.denied, out, report });
     await out.flush();
     return code;
