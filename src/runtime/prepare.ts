@@ -131,19 +131,21 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const { policy, notices: policyNotices } = loadTeamPolicy({ managed: options.managedPolicy, user: paths.policy, root });
   checkModelAllowed(policy, prepared.model.spec);
   const trust = new TrustStore(paths.trust);
+  // The user who just answered no in the terminal is not told to go and answer yes.
+  const withoutApprovalHint = (texts: string[]) => texts.filter((text) => !text.endsWith("once in this folder and answer yes."));
   let project = loadProjectSettings({ root, paths, trust });
   if (project.loosening && !project.trusted && options.projectTrust) {
     if (await options.projectTrust({ kind: "settings", file: project.file, text: describeLoosening(project.loosening, project.file) })) {
       approveProjectSettings(project, trust, root);
       project = loadProjectSettings({ root, paths, trust });
-    }
+    } else project = { ...project, notices: withoutApprovalHint(project.notices) };
   }
   let hooks = loadHooks({ root, paths, trust });
   if (hooks.project && !hooks.project.trusted && options.projectTrust) {
     if (await options.projectTrust({ kind: "hooks", file: hooks.project.file, text: describeProjectHooks(hooks.project) })) {
       approveProjectHooks(hooks.project, trust, root);
       hooks = loadHooks({ root, paths, trust });
-    }
+    } else hooks = { ...hooks, notices: withoutApprovalHint(hooks.notices) };
   }
   const requested = resolveMode(policy, options.mode ?? "build");
   let mode = requested.mode;
