@@ -122,14 +122,17 @@ describe("remote MCP servers", () => {
     expect(s.model.requests[4]?.tools?.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
   });
 
-  test("a project server on plain http to another computer is refused", async () => {
-    using where = place();
-    where.project(".garuda/mcp.json", JSON.stringify({ servers: { far: { url: "http://example.com/mcp" } } }));
-    const approver = answering("once");
-    await using s = await session(where, [fake.text("ok")], approver);
-    const { events } = await s.prompt("hello");
-    expect(approver.asked).toHaveLength(0);
-    expect(notices(events).join("\n")).toContain("uses plain http:// to another computer; a project server must use https://");
+  test("a server on plain http to another computer is refused, the project's and yours alike", async () => {
+    for (const write of ["project", "user"] as const) {
+      using where = place();
+      if (write === "project") where.project(".garuda/mcp.json", JSON.stringify({ servers: { far: { url: "http://example.com/mcp" } } }));
+      else where.user(".garuda/mcp.json", JSON.stringify({ servers: { far: { url: "http://example.com/mcp", headers: { Authorization: "Bearer x" } } } }));
+      const approver = answering("once");
+      await using s = await session(where, [fake.text("ok")], approver);
+      const { events } = await s.prompt("hello");
+      expect(approver.asked).toHaveLength(0);
+      expect(notices(events).join("\n")).toContain("uses plain http:// to another computer; a remote server must use https://");
+    }
   });
 });
 

@@ -138,8 +138,9 @@ function parseServer(name: string, raw: unknown, scope: ServerScope, file: strin
       notices.push(`The ${where} must use an https:// address; it was skipped.`);
       return undefined;
     }
-    if (scope === "project" && parsedUrl.protocol === "http:" && !LOOPBACK.has(parsedUrl.hostname)) {
-      notices.push(`The ${where} uses plain http:// to another computer; a project server must use https://. It was skipped.`);
+    // Plain http only on this machine: elsewhere its headers (tokens) and the code it reads would cross the network unencrypted.
+    if (parsedUrl.protocol === "http:" && !LOOPBACK.has(parsedUrl.hostname)) {
+      notices.push(`The ${where} uses plain http:// to another computer; a remote server must use https:// (http:// only to localhost). It was skipped.`);
       return undefined;
     }
     config = { ...base, transport, url, headers, hash };
