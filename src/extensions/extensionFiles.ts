@@ -90,7 +90,10 @@ export function listFiles(dir: string, options: ListOptions, notices: string[]):
         continue;
       }
       if (entry === "dir") {
-        if (depth < options.maxDepth && NAME_PART.test(name.toLowerCase())) walk(path, [...parts, name.toLowerCase()], depth + 1);
+        if (options.maxDepth === 0) continue;
+        if (depth >= options.maxDepth) notices.push(`${path} is more than ${options.maxDepth} folders deep, so the files in it were skipped.`);
+        else if (!NAME_PART.test(name.toLowerCase())) notices.push(`${path}: its name is not a valid name part (letters, digits, "_" and "-"), so the files in it were skipped.`);
+        else walk(path, [...parts, name.toLowerCase()], depth + 1);
         continue;
       }
       if (entry !== "file" || !name.endsWith(options.suffix)) continue;

@@ -168,6 +168,8 @@ describe("custom commands", () => {
     where.project(".garuda/commands/huge.md", "x".repeat(20_001));
     where.project(".garuda/commands/Bad Name.md", "Bad.");
     symlinkSync(outside, join(where.root, ".garuda/commands/linked.md"));
+    where.project(".garuda/commands/a/b/c/d/deep.md", "Too deep.");
+    where.project(".garuda/commands/bad dir/x.md", "In a badly named folder.");
     await using s = await session(where, [fake.text("ok")], answering());
     expect(s.runtime.availableCommands().map((c) => c.name)).toEqual(["ok"]);
     const { events } = await s.prompt("hello");
@@ -176,6 +178,8 @@ describe("custom commands", () => {
     expect(text).toContain("huge.md is larger than 20,000 characters");
     expect(text).toContain("Bad Name.md: its name is not a valid command name");
     expect(text).toContain("linked.md is a symbolic link");
+    expect(text).toContain("commands/a/b/c/d is more than 3 folders deep, so the files in it were skipped");
+    expect(text).toContain("bad dir: its name is not a valid name part");
   });
 });
 
