@@ -37,6 +37,8 @@ export interface ChildHost {
   spend(usage: Usage): void;
   /** A tool of the session, by name. */
   tool(name: string): Tool | undefined;
+  /** The names of the session's tools now (MCP tools included once their servers run). */
+  toolNames(): readonly string[];
   /** The parent turn's call context (signal, engine, approver, emit …). */
   calls: CallContext;
 }
@@ -56,13 +58,20 @@ function metered(client: ModelClient, onUsage: (usage: Usage) => void): ModelCli
   };
 }
 
-function childTools(host: ChildHost, task: SubagentTask, call: SubagentCall): Tool[] {
+/** The task's tools the session has (a trailing `*` takes every name it starts), and the names it does not. */
+function childTools(host: ChildHost, task: SubagentTask, call: SubagentCall): { tools: Tool[]; missing: string[] } {
   const tools = new Map<string, Tool>();
-  for (const name of task.tools) {
-    const tool = host.tool(name);
-    if (tool && (!call.readOnly || tool.readOnly)) tools.set(name, tool);
+  const missing: string[] = [];
+  for (const wanted of task.tools) {
+    const names = wanted.endsWith("*") ? host.toolNames().filter((name) => name.startsWith(wanted.slice(0, -1))) : [wanted];
+    const found = names.flatMap((name) => {
+      const tool = host.tool(name);
+      return tool ? [tool] : [];
+    });
+    if (found.length === 0) missing.push(wanted);
+    for (const tool of found) if (!call.readOnly || tool.readOnly) tools.set(tool.name, tool);
   }
-  return [...tools.values()];
+  return { tools: [...tools.values()], missing };
 }
 
 /** The child's events as the parent's: its calls inside the calling one, its text kept back. */
@@ -129,10 +138,19 @@ export async function runChild(host: ChildHost, task: SubagentTask, call: Subage
   const budget = Math.min(task.tokenBudget ?? CHILD_TOKEN_BUDGET, host.tokensLeft());
   if (budget <= 0) return result("token_budget", "", 0);
   const maxSteps = Math.max(1, Math.min(task.maxSteps ?? CHILD_MAX_STEPS, CHILD_STEPS_CAP, host.limits.maxSteps));
-  const registry = new ToolRegistry(childTools(host, task, call));
-  const request = { ...host.request, system: task.system, tools: registry.specs() as ModelRequest["tools"] };
+  const given = childTools(host, task, call);
+  if (given.missing.length > 0) {
+    parent.emit({
+      type: "notice",
+      level: "warning",
+      text: `"${task.name}" lists ${given.missing.map((name) => `"${name}"`).join(", ")}, which this session does not have (an MCP server that is not running?); it runs without ${given.missing.length === 1 ? "it" : "them"}.`,
+    });
+  }
+  const registry = new ToolRegistry(given.tools);
+  const system = task.systemFor ? task.systemFor(registry.names()) : task.system;
+  const request = { ...host.request, system, tools: registry.specs() as ModelRequest["tools"] };
   const conversation = new Conversation();
-  const meter = new UsageMeter(task.system.length + JSON.stringify(request.tools).length);
+  const meter = new UsageMeter(system.length + JSON.stringify(request.tools).length);
   const emit = forward(parent, call.callId, counter);
   const approver = childApprover(parent.approver, call.callId);
   // No subagent capability in the child: subagents do not nest.

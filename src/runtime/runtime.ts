@@ -402,6 +402,7 @@ export class Runtime {
       tokensLeft: () => this.#limits.tokenBudget - this.#meter.total,
       spend: (usage) => this.#meter.spend(usage),
       tool: (name) => this.#registry.get(name),
+      toolNames: () => this.#registry.names(),
       calls,
     };
     return { ...calls, subagent: async (task, call) => runChild(task.model ? await this.#childModel(host, task.name, task.model) : host, task, call) };

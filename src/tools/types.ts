@@ -58,11 +58,14 @@ export interface SubagentTask {
   /** e.g. "explore", for messages. */
   name: string;
   system: string;
+  /** The system prompt for the tools the child really gets (e.g. to name them); `system` when absent. */
+  systemFor?: (tools: readonly string[]) => string;
   /** The child's first (and only) user message. */
   prompt: string;
   /**
-   * Tool names, taken from the session's tools (same instances, same permission engine). A
-   * read-only calling tool gets only the read-only ones.
+   * Tool names, taken from the session's tools (same instances, same permission engine); a name
+   * ending in `*` takes every tool it starts (`mcp__github__*`). A read-only calling tool gets only
+   * the read-only ones. A name the session does not have is left out, with a notice.
    */
   tools: readonly string[];
   /** Model responses; default 20, at most 200 and never above the session's step limit. */

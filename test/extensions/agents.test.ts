@@ -181,8 +181,10 @@ describe("custom agents", () => {
     const { events } = await s.prompt("go");
     expect(notices(events).join("\n")).toContain('The agent "odd" (');
     expect(notices(events).join("\n")).toContain('lists "frobnicate", which this session does not have; left out.');
-    expect(s.model.requests[1]?.system).toContain("Your tools: read_file, mcp__gh__get_issue.");
+    // An MCP tool is known only once its server runs: at the call, the agent is told only what it gets, and the user why.
+    expect(s.model.requests[1]?.system).toContain("Your tools: read_file. ");
     expect(toolNames(s.model.requests[1]?.tools)).toEqual(["read_file"]);
+    expect(notices(events).join("\n")).toContain('"odd" lists "mcp__gh__get_issue", which this session does not have');
   });
 
   test("the user's agent wins a clash; agents cannot start agents", async () => {

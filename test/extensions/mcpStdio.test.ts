@@ -45,6 +45,24 @@ describeSandbox("MCP servers over stdio", () => {
     expect(new Set(s.model.requests.map((request) => JSON.stringify(request.tools))).size).toBe(1);
   });
 
+  test("a custom agent listing mcp__fix__* gets the server's tools and is told their names; its calls ask as the session's do", async () => {
+    using where = place();
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/agents/fixer.md", "---\ndescription: Uses the fixture\ntools: Read, mcp__fix__*\n---\nUse the fixture.");
+    const approver = answering("once");
+    await using s = await session(
+      where,
+      [fake.toolCall("agent", { name: "fixer", prompt: "echo hi" }), fake.toolCall("mcp__fix__echo", { text: "hi" }), fake.text("echoed"), fake.text("done")],
+      approver,
+    );
+    const { events } = await s.prompt("go");
+    const child = s.model.requests[1];
+    expect(mcpTools(child?.tools)).toEqual(FIXTURE_TOOLS);
+    expect(child?.system).toContain("Your tools: mcp__fix__crash, mcp__fix__echo, mcp__fix__grow, mcp__fix__sleep, mcp__fix__touch, read_file.");
+    expect(approver.asked.map((request) => request.tool)).toEqual(["mcp__fix__echo"]);
+    expect(results(events).find((result) => result.parentCallId !== undefined)?.output).toContain("echo: hi");
+  });
+
   test("an allow rule that names the tool lets it run without a question; a denied call does not reach the server", async () => {
     using where = place();
     where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
