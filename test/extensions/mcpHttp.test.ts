@@ -3,6 +3,7 @@
 // remote server behind a consent, and a server that goes away mid-session.
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
@@ -121,6 +122,57 @@ describe("remote MCP servers", () => {
     expect(notices(later.events).join("\n")).toContain('The MCP server "remote" stopped (it could not be reached:');
     expect(s.model.requests[4]?.tools?.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
   });
+
+  test("a remote server that dies during a call: the call fails within seconds (not at its timeout), and its tools go away", async () => {
+    const remote = await streamableServer("t");
+    using where = place();
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }));
+    writeAllow(where.paths.policy, "mcp__remote__*");
+    await using s = await session(where, [fake.toolCall("mcp__remote__sleep", { ms: 30_000 }), fake.text("it died")], answering());
+    setTimeout(() => remote.stop(), 500);
+    const started = performance.now();
+    const { events } = await s.prompt("sleep");
+    expect(performance.now() - started).toBeLessThan(15_000);
+    const failed = results(events)[0];
+    expect(failed?.status).toBe("failed");
+    expect(failed?.output).toContain('the MCP server "remote"');
+    s.model.push(fake.text("fine"));
+    const later = await s.prompt("and now?");
+    expect(notices(later.events).join("\n")).toContain('The MCP server "remote" stopped');
+    expect(s.model.requests.at(-1)?.tools?.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
+  }, 30_000);
+
+  test("a remote server that takes a while (longer than the pings' interval) still answers: the pings do not end it", async () => {
+    const remote = await streamableServer("t");
+    using where = place();
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }));
+    writeAllow(where.paths.policy, "mcp__remote__*");
+    await using s = await session(where, [fake.toolCall("mcp__remote__sleep", { ms: 7_000 }), fake.text("slept")], answering());
+    const { events } = await s.prompt("sleep");
+    expect(results(events)[0]?.status).toBe("completed");
+  }, 30_000);
+
+  test("a stateless server whose process exits during a call (its stream just ends): the call fails within seconds", async () => {
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../fixtures/mcpHttpServer.ts")], { stdout: "pipe", stderr: "ignore" });
+    stops.push(() => proc.kill());
+    const reader = proc.stdout.getReader();
+    const { value } = await reader.read();
+    const port = /PORT (\d+)/.exec(new TextDecoder().decode(value))?.[1];
+    using where = place();
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { dying: { url: `http://127.0.0.1:${port}/mcp` } } }));
+    writeAllow(where.paths.policy, "mcp__dying__*");
+    await using s = await session(where, [fake.toolCall("mcp__dying__die", {}), fake.text("it died")], answering());
+    const started = performance.now();
+    const { events } = await s.prompt("die");
+    expect(performance.now() - started).toBeLessThan(15_000);
+    const failed = results(events)[0];
+    expect(failed?.status).toBe("failed");
+    expect(failed?.output).toContain('the MCP server "dying"');
+    s.model.push(fake.text("fine"));
+    const later = await s.prompt("and now?");
+    expect(notices(later.events).join("\n")).toContain('The MCP server "dying" stopped');
+    expect(s.model.requests.at(-1)?.tools?.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
+  }, 60_000);
 
   test("a server on plain http to another computer is refused, the project's and yours alike", async () => {
     for (const write of ["project", "user"] as const) {

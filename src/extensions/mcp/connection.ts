@@ -15,6 +15,13 @@ import { ProcessTransport } from "./processTransport.ts";
 export const START_TIMEOUT_MS = 30_000;
 export const MAX_TOOLS = 100;
 const STDERR_LINES = 10;
+/**
+ * While a call to a remote server runs, it is pinged this often: a server whose process died may
+ * just end its response stream, and the SDK then waits for the call's whole timeout. Only a
+ * refused or reset connection counts as gone; a slow answer (a busy server) does not.
+ */
+export const PROBE_EVERY_MS = 3_000;
+const PROBE_TIMEOUT_MS = 2_000;
 
 export interface StartDeps {
   executor: Executor;
@@ -182,7 +189,9 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
     const client = this.#live();
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, { signal, timeout: this.config.timeoutMs, resetTimeoutOnProgress: true })) as CallToolResult;
+      return await this.#watched(client, signal, (watched) =>
+        client.callTool({ name, arguments: args }, undefined, { signal: watched, timeout: this.config.timeoutMs, resetTimeoutOnProgress: true }),
+      ) as CallToolResult;
     } catch (error) {
       throw await this.#failure(error, signal);
     }
@@ -191,9 +200,36 @@ export class McpConnection {
   async getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
     const client = this.#live();
     try {
-      return await client.getPrompt({ name, arguments: args }, { signal, timeout: this.config.timeoutMs });
+      return await this.#watched(client, signal, (watched) => client.getPrompt({ name, arguments: args }, { signal: watched, timeout: this.config.timeoutMs }));
     } catch (error) {
       throw await this.#failure(error, signal);
+    }
+  }
+
+  /** Runs a request to a remote server, pinging it meanwhile; one that cannot be reached ends the request (and the server). */
+  async #watched<T>(client: Client, signal: AbortSignal, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.config.transport === "stdio") return request(signal); // a local server's exit is seen at once
+    const gone = new AbortController();
+    const watched = AbortSignal.any([signal, gone.signal]);
+    let probing = false;
+    const timer = setInterval(() => {
+      if (probing) return;
+      probing = true;
+      client
+        .ping({ signal: watched, timeout: PROBE_TIMEOUT_MS })
+        .catch((error: unknown) => {
+          if (watched.aborted || this.dead !== undefined || !unreachable(error)) return;
+          this.dead = `it could not be reached: ${message(error)}`;
+          gone.abort();
+        })
+        .finally(() => {
+          probing = false;
+        });
+    }, PROBE_EVERY_MS);
+    try {
+      return await request(watched);
+    } finally {
+      clearInterval(timer);
     }
   }
 
