@@ -52,8 +52,8 @@ describe("garuda run", () => {
     expect(run.stderr).toContain("● Edit notes.txt");
     expect(run.stderr).toContain("denied (no one can approve during `garuda run`)");
     expect(run.stderr).toContain("Edit notes.txt: needs an approval");
-    // The example names the category (edit covers edit_file and write_file), so following it works.
-    expect(run.stderr).toContain("--allow 'edit(src/**)'");
+    // The narrowest rule that would have allowed the call, as the engine proposes it.
+    expect(run.stderr).toContain("Rules that would allow them: --allow 'edit_file(./notes.txt)'");
     expect(readFileSync(join(ws.root, "notes.txt"), "utf8")).toBe("a draft note\n");
   }, 30_000);
 
@@ -61,7 +61,7 @@ describe("garuda run", () => {
     await using mock = startMockAnthropic({ script: editScript() });
     using ws = workspace();
     writeFileSync(join(ws.root, "notes.txt"), "a draft note\n");
-    const run = await runPipedIn(["run", "--allow", "bash(git status)", "--allow", "edit_file(notes.txt)", "Make the note final", "--format", "json"], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+    const run = await runPipedIn(["run", "--allow", "bash(git status)", "--allow", "edit_file(./notes.txt)", "Make the note final", "--format", "json"], { cwd: ws.root, env: chatEnv(mock, ws.home) });
     expect(run.code).toBe(0);
     expect(readFileSync(join(ws.root, "notes.txt"), "utf8")).toBe("a final note\n");
     const last = JSON.parse(run.stdout.trimEnd().split("\n").at(-1) as string);

@@ -160,9 +160,14 @@ function finish({ runtime, outcome, code, answer, denied, out, report }: Ending)
   else if (code === EXIT.denied) report.write(deniedReport(denied));
 }
 
+const SUGGESTED_RULE = /An allow rule such as (.+) would let it run\.\)$/;
+
 function deniedReport(denied: readonly DeniedCall[]): string {
   const list = denied.map((call) => `  ${call.title}: ${call.reason.startsWith("This needs the user's approval") ? "needs an approval" : oneLine(firstLine(call.reason))}`).join("\n");
-  return `${PREFIX}: denied (no one can approve during \`garuda run\`):\n${list}\nAllow what the task needs with --allow RULE, e.g. --allow 'bash(npm test *)' or --allow 'edit(src/**)'.\n`;
+  // The engine names the narrowest rule for each call that only needed a yes.
+  const rules = [...new Set(denied.flatMap((call) => SUGGESTED_RULE.exec(call.reason)?.[1] ?? []))];
+  const hint = rules.length > 0 ? `Rules that would allow them: ${rules.map((rule) => `--allow '${rule.replace(/'/g, "'\\''")}'`).join(" ")}` : "Allow what the task needs with --allow RULE, e.g. --allow 'bash(npm test *)' or --allow 'edit(src/**)'";
+  return `${PREFIX}: denied (no one can approve during \`garuda run\`):\n${list}\n${hint}.\n`;
 }
 
 export async function runHeadless(options: RunOptions): Promise<number> {
