@@ -33,7 +33,7 @@ export async function startSessionNetwork(options: SessionNetworkOptions): Promi
     readOnly: false,
     target: { kind: "network", host, port },
     title: `Network: ${host}:${port}`,
-    preview: `A command in the sandbox wants to connect to ${host} (port ${port}).`,
+    preview: `A command or a local MCP server in the sandbox wants to connect to ${host} (port ${port}).`,
     question: "Allow a sandboxed command to reach this host (the network allowlist)?",
   });
   return startEgressProxy({
