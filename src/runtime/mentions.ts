@@ -1,10 +1,11 @@
 // `@path` in a prompt attaches that file for the model, through the same permission check as
 // read_file: a sensitive or denied file is not attached (the user is told why), and a file
 // outside the project asks first. ACP turns the editor's file links into such mentions.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { TextBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode } from "../permission/types.ts";
+import { loadChecked } from "../tools/checkedFile.ts";
 import { resolveToolPath } from "../tools/paths.ts";
 
 /** A mention: `@src/a.ts` or `@"path with blanks"`; trailing punctuation is not part of it. */
@@ -61,10 +62,6 @@ export function mentionedPaths(prompt: string): string[] {
   return paths;
 }
 
-function isBinary(bytes: Buffer): boolean {
-  return bytes.subarray(0, 8000).includes(0);
-}
-
 /** Reads each mentioned file that exists and may be read; says why the others were not attached. */
 export async function attachMentions(prompt: string, ctx: MentionContext): Promise<Attachments> {
   const blocks: TextBlock[] = [];
@@ -97,12 +94,14 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       notices.push(`@${mention} was not attached: it is larger than ${MAX_ATTACHED_BYTES / 1000} KB (the model can read parts of it with read_file).`);
       continue;
     }
-    const bytes = readFileSync(resolved.realPath);
-    if (isBinary(bytes)) {
-      notices.push(`@${mention} was not attached: it is a binary file.`);
+    // Read only the file that was checked: a question can wait, and meanwhile a sandboxed process
+    // could swap the path for a link to something else (checkedFile.ts).
+    const loaded = loadChecked(resolved.realPath, MAX_ATTACHED_BYTES);
+    if (loaded.kind !== "text") {
+      notices.push(`@${mention} was not attached: ${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`);
       continue;
     }
-    blocks.push({ type: "text", text: `<attached_file path="${resolved.display}">\n${bytes.toString("utf8")}\n</attached_file>` });
+    blocks.push({ type: "text", text: `<attached_file path="${resolved.display}">\n${loaded.text}\n</attached_file>` });
   }
   return { blocks, notices };
 }

@@ -6,10 +6,11 @@ import { diffPreview } from "./changePreview.ts";
 import description from "./editFile.txt" with { type: "text" };
 import { applyReplacement, findReplacement, matchLines, notFoundMessage } from "./editMatch.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { approvedText, commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { loadChecked } from "./checkedFile.ts";
+import { approvedText, checkedProblem, commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
 import { unifiedDiff } from "./diff.ts";
-import { pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
-import { formatBytes, lineAt, loadFile, MAX_TEXT_BYTES } from "./textFile.ts";
+import { changedWhileWaiting, CheckedPaths, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { formatBytes, lineAt, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 const input = z.object({
@@ -21,7 +22,7 @@ const input = z.object({
 export type EditFileInput = z.infer<typeof input>;
 
 export type EditPlan =
-  | { ok: true; resolved: ResolvedPath; oldText: string; newText: string; lines: number[] }
+  | { ok: true; resolved: ResolvedPath; oldText: string; oldBytes: Uint8Array; newText: string; lines: number[] }
   | { ok: false; resolved: ResolvedPath; error: string };
 
 const MAX_LISTED = 20;
@@ -31,8 +32,10 @@ export function planEdit(args: EditFileInput, root: string, home: string | undef
   const fail = (error: string): EditPlan => ({ ok: false, resolved, error });
   const escape = targetProblem(resolved);
   if (escape) return fail(escape);
-  const loaded = loadFile(resolved.realPath);
+  const loaded = loadChecked(resolved.realPath);
   switch (loaded.kind) {
+    case "changed":
+      return fail(changedWhileWaiting(resolved, resolved.realPath, root, deps.hidden, "written", loaded.now));
     case "missing":
       return fail(`File not found: ${resolved.display}. To create a file, use write_file.`);
     case "folder":
@@ -61,7 +64,7 @@ export function planEdit(args: EditFileInput, root: string, home: string | undef
       `old_string occurs ${count} times in ${resolved.display} (lines ${listed}). Add surrounding lines to old_string so it matches only the one you mean, or set replace_all to true to change all of them.`,
     );
   }
-  return { ok: true, resolved, oldText: loaded.text, newText: applyReplacement(loaded.text, replacement), lines };
+  return { ok: true, resolved, oldText: loaded.text, oldBytes: loaded.bytes, newText: applyReplacement(loaded.text, replacement), lines };
 }
 
 /** A few numbered lines of the new text around the first change, so the model can check it. */
@@ -82,6 +85,7 @@ function snippet(newText: string, oldText: string): string {
 }
 
 export function editFileTool(deps: FileToolDeps): Tool<EditFileInput> {
+  const checked = new CheckedPaths();
   return {
     name: "edit_file",
     description,
@@ -97,6 +101,7 @@ export function editFileTool(deps: FileToolDeps): Tool<EditFileInput> {
     },
     permission(args, ctx) {
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      checked.note(args, resolved);
       const request = { tool: "edit_file", readOnly: false, target: pathTarget(resolved, "write") };
       if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return { ...request, preview: `Edit ${resolved.path}` };
       const plan = planEdit(args, ctx.root, ctx.home, deps);
@@ -105,12 +110,20 @@ export function editFileTool(deps: FileToolDeps): Tool<EditFileInput> {
       return { ...request, preview: diffPreview(resolved, change), change };
     },
     async run(args, ctx): Promise<ToolResult> {
+      // The file the permission check named, and no other: the path may have been re-pointed since.
+      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      const target = checked.of(args, resolved);
+      const moved = checkedProblem(resolved, target, ctx.root, deps);
+      if (moved) return { output: moved, isError: true };
       const plan = planEdit(args, ctx.root, ctx.home, deps);
       if (!plan.ok) return { output: plan.error, isError: true };
+      const movedAgain = checkedProblem(plan.resolved, target, ctx.root, deps);
+      if (movedAgain) return { output: movedAgain, isError: true };
       const approved = approvedText(ctx, plan.oldText, plan.newText);
       if ("error" in approved) return { output: approved.error, isError: true };
       const newText = approved.text;
-      await commitWrite(plan.resolved, newText, ctx, deps.reads);
+      const failed = await commitWrite(plan.resolved, target, plan.oldBytes, newText, ctx, deps, "edit");
+      if (failed) return { output: failed, isError: true };
       const { added, removed } = unifiedDiff(plan.resolved.display, plan.oldText, newText);
       const where = plan.lines.length === 1 ? `line ${plan.lines[0]}` : `${plan.lines.length} places (lines ${plan.lines.slice(0, MAX_LISTED).join(", ")}${plan.lines.length > MAX_LISTED ? " …" : ""})`;
       return {

@@ -2,7 +2,8 @@
 // root, with symlinks resolved (of the file, or of its nearest existing parent for a new file).
 // Tools never refuse a path for being outside the root: they report both paths in the permission
 // target and the engine asks. What they do refuse is writing through a symlink inside the root
-// whose target lies outside it.
+// whose target lies outside it, and reading or writing a path that no longer leads to the file its
+// permission check named (CheckedPaths; checkedFile.ts opens exactly that file).
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { insideRoot } from "../permission/pathMatch.ts";
@@ -100,4 +101,41 @@ export function symlinkEscape(resolved: ResolvedPath): string | undefined {
 /** A folder named in a message: "the project" for the root itself. */
 export function placeName(resolved: ResolvedPath): string {
   return resolved.display === "." ? "the project" : resolved.display;
+}
+
+/**
+ * The real path each call's permission check named (the engine decided on it), so run() reads or
+ * writes that file and no other: a path can be re-pointed while the call waits for an approval or
+ * an undo snapshot. Keyed by the input object, which the registry hands to permission() and then to
+ * run(). One per tool instance; entries go with their input.
+ */
+export class CheckedPaths {
+  readonly #paths = new WeakMap<object, string>();
+
+  note(input: object, resolved: ResolvedPath): void {
+    this.#paths.set(input, resolved.realPath);
+  }
+
+  /** The checked real path; `resolved`'s own when no check ran for this input (a tool run directly). */
+  of(input: object, resolved: ResolvedPath): string {
+    return this.#paths.get(input) ?? resolved.realPath;
+  }
+}
+
+/**
+ * The error for a path that no longer leads to the file that was checked (a command replaced the
+ * file or a folder on the way with a symlink, say). `now`: where the open really went, when known.
+ */
+export function changedWhileWaiting(resolved: ResolvedPath, checked: string, root: string, hidden: (path: string) => boolean, nothing: "written" | "read", now?: string): string {
+  const fresh = realPathOf(resolved.path);
+  const where = fresh !== checked ? fresh : now !== checked ? now : undefined;
+  let link = false;
+  try {
+    link = lstatSync(resolved.path).isSymbolicLink();
+  } catch {
+    // Gone: no link.
+  }
+  const shown = where === undefined ? undefined : hidden(where) ? "a file the file tools do not show" : displayPath(where, root);
+  const what = shown === undefined ? "it is no longer the file that was checked" : link ? `it is now a link to ${shown}` : `it now leads to ${shown}`;
+  return `${resolved.display} changed while this call waited (${what}); nothing was ${nothing}. Check it and try again.`;
 }

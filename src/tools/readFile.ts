@@ -3,10 +3,11 @@
 import { readdirSync } from "node:fs";
 import { basename, dirname, extname } from "node:path";
 import { z } from "zod";
+import { listChecked, loadChecked } from "./checkedFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { pathPreview, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { changedWhileWaiting, CheckedPaths, pathPreview, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import description from "./readFile.txt" with { type: "text" };
-import { formatBytes, loadFile, MAX_TEXT_BYTES } from "./textFile.ts";
+import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 export const MAX_LINES = 2000;
@@ -44,20 +45,18 @@ function nearNames(resolved: ResolvedPath, hidden: FileToolDeps["hidden"]): stri
     .slice(0, 5);
 }
 
-function folderListing(resolved: ResolvedPath, hidden: FileToolDeps["hidden"]): string {
-  let entries: string[] = [];
-  try {
-    entries = readdirSync(resolved.realPath, { withFileTypes: true })
-      .filter((entry) => entry.name !== ".git" && !hidden(`${resolved.path}/${entry.name}`))
-      .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
-      .sort();
-  } catch {
-    // Unreadable: the hint alone.
-  }
+/** The folder's entries (read from the folder that was checked), or the error when it changed. */
+function folderListing(resolved: ResolvedPath, realPath: string, root: string, hidden: FileToolDeps["hidden"]): { output: string } | { error: string } {
+  const listed = listChecked(realPath);
+  if (listed !== undefined && !Array.isArray(listed)) return { error: changedWhileWaiting(resolved, realPath, root, hidden, "read", listed.now) };
+  const entries = (listed ?? [])
+    .filter((entry) => entry.name !== ".git" && !hidden(`${resolved.path}/${entry.name}`))
+    .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+    .sort();
   const shown = entries.slice(0, 50);
   const more = entries.length > shown.length ? `\n… and ${entries.length - shown.length} more` : "";
   const list = shown.length > 0 ? `\nIt contains:\n${shown.join("\n")}${more}` : "";
-  return `${resolved.display} is a folder, not a file. Read one of its files, or use glob to find files in it (e.g. pattern "**/*" with path "${resolved.display}").${list}`;
+  return { output: `${resolved.display} is a folder, not a file. Read one of its files, or use glob to find files in it (e.g. pattern "**/*" with path "${resolved.display}").${list}` };
 }
 
 /** Numbered lines from `offset`, cut to the limits, with a note on how to read on. */
@@ -99,6 +98,7 @@ export function numberLines(text: string, offset: number, limit: number): { outp
 }
 
 export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput> {
+  const checked = new CheckedPaths();
   return {
     name: "read_file",
     description,
@@ -114,19 +114,27 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput> {
     },
     permission(args, ctx) {
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      checked.note(args, resolved);
       return { tool: "read_file", readOnly: true, target: pathTarget(resolved, "read"), preview: pathPreview(resolved) };
     },
     async run(args, ctx) {
+      // The file the permission check named, and no other: the path may have been re-pointed since.
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      const loaded = loadFile(resolved.realPath);
+      const target = checked.of(args, resolved);
+      if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
+      const loaded = loadChecked(target);
       switch (loaded.kind) {
+        case "changed":
+          return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read", loaded.now));
         case "missing": {
           const near = nearNames(resolved, deps.hidden);
           const hint = near.length > 0 ? ` Files with similar names there: ${near.join(", ")}.` : " Use glob to find the file.";
           return error(`File not found: ${resolved.display}.${hint}`);
         }
-        case "folder":
-          return error(folderListing(resolved, deps.hidden));
+        case "folder": {
+          const listing = folderListing(resolved, target, ctx.root, deps.hidden);
+          return error("error" in listing ? listing.error : listing.output);
+        }
         case "special":
           return error(`${resolved.display} is not a regular file (a device, socket or pipe); read_file reads files only.`);
         case "too_big":
@@ -139,7 +147,7 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput> {
             summary: `Binary file (${formatBytes(loaded.size)})`,
           };
       }
-      deps.reads.record(resolved.realPath, loaded.bytes, loaded.mtimeMs);
+      deps.reads.record(target, loaded.bytes, loaded.mtimeMs);
       if (loaded.text.length === 0 || loaded.text === "\uFEFF") return { output: `${resolved.display} is empty (0 lines).`, summary: "Empty file" };
       const offset = args.offset ?? 1;
       const numbered = numberLines(loaded.text, offset, args.limit ?? MAX_LINES);

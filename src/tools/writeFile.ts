@@ -3,9 +3,10 @@
 import { z } from "zod";
 import { diffPreview } from "./changePreview.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { approvedText, commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
-import { pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
-import { countLines, loadFile } from "./textFile.ts";
+import { loadChecked } from "./checkedFile.ts";
+import { approvedText, checkedProblem, commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { changedWhileWaiting, CheckedPaths, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { countLines } from "./textFile.ts";
 import type { Tool, ToolResult } from "./types.ts";
 import description from "./writeFile.txt" with { type: "text" };
 
@@ -15,7 +16,9 @@ const input = z.object({
 });
 export type WriteFileInput = z.infer<typeof input>;
 
-export type WritePlan = { ok: true; resolved: ResolvedPath; oldText: string | null } | { ok: false; resolved: ResolvedPath; error: string };
+export type WritePlan =
+  | { ok: true; resolved: ResolvedPath; oldText: string | null; oldBytes: Uint8Array | null }
+  | { ok: false; resolved: ResolvedPath; error: string };
 
 /** Checks the target as it is now; the same checks run for the approval preview and the write. */
 export function planWrite(args: WriteFileInput, root: string, home: string | undefined, deps: FileToolDeps): WritePlan {
@@ -23,10 +26,12 @@ export function planWrite(args: WriteFileInput, root: string, home: string | und
   const fail = (error: string): WritePlan => ({ ok: false, resolved, error });
   const escape = targetProblem(resolved);
   if (escape) return fail(escape);
-  const loaded = loadFile(resolved.realPath);
+  const loaded = loadChecked(resolved.realPath);
   switch (loaded.kind) {
+    case "changed":
+      return fail(changedWhileWaiting(resolved, resolved.realPath, root, deps.hidden, "written", loaded.now));
     case "missing":
-      return { ok: true, resolved, oldText: null };
+      return { ok: true, resolved, oldText: null, oldBytes: null };
     case "folder":
       return fail(`${resolved.display} is a folder. Give the path of a file inside it.`);
     case "special":
@@ -36,12 +41,13 @@ export function planWrite(args: WriteFileInput, root: string, home: string | und
       return fail(`${resolved.display} exists and is not a text file write_file can replace. Ask the user, or use a bash command if replacing it is really meant.`);
     case "text": {
       const stale = freshnessProblem(resolved, deps.reads, loaded.bytes, "overwrite");
-      return stale ? fail(stale) : { ok: true, resolved, oldText: loaded.text };
+      return stale ? fail(stale) : { ok: true, resolved, oldText: loaded.text, oldBytes: loaded.bytes };
     }
   }
 }
 
 export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
+  const checked = new CheckedPaths();
   return {
     name: "write_file",
     description,
@@ -56,6 +62,7 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
     },
     permission(args, ctx) {
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      checked.note(args, resolved);
       const request = { tool: "write_file", readOnly: false, target: pathTarget(resolved, "write") };
       if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return { ...request, preview: `Write ${resolved.path}` };
       const plan = planWrite(args, ctx.root, ctx.home, deps);
@@ -64,11 +71,19 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
       return { ...request, preview: diffPreview(resolved, change), change };
     },
     async run(args, ctx): Promise<ToolResult> {
+      // The file the permission check named, and no other: the path may have been re-pointed since.
+      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      const target = checked.of(args, resolved);
+      const moved = checkedProblem(resolved, target, ctx.root, deps);
+      if (moved) return { output: moved, isError: true };
       const plan = planWrite(args, ctx.root, ctx.home, deps);
       if (!plan.ok) return { output: plan.error, isError: true };
+      const movedAgain = checkedProblem(plan.resolved, target, ctx.root, deps);
+      if (movedAgain) return { output: movedAgain, isError: true };
       const approved = approvedText(ctx, plan.oldText, args.content);
       if ("error" in approved) return { output: approved.error, isError: true };
-      await commitWrite(plan.resolved, approved.text, ctx, deps.reads);
+      const failed = await commitWrite(plan.resolved, target, plan.oldBytes, approved.text, ctx, deps, "write");
+      if (failed) return { output: failed, isError: true };
       const lines = countLines(approved.text);
       const what = `${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
       const summary = `Wrote ${what} to ${plan.resolved.display}`;
