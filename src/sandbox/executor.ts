@@ -72,8 +72,10 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const ownTmp = options.tmpDir === undefined;
   const tmpDir = options.tmpDir ?? mkdtempSync(join(tmpdir(), "garuda-session-"));
   const probe = options.probe ?? (await probeSandbox({ env: base, tmpDir, root: options.root }));
-  // Daemons a host command detaches stay in Garuda's tree; its environment is not readable (processGuards.ts).
-  await guardProcess();
+  // Daemons a host command detaches stay in Garuda's tree; its environment is not readable
+  // (processGuards.ts). Not awaited: it is done long before a model asks for a command, and
+  // session/new does not wait for bun:ffi to load.
+  void guardProcess();
   const shell = findShell(base.PATH);
   const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
   const bridgePort = options.bridgePort ?? BRIDGE_PORT;
