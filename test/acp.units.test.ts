@@ -66,6 +66,15 @@ describe("AcpApprover", () => {
     expect(a.asked[0]?.options.map((o) => o.kind)).toEqual(["allow_once", "reject_once"]);
   });
 
+  test("a question from inside a subagent is named with the subagent's card, so the user sees who asks", async () => {
+    const calls = new KnownCalls();
+    calls.add({ id: "toolu_agent", title: "Subagent: reviewer", kind: "think" });
+    const a = approver(async () => selected("once"), calls);
+    await a.approver.ask(request({ callId: "toolu_inner", parentCallId: "toolu_agent", title: "Write new.txt" }), new AbortController().signal);
+    expect(a.sent[0]).toMatchObject({ sessionUpdate: "tool_call", title: "Subagent: reviewer › Write new.txt" });
+    expect(a.asked[0]?.toolCall.title).toBe("Subagent: reviewer › Write new.txt");
+  });
+
   test("cancelled, an unknown option, a transport error: deny", async () => {
     for (const requester of [
       async () => ({ outcome: { outcome: "cancelled" } }) as acp.RequestPermissionResponse,

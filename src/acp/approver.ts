@@ -68,7 +68,10 @@ export class AcpApprover implements Approver {
     const { channel, calls, sessionId } = this.options;
     // A question needs a running prompt: outside one no editor waits for it.
     if (signal.aborted || !channel.isOpen) return "deny";
-    const title = oneLine(request.title);
+    // A call inside a subagent is named with the subagent's card ("Subagent: reviewer › Write a.txt"),
+    // so the user sees who asks.
+    const parent = request.parentCallId !== undefined ? calls.open(request.parentCallId) : undefined;
+    const title = parent ? `${oneLine(parent.title)} › ${oneLine(request.title)}` : oneLine(request.title);
     // A call inside a subagent was never shown to the editor as a call of its own.
     const known = request.callId !== undefined && request.parentCallId === undefined ? calls.open(request.callId) : undefined;
     let toolCallId: string;
