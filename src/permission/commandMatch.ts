@@ -9,7 +9,7 @@
 // An allow must match every part of the line as written; a denial or an ask matches when one
 // part does, after wrappers are stripped (commandNormalize.ts), or when it matches the whole line.
 import { innerCommands, normalizeForDeny } from "./commandNormalize.ts";
-import { parseShell, roughParts, type ParsedShell } from "./shellParse.ts";
+import { parseShell, roughParts, type ParsedShell, type ShellCommand } from "./shellParse.ts";
 import { hasHidden } from "../text/visible.ts";
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -80,14 +80,16 @@ const HARMLESS_VARIABLES: ReadonlySet<string> = new Set([
   "CI", "DEBUG", "FORCE_COLOR", "LANG", "LANGUAGE", "LC_ALL", "NO_COLOR", "NODE_ENV", "RUST_BACKTRACE", "RUST_LOG", "TERM", "TZ",
 ]);
 
-function assignmentProblem(parsed: ParsedShell): string | undefined {
-  for (const part of parsed.commands) {
-    for (const assign of part.assigns) {
-      if (part.words.length === 0) return `it sets ${assign.name} for the commands after it`;
-      if (!HARMLESS_VARIABLES.has(assign.name) || !assign.literal) return `it sets ${assign.name} for the command, which can change what runs`;
-    }
-  }
-  return undefined;
+/**
+ * The words an allow rule must match for one command: a variable set before it (other than the
+ * harmless ones with a literal value) stays in front, so `bash(make *)` does not allow
+ * `PATH=./bin make`, while `bash(PATH=./bin make *)` or `bash(*)` can; a line that only sets
+ * variables (`IFS=/`) is a part of its own.
+ */
+function allowWords(part: ShellCommand): string[] {
+  const risky = part.assigns.filter((assign) => !HARMLESS_VARIABLES.has(assign.name) || !assign.literal).map((assign) => assign.text);
+  if (part.words.length === 0) return part.assigns.map((assign) => assign.text);
+  return [...risky, ...part.words];
 }
 
 function notAllowableReason(command: string, parsed: ParsedShell, innerOk: boolean, parts: string[][]): string | undefined {
@@ -95,8 +97,6 @@ function notAllowableReason(command: string, parsed: ParsedShell, innerOk: boole
   if (!parsed.ok) return `it cannot be parsed (${parsed.error ?? "syntax error"})`;
   if (parsed.definesFunctions) return "it defines shell functions";
   if (parsed.transforms) return "it uses a ${…@…} expansion, which can run code";
-  const assigned = assignmentProblem(parsed);
-  if (assigned) return assigned;
   if (parsed.commands.some((part) => !part.literalName)) return "a command name is computed when it runs";
   if (!innerOk) return "it runs a script that cannot be read in advance (eval, sh -c)";
   const writer = parsed.commands.find((part) => part.writes.length > 0);
@@ -111,9 +111,11 @@ export function analyzeCommand(command: string): CommandAnalysis {
   const written = parsed.commands.filter((part) => part.words.length > 0).map((part) => part.words);
   const allowParts: string[][] = [];
   let innerOk = true;
-  for (const words of written) {
+  for (const part of parsed.commands) {
+    const words = allowWords(part);
+    if (words.length === 0) continue;
     allowParts.push(words);
-    const inner = innerCommands(words);
+    const inner = innerCommands(part.words);
     allowParts.push(...inner.commands);
     if (!inner.ok) innerOk = false;
   }

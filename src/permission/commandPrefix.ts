@@ -27,6 +27,8 @@ const ASK_EVERY_TIME: ReadonlySet<string> = new Set([
   "rm", "rmdir", "mv", "dd", "shred", "truncate", "chmod", "chown", "chgrp", "kill", "pkill", "killall", "curl", "wget",
   "ssh", "scp", "sftp", "rsync", "nc", "ncat", "socat", "sudo", "su", "doas", "eval", "exec", "source", ".", "sh",
   "bash", "zsh", "dash", "fish", "xargs", "find", "env", "nohup", "timeout", "osascript",
+  // They change the shell for the commands after them (export PATH=…; …).
+  "export", "declare", "typeset", "readonly", "local", "set", "unset", "alias",
 ]);
 
 const RISKY_SUBCOMMANDS: ReadonlySet<string> = new Set([

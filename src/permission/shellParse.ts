@@ -16,8 +16,8 @@ export interface ShellCommand {
   redirectTargets: string[];
   /** The command's own source text. */
   text: string;
-  /** Variables set for it (`PATH=./bin git status`) or, with no words, by it (`x=1`): name and value as written. */
-  assigns: { name: string; value: string; literal: boolean }[];
+  /** Variables set for it (`PATH=./bin git status`) or, with no words, by it (`x=1`): the name, the text as written. */
+  assigns: { name: string; text: string; literal: boolean }[];
 }
 
 export interface ParsedShell {
@@ -63,15 +63,20 @@ function redirectInfo(redirect: Redirection): { target: string; writes: boolean 
   return { target, writes: WRITE_OPERATORS.has(redirect.operator) };
 }
 
+/** An assigned value the shell does not expand further: quotes and literal text; a glob stays text there. */
+function valueIsLiteral(word: Word): boolean {
+  return word.parts === undefined || word.parts.every((part) => part.type === "Glob" || partIsLiteral(part));
+}
+
 function assignmentsOf(prefix: readonly (Assignment | Redirection)[]): ShellCommand["assigns"] {
   return prefix.flatMap((item) =>
     item.type === "Assignment"
-      ? [{ name: item.name, value: item.value.type === "Word" ? item.value.value : item.value.elements.map((e) => e.value).join(" "), literal: item.value.type === "Word" && wordIsLiteral(item.value) && item.index === undefined }]
+      ? [{ name: item.name, text: item.text, literal: item.value.type === "Word" && valueIsLiteral(item.value) && item.index === undefined }]
       : [],
   );
 }
 
-function commandFrom(redirects: readonly Redirection[], words: Word[], literalName: boolean, text: string, assigns: ShellCommand["assigns"] = []): ShellCommand {
+function commandFrom(redirects: readonly Redirection[], words: string[], literalName: boolean, text: string, assigns: ShellCommand["assigns"] = []): ShellCommand {
   const writes: string[] = [];
   const redirectTargets: string[] = [];
   for (const redirect of redirects) {
@@ -80,7 +85,7 @@ function commandFrom(redirects: readonly Redirection[], words: Word[], literalNa
     redirectTargets.push(info.target);
     if (info.writes && !HARMLESS_TARGETS.has(info.target)) writes.push(info.target);
   }
-  return { words: words.map((word) => word.value), literalName, writes, redirectTargets, text, assigns };
+  return { words, literalName, writes, redirectTargets, text, assigns };
 }
 
 /** Parses a command line into its simple commands. Never throws. */
@@ -106,7 +111,8 @@ export function parseShell(source: string): ParsedShell {
         definesFunctions = true;
         break;
       case "Command": {
-        const words = node.name ? [node.name, ...node.args.filter((arg): arg is Word => arg.type === "Word")] : [];
+        // `export PATH=…` keeps its assignments as words, so a rule sees what it sets.
+        const words = node.name ? [node.name.value, ...node.args.map((arg) => (arg.type === "Word" ? arg.value : arg.text))] : [];
         const literalName = node.name ? wordIsLiteral(node.name) : true;
         commands.push(commandFrom(node.redirects, words, literalName, own.slice(node.pos, node.end), assignmentsOf(node.prefix)));
         break;

