@@ -88,7 +88,11 @@ function checkRoot(root: string): string {
   return real;
 }
 
-/** Hooks run in the sandbox of the mode at the time of the call: in plan mode the project is read-only to them too. */
+/**
+ * Hooks run in the build-mode sandbox in every mode: they are the user's (or an approved
+ * project's) own automation, and one that writes a log in the project must not block every call
+ * in plan mode. The mode still reaches their policy checks.
+ */
 function hooksAdapter(
   hooks: ReturnType<typeof loadHooks>["hooks"],
   services: Omit<Parameters<typeof runPreToolUse>[2], "signal" | "mode" | "sandbox">,
@@ -96,10 +100,7 @@ function hooksAdapter(
   mode: () => Mode,
 ): ToolHooks | undefined {
   if (hooks.length === 0) return undefined;
-  const context = (signal: AbortSignal) => {
-    const current = mode();
-    return { ...services, sandbox: sandboxFor(current), mode: current, signal };
-  };
+  const context = (signal: AbortSignal) => ({ ...services, sandbox: sandboxFor("build"), mode: mode(), signal });
   return {
     async pre(call, signal) {
       const outcome = await runPreToolUse(hooks, call, context(signal));

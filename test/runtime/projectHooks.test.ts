@@ -1,7 +1,7 @@
 // A project's hooks through prepareRuntime, with real files, the real trust store and the real
 // sandbox: the terminal asks about them at start (projectTrust, kind "hooks"), a yes is pinned and
 // a change asks again; a broken file is a notice, never the end of the session; in plan mode a
-// hook sees the project read-only, as the model's own commands do.
+// hook runs in the build sandbox (it is the user's own automation).
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -77,22 +77,13 @@ describe("project hooks at the start of a session", () => {
     expect(notices(turn.events).join("\n")).toContain("The project's hooks will not run until the file is fixed.");
   });
 
-  test("in plan mode a hook sees the project read-only (in build mode the same hook writes)", async () => {
+  test("in plan mode a hook still runs in the build sandbox: a hook that keeps a log in the project does not block every call", async () => {
     using where = place();
     where.project("a.txt", "alpha\n");
-    // A preToolUse hook that writes into the project, then lets the call go on.
-    where.user(".garuda/hooks.json", JSON.stringify({ hooks: { preToolUse: [{ tools: ["read_file"], command: "echo hooked > hook-wrote.txt" }] } }));
-    const written = join(where.root, "hook-wrote.txt");
-
+    where.user(".garuda/hooks.json", JSON.stringify({ hooks: { preToolUse: [{ tools: ["read_file"], command: "echo hooked >> hook-wrote.txt" }] } }));
     const plan = await readTurn(where, [], "plan");
-    expect(existsSync(written)).toBe(false);
-    // The hook failed (its write was refused), which blocks the call and warns.
-    expect(results(plan.events)[0]?.status).toBe("denied");
-    expect(notices(plan.events).join("\n")).toContain("hook");
-
-    // Negative control: the same hook in build mode writes the file and the call goes on.
-    const build = await readTurn(where, [], "build");
-    expect(readFileSync(written, "utf8")).toBe("hooked\n");
-    expect(build.output).toContain("alpha");
+    expect(plan.output).toContain("alpha");
+    expect(readFileSync(join(where.root, "hook-wrote.txt"), "utf8")).toBe("hooked\n");
   });
+
 });
