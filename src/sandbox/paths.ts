@@ -1,7 +1,7 @@
 // Which paths a sandboxed command may write, must not change, and must not read: the spec plus
 // the defaults every sandbox gets. Pure over (spec, fs); both launchers (bwrap.ts, seatbelt.ts)
 // turn the result into their own terms.
-import { readlinkSync } from "node:fs";
+import { readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
 import type { SandboxSpec } from "./types.ts";
@@ -97,8 +97,18 @@ export interface RefusedPath {
   link: string;
 }
 
-/** An FsView that can also read a link's target; realFs gets node's readlink (FsView has none). */
-export type LinkFsView = FsView & { readlink?(path: string): string | undefined };
+/** An FsView that can also read a link's target and list a folder; realFs gets node's (FsView has neither). */
+export type LinkFsView = FsView & { readlink?(path: string): string | undefined; list?(path: string): string[] };
+
+function listDir(path: string, fs: LinkFsView): string[] {
+  if (fs.list) return fs.list(path);
+  if (fs !== realFs) return [];
+  try {
+    return readdirSync(path).sort();
+  } catch {
+    return [];
+  }
+}
 
 function readLink(path: string, fs: LinkFsView): string | undefined {
   if (fs.readlink) return fs.readlink(path);
@@ -197,33 +207,62 @@ interface GitPaths {
   protected: string[];
 }
 
-/** In a `.git` folder, what makes git run code or read config from elsewhere, held read-only when it exists. */
-const GIT_REDIRECTS = ["commondir", "config.worktree", "worktrees/", "modules/"];
+/** In a git folder, the files that make git take config and hooks from elsewhere, held read-only where they exist. */
+const GIT_REDIRECTS = ["commondir", "config.worktree"];
+/** How deep submodule names (`modules/a/b`) and nested submodules are followed. */
+const MODULE_DEPTH = 6;
+
+const existing = (paths: string[], fs: FsView) => paths.filter((path) => fs.kind(path) !== "missing");
+
+/**
+ * Inside `.git`: the linked worktrees' redirect files, and each submodule's git folder's hooks,
+ * config and redirect files. The folders stay writable (git worktree add, submodule fetch, gc).
+ */
+function nestedGitHolds(dotGit: string, fs: LinkFsView): string[] {
+  const held: string[] = [];
+  for (const name of listDir(join(dotGit, "worktrees"), fs)) {
+    held.push(...existing([...GIT_REDIRECTS, "gitdir"].map((file) => join(dotGit, "worktrees", name, file)), fs));
+  }
+  const modules = (dir: string, depth: number): void => {
+    if (depth > MODULE_DEPTH) return;
+    for (const name of listDir(dir, fs)) {
+      const entry = join(dir, name);
+      if (fs.kind(entry) !== "dir") continue;
+      // A submodule's git folder has a HEAD; a folder without one is part of a longer name (a/b).
+      if (fs.kind(join(entry, "HEAD")) === "file") {
+        held.push(join(entry, "hooks/"), join(entry, "config"), ...existing(GIT_REDIRECTS.map((file) => join(entry, file)), fs));
+        modules(join(entry, "modules"), depth + 1);
+      } else modules(entry, depth + 1);
+    }
+  };
+  modules(join(dotGit, "modules"), 0);
+  return held;
+}
 
 /**
  * `.git/hooks` and `.git/config` stay read-only (hooks and config run code on the host), and so do
- * the linked worktrees' and submodules' git folders and the files that send git elsewhere
- * (commondir, config.worktree) where they exist; the rest of `.git` stays writable so commit,
- * fetch and branch work. (A commondir a command creates is removed after it: gitGuard.ts.) A
+ * the files that send git elsewhere (commondir, config.worktree) where they exist, in `.git`, in
+ * its linked worktrees' folders and in its submodules' git folders (with their hooks and config);
+ * the rest stays writable so commit, fetch, branch, worktree add and submodule update work. (A commondir a command creates is removed after it: gitGuard.ts.) A
  * `.git` file (worktree, submodule) points elsewhere: that git folder becomes writable with the
  * same exceptions, and the `.git` file itself read-only. No `.git` at all: `.git` is held as an
  * empty read-only folder, so a command cannot make a repository whose hooks and config git on
  * the host would run later; `git init` is for outside the sandbox (an empty `.git` folder is
  * left behind, which git ignores).
  */
-function gitPaths(root: string, fs: FsView): GitPaths {
+function gitPaths(root: string, fs: LinkFsView): GitPaths {
   const dotGit = join(root, ".git");
   const kind = fs.kind(dotGit);
   if (kind === "dir") {
-    const redirects = GIT_REDIRECTS.filter((name) => fs.kind(join(dotGit, name)) !== "missing").map((name) => join(dotGit, name));
-    return { writable: [], protected: [join(dotGit, "hooks/"), join(dotGit, "config"), ...redirects] };
+    const redirects = existing(GIT_REDIRECTS.map((name) => join(dotGit, name)), fs);
+    return { writable: [], protected: [join(dotGit, "hooks/"), join(dotGit, "config"), ...redirects, ...nestedGitHolds(dotGit, fs)] };
   }
   if (kind === "missing") return { writable: [], protected: [`${dotGit}/`] };
   if (kind !== "file") return { writable: [], protected: [dotGit] };
   const linked = linkedGitDirs(root, fs);
   if (!linked) return { writable: [], protected: [dotGit] };
   const { gitDir, commonDir } = linked;
-  const held = [dotGit, join(commonDir, "hooks/"), join(commonDir, "config")];
+  const held = [dotGit, join(commonDir, "hooks/"), join(commonDir, "config"), ...existing(GIT_REDIRECTS.map((name) => join(gitDir, name)), fs)];
   if (gitDir !== commonDir) held.push(join(gitDir, "config.worktree"));
   return { writable: [...new Set([gitDir, commonDir])], protected: held };
 }

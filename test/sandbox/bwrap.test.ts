@@ -211,6 +211,7 @@ describe("bwrapArgv", () => {
       --ro-bind /home/ada/src/wt/.git /home/ada/src/wt/.git
       --ro-bind /home/ada/src/main/.git/config /home/ada/src/main/.git/config
       --ro-bind /home/ada/src/main/.git/hooks /home/ada/src/main/.git/hooks
+      --ro-bind /home/ada/src/main/.git/worktrees/wt/commondir /home/ada/src/main/.git/worktrees/wt/commondir
       --ro-bind /dev/null /home/ada/src/main/.git/worktrees/wt/config.worktree
       --clearenv
       --setenv HOME /home/ada

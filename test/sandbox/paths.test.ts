@@ -25,16 +25,29 @@ describe("sandboxPaths", () => {
     ]);
   });
 
-  test("a .git folder with linked worktrees, submodules or a commondir: those are held too, where they exist", () => {
-    const fs = fakeFs({ dirs: ["/w/app/.git/worktrees/wt", "/w/app/.git/modules/lib"], files: { "/w/app/.git/commondir": "." } });
-    expect(sandboxPaths(spec(), fs).protected.map((p) => p.path)).toEqual([
+  test("a .git folder with linked worktrees and submodules: their redirect files, and the submodules' hooks and config, are held; the folders stay writable", () => {
+    const fs = fakeFs({
+      dirs: ["/w/app/.git/worktrees/wt", "/w/app/.git/modules/libs/core/hooks"],
+      files: {
+        "/w/app/.git/commondir": ".",
+        "/w/app/.git/worktrees/wt/commondir": "../..",
+        "/w/app/.git/worktrees/wt/gitdir": "/w/wt/.git",
+        "/w/app/.git/modules/libs/core/HEAD": "ref: refs/heads/main",
+        "/w/app/.git/modules/libs/core/config": "[core]",
+      },
+    });
+    const paths = sandboxPaths(spec(), fs);
+    expect(paths.protected.map((p) => p.path)).toEqual([
       "/w/app/.garuda",
       "/w/app/.git/commondir",
       "/w/app/.git/config",
       "/w/app/.git/hooks",
-      "/w/app/.git/modules",
-      "/w/app/.git/worktrees",
+      "/w/app/.git/worktrees/wt/commondir",
+      "/w/app/.git/worktrees/wt/gitdir",
+      "/w/app/.git/modules/libs/core/config",
+      "/w/app/.git/modules/libs/core/hooks",
     ]);
+    expect(paths.writable).toEqual(["/w/app"]);
   });
 
   test("a .git folder: hooks (a folder) and config (a file) are held", () => {

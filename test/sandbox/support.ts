@@ -42,6 +42,11 @@ export function fakeFs(tree: { dirs?: string[]; files?: Record<string, string>; 
     realpath,
     readText: (path) => files[realpath(path)],
     readlink: (path) => links[unlinked(path)],
+    list: (path) => {
+      const dir = realpath(path);
+      const children = [...dirs, ...Object.keys(files), ...Object.keys(links)].filter((entry) => entry !== dir && dirname(entry) === dir);
+      return [...new Set(children.map((entry) => basename(entry)))].sort();
+    },
   };
 }
 
