@@ -8,6 +8,11 @@
 //   debuggers of the same user out, as ssh-agent does.
 // Sandboxed commands need neither (their PID namespace hides Garuda and dies with bwrap). bun:ffi
 // is loaded only here, when the first executor is made.
+// An adopted process that exits must be reaped by Garuda, which Bun does not do for children it
+// did not start: a sweep every few seconds reaps the zombies among Garuda's children that were
+// already zombies at the sweep before (Bun reaps its own children at once, so those are adopted).
+import { processTable } from "./processTree.ts";
+
 const PR_SET_DUMPABLE = 4;
 const PR_SET_CHILD_SUBREAPER = 36;
 /** glibc, then musl (x64, arm64). */
@@ -20,16 +25,41 @@ export interface ProcessGuards {
 
 let guarded: Promise<ProcessGuards> | undefined;
 
+const REAP_EVERY_MS = 5_000;
+const WNOHANG = 1;
+
+/** Garuda's direct children that are zombies now. */
+function zombieChildren(): Set<number> {
+  const zombies = new Set<number>();
+  for (const [pid, entry] of processTable()) if (entry.ppid === process.pid && entry.zombie) zombies.add(pid);
+  return zombies;
+}
+
+/** Reaps adopted zombies (see above); the timer does not keep Garuda alive. */
+function startReaper(waitpid: (pid: number, status: null, options: number) => number): void {
+  let seen = new Set<number>();
+  const timer = setInterval(() => {
+    const now = zombieChildren();
+    for (const pid of now) if (seen.has(pid)) waitpid(pid, null, WNOHANG);
+    seen = now;
+  }, REAP_EVERY_MS);
+  timer.unref();
+}
+
 async function applyGuards(): Promise<ProcessGuards> {
   const none = { subreaper: false, undumpable: false };
   if (process.platform !== "linux") return none;
   const { dlopen, FFIType } = await import("bun:ffi");
   for (const name of LIBC) {
     try {
-      const libc = dlopen(name, { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } });
+      const libc = dlopen(name, {
+        prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
+        waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+      });
       const subreaper = libc.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) === 0;
       const undumpable = libc.symbols.prctl(PR_SET_DUMPABLE, 0n, 0n, 0n, 0n) === 0;
-      libc.close();
+      // The library stays open: the reaper calls waitpid for the life of the process.
+      if (subreaper) startReaper((pid, status, options) => libc.symbols.waitpid(pid, status, options));
       return { subreaper, undumpable };
     } catch {
       // Not this C library: try the next one.

@@ -36,7 +36,30 @@ async function probe(guard: boolean): Promise<{ me: number; ppid: number | undef
   return JSON.parse(out.trim().split("\n").at(-1) as string);
 }
 
+const REAP_SCRIPT = `
+import { guardProcess } from ${GUARDS};
+import { processTable } from ${JSON.stringify(join(import.meta.dir, "../../src/sandbox/processTree.ts"))};
+await guardProcess();
+const zombies = () => [...processTable()].filter(([, entry]) => entry.ppid === process.pid && entry.zombie).length;
+// Three orphans that exit at once: adopted by this process, they become its zombies.
+const p = Bun.spawn(["sh", "-c", "(sleep 0.2 &); (sleep 0.2 &); (sleep 0.2 &); sleep 0.1"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+await p.exited;
+await Bun.sleep(1_000);
+const early = zombies();
+await Bun.sleep(11_000);
+console.log(JSON.stringify({ early, late: zombies() }));
+`;
+
 describe.skipIf(process.platform !== "linux")("process guards", () => {
+  test("adopted processes that exit are reaped within two sweeps (they are zombies before)", async () => {
+    const proc = Bun.spawn([process.execPath, "-e", REAP_SCRIPT], { stdout: "pipe", stderr: "inherit", env: { PATH: process.env.PATH } });
+    const out = await new Response(proc.stdout).text();
+    await proc.exited;
+    const { early, late } = JSON.parse(out.trim().split("\n").at(-1) as string);
+    expect(early).toBe(3);
+    expect(late).toBe(0);
+  }, 30_000);
+
   test("a detached daemon is re-parented to Garuda, which is not dumpable and still reads its own /proc (without the guards: neither)", async () => {
     const guarded = await probe(true);
     expect(guarded.ppid).toBe(guarded.me);
