@@ -285,9 +285,8 @@ interface Extras {
  */
 function extraWritable(spec: SandboxSpec, root: string, home: string, gitWritable: string[], fs: LinkFsView): Extras {
   const extras = [
-    // Caches hold code the host runs later (pre-commit hooks, cargo build scripts, wheels): in plan
-    // mode, where nothing may change, they are read-only too.
-    ...(spec.projectReadOnly ? [] : PACKAGE_CACHES.map((cache) => ({ path: join(home, cache), lexical: join(home, cache) }))),
+    // Writable in plan mode too: npx, uv and the like write their cache on every run, even to read.
+    ...PACKAGE_CACHES.map((cache) => ({ path: join(home, cache), lexical: join(home, cache) })),
     ...spec.writePaths.map((path) => ({ path, lexical: lexicalPath(path, root, home) })),
   ];
   const reachable = [root, ...gitWritable, resolveLoose(spec.tmpDir, fs), ...extras.map((e) => resolveLoose(e.lexical, fs))];

@@ -75,7 +75,8 @@ export function sandboxHints(output: string, root: string, spec: SandboxSpec, ou
     const path = blockedPath(fsLines, root, spec);
     const readOnlyFs = fsLines.some((line) => READ_ONLY_FS.test(line));
     const inProject = path !== undefined && isInside(path, root);
-    if (spec.projectReadOnly && (inProject || (path === undefined && readOnlyFs))) {
+    // In plan mode no write is for now, in the project or elsewhere, and nothing may leave the sandbox.
+    if (spec.projectReadOnly && (inProject || path !== undefined || readOnlyFs)) {
       hints.push("[Garuda: in plan mode commands run in the sandbox with the project read-only, so this write was refused. Put the change in your plan; the user switches to build mode to carry it out.]");
     } else if (path !== undefined || readOnlyFs) {
       const what = path !== undefined ? `writing ${path}, which is outside the folders commands may write (the project, the session's temp folder and package caches)` : "a write outside the folders commands may write (the project, the session's temp folder and package caches)";

@@ -108,6 +108,9 @@ describe("bwrapArgv", () => {
       --proc /proc
       --bind /tmp/garuda-session-1 /tmp
       --bind /tmp/garuda-session-1 /tmp/garuda-session-1
+      --bind /home/ada/.cache /home/ada/.cache
+      --bind /home/ada/.npm /home/ada/.npm
+      --bind /home/ada/.m2/repository /home/ada/.m2/repository
       --tmpfs /home/ada/.aws
       --remount-ro /home/ada/.aws
       --ro-bind /dev/null /home/ada/.netrc
@@ -243,6 +246,7 @@ describe("bwrapArgv", () => {
       --bind /tmp/s /tmp/s
       --ro-bind /tmp/h /tmp/h
       --ro-bind /tmp/p /tmp/p
+      --bind /tmp/h/.npm /tmp/h/.npm
       --tmpfs /tmp/h/.ssh
       --remount-ro /tmp/h/.ssh
       --clearenv
@@ -271,8 +275,13 @@ describe("bwrapArgv", () => {
     const asFolder = show(s, {}, fakeFs({ ...machine, dirs: [...machine.dirs, cache] })).split("\n");
     expect(asFolder).toContain(`--bind ${cache} ${cache}`);
     const asLink = show(s, {}, fakeFs({ ...machine, links: { [cache]: "/home/ada" } })).split("\n");
-    // Plan mode: the package caches are read-only too.
-    expect(asLink.filter((line) => line.startsWith("--bind "))).toEqual(["--bind /tmp/garuda-session-1 /tmp", "--bind /tmp/garuda-session-1 /tmp/garuda-session-1"]);
+    expect(asLink.filter((line) => line.startsWith("--bind "))).toEqual([
+      "--bind /tmp/garuda-session-1 /tmp",
+      "--bind /tmp/garuda-session-1 /tmp/garuda-session-1",
+      "--bind /home/ada/.cache /home/ada/.cache",
+      "--bind /home/ada/.npm /home/ada/.npm",
+      "--bind /home/ada/.m2/repository /home/ada/.m2/repository",
+    ]);
   });
 
   test("a protected path under a missing folder is held at the first missing folder", () => {

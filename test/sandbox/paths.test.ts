@@ -87,9 +87,8 @@ describe("sandboxPaths", () => {
 
   test("plan mode: neither the root nor its git folders are writable, so nothing there needs holding", () => {
     const paths = sandboxPaths(spec({ projectReadOnly: true }), fakeFs({ dirs: ["/w/app/.git", "/h/.npm"] }));
-    // Nor the package caches: they hold code the host runs later.
-    expect(paths.writable).toEqual([]);
-    expect(sandboxPaths(spec(), fakeFs({ dirs: ["/w/app/.git", "/h/.npm"] })).writable).toContain("/h/.npm");
+    // The package caches stay writable: npx, uv and the like write them on every run.
+    expect(paths.writable).toEqual(["/h/.npm"]);
     expect(paths.protected).toEqual([]);
   });
 
@@ -147,7 +146,7 @@ describe("sandboxPaths: extra writable folders reached through a symlink a comma
     const s = spec({ root: "/home/ada/link-to-app", home: "/home/ada", projectReadOnly: true, writePaths: ["/home/ada/link-to-app/out", "~/shared/x", "out"] });
     const paths = sandboxPaths(s, fs);
     expect(paths.refused).toEqual([]);
-    expect(paths.writable).toEqual(["/usr/home/ada/app/out", "/usr/home/ada/shared/x"]);
+    expect(paths.writable).toEqual(["/usr/home/ada/.npm", "/usr/home/ada/app/out", "/usr/home/ada/shared/x"]);
   });
 
   test("a package cache that is a link: kept when HOME is not writable, refused when it is (a project at ~)", () => {

@@ -178,7 +178,7 @@ describe("seatbeltArgv", () => {
 
   test("plan mode without network: the root is not writable and no network rule is emitted", () => {
     const params = seatbeltParams(spec({ projectReadOnly: true, network: { mode: "none" } }), mac);
-    expect(params.write).toEqual(["/private/var/folders/x/T/garuda-session-1"]);
+    expect(params.write).toEqual(["/private/var/folders/x/T/garuda-session-1", "/Users/ada/.npm", "/Users/ada/Library/Caches"]);
     expect(params.proxyPort).toBeUndefined();
     const profile = seatbeltProfile(params);
     expect(profile).toContain("; network: none");

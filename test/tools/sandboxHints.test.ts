@@ -25,6 +25,14 @@ describe("sandboxHints", () => {
     expect(hints).toEqual([expect.stringContaining(`refused writing ${join(p.root, ".git/hooks/pre-commit")}`)]);
   });
 
+  test("plan mode: a refused write outside the project gets the plan-mode hint, not an offer to run outside (which plan mode refuses)", () => {
+    using p = project();
+    const output = `touch: cannot touch '${join(p.spec.home, "notes.txt")}': Read-only file system`;
+    const hints = sandboxHints(output, p.root, { ...p.spec, projectReadOnly: true }, "ask");
+    expect(hints).toEqual([expect.stringContaining("in plan mode commands run in the sandbox")]);
+    expect(hints.join("")).not.toContain("outside_sandbox");
+  });
+
   test("a permission error on a writable path (a chmod'ed file in the project) is not", () => {
     using p = project();
     const output = `bash: ${join(p.root, "locked.txt")}: Permission denied`;
