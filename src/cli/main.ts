@@ -1,6 +1,6 @@
 import { type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
 import { VERSION } from "../version.ts";
-import { type OptionSpecs, scanArgs, splitArgv } from "./argv.ts";
+import { nearestOption, type OptionSpecs, scanArgs, splitArgv } from "./argv.ts";
 import { CHAT_ARGS, isChatInvocation } from "./chat/argv.ts";
 import { describeFailure, EXIT_USAGE, isUsageError, UsageError } from "./errors.ts";
 
@@ -71,9 +71,10 @@ async function showHelp(name: string | undefined): Promise<number> {
 }
 
 async function unknownCommand(name: string): Promise<number> {
-  await printUsage(rootCommand);
-  const commands = Object.keys(SUBCOMMANDS).filter((command) => command !== "help" && command !== "version");
-  process.stderr.write(`garuda: unknown command "${name}". The commands are: ${commands.join(", ")}.\n`);
+  const commands = Object.keys(SUBCOMMANDS);
+  // The same nearness as for options: `rn` → run.
+  const near = nearestOption(`--${name}`, commands.map((command) => `--${command}`))?.slice(2);
+  process.stderr.write(`garuda: unknown command "${name}"${near ? ` (did you mean ${near}?)` : ""}. The commands are: ${commands.join(", ")}; \`garuda --help\` says more.\n`);
   return EXIT_USAGE;
 }
 

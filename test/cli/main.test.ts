@@ -43,6 +43,10 @@ describe("garuda (from source)", () => {
     const run = garuda(["bogus"], home.path);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('unknown command "bogus"');
+    expect(run.stdout).toBe("");
+    const typo = garuda(["rn", "x"], home.path);
+    expect(typo.stderr).toContain('unknown command "rn" (did you mean run?)');
+    expect(typo.stderr).toContain("The commands are: acp, audit, models, run, setup, help, version");
   });
 
   test("with no model, `garuda models` says so", () => {
