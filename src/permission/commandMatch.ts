@@ -77,7 +77,8 @@ export interface CommandAnalysis {
  * NODE_OPTIONS, PYTHONPATH, GIT_* … can turn an allowed command into another program.
  */
 const HARMLESS_VARIABLES: ReadonlySet<string> = new Set([
-  "CI", "DEBUG", "FORCE_COLOR", "LANG", "LANGUAGE", "LC_ALL", "NO_COLOR", "NODE_ENV", "RUST_BACKTRACE", "RUST_LOG", "TERM", "TZ",
+  "CGO_ENABLED", "CI", "COLUMNS", "DEBUG", "FORCE_COLOR", "GOARCH", "GOOS", "LANG", "LANGUAGE", "LC_ALL", "LINES", "NO_COLOR",
+  "NODE_ENV", "PORT", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "RUST_BACKTRACE", "RUST_LOG", "TERM", "TZ",
 ]);
 
 /**
