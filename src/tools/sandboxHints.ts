@@ -49,10 +49,12 @@ function blockedPath(lines: string[], root: string, spec: SandboxSpec): string |
     return inWritable && !held;
   };
   for (const line of lines) {
-    for (const path of pathsOn(line, root)) {
-      if (path.startsWith("/dev/") || path === "/dev") continue;
-      if (!writable(path)) return path;
-    }
+    const named = pathsOn(line, root).filter((path) => !path.startsWith("/dev/") && path !== "/dev");
+    // "Read-only file system" is about the path nearest the error ("cannot copy <template> to
+    // <target>: Read-only file system"), whatever the spec says of it (a placeholder made since).
+    if (READ_ONLY_FS.test(line) && named[0] !== undefined) return named[0];
+    const blocked = named.find((path) => !writable(path));
+    if (blocked) return blocked;
   }
   return undefined;
 }

@@ -25,6 +25,14 @@ describe("sandboxHints", () => {
     expect(hints).toEqual([expect.stringContaining(`refused writing ${join(p.root, ".git/hooks/pre-commit")}`)]);
   });
 
+  test("a copy that fails names what was being written, not what was read (git init into a held .git)", () => {
+    using p = project();
+    const target = join(p.root, ".git/description");
+    const output = `fatal: cannot copy '/usr/share/git-core/templates/description' to '${target}': Read-only file system`;
+    const hints = sandboxHints(output, p.root, p.spec, "ask");
+    expect(hints).toEqual([expect.stringContaining(`refused writing ${target}`)]);
+  });
+
   test("plan mode: a refused write outside the project gets the plan-mode hint, not an offer to run outside (which plan mode refuses)", () => {
     using p = project();
     const output = `touch: cannot touch '${join(p.spec.home, "notes.txt")}': Read-only file system`;
