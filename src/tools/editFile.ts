@@ -2,14 +2,13 @@
 // since. The change is planned against the file as it is, for the approval preview and again
 // for the write, so what was approved is what gets written (or the call fails as stale).
 import { z } from "zod";
-import { diffPreview } from "./changePreview.ts";
 import description from "./editFile.txt" with { type: "text" };
 import { applyReplacement, findReplacement, matchLines, notFoundMessage } from "./editMatch.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { loadChecked } from "./checkedFile.ts";
-import { approvedText, checkedProblem, commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { applyChange, type ChangeTool, changeRequest, freshnessProblem, targetProblem } from "./fileWrite.ts";
 import { unifiedDiff } from "./diff.ts";
-import { changedWhileWaiting, CheckedPaths, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { changedWhileWaiting, CheckedPaths, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import { formatBytes, lineAt, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
@@ -85,7 +84,14 @@ function snippet(newText: string, oldText: string): string {
 }
 
 export function editFileTool(deps: FileToolDeps): Tool<EditFileInput> {
-  const checked = new CheckedPaths();
+  const spec: ChangeTool<EditFileInput, { lines: number[] }> = {
+    tool: "edit_file",
+    verb: "edit",
+    title: "Edit",
+    plan: (args, root, home) => planEdit(args, root, home, deps),
+    deps,
+    checked: new CheckedPaths(),
+  };
   return {
     name: "edit_file",
     description,
@@ -100,34 +106,16 @@ export function editFileTool(deps: FileToolDeps): Tool<EditFileInput> {
       return { ...info, locations: [{ path: resolved.path, line: plan.lines[0] as number }], change: { path: resolved.path, oldText: plan.oldText, newText: plan.newText } };
     },
     permission(args, ctx) {
-      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      checked.note(args, resolved);
-      const request = { tool: "edit_file", readOnly: false, target: pathTarget(resolved, "write") };
-      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return { ...request, preview: `Edit ${resolved.path}` };
-      const plan = planEdit(args, ctx.root, ctx.home, deps);
-      if (!plan.ok) return { ...request, preview: `Edit ${resolved.path}\n(This edit cannot be made as asked: ${plan.error})`, cannotRun: plan.error };
-      const change = { path: resolved.path, oldText: plan.oldText, newText: plan.newText };
-      return { ...request, preview: diffPreview(resolved, change), change };
+      return changeRequest(spec, args, ctx);
     },
     async run(args, ctx): Promise<ToolResult> {
-      // The file the permission check named, and no other: the path may have been re-pointed since.
-      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      const target = checked.of(args, resolved);
-      const moved = checkedProblem(resolved, target, ctx.root, deps);
-      if (moved) return { output: moved, isError: true };
-      const plan = planEdit(args, ctx.root, ctx.home, deps);
-      if (!plan.ok) return { output: plan.error, isError: true };
-      const movedAgain = checkedProblem(plan.resolved, target, ctx.root, deps);
-      if (movedAgain) return { output: movedAgain, isError: true };
-      const approved = approvedText(ctx, plan.oldText, plan.newText);
-      if ("error" in approved) return { output: approved.error, isError: true };
-      const newText = approved.text;
-      const failed = await commitWrite(plan.resolved, target, plan.oldBytes, newText, ctx, deps, "edit");
-      if (failed) return { output: failed, isError: true };
+      const applied = await applyChange(spec, args, ctx);
+      if ("error" in applied) return { output: applied.error, isError: true };
+      const { plan, text: newText } = applied;
       const { added, removed } = unifiedDiff(plan.resolved.display, plan.oldText, newText);
       const where = plan.lines.length === 1 ? `line ${plan.lines[0]}` : `${plan.lines.length} places (lines ${plan.lines.slice(0, MAX_LISTED).join(", ")}${plan.lines.length > MAX_LISTED ? " …" : ""})`;
       return {
-        output: `Edited ${plan.resolved.display} at ${where}. The file now reads:\n${snippet(newText, plan.oldText)}`,
+        output: `Edited ${plan.resolved.display} at ${where}. The file now reads:\n${snippet(newText, plan.oldText ?? "")}`,
         summary: `Edited ${plan.resolved.display} (+${added} −${removed})`,
       };
     },

@@ -5,7 +5,8 @@
 import { writeChecked, type WriteRefusal } from "./checkedFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import type { ReadTracker } from "./readTracker.ts";
-import { changedWhileWaiting, realPathOf, symlinkEscape, type ResolvedPath } from "./paths.ts";
+import { diffPreview } from "./changePreview.ts";
+import { changedWhileWaiting, type CheckedPaths, pathTarget, realPathOf, resolveToolPath, symlinkEscape, type ResolvedPath } from "./paths.ts";
 import type { ToolContext } from "./types.ts";
 
 /** Why the model may not change this existing file as things stand, or undefined. */
@@ -74,4 +75,53 @@ export async function commitWrite(resolved: ResolvedPath, checked: string, oldBy
   if ("kind" in written) return refusalMessage(written, resolved, checked, ctx.root, deps, verb);
   deps.reads.record(checked, bytes, written.mtimeMs);
   return undefined;
+}
+
+/** What both tools plan against the file as it is now: the target, its text and bytes, and the new text. */
+export type ChangePlan<Extra> = ({ ok: true; resolved: ResolvedPath; oldText: string | null; oldBytes: Uint8Array | null; newText: string } & Extra) | { ok: false; resolved: ResolvedPath; error: string };
+
+export interface ChangeTool<Input extends { path: string }, Extra> {
+  tool: "edit_file" | "write_file";
+  verb: "edit" | "write";
+  /** "Edit", "Write": the preview's first word. */
+  title: string;
+  plan(args: Input, root: string, home: string | undefined): ChangePlan<Extra>;
+  deps: FileToolDeps;
+  checked: CheckedPaths;
+}
+
+/** permission() of a file change: the target, and its diff, or the reason it cannot be made (cannotRun). */
+export function changeRequest<Input extends { path: string }, Extra>(spec: ChangeTool<Input, Extra>, args: Input, ctx: Pick<ToolContext, "root" | "home">) {
+  const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+  spec.checked.note(args, resolved);
+  const request = { tool: spec.tool, readOnly: false, target: pathTarget(resolved, "write") };
+  if (spec.deps.hidden(resolved.path) || spec.deps.hidden(resolved.realPath)) return { ...request, preview: `${spec.title} ${resolved.path}` };
+  const plan = spec.plan(args, ctx.root, ctx.home);
+  if (!plan.ok) return { ...request, preview: `${spec.title} ${resolved.path}\n(This ${spec.verb} cannot be made as asked: ${plan.error})`, cannotRun: plan.error };
+  const change = { path: resolved.path, oldText: plan.oldText, newText: plan.newText };
+  return { ...request, preview: diffPreview(resolved, change), change };
+}
+
+/**
+ * run() of a file change up to the write: the file the permission check named and no other (the
+ * path may have been re-pointed since), planned again, the approved text (hunk review), written.
+ * The plan and the text written, or the error for the model.
+ */
+export async function applyChange<Input extends { path: string }, Extra>(
+  spec: ChangeTool<Input, Extra>,
+  args: Input,
+  ctx: ToolContext,
+): Promise<{ plan: ChangePlan<Extra> & { ok: true }; text: string } | { error: string }> {
+  const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+  const target = spec.checked.of(args, resolved);
+  const moved = checkedProblem(resolved, target, ctx.root, spec.deps);
+  if (moved) return { error: moved };
+  const plan = spec.plan(args, ctx.root, ctx.home);
+  if (!plan.ok) return { error: plan.error };
+  const movedAgain = checkedProblem(plan.resolved, target, ctx.root, spec.deps);
+  if (movedAgain) return { error: movedAgain };
+  const approved = approvedText(ctx, plan.oldText, plan.newText);
+  if ("error" in approved) return approved;
+  const failed = await commitWrite(plan.resolved, target, plan.oldBytes, approved.text, ctx, spec.deps, spec.verb);
+  return failed ? { error: failed } : { plan, text: approved.text };
 }

@@ -1,11 +1,10 @@
 // write_file: creates or replaces a whole file. Replacing needs a fresh read (as Claude Code's
 // Write does), so the model cannot overwrite what it has not seen.
 import { z } from "zod";
-import { diffPreview } from "./changePreview.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { loadChecked } from "./checkedFile.ts";
-import { approvedText, checkedProblem, commitWrite, freshnessProblem, targetProblem } from "./fileWrite.ts";
-import { changedWhileWaiting, CheckedPaths, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { applyChange, type ChangeTool, changeRequest, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { changedWhileWaiting, CheckedPaths, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import { countLines } from "./textFile.ts";
 import type { Tool, ToolResult } from "./types.ts";
 import description from "./writeFile.txt" with { type: "text" };
@@ -47,7 +46,17 @@ export function planWrite(args: WriteFileInput, root: string, home: string | und
 }
 
 export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
-  const checked = new CheckedPaths();
+  const spec: ChangeTool<WriteFileInput, object> = {
+    tool: "write_file",
+    verb: "write",
+    title: "Write",
+    plan: (args, root, home) => {
+      const plan = planWrite(args, root, home, deps);
+      return plan.ok ? { ...plan, newText: args.content } : plan;
+    },
+    deps,
+    checked: new CheckedPaths(),
+  };
   return {
     name: "write_file",
     description,
@@ -61,30 +70,13 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
       return plan.ok ? { ...info, change: { path: resolved.path, oldText: plan.oldText, newText: args.content } } : info;
     },
     permission(args, ctx) {
-      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      checked.note(args, resolved);
-      const request = { tool: "write_file", readOnly: false, target: pathTarget(resolved, "write") };
-      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return { ...request, preview: `Write ${resolved.path}` };
-      const plan = planWrite(args, ctx.root, ctx.home, deps);
-      if (!plan.ok) return { ...request, preview: `Write ${resolved.path}\n(This write cannot be made as asked: ${plan.error})`, cannotRun: plan.error };
-      const change = { path: resolved.path, oldText: plan.oldText, newText: args.content };
-      return { ...request, preview: diffPreview(resolved, change), change };
+      return changeRequest(spec, args, ctx);
     },
     async run(args, ctx): Promise<ToolResult> {
-      // The file the permission check named, and no other: the path may have been re-pointed since.
-      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      const target = checked.of(args, resolved);
-      const moved = checkedProblem(resolved, target, ctx.root, deps);
-      if (moved) return { output: moved, isError: true };
-      const plan = planWrite(args, ctx.root, ctx.home, deps);
-      if (!plan.ok) return { output: plan.error, isError: true };
-      const movedAgain = checkedProblem(plan.resolved, target, ctx.root, deps);
-      if (movedAgain) return { output: movedAgain, isError: true };
-      const approved = approvedText(ctx, plan.oldText, args.content);
-      if ("error" in approved) return { output: approved.error, isError: true };
-      const failed = await commitWrite(plan.resolved, target, plan.oldBytes, approved.text, ctx, deps, "write");
-      if (failed) return { output: failed, isError: true };
-      const lines = countLines(approved.text);
+      const applied = await applyChange(spec, args, ctx);
+      if ("error" in applied) return { output: applied.error, isError: true };
+      const { plan, text } = applied;
+      const lines = countLines(text);
       const what = `${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
       const summary = `Wrote ${what} to ${plan.resolved.display}`;
       return { output: plan.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };
