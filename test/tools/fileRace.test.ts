@@ -41,11 +41,13 @@ interface PipelineOptions {
   beforeWrite?: (paths: string[]) => void;
   /** A preToolUse hook: runs after the tool's permission(), before the engine decides and the tool runs. */
   pre?: () => void;
+  /** With the code-index tools (symbols, find_definition). */
+  codeIndex?: boolean;
 }
 
 /** The real pipeline: registry, real permission engine, real file tools, one session. */
 function pipeline(where: { root: string; home: string }, options: PipelineOptions = {}) {
-  const { tools } = createFileTools({ codeIndex: false });
+  const { tools } = createFileTools({ codeIndex: options.codeIndex ?? false });
   const registry = new ToolRegistry(tools);
   const events: AgentEvent[] = [];
   const hooks: ToolHooks | undefined = options.pre
@@ -210,6 +212,20 @@ describe("read_file: a file re-pointed after its check (red-team readRace)", () 
     writeFiles(where.root, { f: "harmless\n" });
     const outcome = await pipeline(where, { pre: () => {} }).call("read_file", { path: "f" });
     expect(outcome).toMatchObject({ status: "completed", output: "     1\tharmless" });
+  });
+
+  test("symbols: a file re-pointed after its check is not outlined (negative control: without the swap it is)", async () => {
+    using where = place();
+    writeFiles(where.root, { "a.ts": "export const visible = 1;\n" });
+    writeFiles(where.home, { "secret.ts": "export const SECRET_NAME = 1;\n" });
+    const swapped = await pipeline(where, { codeIndex: true, pre: () => swapForLink(join(where.root, "a.ts"), join(where.home, "secret.ts")) }).call("symbols", { path: "a.ts" });
+    expect(swapped.status).toBe("failed");
+    expect(swapped.output).toContain("a.ts changed while this call waited");
+    expect(swapped.output).not.toContain("SECRET_NAME");
+    using other = place();
+    writeFiles(other.root, { "a.ts": "export const visible = 1;\n" });
+    const plain = await pipeline(other, { codeIndex: true, pre: () => {} }).call("symbols", { path: "a.ts" });
+    expect(plain.output).toContain("visible");
   });
 
   test("a folder re-pointed after its check is not listed", async () => {

@@ -1,8 +1,9 @@
 // symbols: the outline of one source file, from a real parse (tree-sitter).
 import { z } from "zod";
 import type { FileToolDeps } from "../fileToolDeps.ts";
-import { pathPreview, pathTarget, resolveToolPath } from "../paths.ts";
-import { formatBytes, loadFile } from "../textFile.ts";
+import { loadChecked } from "../checkedFile.ts";
+import { changedWhileWaiting, CheckedPaths, pathPreview, pathTarget, resolveToolPath } from "../paths.ts";
+import { formatBytes } from "../textFile.ts";
 import type { Tool, ToolResult } from "../types.ts";
 import { outlineLines } from "./format.ts";
 import { LANGUAGE_NAMES, languageOf, outline } from "./parser.ts";
@@ -20,6 +21,7 @@ export type SymbolsInput = z.infer<typeof input>;
 const error = (output: string): ToolResult => ({ output, isError: true });
 
 export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput> {
+  const checked = new CheckedPaths();
   return {
     name: "symbols",
     description,
@@ -31,17 +33,23 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput> {
     },
     permission(args, ctx) {
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
+      checked.note(args, resolved);
       return { tool: "symbols", readOnly: true, target: pathTarget(resolved, "read"), preview: pathPreview(resolved) };
     },
     async run(args, ctx) {
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
       if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return error(`${resolved.display} may not be read (the policy hides it).`);
+      // The file the permission check named, and no other (as read_file: checkedFile.ts).
+      const target = checked.of(args, resolved);
+      if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
       const language = languageOf(resolved.realPath) ?? languageOf(resolved.path);
       if (!language) {
         return error(`symbols reads TypeScript, JavaScript, Python, Go and Rust files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`);
       }
-      const loaded = loadFile(resolved.realPath, MAX_OUTLINE_BYTES);
+      const loaded = loadChecked(target, MAX_OUTLINE_BYTES);
       switch (loaded.kind) {
+        case "changed":
+          return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read", loaded.now));
         case "missing":
           return error(`File not found: ${resolved.display}. Use glob to find the file.`);
         case "folder":
