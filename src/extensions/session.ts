@@ -2,6 +2,7 @@
 // servers, with the consents the project's need. prepareRuntime calls this once per session;
 // only names and descriptions are read now (bodies when used, servers at the first turn).
 import type { GarudaPaths } from "../config/paths.ts";
+import { ApprovedToolLists } from "../config/approvedTools.ts";
 import type { TrustStore } from "../config/trust.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver } from "../permission/types.ts";
@@ -61,7 +62,15 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
 
   const mcp =
     servers.length > 0
-      ? new McpManager({ servers, consents, executor: options.executor, root, sandbox: options.sandbox, hostAllowed: options.hostAllowed })
+      ? new McpManager({
+          servers,
+          consents,
+          executor: options.executor,
+          root,
+          sandbox: options.sandbox,
+          hostAllowed: options.hostAllowed,
+          approvedTools: new ApprovedToolLists(join(paths.dir, "mcp-approved.json")),
+        })
       : undefined;
 
   const tools: Tool[] = [];

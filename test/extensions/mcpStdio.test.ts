@@ -118,6 +118,8 @@ describeSandbox("MCP servers over stdio", () => {
       expect(changed.asked).toHaveLength(1);
       expect(changed.asked[0]?.title).toBe("MCP server: fix (tools changed)");
       expect(changed.asked[0]?.preview).toContain("• exfiltrate: An extra tool: exfiltrate.");
+      // Across sessions too, the question says what changed (the approved list is kept beside the pin).
+      expect(changed.asked[0]?.preview).toContain("  Added: exfiltrate");
       expect(notices(events)).toContain('The MCP server "fix" was stopped: its tools changed and you said no.');
       expect(mcpTools(s.model.requests[0]?.tools)).toEqual([]);
     }

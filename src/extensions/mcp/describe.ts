@@ -5,6 +5,8 @@ import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { previewLine } from "../clean.ts";
 import type { McpServerConfig } from "./config.ts";
 import { commandLine } from "./connection.ts";
+import { toolKeys } from "./tools.ts";
+import type { ToolKeys } from "../../config/approvedTools.ts";
 
 const SECRET_NAME = /(key|token|secret|passw|credential|auth)/i;
 
@@ -46,14 +48,13 @@ export function describeServer(config: McpServerConfig, sandboxed: boolean): str
 }
 
 /** The preview for a changed tool list: what was added, removed or changed (when the old list is known), then the tools now. */
-export function describeToolChange(server: string, now: readonly McpTool[], before: readonly McpTool[] | undefined): string {
+export function describeToolChange(server: string, now: readonly McpTool[], before: ToolKeys | undefined): string {
   const lines = [`The tools of the MCP server "${server}" changed since you approved it.`];
   if (before) {
-    const key = (tool: McpTool) => JSON.stringify({ d: tool.description ?? "", s: tool.inputSchema });
-    const old = new Map(before.map((tool) => [tool.name, key(tool)]));
-    const added = now.filter((tool) => !old.has(tool.name)).map((tool) => tool.name);
-    const changed = now.filter((tool) => old.has(tool.name) && old.get(tool.name) !== key(tool)).map((tool) => tool.name);
-    const removed = before.filter((tool) => !now.some((n) => n.name === tool.name)).map((tool) => tool.name);
+    const current = toolKeys(now);
+    const added = Object.keys(current).filter((name) => before[name] === undefined);
+    const changed = Object.keys(current).filter((name) => before[name] !== undefined && before[name] !== current[name]);
+    const removed = Object.keys(before).filter((name) => current[name] === undefined);
     if (added.length > 0) lines.push(`  Added: ${added.map((n) => previewLine(n, 80)).join(", ")}`);
     if (changed.length > 0) lines.push(`  Changed: ${changed.map((n) => previewLine(n, 80)).join(", ")}`);
     if (removed.length > 0) lines.push(`  Removed: ${removed.map((n) => previewLine(n, 80)).join(", ")}`);

@@ -14,7 +14,8 @@ import type { McpServerConfig } from "./config.ts";
 import { McpConnection } from "./connection.ts";
 import { describeServer, describeToolChange } from "./describe.ts";
 import { promptArguments, promptCommandName, promptInfo, promptText } from "./prompts.ts";
-import { adaptTools, toolsHash } from "./tools.ts";
+import { adaptTools, toolKeys, toolsHash } from "./tools.ts";
+import type { ApprovedToolLists } from "../../config/approvedTools.ts";
 
 export interface McpManagerOptions {
   servers: readonly McpServerConfig[];
@@ -26,6 +27,8 @@ export interface McpManagerOptions {
   sandbox: () => SandboxSpec | null;
   /** Without a sandbox, a local server may still run on the host after a question (false: the policy forbids it). */
   hostAllowed: boolean;
+  /** The tool lists approved with "remember", so a later change can be shown as such. */
+  approvedTools?: ApprovedToolLists;
 }
 
 type Say = (notice: Notice) => void;
@@ -146,12 +149,22 @@ export class McpManager implements TurnExtensions, PromptSource {
     const consents = this.#options.consents;
     const name = connection.name;
     const hash = toolsHash(connection.tools);
-    if (consents.approved("mcp", toolsPin(name), hash)) return true;
-    // Right after the server's own yes, or the first time its tools are seen: this list is the approved one.
-    if (justAsked || (before === undefined && !consents.hasPin("mcp", toolsPin(name)))) {
-      consents.record("mcp", toolsPin(name), hash, justAsked ? justAsked.remember : true);
+    const approvedTools = this.#options.approvedTools;
+    const keep = () => approvedTools?.set(this.#options.root, name, toolKeys(connection.tools));
+    if (consents.approved("mcp", toolsPin(name), hash)) {
+      // A pin from before the lists were kept: keep this one now, for the next change.
+      if (before === undefined && consents.hasPin("mcp", toolsPin(name)) && approvedTools?.get(this.#options.root, name) === undefined) keep();
       return true;
     }
+    // Right after the server's own yes, or the first time its tools are seen: this list is the approved one.
+    if (justAsked || (before === undefined && !consents.hasPin("mcp", toolsPin(name)))) {
+      const remember = justAsked ? justAsked.remember : true;
+      consents.record("mcp", toolsPin(name), hash, remember);
+      if (remember) keep();
+      return true;
+    }
+    // What was approved: the list before this change in this session, or the one kept at the last "remember".
+    const approvedKeys = before ? toolKeys(before) : approvedTools?.get(this.#options.root, name);
     const answer = await consents.ask(
       {
         kind: "mcp",
@@ -159,12 +172,15 @@ export class McpManager implements TurnExtensions, PromptSource {
         hash,
         tool: consentTool("mcp_server", name),
         title: `MCP server: ${name} (tools changed)`,
-        preview: describeToolChange(name, connection.tools, before),
+        preview: describeToolChange(name, connection.tools, approvedKeys),
         question: `The project's MCP server "${name}" changed its tools. Keep using it?`,
       },
       signal,
     );
-    if (answer.allowed) return true;
+    if (answer.allowed) {
+      if (answer.remembered) keep();
+      return true;
+    }
     warn(say, `The MCP server "${name}" was stopped: its tools changed and ${answer.reason}.`);
     return false;
   }

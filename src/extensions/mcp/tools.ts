@@ -2,6 +2,7 @@
 // only [a-zA-Z0-9_-], at most 64), the user sees `server/tool`. Every call asks unless a rule
 // allows that name (`mcp__github__*`): a server's own readOnlyHint is shown in the question,
 // never trusted. Descriptions and results are the server's words, marked and cleaned as such.
+import type { ToolKeys } from "../../config/approvedTools.ts";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
@@ -125,4 +126,11 @@ export function toolsHash(listed: readonly McpTool[]): string {
     .map((tool) => ({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
+}
+
+/** Each tool's name with a short hash of its description and schema: what the approved list keeps. */
+export function toolKeys(listed: readonly McpTool[]): ToolKeys {
+  return Object.fromEntries(
+    listed.map((tool) => [tool.name, createHash("sha256").update(JSON.stringify({ d: tool.description ?? "", s: tool.inputSchema })).digest("hex").slice(0, 16)]),
+  );
 }
