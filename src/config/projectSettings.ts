@@ -12,7 +12,7 @@ import { ConfigError } from "./errors.ts";
 import { parseConfigJson, readConfigText } from "./jsonFile.ts";
 import { NETWORK_PRESETS } from "./networkPresets.ts";
 import type { GarudaPaths } from "./paths.ts";
-import { sha256Hex, TrustStore, trustRoot } from "./trust.ts";
+import { APPROVE_IN_CHAT, sha256Hex, TrustStore, trustRoot } from "./trust.ts";
 
 export { NETWORK_PRESETS };
 
@@ -176,7 +176,7 @@ export function describeLoosening(loosening: LooseningSettings, file: string): s
 
 function ignoredNotice(file: string, loosening: LooseningSettings, changed: boolean): string {
   const why = changed ? "changed since you approved it, so these parts are ignored until you approve them again" : "loosens safety, so these parts are ignored until you approve them";
-  return `${oneLine(file, 300)} ${why}: ${looseningItems(loosening).join("; ")}. To approve, run \`garuda\` once in this folder and answer yes.`;
+  return `${oneLine(file, 300)} ${why}: ${looseningItems(loosening).join("; ")}. To approve, run \`garuda\` ${APPROVE_IN_CHAT}`;
 }
 
 function effective(parsed: ProjectSettingsFile, file: string, root: string, home: string, trusted: boolean): ProjectSettings {

@@ -117,6 +117,9 @@ export function readTrustFile(path: string): TrustRead {
   return { data: result.data as TrustData };
 }
 
+/** How a notice about an unapproved project file ends (the terminal chat asks; prepareRuntime drops it after a no). */
+export const APPROVE_IN_CHAT = "once in this folder and answer yes.";
+
 /** The notice for a trust file that trusts nothing. */
 export function trustProblemNotice(path: string, problem: string): string {
   return `${path} ${problem}, so nothing in it is trusted: project settings that loosen safety and project hooks stay off, and a yes to a project's commands, skills, agents or MCP servers lasts only this session. Remove the file (Garuda writes a new one at the next approval) or fix it.`;

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ConfigError } from "../config/errors.ts";
 import { parseConfigJson, readConfigText } from "../config/jsonFile.ts";
 import type { GarudaPaths } from "../config/paths.ts";
-import { sha256Hex, TrustStore, trustRoot } from "../config/trust.ts";
+import { APPROVE_IN_CHAT, sha256Hex, TrustStore, trustRoot } from "../config/trust.ts";
 import { ruleProblem } from "../permission/ruleSyntax.ts";
 import { oneLine } from "../text/visible.ts";
 
@@ -125,7 +125,7 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
   const count = `${definitions.length} hook${definitions.length === 1 ? "" : "s"}`;
   const notices = [
     ...trust.notices(),
-    `${oneLine(file, 300)} ${changed ? "changed since you approved it" : "has not been approved"}, so its ${count} will not run. To approve them, run \`garuda\` (the terminal chat) once in this folder and answer yes.`,
+    `${oneLine(file, 300)} ${changed ? "changed since you approved it" : "has not been approved"}, so its ${count} will not run. To approve them, run \`garuda\` (the terminal chat) ${APPROVE_IN_CHAT}`,
   ];
   return { hooks: user, project, notices };
 }

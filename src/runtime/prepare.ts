@@ -11,7 +11,7 @@ import type { GarudaPaths } from "../config/paths.ts";
 import { checkModelAllowed, loadTeamPolicy } from "../config/policy.ts";
 import { approveProjectSettings, describeLoosening, loadProjectSettings } from "../config/projectSettings.ts";
 import type { ProviderKeys } from "../config/providerKeys.ts";
-import { TrustStore } from "../config/trust.ts";
+import { APPROVE_IN_CHAT, TrustStore } from "../config/trust.ts";
 import { runPostToolUse, runPreToolUse } from "../extensions/hooks.ts";
 import { approveProjectHooks, describeProjectHooks, loadHooks } from "../extensions/hooksConfig.ts";
 import { loadExtensions } from "../extensions/session.ts";
@@ -96,11 +96,11 @@ function checkRoot(root: string): string {
 function hooksAdapter(
   hooks: ReturnType<typeof loadHooks>["hooks"],
   services: Omit<Parameters<typeof runPreToolUse>[2], "signal" | "mode" | "sandbox">,
-  sandboxFor: (mode: Mode) => SandboxSpec | null,
+  sandbox: () => SandboxSpec | null,
   mode: () => Mode,
 ): ToolHooks | undefined {
   if (hooks.length === 0) return undefined;
-  const context = (signal: AbortSignal) => ({ ...services, sandbox: sandboxFor("build"), mode: mode(), signal });
+  const context = (signal: AbortSignal) => ({ ...services, sandbox: sandbox(), mode: mode(), signal });
   return {
     async pre(call, signal) {
       const outcome = await runPreToolUse(hooks, call, context(signal));
@@ -133,7 +133,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   checkModelAllowed(policy, prepared.model.spec);
   const trust = new TrustStore(paths.trust);
   // The user who just answered no in the terminal is not told to go and answer yes.
-  const withoutApprovalHint = (texts: string[]) => texts.filter((text) => !text.endsWith("once in this folder and answer yes."));
+  const withoutApprovalHint = (texts: string[]) => texts.filter((text) => !text.endsWith(APPROVE_IN_CHAT));
   let project = loadProjectSettings({ root, paths, trust });
   if (project.loosening && !project.trusted && options.projectTrust) {
     if (await options.projectTrust({ kind: "settings", file: project.file, text: describeLoosening(project.loosening, project.file) })) {
@@ -271,7 +271,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       return { client: await openModel(other), info: other.model };
     };
     const limits = sessionLimits(policy.limits, settings.limits);
-    const toolHooks = hooksAdapter(hooks.hooks, { executor, root, home: paths.home, policy, audit }, sandboxFor, () => runtime?.mode ?? mode);
+    const toolHooks = hooksAdapter(hooks.hooks, { executor, root, home: paths.home, policy, audit }, () => sandboxFor("build"), () => runtime?.mode ?? mode);
     runtime = Runtime.create({
       root,
       home: paths.home,

@@ -11,7 +11,7 @@
 // An adopted process that exits must be reaped by Garuda, which Bun does not do for children it
 // did not start: a sweep every few seconds reaps the zombies among Garuda's children that were
 // already zombies at the sweep before (Bun reaps its own children at once, so those are adopted).
-import { processTable } from "./processTree.ts";
+import { readdirSync, readFileSync } from "node:fs";
 
 const PR_SET_DUMPABLE = 4;
 const PR_SET_CHILD_SUBREAPER = 36;
@@ -28,10 +28,36 @@ let guarded: Promise<ProcessGuards> | undefined;
 const REAP_EVERY_MS = 5_000;
 const WNOHANG = 1;
 
+/** Garuda's direct children: from each thread's /proc children list, not a walk of all of /proc. */
+function children(): number[] {
+  const pids: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = readdirSync("/proc/self/task");
+  } catch {
+    return [];
+  }
+  for (const task of tasks) {
+    try {
+      for (const pid of readFileSync(`/proc/self/task/${task}/children`, "utf8").split(" ")) if (pid.trim()) pids.push(Number(pid));
+    } catch {
+      // The thread ended while we looked.
+    }
+  }
+  return pids;
+}
+
 /** Garuda's direct children that are zombies now. */
 function zombieChildren(): Set<number> {
   const zombies = new Set<number>();
-  for (const [pid, entry] of processTable()) if (entry.ppid === process.pid && entry.zombie) zombies.add(pid);
+  for (const pid of children()) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) zombies.add(pid);
+    } catch {
+      // Already reaped.
+    }
+  }
   return zombies;
 }
 
