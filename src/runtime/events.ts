@@ -18,6 +18,8 @@ export type AgentEvent =
       /** Set for a call made inside a subagent: the subagent's own call id. */
       parentCallId?: string;
     }
+  /** The call was allowed (asked and answered, or no question needed) and its tool runs now. */
+  | { type: "tool_start"; callId: string; parentCallId?: string }
   | { type: "tool_progress"; callId: string; text: string; parentCallId?: string }
   | {
       type: "tool_result";
