@@ -95,11 +95,9 @@ function initializeResponse(params: acp.InitializeRequest, options: AcpServerOpt
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
-    agentCapabilities: {
-      loadSession: false,
-      promptCapabilities: { image: false, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: false, sse: false },
-    },
+    // Only what is on: ACP's default for a missing field is off, and some clients (agent-shell)
+    // list a field that is present as supported even when it is false.
+    agentCapabilities: { promptCapabilities: { embeddedContext: true } },
     authMethods,
   };
 }
