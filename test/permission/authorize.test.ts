@@ -66,6 +66,19 @@ describe("authorize", () => {
     expect(preview.asked[0]?.hidden).toBe(true);
   });
 
+  test("a change that adds hidden characters sets the flag even past the preview's cut; one the file already held does not", async () => {
+    const ask = async (oldText: string | null, newText: string) => {
+      const approver = scriptedApprover("once");
+      const request = { ...write("src/a.ts"), preview: "--- a/src/a.ts\n+++ b/src/a.ts\n… 900 more diff lines not shown", change: { path: "src/a.ts", oldText, newText } };
+      await engine().authorize(request, { mode: "build", approver, signal: signal() });
+      return approver.asked[0]?.hidden;
+    };
+    expect(await ask(null, "clean\nconst s = 'x\u202E';\n")).toBe(true);
+    expect(await ask("old\n", "old\nnew line\n")).toBe(false);
+    // An emoji sequence (zero-width joiner) the file already had is not news at every edit.
+    expect(await ask("family 👨\u200D👩\n", "family 👨\u200D👩\nmore\n")).toBe(false);
+  });
+
   test("'session' adds the narrow rule: the same command passes, others still ask", async () => {
     const e = engine();
     const approver = scriptedApprover("session");
