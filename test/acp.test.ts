@@ -23,7 +23,7 @@ import { descendants } from "../src/sandbox/processTree.ts";
 import type { Tool } from "../src/tools/types.ts";
 import { VERSION } from "../src/version.ts";
 import { fakeExecutor, MODEL } from "./runtime/helpers.ts";
-import { BRIDGE, contentText, messageText, ofKind, select, setUpHome, startHarness, testProbe } from "./support/acpHarness.ts";
+import { BRIDGE, contentText, messageText, ofKind, realPrepare, select, setUpHome, startHarness, testProbe } from "./support/acpHarness.ts";
 import { mockResponses, startMockAnthropic } from "./support/mockAnthropic.ts";
 import { BUN, FIXTURE_SERVER } from "./support/extensionHarness.ts";
 
@@ -699,6 +699,26 @@ describe("stderr stays quiet", () => {
       console.warn = original;
     }
   }, 30_000);
+
+  test("our own log: a failure that repeats at every turn (listing the / menu) is one line per session", async () => {
+    const logged: string[] = [];
+    const model = new FakeModelClient([fake.text("one"), fake.text("two"), fake.text("three")]);
+    await using h = startHarness({
+      models: [model],
+      server: { log: (text) => logged.push(text) },
+      prepare: async (request, harness) => {
+        const runtime = await realPrepare(harness.home, () => model)(request);
+        runtime.availableCommands = () => {
+          throw new Error("the skills folder is unreadable");
+        };
+        return runtime;
+      },
+    });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    for (const prompt of ["a", "b", "c"]) expect((await h.prompt(sessionId, prompt)).stopReason).toBe("end_turn");
+    expect(logged).toEqual(["garuda acp: listing the commands failed: the skills folder is unreadable"]);
+  });
 });
 
 describe("the settle window after a stop", () => {
