@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import type * as acp from "@agentclientprotocol/sdk";
 import { AcpApprover, choiceOf, permissionOptions, type PermissionRequester } from "../src/acp/approver.ts";
-import { codeBlock, fence, inlineCode, languageOf } from "../src/acp/codeBlock.ts";
+import { codeBlock, escapeMarkdown, fence, inlineCode, languageOf } from "../src/acp/codeBlock.ts";
 import { promptText } from "../src/acp/prompt.ts";
 import { MAX_HIDDEN_LINES, questionContent } from "../src/acp/question.ts";
 import { serverToolResult, toolCallView } from "../src/acp/toolCalls.ts";
@@ -197,6 +197,12 @@ describe("codeBlock", () => {
     expect(inlineCode("a\nb")).toBe("`a b`");
   });
 
+  test("escapeMarkdown leaves no markup character bare", () => {
+    const escaped = escapeMarkdown("# [a](b) ![c](d) <e> _f_ `g` |h| ~i~ 1. +j -k");
+    expect(escaped.replace(/\\./g, "")).not.toMatch(/[\\`*_{}[\]<>()#+\-.!|~]/);
+    expect(escaped.replace(/\\(.)/g, "$1")).toBe("# [a](b) ![c](d) <e> _f_ `g` |h| ~i~ 1. +j -k");
+  });
+
   test("languages: known names, plain extensions, file names, nothing for odd ones", () => {
     expect(languageOf("/p/src/a.ts")).toBe("typescript");
     expect(languageOf("/p/main.RS")).toBe("rust");
@@ -257,6 +263,10 @@ describe("toolCalls", () => {
       kind: "other",
     });
     expect(serverToolResult("web_search", [{ type: "web_search_result", title: "Bun", url: "https://bun.sh" }])).toBe("1 result\n- Bun (https://bun.sh)");
+    // A page's title cannot become an image (a request to its server), a link or emphasis.
+    expect(serverToolResult("web_search", [{ type: "web_search_result", title: "![x](https://evil.example/p.png) *hi*", url: "https://a.dev" }])).toBe(
+      "1 result\n- \\!\\[x\\]\\(https://evil\\.example/p\\.png\\) \\*hi\\* (https://a.dev)",
+    );
   });
 });
 

@@ -34,6 +34,15 @@ export function inlineCode(text: string): string {
   return `${ticks}${pad}${line}${pad}${ticks}`;
 }
 
+/**
+ * Text from elsewhere (a web page's title) shown inside prose: every character Markdown could
+ * take as markup is escaped, so it cannot become a link, an image (a request to any server) or
+ * emphasis.
+ */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]<>()#+\-.!|~]/g, (char) => `\\${char}`);
+}
+
 /** The common extensions under the language names Markdown renderers know. */
 const LANGUAGES: Readonly<Record<string, string>> = {
   ts: "typescript",
