@@ -69,7 +69,7 @@ function startedBelow(pid: number, command: string): Promise<number[]> {
 }
 
 /** `garuda acp` started as an editor starts it, with the SDK's client on its stdio. */
-function startAgent(mock: MockAnthropic, root: string) {
+function startAgent(mock: MockAnthropic, root: string, model = "claude-sonnet-5") {
   const home = mkdtempSync(join(work, "home-"));
   const proc = Bun.spawn([binary, "acp"], {
     cwd: root,
@@ -78,7 +78,7 @@ function startAgent(mock: MockAnthropic, root: string) {
       HOME: home,
       ANTHROPIC_BASE_URL: mock.url,
       ANTHROPIC_API_KEY: "sk-ant-process-test",
-      GARUDA_MODEL: "claude-sonnet-5",
+      GARUDA_MODEL: model,
     },
     stdin: "pipe",
     stdout: "pipe",
@@ -158,12 +158,23 @@ describe("garuda acp, the compiled binary over stdio", () => {
     expect(permissions.map((p) => p.toolCall.toolCallId)).toEqual(["toolu_edit"]);
     expect(permissions[0]?.toolCall.content?.some((c) => c.type === "diff" && c.newText === "a final note\n")).toBe(true);
     expect(readFileSync(join(root, "notes.txt"), "utf8")).toBe("a final note\n");
+    // The read's lines as a fenced block, in the file's language, so a Markdown editor keeps them.
+    const read = updates.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "toolu_read" && u.status === "completed");
+    const readText = read?.sessionUpdate === "tool_call_update" ? (read.content ?? []).map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : "")).join("") : "";
+    expect(readText).toBe("```txt\n     1\ta draft note\n```");
     // The mock answers only requests that carry the key from the editor's environment.
     expect(mock.requests.map((r) => r.path)).toEqual(["/v1/messages", "/v1/messages", "/v1/messages"]);
 
     // Cancel `sleep 60`: the prompt ends cancelled and the process is gone.
     const second = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Wait a minute." }] });
     const sleeping = await startedBelow(proc.pid, "sleep 60");
+    // Shown as running while it runs, though it has printed nothing: not "pending" (which editors
+    // show as waiting for approval) until its first line of output.
+    const sleepUpdates = () => updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "toolu_sleep");
+    const running = await until(() => sleepUpdates().find((u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress"), "sleep 60 to show as running");
+    expect(running).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "toolu_sleep", status: "in_progress" });
+    expect(sleepUpdates()).toEqual([running]);
+    expect(sleeping.filter(alive).length).toBeGreaterThan(0);
     await agent.notify(acp.methods.agent.session.cancel, { sessionId });
     expect((await second).stopReason).toBe("cancelled");
     expect(sleeping.filter(alive)).toEqual([]);
@@ -185,6 +196,28 @@ describe("garuda acp, the compiled binary over stdio", () => {
     expectOnlyProtocol(lines, tail);
     expect(await stderr).not.toContain('"jsonrpc"');
   }, 120_000);
+
+  test("a deprecated model: the SDK's warning is one Garuda: line per session, and stderr stays empty", async () => {
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [{ steps: [{ type: "text", text: "One." }] }, { steps: [{ type: "text", text: "Two." }] }, { steps: [{ type: "text", text: "Three." }] }],
+    });
+    const root = mkdtempSync(join(work, "root-"));
+    const { proc, agent, connection, updates, lines, tail, stderr } = startAgent(mock, root, "claude-sonnet-4-5");
+    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+    for (const text of ["one", "two", "three"]) {
+      expect((await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] })).stopReason).toBe("end_turn");
+    }
+    expect(mock.requests.map((r) => r.body?.model)).toEqual(["claude-sonnet-4-5", "claude-sonnet-4-5", "claude-sonnet-4-5"]);
+    const said = updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("");
+    expect(said.split("Garuda: the Anthropic SDK warns: The model 'claude-sonnet-4-5' is deprecated").length).toBe(2);
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    connection.close();
+    expectOnlyProtocol(lines, tail);
+    expect(await stderr).toBe("");
+  }, 60_000);
 
   test("SIGTERM: every runtime closes at once, the command is killed, exit 143", async () => {
     await using mock = startMockAnthropic({

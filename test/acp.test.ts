@@ -12,6 +12,9 @@ import { z } from "zod";
 import { protocolOutput, type WriteTarget } from "../src/cli/acpCommand.ts";
 import { HIDDEN_WARNING } from "../src/cli/approver.ts";
 import { garudaPaths } from "../src/config/paths.ts";
+import { ProviderKeys } from "../src/config/providerKeys.ts";
+import { createAnthropicClient } from "../src/model/anthropic.ts";
+import { prepareRuntime } from "../src/runtime/prepare.ts";
 import { FakeModelClient, fake } from "../src/model/fake.ts";
 import { ModelError } from "../src/model/types.ts";
 import { createPermissionEngine } from "../src/permission/engine.ts";
@@ -20,7 +23,8 @@ import { descendants } from "../src/sandbox/processTree.ts";
 import type { Tool } from "../src/tools/types.ts";
 import { VERSION } from "../src/version.ts";
 import { fakeExecutor, MODEL } from "./runtime/helpers.ts";
-import { contentText, messageText, ofKind, select, setUpHome, startHarness } from "./support/acpHarness.ts";
+import { BRIDGE, contentText, messageText, ofKind, realPrepare, select, setUpHome, startHarness, testProbe } from "./support/acpHarness.ts";
+import { mockResponses, startMockAnthropic } from "./support/mockAnthropic.ts";
 import { BUN, FIXTURE_SERVER } from "./support/extensionHarness.ts";
 
 /** The user message text of a model request (the last user message). */
@@ -59,20 +63,20 @@ const rejection = async (promise: Promise<unknown>) => {
 };
 
 describe("initialize", () => {
-  test("protocol version 1 and the capabilities of the design", async () => {
+  test("protocol version 1 and only the capabilities that are on (a missing field is off in ACP)", async () => {
     await using h = startHarness();
     const init = await h.initialize({ fs: { readTextFile: true, writeTextFile: true }, terminal: true });
     expect(init).toEqual({
       protocolVersion: 1,
       agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
-      agentCapabilities: {
-        loadSession: false,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
-      },
+      agentCapabilities: { promptCapabilities: { embeddedContext: true } },
       authMethods: [],
     });
     expect(init.agentInfo?.version).toBe(VERSION);
+    // On the wire too: no field that is false (agent-shell lists a present field as supported).
+    const line = h.lines.find((l) => l.includes('"agentCapabilities"')) ?? "";
+    expect(line).not.toContain("false");
+    for (const off of ["loadSession", "mcpCapabilities", "image", "audio"]) expect(line).not.toContain(off);
   });
 
   test("Terminal Auth when the editor can run it: the standard form, and the older _meta form with its command", async () => {
@@ -179,6 +183,46 @@ describe("a prompt turn", () => {
     expect(h.permissions).toEqual([]);
   });
 
+  test("output keeps its lines in a Markdown editor: a read as a fenced block in the file's language, a command's output fenced", async () => {
+    const source = "# not a heading\nconst a = 1; // *not* italic\nconst fence = '```';\n";
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "a.ts" }, { id: "toolu_read" }),
+      fake.toolCall("bash", { command: "printf '* one\\n* two\\n'" }, { id: "toolu_printf" }),
+      fake.text("Read **it**.\nDone."),
+    ]);
+    await using h = startHarness({ models: [model], files: { "a.ts": source } });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "look")).stopReason).toBe("end_turn");
+    const updates = ofKind(h.updatesOf(sessionId), "tool_call_update");
+    const read = contentText(updates.find((u) => u.toolCallId === "toolu_read" && u.status === "completed")?.content);
+    expect(read.startsWith("````typescript\n")).toBe(true);
+    expect(read.endsWith("\n````")).toBe(true);
+    expect(read).toContain("     2\tconst a = 1; // *not* italic\n");
+    const printed = contentText(updates.find((u) => u.toolCallId === "toolu_printf" && u.status === "completed")?.content);
+    expect(printed).toStartWith("```\n");
+    expect(printed).toContain("* one\n* two");
+    expect(printed).toEndWith("\n```");
+    // The model's answer (prose) is sent as it is.
+    expect(messageText(h.updatesOf(sessionId))).toContain("Read **it**.\nDone.");
+  }, 30_000);
+
+  test("a silent command shows as running (in_progress) while it runs, before any output, with no question", async () => {
+    const model = new FakeModelClient([fake.toolCall("bash", { command: "sleep 2" }, { id: "toolu_quiet" }), fake.text("slept")]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    const turn = h.prompt(sessionId, "sleep");
+    const started = await h.waitFor((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "toolu_quiet" && u.status === "in_progress");
+    expect(started).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "toolu_quiet", status: "in_progress" });
+    await until(() => running(["sleep", "2"]).length > 0);
+    // Still running: nothing else about the call yet.
+    expect(ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.toolCallId === "toolu_quiet")).toEqual([started as Extract<acp.SessionUpdate, { sessionUpdate: "tool_call_update" }>]);
+    expect((await turn).stopReason).toBe("end_turn");
+    expect(h.permissions).toEqual([]);
+    expect(ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.toolCallId === "toolu_quiet").map((u) => u.status)).toEqual(["in_progress", "completed"]);
+  }, 30_000);
+
   test("stop reasons: refusal, max_tokens and a step limit map to ACP's", async () => {
     const refusal = new FakeModelClient([fake.text("no", { stopReason: "refusal" })]);
     const cut = new FakeModelClient(Array.from({ length: 4 }, () => fake.text("cut", { stopReason: "max_tokens" })));
@@ -222,19 +266,39 @@ describe("approvals", () => {
     expect(asked.toolCall.title).toBe("Write a.txt");
     expect(asked.options).toEqual([
       { optionId: "once", name: "Allow once", kind: "allow_once" },
-      { optionId: "session", name: "Allow for this session", kind: "allow_always" },
+      { optionId: "session", name: "Allow all file writes for this session", kind: "allow_always" },
       { optionId: "deny", name: "Deny", kind: "reject_once" },
     ]);
+    // One diff: the ACP diff, and a text part with only the warning, the line made visible and the scope.
+    expect(asked.toolCall.content?.map((c) => c.type)).toEqual(["content", "diff"]);
     const diff = asked.toolCall.content?.find((c) => c.type === "diff");
     expect(diff).toEqual({ type: "diff", path: join(h.root, "a.txt"), oldText: null, newText: content });
     const text = contentText(asked.toolCall.content);
-    expect(text.startsWith(HIDDEN_WARNING)).toBe(true);
-    expect(text).toContain("⟨U+202E⟩");
-    expect(text).not.toContain("\u202E");
+    expect(text).toBe(`${HIDDEN_WARNING}\n\n\`\`\`diff\n+safe⟨U+202E⟩txt.exe\n\`\`\`\n\n“Allow all file writes for this session” allows: \`write_file(./**)\``);
     expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe(content);
-    // Allowed, it runs, then it is done.
+    // Allowed, it runs, then it is done: running only after the answer.
     const statuses = ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.toolCallId === "toolu_write_1").map((u) => u.status);
     expect(statuses).toEqual(["in_progress", "completed"]);
+    const questionLine = h.lines.findIndex((l) => l.includes("session/request_permission"));
+    const runningLine = h.lines.findIndex((l) => l.includes('"in_progress"') && l.includes("toolu_write_1"));
+    expect(questionLine).toBeGreaterThanOrEqual(0);
+    expect(runningLine).toBeGreaterThan(questionLine);
+  });
+
+  test("an ordinary edit question carries its diff once: no diff lines in the text part", async () => {
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "notes.txt" }),
+      fake.toolCall("edit_file", { path: "notes.txt", old_string: "draft", new_string: "final" }, { id: "toolu_edit" }),
+      fake.text("Done."),
+    ]);
+    await using h = startHarness({ models: [model], files: { "notes.txt": "a draft note\n" } });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    expect((await h.prompt(sessionId, "make it final")).stopReason).toBe("end_turn");
+    const asked = h.permissions[0] as acp.RequestPermissionRequest;
+    expect(asked.toolCall.content?.map((c) => c.type)).toEqual(["diff", "content"]);
+    expect(contentText(asked.toolCall.content)).toBe("“Allow all edits for this session” allows: `edit_file(./**)`");
+    expect(asked.options.find((o) => o.optionId === "session")?.name).toBe("Allow all edits for this session");
   });
 
   test("deny: no file, the call ends failed, and the model hears the denial", async () => {
@@ -268,20 +332,42 @@ describe("approvals", () => {
     });
   }
 
-  test("'Allow for this session': the next call of the tool on that file asks no question", async () => {
+  test("'Allow all edits for this session': every later edit in the project asks no question; outside it, .git/ and secrets still ask or are refused", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "garuda-acp-outside-"));
     const model = new FakeModelClient([
-      fake.toolCall("write_file", { path: "a.txt", content: "one\n" }),
       fake.toolCall("read_file", { path: "a.txt" }),
-      fake.toolCall("write_file", { path: "a.txt", content: "two\n" }),
+      fake.toolCall("edit_file", { path: "a.txt", old_string: "one", new_string: "two" }, { id: "toolu_first" }),
+      fake.toolCall("read_file", { path: "src/b.txt" }),
+      fake.toolCall("edit_file", { path: "src/b.txt", old_string: "b", new_string: "B" }, { id: "toolu_second" }),
+      fake.toolCall("read_file", { path: join(outside, "c.txt") }, { id: "toolu_read_outside" }),
+      fake.toolCall("edit_file", { path: join(outside, "c.txt"), old_string: "c", new_string: "C" }, { id: "toolu_outside" }),
+      fake.toolCall("write_file", { path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" }, { id: "toolu_git" }),
+      fake.toolCall("write_file", { path: ".env", content: "KEY=1\n" }, { id: "toolu_env" }),
       fake.text("done"),
     ]);
-    await using h = startHarness({ models: [model] });
-    h.answer = () => select("session");
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    expect((await h.prompt(sessionId, "write twice")).stopReason).toBe("end_turn");
-    expect(h.permissions).toHaveLength(1);
-    expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("two\n");
+    await using h = startHarness({ models: [model], files: { "a.txt": "one\n" } });
+    try {
+      mkdirSync(join(h.root, "src"));
+      writeFileSync(join(h.root, "src", "b.txt"), "b\n");
+      mkdirSync(join(h.root, ".git", "hooks"), { recursive: true });
+      writeFileSync(join(outside, "c.txt"), "c\n");
+      const answers: Record<string, string> = { toolu_first: "session", toolu_read_outside: "once" };
+      h.answer = (params) => select(answers[params.toolCall.toolCallId] ?? "deny");
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "edit them")).stopReason).toBe("end_turn");
+      // Asked about the first edit and about the read and the edit outside the project; never about the second edit.
+      expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["toolu_first", "toolu_read_outside", "toolu_outside"]);
+      expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("two\n");
+      expect(readFileSync(join(h.root, "src", "b.txt"), "utf8")).toBe("B\n");
+      expect(readFileSync(join(outside, "c.txt"), "utf8")).toBe("c\n");
+      expect(existsSync(join(h.root, ".git", "hooks", "pre-commit"))).toBe(false);
+      expect(existsSync(join(h.root, ".env"))).toBe(false);
+      const ends = ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.status === "failed").map((u) => u.toolCallId);
+      expect(ends).toEqual(["toolu_outside", "toolu_git", "toolu_env"]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   test("plan mode: an edit is denied with no question", async () => {
@@ -574,6 +660,67 @@ describe("notices, errors and sessions", () => {
 
 });
 
+describe("stderr stays quiet", () => {
+  test("the Anthropic SDK's per-request deprecation warning: once per session as a Garuda: line, never on the console", async () => {
+    await using mock = startMockAnthropic({ apiKey: "sk-ant-warn", script: [mockResponses.text("one"), mockResponses.text("two"), mockResponses.text("three"), mockResponses.text("other session")] });
+    await using h = startHarness({
+      prepare: async ({ cwd, approver }, harness) =>
+        prepareRuntime({
+          root: cwd,
+          paths: garudaPaths(harness.home),
+          env: { PATH: process.env.PATH, HOME: harness.home },
+          keys: new ProviderKeys(),
+          modelFlag: "claude-sonnet-4-5",
+          managedPolicy: join(harness.home, "no-managed-policy.json"),
+          approver,
+          selfCommand: BRIDGE,
+          probe: await testProbe(),
+          openModel: async () => createAnthropicClient({ apiKey: "sk-ant-warn", baseUrl: mock.url }),
+        }),
+    });
+    const printed: string[] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => {
+      printed.push(args.map(String).join(" "));
+    };
+    try {
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      for (const prompt of ["a", "b", "c"]) expect((await h.prompt(sessionId, prompt)).stopReason).toBe("end_turn");
+      const other = (await h.newSession()).sessionId;
+      expect((await h.prompt(other, "d")).stopReason).toBe("end_turn");
+      expect(mock.requests.map((r) => r.body?.model)).toEqual(["claude-sonnet-4-5", "claude-sonnet-4-5", "claude-sonnet-4-5", "claude-sonnet-4-5"]);
+      const said = (id: string) => messageText(h.updatesOf(id)).split("Garuda: the Anthropic SDK warns: The model 'claude-sonnet-4-5' is deprecated").length - 1;
+      expect(said(sessionId)).toBe(1);
+      expect(said(other)).toBe(1);
+      expect(messageText(h.updatesOf(sessionId))).toContain("Please migrate to a newer model.");
+      expect(printed).toEqual([]);
+    } finally {
+      console.warn = original;
+    }
+  }, 30_000);
+
+  test("our own log: a failure that repeats at every turn (listing the / menu) is one line per session", async () => {
+    const logged: string[] = [];
+    const model = new FakeModelClient([fake.text("one"), fake.text("two"), fake.text("three")]);
+    await using h = startHarness({
+      models: [model],
+      server: { log: (text) => logged.push(text) },
+      prepare: async (request, harness) => {
+        const runtime = await realPrepare(harness.home, () => model)(request);
+        runtime.availableCommands = () => {
+          throw new Error("the skills folder is unreadable");
+        };
+        return runtime;
+      },
+    });
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    for (const prompt of ["a", "b", "c"]) expect((await h.prompt(sessionId, prompt)).stopReason).toBe("end_turn");
+    expect(logged).toEqual(["garuda acp: listing the commands failed: the skills folder is unreadable"]);
+  });
+});
+
 describe("the settle window after a stop", () => {
   test("a call with no result within SETTLE_MS ends failed 'Cancelled.' and is named; its late result is dropped", async () => {
     const model = new FakeModelClient([fake.toolCall("stubborn", {}, { id: "toolu_stubborn" })]);
@@ -615,7 +762,10 @@ describe("the settle window after a stop", () => {
     expect(await turn).toEqual({ stopReason: "cancelled" });
     const updates = h.updatesOf(sessionId);
     const last = ofKind(updates, "tool_call_update").filter((u) => u.toolCallId === "toolu_stubborn");
-    expect(last.map((u) => [u.status, contentText(u.content)])).toEqual([["failed", "Cancelled."]]);
+    expect(last.map((u) => [u.status, contentText(u.content)])).toEqual([
+      ["in_progress", ""],
+      ["failed", "Cancelled."],
+    ]);
     expect(messageText(updates)).toContain("Garuda: Stubborn work cancelled.");
     const count = h.updates.length;
     await until(() => finished);

@@ -2,8 +2,10 @@
 // text, tool call titles and kinds, and the mapping of AgentEvents to session/update payloads.
 import { describe, expect, test } from "bun:test";
 import type * as acp from "@agentclientprotocol/sdk";
-import { AcpApprover, choiceOf, permissionOptions, type PermissionRequester, questionContent } from "../src/acp/approver.ts";
+import { AcpApprover, choiceOf, permissionOptions, type PermissionRequester } from "../src/acp/approver.ts";
+import { codeBlock, escapeMarkdown, fence, inlineCode, languageOf } from "../src/acp/codeBlock.ts";
 import { promptText } from "../src/acp/prompt.ts";
+import { MAX_HIDDEN_LINES, questionContent } from "../src/acp/question.ts";
 import { serverToolResult, toolCallView } from "../src/acp/toolCalls.ts";
 import { EventMapper, KnownCalls, MAX_DIFF_BYTES, SessionChannel } from "../src/acp/updates.ts";
 import { HIDDEN_WARNING } from "../src/cli/approver.ts";
@@ -41,6 +43,9 @@ function approver(requester: PermissionRequester, calls = new KnownCalls()) {
   return { approver: acpApprover, asked, sent, channel: ch, calls };
 }
 
+/** The text of one content part. */
+const textOf = (content: acp.ToolCallContent | undefined): string => (content?.type === "content" && content.content.type === "text" ? content.content.text : "");
+
 const selected = (optionId: string): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId } });
 
 describe("AcpApprover", () => {
@@ -51,8 +56,17 @@ describe("AcpApprover", () => {
     const a = approver(async () => selected("session"), calls);
     expect(await a.approver.ask(request({ callId: "toolu_2" }), new AbortController().signal)).toBe("session");
     expect(a.asked[0]?.toolCall).toMatchObject({ toolCallId: "toolu_2", title: "Write a.txt", kind: "edit", status: "pending" });
-    // Allowed: the call runs now.
-    expect(a.sent).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "toolu_2", status: "in_progress" }]);
+    // Allowed before it runs: its tool_start shows it running, not the answer.
+    expect(a.sent).toEqual([]);
+  });
+
+  test("a question about a call that already runs shows it waiting, and running again after a yes", async () => {
+    const calls = new KnownCalls();
+    calls.add({ id: "toolu_run", title: "$ make", kind: "execute", running: true });
+    const a = approver(async () => selected("once"), calls);
+    expect(await a.approver.ask(request({ callId: "toolu_run", tool: "bash", title: "$ make", preview: "make" }), new AbortController().signal)).toBe("once");
+    expect(a.asked[0]?.toolCall.status).toBe("pending");
+    expect(a.sent).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "toolu_run", status: "in_progress" }]);
   });
 
   test("a question about no known call (a subagent's call, a consent) gets its own entry first, closed with the answer", async () => {
@@ -123,20 +137,79 @@ describe("AcpApprover", () => {
     expect(choiceOf(selected("once"), request())).toBe("once");
   });
 
-  test("the content: diff plus text; text first with the warning when hidden; text only above 1 MB", () => {
+  test("an edit question: the ACP diff, and as text only what the diff cannot show (no second copy of the diff)", () => {
     const change = { path: "/work/project/a.txt", oldText: "old\n", newText: "new\n" };
-    expect(questionContent(request({ change })).map((c) => c.type)).toEqual(["diff", "content"]);
-    const hidden = questionContent(request({ change, hidden: true, preview: "+x\u200By" }));
+    const preview = "--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-old\n+new";
+    // No session choice, no note, nothing hidden: the diff alone.
+    expect(questionContent(request({ change, preview, choices: ["once", "deny"] }))).toEqual([{ type: "diff", path: change.path, oldText: "old\n", newText: "new\n" }]);
+    const scoped = questionContent(request({ change, preview, sessionRules: ["edit_file(./**)"], labels: { ...CHOICE_LABELS, session: "Allow all edits for this session" } }));
+    expect(scoped.map((c) => c.type)).toEqual(["diff", "content"]);
+    expect(textOf(scoped[1])).toBe("“Allow all edits for this session” allows: `edit_file(./**)`");
+    // The reason it asks and a symlink the write goes through are not in the diff view.
+    const linked = questionContent(request({ change, preview: `(a.txt is a symlink to /etc/x)\n${preview}`, note: "It is outside the project folder.", choices: ["once", "deny"] }));
+    expect(textOf(linked[1])).toBe("(It is outside the project folder.)\n\n```\n(a.txt is a symlink to /etc/x)\n```");
+    expect(textOf(linked[1])).not.toContain("+new");
+  });
+
+  test("hidden characters in an edit: the warning and only the lines that hold them, made visible, before the diff", () => {
+    const newText = `${Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n")}\nconst ok = "safe\u202E";\n`;
+    const change = { path: "/work/project/a.ts", oldText: null, newText };
+    const hidden = questionContent(request({ change, hidden: true, preview: "--- /dev/null\n+++ b/a.ts\n@@ -0,0 +1,3 @@\n+line 0\n… 298 more diff lines not shown" }));
     expect(hidden.map((c) => c.type)).toEqual(["content", "diff"]);
-    const text = hidden[0]?.type === "content" && hidden[0].content.type === "text" ? hidden[0].content.text : "";
+    const text = textOf(hidden[0]);
     expect(text).toStartWith(HIDDEN_WARNING);
-    expect(text).toContain("x⟨U+200B⟩y");
-    const big = { path: change.path, oldText: "a".repeat(MAX_DIFF_BYTES / 2), newText: "b".repeat(MAX_DIFF_BYTES / 2 + 1) };
-    expect(questionContent(request({ change: big })).map((c) => c.type)).toEqual(["content"]);
-    const scoped = questionContent(request({ sessionRules: ["write_file(./a.txt)"], question: "Write this?\u202E" }));
-    const scopedText = scoped[0]?.type === "content" && scoped[0].content.type === "text" ? scoped[0].content.text : "";
-    expect(scopedText).toStartWith("Write this?⟨U+202E⟩");
-    expect(scopedText).toContain("“Allow for this session” allows: write_file(./a.txt)");
+    // The line past the preview's cut is found in the change itself.
+    expect(text).toContain('+const ok = "safe⟨U+202E⟩";');
+    expect(text).not.toContain("\u202E");
+    expect(text).not.toContain("line 7");
+    const many = { path: change.path, oldText: null, newText: Array.from({ length: 30 }, (_, i) => `x${i}\u200B`).join("\n") };
+    const listed = textOf(questionContent(request({ change: many, hidden: true, preview: "" }))[0]);
+    expect(listed).toContain(`… ${30 - MAX_HIDDEN_LINES} more lines with hidden characters`);
+  });
+
+  test("above 1 MB: the text preview alone, fenced; a command's preview is fenced so `*` stays a `*`", () => {
+    const big = { path: "/work/project/a.txt", oldText: "a".repeat(MAX_DIFF_BYTES / 2), newText: "b".repeat(MAX_DIFF_BYTES / 2 + 1) };
+    const alone = questionContent(request({ change: big, preview: "--- a/a.txt\n+++ b/a.txt\n-aaa\n+bbb" }));
+    expect(alone.map((c) => c.type)).toEqual(["content"]);
+    expect(textOf(alone[0])).toBe("```diff\n--- a/a.txt\n+++ b/a.txt\n-aaa\n+bbb\n```");
+    const command = questionContent(request({ tool: "bash", title: "$ rm *.log", preview: "rm *.log *.tmp # `x`\u202E", hidden: true, sessionRules: ["bash(rm *)"], question: "Run this?\u202E" }));
+    expect(textOf(command[0])).toBe(`Run this?⟨U+202E⟩\n\n${HIDDEN_WARNING}\n\n\`\`\`\nrm *.log *.tmp # \`x\`⟨U+202E⟩\n\`\`\`\n\n“Allow for this session” allows: \`bash(rm *)\``);
+  });
+});
+
+describe("codeBlock", () => {
+  test("the fence is longer than any run of backticks, so no line of the text can close it", () => {
+    expect(fence("plain")).toBe("```");
+    expect(fence("a ``` b ````` c")).toBe("``````");
+    const text = "before\n```\nnot closed\n````";
+    const block = codeBlock(text, "md");
+    expect(block).toBe(`\`\`\`\`\`md\n${text}\n\`\`\`\`\``);
+    // The block ends at its own last line: no line inside is a fence as long as it.
+    const marks = block.split("\n")[0]?.replace("md", "") ?? "";
+    expect(block.split("\n").slice(1, -1).some((line) => line.trim().startsWith(marks))).toBe(false);
+    expect(codeBlock("x", "a`b\nc")).toBe("```a b c\nx\n```");
+  });
+
+  test("inline code takes a backtick run the text does not hold", () => {
+    expect(inlineCode("bash(npm test *)")).toBe("`bash(npm test *)`");
+    expect(inlineCode("echo `x` *")).toBe("``echo `x` *``");
+    expect(inlineCode("`x")).toBe("`` `x ``");
+    expect(inlineCode("a\nb")).toBe("`a b`");
+  });
+
+  test("escapeMarkdown leaves no markup character bare", () => {
+    const escaped = escapeMarkdown("# [a](b) ![c](d) <e> _f_ `g` |h| ~i~ 1. +j -k");
+    expect(escaped.replace(/\\./g, "")).not.toMatch(/[\\`*_{}[\]<>()#+\-.!|~]/);
+    expect(escaped.replace(/\\(.)/g, "$1")).toBe("# [a](b) ![c](d) <e> _f_ `g` |h| ~i~ 1. +j -k");
+  });
+
+  test("languages: known names, plain extensions, file names, nothing for odd ones", () => {
+    expect(languageOf("/p/src/a.ts")).toBe("typescript");
+    expect(languageOf("/p/main.RS")).toBe("rust");
+    expect(languageOf("/p/Makefile")).toBe("make");
+    expect(languageOf("/p/notes.txt")).toBe("txt");
+    expect(languageOf("/p/README")).toBeUndefined();
+    expect(languageOf("/p/x.a`b")).toBeUndefined();
   });
 });
 
@@ -190,6 +263,10 @@ describe("toolCalls", () => {
       kind: "other",
     });
     expect(serverToolResult("web_search", [{ type: "web_search_result", title: "Bun", url: "https://bun.sh" }])).toBe("1 result\n- Bun (https://bun.sh)");
+    // A page's title cannot become an image (a request to its server), a link or emphasis.
+    expect(serverToolResult("web_search", [{ type: "web_search_result", title: "![x](https://evil.example/p.png) *hi*", url: "https://a.dev" }])).toBe(
+      "1 result\n- \\!\\[x\\]\\(https://evil\\.example/p\\.png\\) \\*hi\\* (https://a.dev)",
+    );
   });
 });
 
@@ -212,17 +289,49 @@ describe("EventMapper", () => {
     mapper.map({ type: "tool_call", callId: "t1", tool: "explore", input: {}, info: { title: "explore", kind: "think", locations: [] } });
     expect(mapper.map({ type: "tool_call", callId: "inner", tool: "read_file", input: {}, info: { title: "Read x.ts", kind: "read", locations: [] }, parentCallId: "t1" })).toEqual([]);
     expect(mapper.map({ type: "tool_progress", callId: "t1", text: "Read x.ts" })).toEqual([
-      { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress", content: [{ type: "content", content: { type: "text", text: "Read x.ts" } }] },
+      { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress", content: [{ type: "content", content: { type: "text", text: "```\nRead x.ts\n```" } }] },
     ]);
     expect(calls.open("inner")).toBeUndefined();
     expect(mapper.map({ type: "tool_result", callId: "inner", status: "completed", output: "x", parentCallId: "t1" })).toEqual([]);
-    expect(mapper.map({ type: "tool_progress", callId: "t1", text: "line\u001b[31m" })[0]).toMatchObject({ status: "in_progress", content: [{ content: { text: "line⟨U+001B⟩[31m" } }] });
+    expect(mapper.map({ type: "tool_progress", callId: "t1", text: "line\u001b[31m" })[0]).toMatchObject({ status: "in_progress", content: [{ content: { text: "```\nline⟨U+001B⟩[31m\n```" } }] });
     expect(mapper.map({ type: "tool_result", callId: "t1", status: "denied", output: "Permission denied: no" })[0]).toMatchObject({ status: "failed" });
     expect(mapper.map({ type: "tool_result", callId: "t1", status: "completed", output: "again" })).toEqual([]);
 
     mapper.map({ type: "server_tool", callId: "srv", name: "web_search", input: { query: "bun acp" }, status: "started" });
     expect(calls.open("srv")).toMatchObject({ title: "Search the web: bun acp", kind: "fetch", server: true });
     expect(mapper.map({ type: "server_tool", callId: "srv", name: "web_search", input: null, status: "completed", result: [] })[0]).toMatchObject({ status: "completed" });
+  });
+
+  test("a call goes in_progress when its tool starts (tool_start), not at its first output; nothing after a stop", () => {
+    const calls = new KnownCalls();
+    const mapper = new EventMapper(calls, root);
+    const [call] = mapper.map({ type: "tool_call", callId: "c1", tool: "bash", input: { command: "sleep 5" }, info: { title: "$ sleep 5", kind: "execute", locations: [] } });
+    expect(call).toMatchObject({ sessionUpdate: "tool_call", status: "pending" });
+    expect(mapper.map({ type: "tool_start", callId: "c1" })).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress" }]);
+    expect(calls.open("c1")?.running).toBe(true);
+    // A call inside a subagent shows on the subagent's card only; a stopped turn sends nothing more.
+    expect(mapper.map({ type: "tool_start", callId: "inner", parentCallId: "c1" })).toEqual([]);
+    mapper.map({ type: "tool_call", callId: "c2", tool: "bash", input: { command: "make" }, info: { title: "$ make", kind: "execute", locations: [] } });
+    calls.stop();
+    expect(mapper.map({ type: "tool_start", callId: "c2" })).toEqual([]);
+  });
+
+  test("output keeps its lines: results and progress as fenced code (the file's language for a read); denials and a subagent's answer as prose", () => {
+    const mapper = new EventMapper(new KnownCalls(), root);
+    const result = (callId: string, tool: string, info: { title: string; kind: "read" | "execute" | "think" | "search" | "other"; locations: Array<{ path: string }> }, output: string, status: "completed" | "failed" | "denied" = "completed") => {
+      mapper.map({ type: "tool_call", callId, tool, input: {}, info });
+      const [update] = mapper.map({ type: "tool_result", callId, status, output });
+      return update?.sessionUpdate === "tool_call_update" ? (update.content ?? []).map(textOf).join("\n") : "";
+    };
+    const file = "     1\t# Title\n     2\tconst a = `x ${'```'} y`; // *not* bold\n";
+    expect(result("r1", "read_file", { title: "Read a.ts", kind: "read", locations: [{ path: "/work/project/src/a.ts" }] }, file)).toBe(`\`\`\`\`typescript\n${file}\`\`\`\``);
+    expect(result("r2", "read_file", { title: "Read a.ts", kind: "read", locations: [{ path: "/work/project/src/a.ts" }] }, "Error: a.ts does not exist.", "failed")).toBe("```\nError: a.ts does not exist.\n```");
+    expect(result("b1", "bash", { title: "$ ls", kind: "execute", locations: [] }, "Exit code: 0\n* a\n# b\n_c_")).toBe("```\nExit code: 0\n* a\n# b\n_c_\n```");
+    expect(result("g1", "grep", { title: "Search x", kind: "search", locations: [] }, "a.ts:1:x\u202E")).toBe("```\na.ts:1:x⟨U+202E⟩\n```");
+    expect(result("m1", "mcp__web__get", { title: "mcp__web__get", kind: "other", locations: [] }, "![pixel](https://evil.example/?k=1)")).toBe("```\n![pixel](https://evil.example/?k=1)\n```");
+    expect(result("d1", "bash", { title: "$ rm x", kind: "execute", locations: [] }, "Permission denied: The user denied this.", "denied")).toBe("Permission denied: The user denied this.");
+    expect(result("s1", "explore", { title: "explore", kind: "think", locations: [] }, "## Found\n- a.ts does it")).toBe("## Found\n- a.ts does it");
+    expect(result("t1", "todo", { title: "Update the plan", kind: "think", locations: [] }, "[x] one\n[ ] two")).toBe("```\n[x] one\n[ ] two\n```");
   });
 
   test("rawInput is shown with hidden characters made visible", () => {

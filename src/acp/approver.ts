@@ -3,11 +3,11 @@
 // editor was not shown as a call (a consent, the network allowlist, a call inside a subagent)
 // first gets an entry of its own. The editor only shows and answers: anything but a known
 // option is a deny, and a stopped turn denies at once without waiting for the editor.
-import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import { previewText } from "../cli/approver.ts";
+import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ApprovalRequest, Approver, Choice } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
-import { diffContent, type KnownCalls, type SessionChannel, textContent } from "./updates.ts";
+import { questionContent, questionText } from "./question.ts";
+import { type KnownCalls, type SessionChannel, textContent } from "./updates.ts";
 
 const KINDS: Readonly<Record<Choice, PermissionOptionKind>> = {
   once: "allow_once",
@@ -29,26 +29,6 @@ export interface AcpApproverOptions {
 export function permissionOptions(request: ApprovalRequest): PermissionOption[] {
   const choices: Choice[] = request.choices.includes("deny") ? request.choices : [...request.choices, "deny"];
   return choices.map((choice) => ({ optionId: choice, name: request.labels[choice], kind: KINDS[choice] }));
-}
-
-/** The question's text: what is asked, why, the preview (hidden characters visible), the scope. */
-export function questionText(request: ApprovalRequest): string {
-  const parts: string[] = [];
-  if (request.question) parts.push(oneLine(request.question, 500));
-  if (request.note) parts.push(`(${oneLine(request.note, 500)})`);
-  parts.push(previewText(request));
-  if (request.sessionRules && request.sessionRules.length > 0 && request.choices.includes("session")) {
-    parts.push(`“${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`);
-  }
-  return parts.filter((part) => part !== "").join("\n\n");
-}
-
-/** Diff and text; the text (with its warning line) first when hidden characters are in play. */
-export function questionContent(request: ApprovalRequest): ToolCallContent[] {
-  const text = textContent(questionText(request));
-  const diff = request.change ? diffContent(request.change) : undefined;
-  if (!diff) return [text];
-  return request.hidden ? [text, diff] : [diff, text];
 }
 
 /** The answer: a known option's choice, else deny. */
@@ -90,8 +70,9 @@ export class AcpApprover implements Approver {
       options: permissionOptions(request),
     };
     const choice = await this.#answer(params, request, signal);
-    // An allowed call runs now; the editor showed it waiting for the answer.
-    if (known && choice !== "deny") channel.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
+    // A call asks before its tool runs (tool_start then shows it running). A question about a call
+    // that already runs showed it waiting; after a yes it runs on.
+    if (known?.running && choice !== "deny") channel.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
     if (own !== undefined) {
       const allowed = choice !== "deny";
       channel.send({ sessionUpdate: "tool_call_update", toolCallId: own, status: allowed ? "completed" : "failed", content: [textContent(allowed ? `Allowed (${request.labels[choice]}).` : "Denied.")] });

@@ -5,6 +5,7 @@
 import { isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { codeBlock } from "./codeBlock.ts";
 
 /** A file:// URI's absolute path, or undefined for any other address. */
 function filePath(uri: string): string | undefined {
@@ -25,19 +26,6 @@ export function mention(path: string, root: string): string | undefined {
   return /\s|"/.test(posix) ? `@"${posix.replace(/"/g, '\\"')}"` : `@${posix}`;
 }
 
-/** A fence longer than any run of backticks in `text`, so the text cannot close it. */
-function fence(text: string): string {
-  let longest = 0;
-  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  return "`".repeat(Math.max(3, longest + 1));
-}
-
-function fenced(label: string, text: string): string {
-  const marks = fence(text);
-  const body = text.endsWith("\n") ? text : `${text}\n`;
-  return `${marks}${label.replace(/[\r\n`]/g, " ")}\n${body}${marks}`;
-}
-
 type Piece = { text: string; block: boolean };
 
 function piece(block: ContentBlock, root: string): Piece {
@@ -52,7 +40,7 @@ function piece(block: ContentBlock, root: string): Piece {
     }
     case "resource": {
       const resource = block.resource;
-      if ("text" in resource) return { text: fenced(resource.uri, resource.text), block: true };
+      if ("text" in resource) return { text: codeBlock(resource.text, resource.uri), block: true };
       return { text: `[${resource.uri}: binary content, not included]`, block: false };
     }
     case "image":

@@ -95,11 +95,9 @@ function initializeResponse(params: acp.InitializeRequest, options: AcpServerOpt
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
-    agentCapabilities: {
-      loadSession: false,
-      promptCapabilities: { image: false, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: false, sse: false },
-    },
+    // Only what is on: ACP's default for a missing field is off, and some clients (agent-shell)
+    // list a field that is present as supported even when it is false.
+    agentCapabilities: { promptCapabilities: { embeddedContext: true } },
     authMethods,
   };
 }
@@ -147,6 +145,8 @@ class Session {
   turn: AbortController | undefined;
   /** The / menu the editor was last sent (JSON), so a turn that changes it (MCP prompts) re-sends it. */
   advertised: string | undefined;
+  /** Log lines already written for this session. */
+  readonly #logged = new Set<string>();
 
   constructor(
     readonly id: string,
@@ -161,6 +161,16 @@ class Session {
       calls: this.calls,
       request: (params, signal) => client.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
     });
+  }
+
+  /**
+   * A line for the editor's log, once per session: some editors show every stderr line to the
+   * user as an error (acp.el), and a failure that repeats at every turn says nothing new.
+   */
+  logOnce(text: string): void {
+    if (this.#logged.has(text)) return;
+    this.#logged.add(text);
+    this.log(text);
   }
 
   attach(runtime: Runtime): void {
@@ -240,7 +250,7 @@ class Session {
 
   /** MCP servers start at the first turn; their prompts join the / menu then. */
   #refreshCommands(): void {
-    const availableCommands = commandList(this.runtime, this.log);
+    const availableCommands = commandList(this.runtime, (text) => this.logOnce(text));
     if (!availableCommands || JSON.stringify(availableCommands) === this.advertised) return;
     this.advertised = JSON.stringify(availableCommands);
     this.#send([{ sessionUpdate: "available_commands_update", availableCommands }]);
@@ -393,7 +403,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
 
   function sendCommands(target: Session): void {
     if (!sessions.has(target.id)) return;
-    const availableCommands = commandList(target.runtime, log);
+    const availableCommands = commandList(target.runtime, (text) => target.logOnce(text));
     if (!availableCommands) return;
     target.advertised = JSON.stringify(availableCommands);
     connection.client

@@ -7,6 +7,7 @@ import { callDisplay, serverToolTitle } from "../cli/callTitle.ts";
 import { webSearchSummary } from "../tools/webSearch.ts";
 import type { CallInfo } from "../tools/types.ts";
 import { oneLine } from "../text/visible.ts";
+import { escapeMarkdown } from "./codeBlock.ts";
 
 export interface ToolCallView {
   title: string;
@@ -40,7 +41,8 @@ export function serverToolResult(name: string, result: unknown): string {
     if (typeof item !== "object" || item === null) return [];
     const { title, url } = item as { title?: unknown; url?: unknown };
     if (typeof url !== "string") return [];
-    return [`- ${oneLine(typeof title === "string" && title !== "" ? title : url)} (${oneLine(url, 500)})`];
+    // The page's title is the page's own text: escaped, so it cannot be a link or an image.
+    return [`- ${escapeMarkdown(oneLine(typeof title === "string" && title !== "" ? title : url))} (${oneLine(url, 500)})`];
   });
   return lines.length > 0 ? `${summary}\n${lines.join("\n")}` : summary;
 }

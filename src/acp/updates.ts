@@ -10,6 +10,7 @@ import { visible } from "../text/visible.ts";
 import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
 import { CallTracker, type TrackedCall } from "../cli/callTracker.ts";
 import { retryNotice } from "../runtime/retryNotice.ts";
+import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolText.ts";
 
 /** Old and new text together above this many bytes: no ACP diff, the text preview only. */
 export const MAX_DIFF_BYTES = 1024 * 1024;
@@ -67,6 +68,10 @@ export interface KnownCall extends TrackedCall {
   kind: ToolKind;
   /** The diff shown on the card, kept when the call completes. */
   diff?: ToolCallContent;
+  /** How its output is sent (toolText.ts); absent: as code. */
+  output?: OutputStyle;
+  /** Its tool runs (tool_start): a question it asks now is one from inside the run. */
+  running?: boolean;
 }
 
 /** The tool calls the editor knows, and which of them a stop ended. */
@@ -116,6 +121,8 @@ export class EventMapper {
         return event.text === "" ? [] : [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }];
       case "tool_call":
         return this.#toolCall(event);
+      case "tool_start":
+        return this.#start(event);
       case "tool_progress":
         return this.#progress(event);
       case "tool_result":
@@ -139,7 +146,7 @@ export class EventMapper {
     if (event.parentCallId !== undefined) return [];
     const view = toolCallView(event.tool, event.info, this.root);
     const diff = event.info.change ? diffContent(event.info.change) : undefined;
-    this.calls.add({ id: event.callId, title: view.title, kind: view.kind, ...(diff && { diff }) });
+    this.calls.add({ id: event.callId, title: view.title, kind: view.kind, output: outputStyle(event.tool, view.kind, event.info), ...(diff && { diff }) });
     return [
       {
         sessionUpdate: "tool_call",
@@ -154,11 +161,21 @@ export class EventMapper {
     ];
   }
 
+  /** The call runs now (allowed, with or without a question): the editor stops showing it as waiting. */
+  #start(event: Extract<AgentEvent, { type: "tool_start" }>): SessionUpdate[] {
+    if (event.parentCallId !== undefined) return [];
+    const call = this.calls.open(event.callId);
+    if (!call || this.calls.stopped) return [];
+    call.running = true;
+    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "in_progress" }];
+  }
+
+  /** The latest lines of a running call (a command's output, a subagent's current call): as code. */
   #progress(event: Extract<AgentEvent, { type: "tool_progress" }>): SessionUpdate[] {
     if (event.parentCallId !== undefined) return [];
     const call = this.calls.open(event.callId);
     if (!call || this.calls.stopped) return [];
-    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "in_progress", content: [textContent(visible(event.text))] }];
+    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "in_progress", content: [textContent(styledText(event.text, CODE))] }];
   }
 
   #result(event: Extract<AgentEvent, { type: "tool_result" }>): SessionUpdate[] {
@@ -168,7 +185,7 @@ export class EventMapper {
     if (!call) return [];
     // A call the stop ended is failed, even when its command still returned a result.
     const status: ToolCallStatus = event.status === "completed" && !afterStop ? "completed" : "failed";
-    const text = textContent(visible(event.output));
+    const text = textContent(styledText(event.output, resultStyle(event.status, call.output)));
     return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status, content: status === "completed" && call.diff ? [call.diff, text] : [text] }];
   }
 
@@ -187,6 +204,15 @@ export class EventMapper {
   static cancelled(call: KnownCall): SessionUpdate {
     return { sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content: [textContent("Cancelled.")] };
   }
+}
+
+/**
+ * A denial is Garuda's reason, in words; anything else is what the tool returned, as code (the
+ * file's language only when it was read: an error is not the file).
+ */
+function resultStyle(status: Extract<AgentEvent, { type: "tool_result" }>["status"], style: OutputStyle = CODE): OutputStyle {
+  if (status === "denied" || style.prose) return PROSE;
+  return status === "completed" ? style : CODE;
 }
 
 function tokens(count: number): string {

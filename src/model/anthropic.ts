@@ -1,6 +1,7 @@
 // The Anthropic Messages API client: the one file that imports @anthropic-ai/sdk. The SDK does
 // HTTP and SSE framing only (its own retries off); this file streams one response per attempt,
 // retries by the policy in retry.ts, and hands events to the assembler in anthropicStream.ts.
+import { format } from "node:util";
 import Anthropic, { APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
@@ -46,6 +47,8 @@ interface ClientContext {
   baseUrl: string;
   retry: RetryOptions;
   idleTimeoutMs: number;
+  /** The SDK's warnings already told (each is said once per client, that is once per session). */
+  warned: Set<string>;
 }
 
 /** The response ended (cleanly or not) before `message_stop`. */
@@ -91,8 +94,35 @@ function attemptFailure(error: unknown): AttemptFailure {
   return { kind: "connection", message: error instanceof Error ? error.message : String(error) };
 }
 
+/**
+ * Runs `call` with console.warn caught. The SDK prints its per-request warnings (a deprecated
+ * model, a deprecated thinking mode) with console.warn at the start of messages.create(), on every
+ * request: on stderr that is an error line per request in editors that show stderr to the user
+ * (acp.el), or a line across the terminal chat's screen. The call is synchronous up to the point
+ * where it returns its promise, so only the SDK's own warnings are caught, and console.warn is
+ * back before anything else runs.
+ */
+export function catchingWarnings<T>(call: () => T): { value: T; warnings: string[] } {
+  const warnings: string[] = [];
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => {
+    warnings.push(format(...args));
+  };
+  try {
+    return { value: call(), warnings };
+  } finally {
+    console.warn = original;
+  }
+}
+
+/** A warning as one line for a notice: its lines joined as sentences. */
+function warningLine(text: string): string {
+  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  return `the Anthropic SDK warns: ${lines.map((line, i) => (i < lines.length - 1 && !/[.!?:]$/.test(line) ? `${line}.` : line)).join(" ")}`;
+}
+
 /** One HTTP request: yields the response's events; throws when it fails. */
-async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, signal: AbortSignal, idleTimeoutMs: number): AsyncGenerator<ModelEvent> {
+async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, signal: AbortSignal, idleTimeoutMs: number, warned: Set<string>): AsyncGenerator<ModelEvent> {
   // Our own controller, so a stalled response can be closed without aborting the caller.
   const request = new AbortController();
   const forwardAbort = () => request.abort(signal.reason);
@@ -108,7 +138,14 @@ async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, sign
   };
   try {
     rearm();
-    const stream = await sdk.messages.create(body, { signal: request.signal });
+    const { value: created, warnings } = catchingWarnings(() => sdk.messages.create(body, { signal: request.signal }));
+    const stream = await created;
+    // Said once the request is under way: a request that fails says why instead.
+    for (const warning of warnings) {
+      if (warned.has(warning)) continue;
+      warned.add(warning);
+      yield { type: "warning", text: warningLine(warning) };
+    }
     const assembler = new ResponseAssembler();
     for await (const event of stream) {
       rearm();
@@ -142,7 +179,7 @@ async function* streamWithRetries(context: ClientContext, request: ModelRequest,
     throwIfAborted(signal);
     let failure: AttemptFailure;
     try {
-      yield* attempt(sdk, body, signal, context.idleTimeoutMs);
+      yield* attempt(sdk, body, signal, context.idleTimeoutMs, context.warned);
       return;
     } catch (error) {
       if (signal.aborted) throw abortError();
@@ -164,6 +201,6 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
   const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
   retry.maxAttempts = Math.max(1, Math.floor(retry.maxAttempts));
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const context: ClientContext = { sdk: newSdk(options, baseUrl), baseUrl, retry, idleTimeoutMs };
+  const context: ClientContext = { sdk: newSdk(options, baseUrl), baseUrl, retry, idleTimeoutMs, warned: new Set() };
   return { stream: (request, signal) => streamWithRetries(context, request, signal) };
 }

@@ -134,6 +134,8 @@ export type ModelEvent =
    * stream yielded since the last `retry` (or the start) is void: the answer starts over.
    */
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
+  /** A warning about the request from the provider's library (a deprecated model): each once per client. */
+  | { type: "warning"; text: string }
   | { type: "message_end"; stopReason: ModelStopReason; content: AssistantBlock[]; usage: Usage };
 
 export interface ModelClient {

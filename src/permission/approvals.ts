@@ -1,6 +1,7 @@
 // The question a front end shows, built from a PermissionRequest. Text stays as the tool wrote
 // it (front ends pass it through visible()); `hidden` says whether anything would be escaped,
 // so the warning line appears.
+import { addedLines } from "../text/addedLines.ts";
 import { hasHidden } from "../text/visible.ts";
 import type { ApprovalRequest, Choice, PermissionRequest } from "./types.ts";
 
@@ -13,6 +14,8 @@ export const CHOICE_LABELS: Readonly<Record<Choice, string>> = {
 export interface ApprovalOptions {
   /** The rules "session" would add; undefined = no "Allow for this session" choice. */
   sessionRules: string[] | undefined;
+  /** The session choice's name when it allows more than the usual words say ("Allow all edits for this session"). */
+  sessionLabel?: string;
   /** Why this asks, when it is not the usual reason. */
   note?: string;
 }
@@ -35,13 +38,15 @@ function targetText(request: PermissionRequest): string {
 
 export function buildApprovalRequest(request: PermissionRequest, options: ApprovalOptions): ApprovalRequest {
   const choices: Choice[] = options.sessionRules ? ["once", "session", "deny"] : ["once", "deny"];
-  const hidden = [request.title, request.preview, request.question ?? "", targetText(request)].some(hasHidden);
+  // The change itself too: the preview is cut (a long diff), and an editor shows the whole change.
+  const change = request.change;
+  const hidden = [request.title, request.preview, request.question ?? "", targetText(request)].some(hasHidden) || (change !== undefined && addedLines(change.oldText, change.newText).some(hasHidden));
   const approval: ApprovalRequest = {
     tool: request.tool,
     title: request.title,
     preview: request.preview,
     choices,
-    labels: { ...CHOICE_LABELS },
+    labels: { ...CHOICE_LABELS, ...(options.sessionRules && options.sessionLabel !== undefined && { session: options.sessionLabel }) },
     hidden,
   };
   if (request.callId !== undefined) approval.callId = request.callId;

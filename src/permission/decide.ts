@@ -22,7 +22,7 @@ import { insideRoot, type PathContext } from "./pathMatch.ts";
 import { readRequestFor, ruleCovers, type CompiledRule, type RequestFacts } from "./ruleMatch.ts";
 import { toolMatches } from "./ruleSyntax.ts";
 import { isGarudaPath, isGitPath, namesSensitive, sensitivePattern } from "./sensitive.ts";
-import { proposeSessionRules } from "./sessionRules.ts";
+import { proposeSessionScope, type SessionScope } from "./sessionRules.ts";
 import type { TeamPolicy } from "./teamPolicy.ts";
 import type { Decision, Mode, Rule } from "./types.ts";
 
@@ -79,15 +79,19 @@ function firstCovering(inputs: DecisionInputs, facts: RequestFacts, effect: Rule
 }
 
 function ask(facts: RequestFacts, inputs: DecisionInputs, rule: Rule, options: { session: boolean; note?: string }): Decision {
-  let sessionRules: string[] | undefined;
+  let scope: SessionScope | undefined;
   if (options.session && !inputs.policy.forbidSessionApprovals) {
     const allowed = inputs.rules
       .filter(({ rule: r, parsed }) => r.effect === "allow" && parsed.specifier !== undefined && toolMatches(parsed.tool, facts.request))
       .map(({ parsed }) => parsed.specifier as string);
-    sessionRules = proposeSessionRules(facts, inputs.ctx.root, allowed);
+    scope = proposeSessionScope(facts, inputs.ctx.root, allowed);
   }
-  const note = options.note;
-  return { outcome: "ask", rule, request: buildApprovalRequest(facts.request, note === undefined ? { sessionRules } : { sessionRules, note }) };
+  const request = buildApprovalRequest(facts.request, {
+    sessionRules: scope?.rules,
+    ...(scope?.label !== undefined && { sessionLabel: scope.label }),
+    ...(options.note !== undefined && { note: options.note }),
+  });
+  return { outcome: "ask", rule, request, ...(scope && { suggested: scope.narrowest }) };
 }
 
 export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs): Decision {

@@ -146,7 +146,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     if (decision.outcome !== "ask") return decision;
     if (!approver) {
       // The narrowest rule that would allow it, for whoever reads the log or starts the run.
-      const rule = decision.request.sessionRules?.[0];
+      const rule = decision.suggested?.[0];
       const reason = rule ? `${UNATTENDED} (An allow rule such as ${rule} would let it run.)` : UNATTENDED;
       const denied: Decision = { outcome: "deny", by: "unattended", reason, ...(decision.rule ? { rule: decision.rule } : {}) };
       record({ type: "decision", request, mode, decision: denied });

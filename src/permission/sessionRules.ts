@@ -1,12 +1,17 @@
-// "Allow for this session": the rules such an answer adds, in the narrowest shape that still
-// saves the user from the same question:
+// "Allow for this session": the rules such an answer adds. A path or an input is the tool's own
+// business, so the answer covers the tool (in the project); a command or a host covers the
+// narrowest shape that still saves the user from the same question:
+//   path write   in the project: every later call of that tool in the project, `edit_file(./**)`,
+//                the option named for it ("Allow all edits for this session"); outside the
+//                project (asked as such): that file, `edit_file(/abs/file)`
+//   path read    (only asked outside the root) that file's folder: `read_file(/abs/dir/**)`
+//   input        the tool itself (an MCP tool): `mcp__github__create_issue`
 //   command      one `tool(prefix *)` rule per part not yet allowed (commandPrefix.ts); none when a
 //                part is risky, unparsable or holds hidden characters
-//   path write   that file, for that tool: `edit_file(./src/a.ts)`
-//   path read    (only asked outside the root) that file's folder: `read_file(/abs/dir/**)`
 //   URL          that host, for that tool: `web_fetch(docs.rs)`
 //   network      that host: `network(registry.npmjs.org)`
-//   other        the tool itself (an MCP tool, a consent): `mcp__github__create_issue`
+// No session rule reaches a sensitive file, .git/ or ~/.garuda (decide.ts refuses those before
+// any allow rule), and a symlink out of the project is outside it (both paths must match).
 // Session rules live in the engine object, for the life of the session, and are never written.
 import { dirname } from "node:path";
 import { sessionPrefix } from "./commandPrefix.ts";
@@ -16,10 +21,43 @@ import type { RequestFacts } from "./ruleMatch.ts";
 import { formatRule } from "./ruleSyntax.ts";
 import type { Rule } from "./types.ts";
 
+/** What a "session" answer to one question allows. */
+export interface SessionScope {
+  /** The rules the answer adds. */
+  rules: string[];
+  /** The option's name, when the usual "Allow for this session" would not say what it allows. */
+  label?: string;
+  /** The narrowest rules that let this one call run (what an unattended run suggests). */
+  narrowest: string[];
+}
+
+/** The name of an answer that allows every later call of `tool`. */
+function wholeToolLabel(tool: string): string {
+  if (tool === "edit_file") return "Allow all edits for this session";
+  if (tool === "write_file") return "Allow all file writes for this session";
+  return `Allow all ${tool} calls for this session`;
+}
+
 /**
- * The patterns "session" would add for this request; undefined when no narrow rule fits (the
- * question then offers no "Allow for this session"). `allowed` lists command patterns already
- * in force, so a line `npm test && git status` adds only what is missing.
+ * What "session" would allow for this request; undefined when no rule fits (the question then
+ * offers no "Allow for this session"). `allowed` lists command patterns already in force.
+ */
+export function proposeSessionScope(facts: RequestFacts, root: string, allowed: readonly string[]): SessionScope | undefined {
+  const narrowest = proposeSessionRules(facts, root, allowed);
+  if (!narrowest) return undefined;
+  const { request } = facts;
+  const target = request.target;
+  if (target.kind === "path" && target.access === "write" && facts.paths.every((path) => (insideRoot(path, root) ?? "") !== "")) {
+    return { rules: [formatRule(request.tool, "./**")], label: wholeToolLabel(request.tool), narrowest };
+  }
+  if (target.kind === "input") return { rules: narrowest, label: wholeToolLabel(request.tool), narrowest };
+  return { rules: narrowest, narrowest };
+}
+
+/**
+ * The narrowest patterns that allow this request; undefined when no narrow rule fits. `allowed`
+ * lists command patterns already in force, so a line `npm test && git status` adds only what is
+ * missing.
  */
 export function proposeSessionRules(facts: RequestFacts, root: string, allowed: readonly string[]): string[] | undefined {
   const { request } = facts;

@@ -121,4 +121,5 @@ export type Decision =
   /** `partial`: the user allowed only part of the call's file change (Approver.askChange). */
   | { outcome: "allow"; by: AllowedBy; rule?: Rule; partial?: PartialApproval }
   | { outcome: "deny"; by: DeniedBy; reason: string; rule?: Rule }
-  | { outcome: "ask"; request: ApprovalRequest; rule?: Rule };
+  /** `suggested`: the narrowest rules that would let this one call run, for a run no one answers. */
+  | { outcome: "ask"; request: ApprovalRequest; rule?: Rule; suggested?: string[] };

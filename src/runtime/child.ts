@@ -83,6 +83,7 @@ function forward(parent: CallContext, callId: string, counter: { calls: number }
         parent.emit({ ...event, parentCallId: callId });
         parent.emit({ type: "tool_progress", callId, text: event.info.title });
         return;
+      case "tool_start":
       case "tool_progress":
       case "tool_result":
         parent.emit({ ...event, parentCallId: callId });

@@ -18,6 +18,11 @@ export type AgentEvent =
       /** Set for a call made inside a subagent: the subagent's own call id. */
       parentCallId?: string;
     }
+  /**
+   * The call was allowed (asked and answered, or no question needed) and its tool runs now. Live
+   * only: a replayed session gives each call with its result.
+   */
+  | { type: "tool_start"; callId: string; parentCallId?: string }
   | { type: "tool_progress"; callId: string; text: string; parentCallId?: string }
   | {
       type: "tool_result";

@@ -57,6 +57,9 @@ export async function streamResponse(
           emit?.({ type: "model_retry", attempt: event.attempt, delayMs: event.delayMs, reason: event.reason, partial: streamed });
           streamed = false;
           break;
+        case "warning":
+          emit?.({ type: "notice", level: "warning", text: event.text });
+          break;
         case "message_end":
           return { content: event.content, stopReason: event.stopReason, usage: event.usage };
         case "tool_use":

@@ -1,7 +1,8 @@
 // The tool registry: the specs the model sees, and the pipeline every call goes through —
 // lookup, input validation, describe(), the tool_call event, preToolUse hooks, the permission
-// engine, the tool itself, postToolUse hooks, the tool_result event. run() never throws: every
-// failure becomes a result the model can act on, and every tool_call gets one tool_result.
+// engine, the tool_start event, the tool itself, postToolUse hooks, the tool_result event.
+// run() never throws: every failure becomes a result the model can act on, and every tool_call
+// gets one tool_result.
 import { z } from "zod";
 import { appendHookFeedback } from "../extensions/hookOutput.ts";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "../model/types.ts";
@@ -213,6 +214,7 @@ export class ToolRegistry {
       ...(partial && { partial }),
       ...(subagent && { subagent: (task: SubagentTask) => subagent(task, { callId: call.id, readOnly: tool.readOnly }) }),
     };
+    ctx.emit({ type: "tool_start", callId: call.id });
     let result: ToolResult;
     try {
       result = await tool.run(input, toolCtx);

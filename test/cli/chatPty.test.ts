@@ -65,7 +65,8 @@ describe("garuda (the chat) in a terminal", () => {
     expect(question).toContain("? Allow Edit notes.txt?");
     expect(question).toContain("-a draft note\n");
     expect(question).toContain("+a final note\n");
-    expect(question).toContain("“Allow for this session” allows: edit_file(./notes.txt)");
+    expect(question).toContain("[s] Allow all edits for this session");
+    expect(question).toContain("“Allow all edits for this session” allows: edit_file(./**)");
     expect(chat.raw).toContain("\x1b[31m-a draft note");
     expect(chat.raw).toContain("\x1b[32m+a final note");
     expect(readFileSync(notes, "utf8")).toBe("a draft note\n");
@@ -184,15 +185,15 @@ describe("garuda (the chat) in a terminal", () => {
 
     await chat.prompt();
     chat.type("Write a.txt");
-    await chat.waitFor("[s] Allow for this session");
+    await chat.waitFor("[s] Allow all file writes for this session");
     chat.send("s");
     await chat.waitFor("Wrote it.");
     await chat.prompt();
     chat.type("/permissions");
-    const rules = await chat.waitFor("1. write_file(./a.txt)");
+    const rules = await chat.waitFor("1. write_file(./**)");
     expect(rules).toContain("Rules in force");
     chat.type("/permissions revoke 1");
-    await chat.waitFor("Revoked write_file(./a.txt)");
+    await chat.waitFor("Revoked write_file(./**)");
 
     await chat.prompt();
     chat.type("/mode plan");

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { type AnthropicClientOptions, createAnthropicClient } from "../../src/model/anthropic.ts";
+import { type AnthropicClientOptions, catchingWarnings, createAnthropicClient } from "../../src/model/anthropic.ts";
 import type { AssistantBlock, Message, ModelEvent, ModelRequest, ModelStopReason } from "../../src/model/types.ts";
 import { ModelError } from "../../src/model/types.ts";
-import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
+import { type MockAnthropic, type MockResponse, mockResponses, startMockAnthropic } from "../support/mockAnthropic.ts";
 
 const FAST_RETRY = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
 
@@ -742,5 +742,62 @@ describe("content passed back", () => {
       { type: "text", text: "answer" },
       { type: "tool_use", id: "toolu_9", name: "bash", input: { command: "ls" } },
     ]);
+  });
+});
+
+describe("the SDK's per-request warnings", () => {
+  test("a deprecated model: one warning event per client, none on the console, at every request", async () => {
+    await using mock = mockWith(
+      mockResponses.httpError(400, { message: "bad request" }),
+      mockResponses.text("one"),
+      mockResponses.text("two"),
+      mockResponses.text("three"),
+    );
+    const printed: string[] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => {
+      printed.push(args.map(String).join(" "));
+    };
+    try {
+      const client = clientFor(mock);
+      const deprecated = request({ model: "claude-sonnet-4-5" });
+      // A request that fails says why; the warning waits for one that goes through.
+      const failed = await settle(client.stream(deprecated, signal()));
+      expect(failed.error).toBeInstanceOf(ModelError);
+      expect(failed.events.filter((e) => e.type === "warning")).toEqual([]);
+      const first = await collect(client.stream(deprecated, signal()));
+      const warnings = first.filter((e) => e.type === "warning");
+      expect(warnings).toEqual([
+        {
+          type: "warning",
+          text: "the Anthropic SDK warns: The model 'claude-sonnet-4-5' is deprecated and will reach end-of-life on November 30th, 2026. Please migrate to a newer model. Visit https://docs.anthropic.com/en/docs/resources/model-deprecations for more information.",
+        },
+      ]);
+      expect(first.indexOf(warnings[0] as ModelEvent)).toBe(0);
+      expect((await collect(client.stream(deprecated, signal()))).filter((e) => e.type === "warning")).toEqual([]);
+      // Another client (another session) says it once again.
+      expect((await collect(clientFor(mock).stream(deprecated, signal()))).filter((e) => e.type === "warning")).toHaveLength(1);
+      expect(printed).toEqual([]);
+      expect(mock.requests).toHaveLength(4);
+    } finally {
+      console.warn = original;
+    }
+    // The console is the caller's again.
+    expect(console.warn).toBe(original);
+  });
+
+  test("catchingWarnings: only what the call prints is caught, and console.warn is put back when it throws", () => {
+    const original = console.warn;
+    const caught = catchingWarnings(() => {
+      console.warn("deprecated", { model: "x" });
+      return 7;
+    });
+    expect(caught).toEqual({ value: 7, warnings: ["deprecated { model: 'x' }"] });
+    expect(() =>
+      catchingWarnings(() => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    expect(console.warn).toBe(original);
   });
 });

@@ -51,7 +51,7 @@ describe("the loop", () => {
     ]);
     for (const id of ["toolu_a", "toolu_b"]) {
       const mine = events.filter((event) => "callId" in event && event.callId === id);
-      expect(mine.map((event) => event.type)).toEqual(["tool_call", "tool_result"]);
+      expect(mine.map((event) => event.type)).toEqual(["tool_call", "tool_start", "tool_result"]);
     }
     const call = ofType(events, "tool_call").find((event) => event.callId === "toolu_a");
     expect(call?.info.title).toBe("Read a.txt");

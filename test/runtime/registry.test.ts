@@ -65,6 +65,7 @@ describe("run", () => {
     expect(outcome).toMatchObject({ callId: "toolu_9", status: "completed", output: "done", summary: "1 file", isError: false, cancelled: false });
     expect(ctx.events).toEqual([
       { type: "tool_call", callId: "toolu_9", tool: "chatty", input: { path: "a" }, info: { title: "Read a", kind: "read", locations: [{ path: `${ROOT}/a` }] } },
+      { type: "tool_start", callId: "toolu_9" },
       { type: "tool_progress", callId: "toolu_9", text: "halfway" },
       { type: "tool_result", callId: "toolu_9", status: "completed", output: "done", summary: "1 file" },
     ]);
@@ -80,6 +81,24 @@ describe("run", () => {
     await new ToolRegistry([writeTool()]).run({ id: "toolu_w", name: "write", input: { path: "a.txt", content: "one\ntwo" } }, { ...ctx, beforeWrite: async () => {} });
     expect(approver.asked[0]).toMatchObject({ callId: "toolu_w", title: "Write a.txt", change: { path: "a.txt", oldText: null, newText: "one\ntwo" } });
     expect(approver.asked[0]?.preview).toBe("--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two");
+  });
+
+  test("tool_start: after the answer when the call asks, never for a call that does not run", async () => {
+    const seenWhenAsked: string[][] = [];
+    const events: AgentEvent[] = [];
+    const answering = (choice: "once" | "deny") => ({
+      ask: async () => {
+        seenWhenAsked.push(events.map((event) => event.type));
+        return choice;
+      },
+    });
+    const ctx = { ...context({ approver: answering("once"), emit: (event: AgentEvent) => events.push(event) }), beforeWrite: async () => {} };
+    await new ToolRegistry([writeTool()]).run({ id: "toolu_yes", name: "write", input: { path: "a.txt", content: "x" } }, ctx);
+    expect(seenWhenAsked[0]).toEqual(["tool_call"]);
+    expect(events.map((event) => event.type)).toEqual(["tool_call", "tool_start", "tool_result"]);
+    events.length = 0;
+    await new ToolRegistry([writeTool()]).run({ id: "toolu_no", name: "write", input: { path: "a.txt", content: "x" } }, { ...ctx, approver: answering("deny") });
+    expect(events.map((event) => event.type)).toEqual(["tool_call", "tool_result"]);
   });
 
   test("a preToolUse block is a denial with the hook's reason; the permission engine is not asked", async () => {

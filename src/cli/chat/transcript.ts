@@ -96,6 +96,9 @@ export class Transcript {
         if (event.tool === "bash") this.#commands.set(event.callId, new Set());
         this.#call(event.callId, callTitle(event.tool, event.info));
         return;
+      case "tool_start":
+        // The call's line is already shown; its output or result says the rest.
+        return;
       case "tool_progress":
         if (event.parentCallId === undefined) this.#showProgress(event.callId, event.text);
         return;
