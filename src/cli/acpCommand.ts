@@ -125,18 +125,21 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     { input: stdinStream(), output: output.protocol },
     {
       async prepare({ cwd, approver }) {
-        const [{ prepareRuntime }, { managedPolicyPath }, tree] = await Promise.all([
+        const [{ prepareRuntime }, { managedPolicyPath }, tree, folders] = await Promise.all([
           import("../runtime/prepare.ts"),
           import("../config/policy.ts"),
           import("../sandbox/processTree.ts"),
+          import("../sandbox/sessionFolders.ts"),
         ]);
         if (!exitHandler) {
-          // Whatever a shutdown could not end in time dies with the process.
+          // Whatever a shutdown could not end in time dies with the process, and its session folders go.
+          const base = folders.sessionFolderBase(ctx.env);
           exitHandler = () => {
             for (const pid of tree.descendants(process.pid)) {
               tree.signalGroup(pid, "SIGKILL");
               tree.signalProcess(pid, "SIGKILL");
             }
+            folders.removeProcessFolders(base);
           };
           process.on("exit", exitHandler);
         }

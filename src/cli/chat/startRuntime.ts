@@ -12,6 +12,7 @@ import { type ProjectTrustQuestion, prepareRuntime } from "../../runtime/prepare
 import type { Runtime } from "../../runtime/runtime.ts";
 import { probeSandbox, type SandboxProbe } from "../../sandbox/probe.ts";
 import { descendants, signalGroup, signalProcess } from "../../sandbox/processTree.ts";
+import { removeProcessFolders, sessionFolderBase } from "../../sandbox/sessionFolders.ts";
 import type { CliContext } from "../context.ts";
 import { selfCommand } from "../platform.ts";
 
@@ -33,13 +34,15 @@ export interface Started {
 
 export type StartRuntime = (options: StartOptions) => Promise<Started>;
 
-/** Whatever a shutdown could not end in time dies with the process. */
-function killLeftoversAtExit(): void {
+/** Whatever a shutdown could not end in time dies with the process, and its session folders go. */
+function killLeftoversAtExit(ctx: CliContext): void {
+  const base = sessionFolderBase(ctx.env);
   process.on("exit", () => {
     for (const pid of descendants(process.pid)) {
       signalGroup(pid, "SIGKILL");
       signalProcess(pid, "SIGKILL");
     }
+    removeProcessFolders(base);
   });
 }
 
@@ -50,7 +53,7 @@ export function runtimeStarter(ctx: CliContext): StartRuntime {
   return async (options) => {
     if (!exitHandler) {
       exitHandler = true;
-      killLeftoversAtExit();
+      killLeftoversAtExit(ctx);
     }
     probe ??= probeSandbox({ env: ctx.env, tmpDir: tmpdir() });
     const probed = await probe.catch((error: unknown) => {
