@@ -5,7 +5,6 @@
 // runtime closes (each executor kills its processes) and the process exits; the exit handler
 // kills anything still left. `garuda acp setup` is the setup that editors run for Terminal Auth.
 import { Console } from "node:console";
-import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { defineCommand, runCommand } from "citty";
 import { ConfigError } from "../config/errors.ts";
@@ -144,7 +143,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
           process.on("exit", exitHandler);
         }
         // One probe per process (the trial run only needs a folder to bind); a failed one is tried again.
-        probe ??= import("../sandbox/probe.ts").then(({ probeSandbox }) => probeSandbox({ env: ctx.env, tmpDir: tmpdir() }));
+        probe ??= import("../sandbox/probe.ts").then(({ probeSandbox, trialTmpDir }) => probeSandbox({ env: ctx.env, tmpDir: trialTmpDir() }));
         const probed = await probe.catch((error: unknown) => {
           probe = undefined;
           throw error;

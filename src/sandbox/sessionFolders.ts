@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 
 /** A folder of this session's own, removed when the session ends. */
 export interface SessionFolder {
@@ -49,7 +49,9 @@ function ensureBase(base: string): void {
   try {
     mkdirSync(base, { mode: 0o700 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new Error(`The temp folder ${dirname(base)} does not exist, so Garuda cannot make its session folders there. Set TMPDIR to an existing folder.`);
+    if (code !== "EEXIST") throw error;
   }
   const stat = lstatSync(base);
   const problem = stat.isSymbolicLink()

@@ -2,7 +2,6 @@
 // exit handler that kills whatever a shutdown could not end, and prepareRuntime with the
 // terminal's hooks. The same prepareRuntime as `garuda acp`: same model rules, policy, project
 // settings, sandbox, permission engine, hooks and audit log.
-import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { managedPolicyPath } from "../../config/policy.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
@@ -10,7 +9,7 @@ import type { PermissionEngine } from "../../permission/engine.ts";
 import type { Approver, Mode } from "../../permission/types.ts";
 import { type ProjectTrustQuestion, prepareRuntime } from "../../runtime/prepare.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
-import { probeSandbox, type SandboxProbe } from "../../sandbox/probe.ts";
+import { probeSandbox, type SandboxProbe, trialTmpDir } from "../../sandbox/probe.ts";
 import { descendants, signalGroup, signalProcess } from "../../sandbox/processTree.ts";
 import { removeProcessFolders, sessionFolderBase } from "../../sandbox/sessionFolders.ts";
 import type { CliContext } from "../context.ts";
@@ -55,7 +54,7 @@ export function runtimeStarter(ctx: CliContext): StartRuntime {
       exitHandler = true;
       killLeftoversAtExit(ctx);
     }
-    probe ??= probeSandbox({ env: ctx.env, tmpDir: tmpdir() });
+    probe ??= probeSandbox({ env: ctx.env, tmpDir: trialTmpDir() });
     const probed = await probe.catch((error: unknown) => {
       probe = undefined;
       throw error;
