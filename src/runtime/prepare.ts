@@ -25,7 +25,7 @@ import { sessionLimits } from "./limits.ts";
 import { startSessionNetwork } from "./network.ts";
 import { chooseCommandSandbox } from "./sandboxChoice.ts";
 import { realFs } from "../sandbox/fsView.ts";
-import { sandboxPaths } from "../sandbox/paths.ts";
+import { lexicalPath, resolveLoose, sandboxPaths } from "../sandbox/paths.ts";
 import { isHomeOwnPath } from "../sandbox/homeOwn.ts";
 import { createSessionFolder, type SessionFolder, sessionFolderBase, sweepSessionFolders } from "../sandbox/sessionFolders.ts";
 import { createExecutor } from "../sandbox/executor.ts";
@@ -39,7 +39,7 @@ import { createSessionTools } from "../tools/sessionTools.ts";
 import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts";
 import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
-import { checkProjectRoot } from "./projectRoot.ts";
+import { checkProjectRoot, wideFolder } from "./projectRoot.ts";
 import { Runtime } from "./runtime.ts";
 import type { Notice, ToolHooks } from "./services.ts";
 
@@ -227,12 +227,19 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       : undefined;
     const network = proxy?.network ?? ({ mode: "none" } as const);
     const pathFolders = (options.env.PATH ?? "").split(":").filter((dir) => dir.startsWith("/"));
+    // A writePath as wide as a refused root (/, /usr, /tmp, ~/.garuda …) would hand out what the
+    // root check keeps: it is left out, with a notice, since the user configured it.
+    const writePaths = settings.sandbox.writePaths.filter((path) => {
+      const wide = wideFolder(resolveLoose(lexicalPath(path, root, paths.home), realFs), { home: paths.home, sessionFolders });
+      if (wide) notices.push({ level: "warning", text: `${path} (sandbox.writePaths in ${project.file}) is not writable in the sandbox: it is ${wide.what}. Name a folder of the project, or one made for the purpose.` });
+      return wide === undefined;
+    });
     const sandboxFor = (current: Mode): SandboxSpec | null =>
       sandboxed
         ? {
             ...executor.spec({
               projectReadOnly: current === "plan",
-              writePaths: settings.sandbox.writePaths,
+              writePaths,
               denyReadPaths: [...settings.sandbox.denyRead, ...denied.paths],
               network,
             }),

@@ -51,9 +51,47 @@ function real(path: string): string {
   }
 }
 
+/** Why a folder (a real path) is too wide to be written by commands: what it is, and what to do instead. */
+export interface WideFolder {
+  /** "a system folder", "the shared temp folder /tmp", "inside /home/u/.garuda, Garuda's own folder" … */
+  what: string;
+  fix: string;
+}
+
+/**
+ * Whether commands writing `resolved` (a real path) could change more than a project: a system
+ * or temp folder, or one that holds either (a home inside a system folder, /root, is still a
+ * home), Garuda's session folders (inside or above them), or a folder inside ~/.garuda.
+ */
+export function wideFolder(resolved: string, context: RootContext): WideFolder | undefined {
+  const fold = context.caseInsensitive ?? process.platform === "darwin" ? (path: string) => path.toLowerCase() : (path: string) => path;
+  const at = fold(resolved);
+  const holds = (folder: string) => isInside(fold(folder), at);
+  const home = real(context.home);
+
+  const system = SYSTEM_FOLDERS.find((folder) => fold(folder) !== fold(home) && holds(folder));
+  if (system !== undefined) {
+    const what = fold(system) === at ? "a system folder" : `a folder that holds the system folder ${system}`;
+    return { what: `${what}, and commands in the sandbox could change the computer's own files from there`, fix: OPEN_A_PROJECT };
+  }
+  const temp = TEMP_FOLDERS.find(holds);
+  if (temp !== undefined) {
+    const what = fold(temp) === at ? "the shared temp folder" : `a folder that holds the shared temp folder ${temp}`;
+    return { what: `${what}, where other programs and Garuda's other sessions keep their files`, fix: `${OPEN_A_PROJECT} (a folder inside ${temp} is fine)` };
+  }
+  const sessions = context.sessionFolders;
+  const garuda = real(join(home, ".garuda"));
+  const own = holds(sessions) || isInside(at, fold(sessions)) ? sessions : isInside(at, fold(garuda)) ? garuda : undefined;
+  if (own !== undefined) {
+    const how = isInside(at, fold(own)) ? "inside" : "a folder that holds";
+    return { what: `${how} ${own}, Garuda's own folder (settings, credentials, other sessions' files)`, fix: OPEN_A_PROJECT };
+  }
+  return undefined;
+}
+
 /**
  * The real root of a session, or a ConfigError for a folder that cannot be one: missing, not a
- * folder, a system or temp folder (or one that holds either), Garuda's own folders.
+ * folder, or too wide (wideFolder).
  */
 export function checkProjectRoot(root: string, context: RootContext): ProjectRoot {
   if (!isAbsolute(root)) throw new ConfigError(undefined, `The project folder must be an absolute path, not "${root}"`);
@@ -64,39 +102,17 @@ export function checkProjectRoot(root: string, context: RootContext): ProjectRoo
     throw new ConfigError(undefined, `The project folder ${root} does not exist`);
   }
   if (!statSync(resolved).isDirectory()) throw new ConfigError(undefined, `${root} is not a folder`);
+  const named = resolved === root ? root : `${root} (${resolved})`;
+  const wide = wideFolder(resolved, context);
+  if (wide) throw new ConfigError(undefined, `Garuda does not run in ${named}: it is ${wide.what}`, wide.fix);
 
   const fold = context.caseInsensitive ?? process.platform === "darwin" ? (path: string) => path.toLowerCase() : (path: string) => path;
-  const at = fold(resolved);
-  const holds = (folder: string) => isInside(fold(folder), at);
-  const named = resolved === root ? root : `${root} (${resolved})`;
   const home = real(context.home);
-
-  // A home inside a system folder (/root, for the superuser) is still a home.
-  const system = SYSTEM_FOLDERS.find((folder) => fold(folder) !== fold(home) && holds(folder));
-  if (system !== undefined) {
-    const what = fold(system) === at ? "a system folder" : `a folder that holds the system folder ${system}`;
-    throw new ConfigError(undefined, `Garuda does not run in ${named}: it is ${what}, and commands in the sandbox could change the computer's own files from there`, OPEN_A_PROJECT);
-  }
-  const temp = TEMP_FOLDERS.find(holds);
-  if (temp !== undefined) {
-    const what = fold(temp) === at ? "the shared temp folder" : `a folder that holds the shared temp folder ${temp}`;
-    throw new ConfigError(undefined, `Garuda does not run in ${named}: it is ${what}, where other programs and Garuda's other sessions keep their files`, `${OPEN_A_PROJECT} (a folder inside ${temp} is fine)`);
-  }
-  // Garuda's own folders: none may be inside the root's reach, or be the root's parent.
-  const sessions = context.sessionFolders;
-  const garuda = real(join(home, ".garuda"));
-  const own = holds(sessions) || isInside(at, fold(sessions)) ? sessions : isInside(at, fold(garuda)) ? garuda : undefined;
-  if (own !== undefined) {
-    const how = isInside(at, fold(own)) ? "is inside" : "holds";
-    throw new ConfigError(undefined, `Garuda does not run in ${named}: it ${how} ${own}, Garuda's own folder (settings, credentials, other sessions' files)`, OPEN_A_PROJECT);
-  }
-  if (holds(home)) {
+  if (isInside(fold(home), fold(resolved))) {
+    const where = fold(home) === fold(resolved) ? `This session runs in your home folder (${home}), not in a project.` : `This session's folder ${resolved} holds your home folder (${home}).`;
     return {
       root: resolved,
-      homeNotice:
-        fold(home) === at
-          ? `This session runs in your home folder (${home}), not in a project. Commands may change its ordinary folders, but not your dotfiles (shell and login scripts, ~/.config, ~/.ssh …), ~/bin and the other PATH folders or ~/.garuda, and the file tools do not edit them. Open a project folder to work on one project.`
-          : `This session's folder ${resolved} holds your home folder (${home}). Commands may change its ordinary folders, but not your dotfiles (shell and login scripts, ~/.config, ~/.ssh …), ~/bin and the other PATH folders or ~/.garuda, and the file tools do not edit them. Open a project folder to work on one project.`,
+      homeNotice: `${where} Commands may change its ordinary folders, but not your dotfiles (shell and login scripts, ~/.config, ~/.ssh …), ~/bin and the other PATH folders or ~/.garuda, and the file tools do not edit them. Open a project folder to work on one project.`,
     };
   }
   return { root: resolved };

@@ -68,6 +68,9 @@ export const HOME_DENY_READ = [
   ".garuda/sessions",
   ".garuda/audit",
   ".garuda/snapshots",
+  // MCP servers' env and headers, and hook command lines, may hold tokens written out in full.
+  ".garuda/mcp.json",
+  ".garuda/hooks.json",
   ".claude.json",
   ".claude/.credentials.json",
 ];
@@ -141,7 +144,7 @@ export function resolveLoose(path: string, fs: FsView): string {
 }
 
 /** Where a configured writePath points, lexically: `~` is HOME, a relative path is under the root. */
-function lexicalPath(path: string, root: string, home: string): string {
+export function lexicalPath(path: string, root: string, home: string): string {
   if (path === "~" || path.startsWith("~/")) return join(home, path.slice(1));
   return resolve(root, path);
 }

@@ -27,6 +27,8 @@ const files: Record<string, string> = {
   ".garuda/sessions/proj-1/s.jsonl": '{"secret":"transcript"}\n',
   ".garuda/audit/proj-1/a.jsonl": '{"secret":"audit"}\n',
   ".garuda/snapshots/proj-1/HEAD": "ref: refs/heads/main\n",
+  ".garuda/mcp.json": '{"servers":{"gh":{"command":"gh-mcp","env":{"GITHUB_TOKEN":"ghp_secret"}}}}\n',
+  ".garuda/hooks.json": '{"hooks":{}}\n',
   "bin/mine": "#!/bin/sh\n",
   "go/bin/gopls": "#!/bin/sh\n",
   "go/src/x/main.go": "package main\n",
@@ -109,13 +111,16 @@ describeSandbox("a session at the home folder, in bubblewrap", () => {
     await rm(join(home, "projects/app/node_modules/.bin/tsc"));
   });
 
-  test("transcripts, audit logs and undo snapshots are unreadable; Garuda's other files stay readable (negative control)", async () => {
+  test("transcripts, audit logs, undo snapshots, mcp.json and hooks.json are unreadable; Garuda's other files stay readable (negative control)", async () => {
     for (const folder of ["sessions/proj-1/s.jsonl", "audit/proj-1/a.jsonl", "snapshots/proj-1/HEAD"]) {
       const result = await run(`cat ~/.garuda/${folder}`);
       expect(result.exitCode).not.toBe(0);
       expect(result.output).toContain("No such file or directory");
     }
     expect((await run("ls -A ~/.garuda/sessions ~/.garuda/audit ~/.garuda/snapshots")).output).not.toContain("proj-1");
+    const configs = await run("cat ~/.garuda/mcp.json ~/.garuda/hooks.json");
+    expect(configs.exitCode).not.toBe(0);
+    expect(configs.output).not.toContain("ghp_secret");
     expect((await run("cat ~/.garuda/trust.json"))).toMatchObject({ exitCode: 0, output: "{}\n" });
     // The same hiding in a session anywhere else (here: a project inside the home).
     const elsewhere = await executor.run({ command: "cat ~/.garuda/sessions/proj-1/s.jsonl", cwd: join(home, "projects/app"), sandbox: { ...spec(), root: join(home, "projects/app") } });
