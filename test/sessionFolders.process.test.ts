@@ -81,7 +81,7 @@ describe("session folders of the compiled binary", () => {
     for (let i = 0; i < 50; i++) await garuda.newSession(f.root);
     const made = f.folders();
     expect(made).toHaveLength(50);
-    for (const name of made) expect(name).toMatch(new RegExp(`^${garuda.proc.pid}-\\d+-[0-9a-f]{8}$`));
+    for (const name of made) expect(name).toMatch(new RegExp(`^${garuda.proc.pid}-\\d+-\\d+-[0-9a-f]{8}$`));
     expect(readdirSync(join(f.base, made[0] as string)).sort()).toEqual([expect.stringMatching(/^garuda-proxy-/), "tmp"]);
     garuda.proc.stdin.end();
     expect(await garuda.proc.exited).toBe(0);

@@ -18,6 +18,8 @@ export const SYSTEM_FOLDERS: readonly string[] = [
   "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt",
   "/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys", "/usr", "/usr/bin", "/usr/lib",
   "/usr/local", "/usr/local/bin", "/usr/sbin", "/usr/share", "/var", "/var/lib", "/var/log", "/nix", "/nix/store", "/gnu",
+  // WSL: the Windows drives, their system and users' folders
+  ..."cdefgh".split("").flatMap((drive) => [`/mnt/${drive}`, `/mnt/${drive}/Windows`, `/mnt/${drive}/Users`, `/mnt/${drive}/Program Files`]),
   // macOS
   "/Applications", "/Library", "/System", "/Users", "/Volumes", "/cores", "/private", "/private/etc",
   "/private/var", "/opt/homebrew",

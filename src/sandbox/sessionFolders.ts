@@ -5,27 +5,28 @@
 // a writePath) cannot see another session's files, and a project root that holds the base is
 // refused (runtime/projectRoot.ts).
 //
-// A session folder is named `<pid>-<start>-<random>`: the Garuda process that made it, with that
-// process's start time, so a pid the system has since given to another process is not taken for
-// the old one. A clean exit removes the folders it made (removeProcessFolders, from the exit
+// A session folder is named `<pid>-<start>-<ns>-<random>`: the Garuda process that made it, with
+// that process's start time, so a pid the system has since given to another process is not taken
+// for the old one, and its PID namespace (Linux; 0 elsewhere), so a garuda in a container that
+// shares the temp folder never judges another namespace's pids. A clean exit removes the folders it made (removeProcessFolders, from the exit
 // handler); after a SIGKILL nothing can, so each new session sweeps the folders whose process is
 // gone (sweepSessionFolders). Live processes' folders are never touched.
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 
 /** A folder of this session's own, removed when the session ends. */
 export interface SessionFolder {
-  /** `<base>/<pid>-<start>-<random>`, mode 0700. */
+  /** `<base>/<pid>-<start>-<ns>-<random>`, mode 0700. */
   readonly dir: string;
   /** `<dir>/tmp`: the sandbox's /tmp and TMPDIR. */
   readonly tmp: string;
   remove(): Promise<void>;
 }
 
-const NAME = /^(\d+)-(\d+)-[0-9a-f]{8}$/;
+const NAME = /^(\d+)-(\d+)-(\d+)-[0-9a-f]{8}$/;
 
 const uid = () => process.getuid?.() ?? 0;
 
@@ -84,11 +85,21 @@ export function processStart(pid: number): string | undefined {
   return Number.isNaN(started) ? undefined : String(Math.floor(started / 1000));
 }
 
-/** This process's own prefix, `<pid>-<start>-`. */
+/** This process's PID namespace (the inode of /proc/self/ns/pid), "0" where there is none. */
+function pidNamespace(): string {
+  if (process.platform !== "linux") return "0";
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? "0";
+  } catch {
+    return "0";
+  }
+}
+
+/** This process's own prefix, `<pid>-<start>-<ns>-`. */
 function ownPrefix(): string {
   const start = processStart(process.pid);
   if (start === undefined) throw new Error("cannot tell when this process started, so its session folders cannot be named");
-  return `${process.pid}-${start}-`;
+  return `${process.pid}-${start}-${pidNamespace()}-`;
 }
 
 /** A new session folder with its tmp, both 0700, under `base`. */
@@ -109,10 +120,12 @@ export function deadSessionFolders(base: string): string[] {
   } catch {
     return [];
   }
+  const namespace = pidNamespace();
   const dead: string[] = [];
   for (const name of names) {
     const match = NAME.exec(name);
     if (!match) continue; // not a session folder: left alone
+    if (match[3] !== namespace) continue; // another PID namespace's pids mean nothing here
     if (processStart(Number(match[1])) !== match[2]) dead.push(join(base, name));
   }
   return dead;

@@ -41,7 +41,7 @@ describe("session folders", () => {
     const folder = createSessionFolder(base);
     expect(statSync(base).mode & 0o777).toBe(0o700);
     expect(statSync(folder.dir).mode & 0o777).toBe(0o700);
-    expect(basename(folder.dir)).toMatch(new RegExp(`^${process.pid}-${processStart(process.pid)}-[0-9a-f]{8}$`));
+    expect(basename(folder.dir)).toMatch(new RegExp(`^${process.pid}-${processStart(process.pid)}-\\d+-[0-9a-f]{8}$`));
     expect(folder.tmp).toBe(join(folder.dir, "tmp"));
     await folder.remove();
     expect(existsSync(folder.dir)).toBe(false);
@@ -61,17 +61,20 @@ describe("session folders", () => {
     expect(existsSync(createSessionFolder(base).tmp)).toBe(true);
   });
 
-  test("the sweep removes a SIGKILLed process's folder and a reused pid's, and keeps live processes' (its own too)", async () => {
+  test("the sweep removes a SIGKILLed process's folder and a reused pid's, and keeps live processes' (its own too) and other namespaces'", async () => {
     using temp = tempDir();
     const base = join(temp.path, "base");
     const own = createSessionFolder(base);
     const live = await holder(base);
     const killed = await holder(base);
+    const namespace = basename(own.dir).split("-")[2];
     // A folder of this very pid but another start time: the pid was reused.
-    const reused = join(base, `${process.pid}-${Number(processStart(process.pid)) + 1}-0badf00d`);
+    const reused = join(base, `${process.pid}-${Number(processStart(process.pid)) + 1}-${namespace}-0badf00d`);
     mkdirSync(join(reused, "tmp"), { recursive: true });
-    // Not a session folder: never touched.
+    // Not a session folder, or one of another PID namespace (a container sharing the temp folder): never touched.
     mkdirSync(join(base, "notes"));
+    const foreign = `${process.pid}-1-${Number(namespace) + 1}-0badf00d`;
+    mkdirSync(join(base, foreign));
     expect(deadSessionFolders(base)).toEqual([reused]);
 
     killed.proc.kill("SIGKILL");
@@ -79,13 +82,13 @@ describe("session folders", () => {
     expect(existsSync(killed.dir)).toBe(true);
     const swept = await sweepSessionFolders(base);
     expect(swept.sort()).toEqual([killed.dir, reused].sort());
-    expect(readdirSync(base).sort()).toEqual([basename(own.dir), basename(live.dir), "notes"].sort());
+    expect(readdirSync(base).sort()).toEqual([basename(own.dir), basename(live.dir), "notes", foreign].sort());
     expect(readFileSync(join(live.dir, "tmp", "data")).length).toBe(4 * 1024 * 1024);
 
     live.proc.kill("SIGKILL");
     await live.proc.exited;
     expect(await sweepSessionFolders(base)).toEqual([live.dir]);
-    expect(readdirSync(base).sort()).toEqual([basename(own.dir), "notes"].sort());
+    expect(readdirSync(base).sort()).toEqual([basename(own.dir), "notes", foreign].sort());
   }, 30_000);
 });
 
