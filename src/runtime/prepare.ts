@@ -74,8 +74,6 @@ export interface PrepareOptions {
   projectTrust?: (question: ProjectTrustQuestion) => Promise<boolean>;
   /** Gives the front end the session's permission engine and model (the terminal's /permissions and /model). */
   onPrepared?: (parts: { engine: PermissionEngine; model: ModelInfo }) => void;
-  /** Where session folders go (sandbox/sessionFolders.ts). Default: `garuda-<uid>` in the temp folder of `env`. */
-  sessionFolders?: string;
 }
 
 /**
@@ -117,7 +115,8 @@ export interface ProjectTrustQuestion {
  */
 export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> {
   const { paths } = options;
-  const sessionFolders = options.sessionFolders ?? sessionFolderBase(options.env);
+  // Where session folders go: `garuda-<uid>` in the temp folder of `env` (sandbox/sessionFolders.ts).
+  const sessionFolders = sessionFolderBase(options.env);
   const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
   const root = checked.root;
   const prepared = prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
