@@ -5,7 +5,6 @@
 // runtime closes (each executor kills its processes) and the process exits; the exit handler
 // kills anything still left. `garuda acp setup` is the setup that editors run for Terminal Auth.
 import { Console } from "node:console";
-import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { defineCommand, runCommand } from "citty";
 import { ConfigError } from "../config/errors.ts";
@@ -125,23 +124,26 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     { input: stdinStream(), output: output.protocol },
     {
       async prepare({ cwd, approver }) {
-        const [{ prepareRuntime }, { managedPolicyPath }, tree] = await Promise.all([
+        const [{ prepareRuntime }, { managedPolicyPath }, tree, folders] = await Promise.all([
           import("../runtime/prepare.ts"),
           import("../config/policy.ts"),
           import("../sandbox/processTree.ts"),
+          import("../sandbox/sessionFolders.ts"),
         ]);
         if (!exitHandler) {
-          // Whatever a shutdown could not end in time dies with the process.
+          // Whatever a shutdown could not end in time dies with the process, and its session folders go.
+          const base = folders.sessionFolderBase(ctx.env);
           exitHandler = () => {
             for (const pid of tree.descendants(process.pid)) {
               tree.signalGroup(pid, "SIGKILL");
               tree.signalProcess(pid, "SIGKILL");
             }
+            folders.removeProcessFolders(base);
           };
           process.on("exit", exitHandler);
         }
         // One probe per process (the trial run only needs a folder to bind); a failed one is tried again.
-        probe ??= import("../sandbox/probe.ts").then(({ probeSandbox }) => probeSandbox({ env: ctx.env, tmpDir: tmpdir() }));
+        probe ??= import("../sandbox/probe.ts").then(({ probeSandbox, trialTmpDir }) => probeSandbox({ env: ctx.env, tmpDir: trialTmpDir() }));
         const probed = await probe.catch((error: unknown) => {
           probe = undefined;
           throw error;

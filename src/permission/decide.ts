@@ -2,7 +2,7 @@
 // the first that applies wins (DESIGN.md "Safety model"):
 //   0  team-policy violation (policy deny rules, mode, sandbox, network keys) → deny
 //   1  sensitive file with no allow rule naming it → deny (reads too)
-//   2  write into .git/ (any depth) or ~/.garuda → deny
+//   2  write into .git/ (any depth) or ~/.garuda, or (root at or above ~) the home's own files → deny
 //   3  deny rule → deny
 //   4  plan mode and not read-only → deny, telling the model to put it in its plan
 //   5  read-only tool → allow
@@ -22,6 +22,8 @@ import { insideRoot, type PathContext } from "./pathMatch.ts";
 import { readRequestFor, ruleCovers, type CompiledRule, type RequestFacts } from "./ruleMatch.ts";
 import { toolMatches } from "./ruleSyntax.ts";
 import { isGarudaPath, isGitPath, namesSensitive, sensitivePattern } from "./sensitive.ts";
+import { isHomeOwnPath } from "../sandbox/homeOwn.ts";
+import { isInside } from "../sandbox/fsView.ts";
 import { proposeSessionScope, type SessionScope } from "./sessionRules.ts";
 import type { TeamPolicy } from "./teamPolicy.ts";
 import type { Decision, Mode, Rule } from "./types.ts";
@@ -98,6 +100,8 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   const { request } = facts;
   const target = request.target;
   const { root, home } = inputs.ctx;
+  // A root at or above the home folder (a session at ~): the home's own files are not the project's.
+  const homeInRoot = isInside(home, root);
 
   // 0. Team policy.
   const violation = policyViolation(inputs.policy, inputs.rules, facts, mode, inputs.sandboxAvailable, inputs.ctx);
@@ -134,6 +138,15 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
           reason: "Files under ~/.garuda hold Garuda's own settings, policy and credentials; a tool may not change them. Ask the user to make the change.",
         };
       }
+      const homeOwn = homeInRoot ? facts.paths.find((path) => isHomeOwnPath(path, home)) : undefined;
+      if (homeOwn !== undefined) {
+        return {
+          outcome: "deny",
+          by: "protected",
+          rule: builtin("deny", "edit(~/.*)"),
+          reason: `${homeOwn} is one of the home folder's own files (dotfiles, ~/bin, the PATH folders), which this session, running in the home folder, does not change: the computer runs or trusts them later. Ask the user to make the change, or to start Garuda in a project folder.`,
+        };
+      }
     }
   }
 
@@ -168,7 +181,7 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
     }
   }
 
-  const outside = target.kind === "path" && facts.paths.some((path) => insideRoot(path, root) === undefined);
+  const outside = target.kind === "path" && facts.paths.some((path) => insideRoot(path, root) === undefined || (homeInRoot && isHomeOwnPath(path, home)));
 
   // 5. Read-only tools: reads inside the root, and calls with no target to check.
   const readOnlyTarget = (target.kind === "path" && target.access === "read" && !outside) || target.kind === "input";
@@ -185,7 +198,10 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   }
 
   let note: string | undefined;
-  if (outside) note = "It is outside the project folder.";
+  if (outside) {
+    const onlyHomeOwn = facts.paths.every((path) => insideRoot(path, root) !== undefined);
+    note = onlyHomeOwn ? "It is one of the home folder's own files (a dotfile, ~/bin …), not part of a project." : "It is outside the project folder.";
+  }
   else if (secret !== undefined) note = `It names ${secret}, which may hold secrets.`;
   else if (analysis?.notAllowable !== undefined) note = `No rule can allow it without asking: ${analysis.notAllowable}.`;
   else if (target.kind === "command" && !target.sandboxed) note = inputs.sandboxAvailable ? "It would run outside the OS sandbox." : "No OS sandbox is available: it would run directly on this computer.";

@@ -16,6 +16,8 @@ export interface SessionNetworkOptions {
   audit: AuditSink;
   mode: () => Mode;
   signal: () => AbortSignal | undefined;
+  /** The folder the proxy's socket folder goes in (the session's own folder); default the temp folder. */
+  dir?: string;
   /** Tests: a loopback TCP listener (macOS always has one), other ports, name resolution. */
   testing?: Pick<EgressProxyOptions, "tcp" | "ports" | "localAddresses" | "resolve">;
 }
@@ -43,6 +45,7 @@ export async function startSessionNetwork(options: SessionNetworkOptions): Promi
     strict,
     // Seatbelt can only allow a TCP port, not a Unix socket.
     tcp: process.platform === "darwin",
+    ...(options.dir !== undefined && { dir: options.dir }),
     ...options.testing,
     vetoHost: (host, port) => engine.refusal(request(host, port), options.mode()),
     rememberSessionAnswers: false,

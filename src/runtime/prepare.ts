@@ -3,8 +3,6 @@
 // sandbox, permission engine, hooks, audit log and tools. Files are read again on every call,
 // so a session started after `garuda setup` (or a policy change) sees it without a restart.
 import { randomUUID } from "node:crypto";
-import { realpathSync, statSync } from "node:fs";
-import { isAbsolute } from "node:path";
 import { ConfigError } from "../config/errors.ts";
 import { type PreparedModel, prepareModel } from "../config/modelSetup.ts";
 import type { GarudaPaths } from "../config/paths.ts";
@@ -27,7 +25,9 @@ import { sessionLimits } from "./limits.ts";
 import { startSessionNetwork } from "./network.ts";
 import { chooseCommandSandbox } from "./sandboxChoice.ts";
 import { realFs } from "../sandbox/fsView.ts";
-import { sandboxPaths } from "../sandbox/paths.ts";
+import { lexicalPath, resolveLoose, sandboxPaths } from "../sandbox/paths.ts";
+import { isHomeOwnPath } from "../sandbox/homeOwn.ts";
+import { createSessionFolder, type SessionFolder, sessionFolderBase, sweepSessionFolders } from "../sandbox/sessionFolders.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
@@ -39,6 +39,7 @@ import { createSessionTools } from "../tools/sessionTools.ts";
 import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts";
 import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
+import { checkProjectRoot, wideFolder } from "./projectRoot.ts";
 import { Runtime } from "./runtime.ts";
 import type { Notice, ToolHooks } from "./services.ts";
 
@@ -73,19 +74,6 @@ export interface PrepareOptions {
   projectTrust?: (question: ProjectTrustQuestion) => Promise<boolean>;
   /** Gives the front end the session's permission engine and model (the terminal's /permissions and /model). */
   onPrepared?: (parts: { engine: PermissionEngine; model: ModelInfo }) => void;
-}
-
-/** A bad working folder: a front end shows the message as is. */
-function checkRoot(root: string): string {
-  if (!isAbsolute(root)) throw new ConfigError(undefined, `The project folder must be an absolute path, not "${root}"`);
-  let real: string;
-  try {
-    real = realpathSync(root);
-  } catch {
-    throw new ConfigError(undefined, `The project folder ${root} does not exist`);
-  }
-  if (!statSync(real).isDirectory()) throw new ConfigError(undefined, `${root} is not a folder`);
-  return real;
 }
 
 /**
@@ -126,8 +114,11 @@ export interface ProjectTrustQuestion {
  * model or key is set up, ConfigError for a broken file or a bad folder.
  */
 export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> {
-  const root = checkRoot(options.root);
   const { paths } = options;
+  // Where session folders go: `garuda-<uid>` in the temp folder of `env` (sandbox/sessionFolders.ts).
+  const sessionFolders = sessionFolderBase(options.env);
+  const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
+  const root = checked.root;
   const prepared = prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
   const { policy, notices: policyNotices } = loadTeamPolicy({ managed: options.managedPolicy, user: paths.policy, root });
   checkModelAllowed(policy, prepared.model.spec);
@@ -151,27 +142,39 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const requested = resolveMode(policy, options.mode ?? "build");
   let mode = requested.mode;
 
-  const notices: Notice[] = [...policyNotices, ...trust.notices(), ...project.notices, ...hooks.notices, ...(requested.notice ? [requested.notice] : [])].map(
+  const notices: Notice[] = [...(checked.homeNotice ? [checked.homeNotice] : []), ...policyNotices, ...trust.notices(), ...project.notices, ...hooks.notices, ...(requested.notice ? [requested.notice] : [])].map(
     (text) => ({ level: "warning", text }),
   );
   const settings = project.settings;
   const denied = expandDenyPaths([...policy.denyPaths], root, paths.home);
   notices.push(...denied.notices.map((text): Notice => ({ level: "warning", text })));
 
-  const executor: ProcessExecutor = await createExecutor({
-    root,
-    home: paths.home,
-    envAllowlist: settings.env.allow,
-    selfCommand: options.selfCommand,
-    env: options.env,
-    ...(options.probe && { probe: options.probe }),
-  });
+  // The session's own folder (its sandbox tmp, the proxy's socket), removed when it closes; the
+  // folders of Garuda processes that died without removing theirs go now, in the background.
+  const folder: SessionFolder = createSessionFolder(sessionFolders);
+  void sweepSessionFolders(sessionFolders);
+  let executor: ProcessExecutor;
+  try {
+    executor = await createExecutor({
+      root,
+      home: paths.home,
+      tmpDir: folder.tmp,
+      envAllowlist: settings.env.allow,
+      selfCommand: options.selfCommand,
+      env: options.env,
+      ...(options.probe && { probe: options.probe }),
+    });
+  } catch (error) {
+    await folder.remove();
+    throw error;
+  }
   const strict = policy.strictProfile !== null || settings.profile === "strict";
   const commands = chooseCommandSandbox(executor.sandbox, policy, { file: project.file, executor: settings.executor, ...(settings.profile && { profile: settings.profile }) });
   notices.push(...commands.notices.map((text): Notice => ({ level: "warning", text })));
   const sandboxed = commands.availability.available;
   if (strict && !executor.sandbox.available) {
     await executor.shutdown();
+    await folder.remove();
     throw new ConfigError(policy.strictProfile?.file ?? project.file, "the strict profile needs the OS sandbox, and it is not available here", executor.sandbox.fix);
   }
 
@@ -218,17 +221,30 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
           audit,
           mode: () => runtime?.mode ?? mode,
           signal: () => runtime?.activeSignal(),
+          dir: folder.dir,
         })
       : undefined;
     const network = proxy?.network ?? ({ mode: "none" } as const);
+    const pathFolders = (options.env.PATH ?? "").split(":").filter((dir) => dir.startsWith("/"));
+    // A writePath as wide as a refused root (/, /usr, /tmp, ~/.garuda …) would hand out what the
+    // root check keeps: it is left out, with a notice, since the user configured it.
+    const writePaths = settings.sandbox.writePaths.filter((path) => {
+      const wide = wideFolder(resolveLoose(lexicalPath(path, root, paths.home), realFs), { home: paths.home, sessionFolders });
+      if (wide) notices.push({ level: "warning", text: `${path} (sandbox.writePaths in ${project.file}) is not writable in the sandbox: it is ${wide.what}. Name a folder of the project, or one made for the purpose.` });
+      return wide === undefined;
+    });
     const sandboxFor = (current: Mode): SandboxSpec | null =>
       sandboxed
-        ? executor.spec({
-            projectReadOnly: current === "plan",
-            writePaths: settings.sandbox.writePaths,
-            denyReadPaths: [...settings.sandbox.denyRead, ...denied.paths],
-            network,
-          })
+        ? {
+            ...executor.spec({
+              projectReadOnly: current === "plan",
+              writePaths,
+              denyReadPaths: [...settings.sandbox.denyRead, ...denied.paths],
+              network,
+            }),
+            pathFolders,
+            sessionsDir: sessionFolders,
+          }
         : null;
     // A writePath that reaches its folder through a symlink a command could have planted is not
     // made writable (src/sandbox/paths.ts); say so, since the user configured it.
@@ -236,9 +252,12 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     for (const refused of buildSpec ? sandboxPaths(buildSpec, realFs).refused : []) {
       notices.push({ level: "warning", text: `${refused.path} is not writable in the sandbox: it goes through the symbolic link ${refused.link}, in a folder commands can write, so a command could have made it. Replace the link with a real folder if you want it writable.` });
     }
-    const hidden = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
+    const ruleHidden = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
       ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
       : undefined;
+    // A session at ~: searches and listings skip the home's own files, as they never reach them from a project.
+    const homeOwn = checked.homeNotice ? (absPath: string) => isHomeOwnPath(absPath, paths.home) : undefined;
+    const hidden = ruleHidden && homeOwn ? (absPath: string) => ruleHidden(absPath) || homeOwn(absPath) : (ruleHidden ?? homeOwn);
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
     const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
@@ -297,6 +316,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
         await extensions.close();
         await proxy?.close();
         audit.close();
+        await folder.remove();
       },
     });
     return runtime;
@@ -305,6 +325,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     await executor.shutdown();
     await proxy?.close();
     audit.close();
+    await folder.remove();
     throw error;
   }
 }

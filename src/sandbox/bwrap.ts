@@ -13,7 +13,9 @@
 //      between the writable root and a protected path is bound over itself first ("pinned"): a
 //      mount point cannot be renamed or removed (EBUSY), so `mv .git x; mkdir -p .git/hooks` fails;
 //   5. unreadable paths: a folder → empty read-only tmpfs, a file → /dev/null;
-//   6. the egress proxy's Unix socket, the only way out of the network namespace.
+//   6. other sessions' folders (spec.sessionsDir) where still visible: an empty tmpfs, with this
+//      session's tmp bound back;
+//   7. the egress proxy's Unix socket, the only way out of the network namespace.
 // A protected path that is itself a symlink is held at its target; the link can still be replaced.
 import { dirname } from "node:path";
 import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
@@ -120,10 +122,20 @@ export function bwrapArgv(spec: SandboxSpec, argv: string[], env: Record<string,
     else if (kind === "file") args.push("--ro-bind", "/dev/null", path);
   }
 
+  // Other sessions' folders, where they would be visible: an empty tmpfs over them all, this
+  // session's tmp bound back at its own path (TMPDIR), read-only once the mounts below it are made.
+  const sessions = spec.sessionsDir === undefined ? undefined : resolveLoose(spec.sessionsDir, fs);
+  const hideSessions = sessions !== undefined && visible(sessions) && fs.kind(sessions) === "dir";
+  if (hideSessions) {
+    args.push("--tmpfs", sessions);
+    if (isInside(tmp, sessions)) args.push("--bind", tmp, tmp);
+  }
+
   if (spec.network.mode === "proxy") {
     const socket = resolveLoose(spec.network.socketPath, fs);
     args.push("--bind", socket, socket);
   }
+  if (hideSessions) args.push("--remount-ro", sessions);
 
   args.push("--clearenv");
   for (const name of Object.keys(env).sort()) args.push("--setenv", name, env[name] as string);

@@ -4,6 +4,7 @@
 import { readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
+import { HOME_BIN_FOLDERS, isHomeOwnName } from "./homeOwn.ts";
 import type { SandboxSpec } from "./types.ts";
 
 /** Package caches under HOME, writable when they exist, so installs and builds work. */
@@ -61,6 +62,15 @@ export const HOME_DENY_READ = [
   "Library/Keychains",
   ".garuda/credentials",
   ".garuda/mcp-auth.json",
+  // Transcripts, audit logs and undo snapshots of every project (this one's too): a command has no
+  // use for them (hooks get their input in a file of their own), and they hold what earlier
+  // sessions read and wrote, other projects' included.
+  ".garuda/sessions",
+  ".garuda/audit",
+  ".garuda/snapshots",
+  // MCP servers' env and headers, and hook command lines, may hold tokens written out in full.
+  ".garuda/mcp.json",
+  ".garuda/hooks.json",
   ".claude.json",
   ".claude/.credentials.json",
 ];
@@ -134,7 +144,7 @@ export function resolveLoose(path: string, fs: FsView): string {
 }
 
 /** Where a configured writePath points, lexically: `~` is HOME, a relative path is under the root. */
-function lexicalPath(path: string, root: string, home: string): string {
+export function lexicalPath(path: string, root: string, home: string): string {
   if (path === "~" || path.startsWith("~/")) return join(home, path.slice(1));
   return resolve(root, path);
 }
@@ -267,6 +277,35 @@ function gitPaths(root: string, fs: LinkFsView): GitPaths {
   return { writable: [...new Set([gitDir, commonDir])], protected: held };
 }
 
+/**
+ * A writable folder that holds the home folder (a session at ~, a writePath over it), as the
+ * folders a command may write instead: on the way down to the home every other entry, and in the
+ * home its plain-named folders but not its own (dotfiles, ~/bin, ~/Library: homeOwn.ts). The
+ * folders on the way and the home itself stay read-only, so nothing new appears at their top
+ * (a fresh ~/.npmrc, say); a symlink or a file there stays read-only too. Any other folder: itself.
+ */
+function aroundHome(dir: string, home: string, fs: LinkFsView): string[] {
+  if (!isInside(home, dir)) return [dir];
+  const folders: string[] = [];
+  const isDir = (path: string) => fs.kind(path) === "dir";
+  for (let current = dir; current !== home; ) {
+    const step = home.slice(current === "/" ? 1 : current.length + 1).split("/")[0] as string;
+    for (const name of listDir(current, fs)) if (name !== step && isDir(join(current, name))) folders.push(join(current, name));
+    current = join(current, step);
+  }
+  for (const name of listDir(home, fs)) if (!isHomeOwnName(name) && isDir(join(home, name))) folders.push(join(home, name));
+  return folders;
+}
+
+/**
+ * Inside a home folder split by aroundHome(): the PATH folders (~/go/bin, a project's bin on
+ * PATH) read-only, since the shell on the host runs what lands there. Missing ones too.
+ */
+function homePathHolds(spec: SandboxSpec, home: string): string[] {
+  const named = [...HOME_BIN_FOLDERS.map((bin) => join(home, bin)), ...(spec.pathFolders ?? []).filter((dir) => dir.startsWith("/")).map((dir) => resolve(dir))];
+  return [...new Set(named)].filter((dir) => dir !== home && isInside(dir, home)).map((dir) => `${dir}/`);
+}
+
 function dedupeNested(paths: string[]): string[] {
   const sorted = [...new Set(paths)].sort(byDepth);
   return sorted.filter((path, i) => !sorted.slice(0, i).some((outer) => outer !== path && isInside(path, outer)));
@@ -307,13 +346,16 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
 
   const extras = extraWritable(spec, root, home, git.writable, fs);
   const own = (spec.projectReadOnly ? [] : [root, ...git.writable]).map((path) => resolveLoose(path, fs));
-  const writable = dedupeNested([...own, ...extras.accepted].filter(existingDir));
+  const wanted = [...own, ...extras.accepted];
+  const homeSplit = wanted.some((path) => isInside(home, path));
+  const writable = dedupeNested(wanted.flatMap((path) => aroundHome(path, home, fs)).filter(existingDir));
 
   const declared = [
     ".garuda/",
     ...git.protected,
     ...HOME_PROTECTED.map((path) => join(home, path)), // join keeps a trailing "/"
     ...spec.protectedPaths,
+    ...(homeSplit ? homePathHolds(spec, home) : []),
   ];
   const held = new Map<string, ProtectedPath>();
   for (const entry of declared) {

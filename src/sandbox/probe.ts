@@ -3,6 +3,7 @@
 // /usr/bin/sandbox-exec must exist and apply a profile. When not, the reason and the exact fix,
 // so the notice can say how to get the sandbox back (until then every command asks first).
 import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { bwrapArgv } from "./bwrap.ts";
 import { isInside } from "./fsView.ts";
@@ -154,6 +155,14 @@ async function trial(argv: string[], env: Record<string, string>): Promise<{ cod
   const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "ignore", stderr: "pipe", timeout: 10_000 });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
   return { code, stderr };
+}
+
+/**
+ * The folder a process's trial run uses. On Linux /tmp itself: bwrap binds a tmp elsewhere at its
+ * own path too, which leaves that path's folders behind as empty mount points inside it.
+ */
+export function trialTmpDir(): string {
+  return process.platform === "linux" ? "/tmp" : tmpdir();
 }
 
 function trialSpec(tmpDir: string): SandboxSpec {

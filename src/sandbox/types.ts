@@ -38,6 +38,17 @@ export interface SandboxSpec {
   denyReadPaths: string[];
   /** No network, or only through Garuda's egress proxy. */
   network: SandboxNetwork;
+  /**
+   * The host's PATH folders. Where one lies in the home and the home is inside a writable folder
+   * (a session at ~), it stays read-only: the shell on the host runs what lands there.
+   */
+  pathFolders?: readonly string[];
+  /**
+   * The folder that holds every session's own folder (sessionFolders.ts). Linux: hidden from the
+   * command wherever it would be visible (a writePath over the temp folder, a TMPDIR in the home),
+   * all but this session's tmp.
+   */
+  sessionsDir?: string;
 }
 
 export interface ExecRequest {

@@ -124,13 +124,17 @@ function entry(folder: Opened, folderPath: string, name: string): string {
   return folder.proc ? `/proc/self/fd/${folder.fd}/${name}` : join(folderPath, name);
 }
 
-/** Opens the folder `dir` (a real path), checked; with `create`, makes it and missing parents first. */
-function openFolder(dir: string, create: boolean): Opened | Changed | { kind: "missing" } {
+/**
+ * Opens the folder `dir` (a real path), checked; with `create`, makes it and missing parents first,
+ * but never `floor` itself or a folder above it (a project folder that vanished stays gone).
+ */
+function openFolder(dir: string, create: boolean, floor?: string): Opened | Changed | { kind: "missing" } {
   const opened = openChecked(dir, O_RDONLY, true);
   if (!("kind" in opened) || opened.kind !== "missing" || !create) return opened;
+  if (floor !== undefined && !dir.startsWith(`${floor}/`)) return opened;
   const parentPath = dirname(dir);
   if (parentPath === dir) return opened;
-  const parent = openFolder(parentPath, true);
+  const parent = openFolder(parentPath, true, floor);
   if ("kind" in parent) return parent;
   try {
     mkdirSync(entry(parent, parentPath, basename(dir)));
@@ -224,13 +228,14 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && Buf
 /**
  * Writes `bytes` to the file at `realPath` (a real path, as checked), atomically, provided the file
  * there is still the one the change was planned against: `expected` is its content, null for a new
- * file. An existing file keeps its mode bits; a new one gets 0644 and its missing folders. Returns
- * the new file's mtime, or why nothing was written.
+ * file. An existing file keeps its mode bits; a new one gets 0644 and its missing folders (below
+ * `floor`, when given: the project root for a file inside it). Returns the new file's mtime, or why
+ * nothing was written.
  */
-export function writeChecked(realPath: string, bytes: Uint8Array, expected: Uint8Array | null): { mtimeMs: number } | WriteRefusal {
+export function writeChecked(realPath: string, bytes: Uint8Array, expected: Uint8Array | null, floor?: string): { mtimeMs: number } | WriteRefusal {
   const dir = dirname(realPath);
   const name = basename(realPath);
-  const folder = openFolder(dir, expected === null);
+  const folder = openFolder(dir, expected === null, floor);
   if ("kind" in folder) return folder.kind === "missing" ? { kind: "deleted" } : folder;
   try {
     const current = currentFile(folder, dir, name);

@@ -7,6 +7,7 @@ import type { FileToolDeps } from "./fileToolDeps.ts";
 import type { ReadTracker } from "./readTracker.ts";
 import { diffPreview } from "./changePreview.ts";
 import { changedWhileWaiting, type CheckedPaths, pathTarget, realPathOf, resolveToolPath, symlinkEscape, type ResolvedPath } from "./paths.ts";
+import { projectGone } from "./projectGone.ts";
 import type { ToolContext } from "./types.ts";
 
 /** Why the model may not change this existing file as things stand, or undefined. */
@@ -71,8 +72,10 @@ export async function commitWrite(resolved: ResolvedPath, checked: string, oldBy
   const now = realPathOf(resolved.path);
   if (now !== checked) return changedWhileWaiting(resolved, checked, ctx.root, deps.hidden, "written");
   const bytes = new TextEncoder().encode(content);
-  const written = writeChecked(checked, bytes, oldBytes);
-  if ("kind" in written) return refusalMessage(written, resolved, checked, ctx.root, deps, verb);
+  // A file in the project gets its missing folders below the root only: a root deleted meanwhile is not made again.
+  const inside = checked.startsWith(`${ctx.root}/`);
+  const written = writeChecked(checked, bytes, oldBytes, inside ? ctx.root : undefined);
+  if ("kind" in written) return (inside ? projectGone(ctx.root) : undefined) ?? refusalMessage(written, resolved, checked, ctx.root, deps, verb);
   deps.reads.record(checked, bytes, written.mtimeMs);
   return undefined;
 }

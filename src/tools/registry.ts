@@ -13,6 +13,7 @@ import type { ToolHooks } from "../runtime/services.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 import { type AuditSink, requestEvent } from "../store/auditEvents.ts";
 import { unifiedDiff } from "./diff.ts";
+import { projectGone } from "./projectGone.ts";
 import type { CallInfo, SubagentResult, SubagentTask, Tool, ToolContext, ToolResult } from "./types.ts";
 
 export const CANCELLED_OUTPUT = "Cancelled by the user.";
@@ -170,6 +171,8 @@ export class ToolRegistry {
     // The input as the model sent it (what a replay of the session shows too).
     ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info });
     ctx.audit?.record(requestEvent(request));
+    const gone = projectGone(ctx.root);
+    if (gone !== undefined) return finish(info, "failed", `Error: ${gone}`);
     // A call sure to fail is not put to the user: the model gets the error it would get anyway,
     // unless a rule refuses it (then the refusal, so a hidden file's state is not told).
     if (cannotRun !== undefined) {

@@ -119,6 +119,20 @@ describe("other project settings in a session", () => {
     expect(existsSync(join(where.home, "elsewhere", "x"))).toBe(false);
   });
 
+  test("a trusted writePath as wide as a refused root (/, /usr, /tmp, ~/.garuda) is not made writable, with a notice (negative control: a project folder is)", async () => {
+    using where = place();
+    mkdirSync(join(where.root, "out"));
+    where.project(".garuda/settings.json", JSON.stringify({ sandbox: { writePaths: ["/", "/usr", "/tmp", "~/.garuda/x", "out"] } }));
+    const ran = await turn(where, [fake.toolCall("bash", { command: "touch out/ok; touch /usr/garuda-probe-x; echo $?" }), fake.text("done")], { trust: true });
+    const lines = ran.notices.split("\n");
+    for (const path of ["/", "/usr", "/tmp", join(where.home, ".garuda/x")]) {
+      expect(lines.some((line) => line.startsWith(`${path} (sandbox.writePaths in`) && line.includes("is not writable in the sandbox: it is"))).toBe(true);
+    }
+    expect(ran.notices).not.toContain("out (sandbox.writePaths");
+    expect(existsSync(join(where.root, "out", "ok"))).toBe(true);
+    expect(existsSync("/usr/garuda-probe-x")).toBe(false);
+  });
+
   test("limits: the project can lower them, never raise them; the team policy may raise them", () => {
     expect(sessionLimits({}, { maxSteps: 100_000, tokenBudget: 10 ** 12 })).toEqual({ maxSteps: DEFAULT_LIMITS.maxSteps, tokenBudget: DEFAULT_LIMITS.tokenBudget });
     expect(sessionLimits({}, { maxSteps: 5 })).toEqual({ maxSteps: 5, tokenBudget: DEFAULT_LIMITS.tokenBudget });

@@ -1,6 +1,9 @@
 // The tool registry on its own: specs for the model, and the call pipeline (events, hooks,
 // permission, errors) with a plain CallContext.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { AgentEvent } from "../../src/runtime/events.ts";
@@ -10,7 +13,9 @@ import { type CallContext, ToolRegistry } from "../../src/tools/registry.ts";
 import type { Tool } from "../../src/tools/types.ts";
 import { fakeExecutor, readTool, scriptedApprover, writeTool } from "./helpers.ts";
 
-const ROOT = "/work/project";
+// A real folder: the registry refuses every call once the root is gone.
+const ROOT = realpathSync(mkdtempSync(join(tmpdir(), "garuda-registry-")));
+afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 
 function context(patch: Partial<CallContext> = {}): CallContext & { events: AgentEvent[]; audited: AuditEvent[] } {
   const events: AgentEvent[] = [];
@@ -178,5 +183,30 @@ describe("run", () => {
     expect(outcome.output).toContain("Too small: expected number to be >=1");
     expect(outcome.output).toEndWith("Fix the input and call strict again.");
     expect(described).toBe(0);
+  });
+});
+
+describe("a project folder that vanished", () => {
+  test("every call is refused with the reason, nothing runs and no one is asked (negative control: the same call runs while the folder is there)", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "garuda-vanish-")));
+    const ran: string[] = [];
+    const tool = writeTool("write", async (input) => {
+      ran.push(input.path);
+      return { output: "wrote" };
+    });
+    const approver = scriptedApprover("once", "once");
+    const ctx = () => context({ root, approver, engine: createPermissionEngine({ root, home: "/home/u", sandboxAvailable: true }) });
+    const registry = new ToolRegistry([tool]);
+
+    const control = await registry.run({ id: "toolu_a", name: "write", input: { path: "a.txt", content: "x" } }, ctx());
+    expect(control.status).toBe("completed");
+    expect(ran).toEqual(["a.txt"]);
+
+    rmSync(root, { recursive: true });
+    const refused = await registry.run({ id: "toolu_b", name: "write", input: { path: "b.txt", content: "x" } }, ctx());
+    expect(refused.status).toBe("failed");
+    expect(refused.output).toContain(`The project folder ${root} no longer exists`);
+    expect(ran).toEqual(["a.txt"]);
+    expect(approver.asked).toHaveLength(1);
   });
 });

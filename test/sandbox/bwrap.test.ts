@@ -129,7 +129,7 @@ describe("bwrapArgv", () => {
     `);
   });
 
-  test("a project at HOME: shell rc files, ~/.gitconfig and ~/.garuda are held read-only, missing ones by placeholders", () => {
+  test("a project at HOME: only its plain folders (and the caches) are writable; the home itself, its dotfiles and .git stay read-only", () => {
     expect(show(spec({ root: "/home/ada" }))).toMatchInlineSnapshot(`
       "--new-session
       --die-with-parent
@@ -146,22 +146,10 @@ describe("bwrapArgv", () => {
       --proc /proc
       --bind /tmp/garuda-session-1 /tmp
       --bind /tmp/garuda-session-1 /tmp/garuda-session-1
-      --bind /home/ada /home/ada
-      --bind /home/ada/.config /home/ada/.config
-      --ro-bind /dev/null /home/ada/.bash_login
-      --ro-bind /dev/null /home/ada/.bash_profile
-      --ro-bind /home/ada/.bashrc /home/ada/.bashrc
-      --ro-bind /home/ada/.garuda /home/ada/.garuda
-      --tmpfs /home/ada/.git
-      --remount-ro /home/ada/.git
-      --ro-bind /dev/null /home/ada/.gitconfig
-      --ro-bind /dev/null /home/ada/.profile
-      --ro-bind /dev/null /home/ada/.zlogin
-      --ro-bind /dev/null /home/ada/.zprofile
-      --ro-bind /dev/null /home/ada/.zshenv
-      --ro-bind /dev/null /home/ada/.zshrc
-      --tmpfs /home/ada/.config/git
-      --remount-ro /home/ada/.config/git
+      --bind /home/ada/.cache /home/ada/.cache
+      --bind /home/ada/.npm /home/ada/.npm
+      --bind /home/ada/src /home/ada/src
+      --bind /home/ada/.m2/repository /home/ada/.m2/repository
       --tmpfs /home/ada/.aws
       --remount-ro /home/ada/.aws
       --ro-bind /dev/null /home/ada/.netrc

@@ -150,10 +150,10 @@ describe("sandboxPaths: extra writable folders reached through a symlink a comma
   });
 
   test("a package cache that is a link: kept when HOME is not writable, refused when it is (a project at ~)", () => {
-    const fs = fakeFs({ dirs: ["/w/app", "/data/cache"], links: { "/h/.cache": "/data/cache" } });
+    const fs = fakeFs({ dirs: ["/w/app", "/data/cache", "/h/work"], links: { "/h/.cache": "/data/cache" } });
     expect(sandboxPaths(spec(), fs).writable).toEqual(["/data/cache", "/w/app"]);
     const atHome = sandboxPaths(spec({ root: "/h" }), fs);
-    expect(atHome.writable).toEqual(["/h"]);
+    expect(atHome.writable).toEqual(["/h/work"]);
     expect(atHome.refused).toEqual([{ path: "/h/.cache", link: "/h/.cache" }]);
   });
 });

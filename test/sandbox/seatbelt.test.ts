@@ -86,15 +86,25 @@ describe("seatbeltArgv", () => {
       -D
       DENY_16=/Users/ada/.config/gh
       -D
-      DENY_17=/Users/ada/.garuda/credentials
+      DENY_17=/Users/ada/.garuda/audit
       -D
-      DENY_18=/Users/ada/.garuda/mcp-auth.json
+      DENY_18=/Users/ada/.garuda/credentials
       -D
-      DENY_19=/Users/ada/Library/Keychains
+      DENY_19=/Users/ada/.garuda/hooks.json
       -D
-      DENY_20=/private/var/run/docker.sock
+      DENY_20=/Users/ada/.garuda/mcp-auth.json
       -D
-      DENY_21=/Users/ada/.config/git/credentials
+      DENY_21=/Users/ada/.garuda/mcp.json
+      -D
+      DENY_22=/Users/ada/.garuda/sessions
+      -D
+      DENY_23=/Users/ada/.garuda/snapshots
+      -D
+      DENY_24=/Users/ada/Library/Keychains
+      -D
+      DENY_25=/private/var/run/docker.sock
+      -D
+      DENY_26=/Users/ada/.config/git/credentials
       --
       /bin/bash
       -c
@@ -158,7 +168,12 @@ describe("seatbeltArgv", () => {
         (subpath (param "DENY_18"))
         (subpath (param "DENY_19"))
         (subpath (param "DENY_20"))
-        (subpath (param "DENY_21")))
+        (subpath (param "DENY_21"))
+        (subpath (param "DENY_22"))
+        (subpath (param "DENY_23"))
+        (subpath (param "DENY_24"))
+        (subpath (param "DENY_25"))
+        (subpath (param "DENY_26")))
       ; writes: the writable folders, minus the protected paths (last rule wins)
       (allow file-write*
         (subpath (param "WRITE_0"))

@@ -57,7 +57,7 @@ describeSandbox("writePaths in bubblewrap", () => {
     expect(plant.exitCode).toBe(0);
     expect(lstatSync(cache).isSymbolicLink()).toBe(true);
 
-    for (const target of [`${home}/pwned`, "cache/pwned"]) {
+    for (const target of [`${home}/pwned`, "cache/pwned", `${home}/shared/pwned`, "cache/shared/pwned"]) {
       const write = await run(root, s, `echo pwned > ${target}`);
       expect(write.output).toContain("Read-only file system");
       expect(write.exitCode).not.toBe(0);
@@ -67,14 +67,15 @@ describeSandbox("writePaths in bubblewrap", () => {
     expect(sandboxPaths(s, realFs).refused).toEqual([{ path: cache, link: cache }]);
 
     // Negative control: the unchecked resolution (what the sandbox mounted before) is HOME itself,
-    // and with it mounted the same write goes through.
+    // and with it mounted a write into HOME goes through (into its plain folders: a writable folder
+    // that holds HOME keeps HOME's own top and dotfiles read-only, paths.ts aroundHome).
     const unchecked = resolveLoose(cache, realFs);
     expect(unchecked).toBe(home);
     const control = spec(root, { writePaths: [unchecked] });
-    expect(writableBinds(control)).toContain(home);
-    expect((await run(root, control, `echo pwned > ${home}/pwned`)).exitCode).toBe(0);
-    expect(readFileSync(join(home, "pwned"), "utf8")).toBe("pwned\n");
-    rmSync(join(home, "pwned"));
+    expect(writableBinds(control)).toContain(join(home, "shared"));
+    expect((await run(root, control, `echo pwned > ${home}/shared/pwned`)).exitCode).toBe(0);
+    expect(readFileSync(join(home, "shared", "pwned"), "utf8")).toBe("pwned\n");
+    rmSync(join(home, "shared", "pwned"));
   });
 
   test("a plain folder as writePath is writable, inside a read-only (plan mode) project and outside it (negative control: not without it)", async () => {

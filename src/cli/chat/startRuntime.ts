@@ -2,7 +2,6 @@
 // exit handler that kills whatever a shutdown could not end, and prepareRuntime with the
 // terminal's hooks. The same prepareRuntime as `garuda acp`: same model rules, policy, project
 // settings, sandbox, permission engine, hooks and audit log.
-import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { managedPolicyPath } from "../../config/policy.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
@@ -10,8 +9,9 @@ import type { PermissionEngine } from "../../permission/engine.ts";
 import type { Approver, Mode } from "../../permission/types.ts";
 import { type ProjectTrustQuestion, prepareRuntime } from "../../runtime/prepare.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
-import { probeSandbox, type SandboxProbe } from "../../sandbox/probe.ts";
+import { probeSandbox, type SandboxProbe, trialTmpDir } from "../../sandbox/probe.ts";
 import { descendants, signalGroup, signalProcess } from "../../sandbox/processTree.ts";
+import { removeProcessFolders, sessionFolderBase } from "../../sandbox/sessionFolders.ts";
 import type { CliContext } from "../context.ts";
 import { selfCommand } from "../platform.ts";
 
@@ -33,13 +33,15 @@ export interface Started {
 
 export type StartRuntime = (options: StartOptions) => Promise<Started>;
 
-/** Whatever a shutdown could not end in time dies with the process. */
-function killLeftoversAtExit(): void {
+/** Whatever a shutdown could not end in time dies with the process, and its session folders go. */
+function killLeftoversAtExit(ctx: CliContext): void {
+  const base = sessionFolderBase(ctx.env);
   process.on("exit", () => {
     for (const pid of descendants(process.pid)) {
       signalGroup(pid, "SIGKILL");
       signalProcess(pid, "SIGKILL");
     }
+    removeProcessFolders(base);
   });
 }
 
@@ -50,9 +52,9 @@ export function runtimeStarter(ctx: CliContext): StartRuntime {
   return async (options) => {
     if (!exitHandler) {
       exitHandler = true;
-      killLeftoversAtExit();
+      killLeftoversAtExit(ctx);
     }
-    probe ??= probeSandbox({ env: ctx.env, tmpDir: tmpdir() });
+    probe ??= probeSandbox({ env: ctx.env, tmpDir: trialTmpDir() });
     const probed = await probe.catch((error: unknown) => {
       probe = undefined;
       throw error;

@@ -1,0 +1,148 @@
+// Session folders (src/sandbox/sessionFolders.ts) with real processes: a private base, refused when
+// it is not this user's own; the sweep removes a SIGKILLed process's folder and a folder whose pid
+// now belongs to another process (same pid, other start time), and keeps a live process's. In the
+// real bubblewrap sandbox, two sessions cannot see each other's tmp, also where the base would be
+// visible (a writePath over the temp folder).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { createExecutor } from "../../src/sandbox/executor.ts";
+import { createSessionFolder, deadSessionFolders, processStart, sessionFolderBase, sweepSessionFolders } from "../../src/sandbox/sessionFolders.ts";
+import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
+import { tempDir } from "../support/tempDir.ts";
+import { SELF_COMMAND, describeSandbox, machineSandbox } from "./support.ts";
+
+const MODULE = join(import.meta.dir, "../../src/sandbox/sessionFolders.ts");
+
+/** A real process that makes a session folder under `base`, writes a file in its tmp and waits. */
+async function holder(base: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; dir: string }> {
+  const script = `const { createSessionFolder } = await import(${JSON.stringify(MODULE)});
+const folder = createSessionFolder(${JSON.stringify(base)});
+await Bun.write(folder.tmp + "/data", new Uint8Array(4 * 1024 * 1024).fill(7));
+console.log(folder.dir);
+await Bun.sleep(600_000);`;
+  const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the holder process ended early");
+    text += new TextDecoder().decode(value);
+  }
+  return { proc, dir: text.trim() };
+}
+
+describe("session folders", () => {
+  test("the base is the temp folder's garuda-<uid>, private; each folder is named by pid and start time, with a tmp inside", async () => {
+    using temp = tempDir();
+    const base = sessionFolderBase({ TMPDIR: temp.path });
+    expect(base).toBe(join(realpathSync(temp.path), `garuda-${process.getuid?.() ?? 0}`));
+    const folder = createSessionFolder(base);
+    expect(statSync(base).mode & 0o777).toBe(0o700);
+    expect(statSync(folder.dir).mode & 0o777).toBe(0o700);
+    expect(basename(folder.dir)).toMatch(new RegExp(`^${process.pid}-${processStart(process.pid)}-\\d+-[0-9a-f]{8}$`));
+    expect(folder.tmp).toBe(join(folder.dir, "tmp"));
+    await folder.remove();
+    expect(existsSync(folder.dir)).toBe(false);
+  });
+
+  test("a base that is a link, or that others may write, is refused with what to do (negative control: a private one is used)", () => {
+    using temp = tempDir();
+    const base = join(temp.path, "garuda-x");
+    mkdirSync(join(temp.path, "elsewhere"));
+    symlinkSync(join(temp.path, "elsewhere"), base);
+    expect(() => createSessionFolder(base)).toThrow(/cannot hold Garuda's session folders: it is a symbolic link\. Remove it/);
+    rmSync(base);
+    mkdirSync(base, { mode: 0o777 });
+    chmodSync(base, 0o777);
+    expect(() => createSessionFolder(base)).toThrow(/others may read or write it \(mode 777\)/);
+    chmodSync(base, 0o700);
+    expect(existsSync(createSessionFolder(base).tmp)).toBe(true);
+  });
+
+  test("the sweep removes a SIGKILLed process's folder and a reused pid's, and keeps live processes' (its own too) and other namespaces'", async () => {
+    using temp = tempDir();
+    const base = join(temp.path, "base");
+    const own = createSessionFolder(base);
+    const live = await holder(base);
+    const killed = await holder(base);
+    const namespace = basename(own.dir).split("-")[2];
+    // A folder of this very pid but another start time: the pid was reused.
+    const reused = join(base, `${process.pid}-${Number(processStart(process.pid)) + 1}-${namespace}-0badf00d`);
+    mkdirSync(join(reused, "tmp"), { recursive: true });
+    // Not a session folder, or one of another PID namespace (a container sharing the temp folder): never touched.
+    mkdirSync(join(base, "notes"));
+    const foreign = `${process.pid}-1-${Number(namespace) + 1}-0badf00d`;
+    mkdirSync(join(base, foreign));
+    expect(deadSessionFolders(base)).toEqual([reused]);
+
+    killed.proc.kill("SIGKILL");
+    await killed.proc.exited;
+    expect(existsSync(killed.dir)).toBe(true);
+    const swept = await sweepSessionFolders(base);
+    expect(swept.sort()).toEqual([killed.dir, reused].sort());
+    expect(readdirSync(base).sort()).toEqual([basename(own.dir), basename(live.dir), "notes", foreign].sort());
+    expect(readFileSync(join(live.dir, "tmp", "data")).length).toBe(4 * 1024 * 1024);
+
+    live.proc.kill("SIGKILL");
+    await live.proc.exited;
+    expect(await sweepSessionFolders(base)).toEqual([live.dir]);
+    expect(readdirSync(base).sort()).toEqual([basename(own.dir), "notes", foreign].sort());
+  }, 30_000);
+});
+
+let scratch: string;
+let executors: ProcessExecutor[] = [];
+
+describeSandbox("two sessions in bubblewrap", () => {
+  beforeAll(() => {
+    scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-apart-")));
+  });
+  afterAll(async () => {
+    for (const executor of executors) await executor.shutdown();
+    executors = [];
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  async function session(name: string, base: string) {
+    const root = join(scratch, name);
+    mkdirSync(root, { recursive: true });
+    const folder = createSessionFolder(base);
+    const executor = await createExecutor({ root, home: join(scratch, "home"), tmpDir: folder.tmp, selfCommand: SELF_COMMAND, probe: machineSandbox });
+    executors.push(executor);
+    const spec = (extra: Partial<SandboxSpec> = {}): SandboxSpec => ({ ...executor.spec(), sessionsDir: base, ...extra });
+    return { root, folder, executor, spec, run: (command: string, s = spec()) => executor.run({ command, cwd: root, sandbox: s }) };
+  }
+
+  test("neither sees the other's tmp: not by default, nor through a writePath over the temp folder (negative control: without the hiding, it reads and plants)", async () => {
+    const base = join(scratch, "temp", "garuda-sessions");
+    mkdirSync(join(scratch, "home"), { recursive: true });
+    mkdirSync(join(scratch, "temp"));
+    const a = await session("a", base);
+    const b = await session("b", base);
+    expect((await a.run('echo secret-of-a > "$TMPDIR/token" && cat /tmp/token')).output).toBe("secret-of-a\n");
+    const other = join(a.folder.tmp, "token");
+
+    // By default: the host's temp folders are not in b's view at all.
+    const plain = await b.run(`cat ${other}`);
+    expect(plain.output).toContain("No such file or directory");
+    expect((await b.run(`ls -A ${base}`)).output.split("\n")).not.toContain(basename(a.folder.dir));
+
+    // A writePath over the whole temp folder: b's own tmp works, a's is not there, nothing lands in it.
+    const wide = b.spec({ writePaths: [join(scratch, "temp")] });
+    const attempt = await b.run(`echo mine > "$TMPDIR/own" && cat "$TMPDIR/own"; cat ${other}; echo planted > ${join(a.folder.tmp, "planted")}`, wide);
+    expect(attempt.output).toContain("mine\n");
+    expect(attempt.output).not.toContain("secret-of-a");
+    expect((await b.run(`ls -A ${base}`, wide)).output.split("\n")).not.toContain(basename(a.folder.dir));
+    expect(readFileSync(join(b.folder.tmp, "own"), "utf8")).toBe("mine\n");
+    expect(readFileSync(other, "utf8")).toBe("secret-of-a\n");
+    expect(readdirSync(a.folder.tmp)).not.toContain("planted");
+
+    // Negative control: the same writePath without the hiding lets b read and plant.
+    const unhidden = b.spec({ writePaths: [join(scratch, "temp")], sessionsDir: undefined });
+    const leak = await b.run(`cat ${other} && echo planted > ${join(a.folder.tmp, "planted")}`, unhidden);
+    expect(leak.output).toContain("secret-of-a");
+    expect(readFileSync(join(a.folder.tmp, "planted"), "utf8")).toBe("planted\n");
+  });
+}, "bwrap");
