@@ -69,6 +69,7 @@ describe("initialize", () => {
         loadSession: false,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: { close: {} },
       },
       authMethods: [],
     });

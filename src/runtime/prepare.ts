@@ -240,7 +240,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
       : undefined;
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
-    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools, exploreTool()];
+    const sessionTools = createSessionTools({ outsideSandbox });
+    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
       root,
@@ -289,6 +290,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       undo,
       notices,
       sandboxFor,
+      jobs: sessionTools.processes,
       ...(toolHooks && { hooks: toolHooks }),
       commands: extensions.commands,
       ...(options.resume !== undefined && { resume: options.resume }),
