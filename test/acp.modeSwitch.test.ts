@@ -4,25 +4,20 @@
 // "Garuda:" line naming the job right away (between prompts), and the model hears it at the
 // next prompt. The plan mode promise is "commands cannot write the project".
 import { describe, expect, test } from "bun:test";
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { FakeModelClient, fake } from "../src/model/fake.ts";
 import { descendants } from "../src/sandbox/processTree.ts";
 import { eventually } from "./sandbox/support.ts";
 import { messageText, startHarness } from "./support/acpHarness.ts";
+import { alive, cmdline } from "./support/processes.ts";
 
 const TICKS = "while :; do date +%s%N >> ticks.txt; sleep 0.1; done";
 
 /** Live processes below this test process whose command line mentions ticks.txt. */
 function tickers(): number[] {
-  return descendants(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("ticks.txt") && !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z");
-    } catch {
-      return false;
-    }
-  });
+  return descendants(process.pid).filter((pid) => alive(pid) && (cmdline(pid) ?? "").includes("ticks.txt"));
 }
 
 const size = (path: string) => {

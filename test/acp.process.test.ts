@@ -10,8 +10,9 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../scripts/buildTargets.ts";
 import { descendants } from "../src/sandbox/processTree.ts";
-import { alive, expectOnlyProtocol, startAgent as startAgentAt, startedBelow } from "./support/acpAgent.ts";
+import { expectOnlyProtocol, startAgent as startAgentAt } from "./support/acpAgent.ts";
 import { type MockAnthropic, startMockAnthropic } from "./support/mockAnthropic.ts";
+import { alive, startedBelow } from "./support/processes.ts";
 
 let work = "";
 let binary = "";

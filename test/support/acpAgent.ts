@@ -1,54 +1,11 @@
 // Drives the compiled `garuda acp` the way an editor does (test/acp.process.test.ts,
 // test/acp.stop.test.ts): the SDK's client on its stdio against the mock Anthropic server, every
-// stdout line recorded, every permission question answered "allow once", and the processes
-// below it found by their command lines in /proc.
+// stdout line recorded, every permission question answered "allow once".
 import { expect } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { descendants } from "../../src/sandbox/processTree.ts";
 import type { MockAnthropic } from "./mockAnthropic.ts";
-
-function cmdline(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether `pid` is a live process (not gone, not a zombie waiting to be reaped). */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** Processes below `pid` running exactly `command`. */
-function below(pid: number, command: string): number[] {
-  return descendants(pid).filter((child) => cmdline(child) === command);
-}
-
-async function until<T>(get: () => T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = get();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
-/** Waits until `command` runs below `pid`; returns its processes. */
-export function startedBelow(pid: number, command: string): Promise<number[]> {
-  return until(() => {
-    const found = below(pid, command);
-    return found.length > 0 ? found : undefined;
-  }, `${command} to start`);
-}
 
 /** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once. */
 export function startAgent(binary: string, mock: MockAnthropic, root: string, work: string) {
