@@ -10,7 +10,9 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../scripts/buildTargets.ts";
 import { descendants } from "../src/sandbox/processTree.ts";
+import { expectOnlyProtocol, startAgent as startAgentAt } from "./support/acpAgent.ts";
 import { type MockAnthropic, startMockAnthropic } from "./support/mockAnthropic.ts";
+import { alive, startedBelow, until } from "./support/processes.ts";
 
 let work = "";
 let binary = "";
@@ -27,105 +29,7 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-function cmdline(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether `pid` is a live process (not gone, not a zombie waiting to be reaped). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** Processes below `pid` running exactly `command`. */
-function below(pid: number, command: string): number[] {
-  return descendants(pid).filter((child) => cmdline(child) === command);
-}
-
-async function until<T>(get: () => T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = get();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
-/** Waits until `command` runs below `pid`; returns its processes. */
-function startedBelow(pid: number, command: string): Promise<number[]> {
-  return until(() => {
-    const found = below(pid, command);
-    return found.length > 0 ? found : undefined;
-  }, `${command} to start`);
-}
-
-/** `garuda acp` started as an editor starts it, with the SDK's client on its stdio. */
-function startAgent(mock: MockAnthropic, root: string, model = "claude-sonnet-5") {
-  const home = mkdtempSync(join(work, "home-"));
-  const proc = Bun.spawn([binary, "acp"], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
-      ANTHROPIC_BASE_URL: mock.url,
-      ANTHROPIC_API_KEY: "sk-ant-process-test",
-      GARUDA_MODEL: model,
-    },
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stderr = new Response(proc.stderr).text();
-  const lines: string[] = [];
-  const decoder = new TextDecoder();
-  const tail = { partial: "" };
-  const stdout = proc.stdout.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        tail.partial += decoder.decode(chunk, { stream: true });
-        const parts = tail.partial.split("\n");
-        tail.partial = parts.pop() ?? "";
-        lines.push(...parts);
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  const stdin = new WritableStream<Uint8Array>({
-    async write(chunk) {
-      proc.stdin.write(chunk);
-      await proc.stdin.flush();
-    },
-  });
-  const updates: acp.SessionUpdate[] = [];
-  const permissions: acp.RequestPermissionRequest[] = [];
-  const connection = acp
-    .client({ name: "process-test" })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      updates.push(params.update);
-    })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
-      permissions.push(params);
-      return { outcome: { outcome: "selected", optionId: "once" } };
-    })
-    .connect(acp.ndJsonStream(stdin, stdout));
-  return { proc, agent: connection.agent, connection, updates, permissions, lines, tail, stderr };
-}
-
-/** Every stdout line is one JSON-RPC message, and nothing is left half-written. */
-function expectOnlyProtocol(lines: string[], tail: { partial: string }): void {
-  expect(tail.partial).toBe("");
-  expect(lines.length).toBeGreaterThan(2);
-  for (const line of lines) expect((JSON.parse(line) as { jsonrpc?: unknown }).jsonrpc).toBe("2.0");
-}
+const startAgent = (mock: MockAnthropic, root: string, model?: string) => startAgentAt(binary, mock, root, work, model);
 
 describe("garuda acp, the compiled binary over stdio", () => {
   test("initialize, session/new, a streamed prompt with an approved edit, a cancel, and stdin closed mid-command", async () => {

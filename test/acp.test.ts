@@ -69,7 +69,7 @@ describe("initialize", () => {
     expect(init).toEqual({
       protocolVersion: 1,
       agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
-      agentCapabilities: { promptCapabilities: { embeddedContext: true } },
+      agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {} } },
       authMethods: [],
     });
     expect(init.agentInfo?.version).toBe(VERSION);

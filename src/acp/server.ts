@@ -97,7 +97,7 @@ function initializeResponse(params: acp.InitializeRequest, options: AcpServerOpt
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
     // Only what is on: ACP's default for a missing field is off, and some clients (agent-shell)
     // list a field that is present as supported even when it is false.
-    agentCapabilities: { promptCapabilities: { embeddedContext: true } },
+    agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {} } },
     authMethods,
   };
 }
@@ -147,6 +147,7 @@ class Session {
   advertised: string | undefined;
   /** Log lines already written for this session. */
   readonly #logged = new Set<string>();
+  readonly #notify: (update: acp.SessionUpdate) => Promise<void>;
 
   constructor(
     readonly id: string,
@@ -154,7 +155,8 @@ class Session {
     private readonly settleMs: number,
     private readonly log: (text: string) => void,
   ) {
-    this.channel = new SessionChannel((update) => client.notify(acp.methods.client.session.update, { sessionId: id, update }));
+    this.#notify = (update) => client.notify(acp.methods.client.session.update, { sessionId: id, update });
+    this.channel = new SessionChannel(this.#notify);
     this.approver = new AcpApprover({
       sessionId: id,
       channel: this.channel,
@@ -184,6 +186,19 @@ class Session {
 
   #say(text: string): void {
     this.#send(this.mapper.notice(text));
+  }
+
+  /**
+   * A line the user must see now, in a prompt or between prompts (a mode switch stopped a
+   * process): between prompts it goes straight to the editor as a message of its own.
+   */
+  announce(text: string): void {
+    if (this.channel.isOpen) {
+      this.#say(text);
+      return;
+    }
+    this.mapper.beginTurn();
+    for (const update of this.mapper.notice(text)) this.#notify(update).catch(() => {});
   }
 
   async prompt(blocks: acp.ContentBlock[], requestSignal: AbortSignal): Promise<acp.PromptResponse> {
@@ -390,12 +405,21 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.turn?.abort();
     })
-    .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
+    .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       const target = session(params.sessionId);
       const mode = MODES.find((m) => m.id === params.modeId)?.id as Mode | undefined;
       if (!mode) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode "${params.modeId}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
-      const refusal = target.runtime.setMode(mode);
+      const { refusal, notices } = await target.runtime.setMode(mode);
       if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: params.modeId }, refusal);
+      for (const text of notices) target.announce(text);
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
+      // The editor is done with the session: its turn stops and its processes end, as at shutdown.
+      const target = session(params.sessionId);
+      sessions.delete(target.id);
+      target.turn?.abort();
+      await target.runtime.close();
       return {};
     });
 

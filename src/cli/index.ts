@@ -1,5 +1,6 @@
 // The binary's entry point. It stays tiny on purpose: `garuda --version` answers before any
 // other module is loaded, and every command is imported only when it runs (architecture rule 8).
+import { KEEPER_COMMAND } from "../sandbox/keeperName.ts";
 import { VERSION } from "../version.ts";
 import { SANDBOX_BRIDGE_COMMAND, unsupportedPlatformMessage } from "./platform.ts";
 
@@ -18,6 +19,11 @@ function start(argv: string[]): void {
     import("../sandbox/bridge.ts")
       .then(({ runBridge }) => runBridge(argv.slice(1)))
       .then((code) => process.exit(code));
+    return;
+  }
+  // The process keeper runs above every command on the host (src/sandbox/keeper.ts): the same.
+  if (argv[0] === KEEPER_COMMAND) {
+    import("../sandbox/keeper.ts").then(({ runKeeper }) => runKeeper(argv.slice(1)));
     return;
   }
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {

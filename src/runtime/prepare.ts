@@ -259,7 +259,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     const homeOwn = checked.homeNotice ? (absPath: string) => isHomeOwnPath(absPath, paths.home) : undefined;
     const hidden = ruleHidden && homeOwn ? (absPath: string) => ruleHidden(absPath) || homeOwn(absPath) : (ruleHidden ?? homeOwn);
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
-    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools, exploreTool()];
+    const sessionTools = createSessionTools({ outsideSandbox });
+    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
       root,
@@ -308,6 +309,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       undo,
       notices,
       sandboxFor,
+      jobs: sessionTools.processes,
       ...(toolHooks && { hooks: toolHooks }),
       commands: extensions.commands,
       ...(options.resume !== undefined && { resume: options.resume }),

@@ -25,8 +25,8 @@ import { readInstructions } from "./instructions.ts";
 import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
 import { attachMentions } from "./mentions.ts";
-import { CUT_NOTE, modeNotes, userContent } from "./notes.ts";
-import type { CommandInfo, CommandProvider, Notice, ToolHooks, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
+import { CUT_NOTE, modeNotes, planStoppedNote, userContent } from "./notes.ts";
+import type { BackgroundJobs, CommandInfo, CommandProvider, Notice, ToolHooks, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
 import { openSession, type SessionState } from "./session.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
 
@@ -67,8 +67,17 @@ export interface RuntimeOptions {
    * with what to do when it cannot. Absent: subagents always run on the session's model.
    */
   modelFor?: (spec: string) => Promise<SubagentModel>;
+  /** The session's background processes (process_manager): plan mode stops the ones that can write the project. */
+  jobs?: BackgroundJobs;
   /** Runs at close(), after the executor shut down (the egress proxy, the audit log). */
   onClose?: () => Promise<void> | void;
+}
+
+/** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
+export interface ModeSwitch {
+  refusal?: string;
+  /** Lines for the user (the model hears them at the next turn). */
+  notices: string[];
 }
 
 /** A model a subagent runs on instead of the session's. */
@@ -186,11 +195,26 @@ export class Runtime {
     return this.#meter.total;
   }
 
-  /** Applies from the next turn. A mode the team policy forbids is refused: the reason, and the mode stays. */
-  setMode(mode: Mode): string | undefined {
+  /**
+   * Applies from the next turn. A mode the team policy forbids is refused: the reason, and the
+   * mode stays. Plan mode promises that commands cannot write the project, so switching to it
+   * stops the background processes that could (resolves once they are gone, with the notice).
+   */
+  async setMode(mode: Mode): Promise<ModeSwitch> {
     const refusal = this.#options.modeRefusal?.(mode);
-    if (refusal === undefined) this.#mode = mode;
-    return refusal;
+    if (refusal !== undefined) return { refusal, notices: [] };
+    this.#mode = mode;
+    return { notices: mode === "plan" ? await this.#stopWriters() : [] };
+  }
+
+  /** Stops the background processes that can write the project; the notice for the user, also kept for the model and the audit log. */
+  async #stopWriters(): Promise<string[]> {
+    const stopped = (await this.#options.jobs?.stopWriters()) ?? [];
+    if (stopped.length === 0) return [];
+    const text = planStoppedNote(stopped);
+    this.#notes.push(text);
+    this.#options.audit?.record({ type: "notice", text });
+    return [text];
   }
 
   /** The modes this session may switch to. */
@@ -283,6 +307,8 @@ export class Runtime {
     }
     const mode = this.#mode;
     const warn = (text: string) => emit({ type: "notice", level: "warning", text });
+    // A build-mode turn still running at the switch may have started more.
+    if (mode === "plan") for (const text of await this.#stopWriters()) warn(text);
     this.#session.ensure(this.#conversation, mode, warn);
     if (this.#session.recordedMode !== mode) {
       this.#conversation.record({ type: "mode", mode });

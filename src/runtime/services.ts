@@ -43,6 +43,19 @@ export interface UndoStore {
   close?(): Promise<void> | void;
 }
 
+/** A background process the session started (process_manager), as the mode switch names it. */
+export interface BackgroundJob {
+  id: string;
+  command: string;
+  sandboxed: boolean;
+}
+
+/** The session's background processes, as the Runtime sees them. */
+export interface BackgroundJobs {
+  /** Stops every running one that can write the project (started in build mode or outside the sandbox); resolves with them once they are gone. */
+  stopWriters(): Promise<BackgroundJob[]>;
+}
+
 export interface CommandInfo {
   name: string;
   description: string;

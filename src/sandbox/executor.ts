@@ -9,6 +9,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import { bwrapArgv } from "./bwrap.ts";
 import { childEnv, proxyEnv, proxyUrl } from "./env.ts";
 import { type EndReason, type Job, spawnJob } from "./job.ts";
+import { keeperCommandFor, keeperLaunch } from "./keeper.ts";
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
@@ -29,6 +30,11 @@ export interface ExecutorOptions {
    * binary, [bun, "<repo>/src/sandbox/bridgeMain.ts"] from source. Its arguments follow.
    */
   selfCommand: string[];
+  /**
+   * How to start the process keeper of host commands (keeper.ts). Default: from selfCommand.
+   * false: host commands run without one (only tests' negative controls).
+   */
+  keeperCommand?: string[] | false;
   /** Where allowlisted values are read from. Default process.env (as it is now, keys removed). */
   env?: Record<string, string | undefined>;
   /** A probe already made (tests; a runtime that probed once). Default: probe now. */
@@ -56,6 +62,15 @@ export function topFolderUnderTmp(path: string): string {
   return match ? match[0] : path;
 }
 
+/** How a command is started: the program, its environment and folder, and what stands above the command. */
+interface Launch {
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  pidNamespace: boolean;
+  keeper: boolean;
+}
+
 export const KILL_GRACE_MS = 2_000;
 export const BRIDGE_PORT = 3128;
 /** Output kept by start()'s ring. */
@@ -77,6 +92,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   // session/new does not wait for bun:ffi to load.
   void guardProcess();
   const shell = findShell(base.PATH);
+  // Host commands run under a keeper on Linux (keeper.ts): what they detach dies with them and with Garuda.
+  const keeper = process.platform === "linux" && options.keeperCommand !== false ? (options.keeperCommand ?? keeperCommandFor(options.selfCommand)) : undefined;
   const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
   const bridgePort = options.bridgePort ?? BRIDGE_PORT;
   const live = new Set<Job>();
@@ -98,12 +115,15 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   }
 
   /** The program to start and its environment, on the host or in the sandbox. */
-  function launch(request: Pick<ExecRequest, "command" | "cwd" | "sandbox" | "env" | "readPaths">): { argv: string[]; env: Record<string, string>; pidNamespace: boolean } {
+  function launch(request: Pick<ExecRequest, "command" | "cwd" | "sandbox" | "env" | "readPaths">): Launch {
     const sandbox = request.sandbox;
     const inner = [shell, "-c", request.command];
     const extra = request.env ?? {};
     if (sandbox === null) {
-      return { argv: inner, env: childEnv({ base, allow: options.envAllowlist, home: options.home, tmpDir, extra }), pidNamespace: false };
+      const env = childEnv({ base, allow: options.envAllowlist, home: options.home, tmpDir, extra });
+      if (!keeper) return { argv: inner, env, cwd: request.cwd, pidNamespace: false, keeper: false };
+      const kept = keeperLaunch(keeper, { parent: process.pid, graceMs, cwd: request.cwd, argv: inner, env });
+      return { ...kept, cwd: "/", pidNamespace: false, keeper: true };
     }
     const launcher = probe.launcher;
     if (!launcher) {
@@ -114,7 +134,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     const network = sandbox.network;
     if (launcher.kind === "seatbelt") {
       if (network.mode === "proxy" && network.tcpPort !== undefined) env = { ...env, ...proxyEnv(proxyUrl(network.token, network.tcpPort)) };
-      return { argv: seatbeltArgv(sandbox, inner), env, pidNamespace: false };
+      return { argv: seatbeltArgv(sandbox, inner), env, cwd: request.cwd, pidNamespace: false, keeper: false };
     }
     let argv = inner;
     if (network.mode === "proxy") {
@@ -128,13 +148,12 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       ...(request.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
     ];
     const args = bwrapArgv(sandbox, argv, env, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
-    return { argv: [launcher.path, ...args], env, pidNamespace: true };
+    return { argv: [launcher.path, ...args], env, cwd: request.cwd, pidNamespace: true, keeper: false };
   }
 
   function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => void): Job {
     if (closed) throw new Error("the executor has been shut down");
-    const { argv, env, pidNamespace } = launch(request);
-    const job = spawnJob({ argv, cwd: request.cwd, env, stdin, capture, pidNamespace, graceMs, onText });
+    const job = spawnJob({ ...launch(request), stdin, capture, graceMs, onText });
     live.add(job);
     job.exited.finally(() => live.delete(job));
     return job;

@@ -3,8 +3,10 @@
 // terminate(): SIGTERM to the group and every descendant, SIGKILL to whatever is left after the
 // grace period. Under bwrap the descendants live in a PID namespace: the signals go to the
 // processes inside (not to bwrap's own two processes), and killing bwrap ends the namespace,
-// which the kernel empties with SIGKILL. When the main process exits, its group is killed too,
-// so nothing a command left behind keeps running.
+// which the kernel empties with SIGKILL. On the host (Linux) the process is the command's keeper
+// (keeper.ts), which ends its own tree: it gets one SIGTERM, and the tree is only walked here if
+// it has not exited after the grace period. When the main process exits, its group is killed
+// too, so nothing a command left behind keeps running.
 import type { FileSink, Subprocess } from "bun";
 import { descendants, groupMembers, processTable, signalGroup, signalProcess, stillRunning } from "./processTree.ts";
 
@@ -19,6 +21,8 @@ export interface JobOptions {
   capture: "all" | "stderr";
   /** Under bwrap: the tree below bwrap is the command's PID namespace. */
   pidNamespace: boolean;
+  /** The process is the command's keeper (keeper.ts), which stops its tree itself on SIGTERM. */
+  keeper?: boolean;
   graceMs: number;
   /** Decoded output, stdout and stderr as they arrive. */
   onText: (text: string) => void;
@@ -42,6 +46,8 @@ export interface Job {
 /** After the main process exits, how long output still held open by stragglers is awaited. */
 const DRAIN_MS = 500;
 const POLL_MS = 25;
+/** How much longer than the grace period a keeper may take to end its tree. */
+const KEEPER_MARGIN_MS = 1_000;
 
 type Cancel = { cancel(): Promise<void> };
 
@@ -97,6 +103,12 @@ export function spawnJob(options: JobOptions): Job {
     endedBy ??= mainExited ? undefined : reason;
     terminating = (async () => {
       if (mainExited) return;
+      if (options.keeper) {
+        signalProcess(pid, "SIGTERM");
+        const deadline = Date.now() + options.graceMs + KEEPER_MARGIN_MS;
+        while (Date.now() < deadline && !mainExited) await Bun.sleep(POLL_MS);
+        if (mainExited) return;
+      }
       const table = processTable();
       const below = descendants(pid, table);
       // bwrap's own processes: the monitor (pid) and the namespace's init (its child); not signalled with TERM.

@@ -12,11 +12,7 @@
 // did not start: a sweep every few seconds reaps the zombies among Garuda's children that were
 // already zombies at the sweep before (Bun reaps its own children at once, so those are adopted).
 import { readdirSync, readFileSync } from "node:fs";
-
-const PR_SET_DUMPABLE = 4;
-const PR_SET_CHILD_SUBREAPER = 36;
-/** glibc, then musl (x64, arm64). */
-const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
+import { type Libc, openLibc, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, WNOHANG } from "./libc.ts";
 
 export interface ProcessGuards {
   subreaper: boolean;
@@ -26,10 +22,9 @@ export interface ProcessGuards {
 let guarded: Promise<ProcessGuards> | undefined;
 
 const REAP_EVERY_MS = 5_000;
-const WNOHANG = 1;
 
-/** Garuda's direct children: from each thread's /proc children list, not a walk of all of /proc. */
-function children(): number[] {
+/** This process's direct children: from each thread's /proc children list, not a walk of all of /proc. */
+export function children(): number[] {
   const pids: number[] = [];
   let tasks: string[];
   try {
@@ -47,8 +42,8 @@ function children(): number[] {
   return pids;
 }
 
-/** Garuda's direct children that are zombies now. */
-function zombieChildren(): Set<number> {
+/** This process's direct children that are zombies now. */
+export function zombieChildren(): Set<number> {
   const zombies = new Set<number>();
   for (const pid of children()) {
     try {
@@ -62,36 +57,23 @@ function zombieChildren(): Set<number> {
 }
 
 /** Reaps adopted zombies (see above); the timer does not keep Garuda alive. */
-function startReaper(waitpid: (pid: number, status: null, options: number) => number): void {
+function startReaper(libc: Libc): void {
   let seen = new Set<number>();
   const timer = setInterval(() => {
     const now = zombieChildren();
-    for (const pid of now) if (seen.has(pid)) waitpid(pid, null, WNOHANG);
+    for (const pid of now) if (seen.has(pid)) libc.waitpid(pid, WNOHANG);
     seen = now;
   }, REAP_EVERY_MS);
   timer.unref();
 }
 
 async function applyGuards(): Promise<ProcessGuards> {
-  const none = { subreaper: false, undumpable: false };
-  if (process.platform !== "linux") return none;
-  const { dlopen, FFIType } = await import("bun:ffi");
-  for (const name of LIBC) {
-    try {
-      const libc = dlopen(name, {
-        prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
-        waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
-      });
-      const subreaper = libc.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) === 0;
-      const undumpable = libc.symbols.prctl(PR_SET_DUMPABLE, 0n, 0n, 0n, 0n) === 0;
-      // The library stays open: the reaper calls waitpid for the life of the process.
-      if (subreaper) startReaper((pid, status, options) => libc.symbols.waitpid(pid, status, options));
-      return { subreaper, undumpable };
-    } catch {
-      // Not this C library: try the next one.
-    }
-  }
-  return none;
+  const libc = await openLibc();
+  if (!libc) return { subreaper: false, undumpable: false };
+  const subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1) === 0;
+  const undumpable = libc.prctl(PR_SET_DUMPABLE, 0) === 0;
+  if (subreaper) startReaper(libc);
+  return { subreaper, undumpable };
 }
 
 /** Applies the guards once (they are process-wide); what took effect. */

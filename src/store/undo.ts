@@ -176,7 +176,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
       disable(`a snapshot failed (${gitMessage(result)}).`);
       return undefined;
     }
-    if (++snapshotsTaken % GC_EVERY === 0) await git.run({ script: "g gc --auto --quiet >/dev/null 2>&1 || true" });
+    // In the foreground: what a host command detaches ends with it (src/sandbox/keeper.ts).
+    if (++snapshotsTaken % GC_EVERY === 0) await git.run({ script: "g -c gc.autoDetach=false gc --auto --quiet >/dev/null 2>&1 || true" });
     return tree;
   }
 

@@ -123,7 +123,7 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
           const sandbox = commandSandbox(args.outside_sandbox, ctx);
           let entry: ManagedProcess;
           try {
-            entry = table.add(ctx.executor.start({ command, cwd: ctx.root, sandbox }), sandbox !== null);
+            entry = table.add(ctx.executor.start({ command, cwd: ctx.root, sandbox }), { sandboxed: sandbox !== null, writesProject: sandbox === null || !sandbox.projectReadOnly });
           } catch (error) {
             if (error instanceof SandboxUnavailableError) {
               return { output: `The process did not start: ${error.message}. Start it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`, isError: true };

@@ -1,27 +1,33 @@
 // The long-running processes one session started with process_manager: what was started, how
 // (sandboxed or not), and how each ended. The executor owns the processes themselves (and kills
-// them all at shutdown); this table only remembers them for list, output and stop.
+// them all at shutdown); this table only remembers them for list, output and stop, and stops the
+// ones that can write the project when the session switches to plan mode.
+import type { BackgroundJob, BackgroundJobs } from "../runtime/services.ts";
 import type { ExecResult, RunningProcess } from "../sandbox/types.ts";
 
 export interface ManagedProcess {
   readonly process: RunningProcess;
   readonly command: string;
   readonly sandboxed: boolean;
+  /** It can write the project: it runs outside the sandbox, or in build mode's sandbox. */
+  readonly writesProject: boolean;
   readonly startedAt: number;
   /** Set once it has exited. */
   end?: ExecResult;
   /** Stopped through process_manager (not by itself). */
   stopped: boolean;
+  /** Stopped because the session switched to plan mode. */
+  stoppedForPlan?: boolean;
 }
 
 /** At most this many processes run at once per session. */
 export const MAX_RUNNING = 10;
 
-export class ProcessTable {
+export class ProcessTable implements BackgroundJobs {
   readonly #entries = new Map<string, ManagedProcess>();
 
-  add(process: RunningProcess, sandboxed: boolean, now = Date.now()): ManagedProcess {
-    const entry: ManagedProcess = { process, command: process.command, sandboxed, startedAt: now, stopped: false };
+  add(process: RunningProcess, how: { sandboxed: boolean; writesProject: boolean }, now = Date.now()): ManagedProcess {
+    const entry: ManagedProcess = { process, command: process.command, ...how, startedAt: now, stopped: false };
     this.#entries.set(process.id, entry);
     process.exited.then(
       (end) => {
@@ -50,6 +56,20 @@ export class ProcessTable {
   async stopAll(): Promise<void> {
     await Promise.all(this.running().map((entry) => entry.process.stop()));
   }
+
+  /**
+   * Plan mode began: stops every running process that can write the project (a bwrap mount
+   * cannot be made read-only from outside, so it ends). Resolves, once they are gone, with them.
+   */
+  async stopWriters(): Promise<BackgroundJob[]> {
+    const writers = this.running().filter((entry) => entry.writesProject);
+    for (const entry of writers) {
+      entry.stopped = true;
+      entry.stoppedForPlan = true;
+    }
+    await Promise.all(writers.map(async (entry) => (entry.end ??= await entry.process.stop())));
+    return writers.map((entry) => ({ id: entry.process.id, command: entry.command, sandboxed: entry.sandboxed }));
+  }
 }
 
 function duration(ms: number): string {
@@ -63,6 +83,7 @@ function duration(ms: number): string {
 export function statusOf(entry: ManagedProcess, now = Date.now()): string {
   const end = entry.end;
   if (!end) return `running for ${duration(now - entry.startedAt)}`;
+  if (entry.stoppedForPlan) return "stopped when plan mode began";
   if (entry.stopped) return "stopped";
   if (end.killed) return "killed (the session ended or the sandbox stopped it)";
   if (end.exitCode !== null) return `exited with code ${end.exitCode}`;

@@ -1,14 +1,14 @@
 // Drives the real chat (and `garuda run`) from source the way a user does: in a pseudo-terminal
 // (Bun.Terminal) or over pipes, in a temporary project folder with a temporary HOME, against the
 // mock Anthropic server (real SSE).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { descendants } from "../../src/sandbox/processTree.ts";
 import type { MockAnthropic } from "../support/mockAnthropic.ts";
 import { ENTRY, plain } from "./setupHarness.ts";
 
 export { ENTRY, plain };
+export { alive, startedBelow } from "../support/processes.ts";
 
 export const KEYS = {
   enter: "\r",
@@ -124,35 +124,6 @@ export async function runPipedIn(args: string[], options: { cwd: string; env: Re
   });
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { code, stdout, stderr };
-}
-
-function cmdline(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether `pid` is a live process (not gone, not a zombie). */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** Waits until `command` runs below `pid`; returns its processes. */
-export async function startedBelow(pid: number, command: string, timeoutMs = 15_000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = descendants(pid).filter((child) => cmdline(child) === command);
-    if (found.length > 0) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${command} to start`);
-    await Bun.sleep(25);
-  }
 }
 
 /** The text of the last tool_result the model received in request `index`. */

@@ -94,7 +94,7 @@ describe("consents and modes", () => {
     where.project(".garuda/commands/plan-it.md", "Plan the refactor of $ARGUMENTS.");
     const approver = answering("once");
     await using s = await session(where, [fake.text("a plan")], approver);
-    s.runtime.setMode("plan");
+    await s.runtime.setMode("plan");
     const { events } = await s.prompt("/plan-it the parser");
     expect(approver.asked).toHaveLength(1);
     expect(notices(events).join("\n")).not.toContain("did not run");

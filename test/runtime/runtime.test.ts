@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fake } from "../../src/model/fake.ts";
 import type { ModelRequest } from "../../src/model/types.ts";
-import { BUILD_AGAIN_NOTE, PLAN_NOTE } from "../../src/runtime/notes.ts";
-import type { CommandProvider, UndoStore } from "../../src/runtime/services.ts";
+import { BUILD_AGAIN_NOTE, PLAN_NOTE, planStoppedNote } from "../../src/runtime/notes.ts";
+import type { BackgroundJob, BackgroundJobs, CommandProvider, UndoStore } from "../../src/runtime/services.ts";
 import type { AuditEvent } from "../../src/store/auditEvents.ts";
 import { ofType, scriptedApprover, testRuntime, turn } from "./helpers.ts";
 
@@ -57,16 +57,71 @@ describe("modes", () => {
       turns: [fake.text("one"), fake.toolCall("write", { path: "a.txt", content: "x" }), fake.text("planned"), fake.text("three")],
     });
     await turn(t.runtime, "first");
-    t.runtime.setMode("plan");
+    await t.runtime.setMode("plan");
     expect(t.runtime.mode).toBe("plan");
     const { events } = await turn(t.runtime, "second");
     expect(firstText(t.model.requests[1])).toEqual([`<garuda_note>\n${PLAN_NOTE}\n</garuda_note>`, "second"]);
     expect(ofType(events, "tool_result")[0]?.status).toBe("denied");
     expect(approver.asked).toHaveLength(0);
-    t.runtime.setMode("build");
+    await t.runtime.setMode("build");
     await turn(t.runtime, "third");
     expect(firstText(t.model.requests[3])).toEqual([`<garuda_note>\n${BUILD_AGAIN_NOTE}\n</garuda_note>`, "third"]);
     expect(firstText(t.model.requests[0])).toEqual(["first"]);
+  });
+});
+
+/** Background jobs that can write the project, as ProcessTable.stopWriters reports them: each is stopped once. */
+function writingJobs(...jobs: BackgroundJob[]): BackgroundJobs & { calls: number; running: BackgroundJob[] } {
+  const state = {
+    calls: 0,
+    running: [...jobs],
+    async stopWriters() {
+      state.calls++;
+      return state.running.splice(0);
+    },
+  };
+  return state;
+}
+
+describe("a switch to plan mode and the background jobs", () => {
+  const job = { id: "p1", command: "npm run dev", sandboxed: true };
+
+  test("stops the jobs that can write the project; the user gets the notice at once, the model at the next turn, the audit log too", async () => {
+    const jobs = writingJobs(job);
+    const audit: AuditEvent[] = [];
+    await using t = testRuntime({ jobs, audit: { record: (event) => audit.push(event) }, turns: [fake.text("planned")] });
+    const switched = await t.runtime.setMode("plan");
+    expect(switched).toEqual({ notices: [planStoppedNote([job])] });
+    expect(switched.notices[0]).toBe(
+      "Plan mode stopped the background process p1 ($ npm run dev): it was started in build mode and could write the project. Start it again with process_manager if needed: in plan mode it runs in the sandbox with the project read-only.",
+    );
+    expect(audit).toContainEqual({ type: "notice", text: planStoppedNote([job]) });
+    const { events } = await turn(t.runtime, "plan it");
+    expect(firstText(t.model.requests[0])).toEqual([`<garuda_note>\n${PLAN_NOTE}\n</garuda_note>`, `<garuda_note>\n${planStoppedNote([job])}\n</garuda_note>`, "plan it"]);
+    // Nothing was left to stop when the plan turn began: no second notice.
+    expect(ofType(events, "notice")).toEqual([]);
+    expect(jobs.calls).toBe(2);
+  });
+
+  test("a job a build turn started after the switch is stopped when the plan turn begins, with a notice", async () => {
+    const jobs = writingJobs();
+    await using t = testRuntime({ jobs, turns: [fake.text("planned")] });
+    expect(await t.runtime.setMode("plan")).toEqual({ notices: [] });
+    jobs.running.push({ id: "p2", command: "make watch", sandboxed: false });
+    const { events } = await turn(t.runtime, "plan it");
+    const text = planStoppedNote([{ id: "p2", command: "make watch", sandboxed: false }]);
+    expect(text).toContain("started in build mode or outside the sandbox");
+    expect(ofType(events, "notice").map((event) => event.text)).toEqual([text]);
+    expect(firstText(t.model.requests[0])).toContain(`<garuda_note>\n${text}\n</garuda_note>`);
+  });
+
+  test("build mode and a refused switch stop nothing", async () => {
+    const jobs = writingJobs(job);
+    await using t = testRuntime({ jobs, modeRefusal: (mode) => (mode === "plan" ? "The team policy does not allow plan mode." : undefined) });
+    expect(await t.runtime.setMode("plan")).toEqual({ refusal: "The team policy does not allow plan mode.", notices: [] });
+    expect(await t.runtime.setMode("build")).toEqual({ notices: [] });
+    expect(jobs.calls).toBe(0);
+    expect(t.runtime.mode).toBe("build");
   });
 });
 

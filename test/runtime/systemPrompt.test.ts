@@ -85,7 +85,7 @@ describe("the prompt", () => {
     await using t = testRuntime({ root: root.path, turns: [fake.text("a"), fake.text("b")] });
     await turn(t.runtime, "one");
     writeFileSync(join(root.path, "GARUDA.md"), "Version two.");
-    t.runtime.setMode("plan");
+    await t.runtime.setMode("plan");
     await turn(t.runtime, "two");
     const [first, second] = t.model.requests;
     expect(second?.system).toBe(first?.system as string);

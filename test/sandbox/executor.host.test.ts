@@ -74,12 +74,14 @@ describe("Executor on the host", () => {
     }
   });
 
-  test("each command leads its own process group and session", async () => {
-    const result = await run("echo $$ $(ps -o pgid= -p $$) $(ps -o sid= -p $$)");
-    const [pid, pgid, sid] = result.output.trim().split(/\s+/);
-    expect(pgid).toBe(pid as string);
-    expect(sid).toBe(pid as string);
+  test("each command has its own process group and session, led by the command (Linux: by its keeper, its parent)", async () => {
+    const result = await run("echo $$ $PPID $(ps -o pgid= -p $$) $(ps -o sid= -p $$)");
+    const [pid, ppid, pgid, sid] = result.output.trim().split(/\s+/);
+    const leader = process.platform === "linux" ? ppid : pid;
+    expect(pgid).toBe(leader as string);
+    expect(sid).toBe(leader as string);
     expect(Number(pid)).not.toBe(process.pid);
+    expect(Number(leader)).not.toBe(process.pid);
   });
 
   test("timeout: the command is ended and says so", async () => {

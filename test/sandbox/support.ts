@@ -139,3 +139,17 @@ export async function eventually(check: () => boolean, ms = 3000): Promise<void>
 export function marker(): string {
   return `${4000 + Math.floor(Math.random() * 5000)}.${Math.floor(Math.random() * 1000)}`;
 }
+
+/**
+ * A command that detaches two daemons the usual ways, then runs `rest`: `sleep <tag>1` in a new
+ * session (setsid) and `sleep <tag>2` double-forked (its parent subshell exits at once, so it is
+ * re-parented) in a new session with its output closed. sleepers(`${tag}1`) and `${tag}2` find them.
+ */
+export function detachingCommand(tag: string, rest = `sleep ${tag}3`): string {
+  return `setsid sleep ${tag}1 & (setsid sleep ${tag}2 </dev/null >/dev/null 2>&1 &); ${rest}`;
+}
+
+/** The live processes of detachingCommand(tag) (with its `sleep <tag>3`). */
+export function detached(tag: string): number[] {
+  return [...sleepers(`${tag}1`), ...sleepers(`${tag}2`), ...sleepers(`${tag}3`)];
+}

@@ -51,7 +51,7 @@ describe("the session file", () => {
       turns: [fake.toolCall("read", { path: "a.txt" }, { id: "toolu_1" }), fake.text("Read it."), fake.text("Planned.")],
     });
     await turn(t.runtime, "read a");
-    t.runtime.setMode("plan");
+    await t.runtime.setMode("plan");
     await turn(t.runtime, "plan it");
     const records = readSession(t.runtime.session?.file as string).records;
     expect(records.map((record) => record.type)).toEqual(["start", "user", "assistant", "tool_results", "assistant", "end", "mode", "user", "assistant", "end"]);

@@ -14,7 +14,7 @@ import { createCliContext } from "../context.ts";
 import { describeFailure } from "../errors.ts";
 import { TerminalApprover } from "./approver.ts";
 import { OpenCalls } from "./calls.ts";
-import { type CommandHost, MODE_TEXT, runBuiltin } from "./commands.ts";
+import { type CommandHost, runBuiltin, switchMode } from "./commands.ts";
 import { type ChatInput, LineInput } from "./input.ts";
 import { chooseSession, type ResumeRequest, showResumed } from "./resume.ts";
 import { Screen } from "./screen.ts";
@@ -160,8 +160,7 @@ class Chat implements CommandHost {
       interrupted = false;
       if (result.kind === "toggle-mode") {
         const next: Mode = this.runtime.mode === "build" ? "plan" : "build";
-        const refusal = this.runtime.setMode(next);
-        screen.line(style.dim(refusal ?? `Mode: ${MODE_TEXT[next]}.`));
+        await switchMode(this, next, { dim: true });
         draft = result.draft;
         continue;
       }

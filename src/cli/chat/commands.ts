@@ -110,7 +110,7 @@ async function compact(host: CommandHost, focus: string): Promise<void> {
   }
 }
 
-function mode(host: CommandHost, args: string): void {
+async function mode(host: CommandHost, args: string): Promise<void> {
   const { screen, runtime } = host;
   if (args === "") {
     screen.line(`Mode: ${MODE_TEXT[runtime.mode]}. Switch with /mode build or /mode plan.`);
@@ -120,8 +120,19 @@ function mode(host: CommandHost, args: string): void {
     screen.line(`There is no mode "${oneLine(args, 40)}". The modes are build and plan.`);
     return;
   }
-  const refusal = runtime.setMode(args);
-  screen.line(refusal ?? `Mode: ${MODE_TEXT[args]}. It applies from the next turn.`);
+  await switchMode(host, args, { after: " It applies from the next turn." });
+}
+
+/**
+ * Switches the mode (/mode, Shift-Tab) and says so: the refusal, or the new mode and what the
+ * switch stopped (plan mode ends the background processes that could write the project).
+ */
+export async function switchMode(host: Pick<CommandHost, "runtime" | "screen" | "style">, mode: Mode, options: { after?: string; dim?: boolean } = {}): Promise<void> {
+  const { screen, style } = host;
+  const { refusal, notices } = await host.runtime.setMode(mode);
+  const line = refusal ?? `Mode: ${MODE_TEXT[mode]}.${options.after ?? ""}`;
+  screen.line(options.dim ? style.dim(line) : line);
+  for (const text of notices) screen.line(style.yellow(`Garuda: ${visible(text)}`));
 }
 
 async function model(host: CommandHost, args: string): Promise<void> {

@@ -1,0 +1,68 @@
+// Drives the compiled `garuda acp` the way an editor does (test/acp.process.test.ts,
+// test/acp.stop.test.ts): the SDK's client on its stdio against the mock Anthropic server, every
+// stdout line recorded, every permission question answered "allow once".
+import { expect } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import type { MockAnthropic } from "./mockAnthropic.ts";
+
+/** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once. */
+export function startAgent(binary: string, mock: MockAnthropic, root: string, work: string, model = "claude-sonnet-5") {
+  const home = mkdtempSync(join(work, "home-"));
+  const proc = Bun.spawn([binary, "acp"], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      ANTHROPIC_BASE_URL: mock.url,
+      ANTHROPIC_API_KEY: "sk-ant-process-test",
+      GARUDA_MODEL: model,
+    },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stderr = new Response(proc.stderr).text();
+  const lines: string[] = [];
+  const decoder = new TextDecoder();
+  const tail = { partial: "" };
+  const stdout = proc.stdout.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        tail.partial += decoder.decode(chunk, { stream: true });
+        const parts = tail.partial.split("\n");
+        tail.partial = parts.pop() ?? "";
+        lines.push(...parts);
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  const stdin = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      proc.stdin.write(chunk);
+      await proc.stdin.flush();
+    },
+  });
+  const updates: acp.SessionUpdate[] = [];
+  const permissions: acp.RequestPermissionRequest[] = [];
+  const connection = acp
+    .client({ name: "process-test" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates.push(params.update);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params);
+      return { outcome: { outcome: "selected", optionId: "once" } };
+    })
+    .connect(acp.ndJsonStream(stdin, stdout));
+  return { proc, agent: connection.agent, connection, updates, permissions, lines, tail, stderr };
+}
+
+/** Every stdout line is one JSON-RPC message, and nothing is left half-written. */
+export function expectOnlyProtocol(lines: string[], tail: { partial: string }): void {
+  expect(tail.partial).toBe("");
+  expect(lines.length).toBeGreaterThan(2);
+  for (const line of lines) expect((JSON.parse(line) as { jsonrpc?: unknown }).jsonrpc).toBe("2.0");
+}
+
