@@ -64,6 +64,7 @@ export function refusedCall(id: string, name: string, problem: string, raw?: str
 /**
  * A response's content with every tool call over a bound replaced by a refused call: one too
  * deep or too large, or one that would take the kept calls' total past MAX_RESPONSE_INPUT_CHARS.
+ * A text block longer than that (no model writes one; a broken gateway might) is cut.
  * Server tool blocks are the provider's own: one out of bounds fails the response (the caller
  * throws the returned problem). The same array when nothing was out of bounds.
  */
@@ -71,6 +72,10 @@ export function boundResponse(content: readonly AssistantBlock[]): { content: re
   let total = 0;
   let changed = false;
   const out = content.map((block): AssistantBlock => {
+    if (block.type === "text" && block.text.length > MAX_RESPONSE_INPUT_CHARS) {
+      changed = true;
+      return { type: "text", text: cutText(block.text, MAX_RESPONSE_INPUT_CHARS) };
+    }
     if (block.type !== "tool_use" || block.name === INVALID_TOOL_CALL) return block;
     const shape = jsonShape(block.input);
     const problem =

@@ -25,8 +25,8 @@ export function cutText(text: string, max: number, total = text.length): string 
  * A copy of a JSON-like value with every string cut to `maxString` characters (but those under
  * a `keep` key) and at most `maxDepth` levels.
  */
-export function cutStrings(value: unknown, maxString: number, keep?: ReadonlySet<string>, maxDepth = MAX_JSON_DEPTH): unknown {
-  return mapJson(value, (text, key) => (key !== undefined && keep?.has(key) ? text : cutText(text, maxString)), maxDepth);
+export function cutStrings(value: unknown, maxString: number, keep?: ReadonlySet<string>, maxEntries?: number): unknown {
+  return mapJson(value, (text, key) => (key !== undefined && keep?.has(key) ? text : cutText(text, maxString)), MAX_JSON_DEPTH, maxEntries);
 }
 
 /** UTF-8 bytes of a value as JSON; Infinity when it cannot be written (too deep, a cycle). */
@@ -38,21 +38,27 @@ export function jsonBytes(value: unknown): number {
   }
 }
 
-/** The smallest string length fitJson cuts to; below it a message stops being readable. */
-const MIN_STRING = 256;
+/** The shortest strings and the fewest entries fitJson cuts to; below them a message stops being readable. */
+const MIN_STRING = 64;
+const MIN_ENTRIES = 4;
+/** The entries of an array or object fitJson keeps at first (a message's own lists are short). */
+const FIRST_ENTRIES = 10_000;
 
 /**
  * The value itself when its JSON fits in `maxBytes`, else a copy with its strings cut (each to
- * the same length, halved until the whole fits) and its nesting bounded. When even that is too
- * big (a huge array of short strings), undefined: the caller sends something else. Strings
+ * the same length, halved until the whole fits), its nesting bounded and, after the first try,
+ * its long arrays and objects cut too. Undefined when not even the smallest cut fits. Strings
  * under a `keep` key stay whole.
  */
 export function fitJson<T>(value: T, maxBytes: number, keep?: ReadonlySet<string>): T | undefined {
   if (jsonBytes(value) <= maxBytes) return value;
   // A string can take a quarter of the budget at first (a message usually has one big field).
-  for (let maxString = Math.floor(maxBytes / 4); maxString >= MIN_STRING; maxString = Math.floor(maxString / 2)) {
-    const cut = cutStrings(value, maxString, keep) as T;
+  let maxString = Math.floor(maxBytes / 4);
+  for (let round = 0; ; round++) {
+    const maxEntries = round === 0 ? undefined : Math.max(MIN_ENTRIES, FIRST_ENTRIES >> round);
+    const cut = cutStrings(value, maxString, keep, maxEntries) as T;
     if (jsonBytes(cut) <= maxBytes) return cut;
+    if (maxString <= MIN_STRING && maxEntries === MIN_ENTRIES) return undefined;
+    maxString = Math.max(MIN_STRING, Math.floor(maxString / 2));
   }
-  return undefined;
 }

@@ -78,19 +78,29 @@ export function jsonShape(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonShape 
 /** Maps one string of a value; `key` is the object key it sits under, if any. */
 export type StringMap = (text: string, key: string | undefined) => string;
 
+/** What stands for the entries of an array or object past a walk's `maxEntries`. */
+export const moreEntries = (count: number) => `[… ${count.toLocaleString("en-US")} more entries left out]`;
+
 /**
  * A copy of a JSON-like value with every string mapped (keys stay as they are), nested at most
  * `maxDepth` levels: a deeper object or array becomes the TOO_DEEP marker. The recursion is
- * never deeper than `maxDepth`, whatever the value.
+ * never deeper than `maxDepth`, whatever the value. An array or object with more than
+ * `maxEntries` entries keeps the first ones and a marker of how many were left out (an array
+ * as its last entry, an object under the key "…").
  */
-export function mapJson(value: unknown, map: StringMap, maxDepth = MAX_JSON_DEPTH): unknown {
+export function mapJson(value: unknown, map: StringMap, maxDepth = MAX_JSON_DEPTH, maxEntries = Number.POSITIVE_INFINITY): unknown {
   const walk = (item: unknown, key: string | undefined, depth: number): unknown => {
     if (typeof item === "string") return map(item, key);
     if (item === null || typeof item !== "object") return item;
     if (depth >= maxDepth) return TOO_DEEP;
-    if (Array.isArray(item)) return item.map((entry) => walk(entry, undefined, depth + 1));
+    if (Array.isArray(item)) {
+      const kept = item.slice(0, maxEntries).map((entry) => walk(entry, undefined, depth + 1));
+      return item.length > kept.length ? [...kept, moreEntries(item.length - kept.length)] : kept;
+    }
+    const entries = Object.entries(item as Record<string, unknown>);
     const out: Record<string, unknown> = {};
-    for (const [name, entry] of Object.entries(item as Record<string, unknown>)) out[name] = walk(entry, name, depth + 1);
+    for (const [name, entry] of entries.slice(0, maxEntries)) out[name] = walk(entry, name, depth + 1);
+    if (entries.length > maxEntries) out["…"] = moreEntries(entries.length - maxEntries);
     return out;
   };
   return walk(value, undefined, 0);

@@ -55,8 +55,14 @@ describe("cutText / fitJson", () => {
     expect(fitted?.params.note).toBe("short");
     expect(fitted?.params.keep).toHaveLength(50_000);
     expect(fitted?.params.text).toMatch(/\[… [\d,]+ more characters left out\]$/);
-    // Too many short strings to fit by cutting them: undefined, the caller sends something else.
-    expect(fitJson({ list: Array.from({ length: 100_000 }, () => "x") }, 10_000)).toBeUndefined();
+    // Too many entries to fit by cutting strings: the list is cut, with how many were left out.
+    const list = fitJson({ list: Array.from({ length: 100_000 }, () => "x") }, 10_000);
+    expect(jsonBytes(list)).toBeLessThanOrEqual(10_000);
+    expect(list?.list.at(-1)).toMatch(/^\[… [\d,]+ more entries left out\]$/);
+    const keys = fitJson(Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i])), 10_000);
+    expect(keys?.["…"]).toMatch(/more entries left out/);
+    // Nothing can make this fit: undefined, the caller sends something else.
+    expect(fitJson({ a: "x".repeat(1_000) }, 10)).toBeUndefined();
     expect(cutStrings({ a: "x".repeat(10) }, 4)).toEqual({ a: "xxxx\n[… 6 more characters left out]" });
   });
 });

@@ -1,12 +1,12 @@
 // --continue and --resume [id]: which session file the chat picks up, and what it shows of the
 // conversation so far.
 import { ConfigError } from "../../config/errors.ts";
-import { oneLine, visible } from "../../text/visible.ts";
+import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { ChatInput } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import { findSession, listSessions, type SessionDetails, sessionDetails, turnAnswer, when } from "./sessions.ts";
 import type { Style } from "./style.ts";
-import { plural, safeText } from "./text.ts";
+import { plural } from "./text.ts";
 
 export type ResumeRequest = { latest: true } | { pick: true } | { id: string };
 
