@@ -79,6 +79,7 @@ export function boundResponse(content: readonly AssistantBlock[]): { content: re
     if (block.type !== "tool_use" || block.name === INVALID_TOOL_CALL) return block;
     const shape = jsonShape(block.input);
     const problem =
+      (block.name.length > MAX_NAME ? `its tool name is ${count(block.name.length)} characters long; no tool has a name that long. Call one of the tools by its name.` : undefined) ??
       shapeProblem(shape) ??
       (total + shape.chars > MAX_RESPONSE_INPUT_CHARS
         ? tooLarge(total + shape.chars, MAX_RESPONSE_INPUT_CHARS, "the inputs of your calls in this response up to this one are together")

@@ -137,6 +137,10 @@ describe("tool input bounds", () => {
     expect(errorOf((bounded.content[5] as ToolUseBlock).input)).toContain(`are together 2,999,`);
     expect(errorOf((bounded.content[5] as ToolUseBlock).input)).toContain(`more than the ${MAX_RESPONSE_INPUT_CHARS.toLocaleString("en-US")}`);
     expect(bounded.serverProblem).toBeUndefined();
+    const named = boundResponse([{ type: "tool_use", id: "n", name: "n".repeat(5_000_000), input: {} }]).content[0] as ToolUseBlock;
+    expect(named.name).toBe(INVALID_TOOL_CALL);
+    expect(JSON.stringify(named).length).toBeLessThan(1_000);
+    expect(errorOf(named.input)).toContain("its tool name is 5,000,000 characters long");
     // Negative control: a response within the bounds is the same array.
     const fine: AssistantBlock[] = [call("x", { path: "a" })];
     expect(boundResponse(fine).content).toBe(fine);
