@@ -143,4 +143,47 @@ describe("garuda acp, the compiled binary over stdio", () => {
     connection.close();
     expectOnlyProtocol(lines, tail);
   }, 60_000);
+  test("bad input does not brick a session: 100,000 levels, a 50 MB argument, names with ESC, a newline and U+202E", async () => {
+    const deepJson = `{"path":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    const bigJson = JSON.stringify({ path: "big.txt", content: "z".repeat(50 * 1024 * 1024) });
+    const names = ["esc\u001b[2Jname.txt", "new\nline.txt", "rtl\u202Etxt.exe", "plain.txt"];
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [
+        { steps: [{ type: "tool_use", name: "read_file", id: "toolu_deep", json: deepJson, fragments: 4 }] },
+        { steps: [{ type: "text", text: "Sent too deep." }] },
+        { steps: [{ type: "tool_use", name: "write_file", id: "toolu_big", json: bigJson, fragments: 20 }] },
+        { steps: [{ type: "text", text: "Sent too much." }] },
+        { steps: names.map((path, index) => ({ type: "tool_use" as const, name: "read_file", id: `toolu_name_${index}`, input: { path } })) },
+        { steps: [{ type: "text", text: "Read: esc\u001b[31m red, rtl\u202Eexe." }] },
+      ],
+    });
+    const root = mkdtempSync(join(work, "root-"));
+    for (const name of names) writeFileSync(join(root, name), "text with \u001b[2J and \u202E in it\n");
+    const { proc, agent, connection, updates, lines, tail } = startAgent(mock, root);
+    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+    const prompt = (text: string) => agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    const failedText = (id: string) =>
+      updates.flatMap((u) => (u.sessionUpdate === "tool_call_update" && u.toolCallId === id && u.status === "failed" ? (u.content ?? []) : [])).map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : "")).join("");
+
+    expect((await prompt("Deep.")).stopReason).toBe("end_turn");
+    expect(failedText("toolu_deep")).toContain("nested 100,001 levels deep");
+    expect((await prompt("Big.")).stopReason).toBe("end_turn");
+    expect(failedText("toolu_big")).toContain("characters of JSON, more than the 1,000,000 Garuda takes");
+    expect((await prompt("Names.")).stopReason).toBe("end_turn");
+    const calls = updates.filter((u) => u.sessionUpdate === "tool_call" && u.toolCallId.startsWith("toolu_name_"));
+    expect(calls.map((u) => (u.sessionUpdate === "tool_call" ? (u.locations ?? []).map((l) => l.path) : []))).toEqual([[], [], [], [join(root, "plain.txt")]]);
+
+    // Every line the editor read: small, and no ESC or U+202E in it.
+    for (const line of lines) {
+      expect(Buffer.byteLength(line)).toBeLessThan(100_000);
+      expect(line).not.toContain("\\u001b");
+      expect(line).not.toContain("\u202E");
+    }
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    connection.close();
+    expectOnlyProtocol(lines, tail);
+  }, 120_000);
 });

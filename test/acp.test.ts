@@ -527,14 +527,20 @@ describe("prompt content", () => {
     expect(sent).not.toContain('<attached_file path=\\"b.ts\\">');
   });
 
-  test("a huge prompt (10 MB) goes through", async () => {
-    const model = new FakeModelClient([fake.text("that is long")]);
+  test("a huge prompt (10 MB) is read and refused with why (no model could take it); 1.5 MB goes through; the session goes on", async () => {
+    const model = new FakeModelClient([fake.text("that is long"), fake.text("and this is short")]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
     const big = "x".repeat(10 * 1024 * 1024);
     expect((await h.prompt(sessionId, big)).stopReason).toBe("end_turn");
-    expect(userText(model).length).toBeGreaterThanOrEqual(big.length);
+    expect(model.requests).toHaveLength(0);
+    expect(messageText(h.updatesOf(sessionId))).toContain(`Garuda: The prompt is ${big.length.toLocaleString("en-US")} characters, more than the 2,000,000 Garuda sends in one message to this model`);
+    const large = "y".repeat(1_500_000);
+    expect((await h.prompt(sessionId, large)).stopReason).toBe("end_turn");
+    expect(userText(model).length).toBeGreaterThanOrEqual(large.length);
+    expect((await h.prompt(sessionId, "short")).stopReason).toBe("end_turn");
+    expect(messageText(h.updatesOf(sessionId))).toContain("and this is short");
   }, 60_000);
 });
 

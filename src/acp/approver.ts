@@ -7,7 +7,7 @@ import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest, 
 import type { ApprovalRequest, Approver, Choice } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
 import { questionContent, questionText } from "./question.ts";
-import { type KnownCalls, type SessionChannel, textContent } from "./updates.ts";
+import { editorCallId, type KnownCalls, type SessionChannel, textContent } from "./updates.ts";
 
 const KINDS: Readonly<Record<Choice, PermissionOptionKind>> = {
   once: "allow_once",
@@ -28,7 +28,7 @@ export interface AcpApproverOptions {
 /** The options of a question: its own choices in order, with its labels. */
 export function permissionOptions(request: ApprovalRequest): PermissionOption[] {
   const choices: Choice[] = request.choices.includes("deny") ? request.choices : [...request.choices, "deny"];
-  return choices.map((choice) => ({ optionId: choice, name: request.labels[choice], kind: KINDS[choice] }));
+  return choices.map((choice) => ({ optionId: choice, name: oneLine(request.labels[choice]), kind: KINDS[choice] }));
 }
 
 /** The answer: a known option's choice, else deny. */
@@ -57,7 +57,7 @@ export class AcpApprover implements Approver {
     let toolCallId: string;
     let own: string | undefined;
     if (known) {
-      toolCallId = known.id;
+      toolCallId = editorCallId(known.id);
     } else {
       own = `garuda-question-${++this.#questions}`;
       toolCallId = own;
@@ -75,7 +75,7 @@ export class AcpApprover implements Approver {
     if (known?.running && choice !== "deny") channel.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
     if (own !== undefined) {
       const allowed = choice !== "deny";
-      channel.send({ sessionUpdate: "tool_call_update", toolCallId: own, status: allowed ? "completed" : "failed", content: [textContent(allowed ? `Allowed (${request.labels[choice]}).` : "Denied.")] });
+      channel.send({ sessionUpdate: "tool_call_update", toolCallId: own, status: allowed ? "completed" : "failed", content: [textContent(allowed ? `Allowed (${oneLine(request.labels[choice])}).` : "Denied.")] });
     }
     return choice;
   }

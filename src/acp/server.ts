@@ -10,9 +10,11 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { Approver, Mode } from "../permission/types.ts";
 import type { StopReason } from "../runtime/events.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { oneLine } from "../text/visible.ts";
+import { cutText } from "../text/cut.ts";
+import { hasHidden, oneLine, visible } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
 import { AcpApprover } from "./approver.ts";
+import { boundedStream, MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
 import { promptText } from "./prompt.ts";
 import { EventMapper, KnownCalls, SessionChannel } from "./updates.ts";
 
@@ -61,6 +63,8 @@ export interface AcpServerOptions {
   settleMs?: number;
   /** The longest message read (default: the SDK's 32 MiB); a longer line is refused, not fatal. */
   maxMessageBytes?: number;
+  /** The longest message sent (default MAX_EDITOR_MESSAGE_BYTES); a longer one goes out cut. */
+  maxSentBytes?: number;
   /** Diagnostics for stderr (the editor's log). */
   log?: (text: string) => void;
 }
@@ -111,22 +115,25 @@ const isFolder = (path: string) => {
 };
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** An error's message as the editor shows it: visible, and not a page long. */
+const shownError = (error: unknown) => visible(cutText(messageOf(error), 4_000));
 
 /** A setup problem as ACP sees it: no model or key → auth required (-32000); anything else → its message. */
 async function setupError(error: unknown): Promise<acp.RequestError> {
   const { SetupRequiredError } = await import("../config/errors.ts");
   if (error instanceof SetupRequiredError) return acp.RequestError.authRequired({ missing: error.missing }, error.message);
-  return new acp.RequestError(-32603, messageOf(error));
+  return new acp.RequestError(-32603, shownError(error));
 }
 
 /** The runtime's commands and skills as the editor's / menu lists them; undefined when listing failed. */
 function commandList(runtime: Runtime, log: (text: string) => void): acp.AvailableCommand[] | undefined {
   try {
-    return runtime.availableCommands().map((command) => ({
+    // Names are checked where they are read (a name part, [a-z0-9_-]); one that is not plain is left out all the same.
+    return runtime.availableCommands().flatMap((command) => (hasHidden(command.name) ? [] : [{
       name: command.name,
       description: oneLine(command.description),
       ...(command.argumentHint && { input: { hint: oneLine(command.argumentHint) } }),
-    }));
+    }]));
   } catch (error) {
     log(`garuda acp: listing the commands failed: ${messageOf(error)}`);
     return undefined;
@@ -249,7 +256,7 @@ class Session {
         this.#send(this.calls.closeAll().map(EventMapper.cancelled));
         const { ModelError } = await import("../model/types.ts");
         if (!(error instanceof ModelError)) this.log(`garuda acp: the turn failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        throw new acp.RequestError(-32603, messageOf(error));
+        throw new acp.RequestError(-32603, shownError(error));
       }
       reason = "cancelled";
     }
@@ -371,7 +378,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       if (closing) throw new acp.RequestError(-32603, "Garuda is shutting down.");
       if (options.unsupported) throw new acp.RequestError(-32603, options.unsupported);
       const cwd = params.cwd;
-      if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing folder, not "${cwd}"`);
+      if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd: oneLine(cwd, 500) }, `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`);
       const id = randomUUID();
       const created = new Session(id, connection.client, settleMs, log);
       const preparing = options.prepare({ cwd, approver: created.approver });
@@ -408,9 +415,9 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       const target = session(params.sessionId);
       const mode = MODES.find((m) => m.id === params.modeId)?.id as Mode | undefined;
-      if (!mode) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode "${params.modeId}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
+      if (!mode) throw acp.RequestError.invalidParams({ modeId: oneLine(params.modeId, 100) }, `unknown mode "${oneLine(params.modeId, 100)}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
       const { refusal, notices } = await target.runtime.setMode(mode);
-      if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: params.modeId }, refusal);
+      if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: oneLine(params.modeId, 100) }, visible(refusal));
       for (const text of notices) target.announce(text);
       return {};
     })
@@ -423,7 +430,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       return {};
     });
 
-  const connection = app.connect(acp.ndJsonStream(output, input, { maxMessageBytes: maxBytes + 1024 }));
+  const connection = app.connect(boundedStream(acp.ndJsonStream(output, input, { maxMessageBytes: maxBytes + 1024 }), options.maxSentBytes ?? MAX_EDITOR_MESSAGE_BYTES, log));
 
   function sendCommands(target: Session): void {
     if (!sessions.has(target.id)) return;

@@ -3,7 +3,7 @@
 // can follow.
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
-import { callDisplay, serverToolTitle } from "../cli/callTitle.ts";
+import { callDisplay, serverToolTitle, shownLocations } from "../cli/callTitle.ts";
 import { webSearchSummary } from "../tools/webSearch.ts";
 import type { CallInfo } from "../tools/types.ts";
 import { oneLine } from "../text/visible.ts";
@@ -15,9 +15,12 @@ export interface ToolCallView {
   locations: ToolCallLocation[];
 }
 
-/** Absolute paths only (a relative one is taken against the root), lines only when positive. */
+/**
+ * Absolute paths only (a relative one is taken against the root), lines only when positive; a
+ * path with hidden characters is left out (shownLocations).
+ */
 export function callLocations(locations: CallInfo["locations"], root: string): ToolCallLocation[] {
-  return locations.map((location) => {
+  return shownLocations(locations).map((location) => {
     const path = isAbsolute(location.path) ? location.path : resolve(root, location.path);
     return location.line !== undefined && Number.isInteger(location.line) && location.line > 0 ? { path, line: location.line } : { path };
   });

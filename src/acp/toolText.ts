@@ -5,6 +5,7 @@
 // Garuda's own words (why a call was denied, "Cancelled.").
 import type { ToolKind } from "@agentclientprotocol/sdk";
 import type { CallInfo } from "../tools/types.ts";
+import { cutText } from "../text/cut.ts";
 import { visible } from "../text/visible.ts";
 import { codeBlock, languageOf } from "./codeBlock.ts";
 
@@ -24,7 +25,8 @@ export function outputStyle(tool: string, kind: ToolKind, info: CallInfo): Outpu
 }
 
 /** The text as sent: hidden characters made visible, output fenced. */
-export function styledText(text: string, style: OutputStyle): string {
-  const shown = visible(text);
+export function styledText(text: string, style: OutputStyle, limit?: number): string {
+  // Cut before the fence goes on, so a cut never leaves a block open.
+  const shown = limit === undefined ? visible(text) : cutText(visible(text), limit);
   return style.prose || shown.trim() === "" ? shown : codeBlock(shown, style.language);
 }

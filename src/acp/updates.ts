@@ -6,25 +6,51 @@
 import type { Diff, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../runtime/events.ts";
 import type { FileChange } from "../permission/types.ts";
-import { visible } from "../text/visible.ts";
+import { createHash } from "node:crypto";
+import { cutText, jsonBytes } from "../text/cut.ts";
+import { mapJson } from "../text/jsonShape.ts";
+import { safeText, visible } from "../text/visible.ts";
 import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
 import { CallTracker, type TrackedCall } from "../cli/callTracker.ts";
 import { retryNotice } from "../runtime/retryNotice.ts";
 import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolText.ts";
 
-/** Old and new text together above this many bytes: no ACP diff, the text preview only. */
+/**
+ * Old and new text together above this many bytes (as they are sent, JSON-escaped): no ACP
+ * diff, the text preview only. A cut diff would show a file that is not there.
+ */
 export const MAX_DIFF_BYTES = 1024 * 1024;
+/** The longest text of a call's content (a result, progress, a question's preview); the rest is cut with a marker. */
+export const MAX_CONTENT_CHARS = 200_000;
+/** Room for the code fence and its language tag around output cut to fit MAX_CONTENT_CHARS. */
+const STYLED_LIMIT = MAX_CONTENT_CHARS - 200;
+/** Each string of a call's rawInput (editors show parts of it; the diff and the content carry the rest). */
+export const MAX_RAW_INPUT_CHARS = 10_000;
+/** How deep a rawInput is shown. */
+const RAW_INPUT_DEPTH = 16;
+/** A notice ("Garuda: …") longer than this is cut. */
+const MAX_NOTICE_CHARS = 20_000;
 
 /** An ACP diff of a change, or undefined when it is too large to send. */
 export function diffContent(change: FileChange): ToolCallContent | undefined {
-  const bytes = Buffer.byteLength(change.oldText ?? "") + Buffer.byteLength(change.newText);
-  if (bytes > MAX_DIFF_BYTES) return undefined;
+  const raw = Buffer.byteLength(change.oldText ?? "") + Buffer.byteLength(change.newText);
+  // Control characters take six bytes each in JSON: measure what is sent once it may matter.
+  if (raw > MAX_DIFF_BYTES || (raw * 6 > MAX_DIFF_BYTES && jsonBytes(change.oldText) + jsonBytes(change.newText) > MAX_DIFF_BYTES)) return undefined;
   const diff: Diff = { path: change.path, oldText: change.oldText, newText: change.newText };
   return { type: "diff", ...diff };
 }
 
+/** Content text, cut to MAX_CONTENT_CHARS with a marker. The caller makes it visible. */
 export function textContent(text: string): ToolCallContent {
-  return { type: "content", content: { type: "text", text } };
+  return { type: "content", content: { type: "text", text: cutText(text, MAX_CONTENT_CHARS) } };
+}
+
+/**
+ * The id the editor knows a call by: the provider's own when it is a plain one, else a stand-in
+ * derived from it (a server may send any string, and the editor may show or log it).
+ */
+export function editorCallId(id: string): string {
+  return /^[\w.:-]{1,200}$/.test(id) ? id : `call-${createHash("sha256").update(id).digest("hex").slice(0, 24)}`;
 }
 
 /**
@@ -77,15 +103,13 @@ export interface KnownCall extends TrackedCall {
 /** The tool calls the editor knows, and which of them a stop ended. */
 export class KnownCalls extends CallTracker<KnownCall> {}
 
-/** The call's input for display (editors show parts of rawInput): every string made visible. */
+/** The call's input for display (editors show parts of rawInput): every string cut and made visible, the nesting bounded. */
 export function displayInput(input: unknown): unknown {
-  if (typeof input === "string") return visible(input);
-  if (Array.isArray(input)) return input.map(displayInput);
-  if (input !== null && typeof input === "object") return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, displayInput(value)]));
-  return input;
+  return mapJson(input, (text) => visible(cutText(text, MAX_RAW_INPUT_CHARS)), RAW_INPUT_DEPTH);
 }
 
-const message = (text: string): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+/** The model's text as the editor shows it: laid out as written, no control or reordering character. */
+const message = (text: string): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: safeText(cutText(text, MAX_CONTENT_CHARS)) } });
 
 /** AgentEvents → session/update payloads, for one session. */
 export class EventMapper {
@@ -106,7 +130,7 @@ export class EventMapper {
   notice(text: string): SessionUpdate[] {
     const updates: SessionUpdate[] = [];
     if (!this.#atLineStart) updates.push(message("\n\n"));
-    updates.push(message(`Garuda: ${visible(text)}\n\n`));
+    updates.push(message(`Garuda: ${visible(cutText(text, MAX_NOTICE_CHARS))}\n\n`));
     this.#atLineStart = true;
     return updates;
   }
@@ -118,7 +142,7 @@ export class EventMapper {
         this.#atLineStart = event.text.endsWith("\n");
         return [message(event.text)];
       case "thinking_delta":
-        return event.text === "" ? [] : [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } }];
+        return event.text === "" ? [] : [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: safeText(cutText(event.text, MAX_CONTENT_CHARS)) } }];
       case "tool_call":
         return this.#toolCall(event);
       case "tool_start":
@@ -150,7 +174,7 @@ export class EventMapper {
     return [
       {
         sessionUpdate: "tool_call",
-        toolCallId: event.callId,
+        toolCallId: editorCallId(event.callId),
         title: view.title,
         kind: view.kind,
         status: "pending",
@@ -167,7 +191,7 @@ export class EventMapper {
     const call = this.calls.open(event.callId);
     if (!call || this.calls.stopped) return [];
     call.running = true;
-    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "in_progress" }];
+    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "in_progress" }];
   }
 
   /** The latest lines of a running call (a command's output, a subagent's current call): as code. */
@@ -175,7 +199,7 @@ export class EventMapper {
     if (event.parentCallId !== undefined) return [];
     const call = this.calls.open(event.callId);
     if (!call || this.calls.stopped) return [];
-    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "in_progress", content: [textContent(styledText(event.text, CODE))] }];
+    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "in_progress", content: [textContent(styledText(event.text, CODE, STYLED_LIMIT))] }];
   }
 
   #result(event: Extract<AgentEvent, { type: "tool_result" }>): SessionUpdate[] {
@@ -185,24 +209,24 @@ export class EventMapper {
     if (!call) return [];
     // A call the stop ended is failed, even when its command still returned a result.
     const status: ToolCallStatus = event.status === "completed" && !afterStop ? "completed" : "failed";
-    const text = textContent(styledText(event.output, resultStyle(event.status, call.output)));
-    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status, content: status === "completed" && call.diff ? [call.diff, text] : [text] }];
+    const text = textContent(styledText(event.output, resultStyle(event.status, call.output), STYLED_LIMIT));
+    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status, content: status === "completed" && call.diff ? [call.diff, text] : [text] }];
   }
 
   #serverTool(event: Extract<AgentEvent, { type: "server_tool" }>): SessionUpdate[] {
     if (event.status === "started") {
       const view = serverToolView(event.name, event.input);
       this.calls.add({ id: event.callId, title: view.title, kind: view.kind, server: true });
-      return [{ sessionUpdate: "tool_call", toolCallId: event.callId, title: view.title, kind: view.kind, status: "in_progress", locations: [], rawInput: displayInput(event.input) }];
+      return [{ sessionUpdate: "tool_call", toolCallId: editorCallId(event.callId), title: view.title, kind: view.kind, status: "in_progress", locations: [], rawInput: displayInput(event.input) }];
     }
     const call = this.calls.finish(event.callId);
     if (!call) return [];
-    return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "completed", content: [textContent(visible(serverToolResult(event.name, event.result)))] }];
+    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "completed", content: [textContent(visible(serverToolResult(event.name, event.result)))] }];
   }
 
   /** The editor's entry for a call that had no result by the end of the settle window. */
   static cancelled(call: KnownCall): SessionUpdate {
-    return { sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content: [textContent("Cancelled.")] };
+    return { sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "failed", content: [textContent("Cancelled.")] };
   }
 }
 

@@ -4,7 +4,7 @@
 // fixed kind, MCP tools show as server/tool, subagents as "Subagent: …", one visible line.
 import type { CallInfo, ToolKind } from "../tools/types.ts";
 import { webSearchCallInfo } from "../tools/webSearch.ts";
-import { oneLine } from "../text/visible.ts";
+import { hasHidden, oneLine } from "../text/visible.ts";
 
 /** The kind of Garuda's own tools, whatever a tool's describe() said. */
 const FIXED_KINDS: Readonly<Record<string, ToolKind>> = {
@@ -37,6 +37,16 @@ export function callDisplay(tool: string, info: CallInfo): { title: string; kind
   if (mcp && (title === "" || title === tool)) title = `${mcp.server}/${mcp.tool}`;
   if (kind === "think" && tool !== "todo" && !title.startsWith("Subagent:")) title = `Subagent: ${title || tool}`;
   return { title: oneLine(title || tool), kind };
+}
+
+/**
+ * The locations a front end may hand on as they are (an editor follows them, a script reads
+ * them): a path with a control character (a newline or a tab too), a reordering or another
+ * hidden character is left out, since no escaping can be trusted at the other end. The title
+ * still names it, made visible.
+ */
+export function shownLocations(locations: CallInfo["locations"]): CallInfo["locations"] {
+  return locations.filter((location) => !/[\n\t]/.test(location.path) && !hasHidden(location.path));
 }
 
 /** The title of a call, one visible line. */

@@ -1,5 +1,6 @@
 import { ConfigError, SetupRequiredError } from "../config/errors.ts";
 import { ModelError } from "../model/types.ts";
+import { visible } from "../text/visible.ts";
 
 /** The exit code of a wrong command line (an unknown option, a bad value), as the shell's builtins use it. */
 export const EXIT_USAGE = 2;
@@ -45,7 +46,8 @@ export interface Failure {
  * command line says where to read the usage; unexpected errors keep their stack: they are bugs.
  */
 export function describeFailure(error: unknown, prefix = "garuda"): Failure {
-  const make = (message: string, exitCode: number): Failure => ({ text: `${prefix}: ${message}`, message, exitCode });
+  // The terminal line shows what a server or a file name put in the message, made visible.
+  const make = (message: string, exitCode: number): Failure => ({ text: `${prefix}: ${visible(message)}`, message, exitCode });
   if (isUserFacing(error)) return make(error.message, 1);
   if (isUsageError(error)) {
     const message = plain(error.message).replace(/\s*\n\s*/g, " ").trim();

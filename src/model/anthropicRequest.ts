@@ -1,7 +1,7 @@
 // Maps a ModelRequest onto the JSON body of POST /v1/messages, prompt-cache breakpoints
 // included. Pure: the same request always gives the same body, so cached prefixes stay
 // byte-identical from one step to the next.
-import type { AssistantBlock, Message, ModelRequest, UserBlock } from "./types.ts";
+import { type AssistantBlock, INVALID_TOOL_CALL, type Message, meantToolName, type ModelRequest, type UserBlock } from "./types.ts";
 
 /** The newest server-side web search tool the SDK knows. */
 export const WEB_SEARCH_TOOL_TYPE = "web_search_20260318";
@@ -65,6 +65,12 @@ function assistantBlock(block: AssistantBlock): WireBlock {
     case "redacted_thinking":
       return { type: "redacted_thinking", data: block.data };
     case "tool_use":
+      if (block.name === INVALID_TOOL_CALL) {
+        // A call Garuda refused (its input out of bounds) goes back under the model's own name,
+        // without the input; the tool_result says why it was not run.
+        return { type: "tool_use", id: block.id, name: meantToolName(block), input: {} };
+      }
+      return { type: block.type, id: block.id, name: block.name, input: block.input };
     case "server_tool_use":
       return { type: block.type, id: block.id, name: block.name, input: block.input };
     case "server_tool_result":

@@ -2,6 +2,8 @@
 // whole blocks once complete, and the final message exactly as it must be sent back.
 // It reads parsed events only; the SDK (in anthropic.ts) owns HTTP and SSE framing.
 import type { AssistantBlock, ModelEvent, ModelStopReason, Usage } from "./types.ts";
+import { MAX_JSON_DEPTH } from "../text/jsonShape.ts";
+import { inputProblem, jsonInputProblem, MAX_TOOL_INPUT_CHARS, refusedCall } from "./toolInput.ts";
 import { ModelError } from "./types.ts";
 
 export interface WireUsage {
@@ -32,7 +34,8 @@ type BlockState =
   | { kind: "text"; text: string }
   | { kind: "thinking"; thinking: string; signature: string }
   | { kind: "redacted_thinking"; data: string }
-  | { kind: "tool"; server: boolean; id: string; name: string; json: string; startInput: unknown }
+  /** `chars`: the input's length so far; `json` stops growing past MAX_TOOL_INPUT_CHARS. */
+  | { kind: "tool"; server: boolean; id: string; name: string; json: string; chars: number; startInput: unknown }
   | { kind: "server_result"; toolUseId: string; blockType: string; content: unknown };
 
 /** A tool_use block whose input never became valid JSON (cut off by max_tokens, or broken). */
@@ -79,7 +82,7 @@ function startBlock(block: Record<string, unknown>): BlockState | undefined {
       return { kind: "redacted_thinking", data: text(block.data) };
     case "tool_use":
     case "server_tool_use":
-      return { kind: "tool", server: type === "server_tool_use", id: text(block.id), name: text(block.name), json: "", startInput: block.input };
+      return { kind: "tool", server: type === "server_tool_use", id: text(block.id), name: text(block.name), json: "", chars: 0, startInput: block.input };
     default:
       // Server tool results (web_search_tool_result, web_fetch_tool_result, …) arrive whole.
       if (type.endsWith("_tool_result") && typeof block.tool_use_id === "string") {
@@ -171,7 +174,10 @@ export class ResponseAssembler {
     if (delta.type === "signature_delta" && state.kind === "thinking") {
       state.signature = text(delta.signature);
     } else if (delta.type === "input_json_delta" && state.kind === "tool") {
-      state.json += text(delta.partial_json);
+      const piece = text(delta.partial_json);
+      state.chars += piece.length;
+      // An input over the bound is refused whole: the rest is counted, not kept.
+      if (state.chars <= MAX_TOOL_INPUT_CHARS) state.json += piece;
     }
     return [];
   }
@@ -202,7 +208,19 @@ export class ResponseAssembler {
 
   #finishTool(index: number, state: Extract<BlockState, { kind: "tool" }>): ModelEvent[] {
     let input: unknown;
-    if (state.json.trim() === "") {
+    const empty = state.chars <= MAX_TOOL_INPUT_CHARS && state.json.trim() === "";
+    const problem = empty ? inputProblem(state.startInput) : jsonInputProblem(state.json, state.chars);
+    if (problem !== undefined) {
+      if (state.server) {
+        throw new ModelError(
+          `Anthropic sent a server tool call (${state.name.slice(0, 100)}) over ${MAX_TOOL_INPUT_CHARS.toLocaleString("en-US")} characters or nested over ${MAX_JSON_DEPTH} levels, which Garuda does not keep. Try the request again.`,
+        );
+      }
+      const refused = refusedCall(state.id, state.name, problem);
+      this.#done.set(index, refused);
+      return [{ type: "tool_use", id: refused.id, name: refused.name, input: refused.input }];
+    }
+    if (empty) {
       const start = asRecord(state.startInput);
       input = state.startInput !== null && typeof state.startInput === "object" ? start : {};
     } else {

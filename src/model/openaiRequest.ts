@@ -3,7 +3,7 @@
 // not sent back (these APIs take no signatures), nor are Anthropic's server-tool blocks. With
 // text tool calls, the tools go into the system prompt and calls and results into the text.
 import { renderToolCall, renderToolResult, textToolSection, TOOL_RESULT_TAG } from "./textToolCalls.ts";
-import { type AssistantBlock, INVALID_TOOL_CALL, type InvalidToolCallInput, type Message, type ModelRequest, type UserBlock } from "./types.ts";
+import { type AssistantBlock, INVALID_TOOL_CALL, type Message, meantToolName, type ModelRequest, type UserBlock } from "./types.ts";
 
 export interface OpenAIToolCall {
   id: string;
@@ -45,10 +45,7 @@ function joinText(blocks: readonly { type: string; text?: string }[]): string {
 
 /** A native call as sent back. One the client could not read goes back under the name meant, with no arguments. */
 function wireToolCall(block: Extract<AssistantBlock, { type: "tool_use" }>): OpenAIToolCall {
-  if (block.name === INVALID_TOOL_CALL) {
-    const { tool } = (block.input ?? {}) as Partial<InvalidToolCallInput>;
-    return { id: block.id, type: "function", function: { name: typeof tool === "string" && tool ? tool : INVALID_TOOL_CALL, arguments: "{}" } };
-  }
+  if (block.name === INVALID_TOOL_CALL) return { id: block.id, type: "function", function: { name: meantToolName(block), arguments: "{}" } };
   return { id: block.id, type: "function", function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } };
 }
 

@@ -3,6 +3,7 @@
 // they come, tool calls put together from their fragments (by index, several per response),
 // usage when the server reports it (an estimate when it does not), and the final message.
 import { newCallId, TextToolCallParser, type TextPiece } from "./textToolCalls.ts";
+import { inputProblem, jsonInputProblem, MAX_TOOL_INPUT_CHARS, refusedCall } from "./toolInput.ts";
 import { type AssistantBlock, INVALID_TOOL_CALL, type InvalidToolCallInput, type ModelEvent, type ModelStopReason, type ToolUseBlock, type Usage } from "./types.ts";
 
 /** The usage estimate when the server reports none. */
@@ -15,12 +16,17 @@ export interface SseEvent {
 
 /**
  * The events of an SSE body. `onBytes` is called for every chunk read (comments and
- * keep-alives included), so a watchdog sees a live connection. Ends when the body does.
+ * keep-alives included), so a watchdog sees a live connection. Ends when the body does. Each
+ * chunk is searched for line ends once: a long line (a large tool call) costs its length, not
+ * its length times the number of chunks it came in.
  */
 export async function* sseEvents(body: ReadableStream<Uint8Array>, onBytes: () => void): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buffer = "";
+  /** The line not ended yet, in pieces. */
+  let partial: string[] = [];
+  /** The last chunk ended with \r: a \n first in the next one belongs to it. */
+  let afterCR = false;
   let data: string[] = [];
   let event: string | undefined;
   const dispatch = (): SseEvent | undefined => {
@@ -29,34 +35,42 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>, onBytes: () =
     event = undefined;
     return out;
   };
+  /** Takes one whole line; an event when the line is the blank one that ends it. */
+  const takeLine = (line: string): SseEvent | undefined => {
+    if (line === "") return dispatch();
+    if (line.startsWith(":")) return undefined;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") data.push(value);
+    else if (field === "event") event = value;
+    return undefined;
+  };
+  const lineEnd = /\r\n|\r|\n/g;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       onBytes();
-      buffer += decoder.decode(value, { stream: true });
-      for (;;) {
-        const match = /\r\n|\r|\n/.exec(buffer);
-        // A lone \r at the end may be the first half of \r\n.
-        if (!match || (match[0] === "\r" && match.index === buffer.length - 1)) break;
-        const line = buffer.slice(0, match.index);
-        buffer = buffer.slice(match.index + match[0].length);
-        if (line === "") {
-          const out = dispatch();
-          if (out) yield out;
-          continue;
-        }
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let value = colon < 0 ? "" : line.slice(colon + 1);
-        if (value.startsWith(" ")) value = value.slice(1);
-        if (field === "data") data.push(value);
-        else if (field === "event") event = value;
+      let text = decoder.decode(value, { stream: true });
+      if (afterCR && text.startsWith("\n")) text = text.slice(1);
+      afterCR = false;
+      let from = 0;
+      lineEnd.lastIndex = 0;
+      for (let match = lineEnd.exec(text); match; match = lineEnd.exec(text)) {
+        partial.push(text.slice(from, match.index));
+        const line = partial.join("");
+        partial = [];
+        from = match.index + match[0].length;
+        if (match[0] === "\r" && from === text.length) afterCR = true;
+        const out = takeLine(line);
+        if (out) yield out;
       }
+      if (from < text.length) partial.push(text.slice(from));
     }
-    buffer += decoder.decode();
-    if (buffer !== "" && buffer.startsWith("data:")) data.push(buffer.slice(5).replace(/^ /, ""));
+    const rest = partial.join("") + decoder.decode();
+    if (rest !== "" && rest.startsWith("data:")) data.push(rest.slice(5).replace(/^ /, ""));
     const out = dispatch();
     if (out) yield out;
   } finally {
@@ -100,7 +114,11 @@ const STOP_REASONS: Record<string, ModelStopReason> = {
 interface ToolState {
   id: string;
   name: string;
+  /** The arguments so far; they stop growing past MAX_TOOL_INPUT_CHARS (`chars` goes on counting). */
   json: string;
+  chars: number;
+  /** Why the arguments are refused whole (an object too deep to write as JSON). */
+  problem?: string;
 }
 
 export interface AssemblerOptions {
@@ -113,13 +131,24 @@ export interface AssemblerOptions {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A native call's arguments: a JSON object (some servers send the object itself, some encode it twice). */
-function readArguments(json: string): { input: Record<string, unknown> } | { problem: string } {
-  if (json.trim() === "") return { input: {} };
+type ReadArguments = { input: Record<string, unknown> } | { problem: string } | { refused: string };
+
+/**
+ * A native call's arguments: a JSON object (some servers send the object itself, some encode it
+ * twice), or what is wrong: `problem` when it cannot be read, `refused` when it is out of bounds.
+ */
+function readArguments(tool: ToolState): ReadArguments {
+  const bound = tool.problem ?? jsonInputProblem(tool.json, tool.chars);
+  if (bound !== undefined) return { refused: bound };
+  if (tool.json.trim() === "") return { input: {} };
   let value: unknown;
   try {
-    value = JSON.parse(json);
-    if (typeof value === "string") value = JSON.parse(value);
+    value = JSON.parse(tool.json);
+    if (typeof value === "string") {
+      const inner = jsonInputProblem(value);
+      if (inner !== undefined) return { refused: inner };
+      value = JSON.parse(value);
+    }
   } catch (error) {
     return { problem: `its arguments are not valid JSON (${error instanceof Error ? error.message : String(error)})` };
   }
@@ -235,7 +264,7 @@ export class ChunkAssembler {
     this.#lastToolIndex = Math.max(this.#lastToolIndex, index);
     let tool = this.#tools.get(index);
     if (!tool) {
-      tool = { id: "", name: "", json: "" };
+      tool = { id: "", name: "", json: "", chars: 0 };
       this.#tools.set(index, tool);
     }
     if (id !== "" && tool.id === "") tool.id = id;
@@ -243,14 +272,23 @@ export class ChunkAssembler {
     // A name may come in pieces, or whole again with every fragment.
     if (typeof name === "string" && name !== "" && name !== tool.name) tool.name += name;
     const args = fragment.function?.arguments;
-    if (typeof args === "string") tool.json += args;
-    else if (isObject(args)) tool.json = JSON.stringify(args);
+    if (typeof args === "string") {
+      tool.chars += args.length;
+      if (tool.chars <= MAX_TOOL_INPUT_CHARS) tool.json += args;
+    } else if (isObject(args)) {
+      // An object: checked as a value before it is written as JSON (too deep would overflow the stack).
+      const problem = inputProblem(args);
+      if (problem !== undefined) tool.problem = problem;
+      else tool.json = JSON.stringify(args);
+      tool.chars = tool.json.length;
+    }
     this.#outputChars += (typeof name === "string" ? name.length : 0) + (typeof args === "string" ? args.length : 0);
   }
 
   #toolBlock(tool: ToolState): ToolUseBlock {
     const id = tool.id || this.#newId();
-    const read = readArguments(tool.json);
+    const read = readArguments(tool);
+    if ("refused" in read) return refusedCall(id, tool.name, read.refused);
     if (tool.name !== "" && "input" in read) return { type: "tool_use", id, name: tool.name, input: read.input };
     const problem = tool.name === "" ? "it named no tool" : (read as { problem: string }).problem;
     const excerpt = tool.json.length > 120 ? `${tool.json.slice(0, 120)}…` : tool.json;

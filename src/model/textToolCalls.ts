@@ -11,10 +11,11 @@
 // wrong, so it can write the call again. History goes back in the same format: calls as
 // blocks, results as <tool_result> blocks in the user's message.
 import { randomBytes } from "node:crypto";
+import { BlockScanner, CLOSE_FENCE } from "./toolCallBlock.ts";
+import { jsonInputProblem, refusedCall } from "./toolInput.ts";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "./types.ts";
 
 export const TOOL_CALL_FENCE = "```tool_call";
-const CLOSE_FENCE = "```";
 /** Where the model must stop: it never writes a result itself (sent as a stop sequence). */
 export const TOOL_RESULT_TAG = "<tool_result";
 
@@ -69,10 +70,17 @@ function invalidCall(id: string, problem: string, raw: string, tool?: string): T
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-type ReadCall = { name: string; input: Record<string, unknown> } | { problem: string; tool?: string };
+type ReadCall = { name: string; input: Record<string, unknown> } | { problem: string; tool?: string } | { refused: string; tool: string };
 
-/** Reads the JSON of one block: the call, or what is wrong with it. */
+/** The tool a block names, read from its start without parsing it (for a block too large to parse). */
+function namedTool(body: string): string {
+  return /"(?:name|tool)"\s*:\s*"([A-Za-z0-9_.:-]{1,100})"/.exec(body.slice(0, 1_000))?.[1] ?? "";
+}
+
+/** Reads the JSON of one block: the call, or what is wrong with it (`refused`: out of bounds). */
 function readToolCall(body: string): ReadCall {
+  const bound = jsonInputProblem(body);
+  if (bound !== undefined) return { refused: bound, tool: namedTool(body) };
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -88,6 +96,8 @@ function readToolCall(body: string): ReadCall {
   if (typeof name !== "string" || name === "") return { problem: 'the object has no "name" (the tool to call)' };
   let args = value.arguments ?? value.input ?? value.parameters ?? fn.arguments ?? {};
   if (typeof args === "string") {
+    const inner = jsonInputProblem(args);
+    if (inner !== undefined) return { refused: inner, tool: name };
     try {
       args = JSON.parse(args);
     } catch {
@@ -102,6 +112,7 @@ function readToolCall(body: string): ReadCall {
 export function parseToolCall(body: string, id: string, raw: string, unclosed = false): ToolUseBlock {
   const read = readToolCall(body);
   if ("name" in read) return { type: "tool_use", id, name: read.name, input: read.input };
+  if ("refused" in read) return refusedCall(id, read.tool, read.refused, raw);
   const problem = unclosed ? `the block was not closed with ${CLOSE_FENCE}, and ${read.problem}` : read.problem;
   return invalidCall(id, problem, raw, read.tool);
 }
@@ -115,33 +126,6 @@ function partialSuffix(text: string, marker: string): number {
 }
 
 /**
- * Where the first JSON object of `text` ends (the index after its closing brace), ignoring
- * braces inside strings; undefined when it does not end in `text`, -1 when `text` does not
- * start (after white space) with an object.
- */
-function objectEnd(text: string): number | undefined {
-  let start = 0;
-  while (start < text.length && /\s/.test(text[start] as string)) start++;
-  if (start === text.length) return undefined;
-  if (text[start] !== "{") return -1;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === "\\") i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === "{") depth++;
-    else if (char === "}") {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return undefined;
-}
-
-/**
  * Where the JSON starts in `text` (what follows the opening fence): after the rest of the fence
  * line when that holds no brace (```tool_call json), else at once; undefined until known.
  */
@@ -152,33 +136,15 @@ function bodyStart(text: string): number | undefined {
   return newline < 0 ? undefined : newline + 1;
 }
 
-/** The block's end in `text` (what follows the opening fence): where its JSON starts and ends, and where the closing fence does. */
-function blockEnd(text: string): { start: number; body: number; after: number } | undefined {
-  const start = bodyStart(text);
-  if (start === undefined) return undefined;
-  const found = objectEnd(text.slice(start));
-  const end = found === undefined || found < 0 ? found : start + found;
-  if (end !== undefined && end >= 0) {
-    const rest = text.slice(end);
-    const trimmed = rest.trimStart();
-    if (trimmed.startsWith(CLOSE_FENCE)) return { start, body: end, after: end + (rest.length - trimmed.length) + CLOSE_FENCE.length };
-    // White space or the start of a fence: the rest is still coming.
-    if (trimmed === "" || CLOSE_FENCE.startsWith(trimmed)) return undefined;
-  }
-  // Not a well-formed object: a line that starts with the fence ends the block. (A raw
-  // newline cannot occur inside a JSON string, so valid JSON never has one.)
-  const close = /\n[ \t]*```/.exec(text);
-  if (close) return { start: Math.min(start, close.index), body: close.index, after: close.index + close[0].length };
-  return undefined;
-}
-
 /**
  * Finds ```tool_call blocks in streamed text. push() each piece as it comes, then finish();
  * both return the text to show and the calls found, in order. Text that may be the start of a
  * fence is held back until the next piece decides it.
  */
 export class TextToolCallParser {
-  #inCall = false;
+  /** The block being read (after its opening fence), or undefined between blocks. */
+  #block: BlockScanner | undefined;
+  /** Text between blocks not shown yet (it may be the start of a fence). */
   #buffer = "";
   /** A block just ended: the line end after it belongs to it. */
   #afterCall = false;
@@ -189,10 +155,12 @@ export class TextToolCallParser {
   }
 
   push(chunk: string): TextPiece[] {
-    this.#buffer += chunk;
     const pieces: TextPiece[] = [];
+    let incoming = chunk;
     for (;;) {
-      if (!this.#inCall) {
+      if (!this.#block) {
+        this.#buffer += incoming;
+        incoming = "";
         if (this.#afterCall) {
           if (this.#buffer === "" || this.#buffer === "\r") return pieces;
           this.#buffer = this.#buffer.replace(/^\r?\n/, "");
@@ -207,29 +175,33 @@ export class TextToolCallParser {
           return pieces;
         }
         if (start > 0) pieces.push({ type: "text", text: this.#buffer.slice(0, start) });
-        this.#buffer = this.#buffer.slice(start + TOOL_CALL_FENCE.length);
-        this.#inCall = true;
+        incoming = this.#buffer.slice(start + TOOL_CALL_FENCE.length);
+        this.#buffer = "";
+        this.#block = new BlockScanner();
       }
-      const end = blockEnd(this.#buffer);
+      const end = this.#block.push(incoming);
+      incoming = "";
       if (!end) return pieces;
-      const body = this.#buffer.slice(end.start, end.body);
-      const raw = `${TOOL_CALL_FENCE}${this.#buffer.slice(0, end.after)}`;
-      pieces.push({ type: "tool_use", block: parseToolCall(body, this.#newId(), raw) });
-      this.#buffer = this.#buffer.slice(end.after);
-      this.#inCall = false;
+      const text = this.#block.text;
+      const body = text.slice(end.start, end.body);
+      pieces.push({ type: "tool_use", block: parseToolCall(body, this.#newId(), `${TOOL_CALL_FENCE}${text.slice(0, end.after)}`) });
+      incoming = text.slice(end.after);
+      this.#block = undefined;
       this.#afterCall = true;
     }
   }
 
   /** The end of the text: what was held back, or a block that was never closed. */
   finish(): TextPiece[] {
-    const rest = this.#buffer;
-    this.#buffer = "";
-    if (!this.#inCall) {
+    const block = this.#block;
+    this.#block = undefined;
+    if (!block) {
+      const rest = this.#buffer;
+      this.#buffer = "";
       const text = this.#afterCall ? rest.replace(/^\r?\n?/, "") : rest;
       return text === "" ? [] : [{ type: "text", text }];
     }
-    this.#inCall = false;
+    const rest = block.text;
     // The closing fence may be missing (cut off, or taken by a stop sequence): a whole object still counts.
     const body = rest.slice(bodyStart(rest) ?? 0).replace(/`{1,3}\s*$/, "");
     return [{ type: "tool_use", block: parseToolCall(body, this.#newId(), `${TOOL_CALL_FENCE}${rest}`, true) }];

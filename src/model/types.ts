@@ -48,6 +48,12 @@ export interface InvalidToolCallInput {
   raw?: string;
 }
 
+/** The name an INVALID_TOOL_CALL goes back to the provider under: the tool the model meant, when known. */
+export function meantToolName(block: Pick<ToolUseBlock, "input">): string {
+  const { tool } = (block.input ?? {}) as Partial<InvalidToolCallInput>;
+  return typeof tool === "string" && tool !== "" ? tool : INVALID_TOOL_CALL;
+}
+
 export interface ToolResultBlock {
   type: "tool_result";
   toolUseId: string;

@@ -5,6 +5,7 @@
 import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ToolUseBlock } from "../model/types.ts";
 import type { RecordedResult } from "../store/sessionRecords.ts";
 import type { CallContext, CallOutcome, ToolRegistry } from "../tools/registry.ts";
+import { cutText } from "../text/cut.ts";
 import { abortable } from "./abortable.ts";
 import { type CompactionContext, compact, needsCompaction } from "./compaction.ts";
 import type { Conversation } from "./conversation.ts";
@@ -68,12 +69,19 @@ export function stableJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
+/**
+ * The longest tool result the model reads (and the session file keeps). Garuda's tools cut their
+ * own output far below it; this is the bound for any tool (an MCP server's, an error that quotes
+ * its input).
+ */
+export const MAX_TOOL_RESULT_CHARS = 400_000;
+
 export function toRecorded(outcome: CallOutcome): RecordedResult {
   const { change: _change, ...info } = outcome.info;
   return {
     callId: outcome.callId,
     tool: outcome.tool,
-    content: outcome.output,
+    content: cutText(outcome.output, MAX_TOOL_RESULT_CHARS),
     isError: outcome.isError,
     status: outcome.status,
     ...(outcome.summary !== undefined && { summary: outcome.summary }),

@@ -1,8 +1,10 @@
 // One model response, streamed: deltas go out as events while they come; the response itself
 // is message_end's content (a `retry` voids what was streamed before it, so only the last
-// attempt's answer is kept). Abort ends the wait at once and closes the stream.
+// attempt's answer is kept), its tool calls held to the bounds of model/toolInput.ts. Abort ends
+// the wait at once and closes the stream.
 import { abortError } from "../model/abort.ts";
 import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ModelStopReason, type Usage } from "../model/types.ts";
+import { boundResponse } from "../model/toolInput.ts";
 import { abortable } from "./abortable.ts";
 import type { AgentEvent } from "./events.ts";
 
@@ -60,8 +62,13 @@ export async function streamResponse(
         case "warning":
           emit?.({ type: "notice", level: "warning", text: event.text });
           break;
-        case "message_end":
-          return { content: event.content, stopReason: event.stopReason, usage: event.usage };
+        case "message_end": {
+          // Whatever the client: a tool call out of bounds is not kept (it would go back with
+          // every later request, and into the session file), only a refusal the model reads.
+          const bounded = boundResponse(event.content);
+          if (bounded.serverProblem !== undefined) throw new ModelError(bounded.serverProblem);
+          return { content: [...bounded.content], stopReason: event.stopReason, usage: event.usage };
+        }
         case "tool_use":
           // Shown when it runs (tool_call), after the whole response is in.
           break;

@@ -27,6 +27,7 @@ import { UsageMeter } from "./meter.ts";
 import { attachMentions } from "./mentions.ts";
 import { CUT_NOTE, modeNotes, planStoppedNote, userContent } from "./notes.ts";
 import type { BackgroundJobs, CommandInfo, CommandProvider, Notice, ToolHooks, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
+import { promptProblem } from "./promptBound.ts";
 import { openSession, type SessionState } from "./session.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
 
@@ -323,7 +324,9 @@ export class Runtime {
         warn(`The undo snapshot of this turn failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore it.`);
       }
     }
-    const notes = [...modeNotes(mode, this.#lastTurnMode), ...this.#notes.splice(0)];
+    const previousMode = this.#lastTurnMode;
+    const pending = this.#notes.splice(0);
+    const notes = [...modeNotes(mode, previousMode), ...pending];
     this.#lastTurnMode = mode;
     const attached = await attachMentions(prompt, {
       root: this.root,
@@ -335,7 +338,16 @@ export class Runtime {
     });
     for (const text of attached.notices) emit({ type: "notice", level: "warning", text });
     if (signal.aborted) return "cancelled";
-    this.#conversation.record({ type: "user", prompt, content: [...userContent(prompt, notes), ...attached.blocks] });
+    const content = [...userContent(prompt, notes), ...attached.blocks];
+    const tooLarge = promptProblem(content, this.#options.model.info.contextWindow, attached.blocks.length > 0);
+    if (tooLarge !== undefined) {
+      // Not recorded: the conversation stays as it was, and the notes wait for the next prompt.
+      this.#notes.unshift(...pending);
+      this.#lastTurnMode = previousMode;
+      warn(tooLarge);
+      return "done";
+    }
+    this.#conversation.record({ type: "user", prompt, content });
     this.#turnOpen = true;
     const stats = { steps: 0 };
     try {

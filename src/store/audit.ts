@@ -7,10 +7,16 @@ import { closeSync, constants, mkdirSync, openSync, realpathSync, writeSync } fr
 import { basename, join, resolve } from "node:path";
 import { GENESIS, lineHash } from "./auditChain.ts";
 import { type AuditEvent, type AuditLevel, type AuditSink, levelKeeps } from "./auditEvents.ts";
-import { createRedactor, type Redactor, redactValue } from "./redact.ts";
+import { mapJson } from "../text/jsonShape.ts";
+import { createRedactor, type Redactor, redactCut } from "./redact.ts";
 
 export { verifyAuditLog, type AuditProblem, type AuditProblemKind, type AuditVerification } from "./auditVerify.ts";
 export { AUDIT_LEVELS, answerEvent, decisionEvent, levelKeeps, permissionAuditEvent, requestEvent, type AuditEvent, type AuditLevel, type AuditSink } from "./auditEvents.ts";
+
+/** The longest string an audit line keeps (a title, a command, a reason); the rest is cut with a marker. */
+export const MAX_AUDIT_CHARS = 100_000;
+/** Audit events are flat; anything nested deeper than this is left out. */
+const AUDIT_DEPTH = 8;
 
 /** Keys every line has; an event's own fields never override them. */
 const RESERVED = new Set(["seq", "time", "session", "type", "prev", "hash"]);
@@ -84,7 +90,8 @@ export class AuditLog implements AuditSink {
     if (this.#closed || !levelKeeps(this.level, event)) return;
     try {
       const { type, ...fields } = event;
-      const safe = redactValue(fields, this.#redact) as Record<string, unknown>;
+      // Redacted, and each string cut: a 50 MB command is logged by its start and its length.
+      const safe = mapJson(fields, (text) => redactCut(text, this.#redact, MAX_AUDIT_CHARS), AUDIT_DEPTH) as Record<string, unknown>;
       const own = Object.fromEntries(Object.entries(safe).filter(([key, value]) => !RESERVED.has(key) && value !== undefined));
       const seq = this.#seq + 1;
       // Field order for a reader: seq, time, session, type, the event's fields, prev, hash.

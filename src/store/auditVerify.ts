@@ -2,6 +2,7 @@
 // (and a line that is not a log line at all); it cannot see lines cut off the end of the file or
 // a file deleted whole, and a writer who knows the format could rewrite the whole chain.
 import { readFileSync } from "node:fs";
+import { jsonTextDepth } from "../text/jsonShape.ts";
 import { GENESIS, lineHash } from "./auditChain.ts";
 
 export type AuditProblemKind = "changed" | "inserted" | "removed" | "malformed";
@@ -21,6 +22,8 @@ export interface AuditVerification {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
+/** Audit lines hold events nested a few levels at most (audit.ts keeps 8). */
+const MAX_LINE_DEPTH = 16;
 
 interface ChainLine {
   seq: number;
@@ -30,6 +33,8 @@ interface ChainLine {
 }
 
 function parseLine(raw: string): ChainLine | string {
+  // Garuda writes flat lines; a planted deep one would overflow the hash's walk.
+  if (jsonTextDepth(raw) > MAX_LINE_DEPTH) return `is nested deeper than ${MAX_LINE_DEPTH} levels`;
   let value: unknown;
   try {
     value = JSON.parse(raw);

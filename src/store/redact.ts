@@ -1,5 +1,7 @@
 // Secrets out of anything Garuda keeps on disk (audit log, session files): the provider keys it
 // holds, plus the shapes of common keys and tokens wherever they appear in a string.
+import { cutText } from "../text/cut.ts";
+import { mapJson } from "../text/jsonShape.ts";
 
 export const REDACTED = "[REDACTED]";
 
@@ -52,12 +54,27 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
   };
 }
 
+export interface RedactValueOptions {
+  /** Keys whose strings stay as they are (a provider's opaque fields). */
+  keep?: ReadonlySet<string>;
+  /** Nesting past this depth is left out (text/jsonShape.ts mapJson); default MAX_JSON_DEPTH. */
+  maxDepth?: number;
+}
+
 /** Applies the redactor to every string in a JSON-like value (keys stay as they are). */
-export function redactValue(value: unknown, redact: Redactor): unknown {
-  if (typeof value === "string") return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, redact));
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactValue(item, redact)]));
-  }
-  return value;
+export function redactValue(value: unknown, redact: Redactor, options: RedactValueOptions = {}): unknown {
+  const { keep, maxDepth } = options;
+  return mapJson(value, (text, key) => (key !== undefined && keep?.has(key) ? text : redact(text)), maxDepth);
+}
+
+/** Room past a cut for a secret that starts before it (a PEM key is a few thousand characters). */
+const CUT_MARGIN = 8_192;
+
+/**
+ * The text redacted and cut to `max` characters with a marker. Only the part that is kept is
+ * redacted (plus a margin, so a secret that starts before the cut is still found whole).
+ */
+export function redactCut(text: string, redact: Redactor, max: number): string {
+  if (text.length <= max) return redact(text);
+  return cutText(redact(text.slice(0, max + CUT_MARGIN)), max, text.length);
 }

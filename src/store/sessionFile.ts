@@ -8,7 +8,9 @@ import { basename, join, resolve } from "node:path";
 import type { Message } from "../model/types.ts";
 import type { Mode } from "../permission/types.ts";
 import { createRedactor, type Redactor } from "./redact.ts";
-import { type RecordInput, type SessionRecord, SESSION_FORMAT, rebuildMessages, redactRecord } from "./sessionRecords.ts";
+import { fitJson } from "../text/cut.ts";
+import { jsonTextDepth } from "../text/jsonShape.ts";
+import { MAX_RECORD_DEPTH, OPAQUE, type RecordInput, type SessionRecord, SESSION_FORMAT, rebuildMessages, redactRecord } from "./sessionRecords.ts";
 
 export interface SessionStart {
   root: string;
@@ -82,6 +84,22 @@ function endsClean(fd: number): boolean {
   return last[0] === 0x0a;
 }
 
+/**
+ * The longest line Garuda writes. Records stay far below it (tool inputs, prompts and results have
+ * their own bounds); one above it gets its long strings cut (never the provider's opaque fields),
+ * so the file still resumes.
+ */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+function recordLine(record: SessionRecord): string {
+  const line = JSON.stringify(record);
+  // Characters are at most three bytes each: most lines need no byte count.
+  if (line.length * 3 <= MAX_RECORD_BYTES || Buffer.byteLength(line) <= MAX_RECORD_BYTES) return line;
+  const cut = fitJson(record, MAX_RECORD_BYTES, OPAQUE);
+  if (!cut) throw new Error(`a record of ${line.length.toLocaleString("en-US")} characters could not be cut to fit`);
+  return JSON.stringify(cut);
+}
+
 class FileJournal implements SessionJournal {
   #fd: number | undefined;
 
@@ -99,7 +117,7 @@ class FileJournal implements SessionJournal {
   append(record: RecordInput): void {
     if (this.#fd === undefined) return;
     try {
-      const line = JSON.stringify(redactRecord({ t: this.now().toISOString(), ...record }, this.redact));
+      const line = recordLine(redactRecord({ t: this.now().toISOString(), ...record }, this.redact));
       writeAll(this.#fd, `${line}\n`);
     } catch (error) {
       this.onError(asError(error));
@@ -156,6 +174,8 @@ export interface SessionData {
 const RECORD_TYPES = new Set(["start", "resume", "user", "assistant", "tool_results", "compaction", "mode", "end"]);
 
 function parseLine(line: string): SessionRecord | string {
+  // Before parsing: a line nested this deep would overflow every walk after it (and brick the resumed session).
+  if (jsonTextDepth(line) > MAX_RECORD_DEPTH) return `the line is nested deeper than ${MAX_RECORD_DEPTH} levels`;
   let value: unknown;
   try {
     value = JSON.parse(line);

@@ -6,7 +6,8 @@ import type { AssistantBlock, Message, ModelStopReason, ToolResultBlock, UserBlo
 import type { Mode } from "../permission/types.ts";
 import type { AgentEvent } from "../runtime/events.ts";
 import type { CallInfo } from "../tools/types.ts";
-import type { Redactor } from "./redact.ts";
+import { MAX_JSON_DEPTH } from "../text/jsonShape.ts";
+import { type Redactor, redactValue } from "./redact.ts";
 
 export const SESSION_FORMAT = 1;
 
@@ -130,17 +131,17 @@ export function rebuildMessages(records: readonly SessionRecord[]): Message[] {
 }
 
 /** Fields that are opaque to Garuda and must go back to the provider byte for byte. */
-const OPAQUE = new Set(["signature", "data", "encrypted_content", "encrypted_index"]);
+export const OPAQUE: ReadonlySet<string> = new Set(["signature", "data", "encrypted_content", "encrypted_index"]);
+
+/**
+ * The deepest a record may nest: a tool input (at most MAX_JSON_DEPTH, model/toolInput.ts) sits
+ * a few levels down in it. The reader refuses a deeper line, the writer leaves deeper parts out.
+ */
+export const MAX_RECORD_DEPTH = MAX_JSON_DEPTH + 8;
 
 /** Secrets out of every string of a record, except the provider's opaque fields. */
 export function redactRecord<T>(value: T, redact: Redactor): T {
-  const walk = (item: unknown, key?: string): unknown => {
-    if (typeof item === "string") return key !== undefined && OPAQUE.has(key) ? item : redact(item);
-    if (Array.isArray(item)) return item.map((entry) => walk(entry));
-    if (item !== null && typeof item === "object") return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, walk(v, k)]));
-    return item;
-  };
-  return walk(value) as T;
+  return redactValue(value, redact, { keep: OPAQUE, maxDepth: MAX_RECORD_DEPTH }) as T;
 }
 
 /** One turn of a recorded session, as a front end would show it again. */

@@ -53,3 +53,15 @@ export function oneLine(text: string, max = 200): string {
   const chars = [...line];
   return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : line;
 }
+
+/** C0 and C1 controls (newline and tab excepted), bidi embeddings, overrides and isolates. */
+const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * Streamed answer or thinking text, safe to show (a terminal, an editor): each control or
+ * reordering character as ⟨U+XXXX⟩. Unlike visible(), it keeps the layout (blank runs) and the
+ * joiners and selectors that ordinary text and emoji use.
+ */
+export function safeText(text: string): string {
+  return text.replace(UNSAFE, (char) => escape(char));
+}

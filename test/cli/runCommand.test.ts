@@ -214,4 +214,32 @@ describe("garuda run", () => {
     expect(result).toBeGreaterThan(-1);
     expect(lines.slice(result + 1, result + 6).map((line) => line.trim())).toEqual(["out4", "out5", "out6", "out7", "error: cannot find module foo"]);
   }, 30_000);
+  test("names with ESC, a newline or U+202E: never raw on stdout or stderr; --format json leaves them out of locations", async () => {
+    const names = ["esc\u001b[2Jname.txt", "new\nline.txt", "rtl\u202Etxt.exe", "plain.txt"];
+    const script = () => [
+      { steps: names.map((path, index) => ({ type: "tool_use" as const, name: "read_file", id: `toolu_${index}`, input: { path } })) },
+      { steps: [{ type: "text" as const, text: "Read: esc\u001b[31m red, rtl\u202Eexe." }] },
+    ];
+    using ws = workspace();
+    for (const name of names) writeFileSync(join(ws.root, name), "text with \u001b[2J and \u202E in it\n");
+    {
+      await using mock = startMockAnthropic({ script: script() });
+      const run = await runPipedIn(["run", "Read the files"], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("esc⟨U+001B⟩[31m red, rtl⟨U+202E⟩exe.");
+      expect(run.stderr).toContain("Read esc⟨U+001B⟩[2Jname.txt");
+      expect(run.stderr).toContain("Read new ↵ line.txt");
+      for (const out of [run.stdout, run.stderr]) {
+        expect(out).not.toContain("\u001b");
+        expect(out).not.toContain("\u202E");
+      }
+    }
+    {
+      await using mock = startMockAnthropic({ script: script() });
+      const run = await runPipedIn(["run", "--format", "json", "Read the files"], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+      const calls = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line)).filter((line) => line.type === "tool_call");
+      // Negative control: the plain name is a location.
+      expect(calls.map((call) => call.locations.map((l: { path: string }) => l.path))).toEqual([[], [], [], [join(ws.root, "plain.txt")]]);
+    }
+  }, 30_000);
 });

@@ -4,6 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { Screen } from "../../src/cli/chat/screen.ts";
 import { describeFailure, UsageError } from "../../src/cli/errors.ts";
+import { ModelError } from "../../src/model/types.ts";
 import { modelRows } from "../../src/cli/modelsCommand.ts";
 import { brokenOff, outputTail } from "../../src/cli/run/activity.ts";
 import { Answer } from "../../src/cli/run/answer.ts";
@@ -129,6 +130,12 @@ describe("a wrong command line", () => {
     expect(describeFailure(new UsageError("unknown option --x."), "garuda models").text).toBe("garuda models: unknown option --x. See `garuda models --help`.");
     const missing = describeFailure(Object.assign(new Error("Missing required positional argument: ACTION"), { name: "CLIError" }), "garuda audit");
     expect(missing.text).toBe("garuda audit: Missing required positional argument: ACTION. See `garuda audit --help`.");
+  });
+
+  test("a message from outside (a server's error, a file name) reaches the terminal visible; the JSON message keeps it as it was", () => {
+    const failure = describeFailure(new ModelError("Anthropic said: \u001b[2J\u202Egone"), "garuda run");
+    expect(failure.text).toBe("garuda run: Anthropic said: ⟨U+001B⟩[2J⟨U+202E⟩gone");
+    expect(failure.message).toBe("Anthropic said: \u001b[2J\u202Egone");
   });
 
   test("an unexpected error keeps its stack and exit 1", () => {

@@ -10,6 +10,7 @@ import { writeCredentials } from "../../src/config/credentials.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient } from "../../src/model/fake.ts";
+import type { ModelClient } from "../../src/model/types.ts";
 import { prepareRuntime } from "../../src/runtime/prepare.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
 import { type SandboxProbe, probeSandbox } from "../../src/sandbox/probe.ts";
@@ -30,6 +31,8 @@ export const select = (optionId: string): acp.RequestPermissionResponse => ({ ou
 export interface HarnessOptions {
   /** One model per session, in the order sessions are created; the last one is reused. */
   models?: FakeModelClient[];
+  /** Every session on this client instead (the real Anthropic client on the mock server, say). */
+  client?: ModelClient;
   /** Write ~/.garuda/models.json and credentials (default true). */
   setUp?: boolean;
   /** Build runtimes another way (tests of commands and of tools the core does not ship). */
@@ -84,8 +87,8 @@ export function setUpHome(home: string): void {
   writeCredentials(paths.credentials, { ANTHROPIC_API_KEY: "sk-ant-test-key-0000" });
 }
 
-/** The production wiring of garuda acp, with the fake model in place of the provider. */
-export function realPrepare(home: string, nextModel: () => FakeModelClient) {
+/** The production wiring of garuda acp, with the fake model (or another client, such as the real one on a mock server) in place of the provider. */
+export function realPrepare(home: string, nextModel: () => ModelClient) {
   return async ({ cwd, approver }: PrepareRequest): Promise<Runtime> =>
     prepareRuntime({
       root: cwd,
@@ -125,7 +128,7 @@ export function startHarness(options: HarnessOptions = {}): Harness {
   for (const [path, text] of Object.entries(options.files ?? {})) writeFileSync(join(root, path), text);
   const models = options.models ?? [new FakeModelClient()];
   let sessions = 0;
-  const nextModel = () => models[Math.min(sessions++, models.length - 1)] as FakeModelClient;
+  const nextModel = (): ModelClient => options.client ?? (models[Math.min(sessions++, models.length - 1)] as FakeModelClient);
 
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];

@@ -10,6 +10,7 @@ import type { PermissionEngine } from "../../permission/engine.ts";
 import type { Mode } from "../../permission/types.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { VERSION } from "../../version.ts";
+import { visible } from "../../text/visible.ts";
 import { createCliContext } from "../context.ts";
 import { describeFailure } from "../errors.ts";
 import { TerminalApprover } from "./approver.ts";
@@ -206,7 +207,7 @@ class Chat implements CommandHost {
     this.input.onInterrupt(() => controller.abort());
     try {
       const outcome = await runTurn({ runtime: this.runtime, prompt, transcript: this.transcript, calls: this.calls, signal: controller.signal });
-      if (outcome.reason === "error") screen.line(style.red(outcome.error instanceof ModelError ? `Error: ${outcome.error.message}` : describeFailure(outcome.error).text));
+      if (outcome.reason === "error") screen.line(style.red(outcome.error instanceof ModelError ? `Error: ${visible(outcome.error.message)}` : describeFailure(outcome.error).text));
       else if (LIMITS[outcome.reason]) this.transcript.notice(`${LIMITS[outcome.reason]} (${outcome.reason}).`, "warning");
     } finally {
       this.input.onInterrupt(undefined);
@@ -223,7 +224,7 @@ class Chat implements CommandHost {
     if (!runtime) return;
     const session = runtime.session;
     await runtime.close();
-    if (session) this.screen.line(this.style.dim(`Conversation ${session.id} saved. Continue it with: garuda --continue`));
+    if (session) this.screen.line(this.style.dim(`Conversation ${visible(session.id)} saved. Continue it with: garuda --continue`));
   }
 }
 

@@ -1,12 +1,12 @@
 // --continue and --resume [id]: which session file the chat picks up, and what it shows of the
 // conversation so far.
 import { ConfigError } from "../../config/errors.ts";
-import { oneLine, visible } from "../../text/visible.ts";
+import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { ChatInput } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import { findSession, listSessions, type SessionDetails, sessionDetails, turnAnswer, when } from "./sessions.ts";
 import type { Style } from "./style.ts";
-import { plural, safeText } from "./text.ts";
+import { plural } from "./text.ts";
 
 export type ResumeRequest = { latest: true } | { pick: true } | { id: string };
 
@@ -33,7 +33,7 @@ export async function chooseSession(request: ResumeRequest, ui: { sessionsDir: s
   screen.line("Conversations in this folder, most recent first:");
   shown.forEach((session, index) => {
     const first = session.turns[0]?.prompt ?? "";
-    screen.line(`  ${style.cyan(String(index + 1).padStart(2))}. ${when(session.modified)}  ${style.dim(session.id)}  ${plural(session.turns.length, "turn")}  ${oneLine(first, 60)}`);
+    screen.line(`  ${style.cyan(String(index + 1).padStart(2))}. ${when(session.modified)}  ${style.dim(oneLine(session.id))}  ${plural(session.turns.length, "turn")}  ${oneLine(first, 60)}`);
   });
   for (;;) {
     const answer = await input.readLine(`Resume which (1–${shown.length}, Enter for 1, n for a new one)? `);
@@ -50,7 +50,7 @@ export async function chooseSession(request: ResumeRequest, ui: { sessionsDir: s
 /** The last turns of the resumed conversation: each prompt and the start of its answer. */
 export function showResumed(session: SessionDetails, ui: { screen: Screen; style: Style }): void {
   const { screen, style } = ui;
-  if (session.damaged) screen.line(style.yellow(`Garuda: the session file has a damaged line (${session.damaged}); it was skipped.`));
+  if (session.damaged) screen.line(style.yellow(`Garuda: the session file has a damaged line (${visible(session.damaged)}); it was skipped.`));
   const turns = session.turns.slice(-SHOWN_TURNS);
   if (session.turns.length > turns.length) screen.line(style.dim(`… ${plural(session.turns.length - turns.length, "earlier turn")}`));
   for (const turn of turns) {
@@ -59,5 +59,5 @@ export function showResumed(session: SessionDetails, ui: { screen: Screen; style
     const cut = lines.length > ANSWER_LINES ? [...lines.slice(0, ANSWER_LINES), "…"] : lines;
     if (cut.join("") !== "") screen.line(cut.join("\n"));
   }
-  screen.line(style.dim(`Resumed conversation ${session.id} (${plural(session.turns.length, "turn")}).`));
+  screen.line(style.dim(`Resumed conversation ${oneLine(session.id)} (${plural(session.turns.length, "turn")}).`));
 }

@@ -1,15 +1,7 @@
 // Text from the model on a terminal. Titles, previews and questions go through visible() and
-// oneLine(); the streamed answer keeps its layout (indentation, blank runs) but can never carry
-// a control sequence or a reordering character to the terminal.
+// oneLine(); the streamed answer goes through safeText() (src/text/visible.ts): it keeps its
+// layout but can never carry a control sequence or a reordering character to the terminal.
 import { visible } from "../../text/visible.ts";
-
-/** C0 and C1 controls (newline and tab excepted), bidi embeddings, overrides and isolates. */
-const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
-
-/** Streamed answer or thinking text, safe to print: each unsafe character shown as ⟨U+XXXX⟩. */
-export function safeText(text: string): string {
-  return text.replace(UNSAFE, (char) => `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}⟩`);
-}
 
 /** The last non-empty line of a text (progress of a command shows its latest output). */
 export function lastLine(text: string): string {

@@ -4,11 +4,11 @@
 // run` writes the answer to stdout and the rest to stderr, so a script gets the answer alone.
 import type { AgentEvent } from "../../runtime/events.ts";
 import { webSearchSummary } from "../../tools/webSearch.ts";
-import { oneLine, visible } from "../../text/visible.ts";
+import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { OpenCalls } from "./calls.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
-import { commandOutputLines, firstLine, fitLine, lastLine, plural, safeText, tokens } from "./text.ts";
+import { commandOutputLines, firstLine, fitLine, lastLine, plural, tokens } from "./text.ts";
 import { callTitle, serverToolTitle } from "../callTitle.ts";
 import { retryNotice } from "../../runtime/retryNotice.ts";
 

@@ -5,7 +5,7 @@
 // stdout holds the final answer alone, one response at a time. What the model is doing still
 // streams to stderr (thinking, calls), and --format json streams every delta as it comes.
 import type { AgentEvent } from "../../runtime/events.ts";
-import { safeText } from "../chat/text.ts";
+import { safeText } from "../../text/visible.ts";
 import type { Screen } from "../chat/screen.ts";
 
 /** A run of text between two other things (a call, thinking, a notice). */

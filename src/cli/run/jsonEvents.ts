@@ -2,7 +2,7 @@
 // turn (a tool call with its display title and without the file contents of its change), and
 // a last "result" line with the stop reason, the exit code, the answer and what was denied.
 import type { AgentEvent } from "../../runtime/events.ts";
-import { callTitle, serverToolTitle } from "../callTitle.ts";
+import { callTitle, serverToolTitle, shownLocations } from "../callTitle.ts";
 
 export type JsonLine = Record<string, unknown> & { type: string };
 
@@ -11,7 +11,7 @@ export function jsonEvent(event: AgentEvent): JsonLine {
   switch (event.type) {
     case "tool_call": {
       const { info, ...rest } = event;
-      return { ...rest, title: callTitle(event.tool, info), kind: info.kind, locations: info.locations };
+      return { ...rest, title: callTitle(event.tool, info), kind: info.kind, locations: shownLocations(info.locations) };
     }
     case "server_tool":
       return event.status === "started" ? { ...event, title: serverToolTitle(event.name, event.input) } : { ...event };

@@ -9,7 +9,7 @@ import { ruleProblem } from "../../permission/ruleSyntax.ts";
 import type { Mode } from "../../permission/types.ts";
 import type { AgentEvent } from "../../runtime/events.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
-import { oneLine } from "../../text/visible.ts";
+import { oneLine, visible } from "../../text/visible.ts";
 import { VERSION } from "../../version.ts";
 import { OpenCalls } from "../chat/calls.ts";
 import { Screen } from "../chat/screen.ts";
@@ -166,7 +166,7 @@ function deniedReport(denied: readonly DeniedCall[]): string {
   const list = denied.map((call) => `  ${call.title}: ${call.reason.startsWith("This needs the user's approval") ? "needs an approval" : oneLine(firstLine(call.reason))}`).join("\n");
   // The engine names the narrowest rule for each call that only needed a yes.
   const rules = [...new Set(denied.flatMap((call) => SUGGESTED_RULE.exec(call.reason)?.[1] ?? []))];
-  const hint = rules.length > 0 ? `Rules that would allow them: ${rules.map((rule) => `--allow '${rule.replace(/'/g, "'\\''")}'`).join(" ")}` : "Allow what the task needs with --allow RULE, e.g. --allow 'bash(npm test *)' or --allow 'edit(src/**)'";
+  const hint = rules.length > 0 ? `Rules that would allow them: ${rules.map((rule) => `--allow '${visible(rule).replace(/'/g, "'\\''")}'`).join(" ")}` : "Allow what the task needs with --allow RULE, e.g. --allow 'bash(npm test *)' or --allow 'edit(src/**)'";
   return `${PREFIX}: denied (no one can approve during \`garuda run\`):\n${list}\n${hint}.\n`;
 }
 

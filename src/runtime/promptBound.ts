@@ -1,0 +1,30 @@
+// How much one user message may hold. A message the model's context window cannot take with room
+// to spare would fail every request from then on (compaction keeps the latest turn whole), so it
+// is refused before it joins the conversation: a notice says why, and the session goes on.
+import type { UserBlock } from "../model/types.ts";
+import { CHARS_PER_TOKEN } from "./meter.ts";
+
+/** A user message may fill this share of the context window… */
+export const PROMPT_WINDOW_SHARE = 0.5;
+/** …and never more than this many characters (a model with a huge window). */
+export const MAX_PROMPT_CHARS = 2_000_000;
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** The most characters a user message may hold for a model with this context window (in tokens). */
+export function promptLimit(contextWindow: number): number {
+  return Math.min(MAX_PROMPT_CHARS, Math.floor(contextWindow * CHARS_PER_TOKEN * PROMPT_WINDOW_SHARE));
+}
+
+/** Why this user message is not sent, or undefined when it fits. `attached`: files from @mentions are in it. */
+export function promptProblem(content: readonly UserBlock[], contextWindow: number, attached: boolean): string | undefined {
+  const chars = content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : block.content.length), 0);
+  const limit = promptLimit(contextWindow);
+  if (chars <= limit) return undefined;
+  const what = attached ? "The prompt with its attached files is" : "The prompt is";
+  return (
+    `${what} ${count(chars)} characters, more than the ${count(limit)} Garuda sends in one message to this model ` +
+    `(half its context window of ${count(contextWindow)} tokens), so nothing was sent. ` +
+    "Send less: paste a part, or name files with @path or ask the model to read them (it reads large files in parts)."
+  );
+}
