@@ -90,7 +90,7 @@ function script(): ModelEvent[][] {
 
 /** The default tool set of a session (as prepareRuntime builds it), so the bytes measured are the real ones. */
 function fileTools(): Tool[] {
-  const deps: FileToolDeps = { reads: new ReadTracker(), hidden: hiddenPredicate() };
+  const deps: FileToolDeps = { reads: new ReadTracker(), hidden: hiddenPredicate({ home: process.env.HOME ?? "/nonexistent" }) };
   const files = [readFileTool(deps), writeFileTool(deps), editFileTool(deps), globTool(deps), grepTool(deps), symbolsTool(deps), findDefinitionTool(deps)] as Tool[];
   return [...files, ...createSessionTools({ outsideSandbox: "ask" }).tools, exploreTool() as Tool];
 }

@@ -21,6 +21,7 @@ import { isPolicySource, policyViolation } from "./policyCheck.ts";
 import { insideRoot, type PathContext } from "./pathMatch.ts";
 import { readRequestFor, ruleCovers, type CompiledRule, type RequestFacts } from "./ruleMatch.ts";
 import { toolMatches } from "./ruleSyntax.ts";
+import type { SecretPlace } from "./secrets.ts";
 import { isGarudaPath, isGitPath, namesSensitive, sensitivePattern } from "./sensitive.ts";
 import { proposeSessionRules } from "./sessionRules.ts";
 import type { TeamPolicy } from "./teamPolicy.ts";
@@ -34,6 +35,8 @@ export interface DecisionInputs {
   rules: readonly CompiledRule[];
   /** The project's settings require the OS sandbox for every command (strict profile, executor "os"). */
   projectSandbox?: ProjectSandboxRule;
+  /** The places the sandbox hides (secretPlaces()): refused like sensitive files. */
+  secrets?: readonly SecretPlace[];
 }
 
 /** A project setting that keeps every command in the OS sandbox. */
@@ -59,14 +62,14 @@ function sensitiveAllowed(facts: RequestFacts, inputs: DecisionInputs, paths: st
       rule.effect === "allow" &&
       parsed.specifier !== undefined &&
       toolMatches(parsed.tool, facts.request) &&
-      paths.every((path) => namesSensitive(parsed.specifier as string, path, inputs.ctx)),
+      paths.every((path) => namesSensitive(parsed.specifier as string, path, inputs.ctx, inputs.secrets)),
   );
 }
 
 /** The first sensitive file a command names, when no `read(…)` allow rule names it. */
 function sensitiveMention(facts: RequestFacts, inputs: DecisionInputs): string | undefined {
   for (const path of facts.mentionedPaths) {
-    if (sensitivePattern(path) === undefined) continue;
+    if (sensitivePattern(path, inputs.secrets) === undefined) continue;
     const probe = { ...facts, request: readRequestFor(facts.request, path), paths: [path] };
     if (!sensitiveAllowed(probe, inputs, [path])) return shown(path, inputs.ctx.root);
   }
@@ -101,7 +104,7 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
 
   if (target.kind === "path") {
     // 1. Sensitive files, for reads and writes alike.
-    const hit = facts.paths.map(sensitivePattern).find((pattern) => pattern !== undefined);
+    const hit = facts.paths.map((path) => sensitivePattern(path, inputs.secrets)).find((pattern) => pattern !== undefined);
     if (hit !== undefined && !sensitiveAllowed(facts, inputs, facts.paths)) {
       const path = shown(facts.paths[0] as string, root);
       const verb = target.access === "read" ? "read" : "change";

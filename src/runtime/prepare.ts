@@ -193,6 +193,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const engine = createPermissionEngine({
     root,
     home: paths.home,
+    // What the sandbox hides from commands is refused to the file tools too (secrets.ts).
+    hiddenFromCommands: executor.spec().denyReadPaths,
     rules: [...settings.rules, ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" }))],
     policy,
     sandboxAvailable: sandboxed,
@@ -240,7 +242,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
       : undefined;
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
-    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools, exploreTool()];
+    const tools: Tool[] = [...fileTools({ home: paths.home, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
       root,

@@ -15,7 +15,7 @@ test("fileTools works in a compiled binary run from a folder with no sources", (
 const root = process.argv[2];
 const ctx = { root, home: root, callId: "c", mode: "build", signal: new AbortController().signal, executor: {}, sandbox: null,
   authorize: async () => ({ outcome: "allow", by: "rule" }), progress() {}, beforeWrite: async () => {} };
-const byName = Object.fromEntries(fileTools().map((t) => [t.name, t]));
+const byName = Object.fromEntries(fileTools({ home: root }).map((t) => [t.name, t]));
 const out = {
   descriptions: Object.values(byName).every((t) => t.description.length > 100),
   go: (await byName.symbols.run({ path: "s.go" }, ctx)).output,

@@ -47,7 +47,7 @@ interface PipelineOptions {
 
 /** The real pipeline: registry, real permission engine, real file tools, one session. */
 function pipeline(where: { root: string; home: string }, options: PipelineOptions = {}) {
-  const { tools } = createFileTools({ codeIndex: options.codeIndex ?? false });
+  const { tools } = createFileTools({ home: where.home, codeIndex: options.codeIndex ?? false });
   const registry = new ToolRegistry(tools);
   const events: AgentEvent[] = [];
   const hooks: ToolHooks | undefined = options.pre
