@@ -9,6 +9,7 @@ import { grepTool } from "./grep.ts";
 import { hiddenPredicate, type HiddenPredicate } from "./hidden.ts";
 import { readFileTool } from "./readFile.ts";
 import { ReadTracker } from "./readTracker.ts";
+import { SearchThreads } from "./searchWorker.ts";
 import type { Tool } from "./types.ts";
 import { writeFileTool } from "./writeFile.ts";
 
@@ -36,7 +37,7 @@ export interface FileTools {
 /** The tools, and the shared state they were built with. */
 export function createFileTools(options: FileToolsOptions): FileTools {
   const hidden = hiddenPredicate({ home: options.home, ...(options.hiddenFromCommands && { hiddenFromCommands: options.hiddenFromCommands }), ...(options.hidden && { extra: options.hidden }) });
-  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden };
+  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden, searches: new SearchThreads() };
   const tools: Tool[] = [readFileTool(deps), globTool(deps), grepTool(deps), writeFileTool(deps), editFileTool(deps)];
   if (options.codeIndex !== false) tools.push(symbolsTool(deps), findDefinitionTool(deps));
   return { tools, deps };

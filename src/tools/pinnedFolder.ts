@@ -1,0 +1,92 @@
+// Folders of a walk, held open so that each step is taken from the folder that was checked and
+// not from a path that a process in the project may have re-pointed meanwhile. On Linux a child is
+// opened through its parent's descriptor (/proc/self/fd/N/name) with O_NOFOLLOW, so a folder
+// swapped for a symlink is refused rather than followed, and the kernel then says where the open
+// folder is; anything but "<parent>/<name>" (a folder moved in from elsewhere, or away) is
+// refused as changed. Elsewhere (macOS) the child's path is opened and checked as checkedFile.ts
+// checks a file: same device and inode, real path unchanged.
+import { closeSync, constants, type Dirent, openSync, readdirSync, readSync, fstatSync } from "node:fs";
+import { type Changed, entry, fdPath, type Opened, openChecked, READ_FLAGS } from "./checkedFile.ts";
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+export interface PinnedFolder extends Opened {
+  /** The folder's real path, as checked. */
+  real: string;
+}
+
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
+
+export const childPath = (parent: string, name: string) => `${parent === "/" ? "" : parent}/${name}`;
+
+/** Opens the folder at `realPath` (a real path, as checked). */
+export function openPinned(realPath: string): PinnedFolder | Changed | { kind: "missing" } {
+  const opened = openChecked(realPath, O_RDONLY, true);
+  return "kind" in opened ? opened : { ...opened, real: realPath };
+}
+
+/** Opens the folder `name` inside `parent`; "changed" when it is a link now, or not where it should be. */
+export function openChild(parent: PinnedFolder, name: string): PinnedFolder | Changed | { kind: "missing" } {
+  const real = childPath(parent.real, name);
+  if (!parent.proc) return openPinned(real);
+  let fd: number;
+  try {
+    fd = openSync(entry(parent, parent.real, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    const code = codeOf(error);
+    // ELOOP: a symlink now; ENOTDIR: something else took the folder's place.
+    if (code === "ELOOP" || code === "ENOTDIR") return { kind: "changed" };
+    return { kind: "missing" };
+  }
+  const now = fdPath(fd);
+  if (now === real) return { fd, proc: true, real };
+  closeSync(fd);
+  return now === undefined ? { kind: "changed" } : { kind: "changed", now };
+}
+
+/** The folder's entries, read from the open folder itself (Linux); undefined when it cannot be listed. */
+export function listPinned(folder: PinnedFolder): Dirent[] | undefined {
+  try {
+    return readdirSync(folder.proc ? `/proc/self/fd/${folder.fd}` : folder.real, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+}
+
+export function closePinned(folder: PinnedFolder): void {
+  try {
+    closeSync(folder.fd);
+  } catch {
+    // Already closed.
+  }
+}
+
+/** A path for `name` in the folder: through its descriptor on Linux, so it names that folder's entry. */
+export function entryOf(folder: PinnedFolder, name: string): string {
+  return entry(folder, folder.real, name);
+}
+
+/**
+ * A small regular file `name` of the folder as text (a .gitignore), read from that folder's own
+ * entry without following a link or waiting on a pipe; undefined for anything else.
+ */
+export function readSmallText(folder: PinnedFolder, name: string, maxBytes: number): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(entryOf(folder, name), READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > maxBytes) return undefined;
+    const buffer = Buffer.alloc(stat.size);
+    let length = 0;
+    for (let n = -1; n !== 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+    return buffer.subarray(0, length).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
