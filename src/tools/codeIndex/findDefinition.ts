@@ -115,6 +115,7 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
         if (walked.aborted || end.kind === "cancelled") return error("Cancelled.");
         if (end.kind === "failed") return error(`The search failed: ${end.message}`);
         for (const rel of walked.changed) tally.changed.push(displayPath(join(base.path, rel), ctx.root));
+        for (const rel of walked.special) if (languageOf(rel)) tally.special.push(displayPath(join(base.path, rel), ctx.root));
       } else if (deps.hidden(base.path) || deps.hidden(target)) {
         return error(`${base.display} may not be read (the policy hides it).`);
       } else if (!languageOf(target) && !languageOf(base.path)) {
