@@ -21,10 +21,14 @@ export type GlobInput = z.infer<typeof input>;
 
 const error = (output: string): ToolResult => ({ output, isError: true });
 
-/** The entry's own mtime (a symlink's, not its target's); `entry` names it through its open folder. */
-function mtimeOf(entry: string): number {
+/**
+ * The entry's own mtime (a symlink's, not its target's), only to sort by. By its path, not through
+ * its open folder (twice as fast on a large tree): a swap at this moment changes the order, never
+ * what is listed.
+ */
+function mtimeOf(path: string): number {
   try {
-    return lstatSync(entry).mtimeMs;
+    return lstatSync(path).mtimeMs;
   } catch {
     return 0;
   }
@@ -78,7 +82,7 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput> {
         hidden: deps.hidden,
         includeNodeModules: named,
         onFile(file) {
-          if (glob.matches(prefix + file.rel)) found.push({ abs: join(base.path, prefix + file.rel), mtime: mtimeOf(file.entry) });
+          if (glob.matches(prefix + file.rel)) found.push({ abs: join(base.path, prefix + file.rel), mtime: mtimeOf(file.abs) });
         },
       });
       if (stats.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read", stats.baseChanged.now));

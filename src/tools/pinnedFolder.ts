@@ -1,12 +1,14 @@
 // Folders of a walk, held open so that each step is taken from the folder that was checked and
 // not from a path that a process in the project may have re-pointed meanwhile. On Linux a child is
-// opened through its parent's descriptor (/proc/self/fd/N/name) with O_NOFOLLOW, so a folder
-// swapped for a symlink is refused rather than followed, and the kernel then says where the open
-// folder is; anything but "<parent>/<name>" (a folder moved in from elsewhere, or away) is
-// refused as changed. Elsewhere (macOS) the child's path is opened and checked as checkedFile.ts
-// checks a file: same device and inode, real path unchanged.
+// opened through its parent's descriptor (/proc/self/fd/N/name) with O_NOFOLLOW, so it is that
+// open folder's own entry, and a folder swapped for a symlink is refused rather than followed; by
+// induction every folder of the walk is inside the checked one. (A folder moved away meanwhile is
+// still walked where it is now: a sandboxed command cannot move one across its mounts, so that is
+// still the project's own content; the files in it are opened by path and checked one by one.)
+// Elsewhere (macOS) the child's path is opened and checked as checkedFile.ts checks a file: same
+// device and inode, real path unchanged.
 import { closeSync, constants, type Dirent, openSync, readdirSync, readSync, fstatSync } from "node:fs";
-import { type Changed, entry, fdPath, type Opened, openChecked, READ_FLAGS } from "./checkedFile.ts";
+import { type Changed, entry, type Opened, openChecked, READ_FLAGS } from "./checkedFile.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -29,19 +31,14 @@ export function openPinned(realPath: string): PinnedFolder | Changed | { kind: "
 export function openChild(parent: PinnedFolder, name: string): PinnedFolder | Changed | { kind: "missing" } {
   const real = childPath(parent.real, name);
   if (!parent.proc) return openPinned(real);
-  let fd: number;
   try {
-    fd = openSync(entry(parent, parent.real, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK);
+    return { fd: openSync(entry(parent, parent.real, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK), proc: true, real };
   } catch (error) {
     const code = codeOf(error);
     // ELOOP: a symlink now; ENOTDIR: something else took the folder's place.
     if (code === "ELOOP" || code === "ENOTDIR") return { kind: "changed" };
     return { kind: "missing" };
   }
-  const now = fdPath(fd);
-  if (now === real) return { fd, proc: true, real };
-  closeSync(fd);
-  return now === undefined ? { kind: "changed" } : { kind: "changed", now };
 }
 
 /** The folder's entries, read from the open folder itself (Linux); undefined when it cannot be listed. */

@@ -28,8 +28,6 @@ export interface WalkFile {
   link: boolean;
   /** A symlink whose target is outside the walk's root. */
   outside: boolean;
-  /** The entry itself, named through its open folder: valid only during onFile (lstat it there). */
-  entry: string;
 }
 
 export interface WalkOptions {
@@ -147,10 +145,10 @@ export async function walkFiles(options: WalkOptions): Promise<WalkStats> {
           continue;
         }
         if (options.hidden(target.realPath)) continue;
-        file = { abs, rel: childRel, realPath: target.realPath, link: true, outside: insideRoot(target.realPath, walkRoot) === undefined, entry: entryOf(folder, name) };
+        file = { abs, rel: childRel, realPath: target.realPath, link: true, outside: insideRoot(target.realPath, walkRoot) === undefined };
       } else if (entry.isFile()) {
         if (options.hidden(abs) || (useIgnore && isIgnored(here, abs, false))) continue;
-        file = { abs, rel: childRel, realPath: abs, link: false, outside: false, entry: entryOf(folder, name) };
+        file = { abs, rel: childRel, realPath: abs, link: false, outside: false };
       } else {
         // A pipe, socket or device: opening one can wait forever (a FIFO) or act (a device).
         if (!options.hidden(abs) && !(useIgnore && isIgnored(here, abs, false))) stats.special.push(childRel);
