@@ -7,8 +7,9 @@
 // still the project's own content; the files in it are opened by path and checked one by one.)
 // Elsewhere (macOS) the child's path is opened and checked as checkedFile.ts checks a file: same
 // device and inode, real path unchanged.
-import { closeSync, constants, type Dirent, openSync, readdirSync, readSync, fstatSync } from "node:fs";
-import { type Changed, entry, type Opened, openChecked, READ_FLAGS } from "./checkedFile.ts";
+import { closeSync, constants, type Dirent, openSync, readdirSync } from "node:fs";
+import { readRegularFile } from "../config/regularFile.ts";
+import { type Changed, entry, type Opened, openChecked } from "./checkedFile.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
@@ -68,22 +69,6 @@ export function entryOf(folder: PinnedFolder, name: string): string {
  * entry without following a link or waiting on a pipe; undefined for anything else.
  */
 export function readSmallText(folder: PinnedFolder, name: string, maxBytes: number): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(entryOf(folder, name), READ_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > maxBytes) return undefined;
-    const buffer = Buffer.alloc(stat.size);
-    let length = 0;
-    for (let n = -1; n !== 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
-    return buffer.subarray(0, length).toString("utf8");
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  const read = readRegularFile(entryOf(folder, name), { maxBytes, noFollow: true });
+  return "bytes" in read ? read.bytes.toString("utf8") : undefined;
 }
