@@ -49,13 +49,28 @@ export interface Matcher {
   whole: RegExp;
   /** Per line. */
   line: RegExp;
+  /** For a pattern that is plain text (`NEEDLE`, `Client\.send`): its UTF-8 bytes, looked for before any decoding. */
+  literal?: Buffer;
+}
+
+/** Plain characters and backslash-escaped punctuation only: the pattern matches exactly one text. */
+const PLAIN = /^(?:[^\\^$.*+?()[\]{}|]|\\[\\^$.*+?()[\]{}|/\-])+$/;
+
+/** The text a plain pattern matches, when it is plain (and its bytes cannot be confused by decoding). */
+function literalOf(pattern: string, ignoreCase: boolean): Buffer | undefined {
+  if (ignoreCase || !PLAIN.test(pattern)) return undefined;
+  const text = pattern.replace(/\\(.)/g, "$1");
+  // U+FFFD also stands for bytes that are not UTF-8, and a \r would be normalized away: leave those to the regex.
+  return text.includes("\uFFFD") || text.includes("\r") ? undefined : Buffer.from(text, "utf8");
 }
 
 /** Compiles the model's pattern, or says what is wrong with it. */
 export function compilePattern(pattern: string, ignoreCase: boolean): Matcher | string {
   const flags = ignoreCase ? "i" : "";
   try {
-    return { whole: new RegExp(pattern, `gm${flags}`), line: new RegExp(pattern, flags) };
+    const matcher: Matcher = { whole: new RegExp(pattern, `gm${flags}`), line: new RegExp(pattern, flags) };
+    const literal = literalOf(pattern, ignoreCase);
+    return literal ? { ...matcher, literal } : matcher;
   } catch (cause) {
     const why = cause instanceof Error ? cause.message : String(cause);
     return `The pattern is not a valid JavaScript regular expression (${why}). Escape special characters such as ( ) [ ] { } . * + ? with a backslash to search for them literally.`;
@@ -116,6 +131,8 @@ function shownLines(lines: string[], hits: number[], spec: SearchSpec): Array<[n
 /** Searches the text of one file. */
 export function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): FileOutcome {
   if (hasNul(bytes)) return { kind: "binary" };
+  // Most files do not hold a plain pattern at all: a byte search says so without decoding them.
+  if (matcher.literal && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(matcher.literal) === -1) return { kind: "none" };
   let text = decodeText(bytes);
   if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
   matcher.whole.lastIndex = 0;

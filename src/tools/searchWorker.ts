@@ -101,14 +101,19 @@ export class SearchWorker {
   }
 
   /**
-   * Queues one file; `deliver` gets its outcome, in the order files were added. Waits while the
-   * worker is behind. False once the search has ended: stop adding.
+   * Queues one file; `deliver` gets its outcome, in the order files were added. A promise (to
+   * wait for) only while the worker is behind, so the walk does not wait per file. False once the
+   * search has ended: stop adding.
    */
-  async add(realPath: string, deliver: Deliver): Promise<boolean> {
+  add(realPath: string, deliver: Deliver): boolean | Promise<boolean> {
     if (this.#end) return false;
     this.#queued.paths.push(realPath);
     this.#queued.deliver.push(deliver);
     if (this.#queued.paths.length >= BATCH_FILES) this.#flush();
+    return this.#inFlight.size >= MAX_BATCHES_IN_FLIGHT ? this.#catchUp() : true;
+  }
+
+  async #catchUp(): Promise<boolean> {
     while (!this.#end && this.#inFlight.size >= MAX_BATCHES_IN_FLIGHT) await this.#waitForChange();
     return this.#end === undefined;
   }
