@@ -30,6 +30,7 @@ import type { FileToolDeps } from "../src/tools/fileToolDeps.ts";
 import { globTool } from "../src/tools/glob.ts";
 import { grepTool } from "../src/tools/grep.ts";
 import { hiddenPredicate } from "../src/tools/hidden.ts";
+import { SearchThreads } from "../src/tools/searchWorker.ts";
 import { readFileTool } from "../src/tools/readFile.ts";
 import { ReadTracker } from "../src/tools/readTracker.ts";
 import { exploreTool } from "../src/tools/explore.ts";
@@ -90,7 +91,7 @@ function script(): ModelEvent[][] {
 
 /** The default tool set of a session (as prepareRuntime builds it), so the bytes measured are the real ones. */
 function fileTools(): Tool[] {
-  const deps: FileToolDeps = { reads: new ReadTracker(), hidden: hiddenPredicate() };
+  const deps: FileToolDeps = { reads: new ReadTracker(), hidden: hiddenPredicate({ home: process.env.HOME ?? "/nonexistent" }), searches: new SearchThreads() };
   const files = [readFileTool(deps), writeFileTool(deps), editFileTool(deps), globTool(deps), grepTool(deps), symbolsTool(deps), findDefinitionTool(deps)] as Tool[];
   return [...files, ...createSessionTools({ outsideSandbox: "ask" }).tools, exploreTool() as Tool];
 }

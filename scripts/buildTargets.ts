@@ -9,6 +9,13 @@ import { dirname, join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dir, "..");
 export const ENTRY = join(ROOT, "src/cli/index.ts");
+/**
+ * Worker threads' modules, each its own entry point of the binary (Bun bundles a worker only when
+ * it is one). With `--root src` a worker lands at its path under src/ inside the binary
+ * (/$bunfs/root/tools/grepWorker.js), where src/tools/searchWorker.ts looks for it.
+ */
+export const WORKER_ENTRIES = [join(ROOT, "src/tools/grepWorker.ts")] as const;
+export const BUNDLE_ROOT = join(ROOT, "src");
 export const DIST = join(ROOT, "dist");
 
 function newestMtime(path: string): number {
@@ -180,7 +187,7 @@ export function compileArgs(options: BuildBinaryOptions): { args: string[]; outf
   const args = ["build", ...flags];
   if (options.target) args.push(`--target=${options.target}`);
   if (options.executablePath) args.push(`--compile-executable-path=${resolve(options.executablePath)}`);
-  args.push(resolve(options.entry), "--outfile", outfile);
+  args.push(`--root=${BUNDLE_ROOT}`, resolve(options.entry), ...WORKER_ENTRIES, "--outfile", outfile);
   return { args, outfile };
 }
 

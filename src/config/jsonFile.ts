@@ -1,23 +1,29 @@
-import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { ConfigError } from "./errors.ts";
+import { readRegularFile } from "./regularFile.ts";
 
 /** Size above which a config file is refused rather than parsed. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 
-/** Reads a file's text; undefined when it does not exist, a ConfigError for any other failure. */
+/**
+ * Reads a file's text; undefined when it does not exist, a ConfigError for any other failure. A
+ * pipe, socket or device is refused, never read (a FIFO would wait for a writer: regularFile.ts).
+ */
 export function readConfigText(path: string, maxBytes = MAX_CONFIG_BYTES): string | undefined {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
-    if (code === "EISDIR") throw new ConfigError(path, "is a folder, not a file", "Remove or rename it");
-    throw new ConfigError(path, `cannot be read (${code ?? String(error)})`, "Check its permissions");
+  const read = readRegularFile(path, { maxBytes });
+  if ("bytes" in read) return read.bytes.toString("utf8");
+  switch (read.problem) {
+    case "missing":
+      return undefined;
+    case "folder":
+      throw new ConfigError(path, "is a folder, not a file", "Remove or rename it");
+    case "not_regular":
+      throw new ConfigError(path, "is not a regular file (a pipe, socket or device)", "Remove it, or put a file there");
+    case "too_big":
+      throw new ConfigError(path, `is larger than ${maxBytes} bytes`, "Check that it is the right file");
+    default:
+      throw new ConfigError(path, `cannot be read (${read.problem === "unreadable" ? read.code : read.problem})`, "Check its permissions");
   }
-  if (bytes.length > maxBytes) throw new ConfigError(path, `is larger than ${maxBytes} bytes`, "Check that it is the right file");
-  return bytes.toString("utf8");
 }
 
 /** Parses JSON text, naming the file and the position of a syntax error. */

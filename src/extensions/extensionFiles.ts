@@ -19,8 +19,9 @@ export function readExtensionFile(path: string, maxChars: number): FileRead {
     if (!stat.isFile()) return { problem: "is not a regular file" };
     // UTF-8 takes at most 4 bytes a character.
     if (stat.size > maxChars * 4) return { problem: `is larger than ${maxChars.toLocaleString("en-US")} characters` };
-    // O_NOFOLLOW: a symlink put in its place since the check is refused too.
-    bytes = readFileSync(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW });
+    // O_NOFOLLOW: a symlink put in its place since the check is refused too; O_NONBLOCK: so is a
+    // FIFO (it opens at once instead of waiting for a writer, and reads as empty or EAGAIN).
+    bytes = readFileSync(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ELOOP") return { problem: "is a symbolic link, which Garuda does not follow here" };

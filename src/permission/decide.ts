@@ -5,6 +5,7 @@
 //   2  write into .git/ (any depth) or ~/.garuda, or (root at or above ~) the home's own files → deny
 //   3  deny rule → deny
 //   4  plan mode and not read-only → deny, telling the model to put it in its plan
+//   5a read of a file with more than one name (hard links) → ask, unless an allow rule names it
 //   5  read-only tool → allow
 //   6  command in the OS sandbox → allow
 //   7  ask rule → ask (no "session" choice: an ask rule means every time)
@@ -21,6 +22,7 @@ import { isPolicySource, policyViolation } from "./policyCheck.ts";
 import { insideRoot, type PathContext } from "./pathMatch.ts";
 import { readRequestFor, ruleCovers, type CompiledRule, type RequestFacts } from "./ruleMatch.ts";
 import { toolMatches } from "./ruleSyntax.ts";
+import type { SecretPlace } from "./secrets.ts";
 import { isGarudaPath, isGitPath, namesSensitive, sensitivePattern } from "./sensitive.ts";
 import { isHomeOwnPath } from "../sandbox/homeOwn.ts";
 import { isInside } from "../sandbox/fsView.ts";
@@ -36,6 +38,8 @@ export interface DecisionInputs {
   rules: readonly CompiledRule[];
   /** The project's settings require the OS sandbox for every command (strict profile, executor "os"). */
   projectSandbox?: ProjectSandboxRule;
+  /** The places the sandbox hides (secretPlaces()): refused like sensitive files. */
+  secrets?: readonly SecretPlace[];
 }
 
 /** A project setting that keeps every command in the OS sandbox. */
@@ -54,21 +58,23 @@ function shown(path: string, root: string): string {
   return rel === undefined || rel === "" ? path : rel;
 }
 
-/** An allow rule (of any source) that names this sensitive path for this tool. */
-function sensitiveAllowed(facts: RequestFacts, inputs: DecisionInputs, paths: string[]): boolean {
-  return inputs.rules.some(
+/** An allow rule (of any source) that names these paths on purpose for this tool (namesSensitive()). */
+function namingAllowRule(facts: RequestFacts, inputs: DecisionInputs, paths: string[]): Rule | undefined {
+  return inputs.rules.find(
     ({ rule, parsed }) =>
       rule.effect === "allow" &&
       parsed.specifier !== undefined &&
       toolMatches(parsed.tool, facts.request) &&
-      paths.every((path) => namesSensitive(parsed.specifier as string, path, inputs.ctx)),
-  );
+      paths.every((path) => namesSensitive(parsed.specifier as string, path, inputs.ctx, inputs.secrets)),
+  )?.rule;
 }
+
+const sensitiveAllowed = (facts: RequestFacts, inputs: DecisionInputs, paths: string[]) => namingAllowRule(facts, inputs, paths) !== undefined;
 
 /** The first sensitive file a command names, when no `read(…)` allow rule names it. */
 function sensitiveMention(facts: RequestFacts, inputs: DecisionInputs): string | undefined {
   for (const path of facts.mentionedPaths) {
-    if (sensitivePattern(path) === undefined) continue;
+    if (sensitivePattern(path, inputs.secrets) === undefined) continue;
     const probe = { ...facts, request: readRequestFor(facts.request, path), paths: [path] };
     if (!sensitiveAllowed(probe, inputs, [path])) return shown(path, inputs.ctx.root);
   }
@@ -109,7 +115,7 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
 
   if (target.kind === "path") {
     // 1. Sensitive files, for reads and writes alike.
-    const hit = facts.paths.map(sensitivePattern).find((pattern) => pattern !== undefined);
+    const hit = facts.paths.map((path) => sensitivePattern(path, inputs.secrets)).find((pattern) => pattern !== undefined);
     if (hit !== undefined && !sensitiveAllowed(facts, inputs, facts.paths)) {
       const path = shown(facts.paths[0] as string, root);
       const verb = target.access === "read" ? "read" : "change";
@@ -182,6 +188,16 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   }
 
   const outside = target.kind === "path" && facts.paths.some((path) => insideRoot(path, root) === undefined || (homeInRoot && isHomeOwnPath(path, home)));
+
+  // 5a. A file with other names (hard links) may be a secret under one of them, which this name
+  // cannot show: it is asked about every time, unless an allow rule names the file itself.
+  const links = target.kind === "path" && target.access === "read" ? (target.links ?? 1) : 1;
+  if (links > 1) {
+    const named = namingAllowRule(facts, inputs, facts.paths);
+    if (named) return { outcome: "allow", by: named.source === "session" ? "session" : "rule", rule: named };
+    const where = outside ? " It is outside the project folder." : "";
+    return ask(facts, inputs, builtin("ask", "read(hard-linked)"), { session: false, note: `It has ${links} names (hard links): another of them may be a secret file, which this name cannot show.${where}` });
+  }
 
   // 5. Read-only tools: reads inside the root, and calls with no target to check.
   const readOnlyTarget = (target.kind === "path" && target.access === "read" && !outside) || target.kind === "input";

@@ -7,6 +7,7 @@ import { decide, type DecisionInputs, type ProjectSandboxRule } from "./decide.t
 import type { PathContext } from "./pathMatch.ts";
 import { bySourceStrength, compileRules, requestFacts, type CompiledRule } from "./ruleMatch.ts";
 import { ruleProblem } from "./ruleSyntax.ts";
+import { secretPlaces } from "./secrets.ts";
 import { SessionRules } from "./sessionRules.ts";
 import { emptyTeamPolicy, type TeamPolicy } from "./teamPolicy.ts";
 import type { Approver, Choice, Decision, Mode, PartialApproval, PermissionRequest, Rule } from "./types.ts";
@@ -34,6 +35,11 @@ export interface PermissionEngineOptions {
   auditFailure?: () => string | undefined;
   /** The project's settings keep every command in the OS sandbox (strict profile, executor "os"). */
   projectSandbox?: ProjectSandboxRule;
+  /**
+   * Folders the sandbox hides from commands beyond the home and system secrets (secrets.ts), such
+   * as $XDG_RUNTIME_DIR: refused to the file tools like sensitive files.
+   */
+  hiddenFromCommands?: readonly string[];
 }
 
 export interface AuthorizeOptions {
@@ -110,8 +116,10 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     caseInsensitive: options.caseInsensitive ?? (process.platform === "darwin" || process.platform === "win32"),
   };
 
+  const secrets = secretPlaces(options.home, options.hiddenFromCommands);
   const inputs = (): DecisionInputs => ({
     ctx,
+    secrets,
     policy,
     sandboxAvailable: options.sandboxAvailable,
     rules: [...base, ...sessionCompiled],

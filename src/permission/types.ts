@@ -39,6 +39,8 @@ export type PermissionTarget =
        * either path; an allow and "inside the root" need both.
        */
       realPath?: string;
+      /** The file has this many names (hard links, more than one): another may be a secret. */
+      links?: number;
     }
   | {
       kind: "command";

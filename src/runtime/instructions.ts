@@ -1,8 +1,9 @@
 // The project's instruction files (GARUDA.md, AGENTS.md, CLAUDE.md at the root) for the system
 // prompt: one shared budget given to GARUDA.md first, identical texts once, and only files whose
 // real path is inside the root (a symlink to ~/.ssh/config is not an instruction file).
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { join, relative, isAbsolute } from "node:path";
+import { readRegularFile } from "../config/regularFile.ts";
 
 export const INSTRUCTION_FILES = ["GARUDA.md", "AGENTS.md", "CLAUDE.md"] as const;
 export const INSTRUCTIONS_BUDGET = 40_000;
@@ -55,18 +56,14 @@ export function readInstructions(root: string, budget = INSTRUCTIONS_BUDGET): In
       notes.push(`${name} was not read: it points outside the project.`);
       continue;
     }
-    let text: string;
-    try {
-      const stat = statSync(real);
-      if (!stat.isFile()) continue;
-      if (stat.size > MAX_FILE_BYTES) {
-        notes.push(`${name} was not read: it is larger than ${MAX_FILE_BYTES / 1_000_000} MB.`);
-        continue;
-      }
-      text = readFileSync(real, "utf8").replace(/\r\n/g, "\n").trim();
-    } catch {
+    // A regular file only: a FIFO named AGENTS.md would otherwise hold session/new (and the process) forever.
+    const read = readRegularFile(real, { maxBytes: MAX_FILE_BYTES });
+    if (!("bytes" in read)) {
+      if (read.problem === "too_big") notes.push(`${name} was not read: it is larger than ${MAX_FILE_BYTES / 1_000_000} MB.`);
+      else if (read.problem === "not_regular") notes.push(`${name} was not read: it is not a regular file (a pipe, socket or device).`);
       continue;
     }
+    const text = read.bytes.toString("utf8").replace(/\r\n/g, "\n").trim();
     if (text === "" || seen.has(text)) continue;
     seen.add(text);
     if (left <= 0) {

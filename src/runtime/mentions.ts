@@ -5,8 +5,8 @@ import { statSync } from "node:fs";
 import type { TextBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode } from "../permission/types.ts";
-import { loadChecked } from "../tools/checkedFile.ts";
-import { resolveToolPath } from "../tools/paths.ts";
+import { gainedLinks, loadChecked } from "../tools/checkedFile.ts";
+import { pathTarget, resolveToolPath } from "../tools/paths.ts";
 
 /** A mention: `@src/a.ts` or `@"path with blanks"`; trailing punctuation is not part of it. */
 const MENTION = /(?<![\w@])@(?:"((?:[^"\\]|\\.)+)"|([^\s"'`<>()[\]{}]+))/g;
@@ -71,7 +71,12 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
     let size: number;
     try {
       const stat = statSync(resolved.realPath);
-      if (!stat.isFile()) continue;
+      if (stat.isDirectory()) continue;
+      if (!stat.isFile()) {
+        // A pipe, socket or device: reading one can hang (a FIFO waits for a writer).
+        notices.push(`@${mention} was not attached: it is not a regular file (a pipe, socket or device).`);
+        continue;
+      }
       size = stat.size;
     } catch {
       continue; // Not a file: "@someone" in ordinary text stays text.
@@ -80,7 +85,8 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       {
         tool: "read_file",
         readOnly: true,
-        target: { kind: "path", path: resolved.path, access: "read", ...(resolved.realPath !== resolved.path && { realPath: resolved.realPath }) },
+        // With the file's number of names: a hard-linked file is asked about (another name may be a secret).
+        target: pathTarget(resolved, "read"),
         title: `Read ${resolved.display}`,
         preview: `Attach ${resolved.display} to the prompt (mentioned as @${mention}).`,
       },
@@ -97,6 +103,10 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
     // Read only the file that was checked: a question can wait, and meanwhile a sandboxed process
     // could swap the path for a link to something else (checkedFile.ts).
     const loaded = loadChecked(resolved.realPath, MAX_ATTACHED_BYTES);
+    if (gainedLinks(loaded, resolved.links)) {
+      notices.push(`@${mention} was not attached: it changed while waiting for the approval (it has other names now).`);
+      continue;
+    }
     if (loaded.kind !== "text") {
       notices.push(`@${mention} was not attached: ${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`);
       continue;

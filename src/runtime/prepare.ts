@@ -196,6 +196,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const engine = createPermissionEngine({
     root,
     home: paths.home,
+    // What the sandbox hides from commands is refused to the file tools too (secrets.ts).
+    hiddenFromCommands: executor.spec().denyReadPaths,
     rules: [...settings.rules, ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" }))],
     policy,
     sandboxAvailable: sandboxed,
@@ -260,7 +262,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     const hidden = ruleHidden && homeOwn ? (absPath: string) => ruleHidden(absPath) || homeOwn(absPath) : (ruleHidden ?? homeOwn);
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
     const sessionTools = createSessionTools({ outsideSandbox });
-    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...sessionTools.tools, exploreTool()];
+    const tools: Tool[] = [...fileTools({ home: paths.home, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }) }), ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
       root,

@@ -1,6 +1,7 @@
 // The few questions the launchers ask of the file system, behind an interface so the argv
 // builders stay pure functions of (spec, fs) and tests can pin them with a fake tree.
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
+import { readRegularFile } from "../config/regularFile.ts";
 
 export type PathKind = "dir" | "file" | "symlink" | "missing";
 
@@ -31,11 +32,9 @@ export const realFs: FsView = {
     }
   },
   readText(path) {
-    try {
-      return readFileSync(path, "utf8").slice(0, 4096);
-    } catch {
-      return undefined;
-    }
+    // A regular file only: a FIFO where a `.git` file is would block a plain read (and session/new) for good.
+    const read = readRegularFile(path, { maxBytes: 64 * 1024 });
+    return "bytes" in read ? read.bytes.toString("utf8").slice(0, 4096) : undefined;
   },
 };
 

@@ -3,6 +3,7 @@
 // turn the result into their own terms.
 import { readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { HOME_SECRETS, SYSTEM_SECRETS } from "../permission/secrets.ts";
 import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
 import { HOME_BIN_FOLDERS, isHomeOwnName } from "./homeOwn.ts";
 import type { SandboxSpec } from "./types.ts";
@@ -42,41 +43,11 @@ export const HOME_PROTECTED = [
   ".garuda/",
 ];
 
-/** Unreadable: credentials of common tools and Garuda's own secrets. */
-export const HOME_DENY_READ = [
-  ".ssh",
-  ".aws",
-  ".azure",
-  ".gnupg",
-  ".kube",
-  ".docker",
-  ".config/gcloud",
-  ".config/gh",
-  ".config/git/credentials",
-  ".netrc",
-  ".npmrc",
-  ".pypirc",
-  ".git-credentials",
-  ".cargo/credentials",
-  ".cargo/credentials.toml",
-  "Library/Keychains",
-  ".garuda/credentials",
-  ".garuda/mcp-auth.json",
-  // Transcripts, audit logs and undo snapshots of every project (this one's too): a command has no
-  // use for them (hooks get their input in a file of their own), and they hold what earlier
-  // sessions read and wrote, other projects' included.
-  ".garuda/sessions",
-  ".garuda/audit",
-  ".garuda/snapshots",
-  // MCP servers' env and headers, and hook command lines, may hold tokens written out in full.
-  ".garuda/mcp.json",
-  ".garuda/hooks.json",
-  ".claude.json",
-  ".claude/.credentials.json",
-];
+/** Unreadable: credentials of common tools and Garuda's own secrets (the one list, shared with the file tools). */
+export const HOME_DENY_READ: readonly string[] = HOME_SECRETS;
 
 /** Host sockets that would hand out the machine (a path-based socket stays connectable on a read-only mount). */
-export const SYSTEM_DENY_READ = ["/var/run/docker.sock", "/run/docker.sock"];
+export const SYSTEM_DENY_READ: readonly string[] = SYSTEM_SECRETS;
 
 export interface ProtectedPath {
   /** Absolute, symlinks in existing parents resolved. */

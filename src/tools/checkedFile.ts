@@ -21,7 +21,7 @@ import { binaryKind, decodeText, invalidUtf8Bytes, type LoadedFile, MAX_TEXT_BYT
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, O_NONBLOCK, O_NOCTTY } = constants;
 /** O_NONBLOCK: a FIFO opens at once (and is then refused as special) instead of hanging the tool. */
-const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+export const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 const NEW_FILE_MODE = 0o644;
 
 /** The checked path no longer leads to the checked file; `now`: where it leads instead, when known. */
@@ -30,7 +30,7 @@ export interface Changed {
   now?: string;
 }
 
-interface Opened {
+export interface Opened {
   fd: number;
   /** /proc/self/fd works: entries of this (folder) fd can be named as /proc/self/fd/N/name. */
   proc: boolean;
@@ -39,7 +39,7 @@ interface Opened {
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
 
 /** Where an open file really is (Linux), or undefined when /proc/self/fd cannot tell. */
-function fdPath(fd: number): string | undefined {
+export function fdPath(fd: number): string | undefined {
   try {
     return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {
@@ -48,7 +48,7 @@ function fdPath(fd: number): string | undefined {
 }
 
 /** Whether the open `fd` is the file at `realPath` (which has no symlink in it). */
-function verify(fd: number, realPath: string): { ok: true; proc: boolean } | { ok: false; now?: string } {
+export function verify(fd: number, realPath: string): { ok: true; proc: boolean } | { ok: false; now?: string } {
   const actual = fdPath(fd);
   if (actual !== undefined) return actual === realPath ? { ok: true, proc: true } : { ok: false, now: actual.replace(/ \(deleted\)$/, "") };
   // No /proc (macOS): the same device and inode as the path, and the path still has no symlink.
@@ -83,7 +83,7 @@ function lookAt(path: string): "missing" | "link" | "file" | "folder" | "special
     const stat = lstatSync(path);
     return stat.isSymbolicLink() ? "link" : stat.isFile() ? "file" : stat.isDirectory() ? "folder" : "special";
   } catch {
-    // As loadFile(): what cannot be looked at counts as missing.
+    // What cannot be looked at counts as missing.
     return "missing";
   }
 }
@@ -93,7 +93,7 @@ function lookAt(path: string): "missing" | "link" | "file" | "folder" | "special
  * that path. "missing" when nothing is there; "changed" when a symlink or another file took its
  * place. Other errors (permissions) are thrown as they are.
  */
-function openChecked(realPath: string, flags: number, folder = false): Opened | Changed | { kind: "missing" } {
+export function openChecked(realPath: string, flags: number, folder = false): Opened | Changed | { kind: "missing" } {
   let fd: number;
   try {
     fd = openSync(realPath, flags | O_NOFOLLOW | (folder ? O_DIRECTORY : 0));
@@ -120,7 +120,7 @@ function openChecked(realPath: string, flags: number, folder = false): Opened | 
 }
 
 /** A path naming `name` inside the opened folder itself (Linux), else by the folder's path. */
-function entry(folder: Opened, folderPath: string, name: string): string {
+export function entry(folder: Opened, folderPath: string, name: string): string {
   return folder.proc ? `/proc/self/fd/${folder.fd}/${name}` : join(folderPath, name);
 }
 
@@ -150,7 +150,7 @@ function readAll(fd: number): Uint8Array {
   return new Uint8Array(readFileSync(fd));
 }
 
-/** loadFile() for the file at `realPath` as checked: the same kinds, plus "changed". */
+/** The file at `realPath` as checked, as a LoadedFile, or "changed". */
 export function loadChecked(realPath: string, maxBytes = MAX_TEXT_BYTES): LoadedFile | Changed {
   const seen = lookAt(realPath);
   if (seen === "missing") return { kind: "missing" };
@@ -169,10 +169,18 @@ export function loadChecked(realPath: string, maxBytes = MAX_TEXT_BYTES): Loaded
     if (bytes.length > maxBytes) return { kind: "too_big", size: bytes.length };
     const what = binaryKind(bytes);
     if (what !== undefined) return { kind: "binary", what, size: bytes.length };
-    return { kind: "text", bytes, text: decodeText(bytes), mtimeMs: stat.mtimeMs, mode: stat.mode & 0o7777, invalidBytes: invalidUtf8Bytes(bytes) };
+    return { kind: "text", bytes, text: decodeText(bytes), mtimeMs: stat.mtimeMs, mode: stat.mode & 0o7777, invalidBytes: invalidUtf8Bytes(bytes), links: stat.nlink };
   } finally {
     closeSync(opened.fd);
   }
+}
+
+/**
+ * A file read as checked now has more names (hard links) than its check saw: it is not the file
+ * that was asked about (it was replaced by a hard link to another file, perhaps a secret).
+ */
+export function gainedLinks(loaded: LoadedFile | Changed, checkedLinks: number): boolean {
+  return loaded.kind === "text" && loaded.links > 1 && loaded.links > checkedLinks;
 }
 
 /** The entries of the folder at `realPath` as checked; undefined when it cannot be listed. */

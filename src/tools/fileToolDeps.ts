@@ -1,9 +1,13 @@
-// What the file tools of one session share: the read record and the paths never to show.
+// What the file tools of one session share: the read record, the paths never to show and the
+// threads searches run in.
 import type { HiddenPredicate } from "./hidden.ts";
 import type { ReadTracker } from "./readTracker.ts";
+import type { SearchThreads } from "./searchWorker.ts";
 
 export interface FileToolDeps {
   reads: ReadTracker;
   /** Combined predicate (sensitive files and the session's denials), see hiddenPredicate(). */
   hidden: HiddenPredicate;
+  /** Worker threads for grep and find_definition (searchWorker.ts). */
+  searches: SearchThreads;
 }

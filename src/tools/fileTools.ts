@@ -9,10 +9,15 @@ import { grepTool } from "./grep.ts";
 import { hiddenPredicate, type HiddenPredicate } from "./hidden.ts";
 import { readFileTool } from "./readFile.ts";
 import { ReadTracker } from "./readTracker.ts";
+import { SearchThreads } from "./searchWorker.ts";
 import type { Tool } from "./types.ts";
 import { writeFileTool } from "./writeFile.ts";
 
 export interface FileToolsOptions {
+  /** The user's home folder: the secrets the sandbox hides there are hidden from these tools too. */
+  home: string;
+  /** Further folders the sandbox hides from commands (the executor's spec: $XDG_RUNTIME_DIR). */
+  hiddenFromCommands?: readonly string[];
   /** The session's read record (create one per session; share it with anything else that reads for the model). */
   reads?: ReadTracker;
   /**
@@ -30,13 +35,14 @@ export interface FileTools {
 }
 
 /** The tools, and the shared state they were built with. */
-export function createFileTools(options: FileToolsOptions = {}): FileTools {
-  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden: hiddenPredicate(options.hidden) };
+export function createFileTools(options: FileToolsOptions): FileTools {
+  const hidden = hiddenPredicate({ home: options.home, ...(options.hiddenFromCommands && { hiddenFromCommands: options.hiddenFromCommands }), ...(options.hidden && { extra: options.hidden }) });
+  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden, searches: new SearchThreads() };
   const tools: Tool[] = [readFileTool(deps), globTool(deps), grepTool(deps), writeFileTool(deps), editFileTool(deps)];
   if (options.codeIndex !== false) tools.push(symbolsTool(deps), findDefinitionTool(deps));
   return { tools, deps };
 }
 
-export function fileTools(options: FileToolsOptions = {}): Tool[] {
+export function fileTools(options: FileToolsOptions): Tool[] {
   return createFileTools(options).tools;
 }

@@ -1,13 +1,18 @@
 // grep: a regular expression over the project's files, in-process (only src/sandbox may start a
-// program, so no ripgrep), respecting .gitignore and the session's hidden paths.
+// program, so no ripgrep), respecting .gitignore and the session's hidden paths. The walk stays in
+// the folder the permission check named (walk.ts); the files are read and matched in a worker
+// thread with a time budget (searchWorker.ts), so neither a pipe named like a file nor a pattern
+// that backtracks for seconds can hold up the session or any other.
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { compileGlob, globProblem } from "./globMatch.ts";
 import description from "./grep.txt" with { type: "text" };
-import { compilePattern, type FileOutcome, type GrepMode, MAX_SEARCH_BYTES, searchBuffer, searchFile } from "./grepSearch.ts";
-import { displayPath, pathPreview, pathTarget, placeName, resolveToolPath } from "./paths.ts";
+import { compilePattern, type FileOutcome, type GrepMode, MAX_SEARCH_BYTES, type SearchSpec } from "./grepSearch.ts";
+import { changedWhileWaiting, CheckedPaths, displayPath, pathPreview, pathTarget, placeName, resolveToolPath } from "./paths.ts";
+import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "./searchWorker.ts";
+import { type SearchTally, searchNotes } from "./searchNotes.ts";
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
@@ -15,7 +20,6 @@ import { walkFiles } from "./walk.ts";
 export const DEFAULT_MAX_RESULTS = 100;
 export const MAX_RESULTS = 500;
 const MAX_OUTPUT_CHARS = 50_000;
-const MAX_LINE_CHARS = 500;
 
 const input = z.object({
   pattern: z.string().min(1).describe("JavaScript regular expression, matched per line."),
@@ -28,42 +32,45 @@ const input = z.object({
 });
 export type GrepInput = z.infer<typeof input>;
 
+export interface GrepLimits {
+  /** Wall-clock budget of one search (default SEARCH_BUDGET_MS). */
+  budgetMs?: number;
+}
+
 const error = (output: string): ToolResult => ({ output, isError: true });
 const n = (value: number) => value.toLocaleString("en-US");
 const plural = (value: number, word: string) => `${n(value)} ${word}${value === 1 ? "" : "s"}`;
 
-function clip(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [${n(line.length)} characters]` : line;
-}
-
 /** Lines of one file for content mode: matches as `path:line:text`, context as `path-line-text`. */
-function contentBlock(name: string, lines: string[], hits: number[], context: number): string[] {
+function contentBlock(name: string, shown: ReadonlyMap<number, string>, hits: number[], context: number): string[] {
   const out: string[] = [];
   const hitSet = new Set(hits);
   let shownTo = 0;
   for (const hit of hits) {
     const from = Math.max(1, hit - context);
-    const to = Math.min(lines.length, hit + context);
+    const to = hit + context;
     if (context > 0 && shownTo > 0 && from > shownTo + 1) out.push("--");
     for (let line = Math.max(from, shownTo + 1); line <= to; line++) {
-      out.push(`${name}${hitSet.has(line) ? ":" : "-"}${line}${hitSet.has(line) ? ":" : "-"}${clip(lines[line - 1] as string)}`);
+      const text = shown.get(line);
+      if (text === undefined) continue;
+      out.push(`${name}${hitSet.has(line) ? ":" : "-"}${line}${hitSet.has(line) ? ":" : "-"}${text}`);
+      shownTo = line;
     }
-    shownTo = Math.max(shownTo, to);
+    shownTo = Math.max(shownTo, hit);
   }
   return out;
 }
 
-interface Tally {
-  files: number;
-  lines: number;
+interface Output {
   shownItems: number;
   out: string[];
   chars: number;
   fullOutput: boolean;
-  tooBig: string[];
 }
 
-export function grepTool(deps: FileToolDeps): Tool<GrepInput> {
+export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<GrepInput> {
+  const checked = new CheckedPaths();
+  const budgetMs = limits.budgetMs ?? SEARCH_BUDGET_MS;
   return {
     name: "grep",
     description,
@@ -75,6 +82,7 @@ export function grepTool(deps: FileToolDeps): Tool<GrepInput> {
     },
     permission(args, ctx) {
       const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
+      checked.note(args, base);
       return { tool: "grep", readOnly: true, target: pathTarget(base, "read"), preview: `${args.pattern} in ${pathPreview(base)}` };
     },
     async run(args, ctx) {
@@ -87,22 +95,45 @@ export function grepTool(deps: FileToolDeps): Tool<GrepInput> {
       const mode: GrepMode = args.mode ?? "content";
       const context = mode === "content" ? (args.context ?? 0) : 0;
       const maxResults = args.maxResults ?? DEFAULT_MAX_RESULTS;
+      // The folder or file the permission check named, and no other: the path may have been re-pointed since.
       const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
-      let isDir: boolean;
+      const target = checked.of(args, base);
+      if (base.realPath !== target) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read"));
+      let kind: "folder" | "file" | "special";
       try {
-        isDir = statSync(base.realPath).isDirectory();
+        const stat = statSync(target);
+        kind = stat.isDirectory() ? "folder" : stat.isFile() ? "file" : "special";
       } catch {
         return error(`Not found: ${base.display}. Give an existing folder or file in "path", or leave it out to search the whole project.`);
       }
-      const tally: Tally = { files: 0, lines: 0, shownItems: 0, out: [], chars: 0, fullOutput: false, tooBig: [] };
+      if (kind === "special") return error(`${base.display} is not a regular file (a device, socket or pipe); grep searches files and folders only.`);
+      if (kind === "file" && (deps.hidden(base.path) || deps.hidden(target))) return error(`${base.display} may not be searched (the policy hides it).`);
+
+      const spec: SearchSpec = {
+        pattern: args.pattern,
+        ignoreCase: args.ignoreCase === true,
+        mode,
+        context,
+        maxShown: maxResults,
+        maxBytes: kind === "file" ? MAX_TEXT_BYTES : MAX_SEARCH_BYTES,
+        // A named file with other names was asked about as such (its permission check saw the links).
+        allowLinks: kind === "file" && checked.linksOf(args, base) > 1,
+      };
+      const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], changed: [] };
+      const output: Output = { shownItems: 0, out: [], chars: 0, fullOutput: false };
+      // `nameOf` is called only for files worth a line: most files have no hit.
       const take = (nameOf: () => string, outcome: FileOutcome) => {
-        if (outcome.kind === "too_big") tally.tooBig.push(nameOf());
-        if (outcome.kind !== "hits") return;
+        if (outcome.kind === "none") return;
         const name = nameOf();
-        const hits = outcome.hits.lines;
+        if (outcome.kind === "too_big") tally.tooBig.push(name);
+        else if (outcome.kind === "special") tally.special.push(name);
+        else if (outcome.kind === "linked") tally.linked.push(name);
+        else if (outcome.kind === "changed") tally.changed.push(name);
+        if (outcome.kind !== "hits") return;
+        const hits = outcome.lines;
         tally.files++;
         tally.lines += hits.length;
-        if (tally.fullOutput || tally.shownItems >= maxResults) return;
+        if (output.fullOutput || output.shownItems >= maxResults) return;
         let block: string[];
         let items = 1;
         if (mode === "files") {
@@ -110,64 +141,72 @@ export function grepTool(deps: FileToolDeps): Tool<GrepInput> {
         } else if (mode === "count") {
           block = [`${name}:${hits.length}`];
         } else {
-          const room = hits.slice(0, maxResults - tally.shownItems);
-          block = contentBlock(name, outcome.hits.text ?? [], room, context);
-          if (context > 0 && tally.out.length > 0) block.unshift("--");
+          const room = hits.slice(0, maxResults - output.shownItems);
+          block = contentBlock(name, new Map(outcome.shown ?? []), room, context);
+          if (context > 0 && output.out.length > 0) block.unshift("--");
           items = room.length;
         }
         const size = block.reduce((sum, line) => sum + line.length + 1, 0);
-        if (tally.chars + size > MAX_OUTPUT_CHARS) {
-          tally.fullOutput = true;
+        if (output.chars + size > MAX_OUTPUT_CHARS) {
+          output.fullOutput = true;
           return;
         }
-        tally.shownItems += items;
-        tally.out.push(...block);
-        tally.chars += size;
+        output.shownItems += items;
+        output.out.push(...block);
+        output.chars += size;
       };
 
-      if (!isDir) {
-        if (deps.hidden(base.path) || deps.hidden(base.realPath)) return error(`${base.display} may not be searched (the policy hides it).`);
-        const outcome = searchFile(base.realPath, matcher, mode, searchBuffer(MAX_TEXT_BYTES));
-        if (outcome.kind === "binary") return { output: `${base.display} is a binary file; nothing was searched.`, summary: "Binary file" };
-        if (outcome.kind === "too_big") return error(`${base.display} is ${formatBytes(outcome.size)}; grep searches files up to ${formatBytes(MAX_TEXT_BYTES)}.`);
-        take(() => base.display, outcome);
+      const search = new SearchWorker({ spec, signal: ctx.signal, budgetMs, pool: deps.searches });
+      let end: SearchEnd;
+      if (kind === "file") {
+        let single: FileOutcome | undefined;
+        await search.add(target, (outcome) => {
+          single = outcome;
+        });
+        end = await search.finish();
+        if (single?.kind === "binary") return { output: `${base.display} is a binary file; nothing was searched.`, summary: "Binary file" };
+        if (single?.kind === "too_big") return error(`${base.display} is ${formatBytes(single.size)}; grep searches files up to ${formatBytes(MAX_TEXT_BYTES)}.`);
+        if (single?.kind === "changed" || single?.kind === "linked" || single?.kind === "special") return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read"));
+        if (single) take(() => base.display, single);
       } else {
         const glob = args.glob === undefined ? undefined : compileGlob(args.glob);
-        const buffer = searchBuffer();
         const named = `${args.glob ?? ""} ${args.path ?? ""}`.split(/[/\\\s]/).includes("node_modules");
-        const stats = await walkFiles({
+        const walked = await walkFiles({
           root: ctx.root,
-          base: base.realPath,
+          base: target,
           signal: ctx.signal,
           hidden: deps.hidden,
           includeNodeModules: named,
           onFile(file) {
             if (file.outside || (glob && !glob.matches(file.rel))) return;
-            take(() => displayPath(join(base.path, file.rel), ctx.root), searchFile(file.realPath ?? file.abs, matcher, mode, buffer));
+            return search.add(file.realPath, (outcome) => take(() => displayPath(join(base.path, file.rel), ctx.root), outcome));
           },
         });
-        if (stats.aborted) return error("Cancelled.");
+        end = await search.finish();
+        if (walked.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read", walked.baseChanged.now));
+        if (walked.aborted) end = { kind: "cancelled" };
+        for (const rel of walked.changed) tally.changed.push(displayPath(join(base.path, rel), ctx.root));
+        for (const rel of walked.special) tally.special.push(displayPath(join(base.path, rel), ctx.root));
       }
+      if (end.kind === "cancelled") return error("Cancelled.");
+      if (end.kind === "failed") return error(`The search failed: ${end.message}`);
 
       const notes: string[] = [];
       const what = mode === "content" ? "matching lines" : "files";
       const total = mode === "content" ? tally.lines : tally.files;
-      if (tally.shownItems < total) {
-        const why = tally.fullOutput ? ` (the output limit is ${n(MAX_OUTPUT_CHARS)} characters)` : "";
-        const raise = maxResults < MAX_RESULTS && !tally.fullOutput ? `, or raise maxResults (up to ${MAX_RESULTS})` : "";
+      if (output.shownItems < total) {
+        const why = output.fullOutput ? ` (the output limit is ${n(MAX_OUTPUT_CHARS)} characters)` : "";
+        const raise = maxResults < MAX_RESULTS && !output.fullOutput ? `, or raise maxResults (up to ${MAX_RESULTS})` : "";
         const count = mode === "count" ? "" : ', use mode "count" for totals per file';
-        notes.push(`[Showing ${n(tally.shownItems)} of ${n(total)} ${what}${why}. Narrow the search with path or glob${count}${raise}.]`);
+        notes.push(`[Showing ${n(output.shownItems)} of ${n(total)} ${what}${why}. Narrow the search with path or glob${count}${raise}.]`);
       }
-      if (tally.tooBig.length > 0) {
-        const names = tally.tooBig.slice(0, 5).join(", ") + (tally.tooBig.length > 5 ? ` and ${tally.tooBig.length - 5} more` : "");
-        notes.push(`[Not searched: ${plural(tally.tooBig.length, "file")} over ${formatBytes(MAX_SEARCH_BYTES)} (${names}). Give one as path to search it (up to ${formatBytes(MAX_TEXT_BYTES)}).]`);
-      }
+      notes.push(...searchNotes(tally, end, "grep"));
       const inFiles = plural(tally.files, "file");
       const summary = mode === "files" ? inFiles : `${n(tally.lines)} ${mode === "count" ? "matching line" : "match"}${tally.lines === 1 ? "" : mode === "count" ? "s" : "es"} in ${inFiles}`;
       if (tally.files === 0) {
         return { output: [`No matches for ${args.pattern} in ${placeName(base)}.`, ...notes].join("\n"), summary: "No matches" };
       }
-      return { output: [...tally.out, ...notes].join("\n"), summary };
+      return { output: [...output.out, ...notes].join("\n"), summary };
     },
   };
 }

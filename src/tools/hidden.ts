@@ -1,7 +1,9 @@
 // Which paths the listing and search tools never show: sensitive files (the permission engine's
-// list) and whatever the session adds (the team policy's denied paths). The sensitive check is
-// fronted by a cheap substring test derived from the same patterns: every pattern has a literal
-// piece that must occur in a matching path, so most paths are cleared without a glob match.
+// list: name patterns, and the home and system places the sandbox hides, secrets.ts) and whatever
+// the session adds (the team policy's denied paths). The name patterns are fronted by a cheap
+// substring test derived from the same patterns: every pattern has a literal piece that must occur
+// in a matching path, so most paths are cleared without a glob match.
+import { type SecretPlace, secretPlaceOf, secretPlaces } from "../permission/secrets.ts";
 import { SENSITIVE_PATTERNS, sensitivePattern } from "../permission/sensitive.ts";
 
 export type HiddenPredicate = (absPath: string) => boolean;
@@ -15,13 +17,25 @@ function longestLiteral(pattern: string): string {
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const LITERALS = new RegExp([...new Set(SENSITIVE_PATTERNS.map((pattern) => escape(longestLiteral(pattern).toLowerCase())))].join("|"), "i");
 
-/** True for files that may hold secrets (.env, keys, cloud credentials …). */
-export function isSensitivePath(absPath: string): boolean {
+/** True for files that may hold secrets (.env, keys, cloud credentials …), and for the places given. */
+export function isSensitivePath(absPath: string, places: readonly SecretPlace[] = []): boolean {
+  if (places.length > 0 && secretPlaceOf(absPath.toLowerCase(), places) !== undefined) return true;
   if (!LITERALS.test(absPath)) return false;
   return sensitivePattern(absPath) !== undefined;
 }
 
-/** Sensitive files, plus the session's own predicate when there is one. */
-export function hiddenPredicate(extra?: HiddenPredicate): HiddenPredicate {
-  return extra ? (absPath) => isSensitivePath(absPath) || extra(absPath) : isSensitivePath;
+export interface HiddenOptions {
+  /** The user's home folder: its secret places (secrets.ts) are hidden too. */
+  home: string;
+  /** Further folders the sandbox hides from commands (e.g. $XDG_RUNTIME_DIR). */
+  hiddenFromCommands?: readonly string[];
+  /** The session's own predicate (team policy denials), when there is one. */
+  extra?: HiddenPredicate;
+}
+
+/** Sensitive files and secret places, plus the session's own predicate when there is one. */
+export function hiddenPredicate(options: HiddenOptions): HiddenPredicate {
+  const places = secretPlaces(options.home, options.hiddenFromCommands);
+  const extra = options.extra;
+  return extra ? (absPath) => isSensitivePath(absPath, places) || extra(absPath) : (absPath) => isSensitivePath(absPath, places);
 }

@@ -1,9 +1,9 @@
 // .gitignore rules as layers, one per folder that has a .gitignore (plus .git/info/exclude at
 // the root). A deeper layer wins over a shallower one, so `!keep.log` in a subfolder re-includes
 // what the root ignored, as git does. Rules apply whether or not the folder is a git repository.
-import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { loadChecked } from "./checkedFile.ts";
 
 export interface IgnoreLayer {
   /** The folder the rules are relative to. */
@@ -11,18 +11,28 @@ export interface IgnoreLayer {
   rules: Ignore;
 }
 
+/** A .gitignore is never this big; a bigger file is not one to honour. */
+export const MAX_IGNORE_BYTES = 1024 * 1024;
+
+/** The file's text when it is a regular file at that real path (no link, no pipe), else undefined. */
 function readRules(file: string): string | undefined {
   try {
-    return readFileSync(file, "utf8");
+    const loaded = loadChecked(file, MAX_IGNORE_BYTES);
+    return loaded.kind === "text" ? loaded.text : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The layer of one folder's .gitignore, or undefined when it has none. */
+/** The layer of a folder whose .gitignore holds `text`. */
+export function layerOf(dir: string, text: string): IgnoreLayer {
+  return { dir, rules: ignore().add(text) };
+}
+
+/** The layer of one folder's .gitignore (`dir` a real path), or undefined when it has none. */
 export function folderLayer(dir: string): IgnoreLayer | undefined {
   const text = readRules(join(dir, ".gitignore"));
-  return text === undefined ? undefined : { dir, rules: ignore().add(text) };
+  return text === undefined ? undefined : layerOf(dir, text);
 }
 
 /**

@@ -4,7 +4,7 @@
 // target and the engine asks. What they do refuse is writing through a symlink inside the root
 // whose target lies outside it, and reading or writing a path that no longer leads to the file its
 // permission check named (CheckedPaths; checkedFile.ts opens exactly that file).
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { insideRoot } from "../permission/pathMatch.ts";
 import type { PermissionTarget } from "../permission/types.ts";
@@ -20,6 +20,11 @@ export interface ResolvedPath {
   realRelative: string | undefined;
   /** Something exists at the path (a dangling symlink does not count). */
   exists: boolean;
+  /**
+   * How many names (hard links) the file has; 1 for a folder or a missing file. A file with more
+   * may be a secret under another name, which its name here cannot show.
+   */
+  links: number;
   /** How titles and messages name it: relative inside the root, absolute outside. */
   display: string;
 }
@@ -61,11 +66,14 @@ export function resolveToolPath(input: string, root: string, home?: string): Res
   const path = absoluteToolPath(input, root, home);
   const realPath = realPathOf(path);
   let exists = false;
+  let links = 1;
   try {
     realpathSync(path);
     exists = true;
+    const stat = statSync(realPath);
+    if (stat.isFile()) links = stat.nlink;
   } catch {
-    exists = false;
+    // Missing, or gone between the two looks.
   }
   return {
     path,
@@ -73,15 +81,20 @@ export function resolveToolPath(input: string, root: string, home?: string): Res
     relative: insideRoot(path, root),
     realRelative: insideRoot(realPath, root),
     exists,
+    links,
     display: displayPath(path, root),
   };
 }
 
 /** The permission target of a tool call on this path. */
 export function pathTarget(resolved: ResolvedPath, access: "read" | "write"): PermissionTarget {
-  return resolved.realPath === resolved.path
-    ? { kind: "path", path: resolved.path, access }
-    : { kind: "path", path: resolved.path, access, realPath: resolved.realPath };
+  return {
+    kind: "path",
+    path: resolved.path,
+    access,
+    ...(resolved.realPath !== resolved.path && { realPath: resolved.realPath }),
+    ...(resolved.links > 1 && { links: resolved.links }),
+  };
 }
 
 /** A preview line naming the path, and where it really leads when a symlink is involved. */
@@ -110,15 +123,23 @@ export function placeName(resolved: ResolvedPath): string {
  * run(). One per tool instance; entries go with their input.
  */
 export class CheckedPaths {
-  readonly #paths = new WeakMap<object, string>();
+  readonly #paths = new WeakMap<object, { realPath: string; links: number }>();
 
   note(input: object, resolved: ResolvedPath): void {
-    this.#paths.set(input, resolved.realPath);
+    this.#paths.set(input, { realPath: resolved.realPath, links: resolved.links });
   }
 
   /** The checked real path; `resolved`'s own when no check ran for this input (a tool run directly). */
   of(input: object, resolved: ResolvedPath): string {
-    return this.#paths.get(input) ?? resolved.realPath;
+    return this.#paths.get(input)?.realPath ?? resolved.realPath;
+  }
+
+  /**
+   * How many names (hard links) the file had when it was checked: more than one made the engine
+   * ask, so a reader may accept that many; `resolved`'s own when no check ran.
+   */
+  linksOf(input: object, resolved: ResolvedPath): number {
+    return this.#paths.get(input)?.links ?? resolved.links;
   }
 }
 

@@ -3,7 +3,7 @@
 import { readdirSync } from "node:fs";
 import { basename, dirname, extname } from "node:path";
 import { z } from "zod";
-import { listChecked, loadChecked } from "./checkedFile.ts";
+import { gainedLinks, listChecked, loadChecked } from "./checkedFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { changedWhileWaiting, CheckedPaths, pathPreview, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import description from "./readFile.txt" with { type: "text" };
@@ -123,6 +123,7 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput> {
       const target = checked.of(args, resolved);
       if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
       const loaded = loadChecked(target);
+      if (gainedLinks(loaded, checked.linksOf(args, resolved))) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
       switch (loaded.kind) {
         case "changed":
           return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read", loaded.now));

@@ -1,12 +1,12 @@
-// Loading a file for the text tools: size limit, folders, binary detection and UTF-8 decoding
-// that keeps a byte-order mark so an edit writes it back unchanged.
-import { readFileSync, statSync } from "node:fs";
+// What the text tools know about a loaded file (checkedFile.ts loads it): size limit, folders,
+// binary detection and UTF-8 decoding that keeps a byte-order mark so an edit writes it back unchanged.
 
 export const MAX_TEXT_BYTES = 10 * 1024 * 1024;
 const SAMPLE = 8192;
 
 export type LoadedFile =
-  | { kind: "text"; bytes: Uint8Array; text: string; mtimeMs: number; mode: number; invalidBytes: number }
+  /** `links`: the file's number of names (hard links). */
+  | { kind: "text"; bytes: Uint8Array; text: string; mtimeMs: number; mode: number; invalidBytes: number; links: number }
   | { kind: "binary"; what: string; size: number }
   | { kind: "folder" }
   | { kind: "missing" }
@@ -84,22 +84,6 @@ export function decodeText(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
-export function loadFile(realPath: string, maxBytes = MAX_TEXT_BYTES): LoadedFile {
-  let stat: ReturnType<typeof statSync>;
-  try {
-    stat = statSync(realPath);
-  } catch {
-    return { kind: "missing" };
-  }
-  if (stat.isDirectory()) return { kind: "folder" };
-  if (!stat.isFile()) return { kind: "special" };
-  if (stat.size > maxBytes) return { kind: "too_big", size: stat.size };
-  const bytes = new Uint8Array(readFileSync(realPath));
-  const what = binaryKind(bytes);
-  if (what !== undefined) return { kind: "binary", what, size: bytes.length };
-  return { kind: "text", bytes, text: decodeText(bytes), mtimeMs: stat.mtimeMs, mode: stat.mode & 0o7777, invalidBytes: invalidUtf8Bytes(bytes) };
-}
-
 export function formatBytes(size: number): string {
   if (size < 1024) return `${size} bytes`;
   if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
@@ -119,17 +103,4 @@ export function lineAt(text: string, index: number): number {
   let n = 1;
   for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) n++;
   return n;
-}
-
-/** The text of a file for searching: undefined when it is missing, over `maxBytes` or binary (NUL bytes). */
-export function readSearchableText(path: string, maxBytes: number): string | undefined {
-  try {
-    if (statSync(path).size > maxBytes) return undefined;
-    const bytes = readFileSync(path);
-    const end = Math.min(bytes.length, SAMPLE);
-    for (let i = 0; i < end; i++) if (bytes[i] === 0) return undefined;
-    return decodeText(bytes);
-  } catch {
-    return undefined;
-  }
 }

@@ -3,7 +3,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "../../scripts/build.ts";
 import {
+  BUNDLE_ROOT,
   COMPILE_FLAGS,
+  WORKER_ENTRIES,
   TARGETS,
   archiveName,
   checkBinaryKind,
@@ -70,7 +72,7 @@ describe("targets", () => {
 describe("compileArgs", () => {
   test("ships with autoload off, bytecode and an embedded source map", () => {
     const { args } = compileArgs({ entry: "/src/a.ts", outfile: "/out/garuda" });
-    expect(args).toEqual(["build", ...COMPILE_FLAGS, "/src/a.ts", "--outfile", "/out/garuda"]);
+    expect(args).toEqual(["build", ...COMPILE_FLAGS, `--root=${BUNDLE_ROOT}`, "/src/a.ts", ...WORKER_ENTRIES, "--outfile", "/out/garuda"]);
     expect(args).toContain("--no-compile-autoload-dotenv");
     expect(args).toContain("--no-compile-autoload-bunfig");
   });

@@ -1,11 +1,13 @@
-// The file tools inside a `bun build --compile` binary: descriptions (.txt) and the tree-sitter
-// wasm files must be embedded, not read from the source tree at run time.
+// The file tools inside a `bun build --compile` binary, built with the shipped flags: descriptions
+// (.txt), the tree-sitter wasm files and the search worker must be embedded, not read from the
+// source tree (or, worse, the working directory) at run time.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
+import { buildBinary } from "../../scripts/buildTargets.ts";
 import { tempDir } from "../support/tempDir.ts";
 import { writeFiles } from "./fixtures.ts";
 
-test("fileTools works in a compiled binary run from a folder with no sources", () => {
+test("fileTools works in a compiled binary run from a folder with no sources", async () => {
   using dir = tempDir("garuda-tools-compile-");
   const entry = join(dir.path, "entry.ts");
   const tools = join(import.meta.dir, "../../src/tools/fileTools.ts");
@@ -15,22 +17,23 @@ test("fileTools works in a compiled binary run from a folder with no sources", (
 const root = process.argv[2];
 const ctx = { root, home: root, callId: "c", mode: "build", signal: new AbortController().signal, executor: {}, sandbox: null,
   authorize: async () => ({ outcome: "allow", by: "rule" }), progress() {}, beforeWrite: async () => {} };
-const byName = Object.fromEntries(fileTools().map((t) => [t.name, t]));
+const byName = Object.fromEntries(fileTools({ home: root }).map((t) => [t.name, t]));
 const out = {
   descriptions: Object.values(byName).every((t) => t.description.length > 100),
   go: (await byName.symbols.run({ path: "s.go" }, ctx)).output,
   rust: (await byName.find_definition.run({ name: "Cache.new" }, ctx)).output,
   python: (await byName.find_definition.run({ name: "wrapper" }, ctx)).output,
   ts: (await byName.find_definition.run({ name: "Widget.spin" }, ctx)).output,
+  grep: (await byName.grep.run({ pattern: "fn new|def wrapper", mode: "files" }, ctx)).output,
 };
 console.log(JSON.stringify(out));
 `,
   );
-  const binary = join(dir.path, "probe");
-  const build = Bun.spawnSync([process.execPath, "build", "--compile", entry, "--outfile", binary], { stdout: "pipe", stderr: "pipe" });
-  expect(build.stderr.toString()).not.toContain("error");
-  expect(build.exitCode).toBe(0);
+  const binary = (await buildBinary({ entry, outfile: join(dir.path, "probe") })).outfile;
   const project = join(dir.path, "project");
+  // A worker module planted where a relative worker path would be looked for (the working
+  // directory): it must not run.
+  writeFiles(dir.path, { "tools/grepWorker.ts": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n', "tools/grepWorker.js": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n' });
   writeFiles(project, {
     "s.go": "package s\n\ntype T struct{}\n\nfunc (t *T) Run() {}\n",
     "c.rs": "struct Cache;\nimpl Cache {\n    fn new() -> Self { Cache }\n}\n",
@@ -45,5 +48,6 @@ console.log(JSON.stringify(out));
     rust: "c.rs:3  method Cache.new — fn new() -> Self { Cache }",
     python: "p.py:2  function outer.wrapper — def wrapper()",
     ts: "w.tsx:2  method Widget.spin — spin = () => <b/>;",
+    grep: "c.rs\np.py",
   });
 }, 120_000);

@@ -37,7 +37,7 @@ const child =
 
 /** The session's whole tool set, as prepareRuntime builds it. */
 function sessionTools(): Tool[] {
-  return [...fileTools(), ...createSessionTools().tools, exploreTool()];
+  return [...fileTools({ home: process.env.HOME as string }), ...createSessionTools().tools, exploreTool()];
 }
 
 function runtimeWith(turns: FakeTurn[], options: TestRuntimeOptions = {}) {

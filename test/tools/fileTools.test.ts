@@ -8,7 +8,7 @@ import { session, tempRoot, writeFiles } from "./fixtures.ts";
 
 describe("fileTools()", () => {
   test("the tools, their read-only flags, and model-facing size per tool (description + schema ≤ 1.5 KB)", () => {
-    const tools = fileTools();
+    const tools = fileTools({ home: "/home/u" });
     expect(tools.map((t) => [t.name, t.readOnly])).toEqual([
       ["read_file", true],
       ["glob", true],
@@ -22,7 +22,7 @@ describe("fileTools()", () => {
       const size = tool.description.length + JSON.stringify(z.toJSONSchema(tool.input as z.ZodType)).length;
       expect({ tool: tool.name, small: size <= 1536 }).toEqual({ tool: tool.name, small: true });
     }
-    expect(fileTools({ codeIndex: false }).map((t) => t.name)).toEqual(["read_file", "glob", "grep", "write_file", "edit_file"]);
+    expect(fileTools({ home: "/home/u", codeIndex: false }).map((t) => t.name)).toEqual(["read_file", "glob", "grep", "write_file", "edit_file"]);
   });
 
   test("a shared tracker: a read through one tool set lets another with the same tracker edit", async () => {

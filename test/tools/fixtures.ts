@@ -94,10 +94,11 @@ export function makeTree(root: string, spec: TreeSpec): { markers: number } {
 }
 
 /** The file tools of one session over `root`, with helpers to run them by name (input parsed by the schema). */
-export function session(root: string, options: FileToolsOptions = {}) {
-  const { tools, deps } = createFileTools(options);
+export function session(root: string, options: Partial<FileToolsOptions> = {}) {
   const log: ContextLog = { writes: [], progress: [] };
   const ctx = toolContext(root, log);
+  if (options.home !== undefined) ctx.home = options.home;
+  const { tools, deps } = createFileTools({ ...options, home: ctx.home });
   const tool = (name: string): Tool => {
     const found = tools.find((t) => t.name === name);
     if (!found) throw new Error(`no tool ${name}`);

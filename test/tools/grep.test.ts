@@ -44,6 +44,17 @@ describe("grep", () => {
     expect(() => s.tool("grep").input.parse({ pattern: "hit", maxResults: 501 })).toThrow();
   });
 
+  test("plain-text patterns (looked for as bytes first) match exactly what the regular expression matches", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "a.ts": "Client.send(x)\n", "b.ts": "ClientXsend(x)\n", "c.ts": "\uFEFFclient.send\r\n", "d.ts": "caf\u00e9 = 1\n" });
+    const s = session(root.path);
+    expect((await s.run("grep", { pattern: "Client\\.send", mode: "files" })).output).toBe("a.ts");
+    expect((await s.run("grep", { pattern: "Client.send", mode: "files" })).output).toBe("a.ts\nb.ts");
+    expect((await s.run("grep", { pattern: "client\\.send", mode: "files", ignoreCase: true })).output).toBe("a.ts\nc.ts");
+    expect((await s.run("grep", { pattern: "send$", mode: "files" })).output).toBe("c.ts");
+    expect((await s.run("grep", { pattern: "caf\u00e9", mode: "files" })).output).toBe("d.ts");
+  });
+
   test("an invalid regular expression is explained", async () => {
     using root = tempRoot();
     const result = await session(root.path).run("grep", { pattern: "load(" });

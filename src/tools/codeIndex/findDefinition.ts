@@ -1,14 +1,19 @@
 // find_definition: where a name is declared across the project, from real parses. Files are
-// first filtered by a plain text test for the name, so only the few that mention it are parsed.
+// first filtered by a plain text search for the name in the search worker (as grep's: pinned to
+// the checked folder, no pipes, a time budget), so only the few that mention it are read here
+// (checked again) and parsed.
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { gainedLinks, loadChecked } from "../checkedFile.ts";
 import type { FileToolDeps } from "../fileToolDeps.ts";
-import { MAX_SEARCH_BYTES } from "../grepSearch.ts";
-import { displayPath, pathPreview, pathTarget, placeName, resolveToolPath } from "../paths.ts";
-import { MAX_TEXT_BYTES, readSearchableText } from "../textFile.ts";
+import { MAX_SEARCH_BYTES, type SearchSpec } from "../grepSearch.ts";
+import { changedWhileWaiting, CheckedPaths, displayPath, pathPreview, pathTarget, placeName, resolveToolPath } from "../paths.ts";
+import { type SearchTally, searchNotes } from "../searchNotes.ts";
+import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "../searchWorker.ts";
+import { MAX_TEXT_BYTES } from "../textFile.ts";
 import type { Tool, ToolResult } from "../types.ts";
-import { walkFiles } from "../walk.ts";
+import { Slicer, walkFiles } from "../walk.ts";
 import description from "./findDefinition.txt" with { type: "text" };
 import { definitionLine } from "./format.ts";
 import { languageOf, outline } from "./parser.ts";
@@ -39,10 +44,16 @@ export function definesName(symbol: CodeSymbol, name: string): boolean {
 export interface FindDefinitionLimits {
   /** How many files that mention the name are parsed at most. */
   maxParsedFiles?: number;
+  /** Wall-clock budget of the text search for the name (default SEARCH_BUDGET_MS). */
+  budgetMs?: number;
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLimits = {}): Tool<FindDefinitionInput> {
   const maxParsed = limits.maxParsedFiles ?? MAX_PARSED_FILES;
+  const budgetMs = limits.budgetMs ?? SEARCH_BUDGET_MS;
+  const checked = new CheckedPaths();
   return {
     name: "find_definition",
     description,
@@ -54,61 +65,81 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
     },
     permission(args, ctx) {
       const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
+      checked.note(args, base);
       return { tool: "find_definition", readOnly: true, target: pathTarget(base, "read"), preview: `${args.name} in ${pathPreview(base)}` };
     },
     async run(args, ctx) {
       const name = args.name.trim();
       if (!NAME.test(name)) return error(`"${name}" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.`);
       const word = name.slice(name.lastIndexOf(".") + 1);
+      // The folder or file the permission check named, and no other (as read_file: checkedFile.ts).
       const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
-      let isDir: boolean;
+      const target = checked.of(args, base);
+      if (base.realPath !== target) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read"));
+      let kind: "folder" | "file" | "special";
       try {
-        isDir = statSync(base.realPath).isDirectory();
+        const stat = statSync(target);
+        kind = stat.isDirectory() ? "folder" : stat.isFile() ? "file" : "special";
       } catch {
         return error(`Not found: ${base.display}. Give an existing folder or file in "path", or leave it out to search the whole project.`);
       }
+      if (kind === "special") return error(`${base.display} is not a regular file (a device, socket or pipe); find_definition reads source files and folders only.`);
       const candidates: Array<{ display: string; real: string }> = [];
+      const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], changed: [] };
+      let end: SearchEnd = { kind: "done" };
       let parsedCap = false;
-      const consider = (display: string, real: string): boolean => {
-        if (!languageOf(real) && !languageOf(display)) return true;
-        if (candidates.length >= maxParsed) {
-          parsedCap = true;
-          return false;
-        }
-        candidates.push({ display, real });
-        return true;
-      };
-      if (isDir) {
-        const stats = await walkFiles({
+      if (kind === "folder") {
+        // Which files mention the name: a plain text search in the worker, so no file is read here.
+        const spec: SearchSpec = { pattern: escapeRegExp(word), ignoreCase: false, mode: "files", context: 0, maxShown: 1, maxBytes: MAX_SEARCH_BYTES, allowLinks: false };
+        const search = new SearchWorker({ spec, signal: ctx.signal, budgetMs, pool: deps.searches });
+        const walked = await walkFiles({
           root: ctx.root,
-          base: base.realPath,
+          base: target,
           signal: ctx.signal,
           hidden: deps.hidden,
           onFile(file) {
-            if (file.outside || !(languageOf(file.rel) ?? false)) return;
-            const real = file.realPath ?? file.abs;
-            const text = readSearchableText(real, MAX_SEARCH_BYTES);
-            if (text === undefined || !text.includes(word)) return;
-            return consider(displayPath(join(base.path, file.rel), ctx.root), real);
+            if (file.outside || !languageOf(file.rel)) return;
+            const display = () => displayPath(join(base.path, file.rel), ctx.root);
+            return search.add(file.realPath, (outcome) => {
+              if (outcome.kind === "linked") tally.linked.push(display());
+              else if (outcome.kind === "changed") tally.changed.push(display());
+              else if (outcome.kind === "special") tally.special.push(display());
+              if (outcome.kind !== "hits") return;
+              if (candidates.length >= maxParsed) parsedCap = true;
+              else candidates.push({ display: display(), real: file.realPath });
+            });
           },
         });
-        if (stats.aborted) return error("Cancelled.");
-      } else if (deps.hidden(base.path) || deps.hidden(base.realPath)) {
+        end = await search.finish();
+        if (walked.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read", walked.baseChanged.now));
+        if (walked.aborted || end.kind === "cancelled") return error("Cancelled.");
+        if (end.kind === "failed") return error(`The search failed: ${end.message}`);
+        for (const rel of walked.changed) tally.changed.push(displayPath(join(base.path, rel), ctx.root));
+        for (const rel of walked.special) if (languageOf(rel)) tally.special.push(displayPath(join(base.path, rel), ctx.root));
+      } else if (deps.hidden(base.path) || deps.hidden(target)) {
         return error(`${base.display} may not be read (the policy hides it).`);
-      } else if (!languageOf(base.realPath) && !languageOf(base.path)) {
+      } else if (!languageOf(target) && !languageOf(base.path)) {
         return error(`find_definition reads TypeScript, JavaScript, Python, Go and Rust files; ${base.display} is none of these. Use grep instead.`);
       } else {
-        consider(base.display, base.realPath);
+        candidates.push({ display: base.display, real: target });
       }
 
       const found: string[] = [];
       let more = 0;
+      const slicer = new Slicer(ctx.signal);
+      const links = kind === "file" ? checked.linksOf(args, base) : 1;
       for (const candidate of candidates) {
-        if (ctx.signal.aborted) return error("Cancelled.");
-        const text = readSearchableText(candidate.real, isDir ? MAX_SEARCH_BYTES : MAX_TEXT_BYTES);
+        // Parsing is work on this thread: let other sessions and cancel in between files.
+        if (!(await slicer.pause())) return error("Cancelled.");
+        const loaded = loadChecked(candidate.real, kind === "folder" ? MAX_SEARCH_BYTES : MAX_TEXT_BYTES);
+        if (loaded.kind === "changed" || gainedLinks(loaded, links)) {
+          if (kind === "file") return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read"));
+          tally.changed.push(candidate.display);
+          continue;
+        }
         const language = languageOf(candidate.real) ?? languageOf(candidate.display);
-        if (text === undefined || !language || !text.includes(word)) continue;
-        for (const symbol of flatten(await outline(text, language))) {
+        if (loaded.kind !== "text" || !language || !loaded.text.includes(word)) continue;
+        for (const symbol of flatten(await outline(loaded.text, language))) {
           if (!definesName(symbol, name)) continue;
           if (found.length < MAX_DEFINITIONS) found.push(definitionLine(candidate.display, symbol));
           else more++;
@@ -117,6 +148,7 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
       const notes: string[] = [];
       if (more > 0) notes.push(`[Showing ${MAX_DEFINITIONS} of ${MAX_DEFINITIONS + more} definitions. Qualify the name (Container.${word}) or narrow the path.]`);
       if (parsedCap) notes.push(`[Stopped after ${maxParsed.toLocaleString("en-US")} files that mention ${word}; there may be more definitions. Narrow the search with path.]`);
+      notes.push(...searchNotes(tally, end, "find_definition"));
       if (found.length === 0) {
         return {
           output: [`No definition of ${name} found in ${placeName(base)} (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.`, ...notes].join("\n"),

@@ -1,7 +1,7 @@
 // symbols: the outline of one source file, from a real parse (tree-sitter).
 import { z } from "zod";
 import type { FileToolDeps } from "../fileToolDeps.ts";
-import { loadChecked } from "../checkedFile.ts";
+import { gainedLinks, loadChecked } from "../checkedFile.ts";
 import { changedWhileWaiting, CheckedPaths, pathPreview, pathTarget, resolveToolPath } from "../paths.ts";
 import { formatBytes } from "../textFile.ts";
 import type { Tool, ToolResult } from "../types.ts";
@@ -47,6 +47,7 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput> {
         return error(`symbols reads TypeScript, JavaScript, Python, Go and Rust files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`);
       }
       const loaded = loadChecked(target, MAX_OUTLINE_BYTES);
+      if (gainedLinks(loaded, checked.linksOf(args, resolved))) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
       switch (loaded.kind) {
         case "changed":
           return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read", loaded.now));

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { findDefinitionTool } from "../../../src/tools/codeIndex/findDefinition.ts";
 import { hiddenPredicate } from "../../../src/tools/hidden.ts";
+import { SearchThreads } from "../../../src/tools/searchWorker.ts";
 import { ReadTracker } from "../../../src/tools/readTracker.ts";
 import { session, tempRoot, toolContext, writeFiles } from "../fixtures.ts";
 import { GO, PYTHON, RUST, TYPESCRIPT } from "./samples.ts";
@@ -66,7 +67,7 @@ describe("find_definition", () => {
     using root = tempRoot();
     writeFiles(root.path, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}.ts`, `export const thing${i} = "needle";\n`])));
     writeFiles(root.path, { "z.ts": "export function needle() {}\n" });
-    const tool = findDefinitionTool({ reads: new ReadTracker(), hidden: hiddenPredicate() }, { maxParsedFiles: 10 });
+    const tool = findDefinitionTool({ reads: new ReadTracker(), hidden: hiddenPredicate({ home: root.path }), searches: new SearchThreads() }, { maxParsedFiles: 10 });
     const result = await tool.run({ name: "needle" }, toolContext(root.path));
     expect(result.output).toBe("No definition of needle found in the project (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after 10 files that mention needle; there may be more definitions. Narrow the search with path.]");
   });

@@ -1,0 +1,32 @@
+// The worker thread a search runs in (searchWorker.ts starts it). It gets the search once, then
+// batches of real paths, and answers each batch with one outcome per file, in order. A pattern
+// that backtracks for seconds, or a file system that stalls, holds up only this thread; the
+// session that started it terminates it on cancel or when the time budget is spent.
+//
+// Its own entry point in the compiled binary (scripts/buildTargets.ts WORKER_ENTRIES).
+import { compilePattern, type FileOutcome, type Matcher, type SearchSpec, searchFile } from "./grepSearch.ts";
+
+export type ToWorker = { type: "start"; spec: SearchSpec } | { type: "files"; id: number; paths: string[] };
+export type FromWorker = { type: "results"; id: number; outcomes: FileOutcome[] } | { type: "failed"; message: string };
+
+declare const self: Worker;
+
+/** One search per worker: the first message sets it up, each later one is a batch of files. */
+function serve(): void {
+  let search: { spec: SearchSpec; matcher: Matcher; buffer: Uint8Array } | undefined;
+  const send = (message: FromWorker) => self.postMessage(message);
+  self.onmessage = (event: MessageEvent<ToWorker>) => {
+    const message = event.data;
+    if (message.type === "start") {
+      const matcher = compilePattern(message.spec.pattern, message.spec.ignoreCase);
+      if (typeof matcher === "string") return send({ type: "failed", message: matcher });
+      search = { spec: message.spec, matcher, buffer: new Uint8Array(message.spec.maxBytes) };
+      return;
+    }
+    if (!search) return send({ type: "failed", message: "files arrived before the search" });
+    const { spec, matcher, buffer } = search;
+    send({ type: "results", id: message.id, outcomes: message.paths.map((path) => searchFile(path, matcher, spec, buffer)) });
+  };
+}
+
+serve();
