@@ -3,11 +3,36 @@
 // counts, wherever it sits: `a && b; c | d`, `$(…)`, backticks, `<(…)`, `( … )`, `{ …; }`,
 // if/for/while/case bodies, unquoted here-documents. Quoted text is data: `echo "a && b"` is one
 // command. The caller decides what an unparsable line means (allow: never; deny: roughParts).
-import { type Assignment, forEachChild, parse, type Redirection, type SyntaxNode, type Word, type WordPart } from "unbash";
+import { type Assignment, type CommandArgument, forEachChild, parse, type Redirection, type SyntaxNode, type Word, type WordPart } from "unbash";
+
+/** What is known about a word before the shell runs it. */
+export interface WordShape {
+  /** Its value is fixed as written (quotes removed, `$'…'` decoded). */
+  known: boolean;
+  /** It stays one word: no unquoted expansion, glob or brace that could split or multiply it. */
+  single: boolean;
+  /** The last path segment when that much is fixed, even if the rest is not (`"$DIR/tool"` → tool). */
+  base?: string;
+  /** The fixed text it starts with (all of it when known): `FOO="$x"` starts with `FOO=`. */
+  head: string;
+  /** Why its value is not fixed, for messages: "is computed when it runs", "has glob characters" … */
+  why?: string;
+}
+
+/** Where a command's standard input comes from, when that decides what it runs (`sh` reads its script there). */
+export type StdinSource =
+  | { kind: "pipe" }
+  | { kind: "here"; text: string; known: boolean }
+  | { kind: "file"; known: boolean }
+  | { kind: "descriptor" };
 
 export interface ShellCommand {
   /** Words after quote removal; expansions stay as written (`$x`, `$(…)`). Empty for `x=1` alone. */
   words: string[];
+  /** One per word: whether its value (or at least its last path segment) is known before it runs. */
+  shapes: WordShape[];
+  /** Set when the command reads a pipe, a here-document or string, a file or another descriptor. */
+  stdin?: StdinSource;
   /** False when the program name is computed when it runs (`$CMD`, `{rm,-rf}`, `"$(…)"`, globs). */
   literalName: boolean;
   /** Files this command writes by redirection (`> f`, `>> f`, `&> f`); /dev/null and fd copies are left out. */
@@ -17,7 +42,17 @@ export interface ShellCommand {
   /** The command's own source text. */
   text: string;
   /** Variables set for it (`PATH=./bin git status`) or, with no words, by it (`x=1`): the name, the text as written. */
-  assigns: { name: string; text: string; literal: boolean }[];
+  assigns: ShellAssignment[];
+  /** Assignments given as arguments to a declaration builtin (`export A=1`, `declare -x B=$x`). */
+  declared: ShellAssignment[];
+}
+
+/** `NAME=value`: the text as written, the value after quote removal, whether that value is fixed. */
+export interface ShellAssignment {
+  name: string;
+  text: string;
+  value: string;
+  literal: boolean;
 }
 
 export interface ParsedShell {
@@ -29,7 +64,11 @@ export interface ParsedShell {
   definesFunctions: boolean;
   /** A `${x@P}`-style transformation (or an expansion the parser does not know): `@P` runs the `$(…)` inside x's value. */
   transforms: boolean;
+  /** Fixed text (quoted or escaped) that holds `$(…)` or backticks: it runs them if the shell reads it again. */
+  literals: string[];
 }
+
+const HOLDS_SUBSTITUTION = /\$\(|`/;
 
 const WRITE_OPERATORS: ReadonlySet<string> = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
 const HARMLESS_TARGETS: ReadonlySet<string> = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
@@ -52,6 +91,92 @@ export function wordIsLiteral(word: Word): boolean {
   return word.parts === undefined || word.parts.every(partIsLiteral);
 }
 
+/** Why a part's value is not known, or undefined when it is. */
+function partWhy(part: WordPart): string | undefined {
+  switch (part.type) {
+    case "Literal":
+    case "SingleQuoted":
+    case "AnsiCQuoted":
+      return undefined;
+    case "DoubleQuoted":
+    case "LocaleString":
+      return part.parts.some((child) => child.type !== "Literal") ? "is computed when it runs" : undefined;
+    case "Glob":
+    case "ExtendedGlob":
+      return "has glob characters, so the file it names is picked when it runs";
+    case "BraceExpansion":
+      return "uses brace expansion";
+    case "ProcessSubstitution":
+      return "is the output of another command";
+    default:
+      return "is computed when it runs";
+  }
+}
+
+/** Parts that keep a word one word whatever their value: quoted text and literal text. */
+const SPLIT_FREE: ReadonlySet<string> = new Set(["Literal", "SingleQuoted", "AnsiCQuoted", "DoubleQuoted", "LocaleString", "ProcessSubstitution"]);
+
+/** The fixed text at the end of a word: from the last part whose value is not known to the end. */
+function knownTail(parts: readonly WordPart[]): string {
+  let tail = "";
+  for (let i = parts.length - 1; i >= 0; i -= 1) {
+    const part = parts[i] as WordPart;
+    if (part.type === "DoubleQuoted" || part.type === "LocaleString") {
+      for (let j = part.parts.length - 1; j >= 0; j -= 1) {
+        const child = part.parts[j];
+        if (child?.type !== "Literal") return tail;
+        tail = child.value + tail;
+      }
+      continue;
+    }
+    if (partWhy(part) !== undefined) return tail;
+    tail = ("value" in part ? part.value : part.text) + tail;
+  }
+  return tail;
+}
+
+/** The fixed text at the start of a word, up to the first part whose value is not known. */
+function knownHead(parts: readonly WordPart[]): string {
+  let head = "";
+  for (const part of parts) {
+    if (part.type === "DoubleQuoted" || part.type === "LocaleString") {
+      for (const child of part.parts) {
+        if (child.type !== "Literal") return head;
+        head += child.value;
+      }
+      continue;
+    }
+    if (partWhy(part) !== undefined) return head;
+    head += "value" in part ? part.value : part.text;
+  }
+  return head;
+}
+
+/** What is known of a word before it runs. */
+export function wordShape(word: Word): WordShape {
+  const parts = word.parts;
+  if (parts === undefined || parts.every((part) => partWhy(part) === undefined)) {
+    const slash = word.value.lastIndexOf("/");
+    const base = slash >= 0 && slash < word.value.length - 1 ? word.value.slice(slash + 1) : word.value;
+    return { known: true, single: true, base, head: word.value };
+  }
+  const why = parts.map(partWhy).find((reason) => reason !== undefined);
+  const single = parts.every((part) => SPLIT_FREE.has(part.type));
+  const shape: WordShape = { known: false, single, head: knownHead(parts), ...(why !== undefined && { why }) };
+  // `"$DIR/tool"`: whatever DIR holds, the program's own name is `tool`.
+  const tail = knownTail(parts);
+  const slash = tail.lastIndexOf("/");
+  if (single && slash >= 0 && slash < tail.length - 1) shape.base = tail.slice(slash + 1);
+  return shape;
+}
+
+/** An argument of a declaration builtin (`export A=$x`) stays one word; its value is known when literal. */
+function argumentShape(arg: CommandArgument): WordShape {
+  if (arg.type === "Word") return wordShape(arg);
+  const known = arg.value.type === "Word" && valueIsLiteral(arg.value) && arg.index === undefined;
+  return known ? { known, single: true, head: arg.text } : { known, single: true, head: `${arg.name}=`, why: "is computed when it runs" };
+}
+
 function redirectInfo(redirect: Redirection): { target: string; writes: boolean } | undefined {
   if (redirect.type !== "Redirect" || !redirect.target) return undefined;
   const target = redirect.target.value;
@@ -68,15 +193,51 @@ function valueIsLiteral(word: Word): boolean {
   return word.parts === undefined || word.parts.every((part) => part.type === "Glob" || partIsLiteral(part));
 }
 
-function assignmentsOf(prefix: readonly (Assignment | Redirection)[]): ShellCommand["assigns"] {
-  return prefix.flatMap((item) =>
+function assignmentsOf(items: readonly (Assignment | Redirection | Word)[]): ShellAssignment[] {
+  return items.flatMap((item) =>
     item.type === "Assignment"
-      ? [{ name: item.name, text: item.text, literal: item.value.type === "Word" && valueIsLiteral(item.value) && item.index === undefined }]
+      ? [{
+          name: item.name,
+          text: item.text,
+          value: item.value.type === "Word" ? item.value.value : item.value.elements.map((element) => element.value).join(" "),
+          literal: item.value.type === "Word" && valueIsLiteral(item.value) && item.index === undefined,
+        }]
       : [],
   );
 }
 
-function commandFrom(redirects: readonly Redirection[], words: string[], literalName: boolean, text: string, assigns: ShellCommand["assigns"] = []): ShellCommand {
+/** Where standard input comes from: the command's own redirections, else what it inherits (a pipe, a group's redirection). */
+function stdinOf(redirects: readonly Redirection[], inherited: StdinSource | undefined): StdinSource | undefined {
+  let source = inherited;
+  for (const redirect of redirects) {
+    const fd = redirect.descriptor;
+    if (fd !== undefined && !(fd.type === "FileDescriptor" && fd.value === 0)) continue;
+    if (redirect.type === "HereDoc") {
+      const body = redirect.body;
+      const known = redirect.delimiter?.quoted === true || (body.parts ?? []).every((part) => part.type === "Literal");
+      source = { kind: "here", text: body.text, known };
+    } else if (redirect.type === "HereString") {
+      source = redirect.target ? { kind: "here", text: redirect.target.value, known: wordShape(redirect.target).known } : source;
+    } else if (redirect.operator === "<" || redirect.operator === "<>") {
+      source = { kind: "file", known: redirect.target !== undefined && wordShape(redirect.target).known };
+    } else if (redirect.operator === "<&") {
+      source = { kind: "descriptor" };
+    }
+  }
+  return source;
+}
+
+interface CommandParts {
+  words: string[];
+  shapes: WordShape[];
+  literalName: boolean;
+  text: string;
+  assigns?: ShellAssignment[];
+  declared?: ShellAssignment[];
+  stdin: StdinSource | undefined;
+}
+
+function commandFrom(redirects: readonly Redirection[], parts: CommandParts): ShellCommand {
   const writes: string[] = [];
   const redirectTargets: string[] = [];
   for (const redirect of redirects) {
@@ -85,7 +246,19 @@ function commandFrom(redirects: readonly Redirection[], words: string[], literal
     redirectTargets.push(info.target);
     if (info.writes && !HARMLESS_TARGETS.has(info.target)) writes.push(info.target);
   }
-  return { words, literalName, writes, redirectTargets, text, assigns };
+  const command: ShellCommand = {
+    words: parts.words,
+    shapes: parts.shapes,
+    literalName: parts.literalName,
+    writes,
+    redirectTargets,
+    text: parts.text,
+    assigns: parts.assigns ?? [],
+    declared: parts.declared ?? [],
+  };
+  const stdin = stdinOf(redirects, parts.stdin);
+  if (stdin) command.stdin = stdin;
+  return command;
 }
 
 /** Parses a command line into its simple commands. Never throws. */
@@ -94,8 +267,11 @@ export function parseShell(source: string): ParsedShell {
   const errors: string[] = [];
   let definesFunctions = false;
   let transforms = false;
+  const literals: string[] = [];
 
-  const visit = (node: SyntaxNode, text: string): void => {
+  // `stdin`: what the node reads when it does not redirect it itself: the pipe of the pipeline it
+  // sits in (every command after the first), or the redirection of a group around it.
+  const visit = (node: SyntaxNode, text: string, stdin: StdinSource | undefined): void => {
     let own = text;
     switch (node.type) {
       case "Script":
@@ -110,31 +286,50 @@ export function parseShell(source: string): ParsedShell {
       case "Function":
         definesFunctions = true;
         break;
+      case "Pipeline":
+        node.commands.forEach((child, index) => visit(child, own, index > 0 ? { kind: "pipe" } : stdin));
+        return;
       case "Command": {
         // `export PATH=…` keeps its assignments as words, so a rule sees what it sets.
         const words = node.name ? [node.name.value, ...node.args.map((arg) => (arg.type === "Word" ? arg.value : arg.text))] : [];
+        const shapes = node.name ? [wordShape(node.name), ...node.args.map(argumentShape)] : [];
         const literalName = node.name ? wordIsLiteral(node.name) : true;
-        commands.push(commandFrom(node.redirects, words, literalName, own.slice(node.pos, node.end), assignmentsOf(node.prefix)));
+        const assigns = assignmentsOf(node.prefix);
+        const declared = assignmentsOf(node.args);
+        commands.push(commandFrom(node.redirects, { words, shapes, literalName, text: own.slice(node.pos, node.end), assigns, declared, stdin }));
         break;
       }
       case "ParameterExpansion":
         if (node.operation?.type === "Transform" || node.operation?.type === "Unknown") transforms = true;
         break;
+      case "Word":
+        // An escaped word (`x=\$\(rm\ y\)`) holds its text in several parts: take it whole.
+        if (wordIsLiteral(node) && HOLDS_SUBSTITUTION.test(node.value)) literals.push(node.value);
+        break;
+      case "Literal":
+      case "SingleQuoted":
+      case "AnsiCQuoted":
+        if (HOLDS_SUBSTITUTION.test(node.value)) literals.push(node.value);
+        break;
+      case "HereDocBody":
+        if (node.parts === undefined && HOLDS_SUBSTITUTION.test(node.text)) literals.push(node.text);
+        break;
       case "Redirected":
         // `{ a; b; } > file`: the group's redirections, as a command of their own.
-        commands.push(commandFrom(node.redirects, [], true, own.slice(node.pos, node.end)));
-        break;
+        commands.push(commandFrom(node.redirects, { words: [], shapes: [], literalName: true, text: own.slice(node.pos, node.end), stdin }));
+        forEachChild(node, (child) => visit(child, own, stdinOf(node.redirects, stdin)));
+        return;
     }
-    forEachChild(node, (child) => visit(child, own));
+    forEachChild(node, (child) => visit(child, own, stdin));
   };
 
   try {
-    visit(parse(source), source);
+    visit(parse(source), source, undefined);
   } catch (error) {
     errors.push(error instanceof Error ? error.message : String(error));
   }
-  const result: ParsedShell = { ok: errors.length === 0, commands, definesFunctions, transforms };
-  if (errors.length > 0) result.error = errors[0];
+  const result: ParsedShell = { ok: errors.length === 0, commands, definesFunctions, transforms, literals: [...new Set(literals)] };
+  if (result.ok === false) result.error = errors[0];
   return result;
 }
 
