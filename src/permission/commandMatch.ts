@@ -115,7 +115,7 @@ function notAllowableReason(command: string, parsed: ParsedShell, unknownProgram
 
 /** Everything the rules need to know about a command line, computed once per check. */
 export function analyzeCommand(command: string): CommandAnalysis {
-  const parsed = parseShell(command);
+  const parsed = parseShell(command, { topLevel: true });
   const allowParts: string[][] = [];
   const denyParts: RunPart[] = [];
   let resolvedUnknown: string | undefined;

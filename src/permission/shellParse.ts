@@ -5,6 +5,12 @@
 // command. The caller decides what an unparsable line means (allow: never; deny: roughParts).
 import { type Assignment, type CommandArgument, forEachChild, parse, type Redirection, type SyntaxNode, type Word, type WordPart } from "unbash";
 
+/**
+ * Variables Garuda sets for every command (src/sandbox/env.ts) or the shell keeps itself: unless
+ * the line sets them, an unquoted `$HOME/bin/tool` does not split into other words the line chose.
+ */
+const GIVEN_VARIABLES: ReadonlySet<string> = new Set(["HOME", "PWD", "OLDPWD", "USER", "LOGNAME", "TMPDIR"]);
+
 /** What is known about a word before the shell runs it. */
 export interface WordShape {
   /** Its value is fixed as written (quotes removed, `$'…'` decoded). */
@@ -17,6 +23,8 @@ export interface WordShape {
   head: string;
   /** Why its value is not fixed, for messages: "is computed when it runs", "has glob characters" … */
   why?: string;
+  /** Counted as one word because the only unquoted expansions in it are of these GIVEN_VARIABLES. */
+  given?: string[];
 }
 
 /** Where a command's standard input comes from, when that decides what it runs (`sh` reads its script there). */
@@ -152,6 +160,18 @@ function knownHead(parts: readonly WordPart[]): string {
   return head;
 }
 
+/** The name of a plain `$NAME` or `${NAME}` of a GIVEN_VARIABLES name. */
+function givenName(part: WordPart): string | undefined {
+  if (part.type === "SimpleExpansion") {
+    const name = part.text.slice(1);
+    return GIVEN_VARIABLES.has(name) ? name : undefined;
+  }
+  if (part.type === "ParameterExpansion" && part.operation === undefined && part.prefix === undefined && part.index === undefined) {
+    return GIVEN_VARIABLES.has(part.parameter) ? part.parameter : undefined;
+  }
+  return undefined;
+}
+
 /** What is known of a word before it runs. */
 export function wordShape(word: Word): WordShape {
   const parts = word.parts;
@@ -161,8 +181,9 @@ export function wordShape(word: Word): WordShape {
     return { known: true, single: true, base, head: word.value };
   }
   const why = parts.map(partWhy).find((reason) => reason !== undefined);
-  const single = parts.every((part) => SPLIT_FREE.has(part.type));
-  const shape: WordShape = { known: false, single, head: knownHead(parts), ...(why !== undefined && { why }) };
+  const given = parts.flatMap((part) => (!SPLIT_FREE.has(part.type) && givenName(part) !== undefined ? [givenName(part) as string] : []));
+  const single = parts.every((part) => SPLIT_FREE.has(part.type) || givenName(part) !== undefined);
+  const shape: WordShape = { known: false, single, head: knownHead(parts), ...(why !== undefined && { why }), ...(given.length > 0 && { given }) };
   // `"$DIR/tool"`: whatever DIR holds, the program's own name is `tool`.
   const tail = knownTail(parts);
   const slash = tail.lastIndexOf("/");
@@ -261,13 +282,43 @@ function commandFrom(redirects: readonly Redirection[], parts: CommandParts): Sh
   return command;
 }
 
+export interface ParseOptions {
+  /**
+   * The line is a whole command Garuda runs (not a script inside one): the GIVEN_VARIABLES hold
+   * Garuda's values unless the line sets them, so `$HOME/bin/tool` stays one word there.
+   */
+  topLevel?: boolean;
+}
+
+/** Names a line may set: assignments, loop variables, and any word spelling the name (`read HOME`, `unset PWD`). */
+function setsGiven(commands: readonly ShellCommand[], loopNames: ReadonlySet<string>): Set<string> {
+  const names = new Set<string>(loopNames);
+  for (const command of commands) {
+    for (const assign of [...command.assigns, ...command.declared]) names.add(assign.name);
+    for (const word of command.words) if (GIVEN_VARIABLES.has(word) || /^[A-Z]+=/.test(word)) names.add(word.split("=")[0] as string);
+  }
+  return names;
+}
+
+/** Takes back the one-word reading of `$HOME…` where the line sets HOME (or everywhere, for an inner script). */
+function settleGiven(commands: ShellCommand[], rebound: ReadonlySet<string> | "all"): void {
+  for (const command of commands) {
+    command.shapes.forEach((shape, i) => {
+      if (!shape.given || !(rebound === "all" || shape.given.some((name) => rebound.has(name)))) return;
+      const { base: _base, given: _given, ...rest } = shape;
+      command.shapes[i] = { ...rest, single: false };
+    });
+  }
+}
+
 /** Parses a command line into its simple commands. Never throws. */
-export function parseShell(source: string): ParsedShell {
+export function parseShell(source: string, options: ParseOptions = {}): ParsedShell {
   const commands: ShellCommand[] = [];
   const errors: string[] = [];
   let definesFunctions = false;
   let transforms = false;
   const literals: string[] = [];
+  const loopNames = new Set<string>();
 
   // `stdin`: what the node reads when it does not redirect it itself: the pipe of the pipeline it
   // sits in (every command after the first), or the redirection of a group around it.
@@ -285,6 +336,10 @@ export function parseShell(source: string): ParsedShell {
         break;
       case "Function":
         definesFunctions = true;
+        break;
+      case "For":
+      case "Select":
+        loopNames.add(node.name.value);
         break;
       case "Pipeline":
         node.commands.forEach((child, index) => visit(child, own, index > 0 ? { kind: "pipe" } : stdin));
@@ -328,6 +383,7 @@ export function parseShell(source: string): ParsedShell {
   } catch (error) {
     errors.push(error instanceof Error ? error.message : String(error));
   }
+  settleGiven(commands, options.topLevel === true ? setsGiven(commands, loopNames) : "all");
   const result: ParsedShell = { ok: errors.length === 0, commands, definesFunctions, transforms, literals: [...new Set(literals)] };
   if (result.ok === false) result.error = errors[0];
   return result;

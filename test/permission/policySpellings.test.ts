@@ -81,6 +81,9 @@ const SPELLINGS: [string, boolean][] = [
   ["git -c alias.x='!rm victim' x", true],
   ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm victim' git x", true],
   ["coproc rm victim; wait", true],
+  ["HOME=\"/usr/bin/rm $PWD\"; $HOME/victim", true],
+  ["export HOME=\"/usr/bin/rm $PWD\"; $HOME/victim", true],
+  ["HOME=\"/usr/bin/rm $PWD\" sh -c '$HOME/victim'", true],
   ["echo $(rm victim)", true],
   // Not run here (they need root, a terminal, a repository with a pager or other programs), refused all the same.
   ["sudo rm victim", false],
@@ -151,6 +154,8 @@ const ORDINARY: string[] = [
   "echo $((1+2))",
   "command -v node",
   "cat <<'END'\nhello $USER\nEND",
+  "$HOME/.garuda/hooks/check.sh",
+  "$PWD/node_modules/.bin/tsc --noEmit",
 ];
 
 describe("disallowedCommands cannot be spelled around", () => {
