@@ -25,6 +25,7 @@ describe("a remote server's address", () => {
     const cases: [string[], string | undefined][] = [
       [["127.0.0.1"], "evil.test resolves to 127.0.0.1: this computer (a loopback address)"],
       [["::ffff:127.0.0.1"], "evil.test resolves to ::ffff:127.0.0.1: this computer (a loopback address)"],
+      [["::ffff:a9fe:a9fe"], "evil.test resolves to ::ffff:a9fe:a9fe: a link-local or metadata address, where cloud credentials are served"],
       [["93.184.216.34", "::1"], "evil.test resolves to ::1: this computer (a loopback address)"],
       [["169.254.169.254"], "evil.test resolves to 169.254.169.254: a link-local or metadata address, where cloud credentials are served"],
       [["93.184.216.34"], undefined],
