@@ -31,10 +31,10 @@ describe("parseShell finds every simple command", () => {
   });
 
   test("names computed at run time are marked", () => {
-    expect(parseShell("ls").commands[0]?.literalName).toBe(true);
-    expect(parseShell("'ls' -la").commands[0]?.literalName).toBe(true);
+    expect(parseShell("ls").commands[0]?.shapes[0]?.known).toBe(true);
+    expect(parseShell("'ls' -la").commands[0]?.shapes[0]?.known).toBe(true);
     for (const line of ["$CMD x", "${CMD} x", "$(which rm) x", "{rm,-rf} x", "r* x"]) {
-      expect(parseShell(line).commands[0]?.literalName).toBe(false);
+      expect(parseShell(line).commands[0]?.shapes[0]?.known).toBe(false);
     }
   });
 
