@@ -5,7 +5,7 @@
 // where such a program reads code makes the program unknown; commandResolve.ts drives this.
 import { gitCodeScript, isCodeVariable, isGitCodeKey } from "./codeVariables.ts";
 import type { ShapedWord } from "./commandNormalize.ts";
-import type { StdinSource } from "./shellParse.ts";
+import { DESCRIPTOR_PATH, STDIN_PATH, type StdinSource } from "./shellParse.ts";
 
 /** What the resolver offers a program rule. */
 export interface ResolveSink {
@@ -21,8 +21,6 @@ export interface ResolveSink {
 }
 
 const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "yash", "posh"]);
-const STDIN_PATH = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/[^/]+\/fd\/0)$/;
-const DESCRIPTOR_PATH = /^(\/dev\/fd\/\d+|\/proc\/[^/]+\/fd\/\d+)$/;
 const DECLARATIONS: ReadonlySet<string> = new Set(["declare", "typeset", "local", "export", "readonly"]);
 /** Builtins that set variables to text read when they run. */
 const READERS: ReadonlySet<string> = new Set(["read", "mapfile", "readarray", "printf", "getopts"]);
@@ -36,6 +34,8 @@ const firstComputed = (words: readonly ShapedWord[]) => words.find((word) => !wo
 interface ShellInvocation {
   script?: ShapedWord;
   file?: ShapedWord;
+  /** Files it runs before the script (`--rcfile f`, `--init-file f`). */
+  startup: ShapedWord[];
   /** It reads its commands from standard input (no operand, or -s / -i). */
   stdin: boolean;
   unknown?: string;
@@ -45,18 +45,24 @@ interface ShellInvocation {
 function shellInvocation(name: string, args: readonly ShapedWord[]): ShellInvocation {
   let command = false;
   let stdin = false;
+  const startup: ShapedWord[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const word = args[i] as ShapedWord;
-    if (!word.shape.known) return { stdin: false, unknown: `${quoted(word)} (${command ? `the script of ${name} -c` : `an argument of ${name}`}) ${whyNot(word)}` };
+    if (!word.shape.known) return { stdin: false, startup, unknown: `${quoted(word)} (${command ? `the script of ${name} -c` : `an argument of ${name}`}) ${whyNot(word)}` };
     const text = word.text;
     if (text === "--" || text === "-") {
       const next = args[i + 1];
-      if (!next) return { stdin: !command };
-      if (!next.shape.known) return { stdin: false, unknown: `${quoted(next)} (the script ${name} runs) ${whyNot(next)}` };
-      return command ? { script: next, stdin: false } : { file: next, stdin };
+      if (!next) return { stdin: !command, startup };
+      if (!next.shape.known) return { stdin: false, startup, unknown: `${quoted(next)} (the script ${name} runs) ${whyNot(next)}` };
+      return command ? { script: next, stdin: false, startup } : { file: next, stdin, startup };
     }
     if (text.startsWith("--")) {
-      if (text === "--rcfile" || text === "--init-file") i += 1;
+      const [option, inline] = text.split(/=(.*)/s) as [string, string | undefined];
+      if (option === "--rcfile" || option === "--init-file") {
+        const file = inline !== undefined ? { text: inline, shape: word.shape } : args[i + 1];
+        if (inline === undefined) i += 1;
+        if (file) startup.push(file);
+      }
       continue;
     }
     if (/^[-+][A-Za-z]+$/.test(text)) {
@@ -65,21 +71,26 @@ function shellInvocation(name: string, args: readonly ShapedWord[]): ShellInvoca
       if (/[oO]/.test(text)) i += 1;
       continue;
     }
-    if (command) return { script: word, stdin: false };
-    return stdin ? { stdin: true } : { file: word, stdin: false };
+    if (command) return { script: word, stdin: false, startup };
+    return stdin ? { stdin: true, startup } : { file: word, stdin: false, startup };
   }
-  return { stdin: !command };
+  return { stdin: !command, startup };
+}
+
+/** A file a shell reads commands from: the project's own code unless it is a descriptor or computed. */
+function scriptFile(sink: ResolveSink, name: string, file: ShapedWord, stdin: StdinSource | undefined): void {
+  if (!file.shape.known) return sink.fail(`${name} reads its commands from ${quoted(file)}, which ${whyNot(file)}`);
+  if (STDIN_PATH.test(file.text)) return sink.stdinScript(stdin, name);
+  if (DESCRIPTOR_PATH.test(file.text)) return sink.fail(`${name} reads its commands from another file descriptor`);
 }
 
 function shell(sink: ResolveSink, name: string, args: ShapedWord[], stdin: StdinSource | undefined): void {
   const how = shellInvocation(name, args);
   if (how.unknown !== undefined) return sink.fail(how.unknown);
+  for (const file of how.startup) scriptFile(sink, name, file, stdin);
   if (how.script) return sink.script(how.script.text, true, `the script of ${name} -c`, stdin);
-  if (how.file) {
-    if (STDIN_PATH.test(how.file.text)) return sink.stdinScript(stdin, name);
-    if (DESCRIPTOR_PATH.test(how.file.text)) return sink.fail(`${name} reads its commands from another file descriptor`);
-    return; // A script file is the project's own code, as `make` or `npm test` runs it.
-  }
+  // A script file is the project's own code, as `make` or `npm test` runs it.
+  if (how.file) return scriptFile(sink, name, how.file, stdin);
   if (how.stdin) sink.stdinScript(stdin, name);
 }
 
@@ -262,10 +273,7 @@ export function runsAsData(sink: ResolveSink, name: string, args: ShapedWord[], 
     case "source":
     case ".": {
       const file = args[0];
-      if (!file) return;
-      if (!file.shape.known) return sink.fail(`${name} reads ${quoted(file)}, which ${whyNot(file)}`);
-      if (STDIN_PATH.test(file.text)) return sink.stdinScript(stdin, name);
-      if (DESCRIPTOR_PATH.test(file.text)) return sink.fail(`${name} reads its commands from another file descriptor`);
+      if (file) scriptFile(sink, name, file, stdin);
       return;
     }
     case "trap": {

@@ -8,6 +8,10 @@ import { argumentShape, setsGiven, settleGiven, valueIsLiteral, wordIsLiteral, t
 
 export type { WordShape } from "./wordShape.ts";
 
+/** Paths that are the standard input itself, and other open descriptors. */
+export const STDIN_PATH = /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/[^/]+\/fd\/0)$/;
+export const DESCRIPTOR_PATH = /^(\/dev\/fd\/\d+|\/proc\/[^/]+\/fd\/\d+)$/;
+
 /** Where a command's standard input comes from, when that decides what it runs (`sh` reads its script there). */
 export type StdinSource =
   | { kind: "pipe" }
@@ -97,7 +101,10 @@ function stdinOf(redirects: readonly Redirection[], inherited: StdinSource | und
     } else if (redirect.type === "HereString") {
       source = redirect.target ? { kind: "here", text: redirect.target.value, known: wordShape(redirect.target).known } : source;
     } else if (redirect.operator === "<" || redirect.operator === "<>") {
-      source = { kind: "file", known: redirect.target !== undefined && wordShape(redirect.target).known };
+      const path = redirect.target?.value ?? "";
+      // `< /dev/stdin` keeps what it had; `< /dev/fd/3` is another descriptor, not a file.
+      if (STDIN_PATH.test(path)) continue;
+      source = DESCRIPTOR_PATH.test(path) ? { kind: "descriptor" } : { kind: "file", known: redirect.target !== undefined && wordShape(redirect.target).known };
     } else if (redirect.operator === "<&") {
       source = { kind: "descriptor" };
     }
