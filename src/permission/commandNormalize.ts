@@ -16,6 +16,8 @@ interface WrapperSpec {
   script?: ReadonlySet<string>;
   /** `NAME=value` words before the command set variables for it (env, sudo), whatever NAME is. */
   assigns?: boolean;
+  /** Options after which the command's words, joined, are run by a shell (`sudo -s 'a; b'`). */
+  viaShell?: ReadonlySet<string>;
 }
 
 const set = (...items: string[]): ReadonlySet<string> => new Set(items);
@@ -26,6 +28,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     valued: set("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir",
       "--role", "--type", "--other-user", "--close-from", "--command-timeout"),
     assigns: true,
+    viaShell: set("-s", "--shell", "-i", "--login"),
   },
   doas: { valued: set("-u", "-C") },
   env: { valued: set("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"), assigns: true },
@@ -123,7 +126,7 @@ function computed(word: ShapedWord, role: string): string {
   return `${role} \`${word.text}\` ${word.shape.why ?? "is computed when it runs"}`;
 }
 
-type Stripped = { rest: ShapedWord[]; sets: ShapedWord[]; script?: ShapedWord } | { noRun: true } | { unknown: string };
+type Stripped = { rest: ShapedWord[]; sets: ShapedWord[]; script?: ShapedWord; viaShell?: boolean } | { noRun: true } | { unknown: string };
 
 interface OptionWord {
   /** `-n`, `--user`: the option that decides what the word means. */
@@ -175,6 +178,7 @@ function stripWrapper(name: string, spec: WrapperSpec, args: ShapedWord[]): Stri
   let positionals = spec.positionals ?? 0;
   const extra: ShapedWord[] = [];
   const sets: ShapedWord[] = [];
+  let viaShell = false;
   while (i < args.length) {
     const word = args[i] as ShapedWord;
     if (word.shape.known && word.text === "--") {
@@ -188,6 +192,7 @@ function stripWrapper(name: string, spec: WrapperSpec, args: ShapedWord[]): Stri
     if (word.text.startsWith("-") && word.text.length > 1) {
       const read = readOption(spec, word, args[i + 1]);
       if (read.noRun) return { noRun: true };
+      if (spec.viaShell && [...word.text.startsWith("--") ? [word.text] : [...word.text.slice(1)].map((letter) => `-${letter}`)].some((option) => spec.viaShell?.has(option))) viaShell = true;
       if (spec.script?.has(read.option)) return read.value ? { rest: [], sets, script: read.value } : { rest: [], sets };
       if (read.value && !read.value.shape.single) return { unknown: computed(read.value, `the value of ${name} ${read.option}`) };
       if (name === "env" && (read.option === "-S" || read.option === "--split-string")) {
@@ -211,7 +216,7 @@ function stripWrapper(name: string, spec: WrapperSpec, args: ShapedWord[]): Stri
     }
     break;
   }
-  return { rest: [...extra, ...args.slice(i)], sets };
+  return { rest: [...extra, ...args.slice(i)], sets, viaShell };
 }
 
 /** The string xargs replaces with each input item (`-I {}`, `-i`, `-iX`, `--replace=X`, `-0I%`), if any. */
@@ -282,6 +287,14 @@ export function unwrap(words: readonly string[], shapes: readonly WordShape[]): 
       return done({ script: stripped.script });
     }
     if (stripped.rest.length === 0) break;
+    if (stripped.viaShell) {
+      // The shell runs the words joined: a script like any other.
+      wrappers.push(name);
+      const computedWord = stripped.rest.find((word) => !word.shape.known);
+      const text = stripped.rest.map((word) => word.text).join(" ");
+      current = [];
+      return done({ script: { text, shape: computedWord ? computedWord.shape : known(text) } });
+    }
     wrappers.push(name);
     current = stripped.rest;
     if (name === "xargs") {

@@ -74,10 +74,16 @@ class Resolver implements ResolveSink {
 
   /** A command given as words (`find -exec`, `runuser -u x cmd`): resolved as a command of its own. */
   words(words: ShapedWord[], stdin?: StdinSource): void {
+    const inner = this.wrapped(words, stdin);
+    this.out.inner.push(words.map((w) => w.text), ...inner);
+  }
+
+  /** A command a wrapper runs (`uv run pytest`): resolved for denials; an allow matches the wrapper as written. Returns its inner commands. */
+  wrapped(words: ShapedWord[], stdin?: StdinSource): string[][] {
     const inner = resolve({ words: words.map((w) => w.text), shapes: words.map((w) => w.shape), stdin }, this.#depth + 1);
-    this.out.inner.push(words.map((w) => w.text), ...inner.inner);
     this.out.runs.push(...inner.runs);
     if (inner.unknown !== undefined) this.fail(inner.unknown);
+    return inner.inner;
   }
 
   also(words: ShapedWord[]): void {

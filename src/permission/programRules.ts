@@ -12,8 +12,10 @@ export interface ResolveSink {
   fail(why: string): void;
   /** A script it runs (`known`: fixed as written). */
   script(text: string, known: boolean, what: string, stdin?: StdinSource): void;
-  /** A command it runs given as words. */
+  /** A command it runs given as words (an allow must cover it too). */
   words(words: ShapedWord[], stdin?: StdinSource): void;
+  /** A command it runs as a wrapper does (`uv run pytest`): for denials only, as sudo's command is. */
+  wrapped(words: ShapedWord[], stdin?: StdinSource): unknown;
   /** It reads its commands from standard input. */
   stdinScript(stdin: StdinSource | undefined, who: string): void;
   /** The same command in another form a denial should see (`git -C x push` as `git push`). */
@@ -261,9 +263,52 @@ function git(sink: ResolveSink, args: ShapedWord[], stdin: StdinSource | undefin
   }
 }
 
+/**
+ * Tools that run a command in an environment they set up, after a subcommand: `uv run pytest`,
+ * `pnpm exec tsc`, `bundle exec rspec`. Their own options are not known one by one, so a word
+ * right after an option may be that option's value: the command may then start one word later.
+ */
+const RUNNERS: Readonly<Record<string, readonly string[]>> = {
+  npm: ["exec", "x"], pnpm: ["exec", "dlx"], yarn: ["exec", "dlx"], bun: ["x", "exec"], bundle: ["exec"], poetry: ["run"],
+  pipenv: ["run"], uv: ["run"], pdm: ["run"], hatch: ["run"], rye: ["run"], pixi: ["run", "exec"], conda: ["run"], mamba: ["run"],
+  mise: ["exec", "x"], asdf: ["exec"], rbenv: ["exec"], pyenv: ["exec"], nodenv: ["exec"], direnv: ["exec"],
+};
+
+/** Options of such tools that take a shell script: `npm exec -c 'cmd'`, `nix-shell --run 'cmd'`. */
+const RUNNER_SCRIPTS: Readonly<Record<string, readonly [string | undefined, string]>> = {
+  npm: ["c", "--call"], npx: ["c", "--call"], "nix-shell": [undefined, "--run"],
+};
+
+function runner(sink: ResolveSink, name: string, args: ShapedWord[], stdin: StdinSource | undefined): boolean {
+  const scriptOption = RUNNER_SCRIPTS[name];
+  if (scriptOption) {
+    const script = optionValue(args, scriptOption[0], scriptOption[1]) ?? (name === "nix-shell" ? optionValue(args, undefined, "--command") : undefined);
+    if (script) {
+      sink.script(script.text, script.shape.known, `the command ${name} ${scriptOption[1]} runs`, stdin);
+      return true;
+    }
+  }
+  const subcommands = RUNNERS[name];
+  const at = subcommands ? args.findIndex((word) => !word.text.startsWith("-")) : -1;
+  if (!subcommands || at < 0 || !subcommands.includes(args[at]?.text ?? "")) return false;
+  let rest = args.slice(at + 1);
+  if (name === "direnv") rest = rest.slice(1); // direnv exec DIR cmd
+  const start = rest.findIndex((word) => !word.shape.known || !word.text.startsWith("-"));
+  if (start < 0) return true;
+  const first = rest[start] as ShapedWord;
+  if (first.shape.known && first.text === "--") {
+    sink.wrapped(rest.slice(start + 1), stdin);
+    return true;
+  }
+  sink.wrapped(rest.slice(start), stdin);
+  if (start > 0 && rest[start + 1]) sink.wrapped(rest.slice(start + 1), stdin);
+  return true;
+}
+
 /** The commands a known program runs as data, by its name; `args` are its words after the name. */
 export function runsAsData(sink: ResolveSink, name: string, args: ShapedWord[], stdin: StdinSource | undefined): void {
   if (SHELLS.has(name)) return shell(sink, name, args, stdin);
+  if (runner(sink, name, args, stdin)) return;
   switch (name) {
     case "eval": {
       const computed = firstComputed(args);

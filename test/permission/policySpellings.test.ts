@@ -91,6 +91,11 @@ const SPELLINGS: [string, boolean][] = [
   // Not run here (they need root, a terminal, a repository with a pager or other programs), refused all the same.
   ["sudo rm victim", false],
   ["sudo -u root rm victim", false],
+  ["sudo -s 'true; rm victim'", false],
+  ["uv run --with requests rm victim", false],
+  ["pnpm exec rm victim", false],
+  ["npx -c 'rm victim'", false],
+  ["nix-shell --run 'rm victim'", false],
   ["doas rm victim", false],
   ["su -c 'rm victim'", false],
   ["runuser -u nobody -- rm victim", false],
@@ -159,6 +164,11 @@ const ORDINARY: string[] = [
   "cat <<'END'\nhello $USER\nEND",
   "$HOME/.garuda/hooks/check.sh",
   "$PWD/node_modules/.bin/tsc --noEmit",
+  "uv run pytest -k 'not slow'",
+  "poetry run pytest -k rm",
+  "pnpm exec tsc --noEmit",
+  "bundle exec rspec",
+  "npm exec -- eslint .",
 ];
 
 describe("disallowedCommands cannot be spelled around", () => {
