@@ -13,9 +13,10 @@ import { agentTool } from "./agentTool.ts";
 import { loadAgents } from "./agents.ts";
 import { loadCommandFiles } from "./commandFiles.ts";
 import { createCommandProvider } from "./commandProvider.ts";
-import { createConsents } from "./consent.ts";
+import { consentTool, createConsents } from "./consent.ts";
 import { loadMcpConfig } from "./mcp/config.ts";
 import { McpManager } from "./mcp/manager.ts";
+import { type EgressRules, RemoteAccess } from "./mcp/remoteAccess.ts";
 import { skillTool } from "./skillTool.ts";
 import { loadSkills, skillFolders } from "./skills.ts";
 import { join } from "node:path";
@@ -27,7 +28,9 @@ export interface ExtensionOptions {
   /** Garuda's environment, provider keys removed (the source of ${NAME} in mcp.json). */
   env: Record<string, string | undefined>;
   trust: TrustStore;
-  engine: Pick<PermissionEngine, "authorize">;
+  engine: Pick<PermissionEngine, "authorize" | "refusal">;
+  /** The team policy's network rules: remote MCP servers are held to them as sandboxed commands are. */
+  network: Pick<EgressRules, "allow" | "blocked" | "strict" | "resolve">;
   approver?: Approver | undefined;
   executor: Executor;
   /** The sandbox local MCP servers run in (build mode), or null when there is no OS sandbox. */
@@ -58,12 +61,33 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
   const commands = [...loadCommandFiles(paths.commands, "user", notices), ...loadCommandFiles(join(root, ".garuda", "commands"), "project", notices)];
   const skills = loadSkills(skillFolders(paths.home, root), notices);
   const agents = loadAgents(paths.home, root, notices);
-  const servers = loadMcpConfig({ userFile: paths.mcp, root, home: paths.home, env: options.env }, notices);
+  const { servers, projectServers } = loadMcpConfig({ userFile: paths.mcp, root, home: paths.home, env: options.env }, notices);
+  const engine = options.engine;
+  const remoteAccess = new RemoteAccess(
+    {
+      ...options.network,
+      // The engine's deny rules (the policy's blocked hosts and strict allowlist, your own `network(…)` denials), audited.
+      veto: (host, port, server) =>
+        engine.refusal(
+          {
+            tool: consentTool("mcp_server", server),
+            readOnly: false,
+            target: { kind: "network", host, port },
+            title: `MCP server ${server}: ${host}:${port}`,
+            preview: `The MCP server "${server}" is at ${host} (port ${port}).`,
+          },
+          "build",
+        ),
+    },
+    projectServers.allowHosts,
+  );
 
   const mcp =
     servers.length > 0
       ? new McpManager({
           servers,
+          remoteAccess,
+          userFile: paths.mcp,
           consents,
           executor: options.executor,
           root,

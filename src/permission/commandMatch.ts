@@ -8,7 +8,8 @@
 //   rm \*.log      `\*` is a literal star
 // An allow must match every part of the line as written; a denial or an ask matches when one
 // part does, after wrappers are stripped (commandNormalize.ts), or when it matches the whole line.
-import { innerCommands, normalizeForDeny } from "./commandNormalize.ts";
+import { normalizeForDeny } from "./commandNormalize.ts";
+import { rereadCommands, resolve, type RunPart } from "./commandResolve.ts";
 import { parseShell, roughParts, type ParsedShell, type ShellCommand } from "./shellParse.ts";
 import { hasHidden } from "../text/visible.ts";
 
@@ -61,10 +62,12 @@ export interface CommandAnalysis {
   allowParts: string[][];
   /** Why no allow rule can match this line; undefined when one may. */
   notAllowable: string | undefined;
+  /** Why Garuda cannot tell from the words which programs the line runs; undefined when it can. */
+  unknownProgram: string | undefined;
   /** The line holds hidden characters (they never match an allow, and the sandbox does not pass them unasked). */
   hidden: boolean;
   /** The parts a denial or an ask matches, one is enough: wrappers stripped, program by base name. */
-  denyParts: string[][];
+  denyParts: RunPart[];
   /** The whole line with blanks collapsed: a denial may also match it whole. */
   whole: string;
   /** Every word and redirection target, for the sensitive-file check. */
@@ -93,13 +96,17 @@ function allowWords(part: ShellCommand): string[] {
   return [...risky, ...part.words];
 }
 
-function notAllowableReason(command: string, parsed: ParsedShell, innerOk: boolean, parts: string[][]): string | undefined {
-  if (hasHidden(command)) return "it contains hidden characters";
+/** Why the programs a line runs cannot be known from its words, or undefined. */
+function unknownProgramReason(parsed: ParsedShell, resolved: string | undefined): string | undefined {
   if (!parsed.ok) return `it cannot be parsed (${parsed.error ?? "syntax error"})`;
-  if (parsed.definesFunctions) return "it defines shell functions";
+  if (parsed.definesFunctions) return "it defines a shell function, so a name may not be the program it looks like";
   if (parsed.transforms) return "it uses a ${…@…} expansion, which can run code";
-  if (parsed.commands.some((part) => !part.literalName)) return "a command name is computed when it runs";
-  if (!innerOk) return "it runs a script that cannot be read in advance (eval, sh -c)";
+  return resolved;
+}
+
+function notAllowableReason(command: string, parsed: ParsedShell, unknownProgram: string | undefined, parts: string[][]): string | undefined {
+  if (hasHidden(command)) return "it contains hidden characters";
+  if (unknownProgram !== undefined) return unknownProgram;
   const writer = parsed.commands.find((part) => part.writes.length > 0);
   if (writer) return `it writes to ${writer.writes[0]} by redirection`;
   if (parts.length === 0) return "it runs no command";
@@ -108,29 +115,28 @@ function notAllowableReason(command: string, parsed: ParsedShell, innerOk: boole
 
 /** Everything the rules need to know about a command line, computed once per check. */
 export function analyzeCommand(command: string): CommandAnalysis {
-  const parsed = parseShell(command);
-  const written = parsed.commands.filter((part) => part.words.length > 0).map((part) => part.words);
+  const parsed = parseShell(command, { topLevel: true });
   const allowParts: string[][] = [];
-  let innerOk = true;
+  const denyParts: RunPart[] = [];
+  let resolvedUnknown: string | undefined;
   for (const part of parsed.commands) {
+    const resolution = resolve(part);
+    resolvedUnknown ??= resolution.unknown;
+    denyParts.push(...resolution.runs);
     const words = allowWords(part);
     if (words.length === 0) continue;
-    allowParts.push(words);
-    const inner = innerCommands(part.words);
-    allowParts.push(...inner.commands);
-    if (!inner.ok) innerOk = false;
+    allowParts.push(words, ...resolution.inner);
   }
-  const denyParts: string[][] = [];
-  for (const words of written) {
-    const normal = normalizeForDeny(words);
-    if (normal.length > 0) denyParts.push(normal);
-    for (const inner of innerCommands(normal).commands) denyParts.push(normalizeForDeny(inner));
-  }
-  const conservative = !parsed.ok || !innerOk || parsed.commands.some((part) => !part.literalName);
+  denyParts.push(...rereadCommands(parsed));
+  const unknownProgram = unknownProgramReason(parsed, resolvedUnknown);
+  const conservative = unknownProgram !== undefined;
   if (conservative) {
     for (const words of roughParts(command)) {
       // A computed name may hide any program: try the match from every word on.
-      for (let i = 0; i < words.length; i += 1) denyParts.push(normalizeForDeny(words.slice(i)));
+      for (let i = 0; i < words.length; i += 1) {
+        const normal = normalizeForDeny(words.slice(i));
+        denyParts.push({ words: normal, open: normal.map(() => false) });
+      }
     }
   }
   const mentioned = [
@@ -142,22 +148,95 @@ export function analyzeCommand(command: string): CommandAnalysis {
     command,
     parsed,
     allowParts,
-    notAllowable: notAllowableReason(command, parsed, innerOk, allowParts),
+    notAllowable: notAllowableReason(command, parsed, unknownProgram, allowParts),
+    unknownProgram,
     hidden: hasHidden(command),
-    denyParts: denyParts.filter((words) => words.length > 0),
+    denyParts: denyParts.filter((part) => part.words.length > 0),
     whole: command.trim().replace(/\s+/g, " "),
     mentioned,
   };
 }
-
 /** An allow pattern covers the line: it is allowable and every part matches. */
 export function allowMatches(pattern: string, analysis: CommandAnalysis): boolean {
   if (analysis.notAllowable !== undefined) return false;
   return analysis.allowParts.every((words) => matchCommandPattern(pattern, words));
 }
 
-/** A deny or ask pattern covers the line: one part matches, or the whole line does. */
-export function denyMatches(pattern: string, analysis: CommandAnalysis): boolean {
-  if (analysis.denyParts.some((words) => matchCommandPattern(pattern, words))) return true;
+/** A glob as a list of literal characters and stars (STAR). */
+const STAR = Symbol("star");
+type Glob = Array<string | typeof STAR>;
+
+function globOf(text: string): Glob {
+  const glob: Glob = [];
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text[i] as string;
+    if (char === "\\" && text[i + 1] === "*") {
+      glob.push("*");
+      i += 1;
+    } else glob.push(char === "*" ? STAR : char);
+  }
+  return glob;
+}
+
+/** The globs a command pattern stands for (commandPatternRegex as globs: `npm test` is `npm test` or `npm test *`). */
+function patternGlobs(pattern: string): Glob[] {
+  let p = pattern.trim().replace(/\s+/g, " ");
+  if (endsWithWildcard(p, ":*")) p = `${p.slice(0, -2)} *`;
+  if (p === "*") return [[STAR]];
+  if (endsWithWildcard(p, " *")) p = p.slice(0, -2);
+  else if (globOf(p).includes(STAR)) return [globOf(p)];
+  return [globOf(p), [...globOf(p), " ", STAR]];
+}
+
+/** Whether some text matches both globs. */
+function globsMeet(a: Glob, b: Glob): boolean {
+  const memo = new Map<number, boolean>();
+  const meet = (i: number, j: number): boolean => {
+    const key = i * (b.length + 1) + j;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    let result: boolean;
+    if (i === a.length && j === b.length) result = true;
+    else if (a[i] === STAR) result = meet(i + 1, j) || (j < b.length && meet(i, j + 1));
+    else if (b[j] === STAR) result = meet(i, j + 1) || (i < a.length && meet(i + 1, j));
+    else result = i < a.length && j < b.length && a[i] === b[j] && meet(i + 1, j + 1);
+    memo.set(key, result);
+    return result;
+  };
+  return meet(0, 0);
+}
+
+/** A part with computed words: the pattern matches when some values of them would make it match. */
+function mayMatch(pattern: string, part: RunPart): boolean {
+  const glob: Glob = [];
+  part.words.forEach((word, i) => {
+    if (i > 0) glob.push(" ");
+    if (part.open[i]) glob.push(STAR);
+    else glob.push(...word);
+  });
+  return patternGlobs(pattern).some((candidate) => globsMeet(candidate, glob));
+}
+
+/** The program's name in lower case (a case-insensitive file system runs /BIN/RM as rm). */
+function lowerProgram(words: readonly string[]): string[] {
+  return words.map((word, i) => (i === 0 ? word.toLowerCase() : word));
+}
+
+export interface DenyMatchOptions {
+  /** Program names compare without case (a case-insensitive file system). */
+  caseInsensitive?: boolean;
+  /** Also a part whose computed words could make it match (`git push "$flag"` for `git push --force`). Default true. */
+  computed?: boolean;
+}
+
+/** A deny or ask pattern covers the line: one part matches (or may, see the options), or the whole line does. */
+export function denyMatches(pattern: string, analysis: CommandAnalysis, options: DenyMatchOptions = {}): boolean {
+  const caseInsensitive = options.caseInsensitive === true;
+  const wanted = caseInsensitive ? lowerProgram(pattern.trim().split(/\s+/)).join(" ") : pattern;
+  for (const part of analysis.denyParts) {
+    const words = caseInsensitive ? lowerProgram(part.words) : part.words;
+    if (matchCommandPattern(wanted, words)) return true;
+    if (options.computed !== false && part.open.some(Boolean) && mayMatch(wanted, { words, open: part.open })) return true;
+  }
   return commandPatternRegex(pattern).test(analysis.whole);
 }

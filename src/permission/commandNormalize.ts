@@ -1,8 +1,9 @@
 // What a simple command really runs, for denials: `sudo -u x env A=1 nice -n 5 /bin/rm -rf /`
-// runs `rm -rf /`. Also the commands hidden inside others: `bash -c "…"`, `eval …`,
-// `find … -exec cmd … ;`, `xargs cmd`. Allows do not strip wrappers (they match as written),
-// but inner commands count for them too: allowing `xargs *` does not allow `xargs rm`.
-import { parseShell } from "./shellParse.ts";
+// runs `rm -rf /`. Wrappers are stripped by their own option syntax, word by word, and a word
+// whose value is computed when it runs stops the walk where it matters: `env $opts rm` may run
+// anything, so the program is reported unknown rather than guessed. The commands hidden inside
+// others (`sh -c "…"`, `eval`, `find -exec`, here-strings into a shell …) are commandResolve.ts.
+import { parseShell, type WordShape } from "./shellParse.ts";
 
 interface WrapperSpec {
   /** Options that take the next word as their value. */
@@ -11,6 +12,12 @@ interface WrapperSpec {
   positionals?: number;
   /** Options after which the wrapper does not run a command (`command -v rm`). */
   noRun?: ReadonlySet<string>;
+  /** Options whose value is a shell script the wrapper runs (`flock f -c 'cmd'`). */
+  script?: ReadonlySet<string>;
+  /** `NAME=value` words before the command set variables for it (env, sudo), whatever NAME is. */
+  assigns?: boolean;
+  /** Options after which the command's words, joined, are run by a shell (`sudo -s 'a; b'`). */
+  viaShell?: ReadonlySet<string>;
 }
 
 const set = (...items: string[]): ReadonlySet<string> => new Set(items);
@@ -20,9 +27,11 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   sudo: {
     valued: set("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir",
       "--role", "--type", "--other-user", "--close-from", "--command-timeout"),
+    assigns: true,
+    viaShell: set("-s", "--shell", "-i", "--login"),
   },
   doas: { valued: set("-u", "-C") },
-  env: { valued: set("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P") },
+  env: { valued: set("-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"), assigns: true },
   exec: { valued: set("-a") },
   command: { valued: set(), noRun: set("-v", "-V") },
   builtin: { valued: set() },
@@ -39,10 +48,36 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     valued: set("-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs",
       "--max-chars", "--max-lines", "--replace", "--eof", "--process-slot-var"),
   },
-  watch: { valued: set("-n", "--interval", "-d", "--differences") },
+  flock: { valued: set("-w", "--wait", "--timeout", "-E", "--conflict-exit-code"), positionals: 1, script: set("-c", "--command") },
+  chrt: { valued: set(), positionals: 1 },
+  chroot: { valued: set("--userspec", "--groups"), positionals: 1 },
+  unshare: { valued: set("--map-user", "--map-group", "--setuid", "--setgid", "-S", "-G", "--wd", "-w", "--root", "-R") },
+  setpriv: { valued: set("--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig") },
+  strace: { valued: set("-e", "-o", "-p", "-s", "-u", "-E", "-a", "-S", "-X", "-P", "-I", "-b", "--output", "--user", "--env") },
+  ltrace: { valued: set("-e", "-o", "-p", "-s", "-u", "-a", "-n", "-F", "-l", "--output", "--library") },
+  fakeroot: { valued: set("-l", "--lib", "--faked", "-s", "-i") },
+  proxychains: { valued: set("-f") },
+  proxychains4: { valued: set("-f") },
+  torsocks: { valued: set("-u", "--user", "-p", "--pass", "-a", "--address", "-P", "--port") },
+  pkexec: { valued: set("--user") },
+  caffeinate: { valued: set("-t", "-w") },
+  arch: { valued: set() },
+  taskset: { valued: set(), positionals: 1, noRun: set("-p", "--pid") },
+  nsenter: { valued: set("-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd") },
+  setarch: { valued: set(), positionals: 1 },
+  linux32: { valued: set() },
+  linux64: { valued: set() },
+  "systemd-run": {
+    valued: set("-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "-H", "--host", "--description", "--slice",
+      "--uid", "--gid", "--nice", "--working-directory"),
+  },
+  catchsegv: { valued: set() },
+  valgrind: { valued: set() },
+  firejail: { valued: set() },
+  toybox: { valued: set() },
+  "dbus-run-session": { valued: set("--config-file", "--dbus-daemon") },
 };
 
-const SHELLS = set("sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish");
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /** The last path segment: `/bin/rm` → `rm`. */
@@ -51,25 +86,126 @@ export function programName(word: string): string {
   return slash >= 0 && slash < word.length - 1 ? word.slice(slash + 1) : word;
 }
 
-/** Strips one wrapper's own options; undefined when it runs nothing. */
-function stripWrapper(spec: WrapperSpec, args: string[]): string[] | undefined {
+const known = (text: string): WordShape => ({ known: true, single: true, head: text });
+
+/** Shapes for words that are all known (test input, words split from a known string). */
+export const knownShapes = (words: readonly string[]): WordShape[] => words.map(known);
+
+/** A word and what is known of it. */
+export interface ShapedWord {
+  text: string;
+  shape: WordShape;
+}
+
+/** A command after its wrappers. */
+export interface Unwrapped {
+  /** From the program on, as written. */
+  words: string[];
+  shapes: WordShape[];
+  /** The program's name (its last path segment), when it is known. */
+  program: string | undefined;
+  /** `NAME=value` words a wrapper set (`env A=1`, `sudo A=1`). */
+  sets: ShapedWord[];
+  /** A wrapper's own script option (`flock f -c '…'`): run by a shell. */
+  script?: ShapedWord;
+  /** Wrappers stripped, outermost first. */
+  wrappers: string[];
+  /** xargs adds its input after the command's words: the last word stands for it. */
+  appendedInput: boolean;
+  /** Why the program cannot be known from the words. */
+  unknown?: string;
+}
+
+/** The name a word runs as a program, when its last path segment is known. */
+function nameOf(word: ShapedWord): string | undefined {
+  if (word.shape.known) return programName(word.text);
+  return word.shape.single ? word.shape.base : undefined;
+}
+
+function computed(word: ShapedWord, role: string): string {
+  return `${role} \`${word.text}\` ${word.shape.why ?? "is computed when it runs"}`;
+}
+
+type Stripped = { rest: ShapedWord[]; sets: ShapedWord[]; script?: ShapedWord; viaShell?: boolean } | { noRun: true } | { unknown: string };
+
+interface OptionWord {
+  /** `-n`, `--user`: the option that decides what the word means. */
+  option: string;
+  /** Its value: after `=` or the letters after a short option that takes one (`-n5`), else the next word. */
+  value: ShapedWord | undefined;
+  /** The value is the next word. */
+  takesNext: boolean;
+  noRun: boolean;
+}
+
+/**
+ * Reads one option word the way getopt does: `--name=value`, `--name value`, and a cluster of
+ * short flags where a letter that takes a value takes the rest of the word (`-iS'rm x'`, `-n5`)
+ * or the next word.
+ */
+function readOption(spec: WrapperSpec, word: ShapedWord, next: ShapedWord | undefined): OptionWord {
+  const text = word.text;
+  const takes = (option: string) => spec.valued.has(option) || spec.script?.has(option) === true;
+  if (text.startsWith("--")) {
+    const equals = text.indexOf("=");
+    const option = equals < 0 ? text : text.slice(0, equals);
+    if (equals >= 0) return { option, value: { text: text.slice(equals + 1), shape: word.shape }, takesNext: false, noRun: spec.noRun?.has(option) === true };
+    return { option, value: takes(option) ? next : undefined, takesNext: takes(option), noRun: spec.noRun?.has(option) === true };
+  }
+  for (let k = 1; k < text.length; k += 1) {
+    const option = `-${text[k]}`;
+    if (spec.noRun?.has(option)) return { option, value: undefined, takesNext: false, noRun: true };
+    if (!takes(option)) continue;
+    const rest = text.slice(k + 1);
+    if (rest.length > 0) return { option, value: { text: rest, shape: { ...word.shape, head: rest } }, takesNext: false, noRun: false };
+    return { option, value: next, takesNext: true, noRun: false };
+  }
+  return { option: text, value: undefined, takesNext: false, noRun: spec.noRun?.has(text) === true };
+}
+
+/** The words of `env -S '…'`: split as the shell would (env -S follows the shell's quoting). */
+function splitString(value: ShapedWord): ShapedWord[] | string {
+  if (!value.shape.known) return computed(value, "the command env -S splits");
+  const parsed = parseShell(value.text);
+  const only = parsed.commands[0];
+  if (!parsed.ok || parsed.commands.length !== 1 || !only) return `the command env -S splits (\`${value.text}\`) is not one plain command`;
+  return only.words.map((text, i) => ({ text, shape: only.shapes[i] ?? known(text) }));
+}
+
+/** Strips one wrapper's own options, positionals and variables. */
+function stripWrapper(name: string, spec: WrapperSpec, args: ShapedWord[]): Stripped {
   let i = 0;
   let positionals = spec.positionals ?? 0;
-  const extra: string[] = [];
+  const extra: ShapedWord[] = [];
+  const sets: ShapedWord[] = [];
+  let viaShell = false;
   while (i < args.length) {
-    const word = args[i] ?? "";
-    if (word === "--") {
+    const word = args[i] as ShapedWord;
+    if (word.shape.known && word.text === "--") {
       i += 1;
       break;
     }
-    if (spec.noRun?.has(word)) return undefined;
-    if (word.startsWith("-") && word.length > 1) {
-      const [name, inline] = word.startsWith("--") ? [word.split("=")[0] ?? word, word.includes("=")] : [word, false];
-      if ((name === "-S" || name === "--split-string") && !inline) extra.push(...(args[i + 1] ?? "").split(/\s+/).filter(Boolean));
-      i += spec.valued.has(name) && !inline ? 2 : 1;
+    const isAssignment = (spec.assigns ? /^[^=-][^=]*=/ : ASSIGNMENT).test(word.shape.head);
+    // A computed word before the program may be an option, a variable or the program itself: only
+    // a variable whose name is fixed (`FOO="$x"`) is read as one. A valued option's value is below.
+    if (!word.shape.known && !(word.shape.single && isAssignment)) return { unknown: `${computed(word, `a word before ${name}'s command`)}` };
+    if (word.text.startsWith("-") && word.text.length > 1) {
+      const read = readOption(spec, word, args[i + 1]);
+      if (read.noRun) return { noRun: true };
+      if (spec.viaShell && [...word.text.startsWith("--") ? [word.text] : [...word.text.slice(1)].map((letter) => `-${letter}`)].some((option) => spec.viaShell?.has(option))) viaShell = true;
+      if (spec.script?.has(read.option)) return read.value ? { rest: [], sets, script: read.value } : { rest: [], sets };
+      if (read.value && !read.value.shape.single) return { unknown: computed(read.value, `the value of ${name} ${read.option}`) };
+      if (name === "env" && (read.option === "-S" || read.option === "--split-string")) {
+        if (!read.value) return { unknown: "env -S has no command" };
+        const words = splitString(read.value);
+        if (typeof words === "string") return { unknown: words };
+        extra.push(...words);
+      }
+      i += read.takesNext ? 2 : 1;
       continue;
     }
-    if (ASSIGNMENT.test(word)) {
+    if (isAssignment) {
+      sets.push(word);
       i += 1;
       continue;
     }
@@ -80,87 +216,101 @@ function stripWrapper(spec: WrapperSpec, args: string[]): string[] | undefined {
     }
     break;
   }
-  return [...extra, ...args.slice(i)];
+  return { rest: [...extra, ...args.slice(i)], sets, viaShell };
 }
 
-/**
- * The command as a denial sees it: leading `VAR=value` words and wrappers (sudo, env, exec,
- * command, nohup, time, nice, timeout, xargs …) removed, the program by its base name.
- */
-export function normalizeForDeny(words: readonly string[]): string[] {
-  let current = [...words];
-  for (let round = 0; round < 16; round += 1) {
-    while (current.length > 0 && ASSIGNMENT.test(current[0] ?? "")) current = current.slice(1);
-    if (current.length === 0) return current;
-    const spec = WRAPPERS[programName(current[0] ?? "")];
-    if (!spec) break;
-    const rest = stripWrapper(spec, current.slice(1));
-    if (rest === undefined || rest.length === 0) break;
-    current = rest;
-  }
-  if (current.length > 0) current[0] = programName(current[0] ?? "");
-  return current;
-}
-
-function shellScriptArg(args: string[]): string | undefined {
+/** The string xargs replaces with each input item (`-I {}`, `-i`, `-iX`, `--replace=X`, `-0I%`), if any. */
+function xargsReplace(args: readonly ShapedWord[]): string | undefined {
+  const spec = WRAPPERS.xargs as WrapperSpec;
   for (let i = 0; i < args.length; i += 1) {
-    const word = args[i] ?? "";
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(word)) return args[i + 1];
-    if (word === "-o" || word === "+o" || word === "-O" || word === "+O") i += 1;
-    else if (!word.startsWith("-") && !word.startsWith("+")) return undefined;
+    const text = args[i]?.text ?? "";
+    if (text === "--" || !text.startsWith("-")) return undefined;
+    if (text.startsWith("--")) {
+      if (text === "--replace" || text.startsWith("--replace=")) return text.slice("--replace=".length) || "{}";
+      if (spec.valued.has(text)) i += 1;
+      continue;
+    }
+    // A cluster of short options: `-i` takes an optional attached string, a valued letter the rest or the next word.
+    for (let k = 1; k < text.length; k += 1) {
+      const letter = `-${text[k]}`;
+      const rest = text.slice(k + 1);
+      if (letter === "-i") return rest || "{}";
+      if (!spec.valued.has(letter)) continue;
+      if (letter === "-I") return rest || args[i + 1]?.text || "{}";
+      if (rest.length === 0) i += 1;
+      break;
+    }
   }
   return undefined;
 }
 
-function findExecCommands(args: string[]): string[][] {
-  const found: string[][] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    if (!["-exec", "-execdir", "-ok", "-okdir"].includes(args[i] ?? "")) continue;
-    const end = args.findIndex((word, j) => j > i && (word === ";" || word === "+"));
-    found.push(args.slice(i + 1, end < 0 ? undefined : end));
-    i = end < 0 ? args.length : end;
-  }
-  return found.filter((command) => command.length > 0);
-}
-
-export interface InnerCommands {
-  /** Word lists of the commands this one runs. */
-  commands: string[][];
-  /** False when an inner script could not be parsed or is computed (`eval "$x"`, `bash -c "$s"`). */
-  ok: boolean;
-}
+/** A word whose value xargs fills in from its input. */
+const fromInput = (text: string): ShapedWord => ({ text, shape: { known: false, single: true, head: "", why: "is filled in from xargs' input" } });
 
 /**
- * Commands run by this one as its data: the script of `sh -c`, the words of `eval`, the
- * command of `find -exec` and of `xargs`, recursively (a few levels). Wrappers such as `sudo`
- * are not unwrapped here: a denial strips them first (normalizeForDeny), an allow takes them
- * as written.
+ * The command as a denial sees it: leading `VAR=value` words and wrappers (sudo, env, exec,
+ * command, nohup, time, nice, timeout, xargs …) removed. A computed word where the program or a
+ * wrapper's option stands makes the program unknown.
  */
-export function innerCommands(words: readonly string[], depth = 0): InnerCommands {
-  if (depth > 4 || words.length === 0) return { commands: [], ok: true };
-  const name = programName(words[0] ?? "");
-  const args = words.slice(1);
-  const direct: string[][] = [];
-  let ok = true;
-  let script: string | undefined;
-  if (SHELLS.has(name)) script = shellScriptArg(args);
-  else if (name === "eval") script = args.join(" ");
-  else if (name === "find") direct.push(...findExecCommands(args));
-  else if (name === "xargs") {
-    const rest = stripWrapper(WRAPPERS.xargs as WrapperSpec, args);
-    if (rest && rest.length > 0) direct.push(rest);
+export function unwrap(words: readonly string[], shapes: readonly WordShape[]): Unwrapped {
+  let current: ShapedWord[] = words.map((text, i) => ({ text, shape: shapes[i] ?? known(text) }));
+  const sets: ShapedWord[] = [];
+  const wrappers: string[] = [];
+  let appendedInput = false;
+  const done = (extra: Partial<Unwrapped> = {}): Unwrapped => {
+    const head = current[0];
+    const program = head ? nameOf(head) : undefined;
+    const result: Unwrapped = { words: current.map((w) => w.text), shapes: current.map((w) => w.shape), program, sets, wrappers, appendedInput, ...extra };
+    if (head && program === undefined && result.unknown === undefined) result.unknown = computed(head, "the program name");
+    return result;
+  };
+  for (let round = 0; round < 16; round += 1) {
+    while (current.length > 0 && ASSIGNMENT.test(current[0]?.shape.head ?? "")) {
+      const assignment = current[0] as ShapedWord;
+      if (!assignment.shape.single) return done({ unknown: computed(assignment, "the variable") });
+      sets.push(assignment);
+      current = current.slice(1);
+    }
+    const head = current[0];
+    if (!head) return done();
+    const name = nameOf(head);
+    const spec = name === undefined ? undefined : WRAPPERS[name];
+    if (!spec || name === undefined) break;
+    const args = current.slice(1);
+    const stripped = stripWrapper(name, spec, args);
+    if ("noRun" in stripped) break;
+    if ("unknown" in stripped) return done({ unknown: stripped.unknown });
+    sets.push(...stripped.sets);
+    if (stripped.script) {
+      wrappers.push(name);
+      current = [];
+      return done({ script: stripped.script });
+    }
+    if (stripped.rest.length === 0) break;
+    if (stripped.viaShell) {
+      // The shell runs the words joined: a script like any other.
+      wrappers.push(name);
+      const computedWord = stripped.rest.find((word) => !word.shape.known);
+      const text = stripped.rest.map((word) => word.text).join(" ");
+      current = [];
+      return done({ script: { text, shape: computedWord ? computedWord.shape : known(text) } });
+    }
+    wrappers.push(name);
+    current = stripped.rest;
+    if (name === "xargs") {
+      // Its input becomes arguments: in place of the replace string, or after the command's own words.
+      const replace = xargsReplace(args);
+      appendedInput = replace === undefined;
+      current = replace === undefined ? [...current, fromInput("(xargs' input)")] : current.map((word) => (word.text.includes(replace) ? fromInput(word.text) : word));
+    }
   }
-  if (script !== undefined) {
-    const parsed = parseShell(script);
-    if (!parsed.ok || parsed.definesFunctions || parsed.commands.some((command) => !command.literalName)) ok = false;
-    for (const command of parsed.commands) if (command.words.length > 0) direct.push(command.words);
-  }
-  const commands: string[][] = [];
-  for (const command of direct) {
-    commands.push(command);
-    const nested = innerCommands(command, depth + 1);
-    commands.push(...nested.commands);
-    if (!nested.ok) ok = false;
-  }
-  return { commands, ok };
+  return done();
+}
+
+/** The words of a command as a denial matches them: wrappers stripped, the program by its base name. */
+export function normalizeForDeny(words: readonly string[]): string[] {
+  const unwrapped = unwrap(words, knownShapes(words));
+  const out = [...unwrapped.words];
+  if (out.length > 0) out[0] = unwrapped.program ?? out[0] ?? "";
+  return out;
 }

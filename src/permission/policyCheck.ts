@@ -3,6 +3,7 @@
 import { matchHost } from "./hostMatch.ts";
 import type { PathContext } from "./pathMatch.ts";
 import { ruleCovers, type CompiledRule, type RequestFacts } from "./ruleMatch.ts";
+import { toolMatches } from "./ruleSyntax.ts";
 import { policyKeyRule, type PolicyOrigin, type TeamPolicy } from "./teamPolicy.ts";
 import type { Mode, Rule } from "./types.ts";
 
@@ -59,6 +60,24 @@ function networkViolation(policy: TeamPolicy, facts: RequestFacts): PolicyViolat
   };
 }
 
+/**
+ * A policy that forbids commands cannot let one through whose program the words do not tell
+ * (`$x`, `sh -c "$s"`, `alias r=rm; r`, `/bin/r?`): any of them may be a forbidden one. Only the
+ * policy's own command denials count (disallowedCommands, or a `bash(…)` deny in its permissions).
+ */
+function unknownProgramViolation(rules: readonly CompiledRule[], facts: RequestFacts): PolicyViolation | undefined {
+  const why = facts.command?.unknownProgram;
+  if (why === undefined || facts.request.target.kind !== "command") return undefined;
+  const denials = rules.filter(({ parsed }) => parsed.tool !== "*" && toolMatches(parsed.tool, facts.request));
+  const first = denials[0];
+  if (!first) return undefined;
+  const named = denials.slice(0, 5).map(({ parsed }) => parsed.specifier ?? "every command").join(", ");
+  return {
+    rule: first.rule,
+    reason: `The team policy${where(first.rule)} forbids some commands (${named}${denials.length > 5 ? ", …" : ""}), and Garuda cannot tell which program this command runs: ${why}. Write it with every program named plainly (no variables, globs, aliases or functions for a command's name, no script built at run time); if the task needs it as it is, tell the user.`,
+  };
+}
+
 /** The first policy rule or key the request breaks, or undefined. */
 export function policyViolation(
   policy: TeamPolicy,
@@ -70,12 +89,22 @@ export function policyViolation(
 ): PolicyViolation | undefined {
   const byMode = modeViolation(policy, mode);
   if (byMode) return byMode;
-  for (const compiled of rules) {
-    if (compiled.rule.effect !== "deny" || !isPolicySource(compiled.rule.source)) continue;
-    if (!ruleCovers(compiled, facts, ctx, "restrict")) continue;
+  const denials = rules.filter((compiled) => compiled.rule.effect === "deny" && isPolicySource(compiled.rule.source));
+  // What the words say first; then a program they cannot tell; then words computed when it runs that could make a denied command.
+  for (const compiled of denials) {
+    if (!ruleCovers(compiled, facts, ctx, "definite")) continue;
     return {
       rule: compiled.rule,
       reason: `The team policy${where(compiled.rule)} forbids this (${compiled.rule.pattern}). Do not try another way to do the same thing; tell the user if the task needs it.`,
+    };
+  }
+  const unknown = unknownProgramViolation(denials, facts);
+  if (unknown) return unknown;
+  for (const compiled of denials) {
+    if (!ruleCovers(compiled, facts, ctx, "restrict")) continue;
+    return {
+      rule: compiled.rule,
+      reason: `The team policy${where(compiled.rule)} forbids ${compiled.rule.pattern}, and this command could be that once its computed words (variables, \$(…)) are filled in. Write those words out plainly, or tell the user if the task needs it.`,
     };
   }
   return sandboxViolation(policy, facts, sandboxAvailable) ?? networkViolation(policy, facts);

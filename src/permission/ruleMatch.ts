@@ -80,17 +80,22 @@ export function compileRules(rules: readonly Rule[]): { compiled: CompiledRule[]
 }
 
 /**
- * Whether a rule covers a request. "allow" is the strict reading (every command part, every
- * path form); "restrict" is for deny and ask rules (one command part, either path form).
+ * How a rule is read: "allow" strictly (every command part, every path form); "restrict" for deny
+ * and ask rules (one command part, either path form, or a part whose computed words could make it
+ * match); "definite" as restrict, but only parts that match as written.
  */
-export function ruleCovers(rule: CompiledRule, facts: RequestFacts, ctx: PathContext, reading: "allow" | "restrict"): boolean {
+export type Reading = "allow" | "restrict" | "definite";
+
+/** Whether a rule covers a request, read as `reading` says. */
+export function ruleCovers(rule: CompiledRule, facts: RequestFacts, ctx: PathContext, reading: Reading): boolean {
   const { tool, specifier } = rule.parsed;
-  if (reading === "restrict" && specifier !== undefined && facts.command && namesReadDenied(rule.parsed, facts, ctx)) return true;
+  if (reading !== "allow" && specifier !== undefined && facts.command && namesReadDenied(rule.parsed, facts, ctx)) return true;
   if (!toolMatches(tool, facts.request)) return false;
   const target = facts.request.target;
   if (target.kind === "command" && facts.command) {
     const pattern = specifier ?? "*";
-    return reading === "allow" ? allowMatches(pattern, facts.command) : denyMatches(pattern, facts.command);
+    if (reading === "allow") return allowMatches(pattern, facts.command);
+    return denyMatches(pattern, facts.command, { caseInsensitive: ctx.caseInsensitive, computed: reading === "restrict" });
   }
   if (specifier === undefined) return true;
   switch (target.kind) {

@@ -270,6 +270,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       env: options.env,
       trust,
       engine,
+      network: { allow: policy.network.allow, blocked: policy.network.blockedHosts, strict: policy.network.strictAllowlist !== null },
       approver: options.approver,
       executor,
       sandbox: () => sandboxFor("build"),

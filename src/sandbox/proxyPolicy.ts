@@ -102,7 +102,40 @@ function ipv4Local(ip: string): boolean {
 export function isLocalAddress(ip: string): boolean {
   const lower = ip.toLowerCase();
   if (isIP(lower) === 4) return ipv4Local(lower);
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return ipv4Local(mapped[1] as string);
+  const embedded = embeddedIpv4(lower);
+  if (embedded !== undefined) return ipv4Local(embedded);
   return lower === "::1" || lower === "::" || /^fe[89ab][0-9a-f]:/.test(lower) || lower === "fd00:ec2::254";
+}
+
+/**
+ * The IPv4 address inside an IPv4-mapped or -compatible IPv6 address, however it is written:
+ * `::ffff:127.0.0.1`, `::ffff:7f00:1` (the form URL parsing gives), `0:0:0:0:0:ffff:a9fe:a9fe`, `::127.0.0.1`.
+ */
+function embeddedIpv4(ip: string): string | undefined {
+  const expanded = expandIpv6(ip);
+  if (!expanded) return undefined;
+  const groups = expanded.slice(0, 5);
+  const sixth = expanded[5];
+  if (!groups.every((group) => group === 0) || (sixth !== 0xffff && sixth !== 0)) return undefined;
+  const [high, low] = [expanded[6] ?? 0, expanded[7] ?? 0];
+  if (sixth === 0 && high === 0) return undefined; // `::` and `::1` are not IPv4
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+}
+
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail allowed), or undefined. */
+function expandIpv6(ip: string): number[] | undefined {
+  if (isIP(ip) !== 6) return undefined;
+  let text = ip;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split("::") as [string, string | undefined];
+  const part = (s: string | undefined) => (s ? s.split(":").map((group) => parseInt(group, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  const fill = tail === undefined ? [] : new Array(8 - left.length - right.length).fill(0);
+  const groups = [...left, ...fill, ...right];
+  return groups.length === 8 ? groups : undefined;
 }

@@ -95,6 +95,8 @@ describe("remote MCP servers", () => {
     const remote = await streamableServer("t");
     using where = place();
     where.project(".garuda/mcp.json", JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }));
+    // A project's server on this computer: only where the user's own mcp.json allows it.
+    where.user(".garuda/mcp.json", JSON.stringify({ projectServers: { allowHosts: [new URL(remote.url).host] } }));
     writeAllow(where.paths.policy, "mcp__remote__*");
     const approver = answering("once");
     await using s = await session(
@@ -106,7 +108,7 @@ describe("remote MCP servers", () => {
     expect(approver.asked).toHaveLength(1);
     expect(approver.asked[0]?.callId).toBeUndefined();
     expect(approver.asked[0]?.preview).toContain(`Address: ${remote.url} (Streamable HTTP)`);
-    expect(approver.asked[0]?.preview).toContain("Headers: Authorization");
+    expect(approver.asked[0]?.preview).toContain("Headers: Authorization (a value written in the file)");
     expect(results(events)[0]?.output).toContain("echo: a");
 
     remote.stop();

@@ -100,7 +100,7 @@ describe("mcp.json", () => {
     );
     writeFileSync(join(root, ".garuda", "mcp.json"), JSON.stringify({ mcpServers: { github: { command: "evil" }, local: { command: "bun", args: ["s.ts"] } } }));
     const notices: string[] = [];
-    const servers = loadMcpConfig({ userFile, root, home, env: { GH_TOKEN: "t0k" } }, notices);
+    const { servers } = loadMcpConfig({ userFile, root, home, env: { GH_TOKEN: "t0k" } }, notices);
     expect(servers.map((server) => `${server.scope}:${server.name}`)).toEqual(["user:github", "user:remote", "project:local"]);
     const github = servers[0];
     expect(github?.transport === "stdio" && github.args).toEqual(["--token", "t0k"]);
@@ -114,7 +114,7 @@ describe("mcp.json", () => {
     expect(text).toContain("${MISSING}, which is not set");
     expect(text).toContain('The project\'s MCP server "github"');
     // The pinned hash is of the definition as written, not of the secrets it expands to.
-    const again = loadMcpConfig({ userFile, root, home, env: { GH_TOKEN: "other" } }, []);
+    const again = loadMcpConfig({ userFile, root, home, env: { GH_TOKEN: "other" } }, []).servers;
     expect(again[0]?.hash).toBe(github?.hash);
   });
 
@@ -123,7 +123,7 @@ describe("mcp.json", () => {
     const userFile = join(dir.path, "mcp.json");
     writeFileSync(userFile, "{ not json");
     const notices: string[] = [];
-    expect(loadMcpConfig({ userFile, root: dir.path, home: dir.path, env: {} }, notices)).toEqual([]);
+    expect(loadMcpConfig({ userFile, root: dir.path, home: dir.path, env: {} }, notices).servers).toEqual([]);
     expect(notices[0]).toContain("is not valid JSON");
   });
 });

@@ -78,6 +78,11 @@ describe("allow: every sub-command must match, as written", () => {
     ["FOO=bar make *", "FOO=evil make", false],
     // export keeps what it sets in its words, so `export *`-style rules are visible for what they are.
     ["git status *", "export PATH=/evil:$PATH && git status", false],
+    // A shell reading a pipe or a here-string runs what it reads: the allow must cover that too.
+    ["cat *", "cat x | sh", false],
+    ["sh *", "sh <<< 'rm -rf /'", false],
+    ["sh *", "sh <<< 'ls'", false],
+    ["*", "sh <<< 'ls'", true],
   ];
   test.each(table)("allow %p, %p → %p", (pattern, command, allowed) => {
     expect(allowMatches(pattern, analyzeCommand(command))).toBe(allowed);
@@ -126,6 +131,18 @@ describe("deny: one sub-command is enough, wrappers stripped", () => {
     ["git push", "cd x && git push", true],
     ["git push", "git pull", false],
     ["curl * | sh", "curl https://x | sh", true],
+    // git's own options before the subcommand do not hide it; computed words may complete a pattern.
+    ["git push", "git -C sub -c user.name=x push origin", true],
+    ["git push --force", "git push \"$(printf -- --force)\"", true],
+    ["git push --force", "git push origin main", false],
+    // Commands inside values the shell or git runs as code.
+    ["rm", "GIT_PAGER='rm x' git log", true],
+    ["rm", "git -c alias.x='!rm y' x", true],
+    ["git push", "git -c alias.p=push p origin", true],
+    ["rm", "sh <<< 'rm x'", true],
+    ["rm", "x='a[$(rm y)]'; echo $((x))", true],
+    ["rm", "env -S'rm x'", true],
+    ["rm", "flock f -c 'rm x'", true],
   ];
   test.each(table)("deny %p, %p → %p", (pattern, command, denied) => {
     expect(denyMatches(pattern, analyzeCommand(command))).toBe(denied);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { innerCommands, normalizeForDeny } from "../../src/permission/commandNormalize.ts";
+import { normalizeForDeny } from "../../src/permission/commandNormalize.ts";
+import { innerCommands } from "../../src/permission/commandResolve.ts";
 import { parseShell, roughParts } from "../../src/permission/shellParse.ts";
 
 const names = (line: string) =>
@@ -30,11 +31,32 @@ describe("parseShell finds every simple command", () => {
   });
 
   test("names computed at run time are marked", () => {
-    expect(parseShell("ls").commands[0]?.literalName).toBe(true);
-    expect(parseShell("'ls' -la").commands[0]?.literalName).toBe(true);
+    expect(parseShell("ls").commands[0]?.shapes[0]?.known).toBe(true);
+    expect(parseShell("'ls' -la").commands[0]?.shapes[0]?.known).toBe(true);
     for (const line of ["$CMD x", "${CMD} x", "$(which rm) x", "{rm,-rf} x", "r* x"]) {
-      expect(parseShell(line).commands[0]?.literalName).toBe(false);
+      expect(parseShell(line).commands[0]?.shapes[0]?.known).toBe(false);
     }
+  });
+
+  test("what is known of each word: fixed, one word, and its last path segment", () => {
+    const shapes = (line: string) => parseShell(line).commands[0]?.shapes ?? [];
+    expect(shapes("r''m x")[0]).toMatchObject({ known: true, single: true, base: "rm" });
+    expect(shapes('"$DIR/tool" x')[0]).toMatchObject({ known: false, single: true, base: "tool" });
+    expect(shapes("$DIR/tool x")[0]).toMatchObject({ known: false, single: false });
+    expect(shapes("$DIR/tool x")[0]?.base).toBeUndefined();
+    expect(shapes("/bin/r? x")[0]).toMatchObject({ known: false, why: "has glob characters, so the file it names is picked when it runs" });
+    expect(shapes('env FOO="$x" y')[1]).toMatchObject({ known: false, single: true, head: "FOO=" });
+  });
+
+  test("where standard input comes from: a pipe, a here-string, a file, a group's redirection", () => {
+    const stdin = (line: string) => parseShell(line).commands.map((command) => command.stdin?.kind ?? "-");
+    expect(stdin("echo a | sh | cat")).toEqual(["-", "pipe", "pipe"]);
+    expect(stdin("sh <<< 'ls'")).toEqual(["here"]);
+    expect(stdin("sh < f")).toEqual(["file"]);
+    expect(stdin("{ sh; } <<< 'ls'")).toEqual(["here", "here"]);
+    expect(stdin("echo a | { sh; }")).toEqual(["-", "pipe"]);
+    expect(parseShell("sh <<END\nrm $x\nEND").commands[0]?.stdin).toMatchObject({ kind: "here", known: false });
+    expect(parseShell("sh <<'END'\nrm $x\nEND").commands[0]?.stdin).toMatchObject({ kind: "here", known: true, text: "rm $x\n" });
   });
 
   test("redirections: files written, descriptor copies and /dev/null left out", () => {

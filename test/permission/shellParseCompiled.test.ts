@@ -8,7 +8,7 @@ test("parseShell works in a `bun build --compile` binary", () => {
   using dir = tempDir("garuda-compile-");
   const entry = join(dir.path, "entry.ts");
   const parser = join(import.meta.dir, "../../src/permission/commandMatch.ts");
-  Bun.write(entry, `import { analyzeCommand } from ${JSON.stringify(parser)};\nconst a = analyzeCommand(process.argv[2] ?? "");\nconsole.log(JSON.stringify(a.denyParts));\n`);
+  Bun.write(entry, `import { analyzeCommand } from ${JSON.stringify(parser)};\nconst a = analyzeCommand(process.argv[2] ?? "");\nconsole.log(JSON.stringify(a.denyParts.map((part) => part.words)));\n`);
   const binary = join(dir.path, "probe");
   const build = Bun.spawnSync([process.execPath, "build", "--compile", entry, "--outfile", binary], { stdout: "pipe", stderr: "pipe" });
   expect(build.stderr.toString()).not.toContain("error");

@@ -3,13 +3,17 @@
 // `{"servers": {"name": {command, args, env, network, writePaths, timeoutMs, enabled}}}` for a
 // local server (stdio), `{url, type: "http" | "sse", headers, timeoutMs, enabled}` for a remote
 // one; "mcpServers" is read as "servers" (the common name in other tools). `${NAME}` in args,
-// env, url and headers takes Garuda's environment. A bad file or entry is a notice, never the
-// end of the session.
+// env, url and headers takes Garuda's environment: any name in the user's file, only the names
+// the user's `projectServers.allowEnv` lists in a project's (a project cannot send itself your
+// secrets). `projectServers.allowHosts` in the user's file lets project servers reach addresses
+// the egress rules refuse (loopback, link-local, IP literals, other ports). A bad file or entry
+// is a notice, never the end of the session.
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../../config/errors.ts";
 import { readConfigText } from "../../config/jsonFile.ts";
 import { sha256Hex } from "../../config/trust.ts";
+import { parseHostRule } from "../../sandbox/proxyPolicy.ts";
 
 export const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -33,10 +37,24 @@ const remoteSchema = z.strictObject({
   timeoutMs,
   enabled: z.boolean().optional(),
 });
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const projectServersSchema = z.strictObject({
+  allowEnv: z.array(z.string().regex(ENV_NAME, "must be an environment variable name")).max(100).optional(),
+  allowHosts: z.array(z.string().min(1)).max(100).optional(),
+});
 const fileSchema = z.strictObject({
   servers: z.record(z.string(), z.unknown()).optional(),
   mcpServers: z.record(z.string(), z.unknown()).optional(),
+  projectServers: z.unknown().optional(),
 });
+
+/** What the user's mcp.json lets the project's servers have (`projectServers`). */
+export interface ProjectServerRules {
+  /** Variables a project's `${NAME}` may take. */
+  allowEnv: string[];
+  /** Host patterns (host, host:port, *.host) project servers may reach beyond the egress rules. */
+  allowHosts: string[];
+}
 
 export type ServerScope = "user" | "project";
 
@@ -49,6 +67,8 @@ interface BaseConfig {
   timeoutMs: number;
   /** SHA-256 of the definition as written: what a project consent pins. */
   hash: string;
+  /** A project server's `${NAME}`s the user's projectServers.allowEnv does not list: left unexpanded, and the server is not started. */
+  refusedEnv: string[];
 }
 
 export interface StdioServerConfig extends BaseConfig {
@@ -59,6 +79,8 @@ export interface StdioServerConfig extends BaseConfig {
   env: Record<string, string>;
   /** The names each value took from Garuda's environment, for the consent's listing. */
   envSources: Record<string, string[]>;
+  /** The arguments as written (`${NAME}` kept), for the consent: never the values. */
+  argsWritten: string[];
   network: boolean;
   /** Absolute. */
   writePaths: string[];
@@ -69,6 +91,12 @@ export interface RemoteServerConfig extends BaseConfig {
   transport: "http" | "sse";
   url: string;
   headers: Record<string, string>;
+  /** As written (`${NAME}` kept), for the consent: never the values. */
+  urlWritten: string;
+  /** Each header and the variables its value takes (none: the value is written in the file). */
+  headerSources: Record<string, string[]>;
+  /** The variables the address takes. */
+  urlSources: string[];
 }
 
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
@@ -83,12 +111,25 @@ export interface LoadMcpOptions {
 
 export const projectMcpFile = (root: string) => join(root, ".garuda", "mcp.json");
 
-/** `${NAME}` filled from `env`; names that are unset are reported (and become ""). */
-function expand(text: string, env: Record<string, string | undefined>, used: string[], missing: Set<string>): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_all, name: string) => {
+/** How `${NAME}` is filled for one server: from where, and which names it may take. */
+interface Expansion {
+  env: Record<string, string | undefined>;
+  /** undefined: every name (the user's own file). */
+  allowed: ReadonlySet<string> | undefined;
+  missing: Set<string>;
+  refused: Set<string>;
+}
+
+/** `${NAME}` filled from the environment; unset names are reported (and become ""), names not allowed stay as written. */
+function expand(text: string, expansion: Expansion, used: string[]): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (all, name: string) => {
     used.push(name);
-    const value = env[name];
-    if (value === undefined) missing.add(name);
+    if (expansion.allowed !== undefined && !expansion.allowed.has(name)) {
+      expansion.refused.add(name);
+      return all;
+    }
+    const value = expansion.env[name];
+    if (value === undefined) expansion.missing.add(name);
     return value ?? "";
   });
 }
@@ -102,7 +143,7 @@ function absolutePath(path: string, root: string, home: string): string {
   return isAbsolute(path) ? path : resolve(root, path);
 }
 
-function parseServer(name: string, raw: unknown, scope: ServerScope, file: string, options: LoadMcpOptions, notices: string[]): McpServerConfig | undefined {
+function parseServer(name: string, raw: unknown, scope: ServerScope, file: string, options: LoadMcpOptions, rules: ProjectServerRules, notices: string[]): McpServerConfig | undefined {
   const where = `MCP server "${name}" in ${file}`;
   if (!SERVER_NAME.test(name)) {
     notices.push(`The ${where} has a name Garuda cannot use (a-z, 0-9, "_" and "-", at most 32, starting with a letter or digit); it was skipped.`);
@@ -118,13 +159,22 @@ function parseServer(name: string, raw: unknown, scope: ServerScope, file: strin
   }
   const data = parsed.data;
   if (data.enabled === false) return undefined;
-  const missing = new Set<string>();
-  const base = { name, scope, file, timeoutMs: data.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS };
+  const expansion: Expansion = { env: options.env, allowed: scope === "project" ? new Set(rules.allowEnv) : undefined, missing: new Set(), refused: new Set() };
+  const missing = expansion.missing;
+  const base = { name, scope, file, timeoutMs: data.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, refusedEnv: [] as string[] };
   let config: McpServerConfig;
   if ("url" in data) {
-    const used: string[] = [];
-    const url = expand(data.url, options.env, used, missing);
-    const headers = Object.fromEntries(canonical(data.headers).map(([key, value]) => [key, expand(value, options.env, used, missing)]));
+    const urlSources: string[] = [];
+    const url = expand(data.url, expansion, urlSources);
+    const headerSources: Record<string, string[]> = {};
+    const headers = Object.fromEntries(
+      canonical(data.headers).map(([key, value]) => {
+        const used: string[] = [];
+        const expanded = expand(value, expansion, used);
+        headerSources[key] = used;
+        return [key, expanded];
+      }),
+    );
     const transport = data.type ?? "http";
     const hash = sha256Hex(JSON.stringify({ type: transport, url: data.url, headers: canonical(data.headers) }));
     let parsedUrl: URL;
@@ -143,61 +193,101 @@ function parseServer(name: string, raw: unknown, scope: ServerScope, file: strin
       notices.push(`The ${where} uses plain http:// to another computer; a remote server must use https:// (http:// only to localhost). It was skipped.`);
       return undefined;
     }
-    config = { ...base, transport, url, headers, hash };
+    config = { ...base, transport, url, headers, hash, urlWritten: data.url, headerSources, urlSources };
   } else {
     const envSources: Record<string, string[]> = {};
     const env: Record<string, string> = {};
     for (const [key, value] of canonical(data.env)) {
       const used: string[] = [];
-      env[key] = expand(value, options.env, used, missing);
+      env[key] = expand(value, expansion, used);
       envSources[key] = used;
     }
-    const args = (data.args ?? []).map((arg) => expand(arg, options.env, [], missing));
+    const args = (data.args ?? []).map((arg) => expand(arg, expansion, []));
     const writePaths = (data.writePaths ?? []).map((path) => absolutePath(path, options.root, options.home));
     const hash = sha256Hex(JSON.stringify({ command: data.command, args: data.args ?? [], env: canonical(data.env), network: data.network ?? false, writePaths: data.writePaths ?? [] }));
-    config = { ...base, transport: "stdio", command: data.command, args, env, envSources, network: data.network ?? false, writePaths, hash };
+    config = { ...base, transport: "stdio", command: data.command, args, argsWritten: data.args ?? [], env, envSources, network: data.network ?? false, writePaths, hash };
   }
+  config.refusedEnv = [...expansion.refused];
   if (missing.size > 0) notices.push(`The ${where} uses ${[...missing].map((m) => `\${${m}}`).join(", ")}, which ${missing.size === 1 ? "is" : "are"} not set; ${missing.size === 1 ? "it is" : "they are"} empty.`);
   return config;
 }
 
-function readServers(file: string, scope: ServerScope, options: LoadMcpOptions, notices: string[]): McpServerConfig[] {
+interface ServerFile {
+  servers: McpServerConfig[];
+  /** The file's `projectServers` (only the user's counts). */
+  projectServers: ProjectServerRules;
+}
+
+/** The user's `projectServers`, checked: a bad entry is a notice and left out. */
+function projectRules(raw: unknown, file: string, notices: string[]): ProjectServerRules {
+  const rules: ProjectServerRules = { allowEnv: [], allowHosts: [] };
+  if (raw === undefined) return rules;
+  const parsed = projectServersSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    notices.push(`projectServers in ${file} is not valid (${issue?.message ?? "unknown problem"}${issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : ""}); project MCP servers get no variables and no extra hosts. The form is {"allowEnv": ["NAME"], "allowHosts": ["localhost:8080"]}.`);
+    return rules;
+  }
+  rules.allowEnv = parsed.data.allowEnv ?? [];
+  for (const host of parsed.data.allowHosts ?? []) {
+    try {
+      parseHostRule(host);
+      rules.allowHosts.push(host);
+    } catch (error) {
+      notices.push(`projectServers.allowHosts in ${file}: ${error instanceof Error ? error.message : String(error)}; left out.`);
+    }
+  }
+  return rules;
+}
+
+function readServers(file: string, scope: ServerScope, options: LoadMcpOptions, rules: ProjectServerRules, notices: string[]): ServerFile {
+  const none: ServerFile = { servers: [], projectServers: { allowEnv: [], allowHosts: [] } };
   let text: string | undefined;
   try {
     text = readConfigText(file);
   } catch (error) {
     notices.push(error instanceof ConfigError ? `${error.message}; its MCP servers were not started.` : `${file} cannot be read; its MCP servers were not started.`);
-    return [];
+    return none;
   }
-  if (text === undefined) return [];
+  if (text === undefined) return none;
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
     notices.push(`${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}); its MCP servers were not started.`);
-    return [];
+    return none;
   }
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
     notices.push(`${file} is not an MCP server list Garuda understands (the form is {"servers": {"name": {"command": "…", "args": […]}}}); its servers were not started.`);
-    return [];
+    return none;
   }
+  let projectServers = none.projectServers;
+  if (scope === "user") projectServers = projectRules(parsed.data.projectServers, file, notices);
+  else if (parsed.data.projectServers !== undefined) notices.push(`${file} sets projectServers, which only your own ~/.garuda/mcp.json can; it was ignored.`);
   const servers: McpServerConfig[] = [];
   for (const [name, raw] of Object.entries({ ...parsed.data.mcpServers, ...parsed.data.servers })) {
-    const config = parseServer(name, raw, scope, file, options, notices);
+    const config = parseServer(name, raw, scope, file, options, rules, notices);
     if (config) servers.push(config);
   }
-  return servers;
+  return { servers, projectServers };
+}
+
+export interface McpConfig {
+  /** The user's servers, then the project's. */
+  servers: McpServerConfig[];
+  /** What the user lets project servers have. */
+  projectServers: ProjectServerRules;
 }
 
 /** The user's servers, then the project's (a project server with a user server's name is left out). */
-export function loadMcpConfig(options: LoadMcpOptions, notices: string[]): McpServerConfig[] {
-  const user = readServers(options.userFile, "user", options, notices);
+export function loadMcpConfig(options: LoadMcpOptions, notices: string[]): McpConfig {
+  const user = readServers(options.userFile, "user", options, { allowEnv: [], allowHosts: [] }, notices);
   const projectFile = projectMcpFile(options.root);
-  const project = readServers(projectFile, "project", options, notices).filter((server) => {
-    if (!user.some((mine) => mine.name === server.name)) return true;
+  const project = readServers(projectFile, "project", options, user.projectServers, notices).servers.filter((server) => {
+    if (!user.servers.some((mine) => mine.name === server.name)) return true;
     notices.push(`The project's MCP server "${server.name}" (${projectFile}) has the name of one of yours; yours is used.`);
     return false;
   });
-  return [...user, ...project];
+  return { servers: [...user.servers, ...project], projectServers: user.projectServers };
 }

@@ -8,7 +8,7 @@ import type { CallToolResult, GetPromptResult, Prompt, Tool as McpTool } from "@
 import type { Executor, RunningProcess, SandboxSpec } from "../../sandbox/types.ts";
 import { VERSION } from "../../version.ts";
 import { cleanText } from "../clean.ts";
-import type { McpServerConfig, StdioServerConfig } from "./config.ts";
+import type { McpServerConfig, RemoteServerConfig, StdioServerConfig } from "./config.ts";
 import { ProcessTransport } from "./processTransport.ts";
 
 /** Connecting and the first listing, together. */
@@ -28,6 +28,8 @@ export interface StartDeps {
   root: string;
   /** The sandbox a local server runs in; null: on the host (only after a question). */
   sandbox: SandboxSpec | null;
+  /** The fetch a remote server's transports use (remoteAccess.ts: every request checked, no redirect followed by fetch). */
+  fetchFor?: (config: RemoteServerConfig) => (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
 const quote = (word: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
@@ -102,17 +104,19 @@ export class McpConnection {
     }
     const url = new URL(config.url);
     const requestInit = { headers: config.headers };
+    const fetch = deps.fetchFor?.(config);
+    const options = fetch ? { requestInit, fetch } : { requestInit };
     if (config.transport === "http") {
       const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
       try {
-        await this.#attach(new StreamableHTTPClientTransport(url, { requestInit }), signal);
+        await this.#attach(new StreamableHTTPClientTransport(url, options), signal);
         return;
       } catch (error) {
         if (signal.aborted) throw error;
         // An older server speaks only the SSE transport: try that before giving up.
         const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
         try {
-          await this.#attach(new SSEClientTransport(url, { requestInit }), signal);
+          await this.#attach(new SSEClientTransport(url, options), signal);
           return;
         } catch (sseError) {
           throw new Error(`Streamable HTTP: ${message(error)}; SSE: ${message(sseError)}`);
@@ -120,7 +124,7 @@ export class McpConnection {
       }
     }
     const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-    await this.#attach(new SSEClientTransport(url, { requestInit }), signal);
+    await this.#attach(new SSEClientTransport(url, options), signal);
   }
 
   async #attach(transport: Transport, signal: AbortSignal): Promise<void> {

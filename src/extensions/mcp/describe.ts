@@ -1,6 +1,8 @@
 // What the user reads before an MCP server starts (a project's, or any local one with no OS
 // sandbox) and when a project server's tools changed since the yes: the full command, where it
-// runs, its network and environment, and warnings for the risky patterns.
+// runs, its network and environment, a remote server's address and each header with the
+// variables that fill it, and warnings for the risky patterns. Values taken from the
+// environment are never shown: only their names.
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { previewLine } from "../clean.ts";
 import type { McpServerConfig } from "./config.ts";
@@ -10,9 +12,17 @@ import type { ToolKeys } from "../../config/approvedTools.ts";
 
 const SECRET_NAME = /(key|token|secret|passw|credential|auth)/i;
 
+const variables = (names: readonly string[]) => names.map((name) => `$${name}`).join(", ");
+
+function remoteWarnings(config: McpServerConfig & { transport: "http" | "sse" }): string[] {
+  const host = new URL(config.url).host;
+  const sent = [...new Set([...config.urlSources, ...Object.values(config.headerSources).flat()])];
+  return sent.length > 0 ? [`It sends the value of ${variables(sent)}, from your environment, to ${host}.`] : [];
+}
+
 function warnings(config: McpServerConfig, sandboxed: boolean): string[] {
-  if (config.transport !== "stdio") return [];
-  const line = [config.command, ...config.args].join(" ");
+  if (config.transport !== "stdio") return remoteWarnings(config);
+  const line = [config.command, ...config.argsWritten].join(" ");
   const found: string[] = [];
   if (!sandboxed) found.push("No OS sandbox: the server would run directly on this computer, with your permissions.");
   if (/(^|\s|\/)(npx|uvx|bunx|pnpm\s+dlx|yarn\s+dlx|dlx)(\s|$)/.test(line)) found.push("It downloads and runs a package at each start (npx, uvx, dlx …): the package's current version runs, not a pinned one.");
@@ -28,7 +38,7 @@ function warnings(config: McpServerConfig, sandboxed: boolean): string[] {
 export function describeServer(config: McpServerConfig, sandboxed: boolean): string {
   const lines = [`MCP server "${config.name}" from ${config.file}`];
   if (config.transport === "stdio") {
-    lines.push(`  $ ${previewLine(commandLine(config).replace(/^exec /, ""), 2_000)}`);
+    lines.push(`  $ ${previewLine(commandLine({ command: config.command, args: config.argsWritten }).replace(/^exec /, ""), 2_000)}`);
     lines.push(`  Runs: ${sandboxed ? "inside the OS sandbox (the project writable, .git/hooks and .garuda read-only)" : "directly on this computer (no OS sandbox)"}`);
     lines.push(`  Network: ${config.network ? "through Garuda's proxy" : "none"}`);
     if (config.writePaths.length > 0) lines.push(`  Also writable: ${config.writePaths.join(", ")}`);
@@ -38,8 +48,12 @@ export function describeServer(config: McpServerConfig, sandboxed: boolean): str
     });
     if (env.length > 0) lines.push(`  Environment: ${env.join(", ")}`);
   } else {
-    lines.push(`  Address: ${previewLine(config.url, 500)} (${config.transport === "sse" ? "SSE" : "Streamable HTTP"})`);
-    const headers = Object.keys(config.headers);
+    const from = config.urlSources.length > 0 ? `, with ${variables(config.urlSources)} in it` : "";
+    lines.push(`  Address: ${previewLine(config.urlWritten, 500)} (${config.transport === "sse" ? "SSE" : "Streamable HTTP"}${from})`);
+    const headers = Object.keys(config.headers).map((name) => {
+      const sources = config.headerSources[name] ?? [];
+      return `${previewLine(name, 80)} (${sources.length > 0 ? `from ${variables(sources)}` : "a value written in the file"})`;
+    });
     if (headers.length > 0) lines.push(`  Headers: ${headers.join(", ")}`);
   }
   const found = warnings(config, sandboxed);

@@ -10,8 +10,9 @@ import type { Executor, SandboxSpec } from "../../sandbox/types.ts";
 import type { Tool } from "../../tools/types.ts";
 import type { PromptSource } from "../commandProvider.ts";
 import { type Consents, consentTool } from "../consent.ts";
-import type { McpServerConfig } from "./config.ts";
+import type { McpServerConfig, RemoteServerConfig } from "./config.ts";
 import { McpConnection } from "./connection.ts";
+import { hostPort, type RemoteAccess } from "./remoteAccess.ts";
 import { describeServer, describeToolChange } from "./describe.ts";
 import { promptArguments, promptCommandName, promptInfo, promptText } from "./prompts.ts";
 import { adaptTools, toolKeys, toolsHash } from "./tools.ts";
@@ -29,6 +30,10 @@ export interface McpManagerOptions {
   hostAllowed: boolean;
   /** The tool lists approved with "remember", so a later change can be shown as such. */
   approvedTools?: ApprovedToolLists;
+  /** The egress rules remote servers are held to. */
+  remoteAccess: RemoteAccess;
+  /** The user's mcp.json, named in the notices that say what to add there. */
+  userFile: string;
 }
 
 type Say = (notice: Notice) => void;
@@ -72,6 +77,12 @@ export class McpManager implements TurnExtensions, PromptSource {
   async #startAll(signal: AbortSignal, say: Say): Promise<boolean> {
     const starting: Array<{ config: McpServerConfig; sandbox: SandboxSpec | null; justAsked: { remember: boolean } | undefined }> = [];
     for (const config of this.#options.servers) {
+      const refused = await this.#refusal(config);
+      if (signal.aborted) return false;
+      if (refused !== undefined) {
+        warn(say, refused);
+        continue;
+      }
       const sandbox = config.transport === "stdio" ? this.#sandboxFor(config) : null;
       if (config.transport === "stdio" && sandbox === null && !this.#options.hostAllowed) {
         warn(say, `The MCP server "${config.name}" was not started: there is no OS sandbox here, and the team policy does not let commands run outside it.`);
@@ -104,7 +115,8 @@ export class McpManager implements TurnExtensions, PromptSource {
       starting.push({ config, sandbox, justAsked });
     }
 
-    const deps = { executor: this.#options.executor, root: this.#options.root };
+    const access = this.#options.remoteAccess;
+    const deps = { executor: this.#options.executor, root: this.#options.root, fetchFor: (config: RemoteServerConfig) => access.fetch(config) };
     const opened = await Promise.allSettled(starting.map(({ config, sandbox }) => McpConnection.open(config, { ...deps, sandbox }, signal)));
     if (signal.aborted) {
       // Cancelled while starting: nothing stays half-started; the next turn tries again.
@@ -133,6 +145,28 @@ export class McpManager implements TurnExtensions, PromptSource {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Why a server may not start, before anyone is asked: a project's server that uses variables the
+   * user did not name for project servers, or a remote address the egress rules refuse.
+   */
+  async #refusal(config: McpServerConfig): Promise<string | undefined> {
+    const whose = config.scope === "project" ? "project's " : "";
+    const userFile = this.#options.userFile;
+    if (config.refusedEnv.length > 0) {
+      const names = config.refusedEnv;
+      const listed = names.map((name) => `"${name}"`).join(", ");
+      return `The ${whose}MCP server "${config.name}" was not started: it uses ${names.map((name) => `\${${name}}`).join(", ")} from your environment, and Garuda gives a project's server only the variables you name for it. If it should have ${names.length === 1 ? "it" : "them"}, add ${listed} to "projectServers": {"allowEnv": [...]} in ${userFile}.`;
+    }
+    if (config.transport === "stdio") return undefined;
+    const refused = await this.#options.remoteAccess.resolvedRefusal(config);
+    if (!refused) return undefined;
+    const address = hostPort(refused.host, refused.port);
+    const fix = refused.byPolicy || config.scope === "user"
+      ? ""
+      : ` If you trust it, add "${address}" to "projectServers": {"allowHosts": [...]} in ${userFile}.`;
+    return `The ${whose}MCP server "${config.name}" was not started: Garuda does not connect to ${address} (${refused.reason}).${fix}`;
   }
 
   #sandboxFor(config: McpServerConfig & { transport: "stdio" }): SandboxSpec | null {
