@@ -14,6 +14,10 @@
 //      mount point cannot be renamed or removed (EBUSY), so `mv .git x; mkdir -p .git/hooks` fails;
 //   5. unreadable paths: a folder → empty read-only tmpfs, a file → /dev/null;
 //   6. the egress proxy's Unix socket, the only way out of the network namespace.
+// No environment variable is an argument: bwrap is started with exactly the command's environment
+// and passes it on. Arguments are readable by every local user (ps, /proc/<pid>/cmdline), an
+// environment only by the same user, and the environment holds the egress proxy's token and an
+// MCP server's keys.
 // A protected path that is itself a symlink is held at its target; the link can still be replaced.
 import { dirname } from "node:path";
 import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
@@ -57,9 +61,9 @@ function pinsFor(target: string, writable: string[]): string[] {
 
 /**
  * Arguments for `bwrap` (without the program itself) that run `argv` in the sandbox described by
- * `spec`, with exactly `env` as its environment.
+ * `spec`. The command gets bwrap's own environment: start bwrap with exactly the command's.
  */
-export function bwrapArgv(spec: SandboxSpec, argv: string[], env: Record<string, string>, options: BwrapOptions = {}): string[] {
+export function bwrapArgv(spec: SandboxSpec, argv: string[], options: BwrapOptions = {}): string[] {
   const fs = options.fs ?? realFs;
   const paths = sandboxPaths(spec, fs);
   const tmp = resolveLoose(spec.tmpDir, fs);
@@ -125,15 +129,13 @@ export function bwrapArgv(spec: SandboxSpec, argv: string[], env: Record<string,
     args.push("--bind", socket, socket);
   }
 
-  args.push("--clearenv");
-  for (const name of Object.keys(env).sort()) args.push("--setenv", name, env[name] as string);
   args.push("--chdir", options.cwd ?? root, "--", ...argv);
   return args;
 }
 
 const ARITY: Record<string, number> = {
   "--ro-bind": 2, "--bind": 2, "--tmpfs": 1, "--remount-ro": 1, "--dev": 1, "--proc": 1,
-  "--setenv": 2, "--chdir": 1, "--cap-drop": 1,
+  "--chdir": 1, "--cap-drop": 1,
 };
 
 /** bwrap arguments one option per line (for the audit log, debugging, and snapshot tests). */

@@ -127,7 +127,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       ...options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
       ...(request.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
     ];
-    const args = bwrapArgv(sandbox, argv, env, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
+    const args = bwrapArgv(sandbox, argv, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
     return { argv: [launcher.path, ...args], env, pidNamespace: true };
   }
 
