@@ -7,6 +7,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { bwrapArgv } from "./bwrap.ts";
+import { spawnOrExplain } from "./commandTooLong.ts";
 import { childEnv, proxyEnv, proxyUrl } from "./env.ts";
 import { type EndReason, type Job, spawnJob } from "./job.ts";
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
@@ -134,7 +135,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => void): Job {
     if (closed) throw new Error("the executor has been shut down");
     const { argv, env, pidNamespace } = launch(request);
-    const job = spawnJob({ argv, cwd: request.cwd, env, stdin, capture, pidNamespace, graceMs, onText });
+    const job = spawnOrExplain(request.command, () => spawnJob({ argv, cwd: request.cwd, env, stdin, capture, pidNamespace, graceMs, onText }));
     live.add(job);
     job.exited.finally(() => live.delete(job));
     return job;

@@ -3,6 +3,7 @@
 // throttled progress lines; the model gets "Exit code: N", the capped output, and `[Garuda: …]`
 // hints when the sandbox is the likely cause of a failure.
 import { z } from "zod";
+import { CommandTooLongError } from "../sandbox/commandTooLong.ts";
 import { SandboxUnavailableError } from "../sandbox/executor.ts";
 import type { ExecResult, SandboxSpec } from "../sandbox/types.ts";
 import { oneLine } from "../text/visible.ts";
@@ -88,6 +89,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput> {
         if (error instanceof SandboxUnavailableError) {
           return { output: `The command did not run: ${error.message}. Run it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`, isError: true };
         }
+        if (error instanceof CommandTooLongError) return { output: `The command did not run: ${error.message}.`, isError: true, summary: "Too long" };
         throw error;
       } finally {
         progress.stop();

@@ -9,6 +9,7 @@
 // session" on such a question would add the bare rule `process_manager`, which would then allow
 // every later start too. The tool's own `readOnly` stays false, so its calls run in order.
 import { z } from "zod";
+import { CommandTooLongError } from "../sandbox/commandTooLong.ts";
 import { SandboxUnavailableError } from "../sandbox/executor.ts";
 import { oneLine } from "../text/visible.ts";
 import { commandSandbox } from "./bash.ts";
@@ -128,6 +129,7 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
             if (error instanceof SandboxUnavailableError) {
               return { output: `The process did not start: ${error.message}. Start it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`, isError: true };
             }
+            if (error instanceof CommandTooLongError) return { output: `The process did not start: ${error.message}.`, isError: true };
             throw error;
           }
           const outcome = await waitForStart(entry, waitMs, ctx.signal);
