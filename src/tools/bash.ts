@@ -97,6 +97,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput> {
       const output = kept.text();
       const lines = [headline(result, timeoutMs)];
       lines.push(output.length > 0 ? output.replace(/\n+$/, "") : "(no output)");
+      if (result.limit) lines.push(result.limit.message);
       if (result.timedOut) {
         lines.push(`[Garuda: for servers and watchers use process_manager; for a long build or test run, raise timeout_ms (at most ${MAX_TIMEOUT_MS}).]`);
       }

@@ -61,8 +61,8 @@ describeSandbox(
         env: { SERVICE_KEY: key },
       });
       try {
-        await eventually(() => sleepers(tag).length === 1, 10_000);
-        expect(running.output()).toContain("hello /through"); // it really went through the proxy
+        // It really went through the proxy, and is now sleeping.
+        await eventually(() => sleepers(tag).length === 1 && running.output().includes("hello /through"), 10_000);
         const sleeper = sleepers(tag)[0] as number;
         // The processes Garuda started for it: bwrap, bwrap's init in the namespace, the bridge, the command.
         const tree = [running.pid, ...descendants(running.pid, processTable())];
