@@ -2,7 +2,9 @@
 // team policy's values come first (they may raise Garuda's defaults: the team's choice), then the
 // project's, which can only lower them.
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
+import type { LimitsInForce } from "../sandbox/limiter.ts";
 import { type CommandLimits, type LimitKind, defaultCommandLimits } from "../sandbox/limits.ts";
+import type { SandboxAvailability } from "../sandbox/types.ts";
 import { DEFAULT_LIMITS } from "./loop.ts";
 
 type Caps = TeamPolicy["limits"];
@@ -49,4 +51,10 @@ export function commandLimits(sources: CommandLimitSources): CommandLimits {
   const memoryMB = pick("memoryMB") as number;
   const cpuSeconds = pick("cpuSeconds");
   return { processes, memoryMB, ...(cpuSeconds !== undefined && { cpuSeconds }), raise };
+}
+
+/** The session's warning when the Linux sandbox holds no process limit (root without a cgroup). */
+export function unlimitedNotice(sandbox: SandboxAvailability, inForce: LimitsInForce): string | undefined {
+  if (!sandbox.available || sandbox.kind !== "bwrap" || inForce.processes !== "none") return undefined;
+  return "Sandboxed commands have no process limit here: Garuda runs as root, to which the kernel does not apply the per-user process limit, and it cannot make a cgroup (/sys/fs/cgroup is not writable, or no cgroup hands down the pids and memory controllers). A fork bomb in a command could fill the machine's process table. Run Garuda as an ordinary user to get the limit.";
 }

@@ -23,7 +23,7 @@ import { modeRefusal, resolveMode } from "../permission/modes.ts";
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { Approver, Mode, Rule } from "../permission/types.ts";
 import type { EgressProxy } from "../sandbox/egressProxy.ts";
-import { commandLimits, sessionLimits } from "./limits.ts";
+import { commandLimits, sessionLimits, unlimitedNotice } from "./limits.ts";
 import { startSessionNetwork } from "./network.ts";
 import { chooseCommandSandbox } from "./sandboxChoice.ts";
 import { realFs } from "../sandbox/fsView.ts";
@@ -170,12 +170,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const strict = policy.strictProfile !== null || settings.profile === "strict";
   const commands = chooseCommandSandbox(executor.sandbox, policy, { file: project.file, executor: settings.executor, ...(settings.profile && { profile: settings.profile }) });
   notices.push(...commands.notices.map((text): Notice => ({ level: "warning", text })));
-  if (executor.sandbox.available && executor.sandbox.kind === "bwrap" && executor.limits.processes === "none") {
-    notices.push({
-      level: "warning",
-      text: `Sandboxed commands have no process limit here: Garuda runs as root, to which the kernel does not apply the per-user process limit, and it cannot make a cgroup (/sys/fs/cgroup is not writable, or no cgroup hands down the pids and memory controllers). A fork bomb in a command can fill the machine's process table. Run Garuda as an ordinary user to get the limit.`,
-    });
-  }
+  const unlimited = unlimitedNotice(executor.sandbox, executor.limits);
+  if (unlimited) notices.push({ level: "warning", text: unlimited });
   const sandboxed = commands.availability.available;
   if (strict && !executor.sandbox.available) {
     await executor.shutdown();

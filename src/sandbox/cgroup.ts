@@ -74,9 +74,8 @@ function mounts(mountinfo: string): Mount[] {
 
 /** Where a cgroup path (as /proc/self/cgroup names it) is on disk under a mount of its hierarchy. */
 function onDisk(mount: Mount, path: string): string | undefined {
-  if (mount.root === "/") return join(mount.point, path);
-  if (path === mount.root || path.startsWith(`${mount.root}/`)) return join(mount.point, path.slice(mount.root.length));
-  return undefined;
+  const inside = mount.root === "/" ? path : path === mount.root || path.startsWith(`${mount.root}/`) ? path.slice(mount.root.length) : undefined;
+  return inside === undefined ? undefined : join(mount.point, inside).replace(/(.)\/+$/, "$1");
 }
 
 const writable = (dir: string) => {
@@ -166,13 +165,18 @@ function sweep(base: CgroupBase): void {
   }
 }
 
-/** Where this Garuda can make command cgroups, if anywhere (see the top of the file). */
-export function findCgroups(facts: CgroupFacts = machineFacts()): CgroupSupport | undefined {
-  if (facts.uid !== 0) return undefined;
+/** The folders that could hold command cgroups, before a trial: v1's pids and memory, else v2's. */
+export function candidateBases(facts: CgroupFacts): CgroupBase[] {
+  if (facts.uid !== 0) return [];
   const all = mounts(facts.mountinfo);
   const v1 = v1Bases(facts, all);
   const v2 = v1.length === 0 ? v2Base(facts, all) : undefined;
-  const bases = (v2 ? [v2] : v1).filter(works);
+  return v2 ? [v2] : v1;
+}
+
+/** Where this Garuda can make command cgroups, if anywhere (see the top of the file). */
+export function findCgroups(facts: CgroupFacts = machineFacts()): CgroupSupport | undefined {
+  const bases = candidateBases(facts).filter(works);
   for (const base of bases) sweep(base);
   return bases.length > 0 ? { bases } : undefined;
 }

@@ -119,6 +119,20 @@ describeSandbox(
       expect(result.output).toContain("[Garuda: the command seems to have hit the sandbox's memory limit (1,024 MB per process): an allocation failed.");
     }, 60_000);
 
+    test("a CPU-time limit stops a runaway loop with the message (negative control: without one the loop runs until the timeout)", async () => {
+      const spin = "perl -e '1 while 1'";
+      const limited = await executorWith({ processes: 1_024, memoryMB: 4_096, cpuSeconds: 1 });
+      const result = await limited.run({ command: spin, cwd: scratch, sandbox: limited.spec(), timeoutMs: 30_000 });
+      expect(result.timedOut).toBe(false);
+      expect(result.limit?.kind).toBe("cpuSeconds");
+      expect(result.output).toContain("[Garuda: a process of the command used up the sandbox's CPU-time limit (1 s per process) and was stopped.");
+
+      const free = await executorWith({ processes: 1_024, memoryMB: 4_096 });
+      const unlimited = await free.run({ command: spin, cwd: scratch, sandbox: free.spec(), timeoutMs: 3_000 });
+      expect(unlimited.timedOut).toBe(true);
+      expect(unlimited.limit).toBeUndefined();
+    }, 60_000);
+
     test("a real build and test run passes under the default limits, far below them", async () => {
       const project = join(scratch, "build");
       cpSync(join(REPO, "src"), join(project, "src"), { recursive: true });
