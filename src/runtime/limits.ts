@@ -54,7 +54,7 @@ export function commandLimits(sources: CommandLimitSources): CommandLimits {
 }
 
 /** The session's warning when the Linux sandbox holds no process limit (root without a cgroup). */
-export function unlimitedNotice(sandbox: SandboxAvailability, inForce: LimitsInForce): string | undefined {
-  if (!sandbox.available || sandbox.kind !== "bwrap" || inForce.processes !== "none") return undefined;
+export function unlimitedNotice(sandbox: SandboxAvailability, inForce: LimitsInForce | null): string | undefined {
+  if (!sandbox.available || sandbox.kind !== "bwrap" || inForce?.processes !== "none") return undefined;
   return "Sandboxed commands have no process limit here: Garuda runs as root, to which the kernel does not apply the per-user process limit, and it cannot make a cgroup (/sys/fs/cgroup is not writable, or no cgroup hands down the pids and memory controllers). A fork bomb in a command could fill the machine's process table. Run Garuda as an ordinary user to get the limit.";
 }

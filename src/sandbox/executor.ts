@@ -41,8 +41,8 @@ export interface ExecutorOptions {
   killGraceMs?: number;
   /** The bridge's port inside the network namespace. Default 3128. */
   bridgePort?: number;
-  /** What each sandboxed command may use (limits.ts). Default: defaultCommandLimits(). */
-  limits?: CommandLimits;
+  /** What each sandboxed command may use (limits.ts). Default: defaultCommandLimits(); null: no limits (bench/limits.ts measures what they cost). */
+  limits?: CommandLimits | null;
   /** Where command cgroups are made; null: nowhere (resource limits only). Default: findCgroups() (as root). */
   cgroups?: CgroupSupport | null;
 }
@@ -92,12 +92,15 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const bwrap = probe.launcher?.kind === "bwrap";
   // Linux only: on macOS RLIMIT_NPROC counts all of the user's processes (no user namespace), so
   // a cap there would fail commands whenever the desktop runs many; seatbelt commands get none.
-  const limiter = createLimiter({
-    limits: options.limits ?? defaultCommandLimits(),
-    hard: readHardLimits(),
-    cgroups: options.cgroups === null || !bwrap ? undefined : (options.cgroups ?? findCgroups()),
-    nprocApplies: process.getuid?.() !== 0,
-  });
+  const limiter =
+    options.limits === null
+      ? undefined
+      : createLimiter({
+          limits: options.limits ?? defaultCommandLimits(),
+          hard: readHardLimits(),
+          cgroups: options.cgroups === null || !bwrap ? undefined : (options.cgroups ?? findCgroups()),
+          nprocApplies: process.getuid?.() !== 0,
+        });
   const live = new Set<Job>();
   let closed = false;
   let counter = 0;
@@ -140,8 +143,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       if (network.mode === "proxy" && network.tcpPort !== undefined) env = { ...env, ...proxyEnv(proxyUrl(network.token, network.tcpPort)) };
       return { argv: seatbeltArgv(sandbox, inner), env, pidNamespace: false };
     }
-    const limited = limiter.command(shell, request.command);
-    let argv = limited.inner;
+    const limited = limiter?.command(shell, request.command);
+    let argv = limited?.inner ?? inner;
     if (network.mode === "proxy") {
       env = { ...env, ...proxyEnv(proxyUrl(network.token, bridgePort)) };
       argv = [...options.selfCommand, "--socket", network.socketPath, "--port", String(bridgePort), "--", ...argv];
@@ -153,7 +156,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       ...(request.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
     ];
     const args = bwrapArgv(sandbox, argv, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
-    return { argv: limited.outer([launcher.path, ...args]), env, pidNamespace: true, limited };
+    const outer = [launcher.path, ...args];
+    return { argv: limited ? limited.outer(outer) : outer, env, pidNamespace: true, ...(limited && { limited }) };
   }
 
   function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => void): { job: Job; limited: LimitedCommand | undefined } {
@@ -210,7 +214,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   return {
     sandbox: probe.availability,
     tmpDir,
-    limits: limiter.inForce,
+    limits: limiter?.inForce ?? null,
     spec,
 
     async run(request) {
@@ -281,7 +285,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const jobs = [...live];
       await Promise.all(jobs.map((job) => job.terminate("shutdown")));
       await Promise.all(jobs.map((job) => job.exited));
-      await limiter.settle();
+      await limiter?.settle();
       if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
     },
   };

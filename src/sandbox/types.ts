@@ -121,8 +121,8 @@ export interface Executor {
 export interface ProcessExecutor extends Executor {
   /** The session's private temp folder (TMPDIR of every command). */
   readonly tmpDir: string;
-  /** What each sandboxed command may use, and how that is held here. */
-  readonly limits: LimitsInForce;
+  /** What each sandboxed command may use, and how that is held here; null: no limits (made so for a bench). */
+  readonly limits: LimitsInForce | null;
   /** A SandboxSpec for this executor's root, home and tmpDir. */
   spec(options?: SpecOptions): SandboxSpec;
 }

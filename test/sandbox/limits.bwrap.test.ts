@@ -113,7 +113,7 @@ describeSandbox(
 
     test("without a cgroup, memory is capped per process (RLIMIT_DATA): the 2 GB allocation fails at 1 GB, with the message", async () => {
       const limited = await executorWith({ processes: 1_024, memoryMB: 1_024 }, null);
-      expect(limited.limits.memory).toBe("rlimit");
+      expect(limited.limits?.memory).toBe("rlimit");
       const result = await limited.run({ command: TWO_GB, cwd: scratch, sandbox: limited.spec(), timeoutMs: 60_000 });
       expect(result.output).toContain("RangeError: Out of memory");
       expect(result.output).toContain("[Garuda: the command seems to have hit the sandbox's memory limit (1,024 MB per process): an allocation failed.");
