@@ -94,17 +94,18 @@ export function shellLimits(limits: CommandLimits, hard: HardLimits, memoryByCgr
 export const LIMITS_FAILED = 125;
 
 /**
- * `shell -c <command>` with the limits set first: [shell, "-c", prelude, shell, command]. The
- * prelude execs the same shell with the command unchanged (its $0, its syntax errors, its exit),
- * so only the limits differ. bash takes `-u` for processes, dash `-p`; a shell that takes neither
- * does not run the command.
+ * `shell -c <command>` with the limits set first: [sh, "-c", prelude, shell, command]. The prelude
+ * runs in /bin/sh, which reads no start-up file when not interactive (bash reads $BASH_ENV first,
+ * which would run before the limits), and execs the command's shell with the command unchanged
+ * (its $0, its syntax errors, its exit), so only the limits differ. bash takes `-u` for
+ * processes, dash `-p`; a shell that takes neither does not run the command.
  */
-export function limitedShellArgv(shell: string, command: string, limits: ShellLimits): string[] {
+export function limitedShellArgv(shell: string, command: string, limits: ShellLimits, preludeShell = "/bin/sh"): string[] {
   const steps = [`{ ulimit -u ${limits.processes} || ulimit -p ${limits.processes}; }`];
   if (limits.dataKiB !== undefined) steps.push(`ulimit -d ${limits.dataKiB}`);
   if (limits.cpuSeconds !== undefined) steps.push(`ulimit -S -t ${limits.cpuSeconds}`, `ulimit -H -t ${limits.cpuSeconds + CPU_GRACE_S}`);
   const prelude = `{ ${steps.join(" && ")}; } 2>/dev/null || { echo "garuda: the sandbox's limits could not be set, so the command did not run" >&2; exit ${LIMITS_FAILED}; }\nexec "$0" -c "$1"`;
-  return [shell, "-c", prelude, shell, command];
+  return [preludeShell, "-c", prelude, shell, command];
 }
 
 /** A limit the command ran into, with the sentence the model reads. */

@@ -85,6 +85,25 @@ describeSandbox(
       if (root) await eventually(() => leftCgroups().length === 0, 5_000);
     }, 120_000);
 
+    test("a command cannot lift its limits: not the hard resource limits, not by leaving its cgroup or rewriting its pids.max; the loop after the attempts still stops at the limit", async () => {
+      const tag = marker();
+      const executor = await executorWith({ processes: 150, memoryMB: 4_096 });
+      const attempts = [
+        "ulimit -u 100000 2>/dev/null && echo raised-nproc",
+        // (with a cgroup, memory is the cgroup's, not a resource limit)
+        executor.limits?.memory === "rlimit" ? "ulimit -d unlimited 2>/dev/null && echo raised-data" : "true",
+        // Every cgroup.procs and pids.max of the host's hierarchies, its own among them.
+        "for f in $(find /sys/fs/cgroup -maxdepth 3 \\( -name cgroup.procs -o -name pids.max -o -name memory.max -o -name memory.limit_in_bytes \\) 2>/dev/null); do (echo $$ > $f || echo 1000000 > $f) 2>/dev/null && echo wrote $f; done",
+        "cat /proc/self/cgroup | grep -c garuda- || true",
+      ].join("; ");
+      const result = await executor.run({ command: `${attempts}; ${forker(400, tag)}`, cwd: scratch, sandbox: executor.spec(), timeoutMs: 60_000 });
+      expect(result.output).not.toContain("raised-");
+      expect(result.output).not.toContain("wrote ");
+      expect(started(result.output)).toBeLessThan(150);
+      expect(result.limit?.kind).toBe("processes");
+      await eventually(() => forked(tag).length === 0, 5_000);
+    }, 60_000);
+
     test("the defaults stop a loop that tries to start more processes than they allow (up to 3,000)", async () => {
       const defaults = defaultCommandLimits();
       const tag = marker();

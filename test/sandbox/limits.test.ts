@@ -2,7 +2,8 @@
 // limit a finished command hit) and the prelude run by the real shells: the limits are set, the
 // command itself runs unchanged, and it cannot raise them again.
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   type CommandLimits,
   LIMITS_FAILED,
@@ -12,6 +13,7 @@ import {
   readHardLimits,
   shellLimits,
 } from "../../src/sandbox/limits.ts";
+import { tempDir } from "../support/tempDir.ts";
 
 const GiB = 2 ** 30;
 
@@ -47,10 +49,10 @@ describe("readHardLimits and shellLimits", () => {
 });
 
 describe("limitedShellArgv", () => {
-  test("the shell sets the limits, then execs itself with the command unchanged", () => {
+  test("/bin/sh sets the limits, then execs the command's shell with the command unchanged", () => {
     expect(limitedShellArgv("/bin/bash", "npm test", { processes: 1024, dataKiB: 1_048_576, cpuSeconds: 60 })).toMatchInlineSnapshot(`
       [
-        "/bin/bash",
+        "/bin/sh",
         "-c",
         
       "{ { ulimit -u 1024 || ulimit -p 1024; } && ulimit -d 1048576 && ulimit -S -t 60 && ulimit -H -t 65; } 2>/dev/null || { echo "garuda: the sandbox's limits could not be set, so the command did not run" >&2; exit 125; }
@@ -62,19 +64,28 @@ describe("limitedShellArgv", () => {
     `);
   });
 
-  const shells = ["/bin/bash", "/usr/bin/dash", "/bin/dash"].filter((shell) => existsSync(shell));
-  for (const shell of shells) {
-    test(`${shell}: the limits hold (hard too), the command sees its own $0, quoting and exit status`, () => {
-      const command = `echo "$0|$#|it's"; ulimit -Hd; ulimit -d 4194304 2>/dev/null && echo raised || echo "not raised"; exit 7`;
-      const run = Bun.spawnSync(limitedShellArgv(shell, command, { processes: 500, dataKiB: 2_097_152 }), { stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
-      expect(run.stdout.toString()).toBe(`${shell}|0|it's\n2097152\nnot raised\n`);
+  // The prelude in bash and in dash (what /bin/sh is on Debian and Ubuntu), each execing bash.
+  const shells = ["/bin/bash", "/usr/bin/dash", "/bin/dash", "/bin/sh"].filter((shell) => existsSync(shell));
+  for (const prelude of shells) {
+    test(`${prelude} prelude: soft and hard limits are set, the command sees its own $0, quoting and exit status`, () => {
+      const command = `echo "$0|$#|it's"; ulimit -Sd; ulimit -Hd; ulimit -Hu; exit 7`;
+      const run = Bun.spawnSync(limitedShellArgv("/bin/bash", command, { processes: 500, dataKiB: 2_097_152 }, prelude), { stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+      expect(run.stdout.toString()).toBe("/bin/bash|0|it's\n2097152\n2097152\n500\n");
+      expect(run.stderr.toString()).toBe("");
       expect(run.exitCode).toBe(7);
-      // Negative control: without the prelude the same command can raise its data limit.
-      const free = Bun.spawnSync([shell, "-c", command], { stdout: "pipe", env: { PATH: "/usr/bin:/bin" } });
-      expect(free.stdout.toString()).toContain("raised\n");
-      expect(free.stdout.toString()).not.toContain("not raised");
+      // Negative control: without the prelude the same command has no such limits.
+      const free = Bun.spawnSync(["/bin/bash", "-c", command], { stdout: "pipe", env: { PATH: "/usr/bin:/bin" } });
+      expect(free.stdout.toString()).not.toContain("2097152");
     });
   }
+
+  test("$BASH_ENV runs only after the limits (the prelude shell reads no start-up file)", () => {
+    using dir = tempDir("garuda-limits-");
+    const rc = join(dir.path, "rc.sh");
+    writeFileSync(rc, 'echo "rc sees $(ulimit -Hu)"\n');
+    const run = Bun.spawnSync(limitedShellArgv("/bin/bash", "true", { processes: 321 }), { stdout: "pipe", env: { PATH: "/usr/bin:/bin", BASH_ENV: rc } });
+    expect(run.stdout.toString()).toBe("rc sees 321\n");
+  });
 
   test("a shell that cannot set a limit does not run the command", () => {
     // A hard limit above what this process has cannot be set: the command must not run without it.
