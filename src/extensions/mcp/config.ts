@@ -83,6 +83,9 @@ export interface LoadMcpOptions {
 
 export const projectMcpFile = (root: string) => join(root, ".garuda", "mcp.json");
 
+/** Variable names that usually hold a secret. */
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
+
 /** `${NAME}` filled from `env`; names that are unset are reported (and become ""). */
 function expand(text: string, env: Record<string, string | undefined>, used: string[], missing: Set<string>): string {
   return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_all, name: string) => {
@@ -152,7 +155,13 @@ function parseServer(name: string, raw: unknown, scope: ServerScope, file: strin
       env[key] = expand(value, options.env, used, missing);
       envSources[key] = used;
     }
-    const args = (data.args ?? []).map((arg) => expand(arg, options.env, [], missing));
+    const argVars: string[] = [];
+    const args = (data.args ?? []).map((arg) => expand(arg, options.env, argVars, missing));
+    // An argument is readable by every user of this computer (ps, /proc/<pid>/cmdline); the environment is not.
+    const secrets = [...new Set(argVars.filter((name) => SECRET_NAME.test(name)))];
+    if (secrets.length > 0) {
+      notices.push(`The ${where} puts ${secrets.map((n) => `\${${n}}`).join(", ")} in its arguments, where every user of this computer can read it (ps). If the server can read it from its environment, move it to "env".`);
+    }
     const writePaths = (data.writePaths ?? []).map((path) => absolutePath(path, options.root, options.home));
     const hash = sha256Hex(JSON.stringify({ command: data.command, args: data.args ?? [], env: canonical(data.env), network: data.network ?? false, writePaths: data.writePaths ?? [] }));
     config = { ...base, transport: "stdio", command: data.command, args, env, envSources, network: data.network ?? false, writePaths, hash };
