@@ -14,10 +14,11 @@
 //      mount point cannot be renamed or removed (EBUSY), so `mv .git x; mkdir -p .git/hooks` fails;
 //   5. unreadable paths: a folder → empty read-only tmpfs, a file → /dev/null;
 //   6. the egress proxy's Unix socket, the only way out of the network namespace.
-// No environment variable is an argument: bwrap is started with exactly the command's environment
-// and passes it on. Arguments are readable by every local user (ps, /proc/<pid>/cmdline), an
-// environment only by the same user, and the environment holds the egress proxy's token and an
-// MCP server's keys.
+// No secret is an argument: bwrap is started with exactly the command's environment and passes it
+// on. Arguments are readable by every local user (ps, /proc/<pid>/cmdline), an environment only
+// by the same user, and the environment holds the egress proxy's token and an MCP server's keys.
+// TMPDIR alone is also set here (a path the mounts name anyway): the C library of a setuid bwrap
+// drops it from the environment it was given.
 // A protected path that is itself a symlink is held at its target; the link can still be replaced.
 import { dirname } from "node:path";
 import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
@@ -129,13 +130,13 @@ export function bwrapArgv(spec: SandboxSpec, argv: string[], options: BwrapOptio
     args.push("--bind", socket, socket);
   }
 
-  args.push("--chdir", options.cwd ?? root, "--", ...argv);
+  args.push("--setenv", "TMPDIR", spec.tmpDir, "--chdir", options.cwd ?? root, "--", ...argv);
   return args;
 }
 
 const ARITY: Record<string, number> = {
   "--ro-bind": 2, "--bind": 2, "--tmpfs": 1, "--remount-ro": 1, "--dev": 1, "--proc": 1,
-  "--chdir": 1, "--cap-drop": 1,
+  "--setenv": 2, "--chdir": 1, "--cap-drop": 1,
 };
 
 /** bwrap arguments one option per line (for the audit log, debugging, and snapshot tests). */

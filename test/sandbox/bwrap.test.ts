@@ -81,6 +81,7 @@ describe("bwrapArgv", () => {
       --remount-ro /home/ada/.config/gh
       --ro-bind /dev/null /home/ada/.garuda/credentials
       --bind /tmp/garuda-proxy-1/proxy.sock /tmp/garuda-proxy-1/proxy.sock
+      --setenv TMPDIR /tmp/garuda-session-1
       --chdir /home/ada/src/app
       -- ["/bin/bash","-c","npm test"]"
     `);
@@ -115,6 +116,7 @@ describe("bwrapArgv", () => {
       --tmpfs /home/ada/.config/gh
       --remount-ro /home/ada/.config/gh
       --ro-bind /dev/null /home/ada/.garuda/credentials
+      --setenv TMPDIR /tmp/garuda-session-1
       --chdir /home/ada/src/app
       -- ["/bin/bash","-c","npm test"]"
     `);
@@ -162,6 +164,7 @@ describe("bwrapArgv", () => {
       --tmpfs /home/ada/.config/gh
       --remount-ro /home/ada/.config/gh
       --ro-bind /dev/null /home/ada/.garuda/credentials
+      --setenv TMPDIR /tmp/garuda-session-1
       --chdir /home/ada
       -- ["/bin/bash","-c","npm test"]"
     `);
@@ -203,6 +206,7 @@ describe("bwrapArgv", () => {
       --ro-bind /home/ada/src/main/.git/hooks /home/ada/src/main/.git/hooks
       --ro-bind /home/ada/src/main/.git/worktrees/wt/commondir /home/ada/src/main/.git/worktrees/wt/commondir
       --ro-bind /dev/null /home/ada/src/main/.git/worktrees/wt/config.worktree
+      --setenv TMPDIR /tmp/garuda-session-1
       --chdir /home/ada/src/wt
       -- ["/bin/bash","-c","npm test"]"
     `);
@@ -232,6 +236,7 @@ describe("bwrapArgv", () => {
       --bind /tmp/h/.npm /tmp/h/.npm
       --tmpfs /tmp/h/.ssh
       --remount-ro /tmp/h/.ssh
+      --setenv TMPDIR /tmp/s
       --chdir /tmp/p
       -- ["/bin/bash","-c","npm test"]"
     `);
@@ -269,13 +274,13 @@ describe("bwrapArgv", () => {
     expect(lines).toContain("--remount-ro /home/ada/src/app/.vscode");
   });
 
-  test("no environment variable is an argument (every local user can read arguments), and the command comes last", () => {
+  test("no secret is an argument (every local user can read arguments): only TMPDIR is set there, and the command comes last", () => {
     const network = { mode: "proxy" as const, socketPath: "/tmp/garuda-proxy-1/proxy.sock", token: "t0ken" };
     const args = bwrapArgv(spec({ network }), ["/bin/bash", "-c", "echo $HOME"], { fs: fakeFs(machine) });
-    expect(args).not.toContain("--setenv");
+    expect(args.filter((arg) => arg === "--setenv")).toHaveLength(1);
     expect(args).not.toContain("--clearenv");
     expect(args.join("\0")).not.toContain("t0ken");
-    expect(args.slice(-6)).toEqual(["--chdir", "/home/ada/src/app", "--", "/bin/bash", "-c", "echo $HOME"]);
+    expect(args.slice(-9)).toEqual(["--setenv", "TMPDIR", "/tmp/garuda-session-1", "--chdir", "/home/ada/src/app", "--", "/bin/bash", "-c", "echo $HOME"]);
   });
 
   test("without --disable-userns support (bwrap < 0.8) the flag is left out", () => {
