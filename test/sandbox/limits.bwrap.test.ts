@@ -25,6 +25,9 @@ const executors: ProcessExecutor[] = [];
 async function executorWith(limits: CommandLimits, cgroups?: null): Promise<ProcessExecutor> {
   const executor = await createExecutor({ root: scratch, home: scratch, selfCommand: SELF_COMMAND, probe: machineSandbox, limits, ...(cgroups === null && { cgroups }) });
   executors.push(executor);
+  if (cgroups !== null && executor.limits?.processes === "none") {
+    throw new Error("these tests run as root, and Garuda cannot make a cgroup here, so there is no process limit to test: run them as an ordinary user, or where root may write /sys/fs/cgroup");
+  }
   return executor;
 }
 
