@@ -61,9 +61,16 @@ function mergeModes(parts: readonly PolicyPart[]): TeamPolicy["allowedModes"] {
   return { modes, origins: setting.map((part) => part.origin) };
 }
 
-function minLimit(parts: readonly PolicyPart[], key: "maxSteps" | "tokenBudget"): number | undefined {
-  const values = parts.map((part) => part.file.limits?.[key]).filter((value): value is number => value !== undefined);
-  return values.length > 0 ? Math.min(...values) : undefined;
+type LimitKey = keyof NonNullable<PolicyFile["limits"]>;
+
+/** The smallest value any file sets for a limit, and the file it is in. */
+function minLimit(parts: readonly PolicyPart[], key: LimitKey): { value: number; origin: PolicyOrigin } | undefined {
+  let smallest: { value: number; origin: PolicyOrigin } | undefined;
+  for (const part of parts) {
+    const value = part.file.limits?.[key];
+    if (value !== undefined && (smallest === undefined || value < smallest.value)) smallest = { value, origin: part.origin };
+  }
+  return smallest;
 }
 
 /** Merges policy files, strongest (managed) first, into the policy in force. */
@@ -92,9 +99,14 @@ export function mergePolicies(parts: readonly PolicyPart[]): TeamPolicy {
     allow: union(parts.map((part) => expandHosts(part.file.network?.allow ?? []))),
     strictAllowlist: firstWhere(parts, (file) => file.network?.strictAllowlist === true),
   };
-  const maxSteps = minLimit(parts, "maxSteps");
-  const tokenBudget = minLimit(parts, "tokenBudget");
-  policy.limits = { ...(maxSteps !== undefined ? { maxSteps } : {}), ...(tokenBudget !== undefined ? { tokenBudget } : {}) };
+  policy.limits = {};
+  policy.limitOrigins = {};
+  for (const key of ["maxSteps", "tokenBudget", "processes", "memoryMB", "cpuSeconds"] as const) {
+    const smallest = minLimit(parts, key);
+    if (!smallest) continue;
+    policy.limits[key] = smallest.value;
+    if (key !== "maxSteps" && key !== "tokenBudget") policy.limitOrigins[key] = smallest.origin;
+  }
   const audit = fromStrongest((file) => file.audit);
   if (audit) policy.audit = { enabled: audit.value.enabled ?? false, level: audit.value.level ?? "all", origin: audit.origin };
   policy.rules = parts.flatMap((part) => policyFileRules(part.file, part.origin));

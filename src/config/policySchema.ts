@@ -22,6 +22,12 @@ const hostOrPreset = z
     message: `must be a host (example.com, *.example.com) or a preset (${Object.keys(NETWORK_PRESETS).join(", ")})`,
   });
 const positive = z.number().int().positive();
+/** What one sandboxed command may use (src/sandbox/limits.ts): processes and threads at once, MiB, CPU seconds per process. */
+export const commandLimitKeys = {
+  processes: z.number().int().min(8, "must be at least 8 (a command needs a few processes to start)").optional(),
+  memoryMB: z.number().int().min(64, "must be at least 64 (MiB)").optional(),
+  cpuSeconds: z.number().int().positive().optional(),
+};
 
 export const policyFileSchema = z.strictObject({
   /** Commands no part of a command line may run, by prefix: "rm", "git push", "curl *". */
@@ -45,7 +51,7 @@ export const policyFileSchema = z.strictObject({
       allow: z.array(hostOrPreset).optional(),
     })
     .optional(),
-  limits: z.strictObject({ maxSteps: positive.optional(), tokenBudget: positive.optional() }).optional(),
+  limits: z.strictObject({ maxSteps: positive.optional(), tokenBudget: positive.optional(), ...commandLimitKeys }).optional(),
   audit: z.strictObject({ enabled: z.boolean().optional(), level: z.enum(["all", "mutations", "denials"]).optional() }).optional(),
   profile: z.literal("strict").optional(),
   permissions: z
@@ -56,4 +62,4 @@ export const policyFileSchema = z.strictObject({
 export type PolicyFile = z.infer<typeof policyFileSchema>;
 
 export const POLICY_KEYS_HINT =
-  "The keys are disallowedCommands, requireSandbox, allowOutsideSandbox, allowSessionApprovals, denyPaths, allowedModels, allowedModes, network {blockedHosts, strictAllowlist, allow}, limits {maxSteps, tokenBudget}, audit {enabled, level}, profile, permissions {allow, ask, deny}";
+  "The keys are disallowedCommands, requireSandbox, allowOutsideSandbox, allowSessionApprovals, denyPaths, allowedModels, allowedModes, network {blockedHosts, strictAllowlist, allow}, limits {maxSteps, tokenBudget, processes, memoryMB, cpuSeconds}, audit {enabled, level}, profile, permissions {allow, ask, deny}";

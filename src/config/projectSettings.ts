@@ -6,6 +6,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { ruleProblem } from "../permission/ruleSyntax.ts";
+import { commandLimitKeys } from "./policySchema.ts";
 import type { Rule } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
 import { ConfigError } from "./errors.ts";
@@ -37,7 +38,7 @@ export const projectSettingsSchema = z.strictObject({
   sandbox: z.strictObject({ writePaths: pathList.optional(), denyRead: pathList.optional() }).optional(),
   network: z.strictObject({ allow: z.array(networkEntry).optional() }).optional(),
   env: z.strictObject({ allow: z.array(z.string().regex(ENV_NAME, "must be an environment variable name")).optional() }).optional(),
-  limits: z.strictObject({ maxSteps: z.number().int().positive().optional(), tokenBudget: z.number().int().positive().optional() }).optional(),
+  limits: z.strictObject({ maxSteps: z.number().int().positive().optional(), tokenBudget: z.number().int().positive().optional(), ...commandLimitKeys }).optional(),
   profile: z.literal("strict").optional(),
   executor: z.enum(["auto", "os", "host"]).optional(),
 });
@@ -52,7 +53,8 @@ export interface ProjectSettings {
   sandbox: { writePaths: string[]; denyRead: string[] };
   network: { allow: string[] };
   env: { allow: string[] };
-  limits: { maxSteps?: number; tokenBudget?: number };
+  /** Can only lower: the session's (maxSteps, tokenBudget) and each sandboxed command's (processes, memoryMB, cpuSeconds). */
+  limits: { maxSteps?: number; tokenBudget?: number; processes?: number; memoryMB?: number; cpuSeconds?: number };
   profile?: "strict";
   executor: ExecutorChoice;
 }
@@ -106,7 +108,7 @@ function describeSettingsIssues(error: z.ZodError): string {
 
 /** Reads and validates the file; undefined when it does not exist. A ConfigError names the file. */
 export function readProjectSettingsFile(file: string): ProjectSettingsFile | undefined {
-  const fix = "Fix the file; the keys are permissions {allow, ask, deny}, sandbox {writePaths, denyRead}, network {allow}, env {allow}, limits {maxSteps, tokenBudget}, profile, executor";
+  const fix = "Fix the file; the keys are permissions {allow, ask, deny}, sandbox {writePaths, denyRead}, network {allow}, env {allow}, limits {maxSteps, tokenBudget, processes, memoryMB, cpuSeconds}, profile, executor";
   const text = readConfigText(file);
   if (text === undefined) return undefined;
   const result = projectSettingsSchema.safeParse(parseConfigJson(file, text));

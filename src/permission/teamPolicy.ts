@@ -45,8 +45,10 @@ export interface TeamPolicy {
     /** Set: only `allow` hosts may be reached (commands and web_fetch); nothing else asks. */
     strictAllowlist: PolicyOrigin | null;
   };
-  /** The smallest of every file's value. */
-  limits: { maxSteps?: number; tokenBudget?: number };
+  /** The smallest of every file's value. processes, memoryMB, cpuSeconds: each sandboxed command's. */
+  limits: { maxSteps?: number; tokenBudget?: number; processes?: number; memoryMB?: number; cpuSeconds?: number };
+  /** The file each command limit came from (the one with the smallest value), for "how to raise it". */
+  limitOrigins?: Partial<Record<"processes" | "memoryMB" | "cpuSeconds", PolicyOrigin>>;
   /** From the managed file when it sets it, else the user's. */
   audit: { enabled: boolean; level: AuditLevel; origin: PolicyOrigin | null };
 }

@@ -21,7 +21,7 @@ import { modeRefusal, resolveMode } from "../permission/modes.ts";
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { Approver, Mode, Rule } from "../permission/types.ts";
 import type { EgressProxy } from "../sandbox/egressProxy.ts";
-import { sessionLimits } from "./limits.ts";
+import { commandLimits, sessionLimits, unlimitedNotice } from "./limits.ts";
 import { startSessionNetwork } from "./network.ts";
 import { chooseCommandSandbox } from "./sandboxChoice.ts";
 import { realFs } from "../sandbox/fsView.ts";
@@ -160,6 +160,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       home: paths.home,
       tmpDir: folder.tmp,
       envAllowlist: settings.env.allow,
+      limits: commandLimits({ policy, project: settings.limits, projectFile: project.file, userPolicyFile: paths.policy }),
       selfCommand: options.selfCommand,
       env: options.env,
       ...(options.probe && { probe: options.probe }),
@@ -171,6 +172,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const strict = policy.strictProfile !== null || settings.profile === "strict";
   const commands = chooseCommandSandbox(executor.sandbox, policy, { file: project.file, executor: settings.executor, ...(settings.profile && { profile: settings.profile }) });
   notices.push(...commands.notices.map((text): Notice => ({ level: "warning", text })));
+  const unlimited = unlimitedNotice(executor.sandbox, executor.limits);
+  if (unlimited) notices.push({ level: "warning", text: unlimited });
   const sandboxed = commands.availability.available;
   if (strict && !executor.sandbox.available) {
     await executor.shutdown();

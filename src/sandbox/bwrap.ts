@@ -16,6 +16,11 @@
 //   6. other sessions' folders (spec.sessionsDir) where still visible: an empty tmpfs, with this
 //      session's tmp bound back;
 //   7. the egress proxy's Unix socket, the only way out of the network namespace.
+// No secret is an argument: bwrap is started with exactly the command's environment and passes it
+// on. Arguments are readable by every local user (ps, /proc/<pid>/cmdline), an environment only
+// by the same user, and the environment holds the egress proxy's token and an MCP server's keys.
+// TMPDIR alone is also set here (a path the mounts name anyway): the C library of a setuid bwrap
+// drops it from the environment it was given.
 // A protected path that is itself a symlink is held at its target; the link can still be replaced.
 import { dirname } from "node:path";
 import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
@@ -59,9 +64,9 @@ function pinsFor(target: string, writable: string[]): string[] {
 
 /**
  * Arguments for `bwrap` (without the program itself) that run `argv` in the sandbox described by
- * `spec`, with exactly `env` as its environment.
+ * `spec`. The command gets bwrap's own environment: start bwrap with exactly the command's.
  */
-export function bwrapArgv(spec: SandboxSpec, argv: string[], env: Record<string, string>, options: BwrapOptions = {}): string[] {
+export function bwrapArgv(spec: SandboxSpec, argv: string[], options: BwrapOptions = {}): string[] {
   const fs = options.fs ?? realFs;
   const paths = sandboxPaths(spec, fs);
   const tmp = resolveLoose(spec.tmpDir, fs);
@@ -137,9 +142,7 @@ export function bwrapArgv(spec: SandboxSpec, argv: string[], env: Record<string,
   }
   if (hideSessions) args.push("--remount-ro", sessions);
 
-  args.push("--clearenv");
-  for (const name of Object.keys(env).sort()) args.push("--setenv", name, env[name] as string);
-  args.push("--chdir", options.cwd ?? root, "--", ...argv);
+  args.push("--setenv", "TMPDIR", spec.tmpDir, "--chdir", options.cwd ?? root, "--", ...argv);
   return args;
 }
 

@@ -7,9 +7,13 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { bwrapArgv } from "./bwrap.ts";
+import { type CgroupSupport, findCgroups } from "./cgroup.ts";
+import { spawnOrExplain } from "./commandTooLong.ts";
 import { childEnv, proxyEnv, proxyUrl } from "./env.ts";
 import { type EndReason, type Job, spawnJob } from "./job.ts";
 import { keeperCommandFor, keeperLaunch } from "./keeper.ts";
+import { type LimitedCommand, createLimiter } from "./limiter.ts";
+import { type CommandLimits, defaultCommandLimits, readHardLimits } from "./limits.ts";
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
@@ -43,6 +47,10 @@ export interface ExecutorOptions {
   killGraceMs?: number;
   /** The bridge's port inside the network namespace. Default 3128. */
   bridgePort?: number;
+  /** What each sandboxed command may use (limits.ts). Default: defaultCommandLimits(); null: no limits (bench/limits.ts measures what they cost). */
+  limits?: CommandLimits | null;
+  /** Where command cgroups are made; null: nowhere (resource limits only). Default: findCgroups() (as root). */
+  cgroups?: CgroupSupport | null;
 }
 
 /** Thrown by run()/start() for a sandboxed request when no sandbox works here. */
@@ -69,12 +77,16 @@ interface Launch {
   cwd: string;
   pidNamespace: boolean;
   keeper: boolean;
+  /** The command's resource limits (limiter.ts), released if it cannot start. */
+  limited?: LimitedCommand;
 }
 
 export const KILL_GRACE_MS = 2_000;
 export const BRIDGE_PORT = 3128;
 /** Output kept by start()'s ring. */
 export const RING_BYTES = 64 * 1024;
+/** The end of a sandboxed command's output that is searched for a refused fork or allocation. */
+const LIMIT_SCAN_BYTES = 16 * 1024;
 
 function findShell(path: string | undefined): string {
   for (const candidate of ["/bin/bash", "/usr/bin/bash"]) if (existsSync(candidate)) return candidate;
@@ -96,6 +108,18 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const keeper = process.platform === "linux" && options.keeperCommand !== false ? (options.keeperCommand ?? keeperCommandFor(options.selfCommand)) : undefined;
   const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
   const bridgePort = options.bridgePort ?? BRIDGE_PORT;
+  const bwrap = probe.launcher?.kind === "bwrap";
+  // Linux only: on macOS RLIMIT_NPROC counts all of the user's processes (no user namespace), so
+  // a cap there would fail commands whenever the desktop runs many; seatbelt commands get none.
+  const limiter =
+    options.limits === null
+      ? undefined
+      : createLimiter({
+          limits: options.limits ?? defaultCommandLimits(),
+          hard: readHardLimits(),
+          cgroups: options.cgroups === null || !bwrap ? undefined : (options.cgroups ?? findCgroups()),
+          nprocApplies: process.getuid?.() !== 0,
+        });
   const live = new Set<Job>();
   let closed = false;
   let counter = 0;
@@ -136,10 +160,11 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       if (network.mode === "proxy" && network.tcpPort !== undefined) env = { ...env, ...proxyEnv(proxyUrl(network.token, network.tcpPort)) };
       return { argv: seatbeltArgv(sandbox, inner), env, cwd: request.cwd, pidNamespace: false, keeper: false };
     }
-    let argv = inner;
+    const limited = limiter?.command(shell, request.command);
+    let argv = limited?.inner ?? inner;
     if (network.mode === "proxy") {
       env = { ...env, ...proxyEnv(proxyUrl(network.token, bridgePort)) };
-      argv = [...options.selfCommand, "--socket", network.socketPath, "--port", String(bridgePort), "--", ...inner];
+      argv = [...options.selfCommand, "--socket", network.socketPath, "--port", String(bridgePort), "--", ...argv];
     }
     // The bridge program must be visible inside: the binary, or (from source) Bun and the folder
     // of the bridge's entry file with the modules beside it, even when they live under /tmp.
@@ -147,16 +172,24 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       ...options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
       ...(request.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
     ];
-    const args = bwrapArgv(sandbox, argv, env, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
-    return { argv: [launcher.path, ...args], env, cwd: request.cwd, pidNamespace: true, keeper: false };
+    const args = bwrapArgv(sandbox, argv, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
+    const outer = [launcher.path, ...args];
+    return { argv: limited ? limited.outer(outer) : outer, env, cwd: request.cwd, pidNamespace: true, keeper: false, ...(limited && { limited }) };
   }
 
-  function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => void): Job {
+  function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => void): { job: Job; limited: LimitedCommand | undefined } {
     if (closed) throw new Error("the executor has been shut down");
-    const job = spawnJob({ ...launch(request), stdin, capture, graceMs, onText });
+    const { limited, ...launched } = launch(request);
+    let job: Job;
+    try {
+      job = spawnOrExplain(request.command, () => spawnJob({ ...launched, stdin, capture, graceMs, onText }));
+    } catch (error) {
+      limited?.abandon();
+      throw error;
+    }
     live.add(job);
     job.exited.finally(() => live.delete(job));
-    return job;
+    return { job, limited };
   }
 
   function watch(job: Job, signal: AbortSignal | undefined, timeoutMs: number | undefined): () => void {
@@ -177,19 +210,28 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     return notes.length === 0 ? output : `${output}${output.endsWith("\n") || output === "" ? "" : "\n"}${notes.join("\n")}\n`;
   };
 
-  const result = (end: { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined }, output: string, truncated: boolean, started: number): ExecResult => ({
-    exitCode: end.exitCode,
-    signal: end.signal,
-    output,
-    truncated,
-    timedOut: end.endedBy === "timeout",
-    killed: end.endedBy !== undefined && end.endedBy !== "timeout",
-    durationMs: Math.round(performance.now() - started),
-  });
+  type End = { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined };
+  /** `seen`: the end of what the command printed, where a refused fork or allocation shows (limits.ts). */
+  const result = (end: End, output: string, truncated: boolean, started: number, limited?: LimitedCommand, seen = output): ExecResult => {
+    const finished = limited?.finish({ output: seen, exitCode: end.exitCode, signal: end.signal });
+    const hit = finished?.hit;
+    return {
+      exitCode: end.exitCode,
+      signal: end.signal,
+      output: hit ? `${output}${output.endsWith("\n") || output === "" ? "" : "\n"}${hit.message}\n` : output,
+      truncated,
+      timedOut: end.endedBy === "timeout",
+      killed: end.endedBy !== undefined && end.endedBy !== "timeout",
+      durationMs: Math.round(performance.now() - started),
+      ...(hit && { limit: hit }),
+      ...(finished && Object.keys(finished.peaks).length > 0 && { peak: finished.peaks }),
+    };
+  };
 
   return {
     sandbox: probe.availability,
     tmpDir,
+    limits: limiter?.inForce ?? null,
     spec,
 
     async run(request) {
@@ -200,14 +242,16 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const kept = new HeadTailBuffer(request.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES);
       const stdin = request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
       const git = gitSnapshot(request);
-      const job = begin(request, "all", stdin, (text) => {
+      const seen = new TailBuffer(LIMIT_SCAN_BYTES);
+      const { job, limited } = begin(request, "all", stdin, (text) => {
         kept.push(text);
+        seen.push(text);
         request.onOutput?.(text);
       });
       const unwatch = watch(job, request.signal, request.timeoutMs);
       try {
         const end = await job.exited;
-        return result(end, withGitNotes(kept.text(), git), kept.truncated, started);
+        return result(end, withGitNotes(kept.text(), git), kept.truncated, started, limited, seen.text());
       } finally {
         unwatch();
       }
@@ -218,13 +262,13 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
       const stdin = request.raw ? "pipe" : request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
       const git = gitSnapshot(request);
-      const job = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => ring.push(text));
+      const { job, limited } = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => ring.push(text));
       if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
       const unwatch = watch(job, request.signal, undefined);
       const exited = job.exited.then((end) => {
         unwatch();
-        const output = withGitNotes(ring.text(), git);
-        return result(end, output, false, started);
+        const seen = ring.text();
+        return result(end, withGitNotes(seen, git), false, started, limited, seen);
       });
       const sink = job.stdin;
       const process: RunningProcess = {
@@ -258,6 +302,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const jobs = [...live];
       await Promise.all(jobs.map((job) => job.terminate("shutdown")));
       await Promise.all(jobs.map((job) => job.exited));
+      await limiter?.settle();
       if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
     },
   };

@@ -176,7 +176,7 @@ async function probeBwrap(options: ProbeOptions): Promise<SandboxProbe> {
   const env = { PATH: options.env.PATH ?? "/usr/bin:/bin" };
   const help = Bun.spawnSync([path, "--help"], { env, stdout: "pipe", stderr: "pipe" });
   const disableUserns = `${help.stdout.toString()}${help.stderr.toString()}`.includes("--disable-userns");
-  const args = bwrapArgv(trialSpec(options.tmpDir), ["true"], env, { disableUserns });
+  const args = bwrapArgv(trialSpec(options.tmpDir), ["true"], { disableUserns });
   const result = await trial([path, ...args], env);
   if (result.code === 0) return { availability: { available: true, kind: "bwrap" }, launcher: { kind: "bwrap", path, disableUserns } };
   return { availability: { available: false, ...diagnoseBwrap(result.stderr, facts, path) } };

@@ -1,4 +1,6 @@
 // The executor contract: the one place processes start (architecture rule 6).
+import type { CommandPeaks, LimitsInForce } from "./limiter.ts";
+import type { LimitHit } from "./limits.ts";
 
 /**
  * How sandboxed commands reach the network. `none`: no network at all (a network namespace with
@@ -84,6 +86,10 @@ export interface ExecResult {
   /** Ended by cancel or shutdown. */
   killed: boolean;
   durationMs: number;
+  /** A sandbox limit the command ran into; its message also ends `output`. */
+  limit?: LimitHit;
+  /** The most tasks and memory the command used at once, where a cgroup counted them. */
+  peak?: CommandPeaks;
 }
 
 /** A long-running process (process_manager, MCP stdio servers). */
@@ -126,6 +132,8 @@ export interface Executor {
 export interface ProcessExecutor extends Executor {
   /** The session's private temp folder (TMPDIR of every command). */
   readonly tmpDir: string;
+  /** What each sandboxed command may use, and how that is held here; null: no limits (made so for a bench). */
+  readonly limits: LimitsInForce | null;
   /** A SandboxSpec for this executor's root, home and tmpDir. */
   spec(options?: SpecOptions): SandboxSpec;
 }

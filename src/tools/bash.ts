@@ -3,6 +3,7 @@
 // throttled progress lines; the model gets "Exit code: N", the capped output, and `[Garuda: …]`
 // hints when the sandbox is the likely cause of a failure.
 import { z } from "zod";
+import { CommandTooLongError } from "../sandbox/commandTooLong.ts";
 import { SandboxUnavailableError } from "../sandbox/executor.ts";
 import type { ExecResult, SandboxSpec } from "../sandbox/types.ts";
 import { oneLine } from "../text/visible.ts";
@@ -88,6 +89,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput> {
         if (error instanceof SandboxUnavailableError) {
           return { output: `The command did not run: ${error.message}. Run it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`, isError: true };
         }
+        if (error instanceof CommandTooLongError) return { output: `The command did not run: ${error.message}.`, isError: true, summary: "Too long" };
         throw error;
       } finally {
         progress.stop();
@@ -95,6 +97,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput> {
       const output = kept.text();
       const lines = [headline(result, timeoutMs)];
       lines.push(output.length > 0 ? output.replace(/\n+$/, "") : "(no output)");
+      if (result.limit) lines.push(result.limit.message);
       if (result.timedOut) {
         lines.push(`[Garuda: for servers and watchers use process_manager; for a long build or test run, raise timeout_ms (at most ${MAX_TIMEOUT_MS}).]`);
       }

@@ -9,6 +9,7 @@
 // session" on such a question would add the bare rule `process_manager`, which would then allow
 // every later start too. The tool's own `readOnly` stays false, so its calls run in order.
 import { z } from "zod";
+import { CommandTooLongError } from "../sandbox/commandTooLong.ts";
 import { SandboxUnavailableError } from "../sandbox/executor.ts";
 import { oneLine } from "../text/visible.ts";
 import { commandSandbox } from "./bash.ts";
@@ -103,7 +104,8 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
           const entry = table.get(args.id as string);
           if (!entry) return unknownId(args.id as string, table);
           const text = tail(entry.process.output(), outputChars);
-          return { output: `${describeEntry(entry)} — ${statusOf(entry)}\n${text.length > 0 ? text : "(no output yet)"}`, summary: statusOf(entry) };
+          const limit = entry.end?.limit ? `\n${entry.end.limit.message}` : "";
+          return { output: `${describeEntry(entry)} — ${statusOf(entry)}\n${text.length > 0 ? text : "(no output yet)"}${limit}`, summary: statusOf(entry) };
         }
         case "stop": {
           const entry = table.get(args.id as string);
@@ -128,6 +130,7 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
             if (error instanceof SandboxUnavailableError) {
               return { output: `The process did not start: ${error.message}. Start it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`, isError: true };
             }
+            if (error instanceof CommandTooLongError) return { output: `The process did not start: ${error.message}.`, isError: true };
             throw error;
           }
           const outcome = await waitForStart(entry, waitMs, ctx.signal);
@@ -141,7 +144,8 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
           const shown = text.length > 0 ? `\nOutput so far:\n${text}` : "\n(no output yet)";
           if (entry.end) {
             const failed = entry.end.exitCode !== 0;
-            return { output: `${describeEntry(entry)} ${statusOf(entry)} right after it started.${shown}`, isError: failed, summary: statusOf(entry) };
+            const limit = entry.end.limit ? `\n${entry.end.limit.message}` : "";
+            return { output: `${describeEntry(entry)} ${statusOf(entry)} right after it started.${shown}${limit}`, isError: failed, summary: statusOf(entry) };
           }
           const note = entry.sandboxed ? "\n[Garuda: it runs in the OS sandbox, with its own network: ports it opens cannot be reached from outside it.]" : "";
           return { output: `Started ${describeEntry(entry)}. It keeps running; use action "output" with id ${entry.process.id} to read it, "stop" to end it.${shown}${note}`, summary: `Started ${entry.process.id}` };

@@ -65,7 +65,7 @@ describe("team policy files", () => {
           allowOutsideSandbox: true,
           denyPaths: ["~/secrets/**"],
           network: { blockedHosts: ["evil.example"], allow: ["npm"] },
-          limits: { maxSteps: 100, tokenBudget: 50_000 },
+          limits: { maxSteps: 100, tokenBudget: 50_000, processes: 2_000, memoryMB: 4_096 },
         },
         user: {
           disallowedCommands: ["rm", "git push"],
@@ -73,7 +73,7 @@ describe("team policy files", () => {
           allowOutsideSandbox: false,
           allowSessionApprovals: false,
           network: { strictAllowlist: true, allow: ["example.com"] },
-          limits: { maxSteps: 40 },
+          limits: { maxSteps: 40, processes: 500, cpuSeconds: 900 },
           profile: "strict",
         },
       },
@@ -93,7 +93,9 @@ describe("team policy files", () => {
         expect(policy.network.allow).toContain("registry.npmjs.org");
         expect(policy.network.allow).toContain("example.com");
         expect(policy.network.strictAllowlist).toEqual({ source: "user-policy", file: user });
-        expect(policy.limits).toEqual({ maxSteps: 40, tokenBudget: 50_000 });
+        expect(policy.limits).toEqual({ maxSteps: 40, tokenBudget: 50_000, processes: 500, memoryMB: 4_096, cpuSeconds: 900 });
+        // Each command limit remembers the file it came from (the message says where to raise it).
+        expect(policy.limitOrigins).toEqual({ processes: { source: "user-policy", file: user }, memoryMB: { source: "managed-policy", file: managed }, cpuSeconds: { source: "user-policy", file: user } });
       },
     );
   });
@@ -157,6 +159,9 @@ describe("team policy files", () => {
     ["a bad rule", { permissions: { allow: ["bash(npm test"] } }],
     ["a bad host", { network: { blockedHosts: ["http://x.com/"] } }],
     ["a bad limit", { limits: { maxSteps: 0 } }],
+    ["a process limit too low to start a command", { limits: { processes: 2 } }],
+    ["a memory limit in bytes, not MiB", { limits: { memoryMB: 0.5 } }],
+    ["a misspelt command limit", { limits: { memoryMb: 1024 } }],
     ["a bad audit level", { audit: { level: "some" } }],
   ])("a malformed policy (%s) is an error naming the file", (_what, content) => {
     withPolicies({ user: content }, ({ managed, user }) => {

@@ -29,7 +29,7 @@ const FULL = {
   sandbox: { writePaths: ["build-cache", "~/.cache/tool"], denyRead: ["secrets/**"] },
   network: { allow: ["npm", "api.example.com"] },
   env: { allow: ["NODE_ENV"] },
-  limits: { maxSteps: 40, tokenBudget: 100000 },
+  limits: { maxSteps: 40, tokenBudget: 100000, processes: 256, memoryMB: 2048, cpuSeconds: 300 },
   profile: "strict",
   executor: "os",
 };
@@ -79,6 +79,8 @@ describe("<root>/.garuda/settings.json", () => {
     expect(loadError(root.path, home.path).message).toContain("at network.allow.0: must be a host");
     writeSettings(root.path, { limits: { maxSteps: 0 } });
     expect(loadError(root.path, home.path).message).toContain("at limits.maxSteps");
+    writeSettings(root.path, { limits: { processes: 4 } });
+    expect(loadError(root.path, home.path).message).toContain("at limits.processes: must be at least 8");
     writeSettings(root.path, "{ not json");
     expect(loadError(root.path, home.path).message).toContain(`${file}: is not valid JSON`);
     writeSettings(root.path, { profile: "strict", executor: "host" });
@@ -166,7 +168,7 @@ describe("<root>/.garuda/settings.json", () => {
       "ask web_fetch",
     ]);
     expect(loaded.settings.sandbox.denyRead).toEqual([join(root.path, "secrets/**"), "/etc/shadow"]);
-    expect(loaded.settings.limits).toEqual({ maxSteps: 40, tokenBudget: 100000 });
+    expect(loaded.settings.limits).toEqual({ maxSteps: 40, tokenBudget: 100000, processes: 256, memoryMB: 2048, cpuSeconds: 300 });
     expect(loaded.settings.profile).toBe("strict");
     expect(loaded.settings.executor).toBe("os");
   });
@@ -178,7 +180,7 @@ describe("<root>/.garuda/settings.json", () => {
     const loaded = loadProjectSettings({ root: root.path, paths: garudaPaths(home.path) });
     expect(loaded.trusted).toBe(false);
     expect(loaded.settings.sandbox.denyRead).toEqual([join(root.path, "secrets/**")]);
-    expect(loaded.settings.limits).toEqual({ maxSteps: 40, tokenBudget: 100000 });
+    expect(loaded.settings.limits).toEqual({ maxSteps: 40, tokenBudget: 100000, processes: 256, memoryMB: 2048, cpuSeconds: 300 });
     expect(loaded.settings.profile).toBe("strict");
     expect(loaded.settings.executor).toBe("os");
   });

@@ -112,6 +112,9 @@ describe("mcp.json", () => {
     expect(text).toContain('MCP server "Bad Name"');
     expect(text).toContain('MCP server "typo"');
     expect(text).toContain("${MISSING}, which is not set");
+    // A secret in an argument is visible to every user (ps): said once, with what to do instead.
+    expect(text).toContain('The MCP server "github" in ' + userFile + ' puts ${GH_TOKEN} in its arguments, where every user of this computer can read it (ps). If the server can read it from its environment, move it to "env".');
+    expect(text).not.toContain("${MODE}");
     expect(text).toContain('The project\'s MCP server "github"');
     // The pinned hash is of the definition as written, not of the secrets it expands to.
     const again = loadMcpConfig({ userFile, root, home, env: { GH_TOKEN: "other" } }, []).servers;

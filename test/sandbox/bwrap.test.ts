@@ -40,9 +40,8 @@ const spec = (overrides: Partial<SandboxSpec> = {}): SandboxSpec => ({
   ...overrides,
 });
 
-const env = { PATH: "/usr/bin:/bin", HOME: "/home/ada", TMPDIR: "/tmp/garuda-session-1" };
-const show = (s: SandboxSpec, options: Parameters<typeof bwrapArgv>[3] = {}, fs = fakeFs(machine)) =>
-  describeBwrapArgv(bwrapArgv(s, ["/bin/bash", "-c", "npm test"], env, { fs, disableUserns: true, ...options }));
+const show = (s: SandboxSpec, options: Parameters<typeof bwrapArgv>[2] = {}, fs = fakeFs(machine)) =>
+  describeBwrapArgv(bwrapArgv(s, ["/bin/bash", "-c", "npm test"], { fs, disableUserns: true, ...options }));
 
 describe("bwrapArgv", () => {
   test("build mode behind the proxy: root, tmp and existing caches writable; .git/hooks, .git/config and a missing .garuda held read-only; credentials hidden", () => {
@@ -82,9 +81,6 @@ describe("bwrapArgv", () => {
       --remount-ro /home/ada/.config/gh
       --ro-bind /dev/null /home/ada/.garuda/credentials
       --bind /tmp/garuda-proxy-1/proxy.sock /tmp/garuda-proxy-1/proxy.sock
-      --clearenv
-      --setenv HOME /home/ada
-      --setenv PATH /usr/bin:/bin
       --setenv TMPDIR /tmp/garuda-session-1
       --chdir /home/ada/src/app
       -- ["/bin/bash","-c","npm test"]"
@@ -120,9 +116,6 @@ describe("bwrapArgv", () => {
       --tmpfs /home/ada/.config/gh
       --remount-ro /home/ada/.config/gh
       --ro-bind /dev/null /home/ada/.garuda/credentials
-      --clearenv
-      --setenv HOME /home/ada
-      --setenv PATH /usr/bin:/bin
       --setenv TMPDIR /tmp/garuda-session-1
       --chdir /home/ada/src/app
       -- ["/bin/bash","-c","npm test"]"
@@ -159,9 +152,6 @@ describe("bwrapArgv", () => {
       --tmpfs /home/ada/.config/gh
       --remount-ro /home/ada/.config/gh
       --ro-bind /dev/null /home/ada/.garuda/credentials
-      --clearenv
-      --setenv HOME /home/ada
-      --setenv PATH /usr/bin:/bin
       --setenv TMPDIR /tmp/garuda-session-1
       --chdir /home/ada
       -- ["/bin/bash","-c","npm test"]"
@@ -204,9 +194,6 @@ describe("bwrapArgv", () => {
       --ro-bind /home/ada/src/main/.git/hooks /home/ada/src/main/.git/hooks
       --ro-bind /home/ada/src/main/.git/worktrees/wt/commondir /home/ada/src/main/.git/worktrees/wt/commondir
       --ro-bind /dev/null /home/ada/src/main/.git/worktrees/wt/config.worktree
-      --clearenv
-      --setenv HOME /home/ada
-      --setenv PATH /usr/bin:/bin
       --setenv TMPDIR /tmp/garuda-session-1
       --chdir /home/ada/src/wt
       -- ["/bin/bash","-c","npm test"]"
@@ -237,10 +224,7 @@ describe("bwrapArgv", () => {
       --bind /tmp/h/.npm /tmp/h/.npm
       --tmpfs /tmp/h/.ssh
       --remount-ro /tmp/h/.ssh
-      --clearenv
-      --setenv HOME /home/ada
-      --setenv PATH /usr/bin:/bin
-      --setenv TMPDIR /tmp/garuda-session-1
+      --setenv TMPDIR /tmp/s
       --chdir /tmp/p
       -- ["/bin/bash","-c","npm test"]"
     `);
@@ -278,14 +262,17 @@ describe("bwrapArgv", () => {
     expect(lines).toContain("--remount-ro /home/ada/src/app/.vscode");
   });
 
-  test("every variable is set explicitly after --clearenv, and the command comes last", () => {
-    const args = bwrapArgv(spec(), ["/bin/bash", "-c", "echo $HOME"], { HOME: "/home/ada", B: "2", A: "1" }, { fs: fakeFs(machine) });
-    const tail = args.slice(args.indexOf("--clearenv"));
-    expect(tail).toEqual(["--clearenv", "--setenv", "A", "1", "--setenv", "B", "2", "--setenv", "HOME", "/home/ada", "--chdir", "/home/ada/src/app", "--", "/bin/bash", "-c", "echo $HOME"]);
+  test("no secret is an argument (every local user can read arguments): only TMPDIR is set there, and the command comes last", () => {
+    const network = { mode: "proxy" as const, socketPath: "/tmp/garuda-proxy-1/proxy.sock", token: "t0ken" };
+    const args = bwrapArgv(spec({ network }), ["/bin/bash", "-c", "echo $HOME"], { fs: fakeFs(machine) });
+    expect(args.filter((arg) => arg === "--setenv")).toHaveLength(1);
+    expect(args).not.toContain("--clearenv");
+    expect(args.join("\0")).not.toContain("t0ken");
+    expect(args.slice(-9)).toEqual(["--setenv", "TMPDIR", "/tmp/garuda-session-1", "--chdir", "/home/ada/src/app", "--", "/bin/bash", "-c", "echo $HOME"]);
   });
 
   test("without --disable-userns support (bwrap < 0.8) the flag is left out", () => {
-    const args = bwrapArgv(spec(), ["true"], {}, { fs: fakeFs(machine), disableUserns: false });
+    const args = bwrapArgv(spec(), ["true"], { fs: fakeFs(machine), disableUserns: false });
     expect(args).not.toContain("--disable-userns");
     expect(args.slice(0, 6)).toEqual(["--new-session", "--die-with-parent", "--unshare-user", "--cap-drop", "ALL", "--unshare-pid"]);
   });

@@ -45,7 +45,7 @@ async function withoutMount(root: string, command: string, dest: string, s: Sand
   const launcher = machineSandbox.launcher;
   if (launcher?.kind !== "bwrap") throw new Error("negative controls need bwrap");
   const env = childEnv({ base: process.env, home, tmpDir: executor.tmpDir });
-  const args = bwrapArgv(s, ["/bin/bash", "-c", command], env, { cwd: root, disableUserns: launcher.disableUserns });
+  const args = bwrapArgv(s, ["/bin/bash", "-c", command], { cwd: root, disableUserns: launcher.disableUserns });
   const kept: string[] = [];
   let removed = 0;
   for (let i = 0; i < args.length; i++) {

@@ -29,7 +29,7 @@ const run = (root: string, sandbox: SandboxSpec, command: string) => executor.ru
 
 /** The destinations bwrap binds writable for this spec. */
 function writableBinds(s: SandboxSpec): string[] {
-  const args = bwrapArgv(s, ["true"], {});
+  const args = bwrapArgv(s, ["true"]);
   return args.flatMap((arg, i) => (arg === "--bind" ? [args[i + 2] as string] : []));
 }
 

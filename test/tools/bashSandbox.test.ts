@@ -82,4 +82,16 @@ describeSandbox("bash in the OS sandbox", () => {
     expect(result.summary).toBe("Cancelled");
     await eventually(() => sleepers(tag).length === 0 && sleepers(child).length === 0);
   });
+  test("a command longer than the system allows says so and how to go on, not that the sandbox failed (negative control: one byte under the argument limit runs)", async () => {
+    const long = `echo ${"x".repeat(200_000)} > /dev/null`;
+    const result = await call(bash, { command: long }, execContext(ws));
+    expect(result.isError).toBe(true);
+    expect(result.output).toBe(
+      `The command did not run: the command is ${Buffer.byteLength(long).toLocaleString("en-US")} bytes, longer than the system allows for a command line (128 KiB for one argument, about 2 MB for all arguments and the environment together), so it did not run. Write it to a file (write_file) and run that file instead (bash path/to/script.sh).`,
+    );
+    expect(result.output).not.toMatch(/bwrap|E2BIG|posix_spawn/);
+    const fits = `: ${"x".repeat(131_071 - 3)}`;
+    expect(Buffer.byteLength(fits)).toBe(131_070);
+    expect((await call(bash, { command: `${fits}x` }, execContext(ws))).output).toBe("Exit code: 0\n(no output)");
+  });
 });

@@ -111,6 +111,9 @@ export interface LoadMcpOptions {
 
 export const projectMcpFile = (root: string) => join(root, ".garuda", "mcp.json");
 
+/** Variable names that usually hold a secret. */
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
+
 /** How `${NAME}` is filled for one server: from where, and which names it may take. */
 interface Expansion {
   env: Record<string, string | undefined>;
@@ -202,7 +205,13 @@ function parseServer(name: string, raw: unknown, scope: ServerScope, file: strin
       env[key] = expand(value, expansion, used);
       envSources[key] = used;
     }
-    const args = (data.args ?? []).map((arg) => expand(arg, expansion, []));
+    const argVars: string[] = [];
+    const args = (data.args ?? []).map((arg) => expand(arg, expansion, argVars));
+    // An argument is readable by every user of this computer (ps, /proc/<pid>/cmdline); the environment is not.
+    const secrets = [...new Set(argVars.filter((name) => SECRET_NAME.test(name)))];
+    if (secrets.length > 0) {
+      notices.push(`The ${where} puts ${secrets.map((n) => `\${${n}}`).join(", ")} in its arguments, where every user of this computer can read it (ps). If the server can read it from its environment, move it to "env".`);
+    }
     const writePaths = (data.writePaths ?? []).map((path) => absolutePath(path, options.root, options.home));
     const hash = sha256Hex(JSON.stringify({ command: data.command, args: data.args ?? [], env: canonical(data.env), network: data.network ?? false, writePaths: data.writePaths ?? [] }));
     config = { ...base, transport: "stdio", command: data.command, args, argsWritten: data.args ?? [], env, envSources, network: data.network ?? false, writePaths, hash };
