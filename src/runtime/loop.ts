@@ -3,7 +3,7 @@
 // ends the turn or a limit does. It knows no provider and no front end: a ModelClient in, a
 // StopReason and AgentEvents out, every change to the conversation a session record.
 import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ToolUseBlock } from "../model/types.ts";
-import type { RecordedResult } from "../store/sessionRecords.ts";
+import { keptChange, type RecordedResult } from "../store/sessionRecords.ts";
 import type { CallContext, CallOutcome, ToolRegistry } from "../tools/registry.ts";
 import { abortable } from "./abortable.ts";
 import { type CompactionContext, compact, needsCompaction } from "./compaction.ts";
@@ -69,7 +69,8 @@ export function stableJson(value: unknown): string {
 }
 
 export function toRecorded(outcome: CallOutcome): RecordedResult {
-  const { change: _change, ...info } = outcome.info;
+  const { change, ...info } = outcome.info;
+  const kept = change && keptChange(change);
   return {
     callId: outcome.callId,
     tool: outcome.tool,
@@ -79,6 +80,7 @@ export function toRecorded(outcome: CallOutcome): RecordedResult {
     ...(outcome.summary !== undefined && { summary: outcome.summary }),
     info,
     durationMs: Math.round(outcome.durationMs),
+    ...(kept && { change: kept }),
   };
 }
 

@@ -40,7 +40,7 @@ import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts
 import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
 import { checkProjectRoot, wideFolder } from "./projectRoot.ts";
-import { Runtime } from "./runtime.ts";
+import { Runtime, type RuntimeOptions } from "./runtime.ts";
 import type { Notice, ToolHooks } from "./services.ts";
 
 export interface PrepareOptions {
@@ -62,8 +62,10 @@ export interface PrepareOptions {
   probe?: SandboxProbe;
   /** The model client for a prepared model; tests give a FakeModelClient. Default: the provider's client. */
   openModel?: (prepared: PreparedModel) => Promise<ModelClient>;
-  /** Continue the session in this file (the terminal's --continue and --resume). */
-  resume?: string;
+  /** Continue this session: its file (the terminal's --continue and --resume), or one already claimed (RuntimeOptions.resume). */
+  resume?: RuntimeOptions["resume"];
+  /** The id of a new session's file (an editor names the session before its first prompt). */
+  sessionId?: string;
   /** Extra allow rules for this session only (`garuda run --allow`), with source "session". */
   allow?: readonly string[];
   /**
@@ -311,6 +313,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       ...(toolHooks && { hooks: toolHooks }),
       commands: extensions.commands,
       ...(options.resume !== undefined && { resume: options.resume }),
+      ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
       ...(extensions.turns && { extensions: extensions.turns }),
       onClose: async () => {
         await extensions.close();
