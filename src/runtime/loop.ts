@@ -5,6 +5,7 @@
 import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ToolUseBlock } from "../model/types.ts";
 import { keptChange, type RecordedResult } from "../store/sessionRecords.ts";
 import type { CallContext, CallOutcome, ToolRegistry } from "../tools/registry.ts";
+import type { CallInfo } from "../tools/types.ts";
 import { abortable } from "./abortable.ts";
 import { type CompactionContext, compact, needsCompaction } from "./compaction.ts";
 import type { Conversation } from "./conversation.ts";
@@ -115,12 +116,21 @@ async function compactAndReport(ctx: LoopContext, maxTokens: number, force: bool
 /** Runs the calls and records their results; on abort, records what finished and closes the rest. */
 async function runCalls(ctx: LoopContext, calls: ToolUseBlock[]): Promise<void> {
   const done = new Map<string, CallOutcome>();
+  // What each call was shown as, so one the stop closes keeps its title in the session file.
+  const described = new Map<string, CallInfo>();
+  const context: CallContext = {
+    ...ctx.calls,
+    emit: (event) => {
+      if (event.type === "tool_call" && event.parentCallId === undefined) described.set(event.callId, event.info);
+      ctx.calls.emit(event);
+    },
+  };
   try {
-    const outcomes = await abortable(runToolCalls(ctx.registry, calls, ctx.calls, done), ctx.signal);
+    const outcomes = await abortable(runToolCalls(ctx.registry, calls, context, done), ctx.signal);
     ctx.conversation.record({ type: "tool_results", results: outcomes.map(toRecorded) });
   } catch (error) {
     const known = new Map([...done.values()].filter((outcome) => !outcome.cancelled).map((outcome) => [outcome.callId, toRecorded(outcome)] as const));
-    ctx.conversation.closeOpenToolCalls(known);
+    ctx.conversation.closeOpenToolCalls(known, described);
     throw error;
   }
 }

@@ -164,7 +164,7 @@ export interface ReplayedTurn {
 }
 
 /** A history item as the AgentEvent the Runtime sent live, where there is one. */
-function eventOf(item: HistoryItem): AgentEvent | undefined {
+export function historyEvent(item: HistoryItem): AgentEvent | undefined {
   switch (item.type) {
     case "text":
       return { type: "text_delta", text: item.text };
@@ -210,7 +210,7 @@ export function replayTurns(records: readonly SessionRecord[]): ReplayedTurn[] {
       current().stopReason = item.stopReason;
       continue;
     }
-    const event = eventOf(item);
+    const event = historyEvent(item);
     if (event) current().events.push(event);
   }
   return turns;
