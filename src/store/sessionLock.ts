@@ -4,7 +4,8 @@
 // exits in any way (kill -9 included), so no lock outlives its process and no pid or start time
 // has to be trusted. SQLite also keeps two connections of one process apart, so a second lock
 // in the same process is refused too. The lock file stays (it is empty); deleting a session
-// removes it.
+// removes it. The lock lives as long as its connection: a Database that is collected closes and
+// lets go, so each handle keeps the connection referenced until it is released.
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { ConfigError } from "../config/errors.ts";
@@ -78,6 +79,8 @@ export function lockSession(sessionFile: string): SessionLock {
   }
   try {
     db.exec("PRAGMA busy_timeout = 0");
+    // Nothing is ever written, so no journal file beside the lock.
+    db.exec("PRAGMA journal_mode = MEMORY");
     db.exec("BEGIN EXCLUSIVE");
   } catch (error) {
     db.close();
@@ -90,4 +93,5 @@ export function lockSession(sessionFile: string): SessionLock {
 /** Removes a session's lock file (its session is deleted; the caller holds the lock). */
 export function removeLockFile(sessionFile: string): void {
   rmSync(lockFileOf(sessionFile), { force: true });
+  rmSync(`${lockFileOf(sessionFile)}-journal`, { force: true });
 }
