@@ -122,9 +122,9 @@ async function open(host: HistoryHost, params: { sessionId: string; cwd: string;
     return host.answer(live);
   }
 
-  const file = findSessionFile(host.sessionsDir, id);
+  // The session's file in this project's folder; one of another project is refused before it is locked.
+  const file = findSessionFile(host.sessionsDir, id, sessionFolder(host.sessionsDir, cwd));
   if (!file) throw acp.RequestError.sessionNotFound(id);
-  // A folder is named by its root, so a session of another project is refused before it is locked.
   if (dirname(file) !== sessionFolder(host.sessionsDir, cwd)) throw wrongFolder(id, cwd, summarizeSession(file)?.root);
   let claimed: ClaimedSession;
   try {

@@ -37,9 +37,13 @@ export function sessionFolders(sessionsDir: string): string[] {
   }
 }
 
-/** The file of session `id` in any project folder; undefined for an unknown id or one that is not an id. */
-export function findSessionFile(sessionsDir: string, id: string): string | undefined {
+/**
+ * The file of session `id`: in `first` (a project's folder) when it is there, else in any project
+ * folder; undefined for an unknown id or one that is not an id.
+ */
+export function findSessionFile(sessionsDir: string, id: string, first?: string): string | undefined {
   if (!isSessionId(id)) return undefined;
+  if (first !== undefined && isRegularFile(join(first, `${id}.jsonl`))) return join(first, `${id}.jsonl`);
   for (const folder of sessionFolders(sessionsDir)) {
     const file = join(folder, `${id}.jsonl`);
     if (isRegularFile(file)) return file;
@@ -141,7 +145,8 @@ export function summarizeSession(file: string): SessionSummary | undefined {
     }
     if (type === "title") {
       const record = parse(line);
-      if (typeof record?.title === "string") title = record.title;
+      // Shown as a title whatever wrote the file: one visible line again.
+      if (typeof record?.title === "string") title = sessionTitle(record.title);
       return title !== undefined;
     }
     // The title follows the first prompt; an answer before it means an older file without one.

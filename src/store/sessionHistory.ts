@@ -9,6 +9,7 @@ import type { Mode } from "../permission/types.ts";
 import type { AgentEvent } from "../runtime/events.ts";
 import type { CallInfo } from "../tools/types.ts";
 import type { PromptBlock, RecordedResult, SessionRecord } from "./sessionRecords.ts";
+import { sessionTitle } from "./sessionTitle.ts";
 
 /** One step of the plan the model keeps (the todo tool's list). */
 export interface PlanItem {
@@ -125,9 +126,12 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
       case "notice":
         items.push({ type: "notice", level: record.level, text: record.text });
         break;
-      case "title":
-        items.push({ type: "title", title: record.title });
+      case "title": {
+        // One visible line whatever wrote the file (the title is shown as a thread's name).
+        const title = sessionTitle(record.title);
+        if (title !== undefined) items.push({ type: "title", title });
         break;
+      }
       case "end":
         items.push({ type: "turn_end", stopReason: record.stopReason });
         break;

@@ -208,6 +208,26 @@ describe("titles", () => {
     const { replayed } = await load(again, sessionId);
     expect(ofKind(replayed, "session_info_update")).toEqual([{ sessionUpdate: "session_info_update", title }]);
   });
+
+  test("a title in the file is shown as one visible line whatever wrote it (list and load)", async () => {
+    using m = machine();
+    const folder = sessionFolder(sessionsOf(m.home), m.root);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const id = "20260101-000000-0000abcd";
+    const records = [
+      { t: "x", type: "start", format: 2, sessionId: id, root: m.root, version: "0", model: "m", mode: "build" },
+      { t: "x", type: "user", prompt: "hi", content: [{ type: "text", text: "hi" }] },
+      { t: "x", type: "title", title: `evil\u202Etitle\nsecond line\u001b[31m${"x".repeat(200)}` },
+    ];
+    writeFileSync(join(folder, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join("\n")}\n`);
+    await using h = m.editor();
+    await h.initialize();
+    const listed = (await h.agent.request(acp.methods.agent.session.list, {})).sessions[0]?.title as string;
+    expect(listed.startsWith("evil⟨U+202E⟩title second line⟨U+001B⟩[31mxxx")).toBe(true);
+    expect([...listed].length).toBe(80);
+    const { replayed } = await load(h, id);
+    expect(ofKind(replayed, "session_info_update")).toEqual([{ sessionUpdate: "session_info_update", title: listed }]);
+  });
 });
 
 describe("session/close", () => {
