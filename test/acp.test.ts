@@ -19,13 +19,13 @@ import { FakeModelClient, fake } from "../src/model/fake.ts";
 import { ModelError } from "../src/model/types.ts";
 import { createPermissionEngine } from "../src/permission/engine.ts";
 import { Runtime } from "../src/runtime/runtime.ts";
-import { descendants } from "../src/sandbox/processTree.ts";
 import type { Tool } from "../src/tools/types.ts";
 import { VERSION } from "../src/version.ts";
 import { fakeExecutor, MODEL } from "./runtime/helpers.ts";
 import { BRIDGE, contentText, messageText, ofKind, realPrepare, select, setUpHome, startHarness, testProbe } from "./support/acpHarness.ts";
 import { mockResponses, startMockAnthropic } from "./support/mockAnthropic.ts";
 import { BUN, FIXTURE_SERVER } from "./support/extensionHarness.ts";
+import { running, until } from "./support/processes.ts";
 
 /** The user message text of a model request (the last user message). */
 function userText(model: FakeModelClient, index = 0): string {
@@ -34,24 +34,7 @@ function userText(model: FakeModelClient, index = 0): string {
   return (user?.content ?? []).map((block) => (block.type === "text" ? block.text : "")).join("\n");
 }
 
-/** Live processes below this test process running exactly `argv`. */
-function running(argv: string[]): number[] {
-  return descendants(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === argv.join(" ");
-    } catch {
-      return false;
-    }
-  });
-}
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await Bun.sleep(20);
-  }
-}
 
 const rejection = async (promise: Promise<unknown>) => {
   try {

@@ -10,33 +10,17 @@ import * as acp from "@agentclientprotocol/sdk";
 import { findSession, listSessions as chatSessions, sessionDetails } from "../../src/cli/chat/sessions.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
-import { descendants } from "../../src/sandbox/processTree.ts";
 import { findSessionFile } from "../../src/store/sessionCatalog.ts";
 import { createSessionStore, sessionFolder } from "../../src/store/sessionFile.ts";
 import { SessionBusyError } from "../../src/store/sessionLock.ts";
 import { testRuntime, turn } from "../runtime/helpers.ts";
 import { messageText, ofKind } from "../support/acpHarness.ts";
 import { load, machine, rejection } from "./historySupport.ts";
+import { running, until } from "../support/processes.ts";
 
 const sessionsOf = (home: string) => garudaPaths(home).sessions;
 
-function running(argv: string[]): number[] {
-  return descendants(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === argv.join(" ");
-    } catch {
-      return false;
-    }
-  });
-}
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await Bun.sleep(20);
-  }
-}
 
 /** A session file as the store writes it, with a prompt and a title, last written at `when`. */
 function storedSession(sessionsDir: string, root: string, prompt: string, when: Date): string {

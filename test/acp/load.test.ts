@@ -8,27 +8,11 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
-import { descendants } from "../../src/sandbox/processTree.ts";
 import { messageText, ofKind, select } from "../support/acpHarness.ts";
 import { conversation, load, machine, rejection, userChunks } from "./historySupport.ts";
+import { running, until } from "../support/processes.ts";
 
-function running(argv: string[]): number[] {
-  return descendants(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === argv.join(" ");
-    } catch {
-      return false;
-    }
-  });
-}
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await Bun.sleep(20);
-  }
-}
 
 /** The text of every user message the model was sent, in order. */
 const userTexts = (model: FakeModelClient, request = 0) =>
