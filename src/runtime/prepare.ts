@@ -115,7 +115,10 @@ export interface ProjectTrustQuestion {
  * permission engine (and session rules), audit log and tools. Throws SetupRequiredError when no
  * model or key is set up, ConfigError for a broken file or a bad folder.
  */
-export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> {
+export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
+  // The session to continue goes to the runtime only: the closures below keep `options` for the
+  // session's life, and a continued session's records must not live that long (its messages do).
+  const { resume, ...options } = given;
   const { paths } = options;
   // Where session folders go: `garuda-<uid>` in the temp folder of `env` (sandbox/sessionFolders.ts).
   const sessionFolders = sessionFolderBase(options.env);
@@ -312,7 +315,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       sandboxFor,
       ...(toolHooks && { hooks: toolHooks }),
       commands: extensions.commands,
-      ...(options.resume !== undefined && { resume: options.resume }),
+      ...(resume !== undefined && { resume }),
       ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
       ...(extensions.turns && { extensions: extensions.turns }),
       onClose: async () => {
