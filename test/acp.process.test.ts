@@ -1,10 +1,11 @@
 // The compiled binary as an editor runs it: `garuda acp` over stdin and stdout, driven by the
 // SDK's client, against the mock Anthropic server (real SSE), with the real sandbox. A streamed
 // prompt with a tool call and an approved edit; a cancel of `sleep 60` with the process checked
-// gone; stdin closed in the middle of a command: exit 0, no child left. Every stdout line must be
-// one JSON-RPC message.
+// gone; stdin closed in the middle of a command: exit 0, no child left; the history: a session
+// listed and loaded by a second process after the first exited, refused to a third while the
+// second writes it. Every stdout line must be one JSON-RPC message.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -29,7 +30,7 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const startAgent = (mock: MockAnthropic, root: string, model?: string) => startAgentAt(binary, mock, root, work, model);
+const startAgent = (mock: MockAnthropic, root: string, model?: string, home?: string) => startAgentAt(binary, mock, root, work, model, home);
 
 describe("garuda acp, the compiled binary over stdio", () => {
   test("initialize, session/new, a streamed prompt with an approved edit, a cancel, and stdin closed mid-command", async () => {
@@ -185,5 +186,77 @@ describe("garuda acp, the compiled binary over stdio", () => {
     expect(await proc.exited).toBe(0);
     connection.close();
     expectOnlyProtocol(lines, tail);
+  }, 120_000);
+
+  test("history: a second process lists and loads the session of one that exited, replays it, continues it; a third is refused while the second has it", async () => {
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [
+        { steps: [{ type: "text", text: "Reading it." }, { type: "tool_use", name: "read_file", id: "toolu_hist_read", input: { path: "notes.txt" } }] },
+        { steps: [{ type: "text", text: "It is a draft.", fragments: 3 }] },
+        { steps: [{ type: "text", text: "Still a draft." }] },
+      ],
+    });
+    const root = mkdtempSync(join(work, "root-"));
+    writeFileSync(join(root, "notes.txt"), "a draft note\n");
+    const first = startAgent(mock, root);
+    const init = await first.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    expect(init.agentCapabilities).toMatchObject({ loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} } });
+    const { sessionId } = await first.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+    expect((await first.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "What do the notes say?" }] })).stopReason).toBe("end_turn");
+    const live = [...first.updates];
+    expect(live.some((u) => u.sessionUpdate === "session_info_update" && u.title === "What do the notes say?")).toBe(true);
+    first.proc.stdin.end();
+    expect(await first.proc.exited).toBe(0);
+    first.connection.close();
+
+    // A kill -9 in the middle of a write leaves a torn last line: the next process says so and goes on.
+    const { findSessionFile } = await import("../src/store/sessionCatalog.ts");
+    const file = findSessionFile(join(first.home, ".garuda", "sessions"), sessionId) as string;
+    appendFileSync(file, '{"t":"2026-01-01T00:00:00Z","type":"notice","level":"info","te');
+
+    const second = startAgent(mock, root, "claude-sonnet-5", first.home);
+    await second.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    const listed = await second.agent.request(acp.methods.agent.session.list, {});
+    expect(listed.sessions).toEqual([{ sessionId, cwd: realpathSync(root), title: "What do the notes say?", updatedAt: expect.any(String) }]);
+    const loaded = await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
+    expect(loaded.modes?.currentModeId).toBe("build");
+    const replayed = second.updates.filter((u) => u.sessionUpdate !== "available_commands_update");
+    expect(replayed[0]).toEqual({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "What do the notes say?" } });
+    const liveCall = live.find((u) => u.sessionUpdate === "tool_call");
+    expect(replayed.find((u) => u.sessionUpdate === "tool_call") as unknown).toEqual(liveCall);
+    const liveEnd = live.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    expect(replayed.find((u) => u.sessionUpdate === "tool_call_update") as unknown).toEqual(liveEnd);
+    const said = (updates: acp.SessionUpdate[]) => updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("");
+    expect(said(replayed)).toContain("Reading it.It is a draft.");
+    expect(said(replayed)).toContain("Garuda: 1 line of the session file could not be read and was skipped (line ");
+
+    // A third process may not write the session the second has open: a clear error, nothing replayed.
+    const third = startAgent(mock, root, "claude-sonnet-5", first.home);
+    await third.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    let refused: acp.RequestError | undefined;
+    try {
+      await third.agent.request(acp.methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
+    } catch (error) {
+      refused = error as acp.RequestError;
+    }
+    expect(refused?.message).toContain(`session ${sessionId} is open in another Garuda now`);
+    expect(third.updates.filter((u) => u.sessionUpdate !== "available_commands_update")).toEqual([]);
+
+    // The second continues it: the model gets the earlier turn.
+    expect((await second.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "And now?" }] })).stopReason).toBe("end_turn");
+    expect(JSON.stringify(mock.requests.at(-1)?.body)).toContain("What do the notes say?");
+    expect(JSON.stringify(mock.requests.at(-1)?.body)).toContain("It is a draft.");
+    // Killed with SIGKILL, the second holds nothing: the third loads it now.
+    second.proc.kill("SIGKILL");
+    await second.proc.exited;
+    second.connection.close();
+    await third.agent.request(acp.methods.agent.session.load, { sessionId, cwd: root, mcpServers: [] });
+    expect(said(third.updates)).toContain("Still a draft.");
+    third.proc.stdin.end();
+    expect(await third.proc.exited).toBe(0);
+    third.connection.close();
+    for (const run of [first, second, third]) expect(run.tail.partial).toBe("");
+    expectOnlyProtocol(third.lines, third.tail);
   }, 120_000);
 });

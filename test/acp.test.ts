@@ -19,13 +19,13 @@ import { FakeModelClient, fake } from "../src/model/fake.ts";
 import { ModelError } from "../src/model/types.ts";
 import { createPermissionEngine } from "../src/permission/engine.ts";
 import { Runtime } from "../src/runtime/runtime.ts";
-import { descendants } from "../src/sandbox/processTree.ts";
 import type { Tool } from "../src/tools/types.ts";
 import { VERSION } from "../src/version.ts";
 import { fakeExecutor, MODEL } from "./runtime/helpers.ts";
 import { BRIDGE, contentText, messageText, ofKind, realPrepare, select, setUpHome, startHarness, testProbe } from "./support/acpHarness.ts";
 import { mockResponses, startMockAnthropic } from "./support/mockAnthropic.ts";
 import { BUN, FIXTURE_SERVER } from "./support/extensionHarness.ts";
+import { running, waitFor } from "./support/processes.ts";
 
 /** The user message text of a model request (the last user message). */
 function userText(model: FakeModelClient, index = 0): string {
@@ -34,24 +34,7 @@ function userText(model: FakeModelClient, index = 0): string {
   return (user?.content ?? []).map((block) => (block.type === "text" ? block.text : "")).join("\n");
 }
 
-/** Live processes below this test process running exactly `argv`. */
-function running(argv: string[]): number[] {
-  return descendants(process.pid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === argv.join(" ");
-    } catch {
-      return false;
-    }
-  });
-}
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await Bun.sleep(20);
-  }
-}
 
 const rejection = async (promise: Promise<unknown>) => {
   try {
@@ -69,14 +52,26 @@ describe("initialize", () => {
     expect(init).toEqual({
       protocolVersion: 1,
       agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
-      agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {} } },
+      agentCapabilities: { promptCapabilities: { embeddedContext: true }, loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} } },
       authMethods: [],
     });
     expect(init.agentInfo?.version).toBe(VERSION);
     // On the wire too: no field that is false (agent-shell lists a present field as supported).
     const line = h.lines.find((l) => l.includes('"agentCapabilities"')) ?? "";
     expect(line).not.toContain("false");
-    for (const off of ["loadSession", "mcpCapabilities", "image", "audio"]) expect(line).not.toContain(off);
+    for (const off of ["mcpCapabilities", "image", "audio", "additionalDirectories"]) expect(line).not.toContain(off);
+    // Only fields the stable schema defines, at every level (no unstable fork, archive, title …).
+    const schema = JSON.parse(readFileSync(join(import.meta.dir, "../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"), "utf8")).$defs;
+    const sent = (JSON.parse(line) as { result: acp.InitializeResponse }).result.agentCapabilities ?? {};
+    expect(Object.keys(sent).every((key) => key in schema.AgentCapabilities.properties)).toBe(true);
+    expect(Object.keys(sent.sessionCapabilities ?? {}).every((key) => key in schema.SessionCapabilities.properties)).toBe(true);
+    for (const value of Object.values(sent.sessionCapabilities ?? {})) expect(value).toEqual({});
+  });
+
+  test("without a sessions folder (no history) neither loadSession nor sessionCapabilities is sent", async () => {
+    await using h = startHarness({ server: { sessionsDir: undefined } });
+    const init = await h.initialize();
+    expect(init.agentCapabilities).toEqual({ promptCapabilities: { embeddedContext: true } });
   });
 
   test("Terminal Auth when the editor can run it: the standard form, and the older _meta form with its command", async () => {
@@ -215,7 +210,7 @@ describe("a prompt turn", () => {
     const turn = h.prompt(sessionId, "sleep");
     const started = await h.waitFor((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "toolu_quiet" && u.status === "in_progress");
     expect(started).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "toolu_quiet", status: "in_progress" });
-    await until(() => running(["sleep", "2"]).length > 0);
+    await waitFor(() => running(["sleep", "2"]).length > 0);
     // Still running: nothing else about the call yet.
     expect(ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.toolCallId === "toolu_quiet")).toEqual([started as Extract<acp.SessionUpdate, { sessionUpdate: "tool_call_update" }>]);
     expect((await turn).stopReason).toBe("end_turn");
@@ -459,7 +454,7 @@ describe("cancel", () => {
     const { sessionId } = await h.newSession();
     const turn = h.prompt(sessionId, "sleep");
     await h.waitFor((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "toolu_sleep");
-    await until(() => running(["sleep", "60"]).length > 0);
+    await waitFor(() => running(["sleep", "60"]).length > 0);
     const started = Date.now();
     await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     expect(await turn).toEqual({ stopReason: "cancelled" });
@@ -495,7 +490,7 @@ describe("cancel", () => {
     await h.initialize();
     const { sessionId } = await h.newSession();
     const first = h.prompt(sessionId, "one");
-    await until(() => model.requests.length === 1);
+    await waitFor(() => model.requests.length === 1);
     const second = await rejection(h.prompt(sessionId, "two"));
     expect(second.code).toBe(-32600);
     expect(second.message).toContain("already running");
@@ -774,7 +769,7 @@ describe("the settle window after a stop", () => {
     ]);
     expect(messageText(updates)).toContain("Garuda: Stubborn work cancelled.");
     const count = h.updates.length;
-    await until(() => finished);
+    await waitFor(() => finished);
     await Bun.sleep(50);
     expect(h.updates.length).toBe(count);
   });

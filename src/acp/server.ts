@@ -1,9 +1,9 @@
 // The ACP agent (protocol version 1, stable methods only): initialize, authenticate,
-// session/new, session/prompt, session/cancel, session/set_mode. One Runtime per ACP session,
+// session/new, session/prompt, session/cancel, session/set_mode, and the history (history.ts:
+// session/load, list, resume, close, delete). One Runtime per ACP session,
 // built by the caller's prepare() (the configuration is read again for every session). Only the
 // SDK and this folder's small modules load before the first session/new; the core loads then.
 // Nothing here writes stdout or starts a process: the SDK writes the protocol to `output`.
-import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -15,7 +15,11 @@ import { hasHidden, oneLine, visible } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
 import { AcpApprover } from "./approver.ts";
 import { boundedStream, MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
+import type { ClaimedSession } from "../store/sessionCatalog.ts";
+import { closeSession, deleteSession, type HistoryHost, listSessions, loadSession, resumeSession } from "./history.ts";
 import { promptText } from "./prompt.ts";
+import { promptBlocks } from "./promptBlocks.ts";
+import { STOP_NOTES, stopLines } from "./stopNotes.ts";
 import { EventMapper, KnownCalls, SessionChannel } from "./updates.ts";
 
 /** After a stop, how long running calls may take to report (more than the executor's 2 s kill grace). */
@@ -36,20 +40,16 @@ const STOP_REASONS: Readonly<Record<StopReason, acp.StopReason>> = {
   cancelled: "cancelled",
 };
 
-/**
- * Why a turn stopped short, for the user: max_turn_requests alone does not say whether "go on"
- * helps. Editors show stopReason differently (or not at all), so Garuda says it as a notice.
- */
-const STOP_NOTES: Partial<Record<StopReason, string>> = {
-  max_steps: "The turn reached its step limit. Say “go on” to continue.",
-  token_budget: "This session has used its token budget, so Garuda does not call the model again in it. Start a new thread to go on.",
-  repeated_calls: "The model made the same call several times in a row, so the turn was stopped. Say what to do differently, or “go on”.",
-};
-
 export interface PrepareRequest {
   /** The session's project folder: absolute, an existing folder. */
   cwd: string;
   approver: Approver;
+  /** The session's id, which is its file's: new for session/new, the session's own for load and resume. */
+  sessionId: string;
+  /** session/load and session/resume: the session to continue, locked and read (the runtime then owns it). */
+  resume?: ClaimedSession & { damageShown?: boolean };
+  /** The mode to start in (a continued session's last one). Default: build. */
+  mode?: Mode;
 }
 
 export interface AcpServerOptions {
@@ -67,6 +67,8 @@ export interface AcpServerOptions {
   maxSentBytes?: number;
   /** Diagnostics for stderr (the editor's log). */
   log?: (text: string) => void;
+  /** ~/.garuda/sessions: with it, the editor's history (load, list, resume, close, delete). */
+  sessionsDir?: string;
 }
 
 export interface AcpServer {
@@ -101,7 +103,10 @@ function initializeResponse(params: acp.InitializeRequest, options: AcpServerOpt
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
     // Only what is on: ACP's default for a missing field is off, and some clients (agent-shell)
     // list a field that is present as supported even when it is false.
-    agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {} } },
+    agentCapabilities: {
+      promptCapabilities: { embeddedContext: true },
+      ...(options.sessionsDir !== undefined && { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} } }),
+    },
     authMethods,
   };
 }
@@ -150,6 +155,8 @@ class Session {
   runtime!: Runtime;
   mapper!: EventMapper;
   turn: AbortController | undefined;
+  /** The prompt request that runs, so close() can wait for its answer. */
+  running: Promise<unknown> | undefined;
   /** The / menu the editor was last sent (JSON), so a turn that changes it (MCP prompts) re-sends it. */
   advertised: string | undefined;
   /** Log lines already written for this session. */
@@ -191,6 +198,28 @@ class Session {
     for (const update of updates) this.channel.send(update);
   }
 
+  get busy(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /** Sends a replay now (no prompt runs), all of it written before this resolves. */
+  async replay(updates: acp.SessionUpdate[]): Promise<void> {
+    this.channel.open();
+    try {
+      this.#send(updates);
+      await this.channel.flush();
+    } finally {
+      if (!this.turn) this.channel.close();
+    }
+  }
+
+  /** session/close: the turn stops as on session/cancel, the runtime closes (its executor kills what runs). */
+  async close(): Promise<void> {
+    this.turn?.abort();
+    await this.runtime.close();
+    await this.running?.catch(() => {});
+  }
+
   #say(text: string): void {
     this.#send(this.mapper.notice(text));
   }
@@ -218,13 +247,18 @@ class Session {
     this.calls.beginTurn();
     this.mapper.beginTurn();
     this.channel.open();
+    const running = this.#run(blocks, controller.signal);
+    this.running = running;
     try {
-      return await this.#run(blocks, controller.signal);
+      return await running;
     } finally {
       requestSignal.removeEventListener("abort", abort);
+      // The history's time of the session: after every turn that wrote to its file.
+      if (this.runtime.session) this.channel.send({ sessionUpdate: "session_info_update", updatedAt: new Date().toISOString() });
       await this.channel.flush();
       this.channel.close();
       this.turn = undefined;
+      this.running = undefined;
     }
   }
 
@@ -249,7 +283,7 @@ class Session {
 
     let reason: StopReason;
     try {
-      reason = await runtime.runTurn(command.text, signal, (event) => this.#send(this.mapper.map(event)));
+      reason = await runtime.runTurn(command.text, signal, (event) => this.#send(this.mapper.map(event)), promptBlocks(blocks));
     } catch (error) {
       if (!signal.aborted) {
         runtime.recordStop("error");
@@ -286,8 +320,7 @@ class Session {
     for (const call of ended) if (call.server && this.calls.finish(call.id)) this.channel.send(EventMapper.cancelled(call));
     await this.calls.settle(this.settleMs);
     this.#send(this.calls.closeAll().map(EventMapper.cancelled));
-    if (ended.length === 0) this.#say("the turn was cancelled.");
-    for (const call of ended) this.#say(`${call.title} cancelled.`);
+    for (const line of stopLines(ended.map((call) => call.title))) this.#say(line);
   }
 }
 
@@ -375,39 +408,19 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .onRequest(acp.methods.agent.initialize, ({ params }) => initializeResponse(params, options))
     .onRequest(acp.methods.agent.authenticate, () => ({}))
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
-      if (closing) throw new acp.RequestError(-32603, "Garuda is shutting down.");
-      if (options.unsupported) throw new acp.RequestError(-32603, options.unsupported);
       const cwd = params.cwd;
       if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd: oneLine(cwd, 500) }, `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`);
-      const id = randomUUID();
-      const created = new Session(id, connection.client, settleMs, log);
-      const preparing = options.prepare({ cwd, approver: created.approver });
-      starting.add(preparing);
-      let runtime: Runtime;
-      try {
-        runtime = await preparing;
-      } catch (error) {
-        throw await setupError(error);
-      } finally {
-        starting.delete(preparing);
-      }
-      if (closing) {
-        await runtime.close();
-        throw new acp.RequestError(-32603, "Garuda is shutting down.");
-      }
-      created.attach(runtime);
-      const servers = params.mcpServers.map((server) => oneLine(server.name));
-      if (servers.length > 0) {
-        created.notices.push(
-          `the editor's MCP servers (${servers.join(", ")}) are not started: Garuda does not run an editor's MCP servers in this version. Its own servers (~/.garuda/mcp.json and the project's .garuda/mcp.json) work as in the terminal.`,
-        );
-      }
-      sessions.set(id, created);
-      // After the response is written: the editor must know the session before its updates.
-      setImmediate(() => sendCommands(created));
-      // Only the modes the team policy allows are offered.
-      return { sessionId: id, modes: { currentModeId: runtime.mode, availableModes: MODES.filter((m) => runtime.modes.includes(m.id as Mode)) } };
+      // The session's id is its file's, so the history and `garuda --resume <id>` know it.
+      const { newSessionId } = await import("../store/sessionFile.ts");
+      const created = await startSession({ id: newSessionId(), cwd, mcpServers: params.mcpServers });
+      started(created);
+      return { sessionId: created.id, ...answer(created) };
     })
+    .onRequest(acp.methods.agent.session.load, ({ params }) => loadSession(historyHost(), params))
+    .onRequest(acp.methods.agent.session.resume, ({ params }) => resumeSession(historyHost(), params))
+    .onRequest(acp.methods.agent.session.list, ({ params }) => listSessions(historyHost(), params))
+    .onRequest(acp.methods.agent.session.close, ({ params }) => closeSession(historyHost(), params))
+    .onRequest(acp.methods.agent.session.delete, ({ params }) => deleteSession(historyHost(), params))
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => session(params.sessionId).prompt(params.prompt, signal))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.turn?.abort();
@@ -420,17 +433,75 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: oneLine(params.modeId, 100) }, visible(refusal));
       for (const text of notices) target.announce(text);
       return {};
-    })
-    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
-      // The editor is done with the session: its turn stops and its processes end, as at shutdown.
-      const target = session(params.sessionId);
-      sessions.delete(target.id);
-      target.turn?.abort();
-      await target.runtime.close();
-      return {};
     });
 
   const connection = app.connect(boundedStream(acp.ndJsonStream(output, input, { maxMessageBytes: maxBytes + 1024 }), options.maxSentBytes ?? MAX_EDITOR_MESSAGE_BYTES, log));
+
+  /** Builds a session's runtime (new, or continuing `resume`) and serves it. */
+  async function startSession(request: { id: string; cwd: string; mcpServers: readonly acp.McpServer[]; resume?: PrepareRequest["resume"]; mode?: Mode }): Promise<Session> {
+    if (closing) throw new acp.RequestError(-32603, "Garuda is shutting down.");
+    if (options.unsupported) throw new acp.RequestError(-32603, options.unsupported);
+    const created = new Session(request.id, connection.client, settleMs, log);
+    const preparing = options.prepare({
+      cwd: request.cwd,
+      approver: created.approver,
+      sessionId: request.id,
+      ...(request.resume && { resume: request.resume }),
+      ...(request.mode && { mode: request.mode }),
+    });
+    starting.add(preparing);
+    let runtime: Runtime;
+    try {
+      runtime = await preparing;
+    } catch (error) {
+      throw await setupError(error);
+    } finally {
+      starting.delete(preparing);
+    }
+    if (closing) {
+      await runtime.close();
+      throw new acp.RequestError(-32603, "Garuda is shutting down.");
+    }
+    created.attach(runtime);
+    const servers = request.mcpServers.map((server) => oneLine(server.name));
+    if (servers.length > 0) {
+      created.notices.push(
+        `the editor's MCP servers (${servers.join(", ")}) are not started: Garuda does not run an editor's MCP servers in this version. Its own servers (~/.garuda/mcp.json and the project's .garuda/mcp.json) work as in the terminal.`,
+      );
+    }
+    sessions.set(request.id, created);
+    return created;
+  }
+
+  /** After the response is written: the editor must know the session before its updates. */
+  function started(target: Session): void {
+    setImmediate(() => sendCommands(target));
+  }
+
+  /** What session/new, load and resume answer: only the modes the team policy allows. */
+  function answer(target: Session): acp.LoadSessionResponse {
+    const runtime = target.runtime;
+    return { modes: { currentModeId: runtime.mode, availableModes: MODES.filter((m) => runtime.modes.includes(m.id as Mode)) } };
+  }
+
+  async function closeOne(id: string): Promise<void> {
+    const target = sessions.get(id);
+    if (!target) return;
+    sessions.delete(id);
+    await target.close();
+  }
+
+  function historyHost(): HistoryHost {
+    if (options.sessionsDir === undefined) throw acp.RequestError.methodNotFound("session history");
+    return {
+      sessionsDir: options.sessionsDir,
+      live: (id) => sessions.get(id),
+      start: (request) => startSession(request),
+      started: (target) => started(target as Session),
+      close: closeOne,
+      answer: (target) => answer(target as Session),
+    };
+  }
 
   function sendCommands(target: Session): void {
     if (!sessions.has(target.id)) return;

@@ -161,6 +161,8 @@ export class EventMapper {
         return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""));
       case "step_end":
         return [];
+      case "title":
+        return [{ sessionUpdate: "session_info_update", title: event.title }];
     }
   }
 

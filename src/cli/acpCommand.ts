@@ -123,7 +123,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const server = serveAcp(
     { input: stdinStream(), output: output.protocol },
     {
-      async prepare({ cwd, approver }) {
+      async prepare({ cwd, approver, sessionId, resume, mode }) {
         const [{ prepareRuntime }, { managedPolicyPath }, tree, folders] = await Promise.all([
           import("../runtime/prepare.ts"),
           import("../config/policy.ts"),
@@ -156,11 +156,15 @@ async function serve(modelFlag: string | undefined): Promise<never> {
           modelFlag,
           managedPolicy: managedPolicyPath(),
           approver,
+          sessionId,
+          ...(resume && { resume }),
+          ...(mode && { mode }),
           selfCommand: self().command,
           probe: probed,
         });
       },
       setup: setupInvocation(),
+      sessionsDir: ctx.paths.sessions,
       ...(unsupported !== undefined && { unsupported }),
       log: (text) => process.stderr.write(`${text}\n`),
     },

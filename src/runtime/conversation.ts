@@ -3,7 +3,8 @@
 // size in characters for the context estimate.
 import type { Message, ToolUseBlock } from "../model/types.ts";
 import type { SessionJournal } from "../store/sessionFile.ts";
-import { type RecordInput, type RecordedResult, type SessionRecord, applyRecord } from "../store/sessionRecords.ts";
+import { type RecordInput, type RecordedResult, type SessionRecord, applyRecord, keptChange } from "../store/sessionRecords.ts";
+import type { CallInfo } from "../tools/types.ts";
 import { CANCELLED_OUTPUT } from "../tools/registry.ts";
 
 const messageChars = (message: Message) => JSON.stringify(message.content).length;
@@ -75,13 +76,18 @@ export class Conversation {
    * Gives every open tool call a result so the next request is valid: the known result when
    * there is one, else a synthetic "Cancelled by the user." Returns how many were closed.
    */
-  closeOpenToolCalls(known: ReadonlyMap<string, RecordedResult> = new Map()): number {
+  closeOpenToolCalls(known: ReadonlyMap<string, RecordedResult> = new Map(), described: ReadonlyMap<string, CallInfo> = new Map()): number {
     const open = this.openToolCalls();
     if (open.length === 0) return 0;
-    const results = open.map(
-      (call): RecordedResult =>
-        known.get(call.id) ?? { callId: call.id, tool: call.name, content: CANCELLED_OUTPUT, isError: true, status: "failed", synthetic: true },
-    );
+    const results = open.map((call): RecordedResult => {
+      const found = known.get(call.id);
+      if (found) return found;
+      // The title, kind and locations it was shown with, for a replay (the change only when small).
+      const shown = described.get(call.id);
+      const { change, ...info } = shown ?? { title: call.name, kind: "other" as const, locations: [] };
+      const kept = change && keptChange(change);
+      return { callId: call.id, tool: call.name, content: CANCELLED_OUTPUT, isError: true, status: "failed", synthetic: true, ...(shown && { info }), ...(kept && { change: kept }) };
+    });
     this.record({ type: "tool_results", results });
     return open.length;
   }

@@ -40,4 +40,6 @@ export type AgentEvent =
   | { type: "compaction"; beforeTokens: number; afterTokens: number }
   /** partial: some of the failed attempt's text or thinking was already streamed (and is now void). */
   | { type: "model_retry"; attempt: number; delayMs: number; reason: string; partial: boolean }
-  | { type: "step_end"; step: number; usage: Usage };
+  | { type: "step_end"; step: number; usage: Usage }
+  /** The session's title, set at its first prompt (one visible line, kept in the session file). */
+  | { type: "title"; title: string };

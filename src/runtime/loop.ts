@@ -3,9 +3,10 @@
 // ends the turn or a limit does. It knows no provider and no front end: a ModelClient in, a
 // StopReason and AgentEvents out, every change to the conversation a session record.
 import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ToolUseBlock } from "../model/types.ts";
-import type { RecordedResult } from "../store/sessionRecords.ts";
+import { keptChange, type RecordedResult } from "../store/sessionRecords.ts";
 import type { CallContext, CallOutcome, ToolRegistry } from "../tools/registry.ts";
 import { cutText } from "../text/cut.ts";
+import type { CallInfo } from "../tools/types.ts";
 import { abortable } from "./abortable.ts";
 import { type CompactionContext, compact, needsCompaction } from "./compaction.ts";
 import type { Conversation } from "./conversation.ts";
@@ -77,7 +78,8 @@ export function stableJson(value: unknown): string {
 export const MAX_TOOL_RESULT_CHARS = 400_000;
 
 export function toRecorded(outcome: CallOutcome): RecordedResult {
-  const { change: _change, ...info } = outcome.info;
+  const { change, ...info } = outcome.info;
+  const kept = change && keptChange(change);
   return {
     callId: outcome.callId,
     tool: outcome.tool,
@@ -87,6 +89,7 @@ export function toRecorded(outcome: CallOutcome): RecordedResult {
     ...(outcome.summary !== undefined && { summary: outcome.summary }),
     info,
     durationMs: Math.round(outcome.durationMs),
+    ...(kept && { change: kept }),
   };
 }
 
@@ -121,12 +124,21 @@ async function compactAndReport(ctx: LoopContext, maxTokens: number, force: bool
 /** Runs the calls and records their results; on abort, records what finished and closes the rest. */
 async function runCalls(ctx: LoopContext, calls: ToolUseBlock[]): Promise<void> {
   const done = new Map<string, CallOutcome>();
+  // What each call was shown as, so one the stop closes keeps its title in the session file.
+  const described = new Map<string, CallInfo>();
+  const context: CallContext = {
+    ...ctx.calls,
+    emit: (event) => {
+      if (event.type === "tool_call" && event.parentCallId === undefined) described.set(event.callId, event.info);
+      ctx.calls.emit(event);
+    },
+  };
   try {
-    const outcomes = await abortable(runToolCalls(ctx.registry, calls, ctx.calls, done), ctx.signal);
+    const outcomes = await abortable(runToolCalls(ctx.registry, calls, context, done), ctx.signal);
     ctx.conversation.record({ type: "tool_results", results: outcomes.map(toRecorded) });
   } catch (error) {
     const known = new Map([...done.values()].filter((outcome) => !outcome.cancelled).map((outcome) => [outcome.callId, toRecorded(outcome)] as const));
-    ctx.conversation.closeOpenToolCalls(known);
+    ctx.conversation.closeOpenToolCalls(known, described);
     throw error;
   }
 }

@@ -40,7 +40,7 @@ import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts
 import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
 import { checkProjectRoot, wideFolder } from "./projectRoot.ts";
-import { Runtime } from "./runtime.ts";
+import { Runtime, type RuntimeOptions } from "./runtime.ts";
 import type { Notice, ToolHooks } from "./services.ts";
 
 export interface PrepareOptions {
@@ -62,8 +62,10 @@ export interface PrepareOptions {
   probe?: SandboxProbe;
   /** The model client for a prepared model; tests give a FakeModelClient. Default: the provider's client. */
   openModel?: (prepared: PreparedModel) => Promise<ModelClient>;
-  /** Continue the session in this file (the terminal's --continue and --resume). */
-  resume?: string;
+  /** Continue this session: its file (the terminal's --continue and --resume), or one already claimed (RuntimeOptions.resume). */
+  resume?: RuntimeOptions["resume"];
+  /** The id of a new session's file (an editor names the session before its first prompt). */
+  sessionId?: string;
   /** Extra allow rules for this session only (`garuda run --allow`), with source "session". */
   allow?: readonly string[];
   /**
@@ -113,7 +115,10 @@ export interface ProjectTrustQuestion {
  * permission engine (and session rules), audit log and tools. Throws SetupRequiredError when no
  * model or key is set up, ConfigError for a broken file or a bad folder.
  */
-export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> {
+export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
+  // The session to continue goes to the runtime only: the closures below keep `options` for the
+  // session's life, and a continued session's records must not live that long (its messages do).
+  const { resume, ...options } = given;
   const { paths } = options;
   // Where session folders go: `garuda-<uid>` in the temp folder of `env` (sandbox/sessionFolders.ts).
   const sessionFolders = sessionFolderBase(options.env);
@@ -318,7 +323,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       jobs: sessionTools.processes,
       ...(toolHooks && { hooks: toolHooks }),
       commands: extensions.commands,
-      ...(options.resume !== undefined && { resume: options.resume }),
+      ...(resume !== undefined && { resume }),
+      ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
       ...(extensions.turns && { extensions: extensions.turns }),
       onClose: async () => {
         await extensions.close();

@@ -11,7 +11,10 @@ import { MODES } from "../permission/modes.ts";
 import type { Approver, Mode } from "../permission/types.ts";
 import type { Executor, ProcessExecutor, SandboxAvailability, SandboxSpec } from "../sandbox/types.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
-import { type SessionStore, createSessionStore, readSession } from "../store/sessionFile.ts";
+import { type ClaimedSession, claimSession } from "../store/sessionCatalog.ts";
+import { type SessionStore, createSessionStore } from "../store/sessionFile.ts";
+import type { SessionLock } from "../store/sessionLock.ts";
+import type { PromptBlock } from "../store/sessionRecords.ts";
 import type { Tool } from "../tools/types.ts";
 import { type CallContext, ToolRegistry } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
@@ -30,6 +33,7 @@ import type { BackgroundJobs, CommandInfo, CommandProvider, Notice, ToolHooks, T
 import { promptProblem } from "./promptBound.ts";
 import { openSession, type SessionState } from "./session.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
+import { resumedState, TitleAndNotices } from "./titleAndNotices.ts";
 
 export interface RuntimeOptions {
   /** The project root; must exist. Its real path is used. */
@@ -49,8 +53,15 @@ export interface RuntimeOptions {
   undo?: UndoStore;
   /** Default: session files under ~/.garuda/sessions. false: no session file. */
   sessionStore?: SessionStore | false;
-  /** Continue the session in this file (its messages, usage and mode). */
-  resume?: string;
+  /** The id of a new session's file (an editor names a session before its first prompt). Default: a new id. */
+  sessionId?: string;
+  /**
+   * Continue a session (its messages, usage and mode): its file, which create() locks and reads,
+   * or a session a front end already claimed (claimSession), which the runtime then owns. The
+   * lock is held until close(); when another Garuda holds it, create() throws SessionBusyError.
+   * `damageShown`: the front end has told the user which damaged lines were skipped.
+   */
+  resume?: string | (ClaimedSession & { damageShown?: boolean });
   /** Notices from the wiring (ignored project settings …), shown at the first turn. */
   notices?: Notice[];
   commands?: CommandProvider;
@@ -128,9 +139,14 @@ export class Runtime {
   #turnOpen = false;
   #lastSteps = 0;
   #closed = false;
+  readonly #extras: TitleAndNotices;
+  /** The resumed session's file (not what was read of it: the messages are kept, the records go). */
+  readonly #resumed: { id: string; file: string } | undefined;
 
-  private constructor(options: RuntimeOptions, root: string) {
-    this.#options = options;
+  private constructor(options: RuntimeOptions, root: string, resumed: (ClaimedSession & { damageShown?: boolean }) | undefined) {
+    // Not the resumed session's records: a long session is kept once, as its messages.
+    const { resume: _read, ...kept } = options;
+    this.#options = kept;
     this.root = root;
     this.#mode = options.mode;
     this.#registry = new ToolRegistry(options.tools);
@@ -150,17 +166,16 @@ export class Runtime {
       this.#notices.push({ level: "warning", text: `Writing the session file failed (${error.message}); it may be incomplete.` });
     };
     const store = options.sessionStore === undefined ? createSessionStore({ sessionsDir: garudaPaths(options.home).sessions, onError: onWriteError }) : options.sessionStore;
-    const resumed = options.resume !== undefined ? readSession(options.resume) : undefined;
-    this.#conversation = new Conversation(resumed?.messages ?? []);
-    if (resumed) {
-      if (resumed.damaged) this.#notices.push({ level: "warning", text: `The session file has a damaged line (${resumed.damaged.line}: ${resumed.damaged.reason}); it was skipped.` });
-      for (const record of resumed.records) {
-        if (record.type === "assistant") this.#meter.spend(record.usage);
-        if (record.type === "compaction" && record.usage) this.#meter.spend(record.usage);
-        if (record.type === "start" || record.type === "resume" || record.type === "mode") this.#lastTurnMode = record.mode;
-      }
+    this.#resumed = resumed && { id: resumed.id, file: resumed.file };
+    this.#conversation = new Conversation(resumed?.data.messages ?? []);
+    const state = resumed ? resumedState(resumed.data) : undefined;
+    if (state) {
+      if (state.damage && !resumed?.damageShown) this.#notices.push({ level: "warning", text: state.damage });
+      for (const usage of state.usages) this.#meter.spend(usage);
+      this.#lastTurnMode = state.lastMode;
     }
-    this.#session = openSession(store, options.resume, { root, version: VERSION, model: options.model.info.spec });
+    this.#extras = new TitleAndNotices(this.#conversation, state);
+    this.#session = openSession(store, resumed && { file: resumed.file, lock: resumed.lock }, { root, version: VERSION, model: options.model.info.spec }, options.sessionId);
   }
 
   /** Builds a Runtime from its services. Reads the project's instruction files once. */
@@ -173,7 +188,14 @@ export class Runtime {
       throw new Error(`The project folder does not exist: ${options.root}`);
     }
     if (!statSync(root).isDirectory()) throw new Error(`The project folder is not a folder: ${options.root}`);
-    return new Runtime(options, root);
+    // Locked before it is read: what the runtime continues from is what the file holds.
+    const resumed = typeof options.resume === "string" ? claimSession(options.resume) : options.resume;
+    try {
+      return new Runtime(options, root, resumed);
+    } catch (error) {
+      resumed?.lock.release();
+      throw error;
+    }
   }
 
   /** The mode the next turn runs in. */
@@ -181,14 +203,28 @@ export class Runtime {
     return this.#mode;
   }
 
-  /** The session file, once the first prompt opened it. */
+  /** The session file: a resumed one from the start, a new one once the first prompt made it. */
   get session(): { id: string; file: string | undefined } | undefined {
     const journal = this.#conversation.journal;
-    return journal ? { id: journal.id, file: journal.file } : undefined;
+    if (journal) return { id: journal.id, file: journal.file };
+    return this.#resumed ? { id: this.#resumed.id, file: this.#resumed.file } : undefined;
   }
 
   get messages(): readonly Message[] {
     return this.#conversation.messages;
+  }
+
+  /** The session's title (from its first prompt), once there is one. */
+  get title(): string | undefined {
+    return this.#extras.title;
+  }
+
+  /**
+   * Another handle on the lock of this session's file, for a runtime that takes the session over
+   * (the chat's model switch): the lock stays held until every handle is released.
+   */
+  shareSessionLock(): SessionLock | undefined {
+    return this.#session.shareLock();
   }
 
   /** Tokens used in this session (counted toward the token budget). */
@@ -236,8 +272,12 @@ export class Runtime {
     return [...this.#notices];
   }
 
-  /** Runs one turn. Resolves with why it ended ("cancelled" when `signal` aborts); a model error rejects after the stop is recorded. */
-  runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void): Promise<StopReason> {
+  /**
+   * Runs one turn. Resolves with why it ended ("cancelled" when `signal` aborts); a model error
+   * rejects after the stop is recorded. `shown`: the prompt as the user sent it, when `prompt`
+   * is a rendering of it (an editor's blocks), kept in the session file for a replay.
+   */
+  runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void, shown?: readonly PromptBlock[]): Promise<StopReason> {
     if (this.#closed) return Promise.reject(new Error("This session is closed."));
     if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
     // The API refuses an empty text block, and there is nothing to answer: no request at all.
@@ -245,7 +285,7 @@ export class Runtime {
       safeEmit(onEvent)({ type: "notice", level: "info", text: "The prompt was empty, so nothing was sent to the model." });
       return Promise.resolve("done");
     }
-    const turn = this.#runTurn(prompt, signal, safeEmit(onEvent));
+    const turn = this.#runTurn(prompt, signal, safeEmit(onEvent), shown);
     this.#turn = turn;
     const clear = () => {
       this.#turn = undefined;
@@ -262,14 +302,21 @@ export class Runtime {
     return this.#turnSignal ?? this.#closing.signal;
   }
 
-  async #runTurn(prompt: string, outer: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
+  async #runTurn(prompt: string, outer: AbortSignal, show: (event: AgentEvent) => void, shown: readonly PromptBlock[] | undefined): Promise<StopReason> {
     const signal = AbortSignal.any([outer, this.#closing.signal]);
     this.#turnSignal = signal;
+    // The turn's notices go into the session file too (a replay shows them).
+    this.#extras.beginTurn();
+    const emit = (event: AgentEvent) => {
+      show(event);
+      this.#extras.event(event);
+    };
     try {
-      return await this.#turnBody(prompt, signal, emit);
+      return await this.#turnBody(prompt, signal, emit, shown);
     } finally {
       this.#turnSignal = undefined;
       await this.#endUndoTurn(emit);
+      this.#extras.endTurn();
     }
   }
 
@@ -285,7 +332,8 @@ export class Runtime {
     for (const text of undo.takeNotices?.() ?? []) emit({ type: "notice", level: "warning", text });
   }
 
-  async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
+  async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void, given: readonly PromptBlock[] | undefined): Promise<StopReason> {
+    const typed = prompt;
     for (const notice of this.#notices.splice(0)) {
       emit({ type: "notice", level: notice.level, text: notice.text });
       this.#options.audit?.record({ type: "notice", text: notice.text });
@@ -347,7 +395,10 @@ export class Runtime {
       warn(tooLarge);
       return "done";
     }
-    this.#conversation.record({ type: "user", prompt, content });
+    // The prompt as the user sent it, when the model gets another text (a /command expanded).
+    const shown = given ? [...given] : prompt !== typed ? [{ type: "text" as const, text: typed }] : undefined;
+    this.#conversation.record({ type: "user", prompt, content, ...(shown && { shown }) });
+    this.#extras.promptRecorded(shown ?? typed, emit);
     this.#turnOpen = true;
     const stats = { steps: 0 };
     try {

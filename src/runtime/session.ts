@@ -1,7 +1,12 @@
 // The session file of a Runtime, opened at the first prompt (not at create): a new file, or the
 // resumed one. A store that cannot open a file warns once and the session goes on without one.
+// A resumed session's lock is held from the start (it was taken before the file was read), so
+// no other Garuda writes to it while this runtime lives; a new session is locked when its file
+// is made. close() releases the lock.
 import type { Mode } from "../permission/types.ts";
-import type { SessionStart, SessionStore } from "../store/sessionFile.ts";
+import type { ClaimedSession } from "../store/sessionCatalog.ts";
+import type { SessionJournal, SessionStart, SessionStore } from "../store/sessionFile.ts";
+import type { SessionLock } from "../store/sessionLock.ts";
 import type { Conversation } from "./conversation.ts";
 
 export interface SessionState {
@@ -9,26 +14,37 @@ export interface SessionState {
   recordedMode: Mode | undefined;
   /** Opens the file on the first call; later calls do nothing. */
   ensure(conversation: Conversation, mode: Mode, warn: (text: string) => void): void;
+  /** Another handle on the session's lock, while one is held. */
+  shareLock(): SessionLock | undefined;
   close(conversation: Conversation): void;
 }
 
-export function openSession(store: SessionStore | false, resumeFile: string | undefined, start: Omit<SessionStart, "mode">): SessionState {
+export function openSession(store: SessionStore | false, resumed: Pick<ClaimedSession, "file" | "lock"> | undefined, start: Omit<SessionStart, "mode">, id?: string): SessionState {
   let tried = false;
+  let closed = false;
+  let journal: SessionJournal | undefined;
   const state: SessionState = {
     recordedMode: undefined,
     ensure(conversation, mode, warn) {
-      if (tried || store === false) return;
+      if (tried || store === false || closed) return;
       tried = true;
       try {
-        const journal = resumeFile !== undefined ? store.resume(resumeFile, { ...start, mode }) : store.create({ ...start, mode });
+        journal = resumed ? store.resume(resumed.file, { ...start, mode }, resumed.lock.share()) : store.create({ ...start, mode }, id);
         conversation.attach(journal);
         state.recordedMode = mode;
       } catch (error) {
         warn(`The session file could not be written (${error instanceof Error ? error.message : String(error)}); this session will not be saved.`);
       }
     },
+    shareLock() {
+      if (closed) return undefined;
+      return (resumed?.lock ?? journal?.lock)?.share();
+    },
     close(conversation) {
+      if (closed) return;
+      closed = true;
       conversation.journal?.close();
+      resumed?.lock.release();
     },
   };
   return state;

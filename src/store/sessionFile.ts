@@ -1,7 +1,7 @@
 // Session files: ~/.garuda/sessions/<project>-<hash8>/<id>.jsonl, one JSON record per line,
 // append-only (folders 0700, files 0600), secrets redacted. One synchronous write per record, so
-// a crash loses at most the line being written; readSession() reports a torn or garbage line
-// and keeps every other record.
+// a crash loses at most the line being written; readSession() reports every torn, garbage or
+// unknown line and keeps every other record.
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, writeSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -11,6 +11,8 @@ import { createRedactor, type Redactor } from "./redact.ts";
 import { fitJson } from "../text/cut.ts";
 import { jsonTextDepth } from "../text/jsonShape.ts";
 import { MAX_RECORD_DEPTH, OPAQUE, type RecordInput, type SessionRecord, SESSION_FORMAT, rebuildMessages, redactRecord } from "./sessionRecords.ts";
+import { checkRecord } from "./sessionCheck.ts";
+import { lockSession, type SessionLock } from "./sessionLock.ts";
 
 export interface SessionStart {
   root: string;
@@ -24,16 +26,18 @@ export interface SessionJournal {
   readonly id: string;
   /** The file, when the journal writes one. */
   readonly file: string | undefined;
+  /** The session's lock, which the journal holds until close(). */
+  readonly lock?: SessionLock | undefined;
   append(record: RecordInput): void;
   close(): void;
 }
 
 /** Where sessions are kept. The Runtime opens one at the first prompt. */
 export interface SessionStore {
-  /** A new session; writes its start record. */
-  create(start: SessionStart): SessionJournal;
-  /** Continues the session in `file`; writes a resume record. */
-  resume(file: string, start: SessionStart): SessionJournal;
+  /** A new session (with this id, else a new one); writes its start record. */
+  create(start: SessionStart, id?: string): SessionJournal;
+  /** Continues the session in `file`; writes a resume record. `lock`: the session's lock, which the journal then holds. */
+  resume(file: string, start: SessionStart, lock?: SessionLock): SessionJournal;
 }
 
 export interface SessionStoreOptions {
@@ -48,11 +52,21 @@ export interface SessionStoreOptions {
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-/** `YYYYMMDD-HHMMSS-xxxx` in local time: sorts by time, readable in a listing. */
+/**
+ * `YYYYMMDD-HHMMSS-xxxxxxxx` in local time: sorts by time, readable in a listing, and unique
+ * across projects (an editor names a session by its id alone). Older ids have 4 hex digits.
+ */
 export function newSessionId(now: Date = new Date()): string {
   const date = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}`;
   const time = `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
-  return `${date}-${time}-${randomBytes(2).toString("hex")}`;
+  return `${date}-${time}-${randomBytes(4).toString("hex")}`;
+}
+
+/** Only ids of this shape name a session file: no path, no dot, nothing else reaches the disk. */
+const SESSION_ID = /^\d{8}-\d{6}-[0-9a-f]{4,16}$/;
+
+export function isSessionId(id: string): boolean {
+  return SESSION_ID.test(id);
 }
 
 /** `<name>-<first 8 hex of SHA-256 of the real root>`: one folder per project. */
@@ -110,6 +124,7 @@ class FileJournal implements SessionJournal {
     readonly redact: Redactor,
     readonly now: () => Date,
     readonly onError: (error: Error) => void,
+    readonly lock: SessionLock | undefined,
   ) {
     this.#fd = fd;
   }
@@ -132,6 +147,7 @@ class FileJournal implements SessionJournal {
       this.onError(asError(error));
     }
     this.#fd = undefined;
+    this.lock?.release();
   }
 }
 
@@ -140,27 +156,48 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   const now = options.now ?? (() => new Date());
   const onError = options.onError ?? (() => {});
   return {
-    create(start) {
+    create(start, given) {
       const folder = sessionFolder(options.sessionsDir, start.root);
       mkdirSync(folder, { recursive: true, mode: 0o700 });
-      const id = newSessionId(now());
+      if (given !== undefined && !isSessionId(given)) throw new Error(`"${given}" is not a session id`);
+      const id = given ?? newSessionId(now());
       const file = join(folder, `${id}.jsonl`);
-      // O_EXCL + O_NOFOLLOW: a fresh file of our own, never one planted at this name.
-      const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW, 0o600);
-      const journal = new FileJournal(id, file, fd, redact, now, onError);
+      // Locked before the file exists: another process that finds it finds it taken.
+      const lock = lockSession(file);
+      let fd: number;
+      try {
+        // O_EXCL + O_NOFOLLOW: a fresh file of our own, never one planted at this name.
+        fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW, 0o600);
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+      const journal = new FileJournal(id, file, fd, redact, now, onError, lock);
       journal.append({ type: "start", format: SESSION_FORMAT, sessionId: id, ...start });
       return journal;
     },
-    resume(file, start) {
-      const fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW);
-      // A torn last line (a crash mid-write) stays a line of its own; new records start clean.
-      if (!endsClean(fd)) writeAll(fd, "\n");
+    resume(file, start, lock) {
+      let fd: number;
+      try {
+        fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW);
+        // A torn last line (a crash mid-write) stays a line of its own; new records start clean.
+        if (!endsClean(fd)) writeAll(fd, "\n");
+      } catch (error) {
+        lock?.release();
+        throw error;
+      }
       const id = basename(file).replace(/\.jsonl$/, "");
-      const journal = new FileJournal(id, file, fd, redact, now, onError);
+      const journal = new FileJournal(id, file, fd, redact, now, onError, lock);
       journal.append({ type: "resume", version: start.version, model: start.model, mode: start.mode });
       return journal;
     },
   };
+}
+
+/** A line readSession() skipped, and why. */
+export interface SkippedLine {
+  line: number;
+  reason: string;
 }
 
 export interface SessionData {
@@ -168,10 +205,10 @@ export interface SessionData {
   /** The conversation as the model saw it last, ready to continue. */
   messages: Message[];
   /** The first damaged line (1-based), when one was found: reported, never fatal. */
-  damaged?: { line: number; reason: string };
+  damaged?: SkippedLine;
+  /** Every line skipped (damaged, or of a kind this version does not know), in order. */
+  skipped: SkippedLine[];
 }
-
-const RECORD_TYPES = new Set(["start", "resume", "user", "assistant", "tool_results", "compaction", "mode", "end"]);
 
 function parseLine(line: string): SessionRecord | string {
   // Before parsing: a line nested this deep would overflow every walk after it (and brick the resumed session).
@@ -182,28 +219,34 @@ function parseLine(line: string): SessionRecord | string {
   } catch {
     return "the line is not valid JSON";
   }
-  const type = (value as { type?: unknown } | null)?.type;
-  if (typeof value !== "object" || value === null || typeof type !== "string" || !RECORD_TYPES.has(type)) return "the line is not a session record";
-  return value as SessionRecord;
+  return checkRecord(value);
 }
 
-/** Reads a session file: its records, the rebuilt conversation, and the first damaged line if any. */
-export function readSession(file: string): SessionData {
-  const text = readFileSync(file, "utf8");
-  const lines = text.split("\n");
+/** Reads the text of a session file: its records, the rebuilt conversation, and the lines it skipped. */
+export function parseSession(text: string): SessionData {
   const records: SessionRecord[] = [];
-  let damaged: SessionData["damaged"];
-  lines.forEach((line, index) => {
-    const last = index === lines.length - 1;
-    if (line === "") return;
-    if (last) {
+  const skipped: SkippedLine[] = [];
+  let start = 0;
+  let number = 0;
+  while (start < text.length) {
+    number++;
+    const newline = text.indexOf("\n", start);
+    if (newline === -1) {
       // No newline after it: the write was cut off.
-      damaged ??= { line: index + 1, reason: "the last line is incomplete (the write was cut off)" };
-      return;
+      skipped.push({ line: number, reason: "the last line is incomplete (the write was cut off)" });
+      break;
     }
+    const line = text.slice(start, newline);
+    start = newline + 1;
+    if (line === "") continue;
     const parsed = parseLine(line);
-    if (typeof parsed === "string") damaged ??= { line: index + 1, reason: parsed };
+    if (typeof parsed === "string") skipped.push({ line: number, reason: parsed });
     else records.push(parsed);
-  });
-  return { records, messages: rebuildMessages(records), ...(damaged && { damaged }) };
+  }
+  return { records, messages: rebuildMessages(records), skipped, ...(skipped[0] && { damaged: skipped[0] }) };
+}
+
+/** Reads a session file: its records, the rebuilt conversation, and the lines it skipped. */
+export function readSession(file: string): SessionData {
+  return parseSession(readFileSync(file, "utf8"));
 }

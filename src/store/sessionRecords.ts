@@ -1,15 +1,27 @@
 // The records of a session file and what they mean: every change to the conversation is one
 // record, and applyRecord() is the one function that turns records into messages — used live by
 // the Runtime and again by readSession() — so a resumed conversation is the one that was sent.
-// replayEvents() turns the same records back into the AgentEvents a front end showed.
+// sessionHistory.ts reads the same records back as what a front end showed.
+//
+// Formats: 1 is the first; 2 adds the title and notice records, the prompt as the user sent it
+// (`shown`) and the change of a file edit (`change`). Every addition is optional, so a reader
+// takes a format-1 file as it is, and a format-1 reader skips what it does not know.
 import type { AssistantBlock, Message, ModelStopReason, ToolResultBlock, UserBlock, Usage } from "../model/types.ts";
-import type { Mode } from "../permission/types.ts";
-import type { AgentEvent } from "../runtime/events.ts";
+import type { FileChange, Mode } from "../permission/types.ts";
 import type { CallInfo } from "../tools/types.ts";
 import { MAX_JSON_DEPTH } from "../text/jsonShape.ts";
 import { type Redactor, redactValue } from "./redact.ts";
 
-export const SESSION_FORMAT = 1;
+export const SESSION_FORMAT = 2;
+
+/**
+ * A piece of a prompt as the user sent it (an editor's content block, neutrally): text, a link
+ * to a file or another resource, or embedded context (a selection, a file sent along).
+ */
+export type PromptBlock =
+  | { type: "text"; text: string }
+  | { type: "link"; uri: string; name: string; title?: string; mimeType?: string }
+  | { type: "resource"; uri: string; text: string; mimeType?: string };
 
 /** One tool result as recorded: what the model read, plus what a front end showed. */
 export interface RecordedResult {
@@ -24,6 +36,21 @@ export interface RecordedResult {
   durationMs?: number;
   /** Made up by Garuda (a call the user cancelled), not the tool's own result. */
   synthetic?: boolean;
+  /** The file change of an edit (what the approval showed), when small enough to keep (format 2). */
+  change?: FileChange;
+}
+
+/**
+ * The most of a file change (old and new text together) a result keeps, so a replay can show the
+ * edit's diff as the editor saw it; a larger change is left out (the replay shows the text only).
+ * The same bound as the editor's own diff (acp/updates.ts MAX_DIFF_BYTES).
+ */
+export const MAX_KEPT_CHANGE_BYTES = 1024 * 1024;
+
+/** The change as a result keeps it, or undefined when it is too large to keep. */
+export function keptChange(change: FileChange): FileChange | undefined {
+  const bytes = Buffer.byteLength(change.oldText ?? "") + Buffer.byteLength(change.newText);
+  return bytes <= MAX_KEPT_CHANGE_BYTES ? { path: change.path, oldText: change.oldText, newText: change.newText } : undefined;
 }
 
 /** A tool result block cut by compaction stage 1: which message and block, and the new text. */
@@ -36,8 +63,12 @@ export interface PrunedResult {
 export type SessionRecord = { t: string } & (
   | { type: "start"; format: number; sessionId: string; root: string; version: string; model: string; mode: Mode }
   | { type: "resume"; version: string; model: string; mode: Mode }
-  /** The whole user message (notes first) and the prompt as the user typed it; `synthetic`: Garuda's own note within a turn. */
-  | { type: "user"; prompt: string; content: UserBlock[]; synthetic?: boolean }
+  /**
+   * The whole user message (notes first) and the prompt text the model got; `shown`: the prompt
+   * as the user sent it, when that differs (editor blocks, a /command before it was expanded);
+   * `synthetic`: Garuda's own note within a turn.
+   */
+  | { type: "user"; prompt: string; content: UserBlock[]; shown?: PromptBlock[]; synthetic?: boolean }
   | { type: "assistant"; step: number; stopReason: ModelStopReason; content: AssistantBlock[]; usage: Usage }
   | { type: "tool_results"; results: RecordedResult[] }
   | {
@@ -55,6 +86,10 @@ export type SessionRecord = { t: string } & (
     }
   | { type: "mode"; mode: Mode }
   | { type: "end"; stopReason: string; steps: number }
+  /** The session's title (one visible line), from its first prompt (format 2). */
+  | { type: "title"; title: string }
+  /** A line from Garuda the user saw during the turn (format 2). */
+  | { type: "notice"; level: "info" | "warning"; text: string }
 );
 
 export type SessionRecordType = SessionRecord["type"];
@@ -142,95 +177,4 @@ export const MAX_RECORD_DEPTH = MAX_JSON_DEPTH + 8;
 /** Secrets out of every string of a record, except the provider's opaque fields. */
 export function redactRecord<T>(value: T, redact: Redactor): T {
   return redactValue(value, redact, { keep: OPAQUE, maxDepth: MAX_RECORD_DEPTH }) as T;
-}
-
-/** One turn of a recorded session, as a front end would show it again. */
-export interface ReplayedTurn {
-  prompt: string;
-  events: AgentEvent[];
-  stopReason?: string;
-}
-
-function assistantEvents(content: readonly AssistantBlock[], infos: ReadonlyMap<string, RecordedResult>): AgentEvent[] {
-  const events: AgentEvent[] = [];
-  for (const block of content) {
-    switch (block.type) {
-      case "thinking":
-        if (block.thinking) events.push({ type: "thinking_delta", text: block.thinking });
-        break;
-      case "text":
-        if (block.text) events.push({ type: "text_delta", text: block.text });
-        break;
-      case "tool_use": {
-        const info = infos.get(block.id)?.info ?? { title: block.name, kind: "other", locations: [] };
-        events.push({ type: "tool_call", callId: block.id, tool: block.name, input: block.input, info });
-        break;
-      }
-      case "server_tool_use":
-        events.push({ type: "server_tool", callId: block.id, name: block.name, input: block.input, status: "started" });
-        break;
-      case "server_tool_result":
-        events.push({ type: "server_tool", callId: block.toolUseId, name: block.blockType, input: null, status: "completed", result: block.content });
-        break;
-      case "redacted_thinking":
-        break;
-    }
-  }
-  return events;
-}
-
-/** The session's turns with the events each showed: text, thinking, tool calls and results, compactions. */
-export function replayTurns(records: readonly SessionRecord[]): ReplayedTurn[] {
-  const results = new Map<string, RecordedResult>();
-  for (const record of records) if (record.type === "tool_results") for (const result of record.results) results.set(result.callId, result);
-  const turns: ReplayedTurn[] = [];
-  let turn: ReplayedTurn | undefined;
-  const current = (): ReplayedTurn => {
-    if (!turn) {
-      turn = { prompt: "", events: [] };
-      turns.push(turn);
-    }
-    return turn;
-  };
-  // As live: a step ends after its tool results.
-  let stepEnd: AgentEvent | undefined;
-  const flush = () => {
-    if (stepEnd) current().events.push(stepEnd);
-    stepEnd = undefined;
-  };
-  for (const record of records) {
-    if (record.type !== "tool_results") flush();
-    switch (record.type) {
-      case "user":
-        if (record.synthetic) break;
-        turn = { prompt: record.prompt, events: [] };
-        turns.push(turn);
-        break;
-      case "assistant":
-        current().events.push(...assistantEvents(record.content, results));
-        stepEnd = { type: "step_end", step: record.step, usage: record.usage };
-        break;
-      case "tool_results":
-        for (const result of record.results) {
-          current().events.push({ type: "tool_result", callId: result.callId, status: result.status, output: result.content, ...(result.summary !== undefined && { summary: result.summary }) });
-        }
-        flush();
-        break;
-      case "compaction":
-        current().events.push({ type: "compaction", beforeTokens: record.beforeTokens, afterTokens: record.afterTokens });
-        break;
-      case "end":
-        current().stopReason = record.stopReason;
-        break;
-      default:
-        break;
-    }
-  }
-  flush();
-  return turns;
-}
-
-/** Every event of the session in order (replayTurns without the grouping). */
-export function replayEvents(records: readonly SessionRecord[]): AgentEvent[] {
-  return replayTurns(records).flatMap((turn) => turn.events);
 }

@@ -50,6 +50,8 @@ describe("no input bricks a session", () => {
     expect(data.damaged).toBeUndefined();
     expect(longestLine(file)).toBeLessThan(5_000);
     mock.enqueue(answer("Resumed."));
+    // One writer per session file: the first runtime lets go of it before the resume.
+    await real.runtime.close();
     await using resumed = testRuntime({ root: real.root, home: real.home, tools: [readTool()], client: clientFor(mock), resume: file });
     const after = await turn(resumed.runtime, "Still there?");
     expect(texts(after.events)).toBe("Resumed.");

@@ -9,7 +9,7 @@ import { ModelError } from "../../src/model/types.ts";
 import { readSession } from "../../src/store/sessionFile.ts";
 import { CUT_TOOL_OUTPUT } from "../../src/runtime/loop.ts";
 import { CUT_CONTINUE_NOTE, CUT_NOTE } from "../../src/runtime/notes.ts";
-import { replayTurns } from "../../src/store/sessionRecords.ts";
+import { replayTurns } from "../../src/store/sessionHistory.ts";
 import { ofType, readTool, scriptedApprover, testRuntime, texts, turn, writeTool } from "./helpers.ts";
 
 const lastUser = (request: ModelRequest): Message => {
@@ -264,7 +264,7 @@ describe("the loop", () => {
     });
     const { stop, events } = await turn(t.runtime, "hi");
     expect(stop).toBe("done");
-    expect(events.map((event) => event.type).slice(0, 3)).toEqual(["text_delta", "model_retry", "text_delta"]);
+    expect(events.map((event) => event.type).slice(0, 4)).toEqual(["title", "text_delta", "model_retry", "text_delta"]);
     expect(ofType(events, "model_retry")[0]).toEqual({ type: "model_retry", attempt: 2, delayMs: 0, reason: "529 overloaded_error: Overloaded", partial: true });
     const file = t.runtime.session?.file as string;
     const assistant = readSession(file).records.filter((record) => record.type === "assistant");

@@ -6,7 +6,7 @@ import { basename, dirname, join } from "node:path";
 import { fake } from "../../src/model/fake.ts";
 import type { ModelRequest } from "../../src/model/types.ts";
 import { createSessionStore, newSessionId, readSession, sessionFolder } from "../../src/store/sessionFile.ts";
-import { replayEvents, replayTurns } from "../../src/store/sessionRecords.ts";
+import { replayEvents, replayTurns } from "../../src/store/sessionHistory.ts";
 import { ofType, readTool, testRuntime, turn } from "../runtime/helpers.ts";
 import { tempDir } from "../support/tempDir.ts";
 
@@ -22,17 +22,18 @@ describe("the session file", () => {
     const file = t.runtime.session?.file as string;
     expect(dirname(file)).toBe(sessionFolder(sessions, t.root));
     expect(basename(dirname(file))).toMatch(new RegExp(`^${basename(t.root).replace(/[^A-Za-z0-9._-]/g, "_")}-[0-9a-f]{8}$`));
-    expect(basename(file)).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4}\.jsonl$/);
+    expect(basename(file)).toMatch(/^\d{8}-\d{6}-[0-9a-f]{8}\.jsonl$/);
     expect(mode(file)).toBe(0o600);
     expect(mode(dirname(file))).toBe(0o700);
     const records = readSession(file).records;
-    expect(records.map((record) => record.type)).toEqual(["start", "user", "assistant", "end"]);
-    expect(records[0]).toMatchObject({ type: "start", sessionId: t.runtime.session?.id, root: t.runtime.root, model: "claude-test", mode: "build" });
-    expect(records[3]).toMatchObject({ type: "end", stopReason: "done", steps: 1 });
+    expect(records.map((record) => record.type)).toEqual(["start", "user", "title", "assistant", "end"]);
+    expect(records[0]).toMatchObject({ type: "start", format: 2, sessionId: t.runtime.session?.id, root: t.runtime.root, model: "claude-test", mode: "build" });
+    expect(records[2]).toMatchObject({ type: "title", title: "hello" });
+    expect(records[4]).toMatchObject({ type: "end", stopReason: "done", steps: 1 });
   });
 
   test("ids sort by time", () => {
-    expect(newSessionId(new Date(2026, 0, 2, 3, 4, 5))).toMatch(/^20260102-030405-[0-9a-f]{4}$/);
+    expect(newSessionId(new Date(2026, 0, 2, 3, 4, 5))).toMatch(/^20260102-030405-[0-9a-f]{8}$/);
   });
 
   test("secrets are redacted; thinking signatures are kept byte for byte", async () => {
@@ -54,10 +55,10 @@ describe("the session file", () => {
     await t.runtime.setMode("plan");
     await turn(t.runtime, "plan it");
     const records = readSession(t.runtime.session?.file as string).records;
-    expect(records.map((record) => record.type)).toEqual(["start", "user", "assistant", "tool_results", "assistant", "end", "mode", "user", "assistant", "end"]);
+    expect(records.map((record) => record.type)).toEqual(["start", "user", "title", "assistant", "tool_results", "assistant", "end", "mode", "user", "assistant", "end"]);
     const results = records.find((record) => record.type === "tool_results");
     expect(results).toMatchObject({ results: [{ callId: "toolu_1", tool: "read", content: "alpha", status: "completed", info: { title: "Read a.txt", kind: "read" } }] });
-    expect(records[6]).toMatchObject({ type: "mode", mode: "plan" });
+    expect(records[7]).toMatchObject({ type: "mode", mode: "plan" });
   });
 });
 
@@ -78,7 +79,7 @@ describe("resume and replay", () => {
     expect(request.messages[0]?.content).toEqual([{ type: "text", text: "what is in a.txt?" }]);
     expect(again.runtime.session?.file).toBe(file);
     const records = readSession(file).records;
-    expect(records.map((record) => record.type)).toEqual(["start", "user", "assistant", "tool_results", "assistant", "end", "resume", "user", "assistant", "end"]);
+    expect(records.map((record) => record.type)).toEqual(["start", "user", "title", "assistant", "tool_results", "assistant", "end", "resume", "user", "assistant", "end"]);
     expect(readSession(file).messages).toEqual(again.runtime.messages as never);
   });
 
@@ -161,6 +162,7 @@ describe("damaged files", () => {
     const session = readSession(file);
     expect(session.damaged?.line).toBe(4);
     expect(session.records.map((record) => record.type)).toEqual(["start", "user", "assistant", "resume", "end"]);
-    expect(readdirSync(dirname(file))).toEqual([basename(file)]);
+    // The session file and its (empty) lock file, nothing else.
+    expect(readdirSync(dirname(file)).sort()).toEqual([basename(file), basename(file).replace(".jsonl", ".lock")]);
   });
 });

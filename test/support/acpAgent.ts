@@ -8,8 +8,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { MockAnthropic } from "./mockAnthropic.ts";
 
 /** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once. */
-export function startAgent(binary: string, mock: MockAnthropic, root: string, work: string, model = "claude-sonnet-5") {
-  const home = mkdtempSync(join(work, "home-"));
+export function startAgent(binary: string, mock: MockAnthropic, root: string, work: string, model = "claude-sonnet-5", home = mkdtempSync(join(work, "home-"))) {
   const proc = Bun.spawn([binary, "acp"], {
     cwd: root,
     env: {
@@ -56,7 +55,7 @@ export function startAgent(binary: string, mock: MockAnthropic, root: string, wo
       return { outcome: { outcome: "selected", optionId: "once" } };
     })
     .connect(acp.ndJsonStream(stdin, stdout));
-  return { proc, agent: connection.agent, connection, updates, permissions, lines, tail, stderr };
+  return { proc, home, agent: connection.agent, connection, updates, permissions, lines, tail, stderr };
 }
 
 /** Every stdout line is one JSON-RPC message, and nothing is left half-written. */

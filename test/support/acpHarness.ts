@@ -39,6 +39,9 @@ export interface HarnessOptions {
   prepare?: (request: PrepareRequest, harness: Harness) => Promise<Runtime>;
   server?: Partial<Omit<AcpServerOptions, "prepare">>;
   files?: Record<string, string>;
+  /** An existing home and root (an editor started again on the same machine): kept at close. */
+  home?: string;
+  root?: string;
 }
 
 export interface Harness extends AsyncDisposable {
@@ -89,9 +92,12 @@ export function setUpHome(home: string): void {
 
 /** The production wiring of garuda acp, with the fake model (or another client, such as the real one on a mock server) in place of the provider. */
 export function realPrepare(home: string, nextModel: () => ModelClient) {
-  return async ({ cwd, approver }: PrepareRequest): Promise<Runtime> =>
+  return async ({ cwd, approver, sessionId, resume, mode }: PrepareRequest): Promise<Runtime> =>
     prepareRuntime({
       root: cwd,
+      sessionId,
+      ...(resume && { resume }),
+      ...(mode && { mode }),
       paths: garudaPaths(home),
       env: { PATH: process.env.PATH, HOME: home },
       keys: new ProviderKeys(),
@@ -122,9 +128,9 @@ function tap(lines: string[]): TransformStream<Uint8Array, Uint8Array> {
 }
 
 export function startHarness(options: HarnessOptions = {}): Harness {
-  const home = mkdtempSync(join(tmpdir(), "garuda-acp-home-"));
-  const root = mkdtempSync(join(tmpdir(), "garuda-acp-root-"));
-  if (options.setUp !== false) setUpHome(home);
+  const home = options.home ?? mkdtempSync(join(tmpdir(), "garuda-acp-home-"));
+  const root = options.root ?? mkdtempSync(join(tmpdir(), "garuda-acp-root-"));
+  if (options.setUp !== false && !options.home) setUpHome(home);
   for (const [path, text] of Object.entries(options.files ?? {})) writeFileSync(join(root, path), text);
   const models = options.models ?? [new FakeModelClient()];
   let sessions = 0;
@@ -145,6 +151,7 @@ export function startHarness(options: HarnessOptions = {}): Harness {
       prepare: (request) => (options.prepare ? options.prepare(request, harness) : defaultPrepare(request)),
       setup: { command: "/opt/garuda/garuda", args: ["acp", "setup"] },
       log: () => {},
+      sessionsDir: garudaPaths(home).sessions,
       ...options.server,
     },
   );
@@ -171,8 +178,8 @@ export function startHarness(options: HarnessOptions = {}): Harness {
     closed = true;
     await server.shutdown();
     client.close();
-    rmSync(home, { recursive: true, force: true });
-    rmSync(root, { recursive: true, force: true });
+    if (!options.home) rmSync(home, { recursive: true, force: true });
+    if (!options.root) rmSync(root, { recursive: true, force: true });
   };
 
   harness = {

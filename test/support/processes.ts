@@ -40,3 +40,13 @@ export function startedBelow(pid: number, command: string, timeoutMs = 15_000): 
     return found.length > 0 ? found : undefined;
   }, `${command} to start`, timeoutMs);
 }
+
+/** Live processes below this test process running exactly `argv`. */
+export function running(argv: string[]): number[] {
+  return descendants(process.pid).filter((pid) => cmdline(pid) === argv.join(" "));
+}
+
+/** Resolves once `check()` is true; throws after `timeoutMs`. */
+export async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  await until(() => (check() ? true : undefined), "a condition", timeoutMs);
+}

@@ -9,6 +9,7 @@ import { ModelError } from "../../model/types.ts";
 import type { PermissionEngine } from "../../permission/engine.ts";
 import type { Mode } from "../../permission/types.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
+import { claimSession } from "../../store/sessionCatalog.ts";
 import { VERSION } from "../../version.ts";
 import { visible } from "../../text/visible.ts";
 import { createCliContext } from "../context.ts";
@@ -19,7 +20,7 @@ import { type CommandHost, runBuiltin, switchMode } from "./commands.ts";
 import { type ChatInput, LineInput } from "./input.ts";
 import { chooseSession, type ResumeRequest, showResumed } from "./resume.ts";
 import { Screen } from "./screen.ts";
-import { runtimeStarter } from "./startRuntime.ts";
+import { runtimeStarter, type StartRuntime } from "./startRuntime.ts";
 import { styleFor, type Style, terminalMode } from "./style.ts";
 import { TerminalInput } from "./terminalInput.ts";
 import { Transcript } from "./transcript.ts";
@@ -101,15 +102,23 @@ class Chat implements CommandHost {
 
   async restart(options: { model?: string; fresh: boolean }): Promise<void> {
     const old = this.runtime;
-    const resume = options.fresh ? undefined : old.session?.file;
+    const file = options.fresh ? undefined : old.session?.file;
+    // The new runtime takes the session over under the same lock, which the old one holds until it closes.
+    const resume = file !== undefined ? claimSession(file, old.shareSessionLock()) : undefined;
     const model = options.model ?? this.#modelFlag;
-    const next = await this.start({
-      root: this.root,
-      modelFlag: model,
-      approver: this.approver,
-      mode: old.mode,
-      ...(resume !== undefined && { resume }),
-    });
+    let next: Awaited<ReturnType<StartRuntime>>;
+    try {
+      next = await this.start({
+        root: this.root,
+        modelFlag: model,
+        approver: this.approver,
+        mode: old.mode,
+        ...(resume !== undefined && { resume }),
+      });
+    } catch (error) {
+      resume?.lock.release();
+      throw error;
+    }
     await old.close();
     this.#runtime = next.runtime;
     this.#engine = next.engine;

@@ -5,7 +5,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Mode } from "../../permission/types.ts";
 import { readSession, sessionFolder } from "../../store/sessionFile.ts";
-import { type ReplayedTurn, replayTurns } from "../../store/sessionRecords.ts";
+import { type ReplayedTurn, replayTurns } from "../../store/sessionHistory.ts";
 
 export interface SessionSummary {
   id: string;

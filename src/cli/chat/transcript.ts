@@ -119,6 +119,7 @@ export class Transcript {
         this.notice(retryNotice(event, event.delayMs > 0 ? `in ${Math.ceil(event.delayMs / 1000)} s` : ""), "warning");
         return;
       case "step_end":
+      case "title":
         return;
     }
   }

@@ -41,6 +41,9 @@ export class Answer {
       case "step_end":
         this.#keep();
         return;
+      case "title":
+        // The session's name, not part of the answer or the log around it.
+        return;
       case "tool_call":
         // Calls run after their response is complete: its text stands.
         this.#keep();
