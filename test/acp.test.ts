@@ -69,7 +69,7 @@ describe("initialize", () => {
     expect(init).toEqual({
       protocolVersion: 1,
       agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
-      agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {} } },
+      agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } },
       authMethods: [],
     });
     expect(init.agentInfo?.version).toBe(VERSION);

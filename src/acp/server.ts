@@ -49,6 +49,8 @@ const STOP_NOTES: Partial<Record<StopReason, string>> = {
 export interface PrepareRequest {
   /** The session's project folder: absolute, an existing folder. */
   cwd: string;
+  /** The editor's other workspace folders (session/new additionalDirectories), as given: prepare checks them. */
+  additionalDirectories: string[];
   approver: Approver;
 }
 
@@ -101,7 +103,7 @@ function initializeResponse(params: acp.InitializeRequest, options: AcpServerOpt
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
     // Only what is on: ACP's default for a missing field is off, and some clients (agent-shell)
     // list a field that is present as supported even when it is false.
-    agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {} } },
+    agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } },
     authMethods,
   };
 }
@@ -381,7 +383,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd: oneLine(cwd, 500) }, `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`);
       const id = randomUUID();
       const created = new Session(id, connection.client, settleMs, log);
-      const preparing = options.prepare({ cwd, approver: created.approver });
+      const preparing = options.prepare({ cwd, additionalDirectories: params.additionalDirectories ?? [], approver: created.approver });
       starting.add(preparing);
       let runtime: Runtime;
       try {

@@ -123,7 +123,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const server = serveAcp(
     { input: stdinStream(), output: output.protocol },
     {
-      async prepare({ cwd, approver }) {
+      async prepare({ cwd, additionalDirectories, approver }) {
         const [{ prepareRuntime }, { managedPolicyPath }, tree, folders] = await Promise.all([
           import("../runtime/prepare.ts"),
           import("../config/policy.ts"),
@@ -150,6 +150,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
         });
         return prepareRuntime({
           root: cwd,
+          extraRoots: additionalDirectories,
           paths: ctx.paths,
           env: ctx.env,
           keys: ctx.keys,

@@ -39,6 +39,7 @@ import { createSessionTools } from "../tools/sessionTools.ts";
 import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts";
 import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
+import { checkExtraRoots } from "./extraRoots.ts";
 import { checkProjectRoot, wideFolder } from "./projectRoot.ts";
 import { Runtime } from "./runtime.ts";
 import type { Notice, ToolHooks } from "./services.ts";
@@ -46,6 +47,8 @@ import type { Notice, ToolHooks } from "./services.ts";
 export interface PrepareOptions {
   /** The project folder: an absolute path to an existing folder. */
   root: string;
+  /** Other project folders of the session (an editor's additionalDirectories): absolute, existing (extraRoots.ts). */
+  extraRoots?: readonly string[];
   paths: GarudaPaths;
   /** The process environment, provider keys already taken out. */
   env: Record<string, string | undefined>;
@@ -119,6 +122,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const sessionFolders = sessionFolderBase(options.env);
   const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
   const root = checked.root;
+  const extraRoots = checkExtraRoots(options.extraRoots ?? [], root, { home: paths.home, sessionFolders });
   const prepared = prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
   const { policy, notices: policyNotices } = loadTeamPolicy({ managed: options.managedPolicy, user: paths.policy, root });
   checkModelAllowed(policy, prepared.model.spec);
@@ -195,6 +199,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   });
   const engine = createPermissionEngine({
     root,
+    extraRoots,
     home: paths.home,
     // What the sandbox hides from commands is refused to the file tools too (secrets.ts).
     hiddenFromCommands: executor.spec().denyReadPaths,
@@ -240,6 +245,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
         ? {
             ...executor.spec({
               projectReadOnly: current === "plan",
+              extraRoots,
               writePaths,
               denyReadPaths: [...settings.sandbox.denyRead, ...denied.paths],
               network,
@@ -262,7 +268,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     const hidden = ruleHidden && homeOwn ? (absPath: string) => ruleHidden(absPath) || homeOwn(absPath) : (ruleHidden ?? homeOwn);
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
     const sessionTools = createSessionTools({ outsideSandbox });
-    const tools: Tool[] = [...fileTools({ home: paths.home, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }) }), ...sessionTools.tools, exploreTool()];
+    const tools: Tool[] = [...fileTools({ home: paths.home, extraRoots, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }) }), ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
       root,
@@ -296,6 +302,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     const toolHooks = hooksAdapter(hooks.hooks, { executor, root, home: paths.home, policy, audit }, () => sandboxFor("build"), () => runtime?.mode ?? mode);
     runtime = Runtime.create({
       root,
+      extraRoots,
       home: paths.home,
       model: { client, info: prepared.model, ...(webSearch && { webSearch }) },
       modelFor,

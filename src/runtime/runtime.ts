@@ -34,6 +34,8 @@ import { buildSystemPrompt } from "./systemPrompt.ts";
 export interface RuntimeOptions {
   /** The project root; must exist. Its real path is used. */
   root: string;
+  /** The session's other project folders (an editor's additionalDirectories), real; named in the system prompt. */
+  extraRoots?: readonly string[];
   home: string;
   model: { client: ModelClient; info: ModelInfo; thinking?: ModelRequest["thinking"]; webSearch?: WebSearchOptions };
   tools: readonly Tool[];
@@ -140,7 +142,7 @@ export class Runtime {
     const instructions = readInstructions(root);
     for (const text of instructions.notes) this.#notices.push({ level: "info", text });
     this.#notices.push(...(options.notices ?? []));
-    this.systemPrompt = buildSystemPrompt({ version: VERSION, root, platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
+    this.systemPrompt = buildSystemPrompt({ version: VERSION, root, extraRoots: options.extraRoots ?? [], platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
     this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#registry.specs()).length);
 
     let writeFailed = false;

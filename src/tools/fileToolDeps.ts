@@ -10,4 +10,6 @@ export interface FileToolDeps {
   hidden: HiddenPredicate;
   /** Worker threads for grep and find_definition (searchWorker.ts). */
   searches: SearchThreads;
+  /** The session's other project folders (an editor's additionalDirectories), absolute and real. */
+  extraRoots?: readonly string[];
 }

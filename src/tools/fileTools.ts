@@ -25,6 +25,8 @@ export interface FileToolsOptions {
    * paths in, true to hide. Sensitive files (.env, keys, credentials) are always hidden.
    */
   hidden?: HiddenPredicate;
+  /** The session's other project folders, absolute and real: written as the root is (no symlink out of them). */
+  extraRoots?: readonly string[];
   /** Include the code index tools (symbols, find_definition); default true. */
   codeIndex?: boolean;
 }
@@ -37,7 +39,7 @@ export interface FileTools {
 /** The tools, and the shared state they were built with. */
 export function createFileTools(options: FileToolsOptions): FileTools {
   const hidden = hiddenPredicate({ home: options.home, ...(options.hiddenFromCommands && { hiddenFromCommands: options.hiddenFromCommands }), ...(options.hidden && { extra: options.hidden }) });
-  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden, searches: new SearchThreads() };
+  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden, searches: new SearchThreads(), ...(options.extraRoots && { extraRoots: options.extraRoots }) };
   const tools: Tool[] = [readFileTool(deps), globTool(deps), grepTool(deps), writeFileTool(deps), editFileTool(deps)];
   if (options.codeIndex !== false) tools.push(symbolsTool(deps), findDefinitionTool(deps));
   return { tools, deps };

@@ -25,8 +25,8 @@ export function freshnessProblem(resolved: ResolvedPath, reads: ReadTracker, byt
 }
 
 /** A problem with writing to this path at all, or undefined. */
-export function targetProblem(resolved: ResolvedPath): string | undefined {
-  return symlinkEscape(resolved);
+export function targetProblem(resolved: ResolvedPath, deps: Pick<FileToolDeps, "extraRoots">): string | undefined {
+  return symlinkEscape(resolved, deps.extraRoots);
 }
 
 /**

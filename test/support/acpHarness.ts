@@ -56,7 +56,7 @@ export interface Harness extends AsyncDisposable {
   /** How the editor answers permission requests (default: allow once). */
   answer: PermissionAnswer;
   initialize(capabilities?: acp.ClientCapabilities): Promise<acp.InitializeResponse>;
-  newSession(options?: { cwd?: string; mcpServers?: acp.McpServer[] }): Promise<acp.NewSessionResponse>;
+  newSession(options?: { cwd?: string; mcpServers?: acp.McpServer[]; additionalDirectories?: string[] }): Promise<acp.NewSessionResponse>;
   prompt(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<acp.PromptResponse>;
   /** The updates of one session. */
   updatesOf(sessionId: string): acp.SessionUpdate[];
@@ -89,9 +89,10 @@ export function setUpHome(home: string): void {
 
 /** The production wiring of garuda acp, with the fake model (or another client, such as the real one on a mock server) in place of the provider. */
 export function realPrepare(home: string, nextModel: () => ModelClient) {
-  return async ({ cwd, approver }: PrepareRequest): Promise<Runtime> =>
+  return async ({ cwd, additionalDirectories, approver }: PrepareRequest): Promise<Runtime> =>
     prepareRuntime({
       root: cwd,
+      extraRoots: additionalDirectories,
       paths: garudaPaths(home),
       env: { PATH: process.env.PATH, HOME: home },
       keys: new ProviderKeys(),
@@ -187,7 +188,7 @@ export function startHarness(options: HarnessOptions = {}): Harness {
     answer: () => select("once"),
     initialize: (capabilities = {}) =>
       client.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: capabilities, clientInfo: { name: "test-editor", version: "1.0.0" } }),
-    newSession: (session = {}) => client.agent.request(acp.methods.agent.session.new, { cwd: session.cwd ?? root, mcpServers: session.mcpServers ?? [] }),
+    newSession: (session = {}) => client.agent.request(acp.methods.agent.session.new, { cwd: session.cwd ?? root, mcpServers: session.mcpServers ?? [], ...(session.additionalDirectories && { additionalDirectories: session.additionalDirectories }) }),
     prompt: (sessionId, prompt) =>
       client.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt }),
     updatesOf: (sessionId) => updates.filter((n) => n.sessionId === sessionId).map((n) => n.update),
