@@ -13,7 +13,9 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { cutText } from "../text/cut.ts";
 import { hasHidden, oneLine, visible } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
+import type { EditorBuffers } from "../tools/editorBuffers.ts";
 import { AcpApprover } from "./approver.ts";
+import { acpBuffers } from "./buffers.ts";
 import { boundedStream, MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
 import { promptText } from "./prompt.ts";
 import { EventMapper, KnownCalls, SessionChannel } from "./updates.ts";
@@ -52,6 +54,8 @@ export interface PrepareRequest {
   /** The editor's other workspace folders (session/new additionalDirectories), as given: prepare checks them. */
   additionalDirectories: string[];
   approver: Approver;
+  /** The editor's unsaved buffers, when it offers fs/read_text_file. */
+  buffers?: EditorBuffers;
 }
 
 export interface AcpServerOptions {
@@ -354,6 +358,8 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
   const sessions = new Map<string, Session>();
   const starting = new Set<Promise<Runtime>>();
   let closing = false;
+  /** What the client said it can do (initialize): fs.readTextFile lets the core read unsaved buffers. */
+  let clientCapabilities: acp.ClientCapabilities | undefined;
 
   // One writer for the SDK's messages and the answers to refused lines, so lines never interleave.
   const writer = streams.output.getWriter();
@@ -374,7 +380,10 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
 
   const app = acp
     .agent({ name: "garuda" })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => initializeResponse(params, options))
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      clientCapabilities = params.clientCapabilities;
+      return initializeResponse(params, options);
+    })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
       if (closing) throw new acp.RequestError(-32603, "Garuda is shutting down.");
@@ -383,7 +392,8 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd: oneLine(cwd, 500) }, `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`);
       const id = randomUUID();
       const created = new Session(id, connection.client, settleMs, log);
-      const preparing = options.prepare({ cwd, additionalDirectories: params.additionalDirectories ?? [], approver: created.approver });
+      const buffers = clientCapabilities?.fs?.readTextFile === true ? acpBuffers(id, connection.client) : undefined;
+      const preparing = options.prepare({ cwd, additionalDirectories: params.additionalDirectories ?? [], approver: created.approver, ...(buffers && { buffers }) });
       starting.add(preparing);
       let runtime: Runtime;
       try {

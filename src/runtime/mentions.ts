@@ -6,6 +6,7 @@ import type { TextBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode } from "../permission/types.ts";
 import { gainedLinks, loadChecked } from "../tools/checkedFile.ts";
+import { type BufferDeps, bufferNote, unsavedBuffer } from "../tools/editorBuffers.ts";
 import { pathTarget, resolveToolPath } from "../tools/paths.ts";
 
 /** A mention: `@src/a.ts` or `@"path with blanks"`; trailing punctuation is not part of it. */
@@ -20,6 +21,8 @@ export interface MentionContext {
   mode: Mode;
   approver?: Approver;
   signal: AbortSignal;
+  /** The editor's unsaved buffers, with the file tools' hidden paths and extra roots (tools/editorBuffers.ts). */
+  buffers?: BufferDeps;
 }
 
 export interface Attachments {
@@ -111,7 +114,10 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       notices.push(`@${mention} was not attached: ${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`);
       continue;
     }
-    blocks.push({ type: "text", text: `<attached_file path="${resolved.display}">\n${loaded.text}\n</attached_file>` });
+    // After the checks above, and only then: the editor's buffer, when it differs from the disk.
+    const buffer = ctx.buffers ? await unsavedBuffer(ctx.buffers, resolved, resolved.realPath, loaded.text, { root: ctx.root, signal: ctx.signal }) : undefined;
+    const text = buffer === undefined || buffer.length > MAX_ATTACHED_BYTES ? loaded.text : `${buffer}\n${bufferNote(resolved.display)}`;
+    blocks.push({ type: "text", text: `<attached_file path="${resolved.display}">\n${text}\n</attached_file>` });
   }
   return { blocks, notices };
 }

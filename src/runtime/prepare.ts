@@ -34,7 +34,8 @@ import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
 import { createUndoStore } from "../store/undo.ts";
 import { exploreTool } from "../tools/explore.ts";
-import { fileTools } from "../tools/fileTools.ts";
+import type { EditorBuffers } from "../tools/editorBuffers.ts";
+import { createFileTools } from "../tools/fileTools.ts";
 import { createSessionTools } from "../tools/sessionTools.ts";
 import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts";
 import type { Tool } from "../tools/types.ts";
@@ -47,6 +48,8 @@ import type { Notice, ToolHooks } from "./services.ts";
 export interface PrepareOptions {
   /** The project folder: an absolute path to an existing folder. */
   root: string;
+  /** The editor's unsaved buffers (ACP fs/read_text_file): read_file and @-mentions use them after their checks. */
+  buffers?: EditorBuffers;
   /** Other project folders of the session (an editor's additionalDirectories): absolute, existing (extraRoots.ts). */
   extraRoots?: readonly string[];
   paths: GarudaPaths;
@@ -268,7 +271,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     const hidden = ruleHidden && homeOwn ? (absPath: string) => ruleHidden(absPath) || homeOwn(absPath) : (ruleHidden ?? homeOwn);
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
     const sessionTools = createSessionTools({ outsideSandbox });
-    const tools: Tool[] = [...fileTools({ home: paths.home, extraRoots, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }) }), ...sessionTools.tools, exploreTool()];
+    const files = createFileTools({ home: paths.home, extraRoots, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }), ...(options.buffers && { buffers: options.buffers }) });
+    const tools: Tool[] = [...files.tools, ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
       root,
@@ -303,6 +307,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     runtime = Runtime.create({
       root,
       extraRoots,
+      ...(options.buffers && { buffers: files.deps }),
       home: paths.home,
       model: { client, info: prepared.model, ...(webSearch && { webSearch }) },
       modelFor,

@@ -25,6 +25,7 @@ import { readInstructions } from "./instructions.ts";
 import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
 import { attachMentions } from "./mentions.ts";
+import type { BufferDeps } from "../tools/editorBuffers.ts";
 import { CUT_NOTE, modeNotes, planStoppedNote, userContent } from "./notes.ts";
 import type { BackgroundJobs, CommandInfo, CommandProvider, Notice, ToolHooks, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
 import { promptProblem } from "./promptBound.ts";
@@ -34,6 +35,8 @@ import { buildSystemPrompt } from "./systemPrompt.ts";
 export interface RuntimeOptions {
   /** The project root; must exist. Its real path is used. */
   root: string;
+  /** The editor's unsaved buffers for @-mentions, with the file tools' checks (tools/editorBuffers.ts). */
+  buffers?: BufferDeps;
   /** The session's other project folders (an editor's additionalDirectories), real; named in the system prompt. */
   extraRoots?: readonly string[];
   home: string;
@@ -337,6 +340,7 @@ export class Runtime {
       mode,
       signal,
       ...(this.#options.approver && { approver: this.#options.approver }),
+      ...(this.#options.buffers && { buffers: this.#options.buffers }),
     });
     for (const text of attached.notices) emit({ type: "notice", level: "warning", text });
     if (signal.aborted) return "cancelled";

@@ -39,6 +39,8 @@ export interface HarnessOptions {
   prepare?: (request: PrepareRequest, harness: Harness) => Promise<Runtime>;
   server?: Partial<Omit<AcpServerOptions, "prepare">>;
   files?: Record<string, string>;
+  /** How the editor answers fs/read_text_file (its unsaved buffers); absent: the request fails. */
+  readTextFile?: (params: acp.ReadTextFileRequest) => Promise<acp.ReadTextFileResponse> | acp.ReadTextFileResponse;
 }
 
 export interface Harness extends AsyncDisposable {
@@ -51,6 +53,8 @@ export interface Harness extends AsyncDisposable {
   readonly updates: acp.SessionNotification[];
   /** Every permission request received, in order. */
   readonly permissions: acp.RequestPermissionRequest[];
+  /** Every fs/read_text_file request received, in order. */
+  readonly textFileReads: acp.ReadTextFileRequest[];
   /** Every line the server wrote. */
   readonly lines: string[];
   /** How the editor answers permission requests (default: allow once). */
@@ -89,10 +93,11 @@ export function setUpHome(home: string): void {
 
 /** The production wiring of garuda acp, with the fake model (or another client, such as the real one on a mock server) in place of the provider. */
 export function realPrepare(home: string, nextModel: () => ModelClient) {
-  return async ({ cwd, additionalDirectories, approver }: PrepareRequest): Promise<Runtime> =>
+  return async ({ cwd, additionalDirectories, approver, buffers }: PrepareRequest): Promise<Runtime> =>
     prepareRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
+      ...(buffers && { buffers }),
       paths: garudaPaths(home),
       env: { PATH: process.env.PATH, HOME: home },
       keys: new ProviderKeys(),
@@ -133,6 +138,7 @@ export function startHarness(options: HarnessOptions = {}): Harness {
 
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
+  const textFileReads: acp.ReadTextFileRequest[] = [];
   const lines: string[] = [];
   const waiters: Array<{ test: (u: acp.SessionUpdate) => boolean; resolve: (u: acp.SessionUpdate) => void }> = [];
   const toServer = new TransformStream<Uint8Array, Uint8Array>();
@@ -164,6 +170,11 @@ export function startHarness(options: HarnessOptions = {}): Harness {
       permissions.push(params);
       return harness.answer(params);
     })
+    .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+      textFileReads.push(params);
+      if (!options.readTextFile) throw new Error("this editor has no buffers");
+      return options.readTextFile(params);
+    })
     .connect(acp.ndJsonStream(toServer.writable, toClient.readable.pipeThrough(tap(lines))));
 
   let closed = false;
@@ -184,6 +195,7 @@ export function startHarness(options: HarnessOptions = {}): Harness {
     server,
     updates,
     permissions,
+    textFileReads,
     lines,
     answer: () => select("once"),
     initialize: (capabilities = {}) =>
