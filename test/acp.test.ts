@@ -69,14 +69,14 @@ describe("initialize", () => {
     expect(init).toEqual({
       protocolVersion: 1,
       agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
-      agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } },
+      agentCapabilities: { promptCapabilities: { embeddedContext: true, image: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } },
       authMethods: [],
     });
     expect(init.agentInfo?.version).toBe(VERSION);
     // On the wire too: no field that is false (agent-shell lists a present field as supported).
     const line = h.lines.find((l) => l.includes('"agentCapabilities"')) ?? "";
     expect(line).not.toContain("false");
-    for (const off of ["loadSession", "mcpCapabilities", "image", "audio"]) expect(line).not.toContain(off);
+    for (const off of ["loadSession", "mcpCapabilities", "audio"]) expect(line).not.toContain(off);
   });
 
   test("Terminal Auth when the editor can run it: the standard form, and the older _meta form with its command", async () => {

@@ -17,7 +17,7 @@ import type { EditorBuffers } from "../tools/editorBuffers.ts";
 import { AcpApprover } from "./approver.ts";
 import { acpBuffers } from "./buffers.ts";
 import { boundedStream, MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
-import { promptText } from "./prompt.ts";
+import { promptImages, promptText } from "./prompt.ts";
 import { EventMapper, KnownCalls, SessionChannel } from "./updates.ts";
 
 /** After a stop, how long running calls may take to report (more than the executor's 2 s kill grace). */
@@ -107,7 +107,7 @@ function initializeResponse(params: acp.InitializeRequest, options: AcpServerOpt
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
     // Only what is on: ACP's default for a missing field is off, and some clients (agent-shell)
     // list a field that is present as supported even when it is false.
-    agentCapabilities: { promptCapabilities: { embeddedContext: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } },
+    agentCapabilities: { promptCapabilities: { embeddedContext: true, image: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } },
     authMethods,
   };
 }
@@ -255,7 +255,9 @@ class Session {
 
     let reason: StopReason;
     try {
-      reason = await runtime.runTurn(command.text, signal, (event) => this.#send(this.mapper.map(event)));
+      const { images, refused } = promptImages(blocks);
+      for (const line of refused) this.#say(line);
+      reason = await runtime.runTurn(command.text, signal, (event) => this.#send(this.mapper.map(event)), images);
     } catch (error) {
       if (!signal.aborted) {
         runtime.recordStop("error");

@@ -26,6 +26,8 @@ import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
 import { attachMentions } from "./mentions.ts";
 import type { BufferDeps } from "../tools/editorBuffers.ts";
+import { textOnlyNotice } from "../model/images.ts";
+import type { ImageBlock } from "../model/types.ts";
 import { CUT_NOTE, modeNotes, planStoppedNote, userContent } from "./notes.ts";
 import type { BackgroundJobs, CommandInfo, CommandProvider, Notice, ToolHooks, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
 import { promptProblem } from "./promptBound.ts";
@@ -242,15 +244,15 @@ export class Runtime {
   }
 
   /** Runs one turn. Resolves with why it ended ("cancelled" when `signal` aborts); a model error rejects after the stop is recorded. */
-  runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void): Promise<StopReason> {
+  runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void, images: readonly ImageBlock[] = []): Promise<StopReason> {
     if (this.#closed) return Promise.reject(new Error("This session is closed."));
     if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
     // The API refuses an empty text block, and there is nothing to answer: no request at all.
-    if (prompt.trim() === "") {
+    if (prompt.trim() === "" && images.length === 0) {
       safeEmit(onEvent)({ type: "notice", level: "info", text: "The prompt was empty, so nothing was sent to the model." });
       return Promise.resolve("done");
     }
-    const turn = this.#runTurn(prompt, signal, safeEmit(onEvent));
+    const turn = this.#runTurn(prompt, signal, safeEmit(onEvent), images);
     this.#turn = turn;
     const clear = () => {
       this.#turn = undefined;
@@ -267,11 +269,11 @@ export class Runtime {
     return this.#turnSignal ?? this.#closing.signal;
   }
 
-  async #runTurn(prompt: string, outer: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
+  async #runTurn(prompt: string, outer: AbortSignal, emit: (event: AgentEvent) => void, images: readonly ImageBlock[]): Promise<StopReason> {
     const signal = AbortSignal.any([outer, this.#closing.signal]);
     this.#turnSignal = signal;
     try {
-      return await this.#turnBody(prompt, signal, emit);
+      return await this.#turnBody(prompt, signal, emit, images);
     } finally {
       this.#turnSignal = undefined;
       await this.#endUndoTurn(emit);
@@ -290,7 +292,7 @@ export class Runtime {
     for (const text of undo.takeNotices?.() ?? []) emit({ type: "notice", level: "warning", text });
   }
 
-  async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
+  async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void, images: readonly ImageBlock[]): Promise<StopReason> {
     for (const notice of this.#notices.splice(0)) {
       emit({ type: "notice", level: notice.level, text: notice.text });
       this.#options.audit?.record({ type: "notice", text: notice.text });
@@ -333,6 +335,7 @@ export class Runtime {
     const pending = this.#notes.splice(0);
     const notes = [...modeNotes(mode, previousMode), ...pending];
     this.#lastTurnMode = mode;
+    const takesImages = this.#options.model.info.images !== false;
     const attached = await attachMentions(prompt, {
       root: this.root,
       home: this.#options.home,
@@ -341,10 +344,18 @@ export class Runtime {
       signal,
       ...(this.#options.approver && { approver: this.#options.approver }),
       ...(this.#options.buffers && { buffers: this.#options.buffers }),
+      images: takesImages,
     });
     for (const text of attached.notices) emit({ type: "notice", level: "warning", text });
     if (signal.aborted) return "cancelled";
-    const content = [...userContent(prompt, notes), ...attached.blocks];
+    // A model the catalog marks as text-only gets none, and the user is told (images.ts).
+    if (!takesImages && images.length > 0) emit({ type: "notice", level: "warning", text: textOnlyNotice(images.length, this.#options.model.info.spec) });
+    // A prompt of images alone has no text block (the API refuses an empty one).
+    const content = [...userContent(prompt, notes).filter((block) => block.type !== "text" || block.text !== ""), ...attached.blocks, ...(takesImages ? images : [])];
+    if (content.length === 0) {
+      this.#notes.unshift(...pending);
+      return "done";
+    }
     const tooLarge = promptProblem(content, this.#options.model.info.contextWindow, attached.blocks.length > 0);
     if (tooLarge !== undefined) {
       // Not recorded: the conversation stays as it was, and the notes wait for the next prompt.
