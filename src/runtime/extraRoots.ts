@@ -7,17 +7,9 @@ import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { ConfigError } from "../config/errors.ts";
 import { isInside } from "../sandbox/fsView.ts";
-import { type RootContext, wideFolder } from "./projectRoot.ts";
+import { real, type RootContext, wideFolder } from "./projectRoot.ts";
 
 const ADD_A_PROJECT = "Add a project folder instead, or remove it from the editor's additional folders";
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 /** The real path of one extra folder, or a ConfigError that names it and says why not. */
 function checkExtraRoot(folder: string, context: RootContext): string {
@@ -33,7 +25,7 @@ function checkExtraRoot(folder: string, context: RootContext): string {
   const wide = wideFolder(resolved, context);
   if (wide) throw refuse(`it is ${wide.what}`);
   // The home's own files are split out only for the session's root (sandbox/homeOwn.ts).
-  if (isInside(realOrSelf(context.home), resolved)) throw refuse("it is (or holds) your home folder, whose own files (dotfiles, ~/.ssh …) commands could then change");
+  if (isInside(real(context.home), resolved)) throw refuse("it is (or holds) your home folder, whose own files (dotfiles, ~/.ssh …) commands could then change");
   return resolved;
 }
 
