@@ -52,14 +52,14 @@ describe("initialize", () => {
     expect(init).toEqual({
       protocolVersion: 1,
       agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
-      agentCapabilities: { promptCapabilities: { embeddedContext: true }, loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} } },
+      agentCapabilities: { promptCapabilities: { embeddedContext: true, image: true }, loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} } },
       authMethods: [],
     });
     expect(init.agentInfo?.version).toBe(VERSION);
     // On the wire too: no field that is false (agent-shell lists a present field as supported).
     const line = h.lines.find((l) => l.includes('"agentCapabilities"')) ?? "";
     expect(line).not.toContain("false");
-    for (const off of ["mcpCapabilities", "image", "audio", "additionalDirectories"]) expect(line).not.toContain(off);
+    for (const off of ["mcpCapabilities", "audio"]) expect(line).not.toContain(off);
     // Only fields the stable schema defines, at every level (no unstable fork, archive, title …).
     const schema = JSON.parse(readFileSync(join(import.meta.dir, "../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"), "utf8")).$defs;
     const sent = (JSON.parse(line) as { result: acp.InitializeResponse }).result.agentCapabilities ?? {};
@@ -68,10 +68,10 @@ describe("initialize", () => {
     for (const value of Object.values(sent.sessionCapabilities ?? {})) expect(value).toEqual({});
   });
 
-  test("without a sessions folder (no history) neither loadSession nor sessionCapabilities is sent", async () => {
+  test("without a sessions folder (no history): no loadSession, and of sessionCapabilities only close and additionalDirectories", async () => {
     await using h = startHarness({ server: { sessionsDir: undefined } });
     const init = await h.initialize();
-    expect(init.agentCapabilities).toEqual({ promptCapabilities: { embeddedContext: true } });
+    expect(init.agentCapabilities).toEqual({ promptCapabilities: { embeddedContext: true, image: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } });
   });
 
   test("Terminal Auth when the editor can run it: the standard form, and the older _meta form with its command", async () => {

@@ -5,6 +5,8 @@
 import { isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
+import { imageFromBase64, MAX_IMAGES } from "../model/images.ts";
+import type { ImageBlock } from "../model/types.ts";
 import { codeBlock } from "./codeBlock.ts";
 
 /** A file:// URI's absolute path, or undefined for any other address. */
@@ -44,7 +46,8 @@ function piece(block: ContentBlock, root: string): Piece {
       return { text: `[${resource.uri}: binary content, not included]`, block: false };
     }
     case "image":
-      return { text: "[an image, not included: Garuda takes no images in this version]", block: false };
+      // Sent as an image of its own (promptImages); a file:// image link is a mention, above.
+      return { text: "", block: false };
     case "audio":
       return { text: "[audio, not included: Garuda takes no audio in this version]", block: false };
   }
@@ -68,4 +71,27 @@ export function promptText(blocks: readonly ContentBlock[], root: string): strin
     if (next.block && !out.endsWith("\n\n")) out += "\n\n";
   }
   return out.trim() === "" ? out : out.replace(/\s+$/, "");
+}
+
+/**
+ * The editor's image blocks as checked images for the model (PNG, JPEG, GIF, WebP within the
+ * size limit: model/images.ts), and a line for each one refused.
+ */
+export function promptImages(blocks: readonly ContentBlock[]): { images: ImageBlock[]; refused: string[] } {
+  const images: ImageBlock[] = [];
+  const refused: string[] = [];
+  let count = 0;
+  for (const block of blocks) {
+    if (block.type !== "image") continue;
+    count += 1;
+    const name = `Image ${count}`;
+    if (images.length >= MAX_IMAGES) {
+      refused.push(`${name} was not sent: a prompt takes at most ${MAX_IMAGES} images.`);
+      continue;
+    }
+    const checked = imageFromBase64(block.data, name);
+    if ("image" in checked) images.push(checked.image);
+    else refused.push(checked.refused);
+  }
+  return { images, refused };
 }

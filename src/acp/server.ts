@@ -13,11 +13,13 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { cutText } from "../text/cut.ts";
 import { hasHidden, oneLine, visible } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
+import type { EditorBuffers } from "../tools/editorBuffers.ts";
 import { AcpApprover } from "./approver.ts";
+import { acpBuffers } from "./buffers.ts";
 import { boundedStream, MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import { closeSession, deleteSession, type HistoryHost, listSessions, loadSession, resumeSession } from "./history.ts";
-import { promptText } from "./prompt.ts";
+import { promptImages, promptText } from "./prompt.ts";
 import { promptBlocks } from "./promptBlocks.ts";
 import { STOP_NOTES, stopLines } from "./stopNotes.ts";
 import { EventMapper, KnownCalls, SessionChannel } from "./updates.ts";
@@ -43,6 +45,8 @@ const STOP_REASONS: Readonly<Record<StopReason, acp.StopReason>> = {
 export interface PrepareRequest {
   /** The session's project folder: absolute, an existing folder. */
   cwd: string;
+  /** The editor's other workspace folders (session/new additionalDirectories), as given: prepare checks them. */
+  additionalDirectories: string[];
   approver: Approver;
   /** The session's id, which is its file's: new for session/new, the session's own for load and resume. */
   sessionId: string;
@@ -50,6 +54,8 @@ export interface PrepareRequest {
   resume?: ClaimedSession & { damageShown?: boolean };
   /** The mode to start in (a continued session's last one). Default: build. */
   mode?: Mode;
+  /** The editor's unsaved buffers, when it offers fs/read_text_file. */
+  buffers?: EditorBuffers;
 }
 
 export interface AcpServerOptions {
@@ -104,8 +110,9 @@ function initializeResponse(params: acp.InitializeRequest, options: AcpServerOpt
     // Only what is on: ACP's default for a missing field is off, and some clients (agent-shell)
     // list a field that is present as supported even when it is false.
     agentCapabilities: {
-      promptCapabilities: { embeddedContext: true },
-      ...(options.sessionsDir !== undefined && { loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} } }),
+      promptCapabilities: { embeddedContext: true, image: true },
+      ...(options.sessionsDir !== undefined && { loadSession: true }),
+      sessionCapabilities: { ...(options.sessionsDir !== undefined && { list: {}, resume: {} }), close: {}, ...(options.sessionsDir !== undefined && { delete: {} }), additionalDirectories: {} },
     },
     authMethods,
   };
@@ -283,7 +290,9 @@ class Session {
 
     let reason: StopReason;
     try {
-      reason = await runtime.runTurn(command.text, signal, (event) => this.#send(this.mapper.map(event)), promptBlocks(blocks));
+      const { images, refused } = promptImages(blocks);
+      for (const line of refused) this.#say(line);
+      reason = await runtime.runTurn(command.text, signal, (event) => this.#send(this.mapper.map(event)), promptBlocks(blocks), images);
     } catch (error) {
       if (!signal.aborted) {
         runtime.recordStop("error");
@@ -385,6 +394,8 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
   const sessions = new Map<string, Session>();
   const starting = new Set<Promise<Runtime>>();
   let closing = false;
+  /** What the client said it can do (initialize): fs.readTextFile lets the core read unsaved buffers. */
+  let clientCapabilities: acp.ClientCapabilities | undefined;
 
   // One writer for the SDK's messages and the answers to refused lines, so lines never interleave.
   const writer = streams.output.getWriter();
@@ -405,14 +416,17 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
 
   const app = acp
     .agent({ name: "garuda" })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => initializeResponse(params, options))
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      clientCapabilities = params.clientCapabilities;
+      return initializeResponse(params, options);
+    })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
       const cwd = params.cwd;
       if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd: oneLine(cwd, 500) }, `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`);
       // The session's id is its file's, so the history and `garuda --resume <id>` know it.
       const { newSessionId } = await import("../store/sessionFile.ts");
-      const created = await startSession({ id: newSessionId(), cwd, mcpServers: params.mcpServers });
+      const created = await startSession({ id: newSessionId(), cwd, mcpServers: params.mcpServers, additionalDirectories: params.additionalDirectories ?? [] });
       started(created);
       return { sessionId: created.id, ...answer(created) };
     })
@@ -438,12 +452,22 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
   const connection = app.connect(boundedStream(acp.ndJsonStream(output, input, { maxMessageBytes: maxBytes + 1024 }), options.maxSentBytes ?? MAX_EDITOR_MESSAGE_BYTES, log));
 
   /** Builds a session's runtime (new, or continuing `resume`) and serves it. */
-  async function startSession(request: { id: string; cwd: string; mcpServers: readonly acp.McpServer[]; resume?: PrepareRequest["resume"]; mode?: Mode }): Promise<Session> {
+  async function startSession(request: {
+    id: string;
+    cwd: string;
+    mcpServers: readonly acp.McpServer[];
+    additionalDirectories?: readonly string[];
+    resume?: PrepareRequest["resume"];
+    mode?: Mode;
+  }): Promise<Session> {
     if (closing) throw new acp.RequestError(-32603, "Garuda is shutting down.");
     if (options.unsupported) throw new acp.RequestError(-32603, options.unsupported);
     const created = new Session(request.id, connection.client, settleMs, log);
+    const buffers = clientCapabilities?.fs?.readTextFile === true ? acpBuffers(request.id, connection.client) : undefined;
     const preparing = options.prepare({
       cwd: request.cwd,
+      additionalDirectories: [...(request.additionalDirectories ?? [])],
+      ...(buffers && { buffers }),
       approver: created.approver,
       sessionId: request.id,
       ...(request.resume && { resume: request.resume }),

@@ -123,7 +123,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const server = serveAcp(
     { input: stdinStream(), output: output.protocol },
     {
-      async prepare({ cwd, approver, sessionId, resume, mode }) {
+      async prepare({ cwd, additionalDirectories, approver, buffers, sessionId, resume, mode }) {
         const [{ prepareRuntime }, { managedPolicyPath }, tree, folders] = await Promise.all([
           import("../runtime/prepare.ts"),
           import("../config/policy.ts"),
@@ -150,6 +150,8 @@ async function serve(modelFlag: string | undefined): Promise<never> {
         });
         return prepareRuntime({
           root: cwd,
+          extraRoots: additionalDirectories,
+          ...(buffers && { buffers }),
           paths: ctx.paths,
           env: ctx.env,
           keys: ctx.keys,

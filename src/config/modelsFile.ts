@@ -39,6 +39,8 @@ const modelSchema = z.strictObject({
   label: z.string().optional(),
   /** The model cannot call tools through the API: it writes ```tool_call blocks instead. */
   textToolCalls: z.boolean().optional(),
+  /** false: the model takes text only (images in a prompt are not sent). */
+  images: z.boolean().optional(),
 });
 
 export const modelsFileSchema = z.strictObject({
@@ -95,6 +97,7 @@ export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
       : (base?.price ?? defaultPrice(providerInfo));
     const limits = unknownLimits(providerInfo.type);
     const textToolCalls = entry.textToolCalls ?? base?.textToolCalls;
+    const images = entry.images ?? base?.images;
     models.set(key, {
       spec: key,
       provider,
@@ -105,6 +108,7 @@ export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
       thinking: entry.thinking ?? base?.thinking ?? "none",
       ...((entry.label ?? base?.label) ? { label: entry.label ?? base?.label } : {}),
       ...(textToolCalls ? { textToolCalls } : {}),
+      ...(images === false ? { images } : {}),
     });
   }
   return { providers, models, file, ...(parsed.default ? { default: parsed.default } : {}) };

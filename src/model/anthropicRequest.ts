@@ -1,6 +1,7 @@
 // Maps a ModelRequest onto the JSON body of POST /v1/messages, prompt-cache breakpoints
 // included. Pure: the same request always gives the same body, so cached prefixes stay
 // byte-identical from one step to the next.
+import { anthropicImage } from "./images.ts";
 import { type AssistantBlock, INVALID_TOOL_CALL, type Message, meantToolName, type ModelRequest, type UserBlock } from "./types.ts";
 
 /** The newest server-side web search tool the SDK knows. */
@@ -19,6 +20,7 @@ export type WireBlock = Cacheable &
     | { type: "redacted_thinking"; data: string }
     | { type: "tool_use" | "server_tool_use"; id: string; name: string; input: unknown }
     | { type: "tool_result"; tool_use_id: string; content: string; is_error?: true }
+    | ReturnType<typeof anthropicImage>
     /** A server tool's result (web_search_tool_result, …), sent back as received. */
     | { type: string; tool_use_id: string; content: unknown }
   );
@@ -51,6 +53,7 @@ export interface WireRequest {
 
 function userBlock(block: UserBlock): WireBlock {
   if (block.type === "text") return { type: "text", text: block.text };
+  if (block.type === "image") return anthropicImage(block);
   return block.isError
     ? { type: "tool_result", tool_use_id: block.toolUseId, content: block.content, is_error: true }
     : { type: "tool_result", tool_use_id: block.toolUseId, content: block.content };

@@ -26,6 +26,8 @@ export interface ModelInfo {
    * called in fenced ```tool_call blocks of its text (src/model/textToolCalls.ts).
    */
   textToolCalls?: boolean;
+  /** false: the model takes text only, so images are not sent (the user is told). Default: it takes images. */
+  images?: boolean;
 }
 
 export type ProviderType = "anthropic" | "openai-compatible";

@@ -60,7 +60,7 @@ export class FakeModelClient implements ModelClient {
     throwIfAborted(signal);
     if (turn === undefined) {
       const lastUser = request.messages.findLast((message) => message.role === "user");
-      const said = lastUser?.content.map((block) => (block.type === "text" ? block.text : `[tool_result ${block.toolUseId}]`)).join(" ");
+      const said = lastUser?.content.map((block) => (block.type === "text" ? block.text : block.type === "image" ? "[image]" : `[tool_result ${block.toolUseId}]`)).join(" ");
       throw new Error(
         `FakeModelClient: the script has no turn left for request #${index + 1} (it had ${index}). ` +
           `The last user message was: ${JSON.stringify(said ?? "")}. Add a turn to the script.`,

@@ -2,6 +2,7 @@
 // Completions API, as Ollama, LM Studio, llama.cpp, vLLM and OpenRouter serve it). Thinking is
 // not sent back (these APIs take no signatures), nor are Anthropic's server-tool blocks. With
 // text tool calls, the tools go into the system prompt and calls and results into the text.
+import { openaiImage } from "./images.ts";
 import { renderToolCall, renderToolResult, textToolSection, TOOL_RESULT_TAG } from "./textToolCalls.ts";
 import { type AssistantBlock, INVALID_TOOL_CALL, type Message, meantToolName, type ModelRequest, type UserBlock } from "./types.ts";
 
@@ -13,7 +14,7 @@ export interface OpenAIToolCall {
 
 export type OpenAIMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | Array<{ type: "text"; text: string } | ReturnType<typeof openaiImage>> }
   | { role: "assistant"; content: string; tool_calls?: OpenAIToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
@@ -70,10 +71,13 @@ function userMessages(content: readonly UserBlock[], textToolCalls: boolean, too
   if (textToolCalls) {
     const rendered = results.map((block) => renderToolResult(toolNames.get(block.toolUseId) ?? "tool", block.content));
     const all = [...rendered, ...(text ? [text] : [])].join("\n\n");
-    return [{ role: "user", content: all }];
+    const pictures = content.filter((block) => block.type === "image");
+    return [{ role: "user", content: pictures.length > 0 ? [{ type: "text", text: all }, ...pictures.map(openaiImage)] : all }];
   }
   const messages: OpenAIMessage[] = results.map((block) => ({ role: "tool", tool_call_id: block.toolUseId, content: block.content }));
-  if (text || results.length === 0) messages.push({ role: "user", content: text });
+  const images = content.filter((block) => block.type === "image");
+  if (images.length > 0) messages.push({ role: "user", content: [...(text ? [{ type: "text" as const, text }] : []), ...images.map(openaiImage)] });
+  else if (text || results.length === 0) messages.push({ role: "user", content: text });
   return messages;
 }
 

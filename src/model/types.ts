@@ -83,7 +83,15 @@ export type AssistantBlock =
   | ToolUseBlock
   | ServerToolUseBlock
   | ServerToolResultBlock;
-export type UserBlock = TextBlock | ToolResultBlock;
+/** An image in a user message: checked and within the provider's limits (images.ts). */
+export interface ImageBlock {
+  type: "image";
+  mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+  /** Base64, without a data: prefix. */
+  data: string;
+}
+
+export type UserBlock = TextBlock | ToolResultBlock | ImageBlock;
 
 export type Message =
   | { role: "user"; content: UserBlock[] }

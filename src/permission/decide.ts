@@ -19,7 +19,7 @@
 // the sandbox, a file write, and any other non-read-only call without an allow rule are denied.
 import { buildApprovalRequest } from "./approvals.ts";
 import { isPolicySource, policyViolation } from "./policyCheck.ts";
-import { insideRoot, type PathContext } from "./pathMatch.ts";
+import { insideAnyRoot, insideRoot, type PathContext } from "./pathMatch.ts";
 import { readRequestFor, ruleCovers, type CompiledRule, type RequestFacts } from "./ruleMatch.ts";
 import { toolMatches } from "./ruleSyntax.ts";
 import type { SecretPlace } from "./secrets.ts";
@@ -187,7 +187,7 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
     }
   }
 
-  const outside = target.kind === "path" && facts.paths.some((path) => insideRoot(path, root) === undefined || (homeInRoot && isHomeOwnPath(path, home)));
+  const outside = target.kind === "path" && facts.paths.some((path) => !insideAnyRoot(path, inputs.ctx) || (homeInRoot && isHomeOwnPath(path, home)));
 
   // 5a. A file with other names (hard links) may be a secret under one of them, which this name
   // cannot show: it is asked about every time, unless an allow rule names the file itself.
@@ -215,7 +215,7 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
 
   let note: string | undefined;
   if (outside) {
-    const onlyHomeOwn = facts.paths.every((path) => insideRoot(path, root) !== undefined);
+    const onlyHomeOwn = facts.paths.every((path) => insideAnyRoot(path, inputs.ctx));
     note = onlyHomeOwn ? "It is one of the home folder's own files (a dotfile, ~/bin …), not part of a project." : "It is outside the project folder.";
   }
   else if (secret !== undefined) note = `It names ${secret}, which may hold secrets.`;

@@ -19,6 +19,8 @@ export type PermissionAuditEvent =
 export interface PermissionEngineOptions {
   /** The project root, absolute (the real path). */
   root: string;
+  /** The session's other project folders (PathContext.extraRoots), absolute and real. */
+  extraRoots?: readonly string[];
   home: string;
   /** Project rules (trusted settings) and any others; the policy's own rules are added from `policy`. */
   rules?: readonly Rule[];
@@ -114,6 +116,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     root: options.root,
     home: options.home,
     caseInsensitive: options.caseInsensitive ?? (process.platform === "darwin" || process.platform === "win32"),
+    ...(options.extraRoots && options.extraRoots.length > 0 && { extraRoots: options.extraRoots }),
   };
 
   const secrets = secretPlaces(options.home, options.hiddenFromCommands);

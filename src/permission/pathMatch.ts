@@ -13,6 +13,11 @@ export interface PathContext {
   root: string;
   home: string;
   caseInsensitive: boolean;
+  /**
+   * The session's other project folders (an editor's additionalDirectories), absolute and real:
+   * treated as the root is for reads and writes; rule patterns stay anchored at the root.
+   */
+  extraRoots?: readonly string[];
 }
 
 /** A request path made absolute against the root, without `..` or duplicate slashes. */
@@ -26,6 +31,11 @@ export function insideRoot(absPath: string, root: string): string | undefined {
   if (rel === "") return "";
   if (rel.startsWith("..") || isAbsolute(rel)) return undefined;
   return sep === "/" ? rel : rel.split(sep).join("/");
+}
+
+/** Whether the path is inside the root or one of the extra roots (extraRoots). */
+export function insideAnyRoot(absPath: string, ctx: Pick<PathContext, "root" | "extraRoots">): boolean {
+  return insideRoot(absPath, ctx.root) !== undefined || (ctx.extraRoots ?? []).some((extra) => insideRoot(absPath, extra) !== undefined);
 }
 
 /** The path and each folder above it, nearest first (not "/" itself). */

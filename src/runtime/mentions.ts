@@ -2,10 +2,12 @@
 // read_file: a sensitive or denied file is not attached (the user is told why), and a file
 // outside the project asks first. ACP turns the editor's file links into such mentions.
 import { statSync } from "node:fs";
-import type { TextBlock } from "../model/types.ts";
+import { IMAGE_EXTENSION, imageFromBytes, MAX_IMAGE_BYTES, tooLarge } from "../model/images.ts";
+import type { ImageBlock, TextBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode } from "../permission/types.ts";
 import { gainedLinks, loadChecked } from "../tools/checkedFile.ts";
+import { type BufferDeps, bufferNote, unsavedBuffer } from "../tools/editorBuffers.ts";
 import { pathTarget, resolveToolPath } from "../tools/paths.ts";
 
 /** A mention: `@src/a.ts` or `@"path with blanks"`; trailing punctuation is not part of it. */
@@ -20,10 +22,14 @@ export interface MentionContext {
   mode: Mode;
   approver?: Approver;
   signal: AbortSignal;
+  /** false: the model takes text only, so an image file is attached as any other file (and refused as binary). */
+  images?: boolean;
+  /** The editor's unsaved buffers, with the file tools' hidden paths and extra roots (tools/editorBuffers.ts). */
+  buffers?: BufferDeps;
 }
 
 export interface Attachments {
-  blocks: TextBlock[];
+  blocks: Array<TextBlock | ImageBlock>;
   notices: string[];
 }
 
@@ -62,9 +68,19 @@ export function mentionedPaths(prompt: string): string[] {
   return paths;
 }
 
+/** The checked image file as an image block, or why not. */
+function attachImage(realPath: string, links: number, name: string): { image: ImageBlock } | { refused: string } {
+  const loaded = loadChecked(realPath, MAX_IMAGE_BYTES);
+  if (gainedLinks(loaded, links) || loaded.kind === "changed") return { refused: `${name} was not attached: it changed while waiting for the approval.` };
+  if (loaded.kind === "too_big") return { refused: tooLarge(name, loaded.size) };
+  if (loaded.kind === "binary" && loaded.bytes) return imageFromBytes(loaded.bytes, name);
+  if (loaded.kind === "text") return imageFromBytes(loaded.bytes, name);
+  return { refused: `${name} was not attached: it is not a readable file.` };
+}
+
 /** Reads each mentioned file that exists and may be read; says why the others were not attached. */
 export async function attachMentions(prompt: string, ctx: MentionContext): Promise<Attachments> {
-  const blocks: TextBlock[] = [];
+  const blocks: Array<TextBlock | ImageBlock> = [];
   const notices: string[] = [];
   for (const mention of mentionedPaths(prompt).slice(0, MAX_MENTIONS)) {
     const resolved = resolveToolPath(mention, ctx.root, ctx.home);
@@ -96,6 +112,13 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       notices.push(`@${mention} was not attached: ${decision.outcome === "deny" ? decision.reason : "not allowed"}`);
       continue;
     }
+    // An image (by its name; its bytes decide) goes as an image, within the models' own limit.
+    if (IMAGE_EXTENSION.test(resolved.realPath) && ctx.images !== false) {
+      const image = attachImage(resolved.realPath, resolved.links, `@${mention}`);
+      if ("image" in image) blocks.push(image.image);
+      else notices.push(image.refused);
+      continue;
+    }
     if (size > MAX_ATTACHED_BYTES) {
       notices.push(`@${mention} was not attached: it is larger than ${MAX_ATTACHED_BYTES / 1000} KB (the model can read parts of it with read_file).`);
       continue;
@@ -111,7 +134,10 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       notices.push(`@${mention} was not attached: ${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`);
       continue;
     }
-    blocks.push({ type: "text", text: `<attached_file path="${resolved.display}">\n${loaded.text}\n</attached_file>` });
+    // After the checks above, and only then: the editor's buffer, when it differs from the disk.
+    const buffer = ctx.buffers ? await unsavedBuffer(ctx.buffers, resolved, resolved.realPath, loaded.text, { root: ctx.root, signal: ctx.signal }) : undefined;
+    const text = buffer === undefined || buffer.length > MAX_ATTACHED_BYTES ? loaded.text : `${buffer}\n${bufferNote(resolved.display)}`;
+    blocks.push({ type: "text", text: `<attached_file path="${resolved.display}">\n${text}\n</attached_file>` });
   }
   return { blocks, notices };
 }

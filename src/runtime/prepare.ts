@@ -34,11 +34,13 @@ import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
 import { createUndoStore } from "../store/undo.ts";
 import { exploreTool } from "../tools/explore.ts";
-import { fileTools } from "../tools/fileTools.ts";
+import type { EditorBuffers } from "../tools/editorBuffers.ts";
+import { createFileTools } from "../tools/fileTools.ts";
 import { createSessionTools } from "../tools/sessionTools.ts";
 import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts";
 import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
+import { checkExtraRoots } from "./extraRoots.ts";
 import { checkProjectRoot, wideFolder } from "./projectRoot.ts";
 import { Runtime, type RuntimeOptions } from "./runtime.ts";
 import type { Notice, ToolHooks } from "./services.ts";
@@ -46,6 +48,10 @@ import type { Notice, ToolHooks } from "./services.ts";
 export interface PrepareOptions {
   /** The project folder: an absolute path to an existing folder. */
   root: string;
+  /** The editor's unsaved buffers (ACP fs/read_text_file): read_file and @-mentions use them after their checks. */
+  buffers?: EditorBuffers;
+  /** Other project folders of the session (an editor's additionalDirectories): absolute, existing (extraRoots.ts). */
+  extraRoots?: readonly string[];
   paths: GarudaPaths;
   /** The process environment, provider keys already taken out. */
   env: Record<string, string | undefined>;
@@ -124,6 +130,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
   const sessionFolders = sessionFolderBase(options.env);
   const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
   const root = checked.root;
+  const extraRoots = checkExtraRoots(options.extraRoots ?? [], root, { home: paths.home, sessionFolders });
   const prepared = prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
   const { policy, notices: policyNotices } = loadTeamPolicy({ managed: options.managedPolicy, user: paths.policy, root });
   checkModelAllowed(policy, prepared.model.spec);
@@ -203,6 +210,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
   });
   const engine = createPermissionEngine({
     root,
+    extraRoots,
     home: paths.home,
     // What the sandbox hides from commands is refused to the file tools too (secrets.ts).
     hiddenFromCommands: executor.spec().denyReadPaths,
@@ -248,6 +256,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
         ? {
             ...executor.spec({
               projectReadOnly: current === "plan",
+              extraRoots,
               writePaths,
               denyReadPaths: [...settings.sandbox.denyRead, ...denied.paths],
               network,
@@ -270,7 +279,8 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     const hidden = ruleHidden && homeOwn ? (absPath: string) => ruleHidden(absPath) || homeOwn(absPath) : (ruleHidden ?? homeOwn);
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
     const sessionTools = createSessionTools({ outsideSandbox });
-    const tools: Tool[] = [...fileTools({ home: paths.home, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }) }), ...sessionTools.tools, exploreTool()];
+    const files = createFileTools({ home: paths.home, extraRoots, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }), ...(options.buffers && { buffers: options.buffers }) });
+    const tools: Tool[] = [...files.tools, ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
       root,
@@ -305,6 +315,8 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     const toolHooks = hooksAdapter(hooks.hooks, { executor, root, home: paths.home, policy, audit }, () => sandboxFor("build"), () => runtime?.mode ?? mode);
     runtime = Runtime.create({
       root,
+      extraRoots,
+      ...(options.buffers && { buffers: files.deps }),
       home: paths.home,
       model: { client, info: prepared.model, ...(webSearch && { webSearch }) },
       modelFor,

@@ -45,7 +45,8 @@ export interface RootContext {
 
 const OPEN_A_PROJECT = "Open a project folder instead: start garuda in it (cd into it first), or open it in your editor";
 
-function real(path: string): string {
+/** The real path, or the path itself when it cannot be resolved (missing). */
+export function real(path: string): string {
   try {
     return realpathSync(path);
   } catch {

@@ -28,6 +28,9 @@ import { readInstructions } from "./instructions.ts";
 import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
 import { attachMentions } from "./mentions.ts";
+import type { BufferDeps } from "../tools/editorBuffers.ts";
+import { textOnlyNotice } from "../model/images.ts";
+import type { ImageBlock } from "../model/types.ts";
 import { CUT_NOTE, modeNotes, planStoppedNote, userContent } from "./notes.ts";
 import type { BackgroundJobs, CommandInfo, CommandProvider, Notice, ToolHooks, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
 import { promptProblem } from "./promptBound.ts";
@@ -38,6 +41,10 @@ import { resumedState, TitleAndNotices } from "./titleAndNotices.ts";
 export interface RuntimeOptions {
   /** The project root; must exist. Its real path is used. */
   root: string;
+  /** The editor's unsaved buffers for @-mentions, with the file tools' checks (tools/editorBuffers.ts). */
+  buffers?: BufferDeps;
+  /** The session's other project folders (an editor's additionalDirectories), real; named in the system prompt. */
+  extraRoots?: readonly string[];
   home: string;
   model: { client: ModelClient; info: ModelInfo; thinking?: ModelRequest["thinking"]; webSearch?: WebSearchOptions };
   tools: readonly Tool[];
@@ -156,7 +163,7 @@ export class Runtime {
     const instructions = readInstructions(root);
     for (const text of instructions.notes) this.#notices.push({ level: "info", text });
     this.#notices.push(...(options.notices ?? []));
-    this.systemPrompt = buildSystemPrompt({ version: VERSION, root, platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
+    this.systemPrompt = buildSystemPrompt({ version: VERSION, root, extraRoots: options.extraRoots ?? [], platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
     this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#registry.specs()).length);
 
     let writeFailed = false;
@@ -275,17 +282,18 @@ export class Runtime {
   /**
    * Runs one turn. Resolves with why it ended ("cancelled" when `signal` aborts); a model error
    * rejects after the stop is recorded. `shown`: the prompt as the user sent it, when `prompt`
-   * is a rendering of it (an editor's blocks), kept in the session file for a replay.
+   * is a rendering of it (an editor's blocks), kept in the session file for a replay. `images`: the prompt's images
+   * (an editor's image blocks), sent after its text.
    */
-  runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void, shown?: readonly PromptBlock[]): Promise<StopReason> {
+  runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void, shown?: readonly PromptBlock[], images: readonly ImageBlock[] = []): Promise<StopReason> {
     if (this.#closed) return Promise.reject(new Error("This session is closed."));
     if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
     // The API refuses an empty text block, and there is nothing to answer: no request at all.
-    if (prompt.trim() === "") {
+    if (prompt.trim() === "" && images.length === 0) {
       safeEmit(onEvent)({ type: "notice", level: "info", text: "The prompt was empty, so nothing was sent to the model." });
       return Promise.resolve("done");
     }
-    const turn = this.#runTurn(prompt, signal, safeEmit(onEvent), shown);
+    const turn = this.#runTurn(prompt, signal, safeEmit(onEvent), shown, images);
     this.#turn = turn;
     const clear = () => {
       this.#turn = undefined;
@@ -302,7 +310,7 @@ export class Runtime {
     return this.#turnSignal ?? this.#closing.signal;
   }
 
-  async #runTurn(prompt: string, outer: AbortSignal, show: (event: AgentEvent) => void, shown: readonly PromptBlock[] | undefined): Promise<StopReason> {
+  async #runTurn(prompt: string, outer: AbortSignal, show: (event: AgentEvent) => void, shown: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
     const signal = AbortSignal.any([outer, this.#closing.signal]);
     this.#turnSignal = signal;
     // The turn's notices go into the session file too (a replay shows them).
@@ -312,7 +320,7 @@ export class Runtime {
       this.#extras.event(event);
     };
     try {
-      return await this.#turnBody(prompt, signal, emit, shown);
+      return await this.#turnBody(prompt, signal, emit, shown, images);
     } finally {
       this.#turnSignal = undefined;
       await this.#endUndoTurn(emit);
@@ -332,7 +340,7 @@ export class Runtime {
     for (const text of undo.takeNotices?.() ?? []) emit({ type: "notice", level: "warning", text });
   }
 
-  async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void, given: readonly PromptBlock[] | undefined): Promise<StopReason> {
+  async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void, given: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
     const typed = prompt;
     for (const notice of this.#notices.splice(0)) {
       emit({ type: "notice", level: notice.level, text: notice.text });
@@ -376,6 +384,7 @@ export class Runtime {
     const pending = this.#notes.splice(0);
     const notes = [...modeNotes(mode, previousMode), ...pending];
     this.#lastTurnMode = mode;
+    const takesImages = this.#options.model.info.images !== false;
     const attached = await attachMentions(prompt, {
       root: this.root,
       home: this.#options.home,
@@ -383,10 +392,19 @@ export class Runtime {
       mode,
       signal,
       ...(this.#options.approver && { approver: this.#options.approver }),
+      ...(this.#options.buffers && { buffers: this.#options.buffers }),
+      images: takesImages,
     });
     for (const text of attached.notices) emit({ type: "notice", level: "warning", text });
     if (signal.aborted) return "cancelled";
-    const content = [...userContent(prompt, notes), ...attached.blocks];
+    // A model the catalog marks as text-only gets none, and the user is told (images.ts).
+    if (!takesImages && images.length > 0) emit({ type: "notice", level: "warning", text: textOnlyNotice(images.length, this.#options.model.info.spec) });
+    // A prompt of images alone has no text block (the API refuses an empty one).
+    const content = [...userContent(prompt, notes).filter((block) => block.type !== "text" || block.text !== ""), ...attached.blocks, ...(takesImages ? images : [])];
+    if (content.length === 0) {
+      this.#notes.unshift(...pending);
+      return "done";
+    }
     const tooLarge = promptProblem(content, this.#options.model.info.contextWindow, attached.blocks.length > 0);
     if (tooLarge !== undefined) {
       // Not recorded: the conversation stays as it was, and the notes wait for the next prompt.

@@ -8,6 +8,8 @@ export interface SystemPromptInput {
   version: string;
   /** Absolute, real. */
   root: string;
+  /** Other project folders of the session, absolute and real. */
+  extraRoots?: readonly string[];
   platform: string;
   arch: string;
   sandbox: SandboxAvailability;
@@ -43,6 +45,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const environment = [
     "# Environment",
     `- Project root: ${input.root}. Relative paths are relative to it.`,
+    ...((input.extraRoots ?? []).length > 0 ? [`- Other project folders (use absolute paths; the tools and the sandbox treat them as the project): ${(input.extraRoots ?? []).join(", ")}.`] : []),
     `- Platform: ${input.platform} (${input.arch}).`,
     `- ${sandboxLine(input.sandbox)}`,
   ].join("\n");

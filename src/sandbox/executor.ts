@@ -131,6 +131,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       home: options.home,
       tmpDir,
       projectReadOnly: o.projectReadOnly ?? false,
+      ...(o.extraRoots && o.extraRoots.length > 0 && { extraRoots: o.extraRoots }),
       writePaths: o.writePaths ?? [],
       protectedPaths: o.protectedPaths ?? [],
       denyReadPaths: [...(runtimeDir ? [runtimeDir] : []), ...(o.denyReadPaths ?? [])],

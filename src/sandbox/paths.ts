@@ -299,7 +299,7 @@ function extraWritable(spec: SandboxSpec, root: string, home: string, gitWritabl
     ...PACKAGE_CACHES.map((cache) => ({ path: join(home, cache), lexical: join(home, cache) })),
     ...spec.writePaths.map((path) => ({ path, lexical: lexicalPath(path, root, home) })),
   ];
-  const reachable = [root, ...gitWritable, resolveLoose(spec.tmpDir, fs), ...extras.map((e) => resolveLoose(e.lexical, fs))];
+  const reachable = [root, ...(spec.extraRoots ?? []), ...gitWritable, resolveLoose(spec.tmpDir, fs), ...extras.map((e) => resolveLoose(e.lexical, fs))];
   const result: Extras = { accepted: [], refused: [] };
   for (const extra of extras) {
     const walk = walkPath(extra.lexical, reachable, fs);
@@ -312,17 +312,20 @@ function extraWritable(spec: SandboxSpec, root: string, home: string, gitWritabl
 export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
   const root = resolveLoose(spec.root, fs);
   const home = resolveLoose(spec.home, fs);
-  const git = gitPaths(root, fs);
+  // Each extra root is a project as the root is: its git folders and .garuda held the same way.
+  const extraRoots = (spec.extraRoots ?? []).map((path) => resolveLoose(path, fs));
+  const projects = [root, ...extraRoots].map((project) => ({ project, git: gitPaths(project, fs) }));
+  const git: GitPaths = { writable: projects.flatMap((p) => p.git.writable), protected: projects.flatMap((p) => p.git.protected) };
   const existingDir = (path: string) => fs.kind(path) === "dir";
 
   const extras = extraWritable(spec, root, home, git.writable, fs);
-  const own = (spec.projectReadOnly ? [] : [root, ...git.writable]).map((path) => resolveLoose(path, fs));
+  const own = (spec.projectReadOnly ? [] : [root, ...extraRoots, ...git.writable]).map((path) => resolveLoose(path, fs));
   const wanted = [...own, ...extras.accepted];
   const homeSplit = wanted.some((path) => isInside(home, path));
   const writable = dedupeNested(wanted.flatMap((path) => aroundHome(path, home, fs)).filter(existingDir));
 
   const declared = [
-    ".garuda/",
+    ...projects.map(({ project }) => join(project, ".garuda/")),
     ...git.protected,
     ...HOME_PROTECTED.map((path) => join(home, path)), // join keeps a trailing "/"
     ...spec.protectedPaths,

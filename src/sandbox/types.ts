@@ -28,6 +28,11 @@ export interface SandboxSpec {
   tmpDir: string;
   /** Plan mode: the root is read-only too. */
   projectReadOnly: boolean;
+  /**
+   * The session's other project folders (an editor's additionalDirectories), absolute and real:
+   * writable as the root is (read-only in plan mode), with the same protected paths inside them.
+   */
+  extraRoots?: string[];
   /** Extra writable folders (project settings' writePaths). Existing package caches are added by the launchers. */
   writePaths: string[];
   /**
@@ -114,6 +119,7 @@ export type SandboxAvailability =
 /** What a caller chooses per command; the executor fills in root, home, tmpDir and the defaults. */
 export interface SpecOptions {
   projectReadOnly?: boolean;
+  extraRoots?: string[];
   writePaths?: string[];
   protectedPaths?: string[];
   denyReadPaths?: string[];

@@ -168,7 +168,7 @@ export function loadChecked(realPath: string, maxBytes = MAX_TEXT_BYTES): Loaded
     const bytes = readAll(opened.fd);
     if (bytes.length > maxBytes) return { kind: "too_big", size: bytes.length };
     const what = binaryKind(bytes);
-    if (what !== undefined) return { kind: "binary", what, size: bytes.length };
+    if (what !== undefined) return { kind: "binary", what, size: bytes.length, bytes };
     return { kind: "text", bytes, text: decodeText(bytes), mtimeMs: stat.mtimeMs, mode: stat.mode & 0o7777, invalidBytes: invalidUtf8Bytes(bytes), links: stat.nlink };
   } finally {
     closeSync(opened.fd);

@@ -29,7 +29,7 @@ const MAX_LISTED = 20;
 export function planEdit(args: EditFileInput, root: string, home: string | undefined, deps: FileToolDeps): EditPlan {
   const resolved = resolveToolPath(args.path, root, home);
   const fail = (error: string): EditPlan => ({ ok: false, resolved, error });
-  const escape = targetProblem(resolved);
+  const escape = targetProblem(resolved, deps);
   if (escape) return fail(escape);
   const loaded = loadChecked(resolved.realPath);
   switch (loaded.kind) {

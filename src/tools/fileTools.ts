@@ -3,6 +3,7 @@
 import { findDefinitionTool } from "./codeIndex/findDefinition.ts";
 import { symbolsTool } from "./codeIndex/symbols.ts";
 import { editFileTool } from "./editFile.ts";
+import type { EditorBuffers } from "./editorBuffers.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
@@ -25,6 +26,10 @@ export interface FileToolsOptions {
    * paths in, true to hide. Sensitive files (.env, keys, credentials) are always hidden.
    */
   hidden?: HiddenPredicate;
+  /** The session's other project folders, absolute and real: written as the root is (no symlink out of them). */
+  extraRoots?: readonly string[];
+  /** The editor's unsaved buffers (editorBuffers.ts), read after the path and permission checks. */
+  buffers?: EditorBuffers;
   /** Include the code index tools (symbols, find_definition); default true. */
   codeIndex?: boolean;
 }
@@ -37,7 +42,7 @@ export interface FileTools {
 /** The tools, and the shared state they were built with. */
 export function createFileTools(options: FileToolsOptions): FileTools {
   const hidden = hiddenPredicate({ home: options.home, ...(options.hiddenFromCommands && { hiddenFromCommands: options.hiddenFromCommands }), ...(options.hidden && { extra: options.hidden }) });
-  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden, searches: new SearchThreads() };
+  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden, searches: new SearchThreads(), ...(options.extraRoots && { extraRoots: options.extraRoots }), ...(options.buffers && { buffers: options.buffers }) };
   const tools: Tool[] = [readFileTool(deps), globTool(deps), grepTool(deps), writeFileTool(deps), editFileTool(deps)];
   if (options.codeIndex !== false) tools.push(symbolsTool(deps), findDefinitionTool(deps));
   return { tools, deps };

@@ -7,6 +7,7 @@ import type { FileToolDeps } from "./fileToolDeps.ts";
 import type { ReadTracker } from "./readTracker.ts";
 import { diffPreview } from "./changePreview.ts";
 import { changedWhileWaiting, type CheckedPaths, pathTarget, realPathOf, resolveToolPath, symlinkEscape, type ResolvedPath } from "./paths.ts";
+import { unsavedProblem } from "./editorBuffers.ts";
 import { projectGone } from "./projectGone.ts";
 import type { ToolContext } from "./types.ts";
 
@@ -25,8 +26,8 @@ export function freshnessProblem(resolved: ResolvedPath, reads: ReadTracker, byt
 }
 
 /** A problem with writing to this path at all, or undefined. */
-export function targetProblem(resolved: ResolvedPath): string | undefined {
-  return symlinkEscape(resolved);
+export function targetProblem(resolved: ResolvedPath, deps: Pick<FileToolDeps, "extraRoots">): string | undefined {
+  return symlinkEscape(resolved, deps.extraRoots);
 }
 
 /**
@@ -125,6 +126,8 @@ export async function applyChange<Input extends { path: string }, Extra>(
   if (movedAgain) return { error: movedAgain };
   const approved = approvedText(ctx, plan.oldText, plan.newText);
   if ("error" in approved) return approved;
+  const unsaved = await unsavedProblem(spec.deps, plan.resolved, target, plan.oldText, { root: ctx.root, signal: ctx.signal });
+  if (unsaved) return { error: unsaved };
   const failed = await commitWrite(plan.resolved, target, plan.oldBytes, approved.text, ctx, spec.deps, spec.verb);
   return failed ? { error: failed } : { plan, text: approved.text };
 }

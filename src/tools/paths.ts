@@ -106,8 +106,11 @@ export function pathPreview(resolved: ResolvedPath): string {
  * A write through a symlink inside the root to a file outside it: refused, so the project's own
  * files can never be used to change something elsewhere without the model naming that place.
  */
-export function symlinkEscape(resolved: ResolvedPath): string | undefined {
-  if (resolved.relative === undefined || resolved.realRelative !== undefined) return undefined;
+export function symlinkEscape(resolved: ResolvedPath, extraRoots: readonly string[] = []): string | undefined {
+  // The session's other project folders count as the project: a link from one to another is fine.
+  const inExtra = (path: string) => extraRoots.some((extra) => insideRoot(path, extra) !== undefined);
+  if (resolved.relative === undefined && !inExtra(resolved.path)) return undefined;
+  if (resolved.realRelative !== undefined || inExtra(resolved.realPath)) return undefined;
   return `${resolved.display} is a symlink to ${resolved.realPath}, which is outside the project. Garuda does not write through it. If that file is really meant, name its own path (the user is then asked).`;
 }
 

@@ -5,6 +5,7 @@ import { basename, dirname, extname } from "node:path";
 import { z } from "zod";
 import { gainedLinks, listChecked, loadChecked } from "./checkedFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
+import { bufferNote, unsavedBuffer } from "./editorBuffers.ts";
 import { changedWhileWaiting, CheckedPaths, pathPreview, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import description from "./readFile.txt" with { type: "text" };
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
@@ -148,18 +149,22 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput> {
             summary: `Binary file (${formatBytes(loaded.size)})`,
           };
       }
+      // The record is of the disk: an edit planned on a buffer the user has not saved is refused (editorBuffers.ts).
       deps.reads.record(target, loaded.bytes, loaded.mtimeMs);
-      if (loaded.text.length === 0 || loaded.text === "\uFEFF") return { output: `${resolved.display} is empty (0 lines).`, summary: "Empty file" };
+      const buffer = await unsavedBuffer(deps, resolved, target, loaded.text, { root: ctx.root, signal: ctx.signal });
+      const text = buffer ?? loaded.text;
+      const fromBuffer = buffer === undefined ? "" : `\n${bufferNote(resolved.display)}`;
+      if (text.length === 0 || text === "\uFEFF") return { output: `${resolved.display} is empty (0 lines).${fromBuffer}`, summary: "Empty file" };
       const offset = args.offset ?? 1;
-      const numbered = numberLines(loaded.text, offset, args.limit ?? MAX_LINES);
+      const numbered = numberLines(text, offset, args.limit ?? MAX_LINES);
       if (offset > numbered.total) {
         return error(`${resolved.display} has ${plural(numbered.total, "line")}; offset ${offset} is past the end. Use an offset from 1 to ${numbered.total}.`);
       }
-      const invalid = loaded.invalidBytes > 0 ? `\n[${plural(loaded.invalidBytes, "byte")} in this file ${loaded.invalidBytes === 1 ? "is" : "are"} not valid UTF-8 and show${loaded.invalidBytes === 1 ? "s" : ""} as �.]` : "";
+      const invalid = buffer === undefined && loaded.invalidBytes > 0 ? `\n[${plural(loaded.invalidBytes, "byte")} in this file ${loaded.invalidBytes === 1 ? "is" : "are"} not valid UTF-8 and show${loaded.invalidBytes === 1 ? "s" : ""} as �.]` : "";
       const whole = numbered.first === 1 && numbered.last === numbered.total;
       return {
-        output: numbered.output + invalid,
-        summary: whole ? `Read ${plural(numbered.total, "line")}` : `Read lines ${numbered.first}–${numbered.last} of ${numbered.total}`,
+        output: numbered.output + invalid + fromBuffer,
+        summary: (whole ? `Read ${plural(numbered.total, "line")}` : `Read lines ${numbered.first}–${numbered.last} of ${numbered.total}`) + (buffer === undefined ? "" : " (unsaved buffer)"),
       };
     },
   };

@@ -23,7 +23,7 @@ export type WritePlan =
 export function planWrite(args: WriteFileInput, root: string, home: string | undefined, deps: FileToolDeps): WritePlan {
   const resolved = resolveToolPath(args.path, root, home);
   const fail = (error: string): WritePlan => ({ ok: false, resolved, error });
-  const escape = targetProblem(resolved);
+  const escape = targetProblem(resolved, deps);
   if (escape) return fail(escape);
   const loaded = loadChecked(resolved.realPath);
   switch (loaded.kind) {

@@ -34,7 +34,7 @@ describe("@path mentions", () => {
       approver,
       signal: new AbortController().signal,
     });
-    expect(result.blocks.map((b) => b.text)).toEqual([
+    expect(result.blocks.map((b) => (b.type === "text" ? b.text : b.type))).toEqual([
       '<attached_file path="src/a.ts">\nexport const a = 1;\n\n</attached_file>',
       expect.stringContaining("outside text"),
     ]);

@@ -42,6 +42,8 @@ export interface HarnessOptions {
   /** An existing home and root (an editor started again on the same machine): kept at close. */
   home?: string;
   root?: string;
+  /** How the editor answers fs/read_text_file (its unsaved buffers); absent: the request fails. */
+  readTextFile?: (params: acp.ReadTextFileRequest) => Promise<acp.ReadTextFileResponse> | acp.ReadTextFileResponse;
 }
 
 export interface Harness extends AsyncDisposable {
@@ -54,12 +56,14 @@ export interface Harness extends AsyncDisposable {
   readonly updates: acp.SessionNotification[];
   /** Every permission request received, in order. */
   readonly permissions: acp.RequestPermissionRequest[];
+  /** Every fs/read_text_file request received, in order. */
+  readonly textFileReads: acp.ReadTextFileRequest[];
   /** Every line the server wrote. */
   readonly lines: string[];
   /** How the editor answers permission requests (default: allow once). */
   answer: PermissionAnswer;
   initialize(capabilities?: acp.ClientCapabilities): Promise<acp.InitializeResponse>;
-  newSession(options?: { cwd?: string; mcpServers?: acp.McpServer[] }): Promise<acp.NewSessionResponse>;
+  newSession(options?: { cwd?: string; mcpServers?: acp.McpServer[]; additionalDirectories?: string[] }): Promise<acp.NewSessionResponse>;
   prompt(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<acp.PromptResponse>;
   /** The updates of one session. */
   updatesOf(sessionId: string): acp.SessionUpdate[];
@@ -92,9 +96,11 @@ export function setUpHome(home: string): void {
 
 /** The production wiring of garuda acp, with the fake model (or another client, such as the real one on a mock server) in place of the provider. */
 export function realPrepare(home: string, nextModel: () => ModelClient) {
-  return async ({ cwd, approver, sessionId, resume, mode }: PrepareRequest): Promise<Runtime> =>
+  return async ({ cwd, additionalDirectories, approver, buffers, sessionId, resume, mode }: PrepareRequest): Promise<Runtime> =>
     prepareRuntime({
       root: cwd,
+      extraRoots: additionalDirectories,
+      ...(buffers && { buffers }),
       sessionId,
       ...(resume && { resume }),
       ...(mode && { mode }),
@@ -138,6 +144,7 @@ export function startHarness(options: HarnessOptions = {}): Harness {
 
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
+  const textFileReads: acp.ReadTextFileRequest[] = [];
   const lines: string[] = [];
   const waiters: Array<{ test: (u: acp.SessionUpdate) => boolean; resolve: (u: acp.SessionUpdate) => void }> = [];
   const toServer = new TransformStream<Uint8Array, Uint8Array>();
@@ -170,6 +177,11 @@ export function startHarness(options: HarnessOptions = {}): Harness {
       permissions.push(params);
       return harness.answer(params);
     })
+    .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+      textFileReads.push(params);
+      if (!options.readTextFile) throw new Error("this editor has no buffers");
+      return options.readTextFile(params);
+    })
     .connect(acp.ndJsonStream(toServer.writable, toClient.readable.pipeThrough(tap(lines))));
 
   let closed = false;
@@ -190,11 +202,12 @@ export function startHarness(options: HarnessOptions = {}): Harness {
     server,
     updates,
     permissions,
+    textFileReads,
     lines,
     answer: () => select("once"),
     initialize: (capabilities = {}) =>
       client.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: capabilities, clientInfo: { name: "test-editor", version: "1.0.0" } }),
-    newSession: (session = {}) => client.agent.request(acp.methods.agent.session.new, { cwd: session.cwd ?? root, mcpServers: session.mcpServers ?? [] }),
+    newSession: (session = {}) => client.agent.request(acp.methods.agent.session.new, { cwd: session.cwd ?? root, mcpServers: session.mcpServers ?? [], ...(session.additionalDirectories && { additionalDirectories: session.additionalDirectories }) }),
     prompt: (sessionId, prompt) =>
       client.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt }),
     updatesOf: (sessionId) => updates.filter((n) => n.sessionId === sessionId).map((n) => n.update),

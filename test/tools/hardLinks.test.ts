@@ -95,7 +95,7 @@ describe("a hard-linked file asks first", () => {
     const approver = { ask: async (request: ApprovalRequest) => (asked.push(request), "deny" as const) };
     const result = await attachMentions("see @innocent.txt and @plain.txt", { root: where.root, home: where.home, engine, mode: "build", approver, signal: new AbortController().signal });
     expect(asked.map((request) => request.note)).toEqual([WHY]);
-    expect(result.blocks.map((block) => block.text)).toEqual(['<attached_file path="plain.txt">\nplain text\n\n</attached_file>']);
+    expect(result.blocks.map((block) => (block.type === "text" ? block.text : block.type))).toEqual(['<attached_file path="plain.txt">\nplain text\n\n</attached_file>']);
     expect(result.notices).toEqual(["@innocent.txt was not attached: The user denied this. Do not retry it or do the same thing another way; ask the user how to go on."]);
     expect(JSON.stringify(result)).not.toContain(KEY);
   });
