@@ -9,6 +9,7 @@ import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { Approver, Mode } from "../permission/types.ts";
 import type { StopReason } from "../runtime/events.ts";
+import type { ProjectTrustQuestion } from "../runtime/prepare.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { cutText } from "../text/cut.ts";
 import { hasHidden, oneLine, visible } from "../text/visible.ts";
@@ -17,6 +18,7 @@ import type { EditorBuffers } from "../tools/editorBuffers.ts";
 import { AcpApprover } from "./approver.ts";
 import { acpBuffers } from "./buffers.ts";
 import { boundedStream, MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
+import { EditorProjectTrust } from "./projectTrust.ts";
 import { promptImages, promptText } from "./prompt.ts";
 import { EventMapper, KnownCalls, SessionChannel } from "./updates.ts";
 
@@ -56,6 +58,10 @@ export interface PrepareRequest {
   approver: Approver;
   /** The editor's unsaved buffers, when it offers fs/read_text_file. */
   buffers?: EditorBuffers;
+  /** The first-run questions (prepareRuntime's projectTrust): answered at the first prompt (projectTrust.ts). */
+  projectTrust: (question: ProjectTrustQuestion) => Promise<boolean>;
+  /** The mode to start in (a session prepared again after a yes keeps the editor's mode). */
+  mode?: Mode;
 }
 
 export interface AcpServerOptions {
@@ -153,6 +159,12 @@ class Session {
   readonly approver: AcpApprover;
   /** Lines from session/new that wait for the first prompt. */
   readonly notices: string[] = [];
+  /** The project's settings and hooks waiting for a yes, and the answers given. */
+  readonly trust = new EditorProjectTrust();
+  /** Prepares this session's runtime again (after a yes to the project's settings). */
+  reprepare!: (mode: Mode) => Promise<Runtime>;
+  /** session/close or shutdown came: a runtime prepared again late is closed, not attached. */
+  ended = false;
   runtime!: Runtime;
   mapper!: EventMapper;
   turn: AbortController | undefined;
@@ -234,7 +246,30 @@ class Session {
     }
   }
 
+  /**
+   * The project's settings (or hooks) asked about, once, at the first prompt; after a yes the
+   * runtime is prepared again with them (nothing has run in it yet). False: the session ended.
+   */
+  async #askProjectTrust(signal: AbortSignal): Promise<boolean> {
+    if (!this.trust.waiting) return true;
+    const { yes, lines } = await this.trust.ask(this.approver, signal);
+    for (const text of lines) this.notices.push(text);
+    if (!yes || signal.aborted) return !this.ended;
+    const old = this.runtime;
+    const fresh = await this.reprepare(old.mode);
+    if (this.ended) {
+      await fresh.close();
+      return false;
+    }
+    this.attach(fresh);
+    this.mapper.beginTurn();
+    await old.close();
+    return true;
+  }
+
   async #run(blocks: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
+    if (!(await this.#askProjectTrust(signal))) return { stopReason: "cancelled" };
+    if (signal.aborted) return { stopReason: "cancelled" };
     const runtime = this.runtime;
     // Calls a stop left open are closed first, in the editor and in the conversation.
     this.#send(this.calls.closeAll().map(EventMapper.cancelled));
@@ -395,7 +430,9 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       const id = randomUUID();
       const created = new Session(id, connection.client, settleMs, log);
       const buffers = clientCapabilities?.fs?.readTextFile === true ? acpBuffers(id, connection.client) : undefined;
-      const preparing = options.prepare({ cwd, additionalDirectories: params.additionalDirectories ?? [], approver: created.approver, ...(buffers && { buffers }) });
+      const request: PrepareRequest = { cwd, additionalDirectories: params.additionalDirectories ?? [], approver: created.approver, projectTrust: created.trust.answer, ...(buffers && { buffers }) };
+      created.reprepare = (mode) => options.prepare({ ...request, mode });
+      const preparing = options.prepare(request);
       starting.add(preparing);
       let runtime: Runtime;
       try {
@@ -439,6 +476,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       // The editor is done with the session: its turn stops and its processes end, as at shutdown.
       const target = session(params.sessionId);
       sessions.delete(target.id);
+      target.ended = true;
       target.turn?.abort();
       await target.runtime.close();
       return {};
@@ -460,7 +498,10 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
   const shutdown = () => {
     shuttingDown ??= (async () => {
       closing = true;
-      for (const open of sessions.values()) open.turn?.abort();
+      for (const open of sessions.values()) {
+        open.ended = true;
+        open.turn?.abort();
+      }
       const late = [...starting].map((preparing) => preparing.then((runtime) => runtime.close(), () => {}));
       const runtimes = [...sessions.values()].map((open) => open.runtime.close());
       sessions.clear();

@@ -123,7 +123,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const server = serveAcp(
     { input: stdinStream(), output: output.protocol },
     {
-      async prepare({ cwd, additionalDirectories, approver, buffers }) {
+      async prepare({ cwd, additionalDirectories, approver, buffers, projectTrust, mode }) {
         const [{ prepareRuntime }, { managedPolicyPath }, tree, folders] = await Promise.all([
           import("../runtime/prepare.ts"),
           import("../config/policy.ts"),
@@ -158,6 +158,8 @@ async function serve(modelFlag: string | undefined): Promise<never> {
           modelFlag,
           managedPolicy: managedPolicyPath(),
           approver,
+          projectTrust,
+          ...(mode && { mode }),
           selfCommand: self().command,
           probe: probed,
         });

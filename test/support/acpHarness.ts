@@ -93,7 +93,7 @@ export function setUpHome(home: string): void {
 
 /** The production wiring of garuda acp, with the fake model (or another client, such as the real one on a mock server) in place of the provider. */
 export function realPrepare(home: string, nextModel: () => ModelClient) {
-  return async ({ cwd, additionalDirectories, approver, buffers }: PrepareRequest): Promise<Runtime> =>
+  return async ({ cwd, additionalDirectories, approver, buffers, projectTrust, mode }: PrepareRequest): Promise<Runtime> =>
     prepareRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
@@ -103,6 +103,8 @@ export function realPrepare(home: string, nextModel: () => ModelClient) {
       keys: new ProviderKeys(),
       managedPolicy: join(home, "no-managed-policy.json"),
       approver,
+      projectTrust,
+      ...(mode && { mode }),
       selfCommand: BRIDGE,
       probe: await testProbe(),
       openModel: async () => nextModel(),
