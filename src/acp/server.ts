@@ -60,6 +60,8 @@ export interface PrepareRequest {
   buffers?: EditorBuffers;
   /** The first-run questions (prepareRuntime's projectTrust): answered at the first prompt (projectTrust.ts). */
   projectTrust: (question: ProjectTrustQuestion) => Promise<boolean>;
+  /** The editor's MCP servers (session/new mcpServers), as given: each is a consent at the first prompt. */
+  mcpServers: acp.McpServer[];
   /** The mode to start in (a session prepared again after a yes keeps the editor's mode). */
   mode?: Mode;
 }
@@ -113,7 +115,7 @@ function initializeResponse(params: acp.InitializeRequest, options: AcpServerOpt
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
     // Only what is on: ACP's default for a missing field is off, and some clients (agent-shell)
     // list a field that is present as supported even when it is false.
-    agentCapabilities: { promptCapabilities: { embeddedContext: true, image: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } },
+    agentCapabilities: { promptCapabilities: { embeddedContext: true, image: true }, mcpCapabilities: { http: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } },
     authMethods,
   };
 }
@@ -430,7 +432,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       const id = randomUUID();
       const created = new Session(id, connection.client, settleMs, log);
       const buffers = clientCapabilities?.fs?.readTextFile === true ? acpBuffers(id, connection.client) : undefined;
-      const request: PrepareRequest = { cwd, additionalDirectories: params.additionalDirectories ?? [], approver: created.approver, projectTrust: created.trust.answer, ...(buffers && { buffers }) };
+      const request: PrepareRequest = { cwd, additionalDirectories: params.additionalDirectories ?? [], mcpServers: params.mcpServers ?? [], approver: created.approver, projectTrust: created.trust.answer, ...(buffers && { buffers }) };
       created.reprepare = (mode) => options.prepare({ ...request, mode });
       const preparing = options.prepare(request);
       starting.add(preparing);
@@ -447,12 +449,6 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
         throw new acp.RequestError(-32603, "Garuda is shutting down.");
       }
       created.attach(runtime);
-      const servers = params.mcpServers.map((server) => oneLine(server.name));
-      if (servers.length > 0) {
-        created.notices.push(
-          `the editor's MCP servers (${servers.join(", ")}) are not started: Garuda does not run an editor's MCP servers in this version. Its own servers (~/.garuda/mcp.json and the project's .garuda/mcp.json) work as in the terminal.`,
-        );
-      }
       sessions.set(id, created);
       // After the response is written: the editor must know the session before its updates.
       setImmediate(() => sendCommands(created));

@@ -38,7 +38,8 @@ const fileSchema = z.strictObject({
   mcpServers: z.record(z.string(), z.unknown()).optional(),
 });
 
-export type ServerScope = "user" | "project";
+/** "editor": an ACP editor's session/new mcpServers (editorServers.ts). */
+export type ServerScope = "user" | "project" | "editor";
 
 interface BaseConfig {
   name: string;
