@@ -52,14 +52,14 @@ describe("initialize", () => {
     expect(init).toEqual({
       protocolVersion: 1,
       agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
-      agentCapabilities: { promptCapabilities: { embeddedContext: true, image: true }, loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} } },
+      agentCapabilities: { promptCapabilities: { embeddedContext: true, image: true }, mcpCapabilities: { http: true }, loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} } },
       authMethods: [],
     });
     expect(init.agentInfo?.version).toBe(VERSION);
     // On the wire too: no field that is false (agent-shell lists a present field as supported).
     const line = h.lines.find((l) => l.includes('"agentCapabilities"')) ?? "";
     expect(line).not.toContain("false");
-    for (const off of ["mcpCapabilities", "audio"]) expect(line).not.toContain(off);
+    for (const off of ["sse", "audio"]) expect(line).not.toContain(off);
     // Only fields the stable schema defines, at every level (no unstable fork, archive, title …).
     const schema = JSON.parse(readFileSync(join(import.meta.dir, "../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"), "utf8")).$defs;
     const sent = (JSON.parse(line) as { result: acp.InitializeResponse }).result.agentCapabilities ?? {};
@@ -71,7 +71,7 @@ describe("initialize", () => {
   test("without a sessions folder (no history): no loadSession, and of sessionCapabilities only close and additionalDirectories", async () => {
     await using h = startHarness({ server: { sessionsDir: undefined } });
     const init = await h.initialize();
-    expect(init.agentCapabilities).toEqual({ promptCapabilities: { embeddedContext: true, image: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } });
+    expect(init.agentCapabilities).toEqual({ promptCapabilities: { embeddedContext: true, image: true }, mcpCapabilities: { http: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } });
   });
 
   test("Terminal Auth when the editor can run it: the standard form, and the older _meta form with its command", async () => {
@@ -601,18 +601,19 @@ describe("the / menu after MCP servers start", () => {
 });
 
 describe("notices, errors and sessions", () => {
-  test("editor MCP servers get a notice at the first prompt, before the answer", async () => {
+  test("an editor MCP server is asked about at the first prompt, before the answer, and only once; a no is a line", async () => {
     const model = new FakeModelClient([fake.text("Answer."), fake.text("Again.")]);
     await using h = startHarness({ models: [model] });
+    h.answer = () => select("deny");
     await h.initialize();
     const { sessionId } = await h.newSession({ mcpServers: [{ name: "github", command: "/usr/bin/gh-mcp", args: [], env: [] }] });
-    expect(h.updatesOf(sessionId).filter((u) => u.sessionUpdate === "agent_message_chunk")).toEqual([]);
+    expect(h.permissions).toEqual([]);
     await h.prompt(sessionId, "hi");
-    const chunks = ofKind(h.updatesOf(sessionId), "agent_message_chunk").map((u) => (u.content.type === "text" ? u.content.text : ""));
-    expect(chunks[0]).toStartWith("Garuda: the editor's MCP servers (github) are not started");
-    expect(messageText(h.updatesOf(sessionId)).indexOf("Answer.")).toBeGreaterThan(messageText(h.updatesOf(sessionId)).indexOf("github"));
+    expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["MCP server: github"]);
+    const text = messageText(h.updatesOf(sessionId));
+    expect(text.indexOf("Answer.")).toBeGreaterThan(text.indexOf(`The MCP server "github" was not started`));
     await h.prompt(sessionId, "again");
-    expect(messageText(h.updatesOf(sessionId)).split("MCP servers (github)").length).toBe(2);
+    expect(h.permissions).toHaveLength(1);
   });
 
   test("a model error is a JSON-RPC error with its message; the session goes on", async () => {

@@ -9,6 +9,7 @@ import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { Approver, Mode } from "../permission/types.ts";
 import type { StopReason } from "../runtime/events.ts";
+import type { ProjectTrustQuestion } from "../runtime/prepare.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { cutText } from "../text/cut.ts";
 import { hasHidden, oneLine, visible } from "../text/visible.ts";
@@ -19,6 +20,7 @@ import { acpBuffers } from "./buffers.ts";
 import { boundedStream, MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import { closeSession, deleteSession, type HistoryHost, listSessions, loadSession, resumeSession } from "./history.ts";
+import { EditorProjectTrust } from "./projectTrust.ts";
 import { promptImages, promptText } from "./prompt.ts";
 import { promptBlocks } from "./promptBlocks.ts";
 import { STOP_NOTES, stopLines } from "./stopNotes.ts";
@@ -52,10 +54,14 @@ export interface PrepareRequest {
   sessionId: string;
   /** session/load and session/resume: the session to continue, locked and read (the runtime then owns it). */
   resume?: ClaimedSession & { damageShown?: boolean };
-  /** The mode to start in (a continued session's last one). Default: build. */
+  /** The mode to start in (a continued session's last one; a session prepared again after a yes keeps the editor's). Default: build. */
   mode?: Mode;
   /** The editor's unsaved buffers, when it offers fs/read_text_file. */
   buffers?: EditorBuffers;
+  /** The first-run questions (prepareRuntime's projectTrust): answered at the first prompt (projectTrust.ts). */
+  projectTrust: (question: ProjectTrustQuestion) => Promise<boolean>;
+  /** The editor's MCP servers (session/new mcpServers), as given: each is a consent at the first prompt. */
+  mcpServers: acp.McpServer[];
 }
 
 export interface AcpServerOptions {
@@ -111,6 +117,7 @@ function initializeResponse(params: acp.InitializeRequest, options: AcpServerOpt
     // list a field that is present as supported even when it is false.
     agentCapabilities: {
       promptCapabilities: { embeddedContext: true, image: true },
+      mcpCapabilities: { http: true },
       ...(options.sessionsDir !== undefined && { loadSession: true }),
       sessionCapabilities: { ...(options.sessionsDir !== undefined && { list: {}, resume: {} }), close: {}, ...(options.sessionsDir !== undefined && { delete: {} }), additionalDirectories: {} },
     },
@@ -159,6 +166,12 @@ class Session {
   readonly approver: AcpApprover;
   /** Lines from session/new that wait for the first prompt. */
   readonly notices: string[] = [];
+  /** The project's settings and hooks waiting for a yes, and the answers given. */
+  readonly trust = new EditorProjectTrust();
+  /** Prepares this session's runtime again (after a yes to the project's settings). */
+  reprepare!: (mode: Mode) => Promise<Runtime>;
+  /** session/close or shutdown came: a runtime prepared again late is closed, not attached. */
+  ended = false;
   runtime!: Runtime;
   mapper!: EventMapper;
   turn: AbortController | undefined;
@@ -222,6 +235,7 @@ class Session {
 
   /** session/close: the turn stops as on session/cancel, the runtime closes (its executor kills what runs). */
   async close(): Promise<void> {
+    this.ended = true;
     this.turn?.abort();
     await this.runtime.close();
     await this.running?.catch(() => {});
@@ -269,7 +283,28 @@ class Session {
     }
   }
 
+  /**
+   * The project's settings (or hooks) asked about, once, at the first prompt; after a yes the
+   * runtime is prepared again with them (nothing has run in it yet). False: the session ended.
+   */
+  async #askProjectTrust(signal: AbortSignal): Promise<boolean> {
+    if (!this.trust.waiting) return true;
+    const { yes, lines } = await this.trust.ask(this.approver, signal);
+    for (const text of lines) this.notices.push(text);
+    if (!yes || signal.aborted) return !this.ended;
+    const fresh = await this.reprepare(this.runtime.mode);
+    if (this.ended) {
+      await fresh.close();
+      return false;
+    }
+    this.attach(fresh);
+    this.mapper.beginTurn();
+    return true;
+  }
+
   async #run(blocks: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
+    if (!(await this.#askProjectTrust(signal))) return { stopReason: "cancelled" };
+    if (signal.aborted) return { stopReason: "cancelled" };
     const runtime = this.runtime;
     // Calls a stop left open are closed first, in the editor and in the conversation.
     this.#send(this.calls.closeAll().map(EventMapper.cancelled));
@@ -464,15 +499,24 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     if (options.unsupported) throw new acp.RequestError(-32603, options.unsupported);
     const created = new Session(request.id, connection.client, settleMs, log);
     const buffers = clientCapabilities?.fs?.readTextFile === true ? acpBuffers(request.id, connection.client) : undefined;
-    const preparing = options.prepare({
+    const base = {
       cwd: request.cwd,
       additionalDirectories: [...(request.additionalDirectories ?? [])],
+      mcpServers: [...request.mcpServers],
       ...(buffers && { buffers }),
       approver: created.approver,
+      projectTrust: created.trust.answer,
       sessionId: request.id,
-      ...(request.resume && { resume: request.resume }),
-      ...(request.mode && { mode: request.mode }),
-    });
+    };
+    // After a yes to the project's settings: the runtime is made again with them. The old one lets
+    // go of the session file first (one writer per file), and the new one continues it if it exists.
+    created.reprepare = async (mode) => {
+      await created.runtime.close();
+      const { claimSession, findSessionFile } = await import("../store/sessionCatalog.ts");
+      const file = options.sessionsDir !== undefined ? findSessionFile(options.sessionsDir, request.id) : undefined;
+      return options.prepare({ ...base, mode, ...(file !== undefined && { resume: claimSession(file) }) });
+    };
+    const preparing = options.prepare({ ...base, ...(request.resume && { resume: request.resume }), ...(request.mode && { mode: request.mode }) });
     starting.add(preparing);
     let runtime: Runtime;
     try {
@@ -487,12 +531,6 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       throw new acp.RequestError(-32603, "Garuda is shutting down.");
     }
     created.attach(runtime);
-    const servers = request.mcpServers.map((server) => oneLine(server.name));
-    if (servers.length > 0) {
-      created.notices.push(
-        `the editor's MCP servers (${servers.join(", ")}) are not started: Garuda does not run an editor's MCP servers in this version. Its own servers (~/.garuda/mcp.json and the project's .garuda/mcp.json) work as in the terminal.`,
-      );
-    }
     sessions.set(request.id, created);
     return created;
   }
@@ -541,7 +579,10 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
   const shutdown = () => {
     shuttingDown ??= (async () => {
       closing = true;
-      for (const open of sessions.values()) open.turn?.abort();
+      for (const open of sessions.values()) {
+        open.ended = true;
+        open.turn?.abort();
+      }
       const late = [...starting].map((preparing) => preparing.then((runtime) => runtime.close(), () => {}));
       const runtimes = [...sessions.values()].map((open) => open.runtime.close());
       sessions.clear();

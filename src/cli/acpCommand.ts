@@ -123,7 +123,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const server = serveAcp(
     { input: stdinStream(), output: output.protocol },
     {
-      async prepare({ cwd, additionalDirectories, approver, buffers, sessionId, resume, mode }) {
+      async prepare({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }) {
         const [{ prepareRuntime }, { managedPolicyPath }, tree, folders] = await Promise.all([
           import("../runtime/prepare.ts"),
           import("../config/policy.ts"),
@@ -151,6 +151,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
         return prepareRuntime({
           root: cwd,
           extraRoots: additionalDirectories,
+          editorMcpServers: mcpServers,
           ...(buffers && { buffers }),
           paths: ctx.paths,
           env: ctx.env,
@@ -160,6 +161,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
           approver,
           sessionId,
           ...(resume && { resume }),
+          projectTrust,
           ...(mode && { mode }),
           selfCommand: self().command,
           probe: probed,

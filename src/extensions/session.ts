@@ -15,6 +15,7 @@ import { loadCommandFiles } from "./commandFiles.ts";
 import { createCommandProvider } from "./commandProvider.ts";
 import { consentTool, createConsents } from "./consent.ts";
 import { loadMcpConfig } from "./mcp/config.ts";
+import { type EditorMcpServer, editorServerConfigs } from "./mcp/editorServers.ts";
 import { McpManager } from "./mcp/manager.ts";
 import { type EgressRules, RemoteAccess } from "./mcp/remoteAccess.ts";
 import { skillTool } from "./skillTool.ts";
@@ -37,6 +38,8 @@ export interface ExtensionOptions {
   sandbox: () => SandboxSpec | null;
   /** Without a sandbox, may a local MCP server run on the host after a question? */
   hostAllowed: boolean;
+  /** The editor's MCP servers (ACP session/new), asked about at the first turn. */
+  editorServers?: readonly EditorMcpServer[];
   /** The session's other tools: an agent that lists only read-only ones only reads. */
   tools: readonly Tool[];
 }
@@ -61,7 +64,8 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
   const commands = [...loadCommandFiles(paths.commands, "user", notices), ...loadCommandFiles(join(root, ".garuda", "commands"), "project", notices)];
   const skills = loadSkills(skillFolders(paths.home, root), notices);
   const agents = loadAgents(paths.home, root, notices);
-  const { servers, projectServers } = loadMcpConfig({ userFile: paths.mcp, root, home: paths.home, env: options.env }, notices);
+  const { servers: own, projectServers } = loadMcpConfig({ userFile: paths.mcp, root, home: paths.home, env: options.env }, notices);
+  const servers = [...own, ...editorServerConfigs(options.editorServers ?? [], own.map((server) => server.name), notices)];
   const engine = options.engine;
   const remoteAccess = new RemoteAccess(
     {

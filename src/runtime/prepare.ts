@@ -12,6 +12,7 @@ import type { ProviderKeys } from "../config/providerKeys.ts";
 import { APPROVE_IN_CHAT, TrustStore } from "../config/trust.ts";
 import { runPostToolUse, runPreToolUse } from "../extensions/hooks.ts";
 import { approveProjectHooks, describeProjectHooks, loadHooks } from "../extensions/hooksConfig.ts";
+import type { EditorMcpServer } from "../extensions/mcp/editorServers.ts";
 import { loadExtensions } from "../extensions/session.ts";
 import { openModelClient } from "../model/open.ts";
 import type { ModelInfo } from "../model/catalog.ts";
@@ -50,6 +51,8 @@ export interface PrepareOptions {
   root: string;
   /** The editor's unsaved buffers (ACP fs/read_text_file): read_file and @-mentions use them after their checks. */
   buffers?: EditorBuffers;
+  /** The editor's MCP servers (ACP session/new mcpServers): each asked about at the first turn. */
+  editorMcpServers?: readonly EditorMcpServer[];
   /** Other project folders of the session (an editor's additionalDirectories): absolute, existing (extraRoots.ts). */
   extraRoots?: readonly string[];
   paths: GarudaPaths;
@@ -293,6 +296,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
       executor,
       sandbox: () => sandboxFor("build"),
       hostAllowed: outsideSandbox !== "forbidden",
+      ...(options.editorMcpServers && { editorServers: options.editorMcpServers }),
       tools,
     });
     tools.push(...extensions.tools);

@@ -96,19 +96,21 @@ export function setUpHome(home: string): void {
 
 /** The production wiring of garuda acp, with the fake model (or another client, such as the real one on a mock server) in place of the provider. */
 export function realPrepare(home: string, nextModel: () => ModelClient) {
-  return async ({ cwd, additionalDirectories, approver, buffers, sessionId, resume, mode }: PrepareRequest): Promise<Runtime> =>
+  return async ({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }: PrepareRequest): Promise<Runtime> =>
     prepareRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
+      editorMcpServers: mcpServers,
       ...(buffers && { buffers }),
       sessionId,
       ...(resume && { resume }),
-      ...(mode && { mode }),
       paths: garudaPaths(home),
       env: { PATH: process.env.PATH, HOME: home },
       keys: new ProviderKeys(),
       managedPolicy: join(home, "no-managed-policy.json"),
       approver,
+      projectTrust,
+      ...(mode && { mode }),
       selfCommand: BRIDGE,
       probe: await testProbe(),
       openModel: async () => nextModel(),

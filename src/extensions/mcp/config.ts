@@ -56,7 +56,8 @@ export interface ProjectServerRules {
   allowHosts: string[];
 }
 
-export type ServerScope = "user" | "project";
+/** "editor": an ACP editor's session/new mcpServers (editorServers.ts). */
+export type ServerScope = "user" | "project" | "editor";
 
 interface BaseConfig {
   name: string;

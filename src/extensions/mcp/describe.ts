@@ -43,6 +43,8 @@ export function describeServer(config: McpServerConfig, sandboxed: boolean): str
     lines.push(`  Network: ${config.network ? "through Garuda's proxy" : "none"}`);
     if (config.writePaths.length > 0) lines.push(`  Also writable: ${config.writePaths.join(", ")}`);
     const env = Object.keys(config.env).map((name) => {
+      // An editor's values (tokens, often) are never shown, logged or stored: the names only.
+      if (config.scope === "editor") return `${name} (set by the editor)`;
       const sources = config.envSources[name] ?? [];
       return sources.length > 0 ? `${name} (from ${sources.map((s) => `$${s}`).join(", ")})` : `${name}=${previewLine(config.env[name] ?? "", 80)}`;
     });

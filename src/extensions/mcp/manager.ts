@@ -90,17 +90,18 @@ export class McpManager implements TurnExtensions, PromptSource {
       }
       const unsandboxed = config.transport === "stdio" && sandbox === null;
       let justAsked: { remember: boolean } | undefined;
-      if (config.scope === "project" || unsandboxed) {
+      if (config.scope !== "user" || unsandboxed) {
         const answer = await this.#options.consents.ask(
           {
             kind: "mcp",
             // A server that would run on the host is asked about in every session (never pinned).
-            name: unsandboxed ? `host:${config.name}` : config.name,
+            // An editor's server is pinned apart from a project server of the same name.
+            name: `${unsandboxed ? "host:" : ""}${config.scope === "editor" ? "editor:" : ""}${config.name}`,
             hash: config.hash,
             tool: consentTool("mcp_server", config.name),
             title: `MCP server: ${config.name}`,
             preview: describeServer(config, !unsandboxed),
-            question: `Start the ${config.scope === "project" ? "project's " : ""}MCP server "${config.name}"?`,
+            question: `Start the ${config.scope === "user" ? "" : `${config.scope}'s `}MCP server "${config.name}"?`,
             sessionOnly: unsandboxed,
           },
           signal,
