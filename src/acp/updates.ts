@@ -136,6 +136,10 @@ export class EventMapper {
       case "model_retry":
         return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""));
       case "step_end":
+      // Sent by the controls' mappers (usage.ts, plan.ts, terminalOutput.ts), not here.
+      case "usage":
+      case "plan":
+      case "tool_output":
         return [];
     }
   }

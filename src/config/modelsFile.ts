@@ -39,6 +39,8 @@ const modelSchema = z.strictObject({
   label: z.string().optional(),
   /** The model cannot call tools through the API: it writes ```tool_call blocks instead. */
   textToolCalls: z.boolean().optional(),
+  /** The reasoning levels an OpenAI-compatible model takes as reasoning_effort, e.g. ["low", "medium", "high"]. */
+  effort: z.array(z.string().regex(/^[a-z][a-z_-]{0,19}$/, "an effort level is a short lower-case word")).min(1).max(8).optional(),
 });
 
 export const modelsFileSchema = z.strictObject({
@@ -95,6 +97,7 @@ export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
       : (base?.price ?? defaultPrice(providerInfo));
     const limits = unknownLimits(providerInfo.type);
     const textToolCalls = entry.textToolCalls ?? base?.textToolCalls;
+    const effort = entry.effort ?? base?.effort;
     models.set(key, {
       spec: key,
       provider,
@@ -105,6 +108,7 @@ export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
       thinking: entry.thinking ?? base?.thinking ?? "none",
       ...((entry.label ?? base?.label) ? { label: entry.label ?? base?.label } : {}),
       ...(textToolCalls ? { textToolCalls } : {}),
+      ...(effort ? { effort: [...new Set(effort)] } : {}),
     });
   }
   return { providers, models, file, ...(parsed.default ? { default: parsed.default } : {}) };

@@ -26,6 +26,11 @@ export interface ModelInfo {
    * called in fenced ```tool_call blocks of its text (src/model/textToolCalls.ts).
    */
   textToolCalls?: boolean;
+  /**
+   * The reasoning levels an OpenAI-compatible model takes as `reasoning_effort` (models.json
+   * `effort`). Claude models get theirs from `thinking` (model/effort.ts).
+   */
+  effort?: readonly string[];
 }
 
 export type ProviderType = "anthropic" | "openai-compatible";

@@ -85,6 +85,7 @@ function forward(parent: CallContext, callId: string, counter: { calls: number }
         return;
       case "tool_start":
       case "tool_progress":
+      case "tool_output":
       case "tool_result":
         parent.emit({ ...event, parentCallId: callId });
         return;

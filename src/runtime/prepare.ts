@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { ConfigError } from "../config/errors.ts";
 import { type PreparedModel, prepareModel } from "../config/modelSetup.ts";
 import type { GarudaPaths } from "../config/paths.ts";
+import { listModelChoices } from "../config/modelChoices.ts";
 import { checkModelAllowed, loadTeamPolicy } from "../config/policy.ts";
 import { approveProjectSettings, describeLoosening, loadProjectSettings } from "../config/projectSettings.ts";
 import type { ProviderKeys } from "../config/providerKeys.ts";
@@ -32,6 +33,8 @@ import { createExecutor } from "../sandbox/executor.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
+import { sessionChoices } from "../store/sessionChoices.ts";
+import { readSession } from "../store/sessionFile.ts";
 import { createUndoStore } from "../store/undo.ts";
 import { exploreTool } from "../tools/explore.ts";
 import { fileTools } from "../tools/fileTools.ts";
@@ -101,6 +104,29 @@ function hooksAdapter(
   };
 }
 
+/**
+ * A resumed session goes on with the model it used last (its session file's model records), unless
+ * --model names one. When that model cannot be used now (no key, the team policy), the session goes
+ * on with the usual choice, and a notice says so.
+ */
+function resumedModelChoice(options: PrepareOptions, policy: TeamPolicy): { prepared?: PreparedModel; notice?: string } | undefined {
+  if (options.resume === undefined || options.modelFlag) return undefined;
+  let spec: string | undefined;
+  try {
+    spec = sessionChoices(readSession(options.resume).records).model;
+  } catch {
+    return undefined;
+  }
+  if (spec === undefined) return undefined;
+  try {
+    const prepared = prepareModel({ paths: options.paths, env: options.env, keys: options.keys, modelFlag: spec });
+    checkModelAllowed(policy, prepared.model.spec);
+    return { prepared };
+  } catch (error) {
+    return { notice: `This conversation used ${spec}, which cannot be used now (${error instanceof Error ? error.message : String(error)}); it goes on with the model set up for new sessions.` };
+  }
+}
+
 /** A first-run question about a project file (the terminal asks it; see PrepareOptions.projectTrust). */
 export interface ProjectTrustQuestion {
   kind: "settings" | "hooks";
@@ -119,8 +145,9 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const sessionFolders = sessionFolderBase(options.env);
   const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
   const root = checked.root;
-  const prepared = prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
   const { policy, notices: policyNotices } = loadTeamPolicy({ managed: options.managedPolicy, user: paths.policy, root });
+  const resumedModel = resumedModelChoice(options, policy);
+  const prepared = resumedModel?.prepared ?? prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
   checkModelAllowed(policy, prepared.model.spec);
   const trust = new TrustStore(paths.trust);
   // The user who just answered no in the terminal is not told to go and answer yes.
@@ -142,7 +169,7 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
   const requested = resolveMode(policy, options.mode ?? "build");
   let mode = requested.mode;
 
-  const notices: Notice[] = [...(checked.homeNotice ? [checked.homeNotice] : []), ...policyNotices, ...trust.notices(), ...project.notices, ...hooks.notices, ...(requested.notice ? [requested.notice] : [])].map(
+  const notices: Notice[] = [...(checked.homeNotice ? [checked.homeNotice] : []), ...(resumedModel?.notice ? [resumedModel.notice] : []), ...policyNotices, ...trust.notices(), ...project.notices, ...hooks.notices, ...(requested.notice ? [requested.notice] : [])].map(
     (text) => ({ level: "warning", text }),
   );
   const settings = project.settings;
@@ -259,7 +286,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
     const homeOwn = checked.homeNotice ? (absPath: string) => isHomeOwnPath(absPath, paths.home) : undefined;
     const hidden = ruleHidden && homeOwn ? (absPath: string) => ruleHidden(absPath) || homeOwn(absPath) : (ruleHidden ?? homeOwn);
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
-    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...createSessionTools({ outsideSandbox }).tools, exploreTool()];
+    const sessionTools = createSessionTools({ outsideSandbox });
+    const tools: Tool[] = [...fileTools({ ...(hidden && { hidden }) }), ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
       root,
@@ -296,6 +324,8 @@ export async function prepareRuntime(options: PrepareOptions): Promise<Runtime> 
       home: paths.home,
       model: { client, info: prepared.model, ...(webSearch && { webSearch }) },
       modelFor,
+      modelChoices: () => listModelChoices({ paths, env: options.env, keys: options.keys }, policy),
+      plan: sessionTools.plan,
       tools,
       engine,
       executor,

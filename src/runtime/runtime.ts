@@ -4,6 +4,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
+import type { ModelChoices } from "../config/modelChoices.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { Message, ModelClient, ModelRequest, WebSearchOptions } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
@@ -12,7 +13,9 @@ import type { Approver, Mode } from "../permission/types.ts";
 import type { Executor, ProcessExecutor, SandboxAvailability, SandboxSpec } from "../sandbox/types.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
 import { type SessionStore, createSessionStore, readSession } from "../store/sessionFile.ts";
+import type { PlanState } from "../tools/todo.ts";
 import type { Tool } from "../tools/types.ts";
+import { modelAt } from "../store/sessionChoices.ts";
 import { type CallContext, ToolRegistry } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
 import { abortable } from "./abortable.ts";
@@ -24,6 +27,7 @@ import type { AgentEvent, StopReason } from "./events.ts";
 import { readInstructions } from "./instructions.ts";
 import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
+import { SessionControls } from "./sessionControls.ts";
 import { attachMentions } from "./mentions.ts";
 import { CUT_NOTE, modeNotes, userContent } from "./notes.ts";
 import type { CommandInfo, CommandProvider, Notice, ToolHooks, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
@@ -69,6 +73,13 @@ export interface RuntimeOptions {
   modelFor?: (spec: string) => Promise<SubagentModel>;
   /** Runs at close(), after the executor shut down (the egress proxy, the audit log). */
   onClose?: () => Promise<void> | void;
+  /**
+   * The models of the catalog and models.json, each usable now or not (config/modelChoices.ts),
+   * read again at each call. With `modelFor`, the session can switch models (setModel).
+   */
+  modelChoices?: () => ModelChoices;
+  /** The session's plan (the todo tool's state): its changes go out as plan events. */
+  plan?: PlanState;
 }
 
 /** A model a subagent runs on instead of the session's. */
@@ -105,6 +116,10 @@ export class Runtime {
   readonly #conversation: Conversation;
   readonly #meter: UsageMeter;
   readonly #session: SessionState;
+  /** The model, the effort and the usage, and who watches them (the editor's pickers and meter). */
+  readonly controls: SessionControls;
+  /** The running turn's emit, for changes made inside it (the plan). */
+  #turnEmit: ((event: AgentEvent) => void) | undefined;
   readonly #notices: Notice[] = [];
   /** Models subagents asked for, by spec (custom agents' `model`). */
   readonly #childModels = new Map<string, Promise<SubagentModel>>();
@@ -132,6 +147,7 @@ export class Runtime {
     this.#notices.push(...(options.notices ?? []));
     this.systemPrompt = buildSystemPrompt({ version: VERSION, root, platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
     this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#registry.specs()).length);
+    options.plan?.subscribe((items) => this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }));
 
     let writeFailed = false;
     const onWriteError = (error: Error) => {
@@ -142,13 +158,30 @@ export class Runtime {
     const store = options.sessionStore === undefined ? createSessionStore({ sessionsDir: garudaPaths(options.home).sessions, onError: onWriteError }) : options.sessionStore;
     const resumed = options.resume !== undefined ? readSession(options.resume) : undefined;
     this.#conversation = new Conversation(resumed?.messages ?? []);
+    this.controls = new SessionControls(
+      { client: options.model.client, info: options.model.info },
+      {
+        meter: this.#meter,
+        conversation: this.#conversation,
+        ...(options.modelChoices && { modelChoices: options.modelChoices }),
+        ...(options.modelFor && { modelFor: options.modelFor }),
+        turnRunning: () => this.#turn !== undefined,
+        closed: () => this.#closed,
+        compact: () => this.compact(),
+      },
+      options.model.thinking,
+    );
     if (resumed) {
       if (resumed.damaged) this.#notices.push({ level: "warning", text: `The session file has a damaged line (${resumed.damaged.line}: ${resumed.damaged.reason}); it was skipped.` });
-      for (const record of resumed.records) {
-        if (record.type === "assistant") this.#meter.spend(record.usage);
-        if (record.type === "compaction" && record.usage) this.#meter.spend(record.usage);
+      const served = modelAt(resumed.records);
+      const priceOf = this.controls.priceLookup();
+      resumed.records.forEach((record, index) => {
+        const price = priceOf(served[index]);
+        if (record.type === "assistant") this.#meter.spend(record.usage, price);
+        if (record.type === "compaction" && record.usage) this.#meter.spend(record.usage, price);
         if (record.type === "start" || record.type === "resume" || record.type === "mode") this.#lastTurnMode = record.mode;
-      }
+      });
+      this.controls.restore(resumed.records);
     }
     this.#session = openSession(store, options.resume, { root, version: VERSION, model: options.model.info.spec });
   }
@@ -189,8 +222,16 @@ export class Runtime {
   /** Applies from the next turn. A mode the team policy forbids is refused: the reason, and the mode stays. */
   setMode(mode: Mode): string | undefined {
     const refusal = this.#options.modeRefusal?.(mode);
-    if (refusal === undefined) this.#mode = mode;
-    return refusal;
+    if (refusal !== undefined) return refusal;
+    const changed = mode !== this.#mode;
+    this.#mode = mode;
+    if (changed) this.controls.emit({ type: "mode", mode });
+    return undefined;
+  }
+
+  /** The model the next request uses (controls.setModel switches it). */
+  get model(): ModelInfo {
+    return this.controls.model.info;
   }
 
   /** The modes this session may switch to. */
@@ -240,10 +281,12 @@ export class Runtime {
   async #runTurn(prompt: string, outer: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
     const signal = AbortSignal.any([outer, this.#closing.signal]);
     this.#turnSignal = signal;
+    this.#turnEmit = emit;
     try {
       return await this.#turnBody(prompt, signal, emit);
     } finally {
       this.#turnSignal = undefined;
+      this.#turnEmit = undefined;
       await this.#endUndoTurn(emit);
     }
   }
@@ -288,6 +331,7 @@ export class Runtime {
       this.#conversation.record({ type: "mode", mode });
       this.#session.recordedMode = mode;
     }
+    this.controls.sync();
     this.#conversation.closeOpenToolCalls();
     if (this.#options.undo) {
       try {
@@ -313,11 +357,22 @@ export class Runtime {
     this.#turnOpen = true;
     const stats = { steps: 0 };
     try {
+      // Read at every request: a model switch during the turn applies from the next one.
+      const active = () => this.controls.model;
+      const request = () => this.#request();
       const result = await runLoop({
-        client: this.#options.model.client,
-        request: this.#request(),
-        contextWindow: this.#options.model.info.contextWindow,
-        modelMaxTokens: this.#options.model.info.maxTokens,
+        get client() {
+          return active().client;
+        },
+        get request() {
+          return request();
+        },
+        get contextWindow() {
+          return active().info.contextWindow;
+        },
+        get modelMaxTokens() {
+          return active().info.maxTokens;
+        },
         limits: this.#limits,
         conversation: this.#conversation,
         meter: this.#meter,
@@ -355,14 +410,13 @@ export class Runtime {
   }
 
   #request(): Omit<ModelRequest, "messages" | "maxTokens"> {
-    const { info, thinking, webSearch } = this.#options.model;
-    const think = thinking ?? (info.thinking === "adaptive" ? "adaptive" : undefined);
+    const { webSearch, info: first } = this.#options.model;
     return {
-      model: info.id,
+      ...this.controls.request(),
       system: this.systemPrompt,
       tools: this.#registry.specs() as ModelRequest["tools"],
-      ...(think !== undefined && { thinking: think }),
-      ...(webSearch && { webSearch }),
+      // Web search is the first model's provider's server tool; another provider has none.
+      ...(webSearch && this.model.provider === first.provider && { webSearch }),
     };
   }
 
@@ -393,14 +447,15 @@ export class Runtime {
     };
     // Subagents share the model, the engine, the approver and the signal; not the subagent capability (no nesting).
     const { model, thinking } = this.#request();
+    const active = this.controls.model;
     const host: ChildHost = {
-      client: options.model.client,
+      client: active.client,
       request: { model, ...(thinking !== undefined && { thinking }) },
-      contextWindow: options.model.info.contextWindow,
-      modelMaxTokens: options.model.info.maxTokens,
+      contextWindow: active.info.contextWindow,
+      modelMaxTokens: active.info.maxTokens,
       limits: this.#limits,
       tokensLeft: () => this.#limits.tokenBudget - this.#meter.total,
-      spend: (usage) => this.#meter.spend(usage),
+      spend: (usage) => this.#meter.spend(usage, active.info.price),
       tool: (name) => this.#registry.get(name),
       toolNames: () => this.#registry.names(),
       calls,
@@ -411,7 +466,7 @@ export class Runtime {
   /** The child host on the model the task names (opened once per session and spec). */
   async #childModel(host: ChildHost, agent: string, spec: string): Promise<ChildHost> {
     const modelFor = this.#options.modelFor;
-    if (!modelFor || spec === this.#options.model.info.spec) return host;
+    if (!modelFor || spec === this.model.spec) return host;
     let opening = this.#childModels.get(spec);
     if (!opening) {
       opening = modelFor(spec);
@@ -426,10 +481,11 @@ export class Runtime {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`the agent "${agent}" asks for the model ${spec}, which cannot be used here: ${reason} Remove \`model:\` from the agent's file (it then runs on the session's model) or fix that.`);
     }
-    if (model.info.spec === this.#options.model.info.spec) return host;
+    if (model.info.spec === this.model.spec) return host;
     const thinking = model.info.thinking === "adaptive" ? "adaptive" : undefined;
     return {
       ...host,
+      spend: (usage) => this.#meter.spend(usage, model.info.price),
       client: model.client,
       request: { model: model.info.id, ...(thinking !== undefined && { thinking }) },
       contextWindow: model.info.contextWindow,
@@ -458,10 +514,10 @@ export class Runtime {
   async compact(options: { focus?: string; signal?: AbortSignal } = {}): Promise<CompactionResult | undefined> {
     if (this.#turn) throw new Error("A turn is running; compact after it ends.");
     this.#conversation.closeOpenToolCalls();
-    const { info } = this.#options.model;
-    return compact(
+    const { client, info } = this.controls.model;
+    const result = await compact(
       {
-        client: this.#options.model.client,
+        client,
         request: { ...this.#request(), maxTokens: Math.min(this.#limits.maxOutputTokens, info.maxTokens) },
         contextWindow: info.contextWindow,
         conversation: this.#conversation,
@@ -469,6 +525,8 @@ export class Runtime {
       },
       { force: true, signal: AbortSignal.any([options.signal ?? new AbortController().signal, this.#closing.signal]), ...(options.focus && { focus: options.focus }) },
     );
+    if (result) this.controls.emit({ type: "usage", ...this.controls.usage });
+    return result;
   }
 
   /** /diff: what this session changed in the project. */

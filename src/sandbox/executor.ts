@@ -199,7 +199,10 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
       const stdin = request.raw ? "pipe" : request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
       const git = gitSnapshot(request);
-      const job = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => ring.push(text));
+      const job = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => {
+        ring.push(text);
+        request.onOutput?.(text);
+      });
       if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
       const unwatch = watch(job, request.signal, undefined);
       const exited = job.exited.then((end) => {

@@ -117,7 +117,8 @@ export interface SpecOptions {
 export interface Executor {
   readonly sandbox: SandboxAvailability;
   run(request: ExecRequest): Promise<ExecResult>;
-  start(request: Omit<ExecRequest, "onOutput" | "timeoutMs"> & { raw?: boolean }): RunningProcess;
+  /** `onOutput` streams what the process prints (not its stdout with `raw`) for as long as it runs. */
+  start(request: Omit<ExecRequest, "timeoutMs"> & { raw?: boolean }): RunningProcess;
   /** Kills every process group this executor started, at once. */
   shutdown(): Promise<void>;
 }

@@ -153,7 +153,7 @@ export interface SessionData {
   damaged?: { line: number; reason: string };
 }
 
-const RECORD_TYPES = new Set(["start", "resume", "user", "assistant", "tool_results", "compaction", "mode", "end"]);
+const RECORD_TYPES = new Set(["start", "resume", "user", "assistant", "tool_results", "compaction", "mode", "model", "effort", "end"]);
 
 function parseLine(line: string): SessionRecord | string {
   let value: unknown;

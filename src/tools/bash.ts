@@ -82,6 +82,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput> {
           onOutput: (chunk) => {
             kept.push(chunk);
             progress.push(chunk);
+            ctx.output?.(chunk);
           },
         });
       } catch (error) {
@@ -101,7 +102,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput> {
       const failed = result.timedOut || result.killed || result.exitCode !== 0;
       if (failed && !result.killed && sandbox !== null) lines.push(...sandboxHints(output, ctx.root, sandbox, outsidePolicy));
       const summary = result.timedOut ? "Timed out" : result.killed ? "Cancelled" : result.exitCode === null ? `Ended by ${result.signal ?? "a signal"}` : `Exit code ${result.exitCode}`;
-      return { output: lines.join("\n"), isError: failed, summary };
+      return { output: lines.join("\n"), isError: failed, summary, exit: { code: result.exitCode, signal: result.signal } };
     },
   };
 }
