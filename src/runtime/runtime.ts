@@ -234,6 +234,11 @@ export class Runtime {
     return this.controls.model.info;
   }
 
+  /** The rules in force and this session's own ("Allow for this session") rules, for /permissions. */
+  get permissions(): Pick<PermissionEngine, "rules" | "sessionRules" | "revokeSessionRule"> {
+    return this.#options.engine;
+  }
+
   /** The modes this session may switch to. */
   get modes(): Mode[] {
     return MODES.filter((mode) => this.#options.modeRefusal?.(mode) === undefined);
