@@ -13,16 +13,19 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
 import { AcpApprover } from "./approver.ts";
+import { builtinCommands, runCommand } from "./commands.ts";
+import { configOptions, MODES, sessionModes, setConfigOption } from "./configOptions.ts";
+import { wantsNotices } from "./notices.ts";
 import { promptText } from "./prompt.ts";
-import { EventMapper, KnownCalls, SessionChannel } from "./updates.ts";
+import { type ClientFeatures, SessionMapper } from "./sessionMapper.ts";
+import { wantsTerminalOutput } from "./terminalOutput.ts";
+import { KnownCalls, SessionChannel } from "./updates.ts";
+import { usageUpdate } from "./usage.ts";
 
 /** After a stop, how long running calls may take to report (more than the executor's 2 s kill grace). */
 export const SETTLE_MS = 3_000;
 
-export const MODES: acp.SessionMode[] = [
-  { id: "build", name: "Build", description: "Edits ask first; commands run in the sandbox." },
-  { id: "plan", name: "Plan", description: "Reads and plans. No edits; commands cannot write the project." },
-];
+export { MODES };
 
 const STOP_REASONS: Readonly<Record<StopReason, acp.StopReason>> = {
   done: "end_turn",
@@ -122,11 +125,17 @@ async function setupError(error: unknown): Promise<acp.RequestError> {
 /** The runtime's commands and skills as the editor's / menu lists them; undefined when listing failed. */
 function commandList(runtime: Runtime, log: (text: string) => void): acp.AvailableCommand[] | undefined {
   try {
-    return runtime.availableCommands().map((command) => ({
-      name: command.name,
-      description: oneLine(command.description),
-      ...(command.argumentHint && { input: { hint: oneLine(command.argumentHint) } }),
-    }));
+    const builtins = builtinCommands();
+    const custom = runtime
+      .availableCommands()
+      // A built-in wins over a custom command of its name (resolveCommand), so the menu lists it once.
+      .filter((command) => !builtins.some((builtin) => builtin.name === command.name))
+      .map((command) => ({
+        name: command.name,
+        description: oneLine(command.description),
+        ...(command.argumentHint && { input: { hint: oneLine(command.argumentHint) } }),
+      }));
+    return [...builtins, ...custom];
   } catch (error) {
     log(`garuda acp: listing the commands failed: ${messageOf(error)}`);
     return undefined;
@@ -141,8 +150,10 @@ class Session {
   /** Lines from session/new that wait for the first prompt. */
   readonly notices: string[] = [];
   runtime!: Runtime;
-  mapper!: EventMapper;
+  mapper!: SessionMapper;
   turn: AbortController | undefined;
+  /** A change the editor asked for itself (set_mode, set_config_option) is answered, not announced. */
+  quiet: { mode?: boolean; config?: boolean } = {};
   /** The / menu the editor was last sent (JSON), so a turn that changes it (MCP prompts) re-sends it. */
   advertised: string | undefined;
   /** Log lines already written for this session. */
@@ -150,9 +161,10 @@ class Session {
 
   constructor(
     readonly id: string,
-    client: acp.AgentContext,
+    private readonly client: acp.AgentContext,
     private readonly settleMs: number,
     private readonly log: (text: string) => void,
+    private readonly features: ClientFeatures,
   ) {
     this.channel = new SessionChannel((update) => client.notify(acp.methods.client.session.update, { sessionId: id, update }));
     this.approver = new AcpApprover({
@@ -175,7 +187,29 @@ class Session {
 
   attach(runtime: Runtime): void {
     this.runtime = runtime;
-    this.mapper = new EventMapper(this.calls, runtime.root);
+    this.mapper = new SessionMapper(this.calls, runtime.root, this.features, { send: (update) => this.channel.send(update), written: () => this.channel.flush() });
+    runtime.controls.watch((event) => {
+      if (event.type === "usage") this.announce(usageUpdate(event));
+      if (event.type === "mode" && !this.quiet.mode) this.announce({ sessionUpdate: "current_mode_update", currentModeId: event.mode });
+      if (!this.quiet.config && (event.type === "mode" || event.type === "model" || event.type === "effort")) this.announceConfig();
+    });
+  }
+
+  /** An update about the session, not a turn: sent whether a prompt runs or not. */
+  announce(update: acp.SessionUpdate): void {
+    this.client.notify(acp.methods.client.session.update, { sessionId: this.id, update }).catch(() => {});
+  }
+
+  #configPending = false;
+
+  /** The whole config option set, once for the changes made together (a switch changes model and effort). */
+  announceConfig(): void {
+    if (this.#configPending) return;
+    this.#configPending = true;
+    queueMicrotask(() => {
+      this.#configPending = false;
+      this.announce({ sessionUpdate: "config_option_update", configOptions: configOptions(this.runtime, (text) => this.logOnce(text)) });
+    });
   }
 
   #send(updates: acp.SessionUpdate[]): void {
@@ -209,15 +243,17 @@ class Session {
   async #run(blocks: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
     const runtime = this.runtime;
     // Calls a stop left open are closed first, in the editor and in the conversation.
-    this.#send(this.calls.closeAll().map(EventMapper.cancelled));
+    this.#send(this.calls.closeAll().flatMap((call) => this.mapper.cancelled(call)));
     runtime.closeOpenToolCalls();
     for (const text of this.notices.splice(0)) this.#say(text);
 
     const text = promptText(blocks, runtime.root);
     const command = text.trimStart().startsWith("/") ? runtime.resolveCommand(text) : ({ kind: "prompt", text } as const);
     if (command.kind === "builtin") {
-      this.#say(`/${command.name} is a terminal command; it is only in the terminal in this version.${command.name === "mode" ? " Use the editor's mode menu." : ""}`);
-      return { stopReason: "end_turn" };
+      const reply = await runCommand(runtime, command.name, command.args, signal);
+      for (const text of reply.notices) this.#say(text);
+      if (reply.text !== "") this.#send([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply.text } }]);
+      return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
     }
     if (command.kind === "unknown") {
       const names = runtime.availableCommands().map((c) => `/${c.name}`);
@@ -231,7 +267,7 @@ class Session {
     } catch (error) {
       if (!signal.aborted) {
         runtime.recordStop("error");
-        this.#send(this.calls.closeAll().map(EventMapper.cancelled));
+        this.#send(this.calls.closeAll().flatMap((call) => this.mapper.cancelled(call)));
         const { ModelError } = await import("../model/types.ts");
         if (!(error instanceof ModelError)) this.log(`garuda acp: the turn failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         throw new acp.RequestError(-32603, messageOf(error));
@@ -261,9 +297,9 @@ class Session {
     this.calls.stop();
     const ended = this.calls.ended();
     // A search the provider ran inside the answer cannot report after the stop.
-    for (const call of ended) if (call.server && this.calls.finish(call.id)) this.channel.send(EventMapper.cancelled(call));
+    for (const call of ended) if (call.server && this.calls.finish(call.id)) this.#send(this.mapper.cancelled(call));
     await this.calls.settle(this.settleMs);
-    this.#send(this.calls.closeAll().map(EventMapper.cancelled));
+    this.#send(this.calls.closeAll().flatMap((call) => this.mapper.cancelled(call)));
     if (ended.length === 0) this.#say("the turn was cancelled.");
     for (const call of ended) this.#say(`${call.title} cancelled.`);
   }
@@ -330,6 +366,8 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
   const sessions = new Map<string, Session>();
   const starting = new Set<Promise<Runtime>>();
   let closing = false;
+  /** What the editor's initialize said it takes. */
+  let features: ClientFeatures = { terminalOutput: false, notices: false };
 
   // One writer for the SDK's messages and the answers to refused lines, so lines never interleave.
   const writer = streams.output.getWriter();
@@ -350,7 +388,10 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
 
   const app = acp
     .agent({ name: "garuda" })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => initializeResponse(params, options))
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      features = { terminalOutput: wantsTerminalOutput(params.clientCapabilities), notices: wantsNotices(params.clientCapabilities) };
+      return initializeResponse(params, options);
+    })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
       if (closing) throw new acp.RequestError(-32603, "Garuda is shutting down.");
@@ -358,7 +399,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       const cwd = params.cwd;
       if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing folder, not "${cwd}"`);
       const id = randomUUID();
-      const created = new Session(id, connection.client, settleMs, log);
+      const created = new Session(id, connection.client, settleMs, log, features);
       const preparing = options.prepare({ cwd, approver: created.approver });
       starting.add(preparing);
       let runtime: Runtime;
@@ -382,9 +423,12 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       }
       sessions.set(id, created);
       // After the response is written: the editor must know the session before its updates.
-      setImmediate(() => sendCommands(created));
-      // Only the modes the team policy allows are offered.
-      return { sessionId: id, modes: { currentModeId: runtime.mode, availableModes: MODES.filter((m) => runtime.modes.includes(m.id as Mode)) } };
+      setImmediate(() => {
+        sendCommands(created);
+        if (sessions.has(id)) created.announce(usageUpdate(runtime.controls.usage));
+      });
+      // Only the modes the team policy allows are offered; the config options say them again.
+      return { sessionId: id, modes: sessionModes(runtime), configOptions: configOptions(runtime, (text) => created.logOnce(text)) };
     })
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => session(params.sessionId).prompt(params.prompt, signal))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
@@ -394,9 +438,25 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       const target = session(params.sessionId);
       const mode = MODES.find((m) => m.id === params.modeId)?.id as Mode | undefined;
       if (!mode) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode "${params.modeId}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
-      const refusal = target.runtime.setMode(mode);
-      if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: params.modeId }, refusal);
+      target.quiet.mode = true;
+      try {
+        const refusal = target.runtime.setMode(mode);
+        if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: params.modeId }, refusal);
+      } finally {
+        target.quiet.mode = false;
+      }
       return {};
+    })
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
+      const target = session(params.sessionId);
+      // The mode option and the session modes are one setting: the older API hears of it.
+      target.quiet.config = true;
+      try {
+        await setConfigOption(target.runtime, params);
+      } finally {
+        target.quiet.config = false;
+      }
+      return { configOptions: configOptions(target.runtime, (text) => target.logOnce(text)) };
     });
 
   const connection = app.connect(acp.ndJsonStream(output, input, { maxMessageBytes: maxBytes + 1024 }));

@@ -11,6 +11,7 @@ import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
 import { CallTracker, type TrackedCall } from "../cli/callTracker.ts";
 import { retryNotice } from "../runtime/retryNotice.ts";
 import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolText.ts";
+import { type NoticeLevel, noticeUpdate } from "./notices.ts";
 
 /** Old and new text together above this many bytes: no ACP diff, the text preview only. */
 export const MAX_DIFF_BYTES = 1024 * 1024;
@@ -95,6 +96,8 @@ export class EventMapper {
   constructor(
     private readonly calls: KnownCalls,
     private readonly root: string,
+    /** The client advertised `session.notices`: Garuda's lines go as ACP notices (notices.ts). */
+    private readonly notices = false,
   ) {}
 
   /** A new prompt: the editor starts a new message. */
@@ -102,8 +105,9 @@ export class EventMapper {
     this.#atLineStart = true;
   }
 
-  /** A line from Garuda ("Garuda: …"), on a paragraph of its own. */
-  notice(text: string): SessionUpdate[] {
+  /** A line from Garuda: an ACP notice when the client takes them, else "Garuda: …" on a paragraph of its own. */
+  notice(text: string, level: NoticeLevel = "info"): SessionUpdate[] {
+    if (this.notices) return [noticeUpdate(text, level)];
     const updates: SessionUpdate[] = [];
     if (!this.#atLineStart) updates.push(message("\n\n"));
     updates.push(message(`Garuda: ${visible(text)}\n\n`));
@@ -130,11 +134,11 @@ export class EventMapper {
       case "server_tool":
         return this.#serverTool(event);
       case "notice":
-        return this.notice(event.text);
+        return this.notice(event.text, event.level);
       case "compaction":
-        return this.notice(`the conversation was compacted to make room (${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens).`);
+        return this.notice(compactionLine(event.beforeTokens, event.afterTokens));
       case "model_retry":
-        return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""));
+        return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""), "warning");
       case "step_end":
       // Sent by the controls' mappers (usage.ts, plan.ts, terminalOutput.ts), not here.
       case "usage":
@@ -217,6 +221,11 @@ export class EventMapper {
 function resultStyle(status: Extract<AgentEvent, { type: "tool_result" }>["status"], style: OutputStyle = CODE): OutputStyle {
   if (status === "denied" || style.prose) return PROSE;
   return status === "completed" ? style : CODE;
+}
+
+/** What a compaction did, as Garuda says it (after an automatic one, and for /compact). */
+export function compactionLine(before: number, after: number): string {
+  return `the conversation was compacted to make room (${tokens(before)} → ${tokens(after)} tokens).`;
 }
 
 function tokens(count: number): string {

@@ -4,18 +4,8 @@
 import type { GarudaPaths } from "../../config/paths.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
 import type { Mode, Rule, RuleSource } from "../../permission/types.ts";
-import {
-  BUILT_IN_RULES,
-  BUILTIN_DESCRIPTIONS,
-  type BuiltinAnswer,
-  type CompactAnswer,
-  isSharedBuiltin,
-  type ModeAnswer,
-  type ModelAnswer,
-  type PermissionsAnswer,
-  runSharedBuiltin,
-  type SharedBuiltin,
-} from "../../runtime/builtins.ts";
+import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, type SharedBuiltin } from "../../runtime/builtinNames.ts";
+import { type BuiltinAnswer, type CompactAnswer, type ModeAnswer, type ModelAnswer, type PermissionsAnswer, runSharedBuiltin } from "../../runtime/builtins.ts";
 import type { BuiltinCommand } from "../../runtime/commands.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import type { UndoResult } from "../../runtime/services.ts";
