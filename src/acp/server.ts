@@ -226,7 +226,15 @@ class Session {
     this.turn = controller;
     const abort = () => controller.abort();
     requestSignal.addEventListener("abort", abort, { once: true });
-    controller.signal.addEventListener("abort", () => this.calls.stop(), { once: true });
+    controller.signal.addEventListener(
+      "abort",
+      () => {
+        this.calls.stop();
+        // A command held for a slow editor must not keep the stop waiting.
+        this.#send(this.mapper.endTerminals());
+      },
+      { once: true },
+    );
     this.calls.beginTurn();
     this.mapper.beginTurn();
     this.channel.open();
@@ -263,7 +271,10 @@ class Session {
 
     let reason: StopReason;
     try {
-      reason = await runtime.runTurn(command.text, signal, (event) => this.#send(this.mapper.map(event)));
+      reason = await runtime.runTurn(command.text, signal, (event) => {
+        this.#send(this.mapper.map(event));
+        return this.mapper.hold(event);
+      });
     } catch (error) {
       if (!signal.aborted) {
         runtime.recordStop("error");

@@ -60,7 +60,7 @@ export class SessionMapper {
       case "plan":
         return [planUpdate(event.items)];
       case "tool_output":
-        if (event.parentCallId === undefined) this.#terminals.get(event.callId)?.push(event.data);
+        // Sent by the terminal's own batches (hold() says when the command must wait for them).
         return [];
       case "tool_call":
         return this.#toolCall(event);
@@ -102,6 +102,20 @@ export class SessionMapper {
       return { ...update, content, _meta: { ...update._meta, ...terminalExit(event.callId, event.exit) } };
     });
     return [...output, ...last];
+  }
+
+  /**
+   * Feeds a command's output to its terminal. A promise when the editor is behind: the runtime
+   * then holds the command's output until it settles (runtime/events.ts EventSink).
+   */
+  hold(event: AgentEvent): Promise<void> | undefined {
+    if (event.type !== "tool_output" || event.parentCallId !== undefined) return undefined;
+    return this.#terminals.get(event.callId)?.push(event.data);
+  }
+
+  /** Ends every open terminal (a stop): what they hold goes out, and no command waits on them. */
+  endTerminals(): SessionUpdate[] {
+    return [...this.#terminals.values()].flatMap((terminal) => terminal.end());
   }
 
   /** The editor's entry for a call that had no result by the end of the settle window; its terminal ends with it. */

@@ -7,7 +7,8 @@
 //
 // Output goes out in batches, at most one update per BATCH_MS (the first chunk at once), and never
 // more than one update waiting to be written: a slow editor gets bigger batches, not a queue of
-// messages. Nothing is dropped. What the command printed is cleaned the way the terminal chat
+// messages, and past a high-water mark the command's output is held until the editor catches up.
+// Nothing is dropped. What the command printed is cleaned the way the terminal chat
 // shows it: escape sequences (colours, cursor moves, titles, clipboard and hyperlink requests)
 // are removed, and every other hidden character is made visible as ⟨U+XXXX⟩; newlines, tabs and
 // carriage returns stay, as a terminal draws them.
@@ -19,6 +20,10 @@ import { visibleTerminal } from "../text/visible.ts";
 export const BATCH_MS = 50;
 /** The most output characters one update carries; a larger backlog goes out in several, back to back. */
 export const MAX_UPDATE_CHARS = 1 << 20;
+/** This much waiting is a backlog, not a trickle: it goes without waiting for the batch interval. */
+export const BULK_CHARS = 256 * 1024;
+/** Past this many characters waiting to be sent, the command's output is held (TerminalStream.push). */
+export const HIGH_WATER_CHARS = MAX_UPDATE_CHARS;
 /** An unfinished escape sequence longer than this is not one: its ESC is shown. */
 const MAX_ESCAPE_CHARS = 4096;
 
@@ -97,13 +102,11 @@ const outputUpdate = (terminalId: string, data: string): SessionUpdate => ({
   _meta: { terminal_output: { terminal_id: terminalId, data } },
 });
 
-/** Cuts `text` at `max` characters, never between the two halves of a surrogate pair. */
-function cut(text: string, max: number): [string, string] {
-  if (text.length <= max) return [text, ""];
-  let end = max;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--;
-  return [text.slice(0, end), text.slice(end)];
+/** Where to cut `text` at most `max` characters in, never between the two halves of a surrogate pair. */
+function cutAt(text: string, max: number): number {
+  if (text.length <= max) return text.length;
+  const code = text.charCodeAt(max - 1);
+  return code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
 }
 
 export interface TerminalSink {
@@ -114,14 +117,21 @@ export interface TerminalSink {
   now?: () => number;
 }
 
-/** The output of one terminal call on its way to the editor. */
+/**
+ * The output of one terminal call on its way to the editor. The cleaned text waits in a queue of
+ * chunks (never one growing string: taking an update from it copies only what the update holds).
+ * Past HIGH_WATER_CHARS waiting, push() answers a promise that settles once the queue is below it
+ * again: the tool holds the command's output meanwhile, so a slow editor costs time, not memory.
+ */
 export class TerminalStream {
   readonly #text = new TerminalText();
-  #pending = "";
+  readonly #queue: string[] = [];
+  #queued = 0;
   #last = Number.NEGATIVE_INFINITY;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #inFlight = false;
   #ended = false;
+  #drained: (() => void)[] = [];
   /** Characters sent, for tests and the bench. */
   sentChars = 0;
 
@@ -130,10 +140,17 @@ export class TerminalStream {
     private readonly sink: TerminalSink,
   ) {}
 
-  push(chunk: string): void {
-    if (this.#ended) return;
-    this.#pending += this.#text.push(chunk);
+  /** Queues a chunk; a promise when the queue is full (wait for it before pushing more). */
+  push(chunk: string): Promise<void> | undefined {
+    if (this.#ended) return undefined;
+    const text = this.#text.push(chunk);
+    if (text !== "") {
+      this.#queue.push(text);
+      this.#queued += text.length;
+    }
     this.#schedule();
+    if (this.#queued <= HIGH_WATER_CHARS) return undefined;
+    return new Promise((resolve) => this.#drained.push(resolve));
   }
 
   #now(): number {
@@ -141,46 +158,86 @@ export class TerminalStream {
   }
 
   #schedule(): void {
-    if (this.#ended || this.#timer || this.#inFlight || this.#pending === "") return;
-    // A backlog of a full update goes at once; a trickle waits for the batch interval.
-    const wait = this.#pending.length >= MAX_UPDATE_CHARS ? 0 : this.#last + BATCH_MS - this.#now();
-    if (wait <= 0) this.#sendOne();
-    else this.#timer = setTimeout(() => this.#sendOne(), wait);
+    if (this.#ended || this.#inFlight || this.#queued === 0) return;
+    // A backlog goes at once (the editor's reading paces it: one update in flight); a trickle waits
+    // for the batch interval.
+    const wait = this.#queued >= BULK_CHARS ? 0 : this.#last + BATCH_MS - this.#now();
+    if (wait > 0) {
+      this.#timer ??= setTimeout(() => this.#sendOne(), wait);
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#sendOne();
+  }
+
+  /** Takes up to `max` characters off the front of the queue. */
+  #take(max: number): string {
+    const parts: string[] = [];
+    let taken = 0;
+    while (this.#queue.length > 0 && taken < max) {
+      const head = this.#queue[0] as string;
+      const room = max - taken;
+      if (head.length <= room) {
+        parts.push(head);
+        taken += head.length;
+        this.#queue.shift();
+        continue;
+      }
+      // Never half a surrogate pair: an update that would end in one ends before it (or, empty, takes the pair).
+      const cut = cutAt(head, room) || (taken === 0 ? Math.min(2, head.length) : 0);
+      if (cut === 0) break;
+      parts.push(head.slice(0, cut));
+      this.#queue[0] = head.slice(cut);
+      taken += cut;
+    }
+    this.#queued -= taken;
+    return parts.length === 1 ? (parts[0] as string) : parts.join("");
+  }
+
+  #release(): void {
+    if (this.#queued > HIGH_WATER_CHARS && !this.#ended) return;
+    const waiting = this.#drained;
+    this.#drained = [];
+    for (const resolve of waiting) resolve();
   }
 
   #sendOne(): void {
     this.#timer = undefined;
-    if (this.#ended || this.#pending === "") return;
-    const [data, rest] = cut(this.#pending, MAX_UPDATE_CHARS);
-    this.#pending = rest;
+    if (this.#ended || this.#queued === 0) return;
+    const data = this.#take(MAX_UPDATE_CHARS);
     this.#last = this.#now();
     this.sentChars += data.length;
     this.sink.send(outputUpdate(this.terminalId, data));
+    this.#release();
     this.#inFlight = true;
     void this.sink.written().then(() => {
       this.#inFlight = false;
+      this.#release();
       this.#schedule();
     });
   }
 
   /**
    * The command ended (or the turn did): what is left goes out now, in order before the call's
-   * last update, and nothing after it.
+   * last update, and nothing after it. Every wait of push() ends.
    */
   end(): SessionUpdate[] {
     if (this.#ended) return [];
     this.#ended = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    let rest = this.#pending + this.#text.end();
-    this.#pending = "";
+    const rest = this.#text.end();
+    if (rest !== "") {
+      this.#queue.push(rest);
+      this.#queued += rest.length;
+    }
     const updates: SessionUpdate[] = [];
-    while (rest !== "") {
-      const [data, more] = cut(rest, MAX_UPDATE_CHARS);
+    while (this.#queued > 0) {
+      const data = this.#take(MAX_UPDATE_CHARS);
       this.sentChars += data.length;
       updates.push(outputUpdate(this.terminalId, data));
-      rest = more;
     }
+    this.#release();
     return updates;
   }
 }

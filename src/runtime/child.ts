@@ -85,10 +85,11 @@ function forward(parent: CallContext, callId: string, counter: { calls: number }
         return;
       case "tool_start":
       case "tool_progress":
-      case "tool_output":
       case "tool_result":
         parent.emit({ ...event, parentCallId: callId });
         return;
+      case "tool_output":
+        return parent.emit({ ...event, parentCallId: callId });
       case "notice":
         parent.emit(event);
         return;

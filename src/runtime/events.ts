@@ -55,6 +55,13 @@ export type AgentEvent =
   /** The plan (the todo tool's list) changed: the whole plan. */
   | { type: "plan"; items: readonly PlanItem[] };
 
+/**
+ * Where a turn's events go. A promise returned for a tool_output event holds the command's output
+ * until it settles (a front end whose editor reads slower than the command prints); whatever else
+ * it returns is ignored.
+ */
+export type EventSink = (event: AgentEvent) => unknown;
+
 export interface CommandExit {
   /** null when a signal ended it (or it was stopped). */
   code: number | null;

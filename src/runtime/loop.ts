@@ -46,7 +46,7 @@ export interface LoopContext {
   registry: ToolRegistry;
   /** For the tools: carries the turn's signal and emit. */
   calls: CallContext;
-  emit(event: AgentEvent): void;
+  emit(event: AgentEvent): unknown;
   signal: AbortSignal;
   /** Model responses of this turn so far; kept here so a turn that throws still reports them. */
   stats: { steps: number };

@@ -23,7 +23,7 @@ import { type ChildHost, runChild } from "./child.ts";
 import { deferredCommand, type ResolvedCommand, resolveCommand } from "./commands.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
-import type { AgentEvent, StopReason } from "./events.ts";
+import type { AgentEvent, EventSink, StopReason } from "./events.ts";
 import { readInstructions } from "./instructions.ts";
 import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
@@ -95,13 +95,16 @@ function defaultSandbox(executor: Executor, mode: Mode): SandboxSpec | null {
 }
 
 /** A front end's mistake in onEvent must not leave the conversation half-recorded. */
-function safeEmit(onEvent: (event: AgentEvent) => void): (event: AgentEvent) => void {
+function safeEmit(onEvent: EventSink): EventSink {
   return (event) => {
     try {
-      onEvent(event);
+      const held = onEvent(event);
+      // Only a command's output waits for the front end (EventSink); a failure there frees it.
+      if (event.type === "tool_output" && held instanceof Promise) return held.catch(() => {});
     } catch {
       // The event is lost for display; the turn and its records go on.
     }
+    return undefined;
   };
 }
 
@@ -119,7 +122,7 @@ export class Runtime {
   /** The model, the effort and the usage, and who watches them (the editor's pickers and meter). */
   readonly controls: SessionControls;
   /** The running turn's emit, for changes made inside it (the plan). */
-  #turnEmit: ((event: AgentEvent) => void) | undefined;
+  #turnEmit: EventSink | undefined;
   readonly #notices: Notice[] = [];
   /** Models subagents asked for, by spec (custom agents' `model`). */
   readonly #childModels = new Map<string, Promise<SubagentModel>>();
@@ -258,7 +261,7 @@ export class Runtime {
   }
 
   /** Runs one turn. Resolves with why it ended ("cancelled" when `signal` aborts); a model error rejects after the stop is recorded. */
-  runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void): Promise<StopReason> {
+  runTurn(prompt: string, signal: AbortSignal, onEvent: EventSink): Promise<StopReason> {
     if (this.#closed) return Promise.reject(new Error("This session is closed."));
     if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
     // The API refuses an empty text block, and there is nothing to answer: no request at all.
@@ -283,7 +286,7 @@ export class Runtime {
     return this.#turnSignal ?? this.#closing.signal;
   }
 
-  async #runTurn(prompt: string, outer: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
+  async #runTurn(prompt: string, outer: AbortSignal, emit: EventSink): Promise<StopReason> {
     const signal = AbortSignal.any([outer, this.#closing.signal]);
     this.#turnSignal = signal;
     this.#turnEmit = emit;
@@ -308,7 +311,7 @@ export class Runtime {
     for (const text of undo.takeNotices?.() ?? []) emit({ type: "notice", level: "warning", text });
   }
 
-  async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<StopReason> {
+  async #turnBody(prompt: string, signal: AbortSignal, emit: EventSink): Promise<StopReason> {
     for (const notice of this.#notices.splice(0)) {
       emit({ type: "notice", level: notice.level, text: notice.text });
       this.#options.audit?.record({ type: "notice", text: notice.text });
@@ -425,7 +428,7 @@ export class Runtime {
     };
   }
 
-  #callContext(mode: Mode, signal: AbortSignal, emit: (event: AgentEvent) => void): CallContext {
+  #callContext(mode: Mode, signal: AbortSignal, emit: EventSink): CallContext {
     const options = this.#options;
     let snapshotWarned = false;
     const calls: CallContext = {

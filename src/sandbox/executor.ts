@@ -131,7 +131,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     return { argv: [launcher.path, ...args], env, pidNamespace: true };
   }
 
-  function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => void): Job {
+  function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => unknown): Job {
     if (closed) throw new Error("the executor has been shut down");
     const { argv, env, pidNamespace } = launch(request);
     const job = spawnJob({ argv, cwd: request.cwd, env, stdin, capture, pidNamespace, graceMs, onText });
@@ -183,7 +183,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const git = gitSnapshot(request);
       const job = begin(request, "all", stdin, (text) => {
         kept.push(text);
-        request.onOutput?.(text);
+        return request.onOutput?.(text);
       });
       const unwatch = watch(job, request.signal, request.timeoutMs);
       try {
@@ -201,7 +201,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const git = gitSnapshot(request);
       const job = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => {
         ring.push(text);
-        request.onOutput?.(text);
+        return request.onOutput?.(text);
       });
       if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
       const unwatch = watch(job, request.signal, undefined);

@@ -20,8 +20,8 @@ export interface JobOptions {
   /** Under bwrap: the tree below bwrap is the command's PID namespace. */
   pidNamespace: boolean;
   graceMs: number;
-  /** Decoded output, stdout and stderr as they arrive. */
-  onText: (text: string) => void;
+  /** Decoded output, stdout and stderr as they arrive; a promise pauses the reading until it settles. */
+  onText: (text: string) => unknown;
 }
 
 export interface JobEnd {
@@ -45,16 +45,27 @@ const POLL_MS = 25;
 
 type Cancel = { cancel(): Promise<void> };
 
-async function pump(stream: ReadableStream<Uint8Array>, onText: (text: string) => void, readers: Cancel[]): Promise<void> {
+async function pump(stream: ReadableStream<Uint8Array>, onText: (text: string) => unknown, readers: Cancel[]): Promise<void> {
   const reader = stream.getReader();
-  readers.push(reader);
+  // A cancel (after the drain window) also ends a wait for the consumer: a pump never outlives its job.
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  readers.push({
+    cancel: () => {
+      release();
+      return reader.cancel();
+    },
+  });
   const decoder = new TextDecoder();
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
       const text = decoder.decode(value, { stream: true });
-      if (text) onText(text);
+      const held = text ? onText(text) : undefined;
+      if (held instanceof Promise) await Promise.race([held.catch(() => {}), released]);
     }
   } catch {
     // cancelled after the drain window

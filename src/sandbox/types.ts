@@ -59,8 +59,12 @@ export interface ExecRequest {
   sandbox: SandboxSpec | null;
   signal?: AbortSignal;
   timeoutMs?: number;
-  /** Streaming output as it comes, stdout and stderr interleaved. */
-  onOutput?: (chunk: string) => void;
+  /**
+   * Streaming output as it comes, stdout and stderr interleaved. A returned promise pauses the
+   * reading of the output until it settles: the command's writes then wait, as at a terminal
+   * that cannot keep up (they are read again at the latest when the command ends or is stopped).
+   */
+  onOutput?: (chunk: string) => unknown;
   /** Extra environment variables (on top of the executor's allowlist). */
   env?: Record<string, string>;
   stdin?: string;

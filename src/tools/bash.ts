@@ -82,7 +82,8 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput> {
           onOutput: (chunk) => {
             kept.push(chunk);
             progress.push(chunk);
-            ctx.output?.(chunk);
+            // A front end that is behind holds the command's output (the command waits, as at a slow terminal).
+            return ctx.output?.(chunk);
           },
         });
       } catch (error) {

@@ -125,9 +125,7 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
           // What it prints while this call waits goes to the front end as it comes; later output
           // belongs to the process, read with "output".
           let streaming = true;
-          const onOutput = (data: string) => {
-            if (streaming) ctx.output?.(data);
-          };
+          const onOutput = (data: string) => (streaming ? ctx.output?.(data) : undefined);
           try {
             entry = table.add(ctx.executor.start({ command, cwd: ctx.root, sandbox, onOutput }), sandbox !== null);
           } catch (error) {

@@ -30,7 +30,8 @@ export interface CallContext {
   sandbox: SandboxSpec | null;
   engine: Pick<PermissionEngine, "authorize" | "refusal">;
   approver?: Approver;
-  emit(event: AgentEvent): void;
+  /** A promise returned for tool_output holds the command's output (runtime/events.ts EventSink). */
+  emit(event: AgentEvent): unknown;
   beforeWrite(paths: string[]): Promise<void>;
   hooks?: ToolHooks;
   audit?: AuditSink;
@@ -213,7 +214,10 @@ export class ToolRegistry {
       sandbox: ctx.sandbox,
       authorize: (extra) => ctx.engine.authorize(extra, { mode: ctx.mode, ...(ctx.approver && { approver: ctx.approver }), signal: ctx.signal }),
       progress: (text) => ctx.emit({ type: "tool_progress", callId: call.id, text }),
-      output: (data) => ctx.emit({ type: "tool_output", callId: call.id, data }),
+      output: (data) => {
+        const held = ctx.emit({ type: "tool_output", callId: call.id, data });
+        return held instanceof Promise ? (held as Promise<void>) : undefined;
+      },
       beforeWrite: (paths) => ctx.beforeWrite(paths),
       ...(partial && { partial }),
       ...(subagent && { subagent: (task: SubagentTask) => subagent(task, { callId: call.id, readOnly: tool.readOnly }) }),

@@ -44,8 +44,11 @@ export interface ToolContext {
   authorize(request: PermissionRequest): Promise<Decision>;
   /** A progress line for the front end (tool_progress). */
   progress(text: string): void;
-  /** A chunk of the call's command output, as it arrives, for a front end that streams it (tool_output). */
-  output?(data: string): void;
+  /**
+   * A chunk of the call's command output, as it arrives, for a front end that streams it
+   * (tool_output). A promise says to wait before reading more of the command's output.
+   */
+  output?(data: string): Promise<void> | undefined;
   /** Takes an undo snapshot of these absolute paths before a write. */
   beforeWrite(paths: string[]): Promise<void>;
   /** The user allowed only part of this call's file change (hunk review): write_file and edit_file write that text. */

@@ -4,7 +4,7 @@
 // in full-size updates back to back, nothing lost, nothing after the end).
 import { describe, expect, test } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { BATCH_MS, isTerminalCall, MAX_UPDATE_CHARS, TerminalStream, TerminalText, wantsTerminalOutput } from "../../src/acp/terminalOutput.ts";
+import { BATCH_MS, HIGH_WATER_CHARS, isTerminalCall, MAX_UPDATE_CHARS, TerminalStream, TerminalText, wantsTerminalOutput } from "../../src/acp/terminalOutput.ts";
 
 const data = (update: SessionUpdate) => (update.sessionUpdate === "tool_call_update" ? ((update._meta?.terminal_output as { data: string }).data ?? "") : "");
 
@@ -113,5 +113,32 @@ describe("batching", () => {
     expect(s.sent).toHaveLength(2);
     const rest = stream.end();
     expect([...s.sent, ...rest].map(data).join("")).toBe(big);
+  });
+
+  test("past the high-water mark push() answers a promise: it settles when a write brings the queue down, or at the end", async () => {
+    const s = sink();
+    const stream = new TerminalStream("t3", s.sink);
+    expect(stream.push("a".repeat(1000))).toBeUndefined();
+    const held = stream.push("b".repeat(HIGH_WATER_CHARS + 1));
+    expect(held).toBeInstanceOf(Promise);
+    let settled = false;
+    void held?.then(() => {
+      settled = true;
+    });
+    await Bun.sleep(5);
+    expect(settled).toBe(false);
+    s.finishWrite();
+    await Bun.sleep(5);
+    expect(settled).toBe(true);
+    // Held again, and the end lets go whatever the editor does.
+    const again = stream.push("c".repeat(HIGH_WATER_CHARS * 2));
+    let ended = false;
+    void again?.then(() => {
+      ended = true;
+    });
+    const rest = stream.end();
+    await Bun.sleep(1);
+    expect(ended).toBe(true);
+    expect([...s.sent, ...rest].map(data).join("")).toBe(`${"a".repeat(1000)}${"b".repeat(HIGH_WATER_CHARS + 1)}${"c".repeat(HIGH_WATER_CHARS * 2)}`);
   });
 });
