@@ -226,10 +226,17 @@ async function main(): Promise<void> {
         },
       },
       { name: "mock alone", run: async () => ({ mockMs: (await readMock(streamMock.url)).mockMs }) },
-      terminalTask(garuda, project, () => {
-        const { home, env } = agentEnv(terminalMock.url);
-        return { home, env, cleanup: () => rmSync(home, { recursive: true, force: true }) };
-      }),
+      ...[true, false].map((terminal) =>
+        terminalTask(
+          garuda,
+          project,
+          () => {
+            const { home, env } = agentEnv(terminalMock.url);
+            return { home, env, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+          },
+          terminal,
+        ),
+      ),
       usageTask(true),
       usageTask(false),
     ];
@@ -251,6 +258,7 @@ async function main(): Promise<void> {
     const streamR = by("garuda 10k chunks");
     const mockR = by("mock alone");
     const terminalR = by("garuda terminal 10 MB");
+    const plainR = by("same command, no extension");
     const usageOnR = by("usage_update on");
     const usageOffR = by("usage_update off");
 
@@ -300,15 +308,18 @@ async function main(): Promise<void> {
     console.log(`  garuda: initialize ${med(startR, "initMs").toFixed(1)} ms (${initRatio.toFixed(2)} × floor), session/new ${med(startR, "newMs").toFixed(1)} ms (${newAfter.toFixed(1)} ms after initialize)`);
     console.log(`  10k chunks: turn ${med(streamR, "turnMs").toFixed(1)} ms − mock alone ${med(mockR, "mockMs").toFixed(1)} ms = ${overheadMs.toFixed(1)} ms of Garuda → ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} chunks/s (end to end with the mock: ${Math.round(endToEnd).toLocaleString("en")} chunks/s, ${med(streamR, "notifications").toFixed(0)} agent_message_chunk notifications)`);
 
-    const mbPerS = med(terminalR, "mbPerS");
+    const mbPerS = med(terminalR, "streamMbPerS");
     const growth = med(terminalR, "rssGrowthMiB");
-    const growthMax = terminalR?.stats.rssGrowthMiB?.max ?? Number.NaN;
+    const plainGrowth = med(plainR, "rssGrowthMiB");
     const withUsage = med(usageOnR, "chunksPerS");
     const withoutUsage = med(usageOffR, "chunksPerS");
     const usageChange = (withUsage - withoutUsage) / withoutUsage;
     const noiseOff = ((usageOffR?.stats.chunksPerS?.p90 ?? Number.NaN) - (usageOffR?.stats.chunksPerS?.p10 ?? Number.NaN)) / withoutUsage;
     console.log(
-      `  terminal output: ${(TERMINAL_BYTES / 1e6).toFixed(0)} MB in ${med(terminalR, "terminalMs").toFixed(1)} ms from tool_call to terminal_exit = ${mbPerS.toFixed(1)} MB/s [p10 ${fmt(terminalR?.stats.mbPerS)}], first output ${med(terminalR, "firstMs").toFixed(1)} ms after the tool_call, ${med(terminalR, "updates").toFixed(0)} terminal_output updates; agent VmRSS ${med(terminalR, "rssBeforeMiB").toFixed(1)} MiB before, growth ${growth.toFixed(1)} MiB (max ${growthMax.toFixed(1)})`,
+      `  terminal output: ${(TERMINAL_BYTES / 1e6).toFixed(0)} MB streamed in ${med(terminalR, "streamMs").toFixed(1)} ms from the first terminal_output to terminal_exit = ${mbPerS.toFixed(1)} MB/s [${fmt(terminalR?.stats.streamMbPerS)}]; ${med(terminalR, "terminalMs").toFixed(1)} ms = ${med(terminalR, "mbPerS").toFixed(1)} MB/s from the tool_call (the sandbox's start: first output ${med(terminalR, "firstMs").toFixed(1)} ms after it); ${med(terminalR, "updates").toFixed(0)} terminal_output updates`,
+    );
+    console.log(
+      `  agent VmRSS while it streams: ${med(terminalR, "rssBeforeMiB").toFixed(1)} MiB before, growth ${growth.toFixed(1)} MiB [${fmt(terminalR?.stats.rssGrowthMiB)}]; the same command for a client without the extension: growth ${plainGrowth.toFixed(1)} MiB [${fmt(plainR?.stats.rssGrowthMiB)}], ${med(plainR, "terminalMs").toFixed(1)} ms`,
     );
     console.log(
       `  usage_update per step (${USAGE_STEPS} responses × ${USAGE_CHUNKS_PER_STEP} chunks, in process): ${Math.round(withUsage).toLocaleString("en")} chunks/s with, ${Math.round(withoutUsage).toLocaleString("en")} without (${(usageChange * 100).toFixed(1)} %; the p10–p90 spread without is ${(noiseOff * 100).toFixed(1)} %), ${med(usageOnR, "usageUpdates").toFixed(0)} usage_updates`,
@@ -321,7 +332,9 @@ async function main(): Promise<void> {
     console.log(`  exit ≤ ${TARGET.exitMs} ms with nothing left: ${exitWorst.toFixed(1)} ms (the slowest median), ${leftAll} process(es) left in ${runs} runs ${verdict(exitWorst <= TARGET.exitMs && leftAll === 0)}`);
     console.log(`  ≥ ${TARGET.chunksPerSecond.toLocaleString("en")} chunks/s: ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} ${verdict(chunksPerSecond >= TARGET.chunksPerSecond)}`);
     console.log(`  terminal output ≥ ${CONTROL_TARGETS.terminalMBps} MB/s: ${mbPerS.toFixed(1)} MB/s ${verdict(mbPerS >= CONTROL_TARGETS.terminalMBps)}`);
-    console.log(`  agent RSS growth ≤ ${CONTROL_TARGETS.terminalRssGrowthMiB} MiB while it streams: ${growth.toFixed(1)} MiB ${verdict(growth <= CONTROL_TARGETS.terminalRssGrowthMiB)}`);
+    console.log(
+      `  agent RSS growth ≤ ${CONTROL_TARGETS.terminalRssGrowthMiB} MiB while it streams: ${growth.toFixed(1)} MiB (${(growth - plainGrowth).toFixed(1)} MiB more than without the extension) ${verdict(growth <= CONTROL_TARGETS.terminalRssGrowthMiB)}`,
+    );
     console.log(`  usage_update: no measurable change in chunks/s: ${(usageChange * 100).toFixed(1)} % against a p10–p90 spread of ${(noiseOff * 100).toFixed(1)} % ${verdict(Math.abs(usageChange) <= Math.max(noiseOff, 0.02))}`);
   } finally {
     for (const mock of mocks) {

@@ -3,9 +3,12 @@
 //
 //   terminal 10 MB   dist/garuda acp with `_meta.terminal_output`: a warm-up turn (`true`), then a
 //                    turn whose model runs a sandboxed command printing 10,000,000 bytes. Measured
-//                    from the call's tool_call line to its terminal_exit line at the client, every
-//                    byte counted (nothing may be lost); the agent's VmRSS sampled every 5 ms, its
-//                    growth taken against its VmRSS just before the turn.
+//                    at the client, every byte counted (nothing may be lost): from the call's
+//                    tool_call line to its terminal_exit line (the sandbox's start included), and
+//                    from the first terminal_output line to terminal_exit (the streaming alone);
+//                    the agent's VmRSS sampled every 5 ms, its growth taken against its VmRSS just
+//                    before the turn. "same command, no extension" runs it for a client without
+//                    the extension: the RSS Bun's own reading of 10 MB costs, whoever shows it.
 //   usage on / off   in one process (test/support/acpHarness.ts: the SDK's client and Garuda's
 //                    server over NDJSON streams, the real prepareRuntime, a FakeModelClient): a
 //                    turn of 40 model responses (under the 50-step limit) of 250 text chunks each, so 40 usage_updates;
@@ -44,14 +47,20 @@ export function writeTerminalScript(file: string): void {
   );
 }
 
-export function terminalTask(garuda: string, project: string, env: () => { home: string; env: Record<string, string | undefined>; cleanup: () => void }): Task {
+/**
+ * The 10 MB turn; with `terminal: false` the same command without the extension (the output then
+ * reaches the client only as the result's head and tail), for what the extension adds.
+ */
+export function terminalTask(garuda: string, project: string, env: () => { home: string; env: Record<string, string | undefined>; cleanup: () => void }, terminal = true): Task {
+  const name = terminal ? "garuda terminal 10 MB" : "same command, no extension";
   return {
-    name: "garuda terminal 10 MB",
+    name,
     run: async () => {
       const { env: agentEnv, cleanup } = env();
       const peer = new Peer([garuda, "acp"], project, agentEnv);
       try {
-        const { sessionId } = await start(peer, project, { ...INITIALIZE, clientCapabilities: { ...INITIALIZE.clientCapabilities, _meta: { terminal_output: true } } });
+        const capabilities = terminal ? { ...INITIALIZE.clientCapabilities, _meta: { terminal_output: true } } : INITIALIZE.clientCapabilities;
+        const { sessionId } = await start(peer, project, { ...INITIALIZE, clientCapabilities: capabilities });
         await prompt(peer, sessionId, "Warm up.");
         let calledAt = Number.NaN;
         let exitAt = Number.NaN;
@@ -67,7 +76,7 @@ export function terminalTask(garuda: string, project: string, env: () => { home:
             bytes += output.data.length;
             updates++;
           }
-          if (update._meta?.terminal_exit) exitAt = at;
+          if (update._meta?.terminal_exit || (!terminal && update.sessionUpdate === "tool_call_update" && (update as { status?: string }).status === "completed")) exitAt = at;
         };
         const before = HAS_PROC ? statusBytes(peer.proc.pid, "VmRSS") : Number.NaN;
         let peak = before;
@@ -78,13 +87,20 @@ export function terminalTask(garuda: string, project: string, env: () => { home:
           if (sampler) clearInterval(sampler);
         }
         peak = Math.max(peak, HAS_PROC ? statusBytes(peer.proc.pid, "VmRSS") : Number.NaN);
-        if (bytes !== TERMINAL_BYTES) throw new Error(`the client got ${bytes} bytes of terminal output, expected ${TERMINAL_BYTES}`);
+        if (terminal && bytes !== TERMINAL_BYTES) throw new Error(`the client got ${bytes} bytes of terminal output, expected ${TERMINAL_BYTES}`);
         const { code } = await peer.close();
         if (code !== 0) throw new Error(`exit ${code}`);
         const ms = exitAt - calledAt;
-        return { terminalMs: ms, mbPerS: TERMINAL_BYTES / 1e6 / (ms / 1000), firstMs: firstAt - calledAt, updates, rssGrowthMiB: MiB(peak - before), rssBeforeMiB: MiB(before) };
+        const streaming = exitAt - firstAt;
+        return {
+          terminalMs: ms,
+          mbPerS: TERMINAL_BYTES / 1e6 / (ms / 1000),
+          ...(terminal && { streamMs: streaming, streamMbPerS: TERMINAL_BYTES / 1e6 / (streaming / 1000), firstMs: firstAt - calledAt, updates }),
+          rssGrowthMiB: MiB(peak - before),
+          rssBeforeMiB: MiB(before),
+        };
       } catch (error) {
-        throw await peer.failure("garuda terminal 10 MB", error);
+        throw await peer.failure(name, error);
       } finally {
         cleanup();
       }

@@ -91,6 +91,8 @@ describe("the model picker", () => {
     expect(forbidden.message).toContain("claude-opus-5 cannot be used: the team policy");
     const keyless = await rejection(setOption(h, sessionId, "model", "openrouter/deepseek/r9"));
     expect(keyless.message).toContain("Garuda has no key for it (OPENROUTER_API_KEY)");
+    const notAValue = await rejection(h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", type: "boolean", value: true }));
+    expect(notAValue.message).toContain('"model" takes one of its values (a string), not true.');
     const unknownOption = await rejection(setOption(h, sessionId, "speed", "fast"));
     expect(unknownOption.message).toContain('There is no option "speed". The options are: mode, model, effort.');
     const response = await h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "effort", value: "max" });
