@@ -4,8 +4,8 @@
 // from being markup). /help, /clear and /exit act on the terminal's screen and process: over ACP
 // they say what to do instead. The editor's / menu lists the built-ins first.
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
-import type { Rule, RuleSource } from "../permission/types.ts";
-import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SHARED_BUILTINS } from "../runtime/builtinNames.ts";
+import type { Rule } from "../permission/types.ts";
+import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SOURCE_NAMES, SHARED_BUILTINS } from "../runtime/builtinNames.ts";
 import type { BuiltinAnswer, ModelAnswer, PermissionsAnswer } from "../runtime/builtins.ts";
 import type { BuiltinCommand } from "../runtime/commands.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -25,14 +25,6 @@ const TERMINAL_ONLY: Readonly<Record<Exclude<BuiltinCommand, (typeof SHARED_BUIL
   help: "Type / to see the commands.",
   clear: "Start a new thread for a new conversation.",
   exit: "Close the thread to end the session.",
-};
-
-const SOURCE_NAMES: Readonly<Record<RuleSource, string>> = {
-  "managed-policy": "managed policy",
-  "user-policy": "your policy",
-  project: "project settings",
-  session: "this session",
-  builtin: "built in",
 };
 
 /** What a command answers: text for the answer, and lines from Garuda (a compaction). */

@@ -1,5 +1,6 @@
 // The names and descriptions of the built-in commands both front ends offer (runtime/builtins.ts
 // runs them). Constants only, so the editor's front end can list them before the core loads.
+import type { RuleSource } from "../permission/types.ts";
 import type { BuiltinCommand } from "./commands.ts";
 
 /** The built-ins both front ends run through here. */
@@ -24,3 +25,12 @@ export const BUILTIN_DESCRIPTIONS: Readonly<Record<SharedBuiltin, { usage: strin
 export const BUILT_IN_RULES =
   "Built in: sensitive files (.env, keys …) and .git/ are never written; read-only tools run; commands in the OS sandbox run; plan mode changes nothing; everything else asks.";
 
+
+/** Where a rule comes from, as /permissions says it. */
+export const SOURCE_NAMES: Readonly<Record<RuleSource, string>> = {
+  "managed-policy": "managed policy",
+  "user-policy": "your policy",
+  project: "project settings",
+  session: "this session",
+  builtin: "built in",
+};

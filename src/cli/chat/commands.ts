@@ -3,8 +3,8 @@
 // the prompt of a turn. Each command writes its answer to the screen and never reaches the model.
 import type { GarudaPaths } from "../../config/paths.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
-import type { Mode, Rule, RuleSource } from "../../permission/types.ts";
-import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, type SharedBuiltin } from "../../runtime/builtinNames.ts";
+import type { Mode, Rule } from "../../permission/types.ts";
+import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SOURCE_NAMES, type SharedBuiltin } from "../../runtime/builtinNames.ts";
 import { type BuiltinAnswer, type CompactAnswer, type ModeAnswer, type ModelAnswer, type PermissionsAnswer, runSharedBuiltin } from "../../runtime/builtins.ts";
 import type { BuiltinCommand } from "../../runtime/commands.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
@@ -49,14 +49,6 @@ const HELP: ReadonlyArray<[string, string]> = [
   ["/clear", "start a new conversation"],
   ["/exit", "leave (Ctrl-D, or Ctrl-C twice at the prompt)"],
 ];
-
-const SOURCE_NAMES: Readonly<Record<RuleSource, string>> = {
-  "managed-policy": "managed policy",
-  "user-policy": "your policy",
-  project: "project settings",
-  session: "this session",
-  builtin: "built in",
-};
 
 function columns(rows: ReadonlyArray<readonly [string, string]>, style: Style): string[] {
   const width = Math.min(28, Math.max(...rows.map(([left]) => [...left].length)) + 2);
