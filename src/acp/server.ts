@@ -13,6 +13,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
 import { AcpApprover } from "./approver.ts";
+import { ControlUpdates } from "./controlUpdates.ts";
 import { builtinCommands, runCommand } from "./commands.ts";
 import { configOptions, MODES, sessionModes, setConfigOption } from "./configOptions.ts";
 import { wantsNotices } from "./notices.ts";
@@ -152,8 +153,7 @@ class Session {
   runtime!: Runtime;
   mapper!: SessionMapper;
   turn: AbortController | undefined;
-  /** A change the editor asked for itself (set_mode, set_config_option) is answered, not announced. */
-  quiet: { mode?: boolean; config?: boolean } = {};
+  controls!: ControlUpdates;
   /** The / menu the editor was last sent (JSON), so a turn that changes it (MCP prompts) re-sends it. */
   advertised: string | undefined;
   /** Log lines already written for this session. */
@@ -188,11 +188,7 @@ class Session {
   attach(runtime: Runtime): void {
     this.runtime = runtime;
     this.mapper = new SessionMapper(this.calls, runtime.root, this.features, { send: (update) => this.channel.send(update), written: () => this.channel.flush() });
-    runtime.controls.watch((event) => {
-      if (event.type === "usage") this.announce(usageUpdate(event));
-      if (event.type === "mode" && !this.quiet.mode) this.announce({ sessionUpdate: "current_mode_update", currentModeId: event.mode });
-      if (!this.quiet.config && (event.type === "mode" || event.type === "model" || event.type === "effort")) this.announceConfig();
-    });
+    this.controls = new ControlUpdates(runtime, (update) => this.announce(update), (text) => this.logOnce(text));
   }
 
   /** An update about the session, not a turn: sent whether a prompt runs or not. */
@@ -200,17 +196,6 @@ class Session {
     this.client.notify(acp.methods.client.session.update, { sessionId: this.id, update }).catch(() => {});
   }
 
-  #configPending = false;
-
-  /** The whole config option set, once for the changes made together (a switch changes model and effort). */
-  announceConfig(): void {
-    if (this.#configPending) return;
-    this.#configPending = true;
-    queueMicrotask(() => {
-      this.#configPending = false;
-      this.announce({ sessionUpdate: "config_option_update", configOptions: configOptions(this.runtime, (text) => this.logOnce(text)) });
-    });
-  }
 
   #send(updates: acp.SessionUpdate[]): void {
     for (const update of updates) this.channel.send(update);
@@ -445,28 +430,18 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.turn?.abort();
     })
-    .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
+    .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       const target = session(params.sessionId);
       const mode = MODES.find((m) => m.id === params.modeId)?.id as Mode | undefined;
       if (!mode) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode "${params.modeId}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
-      target.quiet.mode = true;
-      try {
-        const refusal = target.runtime.setMode(mode);
-        if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: params.modeId }, refusal);
-      } finally {
-        target.quiet.mode = false;
-      }
+      const refusal = await target.controls.quietly("mode", () => target.runtime.setMode(mode));
+      if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: params.modeId }, refusal);
       return {};
     })
     .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
       const target = session(params.sessionId);
       // The mode option and the session modes are one setting: the older API hears of it.
-      target.quiet.config = true;
-      try {
-        await setConfigOption(target.runtime, params);
-      } finally {
-        target.quiet.config = false;
-      }
+      await target.controls.quietly("config", () => setConfigOption(target.runtime, params));
       return { configOptions: configOptions(target.runtime, (text) => target.logOnce(text)) };
     });
 

@@ -20,6 +20,7 @@ import { type CallContext, ToolRegistry } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
 import { abortable } from "./abortable.ts";
 import { type ChildHost, runChild } from "./child.ts";
+import { ChildModels } from "./childModels.ts";
 import { deferredCommand, type ResolvedCommand, resolveCommand } from "./commands.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
@@ -124,8 +125,8 @@ export class Runtime {
   /** The running turn's emit, for changes made inside it (the plan). */
   #turnEmit: EventSink | undefined;
   readonly #notices: Notice[] = [];
-  /** Models subagents asked for, by spec (custom agents' `model`). */
-  readonly #childModels = new Map<string, Promise<SubagentModel>>();
+  /** Models subagents asked for (custom agents' `model`). */
+  readonly #childModels: ChildModels;
   /** Notes for the model's next user message (a cut answer, an undo). */
   readonly #notes: string[] = [];
   readonly #closing = new AbortController();
@@ -150,6 +151,7 @@ export class Runtime {
     this.#notices.push(...(options.notices ?? []));
     this.systemPrompt = buildSystemPrompt({ version: VERSION, root, platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
     this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#registry.specs()).length);
+    this.#childModels = new ChildModels(options.modelFor, (usage, price) => this.#meter.spend(usage, price));
     options.plan?.subscribe((items) => this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }));
 
     let writeFailed = false;
@@ -468,37 +470,7 @@ export class Runtime {
       toolNames: () => this.#registry.names(),
       calls,
     };
-    return { ...calls, subagent: async (task, call) => runChild(task.model ? await this.#childModel(host, task.name, task.model) : host, task, call) };
-  }
-
-  /** The child host on the model the task names (opened once per session and spec). */
-  async #childModel(host: ChildHost, agent: string, spec: string): Promise<ChildHost> {
-    const modelFor = this.#options.modelFor;
-    if (!modelFor || spec === this.model.spec) return host;
-    let opening = this.#childModels.get(spec);
-    if (!opening) {
-      opening = modelFor(spec);
-      this.#childModels.set(spec, opening);
-      // A failure is not kept: the user may fix the key or the policy and try again.
-      opening.catch(() => this.#childModels.delete(spec));
-    }
-    let model: SubagentModel;
-    try {
-      model = await opening;
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`the agent "${agent}" asks for the model ${spec}, which cannot be used here: ${reason} Remove \`model:\` from the agent's file (it then runs on the session's model) or fix that.`);
-    }
-    if (model.info.spec === this.model.spec) return host;
-    const thinking = model.info.thinking === "adaptive" ? "adaptive" : undefined;
-    return {
-      ...host,
-      spend: (usage) => this.#meter.spend(usage, model.info.price),
-      client: model.client,
-      request: { model: model.info.id, ...(thinking !== undefined && { thinking }) },
-      contextWindow: model.info.contextWindow,
-      modelMaxTokens: model.info.maxTokens,
-    };
+    return { ...calls, subagent: async (task, call) => runChild(task.model ? await this.#childModels.hostFor(host, this.model, task.name, task.model) : host, task, call) };
   }
 
   #end(reason: string): void {
