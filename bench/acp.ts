@@ -12,26 +12,28 @@
 //                    answers; the RSS of the agent and all its children sampled from /proc
 //   garuda 10k       a prompt answered with 10,000 streamed text chunks
 //   mock alone       the same 10,000-chunk response read straight from the mock (its own pacing)
+//   terminal 10 MB,  the editor controls' costs: Zed's terminal output and the usage meter
+//   usage on / off   (bench/acpControls.ts says how they are measured)
 // Times are from spawn (initialize, session/new) or from sending the request (turns) to the
 // answer's line arriving. The client is a plain NDJSON reader that parses every line, so its
 // own cost is small and the same for every agent. The mock models run in their own processes
 // (test/support/mockAnthropic.ts --loop), so their work does not share the client's thread.
 //
 // Targets: initialize ≤ 2.5 × floor; session/new ≤ 50 ms after initialize; tree RSS ≤ 60 MiB;
-// exit ≤ 100 ms after stdin closes, with nothing left running; ≥ 20,000 chunks/s.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// exit ≤ 100 ms after stdin closes, with nothing left running; ≥ 20,000 chunks/s; terminal output
+// ≥ 50 MB/s with ≤ 10 MiB of RSS growth; usage_update per step: no measurable change in chunks/s.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { DIST, ROOT, binaryName, buildBinary, buildHost, checkVersions, hostOs, staleReason } from "../scripts/buildTargets.ts";
-import { descendants, processTable } from "../src/sandbox/processTree.ts";
+import { CONTROL_TARGETS, TERMINAL_BYTES, USAGE_CHUNKS_PER_STEP, USAGE_STEPS, terminalTask, usageTask, writeTerminalScript } from "./acpControls.ts";
+import { HAS_PROC, MiB, Peer, prompt, start } from "./acpPeer.ts";
 import { type Summary, type Task, type TaskResult, formatStat, formatTable, interleave } from "./interleave.ts";
 
 const CHUNKS = 10_000;
 const CHUNK_TEXT = "word ";
 const MODEL = "claude-sonnet-5";
 const KEY = "sk-ant-bench-not-a-real-key";
-const EXIT_WAIT_MS = 10_000;
-const ANSWER_WAIT_MS = 60_000;
 
 const TARGET = {
   initializeVsFloor: 2.5,
@@ -53,247 +55,6 @@ function parse(argv: string[]): { rounds: number; rebuild: boolean } {
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
   return { rounds, rebuild };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Memory, from /proc (Linux)
-
-const HAS_PROC = existsSync("/proc/self/status");
-
-/** A field of /proc/<pid>/status in bytes, or 0 when the process is gone. */
-function statusBytes(pid: number, field: "VmRSS" | "VmHWM" | "RssAnon"): number {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** PSS of one process (shared pages split among their users), or 0 when it is gone. */
-function pssBytes(pid: number): number {
-  try {
-    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function commandName(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-  } catch {
-    return "?";
-  }
-}
-
-interface TreeSample {
-  rss: number;
-  pss: number;
-  children: number[];
-  /** Each process: its name and RSS. */
-  parts: { name: string; rss: number }[];
-}
-
-/** RSS and PSS of `pid` and every descendant, summed. */
-function treeSample(pid: number): TreeSample {
-  const children = descendants(pid);
-  const parts = [pid, ...children].map((p) => ({ name: p === pid ? "agent" : commandName(p), rss: statusBytes(p, "VmRSS"), pss: pssBytes(p) }));
-  return {
-    rss: parts.reduce((sum, p) => sum + p.rss, 0),
-    pss: parts.reduce((sum, p) => sum + p.pss, 0),
-    children,
-    parts: parts.map(({ name, rss }) => ({ name, rss })),
-  };
-}
-
-function alive(pid: number): boolean {
-  const entry = processTable().get(pid);
-  return entry !== undefined && !entry.zombie;
-}
-
-const MiB = (bytes: number) => bytes / 2 ** 20;
-
-// ---------------------------------------------------------------------------------------------
-// A plain NDJSON client
-
-interface Incoming {
-  id?: number | string | null;
-  method?: string;
-  params?: { update?: { sessionUpdate?: string; content?: { type?: string; text?: string } } };
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}
-
-interface Answer {
-  result: Record<string, unknown>;
-  /** performance.now() when its line arrived. */
-  at: number;
-}
-
-class Peer {
-  readonly proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
-  readonly spawnedAt: number;
-  readonly stderr: Promise<string>;
-  /** agent_message_chunk notifications and the characters of their text. */
-  chunks = 0;
-  chars = 0;
-  /** Requests from the agent (the bench never expects one). */
-  readonly agentRequests: string[] = [];
-  #pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void; method: string }>();
-  #nextId = 0;
-  #seen = new Set<number>();
-  #sampler: ReturnType<typeof setInterval> | undefined;
-  peakTreeBytes = 0;
-  peakTreePss = 0;
-  /** The processes of the tree when its RSS peaked. */
-  peakParts: { name: string; rss: number }[] = [];
-
-  constructor(cmd: string[], cwd: string, env: Record<string, string | undefined>) {
-    this.spawnedAt = performance.now();
-    this.proc = Bun.spawn(cmd, { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    this.stderr = new Response(this.proc.stderr).text();
-    void this.#read();
-  }
-
-  async #read(): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for await (const chunk of this.proc.stdout) {
-      const at = performance.now();
-      buffer += decoder.decode(chunk, { stream: true });
-      let newline = buffer.indexOf("\n");
-      while (newline !== -1) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        newline = buffer.indexOf("\n");
-        if (line.trim() !== "") this.#handle(JSON.parse(line) as Incoming, at);
-      }
-    }
-    for (const [, waiter] of this.#pending) waiter.reject(new Error(`the agent's stdout closed before the answer to ${waiter.method}`));
-    this.#pending.clear();
-  }
-
-  #handle(message: Incoming, at: number): void {
-    if (message.method !== undefined && message.id !== undefined && message.id !== null) {
-      this.agentRequests.push(message.method);
-      this.#write({ jsonrpc: "2.0", id: message.id, result: { outcome: { outcome: "cancelled" } } });
-      return;
-    }
-    if (message.method === "session/update") {
-      const update = message.params?.update;
-      if (update?.sessionUpdate === "agent_message_chunk" && update.content?.type === "text") {
-        this.chunks++;
-        this.chars += update.content.text?.length ?? 0;
-      }
-      return;
-    }
-    if (typeof message.id !== "number") return;
-    const waiter = this.#pending.get(message.id);
-    if (!waiter) return;
-    this.#pending.delete(message.id);
-    if (message.error) waiter.reject(new Error(`${waiter.method}: ${message.error.code} ${message.error.message}`));
-    else waiter.resolve({ result: message.result ?? {}, at });
-  }
-
-  #write(message: unknown): void {
-    this.proc.stdin.write(`${JSON.stringify(message)}\n`);
-    void this.proc.stdin.flush();
-  }
-
-  request(method: string, params: unknown): Promise<Answer> {
-    const id = this.#nextId++;
-    const answer = new Promise<Answer>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, method });
-    });
-    this.#write({ jsonrpc: "2.0", id, method, params });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer to ${method} in ${ANSWER_WAIT_MS} ms`)), ANSWER_WAIT_MS);
-    });
-    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
-  }
-
-  /** Samples the RSS of the whole tree every `everyMs` until stopSampling(). */
-  startSampling(everyMs = 5): void {
-    if (!HAS_PROC) return;
-    const sample = () => {
-      const tree = treeSample(this.proc.pid);
-      for (const child of tree.children) this.#seen.add(child);
-      if (tree.rss > this.peakTreeBytes) {
-        this.peakTreeBytes = tree.rss;
-        this.peakParts = tree.parts;
-      }
-      this.peakTreePss = Math.max(this.peakTreePss, tree.pss);
-    };
-    sample();
-    this.#sampler = setInterval(sample, everyMs);
-  }
-
-  stopSampling(): void {
-    if (this.#sampler) clearInterval(this.#sampler);
-    this.#sampler = undefined;
-  }
-
-  /** The agent's own peak RSS so far (the kernel's high-water mark). */
-  hwmBytes(): number {
-    return HAS_PROC ? statusBytes(this.proc.pid, "VmHWM") : Number.NaN;
-  }
-
-  /** The agent's anonymous memory now (its heaps; the rest of its RSS is the binary's pages). */
-  anonBytes(): number {
-    return HAS_PROC ? statusBytes(this.proc.pid, "RssAnon") : Number.NaN;
-  }
-
-  /**
-   * Closes stdin as an editor does when it stops the agent. Returns the time to exit and how
-   * many of the agent's processes (seen while it ran, or there now) are still alive after it.
-   */
-  async close(): Promise<{ exitMs: number; code: number | null; left: number }> {
-    for (const child of descendants(this.proc.pid)) this.#seen.add(child);
-    const started = performance.now();
-    await this.proc.stdin.end();
-    const code = await Promise.race([this.proc.exited, Bun.sleep(EXIT_WAIT_MS).then(() => null)]);
-    const exitMs = performance.now() - started;
-    if (code === null) {
-      this.proc.kill("SIGKILL");
-      await this.proc.exited;
-    }
-    const left = [...this.#seen].filter(alive).length + (code === null ? 1 : 0);
-    return { exitMs: code === null ? Number.NaN : exitMs, code, left };
-  }
-
-  async failure(what: string, error: unknown): Promise<Error> {
-    if (this.proc.exitCode === null) {
-      this.proc.kill("SIGKILL");
-      await this.proc.exited;
-    }
-    const log = (await this.stderr).trim().split("\n").slice(-20).join("\n");
-    return new Error(`${what}: ${error instanceof Error ? error.message : String(error)}${log ? `\nagent stderr:\n${log}` : ""}`);
-  }
-}
-
-const INITIALIZE = {
-  protocolVersion: 1,
-  clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
-  clientInfo: { name: "garuda-bench", version: "1.0.0" },
-};
-
-/** Spawn, initialize at once, session/new as soon as initialize is answered. */
-async function start(peer: Peer, cwd: string): Promise<{ initMs: number; newMs: number; sessionId: string }> {
-  const init = await peer.request("initialize", INITIALIZE);
-  const created = await peer.request("session/new", { cwd, mcpServers: [] });
-  const sessionId = created.result.sessionId;
-  if (typeof sessionId !== "string") throw new Error(`session/new answered no sessionId: ${JSON.stringify(created.result)}`);
-  return { initMs: init.at - peer.spawnedAt, newMs: created.at - peer.spawnedAt, sessionId };
-}
-
-async function prompt(peer: Peer, sessionId: string, text: string): Promise<{ turnMs: number }> {
-  const sent = performance.now();
-  const answer = await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
-  if (answer.result.stopReason !== "end_turn") throw new Error(`the turn ended ${JSON.stringify(answer.result)}`);
-  return { turnMs: answer.at - sent };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -377,6 +138,10 @@ async function main(): Promise<void> {
     writeFileSync(streamScript, JSON.stringify({ responses: [{ steps: [{ type: "text", text: CHUNK_TEXT.repeat(CHUNKS), fragments: CHUNKS }] }] }));
     const commandMock = await startMock(commandScript);
     mocks.push(commandMock);
+    const terminalScript = join(work, "terminal.json");
+    writeTerminalScript(terminalScript);
+    const terminalMock = await startMock(terminalScript);
+    mocks.push(terminalMock);
     const streamMock = await startMock(streamScript);
     mocks.push(streamMock);
 
@@ -461,6 +226,19 @@ async function main(): Promise<void> {
         },
       },
       { name: "mock alone", run: async () => ({ mockMs: (await readMock(streamMock.url)).mockMs }) },
+      ...[true, false].map((terminal) =>
+        terminalTask(
+          garuda,
+          project,
+          () => {
+            const { home, env } = agentEnv(terminalMock.url);
+            return { home, env, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+          },
+          terminal,
+        ),
+      ),
+      usageTask(true),
+      usageTask(false),
     ];
 
     console.log(
@@ -479,6 +257,10 @@ async function main(): Promise<void> {
     const turnR = by("garuda turn");
     const streamR = by("garuda 10k chunks");
     const mockR = by("mock alone");
+    const terminalR = by("garuda terminal 10 MB");
+    const plainR = by("same command, no extension");
+    const usageOnR = by("usage_update on");
+    const usageOffR = by("usage_update off");
 
     console.log("\nmedian [p10–p90], ms from spawn (initialize, session/new) or from the request (turns)");
     console.log(
@@ -526,12 +308,34 @@ async function main(): Promise<void> {
     console.log(`  garuda: initialize ${med(startR, "initMs").toFixed(1)} ms (${initRatio.toFixed(2)} × floor), session/new ${med(startR, "newMs").toFixed(1)} ms (${newAfter.toFixed(1)} ms after initialize)`);
     console.log(`  10k chunks: turn ${med(streamR, "turnMs").toFixed(1)} ms − mock alone ${med(mockR, "mockMs").toFixed(1)} ms = ${overheadMs.toFixed(1)} ms of Garuda → ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} chunks/s (end to end with the mock: ${Math.round(endToEnd).toLocaleString("en")} chunks/s, ${med(streamR, "notifications").toFixed(0)} agent_message_chunk notifications)`);
 
+    const mbPerS = med(terminalR, "streamMbPerS");
+    const growth = med(terminalR, "rssGrowthMiB");
+    const plainGrowth = med(plainR, "rssGrowthMiB");
+    const withUsage = med(usageOnR, "chunksPerS");
+    const withoutUsage = med(usageOffR, "chunksPerS");
+    const usageChange = (withUsage - withoutUsage) / withoutUsage;
+    const noiseOff = ((usageOffR?.stats.chunksPerS?.p90 ?? Number.NaN) - (usageOffR?.stats.chunksPerS?.p10 ?? Number.NaN)) / withoutUsage;
+    console.log(
+      `  terminal output: ${(TERMINAL_BYTES / 1e6).toFixed(0)} MB streamed in ${med(terminalR, "streamMs").toFixed(1)} ms from the first terminal_output to terminal_exit = ${mbPerS.toFixed(1)} MB/s [${fmt(terminalR?.stats.streamMbPerS)}]; ${med(terminalR, "terminalMs").toFixed(1)} ms = ${med(terminalR, "mbPerS").toFixed(1)} MB/s from the tool_call (the sandbox's start: first output ${med(terminalR, "firstMs").toFixed(1)} ms after it); ${med(terminalR, "updates").toFixed(0)} terminal_output updates`,
+    );
+    console.log(
+      `  agent VmRSS while it streams: ${med(terminalR, "rssBeforeMiB").toFixed(1)} MiB before, growth ${growth.toFixed(1)} MiB [${fmt(terminalR?.stats.rssGrowthMiB)}]; the same command for a client without the extension: growth ${plainGrowth.toFixed(1)} MiB [${fmt(plainR?.stats.rssGrowthMiB)}], ${med(plainR, "terminalMs").toFixed(1)} ms`,
+    );
+    console.log(
+      `  usage_update per step (${USAGE_STEPS} responses × ${USAGE_CHUNKS_PER_STEP} chunks, in process): ${Math.round(withUsage).toLocaleString("en")} chunks/s with, ${Math.round(withoutUsage).toLocaleString("en")} without (${(usageChange * 100).toFixed(1)} %; the p10–p90 spread without is ${(noiseOff * 100).toFixed(1)} %), ${med(usageOnR, "usageUpdates").toFixed(0)} usage_updates`,
+    );
+
     console.log("\ntargets:");
     console.log(`  initialize ≤ ${TARGET.initializeVsFloor} × floor: ${initRatio.toFixed(2)} × (${med(startR, "initMs").toFixed(1)} vs ${med(floorR, "initMs").toFixed(1)} ms) ${verdict(initRatio <= TARGET.initializeVsFloor)}`);
     console.log(`  session/new ≤ ${TARGET.sessionNewAfterInitializeMs} ms after initialize: ${newAfter.toFixed(1)} ms ${verdict(newAfter <= TARGET.sessionNewAfterInitializeMs)}`);
     console.log(`  tree RSS ≤ ${TARGET.treeRssMiB} MiB: ${treePeak.toFixed(1)} MiB (the highest median: sampled tree in the \`ls\` turn, the agent's VmHWM at start and in the 10k turn) ${verdict(treePeak <= TARGET.treeRssMiB)}`);
     console.log(`  exit ≤ ${TARGET.exitMs} ms with nothing left: ${exitWorst.toFixed(1)} ms (the slowest median), ${leftAll} process(es) left in ${runs} runs ${verdict(exitWorst <= TARGET.exitMs && leftAll === 0)}`);
     console.log(`  ≥ ${TARGET.chunksPerSecond.toLocaleString("en")} chunks/s: ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} ${verdict(chunksPerSecond >= TARGET.chunksPerSecond)}`);
+    console.log(`  terminal output ≥ ${CONTROL_TARGETS.terminalMBps} MB/s: ${mbPerS.toFixed(1)} MB/s ${verdict(mbPerS >= CONTROL_TARGETS.terminalMBps)}`);
+    console.log(
+      `  agent RSS growth ≤ ${CONTROL_TARGETS.terminalRssGrowthMiB} MiB while it streams: ${growth.toFixed(1)} MiB (${(growth - plainGrowth).toFixed(1)} MiB more than without the extension) ${verdict(growth <= CONTROL_TARGETS.terminalRssGrowthMiB)}`,
+    );
+    console.log(`  usage_update: no measurable change in chunks/s: ${(usageChange * 100).toFixed(1)} % against a p10–p90 spread of ${(noiseOff * 100).toFixed(1)} % ${verdict(Math.abs(usageChange) <= Math.max(noiseOff, 0.02))}`);
   } finally {
     for (const mock of mocks) {
       mock.proc.kill();

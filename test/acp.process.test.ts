@@ -102,6 +102,55 @@ describe("garuda acp, the compiled binary over stdio", () => {
     expect(await stderr).not.toContain('"jsonrpc"');
   }, 120_000);
 
+  test("Zed's terminal output: a sandboxed command that prints over seconds streams to the editor while it runs", async () => {
+    const command = "for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.5; done";
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [{ steps: [{ type: "tool_use", name: "bash", id: "toolu_ticks", input: { command } }] }, { steps: [{ type: "text", text: "It ticked." }] }],
+    });
+    const root = mkdtempSync(join(work, "root-"));
+    const { proc, agent, connection, updates, lines, tail } = startAgent(mock, root);
+    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { terminal: true, _meta: { terminal_output: true } } });
+    const created = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+    const model = created.configOptions?.find((option) => option.id === "model");
+    expect(model?.currentValue).toBe("claude-sonnet-5");
+
+    const arrived: { at: number; data?: string; exit?: unknown }[] = [];
+    const seen = new Set<acp.SessionUpdate>();
+    const watch = setInterval(() => {
+      for (const update of updates) {
+        if (seen.has(update)) continue;
+        seen.add(update);
+        if (update.sessionUpdate !== "tool_call_update" || update.toolCallId !== "toolu_ticks") continue;
+        const output = update._meta?.terminal_output as { data: string } | undefined;
+        if (output) arrived.push({ at: performance.now(), data: output.data });
+        if (update._meta?.terminal_exit) arrived.push({ at: performance.now(), exit: update._meta.terminal_exit });
+      }
+    }, 5);
+    const started = performance.now();
+    const done = await agent.request(acp.methods.agent.session.prompt, { sessionId: created.sessionId, prompt: [{ type: "text", text: "Tick." }] });
+    await Bun.sleep(20);
+    clearInterval(watch);
+    expect(done.stopReason).toBe("end_turn");
+    const first = arrived[0];
+    const exit = arrived.find((entry) => entry.exit !== undefined);
+    expect(first?.data).toBe("tick 1\n");
+    expect(exit?.exit).toEqual({ terminal_id: "toolu_ticks", exit_code: 0, signal: null });
+    // The first line is on screen seconds before the command ends (it takes about 3 s).
+    expect((exit?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThan(2_000);
+    expect((first?.at ?? Number.POSITIVE_INFINITY) - started).toBeLessThan(2_000);
+    expect(arrived.flatMap((entry) => (entry.data !== undefined ? [entry.data] : [])).join("")).toBe("tick 1\ntick 2\ntick 3\ntick 4\ntick 5\ntick 6\n");
+    const call = updates.find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "toolu_ticks");
+    expect(call?.sessionUpdate === "tool_call" && call.content).toEqual([{ type: "terminal", terminalId: "toolu_ticks" }]);
+    // The editor never ran it: no terminal/create request came to the client.
+    expect(lines.some((line) => line.includes('"terminal/create"'))).toBe(false);
+    expect(updates.some((u) => u.sessionUpdate === "usage_update")).toBe(true);
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    connection.close();
+    expectOnlyProtocol(lines, tail);
+  }, 60_000);
+
   test("a deprecated model: the SDK's warning is one Garuda: line per session, and stderr stays empty", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
+import { builtinCommands } from "../src/acp/commands.ts";
 import { z } from "zod";
 import { protocolOutput, type WriteTarget } from "../src/cli/acpCommand.ts";
 import { HIDDEN_WARNING } from "../src/cli/approver.ts";
@@ -138,7 +139,9 @@ describe("session/new", () => {
       ],
     });
     const update = await h.waitFor((u) => u.sessionUpdate === "available_commands_update");
-    expect(update).toEqual({ sessionUpdate: "available_commands_update", availableCommands: [] });
+    // The built-in commands that work in the editor, before any custom command or skill.
+    expect(update).toEqual({ sessionUpdate: "available_commands_update", availableCommands: builtinCommands() });
+    expect(builtinCommands().map((c) => c.name)).toEqual(["undo", "diff", "compact", "permissions", "mode", "model"]);
     // The update came after the session/new response.
     const responseLine = h.lines.findIndex((line) => line.includes(session.sessionId) && line.includes('"result"'));
     const updateLine = h.lines.findIndex((line) => line.includes("available_commands_update"));
@@ -540,7 +543,7 @@ describe("prompt content", () => {
 });
 
 describe("commands", () => {
-  test("/name runs a custom command, /diff does not reach the model, the / menu lists the command", async () => {
+  test("/name runs a custom command, /diff runs in Garuda and does not reach the model, the / menu lists the command", async () => {
     const model = new FakeModelClient([fake.text("Reviewed.")]);
     await using h = startHarness({ models: [model] });
     const commands = garudaPaths(h.home).commands;
@@ -549,11 +552,13 @@ describe("commands", () => {
     await h.initialize();
     const { sessionId } = await h.newSession();
     const menu = await h.waitFor((u) => u.sessionUpdate === "available_commands_update");
-    expect(menu).toEqual({ sessionUpdate: "available_commands_update", availableCommands: [{ name: "review", description: "Review a change", input: { hint: "<what>" } }] });
+    expect(menu).toEqual({ sessionUpdate: "available_commands_update", availableCommands: [...builtinCommands(), { name: "review", description: "Review a change", input: { hint: "<what>" } }] });
 
     expect((await h.prompt(sessionId, "/diff")).stopReason).toBe("end_turn");
     expect(model.requests).toHaveLength(0);
-    expect(messageText(h.updatesOf(sessionId))).toContain("Garuda: /diff is a terminal command; it is only in the terminal in this version.");
+    expect(messageText(h.updatesOf(sessionId))).toContain("No changes in this session.");
+    expect((await h.prompt(sessionId, "/clear")).stopReason).toBe("end_turn");
+    expect(messageText(h.updatesOf(sessionId))).toContain("/clear is a terminal command. Start a new thread for a new conversation.");
 
     expect((await h.prompt(sessionId, "/nosuch thing")).stopReason).toBe("end_turn");
     expect(model.requests).toHaveLength(0);

@@ -25,14 +25,18 @@ import { promptImages, promptText } from "./prompt.ts";
 import { promptBlocks } from "./promptBlocks.ts";
 import { STOP_NOTES, stopLines } from "./stopNotes.ts";
 import { EventMapper, KnownCalls, SessionChannel } from "./updates.ts";
+import { ControlUpdates } from "./controlUpdates.ts";
+import { builtinCommands, runCommand } from "./commands.ts";
+import { configOptions, MODES, sessionModes, setConfigOption } from "./configOptions.ts";
+import { wantsNotices } from "./notices.ts";
+import { type ClientFeatures, SessionMapper } from "./sessionMapper.ts";
+import { wantsTerminalOutput } from "./terminalOutput.ts";
+import { usageUpdate } from "./usage.ts";
 
 /** After a stop, how long running calls may take to report (more than the executor's 2 s kill grace). */
 export const SETTLE_MS = 3_000;
 
-export const MODES: acp.SessionMode[] = [
-  { id: "build", name: "Build", description: "Edits ask first; commands run in the sandbox." },
-  { id: "plan", name: "Plan", description: "Reads and plans. No edits; commands cannot write the project." },
-];
+export { MODES };
 
 const STOP_REASONS: Readonly<Record<StopReason, acp.StopReason>> = {
   done: "end_turn",
@@ -147,12 +151,19 @@ async function setupError(error: unknown): Promise<acp.RequestError> {
 /** The runtime's commands and skills as the editor's / menu lists them; undefined when listing failed. */
 function commandList(runtime: Runtime, log: (text: string) => void): acp.AvailableCommand[] | undefined {
   try {
-    // Names are checked where they are read (a name part, [a-z0-9_-]); one that is not plain is left out all the same.
-    return runtime.availableCommands().flatMap((command) => (hasHidden(command.name) ? [] : [{
-      name: command.name,
-      description: oneLine(command.description),
-      ...(command.argumentHint && { input: { hint: oneLine(command.argumentHint) } }),
-    }]));
+    const builtins = builtinCommands();
+    const custom = runtime
+      .availableCommands()
+      // A built-in wins over a custom command of its name (resolveCommand), so the menu lists it once.
+      .filter((command) => !builtins.some((builtin) => builtin.name === command.name))
+      // Names are checked where they are read (a name part, [a-z0-9_-]); one that is not plain is left out all the same.
+      .filter((command) => !hasHidden(command.name))
+      .map((command) => ({
+        name: command.name,
+        description: oneLine(command.description),
+        ...(command.argumentHint && { input: { hint: oneLine(command.argumentHint) } }),
+      }));
+    return [...builtins, ...custom];
   } catch (error) {
     log(`garuda acp: listing the commands failed: ${messageOf(error)}`);
     return undefined;
@@ -173,10 +184,11 @@ class Session {
   /** session/close or shutdown came: a runtime prepared again late is closed, not attached. */
   ended = false;
   runtime!: Runtime;
-  mapper!: EventMapper;
+  mapper!: SessionMapper;
   turn: AbortController | undefined;
   /** The prompt request that runs, so close() can wait for its answer. */
   running: Promise<unknown> | undefined;
+  controls!: ControlUpdates;
   /** The / menu the editor was last sent (JSON), so a turn that changes it (MCP prompts) re-sends it. */
   advertised: string | undefined;
   /** Log lines already written for this session. */
@@ -185,9 +197,10 @@ class Session {
 
   constructor(
     readonly id: string,
-    client: acp.AgentContext,
+    private readonly client: acp.AgentContext,
     private readonly settleMs: number,
     private readonly log: (text: string) => void,
+    private readonly features: ClientFeatures,
   ) {
     this.#notify = (update) => client.notify(acp.methods.client.session.update, { sessionId: id, update });
     this.channel = new SessionChannel(this.#notify);
@@ -211,8 +224,15 @@ class Session {
 
   attach(runtime: Runtime): void {
     this.runtime = runtime;
-    this.mapper = new EventMapper(this.calls, runtime.root);
+    this.mapper = new SessionMapper(this.calls, runtime.root, this.features, { send: (update) => this.channel.send(update), written: () => this.channel.flush() });
+    this.controls = new ControlUpdates(runtime, (update) => this.announceUpdate(update), (text) => this.logOnce(text));
   }
+
+  /** An update about the session, not a turn: sent whether a prompt runs or not. */
+  announceUpdate(update: acp.SessionUpdate): void {
+    this.client.notify(acp.methods.client.session.update, { sessionId: this.id, update }).catch(() => {});
+  }
+
 
   #send(updates: acp.SessionUpdate[]): void {
     for (const update of updates) this.channel.send(update);
@@ -264,7 +284,15 @@ class Session {
     this.turn = controller;
     const abort = () => controller.abort();
     requestSignal.addEventListener("abort", abort, { once: true });
-    controller.signal.addEventListener("abort", () => this.calls.stop(), { once: true });
+    controller.signal.addEventListener(
+      "abort",
+      () => {
+        this.calls.stop();
+        // A command held for a slow editor must not keep the stop waiting.
+        this.#send(this.mapper.endTerminals());
+      },
+      { once: true },
+    );
     this.calls.beginTurn();
     this.mapper.beginTurn();
     this.channel.open();
@@ -307,15 +335,17 @@ class Session {
     if (signal.aborted) return { stopReason: "cancelled" };
     const runtime = this.runtime;
     // Calls a stop left open are closed first, in the editor and in the conversation.
-    this.#send(this.calls.closeAll().map(EventMapper.cancelled));
+    this.#send(this.calls.closeAll().flatMap((call) => this.mapper.cancelled(call)));
     runtime.closeOpenToolCalls();
     for (const text of this.notices.splice(0)) this.#say(text);
 
     const text = promptText(blocks, runtime.root);
     const command = text.trimStart().startsWith("/") ? runtime.resolveCommand(text) : ({ kind: "prompt", text } as const);
     if (command.kind === "builtin") {
-      this.#say(`/${command.name} is a terminal command; it is only in the terminal in this version.${command.name === "mode" ? " Use the editor's mode menu." : ""}`);
-      return { stopReason: "end_turn" };
+      const reply = await runCommand(runtime, command.name, command.args, signal);
+      for (const text of reply.notices) this.#say(text);
+      if (reply.text !== "") this.#send([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply.text } }]);
+      return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
     }
     if (command.kind === "unknown") {
       const names = runtime.availableCommands().map((c) => `/${c.name}`);
@@ -327,11 +357,20 @@ class Session {
     try {
       const { images, refused } = promptImages(blocks);
       for (const line of refused) this.#say(line);
-      reason = await runtime.runTurn(command.text, signal, (event) => this.#send(this.mapper.map(event)), promptBlocks(blocks), images);
+      reason = await runtime.runTurn(
+        command.text,
+        signal,
+        (event) => {
+          this.#send(this.mapper.map(event));
+          return this.mapper.hold(event);
+        },
+        promptBlocks(blocks),
+        images,
+      );
     } catch (error) {
       if (!signal.aborted) {
         runtime.recordStop("error");
-        this.#send(this.calls.closeAll().map(EventMapper.cancelled));
+        this.#send(this.calls.closeAll().flatMap((call) => this.mapper.cancelled(call)));
         const { ModelError } = await import("../model/types.ts");
         if (!(error instanceof ModelError)) this.log(`garuda acp: the turn failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         throw new acp.RequestError(-32603, shownError(error));
@@ -361,9 +400,9 @@ class Session {
     this.calls.stop();
     const ended = this.calls.ended();
     // A search the provider ran inside the answer cannot report after the stop.
-    for (const call of ended) if (call.server && this.calls.finish(call.id)) this.channel.send(EventMapper.cancelled(call));
+    for (const call of ended) if (call.server && this.calls.finish(call.id)) this.#send(this.mapper.cancelled(call));
     await this.calls.settle(this.settleMs);
-    this.#send(this.calls.closeAll().map(EventMapper.cancelled));
+    this.#send(this.calls.closeAll().flatMap((call) => this.mapper.cancelled(call)));
     for (const line of stopLines(ended.map((call) => call.title))) this.#say(line);
   }
 }
@@ -431,6 +470,8 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
   let closing = false;
   /** What the client said it can do (initialize): fs.readTextFile lets the core read unsaved buffers. */
   let clientCapabilities: acp.ClientCapabilities | undefined;
+  /** What the editor's initialize said it takes. */
+  let features: ClientFeatures = { terminalOutput: false, notices: false };
 
   // One writer for the SDK's messages and the answers to refused lines, so lines never interleave.
   const writer = streams.output.getWriter();
@@ -453,6 +494,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .agent({ name: "garuda" })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       clientCapabilities = params.clientCapabilities;
+      features = { terminalOutput: wantsTerminalOutput(params.clientCapabilities), notices: wantsNotices(params.clientCapabilities) };
       return initializeResponse(params, options);
     })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
@@ -478,10 +520,17 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       const target = session(params.sessionId);
       const mode = MODES.find((m) => m.id === params.modeId)?.id as Mode | undefined;
       if (!mode) throw acp.RequestError.invalidParams({ modeId: oneLine(params.modeId, 100) }, `unknown mode "${oneLine(params.modeId, 100)}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
-      const { refusal, notices } = await target.runtime.setMode(mode);
+      const { refusal, notices } = await target.controls.quietly("mode", () => target.runtime.setMode(mode));
       if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: oneLine(params.modeId, 100) }, visible(refusal));
       for (const text of notices) target.announce(text);
       return {};
+    })
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
+      const target = session(params.sessionId);
+      // The mode option and the session modes are one setting: the older API hears of it.
+      const notices = await target.controls.quietly("config", () => setConfigOption(target.runtime, params));
+      for (const text of notices) target.announce(text);
+      return { configOptions: configOptions(target.runtime, (text) => target.logOnce(text)) };
     });
 
   const connection = app.connect(boundedStream(acp.ndJsonStream(output, input, { maxMessageBytes: maxBytes + 1024 }), options.maxSentBytes ?? MAX_EDITOR_MESSAGE_BYTES, log));
@@ -497,7 +546,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
   }): Promise<Session> {
     if (closing) throw new acp.RequestError(-32603, "Garuda is shutting down.");
     if (options.unsupported) throw new acp.RequestError(-32603, options.unsupported);
-    const created = new Session(request.id, connection.client, settleMs, log);
+    const created = new Session(request.id, connection.client, settleMs, log, features);
     const buffers = clientCapabilities?.fs?.readTextFile === true ? acpBuffers(request.id, connection.client) : undefined;
     const base = {
       cwd: request.cwd,
@@ -537,13 +586,15 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
 
   /** After the response is written: the editor must know the session before its updates. */
   function started(target: Session): void {
-    setImmediate(() => sendCommands(target));
+    setImmediate(() => {
+      sendCommands(target);
+      if (sessions.has(target.id)) target.announceUpdate(usageUpdate(target.runtime.controls.usage));
+    });
   }
 
-  /** What session/new, load and resume answer: only the modes the team policy allows. */
+  /** What session/new, load and resume answer: only the modes the team policy allows; the config options say them again. */
   function answer(target: Session): acp.LoadSessionResponse {
-    const runtime = target.runtime;
-    return { modes: { currentModeId: runtime.mode, availableModes: MODES.filter((m) => runtime.modes.includes(m.id as Mode)) } };
+    return { modes: sessionModes(target.runtime), configOptions: configOptions(target.runtime, (text) => target.logOnce(text)) };
   }
 
   async function closeOne(id: string): Promise<void> {

@@ -14,6 +14,7 @@ import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
 import { CallTracker, type TrackedCall } from "../cli/callTracker.ts";
 import { retryNotice } from "../runtime/retryNotice.ts";
 import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolText.ts";
+import { type NoticeLevel, noticeUpdate } from "./notices.ts";
 
 /**
  * Old and new text together above this many bytes (as they are sent, JSON-escaped): no ACP
@@ -119,6 +120,8 @@ export class EventMapper {
   constructor(
     private readonly calls: KnownCalls,
     private readonly root: string,
+    /** The client advertised `session.notices`: Garuda's lines go as ACP notices (notices.ts). */
+    private readonly notices = false,
   ) {}
 
   /** A new prompt: the editor starts a new message. */
@@ -126,8 +129,9 @@ export class EventMapper {
     this.#atLineStart = true;
   }
 
-  /** A line from Garuda ("Garuda: …"), on a paragraph of its own. */
-  notice(text: string): SessionUpdate[] {
+  /** A line from Garuda: an ACP notice when the client takes them, else "Garuda: …" on a paragraph of its own. */
+  notice(text: string, level: NoticeLevel = "info"): SessionUpdate[] {
+    if (this.notices) return [noticeUpdate(text, level)];
     const updates: SessionUpdate[] = [];
     if (!this.#atLineStart) updates.push(message("\n\n"));
     updates.push(message(`Garuda: ${visible(cutText(text, MAX_NOTICE_CHARS))}\n\n`));
@@ -154,12 +158,16 @@ export class EventMapper {
       case "server_tool":
         return this.#serverTool(event);
       case "notice":
-        return this.notice(event.text);
+        return this.notice(event.text, event.level);
       case "compaction":
-        return this.notice(`the conversation was compacted to make room (${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens).`);
+        return this.notice(compactionLine(event.beforeTokens, event.afterTokens));
       case "model_retry":
-        return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""));
+        return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""), "warning");
       case "step_end":
+      // Sent by the controls' mappers (usage.ts, plan.ts, terminalOutput.ts), not here.
+      case "usage":
+      case "plan":
+      case "tool_output":
         return [];
       case "title":
         return [{ sessionUpdate: "session_info_update", title: event.title }];
@@ -239,6 +247,11 @@ export class EventMapper {
 function resultStyle(status: Extract<AgentEvent, { type: "tool_result" }>["status"], style: OutputStyle = CODE): OutputStyle {
   if (status === "denied" || style.prose) return PROSE;
   return status === "completed" ? style : CODE;
+}
+
+/** What a compaction did, as Garuda says it (after an automatic one, and for /compact). */
+export function compactionLine(before: number, after: number): string {
+  return `the conversation was compacted to make room (${tokens(before)} → ${tokens(after)} tokens).`;
 }
 
 function tokens(count: number): string {

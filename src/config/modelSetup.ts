@@ -50,7 +50,7 @@ export function chooseModel(flag: string | undefined, env: Record<string, string
   return undefined;
 }
 
-function findCredential(name: string, kind: ProviderCredential["kind"], ctx: ModelSetupContext, file: () => Record<string, string> | undefined): ProviderCredential | undefined {
+function findCredential(name: string, kind: ProviderCredential["kind"], ctx: Pick<ModelSetupContext, "keys">, file: () => Record<string, string> | undefined): ProviderCredential | undefined {
   const fromEnv = ctx.keys.fromEnvironment(name);
   if (fromEnv) return { kind, name, value: fromEnv, source: "environment" };
   const fromFile = file()?.[name];
@@ -80,18 +80,31 @@ export function prepareModel(ctx: ModelSetupContext): PreparedModel {
   const keyName = provider.apiKeyEnv;
   if (keyName === undefined) return { choice, model, provider, ...(baseUrl ? { baseUrl } : {}) };
 
+  const credential = providerCredential(provider, ctx, credentialsReader(ctx.paths.credentials));
+  if (!credential) throw new SetupRequiredError("key", `Garuda has no key for ${model.spec} (${keyName}). ${SETUP_HINT}`);
+  return { choice, model, provider, credential, ...(baseUrl ? { baseUrl } : {}) };
+}
+
+/** Reads the credentials file on the first call only (a keyless provider never needs it). */
+export function credentialsReader(path: string): () => Record<string, string> | undefined {
   let credentials: Record<string, string> | undefined;
   let loaded = false;
-  const file = () => {
+  return () => {
     if (!loaded) {
-      credentials = readCredentials(ctx.paths.credentials);
+      credentials = readCredentials(path);
       loaded = true;
     }
     return credentials;
   };
-  const credential =
-    findCredential(keyName, "apiKey", ctx, file) ??
-    (provider.type === "anthropic" ? findCredential("ANTHROPIC_AUTH_TOKEN", "authToken", ctx, file) : undefined);
-  if (!credential) throw new SetupRequiredError("key", `Garuda has no key for ${model.spec} (${keyName}). ${SETUP_HINT}`);
-  return { choice, model, provider, credential, ...(baseUrl ? { baseUrl } : {}) };
+}
+
+/**
+ * The key a provider's requests carry: its variable from the environment, else from the
+ * credentials file; an Anthropic provider may use ANTHROPIC_AUTH_TOKEN instead (gateways).
+ * Undefined when it has none (or needs none: a local server).
+ */
+export function providerCredential(provider: ProviderInfo, ctx: Pick<ModelSetupContext, "keys">, file: () => Record<string, string> | undefined): ProviderCredential | undefined {
+  const keyName = provider.apiKeyEnv;
+  if (keyName === undefined) return undefined;
+  return findCredential(keyName, "apiKey", ctx, file) ?? (provider.type === "anthropic" ? findCredential("ANTHROPIC_AUTH_TOKEN", "authToken", ctx, file) : undefined);
 }

@@ -41,6 +41,8 @@ const modelSchema = z.strictObject({
   textToolCalls: z.boolean().optional(),
   /** false: the model takes text only (images in a prompt are not sent). */
   images: z.boolean().optional(),
+  /** The reasoning levels an OpenAI-compatible model takes as reasoning_effort, e.g. ["low", "medium", "high"]. */
+  effort: z.array(z.string().regex(/^[a-z][a-z_-]{0,19}$/, "an effort level is a short lower-case word")).min(1).max(8).optional(),
 });
 
 export const modelsFileSchema = z.strictObject({
@@ -98,6 +100,7 @@ export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
     const limits = unknownLimits(providerInfo.type);
     const textToolCalls = entry.textToolCalls ?? base?.textToolCalls;
     const images = entry.images ?? base?.images;
+    const effort = entry.effort ?? base?.effort;
     models.set(key, {
       spec: key,
       provider,
@@ -109,6 +112,7 @@ export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
       ...((entry.label ?? base?.label) ? { label: entry.label ?? base?.label } : {}),
       ...(textToolCalls ? { textToolCalls } : {}),
       ...(images === false ? { images } : {}),
+      ...(effort ? { effort: [...new Set(effort)] } : {}),
     });
   }
   return { providers, models, file, ...(parsed.default ? { default: parsed.default } : {}) };

@@ -49,6 +49,7 @@ export interface WireRequest {
   tools?: WireTool[];
   messages: WireMessage[];
   thinking?: { type: "adaptive" } | { type: "enabled"; budget_tokens: number };
+  output_config?: { effort: string };
 }
 
 function userBlock(block: UserBlock): WireBlock {
@@ -127,20 +128,31 @@ function addBreakpoints(body: WireRequest): void {
   if (target) target.cache_control = { type: "ephemeral" };
 }
 
-function wireThinking(thinking: ModelRequest["thinking"]): WireRequest["thinking"] {
+/** The API's smallest thinking budget. */
+export const MIN_THINKING_BUDGET = 1_024;
+
+/**
+ * A budget must be at least 1,024 tokens and below max_tokens: one that does not fit the request
+ * (a low output limit from the team policy) is lowered, and thinking is left out when even the
+ * smallest budget does not fit.
+ */
+function wireThinking(thinking: ModelRequest["thinking"], maxTokens: number): WireRequest["thinking"] {
   if (thinking === undefined) return undefined;
-  return thinking === "adaptive" ? { type: "adaptive" } : { type: "enabled", budget_tokens: thinking.budgetTokens };
+  if (thinking === "adaptive") return { type: "adaptive" };
+  const budget = Math.min(thinking.budgetTokens, maxTokens - 1);
+  return budget >= MIN_THINKING_BUDGET ? { type: "enabled", budget_tokens: budget } : undefined;
 }
 
 export function toWireRequest(request: ModelRequest): WireRequest {
   const tools = wireTools(request);
-  const thinking = wireThinking(request.thinking);
+  const thinking = wireThinking(request.thinking, request.maxTokens);
   const body: WireRequest = {
     model: request.model,
     max_tokens: request.maxTokens,
     ...(request.system !== "" && { system: [{ type: "text" as const, text: request.system }] }),
     ...(tools.length > 0 && { tools }),
     ...(thinking && { thinking }),
+    ...(request.effort !== undefined && { output_config: { effort: request.effort } }),
     messages: request.messages.map(wireMessage),
   };
   addBreakpoints(body);

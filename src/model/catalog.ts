@@ -28,6 +28,11 @@ export interface ModelInfo {
   textToolCalls?: boolean;
   /** false: the model takes text only, so images are not sent (the user is told). Default: it takes images. */
   images?: boolean;
+  /**
+   * The reasoning levels an OpenAI-compatible model takes as `reasoning_effort` (models.json
+   * `effort`). Claude models get theirs from `thinking` (model/effort.ts).
+   */
+  effort?: readonly string[];
 }
 
 export type ProviderType = "anthropic" | "openai-compatible";

@@ -31,6 +31,8 @@ export interface OpenAIRequest {
   stream_options?: { include_usage: true };
   tools?: OpenAITool[];
   stop?: string[];
+  /** The model's reasoning level, on servers that take it (OpenAI's reasoning models, vLLM, OpenRouter). */
+  reasoning_effort?: string;
 }
 
 export interface WireOptions {
@@ -108,5 +110,6 @@ export function toOpenAIRequest(request: ModelRequest, options: WireOptions): Op
     ...(options.includeUsage && { stream_options: { include_usage: true as const } }),
     ...(tools.length > 0 && { tools }),
     ...(options.textToolCalls && { stop: [TOOL_RESULT_TAG] }),
+    ...(request.effort !== undefined && { reasoning_effort: request.effort }),
   };
 }

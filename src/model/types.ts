@@ -119,6 +119,12 @@ export interface ModelRequest {
   maxTokens: number;
   /** Let the model think before answering, when the model supports it. */
   thinking?: "adaptive" | { budgetTokens: number };
+  /**
+   * How much effort the model puts into its answer, one of the model's own levels (model/effort.ts):
+   * Anthropic's output_config.effort, an OpenAI-compatible server's reasoning_effort. Absent: the
+   * provider's default.
+   */
+  effort?: string;
   /** Offer the provider's server-side web search. */
   webSearch?: WebSearchOptions;
 }

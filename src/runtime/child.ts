@@ -88,6 +88,8 @@ function forward(parent: CallContext, callId: string, counter: { calls: number }
       case "tool_result":
         parent.emit({ ...event, parentCallId: callId });
         return;
+      case "tool_output":
+        return parent.emit({ ...event, parentCallId: callId });
       case "notice":
         parent.emit(event);
         return;

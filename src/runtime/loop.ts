@@ -11,7 +11,7 @@ import { abortable } from "./abortable.ts";
 import { type CompactionContext, compact, needsCompaction } from "./compaction.ts";
 import type { Conversation } from "./conversation.ts";
 import type { AgentEvent, StopReason } from "./events.ts";
-import { CHARS_PER_TOKEN, type UsageMeter } from "./meter.ts";
+import { CHARS_PER_TOKEN, type UsageMeter, usageSnapshot } from "./meter.ts";
 import { streamResponse } from "./modelStep.ts";
 import { CUT_CONTINUE_NOTE, noteBlock } from "./notes.ts";
 import { runToolCalls } from "./toolBatch.ts";
@@ -35,8 +35,9 @@ export const CUT_TOOL_OUTPUT =
   "Not run: your response was cut off at the output limit before it was complete, so this call may be incomplete. Send it again; split large content (a long file) into several smaller calls.";
 
 export interface LoopContext {
+  /** Read at every request (client, request, window, maximum): a model switched in the turn applies from the next request. */
   client: ModelClient;
-  /** Model, system prompt, tools, thinking: the same in every request of the session. */
+  /** Model, system prompt, tools, thinking and effort. */
   request: Omit<ModelRequest, "messages" | "maxTokens">;
   contextWindow: number;
   /** The model's own output maximum. */
@@ -47,7 +48,7 @@ export interface LoopContext {
   registry: ToolRegistry;
   /** For the tools: carries the turn's signal and emit. */
   calls: CallContext;
-  emit(event: AgentEvent): void;
+  emit(event: AgentEvent): unknown;
   signal: AbortSignal;
   /** Model responses of this turn so far; kept here so a turn that throws still reports them. */
   stats: { steps: number };
@@ -115,9 +116,17 @@ function compactionContext(ctx: LoopContext, maxTokens: number): CompactionConte
   return { client: ctx.client, request: { ...ctx.request, maxTokens }, contextWindow: ctx.contextWindow, conversation: ctx.conversation, meter: ctx.meter };
 }
 
+/** How full the context is now and what the session cost so far (after a response or a compaction). */
+function reportUsage(ctx: LoopContext): void {
+  ctx.emit({ type: "usage", ...usageSnapshot(ctx.meter, ctx.conversation.chars, ctx.contextWindow) });
+}
+
 async function compactAndReport(ctx: LoopContext, maxTokens: number, force: boolean): Promise<boolean> {
   const result = await compact(compactionContext(ctx, maxTokens), { force, signal: ctx.signal });
-  if (result) ctx.emit({ type: "compaction", beforeTokens: result.beforeTokens, afterTokens: result.afterTokens });
+  if (result) {
+    ctx.emit({ type: "compaction", beforeTokens: result.beforeTokens, afterTokens: result.afterTokens });
+    reportUsage(ctx);
+  }
   return result !== undefined;
 }
 
@@ -157,6 +166,8 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
       if (signal.aborted) return end("cancelled");
       if (meter.total >= limits.tokenBudget) return end("token_budget");
       if (ctx.stats.steps >= limits.maxSteps) return end("max_steps");
+      // A model switched in the turn may take less.
+      maxTokens = Math.min(maxTokens, ctx.modelMaxTokens);
       const compactionNeeded = forceCompaction || (conversation.chars >= quietUntilChars && needsCompaction(compactionContext(ctx, maxTokens)));
       if (compactionNeeded) {
         const compacted = await compactAndReport(ctx, maxTokens, forceCompaction);
@@ -174,6 +185,7 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
       meter.spend(response.usage);
       conversation.record({ type: "assistant", step, stopReason: response.stopReason, content: sendable(response.content), usage: response.usage });
       meter.observe(response.usage, conversation.chars);
+      reportUsage(ctx);
       const calls = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
       const stepEnd = () => ctx.emit({ type: "step_end", step, usage: response.usage });
 

@@ -1,6 +1,8 @@
-// Token accounting of one Runtime: the session total (for the token budget) and an estimate of
-// the context the next request will fill (for compaction). The estimate is the last response's
-// reported size plus a chars/4 guess of what was added since; without a report, chars/4 of it all.
+// Token accounting of one Runtime: the session total (for the token budget), its cost in US
+// dollars (the catalog's prices), and an estimate of the context the next request will fill (for
+// compaction and the editor's meter). The estimate is the last response's reported size plus a
+// chars/4 guess of what was added since; without a report, chars/4 of it all.
+import type { Price } from "../model/catalog.ts";
 import type { Usage } from "../model/types.ts";
 
 export const CHARS_PER_TOKEN = 4;
@@ -15,8 +17,20 @@ export function contextTokens(usage: Usage): number {
   return usage.inputTokens + usage.cacheReadTokens + usage.cacheCreationTokens + usage.outputTokens;
 }
 
+/** What `usage` costs at `price`, in US dollars (prices are per million tokens). */
+export function usageCost(usage: Usage, price: Price): number {
+  return (
+    (usage.inputTokens * price.input + usage.outputTokens * price.output + usage.cacheReadTokens * price.cacheRead + usage.cacheCreationTokens * price.cacheWrite) / 1_000_000
+  );
+}
+
 export class UsageMeter {
   #total = 0;
+  #cost = 0;
+  /** A response was spent at no known price: the session's cost is unknown from then on. */
+  #unpriced = false;
+  /** The price of the model in use: what spend() charges when the caller names no other. */
+  price: Price | null = null;
   /** Reported context size and the conversation's size in chars at that moment. */
   #base: { tokens: number; chars: number } | undefined;
 
@@ -28,9 +42,16 @@ export class UsageMeter {
     return this.#total;
   }
 
-  /** Counts a response (or a summary request) toward the budget. */
-  spend(usage: Usage): void {
+  /** The session's cost so far in US dollars; undefined when a response came from a model with no price. */
+  get cost(): number | undefined {
+    return this.#unpriced ? undefined : this.#cost;
+  }
+
+  /** Counts a response (or a summary request) toward the budget, and its cost at `price` (default: the model in use). */
+  spend(usage: Usage, price: Price | null = this.price): void {
     this.#total += budgetTokens(usage);
+    if (price === null) this.#unpriced ||= budgetTokens(usage) + usage.cacheReadTokens > 0;
+    else this.#cost += usageCost(usage, price);
   }
 
   /** A response was added; `chars` is the conversation's size after it. */
@@ -49,4 +70,10 @@ export class UsageMeter {
     if (this.#base) return this.#base.tokens + Math.max(0, Math.ceil((chars - this.#base.chars) / CHARS_PER_TOKEN));
     return Math.ceil((this.fixedChars + chars) / CHARS_PER_TOKEN);
   }
+}
+
+/** How full the context is (the estimate for `chars` of conversation), the window, and the cost so far. */
+export function usageSnapshot(meter: UsageMeter, chars: number, size: number): { used: number; size: number; cost?: number } {
+  const cost = meter.cost;
+  return { used: meter.estimate(chars), size, ...(cost !== undefined && { cost }) };
 }

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { ConfigError } from "../config/errors.ts";
 import { type PreparedModel, prepareModel } from "../config/modelSetup.ts";
 import type { GarudaPaths } from "../config/paths.ts";
+import { listModelChoices } from "../config/modelChoices.ts";
 import { checkModelAllowed, loadTeamPolicy } from "../config/policy.ts";
 import { approveProjectSettings, describeLoosening, loadProjectSettings } from "../config/projectSettings.ts";
 import type { ProviderKeys } from "../config/providerKeys.ts";
@@ -33,6 +34,8 @@ import { createExecutor } from "../sandbox/executor.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
+import { sessionChoices } from "../store/sessionChoices.ts";
+import { readSession } from "../store/sessionFile.ts";
 import { createUndoStore } from "../store/undo.ts";
 import { exploreTool } from "../tools/explore.ts";
 import type { EditorBuffers } from "../tools/editorBuffers.ts";
@@ -112,6 +115,29 @@ function hooksAdapter(
   };
 }
 
+/**
+ * A resumed session goes on with the model it used last (its session file's model records), unless
+ * --model names one. When that model cannot be used now (no key, the team policy), the session goes
+ * on with the usual choice, and a notice says so.
+ */
+function resumedModelChoice(resume: PrepareOptions["resume"], options: PrepareOptions, policy: TeamPolicy): { prepared?: PreparedModel; notice?: string } | undefined {
+  if (resume === undefined || options.modelFlag) return undefined;
+  let spec: string | undefined;
+  try {
+    spec = sessionChoices(typeof resume === "string" ? readSession(resume).records : resume.data.records).model;
+  } catch {
+    return undefined;
+  }
+  if (spec === undefined) return undefined;
+  try {
+    const prepared = prepareModel({ paths: options.paths, env: options.env, keys: options.keys, modelFlag: spec });
+    checkModelAllowed(policy, prepared.model.spec);
+    return { prepared };
+  } catch (error) {
+    return { notice: `This conversation used ${spec}, which cannot be used now (${error instanceof Error ? error.message : String(error)}); it goes on with the model set up for new sessions.` };
+  }
+}
+
 /** A first-run question about a project file (the terminal asks it; see PrepareOptions.projectTrust). */
 export interface ProjectTrustQuestion {
   kind: "settings" | "hooks";
@@ -134,8 +160,9 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
   const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
   const root = checked.root;
   const extraRoots = checkExtraRoots(options.extraRoots ?? [], root, { home: paths.home, sessionFolders });
-  const prepared = prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
   const { policy, notices: policyNotices } = loadTeamPolicy({ managed: options.managedPolicy, user: paths.policy, root });
+  const resumedModel = resumedModelChoice(resume, options, policy);
+  const prepared = resumedModel?.prepared ?? prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
   checkModelAllowed(policy, prepared.model.spec);
   const trust = new TrustStore(paths.trust);
   // The user who just answered no in the terminal is not told to go and answer yes.
@@ -157,7 +184,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
   const requested = resolveMode(policy, options.mode ?? "build");
   let mode = requested.mode;
 
-  const notices: Notice[] = [...(checked.homeNotice ? [checked.homeNotice] : []), ...policyNotices, ...trust.notices(), ...project.notices, ...hooks.notices, ...(requested.notice ? [requested.notice] : [])].map(
+  const notices: Notice[] = [...(checked.homeNotice ? [checked.homeNotice] : []), ...(resumedModel?.notice ? [resumedModel.notice] : []), ...policyNotices, ...trust.notices(), ...project.notices, ...hooks.notices, ...(requested.notice ? [requested.notice] : [])].map(
     (text) => ({ level: "warning", text }),
   );
   const settings = project.settings;
@@ -324,6 +351,8 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
       home: paths.home,
       model: { client, info: prepared.model, ...(webSearch && { webSearch }) },
       modelFor,
+      modelChoices: () => listModelChoices({ paths, env: options.env, keys: options.keys }, policy),
+      plan: sessionTools.plan,
       tools,
       engine,
       executor,

@@ -4,6 +4,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
+import type { ModelChoices } from "../config/modelChoices.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { Message, ModelClient, ModelRequest, WebSearchOptions } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
@@ -15,18 +16,22 @@ import { type ClaimedSession, claimSession } from "../store/sessionCatalog.ts";
 import { type SessionStore, createSessionStore } from "../store/sessionFile.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
+import type { PlanState } from "../tools/todo.ts";
 import type { Tool } from "../tools/types.ts";
+import { modelAt } from "../store/sessionChoices.ts";
 import { type CallContext, ToolRegistry } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
 import { abortable } from "./abortable.ts";
 import { type ChildHost, runChild } from "./child.ts";
+import { ChildModels } from "./childModels.ts";
 import { deferredCommand, type ResolvedCommand, resolveCommand } from "./commands.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
-import type { AgentEvent, StopReason } from "./events.ts";
+import type { AgentEvent, EventSink, StopReason } from "./events.ts";
 import { readInstructions } from "./instructions.ts";
 import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
+import { SessionControls } from "./sessionControls.ts";
 import { attachMentions } from "./mentions.ts";
 import type { BufferDeps } from "../tools/editorBuffers.ts";
 import { textOnlyNotice } from "../model/images.ts";
@@ -90,6 +95,13 @@ export interface RuntimeOptions {
   jobs?: BackgroundJobs;
   /** Runs at close(), after the executor shut down (the egress proxy, the audit log). */
   onClose?: () => Promise<void> | void;
+  /**
+   * The models of the catalog and models.json, each usable now or not (config/modelChoices.ts),
+   * read again at each call. With `modelFor`, the session can switch models (setModel).
+   */
+  modelChoices?: () => ModelChoices;
+  /** The session's plan (the todo tool's state): its changes go out as plan events. */
+  plan?: PlanState;
 }
 
 /** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
@@ -112,13 +124,16 @@ function defaultSandbox(executor: Executor, mode: Mode): SandboxSpec | null {
 }
 
 /** A front end's mistake in onEvent must not leave the conversation half-recorded. */
-function safeEmit(onEvent: (event: AgentEvent) => void): (event: AgentEvent) => void {
+function safeEmit(onEvent: EventSink): EventSink {
   return (event) => {
     try {
-      onEvent(event);
+      const held = onEvent(event);
+      // Only a command's output waits for the front end (EventSink); a failure there frees it.
+      if (event.type === "tool_output" && held instanceof Promise) return held.catch(() => {});
     } catch {
       // The event is lost for display; the turn and its records go on.
     }
+    return undefined;
   };
 }
 
@@ -133,9 +148,13 @@ export class Runtime {
   readonly #conversation: Conversation;
   readonly #meter: UsageMeter;
   readonly #session: SessionState;
+  /** The model, the effort and the usage, and who watches them (the editor's pickers and meter). */
+  readonly controls: SessionControls;
+  /** The running turn's emit, for changes made inside it (the plan). */
+  #turnEmit: EventSink | undefined;
   readonly #notices: Notice[] = [];
-  /** Models subagents asked for, by spec (custom agents' `model`). */
-  readonly #childModels = new Map<string, Promise<SubagentModel>>();
+  /** Models subagents asked for (custom agents' `model`). */
+  readonly #childModels: ChildModels;
   /** Notes for the model's next user message (a cut answer, an undo). */
   readonly #notes: string[] = [];
   readonly #closing = new AbortController();
@@ -165,6 +184,8 @@ export class Runtime {
     this.#notices.push(...(options.notices ?? []));
     this.systemPrompt = buildSystemPrompt({ version: VERSION, root, extraRoots: options.extraRoots ?? [], platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
     this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#registry.specs()).length);
+    this.#childModels = new ChildModels(options.modelFor, (usage, price) => this.#meter.spend(usage, price));
+    options.plan?.subscribe((items) => this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }));
 
     let writeFailed = false;
     const onWriteError = (error: Error) => {
@@ -175,11 +196,33 @@ export class Runtime {
     const store = options.sessionStore === undefined ? createSessionStore({ sessionsDir: garudaPaths(options.home).sessions, onError: onWriteError }) : options.sessionStore;
     this.#resumed = resumed && { id: resumed.id, file: resumed.file };
     this.#conversation = new Conversation(resumed?.data.messages ?? []);
+    this.controls = new SessionControls(
+      { client: options.model.client, info: options.model.info },
+      {
+        meter: this.#meter,
+        conversation: this.#conversation,
+        ...(options.modelChoices && { modelChoices: options.modelChoices }),
+        ...(options.modelFor && { modelFor: options.modelFor }),
+        turnRunning: () => this.#turn !== undefined,
+        closed: () => this.#closed,
+        compact: () => this.compact(),
+      },
+      options.model.thinking,
+    );
     const state = resumed ? resumedState(resumed.data) : undefined;
-    if (state) {
-      if (state.damage && !resumed?.damageShown) this.#notices.push({ level: "warning", text: state.damage });
-      for (const usage of state.usages) this.#meter.spend(usage);
+    if (resumed && state) {
+      if (state.damage && !resumed.damageShown) this.#notices.push({ level: "warning", text: state.damage });
+      // Each response at the price of the model that served it (a session may switch models).
+      const records = resumed.data.records;
+      const served = modelAt(records);
+      const priceOf = this.controls.priceLookup();
+      records.forEach((record, index) => {
+        const price = priceOf(served[index]);
+        if (record.type === "assistant") this.#meter.spend(record.usage, price);
+        if (record.type === "compaction" && record.usage) this.#meter.spend(record.usage, price);
+      });
       this.#lastTurnMode = state.lastMode;
+      this.controls.restore(records);
     }
     this.#extras = new TitleAndNotices(this.#conversation, state);
     this.#session = openSession(store, resumed && { file: resumed.file, lock: resumed.lock }, { root, version: VERSION, model: options.model.info.spec }, options.sessionId);
@@ -247,7 +290,9 @@ export class Runtime {
   async setMode(mode: Mode): Promise<ModeSwitch> {
     const refusal = this.#options.modeRefusal?.(mode);
     if (refusal !== undefined) return { refusal, notices: [] };
+    const changed = mode !== this.#mode;
     this.#mode = mode;
+    if (changed) this.controls.emit({ type: "mode", mode });
     return { notices: mode === "plan" ? await this.#stopWriters() : [] };
   }
 
@@ -259,6 +304,16 @@ export class Runtime {
     this.#notes.push(text);
     this.#options.audit?.record({ type: "notice", text });
     return [text];
+  }
+
+  /** The model the next request uses (controls.setModel switches it). */
+  get model(): ModelInfo {
+    return this.controls.model.info;
+  }
+
+  /** The rules in force and this session's own ("Allow for this session") rules, for /permissions. */
+  get permissions(): Pick<PermissionEngine, "rules" | "sessionRules" | "revokeSessionRule"> {
+    return this.#options.engine;
   }
 
   /** The modes this session may switch to. */
@@ -285,7 +340,7 @@ export class Runtime {
    * is a rendering of it (an editor's blocks), kept in the session file for a replay. `images`: the prompt's images
    * (an editor's image blocks), sent after its text.
    */
-  runTurn(prompt: string, signal: AbortSignal, onEvent: (event: AgentEvent) => void, shown?: readonly PromptBlock[], images: readonly ImageBlock[] = []): Promise<StopReason> {
+  runTurn(prompt: string, signal: AbortSignal, onEvent: EventSink, shown?: readonly PromptBlock[], images: readonly ImageBlock[] = []): Promise<StopReason> {
     if (this.#closed) return Promise.reject(new Error("This session is closed."));
     if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
     // The API refuses an empty text block, and there is nothing to answer: no request at all.
@@ -310,19 +365,23 @@ export class Runtime {
     return this.#turnSignal ?? this.#closing.signal;
   }
 
-  async #runTurn(prompt: string, outer: AbortSignal, show: (event: AgentEvent) => void, shown: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
+  async #runTurn(prompt: string, outer: AbortSignal, show: EventSink, shown: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
     const signal = AbortSignal.any([outer, this.#closing.signal]);
     this.#turnSignal = signal;
-    // The turn's notices go into the session file too (a replay shows them).
+    // The turn's notices go into the session file too (a replay shows them). What the front end
+    // returns is handed back (a command's output waits on a slow editor).
     this.#extras.beginTurn();
-    const emit = (event: AgentEvent) => {
-      show(event);
+    const emit: EventSink = (event) => {
+      const answer = show(event);
       this.#extras.event(event);
+      return answer;
     };
+    this.#turnEmit = emit;
     try {
       return await this.#turnBody(prompt, signal, emit, shown, images);
     } finally {
       this.#turnSignal = undefined;
+      this.#turnEmit = undefined;
       await this.#endUndoTurn(emit);
       this.#extras.endTurn();
     }
@@ -340,7 +399,7 @@ export class Runtime {
     for (const text of undo.takeNotices?.() ?? []) emit({ type: "notice", level: "warning", text });
   }
 
-  async #turnBody(prompt: string, signal: AbortSignal, emit: (event: AgentEvent) => void, given: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
+  async #turnBody(prompt: string, signal: AbortSignal, emit: EventSink, given: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
     const typed = prompt;
     for (const notice of this.#notices.splice(0)) {
       emit({ type: "notice", level: notice.level, text: notice.text });
@@ -371,6 +430,7 @@ export class Runtime {
       this.#conversation.record({ type: "mode", mode });
       this.#session.recordedMode = mode;
     }
+    this.controls.sync();
     this.#conversation.closeOpenToolCalls();
     if (this.#options.undo) {
       try {
@@ -420,11 +480,22 @@ export class Runtime {
     this.#turnOpen = true;
     const stats = { steps: 0 };
     try {
+      // Read at every request: a model switch during the turn applies from the next one.
+      const active = () => this.controls.model;
+      const request = () => this.#request();
       const result = await runLoop({
-        client: this.#options.model.client,
-        request: this.#request(),
-        contextWindow: this.#options.model.info.contextWindow,
-        modelMaxTokens: this.#options.model.info.maxTokens,
+        get client() {
+          return active().client;
+        },
+        get request() {
+          return request();
+        },
+        get contextWindow() {
+          return active().info.contextWindow;
+        },
+        get modelMaxTokens() {
+          return active().info.maxTokens;
+        },
         limits: this.#limits,
         conversation: this.#conversation,
         meter: this.#meter,
@@ -462,18 +533,17 @@ export class Runtime {
   }
 
   #request(): Omit<ModelRequest, "messages" | "maxTokens"> {
-    const { info, thinking, webSearch } = this.#options.model;
-    const think = thinking ?? (info.thinking === "adaptive" ? "adaptive" : undefined);
+    const { webSearch, info: first } = this.#options.model;
     return {
-      model: info.id,
+      ...this.controls.request(),
       system: this.systemPrompt,
       tools: this.#registry.specs() as ModelRequest["tools"],
-      ...(think !== undefined && { thinking: think }),
-      ...(webSearch && { webSearch }),
+      // Web search is the first model's provider's server tool; another provider has none.
+      ...(webSearch && this.model.provider === first.provider && { webSearch }),
     };
   }
 
-  #callContext(mode: Mode, signal: AbortSignal, emit: (event: AgentEvent) => void): CallContext {
+  #callContext(mode: Mode, signal: AbortSignal, emit: EventSink): CallContext {
     const options = this.#options;
     let snapshotWarned = false;
     const calls: CallContext = {
@@ -500,48 +570,20 @@ export class Runtime {
     };
     // Subagents share the model, the engine, the approver and the signal; not the subagent capability (no nesting).
     const { model, thinking } = this.#request();
+    const active = this.controls.model;
     const host: ChildHost = {
-      client: options.model.client,
+      client: active.client,
       request: { model, ...(thinking !== undefined && { thinking }) },
-      contextWindow: options.model.info.contextWindow,
-      modelMaxTokens: options.model.info.maxTokens,
+      contextWindow: active.info.contextWindow,
+      modelMaxTokens: active.info.maxTokens,
       limits: this.#limits,
       tokensLeft: () => this.#limits.tokenBudget - this.#meter.total,
-      spend: (usage) => this.#meter.spend(usage),
+      spend: (usage) => this.#meter.spend(usage, active.info.price),
       tool: (name) => this.#registry.get(name),
       toolNames: () => this.#registry.names(),
       calls,
     };
-    return { ...calls, subagent: async (task, call) => runChild(task.model ? await this.#childModel(host, task.name, task.model) : host, task, call) };
-  }
-
-  /** The child host on the model the task names (opened once per session and spec). */
-  async #childModel(host: ChildHost, agent: string, spec: string): Promise<ChildHost> {
-    const modelFor = this.#options.modelFor;
-    if (!modelFor || spec === this.#options.model.info.spec) return host;
-    let opening = this.#childModels.get(spec);
-    if (!opening) {
-      opening = modelFor(spec);
-      this.#childModels.set(spec, opening);
-      // A failure is not kept: the user may fix the key or the policy and try again.
-      opening.catch(() => this.#childModels.delete(spec));
-    }
-    let model: SubagentModel;
-    try {
-      model = await opening;
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`the agent "${agent}" asks for the model ${spec}, which cannot be used here: ${reason} Remove \`model:\` from the agent's file (it then runs on the session's model) or fix that.`);
-    }
-    if (model.info.spec === this.#options.model.info.spec) return host;
-    const thinking = model.info.thinking === "adaptive" ? "adaptive" : undefined;
-    return {
-      ...host,
-      client: model.client,
-      request: { model: model.info.id, ...(thinking !== undefined && { thinking }) },
-      contextWindow: model.info.contextWindow,
-      modelMaxTokens: model.info.maxTokens,
-    };
+    return { ...calls, subagent: async (task, call) => runChild(task.model ? await this.#childModels.hostFor(host, this.model, task.name, task.model) : host, task, call) };
   }
 
   #end(reason: string): void {
@@ -565,10 +607,10 @@ export class Runtime {
   async compact(options: { focus?: string; signal?: AbortSignal } = {}): Promise<CompactionResult | undefined> {
     if (this.#turn) throw new Error("A turn is running; compact after it ends.");
     this.#conversation.closeOpenToolCalls();
-    const { info } = this.#options.model;
-    return compact(
+    const { client, info } = this.controls.model;
+    const result = await compact(
       {
-        client: this.#options.model.client,
+        client,
         request: { ...this.#request(), maxTokens: Math.min(this.#limits.maxOutputTokens, info.maxTokens) },
         contextWindow: info.contextWindow,
         conversation: this.#conversation,
@@ -576,6 +618,8 @@ export class Runtime {
       },
       { force: true, signal: AbortSignal.any([options.signal ?? new AbortController().signal, this.#closing.signal]), ...(options.focus && { focus: options.focus }) },
     );
+    if (result) this.controls.emit({ type: "usage", ...this.controls.usage });
+    return result;
   }
 
   /** /diff: what this session changed in the project. */

@@ -178,7 +178,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     return { argv: limited ? limited.outer(outer) : outer, env, cwd: request.cwd, pidNamespace: true, keeper: false, ...(limited && { limited }) };
   }
 
-  function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => void): { job: Job; limited: LimitedCommand | undefined } {
+  function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => unknown): { job: Job; limited: LimitedCommand | undefined } {
     if (closed) throw new Error("the executor has been shut down");
     const { limited, ...launched } = launch(request);
     let job: Job;
@@ -247,7 +247,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const { job, limited } = begin(request, "all", stdin, (text) => {
         kept.push(text);
         seen.push(text);
-        request.onOutput?.(text);
+        return request.onOutput?.(text);
       });
       const unwatch = watch(job, request.signal, request.timeoutMs);
       try {
@@ -263,7 +263,10 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
       const stdin = request.raw ? "pipe" : request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
       const git = gitSnapshot(request);
-      const { job, limited } = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => ring.push(text));
+      const { job, limited } = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => {
+        ring.push(text);
+        return request.onOutput?.(text);
+      });
       if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
       const unwatch = watch(job, request.signal, undefined);
       const exited = job.exited.then((end) => {

@@ -24,8 +24,8 @@ export interface JobOptions {
   /** The process is the command's keeper (keeper.ts), which stops its tree itself on SIGTERM. */
   keeper?: boolean;
   graceMs: number;
-  /** Decoded output, stdout and stderr as they arrive. */
-  onText: (text: string) => void;
+  /** Decoded output, stdout and stderr as they arrive; a promise pauses the reading until it settles. */
+  onText: (text: string) => unknown;
 }
 
 export interface JobEnd {
@@ -51,16 +51,27 @@ const KEEPER_MARGIN_MS = 1_000;
 
 type Cancel = { cancel(): Promise<void> };
 
-async function pump(stream: ReadableStream<Uint8Array>, onText: (text: string) => void, readers: Cancel[]): Promise<void> {
+async function pump(stream: ReadableStream<Uint8Array>, onText: (text: string) => unknown, readers: Cancel[]): Promise<void> {
   const reader = stream.getReader();
-  readers.push(reader);
+  // A cancel (after the drain window) also ends a wait for the consumer: a pump never outlives its job.
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  readers.push({
+    cancel: () => {
+      release();
+      return reader.cancel();
+    },
+  });
   const decoder = new TextDecoder();
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
       const text = decoder.decode(value, { stream: true });
-      if (text) onText(text);
+      const held = text ? onText(text) : undefined;
+      if (held instanceof Promise) await Promise.race([held.catch(() => {}), released]);
     }
   } catch {
     // cancelled after the drain window

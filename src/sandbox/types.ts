@@ -66,8 +66,12 @@ export interface ExecRequest {
   sandbox: SandboxSpec | null;
   signal?: AbortSignal;
   timeoutMs?: number;
-  /** Streaming output as it comes, stdout and stderr interleaved. */
-  onOutput?: (chunk: string) => void;
+  /**
+   * Streaming output as it comes, stdout and stderr interleaved. A returned promise pauses the
+   * reading of the output until it settles: the command's writes then wait, as at a terminal
+   * that cannot keep up (they are read again at the latest when the command ends or is stopped).
+   */
+  onOutput?: (chunk: string) => unknown;
   /** Extra environment variables (on top of the executor's allowlist). */
   env?: Record<string, string>;
   stdin?: string;
@@ -129,7 +133,8 @@ export interface SpecOptions {
 export interface Executor {
   readonly sandbox: SandboxAvailability;
   run(request: ExecRequest): Promise<ExecResult>;
-  start(request: Omit<ExecRequest, "onOutput" | "timeoutMs"> & { raw?: boolean }): RunningProcess;
+  /** `onOutput` streams what the process prints (not its stdout with `raw`) for as long as it runs. */
+  start(request: Omit<ExecRequest, "timeoutMs"> & { raw?: boolean }): RunningProcess;
   /** Kills every process group this executor started, at once. */
   shutdown(): Promise<void>;
 }

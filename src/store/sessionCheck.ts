@@ -98,6 +98,10 @@ export function checkRecord(value: unknown): SessionRecord | string {
       return record as SessionRecord;
     case "mode":
       return isMode(value.mode) ? (record as SessionRecord) : invalid;
+    case "model":
+      return isString(value.model) ? (record as SessionRecord) : invalid;
+    case "effort":
+      return isString(value.effort) ? (record as SessionRecord) : invalid;
     case "end":
       return { ...record, stopReason: isString(value.stopReason) ? value.stopReason : "done", steps: isNumber(value.steps) ? value.steps : 0 } as SessionRecord;
     case "title":

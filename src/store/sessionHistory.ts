@@ -107,6 +107,10 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
         break;
       case "tool_results":
         for (const result of record.results) {
+          // The plan goes out as the todo tool runs, before its result (as live).
+          const call = tools.get(result.callId);
+          const plan = call?.tool === "todo" && result.status === "completed" ? planOf(call.input) : undefined;
+          if (plan) items.push({ type: "plan", items: plan });
           items.push({
             type: "tool_result",
             callId: result.callId,
@@ -115,9 +119,6 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
             ...(result.summary !== undefined && { summary: result.summary }),
             cancelled: result.synthetic === true,
           });
-          const call = tools.get(result.callId);
-          const plan = call?.tool === "todo" && result.status === "completed" ? planOf(call.input) : undefined;
-          if (plan) items.push({ type: "plan", items: plan });
         }
         break;
       case "compaction":

@@ -85,6 +85,10 @@ export type SessionRecord = { t: string } & (
       usage?: Usage;
     }
   | { type: "mode"; mode: Mode }
+  /** The session's model from here on (a switch); `model` is the spec, as in start and resume. */
+  | { type: "model"; model: string }
+  /** The effort level from here on (model/effort.ts), for the model in use. */
+  | { type: "effort"; effort: string }
   | { type: "end"; stopReason: string; steps: number }
   /** The session's title (one visible line), from its first prompt (format 2). */
   | { type: "title"; title: string }

@@ -65,3 +65,17 @@ const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A
 export function safeText(text: string): string {
   return text.replace(UNSAFE, (char) => escape(char));
 }
+
+/** Printable ASCII and the line controls a terminal draws: nothing to escape (the common case, checked fast). */
+const TERMINAL_PLAIN = /^[\x20-\x7e\n\t\r]*$/;
+
+/**
+ * A command's output for a terminal view: every hidden character made visible as ⟨U+XXXX⟩ as by
+ * visible(), except the line controls a terminal draws — newline, tab and carriage return (a
+ * progress bar redraws its line, as the terminal chat shows it) — and blank runs stay as printed
+ * (aligned columns). Escape sequences must be removed first: their ESC would show as ⟨U+001B⟩.
+ */
+export function visibleTerminal(text: string): string {
+  if (TERMINAL_PLAIN.test(text)) return text;
+  return text.replace(HIDDEN_GLOBAL, (char) => (char === "\r" || !isHidden(char) ? char : escape(char)));
+}

@@ -83,6 +83,8 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput> {
           onOutput: (chunk) => {
             kept.push(chunk);
             progress.push(chunk);
+            // A front end that is behind holds the command's output (the command waits, as at a slow terminal).
+            return ctx.output?.(chunk);
           },
         });
       } catch (error) {
@@ -104,7 +106,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput> {
       const failed = result.timedOut || result.killed || result.exitCode !== 0;
       if (failed && !result.killed && sandbox !== null) lines.push(...sandboxHints(output, ctx.root, sandbox, outsidePolicy));
       const summary = result.timedOut ? "Timed out" : result.killed ? "Cancelled" : result.exitCode === null ? `Ended by ${result.signal ?? "a signal"}` : `Exit code ${result.exitCode}`;
-      return { output: lines.join("\n"), isError: failed, summary };
+      return { output: lines.join("\n"), isError: failed, summary, exit: { code: result.exitCode, signal: result.signal } };
     },
   };
 }

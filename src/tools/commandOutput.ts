@@ -51,7 +51,10 @@ export class HeadTail {
       text = text.slice(room);
     }
     if (text.length === 0) return;
-    this.#tail = (this.#tail + text).slice(-(this.max - this.#half));
+    const keep = this.max - this.#half;
+    // A chunk longer than the tail is the tail by itself: no copy of the old one (a command that
+    // prints megabytes makes no garbage here beyond its own chunks).
+    this.#tail = text.length >= keep ? text.slice(-keep) : (this.#tail + text).slice(-keep);
   }
 
   get total(): number {
@@ -78,6 +81,9 @@ export function lastLines(text: string, count: number): string {
     .filter((line) => line.length > 0);
   return visible(lines.slice(-count).join("\n"));
 }
+
+/** What a progress line is made from: the latest output, this many characters of it. */
+const TAIL_CHARS = 4_000;
 
 export interface ProgressOptions {
   /** At most one progress line per this many milliseconds. */
@@ -113,7 +119,7 @@ export class ProgressThrottle {
 
   push(chunk: string): void {
     if (this.#stopped) return;
-    this.#tail = (this.#tail + chunk).slice(-4_000);
+    this.#tail = chunk.length >= TAIL_CHARS ? chunk.slice(-TAIL_CHARS) : (this.#tail + chunk).slice(-TAIL_CHARS);
     if (this.#timer) return;
     const wait = this.#last + this.#interval - this.#now();
     if (wait <= 0) this.#flush();

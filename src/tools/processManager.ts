@@ -124,8 +124,12 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
           const command = stripCdRoot(args.command as string, ctx.root);
           const sandbox = commandSandbox(args.outside_sandbox, ctx);
           let entry: ManagedProcess;
+          // What it prints while this call waits goes to the front end as it comes; later output
+          // belongs to the process, read with "output".
+          let streaming = true;
+          const onOutput = (data: string) => (streaming ? ctx.output?.(data) : undefined);
           try {
-            entry = table.add(ctx.executor.start({ command, cwd: ctx.root, sandbox }), { sandboxed: sandbox !== null, writesProject: sandbox === null || !sandbox.projectReadOnly });
+            entry = table.add(ctx.executor.start({ command, cwd: ctx.root, sandbox, onOutput }), { sandboxed: sandbox !== null, writesProject: sandbox === null || !sandbox.projectReadOnly });
           } catch (error) {
             if (error instanceof SandboxUnavailableError) {
               return { output: `The process did not start: ${error.message}. Start it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`, isError: true };
@@ -133,19 +137,22 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
             if (error instanceof CommandTooLongError) return { output: `The process did not start: ${error.message}.`, isError: true };
             throw error;
           }
-          const outcome = await waitForStart(entry, waitMs, ctx.signal);
+          const outcome = await waitForStart(entry, waitMs, ctx.signal).finally(() => {
+            streaming = false;
+          });
           if (outcome === "exit") entry.end ??= await entry.process.exited;
           if (outcome === "cancel") {
             entry.stopped = true;
-            await entry.process.stop();
-            return { output: `Cancelled: ${describeEntry(entry)} was stopped again.`, isError: true, summary: "Cancelled" };
+            const end = await entry.process.stop();
+            return { output: `Cancelled: ${describeEntry(entry)} was stopped again.`, isError: true, summary: "Cancelled", exit: { code: end.exitCode, signal: end.signal } };
           }
           const text = tail(entry.process.output(), 4_000);
           const shown = text.length > 0 ? `\nOutput so far:\n${text}` : "\n(no output yet)";
           if (entry.end) {
             const failed = entry.end.exitCode !== 0;
             const limit = entry.end.limit ? `\n${entry.end.limit.message}` : "";
-            return { output: `${describeEntry(entry)} ${statusOf(entry)} right after it started.${shown}${limit}`, isError: failed, summary: statusOf(entry) };
+            const exit = { code: entry.end.exitCode, signal: entry.end.signal };
+            return { output: `${describeEntry(entry)} ${statusOf(entry)} right after it started.${shown}${limit}`, isError: failed, summary: statusOf(entry), exit };
           }
           const note = entry.sandboxed ? "\n[Garuda: it runs in the OS sandbox, with its own network: ports it opens cannot be reached from outside it.]" : "";
           return { output: `Started ${describeEntry(entry)}. It keeps running; use action "output" with id ${entry.process.id} to read it, "stop" to end it.${shown}${note}`, summary: `Started ${entry.process.id}` };

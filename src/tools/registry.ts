@@ -30,7 +30,8 @@ export interface CallContext {
   sandbox: SandboxSpec | null;
   engine: Pick<PermissionEngine, "authorize" | "refusal">;
   approver?: Approver;
-  emit(event: AgentEvent): void;
+  /** A promise returned for tool_output holds the command's output (runtime/events.ts EventSink). */
+  emit(event: AgentEvent): unknown;
   beforeWrite(paths: string[]): Promise<void>;
   hooks?: ToolHooks;
   audit?: AuditSink;
@@ -119,7 +120,7 @@ export class ToolRegistry {
     const started = performance.now();
     const tool = this.#tools.get(call.name);
     const fallbackInfo: CallInfo = { title: call.name === INVALID_TOOL_CALL ? "A tool call that could not be read" : call.name, kind: "other", locations: [] };
-    const finish = (info: CallInfo, status: CallOutcome["status"], output: string, summary?: string): CallOutcome => {
+    const finish = (info: CallInfo, status: CallOutcome["status"], output: string, summary?: string, exit?: ToolResult["exit"]): CallOutcome => {
       const cancelled = ctx.signal.aborted;
       const outcome: CallOutcome = {
         callId: call.id,
@@ -132,7 +133,7 @@ export class ToolRegistry {
         durationMs: performance.now() - started,
         cancelled,
       };
-      ctx.emit({ type: "tool_result", callId: call.id, status, output, ...(summary !== undefined && { summary }) });
+      ctx.emit({ type: "tool_result", callId: call.id, status, output, ...(summary !== undefined && { summary }), ...(exit && { exit }) });
       ctx.audit?.record({ type: "tool_result", callId: call.id, tool: call.name, readOnly: tool?.readOnly ?? true, ok: status === "completed", ...(summary !== undefined && { summary }) });
       return outcome;
     };
@@ -213,6 +214,10 @@ export class ToolRegistry {
       sandbox: ctx.sandbox,
       authorize: (extra) => ctx.engine.authorize(extra, { mode: ctx.mode, ...(ctx.approver && { approver: ctx.approver }), signal: ctx.signal }),
       progress: (text) => ctx.emit({ type: "tool_progress", callId: call.id, text }),
+      output: (data) => {
+        const held = ctx.emit({ type: "tool_output", callId: call.id, data });
+        return held instanceof Promise ? (held as Promise<void>) : undefined;
+      },
       beforeWrite: (paths) => ctx.beforeWrite(paths),
       ...(partial && { partial }),
       ...(subagent && { subagent: (task: SubagentTask) => subagent(task, { callId: call.id, readOnly: tool.readOnly }) }),
@@ -225,7 +230,7 @@ export class ToolRegistry {
       if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
       result = { output: `Error: ${call.name} failed: ${describeError(error)}`, isError: true };
     }
-    if (ctx.signal.aborted) return finish(info, "failed", result.output ? `${result.output}\n\n${CANCELLED_OUTPUT}` : CANCELLED_OUTPUT, result.summary);
+    if (ctx.signal.aborted) return finish(info, "failed", result.output ? `${result.output}\n\n${CANCELLED_OUTPUT}` : CANCELLED_OUTPUT, result.summary, result.exit);
 
     // The model hears which hunks the user left out.
     let output = partial && !result.isError ? `${result.output}\n\n${partial.note}` : result.output;
@@ -237,6 +242,6 @@ export class ToolRegistry {
       warn(post.warnings);
       output = appendHookFeedback(output, post.feedback ?? []);
     }
-    return finish(info, result.isError ? "failed" : "completed", output, result.summary);
+    return finish(info, result.isError ? "failed" : "completed", output, result.summary, result.exit);
   }
 }

@@ -25,6 +25,7 @@ export type TodoInput = z.infer<typeof input>;
 /** The session's plan. The runtime creates one per session and may read it (e.g. for compaction or display). */
 export class PlanState {
   #items: TodoItem[] = [];
+  readonly #listeners = new Set<(items: readonly TodoItem[]) => void>();
 
   get items(): readonly TodoItem[] {
     return this.#items;
@@ -32,6 +33,13 @@ export class PlanState {
 
   set(items: readonly TodoItem[]): void {
     this.#items = items.map((i) => ({ content: i.content, status: i.status }));
+    for (const listener of [...this.#listeners]) listener(this.#items);
+  }
+
+  /** Calls `listener` with the whole plan after every change (the Runtime tells the front end). */
+  subscribe(listener: (items: readonly TodoItem[]) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 }
 

@@ -3,7 +3,7 @@
 // and the tool itself, and reports each step as AgentEvents carrying the call's id.
 import type { z } from "zod";
 import type { Decision, FileChange, Mode, PartialApproval, PermissionRequest } from "../permission/types.ts";
-import type { StopReason } from "../runtime/events.ts";
+import type { CommandExit, StopReason } from "../runtime/events.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 
 /** How a front end groups a call (ACP tool kinds). */
@@ -25,6 +25,8 @@ export interface ToolResult {
   isError?: boolean;
   /** One short line for a front end (e.g. "12 matches in 4 files"). */
   summary?: string;
+  /** How the command the call ran ended (bash; a process that exited while process_manager waited). */
+  exit?: CommandExit;
 }
 
 /** Everything a tool may use; nothing is ambient. */
@@ -42,6 +44,11 @@ export interface ToolContext {
   authorize(request: PermissionRequest): Promise<Decision>;
   /** A progress line for the front end (tool_progress). */
   progress(text: string): void;
+  /**
+   * A chunk of the call's command output, as it arrives, for a front end that streams it
+   * (tool_output). A promise says to wait before reading more of the command's output.
+   */
+  output?(data: string): Promise<void> | undefined;
   /** Takes an undo snapshot of these absolute paths before a write. */
   beforeWrite(paths: string[]): Promise<void>;
   /** The user allowed only part of this call's file change (hunk review): write_file and edit_file write that text. */

@@ -36,7 +36,10 @@ export function conversation(updates: readonly acp.SessionUpdate[]): unknown[] {
   const out: Array<Record<string, unknown>> = [];
   for (const update of updates) {
     switch (update.sessionUpdate) {
-      // Live state: a call running or printing, the / menu, the session's time.
+      // Live state: a call running or printing, the / menu, the session's time, the context meter.
+      case "usage_update":
+      case "config_option_update":
+      case "current_mode_update":
       case "available_commands_update":
       case "session_info_update":
       case "user_message_chunk":

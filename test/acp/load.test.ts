@@ -56,9 +56,8 @@ describe("session/load", () => {
     const { response, replayed } = await load(again, sessionId);
     expect(response.modes?.currentModeId).toBe("build");
 
-    // Everything the editor kept of the live turns comes back, in order, field by field. (The
-    // plan is the replay's own until the live turn sends one too: checked on its own below.)
-    expect(conversation(replayed.filter((u) => u.sessionUpdate !== "plan"))).toEqual(conversation(live));
+    // Everything the editor kept of the live turns comes back, in order, field by field, the plan too.
+    expect(conversation(replayed)).toEqual(conversation(live));
     // The live updates it leaves out are live state only: the running calls and the session's time.
     expect(live.filter((u) => u.sessionUpdate === "tool_call_update" && (u.status === "in_progress" || u.status === "pending")).length).toBeGreaterThan(0);
     // Each prompt as the user sent it: text, the file link, the embedded selection.
@@ -196,7 +195,7 @@ describe("session/resume", () => {
     expect(response.modes?.currentModeId).toBe("build");
     await Bun.sleep(50);
     // Nothing of the conversation (the / menu may follow the answer, as for session/new).
-    expect(again.updates.slice(before).map((n) => n.update.sessionUpdate).filter((kind) => kind !== "available_commands_update")).toEqual([]);
+    expect(again.updates.slice(before).map((n) => n.update.sessionUpdate).filter((kind) => kind !== "available_commands_update" && kind !== "usage_update")).toEqual([]);
     await again.prompt(sessionId, "which colour?");
     expect(userTexts(next)[0]).toContain("my colour is blue");
     expect(JSON.stringify(next.requests[0]?.messages)).toContain("Noted: blue.");

@@ -362,16 +362,19 @@ describe("garuda (the chat) in a terminal", () => {
     expect(readFileSync(join(ws.root, "b.txt"), "utf8")).toBe("two\n");
   }, 60_000);
 
-  test("/compact summarizes, /model switches the model and keeps the conversation, /clear starts a new one", async () => {
+  test("/compact summarizes, /model switches the model (any number of times) and keeps the conversation, /clear starts a new one", async () => {
     const answers = ["One.", "Two.", "Three.", "Four.", "Five."].map((text) => ({ steps: [{ type: "text" as const, text }] }));
     await using mock = startMockAnthropic({
       script: [...answers, { steps: [{ type: "text", text: "The user counted to five." }] }, { steps: [{ type: "text", text: "Opus answers." }] }, { steps: [{ type: "text", text: "Fresh start." }] }],
     });
     using ws = workspace();
-    const stdin = ["1", "2", "3", "4", "5", "/compact", "/model claude-opus-5", "Who are you?", "/clear", "Hello again", "/exit", ""].join("\n");
+    const stdin = ["1", "2", "3", "4", "5", "/compact", "/model claude-haiku-4-5", "/model claude-nonexistent-9", "/model claude-opus-5", "Who are you?", "/clear", "Hello again", "/exit", ""].join("\n");
     const run = await runPipedIn([], { cwd: ws.root, env: chatEnv(mock, ws.home), stdin });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Compacted the conversation: [\d,K]+ → [\d,K]+ tokens\./);
+    expect(run.stdout).toContain("Model: claude-haiku-4-5.");
+    expect(run.stdout).toContain('There is no model "claude-nonexistent-9"');
+    expect(run.stdout).toContain("The model stays claude-haiku-4-5.");
     expect(run.stdout).toContain("Model: claude-opus-5.");
     expect(run.stdout).toContain("Opus answers.");
     expect(run.stdout).toContain("A new conversation.");
@@ -381,6 +384,8 @@ describe("garuda (the chat) in a terminal", () => {
     expect(JSON.stringify(opus.messages)).toContain("The user counted to five.");
     expect(JSON.stringify(opus.messages)).toContain("Who are you?");
     expect(fresh.messages).toHaveLength(1);
+    // /clear keeps the model in use.
+    expect(fresh.model).toBe("claude-opus-5");
   }, 60_000);
 
   test("a prompt over several lines; SIGTERM during a command closes the session, kills the command, exits 143", async () => {

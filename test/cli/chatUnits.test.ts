@@ -246,6 +246,12 @@ describe("the transcript", () => {
     const line = jsonEvent({ type: "tool_call", callId: "e", tool: "edit_file", input: { path: "a" }, info: { title: "Edit a", kind: "edit", locations: [{ path: "/r/a" }], change: { path: "/r/a", oldText: "x", newText: "y" } } });
     expect(line).toEqual({ type: "tool_call", callId: "e", tool: "edit_file", input: { path: "a" }, title: "Edit a", kind: "edit", locations: [{ path: "/r/a" }] });
   });
+
+  test("JSON events carry the usage and the plan, not a command's raw output chunks", () => {
+    expect(jsonEvent({ type: "tool_output", callId: "b", data: "\u001b]52;c;ZXZpbA==\u0007raw" })).toBeUndefined();
+    expect(jsonEvent({ type: "usage", used: 10, size: 100, cost: 0.01 })).toEqual({ type: "usage", used: 10, size: 100, cost: 0.01 });
+    expect(jsonEvent({ type: "plan", items: [{ content: "a", status: "pending" }] })).toEqual({ type: "plan", items: [{ content: "a", status: "pending" }] });
+  });
 });
 
 describe("style and previews", () => {

@@ -325,7 +325,7 @@ describe("request mapping", () => {
         ],
       },
     ];
-    await collect(clientFor(mock).stream(request({ tools, messages, thinking: { budgetTokens: 4096 } }), signal()));
+    await collect(clientFor(mock).stream(request({ tools, messages, thinking: { budgetTokens: 4096 }, maxTokens: 8192 }), signal()));
     const body = mock.requests[0]?.body;
     expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 4096 });
     expect(body.tools).toEqual([

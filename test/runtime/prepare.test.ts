@@ -49,6 +49,46 @@ describe("prepareRuntime: from configuration to a session", () => {
     expect(JSON.stringify(second?.messages)).toContain("the answer is 42");
   });
 
+  test("a continued session goes on with the model and effort it used last; one that cannot be used now falls back, with a notice", async () => {
+    using home = tempDir();
+    using root = tempDir();
+    const client = new FakeModelClient([fake.text("one"), fake.text("two"), fake.text("three")]);
+    const options = setUp(home.path, root.path, client);
+    const first = await prepareRuntime(options);
+    await first.controls.setModel("claude-haiku-4-5");
+    first.controls.setEffort("medium");
+    await first.runTurn("hello", new AbortController().signal, () => {});
+    const file = first.session?.file as string;
+    await first.close();
+
+    const resumed = await prepareRuntime({ ...options, resume: file });
+    try {
+      expect(resumed.model.spec).toBe("claude-haiku-4-5");
+      expect(resumed.controls.effort).toBe("medium");
+      await resumed.runTurn("again", new AbortController().signal, () => {});
+      expect(client.lastRequest.model).toBe("claude-haiku-4-5");
+      expect(client.lastRequest.thinking).toEqual({ budgetTokens: 10_000 });
+    } finally {
+      await resumed.close();
+    }
+    // --model names another: it wins.
+    const flagged = await prepareRuntime({ ...options, resume: file, modelFlag: "claude-sonnet-5" });
+    expect(flagged.model.spec).toBe("claude-sonnet-5");
+    await flagged.close();
+    // The team policy no longer allows it: the usual model, and a notice says why.
+    writeFileSync(options.paths.policy, JSON.stringify({ allowedModels: ["claude-sonnet-5"] }));
+    const fallback = await prepareRuntime({ ...options, resume: file });
+    try {
+      expect(fallback.model.spec).toBe("claude-sonnet-5");
+      const events: AgentEvent[] = [];
+      await fallback.runTurn("and again", new AbortController().signal, (event) => events.push(event));
+      const notices = events.flatMap((event) => (event.type === "notice" ? [event.text] : []));
+      expect(notices.some((text) => text.startsWith("This conversation used claude-haiku-4-5, which cannot be used now"))).toBe(true);
+    } finally {
+      await fallback.close();
+    }
+  });
+
   test("no model, no key, a relative or missing folder: clear errors", async () => {
     using home = tempDir();
     using root = tempDir();

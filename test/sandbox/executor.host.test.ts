@@ -45,6 +45,36 @@ describe("Executor on the host", () => {
     expect(chunks[0]?.[1] ?? 1e9).toBeLessThan(250); // "one" arrived long before the end
   });
 
+  test("a consumer that returns a promise holds the output: the command waits for it, and nothing is lost", async () => {
+    let held = 0;
+    let bytes = 0;
+    let release: (() => void) | undefined;
+    const started = performance.now();
+    const running = run("head -c 3000000 /dev/zero | tr '\\0' x; echo; echo done", {
+      onOutput: (chunk) => {
+        bytes += chunk.length;
+        if (held > 0) return undefined;
+        held = performance.now();
+        // Held until the test lets go: the command cannot finish while its output waits.
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    });
+    await Bun.sleep(400);
+    expect(bytes).toBeLessThan(3_000_000);
+    release?.();
+    const result = await running;
+    expect(result.exitCode).toBe(0);
+    expect(bytes).toBe(3_000_000 + "\ndone\n".length);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+  });
+
+  test("a hold that never settles does not outlive the command: a timeout still ends the run", async () => {
+    const result = await run("head -c 3000000 /dev/zero", { timeoutMs: 300, onOutput: () => new Promise<void>(() => {}) });
+    expect(result.timedOut).toBe(true);
+  });
+
   test("a long output keeps its head and tail", async () => {
     const result = await run("seq 1 100000", { maxOutputBytes: 1000 });
     expect(result.truncated).toBe(true);

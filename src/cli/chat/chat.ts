@@ -6,7 +6,6 @@
 import { ConfigError, SetupRequiredError } from "../../config/errors.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
 import { ModelError } from "../../model/types.ts";
-import type { PermissionEngine } from "../../permission/engine.ts";
 import type { Mode } from "../../permission/types.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { claimSession } from "../../store/sessionCatalog.ts";
@@ -52,9 +51,6 @@ class Chat implements CommandHost {
   readonly transcript: Transcript;
   readonly approver: TerminalApprover;
   #runtime: Runtime | undefined;
-  #engine: PermissionEngine | undefined;
-  #model: ModelInfo | undefined;
-  #modelFlag: string | undefined;
   #exiting = false;
   #turn: AbortController | undefined;
 
@@ -64,7 +60,6 @@ class Chat implements CommandHost {
     readonly style: Style,
     private readonly options: ChatOptions,
   ) {
-    this.#modelFlag = options.model;
     this.transcript = new Transcript({
       answer: screen,
       activity: screen,
@@ -82,14 +77,9 @@ class Chat implements CommandHost {
     return this.#runtime;
   }
 
-  get engine(): PermissionEngine {
-    if (!this.#engine) throw new Error("The chat has no session yet.");
-    return this.#engine;
-  }
-
+  /** The model in use: /model switches it in the runtime, and the conversation goes on. */
   get model(): ModelInfo {
-    if (!this.#model) throw new Error("The chat has no session yet.");
-    return this.#model;
+    return this.runtime.model;
   }
 
   get paths() {
@@ -100,30 +90,11 @@ class Chat implements CommandHost {
     this.#exiting = true;
   }
 
-  async restart(options: { model?: string; fresh: boolean }): Promise<void> {
+  async restart(): Promise<void> {
     const old = this.runtime;
-    const file = options.fresh ? undefined : old.session?.file;
-    // The new runtime takes the session over under the same lock, which the old one holds until it closes.
-    const resume = file !== undefined ? claimSession(file, old.shareSessionLock()) : undefined;
-    const model = options.model ?? this.#modelFlag;
-    let next: Awaited<ReturnType<StartRuntime>>;
-    try {
-      next = await this.start({
-        root: this.root,
-        modelFlag: model,
-        approver: this.approver,
-        mode: old.mode,
-        ...(resume !== undefined && { resume }),
-      });
-    } catch (error) {
-      resume?.lock.release();
-      throw error;
-    }
+    const next = await this.start({ root: this.root, modelFlag: old.model.spec, approver: this.approver, mode: old.mode });
     await old.close();
     this.#runtime = next.runtime;
-    this.#engine = next.engine;
-    this.#model = next.model;
-    this.#modelFlag = model;
   }
 
   async run(): Promise<number> {
@@ -134,15 +105,13 @@ class Chat implements CommandHost {
       const mode = this.options.mode === "plan" ? "plan" : (resumed?.mode ?? "build");
       const started = await this.start({
         root: this.root,
-        modelFlag: this.#modelFlag,
+        modelFlag: this.options.model,
         approver: this.approver,
         mode,
         ...(resumed && { resume: resumed.file }),
         projectTrust: (question) => askProjectTrust(question, { input: this.input, screen, style }),
       });
       this.#runtime = started.runtime;
-      this.#engine = started.engine;
-      this.#model = started.model;
     } catch (error) {
       screen.endLine();
       const text = error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError ? `garuda: ${error.message}` : describeFailure(error).text;

@@ -1,13 +1,14 @@
 // The chat's built-in commands: /help, /undo, /diff, /compact, /mode, /model, /permissions,
 // /clear, /exit. Custom commands and skills are not here: Runtime.resolveCommand turns them into
 // the prompt of a turn. Each command writes its answer to the screen and never reaches the model.
-import { loadModelCatalog } from "../../config/modelsFile.ts";
 import type { GarudaPaths } from "../../config/paths.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
-import type { PermissionEngine } from "../../permission/engine.ts";
-import type { Mode, Rule, RuleSource } from "../../permission/types.ts";
+import type { Mode, Rule } from "../../permission/types.ts";
+import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SOURCE_NAMES, type SharedBuiltin } from "../../runtime/builtinNames.ts";
+import { type BuiltinAnswer, type CompactAnswer, type ModeAnswer, type ModelAnswer, type PermissionsAnswer, runSharedBuiltin } from "../../runtime/builtins.ts";
 import type { BuiltinCommand } from "../../runtime/commands.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
+import type { UndoResult } from "../../runtime/services.ts";
 import { oneLine, visible } from "../../text/visible.ts";
 import { describeFailure } from "../errors.ts";
 import { colourDiff } from "./diffView.ts";
@@ -19,14 +20,13 @@ import { tokens } from "./text.ts";
 /** What the commands act on; the chat owns it (a restart replaces the runtime). */
 export interface CommandHost {
   readonly runtime: Runtime;
-  readonly engine: PermissionEngine;
   readonly model: ModelInfo;
   readonly paths: GarudaPaths;
   readonly screen: Screen;
   readonly style: Style;
   readonly input: ChatInput;
-  /** A new runtime: with another model (the conversation goes on), or a new conversation. */
-  restart(options: { model?: string; fresh: boolean }): Promise<void>;
+  /** A new runtime with a new conversation (/clear), on the model in use. */
+  restart(): Promise<void>;
   exit(): void;
 }
 
@@ -35,26 +35,20 @@ export const MODE_TEXT: Readonly<Record<Mode, string>> = {
   plan: "plan — reads and plans; no edits; commands cannot write the project",
 };
 
+const shown = (name: SharedBuiltin, extra = ""): [string, string] => [BUILTIN_DESCRIPTIONS[name].usage, `${BUILTIN_DESCRIPTIONS[name].description}${extra}`];
+
 const HELP: ReadonlyArray<[string, string]> = [
   ["/help", "this list"],
-  ["/undo", "put back the files the last turn changed"],
-  ["/diff", "what this session changed in the project"],
-  ["/compact [focus]", "summarize the conversation so far, to make room"],
-  ["/mode [build|plan]", "show or switch the mode (Shift-Tab switches too)"],
-  ["/model [name]", "show or switch the model; the conversation goes on"],
-  ["/permissions", "the rules in force and this session's rules"],
+  shown("undo"),
+  shown("diff"),
+  shown("compact"),
+  shown("mode", " (Shift-Tab switches too)"),
+  shown("model"),
+  shown("permissions"),
   ["/permissions revoke N", "take back a rule you allowed for this session"],
   ["/clear", "start a new conversation"],
   ["/exit", "leave (Ctrl-D, or Ctrl-C twice at the prompt)"],
 ];
-
-const SOURCE_NAMES: Readonly<Record<RuleSource, string>> = {
-  "managed-policy": "managed policy",
-  "user-policy": "your policy",
-  project: "project settings",
-  session: "this session",
-  builtin: "built in",
-};
 
 function columns(rows: ReadonlyArray<readonly [string, string]>, style: Style): string[] {
   const width = Math.min(28, Math.max(...rows.map(([left]) => [...left].length)) + 2);
@@ -76,9 +70,8 @@ function help(host: CommandHost): void {
   screen.line(lines.join("\n"));
 }
 
-async function undo(host: CommandHost): Promise<void> {
-  const { screen, style, runtime } = host;
-  const result = await runtime.undo();
+function undo(host: CommandHost, result: UndoResult): void {
+  const { screen, style } = host;
   const list = (paths: string[]) => paths.map((path) => oneLine(path, 300)).join(", ");
   if (result.restored.length > 0) screen.line(style.green(`Restored ${list(result.restored)}.`));
   if (result.removed.length > 0) screen.line(style.green(`Removed ${list(result.removed)} (the turn created ${result.removed.length === 1 ? "it" : "them"}).`));
@@ -86,41 +79,9 @@ async function undo(host: CommandHost): Promise<void> {
   if (result.restored.length + result.removed.length + result.notes.length === 0) screen.line("Nothing to undo.");
 }
 
-async function diff(host: CommandHost): Promise<void> {
-  const { screen, style, runtime } = host;
-  const text = await runtime.diff();
+function diff(host: CommandHost, text: string): void {
+  const { screen, style } = host;
   screen.line(text.trim() === "" ? "No changes in this session." : colourDiff(visible(text.replace(/\n$/, "")), style));
-}
-
-async function compact(host: CommandHost, focus: string): Promise<void> {
-  const { screen, style, runtime, input } = host;
-  const controller = new AbortController();
-  input.onInterrupt(() => controller.abort());
-  screen.status(style.dim("Compacting… (Ctrl-C to stop)"));
-  try {
-    const result = await runtime.compact({ signal: controller.signal, ...(focus !== "" && { focus }) });
-    screen.status(undefined);
-    if (!result) screen.line("Nothing to compact yet.");
-    else screen.line(`Compacted the conversation: ${tokens(result.beforeTokens)} → ${tokens(result.afterTokens)} tokens.`);
-  } catch (error) {
-    screen.status(undefined);
-    screen.line(controller.signal.aborted ? "Compaction stopped; the conversation is as it was." : style.red(describeFailure(error).text));
-  } finally {
-    input.onInterrupt(undefined);
-  }
-}
-
-async function mode(host: CommandHost, args: string): Promise<void> {
-  const { screen, runtime } = host;
-  if (args === "") {
-    screen.line(`Mode: ${MODE_TEXT[runtime.mode]}. Switch with /mode build or /mode plan.`);
-    return;
-  }
-  if (args !== "build" && args !== "plan") {
-    screen.line(`There is no mode "${oneLine(args, 40)}". The modes are build and plan.`);
-    return;
-  }
-  await switchMode(host, args, { after: " It applies from the next turn." });
 }
 
 /**
@@ -135,24 +96,48 @@ export async function switchMode(host: Pick<CommandHost, "runtime" | "screen" | 
   for (const text of notices) screen.line(style.yellow(`Garuda: ${visible(text)}`));
 }
 
-async function model(host: CommandHost, args: string): Promise<void> {
+function compact(host: CommandHost, answer: CompactAnswer): void {
   const { screen, style } = host;
-  if (args === "") {
-    const lines = [`Model: ${host.model.spec}. Switch with /model <name>; the conversation goes on.`];
-    try {
-      const specs = [...loadModelCatalog(host.paths.models).models.values()].map((info) => info.spec);
-      lines.push(`Known models: ${specs.map((spec) => (spec === host.model.spec ? style.bold(spec) : spec)).join(", ")}`);
-    } catch (error) {
-      lines.push(style.red(describeFailure(error).text));
-    }
-    screen.line(lines.join("\n"));
-    return;
+  if (answer.kind === "nothing") screen.line("Nothing to compact yet.");
+  else if (answer.kind === "compacted") screen.line(`Compacted the conversation: ${tokens(answer.result.beforeTokens)} → ${tokens(answer.result.afterTokens)} tokens.`);
+  else if (answer.kind === "stopped") screen.line("Compaction stopped; the conversation is as it was.");
+  else screen.line(style.red(describeFailure(answer.error).text));
+}
+
+function mode(host: CommandHost, answer: ModeAnswer): void {
+  const { screen } = host;
+  if (answer.kind === "show") screen.line(`Mode: ${MODE_TEXT[answer.mode]}. Switch with /mode build or /mode plan.`);
+  else if (answer.kind === "unknown") screen.line(`There is no mode "${oneLine(answer.name, 40)}". The modes are build and plan.`);
+  else if (answer.kind === "refused") screen.line(answer.reason);
+  else {
+    screen.line(`Mode: ${MODE_TEXT[answer.mode]}. It applies from the next turn.`);
+    for (const text of answer.notices) screen.line(host.style.yellow(`Garuda: ${visible(text)}`));
   }
-  try {
-    await host.restart({ model: args, fresh: false });
-    screen.line(`Model: ${host.model.spec}. Rules you allowed for this session start again.`);
-  } catch (error) {
-    screen.line(style.red(`${describeFailure(error).text}\nThe model stays ${host.model.spec}.`));
+}
+
+function model(host: CommandHost, answer: ModelAnswer): void {
+  const { screen, style } = host;
+  switch (answer.kind) {
+    case "show":
+      screen.line(
+        [
+          `Model: ${answer.model.spec}${answer.effort !== undefined ? ` (effort ${answer.effort})` : ""}. Switch with /model <name>; the conversation goes on.`,
+          `Models you can use: ${answer.models.map((info) => (info.spec === answer.model.spec ? style.bold(info.spec) : info.spec)).join(", ")}`,
+        ].join("\n"),
+      );
+      return;
+    case "same":
+      screen.line(`Model: ${answer.model.spec} already.`);
+      return;
+    case "switched": {
+      const compacted = answer.switched.compaction;
+      if (compacted) screen.line(`Compacted the conversation to fit: ${tokens(compacted.beforeTokens)} → ${tokens(compacted.afterTokens)} tokens.`);
+      screen.line(`Model: ${answer.model.spec}. The conversation goes on with it from the next request.`);
+      return;
+    }
+    case "refused":
+      screen.line(style.red(`${visible(answer.reason)}\nThe model stays ${answer.model.spec}.`));
+      return;
   }
 }
 
@@ -162,47 +147,71 @@ function ruleLine(rule: Rule, style: Style): string {
   return `${effect}  ${oneLine(rule.pattern, 200)}  ${style.dim(source)}`;
 }
 
-function permissions(host: CommandHost, args: string): void {
-  const { screen, style, engine } = host;
-  const revoke = /^revoke\s+(.+)$/.exec(args);
-  const session = engine.sessionRules();
-  if (revoke) {
-    const which = (revoke[1] as string).trim();
-    const index = /^\d+$/.test(which) ? Number(which) - 1 : session.findIndex((rule) => rule.pattern === which);
-    const rule = session[index];
-    if (!rule || !engine.revokeSessionRule(rule.pattern)) {
-      screen.line(`No session rule "${oneLine(which, 200)}". /permissions lists them.`);
-      return;
-    }
-    screen.line(`Revoked ${oneLine(rule.pattern, 200)}: the next such call asks again.`);
+function permissions(host: CommandHost, answer: PermissionsAnswer): void {
+  const { screen, style } = host;
+  if (answer.kind === "no-rule") {
+    screen.line(`No session rule "${oneLine(answer.which, 200)}". /permissions lists them.`);
     return;
   }
-  if (args !== "") {
+  if (answer.kind === "revoked") {
+    screen.line(`Revoked ${oneLine(answer.rule.pattern, 200)}: the next such call asks again.`);
+    return;
+  }
+  if (answer.kind === "usage") {
     screen.line("Use /permissions, or /permissions revoke N.");
     return;
   }
-  const lasting = engine.rules().filter((rule) => rule.source !== "session" || !session.some((own) => own.pattern === rule.pattern));
   const lines = ["Rules in force, strongest source first:"];
-  if (lasting.length === 0) lines.push("  none (no policy or project rules)");
-  else lines.push(...lasting.map((rule) => `  ${ruleLine(rule, style)}`));
-  lines.push(
-    style.dim(
-      "Built in: sensitive files (.env, keys …) and .git/ are never written; read-only tools run; commands in the OS sandbox run; plan mode changes nothing; everything else asks.",
-    ),
-  );
+  if (answer.lasting.length === 0) lines.push("  none (no policy or project rules)");
+  else lines.push(...answer.lasting.map((rule) => `  ${ruleLine(rule, style)}`));
+  lines.push(style.dim(BUILT_IN_RULES));
   lines.push("This session's rules (your “Allow for this session” answers):");
-  if (session.length === 0) lines.push("  none");
+  if (answer.session.length === 0) lines.push("  none");
   else {
-    session.forEach((rule, index) => lines.push(`  ${index + 1}. ${oneLine(rule.pattern, 200)}`));
+    answer.session.forEach((rule, index) => lines.push(`  ${index + 1}. ${oneLine(rule.pattern, 200)}`));
     lines.push(style.dim("Take one back with /permissions revoke N."));
   }
   screen.line(lines.join("\n"));
 }
 
+/** Runs a shared built-in (runtime/builtins.ts) and shows its answer. /compact can be stopped with Ctrl-C. */
+async function shared(host: CommandHost, name: SharedBuiltin, args: string): Promise<void> {
+  const { screen, style, input } = host;
+  const controller = new AbortController();
+  const slow = name === "compact" || (name === "model" && args !== "");
+  if (slow) {
+    input.onInterrupt(() => controller.abort());
+    screen.status(style.dim(name === "compact" ? "Compacting… (Ctrl-C to stop)" : "Switching the model…"));
+  }
+  let answer: BuiltinAnswer;
+  try {
+    answer = await runSharedBuiltin(host.runtime, name, args, controller.signal);
+  } finally {
+    if (slow) {
+      screen.status(undefined);
+      input.onInterrupt(undefined);
+    }
+  }
+  switch (answer.command) {
+    case "undo":
+      return undo(host, answer.result);
+    case "diff":
+      return diff(host, answer.text);
+    case "compact":
+      return compact(host, answer.answer);
+    case "mode":
+      return mode(host, answer.answer);
+    case "model":
+      return model(host, answer.answer);
+    case "permissions":
+      return permissions(host, answer.answer);
+  }
+}
+
 async function clear(host: CommandHost): Promise<void> {
   const { screen, style } = host;
   try {
-    await host.restart({ fresh: true });
+    await host.restart();
   } catch (error) {
     screen.line(style.red(describeFailure(error).text));
     return;
@@ -213,21 +222,10 @@ async function clear(host: CommandHost): Promise<void> {
 }
 
 export async function runBuiltin(name: BuiltinCommand, args: string, host: CommandHost): Promise<void> {
+  if (isSharedBuiltin(name)) return shared(host, name, args);
   switch (name) {
     case "help":
       return help(host);
-    case "undo":
-      return undo(host);
-    case "diff":
-      return diff(host);
-    case "compact":
-      return compact(host, args);
-    case "mode":
-      return mode(host, args);
-    case "model":
-      return model(host, args);
-    case "permissions":
-      return permissions(host, args);
     case "clear":
       return clear(host);
     case "exit":

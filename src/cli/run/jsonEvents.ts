@@ -1,14 +1,18 @@
 // `garuda run --format json`: one JSON object per line. A "start" line, every AgentEvent of the
-// turn (a tool call with its display title and without the file contents of its change), and
-// a last "result" line with the stop reason, the exit code, the answer and what was denied.
+// turn (a tool call with its display title and without the file contents of its change) but a
+// command's raw output chunks (tool_output: uncleaned, and as long as the output; its latest lines
+// come as tool_progress, what the model read in tool_result), and a last "result" line with the
+// stop reason, the exit code, the answer and what was denied.
 import type { AgentEvent } from "../../runtime/events.ts";
 import { callTitle, serverToolTitle, shownLocations } from "../callTitle.ts";
 
 export type JsonLine = Record<string, unknown> & { type: string };
 
-/** The event as a JSON line's object. */
-export function jsonEvent(event: AgentEvent): JsonLine {
+/** The event as a JSON line's object; undefined for an event that has no line. */
+export function jsonEvent(event: AgentEvent): JsonLine | undefined {
   switch (event.type) {
+    case "tool_output":
+      return undefined;
     case "tool_call": {
       const { info, ...rest } = event;
       return { ...rest, title: callTitle(event.tool, info), kind: info.kind, locations: shownLocations(info.locations) };

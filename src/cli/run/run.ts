@@ -206,7 +206,8 @@ export async function runHeadless(options: RunOptions): Promise<number> {
     let commandRefused = false;
     const tap = (event: AgentEvent) => {
       if (event.type === "notice" && event.refusedCommand !== undefined) commandRefused = true;
-      out.line(jsonEvent(event));
+      const line = jsonEvent(event);
+      if (line) out.line(line);
       answer.event(event);
     };
     const outcome = await runTurn({ runtime, prompt: task.text, transcript, calls, signal: stop.signal, tap });

@@ -1,0 +1,117 @@
+// The built-in commands over ACP: /undo, /diff, /compact, /permissions, /mode and /model run in
+// the core (runtime/builtins.ts), as in the terminal, and never reach the model; this file only
+// words their answers for the editor (Markdown, every file name and rule made visible and kept
+// from being markup). /help, /clear and /exit act on the terminal's screen and process: over ACP
+// they say what to do instead. The editor's / menu lists the built-ins first.
+import type { AvailableCommand } from "@agentclientprotocol/sdk";
+import type { Rule } from "../permission/types.ts";
+import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SOURCE_NAMES, SHARED_BUILTINS } from "../runtime/builtinNames.ts";
+import type { BuiltinAnswer, ModelAnswer, PermissionsAnswer } from "../runtime/builtins.ts";
+import type { BuiltinCommand } from "../runtime/commands.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { oneLine, visible } from "../text/visible.ts";
+import { codeBlock, escapeMarkdown, inlineCode } from "./codeBlock.ts";
+import { compactionLine } from "./updates.ts";
+
+/** The built-ins in the editor's / menu, before the custom commands and skills. */
+export function builtinCommands(): AvailableCommand[] {
+  return SHARED_BUILTINS.map((name) => {
+    const { description, hint } = BUILTIN_DESCRIPTIONS[name];
+    return { name, description: description.charAt(0).toUpperCase() + description.slice(1), ...(hint && { input: { hint } }) };
+  });
+}
+
+const TERMINAL_ONLY: Readonly<Record<Exclude<BuiltinCommand, (typeof SHARED_BUILTINS)[number]>, string>> = {
+  help: "Type / to see the commands.",
+  clear: "Start a new thread for a new conversation.",
+  exit: "Close the thread to end the session.",
+};
+
+/** What a command answers: text for the answer, and lines from Garuda (a compaction). */
+export interface CommandReply {
+  text: string;
+  notices: string[];
+}
+
+const files = (paths: string[]) => paths.map((path) => inlineCode(oneLine(path, 300))).join(", ");
+
+function ruleLine(rule: Rule): string {
+  const source = `${SOURCE_NAMES[rule.source]}${rule.file ? ` (${escapeMarkdown(oneLine(rule.file, 200))})` : ""}`;
+  return `- **${rule.effect}** ${inlineCode(oneLine(rule.pattern, 200))} — ${source}`;
+}
+
+function permissionsText(answer: PermissionsAnswer): string {
+  if (answer.kind === "no-rule") return `No session rule ${inlineCode(oneLine(answer.which, 200))}. /permissions lists them.`;
+  if (answer.kind === "revoked") return `Revoked ${inlineCode(oneLine(answer.rule.pattern, 200))}: the next such call asks again.`;
+  if (answer.kind === "usage") return "Use /permissions, or /permissions revoke N.";
+  const lines = ["**Rules in force**, strongest source first:", ""];
+  lines.push(...(answer.lasting.length === 0 ? ["- none (no policy or project rules)"] : answer.lasting.map(ruleLine)));
+  lines.push("", BUILT_IN_RULES, "", "**This session's rules** (your “Allow for this session” answers):", "");
+  if (answer.session.length === 0) lines.push("- none");
+  else {
+    answer.session.forEach((rule, index) => lines.push(`${index + 1}. ${inlineCode(oneLine(rule.pattern, 200))}`));
+    lines.push("", "Take one back with /permissions revoke N.");
+  }
+  return lines.join("\n");
+}
+
+function modelText(answer: ModelAnswer): string {
+  const name = (spec: string) => inlineCode(oneLine(spec, 120));
+  switch (answer.kind) {
+    case "show":
+      return [
+        `Model: ${name(answer.model.spec)}${answer.effort !== undefined ? `, effort ${answer.effort}` : ""}. Switch with the editor's model menu, or /model <name>; the conversation goes on.`,
+        "",
+        `Models you can use: ${answer.models.map((info) => name(info.spec)).join(", ")}.`,
+      ].join("\n");
+    case "same":
+      return `Model: ${name(answer.model.spec)} already.`;
+    case "switched":
+      return `Model: ${name(answer.model.spec)}. The conversation goes on with it from the next request.`;
+    case "refused":
+      return `${escapeMarkdown(visible(answer.reason))} The model stays ${name(answer.model.spec)}.`;
+  }
+}
+
+function reply(answer: BuiltinAnswer): CommandReply {
+  switch (answer.command) {
+    case "undo": {
+      const { restored, removed, notes } = answer.result;
+      const lines: string[] = [];
+      if (restored.length > 0) lines.push(`Restored ${files(restored)}.`);
+      if (removed.length > 0) lines.push(`Removed ${files(removed)} (the turn created ${removed.length === 1 ? "it" : "them"}).`);
+      lines.push(...notes.map((note) => escapeMarkdown(visible(note))));
+      return { text: lines.length > 0 ? lines.join("\n\n") : "Nothing to undo.", notices: [] };
+    }
+    case "diff": {
+      const text = answer.text.replace(/\n$/, "");
+      return { text: text.trim() === "" ? "No changes in this session." : codeBlock(visible(text), "diff"), notices: [] };
+    }
+    case "compact": {
+      const { answer: outcome } = answer;
+      if (outcome.kind === "compacted") return { text: "", notices: [compactionLine(outcome.result.beforeTokens, outcome.result.afterTokens)] };
+      if (outcome.kind === "nothing") return { text: "Nothing to compact yet.", notices: [] };
+      if (outcome.kind === "stopped") return { text: "Compaction stopped; the conversation is as it was.", notices: [] };
+      return { text: `Compaction failed: ${escapeMarkdown(visible(outcome.error instanceof Error ? outcome.error.message : String(outcome.error)))}`, notices: [] };
+    }
+    case "permissions":
+      return { text: permissionsText(answer.answer), notices: [] };
+    case "mode": {
+      const mode = answer.answer;
+      if (mode.kind === "show") return { text: `Mode: ${mode.mode}. Switch with the editor's mode menu, or /mode ${mode.modes.filter((m) => m !== mode.mode).join(" or /mode ") || mode.mode}.`, notices: [] };
+      if (mode.kind === "unknown") return { text: `There is no mode ${inlineCode(oneLine(mode.name, 40))}. The modes are build and plan.`, notices: [] };
+      if (mode.kind === "refused") return { text: escapeMarkdown(visible(mode.reason)), notices: [] };
+      return { text: `Mode: ${mode.mode}. It applies from the next turn.`, notices: [] };
+    }
+    case "model":
+      return { text: modelText(answer.answer), notices: [] };
+  }
+}
+
+/** Runs a built-in for the editor; `signal` (the prompt's) stops a /compact. */
+export async function runCommand(runtime: Runtime, name: BuiltinCommand, args: string, signal: AbortSignal): Promise<CommandReply> {
+  if (!isSharedBuiltin(name)) return { text: `/${name} is a terminal command. ${TERMINAL_ONLY[name]}`, notices: [] };
+  // The core's half: loaded with the session, not at start-up.
+  const { runSharedBuiltin } = await import("../runtime/builtins.ts");
+  return reply(await runSharedBuiltin(runtime, name, args, signal));
+}
