@@ -1,8 +1,10 @@
 // What `garuda acp` costs an editor, against the floor of a Bun-compiled ACP agent.
 //
-//   bun bench/acp.ts [--rounds N] [--rebuild]
+//   bun bench/acp.ts [--rounds N] [--rebuild] [--baseline <binary>]
 //
 // --rebuild   rebuild dist/garuda first (it is rebuilt anyway when missing or older than src/)
+// --baseline  also run start and the `ls` turn with another build (e.g. main's), interleaved in
+//             the same rounds, so before and after come from one run
 //
 // Five tasks, interleaved (bench/interleave.ts), each run many times:
 //   floor            bench/acpFloor.ts, built here with the shipped flags (buildBinary): no
@@ -22,7 +24,7 @@
 // Targets: initialize ≤ 2.5 × floor; session/new ≤ 50 ms after initialize; tree RSS ≤ 60 MiB;
 // exit ≤ 100 ms after stdin closes, with nothing left running; ≥ 20,000 chunks/s; terminal output
 // ≥ 50 MB/s with ≤ 10 MiB of RSS growth; usage_update per step: no measurable change in chunks/s.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { DIST, ROOT, binaryName, buildBinary, buildHost, checkVersions, hostOs, staleReason } from "../scripts/buildTargets.ts";
@@ -43,18 +45,21 @@ const TARGET = {
   chunksPerSecond: 20_000,
 };
 
-function parse(argv: string[]): { rounds: number; rebuild: boolean } {
+function parse(argv: string[]): { rounds: number; rebuild: boolean; baseline?: string } {
   let rounds = 30;
   let rebuild = false;
+  let baseline: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--rounds") rounds = Number(argv[++i]);
     else if (arg?.startsWith("--rounds=")) rounds = Number(arg.slice(9));
     else if (arg === "--rebuild") rebuild = true;
-    else throw new Error(`unknown argument ${arg}; usage: bun bench/acp.ts [--rounds N] [--rebuild]`);
+    else if (arg === "--baseline" && argv[i + 1]) baseline = argv[++i];
+    else throw new Error(`unknown argument ${arg}; usage: bun bench/acp.ts [--rounds N] [--rebuild] [--baseline <binary>]`);
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
-  return { rounds, rebuild };
+  if (baseline !== undefined && !existsSync(baseline)) throw new Error(`--baseline: no file ${baseline}`);
+  return baseline === undefined ? { rounds, rebuild } : { rounds, rebuild, baseline };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -176,14 +181,11 @@ async function main(): Promise<void> {
 
     /** The tree at its RSS peak in the latest `ls` turn, for the breakdown. */
     let peakParts: { name: string; rss: number }[] = [];
-    const tasks: Task[] = [
-      startupTask("floor", [floor.outfile]),
-      startupTask("garuda start", [garuda, "acp"]),
-      {
-        name: "garuda turn",
+    const turnTask = (name: string, binary: string): Task => ({
+        name,
         run: async () => {
           const { home, env } = agentEnv(commandMock.url);
-          const peer = new Peer([garuda, "acp"], project, env);
+          const peer = new Peer([binary, "acp"], project, env);
           try {
             peer.startSampling();
             const { sessionId } = await start(peer, project);
@@ -194,16 +196,20 @@ async function main(): Promise<void> {
             const anonMiB = MiB(peer.anonBytes());
             const { exitMs, code, left } = await peer.close();
             if (code !== 0) throw new Error(`exit ${code}`);
-            peakParts = peer.peakParts;
+            if (binary === garuda) peakParts = peer.peakParts;
             return { turnMs, treePeakMiB: HAS_PROC ? MiB(peer.peakTreeBytes) : Number.NaN, treePssMiB: HAS_PROC ? MiB(peer.peakTreePss) : Number.NaN, hwmMiB, anonMiB, exitMs, left };
           } catch (error) {
-            throw await peer.failure("garuda turn", error);
+            throw await peer.failure(name, error);
           } finally {
             peer.stopSampling();
             rmSync(home, { recursive: true, force: true });
           }
         },
-      },
+      });
+    const tasks: Task[] = [
+      startupTask("floor", [floor.outfile]),
+      startupTask("garuda start", [garuda, "acp"]),
+      turnTask("garuda turn", garuda),
       {
         name: "garuda 10k chunks",
         run: async () => {
@@ -239,6 +245,7 @@ async function main(): Promise<void> {
       ),
       usageTask(true),
       usageTask(false),
+      ...(options.baseline ? [startupTask("baseline start", [options.baseline, "acp"]), turnTask("baseline turn", options.baseline)] : []),
     ];
 
     console.log(
@@ -266,7 +273,7 @@ async function main(): Promise<void> {
     console.log(
       formatTable(
         ["program", "initialize", "session/new", "new − init", "agent VmHWM MiB", "of it anon MiB", "exit after EOF", "left running"],
-        [floorR, startR].map((r) => [
+        [floorR, startR, by("baseline start")].filter((r) => r !== undefined).map((r) => [
           r?.name ?? "?",
           fmt(r?.stats.initMs),
           fmt(r?.stats.newMs),
@@ -285,6 +292,7 @@ async function main(): Promise<void> {
         [
           ["`ls` in the sandbox + answer", fmt(turnR?.stats.turnMs), fmt(turnR?.stats.treePeakMiB), fmt(turnR?.stats.treePssMiB), fmt(turnR?.stats.hwmMiB), fmt(turnR?.stats.anonMiB), fmt(turnR?.stats.exitMs), String(total(turnR, "left")), "–"],
           [`${CHUNKS.toLocaleString("en")} text chunks`, fmt(streamR?.stats.turnMs), "–", "–", fmt(streamR?.stats.hwmMiB), fmt(streamR?.stats.anonMiB), fmt(streamR?.stats.exitMs), String(total(streamR, "left")), fmt(streamR?.stats.notifications, 0)],
+          ...[by("baseline turn")].filter((r) => r !== undefined).map((r) => ["baseline: `ls` in the sandbox + answer", fmt(r.stats.turnMs), fmt(r.stats.treePeakMiB), fmt(r.stats.treePssMiB), fmt(r.stats.hwmMiB), fmt(r.stats.anonMiB), fmt(r.stats.exitMs), String(total(r, "left")), "–"]),
           [`mock alone (${CHUNKS.toLocaleString("en")} chunks)`, fmt(mockR?.stats.mockMs), "–", "–", "–", "–", "–", "–", "–"],
         ],
       ),

@@ -4,6 +4,13 @@
 // hidden `__sandbox-bridge` command, or bridgeMain.ts from source.
 //
 //   <self> --socket <path> --port <n> -- <command…>
+//
+// In hold mode it runs no command: it is the relay of a whole session's network namespace
+// (sessionNetwork.ts). Once it listens it writes its pid to the file named (written whole, then
+// renamed into place), and it stays until its stdin ends (Garuda closed it or is gone) or a signal.
+//
+//   <self> --socket <path> --port <n> --hold <ready file>
+import { renameSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { type RelayEnd, link, relayEnd, relayHandlers } from "./relay.ts";
 
@@ -11,6 +18,8 @@ export interface BridgeArgs {
   socket: string;
   port: number;
   argv: string[];
+  /** Hold mode: where to say "ready" (no command). */
+  hold?: string;
 }
 
 /** How long the bridge waits for the proxy's socket to answer. */
@@ -25,17 +34,19 @@ export function parseBridgeArgs(args: string[]): BridgeArgs {
   const argv = split < 0 ? [] : args.slice(split + 1);
   let socket: string | undefined;
   let port: number | undefined;
+  let hold: string | undefined;
   for (let i = 0; i < options.length; i++) {
     const name = options[i];
     const value = options[++i];
     if (name === "--socket" && value) socket = value;
     else if (name === "--port" && value && /^\d+$/.test(value)) port = Number(value);
+    else if (name === "--hold" && value) hold = value;
     else throw new Error(`unexpected bridge argument ${name ?? ""}`);
   }
-  if (!socket || !port || port > 65535 || argv.length === 0) {
-    throw new Error("usage: --socket <path> --port <n> -- <command…>");
+  if (!socket || !port || port > 65535 || (hold === undefined ? argv.length === 0 : argv.length > 0)) {
+    throw new Error("usage: --socket <path> --port <n> -- <command…>, or --socket <path> --port <n> --hold <ready file>");
   }
-  return { socket, port, argv };
+  return hold === undefined ? { socket, port, argv } : { socket, port, argv, hold };
 }
 
 async function proxyAnswers(socket: string, deadline: number): Promise<boolean> {
@@ -84,6 +95,16 @@ export async function runBridge(args: string[]): Promise<number> {
       },
     },
   });
+  if (parsed.hold !== undefined) {
+    writeFileSync(`${parsed.hold}.tmp`, `${process.pid}\n`);
+    renameSync(`${parsed.hold}.tmp`, parsed.hold);
+    const stdin = Bun.stdin.stream().getReader();
+    while (!(await stdin.read()).done) {
+      // nothing is sent: only the end matters
+    }
+    listener.stop(true);
+    return 0;
+  }
   const child = Bun.spawn(parsed.argv, { env: process.env, stdio: ["inherit", "inherit", "inherit"] });
   const forwards = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((signal) => [signal, () => child.kill(signal)] as const);
   for (const [signal, forward] of forwards) process.on(signal, forward);

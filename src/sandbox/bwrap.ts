@@ -15,7 +15,8 @@
 //   5. unreadable paths: a folder → empty read-only tmpfs, a file → /dev/null;
 //   6. other sessions' folders (spec.sessionsDir) where still visible: an empty tmpfs, with this
 //      session's tmp bound back;
-//   7. the egress proxy's Unix socket, the only way out of the network namespace.
+//   7. the egress proxy's Unix socket, the only way out of the network namespace (not when the
+//      command joins the session's network, whose bridge alone talks to the proxy).
 // No secret is an argument: bwrap is started with exactly the command's environment and passes it
 // on. Arguments are readable by every local user (ps, /proc/<pid>/cmdline), an environment only
 // by the same user, and the environment holds the egress proxy's token and an MCP server's keys.
@@ -33,6 +34,11 @@ export interface BwrapOptions {
   cwd?: string;
   /** bwrap ≥ 0.8 has --disable-userns (no nested user namespaces, which could undo the mounts). */
   disableUserns?: boolean;
+  /**
+   * The command joins the session's network namespace (sessionNetwork.ts; the caller enters it
+   * first): no --unshare-net, and no proxy socket, which only the session's bridge talks to.
+   */
+  sharedNetwork?: boolean;
   /** Extra paths that must stay readable although they live under the host's /tmp (e.g. the bridge binary). */
   readPaths?: string[];
 }
@@ -84,7 +90,7 @@ export function bwrapArgv(spec: SandboxSpec, argv: string[], options: BwrapOptio
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",
-    "--unshare-net",
+    ...(options.sharedNetwork ? [] : ["--unshare-net"]),
     "--ro-bind",
     "/",
     "/",
@@ -136,7 +142,7 @@ export function bwrapArgv(spec: SandboxSpec, argv: string[], options: BwrapOptio
     if (isInside(tmp, sessions)) args.push("--bind", tmp, tmp);
   }
 
-  if (spec.network.mode === "proxy") {
+  if (spec.network.mode === "proxy" && !options.sharedNetwork) {
     const socket = resolveLoose(spec.network.socketPath, fs);
     args.push("--bind", socket, socket);
   }

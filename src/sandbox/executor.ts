@@ -19,6 +19,7 @@ import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
 import { type GitSnapshot, restoreGit, snapshotGit } from "./gitGuard.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
+import { type JoinResult, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
 export interface ExecutorOptions {
@@ -70,6 +71,9 @@ export function topFolderUnderTmp(path: string): string {
   return match ? match[0] : path;
 }
 
+/** Exit status of a sandboxed command that could not start because its network did not (as the bridge's own). */
+const NETWORK_FAILED = 125;
+
 /** How a command is started: the program, its environment and folder, and what stands above the command. */
 interface Launch {
   argv: string[];
@@ -120,6 +124,22 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
           cgroups: options.cgroups === null || !bwrap ? undefined : (options.cgroups ?? findCgroups()),
           nprocApplies: process.getuid?.() !== 0,
         });
+  // One network namespace per session for commands that go through the proxy (sessionNetwork.ts);
+  // without nsenter each such command gets its own namespace and bridge, as before.
+  const nsenter = probe.launcher?.kind === "bwrap" ? findNsenter() : undefined;
+  const networks =
+    probe.launcher?.kind === "bwrap" && nsenter
+      ? createSessionNetworks({
+          bwrap: probe.launcher.path,
+          nsenter,
+          selfCommand: options.selfCommand,
+          port: bridgePort,
+          env: childEnv({ base, allow: options.envAllowlist, home: options.home, tmpDir }),
+        })
+      : undefined;
+  /** The socket of the session network a request joins, if it joins one. */
+  const joins = (request: Pick<ExecRequest, "sandbox">): string | undefined =>
+    networks && request.sandbox?.network.mode === "proxy" ? request.sandbox.network.socketPath : undefined;
   const live = new Set<Job>();
   let closed = false;
   let counter = 0;
@@ -140,7 +160,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   }
 
   /** The program to start and its environment, on the host or in the sandbox. */
-  function launch(request: Pick<ExecRequest, "command" | "cwd" | "sandbox" | "env" | "readPaths">): Launch {
+  function launch(request: Pick<ExecRequest, "command" | "cwd" | "sandbox" | "env" | "readPaths">, joined: JoinResult | undefined): Launch {
     const sandbox = request.sandbox;
     const inner = [shell, "-c", request.command];
     const extra = request.env ?? {};
@@ -161,26 +181,30 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       if (network.mode === "proxy" && network.tcpPort !== undefined) env = { ...env, ...proxyEnv(proxyUrl(network.token, network.tcpPort)) };
       return { argv: seatbeltArgv(sandbox, inner), env, cwd: request.cwd, pidNamespace: false, keeper: false };
     }
+    if (joined && "error" in joined) {
+      // Nothing of the command runs: a shell on the host prints why (an argument, never parsed) and fails.
+      const message = `garuda sandbox: the command did not run: ${joined.error}`;
+      return { argv: [shell, "-c", 'printf "%s\\n" "$0" >&2; exit ' + NETWORK_FAILED, message], env, cwd: "/", pidNamespace: false, keeper: false };
+    }
     const limited = limiter?.command(shell, request.command);
     let argv = limited?.inner ?? inner;
-    if (network.mode === "proxy") {
-      env = { ...env, ...proxyEnv(proxyUrl(network.token, bridgePort)) };
-      argv = [...options.selfCommand, "--socket", network.socketPath, "--port", String(bridgePort), "--", ...argv];
-    }
-    // The bridge program must be visible inside: the binary, or (from source) Bun and the folder
-    // of the bridge's entry file with the modules beside it, even when they live under /tmp.
+    const bridgeInside = network.mode === "proxy" && !joined;
+    if (network.mode === "proxy") env = { ...env, ...proxyEnv(proxyUrl(network.token, bridgePort)) };
+    if (bridgeInside) argv = [...options.selfCommand, "--socket", network.socketPath, "--port", String(bridgePort), "--", ...argv];
+    // A bridge in the command's sandbox must be visible inside: the binary, or (from source) Bun and
+    // the folder of the bridge's entry file with the modules beside it, even when they live under /tmp.
     const readPaths = [
-      ...options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
+      ...(bridgeInside ? options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)) : []),
       ...(request.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
     ];
-    const args = bwrapArgv(sandbox, argv, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths });
-    const outer = [launcher.path, ...args];
+    const args = bwrapArgv(sandbox, argv, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths, sharedNetwork: joined !== undefined });
+    const outer = [...(joined ? joined.prefix : []), launcher.path, ...args];
     return { argv: limited ? limited.outer(outer) : outer, env, cwd: request.cwd, pidNamespace: true, keeper: false, ...(limited && { limited }) };
   }
 
-  function begin(request: ExecRequest, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => unknown): { job: Job; limited: LimitedCommand | undefined } {
+  function begin(request: ExecRequest, joined: JoinResult | undefined, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => unknown): { job: Job; limited: LimitedCommand | undefined } {
     if (closed) throw new Error("the executor has been shut down");
-    const { limited, ...launched } = launch(request);
+    const { limited, ...launched } = launch(request, joined);
     let job: Job;
     try {
       job = spawnOrExplain(request.command, () => spawnJob({ ...launched, stdin, capture, graceMs, onText }));
@@ -240,11 +264,16 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       if (request.signal?.aborted) {
         return { exitCode: null, signal: null, output: "", truncated: false, timedOut: false, killed: true, durationMs: 0 };
       }
+      const socket = joins(request);
+      const joined = socket === undefined ? undefined : await (networks as NonNullable<typeof networks>).ready(socket);
+      if (request.signal?.aborted) {
+        return { exitCode: null, signal: null, output: "", truncated: false, timedOut: false, killed: true, durationMs: Math.round(performance.now() - started) };
+      }
       const kept = new HeadTailBuffer(request.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES);
       const stdin = request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
       const git = gitSnapshot(request);
       const seen = new TailBuffer(LIMIT_SCAN_BYTES);
-      const { job, limited } = begin(request, "all", stdin, (text) => {
+      const { job, limited } = begin(request, joined, "all", stdin, (text) => {
         kept.push(text);
         seen.push(text);
         return request.onOutput?.(text);
@@ -263,7 +292,9 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
       const stdin = request.raw ? "pipe" : request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
       const git = gitSnapshot(request);
-      const { job, limited } = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => {
+      const socket = joins(request);
+      const joined = socket === undefined || closed ? undefined : (networks as NonNullable<typeof networks>).readySync(socket);
+      const { job, limited } = begin({ ...request }, joined, request.raw ? "stderr" : "all", stdin, (text) => {
         ring.push(text);
         return request.onOutput?.(text);
       });
@@ -306,6 +337,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const jobs = [...live];
       await Promise.all(jobs.map((job) => job.terminate("shutdown")));
       await Promise.all(jobs.map((job) => job.exited));
+      await networks?.close();
       await limiter?.settle();
       if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
     },

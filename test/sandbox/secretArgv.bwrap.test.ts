@@ -2,7 +2,8 @@
 // /proc/<pid>/cmdline), so the egress proxy's token and the variables a request passes (an MCP
 // server's keys, a hook's data) must reach a sandboxed command only through its environment,
 // which only the same user can read. Checked on the real processes of a running command that
-// uses the proxy: bwrap's two processes, the bridge, the shell and the command itself.
+// uses the proxy: bwrap's two processes, the shell and the command itself, and the session
+// network's holder (bwrap and the bridge, sessionNetwork.ts).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, realpathSync } from "node:fs";
@@ -64,11 +65,15 @@ describeSandbox(
         // It really went through the proxy, and is now sleeping.
         await eventually(() => sleepers(tag).length === 1 && running.output().includes("hello /through"), 10_000);
         const sleeper = sleepers(tag)[0] as number;
-        // The processes Garuda started for it: bwrap, bwrap's init in the namespace, the bridge, the command.
+        // The processes Garuda started for it: bwrap, bwrap's init in the namespace, the command;
+        // the bridge is the session network's holder, started beside it (and scanned below too).
         const tree = [running.pid, ...descendants(running.pid, processTable())];
         expect(tree).toContain(sleeper);
-        expect(tree.length).toBeGreaterThanOrEqual(4);
-        expect(readFileSync(`/proc/${running.pid}/cmdline`, "utf8")).toContain("--unshare-net"); // bwrap's own arguments are read
+        expect(tree.length).toBeGreaterThanOrEqual(3);
+        expect(readFileSync(`/proc/${running.pid}/cmdline`, "utf8")).toContain("--unshare-pid"); // bwrap's own arguments are read
+        const bridges = descendants(process.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--hold"));
+        expect(bridges.length).toBeGreaterThanOrEqual(1);
+        for (const pid of bridges) expect(readFileSync(`/proc/${pid}/environ`, "latin1")).not.toContain(proxy.token);
 
         expect(holders("cmdline", proxy.token)).toEqual([]);
         expect(holders("cmdline", key)).toEqual([]);

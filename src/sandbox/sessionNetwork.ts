@@ -1,0 +1,223 @@
+// One network namespace per session on Linux: every sandboxed command of an executor that goes
+// through the same egress proxy joins one namespace, with one bridge to the proxy in it, so a dev
+// server one command starts is reachable from the next on localhost, and a session costs one
+// bridge process instead of one per command.
+//
+// The namespace is owned by a "holder": bwrap with only new user and network namespaces (loopback
+// only, brought up by bwrap) running Garuda's bridge in hold mode (bridge.ts). It is Garuda's own
+// code, not a command: it sees `/` read-only and the host's PIDs (no PID namespace) so it can say
+// which process it is. A command joins it with util-linux's nsenter (user namespace first, which
+// gives the capability to enter its network namespace), then starts bwrap as before — every mount,
+// the PID namespace, --disable-userns and the limits — only without --unshare-net:
+//
+//   [cgroup join] nsenter --user=/proc/H/ns/user --net=/proc/H/ns/net --preserve-credentials -- bwrap … -- shell
+//
+// nsenter execs (no fork), so the job's pid is still bwrap's and job.ts ends commands as before.
+// The holder ends with the executor (shutdown), and with Garuda however it ends: bwrap's
+// --die-with-parent (a parent-death signal, also after SIGKILL) and the bridge's stdin, a pipe from
+// Garuda, which reaches its end when Garuda is gone.
+//
+// Before a command joins, the holder must still be the process that reported ready and its
+// namespace must not be Garuda's own (a command must never land in the host's network): its
+// namespace's inode is pinned when it reports ready and compared again at every join.
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { BRIDGE_READY_MS } from "./bridge.ts";
+
+/** The nsenter programs looked for, in order: system paths only, never PATH (which a project can put first). */
+const NSENTER_PATHS = ["/usr/bin/nsenter", "/bin/nsenter", "/usr/sbin/nsenter", "/sbin/nsenter"];
+
+/** How long a holder may take to start and report ready: the bridge's own wait for the proxy, plus its start. */
+const HOLDER_READY_MS = BRIDGE_READY_MS + 3_000;
+const POLL_MS = 5;
+
+export function findNsenter(exists: (path: string) => boolean = (path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false): string | undefined {
+  return NSENTER_PATHS.find(exists);
+}
+
+export interface SessionNetworkOptions {
+  bwrap: string;
+  nsenter: string;
+  /** How to start Garuda's bridge (executor's selfCommand). */
+  selfCommand: string[];
+  /** The bridge's port inside the namespace. */
+  port: number;
+  /** The environment the holder starts with (no secret is needed by it: only PATH-like basics). */
+  env: Record<string, string>;
+}
+
+/** Either the argv prefix that enters the session's network, or why it could not start. */
+export type JoinResult = { prefix: string[] } | { error: string };
+
+export interface SessionNetworks {
+  /** Waits (without blocking) until the network for this proxy socket is up, starting it if needed. */
+  ready(socketPath: string): Promise<JoinResult>;
+  /** The same, blocking: for start(), which answers synchronously; only the first command of a session waits. */
+  readySync(socketPath: string): JoinResult;
+  /** Ends every holder and removes their state. */
+  close(): Promise<void>;
+}
+
+interface Holder {
+  proc: Subprocess<"pipe", "ignore", "ignore">;
+  dir: string;
+  /** The bridge's host pid and its network namespace's inode, once it reported ready. */
+  pid?: number;
+  netIno?: number;
+  error?: string;
+  started: number;
+}
+
+const nsIno = (pid: number | "self", kind: "net" | "user"): number | undefined => {
+  try {
+    return statSync(`/proc/${pid}/ns/${kind}`).ino;
+  } catch {
+    return undefined;
+  }
+};
+
+const ended = (holder: Holder) => holder.proc.exitCode !== null || holder.proc.signalCode !== null;
+
+export function createSessionNetworks(options: SessionNetworkOptions): SessionNetworks {
+  const holders = new Map<string, Holder>();
+  let closed = false;
+  const ownNet = nsIno("self", "net");
+
+  function spawnHolder(socketPath: string): Holder {
+    const dir = mkdtempSync(join(tmpdir(), "garuda-net-"));
+    const args = [
+      "--new-session",
+      "--die-with-parent",
+      "--unshare-user",
+      "--unshare-net",
+      "--unshare-ipc",
+      "--cap-drop",
+      "ALL",
+      "--ro-bind",
+      "/",
+      "/",
+      "--bind",
+      dir,
+      dir,
+      "--",
+      ...options.selfCommand,
+      "--socket",
+      socketPath,
+      "--port",
+      String(options.port),
+      "--hold",
+      join(dir, "ready"),
+    ];
+    const proc = Bun.spawn([options.bwrap, ...args], {
+      env: options.env,
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: Bun.file(join(dir, "stderr")),
+    }) as unknown as Subprocess<"pipe", "ignore", "ignore">;
+    return { proc, dir, started: Date.now() };
+  }
+
+  /** One look at a holder: joinable, failed, or not yet. */
+  function check(holder: Holder): JoinResult | undefined {
+    if (holder.error) return { error: holder.error };
+    if (holder.pid === undefined) {
+      let text = "";
+      try {
+        text = readFileSync(join(holder.dir, "ready"), "utf8");
+      } catch {
+        // not ready yet
+      }
+      const pid = /^(\d+)\n$/.test(text) ? Number(text.trim()) : undefined;
+      if (pid !== undefined) {
+        const ino = nsIno(pid, "net");
+        if (ino === undefined || ino === ownNet) return fail(holder, "the sandbox network's holder is not in a network namespace of its own");
+        holder.pid = pid;
+        holder.netIno = ino;
+      } else if (ended(holder)) {
+        return fail(holder, holderStderr(holder) || `the sandbox network's holder ended (status ${holder.proc.exitCode ?? holder.proc.signalCode})`);
+      } else if (Date.now() - holder.started > HOLDER_READY_MS) {
+        return fail(holder, `the sandbox network did not start within ${HOLDER_READY_MS} ms`);
+      } else {
+        return undefined;
+      }
+    }
+    const pid = holder.pid as number;
+    if (ended(holder) || nsIno(pid, "net") !== holder.netIno) {
+      return fail(holder, "the sandbox network's holder has ended");
+    }
+    return { prefix: [options.nsenter, `--user=/proc/${pid}/ns/user`, `--net=/proc/${pid}/ns/net`, "--preserve-credentials", "--"] };
+  }
+
+  function holderStderr(holder: Holder): string {
+    try {
+      return readFileSync(join(holder.dir, "stderr"), "utf8").trim();
+    } catch {
+      return "";
+    }
+  }
+
+  function fail(holder: Holder, error: string): JoinResult {
+    holder.error = error;
+    end(holder);
+    return { error };
+  }
+
+  function end(holder: Holder): void {
+    try {
+      holder.proc.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    rmSync(holder.dir, { recursive: true, force: true });
+  }
+
+  /** The holder for this socket; a new one when there is none, or the last one failed or ended (commands still in its namespace keep it). */
+  function holderFor(socketPath: string): Holder | undefined {
+    if (closed) return undefined;
+    const current = holders.get(socketPath);
+    if (current && !current.error && !(current.pid !== undefined && ended(current))) return current;
+    if (current) end(current);
+    const fresh = spawnHolder(socketPath);
+    holders.set(socketPath, fresh);
+    return fresh;
+  }
+
+  /** A holder that failed is dropped, so the next command tries again; its error goes to this command. */
+  function settle(socketPath: string, holder: Holder, result: JoinResult): JoinResult {
+    if ("error" in result && holders.get(socketPath) === holder) holders.delete(socketPath);
+    return result;
+  }
+
+  return {
+    async ready(socketPath) {
+      const holder = holderFor(socketPath);
+      if (!holder) return { error: "the session has ended" };
+      for (;;) {
+        const result = check(holder);
+        if (result) return settle(socketPath, holder, result);
+        await Bun.sleep(POLL_MS);
+      }
+    },
+    readySync(socketPath) {
+      const holder = holderFor(socketPath);
+      if (!holder) return { error: "the session has ended" };
+      for (;;) {
+        const result = check(holder);
+        if (result) return settle(socketPath, holder, result);
+        Bun.sleepSync(POLL_MS);
+      }
+    },
+    async close() {
+      closed = true;
+      const all = [...holders.values()];
+      holders.clear();
+      for (const holder of all) {
+        holder.proc.stdin.end();
+        end(holder);
+      }
+      await Promise.all(all.map((holder) => holder.proc.exited));
+    },
+  };
+}

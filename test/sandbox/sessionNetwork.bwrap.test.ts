@@ -1,0 +1,171 @@
+// One network namespace per session (src/sandbox/sessionNetwork.ts), with the real bwrap and
+// nsenter: a server one command starts is reachable from the next, not from another session,
+// the host's loopback stays out of reach, and the one holder ends with the executor and with
+// Garuda (SIGKILL included).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
+import { createExecutor } from "../../src/sandbox/executor.ts";
+import { descendants } from "../../src/sandbox/processTree.ts";
+import { findNsenter } from "../../src/sandbox/sessionNetwork.ts";
+import type { ProcessExecutor, RunningProcess } from "../../src/sandbox/types.ts";
+import { tempDir } from "../support/tempDir.ts";
+import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox } from "./support.ts";
+
+const scratch = tempDir("garuda-netns-");
+const home = join(scratch.path, "home");
+mkdirSync(home, { recursive: true });
+const hostServer = httpServer();
+let proxy: EgressProxy;
+const executors: ProcessExecutor[] = [];
+
+/** A port inside the sandbox's network namespace: a namespace of its own, so any fixed port is free. */
+const DEV_PORT = 4701;
+/** A dev server in the sandbox: prints "listening" once it accepts connections. */
+const devServer = (answer: string) =>
+  `'${process.execPath}' -e 'Bun.serve({ hostname: "127.0.0.1", port: ${DEV_PORT}, fetch: () => new Response("${answer}\\n") }); console.log("listening")'`;
+
+async function session(name: string): Promise<{ executor: ProcessExecutor; root: string }> {
+  const root = join(scratch.path, name);
+  mkdirSync(root, { recursive: true });
+  const executor = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300 });
+  executors.push(executor);
+  return { executor, root };
+}
+
+const withProxy = (executor: ProcessExecutor) => ({ ...executor.spec(), network: proxy.network });
+
+/** Bridges in hold mode (not the bwrap above each) below `pid`. */
+function holders(pid = process.pid): number[] {
+  return descendants(pid).filter((child) => {
+    try {
+      const argv = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
+      return argv.includes("--hold") && !argv[0]?.endsWith("bwrap");
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function startDevServer(executor: ProcessExecutor, root: string, answer: string): Promise<RunningProcess> {
+  const server = executor.start({ command: devServer(answer), cwd: root, sandbox: withProxy(executor) });
+  await eventually(() => server.output().includes("listening"), 10_000);
+  return server;
+}
+
+describeSandbox(
+  "one network per session (bwrap + nsenter)",
+  () => {
+    beforeAll(async () => {
+      proxy = await startEgressProxy({ allow: [`svc.test:${hostServer.port}`], resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []) });
+    });
+    afterAll(async () => {
+      await Promise.all(executors.map((executor) => executor.shutdown()));
+      await proxy?.close();
+      hostServer.stop();
+      scratch[Symbol.dispose]();
+    });
+
+    test("nsenter is found here (the shared network is what these tests check)", () => {
+      expect(findNsenter()).toBeDefined();
+    });
+
+    test("a dev server started in the sandbox answers the session's later commands on localhost, through one holder (negative control: a command with a network of its own does not reach it)", async () => {
+      const { executor, root } = await session("dev");
+      const server = await startDevServer(executor, root, "dev-a");
+      const later = await executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: root, sandbox: withProxy(executor) });
+      expect(later.output).toContain("dev-a");
+      expect(later.exitCode).toBe(0);
+      // the proxy still works from the same namespace, and it is the session's only holder
+      const viaProxy = await executor.run({ command: httpGet(`http://svc.test:${hostServer.port}/p`), cwd: root, sandbox: withProxy(executor) });
+      expect(viaProxy.output).toContain("hello /p");
+      expect(holders().length).toBe(1);
+      const own = await executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: root, sandbox: executor.spec() });
+      expect(own.exitCode).not.toBe(0);
+      expect(own.output).not.toContain("dev-a");
+      await server.stop();
+    });
+
+    test("session B cannot reach session A's server; each has its own (negative control: A reaches its own)", async () => {
+      const a = await session("iso-a");
+      const b = await session("iso-b");
+      const server = await startDevServer(a.executor, a.root, "dev-iso-a");
+      const fromB = await b.executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: b.root, sandbox: withProxy(b.executor) });
+      expect(fromB.output).not.toContain("dev-iso-a");
+      expect(fromB.exitCode).not.toBe(0);
+      const fromA = await a.executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: a.root, sandbox: withProxy(a.executor) });
+      expect(fromA.output).toContain("dev-iso-a");
+      // B's own server on the same port: the namespaces do not collide
+      const serverB = await startDevServer(b.executor, b.root, "dev-iso-b");
+      const fromB2 = await b.executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: b.root, sandbox: withProxy(b.executor) });
+      expect(fromB2.output).toContain("dev-iso-b");
+      await Promise.all([server.stop(), serverB.stop()]);
+    });
+
+    test("the host's loopback is out of reach from the shared network, only the proxy leads out (negative control: the host reaches it)", async () => {
+      const { executor, root } = await session("nohost");
+      const direct = await executor.run({ command: httpGet(hostServer.url("/direct"), { direct: true }), cwd: root, sandbox: withProxy(executor) });
+      expect(direct.output).not.toContain("hello /direct");
+      expect(direct.exitCode).not.toBe(0);
+      const refused = await executor.run({ command: httpGet(hostServer.url("/x", "other.test")), cwd: root, sandbox: withProxy(executor) });
+      expect(refused.output).not.toContain("hello /x");
+      const host = await executor.run({ command: httpGet(hostServer.url("/direct"), { direct: true }), cwd: root, sandbox: null });
+      expect(host.output).toContain("hello /direct");
+      // the command's network is not the host's and not Garuda's
+      const ns = await executor.run({ command: "readlink /proc/self/ns/net", cwd: root, sandbox: withProxy(executor) });
+      expect(ns.output.trim()).toMatch(/^net:\[\d+\]$/);
+      expect(ns.output.trim()).not.toBe(readlinkSync("/proc/self/ns/net"));
+    });
+
+    test("shutdown ends the holder; a new executor starts its own at its first networked command only", async () => {
+      const before = holders().length;
+      const { executor, root } = await session("ends");
+      await executor.run({ command: "true", cwd: root, sandbox: executor.spec() });
+      expect(holders().length).toBe(before);
+      await executor.run({ command: "true", cwd: root, sandbox: withProxy(executor) });
+      expect(holders().length).toBe(before + 1);
+      await executor.shutdown();
+      await eventually(() => holders().length === before);
+    });
+
+    test("the holder does not outlive a SIGKILLed Garuda (bwrap's parent-death signal, the bridge's stdin)", async () => {
+      const script = join(scratch.path, "agent.ts");
+      const src = join(import.meta.dir, "../../src/sandbox");
+      writeFileSync(
+        script,
+        `import { createExecutor } from ${JSON.stringify(join(src, "executor.ts"))};
+import { startEgressProxy } from ${JSON.stringify(join(src, "egressProxy.ts"))};
+const proxy = await startEgressProxy({});
+const root = ${JSON.stringify(join(scratch.path, "killed"))};
+const executor = await createExecutor({ root, home: ${JSON.stringify(home)}, selfCommand: ${JSON.stringify(SELF_COMMAND)} });
+const result = await executor.run({ command: "true", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
+console.log("ran", result.exitCode);
+await Bun.sleep(60_000);
+`,
+      );
+      mkdirSync(join(scratch.path, "killed"), { recursive: true });
+      const agent = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "inherit" });
+      let below: number[];
+      try {
+        const reader = agent.stdout.getReader();
+        const first = new TextDecoder().decode((await reader.read()).value);
+        expect(first).toContain("ran 0");
+        below = descendants(agent.pid);
+        expect(holders(agent.pid).length).toBe(1);
+      } finally {
+        agent.kill("SIGKILL");
+        await agent.exited;
+      }
+      const alive = (pid: number) => {
+        try {
+          return !readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
+        } catch {
+          return false;
+        }
+      };
+      await eventually(() => below.every((pid) => !alive(pid)), 5_000);
+    });
+  },
+  "bwrap",
+);
