@@ -12,7 +12,7 @@ import { type EndReason, type Job, spawnJob } from "./job.ts";
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
-import { type GitSnapshot, restoreGit, snapshotGit } from "./gitGuard.ts";
+import { type GitGuards, createGitGuards } from "./gitGuards.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
@@ -37,6 +37,13 @@ export interface ExecutorOptions {
   killGraceMs?: number;
   /** The bridge's port inside the network namespace. Default 3128. */
   bridgePort?: number;
+  /**
+   * The git guard (gitGuards.ts) for sandboxed commands that may write the project. Default on;
+   * off only for benches and the tests' negative controls. Its records live in `gitGuardDir`
+   * (default <home>/.garuda/git-guard).
+   */
+  gitGuard?: boolean;
+  gitGuardDir?: string;
 }
 
 /** Thrown by run()/start() for a sandboxed request when no sandbox works here. */
@@ -80,6 +87,10 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
   const bridgePort = options.bridgePort ?? BRIDGE_PORT;
   const live = new Set<Job>();
+  const gitGuards: GitGuards | undefined =
+    options.gitGuard === false ? undefined : await createGitGuards({ stateDir: options.gitGuardDir ?? join(options.home, ".garuda", "git-guard"), path: base.PATH });
+  // A Garuda process killed while a command ran here may have left something the guard never saw.
+  const startupNotices = probe.availability.available ? (gitGuards?.sweepAtStart(options.root) ?? []) : [];
   let closed = false;
   let counter = 0;
 
@@ -150,13 +161,17 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     };
   }
 
-  /** A sandboxed command that may write the project: what .git's redirect files hold before it (gitGuard.ts). */
-  const gitSnapshot = (request: ExecRequest): GitSnapshot | undefined =>
-    request.sandbox && !request.sandbox.projectReadOnly ? snapshotGit(request.sandbox.root) : undefined;
-  const withGitNotes = (output: string, snapshot: GitSnapshot | undefined): string => {
-    const notes = snapshot ? restoreGit(snapshot) : [];
-    return notes.length === 0 ? output : `${output}${output.endsWith("\n") || output === "" ? "" : "\n"}${notes.join("\n")}\n`;
-  };
+  /**
+   * A sandboxed command that may write the project runs under the git guard: nested repositories
+   * it knows are held read-only, and what the command plants is moved aside as it happens; the
+   * notes reach the output as they come and the command's result.
+   */
+  function guarded(request: ExecRequest, onNote: (note: string) => void): { request: ExecRequest; leave: () => string[] } {
+    const command = request.sandbox && gitGuards?.enter(request.sandbox, (note) => onNote(`${note}\n`));
+    if (!command) return { request, leave: () => [] };
+    const sandbox = { ...(request.sandbox as SandboxSpec), gitRepos: [...((request.sandbox as SandboxSpec).gitRepos ?? []), ...command.repos] };
+    return { request: { ...request, sandbox }, leave: () => command.leave() };
+  }
 
   const result = (end: { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined }, output: string, truncated: boolean, started: number): ExecResult => ({
     exitCode: end.exitCode,
@@ -171,6 +186,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   return {
     sandbox: probe.availability,
     tmpDir,
+    startupNotices,
     spec,
 
     async run(request) {
@@ -180,15 +196,23 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       }
       const kept = new HeadTailBuffer(request.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES);
       const stdin = request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
-      const git = gitSnapshot(request);
-      const job = begin(request, "all", stdin, (text) => {
+      const emit = (text: string) => {
         kept.push(text);
         request.onOutput?.(text);
-      });
+      };
+      const git = guarded(request, emit);
+      let job: Job;
+      try {
+        job = begin(git.request, "all", stdin, emit);
+      } catch (error) {
+        git.leave();
+        throw error;
+      }
       const unwatch = watch(job, request.signal, request.timeoutMs);
       try {
         const end = await job.exited;
-        return result(end, withGitNotes(kept.text(), git), kept.truncated, started);
+        git.leave();
+        return result(end, kept.text(), kept.truncated, started);
       } finally {
         unwatch();
       }
@@ -198,14 +222,20 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const started = performance.now();
       const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
       const stdin = request.raw ? "pipe" : request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
-      const git = gitSnapshot(request);
-      const job = begin({ ...request }, request.raw ? "stderr" : "all", stdin, (text) => ring.push(text));
+      const git = guarded(request, (note) => ring.push(note));
+      let job: Job;
+      try {
+        job = begin(git.request, request.raw ? "stderr" : "all", stdin, (text) => ring.push(text));
+      } catch (error) {
+        git.leave();
+        throw error;
+      }
       if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
       const unwatch = watch(job, request.signal, undefined);
       const exited = job.exited.then((end) => {
         unwatch();
-        const output = withGitNotes(ring.text(), git);
-        return result(end, output, false, started);
+        git.leave();
+        return result(end, ring.text(), false, started);
       });
       const sink = job.stdin;
       const process: RunningProcess = {
@@ -239,6 +269,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const jobs = [...live];
       await Promise.all(jobs.map((job) => job.terminate("shutdown")));
       await Promise.all(jobs.map((job) => job.exited));
+      gitGuards?.close();
       if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
     },
   };

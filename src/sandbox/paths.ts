@@ -187,7 +187,7 @@ function walkPath(path: string, writable: string[], fs: LinkFsView): Walk {
 const LINKED_GIT_DIR = /\/\.git\/(?:worktrees|modules)\/[^/]+\//;
 
 /** The real git folders of a worktree or submodule whose `.git` is a file (`gitdir: …`). */
-function linkedGitDirs(root: string, fs: FsView): { gitDir: string; commonDir: string } | undefined {
+export function linkedGitFolders(root: string, fs: FsView): { gitDir: string; commonDir: string } | undefined {
   const text = fs.readText(join(root, ".git"));
   const match = text ? /^gitdir:\s*(.+?)\s*$/m.exec(text) : null;
   if (!match?.[1]) return undefined;
@@ -259,12 +259,28 @@ function gitPaths(root: string, fs: LinkFsView): GitPaths {
   }
   if (kind === "missing") return { writable: [], protected: [`${dotGit}/`] };
   if (kind !== "file") return { writable: [], protected: [dotGit] };
-  const linked = linkedGitDirs(root, fs);
+  const linked = linkedGitFolders(root, fs);
   if (!linked) return { writable: [], protected: [dotGit] };
   const { gitDir, commonDir } = linked;
   const held = [dotGit, join(commonDir, "hooks/"), join(commonDir, "config"), ...existing(GIT_REDIRECTS.map((name) => join(gitDir, name)), fs)];
   if (gitDir !== commonDir) held.push(join(gitDir, "config.worktree"));
   return { writable: [...new Set([gitDir, commonDir])], protected: held };
+}
+
+/**
+ * A nested repository's files that make git run code (gitGuard.ts knows these repositories: the
+ * user's own, in folders under the root), held read-only as the root's are. Unlike the root, a
+ * repository that is gone gets no placeholder: there is nothing to hold.
+ */
+function repoHolds(dir: string, fs: LinkFsView): string[] {
+  const dotGit = join(dir, ".git");
+  const kind = fs.kind(dotGit);
+  if (kind === "missing") {
+    // A bare repository: the folder is the git folder.
+    if (fs.kind(join(dir, "HEAD")) === "missing") return [];
+    return [join(dir, "config"), join(dir, "hooks/"), ...existing(GIT_REDIRECTS.map((name) => join(dir, name)), fs)];
+  }
+  return gitPaths(dir, fs).protected;
 }
 
 function dedupeNested(paths: string[]): string[] {
@@ -312,6 +328,7 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
   const declared = [
     ".garuda/",
     ...git.protected,
+    ...(spec.gitRepos ?? []).flatMap((dir) => repoHolds(resolveLoose(dir, fs), fs)),
     ...HOME_PROTECTED.map((path) => join(home, path)), // join keeps a trailing "/"
     ...spec.protectedPaths,
   ];

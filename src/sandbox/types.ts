@@ -36,6 +36,11 @@ export interface SandboxSpec {
   protectedPaths: string[];
   /** Unreadable (~/.ssh, credentials, policy denyPaths …), on top of the launchers' defaults. */
   denyReadPaths: string[];
+  /**
+   * Nested repositories under the root (their folders) whose config, hooks and redirect files stay
+   * read-only as the root's .git does. The executor fills it in from its git guard (gitGuards.ts).
+   */
+  gitRepos?: string[];
   /** No network, or only through Garuda's egress proxy. */
   network: SandboxNetwork;
 }
@@ -115,6 +120,8 @@ export interface Executor {
 export interface ProcessExecutor extends Executor {
   /** The session's private temp folder (TMPDIR of every command). */
   readonly tmpDir: string;
+  /** What the user should know at start (the git guard's sweep after a Garuda process was killed mid-command). */
+  readonly startupNotices: string[];
   /** A SandboxSpec for this executor's root, home and tmpDir. */
   spec(options?: SpecOptions): SandboxSpec;
 }

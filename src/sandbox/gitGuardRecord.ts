@@ -1,0 +1,122 @@
+// What the git guard keeps on disk per project, in ~/.garuda/git-guard/<project>-<hash8>/ (read-
+// only to sandboxed commands):
+// - known.json: the repositories in the project that are the user's (found before any sandboxed
+//   command ran, made while none ran, or judged harmless), so a sweep leaves them alone;
+// - owner-<pid>-<id>.json: one per Garuda process whose sandboxed commands may write the project,
+//   from its first such command until it shuts down. One left behind by a process that is gone
+//   (SIGKILL, a crash) means a command may have planted something the guard did not get to see:
+//   the next guard for this project sweeps it.
+import { createHash, randomBytes } from "node:crypto";
+import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { basename, join } from "node:path";
+import { writeFileAtomic } from "../config/atomicWrite.ts";
+import type { MarkerKind } from "./gitRepos.ts";
+
+export interface KnownRepo {
+  /** Relative to the root ("" for the root itself). */
+  dir: string;
+  kind: MarkerKind;
+  ino: number;
+  /** Redirect files (commondir, config.worktree) its git folder had when it became known. */
+  redirects: string[];
+}
+
+export interface Owner {
+  file: string;
+  pid: number;
+  start: string;
+}
+
+export interface GuardRecord {
+  readonly dir: string;
+  /** The known repositories, undefined when none were ever recorded (a first run). */
+  known(): KnownRepo[] | undefined;
+  saveKnown(repos: KnownRepo[]): void;
+  /** Other owners' files: `live` ones belong to running processes, `dead` ones need a sweep. */
+  owners(): { live: Owner[]; dead: Owner[] };
+  /** Marks this process as one whose sandboxed commands may write the project. */
+  claim(): void;
+  release(): void;
+  forget(owners: Owner[]): void;
+}
+
+/** A process's start time (field 22 of /proc/<pid>/stat), so a reused pid is not taken for it. */
+function startTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    if (process.platform === "linux") return undefined;
+    try {
+      process.kill(pid, 0);
+      return "";
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function isKnownRepo(value: unknown): value is KnownRepo {
+  const v = value as KnownRepo;
+  return typeof v?.dir === "string" && typeof v.kind === "string" && typeof v.ino === "number" && Array.isArray(v.redirects);
+}
+
+export function openGuardRecord(stateDir: string, root: string): GuardRecord {
+  const dir = join(stateDir, `${basename(root) || "root"}-${createHash("sha256").update(root).digest("hex").slice(0, 8)}`);
+  const knownFile = join(dir, "known.json");
+  const self = { pid: process.pid, start: startTime(process.pid) ?? "", id: randomBytes(4).toString("hex") };
+  const ownFile = join(dir, `owner-${self.pid}-${self.id}.json`);
+  let claimed = false;
+  return {
+    dir,
+    known() {
+      try {
+        const data = JSON.parse(readFileSync(knownFile, "utf8")) as { root?: string; repos?: unknown[] };
+        if (data.root !== root || !Array.isArray(data.repos)) return undefined;
+        return data.repos.filter(isKnownRepo);
+      } catch {
+        return undefined;
+      }
+    },
+    saveKnown(repos) {
+      writeFileAtomic(knownFile, `${JSON.stringify({ root, repos }, null, 1)}\n`, { mode: 0o600, dirMode: 0o700 });
+    },
+    owners() {
+      const live: Owner[] = [];
+      const dead: Owner[] = [];
+      let names: string[] = [];
+      try {
+        names = readdirSync(dir).filter((name) => /^owner-\d+-[0-9a-f]+\.json$/.test(name));
+      } catch {
+        return { live, dead };
+      }
+      for (const name of names) {
+        const file = join(dir, name);
+        if (file === ownFile) continue;
+        let owner: Owner;
+        try {
+          const data = JSON.parse(readFileSync(file, "utf8")) as { pid?: number; start?: string };
+          owner = { file, pid: Number(data.pid), start: String(data.start ?? "") };
+        } catch {
+          owner = { file, pid: Number(name.split("-")[1]), start: "?" };
+        }
+        const now = startTime(owner.pid);
+        (now !== undefined && (now === owner.start || now === "") ? live : dead).push(owner);
+      }
+      return { live, dead };
+    },
+    claim() {
+      if (claimed) return;
+      writeFileAtomic(ownFile, `${JSON.stringify({ pid: self.pid, start: self.start, root })}\n`, { mode: 0o600, dirMode: 0o700 });
+      claimed = true;
+    },
+    release() {
+      if (!claimed) return;
+      rmSync(ownFile, { force: true });
+      claimed = false;
+    },
+    forget(owners) {
+      for (const owner of owners) rmSync(owner.file, { force: true });
+    },
+  };
+}
