@@ -5,18 +5,18 @@
 // it out of git's way within milliseconds (gitQuarantine.ts):
 // - a nested repository anywhere in the project (`.git` folder, file or link, or a bare
 //   repository) that could run something (gitRepos.ts judges it); one that cannot (a clone,
-//   `git worktree add`, `git submodule update`) is left alone and checked again as it changes;
+//   `git worktree add`, `git submodule update`) is left alone and judged again as it changes;
 // - a commondir, or a config.worktree git would read, appearing in a known repository's git folder.
 // Known repositories are the user's: those found before any sandboxed command ran, made while
 // none ran, or judged harmless. A Garuda process that dies mid-command leaves its owner file
 // behind (gitGuardRecord.ts), and the next guard for the project sweeps it: every repository
 // not known then is judged as if a command had just made it.
 import { existsSync, realpathSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { isInside } from "./fsView.ts";
 import type { GuardRecord, KnownRepo } from "./gitGuardRecord.ts";
-import { type Moved, QUARANTINE_DIR, quarantine } from "./gitQuarantine.ts";
-import { type JudgeContext, type Marker, configFileProblem, gitDirOf, judgeMarker, markerAt, readSmall, trustedWorktreeConfig } from "./gitRepos.ts";
+import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./gitQuarantine.ts";
+import { type JudgeContext, type Marker, configFileProblem, gitDirOf, judgeMarker, markersAt, readSmall, trustedWorktreeConfig, unsafeKey } from "./gitRepos.ts";
 import type { TreeWatch, WatchChange } from "./gitWatch.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
@@ -26,6 +26,8 @@ const OUTSIDE = "run the git command outside the sandbox (outside_sandbox: true;
 export interface GuardedRun {
   notes: string[];
   onNote: (note: string) => void;
+  /** How often each thing was noted (a command that makes it again and again gets one note, and a count). */
+  seen?: Map<string, number>;
 }
 
 interface Known {
@@ -39,7 +41,7 @@ export interface GitGuard {
   readonly watch: TreeWatch;
   /** Nested repositories (their folders) to hold read-only in the next command. */
   heldRepos(): string[];
-  /** Looks at what the watch saw. `active`: a sandboxed command may have made it. */
+  /** Looks at what the watch saw. */
   process(change: WatchChange): void;
   /** A full look at what may have changed unseen: unwatched subtrees, content changed without an event. */
   verify(scanUnwatched: boolean): void;
@@ -60,48 +62,49 @@ export interface GitGuardOptions {
   extraGitDirs: string[];
 }
 
+/** A submodule's git folder, whose config commands may write (`git submodule update`): the guard keeps it. */
+const MODULE_GIT_DIR = /\/\.git\/modules\//;
+
 const sameMarker = (a: Marker, b: Marker) => a.kind === b.kind && a.ino === b.ino && a.entry === b.entry;
+const entryOf = (repo: KnownRepo, root: string) => join(root, repo.dir, repo.kind === "bare" ? "HEAD" : ".git");
 
 export function createGitGuard(options: GitGuardOptions): GitGuard {
   const { root, watch, record } = options;
   const quarantineDir = join(root, QUARANTINE_DIR);
+  /** By entry (`<dir>/.git`, or `<dir>/HEAD` for a bare repository). */
   const known = new Map<string, Known>();
   const provisional = new Map<string, Marker>();
   const runs = new Set<GuardedRun>();
   const pending: string[] = [];
+  /** Submodule configs as last known good (absolute path → text). */
+  const kept = new Map<string, string>();
   let dirty = false;
 
   const rel = (path: string) => relative(root, path) || ".";
 
-  function note(text: string): void {
+  function note(key: string, text: string): void {
     if (runs.size === 0) pending.push(text);
     for (const run of runs) {
+      run.seen ??= new Map();
+      const times = run.seen.get(key) ?? 0;
+      run.seen.set(key, times + 1);
+      if (times > 0) continue;
       run.notes.push(text);
       run.onNote(text);
     }
   }
 
-  function trustedGitDirs(): Set<string> {
-    const dirs = new Set<string>();
+  function context(): JudgeContext {
+    const trusted = new Set<string>();
     for (const { marker } of known.values()) {
       const gitDir = gitDirOf(marker);
-      if (typeof gitDir === "string") dirs.add(gitDir);
+      if (typeof gitDir === "string") trusted.add(gitDir);
     }
-    return dirs;
-  }
-
-  function context(): JudgeContext {
-    const trusted = trustedGitDirs();
-    return {
-      trusted: (dir) => trusted.has(dir),
-      watched: (dir) => covered(dir),
-      configKeys: options.configKeys,
-    };
+    return { trusted: (dir) => trusted.has(dir), watched: covered, configKeys: options.configKeys };
   }
 
   /** A folder the guard looks at: in the project (not the quarantine) or a linked worktree's git folders. */
   function covered(dir: string): boolean {
-    if (!existsSync(dir)) return false;
     let real: string;
     try {
       real = realpathSync(dir);
@@ -126,24 +129,25 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
 
   function neutralize(marker: Marker, why: string): void {
     const result = quarantine(root, marker.entry);
-    provisional.delete(marker.dir);
-    known.delete(marker.dir);
+    provisional.delete(marker.entry);
+    known.delete(marker.entry);
     dirty = true;
     note(
+      marker.entry,
       `[Garuda: the command ${describe(marker)}; ${why}, which git on this computer would run in ${rel(marker.dir)} (and git status in the project, through a gitlink). ${moved(result, rel(marker.entry), rel(marker.dir))}. To make such a repository, ${OUTSIDE}.]`,
     );
   }
 
   function judgeProvisional(ctx: JudgeContext): void {
     for (const marker of [...provisional.values()]) {
-      const current = markerAt(marker.dir);
+      const current = markersAt(marker.dir).find((m) => m.entry === marker.entry);
       if (!current) {
-        provisional.delete(marker.dir);
+        provisional.delete(marker.entry);
         continue;
       }
+      provisional.set(marker.entry, current);
       const verdict = judgeMarker(current, ctx);
       if (!verdict.ok) neutralize(current, verdict.why);
-      else provisional.set(marker.dir, current);
     }
   }
 
@@ -160,35 +164,74 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         const target = name === "commondir" ? readSmall(path, 4096) : undefined;
         const pointsAt = target && "text" in target ? ` (${target.text.trim().slice(0, 200)})` : "";
         const result = quarantine(root, path);
-        dirty = true;
-        note(
-          `[Garuda: the command made ${rel(path)}${pointsAt}, which would make git on this computer take config and hooks from elsewhere (or read config the command wrote); ${moved(result, rel(path), rel(entry.marker.dir))}. Do not write ${name} into a git folder.]`,
-        );
+        const effect = name === "commondir" ? "would make git on this computer take its config and hooks from another folder" : "is config git on this computer would read, and it sets what runs programs";
+        note(path, `[Garuda: the command made ${rel(path)}${pointsAt}, which ${effect}; ${moved(result, rel(path), rel(entry.marker.dir))}. To change a repository's config, ${OUTSIDE}.]`);
       }
     }
   }
 
+  /** The known submodules' configs, as they are when a command starts. */
+  function keepConfigs(): void {
+    kept.clear();
+    for (const { marker } of known.values()) {
+      const gitDir = gitDirOf(marker);
+      if (typeof gitDir !== "string" || !MODULE_GIT_DIR.test(gitDir) || !covered(gitDir)) continue;
+      const file = readSmall(join(gitDir, "config"));
+      if ("text" in file) kept.set(join(gitDir, "config"), file.text);
+    }
+    dirty = true;
+  }
+
+  /**
+   * A kept config that changed: fine when everything the command added is harmless (core.worktree,
+   * which `git submodule update` writes); otherwise put back as it was.
+   */
+  function checkConfigs(ctx: JudgeContext): void {
+    for (const [path, text] of kept) {
+      const now = readSmall(path);
+      if ("text" in now && now.text === text) continue;
+      let why = "missing" in now ? "removed it" : "bad" in now ? `made it something git reads elsewhere (it ${now.bad})` : undefined;
+      if ("text" in now) {
+        const before = new Set((ctx.configKeys(text) ?? []).map(([key, value]) => `${key}=${value}`));
+        const after = ctx.configKeys(now.text);
+        const added = after?.filter(([key, value]) => !before.has(`${key}=${value}`)) ?? [];
+        const bad = added.map(([key, value]) => unsafeKey(key, value)).find(Boolean);
+        if (after && !bad) {
+          kept.set(path, now.text);
+          dirty = true;
+          continue;
+        }
+        why = bad ?? "made it something git cannot read";
+      }
+      const result = restoreFile(path, text);
+      const done = result.error ? `Garuda could not put it back (${result.error}): tell the user to check it before running git` : "Garuda put it back as it was";
+      note(path, `[Garuda: the command changed ${rel(path)} (it ${why?.replace(/^sets/, "set")}), config git on this computer reads in the submodule and through git status in the project; ${done}. To change a submodule's config, ${OUTSIDE}.]`);
+    }
+  }
+
+  /** Brings what is known about the repositories at `dirs` up to date. */
   function look(dirs: Iterable<string>): void {
     for (const dir of dirs) {
-      const marker = markerAt(dir);
-      const was = known.get(dir);
-      if (was && marker && sameMarker(was.marker, marker)) continue;
-      if (was) {
-        known.delete(dir);
-        dirty = true;
+      const now = markersAt(dir);
+      for (const map of [known, provisional] as Array<Map<string, { marker: Marker } | Marker>>) {
+        for (const entry of [join(dir, ".git"), join(dir, "HEAD")]) {
+          const was = map.get(entry);
+          if (!was) continue;
+          const marker = "marker" in was ? was.marker : was;
+          if (!now.some((m) => sameMarker(m, marker))) {
+            map.delete(entry);
+            dirty = true;
+          }
+        }
       }
-      const maybe = provisional.get(dir);
-      if (!marker) {
-        provisional.delete(dir);
-        continue;
+      for (const marker of now) {
+        if (known.has(marker.entry) || provisional.has(marker.entry)) continue;
+        if (runs.size === 0) {
+          // No sandboxed command runs: the user (or a command they approved) made it.
+          known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+          dirty = true;
+        } else provisional.set(marker.entry, marker);
       }
-      if (maybe && sameMarker(maybe, marker)) continue;
-      if (runs.size === 0) {
-        // No sandboxed command runs: the user (or a command they approved) made it.
-        known.set(dir, { marker, redirects: presentRedirects(marker) });
-        provisional.delete(dir);
-        dirty = true;
-      } else provisional.set(dir, marker);
     }
   }
 
@@ -206,8 +249,9 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       ino: marker.ino,
       redirects: [...redirects],
     }));
+    const configs = Object.fromEntries([...kept].map(([path, text]) => [relative(root, path), text]));
     try {
-      record.saveKnown(repos);
+      record.saveKnown(repos, configs);
       dirty = false;
     } catch {
       // ~/.garuda not writable: the record stays as it was; the guard itself keeps working.
@@ -217,32 +261,31 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   /** The first look at the tree: known repositories, or a sweep when a Garuda process died mid-command. */
   function init(): void {
     const found = watch.start();
-    const recorded = record.known();
+    const recorded = new Map((record.known() ?? []).map((repo) => [entryOf(repo, root), repo]));
     const owners = record.owners();
     const sweep = owners.dead.length > 0 || owners.live.length > 0;
-    const recordedAt = new Map((recorded ?? []).map((repo) => [join(root, repo.dir), repo]));
     const suspects: Marker[] = [];
     for (const dir of found) {
-      const marker = markerAt(dir);
-      if (!marker) continue;
-      const was = recordedAt.get(dir);
-      const matches = was !== undefined && was.kind === marker.kind && was.ino === marker.ino;
-      if (!sweep || matches) {
-        known.set(dir, { marker, redirects: matches ? new Set(was.redirects) : presentRedirects(marker) });
-      } else suspects.push(marker);
+      for (const marker of markersAt(dir)) {
+        const was = recorded.get(marker.entry);
+        const matches = was !== undefined && was.kind === marker.kind && was.ino === marker.ino;
+        if (!sweep || matches) known.set(marker.entry, { marker, redirects: matches ? new Set(was.redirects) : presentRedirects(marker) });
+        else suspects.push(marker);
+      }
     }
     dirty = true;
     if (sweep) {
-      const ctx = context();
       const before = pending.length;
       for (const marker of suspects) {
-        const verdict = judgeMarker(marker, ctx);
-        if (verdict.ok) known.set(marker.dir, { marker, redirects: presentRedirects(marker) });
+        const verdict = judgeMarker(marker, context());
+        if (verdict.ok) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
         else neutralize(marker, verdict.why);
       }
       checkRedirects(context());
+      for (const [path, text] of Object.entries(record.configs())) kept.set(join(root, path), text);
+      checkConfigs(context());
       if (owners.dead.length > 0 && pending.length > before) {
-        pending.splice(before, 0, "[Garuda: a Garuda session that ended without its last check (it was killed while a command ran in the sandbox) may have left repositories git would run something from; this session checked the project:]");
+        pending.splice(before, 0, "[Garuda: a Garuda session was killed while a command ran in the sandbox here, before its last check; this session checked the project and found what follows.]");
       }
       record.forget(owners.dead);
     }
@@ -254,16 +297,15 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   return {
     root,
     watch,
-    heldRepos: () => [...known.keys()].filter((dir) => dir !== root),
+    heldRepos: () => [...new Set([...known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
     process(change) {
-      if (change.overflow) {
-        const all = watch.rescan();
-        look(new Set([...all, ...known.keys(), ...provisional.keys()]));
-      } else look(change.candidates);
+      if (change.overflow) look(new Set([...watch.rescan(), ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
+      else look(change.candidates);
       if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0)) {
         const ctx = context();
         judgeProvisional(ctx);
         checkRedirects(ctx);
+        checkConfigs(ctx);
       }
       if (runs.size === 0) save();
     },
@@ -272,8 +314,13 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       const ctx = context();
       judgeProvisional(ctx);
       checkRedirects(ctx);
+      checkConfigs(ctx);
     },
     begin(run) {
+      if (runs.size === 0) {
+        keepConfigs();
+        save();
+      }
       runs.add(run);
       record.claim();
       for (const text of pending.splice(0)) {
@@ -282,10 +329,16 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       }
     },
     end(run) {
+      for (const [key, times] of run.seen ?? []) {
+        if (times < 2) continue;
+        const text = `[Garuda: the command made ${rel(key)} ${times - 1} more time${times > 2 ? "s" : ""}; each was moved to ${QUARANTINE_DIR} too.]`;
+        run.notes.push(text);
+        run.onNote(text);
+      }
       runs.delete(run);
       if (runs.size > 0) return false;
       // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
-      for (const marker of provisional.values()) known.set(marker.dir, { marker, redirects: presentRedirects(marker) });
+      for (const marker of provisional.values()) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
       if (provisional.size > 0) dirty = true;
       provisional.clear();
       save();

@@ -31,7 +31,9 @@ export interface GuardRecord {
   readonly dir: string;
   /** The known repositories, undefined when none were ever recorded (a first run). */
   known(): KnownRepo[] | undefined;
-  saveKnown(repos: KnownRepo[]): void;
+  /** Submodule configs as they were last known good (path relative to the root → text). */
+  configs(): Record<string, string>;
+  saveKnown(repos: KnownRepo[], configs: Record<string, string>): void;
   /** Other owners' files: `live` ones belong to running processes, `dead` ones need a sweep. */
   owners(): { live: Owner[]; dead: Owner[] };
   /** Marks this process as one whose sandboxed commands may write the project. */
@@ -67,19 +69,27 @@ export function openGuardRecord(stateDir: string, root: string): GuardRecord {
   const self = { pid: process.pid, start: startTime(process.pid) ?? "", id: randomBytes(4).toString("hex") };
   const ownFile = join(dir, `owner-${self.pid}-${self.id}.json`);
   let claimed = false;
+  const read = (): { repos?: unknown[]; configs?: Record<string, unknown> } | undefined => {
+    try {
+      const data = JSON.parse(readFileSync(knownFile, "utf8")) as { root?: string; repos?: unknown[]; configs?: Record<string, unknown> };
+      return data.root === root ? data : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   return {
     dir,
     known() {
-      try {
-        const data = JSON.parse(readFileSync(knownFile, "utf8")) as { root?: string; repos?: unknown[] };
-        if (data.root !== root || !Array.isArray(data.repos)) return undefined;
-        return data.repos.filter(isKnownRepo);
-      } catch {
-        return undefined;
-      }
+      const data = read();
+      return data && Array.isArray(data.repos) ? data.repos.filter(isKnownRepo) : undefined;
     },
-    saveKnown(repos) {
-      writeFileAtomic(knownFile, `${JSON.stringify({ root, repos }, null, 1)}\n`, { mode: 0o600, dirMode: 0o700 });
+    configs() {
+      const configs = read()?.configs;
+      if (!configs || typeof configs !== "object") return {};
+      return Object.fromEntries(Object.entries(configs).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+    },
+    saveKnown(repos, configs) {
+      writeFileAtomic(knownFile, `${JSON.stringify({ root, repos, configs }, null, 1)}\n`, { mode: 0o600, dirMode: 0o700 });
     },
     owners() {
       const live: Owner[] = [];

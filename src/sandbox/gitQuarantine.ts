@@ -122,3 +122,26 @@ export function quarantine(root: string, entry: string, stamp = stampNow()): Mov
     closeSync(parentFd);
   }
 }
+
+/** Puts `text` back as the content of `path` (an absolute real path): a new file renamed over whatever is there now. */
+export function restoreFile(path: string, text: string): { error?: string } {
+  const slash = path.lastIndexOf("/");
+  const parent = path.slice(0, slash) || "/";
+  const name = path.slice(slash + 1);
+  let fd: number;
+  try {
+    fd = openDir(parent);
+  } catch (error) {
+    return { error: `its folder could not be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+  }
+  const temp = `.${name}.garuda-restore-${process.pid}`;
+  try {
+    writeFileSync(at(fd, parent, temp), text, { flag: "wx", mode: 0o644 });
+    renameSync(at(fd, parent, temp), at(fd, parent, name));
+    return {};
+  } catch (error) {
+    return { error: (error as Error).message };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -61,7 +61,7 @@ const SAFE_KEYS: RegExp[] = [
 ];
 
 /** Why a config key may run something, or undefined when it cannot. */
-function unsafeKey(key: string, value: string): string | undefined {
+export function unsafeKey(key: string, value: string): string | undefined {
   if (!SAFE_KEYS.some((pattern) => pattern.test(key))) return `sets ${key}`;
   if (/\.update$/.test(key) && value.trim().startsWith("!")) return `sets ${key} to a command`;
   // ext:: and fd:: transports run programs; a leading dash would be read as an option.
@@ -135,15 +135,20 @@ export function looksBare(dir: string): boolean {
   return isDirFollowing(join(dir, "objects")) && isDirFollowing(join(dir, "refs"));
 }
 
-/** The repository git would find at `<dir>` itself (not above it), if any. */
-export function markerAt(dir: string): Marker | undefined {
+/**
+ * The repositories git could find at `<dir>` itself (not above it): its `.git`, and the folder
+ * itself when it looks bare. Both count: git falls back to the folder when `.git` is not a valid
+ * git folder (an empty one, a FIFO), and a command can make either valid later.
+ */
+export function markersAt(dir: string): Marker[] {
+  const markers: Marker[] = [];
   const dotGit = join(dir, ".git");
   const kind = lkind(dotGit);
-  if (kind === "dir") return { dir, kind: "dir", entry: dotGit, ino: inode(dotGit) };
-  if (kind === "link") return { dir, kind: "link", entry: dotGit, ino: inode(dotGit) };
-  if (kind === "file" || kind === "other") return { dir, kind: "file", entry: dotGit, ino: inode(dotGit) };
-  if (looksBare(dir)) return { dir, kind: "bare", entry: join(dir, "HEAD"), ino: inode(join(dir, "HEAD")) };
-  return undefined;
+  if (kind === "dir") markers.push({ dir, kind: "dir", entry: dotGit, ino: inode(dotGit) });
+  else if (kind === "link") markers.push({ dir, kind: "link", entry: dotGit, ino: inode(dotGit) });
+  else if (kind === "file" || kind === "other") markers.push({ dir, kind: "file", entry: dotGit, ino: inode(dotGit) });
+  if (looksBare(dir)) markers.push({ dir, kind: "bare", entry: join(dir, "HEAD"), ino: inode(join(dir, "HEAD")) });
+  return markers;
 }
 
 /** The git folder a marker stands for (a gitfile's target, resolved as git resolves it). */

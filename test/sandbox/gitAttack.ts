@@ -46,7 +46,7 @@ export function evilSettings(marker: string): Array<[string, string]> {
 /** Shell lines that write the evil settings into the config file `file`. */
 export function evilConfigScript(file: string, marker: string): string {
   return evilSettings(marker)
-    .map(([key, value]) => `git config -f '${file}' ${key} '${value}'`)
+    .map(([key, value]) => `git config -f "${file}" ${key} '${value}'`)
     .join(" && ");
 }
 

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { linkSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitConfigParser } from "../../src/sandbox/gitGuards.ts";
-import { type JudgeContext, judgeMarker, markerAt } from "../../src/sandbox/gitRepos.ts";
+import { type JudgeContext, judgeMarker, markersAt } from "../../src/sandbox/gitRepos.ts";
 import { isInside } from "../../src/sandbox/fsView.ts";
 import { tempDir } from "../support/tempDir.ts";
 import { evilSettings, git } from "./gitAttack.ts";
@@ -18,7 +18,7 @@ function context(root: string, trusted: string[] = []): JudgeContext {
 }
 
 function judge(dir: string, ctx: JudgeContext) {
-  const marker = markerAt(dir);
+  const [marker] = markersAt(dir);
   if (!marker) throw new Error(`no repository at ${dir}`);
   return judgeMarker(marker, ctx);
 }
@@ -39,10 +39,15 @@ describe("gitRepos", () => {
     git(root, home, "submodule", "add", "-q", join(root, "bare.git"), "lib");
     const ctx = context(root, [join(root, ".git")]);
     for (const dir of ["sub", "bare.git", "clone", "wt", "lib"]) expect({ dir, verdict: judge(join(root, dir), ctx) }).toEqual({ dir, verdict: { ok: true } });
-    expect(markerAt(join(root, "bare.git"))?.kind).toBe("bare");
-    expect(markerAt(join(root, "wt"))?.kind).toBe("file");
-    expect(markerAt(join(root, "sub"))?.kind).toBe("dir");
-    expect(markerAt(join(root, "home"))).toBeUndefined();
+    const kinds = (dir: string) => markersAt(join(root, dir)).map((marker) => marker.kind);
+    expect(kinds("bare.git")).toEqual(["bare"]);
+    expect(kinds("wt")).toEqual(["file"]);
+    expect(kinds("sub")).toEqual(["dir"]);
+    expect(kinds("home")).toEqual([]);
+    // A folder with an empty .git (not a git folder) that looks bare itself: git falls back to the folder.
+    mkdirSync(join(root, "both/.git"), { recursive: true });
+    git(root, home, "init", "-q", "--bare", "both");
+    expect(kinds("both")).toEqual(["dir", "bare"]);
   });
 
   test("every setting that runs a program is caught, one at a time (negative control: the same repository without it is harmless)", () => {
