@@ -295,6 +295,32 @@ describeSandbox(
       expect(unchecked.during.length).toBeGreaterThan(0);
     }, 90_000);
 
+    test("a flood of events that overflows the kernel's queue before Garuda reads it does not hide a plant: the overflow makes the guard look at the whole tree again", async () => {
+      const root = project("flood");
+      const queue = Number(readFileSync("/proc/sys/fs/inotify/max_queued_events", "utf8").trim());
+      const files = Math.ceil(queue * 1.5); // two events each (made, written): well past the queue
+      const flag = join(root, "flood-done");
+      const plant = [
+        evilRepo("$TMPDIR/f"),
+        `(cd src && for i in $(seq 1 ${files}); do : > f$i; done)`, // src is watched: every file is two events
+        "mkdir -p sub && mv \"$TMPDIR/f/.git\" sub/.git",
+        "touch flood-done",
+      ].join(" && ");
+      const job = guarded.start({ command: `${plant}\necho PLANTED; sleep 120`, cwd: root, sandbox: { ...guarded.spec(), root } });
+      try {
+        // Garuda is busy (its event loop blocked, as by a long synchronous task): nothing reads the queue.
+        const deadline = Date.now() + 120_000;
+        while (!existsSync(flag) && Date.now() < deadline) Bun.sleepSync(20);
+        expect(existsSync(flag)).toBe(true);
+        await eventually(() => job.output().includes("[Garuda:"), 20_000);
+        expect(job.output()).toContain("made sub/.git, a git repository; its config sets");
+        marker.reset();
+        expect(probe(marker, home, [root, join(root, "sub")])).toEqual([]);
+      } finally {
+        await job.stop();
+      }
+    }, 180_000);
+
     test("the quarantine loses nothing, is out of git's way and read-only to commands: the moved repository keeps its files, HEAD renamed", async () => {
       const root = project("quarantine");
       const result = await attack(guarded, root, ["git init -q sub", "echo kept > sub/.git/description", evilConfigScript("sub/.git/config", marker.path)].join(" && "), ["sub"]);
