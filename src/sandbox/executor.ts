@@ -166,9 +166,9 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
    * it knows are held read-only, and what the command plants is moved aside as it happens; the
    * notes reach the output as they come and the command's result.
    */
-  function guarded(request: ExecRequest, onNote: (note: string) => void): { request: ExecRequest; leave: () => string[] } {
+  function guarded(request: ExecRequest, onNote: (note: string) => void): { request: ExecRequest; leave: () => Promise<unknown> } {
     const command = request.sandbox && gitGuards?.enter(request.sandbox, (note) => onNote(`${note}\n`));
-    if (!command) return { request, leave: () => [] };
+    if (!command) return { request, leave: async () => [] };
     const sandbox = { ...(request.sandbox as SandboxSpec), gitRepos: [...((request.sandbox as SandboxSpec).gitRepos ?? []), ...command.repos] };
     return { request: { ...request, sandbox }, leave: () => command.leave() };
   }
@@ -205,13 +205,13 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       try {
         job = begin(git.request, "all", stdin, emit);
       } catch (error) {
-        git.leave();
+        await git.leave();
         throw error;
       }
       const unwatch = watch(job, request.signal, request.timeoutMs);
       try {
         const end = await job.exited;
-        git.leave();
+        await git.leave();
         return result(end, kept.text(), kept.truncated, started);
       } finally {
         unwatch();
@@ -227,14 +227,14 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       try {
         job = begin(git.request, request.raw ? "stderr" : "all", stdin, (text) => ring.push(text));
       } catch (error) {
-        git.leave();
+        void git.leave();
         throw error;
       }
       if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
       const unwatch = watch(job, request.signal, undefined);
-      const exited = job.exited.then((end) => {
+      const exited = job.exited.then(async (end) => {
         unwatch();
-        git.leave();
+        await git.leave();
         return result(end, ring.text(), false, started);
       });
       const sink = job.stdin;
@@ -269,7 +269,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const jobs = [...live];
       await Promise.all(jobs.map((job) => job.terminate("shutdown")));
       await Promise.all(jobs.map((job) => job.exited));
-      gitGuards?.close();
+      await gitGuards?.close();
       if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
     },
   };

@@ -162,7 +162,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         // config.worktree counts only when the (held) config turns per-worktree config on; then it must be harmless.
         if (name === "config.worktree" && (!trustedWorktreeConfig(join(gitDir, "config"), ctx) || !configFileProblem(path, ctx))) continue;
         const target = name === "commondir" ? readSmall(path, 4096) : undefined;
-        const pointsAt = target && "text" in target ? ` (${target.text.trim().slice(0, 200)})` : "";
+        const pointsAt = target && "text" in target && target.text.trim() ? ` (${target.text.trim().slice(0, 200)})` : "";
         const result = quarantine(root, path);
         const effect = name === "commondir" ? "would make git on this computer take its config and hooks from another folder" : "is config git on this computer would read, and it sets what runs programs";
         note(path, `[Garuda: the command made ${rel(path)}${pointsAt}, which ${effect}; ${moved(result, rel(path), rel(entry.marker.dir))}. To change a repository's config, ${OUTSIDE}.]`);
@@ -172,6 +172,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
 
   /** The known submodules' configs, as they are when a command starts. */
   function keepConfigs(): void {
+    const before = JSON.stringify([...kept]);
     kept.clear();
     for (const { marker } of known.values()) {
       const gitDir = gitDirOf(marker);
@@ -179,7 +180,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       const file = readSmall(join(gitDir, "config"));
       if ("text" in file) kept.set(join(gitDir, "config"), file.text);
     }
-    dirty = true;
+    if (JSON.stringify([...kept]) !== before) dirty = true;
   }
 
   /**

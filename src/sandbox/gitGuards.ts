@@ -1,21 +1,19 @@
-// The git guards of one executor: one guard per project root (gitGuard.ts), one inotify instance
-// for all of them (the kernel allows a user few), and one timer that reads its events: every
-// few milliseconds while a sandboxed command that may write a project runs, slowly otherwise
-// (so the watches follow the tree, and what the user does between commands is known as theirs).
-// The executor calls enter() before such a command and leave() after it.
+// The git guards of one executor: one guard per project root (gitGuard.ts) and one inotify
+// instance for all of them (the kernel allows a user few), whose events are read as they come,
+// between commands too (so the watches follow the tree, and what the user does then is known as
+// theirs). The executor calls enter() before a sandboxed command that may write a project and
+// leave() after it.
 import { readFileSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isInside, realFs } from "./fsView.ts";
 import { type GitGuard, type GuardedRun, createGitGuard } from "./gitGuard.ts";
 import { openGuardRecord } from "./gitGuardRecord.ts";
 import { createTreeWatch } from "./gitWatch.ts";
-import type { Inotify } from "./inotify.ts";
+import { createBarriers } from "./gitBarrier.ts";
+import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, loadInotify, openInotify } from "./inotify.ts";
 import { linkedGitFolders } from "./paths.ts";
 import type { SandboxSpec } from "./types.ts";
 
-/** How often events are read while a guarded command runs, and otherwise. */
-const ACTIVE_POLL_MS = 5;
-const IDLE_POLL_MS = 250;
 /** How often, while one runs, repositories judged harmless are judged again (content changed through an mmap raises no event). */
 const VERIFY_MS = 250;
 /** Unwatched subtrees are scanned at most this often while a command runs (and always when it ends). */
@@ -28,7 +26,7 @@ export interface GuardedCommand {
   /** Nested repositories (folders) the sandbox must hold read-only, as it holds the root's .git. */
   readonly repos: string[];
   /** After the command: the last look; every note of this command (also given to onNote as they came). */
-  leave(): string[];
+  leave(): Promise<string[]>;
 }
 
 export interface GitGuards {
@@ -36,7 +34,7 @@ export interface GitGuards {
   enter(spec: SandboxSpec, onNote: (note: string) => void): GuardedCommand | undefined;
   /** At start: sweeps `root` now when a Garuda process died while a command ran there; the notes. */
   sweepAtStart(root: string): string[];
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface GitGuardsOptions {
@@ -96,49 +94,45 @@ function maxWatches(): number {
 }
 
 export async function createGitGuards(options: GitGuardsOptions): Promise<GitGuards> {
-  const { loadInotify, openInotify } = await import("./inotify.ts");
-  const lib = loadInotify();
+  const lib = await loadInotify();
   let inotify: Inotify | undefined;
   let inotifyTried = false;
   const limit = maxWatches();
   const guards = new Map<string, GitGuard>();
   const configKeys = gitConfigParser(Bun.which("git", { PATH: options.path ?? "/usr/bin:/bin" }) ?? undefined);
+  const barriers = createBarriers(join(options.stateDir, "barrier"));
   let timer: ReturnType<typeof setInterval> | undefined;
-  let timerMs = 0;
-  let lastVerify = 0;
   let lastScan = 0;
 
   const watchedNow = () => [...guards.values()].reduce((sum, guard) => sum + guard.watch.watched, 0);
 
-  function poll(): void {
-    if (!inotify) return;
-    const events = inotify.drain();
-    if (events.length === 0) return;
-    const overflow = events.some((event) => event.wd === -1);
+  function dispatch(events: InotifyEvent[]): void {
+    const overflow = events.some((event) => event.mask & IN_Q_OVERFLOW);
     for (const guard of guards.values()) {
-      const own = events.filter((event) => event.wd === -1 || guard.watch.owns(event.wd));
+      const own = events.filter((event) => event.mask & IN_Q_OVERFLOW || guard.watch.owns(event.wd));
       if (own.length > 0 || overflow) guard.process(guard.watch.handle(own));
     }
+    barriers.seen(events);
   }
 
+  /** While a guarded command runs: judge again what may change without an event (an mmap), scan what is unwatched. */
   function tick(): void {
-    poll();
     const now = performance.now();
-    if (now - lastVerify < VERIFY_MS) return;
-    lastVerify = now;
     const scan = now - lastScan >= SCAN_MS;
     if (scan) lastScan = now;
     for (const guard of guards.values()) if (guard.active) guard.verify(scan);
   }
 
-  /** Reads events fast while a guarded command runs; the timer never keeps Garuda alive. */
+  /** The verify timer runs only while a guarded command does, and never keeps Garuda alive. */
   function arm(): void {
-    const want = [...guards.values()].some((guard) => guard.active) ? ACTIVE_POLL_MS : IDLE_POLL_MS;
-    if (timer && timerMs === want) return;
-    if (timer) clearInterval(timer);
-    timerMs = want;
-    timer = setInterval(tick, want);
-    timer.unref();
+    const active = [...guards.values()].some((guard) => guard.active);
+    if (active && !timer) {
+      timer = setInterval(tick, VERIFY_MS);
+      timer.unref();
+    } else if (!active && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
   }
 
   function guardFor(root: string): GitGuard {
@@ -147,13 +141,16 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
     if (!inotifyTried) {
       inotifyTried = true;
       inotify = lib ? openInotify(lib) : undefined;
+      if (inotify) {
+        barriers.watchWith(inotify);
+        inotify.listen(dispatch);
+      }
     }
     const linked = linkedGitFolders(root, realFs);
     const extraGitDirs = linked ? [...new Set([linked.gitDir, linked.commonDir])].filter((dir) => !isInside(dir, root)) : [];
     const watch = createTreeWatch({ root, extraGitDirs, inotify, budget: () => limit - watchedNow() });
     const guard = createGitGuard({ root, watch, record: openGuardRecord(options.stateDir, root), configKeys, extraGitDirs });
     guards.set(root, guard);
-    arm();
     return guard;
   }
 
@@ -170,15 +167,15 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
       const root = realRoot(spec.root);
       if (!writesRoot(spec, root)) return undefined;
       const guard = guardFor(root);
-      if (!guard.active) poll(); // what happened since the last command was the user's
       const run: GuardedRun = { notes: [], onNote };
       guard.begin(run);
       arm();
       return {
         repos: guard.heldRepos(),
-        leave() {
-          // The command's processes are gone: every event it caused is queued by now.
-          poll();
+        async leave() {
+          // The command's processes are gone, so every event they caused is queued: once an event
+          // made after them has come through, all of theirs have been looked at.
+          await barriers.pass();
           guard.verify(true);
           guard.end(run);
           arm();
@@ -192,12 +189,13 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
       // The notes stay pending as well: the next command in this project gets them, for the model.
       return guardFor(real).pendingNotes();
     },
-    close() {
+    async close() {
       if (timer) clearInterval(timer);
       timer = undefined;
       for (const guard of guards.values()) guard.close();
       guards.clear();
-      inotify?.close();
+      barriers.close();
+      await inotify?.close();
       inotify = undefined;
     },
   };

@@ -1,9 +1,8 @@
 // Linux inotify through bun:ffi, for the git guard (gitGuard.ts). Node's fs.watch is not enough
-// there: under a flood of events it drops some without saying so, and it cannot leave folders
-// out or say when the kernel's watch limit is reached. Here a full queue is reported
-// (IN_Q_OVERFLOW, so the caller rescans), a watch that cannot be added says why, and reading
-// never waits (the caller polls while sandboxed commands run).
-import { FFIType, dlopen, ptr, read as readPointer } from "bun:ffi";
+// there: it cannot leave folders out, say when the kernel's watch limit is reached, or report a
+// full queue (IN_Q_OVERFLOW, after which the caller rescans). Events are read as they come, by
+// Bun's own event loop (a stream over the non-blocking descriptor): no timer wakes Garuda to look.
+type Ffi = typeof import("bun:ffi");
 
 export const IN_MODIFY = 0x2;
 export const IN_CLOSE_WRITE = 0x8;
@@ -33,7 +32,6 @@ const ELOOP = 40;
 
 /** glibc, then musl (x64, arm64). */
 const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
-const READ_BYTES = 256 * 1024;
 
 export interface InotifyEvent {
   wd: number;
@@ -49,30 +47,34 @@ export interface Inotify {
   /** Watches a folder (a final symlink is not followed). "limit": the kernel's max_user_watches is reached. */
   watch(dir: string): WatchResult;
   unwatch(wd: number): void;
-  /** Every event queued now; never waits. */
-  drain(): InotifyEvent[];
-  close(): void;
+  /** Calls `onEvents` with the events as they come, in the kernel's order, until close(). */
+  listen(onEvents: (events: InotifyEvent[]) => void): void;
+  close(): Promise<void>;
 }
 
-function bind(name: string) {
+function bind({ dlopen, FFIType }: Ffi, name: string) {
   return dlopen(name, {
     inotify_init1: { args: [FFIType.i32], returns: FFIType.i32 },
     inotify_add_watch: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
     inotify_rm_watch: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-    read: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
     close: { args: [FFIType.i32], returns: FFIType.i32 },
     __errno_location: { args: [], returns: FFIType.ptr },
   });
 }
 
-type Library = ReturnType<typeof bind>;
+export interface Library {
+  ffi: Ffi;
+  symbols: ReturnType<typeof bind>["symbols"];
+}
 
-/** The C library's inotify calls, or undefined off Linux or without them. */
-export function loadInotify(): Library | undefined {
+/** The C library's inotify calls, or undefined off Linux or without them. bun:ffi is loaded only here. */
+export async function loadInotify(): Promise<Library | undefined> {
   if (process.platform !== "linux") return undefined;
+  const ffi = await import("bun:ffi");
   for (const name of LIBC) {
     try {
-      return bind(name);
+      // The library stays open for the life of the process, as the guards use it.
+      return { ffi, symbols: bind(ffi, name).symbols };
     } catch {
       // Not this C library: try the next one.
     }
@@ -80,18 +82,41 @@ export function loadInotify(): Library | undefined {
   return undefined;
 }
 
+/** The events in `bytes` (whole events only; what is left over is returned for the next read). */
+function parse(bytes: Uint8Array, decoder: TextDecoder): { events: InotifyEvent[]; rest: Uint8Array } {
+  // (Whole events come from every read; a rest is only kept in case a chunk ever splits one.)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const events: InotifyEvent[] = [];
+  let at = 0;
+  while (at + 16 <= bytes.length) {
+    const length = view.getUint32(at + 12, true);
+    if (at + 16 + length > bytes.length) break;
+    const raw = bytes.subarray(at + 16, at + 16 + length);
+    const end = raw.indexOf(0);
+    events.push({
+      wd: view.getInt32(at, true),
+      mask: view.getUint32(at + 4, true),
+      cookie: view.getUint32(at + 8, true),
+      name: decoder.decode(end >= 0 ? raw.subarray(0, end) : raw),
+    });
+    at += 16 + length;
+  }
+  return { events, rest: bytes.slice(at) };
+}
+
 /** A new inotify instance, or undefined when the kernel refuses one (max_user_instances). */
 export function openInotify(lib: Library): Inotify | undefined {
   const fd = lib.symbols.inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) return undefined;
-  const buffer = new Uint8Array(READ_BYTES);
-  const view = new DataView(buffer.buffer);
   const decoder = new TextDecoder();
+  const { ptr, read: readPointer } = lib.ffi;
   const errno = () => {
     const at = lib.symbols.__errno_location();
     return at === null ? 0 : readPointer.i32(at, 0);
   };
   let open = true;
+  let reader: { cancel(): Promise<void> } | undefined;
+  let reading: Promise<void> | undefined;
   return {
     watch(dir) {
       if (!open) return { error: "other" };
@@ -105,29 +130,28 @@ export function openInotify(lib: Library): Inotify | undefined {
     unwatch(wd) {
       if (open) lib.symbols.inotify_rm_watch(fd, wd);
     },
-    drain() {
-      const events: InotifyEvent[] = [];
-      while (open) {
-        const got = Number(lib.symbols.read(fd, ptr(buffer), BigInt(READ_BYTES)));
-        if (got <= 0) break; // EAGAIN: nothing queued
-        for (let at = 0; at + 16 <= got; ) {
-          const length = view.getUint32(at + 12, true);
-          const raw = buffer.subarray(at + 16, at + 16 + length);
-          const end = raw.indexOf(0);
-          events.push({
-            wd: view.getInt32(at, true),
-            mask: view.getUint32(at + 4, true),
-            cookie: view.getUint32(at + 8, true),
-            name: decoder.decode(end >= 0 ? raw.subarray(0, end) : raw),
-          });
-          at += 16 + length;
+    listen(onEvents) {
+      if (reader || !open) return;
+      const stream = Bun.file(fd).stream();
+      const own = stream.getReader();
+      reader = own;
+      reading = (async () => {
+        let rest: Uint8Array = new Uint8Array(0);
+        for (;;) {
+          const { value, done } = await own.read();
+          if (done || !open) break;
+          const bytes = rest.length === 0 ? value : Buffer.concat([rest, value]);
+          const parsed = parse(bytes, decoder);
+          rest = parsed.rest;
+          if (parsed.events.length > 0) onEvents(parsed.events);
         }
-      }
-      return events;
+      })().catch(() => undefined);
     },
-    close() {
+    async close() {
       if (!open) return;
       open = false;
+      await reader?.cancel().catch(() => undefined);
+      await reading;
       lib.symbols.close(fd);
     },
   };

@@ -179,7 +179,7 @@ describeSandbox("Executor in bubblewrap", () => {
     expect(Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root }).exitCode).toBe(0);
     const planted = await sandboxed(root, "mkdir -p evil/hooks && echo ../evil > .git/commondir && echo planted");
     expect(planted.output).toContain("planted");
-    expect(planted.output).toContain("made .git/commondir (../evil)");
+    expect(planted.output).toContain("made .git/commondir");
     expect(planted.output).toContain("Garuda moved it to .garuda/quarantine/");
     expect(existsSync(join(root, ".git", "commondir"))).toBe(false);
     expect(Bun.spawnSync(["git", "status", "--short"], { cwd: root }).exitCode).toBe(0);

@@ -144,7 +144,7 @@ describeSandbox(
         name: ".git/commondir sending git to a common folder with evil config",
         plant: () => ["mkdir -p evil/objects evil/refs", evilConfigScript("evil/config", marker.path), "echo ../evil > .git/commondir"].join(" && "),
         dirs: [".", "src/deep"],
-        note: "made .git/commondir (../evil)",
+        note: "made .git/commondir",
       },
       {
         name: ".git/config.worktree where the user's config turns per-worktree config on",

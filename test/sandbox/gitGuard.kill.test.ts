@@ -62,7 +62,7 @@ describeSandbox(
       const garuda = agent(root, `${evilNested("sub")}; echo PLANTED; sleep ${tag}`);
       try {
         await eventually(() => garuda.output().includes("[Garuda: the command made sub/.git"), 30_000);
-        expect(sleepers(tag)).toHaveLength(1);
+        await eventually(() => sleepers(tag).length === 1, 10_000);
         garuda.proc.kill("SIGKILL");
         await garuda.proc.exited;
         await eventually(() => sleepers(tag).length === 0, 5_000);
