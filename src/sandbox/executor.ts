@@ -44,6 +44,8 @@ export interface ExecutorOptions {
    */
   gitGuard?: boolean;
   gitGuardDir?: string;
+  /** Most folders the git guard watches (default from the kernel's limit); past it, it scans. */
+  gitGuardWatches?: number;
 }
 
 /** Thrown by run()/start() for a sandboxed request when no sandbox works here. */
@@ -88,7 +90,13 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const bridgePort = options.bridgePort ?? BRIDGE_PORT;
   const live = new Set<Job>();
   const gitGuards: GitGuards | undefined =
-    options.gitGuard === false ? undefined : await createGitGuards({ stateDir: options.gitGuardDir ?? join(options.home, ".garuda", "git-guard"), path: base.PATH });
+    options.gitGuard === false
+      ? undefined
+      : await createGitGuards({
+          stateDir: options.gitGuardDir ?? join(options.home, ".garuda", "git-guard"),
+          path: base.PATH,
+          ...(options.gitGuardWatches !== undefined && { maxWatches: options.gitGuardWatches }),
+        });
   // A Garuda process killed while a command ran here may have left something the guard never saw.
   const startupNotices = probe.availability.available ? (gitGuards?.sweepAtStart(options.root) ?? []) : [];
   let closed = false;

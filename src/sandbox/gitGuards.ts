@@ -42,6 +42,8 @@ export interface GitGuardsOptions {
   stateDir: string;
   /** To find git (its parser reads config files: no second opinion on what git reads). */
   path: string | undefined;
+  /** Most watches (default: a quarter of the kernel's max_user_watches, at most 65,536). */
+  maxWatches?: number;
 }
 
 /** The config keys of a config file's text, parsed by git itself. */
@@ -97,7 +99,7 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
   const lib = await loadInotify();
   let inotify: Inotify | undefined;
   let inotifyTried = false;
-  const limit = maxWatches();
+  const limit = options.maxWatches ?? maxWatches();
   const guards = new Map<string, GitGuard>();
   const configKeys = gitConfigParser(Bun.which("git", { PATH: options.path ?? "/usr/bin:/bin" }) ?? undefined);
   const barriers = createBarriers(join(options.stateDir, "barrier"));

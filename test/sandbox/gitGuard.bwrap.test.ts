@@ -321,6 +321,50 @@ describeSandbox(
       }
     }, 180_000);
 
+    test("past the watch budget (or the kernel's limit) a subtree is scanned instead: a plant there is found while the command runs, within seconds", async () => {
+      const root = project("budget");
+      for (let i = 0; i < 40; i++) mkdirSync(join(root, "deps", `p${i}`, "lib"), { recursive: true });
+      const small = await createExecutor({ root: scratch, home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300, gitGuardWatches: 20 });
+      try {
+        const job = small.start({ command: `${evilRepo("$TMPDIR/b")} && mv "$TMPDIR/b/.git" deps/p39/lib/.git && echo PLANTED; sleep 60`, cwd: root, sandbox: { ...small.spec(), root } });
+        await eventually(() => job.output().includes("PLANTED"), 20_000);
+        const planted = performance.now();
+        await eventually(() => job.output().includes("[Garuda:"), 10_000);
+        expect(performance.now() - planted).toBeLessThan(6_000);
+        expect(job.output()).toContain("made deps/p39/lib/.git, a git repository; its config sets");
+        marker.reset();
+        expect(probe(marker, home, [join(root, "deps/p39/lib")])).toEqual([]);
+        await job.stop();
+      } finally {
+        await small.shutdown();
+      }
+    }, 90_000);
+
+    test("a repository judged harmless that a command then changes without any event (through an mmap) is judged again within a second", async () => {
+      const root = project("mmap");
+      // A harmless config, padded so the evil one fits in the same bytes; then rewritten in place through a shared mapping.
+      const padded = `[core]\n\tbare = false\n#${"x".repeat(120)}\n`;
+      const evil = `[core]\n\tfsmonitor = ${marker.path}\n#`.padEnd(padded.length - 1, "x") + "\n";
+      const script = [
+        "git init -q sub",
+        `printf '%s' '${padded}' > sub/.git/config`,
+        "sleep 0.5",
+        // The descriptor stays open (closing it would be an event): only a second look finds the change.
+        `python3 -c "import mmap,os,sys,time; f=os.open('sub/.git/config', os.O_RDWR); m=mmap.mmap(f, 0); m[:]=sys.stdin.buffer.read(); m.flush(); print('PLANTED', flush=True); time.sleep(60)" <<'EOF'\n${evil}EOF`,
+      ].join("\n");
+      expect(evil.length).toBe(padded.length);
+      const job = guarded.start({ command: script, cwd: root, sandbox: { ...guarded.spec(), root } });
+      try {
+        await eventually(() => job.output().includes("PLANTED"), 20_000);
+        await eventually(() => job.output().includes("[Garuda:"), 3_000);
+        expect(job.output()).toContain("made sub/.git, a git repository; its config sets core.fsmonitor");
+        marker.reset();
+        expect(probe(marker, home, [join(root, "sub")])).toEqual([]);
+      } finally {
+        await job.stop();
+      }
+    }, 60_000);
+
     test("the quarantine loses nothing, is out of git's way and read-only to commands: the moved repository keeps its files, HEAD renamed", async () => {
       const root = project("quarantine");
       const result = await attack(guarded, root, ["git init -q sub", "echo kept > sub/.git/description", evilConfigScript("sub/.git/config", marker.path)].join(" && "), ["sub"]);
