@@ -45,6 +45,8 @@ export interface GitGuard {
   process(change: WatchChange): void;
   /** A full look at what may have changed unseen: unwatched subtrees, content changed without an event. */
   verify(scanUnwatched: boolean): void;
+  /** Before a command while none runs: what appeared in unwatched subtrees since is the user's. */
+  catchUp(): void;
   begin(run: GuardedRun): void;
   /** Ends a run; true when it was the last one (the guard is idle again). */
   end(run: GuardedRun): boolean;
@@ -316,6 +318,9 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       judgeProvisional(ctx);
       checkRedirects(ctx);
       checkConfigs(ctx);
+    },
+    catchUp() {
+      if (runs.size === 0 && watch.unwatched > 0) look(watch.scanUnwatched());
     },
     begin(run) {
       if (runs.size === 0) {

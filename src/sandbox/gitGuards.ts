@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { isInside, realFs } from "./fsView.ts";
 import { type GitGuard, type GuardedRun, createGitGuard } from "./gitGuard.ts";
 import { openGuardRecord } from "./gitGuardRecord.ts";
-import { createTreeWatch } from "./gitWatch.ts";
+import { type TreeWatch, createTreeWatch } from "./gitWatch.ts";
 import { createBarriers } from "./gitBarrier.ts";
 import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, loadInotify, openInotify } from "./inotify.ts";
 import { linkedGitFolders } from "./paths.ts";
@@ -106,8 +106,6 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
   let timer: ReturnType<typeof setInterval> | undefined;
   let lastScan = 0;
 
-  const watchedNow = () => [...guards.values()].reduce((sum, guard) => sum + guard.watch.watched, 0);
-
   function dispatch(events: InotifyEvent[]): void {
     const overflow = events.some((event) => event.mask & IN_Q_OVERFLOW);
     for (const guard of guards.values()) {
@@ -150,7 +148,9 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
     }
     const linked = linkedGitFolders(root, realFs);
     const extraGitDirs = linked ? [...new Set([linked.gitDir, linked.commonDir])].filter((dir) => !isInside(dir, root)) : [];
-    const watch = createTreeWatch({ root, extraGitDirs, inotify, budget: () => limit - watchedNow() });
+    // The budget counts every tree's watches, this one's too while its first walk runs (before it is in `guards`).
+    const others = () => [...guards.values()].reduce((sum, guard) => sum + (guard.watch === watch ? 0 : guard.watch.watched), 0);
+    const watch: TreeWatch = createTreeWatch({ root, extraGitDirs, inotify, budget: () => limit - others() - watch.watched });
     const guard = createGitGuard({ root, watch, record: openGuardRecord(options.stateDir, root), configKeys, extraGitDirs });
     guards.set(root, guard);
     return guard;
@@ -169,6 +169,7 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
       const root = realRoot(spec.root);
       if (!writesRoot(spec, root)) return undefined;
       const guard = guardFor(root);
+      guard.catchUp();
       const run: GuardedRun = { notes: [], onNote };
       guard.begin(run);
       arm();

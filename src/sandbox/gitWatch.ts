@@ -116,16 +116,22 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     return true;
   }
 
-  /** Walks `top` (role `role`) breadth first: watches what it may, returns project folders with a marker. */
+  /**
+   * Walks `top` (role `role`) breadth first and returns the project folders with a marker. With
+   * `watch`, each folder is watched first (so nothing made meanwhile is missed); one that cannot
+   * be is recorded as unwatched, and its subtree is still walked, without watches.
+   */
   function walk(top: string, role: Role, parent: string | undefined, watch: boolean): string[] {
     const markers: string[] = [];
-    const queue: Array<[string, Role, string | undefined]> = [[top, role, parent]];
-    while (queue.length > 0) {
-      const [dir, dirRole, up] = queue.shift() as [string, Role, string | undefined];
+    const queue: Array<[string, Role, string | undefined, boolean]> = [[top, role, parent, watch]];
+    for (let at = 0; at < queue.length; at++) {
+      const next = queue[at] as [string, Role, string | undefined, boolean];
+      const [dir, dirRole, up] = next;
+      let watching = next[3];
       if (excluded(dir)) continue;
-      if (watch && !watchOne(dir, dirRole, up)) {
-        unwatched.set(dir, dirRole);
-        continue; // scanned instead (scanUnwatched)
+      if (watching && !watchOne(dir, dirRole, up)) {
+        unwatched.set(dir, dirRole); // scanned instead (scanUnwatched)
+        watching = false;
       }
       const entries = list(dir);
       let effective = dirRole;
@@ -136,8 +142,8 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
       for (const entry of entries) {
         if (!entry.isDirectory()) continue;
-        const next = childRole(effective, entry.name);
-        if (next) queue.push([join(dir, entry.name), next, watch ? dir : undefined]);
+        const childRoleNow = childRole(effective, entry.name);
+        if (childRoleNow) queue.push([join(dir, entry.name), childRoleNow, watching ? dir : undefined, watching]);
       }
     }
     return markers;

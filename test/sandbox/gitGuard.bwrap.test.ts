@@ -324,6 +324,9 @@ describeSandbox(
     test("past the watch budget (or the kernel's limit) a subtree is scanned instead: a plant there is found while the command runs, within seconds", async () => {
       const root = project("budget");
       for (let i = 0; i < 40; i++) mkdirSync(join(root, "deps", `p${i}`, "lib"), { recursive: true });
+      // The user's own repository out there, whose config runs a program: known from the first walk, left alone.
+      git(root, home, "init", "-q", "deps/p30/lib");
+      git(join(root, "deps/p30/lib"), home, "config", "alias.mine", `!${marker.path} mine`);
       const small = await createExecutor({ root: scratch, home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300, gitGuardWatches: 20 });
       try {
         const job = small.start({ command: `${evilRepo("$TMPDIR/b")} && mv "$TMPDIR/b/.git" deps/p39/lib/.git && echo PLANTED; sleep 60`, cwd: root, sandbox: { ...small.spec(), root } });
@@ -334,7 +337,9 @@ describeSandbox(
         expect(job.output()).toContain("made deps/p39/lib/.git, a git repository; its config sets");
         marker.reset();
         expect(probe(marker, home, [join(root, "deps/p39/lib")])).toEqual([]);
-        await job.stop();
+        const end = await job.stop();
+        expect(end.output).not.toContain("deps/p30");
+        expect(existsSync(join(root, "deps/p30/lib/.git/HEAD"))).toBe(true);
       } finally {
         await small.shutdown();
       }
