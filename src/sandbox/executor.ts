@@ -99,6 +99,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
         });
   // A Garuda process killed while a command ran here may have left something the guard never saw.
   const startupNotices = probe.availability.available ? (gitGuards?.sweepAtStart(options.root) ?? []) : [];
+  // The guard's first walk of the project, in the background: the first command need not wait for it.
+  if (probe.availability.available) gitGuards?.prepare(options.root);
   let closed = false;
   let counter = 0;
 

@@ -81,6 +81,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   /** Submodule configs as last known good (absolute path → text). */
   const kept = new Map<string, string>();
   let dirty = false;
+  let truncationNoted = false;
 
   const rel = (path: string) => relative(root, path) || ".";
 
@@ -328,6 +329,10 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         save();
       }
       runs.add(run);
+      if (watch.truncated && !truncationNoted) {
+        truncationNoted = true;
+        pending.push(`[Garuda: this project has more folders than the git guard looks at (it walks the first ${watch.maxFolders.toLocaleString("en-US")}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`);
+      }
       record.claim();
       for (const text of pending.splice(0)) {
         run.notes.push(text);

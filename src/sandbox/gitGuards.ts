@@ -16,8 +16,13 @@ import type { SandboxSpec } from "./types.ts";
 
 /** How often, while one runs, repositories judged harmless are judged again (content changed through an mmap raises no event). */
 const VERIFY_MS = 250;
-/** Unwatched subtrees are scanned at most this often while a command runs (and always when it ends). */
+/** Unwatched subtrees are scanned at most this often while a command runs (and always when it ends), and at most a tenth of the time. */
 const SCAN_MS = 2_000;
+/** Most folders one walk of a project looks at (breadth first). */
+const MAX_FOLDERS = 100_000;
+/** The first walk of the executor's own project starts this long after the executor, in steps of this many folders. */
+const PREPARE_DELAY_MS = 200;
+const PREPARE_STEP = 500;
 /** Most watches of one executor: a quarter of the user's limit, at most this many. */
 const MAX_WATCHES = 65_536;
 const CONFIG_CACHE = 256;
@@ -34,6 +39,8 @@ export interface GitGuards {
   enter(spec: SandboxSpec, onNote: (note: string) => void): GuardedCommand | undefined;
   /** At start: sweeps `root` now when a Garuda process died while a command ran there; the notes. */
   sweepAtStart(root: string): string[];
+  /** Walks `root` in the background, a step at a time, so the first command does not wait for it. */
+  prepare(root: string): void;
   close(): Promise<void>;
 }
 
@@ -103,24 +110,31 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
   const guards = new Map<string, GitGuard>();
   const configKeys = gitConfigParser(Bun.which("git", { PATH: options.path ?? "/usr/bin:/bin" }) ?? undefined);
   const barriers = createBarriers(join(options.stateDir, "barrier"));
+  /** Watches being walked in the background (prepare), with the events for them so far. */
+  const preparing = new Map<string, { watch: TreeWatch; extraGitDirs: string[]; events: InotifyEvent[] }>();
   let timer: ReturnType<typeof setInterval> | undefined;
   let lastScan = 0;
+  let scanEvery = SCAN_MS;
+  let closed = false;
 
   function dispatch(events: InotifyEvent[]): void {
     const overflow = events.some((event) => event.mask & IN_Q_OVERFLOW);
+    const mine = (watch: TreeWatch) => events.filter((event) => event.mask & IN_Q_OVERFLOW || watch.owns(event.wd));
     for (const guard of guards.values()) {
-      const own = events.filter((event) => event.mask & IN_Q_OVERFLOW || guard.watch.owns(event.wd));
+      const own = mine(guard.watch);
       if (own.length > 0 || overflow) guard.process(guard.watch.handle(own));
     }
+    for (const entry of preparing.values()) entry.events.push(...mine(entry.watch));
     barriers.seen(events);
   }
 
   /** While a guarded command runs: judge again what may change without an event (an mmap), scan what is unwatched. */
   function tick(): void {
     const now = performance.now();
-    const scan = now - lastScan >= SCAN_MS;
+    const scan = now - lastScan >= scanEvery;
     if (scan) lastScan = now;
     for (const guard of guards.values()) if (guard.active) guard.verify(scan);
+    if (scan) scanEvery = Math.max(SCAN_MS, 10 * (performance.now() - now));
   }
 
   /** The verify timer runs only while a guarded command does, and never keeps Garuda alive. */
@@ -135,24 +149,37 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
     }
   }
 
+  function ensureInotify(): void {
+    if (inotifyTried) return;
+    inotifyTried = true;
+    inotify = lib ? openInotify(lib) : undefined;
+    if (inotify) {
+      barriers.watchWith(inotify);
+      inotify.listen(dispatch);
+    }
+  }
+
+  function newWatch(root: string): { watch: TreeWatch; extraGitDirs: string[] } {
+    ensureInotify();
+    const linked = linkedGitFolders(root, realFs);
+    const extraGitDirs = linked ? [...new Set([linked.gitDir, linked.commonDir])].filter((dir) => !isInside(dir, root)) : [];
+    // The budget counts every tree's watches, this one's too while it is walked (before it is in `guards`).
+    const all = () => [...guards.values()].map((guard) => guard.watch).concat([...preparing.values()].map((entry) => entry.watch));
+    const others = () => all().reduce((sum, other) => sum + (other === watch ? 0 : other.watched), 0);
+    const watch: TreeWatch = createTreeWatch({ root, extraGitDirs, inotify, budget: () => limit - others() - watch.watched, maxFolders: MAX_FOLDERS });
+    return { watch, extraGitDirs };
+  }
+
   function guardFor(root: string): GitGuard {
     const existing = guards.get(root);
     if (existing) return existing;
-    if (!inotifyTried) {
-      inotifyTried = true;
-      inotify = lib ? openInotify(lib) : undefined;
-      if (inotify) {
-        barriers.watchWith(inotify);
-        inotify.listen(dispatch);
-      }
-    }
-    const linked = linkedGitFolders(root, realFs);
-    const extraGitDirs = linked ? [...new Set([linked.gitDir, linked.commonDir])].filter((dir) => !isInside(dir, root)) : [];
-    // The budget counts every tree's watches, this one's too while its first walk runs (before it is in `guards`).
-    const others = () => [...guards.values()].reduce((sum, guard) => sum + (guard.watch === watch ? 0 : guard.watch.watched), 0);
-    const watch: TreeWatch = createTreeWatch({ root, extraGitDirs, inotify, budget: () => limit - others() - watch.watched });
+    const prepared = preparing.get(root);
+    preparing.delete(root);
+    const { watch, extraGitDirs } = prepared ?? newWatch(root);
     const guard = createGitGuard({ root, watch, record: openGuardRecord(options.stateDir, root), configKeys, extraGitDirs });
     guards.set(root, guard);
+    // What happened while it was walked in the background: no command ran, so it was the user's.
+    if (prepared && prepared.events.length > 0) guard.process(watch.handle(prepared.events));
     return guard;
   }
 
@@ -186,6 +213,21 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
         },
       };
     },
+    prepare(root) {
+      const real = realRoot(root);
+      if (guards.has(real) || preparing.has(real)) return;
+      const step = () => {
+        const entry = preparing.get(real);
+        if (!entry || closed) return; // a command came first and finished the walk, or the executor is gone
+        if (entry.watch.startSome(PREPARE_STEP) === undefined) setTimeout(step, 0).unref();
+        else guardFor(real);
+      };
+      setTimeout(() => {
+        if (closed || guards.has(real) || preparing.has(real)) return;
+        preparing.set(real, { ...newWatch(real), events: [] });
+        step();
+      }, PREPARE_DELAY_MS).unref();
+    },
     sweepAtStart(root) {
       const real = realRoot(root);
       if (guards.has(real) || openGuardRecord(options.stateDir, real).owners().dead.length === 0) return [];
@@ -193,10 +235,13 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
       return guardFor(real).pendingNotes();
     },
     async close() {
+      closed = true;
       if (timer) clearInterval(timer);
       timer = undefined;
       for (const guard of guards.values()) guard.close();
       guards.clear();
+      for (const entry of preparing.values()) entry.watch.close();
+      preparing.clear();
       barriers.close();
       await inotify?.close();
       inotify = undefined;

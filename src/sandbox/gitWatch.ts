@@ -36,6 +36,8 @@ export interface WatchChange {
 export interface TreeWatch {
   /** Walks and watches the tree; the project folders with a marker. */
   start(): string[];
+  /** The same walk in steps of at most `limit` folders: the markers once it is done, else undefined. */
+  startSome(limit: number): string[] | undefined;
   /** Events of this watch's folders, turned into what the guard must look at. */
   handle(events: InotifyEvent[]): WatchChange;
   owns(wd: number): boolean;
@@ -44,6 +46,9 @@ export interface TreeWatch {
   /** Walks the subtrees left unwatched; the project folders with a marker there. */
   scanUnwatched(): string[];
   readonly unwatched: number;
+  /** A walk stopped at maxFolders: folders past it are not looked at. */
+  readonly truncated: boolean;
+  readonly maxFolders: number;
   readonly watched: number;
   close(): void;
 }
@@ -55,6 +60,8 @@ export interface TreeWatchOptions {
   inotify: Inotify | undefined;
   /** How many more watches may be added now (shared by every tree of one inotify instance). */
   budget: () => number;
+  /** Most folders one walk looks at (a project at ~ must not cost a walk of the whole home). */
+  maxFolders: number;
 }
 
 /** The role of a child folder, or undefined when it is not watched. */
@@ -116,18 +123,24 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     return true;
   }
 
+  type Step = [dir: string, role: Role, parent: string | undefined, watch: boolean];
+  interface Walk {
+    queue: Step[];
+    at: number;
+    markers: string[];
+  }
+  let truncated = false;
+
   /**
-   * Walks `top` (role `role`) breadth first and returns the project folders with a marker. With
-   * `watch`, each folder is watched first (so nothing made meanwhile is missed); one that cannot
-   * be is recorded as unwatched, and its subtree is still walked, without watches.
+   * Walks breadth first from the queue's folders, at most `limit` of them now; true when done.
+   * With `watch`, each folder is watched first (so nothing made meanwhile is missed); one that
+   * cannot be is recorded as unwatched, and its subtree is still walked, without watches.
    */
-  function walk(top: string, role: Role, parent: string | undefined, watch: boolean): string[] {
-    const markers: string[] = [];
-    const queue: Array<[string, Role, string | undefined, boolean]> = [[top, role, parent, watch]];
-    for (let at = 0; at < queue.length; at++) {
-      const next = queue[at] as [string, Role, string | undefined, boolean];
-      const [dir, dirRole, up] = next;
-      let watching = next[3];
+  function advance(walk: Walk, limit: number): boolean {
+    const { queue, markers } = walk;
+    for (let done = 0; walk.at < queue.length && walk.at < options.maxFolders && done < limit; walk.at++, done++) {
+      const [dir, dirRole, up, watch] = queue[walk.at] as Step;
+      let watching = watch;
       if (excluded(dir)) continue;
       if (watching && !watchOne(dir, dirRole, up)) {
         unwatched.set(dir, dirRole); // scanned instead (scanUnwatched)
@@ -142,12 +155,26 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
       for (const entry of entries) {
         if (!entry.isDirectory()) continue;
-        const childRoleNow = childRole(effective, entry.name);
-        if (childRoleNow) queue.push([join(dir, entry.name), childRoleNow, watching ? dir : undefined, watching]);
+        const role = childRole(effective, entry.name);
+        if (role) queue.push([join(dir, entry.name), role, watching ? dir : undefined, watching]);
       }
     }
-    return markers;
+    if (walk.at < queue.length && walk.at < options.maxFolders) return false;
+    if (walk.at < queue.length) truncated = true;
+    queue.length = 0; // done: let the paths go
+    return true;
   }
+
+  /** Walks `top` (role `role`) to the end; the project folders with a marker. */
+  function walk(top: string, role: Role, parent: string | undefined, watch: boolean): string[] {
+    const one: Walk = { queue: [[top, role, parent, watch]], at: 0, markers: [] };
+    advance(one, Number.POSITIVE_INFINITY);
+    return one.markers;
+  }
+
+  /** The first walk, in steps (startSome) or at once (start). */
+  let first: Walk | undefined;
+  const firstWalk = (): Walk => ({ queue: [[root, "tree", undefined, true], ...options.extraGitDirs.map((dir): Step => [dir, "git", undefined, true])], at: 0, markers: [] });
 
   /** Stops watching `dir` and every watched folder below it. */
   function forget(dir: string, unwatch = true): void {
@@ -165,14 +192,14 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     for (const top of [...unwatched.keys()]) if (isInside(top, dir)) unwatched.delete(top);
   }
 
-  function starts(): string[] {
-    const markers = walk(root, "tree", undefined, true);
-    for (const gitDir of options.extraGitDirs) walk(gitDir, "git", undefined, true);
-    return markers;
+  function startSome(limit: number): string[] | undefined {
+    first ??= firstWalk();
+    return advance(first, limit) ? first.markers : undefined;
   }
 
   return {
-    start: starts,
+    startSome,
+    start: () => startSome(Number.POSITIVE_INFINITY) as string[],
     owns: (wd) => byWd.has(wd),
     handle(events) {
       const change: WatchChange = { candidates: new Set(), touched: new Set(), overflow: false };
@@ -211,7 +238,9 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     },
     rescan() {
       unwatched.clear();
-      return starts();
+      const again = firstWalk();
+      advance(again, Number.POSITIVE_INFINITY);
+      return again.markers;
     },
     scanUnwatched() {
       const markers: string[] = [];
@@ -221,6 +250,10 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     get unwatched() {
       return unwatched.size;
     },
+    get truncated() {
+      return truncated;
+    },
+    maxFolders: options.maxFolders,
     get watched() {
       return byWd.size;
     },
