@@ -16,7 +16,7 @@ import { dirname, join, relative } from "node:path";
 import { isInside } from "./fsView.ts";
 import type { GuardRecord, KnownRepo } from "./gitGuardRecord.ts";
 import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./gitQuarantine.ts";
-import { type JudgeContext, type Marker, configFileProblem, gitDirOf, judgeMarker, markersAt, readSmall, trustedWorktreeConfig, unsafeKey } from "./gitRepos.ts";
+import { type JudgeContext, type Marker, configFileProblem, gitDirOf, hasExecLines, judgeMarker, markersAt, readSmall, todoLists, trustedWorktreeConfig, unsafeAddition } from "./gitRepos.ts";
 import type { TreeWatch, WatchChange } from "./gitWatch.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
@@ -196,20 +196,34 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       if ("text" in now && now.text === text) continue;
       let why = "missing" in now ? "removed it" : "bad" in now ? `made it something git reads elsewhere (it ${now.bad})` : undefined;
       if ("text" in now) {
-        const before = new Set((ctx.configKeys(text) ?? []).map(([key, value]) => `${key}=${value}`));
-        const after = ctx.configKeys(now.text);
-        const added = after?.filter(([key, value]) => !before.has(`${key}=${value}`)) ?? [];
-        const bad = added.map(([key, value]) => unsafeKey(key, value)).find(Boolean);
-        if (after && !bad) {
+        const bad = unsafeAddition(text, now.text, ctx);
+        if (!bad) {
           kept.set(path, now.text);
           dirty = true;
           continue;
         }
-        why = bad ?? "made it something git cannot read";
+        why = bad;
       }
       const result = restoreFile(path, text);
       const done = result.error ? `Garuda could not put it back (${result.error}): tell the user to check it before running git` : "Garuda put it back as it was";
       note(path, `[Garuda: the command changed ${rel(path)} (it ${why?.replace(/^sets/, "set")}), config git on this computer reads in the submodule and through git status in the project; ${done}. To change a submodule's config, ${OUTSIDE}.]`);
+    }
+  }
+
+  let todosAtStart = new Map<string, string | undefined>();
+  const rootTodoLists = () => {
+    const rootGit = known.get(join(root, ".git"));
+    const gitDir = rootGit ? gitDirOf(rootGit.marker) : undefined;
+    return typeof gitDir === "string" ? todoLists(gitDir) : new Map<string, string | undefined>();
+  };
+
+  /** A todo list the command left or changed with exec lines: git runs those on the host at `--continue`. */
+  function noteTodoLists(run: GuardedRun): void {
+    for (const [path, text] of rootTodoLists()) {
+      if (text === undefined || text === todosAtStart.get(path) || !hasExecLines(text)) continue;
+      const note = `[Garuda: the command left ${rel(path)} with exec lines: \`git ${path.includes("rebase") ? "rebase" : "cherry-pick"} --continue\` on this computer would run those commands outside the sandbox. Continue it in the sandbox, or tell the user to read that file first.]`;
+      run.notes.push(note);
+      run.onNote(note);
     }
   }
 
@@ -326,6 +340,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     begin(run) {
       if (runs.size === 0) {
         keepConfigs();
+        todosAtStart = rootTodoLists();
         save();
       }
       runs.add(run);
@@ -340,6 +355,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       }
     },
     end(run) {
+      noteTodoLists(run);
       for (const [key, times] of run.seen ?? []) {
         if (times < 2) continue;
         const text = `[Garuda: the command made ${rel(key)} ${times - 1} more time${times > 2 ? "s" : ""}; each was moved to ${QUARANTINE_DIR} too.]`;

@@ -39,6 +39,17 @@ function openDir(path: string): number {
   return fd;
 }
 
+/** The folder holding `path`, opened (openDir), and the entry's name in it. */
+function openParent(path: string): { fd: number; parent: string; name: string } | { error: string } {
+  const slash = path.lastIndexOf("/");
+  const parent = path.slice(0, slash) || "/";
+  try {
+    return { fd: openDir(parent), parent, name: path.slice(slash + 1) };
+  } catch (error) {
+    return { error: `its folder ${parent} could not be opened (${(error as NodeJS.ErrnoException).code ?? String(error)}), maybe a link was put in its place` };
+  }
+}
+
 /** `<fd>/<name>` as a path the kernel resolves through the open folder. */
 const at = (fd: number, dirPath: string, name: string) => (viaFd ? `/proc/self/fd/${fd}/${name}` : `${dirPath}/${name}`);
 
@@ -82,15 +93,9 @@ function disarmHead(dirFd: number, dirPath: string, name: string): void {
  * elsewhere (a linked worktree's git folder) or when that fails, it is renamed in place.
  */
 export function quarantine(root: string, entry: string, stamp = stampNow()): Moved {
-  const slash = entry.lastIndexOf("/");
-  const parent = entry.slice(0, slash) || "/";
-  const name = entry.slice(slash + 1);
-  let parentFd: number;
-  try {
-    parentFd = openDir(parent);
-  } catch (error) {
-    return { error: `its folder ${parent} could not be opened (${(error as NodeJS.ErrnoException).code ?? String(error)}), maybe a link was put in its place` };
-  }
+  const opened = openParent(entry);
+  if ("error" in opened) return opened;
+  const { fd: parentFd, parent, name } = opened;
   try {
     const rel = relative(root, parent);
     if (!rel.startsWith("..") && !rel.startsWith(sep)) {
@@ -125,15 +130,9 @@ export function quarantine(root: string, entry: string, stamp = stampNow()): Mov
 
 /** Puts `text` back as the content of `path` (an absolute real path): a new file renamed over whatever is there now. */
 export function restoreFile(path: string, text: string): { error?: string } {
-  const slash = path.lastIndexOf("/");
-  const parent = path.slice(0, slash) || "/";
-  const name = path.slice(slash + 1);
-  let fd: number;
-  try {
-    fd = openDir(parent);
-  } catch (error) {
-    return { error: `its folder could not be opened (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
-  }
+  const opened = openParent(path);
+  if ("error" in opened) return opened;
+  const { fd, parent, name } = opened;
   const temp = `.${name}.garuda-restore-${process.pid}`;
   try {
     writeFileSync(at(fd, parent, temp), text, { flag: "wx", mode: 0o644 });

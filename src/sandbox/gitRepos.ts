@@ -61,7 +61,7 @@ const SAFE_KEYS: RegExp[] = [
 ];
 
 /** Why a config key may run something, or undefined when it cannot. */
-export function unsafeKey(key: string, value: string): string | undefined {
+function unsafeKey(key: string, value: string): string | undefined {
   if (!SAFE_KEYS.some((pattern) => pattern.test(key))) return `sets ${key}`;
   if (/\.update$/.test(key) && value.trim().startsWith("!")) return `sets ${key} to a command`;
   // ext:: and fd:: transports run programs; a leading dash would be read as an option.
@@ -279,3 +279,32 @@ export function judgeMarker(marker: Marker, ctx: JudgeContext): Verdict {
   }
   return judgeGitDir(gitDir, ctx);
 }
+
+/** What a config's new text adds that runs something (compared with its old text), or undefined. */
+export function unsafeAddition(before: string, after: string, ctx: Pick<JudgeContext, "configKeys">): string | undefined {
+  const old = new Set((ctx.configKeys(before) ?? []).map(([key, value]) => `${key}=${value}`));
+  const now = ctx.configKeys(after);
+  if (!now) return "made it something git cannot read";
+  for (const [key, value] of now) {
+    if (old.has(`${key}=${value}`)) continue;
+    const why = unsafeKey(key, value);
+    if (why) return why;
+  }
+  return undefined;
+}
+
+/** An unfinished rebase's or cherry-pick's todo list, which `--continue` carries out. */
+const TODO_LISTS = ["rebase-merge/git-rebase-todo", "sequencer/todo"];
+
+/** The todo lists of `gitDir`: path → text (undefined: none). */
+export function todoLists(gitDir: string): Map<string, string | undefined> {
+  const lists = new Map<string, string | undefined>();
+  for (const name of TODO_LISTS) {
+    const file = readSmall(join(gitDir, name), 1024 * 1024);
+    lists.set(join(gitDir, name), "text" in file ? file.text : undefined);
+  }
+  return lists;
+}
+
+/** A todo list line that runs a command (`exec`, `x`). */
+export const hasExecLines = (text: string) => text.split("\n").some((line) => /^\s*(x|exec)\s+\S/.test(line));

@@ -2,6 +2,8 @@
 // there: it cannot leave folders out, say when the kernel's watch limit is reached, or report a
 // full queue (IN_Q_OVERFLOW, after which the caller rescans). Events are read as they come, by
 // Bun's own event loop (a stream over the non-blocking descriptor): no timer wakes Garuda to look.
+import { LIBC } from "./processGuards.ts";
+
 type Ffi = typeof import("bun:ffi");
 
 export const IN_MODIFY = 0x2;
@@ -30,8 +32,6 @@ const ENOTDIR = 20;
 const ENOSPC = 28;
 const ELOOP = 40;
 
-/** glibc, then musl (x64, arm64). */
-const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
 
 export interface InotifyEvent {
   wd: number;

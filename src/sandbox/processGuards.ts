@@ -16,7 +16,7 @@ import { readdirSync, readFileSync } from "node:fs";
 const PR_SET_DUMPABLE = 4;
 const PR_SET_CHILD_SUBREAPER = 36;
 /** glibc, then musl (x64, arm64). */
-const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
+export const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
 
 export interface ProcessGuards {
   subreaper: boolean;

@@ -370,6 +370,20 @@ describeSandbox(
       }
     }, 60_000);
 
+    test("a rebase the command left unfinished with exec lines in its todo list is named in its output (git rebase --continue on the host would run them)", async () => {
+      const root = project("rebase");
+      git(root, home, "commit", "-q", "--allow-empty", "-m", "second");
+      git(root, home, "commit", "-q", "--allow-empty", "-m", "third");
+      const sandbox = { ...guarded.spec(), root };
+      // Stops at once (a break first), leaving the exec lines for later.
+      const left = await guarded.run({ command: `GIT_SEQUENCE_EDITOR="sed -i '1i break'" git rebase -q -i --exec '${marker.path} rebase-exec' HEAD~2; git status | head -1`, cwd: root, sandbox });
+      expect(left.output).toContain("interactive rebase in progress");
+      expect(left.output).toContain("[Garuda: the command left .git/rebase-merge/git-rebase-todo with exec lines");
+      // A later command that does not touch it says nothing more; one that finishes it neither.
+      expect((await guarded.run({ command: "true", cwd: root, sandbox })).output).toBe("");
+      git(root, home, "rebase", "--abort");
+    }, 60_000);
+
     test("the quarantine loses nothing, is out of git's way and read-only to commands: the moved repository keeps its files, HEAD renamed", async () => {
       const root = project("quarantine");
       const result = await attack(guarded, root, ["git init -q sub", "echo kept > sub/.git/description", evilConfigScript("sub/.git/config", marker.path)].join(" && "), ["sub"]);
