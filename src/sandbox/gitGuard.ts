@@ -281,7 +281,9 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     const found = watch.start();
     const recorded = new Map((record.known() ?? []).map((repo) => [entryOf(repo, root), repo]));
     const owners = record.owners();
-    const sweep = owners.dead.length > 0 || owners.live.length > 0;
+    // A process killed mid-command, or one whose command runs now: what is not known may be a command's.
+    const killed = owners.dead.filter((owner) => owner.active);
+    const sweep = killed.length > 0 || owners.live.some((owner) => owner.active);
     const suspects: Marker[] = [];
     for (const dir of found) {
       for (const marker of markersAt(dir)) {
@@ -302,11 +304,11 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       checkRedirects(context());
       for (const [path, text] of Object.entries(record.configs())) kept.set(join(root, path), text);
       checkConfigs(context());
-      if (owners.dead.length > 0 && pending.length > before) {
+      if (killed.length > 0 && pending.length > before) {
         pending.splice(before, 0, "[Garuda: a Garuda session was killed while a command ran in the sandbox here, before its last check; this session checked the project and found what follows.]");
       }
-      record.forget(owners.dead);
     }
+    record.forget(owners.dead);
     save();
   }
 
@@ -342,13 +344,13 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         keepConfigs();
         todosAtStart = rootTodoLists();
         save();
+        record.claim(true);
       }
       runs.add(run);
       if (watch.truncated && !truncationNoted) {
         truncationNoted = true;
         pending.push(`[Garuda: this project has more folders than the git guard looks at (it walks the first ${watch.maxFolders.toLocaleString("en-US")}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`);
       }
-      record.claim();
       for (const text of pending.splice(0)) {
         run.notes.push(text);
         run.onNote(text);
@@ -364,6 +366,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       }
       runs.delete(run);
       if (runs.size > 0) return false;
+      record.claim(false);
       // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
       for (const marker of provisional.values()) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
       if (provisional.size > 0) dirty = true;

@@ -3,11 +3,12 @@
 // - known.json: the repositories in the project that are the user's (found before any sandboxed
 //   command ran, made while none ran, or judged harmless), so a sweep leaves them alone;
 // - owner-<pid>-<id>.json: one per Garuda process whose sandboxed commands may write the project,
-//   from its first such command until it shuts down. One left behind by a process that is gone
-//   (SIGKILL, a crash) means a command may have planted something the guard did not get to see:
-//   the next guard for this project sweeps it.
+//   from its first such command until it shuts down, saying whether one runs now. One left
+//   behind by a process that is gone (SIGKILL, a crash) while a command ran means that command
+//   may have planted something the guard did not get to see: the next guard for this project
+//   sweeps it. (Written without fsync: it changes at every command, and costs no disk flush.)
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { writeFileAtomic } from "../config/atomicWrite.ts";
 import type { MarkerKind } from "./gitRepos.ts";
@@ -25,6 +26,8 @@ export interface Owner {
   file: string;
   pid: number;
   start: string;
+  /** A sandboxed command ran when it last wrote (unreadable counts as yes). */
+  active: boolean;
 }
 
 export interface GuardRecord {
@@ -34,10 +37,10 @@ export interface GuardRecord {
   /** Submodule configs as they were last known good (path relative to the root → text). */
   configs(): Record<string, string>;
   saveKnown(repos: KnownRepo[], configs: Record<string, string>): void;
-  /** Other owners' files: `live` ones belong to running processes, `dead` ones need a sweep. */
+  /** Other owners' files: `live` ones belong to running processes, `dead` ones to gone ones. */
   owners(): { live: Owner[]; dead: Owner[] };
-  /** Marks this process as one whose sandboxed commands may write the project. */
-  claim(): void;
+  /** Marks this process as one whose sandboxed commands may write the project, and whether one runs now. */
+  claim(active: boolean): void;
   release(): void;
   forget(owners: Owner[]): void;
 }
@@ -105,20 +108,27 @@ export function openGuardRecord(stateDir: string, root: string): GuardRecord {
         if (file === ownFile) continue;
         let owner: Owner;
         try {
-          const data = JSON.parse(readFileSync(file, "utf8")) as { pid?: number; start?: string };
-          owner = { file, pid: Number(data.pid), start: String(data.start ?? "") };
+          const data = JSON.parse(readFileSync(file, "utf8")) as { pid?: number; start?: string; active?: boolean };
+          owner = { file, pid: Number(data.pid), start: String(data.start ?? ""), active: data.active !== false };
         } catch {
-          owner = { file, pid: Number(name.split("-")[1]), start: "?" };
+          owner = { file, pid: Number(name.split("-")[1]), start: "?", active: true };
         }
         const now = startTime(owner.pid);
         (now !== undefined && (now === owner.start || now === "") ? live : dead).push(owner);
       }
       return { live, dead };
     },
-    claim() {
-      if (claimed) return;
-      writeFileAtomic(ownFile, `${JSON.stringify({ pid: self.pid, start: self.start, root })}\n`, { mode: 0o600, dirMode: 0o700 });
-      claimed = true;
+    claim(active) {
+      const text = `${JSON.stringify({ pid: self.pid, start: self.start, root, active })}\n`;
+      try {
+        if (!claimed) mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const temp = `${ownFile}.tmp`;
+        writeFileSync(temp, text, { mode: 0o600 });
+        renameSync(temp, ownFile);
+        claimed = true;
+      } catch {
+        // ~/.garuda not writable: no sweep after a kill, the guard itself keeps working.
+      }
     },
     release() {
       if (!claimed) return;

@@ -230,7 +230,7 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
     },
     sweepAtStart(root) {
       const real = realRoot(root);
-      if (guards.has(real) || openGuardRecord(options.stateDir, real).owners().dead.length === 0) return [];
+      if (guards.has(real) || !openGuardRecord(options.stateDir, real).owners().dead.some((owner) => owner.active)) return [];
       // The notes stay pending as well: the next command in this project gets them, for the model.
       return guardFor(real).pendingNotes();
     },

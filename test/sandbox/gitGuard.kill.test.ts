@@ -77,6 +77,29 @@ describeSandbox(
       }
     }, 60_000);
 
+    test("killed while no command ran: the next start does not sweep, so a repository you made meanwhile, whose config runs a program, is left alone", async () => {
+      const root = project("idle");
+      const garuda = agent(root, "echo done");
+      try {
+        await eventually(() => garuda.output().includes("ended"), 30_000);
+        garuda.proc.kill("SIGKILL");
+        await garuda.proc.exited;
+        git(root, home, "init", "-q", "vendor/mine");
+        git(join(root, "vendor/mine"), home, "config", "core.hooksPath", ".githooks");
+        const next = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: machineSandbox });
+        try {
+          expect(next.startupNotices).toEqual([]);
+          const first = await next.run({ command: "true", cwd: root, sandbox: next.spec() });
+          expect(first.output).toBe("");
+          expect(existsSync(join(root, "vendor/mine/.git/HEAD"))).toBe(true);
+        } finally {
+          await next.shutdown();
+        }
+      } finally {
+        garuda.proc.kill("SIGKILL");
+      }
+    }, 60_000);
+
     test("killed while it could not look: the next start's sweep moves the plant aside and says so, and leaves the user's own repository (whose config runs a program) alone (negative control: before the sweep, git on the host runs the marker)", async () => {
       const root = project("frozen");
       // The user's own nested repository, with a program in its config: theirs to have.

@@ -18,3 +18,6 @@ setInterval(() => {
   shown = text.length;
 }, 10);
 await job.exited;
+process.stdout.write("\nended\n");
+// Stays up, idle, until killed.
+setInterval(() => undefined, 1_000);
