@@ -9,7 +9,7 @@
 // past the budget, or when the kernel refuses one, a subtree stays unwatched and is scanned
 // instead (scanUnwatched: when a command ends, and now and then while one runs). Without
 // inotify (macOS) the whole tree is such a subtree.
-import { type Dirent, readdirSync } from "node:fs";
+import { type Dirent, chmodSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isInside } from "./fsView.ts";
 import { QUARANTINE_DIR } from "./gitQuarantine.ts";
@@ -19,8 +19,12 @@ import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO,
 /** What a folder is to git: project folder, git folder, or a part of one. */
 export type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";
 
-/** Entry names that make a project folder a repository (or change which one). */
-const MARKER_NAMES = new Set([".git", "HEAD", "objects", "refs", "commondir", "config"]);
+/** Entry names that make a project folder a repository (or change which one), lower case. */
+const MARKER_NAMES = new Set([".git", "head", "objects", "refs", "commondir", "config"]);
+/** Code points HFS+ ignores in names (git's is_hfs_dotgit): `.g\u200cit` is `.git` there. */
+const IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+/** Whether `name` may be, to some file system, one of the marker names (case-insensitive ones too). */
+const isMarkerName = (name: string) => MARKER_NAMES.has(name.replace(IGNORABLE, "").toLowerCase());
 /** Inside a submodule's git folder: what is never watched. */
 const GIT_DATA = new Set(["objects", "refs", "logs", "info", "lfs", "rr-cache", "rebase-merge", "rebase-apply", "sequencer", "branches", "description"]);
 
@@ -103,7 +107,17 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   function list(dir: string): Dirent[] {
     try {
       return readdirSync(dir, { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      // A folder a command made unlistable (chmod 300) can still hold a .git that git finds:
+      // it is the user's own folder, so it is made readable to them again and read.
+      if ((error as NodeJS.ErrnoException).code === "EACCES") {
+        try {
+          chmodSync(dir, (statSync(dir).mode & 0o7777) | 0o500);
+          return readdirSync(dir, { withFileTypes: true });
+        } catch {
+          return [];
+        }
+      }
       return [];
     }
   }
@@ -113,7 +127,15 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     const known = dirs.get(dir);
     if (known?.wd !== undefined) return true;
     if (!inotify || options.budget() <= 0) return false;
-    const result = inotify.watch(dir);
+    let result = inotify.watch(dir);
+    if ("error" in result && result.error === "denied") {
+      try {
+        chmodSync(dir, (statSync(dir).mode & 0o7777) | 0o500); // as in list(): the user's own folder
+        result = inotify.watch(dir);
+      } catch {
+        // left unwatched: scanned instead
+      }
+    }
     if ("error" in result) return result.error === "gone"; // gone: nothing to watch or scan
     const stale = byWd.get(result.wd);
     if (stale !== undefined && stale !== dir) forget(stale, false);
@@ -148,7 +170,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
       const entries = list(dir);
       let effective = dirRole;
-      if (dirRole === "tree" && entries.some((e) => MARKER_NAMES.has(e.name))) {
+      if (dirRole === "tree" && entries.some((e) => isMarkerName(e.name))) {
         markers.push(dir);
         // A bare repository in the tree: watched as a git folder from here on.
         if (entries.some((e) => e.name === "HEAD") && entries.some((e) => e.name === "objects") && entries.some((e) => e.name === "refs")) effective = "git";
@@ -229,7 +251,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
           if (role) for (const found of walk(path, role, dir, true)) change.candidates.add(found);
         }
         if (entry.role === "tree") {
-          if (MARKER_NAMES.has(event.name)) change.candidates.add(dir);
+          if (isMarkerName(event.name)) change.candidates.add(dir);
           // A hook in a folder that became a bare repository after it was first walked.
           if (dir.endsWith("/hooks")) change.candidates.add(dir.slice(0, -"/hooks".length));
         } else change.touched.add(dir);

@@ -41,7 +41,7 @@ export interface InotifyEvent {
   name: string;
 }
 
-export type WatchResult = { wd: number } | { error: "limit" | "gone" | "other" };
+export type WatchResult = { wd: number } | { error: "limit" | "gone" | "denied" | "other" };
 
 export interface Inotify {
   /** Watches a folder (a final symlink is not followed). "limit": the kernel's max_user_watches is reached. */
@@ -124,7 +124,8 @@ export function openInotify(lib: Library): Inotify | undefined {
       if (wd >= 0) return { wd };
       const code = errno();
       if (code === ENOSPC) return { error: "limit" };
-      if (code === ENOENT || code === ENOTDIR || code === ELOOP || code === EACCES) return { error: "gone" };
+      if (code === EACCES) return { error: "denied" };
+      if (code === ENOENT || code === ENOTDIR || code === ELOOP) return { error: "gone" };
       return { error: "other" };
     },
     unwatch(wd) {

@@ -168,6 +168,12 @@ describeSandbox(
         note: "made lib/.git, a .git file (a link to a git folder); its config sets",
       },
       {
+        name: "a nested repository in a folder made unlistable first (chmod 300: git still finds .git in it)",
+        plant: () => [evilRepo("$TMPDIR/l"), "mkdir -m 300 locked", "mv \"$TMPDIR/l/.git\" locked/.git"].join(" && "),
+        dirs: ["locked"],
+        note: "made locked/.git, a git repository; its config sets",
+      },
+      {
         name: "a nested repository with hooks (pre-commit, post-commit)",
         plant: () =>
           [
