@@ -53,9 +53,9 @@ async function main(): Promise<void> {
         let started = performance.now();
         const first = guards.enter(spec, () => undefined);
         firsts.push(performance.now() - started);
-        first?.leave();
+        await first?.leave();
         started = performance.now();
-        guards.enter(spec, () => undefined)?.leave();
+        await guards.enter(spec, () => undefined)?.leave();
         again.push(performance.now() - started);
         // Distinct watch ids: the stream over the descriptor may hold a second descriptor to the same instance.
         watched = Number(Bun.spawnSync(["sh", "-c", `cat /proc/${process.pid}/fdinfo/* 2>/dev/null | grep '^inotify' | awk '{print $2}' | sort -u | wc -l`]).stdout.toString().trim());
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
       }
       rows.push([String(folders), formatStat(summarize(firsts)), formatStat(summarize(again), 2), String(watched)]);
     }
-    console.log(formatTable(["folders", "first command ms [p10–p90]", "every later one ms", "watches"], rows));
+    console.log(formatTable(["folders", "first command: walk ms [p10–p90]", "a later command: enter + leave ms", "watches"], rows));
 
     console.log(`\n2. how long a planted repository stays in place while the command runs (${rounds} plants)`);
     const root = join(work, "plants");
