@@ -1,9 +1,15 @@
 // Shared by the git guard tests: a marker program that records every time git runs it, config
 // that makes git run it in every way the issue names (fsmonitor, hooks, hooksPath, pager, editor,
 // sshCommand, diff.external, an alias, a filter, gpg), and the user's own git commands on the
-// host (status, diff, log with a terminal, commit, the alias, a fetch over ssh) that would run it.
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// host (status, diff, log with a terminal, commit, the alias, a fetch over ssh) that would run it;
+// and the lab the guard's sandbox tests share (guardLab).
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createExecutor } from "../../src/sandbox/executor.ts";
+import type { ProcessExecutor } from "../../src/sandbox/types.ts";
+import { SELF_COMMAND, eventually, machineSandbox } from "./support.ts";
 
 export interface MarkerProgram {
   /** The program git is made to run. */
@@ -78,4 +84,96 @@ export function git(cwd: string, home: string, ...args: string[]): string {
   });
   if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr.toString()}`);
   return result.stdout.toString();
+}
+
+/** A project folder with a repository (one commit, a tracked file), or without one. */
+function makeProject(scratch: string, home: string, name: string, repo = true): string {
+  const root = join(scratch, name);
+  mkdirSync(join(root, "src/deep"), { recursive: true });
+  writeFileSync(join(root, "src/a.txt"), "a\n");
+  if (repo) {
+    git(root, home, "init", "-q");
+    git(root, home, "add", "-A");
+    git(root, home, "commit", "-q", "-m", "first");
+  }
+  return root;
+}
+
+export interface Attack {
+  /** What the user's git ran while the command was still running. */
+  during: string[];
+  /** What it ran after the command ended. */
+  after: string[];
+  output: string;
+  runningAtProbe: boolean;
+}
+
+/** What the git guard tests share: a scratch folder and home, a marker, executors with and without the guard. */
+export interface GuardLab {
+  scratch: string;
+  home: string;
+  marker: MarkerProgram;
+  guarded: ProcessExecutor;
+  unguarded: ProcessExecutor;
+  project(name: string, repo?: boolean): string;
+  /**
+   * Runs `plant` in the sandbox as a long-running command, then the user's git in `dirs` while it
+   * still runs, then again after it was stopped.
+   */
+  attack(executor: ProcessExecutor, root: string, plant: string, dirs: string[]): Promise<Attack>;
+  /** Shell lines that make a repository at `dir` (one commit unless bare) whose config runs the marker. */
+  evilRepo(dir: string, bare?: boolean): string;
+  dispose(): Promise<void>;
+}
+
+export async function guardLab(): Promise<GuardLab> {
+  const scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-gitguard-test-")));
+  const home = join(scratch, "home");
+  mkdirSync(join(home, ".cache"), { recursive: true });
+  writeFileSync(join(home, ".gitconfig"), '[user]\n\tname = U\n\temail = u@example.invalid\n[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n');
+  const marker = markerProgram(join(scratch, "bin"));
+  // The executors' own root stays empty: each test passes its project as the spec's root, and
+  // no guard watches all the tests' projects at once (one root per executor, as in a session).
+  const ownRoot = join(scratch, "executor-root");
+  mkdirSync(ownRoot);
+  const options = { root: ownRoot, home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300 };
+  const guarded = await createExecutor(options);
+  const unguarded = await createExecutor({ ...options, gitGuard: false });
+  return {
+    scratch,
+    home,
+    marker,
+    guarded,
+    unguarded,
+    project: (name, repo = true) => makeProject(scratch, home, name, repo),
+    async attack(executor, root, plant, dirs) {
+      const job = executor.start({ command: `${plant}\necho PLANTED; sleep 120`, cwd: root, sandbox: { ...executor.spec(), root } });
+      let done = false;
+      void job.exited.then(() => {
+        done = true;
+      });
+      try {
+        await eventually(() => job.output().includes("PLANTED") || done, 20_000);
+        // With the guard: its note is the sign it acted. Without: what the guard would have had to act on is there now.
+        if (executor === guarded) await eventually(() => job.output().includes("[Garuda:") || done, 5_000).catch(() => undefined);
+        marker.reset();
+        const during = probe(marker, home, dirs.map((dir) => join(root, dir)));
+        const runningAtProbe = !done;
+        const end = await job.stop();
+        marker.reset();
+        const after = probe(marker, home, dirs.map((dir) => join(root, dir)));
+        marker.reset();
+        return { during, after, output: end.output, runningAtProbe };
+      } finally {
+        await job.stop();
+      }
+    },
+    evilRepo: (dir, bare = false) =>
+      [`git init -q ${bare ? "--bare " : ""}"${dir}"`, bare ? "true" : `git -C "${dir}" commit -q --allow-empty -m planted`, evilConfigScript(bare ? `${dir}/config` : `${dir}/.git/config`, marker.path)].join(" && "),
+    async dispose() {
+      await guarded.shutdown();
+      await unguarded.shutdown();
+      await rm(scratch, { recursive: true, force: true });
+    },
+  };
 }
