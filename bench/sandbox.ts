@@ -1,5 +1,6 @@
 // What the OS sandbox costs: the median extra wall time of one sandboxed `true` over the same
-// command on the host (both through the Executor, many interleaved runs), and the throughput of a
+// command on the host (both through the Executor, many interleaved runs), what the git guard adds
+// to it (the same sandboxed `true` through an executor without the guard, same rounds), and the throughput of a
 // 100 MB download from a loopback HTTP server through the egress proxy from inside the sandbox,
 // against the same download made directly on the host.
 //
@@ -16,7 +17,7 @@
 // reach only ~43% (~48% with 4 MiB socket buffers; splice() measured no better): on 2 cores 80%
 // is out of reach for relays that copy the bytes. With Bun's fetch as the client, which
 // costs more itself, the share is ~50%.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEgressProxy } from "../src/sandbox/egressProxy.ts";
@@ -93,15 +94,33 @@ function downloadCommand(client: Client, url: string, direct: boolean): { comman
   };
 }
 
+/** A project like a small real one: a repository with a commit, 200 folders of sources, a nested clone. */
+function makeProject(work: string): void {
+  for (let i = 0; i < 200; i++) {
+    mkdirSync(join(work, "src", `m${i % 20}`, `d${i}`), { recursive: true });
+    writeFileSync(join(work, "src", `m${i % 20}`, `d${i}`, "index.ts"), "export {};\n");
+  }
+  const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "-c", "init.defaultBranch=main", ...args], { cwd: work, env: { PATH: process.env.PATH ?? "" } });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "-m", "bench");
+  git("clone", "-q", ".", "vendor/lib");
+}
+
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
   const work = mkdtempSync(join(tmpdir(), "garuda-bench-sandbox-"));
+  const home = mkdtempSync(join(tmpdir(), "garuda-bench-home-"));
+  makeProject(work);
   const selfCommand = [process.execPath, join(import.meta.dir, "../src/sandbox/bridgeMain.ts")];
   let executor: ProcessExecutor | undefined;
+  let unguarded: ProcessExecutor | undefined;
   const server = await startServer();
   const proxy = await startEgressProxy({ allow: [`bench.test:${server.port}`], resolve: async () => ["127.0.0.1"], tcp: true });
   try {
-    executor = await createExecutor({ root: work, home: work, selfCommand });
+    executor = await createExecutor({ root: work, home, selfCommand });
+    unguarded = await createExecutor({ root: work, home, selfCommand, gitGuard: false });
+    const bare = unguarded;
     const sandbox = executor.sandbox;
     if (!sandbox.available) throw new Error(`no OS sandbox: ${sandbox.reason}. Fix: ${sandbox.fix}`);
     const e = executor;
@@ -114,6 +133,7 @@ async function main(): Promise<void> {
       { name: "host", run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: null })) },
       { name: "sandbox (no network)", run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: offline })) },
       { name: "sandbox + proxy bridge", run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: proxied })) },
+      { name: "sandbox (no network), git guard off", run: () => timed(() => bare.run({ command: "true", cwd: work, sandbox: bare.spec() })) },
     ];
     const results = await interleave(tasks, { rounds: options.rounds });
     const host = results[0]?.stats.wallMs?.median ?? Number.NaN;
@@ -158,18 +178,22 @@ async function main(): Promise<void> {
     );
 
     const sandboxExtra = (results[1]?.stats.wallMs?.median ?? Number.NaN) - host;
+    const guardExtra = (results[1]?.stats.wallMs?.median ?? Number.NaN) - (results[3]?.stats.wallMs?.median ?? Number.NaN);
     const bridgeExtra = (results[2]?.stats.wallMs?.median ?? Number.NaN) - host;
     const share = (downloads[2]?.stats.mbPerS?.median ?? Number.NaN) / (downloads[0]?.stats.mbPerS?.median ?? Number.NaN);
     const verdict = (ok: boolean) => (ok ? "ok" : "OVER TARGET");
     console.log("\ntargets:");
     console.log(`  sandboxed \`true\` ≤ ${EXTRA_MS_TARGET} ms extra: ${sandboxExtra.toFixed(1)} ms ${verdict(sandboxExtra <= EXTRA_MS_TARGET)}`);
     console.log(`  (with the proxy bridge, which starts Garuda inside the sandbox: ${bridgeExtra.toFixed(1)} ms extra ${verdict(bridgeExtra <= EXTRA_MS_TARGET)})`);
+    console.log(`  (of which the git guard, on vs off in the same rounds: ${guardExtra.toFixed(1)} ms)`);
     console.log(`  proxied throughput ≥ ${THROUGHPUT_TARGET * 100}% of direct: ${(share * 100).toFixed(0)}% ${verdict(share >= THROUGHPUT_TARGET)}`);
   } finally {
     await executor?.shutdown();
+    await unguarded?.shutdown();
     await proxy.close();
     server.stop();
     rmSync(work, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
   }
 }
 

@@ -211,6 +211,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     await folder.remove();
     throw error;
   }
+  notices.push(...executor.startupNotices.map((text): Notice => ({ level: "warning", text })));
   const strict = policy.strictProfile !== null || settings.profile === "strict";
   const commands = chooseCommandSandbox(executor.sandbox, policy, { file: project.file, executor: settings.executor, ...(settings.profile && { profile: settings.profile }) });
   notices.push(...commands.notices.map((text): Notice => ({ level: "warning", text })));

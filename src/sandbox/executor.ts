@@ -17,7 +17,7 @@ import { type CommandLimits, defaultCommandLimits, readHardLimits } from "./limi
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
-import { type GitSnapshot, restoreGit, snapshotGit } from "./gitGuard.ts";
+import { type GitGuards, createGitGuards } from "./gitGuards.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import { type JoinResult, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
@@ -52,6 +52,15 @@ export interface ExecutorOptions {
   limits?: CommandLimits | null;
   /** Where command cgroups are made; null: nowhere (resource limits only). Default: findCgroups() (as root). */
   cgroups?: CgroupSupport | null;
+  /**
+   * The git guard (gitGuards.ts) for sandboxed commands that may write the project. Default on;
+   * off only for benches and the tests' negative controls. Its records live in `gitGuardDir`
+   * (default <home>/.garuda/git-guard).
+   */
+  gitGuard?: boolean;
+  gitGuardDir?: string;
+  /** Most folders the git guard watches (default from the kernel's limit); past it, it scans. */
+  gitGuardWatches?: number;
 }
 
 /** Thrown by run()/start() for a sandboxed request when no sandbox works here. */
@@ -141,6 +150,18 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const joins = (request: Pick<ExecRequest, "sandbox">): string | undefined =>
     networks && request.sandbox?.network.mode === "proxy" ? request.sandbox.network.socketPath : undefined;
   const live = new Set<Job>();
+  const gitGuards: GitGuards | undefined =
+    options.gitGuard === false
+      ? undefined
+      : await createGitGuards({
+          stateDir: options.gitGuardDir ?? join(options.home, ".garuda", "git-guard"),
+          path: base.PATH,
+          ...(options.gitGuardWatches !== undefined && { maxWatches: options.gitGuardWatches }),
+        });
+  // A Garuda process killed while a command ran here may have left something the guard never saw.
+  const startupNotices = probe.availability.available ? (gitGuards?.sweepAtStart(options.root) ?? []) : [];
+  // The guard's first walk of the project, in the background: the first command need not wait for it.
+  if (probe.availability.available) gitGuards?.prepare(options.root);
   let closed = false;
   let counter = 0;
 
@@ -227,13 +248,17 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     };
   }
 
-  /** A sandboxed command that may write the project: what .git's redirect files hold before it (gitGuard.ts). */
-  const gitSnapshot = (request: ExecRequest): GitSnapshot | undefined =>
-    request.sandbox && !request.sandbox.projectReadOnly ? snapshotGit(request.sandbox.root) : undefined;
-  const withGitNotes = (output: string, snapshot: GitSnapshot | undefined): string => {
-    const notes = snapshot ? restoreGit(snapshot) : [];
-    return notes.length === 0 ? output : `${output}${output.endsWith("\n") || output === "" ? "" : "\n"}${notes.join("\n")}\n`;
-  };
+  /**
+   * A sandboxed command that may write the project runs under the git guard: nested repositories
+   * it knows are held read-only, and what the command plants is moved aside as it happens; the
+   * notes reach the output as they come and the command's result.
+   */
+  function guarded(request: ExecRequest, onNote: (note: string) => void): { request: ExecRequest; leave: () => Promise<unknown> } {
+    const command = request.sandbox && gitGuards?.enter(request.sandbox, (note) => onNote(`${note}\n`));
+    if (!command) return { request, leave: async () => [] };
+    const sandbox = { ...(request.sandbox as SandboxSpec), gitRepos: [...((request.sandbox as SandboxSpec).gitRepos ?? []), ...command.repos] };
+    return { request: { ...request, sandbox }, leave: () => command.leave() };
+  }
 
   type End = { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined };
   /** `seen`: the end of what the command printed, where a refused fork or allocation shows (limits.ts). */
@@ -257,6 +282,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     sandbox: probe.availability,
     tmpDir,
     limits: limiter?.inForce ?? null,
+    startupNotices,
     spec,
 
     async run(request) {
@@ -271,17 +297,26 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       }
       const kept = new HeadTailBuffer(request.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES);
       const stdin = request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
-      const git = gitSnapshot(request);
       const seen = new TailBuffer(LIMIT_SCAN_BYTES);
-      const { job, limited } = begin(request, joined, "all", stdin, (text) => {
+      const emit = (text: string) => {
         kept.push(text);
         seen.push(text);
         return request.onOutput?.(text);
-      });
+      };
+      const git = guarded(request, emit);
+      let begun: ReturnType<typeof begin>;
+      try {
+        begun = begin(git.request, joined, "all", stdin, emit);
+      } catch (error) {
+        await git.leave();
+        throw error;
+      }
+      const { job, limited } = begun;
       const unwatch = watch(job, request.signal, request.timeoutMs);
       try {
         const end = await job.exited;
-        return result(end, withGitNotes(kept.text(), git), kept.truncated, started, limited, seen.text());
+        await git.leave();
+        return result(end, kept.text(), kept.truncated, started, limited, seen.text());
       } finally {
         unwatch();
       }
@@ -291,19 +326,27 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const started = performance.now();
       const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
       const stdin = request.raw ? "pipe" : request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
-      const git = gitSnapshot(request);
       const socket = joins(request);
       const joined = socket === undefined || closed ? undefined : (networks as NonNullable<typeof networks>).readySync(socket);
-      const { job, limited } = begin({ ...request }, joined, request.raw ? "stderr" : "all", stdin, (text) => {
-        ring.push(text);
-        return request.onOutput?.(text);
-      });
+      const git = guarded(request, (note) => ring.push(note));
+      let begun: ReturnType<typeof begin>;
+      try {
+        begun = begin(git.request, joined, request.raw ? "stderr" : "all", stdin, (text) => {
+          ring.push(text);
+          return request.onOutput?.(text);
+        });
+      } catch (error) {
+        void git.leave();
+        throw error;
+      }
+      const { job, limited } = begun;
       if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
       const unwatch = watch(job, request.signal, undefined);
-      const exited = job.exited.then((end) => {
+      const exited = job.exited.then(async (end) => {
         unwatch();
+        await git.leave();
         const seen = ring.text();
-        return result(end, withGitNotes(seen, git), false, started, limited, seen);
+        return result(end, seen, false, started, limited, seen);
       });
       const sink = job.stdin;
       const process: RunningProcess = {
@@ -339,6 +382,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       await Promise.all(jobs.map((job) => job.exited));
       await networks?.close();
       await limiter?.settle();
+      await gitGuards?.close();
       if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
     },
   };

@@ -1,69 +1,387 @@
-// Files in a repository's .git that make git on the host read its config and hooks from
-// somewhere else: `commondir` (git then uses that folder as the repository's common dir, with
-// its config and hooks) and `config.worktree`. A sandboxed command may write `.git` (commits,
-// branches), and these two cannot be held read-only where they do not exist: a read-only
-// placeholder would be an empty file, and git refuses to run with an empty commondir. So they
-// are checked after every sandboxed command instead: one that appeared is removed, one that
-// changed is put back, and the command's output says so.
-import { lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+// The git guard of one project: git on this computer must never run a program that a sandboxed
+// command planted. The sandbox holds what exists (paths.ts: .git/config, hooks, redirect files,
+// and the same in every nested repository known here); what does not exist yet cannot be held
+// by a mount, so the guard watches for it while sandboxed commands run (gitWatch.ts) and moves
+// it out of git's way within milliseconds (gitQuarantine.ts):
+// - a nested repository anywhere in the project (`.git` folder, file or link, or a bare
+//   repository) that could run something (gitRepos.ts judges it); one that cannot (a clone,
+//   `git worktree add`, `git submodule update`) is left alone and judged again as it changes;
+// - a commondir, or a config.worktree git would read, appearing in a known repository's git folder.
+// Known repositories are the user's: those found before any sandboxed command ran, made while
+// none ran, or judged harmless. A Garuda process that dies mid-command leaves its owner file
+// behind (gitGuardRecord.ts), and the next guard for the project sweeps it: every repository
+// not known then is judged as if a command had just made it.
+import { existsSync, realpathSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { isInside } from "./fsView.ts";
+import type { GuardRecord, KnownRepo } from "./gitGuardRecord.ts";
+import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./gitQuarantine.ts";
+import { type JudgeContext, type Marker, configFileProblem, gitDirOf, hasExecLines, judgeMarker, markersAt, readSmall, todoLists, trustedWorktreeConfig, unsafeAddition } from "./gitRepos.ts";
+import type { TreeWatch, WatchChange } from "./gitWatch.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
+const OUTSIDE = "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)";
 
-/** What each watched file held before a command (undefined: it did not exist). */
-export interface GitSnapshot {
-  dir: string;
-  before: Map<string, string | undefined>;
+/** One sandboxed command that may write the project, while it runs. */
+export interface GuardedRun {
+  notes: string[];
+  onNote: (note: string) => void;
+  /** How often each thing was noted (a command that makes it again and again gets one note, and a count). */
+  seen?: Map<string, number>;
 }
 
-function isDir(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+interface Known {
+  marker: Marker;
+  /** Redirect files its git folder had when it became known (held read-only from then on). */
+  redirects: Set<string>;
 }
 
-/** The file's text, undefined when absent; a link, folder or unreadable thing counts as changed. */
-function current(path: string): string | undefined | typeof OTHER {
-  try {
-    const stat = lstatSync(path);
-    if (!stat.isFile()) return OTHER;
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? undefined : OTHER;
-  }
-}
-const OTHER = Symbol("not a plain file");
-
-/** Before a sandboxed command that may write the project: the watched files of `<root>/.git`. */
-export function snapshotGit(root: string): GitSnapshot | undefined {
-  const dir = join(root, ".git");
-  if (!isDir(dir)) return undefined;
-  const before = new Map<string, string | undefined>();
-  for (const name of REDIRECTS) {
-    const now = current(join(dir, name));
-    before.set(name, now === OTHER ? undefined : now);
-  }
-  return { dir, before };
+export interface GitGuard {
+  readonly root: string;
+  readonly watch: TreeWatch;
+  /** Nested repositories (their folders) to hold read-only in the next command. */
+  heldRepos(): string[];
+  /** Looks at what the watch saw. */
+  process(change: WatchChange): void;
+  /** A full look at what may have changed unseen: unwatched subtrees, content changed without an event. */
+  verify(scanUnwatched: boolean): void;
+  /** Before a command while none runs: what appeared in unwatched subtrees since is the user's. */
+  catchUp(): void;
+  begin(run: GuardedRun): void;
+  /** Ends a run; true when it was the last one (the guard is idle again). */
+  end(run: GuardedRun): boolean;
+  readonly active: boolean;
+  /** Notes no command received yet (a sweep at start); the next command gets them. */
+  pendingNotes(): string[];
+  close(): void;
 }
 
-/** After it: puts every watched file back as it was; one line per file that had to be. */
-export function restoreGit(snapshot: GitSnapshot): string[] {
-  const notes: string[] = [];
-  for (const [name, was] of snapshot.before) {
-    const path = join(snapshot.dir, name);
-    const now = current(path);
-    if (now === was) continue;
-    try {
-      rmSync(path, { recursive: true, force: true });
-      if (was !== undefined) writeFileSync(path, was);
-      notes.push(
-        `[Garuda: the command ${was === undefined ? "created" : "changed"} .git/${name}, which would make git on this computer take its config and hooks from elsewhere; Garuda ${was === undefined ? "removed it" : "put it back"}. Do not write .git/${name}.]`,
-      );
-    } catch (error) {
-      notes.push(`[Garuda: the command changed .git/${name} and Garuda could not put it back (${(error as Error).message}); tell the user to check it before running git.]`);
+export interface GitGuardOptions {
+  root: string;
+  watch: TreeWatch;
+  record: GuardRecord;
+  configKeys: JudgeContext["configKeys"];
+  extraGitDirs: string[];
+}
+
+/** A submodule's git folder, whose config commands may write (`git submodule update`): the guard keeps it. */
+const MODULE_GIT_DIR = /\/\.git\/modules\//;
+
+const sameMarker = (a: Marker, b: Marker) => a.kind === b.kind && a.ino === b.ino && a.entry === b.entry;
+const entryOf = (repo: KnownRepo, root: string) => join(root, repo.dir, repo.kind === "bare" ? "HEAD" : ".git");
+
+export function createGitGuard(options: GitGuardOptions): GitGuard {
+  const { root, watch, record } = options;
+  const quarantineDir = join(root, QUARANTINE_DIR);
+  /** By entry (`<dir>/.git`, or `<dir>/HEAD` for a bare repository). */
+  const known = new Map<string, Known>();
+  const provisional = new Map<string, Marker>();
+  const runs = new Set<GuardedRun>();
+  const pending: string[] = [];
+  /** Submodule configs as last known good (absolute path → text). */
+  const kept = new Map<string, string>();
+  let dirty = false;
+  let truncationNoted = false;
+
+  const rel = (path: string) => relative(root, path) || ".";
+
+  function note(key: string, text: string): void {
+    if (runs.size === 0) pending.push(text);
+    for (const run of runs) {
+      run.seen ??= new Map();
+      const times = run.seen.get(key) ?? 0;
+      run.seen.set(key, times + 1);
+      if (times > 0) continue;
+      run.notes.push(text);
+      run.onNote(text);
     }
   }
-  return notes;
+
+  function context(): JudgeContext {
+    const trusted = new Set<string>();
+    for (const { marker } of known.values()) {
+      const gitDir = gitDirOf(marker);
+      if (typeof gitDir === "string") trusted.add(gitDir);
+    }
+    return { trusted: (dir) => trusted.has(dir), watched: covered, configKeys: options.configKeys };
+  }
+
+  /** A folder the guard looks at: in the project (not the quarantine) or a linked worktree's git folders. */
+  function covered(dir: string): boolean {
+    let real: string;
+    try {
+      real = realpathSync(dir);
+    } catch {
+      return false;
+    }
+    if (real !== dir) return false; // through a link a command could re-point
+    if (isInside(dir, root) && !isInside(dir, quarantineDir)) return true;
+    return options.extraGitDirs.some((gitDir) => isInside(dir, gitDir));
+  }
+
+  function describe(marker: Marker): string {
+    if (marker.kind === "bare") return `made ${rel(marker.dir)} a git repository (HEAD, objects, refs)`;
+    const what = marker.kind === "file" ? "a .git file (a link to a git folder)" : marker.kind === "link" ? "a .git symbolic link" : "a git repository";
+    return `made ${rel(marker.entry)}, ${what}`;
+  }
+
+  function moved(result: Moved, what: string, where: string): string {
+    if ("to" in result) return `Garuda moved it to ${rel(result.to)}`;
+    return `Garuda could not move it (${result.error}): tell the user not to run git in ${where} before checking ${what}`;
+  }
+
+  function neutralize(marker: Marker, why: string): void {
+    const result = quarantine(root, marker.entry);
+    provisional.delete(marker.entry);
+    known.delete(marker.entry);
+    dirty = true;
+    note(
+      marker.entry,
+      `[Garuda: the command ${describe(marker)}; ${why}, which git on this computer would run in ${rel(marker.dir)} (and git status in the project, through a gitlink). ${moved(result, rel(marker.entry), rel(marker.dir))}. To make such a repository, ${OUTSIDE}.]`,
+    );
+  }
+
+  function judgeProvisional(ctx: JudgeContext): void {
+    for (const marker of [...provisional.values()]) {
+      const current = markersAt(marker.dir).find((m) => m.entry === marker.entry);
+      if (!current) {
+        provisional.delete(marker.entry);
+        continue;
+      }
+      provisional.set(marker.entry, current);
+      const verdict = judgeMarker(current, ctx);
+      if (!verdict.ok) neutralize(current, verdict.why);
+    }
+  }
+
+  /** Redirect files that appeared in a known repository's git folder. */
+  function checkRedirects(ctx: JudgeContext): void {
+    for (const entry of [...known.values()]) {
+      const gitDir = gitDirOf(entry.marker);
+      if (typeof gitDir !== "string" || !covered(gitDir)) continue;
+      for (const name of REDIRECTS) {
+        const path = join(gitDir, name);
+        if (entry.redirects.has(name) || !existsSync(path)) continue;
+        // config.worktree counts only when the (held) config turns per-worktree config on; then it must be harmless.
+        if (name === "config.worktree" && (!trustedWorktreeConfig(join(gitDir, "config"), ctx) || !configFileProblem(path, ctx))) continue;
+        const target = name === "commondir" ? readSmall(path, 4096) : undefined;
+        const pointsAt = target && "text" in target && target.text.trim() ? ` (${target.text.trim().slice(0, 200)})` : "";
+        const result = quarantine(root, path);
+        const effect = name === "commondir" ? "would make git on this computer take its config and hooks from another folder" : "is config git on this computer would read, and it sets what runs programs";
+        note(path, `[Garuda: the command made ${rel(path)}${pointsAt}, which ${effect}; ${moved(result, rel(path), rel(entry.marker.dir))}. To change a repository's config, ${OUTSIDE}.]`);
+      }
+    }
+  }
+
+  /** The known submodules' configs, as they are when a command starts. */
+  function keepConfigs(): void {
+    const before = JSON.stringify([...kept]);
+    kept.clear();
+    for (const { marker } of known.values()) {
+      const gitDir = gitDirOf(marker);
+      if (typeof gitDir !== "string" || !MODULE_GIT_DIR.test(gitDir) || !covered(gitDir)) continue;
+      const file = readSmall(join(gitDir, "config"));
+      if ("text" in file) kept.set(join(gitDir, "config"), file.text);
+    }
+    if (JSON.stringify([...kept]) !== before) dirty = true;
+  }
+
+  /**
+   * A kept config that changed: fine when everything the command added is harmless (core.worktree,
+   * which `git submodule update` writes); otherwise put back as it was.
+   */
+  function checkConfigs(ctx: JudgeContext): void {
+    for (const [path, text] of kept) {
+      const now = readSmall(path);
+      if ("text" in now && now.text === text) continue;
+      let why = "missing" in now ? "removed it" : "bad" in now ? `made it something git reads elsewhere (it ${now.bad})` : undefined;
+      if ("text" in now) {
+        const bad = unsafeAddition(text, now.text, ctx);
+        if (!bad) {
+          kept.set(path, now.text);
+          dirty = true;
+          continue;
+        }
+        why = bad;
+      }
+      const result = restoreFile(path, text);
+      const done = result.error ? `Garuda could not put it back (${result.error}): tell the user to check it before running git` : "Garuda put it back as it was";
+      note(path, `[Garuda: the command changed ${rel(path)} (it ${why?.replace(/^sets/, "set")}), config git on this computer reads in the submodule and through git status in the project; ${done}. To change a submodule's config, ${OUTSIDE}.]`);
+    }
+  }
+
+  let todosAtStart = new Map<string, string | undefined>();
+  const rootTodoLists = () => {
+    const rootGit = known.get(join(root, ".git"));
+    const gitDir = rootGit ? gitDirOf(rootGit.marker) : undefined;
+    return typeof gitDir === "string" ? todoLists(gitDir) : new Map<string, string | undefined>();
+  };
+
+  /** A todo list the command left or changed with exec lines: git runs those on the host at `--continue`. */
+  function noteTodoLists(run: GuardedRun): void {
+    for (const [path, text] of rootTodoLists()) {
+      if (text === undefined || text === todosAtStart.get(path) || !hasExecLines(text)) continue;
+      const note = `[Garuda: the command left ${rel(path)} with exec lines: \`git ${path.includes("rebase") ? "rebase" : "cherry-pick"} --continue\` on this computer would run those commands outside the sandbox. Continue it in the sandbox, or tell the user to read that file first.]`;
+      run.notes.push(note);
+      run.onNote(note);
+    }
+  }
+
+  /** Brings what is known about the repositories at `dirs` up to date. */
+  function look(dirs: Iterable<string>): void {
+    for (const dir of dirs) {
+      const now = markersAt(dir);
+      for (const map of [known, provisional] as Array<Map<string, { marker: Marker } | Marker>>) {
+        for (const entry of [join(dir, ".git"), join(dir, "HEAD")]) {
+          const was = map.get(entry);
+          if (!was) continue;
+          const marker = "marker" in was ? was.marker : was;
+          if (!now.some((m) => sameMarker(m, marker))) {
+            map.delete(entry);
+            dirty = true;
+          }
+        }
+      }
+      for (const marker of now) {
+        if (known.has(marker.entry) || provisional.has(marker.entry)) continue;
+        if (runs.size === 0) {
+          // No sandboxed command runs: the user (or a command they approved) made it.
+          known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+          dirty = true;
+        } else provisional.set(marker.entry, marker);
+      }
+    }
+  }
+
+  function presentRedirects(marker: Marker): Set<string> {
+    const gitDir = gitDirOf(marker);
+    if (typeof gitDir !== "string") return new Set();
+    return new Set(REDIRECTS.filter((name) => existsSync(join(gitDir, name))));
+  }
+
+  function save(): void {
+    if (!dirty) return;
+    const repos: KnownRepo[] = [...known.values()].map(({ marker, redirects }) => ({
+      dir: relative(root, marker.dir),
+      kind: marker.kind,
+      ino: marker.ino,
+      redirects: [...redirects],
+    }));
+    const configs = Object.fromEntries([...kept].map(([path, text]) => [relative(root, path), text]));
+    try {
+      record.saveKnown(repos, configs);
+      dirty = false;
+    } catch {
+      // ~/.garuda not writable: the record stays as it was; the guard itself keeps working.
+    }
+  }
+
+  /** The first look at the tree: known repositories, or a sweep when a Garuda process died mid-command. */
+  function init(): void {
+    const found = watch.start();
+    const recorded = new Map((record.known() ?? []).map((repo) => [entryOf(repo, root), repo]));
+    const owners = record.owners();
+    // A process killed mid-command, or one whose command runs now: what is not known may be a command's.
+    const killed = owners.dead.filter((owner) => owner.active);
+    const sweep = killed.length > 0 || owners.live.some((owner) => owner.active);
+    const suspects: Marker[] = [];
+    for (const dir of found) {
+      for (const marker of markersAt(dir)) {
+        const was = recorded.get(marker.entry);
+        const matches = was !== undefined && was.kind === marker.kind && was.ino === marker.ino;
+        if (!sweep || matches) known.set(marker.entry, { marker, redirects: matches ? new Set(was.redirects) : presentRedirects(marker) });
+        else suspects.push(marker);
+      }
+    }
+    dirty = true;
+    if (sweep) {
+      const before = pending.length;
+      for (const marker of suspects) {
+        const verdict = judgeMarker(marker, context());
+        if (verdict.ok) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+        else neutralize(marker, verdict.why);
+      }
+      checkRedirects(context());
+      for (const [path, text] of Object.entries(record.configs())) kept.set(join(root, path), text);
+      checkConfigs(context());
+      if (killed.length > 0 && pending.length > before) {
+        pending.splice(before, 0, "[Garuda: a Garuda session was killed while a command ran in the sandbox here, before its last check; this session checked the project and found what follows.]");
+      }
+    }
+    record.forget(owners.dead);
+    save();
+  }
+
+  init();
+
+  return {
+    root,
+    watch,
+    heldRepos: () => [...new Set([...known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
+    process(change) {
+      if (change.overflow) look(new Set([...watch.rescan(), ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
+      else look(change.candidates);
+      if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0)) {
+        const ctx = context();
+        judgeProvisional(ctx);
+        checkRedirects(ctx);
+        checkConfigs(ctx);
+      }
+      if (runs.size === 0) save();
+    },
+    verify(scanUnwatched) {
+      if (scanUnwatched && watch.unwatched > 0) look(watch.scanUnwatched());
+      const ctx = context();
+      judgeProvisional(ctx);
+      checkRedirects(ctx);
+      checkConfigs(ctx);
+    },
+    catchUp() {
+      if (runs.size === 0 && watch.unwatched > 0) look(watch.scanUnwatched());
+    },
+    begin(run) {
+      if (runs.size === 0) {
+        keepConfigs();
+        todosAtStart = rootTodoLists();
+        save();
+        record.claim(true);
+      }
+      runs.add(run);
+      if (watch.truncated && !truncationNoted) {
+        truncationNoted = true;
+        pending.push(`[Garuda: this project has more folders than the git guard looks at (it walks the first ${watch.maxFolders.toLocaleString("en-US")}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`);
+      }
+      for (const text of pending.splice(0)) {
+        run.notes.push(text);
+        run.onNote(text);
+      }
+    },
+    end(run) {
+      noteTodoLists(run);
+      for (const [key, times] of run.seen ?? []) {
+        if (times < 2) continue;
+        const text = `[Garuda: the command made ${rel(key)} ${times - 1} more time${times > 2 ? "s" : ""}; each was moved to ${QUARANTINE_DIR} too.]`;
+        run.notes.push(text);
+        run.onNote(text);
+      }
+      runs.delete(run);
+      if (runs.size > 0) return false;
+      record.claim(false);
+      // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
+      for (const marker of provisional.values()) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+      if (provisional.size > 0) dirty = true;
+      provisional.clear();
+      save();
+      return true;
+    },
+    get active() {
+      return runs.size > 0;
+    },
+    pendingNotes: () => [...pending],
+    close() {
+      save();
+      record.release();
+      watch.close();
+    },
+  };
 }

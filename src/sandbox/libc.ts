@@ -4,7 +4,8 @@
 // process, since reapers call waitpid until the end.
 
 /** glibc, then musl (x64, arm64). */
-const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
+/** glibc, then musl (x64, arm64). */
+export const LIBC = ["libc.so.6", "libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1"];
 
 export const PR_SET_PDEATHSIG = 1;
 export const PR_SET_DUMPABLE = 4;

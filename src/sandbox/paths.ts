@@ -168,7 +168,7 @@ function walkPath(path: string, writable: string[], fs: LinkFsView): Walk {
 const LINKED_GIT_DIR = /\/\.git\/(?:worktrees|modules)\/[^/]+\//;
 
 /** The real git folders of a worktree or submodule whose `.git` is a file (`gitdir: …`). */
-function linkedGitDirs(root: string, fs: FsView): { gitDir: string; commonDir: string } | undefined {
+export function linkedGitFolders(root: string, fs: FsView): { gitDir: string; commonDir: string } | undefined {
   const text = fs.readText(join(root, ".git"));
   const match = text ? /^gitdir:\s*(.+?)\s*$/m.exec(text) : null;
   if (!match?.[1]) return undefined;
@@ -195,9 +195,14 @@ const MODULE_DEPTH = 6;
 
 const existing = (paths: string[], fs: FsView) => paths.filter((path) => fs.kind(path) !== "missing");
 
+/** A submodule's git folder: `<repo>/.git/modules/<path>`. */
+const MODULE_GIT_DIR = /\/\.git\/modules\//;
+
 /**
- * Inside `.git`: the linked worktrees' redirect files, and each submodule's git folder's hooks,
- * config and redirect files. The folders stay writable (git worktree add, submodule fetch, gc).
+ * Inside `.git`: the linked worktrees' redirect files, and each submodule's git folder's hooks
+ * and redirect files. The folders stay writable (git worktree add, submodule fetch, gc), and so
+ * does a submodule's config, which `git submodule update` writes (core.worktree): the git guard
+ * puts it back as it was the moment a command adds anything to it that runs a program (gitGuard.ts).
  */
 function nestedGitHolds(dotGit: string, fs: LinkFsView): string[] {
   const held: string[] = [];
@@ -211,7 +216,7 @@ function nestedGitHolds(dotGit: string, fs: LinkFsView): string[] {
       if (fs.kind(entry) !== "dir") continue;
       // A submodule's git folder has a HEAD; a folder without one is part of a longer name (a/b).
       if (fs.kind(join(entry, "HEAD")) === "file") {
-        held.push(join(entry, "hooks/"), join(entry, "config"), ...existing(GIT_REDIRECTS.map((file) => join(entry, file)), fs));
+        held.push(join(entry, "hooks/"), ...existing(GIT_REDIRECTS.map((file) => join(entry, file)), fs));
         modules(join(entry, "modules"), depth + 1);
       } else modules(entry, depth + 1);
     }
@@ -223,15 +228,16 @@ function nestedGitHolds(dotGit: string, fs: LinkFsView): string[] {
 /**
  * `.git/hooks` and `.git/config` stay read-only (hooks and config run code on the host), and so do
  * the files that send git elsewhere (commondir, config.worktree) where they exist, in `.git`, in
- * its linked worktrees' folders and in its submodules' git folders (with their hooks and config);
- * the rest stays writable so commit, fetch, branch, worktree add and submodule update work. (A commondir a command creates is removed after it: gitGuard.ts.) A
+ * its linked worktrees' folders and in its submodules' git folders (with their hooks);
+ * the rest stays writable so commit, fetch, branch, worktree add and submodule update work. What
+ * does not exist yet cannot be held: the git guard (gitGuard.ts) watches for it while commands run. A
  * `.git` file (worktree, submodule) points elsewhere: that git folder becomes writable with the
  * same exceptions, and the `.git` file itself read-only. No `.git` at all: `.git` is held as an
  * empty read-only folder, so a command cannot make a repository whose hooks and config git on
  * the host would run later; `git init` is for outside the sandbox (an empty `.git` folder is
  * left behind, which git ignores).
  */
-function gitPaths(root: string, fs: LinkFsView): GitPaths {
+function gitPaths(root: string, fs: LinkFsView, nested = false): GitPaths {
   const dotGit = join(root, ".git");
   const kind = fs.kind(dotGit);
   if (kind === "dir") {
@@ -240,10 +246,12 @@ function gitPaths(root: string, fs: LinkFsView): GitPaths {
   }
   if (kind === "missing") return { writable: [], protected: [`${dotGit}/`] };
   if (kind !== "file") return { writable: [], protected: [dotGit] };
-  const linked = linkedGitDirs(root, fs);
+  const linked = linkedGitFolders(root, fs);
   if (!linked) return { writable: [], protected: [dotGit] };
   const { gitDir, commonDir } = linked;
-  const held = [dotGit, join(commonDir, "hooks/"), join(commonDir, "config"), ...existing(GIT_REDIRECTS.map((name) => join(gitDir, name)), fs)];
+  const held = [dotGit, join(commonDir, "hooks/"), ...existing(GIT_REDIRECTS.map((name) => join(gitDir, name)), fs)];
+  // A nested submodule's config is the guard's to keep (see nestedGitHolds); the root's own is held.
+  if (!nested || !MODULE_GIT_DIR.test(commonDir)) held.push(join(commonDir, "config"));
   if (gitDir !== commonDir) held.push(join(gitDir, "config.worktree"));
   return { writable: [...new Set([gitDir, commonDir])], protected: held };
 }
@@ -275,6 +283,22 @@ function aroundHome(dir: string, home: string, fs: LinkFsView): string[] {
 function homePathHolds(spec: SandboxSpec, home: string): string[] {
   const named = [...HOME_BIN_FOLDERS.map((bin) => join(home, bin)), ...(spec.pathFolders ?? []).filter((dir) => dir.startsWith("/")).map((dir) => resolve(dir))];
   return [...new Set(named)].filter((dir) => dir !== home && isInside(dir, home)).map((dir) => `${dir}/`);
+}
+
+/**
+ * A nested repository's files that make git run code (gitGuard.ts knows these repositories: the
+ * user's own, in folders under the root), held read-only as the root's are. Unlike the root, a
+ * repository that is gone gets no placeholder: there is nothing to hold.
+ */
+function repoHolds(dir: string, fs: LinkFsView): string[] {
+  const dotGit = join(dir, ".git");
+  const kind = fs.kind(dotGit);
+  if (kind === "missing") {
+    // A bare repository: the folder is the git folder.
+    if (fs.kind(join(dir, "HEAD")) === "missing") return [];
+    return [join(dir, "config"), join(dir, "hooks/"), ...existing(GIT_REDIRECTS.map((name) => join(dir, name)), fs)];
+  }
+  return gitPaths(dir, fs, true).protected;
 }
 
 function dedupeNested(paths: string[]): string[] {
@@ -327,6 +351,7 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
   const declared = [
     ...projects.map(({ project }) => join(project, ".garuda/")),
     ...git.protected,
+    ...(spec.gitRepos ?? []).flatMap((dir) => repoHolds(resolveLoose(dir, fs), fs)),
     ...HOME_PROTECTED.map((path) => join(home, path)), // join keeps a trailing "/"
     ...spec.protectedPaths,
     ...(homeSplit ? homePathHolds(spec, home) : []),

@@ -43,6 +43,11 @@ export interface SandboxSpec {
   protectedPaths: string[];
   /** Unreadable (~/.ssh, credentials, policy denyPaths …), on top of the launchers' defaults. */
   denyReadPaths: string[];
+  /**
+   * Nested repositories under the root (their folders) whose config, hooks and redirect files stay
+   * read-only as the root's .git does. The executor fills it in from its git guard (gitGuards.ts).
+   */
+  gitRepos?: string[];
   /** No network, or only through Garuda's egress proxy. */
   network: SandboxNetwork;
   /**
@@ -145,6 +150,8 @@ export interface ProcessExecutor extends Executor {
   readonly tmpDir: string;
   /** What each sandboxed command may use, and how that is held here; null: no limits (made so for a bench). */
   readonly limits: LimitsInForce | null;
+  /** What the user should know at start (the git guard's sweep after a Garuda process was killed mid-command). */
+  readonly startupNotices: string[];
   /** A SandboxSpec for this executor's root, home and tmpDir. */
   spec(options?: SpecOptions): SandboxSpec;
 }

@@ -174,12 +174,13 @@ describeSandbox("Executor in bubblewrap", () => {
     expect((await sandboxed(root, `echo more >> a.txt && git ${identity} commit -qam second && git log --format=%s | head -1`)).output).toBe("second\n");
   });
 
-  test("a .git/commondir a command creates is removed after it, and the output says so (git on the host would use another folder's hooks)", async () => {
+  test("a .git/commondir a command creates is moved aside, and the output says so (git on the host would use another folder's hooks)", async () => {
     const root = project("commondir");
     expect(Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root }).exitCode).toBe(0);
     const planted = await sandboxed(root, "mkdir -p evil/hooks && echo ../evil > .git/commondir && echo planted");
     expect(planted.output).toContain("planted");
-    expect(planted.output).toContain("Garuda removed it");
+    expect(planted.output).toContain("made .git/commondir");
+    expect(planted.output).toContain("Garuda moved it to .garuda/quarantine/");
     expect(existsSync(join(root, ".git", "commondir"))).toBe(false);
     expect(Bun.spawnSync(["git", "status", "--short"], { cwd: root }).exitCode).toBe(0);
   });

@@ -25,7 +25,7 @@ describe("sandboxPaths", () => {
     ]);
   });
 
-  test("a .git folder with linked worktrees and submodules: their redirect files, and the submodules' hooks and config, are held; the folders stay writable", () => {
+  test("a .git folder with linked worktrees and submodules: their redirect files, and the submodules' hooks, are held; the folders (and a submodule's config, which the git guard keeps) stay writable", () => {
     const fs = fakeFs({
       dirs: ["/w/app/.git/worktrees/wt", "/w/app/.git/modules/libs/core/hooks"],
       files: {
@@ -44,7 +44,6 @@ describe("sandboxPaths", () => {
       "/w/app/.git/hooks",
       "/w/app/.git/worktrees/wt/commondir",
       "/w/app/.git/worktrees/wt/gitdir",
-      "/w/app/.git/modules/libs/core/config",
       "/w/app/.git/modules/libs/core/hooks",
     ]);
     expect(paths.writable).toEqual(["/w/app"]);

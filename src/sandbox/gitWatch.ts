@@ -1,0 +1,289 @@
+// The git guard's view of a project tree: which folders hold a repository marker, watched with
+// inotify so that one a sandboxed command plants is seen within milliseconds. Every project
+// folder is watched (a planted `.git` or bare repository can be anywhere, node_modules too);
+// inside git folders only what can make git run something: the folder itself (config,
+// commondir, config.worktree, HEAD), hooks/, and the git folders of submodules and linked
+// worktrees, never objects/, refs/ or logs/. The quarantine is left out.
+//
+// Watches are limited (the kernel's max_user_watches is shared by every program of the user):
+// past the budget, or when the kernel refuses one, a subtree stays unwatched and is scanned
+// instead (scanUnwatched: when a command ends, and now and then while one runs). Without
+// inotify (macOS) the whole tree is such a subtree.
+import { type Dirent, chmodSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { isInside } from "./fsView.ts";
+import { QUARANTINE_DIR } from "./gitQuarantine.ts";
+import type { Inotify, InotifyEvent } from "./inotify.ts";
+import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "./inotify.ts";
+
+/** What a folder is to git: project folder, git folder, or a part of one. */
+export type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";
+
+/** Entry names that make a project folder a repository (or change which one), lower case. */
+const MARKER_NAMES = new Set([".git", "head", "objects", "refs", "commondir", "config"]);
+/** Code points HFS+ ignores in names (git's is_hfs_dotgit): `.g\u200cit` is `.git` there. */
+const IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+/** Whether `name` may be, to some file system, one of the marker names (case-insensitive ones too). */
+const isMarkerName = (name: string) => MARKER_NAMES.has(name.replace(IGNORABLE, "").toLowerCase());
+/** Inside a submodule's git folder: what is never watched. */
+const GIT_DATA = new Set(["objects", "refs", "logs", "info", "lfs", "rr-cache", "rebase-merge", "rebase-apply", "sequencer", "branches", "description"]);
+
+export interface WatchChange {
+  /** Project folders whose marker may have appeared, changed or gone. */
+  candidates: Set<string>;
+  /** Git folders (or parts of one) in which something changed. */
+  touched: Set<string>;
+  /** The kernel dropped events: everything must be looked at again. */
+  overflow: boolean;
+}
+
+export interface TreeWatch {
+  /** Walks and watches the tree; the project folders with a marker. */
+  start(): string[];
+  /** The same walk in steps of at most `limit` folders: the markers once it is done, else undefined. */
+  startSome(limit: number): string[] | undefined;
+  /** Events of this watch's folders, turned into what the guard must look at. */
+  handle(events: InotifyEvent[]): WatchChange;
+  owns(wd: number): boolean;
+  /** Walks it all again (after an overflow); the project folders with a marker. */
+  rescan(): string[];
+  /** Walks the subtrees left unwatched; the project folders with a marker there. */
+  scanUnwatched(): string[];
+  readonly unwatched: number;
+  /** A walk stopped at maxFolders: folders past it are not looked at. */
+  readonly truncated: boolean;
+  readonly maxFolders: number;
+  readonly watched: number;
+  close(): void;
+}
+
+export interface TreeWatchOptions {
+  root: string;
+  /** Git folders outside the root that commands may write (a linked worktree's). */
+  extraGitDirs: string[];
+  inotify: Inotify | undefined;
+  /** How many more watches may be added now (shared by every tree of one inotify instance). */
+  budget: () => number;
+  /** Most folders one walk looks at (a project at ~ must not cost a walk of the whole home). */
+  maxFolders: number;
+}
+
+/** The role of a child folder, or undefined when it is not watched. */
+function childRole(parent: Role, name: string): Role | undefined {
+  switch (parent) {
+    case "tree":
+      return name === ".git" ? "git" : "tree";
+    case "git":
+    case "module":
+      if (name === "hooks") return "hooks";
+      if (name === "modules") return "modules";
+      if (name === "worktrees") return "worktrees";
+      return parent === "module" && !GIT_DATA.has(name) ? "module" : undefined;
+    case "modules":
+      return "module";
+    case "worktrees":
+      return "worktree";
+    default:
+      return undefined;
+  }
+}
+
+interface Entry {
+  wd: number | undefined;
+  role: Role;
+  children: Set<string>;
+}
+
+export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
+  const { root, inotify } = options;
+  const quarantine = join(root, QUARANTINE_DIR);
+  const dirs = new Map<string, Entry>();
+  const byWd = new Map<number, string>();
+  /** Subtrees not watched: their top folder and role. */
+  const unwatched = new Map<string, Role>();
+
+  const excluded = (path: string) => isInside(path, quarantine);
+
+  function list(dir: string): Dirent[] {
+    try {
+      return readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      // A folder a command made unlistable (chmod 300) can still hold a .git that git finds:
+      // it is the user's own folder, so it is made readable to them again and read.
+      if ((error as NodeJS.ErrnoException).code === "EACCES") {
+        try {
+          chmodSync(dir, (statSync(dir).mode & 0o7777) | 0o500);
+          return readdirSync(dir, { withFileTypes: true });
+        } catch {
+          return [];
+        }
+      }
+      return [];
+    }
+  }
+
+  /** Watches one folder; false when it must stay unwatched (budget, kernel limit). */
+  function watchOne(dir: string, role: Role, parent: string | undefined): boolean {
+    const known = dirs.get(dir);
+    if (known?.wd !== undefined) return true;
+    if (!inotify || options.budget() <= 0) return false;
+    let result = inotify.watch(dir);
+    if ("error" in result && result.error === "denied") {
+      try {
+        chmodSync(dir, (statSync(dir).mode & 0o7777) | 0o500); // as in list(): the user's own folder
+        result = inotify.watch(dir);
+      } catch {
+        // left unwatched: scanned instead
+      }
+    }
+    if ("error" in result) return result.error === "gone"; // gone: nothing to watch or scan
+    const stale = byWd.get(result.wd);
+    if (stale !== undefined && stale !== dir) forget(stale, false);
+    byWd.set(result.wd, dir);
+    dirs.set(dir, { wd: result.wd, role, children: known?.children ?? new Set() });
+    if (parent) dirs.get(parent)?.children.add(dir);
+    return true;
+  }
+
+  type Step = [dir: string, role: Role, parent: string | undefined, watch: boolean];
+  interface Walk {
+    queue: Step[];
+    at: number;
+    markers: string[];
+  }
+  let truncated = false;
+
+  /**
+   * Walks breadth first from the queue's folders, at most `limit` of them now; true when done.
+   * With `watch`, each folder is watched first (so nothing made meanwhile is missed); one that
+   * cannot be is recorded as unwatched, and its subtree is still walked, without watches.
+   */
+  function advance(walk: Walk, limit: number): boolean {
+    const { queue, markers } = walk;
+    for (let done = 0; walk.at < queue.length && walk.at < options.maxFolders && done < limit; walk.at++, done++) {
+      const [dir, dirRole, up, watch] = queue[walk.at] as Step;
+      let watching = watch;
+      if (excluded(dir)) continue;
+      if (watching && !watchOne(dir, dirRole, up)) {
+        unwatched.set(dir, dirRole); // scanned instead (scanUnwatched)
+        watching = false;
+      }
+      const entries = list(dir);
+      let effective = dirRole;
+      if (dirRole === "tree" && entries.some((e) => isMarkerName(e.name))) {
+        markers.push(dir);
+        // A bare repository in the tree: watched as a git folder from here on.
+        if (entries.some((e) => e.name === "HEAD") && entries.some((e) => e.name === "objects") && entries.some((e) => e.name === "refs")) effective = "git";
+      }
+      for (const entry of entries) {
+        if (!entry.isDirectory()) continue;
+        const role = childRole(effective, entry.name);
+        if (role) queue.push([join(dir, entry.name), role, watching ? dir : undefined, watching]);
+      }
+    }
+    if (walk.at < queue.length && walk.at < options.maxFolders) return false;
+    if (walk.at < queue.length) truncated = true;
+    queue.length = 0; // done: let the paths go
+    return true;
+  }
+
+  /** Walks `top` (role `role`) to the end; the project folders with a marker. */
+  function walk(top: string, role: Role, parent: string | undefined, watch: boolean): string[] {
+    const one: Walk = { queue: [[top, role, parent, watch]], at: 0, markers: [] };
+    advance(one, Number.POSITIVE_INFINITY);
+    return one.markers;
+  }
+
+  /** The first walk, in steps (startSome) or at once (start). */
+  let first: Walk | undefined;
+  const firstWalk = (): Walk => ({ queue: [[root, "tree", undefined, true], ...options.extraGitDirs.map((dir): Step => [dir, "git", undefined, true])], at: 0, markers: [] });
+
+  /** Stops watching `dir` and every watched folder below it. */
+  function forget(dir: string, unwatch = true): void {
+    const entry = dirs.get(dir);
+    if (!entry) return;
+    dirs.delete(dir);
+    for (const child of entry.children) forget(child, unwatch);
+    if (entry.wd !== undefined) {
+      byWd.delete(entry.wd);
+      if (unwatch) inotify?.unwatch(entry.wd);
+    }
+  }
+
+  function dropUnwatchedBelow(dir: string): void {
+    for (const top of [...unwatched.keys()]) if (isInside(top, dir)) unwatched.delete(top);
+  }
+
+  function startSome(limit: number): string[] | undefined {
+    first ??= firstWalk();
+    return advance(first, limit) ? first.markers : undefined;
+  }
+
+  return {
+    startSome,
+    start: () => startSome(Number.POSITIVE_INFINITY) as string[],
+    owns: (wd) => byWd.has(wd),
+    handle(events) {
+      const change: WatchChange = { candidates: new Set(), touched: new Set(), overflow: false };
+      for (const event of events) {
+        if (event.mask & IN_Q_OVERFLOW) {
+          change.overflow = true;
+          continue;
+        }
+        const dir = byWd.get(event.wd);
+        if (dir === undefined) continue;
+        if (event.mask & IN_IGNORED) {
+          forget(dir, false);
+          continue;
+        }
+        if (event.name === "") continue; // about the folder itself: its parent reports it too
+        const entry = dirs.get(dir);
+        if (!entry) continue;
+        const path = join(dir, event.name);
+        const isDir = (event.mask & IN_ISDIR) !== 0;
+        if (isDir && event.mask & (IN_MOVED_FROM | IN_DELETE)) {
+          entry.children.delete(path);
+          forget(path);
+          dropUnwatchedBelow(path);
+        }
+        if (isDir && event.mask & (IN_CREATE | IN_MOVED_TO)) {
+          const role = childRole(entry.role, event.name);
+          if (role) for (const found of walk(path, role, dir, true)) change.candidates.add(found);
+        }
+        if (entry.role === "tree") {
+          if (isMarkerName(event.name)) change.candidates.add(dir);
+          // A hook in a folder that became a bare repository after it was first walked.
+          if (dir.endsWith("/hooks")) change.candidates.add(dir.slice(0, -"/hooks".length));
+        } else change.touched.add(dir);
+      }
+      return change;
+    },
+    rescan() {
+      unwatched.clear();
+      const again = firstWalk();
+      advance(again, Number.POSITIVE_INFINITY);
+      return again.markers;
+    },
+    scanUnwatched() {
+      const markers: string[] = [];
+      for (const [top, role] of unwatched) markers.push(...walk(top, role, undefined, false));
+      return markers;
+    },
+    get unwatched() {
+      return unwatched.size;
+    },
+    get truncated() {
+      return truncated;
+    },
+    maxFolders: options.maxFolders,
+    get watched() {
+      return byWd.size;
+    },
+    close() {
+      for (const wd of byWd.keys()) inotify?.unwatch(wd);
+      byWd.clear();
+      dirs.clear();
+      unwatched.clear();
+    },
+  };
+}
