@@ -14,7 +14,7 @@ import { HIDDEN_WARNING } from "../src/cli/approver.ts";
 import { garudaPaths } from "../src/config/paths.ts";
 import { ProviderKeys } from "../src/config/providerKeys.ts";
 import { createAnthropicClient } from "../src/model/anthropic.ts";
-import { prepareRuntime } from "../src/runtime/prepare.ts";
+import { prepareRuntime } from "../src/compose/prepare.ts";
 import { FakeModelClient, fake } from "../src/model/fake.ts";
 import { ModelError } from "../src/model/types.ts";
 import { createPermissionEngine } from "../src/permission/engine.ts";

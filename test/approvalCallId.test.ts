@@ -10,8 +10,8 @@ import { garudaPaths } from "../src/config/paths.ts";
 import { ProviderKeys } from "../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../src/model/fake.ts";
 import type { ApprovalRequest, Approver, Choice } from "../src/permission/types.ts";
-import type { AgentEvent } from "../src/runtime/events.ts";
-import { prepareRuntime } from "../src/runtime/prepare.ts";
+import type { AgentEvent } from "../src/core-types/events.ts";
+import { prepareRuntime } from "../src/compose/prepare.ts";
 import { BRIDGE, ofKind, setUpHome, startHarness, testProbe } from "./support/acpHarness.ts";
 import { tempDir } from "./support/tempDir.ts";
 

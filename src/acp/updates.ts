@@ -4,7 +4,7 @@
 // its call, and so a stop can tell which calls it ended and close every one of them. EventMapper
 // turns the Runtime's AgentEvents into session/update payloads.
 import type { Diff, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk";
-import type { AgentEvent } from "../runtime/events.ts";
+import type { AgentEvent } from "../core-types/events.ts";
 import type { FileChange } from "../permission/types.ts";
 import { createHash } from "node:crypto";
 import { cutText, jsonBytes } from "../text/cut.ts";

@@ -10,7 +10,7 @@ import type { CallInfo } from "../tools/types.ts";
 import { abortable } from "./abortable.ts";
 import { type CompactionContext, compact, needsCompaction } from "./compaction.ts";
 import type { Conversation } from "./conversation.ts";
-import type { AgentEvent, StopReason } from "./events.ts";
+import type { AgentEvent, StopReason } from "../core-types/events.ts";
 import { CHARS_PER_TOKEN, type UsageMeter } from "./meter.ts";
 import { streamResponse } from "./modelStep.ts";
 import { CUT_CONTINUE_NOTE, noteBlock } from "./notes.ts";

@@ -8,7 +8,7 @@ import { appendHookFeedback } from "../extensions/hookOutput.ts";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
-import type { AgentEvent } from "../runtime/events.ts";
+import type { AgentEvent } from "../core-types/events.ts";
 import type { ToolHooks } from "../runtime/services.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 import { type AuditSink, requestEvent } from "../store/auditEvents.ts";

@@ -3,7 +3,7 @@
 // and the tool itself, and reports each step as AgentEvents carrying the call's id.
 import type { z } from "zod";
 import type { Decision, FileChange, Mode, PartialApproval, PermissionRequest } from "../permission/types.ts";
-import type { StopReason } from "../runtime/events.ts";
+import type { StopReason } from "../core-types/events.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 
 /** How a front end groups a call (ACP tool kinds). */

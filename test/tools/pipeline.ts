@@ -2,7 +2,7 @@
 // for the moments between a check and a run: an approval, a preToolUse hook, the undo snapshot.
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { Approver, ApprovalRequest, Rule } from "../../src/permission/types.ts";
-import type { AgentEvent } from "../../src/runtime/events.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
 import type { ToolHooks } from "../../src/runtime/services.ts";
 import { createFileTools } from "../../src/tools/fileTools.ts";
 import { type CallContext, ToolRegistry } from "../../src/tools/registry.ts";

@@ -1,7 +1,7 @@
 // `garuda run --format json`: one JSON object per line. A "start" line, every AgentEvent of the
 // turn (a tool call with its display title and without the file contents of its change), and
 // a last "result" line with the stop reason, the exit code, the answer and what was denied.
-import type { AgentEvent } from "../../runtime/events.ts";
+import type { AgentEvent } from "../../core-types/events.ts";
 import { callTitle, serverToolTitle, shownLocations } from "../callTitle.ts";
 
 export type JsonLine = Record<string, unknown> & { type: string };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { expandDenyPaths } from "../../src/runtime/denyPaths.ts";
+import { expandDenyPaths } from "../../src/compose/denyPaths.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 describe("policy denyPaths as sandbox paths", () => {

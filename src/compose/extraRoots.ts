@@ -7,7 +7,7 @@ import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { ConfigError } from "../config/errors.ts";
 import { isInside } from "../sandbox/fsView.ts";
-import { real, type RootContext, wideFolder } from "./projectRoot.ts";
+import { real, type RootContext, wideFolder } from "../runtime/projectRoot.ts";
 
 const ADD_A_PROJECT = "Add a project folder instead, or remove it from the editor's additional folders";
 

@@ -42,9 +42,9 @@ import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts
 import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
 import { checkExtraRoots } from "./extraRoots.ts";
-import { checkProjectRoot, wideFolder } from "./projectRoot.ts";
-import { Runtime, type RuntimeOptions } from "./runtime.ts";
-import type { Notice, ToolHooks } from "./services.ts";
+import { checkProjectRoot, wideFolder } from "../runtime/projectRoot.ts";
+import { Runtime, type RuntimeOptions } from "../runtime/runtime.ts";
+import type { Notice, ToolHooks } from "../runtime/services.ts";
 
 export interface PrepareOptions {
   /** The project folder: an absolute path to an existing folder. */

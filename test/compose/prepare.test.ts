@@ -6,8 +6,8 @@ import { ConfigError, SetupRequiredError } from "../../src/config/errors.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
-import type { AgentEvent } from "../../src/runtime/events.ts";
-import { prepareRuntime, type PrepareOptions } from "../../src/runtime/prepare.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
+import { prepareRuntime, type PrepareOptions } from "../../src/compose/prepare.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 const bridge = [process.execPath, join(import.meta.dir, "../../src/sandbox/bridgeMain.ts")];

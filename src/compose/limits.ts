@@ -5,7 +5,7 @@ import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { LimitsInForce } from "../sandbox/limiter.ts";
 import { type CommandLimits, type LimitKind, defaultCommandLimits } from "../sandbox/limits.ts";
 import type { SandboxAvailability } from "../sandbox/types.ts";
-import { DEFAULT_LIMITS } from "./loop.ts";
+import { DEFAULT_LIMITS } from "../runtime/loop.ts";
 
 type Caps = TeamPolicy["limits"];
 const lower = (base: number | undefined, cap: number | undefined) => (cap === undefined ? base : base === undefined ? cap : Math.min(base, cap));
