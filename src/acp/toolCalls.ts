@@ -5,7 +5,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
 import { callDisplay, serverToolTitle, shownLocations } from "../cli/callTitle.ts";
 import { webSearchSummary } from "../tools/webSearch.ts";
-import type { CallInfo } from "../tools/types.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
 import { oneLine } from "../text/visible.ts";
 import { escapeMarkdown } from "./codeBlock.ts";
 

@@ -2,7 +2,7 @@
 // `garuda run --format json` and over ACP (src/acp/toolCalls.ts adds the editor's locations).
 // The tool describes itself (CallInfo); this keeps the display rules: Garuda's own tools have a
 // fixed kind, MCP tools show as server/tool, subagents as "Subagent: …", one visible line.
-import type { CallInfo, ToolKind } from "../tools/types.ts";
+import type { CallInfo, ToolKind } from "../core-types/callInfo.ts";
 import { webSearchCallInfo } from "../tools/webSearch.ts";
 import { hasHidden, oneLine } from "../text/visible.ts";
 

@@ -44,7 +44,8 @@ import { expandDenyPaths } from "./denyPaths.ts";
 import { checkExtraRoots } from "./extraRoots.ts";
 import { checkProjectRoot, wideFolder } from "../runtime/projectRoot.ts";
 import { Runtime, type RuntimeOptions } from "../runtime/runtime.ts";
-import type { Notice, ToolHooks } from "../runtime/services.ts";
+import type { Notice } from "../runtime/services.ts";
+import type { ToolHooks } from "../tools/toolHooks.ts";
 
 export interface PrepareOptions {
   /** The project folder: an absolute path to an existing folder. */

@@ -1,7 +1,7 @@
 // What a Runtime tells its front end while a turn runs. Every event of a tool call carries
 // the call's id; the ACP front end maps each of these to a session/update.
 import type { Usage } from "../model/types.ts";
-import type { CallInfo } from "../tools/types.ts";
+import type { CallInfo } from "./callInfo.ts";
 
 /** Why a turn ended. An aborted signal ends the turn as "cancelled". */
 export type StopReason = "done" | "max_tokens" | "refusal" | "max_steps" | "token_budget" | "repeated_calls" | "cancelled";

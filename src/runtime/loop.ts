@@ -6,7 +6,7 @@ import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, t
 import { keptChange, type RecordedResult } from "../store/sessionRecords.ts";
 import type { CallContext, CallOutcome, ToolRegistry } from "../tools/registry.ts";
 import { cutText } from "../text/cut.ts";
-import type { CallInfo } from "../tools/types.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
 import { abortable } from "./abortable.ts";
 import { type CompactionContext, compact, needsCompaction } from "./compaction.ts";
 import type { Conversation } from "./conversation.ts";

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
-import type { ToolHooks } from "../../src/runtime/services.ts";
+import type { ToolHooks } from "../../src/tools/toolHooks.ts";
 import type { AuditEvent } from "../../src/store/auditEvents.ts";
 import { type CallContext, ToolRegistry } from "../../src/tools/registry.ts";
 import type { Tool } from "../../src/tools/types.ts";

@@ -126,3 +126,61 @@ export function checkStartup(tree: SourceTree, entries: string[]): Violation[] {
   }
   return violations;
 }
+
+/** The folder of src/ a file belongs to: src/runtime/loop.ts → src/runtime; src/version.ts → src. */
+export function folderOf(file: string): string {
+  const parts = file.split("/");
+  return parts.length > 2 ? parts.slice(0, 2).join("/") : "src";
+}
+
+export type ImportGraph = Map<string, Set<string>>;
+
+/** Who imports whom inside src/, every kind of import (a type import couples layers too). */
+export function importGraph(tree: SourceTree, node: (file: string) => string = (file) => file): ImportGraph {
+  const graph: ImportGraph = new Map();
+  for (const [file, source] of tree) {
+    const from = node(file);
+    if (!graph.has(from)) graph.set(from, new Set());
+    for (const ref of importsOf(source)) {
+      const target = resolveRef(file, ref.specifier);
+      if (!tree.has(target)) continue;
+      const to = node(target);
+      if (to !== from) graph.get(from)?.add(to);
+    }
+  }
+  return graph;
+}
+
+/** The strongly connected parts of more than one node (Tarjan), each sorted: every import cycle. */
+export function importCycles(graph: ImportGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next);
+    next += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const to of graph.get(node) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node) as number, low.get(to) as number));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node) as number, index.get(to) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const part: string[] = [];
+    for (;;) {
+      const top = stack.pop() as string;
+      onStack.delete(top);
+      part.push(top);
+      if (top === node) break;
+    }
+    if (part.length > 1) cycles.push(part.sort());
+  };
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
+  return cycles.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
+}

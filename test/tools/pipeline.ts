@@ -3,7 +3,7 @@
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { Approver, ApprovalRequest, Rule } from "../../src/permission/types.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
-import type { ToolHooks } from "../../src/runtime/services.ts";
+import type { ToolHooks } from "../../src/tools/toolHooks.ts";
 import { createFileTools } from "../../src/tools/fileTools.ts";
 import { type CallContext, ToolRegistry } from "../../src/tools/registry.ts";
 import { tempRoot, writeFiles } from "./fixtures.ts";
