@@ -3,7 +3,7 @@
 // can follow.
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
-import { callDisplay, serverToolTitle, shownLocations } from "../cli/callTitle.ts";
+import { callDisplay, serverToolTitle, shownLocations } from "../display/callTitle.ts";
 import { webSearchSummary } from "../tools/webSearch.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import { oneLine } from "../text/visible.ts";

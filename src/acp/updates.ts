@@ -11,7 +11,7 @@ import { cutText, jsonBytes } from "../text/cut.ts";
 import { mapJson } from "../text/jsonShape.ts";
 import { safeText, visible } from "../text/visible.ts";
 import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
-import { CallTracker, type TrackedCall } from "../cli/callTracker.ts";
+import { CallTracker, type TrackedCall } from "../display/callTracker.ts";
 import { retryNotice } from "../runtime/retryNotice.ts";
 import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolText.ts";
 

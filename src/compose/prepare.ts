@@ -13,7 +13,7 @@ import { APPROVE_IN_CHAT, TrustStore } from "../config/trust.ts";
 import { runPostToolUse, runPreToolUse } from "../extensions/hooks.ts";
 import { approveProjectHooks, describeProjectHooks, loadHooks } from "../extensions/hooksConfig.ts";
 import type { EditorMcpServer } from "../extensions/mcp/editorServers.ts";
-import { loadExtensions } from "../extensions/session.ts";
+import { loadExtensions } from "../extensions/loadExtensions.ts";
 import { openModelClient } from "../model/open.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { ModelClient } from "../model/types.ts";

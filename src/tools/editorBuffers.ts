@@ -6,7 +6,7 @@
 // is used then. Garuda never writes through the editor; an edit of a file whose buffer differs
 // from the disk is refused (unsavedProblem) so the user's unsaved work is not silently forked.
 import { insideRoot } from "../permission/pathMatch.ts";
-import type { HiddenPredicate } from "./hidden.ts";
+import type { HiddenPredicate } from "./withheldPaths.ts";
 import type { ResolvedPath } from "./paths.ts";
 import { MAX_TEXT_BYTES } from "./textFile.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { fileTools } from "../../src/tools/fileTools.ts";
-import { isSensitivePath } from "../../src/tools/hidden.ts";
+import { isSensitivePath } from "../../src/tools/withheldPaths.ts";
 import { sensitivePattern } from "../../src/permission/sensitive.ts";
 import { ReadTracker } from "../../src/tools/readTracker.ts";
 import { session, tempRoot, writeFiles } from "./fixtures.ts";

@@ -9,7 +9,7 @@ import type { OpenCalls } from "./calls.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 import { commandOutputLines, firstLine, fitLine, lastLine, plural, tokens } from "./text.ts";
-import { callTitle, serverToolTitle } from "../callTitle.ts";
+import { callTitle, serverToolTitle } from "../../display/callTitle.ts";
 import { retryNotice } from "../../runtime/retryNotice.ts";
 
 export interface TranscriptOptions {

@@ -2,7 +2,7 @@
 // turn (a tool call with its display title and without the file contents of its change), and
 // a last "result" line with the stop reason, the exit code, the answer and what was denied.
 import type { AgentEvent } from "../../core-types/events.ts";
-import { callTitle, serverToolTitle, shownLocations } from "../callTitle.ts";
+import { callTitle, serverToolTitle, shownLocations } from "../../display/callTitle.ts";
 
 export type JsonLine = Record<string, unknown> & { type: string };
 
