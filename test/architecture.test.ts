@@ -118,6 +118,13 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/tools/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([]);
   });
 
+  test("rule 9: src/acp/ imports src/cli/approver.ts and nothing else of src/cli/", () => {
+    expect(rulesBroken(planted("src/acp/x.ts", 'import { HIDDEN_WARNING } from "../cli/approver.ts";'))).toEqual([]);
+    expect(rulesBroken(planted("src/acp/x.ts", 'import { callTitle } from "../cli/callTitle.ts";'))).toEqual([9]);
+    expect(rulesBroken(planted("src/acp/x.ts", 'import type { ChatView } from "../cli/chat/view.ts";'))).toEqual([9]);
+    expect(rulesBroken(planted("src/acp/x.ts", 'import { callTitle } from "../display/callTitle.ts";'))).toEqual([]);
+  });
+
   test("rule 8: a static SDK import on the start-up path is caught", () => {
     const t = planted("src/cli/modelsCommand.ts", 'import Anthropic from "@anthropic-ai/sdk";');
     expect(checkStartup(t, helpEntries(t)).map((v) => v.rule)).toEqual([8]);

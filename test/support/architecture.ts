@@ -67,6 +67,9 @@ const FILE_WRITE = /\b(writeFileSync|writeFile|appendFileSync|appendFile|renameS
  */
 const FILE_WRITERS = ["src/tools", "src/store", "src/config", "src/sandbox"];
 
+/** The one file of src/cli/ that src/acp/ imports: the question text (spec/acp-design.txt, Files). */
+const SHARED_QUESTION_TEXT = "src/cli/approver.ts";
+
 export function checkRules(tree: SourceTree): Violation[] {
   const violations: Violation[] = [];
   for (const [file, source] of tree) {
@@ -83,6 +86,9 @@ export function checkRules(tree: SourceTree): Violation[] {
       }
       if (under(target, "src/acp") && !inAcp && !(file === "src/cli/acpCommand.ts" && ref.dynamic)) {
         violations.push({ rule: 2, file, detail: "loads src/acp/ (only acpCommand.ts may, with import())" });
+      }
+      if (inAcp && under(target, "src/cli") && target !== SHARED_QUESTION_TEXT) {
+        violations.push({ rule: 9, file, detail: `src/acp/ imports ${target} (of src/cli/ only ${SHARED_QUESTION_TEXT}; what both front ends use goes to src/display/)` });
       }
       if (isPackage(target, "@anthropic-ai/sdk") && file !== "src/model/anthropic.ts") {
         violations.push({ rule: 3, file, detail: "imports the Anthropic SDK outside src/model/anthropic.ts" });
