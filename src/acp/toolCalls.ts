@@ -1,5 +1,5 @@
 // How a tool call looks in the editor: its title and kind (the shared display rules of
-// src/cli/callTitle.ts, the same words as the terminal) and the absolute locations the editor
+// src/display/callTitle.ts, the same words as the terminal) and the absolute locations the editor
 // can follow.
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";

@@ -12,7 +12,7 @@ import type { AgentEvent } from "../../src/core-types/events.ts";
 import { prepareRuntime, type PrepareOptions } from "../../src/compose/prepare.ts";
 import { checkProjectRoot } from "../../src/runtime/projectRoot.ts";
 import type { Approver } from "../../src/permission/types.ts";
-import { describeSandbox, machineSandbox } from "../sandbox/support.ts";
+import { describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
 import { BRIDGE, setUpHome } from "../support/acpHarness.ts";
 import { tempDir } from "../support/tempDir.ts";
 

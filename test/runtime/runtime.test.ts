@@ -8,7 +8,7 @@ import { BUILD_AGAIN_NOTE, PLAN_NOTE, planStoppedNote } from "../../src/runtime/
 import type { CommandProvider, UndoStore } from "../../src/runtime/services.ts";
 import type { BackgroundJob, BackgroundJobs } from "../../src/tools/processTable.ts";
 import type { AuditEvent } from "../../src/store/auditEvents.ts";
-import { ofType, scriptedApprover, testRuntime, turn } from "./helpers.ts";
+import { ofType, scriptedApprover, testRuntime, turn } from "../support/runtimeHelpers.ts";
 
 const firstText = (request: ModelRequest | undefined) => {
   const content = request?.messages.at(-1)?.content ?? [];

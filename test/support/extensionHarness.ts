@@ -14,7 +14,7 @@ import type { AgentEvent, StopReason } from "../../src/core-types/events.ts";
 import { type PrepareOptions, prepareRuntime } from "../../src/compose/prepare.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
 import type { SandboxProbe } from "../../src/sandbox/probe.ts";
-import { machineSandbox, SELF_COMMAND } from "../sandbox/support.ts";
+import { machineSandbox, SELF_COMMAND } from "./sandboxSupport.ts";
 
 /** A machine with no OS sandbox. */
 export const NO_SANDBOX: SandboxProbe = { availability: { available: false, reason: "no sandbox in this test", fix: "none needed" } };

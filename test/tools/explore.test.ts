@@ -13,9 +13,9 @@ import { EXPLORE_MAX_STEPS, EXPLORE_TOOLS, exploreTool, WRAP_UP } from "../../sr
 import { fileTools } from "../../src/tools/fileTools.ts";
 import { createSessionTools } from "../../src/tools/sessionTools.ts";
 import type { Tool } from "../../src/tools/types.ts";
-import { ofType, scriptedApprover, testRuntime, texts, turn, type TestRuntimeOptions } from "../runtime/helpers.ts";
+import { ofType, scriptedApprover, testRuntime, texts, turn, type TestRuntimeOptions } from "../support/runtimeHelpers.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { toolContext } from "./fixtures.ts";
+import { toolContext } from "../support/toolFixtures.ts";
 
 const isChild = (request: ModelRequest) => request.system.startsWith("You are explore");
 

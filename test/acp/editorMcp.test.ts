@@ -6,13 +6,13 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import { garudaPaths } from "../src/config/paths.ts";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { describeSandbox, eventually, httpServer, marker } from "./sandbox/support.ts";
-import { contentText, messageText, ofKind, select, startHarness } from "./support/acpHarness.ts";
-import { tempDir } from "./support/tempDir.ts";
+import { garudaPaths } from "../../src/config/paths.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { describeSandbox, eventually, httpServer, marker } from "../support/sandboxSupport.ts";
+import { contentText, messageText, ofKind, select, startHarness } from "../support/acpHarness.ts";
+import { tempDir } from "../support/tempDir.ts";
 
-const EDITOR_SERVER = join(import.meta.dir, "fixtures", "mcpEditorServer.ts");
+const EDITOR_SERVER = join(import.meta.dir, "..", "fixtures", "mcpEditorServer.ts");
 const SECRET = "editor-secret-value-7f3a9c";
 
 const stdioServer = (extra: Partial<acp.McpServerStdio> = {}): acp.McpServer => ({

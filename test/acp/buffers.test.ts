@@ -6,9 +6,9 @@ import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } fro
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { contentText, ofKind, startHarness } from "./support/acpHarness.ts";
-import { tempDir } from "./support/tempDir.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { contentText, ofKind, startHarness } from "../support/acpHarness.ts";
+import { tempDir } from "../support/tempDir.ts";
 
 const FS = { fs: { readTextFile: true } } satisfies acp.ClientCapabilities;
 

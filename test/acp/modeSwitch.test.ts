@@ -7,11 +7,11 @@ import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { descendants } from "../src/sandbox/processTree.ts";
-import { eventually } from "./sandbox/support.ts";
-import { messageText, startHarness } from "./support/acpHarness.ts";
-import { alive, cmdline } from "./support/processes.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { descendants } from "../../src/sandbox/processTree.ts";
+import { eventually } from "../support/sandboxSupport.ts";
+import { messageText, startHarness } from "../support/acpHarness.ts";
+import { alive, cmdline } from "../support/processes.ts";
 
 const TICKS = "while :; do date +%s%N >> ticks.txt; sleep 0.1; done";
 

@@ -6,14 +6,14 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { garudaPaths } from "../src/config/paths.ts";
-import { ProviderKeys } from "../src/config/providerKeys.ts";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import type { ApprovalRequest, Approver, Choice } from "../src/permission/types.ts";
-import type { AgentEvent } from "../src/core-types/events.ts";
-import { prepareRuntime } from "../src/compose/prepare.ts";
-import { BRIDGE, ofKind, setUpHome, startHarness, testProbe } from "./support/acpHarness.ts";
-import { tempDir } from "./support/tempDir.ts";
+import { garudaPaths } from "../../src/config/paths.ts";
+import { ProviderKeys } from "../../src/config/providerKeys.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import type { ApprovalRequest, Approver, Choice } from "../../src/permission/types.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
+import { prepareRuntime } from "../../src/compose/prepare.ts";
+import { BRIDGE, ofKind, setUpHome, startHarness, testProbe } from "../support/acpHarness.ts";
+import { tempDir } from "../support/tempDir.ts";
 
 /** Answers "once", but only after every expected question is open at the same time. */
 function gatheringApprover(expected: number): Approver & { asked: ApprovalRequest[] } {

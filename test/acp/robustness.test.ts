@@ -5,10 +5,10 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AcpServerOptions, serveAcp } from "../src/acp/server.ts";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { descendants } from "../src/sandbox/processTree.ts";
-import { realPrepare, setUpHome } from "./support/acpHarness.ts";
+import { type AcpServerOptions, serveAcp } from "../../src/acp/server.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { descendants } from "../../src/sandbox/processTree.ts";
+import { realPrepare, setUpHome } from "../support/acpHarness.ts";
 
 interface Message {
   id?: string | number | null;

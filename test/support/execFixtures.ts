@@ -7,8 +7,8 @@ import type { Decision, PermissionRequest } from "../../src/permission/types.ts"
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
 import type { Tool, ToolContext, ToolResult } from "../../src/tools/types.ts";
-import { SELF_COMMAND, machineSandbox } from "../sandbox/support.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { SELF_COMMAND, machineSandbox } from "./sandboxSupport.ts";
+import { tempDir } from "./tempDir.ts";
 
 export const NO_SANDBOX = { availability: { available: false as const, reason: "no sandbox in this test", fix: "none needed" } };
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { FakeModelClient } from "../../src/model/fake.ts";
-import { type Harness, type HarnessOptions, setUpHome, startHarness } from "../support/acpHarness.ts";
+import { type Harness, type HarnessOptions, setUpHome, startHarness } from "./acpHarness.ts";
 
 /** One machine: a home set up with a model and a key, and a project folder, kept across editors. */
 export interface Machine extends Disposable {

@@ -4,9 +4,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { garudaPaths } from "../src/config/paths.ts";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { contentText, type Harness, messageText, ofKind, select, startHarness } from "./support/acpHarness.ts";
+import { garudaPaths } from "../../src/config/paths.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { contentText, type Harness, messageText, ofKind, select, startHarness } from "../support/acpHarness.ts";
 
 function writeSettings(root: string, settings: unknown): void {
   mkdirSync(join(root, ".garuda"), { recursive: true });

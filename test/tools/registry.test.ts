@@ -11,7 +11,7 @@ import type { ToolHooks } from "../../src/tools/toolHooks.ts";
 import type { AuditEvent } from "../../src/store/auditEvents.ts";
 import { type CallContext, ToolRegistry } from "../../src/tools/registry.ts";
 import type { Tool } from "../../src/tools/types.ts";
-import { fakeExecutor, readTool, scriptedApprover, writeTool } from "./helpers.ts";
+import { fakeExecutor, readTool, scriptedApprover, writeTool } from "../support/runtimeHelpers.ts";
 
 // A real folder: the registry refuses every call once the root is gone.
 const ROOT = realpathSync(mkdtempSync(join(tmpdir(), "garuda-registry-")));

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import type { Decision } from "../../src/permission/types.ts";
 import { createFileTools, type FileToolsOptions } from "../../src/tools/fileTools.ts";
 import type { Tool, ToolContext, ToolResult } from "../../src/tools/types.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { tempDir } from "./tempDir.ts";
 
 export interface ContextLog {
   writes: string[][];

@@ -6,7 +6,7 @@ import type { AgentEvent } from "../../src/core-types/events.ts";
 import type { ToolHooks } from "../../src/tools/toolHooks.ts";
 import { createFileTools } from "../../src/tools/fileTools.ts";
 import { type CallContext, ToolRegistry } from "../../src/tools/registry.ts";
-import { tempRoot, writeFiles } from "./fixtures.ts";
+import { tempRoot, writeFiles } from "./toolFixtures.ts";
 
 export const KEY = "sk-ant-test-key-0000";
 export const userRule = (effect: Rule["effect"], pattern: string): Rule => ({ effect, pattern, source: "user-policy" });

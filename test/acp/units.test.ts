@@ -2,16 +2,16 @@
 // text, tool call titles and kinds, and the mapping of AgentEvents to session/update payloads.
 import { describe, expect, test } from "bun:test";
 import type * as acp from "@agentclientprotocol/sdk";
-import { AcpApprover, choiceOf, permissionOptions, type PermissionRequester } from "../src/acp/approver.ts";
-import { codeBlock, escapeMarkdown, fence, inlineCode, languageOf } from "../src/acp/codeBlock.ts";
-import { promptText } from "../src/acp/prompt.ts";
-import { MAX_HIDDEN_LINES, questionContent } from "../src/acp/question.ts";
-import { serverToolResult, toolCallView } from "../src/acp/toolCalls.ts";
-import { EventMapper, KnownCalls, MAX_DIFF_BYTES, SessionChannel } from "../src/acp/updates.ts";
-import { HIDDEN_WARNING } from "../src/cli/approver.ts";
-import { CHOICE_LABELS } from "../src/permission/approvals.ts";
-import type { ApprovalRequest } from "../src/permission/types.ts";
-import { readSourceTree, staticClosure } from "./support/architecture.ts";
+import { AcpApprover, choiceOf, permissionOptions, type PermissionRequester } from "../../src/acp/approver.ts";
+import { codeBlock, escapeMarkdown, fence, inlineCode, languageOf } from "../../src/acp/codeBlock.ts";
+import { promptText } from "../../src/acp/prompt.ts";
+import { MAX_HIDDEN_LINES, questionContent } from "../../src/acp/question.ts";
+import { serverToolResult, toolCallView } from "../../src/acp/toolCalls.ts";
+import { EventMapper, KnownCalls, MAX_DIFF_BYTES, SessionChannel } from "../../src/acp/updates.ts";
+import { HIDDEN_WARNING } from "../../src/cli/approver.ts";
+import { CHOICE_LABELS } from "../../src/permission/approvals.ts";
+import type { ApprovalRequest } from "../../src/permission/types.ts";
+import { readSourceTree, staticClosure } from "../support/architecture.ts";
 
 const root = "/work/project";
 
@@ -374,10 +374,10 @@ describe("EventMapper", () => {
 
 describe("start-up", () => {
   test("before initialize is answered only the SDK and small modules load; the core waits for session/new", () => {
-    const tree = readSourceTree(`${import.meta.dir}/..`);
+    const tree = readSourceTree(`${import.meta.dir}/../..`);
     const loaded = [...staticClosure(tree, ["src/cli/index.ts", "src/cli/main.ts", "src/cli/acpCommand.ts", "src/acp/server.ts"])];
     const small = new Set(["src/config/errors.ts", "src/config/paths.ts", "src/config/providerKeys.ts", "src/model/catalog.ts", "src/model/images.ts", "src/model/types.ts", "src/tools/webSearch.ts", "src/runtime/retryNotice.ts", "src/version.ts", "src/sandbox/keeperName.ts"]);
-    const heavy = loaded.filter((file) => file.startsWith("src/") && !/^src\/(acp|cli|text)\//.test(file) && !small.has(file));
+    const heavy = loaded.filter((file) => file.startsWith("src/") && !/^src\/(acp|cli|display|text)\//.test(file) && !small.has(file));
     expect(heavy).toEqual([]);
     for (const name of ["@anthropic-ai/sdk", "zod", "web-tree-sitter"]) expect(loaded).not.toContain(name);
     expect(loaded).toContain("@agentclientprotocol/sdk");

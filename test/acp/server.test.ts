@@ -9,23 +9,23 @@ import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { z } from "zod";
-import { protocolOutput, type WriteTarget } from "../src/cli/acpCommand.ts";
-import { HIDDEN_WARNING } from "../src/cli/approver.ts";
-import { garudaPaths } from "../src/config/paths.ts";
-import { ProviderKeys } from "../src/config/providerKeys.ts";
-import { createAnthropicClient } from "../src/model/anthropic.ts";
-import { prepareRuntime } from "../src/compose/prepare.ts";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { ModelError } from "../src/model/types.ts";
-import { createPermissionEngine } from "../src/permission/engine.ts";
-import { Runtime } from "../src/runtime/runtime.ts";
-import type { Tool } from "../src/tools/types.ts";
-import { VERSION } from "../src/version.ts";
-import { fakeExecutor, MODEL } from "./runtime/helpers.ts";
-import { BRIDGE, contentText, messageText, ofKind, realPrepare, select, setUpHome, startHarness, testProbe } from "./support/acpHarness.ts";
-import { mockResponses, startMockAnthropic } from "./support/mockAnthropic.ts";
-import { BUN, FIXTURE_SERVER } from "./support/extensionHarness.ts";
-import { running, waitFor } from "./support/processes.ts";
+import { protocolOutput, type WriteTarget } from "../../src/cli/acpCommand.ts";
+import { HIDDEN_WARNING } from "../../src/cli/approver.ts";
+import { garudaPaths } from "../../src/config/paths.ts";
+import { ProviderKeys } from "../../src/config/providerKeys.ts";
+import { createAnthropicClient } from "../../src/model/anthropic.ts";
+import { prepareRuntime } from "../../src/compose/prepare.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { ModelError } from "../../src/model/types.ts";
+import { createPermissionEngine } from "../../src/permission/engine.ts";
+import { Runtime } from "../../src/runtime/runtime.ts";
+import type { Tool } from "../../src/tools/types.ts";
+import { VERSION } from "../../src/version.ts";
+import { fakeExecutor, MODEL } from "../support/runtimeHelpers.ts";
+import { BRIDGE, contentText, messageText, ofKind, realPrepare, select, setUpHome, startHarness, testProbe } from "../support/acpHarness.ts";
+import { mockResponses, startMockAnthropic } from "../support/mockAnthropic.ts";
+import { BUN, FIXTURE_SERVER } from "../support/extensionHarness.ts";
+import { running, waitFor } from "../support/processes.ts";
 
 /** The user message text of a model request (the last user message). */
 function userText(model: FakeModelClient, index = 0): string {
@@ -61,7 +61,7 @@ describe("initialize", () => {
     expect(line).not.toContain("false");
     for (const off of ["sse", "audio"]) expect(line).not.toContain(off);
     // Only fields the stable schema defines, at every level (no unstable fork, archive, title …).
-    const schema = JSON.parse(readFileSync(join(import.meta.dir, "../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"), "utf8")).$defs;
+    const schema = JSON.parse(readFileSync(join(import.meta.dir, "../../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"), "utf8")).$defs;
     const sent = (JSON.parse(line) as { result: acp.InitializeResponse }).result.agentCapabilities ?? {};
     expect(Object.keys(sent).every((key) => key in schema.AgentCapabilities.properties)).toBe(true);
     expect(Object.keys(sent.sessionCapabilities ?? {}).every((key) => key in schema.SessionCapabilities.properties)).toBe(true);
@@ -823,7 +823,7 @@ describe("the stdout guard (protocolOutput)", () => {
   });
 
   test("in a real process: console.log, process.stdout.write with an encoding and a callback all land on stderr", async () => {
-    const entry = join(import.meta.dir, "../src/cli/acpCommand.ts");
+    const entry = join(import.meta.dir, "../../src/cli/acpCommand.ts");
     const script = [
       `import { protocolOutput } from ${JSON.stringify(entry)};`,
       "const guard = protocolOutput(process.stdout, process.stderr);",
@@ -843,7 +843,7 @@ describe("the stdout guard (protocolOutput)", () => {
 });
 
 describe("the command", () => {
-  const entry = join(import.meta.dir, "../src/cli/index.ts");
+  const entry = join(import.meta.dir, "../../src/cli/index.ts");
   const run = (args: string[], home: string) => {
     const result = Bun.spawnSync([process.execPath, entry, ...args], { env: { PATH: process.env.PATH ?? "", HOME: home }, cwd: home, stdin: "ignore" });
     return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };

@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../scripts/buildTargets.ts";
-import { describeSandbox, detached, detachingCommand, eventually, marker } from "./sandbox/support.ts";
-import { startAgent } from "./support/acpAgent.ts";
-import { type MockAnthropic, startMockAnthropic } from "./support/mockAnthropic.ts";
-import type { MockResponse } from "./support/mockAnthropicScript.ts";
-import { alive } from "./support/processes.ts";
+import { currentBinary } from "../../scripts/buildTargets.ts";
+import { describeSandbox, detached, detachingCommand, eventually, marker } from "../support/sandboxSupport.ts";
+import { startAgent } from "../support/acpAgent.ts";
+import { type MockAnthropic, startMockAnthropic } from "../support/mockAnthropic.ts";
+import type { MockResponse } from "../support/mockAnthropicScript.ts";
+import { alive } from "../support/processes.ts";
 
 let work = "";
 let binary = "";

@@ -8,12 +8,12 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { boundMessage, MAX_EDITOR_MESSAGE_BYTES } from "../src/acp/messageBound.ts";
-import { EventMapper, KnownCalls, MAX_CONTENT_CHARS, MAX_RAW_INPUT_CHARS } from "../src/acp/updates.ts";
-import { createAnthropicClient } from "../src/model/anthropic.ts";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { type MockAnthropic, type MockResponse, startMockAnthropic } from "./support/mockAnthropic.ts";
-import { contentText, messageText, ofKind, startHarness } from "./support/acpHarness.ts";
+import { boundMessage, MAX_EDITOR_MESSAGE_BYTES } from "../../src/acp/messageBound.ts";
+import { EventMapper, KnownCalls, MAX_CONTENT_CHARS, MAX_RAW_INPUT_CHARS } from "../../src/acp/updates.ts";
+import { createAnthropicClient } from "../../src/model/anthropic.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
+import { contentText, messageText, ofKind, startHarness } from "../support/acpHarness.ts";
 
 const DEPTH = 100_000;
 const deepJson = `{"path":${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}}`;

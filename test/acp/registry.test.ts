@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, TARGETS, type Target, archiveName, binaryName, checkVersions, currentBinary, findTarget } from "../scripts/buildTargets.ts";
+import { ROOT, TARGETS, type Target, archiveName, binaryName, checkVersions, currentBinary, findTarget } from "../../scripts/buildTargets.ts";
 
 const AGENT_JSON = join(ROOT, "registry/agent.json");
 const ICON = join(ROOT, "registry/icon.svg");

@@ -7,8 +7,8 @@ import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { contentText, messageText, ofKind, startHarness } from "./support/acpHarness.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { contentText, messageText, ofKind, startHarness } from "../support/acpHarness.ts";
 
 /** Files of one line on which `(a+)+$` backtracks to the regex engine's own limit: about a second each. */
 const CRAFTED = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`crafted${i}.txt`, `${"a".repeat(40)}!\n`]));

@@ -4,11 +4,11 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { MockAnthropic } from "../support/mockAnthropic.ts";
+import type { MockAnthropic } from "./mockAnthropic.ts";
 import { ENTRY, plain } from "./setupHarness.ts";
 
 export { ENTRY, plain };
-export { alive, startedBelow } from "../support/processes.ts";
+export { alive, startedBelow } from "./processes.ts";
 
 export const KEYS = {
   enter: "\r",

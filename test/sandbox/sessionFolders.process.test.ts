@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../scripts/buildTargets.ts";
-import { setUpHome } from "./support/acpHarness.ts";
+import { currentBinary } from "../../scripts/buildTargets.ts";
+import { setUpHome } from "../support/acpHarness.ts";
 
 let work = "";
 let binary = "";

@@ -9,11 +9,11 @@ import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../scripts/buildTargets.ts";
-import { descendants } from "../src/sandbox/processTree.ts";
-import { expectOnlyProtocol, startAgent as startAgentAt } from "./support/acpAgent.ts";
-import { type MockAnthropic, startMockAnthropic } from "./support/mockAnthropic.ts";
-import { alive, startedBelow, until } from "./support/processes.ts";
+import { currentBinary } from "../../scripts/buildTargets.ts";
+import { descendants } from "../../src/sandbox/processTree.ts";
+import { expectOnlyProtocol, startAgent as startAgentAt } from "../support/acpAgent.ts";
+import { type MockAnthropic, startMockAnthropic } from "../support/mockAnthropic.ts";
+import { alive, startedBelow, until } from "../support/processes.ts";
 
 let work = "";
 let binary = "";
@@ -211,7 +211,7 @@ describe("garuda acp, the compiled binary over stdio", () => {
     first.connection.close();
 
     // A kill -9 in the middle of a write leaves a torn last line: the next process says so and goes on.
-    const { findSessionFile } = await import("../src/store/sessionCatalog.ts");
+    const { findSessionFile } = await import("../../src/store/sessionCatalog.ts");
     const file = findSessionFile(join(first.home, ".garuda", "sessions"), sessionId) as string;
     appendFileSync(file, '{"t":"2026-01-01T00:00:00Z","type":"notice","level":"info","te');
 

@@ -4,9 +4,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { contentText, ofKind, startHarness, testProbe } from "./support/acpHarness.ts";
-import { tempDir } from "./support/tempDir.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { contentText, ofKind, startHarness, testProbe } from "../support/acpHarness.ts";
+import { tempDir } from "../support/tempDir.ts";
 
 const rejection = async (promise: Promise<unknown>) => {
   try {

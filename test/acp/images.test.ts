@@ -5,10 +5,10 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { garudaPaths } from "../src/config/paths.ts";
-import { FakeModelClient, fake } from "../src/model/fake.ts";
-import { MAX_IMAGE_BYTES } from "../src/model/images.ts";
-import { messageText, startHarness } from "./support/acpHarness.ts";
+import { garudaPaths } from "../../src/config/paths.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { MAX_IMAGE_BYTES } from "../../src/model/images.ts";
+import { messageText, startHarness } from "../support/acpHarness.ts";
 
 const PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 

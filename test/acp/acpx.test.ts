@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, currentBinary } from "../scripts/buildTargets.ts";
-import { type MockAnthropic, type MockResponse, startMockAnthropic } from "./support/mockAnthropic.ts";
+import { ROOT, currentBinary } from "../../scripts/buildTargets.ts";
+import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
 
 const ACPX = join(ROOT, "node_modules/acpx/dist/cli.js");
 const KEY = "sk-ant-acpx-test-not-a-real-key";
