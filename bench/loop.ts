@@ -29,7 +29,7 @@ import { editFileTool } from "../src/tools/editFile.ts";
 import type { FileToolDeps } from "../src/tools/fileToolDeps.ts";
 import { globTool } from "../src/tools/glob.ts";
 import { grepTool } from "../src/tools/grep.ts";
-import { hiddenPredicate } from "../src/tools/hidden.ts";
+import { hiddenPredicate } from "../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../src/tools/searchWorker.ts";
 import { readFileTool } from "../src/tools/readFile.ts";
 import { ReadTracker } from "../src/tools/readTracker.ts";

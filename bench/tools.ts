@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { makeTree, session } from "../test/tools/fixtures.ts";
+import { makeTree, session } from "../test/support/toolFixtures.ts";
 
 function parse(argv: string[]): { files: number; rounds: number; fresh: boolean; against?: string } {
   let files = 100_000;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { checkRules, checkStartup, importsOf, readSourceTree, resolveRef, type SourceTree } from "./support/architecture.ts";
+import { checkRules, checkStartup, folderOf, importCycles, importGraph, importsOf, readSourceTree, resolveRef, type SourceTree } from "./support/architecture.ts";
 
 const repo = join(import.meta.dir, "..");
 const tree = readSourceTree(repo);
@@ -10,6 +10,24 @@ function planted(file: string, source: string): SourceTree {
   return new Map([...tree, [file, source]]);
 }
 const rulesBroken = (t: SourceTree) => [...new Set(checkRules(t).map((v) => v.rule))].sort();
+
+/**
+ * Folder cycles not broken yet, each with why. Anything else, or a new folder joining one of
+ * these, fails the rule.
+ * - acp, cli: by design. src/cli/acpCommand.ts loads src/acp/ with import() (rule 2), and src/acp
+ *   asks its questions with the text of src/cli/approver.ts (spec/acp-design.txt, Files).
+ * - config, permission, sandbox: config reads the rule syntax and team policy of permission/;
+ *   permission/engine.ts throws config's ConfigError and decide.ts asks sandbox/ which paths are
+ *   the home's own (homeOwn.ts, fsView.ts); sandbox/paths.ts mounts permission/secrets.ts's
+ *   secret places away and fsView.ts reads through config/regularFile.ts. Breaking it moves those
+ *   four small leaves (errors, regularFile, secrets, homeOwn) below all three: issue 15, not done yet.
+ */
+const KNOWN_FOLDER_CYCLES = [
+  ["src/acp", "src/cli"],
+  ["src/config", "src/permission", "src/sandbox"],
+];
+const folderCycles = (t: SourceTree) => importCycles(importGraph(t, folderOf));
+const fileCycles = (t: SourceTree) => importCycles(importGraph(t));
 
 /** What `garuda --help` loads: the entry, the command tree, and every command module it lists. */
 function helpEntries(t: SourceTree): string[] {
@@ -31,6 +49,29 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     const entries = helpEntries(tree);
     expect(entries.length).toBeGreaterThan(2);
     expect(checkStartup(tree, entries)).toEqual([]);
+  });
+
+  test("no import cycle between folders of src/ and between files", () => {
+    expect(fileCycles(tree)).toEqual([]);
+    expect(folderCycles(tree)).toEqual(KNOWN_FOLDER_CYCLES);
+  });
+
+  test("an import cycle is caught: between files, between folders, and a folder joining a known one", () => {
+    // Two files of one folder that import each other (a type import counts: it couples them too).
+    const files = planted("src/tools/x.ts", 'import type { Y } from "./y.ts";');
+    files.set("src/tools/y.ts", 'import { x } from "./x.ts";');
+    expect(fileCycles(files)).toEqual([["src/tools/x.ts", "src/tools/y.ts"]]);
+    expect(folderCycles(files)).toEqual(KNOWN_FOLDER_CYCLES);
+    // The tools importing the runtime again (the runtime imports the tools).
+    const folders = planted("src/tools/x.ts", 'import type { Runtime } from "../runtime/runtime.ts";');
+    expect(folderCycles(folders)).toContainEqual(["src/runtime", "src/tools"]);
+    // A longer way round: the store reaching the runtime through a new file.
+    const longer = planted("src/store/x.ts", 'import { Runtime } from "../compose/prepare.ts";');
+    expect(folderCycles(longer).some((cycle) => cycle.includes("src/store") && cycle.includes("src/compose"))).toBe(true);
+    // The core importing the known acp/cli pair is a larger cycle, not the known one.
+    const joined = planted("src/cli/x.ts", 'import { x } from "../text/y.ts";');
+    joined.set("src/text/y.ts", 'import { headerText } from "../cli/approver.ts";');
+    expect(folderCycles(joined)).not.toEqual(KNOWN_FOLDER_CYCLES);
   });
 
   // Negative controls: each rule catches a planted violation.
@@ -75,6 +116,13 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/runtime/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([7]);
     expect(rulesBroken(planted("src/runtime/x.ts", 'await Bun.write("a", "b");'))).toEqual([7]);
     expect(rulesBroken(planted("src/tools/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([]);
+  });
+
+  test("rule 9: src/acp/ imports src/cli/approver.ts and nothing else of src/cli/", () => {
+    expect(rulesBroken(planted("src/acp/x.ts", 'import { HIDDEN_WARNING } from "../cli/approver.ts";'))).toEqual([]);
+    expect(rulesBroken(planted("src/acp/x.ts", 'import { callTitle } from "../cli/callTitle.ts";'))).toEqual([9]);
+    expect(rulesBroken(planted("src/acp/x.ts", 'import type { ChatView } from "../cli/chat/view.ts";'))).toEqual([9]);
+    expect(rulesBroken(planted("src/acp/x.ts", 'import { callTitle } from "../display/callTitle.ts";'))).toEqual([]);
   });
 
   test("rule 8: a static SDK import on the start-up path is caught", () => {

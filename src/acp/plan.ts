@@ -2,7 +2,7 @@
 // panel: every update the whole plan, each step with its text, status and a priority (the todo
 // list has none, so every step is "medium"). The todo call itself stays a tool call as before.
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import type { PlanItem } from "../runtime/events.ts";
+import type { PlanItem } from "../core-types/events.ts";
 import { oneLine } from "../text/visible.ts";
 
 /** More than the todo tool lets a step have (300 characters): its own check caps them. */

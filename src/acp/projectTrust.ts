@@ -6,7 +6,7 @@
 // loosens); after a yes the session's runtime is prepared again, and prepareRuntime pins the yes
 // in ~/.garuda/trust.json as it does for the terminal. A question is keyed by its whole text, so
 // a file that changed between the two prepares is a new question, never a stale yes.
-import type { ProjectTrustQuestion } from "../runtime/prepare.ts";
+import type { ProjectTrustQuestion } from "../compose/prepare.ts";
 import type { ApprovalRequest, Approver } from "../permission/types.ts";
 import { hasHidden } from "../text/visible.ts";
 

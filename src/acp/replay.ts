@@ -11,7 +11,7 @@ import { visible } from "../text/visible.ts";
 import { contentBlock } from "./promptBlocks.ts";
 import { STOP_NOTES, stopLines } from "./stopNotes.ts";
 import { EventMapper, KnownCalls } from "./updates.ts";
-import type { StopReason } from "../runtime/events.ts";
+import type { StopReason } from "../core-types/events.ts";
 
 /** How many skipped lines the replay names one by one. */
 const NAMED_LINES = 5;

@@ -3,7 +3,7 @@
 // response (usage.ts), the plan (plan.ts), and commands shown as terminals with their output
 // streamed when the client asked for Zed's terminal extension (terminalOutput.ts).
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import type { AgentEvent } from "../runtime/events.ts";
+import type { AgentEvent } from "../core-types/events.ts";
 import { planUpdate } from "./plan.ts";
 import { isTerminalCall, type TerminalSink, TerminalStream, terminalContent, terminalExit, terminalInfo } from "./terminalOutput.ts";
 import { EventMapper, type KnownCall, type KnownCalls, textContent } from "./updates.ts";
@@ -106,7 +106,7 @@ export class SessionMapper {
 
   /**
    * Feeds a command's output to its terminal. A promise when the editor is behind: the runtime
-   * then holds the command's output until it settles (runtime/events.ts EventSink).
+   * then holds the command's output until it settles (core-types/events.ts EventSink).
    */
   hold(event: AgentEvent): Promise<void> | undefined {
     if (event.type !== "tool_output" || event.parentCallId !== undefined) return undefined;

@@ -1,7 +1,7 @@
 // The lines Garuda adds when a turn stops short, live (server.ts) and in a replay (replay.ts):
 // max_turn_requests alone does not say whether "go on" helps, and editors show stopReason
 // differently (or not at all), so Garuda says it as a notice; a stop names what it ended.
-import type { StopReason } from "../runtime/events.ts";
+import type { StopReason } from "../core-types/events.ts";
 
 export const STOP_NOTES: Partial<Record<StopReason, string>> = {
   max_steps: "The turn reached its step limit. Say “go on” to continue.",

@@ -13,7 +13,7 @@
 // are removed, and every other hidden character is made visible as ⟨U+XXXX⟩; newlines, tabs and
 // carriage returns stay, as a terminal draws them.
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import type { CommandExit } from "../runtime/events.ts";
+import type { CommandExit } from "../core-types/events.ts";
 import { visibleTerminal } from "../text/visible.ts";
 
 /** At most one terminal_output update per this many milliseconds (about 20 a second). */

@@ -1,11 +1,11 @@
 // How a tool call looks in the editor: its title and kind (the shared display rules of
-// src/cli/callTitle.ts, the same words as the terminal) and the absolute locations the editor
+// src/display/callTitle.ts, the same words as the terminal) and the absolute locations the editor
 // can follow.
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
-import { callDisplay, serverToolTitle, shownLocations } from "../cli/callTitle.ts";
+import { callDisplay, serverToolTitle, shownLocations } from "../display/callTitle.ts";
 import { webSearchSummary } from "../tools/webSearch.ts";
-import type { CallInfo } from "../tools/types.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
 import { oneLine } from "../text/visible.ts";
 import { escapeMarkdown } from "./codeBlock.ts";
 

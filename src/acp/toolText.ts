@@ -4,7 +4,7 @@
 // a link or an image. Prose stays as it is: a subagent's answer (the model writes Markdown) and
 // Garuda's own words (why a call was denied, "Cancelled.").
 import type { ToolKind } from "@agentclientprotocol/sdk";
-import type { CallInfo } from "../tools/types.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
 import { cutText } from "../text/cut.ts";
 import { visible } from "../text/visible.ts";
 import { codeBlock, languageOf } from "./codeBlock.ts";

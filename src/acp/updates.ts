@@ -4,14 +4,14 @@
 // its call, and so a stop can tell which calls it ended and close every one of them. EventMapper
 // turns the Runtime's AgentEvents into session/update payloads.
 import type { Diff, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk";
-import type { AgentEvent } from "../runtime/events.ts";
+import type { AgentEvent } from "../core-types/events.ts";
 import type { FileChange } from "../permission/types.ts";
 import { createHash } from "node:crypto";
 import { cutText, jsonBytes } from "../text/cut.ts";
 import { mapJson } from "../text/jsonShape.ts";
 import { safeText, visible } from "../text/visible.ts";
 import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
-import { CallTracker, type TrackedCall } from "../cli/callTracker.ts";
+import { CallTracker, type TrackedCall } from "../display/callTracker.ts";
 import { retryNotice } from "../runtime/retryNotice.ts";
 import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolText.ts";
 import { type NoticeLevel, noticeUpdate } from "./notices.ts";

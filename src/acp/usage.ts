@@ -3,7 +3,7 @@
 // session's total so far in US dollars at the catalog's prices, left out when a model of the
 // session has no price.
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import type { UsageSnapshot } from "../runtime/events.ts";
+import type { UsageSnapshot } from "../core-types/events.ts";
 
 const whole = (value: number) => (Number.isFinite(value) ? Math.max(0, Math.round(value)) : 0);
 

@@ -125,7 +125,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     {
       async prepare({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }) {
         const [{ prepareRuntime }, { managedPolicyPath }, tree, folders] = await Promise.all([
-          import("../runtime/prepare.ts"),
+          import("../compose/prepare.ts"),
           import("../config/policy.ts"),
           import("../sandbox/processTree.ts"),
           import("../sandbox/sessionFolders.ts"),

@@ -12,9 +12,3 @@ export function cleanHookText(text: string, max = MAX_HOOK_TEXT): string {
   const chars = [...cleaned];
   return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : cleaned;
 }
-
-/** The tool result with hook feedback after it, one block per hook. */
-export function appendHookFeedback(result: string, feedback: readonly string[]): string {
-  if (feedback.length === 0) return result;
-  return [result, ...feedback.map((text) => `<hook_feedback>\n${text}\n</hook_feedback>`)].join("\n\n");
-}

@@ -14,7 +14,7 @@ import type { AuditSink, HookOutcome } from "../store/auditEvents.ts";
 import { executeHook, type HookEventData, type HookExecContext, type HookExecution } from "./hookRunner.ts";
 import type { HookDefinition, HookEventName } from "./hooksConfig.ts";
 
-export { appendHookFeedback } from "./hookOutput.ts";
+export { appendHookFeedback } from "../tools/toolHooks.ts";
 export { describeProjectHooks, loadHooks, approveProjectHooks, type HookDefinition, type LoadedHooks } from "./hooksConfig.ts";
 
 export interface HookServices extends HookExecContext {

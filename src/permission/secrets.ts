@@ -1,6 +1,6 @@
 // The one list of secrets. The sandbox makes the home and system places unreadable to commands
 // (src/sandbox/paths.ts); the permission engine refuses them, and every name pattern, to the file
-// tools, and the listing and search tools never show them (src/tools/hidden.ts). So nothing a
+// tools, and the listing and search tools never show them (src/tools/withheldPaths.ts). So nothing a
 // sandboxed command cannot read is readable through a file tool either.
 import { realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";

@@ -3,7 +3,6 @@
 // never from the text. Also the one-word reading of `$HOME…`, which holds only where the line
 // does not set HOME itself.
 import type { CommandArgument, Word, WordPart } from "unbash";
-import type { ShellCommand } from "./shellParse.ts";
 
 /**
  * Variables Garuda sets for every command (src/sandbox/env.ts) or the shell keeps itself: unless
@@ -136,8 +135,16 @@ export function valueIsLiteral(word: Word): boolean {
   return word.parts === undefined || word.parts.every((part) => part.type === "Glob" || partWhy(part) === undefined);
 }
 
+/** What setsGiven and settleGiven read of a parsed command (shellParse.ts's ShellCommand has it). */
+export interface ShapedCommand {
+  words: readonly string[];
+  shapes: WordShape[];
+  assigns: ReadonlyArray<{ name: string }>;
+  declared: ReadonlyArray<{ name: string }>;
+}
+
 /** Names a line may set: assignments, loop variables, and any word spelling the name (`read HOME`, `unset PWD`). */
-export function setsGiven(commands: readonly ShellCommand[], loopNames: ReadonlySet<string>): Set<string> {
+export function setsGiven(commands: readonly ShapedCommand[], loopNames: ReadonlySet<string>): Set<string> {
   const names = new Set<string>(loopNames);
   for (const command of commands) {
     for (const assign of [...command.assigns, ...command.declared]) names.add(assign.name);
@@ -147,7 +154,7 @@ export function setsGiven(commands: readonly ShellCommand[], loopNames: Readonly
 }
 
 /** Takes back the one-word reading of `$HOME…` where the line sets HOME (or everywhere, for an inner script). */
-export function settleGiven(commands: ShellCommand[], rebound: ReadonlySet<string> | "all"): void {
+export function settleGiven(commands: readonly ShapedCommand[], rebound: ReadonlySet<string> | "all"): void {
   for (const command of commands) {
     command.shapes.forEach((shape, i) => {
       if (!shape.given || !(rebound === "all" || shape.given.some((name) => rebound.has(name)))) return;

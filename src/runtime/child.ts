@@ -8,7 +8,7 @@ import type { Approver } from "../permission/types.ts";
 import { type CallContext, type SubagentCall, ToolRegistry } from "../tools/registry.ts";
 import type { SubagentResult, SubagentTask, Tool } from "../tools/types.ts";
 import { Conversation } from "./conversation.ts";
-import type { AgentEvent, StopReason } from "./events.ts";
+import type { AgentEvent, StopReason } from "../core-types/events.ts";
 import { type Limits, runLoop } from "./loop.ts";
 import { budgetTokens, UsageMeter } from "./meter.ts";
 import { streamResponse } from "./modelStep.ts";

@@ -4,7 +4,13 @@
 import type { ModelInfo, Price } from "../model/catalog.ts";
 import type { Usage } from "../model/types.ts";
 import type { ChildHost } from "./child.ts";
-import type { SubagentModel } from "./runtime.ts";
+import type { ModelClient } from "../model/types.ts";
+
+/** A model a subagent runs on instead of the session's. */
+export interface SubagentModel {
+  client: ModelClient;
+  info: ModelInfo;
+}
 
 export class ChildModels {
   readonly #opening = new Map<string, Promise<SubagentModel>>();

@@ -4,7 +4,7 @@
 import type { Message, ToolUseBlock } from "../model/types.ts";
 import type { SessionJournal } from "../store/sessionFile.ts";
 import { type RecordInput, type RecordedResult, type SessionRecord, applyRecord, keptChange } from "../store/sessionRecords.ts";
-import type { CallInfo } from "../tools/types.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
 import { CANCELLED_OUTPUT } from "../tools/registry.ts";
 
 const messageChars = (message: Message) => JSON.stringify(message.content).length;

@@ -6,11 +6,11 @@ import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, t
 import { keptChange, type RecordedResult } from "../store/sessionRecords.ts";
 import type { CallContext, CallOutcome, ToolRegistry } from "../tools/registry.ts";
 import { cutText } from "../text/cut.ts";
-import type { CallInfo } from "../tools/types.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
 import { abortable } from "./abortable.ts";
 import { type CompactionContext, compact, needsCompaction } from "./compaction.ts";
 import type { Conversation } from "./conversation.ts";
-import type { AgentEvent, StopReason } from "./events.ts";
+import type { AgentEvent, StopReason } from "../core-types/events.ts";
 import { CHARS_PER_TOKEN, type UsageMeter, usageSnapshot } from "./meter.ts";
 import { streamResponse } from "./modelStep.ts";
 import { CUT_CONTINUE_NOTE, noteBlock } from "./notes.ts";

@@ -6,7 +6,7 @@ import { abortError } from "../model/abort.ts";
 import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ModelStopReason, type Usage } from "../model/types.ts";
 import { boundResponse } from "../model/toolInput.ts";
 import { abortable } from "./abortable.ts";
-import type { AgentEvent } from "./events.ts";
+import type { AgentEvent } from "../core-types/events.ts";
 
 export interface ModelResponse {
   content: AssistantBlock[];

@@ -2,7 +2,7 @@
 // prompt, which must not change during a session): the mode, and what happened between turns.
 import type { Mode } from "../permission/types.ts";
 import type { TextBlock, UserBlock } from "../model/types.ts";
-import type { BackgroundJob } from "./services.ts";
+import type { BackgroundJob } from "../tools/processTable.ts";
 
 export const PLAN_NOTE =
   "Plan mode is on: you cannot edit files, and commands cannot change the project. Investigate, then answer with a plan: the files to change, what to change in each, the order, and how to test it. The user switches to build mode to carry it out.";

@@ -1,7 +1,7 @@
 // What a front end says when the model is asked again: an answer that broke off mid-stream voids
 // the text already shown; a request that failed before any text (an overloaded server, a refused
 // connection) voids nothing, and saying so would confuse.
-import type { AgentEvent } from "./events.ts";
+import type { AgentEvent } from "../core-types/events.ts";
 
 /** `delay` is the wait as the front end writes it ("in 2 s"), or "" for none. */
 export function retryNotice(event: Extract<AgentEvent, { type: "model_retry" }>, delay: string): string {

@@ -23,11 +23,11 @@ import { type CallContext, ToolRegistry } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
 import { abortable } from "./abortable.ts";
 import { type ChildHost, runChild } from "./child.ts";
-import { ChildModels } from "./childModels.ts";
+import { ChildModels, type SubagentModel } from "./childModels.ts";
 import { deferredCommand, type ResolvedCommand, resolveCommand } from "./commands.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
-import type { AgentEvent, EventSink, StopReason } from "./events.ts";
+import type { AgentEvent, EventSink, StopReason } from "../core-types/events.ts";
 import { readInstructions } from "./instructions.ts";
 import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
@@ -37,7 +37,9 @@ import type { BufferDeps } from "../tools/editorBuffers.ts";
 import { textOnlyNotice } from "../model/images.ts";
 import type { ImageBlock } from "../model/types.ts";
 import { CUT_NOTE, modeNotes, planStoppedNote, userContent } from "./notes.ts";
-import type { BackgroundJobs, CommandInfo, CommandProvider, Notice, ToolHooks, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
+import type { BackgroundJobs } from "../tools/processTable.ts";
+import type { ToolHooks } from "../tools/toolHooks.ts";
+import type { CommandInfo, CommandProvider, Notice, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
 import { promptProblem } from "./promptBound.ts";
 import { openSession, type SessionState } from "./session.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
@@ -111,11 +113,7 @@ export interface ModeSwitch {
   notices: string[];
 }
 
-/** A model a subagent runs on instead of the session's. */
-export interface SubagentModel {
-  client: ModelClient;
-  info: ModelInfo;
-}
+export type { SubagentModel } from "./childModels.ts";
 
 function defaultSandbox(executor: Executor, mode: Mode): SandboxSpec | null {
   if (!executor.sandbox.available) return null;

@@ -1,23 +1,10 @@
-// The services a Runtime is given (dependency injection): the small interfaces the hooks runner,
-// the undo store and the command/skill provider are adapted to (the audit log is the AuditSink
+// The services a Runtime is given (dependency injection): the small interfaces the undo store,
+// the command/skill provider and the turn extensions are adapted to (the hooks runner is the
+// ToolHooks of src/tools/toolHooks.ts, the background processes the BackgroundJobs of
+// src/tools/processTable.ts) (the audit log is the AuditSink
 // of src/store/auditEvents.ts). The Runtime and the tool registry speak only these; the wiring
 // code builds the real ones.
-import type { PermissionRequest } from "../permission/types.ts";
-import type { Tool, ToolResult } from "../tools/types.ts";
-
-/** What a hook is asked about: the call's permission request (callId, title, target) and its input. */
-export interface ToolHookCall {
-  request: PermissionRequest;
-  input: unknown;
-}
-
-/** preToolUse and postToolUse around every call. A hook can block a call, never approve one. */
-export interface ToolHooks {
-  /** Runs after describe(), before the permission check. `block` is the reason the model reads. */
-  pre(call: ToolHookCall, signal: AbortSignal): Promise<{ block?: string; warnings?: string[] }>;
-  /** Runs after the tool. Each `feedback` entry is appended to the result for the model. */
-  post(call: ToolHookCall, result: ToolResult, signal: AbortSignal): Promise<{ feedback?: string[]; warnings?: string[] }>;
-}
+import type { Tool } from "../tools/types.ts";
 
 /** What /undo did. */
 export interface UndoResult {
@@ -41,19 +28,6 @@ export interface UndoStore {
   /** Warnings the store raised (undo switched off, an ignored file written …). */
   takeNotices?(): string[];
   close?(): Promise<void> | void;
-}
-
-/** A background process the session started (process_manager), as the mode switch names it. */
-export interface BackgroundJob {
-  id: string;
-  command: string;
-  sandboxed: boolean;
-}
-
-/** The session's background processes, as the Runtime sees them. */
-export interface BackgroundJobs {
-  /** Stops every running one that can write the project (started in build mode or outside the sandbox); resolves with them once they are gone. */
-  stopWriters(): Promise<BackgroundJob[]>;
 }
 
 export interface CommandInfo {

@@ -11,7 +11,7 @@ import { sessionChoices } from "../store/sessionChoices.ts";
 import type { RecordInput, SessionRecord } from "../store/sessionRecords.ts";
 import type { CompactionResult } from "./compaction.ts";
 import type { Conversation } from "./conversation.ts";
-import type { ControlEvent, UsageSnapshot } from "./events.ts";
+import type { ControlEvent, UsageSnapshot } from "../core-types/events.ts";
 import { type UsageMeter, usageSnapshot } from "./meter.ts";
 import { type ActiveModel, ControlError, effortRefusal, type PreparedSwitch, prepareSwitch, usableModels } from "./modelSwitch.ts";
 

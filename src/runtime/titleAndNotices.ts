@@ -8,7 +8,7 @@ import type { SessionData } from "../store/sessionFile.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
 import { sessionTitle } from "../store/sessionTitle.ts";
 import type { Conversation } from "./conversation.ts";
-import type { AgentEvent } from "./events.ts";
+import type { AgentEvent } from "../core-types/events.ts";
 import type { Notice } from "./services.ts";
 
 /** What a resumed file says about the session, besides its messages. */

@@ -6,8 +6,8 @@
 // replayTurns().
 import type { AssistantBlock, Usage } from "../model/types.ts";
 import type { Mode } from "../permission/types.ts";
-import type { AgentEvent } from "../runtime/events.ts";
-import type { CallInfo } from "../tools/types.ts";
+import type { AgentEvent } from "../core-types/events.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
 import type { PromptBlock, RecordedResult, SessionRecord } from "./sessionRecords.ts";
 import { sessionTitle } from "./sessionTitle.ts";
 

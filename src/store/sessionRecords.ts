@@ -8,7 +8,7 @@
 // takes a format-1 file as it is, and a format-1 reader skips what it does not know.
 import type { AssistantBlock, Message, ModelStopReason, ToolResultBlock, UserBlock, Usage } from "../model/types.ts";
 import type { FileChange, Mode } from "../permission/types.ts";
-import type { CallInfo } from "../tools/types.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
 import { MAX_JSON_DEPTH } from "../text/jsonShape.ts";
 import { type Redactor, redactValue } from "./redact.ts";
 

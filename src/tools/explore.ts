@@ -3,7 +3,7 @@
 // its calls show inside this call, and its answer is this call's result.
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import type { StopReason } from "../runtime/events.ts";
+import type { StopReason } from "../core-types/events.ts";
 import description from "./explore.txt" with { type: "text" };
 import type { SubagentResult, Tool, ToolResult } from "./types.ts";
 

@@ -7,7 +7,7 @@ import type { EditorBuffers } from "./editorBuffers.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
-import { hiddenPredicate, type HiddenPredicate } from "./hidden.ts";
+import { hiddenPredicate, type HiddenPredicate } from "./withheldPaths.ts";
 import { readFileTool } from "./readFile.ts";
 import { ReadTracker } from "./readTracker.ts";
 import { SearchThreads } from "./searchWorker.ts";

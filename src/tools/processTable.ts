@@ -2,8 +2,20 @@
 // (sandboxed or not), and how each ended. The executor owns the processes themselves (and kills
 // them all at shutdown); this table only remembers them for list, output and stop, and stops the
 // ones that can write the project when the session switches to plan mode.
-import type { BackgroundJob, BackgroundJobs } from "../runtime/services.ts";
 import type { ExecResult, RunningProcess } from "../sandbox/types.ts";
+
+/** A background process the session started (process_manager), as the mode switch names it. */
+export interface BackgroundJob {
+  id: string;
+  command: string;
+  sandboxed: boolean;
+}
+
+/** The session's background processes, as the Runtime sees them. */
+export interface BackgroundJobs {
+  /** Stops every running one that can write the project (started in build mode or outside the sandbox); resolves with them once they are gone. */
+  stopWriters(): Promise<BackgroundJob[]>;
+}
 
 export interface ManagedProcess {
   readonly process: RunningProcess;

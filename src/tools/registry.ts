@@ -4,17 +4,17 @@
 // run() never throws: every failure becomes a result the model can act on, and every tool_call
 // gets one tool_result.
 import { z } from "zod";
-import { appendHookFeedback } from "../extensions/hookOutput.ts";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
-import type { AgentEvent } from "../runtime/events.ts";
-import type { ToolHooks } from "../runtime/services.ts";
+import type { AgentEvent } from "../core-types/events.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 import { type AuditSink, requestEvent } from "../store/auditEvents.ts";
 import { unifiedDiff } from "./diff.ts";
 import { projectGone } from "./projectGone.ts";
-import type { CallInfo, SubagentResult, SubagentTask, Tool, ToolContext, ToolResult } from "./types.ts";
+import { appendHookFeedback, type ToolHooks } from "./toolHooks.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
+import type { SubagentResult, SubagentTask, Tool, ToolContext, ToolResult } from "./types.ts";
 
 export const CANCELLED_OUTPUT = "Cancelled by the user.";
 
@@ -30,7 +30,7 @@ export interface CallContext {
   sandbox: SandboxSpec | null;
   engine: Pick<PermissionEngine, "authorize" | "refusal">;
   approver?: Approver;
-  /** A promise returned for tool_output holds the command's output (runtime/events.ts EventSink). */
+  /** A promise returned for tool_output holds the command's output (core-types/events.ts EventSink). */
   emit(event: AgentEvent): unknown;
   beforeWrite(paths: string[]): Promise<void>;
   hooks?: ToolHooks;

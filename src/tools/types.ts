@@ -2,22 +2,10 @@
 // description beside it; the registry runs every call through hooks, the permission engine
 // and the tool itself, and reports each step as AgentEvents carrying the call's id.
 import type { z } from "zod";
-import type { Decision, FileChange, Mode, PartialApproval, PermissionRequest } from "../permission/types.ts";
-import type { CommandExit, StopReason } from "../runtime/events.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
+import type { CommandExit, StopReason } from "../core-types/events.ts";
+import type { Decision, Mode, PartialApproval, PermissionRequest } from "../permission/types.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
-
-/** How a front end groups a call (ACP tool kinds). */
-export type ToolKind = "read" | "search" | "edit" | "execute" | "fetch" | "think" | "other";
-
-/** What a call is about, for display. Titles pass through oneLine()/visible() before display. */
-export interface CallInfo {
-  title: string;
-  kind: ToolKind;
-  /** Absolute paths (and the line, when the input has one) so an editor can follow along. */
-  locations: Array<{ path: string; line?: number }>;
-  /** For write_file and edit_file: the change, the same text the approval preview shows. */
-  change?: FileChange;
-}
 
 export interface ToolResult {
   /** What the model reads. Errors say what to do next. */

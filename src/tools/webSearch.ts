@@ -10,7 +10,7 @@
 import type { WebSearchOptions } from "../model/types.ts";
 import type { Decision, PermissionRequest } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
-import type { CallInfo } from "./types.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
 
 export const WEB_SEARCH_TOOL = "web_search";
 export const DEFAULT_MAX_USES = 5;

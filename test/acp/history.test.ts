@@ -13,9 +13,9 @@ import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { findSessionFile } from "../../src/store/sessionCatalog.ts";
 import { createSessionStore, sessionFolder } from "../../src/store/sessionFile.ts";
 import { SessionBusyError } from "../../src/store/sessionLock.ts";
-import { testRuntime, turn } from "../runtime/helpers.ts";
+import { testRuntime, turn } from "../support/runtimeHelpers.ts";
 import { messageText, ofKind } from "../support/acpHarness.ts";
-import { load, machine, rejection } from "./historySupport.ts";
+import { load, machine, rejection } from "../support/acpHistory.ts";
 import { running, waitFor } from "../support/processes.ts";
 
 const sessionsOf = (home: string) => garudaPaths(home).sessions;

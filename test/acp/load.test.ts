@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { messageText, ofKind, select } from "../support/acpHarness.ts";
-import { conversation, load, machine, rejection, userChunks } from "./historySupport.ts";
+import { conversation, load, machine, rejection, userChunks } from "../support/acpHistory.ts";
 import { running, waitFor } from "../support/processes.ts";
 
 

@@ -17,8 +17,8 @@ import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { CHOICE_LABELS } from "../../src/permission/approvals.ts";
 import type { ApprovalRequest, Approver, PartialApproval } from "../../src/permission/types.ts";
-import type { AgentEvent } from "../../src/runtime/events.ts";
-import { prepareRuntime } from "../../src/runtime/prepare.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
+import { prepareRuntime } from "../../src/compose/prepare.ts";
 import { BRIDGE, setUpHome, testProbe } from "../support/acpHarness.ts";
 import { tempDir } from "../support/tempDir.ts";
 

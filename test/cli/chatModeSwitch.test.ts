@@ -6,8 +6,8 @@ import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
-import { eventually } from "../sandbox/support.ts";
-import { ChatPty, KEYS, chatEnv, workspace } from "./chatHarness.ts";
+import { eventually } from "../support/sandboxSupport.ts";
+import { ChatPty, KEYS, chatEnv, workspace } from "../support/chatHarness.ts";
 
 const TICKS = "while :; do date +%s%N >> ticks.txt; sleep 0.1; done";
 

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
-import { alive, ChatPty, chatEnv, KEYS, lastToolResult, runPipedIn, startedBelow, workspace } from "./chatHarness.ts";
+import { alive, ChatPty, chatEnv, KEYS, lastToolResult, runPipedIn, startedBelow, workspace } from "../support/chatHarness.ts";
 
 describe("garuda (the chat) in a terminal", () => {
   test("streams the answer and dims the thinking; --hide-thinking hides it", async () => {

@@ -2,7 +2,7 @@
 // failed command's output, TERM=dumb, a bare "/", Ctrl-C at a question, and Ctrl-Z under a shell.
 import { describe, expect, test } from "bun:test";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
-import { ChatPty, chatEnv, ENTRY, KEYS, plain, workspace } from "./chatHarness.ts";
+import { ChatPty, chatEnv, ENTRY, KEYS, plain, workspace } from "../support/chatHarness.ts";
 
 const writeA = { steps: [{ type: "tool_use" as const, name: "write_file", id: "toolu_a", input: { path: "a.txt", content: "one\n" } }] };
 const writeB = { steps: [{ type: "tool_use" as const, name: "write_file", id: "toolu_b", input: { path: "b.txt", content: "two\n" } }] };

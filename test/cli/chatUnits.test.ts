@@ -11,7 +11,7 @@ import { Screen } from "../../src/cli/chat/screen.ts";
 import { COLOUR_STYLE, NO_STYLE, stripAnsi, styleFor } from "../../src/cli/chat/style.ts";
 import { commandOutputLines } from "../../src/cli/chat/text.ts";
 import { safeText } from "../../src/text/visible.ts";
-import { callTitle } from "../../src/cli/callTitle.ts";
+import { callTitle } from "../../src/display/callTitle.ts";
 import { unifiedDiff } from "../../src/tools/diff.ts";
 import { Transcript } from "../../src/cli/chat/transcript.ts";
 import { allowRules } from "../../src/cli/runCommand.ts";

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
-import { alive, chatEnv, ENTRY, runPipedIn, startedBelow, workspace } from "./chatHarness.ts";
+import { alive, chatEnv, ENTRY, runPipedIn, startedBelow, workspace } from "../support/chatHarness.ts";
 
 const editScript = () => [
   { steps: [{ type: "text" as const, text: "Reading." }, { type: "tool_use" as const, name: "read_file", id: "toolu_read", input: { path: "notes.txt" } }] },

@@ -11,7 +11,7 @@ import { Answer } from "../../src/cli/run/answer.ts";
 import { EXIT } from "../../src/cli/run/exitCodes.ts";
 import { exitCode } from "../../src/cli/run/run.ts";
 import { RunStop } from "../../src/cli/run/stop.ts";
-import type { AgentEvent } from "../../src/runtime/events.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
 import type { ModelInfo } from "../../src/model/catalog.ts";
 
 const text = (t: string): AgentEvent => ({ type: "text_delta", text: t });

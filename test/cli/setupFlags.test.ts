@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { closedPortUrl, fakeKey, mockModelsApi, runPiped } from "./setupHarness.ts";
+import { closedPortUrl, fakeKey, mockModelsApi, runPiped } from "../support/setupHarness.ts";
 
 const GOOD = fakeKey("good");
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));

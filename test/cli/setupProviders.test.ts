@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { startMockOpenAI } from "../support/mockOpenAI.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { closedPortUrl, KEYS, PtyRun, runPiped } from "./setupHarness.ts";
+import { closedPortUrl, KEYS, PtyRun, runPiped } from "../support/setupHarness.ts";
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { closedPortUrl, fakeKey, KEYS, mockModelsApi, PtyRun } from "./setupHarness.ts";
+import { closedPortUrl, fakeKey, KEYS, mockModelsApi, PtyRun } from "../support/setupHarness.ts";
 
 const GOOD = fakeKey("good");
 const BAD = fakeKey("bad");

@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fake } from "../../src/model/fake.ts";
-import type { AgentEvent } from "../../src/runtime/events.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
 import { answering, notices, place, results, session } from "../support/extensionHarness.ts";
 
 const REVIEWER = "---\nname: reviewer\ndescription: Reviews code for bugs\nmodel: claude-opus-5\n---\nYou review code. REVIEWER-INSTRUCTIONS\n";

@@ -8,7 +8,7 @@ import type { PermissionRequest } from "../../src/permission/types.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import type { AuditEvent } from "../../src/store/audit.ts";
-import { SELF_COMMAND, describeSandbox, machineSandbox } from "../sandbox/support.ts";
+import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 const root = tempDir("garuda-hook-root-");

@@ -6,8 +6,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fake } from "../../src/model/fake.ts";
-import type { AgentEvent } from "../../src/runtime/events.ts";
-import { describeSandbox } from "../sandbox/support.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
+import { describeSandbox } from "../support/sandboxSupport.ts";
 import { answering, BUN, FIXTURE_SERVER, NO_SANDBOX, notices, place, results, session, userText } from "../support/extensionHarness.ts";
 
 const server = (extra: Record<string, unknown> = {}) => ({ command: BUN, args: [FIXTURE_SERVER], env: { FIXTURE_MARK: "started.txt" }, ...extra });

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { fake } from "../../src/model/fake.ts";
 import type { CommandProvider, DeferredCommand, TurnExtensions } from "../../src/runtime/services.ts";
 import type { Tool } from "../../src/tools/types.ts";
-import { ofType, testRuntime, turn } from "../runtime/helpers.ts";
+import { ofType, testRuntime, turn } from "../support/runtimeHelpers.ts";
 import { answering, notices, place, session, userText } from "../support/extensionHarness.ts";
 
 function provider(deferred: DeferredCommand): CommandProvider {

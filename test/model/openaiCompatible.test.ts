@@ -12,7 +12,7 @@ import { openModelClient } from "../../src/model/open.ts";
 import { TextToolCallParser, textToolSection, type TextPiece } from "../../src/model/textToolCalls.ts";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type Message, type ModelEvent, type ModelRequest, ModelError } from "../../src/model/types.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
-import { fakeExecutor, readTool } from "../runtime/helpers.ts";
+import { fakeExecutor, readTool } from "../support/runtimeHelpers.ts";
 import { type MockOpenAI, type MockOpenAIResponse, startMockOpenAI } from "../support/mockOpenAI.ts";
 import { tempDir } from "../support/tempDir.ts";
 

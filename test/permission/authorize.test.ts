@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Approver } from "../../src/permission/types.ts";
-import { command, engine, fetchUrl, HOME, input, read, ROOT, rule, scriptedApprover, write } from "./fixtures.ts";
+import { command, engine, fetchUrl, HOME, input, read, ROOT, rule, scriptedApprover, write } from "../support/permissionFixtures.ts";
 
 const signal = () => new AbortController().signal;
 

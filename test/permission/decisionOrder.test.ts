@@ -2,7 +2,7 @@
 // negative control that shows the later step really would have applied.
 import { describe, expect, test } from "bun:test";
 import type { Decision } from "../../src/permission/types.ts";
-import { command, engine, fetchUrl, input, MANAGED, network, policyWith, read, rule, write } from "./fixtures.ts";
+import { command, engine, fetchUrl, input, MANAGED, network, policyWith, read, rule, write } from "../support/permissionFixtures.ts";
 
 const by = (decision: Decision) => (decision.outcome === "ask" ? "ask" : `${decision.outcome}:${decision.by}`);
 

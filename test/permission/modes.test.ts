@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { resolveMode } from "../../src/permission/modes.ts";
 import { emptyTeamPolicy } from "../../src/permission/teamPolicy.ts";
-import { MANAGED, policyWith } from "./fixtures.ts";
+import { MANAGED, policyWith } from "../support/permissionFixtures.ts";
 
 describe("modes the policy allows", () => {
   test("no policy: the requested mode", () => {

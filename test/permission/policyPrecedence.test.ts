@@ -2,7 +2,7 @@
 // decision names the strongest source whose rule matched.
 import { describe, expect, test } from "bun:test";
 import type { Decision } from "../../src/permission/types.ts";
-import { command, engine, fetchUrl, MANAGED, network, policyWith, read, rule, scriptedApprover, USER, write } from "./fixtures.ts";
+import { command, engine, fetchUrl, MANAGED, network, policyWith, read, rule, scriptedApprover, USER, write } from "../support/permissionFixtures.ts";
 
 const by = (decision: Decision) => (decision.outcome === "ask" ? "ask" : `${decision.outcome}:${decision.by}`);
 const signal = () => new AbortController().signal;

@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Decision } from "../../src/permission/types.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { command, engine, MANAGED, policyWith, rule } from "./fixtures.ts";
+import { command, engine, MANAGED, policyWith, rule } from "../support/permissionFixtures.ts";
 
 const denyPolicy = (...patterns: string[]) =>
   policyWith({ disallowedCommands: patterns, rules: patterns.map((pattern) => ({ ...rule("deny", `bash(${pattern})`, "managed-policy"), file: MANAGED.file })) });

@@ -11,8 +11,8 @@ import type { Rule } from "../../src/permission/types.ts";
 import { realFs } from "../../src/sandbox/fsView.ts";
 import { sandboxPaths } from "../../src/sandbox/paths.ts";
 import type { SandboxSpec } from "../../src/sandbox/types.ts";
-import { hiddenPredicate } from "../../src/tools/hidden.ts";
-import { session, tempRoot, writeFiles } from "../tools/fixtures.ts";
+import { hiddenPredicate } from "../../src/tools/withheldPaths.ts";
+import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 const MARK = "SECRET-TOKEN-7731";
 

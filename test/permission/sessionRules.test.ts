@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { sessionPrefix } from "../../src/permission/commandPrefix.ts";
-import { command, engine, input, network, read } from "./fixtures.ts";
+import { command, engine, input, network, read } from "../support/permissionFixtures.ts";
 
 describe("session rules take the narrowest useful shape", () => {
   test.each([

@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { createAnthropicClient } from "../../src/model/anthropic.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
-import { MODEL, ofType, readTool, testRuntime, texts, turn } from "./helpers.ts";
+import { MODEL, ofType, readTool, testRuntime, texts, turn } from "../support/runtimeHelpers.ts";
 
 /** A wire body without its cache breakpoints. */
 function withoutCacheControl(value: unknown): unknown {

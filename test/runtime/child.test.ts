@@ -4,7 +4,7 @@ import { fake } from "../../src/model/fake.ts";
 import type { ModelRequest } from "../../src/model/types.ts";
 import { exploreTool } from "../../src/tools/explore.ts";
 import type { SubagentResult, SubagentTask, Tool } from "../../src/tools/types.ts";
-import { ofType, readTool, scriptedApprover, testRuntime, turn, writeTool } from "./helpers.ts";
+import { ofType, readTool, scriptedApprover, testRuntime, turn, writeTool } from "../support/runtimeHelpers.ts";
 
 /** A tool that runs a subagent with `task` and returns the result as JSON. */
 function delegateTool(readOnly: boolean, task: Partial<SubagentTask> = {}): Tool<{ q: string }> {

@@ -5,7 +5,7 @@ import { fake } from "../../src/model/fake.ts";
 import type { Message, ModelRequest } from "../../src/model/types.ts";
 import { KEEP_RECENT_TURNS, PRUNE_HEAD_CHARS, SUMMARY_INSTRUCTION, pruneToolResults, summaryCut } from "../../src/runtime/compaction.ts";
 import { readSession } from "../../src/store/sessionFile.ts";
-import { ofType, readTool, testRuntime, texts, turn } from "./helpers.ts";
+import { ofType, readTool, testRuntime, texts, turn } from "../support/runtimeHelpers.ts";
 
 const big = (n: number) => readTool("read", async (input) => ({ output: `${input.path}:${"x".repeat(n)}` }));
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });

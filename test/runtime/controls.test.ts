@@ -13,13 +13,13 @@ import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import type { ModelInfo } from "../../src/model/catalog.ts";
 import { fake, FakeModelClient } from "../../src/model/fake.ts";
 import { emptyTeamPolicy } from "../../src/permission/teamPolicy.ts";
-import type { ControlEvent } from "../../src/runtime/events.ts";
+import type { ControlEvent } from "../../src/core-types/events.ts";
 import { ControlError } from "../../src/runtime/modelSwitch.ts";
 import { readSession } from "../../src/store/sessionFile.ts";
 import { PlanState, todoTool } from "../../src/tools/todo.ts";
 import type { Tool } from "../../src/tools/types.ts";
 import { z } from "zod";
-import { ofType, readTool, testRuntime, turn } from "./helpers.ts";
+import { ofType, readTool, testRuntime, turn } from "../support/runtimeHelpers.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 /** A home whose models.json lists a small local model; an Anthropic key; the catalog's Claude models. */

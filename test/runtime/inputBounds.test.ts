@@ -13,7 +13,7 @@ import { MAX_TOOL_RESULT_CHARS } from "../../src/runtime/loop.ts";
 import { readSession } from "../../src/store/sessionFile.ts";
 import { MAX_RECORD_DEPTH } from "../../src/store/sessionRecords.ts";
 import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
-import { ofType, readTool, testRuntime, texts, turn } from "./helpers.ts";
+import { ofType, readTool, testRuntime, texts, turn } from "../support/runtimeHelpers.ts";
 
 const DEPTH = 100_000;
 const deepJson = `{"path":${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}}`;

@@ -10,7 +10,7 @@ import { readSession } from "../../src/store/sessionFile.ts";
 import { CUT_TOOL_OUTPUT } from "../../src/runtime/loop.ts";
 import { CUT_CONTINUE_NOTE, CUT_NOTE } from "../../src/runtime/notes.ts";
 import { replayTurns } from "../../src/store/sessionHistory.ts";
-import { ofType, readTool, scriptedApprover, testRuntime, texts, turn, writeTool } from "./helpers.ts";
+import { ofType, readTool, scriptedApprover, testRuntime, texts, turn, writeTool } from "../support/runtimeHelpers.ts";
 
 const lastUser = (request: ModelRequest): Message => {
   const message = request.messages.at(-1);

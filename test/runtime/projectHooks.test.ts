@@ -7,8 +7,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import type { Mode } from "../../src/permission/types.ts";
-import type { AgentEvent } from "../../src/runtime/events.ts";
-import type { ProjectTrustQuestion } from "../../src/runtime/prepare.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
+import type { ProjectTrustQuestion } from "../../src/compose/prepare.ts";
 import { notices, type Place, place, prepareIn, results } from "../support/extensionHarness.ts";
 
 /** A postToolUse hook on read_file whose stderr (exit 2) is added to the result the model reads. */

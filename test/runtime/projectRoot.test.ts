@@ -8,11 +8,11 @@ import { ConfigError } from "../../src/config/errors.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
-import type { AgentEvent } from "../../src/runtime/events.ts";
-import { prepareRuntime, type PrepareOptions } from "../../src/runtime/prepare.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
+import { prepareRuntime, type PrepareOptions } from "../../src/compose/prepare.ts";
 import { checkProjectRoot } from "../../src/runtime/projectRoot.ts";
 import type { Approver } from "../../src/permission/types.ts";
-import { describeSandbox, machineSandbox } from "../sandbox/support.ts";
+import { describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
 import { BRIDGE, setUpHome } from "../support/acpHarness.ts";
 import { tempDir } from "../support/tempDir.ts";
 

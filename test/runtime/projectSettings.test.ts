@@ -7,11 +7,11 @@ import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { FakeModelClient, type FakeTurn, fake } from "../../src/model/fake.ts";
 import type { Approver } from "../../src/permission/types.ts";
-import type { AgentEvent, StopReason } from "../../src/runtime/events.ts";
-import { commandLimits, sessionLimits, unlimitedNotice } from "../../src/runtime/limits.ts";
+import type { AgentEvent, StopReason } from "../../src/core-types/events.ts";
+import { commandLimits, sessionLimits, unlimitedNotice } from "../../src/compose/limits.ts";
 import { DEFAULT_LIMITS } from "../../src/runtime/loop.ts";
 import type { SandboxProbe } from "../../src/sandbox/probe.ts";
-import { machineSandbox } from "../sandbox/support.ts";
+import { machineSandbox } from "../support/sandboxSupport.ts";
 import { answering, NO_SANDBOX, notices, type Place, place, prepareIn, results } from "../support/extensionHarness.ts";
 
 async function turn(where: Place, turns: FakeTurn[], options: { trust?: boolean; approver?: Approver; probe?: SandboxProbe } = {}) {

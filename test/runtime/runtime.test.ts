@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { fake } from "../../src/model/fake.ts";
 import type { ModelRequest } from "../../src/model/types.ts";
 import { BUILD_AGAIN_NOTE, PLAN_NOTE, planStoppedNote } from "../../src/runtime/notes.ts";
-import type { BackgroundJob, BackgroundJobs, CommandProvider, UndoStore } from "../../src/runtime/services.ts";
+import type { CommandProvider, UndoStore } from "../../src/runtime/services.ts";
+import type { BackgroundJob, BackgroundJobs } from "../../src/tools/processTable.ts";
 import type { AuditEvent } from "../../src/store/auditEvents.ts";
-import { ofType, scriptedApprover, testRuntime, turn } from "./helpers.ts";
+import { ofType, scriptedApprover, testRuntime, turn } from "../support/runtimeHelpers.ts";
 
 const firstText = (request: ModelRequest | undefined) => {
   const content = request?.messages.at(-1)?.content ?? [];

@@ -7,7 +7,7 @@ import { fake } from "../../src/model/fake.ts";
 import { INSTRUCTIONS_BUDGET, readInstructions } from "../../src/runtime/instructions.ts";
 import { buildSystemPrompt } from "../../src/runtime/systemPrompt.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { fakeExecutor, testRuntime, turn } from "./helpers.ts";
+import { fakeExecutor, testRuntime, turn } from "../support/runtimeHelpers.ts";
 
 describe("instruction files", () => {
   test("GARUDA.md first, then AGENTS.md and CLAUDE.md; identical texts once", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { BRIDGE_FAILED, parseBridgeArgs, runBridge } from "../../src/sandbox/bridge.ts";
 import { startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, httpServer } from "./support.ts";
+import { SELF_COMMAND, httpServer } from "../support/sandboxSupport.ts";
 
 const server = httpServer();
 afterAll(() => server.stop());

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { bwrapArgv, describeBwrapArgv } from "../../src/sandbox/bwrap.ts";
 import type { SandboxSpec } from "../../src/sandbox/types.ts";
-import { fakeFs } from "./support.ts";
+import { fakeFs } from "../support/sandboxSupport.ts";
 
 // One user's machine: HOME with caches and credentials, a project with a git repository.
 const machine = {

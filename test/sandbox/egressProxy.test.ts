@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { type EgressProxyOptions, type HostAnswer, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
-import { httpServer } from "./support.ts";
+import { httpServer } from "../support/sandboxSupport.ts";
 
 const server = httpServer(5 * 1024 * 1024);
 afterAll(() => server.stop());

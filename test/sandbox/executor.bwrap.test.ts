@@ -12,7 +12,7 @@ import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProx
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { signalGroup, signalProcess } from "../../src/sandbox/processTree.ts";
 import type { ExecRequest, ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
-import { HTTP_CLIENTS, SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox, marker, sleepers } from "./support.ts";
+import { HTTP_CLIENTS, SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
 
 let scratch: string;
 let home: string;

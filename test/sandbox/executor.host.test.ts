@@ -5,7 +5,7 @@ import { SandboxUnavailableError, createExecutor } from "../../src/sandbox/execu
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { signalGroup, signalProcess } from "../../src/sandbox/processTree.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, eventually, marker, sleepers } from "./support.ts";
+import { SELF_COMMAND, eventually, marker, sleepers } from "../support/sandboxSupport.ts";
 
 const root = tempDir("garuda-root-");
 const home = tempDir("garuda-home-");

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, httpGet, httpServer, machineSandbox } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, httpGet, httpServer, machineSandbox } from "../support/sandboxSupport.ts";
 
 let scratch: string;
 let home: string;

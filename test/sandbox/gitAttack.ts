@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, eventually, machineSandbox } from "./support.ts";
+import { SELF_COMMAND, eventually, machineSandbox } from "../support/sandboxSupport.ts";
 
 export interface MarkerProgram {
   /** The program git is made to run. */

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { type GuardLab, type MarkerProgram, evilConfigScript, git, guardLab } from "./gitAttack.ts";
-import { describeSandbox } from "./support.ts";
+import { describeSandbox } from "../support/sandboxSupport.ts";
 
 let lab: GuardLab;
 let home: string;

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { type MarkerProgram, evilConfigScript, git, markerProgram, probe } from "./gitAttack.ts";
-import { SELF_COMMAND, describeSandbox, eventually, machineSandbox, marker as sleepTag, sleepers } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, eventually, machineSandbox, marker as sleepTag, sleepers } from "../support/sandboxSupport.ts";
 
 let scratch: string;
 let home: string;

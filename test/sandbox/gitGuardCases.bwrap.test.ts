@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { type GuardLab, type MarkerProgram, evilConfigScript, git, guardLab, probe } from "./gitAttack.ts";
-import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../support/sandboxSupport.ts";
 
 let lab: GuardLab;
 let home: string;

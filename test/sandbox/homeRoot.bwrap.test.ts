@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, machineSandbox } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
 
 let home: string;
 let executor: ProcessExecutor;

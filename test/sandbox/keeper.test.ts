@@ -11,7 +11,7 @@ import { KEEPER_COMMAND } from "../../src/sandbox/keeperName.ts";
 import { signalProcess } from "../../src/sandbox/processTree.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, describeSandbox, detached, detachingCommand, eventually, machineSandbox, marker } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, detached, detachingCommand, eventually, machineSandbox, marker } from "../support/sandboxSupport.ts";
 
 const root = tempDir("garuda-root-");
 const home = tempDir("garuda-home-");

@@ -13,7 +13,7 @@ import { findCgroups } from "../../src/sandbox/cgroup.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { type CommandLimits, defaultCommandLimits } from "../../src/sandbox/limits.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, eventually, machineSandbox, marker, sleepers } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, eventually, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
 
 const BUN = process.execPath;
 const REPO = join(import.meta.dir, "../..");

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { resolveLoose, sandboxPaths } from "../../src/sandbox/paths.ts";
 import type { SandboxSpec } from "../../src/sandbox/types.ts";
-import { fakeFs } from "./support.ts";
+import { fakeFs } from "../support/sandboxSupport.ts";
 
 const spec = (overrides: Partial<SandboxSpec> = {}): SandboxSpec => ({
   root: "/w/app",

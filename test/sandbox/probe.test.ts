@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { diagnoseBwrap, findBwrap, installCommand, missingBwrap, probeSandbox } from "../../src/sandbox/probe.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { describeSandbox, machineSandbox } from "./support.ts";
+import { describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
 
 const osRelease = (id: string, like = "") => `NAME="X"\nID=${id}\n${like ? `ID_LIKE="${like}"\n` : ""}`;
 

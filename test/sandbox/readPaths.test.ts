@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createExecutor, topFolderUnderTmp } from "../../src/sandbox/executor.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { describeSandbox, machineSandbox, SELF_COMMAND } from "./support.ts";
+import { describeSandbox, machineSandbox, SELF_COMMAND } from "../support/sandboxSupport.ts";
 
 test("a path under /tmp is widened to its top folder there; others stay as given", () => {
   expect(topFolderUnderTmp("/tmp/checkout/test/fixtures/server.ts")).toBe("/tmp/checkout");

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { SANDBOX_EXEC, seatbeltArgv, seatbeltParams, seatbeltProfile } from "../../src/sandbox/seatbelt.ts";
 import type { SandboxSpec } from "../../src/sandbox/types.ts";
-import { fakeFs } from "./support.ts";
+import { fakeFs } from "../support/sandboxSupport.ts";
 
 // macOS spellings: /tmp and /var are symlinks into /private, and Seatbelt matches real paths.
 const mac = fakeFs({

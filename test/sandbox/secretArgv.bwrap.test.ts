@@ -14,7 +14,7 @@ import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProx
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { descendants, processTable } from "../../src/sandbox/processTree.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox, marker, sleepers } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
 
 let scratch: string;
 let executor: ProcessExecutor;

@@ -11,7 +11,7 @@ import { createExecutor } from "../../src/sandbox/executor.ts";
 import { createSessionFolder, deadSessionFolders, processStart, sessionFolderBase, sweepSessionFolders } from "../../src/sandbox/sessionFolders.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, describeSandbox, machineSandbox } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
 
 const MODULE = join(import.meta.dir, "../../src/sandbox/sessionFolders.ts");
 

@@ -11,7 +11,7 @@ import { descendants } from "../../src/sandbox/processTree.ts";
 import { findNsenter } from "../../src/sandbox/sessionNetwork.ts";
 import type { ProcessExecutor, RunningProcess } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox } from "../support/sandboxSupport.ts";
 
 const scratch = tempDir("garuda-netns-");
 const home = join(scratch.path, "home");

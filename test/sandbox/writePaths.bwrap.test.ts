@@ -12,7 +12,7 @@ import { createExecutor } from "../../src/sandbox/executor.ts";
 import { realFs } from "../../src/sandbox/fsView.ts";
 import { resolveLoose, sandboxPaths } from "../../src/sandbox/paths.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, machineSandbox } from "./support.ts";
+import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
 
 let scratch: string;
 let home: string;

@@ -7,7 +7,7 @@ import { fake } from "../../src/model/fake.ts";
 import type { ModelRequest } from "../../src/model/types.ts";
 import { createSessionStore, newSessionId, readSession, sessionFolder } from "../../src/store/sessionFile.ts";
 import { replayEvents, replayTurns } from "../../src/store/sessionHistory.ts";
-import { ofType, readTool, testRuntime, turn } from "../runtime/helpers.ts";
+import { ofType, readTool, testRuntime, turn } from "../support/runtimeHelpers.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 const mode = (path: string) => statSync(path).mode & 0o777;

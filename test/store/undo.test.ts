@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ExecRequest, ExecResult, Executor, ProcessExecutor } from "../../src/sandbox/types.ts";
 import { createUndoStore, snapshotDir, type UndoStore, type UndoStoreOptions } from "../../src/store/undo.ts";
-import { SELF_COMMAND } from "../sandbox/support.ts";
+import { SELF_COMMAND } from "../support/sandboxSupport.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 const NO_SANDBOX = { availability: { available: false as const, reason: "not needed", fix: "none" } };

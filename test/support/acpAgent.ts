@@ -1,5 +1,5 @@
-// Drives the compiled `garuda acp` the way an editor does (test/acp.process.test.ts,
-// test/acp.stop.test.ts): the SDK's client on its stdio against the mock Anthropic server, every
+// Drives the compiled `garuda acp` the way an editor does (test/acp/process.test.ts,
+// test/acp/stop.test.ts): the SDK's client on its stdio against the mock Anthropic server, every
 // stdout line recorded, every permission question answered "allow once".
 import { expect } from "bun:test";
 import { mkdtempSync } from "node:fs";

@@ -11,7 +11,7 @@ import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient } from "../../src/model/fake.ts";
 import type { ModelClient } from "../../src/model/types.ts";
-import { prepareRuntime } from "../../src/runtime/prepare.ts";
+import { prepareRuntime } from "../../src/compose/prepare.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
 import { type SandboxProbe, probeSandbox } from "../../src/sandbox/probe.ts";
 

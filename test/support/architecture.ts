@@ -67,6 +67,9 @@ const FILE_WRITE = /\b(writeFileSync|writeFile|appendFileSync|appendFile|renameS
  */
 const FILE_WRITERS = ["src/tools", "src/store", "src/config", "src/sandbox"];
 
+/** The one file of src/cli/ that src/acp/ imports: the question text (spec/acp-design.txt, Files). */
+const SHARED_QUESTION_TEXT = "src/cli/approver.ts";
+
 export function checkRules(tree: SourceTree): Violation[] {
   const violations: Violation[] = [];
   for (const [file, source] of tree) {
@@ -83,6 +86,9 @@ export function checkRules(tree: SourceTree): Violation[] {
       }
       if (under(target, "src/acp") && !inAcp && !(file === "src/cli/acpCommand.ts" && ref.dynamic)) {
         violations.push({ rule: 2, file, detail: "loads src/acp/ (only acpCommand.ts may, with import())" });
+      }
+      if (inAcp && under(target, "src/cli") && target !== SHARED_QUESTION_TEXT) {
+        violations.push({ rule: 9, file, detail: `src/acp/ imports ${target} (of src/cli/ only ${SHARED_QUESTION_TEXT}; what both front ends use goes to src/display/)` });
       }
       if (isPackage(target, "@anthropic-ai/sdk") && file !== "src/model/anthropic.ts") {
         violations.push({ rule: 3, file, detail: "imports the Anthropic SDK outside src/model/anthropic.ts" });
@@ -125,4 +131,62 @@ export function checkStartup(tree: SourceTree, entries: string[]): Violation[] {
     }
   }
   return violations;
+}
+
+/** The folder of src/ a file belongs to: src/runtime/loop.ts → src/runtime; src/version.ts → src. */
+export function folderOf(file: string): string {
+  const parts = file.split("/");
+  return parts.length > 2 ? parts.slice(0, 2).join("/") : "src";
+}
+
+export type ImportGraph = Map<string, Set<string>>;
+
+/** Who imports whom inside src/, every kind of import (a type import couples layers too). */
+export function importGraph(tree: SourceTree, node: (file: string) => string = (file) => file): ImportGraph {
+  const graph: ImportGraph = new Map();
+  for (const [file, source] of tree) {
+    const from = node(file);
+    if (!graph.has(from)) graph.set(from, new Set());
+    for (const ref of importsOf(source)) {
+      const target = resolveRef(file, ref.specifier);
+      if (!tree.has(target)) continue;
+      const to = node(target);
+      if (to !== from) graph.get(from)?.add(to);
+    }
+  }
+  return graph;
+}
+
+/** The strongly connected parts of more than one node (Tarjan), each sorted: every import cycle. */
+export function importCycles(graph: ImportGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next);
+    next += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const to of graph.get(node) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node) as number, low.get(to) as number));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node) as number, index.get(to) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const part: string[] = [];
+    for (;;) {
+      const top = stack.pop() as string;
+      onStack.delete(top);
+      part.push(top);
+      if (top === node) break;
+    }
+    if (part.length > 1) cycles.push(part.sort());
+  };
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
+  return cycles.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
 }

@@ -10,11 +10,11 @@ import { type GarudaPaths, garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, type FakeTurn } from "../../src/model/fake.ts";
 import type { ApprovalRequest, Approver, Choice } from "../../src/permission/types.ts";
-import type { AgentEvent, StopReason } from "../../src/runtime/events.ts";
-import { type PrepareOptions, prepareRuntime } from "../../src/runtime/prepare.ts";
+import type { AgentEvent, StopReason } from "../../src/core-types/events.ts";
+import { type PrepareOptions, prepareRuntime } from "../../src/compose/prepare.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
 import type { SandboxProbe } from "../../src/sandbox/probe.ts";
-import { machineSandbox, SELF_COMMAND } from "../sandbox/support.ts";
+import { machineSandbox, SELF_COMMAND } from "./sandboxSupport.ts";
 
 /** A machine with no OS sandbox. */
 export const NO_SANDBOX: SandboxProbe = { availability: { available: false, reason: "no sandbox in this test", fix: "none needed" } };

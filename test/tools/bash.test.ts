@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bashTool } from "../../src/tools/bash.ts";
 import { HeadTail, ProgressThrottle, stripCdRoot } from "../../src/tools/commandOutput.ts";
-import { eventually, marker, sleepers } from "../sandbox/support.ts";
-import { type ContextRecord, type Workspace, call, execContext, workspace } from "./execFixtures.ts";
+import { eventually, marker, sleepers } from "../support/sandboxSupport.ts";
+import { type ContextRecord, type Workspace, call, execContext, workspace } from "../support/execFixtures.ts";
 
 let ws: Workspace;
 beforeAll(async () => {

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
-import { describeSandbox, eventually, marker, sleepers } from "../sandbox/support.ts";
-import { type Workspace, call, execContext, workspace } from "./execFixtures.ts";
+import { describeSandbox, eventually, marker, sleepers } from "../support/sandboxSupport.ts";
+import { type Workspace, call, execContext, workspace } from "../support/execFixtures.ts";
 
 describeSandbox("bash in the OS sandbox", () => {
   let ws: Workspace;

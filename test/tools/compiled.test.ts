@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { buildBinary } from "../../scripts/buildTargets.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { writeFiles } from "./fixtures.ts";
+import { writeFiles } from "../support/toolFixtures.ts";
 
 test("fileTools works in a compiled binary run from a folder with no sources", async () => {
   using dir = tempDir("garuda-tools-compile-");

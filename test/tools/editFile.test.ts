@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { session, tempRoot, writeFiles } from "./fixtures.ts";
+import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 const ctxOf = (root: string) => ({ root, home: "/home/u", sandbox: null, executor: {} as never });
 const CODE = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n";

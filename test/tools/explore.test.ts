@@ -7,15 +7,15 @@ import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, type FakeStep, type FakeTurn, fake } from "../../src/model/fake.ts";
 import { ModelError, type ModelRequest } from "../../src/model/types.ts";
-import type { AgentEvent } from "../../src/runtime/events.ts";
-import { prepareRuntime } from "../../src/runtime/prepare.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
+import { prepareRuntime } from "../../src/compose/prepare.ts";
 import { EXPLORE_MAX_STEPS, EXPLORE_TOOLS, exploreTool, WRAP_UP } from "../../src/tools/explore.ts";
 import { fileTools } from "../../src/tools/fileTools.ts";
 import { createSessionTools } from "../../src/tools/sessionTools.ts";
 import type { Tool } from "../../src/tools/types.ts";
-import { ofType, scriptedApprover, testRuntime, texts, turn, type TestRuntimeOptions } from "../runtime/helpers.ts";
+import { ofType, scriptedApprover, testRuntime, texts, turn, type TestRuntimeOptions } from "../support/runtimeHelpers.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { toolContext } from "./fixtures.ts";
+import { toolContext } from "../support/toolFixtures.ts";
 
 const isChild = (request: ModelRequest) => request.system.startsWith("You are explore");
 

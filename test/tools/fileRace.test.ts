@@ -8,8 +8,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadChecked, writeChecked } from "../../src/tools/checkedFile.ts";
-import { session, tempRoot, writeFiles } from "./fixtures.ts";
-import { approving, KEY, pipeline, place, userRule } from "./pipeline.ts";
+import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
+import { approving, KEY, pipeline, place, userRule } from "../support/toolPipeline.ts";
 
 /** Replaces `path` (a file or folder) with a symlink to `target`; the original moves to `path.orig`. */
 function swapForLink(path: string, target: string): void {

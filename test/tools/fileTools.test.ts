@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { fileTools } from "../../src/tools/fileTools.ts";
-import { isSensitivePath } from "../../src/tools/hidden.ts";
+import { isSensitivePath } from "../../src/tools/withheldPaths.ts";
 import { sensitivePattern } from "../../src/permission/sensitive.ts";
 import { ReadTracker } from "../../src/tools/readTracker.ts";
-import { session, tempRoot, writeFiles } from "./fixtures.ts";
+import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 describe("fileTools()", () => {
   test("the tools, their read-only flags, and model-facing size per tool (description + schema ≤ 1.5 KB)", () => {

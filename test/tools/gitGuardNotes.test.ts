@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
 import { processManagerTool } from "../../src/tools/processManager.ts";
 import { type MarkerProgram, evilConfigScript, git, markerProgram, probe } from "../sandbox/gitAttack.ts";
-import { describeSandbox, eventually } from "../sandbox/support.ts";
-import { type Workspace, call, execContext, workspace } from "./execFixtures.ts";
+import { describeSandbox, eventually } from "../support/sandboxSupport.ts";
+import { type Workspace, call, execContext, workspace } from "../support/execFixtures.ts";
 
 describeSandbox(
   "git guard notes in tool results",

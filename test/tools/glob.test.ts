@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { session, tempRoot, writeFiles } from "./fixtures.ts";
+import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 function age(root: string, path: string, secondsAgo: number): void {
   const when = new Date(Date.now() - secondsAgo * 1000);

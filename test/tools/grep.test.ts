@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTree, session, tempRoot, writeFiles } from "./fixtures.ts";
+import { makeTree, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 const SOURCE = ["import x from 'y';", "", "function load() {", "  return fetchData();", "}", "", "function save() {", "  return storeData();", "}"].join("\n");
 

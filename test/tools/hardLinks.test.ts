@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { ApprovalRequest } from "../../src/permission/types.ts";
 import { attachMentions } from "../../src/runtime/mentions.ts";
-import { tempRoot, writeFiles } from "./fixtures.ts";
-import { approving, KEY, pipeline, place, userRule } from "./pipeline.ts";
+import { tempRoot, writeFiles } from "../support/toolFixtures.ts";
+import { approving, KEY, pipeline, place, userRule } from "../support/toolPipeline.ts";
 
 const WHY = "It has 2 names (hard links): another of them may be a secret file, which this name cannot show.";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { PermissionRequest } from "../../src/permission/types.ts";
 import { pathTarget, resolveToolPath, symlinkEscape } from "../../src/tools/paths.ts";
-import { session, tempRoot, writeFiles } from "./fixtures.ts";
+import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 describe("path guard", () => {
   test("relative, absolute and ~ paths; display is relative inside the root", () => {

@@ -6,8 +6,8 @@ import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { Mode } from "../../src/permission/types.ts";
 import { processManagerTool, type ProcessManagerInput } from "../../src/tools/processManager.ts";
 import { MAX_RUNNING, ProcessTable } from "../../src/tools/processTable.ts";
-import { describeSandbox, eventually, marker, sleepers } from "../sandbox/support.ts";
-import { type Workspace, call, execContext, workspace } from "./execFixtures.ts";
+import { describeSandbox, eventually, marker, sleepers } from "../support/sandboxSupport.ts";
+import { type Workspace, call, execContext, workspace } from "../support/execFixtures.ts";
 
 describe("process_manager on the host", () => {
   let ws: Workspace;

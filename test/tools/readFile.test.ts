@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { session, tempRoot, writeFiles } from "./fixtures.ts";
+import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 const lines = (n: number, make = (i: number) => `line ${i}`) => `${Array.from({ length: n }, (_, i) => make(i + 1)).join("\n")}\n`;
 

@@ -12,9 +12,9 @@ import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { RunningProcess } from "../../src/sandbox/types.ts";
 import { createFileTools } from "../../src/tools/fileTools.ts";
 import { type CallContext, ToolRegistry } from "../../src/tools/registry.ts";
-import { describeSandbox } from "../sandbox/support.ts";
-import { type Workspace, workspace } from "./execFixtures.ts";
-import { writeFiles } from "./fixtures.ts";
+import { describeSandbox } from "../support/sandboxSupport.ts";
+import { type Workspace, workspace } from "../support/execFixtures.ts";
+import { writeFiles } from "../support/toolFixtures.ts";
 
 const RACE_MS = 6_000;
 /** In every outside file and name; never in the project. */

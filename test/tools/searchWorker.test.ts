@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createFileTools } from "../../src/tools/fileTools.ts";
 import { grepTool } from "../../src/tools/grep.ts";
 import { searchWorkerUrl } from "../../src/tools/searchWorker.ts";
-import { session, tempRoot, toolContext, writeFiles } from "./fixtures.ts";
+import { session, tempRoot, toolContext, writeFiles } from "../support/toolFixtures.ts";
 
 /** One file per crafted line: `(a+)+$` backtracks to the regex engine's limit on each (about a second). */
 const crafted = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${String(i).padStart(2, "0")}.txt`, `${"a".repeat(40)}!\n`]));

@@ -1,5 +1,5 @@
-// The tool calls the terminal has shown: the shared tracker of src/cli/callTracker.ts.
-import { CallTracker, type TrackedCall } from "../callTracker.ts";
+// The tool calls the terminal has shown: the shared tracker of src/display/callTracker.ts.
+import { CallTracker, type TrackedCall } from "../../display/callTracker.ts";
 
 export type ShownCall = TrackedCall;
 

@@ -7,7 +7,7 @@ import { managedPolicyPath } from "../../config/policy.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
 import type { PermissionEngine } from "../../permission/engine.ts";
 import type { Approver, Mode } from "../../permission/types.ts";
-import { type PrepareOptions, type ProjectTrustQuestion, prepareRuntime } from "../../runtime/prepare.ts";
+import { type PrepareOptions, type ProjectTrustQuestion, prepareRuntime } from "../../compose/prepare.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { probeSandbox, type SandboxProbe, trialTmpDir } from "../../sandbox/probe.ts";
 import { descendants, signalGroup, signalProcess } from "../../sandbox/processTree.ts";

@@ -2,14 +2,14 @@
 // model's thinking dimmed (or hidden), every tool call one line with its title (the ACP titles,
 // through oneLine), its progress and its result. The chat writes everything to stdout; `garuda
 // run` writes the answer to stdout and the rest to stderr, so a script gets the answer alone.
-import type { AgentEvent } from "../../runtime/events.ts";
+import type { AgentEvent } from "../../core-types/events.ts";
 import { webSearchSummary } from "../../tools/webSearch.ts";
 import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { OpenCalls } from "./calls.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 import { commandOutputLines, firstLine, fitLine, lastLine, plural, tokens } from "./text.ts";
-import { callTitle, serverToolTitle } from "../callTitle.ts";
+import { callTitle, serverToolTitle } from "../../display/callTitle.ts";
 import { retryNotice } from "../../runtime/retryNotice.ts";
 
 export interface TranscriptOptions {

@@ -2,7 +2,7 @@
 // has hooks: say exactly what it asks for (describeLoosening, describeProjectHooks) and ask. Yes is
 // pinned in ~/.garuda/trust.json (by prepareRuntime), so the next chat and `garuda acp` use it
 // without asking; a change asks again. No keeps Garuda's safe defaults for this run.
-import type { ProjectTrustQuestion } from "../../runtime/prepare.ts";
+import type { ProjectTrustQuestion } from "../../compose/prepare.ts";
 import { visible } from "../../text/visible.ts";
 import { indent } from "./diffView.ts";
 import type { ChatInput } from "./input.ts";

@@ -2,7 +2,7 @@
 // command's process group, a waiting question answers deny), then, as over ACP, the calls the
 // stop ended get up to SETTLE_MS to report, the rest are closed as cancelled, and one line names
 // each ("Garuda: $ sleep 60 cancelled.", or "Garuda: the turn was cancelled.").
-import type { AgentEvent, StopReason } from "../../runtime/events.ts";
+import type { AgentEvent, StopReason } from "../../core-types/events.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import type { OpenCalls, ShownCall } from "./calls.ts";
 import type { Transcript } from "./transcript.ts";

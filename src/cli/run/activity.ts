@@ -4,7 +4,7 @@
 // usually in its last lines, so they are shown under the result. And an answer that broke off
 // was never written to stdout (answer.ts), so the retry's notice says that, not that the text
 // above is void.
-import type { AgentEvent } from "../../runtime/events.ts";
+import type { AgentEvent } from "../../core-types/events.ts";
 import { oneLine } from "../../text/visible.ts";
 import { Transcript, type TranscriptOptions } from "../chat/transcript.ts";
 

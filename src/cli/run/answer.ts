@@ -4,7 +4,7 @@
 // response is complete (the response's first tool call, or its step's end) and only then written:
 // stdout holds the final answer alone, one response at a time. What the model is doing still
 // streams to stderr (thinking, calls), and --format json streams every delta as it comes.
-import type { AgentEvent } from "../../runtime/events.ts";
+import type { AgentEvent } from "../../core-types/events.ts";
 import { safeText } from "../../text/visible.ts";
 import type { Screen } from "../chat/screen.ts";
 

@@ -3,8 +3,8 @@
 // command's raw output chunks (tool_output: uncleaned, and as long as the output; its latest lines
 // come as tool_progress, what the model read in tool_result), and a last "result" line with the
 // stop reason, the exit code, the answer and what was denied.
-import type { AgentEvent } from "../../runtime/events.ts";
-import { callTitle, serverToolTitle, shownLocations } from "../callTitle.ts";
+import type { AgentEvent } from "../../core-types/events.ts";
+import { callTitle, serverToolTitle, shownLocations } from "../../display/callTitle.ts";
 
 export type JsonLine = Record<string, unknown> & { type: string };
 

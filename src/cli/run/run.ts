@@ -7,7 +7,7 @@ import { ConfigError, SetupRequiredError } from "../../config/errors.ts";
 import { ModelError } from "../../model/types.ts";
 import { ruleProblem } from "../../permission/ruleSyntax.ts";
 import type { Mode } from "../../permission/types.ts";
-import type { AgentEvent } from "../../runtime/events.ts";
+import type { AgentEvent } from "../../core-types/events.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { oneLine, visible } from "../../text/visible.ts";
 import { VERSION } from "../../version.ts";

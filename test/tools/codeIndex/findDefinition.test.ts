@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { findDefinitionTool } from "../../../src/tools/codeIndex/findDefinition.ts";
-import { hiddenPredicate } from "../../../src/tools/hidden.ts";
+import { hiddenPredicate } from "../../../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../../../src/tools/searchWorker.ts";
 import { ReadTracker } from "../../../src/tools/readTracker.ts";
-import { session, tempRoot, toolContext, writeFiles } from "../fixtures.ts";
+import { session, tempRoot, toolContext, writeFiles } from "../../support/toolFixtures.ts";
 import { GO, PYTHON, RUST, TYPESCRIPT } from "./samples.ts";
 
 function project(root: string): void {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { session, tempRoot, writeFiles } from "../fixtures.ts";
+import { session, tempRoot, writeFiles } from "../../support/toolFixtures.ts";
 import { GO, PYTHON, RUST, TYPESCRIPT } from "./samples.ts";
 
 describe("symbols", () => {

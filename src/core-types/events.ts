@@ -1,0 +1,96 @@
+// What a Runtime tells its front end while a turn runs. Every event of a tool call carries
+// the call's id; the ACP front end maps each of these to a session/update.
+import type { ModelInfo } from "../model/catalog.ts";
+import type { Usage } from "../model/types.ts";
+import type { Mode } from "../permission/types.ts";
+import type { CallInfo } from "./callInfo.ts";
+
+/** Why a turn ended. An aborted signal ends the turn as "cancelled". */
+export type StopReason = "done" | "max_tokens" | "refusal" | "max_steps" | "token_budget" | "repeated_calls" | "cancelled";
+
+export type AgentEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  | {
+      type: "tool_call";
+      callId: string;
+      tool: string;
+      input: unknown;
+      info: CallInfo;
+      /** Set for a call made inside a subagent: the subagent's own call id. */
+      parentCallId?: string;
+    }
+  /**
+   * The call was allowed (asked and answered, or no question needed) and its tool runs now. Live
+   * only: a replayed session gives each call with its result.
+   */
+  | { type: "tool_start"; callId: string; parentCallId?: string }
+  | { type: "tool_progress"; callId: string; text: string; parentCallId?: string }
+  /**
+   * What a command prints, every chunk as it arrives and nothing left out (tool_progress is the
+   * latest lines only). Raw: front ends clean it for display. Live only, like tool_start.
+   */
+  | { type: "tool_output"; callId: string; data: string; parentCallId?: string }
+  | {
+      type: "tool_result";
+      callId: string;
+      /** completed, failed (error or cancelled), or denied by the permission engine or a hook. */
+      status: "completed" | "failed" | "denied";
+      output: string;
+      summary?: string;
+      /** How the call's command ended (bash, a process that exited), when it ran one. */
+      exit?: CommandExit;
+      parentCallId?: string;
+    }
+  /** A tool the provider runs itself (Claude's web search): started, then its result. */
+  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started" | "completed"; result?: unknown }
+  /** refusedCommand: the prompt's /command did not run (a consent refused, an argument missing): nothing was sent to the model. */
+  | { type: "notice"; level: "info" | "warning"; text: string; refusedCommand?: string }
+  | { type: "compaction"; beforeTokens: number; afterTokens: number }
+  /** partial: some of the failed attempt's text or thinking was already streamed (and is now void). */
+  | { type: "model_retry"; attempt: number; delayMs: number; reason: string; partial: boolean }
+  | { type: "step_end"; step: number; usage: Usage }
+  /** The session's title, set at its first prompt (one visible line, kept in the session file). */
+  | { type: "title"; title: string }
+  /** After every model response and compaction: how full the context is, and the session's cost. */
+  | ({ type: "usage" } & UsageSnapshot)
+  /** The plan (the todo tool's list) changed: the whole plan. */
+  | { type: "plan"; items: readonly PlanItem[] };
+
+/**
+ * Where a turn's events go. A promise returned for a tool_output event holds the command's output
+ * until it settles (a front end whose editor reads slower than the command prints); whatever else
+ * it returns is ignored.
+ */
+export type EventSink = (event: AgentEvent) => unknown;
+
+export interface CommandExit {
+  /** null when a signal ended it (or it was stopped). */
+  code: number | null;
+  signal: string | null;
+}
+
+export interface UsageSnapshot {
+  /** Tokens in the context now (the last response's report, plus an estimate of what came since). */
+  used: number;
+  /** The model's context window. */
+  size: number;
+  /** The session's cost so far in US dollars; absent when a model of the session has no price. */
+  cost?: number;
+}
+
+export interface PlanItem {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+}
+
+/**
+ * A change of the session's controls outside the turn's event stream (Runtime.watch): the mode,
+ * the model or the effort set through the Runtime's API or a built-in command, or the usage after
+ * a switch or a /compact. Each front end shows it its own way.
+ */
+export type ControlEvent =
+  | { type: "mode"; mode: Mode }
+  | { type: "model"; model: ModelInfo }
+  | { type: "effort"; effort: string | undefined }
+  | ({ type: "usage" } & UsageSnapshot);
