@@ -1,16 +1,19 @@
 // The editor's MCP servers (session/new mcpServers, issue 18.2) end to end in one process: a
 // real stdio server on the official SDK (test/fixtures/mcpEditorServer.ts) started through the
 // real Executor inside the bubblewrap sandbox, its consent through the ACP approver, its tools
-// through the permission engine, and the editor's env value searched for where it must not be.
+// through the permission engine, and the editor's env value searched for where it must not be;
+// an http server on loopback held to the egress rules (refused unless your allowHosts lists it).
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { describeSandbox, eventually, httpServer, marker } from "../support/sandboxSupport.ts";
 import { contentText, messageText, ofKind, select, startHarness } from "../support/acpHarness.ts";
 import { tempDir } from "../support/tempDir.ts";
+import { buildFixtureServer } from "../fixtures/mcpServer.ts";
 
 const EDITOR_SERVER = join(import.meta.dir, "..", "fixtures", "mcpEditorServer.ts");
 const SECRET = "editor-secret-value-7f3a9c";
@@ -225,3 +228,60 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
   });
 });
 
+
+/** A Streamable HTTP MCP server on 127.0.0.1 (official SDK) that counts the requests it gets. */
+async function loopbackServer() {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID() });
+  await buildFixtureServer("editor-remote").connect(transport);
+  const seen: string[] = [];
+  const http = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) => {
+      seen.push(request.method);
+      return transport.handleRequest(request);
+    },
+  });
+  return { url: `http://127.0.0.1:${http.port}/mcp`, address: `127.0.0.1:${http.port}`, seen, stop: () => http.stop(true) };
+}
+
+describe("the editor's MCP servers over http, held to the egress rules", () => {
+  test("one at 127.0.0.1 is refused before any question, saying what to add; it gets no request", async () => {
+    const server = await loopbackServer();
+    try {
+      const model = new FakeModelClient([fake.text("done")]);
+      await using h = startHarness({ models: [model] });
+      h.answer = answering("once");
+      await h.initialize();
+      const { sessionId } = await h.newSession({ mcpServers: [{ type: "http", name: "local", url: server.url, headers: [] }] });
+      await h.prompt(sessionId, "go");
+      const text = messageText(h.updatesOf(sessionId));
+      expect(text).toContain(`Garuda does not connect to ${server.address} (127.0.0.1 is this computer (a loopback address)`);
+      expect(text).toContain(`add "${server.address}" to "projectServers": {"allowHosts": [...]} in ${garudaPaths(h.home).mcp}`);
+      expect(h.permissions).toHaveLength(0);
+      expect(mcpTools(model)).toEqual([]);
+      expect(server.seen).toEqual([]);
+    } finally {
+      server.stop();
+    }
+  });
+
+  test("negative control: listed in your ~/.garuda/mcp.json projectServers.allowHosts, the same server is asked about, starts, and its tool runs", async () => {
+    const server = await loopbackServer();
+    try {
+      const model = new FakeModelClient([fake.toolCall("mcp__local__echo", { text: "over http" }, { id: "toolu_http" }), fake.text("done")]);
+      await using h = startHarness({ models: [model] });
+      mkdirSync(join(h.home, ".garuda"), { recursive: true });
+      writeFileSync(garudaPaths(h.home).mcp, JSON.stringify({ projectServers: { allowHosts: [server.address] } }));
+      h.answer = answering("once");
+      await h.initialize();
+      const { sessionId } = await h.newSession({ mcpServers: [{ type: "http", name: "local", url: server.url, headers: [] }] });
+      await h.prompt(sessionId, "go");
+      expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "toolu_http"]);
+      expect(resultOf(h.updatesOf(sessionId), "toolu_http")).toContain("echo: over http");
+      expect(server.seen.length).toBeGreaterThan(0);
+    } finally {
+      server.stop();
+    }
+  });
+});
