@@ -3,8 +3,10 @@
 // sandboxed command. Prints the RSS curve (the agent and its whole tree), the agent's open file
 // descriptors (/proc/<pid>/fd) at the start and the end, and every process left after the run.
 //
-//   bun bench/soak.ts [--sessions N] [--prompts N] [--cancels N] [--every N]
+//   bun bench/soak.ts [--binary <garuda>] [--sessions N] [--prompts N] [--cancels N] [--every N]
 //
+// --binary    another build (or a wrapper that execs one, e.g. with BUN_GARBAGE_COLLECTOR_LEVEL
+//             set, to tell garbage not yet collected from memory still referenced)
 // --sessions  sessions opened and closed one after another (default 100)
 // --prompts   prompts in all, spread evenly over the sessions (default 1,000)
 // --cancels   cancel cycles in all: a prompt whose `sleep 60` runs in the sandbox, then
@@ -17,7 +19,7 @@
 // The compiled binary (dist/garuda, rebuilt when older than src/) is driven by the ACP SDK's
 // client (test/support/acpAgent.ts) against the mock model in this process
 // (test/support/mockAnthropic.ts); edits are approved "once" as an editor would.
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -29,6 +31,7 @@ import type { MockResponse } from "../test/support/mockAnthropicScript.ts";
 import { MiB, alive, commandName, statusBytes, treeSample } from "./acpPeer.ts";
 
 interface Options {
+  binary?: string;
   sessions: number;
   prompts: number;
   cancels: number;
@@ -39,8 +42,13 @@ function parse(argv: string[]): Options {
   const options: Options = { sessions: 100, prompts: 1000, cancels: 100, every: 10 };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = (argv[i] ?? "").split("=", 2);
-    const key = flag?.replace(/^--/, "") as keyof Options;
-    if (!flag?.startsWith("--") || !(key in options)) throw new Error(`unknown argument ${argv[i]}; usage: bun bench/soak.ts [--sessions N] [--prompts N] [--cancels N] [--every N]`);
+    if (flag === "--binary") {
+      options.binary = inline ?? argv[++i];
+      if (!options.binary || !existsSync(options.binary)) throw new Error(`--binary: no file ${options.binary ?? ""}`);
+      continue;
+    }
+    const key = flag?.replace(/^--/, "") as Exclude<keyof Options, "binary">;
+    if (!flag?.startsWith("--") || !(key in options)) throw new Error(`unknown argument ${argv[i]}; usage: bun bench/soak.ts [--binary <garuda>] [--sessions N] [--prompts N] [--cancels N] [--every N]`);
     const value = Number(inline ?? argv[++i]);
     if (!Number.isInteger(value) || value < (key === "cancels" ? 0 : 1)) throw new Error(`--${key} needs a ${key === "cancels" ? "non-negative" : "positive"} integer`);
     options[key] = value;
@@ -88,14 +96,26 @@ function fdKinds(pid: number): Map<string, number> {
   return kinds;
 }
 
+/** The paths of the regular files the agent holds open. */
+function openFiles(pid: number): string[] {
+  const paths: string[] = [];
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (target.startsWith("/") && !target.startsWith("/dev") && !target.startsWith("/proc")) paths.push(`${fd}: ${target}`);
+    } catch {}
+  }
+  return paths;
+}
+
 const tool = (name: string, id: string, input: unknown): MockResponse => ({ steps: [{ type: "tool_use", name, id, input }] });
 
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
   const os = hostOs();
   if (!os) throw new Error(`no Garuda build for ${process.platform}`);
-  const garuda = join(DIST, binaryName(os));
-  if (staleReason(garuda)) {
+  const garuda = options.binary ?? join(DIST, binaryName(os));
+  if (options.binary === undefined && staleReason(garuda)) {
     console.log(`building ${relative(ROOT, garuda)} …`);
     await buildHost(garuda);
   }
@@ -177,6 +197,7 @@ async function main(): Promise<void> {
     noteTree();
     const fdsEnd = fdCount(pid);
     const kindsEnd = fdKinds(pid);
+    const filesEnd = openFiles(pid);
     const childrenEnd = descendants(pid).map((p) => `${p} ${commandName(p)} (${stateOf(p)}, parent ${parentOf(p)})`);
     point(options.sessions - 1);
     const elapsed = (performance.now() - started) / 1000;
@@ -205,6 +226,7 @@ async function main(): Promise<void> {
     console.log(`  agent RSS: ${rssStart.toFixed(1)} MiB after initialize, ${first?.agentMiB.toFixed(1)} after ${first?.prompts} prompts, ${last?.agentMiB.toFixed(1)} at the end (${(growth * 100).toFixed(1)} %) ${Math.abs(growth) <= 0.1 ? "ok" : "OVER TARGET (10 %)"}`);
     console.log(`  fds: ${fdsStart} after initialize, ${fdsFirstClosed} after the first session closed, ${fdsEnd} after the last ${fdsEnd <= fdsStart ? "ok" : fdsEnd <= fdsFirstClosed ? "ok after the first session" : "GREW"}`);
     console.log(`    end vs initialize: ${diff(kindsStart)}; end vs the first session closed: ${diff(kindsFirstClosed)}`);
+    if (fdsEnd > fdsFirstClosed) console.log(`    files open at the end: ${filesEnd.join(", ")}`);
     console.log(`  children after the last session closed: ${childrenEnd.length === 0 ? `none (the last went ${settleS.toFixed(1)} s after the close)` : `${childrenEnd.join(", ")} after ${settleS.toFixed(1)} s`}`);
     console.log(`  exit ${code} after stdin closed; of ${seen.size} processes seen below the agent, left running: ${left.length === 0 ? "none ok" : left.join(", ")}`);
   } catch (error) {
