@@ -81,14 +81,26 @@ async function pump(stream: ReadableStream<Uint8Array>, onText: (text: string) =
 }
 
 export function spawnJob(options: JobOptions): Job {
-  const proc: Subprocess<"ignore" | "pipe" | Uint8Array, "pipe", "pipe"> = Bun.spawn(options.argv, {
+  // Bytes for stdin go through a pipe, written here, not as Bun's `stdin: Uint8Array`: that puts
+  // them in a memfd the Subprocess holds open until it is garbage-collected, so a long-running
+  // agent piles up descriptors (bench/soak.ts saw one per undo-store git call).
+  const bytes = options.stdin instanceof Uint8Array ? options.stdin : undefined;
+  const proc: Subprocess<"ignore" | "pipe", "pipe", "pipe"> = Bun.spawn(options.argv, {
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdin: options.stdin,
+    stdin: bytes ? "pipe" : (options.stdin as "ignore" | "pipe"),
     stdout: "pipe",
     stderr: "pipe",
   });
+  if (bytes) {
+    const sink = proc.stdin as FileSink;
+    // A command that exits without reading all of it is not an error of ours (EPIPE).
+    try {
+      sink.write(bytes);
+      Promise.resolve(sink.end()).catch(() => {});
+    } catch {}
+  }
   const pid = proc.pid;
   const readers: Cancel[] = [];
   const pumps = [pump(proc.stderr, options.onText, readers)];

@@ -1,6 +1,6 @@
 // The Executor on the host (`sandbox: null`): process groups, kill, output, environment.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { SandboxUnavailableError, createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { signalGroup, signalProcess } from "../../src/sandbox/processTree.ts";
@@ -31,6 +31,22 @@ describe("Executor on the host", () => {
     expect(result.exitCode).toBe(3);
     expect(result.output).toBe(`${realpathSync(root.path)}\nfrom stdin\noops\n`);
     expect(result).toMatchObject({ signal: null, truncated: false, timedOut: false, killed: false });
+  });
+
+  test("stdin bytes hold no descriptor once the command ended (a long-running agent does not pile them up)", async () => {
+    const e = await executor();
+    const memfds = () => readdirSync("/proc/self/fd").filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).startsWith("/memfd:");
+      } catch {
+        return false;
+      }
+    }).length;
+    const before = memfds();
+    const big = "y".repeat(3_000_000);
+    for (let i = 0; i < 5; i++) expect((await run("wc -c", { stdin: big }, e)).output.trim()).toBe("3000000");
+    expect((await run("exit 0", { stdin: big }, e)).exitCode).toBe(0); // leaves without reading it
+    expect(memfds()).toBe(before);
   });
 
   test("output streams while the command runs, stdout and stderr interleaved as they come", async () => {
