@@ -215,7 +215,10 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     // A bridge in the command's sandbox must be visible inside: the binary, or (from source) Bun and
     // the folder of the bridge's entry file with the modules beside it, even when they live under /tmp.
     const readPaths = [
-      ...(bridgeInside ? options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)) : []),
+      // Garuda's own program stays visible inside whether or not the bridge runs there (the shared
+      // network's bridge runs in the holder): a binary or a Bun under /tmp is hidden otherwise, and
+      // a command that runs the same Bun (a test, a script of the project) would not find it.
+      ...options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
       ...(request.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
     ];
     const args = bwrapArgv(sandbox, argv, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths, sharedNetwork: joined !== undefined });
