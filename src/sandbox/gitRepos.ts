@@ -172,7 +172,10 @@ function commonDirOf(gitDir: string): string | { bad: string } {
   if ("missing" in file) return gitDir;
   if ("bad" in file) return { bad: `its commondir ${file.bad}` };
   const target = file.text.replace(/[\r\n]+$/, "");
-  return target.length === 0 ? { bad: "its commondir is empty" } : resolve(gitDir, target);
+  // Empty: git refuses to run in such a repository, so it runs nothing yet. It is what `git worktree
+  // add` leaves for an instant before it writes the file, and the write is judged again (its event,
+  // and the re-check while a command runs).
+  return target.length === 0 ? gitDir : resolve(gitDir, target);
 }
 
 /** Why a config file may run something (undefined: it cannot). */

@@ -166,7 +166,8 @@ describeSandbox(
       const executor = await createExecutor({ root: project, home: scratch, selfCommand: SELF_COMMAND, probe: machineSandbox, limits: defaults });
       executors.push(executor);
       const command = `ln -s '${join(REPO, "node_modules")}' node_modules && '${BUN}' build src/cli/main.ts --target bun --outdir out >/dev/null && ls out && '${BUN}' test test/text $(ls test/permission/*.test.ts | grep -v Session) 2>&1 | tail -4`;
-      const result = await executor.run({ command, cwd: project, sandbox: executor.spec(), timeoutMs: 120_000 });
+      // The repository may itself be under /tmp, which the sandbox keeps private: its node_modules is named readable.
+      const result = await executor.run({ command, cwd: project, sandbox: executor.spec(), timeoutMs: 120_000, readPaths: [REPO] });
       expect(result.exitCode).toBe(0);
       expect(result.output).toContain("main.js");
       expect(result.output).toMatch(/ 0 fail/);
