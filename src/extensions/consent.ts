@@ -95,7 +95,7 @@ export function createConsents(options: ConsentOptions): Consents {
         const { sessionRules: _none, ...rest } = request;
         const choices = item.sessionOnly ? request.choices.filter((choice) => choice !== "session") : request.choices;
         asked = true;
-        const choice = await approver.ask({ ...rest, choices, labels: { ...CONSENT_LABELS } }, askSignal);
+        const choice = await approver.ask({ ...rest, choices, labels: { ...CONSENT_LABELS }, ...(choices.includes("session") && { remembers: true }) }, askSignal);
         // "Remember" is a pin in trust.json, not a session rule: the engine hears "once".
         if (choice === "session") {
           remember = true;

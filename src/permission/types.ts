@@ -91,6 +91,11 @@ export interface ApprovalRequest {
   sessionRules?: string[];
   /** Why this asks when it is not the usual reason, e.g. "outside the project" or "hidden characters". */
   note?: string;
+  /**
+   * The "session" choice is kept beyond the session (a consent's "Yes, and remember", pinned in
+   * trust.json) and "once" holds for the session: a front end gives the lasting choice a key of its own.
+   */
+  remembers?: boolean;
 }
 
 /**

@@ -74,6 +74,25 @@ describe("the terminal approver", () => {
     }
   });
 
+  test("a consent's lasting yes has its own key: r remembers, s and y are for this session", async () => {
+    const consent = (): ApprovalRequest => ({
+      tool: "command.deploy",
+      title: "Project command /deploy",
+      preview: "npm run deploy",
+      question: "Use this project's command?",
+      choices: ["once", "session", "deny"],
+      labels: { once: "Yes, for this session", session: "Yes, and remember", deny: "No" },
+      hidden: false,
+      remembers: true,
+    });
+    for (const [key, choice] of [["y", "once"], ["s", "once"], ["r", "session"], ["n", "deny"]] as const) {
+      const { approver, text } = approverWith([key]);
+      expect(await approver.ask(consent(), never)).toBe(choice);
+      expect(text()).toContain("[y] Yes, for this session   [r] Yes, and remember   [n] No");
+      expect(text()).not.toContain("[s]");
+    }
+  });
+
   test("a choice the question does not offer is asked again", async () => {
     const { approver, input, text } = approverWith(["s", "x", "n"]);
     const request = editRequest("old\n", "new\n", { choices: ["once", "deny"], sessionRules: undefined });

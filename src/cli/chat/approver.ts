@@ -41,6 +41,19 @@ const ANSWERS: Readonly<Record<string, Choice | "hunks" | "view">> = {
   hunks: "hunks",
 };
 
+/**
+ * A question whose "session" choice lasts beyond the session (a consent's "Yes, and remember"):
+ * s still means "for this session" (which "once" is there), and the lasting yes has its own key, r.
+ */
+const LASTING_ANSWERS: Readonly<Record<string, Choice | "hunks" | "view">> = {
+  ...ANSWERS,
+  s: "once",
+  a: "once",
+  session: "once",
+  r: "session",
+  remember: "session",
+};
+
 /** A preview on the screen: whether some of it is not shown, and how to show all of it. */
 interface Preview {
   more: boolean;
@@ -88,7 +101,7 @@ export class TerminalApprover implements Approver {
           if (!signal.aborted) screen.line(style.red("  → Denied (no answer)."));
           return "deny";
         }
-        const choice = ANSWERS[answer];
+        const choice = (request.remembers ? LASTING_ANSWERS : ANSWERS)[answer];
         if (choice === "view" && shown.preview.more) {
           shown.preview.showAll();
           screen.line(shown.header);
@@ -135,7 +148,7 @@ export class TerminalApprover implements Approver {
 
   #menu(request: ApprovalRequest, hunkCount: number): string {
     const keys = [`y ${request.labels.once}`];
-    if (request.choices.includes("session")) keys.push(`s ${request.labels.session}`);
+    if (request.choices.includes("session")) keys.push(`${request.remembers ? "r" : "s"} ${request.labels.session}`);
     keys.push(`n ${request.labels.deny}`);
     if (hunkCount > 1) keys.push(`h Choose hunks (${hunkCount})`);
     const menu = `  ${keys.map((key) => `[${key.slice(0, 1)}]${key.slice(1)}`).join("   ")}`;
