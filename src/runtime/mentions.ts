@@ -58,6 +58,11 @@ function outsideFences(prompt: string): string {
     .join("\n");
 }
 
+/** A mention written as a file name: a path from ., .. or ~, or a name with an extension (a.txt, src/b.ts). */
+function looksLikeFile(mention: string): boolean {
+  return /^(?:\.{1,2}|~)?\//.test(mention) || /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(mention);
+}
+
 /** The paths a prompt mentions outside fenced code blocks, in order, without duplicates. */
 export function mentionedPaths(prompt: string): string[] {
   const paths: string[] = [];
@@ -95,7 +100,9 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       }
       size = stat.size;
     } catch {
-      continue; // Not a file: "@someone" in ordinary text stays text.
+      // "@someone" in ordinary text stays text; what is written as a file name was meant as one.
+      if (looksLikeFile(mention)) notices.push(`@${mention} was not attached: there is no such file (${resolved.display}).`);
+      continue;
     }
     const decision = await ctx.engine.authorize(
       {

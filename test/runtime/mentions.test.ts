@@ -26,7 +26,7 @@ describe("@path mentions", () => {
     const engine = createPermissionEngine({ root: root.path, home: "/nonexistent-home", sandboxAvailable: true });
     const asked: ApprovalRequest[] = [];
     const approver = { ask: async (request: ApprovalRequest) => (asked.push(request), "once" as const) };
-    const result = await attachMentions(`look at @src/a.ts and @.env and @${join(outside.path, "b.txt")} and @nothing-here`, {
+    const result = await attachMentions(`look at @src/a.ts and @.env and @${join(outside.path, "b.txt")} and @nothing-here and @missing.txt and @types/node`, {
       root: root.path,
       home: "/nonexistent-home",
       engine,
@@ -38,8 +38,10 @@ describe("@path mentions", () => {
       '<attached_file path="src/a.ts">\nexport const a = 1;\n\n</attached_file>',
       expect.stringContaining("outside text"),
     ]);
-    expect(result.notices).toHaveLength(1);
+    // A name written as a file that is not there is said; "@nothing-here" and "@types/node" stay text.
+    expect(result.notices).toHaveLength(2);
     expect(result.notices[0]).toStartWith("@.env was not attached:");
+    expect(result.notices[1]).toBe("@missing.txt was not attached: there is no such file (missing.txt).");
     expect(JSON.stringify(result)).not.toContain("hunter2");
     expect(asked).toHaveLength(1);
     expect(asked[0]?.title).toContain("b.txt");
