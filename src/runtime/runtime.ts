@@ -437,6 +437,8 @@ export class Runtime {
         if (signal.aborted) return "cancelled";
         warn(`The undo snapshot of this turn failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore it.`);
       }
+      // Undo switched off before the turn is said before the model works, not after.
+      for (const text of this.#options.undo.takeNotices?.() ?? []) warn(text);
     }
     const previousMode = this.#lastTurnMode;
     const pending = this.#notes.splice(0);

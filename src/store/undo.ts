@@ -11,7 +11,8 @@
 // counts as the turn's end. Turns that changed nothing are skipped.
 //
 // Limits: more than 50,000 files, a snapshot taking more than 10 s, a failing git, or no git at
-// all switch undo off for the session, with one notice (takeNotices()).
+// all switch undo off for the session, with one notice (takeNotices()). A folder in no git
+// repository is counted first, up to the limit, so a huge one is never walked (undoPrecheck.ts).
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -19,6 +20,7 @@ import { garudaPaths } from "../config/paths.ts";
 import { isInside } from "../sandbox/fsView.ts";
 import type { Executor } from "../sandbox/types.ts";
 import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
+import { undoPrecheck } from "./undoPrecheck.ts";
 import { type TreeChange, limitLines, parseRawDiff, planUndo } from "./undoTree.ts";
 
 export const MAX_FILES = 50_000;
@@ -121,6 +123,11 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   }
 
   async function init(): Promise<void> {
+    const refused = await undoPrecheck(root, maxFiles, excluded);
+    if (refused !== undefined) {
+      disable(refused);
+      return;
+    }
     const probe = await git.run({ script: "command -v git >/dev/null || exit 127\ng --version >/dev/null" });
     if (probe.exitCode === 127) {
       disable("git is not installed, and Garuda keeps its undo snapshots with git. Install git (e.g. `sudo apt-get install git`, `brew install git`) and start a new session.");

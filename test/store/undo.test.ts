@@ -285,7 +285,8 @@ describe("undo: store, diff and limits", () => {
   });
 
   test("more files than the limit: undo off, one notice", async () => {
-    const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`f${i}.txt`, "x"]));
+    // In a git repository the count is git's, which honours .gitignore.
+    const files = { ".git/HEAD": "ref: refs/heads/main\n", ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`f${i}.txt`, "x"])) };
     const p = await project(files, { maxFiles: 5 });
     await p.store.beginTurn();
     expect(p.store.status).toEqual({ enabled: false, reason: expect.stringContaining("more than 5 files that .gitignore does not exclude") });
@@ -297,6 +298,28 @@ describe("undo: store, diff and limits", () => {
     const ok = await project(files);
     await ok.store.beginTurn();
     expect(ok.store.status).toEqual({ enabled: true });
+  });
+
+  test("a folder in no git repository with more files than the limit is not walked: undo off at once, saying why", async () => {
+    const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`d${i % 3}/f${i}.txt`, "x"]));
+    const p = await project(files, { maxFiles: 5 });
+    await p.store.beginTurn();
+    expect(p.store.takeNotices()).toEqual([expect.stringContaining("Undo is off for this session: this folder is in no git repository and holds more than 5 files")]);
+    // No snapshot was taken: the store was never even set up.
+    expect(existsSync(snapshotDir(p.home, p.root))).toBe(false);
+    // Negative control: under the limit, a folder without a repository has undo.
+    const small = await project(files, { maxFiles: 8 });
+    await small.store.beginTurn();
+    expect(small.store.status).toEqual({ enabled: true });
+  });
+
+  test("a project folder deleted under the session: undo says so, not that git is missing", async () => {
+    const p = await project({ "a.txt": "x" });
+    rmSync(p.root, { recursive: true, force: true });
+    await p.store.beginTurn();
+    const notices = p.store.takeNotices();
+    expect(notices).toEqual([expect.stringContaining(`the project folder ${p.root} no longer exists`)]);
+    expect(notices[0]).not.toContain("git is not installed");
   });
 
   test("a snapshot over its time limit: undo off, one notice", async () => {
