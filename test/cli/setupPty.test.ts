@@ -187,6 +187,9 @@ describe("garuda setup in a terminal", () => {
     // Two providers now: the menu starts on the current one.
     await run.waitFor("Choose a provider");
     await run.waitFor(/❯ 7\. gateway .*key GATEWAY_KEY\s+\(default\)/);
+    // The menu shows the endpoint setup checks and Garuda calls: ANTHROPIC_BASE_URL, not api.anthropic.com.
+    expect(run.text).toContain(`anthropic   ${api.url} (ANTHROPIC_BASE_URL)`);
+    expect(run.text).not.toContain("https://api.anthropic.com");
     run.send(`1${KEYS.enter}`);
     await run.waitFor("Provider: anthropic");
     await run.waitFor("Choose a model");

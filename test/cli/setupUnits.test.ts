@@ -161,14 +161,15 @@ describe("checkKey", () => {
   test("no answer within the time limit, or nothing listening: cannot check it", async () => {
     await using slow = serve(() => new Promise<Response>(() => {}));
     const timedOut = await checkKey({ baseUrl: slow.url, key: apiKey, timeoutMs: 100 });
-    expect(timedOut).toMatchObject({ result: "unchecked", reason: "no answer within 100 ms" });
+    expect(timedOut).toMatchObject({ result: "unchecked", reason: `${slow.url}/v1/models gave no answer within 100 ms` });
 
     const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
     const url = `http://127.0.0.1:${closed.port}`;
     await closed.stop(true);
     const offline = await checkKey({ baseUrl: url, key: apiKey });
     expect(offline.result).toBe("unchecked");
-    expect(offline.result === "unchecked" && offline.reason).toStartWith("it could not be reached");
+    // The line names the URL that could not be reached.
+    expect(offline.result === "unchecked" && offline.reason).toStartWith(`${url}/v1/models could not be reached`);
   });
 
   test("the caller's signal cancels it with the signal's reason", async () => {

@@ -48,9 +48,9 @@ export async function checkKey(options: { baseUrl: string | undefined; key: KeyT
     response = await fetch(url, { method: "GET", headers: checkHeaders(options.key, options.api), redirect: "manual", signal });
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
-    if (timeout.aborted) return { result: "unchecked", url, reason: `no answer within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}` };
+    if (timeout.aborted) return { result: "unchecked", url, reason: `${url} gave no answer within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}` };
     const detail = error instanceof Error ? error.message : String(error);
-    return { result: "unchecked", url, reason: `it could not be reached (${detail})` };
+    return { result: "unchecked", url, reason: `${url} could not be reached (${detail})` };
   }
   // The body is not needed; dropping it frees the connection.
   await response.body?.cancel().catch(() => undefined);

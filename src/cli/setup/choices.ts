@@ -49,12 +49,17 @@ export function modelRows(models: readonly ModelInfo[], current?: string): strin
   });
 }
 
-export function providerRows(providers: readonly ProviderInfo[], current?: string): string[] {
+/**
+ * One row per provider: name, the endpoint Garuda will really call (`endpoint`: ANTHROPIC_BASE_URL
+ * when it is set, marked so), its key. Default: the provider's own.
+ */
+export function providerRows(providers: readonly ProviderInfo[], current?: string, endpoint: (provider: ProviderInfo) => string = (provider) => provider.baseUrl ?? ANTHROPIC_API_URL): string[] {
   const nameWidth = Math.max(...providers.map((provider) => provider.name.length));
-  const urlWidth = Math.max(...providers.map((provider) => (provider.baseUrl ?? ANTHROPIC_API_URL).length));
-  return providers.map((provider) => {
+  const urls = providers.map(endpoint);
+  const urlWidth = Math.max(...urls.map((url) => url.length));
+  return providers.map((provider, i) => {
     const mark = provider.name === current ? "  (default)" : "";
     const key = provider.apiKeyEnv ? `key ${provider.apiKeyEnv}` : "no key";
-    return `${provider.name.padEnd(nameWidth)}  ${(provider.baseUrl ?? ANTHROPIC_API_URL).padEnd(urlWidth)}  ${key}${mark}`;
+    return `${provider.name.padEnd(nameWidth)}  ${(urls[i] as string).padEnd(urlWidth)}  ${key}${mark}`;
   });
 }

@@ -5,7 +5,7 @@ import { findModel, parseSpec, unlistedModelWarning } from "../../config/modelsF
 import { type ModelInfo, notRunningMessage, type ProviderInfo, providerTitle, serverAddress } from "../../model/catalog.ts";
 import { oneLine } from "../../text/visible.ts";
 import { checkKey } from "./check.ts";
-import { modelChoices, modelLabel, modelRows, providerChoices, providerRows } from "./choices.ts";
+import { ANTHROPIC_API_URL, modelChoices, modelLabel, modelRows, providerChoices, providerRows } from "./choices.ts";
 import { maskKey } from "./mask.ts";
 import { confirm, secret, select } from "./prompts.ts";
 import { saveSetup, type SetupResult, summaryLines } from "./save.ts";
@@ -21,6 +21,12 @@ export interface InteractiveOptions {
   checkTimeoutMs?: number;
 }
 
+/** The endpoint setup will check and the runtime will call, as the menu shows it. */
+function endpointText(state: SetupState, provider: ProviderInfo): string {
+  const url = providerBaseUrl(state, provider) ?? ANTHROPIC_API_URL;
+  return provider.type === "anthropic" && state.ctx.env.ANTHROPIC_BASE_URL ? `${oneLine(url, 80)} (ANTHROPIC_BASE_URL)` : oneLine(url, 80);
+}
+
 async function chooseProvider(session: TerminalSession, state: SetupState, last?: string): Promise<ProviderInfo> {
   const providers = providerChoices(state.catalog);
   const current = state.catalog.default ? parseSpec(state.catalog.default).provider : undefined;
@@ -31,7 +37,7 @@ async function chooseProvider(session: TerminalSession, state: SetupState, last?
   }
   const index = await select(session, {
     title: "Choose a provider",
-    items: providerRows(providers, current),
+    items: providerRows(providers, current, (provider) => endpointText(state, provider)),
     initial: Math.max(0, providers.findIndex((provider) => provider.name === (last ?? current))),
     chosen: (i) => `Provider: ${providers[i]?.name}`,
   });
@@ -163,7 +169,7 @@ async function obtainKey(
     }
     if (!options.check) return { key, newKey, checked: "skipped" };
 
-    session.draw([`Checking the key with ${oneLine(baseUrl ?? "api.anthropic.com")} …`]);
+    session.draw([`Checking the key with ${oneLine(baseUrl ?? ANTHROPIC_API_URL)} …`]);
     const result = await checkKey({ baseUrl, key, api: provider, signal: session.signal, ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}) });
     session.erase();
     if (result.result === "ok") {
