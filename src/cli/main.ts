@@ -1,8 +1,9 @@
-import { type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
+import { type CommandDef, defineCommand, runCommand } from "citty";
 import { VERSION } from "../version.ts";
 import { nearestOption, type OptionSpecs, scanArgs, splitArgv } from "./argv.ts";
 import { CHAT_ARGS, isChatInvocation } from "./chat/argv.ts";
 import { describeFailure, EXIT_USAGE, isUsageError, UsageError } from "./errors.ts";
+import { footerText, usageText } from "./usage.ts";
 
 // citty's own SubCommandsDef holds CommandDef<any>: each command's args type differs.
 // biome-ignore lint/suspicious/noExplicitAny: matches citty's declaration
@@ -55,11 +56,11 @@ export const rootCommand: AnyCommand = defineCommand({
   subCommands: () => SUBCOMMANDS,
 });
 
-/** Help on stdout, coloured only for a terminal; a command's `helpFooter` (run's exit codes) last. */
+/** Help on stdout, wrapped to the terminal (80 columns in a pipe); a command's `helpFooter` (run's exit codes) last. */
 async function printUsage(command: AnyCommand, parent?: AnyCommand): Promise<void> {
   const footer = (command as { helpFooter?: string }).helpFooter;
-  const text = `${await renderUsage(command, parent)}${footer ? `\n${footer}\n` : ""}`;
-  console.log(process.stdout.isTTY ? text : text.replace(/\x1b\[[0-9;]*m/g, ""));
+  const width = Math.min(100, process.stdout.isTTY && process.stdout.columns ? process.stdout.columns - 1 : 80);
+  console.log(`${await usageText(command, parent, width)}${footer ? `\n${footerText(footer, width)}` : ""}`);
 }
 
 async function showHelp(name: string | undefined): Promise<number> {

@@ -12,7 +12,7 @@ export const setupCommand = defineCommand({
     forget: { type: "boolean", description: "Remove a key from ~/.garuda/credentials (NAME, or the model's key)" },
     name: { type: "positional", required: false, description: "With --forget: the key name, such as ANTHROPIC_API_KEY", valueHint: "NAME" },
     "key-stdin": { type: "boolean", description: "Read the key from stdin (one line) instead of asking; for scripts" },
-    check: { type: "boolean", default: true, description: "Check the key with one free request (--no-check skips it)" },
+    check: { type: "boolean", default: true, description: "Check the key with one free request", negativeDescription: "Save the key without checking it (no request is sent)" },
   },
   async run({ args }) {
     return runSetup({

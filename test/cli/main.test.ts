@@ -26,9 +26,27 @@ describe("garuda (from source)", () => {
     using home = tempDir();
     const run = garuda(["--help"], home.path);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("USAGE garuda");
+    expect(run.stdout).toContain("Usage: garuda");
     for (const option of ["--model", "--continue", "--resume", "--hide-thinking", "run"]) expect(run.stdout).toContain(option);
     expect(run.stdout).not.toContain("\u001b[");
+  });
+
+  test("every command's --help: left-aligned columns, every option described, nothing past 80 columns in a pipe", () => {
+    using home = tempDir();
+    for (const command of [[], ["run"], ["setup"], ["acp"], ["models"], ["audit"], ["help"], ["version"]]) {
+      const help = garuda([...command, "--help"], home.path);
+      expect(help.code).toBe(0);
+      const lines = help.stdout.split("\n");
+      for (const line of lines) {
+        expect(line.length).toBeLessThanOrEqual(80);
+        expect(line).not.toMatch(/ $/);
+      }
+      const options = lines.slice(lines.indexOf("Options:") + 1, lines.indexOf("", lines.indexOf("Options:")));
+      expect(options.length).toBeGreaterThan(0);
+      // A row starts with its flag two blanks in, and says what the flag does.
+      for (const row of options.filter((line) => /^ {2}-/.test(line))) expect(row).toMatch(/^ {2}-\S.*\S {2,}\S/);
+    }
+    expect(garuda(["setup", "--help"], home.path).stdout).toContain("  --no-check           Save the key without checking it (no request is sent)");
   });
 
   test("bare garuda is the chat: with no model it says to run setup and exits 1", () => {
@@ -136,11 +154,11 @@ describe("garuda (from source)", () => {
     using home = tempDir();
     const help = garuda(["help"], home.path);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("USAGE garuda");
+    expect(help.stdout).toContain("Usage: garuda");
     expect(help.stderr).toBe("");
     const helpRun = garuda(["help", "run"], home.path);
     expect(helpRun.code).toBe(0);
-    expect(helpRun.stdout).toContain("USAGE garuda run");
+    expect(helpRun.stdout).toContain("Usage: garuda run");
     expect(helpRun.stdout).toContain("143  terminated");
     expect(garuda(["version"], home.path)).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
     const unknown = garuda(["help", "bogus"], home.path);
