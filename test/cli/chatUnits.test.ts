@@ -203,6 +203,20 @@ describe("the transcript", () => {
     expect(out.join("")).toContain("\r\x1b[K  ⎿ ok\n");
   });
 
+  test("on a terminal, Garuda's lines wrap at words to the window, continuation lines indented", () => {
+    const out: string[] = [];
+    const screen = new Screen({ write: (text: string) => out.push(text), columns: 40 }, true, false);
+    const transcript = new Transcript({ answer: screen, activity: screen, style: NO_STYLE, showThinking: true, calls: new OpenCalls() });
+    transcript.beginTurn();
+    transcript.notice("the conversation was compacted to make room for the next answer.");
+    transcript.event({ type: "tool_call", callId: "r", tool: "read_file", input: {}, info: { title: "Read a.txt", kind: "read", locations: [] } });
+    transcript.event({ type: "tool_result", callId: "r", status: "failed", output: "Error: the file a.txt does not exist in this project folder" });
+    const shown = stripAnsi(out.join(""));
+    expect(shown).toContain("Garuda: the conversation was compacted\n        to make room for the next\n        answer.\n");
+    expect(shown).toContain("  ✗ Error: the file a.txt does not\n    exist in this project folder\n");
+    for (const line of shown.split("\n")) expect(line.length).toBeLessThanOrEqual(39);
+  });
+
   test("a command's output: a failure shows its last lines under the result, a success its last two, dimmed and made safe", () => {
     const out: string[] = [];
     const screen = new Screen({ write: (text: string) => out.push(text), columns: 40 }, true, false);

@@ -11,6 +11,7 @@ import type { Style } from "./style.ts";
 import { commandOutputLines, firstLine, fitLine, lastLine, plural, tokens } from "./text.ts";
 import { callTitle, serverToolTitle } from "../../display/callTitle.ts";
 import { retryNotice } from "../../runtime/retryNotice.ts";
+import { hangingWrap } from "../wrap.ts";
 
 export interface TranscriptOptions {
   /** Where the answer goes. */
@@ -128,9 +129,18 @@ export class Transcript {
   notice(text: string, level: "info" | "warning" = "info"): void {
     const { activity, style } = this.#o;
     this.#startActivity();
-    const line = `Garuda: ${visible(text)}`;
+    const line = this.#fit(visible(text), "Garuda: ", "        ");
     activity.line(level === "warning" ? style.yellow(line) : line);
     this.#lastCall = undefined;
+  }
+
+  /**
+   * On a terminal, `text` wrapped at words to the window, `first` before it and `rest` before each
+   * line it continues on, so no line breaks mid-word at the window's edge; a log gets one line.
+   */
+  #fit(text: string, first: string, rest: string): string {
+    const { activity } = this.#o;
+    return activity.live ? hangingWrap(text, activity.columns - 1, first, rest) : `${first}${text}`;
   }
 
   /** Something else was written (a question): the next line about a call names its call. */
@@ -190,7 +200,7 @@ export class Transcript {
     const { activity, style, calls } = this.#o;
     calls.add({ id, title, ...(server && { server: true }) });
     this.#startActivity();
-    activity.line(`${style.cyan("●")} ${style.bold(title)}`);
+    activity.line(`${style.cyan("●")} ${style.bold(this.#fit(title, "", "  "))}`);
     this.#lastCall = id;
   }
 
@@ -258,7 +268,8 @@ export class Transcript {
     const { activity, style } = this.#o;
     this.#startActivity();
     const text = this.#lastCall === id && id !== undefined ? detail : `${title}: ${detail}`;
-    activity.line(`  ${ok ? style.dim(`⎿ ${text}`) : style.red(`✗ ${text}`)}`);
+    const fitted = this.#fit(text, ok ? "  ⎿ " : "  ✗ ", "    ");
+    activity.line(ok ? style.dim(fitted) : style.red(fitted));
     this.#lastCall = undefined;
   }
 
