@@ -50,15 +50,15 @@ interface RuntimeBound {
 
 export class Session {
   readonly id: string;
-  /** Lines from session/new that wait for the first prompt. */
-  readonly notices: string[] = [];
+  /** Lines (the answers to the project-trust questions) that wait for the turn's start. */
+  readonly #notices: string[] = [];
   /** session/close or shutdown came: a runtime prepared again late is closed, not attached. */
-  ended = false;
-  turn: AbortController | undefined;
+  #ended = false;
+  #turn: AbortController | undefined;
   /** The prompt request that runs, so close() can wait for its answer. */
-  running: Promise<unknown> | undefined;
+  #running: Promise<unknown> | undefined;
   /** The / menu the editor was last sent (JSON), so a turn that changes it (MCP prompts) re-sends it. */
-  advertised: string | undefined;
+  #advertised: string | undefined;
   readonly #link: SessionLink;
   readonly #parts: SessionParts;
   #bound: RuntimeBound;
@@ -72,16 +72,18 @@ export class Session {
     this.#bound = this.#bind(parts.runtime);
   }
 
+  /** The runtime now (another after a yes to the project's settings). */
   get runtime(): Runtime {
     return this.#bound.runtime;
   }
 
-  get controls(): ControlUpdates {
-    return this.#bound.controls;
+  /** A prompt runs. */
+  get busy(): boolean {
+    return this.#turn !== undefined;
   }
 
-  get busy(): boolean {
-    return this.turn !== undefined;
+  get #controls(): ControlUpdates {
+    return this.#bound.controls;
   }
 
   get #mapper(): SessionMapper {
@@ -100,7 +102,7 @@ export class Session {
     return {
       runtime,
       mapper: new SessionMapper(this.#calls, runtime.root, this.#parts.features, { send: (update) => this.#channel.send(update), written: () => this.#channel.flush() }),
-      controls: new ControlUpdates(runtime, (update) => this.announceUpdate(update), (text) => this.logOnce(text)),
+      controls: new ControlUpdates(runtime, (update) => this.#announceUpdate(update), (text) => this.#logOnce(text)),
     };
   }
 
@@ -108,30 +110,30 @@ export class Session {
    * A line for the editor's log, once per session: some editors show every stderr line to the
    * user as an error (acp.el), and a failure that repeats at every turn says nothing new.
    */
-  logOnce(text: string): void {
+  #logOnce(text: string): void {
     if (this.#logged.has(text)) return;
     this.#logged.add(text);
     this.#parts.log(text);
   }
 
   /** An update about the session, not a turn: sent whether a prompt runs or not. */
-  announceUpdate(update: acp.SessionUpdate): void {
+  #announceUpdate(update: acp.SessionUpdate): void {
     this.#link.notify(update).catch(() => {});
   }
 
   /** What session/new, load and resume answer: only the modes the team policy allows; the config options say them again. */
   answer(): acp.LoadSessionResponse {
-    return { modes: sessionModes(this.runtime), configOptions: configOptions(this.runtime, (text) => this.logOnce(text)) };
+    return { modes: sessionModes(this.runtime), configOptions: configOptions(this.runtime, (text) => this.#logOnce(text)) };
   }
 
   /** After the answer to session/new, load or resume: the / menu (when listing it worked) and the usage so far. */
   announceStart(): void {
-    const availableCommands = commandList(this.runtime, (text) => this.logOnce(text));
+    const availableCommands = commandList(this.runtime, (text) => this.#logOnce(text));
     if (availableCommands) {
-      this.advertised = JSON.stringify(availableCommands);
-      this.announceUpdate({ sessionUpdate: "available_commands_update", availableCommands });
+      this.#advertised = JSON.stringify(availableCommands);
+      this.#announceUpdate({ sessionUpdate: "available_commands_update", availableCommands });
     }
-    this.announceUpdate(usageUpdate(this.runtime.controls.usage));
+    this.#announceUpdate(usageUpdate(this.runtime.controls.usage));
   }
 
   #send(updates: acp.SessionUpdate[]): void {
@@ -145,18 +147,18 @@ export class Session {
       this.#send(updates);
       await this.#channel.flush();
     } finally {
-      if (!this.turn) this.#channel.close();
+      if (!this.#turn) this.#channel.close();
     }
   }
 
   /** session/cancel, and the first step of close and shutdown: the turn stops. */
   cancel(): void {
-    this.turn?.abort();
+    this.#turn?.abort();
   }
 
   /** Shutdown: the turn stops and a runtime prepared again late is not attached. */
   end(): void {
-    this.ended = true;
+    this.#ended = true;
     this.cancel();
   }
 
@@ -164,23 +166,23 @@ export class Session {
   async close(): Promise<void> {
     this.end();
     await this.runtime.close();
-    await this.running?.catch(() => {});
+    await this.#running?.catch(() => {});
   }
 
   /** session/set_mode: the runtime's refusal (a team policy) is the editor's error. */
   async setMode(modeId: string): Promise<void> {
     const mode = MODES.find((m) => m.id === modeId)?.id as Mode | undefined;
     if (!mode) throw acp.RequestError.invalidParams({ modeId: oneLine(modeId, 100) }, `unknown mode "${oneLine(modeId, 100)}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
-    const { refusal, notices } = await this.controls.quietly("mode", () => this.runtime.setMode(mode));
+    const { refusal, notices } = await this.#controls.quietly("mode", () => this.runtime.setMode(mode));
     if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: oneLine(modeId, 100) }, visible(refusal));
-    for (const text of notices) this.announce(text);
+    for (const text of notices) this.#announce(text);
   }
 
   /** session/set_config_option: the mode option and the session modes are one setting, so the older API hears of it. */
   async setConfigOption(params: acp.SetSessionConfigOptionRequest): Promise<acp.SetSessionConfigOptionResponse> {
-    const notices = await this.controls.quietly("config", () => setConfigOption(this.runtime, params));
-    for (const text of notices) this.announce(text);
-    return { configOptions: configOptions(this.runtime, (text) => this.logOnce(text)) };
+    const notices = await this.#controls.quietly("config", () => setConfigOption(this.runtime, params));
+    for (const text of notices) this.#announce(text);
+    return { configOptions: configOptions(this.runtime, (text) => this.#logOnce(text)) };
   }
 
   #say(text: string): void {
@@ -191,7 +193,7 @@ export class Session {
    * A line the user must see now, in a prompt or between prompts (a mode switch stopped a
    * process): between prompts it goes straight to the editor as a message of its own.
    */
-  announce(text: string): void {
+  #announce(text: string): void {
     if (this.#channel.isOpen) {
       this.#say(text);
       return;
@@ -202,9 +204,9 @@ export class Session {
 
   /** session/prompt: one turn at a time; a stop (session/cancel, or the request cancelled) ends it as "cancelled". */
   async prompt(blocks: acp.ContentBlock[], requestSignal: AbortSignal): Promise<acp.PromptResponse> {
-    if (this.turn) throw acp.RequestError.invalidRequest(undefined, "A prompt is already running in this session. Wait for it to end, or cancel it.");
+    if (this.#turn) throw acp.RequestError.invalidRequest(undefined, "A prompt is already running in this session. Wait for it to end, or cancel it.");
     const controller = new AbortController();
-    this.turn = controller;
+    this.#turn = controller;
     const abort = () => controller.abort();
     requestSignal.addEventListener("abort", abort, { once: true });
     controller.signal.addEventListener(
@@ -220,7 +222,7 @@ export class Session {
     this.#mapper.beginTurn();
     this.#channel.open();
     const running = this.#run(blocks, controller.signal);
-    this.running = running;
+    this.#running = running;
     try {
       return await running;
     } finally {
@@ -229,8 +231,8 @@ export class Session {
       if (this.runtime.session) this.#channel.send({ sessionUpdate: "session_info_update", updatedAt: new Date().toISOString() });
       await this.#channel.flush();
       this.#channel.close();
-      this.turn = undefined;
-      this.running = undefined;
+      this.#turn = undefined;
+      this.#running = undefined;
     }
   }
 
@@ -241,13 +243,13 @@ export class Session {
   async #askProjectTrust(signal: AbortSignal): Promise<boolean> {
     if (!this.#link.trust.waiting) return true;
     const { yes, lines } = await this.#link.trust.ask(this.#link.approver, signal);
-    for (const text of lines) this.notices.push(text);
-    if (!yes || signal.aborted) return !this.ended;
+    for (const text of lines) this.#notices.push(text);
+    if (!yes || signal.aborted) return !this.#ended;
     // The old runtime lets go of the session file first (one writer per file).
     const mode = this.runtime.mode;
     await this.runtime.close();
     const fresh = await this.#parts.prepareAgain(mode);
-    if (this.ended) {
+    if (this.#ended) {
       await fresh.close();
       return false;
     }
@@ -263,7 +265,7 @@ export class Session {
     // Calls a stop left open are closed first, in the editor and in the conversation.
     this.#send(this.#calls.closeAll().flatMap((call) => this.#mapper.cancelled(call)));
     runtime.closeOpenToolCalls();
-    for (const text of this.notices.splice(0)) this.#say(text);
+    for (const text of this.#notices.splice(0)) this.#say(text);
 
     const text = promptText(blocks, runtime.root);
     const command = text.trimStart().startsWith("/") ? runtime.resolveCommand(text) : ({ kind: "prompt", text } as const);
@@ -315,9 +317,9 @@ export class Session {
 
   /** MCP servers start at the first turn; their prompts join the / menu then. */
   #refreshCommands(): void {
-    const availableCommands = commandList(this.runtime, (text) => this.logOnce(text));
-    if (!availableCommands || JSON.stringify(availableCommands) === this.advertised) return;
-    this.advertised = JSON.stringify(availableCommands);
+    const availableCommands = commandList(this.runtime, (text) => this.#logOnce(text));
+    if (!availableCommands || JSON.stringify(availableCommands) === this.#advertised) return;
+    this.#advertised = JSON.stringify(availableCommands);
     this.#send([{ sessionUpdate: "available_commands_update", availableCommands }]);
   }
 

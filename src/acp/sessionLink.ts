@@ -17,7 +17,7 @@ export class SessionLink {
 
   constructor(
     readonly id: string,
-    readonly client: acp.AgentContext,
+    private readonly client: acp.AgentContext,
   ) {
     this.channel = new SessionChannel((update) => this.notify(update));
     this.approver = new AcpApprover({
