@@ -9,8 +9,9 @@ import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SOURCE_NAMES, SH
 import type { BuiltinAnswer, ModelAnswer, PermissionsAnswer } from "../runtime/builtins.ts";
 import type { BuiltinCommand } from "../runtime/commands.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { oneLine, visible } from "../text/visible.ts";
+import { hasHidden, oneLine, visible } from "../text/visible.ts";
 import { codeBlock, escapeMarkdown, inlineCode } from "./codeBlock.ts";
+import { messageOf } from "./errors.ts";
 import { compactionLine } from "./updates.ts";
 
 /** The built-ins in the editor's / menu, before the custom commands and skills. */
@@ -19,6 +20,28 @@ export function builtinCommands(): AvailableCommand[] {
     const { description, hint } = BUILTIN_DESCRIPTIONS[name];
     return { name, description: description.charAt(0).toUpperCase() + description.slice(1), ...(hint && { input: { hint } }) };
   });
+}
+
+/** The runtime's commands and skills as the editor's / menu lists them; undefined when listing failed. */
+export function commandList(runtime: Runtime, log: (text: string) => void): AvailableCommand[] | undefined {
+  try {
+    const builtins = builtinCommands();
+    const custom = runtime
+      .availableCommands()
+      // A built-in wins over a custom command of its name (resolveCommand), so the menu lists it once.
+      .filter((command) => !builtins.some((builtin) => builtin.name === command.name))
+      // Names are checked where they are read (a name part, [a-z0-9_-]); one that is not plain is left out all the same.
+      .filter((command) => !hasHidden(command.name))
+      .map((command) => ({
+        name: command.name,
+        description: oneLine(command.description),
+        ...(command.argumentHint && { input: { hint: oneLine(command.argumentHint) } }),
+      }));
+    return [...builtins, ...custom];
+  } catch (error) {
+    log(`garuda acp: listing the commands failed: ${messageOf(error)}`);
+    return undefined;
+  }
 }
 
 const TERMINAL_ONLY: Readonly<Record<Exclude<BuiltinCommand, (typeof SHARED_BUILTINS)[number]>, string>> = {

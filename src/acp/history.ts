@@ -33,7 +33,7 @@ export interface StartRequest {
   mode?: Mode;
 }
 
-/** What the server gives the history handlers. */
+/** What the history handlers are given (sessions.ts, historyHost). */
 export interface HistoryHost {
   /** ~/.garuda/sessions. */
   sessionsDir: string;

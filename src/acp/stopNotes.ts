@@ -1,4 +1,4 @@
-// The lines Garuda adds when a turn stops short, live (server.ts) and in a replay (replay.ts):
+// The lines Garuda adds when a turn stops short, live (session.ts) and in a replay (replay.ts):
 // max_turn_requests alone does not say whether "go on" helps, and editors show stopReason
 // differently (or not at all), so Garuda says it as a notice; a stop names what it ended.
 import type { StopReason } from "../core-types/events.ts";

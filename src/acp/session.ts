@@ -1,0 +1,336 @@
+// One ACP session: its runtime, its updates, its questions, and the turn that runs. It is built
+// with a runtime already prepared (sessions.ts prepares it with this session's SessionLink); after
+// a yes to the project's settings at the first prompt it swaps in a runtime prepared again.
+import * as acp from "@agentclientprotocol/sdk";
+import type { StopReason } from "../core-types/events.ts";
+import type { Mode } from "../permission/types.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { oneLine, visible } from "../text/visible.ts";
+import { commandList, runCommand } from "./commands.ts";
+import { configOptions, MODES, sessionModes, setConfigOption } from "./configOptions.ts";
+import { ControlUpdates } from "./controlUpdates.ts";
+import { shownError } from "./errors.ts";
+import { promptImages, promptText } from "./prompt.ts";
+import { promptBlocks } from "./promptBlocks.ts";
+import type { SessionLink } from "./sessionLink.ts";
+import { type ClientFeatures, SessionMapper } from "./sessionMapper.ts";
+import { STOP_NOTES, stopLines } from "./stopNotes.ts";
+import { usageUpdate } from "./usage.ts";
+
+const STOP_REASONS: Readonly<Record<StopReason, acp.StopReason>> = {
+  done: "end_turn",
+  max_tokens: "max_tokens",
+  refusal: "refusal",
+  max_steps: "max_turn_requests",
+  token_budget: "max_turn_requests",
+  repeated_calls: "max_turn_requests",
+  cancelled: "cancelled",
+};
+
+export interface SessionParts {
+  link: SessionLink;
+  /** Prepared with `link`'s approver and project-trust answers. */
+  runtime: Runtime;
+  /** Prepares this session's runtime again in `mode`, once the old one has closed (after a yes to the project's settings). */
+  prepareAgain: (mode: Mode) => Promise<Runtime>;
+  /** After a stop, how long running calls may take to report. */
+  settleMs: number;
+  /** The editor's log (stderr). */
+  log: (text: string) => void;
+  /** What the editor's initialize said it takes. */
+  features: ClientFeatures;
+}
+
+/** What is made anew with each runtime the session has. */
+interface RuntimeBound {
+  runtime: Runtime;
+  mapper: SessionMapper;
+  controls: ControlUpdates;
+}
+
+export class Session {
+  readonly id: string;
+  /** Lines (the answers to the project-trust questions) that wait for the turn's start. */
+  readonly #notices: string[] = [];
+  /** session/close or shutdown came: a runtime prepared again late is closed, not attached. */
+  #ended = false;
+  #turn: AbortController | undefined;
+  /** The prompt request that runs, so close() can wait for its answer. */
+  #running: Promise<unknown> | undefined;
+  /** The / menu the editor was last sent (JSON), so a turn that changes it (MCP prompts) re-sends it. */
+  #advertised: string | undefined;
+  readonly #link: SessionLink;
+  readonly #parts: SessionParts;
+  #bound: RuntimeBound;
+  /** Log lines already written for this session. */
+  readonly #logged = new Set<string>();
+
+  constructor(parts: SessionParts) {
+    this.id = parts.link.id;
+    this.#link = parts.link;
+    this.#parts = parts;
+    this.#bound = this.#bind(parts.runtime);
+  }
+
+  /** The runtime now (another after a yes to the project's settings). */
+  get runtime(): Runtime {
+    return this.#bound.runtime;
+  }
+
+  /** A prompt runs. */
+  get busy(): boolean {
+    return this.#turn !== undefined;
+  }
+
+  get #controls(): ControlUpdates {
+    return this.#bound.controls;
+  }
+
+  get #mapper(): SessionMapper {
+    return this.#bound.mapper;
+  }
+
+  get #calls() {
+    return this.#link.calls;
+  }
+
+  get #channel() {
+    return this.#link.channel;
+  }
+
+  #bind(runtime: Runtime): RuntimeBound {
+    return {
+      runtime,
+      mapper: new SessionMapper(this.#calls, runtime.root, this.#parts.features, { send: (update) => this.#channel.send(update), written: () => this.#channel.flush() }),
+      controls: new ControlUpdates(runtime, (update) => this.#announceUpdate(update), (text) => this.#logOnce(text)),
+    };
+  }
+
+  /**
+   * A line for the editor's log, once per session: some editors show every stderr line to the
+   * user as an error (acp.el), and a failure that repeats at every turn says nothing new.
+   */
+  #logOnce(text: string): void {
+    if (this.#logged.has(text)) return;
+    this.#logged.add(text);
+    this.#parts.log(text);
+  }
+
+  /** An update about the session, not a turn: sent whether a prompt runs or not. */
+  #announceUpdate(update: acp.SessionUpdate): void {
+    this.#link.notify(update).catch(() => {});
+  }
+
+  /** What session/new, load and resume answer: only the modes the team policy allows; the config options say them again. */
+  answer(): acp.LoadSessionResponse {
+    return { modes: sessionModes(this.runtime), configOptions: configOptions(this.runtime, (text) => this.#logOnce(text)) };
+  }
+
+  /** After the answer to session/new, load or resume: the / menu (when listing it worked) and the usage so far. */
+  announceStart(): void {
+    const availableCommands = commandList(this.runtime, (text) => this.#logOnce(text));
+    if (availableCommands) {
+      this.#advertised = JSON.stringify(availableCommands);
+      this.#announceUpdate({ sessionUpdate: "available_commands_update", availableCommands });
+    }
+    this.#announceUpdate(usageUpdate(this.runtime.controls.usage));
+  }
+
+  #send(updates: acp.SessionUpdate[]): void {
+    for (const update of updates) this.#channel.send(update);
+  }
+
+  /** Sends a replay now (no prompt runs), all of it written before this resolves. */
+  async replay(updates: acp.SessionUpdate[]): Promise<void> {
+    this.#channel.open();
+    try {
+      this.#send(updates);
+      await this.#channel.flush();
+    } finally {
+      if (!this.#turn) this.#channel.close();
+    }
+  }
+
+  /** session/cancel, and the first step of close and shutdown: the turn stops. */
+  cancel(): void {
+    this.#turn?.abort();
+  }
+
+  /** Shutdown: the turn stops and a runtime prepared again late is not attached. */
+  end(): void {
+    this.#ended = true;
+    this.cancel();
+  }
+
+  /** session/close: the turn stops as on session/cancel, the runtime closes (its executor kills what runs). */
+  async close(): Promise<void> {
+    this.end();
+    await this.runtime.close();
+    await this.#running?.catch(() => {});
+  }
+
+  /** session/set_mode: the runtime's refusal (a team policy) is the editor's error. */
+  async setMode(modeId: string): Promise<void> {
+    const mode = MODES.find((m) => m.id === modeId)?.id as Mode | undefined;
+    if (!mode) throw acp.RequestError.invalidParams({ modeId: oneLine(modeId, 100) }, `unknown mode "${oneLine(modeId, 100)}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
+    const { refusal, notices } = await this.#controls.quietly("mode", () => this.runtime.setMode(mode));
+    if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: oneLine(modeId, 100) }, visible(refusal));
+    for (const text of notices) this.#announce(text);
+  }
+
+  /** session/set_config_option: the mode option and the session modes are one setting, so the older API hears of it. */
+  async setConfigOption(params: acp.SetSessionConfigOptionRequest): Promise<acp.SetSessionConfigOptionResponse> {
+    const notices = await this.#controls.quietly("config", () => setConfigOption(this.runtime, params));
+    for (const text of notices) this.#announce(text);
+    return { configOptions: configOptions(this.runtime, (text) => this.#logOnce(text)) };
+  }
+
+  #say(text: string): void {
+    this.#send(this.#mapper.notice(text));
+  }
+
+  /**
+   * A line the user must see now, in a prompt or between prompts (a mode switch stopped a
+   * process): between prompts it goes straight to the editor as a message of its own.
+   */
+  #announce(text: string): void {
+    if (this.#channel.isOpen) {
+      this.#say(text);
+      return;
+    }
+    this.#mapper.beginTurn();
+    for (const update of this.#mapper.notice(text)) this.#link.notify(update).catch(() => {});
+  }
+
+  /** session/prompt: one turn at a time; a stop (session/cancel, or the request cancelled) ends it as "cancelled". */
+  async prompt(blocks: acp.ContentBlock[], requestSignal: AbortSignal): Promise<acp.PromptResponse> {
+    if (this.#turn) throw acp.RequestError.invalidRequest(undefined, "A prompt is already running in this session. Wait for it to end, or cancel it.");
+    const controller = new AbortController();
+    this.#turn = controller;
+    const abort = () => controller.abort();
+    requestSignal.addEventListener("abort", abort, { once: true });
+    controller.signal.addEventListener(
+      "abort",
+      () => {
+        this.#calls.stop();
+        // A command held for a slow editor must not keep the stop waiting.
+        this.#send(this.#mapper.endTerminals());
+      },
+      { once: true },
+    );
+    this.#calls.beginTurn();
+    this.#mapper.beginTurn();
+    this.#channel.open();
+    const running = this.#run(blocks, controller.signal);
+    this.#running = running;
+    try {
+      return await running;
+    } finally {
+      requestSignal.removeEventListener("abort", abort);
+      // The history's time of the session: after every turn that wrote to its file.
+      if (this.runtime.session) this.#channel.send({ sessionUpdate: "session_info_update", updatedAt: new Date().toISOString() });
+      await this.#channel.flush();
+      this.#channel.close();
+      this.#turn = undefined;
+      this.#running = undefined;
+    }
+  }
+
+  /**
+   * The project's settings (or hooks) asked about, once, at the first prompt; after a yes the
+   * runtime is prepared again with them (nothing has run in it yet). False: the session ended.
+   */
+  async #askProjectTrust(signal: AbortSignal): Promise<boolean> {
+    if (!this.#link.trust.waiting) return true;
+    const { yes, lines } = await this.#link.trust.ask(this.#link.approver, signal);
+    for (const text of lines) this.#notices.push(text);
+    if (!yes || signal.aborted) return !this.#ended;
+    // The old runtime lets go of the session file first (one writer per file).
+    const mode = this.runtime.mode;
+    await this.runtime.close();
+    const fresh = await this.#parts.prepareAgain(mode);
+    if (this.#ended) {
+      await fresh.close();
+      return false;
+    }
+    this.#bound = this.#bind(fresh);
+    this.#mapper.beginTurn();
+    return true;
+  }
+
+  async #run(blocks: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
+    if (!(await this.#askProjectTrust(signal))) return { stopReason: "cancelled" };
+    if (signal.aborted) return { stopReason: "cancelled" };
+    const runtime = this.runtime;
+    // Calls a stop left open are closed first, in the editor and in the conversation.
+    this.#send(this.#calls.closeAll().flatMap((call) => this.#mapper.cancelled(call)));
+    runtime.closeOpenToolCalls();
+    for (const text of this.#notices.splice(0)) this.#say(text);
+
+    const text = promptText(blocks, runtime.root);
+    const command = text.trimStart().startsWith("/") ? runtime.resolveCommand(text) : ({ kind: "prompt", text } as const);
+    if (command.kind === "builtin") {
+      const reply = await runCommand(runtime, command.name, command.args, signal);
+      for (const text of reply.notices) this.#say(text);
+      if (reply.text !== "") this.#send([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply.text } }]);
+      return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
+    }
+    if (command.kind === "unknown") {
+      const names = runtime.availableCommands().map((c) => `/${c.name}`);
+      this.#say(`/${command.name} is not a command of this project. ${names.length > 0 ? `The commands are: ${names.join(", ")}.` : "This project has no custom commands or skills."}`);
+      return { stopReason: "end_turn" };
+    }
+
+    let reason: StopReason;
+    try {
+      const { images, refused } = promptImages(blocks);
+      for (const line of refused) this.#say(line);
+      reason = await runtime.runTurn(
+        command.text,
+        signal,
+        (event) => {
+          this.#send(this.#mapper.map(event));
+          return this.#mapper.hold(event);
+        },
+        promptBlocks(blocks),
+        images,
+      );
+    } catch (error) {
+      if (!signal.aborted) {
+        runtime.recordStop("error");
+        this.#send(this.#calls.closeAll().flatMap((call) => this.#mapper.cancelled(call)));
+        const { ModelError } = await import("../model/types.ts");
+        if (!(error instanceof ModelError)) this.#parts.log(`garuda acp: the turn failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        throw new acp.RequestError(-32603, shownError(error));
+      }
+      reason = "cancelled";
+    }
+    this.#refreshCommands();
+    if (reason === "cancelled" || signal.aborted) {
+      await this.#settle();
+      return { stopReason: "cancelled" };
+    }
+    const note = STOP_NOTES[reason];
+    if (note) this.#say(note);
+    return { stopReason: STOP_REASONS[reason] };
+  }
+
+  /** MCP servers start at the first turn; their prompts join the / menu then. */
+  #refreshCommands(): void {
+    const availableCommands = commandList(this.runtime, (text) => this.#logOnce(text));
+    if (!availableCommands || JSON.stringify(availableCommands) === this.#advertised) return;
+    this.#advertised = JSON.stringify(availableCommands);
+    this.#send([{ sessionUpdate: "available_commands_update", availableCommands }]);
+  }
+
+  /** After a stop: running calls get up to settleMs to report; each one the stop ended is named. */
+  async #settle(): Promise<void> {
+    this.#calls.stop();
+    const ended = this.#calls.ended();
+    // A search the provider ran inside the answer cannot report after the stop.
+    for (const call of ended) if (call.server && this.#calls.finish(call.id)) this.#send(this.#mapper.cancelled(call));
+    await this.#calls.settle(this.#parts.settleMs);
+    this.#send(this.#calls.closeAll().flatMap((call) => this.#mapper.cancelled(call)));
+    for (const line of stopLines(ended.map((call) => call.title))) this.#say(line);
+  }
+}

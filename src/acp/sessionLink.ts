@@ -1,0 +1,35 @@
+// What one ACP session has of the editor before it has a runtime: the runtime is prepared with
+// this link's approver (the permission questions) and its project-trust answers, so the link is
+// made first, then the runtime, then the Session (session.ts) with both.
+import * as acp from "@agentclientprotocol/sdk";
+import { AcpApprover } from "./approver.ts";
+import { EditorProjectTrust } from "./projectTrust.ts";
+import { KnownCalls, SessionChannel } from "./updates.ts";
+
+export class SessionLink {
+  /** The tool calls the editor has been shown, so a question can name its call and a stop close them. */
+  readonly calls = new KnownCalls();
+  /** The turn's updates, in order, sent only while a prompt runs. */
+  readonly channel: SessionChannel;
+  readonly approver: AcpApprover;
+  /** The project's settings and hooks waiting for a yes, and the answers given. */
+  readonly trust = new EditorProjectTrust();
+
+  constructor(
+    readonly id: string,
+    private readonly client: acp.AgentContext,
+  ) {
+    this.channel = new SessionChannel((update) => this.notify(update));
+    this.approver = new AcpApprover({
+      sessionId: id,
+      channel: this.channel,
+      calls: this.calls,
+      request: (params, signal) => client.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+    });
+  }
+
+  /** Writes one session/update now, prompt or not; the promise fails when the transport does. */
+  notify(update: acp.SessionUpdate): Promise<void> {
+    return this.client.notify(acp.methods.client.session.update, { sessionId: this.id, update });
+  }
+}

@@ -1,0 +1,193 @@
+// The sessions one connection serves: each one's runtime prepared (by the caller's prepare(),
+// the configuration read again for every session) with its SessionLink, then the Session built
+// with both; found by id, closed, and all stopped at shutdown. The history's handlers
+// (history.ts) start and close sessions through historyHost().
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import type { ProjectTrustQuestion } from "../compose/prepare.ts";
+import type { Approver, Mode } from "../permission/types.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import type { ClaimedSession } from "../store/sessionCatalog.ts";
+import { oneLine } from "../text/visible.ts";
+import type { EditorBuffers } from "../tools/editorBuffers.ts";
+import { acpBuffers } from "./buffers.ts";
+import { setupError } from "./errors.ts";
+import type { HistoryHost, StartRequest } from "./history.ts";
+import { wantsNotices } from "./notices.ts";
+import { Session } from "./session.ts";
+import { SessionLink } from "./sessionLink.ts";
+import type { ClientFeatures } from "./sessionMapper.ts";
+import { wantsTerminalOutput } from "./terminalOutput.ts";
+
+export interface PrepareRequest {
+  /** The session's project folder: absolute, an existing folder. */
+  cwd: string;
+  /** The editor's other workspace folders (session/new additionalDirectories), as given: prepare checks them. */
+  additionalDirectories: string[];
+  approver: Approver;
+  /** The session's id, which is its file's: new for session/new, the session's own for load and resume. */
+  sessionId: string;
+  /** session/load and session/resume: the session to continue, locked and read (the runtime then owns it). */
+  resume?: ClaimedSession & { damageShown?: boolean };
+  /** The mode to start in (a continued session's last one; a session prepared again after a yes keeps the editor's). Default: build. */
+  mode?: Mode;
+  /** The editor's unsaved buffers, when it offers fs/read_text_file. */
+  buffers?: EditorBuffers;
+  /** The first-run questions (prepareRuntime's projectTrust): answered at the first prompt (projectTrust.ts). */
+  projectTrust: (question: ProjectTrustQuestion) => Promise<boolean>;
+  /** The editor's MCP servers (session/new mcpServers), as given: each is a consent at the first prompt. */
+  mcpServers: acp.McpServer[];
+}
+
+export interface SessionsOptions {
+  /** Builds one session's Runtime; throws SetupRequiredError or ConfigError with a message for the user. */
+  prepare(request: PrepareRequest): Promise<Runtime>;
+  /** Native Windows: the message that says to use WSL; every session/new fails with it. */
+  unsupported?: string;
+  settleMs: number;
+  log: (text: string) => void;
+  /** ~/.garuda/sessions: with it, the editor's history (load, list, resume, close, delete). */
+  sessionsDir?: string;
+}
+
+type StartSession = Omit<StartRequest, "resume"> & { additionalDirectories?: readonly string[]; resume?: PrepareRequest["resume"] };
+
+const isFolder = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+const shuttingDownError = () => new acp.RequestError(-32603, "Garuda is shutting down.");
+
+export class Sessions {
+  readonly #open = new Map<string, Session>();
+  /** Runtimes being prepared, so shutdown can close them when they arrive. */
+  readonly #starting = new Set<Promise<Runtime>>();
+  #closing = false;
+  #shuttingDown: Promise<void> | undefined;
+  /** What the client said it can do (initialize): fs.readTextFile lets the core read unsaved buffers. */
+  #capabilities: acp.ClientCapabilities | undefined;
+  /** What the editor's initialize said it takes. */
+  #features: ClientFeatures = { terminalOutput: false, notices: false };
+
+  constructor(
+    private readonly client: acp.AgentContext,
+    private readonly options: SessionsOptions,
+  ) {}
+
+  /** initialize: what the editor can do, for every session started after it. */
+  initialized(capabilities: acp.ClientCapabilities | undefined): void {
+    this.#capabilities = capabilities;
+    this.#features = { terminalOutput: wantsTerminalOutput(capabilities), notices: wantsNotices(capabilities) };
+  }
+
+  /** The session `id`, or the editor's error for an unknown one. */
+  get(id: string): Session {
+    const found = this.#open.get(id);
+    if (!found) throw acp.RequestError.sessionNotFound(id);
+    return found;
+  }
+
+  /** session/cancel: a notification, so an unknown id is no error. */
+  cancel(id: string): void {
+    this.#open.get(id)?.cancel();
+  }
+
+  /** session/new. */
+  async create(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
+    const cwd = params.cwd;
+    if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd: oneLine(cwd, 500) }, `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`);
+    // The session's id is its file's, so the history and `garuda --resume <id>` know it.
+    const { newSessionId } = await import("../store/sessionFile.ts");
+    const created = await this.#start({ id: newSessionId(), cwd, mcpServers: params.mcpServers, additionalDirectories: params.additionalDirectories ?? [] });
+    this.#started(created);
+    return { sessionId: created.id, ...created.answer() };
+  }
+
+  /** What the history's handlers are given; without a sessions folder there is no history. */
+  historyHost(): HistoryHost {
+    const sessionsDir = this.options.sessionsDir;
+    if (sessionsDir === undefined) throw acp.RequestError.methodNotFound("session history");
+    return {
+      sessionsDir,
+      live: (id) => this.#open.get(id),
+      start: (request) => this.#start(request),
+      started: (target) => this.#started(target as Session),
+      close: (id) => this.#close(id),
+      answer: (target) => (target as Session).answer(),
+    };
+  }
+
+  /** Stops every turn, closes every runtime (and those still being prepared); once. */
+  shutdown(): Promise<void> {
+    this.#shuttingDown ??= (async () => {
+      this.#closing = true;
+      for (const open of this.#open.values()) open.end();
+      const late = [...this.#starting].map((preparing) => preparing.then((runtime) => runtime.close(), () => {}));
+      const runtimes = [...this.#open.values()].map((open) => open.runtime.close());
+      this.#open.clear();
+      await Promise.allSettled([...runtimes, ...late]);
+    })();
+    return this.#shuttingDown;
+  }
+
+  /** Builds a session's runtime (new, or continuing `resume`), then the session with it, and serves it. */
+  async #start(request: StartSession): Promise<Session> {
+    if (this.#closing) throw shuttingDownError();
+    if (this.options.unsupported) throw new acp.RequestError(-32603, this.options.unsupported);
+    const features = this.#features;
+    const link = new SessionLink(request.id, this.client);
+    const buffers = this.#capabilities?.fs?.readTextFile === true ? acpBuffers(request.id, this.client) : undefined;
+    const base = {
+      cwd: request.cwd,
+      additionalDirectories: [...(request.additionalDirectories ?? [])],
+      mcpServers: [...request.mcpServers],
+      ...(buffers && { buffers }),
+      approver: link.approver,
+      projectTrust: link.trust.answer,
+      sessionId: request.id,
+    };
+    // After a yes to the project's settings: the runtime is made again with them; it continues
+    // the session file if one exists (the old runtime has let go of it).
+    const prepareAgain = async (mode: Mode) => {
+      const { claimSession, findSessionFile } = await import("../store/sessionCatalog.ts");
+      const file = this.options.sessionsDir !== undefined ? findSessionFile(this.options.sessionsDir, request.id) : undefined;
+      return this.options.prepare({ ...base, mode, ...(file !== undefined && { resume: claimSession(file) }) });
+    };
+    const preparing = this.options.prepare({ ...base, ...(request.resume && { resume: request.resume }), ...(request.mode && { mode: request.mode }) });
+    this.#starting.add(preparing);
+    let runtime: Runtime;
+    try {
+      runtime = await preparing;
+    } catch (error) {
+      throw await setupError(error);
+    } finally {
+      this.#starting.delete(preparing);
+    }
+    if (this.#closing) {
+      await runtime.close();
+      throw shuttingDownError();
+    }
+    const created = new Session({ link, runtime, prepareAgain, settleMs: this.options.settleMs, log: this.options.log, features });
+    this.#open.set(request.id, created);
+    return created;
+  }
+
+  /** After the response is written: the editor must know the session before its updates. */
+  #started(target: Session): void {
+    setImmediate(() => {
+      if (this.#open.has(target.id)) target.announceStart();
+    });
+  }
+
+  async #close(id: string): Promise<void> {
+    const target = this.#open.get(id);
+    if (!target) return;
+    this.#open.delete(id);
+    await target.close();
+  }
+}
