@@ -2,7 +2,7 @@
 // input (Alt-Enter or Ctrl-J, a paste, or "\" at the end then Enter), redrawn in place after each
 // key. The text model is pure (apply()); layout() computes where each row and the cursor land,
 // so the drawing can be checked without a terminal.
-import type { Key } from "./keys.ts";
+import type { Key } from "../keys.ts";
 import { stripAnsi } from "./style.ts";
 
 export type EditResult = "submit" | "interrupt" | "eof" | "toggle-mode" | "clear-screen" | "changed" | "none";

@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { AnswerTail } from "./answerTail.ts";
 import type { ChatInput, PromptResult, TtyStream } from "./input.ts";
-import type { Key } from "./keys.ts";
-import { parseKeys } from "./keys.ts";
+import type { Key } from "../keys.ts";
+import { parseKeys } from "../keys.ts";
 import { EditBuffer, layout, moveCursor } from "./lineEditor.ts";
 import type { Screen } from "./screen.ts";
 
