@@ -19,6 +19,8 @@ const MAX_PATH_CANDIDATES = 200;
 
 export interface CompletionSource {
   candidates(target: CompletionTarget): Promise<Candidate[]>;
+  /** A line for under the list: the file index stopped at its bound, so some files are not offered. */
+  note?(target: CompletionTarget): string | undefined;
 }
 
 const CHAT_ONLY: Readonly<Record<string, string>> = {
@@ -113,6 +115,10 @@ export function chatCompletion(deps: ChatCompletionDeps): CompletionSource {
     async candidates(target) {
       if (target.kind === "command") return commandCandidates(deps.commands());
       return pathCandidates(target.word, await deps.files.list());
+    },
+    note(target) {
+      if (target.kind !== "path" || !deps.files.partial) return undefined;
+      return `  (a large project: only the first ${MAX_INDEXED_FILES.toLocaleString("en-US")} files, or what ${INDEX_WALK_MS / 1000} s of walking found, are offered; type the path)`;
     },
   };
 }

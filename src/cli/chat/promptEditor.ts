@@ -109,5 +109,7 @@ async function tabComplete(deps: PromptEditorDeps, source: CompletionSource, tar
   const sign = target.kind === "command" ? "/" : "@";
   if (matches.length === 0) view.below = [`  (no ${target.kind === "command" ? "command" : "file"} starts with ${sign}${target.word})`];
   else if (result.list.length > 0) view.below = listLines(result.list, sign, screen.columns);
+  const note = source.note?.(target);
+  if (note && view.below.length > 0) view.below.push(note.length < screen.columns ? note : `${note.slice(0, screen.columns - 2)}…`);
   view.draw();
 }
