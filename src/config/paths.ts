@@ -17,6 +17,8 @@ export interface GarudaPaths {
   sessions: string;
   audit: string;
   snapshots: string;
+  /** The chat's prompt history, one file per project. */
+  history: string;
 }
 
 /** The home folder from an explicit environment, falling back to the OS account's. */
@@ -42,5 +44,6 @@ export function garudaPaths(home: string): GarudaPaths {
     sessions: join(dir, "sessions"),
     audit: join(dir, "audit"),
     snapshots: join(dir, "snapshots"),
+    history: join(dir, "history"),
   };
 }

@@ -22,8 +22,10 @@ export interface MentionContext {
   mode: Mode;
   approver?: Approver;
   signal: AbortSignal;
-  /** false: the model takes text only, so an image file is attached as any other file (and refused as binary). */
+  /** false: the model takes text only, so an image file is not attached (the user is told, naming `model`). */
   images?: boolean;
+  /** The model's name, for the line that says it takes text only. */
+  model?: string;
   /** The editor's unsaved buffers, with the file tools' hidden paths and extra roots (tools/editorBuffers.ts). */
   buffers?: BufferDeps;
 }
@@ -120,7 +122,11 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       continue;
     }
     // An image (by its name; its bytes decide) goes as an image, within the models' own limit.
-    if (IMAGE_EXTENSION.test(resolved.realPath) && ctx.images !== false) {
+    if (IMAGE_EXTENSION.test(resolved.realPath) && ctx.images === false) {
+      notices.push(`@${mention} was not attached: ${ctx.model ?? "the model"} takes text only (the model catalog marks it so). Describe the image in words, or switch to a model that takes images (/model).`);
+      continue;
+    }
+    if (IMAGE_EXTENSION.test(resolved.realPath)) {
       const image = attachImage(resolved.realPath, resolved.links, `@${mention}`);
       if ("image" in image) blocks.push(image.image);
       else notices.push(image.refused);

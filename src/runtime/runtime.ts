@@ -454,6 +454,7 @@ export class Runtime {
       ...(this.#options.approver && { approver: this.#options.approver }),
       ...(this.#options.buffers && { buffers: this.#options.buffers }),
       images: takesImages,
+      model: this.#options.model.info.spec,
     });
     for (const text of attached.notices) emit({ type: "notice", level: "warning", text });
     if (signal.aborted) return "cancelled";

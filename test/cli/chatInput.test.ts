@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { AnswerTail, type TailStep } from "../../src/cli/chat/answerTail.ts";
 import { LineInput } from "../../src/cli/chat/input.ts";
-import { type Key, parseKeys } from "../../src/cli/chat/keys.ts";
+import { type Key, parseKeys } from "../../src/cli/keys.ts";
 import { Screen } from "../../src/cli/chat/screen.ts";
 import { terminalMode } from "../../src/cli/chat/style.ts";
 import { jobControl, TerminalInput, type TerminalInputOptions } from "../../src/cli/chat/terminalInput.ts";

@@ -5,7 +5,7 @@ import { isChatInvocation, resumeArg } from "../../src/cli/chat/argv.ts";
 import { OpenCalls } from "../../src/cli/chat/calls.ts";
 import { colourDiff, fitLines, fitNote, wholeDiff } from "../../src/cli/chat/diffView.ts";
 import { applyHunks, changeHunks, hunkLines, rejectedNote } from "../../src/cli/chat/hunks.ts";
-import { parseKeys, type Key } from "../../src/cli/chat/keys.ts";
+import { parseKeys, type Key } from "../../src/cli/keys.ts";
 import { EditBuffer, layout } from "../../src/cli/chat/lineEditor.ts";
 import { Screen } from "../../src/cli/chat/screen.ts";
 import { COLOUR_STYLE, NO_STYLE, stripAnsi, styleFor } from "../../src/cli/chat/style.ts";

@@ -9,7 +9,7 @@
 // tail and everything held is given back with it: "y" then "fix it", or "n" then "ow fix it",
 // was type-ahead, not an answer. Keys that stop coming (the tail's idle window, see
 // TerminalInput) leave the held ones dropped: a half-typed answer.
-import type { Key } from "./keys.ts";
+import type { Key } from "../keys.ts";
 
 /** Words people type as answers; a question's keys are their first letters. */
 export const ANSWER_WORDS: readonly string[] = [

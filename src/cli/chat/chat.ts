@@ -16,6 +16,8 @@ import { describeFailure } from "../errors.ts";
 import { TerminalApprover } from "./approver.ts";
 import { OpenCalls } from "./calls.ts";
 import { type CommandHost, runBuiltin, switchMode } from "./commands.ts";
+import { chatCompletion, ProjectFiles } from "./completionSource.ts";
+import { ProjectHistory } from "./history.ts";
 import { type ChatInput, LineInput } from "./input.ts";
 import { chooseSession, type ResumeRequest, showResumed } from "./resume.ts";
 import { Screen } from "./screen.ts";
@@ -112,6 +114,7 @@ class Chat implements CommandHost {
         projectTrust: (question) => askProjectTrust(question, { input: this.input, screen, style }),
       });
       this.#runtime = started.runtime;
+      this.#useEditing(started.runtime.root);
     } catch (error) {
       screen.endLine();
       const text = error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError ? `garuda: ${error.message}` : describeFailure(error).text;
@@ -148,6 +151,15 @@ class Chat implements CommandHost {
     }
     await this.close();
     return 0;
+  }
+
+  /** The project's prompt history and Tab's candidates (commands of the session in use, files of the root). */
+  #useEditing(root: string): void {
+    const { screen, style } = this;
+    this.input.useEditing?.({
+      history: new ProjectHistory(this.ctx.paths.history, root, (text) => screen.line(style.yellow(text))),
+      completion: chatCompletion({ commands: () => this.runtime.availableCommands(), files: new ProjectFiles(root, this.ctx.paths.home) }),
+    });
   }
 
   #prompt(): string {

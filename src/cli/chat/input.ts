@@ -3,6 +3,8 @@
 // answer, SIGINT as Ctrl-C (LineInput). Either way, while a turn runs, Ctrl-C goes to the turn's
 // interrupt handler.
 import { StringDecoder } from "node:string_decoder";
+import type { CompletionSource } from "./completionSource.ts";
+import type { PromptHistory } from "./history.ts";
 import type { Screen } from "./screen.ts";
 
 export type PromptResult =
@@ -23,6 +25,8 @@ export interface ChatInput {
   readAnswer(signal: AbortSignal): Promise<string | undefined>;
   /** A line of text (a session number to pick); undefined at the end of input. */
   readLine(prompt: string): Promise<string | undefined>;
+  /** On a terminal: the prompt history (Up/Down, Ctrl-R) and Tab's completion, once the session is known. */
+  useEditing?(editing: { history?: PromptHistory; completion?: CompletionSource }): void;
   /** While set, Ctrl-C (or SIGINT) calls this instead of reaching a prompt. */
   onInterrupt(handler: (() => void) | undefined): void;
   close(): void;

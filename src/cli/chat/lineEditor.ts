@@ -1,8 +1,10 @@
 // The prompt's line editor in a raw-mode terminal: typing, moving, deleting, history, multi-line
-// input (Alt-Enter or Ctrl-J, a paste, or "\" at the end then Enter), redrawn in place after each
-// key. The text model is pure (apply()); layout() computes where each row and the cursor land,
-// so the drawing can be checked without a terminal.
-import type { Key } from "./keys.ts";
+// input (Alt-Enter or Ctrl-J, a paste, or "\" at the end then Enter), a long paste collapsed to a
+// mark (pastes.ts), redrawn in place after each key. The text model is pure (apply()); layout()
+// computes where each row and the cursor land, so the drawing can be checked without a terminal.
+import type { HistoryEntry } from "../../store/promptHistory.ts";
+import type { Key } from "../keys.ts";
+import { expandPastes, isLongPaste, pasteMark } from "./pastes.ts";
 import { stripAnsi } from "./style.ts";
 
 export type EditResult = "submit" | "interrupt" | "eof" | "toggle-mode" | "clear-screen" | "changed" | "none";
@@ -14,17 +16,38 @@ export class EditBuffer {
   /** The text as code points, so the cursor never splits a character. */
   #chars: string[] = [];
   #cursor = 0;
-  readonly #history: string[];
+  /** The collapsed pastes: mark → pasted text. */
+  #pastes = new Map<string, string>();
+  readonly #history: readonly HistoryEntry[];
   #historyIndex: number;
-  #draft = "";
+  #draft: HistoryEntry = { text: "" };
 
-  constructor(history: string[] = []) {
-    this.#history = history;
+  constructor(history: ReadonlyArray<HistoryEntry | string> = []) {
+    this.#history = history.map((entry) => (typeof entry === "string" ? { text: entry } : entry));
     this.#historyIndex = history.length;
   }
 
+  /** The text as shown (long pastes as their marks). */
   get text(): string {
     return this.#chars.join("");
+  }
+
+  /** The text as sent: each paste mark replaced by what was pasted. */
+  get expanded(): string {
+    return expandPastes(this.text, this.#pastes);
+  }
+
+  /** The prompt for the history: the text as shown, with the pastes its marks stand for. */
+  get entry(): HistoryEntry {
+    const text = this.text;
+    const pastes = [...this.#pastes].filter(([mark]) => text.includes(mark));
+    return pastes.length > 0 ? { text, pastes } : { text };
+  }
+
+  /** Sets text and pastes together (a history entry, a draft kept over a mode switch). */
+  load(entry: HistoryEntry): void {
+    this.#pastes = new Map(entry.pastes ?? []);
+    this.set(entry.text);
   }
 
   /** The cursor as an index into `text` (UTF-16). */
@@ -37,13 +60,20 @@ export class EditBuffer {
     this.#cursor = Math.max(0, Math.min(cursor, this.#chars.length));
   }
 
+  /** Replaces text[start, end) (UTF-16 indexes) with `insert`, the cursor after it (a completion). */
+  replace(start: number, end: number, insert: string): void {
+    const text = this.text;
+    const head = text.slice(0, start) + insert;
+    this.set(head + text.slice(end), chars(head).length);
+  }
+
   /** Applies one key. "submit" leaves the text in place for the caller to take. */
   apply(key: Key): EditResult {
     switch (key.name) {
       case "char":
         return this.#insert(key.char);
       case "paste":
-        return this.#insert(key.text);
+        return this.#paste(key.text);
       case "newline":
         return this.#insert("\n");
       case "enter": {
@@ -60,10 +90,18 @@ export class EditBuffer {
       case "eof":
         if (this.#chars.length === 0) return "eof";
         return this.#deleteAt(this.#cursor);
-      case "backspace":
+      case "backspace": {
         if (this.#cursor === 0) return "none";
+        // A paste's mark goes whole: half a mark would send neither the paste nor sense.
+        const mark = this.#markBeforeCursor();
+        if (mark) {
+          this.#chars.splice(this.#cursor - mark.length, mark.length);
+          this.#cursor -= mark.length;
+          return "changed";
+        }
         this.#cursor--;
         return this.#deleteAt(this.#cursor);
+      }
       case "delete":
         return this.#deleteAt(this.#cursor);
       case "left":
@@ -120,8 +158,25 @@ export class EditBuffer {
         return this.#insert("  ");
       case "escape":
       case "suspend":
+      case "history-search":
+      case "cancel":
         return "none";
     }
+  }
+
+  /** A long paste goes in as its mark; the text is kept for the sending. */
+  #paste(text: string): EditResult {
+    if (!isLongPaste(text)) return this.#insert(text);
+    const mark = pasteMark(text, new Set(this.#pastes.keys()));
+    this.#pastes.set(mark, text);
+    return this.#insert(mark);
+  }
+
+  /** The paste mark that ends at the cursor, as code points. */
+  #markBeforeCursor(): string[] | undefined {
+    const before = this.#chars.slice(0, this.#cursor).join("");
+    for (const mark of this.#pastes.keys()) if (before.endsWith(mark)) return chars(mark);
+    return undefined;
   }
 
   #insert(text: string): EditResult {
@@ -176,9 +231,9 @@ export class EditBuffer {
   #recall(delta: -1 | 1): EditResult {
     const next = this.#historyIndex + delta;
     if (next < 0 || next > this.#history.length) return "none";
-    if (this.#historyIndex === this.#history.length) this.#draft = this.text;
+    if (this.#historyIndex === this.#history.length) this.#draft = this.entry;
     this.#historyIndex = next;
-    this.set(next === this.#history.length ? this.#draft : (this.#history[next] as string));
+    this.load(next === this.#history.length ? this.#draft : (this.#history[next] as HistoryEntry));
     return "changed";
   }
 }

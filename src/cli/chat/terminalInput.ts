@@ -1,5 +1,6 @@
 // The chat's input on a terminal: raw mode for the whole chat (keys one by one, no echo, Ctrl-C
-// a key, bracketed paste), the line editor for prompts, single keys for questions. While a turn
+// a key, bracketed paste), the line editor for prompts (promptEditor.ts: history, Ctrl-R, Tab,
+// collapsed pastes), single keys for questions. While a turn
 // runs, Ctrl-C goes to the turn's interrupt handler. Keys typed during a turn wait for the next
 // prompt (type-ahead), also across a question; the rest of an answer typed as a word ("yes"
 // + Enter) is dropped (AnswerTail). Ctrl-Z suspends the chat like any terminal program.
@@ -7,9 +8,14 @@ import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { AnswerTail } from "./answerTail.ts";
 import type { ChatInput, PromptResult, TtyStream } from "./input.ts";
-import type { Key } from "./keys.ts";
-import { parseKeys } from "./keys.ts";
-import { EditBuffer, layout, moveCursor } from "./lineEditor.ts";
+import type { Key } from "../keys.ts";
+import { parseKeys } from "../keys.ts";
+import type { HistoryEntry } from "../../store/promptHistory.ts";
+import type { CompletionSource } from "./completionSource.ts";
+import { MemoryHistory, type PromptHistory } from "./history.ts";
+import { EditBuffer } from "./lineEditor.ts";
+import { editPrompt } from "./promptEditor.ts";
+import { PromptView } from "./promptView.ts";
 import type { Screen } from "./screen.ts";
 
 /** How long the rest of an answer may take to come, key after key (people type "yes" well within it). */
@@ -51,47 +57,6 @@ function readStat(): string[] {
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
-/** The prompt being edited, drawn in place; `#row` is the cursor's row below the prompt's first. */
-class PromptView {
-  #row = 0;
-
-  constructor(
-    private readonly screen: Screen,
-    private readonly prompt: string,
-    private readonly continuation: string,
-    readonly buffer: EditBuffer,
-  ) {}
-
-  /** Draws the text again over what was drawn (`final`: the cursor at the end, to leave the prompt). */
-  draw(final = false): void {
-    const { buffer, screen } = this;
-    const cursor = final ? buffer.text.length : buffer.cursor;
-    const view = layout(this.prompt, this.continuation, buffer.text, cursor, screen.columns);
-    const up = this.#row > 0 ? `\x1b[${this.#row}A` : "";
-    screen.raw(`${up}\r\x1b[J${view.output}${moveCursor(view.endRow, view.cursorRow, view.cursorColumn)}`);
-    this.#row = view.cursorRow;
-  }
-
-  /** Leaves the prompt as typed, the cursor on the line below. */
-  commit(end = "\r\n"): void {
-    this.draw(true);
-    this.screen.raw(end);
-    this.screen.markLineStart();
-  }
-
-  /** Takes the prompt off the screen. */
-  erase(): void {
-    this.screen.raw(`${this.#row > 0 ? `\x1b[${this.#row}A` : ""}\r\x1b[J`);
-    this.screen.markLineStart();
-  }
-
-  /** Draws it anew where the cursor is (after a cleared screen, or back from a suspension). */
-  redraw(): void {
-    this.#row = 0;
-    this.draw();
-  }
-}
-
 export interface TerminalInputOptions {
   /** Whether a shell can stop and continue this process (default: jobControl()). */
   canStop?: () => boolean;
@@ -111,7 +76,10 @@ export class TerminalInput implements ChatInput {
   #ended = false;
   #tail: { filter: AnswerTail; timer: ReturnType<typeof setTimeout> } | undefined;
   #editing: PromptView | undefined;
-  readonly #history: string[] = [];
+  #history: PromptHistory = new MemoryHistory();
+  #completion: CompletionSource | undefined;
+  /** The draft a mode switch took, with its pastes, to give back to the next prompt. */
+  #draft: HistoryEntry | undefined;
   readonly #onData = (chunk: Buffer | string) => this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
   readonly #onEnd = () => {
     this.#ended = true;
@@ -143,6 +111,12 @@ export class TerminalInput implements ChatInput {
 
   onInterrupt(handler: (() => void) | undefined): void {
     this.#interrupt = handler;
+  }
+
+  /** The project's prompt history (Up/Down, Ctrl-R) and Tab's candidates, once the session is known. */
+  useEditing(editing: { history?: PromptHistory; completion?: CompletionSource }): void {
+    if (editing.history) this.#history = editing.history;
+    if (editing.completion) this.#completion = editing.completion;
   }
 
   #receive(text: string): void {
@@ -215,53 +189,20 @@ export class TerminalInput implements ChatInput {
   }
 
   async readPrompt(prompt: string, continuation: string, draft = ""): Promise<PromptResult> {
-    const view = new PromptView(this.screen, prompt, continuation, new EditBuffer(this.#history));
-    view.buffer.set(draft);
+    const view = new PromptView(this.screen, prompt, continuation, new EditBuffer(this.#history.entries));
+    const kept = this.#draft;
+    this.#draft = undefined;
+    if (kept && kept.text === draft) view.buffer.load(kept);
+    else view.buffer.set(draft);
     this.screen.endLine();
     view.draw();
     this.#editing = view;
     try {
-      return await this.#edit(view);
+      const { entry, ...result } = await editPrompt({ view, screen: this.screen, nextKey: () => this.#nextKey(), history: this.#history, ...(this.#completion && { completion: this.#completion }) });
+      if (result.kind === "toggle-mode") this.#draft = entry;
+      return result;
     } finally {
       this.#editing = undefined;
-    }
-  }
-
-  /** The line editor's loop: keys into the buffer until the prompt ends. */
-  async #edit(view: PromptView): Promise<PromptResult> {
-    const { buffer } = view;
-    for (;;) {
-      const key = await this.#nextKey();
-      if (!key) {
-        view.commit();
-        return { kind: "eof" };
-      }
-      switch (buffer.apply(key)) {
-        case "submit": {
-          view.commit();
-          const text = buffer.text;
-          if (text.trim() !== "" && this.#history.at(-1) !== text) this.#history.push(text);
-          return { kind: "text", text };
-        }
-        case "interrupt":
-          view.commit("^C\r\n");
-          return { kind: "interrupt" };
-        case "eof":
-          view.commit();
-          return { kind: "eof" };
-        case "toggle-mode":
-          view.erase();
-          return { kind: "toggle-mode", draft: buffer.text };
-        case "clear-screen":
-          this.screen.raw("\x1b[2J\x1b[H");
-          view.redraw();
-          break;
-        case "changed":
-          view.draw();
-          break;
-        case "none":
-          break;
-      }
     }
   }
 

@@ -1,61 +1,33 @@
+// The keys setup's prompts act on, from the CLI's one key parser (../keys.ts): setup reads short
+// answers (a menu choice, a key, y/n), so a paste is the characters typed one by one, a newline is
+// Enter, and Ctrl-U clears the line. Everything else the chat's editor knows is dropped here.
+import { type Key as TerminalKey, parseKeys as parseTerminalKeys } from "../keys.ts";
+
 /** One key press (or pasted character) as the setup prompts see it. */
 export type KeyName = "up" | "down" | "home" | "end" | "enter" | "backspace" | "escape" | "interrupt" | "eof" | "clear-line";
 export type Key = { name: KeyName } | { name: "char"; char: string };
 
-const SEQUENCES: Record<string, KeyName> = {
-  "\x1b[A": "up",
-  "\x1bOA": "up",
-  "\x1b[B": "down",
-  "\x1bOB": "down",
-  "\x1b[H": "home",
-  "\x1bOH": "home",
-  "\x1b[1~": "home",
-  "\x1b[F": "end",
-  "\x1bOF": "end",
-  "\x1b[4~": "end",
-};
+const KEPT: ReadonlySet<string> = new Set<KeyName>(["up", "down", "home", "end", "enter", "backspace", "escape", "interrupt", "eof"]);
 
-const CONTROL: Record<string, KeyName> = {
-  "\r": "enter",
-  "\n": "enter",
-  "\x7f": "backspace",
-  "\b": "backspace",
-  "\x03": "interrupt",
-  "\x04": "eof",
-  "\x15": "clear-line",
-};
-
-/** An escape sequence: CSI (`ESC [ … final`), SS3 (`ESC O x`), or ESC and one character. */
-const ESCAPE = /^\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|[^[O]|$)/;
+function setupKeys(key: TerminalKey): Key[] {
+  if (key.name === "char") return [key];
+  // A paste's line ends are dropped: an answer is one line, and a pasted key ends in a newline.
+  if (key.name === "paste") return [...key.text.replace(/\n/g, "")].map((char) => ({ name: "char", char }));
+  if (key.name === "newline") return [{ name: "enter" }];
+  if (key.name === "kill-start") return [{ name: "clear-line" }];
+  return KEPT.has(key.name) ? [{ name: key.name as KeyName }] : [];
+}
 
 /**
- * Splits what a raw-mode terminal sent into keys. A paste arrives as many characters at once;
- * "\r\n" counts as one Enter. Unknown escape sequences (function keys, bracketed-paste marks)
- * and other control characters are dropped.
+ * Splits what a raw-mode terminal sent into setup's keys. "\r\n" is one Enter; a bracketed paste
+ * not closed in this chunk comes back as `rest`, for the next chunk to complete.
  */
+export function parseSetupKeys(input: string): { keys: Key[]; rest: string } {
+  const { keys, rest } = parseTerminalKeys(input);
+  return { keys: keys.flatMap(setupKeys), rest };
+}
+
+/** The keys of a whole input (a test's, or a chunk known to be complete). */
 export function parseKeys(input: string): Key[] {
-  const keys: Key[] = [];
-  let i = 0;
-  while (i < input.length) {
-    const rest = input.slice(i);
-    if (rest.startsWith("\x1b")) {
-      const match = ESCAPE.exec(rest);
-      const sequence = match?.[0] ?? "\x1b";
-      const known = SEQUENCES[sequence];
-      if (known) keys.push({ name: known });
-      else if (sequence === "\x1b") keys.push({ name: "escape" });
-      i += Math.max(sequence.length, 1);
-      continue;
-    }
-    const char = String.fromCodePoint(input.codePointAt(i) as number);
-    i += char.length;
-    const control = CONTROL[char];
-    if (control) {
-      if (char === "\r" && input[i] === "\n") i++;
-      keys.push({ name: control });
-    } else if (char >= " " && char !== "\x7f" && !/[\u0080-\u009f]/.test(char)) {
-      keys.push({ name: "char", char });
-    }
-  }
-  return keys;
+  return parseSetupKeys(input).keys;
 }

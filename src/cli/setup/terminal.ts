@@ -1,5 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
-import { type Key, parseKeys } from "./keys.ts";
+import { type Key, parseSetupKeys } from "./keys.ts";
 
 /** The user stopped setup (Ctrl-C, or the terminal closed). Nothing has been written. */
 export class SetupCancelled extends Error {
@@ -78,6 +78,8 @@ export class TerminalSession {
   readonly #queue: Key[] = [];
   #waiting: { resolve: (key: Key) => void; reject: (error: unknown) => void } | undefined;
   #live = 0;
+  /** The start of a bracketed paste whose end has not come yet. */
+  #pending = "";
   readonly #onData = (chunk: Buffer | string) => this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
   readonly #onEnd = () => this.#stop(130);
   readonly #onSigint = () => this.#stop(130);
@@ -129,7 +131,9 @@ export class TerminalSession {
   }
 
   #receive(text: string): void {
-    for (const key of parseKeys(text)) {
+    const { keys, rest } = parseSetupKeys(this.#pending + text);
+    this.#pending = rest;
+    for (const key of keys) {
       if (key.name === "interrupt") {
         this.#stop(130);
         return;

@@ -1,6 +1,7 @@
-// What a raw-mode terminal sends, as keys for the chat's line editor and its questions: plain
-// characters, editing and movement keys, Ctrl-C, Ctrl-D and Ctrl-Z, Shift-Tab, Alt-Enter, and a
-// bracketed paste as one key (so a pasted newline does not send the prompt).
+// What a raw-mode terminal sends, as keys: plain characters, editing and movement keys, Ctrl-C,
+// Ctrl-D and Ctrl-Z, Ctrl-R and Ctrl-G, Shift-Tab, Alt-Enter, and a bracketed paste as one key (so
+// a pasted newline does not send the prompt). The one key parser of the CLI: the chat's line
+// editor and questions use it as it is, setup's prompts through setup/keys.ts.
 
 export type KeyName =
   | "enter"
@@ -19,6 +20,10 @@ export type KeyName =
   | "kill-line"
   | "kill-start"
   | "clear-screen"
+  /** Ctrl-R: search the prompt history backwards. */
+  | "history-search"
+  /** Ctrl-G: leave a search (as in readline). */
+  | "cancel"
   | "escape"
   | "shift-tab"
   | "tab"
@@ -75,6 +80,8 @@ const CONTROL: Readonly<Record<string, KeyName>> = {
   "\x15": "kill-start",
   "\x17": "delete-word",
   "\x0c": "clear-screen",
+  "\x12": "history-search",
+  "\x07": "cancel",
   "\x10": "up",
   "\x0e": "down",
 };

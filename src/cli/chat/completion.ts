@@ -1,0 +1,80 @@
+// Tab in the prompt: completes the `/command` at the start of the prompt or the `@path` at the
+// cursor. One candidate is put in whole (a command or file followed by a space, a folder by "/"
+// so Tab goes on into it); several are completed as far as they agree and listed under the
+// prompt. Pure: the candidates come from completionSource.ts, the editor applies the edit.
+
+export interface Candidate {
+  /** What goes in the prompt after "/" or "@": "help", "src/", "src/main.ts". */
+  value: string;
+  /** Shown beside it in the list (a command's description). */
+  description?: string;
+  /** A folder: completing it adds no space, so the next Tab goes on inside it. */
+  folder?: boolean;
+}
+
+export interface CompletionTarget {
+  kind: "command" | "path";
+  /** UTF-16 index of the word's start, just after "/" or "@"; the word ends at the cursor. */
+  start: number;
+  /** The word typed so far: up to the cursor. */
+  word: string;
+}
+
+/** What Tab would complete at `cursor`: a command at the prompt's start, an @path anywhere; else undefined (Tab indents). */
+export function completionTarget(text: string, cursor: number): CompletionTarget | undefined {
+  const before = text.slice(0, cursor);
+  const command = /^\/([A-Za-z0-9_:-]*)$/.exec(before);
+  if (command) return { kind: "command", start: 1, word: command[1] as string };
+  const path = /(?:^|\s)@([^\s"'`<>()[\]{}]*)$/.exec(before);
+  if (path) return { kind: "path", start: cursor - (path[1] as string).length, word: path[1] as string };
+  return undefined;
+}
+
+export interface Completion {
+  /** The text to put in place of the target's word (undefined: leave it). */
+  insert?: string;
+  /** The candidates to list under the prompt (none when one was taken). */
+  list: Candidate[];
+}
+
+function commonPrefix(values: readonly string[]): string {
+  let prefix = values[0] ?? "";
+  for (const value of values) while (!value.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return prefix;
+}
+
+/** A path with blanks is written as the mentions read it: "@\"my file.txt\"". */
+const quotedPath = (value: string) => (/\s/.test(value) ? `"${value.replace(/(["\\])/g, "\\$1")}"` : value);
+
+/** What Tab does with these matching candidates (already filtered to the word). */
+export function complete(target: CompletionTarget, matches: readonly Candidate[]): Completion {
+  const only = matches.length === 1 ? matches[0] : undefined;
+  if (only) {
+    const value = target.kind === "path" ? quotedPath(only.value) : only.value;
+    return { insert: only.folder ? value : `${value} `, list: [] };
+  }
+  if (matches.length === 0) return { list: [] };
+  const prefix = commonPrefix(matches.map((candidate) => candidate.value));
+  // A prefix with a blank cannot be written unquoted, and a quote would end the completion.
+  const extends_ = prefix.length > target.word.length && !/\s/.test(prefix);
+  return { ...(extends_ && { insert: prefix }), list: [...matches] };
+}
+
+/** Candidates that start with the word (commands: any case). */
+export function matching(target: CompletionTarget, candidates: readonly Candidate[]): Candidate[] {
+  if (target.kind === "command") {
+    const word = target.word.toLowerCase();
+    return candidates.filter((candidate) => candidate.value.toLowerCase().startsWith(word));
+  }
+  return candidates.filter((candidate) => candidate.value.startsWith(target.word));
+}
+
+/** The list under the prompt: at most `rows` lines (the last says how many more), each cut to `columns`. */
+export function listLines(list: readonly Candidate[], sign: string, columns: number, rows = 8): string[] {
+  const shown = list.length > rows ? list.slice(0, rows - 1) : list;
+  const width = Math.min(32, Math.max(...shown.map((candidate) => [...candidate.value].length)) + sign.length + 2);
+  const cut = (line: string) => ([...line].length > columns - 1 ? `${[...line].slice(0, columns - 2).join("")}…` : line);
+  const lines = shown.map((candidate) => cut(`  ${`${sign}${candidate.value}`.padEnd(width)}${candidate.description ?? ""}`.trimEnd()));
+  if (list.length > shown.length) lines.push(cut(`  … ${list.length - shown.length} more (type more of the name)`));
+  return lines;
+}

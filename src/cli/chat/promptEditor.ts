@@ -1,0 +1,115 @@
+// The line editor's loop for one prompt: keys into the buffer until the prompt ends, with the
+// history (Up/Down in the buffer, Ctrl-R here), Tab's completion of /commands and @paths, and the
+// text sent with its long pastes put back in. Keys come from TerminalInput, one at a time.
+import type { HistoryEntry } from "../../store/promptHistory.ts";
+import type { Key } from "../keys.ts";
+import { complete, completionTarget, listLines, matching } from "./completion.ts";
+import type { CompletionSource } from "./completionSource.ts";
+import type { PromptHistory } from "./history.ts";
+import { HistorySearch } from "./historySearch.ts";
+import type { PromptResult } from "./input.ts";
+import type { PromptView } from "./promptView.ts";
+import type { Screen } from "./screen.ts";
+
+export interface PromptEditorDeps {
+  view: PromptView;
+  screen: Screen;
+  /** The next key; undefined when the terminal closed. */
+  nextKey: () => Promise<Key | undefined>;
+  history: PromptHistory;
+  completion?: CompletionSource;
+}
+
+/** The prompt's outcome, and for a mode switch the draft with its pastes (to give back after it). */
+export type EditOutcome = PromptResult & { entry?: HistoryEntry };
+
+export async function editPrompt(deps: PromptEditorDeps): Promise<EditOutcome> {
+  const { view, screen } = deps;
+  const { buffer } = view;
+  for (;;) {
+    const key = await deps.nextKey();
+    if (!key) {
+      view.commit();
+      return { kind: "eof" };
+    }
+    // What Tab listed stays until the next key.
+    const listed = view.below.length > 0;
+    view.below = [];
+    if (key.name === "history-search") {
+      if (!(await searchHistory(deps))) {
+        view.commit();
+        return { kind: "eof" };
+      }
+      continue;
+    }
+    if (key.name === "tab" && deps.completion) {
+      const target = completionTarget(buffer.text, buffer.cursor);
+      if (target) {
+        await tabComplete(deps, deps.completion, target);
+        continue;
+      }
+    }
+    switch (buffer.apply(key)) {
+      case "submit": {
+        view.commit();
+        deps.history.add(buffer.entry);
+        return { kind: "text", text: buffer.expanded };
+      }
+      case "interrupt":
+        view.commit("^C\r\n");
+        return { kind: "interrupt" };
+      case "eof":
+        view.commit();
+        return { kind: "eof" };
+      case "toggle-mode":
+        view.erase();
+        return { kind: "toggle-mode", draft: buffer.text, entry: buffer.entry };
+      case "clear-screen":
+        screen.raw("\x1b[2J\x1b[H");
+        view.redraw();
+        break;
+      case "changed":
+        view.draw();
+        break;
+      case "none":
+        if (listed) view.draw();
+        break;
+    }
+  }
+}
+
+/** Ctrl-R until a match is taken or the search is left; false when the terminal closed. */
+async function searchHistory(deps: PromptEditorDeps): Promise<boolean> {
+  const { view } = deps;
+  const search = new HistorySearch(deps.history.entries);
+  const draw = () => view.draw(false, { label: search.label, text: search.match?.text ?? "" });
+  draw();
+  for (;;) {
+    const key = await deps.nextKey();
+    if (!key) return false;
+    const step = search.apply(key);
+    if (step.kind === "searching") {
+      draw();
+      continue;
+    }
+    if (step.kind === "accept" && step.entry) {
+      view.buffer.load(step.entry);
+      if (step.then) view.buffer.apply(step.then);
+    }
+    view.draw();
+    return true;
+  }
+}
+
+async function tabComplete(deps: PromptEditorDeps, source: CompletionSource, target: NonNullable<ReturnType<typeof completionTarget>>): Promise<void> {
+  const { view, screen } = deps;
+  const matches = matching(target, await source.candidates(target));
+  const result = complete(target, matches);
+  if (result.insert !== undefined) view.buffer.replace(target.start, view.buffer.cursor, result.insert);
+  const sign = target.kind === "command" ? "/" : "@";
+  if (matches.length === 0) view.below = [`  (no ${target.kind === "command" ? "command" : "file"} starts with ${sign}${target.word})`];
+  else if (result.list.length > 0) view.below = listLines(result.list, sign, screen.columns);
+  const note = source.note?.(target);
+  if (note && view.below.length > 0) view.below.push(note.length < screen.columns ? note : `${note.slice(0, screen.columns - 2)}…`);
+  view.draw();
+}

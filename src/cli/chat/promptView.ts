@@ -1,0 +1,56 @@
+// The prompt being edited, drawn in place: its text after the prompt sign (or a search's label),
+// and under it, for a moment, the lines Tab lists. `#row` is the cursor's row below the prompt's
+// first row, so each draw goes back up to that row and draws everything below it again.
+import type { EditBuffer } from "./lineEditor.ts";
+import { layout, moveCursor } from "./lineEditor.ts";
+import type { Screen } from "./screen.ts";
+
+export class PromptView {
+  #row = 0;
+  /** Lines shown under the prompt until the next key (Tab's candidates). */
+  below: string[] = [];
+
+  constructor(
+    private readonly screen: Screen,
+    private readonly prompt: string,
+    private readonly continuation: string,
+    readonly buffer: EditBuffer,
+  ) {}
+
+  /**
+   * Draws the text again over what was drawn (`final`: the cursor at the end, to leave the prompt).
+   * `label` stands in for the prompt sign and `text` for the buffer's (a history search).
+   */
+  draw(final = false, shown?: { label: string; text: string }): void {
+    const { buffer, screen } = this;
+    const text = shown?.text ?? buffer.text;
+    const cursor = shown ? text.length : final ? buffer.text.length : buffer.cursor;
+    const view = layout(shown?.label ?? this.prompt, this.continuation, text, cursor, screen.columns);
+    const up = this.#row > 0 ? `\x1b[${this.#row}A` : "";
+    const below = final || this.below.length === 0 ? "" : `\r\n${this.below.join("\r\n")}`;
+    // Each listed line is one row (listLines cuts them to the width), after a line break of its own.
+    const end = view.endRow + (below === "" ? 0 : this.below.length);
+    screen.raw(`${up}\r\x1b[J${view.output}${below}${moveCursor(end, view.cursorRow, view.cursorColumn)}`);
+    this.#row = view.cursorRow;
+  }
+
+  /** Leaves the prompt as typed, the cursor on the line below. */
+  commit(end = "\r\n"): void {
+    this.below = [];
+    this.draw(true);
+    this.screen.raw(end);
+    this.screen.markLineStart();
+  }
+
+  /** Takes the prompt off the screen. */
+  erase(): void {
+    this.screen.raw(`${this.#row > 0 ? `\x1b[${this.#row}A` : ""}\r\x1b[J`);
+    this.screen.markLineStart();
+  }
+
+  /** Draws it anew where the cursor is (after a cleared screen, or back from a suspension). */
+  redraw(): void {
+    this.#row = 0;
+    this.draw();
+  }
+}
