@@ -143,7 +143,7 @@ const shownError = (error: unknown) => visible(cutText(messageOf(error), 4_000))
 
 /** A setup problem as ACP sees it: no model or key → auth required (-32000); anything else → its message. */
 async function setupError(error: unknown): Promise<acp.RequestError> {
-  const { SetupRequiredError } = await import("../errors/configError.ts");
+  const { SetupRequiredError } = await import("../config/errors.ts");
   if (error instanceof SetupRequiredError) return acp.RequestError.authRequired({ missing: error.missing }, error.message);
   return new acp.RequestError(-32603, shownError(error));
 }
