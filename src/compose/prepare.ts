@@ -46,7 +46,8 @@ import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
 import { checkExtraRoots } from "./extraRoots.ts";
 import { checkProjectRoot, wideFolder } from "../runtime/projectRoot.ts";
-import { Runtime, type RuntimeOptions } from "../runtime/runtime.ts";
+import { Runtime } from "../runtime/runtime.ts";
+import type { RuntimeOptions } from "../runtime/runtimeOptions.ts";
 import type { Notice } from "../runtime/services.ts";
 import type { ToolHooks } from "../tools/toolHooks.ts";
 

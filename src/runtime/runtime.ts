@@ -4,107 +4,39 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
-import type { ModelChoices } from "../config/modelChoices.ts";
+import type { EventSink, StopReason } from "../core-types/events.ts";
 import type { ModelInfo } from "../model/catalog.ts";
-import type { Message, ModelClient, ModelRequest, WebSearchOptions } from "../model/types.ts";
+import type { ImageBlock, Message, ModelRequest } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import { MODES } from "../permission/modes.ts";
-import type { Approver, Mode } from "../permission/types.ts";
-import type { Executor, ProcessExecutor, SandboxAvailability, SandboxSpec } from "../sandbox/types.ts";
-import type { AuditSink } from "../store/auditEvents.ts";
-import { type ClaimedSession, claimSession } from "../store/sessionCatalog.ts";
-import { type SessionStore, createSessionStore } from "../store/sessionFile.ts";
+import type { Mode } from "../permission/types.ts";
+import { createSessionStore } from "../store/sessionFile.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
-import type { PlanState } from "../tools/todo.ts";
-import type { Tool } from "../tools/types.ts";
-import { modelAt } from "../store/sessionChoices.ts";
-import { type CallContext, ToolRegistry } from "../tools/registry.ts";
+import type { CallContext } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
-import { abortable } from "./abortable.ts";
-import { type ChildHost, runChild } from "./child.ts";
-import { ChildModels, type SubagentModel } from "./childModels.ts";
+import { turnCallContext } from "./callContext.ts";
+import { safeEmit } from "./safeEmit.ts";
+import { SessionTools } from "./sessionTools.ts";
+import { ChildModels } from "./childModels.ts";
 import { deferredCommand, type ResolvedCommand, resolveCommand } from "./commands.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
-import type { AgentEvent, EventSink, StopReason } from "../core-types/events.ts";
 import { readInstructions } from "./instructions.ts";
+import { attachMentions } from "./mentions.ts";
 import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
-import { SessionControls } from "./sessionControls.ts";
-import { attachMentions } from "./mentions.ts";
-import type { BufferDeps } from "../tools/editorBuffers.ts";
-import { textOnlyNotice } from "../model/images.ts";
-import type { ImageBlock } from "../model/types.ts";
-import { CUT_NOTE, modeNotes, planStoppedNote, userContent } from "./notes.ts";
-import type { BackgroundJobs } from "../tools/processTable.ts";
-import type { ToolHooks } from "../tools/toolHooks.ts";
-import type { CommandInfo, CommandProvider, Notice, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
-import { promptProblem } from "./promptBound.ts";
+import { CUT_NOTE, modeNotes, planStoppedNote } from "./notes.ts";
+import { claimResume, replayResumed, type ResumeSource } from "./resume.ts";
+import type { RuntimeOptions } from "./runtimeOptions.ts";
+import type { CommandInfo, Notice, UndoResult } from "./services.ts";
 import { openSession, type SessionState } from "./session.ts";
+import { SessionControls } from "./sessionControls.ts";
+import { withSubagents } from "./subagentHost.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
-import { resumedState, TitleAndNotices } from "./titleAndNotices.ts";
-
-export interface RuntimeOptions {
-  /** The project root; must exist. Its real path is used. */
-  root: string;
-  /** The editor's unsaved buffers for @-mentions, with the file tools' checks (tools/editorBuffers.ts). */
-  buffers?: BufferDeps;
-  /** The session's other project folders (an editor's additionalDirectories), real; named in the system prompt. */
-  extraRoots?: readonly string[];
-  home: string;
-  model: { client: ModelClient; info: ModelInfo; thinking?: ModelRequest["thinking"]; webSearch?: WebSearchOptions };
-  tools: readonly Tool[];
-  engine: PermissionEngine;
-  executor: Executor;
-  /** Who answers permission questions; absent in headless runs (a question is then a deny). */
-  approver?: Approver;
-  mode: Mode;
-  /** Lower limits from the team policy or settings; defaults: DEFAULT_LIMITS. */
-  limits?: Partial<Limits>;
-  hooks?: ToolHooks;
-  audit?: AuditSink;
-  undo?: UndoStore;
-  /** Default: session files under ~/.garuda/sessions. false: no session file. */
-  sessionStore?: SessionStore | false;
-  /** The id of a new session's file (an editor names a session before its first prompt). Default: a new id. */
-  sessionId?: string;
-  /**
-   * Continue a session (its messages, usage and mode): its file, which create() locks and reads,
-   * or a session a front end already claimed (claimSession), which the runtime then owns. The
-   * lock is held until close(); when another Garuda holds it, create() throws SessionBusyError.
-   * `damageShown`: the front end has told the user which damaged lines were skipped.
-   */
-  resume?: string | (ClaimedSession & { damageShown?: boolean });
-  /** Notices from the wiring (ignored project settings …), shown at the first turn. */
-  notices?: Notice[];
-  commands?: CommandProvider;
-  /** Extensions started at the first turn (MCP servers), whose tools join the session's. */
-  extensions?: TurnExtensions;
-  /** Why a mode may not be used (the team policy's allowedModes), or undefined. Default: every mode may. */
-  modeRefusal?: (mode: Mode) => string | undefined;
-  /** Whether commands have an OS sandbox (the system prompt, the notice). Default: the executor's. */
-  sandboxAvailability?: SandboxAvailability;
-  /** The sandbox commands run in, per mode. Default: the executor's own spec, the project read-only in plan mode. */
-  sandboxFor?: (mode: Mode) => SandboxSpec | null;
-  /**
-   * Opens another model for a subagent that asks for one (a custom agent's `model`), under the
-   * same rules as the session's: the team policy's allowed models, a provider and a key. Throws
-   * with what to do when it cannot. Absent: subagents always run on the session's model.
-   */
-  modelFor?: (spec: string) => Promise<SubagentModel>;
-  /** The session's background processes (process_manager): plan mode stops the ones that can write the project. */
-  jobs?: BackgroundJobs;
-  /** Runs at close(), after the executor shut down (the egress proxy, the audit log). */
-  onClose?: () => Promise<void> | void;
-  /**
-   * The models of the catalog and models.json, each usable now or not (config/modelChoices.ts),
-   * read again at each call. With `modelFor`, the session can switch models (setModel).
-   */
-  modelChoices?: () => ModelChoices;
-  /** The session's plan (the todo tool's state): its changes go out as plan events. */
-  plan?: PlanState;
-}
+import { TitleAndNotices } from "./titleAndNotices.ts";
+import { expandDeferred, promptContent, takesImages } from "./turnPrompt.ts";
+import { beginUndoTurn, endUndoTurn } from "./undoTurn.ts";
 
 /** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
 export interface ModeSwitch {
@@ -113,35 +45,12 @@ export interface ModeSwitch {
   notices: string[];
 }
 
-export type { SubagentModel } from "./childModels.ts";
-
-function defaultSandbox(executor: Executor, mode: Mode): SandboxSpec | null {
-  if (!executor.sandbox.available) return null;
-  const spec = (executor as Partial<ProcessExecutor>).spec;
-  return typeof spec === "function" ? spec.call(executor, { projectReadOnly: mode === "plan" }) : null;
-}
-
-/** A front end's mistake in onEvent must not leave the conversation half-recorded. */
-function safeEmit(onEvent: EventSink): EventSink {
-  return (event) => {
-    try {
-      const held = onEvent(event);
-      // Only a command's output waits for the front end (EventSink); a failure there frees it.
-      if (event.type === "tool_output" && held instanceof Promise) return held.catch(() => {});
-    } catch {
-      // The event is lost for display; the turn and its records go on.
-    }
-    return undefined;
-  };
-}
-
 export class Runtime {
   readonly root: string;
   readonly systemPrompt: string;
   readonly #options: RuntimeOptions;
-  #registry: ToolRegistry;
-  /** The extensions' tools the registry was last built with. */
-  #extensionTools: readonly Tool[] = [];
+  /** The given tools and, once they run, the extensions'. */
+  readonly #tools: SessionTools;
   readonly #limits: Limits;
   readonly #conversation: Conversation;
   readonly #meter: UsageMeter;
@@ -167,13 +76,13 @@ export class Runtime {
   /** The resumed session's file (not what was read of it: the messages are kept, the records go). */
   readonly #resumed: { id: string; file: string } | undefined;
 
-  private constructor(options: RuntimeOptions, root: string, resumed: (ClaimedSession & { damageShown?: boolean }) | undefined) {
+  private constructor(options: RuntimeOptions, root: string, resumed: ResumeSource | undefined) {
     // Not the resumed session's records: a long session is kept once, as its messages.
     const { resume: _read, ...kept } = options;
     this.#options = kept;
     this.root = root;
     this.#mode = options.mode;
-    this.#registry = new ToolRegistry(options.tools);
+    this.#tools = new SessionTools(options.tools);
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
     const sandbox = options.sandboxAvailability ?? options.executor.sandbox;
     if (!sandbox.available) this.#notices.push({ level: "warning", text: `No OS sandbox: ${sandbox.reason} Every command asks before it runs. ${sandbox.fix}` });
@@ -181,7 +90,7 @@ export class Runtime {
     for (const text of instructions.notes) this.#notices.push({ level: "info", text });
     this.#notices.push(...(options.notices ?? []));
     this.systemPrompt = buildSystemPrompt({ version: VERSION, root, extraRoots: options.extraRoots ?? [], platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
-    this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#registry.specs()).length);
+    this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#tools.registry.specs()).length);
     this.#childModels = new ChildModels(options.modelFor, (usage, price) => this.#meter.spend(usage, price));
     options.plan?.subscribe((items) => this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }));
 
@@ -207,21 +116,8 @@ export class Runtime {
       },
       options.model.thinking,
     );
-    const state = resumed ? resumedState(resumed.data) : undefined;
-    if (resumed && state) {
-      if (state.damage && !resumed.damageShown) this.#notices.push({ level: "warning", text: state.damage });
-      // Each response at the price of the model that served it (a session may switch models).
-      const records = resumed.data.records;
-      const served = modelAt(records);
-      const priceOf = this.controls.priceLookup();
-      records.forEach((record, index) => {
-        const price = priceOf(served[index]);
-        if (record.type === "assistant") this.#meter.spend(record.usage, price);
-        if (record.type === "compaction" && record.usage) this.#meter.spend(record.usage, price);
-      });
-      this.#lastTurnMode = state.lastMode;
-      this.controls.restore(records);
-    }
+    const state = resumed && replayResumed(resumed, { meter: this.#meter, controls: this.controls, notices: this.#notices });
+    this.#lastTurnMode = state?.lastMode;
     this.#extras = new TitleAndNotices(this.#conversation, state);
     this.#session = openSession(store, resumed && { file: resumed.file, lock: resumed.lock }, { root, version: VERSION, model: options.model.info.spec }, options.sessionId);
   }
@@ -236,8 +132,7 @@ export class Runtime {
       throw new Error(`The project folder does not exist: ${options.root}`);
     }
     if (!statSync(root).isDirectory()) throw new Error(`The project folder is not a folder: ${options.root}`);
-    // Locked before it is read: what the runtime continues from is what the file holds.
-    const resumed = typeof options.resume === "string" ? claimSession(options.resume) : options.resume;
+    const resumed = claimResume(options.resume);
     try {
       return new Runtime(options, root, resumed);
     } catch (error) {
@@ -380,44 +275,29 @@ export class Runtime {
     } finally {
       this.#turnSignal = undefined;
       this.#turnEmit = undefined;
-      await this.#endUndoTurn(emit);
+      await endUndoTurn(this.#options.undo, emit);
       this.#extras.endTurn();
     }
   }
 
-  /** Closes the undo point of the turn and shows what the undo store had to say. */
-  async #endUndoTurn(emit: (event: AgentEvent) => void): Promise<void> {
-    const undo = this.#options.undo;
-    if (!undo) return;
-    try {
-      await undo.endTurn?.();
-    } catch {
-      // The store reports its own failures through takeNotices.
-    }
-    for (const text of undo.takeNotices?.() ?? []) emit({ type: "notice", level: "warning", text });
-  }
-
-  async #turnBody(prompt: string, signal: AbortSignal, emit: EventSink, given: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
-    const typed = prompt;
-    for (const notice of this.#notices.splice(0)) {
+  async #turnBody(typed: string, signal: AbortSignal, emit: EventSink, given: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
+    const options = this.#options;
+    const announce = (notice: Notice) => {
       emit({ type: "notice", level: notice.level, text: notice.text });
-      this.#options.audit?.record({ type: "notice", text: notice.text });
-    }
+      options.audit?.record({ type: "notice", text: notice.text });
+    };
+    for (const notice of this.#notices.splice(0)) announce(notice);
     if (signal.aborted) return "cancelled";
-    if (this.#options.extensions) {
-      await this.#joinExtensions(this.#options.extensions, signal, emit);
+    if (options.extensions) {
+      await this.#tools.join(options.extensions, signal, announce);
       if (signal.aborted) return "cancelled";
     }
-    const deferred = deferredCommand(prompt, this.#options.commands);
+    let prompt = typed;
+    const deferred = deferredCommand(typed, options.commands);
     if (deferred) {
-      const made = await deferred.command.expand(signal);
-      if (signal.aborted) return "cancelled";
-      if ("refused" in made) {
-        emit({ type: "notice", level: "warning", text: made.refused, refusedCommand: deferred.name });
-        this.#options.audit?.record({ type: "notice", text: made.refused });
-        return "done";
-      }
-      prompt = made.text;
+      const expanded = await expandDeferred(deferred, { signal, emit, audit: options.audit });
+      if ("stop" in expanded) return expanded.stop;
+      prompt = expanded.prompt;
     }
     const mode = this.#mode;
     const warn = (text: string) => emit({ type: "notice", level: "warning", text });
@@ -430,53 +310,38 @@ export class Runtime {
     }
     this.controls.sync();
     this.#conversation.closeOpenToolCalls();
-    if (this.#options.undo) {
-      try {
-        await abortable(this.#options.undo.beginTurn(), signal);
-      } catch (error) {
-        if (signal.aborted) return "cancelled";
-        warn(`The undo snapshot of this turn failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore it.`);
-      }
-      // Undo switched off before the turn is said before the model works, not after.
-      for (const text of this.#options.undo.takeNotices?.() ?? []) warn(text);
-    }
+    if (options.undo && (await beginUndoTurn(options.undo, signal, warn)) === "cancelled") return "cancelled";
     const previousMode = this.#lastTurnMode;
     const pending = this.#notes.splice(0);
-    const notes = [...modeNotes(mode, previousMode), ...pending];
     this.#lastTurnMode = mode;
-    const takesImages = this.#options.model.info.images !== false;
     const attached = await attachMentions(prompt, {
       root: this.root,
-      home: this.#options.home,
-      engine: this.#options.engine,
+      home: options.home,
+      engine: options.engine,
       mode,
       signal,
-      ...(this.#options.approver && { approver: this.#options.approver }),
-      ...(this.#options.buffers && { buffers: this.#options.buffers }),
-      images: takesImages,
+      ...(options.approver && { approver: options.approver }),
+      ...(options.buffers && { buffers: options.buffers }),
+      images: takesImages(options.model.info),
     });
-    for (const text of attached.notices) emit({ type: "notice", level: "warning", text });
+    for (const text of attached.notices) warn(text);
     if (signal.aborted) return "cancelled";
-    // A model the catalog marks as text-only gets none, and the user is told (images.ts).
-    if (!takesImages && images.length > 0) emit({ type: "notice", level: "warning", text: textOnlyNotice(images.length, this.#options.model.info.spec) });
-    // A prompt of images alone has no text block (the API refuses an empty one).
-    const content = [...userContent(prompt, notes).filter((block) => block.type !== "text" || block.text !== ""), ...attached.blocks, ...(takesImages ? images : [])];
-    if (content.length === 0) {
-      this.#notes.unshift(...pending);
-      return "done";
-    }
-    const tooLarge = promptProblem(content, this.#options.model.info.contextWindow, attached.blocks.length > 0);
-    if (tooLarge !== undefined) {
+    const made = promptContent(prompt, { notes: [...modeNotes(mode, previousMode), ...pending], attached, images, model: options.model.info, emit });
+    if ("unsent" in made) {
       // Not recorded: the conversation stays as it was, and the notes wait for the next prompt.
       this.#notes.unshift(...pending);
-      this.#lastTurnMode = previousMode;
-      warn(tooLarge);
+      if (made.unsent === "too_large") this.#lastTurnMode = previousMode;
       return "done";
     }
     // The prompt as the user sent it, when the model gets another text (a /command expanded).
     const shown = given ? [...given] : prompt !== typed ? [{ type: "text" as const, text: typed }] : undefined;
-    this.#conversation.record({ type: "user", prompt, content, ...(shown && { shown }) });
+    this.#conversation.record({ type: "user", prompt, content: made.content, ...(shown && { shown }) });
     this.#extras.promptRecorded(shown ?? typed, emit);
+    return await this.#runModel(mode, signal, emit);
+  }
+
+  /** The recorded prompt's turn: the model and the tools until it ends; the end is recorded either way. */
+  async #runModel(mode: Mode, signal: AbortSignal, emit: EventSink): Promise<StopReason> {
     this.#turnOpen = true;
     const stats = { steps: 0 };
     try {
@@ -499,7 +364,7 @@ export class Runtime {
         limits: this.#limits,
         conversation: this.#conversation,
         meter: this.#meter,
-        registry: this.#registry,
+        registry: this.#tools.registry,
         calls: this.#callContext(mode, signal, emit),
         emit,
         signal,
@@ -516,74 +381,20 @@ export class Runtime {
     }
   }
 
-  /** Starts (or refreshes) the extensions; a changed tool list means a new registry, from this turn on. */
-  async #joinExtensions(extensions: TurnExtensions, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<void> {
-    const notice = (notice: Notice) => {
-      emit({ type: "notice", level: notice.level, text: notice.text });
-      this.#options.audit?.record({ type: "notice", text: notice.text });
-    };
-    try {
-      const tools = await extensions.beforeTurn(signal, notice);
-      if (tools === this.#extensionTools) return;
-      this.#registry = new ToolRegistry([...this.#options.tools, ...tools]);
-      this.#extensionTools = tools;
-    } catch (error) {
-      if (!signal.aborted) notice({ level: "warning", text: `Extensions could not start: ${error instanceof Error ? error.message : String(error)}` });
-    }
-  }
-
   #request(): Omit<ModelRequest, "messages" | "maxTokens"> {
     const { webSearch, info: first } = this.#options.model;
     return {
       ...this.controls.request(),
       system: this.systemPrompt,
-      tools: this.#registry.specs() as ModelRequest["tools"],
+      tools: this.#tools.registry.specs() as ModelRequest["tools"],
       // Web search is the first model's provider's server tool; another provider has none.
       ...(webSearch && this.model.provider === first.provider && { webSearch }),
     };
   }
 
   #callContext(mode: Mode, signal: AbortSignal, emit: EventSink): CallContext {
-    const options = this.#options;
-    let snapshotWarned = false;
-    const calls: CallContext = {
-      root: this.root,
-      home: options.home,
-      mode,
-      signal,
-      executor: options.executor,
-      sandbox: options.sandboxFor ? options.sandboxFor(mode) : defaultSandbox(options.executor, mode),
-      engine: options.engine,
-      ...(options.approver && { approver: options.approver }),
-      emit,
-      beforeWrite: async (paths) => {
-        try {
-          await options.undo?.snapshot(paths);
-        } catch (error) {
-          if (snapshotWarned) return;
-          snapshotWarned = true;
-          emit({ type: "notice", level: "warning", text: `An undo snapshot failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore this change.` });
-        }
-      },
-      ...(options.hooks && { hooks: options.hooks }),
-      ...(options.audit && { audit: options.audit }),
-    };
-    // Subagents share the model, the engine, the approver and the signal; not the subagent capability (no nesting).
-    const { model, thinking } = this.#request();
-    const active = this.controls.model;
-    const host: ChildHost = {
-      client: active.client,
-      request: { model, ...(thinking !== undefined && { thinking }) },
-      contextWindow: active.info.contextWindow,
-      modelMaxTokens: active.info.maxTokens,
-      limits: this.#limits,
-      tokensLeft: () => this.#limits.tokenBudget - this.#meter.total,
-      spend: (usage) => this.#meter.spend(usage, active.info.price),
-      tool: (name) => this.#registry.get(name),
-      toolNames: () => this.#registry.names(),
-      calls,
-    };
-    return { ...calls, subagent: async (task, call) => runChild(task.model ? await this.#childModels.hostFor(host, this.model, task.name, task.model) : host, task, call) };
+    const calls = turnCallContext(this.#options, { root: this.root, mode, signal, emit });
+    return withSubagents(calls, { controls: this.controls, limits: this.#limits, meter: this.#meter, registry: () => this.#tools.registry, childModels: this.#childModels });
   }
 
   #end(reason: string): void {
