@@ -1,6 +1,7 @@
 // The Runtime: everything one session needs, given to it (Runtime.create) rather than found.
 // A front end hands it prompts (runTurn) and gets AgentEvents back; the Runtime keeps the
-// conversation, the session file, the mode, the limits and the notices, and runs the loop.
+// conversation, the session file, the mode, the limits and the notices, and hands each prompt
+// to a turn (turn.ts). A resumed session is claimed and replayed by resume.ts.
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
@@ -13,30 +14,26 @@ import type { Mode } from "../permission/types.ts";
 import { createSessionStore } from "../store/sessionFile.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
-import type { CallContext } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
-import { turnCallContext } from "./callContext.ts";
-import { safeEmit } from "./safeEmit.ts";
-import { SessionTools } from "./sessionTools.ts";
 import { ChildModels } from "./childModels.ts";
-import { deferredCommand, type ResolvedCommand, resolveCommand } from "./commands.ts";
+import { type ResolvedCommand, resolveCommand } from "./commands.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
 import { readInstructions } from "./instructions.ts";
-import { attachMentions } from "./mentions.ts";
-import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
+import { DEFAULT_LIMITS, type Limits } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
-import { CUT_NOTE, modeNotes, planStoppedNote } from "./notes.ts";
+import { planStoppedNote } from "./notes.ts";
 import { claimResume, replayResumed, type ResumeSource } from "./resume.ts";
 import type { RuntimeOptions } from "./runtimeOptions.ts";
+import { safeEmit } from "./safeEmit.ts";
 import type { CommandInfo, Notice, UndoResult } from "./services.ts";
 import { openSession, type SessionState } from "./session.ts";
 import { SessionControls } from "./sessionControls.ts";
-import { withSubagents } from "./subagentHost.ts";
+import { SessionTools } from "./sessionTools.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
 import { TitleAndNotices } from "./titleAndNotices.ts";
-import { expandDeferred, promptContent, takesImages } from "./turnPrompt.ts";
-import { beginUndoTurn, endUndoTurn } from "./undoTurn.ts";
+import { Turns } from "./turn.ts";
+import { endUndoTurn } from "./undoTurn.ts";
 
 /** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
 export interface ModeSwitch {
@@ -60,17 +57,14 @@ export class Runtime {
   /** The running turn's emit, for changes made inside it (the plan). */
   #turnEmit: EventSink | undefined;
   readonly #notices: Notice[] = [];
-  /** Models subagents asked for (custom agents' `model`). */
-  readonly #childModels: ChildModels;
-  /** Notes for the model's next user message (a cut answer, an undo). */
+  /** Notes for the model's next user message (a cut answer, an undo, stopped processes). */
   readonly #notes: string[] = [];
+  /** The turns: what one turn does, and the state only turns keep. */
+  readonly #turns: Turns;
   readonly #closing = new AbortController();
   #mode: Mode;
-  #lastTurnMode: Mode | undefined;
   #turn: Promise<unknown> | undefined;
   #turnSignal: AbortSignal | undefined;
-  #turnOpen = false;
-  #lastSteps = 0;
   #closed = false;
   readonly #extras: TitleAndNotices;
   /** The resumed session's file (not what was read of it: the messages are kept, the records go). */
@@ -91,7 +85,6 @@ export class Runtime {
     this.#notices.push(...(options.notices ?? []));
     this.systemPrompt = buildSystemPrompt({ version: VERSION, root, extraRoots: options.extraRoots ?? [], platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
     this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#tools.registry.specs()).length);
-    this.#childModels = new ChildModels(options.modelFor, (usage, price) => this.#meter.spend(usage, price));
     options.plan?.subscribe((items) => this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }));
 
     let writeFailed = false;
@@ -117,9 +110,29 @@ export class Runtime {
       options.model.thinking,
     );
     const state = resumed && replayResumed(resumed, { meter: this.#meter, controls: this.controls, notices: this.#notices });
-    this.#lastTurnMode = state?.lastMode;
     this.#extras = new TitleAndNotices(this.#conversation, state);
     this.#session = openSession(store, resumed && { file: resumed.file, lock: resumed.lock }, { root, version: VERSION, model: options.model.info.spec }, options.sessionId);
+    this.#turns = new Turns(
+      {
+        root,
+        options: kept,
+        conversation: this.#conversation,
+        session: this.#session,
+        controls: this.controls,
+        meter: this.#meter,
+        limits: this.#limits,
+        tools: this.#tools,
+        // Models subagents ask for (custom agents' `model`), opened once per session.
+        childModels: new ChildModels(options.modelFor, (usage, price) => this.#meter.spend(usage, price)),
+        extras: this.#extras,
+        notices: this.#notices,
+        notes: this.#notes,
+        request: () => this.#request(),
+        stopWriters: () => this.#stopWriters(),
+        mode: () => this.#mode,
+      },
+      state?.lastMode,
+    );
   }
 
   /** Builds a Runtime from its services. Reads the project's instruction files once. */
@@ -271,113 +284,12 @@ export class Runtime {
     };
     this.#turnEmit = emit;
     try {
-      return await this.#turnBody(prompt, signal, emit, shown, images);
+      return await this.#turns.run({ prompt, signal, emit, shown, images });
     } finally {
       this.#turnSignal = undefined;
       this.#turnEmit = undefined;
       await endUndoTurn(this.#options.undo, emit);
       this.#extras.endTurn();
-    }
-  }
-
-  async #turnBody(typed: string, signal: AbortSignal, emit: EventSink, given: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
-    const options = this.#options;
-    const announce = (notice: Notice) => {
-      emit({ type: "notice", level: notice.level, text: notice.text });
-      options.audit?.record({ type: "notice", text: notice.text });
-    };
-    for (const notice of this.#notices.splice(0)) announce(notice);
-    if (signal.aborted) return "cancelled";
-    if (options.extensions) {
-      await this.#tools.join(options.extensions, signal, announce);
-      if (signal.aborted) return "cancelled";
-    }
-    let prompt = typed;
-    const deferred = deferredCommand(typed, options.commands);
-    if (deferred) {
-      const expanded = await expandDeferred(deferred, { signal, emit, audit: options.audit });
-      if ("stop" in expanded) return expanded.stop;
-      prompt = expanded.prompt;
-    }
-    const mode = this.#mode;
-    const warn = (text: string) => emit({ type: "notice", level: "warning", text });
-    // A build-mode turn still running at the switch may have started more.
-    if (mode === "plan") for (const text of await this.#stopWriters()) warn(text);
-    this.#session.ensure(this.#conversation, mode, warn);
-    if (this.#session.recordedMode !== mode) {
-      this.#conversation.record({ type: "mode", mode });
-      this.#session.recordedMode = mode;
-    }
-    this.controls.sync();
-    this.#conversation.closeOpenToolCalls();
-    if (options.undo && (await beginUndoTurn(options.undo, signal, warn)) === "cancelled") return "cancelled";
-    const previousMode = this.#lastTurnMode;
-    const pending = this.#notes.splice(0);
-    this.#lastTurnMode = mode;
-    const attached = await attachMentions(prompt, {
-      root: this.root,
-      home: options.home,
-      engine: options.engine,
-      mode,
-      signal,
-      ...(options.approver && { approver: options.approver }),
-      ...(options.buffers && { buffers: options.buffers }),
-      images: takesImages(options.model.info),
-    });
-    for (const text of attached.notices) warn(text);
-    if (signal.aborted) return "cancelled";
-    const made = promptContent(prompt, { notes: [...modeNotes(mode, previousMode), ...pending], attached, images, model: options.model.info, emit });
-    if ("unsent" in made) {
-      // Not recorded: the conversation stays as it was, and the notes wait for the next prompt.
-      this.#notes.unshift(...pending);
-      if (made.unsent === "too_large") this.#lastTurnMode = previousMode;
-      return "done";
-    }
-    // The prompt as the user sent it, when the model gets another text (a /command expanded).
-    const shown = given ? [...given] : prompt !== typed ? [{ type: "text" as const, text: typed }] : undefined;
-    this.#conversation.record({ type: "user", prompt, content: made.content, ...(shown && { shown }) });
-    this.#extras.promptRecorded(shown ?? typed, emit);
-    return await this.#runModel(mode, signal, emit);
-  }
-
-  /** The recorded prompt's turn: the model and the tools until it ends; the end is recorded either way. */
-  async #runModel(mode: Mode, signal: AbortSignal, emit: EventSink): Promise<StopReason> {
-    this.#turnOpen = true;
-    const stats = { steps: 0 };
-    try {
-      // Read at every request: a model switch during the turn applies from the next one.
-      const active = () => this.controls.model;
-      const request = () => this.#request();
-      const result = await runLoop({
-        get client() {
-          return active().client;
-        },
-        get request() {
-          return request();
-        },
-        get contextWindow() {
-          return active().info.contextWindow;
-        },
-        get modelMaxTokens() {
-          return active().info.maxTokens;
-        },
-        limits: this.#limits,
-        conversation: this.#conversation,
-        meter: this.#meter,
-        registry: this.#tools.registry,
-        calls: this.#callContext(mode, signal, emit),
-        emit,
-        signal,
-        stats,
-      });
-      if (result.cutOff) this.#notes.push(CUT_NOTE);
-      this.#lastSteps = result.steps;
-      this.#end(result.stopReason);
-      return result.stopReason;
-    } catch (error) {
-      this.#lastSteps = stats.steps;
-      this.#end("error");
-      throw error;
     }
   }
 
@@ -392,21 +304,9 @@ export class Runtime {
     };
   }
 
-  #callContext(mode: Mode, signal: AbortSignal, emit: EventSink): CallContext {
-    const calls = turnCallContext(this.#options, { root: this.root, mode, signal, emit });
-    return withSubagents(calls, { controls: this.controls, limits: this.#limits, meter: this.#meter, registry: () => this.#tools.registry, childModels: this.#childModels });
-  }
-
-  #end(reason: string): void {
-    if (!this.#turnOpen) return;
-    this.#turnOpen = false;
-    this.#conversation.record({ type: "end", stopReason: reason, steps: this.#lastSteps });
-    this.#options.audit?.record({ type: "stop", reason });
-  }
-
   /** Records how the last turn ended when the front end ended it (an error, an interrupt). Once per turn. */
   recordStop(reason: string): void {
-    this.#end(reason);
+    this.#turns.end(reason);
   }
 
   /** Gives each tool call of the last response that has no result a synthetic "Cancelled by the user." result. */
