@@ -45,6 +45,10 @@ export interface ModeSwitch {
 export class Runtime {
   readonly root: string;
   readonly systemPrompt: string;
+  /** The model, the effort and the usage, and who watches them (the editor's pickers and meter). */
+  readonly controls: SessionControls;
+
+  // What the session was given, and what it keeps.
   readonly #options: RuntimeOptions;
   /** The given tools and, once they run, the extensions'. */
   readonly #tools: SessionTools;
@@ -52,23 +56,23 @@ export class Runtime {
   readonly #conversation: Conversation;
   readonly #meter: UsageMeter;
   readonly #session: SessionState;
-  /** The model, the effort and the usage, and who watches them (the editor's pickers and meter). */
-  readonly controls: SessionControls;
-  /** The running turn's emit, for changes made inside it (the plan). */
-  #turnEmit: EventSink | undefined;
-  readonly #notices: Notice[] = [];
-  /** Notes for the model's next user message (a cut answer, an undo, stopped processes). */
-  readonly #notes: string[] = [];
-  /** The turns: what one turn does, and the state only turns keep. */
-  readonly #turns: Turns;
-  readonly #closing = new AbortController();
-  #mode: Mode;
-  #turn: Promise<unknown> | undefined;
-  #turnSignal: AbortSignal | undefined;
-  #closed = false;
   readonly #extras: TitleAndNotices;
   /** The resumed session's file (not what was read of it: the messages are kept, the records go). */
   readonly #resumed: { id: string; file: string } | undefined;
+  /** Notices for the user, sent at the next turn. */
+  readonly #notices: Notice[] = [];
+  /** Notes for the model's next user message (a cut answer, an undo, stopped processes). */
+  readonly #notes: string[] = [];
+  #mode: Mode;
+  #closed = false;
+  readonly #closing = new AbortController();
+
+  // The turns: what one turn does (turn.ts), and the running one.
+  readonly #turns: Turns;
+  #turn: Promise<unknown> | undefined;
+  #turnSignal: AbortSignal | undefined;
+  /** The running turn's emit, for changes made inside it (the plan). */
+  #turnEmit: EventSink | undefined;
 
   private constructor(options: RuntimeOptions, root: string, resumed: ResumeSource | undefined) {
     // Not the resumed session's records: a long session is kept once, as its messages.

@@ -2,8 +2,7 @@
 // tools, the engine, the approver and the turn's signal, and its responses count toward the
 // session's token budget; it does not get the subagent capability itself (no nesting). A custom
 // agent that names another model runs on that one (childModels.ts).
-import type { CallContext } from "../tools/registry.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
+import type { CallContext, ToolRegistry } from "../tools/registry.ts";
 import { type ChildHost, runChild } from "./child.ts";
 import type { ChildModels } from "./childModels.ts";
 import type { Limits } from "./loop.ts";
