@@ -12,20 +12,25 @@ function planted(file: string, source: string): SourceTree {
 const rulesBroken = (t: SourceTree) => [...new Set(checkRules(t).map((v) => v.rule))].sort();
 
 /**
- * Folder cycles not broken yet, each with why. Anything else, or a new folder joining one of
- * these, fails the rule.
+ * Folder cycles not broken, each with why. Anything else, or a new folder joining one of these,
+ * fails the rule.
  * - acp, cli: by design. src/cli/acpCommand.ts loads src/acp/ with import() (rule 2), and src/acp
  *   asks its questions with the text of src/cli/approver.ts (spec/acp-design.txt, Files).
- * - config, permission, sandbox: config reads the rule syntax and team policy of permission/;
- *   permission/engine.ts throws config's ConfigError and decide.ts asks sandbox/ which paths are
- *   the home's own (homeOwn.ts, fsView.ts); sandbox/paths.ts mounts permission/secrets.ts's
- *   secret places away and fsView.ts reads through config/regularFile.ts. Breaking it moves those
- *   four small leaves (errors, regularFile, secrets, homeOwn) below all three: issue 15, not done yet.
  */
-const KNOWN_FOLDER_CYCLES = [
-  ["src/acp", "src/cli"],
-  ["src/config", "src/permission", "src/sandbox"],
-];
+const KNOWN_FOLDER_CYCLES = [["src/acp", "src/cli"]];
+/**
+ * The folders at the bottom: they import nothing else of src/, so every other folder may use
+ * them without making a cycle. src/text: display hygiene; src/files: what a place on disk is
+ * (inside another, a secret, the home's own) and reading a small file without blocking, asked
+ * by config, permission and sandbox alike; src/errors: the configuration errors every layer
+ * throws and the front ends print.
+ */
+const BOTTOM_FOLDERS = ["src/errors", "src/files", "src/text"];
+/** Each bottom folder with what of src/ it imports (outside itself). */
+function bottomImports(t: SourceTree): Array<[string, string[]]> {
+  const graph = importGraph(t, folderOf);
+  return BOTTOM_FOLDERS.map((folder) => [folder, [...(graph.get(folder) ?? [])].sort()]);
+}
 const folderCycles = (t: SourceTree) => importCycles(importGraph(t, folderOf));
 const fileCycles = (t: SourceTree) => importCycles(importGraph(t));
 
@@ -56,6 +61,13 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(folderCycles(tree)).toEqual(KNOWN_FOLDER_CYCLES);
   });
 
+  test("the bottom folders (errors, files, text) import nothing else of src/", () => {
+    expect(bottomImports(tree)).toEqual(BOTTOM_FOLDERS.map((folder) => [folder, []]));
+    // Negative control: a file of src/files reaching up into the sandbox is caught.
+    const upward = planted("src/files/x.ts", 'import { realFs } from "../sandbox/fsView.ts";');
+    expect(bottomImports(upward)).toContainEqual(["src/files", ["src/sandbox"]]);
+  });
+
   test("an import cycle is caught: between files, between folders, and a folder joining a known one", () => {
     // Two files of one folder that import each other (a type import counts: it couples them too).
     const files = planted("src/tools/x.ts", 'import type { Y } from "./y.ts";');
@@ -72,6 +84,12 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     const joined = planted("src/cli/x.ts", 'import { x } from "../text/y.ts";');
     joined.set("src/text/y.ts", 'import { headerText } from "../cli/approver.ts";');
     expect(folderCycles(joined)).not.toEqual(KNOWN_FOLDER_CYCLES);
+    // The old config/permission/sandbox knot tied again by one import: the permission engine
+    // asking the sandbox (the sandbox reads config/, which reads permission/'s rules).
+    const knot = planted("src/permission/x.ts", 'import { realFs } from "../sandbox/fsView.ts";');
+    expect(folderCycles(knot)).toContainEqual(["src/config", "src/permission", "src/sandbox"]);
+    // Or permission/ throwing an error of config/ again.
+    expect(folderCycles(planted("src/permission/x.ts", 'import { loadPolicy } from "../config/policy.ts";'))).toContainEqual(["src/config", "src/permission"]);
   });
 
   // Negative controls: each rule catches a planted violation.
@@ -116,6 +134,12 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/runtime/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([7]);
     expect(rulesBroken(planted("src/runtime/x.ts", 'await Bun.write("a", "b");'))).toEqual([7]);
     expect(rulesBroken(planted("src/tools/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([]);
+    // An open for reading writes nothing (src/files/regularFile.ts); one that may write is caught.
+    expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_RDONLY | O_NONBLOCK);'))).toEqual([]);
+    expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, "r");'))).toEqual([]);
+    expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, "w");'))).toEqual([7]);
+    expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_RDONLY | O_CREAT);'))).toEqual([7]);
+    expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_WRONLY);'))).toEqual([7]);
   });
 
   test("rule 9: src/acp/ imports src/cli/approver.ts and nothing else of src/cli/", () => {

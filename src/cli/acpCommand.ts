@@ -7,7 +7,7 @@
 import { Console } from "node:console";
 import { dirname } from "node:path";
 import { defineCommand, runCommand } from "citty";
-import { ConfigError } from "../config/errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 import { createCliContext } from "./context.ts";
 import { SANDBOX_BRIDGE_COMMAND, selfCommand, unsupportedPlatformMessage } from "./platform.ts";
 

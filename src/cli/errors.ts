@@ -1,4 +1,4 @@
-import { ConfigError, SetupRequiredError } from "../config/errors.ts";
+import { ConfigError, SetupRequiredError } from "../errors/configError.ts";
 import { ModelError } from "../model/types.ts";
 import { visible } from "../text/visible.ts";
 

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { SetupRequiredError } from "../config/errors.ts";
+import { SetupRequiredError } from "../errors/configError.ts";
 import { prepareModel } from "../config/modelSetup.ts";
 import { loadModelCatalog } from "../config/modelsFile.ts";
 import type { ModelInfo } from "../model/catalog.ts";

@@ -5,8 +5,8 @@
 // refused, since the home's own files are split out only for the session's root.
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { ConfigError } from "../config/errors.ts";
-import { isInside } from "../sandbox/fsView.ts";
+import { ConfigError } from "../errors/configError.ts";
+import { isInside } from "../files/isInside.ts";
 import { real, type RootContext, wideFolder } from "../runtime/projectRoot.ts";
 
 const ADD_A_PROJECT = "Add a project folder instead, or remove it from the editor's additional folders";
@@ -24,7 +24,7 @@ function checkExtraRoot(folder: string, context: RootContext): string {
   if (!statSync(resolved).isDirectory()) throw refuse("it is not a folder");
   const wide = wideFolder(resolved, context);
   if (wide) throw refuse(`it is ${wide.what}`);
-  // The home's own files are split out only for the session's root (sandbox/homeOwn.ts).
+  // The home's own files are split out only for the session's root (files/homeOwn.ts).
   if (isInside(real(context.home), resolved)) throw refuse("it is (or holds) your home folder, whose own files (dotfiles, ~/.ssh …) commands could then change");
   return resolved;
 }

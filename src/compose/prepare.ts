@@ -3,7 +3,7 @@
 // sandbox, permission engine, hooks, audit log and tools. Files are read again on every call,
 // so a session started after `garuda setup` (or a policy change) sees it without a restart.
 import { randomUUID } from "node:crypto";
-import { ConfigError } from "../config/errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 import { type PreparedModel, prepareModel } from "../config/modelSetup.ts";
 import type { GarudaPaths } from "../config/paths.ts";
 import { listModelChoices } from "../config/modelChoices.ts";
@@ -28,7 +28,7 @@ import { startSessionNetwork } from "./network.ts";
 import { chooseCommandSandbox } from "./sandboxChoice.ts";
 import { realFs } from "../sandbox/fsView.ts";
 import { lexicalPath, resolveLoose, sandboxPaths } from "../sandbox/paths.ts";
-import { isHomeOwnPath } from "../sandbox/homeOwn.ts";
+import { isHomeOwnPath } from "../files/homeOwn.ts";
 import { createSessionFolder, type SessionFolder, sessionFolderBase, sweepSessionFolders } from "../sandbox/sessionFolders.ts";
 import { createExecutor } from "../sandbox/executor.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
@@ -46,7 +46,8 @@ import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
 import { checkExtraRoots } from "./extraRoots.ts";
 import { checkProjectRoot, wideFolder } from "../runtime/projectRoot.ts";
-import { Runtime, type RuntimeOptions } from "../runtime/runtime.ts";
+import { Runtime } from "../runtime/runtime.ts";
+import type { RuntimeOptions } from "../runtime/runtimeOptions.ts";
 import type { Notice } from "../runtime/services.ts";
 import type { ToolHooks } from "../tools/toolHooks.ts";
 
@@ -244,7 +245,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     root,
     extraRoots,
     home: paths.home,
-    // What the sandbox hides from commands is refused to the file tools too (secrets.ts).
+    // What the sandbox hides from commands is refused to the file tools too (files/secrets.ts).
     hiddenFromCommands: executor.spec().denyReadPaths,
     rules: [...settings.rules, ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" }))],
     policy,

@@ -1,4 +1,4 @@
-import { ConfigError } from "./errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { writeFileAtomic } from "./atomicWrite.ts";
-import { ConfigError } from "./errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 
 /** A credentials file is a handful of keys; anything bigger is not one. */
 export const MAX_CREDENTIALS_BYTES = 64 * 1024;

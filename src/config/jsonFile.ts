@@ -1,13 +1,13 @@
 import type { z } from "zod";
-import { ConfigError } from "./errors.ts";
-import { readRegularFile } from "./regularFile.ts";
+import { ConfigError } from "../errors/configError.ts";
+import { readRegularFile } from "../files/regularFile.ts";
 
 /** Size above which a config file is refused rather than parsed. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * Reads a file's text; undefined when it does not exist, a ConfigError for any other failure. A
- * pipe, socket or device is refused, never read (a FIFO would wait for a writer: regularFile.ts).
+ * pipe, socket or device is refused, never read (a FIFO would wait for a writer: files/regularFile.ts).
  */
 export function readConfigText(path: string, maxBytes = MAX_CONFIG_BYTES): string | undefined {
   const read = readRegularFile(path, { maxBytes });

@@ -1,7 +1,7 @@
 import type { ModelInfo, ProviderInfo } from "../model/catalog.ts";
 import { checkBaseUrl } from "./baseUrl.ts";
 import { readCredentials } from "./credentials.ts";
-import { SetupRequiredError } from "./errors.ts";
+import { SetupRequiredError } from "../errors/configError.ts";
 import { findModel, loadModelCatalog, type ModelCatalog, providerKeyNames } from "./modelsFile.ts";
 import type { GarudaPaths } from "./paths.ts";
 import type { ProviderKeys } from "./providerKeys.ts";

@@ -8,7 +8,7 @@ import {
   unknownLimits,
 } from "../model/catalog.ts";
 import { checkBaseUrl } from "./baseUrl.ts";
-import { ConfigError } from "./errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 import { readJsonConfig } from "./jsonFile.ts";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { emptyTeamPolicy, type PolicyOrigin, type TeamPolicy } from "../permission/teamPolicy.ts";
 import type { Mode, Rule } from "../permission/types.ts";
-import { ConfigError } from "./errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 import { describeIssues, parseConfigJson, readConfigText } from "./jsonFile.ts";
 import { parseSpec } from "./modelsFile.ts";
 import { policyFileRules } from "./policyRules.ts";

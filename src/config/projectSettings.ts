@@ -9,7 +9,7 @@ import { ruleProblem } from "../permission/ruleSyntax.ts";
 import { commandLimitKeys } from "./policySchema.ts";
 import type { Rule } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
-import { ConfigError } from "./errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 import { parseConfigJson, readConfigText } from "./jsonFile.ts";
 import { NETWORK_PRESETS } from "./networkPresets.ts";
 import type { GarudaPaths } from "./paths.ts";

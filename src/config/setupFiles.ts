@@ -4,7 +4,7 @@
 import { lstatSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import { writeFileAtomic } from "./atomicWrite.ts";
 import { readCredentials, writeCredentials } from "./credentials.ts";
-import { ConfigError } from "./errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 import { describeIssues, parseConfigJson, readConfigText } from "./jsonFile.ts";
 import { buildCatalog, findModel, type ModelsFile, modelsFileSchema } from "./modelsFile.ts";
 

@@ -7,7 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } fro
 import { resolve } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "./atomicWrite.ts";
-import { ConfigError } from "./errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 
 /** What can be pinned per project root today. */
 export type TrustKind = "settings" | "hooks";

@@ -3,7 +3,7 @@
 // trust.json). Strict schema; `tools` holds permission rule patterns (empty or absent: every tool).
 import { join } from "node:path";
 import { z } from "zod";
-import { ConfigError } from "../config/errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 import { parseConfigJson, readConfigText } from "../config/jsonFile.ts";
 import type { GarudaPaths } from "../config/paths.ts";
 import { APPROVE_IN_CHAT, sha256Hex, TrustStore, trustRoot } from "../config/trust.ts";

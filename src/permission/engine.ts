@@ -2,12 +2,12 @@
 // the session's own "Allow for this session" answers), a pure check(), and authorize(), which
 // asks the front end's Approver when the check says "ask". Every decision and every answer goes
 // to the audit callback with the rule that decided and the rule's source.
-import { ConfigError } from "../config/errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 import { decide, type DecisionInputs, type ProjectSandboxRule } from "./decide.ts";
 import type { PathContext } from "./pathMatch.ts";
 import { bySourceStrength, compileRules, requestFacts, type CompiledRule } from "./ruleMatch.ts";
 import { ruleProblem } from "./ruleSyntax.ts";
-import { secretPlaces } from "./secrets.ts";
+import { secretPlaces } from "../files/secrets.ts";
 import { SessionRules } from "./sessionRules.ts";
 import { emptyTeamPolicy, type TeamPolicy } from "./teamPolicy.ts";
 import type { Approver, Choice, Decision, Mode, PartialApproval, PermissionRequest, Rule } from "./types.ts";
@@ -38,7 +38,7 @@ export interface PermissionEngineOptions {
   /** The project's settings keep every command in the OS sandbox (strict profile, executor "os"). */
   projectSandbox?: ProjectSandboxRule;
   /**
-   * Folders the sandbox hides from commands beyond the home and system secrets (secrets.ts), such
+   * Folders the sandbox hides from commands beyond the home and system secrets (files/secrets.ts), such
    * as $XDG_RUNTIME_DIR: refused to the file tools like sensitive files.
    */
   hiddenFromCommands?: readonly string[];

@@ -3,9 +3,9 @@
 // disk, places (under the home folder, from the same list the sandbox hides) match where they
 // are; neither regards case. Example env files meant to be committed (.env.example …) are not secrets.
 import { insideRoot, matchPathPattern, type PathContext } from "./pathMatch.ts";
-import { SECRET_NAME_PATTERNS, type SecretPlace, secretPlaceOf } from "./secrets.ts";
+import { SECRET_NAME_PATTERNS, type SecretPlace, secretPlaceOf } from "../files/secrets.ts";
 
-/** Globs over the absolute path (lower case): the name patterns of the one list (secrets.ts). */
+/** Globs over the absolute path (lower case): the name patterns of the one list (files/secrets.ts). */
 export const SENSITIVE_PATTERNS: readonly string[] = SECRET_NAME_PATTERNS;
 
 /** `.env.*` files that are templates, not secrets. */

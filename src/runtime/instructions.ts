@@ -3,7 +3,7 @@
 // real path is inside the root (a symlink to ~/.ssh/config is not an instruction file).
 import { realpathSync } from "node:fs";
 import { join, relative, isAbsolute } from "node:path";
-import { readRegularFile } from "../config/regularFile.ts";
+import { readRegularFile } from "../files/regularFile.ts";
 
 export const INSTRUCTION_FILES = ["GARUDA.md", "AGENTS.md", "CLAUDE.md"] as const;
 export const INSTRUCTIONS_BUDGET = 40_000;

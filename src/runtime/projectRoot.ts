@@ -3,12 +3,12 @@
 // "/" or /usr makes the system writable, /tmp holds other programs' and sessions' files, /home
 // other users' homes. Such roots are refused with a message that says to open a project folder.
 // The home folder (or a folder that holds it) is allowed, its own files kept out of reach
-// (sandbox/homeOwn.ts), and the session says so once. Every front end goes through prepareRuntime,
+// (files/homeOwn.ts), and the session says so once. Every front end goes through prepareRuntime,
 // so this is the one check for the chat, `garuda run` and `garuda acp`.
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { ConfigError } from "../config/errors.ts";
-import { isInside } from "../sandbox/fsView.ts";
+import { ConfigError } from "../errors/configError.ts";
+import { isInside } from "../files/isInside.ts";
 
 /**
  * Folders that are the system's, not a project's: a root that is one of them, or holds one, is

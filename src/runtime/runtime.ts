@@ -1,110 +1,39 @@
 // The Runtime: everything one session needs, given to it (Runtime.create) rather than found.
 // A front end hands it prompts (runTurn) and gets AgentEvents back; the Runtime keeps the
-// conversation, the session file, the mode, the limits and the notices, and runs the loop.
+// conversation, the session file, the mode, the limits and the notices, and hands each prompt
+// to a turn (turn.ts). A resumed session is claimed and replayed by resume.ts.
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
-import type { ModelChoices } from "../config/modelChoices.ts";
+import type { EventSink, StopReason } from "../core-types/events.ts";
 import type { ModelInfo } from "../model/catalog.ts";
-import type { Message, ModelClient, ModelRequest, WebSearchOptions } from "../model/types.ts";
+import type { ImageBlock, Message, ModelRequest } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import { MODES } from "../permission/modes.ts";
-import type { Approver, Mode } from "../permission/types.ts";
-import type { Executor, ProcessExecutor, SandboxAvailability, SandboxSpec } from "../sandbox/types.ts";
-import type { AuditSink } from "../store/auditEvents.ts";
-import { type ClaimedSession, claimSession } from "../store/sessionCatalog.ts";
-import { type SessionStore, createSessionStore } from "../store/sessionFile.ts";
+import type { Mode } from "../permission/types.ts";
+import { createSessionStore } from "../store/sessionFile.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
-import type { PlanState } from "../tools/todo.ts";
-import type { Tool } from "../tools/types.ts";
-import { modelAt } from "../store/sessionChoices.ts";
-import { type CallContext, ToolRegistry } from "../tools/registry.ts";
 import { VERSION } from "../version.ts";
-import { abortable } from "./abortable.ts";
-import { type ChildHost, runChild } from "./child.ts";
-import { ChildModels, type SubagentModel } from "./childModels.ts";
-import { deferredCommand, type ResolvedCommand, resolveCommand } from "./commands.ts";
+import { ChildModels } from "./childModels.ts";
+import { type ResolvedCommand, resolveCommand } from "./commands.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
-import type { AgentEvent, EventSink, StopReason } from "../core-types/events.ts";
 import { readInstructions } from "./instructions.ts";
-import { DEFAULT_LIMITS, type Limits, runLoop } from "./loop.ts";
+import { DEFAULT_LIMITS, type Limits } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
-import { SessionControls } from "./sessionControls.ts";
-import { attachMentions } from "./mentions.ts";
-import type { BufferDeps } from "../tools/editorBuffers.ts";
-import { textOnlyNotice } from "../model/images.ts";
-import type { ImageBlock } from "../model/types.ts";
-import { CUT_NOTE, modeNotes, planStoppedNote, userContent } from "./notes.ts";
-import type { BackgroundJobs } from "../tools/processTable.ts";
-import type { ToolHooks } from "../tools/toolHooks.ts";
-import type { CommandInfo, CommandProvider, Notice, TurnExtensions, UndoResult, UndoStore } from "./services.ts";
-import { promptProblem } from "./promptBound.ts";
+import { planStoppedNote } from "./notes.ts";
+import { claimResume, replayResumed, type ResumeSource } from "./resume.ts";
+import type { RuntimeOptions } from "./runtimeOptions.ts";
+import { safeEmit } from "./safeEmit.ts";
+import type { CommandInfo, Notice, UndoResult } from "./services.ts";
 import { openSession, type SessionState } from "./session.ts";
+import { SessionControls } from "./sessionControls.ts";
+import { SessionTools } from "./sessionTools.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
-import { resumedState, TitleAndNotices } from "./titleAndNotices.ts";
-
-export interface RuntimeOptions {
-  /** The project root; must exist. Its real path is used. */
-  root: string;
-  /** The editor's unsaved buffers for @-mentions, with the file tools' checks (tools/editorBuffers.ts). */
-  buffers?: BufferDeps;
-  /** The session's other project folders (an editor's additionalDirectories), real; named in the system prompt. */
-  extraRoots?: readonly string[];
-  home: string;
-  model: { client: ModelClient; info: ModelInfo; thinking?: ModelRequest["thinking"]; webSearch?: WebSearchOptions };
-  tools: readonly Tool[];
-  engine: PermissionEngine;
-  executor: Executor;
-  /** Who answers permission questions; absent in headless runs (a question is then a deny). */
-  approver?: Approver;
-  mode: Mode;
-  /** Lower limits from the team policy or settings; defaults: DEFAULT_LIMITS. */
-  limits?: Partial<Limits>;
-  hooks?: ToolHooks;
-  audit?: AuditSink;
-  undo?: UndoStore;
-  /** Default: session files under ~/.garuda/sessions. false: no session file. */
-  sessionStore?: SessionStore | false;
-  /** The id of a new session's file (an editor names a session before its first prompt). Default: a new id. */
-  sessionId?: string;
-  /**
-   * Continue a session (its messages, usage and mode): its file, which create() locks and reads,
-   * or a session a front end already claimed (claimSession), which the runtime then owns. The
-   * lock is held until close(); when another Garuda holds it, create() throws SessionBusyError.
-   * `damageShown`: the front end has told the user which damaged lines were skipped.
-   */
-  resume?: string | (ClaimedSession & { damageShown?: boolean });
-  /** Notices from the wiring (ignored project settings …), shown at the first turn. */
-  notices?: Notice[];
-  commands?: CommandProvider;
-  /** Extensions started at the first turn (MCP servers), whose tools join the session's. */
-  extensions?: TurnExtensions;
-  /** Why a mode may not be used (the team policy's allowedModes), or undefined. Default: every mode may. */
-  modeRefusal?: (mode: Mode) => string | undefined;
-  /** Whether commands have an OS sandbox (the system prompt, the notice). Default: the executor's. */
-  sandboxAvailability?: SandboxAvailability;
-  /** The sandbox commands run in, per mode. Default: the executor's own spec, the project read-only in plan mode. */
-  sandboxFor?: (mode: Mode) => SandboxSpec | null;
-  /**
-   * Opens another model for a subagent that asks for one (a custom agent's `model`), under the
-   * same rules as the session's: the team policy's allowed models, a provider and a key. Throws
-   * with what to do when it cannot. Absent: subagents always run on the session's model.
-   */
-  modelFor?: (spec: string) => Promise<SubagentModel>;
-  /** The session's background processes (process_manager): plan mode stops the ones that can write the project. */
-  jobs?: BackgroundJobs;
-  /** Runs at close(), after the executor shut down (the egress proxy, the audit log). */
-  onClose?: () => Promise<void> | void;
-  /**
-   * The models of the catalog and models.json, each usable now or not (config/modelChoices.ts),
-   * read again at each call. With `modelFor`, the session can switch models (setModel).
-   */
-  modelChoices?: () => ModelChoices;
-  /** The session's plan (the todo tool's state): its changes go out as plan events. */
-  plan?: PlanState;
-}
+import { TitleAndNotices } from "./titleAndNotices.ts";
+import { Turns } from "./turn.ts";
+import { endUndoTurn } from "./undoTurn.ts";
 
 /** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
 export interface ModeSwitch {
@@ -113,67 +42,45 @@ export interface ModeSwitch {
   notices: string[];
 }
 
-export type { SubagentModel } from "./childModels.ts";
-
-function defaultSandbox(executor: Executor, mode: Mode): SandboxSpec | null {
-  if (!executor.sandbox.available) return null;
-  const spec = (executor as Partial<ProcessExecutor>).spec;
-  return typeof spec === "function" ? spec.call(executor, { projectReadOnly: mode === "plan" }) : null;
-}
-
-/** A front end's mistake in onEvent must not leave the conversation half-recorded. */
-function safeEmit(onEvent: EventSink): EventSink {
-  return (event) => {
-    try {
-      const held = onEvent(event);
-      // Only a command's output waits for the front end (EventSink); a failure there frees it.
-      if (event.type === "tool_output" && held instanceof Promise) return held.catch(() => {});
-    } catch {
-      // The event is lost for display; the turn and its records go on.
-    }
-    return undefined;
-  };
-}
-
 export class Runtime {
   readonly root: string;
   readonly systemPrompt: string;
+  /** The model, the effort and the usage, and who watches them (the editor's pickers and meter). */
+  readonly controls: SessionControls;
+
+  // What the session was given, and what it keeps.
   readonly #options: RuntimeOptions;
-  #registry: ToolRegistry;
-  /** The extensions' tools the registry was last built with. */
-  #extensionTools: readonly Tool[] = [];
+  /** The given tools and, once they run, the extensions'. */
+  readonly #tools: SessionTools;
   readonly #limits: Limits;
   readonly #conversation: Conversation;
   readonly #meter: UsageMeter;
   readonly #session: SessionState;
-  /** The model, the effort and the usage, and who watches them (the editor's pickers and meter). */
-  readonly controls: SessionControls;
-  /** The running turn's emit, for changes made inside it (the plan). */
-  #turnEmit: EventSink | undefined;
-  readonly #notices: Notice[] = [];
-  /** Models subagents asked for (custom agents' `model`). */
-  readonly #childModels: ChildModels;
-  /** Notes for the model's next user message (a cut answer, an undo). */
-  readonly #notes: string[] = [];
-  readonly #closing = new AbortController();
-  #mode: Mode;
-  #lastTurnMode: Mode | undefined;
-  #turn: Promise<unknown> | undefined;
-  #turnSignal: AbortSignal | undefined;
-  #turnOpen = false;
-  #lastSteps = 0;
-  #closed = false;
   readonly #extras: TitleAndNotices;
   /** The resumed session's file (not what was read of it: the messages are kept, the records go). */
   readonly #resumed: { id: string; file: string } | undefined;
+  /** Notices for the user, sent at the next turn. */
+  readonly #notices: Notice[] = [];
+  /** Notes for the model's next user message (a cut answer, an undo, stopped processes). */
+  readonly #notes: string[] = [];
+  #mode: Mode;
+  #closed = false;
+  readonly #closing = new AbortController();
 
-  private constructor(options: RuntimeOptions, root: string, resumed: (ClaimedSession & { damageShown?: boolean }) | undefined) {
+  // The turns: what one turn does (turn.ts), and the running one.
+  readonly #turns: Turns;
+  #turn: Promise<unknown> | undefined;
+  #turnSignal: AbortSignal | undefined;
+  /** The running turn's emit, for changes made inside it (the plan). */
+  #turnEmit: EventSink | undefined;
+
+  private constructor(options: RuntimeOptions, root: string, resumed: ResumeSource | undefined) {
     // Not the resumed session's records: a long session is kept once, as its messages.
     const { resume: _read, ...kept } = options;
     this.#options = kept;
     this.root = root;
     this.#mode = options.mode;
-    this.#registry = new ToolRegistry(options.tools);
+    this.#tools = new SessionTools(options.tools);
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
     const sandbox = options.sandboxAvailability ?? options.executor.sandbox;
     if (!sandbox.available) this.#notices.push({ level: "warning", text: `No OS sandbox: ${sandbox.reason} Every command asks before it runs. ${sandbox.fix}` });
@@ -181,8 +88,7 @@ export class Runtime {
     for (const text of instructions.notes) this.#notices.push({ level: "info", text });
     this.#notices.push(...(options.notices ?? []));
     this.systemPrompt = buildSystemPrompt({ version: VERSION, root, extraRoots: options.extraRoots ?? [], platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
-    this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#registry.specs()).length);
-    this.#childModels = new ChildModels(options.modelFor, (usage, price) => this.#meter.spend(usage, price));
+    this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#tools.registry.specs()).length);
     options.plan?.subscribe((items) => this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }));
 
     let writeFailed = false;
@@ -207,23 +113,30 @@ export class Runtime {
       },
       options.model.thinking,
     );
-    const state = resumed ? resumedState(resumed.data) : undefined;
-    if (resumed && state) {
-      if (state.damage && !resumed.damageShown) this.#notices.push({ level: "warning", text: state.damage });
-      // Each response at the price of the model that served it (a session may switch models).
-      const records = resumed.data.records;
-      const served = modelAt(records);
-      const priceOf = this.controls.priceLookup();
-      records.forEach((record, index) => {
-        const price = priceOf(served[index]);
-        if (record.type === "assistant") this.#meter.spend(record.usage, price);
-        if (record.type === "compaction" && record.usage) this.#meter.spend(record.usage, price);
-      });
-      this.#lastTurnMode = state.lastMode;
-      this.controls.restore(records);
-    }
+    const state = resumed && replayResumed(resumed, { meter: this.#meter, controls: this.controls, notices: this.#notices });
     this.#extras = new TitleAndNotices(this.#conversation, state);
     this.#session = openSession(store, resumed && { file: resumed.file, lock: resumed.lock }, { root, version: VERSION, model: options.model.info.spec }, options.sessionId);
+    this.#turns = new Turns(
+      {
+        root,
+        options: kept,
+        conversation: this.#conversation,
+        session: this.#session,
+        controls: this.controls,
+        meter: this.#meter,
+        limits: this.#limits,
+        tools: this.#tools,
+        // Models subagents ask for (custom agents' `model`), opened once per session.
+        childModels: new ChildModels(options.modelFor, (usage, price) => this.#meter.spend(usage, price)),
+        extras: this.#extras,
+        notices: this.#notices,
+        notes: this.#notes,
+        request: () => this.#request(),
+        stopWriters: () => this.#stopWriters(),
+        mode: () => this.#mode,
+      },
+      state?.lastMode,
+    );
   }
 
   /** Builds a Runtime from its services. Reads the project's instruction files once. */
@@ -236,8 +149,7 @@ export class Runtime {
       throw new Error(`The project folder does not exist: ${options.root}`);
     }
     if (!statSync(root).isDirectory()) throw new Error(`The project folder is not a folder: ${options.root}`);
-    // Locked before it is read: what the runtime continues from is what the file holds.
-    const resumed = typeof options.resume === "string" ? claimSession(options.resume) : options.resume;
+    const resumed = claimResume(options.resume);
     try {
       return new Runtime(options, root, resumed);
     } catch (error) {
@@ -376,160 +288,12 @@ export class Runtime {
     };
     this.#turnEmit = emit;
     try {
-      return await this.#turnBody(prompt, signal, emit, shown, images);
+      return await this.#turns.run({ prompt, signal, emit, shown, images });
     } finally {
       this.#turnSignal = undefined;
       this.#turnEmit = undefined;
-      await this.#endUndoTurn(emit);
+      await endUndoTurn(this.#options.undo, emit);
       this.#extras.endTurn();
-    }
-  }
-
-  /** Closes the undo point of the turn and shows what the undo store had to say. */
-  async #endUndoTurn(emit: (event: AgentEvent) => void): Promise<void> {
-    const undo = this.#options.undo;
-    if (!undo) return;
-    try {
-      await undo.endTurn?.();
-    } catch {
-      // The store reports its own failures through takeNotices.
-    }
-    for (const text of undo.takeNotices?.() ?? []) emit({ type: "notice", level: "warning", text });
-  }
-
-  async #turnBody(prompt: string, signal: AbortSignal, emit: EventSink, given: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
-    const typed = prompt;
-    for (const notice of this.#notices.splice(0)) {
-      emit({ type: "notice", level: notice.level, text: notice.text });
-      this.#options.audit?.record({ type: "notice", text: notice.text });
-    }
-    if (signal.aborted) return "cancelled";
-    if (this.#options.extensions) {
-      await this.#joinExtensions(this.#options.extensions, signal, emit);
-      if (signal.aborted) return "cancelled";
-    }
-    const deferred = deferredCommand(prompt, this.#options.commands);
-    if (deferred) {
-      const made = await deferred.command.expand(signal);
-      if (signal.aborted) return "cancelled";
-      if ("refused" in made) {
-        emit({ type: "notice", level: "warning", text: made.refused, refusedCommand: deferred.name });
-        this.#options.audit?.record({ type: "notice", text: made.refused });
-        return "done";
-      }
-      prompt = made.text;
-    }
-    const mode = this.#mode;
-    const warn = (text: string) => emit({ type: "notice", level: "warning", text });
-    // A build-mode turn still running at the switch may have started more.
-    if (mode === "plan") for (const text of await this.#stopWriters()) warn(text);
-    this.#session.ensure(this.#conversation, mode, warn);
-    if (this.#session.recordedMode !== mode) {
-      this.#conversation.record({ type: "mode", mode });
-      this.#session.recordedMode = mode;
-    }
-    this.controls.sync();
-    this.#conversation.closeOpenToolCalls();
-    if (this.#options.undo) {
-      try {
-        await abortable(this.#options.undo.beginTurn(), signal);
-      } catch (error) {
-        if (signal.aborted) return "cancelled";
-        warn(`The undo snapshot of this turn failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore it.`);
-      }
-      // Undo switched off before the turn is said before the model works, not after.
-      for (const text of this.#options.undo.takeNotices?.() ?? []) warn(text);
-    }
-    const previousMode = this.#lastTurnMode;
-    const pending = this.#notes.splice(0);
-    const notes = [...modeNotes(mode, previousMode), ...pending];
-    this.#lastTurnMode = mode;
-    const takesImages = this.#options.model.info.images !== false;
-    const attached = await attachMentions(prompt, {
-      root: this.root,
-      home: this.#options.home,
-      engine: this.#options.engine,
-      mode,
-      signal,
-      ...(this.#options.approver && { approver: this.#options.approver }),
-      ...(this.#options.buffers && { buffers: this.#options.buffers }),
-      images: takesImages,
-      model: this.#options.model.info.spec,
-    });
-    for (const text of attached.notices) emit({ type: "notice", level: "warning", text });
-    if (signal.aborted) return "cancelled";
-    // A model the catalog marks as text-only gets none, and the user is told (images.ts).
-    if (!takesImages && images.length > 0) emit({ type: "notice", level: "warning", text: textOnlyNotice(images.length, this.#options.model.info.spec) });
-    // A prompt of images alone has no text block (the API refuses an empty one).
-    const content = [...userContent(prompt, notes).filter((block) => block.type !== "text" || block.text !== ""), ...attached.blocks, ...(takesImages ? images : [])];
-    if (content.length === 0) {
-      this.#notes.unshift(...pending);
-      return "done";
-    }
-    const tooLarge = promptProblem(content, this.#options.model.info.contextWindow, attached.blocks.length > 0);
-    if (tooLarge !== undefined) {
-      // Not recorded: the conversation stays as it was, and the notes wait for the next prompt.
-      this.#notes.unshift(...pending);
-      this.#lastTurnMode = previousMode;
-      warn(tooLarge);
-      return "done";
-    }
-    // The prompt as the user sent it, when the model gets another text (a /command expanded).
-    const shown = given ? [...given] : prompt !== typed ? [{ type: "text" as const, text: typed }] : undefined;
-    this.#conversation.record({ type: "user", prompt, content, ...(shown && { shown }) });
-    this.#extras.promptRecorded(shown ?? typed, emit);
-    this.#turnOpen = true;
-    const stats = { steps: 0 };
-    try {
-      // Read at every request: a model switch during the turn applies from the next one.
-      const active = () => this.controls.model;
-      const request = () => this.#request();
-      const result = await runLoop({
-        get client() {
-          return active().client;
-        },
-        get request() {
-          return request();
-        },
-        get contextWindow() {
-          return active().info.contextWindow;
-        },
-        get modelMaxTokens() {
-          return active().info.maxTokens;
-        },
-        limits: this.#limits,
-        conversation: this.#conversation,
-        meter: this.#meter,
-        registry: this.#registry,
-        calls: this.#callContext(mode, signal, emit),
-        emit,
-        signal,
-        stats,
-      });
-      if (result.cutOff) this.#notes.push(CUT_NOTE);
-      this.#lastSteps = result.steps;
-      this.#end(result.stopReason);
-      return result.stopReason;
-    } catch (error) {
-      this.#lastSteps = stats.steps;
-      this.#end("error");
-      throw error;
-    }
-  }
-
-  /** Starts (or refreshes) the extensions; a changed tool list means a new registry, from this turn on. */
-  async #joinExtensions(extensions: TurnExtensions, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<void> {
-    const notice = (notice: Notice) => {
-      emit({ type: "notice", level: notice.level, text: notice.text });
-      this.#options.audit?.record({ type: "notice", text: notice.text });
-    };
-    try {
-      const tools = await extensions.beforeTurn(signal, notice);
-      if (tools === this.#extensionTools) return;
-      this.#registry = new ToolRegistry([...this.#options.tools, ...tools]);
-      this.#extensionTools = tools;
-    } catch (error) {
-      if (!signal.aborted) notice({ level: "warning", text: `Extensions could not start: ${error instanceof Error ? error.message : String(error)}` });
     }
   }
 
@@ -538,65 +302,15 @@ export class Runtime {
     return {
       ...this.controls.request(),
       system: this.systemPrompt,
-      tools: this.#registry.specs() as ModelRequest["tools"],
+      tools: this.#tools.registry.specs() as ModelRequest["tools"],
       // Web search is the first model's provider's server tool; another provider has none.
       ...(webSearch && this.model.provider === first.provider && { webSearch }),
     };
   }
 
-  #callContext(mode: Mode, signal: AbortSignal, emit: EventSink): CallContext {
-    const options = this.#options;
-    let snapshotWarned = false;
-    const calls: CallContext = {
-      root: this.root,
-      home: options.home,
-      mode,
-      signal,
-      executor: options.executor,
-      sandbox: options.sandboxFor ? options.sandboxFor(mode) : defaultSandbox(options.executor, mode),
-      engine: options.engine,
-      ...(options.approver && { approver: options.approver }),
-      emit,
-      beforeWrite: async (paths) => {
-        try {
-          await options.undo?.snapshot(paths);
-        } catch (error) {
-          if (snapshotWarned) return;
-          snapshotWarned = true;
-          emit({ type: "notice", level: "warning", text: `An undo snapshot failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore this change.` });
-        }
-      },
-      ...(options.hooks && { hooks: options.hooks }),
-      ...(options.audit && { audit: options.audit }),
-    };
-    // Subagents share the model, the engine, the approver and the signal; not the subagent capability (no nesting).
-    const { model, thinking } = this.#request();
-    const active = this.controls.model;
-    const host: ChildHost = {
-      client: active.client,
-      request: { model, ...(thinking !== undefined && { thinking }) },
-      contextWindow: active.info.contextWindow,
-      modelMaxTokens: active.info.maxTokens,
-      limits: this.#limits,
-      tokensLeft: () => this.#limits.tokenBudget - this.#meter.total,
-      spend: (usage) => this.#meter.spend(usage, active.info.price),
-      tool: (name) => this.#registry.get(name),
-      toolNames: () => this.#registry.names(),
-      calls,
-    };
-    return { ...calls, subagent: async (task, call) => runChild(task.model ? await this.#childModels.hostFor(host, this.model, task.name, task.model) : host, task, call) };
-  }
-
-  #end(reason: string): void {
-    if (!this.#turnOpen) return;
-    this.#turnOpen = false;
-    this.#conversation.record({ type: "end", stopReason: reason, steps: this.#lastSteps });
-    this.#options.audit?.record({ type: "stop", reason });
-  }
-
   /** Records how the last turn ended when the front end ended it (an error, an interrupt). Once per turn. */
   recordStop(reason: string): void {
-    this.#end(reason);
+    this.#turns.end(reason);
   }
 
   /** Gives each tool call of the last response that has no result a synthetic "Cancelled by the user." result. */

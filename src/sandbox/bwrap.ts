@@ -24,7 +24,8 @@
 // drops it from the environment it was given.
 // A protected path that is itself a symlink is held at its target; the link can still be replaced.
 import { dirname } from "node:path";
-import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
+import { type FsView, byDepth, realFs } from "./fsView.ts";
+import { isInside } from "../files/isInside.ts";
 import { type ProtectedPath, resolveLoose, sandboxPaths } from "./paths.ts";
 import type { SandboxSpec } from "./types.ts";
 

@@ -1,7 +1,7 @@
 // The few questions the launchers ask of the file system, behind an interface so the argv
 // builders stay pure functions of (spec, fs) and tests can pin them with a fake tree.
 import { lstatSync, realpathSync } from "node:fs";
-import { readRegularFile } from "../config/regularFile.ts";
+import { readRegularFile } from "../files/regularFile.ts";
 
 export type PathKind = "dir" | "file" | "symlink" | "missing";
 
@@ -37,12 +37,6 @@ export const realFs: FsView = {
     return "bytes" in read ? read.bytes.toString("utf8").slice(0, 4096) : undefined;
   },
 };
-
-/** `path` is `dir` or lies below it (both absolute and normalized). */
-export function isInside(path: string, dir: string): boolean {
-  if (dir === "/") return path.startsWith("/");
-  return path === dir || path.startsWith(`${dir}/`);
-}
 
 /** Number of components: "/" → 0, "/a/b" → 2. Used to order mounts parents-first. */
 export function depth(path: string): number {

@@ -13,7 +13,7 @@
 // not known then is judged as if a command had just made it.
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { isInside } from "./fsView.ts";
+import { isInside } from "../files/isInside.ts";
 import type { GuardRecord, KnownRepo } from "./gitGuardRecord.ts";
 import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./gitQuarantine.ts";
 import { type JudgeContext, type Marker, configFileProblem, gitDirOf, hasExecLines, judgeMarker, markersAt, readSmall, todoLists, trustedWorktreeConfig, unsafeAddition } from "./gitRepos.ts";

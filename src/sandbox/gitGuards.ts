@@ -5,7 +5,8 @@
 // leave() after it.
 import { readFileSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { isInside, realFs } from "./fsView.ts";
+import { realFs } from "./fsView.ts";
+import { isInside } from "../files/isInside.ts";
 import { type GitGuard, type GuardedRun, createGitGuard } from "./gitGuard.ts";
 import { openGuardRecord } from "./gitGuardRecord.ts";
 import { type TreeWatch, createTreeWatch } from "./gitWatch.ts";

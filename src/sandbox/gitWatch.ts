@@ -11,7 +11,7 @@
 // inotify (macOS) the whole tree is such a subtree.
 import { type Dirent, chmodSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isInside } from "./fsView.ts";
+import { isInside } from "../files/isInside.ts";
 import { QUARANTINE_DIR } from "./gitQuarantine.ts";
 import type { Inotify, InotifyEvent } from "./inotify.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "./inotify.ts";

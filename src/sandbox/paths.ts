@@ -3,9 +3,10 @@
 // turn the result into their own terms.
 import { readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { HOME_SECRETS, SYSTEM_SECRETS } from "../permission/secrets.ts";
-import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
-import { HOME_BIN_FOLDERS, isHomeOwnName } from "./homeOwn.ts";
+import { HOME_SECRETS, SYSTEM_SECRETS } from "../files/secrets.ts";
+import { type FsView, byDepth, realFs } from "./fsView.ts";
+import { isInside } from "../files/isInside.ts";
+import { HOME_BIN_FOLDERS, isHomeOwnName } from "../files/homeOwn.ts";
 import type { SandboxSpec } from "./types.ts";
 
 /** Package caches under HOME, writable when they exist, so installs and builds work. */
@@ -259,7 +260,7 @@ function gitPaths(root: string, fs: LinkFsView, nested = false): GitPaths {
 /**
  * A writable folder that holds the home folder (a session at ~, a writePath over it), as the
  * folders a command may write instead: on the way down to the home every other entry, and in the
- * home its plain-named folders but not its own (dotfiles, ~/bin, ~/Library: homeOwn.ts). The
+ * home its plain-named folders but not its own (dotfiles, ~/bin, ~/Library: files/homeOwn.ts). The
  * folders on the way and the home itself stay read-only, so nothing new appears at their top
  * (a fresh ~/.npmrc, say); a symlink or a file there stays read-only too. Any other folder: itself.
  */

@@ -6,7 +6,7 @@ import { accessSync, constants, existsSync, readFileSync, realpathSync } from "n
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { bwrapArgv } from "./bwrap.ts";
-import { isInside } from "./fsView.ts";
+import { isInside } from "../files/isInside.ts";
 import { SANDBOX_EXEC, seatbeltArgv } from "./seatbelt.ts";
 import type { SandboxAvailability, SandboxSpec } from "./types.ts";
 

@@ -3,7 +3,8 @@
 // every path reaches it as a `-D` parameter read with (param "…"), never spliced into the SBPL, so
 // a path cannot inject rules. Pinned by snapshot tests (test/sandbox/seatbelt.test.ts).
 import { dirname } from "node:path";
-import { type FsView, byDepth, isInside, realFs } from "./fsView.ts";
+import { type FsView, byDepth, realFs } from "./fsView.ts";
+import { isInside } from "../files/isInside.ts";
 import { resolveLoose, sandboxPaths } from "./paths.ts";
 import type { SandboxSpec } from "./types.ts";
 

@@ -8,7 +8,7 @@
 // lets go, so each handle keeps the connection referenced until it is released.
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
-import { ConfigError } from "../config/errors.ts";
+import { ConfigError } from "../errors/configError.ts";
 
 /** A held session lock; share() gives another handle, and the lock goes when every handle is released. */
 export interface SessionLock {

@@ -17,7 +17,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
-import { isInside } from "../sandbox/fsView.ts";
+import { isInside } from "../files/isInside.ts";
 import type { Executor } from "../sandbox/types.ts";
 import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
 import { undoPrecheck } from "./undoPrecheck.ts";

@@ -8,7 +8,7 @@
 // Elsewhere (macOS) the child's path is opened and checked as checkedFile.ts checks a file: same
 // device and inode, real path unchanged.
 import { closeSync, constants, type Dirent, openSync, readdirSync } from "node:fs";
-import { readRegularFile } from "../config/regularFile.ts";
+import { readRegularFile } from "../files/regularFile.ts";
 import { type Changed, entry, type Opened, openChecked } from "./checkedFile.ts";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;

@@ -4,7 +4,8 @@
 // command, and that it may run it again outside the sandbox — which asks the user — unless the
 // team policy forbids that.
 import { isAbsolute, resolve } from "node:path";
-import { isInside, realFs } from "../sandbox/fsView.ts";
+import { realFs } from "../sandbox/fsView.ts";
+import { isInside } from "../files/isInside.ts";
 import { sandboxPaths } from "../sandbox/paths.ts";
 import type { SandboxSpec } from "../sandbox/types.ts";
 

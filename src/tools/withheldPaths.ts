@@ -3,7 +3,7 @@
 // the session adds (the team policy's denied paths). The name patterns are fronted by a cheap
 // substring test derived from the same patterns: every pattern has a literal piece that must occur
 // in a matching path, so most paths are cleared without a glob match.
-import { type SecretPlace, secretPlaceOf, secretPlaces } from "../permission/secrets.ts";
+import { type SecretPlace, secretPlaceOf, secretPlaces } from "../files/secrets.ts";
 import { SENSITIVE_PATTERNS, sensitivePattern } from "../permission/sensitive.ts";
 
 export type HiddenPredicate = (absPath: string) => boolean;
@@ -25,7 +25,7 @@ export function isSensitivePath(absPath: string, places: readonly SecretPlace[] 
 }
 
 export interface HiddenOptions {
-  /** The user's home folder: its secret places (secrets.ts) are hidden too. */
+  /** The user's home folder: its secret places (files/secrets.ts) are hidden too. */
   home: string;
   /** Further folders the sandbox hides from commands (e.g. $XDG_RUNTIME_DIR). */
   hiddenFromCommands?: readonly string[];

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeCredentials } from "../../src/config/credentials.ts";
-import { ConfigError, SetupRequiredError } from "../../src/config/errors.ts";
+import { ConfigError, SetupRequiredError } from "../../src/errors/configError.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { SetupRequiredError } from "../../src/config/errors.ts";
+import { SetupRequiredError } from "../../src/errors/configError.ts";
 import { type ModelSetupContext, prepareModel } from "../../src/config/modelSetup.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { keepProviderKeys } from "../../src/config/providerKeys.ts";

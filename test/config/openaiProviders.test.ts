@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { writeCredentials } from "../../src/config/credentials.ts";
-import { ConfigError, SetupRequiredError } from "../../src/config/errors.ts";
+import { ConfigError, SetupRequiredError } from "../../src/errors/configError.ts";
 import { type ModelSetupContext, prepareModel } from "../../src/config/modelSetup.ts";
 import { findModel, loadModelCatalog } from "../../src/config/modelsFile.ts";
 import { garudaPaths } from "../../src/config/paths.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../../src/config/errors.ts";
+import { ConfigError } from "../../src/errors/configError.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { checkModelAllowed, isModelAllowed, loadTeamPolicy, managedPolicyPath, policyRules } from "../../src/config/policy.ts";
 import { tempDir } from "../support/tempDir.ts";

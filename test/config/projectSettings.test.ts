@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../../src/config/errors.ts";
+import { ConfigError } from "../../src/errors/configError.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { approveProjectSettings, describeLoosening, loadProjectSettings } from "../../src/config/projectSettings.ts";
 import { TrustStore } from "../../src/config/trust.ts";

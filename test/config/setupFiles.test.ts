@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../../src/config/errors.ts";
+import { ConfigError } from "../../src/errors/configError.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { forgetCredential, modelsFileWithDefault, setDefaultModel } from "../../src/config/setupFiles.ts";
 import { tempDir } from "../support/tempDir.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../../src/config/errors.ts";
+import { ConfigError } from "../../src/errors/configError.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { readTrustFile, sha256Hex, TrustStore } from "../../src/config/trust.ts";
 import { tempDir } from "../support/tempDir.ts";

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError } from "../../src/config/errors.ts";
+import { ConfigError } from "../../src/errors/configError.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";

@@ -7,7 +7,7 @@ import { linkSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "n
 import { join } from "node:path";
 import { gitConfigParser } from "../../src/sandbox/gitGuards.ts";
 import { type JudgeContext, judgeMarker, markersAt } from "../../src/sandbox/gitRepos.ts";
-import { isInside } from "../../src/sandbox/fsView.ts";
+import { isInside } from "../../src/files/isInside.ts";
 import { tempDir } from "../support/tempDir.ts";
 import { evilSettings, git } from "./gitAttack.ts";
 

@@ -10,7 +10,8 @@ import type { ModelClient } from "../../src/model/types.ts";
 import { createPermissionEngine, type PermissionAuditEvent } from "../../src/permission/engine.ts";
 import type { ApprovalRequest, Approver, Choice } from "../../src/permission/types.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
-import { Runtime, type RuntimeOptions } from "../../src/runtime/runtime.ts";
+import { Runtime } from "../../src/runtime/runtime.ts";
+import type { RuntimeOptions } from "../../src/runtime/runtimeOptions.ts";
 import type { Executor, SandboxAvailability } from "../../src/sandbox/types.ts";
 import type { Tool, ToolContext, ToolResult } from "../../src/tools/types.ts";
 

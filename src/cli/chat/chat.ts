@@ -3,7 +3,7 @@
 // Ctrl-C stops a turn (the same cancel as over ACP), and a second Ctrl-C at the prompt exits.
 // Lines starting with "/" are built-in commands, custom commands or skills. On a terminal it uses
 // raw mode and a line editor; in a pipe it reads lines and writes plain text, no colours.
-import { ConfigError, SetupRequiredError } from "../../config/errors.ts";
+import { ConfigError, SetupRequiredError } from "../../errors/configError.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
 import { ModelError } from "../../model/types.ts";
 import type { Mode } from "../../permission/types.ts";

@@ -1,6 +1,6 @@
 // --continue and --resume [id]: which session file the chat picks up, and what it shows of the
 // conversation so far.
-import { ConfigError } from "../../config/errors.ts";
+import { ConfigError } from "../../errors/configError.ts";
 import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { ChatInput } from "./input.ts";
 import type { Screen } from "./screen.ts";

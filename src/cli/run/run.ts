@@ -3,7 +3,7 @@
 // --allow rules, added as session rules, let chosen calls through. The exit code says how it
 // ended (exitCodes.ts). Ctrl-C, SIGTERM, SIGHUP or a closed stdout stop the turn as in the chat
 // (stop.ts): the command's process group is killed and the calls it ended are named.
-import { ConfigError, SetupRequiredError } from "../../config/errors.ts";
+import { ConfigError, SetupRequiredError } from "../../errors/configError.ts";
 import { ModelError } from "../../model/types.ts";
 import { ruleProblem } from "../../permission/ruleSyntax.ts";
 import type { Mode } from "../../permission/types.ts";

@@ -1,6 +1,6 @@
 // `garuda setup --forget [NAME]`: removes one key from ~/.garuda/credentials.
 import { readCredentials } from "../../config/credentials.ts";
-import { ConfigError } from "../../config/errors.ts";
+import { ConfigError } from "../../errors/configError.ts";
 import { chooseModel } from "../../config/modelSetup.ts";
 import { findModel, loadModelCatalog } from "../../config/modelsFile.ts";
 import { forgetCredential } from "../../config/setupFiles.ts";

@@ -1,6 +1,6 @@
 // `garuda setup` in a terminal: provider → model (a server's own list for an OpenAI-compatible
 // provider) → key (hidden; none for a local server) → check → save → summary.
-import { ConfigError } from "../../config/errors.ts";
+import { ConfigError } from "../../errors/configError.ts";
 import { findModel, parseSpec, unlistedModelWarning } from "../../config/modelsFile.ts";
 import { type ModelInfo, notRunningMessage, type ProviderInfo, providerTitle, serverAddress } from "../../model/catalog.ts";
 import { oneLine } from "../../text/visible.ts";

@@ -1,6 +1,6 @@
 // `garuda setup --show`: the model in use and where it comes from, each known key name with
 // its source (env, file or missing), masked. Needs no terminal.
-import { ConfigError } from "../../config/errors.ts";
+import { ConfigError } from "../../errors/configError.ts";
 import { chooseModel } from "../../config/modelSetup.ts";
 import { findModel, loadModelCatalog, providerKeyNames } from "../../config/modelsFile.ts";
 import { BUILTIN_KEY_NAMES } from "../../config/providerKeys.ts";

@@ -10,7 +10,7 @@
 // is a notice, never the end of the session.
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
-import { ConfigError } from "../../config/errors.ts";
+import { ConfigError } from "../../errors/configError.ts";
 import { readConfigText } from "../../config/jsonFile.ts";
 import { sha256Hex } from "../../config/trust.ts";
 import { parseHostRule } from "../../sandbox/proxyPolicy.ts";

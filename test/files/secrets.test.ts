@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
-import { HOME_SECRETS, secretPlaces } from "../../src/permission/secrets.ts";
+import { HOME_SECRETS, secretPlaces } from "../../src/files/secrets.ts";
 import { sensitivePattern } from "../../src/permission/sensitive.ts";
 import type { Rule } from "../../src/permission/types.ts";
 import { realFs } from "../../src/sandbox/fsView.ts";

@@ -6,7 +6,7 @@
 // of the home whose name starts with a dot, plus the few plain-named folders that act the same.
 // The sandbox (paths.ts) leaves all of them read-only; the permission engine refuses file-tool
 // writes to them (decide.ts).
-import { isInside } from "./fsView.ts";
+import { isInside } from "./isInside.ts";
 
 /** Plain-named folders at the top of the home that belong to the system, not to a project. */
 export const HOME_OWN_NAMES: readonly string[] = [
