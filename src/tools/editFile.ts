@@ -6,11 +6,11 @@ import description from "./editFile.txt" with { type: "text" };
 import { applyReplacement, findReplacement, matchLines, notFoundMessage } from "./editMatch.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { loadChecked } from "./checkedFile.ts";
-import { applyChange, type ChangeTool, changeRequest, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { applyChange, type ChangeTool, changePlan, freshnessProblem, targetProblem } from "./fileWrite.ts";
 import { unifiedDiff } from "./diff.ts";
-import { changedWhileWaiting, CheckedPaths, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { changedWhileWaiting, type CheckedState, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import { formatBytes, lineAt, MAX_TEXT_BYTES } from "./textFile.ts";
-import type { Tool, ToolResult } from "./types.ts";
+import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 
 const input = z.object({
   path: z.string().min(1).describe("The file to edit: relative to the project root, or absolute."),
@@ -83,40 +83,30 @@ function snippet(newText: string, oldText: string): string {
   return out.join("\n");
 }
 
-export function editFileTool(deps: FileToolDeps): Tool<EditFileInput> {
+export function editFileTool(deps: FileToolDeps): Tool<EditFileInput, PlanWithState<EditFileInput, CheckedState>> {
   const spec: ChangeTool<EditFileInput, { lines: number[] }> = {
     tool: "edit_file",
     verb: "edit",
     title: "Edit",
     plan: (args, root, home) => planEdit(args, root, home, deps),
+    line: (plan) => plan.lines[0],
     deps,
-    checked: new CheckedPaths(),
   };
   return {
     name: "edit_file",
     description,
     input,
     readOnly: false,
-    describe(args, root) {
-      const resolved = resolveToolPath(args.path, root);
-      const info = { title: `Edit ${resolved.display}`, kind: "edit" as const, locations: [{ path: resolved.path }] };
-      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return info;
-      const plan = planEdit(args, root, undefined, deps);
-      if (!plan.ok) return info;
-      return { ...info, locations: [{ path: resolved.path, line: plan.lines[0] as number }], change: { path: resolved.path, oldText: plan.oldText, newText: plan.newText } };
-    },
-    permission(args, ctx) {
-      return changeRequest(spec, args, ctx);
-    },
-    async run(args, ctx): Promise<ToolResult> {
-      const applied = await applyChange(spec, args, ctx);
+    plan: (args, ctx) => changePlan(spec, args, ctx),
+    async run(plan, ctx): Promise<ToolResult> {
+      const applied = await applyChange(spec, plan, ctx);
       if ("error" in applied) return { output: applied.error, isError: true };
-      const { plan, text: newText } = applied;
-      const { added, removed } = unifiedDiff(plan.resolved.display, plan.oldText, newText);
-      const where = plan.lines.length === 1 ? `line ${plan.lines[0]}` : `${plan.lines.length} places (lines ${plan.lines.slice(0, MAX_LISTED).join(", ")}${plan.lines.length > MAX_LISTED ? " …" : ""})`;
+      const { change, text: newText } = applied;
+      const { added, removed } = unifiedDiff(change.resolved.display, change.oldText, newText);
+      const where = change.lines.length === 1 ? `line ${change.lines[0]}` : `${change.lines.length} places (lines ${change.lines.slice(0, MAX_LISTED).join(", ")}${change.lines.length > MAX_LISTED ? " …" : ""})`;
       return {
-        output: `Edited ${plan.resolved.display} at ${where}. The file now reads:\n${snippet(newText, plan.oldText ?? "")}`,
-        summary: `Edited ${plan.resolved.display} (+${added} −${removed})`,
+        output: `Edited ${change.resolved.display} at ${where}. The file now reads:\n${snippet(newText, change.oldText ?? "")}`,
+        summary: `Edited ${change.resolved.display} (+${added} −${removed})`,
       };
     },
   };

@@ -3,10 +3,10 @@
 import { z } from "zod";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { loadChecked } from "./checkedFile.ts";
-import { applyChange, type ChangeTool, changeRequest, freshnessProblem, targetProblem } from "./fileWrite.ts";
-import { changedWhileWaiting, CheckedPaths, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { applyChange, type ChangeTool, changePlan, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { changedWhileWaiting, type CheckedState, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import { countLines } from "./textFile.ts";
-import type { Tool, ToolResult } from "./types.ts";
+import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import description from "./writeFile.txt" with { type: "text" };
 
 const input = z.object({
@@ -45,7 +45,7 @@ export function planWrite(args: WriteFileInput, root: string, home: string | und
   }
 }
 
-export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
+export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput, PlanWithState<WriteFileInput, CheckedState>> {
   const spec: ChangeTool<WriteFileInput, object> = {
     tool: "write_file",
     verb: "write",
@@ -55,31 +55,21 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
       return plan.ok ? { ...plan, newText: args.content } : plan;
     },
     deps,
-    checked: new CheckedPaths(),
   };
   return {
     name: "write_file",
     description,
     input,
     readOnly: false,
-    describe(args, root) {
-      const resolved = resolveToolPath(args.path, root);
-      const info = { title: `Write ${resolved.display}`, kind: "edit" as const, locations: [{ path: resolved.path }] };
-      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return info;
-      const plan = planWrite(args, root, undefined, deps);
-      return plan.ok ? { ...info, change: { path: resolved.path, oldText: plan.oldText, newText: args.content } } : info;
-    },
-    permission(args, ctx) {
-      return changeRequest(spec, args, ctx);
-    },
-    async run(args, ctx): Promise<ToolResult> {
-      const applied = await applyChange(spec, args, ctx);
+    plan: (args, ctx) => changePlan(spec, args, ctx),
+    async run(plan, ctx): Promise<ToolResult> {
+      const applied = await applyChange(spec, plan, ctx);
       if ("error" in applied) return { output: applied.error, isError: true };
-      const { plan, text } = applied;
+      const { change, text } = applied;
       const lines = countLines(text);
       const what = `${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
-      const summary = `Wrote ${what} to ${plan.resolved.display}`;
-      return { output: plan.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };
+      const summary = `Wrote ${what} to ${change.resolved.display}`;
+      return { output: change.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };
     },
   };
 }
