@@ -5,10 +5,9 @@ import { z } from "zod";
 import description from "./editFile.txt" with { type: "text" };
 import { applyReplacement, findReplacement, matchLines, notFoundMessage } from "./editMatch.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { loadChecked } from "./checkedFile.ts";
-import { applyChange, type ChangeTool, changePlan, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { applyChange, type ChangeTool, changePlan, freshnessProblem, loadTarget } from "./fileWrite.ts";
 import { unifiedDiff } from "./diff.ts";
-import { changedWhileWaiting, type CheckedState, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import type { CheckedState, ResolvedPath } from "./paths.ts";
 import { formatBytes, lineAt, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 
@@ -27,18 +26,14 @@ export type EditPlan =
 const MAX_LISTED = 20;
 
 export function planEdit(args: EditFileInput, root: string, home: string | undefined, deps: FileToolDeps): EditPlan {
-  const resolved = resolveToolPath(args.path, root, home);
+  const target = loadTarget(args.path, root, home, deps);
+  const { resolved } = target;
   const fail = (error: string): EditPlan => ({ ok: false, resolved, error });
-  const escape = targetProblem(resolved, deps);
-  if (escape) return fail(escape);
-  const loaded = loadChecked(resolved.realPath);
+  if ("error" in target) return fail(target.error);
+  const { loaded } = target;
   switch (loaded.kind) {
-    case "changed":
-      return fail(changedWhileWaiting(resolved, resolved.realPath, root, deps.hidden, "written", loaded.now));
     case "missing":
       return fail(`File not found: ${resolved.display}. To create a file, use write_file.`);
-    case "folder":
-      return fail(`${resolved.display} is a folder. Give the path of a file inside it.`);
     case "special":
       return fail(`${resolved.display} is not a regular file; edit_file edits text files only.`);
     case "too_big":

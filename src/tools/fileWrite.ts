@@ -2,7 +2,8 @@
 // (undo snapshot first, atomic, mode kept, through symlinks inside the root, to exactly the file
 // the permission check named and only while it holds what the change was planned against) and
 // the record that lets the next edit go ahead without another read.
-import { writeChecked, type WriteRefusal } from "./checkedFile.ts";
+import { loadChecked, writeChecked, type WriteRefusal } from "./checkedFile.ts";
+import type { LoadedFile } from "./textFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import type { ReadTracker } from "./readTracker.ts";
 import { diffPreview } from "./changePreview.ts";
@@ -29,6 +30,24 @@ export function freshnessProblem(resolved: ResolvedPath, reads: ReadTracker, byt
 /** A problem with writing to this path at all, or undefined. */
 export function targetProblem(resolved: ResolvedPath, deps: Pick<FileToolDeps, "extraRoots">): string | undefined {
   return symlinkEscape(resolved, deps.extraRoots);
+}
+
+/** The file a change is planned against, as it is now (a folder is never one). */
+export type ChangeTarget = { resolved: ResolvedPath; error: string } | { resolved: ResolvedPath; loaded: Exclude<LoadedFile, { kind: "folder" }> };
+
+/**
+ * The opening of both change plans (planEdit, planWrite): the target resolved, refused when a
+ * symlink leads it out of the project, read as it is now; a folder, or a file swapped while it
+ * was read, is an error for either tool.
+ */
+export function loadTarget(path: string, root: string, home: string | undefined, deps: Pick<FileToolDeps, "extraRoots" | "hidden">): ChangeTarget {
+  const resolved = resolveToolPath(path, root, home);
+  const escape = targetProblem(resolved, deps);
+  if (escape) return { resolved, error: escape };
+  const loaded = loadChecked(resolved.realPath);
+  if (loaded.kind === "changed") return { resolved, error: changedWhileWaiting(resolved, resolved.realPath, root, deps.hidden, "written", loaded.now) };
+  if (loaded.kind === "folder") return { resolved, error: `${resolved.display} is a folder. Give the path of a file inside it.` };
+  return { resolved, loaded };
 }
 
 /**

@@ -2,9 +2,8 @@
 // Write does), so the model cannot overwrite what it has not seen.
 import { z } from "zod";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { loadChecked } from "./checkedFile.ts";
-import { applyChange, type ChangeTool, changePlan, freshnessProblem, targetProblem } from "./fileWrite.ts";
-import { changedWhileWaiting, type CheckedState, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { applyChange, type ChangeTool, changePlan, freshnessProblem, loadTarget } from "./fileWrite.ts";
+import type { CheckedState, ResolvedPath } from "./paths.ts";
 import { countLines } from "./textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import description from "./writeFile.txt" with { type: "text" };
@@ -21,18 +20,14 @@ export type WritePlan =
 
 /** Checks the target as it is now; the same checks run for the approval preview and the write. */
 export function planWrite(args: WriteFileInput, root: string, home: string | undefined, deps: FileToolDeps): WritePlan {
-  const resolved = resolveToolPath(args.path, root, home);
+  const target = loadTarget(args.path, root, home, deps);
+  const { resolved } = target;
   const fail = (error: string): WritePlan => ({ ok: false, resolved, error });
-  const escape = targetProblem(resolved, deps);
-  if (escape) return fail(escape);
-  const loaded = loadChecked(resolved.realPath);
+  if ("error" in target) return fail(target.error);
+  const { loaded } = target;
   switch (loaded.kind) {
-    case "changed":
-      return fail(changedWhileWaiting(resolved, resolved.realPath, root, deps.hidden, "written", loaded.now));
     case "missing":
       return { ok: true, resolved, oldText: null, oldBytes: null };
-    case "folder":
-      return fail(`${resolved.display} is a folder. Give the path of a file inside it.`);
     case "special":
       return fail(`${resolved.display} is not a regular file (a device, socket or pipe); write_file writes files only.`);
     case "too_big":
