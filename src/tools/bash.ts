@@ -10,7 +10,7 @@ import { oneLine } from "../text/visible.ts";
 import description from "./bash.txt" with { type: "text" };
 import { HeadTail, OUTPUT_CHARS, ProgressThrottle, stripCdRoot } from "./commandOutput.ts";
 import { type OutsideSandbox, sandboxHints } from "./sandboxHints.ts";
-import type { PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
+import type { PlanContext, PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -49,11 +49,23 @@ function headline(result: ExecResult, timeoutMs: number): string {
   return `Exit code: ${result.exitCode}`;
 }
 
-/** What a bash call runs, decided once for its permission request and its run. */
+/** What a command call (bash, process_manager start) runs, decided once for its permission request and its run. */
 export interface CommandPlan {
   /** The command without a leading `cd <root> &&` (it runs in the root anyway). */
   command: string;
   sandbox: SandboxSpec | null;
+}
+
+/** The plan of a command call: title `$ <command>`, the command as the target, sandboxed when it runs in the sandbox. */
+export function commandCallPlan<Input>(tool: "bash" | "process_manager", args: Input, given: string, outside: boolean | undefined, ctx: PlanContext): PlanWithState<Input, CommandPlan> {
+  const command = stripCdRoot(given, ctx.root);
+  const sandbox = commandSandbox(outside, ctx);
+  return {
+    input: args,
+    info: { title: `$ ${oneLine(command)}`, kind: "execute", locations: [] },
+    permission: { tool, readOnly: false, target: { kind: "command", command, sandboxed: sandbox !== null }, preview: command },
+    state: { command, sandbox },
+  };
 }
 
 export function bashTool(options: BashOptions = {}): Tool<BashInput, PlanWithState<BashInput, CommandPlan>> {
@@ -63,16 +75,7 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, PlanWithSta
     description,
     input,
     readOnly: false,
-    plan(args, ctx) {
-      const command = stripCdRoot(args.command, ctx.root);
-      const sandbox = commandSandbox(args.outside_sandbox, ctx);
-      return {
-        input: args,
-        info: { title: `$ ${oneLine(command)}`, kind: "execute", locations: [] },
-        permission: { tool: "bash", readOnly: false, target: { kind: "command", command, sandboxed: sandbox !== null }, preview: command },
-        state: { command, sandbox },
-      };
-    },
+    plan: (args, ctx) => commandCallPlan("bash", args, args.command, args.outside_sandbox, ctx),
     async run({ input: args, state: { command, sandbox } }, ctx): Promise<ToolResult> {
       const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
       const kept = new HeadTail(options.maxOutputChars ?? OUTPUT_CHARS);

@@ -5,11 +5,11 @@ import { z } from "zod";
 import description from "./editFile.txt" with { type: "text" };
 import { applyReplacement, findReplacement, matchLines, notFoundMessage } from "./editMatch.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { applyChange, type ChangeTool, changePlan, freshnessProblem, loadTarget } from "./fileWrite.ts";
+import { changeTool, freshnessProblem, loadTarget } from "./fileWrite.ts";
 import { unifiedDiff } from "./diff.ts";
 import type { CheckedState, ResolvedPath } from "./paths.ts";
 import { formatBytes, lineAt, MAX_TEXT_BYTES } from "./textFile.ts";
-import type { PlanWithState, Tool, ToolResult } from "./types.ts";
+import type { PlanWithState, Tool } from "./types.ts";
 
 const input = z.object({
   path: z.string().min(1).describe("The file to edit: relative to the project root, or absolute."),
@@ -79,24 +79,16 @@ function snippet(newText: string, oldText: string): string {
 }
 
 export function editFileTool(deps: FileToolDeps): Tool<EditFileInput, PlanWithState<EditFileInput, CheckedState>> {
-  const spec: ChangeTool<EditFileInput, { lines: number[] }> = {
+  return changeTool<EditFileInput, { lines: number[] }>({
     tool: "edit_file",
+    description,
+    input,
     verb: "edit",
     title: "Edit",
     plan: (args, root, home) => planEdit(args, root, home, deps),
     line: (plan) => plan.lines[0],
     deps,
-  };
-  return {
-    name: "edit_file",
-    description,
-    input,
-    readOnly: false,
-    plan: (args, ctx) => changePlan(spec, args, ctx),
-    async run(plan, ctx): Promise<ToolResult> {
-      const applied = await applyChange(spec, plan, ctx);
-      if ("error" in applied) return { output: applied.error, isError: true };
-      const { change, text: newText } = applied;
+    written(change, newText) {
       const { added, removed } = unifiedDiff(change.resolved.display, change.oldText, newText);
       const where = change.lines.length === 1 ? `line ${change.lines[0]}` : `${change.lines.length} places (lines ${change.lines.slice(0, MAX_LISTED).join(", ")}${change.lines.length > MAX_LISTED ? " …" : ""})`;
       return {
@@ -104,5 +96,5 @@ export function editFileTool(deps: FileToolDeps): Tool<EditFileInput, PlanWithSt
         summary: `Edited ${change.resolved.display} (+${added} −${removed})`,
       };
     },
-  };
+  });
 }

@@ -11,7 +11,8 @@ import type { CallInfo } from "../core-types/callInfo.ts";
 import { changedWhileWaiting, type CheckedState, pathTarget, realPathOf, resolveToolPath, symlinkEscape, type ResolvedPath, titlePath } from "./paths.ts";
 import { unsavedProblem } from "./editorBuffers.ts";
 import { projectGone } from "./projectGone.ts";
-import type { PlanContext, PlanWithState, ToolContext } from "./types.ts";
+import type { z } from "zod";
+import type { PlanContext, PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
 
 /** Why the model may not change this existing file as things stand, or undefined. */
 export function freshnessProblem(resolved: ResolvedPath, reads: ReadTracker, bytes: Uint8Array, verb: "edit" | "overwrite"): string | undefined {
@@ -106,6 +107,9 @@ export type ChangePlan<Extra> = ({ ok: true; resolved: ResolvedPath; oldText: st
 
 export interface ChangeTool<Input extends { path: string }, Extra> {
   tool: "edit_file" | "write_file";
+  /** Model-facing, as Tool's. */
+  description: string;
+  input: z.ZodType<Input>;
   verb: "edit" | "write";
   /** "Edit", "Write": the title's and the preview's first word. */
   title: string;
@@ -113,6 +117,23 @@ export interface ChangeTool<Input extends { path: string }, Extra> {
   /** The line a front end follows along at (edit_file: the first change). */
   line?(plan: ChangePlan<Extra> & { ok: true }): number | undefined;
   deps: FileToolDeps;
+  /** The result of a change written: `text` is what went into the file (hunk review: part of it). */
+  written(change: ChangePlan<Extra> & { ok: true }, text: string): ToolResult;
+}
+
+/** write_file and edit_file: one plan, one run up to the write; each words its own result. */
+export function changeTool<Input extends { path: string }, Extra>(spec: ChangeTool<Input, Extra>): Tool<Input, PlanWithState<Input, CheckedState>> {
+  return {
+    name: spec.tool,
+    description: spec.description,
+    input: spec.input,
+    readOnly: false,
+    plan: (args, ctx) => changePlan(spec, args, ctx),
+    async run(plan, ctx) {
+      const applied = await applyChange(spec, plan, ctx);
+      return "error" in applied ? { output: applied.error, isError: true } : spec.written(applied.change, applied.text);
+    },
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { FileToolDeps } from "./fileToolDeps.ts";
 import { compileGlob, globProblem } from "./globMatch.ts";
 import description from "./glob.txt" with { type: "text" };
 import { changedWhileWaiting, type CheckedState, displayPath, realPathOf, placeName } from "./paths.ts";
-import { searchPlace, searchPlan } from "./searchPlan.ts";
+import { searchPlace, searchPlan } from "./readPlans.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
 import { insideRoot } from "../permission/pathMatch.ts";

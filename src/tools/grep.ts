@@ -10,7 +10,7 @@ import { compileGlob, globProblem } from "./globMatch.ts";
 import description from "./grep.txt" with { type: "text" };
 import { compilePattern, type FileOutcome, type GrepMode, MAX_SEARCH_BYTES, type SearchSpec } from "./grepSearch.ts";
 import { changedWhileWaiting, type CheckedState, displayPath, placeName } from "./paths.ts";
-import { notFound, searchPlace, searchPlan } from "./searchPlan.ts";
+import { notFound, searchPlace, searchPlan } from "./readPlans.ts";
 import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "./searchWorker.ts";
 import { type SearchTally, searchNotes } from "./searchNotes.ts";
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";

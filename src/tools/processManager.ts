@@ -12,8 +12,8 @@ import { z } from "zod";
 import { CommandTooLongError } from "../sandbox/commandTooLong.ts";
 import { SandboxUnavailableError } from "../sandbox/executor.ts";
 import { oneLine } from "../text/visible.ts";
-import { type CommandPlan, commandSandbox } from "./bash.ts";
-import { cleanOutput, stripCdRoot } from "./commandOutput.ts";
+import { commandCallPlan, type CommandPlan } from "./bash.ts";
+import { cleanOutput } from "./commandOutput.ts";
 import description from "./processManager.txt" with { type: "text" };
 import { MAX_RUNNING, type ManagedProcess, ProcessTable, statusOf } from "./processTable.ts";
 import type { Tool, ToolPlan, ToolResult } from "./types.ts";
@@ -69,16 +69,7 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
     input,
     readOnly: false,
     plan(args, ctx) {
-      if (args.action === "start") {
-        const command = stripCdRoot(args.command ?? "", ctx.root);
-        const sandbox = commandSandbox(args.outside_sandbox, ctx);
-        return {
-          input: args,
-          info: { title: `$ ${oneLine(command)}`, kind: "execute", locations: [] },
-          permission: { tool: "process_manager", readOnly: false, target: { kind: "command", command, sandboxed: sandbox !== null }, preview: command },
-          state: { command, sandbox },
-        };
-      }
+      if (args.action === "start") return commandCallPlan("process_manager", args, args.command ?? "", args.outside_sandbox, ctx);
       const known = commandOf(args.id);
       const about = known !== undefined ? `: $ ${oneLine(known)}` : "";
       const title = args.action === "list" ? "List background processes" : `${args.action === "output" ? "Output of" : "Stop"} ${oneLine(args.id ?? "")}${about}`;

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { gainedLinks, listChecked, loadChecked } from "./checkedFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { bufferNote, unsavedBuffer } from "./editorBuffers.ts";
-import { changedWhileWaiting, type CheckedState, pathPreview, pathTarget, resolveToolPath, type ResolvedPath, titlePath } from "./paths.ts";
+import { changedWhileWaiting, type CheckedState, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { filePlan } from "./readPlans.ts";
 import description from "./readFile.txt" with { type: "text" };
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
@@ -104,19 +105,7 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithSt
     description,
     input,
     readOnly: true,
-    plan(args, ctx) {
-      const checked = resolveToolPath(args.path, ctx.root, ctx.home);
-      return {
-        input: args,
-        info: {
-          title: `Read ${titlePath(args.path, ctx.root)}`,
-          kind: "read",
-          locations: [args.offset === undefined ? { path: checked.path } : { path: checked.path, line: args.offset }],
-        },
-        permission: { tool: "read_file", readOnly: true, target: pathTarget(checked, "read"), preview: pathPreview(checked) },
-        state: { checked },
-      };
-    },
+    plan: (args, ctx) => filePlan({ tool: "read_file", kind: "read", title: (path) => `Read ${path}`, line: args.offset }, args, ctx),
     async run({ input: args, state: { checked } }, ctx) {
       // The file the permission check named, and no other: the path may have been re-pointed since.
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);

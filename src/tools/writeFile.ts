@@ -2,10 +2,10 @@
 // Write does), so the model cannot overwrite what it has not seen.
 import { z } from "zod";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { applyChange, type ChangeTool, changePlan, freshnessProblem, loadTarget } from "./fileWrite.ts";
+import { changeTool, freshnessProblem, loadTarget } from "./fileWrite.ts";
 import type { CheckedState, ResolvedPath } from "./paths.ts";
 import { countLines } from "./textFile.ts";
-import type { PlanWithState, Tool, ToolResult } from "./types.ts";
+import type { PlanWithState, Tool } from "./types.ts";
 import description from "./writeFile.txt" with { type: "text" };
 
 const input = z.object({
@@ -41,8 +41,10 @@ export function planWrite(args: WriteFileInput, root: string, home: string | und
 }
 
 export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput, PlanWithState<WriteFileInput, CheckedState>> {
-  const spec: ChangeTool<WriteFileInput, object> = {
+  return changeTool<WriteFileInput, object>({
     tool: "write_file",
+    description,
+    input,
     verb: "write",
     title: "Write",
     plan: (args, root, home) => {
@@ -50,21 +52,11 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput, PlanWith
       return plan.ok ? { ...plan, newText: args.content } : plan;
     },
     deps,
-  };
-  return {
-    name: "write_file",
-    description,
-    input,
-    readOnly: false,
-    plan: (args, ctx) => changePlan(spec, args, ctx),
-    async run(plan, ctx): Promise<ToolResult> {
-      const applied = await applyChange(spec, plan, ctx);
-      if ("error" in applied) return { output: applied.error, isError: true };
-      const { change, text } = applied;
+    written(change, text) {
       const lines = countLines(text);
       const what = `${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
       const summary = `Wrote ${what} to ${change.resolved.display}`;
       return { output: change.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };
     },
-  };
+  });
 }

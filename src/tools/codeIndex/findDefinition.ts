@@ -8,7 +8,7 @@ import { gainedLinks, loadChecked } from "../checkedFile.ts";
 import type { FileToolDeps } from "../fileToolDeps.ts";
 import { MAX_SEARCH_BYTES, type SearchSpec } from "../grepSearch.ts";
 import { changedWhileWaiting, type CheckedState, displayPath, placeName } from "../paths.ts";
-import { notFound, searchPlace, searchPlan } from "../searchPlan.ts";
+import { notFound, searchPlace, searchPlan } from "../readPlans.ts";
 import { type SearchTally, searchNotes } from "../searchNotes.ts";
 import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "../searchWorker.ts";
 import { MAX_TEXT_BYTES } from "../textFile.ts";

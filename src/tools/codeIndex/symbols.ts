@@ -2,7 +2,8 @@
 import { z } from "zod";
 import type { FileToolDeps } from "../fileToolDeps.ts";
 import { gainedLinks, loadChecked } from "../checkedFile.ts";
-import { changedWhileWaiting, type CheckedState, pathPreview, pathTarget, resolveToolPath, titlePath } from "../paths.ts";
+import { changedWhileWaiting, type CheckedState, resolveToolPath } from "../paths.ts";
+import { filePlan } from "../readPlans.ts";
 import { formatBytes } from "../textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { outlineLines } from "./format.ts";
@@ -26,15 +27,7 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
     description,
     input,
     readOnly: true,
-    plan(args, ctx) {
-      const checked = resolveToolPath(args.path, ctx.root, ctx.home);
-      return {
-        input: args,
-        info: { title: `Search symbols in ${titlePath(args.path, ctx.root)}`, kind: "search", locations: [{ path: checked.path }] },
-        permission: { tool: "symbols", readOnly: true, target: pathTarget(checked, "read"), preview: pathPreview(checked) },
-        state: { checked },
-      };
-    },
+    plan: (args, ctx) => filePlan({ tool: "symbols", kind: "search", title: (path) => `Search symbols in ${path}` }, args, ctx),
     async run({ input: args, state: { checked } }, ctx) {
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
       if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return error(`${resolved.display} may not be read (the policy hides it).`);

@@ -1,10 +1,27 @@
-// What grep, glob and find_definition plan alike, and how their runs start alike: the folder or
-// file searched is resolved once, in plan(); its title and read request name it; run() searches
-// that real path and no other (a path can be re-pointed while the call waits for an approval).
+// The plans of the tools that read a path (read_file and symbols one file; grep, glob and
+// find_definition a folder or file), and how the searches' runs start alike: the path is resolved
+// once, in plan(); the title and the read request name it; run() reads that real path and no
+// other (a path can be re-pointed while the call waits for an approval).
 import { statSync } from "node:fs";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { changedWhileWaiting, type CheckedState, pathPreview, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import type { ToolKind } from "../core-types/callInfo.ts";
+import { changedWhileWaiting, type CheckedState, pathPreview, pathTarget, resolveToolPath, type ResolvedPath, titlePath } from "./paths.ts";
 import type { PlanContext, PlanWithState, ToolContext } from "./types.ts";
+
+/** The plan of a tool that reads one file: the title names the path as the model wrote it (titlePath). */
+export function filePlan<Input extends { path: string }>(
+  call: { tool: string; kind: ToolKind; title: (path: string) => string; line?: number | undefined },
+  args: Input,
+  ctx: PlanContext,
+): PlanWithState<Input, CheckedState> {
+  const checked = resolveToolPath(args.path, ctx.root, ctx.home);
+  return {
+    input: args,
+    info: { title: call.title(titlePath(args.path, ctx.root)), kind: call.kind, locations: [call.line === undefined ? { path: checked.path } : { path: checked.path, line: call.line }] },
+    permission: { tool: call.tool, readOnly: true, target: pathTarget(checked, "read"), preview: pathPreview(checked) },
+    state: { checked },
+  };
+}
 
 /** The plan of a search: `what` is the pattern or name searched for (title and preview). */
 export function searchPlan<Input extends { path?: string | undefined }>(tool: string, args: Input, what: string, ctx: PlanContext): PlanWithState<Input, CheckedState> {
