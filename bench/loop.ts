@@ -101,8 +101,11 @@ function stubTools(): Tool[] {
   return fileTools().map((tool): Tool => ({
     ...tool,
     input: z.record(z.string(), z.unknown()) as Tool["input"],
-    describe: () => ({ title: tool.name, kind: "other", locations: [] }),
-    permission: () => ({ tool: tool.name, readOnly: tool.readOnly, target: { kind: "input" }, preview: tool.name }),
+    plan: (input) => ({
+      input,
+      info: { title: tool.name, kind: "other", locations: [] },
+      permission: { tool: tool.name, readOnly: tool.readOnly, target: { kind: "input" }, preview: tool.name },
+    }),
     run: async () => ({ output: `${tool.name}: ok` }),
   }));
 }

@@ -8,6 +8,14 @@ import type { CallInfo } from "./callInfo.ts";
 /** Why a turn ended. An aborted signal ends the turn as "cancelled". */
 export type StopReason = "done" | "max_tokens" | "refusal" | "max_steps" | "token_budget" | "repeated_calls" | "cancelled";
 
+/**
+ * Order, for every tool call: its tool_call event comes before any question about that call
+ * (the approval the permission engine puts to the user, a consent or further approval the tool
+ * asks for while it runs) and before its tool_start, tool_progress, tool_output and
+ * tool_result; a call that fails before it runs still has its tool_call, then its tool_result.
+ * So a front end always knows a call before it is asked about it (ACP: a
+ * session/request_permission names a toolCallId the editor has already been sent).
+ */
 export type AgentEvent =
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; text: string }

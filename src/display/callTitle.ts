@@ -6,7 +6,7 @@ import type { CallInfo, ToolKind } from "../core-types/callInfo.ts";
 import { webSearchCallInfo } from "../tools/webSearch.ts";
 import { hasHidden, oneLine } from "../text/visible.ts";
 
-/** The kind of Garuda's own tools, whatever a tool's describe() said. */
+/** The kind of Garuda's own tools, whatever a tool's plan() said. */
 const FIXED_KINDS: Readonly<Record<string, ToolKind>> = {
   read_file: "read",
   glob: "search",

@@ -74,14 +74,13 @@ export function agentTool(agents: readonly AgentDefinition[], consents: Consents
     description: `${description.trim()}\n\nAgents:\n${lines.join("\n")}`,
     input,
     readOnly,
-    describe(args) {
-      return { title: `Subagent: ${args.name}`, kind: "think", locations: [] };
-    },
-    permission(args) {
+    plan: (args) => ({
+      input: args,
+      info: { title: `Subagent: ${args.name}`, kind: "think", locations: [] },
       // The run asks nothing itself: the agent's own calls are each checked (and asked) as the session's are.
-      return { tool: "agent", readOnly: true, target: { kind: "input" }, preview: `${args.name}: ${args.prompt}` };
-    },
-    async run(args, ctx): Promise<ToolResult> {
+      permission: { tool: "agent", readOnly: true, target: { kind: "input" }, preview: `${args.name}: ${args.prompt}` },
+    }),
+    async run({ input: args }, ctx): Promise<ToolResult> {
       const agent = agents.find((a) => a.name === args.name);
       if (!agent) return { output: `Error: there is no agent named "${args.name}".`, isError: true };
       if (!ctx.subagent) return { output: "Error: agents are not available here (a subagent cannot start another).", isError: true };

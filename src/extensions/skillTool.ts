@@ -7,7 +7,7 @@ import type { Consents } from "./consent.ts";
 import description from "./skillTool.txt" with { type: "text" };
 import { loadSkillBody, skillBlock, skillFileBlock } from "./skillText.ts";
 import { readSkillFile, type Skill } from "./skills.ts";
-import type { Tool, ToolResult } from "../tools/types.ts";
+import type { PlanWithState, Tool, ToolResult } from "../tools/types.ts";
 
 const LISTED_DESCRIPTION = 250;
 
@@ -24,7 +24,7 @@ export function skillToolDescription(skills: readonly Skill[]): string {
 }
 
 /** The skill tool over these skills (those the model may invoke); undefined when there are none. */
-export function skillTool(all: readonly Skill[], consents: Consents): Tool<SkillInput> | undefined {
+export function skillTool(all: readonly Skill[], consents: Consents): Tool<SkillInput, PlanWithState<SkillInput, Skill | undefined>> | undefined {
   const skills = all.filter((skill) => skill.modelInvocable);
   const names = skills.map((skill) => skill.name);
   const [first, ...rest] = names;
@@ -39,15 +39,16 @@ export function skillTool(all: readonly Skill[], consents: Consents): Tool<Skill
     description: skillToolDescription(skills),
     input,
     readOnly: true,
-    describe(args) {
+    plan(args) {
       const skill = skills.find((s) => s.name === args.name);
-      return { title: args.file ? `Skill: ${args.name} (${args.file})` : `Skill: ${args.name}`, kind: "read", locations: skill ? [{ path: skill.file }] : [] };
+      return {
+        input: args,
+        info: { title: args.file ? `Skill: ${args.name} (${args.file})` : `Skill: ${args.name}`, kind: "read", locations: skill ? [{ path: skill.file }] : [] },
+        permission: { tool: "skill", readOnly: true, target: { kind: "input" }, preview: `Load the skill ${args.name}` },
+        state: skill,
+      };
     },
-    permission(args) {
-      return { tool: "skill", readOnly: true, target: { kind: "input" }, preview: `Load the skill ${args.name}` };
-    },
-    async run(args, ctx): Promise<ToolResult> {
-      const skill = skills.find((s) => s.name === args.name);
+    async run({ input: args, state: skill }, ctx): Promise<ToolResult> {
       if (!skill) return { output: `Error: there is no skill named "${args.name}".`, isError: true };
       const loaded = await loadSkillBody(skill, consents, ctx.signal);
       if ("refused" in loaded) return { output: `Error: ${loaded.refused} Go on without it.`, isError: true };

@@ -10,7 +10,7 @@ import { oneLine } from "../text/visible.ts";
 import description from "./bash.txt" with { type: "text" };
 import { HeadTail, OUTPUT_CHARS, ProgressThrottle, stripCdRoot } from "./commandOutput.ts";
 import { type OutsideSandbox, sandboxHints } from "./sandboxHints.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
+import type { PlanContext, PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -49,24 +49,34 @@ function headline(result: ExecResult, timeoutMs: number): string {
   return `Exit code: ${result.exitCode}`;
 }
 
-export function bashTool(options: BashOptions = {}): Tool<BashInput> {
+/** What a command call (bash, process_manager start) runs, decided once for its permission request and its run. */
+export interface CommandPlan {
+  /** The command without a leading `cd <root> &&` (it runs in the root anyway). */
+  command: string;
+  sandbox: SandboxSpec | null;
+}
+
+/** The plan of a command call: title `$ <command>`, the command as the target, sandboxed when it runs in the sandbox. */
+export function commandCallPlan<Input>(tool: "bash" | "process_manager", args: Input, given: string, outside: boolean | undefined, ctx: PlanContext): PlanWithState<Input, CommandPlan> {
+  const command = stripCdRoot(given, ctx.root);
+  const sandbox = commandSandbox(outside, ctx);
+  return {
+    input: args,
+    info: { title: `$ ${oneLine(command)}`, kind: "execute", locations: [] },
+    permission: { tool, readOnly: false, target: { kind: "command", command, sandboxed: sandbox !== null }, preview: command },
+    state: { command, sandbox },
+  };
+}
+
+export function bashTool(options: BashOptions = {}): Tool<BashInput, PlanWithState<BashInput, CommandPlan>> {
   const outsidePolicy = options.outsideSandbox ?? "ask";
   return {
     name: "bash",
     description,
     input,
     readOnly: false,
-    describe(args, root) {
-      return { title: `$ ${oneLine(stripCdRoot(args.command, root))}`, kind: "execute", locations: [] };
-    },
-    permission(args, ctx) {
-      const command = stripCdRoot(args.command, ctx.root);
-      const sandboxed = commandSandbox(args.outside_sandbox, ctx) !== null;
-      return { tool: "bash", readOnly: false, target: { kind: "command", command, sandboxed }, preview: command };
-    },
-    async run(args, ctx): Promise<ToolResult> {
-      const command = stripCdRoot(args.command, ctx.root);
-      const sandbox = commandSandbox(args.outside_sandbox, ctx);
+    plan: (args, ctx) => commandCallPlan("bash", args, args.command, args.outside_sandbox, ctx),
+    async run({ input: args, state: { command, sandbox } }, ctx): Promise<ToolResult> {
       const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
       const kept = new HeadTail(options.maxOutputChars ?? OUTPUT_CHARS);
       const progress = new ProgressThrottle(ctx.progress, { intervalMs: options.progressIntervalMs ?? 100 });

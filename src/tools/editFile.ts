@@ -5,12 +5,11 @@ import { z } from "zod";
 import description from "./editFile.txt" with { type: "text" };
 import { applyReplacement, findReplacement, matchLines, notFoundMessage } from "./editMatch.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { loadChecked } from "./checkedFile.ts";
-import { applyChange, type ChangeTool, changeRequest, freshnessProblem, targetProblem } from "./fileWrite.ts";
+import { changeTool, freshnessProblem, loadTarget } from "./fileWrite.ts";
 import { unifiedDiff } from "./diff.ts";
-import { changedWhileWaiting, CheckedPaths, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import type { CheckedState, ResolvedPath } from "./paths.ts";
 import { formatBytes, lineAt, MAX_TEXT_BYTES } from "./textFile.ts";
-import type { Tool, ToolResult } from "./types.ts";
+import type { PlanWithState, Tool } from "./types.ts";
 
 const input = z.object({
   path: z.string().min(1).describe("The file to edit: relative to the project root, or absolute."),
@@ -27,18 +26,14 @@ export type EditPlan =
 const MAX_LISTED = 20;
 
 export function planEdit(args: EditFileInput, root: string, home: string | undefined, deps: FileToolDeps): EditPlan {
-  const resolved = resolveToolPath(args.path, root, home);
+  const target = loadTarget(args.path, root, home, deps);
+  const { resolved } = target;
   const fail = (error: string): EditPlan => ({ ok: false, resolved, error });
-  const escape = targetProblem(resolved, deps);
-  if (escape) return fail(escape);
-  const loaded = loadChecked(resolved.realPath);
+  if ("error" in target) return fail(target.error);
+  const { loaded } = target;
   switch (loaded.kind) {
-    case "changed":
-      return fail(changedWhileWaiting(resolved, resolved.realPath, root, deps.hidden, "written", loaded.now));
     case "missing":
       return fail(`File not found: ${resolved.display}. To create a file, use write_file.`);
-    case "folder":
-      return fail(`${resolved.display} is a folder. Give the path of a file inside it.`);
     case "special":
       return fail(`${resolved.display} is not a regular file; edit_file edits text files only.`);
     case "too_big":
@@ -83,41 +78,23 @@ function snippet(newText: string, oldText: string): string {
   return out.join("\n");
 }
 
-export function editFileTool(deps: FileToolDeps): Tool<EditFileInput> {
-  const spec: ChangeTool<EditFileInput, { lines: number[] }> = {
+export function editFileTool(deps: FileToolDeps): Tool<EditFileInput, PlanWithState<EditFileInput, CheckedState>> {
+  return changeTool<EditFileInput, { lines: number[] }>({
     tool: "edit_file",
+    description,
+    input,
     verb: "edit",
     title: "Edit",
     plan: (args, root, home) => planEdit(args, root, home, deps),
+    line: (plan) => plan.lines[0],
     deps,
-    checked: new CheckedPaths(),
-  };
-  return {
-    name: "edit_file",
-    description,
-    input,
-    readOnly: false,
-    describe(args, root) {
-      const resolved = resolveToolPath(args.path, root);
-      const info = { title: `Edit ${resolved.display}`, kind: "edit" as const, locations: [{ path: resolved.path }] };
-      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return info;
-      const plan = planEdit(args, root, undefined, deps);
-      if (!plan.ok) return info;
-      return { ...info, locations: [{ path: resolved.path, line: plan.lines[0] as number }], change: { path: resolved.path, oldText: plan.oldText, newText: plan.newText } };
-    },
-    permission(args, ctx) {
-      return changeRequest(spec, args, ctx);
-    },
-    async run(args, ctx): Promise<ToolResult> {
-      const applied = await applyChange(spec, args, ctx);
-      if ("error" in applied) return { output: applied.error, isError: true };
-      const { plan, text: newText } = applied;
-      const { added, removed } = unifiedDiff(plan.resolved.display, plan.oldText, newText);
-      const where = plan.lines.length === 1 ? `line ${plan.lines[0]}` : `${plan.lines.length} places (lines ${plan.lines.slice(0, MAX_LISTED).join(", ")}${plan.lines.length > MAX_LISTED ? " …" : ""})`;
+    written(change, newText) {
+      const { added, removed } = unifiedDiff(change.resolved.display, change.oldText, newText);
+      const where = change.lines.length === 1 ? `line ${change.lines[0]}` : `${change.lines.length} places (lines ${change.lines.slice(0, MAX_LISTED).join(", ")}${change.lines.length > MAX_LISTED ? " …" : ""})`;
       return {
-        output: `Edited ${plan.resolved.display} at ${where}. The file now reads:\n${snippet(newText, plan.oldText ?? "")}`,
-        summary: `Edited ${plan.resolved.display} (+${added} −${removed})`,
+        output: `Edited ${change.resolved.display} at ${where}. The file now reads:\n${snippet(newText, change.oldText ?? "")}`,
+        summary: `Edited ${change.resolved.display} (+${added} −${removed})`,
       };
     },
-  };
+  });
 }

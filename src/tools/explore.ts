@@ -76,14 +76,15 @@ export function exploreTool(): Tool<ExploreInput> {
     description,
     input,
     readOnly: true,
-    describe(args, root) {
-      const locations = (args.focus ?? []).map((path) => ({ path: isAbsolute(path) ? path : resolve(root, path) }));
-      return { title: "Subagent: explore", kind: "think", locations };
+    plan(args, ctx) {
+      const locations = (args.focus ?? []).map((path) => ({ path: isAbsolute(path) ? path : resolve(ctx.root, path) }));
+      return {
+        input: args,
+        info: { title: "Subagent: explore", kind: "think", locations },
+        permission: { tool: "explore", readOnly: true, target: { kind: "input" }, preview: args.question },
+      };
     },
-    permission(args) {
-      return { tool: "explore", readOnly: true, target: { kind: "input" }, preview: args.question };
-    },
-    async run(args, ctx): Promise<ToolResult> {
+    async run({ input: args }, ctx): Promise<ToolResult> {
       if (!ctx.subagent) return { output: "Error: explore is not available here (a subagent cannot start another).", isError: true };
       const result = await ctx.subagent({
         name: "explore",

@@ -2,14 +2,17 @@
 // (undo snapshot first, atomic, mode kept, through symlinks inside the root, to exactly the file
 // the permission check named and only while it holds what the change was planned against) and
 // the record that lets the next edit go ahead without another read.
-import { writeChecked, type WriteRefusal } from "./checkedFile.ts";
+import { loadChecked, writeChecked, type WriteRefusal } from "./checkedFile.ts";
+import type { LoadedFile } from "./textFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import type { ReadTracker } from "./readTracker.ts";
 import { diffPreview } from "./changePreview.ts";
-import { changedWhileWaiting, type CheckedPaths, pathTarget, realPathOf, resolveToolPath, symlinkEscape, type ResolvedPath } from "./paths.ts";
+import type { CallInfo } from "../core-types/callInfo.ts";
+import { changedWhileWaiting, type CheckedState, pathTarget, realPathOf, resolveToolPath, symlinkEscape, type ResolvedPath, titlePath } from "./paths.ts";
 import { unsavedProblem } from "./editorBuffers.ts";
 import { projectGone } from "./projectGone.ts";
-import type { ToolContext } from "./types.ts";
+import type { z } from "zod";
+import type { PlanContext, PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
 
 /** Why the model may not change this existing file as things stand, or undefined. */
 export function freshnessProblem(resolved: ResolvedPath, reads: ReadTracker, bytes: Uint8Array, verb: "edit" | "overwrite"): string | undefined {
@@ -28,6 +31,24 @@ export function freshnessProblem(resolved: ResolvedPath, reads: ReadTracker, byt
 /** A problem with writing to this path at all, or undefined. */
 export function targetProblem(resolved: ResolvedPath, deps: Pick<FileToolDeps, "extraRoots">): string | undefined {
   return symlinkEscape(resolved, deps.extraRoots);
+}
+
+/** The file a change is planned against, as it is now (a folder is never one). */
+export type ChangeTarget = { resolved: ResolvedPath; error: string } | { resolved: ResolvedPath; loaded: Exclude<LoadedFile, { kind: "folder" }> };
+
+/**
+ * The opening of both change plans (planEdit, planWrite): the target resolved, refused when a
+ * symlink leads it out of the project, read as it is now; a folder, or a file swapped while it
+ * was read, is an error for either tool.
+ */
+export function loadTarget(path: string, root: string, home: string | undefined, deps: Pick<FileToolDeps, "extraRoots" | "hidden">): ChangeTarget {
+  const resolved = resolveToolPath(path, root, home);
+  const escape = targetProblem(resolved, deps);
+  if (escape) return { resolved, error: escape };
+  const loaded = loadChecked(resolved.realPath);
+  if (loaded.kind === "changed") return { resolved, error: changedWhileWaiting(resolved, resolved.realPath, root, deps.hidden, "written", loaded.now) };
+  if (loaded.kind === "folder") return { resolved, error: `${resolved.display} is a folder. Give the path of a file inside it.` };
+  return { resolved, loaded };
 }
 
 /**
@@ -86,48 +107,82 @@ export type ChangePlan<Extra> = ({ ok: true; resolved: ResolvedPath; oldText: st
 
 export interface ChangeTool<Input extends { path: string }, Extra> {
   tool: "edit_file" | "write_file";
+  /** Model-facing, as Tool's. */
+  description: string;
+  input: z.ZodType<Input>;
   verb: "edit" | "write";
-  /** "Edit", "Write": the preview's first word. */
+  /** "Edit", "Write": the title's and the preview's first word. */
   title: string;
   plan(args: Input, root: string, home: string | undefined): ChangePlan<Extra>;
+  /** The line a front end follows along at (edit_file: the first change). */
+  line?(plan: ChangePlan<Extra> & { ok: true }): number | undefined;
   deps: FileToolDeps;
-  checked: CheckedPaths;
+  /** The result of a change written: `text` is what went into the file (hunk review: part of it). */
+  written(change: ChangePlan<Extra> & { ok: true }, text: string): ToolResult;
 }
 
-/** permission() of a file change: the target, and its diff, or the reason it cannot be made (cannotRun). */
-export function changeRequest<Input extends { path: string }, Extra>(spec: ChangeTool<Input, Extra>, args: Input, ctx: Pick<ToolContext, "root" | "home">) {
-  const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-  spec.checked.note(args, resolved);
-  const request = { tool: spec.tool, readOnly: false, target: pathTarget(resolved, "write") };
-  if (spec.deps.hidden(resolved.path) || spec.deps.hidden(resolved.realPath)) return { ...request, preview: `${spec.title} ${resolved.path}` };
-  const plan = spec.plan(args, ctx.root, ctx.home);
-  if (!plan.ok) return { ...request, preview: `${spec.title} ${resolved.path}\n(This ${spec.verb} cannot be made as asked: ${plan.error})`, cannotRun: plan.error };
-  const change = { path: resolved.path, oldText: plan.oldText, newText: plan.newText };
-  return { ...request, preview: diffPreview(resolved, change), change };
+/** write_file and edit_file: one plan, one run up to the write; each words its own result. */
+export function changeTool<Input extends { path: string }, Extra>(spec: ChangeTool<Input, Extra>): Tool<Input, PlanWithState<Input, CheckedState>> {
+  return {
+    name: spec.tool,
+    description: spec.description,
+    input: spec.input,
+    readOnly: false,
+    plan: (args, ctx) => changePlan(spec, args, ctx),
+    async run(plan, ctx) {
+      const applied = await applyChange(spec, plan, ctx);
+      return "error" in applied ? { output: applied.error, isError: true } : spec.written(applied.change, applied.text);
+    },
+  };
+}
+
+/**
+ * plan() of a file change, what write_file and edit_file share: the target resolved once, the
+ * change planned against the file as it is now (the tool_call's diff and the approval preview),
+ * or the reason it cannot be made (cannotRun). A file the policy hides gets no diff.
+ */
+export function changePlan<Input extends { path: string }, Extra>(spec: ChangeTool<Input, Extra>, args: Input, ctx: Pick<PlanContext, "root" | "home">): PlanWithState<Input, CheckedState> {
+  const checked = resolveToolPath(args.path, ctx.root, ctx.home);
+  const info: CallInfo = { title: `${spec.title} ${titlePath(args.path, ctx.root)}`, kind: "edit", locations: [{ path: checked.path }] };
+  const request = { tool: spec.tool, readOnly: false, target: pathTarget(checked, "write") };
+  const plan = { input: args, info, state: { checked } };
+  if (spec.deps.hidden(checked.path) || spec.deps.hidden(checked.realPath)) return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}` } };
+  const planned = spec.plan(args, ctx.root, ctx.home);
+  if (!planned.ok) {
+    return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}\n(This ${spec.verb} cannot be made as asked: ${planned.error})` }, cannotRun: planned.error };
+  }
+  const change = { path: checked.path, oldText: planned.oldText, newText: planned.newText };
+  const line = spec.line?.(planned);
+  return {
+    ...plan,
+    info: { ...info, locations: [line === undefined ? { path: checked.path } : { path: checked.path, line }], change },
+    permission: { ...request, preview: diffPreview(checked, change), change },
+  };
 }
 
 /**
  * run() of a file change up to the write: the file the permission check named and no other (the
  * path may have been re-pointed since), planned again, the approved text (hunk review), written.
- * The plan and the text written, or the error for the model.
+ * The change and the text written, or the error for the model.
  */
 export async function applyChange<Input extends { path: string }, Extra>(
   spec: ChangeTool<Input, Extra>,
-  args: Input,
+  { input: args, state: { checked } }: PlanWithState<Input, CheckedState>,
   ctx: ToolContext,
-): Promise<{ plan: ChangePlan<Extra> & { ok: true }; text: string } | { error: string }> {
+): Promise<{ change: ChangePlan<Extra> & { ok: true }; text: string } | { error: string }> {
   const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-  const target = spec.checked.of(args, resolved);
+  const target = checked.realPath;
   const moved = checkedProblem(resolved, target, ctx.root, spec.deps);
   if (moved) return { error: moved };
-  const plan = spec.plan(args, ctx.root, ctx.home);
-  if (!plan.ok) return { error: plan.error };
-  const movedAgain = checkedProblem(plan.resolved, target, ctx.root, spec.deps);
+  // Planned again: the file may have changed while the call waited for its approval.
+  const change = spec.plan(args, ctx.root, ctx.home);
+  if (!change.ok) return { error: change.error };
+  const movedAgain = checkedProblem(change.resolved, target, ctx.root, spec.deps);
   if (movedAgain) return { error: movedAgain };
-  const approved = approvedText(ctx, plan.oldText, plan.newText);
+  const approved = approvedText(ctx, change.oldText, change.newText);
   if ("error" in approved) return approved;
-  const unsaved = await unsavedProblem(spec.deps, plan.resolved, target, plan.oldText, { root: ctx.root, signal: ctx.signal });
+  const unsaved = await unsavedProblem(spec.deps, change.resolved, target, change.oldText, { root: ctx.root, signal: ctx.signal });
   if (unsaved) return { error: unsaved };
-  const failed = await commitWrite(plan.resolved, target, plan.oldBytes, approved.text, ctx, spec.deps, spec.verb);
-  return failed ? { error: failed } : { plan, text: approved.text };
+  const failed = await commitWrite(change.resolved, target, change.oldBytes, approved.text, ctx, spec.deps, spec.verb);
+  return failed ? { error: failed } : { change, text: approved.text };
 }

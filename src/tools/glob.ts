@@ -6,8 +6,9 @@ import { z } from "zod";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { compileGlob, globProblem } from "./globMatch.ts";
 import description from "./glob.txt" with { type: "text" };
-import { changedWhileWaiting, CheckedPaths, displayPath, realPathOf, pathPreview, pathTarget, placeName, resolveToolPath } from "./paths.ts";
-import type { Tool, ToolResult } from "./types.ts";
+import { changedWhileWaiting, type CheckedState, displayPath, realPathOf, placeName } from "./paths.ts";
+import { searchPlace, searchPlan } from "./readPlans.ts";
+import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
 import { insideRoot } from "../permission/pathMatch.ts";
 
@@ -34,36 +35,23 @@ function mtimeOf(path: string): number {
   }
 }
 
-export function globTool(deps: FileToolDeps): Tool<GlobInput> {
-  const checked = new CheckedPaths();
+export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<GlobInput, CheckedState>> {
   return {
     name: "glob",
     description,
     input,
     readOnly: true,
-    describe(args, root) {
-      const base = resolveToolPath(args.path ?? ".", root);
-      return { title: `Search ${args.pattern}`, kind: "search", locations: [{ path: base.path }] };
-    },
-    permission(args, ctx) {
-      const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
-      checked.note(args, base);
-      return { tool: "glob", readOnly: true, target: pathTarget(base, "read"), preview: `${args.pattern} in ${pathPreview(base)}` };
-    },
-    async run(args, ctx) {
+    plan: (args, ctx) => searchPlan("glob", args, args.pattern, ctx),
+    async run(plan, ctx) {
+      const args = plan.input;
       const problem = globProblem(args.pattern);
       if (problem) return error(problem);
       // The folder the permission check named, and no other: the path may have been re-pointed since.
-      const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
-      const target = checked.of(args, base);
-      if (base.realPath !== target) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read"));
-      let isDir = false;
-      try {
-        isDir = statSync(target).isDirectory();
-      } catch {
-        return error(`Folder not found: ${base.display}. Give an existing folder in "path", or leave it out to search the whole project.`);
-      }
-      if (!isDir) return error(`${base.display} is a file, not a folder. Give its folder in "path", or use read_file to read it.`);
+      const place = searchPlace(plan, ctx, deps);
+      if ("error" in place) return error(place.error);
+      const { base, target, kind } = place;
+      if (kind === "missing") return error(`Folder not found: ${base.display}. Give an existing folder in "path", or leave it out to search the whole project.`);
+      if (kind !== "folder") return error(`${base.display} is a file, not a folder. Give its folder in "path", or use read_file to read it.`);
       const glob = compileGlob(args.pattern);
       const start = glob.prefix === "" ? target : realPathOf(join(target, glob.prefix));
       // The prefix folder is walked by its real path, which must stay inside the checked folder.

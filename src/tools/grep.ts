@@ -3,18 +3,18 @@
 // the folder the permission check named (walk.ts); the files are read and matched in a worker
 // thread with a time budget (searchWorker.ts), so neither a pipe named like a file nor a pattern
 // that backtracks for seconds can hold up the session or any other.
-import { statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { compileGlob, globProblem } from "./globMatch.ts";
 import description from "./grep.txt" with { type: "text" };
 import { compilePattern, type FileOutcome, type GrepMode, MAX_SEARCH_BYTES, type SearchSpec } from "./grepSearch.ts";
-import { changedWhileWaiting, CheckedPaths, displayPath, pathPreview, pathTarget, placeName, resolveToolPath } from "./paths.ts";
+import { changedWhileWaiting, type CheckedState, displayPath, placeName } from "./paths.ts";
+import { notFound, searchPlace, searchPlan } from "./readPlans.ts";
 import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "./searchWorker.ts";
 import { type SearchTally, searchNotes } from "./searchNotes.ts";
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
-import type { Tool, ToolResult } from "./types.ts";
+import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
 
 export const DEFAULT_MAX_RESULTS = 100;
@@ -68,24 +68,16 @@ interface Output {
   fullOutput: boolean;
 }
 
-export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<GrepInput> {
-  const checked = new CheckedPaths();
+export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<GrepInput, PlanWithState<GrepInput, CheckedState>> {
   const budgetMs = limits.budgetMs ?? SEARCH_BUDGET_MS;
   return {
     name: "grep",
     description,
     input,
     readOnly: true,
-    describe(args, root) {
-      const base = resolveToolPath(args.path ?? ".", root);
-      return { title: `Search ${args.pattern}`, kind: "search", locations: [{ path: base.path }] };
-    },
-    permission(args, ctx) {
-      const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
-      checked.note(args, base);
-      return { tool: "grep", readOnly: true, target: pathTarget(base, "read"), preview: `${args.pattern} in ${pathPreview(base)}` };
-    },
-    async run(args, ctx) {
+    plan: (args, ctx) => searchPlan("grep", args, args.pattern, ctx),
+    async run(plan, ctx) {
+      const args = plan.input;
       const matcher = compilePattern(args.pattern, args.ignoreCase === true);
       if (typeof matcher === "string") return error(matcher);
       if (args.glob !== undefined) {
@@ -96,16 +88,10 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
       const context = mode === "content" ? (args.context ?? 0) : 0;
       const maxResults = args.maxResults ?? DEFAULT_MAX_RESULTS;
       // The folder or file the permission check named, and no other: the path may have been re-pointed since.
-      const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
-      const target = checked.of(args, base);
-      if (base.realPath !== target) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read"));
-      let kind: "folder" | "file" | "special";
-      try {
-        const stat = statSync(target);
-        kind = stat.isDirectory() ? "folder" : stat.isFile() ? "file" : "special";
-      } catch {
-        return error(`Not found: ${base.display}. Give an existing folder or file in "path", or leave it out to search the whole project.`);
-      }
+      const place = searchPlace(plan, ctx, deps);
+      if ("error" in place) return error(place.error);
+      const { base, target, kind } = place;
+      if (kind === "missing") return error(notFound(base));
       if (kind === "special") return error(`${base.display} is not a regular file (a device, socket or pipe); grep searches files and folders only.`);
       if (kind === "file" && (deps.hidden(base.path) || deps.hidden(target))) return error(`${base.display} may not be searched (the policy hides it).`);
 
@@ -117,7 +103,7 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
         maxShown: maxResults,
         maxBytes: kind === "file" ? MAX_TEXT_BYTES : MAX_SEARCH_BYTES,
         // A named file with other names was asked about as such (its permission check saw the links).
-        allowLinks: kind === "file" && checked.linksOf(args, base) > 1,
+        allowLinks: kind === "file" && plan.state.checked.links > 1,
       };
       const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], changed: [] };
       const output: Output = { shownItems: 0, out: [], chars: 0, fullOutput: false };

@@ -3,7 +3,7 @@
 // Tools never refuse a path for being outside the root: they report both paths in the permission
 // target and the engine asks. What they do refuse is writing through a symlink inside the root
 // whose target lies outside it, and reading or writing a path that no longer leads to the file its
-// permission check named (CheckedPaths; checkedFile.ts opens exactly that file).
+// permission check named (CheckedState; checkedFile.ts opens exactly that file).
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { insideRoot } from "../permission/pathMatch.ts";
@@ -120,30 +120,21 @@ export function placeName(resolved: ResolvedPath): string {
 }
 
 /**
- * The real path each call's permission check named (the engine decided on it), so run() reads or
- * writes that file and no other: a path can be re-pointed while the call waits for an approval or
- * an undo snapshot. Keyed by the input object, which the registry hands to permission() and then to
- * run(). One per tool instance; entries go with their input.
+ * A plan's state for a tool on one path: the path as its permission check saw it (the engine
+ * decided on it), so run() reads or writes that real path and no other: a path can be re-pointed
+ * while the call waits for an approval or an undo snapshot. `links`: how many names the file had
+ * then (more than one made the engine ask, so a reader may accept that many).
  */
-export class CheckedPaths {
-  readonly #paths = new WeakMap<object, { realPath: string; links: number }>();
+export interface CheckedState {
+  checked: ResolvedPath;
+}
 
-  note(input: object, resolved: ResolvedPath): void {
-    this.#paths.set(input, { realPath: resolved.realPath, links: resolved.links });
-  }
-
-  /** The checked real path; `resolved`'s own when no check ran for this input (a tool run directly). */
-  of(input: object, resolved: ResolvedPath): string {
-    return this.#paths.get(input)?.realPath ?? resolved.realPath;
-  }
-
-  /**
-   * How many names (hard links) the file had when it was checked: more than one made the engine
-   * ask, so a reader may accept that many; `resolved`'s own when no check ran.
-   */
-  linksOf(input: object, resolved: ResolvedPath): number {
-    return this.#paths.get(input)?.links ?? resolved.links;
-  }
+/**
+ * How a call's title names the path: as the model wrote it when it starts with `~/` (the title
+ * shows the model's own spelling), else relative inside the root and absolute outside.
+ */
+export function titlePath(input: string, root: string): string {
+  return displayPath(absoluteToolPath(input, root), root);
 }
 
 /**

@@ -12,11 +12,11 @@ import { z } from "zod";
 import { CommandTooLongError } from "../sandbox/commandTooLong.ts";
 import { SandboxUnavailableError } from "../sandbox/executor.ts";
 import { oneLine } from "../text/visible.ts";
-import { commandSandbox } from "./bash.ts";
-import { cleanOutput, stripCdRoot } from "./commandOutput.ts";
+import { commandCallPlan, type CommandPlan } from "./bash.ts";
+import { cleanOutput } from "./commandOutput.ts";
 import description from "./processManager.txt" with { type: "text" };
 import { MAX_RUNNING, type ManagedProcess, ProcessTable, statusOf } from "./processTable.ts";
-import type { Tool, ToolResult } from "./types.ts";
+import type { Tool, ToolPlan, ToolResult } from "./types.ts";
 
 const input = z
   .object({
@@ -57,7 +57,7 @@ function describeEntry(entry: ManagedProcess): string {
   return `${entry.process.id} (pid ${entry.process.pid}, ${entry.sandboxed ? "in the sandbox" : "outside the sandbox"}): $ ${entry.command}`;
 }
 
-export function processManagerTool(options: ProcessManagerOptions = {}): Tool<ProcessManagerInput> {
+export function processManagerTool(options: ProcessManagerOptions = {}): Tool<ProcessManagerInput, ToolPlan<ProcessManagerInput> & { state?: CommandPlan }> {
   const table = options.processes ?? new ProcessTable();
   const waitMs = options.startWaitMs ?? 1_500;
   const outputChars = options.outputChars ?? 20_000;
@@ -68,30 +68,19 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
     description,
     input,
     readOnly: false,
-    describe(args, root) {
+    plan(args, ctx) {
+      if (args.action === "start") return commandCallPlan("process_manager", args, args.command ?? "", args.outside_sandbox, ctx);
       const known = commandOf(args.id);
       const about = known !== undefined ? `: $ ${oneLine(known)}` : "";
-      switch (args.action) {
-        case "start":
-          return { title: `$ ${oneLine(stripCdRoot(args.command ?? "", root))}`, kind: "execute", locations: [] };
-        case "list":
-          return { title: "List background processes", kind: "execute", locations: [] };
-        case "output":
-          return { title: `Output of ${oneLine(args.id ?? "")}${about}`, kind: "execute", locations: [] };
-        case "stop":
-          return { title: `Stop ${oneLine(args.id ?? "")}${about}`, kind: "execute", locations: [] };
-      }
-    },
-    permission(args, ctx) {
-      if (args.action === "start") {
-        const command = stripCdRoot(args.command ?? "", ctx.root);
-        const sandboxed = commandSandbox(args.outside_sandbox, ctx) !== null;
-        return { tool: "process_manager", readOnly: false, target: { kind: "command", command, sandboxed }, preview: command };
-      }
+      const title = args.action === "list" ? "List background processes" : `${args.action === "output" ? "Output of" : "Stop"} ${oneLine(args.id ?? "")}${about}`;
       const id = args.id !== undefined ? ` ${args.id}` : "";
-      return { tool: "process_manager", readOnly: true, target: { kind: "input" }, preview: `process_manager ${args.action}${id}` };
+      return {
+        input: args,
+        info: { title, kind: "execute", locations: [] },
+        permission: { tool: "process_manager", readOnly: true, target: { kind: "input" }, preview: `process_manager ${args.action}${id}` },
+      };
     },
-    async run(args, ctx): Promise<ToolResult> {
+    async run({ input: args, state }, ctx): Promise<ToolResult> {
       switch (args.action) {
         case "list": {
           const entries = table.list();
@@ -121,8 +110,8 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
           if (table.running().length >= MAX_RUNNING) {
             return { output: `${MAX_RUNNING} processes are running already. Stop one you no longer need (action "stop"), then start this one.`, isError: true };
           }
-          const command = stripCdRoot(args.command as string, ctx.root);
-          const sandbox = commandSandbox(args.outside_sandbox, ctx);
+          // plan() decided both for a start: what the engine allowed is what starts.
+          const { command, sandbox } = state as CommandPlan;
           let entry: ManagedProcess;
           // What it prints while this call waits goes to the front end as it comes; later output
           // belongs to the process, read with "output".

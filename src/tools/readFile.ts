@@ -6,10 +6,11 @@ import { z } from "zod";
 import { gainedLinks, listChecked, loadChecked } from "./checkedFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { bufferNote, unsavedBuffer } from "./editorBuffers.ts";
-import { changedWhileWaiting, CheckedPaths, pathPreview, pathTarget, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { changedWhileWaiting, type CheckedState, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { filePlan } from "./readPlans.ts";
 import description from "./readFile.txt" with { type: "text" };
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
-import type { Tool, ToolResult } from "./types.ts";
+import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 
 export const MAX_LINES = 2000;
 export const MAX_LINE_CHARS = 2000;
@@ -98,33 +99,20 @@ export function numberLines(text: string, offset: number, limit: number): { outp
   return { output: [...out, ...notes].join("\n"), first: offset, last, total };
 }
 
-export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput> {
-  const checked = new CheckedPaths();
+export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithState<ReadFileInput, CheckedState>> {
   return {
     name: "read_file",
     description,
     input,
     readOnly: true,
-    describe(args, root) {
-      const resolved = resolveToolPath(args.path, root);
-      return {
-        title: `Read ${resolved.display}`,
-        kind: "read",
-        locations: [args.offset === undefined ? { path: resolved.path } : { path: resolved.path, line: args.offset }],
-      };
-    },
-    permission(args, ctx) {
-      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      checked.note(args, resolved);
-      return { tool: "read_file", readOnly: true, target: pathTarget(resolved, "read"), preview: pathPreview(resolved) };
-    },
-    async run(args, ctx) {
+    plan: (args, ctx) => filePlan({ tool: "read_file", kind: "read", title: (path) => `Read ${path}`, line: args.offset }, args, ctx),
+    async run({ input: args, state: { checked } }, ctx) {
       // The file the permission check named, and no other: the path may have been re-pointed since.
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      const target = checked.of(args, resolved);
+      const target = checked.realPath;
       if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
       const loaded = loadChecked(target);
-      if (gainedLinks(loaded, checked.linksOf(args, resolved))) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
+      if (gainedLinks(loaded, checked.links)) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
       switch (loaded.kind) {
         case "changed":
           return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read", loaded.now));

@@ -1,6 +1,6 @@
 // The tool registry: the specs the model sees, and the pipeline every call goes through —
-// lookup, input validation, describe(), the tool_call event, preToolUse hooks, the permission
-// engine, the tool_start event, the tool itself, postToolUse hooks, the tool_result event.
+// lookup, input validation, the tool's plan(), the tool_call event, preToolUse hooks, the permission
+// engine, the tool_start event, the tool's run() of that plan, postToolUse hooks, the tool_result event.
 // run() never throws: every failure becomes a result the model can act on, and every tool_call
 // gets one tool_result.
 import { z } from "zod";
@@ -14,7 +14,7 @@ import { unifiedDiff } from "./diff.ts";
 import { projectGone } from "./projectGone.ts";
 import { appendHookFeedback, type ToolHooks } from "./toolHooks.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
-import type { SubagentResult, SubagentTask, Tool, ToolContext, ToolResult } from "./types.ts";
+import type { SubagentResult, SubagentTask, Tool, ToolContext, ToolPlan, ToolResult } from "./types.ts";
 
 export const CANCELLED_OUTPUT = "Cancelled by the user.";
 
@@ -150,25 +150,24 @@ export class ToolRegistry {
       return finish(fallbackInfo, "failed", `Error: the input of ${call.name} is not valid:\n${problems}\nFix the input and call ${call.name} again.`);
     }
     const input = parsed.data;
-    let info: CallInfo;
+    let plan: ToolPlan;
     let request: PermissionRequest;
-    let cannotRun: string | undefined;
     try {
-      info = tool.describe(input, ctx.root);
-      const { cannotRun: sureToFail, ...asked } = tool.permission(input, { root: ctx.root, home: ctx.home, sandbox: ctx.sandbox, executor: ctx.executor });
-      cannotRun = sureToFail;
-      const change = asked.change ?? info.change;
+      plan = tool.plan(input, { root: ctx.root, home: ctx.home, sandbox: ctx.sandbox, executor: ctx.executor });
+      const asked = plan.permission;
+      const change = asked.change ?? plan.info.change;
       request = {
         ...asked,
         ...(change && { change }),
         callId: call.id,
-        title: asked.title ?? info.title,
+        title: asked.title ?? plan.info.title,
         preview: asked.preview !== "" ? asked.preview : fallbackPreview({ ...asked, ...(change && { change }) }, input),
       };
     } catch (error) {
       ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info: fallbackInfo });
       return finish(fallbackInfo, "failed", `Error: ${call.name} failed: ${describeError(error)}`);
     }
+    const { info, cannotRun } = plan;
     // The input as the model sent it (what a replay of the session shows too).
     ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info });
     ctx.audit?.record(requestEvent(request));
@@ -225,7 +224,7 @@ export class ToolRegistry {
     ctx.emit({ type: "tool_start", callId: call.id });
     let result: ToolResult;
     try {
-      result = await tool.run(input, toolCtx);
+      result = await tool.run(plan, toolCtx);
     } catch (error) {
       if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
       result = { output: `Error: ${call.name} failed: ${describeError(error)}`, isError: true };

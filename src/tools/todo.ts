@@ -59,13 +59,12 @@ export function todoTool(plan: PlanState = new PlanState()): Tool<TodoInput> {
     description,
     input,
     readOnly: true,
-    describe() {
-      return { title: "Update the plan", kind: "think", locations: [] };
-    },
-    permission() {
-      return { tool: "todo", readOnly: true, target: { kind: "input" }, preview: "Update the plan" };
-    },
-    async run(args): Promise<ToolResult> {
+    plan: (args) => ({
+      input: args,
+      info: { title: "Update the plan", kind: "think", locations: [] },
+      permission: { tool: "todo", readOnly: true, target: { kind: "input" }, preview: "Update the plan" },
+    }),
+    async run({ input: args }): Promise<ToolResult> {
       plan.set(args.items);
       const done = args.items.filter((i) => i.status === "completed").length;
       return { output: renderPlan(plan.items), summary: args.items.length === 0 ? "Plan cleared" : `${done} of ${args.items.length} done` };

@@ -1,6 +1,8 @@
 // The tool contract. One file per tool under src/tools/, each with its model-facing
-// description beside it; the registry runs every call through hooks, the permission engine
-// and the tool itself, and reports each step as AgentEvents carrying the call's id.
+// description beside it. A call is planned once (plan: what it is about, what the engine
+// checks) and then run from that plan; the registry runs every call through hooks, the
+// permission engine and the tool itself, and reports each step as AgentEvents carrying the
+// call's id.
 import type { z } from "zod";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import type { CommandExit, StopReason } from "../core-types/events.ts";
@@ -88,19 +90,45 @@ export interface SubagentResult {
   tokens: number;
 }
 
-export interface Tool<Input = unknown> {
+/** What plan() may read: the call's place and sandbox, nothing of the turn (no signal, no approver). */
+export type PlanContext = Pick<ToolContext, "root" | "home" | "sandbox" | "executor">;
+
+/** What the permission engine checks before run(); the registry fills callId, title (from info when absent) and an empty preview. */
+export type ToolPermission = Omit<PermissionRequest, "callId" | "title"> & { title?: string };
+
+/**
+ * One call, resolved once (a path with its symlinks, a command with its `cd` stripped and its
+ * sandbox chosen): what front ends show, what the engine checks, and what run() uses, so the
+ * three cannot disagree. A tool that keeps more for run() adds it as `state` (PlanWithState).
+ */
+export interface ToolPlan<Input = unknown> {
+  /** The input as the schema parsed it. */
+  input: Input;
+  info: CallInfo;
+  permission: ToolPermission;
+  /**
+   * The call is sure to fail (an edit whose old text is not in the file): the registry then asks
+   * no one and gives the model this error, unless a rule refuses the call.
+   */
+  cannotRun?: string;
+}
+
+/** A plan with the tool's own part: what plan() computed for run() (a resolved path, the sandbox). */
+export type PlanWithState<Input, State> = ToolPlan<Input> & { state: State };
+
+export interface Tool<Input = unknown, Plan extends ToolPlan<Input> = ToolPlan<Input>> {
   name: string;
   /** Model-facing: what it does and how to use it well. */
   description: string;
   input: z.ZodType<Input>;
   /** Read-only calls of one step run in parallel and need no approval. */
   readOnly: boolean;
-  describe(input: Input, root: string): CallInfo;
   /**
-   * What the permission engine checks before run(); the registry fills callId, title, preview.
-   * `cannotRun`: the call is sure to fail (an edit whose old text is not in the file): the
-   * registry then asks no one and gives the model this error, unless a rule refuses the call.
+   * The call's one planning step, before its tool_call event: its display info, its permission
+   * request and whatever run() needs from that. It may throw (the registry reports "<tool>
+   * failed"); a call that cannot succeed says so in `cannotRun` instead.
    */
-  permission(input: Input, ctx: Pick<ToolContext, "root" | "home" | "sandbox" | "executor">): Omit<PermissionRequest, "callId" | "title"> & { title?: string; cannotRun?: string };
-  run(input: Input, ctx: ToolContext): Promise<ToolResult>;
+  plan(input: Input, ctx: PlanContext): Plan;
+  /** Runs the plan the engine allowed. What may have changed since (a file re-pointed) is checked here. */
+  run(plan: Plan, ctx: ToolContext): Promise<ToolResult>;
 }

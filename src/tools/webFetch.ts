@@ -5,8 +5,8 @@
 import { z } from "zod";
 import { oneLine } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
-import { type Resolver, checkedAddresses, normalizeUrl, systemResolver } from "./webAddress.ts";
+import type { PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
+import { type Resolver, checkedAddresses, normalizeUrl, systemResolver, type UrlCheck } from "./webAddress.ts";
 import description from "./webFetch.txt" with { type: "text" };
 import type { requestHop } from "./webHttp.ts";
 
@@ -105,7 +105,7 @@ async function fetchPage(start: URL, ctx: ToolContext, options: Required<Omit<We
   }
 }
 
-export function webFetchTool(options: WebFetchOptions = {}): Tool<WebFetchInput> {
+export function webFetchTool(options: WebFetchOptions = {}): Tool<WebFetchInput, PlanWithState<WebFetchInput, UrlCheck>> {
   const settings: Required<Omit<WebFetchOptions, "now">> = {
     allowLocalhost: options.allowLocalhost ?? false,
     resolve: options.resolve ?? systemResolver,
@@ -141,17 +141,17 @@ export function webFetchTool(options: WebFetchOptions = {}): Tool<WebFetchInput>
     // Fetching changes nothing locally, so fetches of one step may run together; the engine
     // still asks per host (URL targets never pass as read-only).
     readOnly: true,
-    describe(args) {
-      const normalized = normalizeUrl(args.url);
-      return { title: `Fetch ${oneLine(normalized.ok ? normalized.url.href : args.url)}`, kind: "fetch", locations: [] };
-    },
-    permission(args) {
+    plan(args) {
       const normalized = normalizeUrl(args.url);
       const url = normalized.ok ? normalized.url.href : args.url;
-      return { tool: "web_fetch", readOnly: true, target: { kind: "url", url }, preview: url };
+      return {
+        input: args,
+        info: { title: `Fetch ${oneLine(url)}`, kind: "fetch", locations: [] },
+        permission: { tool: "web_fetch", readOnly: true, target: { kind: "url", url }, preview: url },
+        state: normalized,
+      };
     },
-    async run(args, ctx): Promise<ToolResult> {
-      const normalized = normalizeUrl(args.url);
+    async run({ input: args, state: normalized }, ctx): Promise<ToolResult> {
       if (!normalized.ok) return { output: normalized.error, isError: true };
       const key = normalized.url.href;
       let page = cached(key);

@@ -2,11 +2,10 @@
 // Write does), so the model cannot overwrite what it has not seen.
 import { z } from "zod";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { loadChecked } from "./checkedFile.ts";
-import { applyChange, type ChangeTool, changeRequest, freshnessProblem, targetProblem } from "./fileWrite.ts";
-import { changedWhileWaiting, CheckedPaths, resolveToolPath, type ResolvedPath } from "./paths.ts";
+import { changeTool, freshnessProblem, loadTarget } from "./fileWrite.ts";
+import type { CheckedState, ResolvedPath } from "./paths.ts";
 import { countLines } from "./textFile.ts";
-import type { Tool, ToolResult } from "./types.ts";
+import type { PlanWithState, Tool } from "./types.ts";
 import description from "./writeFile.txt" with { type: "text" };
 
 const input = z.object({
@@ -21,18 +20,14 @@ export type WritePlan =
 
 /** Checks the target as it is now; the same checks run for the approval preview and the write. */
 export function planWrite(args: WriteFileInput, root: string, home: string | undefined, deps: FileToolDeps): WritePlan {
-  const resolved = resolveToolPath(args.path, root, home);
+  const target = loadTarget(args.path, root, home, deps);
+  const { resolved } = target;
   const fail = (error: string): WritePlan => ({ ok: false, resolved, error });
-  const escape = targetProblem(resolved, deps);
-  if (escape) return fail(escape);
-  const loaded = loadChecked(resolved.realPath);
+  if ("error" in target) return fail(target.error);
+  const { loaded } = target;
   switch (loaded.kind) {
-    case "changed":
-      return fail(changedWhileWaiting(resolved, resolved.realPath, root, deps.hidden, "written", loaded.now));
     case "missing":
       return { ok: true, resolved, oldText: null, oldBytes: null };
-    case "folder":
-      return fail(`${resolved.display} is a folder. Give the path of a file inside it.`);
     case "special":
       return fail(`${resolved.display} is not a regular file (a device, socket or pipe); write_file writes files only.`);
     case "too_big":
@@ -45,9 +40,11 @@ export function planWrite(args: WriteFileInput, root: string, home: string | und
   }
 }
 
-export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
-  const spec: ChangeTool<WriteFileInput, object> = {
+export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput, PlanWithState<WriteFileInput, CheckedState>> {
+  return changeTool<WriteFileInput, object>({
     tool: "write_file",
+    description,
+    input,
     verb: "write",
     title: "Write",
     plan: (args, root, home) => {
@@ -55,31 +52,11 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput> {
       return plan.ok ? { ...plan, newText: args.content } : plan;
     },
     deps,
-    checked: new CheckedPaths(),
-  };
-  return {
-    name: "write_file",
-    description,
-    input,
-    readOnly: false,
-    describe(args, root) {
-      const resolved = resolveToolPath(args.path, root);
-      const info = { title: `Write ${resolved.display}`, kind: "edit" as const, locations: [{ path: resolved.path }] };
-      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return info;
-      const plan = planWrite(args, root, undefined, deps);
-      return plan.ok ? { ...info, change: { path: resolved.path, oldText: plan.oldText, newText: args.content } } : info;
-    },
-    permission(args, ctx) {
-      return changeRequest(spec, args, ctx);
-    },
-    async run(args, ctx): Promise<ToolResult> {
-      const applied = await applyChange(spec, args, ctx);
-      if ("error" in applied) return { output: applied.error, isError: true };
-      const { plan, text } = applied;
+    written(change, text) {
       const lines = countLines(text);
       const what = `${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
-      const summary = `Wrote ${what} to ${plan.resolved.display}`;
-      return { output: plan.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };
+      const summary = `Wrote ${what} to ${change.resolved.display}`;
+      return { output: change.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };
     },
-  };
+  });
 }

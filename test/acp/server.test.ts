@@ -737,8 +737,7 @@ describe("the settle window after a stop", () => {
       description: "Ignores cancel for a while.",
       input: z.object({}),
       readOnly: true,
-      describe: () => ({ title: "Stubborn work", kind: "execute", locations: [] }),
-      permission: () => ({ tool: "stubborn", readOnly: true, target: { kind: "input" }, preview: "" }),
+      plan: (input) => ({ input, info: { title: "Stubborn work", kind: "execute", locations: [] }, permission: { tool: "stubborn", readOnly: true, target: { kind: "input" }, preview: "" } }),
       run: async () => {
         await Bun.sleep(600);
         finished = true;

@@ -21,8 +21,7 @@ function extraTool(name: string): Tool {
     description: `The ${name} tool.`,
     input: z.object({}),
     readOnly: true,
-    describe: () => ({ title: name, kind: "other", locations: [] }),
-    permission: () => ({ tool: name, readOnly: true, target: { kind: "input" }, preview: "" }),
+    plan: (input) => ({ input, info: { title: name, kind: "other", locations: [] }, permission: { tool: name, readOnly: true, target: { kind: "input" }, preview: "" } }),
     run: async () => ({ output: `${name} ran` }),
   };
 }

@@ -13,9 +13,8 @@ function delegateTool(readOnly: boolean, task: Partial<SubagentTask> = {}): Tool
     description: "Runs a subagent.",
     input: z.object({ q: z.string() }),
     readOnly,
-    describe: () => ({ title: "Subagent: delegate", kind: "think", locations: [] }),
-    permission: () => ({ tool: "delegate", readOnly, target: { kind: "input" }, preview: "delegate" }),
-    run: async (input, ctx) => {
+    plan: (input) => ({ input, info: { title: "Subagent: delegate", kind: "think", locations: [] }, permission: { tool: "delegate", readOnly, target: { kind: "input" }, preview: "delegate" } }),
+    run: async ({ input }, ctx) => {
       if (!ctx.subagent) return { output: "no subagent", isError: true };
       const result: SubagentResult = await ctx.subagent({
         name: "delegate",

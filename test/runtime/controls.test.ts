@@ -120,8 +120,7 @@ describe("model switch", () => {
       description: "Returns a lot.",
       input: z.object({ n: z.number() }),
       readOnly: true,
-      describe: () => ({ title: "big", kind: "read", locations: [] }),
-      permission: () => ({ tool: "big", readOnly: true, target: { kind: "input" }, preview: "big" }),
+      plan: (input) => ({ input, info: { title: "big", kind: "read", locations: [] }, permission: { tool: "big", readOnly: true, target: { kind: "input" }, preview: "big" } }),
       run: async () => ({ output: "x".repeat(12_000) }),
     };
     const sonnet = models.clientFor("claude-sonnet-5");
@@ -274,9 +273,8 @@ describe("usage, plan and command output", () => {
       description: "Prints.",
       input: z.object({ n: z.number() }),
       readOnly: true,
-      describe: () => ({ title: "print", kind: "execute", locations: [] }),
-      permission: () => ({ tool: "printer", readOnly: true, target: { kind: "input" }, preview: "print" }),
-      run: async (input, ctx) => {
+      plan: (input) => ({ input, info: { title: "print", kind: "execute", locations: [] }, permission: { tool: "printer", readOnly: true, target: { kind: "input" }, preview: "print" } }),
+      run: async ({ input }, ctx) => {
         for (let i = 0; i < input.n; i++) ctx.output?.(`line ${i}\n`);
         return { output: "printed", exit: { code: 3, signal: null } };
       },

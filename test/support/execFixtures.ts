@@ -6,9 +6,10 @@ import { join } from "node:path";
 import type { Decision, PermissionRequest } from "../../src/permission/types.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
-import type { Tool, ToolContext, ToolResult } from "../../src/tools/types.ts";
+import type { Tool, ToolContext, ToolPlan, ToolResult } from "../../src/tools/types.ts";
 import { SELF_COMMAND, machineSandbox } from "./sandboxSupport.ts";
 import { tempDir } from "./tempDir.ts";
+import { runTool } from "./toolFixtures.ts";
 
 export const NO_SANDBOX = { availability: { available: false as const, reason: "no sandbox in this test", fix: "none needed" } };
 
@@ -77,7 +78,7 @@ export function execContext(ws: Workspace, options: ContextOptions = {}, record:
   };
 }
 
-/** Runs a tool with its input parsed by its schema, as the registry does. */
-export function call<I>(tool: Tool<I>, input: unknown, ctx: ToolContext): Promise<ToolResult> {
-  return tool.run(tool.input.parse(input), ctx);
+/** Runs a tool with its input parsed by its schema and planned, as the registry does. */
+export function call<I, P extends ToolPlan<I>>(tool: Tool<I, P>, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+  return runTool(tool, input, ctx);
 }

@@ -61,9 +61,12 @@ export function readTool(name = "read", body?: (input: PathInput, ctx: ToolConte
     description: `Reads a file (${name}).`,
     input: pathInput,
     readOnly: true,
-    describe: (input, root) => ({ title: `Read ${input.path}`, kind: "read", locations: [{ path: join(root, input.path) }] }),
-    permission: (input) => ({ tool: name, readOnly: true, target: { kind: "path", path: input.path, access: "read" }, preview: input.path }),
-    run: body ?? (async (input, ctx) => ({ output: readFileSync(join(ctx.root, input.path), "utf8"), summary: "read" })),
+    plan: (input, ctx) => ({
+      input,
+      info: { title: `Read ${input.path}`, kind: "read", locations: [{ path: join(ctx.root, input.path) }] },
+      permission: { tool: name, readOnly: true, target: { kind: "path", path: input.path, access: "read" }, preview: input.path },
+    }),
+    run: ({ input }, ctx) => (body ? body(input, ctx) : Promise.resolve({ output: readFileSync(join(ctx.root, input.path), "utf8"), summary: "read" })),
   };
 }
 
@@ -77,20 +80,17 @@ export function writeTool(name = "write", body?: (input: WriteInput, ctx: ToolCo
     description: "Writes a file.",
     input: writeInput,
     readOnly: false,
-    describe: (input, root) => ({
-      title: `Write ${input.path}`,
-      kind: "edit",
-      locations: [{ path: join(root, input.path) }],
-      change: { path: input.path, oldText: null, newText: input.content },
+    plan: (input, ctx) => ({
+      input,
+      info: { title: `Write ${input.path}`, kind: "edit", locations: [{ path: join(ctx.root, input.path) }], change: { path: input.path, oldText: null, newText: input.content } },
+      permission: { tool: name, readOnly: false, target: { kind: "path", path: input.path, access: "write" }, preview: "" },
     }),
-    permission: (input) => ({ tool: name, readOnly: false, target: { kind: "path", path: input.path, access: "write" }, preview: "" }),
-    run:
-      body ??
-      (async (input, ctx) => {
-        await ctx.beforeWrite([join(ctx.root, input.path)]);
-        writeFileSync(join(ctx.root, input.path), input.content);
-        return { output: `Wrote ${input.path}.` };
-      }),
+    run: async ({ input }, ctx) => {
+      if (body) return body(input, ctx);
+      await ctx.beforeWrite([join(ctx.root, input.path)]);
+      writeFileSync(join(ctx.root, input.path), input.content);
+      return { output: `Wrote ${input.path}.` };
+    },
   };
 }
 

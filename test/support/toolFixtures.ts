@@ -4,7 +4,7 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Decision } from "../../src/permission/types.ts";
 import { createFileTools, type FileToolsOptions } from "../../src/tools/fileTools.ts";
-import type { Tool, ToolContext, ToolResult } from "../../src/tools/types.ts";
+import type { PlanContext, Tool, ToolContext, ToolPlan, ToolResult } from "../../src/tools/types.ts";
 import { tempDir } from "./tempDir.ts";
 
 export interface ContextLog {
@@ -28,6 +28,16 @@ export function toolContext(root: string, log: ContextLog = { writes: [], progre
       log.writes.push(paths);
     },
   };
+}
+
+/** What a tool's plan() gets, over `root` (no sandbox, no executor). */
+export function planContext(root: string, home = "/home/u"): PlanContext {
+  return { root, home, sandbox: null, executor: {} as PlanContext["executor"] };
+}
+
+/** Runs a tool as the registry does, without the engine and hooks: input parsed, planned, run from that plan. */
+export function runTool<I, P extends ToolPlan<I>>(tool: Tool<I, P>, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+  return tool.run(tool.plan(tool.input.parse(input), ctx), ctx);
 }
 
 /** Deterministic source text of roughly `size` characters that mentions `marker` once when given. */
@@ -104,10 +114,7 @@ export function session(root: string, options: Partial<FileToolsOptions> = {}) {
     if (!found) throw new Error(`no tool ${name}`);
     return found;
   };
-  const run = (name: string, input: unknown): Promise<ToolResult> => {
-    const t = tool(name);
-    return t.run(t.input.parse(input), ctx);
-  };
+  const run = (name: string, input: unknown): Promise<ToolResult> => runTool(tool(name), input, ctx);
   return { tools, deps, ctx, log, tool, run };
 }
 

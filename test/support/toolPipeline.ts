@@ -31,7 +31,7 @@ export interface PipelineOptions {
   approver?: Approver;
   /** The undo snapshot: runs after the check, right before the write. */
   beforeWrite?: (paths: string[]) => void;
-  /** A preToolUse hook: runs after the tool's permission(), before the engine decides and the tool runs. */
+  /** A preToolUse hook: runs after the tool's plan(), before the engine decides and the tool runs. */
   pre?: () => void;
   /** With the code-index tools (symbols, find_definition). */
   codeIndex?: boolean;

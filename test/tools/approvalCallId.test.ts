@@ -103,7 +103,7 @@ describe("the call id of a question", () => {
 });
 
 describe("CallInfo.change of write_file and edit_file", () => {
-  test("describe() sets the change, and the question carries the same change", async () => {
+  test("plan() sets the change, and the question carries the same change", async () => {
     using home = tempDir();
     using root = tempDir();
     setUpHome(home.path);

@@ -137,15 +137,16 @@ describe("bash: command text, title and permission", () => {
     expect(stripCdRoot(`cd "${ws.root}/"; ls`, ws.root)).toBe("ls");
     expect(stripCdRoot(`cd ${ws.root}/sub && ls`, ws.root)).toBe(`cd ${ws.root}/sub && ls`);
     expect(stripCdRoot("cd /elsewhere && ls", ws.root)).toBe("cd /elsewhere && ls");
-    expect(bash.describe({ command }, ws.root).title).toBe("$ pwd");
-    const target = bash.permission({ command }, { root: ws.root, home: ws.home, sandbox: null, executor: ws.executor }).target;
+    const plan = bash.plan({ command }, { root: ws.root, home: ws.home, sandbox: null, executor: ws.executor });
+    expect(plan.info.title).toBe("$ pwd");
+    const target = plan.permission.target;
     expect(target).toEqual({ kind: "command", command: "pwd", sandboxed: false });
     const result = await call(bash, { command }, execContext(ws));
     expect(result.output).toBe(`Exit code: 0\n${ws.root}`);
   });
 
   test("the title is one visible line; kind execute; no locations", () => {
-    const info = bash.describe({ command: "echo a\necho b\u202e" }, ws.root);
+    const { info } = bash.plan({ command: "echo a\necho b\u202e" }, { root: ws.root, home: ws.home, sandbox: null, executor: ws.executor });
     expect(info).toEqual({ title: "$ echo a ↵ echo b⟨U+202E⟩", kind: "execute", locations: [] });
   });
 
@@ -153,14 +154,35 @@ describe("bash: command text, title and permission", () => {
     const spec = { root: ws.root, home: ws.home, tmpDir: "/tmp", projectReadOnly: false, writePaths: [], protectedPaths: [], denyReadPaths: [], network: { mode: "none" as const } };
     const working = { ...ws.executor, sandbox: { available: true as const, kind: "bwrap" as const } };
     const sandboxed = (input: { command: string; outside_sandbox?: boolean }, executor = working as typeof ws.executor, sandbox: typeof spec | null = spec) => {
-      const target = bash.permission(input, { root: ws.root, home: ws.home, sandbox, executor }).target;
+      const target = bash.plan(input, { root: ws.root, home: ws.home, sandbox, executor }).permission.target;
       return target.kind === "command" ? target.sandboxed : undefined;
     };
     expect(sandboxed({ command: "ls" })).toBe(true);
     expect(sandboxed({ command: "ls", outside_sandbox: true })).toBe(false);
     expect(sandboxed({ command: "ls" }, ws.executor)).toBe(false); // no OS sandbox on this executor: every command asks
     expect(sandboxed({ command: "ls" }, working as typeof ws.executor, null)).toBe(false);
-    const request = bash.permission({ command: "ls -la" }, { root: ws.root, home: ws.home, sandbox: spec, executor: working as typeof ws.executor });
+    const request = bash.plan({ command: "ls -la" }, { root: ws.root, home: ws.home, sandbox: spec, executor: working as typeof ws.executor }).permission;
     expect(request).toMatchObject({ tool: "bash", readOnly: false, preview: "ls -la" });
+  });
+
+  test("run() runs the command and the sandbox its plan chose, the ones the permission request named (control: a plan without a sandbox runs without one)", async () => {
+    const spec = { root: ws.root, home: ws.home, tmpDir: "/tmp", projectReadOnly: false, writePaths: [], protectedPaths: [], denyReadPaths: [], network: { mode: "none" as const } };
+    const ran: Array<{ command: string; sandbox: unknown }> = [];
+    const recording = {
+      ...ws.executor,
+      sandbox: { available: true as const, kind: "bwrap" as const },
+      run: async (request: { command: string; sandbox: unknown }) => {
+        ran.push({ command: request.command, sandbox: request.sandbox });
+        return { exitCode: 0, signal: null, output: "", truncated: false, timedOut: false, killed: false, durationMs: 1 };
+      },
+    } as unknown as typeof ws.executor;
+    const planned = bash.plan({ command: `cd ${ws.root} && make` }, { root: ws.root, home: ws.home, sandbox: spec, executor: recording });
+    expect(planned.permission.target).toEqual({ kind: "command", command: "make", sandboxed: true });
+    // The run's context names no sandbox: what runs is still what was checked.
+    await bash.run(planned, { ...execContext(ws, { sandbox: null }), executor: recording });
+    expect(ran).toEqual([{ command: "make", sandbox: spec }]);
+    const outside = bash.plan({ command: "make", outside_sandbox: true }, { root: ws.root, home: ws.home, sandbox: spec, executor: recording });
+    await bash.run(outside, { ...execContext(ws), executor: recording });
+    expect(ran[1]).toEqual({ command: "make", sandbox: null });
   });
 });

@@ -18,13 +18,14 @@ const root = process.argv[2];
 const ctx = { root, home: root, callId: "c", mode: "build", signal: new AbortController().signal, executor: {}, sandbox: null,
   authorize: async () => ({ outcome: "allow", by: "rule" }), progress() {}, beforeWrite: async () => {} };
 const byName = Object.fromEntries(fileTools({ home: root }).map((t) => [t.name, t]));
+const run = (name, input) => byName[name].run(byName[name].plan(input, ctx), ctx);
 const out = {
   descriptions: Object.values(byName).every((t) => t.description.length > 100),
-  go: (await byName.symbols.run({ path: "s.go" }, ctx)).output,
-  rust: (await byName.find_definition.run({ name: "Cache.new" }, ctx)).output,
-  python: (await byName.find_definition.run({ name: "wrapper" }, ctx)).output,
-  ts: (await byName.find_definition.run({ name: "Widget.spin" }, ctx)).output,
-  grep: (await byName.grep.run({ pattern: "fn new|def wrapper", mode: "files" }, ctx)).output,
+  go: (await run("symbols", { path: "s.go" })).output,
+  rust: (await run("find_definition", { name: "Cache.new" })).output,
+  python: (await run("find_definition", { name: "wrapper" })).output,
+  ts: (await run("find_definition", { name: "Widget.spin" })).output,
+  grep: (await run("grep", { pattern: "fn new|def wrapper", mode: "files" })).output,
 };
 console.log(JSON.stringify(out));
 `,

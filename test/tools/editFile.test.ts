@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
+import { planContext, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 const ctxOf = (root: string) => ({ root, home: "/home/u", sandbox: null, executor: {} as never });
 const CODE = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n";
@@ -138,24 +138,25 @@ describe("edit_file", () => {
     expect(readdirSync(root.path)).toEqual(["tool.sh"]);
   });
 
-  test("describe computes the whole-file change and the line; permission previews a diff", async () => {
+  test("plan() computes the whole-file change and the line, and previews a diff", async () => {
     using root = tempRoot();
     const s = await readSession(root.path, { "a.ts": CODE });
     const tool = s.tool("edit_file");
     const args = { path: "a.ts", old_string: "return 2;", new_string: "return 22;" };
-    expect(tool.describe(args, root.path)).toEqual({
+    expect(tool.plan(args, planContext(root.path)).info).toEqual({
       title: "Edit a.ts",
       kind: "edit",
       locations: [{ path: join(root.path, "a.ts"), line: 6 }],
       change: { path: join(root.path, "a.ts"), oldText: CODE, newText: CODE.replace("return 2;", "return 22;") },
     });
-    const request = tool.permission(args, ctxOf(root.path));
+    const request = tool.plan(args, ctxOf(root.path)).permission;
     expect(request.target).toEqual({ kind: "path", path: join(root.path, "a.ts"), access: "write" });
     expect(request.preview).toBe("--- a/a.ts\n+++ b/a.ts\n@@ -3,5 +3,5 @@\n }\n \n function b() {\n-  return 2;\n+  return 22;\n }");
     // An edit that cannot apply has no change and says why in the preview.
     const bad = { path: "a.ts", old_string: "nope", new_string: "x" };
-    expect(tool.describe(bad, root.path).change).toBeUndefined();
-    expect(tool.permission(bad, ctxOf(root.path)).preview).toStartWith(`Edit ${join(root.path, "a.ts")}\n(This edit cannot be made as asked: old_string was not found in a.ts.`);
+    expect(tool.plan(bad, planContext(root.path)).info.change).toBeUndefined();
+    expect(tool.plan(bad, ctxOf(root.path)).permission.preview).toStartWith(`Edit ${join(root.path, "a.ts")}\n(This edit cannot be made as asked: old_string was not found in a.ts.`);
+    expect(tool.plan(bad, ctxOf(root.path)).cannotRun).toStartWith("old_string was not found in a.ts.");
   });
 
   test("binary and non-UTF-8 files are refused", async () => {

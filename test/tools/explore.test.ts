@@ -15,7 +15,7 @@ import { createSessionTools } from "../../src/tools/sessionTools.ts";
 import type { Tool } from "../../src/tools/types.ts";
 import { ofType, scriptedApprover, testRuntime, texts, turn, type TestRuntimeOptions } from "../support/runtimeHelpers.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { toolContext } from "../support/toolFixtures.ts";
+import { planContext, runTool, toolContext } from "../support/toolFixtures.ts";
 
 const isChild = (request: ModelRequest) => request.system.startsWith("You are explore");
 
@@ -289,18 +289,18 @@ describe("explore: a read-only subagent", () => {
   test("describe, permission, and no subagent without the Runtime's capability", async () => {
     const tool = exploreTool();
     expect(tool.readOnly).toBe(true);
-    expect(tool.describe({ question: "q", focus: ["src", "/abs/x.ts"] }, "/root")).toEqual({
+    expect(tool.plan({ question: "q", focus: ["src", "/abs/x.ts"] }, planContext("/root")).info).toEqual({
       title: "Subagent: explore",
       kind: "think",
       locations: [{ path: "/root/src" }, { path: "/abs/x.ts" }],
     });
-    expect(tool.permission({ question: "where?" }, { root: "/root", home: "/home", sandbox: null, executor: {} as never })).toMatchObject({
+    expect(tool.plan({ question: "where?" }, { root: "/root", home: "/home", sandbox: null, executor: {} as never }).permission).toMatchObject({
       tool: "explore",
       readOnly: true,
       target: { kind: "input" },
     });
     using root = tempDir();
-    const result = await tool.run({ question: "q" }, toolContext(root.path));
+    const result = await runTool(tool, { question: "q" }, toolContext(root.path));
     expect(result).toMatchObject({ isError: true, output: expect.stringContaining("not available") });
     expect(tool.input.safeParse({ question: "  " }).success).toBe(false);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
+import { planContext, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 function age(root: string, path: string, secondsAgo: number): void {
   const when = new Date(Date.now() - secondsAgo * 1000);
@@ -108,7 +108,7 @@ describe("glob", () => {
   test("describe: Search <pattern>, kind search, the folder as location", () => {
     using root = tempRoot();
     const tool = session(root.path).tool("glob");
-    expect(tool.describe({ pattern: "**/*.ts", path: "src" }, root.path)).toEqual({ title: "Search **/*.ts", kind: "search", locations: [{ path: join(root.path, "src") }] });
-    expect(tool.permission({ pattern: "*.ts" }, { root: root.path, home: "/h", sandbox: null, executor: {} as never }).target).toEqual({ kind: "path", path: root.path, access: "read" });
+    expect(tool.plan({ pattern: "**/*.ts", path: "src" }, planContext(root.path)).info).toEqual({ title: "Search **/*.ts", kind: "search", locations: [{ path: join(root.path, "src") }] });
+    expect(tool.plan({ pattern: "*.ts" }, { root: root.path, home: "/h", sandbox: null, executor: {} as never }).permission.target).toEqual({ kind: "path", path: root.path, access: "read" });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTree, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
+import { makeTree, planContext, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 const SOURCE = ["import x from 'y';", "", "function load() {", "  return fetchData();", "}", "", "function save() {", "  return storeData();", "}"].join("\n");
 
@@ -123,7 +123,7 @@ describe("grep", () => {
 
   test("describe: Search <pattern>, kind search", () => {
     using root = tempRoot();
-    expect(session(root.path).tool("grep").describe({ pattern: "TODO" }, root.path)).toEqual({ title: "Search TODO", kind: "search", locations: [{ path: root.path }] });
+    expect(session(root.path).tool("grep").plan({ pattern: "TODO" }, planContext(root.path)).info).toEqual({ title: "Search TODO", kind: "search", locations: [{ path: root.path }] });
   });
 
   test("a 5,000-file tree: every marker found, ignored folders skipped", async () => {

@@ -63,7 +63,7 @@ describe("path guard", () => {
     symlinkSync(join(root.path, "inside.txt"), join(root.path, "in-link"));
     const engine = createPermissionEngine({ root: root.path, home: "/home/nobody", sandboxAvailable: true });
     const tool = session(root.path).tool("read_file");
-    const request = (path: string): PermissionRequest => ({ ...tool.permission({ path }, { root: root.path, home: "/home/nobody", sandbox: null, executor: {} as never }), title: `Read ${path}` });
+    const request = (path: string): PermissionRequest => ({ ...tool.plan({ path }, { root: root.path, home: "/home/nobody", sandbox: null, executor: {} as never }).permission, title: `Read ${path}` });
     const out = engine.check(request("out-link"), "build");
     expect(out.outcome).toBe("ask");
     expect(out.outcome === "ask" && out.request.note).toBe("It is outside the project folder.");

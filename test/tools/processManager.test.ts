@@ -112,8 +112,8 @@ describe("process_manager permissions, as the engine decides them", () => {
   const executor = { sandbox: { available: true as const, kind: "bwrap" as const }, run: async () => { throw new Error("unused"); }, start: () => { throw new Error("unused"); }, shutdown: async () => {} };
   const engine = createPermissionEngine({ root, home, sandboxAvailable: true });
   const outcome = (input: ProcessManagerInput, mode: Mode) => {
-    const request = tool.permission(input, { root, home, sandbox, executor });
-    return engine.check({ ...request, callId: "c", title: tool.describe(input, root).title }, mode).outcome;
+    const plan = tool.plan(input, { root, home, sandbox, executor });
+    return engine.check({ ...plan.permission, callId: "c", title: plan.info.title }, mode).outcome;
   };
 
   test("start is a command: allowed in the sandbox, asked outside it, denied outside it in plan mode", () => {
@@ -133,8 +133,9 @@ describe("process_manager permissions, as the engine decides them", () => {
   });
 
   test("titles: `$ <command>` for start, kind execute", () => {
-    expect(tool.describe({ action: "start", command: `cd ${root} && npm run dev` }, root)).toEqual({ title: "$ npm run dev", kind: "execute", locations: [] });
-    expect(tool.describe({ action: "list" }, root).kind).toBe("execute");
+    const info = (input: ProcessManagerInput) => tool.plan(input, { root, home, sandbox, executor }).info;
+    expect(info({ action: "start", command: `cd ${root} && npm run dev` })).toEqual({ title: "$ npm run dev", kind: "execute", locations: [] });
+    expect(info({ action: "list" }).kind).toBe("execute");
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
+import { planContext, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 const lines = (n: number, make = (i: number) => `line ${i}`) => `${Array.from({ length: n }, (_, i) => make(i + 1)).join("\n")}\n`;
 
@@ -129,18 +129,32 @@ describe("read_file", () => {
     expect((await session(root.path).run("read_file", { path: "win.txt" })).output).toBe("     1\tfirst\n     2\tsecond");
   });
 
-  test("describe and permission: title, kind, absolute location and a read target", () => {
+  test("plan(): title, kind, absolute location and a read target", () => {
     using root = tempRoot();
     mkdirSync(join(root.path, "src"));
     const tool = session(root.path).tool("read_file");
     expect(tool.readOnly).toBe(true);
-    expect(tool.describe({ path: "src/a.ts", offset: 40 }, root.path)).toEqual({
+    expect(tool.plan({ path: "src/a.ts", offset: 40 }, planContext(root.path)).info).toEqual({
       title: "Read src/a.ts",
       kind: "read",
       locations: [{ path: join(root.path, "src/a.ts"), line: 40 }],
     });
-    expect(tool.describe({ path: "/etc/hosts" }, root.path).title).toBe("Read /etc/hosts");
-    const request = tool.permission({ path: "src/a.ts" }, { root: root.path, home: "/home/u", sandbox: null, executor: {} as never });
+    expect(tool.plan({ path: "/etc/hosts" }, planContext(root.path)).info.title).toBe("Read /etc/hosts");
+    const request = tool.plan({ path: "src/a.ts" }, { root: root.path, home: "/home/u", sandbox: null, executor: {} as never }).permission;
     expect(request).toEqual({ tool: "read_file", readOnly: true, target: { kind: "path", path: join(root.path, "src/a.ts"), access: "read" }, preview: join(root.path, "src/a.ts") });
+  });
+
+  test("a ~/ path is resolved once, in the home: the title keeps the model's spelling; the location, the target and the read are the home's file", async () => {
+    using root = tempRoot();
+    using home = tempRoot();
+    writeFiles(home.path, { "notes.txt": "from home\n" });
+    writeFiles(root.path, { "~/notes.txt": "a folder named ~ in the project\n" });
+    const s = session(root.path, { home: home.path });
+    const plan = s.tool("read_file").plan({ path: "~/notes.txt" }, planContext(root.path, home.path));
+    expect(plan.info).toEqual({ title: "Read ~/notes.txt", kind: "read", locations: [{ path: join(home.path, "notes.txt") }] });
+    expect(plan.permission.target).toEqual({ kind: "path", path: join(home.path, "notes.txt"), access: "read" });
+    expect((await s.tool("read_file").run(plan, s.ctx)).output).toBe("     1\tfrom home");
+    // Control: without the ~ it is the project's file.
+    expect((await s.run("read_file", { path: "./~/notes.txt" })).output).toBe("     1\ta folder named ~ in the project");
   });
 });

@@ -80,7 +80,7 @@ describe("run", () => {
     ]);
   });
 
-  test("the permission request: callId, title from describe(), and a diff when the tool gives no preview", async () => {
+  test("the permission request: callId, title from plan().info, and a diff when the tool gives no preview", async () => {
     const approver = scriptedApprover("once");
     const ctx = context({ approver });
     await new ToolRegistry([writeTool()]).run({ id: "toolu_w", name: "write", input: { path: "a.txt", content: "one\ntwo" } }, { ...ctx, beforeWrite: async () => {} });
@@ -148,7 +148,11 @@ describe("run", () => {
       ...writeTool("doomed", async () => {
         throw new Error("run() must not be reached");
       }),
-      permission: (input) => ({ tool: "doomed", readOnly: false, target: { kind: "path", path: input.path, access: "write" }, preview: "", cannotRun: "You have not read a.txt in this session." }),
+      plan: (input, ctx) => ({
+        ...writeTool("doomed").plan(input, ctx),
+        permission: { tool: "doomed", readOnly: false, target: { kind: "path", path: input.path, access: "write" }, preview: "" },
+        cannotRun: "You have not read a.txt in this session.",
+      }),
     };
     const approver = scriptedApprover("once");
     const outcome = await new ToolRegistry([doomed]).run({ id: "toolu_9", name: "doomed", input: { path: "a.txt", content: "x" } }, context({ approver }));
@@ -163,18 +167,17 @@ describe("run", () => {
     expect(approver.asked).toHaveLength(1);
   });
 
-  test("an input the schema rejects never reaches describe() or the tool", async () => {
-    let described = 0;
+  test("an input the schema rejects never reaches plan() or the tool", async () => {
+    let planned = 0;
     const strict: Tool<{ n: number }> = {
       name: "strict",
       description: "d",
       input: z.object({ n: z.number().int().min(1) }),
       readOnly: true,
-      describe: () => {
-        described++;
-        return { title: "strict", kind: "other", locations: [] };
+      plan: (input) => {
+        planned++;
+        return { input, info: { title: "strict", kind: "other", locations: [] }, permission: { tool: "strict", readOnly: true, target: { kind: "input" }, preview: "" } };
       },
-      permission: () => ({ tool: "strict", readOnly: true, target: { kind: "input" }, preview: "" }),
       run: async () => ({ output: "ran" }),
     };
     const ctx = context();
@@ -182,7 +185,7 @@ describe("run", () => {
     expect(outcome.status).toBe("failed");
     expect(outcome.output).toContain("Too small: expected number to be >=1");
     expect(outcome.output).toEndWith("Fix the input and call strict again.");
-    expect(described).toBe(0);
+    expect(planned).toBe(0);
   });
 });
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createFileTools } from "../../src/tools/fileTools.ts";
 import { grepTool } from "../../src/tools/grep.ts";
 import { searchWorkerUrl } from "../../src/tools/searchWorker.ts";
-import { session, tempRoot, toolContext, writeFiles } from "../support/toolFixtures.ts";
+import { runTool, session, tempRoot, toolContext, writeFiles } from "../support/toolFixtures.ts";
 
 /** One file per crafted line: `(a+)+$` backtracks to the regex engine's limit on each (about a second). */
 const crafted = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${String(i).padStart(2, "0")}.txt`, `${"a".repeat(40)}!\n`]));
@@ -37,7 +37,7 @@ describe("grep's time budget and cancel", () => {
     writeFiles(root.path, { ...crafted(16), "z.txt": "aaaa\n" });
     const { deps } = createFileTools({ home: root.path });
     const grep = grepTool(deps, { budgetMs: 1_500 });
-    const { result, stallMs, ms } = await longestStall(() => grep.run({ pattern: "(a+)+$" }, toolContext(root.path)));
+    const { result, stallMs, ms } = await longestStall(() => runTool(grep, { pattern: "(a+)+$" }, toolContext(root.path)));
     expect(result.output).toEndWith("[The search stopped after its time limit of 2 s; what was found until then is above. The pattern may be too slow on this text: nested quantifiers such as (a+)+ backtrack without end. Simplify the pattern, or narrow path or glob.]");
     expect(ms).toBeLessThan(4_000);
     // Each crafted file holds the worker for about a second; the session's own thread, never.
@@ -48,7 +48,7 @@ describe("grep's time budget and cancel", () => {
     using root = tempRoot();
     writeFiles(root.path, { "z.txt": "aaaa\n", "y.txt": "aab\n" });
     const { deps } = createFileTools({ home: root.path });
-    const result = await grepTool(deps, { budgetMs: 1_500 }).run({ pattern: "(a+)+$" }, toolContext(root.path));
+    const result = await runTool(grepTool(deps, { budgetMs: 1_500 }), { pattern: "(a+)+$" }, toolContext(root.path));
     expect(result.output).toBe("z.txt:1:aaaa");
   });
 
@@ -57,7 +57,7 @@ describe("grep's time budget and cancel", () => {
     writeFiles(root.path, crafted(20));
     const controller = new AbortController();
     const s = session(root.path);
-    const running = s.tool("grep").run({ pattern: "(a+)+$" }, toolContext(root.path, undefined, controller.signal));
+    const running = runTool(s.tool("grep"), { pattern: "(a+)+$" }, toolContext(root.path, undefined, controller.signal));
     await Bun.sleep(300);
     const cancelled = performance.now();
     controller.abort();

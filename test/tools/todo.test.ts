@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { MAX_ITEMS, PlanState, renderPlan, todoTool } from "../../src/tools/todo.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
+import { runTool } from "../support/toolFixtures.ts";
 
 const ctx = {} as ToolContext;
 const items = (n: number, status: "pending" | "in_progress" | "completed" = "pending") => Array.from({ length: n }, (_, i) => ({ content: `step ${i + 1}`, status }));
@@ -19,16 +20,16 @@ describe("todo", () => {
         { content: "Run the tests", status: "pending" },
       ],
     };
-    const result = await tool.run(tool.input.parse(input), ctx);
+    const result = await runTool(tool, input, ctx);
     expect(result.output).toBe("Plan (1 of 3 done):\n[x] 1. Read the failing test\n[>] 2. Fix the parser\n[ ] 3. Run the tests");
     expect(result.summary).toBe("1 of 3 done");
     expect(plan.items).toEqual(input.items as typeof plan.items);
 
-    const replaced = await tool.run(tool.input.parse({ items: [{ content: "Only this", status: "pending" }] }), ctx);
+    const replaced = await runTool(tool, { items: [{ content: "Only this", status: "pending" }] }, ctx);
     expect(replaced.output).toBe("Plan (0 of 1 done):\n[ ] 1. Only this");
     expect(plan.items).toHaveLength(1);
 
-    const cleared = await tool.run(tool.input.parse({ items: [] }), ctx);
+    const cleared = await runTool(tool, { items: [] }, ctx);
     expect(cleared).toEqual({ output: "The plan is empty.", summary: "Plan cleared" });
     expect(plan.items).toEqual([]);
   });
@@ -51,8 +52,8 @@ describe("todo", () => {
   test("read-only, no question, title `Update the plan`, kind think", () => {
     const tool = todoTool();
     expect(tool.readOnly).toBe(true);
-    expect(tool.describe({ items: [] }, "/r")).toEqual({ title: "Update the plan", kind: "think", locations: [] });
-    expect(tool.permission({ items: [] }, {} as never)).toMatchObject({ tool: "todo", readOnly: true, target: { kind: "input" } });
+    expect(tool.plan({ items: [] }, ctx).info).toEqual({ title: "Update the plan", kind: "think", locations: [] });
+    expect(tool.plan({ items: [] }, ctx).permission).toMatchObject({ tool: "todo", readOnly: true, target: { kind: "input" } });
     expect(renderPlan([{ content: "multi\n  line", status: "pending" }])).toBe("Plan (0 of 1 done):\n[ ] 1. multi line");
   });
 });

@@ -8,6 +8,7 @@ import type { ToolContext } from "../../src/tools/types.ts";
 import { addressProblem, normalizeUrl } from "../../src/tools/webAddress.ts";
 import { requestHop } from "../../src/tools/webHttp.ts";
 import { webFetchTool, type WebFetchOptions } from "../../src/tools/webFetch.ts";
+import { runTool } from "../support/toolFixtures.ts";
 
 const PAGE = `<!doctype html><html><head><title>Garuda &amp; friends</title><style>body{color:red}</style>
 <script>window.secret = "script text"</script></head><body>
@@ -109,7 +110,7 @@ function context(answer: (request: PermissionRequest) => Decision = () => ({ out
 }
 
 const tool = (options: WebFetchOptions = {}) => webFetchTool({ allowLocalhost: true, resolve, ...options });
-const fetchWith = (t: ReturnType<typeof tool>, input: Record<string, unknown>, ctx = context().ctx) => t.run(t.input.parse(input), ctx);
+const fetchWith = (t: ReturnType<typeof tool>, input: Record<string, unknown>, ctx = context().ctx) => runTool(t, input, ctx);
 
 describe("web_fetch: pages", () => {
   test("HTML becomes readable Markdown: chrome stripped, the main part kept, links absolute", async () => {
@@ -271,8 +272,8 @@ describe("web_fetch: URL rules, title and permission", () => {
 
   test("title `Fetch <url>`, kind fetch; the permission target is the normalized URL", () => {
     const t = tool();
-    expect(t.describe({ url: "http://example.com/a#b" }, "/r")).toEqual({ title: "Fetch https://example.com/a", kind: "fetch", locations: [] });
-    expect(t.permission({ url: "http://example.com/a#b" }, { root: "/r", home: "/h", sandbox: null, executor: {} as ToolContext["executor"] })).toEqual({
+    expect(t.plan({ url: "http://example.com/a#b" }, { root: "/r", home: "/h", sandbox: null, executor: {} as ToolContext["executor"] }).info).toEqual({ title: "Fetch https://example.com/a", kind: "fetch", locations: [] });
+    expect(t.plan({ url: "http://example.com/a#b" }, { root: "/r", home: "/h", sandbox: null, executor: {} as ToolContext["executor"] }).permission).toEqual({
       tool: "web_fetch",
       readOnly: true,
       target: { kind: "url", url: "https://example.com/a" },

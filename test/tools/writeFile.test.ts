@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
+import { planContext, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 const ctxOf = (root: string) => ({ root, home: "/home/u", sandbox: null, executor: {} as never });
 
@@ -85,19 +85,19 @@ describe("write_file", () => {
     expect(readFileSync(join(outside.path, "bashrc"), "utf8")).toBe("original\n");
   });
 
-  test("describe and permission carry the change and a diff preview", async () => {
+  test("plan() carries the change and a diff preview", async () => {
     using root = tempRoot();
     writeFiles(root.path, { "a.txt": "one\ntwo\n" });
     const s = session(root.path);
     const tool = s.tool("write_file");
-    expect(tool.describe({ path: "b.txt", content: "hi\n" }, root.path)).toEqual({
+    expect(tool.plan({ path: "b.txt", content: "hi\n" }, planContext(root.path)).info).toEqual({
       title: "Write b.txt",
       kind: "edit",
       locations: [{ path: join(root.path, "b.txt") }],
       change: { path: join(root.path, "b.txt"), oldText: null, newText: "hi\n" },
     });
     await s.run("read_file", { path: "a.txt" });
-    const request = tool.permission({ path: "a.txt", content: "one\nTWO\n" }, ctxOf(root.path));
+    const request = tool.plan({ path: "a.txt", content: "one\nTWO\n" }, ctxOf(root.path)).permission;
     expect(request.target).toEqual({ kind: "path", path: join(root.path, "a.txt"), access: "write" });
     expect(request.change).toEqual({ path: join(root.path, "a.txt"), oldText: "one\ntwo\n", newText: "one\nTWO\n" });
     expect(request.preview).toBe("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO");
@@ -108,9 +108,9 @@ describe("write_file", () => {
     using root = tempRoot();
     writeFiles(root.path, { ".env": "TOKEN=secret\n" });
     const tool = session(root.path).tool("write_file");
-    const info = tool.describe({ path: ".env", content: "X=1\n" }, root.path);
+    const info = tool.plan({ path: ".env", content: "X=1\n" }, planContext(root.path)).info;
     expect(info.change).toBeUndefined();
-    const request = tool.permission({ path: ".env", content: "X=1\n" }, ctxOf(root.path));
+    const request = tool.plan({ path: ".env", content: "X=1\n" }, ctxOf(root.path)).permission;
     expect(request.preview).toBe(`Write ${join(root.path, ".env")}`);
     expect(JSON.stringify(request)).not.toContain("secret");
   });

@@ -94,19 +94,22 @@ export function adaptTools(server: string, listed: readonly McpTool[], call: Cal
       description,
       input: inputOf(mcp.inputSchema),
       readOnly: false,
-      describe: () => ({ title, kind: "other", locations: [] }),
-      permission(args) {
+      plan(args) {
         const hint = readOnlyHint ? "\nThe server says this tool only reads (Garuda cannot check that)." : "";
         const json = JSON.stringify(args, null, 2) ?? "{}";
         return {
-          tool: name,
-          readOnly: false,
-          target: { kind: "input" },
-          title,
-          preview: `MCP server "${server}", tool "${previewLine(mcp.name, 100)}"${hint}\n\n${json.length > 4_000 ? `${json.slice(0, 4_000)}…` : json}`,
+          input: args,
+          info: { title, kind: "other", locations: [] },
+          permission: {
+            tool: name,
+            readOnly: false,
+            target: { kind: "input" },
+            title,
+            preview: `MCP server "${server}", tool "${previewLine(mcp.name, 100)}"${hint}\n\n${json.length > 4_000 ? `${json.slice(0, 4_000)}…` : json}`,
+          },
         };
       },
-      async run(args, ctx) {
+      async run({ input: args }, ctx) {
         try {
           return formatResult(server, mcp.name, await call(mcp.name, args, ctx.signal));
         } catch (error) {

@@ -2,17 +2,17 @@
 // first filtered by a plain text search for the name in the search worker (as grep's: pinned to
 // the checked folder, no pipes, a time budget), so only the few that mention it are read here
 // (checked again) and parsed.
-import { statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { gainedLinks, loadChecked } from "../checkedFile.ts";
 import type { FileToolDeps } from "../fileToolDeps.ts";
 import { MAX_SEARCH_BYTES, type SearchSpec } from "../grepSearch.ts";
-import { changedWhileWaiting, CheckedPaths, displayPath, pathPreview, pathTarget, placeName, resolveToolPath } from "../paths.ts";
+import { changedWhileWaiting, type CheckedState, displayPath, placeName } from "../paths.ts";
+import { notFound, searchPlace, searchPlan } from "../readPlans.ts";
 import { type SearchTally, searchNotes } from "../searchNotes.ts";
 import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "../searchWorker.ts";
 import { MAX_TEXT_BYTES } from "../textFile.ts";
-import type { Tool, ToolResult } from "../types.ts";
+import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { Slicer, walkFiles } from "../walk.ts";
 import description from "./findDefinition.txt" with { type: "text" };
 import { definitionLine } from "./format.ts";
@@ -50,39 +50,25 @@ export interface FindDefinitionLimits {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLimits = {}): Tool<FindDefinitionInput> {
+export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLimits = {}): Tool<FindDefinitionInput, PlanWithState<FindDefinitionInput, CheckedState>> {
   const maxParsed = limits.maxParsedFiles ?? MAX_PARSED_FILES;
   const budgetMs = limits.budgetMs ?? SEARCH_BUDGET_MS;
-  const checked = new CheckedPaths();
   return {
     name: "find_definition",
     description,
     input,
     readOnly: true,
-    describe(args, root) {
-      const base = resolveToolPath(args.path ?? ".", root);
-      return { title: `Search ${args.name}`, kind: "search", locations: [{ path: base.path }] };
-    },
-    permission(args, ctx) {
-      const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
-      checked.note(args, base);
-      return { tool: "find_definition", readOnly: true, target: pathTarget(base, "read"), preview: `${args.name} in ${pathPreview(base)}` };
-    },
-    async run(args, ctx) {
+    plan: (args, ctx) => searchPlan("find_definition", args, args.name, ctx),
+    async run(plan, ctx) {
+      const args = plan.input;
       const name = args.name.trim();
       if (!NAME.test(name)) return error(`"${name}" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.`);
       const word = name.slice(name.lastIndexOf(".") + 1);
       // The folder or file the permission check named, and no other (as read_file: checkedFile.ts).
-      const base = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
-      const target = checked.of(args, base);
-      if (base.realPath !== target) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read"));
-      let kind: "folder" | "file" | "special";
-      try {
-        const stat = statSync(target);
-        kind = stat.isDirectory() ? "folder" : stat.isFile() ? "file" : "special";
-      } catch {
-        return error(`Not found: ${base.display}. Give an existing folder or file in "path", or leave it out to search the whole project.`);
-      }
+      const place = searchPlace(plan, ctx, deps);
+      if ("error" in place) return error(place.error);
+      const { base, target, kind } = place;
+      if (kind === "missing") return error(notFound(base));
       if (kind === "special") return error(`${base.display} is not a regular file (a device, socket or pipe); find_definition reads source files and folders only.`);
       const candidates: Array<{ display: string; real: string }> = [];
       const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], changed: [] };
@@ -127,7 +113,7 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
       const found: string[] = [];
       let more = 0;
       const slicer = new Slicer(ctx.signal);
-      const links = kind === "file" ? checked.linksOf(args, base) : 1;
+      const links = kind === "file" ? plan.state.checked.links : 1;
       for (const candidate of candidates) {
         // Parsing is work on this thread: let other sessions and cancel in between files.
         if (!(await slicer.pause())) return error("Cancelled.");

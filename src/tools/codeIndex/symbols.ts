@@ -2,9 +2,10 @@
 import { z } from "zod";
 import type { FileToolDeps } from "../fileToolDeps.ts";
 import { gainedLinks, loadChecked } from "../checkedFile.ts";
-import { changedWhileWaiting, CheckedPaths, pathPreview, pathTarget, resolveToolPath } from "../paths.ts";
+import { changedWhileWaiting, type CheckedState, resolveToolPath } from "../paths.ts";
+import { filePlan } from "../readPlans.ts";
 import { formatBytes } from "../textFile.ts";
-import type { Tool, ToolResult } from "../types.ts";
+import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { outlineLines } from "./format.ts";
 import { LANGUAGE_NAMES, languageOf, outline } from "./parser.ts";
 import { flatten } from "./symbol.ts";
@@ -20,34 +21,25 @@ export type SymbolsInput = z.infer<typeof input>;
 
 const error = (output: string): ToolResult => ({ output, isError: true });
 
-export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput> {
-  const checked = new CheckedPaths();
+export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithState<SymbolsInput, CheckedState>> {
   return {
     name: "symbols",
     description,
     input,
     readOnly: true,
-    describe(args, root) {
-      const resolved = resolveToolPath(args.path, root);
-      return { title: `Search symbols in ${resolved.display}`, kind: "search", locations: [{ path: resolved.path }] };
-    },
-    permission(args, ctx) {
-      const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      checked.note(args, resolved);
-      return { tool: "symbols", readOnly: true, target: pathTarget(resolved, "read"), preview: pathPreview(resolved) };
-    },
-    async run(args, ctx) {
+    plan: (args, ctx) => filePlan({ tool: "symbols", kind: "search", title: (path) => `Search symbols in ${path}` }, args, ctx),
+    async run({ input: args, state: { checked } }, ctx) {
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
       if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return error(`${resolved.display} may not be read (the policy hides it).`);
       // The file the permission check named, and no other (as read_file: checkedFile.ts).
-      const target = checked.of(args, resolved);
+      const target = checked.realPath;
       if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
       const language = languageOf(resolved.realPath) ?? languageOf(resolved.path);
       if (!language) {
         return error(`symbols reads TypeScript, JavaScript, Python, Go and Rust files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`);
       }
       const loaded = loadChecked(target, MAX_OUTLINE_BYTES);
-      if (gainedLinks(loaded, checked.linksOf(args, resolved))) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
+      if (gainedLinks(loaded, checked.links)) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
       switch (loaded.kind) {
         case "changed":
           return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read", loaded.now));

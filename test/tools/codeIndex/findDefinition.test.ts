@@ -4,7 +4,7 @@ import { findDefinitionTool } from "../../../src/tools/codeIndex/findDefinition.
 import { hiddenPredicate } from "../../../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../../../src/tools/searchWorker.ts";
 import { ReadTracker } from "../../../src/tools/readTracker.ts";
-import { session, tempRoot, toolContext, writeFiles } from "../../support/toolFixtures.ts";
+import { planContext, runTool, session, tempRoot, toolContext, writeFiles } from "../../support/toolFixtures.ts";
 import { GO, PYTHON, RUST, TYPESCRIPT } from "./samples.ts";
 
 function project(root: string): void {
@@ -68,7 +68,7 @@ describe("find_definition", () => {
     writeFiles(root.path, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}.ts`, `export const thing${i} = "needle";\n`])));
     writeFiles(root.path, { "z.ts": "export function needle() {}\n" });
     const tool = findDefinitionTool({ reads: new ReadTracker(), hidden: hiddenPredicate({ home: root.path }), searches: new SearchThreads() }, { maxParsedFiles: 10 });
-    const result = await tool.run({ name: "needle" }, toolContext(root.path));
+    const result = await runTool(tool, { name: "needle" }, toolContext(root.path));
     expect(result.output).toBe("No definition of needle found in the project (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after 10 files that mention needle; there may be more definitions. Narrow the search with path.]");
   });
 
@@ -82,7 +82,7 @@ describe("find_definition", () => {
 
   test("describe: Search <name>", () => {
     using root = tempRoot();
-    expect(session(root.path).tool("find_definition").describe({ name: "Client.send" }, root.path)).toEqual({ title: "Search Client.send", kind: "search", locations: [{ path: root.path }] });
+    expect(session(root.path).tool("find_definition").plan({ name: "Client.send" }, planContext(root.path)).info).toEqual({ title: "Search Client.send", kind: "search", locations: [{ path: root.path }] });
     expect(join(root.path, ".")).toBe(root.path);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { session, tempRoot, writeFiles } from "../../support/toolFixtures.ts";
+import { planContext, session, tempRoot, writeFiles } from "../../support/toolFixtures.ts";
 import { GO, PYTHON, RUST, TYPESCRIPT } from "./samples.ts";
 
 describe("symbols", () => {
@@ -40,7 +40,7 @@ describe("symbols", () => {
 
   test("describe: a search titled after the file", () => {
     using root = tempRoot();
-    expect(session(root.path).tool("symbols").describe({ path: "src/a.ts" }, root.path)).toEqual({
+    expect(session(root.path).tool("symbols").plan({ path: "src/a.ts" }, planContext(root.path)).info).toEqual({
       title: "Search symbols in src/a.ts",
       kind: "search",
       locations: [{ path: join(root.path, "src/a.ts") }],
