@@ -39,7 +39,7 @@ export interface PreparedModel {
   credential?: ProviderCredential;
 }
 
-const SETUP_HINT = "Run `garuda setup` in a terminal, or use your editor's sign-in.";
+export const SETUP_HINT = "Run `garuda setup` in a terminal, or use your editor's sign-in.";
 
 /** `--model` > `GARUDA_MODEL` > the models.json default; an empty value counts as unset. */
 export function chooseModel(flag: string | undefined, env: Record<string, string | undefined>, catalog: ModelCatalog): ModelChoice | undefined {
