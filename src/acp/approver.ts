@@ -4,7 +4,8 @@
 // first gets an entry of its own. The editor only shows and answers: anything but a known
 // option is a deny, and a stopped turn denies at once without waiting for the editor.
 import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk";
-import { type ApprovalRequest, type Approver, type Choice, withdrawnWhy } from "../permission/types.ts";
+import { withdrawnWhy } from "../core-types/withdrawn.ts";
+import type { ApprovalRequest, Approver, Choice } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
 import { questionContent, questionText } from "./question.ts";
 import { editorCallId, type KnownCalls, type SessionChannel, textContent } from "./updates.ts";

@@ -108,23 +108,6 @@ export interface PartialApproval {
   note: string;
 }
 
-/**
- * Why a question was taken back before anyone answered it: its cause ended (the command whose
- * connection asked is gone). Given as the question's AbortSignal reason, so a front end can say
- * "the command ended; not asked" instead of "stopped", and an editor's request is cancelled.
- */
-export class QuestionWithdrawn {
-  constructor(
-    /** What the user reads, e.g. "the command ended; not asked". */
-    readonly why: string,
-  ) {}
-}
-
-/** The withdrawal's sentence when `signal` aborted because the question's cause ended. */
-export function withdrawnWhy(signal: AbortSignal): string | undefined {
-  return signal.aborted && signal.reason instanceof QuestionWithdrawn ? signal.reason.why : undefined;
-}
-
 export interface Approver {
   /** Resolves "deny" at once when `signal` aborts (a QuestionWithdrawn reason: the cause ended). */
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice>;

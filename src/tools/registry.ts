@@ -7,6 +7,7 @@ import { z } from "zod";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
+import { userDenial } from "../permission/userDenial.ts";
 import type { AgentEvent } from "../core-types/events.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 import { type AuditSink, requestEvent } from "../store/auditEvents.ts";
@@ -199,7 +200,9 @@ export class ToolRegistry {
     if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
     if (decision.outcome !== "allow") {
       const reason = decision.outcome === "deny" ? decision.reason : "The call needs an approval that was not given.";
-      return finish(info, "denied", `Permission denied: ${reason}`);
+      // The model reads the reason; the user's screen gets a sentence of its own where there is one.
+      const forUser = decision.outcome === "deny" ? userDenial(decision) : undefined;
+      return finish(info, "denied", `Permission denied: ${reason}`, forUser);
     }
 
     const partial = decision.partial;

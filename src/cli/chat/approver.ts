@@ -7,7 +7,8 @@
 // Questions are asked one at a time; a stopped turn answers deny at once, and says so at once; a
 // question whose cause ended (its command's connection closed) is withdrawn with a line saying so,
 // and the next question gets the keys.
-import { type ApprovalRequest, type Approver, type Choice, type PartialApproval, withdrawnWhy } from "../../permission/types.ts";
+import { withdrawnWhy } from "../../core-types/withdrawn.ts";
+import type { ApprovalRequest, Approver, Choice, PartialApproval } from "../../permission/types.ts";
 import { oneLine, visible } from "../../text/visible.ts";
 import { HIDDEN_WARNING, headerText, previewText } from "../approver.ts";
 import { colourDiff, fitLines, fitNote, indent, looksLikeDiff, MAX_PLAIN_WIDTH, MAX_PREVIEW_LINES, wholeDiff } from "./diffView.ts";
