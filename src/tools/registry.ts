@@ -12,7 +12,7 @@ import type { AgentEvent } from "../core-types/events.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 import { type AuditSink, requestEvent } from "../store/auditEvents.ts";
 import { unifiedDiff } from "./diff.ts";
-import { projectGone } from "./projectGone.ts";
+import { projectGone, projectGoneForUser } from "./projectGone.ts";
 import { appendHookFeedback, type ToolHooks } from "./toolHooks.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import type { SubagentResult, SubagentTask, Tool, ToolContext, ToolResult } from "./types.ts";
@@ -174,7 +174,7 @@ export class ToolRegistry {
     ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info });
     ctx.audit?.record(requestEvent(request));
     const gone = projectGone(ctx.root);
-    if (gone !== undefined) return finish(info, "failed", `Error: ${gone}`);
+    if (gone !== undefined) return finish(info, "failed", `Error: ${gone}`, projectGoneForUser(ctx.root));
     // A call sure to fail is not put to the user: the model gets the error it would get anyway,
     // unless a rule refuses it (then the refusal, so a hidden file's state is not told).
     if (cannotRun !== undefined) {
