@@ -470,7 +470,7 @@ export class Runtime {
       // Not recorded: the conversation stays as it was, and the notes wait for the next prompt.
       this.#notes.unshift(...pending);
       this.#lastTurnMode = previousMode;
-      warn(tooLarge);
+      emit({ type: "notice", level: "warning", text: tooLarge, refusedPrompt: true });
       return "done";
     }
     // The prompt as the user sent it, when the model gets another text (a /command expanded).

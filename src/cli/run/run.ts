@@ -53,7 +53,7 @@ export function exitCode(outcome: TurnOutcome, denied: number, stopCode?: number
   if (stopCode !== undefined) return stopCode;
   switch (outcome.reason) {
     case "done":
-      // The task was a /command that did not run: nothing happened, which a script must see.
+      // The task was a /command that did not run, or a prompt too large to send: nothing happened, which a script must see.
       if (commandRefused) return EXIT.error;
       return denied > 0 ? EXIT.denied : EXIT.done;
     case "cancelled":
@@ -214,7 +214,8 @@ export async function runHeadless(options: RunOptions): Promise<number> {
     const { transcript, calls } = transcriptFor(json, options.hideThinking, report, ctx.env);
     let commandRefused = false;
     const tap = (event: AgentEvent) => {
-      if (event.type === "notice" && event.refusedCommand !== undefined) commandRefused = true;
+      // Nothing reached the model (a /command that did not run, a prompt too large for its window).
+      if (event.type === "notice" && (event.refusedCommand !== undefined || event.refusedPrompt)) commandRefused = true;
       const line = jsonEvent(event);
       if (line) out.line(line);
       answer.event(event);
