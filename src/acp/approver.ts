@@ -4,6 +4,7 @@
 // first gets an entry of its own. The editor only shows and answers: anything but a known
 // option is a deny, and a stopped turn denies at once without waiting for the editor.
 import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk";
+import { withdrawnWhy } from "../core-types/withdrawn.ts";
 import type { ApprovalRequest, Approver, Choice } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
 import { questionContent, questionText } from "./question.ts";
@@ -75,7 +76,10 @@ export class AcpApprover implements Approver {
     if (known?.running && choice !== "deny") channel.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
     if (own !== undefined) {
       const allowed = choice !== "deny";
-      channel.send({ sessionUpdate: "tool_call_update", toolCallId: own, status: allowed ? "completed" : "failed", content: [textContent(allowed ? `Allowed (${oneLine(request.labels[choice])}).` : "Denied.")] });
+      // A question taken back because its cause ended (the command's connection closed) says so.
+      const withdrawn = withdrawnWhy(signal);
+      const text = allowed ? `Allowed (${oneLine(request.labels[choice])}).` : withdrawn ? `Withdrawn: ${withdrawn}.` : "Denied.";
+      channel.send({ sessionUpdate: "tool_call_update", toolCallId: own, status: allowed ? "completed" : "failed", content: [textContent(text)] });
     }
     return choice;
   }

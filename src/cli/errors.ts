@@ -33,6 +33,14 @@ function plain(text: string): string {
   return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
+/** What a start in a folder that was deleted (or moved) under the shell says, instead of a stack. */
+export const CWD_GONE = "the current folder no longer exists (it was deleted or moved while the shell was in it). cd into a folder that exists, then start Garuda again.";
+
+/** process.cwd() failed: the working folder is gone (libuv's uv_cwd gets ENOENT). */
+function isCwdGone(error: unknown): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === "ENOENT" && /process\.cwd|uv_cwd/.test(error.message);
+}
+
 export interface Failure {
   /** The line for stderr, prefixed ("garuda: …", "garuda run: …"). */
   text: string;
@@ -53,6 +61,7 @@ export function describeFailure(error: unknown, prefix = "garuda"): Failure {
     const message = plain(error.message).replace(/\s*\n\s*/g, " ").trim();
     return make(`${message}${/[.!?]$/.test(message) ? "" : "."} See \`${prefix} --help\`.`, EXIT_USAGE);
   }
+  if (isCwdGone(error)) return make(CWD_GONE, 1);
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return make(`unexpected error (please report it):\n${detail}`, 1);
 }

@@ -3,6 +3,7 @@
 // its deny rules (allowlisted hosts too), asks about the rest and keeps the session's answers.
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
+import { QuestionWithdrawn } from "../core-types/withdrawn.ts";
 import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
 import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from "../sandbox/egressProxy.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
@@ -21,6 +22,9 @@ export interface SessionNetworkOptions {
   /** Tests: a loopback TCP listener (macOS always has one), other ports, name resolution. */
   testing?: Pick<EgressProxyOptions, "tcp" | "ports" | "localAddresses" | "resolve">;
 }
+
+/** What a network question withdrawn for its connection's end says. */
+export const COMMAND_ENDED = "the command ended; not asked";
 
 /**
  * The session's egress proxy. The permission engine has the last word on every host: its deny
@@ -49,8 +53,14 @@ export async function startSessionNetwork(options: SessionNetworkOptions): Promi
     ...options.testing,
     vetoHost: (host, port) => engine.refusal(request(host, port), options.mode()),
     rememberSessionAnswers: false,
-    askHost: async (host, port) => {
-      const decision = await engine.authorize(request(host, port), { mode: options.mode(), ...(approver && { approver }), signal: options.signal() ?? new AbortController().signal });
+    askHost: async (host, port, gone) => {
+      // The question lasts while the turn runs and some connection still waits for it: when the
+      // last one has gone (the command ended), it is withdrawn, saying why.
+      const withdrawn = new AbortController();
+      gone.addEventListener("abort", () => withdrawn.abort(new QuestionWithdrawn(COMMAND_ENDED)), { once: true });
+      const turn = options.signal();
+      const signal = turn ? AbortSignal.any([turn, withdrawn.signal]) : withdrawn.signal;
+      const decision = await engine.authorize(request(host, port), { mode: options.mode(), ...(approver && { approver }), signal });
       if (decision.outcome !== "allow") return "deny";
       return decision.by === "user" ? "once" : "session";
     },

@@ -5,7 +5,7 @@
 // another gets its reason.
 import type { ModelInfo } from "../model/catalog.ts";
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
-import { findModel, loadModelCatalog, type ModelCatalog, providerKeyNames } from "./modelsFile.ts";
+import { findModel, loadModelCatalog, type ModelCatalog, modelsKnownAhead, providerKeyNames } from "./modelsFile.ts";
 import { credentialsReader, type ModelSetupContext, providerCredential } from "./modelSetup.ts";
 import { isModelAllowed } from "./policy.ts";
 
@@ -14,7 +14,11 @@ export type ModelChoice = { info: ModelInfo; usable: true } | { info: ModelInfo;
 export interface ModelChoices {
   /** Every model of the catalog (built in and models.json), in the catalog's order. */
   choices: ModelChoice[];
-  /** The catalog model a name means (a spec, `anthropic/<id>`, or a family such as "sonnet"); undefined for a name it does not list. */
+  /**
+   * The model a name means (a spec, `anthropic/<id>`, or a family such as "sonnet"); undefined for
+   * a name of Anthropic's that the catalog does not list. A server's models (Ollama's, OpenRouter's)
+   * are not listed ahead, so any name of such a provider is taken.
+   */
   resolve(name: string): ModelInfo | undefined;
 }
 
@@ -45,7 +49,9 @@ export function listModelChoices(ctx: ModelSetupContext, policy: TeamPolicy): Mo
       } catch {
         return undefined;
       }
-      return catalog.models.has(info.spec) ? (catalog.models.get(info.spec) as ModelInfo) : undefined;
+      // A server's own models are not listed ahead: its names are taken as given.
+      if (!catalog.models.has(info.spec)) return modelsKnownAhead(catalog, info.provider) ? undefined : info;
+      return catalog.models.get(info.spec) as ModelInfo;
     },
   };
 }

@@ -2,7 +2,7 @@ import type { ModelInfo, ProviderInfo } from "../model/catalog.ts";
 import { checkBaseUrl } from "./baseUrl.ts";
 import { readCredentials } from "./credentials.ts";
 import { SetupRequiredError } from "../errors/configError.ts";
-import { findModel, loadModelCatalog, type ModelCatalog, providerKeyNames } from "./modelsFile.ts";
+import { checkKnownModel, findModel, loadModelCatalog, type ModelCatalog, providerKeyNames } from "./modelsFile.ts";
 import type { GarudaPaths } from "./paths.ts";
 import type { ProviderKeys } from "./providerKeys.ts";
 
@@ -39,7 +39,7 @@ export interface PreparedModel {
   credential?: ProviderCredential;
 }
 
-const SETUP_HINT = "Run `garuda setup` in a terminal, or use your editor's sign-in.";
+export const SETUP_HINT = "Run `garuda setup` in a terminal, or use your editor's sign-in.";
 
 /** `--model` > `GARUDA_MODEL` > the models.json default; an empty value counts as unset. */
 export function chooseModel(flag: string | undefined, env: Record<string, string | undefined>, catalog: ModelCatalog): ModelChoice | undefined {
@@ -58,6 +58,9 @@ function findCredential(name: string, kind: ProviderCredential["kind"], ctx: Pic
   return undefined;
 }
 
+/** Where a model's name came from, for a refusal. */
+const CHOICE_FROM: Readonly<Record<ModelChoiceSource, string>> = { "--model": "from --model", GARUDA_MODEL: "from GARUDA_MODEL", "models.json": "the default in models.json" };
+
 /**
  * Reads models.json and the credentials again and decides the model, its provider, base URL
  * and key. Throws SetupRequiredError when no model is chosen or it has no key, ConfigError
@@ -70,6 +73,7 @@ export function prepareModel(ctx: ModelSetupContext): PreparedModel {
 
   const choice = chooseModel(ctx.modelFlag, ctx.env, catalog);
   if (!choice) throw new SetupRequiredError("model", `Garuda has no model. ${SETUP_HINT}`);
+  checkKnownModel(catalog, choice.spec, CHOICE_FROM[choice.source]);
   const model = findModel(catalog, choice.spec);
   const provider = catalog.providers[model.provider];
   if (!provider) throw new SetupRequiredError("model", `Garuda has no provider "${model.provider}" for ${model.spec}. ${SETUP_HINT}`);

@@ -201,13 +201,32 @@ function providerEntry(file: string, name: string, entry: ProviderEntry, base: P
 }
 
 /**
- * A warning when `spec` names a Claude model the catalog does not list (a typo, or a model newer
- * than this build): it is still used as given, with conservative limits, and a wrong name only
- * shows at the first request (a 404). Other providers' models are not listed, so no warning.
+ * Whether the catalog lists every model a provider has: Anthropic's own (the built-in list, plus
+ * models.json). An OpenAI-compatible server, or another Anthropic-type endpoint (a gateway),
+ * names its own models, which Garuda cannot know ahead: any name is taken there.
  */
-export function unlistedModelWarning(catalog: ModelCatalog, spec: string): string | undefined {
+export function modelsKnownAhead(catalog: Pick<ModelCatalog, "providers">, provider: string): boolean {
+  return provider === "anthropic" && catalog.providers[provider]?.type === "anthropic";
+}
+
+/** The names of a provider's models the catalog lists, for a message. */
+export function knownModelNames(catalog: Pick<ModelCatalog, "models">, provider: string): string[] {
+  return [...catalog.models.values()].filter((model) => model.provider === provider).map((model) => model.spec);
+}
+
+/**
+ * Refuses a name for one of Anthropic's models that the catalog does not list (a typo, or a model
+ * newer than this build): without this it would be taken silently and fail only at the first
+ * request. `from` says where the name came from ("--model", "GARUDA_MODEL" …). Names of
+ * providers whose models are not known ahead pass.
+ */
+export function checkKnownModel(catalog: ModelCatalog, spec: string, from: string): void {
   const model = findModel(catalog, spec);
-  if (catalog.models.has(model.spec) || catalog.providers[model.provider]?.type !== "anthropic") return undefined;
-  const known = [...catalog.models.values()].filter((m) => m.provider === model.provider).map((m) => m.spec);
-  return `${model.spec} is not a model Garuda knows: it is used as given, with ${model.contextWindow.toLocaleString("en-US")} tokens of context, and a wrong name only shows at the first request. Known: ${known.join(", ")}.`;
+  if (catalog.models.has(model.spec) || !modelsKnownAhead(catalog, model.provider)) return;
+  const known = knownModelNames(catalog, model.provider);
+  throw new ConfigError(
+    undefined,
+    `There is no model "${spec}" (${from}): the models Garuda knows are ${known.join(", ")}`,
+    `Use one of them; a model newer than this build can be added to ${catalog.file} under "models" (as "${spec}": {})`,
+  );
 }

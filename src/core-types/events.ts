@@ -53,7 +53,8 @@ export type AgentEvent =
   /** A tool the provider runs itself (Claude's web search): started, then its result. */
   | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started" | "completed"; result?: unknown }
   /** refusedCommand: the prompt's /command did not run (a consent refused, an argument missing): nothing was sent to the model. */
-  | { type: "notice"; level: "info" | "warning"; text: string; refusedCommand?: string }
+  /** refusedPrompt: the prompt was too large for the model's context window: nothing was sent. */
+  | { type: "notice"; level: "info" | "warning"; text: string; refusedCommand?: string; refusedPrompt?: true }
   | { type: "compaction"; beforeTokens: number; afterTokens: number }
   /** partial: some of the failed attempt's text or thinking was already streamed (and is now void). */
   | { type: "model_retry"; attempt: number; delayMs: number; reason: string; partial: boolean }

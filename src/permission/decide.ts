@@ -51,7 +51,8 @@ export interface ProjectSandboxRule {
 
 const builtin = (effect: Rule["effect"], pattern: string): Rule => ({ effect, pattern, source: "builtin" });
 
-const PLAN_NOTE = "Plan mode is for reading and planning: nothing in the project may change yet. Put this step in your plan instead; the user switches to build mode to carry it out.";
+/** What the model reads for a change refused in plan mode (every such refusal contains it). */
+export const PLAN_NOTE = "Plan mode is for reading and planning: nothing in the project may change yet. Put this step in your plan instead; the user switches to build mode to carry it out.";
 
 function shown(path: string, root: string): string {
   const rel = insideRoot(path, root);

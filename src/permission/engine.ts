@@ -69,7 +69,8 @@ export interface PermissionEngine {
 }
 
 const DENIED_BY_USER = "The user denied this. Do not retry it or do the same thing another way; ask the user how to go on.";
-const CANCELLED = "The request was cancelled before it was approved.";
+/** A question stopped before its answer (a stopped turn, a withdrawn question). */
+export const CANCELLED = "The request was cancelled before it was approved.";
 const UNATTENDED = "This needs the user's approval and no one can answer in this run. Leave it out, or finish and say what is still to do.";
 
 function sameRule(a: Rule, b: Rule): boolean {

@@ -109,7 +109,7 @@ export interface PartialApproval {
 }
 
 export interface Approver {
-  /** Resolves "deny" at once when `signal` aborts. */
+  /** Resolves "deny" at once when `signal` aborts (a QuestionWithdrawn reason: the cause ended). */
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice>;
   /**
    * Optional: a question about a file change (`request.change` set) that may be answered hunk by

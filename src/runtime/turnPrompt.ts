@@ -49,7 +49,7 @@ export function promptContent(prompt: string, input: { notes: readonly string[];
   if (content.length === 0) return { unsent: "empty" };
   const tooLarge = promptProblem(content, model.contextWindow, attached.blocks.length > 0);
   if (tooLarge !== undefined) {
-    emit({ type: "notice", level: "warning", text: tooLarge });
+    emit({ type: "notice", level: "warning", text: tooLarge, refusedPrompt: true });
     return { unsent: "too_large" };
   }
   return { content };

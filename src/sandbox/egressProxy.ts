@@ -2,7 +2,9 @@
 // Unix socket in a private 0700 folder (and, for macOS, on a loopback TCP port), speaking CONNECT
 // (https and anything tunnelled) and absolute-URI plain HTTP. Every request must carry the
 // session's token (Proxy-Authorization: Basic, any user name); every host passes proxyPolicy.ts;
-// an unknown host is put to the user through `askHost` (one question per host at a time).
+// an unknown host is put to the user through `askHost` (one question per host at a time). A
+// question outlives no one: when every connection waiting on it has gone (the command ended, curl
+// gave up), its signal aborts, so the question is withdrawn and the proxy waits no longer.
 // A refusal is a 403 whose body says why, so the model can read it.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -35,8 +37,11 @@ export interface EgressProxyOptions {
   block?: string[];
   /** Refuse hosts outside the allowlist without asking. */
   strict?: boolean;
-  /** Asked for a host outside the allowlist; without it such hosts are refused. */
-  askHost?: (host: string, port: number) => Promise<HostAnswer>;
+  /**
+   * Asked for a host outside the allowlist; without it such hosts are refused. `signal` aborts when
+   * every connection that waits for this answer has gone: the question should then be withdrawn.
+   */
+  askHost?: (host: string, port: number, signal: AbortSignal) => Promise<HostAnswer>;
   /** Ports any allowed host may use. Default 80 and 443. */
   ports?: number[];
   /** Also listen on 127.0.0.1 (macOS, where Seatbelt can only allow a TCP port). */
@@ -83,6 +88,16 @@ const MAX_REFUSED = 100;
 interface ClientEnd extends RelayEnd {
   phase: "head" | "deciding" | "relay";
   buffered: Uint8Array;
+  /** The question this connection waits for, while it does. */
+  waitingOn?: PendingAsk;
+}
+
+/** A question under way about one host:port, and the connections that wait for its answer. */
+interface PendingAsk {
+  answer: Promise<HostAnswer>;
+  waiting: Set<ClientEnd>;
+  /** Aborted when the last waiting connection has gone. */
+  withdraw: AbortController;
 }
 
 async function systemResolve(host: string): Promise<string[]> {
@@ -122,7 +137,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     strict: options.strict ?? false,
     canAsk: options.askHost !== undefined,
   };
-  const pendingAsks = new Map<string, Promise<HostAnswer>>();
+  const pendingAsks = new Map<string, PendingAsk>();
   const refused: string[] = [];
 
   const decided = (decision: ProxyDecision) => {
@@ -141,25 +156,50 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     finish(client, reply(403, "Forbidden", `Garuda's egress proxy refused ${host}:${port}: ${reason}\n`, { "X-Proxy-Error": "blocked-by-allowlist" }));
   };
 
-  const ask = (host: string, port: number): Promise<HostAnswer> => {
+  const ask = async (host: string, port: number, client: ClientEnd): Promise<HostAnswer | "withdrawn"> => {
     const key = `${host}:${port}`;
     let pending = pendingAsks.get(key);
     if (!pending) {
-      const asking = (options.askHost as NonNullable<EgressProxyOptions["askHost"]>)(host, port).catch((): HostAnswer => "deny");
-      pending = asking.finally(() => pendingAsks.delete(key));
+      const withdraw = new AbortController();
+      const asking = (options.askHost as NonNullable<EgressProxyOptions["askHost"]>)(host, port, withdraw.signal).catch((): HostAnswer => "deny");
+      pending = { answer: asking.finally(() => pendingAsks.delete(key)), waiting: new Set(), withdraw };
       pendingAsks.set(key, pending);
     }
-    return pending;
+    pending.waiting.add(client);
+    client.waitingOn = pending;
+    try {
+      // A withdrawn question is a refusal, whatever comes back later.
+      const answer = await pending.answer;
+      return pending.withdraw.signal.aborted ? "withdrawn" : answer;
+    } finally {
+      pending.waiting.delete(client);
+      client.waitingOn = undefined;
+    }
+  };
+
+  /**
+   * A connection that ends (FIN) or closes while it waits for a question has gone: curl gave up,
+   * the command ended. A CONNECT client sends nothing after its head until the tunnel opens, and
+   * a plain-HTTP one that half-closes while a person is asked is rare enough to be refused too.
+   * The question is withdrawn when no connection waits for it any more.
+   */
+  const gone = (client: ClientEnd) => {
+    const pending = client.waitingOn;
+    if (!pending) return;
+    pending.waiting.delete(client);
+    client.waitingOn = undefined;
+    if (pending.waiting.size === 0) pending.withdraw.abort();
   };
 
   /** The policy's answer, asking the user when it says so: [allowed via, names the exact host] or a refusal. */
-  async function permit(host: string, port: number): Promise<{ via: string; listed: boolean } | { reason: string }> {
+  async function permit(host: string, port: number, client: ClientEnd): Promise<{ via: string; listed: boolean } | { reason: string }> {
     const verdict = decideHost(state, host, port);
     if (verdict.kind === "deny") return { reason: verdict.reason };
     const vetoed = options.vetoHost?.(canonicalHost(host), port);
     if (vetoed !== undefined) return { reason: vetoed };
     if (verdict.kind === "allow") return { via: state.allow.includes(verdict.rule) ? "allowlist" : "session", listed: verdict.listed };
-    const answer = await ask(host, port);
+    const answer = await ask(host, port, client);
+    if (answer === "withdrawn") return { reason: "the connection ended before the user answered" };
     if (answer === "deny") return { reason: `the user refused ${host}` };
     const remember = options.rememberSessionAnswers ?? true;
     if (remember && answer === "session" && !state.session.some((rule) => rule.host === host)) state.session.push({ host });
@@ -178,7 +218,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     }
     const host = canonicalHost(target.host);
     const port = target.port;
-    const permission = await permit(host, port);
+    const permission = await permit(host, port, client);
     if ("reason" in permission) return refuse(client, host, port, permission.reason);
 
     let address = host;
@@ -223,6 +263,11 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     if (!client.paused) (client.socket as { resume?: () => void } | undefined)?.resume?.();
   }
 
+  /** Holds a deciding client's reading back (its head and what came after it are already held). */
+  function pauseClient(client: ClientEnd): void {
+    (client.socket as { pause?: () => void } | undefined)?.pause?.();
+  }
+
   const handlers = {
     binaryType: "uint8array" as const,
     open(socket: Socket<ClientEnd>) {
@@ -236,7 +281,11 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       }
       // Bun hands each read a buffer of its own, so the first one is kept as it is.
       client.buffered = client.buffered.byteLength === 0 ? bytes : concat(client.buffered, bytes);
-      if (client.phase === "deciding") return;
+      if (client.phase === "deciding") {
+        // What a client sends ahead while its host is decided is held, up to a head's size.
+        if (client.buffered.byteLength > MAX_HEAD_BYTES) pauseClient(client);
+        return;
+      }
       const end = headEnd(client.buffered);
       if (end < 0) {
         if (client.buffered.byteLength > MAX_HEAD_BYTES) finish(client, reply(431, "Request Header Fields Too Large", "request head too large\n"));
@@ -246,8 +295,9 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       const rest = client.buffered.subarray(end);
       client.buffered = EMPTY;
       if (!head) return finish(client, reply(400, "Bad Request", "malformed request head\n"));
+      // Not paused while deciding: a paused Bun socket reports no end or close, and a connection
+      // that goes away while its host is asked about must withdraw the question (gone()).
       client.phase = "deciding";
-      (socket as { pause?: () => void }).pause?.();
       handle(client, head, rest).catch((error: unknown) => {
         finish(client, reply(502, "Bad Gateway", `Garuda's egress proxy failed: ${error instanceof Error ? error.message : String(error)}\n`));
       });
@@ -258,11 +308,14 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     end(socket: Socket<ClientEnd>) {
       if (socket.data.phase === "relay") relayEnded(socket.data);
       else socket.data.ended = true; // link() passes it on once the request is let through
+      gone(socket.data);
     },
     close(socket: Socket<ClientEnd>) {
+      gone(socket.data);
       relayClosed(socket.data);
     },
     error(socket: Socket<ClientEnd>) {
+      gone(socket.data);
       relayClosed(socket.data);
     },
   };

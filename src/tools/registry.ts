@@ -7,11 +7,12 @@ import { z } from "zod";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
+import { userDenial } from "../permission/userDenial.ts";
 import type { AgentEvent } from "../core-types/events.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 import { type AuditSink, requestEvent } from "../store/auditEvents.ts";
 import { unifiedDiff } from "./diff.ts";
-import { projectGone } from "./projectGone.ts";
+import { projectGone, projectGoneForUser } from "./projectGone.ts";
 import { appendHookFeedback, type ToolHooks } from "./toolHooks.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import type { SubagentResult, SubagentTask, Tool, ToolContext, ToolPlan, ToolResult } from "./types.ts";
@@ -172,7 +173,7 @@ export class ToolRegistry {
     ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info });
     ctx.audit?.record(requestEvent(request));
     const gone = projectGone(ctx.root);
-    if (gone !== undefined) return finish(info, "failed", `Error: ${gone}`);
+    if (gone !== undefined) return finish(info, "failed", `Error: ${gone}`, projectGoneForUser(ctx.root));
     // A call sure to fail is not put to the user: the model gets the error it would get anyway,
     // unless a rule refuses it (then the refusal, so a hidden file's state is not told).
     if (cannotRun !== undefined) {
@@ -198,7 +199,9 @@ export class ToolRegistry {
     if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
     if (decision.outcome !== "allow") {
       const reason = decision.outcome === "deny" ? decision.reason : "The call needs an approval that was not given.";
-      return finish(info, "denied", `Permission denied: ${reason}`);
+      // The model reads the reason; the user's screen gets a sentence of its own where there is one.
+      const forUser = decision.outcome === "deny" ? userDenial(decision) : undefined;
+      return finish(info, "denied", `Permission denied: ${reason}`, forUser);
     }
 
     const partial = decision.partial;

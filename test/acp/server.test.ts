@@ -690,6 +690,9 @@ describe("stderr stays quiet", () => {
     console.warn = (...args: unknown[]) => {
       printed.push(args.map(String).join(" "));
     };
+    // An older model the catalog no longer lists is named in models.json (issue 20.2: unlisted names are refused).
+    mkdirSync(garudaPaths(h.home).dir, { recursive: true, mode: 0o700 });
+    writeFileSync(garudaPaths(h.home).models, JSON.stringify({ models: { "claude-sonnet-4-5": {} } }));
     try {
       await h.initialize();
       const { sessionId } = await h.newSession();

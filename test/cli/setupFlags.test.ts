@@ -49,16 +49,17 @@ describe("garuda setup without a terminal", () => {
     expect(statSync(paths.dir).mode & 0o777).toBe(0o700);
   });
 
-  test("--key-stdin with a Claude model Garuda does not know: saved as given, with a warning that lists the known ones", async () => {
+  test("--key-stdin with a Claude model Garuda does not know: refused before stdin is read, with the known ones (issue 20.2)", async () => {
     using home = tempDir();
     const run = await runPiped(["setup", "--model", "nope-model", "--key-stdin", "--no-check"], { home: home.path, stdin: `${GOOD}\n` });
-    expect(run.code).toBe(0);
-    expect(run.stderr).toContain("garuda setup: nope-model is not a model Garuda knows: it is used as given");
-    expect(run.stderr).toContain("Known: claude-opus-5, claude-sonnet-5");
-    // Negative control: a known model gives no warning.
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('garuda setup: There is no model "nope-model" (from --model): the models Garuda knows are claude-opus-5, claude-sonnet-5');
+    expect(existsSync(garudaPaths(home.path).dir)).toBe(false);
+    // Negative control: a known model is saved, with nothing on stderr.
     using other = tempDir();
     const known = await runPiped(["setup", "--model", "claude-sonnet-5", "--key-stdin", "--no-check"], { home: other.path, stdin: `${GOOD}\n` });
     expect(known.stderr).toBe("");
+    expect(known.code).toBe(0);
   });
 
   test("--key-stdin: a refused key exits 1 and writes nothing; offline exits 1 unless --no-check", async () => {

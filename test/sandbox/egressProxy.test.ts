@@ -143,6 +143,43 @@ describe("egress proxy", () => {
     });
   });
 
+  test("a question is withdrawn when every connection waiting for it has gone, not before; the proxy waits no longer", async () => {
+    const signals: AbortSignal[] = [];
+    const { promise: asked, resolve: onAsked } = Promise.withResolvers<void>();
+    const askHost = (_host: string, _port: number, signal: AbortSignal) =>
+      new Promise<HostAnswer>((resolve) => {
+        signals.push(signal);
+        onAsked();
+        // Answers only by its withdrawal: a person who never answers.
+        signal.addEventListener("abort", () => resolve("deny"), { once: true });
+      });
+    await withProxy({ askHost, ports: [server.port], localAddresses: "any" }, async (proxy) => {
+      const head = `CONNECT w.test:${server.port} HTTP/1.1\r\nHost: w.test:${server.port}\r\n${auth(proxy.token)}\r\n`;
+      const open = () => Bun.connect({ unix: proxy.socketPath, socket: { data() {} } });
+      const first = await open();
+      const second = await open();
+      first.write(head);
+      await asked;
+      second.write(head);
+      await Bun.sleep(50);
+      expect(signals).toHaveLength(1);
+      // One of two waiting connections gives up: the question stays (negative control).
+      first.end();
+      await Bun.sleep(100);
+      expect(signals[0]?.aborted).toBe(false);
+      // The last one gives up (curl's --max-time): withdrawn.
+      second.end();
+      for (let i = 0; i < 50 && !signals[0]?.aborted; i++) await Bun.sleep(20);
+      expect(signals[0]?.aborted).toBe(true);
+      // The host is asked about again by the next connection: nothing was kept from the withdrawn one.
+      const third = await open();
+      third.write(head);
+      for (let i = 0; i < 50 && signals.length < 2; i++) await Bun.sleep(20);
+      expect(signals).toHaveLength(2);
+      third.end();
+    });
+  });
+
   test("strict allowlist: unknown hosts are refused without a question", async () => {
     const asked: string[] = [];
     await withProxy({ strict: true, ports: [server.port], askHost: async (host) => (asked.push(host), "session") }, async (_, proxy) => {

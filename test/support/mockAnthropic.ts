@@ -162,6 +162,11 @@ export function startMockAnthropic(options: MockAnthropicOptions = {}): MockAnth
     options.onRequest?.(record);
     const requestId = `req_mock_${requests.length}`;
 
+    // The key check `garuda setup` makes (a first run's setup against this server).
+    if (req.method === "GET" && path.endsWith("/v1/models")) {
+      if (!authorized(headers, options.apiKey)) return httpErrorResponse({ status: 401 }, requestId);
+      return Response.json({ data: [{ id: "claude-sonnet-5", type: "model" }], has_more: false });
+    }
     if (req.method !== "POST" || !/\/v1\/messages(\/count_tokens)?$/.test(path)) {
       return httpErrorResponse({ status: 404, message: `mock Anthropic server: no route ${req.method} ${path}` }, requestId);
     }

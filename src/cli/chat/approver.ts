@@ -4,7 +4,10 @@
 // one key: y (once), s (session), n (deny). The preview gets the rows the question leaves on the
 // screen, so its header and choices stay in view; v shows all of it. A file change with more than
 // one hunk can be reviewed hunk by hunk (h): the file then gets only the accepted hunks (U0).
-// Questions are asked one at a time; a stopped turn answers deny at once, and says so at once.
+// Questions are asked one at a time; a stopped turn answers deny at once, and says so at once; a
+// question whose cause ended (its command's connection closed) is withdrawn with a line saying so,
+// and the next question gets the keys.
+import { withdrawnWhy } from "../../core-types/withdrawn.ts";
 import type { ApprovalRequest, Approver, Choice, PartialApproval } from "../../permission/types.ts";
 import { oneLine, visible } from "../../text/visible.ts";
 import { HIDDEN_WARNING, headerText, previewText } from "../approver.ts";
@@ -179,10 +182,16 @@ export class TerminalApprover implements Approver {
     };
   }
 
-  /** A stop while the question waits says so at once, before the call's own line says cancelled. */
+  /**
+   * A stop while the question waits says so at once, before the call's own line says cancelled; a
+   * question withdrawn because its cause ended says that instead.
+   */
   #sayWhenStopped(signal: AbortSignal): () => void {
     const { screen, style } = this.options;
-    const say = () => screen.line(style.red("  → Denied (stopped)."));
+    const say = () => {
+      const why = withdrawnWhy(signal);
+      screen.line(why ? style.dim(`  → Withdrawn: ${why}.`) : style.red("  → Denied (stopped)."));
+    };
     signal.addEventListener("abort", say, { once: true });
     return () => signal.removeEventListener("abort", say);
   }

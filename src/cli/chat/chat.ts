@@ -11,7 +11,7 @@ import type { Runtime } from "../../runtime/runtime.ts";
 import { claimSession } from "../../store/sessionCatalog.ts";
 import { VERSION } from "../../version.ts";
 import { visible } from "../../text/visible.ts";
-import { createCliContext } from "../context.ts";
+import { type CliContext, createCliContext } from "../context.ts";
 import { describeFailure } from "../errors.ts";
 import { TerminalApprover } from "./approver.ts";
 import { OpenCalls } from "./calls.ts";
@@ -25,6 +25,7 @@ import { runtimeStarter, type StartRuntime } from "./startRuntime.ts";
 import { styleFor, type Style, terminalMode } from "./style.ts";
 import { TerminalInput } from "./terminalInput.ts";
 import { Transcript } from "./transcript.ts";
+import { offerSetup } from "./firstRun.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
 import { runTurn } from "./turn.ts";
 
@@ -46,9 +47,10 @@ const LIMITS: Readonly<Record<string, string>> = {
 const SIGNAL_EXIT = { SIGTERM: 143, SIGHUP: 129 } as const;
 
 class Chat implements CommandHost {
-  readonly ctx = createCliContext(process.env);
-  readonly start = runtimeStarter(this.ctx);
+  readonly start: StartRuntime;
   readonly root = process.cwd();
+  /** The first run in a terminal: no model or key, and the user said yes to running setup now. */
+  setupWanted = false;
   readonly calls = new OpenCalls();
   readonly transcript: Transcript;
   readonly approver: TerminalApprover;
@@ -57,11 +59,13 @@ class Chat implements CommandHost {
   #turn: AbortController | undefined;
 
   constructor(
+    readonly ctx: CliContext,
     readonly input: ChatInput,
     readonly screen: Screen,
     readonly style: Style,
     private readonly options: ChatOptions,
   ) {
+    this.start = runtimeStarter(ctx);
     this.transcript = new Transcript({
       answer: screen,
       activity: screen,
@@ -117,6 +121,10 @@ class Chat implements CommandHost {
       this.#useEditing(started.runtime.root);
     } catch (error) {
       screen.endLine();
+      if (error instanceof SetupRequiredError && this.input.interactive && screen.live) {
+        this.setupWanted = await offerSetup(error, { input: this.input, screen, style });
+        return this.setupWanted ? 0 : 1;
+      }
       const text = error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError ? `garuda: ${error.message}` : describeFailure(error).text;
       process.stderr.write(`${text}\n`);
       return 1;
@@ -220,11 +228,24 @@ class Chat implements CommandHost {
 
 /** Runs the chat until /exit, Ctrl-D or Ctrl-C twice; returns the exit code. */
 export async function runChat(options: ChatOptions): Promise<number> {
+  const ctx = createCliContext(process.env);
+  const first = await chatOnce(ctx, options);
+  if (first.setupWanted !== true) return first.code;
+  // The first run's setup, in this terminal: the chat's input has let go of it.
+  const { runSetup } = await import("../setup/run.ts");
+  // A model named with -m is the one set up (no model menu).
+  const setup = await runSetup({ context: ctx, ...(options.model && { model: options.model }) });
+  if (setup !== 0) return setup;
+  process.stdout.write("\n");
+  return (await chatOnce(ctx, options)).code;
+}
+
+async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: number; setupWanted?: boolean }> {
   const mode = terminalMode(process.stdin, process.stdout, process.env);
   const style = styleFor(mode.output === "terminal", process.env);
   const screen = new Screen(process.stdout, mode.output === "terminal", mode.input === "keys");
   const input: ChatInput = mode.input === "keys" ? new TerminalInput(process.stdin, screen) : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
-  const chat = new Chat(input, screen, style, options);
+  const chat = new Chat(ctx, input, screen, style, options);
   // SIGTERM or SIGHUP: stop the turn, close the session (its commands are killed), exit 143 or 129.
   let stopping: Promise<never> | undefined;
   const onSignal = (signal: keyof typeof SIGNAL_EXIT) => () => {
@@ -246,7 +267,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     const code = await chat.run();
     // A signal's exit wins over the chat's own end.
     if (stopping) await stopping;
-    return code;
+    return { code, setupWanted: chat.setupWanted };
   } finally {
     for (const off of handlers) off();
     input.close();

@@ -5,6 +5,7 @@
 // (stop.ts): the command's process group is killed and the calls it ended are named.
 import { ConfigError, SetupRequiredError } from "../../errors/configError.ts";
 import { ModelError } from "../../model/types.ts";
+import { PLAN_NOTE } from "../../permission/decide.ts";
 import { ruleProblem } from "../../permission/ruleSyntax.ts";
 import type { Mode } from "../../permission/types.ts";
 import type { AgentEvent } from "../../core-types/events.ts";
@@ -52,7 +53,7 @@ export function exitCode(outcome: TurnOutcome, denied: number, stopCode?: number
   if (stopCode !== undefined) return stopCode;
   switch (outcome.reason) {
     case "done":
-      // The task was a /command that did not run: nothing happened, which a script must see.
+      // The task was a /command that did not run, or a prompt too large to send: nothing happened, which a script must see.
       if (commandRefused) return EXIT.error;
       return denied > 0 ? EXIT.denied : EXIT.done;
     case "cancelled":
@@ -163,6 +164,14 @@ function finish({ runtime, outcome, code, answer, denied, out, report }: Ending)
 const SUGGESTED_RULE = /An allow rule such as (.+) would let it run\.\)$/;
 
 function deniedReport(denied: readonly DeniedCall[]): string {
+  // A change refused by --plan: no approval or --allow could let it through, only build mode.
+  const planned = denied.filter((call) => call.reason.includes(PLAN_NOTE));
+  const others = denied.filter((call) => !call.reason.includes(PLAN_NOTE));
+  const plan = planned.length > 0 ? `${PREFIX}: refused by plan mode (--plan), where nothing in the project changes:\n${planned.map((call) => `  ${call.title}`).join("\n")}\nRun the task without --plan to let it make these changes.\n` : "";
+  return others.length > 0 ? `${plan}${approvalReport(others)}` : plan;
+}
+
+function approvalReport(denied: readonly DeniedCall[]): string {
   const list = denied.map((call) => `  ${call.title}: ${call.reason.startsWith("This needs the user's approval") ? "needs an approval" : oneLine(firstLine(call.reason))}`).join("\n");
   // The engine names the narrowest rule for each call that only needed a yes.
   const rules = [...new Set(denied.flatMap((call) => SUGGESTED_RULE.exec(call.reason)?.[1] ?? []))];
@@ -205,7 +214,8 @@ export async function runHeadless(options: RunOptions): Promise<number> {
     const { transcript, calls } = transcriptFor(json, options.hideThinking, report, ctx.env);
     let commandRefused = false;
     const tap = (event: AgentEvent) => {
-      if (event.type === "notice" && event.refusedCommand !== undefined) commandRefused = true;
+      // Nothing reached the model (a /command that did not run, a prompt too large for its window).
+      if (event.type === "notice" && (event.refusedCommand !== undefined || event.refusedPrompt)) commandRefused = true;
       const line = jsonEvent(event);
       if (line) out.line(line);
       answer.event(event);

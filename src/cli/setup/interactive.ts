@@ -1,7 +1,7 @@
 // `garuda setup` in a terminal: provider → model (a server's own list for an OpenAI-compatible
 // provider) → key (hidden; none for a local server) → check → save → summary.
 import { ConfigError } from "../../errors/configError.ts";
-import { findModel, parseSpec, unlistedModelWarning } from "../../config/modelsFile.ts";
+import { findModel, parseSpec } from "../../config/modelsFile.ts";
 import { type ModelInfo, notRunningMessage, type ProviderInfo, providerTitle, serverAddress } from "../../model/catalog.ts";
 import { oneLine } from "../../text/visible.ts";
 import { checkKey } from "./check.ts";
@@ -10,7 +10,7 @@ import { maskKey } from "./mask.ts";
 import { confirm, secret, select } from "./prompts.ts";
 import { saveSetup, type SetupResult, summaryLines } from "./save.ts";
 import { checkServerModel, listServerModels, MAX_LISTED, modelsFileEntry } from "./serverModels.ts";
-import { existingKey, type FoundKey, keyProblem, providerBaseUrl, type SetupState, shortPath } from "./state.ts";
+import { existingKey, type FoundKey, keyProblem, providerBaseUrl, type SetupState, shortPath, unknownModelProblem } from "./state.ts";
 import { SetupCancelled, type SetupIO, TerminalSession } from "./terminal.ts";
 
 export interface InteractiveOptions {
@@ -195,11 +195,14 @@ export async function runInteractive(io: SetupIO, state: SetupState, options: In
     let model: ModelInfo | undefined;
     let provider: ProviderInfo;
     if (options.model) {
+      const unknown = unknownModelProblem(state, options.model);
+      if (unknown) {
+        io.stderr.write(`garuda setup: ${unknown}\n`);
+        return 2;
+      }
       model = findModel(state.catalog, options.model);
       provider = state.catalog.providers[model.provider] as ProviderInfo;
       session.write(`Model: ${model.spec} (from --model)\n`);
-      const unlisted = unlistedModelWarning(state.catalog, options.model);
-      if (unlisted) session.write(`${session.style.warn(unlisted)}\n`);
     } else {
       let last: string | undefined;
       do {

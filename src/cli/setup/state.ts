@@ -2,7 +2,8 @@
 // has, its endpoint, and how a key is checked for shape before it is sent anywhere.
 import { checkBaseUrl } from "../../config/baseUrl.ts";
 import { type Credentials, readCredentials } from "../../config/credentials.ts";
-import { type ModelCatalog, loadModelCatalog, providerKeyNames } from "../../config/modelsFile.ts";
+import { ConfigError } from "../../errors/configError.ts";
+import { checkKnownModel, findModel, type ModelCatalog, loadModelCatalog, providerKeyNames } from "../../config/modelsFile.ts";
 import type { ProviderInfo } from "../../model/catalog.ts";
 import type { CliContext } from "../context.ts";
 
@@ -66,4 +67,17 @@ export function keyProblem(key: string): string | undefined {
 export function shortPath(state: SetupState, path: string): string {
   const home = state.ctx.paths.home.replace(/\/+$/, "");
   return home.length > 1 && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+/** Why `spec` (given to setup) names no model Garuda knows, or undefined when it does. */
+export function unknownModelProblem(state: SetupState, spec: string): string | undefined {
+  // An unknown provider is an error of its own (exit 1), thrown here.
+  findModel(state.catalog, spec);
+  try {
+    checkKnownModel(state.catalog, spec, state.catalog.default === spec ? "the default in models.json" : "from --model");
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
 }

@@ -1,13 +1,13 @@
 // The path for scripts and tests: `garuda setup --model <spec> --key-stdin [--no-check]`, and
 // `garuda setup --model <provider>/<model>` for a keyless provider (a local server).
 import { StringDecoder } from "node:string_decoder";
-import { findModel, unlistedModelWarning } from "../../config/modelsFile.ts";
+import { findModel } from "../../config/modelsFile.ts";
 import type { ModelInfo, ProviderInfo } from "../../model/catalog.ts";
 import { checkKey } from "./check.ts";
 import { secret } from "./prompts.ts";
 import { saveSetup, type SetupResult, summaryLines } from "./save.ts";
 import { checkServerModel, modelsFileEntry } from "./serverModels.ts";
-import { keyProblem, MAX_KEY_LENGTH, providerBaseUrl, type SetupState } from "./state.ts";
+import { keyProblem, MAX_KEY_LENGTH, providerBaseUrl, type SetupState, unknownModelProblem } from "./state.ts";
 import { SetupCancelled, type SetupIO, TerminalSession } from "./terminal.ts";
 
 /** The first line of a stream (without its line end); the rest is left unread. */
@@ -70,10 +70,14 @@ export async function runWithStdinKey(io: SetupIO, state: SetupState, options: S
     io.stderr.write("garuda setup: --key-stdin needs --model <model> (there is no default model yet).\n");
     return 2;
   }
+  // A name Garuda does not know is refused before stdin is read or any request is made.
+  const unknown = unknownModelProblem(state, spec);
+  if (unknown) {
+    io.stderr.write(`garuda setup: ${unknown}\n`);
+    return 2;
+  }
   const model = findModel(state.catalog, spec);
   const provider = state.catalog.providers[model.provider] as ProviderInfo;
-  const unlisted = unlistedModelWarning(state.catalog, spec);
-  if (unlisted) io.stderr.write(`garuda setup: ${unlisted}\n`);
   // A local server needs no key: stdin is not read.
   if (!provider.apiKeyEnv) return runKeyless(io, state, model, options);
 
