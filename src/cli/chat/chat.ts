@@ -17,8 +17,12 @@ import { TerminalApprover } from "./approver.ts";
 import { OpenCalls } from "./calls.ts";
 import { type CommandHost, runBuiltin, switchMode } from "./commands.ts";
 import { type ChatInput, LineInput } from "./input.ts";
+import { MarkdownLoader } from "./markdown/loader.ts";
+import { MarkdownStream } from "./markdown/stream.ts";
 import { chooseSession, type ResumeRequest, showResumed } from "./resume.ts";
 import { Screen } from "./screen.ts";
+import { Spinner } from "./spinner.ts";
+import { StatusLine } from "./statusLine.ts";
 import { runtimeStarter, type StartRuntime } from "./startRuntime.ts";
 import { styleFor, type Style, terminalMode } from "./style.ts";
 import { TerminalInput } from "./terminalInput.ts";
@@ -53,13 +57,21 @@ class Chat implements CommandHost {
   #runtime: Runtime | undefined;
   #exiting = false;
   #turn: AbortController | undefined;
+  /** The Markdown libraries, loaded before the first turn (a terminal with colours only). */
+  readonly #markdown: MarkdownLoader | undefined;
+  readonly markdownStream: MarkdownStream | undefined;
 
   constructor(
     readonly input: ChatInput,
     readonly screen: Screen,
     readonly style: Style,
     private readonly options: ChatOptions,
+    /** The model, mode, context and cost line (a terminal only). */
+    readonly statusLine?: StatusLine,
   ) {
+    this.#markdown = screen.live && style.enabled ? new MarkdownLoader() : undefined;
+    this.markdownStream = this.#markdown && new MarkdownStream({ screen, style, loader: this.#markdown });
+    const spinner = screen.live ? new Spinner({ screen, style, footer: () => statusLine?.text() }) : undefined;
     this.transcript = new Transcript({
       answer: screen,
       activity: screen,
@@ -68,6 +80,8 @@ class Chat implements CommandHost {
       calls: this.calls,
       workingHint: "Working… (Ctrl-C to stop)",
       commandOutput: true,
+      ...(spinner && { spinner }),
+      ...(this.markdownStream && { markdown: this.markdownStream }),
     });
     this.approver = new TerminalApprover({ input, screen, style, beforeQuestion: () => this.transcript.interrupted() });
   }
@@ -95,6 +109,7 @@ class Chat implements CommandHost {
     const next = await this.start({ root: this.root, modelFlag: old.model.spec, approver: this.approver, mode: old.mode });
     await old.close();
     this.#runtime = next.runtime;
+    this.statusLine?.attach(next.runtime);
   }
 
   async run(): Promise<number> {
@@ -112,6 +127,7 @@ class Chat implements CommandHost {
         projectTrust: (question) => askProjectTrust(question, { input: this.input, screen, style }),
       });
       this.#runtime = started.runtime;
+      this.statusLine?.attach(started.runtime);
     } catch (error) {
       screen.endLine();
       const text = error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError ? `garuda: ${error.message}` : describeFailure(error).text;
@@ -184,7 +200,17 @@ class Chat implements CommandHost {
     this.#turn = controller;
     this.input.onInterrupt(() => controller.abort());
     try {
-      const outcome = await runTurn({ runtime: this.runtime, prompt, transcript: this.transcript, calls: this.calls, signal: controller.signal });
+      await this.#markdown?.load();
+      const outcome = await runTurn({
+        runtime: this.runtime,
+        prompt,
+        transcript: this.transcript,
+        calls: this.calls,
+        signal: controller.signal,
+        tap: (event) => {
+          if (event.type === "usage") this.statusLine?.update(event);
+        },
+      });
       if (outcome.reason === "error") screen.line(style.red(outcome.error instanceof ModelError ? `Error: ${visible(outcome.error.message)}` : describeFailure(outcome.error).text));
       else if (LIMITS[outcome.reason]) this.transcript.notice(`${LIMITS[outcome.reason]} (${outcome.reason}).`, "warning");
     } finally {
@@ -199,6 +225,7 @@ class Chat implements CommandHost {
     this.#turn?.abort();
     const runtime = this.#runtime;
     this.#runtime = undefined;
+    this.statusLine?.detach();
     if (!runtime) return;
     const session = runtime.session;
     await runtime.close();
@@ -211,8 +238,15 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const mode = terminalMode(process.stdin, process.stdout, process.env);
   const style = styleFor(mode.output === "terminal", process.env);
   const screen = new Screen(process.stdout, mode.output === "terminal", mode.input === "keys");
-  const input: ChatInput = mode.input === "keys" ? new TerminalInput(process.stdin, screen) : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
-  const chat = new Chat(input, screen, style, options);
+  const statusLine = screen.live ? new StatusLine(style) : undefined;
+  const input: ChatInput =
+    mode.input === "keys"
+      ? new TerminalInput(process.stdin, screen, { footer: () => statusLine?.text() })
+      : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
+  const chat = new Chat(input, screen, style, options, statusLine);
+  // A resized window: the answer's unfinished block and the status rows are drawn again to it.
+  const onResize = () => (chat.markdownStream ? chat.markdownStream.resized() : screen.resized());
+  process.stdout.on("resize", onResize);
   // SIGTERM or SIGHUP: stop the turn, close the session (its commands are killed), exit 143 or 129.
   let stopping: Promise<never> | undefined;
   const onSignal = (signal: keyof typeof SIGNAL_EXIT) => () => {
@@ -237,6 +271,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     return code;
   } finally {
     for (const off of handlers) off();
+    process.stdout.off("resize", onResize);
     input.close();
   }
 }

@@ -11,6 +11,7 @@ import type { Key } from "./keys.ts";
 import { parseKeys } from "./keys.ts";
 import { EditBuffer, layout, moveCursor } from "./lineEditor.ts";
 import type { Screen } from "./screen.ts";
+import { footerRow } from "./statusLine.ts";
 
 /** How long the rest of an answer may take to come, key after key (people type "yes" well within it). */
 export const ANSWER_TAIL_MS = 1_000;
@@ -60,6 +61,8 @@ class PromptView {
     private readonly prompt: string,
     private readonly continuation: string,
     readonly buffer: EditBuffer,
+    /** The status line under the prompt while it is edited (statusLine.ts); not left behind. */
+    private readonly footer?: () => string | undefined,
   ) {}
 
   /** Draws the text again over what was drawn (`final`: the cursor at the end, to leave the prompt). */
@@ -68,7 +71,10 @@ class PromptView {
     const cursor = final ? buffer.text.length : buffer.cursor;
     const view = layout(this.prompt, this.continuation, buffer.text, cursor, screen.columns);
     const up = this.#row > 0 ? `\x1b[${this.#row}A` : "";
-    screen.raw(`${up}\r\x1b[J${view.output}${moveCursor(view.endRow, view.cursorRow, view.cursorColumn)}`);
+    const footer = final ? undefined : footerRow(this.footer?.(), screen.columns);
+    const below = footer === undefined ? "" : `\r\n${footer}`;
+    const endRow = footer === undefined ? view.endRow : view.endRow + 1;
+    screen.raw(`${up}\r\x1b[J${view.output}${below}${moveCursor(endRow, view.cursorRow, view.cursorColumn)}`);
     this.#row = view.cursorRow;
   }
 
@@ -99,6 +105,8 @@ export interface TerminalInputOptions {
   stop?: () => void;
   /** The idle window of an answer's tail (default ANSWER_TAIL_MS). */
   tailMs?: number;
+  /** The status line drawn under the prompt (statusLine.ts). */
+  footer?: () => string | undefined;
 }
 
 export class TerminalInput implements ChatInput {
@@ -123,6 +131,7 @@ export class TerminalInput implements ChatInput {
   readonly #canStop: () => boolean;
   readonly #stop: () => void;
   readonly #tailMs: number;
+  readonly #footer: (() => string | undefined) | undefined;
 
   constructor(
     private readonly stdin: TtyStream,
@@ -132,6 +141,7 @@ export class TerminalInput implements ChatInput {
     this.#canStop = options.canStop ?? (() => jobControl() !== false);
     this.#stop = options.stop ?? (() => process.kill(0, "SIGTSTP"));
     this.#tailMs = options.tailMs ?? ANSWER_TAIL_MS;
+    this.#footer = options.footer;
     stdin.setRawMode?.(true);
     stdin.on("data", this.#onData);
     stdin.on("end", this.#onEnd);
@@ -215,7 +225,7 @@ export class TerminalInput implements ChatInput {
   }
 
   async readPrompt(prompt: string, continuation: string, draft = ""): Promise<PromptResult> {
-    const view = new PromptView(this.screen, prompt, continuation, new EditBuffer(this.#history));
+    const view = new PromptView(this.screen, prompt, continuation, new EditBuffer(this.#history), this.#footer);
     view.buffer.set(draft);
     this.screen.endLine();
     view.draw();
