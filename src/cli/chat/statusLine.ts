@@ -5,7 +5,6 @@
 import type { ControlEvent, UsageSnapshot } from "../../core-types/events.ts";
 import type { Mode } from "../../permission/types.ts";
 import { type Style, stripAnsi } from "./style.ts";
-import { tokens } from "./text.ts";
 
 export interface StatusSource {
   readonly model: { spec: string };
@@ -49,15 +48,23 @@ export class StatusLine {
   }
 }
 
-/** "claude-sonnet-5 · build · 12,345 / 200K tokens (6%) · $0.0421". */
+/** "claude-sonnet-5 · build mode · context 12K / 200K (6%) · $0.0421". */
 export function statusText(model: string, mode: Mode, usage: UsageSnapshot | undefined): string {
   const parts = [model, `${mode} mode`];
   if (usage && usage.size > 0) {
     const percent = Math.min(100, Math.round((usage.used / usage.size) * 100));
-    parts.push(`${tokens(usage.used)} / ${tokens(usage.size)} tokens (${percent}%)`);
+    parts.push(`context ${count(usage.used)} / ${count(usage.size)} (${percent}%)`);
   }
   if (usage) parts.push(usage.cost === undefined ? "cost unknown" : `$${cost(usage.cost)}`);
   return parts.join(" · ");
+}
+
+/** 950, 3.9K, 32K, 1M, 1.5M: short enough for one row. */
+function count(tokens: number): string {
+  if (tokens < 1_000) return String(tokens);
+  if (tokens < 10_000) return `${Number((tokens / 1_000).toFixed(1))}K`;
+  if (tokens < 1_000_000) return `${Math.round(tokens / 1_000)}K`;
+  return `${Number((tokens / 1_000_000).toFixed(1))}M`;
 }
 
 /** Dollars with the digits that matter: $0.0042, $0.42, $12.30. */
