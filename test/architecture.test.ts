@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { checkRules, checkStartup, folderOf, importCycles, importGraph, importsOf, readSourceTree, resolveRef, type SourceTree } from "./support/architecture.ts";
+import { checkRules, checkStartup, staticClosure, folderOf, importCycles, importGraph, importsOf, readSourceTree, resolveRef, type SourceTree } from "./support/architecture.ts";
 
 const repo = join(import.meta.dir, "..");
 const tree = readSourceTree(repo);
@@ -156,5 +156,17 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(checkStartup(lazy, helpEntries(lazy))).toEqual([]);
     const typeOnly = planted("src/cli/modelsCommand.ts", 'import type { Client } from "@agentclientprotocol/sdk";');
     expect(checkStartup(typeOnly, helpEntries(typeOnly))).toEqual([]);
+  });
+
+  test("rule 8: the Markdown libraries stay out of start-up, and the chat loads them with import()", () => {
+    for (const name of ["marked", "highlight.js/lib/core"]) {
+      const t = planted("src/cli/modelsCommand.ts", `import x from "${name}";`);
+      expect(checkStartup(t, helpEntries(t)).map((v) => v.detail)).toEqual([`start-up loads ${name.split("/")[0]}`]);
+    }
+    // Neither the chat's modules nor ACP's reach them but through import().
+    const loaded = [...staticClosure(tree, ["src/cli/chat/chat.ts", "src/cli/acpCommand.ts"])];
+    expect(loaded.filter((file) => file === "marked" || file.startsWith("highlight.js"))).toEqual([]);
+    expect(loaded).not.toContain("src/cli/chat/markdown/libraries.ts");
+    expect(loaded).toContain("src/cli/chat/markdown/loader.ts");
   });
 });

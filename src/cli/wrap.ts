@@ -7,16 +7,23 @@ export function displayWidth(text: string): number {
   return Bun.stringWidth(text);
 }
 
-/** Splits a word wider than `width` into pieces that fit. */
-function splitWide(word: string, width: number): string[] {
+/** A colour or cursor sequence, or one character: the units a word may be cut between. */
+const UNIT = /\x1b\[[0-9;?]*[A-Za-z]|[^]/gu;
+
+/** Splits a word wider than `width` into pieces that fit; an escape sequence is never cut. */
+export function splitWide(word: string, width: number): string[] {
   const pieces: string[] = [];
   let piece = "";
-  for (const char of word) {
-    if (displayWidth(piece + char) > width && piece !== "") {
+  let pieceWidth = 0;
+  for (const unit of word.match(UNIT) ?? []) {
+    const unitWidth = unit.length > 2 && unit.startsWith("\x1b[") ? 0 : displayWidth(unit);
+    if (pieceWidth + unitWidth > width && pieceWidth > 0) {
       pieces.push(piece);
       piece = "";
+      pieceWidth = 0;
     }
-    piece += char;
+    piece += unit;
+    pieceWidth += unitWidth;
   }
   if (piece !== "") pieces.push(piece);
   return pieces;

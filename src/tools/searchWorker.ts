@@ -9,6 +9,12 @@ import type { FromWorker, ToWorker } from "./grepWorker.ts";
 
 export type SearchEnd = { kind: "done" } | { kind: "cancelled" } | { kind: "out_of_time"; budgetMs: number } | { kind: "failed"; message: string };
 
+/**
+ * Bun's Worker, which can be ref'd and unref'd. Spelt out because a dependency's types
+ * (highlight.js) bring in the DOM lib, whose global Worker has neither.
+ */
+type BunWorker = Worker & { ref(): void; unref(): void };
+
 export interface SearchWorkerOptions {
   spec: SearchSpec;
   signal: AbortSignal;
@@ -41,9 +47,9 @@ const IDLE_MS = 30_000;
  * search was cancelled, ran out of time or failed is terminated, since it may still be busy.
  */
 export class SearchThreads {
-  #idle: { worker: Worker; timer: ReturnType<typeof setTimeout> } | undefined;
+  #idle: { worker: BunWorker; timer: ReturnType<typeof setTimeout> } | undefined;
 
-  take(): Worker {
+  take(): BunWorker {
     const idle = this.#idle;
     if (idle) {
       this.#idle = undefined;
@@ -51,10 +57,10 @@ export class SearchThreads {
       idle.worker.ref();
       return idle.worker;
     }
-    return new Worker(searchWorkerUrl());
+    return new Worker(searchWorkerUrl()) as BunWorker;
   }
 
-  giveBack(worker: Worker): void {
+  giveBack(worker: BunWorker): void {
     worker.onmessage = null;
     worker.onerror = null;
     if (this.#idle) return worker.terminate();
@@ -71,7 +77,7 @@ export class SearchThreads {
 type Deliver = (outcome: FileOutcome) => void;
 
 export class SearchWorker {
-  readonly #worker: Worker;
+  readonly #worker: BunWorker;
   #queued: { paths: string[]; deliver: Deliver[] } = { paths: [], deliver: [] };
   readonly #inFlight = new Map<number, Deliver[]>();
   #nextId = 0;

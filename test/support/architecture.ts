@@ -126,11 +126,14 @@ export function staticClosure(tree: SourceTree, entries: string[]): Set<string> 
   return seen;
 }
 
-/** Rule 8: what `garuda --version` and `garuda --help` load must hold neither SDK. */
+/** What start-up must not load: both SDKs, and the chat's Markdown lexer and highlighter. */
+export const LAZY_PACKAGES = ["@anthropic-ai/sdk", "@agentclientprotocol/sdk", "marked", "highlight.js"] as const;
+
+/** Rule 8: what `garuda --version` and `garuda --help` load must hold neither SDK nor the Markdown libraries. */
 export function checkStartup(tree: SourceTree, entries: string[]): Violation[] {
   const loaded = staticClosure(tree, entries);
   const violations: Violation[] = [];
-  for (const name of ["@anthropic-ai/sdk", "@agentclientprotocol/sdk"]) {
+  for (const name of LAZY_PACKAGES) {
     for (const module of loaded) {
       if (isPackage(module, name)) violations.push({ rule: 8, file: entries.join(", "), detail: `start-up loads ${name}` });
     }

@@ -19,8 +19,12 @@ import { type CommandHost, runBuiltin, switchMode } from "./commands.ts";
 import { chatCompletion, ProjectFiles } from "./completionSource.ts";
 import { ProjectHistory } from "./history.ts";
 import { type ChatInput, LineInput } from "./input.ts";
+import { MarkdownLoader } from "./markdown/loader.ts";
+import { MarkdownStream } from "./markdown/stream.ts";
 import { chooseSession, type ResumeRequest, showResumed } from "./resume.ts";
 import { Screen } from "./screen.ts";
+import { Spinner } from "./spinner.ts";
+import { StatusLine } from "./statusLine.ts";
 import { runtimeStarter, type StartRuntime } from "./startRuntime.ts";
 import { styleFor, type Style, terminalMode } from "./style.ts";
 import { TerminalInput } from "./terminalInput.ts";
@@ -57,6 +61,9 @@ class Chat implements CommandHost {
   #runtime: Runtime | undefined;
   #exiting = false;
   #turn: AbortController | undefined;
+  /** The Markdown libraries, loaded before the first turn (a terminal with colours only). */
+  readonly #markdown: MarkdownLoader | undefined;
+  readonly markdownStream: MarkdownStream | undefined;
 
   constructor(
     readonly ctx: CliContext,
@@ -64,8 +71,13 @@ class Chat implements CommandHost {
     readonly screen: Screen,
     readonly style: Style,
     private readonly options: ChatOptions,
+    /** The model, mode, context and cost line (a terminal only). */
+    readonly statusLine?: StatusLine,
   ) {
     this.start = runtimeStarter(ctx);
+    this.#markdown = screen.live && style.enabled ? new MarkdownLoader() : undefined;
+    this.markdownStream = this.#markdown && new MarkdownStream({ screen, style, loader: this.#markdown });
+    const spinner = screen.live ? new Spinner({ screen, style, footer: () => statusLine?.text() }) : undefined;
     this.transcript = new Transcript({
       answer: screen,
       activity: screen,
@@ -74,6 +86,8 @@ class Chat implements CommandHost {
       calls: this.calls,
       workingHint: "Working… (Ctrl-C to stop)",
       commandOutput: true,
+      ...(spinner && { spinner }),
+      ...(this.markdownStream && { markdown: this.markdownStream }),
     });
     this.approver = new TerminalApprover({ input, screen, style, beforeQuestion: () => this.transcript.interrupted() });
   }
@@ -101,6 +115,7 @@ class Chat implements CommandHost {
     const next = await this.start({ root: this.root, modelFlag: old.model.spec, approver: this.approver, mode: old.mode });
     await old.close();
     this.#runtime = next.runtime;
+    this.statusLine?.attach(next.runtime);
   }
 
   async run(): Promise<number> {
@@ -119,6 +134,7 @@ class Chat implements CommandHost {
       });
       this.#runtime = started.runtime;
       this.#useEditing(started.runtime.root);
+      this.statusLine?.attach(started.runtime);
     } catch (error) {
       screen.endLine();
       if (error instanceof SetupRequiredError && this.input.interactive && screen.live) {
@@ -204,7 +220,17 @@ class Chat implements CommandHost {
     this.#turn = controller;
     this.input.onInterrupt(() => controller.abort());
     try {
-      const outcome = await runTurn({ runtime: this.runtime, prompt, transcript: this.transcript, calls: this.calls, signal: controller.signal });
+      await this.#markdown?.load();
+      const outcome = await runTurn({
+        runtime: this.runtime,
+        prompt,
+        transcript: this.transcript,
+        calls: this.calls,
+        signal: controller.signal,
+        tap: (event) => {
+          if (event.type === "usage") this.statusLine?.update(event);
+        },
+      });
       if (outcome.reason === "error") screen.line(style.red(outcome.error instanceof ModelError ? `Error: ${visible(outcome.error.message)}` : describeFailure(outcome.error).text));
       else if (LIMITS[outcome.reason]) this.transcript.notice(`${LIMITS[outcome.reason]} (${outcome.reason}).`, "warning");
     } finally {
@@ -219,6 +245,7 @@ class Chat implements CommandHost {
     this.#turn?.abort();
     const runtime = this.#runtime;
     this.#runtime = undefined;
+    this.statusLine?.detach();
     if (!runtime) return;
     const session = runtime.session;
     await runtime.close();
@@ -244,8 +271,15 @@ async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: 
   const mode = terminalMode(process.stdin, process.stdout, process.env);
   const style = styleFor(mode.output === "terminal", process.env);
   const screen = new Screen(process.stdout, mode.output === "terminal", mode.input === "keys");
-  const input: ChatInput = mode.input === "keys" ? new TerminalInput(process.stdin, screen) : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
-  const chat = new Chat(ctx, input, screen, style, options);
+  const statusLine = screen.live ? new StatusLine(style) : undefined;
+  const input: ChatInput =
+    mode.input === "keys"
+      ? new TerminalInput(process.stdin, screen, { footer: () => statusLine?.text() })
+      : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
+  const chat = new Chat(ctx, input, screen, style, options, statusLine);
+  // A resized window: the answer's unfinished block and the status rows are drawn again to it.
+  const onResize = () => (chat.markdownStream ? chat.markdownStream.resized() : screen.resized());
+  process.stdout.on("resize", onResize);
   // SIGTERM or SIGHUP: stop the turn, close the session (its commands are killed), exit 143 or 129.
   let stopping: Promise<never> | undefined;
   const onSignal = (signal: keyof typeof SIGNAL_EXIT) => () => {
@@ -270,6 +304,7 @@ async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: 
     return { code, setupWanted: chat.setupWanted };
   } finally {
     for (const off of handlers) off();
+    process.stdout.off("resize", onResize);
     input.close();
   }
 }

@@ -4,6 +4,7 @@
 import type { EditBuffer } from "./lineEditor.ts";
 import { layout, moveCursor } from "./lineEditor.ts";
 import type { Screen } from "./screen.ts";
+import { footerRow } from "./statusLine.ts";
 
 export class PromptView {
   #row = 0;
@@ -15,6 +16,8 @@ export class PromptView {
     private readonly prompt: string,
     private readonly continuation: string,
     readonly buffer: EditBuffer,
+    /** The status line under the prompt while it is edited (statusLine.ts); not left behind. */
+    private readonly footer?: () => string | undefined,
   ) {}
 
   /**
@@ -27,9 +30,11 @@ export class PromptView {
     const cursor = shown ? text.length : final ? buffer.text.length : buffer.cursor;
     const view = layout(shown?.label ?? this.prompt, this.continuation, text, cursor, screen.columns);
     const up = this.#row > 0 ? `\x1b[${this.#row}A` : "";
-    const below = final || this.below.length === 0 ? "" : `\r\n${this.below.join("\r\n")}`;
-    // Each listed line is one row (listLines cuts them to the width), after a line break of its own.
-    const end = view.endRow + (below === "" ? 0 : this.below.length);
+    // Tab's list, then the status line; each is one row (cut to the width), after a line break of its own.
+    const footer = final ? undefined : footerRow(this.footer?.(), screen.columns);
+    const rows = [...(final ? [] : this.below), ...(footer === undefined ? [] : [footer])];
+    const below = rows.length === 0 ? "" : `\r\n${rows.join("\r\n")}`;
+    const end = view.endRow + rows.length;
     screen.raw(`${up}\r\x1b[J${view.output}${below}${moveCursor(end, view.cursorRow, view.cursorColumn)}`);
     this.#row = view.cursorRow;
   }

@@ -1,6 +1,7 @@
 // Where the terminal front ends write: a stream, whether it is a terminal (then a transient
 // status line may be drawn and redrawn in place, and raw mode needs "\r\n"), and whether the
 // last thing written ended a line, so a new item always starts on a line of its own.
+import { displayWidth } from "../wrap.ts";
 import { stripAnsi } from "./style.ts";
 
 export interface WriteTarget {
@@ -11,7 +12,12 @@ export interface WriteTarget {
 
 export class Screen {
   #atLineStart = true;
-  #status = false;
+  /** What is drawn of the live region now: the streamed answer's unfinished block, then the status rows. */
+  #drawn: string[] = [];
+  /** The columns the live region was drawn at (a resize reflows its rows). */
+  #drawnColumns = 0;
+  #tail: readonly string[] = [];
+  #status: readonly string[] = [];
 
   constructor(
     private readonly stream: WriteTarget,
@@ -35,9 +41,14 @@ export class Screen {
     return rows && rows > 5 ? rows : 24;
   }
 
+  /**
+   * Text that stays: the live region is erased first. The tail's owner draws it again after; the
+   * status rows come back with the next tail or status.
+   */
   write(text: string): void {
     if (text === "") return;
-    this.#clearStatus();
+    this.#clearLive();
+    this.#tail = [];
     this.#out(text);
     this.#atLineStart = text.endsWith("\n");
   }
@@ -54,21 +65,41 @@ export class Screen {
   }
 
   /**
-   * A transient line at the bottom (a running command's latest output, "Working…"), replaced by
-   * the next status or erased by the next write. Only on a terminal, and only at a line start.
+   * Transient lines at the bottom (a running command's latest output, the spinner, the status
+   * line), replaced by the next status or erased by the next write. Only on a terminal, and only
+   * at a line start. Each row is cut to the window, so none wraps.
    */
   status(text: string | undefined): void {
     if (!this.live) return;
     if (text === undefined) {
-      this.#clearStatus();
+      this.#status = [];
+      this.#drawLive();
       return;
     }
     if (!this.#atLineStart) return;
     const width = this.columns - 1;
-    const plain = stripAnsi(text);
-    const shown = [...plain].length > width ? `${[...plain].slice(0, width - 1).join("")}…` : text;
-    this.stream.write(`\r\x1b[K${shown}`);
-    this.#status = true;
+    this.#status = text.split("\n").map((row) => {
+      const plain = stripAnsi(row);
+      return [...plain].length > width ? `${[...plain].slice(0, width - 1).join("")}…` : row;
+    });
+    this.#drawLive();
+  }
+
+  /**
+   * The streamed answer's unfinished block, above the status rows: drawn again in place on every
+   * chunk, from its first changed row. Rows must fit the window (the renderer wraps them).
+   */
+  tail(rows: readonly string[]): void {
+    if (!this.live || !this.#atLineStart) return;
+    this.#tail = rows;
+    this.#drawLive();
+  }
+
+  /** The window changed size: the live region was reflowed by the terminal, so it is drawn anew. */
+  resized(): void {
+    if (!this.live || this.#drawn.length === 0) return;
+    this.#clearLive();
+    this.#drawLive();
   }
 
   /** Raw bytes for the line editor, which keeps its own cursor (no newline conversion). */
@@ -79,13 +110,41 @@ export class Screen {
   /** After the line editor drew and committed a line: the cursor is at a line start. */
   markLineStart(): void {
     this.#atLineStart = true;
-    this.#status = false;
+    this.#drawn = [];
+    this.#tail = [];
+    this.#status = [];
   }
 
-  #clearStatus(): void {
-    if (!this.#status) return;
-    this.#status = false;
-    this.stream.write("\r\x1b[K");
+  /** Draws tail and status, rewriting only from the first row that changed. */
+  #drawLive(): void {
+    const rows = [...this.#tail, ...this.#status];
+    if (this.#drawnColumns !== this.columns) this.#clearLive();
+    let same = 0;
+    while (same < rows.length && same < this.#drawn.length && rows[same] === this.#drawn[same]) same++;
+    if (same === rows.length && same === this.#drawn.length) return;
+    const last = this.#drawn.length - 1;
+    if (same < this.#drawn.length) {
+      this.stream.write(`\r${last > same ? `\x1b[${last - same}A\x1b[J` : "\x1b[K"}${rows.slice(same).join("\r\n")}`);
+    } else {
+      this.stream.write(`${last >= 0 ? "\r\n" : "\r\x1b[K"}${rows.slice(same).join("\r\n")}`);
+    }
+    this.#drawn = rows;
+    this.#drawnColumns = this.columns;
+  }
+
+  /** Erases the live region; the cursor ends at the start of its first row. */
+  #clearLive(): void {
+    const drawn = this.#drawn;
+    if (drawn.length === 0) return;
+    // Rows drawn at another width were reflowed by the terminal: each now takes as many rows as it needs.
+    const columns = this.columns;
+    const rowsOf = (row: string) => (this.#drawnColumns === columns ? 1 : Math.max(1, Math.ceil(displayWidth(row) / columns)));
+    let up = 0;
+    drawn.forEach((row, i) => {
+      up += i < drawn.length - 1 ? rowsOf(row) : rowsOf(row) - 1;
+    });
+    this.stream.write(`\r${up > 0 ? `\x1b[${up}A\x1b[J` : "\x1b[K"}`);
+    this.#drawn = [];
   }
 
   #out(text: string): void {

@@ -11,6 +11,9 @@ export interface Style {
   yellow(text: string): string;
   cyan(text: string): string;
   magenta(text: string): string;
+  blue(text: string): string;
+  underline(text: string): string;
+  strike(text: string): string;
 }
 
 const plain = (text: string) => text;
@@ -18,7 +21,7 @@ const plain = (text: string) => text;
 const sgr = (open: string, close: string) => (text: string) =>
   text === "" ? "" : text.split("\n").map((line) => (line === "" ? "" : `\x1b[${open}m${line}\x1b[${close}m`)).join("\n");
 
-export const NO_STYLE: Style = { enabled: false, bold: plain, dim: plain, italic: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
+export const NO_STYLE: Style = { enabled: false, bold: plain, dim: plain, italic: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain, blue: plain, underline: plain, strike: plain };
 
 export const COLOUR_STYLE: Style = {
   enabled: true,
@@ -30,6 +33,9 @@ export const COLOUR_STYLE: Style = {
   yellow: sgr("33", "39"),
   cyan: sgr("36", "39"),
   magenta: sgr("35", "39"),
+  blue: sgr("34", "39"),
+  underline: sgr("4", "24"),
+  strike: sgr("9", "29"),
 };
 
 /** Colours only for a terminal, and never with NO_COLOR or TERM=dumb. */

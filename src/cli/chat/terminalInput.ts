@@ -64,6 +64,8 @@ export interface TerminalInputOptions {
   stop?: () => void;
   /** The idle window of an answer's tail (default ANSWER_TAIL_MS). */
   tailMs?: number;
+  /** The status line drawn under the prompt (statusLine.ts). */
+  footer?: () => string | undefined;
 }
 
 export class TerminalInput implements ChatInput {
@@ -91,6 +93,7 @@ export class TerminalInput implements ChatInput {
   readonly #canStop: () => boolean;
   readonly #stop: () => void;
   readonly #tailMs: number;
+  readonly #footer: (() => string | undefined) | undefined;
 
   constructor(
     private readonly stdin: TtyStream,
@@ -100,6 +103,7 @@ export class TerminalInput implements ChatInput {
     this.#canStop = options.canStop ?? (() => jobControl() !== false);
     this.#stop = options.stop ?? (() => process.kill(0, "SIGTSTP"));
     this.#tailMs = options.tailMs ?? ANSWER_TAIL_MS;
+    this.#footer = options.footer;
     stdin.setRawMode?.(true);
     stdin.on("data", this.#onData);
     stdin.on("end", this.#onEnd);
@@ -189,7 +193,7 @@ export class TerminalInput implements ChatInput {
   }
 
   async readPrompt(prompt: string, continuation: string, draft = ""): Promise<PromptResult> {
-    const view = new PromptView(this.screen, prompt, continuation, new EditBuffer(this.#history.entries));
+    const view = new PromptView(this.screen, prompt, continuation, new EditBuffer(this.#history.entries), this.#footer);
     const kept = this.#draft;
     this.#draft = undefined;
     if (kept && kept.text === draft) view.buffer.load(kept);

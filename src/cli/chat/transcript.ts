@@ -12,6 +12,8 @@ import { commandOutputLines, firstLine, fitLine, lastLine, plural, tokens } from
 import { callTitle, serverToolTitle } from "../../display/callTitle.ts";
 import { retryNotice } from "../../runtime/retryNotice.ts";
 import { hangingWrap } from "../wrap.ts";
+import type { MarkdownStream } from "./markdown/stream.ts";
+import type { Spinner } from "./spinner.ts";
 
 export interface TranscriptOptions {
   /** Where the answer goes. */
@@ -23,6 +25,10 @@ export interface TranscriptOptions {
   calls: OpenCalls;
   /** The line shown while the model works (a terminal only). */
   workingHint?: string;
+  /** The chat on a terminal: a spinner with the turn's time, instead of workingHint. */
+  spinner?: Spinner;
+  /** The chat on a terminal with colours: the answer rendered as Markdown as it streams. */
+  markdown?: MarkdownStream;
   /** Show the last lines a command printed under its result (the chat: its live line is gone by then). */
   commandOutput?: boolean;
 }
@@ -78,7 +84,9 @@ export class Transcript {
 
   /** Ends the turn's output on a line of its own. */
   endTurn(): void {
-    const { answer, activity } = this.#o;
+    const { answer, activity, markdown, spinner } = this.#o;
+    if (this.#block === "text") markdown?.finish();
+    spinner?.stop();
     activity.status(undefined);
     answer.endLine();
     if (activity !== answer) activity.endLine();
@@ -98,7 +106,9 @@ export class Transcript {
         this.#call(event.callId, callTitle(event.tool, event.info));
         return;
       case "tool_start":
-        // The call's line is already shown; its output or result says the rest.
+        // The call's line is already shown; its output or result says the rest. After a
+        // question the spinner comes back.
+        if (event.parentCallId === undefined && !this.#o.calls.stopped) this.#o.spinner?.start();
         return;
       case "tool_progress":
         if (event.parentCallId === undefined) this.#showProgress(event.callId, event.text);
@@ -145,6 +155,7 @@ export class Transcript {
 
   /** Something else was written (a question): the next line about a call names its call. */
   interrupted(): void {
+    this.#o.spinner?.pause();
     this.#startActivity();
     this.#lastCall = undefined;
   }
@@ -156,9 +167,10 @@ export class Transcript {
 
   #answer(text: string): void {
     if (text === "") return;
-    const { answer, activity } = this.#o;
+    const { answer, activity, markdown, spinner } = this.#o;
     if (this.#block !== "text") {
-      activity.status(undefined);
+      if (spinner) spinner.progress(undefined);
+      else activity.status(undefined);
       if (this.#block === "thinking") activity.endLine();
       if (this.#block === "activity" || this.#block === "thinking") {
         if (answer === activity) answer.line();
@@ -169,7 +181,8 @@ export class Transcript {
       if (this.#text !== "" && !this.#text.endsWith("\n")) this.#text += "\n";
     }
     this.#text += text;
-    answer.write(safeText(text));
+    if (markdown) markdown.append(text);
+    else answer.write(safeText(text));
   }
 
   #thinking(text: string): void {
@@ -185,8 +198,9 @@ export class Transcript {
 
   /** Before a line about a call or from Garuda: the answer's line ends, thinking gets a gap. */
   #startActivity(): void {
-    const { answer, activity } = this.#o;
+    const { answer, activity, markdown } = this.#o;
     if (this.#block === "text") {
+      markdown?.finish();
       answer.endLine();
       if (answer === activity) activity.line();
     } else if (this.#block === "thinking") {
@@ -212,7 +226,8 @@ export class Transcript {
     if (line === "") return;
     const prefix = this.#lastCall === id ? "  │ " : `  │ ${call.title}: `;
     if (activity.live) {
-      activity.status(style.dim(`${prefix}${line}`));
+      if (this.#o.spinner) this.#o.spinner.progress(style.dim(`${prefix}${line}`));
+      else activity.status(style.dim(`${prefix}${line}`));
       return;
     }
     if (this.#progress.get(id) === line) return;
@@ -274,7 +289,10 @@ export class Transcript {
   }
 
   #working(): void {
-    const { activity, style, workingHint } = this.#o;
-    if (workingHint && activity.live) activity.status(style.dim(workingHint));
+    const { activity, style, workingHint, spinner } = this.#o;
+    if (spinner) {
+      spinner.progress(undefined);
+      spinner.start();
+    } else if (workingHint && activity.live) activity.status(style.dim(workingHint));
   }
 }

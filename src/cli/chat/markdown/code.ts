@@ -1,0 +1,64 @@
+// Fenced code as rows: highlighted by highlight.js when it knows the language, cut (not wrapped
+// at words) where a line is wider than the window, between dim fence lines naming the language.
+// A block still streaming is highlighted once per finished line, not once per chunk: the rows of
+// its finished lines are kept, and only its last, unfinished line is drawn anew.
+import type { Tokens } from "marked";
+import { displayWidth, splitWide } from "../../wrap.ts";
+import type { Style } from "../style.ts";
+import { htmlToLines } from "./highlight.ts";
+import type { MarkdownLibraries } from "./libraries.ts";
+import { balanceLines } from "./sgr.ts";
+
+const TAB = "    ";
+/** Beyond this many lines a block is shown uncoloured: highlighting it on every line would cost too much. */
+const MAX_HIGHLIGHTED_LINES = 2_000;
+
+export class CodeRows {
+  /** The finished lines last highlighted, and their rows. */
+  #cache: { key: string; rows: string[] } | undefined;
+
+  constructor(
+    private readonly style: Style,
+    private readonly libraries: MarkdownLibraries,
+  ) {}
+
+  rows(code: Tokens.Code, width: number): string[] {
+    const { style } = this;
+    const language = (code.lang ?? "").trim().split(/\s+/)[0] ?? "";
+    const indented = code.codeBlockStyle === "indented";
+    const closed = indented || /\n? {0,3}(`{3,}|~{3,})[ \t]*\n?$/.test(code.raw.slice(code.raw.indexOf("\n")));
+    // An unfinished block: its last line may still grow, the others are final (from the raw
+    // text: marked's text of an unclosed fence keeps or drops the last newline unevenly).
+    const newline = code.raw.indexOf("\n");
+    const body = closed ? code.text : newline < 0 ? "" : code.raw.slice(newline + 1);
+    const lines = body.replace(/\t/g, TAB).split("\n");
+    const partial = closed ? "" : (lines.pop() ?? "");
+    const finished = lines.join("\n");
+    const rows: string[] = [];
+    if (!indented) rows.push(style.dim(`\`\`\`${language}`));
+    if (lines.length > 0) rows.push(...this.#finishedRows(finished, language, width));
+    if (partial !== "") rows.push(...this.#cut([partial], width));
+    if (!indented && closed) rows.push(style.dim("```"));
+    return rows;
+  }
+
+  #finishedRows(text: string, language: string, width: number): string[] {
+    const key = `${width}\u0000${language}\u0000${text}`;
+    if (this.#cache?.key === key) return this.#cache.rows;
+    const lines = text.split("\n");
+    const html = lines.length <= MAX_HIGHLIGHTED_LINES ? this.libraries.highlight(text, language) : undefined;
+    const coloured = html === undefined ? lines : htmlToLines(html, this.style);
+    const rows = this.#cut(balanceLines(coloured), width);
+    this.#cache = { key, rows };
+    return rows;
+  }
+
+  #cut(lines: readonly string[], width: number): string[] {
+    const rows: string[] = [];
+    for (const line of lines) {
+      if (displayWidth(line) <= width) rows.push(line);
+      else rows.push(...balanceLines(splitWide(line, width)));
+    }
+    return rows;
+  }
+}
