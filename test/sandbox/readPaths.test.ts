@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createExecutor, topFolderUnderTmp } from "../../src/sandbox/executor.ts";
+import { topFolderUnderTmp } from "../../src/sandbox/bwrapLaunch.ts";
+import { createExecutor } from "../../src/sandbox/executor.ts";
 import { tempDir } from "../support/tempDir.ts";
 import { describeSandbox, machineSandbox, SELF_COMMAND } from "../support/sandboxSupport.ts";
 
