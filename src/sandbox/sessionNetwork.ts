@@ -60,6 +60,8 @@ export interface SessionNetworkOptions {
   relay?: RelayMode;
   /** Serves a handed-over listening socket for the proxy at `socketPath`; stop() closes it. */
   serve: (socketPath: string, fd: number) => Stoppable;
+  /** How the socket is copied out (socketHandover.ts); tests put a refusal here. */
+  takeListener?: Handover["takeListener"];
 }
 
 export type RelayMode = "agent" | "process";
@@ -152,7 +154,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
    * to a relay process: "retry" (the holder is ended; the next one is a bridge in hold mode).
    */
   function takeOver(holder: Holder, socketPath: string, pid: number, fd: number, ino: number): JoinResult | "retry" | undefined {
-    const taken = loadHandover().takeListener(pid, fd, ino);
+    const taken = (options.takeListener ?? loadHandover().takeListener)(pid, fd, ino);
     if ("error" in taken) {
       relay = "process";
       holder.error = `the sandbox network's socket could not be handed over: ${taken.error}`;
