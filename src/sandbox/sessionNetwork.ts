@@ -154,7 +154,13 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
    * to a relay process: "retry" (the holder is ended; the next one is a bridge in hold mode).
    */
   function takeOver(holder: Holder, socketPath: string, pid: number, fd: number, ino: number): JoinResult | "retry" | undefined {
-    const taken = (options.takeListener ?? loadHandover().takeListener)(pid, fd, ino);
+    let taken: ReturnType<Handover["takeListener"]>;
+    try {
+      taken = (options.takeListener ?? loadHandover().takeListener)(pid, fd, ino);
+    } catch (error) {
+      // bun:ffi or the C library would not load: the same as a refusal
+      taken = { error: error instanceof Error ? error.message : String(error) };
+    }
     if ("error" in taken) {
       relay = "process";
       holder.error = `the sandbox network's socket could not be handed over: ${taken.error}`;
