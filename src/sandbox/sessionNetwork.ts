@@ -176,6 +176,15 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     return undefined;
   }
 
+  /** The proxy's socket answers (a C library that will not load: the hand-over fails next, and a bridge checks). */
+  function proxyAnswers(socketPath: string): boolean {
+    try {
+      return loadHandover().unixAnswers(socketPath);
+    } catch {
+      return true;
+    }
+  }
+
   /** One look at a holder: joinable, failed, to be tried again with a relay process, or not yet. */
   function check(holder: Holder, socketPath: string): JoinResult | "retry" | undefined {
     if (holder.error) return { error: holder.error };
@@ -192,6 +201,11 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       if (said && pid !== undefined) {
         const ino = nsIno(pid, "net");
         if (ino === undefined || ino === ownNet) return fail(holder, "the sandbox network's holder is not in a network namespace of its own");
+        if (holder.relay === "agent" && !proxyAnswers(socketPath)) {
+          // As the bridge does: nothing runs behind a proxy that is not there.
+          if (Date.now() - holder.started <= BRIDGE_READY_MS) return undefined;
+          return fail(holder, `the egress proxy at ${socketPath} did not answer within ${BRIDGE_READY_MS} ms`);
+        }
         holder.pid = pid;
         holder.netIno = ino;
         if (holder.relay === "agent") {

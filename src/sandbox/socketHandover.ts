@@ -15,6 +15,7 @@ import { dlopen, FFIType, ptr, read } from "bun:ffi";
 import { closeSync, fstatSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { LIBC } from "./libc.ts";
 
+const AF_UNIX = 1;
 const AF_INET = 2;
 const SOCK_STREAM = 1;
 const SOL_SOCKET = 1;
@@ -38,6 +39,8 @@ function openLibc() {
         setsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
         bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
         listen: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+        connect: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
+        close: { args: [FFIType.i32], returns: FFIType.i32 },
         execve: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
         syscall: { args: [FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64], returns: FFIType.i64 },
         ioctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
@@ -132,4 +135,25 @@ export function takeListener(pid: number, fd: number, netIno: number): { fd: num
     return { error: "the sandbox network's socket is not in the sandbox's network namespace" };
   }
   return { fd: copy };
+}
+
+/**
+ * Whether something listens on the Unix socket at `path` (the egress proxy): one blocking
+ * connect(), which a listening socket completes at once, even one served by this very process.
+ * Blocking on purpose: start() waits for its network synchronously, with Bun's loop stopped.
+ */
+export function unixAnswers(path: string): boolean {
+  const c = libc();
+  const bytes = Buffer.from(path);
+  if (bytes.byteLength >= 108) return false; // longer than sockaddr_un.sun_path: no socket can be there
+  const address = new Uint8Array(110);
+  new DataView(address.buffer).setUint16(0, AF_UNIX, true);
+  address.set(bytes, 2);
+  const fd = c.socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  try {
+    return c.connect(fd, ptr(address), address.byteLength) === 0;
+  } finally {
+    c.close(fd);
+  }
 }

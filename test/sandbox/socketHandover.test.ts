@@ -2,9 +2,9 @@
 // process makes the socket and becomes `cat` holding it; Garuda copies it out only when it lives
 // in the network namespace named (negative control: any other namespace is refused).
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HOLDER_NAME, takeListener } from "../../src/sandbox/socketHandover.ts";
+import { HOLDER_NAME, takeListener, unixAnswers } from "../../src/sandbox/socketHandover.ts";
 import { eventually } from "../support/sandboxSupport.ts";
 import { tempDir } from "../support/tempDir.ts";
 
@@ -53,4 +53,19 @@ test("the holder ends when its stdin does (Garuda closed it or is gone)", async 
   holder.stdin.end();
   await holder.exited;
   expect(holder.exitCode).toBe(0);
+});
+
+test("unixAnswers: a listening socket, even this process's own, checked without its loop (negative controls: a plain file, a closed socket, no file)", () => {
+  const path = join(scratch.path, "live.sock");
+  const listener = Bun.listen({ unix: path, socket: { data() {} } });
+  try {
+    expect(unixAnswers(path)).toBe(true);
+  } finally {
+    listener.stop(true);
+  }
+  expect(unixAnswers(path)).toBe(false);
+  const plain = join(scratch.path, "plain.sock");
+  writeFileSync(plain, "");
+  expect(unixAnswers(plain)).toBe(false);
+  expect(unixAnswers(join(scratch.path, "missing.sock"))).toBe(false);
 });
