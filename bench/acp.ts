@@ -181,7 +181,8 @@ async function main(): Promise<void> {
 
     /** The tree at its RSS peak in the latest `ls` turn, for the breakdown. */
     let peakParts: { name: string; rss: number }[] = [];
-    const turnTask = (name: string, binary: string): Task => ({
+    /** `sessions` > 1: that many sessions open at once, an `ls` turn in each (each keeps its sandbox network); turnMs is the first one's. */
+    const turnTask = (name: string, binary: string, sessions = 1): Task => ({
         name,
         run: async () => {
           const { home, env } = agentEnv(commandMock.url);
@@ -190,13 +191,17 @@ async function main(): Promise<void> {
             peer.startSampling();
             const { sessionId } = await start(peer, project);
             const { turnMs } = await prompt(peer, sessionId, "What is in this project?");
+            for (let more = 1; more < sessions; more++) {
+              const created = await peer.request("session/new", { cwd: project, mcpServers: [] });
+              await prompt(peer, created.result.sessionId as string, "What is in this project?");
+            }
             peer.stopSampling();
             if (peer.agentRequests.length > 0) throw new Error(`unexpected requests from the agent: ${peer.agentRequests.join(", ")}`);
             const hwmMiB = MiB(peer.hwmBytes());
             const anonMiB = MiB(peer.anonBytes());
             const { exitMs, code, left } = await peer.close();
             if (code !== 0) throw new Error(`exit ${code}`);
-            if (binary === garuda) peakParts = peer.peakParts;
+            if (binary === garuda && sessions === 1) peakParts = peer.peakParts;
             return { turnMs, treePeakMiB: HAS_PROC ? MiB(peer.peakTreeBytes) : Number.NaN, treePssMiB: HAS_PROC ? MiB(peer.peakTreePss) : Number.NaN, hwmMiB, anonMiB, exitMs, left };
           } catch (error) {
             throw await peer.failure(name, error);
@@ -210,6 +215,7 @@ async function main(): Promise<void> {
       startupTask("floor", [floor.outfile]),
       startupTask("garuda start", [garuda, "acp"]),
       turnTask("garuda turn", garuda),
+      turnTask("garuda 3 sessions", garuda, 3),
       {
         name: "garuda 10k chunks",
         run: async () => {
@@ -245,7 +251,7 @@ async function main(): Promise<void> {
       ),
       usageTask(true),
       usageTask(false),
-      ...(options.baseline ? [startupTask("baseline start", [options.baseline, "acp"]), turnTask("baseline turn", options.baseline)] : []),
+      ...(options.baseline ? [startupTask("baseline start", [options.baseline, "acp"]), turnTask("baseline turn", options.baseline), turnTask("baseline 3 sessions", options.baseline, 3)] : []),
     ];
 
     console.log(
@@ -292,7 +298,15 @@ async function main(): Promise<void> {
         [
           ["`ls` in the sandbox + answer", fmt(turnR?.stats.turnMs), fmt(turnR?.stats.treePeakMiB), fmt(turnR?.stats.treePssMiB), fmt(turnR?.stats.hwmMiB), fmt(turnR?.stats.anonMiB), fmt(turnR?.stats.exitMs), String(total(turnR, "left")), "–"],
           [`${CHUNKS.toLocaleString("en")} text chunks`, fmt(streamR?.stats.turnMs), "–", "–", fmt(streamR?.stats.hwmMiB), fmt(streamR?.stats.anonMiB), fmt(streamR?.stats.exitMs), String(total(streamR, "left")), fmt(streamR?.stats.notifications, 0)],
-          ...[by("baseline turn")].filter((r) => r !== undefined).map((r) => ["baseline: `ls` in the sandbox + answer", fmt(r.stats.turnMs), fmt(r.stats.treePeakMiB), fmt(r.stats.treePssMiB), fmt(r.stats.hwmMiB), fmt(r.stats.anonMiB), fmt(r.stats.exitMs), String(total(r, "left")), "–"]),
+          ...(
+            [
+              ["three sessions, an `ls` turn in each", by("garuda 3 sessions")],
+              ["baseline: `ls` in the sandbox + answer", by("baseline turn")],
+              ["baseline: three sessions, an `ls` turn in each", by("baseline 3 sessions")],
+            ] as const
+          )
+            .filter(([, r]) => r !== undefined)
+            .map(([label, r]) => [label, fmt(r?.stats.turnMs), fmt(r?.stats.treePeakMiB), fmt(r?.stats.treePssMiB), fmt(r?.stats.hwmMiB), fmt(r?.stats.anonMiB), fmt(r?.stats.exitMs), String(total(r, "left")), "–"]),
           [`mock alone (${CHUNKS.toLocaleString("en")} chunks)`, fmt(mockR?.stats.mockMs), "–", "–", "–", "–", "–", "–", "–"],
         ],
       ),
@@ -337,6 +351,11 @@ async function main(): Promise<void> {
     console.log(`  initialize ≤ ${TARGET.initializeVsFloor} × floor: ${initRatio.toFixed(2)} × (${med(startR, "initMs").toFixed(1)} vs ${med(floorR, "initMs").toFixed(1)} ms) ${verdict(initRatio <= TARGET.initializeVsFloor)}`);
     console.log(`  session/new ≤ ${TARGET.sessionNewAfterInitializeMs} ms after initialize: ${newAfter.toFixed(1)} ms ${verdict(newAfter <= TARGET.sessionNewAfterInitializeMs)}`);
     console.log(`  tree RSS ≤ ${TARGET.treeRssMiB} MiB: ${treePeak.toFixed(1)} MiB (the highest median: sampled tree in the \`ls\` turn, the agent's VmHWM at start and in the 10k turn) ${verdict(treePeak <= TARGET.treeRssMiB)}`);
+    const threeR = by("garuda 3 sessions");
+    if (threeR) {
+      const ratio = (key: string) => med(threeR, key) / med(turnR, key);
+      console.log(`  three sessions ≤ 1.5 × one: tree PSS ${ratio("treePssMiB").toFixed(2)} ×, tree RSS ${ratio("treePeakMiB").toFixed(2)} × ${verdict(ratio("treePssMiB") <= 1.5)}`);
+    }
     console.log(`  exit ≤ ${TARGET.exitMs} ms with nothing left: ${exitWorst.toFixed(1)} ms (the slowest median), ${leftAll} process(es) left in ${runs} runs ${verdict(exitWorst <= TARGET.exitMs && leftAll === 0)}`);
     console.log(`  ≥ ${TARGET.chunksPerSecond.toLocaleString("en")} chunks/s: ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} ${verdict(chunksPerSecond >= TARGET.chunksPerSecond)}`);
     console.log(`  terminal output ≥ ${CONTROL_TARGETS.terminalMBps} MB/s: ${mbPerS.toFixed(1)} MB/s ${verdict(mbPerS >= CONTROL_TARGETS.terminalMBps)}`);

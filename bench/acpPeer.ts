@@ -1,7 +1,7 @@
 // The bench's ACP client and its /proc readings, shared by bench/acp.ts and bench/acpControls.ts:
 // a plain NDJSON reader that parses every line (its own cost is small and the same for every
 // agent), answers the agent's requests, counts the text it streams, and samples memory.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { descendants, processTable } from "../src/sandbox/processTree.ts";
 
 export const EXIT_WAIT_MS = 10_000;
@@ -48,10 +48,41 @@ export interface TreeSample {
   parts: { name: string; rss: number }[];
 }
 
-/** RSS and PSS of `pid` and every descendant, summed. */
+/** What a process runs (program and arguments), or undefined when it is gone. */
+function image(pid: number): string | undefined {
+  try {
+    return `${readlinkSync(`/proc/${pid}/exe`)}\0${readFileSync(`/proc/${pid}/cmdline`, "utf8")}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A child caught between its spawn and its exec: it still runs its parent's program with its
+ * parent's arguments. Bun starts children with posix_spawn (a vfork: the child shares the parent's
+ * memory until it execs), so /proc reports the parent's RSS and PSS again for it; counting them
+ * would add the agent twice for that instant.
+ */
+function beforeExec(pid: number): boolean {
+  const parent = parentOf(pid);
+  const own = image(pid);
+  return parent !== undefined && own !== undefined && own === image(parent);
+}
+
+/** RSS and PSS of `pid` and every descendant, summed (children not yet exec'd left out: see beforeExec). */
 export function treeSample(pid: number): TreeSample {
   const children = descendants(pid);
-  const parts = [pid, ...children].map((p) => ({ name: p === pid ? "agent" : commandName(p), rss: statusBytes(p, "VmRSS"), pss: pssBytes(p) }));
+  const counted = [pid, ...children.filter((child) => !beforeExec(child))];
+  const parts = counted.map((p) => ({ name: p === pid ? "agent" : commandName(p), rss: statusBytes(p, "VmRSS"), pss: pssBytes(p) }));
   return {
     rss: parts.reduce((sum, p) => sum + p.rss, 0),
     pss: parts.reduce((sum, p) => sum + p.pss, 0),

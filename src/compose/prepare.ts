@@ -198,6 +198,9 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
   const folder: SessionFolder = createSessionFolder(sessionFolders);
   void sweepSessionFolders(sessionFolders);
   let executor: ProcessExecutor;
+  // The session's egress proxy, started below once the engine exists; the executor hands it the
+  // listening socket of the session's sandbox network, so it accepts there itself (no relay hop).
+  let proxy: EgressProxy | undefined;
   try {
     executor = await createExecutor({
       root,
@@ -208,6 +211,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
       selfCommand: options.selfCommand,
       env: options.env,
       ...(options.probe && { probe: options.probe }),
+      serveProxy: (socketPath, fd) => (proxy && proxy.socketPath === socketPath ? proxy.serve(fd) : undefined),
     });
   } catch (error) {
     await folder.remove();
@@ -257,7 +261,6 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
   options.onPrepared?.({ engine, model: prepared.model });
 
   let runtime: Runtime | undefined;
-  let proxy: EgressProxy | undefined;
   let closeExtensions: (() => Promise<void>) | undefined;
   try {
     if (policy.network.strictAllowlist !== null && settings.network.allow.length > 0) {

@@ -10,17 +10,26 @@
 // renamed into place), and it stays until its stdin ends (Garuda closed it or is gone) or a signal.
 //
 //   <self> --socket <path> --port <n> --hold <ready file>
+//
+// In listen mode it relays nothing and stays no Bun process: it makes the namespace's listening
+// socket and becomes a tiny holder of it, which Garuda copies out and serves itself
+// (socketHandover.ts). This is the session network's usual holder; hold mode is for kernels
+// without pidfd_getfd (before 5.6), or where it is refused.
+//
+//   <self> --port <n> --listen <ready file>
 import { renameSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
-import { type RelayEnd, link, relayEnd, relayHandlers } from "./relay.ts";
+import { type RelayEnd, forwardHandlers } from "./relay.ts";
 
-export interface BridgeArgs {
-  socket: string;
-  port: number;
-  argv: string[];
-  /** Hold mode: where to say "ready" (no command). */
-  hold?: string;
-}
+export type BridgeArgs =
+  | {
+      socket: string;
+      port: number;
+      argv: string[];
+      /** Hold mode: where to say "ready" (no command). */
+      hold?: string;
+    }
+  | { port: number; /** Listen mode: where to say "ready"; no relay, no command. */ listen: string };
 
 /** How long the bridge waits for the proxy's socket to answer. */
 export const BRIDGE_READY_MS = 2_000;
@@ -35,16 +44,23 @@ export function parseBridgeArgs(args: string[]): BridgeArgs {
   let socket: string | undefined;
   let port: number | undefined;
   let hold: string | undefined;
+  let listen: string | undefined;
   for (let i = 0; i < options.length; i++) {
     const name = options[i];
     const value = options[++i];
     if (name === "--socket" && value) socket = value;
     else if (name === "--port" && value && /^\d+$/.test(value)) port = Number(value);
     else if (name === "--hold" && value) hold = value;
+    else if (name === "--listen" && value) listen = value;
     else throw new Error(`unexpected bridge argument ${name ?? ""}`);
   }
+  const usage = "usage: --socket <path> --port <n> -- <command…>, --socket <path> --port <n> --hold <ready file>, or --port <n> --listen <ready file>";
+  if (listen !== undefined) {
+    if (!port || port > 65535 || socket !== undefined || hold !== undefined || split >= 0) throw new Error(usage);
+    return { port, listen };
+  }
   if (!socket || !port || port > 65535 || (hold === undefined ? argv.length === 0 : argv.length > 0)) {
-    throw new Error("usage: --socket <path> --port <n> -- <command…>, or --socket <path> --port <n> --hold <ready file>");
+    throw new Error(usage);
   }
   return hold === undefined ? { socket, port, argv } : { socket, port, argv, hold };
 }
@@ -77,27 +93,21 @@ export async function runBridge(args: string[]): Promise<number> {
     process.stderr.write(`garuda sandbox bridge: ${error instanceof Error ? error.message : String(error)}\n`);
     return BRIDGE_FAILED;
   }
-  if (!(await proxyAnswers(parsed.socket, Date.now() + BRIDGE_READY_MS))) {
-    process.stderr.write(`garuda sandbox bridge: the egress proxy at ${parsed.socket} did not answer within ${BRIDGE_READY_MS} ms\n`);
+  if ("listen" in parsed) {
+    const { listenAndHold } = await import("./socketHandover.ts");
+    // Returns only if it failed: otherwise this process is now the holder (cat).
+    process.stderr.write(`garuda sandbox bridge: ${listenAndHold(parsed.port, parsed.listen)}\n`);
     return BRIDGE_FAILED;
   }
-  const listener = Bun.listen<RelayEnd>({
-    hostname: "127.0.0.1",
-    port: parsed.port,
-    allowHalfOpen: true,
-    socket: {
-      ...relayHandlers,
-      open(client) {
-        const upstream = relayEnd();
-        client.data = { ...relayEnd(), socket: client };
-        link(client.data, upstream);
-        Bun.connect<RelayEnd>({ unix: parsed.socket, data: upstream, allowHalfOpen: true, socket: relayHandlers }).catch(() => client.end());
-      },
-    },
-  });
-  if (parsed.hold !== undefined) {
-    writeFileSync(`${parsed.hold}.tmp`, `${process.pid}\n`);
-    renameSync(`${parsed.hold}.tmp`, parsed.hold);
+  const relay = parsed;
+  if (!(await proxyAnswers(relay.socket, Date.now() + BRIDGE_READY_MS))) {
+    process.stderr.write(`garuda sandbox bridge: the egress proxy at ${relay.socket} did not answer within ${BRIDGE_READY_MS} ms\n`);
+    return BRIDGE_FAILED;
+  }
+  const listener = Bun.listen<RelayEnd>({ hostname: "127.0.0.1", port: relay.port, allowHalfOpen: true, socket: forwardHandlers(relay.socket) });
+  if (relay.hold !== undefined) {
+    writeFileSync(`${relay.hold}.tmp`, `${process.pid}\n`);
+    renameSync(`${relay.hold}.tmp`, relay.hold);
     const stdin = Bun.stdin.stream().getReader();
     while (!(await stdin.read()).done) {
       // nothing is sent: only the end matters
@@ -105,7 +115,7 @@ export async function runBridge(args: string[]): Promise<number> {
     listener.stop(true);
     return 0;
   }
-  const child = Bun.spawn(parsed.argv, { env: process.env, stdio: ["inherit", "inherit", "inherit"] });
+  const child = Bun.spawn(relay.argv, { env: process.env, stdio: ["inherit", "inherit", "inherit"] });
   const forwards = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((signal) => [signal, () => child.kill(signal)] as const);
   for (const [signal, forward] of forwards) process.on(signal, forward);
   await child.exited;

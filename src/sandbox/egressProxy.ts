@@ -79,6 +79,11 @@ export interface EgressProxy {
   allowHost(pattern: string): void;
   /** Hosts refused so far, newest last (for a command's result). */
   refusedHosts(): string[];
+  /**
+   * Also accepts on `fd`, a listening socket made elsewhere (a session network's, inside its
+   * namespace: socketHandover.ts), with the same checks; stop() closes it.
+   */
+  serve(fd: number): { stop(): void };
   close(): Promise<void>;
 }
 
@@ -346,6 +351,18 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       state.allow.push(rule);
     },
     refusedHosts: () => [...refused],
+    serve(fd) {
+      // Bun.listen takes a listening descriptor at run time; bun-types does not declare it.
+      const listener = Bun.listen<ClientEnd>({ fd, allowHalfOpen: true, socket: handlers } as unknown as Parameters<typeof Bun.listen<ClientEnd>>[0]);
+      listeners.push(listener);
+      return {
+        stop() {
+          listener.stop(true);
+          const at = listeners.indexOf(listener);
+          if (at >= 0) listeners.splice(at, 1);
+        },
+      };
+    },
     async close() {
       for (const listener of listeners) listener.stop(true);
       await rm(folder, { recursive: true, force: true });

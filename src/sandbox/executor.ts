@@ -5,11 +5,12 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
-import { bwrapArgv } from "./bwrap.ts";
+import { join } from "node:path";
+import { bwrapLaunch } from "./bwrapLaunch.ts";
 import { type CgroupSupport, findCgroups } from "./cgroup.ts";
 import { spawnOrExplain } from "./commandTooLong.ts";
 import { childEnv, proxyEnv, proxyUrl } from "./env.ts";
+import { forwardListener } from "./relay.ts";
 import { type EndReason, type Job, spawnJob } from "./job.ts";
 import { keeperCommandFor, keeperLaunch } from "./keeper.ts";
 import { type LimitedCommand, createLimiter } from "./limiter.ts";
@@ -19,7 +20,7 @@ import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
 import { type GitGuards, createGitGuards } from "./gitGuards.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
-import { type JoinResult, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
+import { type JoinResult, type RelayMode, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
 export interface ExecutorOptions {
@@ -48,6 +49,17 @@ export interface ExecutorOptions {
   killGraceMs?: number;
   /** The bridge's port inside the network namespace. Default 3128. */
   bridgePort?: number;
+  /**
+   * Who relays a session network's connections to the egress proxy (sessionNetwork.ts): "agent"
+   * (default) Garuda itself, "process" a bridge process in the namespace (bench/sandbox.ts).
+   */
+  networkRelay?: RelayMode;
+  /**
+   * Serves the egress proxy at `socketPath` on a session network's listening socket, when this is
+   * that proxy (EgressProxy.serve): the proxy accepts there itself. Undefined: the executor relays
+   * the connections to the proxy's Unix socket.
+   */
+  serveProxy?: (socketPath: string, fd: number) => Stoppable | undefined;
   /** What each sandboxed command may use (limits.ts). Default: defaultCommandLimits(); null: no limits (bench/limits.ts measures what they cost). */
   limits?: CommandLimits | null;
   /** Where command cgroups are made; null: nowhere (resource limits only). Default: findCgroups() (as root). */
@@ -72,12 +84,6 @@ export class SandboxUnavailableError extends Error {
     super(`the OS sandbox is not available: ${reason}. Fix: ${fix}`);
     this.name = "SandboxUnavailableError";
   }
-}
-
-/** `/tmp/x/y/z` → `/tmp/x`: a checkout under /tmp is visible whole (its node_modules too); other paths as given. */
-export function topFolderUnderTmp(path: string): string {
-  const match = /^\/tmp\/[^/]+/.exec(path);
-  return match ? match[0] : path;
 }
 
 /** Exit status of a sandboxed command that could not start because its network did not (as the bridge's own). */
@@ -144,6 +150,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
           selfCommand: options.selfCommand,
           port: bridgePort,
           env: childEnv({ base, allow: options.envAllowlist, home: options.home, tmpDir }),
+          ...(options.networkRelay && { relay: options.networkRelay }),
+          serve: (socketPath, fd) => options.serveProxy?.(socketPath, fd) ?? forwardListener(fd, socketPath),
         })
       : undefined;
   /** The socket of the session network a request joins, if it joins one. */
@@ -208,22 +216,19 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       return { argv: [shell, "-c", 'printf "%s\\n" "$0" >&2; exit ' + NETWORK_FAILED, message], env, cwd: "/", pidNamespace: false, keeper: false };
     }
     const limited = limiter?.command(shell, request.command);
-    let argv = limited?.inner ?? inner;
-    const bridgeInside = network.mode === "proxy" && !joined;
-    if (network.mode === "proxy") env = { ...env, ...proxyEnv(proxyUrl(network.token, bridgePort)) };
-    if (bridgeInside) argv = [...options.selfCommand, "--socket", network.socketPath, "--port", String(bridgePort), "--", ...argv];
-    // A bridge in the command's sandbox must be visible inside: the binary, or (from source) Bun and
-    // the folder of the bridge's entry file with the modules beside it, even when they live under /tmp.
-    const readPaths = [
-      // Garuda's own program stays visible inside whether or not the bridge runs there (the shared
-      // network's bridge runs in the holder): a binary or a Bun under /tmp is hidden otherwise, and
-      // a command that runs the same Bun (a test, a script of the project) would not find it.
-      ...options.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
-      ...(request.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
-    ];
-    const args = bwrapArgv(sandbox, argv, { cwd: request.cwd, disableUserns: launcher.disableUserns, readPaths, sharedNetwork: joined !== undefined });
-    const outer = [...(joined ? joined.prefix : []), launcher.path, ...args];
-    return { argv: limited ? limited.outer(outer) : outer, env, cwd: request.cwd, pidNamespace: true, keeper: false, ...(limited && { limited }) };
+    const launched = bwrapLaunch({
+      spec: sandbox,
+      argv: limited?.inner ?? inner,
+      env,
+      cwd: request.cwd,
+      bwrap: launcher.path,
+      disableUserns: launcher.disableUserns,
+      selfCommand: options.selfCommand,
+      bridgePort,
+      ...(joined && { join: joined.prefix }),
+      ...(request.readPaths && { readPaths: request.readPaths }),
+    });
+    return { argv: limited ? limited.outer(launched.argv) : launched.argv, env: launched.env, cwd: request.cwd, pidNamespace: true, keeper: false, ...(limited && { limited }) };
   }
 
   function begin(request: ExecRequest, joined: JoinResult | undefined, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => unknown): { job: Job; limited: LimitedCommand | undefined } {

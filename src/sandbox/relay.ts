@@ -181,3 +181,27 @@ export const relayHandlers = {
     relayClosed(socket.data);
   },
 };
+
+/**
+ * Handlers for a listener whose every connection is relayed to the Unix socket at `socketPath`
+ * (the egress proxy's): the bridge's, and Garuda's own for a session network's socket.
+ */
+export function forwardHandlers(socketPath: string) {
+  return {
+    ...relayHandlers,
+    open(client: Socket<RelayEnd>) {
+      const upstream = relayEnd();
+      client.data = { ...relayEnd(), socket: client };
+      link(client.data, upstream);
+      Bun.connect<RelayEnd>({ unix: socketPath, data: upstream, allowHalfOpen: true, socket: relayHandlers }).catch(() => client.end());
+    },
+  };
+}
+
+/** Accepts on listening socket `fd` and relays every connection to the Unix socket at `socketPath`. */
+export function forwardListener(fd: number, socketPath: string): { stop(): void } {
+  // Bun.listen takes a listening descriptor at run time; bun-types does not declare it.
+  const options = { fd, allowHalfOpen: true, socket: forwardHandlers(socketPath) };
+  const listener = Bun.listen<RelayEnd>(options as unknown as Parameters<typeof Bun.listen<RelayEnd>>[0]);
+  return { stop: () => listener.stop(true) };
+}

@@ -4,9 +4,15 @@
 // bridge process instead of one per command.
 //
 // The namespace is owned by a "holder": bwrap with only new user and network namespaces (loopback
-// only, brought up by bwrap) running Garuda's bridge in hold mode (bridge.ts). It is Garuda's own
-// code, not a command: it sees `/` read-only and the host's PIDs (no PID namespace) so it can say
-// which process it is. A command joins it with util-linux's nsenter (user namespace first, which
+// only, brought up by bwrap) running Garuda's bridge in listen mode (bridge.ts): it makes the
+// namespace's listening socket on 127.0.0.1:<port> and becomes `cat` holding it, and Garuda copies
+// the socket out and serves it in its own process (socketHandover.ts) — the egress proxy accepts
+// there itself when the executor is told how (ExecutorOptions.serveProxy), else Garuda relays to
+// the proxy's Unix socket. So a session's network costs bwrap and cat (~3 MiB), no Bun process.
+// Where the socket cannot be copied out (a kernel before 5.6, a ptrace policy that refuses), the
+// holder is the bridge in hold mode instead, a Bun process that relays (relay: "process").
+// The holder is Garuda's own code, not a command: it sees `/` read-only and the host's PIDs (no
+// PID namespace) so it can say which process it is. A command joins it with util-linux's nsenter (user namespace first, which
 // gives the capability to enter its network namespace), then starts bwrap as before — every mount,
 // the PID namespace, --disable-userns and the limits — only without --unshare-net:
 //
@@ -14,13 +20,13 @@
 //
 // nsenter execs (no fork), so the job's pid is still bwrap's and job.ts ends commands as before.
 // The holder ends with the executor (shutdown), and with Garuda however it ends: bwrap's
-// --die-with-parent (a parent-death signal, also after SIGKILL) and the bridge's stdin, a pipe from
-// Garuda, which reaches its end when Garuda is gone.
+// --die-with-parent (a parent-death signal, also after SIGKILL) and its stdin (cat's, or the
+// bridge's), a pipe from Garuda, which reaches its end when Garuda is gone.
 //
 // Before a command joins, the holder must still be the process that reported ready and its
 // namespace must not be Garuda's own (a command must never land in the host's network): its
 // namespace's inode is pinned when it reports ready and compared again at every join.
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -46,6 +52,21 @@ export interface SessionNetworkOptions {
   port: number;
   /** The environment the holder starts with (no secret is needed by it: only PATH-like basics). */
   env: Record<string, string>;
+  /**
+   * "agent": the namespace's listening socket is handed to Garuda, which serves it (the default);
+   * "process": a bridge process in the namespace relays (kept for where the hand-over fails, which
+   * switches to it by itself, and for bench/sandbox.ts's comparison).
+   */
+  relay?: RelayMode;
+  /** Serves a handed-over listening socket for the proxy at `socketPath`; stop() closes it. */
+  serve: (socketPath: string, fd: number) => Stoppable;
+  /** How the socket is copied out (socketHandover.ts); tests put a refusal here. */
+  takeListener?: Handover["takeListener"];
+}
+
+export type RelayMode = "agent" | "process";
+export interface Stoppable {
+  stop(): void;
 }
 
 /** Either the argv prefix that enters the session's network, or why it could not start. */
@@ -63,6 +84,9 @@ export interface SessionNetworks {
 interface Holder {
   proc: Subprocess<"pipe", "ignore", "ignore">;
   dir: string;
+  relay: RelayMode;
+  /** Agent relay: Garuda's side of the namespace's listening socket, once handed over. */
+  listener?: Stoppable;
   /** The bridge's host pid and its network namespace's inode, once it reported ready. */
   pid?: number;
   netIno?: number;
@@ -80,13 +104,24 @@ const nsIno = (pid: number | "self", kind: "net" | "user"): number | undefined =
 
 const ended = (holder: Holder) => holder.proc.exitCode !== null || holder.proc.signalCode !== null;
 
+type Handover = typeof import("./socketHandover.ts");
+/** Loaded at the first hand-over (bun:ffi); synchronously, since start() waits for its network synchronously. */
+let handover: Handover | undefined;
+const loadHandover = (): Handover => {
+  handover ??= require("./socketHandover.ts") as Handover;
+  return handover;
+};
+
 export function createSessionNetworks(options: SessionNetworkOptions): SessionNetworks {
   const holders = new Map<string, Holder>();
   let closed = false;
+  let relay: RelayMode = options.relay ?? "agent";
   const ownNet = nsIno("self", "net");
 
   function spawnHolder(socketPath: string): Holder {
     const dir = mkdtempSync(join(tmpdir(), "garuda-net-"));
+    const ready = join(dir, "ready");
+    const mode = relay === "agent" ? ["--port", String(options.port), "--listen", ready] : ["--socket", socketPath, "--port", String(options.port), "--hold", ready];
     const args = [
       "--new-session",
       "--die-with-parent",
@@ -103,12 +138,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       dir,
       "--",
       ...options.selfCommand,
-      "--socket",
-      socketPath,
-      "--port",
-      String(options.port),
-      "--hold",
-      join(dir, "ready"),
+      ...mode,
     ];
     const proc = Bun.spawn([options.bwrap, ...args], {
       env: options.env,
@@ -116,11 +146,47 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       stdout: "ignore",
       stderr: Bun.file(join(dir, "stderr")),
     }) as unknown as Subprocess<"pipe", "ignore", "ignore">;
-    return { proc, dir, started: Date.now() };
+    return { proc, dir, relay, started: Date.now() };
   }
 
-  /** One look at a holder: joinable, failed, or not yet. */
-  function check(holder: Holder): JoinResult | undefined {
+  /**
+   * Takes the holder's listening socket and serves it. A refused hand-over switches this session
+   * to a relay process: "retry" (the holder is ended; the next one is a bridge in hold mode).
+   */
+  function takeOver(holder: Holder, socketPath: string, pid: number, fd: number, ino: number): JoinResult | "retry" | undefined {
+    let taken: ReturnType<Handover["takeListener"]>;
+    try {
+      taken = (options.takeListener ?? loadHandover().takeListener)(pid, fd, ino);
+    } catch (error) {
+      // bun:ffi or the C library would not load: the same as a refusal
+      taken = { error: error instanceof Error ? error.message : String(error) };
+    }
+    if ("error" in taken) {
+      relay = "process";
+      holder.error = `the sandbox network's socket could not be handed over: ${taken.error}`;
+      end(holder);
+      return "retry";
+    }
+    try {
+      holder.listener = options.serve(socketPath, taken.fd);
+    } catch (error) {
+      closeSync(taken.fd);
+      return fail(holder, `the sandbox network's socket could not be served: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return undefined;
+  }
+
+  /** The proxy's socket answers (a C library that will not load: the hand-over fails next, and a bridge checks). */
+  function proxyAnswers(socketPath: string): boolean {
+    try {
+      return loadHandover().unixAnswers(socketPath);
+    } catch {
+      return true;
+    }
+  }
+
+  /** One look at a holder: joinable, failed, to be tried again with a relay process, or not yet. */
+  function check(holder: Holder, socketPath: string): JoinResult | "retry" | undefined {
     if (holder.error) return { error: holder.error };
     if (holder.pid === undefined) {
       let text = "";
@@ -129,12 +195,23 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       } catch {
         // not ready yet
       }
-      const pid = /^(\d+)\n$/.test(text) ? Number(text.trim()) : undefined;
-      if (pid !== undefined) {
+      // "<pid>\n" from a bridge in hold mode, "<pid> <fd>\n" in listen mode
+      const said = (holder.relay === "agent" ? /^(\d+) (\d+)\n$/ : /^(\d+)\n$/).exec(text);
+      const pid = said ? Number(said[1]) : undefined;
+      if (said && pid !== undefined) {
         const ino = nsIno(pid, "net");
         if (ino === undefined || ino === ownNet) return fail(holder, "the sandbox network's holder is not in a network namespace of its own");
+        if (holder.relay === "agent" && !proxyAnswers(socketPath)) {
+          // As the bridge does: nothing runs behind a proxy that is not there.
+          if (Date.now() - holder.started <= BRIDGE_READY_MS) return undefined;
+          return fail(holder, `the egress proxy at ${socketPath} did not answer within ${BRIDGE_READY_MS} ms`);
+        }
         holder.pid = pid;
         holder.netIno = ino;
+        if (holder.relay === "agent") {
+          const taken = takeOver(holder, socketPath, pid, Number(said[2]), ino);
+          if (taken !== undefined) return taken;
+        }
       } else if (ended(holder)) {
         return fail(holder, holderStderr(holder) || `the sandbox network's holder ended (status ${holder.proc.exitCode ?? holder.proc.signalCode})`);
       } else if (Date.now() - holder.started > HOLDER_READY_MS) {
@@ -165,6 +242,8 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
   }
 
   function end(holder: Holder): void {
+    holder.listener?.stop();
+    holder.listener = undefined;
     try {
       holder.proc.kill("SIGKILL");
     } catch {
@@ -190,22 +269,30 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     return result;
   }
 
+  /** One step of waiting: the result, or undefined to look again after POLL_MS. */
+  function step(socketPath: string): JoinResult | undefined {
+    const holder = holderFor(socketPath);
+    if (!holder) return { error: "the session has ended" };
+    const result = check(holder, socketPath);
+    if (result === "retry") {
+      holders.delete(socketPath);
+      return undefined;
+    }
+    return result && settle(socketPath, holder, result);
+  }
+
   return {
     async ready(socketPath) {
-      const holder = holderFor(socketPath);
-      if (!holder) return { error: "the session has ended" };
       for (;;) {
-        const result = check(holder);
-        if (result) return settle(socketPath, holder, result);
+        const result = step(socketPath);
+        if (result) return result;
         await Bun.sleep(POLL_MS);
       }
     },
     readySync(socketPath) {
-      const holder = holderFor(socketPath);
-      if (!holder) return { error: "the session has ended" };
       for (;;) {
-        const result = check(holder);
-        if (result) return settle(socketPath, holder, result);
+        const result = step(socketPath);
+        if (result) return result;
         Bun.sleepSync(POLL_MS);
       }
     },

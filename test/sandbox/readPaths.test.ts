@@ -1,14 +1,9 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createExecutor, topFolderUnderTmp } from "../../src/sandbox/executor.ts";
+import { createExecutor } from "../../src/sandbox/executor.ts";
 import { tempDir } from "../support/tempDir.ts";
 import { describeSandbox, machineSandbox, SELF_COMMAND } from "../support/sandboxSupport.ts";
-
-test("a path under /tmp is widened to its top folder there; others stay as given", () => {
-  expect(topFolderUnderTmp("/tmp/checkout/test/fixtures/server.ts")).toBe("/tmp/checkout");
-  expect(topFolderUnderTmp("/usr/local/bin/server")).toBe("/usr/local/bin/server");
-});
 
 describeSandbox("programs that live under the host's /tmp", () => {
   test("are visible in the sandbox when the request names them (negative control: hidden without)", async () => {

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { descendants, processTable } from "../../src/sandbox/processTree.ts";
+import { HOLDER_NAME } from "../../src/sandbox/socketHandover.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
 
@@ -66,12 +67,16 @@ describeSandbox(
         await eventually(() => sleepers(tag).length === 1 && running.output().includes("hello /through"), 10_000);
         const sleeper = sleepers(tag)[0] as number;
         // The processes Garuda started for it: bwrap, bwrap's init in the namespace, the command;
-        // the bridge is the session network's holder, started beside it (and scanned below too).
+        // the session network's holder (cat holding its socket, or a bridge in hold mode) is started
+        // beside it (and scanned below too).
         const tree = [running.pid, ...descendants(running.pid, processTable())];
         expect(tree).toContain(sleeper);
         expect(tree.length).toBeGreaterThanOrEqual(3);
         expect(readFileSync(`/proc/${running.pid}/cmdline`, "utf8")).toContain("--unshare-pid"); // bwrap's own arguments are read
-        const bridges = descendants(process.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--hold"));
+        const bridges = descendants(process.pid).filter((pid) => {
+          const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+          return argv[0] === HOLDER_NAME || argv.includes("--hold") || argv.includes("--listen"); // and the bwrap above it
+        });
         expect(bridges.length).toBeGreaterThanOrEqual(1);
         for (const pid of bridges) expect(readFileSync(`/proc/${pid}/environ`, "latin1")).not.toContain(proxy.token);
 

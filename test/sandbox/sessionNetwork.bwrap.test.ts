@@ -9,6 +9,7 @@ import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProx
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { descendants } from "../../src/sandbox/processTree.ts";
 import { findNsenter } from "../../src/sandbox/sessionNetwork.ts";
+import { HOLDER_NAME } from "../../src/sandbox/socketHandover.ts";
 import type { ProcessExecutor, RunningProcess } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
 import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox } from "../support/sandboxSupport.ts";
@@ -36,12 +37,12 @@ async function session(name: string): Promise<{ executor: ProcessExecutor; root:
 
 const withProxy = (executor: ProcessExecutor) => ({ ...executor.spec(), network: proxy.network });
 
-/** Bridges in hold mode (not the bwrap above each) below `pid`. */
+/** Session network holders (not the bwrap above each) below `pid`: the socket's holder, or a bridge in hold mode. */
 function holders(pid = process.pid): number[] {
   return descendants(pid).filter((child) => {
     try {
       const argv = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
-      return argv.includes("--hold") && !argv[0]?.endsWith("bwrap");
+      return argv[0] === HOLDER_NAME || (argv.includes("--hold") && !argv[0]?.endsWith("bwrap"));
     } catch {
       return false;
     }
