@@ -71,3 +71,14 @@ export function hangingWrap(text: string, width: number, first: string, rest: st
   const lines = wrapWords(text, Math.max(10, width - displayWidth(rest)));
   return lines.map((line, i) => `${i === 0 ? first : rest}${line}`).join("\n");
 }
+
+/**
+ * One line of the chat's own output fitted to `width`: unchanged when it fits (tables and lists
+ * keep their spacing), else broken at words with its continuation lines indented two columns
+ * past the line's own indentation.
+ */
+export function fitLine(line: string, width: number): string {
+  if (displayWidth(line) <= width) return line;
+  const indent = /^ */.exec(line)?.[0] ?? "";
+  return hangingWrap(line.slice(indent.length), width, indent, `${indent}  `);
+}

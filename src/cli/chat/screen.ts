@@ -1,7 +1,7 @@
 // Where the terminal front ends write: a stream, whether it is a terminal (then a transient
 // status line may be drawn and redrawn in place, and raw mode needs "\r\n"), and whether the
 // last thing written ended a line, so a new item always starts on a line of its own.
-import { displayWidth } from "../wrap.ts";
+import { displayWidth, fitLine } from "../wrap.ts";
 import { stripAnsi } from "./style.ts";
 
 export interface WriteTarget {
@@ -58,10 +58,12 @@ export class Screen {
     if (!this.#atLineStart) this.write("\n");
   }
 
-  /** A whole line (or several) of its own. */
+  /** A whole line (or several) of its own; on a terminal, a line wider than the window breaks at words. */
   line(text = ""): void {
     this.endLine();
-    this.write(`${text}\n`);
+    const width = this.columns - 1;
+    const fitted = this.live ? text.split("\n").map((line) => fitLine(line, width)).join("\n") : text;
+    this.write(`${fitted}\n`);
   }
 
   /**
