@@ -77,7 +77,7 @@ export function hangingWrap(text: string, width: number, first: string, rest: st
  * keep their spacing), else broken at words with its continuation lines indented two columns
  * past the line's own indentation.
  */
-export function fitLine(line: string, width: number): string {
+export function wrapLine(line: string, width: number): string {
   if (displayWidth(line) <= width) return line;
   const indent = /^ */.exec(line)?.[0] ?? "";
   return hangingWrap(line.slice(indent.length), width, indent, `${indent}  `);

@@ -8,7 +8,7 @@ import { maskKey } from "../../src/cli/setup/mask.ts";
 import { maskEntry, type MenuState, menuKey, menuLines } from "../../src/cli/setup/prompts.ts";
 import { keyProblem } from "../../src/cli/setup/state.ts";
 import { readFirstLine } from "../../src/cli/setup/stdinKey.ts";
-import { displayWidth, fitLine } from "../../src/cli/setup/terminal.ts";
+import { displayWidth, cutLine } from "../../src/cli/setup/terminal.ts";
 import { BUILTIN_MODELS } from "../../src/model/catalog.ts";
 
 describe("maskKey", () => {
@@ -89,10 +89,10 @@ describe("display", () => {
 
   test("lines are cut to the terminal's width, colours kept closed", () => {
     const line = `\x1b[36m${"x".repeat(50)}\x1b[0m`;
-    const cut = fitLine(line, 20);
+    const cut = cutLine(line, 20);
     expect(displayWidth(cut)).toBe(20);
     expect(cut.endsWith("…\x1b[0m")).toBe(true);
-    expect(fitLine("short", 20)).toBe("short");
+    expect(cutLine("short", 20)).toBe("short");
   });
 
   test("a long hidden entry shows at most 48 marks and its length", () => {

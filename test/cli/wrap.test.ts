@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Screen } from "../../src/cli/chat/screen.ts";
-import { displayWidth, fitLine, hangingWrap, wrapWords } from "../../src/cli/wrap.ts";
+import { displayWidth, wrapLine, hangingWrap, wrapWords } from "../../src/cli/wrap.ts";
 
 describe("wrapping the terminal's own lines", () => {
   test("wrapWords breaks at blanks and cuts only a word wider than the line", () => {
@@ -12,13 +12,13 @@ describe("wrapping the terminal's own lines", () => {
     expect(hangingWrap("one two three four five", 12, "• ", "  ")).toBe("• one two\n  three four\n  five");
   });
 
-  test("fitLine leaves a line that fits as it is, spacing and all", () => {
-    expect(fitLine("  1  allow   bash(git *)", 40)).toBe("  1  allow   bash(git *)");
+  test("wrapLine leaves a line that fits as it is, spacing and all", () => {
+    expect(wrapLine("  1  allow   bash(git *)", 40)).toBe("  1  allow   bash(git *)");
   });
 
-  test("fitLine breaks a long line at words, continuation indented past the line's own indent", () => {
+  test("wrapLine breaks a long line at words, continuation indented past the line's own indent", () => {
     const line = "  There is no model in the catalog; the models you can use: claude-opus-5, claude-sonnet-5.";
-    const rows = fitLine(line, 40).split("\n");
+    const rows = wrapLine(line, 40).split("\n");
     expect(rows.length).toBeGreaterThan(1);
     for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(40);
     expect(rows[0]?.startsWith("  There")).toBe(true);
@@ -29,7 +29,7 @@ describe("wrapping the terminal's own lines", () => {
 
   test("colour codes do not count toward the width", () => {
     const red = `\x1b[31m${"word ".repeat(7).trim()}\x1b[39m`;
-    expect(fitLine(red, 40)).toBe(red);
+    expect(wrapLine(red, 40)).toBe(red);
   });
 
   test("Screen.line fits each line to a terminal's width, and leaves a pipe's lines whole", () => {

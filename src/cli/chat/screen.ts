@@ -1,7 +1,7 @@
 // Where the terminal front ends write: a stream, whether it is a terminal (then a transient
 // status line may be drawn and redrawn in place, and raw mode needs "\r\n"), and whether the
 // last thing written ended a line, so a new item always starts on a line of its own.
-import { displayWidth, fitLine } from "../wrap.ts";
+import { displayWidth, wrapLine } from "../wrap.ts";
 import { stripAnsi } from "./style.ts";
 
 export interface WriteTarget {
@@ -62,7 +62,7 @@ export class Screen {
   line(text = ""): void {
     this.endLine();
     const width = this.columns - 1;
-    const fitted = this.live ? text.split("\n").map((line) => fitLine(line, width)).join("\n") : text;
+    const fitted = this.live ? text.split("\n").map((line) => wrapLine(line, width)).join("\n") : text;
     this.write(`${fitted}\n`);
   }
 

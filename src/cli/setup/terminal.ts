@@ -1,4 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
+import { wrapLine } from "../wrap.ts";
 import { type Key, parseSetupKeys } from "./keys.ts";
 
 /** The user stopped setup (Ctrl-C, or the terminal closed). Nothing has been written. */
@@ -47,7 +48,7 @@ export function displayWidth(text: string): number {
 }
 
 /** Cuts a line to `width` columns, keeping its escape sequences (so a colour still ends). */
-export function fitLine(text: string, width: number): string {
+export function cutLine(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   let out = "";
   let used = 0;
@@ -169,17 +170,21 @@ export class TerminalSession {
     this.#queue.length = 0;
   }
 
-  /** Writes text that stays on screen. "\r\n" ends each line whether or not raw mode maps newlines. */
+  /**
+   * Writes text that stays on screen. "\r\n" ends each line whether or not raw mode maps newlines;
+   * a line wider than the window breaks at words (wrap.ts), not where the terminal cuts it.
+   */
   write(text: string): void {
     this.#live = 0;
-    this.#io.stdout.write(text.replace(/\r?\n/g, "\r\n"));
+    const width = this.columns - 1;
+    this.#io.stdout.write(text.split(/\r?\n/).map((line) => wrapLine(line, width)).join("\r\n"));
   }
 
   /** Replaces the lines last drawn by `draw` with these (each cut to the terminal's width). */
   draw(lines: string[]): void {
     const width = this.columns - 1;
     const up = this.#live > 1 ? `\x1b[${this.#live - 1}A` : "";
-    const body = lines.map((line) => fitLine(line, width)).join("\r\n");
+    const body = lines.map((line) => cutLine(line, width)).join("\r\n");
     this.#io.stdout.write(`${up}\r\x1b[J${body}`);
     this.#live = lines.length;
   }
