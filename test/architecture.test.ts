@@ -23,9 +23,10 @@ const KNOWN_FOLDER_CYCLES = [["src/acp", "src/cli"]];
  * them without making a cycle. src/text: display hygiene; src/files: what a place on disk is
  * (inside another, a secret, the home's own) and reading a small file without blocking, asked
  * by config, permission and sandbox alike; src/errors: the configuration errors every layer
- * throws and the front ends print.
+ * throws and the front ends print; src/core-types: the events, the call info, the mode and the
+ * usage that the runtime, the tools, the store and both front ends carry.
  */
-const BOTTOM_FOLDERS = ["src/errors", "src/files", "src/text"];
+const BOTTOM_FOLDERS = ["src/core-types", "src/errors", "src/files", "src/text"];
 /** Each bottom folder with what of src/ it imports (outside itself). */
 function bottomImports(t: SourceTree): Array<[string, string[]]> {
   const graph = importGraph(t, folderOf);
@@ -61,11 +62,14 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(folderCycles(tree)).toEqual(KNOWN_FOLDER_CYCLES);
   });
 
-  test("the bottom folders (errors, files, text) import nothing else of src/", () => {
+  test("the bottom folders (core-types, errors, files, text) import nothing else of src/", () => {
     expect(bottomImports(tree)).toEqual(BOTTOM_FOLDERS.map((folder) => [folder, []]));
     // Negative control: a file of src/files reaching up into the sandbox is caught.
     const upward = planted("src/files/x.ts", 'import { realFs } from "../sandbox/fsView.ts";');
     expect(bottomImports(upward)).toContainEqual(["src/files", ["src/sandbox"]]);
+    // And an event type naming the model's catalog again (a type import couples it too).
+    const events = planted("src/core-types/x.ts", 'import type { ModelInfo } from "../model/catalog.ts";');
+    expect(bottomImports(events)).toContainEqual(["src/core-types", ["src/model"]]);
   });
 
   test("an import cycle is caught: between files, between folders, and a folder joining a known one", () => {

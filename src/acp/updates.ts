@@ -5,7 +5,7 @@
 // turns the Runtime's AgentEvents into session/update payloads.
 import type { Diff, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../core-types/events.ts";
-import type { FileChange } from "../permission/types.ts";
+import type { FileChange } from "../core-types/fileChange.ts";
 import { createHash } from "node:crypto";
 import { cutText, jsonBytes } from "../text/cut.ts";
 import { mapJson } from "../text/jsonShape.ts";

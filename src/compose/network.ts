@@ -3,7 +3,8 @@
 // its deny rules (allowlisted hosts too), asks about the rest and keeps the session's answers.
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
-import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
+import type { Approver, PermissionRequest } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from "../sandbox/egressProxy.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
 

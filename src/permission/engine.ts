@@ -10,7 +10,8 @@ import { ruleProblem } from "./ruleSyntax.ts";
 import { secretPlaces } from "../files/secrets.ts";
 import { SessionRules } from "./sessionRules.ts";
 import { emptyTeamPolicy, type TeamPolicy } from "./teamPolicy.ts";
-import type { Approver, Choice, Decision, Mode, PartialApproval, PermissionRequest, Rule } from "./types.ts";
+import type { Approver, Choice, Decision, PartialApproval, PermissionRequest, Rule } from "./types.ts";
+import type { Mode } from "../core-types/mode.ts";
 
 export type PermissionAuditEvent =
   | { type: "decision"; request: PermissionRequest; mode: Mode; decision: Decision }

@@ -3,7 +3,8 @@
 // attempt's answer is kept), its tool calls held to the bounds of model/toolInput.ts. Abort ends
 // the wait at once and closes the stream.
 import { abortError } from "../model/abort.ts";
-import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ModelStopReason, type Usage } from "../model/types.ts";
+import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ModelStopReason } from "../model/types.ts";
+import type { Usage } from "../core-types/usage.ts";
 import { boundResponse } from "../model/toolInput.ts";
 import { abortable } from "./abortable.ts";
 import type { AgentEvent } from "../core-types/events.ts";

@@ -10,7 +10,7 @@ import type { ModelInfo } from "../model/catalog.ts";
 import type { ImageBlock, Message, ModelRequest } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import { MODES } from "../permission/modes.ts";
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import { createSessionStore } from "../store/sessionFile.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";

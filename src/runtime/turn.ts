@@ -5,7 +5,7 @@
 // mode of the last turn (for the mode notes) and whether the running turn's end is recorded yet.
 import type { EventSink, StopReason } from "../core-types/events.ts";
 import type { ImageBlock, ModelRequest } from "../model/types.ts";
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
 import type { CallContext } from "../tools/registry.ts";
 import { turnCallContext } from "./callContext.ts";

@@ -4,8 +4,9 @@
 // mode and model, the title and how each turn ended. The editor's session/load turns this list
 // into session/update notifications (src/acp/replay.ts); the terminal's --resume shows it with
 // replayTurns().
-import type { AssistantBlock, Usage } from "../model/types.ts";
-import type { Mode } from "../permission/types.ts";
+import type { AssistantBlock } from "../model/types.ts";
+import type { Usage } from "../core-types/usage.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { AgentEvent } from "../core-types/events.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import type { PromptBlock, RecordedResult, SessionRecord } from "./sessionRecords.ts";

@@ -6,8 +6,10 @@
 // Formats: 1 is the first; 2 adds the title and notice records, the prompt as the user sent it
 // (`shown`) and the change of a file edit (`change`). Every addition is optional, so a reader
 // takes a format-1 file as it is, and a format-1 reader skips what it does not know.
-import type { AssistantBlock, Message, ModelStopReason, ToolResultBlock, UserBlock, Usage } from "../model/types.ts";
-import type { FileChange, Mode } from "../permission/types.ts";
+import type { AssistantBlock, Message, ModelStopReason, ToolResultBlock, UserBlock } from "../model/types.ts";
+import type { Usage } from "../core-types/usage.ts";
+import type { FileChange } from "../core-types/fileChange.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import { MAX_JSON_DEPTH } from "../text/jsonShape.ts";
 import { type Redactor, redactValue } from "./redact.ts";

@@ -2,7 +2,8 @@
 // consent through the real permission engine, and what a server_tool event shows.
 import { describe, expect, test } from "bun:test";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
-import type { Choice, Decision, Mode, PermissionRequest } from "../../src/permission/types.ts";
+import type { Choice, Decision, PermissionRequest } from "../../src/permission/types.ts";
+import type { Mode } from "../../src/core-types/mode.ts";
 import { WebSearchGate, webSearchCallInfo, webSearchConsentRequest, webSearchOptions, webSearchSummary } from "../../src/tools/webSearch.ts";
 
 describe("webSearchOptions", () => {
