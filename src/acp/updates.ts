@@ -225,13 +225,13 @@ export class EventMapper {
 
   #serverTool(event: Extract<AgentEvent, { type: "server_tool" }>): SessionUpdate[] {
     if (event.status === "started") {
-      const view = serverToolView(event.name, event.input);
+      const view = serverToolView(event.info);
       this.calls.add({ id: event.callId, title: view.title, kind: view.kind, server: true });
       return [{ sessionUpdate: "tool_call", toolCallId: editorCallId(event.callId), title: view.title, kind: view.kind, status: "in_progress", locations: [], rawInput: displayInput(event.input) }];
     }
     const call = this.calls.finish(event.callId);
     if (!call) return [];
-    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "completed", content: [textContent(visible(serverToolResult(event.name, event.result)))] }];
+    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "completed", content: [textContent(visible(serverToolResult(event.summary, event.result)))] }];
   }
 
   /** The editor's entry for a call that had no result by the end of the settle window. */

@@ -49,8 +49,12 @@ export type AgentEvent =
       exit?: CommandExit;
       parentCallId?: string;
     }
-  /** A tool the provider runs itself (Claude's web search): started, then its result. */
-  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started" | "completed"; result?: unknown }
+  /**
+   * A tool the provider runs itself (Claude's web search): started, with what it is about
+   * (model/serverTools.ts serverToolInfo), then its result, with one line that sums it up.
+   */
+  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started"; info: CallInfo }
+  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "completed"; result?: unknown; summary: string }
   /** refusedCommand: the prompt's /command did not run (a consent refused, an argument missing): nothing was sent to the model. */
   | { type: "notice"; level: "info" | "warning"; text: string; refusedCommand?: string }
   | { type: "compaction"; beforeTokens: number; afterTokens: number }
