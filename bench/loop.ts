@@ -15,6 +15,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { garudaPaths } from "../src/config/paths.ts";
 import type { ModelInfo } from "../src/model/catalog.ts";
 import { toWireRequest } from "../src/model/anthropicRequest.ts";
 import { FakeModelClient, fake } from "../src/model/fake.ts";
@@ -23,6 +24,7 @@ import { createPermissionEngine } from "../src/permission/engine.ts";
 import type { Approver } from "../src/permission/types.ts";
 import { Runtime } from "../src/runtime/runtime.ts";
 import type { Executor } from "../src/sandbox/types.ts";
+import { createSessionStore } from "../src/store/sessionFile.ts";
 import { findDefinitionTool } from "../src/tools/codeIndex/findDefinition.ts";
 import { symbolsTool } from "../src/tools/codeIndex/symbols.ts";
 import { editFileTool } from "../src/tools/editFile.ts";
@@ -156,7 +158,7 @@ async function runSession(tools: () => Tool[], template: string, keep: (requests
     const fakeModel = new FakeModelClient(script());
     const client = new TimedClient(fakeModel);
     const engine = createPermissionEngine({ root, home, sandboxAvailable: false });
-    const runtime = Runtime.create({ root, home, model: { client, info: MODEL }, tools: tools(), engine, executor, approver: approveAll, mode: "build" });
+    const runtime = Runtime.create({ root, home, model: { client, info: MODEL }, tools: tools(), engine, executor, approver: approveAll, mode: "build", sessionStore: (onError) => createSessionStore({ sessionsDir: garudaPaths(home).sessions, onError }) });
     const started = performance.now();
     const failed: string[] = [];
     const stop = await runtime.runTurn("Make every fnN add one more, module by module.", new AbortController().signal, (event) => {

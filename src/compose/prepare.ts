@@ -36,7 +36,7 @@ import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
 import { sessionChoices } from "../store/sessionChoices.ts";
-import { readSession } from "../store/sessionFile.ts";
+import { createSessionStore, readSession } from "../store/sessionFile.ts";
 import { createUndoStore } from "../store/undo.ts";
 import { exploreTool } from "../tools/explore.ts";
 import type { EditorBuffers } from "../tools/editorBuffers.ts";
@@ -353,6 +353,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
       extraRoots,
       ...(options.buffers && { buffers: files.deps }),
       home: paths.home,
+      sessionStore: (onWriteError) => createSessionStore({ sessionsDir: paths.sessions, onError: onWriteError }),
       model: { client, info: prepared.model, ...(webSearch && { webSearch }) },
       modelFor,
       modelChoices: () => listModelChoices({ paths, env: options.env, keys: options.keys }, policy),

@@ -40,8 +40,11 @@ export interface RuntimeOptions {
   hooks?: ToolHooks;
   audit?: AuditSink;
   undo?: UndoStore;
-  /** Default: session files under ~/.garuda/sessions. false: no session file. */
-  sessionStore?: SessionStore | false;
+  /**
+   * Where the session file goes (compose: createSessionStore on ~/.garuda/sessions), made with
+   * the Runtime's own report of a failed write (a warning notice); false: no session file.
+   */
+  sessionStore: ((onWriteError: (error: Error) => void) => SessionStore) | false;
   /** The id of a new session's file (an editor names a session before its first prompt). Default: a new id. */
   sessionId?: string;
   /**
