@@ -88,9 +88,10 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     const joined = planted("src/cli/x.ts", 'import { x } from "../text/y.ts";');
     joined.set("src/text/y.ts", 'import { headerText } from "../cli/approver.ts";');
     expect(folderCycles(joined)).not.toEqual(KNOWN_FOLDER_CYCLES);
-    // The old config/permission/sandbox knot tied again by one import: the permission engine
-    // asking the sandbox (the sandbox reads config/, which reads permission/'s rules).
+    // The old config/permission/sandbox knot tied again: the permission engine asking the
+    // sandbox, and the sandbox reading config/ again (config/ reads permission/'s rules).
     const knot = planted("src/permission/x.ts", 'import { realFs } from "../sandbox/fsView.ts";');
+    knot.set("src/sandbox/y.ts", 'import { garudaPaths } from "../config/paths.ts";');
     expect(folderCycles(knot)).toContainEqual(["src/config", "src/permission", "src/sandbox"]);
     // Or permission/ throwing an error of config/ again.
     expect(folderCycles(planted("src/permission/x.ts", 'import { loadPolicy } from "../config/policy.ts";'))).toContainEqual(["src/config", "src/permission"]);
@@ -134,7 +135,7 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/sandbox/x.ts", "Bun.spawn(['bwrap']);"))).toEqual([]);
   });
 
-  test("rule 7: only tools, stores and config write files", () => {
+  test("rule 7: only tools, stores, config, the sandbox and src/files/atomicWrite.ts write files", () => {
     expect(rulesBroken(planted("src/runtime/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([7]);
     expect(rulesBroken(planted("src/runtime/x.ts", 'await Bun.write("a", "b");'))).toEqual([7]);
     expect(rulesBroken(planted("src/tools/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([]);
@@ -144,6 +145,10 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, "w");'))).toEqual([7]);
     expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_RDONLY | O_CREAT);'))).toEqual([7]);
     expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_WRONLY);'))).toEqual([7]);
+    // The atomic writer is the one file of src/files that writes; a file beside it that writes is caught.
+    expect(rulesBroken(planted("src/files/atomicWrite.ts", 'renameSync(temp, path);'))).toEqual([]);
+    expect(rulesBroken(planted("src/files/atomicWriter.ts", 'renameSync(temp, path);'))).toEqual([7]);
+    expect(rulesBroken(planted("src/files/atomicWrite.tsx", 'renameSync(temp, path);'))).toEqual([7]);
   });
 
   test("rule 9: src/acp/ imports src/cli/approver.ts and nothing else of src/cli/", () => {
