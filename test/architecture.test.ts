@@ -86,7 +86,7 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(folderCycles(longer).some((cycle) => cycle.includes("src/store") && cycle.includes("src/compose"))).toBe(true);
     // The core importing the known acp/cli pair is a larger cycle, not the known one.
     const joined = planted("src/cli/x.ts", 'import { x } from "../text/y.ts";');
-    joined.set("src/text/y.ts", 'import { headerText } from "../cli/approver.ts";');
+    joined.set("src/text/y.ts", 'import { HIDDEN_WARNING } from "../cli/approver.ts";');
     expect(folderCycles(joined)).not.toEqual(KNOWN_FOLDER_CYCLES);
     // The old config/permission/sandbox knot tied again: the permission engine asking the
     // sandbox, and the sandbox reading config/ again (config/ reads permission/'s rules).

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { HIDDEN_WARNING, headerText, previewText } from "../../src/cli/approver.ts";
+import { HIDDEN_WARNING } from "../../src/cli/approver.ts";
+import { headerText, previewText } from "../../src/cli/chat/questionText.ts";
 import type { ApprovalRequest } from "../../src/permission/types.ts";
 
 const base: ApprovalRequest = {

@@ -74,7 +74,7 @@ const FILE_WRITERS = ["src/tools", "src/store", "src/config", "src/sandbox", "sr
  */
 const READ_ONLY_OPEN = /\bopenSync\s*\(\s*[^,()]+,\s*(?:(?:constants\.)?O_RDONLY\b(?![^;]*\bO_(?:CREAT|TRUNC|APPEND|WRONLY|RDWR)\b)|["']r["']\s*[,)])/g;
 
-/** The one file of src/cli/ that src/acp/ imports: the question text (spec/acp-design.txt, Files). */
+/** The one file of src/cli/ that src/acp/ imports: HIDDEN_WARNING, the warning both front ends put first in a question (spec/acp-design.txt, Files). */
 const SHARED_QUESTION_TEXT = "src/cli/approver.ts";
 
 export function checkRules(tree: SourceTree): Violation[] {

@@ -7,7 +7,8 @@
 // Questions are asked one at a time; a stopped turn answers deny at once, and says so at once.
 import type { ApprovalRequest, Approver, Choice, PartialApproval } from "../../permission/types.ts";
 import { oneLine, visible } from "../../text/visible.ts";
-import { HIDDEN_WARNING, headerText, previewText } from "../approver.ts";
+import { HIDDEN_WARNING } from "../approver.ts";
+import { headerText, previewText } from "./questionText.ts";
 import { colourDiff, fitLines, fitNote, indent, looksLikeDiff, MAX_PLAIN_WIDTH, MAX_PREVIEW_LINES, wholeDiff } from "./diffView.ts";
 import { applyHunks, changeHunks, type Hunk, hunkLines, rejectedNote } from "./hunks.ts";
 import type { ChatInput } from "./input.ts";
