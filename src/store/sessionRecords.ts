@@ -45,7 +45,7 @@ export interface RecordedResult {
 /**
  * The most of a file change (old and new text together) a result keeps, so a replay can show the
  * edit's diff as the editor saw it; a larger change is left out (the replay shows the text only).
- * The same bound as the editor's own diff (acp/updates.ts MAX_DIFF_BYTES).
+ * The same bound as the editor's own diff (acp/toolCallContent.ts MAX_DIFF_BYTES).
  */
 export const MAX_KEPT_CHANGE_BYTES = 1024 * 1024;
 
