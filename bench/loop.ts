@@ -31,7 +31,7 @@ import { editFileTool } from "../src/tools/editFile.ts";
 import type { FileToolDeps } from "../src/tools/fileToolDeps.ts";
 import { globTool } from "../src/tools/glob.ts";
 import { grepTool } from "../src/tools/grep.ts";
-import { hiddenPredicate } from "../src/tools/withheldPaths.ts";
+import { withheldPredicate } from "../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../src/tools/searchWorker.ts";
 import { readFileTool } from "../src/tools/readFile.ts";
 import { ReadTracker } from "../src/tools/readTracker.ts";
@@ -93,7 +93,7 @@ function script(): ModelEvent[][] {
 
 /** The default tool set of a session (as prepareRuntime builds it), so the bytes measured are the real ones. */
 function fileTools(): Tool[] {
-  const deps: FileToolDeps = { reads: new ReadTracker(), hidden: hiddenPredicate({ home: process.env.HOME ?? "/nonexistent" }), searches: new SearchThreads() };
+  const deps: FileToolDeps = { reads: new ReadTracker(), withheld: withheldPredicate({ home: process.env.HOME ?? "/nonexistent" }), searches: new SearchThreads() };
   const files = [readFileTool(deps), writeFileTool(deps), editFileTool(deps), globTool(deps), grepTool(deps), symbolsTool(deps), findDefinitionTool(deps)] as Tool[];
   return [...files, ...createSessionTools({ outsideSandbox: "ask" }).tools, exploreTool() as Tool];
 }

@@ -197,7 +197,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     extraRoots,
     home: paths.home,
     // What the sandbox hides from commands is refused to the file tools too (files/secrets.ts).
-    hiddenFromCommands: executor.spec().denyReadPaths,
+    withheldFromCommands: executor.spec().denyReadPaths,
     rules: [...settings.rules, ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" }))],
     policy,
     sandboxAvailable: sandboxed,
@@ -255,15 +255,15 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     for (const refused of buildSpec ? sandboxPaths(buildSpec, realFs).refused : []) {
       notices.push({ level: "warning", text: `${refused.path} is not writable in the sandbox: it goes through the symbolic link ${refused.link}, in a folder commands can write, so a command could have made it. Replace the link with a real folder if you want it writable.` });
     }
-    const ruleHidden = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
+    const ruleWithheld = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
       ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
       : undefined;
     // A session at ~: searches and listings skip the home's own files, as they never reach them from a project.
     const homeOwn = checked.homeNotice ? (absPath: string) => isHomeOwnPath(absPath, paths.home) : undefined;
-    const hidden = ruleHidden && homeOwn ? (absPath: string) => ruleHidden(absPath) || homeOwn(absPath) : (ruleHidden ?? homeOwn);
+    const withheld = ruleWithheld && homeOwn ? (absPath: string) => ruleWithheld(absPath) || homeOwn(absPath) : (ruleWithheld ?? homeOwn);
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
     const sessionTools = createSessionTools({ outsideSandbox });
-    const files = createFileTools({ home: paths.home, extraRoots, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }), ...(options.buffers && { buffers: options.buffers }) });
+    const files = createFileTools({ home: paths.home, extraRoots, withheldFromCommands: executor.spec().denyReadPaths, ...(withheld && { withheld }), ...(options.buffers && { buffers: options.buffers }) });
     const tools: Tool[] = [...files.tools, ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({

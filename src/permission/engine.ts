@@ -42,7 +42,7 @@ export interface PermissionEngineOptions {
    * Folders the sandbox hides from commands beyond the home and system secrets (files/secrets.ts), such
    * as $XDG_RUNTIME_DIR: refused to the file tools like sensitive files.
    */
-  hiddenFromCommands?: readonly string[];
+  withheldFromCommands?: readonly string[];
 }
 
 export interface AuthorizeOptions {
@@ -120,7 +120,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     ...(options.extraRoots && options.extraRoots.length > 0 && { extraRoots: options.extraRoots }),
   };
 
-  const secrets = secretPlaces(options.home, options.hiddenFromCommands);
+  const secrets = secretPlaces(options.home, options.withheldFromCommands);
   const inputs = (): DecisionInputs => ({
     ctx,
     secrets,

@@ -27,7 +27,7 @@ export interface MentionContext {
   images?: boolean;
   /** The model's name, for the line that says it takes text only. */
   model?: string;
-  /** The editor's unsaved buffers, with the file tools' hidden paths and extra roots (tools/editorBuffers.ts). */
+  /** The editor's unsaved buffers, with the file tools' withheld paths and extra roots (tools/editorBuffers.ts). */
   buffers?: BufferDeps;
 }
 

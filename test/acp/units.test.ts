@@ -7,7 +7,9 @@ import { codeBlock, escapeMarkdown, fence, inlineCode, languageOf } from "../../
 import { promptText } from "../../src/acp/prompt.ts";
 import { MAX_HIDDEN_LINES, questionContent } from "../../src/acp/question.ts";
 import { serverToolResult, toolCallView } from "../../src/acp/toolCalls.ts";
-import { EventMapper, KnownCalls, MAX_DIFF_BYTES, SessionChannel } from "../../src/acp/updates.ts";
+import { EventMapper } from "../../src/acp/eventMapper.ts";
+import { MAX_DIFF_BYTES } from "../../src/acp/toolCallContent.ts";
+import { KnownCalls, SessionChannel } from "../../src/acp/sessionChannel.ts";
 import { HIDDEN_WARNING } from "../../src/cli/approver.ts";
 import { serverToolInfo } from "../../src/model/serverTools.ts";
 import { CHOICE_LABELS } from "../../src/permission/approvals.ts";
