@@ -1,7 +1,8 @@
 // How a tool call reads in every front end: the same title and kind in the terminal, in
 // `garuda run --format json` and over ACP (src/acp/toolCalls.ts adds the editor's locations).
-// The tool describes itself (CallInfo); this keeps the display rules: Garuda's own tools have a
-// fixed kind, MCP tools show as server/tool, subagents as "Subagent: …", one visible line.
+// The tool's plan() gives its CallInfo (the event carries it); this keeps the display rules:
+// Garuda's own tools have a fixed kind, MCP tools show as server/tool, subagents as
+// "Subagent: …", one visible line.
 import type { CallInfo, ToolKind } from "../core-types/callInfo.ts";
 import { hasHidden, oneLine } from "../text/visible.ts";
 
