@@ -153,6 +153,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     executor = await createExecutor({
       root,
       home: paths.home,
+      gitGuardDir: paths.gitGuard,
       tmpDir: folder.tmp,
       envAllowlist: settings.env.allow,
       limits: commandLimits({ policy, project: settings.limits, projectFile: project.file, userPolicyFile: paths.policy }),
