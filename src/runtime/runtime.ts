@@ -25,7 +25,7 @@ import { claimResume, replayResumed, type ResumeSource } from "./resume.ts";
 import type { RuntimeOptions } from "./runtimeOptions.ts";
 import { safeEmit } from "./safeEmit.ts";
 import type { CommandInfo, Notice, UndoResult } from "./services.ts";
-import { openSession, type SessionState } from "./session.ts";
+import { openSession, type SessionState } from "./sessionRecording.ts";
 import { SessionControls } from "./sessionControls.ts";
 import { SessionTools } from "./sessionTools.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";

@@ -18,7 +18,7 @@ import type { UsageMeter } from "./meter.ts";
 import { CUT_NOTE, modeNotes } from "./notes.ts";
 import type { RuntimeOptions } from "./runtimeOptions.ts";
 import type { Notice } from "./services.ts";
-import type { SessionState } from "./session.ts";
+import type { SessionState } from "./sessionRecording.ts";
 import type { SessionControls } from "./sessionControls.ts";
 import type { SessionTools } from "./sessionTools.ts";
 import { withSubagents } from "./subagentHost.ts";

@@ -1,4 +1,4 @@
-// A preview on the terminal: hidden characters already made visible (previewText), diff lines
+// A preview on the terminal: hidden characters already made visible (questionPreview), diff lines
 // coloured, and fitted to the screen: a question's header and choices must stay in view, so the
 // preview gets the rows that are left, long diff lines are cut to the width, and a line says how
 // much is not shown.

@@ -11,7 +11,7 @@ export function headerText(request: ApprovalRequest): string {
 }
 
 /** The preview as shown: hidden characters visible, the warning first when there were any. */
-export function previewText(request: ApprovalRequest): string {
+export function questionPreview(request: ApprovalRequest): string {
   const preview = visible(request.preview);
   return request.hidden ? `${HIDDEN_WARNING}\n${preview}` : preview;
 }
