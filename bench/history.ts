@@ -18,7 +18,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { serveAcp } from "../src/acp/server.ts";
 import { garudaPaths } from "../src/config/paths.ts";
 import { FakeModelClient } from "../src/model/fake.ts";
-import type { Usage } from "../src/model/types.ts";
+import type { Usage } from "../src/core-types/usage.ts";
 import { createSessionStore } from "../src/store/sessionFile.ts";
 import { realPrepare, setUpHome } from "../test/support/acpHarness.ts";
 import { formatStat, formatTable, interleave } from "./interleave.ts";

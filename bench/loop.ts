@@ -15,6 +15,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { garudaPaths } from "../src/config/paths.ts";
 import type { ModelInfo } from "../src/model/catalog.ts";
 import { toWireRequest } from "../src/model/anthropicRequest.ts";
 import { FakeModelClient, fake } from "../src/model/fake.ts";
@@ -23,13 +24,14 @@ import { createPermissionEngine } from "../src/permission/engine.ts";
 import type { Approver } from "../src/permission/types.ts";
 import { Runtime } from "../src/runtime/runtime.ts";
 import type { Executor } from "../src/sandbox/types.ts";
+import { createSessionStore } from "../src/store/sessionFile.ts";
 import { findDefinitionTool } from "../src/tools/codeIndex/findDefinition.ts";
 import { symbolsTool } from "../src/tools/codeIndex/symbols.ts";
 import { editFileTool } from "../src/tools/editFile.ts";
 import type { FileToolDeps } from "../src/tools/fileToolDeps.ts";
 import { globTool } from "../src/tools/glob.ts";
 import { grepTool } from "../src/tools/grep.ts";
-import { hiddenPredicate } from "../src/tools/withheldPaths.ts";
+import { withheldPredicate } from "../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../src/tools/searchWorker.ts";
 import { readFileTool } from "../src/tools/readFile.ts";
 import { ReadTracker } from "../src/tools/readTracker.ts";
@@ -91,7 +93,7 @@ function script(): ModelEvent[][] {
 
 /** The default tool set of a session (as prepareRuntime builds it), so the bytes measured are the real ones. */
 function fileTools(): Tool[] {
-  const deps: FileToolDeps = { reads: new ReadTracker(), hidden: hiddenPredicate({ home: process.env.HOME ?? "/nonexistent" }), searches: new SearchThreads() };
+  const deps: FileToolDeps = { reads: new ReadTracker(), withheld: withheldPredicate({ home: process.env.HOME ?? "/nonexistent" }), searches: new SearchThreads() };
   const files = [readFileTool(deps), writeFileTool(deps), editFileTool(deps), globTool(deps), grepTool(deps), symbolsTool(deps), findDefinitionTool(deps)] as Tool[];
   return [...files, ...createSessionTools({ outsideSandbox: "ask" }).tools, exploreTool() as Tool];
 }
@@ -156,7 +158,7 @@ async function runSession(tools: () => Tool[], template: string, keep: (requests
     const fakeModel = new FakeModelClient(script());
     const client = new TimedClient(fakeModel);
     const engine = createPermissionEngine({ root, home, sandboxAvailable: false });
-    const runtime = Runtime.create({ root, home, model: { client, info: MODEL }, tools: tools(), engine, executor, approver: approveAll, mode: "build" });
+    const runtime = Runtime.create({ root, home, model: { client, info: MODEL }, tools: tools(), engine, executor, approver: approveAll, mode: "build", sessionStore: (onError) => createSessionStore({ sessionsDir: garudaPaths(home).sessions, onError }) });
     const started = performance.now();
     const failed: string[] = [];
     const stop = await runtime.runTurn("Make every fnN add one more, module by module.", new AbortController().signal, (event) => {

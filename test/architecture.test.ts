@@ -23,9 +23,10 @@ const KNOWN_FOLDER_CYCLES = [["src/acp", "src/cli"]];
  * them without making a cycle. src/text: display hygiene; src/files: what a place on disk is
  * (inside another, a secret, the home's own) and reading a small file without blocking, asked
  * by config, permission and sandbox alike; src/errors: the configuration errors every layer
- * throws and the front ends print.
+ * throws and the front ends print; src/core-types: the events, the call info, the mode and the
+ * usage that the runtime, the tools, the store and both front ends carry.
  */
-const BOTTOM_FOLDERS = ["src/errors", "src/files", "src/text"];
+const BOTTOM_FOLDERS = ["src/core-types", "src/errors", "src/files", "src/text"];
 /** Each bottom folder with what of src/ it imports (outside itself). */
 function bottomImports(t: SourceTree): Array<[string, string[]]> {
   const graph = importGraph(t, folderOf);
@@ -61,11 +62,14 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(folderCycles(tree)).toEqual(KNOWN_FOLDER_CYCLES);
   });
 
-  test("the bottom folders (errors, files, text) import nothing else of src/", () => {
+  test("the bottom folders (core-types, errors, files, text) import nothing else of src/", () => {
     expect(bottomImports(tree)).toEqual(BOTTOM_FOLDERS.map((folder) => [folder, []]));
     // Negative control: a file of src/files reaching up into the sandbox is caught.
     const upward = planted("src/files/x.ts", 'import { realFs } from "../sandbox/fsView.ts";');
     expect(bottomImports(upward)).toContainEqual(["src/files", ["src/sandbox"]]);
+    // And an event type naming the model's catalog again (a type import couples it too).
+    const events = planted("src/core-types/x.ts", 'import type { ModelInfo } from "../model/catalog.ts";');
+    expect(bottomImports(events)).toContainEqual(["src/core-types", ["src/model"]]);
   });
 
   test("an import cycle is caught: between files, between folders, and a folder joining a known one", () => {
@@ -82,11 +86,12 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(folderCycles(longer).some((cycle) => cycle.includes("src/store") && cycle.includes("src/compose"))).toBe(true);
     // The core importing the known acp/cli pair is a larger cycle, not the known one.
     const joined = planted("src/cli/x.ts", 'import { x } from "../text/y.ts";');
-    joined.set("src/text/y.ts", 'import { headerText } from "../cli/approver.ts";');
+    joined.set("src/text/y.ts", 'import { HIDDEN_WARNING } from "../cli/approver.ts";');
     expect(folderCycles(joined)).not.toEqual(KNOWN_FOLDER_CYCLES);
-    // The old config/permission/sandbox knot tied again by one import: the permission engine
-    // asking the sandbox (the sandbox reads config/, which reads permission/'s rules).
+    // The old config/permission/sandbox knot tied again: the permission engine asking the
+    // sandbox, and the sandbox reading config/ again (config/ reads permission/'s rules).
     const knot = planted("src/permission/x.ts", 'import { realFs } from "../sandbox/fsView.ts";');
+    knot.set("src/sandbox/y.ts", 'import { garudaPaths } from "../config/paths.ts";');
     expect(folderCycles(knot)).toContainEqual(["src/config", "src/permission", "src/sandbox"]);
     // Or permission/ throwing an error of config/ again.
     expect(folderCycles(planted("src/permission/x.ts", 'import { loadPolicy } from "../config/policy.ts";'))).toContainEqual(["src/config", "src/permission"]);
@@ -130,7 +135,7 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/sandbox/x.ts", "Bun.spawn(['bwrap']);"))).toEqual([]);
   });
 
-  test("rule 7: only tools, stores and config write files", () => {
+  test("rule 7: only tools, stores, config, the sandbox and src/files/atomicWrite.ts write files", () => {
     expect(rulesBroken(planted("src/runtime/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([7]);
     expect(rulesBroken(planted("src/runtime/x.ts", 'await Bun.write("a", "b");'))).toEqual([7]);
     expect(rulesBroken(planted("src/tools/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([]);
@@ -140,6 +145,10 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, "w");'))).toEqual([7]);
     expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_RDONLY | O_CREAT);'))).toEqual([7]);
     expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_WRONLY);'))).toEqual([7]);
+    // The atomic writer is the one file of src/files that writes; a file beside it that writes is caught.
+    expect(rulesBroken(planted("src/files/atomicWrite.ts", 'renameSync(temp, path);'))).toEqual([]);
+    expect(rulesBroken(planted("src/files/atomicWriter.ts", 'renameSync(temp, path);'))).toEqual([7]);
+    expect(rulesBroken(planted("src/files/atomicWrite.tsx", 'renameSync(temp, path);'))).toEqual([7]);
   });
 
   test("rule 9: src/acp/ imports src/cli/approver.ts and nothing else of src/cli/", () => {

@@ -8,7 +8,8 @@ import { withdrawnWhy } from "../core-types/withdrawn.ts";
 import type { ApprovalRequest, Approver, Choice } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
 import { questionContent, questionText } from "./question.ts";
-import { editorCallId, type KnownCalls, type SessionChannel, textContent } from "./updates.ts";
+import { editorCallId, textContent } from "./toolCallContent.ts";
+import type { KnownCalls, SessionChannel } from "./sessionChannel.ts";
 
 const KINDS: Readonly<Record<Choice, PermissionOptionKind>> = {
   once: "allow_once",

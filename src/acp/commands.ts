@@ -12,7 +12,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { hasHidden, oneLine, visible } from "../text/visible.ts";
 import { codeBlock, escapeMarkdown, inlineCode } from "./codeBlock.ts";
 import { messageOf } from "./errors.ts";
-import { compactionLine } from "./updates.ts";
+import { compactionLine } from "./eventMapper.ts";
 
 /** The built-ins in the editor's / menu, before the custom commands and skills. */
 export function builtinCommands(): AvailableCommand[] {

@@ -6,7 +6,7 @@
 // offered is an invalid-params error that changes nothing.
 import * as acp from "@agentclientprotocol/sdk";
 import type { ModelInfo } from "../model/catalog.ts";
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine } from "../text/visible.ts";
 

@@ -8,7 +8,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 

@@ -1,6 +1,6 @@
 // The one place that keeps every message to the editor within what a client reads. ACP SDK
 // clients (and Garuda's own reader) refuse a line over 32 MiB and drop the connection; the
-// fields Garuda fills are cut where they are made (updates.ts: rawInput, content, notices,
+// fields Garuda fills are cut where they are made (eventMapper.ts and toolCallContent.ts: rawInput, content, notices,
 // questions; a diff over 1 MB is not sent), and this bound catches whatever else grows: each
 // message the SDK is given is measured, and one over MAX_EDITOR_MESSAGE_BYTES goes out with its
 // strings (and, if need be, its lists) cut, each with a marker that says how much was left out.

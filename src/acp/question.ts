@@ -11,7 +11,7 @@ import type { ApprovalRequest } from "../permission/types.ts";
 import { addedLines } from "../text/addedLines.ts";
 import { hasHidden, oneLine, visible } from "../text/visible.ts";
 import { codeBlock, inlineCode } from "./codeBlock.ts";
-import { diffContent, textContent } from "./updates.ts";
+import { diffContent, textContent } from "./toolCallContent.ts";
 
 /** At most this many lines with hidden characters are listed beside the diff. */
 export const MAX_HIDDEN_LINES = 20;

@@ -10,7 +10,8 @@ import { type HistoryItem, historyEvent } from "../store/sessionHistory.ts";
 import { visible } from "../text/visible.ts";
 import { contentBlock } from "./promptBlocks.ts";
 import { STOP_NOTES, stopLines } from "./stopNotes.ts";
-import { EventMapper, KnownCalls } from "./updates.ts";
+import { EventMapper } from "./eventMapper.ts";
+import { KnownCalls } from "./sessionChannel.ts";
 import type { StopReason } from "../core-types/events.ts";
 
 /** How many skipped lines the replay names one by one. */

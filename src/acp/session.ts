@@ -3,7 +3,7 @@
 // a yes to the project's settings at the first prompt it swaps in a runtime prepared again.
 import * as acp from "@agentclientprotocol/sdk";
 import type { StopReason } from "../core-types/events.ts";
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine, visible } from "../text/visible.ts";
 import { commandList, runCommand } from "./commands.ts";

@@ -4,7 +4,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { AcpApprover } from "./approver.ts";
 import { EditorProjectTrust } from "./projectTrust.ts";
-import { KnownCalls, SessionChannel } from "./updates.ts";
+import { KnownCalls, SessionChannel } from "./sessionChannel.ts";
 
 export class SessionLink {
   /** The tool calls the editor has been shown, so a question can name its call and a stop close them. */

@@ -1,4 +1,4 @@
-// A session's AgentEvents → session/update payloads: the EventMapper (updates.ts) for the
+// A session's AgentEvents → session/update payloads: the EventMapper (eventMapper.ts) for the
 // conversation and its tool calls, and beside it the controls — usage_update after every model
 // response (usage.ts), the plan (plan.ts), and commands shown as terminals with their output
 // streamed when the client asked for Zed's terminal extension (terminalOutput.ts).
@@ -6,7 +6,9 @@ import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../core-types/events.ts";
 import { planUpdate } from "./plan.ts";
 import { isTerminalCall, type TerminalSink, TerminalStream, terminalContent, terminalExit, terminalInfo } from "./terminalOutput.ts";
-import { EventMapper, type KnownCall, type KnownCalls, textContent } from "./updates.ts";
+import { EventMapper } from "./eventMapper.ts";
+import { textContent } from "./toolCallContent.ts";
+import type { KnownCall, KnownCalls } from "./sessionChannel.ts";
 import { usageUpdate } from "./usage.ts";
 
 /** What the client said it takes (initialize). */

@@ -4,7 +4,6 @@
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
 import { callDisplay, serverToolTitle, shownLocations } from "../display/callTitle.ts";
-import { webSearchSummary } from "../tools/webSearch.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import { oneLine } from "../text/visible.ts";
 import { escapeMarkdown } from "./codeBlock.ts";
@@ -31,14 +30,13 @@ export function toolCallView(tool: string, info: CallInfo, root: string): ToolCa
   return { ...callDisplay(tool, info), locations: callLocations(info.locations, root) };
 }
 
-/** A tool the provider runs itself (Claude's web search). */
-export function serverToolView(name: string, input: unknown): ToolCallView {
-  return { title: serverToolTitle(name, input), kind: "fetch", locations: [] };
+/** A tool the provider runs itself (Claude's web search), from the CallInfo its event carries. */
+export function serverToolView(info: CallInfo): ToolCallView {
+  return { title: serverToolTitle(info), kind: info.kind, locations: [] };
 }
 
-/** The text of a finished server tool: the results found (title and address) or why it failed. */
-export function serverToolResult(name: string, result: unknown): string {
-  const summary = name === "web_search" ? webSearchSummary(result) : "Done";
+/** The text of a finished server tool: its summary, then the results found (title and address). */
+export function serverToolResult(summary: string, result: unknown): string {
   if (!Array.isArray(result)) return summary;
   const lines = result.flatMap((item) => {
     if (typeof item !== "object" || item === null) return [];

@@ -4,7 +4,8 @@
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import { QuestionWithdrawn } from "../core-types/withdrawn.ts";
-import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
+import type { Approver, PermissionRequest } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from "../sandbox/egressProxy.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
 

@@ -11,7 +11,6 @@ import { checkModelAllowed, loadTeamPolicy } from "../config/policy.ts";
 import { approveProjectSettings, describeLoosening, loadProjectSettings } from "../config/projectSettings.ts";
 import type { ProviderKeys } from "../config/providerKeys.ts";
 import { APPROVE_IN_CHAT, TrustStore } from "../config/trust.ts";
-import { runPostToolUse, runPreToolUse } from "../extensions/hooks.ts";
 import { approveProjectHooks, describeProjectHooks, loadHooks } from "../extensions/hooksConfig.ts";
 import type { EditorMcpServer } from "../extensions/mcp/editorServers.ts";
 import { loadExtensions } from "../extensions/loadExtensions.ts";
@@ -20,8 +19,8 @@ import type { ModelInfo } from "../model/catalog.ts";
 import type { ModelClient } from "../model/types.ts";
 import { createPermissionEngine, type PermissionEngine } from "../permission/engine.ts";
 import { modeRefusal, resolveMode } from "../permission/modes.ts";
-import type { TeamPolicy } from "../permission/teamPolicy.ts";
-import type { Approver, Mode, Rule } from "../permission/types.ts";
+import type { Approver, Rule } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { EgressProxy } from "../sandbox/egressProxy.ts";
 import { commandLimits, sessionLimits, unlimitedNotice } from "./limits.ts";
 import { startSessionNetwork } from "./network.ts";
@@ -34,8 +33,7 @@ import { createExecutor } from "../sandbox/executor.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
-import { sessionChoices } from "../store/sessionChoices.ts";
-import { readSession } from "../store/sessionFile.ts";
+import { createSessionStore } from "../store/sessionFile.ts";
 import { createUndoStore } from "../store/undo.ts";
 import { exploreTool } from "../tools/explore.ts";
 import type { EditorBuffers } from "../tools/editorBuffers.ts";
@@ -44,12 +42,13 @@ import { createSessionTools } from "../tools/sessionTools.ts";
 import { webSearchConsentRequest, webSearchOptions } from "../tools/webSearch.ts";
 import type { Tool } from "../tools/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
+import { hooksAdapter } from "./hooksAdapter.ts";
+import { resumedModelChoice } from "./resumedModel.ts";
 import { checkExtraRoots } from "./extraRoots.ts";
 import { checkProjectRoot, wideFolder } from "../runtime/projectRoot.ts";
 import { Runtime } from "../runtime/runtime.ts";
 import type { RuntimeOptions } from "../runtime/runtimeOptions.ts";
 import type { Notice } from "../runtime/services.ts";
-import type { ToolHooks } from "../tools/toolHooks.ts";
 
 export interface PrepareOptions {
   /** The project folder: an absolute path to an existing folder. */
@@ -90,54 +89,6 @@ export interface PrepareOptions {
   projectTrust?: (question: ProjectTrustQuestion) => Promise<boolean>;
   /** Gives the front end the session's permission engine and model (the terminal's /permissions and /model). */
   onPrepared?: (parts: { engine: PermissionEngine; model: ModelInfo }) => void;
-}
-
-/**
- * Hooks run in the build-mode sandbox in every mode: they are the user's (or an approved
- * project's) own automation, and one that writes a log in the project must not block every call
- * in plan mode. The mode still reaches their policy checks.
- */
-function hooksAdapter(
-  hooks: ReturnType<typeof loadHooks>["hooks"],
-  services: Omit<Parameters<typeof runPreToolUse>[2], "signal" | "mode" | "sandbox">,
-  sandbox: () => SandboxSpec | null,
-  mode: () => Mode,
-): ToolHooks | undefined {
-  if (hooks.length === 0) return undefined;
-  const context = (signal: AbortSignal) => ({ ...services, sandbox: sandbox(), mode: mode(), signal });
-  return {
-    async pre(call, signal) {
-      const outcome = await runPreToolUse(hooks, call, context(signal));
-      return outcome.blocked ? { block: outcome.reason, warnings: outcome.warnings } : { warnings: outcome.warnings };
-    },
-    async post(call, result, signal) {
-      const outcome = await runPostToolUse(hooks, call, result.output, context(signal));
-      return { feedback: outcome.feedback, warnings: outcome.warnings };
-    },
-  };
-}
-
-/**
- * A resumed session goes on with the model it used last (its session file's model records), unless
- * --model names one. When that model cannot be used now (no key, the team policy), the session goes
- * on with the usual choice, and a notice says so.
- */
-function resumedModelChoice(resume: PrepareOptions["resume"], options: PrepareOptions, policy: TeamPolicy): { prepared?: PreparedModel; notice?: string } | undefined {
-  if (resume === undefined || options.modelFlag) return undefined;
-  let spec: string | undefined;
-  try {
-    spec = sessionChoices(typeof resume === "string" ? readSession(resume).records : resume.data.records).model;
-  } catch {
-    return undefined;
-  }
-  if (spec === undefined) return undefined;
-  try {
-    const prepared = prepareModel({ paths: options.paths, env: options.env, keys: options.keys, modelFlag: spec });
-    checkModelAllowed(policy, prepared.model.spec);
-    return { prepared };
-  } catch (error) {
-    return { notice: `This conversation used ${spec}, which cannot be used now (${error instanceof Error ? error.message : String(error)}); it goes on with the model set up for new sessions.` };
-  }
 }
 
 /** A first-run question about a project file (the terminal asks it; see PrepareOptions.projectTrust). */
@@ -205,6 +156,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     executor = await createExecutor({
       root,
       home: paths.home,
+      gitGuardDir: paths.gitGuard,
       tmpDir: folder.tmp,
       envAllowlist: settings.env.allow,
       limits: commandLimits({ policy, project: settings.limits, projectFile: project.file, userPolicyFile: paths.policy }),
@@ -250,7 +202,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     extraRoots,
     home: paths.home,
     // What the sandbox hides from commands is refused to the file tools too (files/secrets.ts).
-    hiddenFromCommands: executor.spec().denyReadPaths,
+    withheldFromCommands: executor.spec().denyReadPaths,
     rules: [...settings.rules, ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" }))],
     policy,
     sandboxAvailable: sandboxed,
@@ -307,15 +259,15 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     for (const refused of buildSpec ? sandboxPaths(buildSpec, realFs).refused : []) {
       notices.push({ level: "warning", text: `${refused.path} is not writable in the sandbox: it goes through the symbolic link ${refused.link}, in a folder commands can write, so a command could have made it. Replace the link with a real folder if you want it writable.` });
     }
-    const ruleHidden = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
+    const ruleWithheld = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
       ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
       : undefined;
     // A session at ~: searches and listings skip the home's own files, as they never reach them from a project.
     const homeOwn = checked.homeNotice ? (absPath: string) => isHomeOwnPath(absPath, paths.home) : undefined;
-    const hidden = ruleHidden && homeOwn ? (absPath: string) => ruleHidden(absPath) || homeOwn(absPath) : (ruleHidden ?? homeOwn);
+    const withheld = ruleWithheld && homeOwn ? (absPath: string) => ruleWithheld(absPath) || homeOwn(absPath) : (ruleWithheld ?? homeOwn);
     const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
     const sessionTools = createSessionTools({ outsideSandbox });
-    const files = createFileTools({ home: paths.home, extraRoots, hiddenFromCommands: executor.spec().denyReadPaths, ...(hidden && { hidden }), ...(options.buffers && { buffers: options.buffers }) });
+    const files = createFileTools({ home: paths.home, extraRoots, withheldFromCommands: executor.spec().denyReadPaths, ...(withheld && { withheld }), ...(options.buffers && { buffers: options.buffers }) });
     const tools: Tool[] = [...files.tools, ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
@@ -355,6 +307,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
       extraRoots,
       ...(options.buffers && { buffers: files.deps }),
       home: paths.home,
+      sessionStore: (onWriteError) => createSessionStore({ sessionsDir: paths.sessions, onError: onWriteError }),
       model: { client, info: prepared.model, ...(webSearch && { webSearch }) },
       modelFor,
       modelChoices: () => listModelChoices({ paths, env: options.env, keys: options.keys }, policy),

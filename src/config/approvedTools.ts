@@ -4,7 +4,7 @@
 // removed. It explains, it does not trust: trust.json's pin decides. A missing or broken file is
 // no list (the question then shows the tools as they are); a failed write is ignored.
 import { readFileSync } from "node:fs";
-import { writeFileAtomic } from "./atomicWrite.ts";
+import { writeFileAtomic } from "../files/atomicWrite.ts";
 import { trustRoot } from "./trust.ts";
 
 /** Tool name → a short hash of what the tool says it is (description and input schema). */

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { writeFileAtomic } from "./atomicWrite.ts";
+import { writeFileAtomic } from "../files/atomicWrite.ts";
 import { ConfigError } from "../errors/configError.ts";
 
 /** A credentials file is a handful of keys; anything bigger is not one. */

@@ -1,7 +1,11 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 
-/** Every file Garuda keeps under ~/.garuda. HOME decides where that is, so tests use a temp HOME. */
+/**
+ * Every file and folder Garuda keeps under ~/.garuda (docs/architecture.md "Files on disk" says
+ * what writes each). HOME decides where that is, so tests use a temp HOME. Other code takes these
+ * paths from here rather than joining ".garuda" itself.
+ */
 export interface GarudaPaths {
   home: string;
   dir: string;
@@ -19,6 +23,10 @@ export interface GarudaPaths {
   snapshots: string;
   /** The chat's prompt history, one file per project. */
   history: string;
+  /** The MCP tool lists approved across sessions (config/approvedTools.ts). */
+  mcpApproved: string;
+  /** The git guard's records (sandbox/gitGuardRecord.ts); the executor is given it. */
+  gitGuard: string;
 }
 
 /** The home folder from an explicit environment, falling back to the OS account's. */
@@ -45,5 +53,7 @@ export function garudaPaths(home: string): GarudaPaths {
     audit: join(dir, "audit"),
     snapshots: join(dir, "snapshots"),
     history: join(dir, "history"),
+    mcpApproved: join(dir, "mcp-approved.json"),
+    gitGuard: join(dir, "git-guard"),
   };
 }

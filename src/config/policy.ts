@@ -12,7 +12,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { emptyTeamPolicy, type PolicyOrigin, type TeamPolicy } from "../permission/teamPolicy.ts";
-import type { Mode, Rule } from "../permission/types.ts";
+import type { Rule } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import { ConfigError } from "../errors/configError.ts";
 import { describeIssues, parseConfigJson, readConfigText } from "./jsonFile.ts";
 import { parseSpec } from "./modelsFile.ts";

@@ -2,7 +2,7 @@
 // in models.json, and forgetting a key. Each reads the file again, changes one thing, keeps
 // every other, and writes the whole file atomically.
 import { lstatSync, realpathSync, statSync, unlinkSync } from "node:fs";
-import { writeFileAtomic } from "./atomicWrite.ts";
+import { writeFileAtomic } from "../files/atomicWrite.ts";
 import { readCredentials, writeCredentials } from "./credentials.ts";
 import { ConfigError } from "../errors/configError.ts";
 import { describeIssues, parseConfigJson, readConfigText } from "./jsonFile.ts";

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { writeFileAtomic } from "./atomicWrite.ts";
+import { writeFileAtomic } from "../files/atomicWrite.ts";
 import { ConfigError } from "../errors/configError.ts";
 
 /** What can be pinned per project root today. */

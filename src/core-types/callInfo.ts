@@ -1,7 +1,7 @@
 // What a tool call is about, for display: shared by the tools that describe calls, the events
-// that carry them, the session file that keeps them and the front ends that show them. A leaf:
-// it imports only the permission engine's FileChange type (itself a leaf file).
-import type { FileChange } from "../permission/types.ts";
+// that carry them, the session file that keeps them and the front ends that show them. Like all
+// of core-types, it imports nothing else of src/.
+import type { FileChange } from "./fileChange.ts";
 
 /** How a front end groups a call (ACP tool kinds). */
 export type ToolKind = "read" | "search" | "edit" | "execute" | "fetch" | "think" | "other";

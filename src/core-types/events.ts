@@ -1,8 +1,7 @@
 // What a Runtime tells its front end while a turn runs. Every event of a tool call carries
 // the call's id; the ACP front end maps each of these to a session/update.
-import type { ModelInfo } from "../model/catalog.ts";
-import type { Usage } from "../model/types.ts";
-import type { Mode } from "../permission/types.ts";
+import type { Usage } from "./usage.ts";
+import type { Mode } from "./mode.ts";
 import type { CallInfo } from "./callInfo.ts";
 
 /** Why a turn ended. An aborted signal ends the turn as "cancelled". */
@@ -50,8 +49,12 @@ export type AgentEvent =
       exit?: CommandExit;
       parentCallId?: string;
     }
-  /** A tool the provider runs itself (Claude's web search): started, then its result. */
-  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started" | "completed"; result?: unknown }
+  /**
+   * A tool the provider runs itself (Claude's web search): started, with what it is about
+   * (model/serverTools.ts serverToolInfo), then its result, with one line that sums it up.
+   */
+  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started"; info: CallInfo }
+  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "completed"; result?: unknown; summary: string }
   /** refusedCommand: the prompt's /command did not run (a consent refused, an argument missing): nothing was sent to the model. */
   /** refusedPrompt: the prompt was too large for the model's context window: nothing was sent. */
   | { type: "notice"; level: "info" | "warning"; text: string; refusedCommand?: string; refusedPrompt?: true }
@@ -94,12 +97,24 @@ export interface PlanItem {
 }
 
 /**
+ * Which model the session uses, as a control event names it: the part of model/catalog.ts
+ * ModelInfo a front end shows (the Runtime passes the whole ModelInfo, which has these fields).
+ */
+export interface ModelSummary {
+  /** Garuda's name for it: a bare Claude id or `<provider>/<model>`. */
+  spec: string;
+  provider: string;
+  contextWindow: number;
+  label?: string;
+}
+
+/**
  * A change of the session's controls outside the turn's event stream (Runtime.watch): the mode,
  * the model or the effort set through the Runtime's API or a built-in command, or the usage after
  * a switch or a /compact. Each front end shows it its own way.
  */
 export type ControlEvent =
   | { type: "mode"; mode: Mode }
-  | { type: "model"; model: ModelInfo }
+  | { type: "model"; model: ModelSummary }
   | { type: "effort"; effort: string | undefined }
   | ({ type: "usage" } & UsageSnapshot);

@@ -1,12 +1,16 @@
 // How a tool call reads in every front end: the same title and kind in the terminal, in
 // `garuda run --format json` and over ACP (src/acp/toolCalls.ts adds the editor's locations).
-// The tool describes itself (CallInfo); this keeps the display rules: Garuda's own tools have a
-// fixed kind, MCP tools show as server/tool, subagents as "Subagent: …", one visible line.
+// The tool's plan() gives its CallInfo (the event carries it); this keeps the display rules:
+// Garuda's own tools have a fixed kind, MCP tools show as server/tool, subagents as
+// "Subagent: …", one visible line.
 import type { CallInfo, ToolKind } from "../core-types/callInfo.ts";
-import { webSearchCallInfo } from "../tools/webSearch.ts";
 import { hasHidden, oneLine } from "../text/visible.ts";
 
-/** The kind of Garuda's own tools, whatever a tool's plan() said. */
+/**
+ * The kind of Garuda's own tools. Each tool's plan() gives the same kind; this table is for the
+ * calls that never reached plan() (an input that failed validation gets the registry's "other")
+ * and for session files written before the kinds settled.
+ */
 const FIXED_KINDS: Readonly<Record<string, ToolKind>> = {
   read_file: "read",
   glob: "search",
@@ -54,7 +58,7 @@ export function callTitle(tool: string, info: CallInfo): string {
   return callDisplay(tool, info).title;
 }
 
-/** A tool the provider runs itself (Claude's web search). */
-export function serverToolTitle(name: string, input: unknown): string {
-  return oneLine(name === "web_search" ? webSearchCallInfo(input).title : name);
+/** A tool the provider runs itself (Claude's web search): the title its server_tool event carries, one visible line. */
+export function serverToolTitle(info: CallInfo): string {
+  return oneLine(info.title);
 }

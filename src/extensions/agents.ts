@@ -4,6 +4,7 @@
 // such as `haiku`, or `inherit`), `maxTurns`; the body is the agent's instructions. Without
 // `tools` an agent can only search and read.
 import { join } from "node:path";
+import type { GarudaPaths } from "../config/paths.ts";
 import type { ExtensionScope } from "./commandFiles.ts";
 import { listField, parseMarkdown, textField } from "./frontmatter.ts";
 import { listFiles, NAME_PART, readExtensionFile } from "./extensionFiles.ts";
@@ -74,10 +75,10 @@ function parseAgent(path: string, fileName: string, scope: ExtensionScope, text:
 }
 
 /** The agents of the user's and the project's folders; the user's win a name clash. */
-export function loadAgents(home: string, root: string, notices: string[]): AgentDefinition[] {
+export function loadAgents(paths: Pick<GarudaPaths, "agents">, root: string, notices: string[]): AgentDefinition[] {
   const agents = new Map<string, AgentDefinition>();
   const folders: Array<{ dir: string; scope: ExtensionScope }> = [
-    { dir: join(home, ".garuda", "agents"), scope: "user" },
+    { dir: paths.agents, scope: "user" },
     { dir: join(root, ".garuda", "agents"), scope: "project" },
   ];
   for (const folder of folders) {

@@ -9,7 +9,8 @@ import { compileRules, requestFacts, ruleCovers } from "../permission/ruleMatch.
 import type { PathContext } from "../permission/pathMatch.ts";
 import { policyViolation } from "../permission/policyCheck.ts";
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
-import type { Mode, PermissionRequest, Rule } from "../permission/types.ts";
+import type { PermissionRequest, Rule } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { AuditSink, HookOutcome } from "../store/auditEvents.ts";
 import { executeHook, type HookEventData, type HookExecContext, type HookExecution } from "./hookRunner.ts";
 import type { HookDefinition, HookEventName } from "./hooksConfig.ts";

@@ -62,8 +62,8 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
   const consents = createConsents({ root, trust: options.trust, engine: options.engine, approver: options.approver });
 
   const commands = [...loadCommandFiles(paths.commands, "user", notices), ...loadCommandFiles(join(root, ".garuda", "commands"), "project", notices)];
-  const skills = loadSkills(skillFolders(paths.home, root), notices);
-  const agents = loadAgents(paths.home, root, notices);
+  const skills = loadSkills(skillFolders(paths, root), notices);
+  const agents = loadAgents(paths, root, notices);
   const { servers: own, projectServers } = loadMcpConfig({ userFile: paths.mcp, root, home: paths.home, env: options.env }, notices);
   const servers = [...own, ...editorServerConfigs(options.editorServers ?? [], own.map((server) => server.name), notices)];
   const engine = options.engine;
@@ -97,7 +97,7 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
           root,
           sandbox: options.sandbox,
           hostAllowed: options.hostAllowed,
-          approvedTools: new ApprovedToolLists(join(paths.dir, "mcp-approved.json")),
+          approvedTools: new ApprovedToolLists(paths.mcpApproved),
         })
       : undefined;
 

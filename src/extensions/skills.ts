@@ -4,6 +4,7 @@
 // start; a skill's body is read when it is used.
 import { join, relative, resolve, sep } from "node:path";
 import { readdirSync } from "node:fs";
+import type { GarudaPaths } from "../config/paths.ts";
 import type { ExtensionScope } from "./commandFiles.ts";
 import { booleanField, parseMarkdown, textField } from "./frontmatter.ts";
 import { entryKind, readExtensionFile } from "./extensionFiles.ts";
@@ -36,10 +37,10 @@ export interface SkillFolder {
 }
 
 /** Where skills live, in the order a name clash is decided: the user's first. */
-export function skillFolders(home: string, root: string): SkillFolder[] {
+export function skillFolders(paths: Pick<GarudaPaths, "home" | "skills">, root: string): SkillFolder[] {
   return [
-    { dir: join(home, ".garuda", "skills"), scope: "user" },
-    { dir: join(home, ".agents", "skills"), scope: "user" },
+    { dir: paths.skills, scope: "user" },
+    { dir: join(paths.home, ".agents", "skills"), scope: "user" },
     { dir: join(root, ".garuda", "skills"), scope: "project" },
     { dir: join(root, ".agents", "skills"), scope: "project" },
   ];

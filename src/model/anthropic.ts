@@ -11,7 +11,7 @@ import {
   type AttemptFailure,
   DEFAULT_RETRY,
   type RetryOptions,
-  describeFailure,
+  attemptFailureText,
   failureError,
   isRetryable,
   retryDelayMs,
@@ -190,7 +190,7 @@ async function* streamWithRetries(context: ClientContext, request: ModelRequest,
       throw failureError(failure, attemptNumber, context.baseUrl);
     }
     const delayMs = retryDelayMs(failure, attemptNumber, retry);
-    yield { type: "retry", attempt: attemptNumber + 1, delayMs, reason: describeFailure(failure) };
+    yield { type: "retry", attempt: attemptNumber + 1, delayMs, reason: attemptFailureText(failure) };
     await sleep(delayMs, signal);
   }
 }

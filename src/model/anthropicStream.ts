@@ -1,7 +1,8 @@
 // Assembles a Messages API event stream into ModelEvents: deltas for display as they come,
 // whole blocks once complete, and the final message exactly as it must be sent back.
 // It reads parsed events only; the SDK (in anthropic.ts) owns HTTP and SSE framing.
-import type { AssistantBlock, ModelEvent, ModelStopReason, Usage } from "./types.ts";
+import type { AssistantBlock, ModelEvent, ModelStopReason } from "./types.ts";
+import type { Usage } from "../core-types/usage.ts";
 import { MAX_JSON_DEPTH } from "../text/jsonShape.ts";
 import { inputProblem, jsonInputProblem, MAX_TOOL_INPUT_CHARS, refusedCall } from "./toolInput.ts";
 import { ModelError } from "./types.ts";

@@ -1,7 +1,8 @@
 // A scripted ModelClient for unit tests: each stream() plays the next turn of the script and
 // records the request. Builders in `fake` make the usual turns (a text answer, a tool call).
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
-import type { AssistantBlock, ModelClient, ModelEvent, ModelRequest, ModelStopReason, ToolUseBlock, Usage } from "./types.ts";
+import type { AssistantBlock, ModelClient, ModelEvent, ModelRequest, ModelStopReason, ToolUseBlock } from "./types.ts";
+import type { Usage } from "../core-types/usage.ts";
 
 /** A pause while "streaming" (abortable); `ms: Infinity` waits until the signal aborts. */
 export interface FakeWait {

@@ -6,7 +6,7 @@ import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { notRunningMessage, type ProviderInfo, providerTitle } from "./catalog.ts";
 import { toOpenAIRequest, type OpenAIRequest } from "./openaiRequest.ts";
 import { ChunkAssembler, sseEvents, type WireChunk, type WireDelta } from "./openaiStream.ts";
-import { type AttemptFailure, DEFAULT_RETRY, type RetryOptions, describeFailure, isRetryable, retryDelayMs } from "./retry.ts";
+import { type AttemptFailure, DEFAULT_RETRY, type RetryOptions, attemptFailureText, isRetryable, retryDelayMs } from "./retry.ts";
 import { type ModelClient, ModelError, type ModelEvent, type ModelRequest } from "./types.ts";
 
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -57,7 +57,7 @@ class AttemptError extends Error {
     readonly failure: AttemptFailure,
     readonly refused = false,
   ) {
-    super(describeFailure(failure));
+    super(attemptFailureText(failure));
   }
 }
 
@@ -278,7 +278,7 @@ async function* streamWithRetries(ctx: ClientContext, request: ModelRequest, sig
     if (refused && ctx.local) throw failureError(ctx, failure, attemptNumber, request.model, true);
     if (!isRetryable(failure) || attemptNumber >= retry.maxAttempts) throw failureError(ctx, failure, attemptNumber, request.model, refused);
     const delayMs = retryDelayMs(failure, attemptNumber, retry);
-    yield { type: "retry", attempt: attemptNumber + 1, delayMs, reason: describeFailure(failure) };
+    yield { type: "retry", attempt: attemptNumber + 1, delayMs, reason: attemptFailureText(failure) };
     await sleep(delayMs, signal);
   }
 }
@@ -288,7 +288,7 @@ const NO_TOOLS = /tool/i;
 
 /** The error the caller shows: what happened, after how many attempts, and what to do. */
 export function failureError(ctx: Pick<ClientContext, "baseUrl" | "provider" | "textToolCalls" | "local">, failure: AttemptFailure, attempts: number, model: string, refused = false): ModelError {
-  const what = describeFailure(failure);
+  const what = attemptFailureText(failure);
   const retryable = isRetryable(failure) && !(refused && ctx.local);
   const tries = retryable ? `; gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}` : "";
   const title = providerTitle(ctx.provider);

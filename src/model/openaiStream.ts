@@ -4,7 +4,8 @@
 // usage when the server reports it (an estimate when it does not), and the final message.
 import { newCallId, TextToolCallParser, type TextPiece } from "./textToolCalls.ts";
 import { inputProblem, jsonInputProblem, MAX_TOOL_INPUT_CHARS, refusedCall } from "./toolInput.ts";
-import { type AssistantBlock, INVALID_TOOL_CALL, type InvalidToolCallInput, type ModelEvent, type ModelStopReason, type ToolUseBlock, type Usage } from "./types.ts";
+import { type AssistantBlock, INVALID_TOOL_CALL, type InvalidToolCallInput, type ModelEvent, type ModelStopReason, type ToolUseBlock } from "./types.ts";
+import type { Usage } from "../core-types/usage.ts";
 
 /** The usage estimate when the server reports none. */
 export const CHARS_PER_TOKEN = 4;

@@ -72,7 +72,7 @@ export function retryDelayMs(failure: AttemptFailure, attempt: number, options: 
 }
 
 /** A short account of the failure, e.g. `429 rate_limit_error: Number of requests exceeded`. */
-export function describeFailure(failure: AttemptFailure): string {
+export function attemptFailureText(failure: AttemptFailure): string {
   if (failure.kind === "connection") return failure.message;
   const parts = [failure.kind === "http" ? String(failure.status) : "stream error", failure.errorType].filter(Boolean);
   const head = parts.join(" ");
@@ -81,7 +81,7 @@ export function describeFailure(failure: AttemptFailure): string {
 
 /** The error the caller shows: what happened, after how many attempts, and what to do. */
 export function failureError(failure: AttemptFailure, attempts: number, baseUrl: string): ModelError {
-  const what = describeFailure(failure);
+  const what = attemptFailureText(failure);
   const retryable = isRetryable(failure);
   const tries = retryable ? `; gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}` : "";
   const status = failure.kind === "http" ? failure.status : undefined;

@@ -1,5 +1,6 @@
 // The provider-neutral model contract. Only files under src/model/ know a wire format;
 // the runtime speaks these types and nothing else.
+import type { Usage } from "../core-types/usage.ts";
 
 /** Why the model stopped one response. Providers map their own reasons onto this set. */
 export type ModelStopReason =
@@ -127,15 +128,6 @@ export interface ModelRequest {
   effort?: string;
   /** Offer the provider's server-side web search. */
   webSearch?: WebSearchOptions;
-}
-
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheCreationTokens: number;
-  /** True when the provider reported no usage and the numbers are an estimate. */
-  estimated?: boolean;
 }
 
 /**

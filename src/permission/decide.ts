@@ -28,7 +28,8 @@ import { isHomeOwnPath } from "../files/homeOwn.ts";
 import { isInside } from "../files/isInside.ts";
 import { proposeSessionScope, type SessionScope } from "./sessionRules.ts";
 import type { TeamPolicy } from "./teamPolicy.ts";
-import type { Decision, Mode, Rule } from "./types.ts";
+import type { Decision, Rule } from "./types.ts";
+import type { Mode } from "../core-types/mode.ts";
 
 export interface DecisionInputs {
   ctx: PathContext;

@@ -10,7 +10,8 @@ import { ruleProblem } from "./ruleSyntax.ts";
 import { secretPlaces } from "../files/secrets.ts";
 import { SessionRules } from "./sessionRules.ts";
 import { emptyTeamPolicy, type TeamPolicy } from "./teamPolicy.ts";
-import type { Approver, Choice, Decision, Mode, PartialApproval, PermissionRequest, Rule } from "./types.ts";
+import type { Approver, Choice, Decision, PartialApproval, PermissionRequest, Rule } from "./types.ts";
+import type { Mode } from "../core-types/mode.ts";
 
 export type PermissionAuditEvent =
   | { type: "decision"; request: PermissionRequest; mode: Mode; decision: Decision }
@@ -41,7 +42,7 @@ export interface PermissionEngineOptions {
    * Folders the sandbox hides from commands beyond the home and system secrets (files/secrets.ts), such
    * as $XDG_RUNTIME_DIR: refused to the file tools like sensitive files.
    */
-  hiddenFromCommands?: readonly string[];
+  withheldFromCommands?: readonly string[];
 }
 
 export interface AuthorizeOptions {
@@ -120,7 +121,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     ...(options.extraRoots && options.extraRoots.length > 0 && { extraRoots: options.extraRoots }),
   };
 
-  const secrets = secretPlaces(options.home, options.hiddenFromCommands);
+  const secrets = secretPlaces(options.home, options.withheldFromCommands);
   const inputs = (): DecisionInputs => ({
     ctx,
     secrets,

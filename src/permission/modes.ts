@@ -2,7 +2,7 @@
 // plan mode); the engine denies every request in a forbidden mode, and front ends use
 // resolveMode() to start in, or switch to, a mode that is allowed.
 import type { TeamPolicy } from "./teamPolicy.ts";
-import type { Mode } from "./types.ts";
+import type { Mode } from "../core-types/mode.ts";
 
 export const MODES: readonly Mode[] = ["build", "plan"];
 

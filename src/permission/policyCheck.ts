@@ -5,7 +5,8 @@ import type { PathContext } from "./pathMatch.ts";
 import { ruleCovers, type CompiledRule, type RequestFacts } from "./ruleMatch.ts";
 import { toolMatches } from "./ruleSyntax.ts";
 import { policyKeyRule, type PolicyOrigin, type TeamPolicy } from "./teamPolicy.ts";
-import type { Mode, Rule } from "./types.ts";
+import type { Rule } from "./types.ts";
+import type { Mode } from "../core-types/mode.ts";
 
 export interface PolicyViolation {
   rule: Rule;

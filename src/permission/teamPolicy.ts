@@ -1,7 +1,8 @@
 // The team policy in force, merged from the managed file and ~/.garuda/policy.json
 // (src/config/policy.ts reads and merges them). The engine only reads it. Every restriction
 // remembers the file that imposed it, so a decision can name its rule and source.
-import type { Mode, Rule } from "./types.ts";
+import type { Rule } from "./types.ts";
+import type { Mode } from "../core-types/mode.ts";
 
 export type PolicySource = "managed-policy" | "user-policy";
 

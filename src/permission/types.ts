@@ -1,7 +1,7 @@
 // The permission contract. Front ends only show ApprovalRequests and answer them; every
 // decision is made here, the same for the terminal, ACP and headless runs.
+import type { FileChange } from "../core-types/fileChange.ts";
 
-export type Mode = "build" | "plan";
 export type Choice = "once" | "session" | "deny";
 export type Effect = "allow" | "ask" | "deny";
 
@@ -18,13 +18,6 @@ export interface Rule {
   source: RuleSource;
   /** The file it was read from, for messages and the audit log. */
   file?: string;
-}
-
-/** A file change a write or edit would make, for diffs in approvals. oldText null = new file. */
-export interface FileChange {
-  path: string;
-  oldText: string | null;
-  newText: string;
 }
 
 /** What a call wants to touch, as the engine matches it. */

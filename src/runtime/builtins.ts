@@ -5,7 +5,8 @@
 // its process.)
 import type { ModelInfo } from "../model/catalog.ts";
 import { MODES } from "../permission/modes.ts";
-import type { Mode, Rule } from "../permission/types.ts";
+import type { Rule } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { SharedBuiltin } from "./builtinNames.ts";
 import type { CompactionResult } from "./compaction.ts";
 import type { PreparedSwitch } from "./modelSwitch.ts";

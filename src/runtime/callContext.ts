@@ -2,7 +2,7 @@
 // session's executor, engine and approver, the sandbox of the mode, and the undo snapshot taken
 // before each write.
 import type { EventSink } from "../core-types/events.ts";
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { Executor, ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import type { CallContext } from "../tools/registry.ts";
 import type { RuntimeOptions } from "./runtimeOptions.ts";

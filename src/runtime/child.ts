@@ -3,7 +3,8 @@
 // permission engine, approver and signal. The child's tool calls go out as the parent's events
 // with parentCallId = the calling tool's call id; its text does not (it becomes the tool's
 // result). Every token it uses is added to the parent's meter as it is reported.
-import type { ModelClient, ModelEvent, ModelRequest, Usage } from "../model/types.ts";
+import type { ModelClient, ModelEvent, ModelRequest } from "../model/types.ts";
+import type { Usage } from "../core-types/usage.ts";
 import type { Approver } from "../permission/types.ts";
 import { type CallContext, type SubagentCall, ToolRegistry } from "../tools/registry.ts";
 import type { SubagentResult, SubagentTask, Tool } from "../tools/types.ts";

@@ -2,7 +2,7 @@
 // under the same rules as the session's own (modelFor: the team policy, a provider and a key); a
 // failed opening is not kept, so fixing the key or the policy works without a new session.
 import type { ModelInfo, Price } from "../model/catalog.ts";
-import type { Usage } from "../model/types.ts";
+import type { Usage } from "../core-types/usage.ts";
 import type { ChildHost } from "./child.ts";
 import type { ModelClient } from "../model/types.ts";
 

@@ -2,7 +2,8 @@
 // results of older turns to a short head; when that is not enough, stage 2 asks the model for a
 // summary of the older messages and puts it in their place, keeping the latest turns as they are.
 // Each stage is one session record, so a resumed session has the same messages.
-import type { Message, ModelClient, ModelRequest, Usage } from "../model/types.ts";
+import type { Message, ModelClient, ModelRequest } from "../model/types.ts";
+import type { Usage } from "../core-types/usage.ts";
 import { type PrunedResult, appendMessage, summaryMessage } from "../store/sessionRecords.ts";
 import type { Conversation } from "./conversation.ts";
 import { CHARS_PER_TOKEN, type UsageMeter } from "./meter.ts";

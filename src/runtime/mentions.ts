@@ -5,7 +5,8 @@ import { statSync } from "node:fs";
 import { IMAGE_EXTENSION, imageFromBytes, MAX_IMAGE_BYTES, tooLarge } from "../model/images.ts";
 import type { ImageBlock, TextBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
-import type { Approver, Mode } from "../permission/types.ts";
+import type { Approver } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import { gainedLinks, loadChecked } from "../tools/checkedFile.ts";
 import { type BufferDeps, bufferNote, unsavedBuffer } from "../tools/editorBuffers.ts";
 import { pathTarget, resolveToolPath } from "../tools/paths.ts";
@@ -26,7 +27,7 @@ export interface MentionContext {
   images?: boolean;
   /** The model's name, for the line that says it takes text only. */
   model?: string;
-  /** The editor's unsaved buffers, with the file tools' hidden paths and extra roots (tools/editorBuffers.ts). */
+  /** The editor's unsaved buffers, with the file tools' withheld paths and extra roots (tools/editorBuffers.ts). */
   buffers?: BufferDeps;
 }
 

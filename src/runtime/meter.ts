@@ -3,7 +3,7 @@
 // compaction and the editor's meter). The estimate is the last response's reported size plus a
 // chars/4 guess of what was added since; without a report, chars/4 of it all.
 import type { Price } from "../model/catalog.ts";
-import type { Usage } from "../model/types.ts";
+import type { Usage } from "../core-types/usage.ts";
 
 export const CHARS_PER_TOKEN = 4;
 

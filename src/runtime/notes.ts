@@ -1,6 +1,6 @@
 // Garuda's notes to the model, sent at the start of a user message (never in the system
 // prompt, which must not change during a session): the mode, and what happened between turns.
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { TextBlock, UserBlock } from "../model/types.ts";
 import type { BackgroundJob } from "../tools/processTable.ts";
 

@@ -4,14 +4,12 @@
 // to a turn (turn.ts). A resumed session is claimed and replayed by resume.ts.
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { garudaPaths } from "../config/paths.ts";
 import type { EventSink, StopReason } from "../core-types/events.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { ImageBlock, Message, ModelRequest } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import { MODES } from "../permission/modes.ts";
-import type { Mode } from "../permission/types.ts";
-import { createSessionStore } from "../store/sessionFile.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
 import { VERSION } from "../version.ts";
@@ -27,7 +25,7 @@ import { claimResume, replayResumed, type ResumeSource } from "./resume.ts";
 import type { RuntimeOptions } from "./runtimeOptions.ts";
 import { safeEmit } from "./safeEmit.ts";
 import type { CommandInfo, Notice, UndoResult } from "./services.ts";
-import { openSession, type SessionState } from "./session.ts";
+import { openSession, type SessionState } from "./sessionRecording.ts";
 import { SessionControls } from "./sessionControls.ts";
 import { SessionTools } from "./sessionTools.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
@@ -97,7 +95,7 @@ export class Runtime {
       writeFailed = true;
       this.#notices.push({ level: "warning", text: `Writing the session file failed (${error.message}); it may be incomplete.` });
     };
-    const store = options.sessionStore === undefined ? createSessionStore({ sessionsDir: garudaPaths(options.home).sessions, onError: onWriteError }) : options.sessionStore;
+    const store = options.sessionStore && options.sessionStore(onWriteError);
     this.#resumed = resumed && { id: resumed.id, file: resumed.file };
     this.#conversation = new Conversation(resumed?.data.messages ?? []);
     this.controls = new SessionControls(

@@ -5,7 +5,8 @@ import type { ModelChoices } from "../config/modelChoices.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { ModelClient, ModelRequest, WebSearchOptions } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
-import type { Approver, Mode } from "../permission/types.ts";
+import type { Approver } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { Executor, SandboxAvailability, SandboxSpec } from "../sandbox/types.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
 import type { SessionStore } from "../store/sessionFile.ts";
@@ -39,8 +40,11 @@ export interface RuntimeOptions {
   hooks?: ToolHooks;
   audit?: AuditSink;
   undo?: UndoStore;
-  /** Default: session files under ~/.garuda/sessions. false: no session file. */
-  sessionStore?: SessionStore | false;
+  /**
+   * Where the session file goes (compose: createSessionStore on ~/.garuda/sessions), made with
+   * the Runtime's own report of a failed write (a warning notice); false: no session file.
+   */
+  sessionStore: ((onWriteError: (error: Error) => void) => SessionStore) | false;
   /** The id of a new session's file (an editor names a session before its first prompt). Default: a new id. */
   sessionId?: string;
   /**

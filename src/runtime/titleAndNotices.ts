@@ -2,8 +2,8 @@
 // notices of each turn (written from the turn's prompt on; the ones before it wait for it) and
 // the session's title, made from its first prompt. Also what a resumed file says about itself:
 // its usage so far, its last mode, its title, and which damaged lines were skipped.
-import type { Usage } from "../model/types.ts";
-import type { Mode } from "../permission/types.ts";
+import type { Usage } from "../core-types/usage.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { SessionData } from "../store/sessionFile.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
 import { sessionTitle } from "../store/sessionTitle.ts";

@@ -5,7 +5,7 @@
 // mode of the last turn (for the mode notes) and whether the running turn's end is recorded yet.
 import type { EventSink, StopReason } from "../core-types/events.ts";
 import type { ImageBlock, ModelRequest } from "../model/types.ts";
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
 import type { CallContext } from "../tools/registry.ts";
 import { turnCallContext } from "./callContext.ts";
@@ -18,7 +18,7 @@ import type { UsageMeter } from "./meter.ts";
 import { CUT_NOTE, modeNotes } from "./notes.ts";
 import type { RuntimeOptions } from "./runtimeOptions.ts";
 import type { Notice } from "./services.ts";
-import type { SessionState } from "./session.ts";
+import type { SessionState } from "./sessionRecording.ts";
 import type { SessionControls } from "./sessionControls.ts";
 import type { SessionTools } from "./sessionTools.ts";
 import { withSubagents } from "./subagentHost.ts";

@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
+import { writeFileAtomic } from "../files/atomicWrite.ts";
 import type { MarkerKind } from "./gitRepos.ts";
 
 export interface KnownRepo {

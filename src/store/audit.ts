@@ -1,5 +1,6 @@
-// The audit log: one append-only JSONL file per process and project under
-// ~/.garuda/audit/<project>-<hash8>/, each line chained to the one before (auditChain.ts).
+// The audit log: one append-only JSONL file per session (one openAuditLog call each, from
+// compose/prepare.ts) under ~/.garuda/audit/<project>-<hash8>/, each line chained to the one
+// before (auditChain.ts).
 // Secrets are redacted before a line is written. A failed write is reported, never thrown: the
 // audit log must not end a turn.
 import { createHash, randomBytes } from "node:crypto";

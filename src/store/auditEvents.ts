@@ -1,7 +1,8 @@
 // What the audit log records, and which records each audit level keeps.
 import type { AuditLevel } from "../permission/teamPolicy.ts";
 import type { PermissionAuditEvent } from "../permission/engine.ts";
-import type { Choice, Decision, Mode, PermissionRequest, PermissionTarget, RuleSource } from "../permission/types.ts";
+import type { Choice, Decision, PermissionRequest, PermissionTarget, RuleSource } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 
 /** From the team policy: everything, everything but read-only calls, or only refusals. */
 export type { AuditLevel };

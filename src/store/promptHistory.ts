@@ -6,7 +6,7 @@
 // prompt over MAX_ENTRY_CHARS is not kept. Key and token shapes are redacted on disk, as in the
 // session files. A file that is missing, too large or damaged is an empty history, never an error.
 import { readFileSync, statSync } from "node:fs";
-import { writeFileAtomic } from "../config/atomicWrite.ts";
+import { writeFileAtomic } from "../files/atomicWrite.ts";
 import { createRedactor } from "./redact.ts";
 import { sessionFolder } from "./sessionFile.ts";
 

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, writeSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { Message } from "../model/types.ts";
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import { createRedactor, type Redactor } from "./redact.ts";
 import { fitJson } from "../text/cut.ts";
 import { jsonTextDepth } from "../text/jsonShape.ts";

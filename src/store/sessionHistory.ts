@@ -4,8 +4,10 @@
 // mode and model, the title and how each turn ended. The editor's session/load turns this list
 // into session/update notifications (src/acp/replay.ts); the terminal's --resume shows it with
 // replayTurns().
-import type { AssistantBlock, Usage } from "../model/types.ts";
-import type { Mode } from "../permission/types.ts";
+import { serverToolInfo, serverToolSummary } from "../model/serverTools.ts";
+import type { AssistantBlock } from "../model/types.ts";
+import type { Usage } from "../core-types/usage.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { AgentEvent } from "../core-types/events.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import type { PromptBlock, RecordedResult, SessionRecord } from "./sessionRecords.ts";
@@ -180,7 +182,8 @@ export function historyEvent(item: HistoryItem): AgentEvent | undefined {
     case "tool_result":
       return { type: "tool_result", callId: item.callId, status: item.status, output: item.output, ...(item.summary !== undefined && { summary: item.summary }) };
     case "server_tool":
-      return { type: "server_tool", callId: item.callId, name: item.name, input: item.input, status: item.status, ...(item.result !== undefined && { result: item.result }) };
+      if (item.status === "started") return { type: "server_tool", callId: item.callId, name: item.name, input: item.input, status: "started", info: serverToolInfo(item.name, item.input) };
+      return { type: "server_tool", callId: item.callId, name: item.name, input: item.input, status: "completed", ...(item.result !== undefined && { result: item.result }), summary: serverToolSummary(item.name, item.result) };
     case "notice":
       return { type: "notice", level: item.level, text: item.text };
     case "compaction":

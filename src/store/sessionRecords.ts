@@ -6,8 +6,10 @@
 // Formats: 1 is the first; 2 adds the title and notice records, the prompt as the user sent it
 // (`shown`) and the change of a file edit (`change`). Every addition is optional, so a reader
 // takes a format-1 file as it is, and a format-1 reader skips what it does not know.
-import type { AssistantBlock, Message, ModelStopReason, ToolResultBlock, UserBlock, Usage } from "../model/types.ts";
-import type { FileChange, Mode } from "../permission/types.ts";
+import type { AssistantBlock, Message, ModelStopReason, ToolResultBlock, UserBlock } from "../model/types.ts";
+import type { Usage } from "../core-types/usage.ts";
+import type { FileChange } from "../core-types/fileChange.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import { MAX_JSON_DEPTH } from "../text/jsonShape.ts";
 import { type Redactor, redactValue } from "./redact.ts";
@@ -43,7 +45,7 @@ export interface RecordedResult {
 /**
  * The most of a file change (old and new text together) a result keeps, so a replay can show the
  * edit's diff as the editor saw it; a larger change is left out (the replay shows the text only).
- * The same bound as the editor's own diff (acp/updates.ts MAX_DIFF_BYTES).
+ * The same bound as the editor's own diff (acp/toolCallContent.ts MAX_DIFF_BYTES).
  */
 export const MAX_KEPT_CHANGE_BYTES = 1024 * 1024;
 

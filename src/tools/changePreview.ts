@@ -1,6 +1,6 @@
 // The approval preview of a file change: the unified diff, with the real target named when a
 // symlink is involved.
-import type { FileChange } from "../permission/types.ts";
+import type { FileChange } from "../core-types/fileChange.ts";
 import { unifiedDiff } from "./diff.ts";
 import type { ResolvedPath } from "./paths.ts";
 

@@ -6,7 +6,7 @@
 // is used then. Garuda never writes through the editor; an edit of a file whose buffer differs
 // from the disk is refused (unsavedProblem) so the user's unsaved work is not silently forked.
 import { insideRoot } from "../permission/pathMatch.ts";
-import type { HiddenPredicate } from "./withheldPaths.ts";
+import type { WithheldPredicate } from "./withheldPaths.ts";
 import type { ResolvedPath } from "./paths.ts";
 import { MAX_TEXT_BYTES } from "./textFile.ts";
 
@@ -23,8 +23,8 @@ export const BUFFER_TIMEOUT_MS = 2_000;
 
 /** What a buffer read needs of the session's file tools (FileToolDeps extends it). */
 export interface BufferDeps {
-  /** Combined predicate (sensitive files and the session's denials), see hiddenPredicate(). */
-  hidden: HiddenPredicate;
+  /** Combined predicate (sensitive files and the session's denials), see withheldPredicate(). */
+  withheld: WithheldPredicate;
   /** The session's other project folders (an editor's additionalDirectories), absolute and real. */
   extraRoots?: readonly string[];
   /** The editor's unsaved buffers, when the front end has them (ACP fs/read_text_file). */
@@ -42,11 +42,11 @@ export interface BufferQuery {
  * Whether the editor may be asked about this file: the path as given and the real path it leads
  * to both inside a project folder, and neither one hidden (sensitive, denied by a rule).
  */
-export function mayAskEditor(resolved: ResolvedPath, checked: string, root: string, deps: Pick<BufferDeps, "hidden" | "extraRoots">): boolean {
+export function mayAskEditor(resolved: ResolvedPath, checked: string, root: string, deps: Pick<BufferDeps, "withheld" | "extraRoots">): boolean {
   const roots = [root, ...(deps.extraRoots ?? [])];
   const inside = (path: string) => roots.some((folder) => insideRoot(path, folder) !== undefined);
   if (!inside(resolved.path) || !inside(checked) || !inside(resolved.realPath)) return false;
-  return !deps.hidden(resolved.path) && !deps.hidden(checked) && !deps.hidden(resolved.realPath);
+  return !deps.withheld(resolved.path) && !deps.withheld(checked) && !deps.withheld(resolved.realPath);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { BufferDeps } from "./editorBuffers.ts";
 import type { ReadTracker } from "./readTracker.ts";
 import type { SearchThreads } from "./searchWorker.ts";
 
-/** The editor-buffer part (hidden, extraRoots, buffers, bufferTimeoutMs) is BufferDeps. */
+/** The editor-buffer part (withheld, extraRoots, buffers, bufferTimeoutMs) is BufferDeps. */
 export interface FileToolDeps extends BufferDeps {
   reads: ReadTracker;
   /** Worker threads for grep and find_definition (searchWorker.ts). */

@@ -7,7 +7,7 @@ import type { EditorBuffers } from "./editorBuffers.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
-import { hiddenPredicate, type HiddenPredicate } from "./withheldPaths.ts";
+import { withheldPredicate, type WithheldPredicate } from "./withheldPaths.ts";
 import { readFileTool } from "./readFile.ts";
 import { ReadTracker } from "./readTracker.ts";
 import { SearchThreads } from "./searchWorker.ts";
@@ -15,17 +15,17 @@ import type { Tool } from "./types.ts";
 import { writeFileTool } from "./writeFile.ts";
 
 export interface FileToolsOptions {
-  /** The user's home folder: the secrets the sandbox hides there are hidden from these tools too. */
+  /** The user's home folder: the secrets the sandbox hides there are withheld from these tools too. */
   home: string;
   /** Further folders the sandbox hides from commands (the executor's spec: $XDG_RUNTIME_DIR). */
-  hiddenFromCommands?: readonly string[];
+  withheldFromCommands?: readonly string[];
   /** The session's read record (create one per session; share it with anything else that reads for the model). */
   reads?: ReadTracker;
   /**
    * Paths that listing and search must never show, e.g. the team policy's denied paths; absolute
-   * paths in, true to hide. Sensitive files (.env, keys, credentials) are always hidden.
+   * paths in, true to withhold. Sensitive files (.env, keys, credentials) are always withheld.
    */
-  hidden?: HiddenPredicate;
+  withheld?: WithheldPredicate;
   /** The session's other project folders, absolute and real: written as the root is (no symlink out of them). */
   extraRoots?: readonly string[];
   /** The editor's unsaved buffers (editorBuffers.ts), read after the path and permission checks. */
@@ -41,8 +41,8 @@ export interface FileTools {
 
 /** The tools, and the shared state they were built with. */
 export function createFileTools(options: FileToolsOptions): FileTools {
-  const hidden = hiddenPredicate({ home: options.home, ...(options.hiddenFromCommands && { hiddenFromCommands: options.hiddenFromCommands }), ...(options.hidden && { extra: options.hidden }) });
-  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), hidden, searches: new SearchThreads(), ...(options.extraRoots && { extraRoots: options.extraRoots }), ...(options.buffers && { buffers: options.buffers }) };
+  const withheld = withheldPredicate({ home: options.home, ...(options.withheldFromCommands && { withheldFromCommands: options.withheldFromCommands }), ...(options.withheld && { extra: options.withheld }) });
+  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), withheld, searches: new SearchThreads(), ...(options.extraRoots && { extraRoots: options.extraRoots }), ...(options.buffers && { buffers: options.buffers }) };
   const tools: Tool[] = [readFileTool(deps), globTool(deps), grepTool(deps), writeFileTool(deps), editFileTool(deps)];
   if (options.codeIndex !== false) tools.push(symbolsTool(deps), findDefinitionTool(deps));
   return { tools, deps };

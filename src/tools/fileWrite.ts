@@ -41,12 +41,12 @@ export type ChangeTarget = { resolved: ResolvedPath; error: string } | { resolve
  * symlink leads it out of the project, read as it is now; a folder, or a file swapped while it
  * was read, is an error for either tool.
  */
-export function loadTarget(path: string, root: string, home: string | undefined, deps: Pick<FileToolDeps, "extraRoots" | "hidden">): ChangeTarget {
+export function loadTarget(path: string, root: string, home: string | undefined, deps: Pick<FileToolDeps, "extraRoots" | "withheld">): ChangeTarget {
   const resolved = resolveToolPath(path, root, home);
   const escape = targetProblem(resolved, deps);
   if (escape) return { resolved, error: escape };
   const loaded = loadChecked(resolved.realPath);
-  if (loaded.kind === "changed") return { resolved, error: changedWhileWaiting(resolved, resolved.realPath, root, deps.hidden, "written", loaded.now) };
+  if (loaded.kind === "changed") return { resolved, error: changedWhileWaiting(resolved, resolved.realPath, root, deps.withheld, "written", loaded.now) };
   if (loaded.kind === "folder") return { resolved, error: `${resolved.display} is a folder. Give the path of a file inside it.` };
   return { resolved, loaded };
 }
@@ -66,13 +66,13 @@ export function approvedText(ctx: Pick<ToolContext, "partial">, oldText: string 
 
 /** A path that leads elsewhere than where its permission check said: refused, never followed. */
 export function checkedProblem(resolved: ResolvedPath, checked: string, root: string, deps: FileToolDeps): string | undefined {
-  return resolved.realPath === checked ? undefined : changedWhileWaiting(resolved, checked, root, deps.hidden, "written");
+  return resolved.realPath === checked ? undefined : changedWhileWaiting(resolved, checked, root, deps.withheld, "written");
 }
 
 function refusalMessage(refusal: WriteRefusal, resolved: ResolvedPath, checked: string, root: string, deps: FileToolDeps, verb: "edit" | "write"): string {
   switch (refusal.kind) {
     case "changed":
-      return changedWhileWaiting(resolved, checked, root, deps.hidden, "written", refusal.now);
+      return changedWhileWaiting(resolved, checked, root, deps.withheld, "written", refusal.now);
     case "created":
       return `${resolved.display} was created while this call waited (by a command or the user); nothing was written. Read it with read_file, then try again.`;
     case "deleted":
@@ -92,7 +92,7 @@ function refusalMessage(refusal: WriteRefusal, resolved: ResolvedPath, checked: 
 export async function commitWrite(resolved: ResolvedPath, checked: string, oldBytes: Uint8Array | null, content: string, ctx: ToolContext, deps: FileToolDeps, verb: "edit" | "write"): Promise<string | undefined> {
   await ctx.beforeWrite([checked]);
   const now = realPathOf(resolved.path);
-  if (now !== checked) return changedWhileWaiting(resolved, checked, ctx.root, deps.hidden, "written");
+  if (now !== checked) return changedWhileWaiting(resolved, checked, ctx.root, deps.withheld, "written");
   const bytes = new TextEncoder().encode(content);
   // A file in the project gets its missing folders below the root only: a root deleted meanwhile is not made again.
   const inside = checked.startsWith(`${ctx.root}/`);
@@ -146,7 +146,7 @@ export function changePlan<Input extends { path: string }, Extra>(spec: ChangeTo
   const info: CallInfo = { title: `${spec.title} ${titlePath(args.path, ctx.root)}`, kind: "edit", locations: [{ path: checked.path }] };
   const request = { tool: spec.tool, readOnly: false, target: pathTarget(checked, "write") };
   const plan = { input: args, info, state: { checked } };
-  if (spec.deps.hidden(checked.path) || spec.deps.hidden(checked.realPath)) return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}` } };
+  if (spec.deps.withheld(checked.path) || spec.deps.withheld(checked.realPath)) return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}` } };
   const planned = spec.plan(args, ctx.root, ctx.home);
   if (!planned.ok) {
     return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}\n(This ${spec.verb} cannot be made as asked: ${planned.error})` }, cannotRun: planned.error };

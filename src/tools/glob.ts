@@ -67,13 +67,13 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
         root: ctx.root,
         base: start,
         signal: ctx.signal,
-        hidden: deps.hidden,
+        withheld: deps.withheld,
         includeNodeModules: named,
         onFile(file) {
           if (glob.matches(prefix + file.rel)) found.push({ abs: join(base.path, prefix + file.rel), mtime: mtimeOf(file.abs) });
         },
       });
-      if (stats.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read", stats.baseChanged.now));
+      if (stats.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", stats.baseChanged.now));
       if (stats.aborted) return error("Cancelled.");
       if (found.length === 0) {
         return { output: `No files match ${args.pattern} in ${placeName(base)}. (.git, node_modules and .gitignore'd files are not searched.)`, summary: "No files" };

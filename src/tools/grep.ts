@@ -93,7 +93,7 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
       const { base, target, kind } = place;
       if (kind === "missing") return error(notFound(base));
       if (kind === "special") return error(`${base.display} is not a regular file (a device, socket or pipe); grep searches files and folders only.`);
-      if (kind === "file" && (deps.hidden(base.path) || deps.hidden(target))) return error(`${base.display} may not be searched (the policy hides it).`);
+      if (kind === "file" && (deps.withheld(base.path) || deps.withheld(target))) return error(`${base.display} may not be searched (the policy hides it).`);
 
       const spec: SearchSpec = {
         pattern: args.pattern,
@@ -152,7 +152,7 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
         end = await search.finish();
         if (single?.kind === "binary") return { output: `${base.display} is a binary file; nothing was searched.`, summary: "Binary file" };
         if (single?.kind === "too_big") return error(`${base.display} is ${formatBytes(single.size)}; grep searches files up to ${formatBytes(MAX_TEXT_BYTES)}.`);
-        if (single?.kind === "changed" || single?.kind === "linked" || single?.kind === "special") return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read"));
+        if (single?.kind === "changed" || single?.kind === "linked" || single?.kind === "special") return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read"));
         if (single) take(() => base.display, single);
       } else {
         const glob = args.glob === undefined ? undefined : compileGlob(args.glob);
@@ -161,7 +161,7 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
           root: ctx.root,
           base: target,
           signal: ctx.signal,
-          hidden: deps.hidden,
+          withheld: deps.withheld,
           includeNodeModules: named,
           onFile(file) {
             if (file.outside || (glob && !glob.matches(file.rel))) return;
@@ -169,7 +169,7 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
           },
         });
         end = await search.finish();
-        if (walked.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read", walked.baseChanged.now));
+        if (walked.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", walked.baseChanged.now));
         if (walked.aborted) end = { kind: "cancelled" };
         for (const rel of walked.changed) tally.changed.push(displayPath(join(base.path, rel), ctx.root));
         for (const rel of walked.special) tally.special.push(displayPath(join(base.path, rel), ctx.root));

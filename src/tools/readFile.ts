@@ -27,7 +27,7 @@ const error = (output: string): ToolResult => ({ output, isError: true });
 const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
 
 /** Names in the same folder that look like what was meant (same name in another case, same stem). */
-function nearNames(resolved: ResolvedPath, hidden: FileToolDeps["hidden"]): string[] {
+function nearNames(resolved: ResolvedPath, withheld: FileToolDeps["withheld"]): string[] {
   const dir = dirname(resolved.path);
   const original = basename(resolved.path);
   const name = original.toLowerCase();
@@ -43,16 +43,16 @@ function nearNames(resolved: ResolvedPath, hidden: FileToolDeps["hidden"]): stri
       const lower = candidate.toLowerCase();
       return candidate !== original && (lower === name || basename(lower, extname(lower)) === stem || (stem.length >= 3 && lower.includes(stem)));
     })
-    .filter((candidate) => !hidden(`${dir}/${candidate}`))
+    .filter((candidate) => !withheld(`${dir}/${candidate}`))
     .slice(0, 5);
 }
 
 /** The folder's entries (read from the folder that was checked), or the error when it changed. */
-function folderListing(resolved: ResolvedPath, realPath: string, root: string, hidden: FileToolDeps["hidden"]): { output: string } | { error: string } {
+function folderListing(resolved: ResolvedPath, realPath: string, root: string, withheld: FileToolDeps["withheld"]): { output: string } | { error: string } {
   const listed = listChecked(realPath);
-  if (listed !== undefined && !Array.isArray(listed)) return { error: changedWhileWaiting(resolved, realPath, root, hidden, "read", listed.now) };
+  if (listed !== undefined && !Array.isArray(listed)) return { error: changedWhileWaiting(resolved, realPath, root, withheld, "read", listed.now) };
   const entries = (listed ?? [])
-    .filter((entry) => entry.name !== ".git" && !hidden(`${resolved.path}/${entry.name}`))
+    .filter((entry) => entry.name !== ".git" && !withheld(`${resolved.path}/${entry.name}`))
     .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
     .sort();
   const shown = entries.slice(0, 50);
@@ -110,19 +110,19 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithSt
       // The file the permission check named, and no other: the path may have been re-pointed since.
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
       const target = checked.realPath;
-      if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
+      if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
       const loaded = loadChecked(target);
-      if (gainedLinks(loaded, checked.links)) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
+      if (gainedLinks(loaded, checked.links)) return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
       switch (loaded.kind) {
         case "changed":
-          return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read", loaded.now));
+          return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read", loaded.now));
         case "missing": {
-          const near = nearNames(resolved, deps.hidden);
+          const near = nearNames(resolved, deps.withheld);
           const hint = near.length > 0 ? ` Files with similar names there: ${near.join(", ")}.` : " Use glob to find the file.";
           return error(`File not found: ${resolved.display}.${hint}`);
         }
         case "folder": {
-          const listing = folderListing(resolved, target, ctx.root, deps.hidden);
+          const listing = folderListing(resolved, target, ctx.root, deps.withheld);
           return error("error" in listing ? listing.error : listing.output);
         }
         case "special":

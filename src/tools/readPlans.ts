@@ -38,10 +38,10 @@ export function searchPlan<Input extends { path?: string | undefined }>(tool: st
 export type SearchPlace = { error: string } | { base: ResolvedPath; target: string; kind: "folder" | "file" | "special" | "missing" };
 
 /** run()'s first step: the path resolved again; an error when it no longer leads where it was checked. */
-export function searchPlace(plan: PlanWithState<{ path?: string | undefined }, CheckedState>, ctx: Pick<ToolContext, "root" | "home">, deps: Pick<FileToolDeps, "hidden">): SearchPlace {
+export function searchPlace(plan: PlanWithState<{ path?: string | undefined }, CheckedState>, ctx: Pick<ToolContext, "root" | "home">, deps: Pick<FileToolDeps, "withheld">): SearchPlace {
   const base = resolveToolPath(plan.input.path ?? ".", ctx.root, ctx.home);
   const target = plan.state.checked.realPath;
-  if (base.realPath !== target) return { error: changedWhileWaiting(base, target, ctx.root, deps.hidden, "read") };
+  if (base.realPath !== target) return { error: changedWhileWaiting(base, target, ctx.root, deps.withheld, "read") };
   try {
     const stat = statSync(target);
     return { base, target, kind: stat.isDirectory() ? "folder" : stat.isFile() ? "file" : "special" };

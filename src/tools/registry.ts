@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
-import type { Approver, Mode, PermissionRequest } from "../permission/types.ts";
+import type { Approver, PermissionRequest } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import { userDenial } from "../permission/userDenial.ts";
 import type { AgentEvent } from "../core-types/events.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";

@@ -6,7 +6,8 @@
 import type { z } from "zod";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import type { CommandExit, StopReason } from "../core-types/events.ts";
-import type { Decision, Mode, PartialApproval, PermissionRequest } from "../permission/types.ts";
+import type { Decision, PartialApproval, PermissionRequest } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { Executor, SandboxSpec } from "../sandbox/types.ts";
 
 export interface ToolResult {

@@ -37,7 +37,7 @@ export interface WalkOptions {
   base: string;
   signal: AbortSignal;
   /** Paths that must never show (team policy denials, sensitive files). */
-  hidden: (absPath: string) => boolean;
+  withheld: (absPath: string) => boolean;
   /** Respect .gitignore files (default true). */
   gitignore?: boolean;
   includeNodeModules?: boolean;
@@ -121,7 +121,7 @@ export async function walkFiles(options: WalkOptions): Promise<WalkStats> {
       const childRel = rel === "" ? name : `${rel}/${name}`;
       if (entry.isDirectory()) {
         if (name === "node_modules" && !options.includeNodeModules) continue;
-        if (options.hidden(abs) || (useIgnore && isIgnored(here, abs, true))) continue;
+        if (options.withheld(abs) || (useIgnore && isIgnored(here, abs, true))) continue;
         if (depth >= MAX_DEPTH) continue;
         const child = openChild(folder, name);
         if ("kind" in child) {
@@ -139,19 +139,19 @@ export async function walkFiles(options: WalkOptions): Promise<WalkStats> {
       if (entry.isSymbolicLink()) {
         const target = linkTarget(folder, name);
         if (target === undefined) continue;
-        if (options.hidden(abs) || (useIgnore && isIgnored(here, abs, false))) continue;
+        if (options.withheld(abs) || (useIgnore && isIgnored(here, abs, false))) continue;
         if (target === "special") {
           stats.special.push(childRel);
           continue;
         }
-        if (options.hidden(target.realPath)) continue;
+        if (options.withheld(target.realPath)) continue;
         file = { abs, rel: childRel, realPath: target.realPath, link: true, outside: insideRoot(target.realPath, walkRoot) === undefined };
       } else if (entry.isFile()) {
-        if (options.hidden(abs) || (useIgnore && isIgnored(here, abs, false))) continue;
+        if (options.withheld(abs) || (useIgnore && isIgnored(here, abs, false))) continue;
         file = { abs, rel: childRel, realPath: abs, link: false, outside: false };
       } else {
         // A pipe, socket or device: opening one can wait forever (a FIFO) or act (a device).
-        if (!options.hidden(abs) && !(useIgnore && isIgnored(here, abs, false))) stats.special.push(childRel);
+        if (!options.withheld(abs) && !(useIgnore && isIgnored(here, abs, false))) stats.special.push(childRel);
         continue;
       }
       stats.files++;

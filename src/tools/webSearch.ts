@@ -1,18 +1,15 @@
 // web_search: Anthropic's server tool. The provider runs the searches inside the model's
 // response, so this is not a client Tool: Garuda decides whether to offer it (ModelRequest.
 // webSearch, with a per-request cap and domain lists from settings), asks the user once per
-// session before the first request that offers it, and shows each server_tool event as
-// "Search the web: <query>" (kind fetch).
+// session before the first request that offers it. How its server_tool events read ("Search the
+// web: <query>", "5 results") is src/model/serverTools.ts, which the events carry.
 //
 // Wiring (runtime): one WebSearchGate per session; before each model request,
-// `webSearch = await gate.options(authorize, signal)`; for a server_tool event named
-// "web_search", `webSearchCallInfo(event.input)` and, when it completes, `webSearchSummary(result)`.
+// `webSearch = await gate.options(authorize, signal)`.
+import { WEB_SEARCH_TOOL } from "../model/serverTools.ts";
 import type { WebSearchOptions } from "../model/types.ts";
 import type { Decision, PermissionRequest } from "../permission/types.ts";
-import { oneLine } from "../text/visible.ts";
-import type { CallInfo } from "../core-types/callInfo.ts";
 
-export const WEB_SEARCH_TOOL = "web_search";
 export const DEFAULT_MAX_USES = 5;
 export const MAX_MAX_USES = 20;
 
@@ -55,25 +52,6 @@ export function webSearchConsentRequest(options: WebSearchOptions): PermissionRe
     preview: `Anthropic runs the searches the model asks for (up to ${options.maxUses ?? DEFAULT_MAX_USES} per request; ${scope}). The queries can contain words from this conversation. Each search costs about $0.01.`,
     question: "Let the model search the web in this session?",
   };
-}
-
-/** What a "web_search" server_tool event shows. */
-export function webSearchCallInfo(input: unknown): CallInfo {
-  const query = typeof input === "object" && input !== null && typeof (input as { query?: unknown }).query === "string" ? (input as { query: string }).query : "";
-  return { title: `Search the web: ${oneLine(query)}`, kind: "fetch", locations: [] };
-}
-
-/** One line for a completed search: "5 results" or why it failed. */
-export function webSearchSummary(content: unknown): string {
-  if (Array.isArray(content)) {
-    const results = content.filter((r) => typeof r === "object" && r !== null && (r as { type?: unknown }).type === "web_search_result").length;
-    return `${results} result${results === 1 ? "" : "s"}`;
-  }
-  if (typeof content === "object" && content !== null) {
-    const code = (content as { error_code?: unknown }).error_code;
-    if (typeof code === "string") return `Search failed: ${code}`;
-  }
-  return "Search done";
 }
 
 type Authorize = (request: PermissionRequest) => Promise<Decision>;

@@ -6,7 +6,7 @@
 import { type SecretPlace, secretPlaceOf, secretPlaces } from "../files/secrets.ts";
 import { SENSITIVE_PATTERNS, sensitivePattern } from "../permission/sensitive.ts";
 
-export type HiddenPredicate = (absPath: string) => boolean;
+export type WithheldPredicate = (absPath: string) => boolean;
 
 function longestLiteral(pattern: string): string {
   let best = "";
@@ -24,18 +24,18 @@ export function isSensitivePath(absPath: string, places: readonly SecretPlace[] 
   return sensitivePattern(absPath) !== undefined;
 }
 
-export interface HiddenOptions {
-  /** The user's home folder: its secret places (files/secrets.ts) are hidden too. */
+export interface WithheldOptions {
+  /** The user's home folder: its secret places (files/secrets.ts) are withheld too. */
   home: string;
   /** Further folders the sandbox hides from commands (e.g. $XDG_RUNTIME_DIR). */
-  hiddenFromCommands?: readonly string[];
+  withheldFromCommands?: readonly string[];
   /** The session's own predicate (team policy denials), when there is one. */
-  extra?: HiddenPredicate;
+  extra?: WithheldPredicate;
 }
 
 /** Sensitive files and secret places, plus the session's own predicate when there is one. */
-export function hiddenPredicate(options: HiddenOptions): HiddenPredicate {
-  const places = secretPlaces(options.home, options.hiddenFromCommands);
+export function withheldPredicate(options: WithheldOptions): WithheldPredicate {
+  const places = secretPlaces(options.home, options.withheldFromCommands);
   const extra = options.extra;
   return extra ? (absPath) => isSensitivePath(absPath, places) || extra(absPath) : (absPath) => isSensitivePath(absPath, places);
 }

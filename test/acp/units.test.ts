@@ -7,8 +7,11 @@ import { codeBlock, escapeMarkdown, fence, inlineCode, languageOf } from "../../
 import { promptText } from "../../src/acp/prompt.ts";
 import { MAX_HIDDEN_LINES, questionContent } from "../../src/acp/question.ts";
 import { serverToolResult, toolCallView } from "../../src/acp/toolCalls.ts";
-import { EventMapper, KnownCalls, MAX_DIFF_BYTES, SessionChannel } from "../../src/acp/updates.ts";
+import { EventMapper } from "../../src/acp/eventMapper.ts";
+import { MAX_DIFF_BYTES } from "../../src/acp/toolCallContent.ts";
+import { KnownCalls, SessionChannel } from "../../src/acp/sessionChannel.ts";
 import { HIDDEN_WARNING } from "../../src/cli/approver.ts";
+import { serverToolInfo } from "../../src/model/serverTools.ts";
 import { CHOICE_LABELS } from "../../src/permission/approvals.ts";
 import type { ApprovalRequest } from "../../src/permission/types.ts";
 import { readSourceTree, staticClosure } from "../support/architecture.ts";
@@ -263,9 +266,9 @@ describe("toolCalls", () => {
       title: "github/create_issue",
       kind: "other",
     });
-    expect(serverToolResult("web_search", [{ type: "web_search_result", title: "Bun", url: "https://bun.sh" }])).toBe("1 result\n- Bun (https://bun.sh)");
+    expect(serverToolResult("1 result", [{ type: "web_search_result", title: "Bun", url: "https://bun.sh" }])).toBe("1 result\n- Bun (https://bun.sh)");
     // A page's title cannot become an image (a request to its server), a link or emphasis.
-    expect(serverToolResult("web_search", [{ type: "web_search_result", title: "![x](https://evil.example/p.png) *hi*", url: "https://a.dev" }])).toBe(
+    expect(serverToolResult("1 result", [{ type: "web_search_result", title: "![x](https://evil.example/p.png) *hi*", url: "https://a.dev" }])).toBe(
       "1 result\n- \\!\\[x\\]\\(https://evil\\.example/p\\.png\\) \\*hi\\* (https://a.dev)",
     );
   });
@@ -298,9 +301,9 @@ describe("EventMapper", () => {
     expect(mapper.map({ type: "tool_result", callId: "t1", status: "denied", output: "Permission denied: no" })[0]).toMatchObject({ status: "failed" });
     expect(mapper.map({ type: "tool_result", callId: "t1", status: "completed", output: "again" })).toEqual([]);
 
-    mapper.map({ type: "server_tool", callId: "srv", name: "web_search", input: { query: "bun acp" }, status: "started" });
+    mapper.map({ type: "server_tool", callId: "srv", name: "web_search", input: { query: "bun acp" }, status: "started", info: serverToolInfo("web_search", { query: "bun acp" }) });
     expect(calls.open("srv")).toMatchObject({ title: "Search the web: bun acp", kind: "fetch", server: true });
-    expect(mapper.map({ type: "server_tool", callId: "srv", name: "web_search", input: null, status: "completed", result: [] })[0]).toMatchObject({ status: "completed" });
+    expect(mapper.map({ type: "server_tool", callId: "srv", name: "web_search", input: null, status: "completed", result: [], summary: "0 results" })[0]).toMatchObject({ status: "completed" });
   });
 
   test("a call goes in_progress when its tool starts (tool_start), not at its first output; nothing after a stop", () => {

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { HIDDEN_WARNING, headerText, previewText } from "../../src/cli/approver.ts";
+import { HIDDEN_WARNING } from "../../src/cli/approver.ts";
+import { headerText } from "../../src/cli/approver.ts";
+import { questionPreview } from "../../src/cli/chat/questionText.ts";
 import type { ApprovalRequest } from "../../src/permission/types.ts";
 
 const base: ApprovalRequest = {
@@ -19,7 +21,7 @@ describe("the shared approval text", () => {
 
   test("hidden characters are visible and the warning comes first", () => {
     const request = { ...base, preview: "ls \u202Etxt.sh", hidden: true };
-    expect(previewText(request)).toBe(`${HIDDEN_WARNING}\nls ⟨U+202E⟩txt.sh`);
-    expect(previewText(base)).toBe("npm test");
+    expect(questionPreview(request)).toBe(`${HIDDEN_WARNING}\nls ⟨U+202E⟩txt.sh`);
+    expect(questionPreview(base)).toBe("npm test");
   });
 });

@@ -11,7 +11,7 @@ import type { Rule } from "../../src/permission/types.ts";
 import { realFs } from "../../src/sandbox/fsView.ts";
 import { sandboxPaths } from "../../src/sandbox/paths.ts";
 import type { SandboxSpec } from "../../src/sandbox/types.ts";
-import { hiddenPredicate } from "../../src/tools/withheldPaths.ts";
+import { withheldPredicate } from "../../src/tools/withheldPaths.ts";
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
 const MARK = "SECRET-TOKEN-7731";
@@ -33,17 +33,17 @@ describe("the sandbox's hidden paths are the file tools' sensitive paths", () =>
     expect(hidden.length).toBeGreaterThanOrEqual(HOME_SECRETS.length);
     // An allow rule for the whole home folder, so "outside the project" cannot be what refuses.
     const rules: Rule[] = [{ effect: "allow", pattern: "read(~/**)", source: "user-policy" }, { effect: "allow", pattern: `read(${tmp.path}/**)`, source: "user-policy" }];
-    const engine = createPermissionEngine({ root: root.path, home: home.path, sandboxAvailable: true, rules, hiddenFromCommands: [runtimeDir] });
-    const isHidden = hiddenPredicate({ home: home.path, hiddenFromCommands: [runtimeDir] });
+    const engine = createPermissionEngine({ root: root.path, home: home.path, sandboxAvailable: true, rules, withheldFromCommands: [runtimeDir] });
+    const isWithheld = withheldPredicate({ home: home.path, withheldFromCommands: [runtimeDir] });
     for (const place of hidden) {
       for (const path of [place, join(place, "inner")]) {
-        expect({ path, outcome: engine.check(read(path), "build").outcome, hidden: isHidden(path) }).toEqual({ path, outcome: "deny", hidden: true });
+        expect({ path, outcome: engine.check(read(path), "build").outcome, withheld: isWithheld(path) }).toEqual({ path, outcome: "deny", withheld: true });
       }
     }
     // Negative control: a plain file next to them in the home folder is allowed and shown.
     expect(engine.check(read(join(home.path, "notes.txt")), "build").outcome).toBe("allow");
-    expect(isHidden(join(home.path, "notes.txt"))).toBe(false);
-    expect(isHidden(join(home.path, ".claude/settings.json"))).toBe(false);
+    expect(isWithheld(join(home.path, "notes.txt"))).toBe(false);
+    expect(isWithheld(join(home.path, ".claude/settings.json"))).toBe(false);
   });
 
   test("the places named in the issue: ~/.claude, ~/.garuda/mcp-auth.json, cargo and git credentials", () => {
@@ -63,9 +63,9 @@ describe("the sandbox's hidden paths are the file tools' sensitive paths", () =>
     using dotfiles = tempRoot();
     mkdirSync(join(dotfiles.path, "claude"));
     symlinkSync(join(dotfiles.path, "claude"), join(home.path, ".claude"));
-    const isHidden = hiddenPredicate({ home: home.path });
-    expect(isHidden(join(realpathSync(dotfiles.path), "claude/.credentials.json"))).toBe(true);
-    expect(isHidden(join(realpathSync(dotfiles.path), "claude/settings.json"))).toBe(false);
+    const isWithheld = withheldPredicate({ home: home.path });
+    expect(isWithheld(join(realpathSync(dotfiles.path), "claude/.credentials.json"))).toBe(true);
+    expect(isWithheld(join(realpathSync(dotfiles.path), "claude/settings.json"))).toBe(false);
   });
 });
 

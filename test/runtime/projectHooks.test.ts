@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
-import type { Mode } from "../../src/permission/types.ts";
+import type { Mode } from "../../src/core-types/mode.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
 import type { ProjectTrustQuestion } from "../../src/compose/prepare.ts";
 import { notices, type Place, place, prepareIn, results } from "../support/extensionHarness.ts";

@@ -10,6 +10,8 @@ import type { ModelClient } from "../../src/model/types.ts";
 import { createPermissionEngine, type PermissionAuditEvent } from "../../src/permission/engine.ts";
 import type { ApprovalRequest, Approver, Choice } from "../../src/permission/types.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
+import { garudaPaths } from "../../src/config/paths.ts";
+import { createSessionStore } from "../../src/store/sessionFile.ts";
 import { Runtime } from "../../src/runtime/runtime.ts";
 import type { RuntimeOptions } from "../../src/runtime/runtimeOptions.ts";
 import type { Executor, SandboxAvailability } from "../../src/sandbox/types.ts";
@@ -138,6 +140,7 @@ export function testRuntime(options: TestRuntimeOptions = {}): TestRuntime {
       engine,
       executor,
       mode: "build",
+      sessionStore: (onWriteError) => createSessionStore({ sessionsDir: garudaPaths(home).sessions, onError: onWriteError }),
       ...rest,
     });
   } catch (error) {

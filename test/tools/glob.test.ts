@@ -69,7 +69,7 @@ describe("glob", () => {
   test("hides sensitive files and paths the policy denies", async () => {
     using root = tempRoot();
     writeFiles(root.path, { ".env": "K=1", ".env.example": "K=", "keys/id_rsa": "", "secret/plan.md": "", "docs/plan.md": "" });
-    const s = session(root.path, { hidden: (path) => path.startsWith(join(root.path, "secret")) });
+    const s = session(root.path, { withheld: (path) => path.startsWith(join(root.path, "secret")) });
     expect((await s.run("glob", { pattern: "*" })).output.split("\n").sort()).toEqual([".env.example", "docs/plan.md"]);
     // Negative control: without the policy predicate the folder shows; the sensitive files never do.
     expect((await session(root.path).run("glob", { pattern: "*" })).output.split("\n").sort()).toEqual([".env.example", "docs/plan.md", "secret/plan.md"]);

@@ -85,7 +85,7 @@ describe("grep", () => {
       "private/notes.txt": "needle",
       "src/a.js": "needle",
     });
-    const s = session(root.path, { hidden: (path) => path.startsWith(join(root.path, "private")) });
+    const s = session(root.path, { withheld: (path) => path.startsWith(join(root.path, "private")) });
     expect((await s.run("grep", { pattern: "needle", mode: "files" })).output).toBe("src/a.js");
     expect((await s.run("grep", { pattern: "needle", mode: "files", path: "node_modules" })).output).toBe("node_modules/m/index.js");
     // Negative control: the same tree without the policy predicate shows the private file.

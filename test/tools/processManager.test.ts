@@ -3,7 +3,7 @@
 // and a sandboxed start with real bubblewrap.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
-import type { Mode } from "../../src/permission/types.ts";
+import type { Mode } from "../../src/core-types/mode.ts";
 import { processManagerTool, type ProcessManagerInput } from "../../src/tools/processManager.ts";
 import { MAX_RUNNING, ProcessTable } from "../../src/tools/processTable.ts";
 import { describeSandbox, eventually, marker, sleepers } from "../support/sandboxSupport.ts";

@@ -1,9 +1,10 @@
 // web_search (Anthropic's server tool): request options from settings, the once-per-session
-// consent through the real permission engine, and what a server_tool event shows.
+// consent through the real permission engine (what a server_tool event shows: test/model/serverTools.test.ts).
 import { describe, expect, test } from "bun:test";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
-import type { Choice, Decision, Mode, PermissionRequest } from "../../src/permission/types.ts";
-import { WebSearchGate, webSearchCallInfo, webSearchConsentRequest, webSearchOptions, webSearchSummary } from "../../src/tools/webSearch.ts";
+import type { Choice, Decision, PermissionRequest } from "../../src/permission/types.ts";
+import type { Mode } from "../../src/core-types/mode.ts";
+import { WebSearchGate, webSearchConsentRequest, webSearchOptions } from "../../src/tools/webSearch.ts";
 
 describe("webSearchOptions", () => {
   test("off unless enabled; max uses clamped to 1–20, default 5", () => {
@@ -18,18 +19,6 @@ describe("webSearchOptions", () => {
     expect(webSearchOptions({ enabled: true, blockedDomains: ["https://Spam.example/path", "spam.example", " "] })).toEqual({ maxUses: 5, blockedDomains: ["spam.example"] });
     expect(webSearchOptions({ enabled: true, allowedDomains: ["docs.python.org", "evil.example"], blockedDomains: ["evil.example"] })).toEqual({ maxUses: 5, allowedDomains: ["docs.python.org"] });
     expect(webSearchOptions({ enabled: true, allowedDomains: ["evil.example"], blockedDomains: ["evil.example"] })).toBeUndefined();
-  });
-});
-
-describe("server_tool display", () => {
-  test("`Search the web: <query>`, kind fetch, one visible line", () => {
-    expect(webSearchCallInfo({ query: "bun compile\ntext import" })).toEqual({ title: "Search the web: bun compile ↵ text import", kind: "fetch", locations: [] });
-    expect(webSearchCallInfo(null).title).toBe("Search the web: ");
-  });
-
-  test("a summary line for the result", () => {
-    expect(webSearchSummary([{ type: "web_search_result", url: "a" }, { type: "web_search_result", url: "b" }])).toBe("2 results");
-    expect(webSearchSummary({ type: "web_search_tool_result_error", error_code: "max_uses_exceeded" })).toBe("Search failed: max_uses_exceeded");
   });
 });
 

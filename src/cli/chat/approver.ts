@@ -1,5 +1,5 @@
 // The terminal's Approver: the same ApprovalRequest the editor gets over ACP, shown as a
-// question — headerText, the note, the warning line, the preview through previewText (hidden
+// question — headerText, the note, the warning line, the preview through questionPreview (hidden
 // characters visible), the diff coloured, the scope of "Allow for this session" — answered with
 // one key: y (once), s (session), n (deny). The preview gets the rows the question leaves on the
 // screen, so its header and choices stay in view; v shows all of it. A file change with more than
@@ -10,7 +10,9 @@
 import { withdrawnWhy } from "../../core-types/withdrawn.ts";
 import type { ApprovalRequest, Approver, Choice, PartialApproval } from "../../permission/types.ts";
 import { oneLine, visible } from "../../text/visible.ts";
-import { HIDDEN_WARNING, headerText, previewText } from "../approver.ts";
+import { HIDDEN_WARNING } from "../approver.ts";
+import { headerText } from "../approver.ts";
+import { questionPreview } from "./questionText.ts";
 import { colourDiff, fitLines, fitNote, indent, looksLikeDiff, MAX_PLAIN_WIDTH, MAX_PREVIEW_LINES, wholeDiff } from "./diffView.ts";
 import { applyHunks, changeHunks, type Hunk, hunkLines, rejectedNote } from "./hunks.ts";
 import type { ChatInput } from "./input.ts";
@@ -141,7 +143,7 @@ export class TerminalApprover implements Approver {
     // scope, the menu, and the line the cursor waits on.
     const warningRows = request.hidden ? Math.ceil((HIDDEN_WARNING.length + 2) / screen.columns) : 0;
     const around = 1 + header.split("\n").length + (request.note ? 1 : 0) + warningRows + (scope ? 1 : 0) + 2;
-    const text = previewText({ ...request, hidden: false, preview: wholeDiff(request.preview, request.change) });
+    const text = questionPreview({ ...request, hidden: false, preview: wholeDiff(request.preview, request.change) });
     const preview = this.#preview(text, Boolean(request.change), around, "  ");
     if (scope) screen.line(scope);
     const menu = style.cyan(this.#menu(request, hunkCount));

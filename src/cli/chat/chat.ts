@@ -6,7 +6,7 @@
 import { ConfigError, SetupRequiredError } from "../../errors/configError.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
 import { ModelError } from "../../model/types.ts";
-import type { Mode } from "../../permission/types.ts";
+import type { Mode } from "../../core-types/mode.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { claimSession } from "../../store/sessionCatalog.ts";
 import { VERSION } from "../../version.ts";

@@ -3,7 +3,8 @@
 // the prompt of a turn. Each command writes its answer to the screen and never reaches the model.
 import type { GarudaPaths } from "../../config/paths.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
-import type { Mode, Rule } from "../../permission/types.ts";
+import type { Rule } from "../../permission/types.ts";
+import type { Mode } from "../../core-types/mode.ts";
 import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SOURCE_NAMES, type SharedBuiltin } from "../../runtime/builtinNames.ts";
 import { type BuiltinAnswer, type CompactAnswer, type ModeAnswer, type ModelAnswer, type PermissionsAnswer, runSharedBuiltin } from "../../runtime/builtins.ts";
 import type { BuiltinCommand } from "../../runtime/commands.ts";

@@ -9,7 +9,7 @@ import { BUILTIN_COMMANDS } from "../../runtime/commands.ts";
 import type { CommandInfo } from "../../runtime/services.ts";
 import { oneLine } from "../../text/visible.ts";
 import { walkFiles } from "../../tools/walk.ts";
-import { hiddenPredicate } from "../../tools/withheldPaths.ts";
+import { withheldPredicate } from "../../tools/withheldPaths.ts";
 import type { Candidate, CompletionTarget } from "./completion.ts";
 
 export const MAX_INDEXED_FILES = 20_000;
@@ -91,7 +91,7 @@ export class ProjectFiles {
       root: base,
       base,
       signal,
-      hidden: hiddenPredicate({ home: this.home }),
+      withheld: withheldPredicate({ home: this.home }),
       onFile: (file) => {
         files.push(file.rel);
         return files.length < this.limits.files;

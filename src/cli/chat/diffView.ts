@@ -1,8 +1,8 @@
-// A preview on the terminal: hidden characters already made visible (previewText), diff lines
+// A preview on the terminal: hidden characters already made visible (questionPreview), diff lines
 // coloured, and fitted to the screen: a question's header and choices must stay in view, so the
 // preview gets the rows that are left, long diff lines are cut to the width, and a line says how
 // much is not shown.
-import type { FileChange } from "../../permission/types.ts";
+import type { FileChange } from "../../core-types/fileChange.ts";
 import { unifiedDiff } from "../../tools/diff.ts";
 import type { Style } from "./style.ts";
 

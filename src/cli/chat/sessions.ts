@@ -3,7 +3,7 @@
 // and what a resumed chat shows of the conversation so far.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Mode } from "../../permission/types.ts";
+import type { Mode } from "../../core-types/mode.ts";
 import { readSession, sessionFolder } from "../../store/sessionFile.ts";
 import { type ReplayedTurn, replayTurns } from "../../store/sessionHistory.ts";
 

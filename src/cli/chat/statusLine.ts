@@ -3,7 +3,7 @@
 // model works. It is updated from the Runtime's usage events (after every model response and
 // compaction) and its control events (a /model or mode switch). Never in a pipe.
 import type { ControlEvent, UsageSnapshot } from "../../core-types/events.ts";
-import type { Mode } from "../../permission/types.ts";
+import type { Mode } from "../../core-types/mode.ts";
 import { type Style, stripAnsi } from "./style.ts";
 
 export interface StatusSource {

@@ -3,7 +3,6 @@
 // through oneLine), its progress and its result. The chat writes everything to stdout; `garuda
 // run` writes the answer to stdout and the rest to stderr, so a script gets the answer alone.
 import type { AgentEvent } from "../../core-types/events.ts";
-import { webSearchSummary } from "../../tools/webSearch.ts";
 import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { OpenCalls } from "./calls.ts";
 import type { Screen } from "./screen.ts";
@@ -117,8 +116,8 @@ export class Transcript {
         if (event.parentCallId === undefined) this.#result(event);
         return;
       case "server_tool":
-        if (event.status === "started") this.#call(event.callId, serverToolTitle(event.name, event.input), true);
-        else this.#finished(event.callId, "completed", event.name === "web_search" ? webSearchSummary(event.result) : "Done");
+        if (event.status === "started") this.#call(event.callId, serverToolTitle(event.info), true);
+        else this.#finished(event.callId, "completed", event.summary);
         return;
       case "notice":
         this.notice(event.text, event.level);

@@ -17,8 +17,15 @@ export function jsonEvent(event: AgentEvent): JsonLine | undefined {
       const { info, ...rest } = event;
       return { ...rest, title: callTitle(event.tool, info), kind: info.kind, locations: shownLocations(info.locations) };
     }
-    case "server_tool":
-      return event.status === "started" ? { ...event, title: serverToolTitle(event.name, event.input) } : { ...event };
+    case "server_tool": {
+      // The line keeps the fields it always had: the title, not the CallInfo or the summary.
+      if (event.status === "started") {
+        const { info, ...rest } = event;
+        return { ...rest, title: serverToolTitle(info) };
+      }
+      const { summary: _summary, ...rest } = event;
+      return rest;
+    }
     default:
       return { ...event };
   }

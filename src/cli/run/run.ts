@@ -7,7 +7,7 @@ import { ConfigError, SetupRequiredError } from "../../errors/configError.ts";
 import { ModelError } from "../../model/types.ts";
 import { PLAN_NOTE } from "../../permission/decide.ts";
 import { ruleProblem } from "../../permission/ruleSyntax.ts";
-import type { Mode } from "../../permission/types.ts";
+import type { Mode } from "../../core-types/mode.ts";
 import type { AgentEvent } from "../../core-types/events.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { oneLine, visible } from "../../text/visible.ts";

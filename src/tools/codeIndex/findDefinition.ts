@@ -82,7 +82,7 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
           root: ctx.root,
           base: target,
           signal: ctx.signal,
-          hidden: deps.hidden,
+          withheld: deps.withheld,
           onFile(file) {
             if (file.outside || !languageOf(file.rel)) return;
             const display = () => displayPath(join(base.path, file.rel), ctx.root);
@@ -97,12 +97,12 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
           },
         });
         end = await search.finish();
-        if (walked.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read", walked.baseChanged.now));
+        if (walked.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", walked.baseChanged.now));
         if (walked.aborted || end.kind === "cancelled") return error("Cancelled.");
         if (end.kind === "failed") return error(`The search failed: ${end.message}`);
         for (const rel of walked.changed) tally.changed.push(displayPath(join(base.path, rel), ctx.root));
         for (const rel of walked.special) if (languageOf(rel)) tally.special.push(displayPath(join(base.path, rel), ctx.root));
-      } else if (deps.hidden(base.path) || deps.hidden(target)) {
+      } else if (deps.withheld(base.path) || deps.withheld(target)) {
         return error(`${base.display} may not be read (the policy hides it).`);
       } else if (!languageOf(target) && !languageOf(base.path)) {
         return error(`find_definition reads TypeScript, JavaScript, Python, Go and Rust files; ${base.display} is none of these. Use grep instead.`);
@@ -119,7 +119,7 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
         if (!(await slicer.pause())) return error("Cancelled.");
         const loaded = loadChecked(candidate.real, kind === "folder" ? MAX_SEARCH_BYTES : MAX_TEXT_BYTES);
         if (loaded.kind === "changed" || gainedLinks(loaded, links)) {
-          if (kind === "file") return error(changedWhileWaiting(base, target, ctx.root, deps.hidden, "read"));
+          if (kind === "file") return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read"));
           tally.changed.push(candidate.display);
           continue;
         }

@@ -30,19 +30,19 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
     plan: (args, ctx) => filePlan({ tool: "symbols", kind: "search", title: (path) => `Search symbols in ${path}` }, args, ctx),
     async run({ input: args, state: { checked } }, ctx) {
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      if (deps.hidden(resolved.path) || deps.hidden(resolved.realPath)) return error(`${resolved.display} may not be read (the policy hides it).`);
+      if (deps.withheld(resolved.path) || deps.withheld(resolved.realPath)) return error(`${resolved.display} may not be read (the policy hides it).`);
       // The file the permission check named, and no other (as read_file: checkedFile.ts).
       const target = checked.realPath;
-      if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
+      if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
       const language = languageOf(resolved.realPath) ?? languageOf(resolved.path);
       if (!language) {
         return error(`symbols reads TypeScript, JavaScript, Python, Go and Rust files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`);
       }
       const loaded = loadChecked(target, MAX_OUTLINE_BYTES);
-      if (gainedLinks(loaded, checked.links)) return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read"));
+      if (gainedLinks(loaded, checked.links)) return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
       switch (loaded.kind) {
         case "changed":
-          return error(changedWhileWaiting(resolved, target, ctx.root, deps.hidden, "read", loaded.now));
+          return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read", loaded.now));
         case "missing":
           return error(`File not found: ${resolved.display}. Use glob to find the file.`);
         case "folder":

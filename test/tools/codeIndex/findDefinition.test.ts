@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { findDefinitionTool } from "../../../src/tools/codeIndex/findDefinition.ts";
-import { hiddenPredicate } from "../../../src/tools/withheldPaths.ts";
+import { withheldPredicate } from "../../../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../../../src/tools/searchWorker.ts";
 import { ReadTracker } from "../../../src/tools/readTracker.ts";
 import { planContext, runTool, session, tempRoot, toolContext, writeFiles } from "../../support/toolFixtures.ts";
@@ -46,7 +46,7 @@ describe("find_definition", () => {
       "src/main.go": "package main\n\nfunc target() {}\n",
       "src/other.rs": "fn target() {}\n",
     });
-    const s = session(root.path, { hidden: (path) => path.includes("/secret/") });
+    const s = session(root.path, { withheld: (path) => path.includes("/secret/") });
     expect((await s.run("find_definition", { name: "target" })).output).toBe("src/main.go:3  function target — func target()\nsrc/other.rs:1  function target — fn target()");
     expect((await s.run("find_definition", { name: "target", path: "src/other.rs" })).output).toBe("src/other.rs:1  function target — fn target()");
     // Negative control: without the policy predicate the hidden folder's definition shows.
@@ -67,7 +67,7 @@ describe("find_definition", () => {
     using root = tempRoot();
     writeFiles(root.path, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}.ts`, `export const thing${i} = "needle";\n`])));
     writeFiles(root.path, { "z.ts": "export function needle() {}\n" });
-    const tool = findDefinitionTool({ reads: new ReadTracker(), hidden: hiddenPredicate({ home: root.path }), searches: new SearchThreads() }, { maxParsedFiles: 10 });
+    const tool = findDefinitionTool({ reads: new ReadTracker(), withheld: withheldPredicate({ home: root.path }), searches: new SearchThreads() }, { maxParsedFiles: 10 });
     const result = await runTool(tool, { name: "needle" }, toolContext(root.path));
     expect(result.output).toBe("No definition of needle found in the project (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after 10 files that mention needle; there may be more definitions. Narrow the search with path.]");
   });

@@ -3,7 +3,7 @@
 // A resumed session's lock is held from the start (it was taken before the file was read), so
 // no other Garuda writes to it while this runtime lives; a new session is locked when its file
 // is made. close() releases the lock.
-import type { Mode } from "../permission/types.ts";
+import type { Mode } from "../core-types/mode.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import type { SessionJournal, SessionStart, SessionStore } from "../store/sessionFile.ts";
 import type { SessionLock } from "../store/sessionLock.ts";

@@ -1,3 +1,6 @@
+// Writing a whole file or nothing, for every writer of ~/.garuda and the sandbox's records. In
+// src/files/ (a bottom folder) so the store and the sandbox need not import config/ for it; the
+// one file of src/files/ that rule 7 lets write (test/support/architecture.ts).
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";

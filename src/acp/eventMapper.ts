@@ -1,28 +1,17 @@
-// A session's updates to the editor. SessionChannel sends them in order, and only while a prompt
-// runs (the editor ignores updates for a turn it no longer waits for). KnownCalls is the set of
-// tool calls the editor has been shown and whether each is still open, so a question can name
-// its call, and so a stop can tell which calls it ended and close every one of them. EventMapper
-// turns the Runtime's AgentEvents into session/update payloads.
-import type { Diff, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk";
+// Where the Runtime's AgentEvents become session/update payloads, for one session (the
+// channel that sends them: sessionChannel.ts; the content pieces: toolCallContent.ts).
+import type { SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../core-types/events.ts";
-import type { FileChange } from "../permission/types.ts";
-import { createHash } from "node:crypto";
-import { cutText, jsonBytes } from "../text/cut.ts";
+import { cutText } from "../text/cut.ts";
 import { mapJson } from "../text/jsonShape.ts";
 import { safeText, visible } from "../text/visible.ts";
 import { serverToolResult, serverToolView, toolCallView } from "./toolCalls.ts";
-import { CallTracker, type TrackedCall } from "../display/callTracker.ts";
 import { retryNotice } from "../runtime/retryNotice.ts";
 import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolText.ts";
 import { type NoticeLevel, noticeUpdate } from "./notices.ts";
+import type { KnownCall, KnownCalls } from "./sessionChannel.ts";
+import { diffContent, editorCallId, MAX_CONTENT_CHARS, textContent } from "./toolCallContent.ts";
 
-/**
- * Old and new text together above this many bytes (as they are sent, JSON-escaped): no ACP
- * diff, the text preview only. A cut diff would show a file that is not there.
- */
-export const MAX_DIFF_BYTES = 1024 * 1024;
-/** The longest text of a call's content (a result, progress, a question's preview); the rest is cut with a marker. */
-export const MAX_CONTENT_CHARS = 200_000;
 /** Room for the code fence and its language tag around output cut to fit MAX_CONTENT_CHARS. */
 const STYLED_LIMIT = MAX_CONTENT_CHARS - 200;
 /** Each string of a call's rawInput (editors show parts of it; the diff and the content carry the rest). */
@@ -31,78 +20,6 @@ export const MAX_RAW_INPUT_CHARS = 10_000;
 const RAW_INPUT_DEPTH = 16;
 /** A notice ("Garuda: …") longer than this is cut. */
 const MAX_NOTICE_CHARS = 20_000;
-
-/** An ACP diff of a change, or undefined when it is too large to send. */
-export function diffContent(change: FileChange): ToolCallContent | undefined {
-  const raw = Buffer.byteLength(change.oldText ?? "") + Buffer.byteLength(change.newText);
-  // Control characters take six bytes each in JSON: measure what is sent once it may matter.
-  if (raw > MAX_DIFF_BYTES || (raw * 6 > MAX_DIFF_BYTES && jsonBytes(change.oldText) + jsonBytes(change.newText) > MAX_DIFF_BYTES)) return undefined;
-  const diff: Diff = { path: change.path, oldText: change.oldText, newText: change.newText };
-  return { type: "diff", ...diff };
-}
-
-/** Content text, cut to MAX_CONTENT_CHARS with a marker. The caller makes it visible. */
-export function textContent(text: string): ToolCallContent {
-  return { type: "content", content: { type: "text", text: cutText(text, MAX_CONTENT_CHARS) } };
-}
-
-/**
- * The id the editor knows a call by: the provider's own when it is a plain one, else a stand-in
- * derived from it (a server may send any string, and the editor may show or log it).
- */
-export function editorCallId(id: string): string {
-  return /^[\w.:-]{1,200}$/.test(id) ? id : `call-${createHash("sha256").update(id).digest("hex").slice(0, 24)}`;
-}
-
-/**
- * Sends one session's updates; drops them while no prompt runs. Each update is handed to the
- * connection at once, and the connection writes messages in the order it was given them, so
- * updates, questions and the prompt's response keep their order on the wire.
- */
-export class SessionChannel {
-  #open = false;
-  #tail: Promise<void> = Promise.resolve();
-
-  constructor(private readonly deliver: (update: SessionUpdate) => Promise<void>) {}
-
-  get isOpen(): boolean {
-    return this.#open;
-  }
-
-  open(): void {
-    this.#open = true;
-  }
-
-  /** No update goes out after this until the next open(). */
-  close(): void {
-    this.#open = false;
-  }
-
-  /** Queues the update; false when no prompt runs. A transport error loses the update, nothing else. */
-  send(update: SessionUpdate): boolean {
-    if (!this.#open) return false;
-    this.#tail = this.deliver(update).catch(() => {});
-    return true;
-  }
-
-  /** Resolves when every update sent so far has been written (or failed). */
-  flush(): Promise<void> {
-    return this.#tail;
-  }
-}
-
-export interface KnownCall extends TrackedCall {
-  kind: ToolKind;
-  /** The diff shown on the card, kept when the call completes. */
-  diff?: ToolCallContent;
-  /** How its output is sent (toolText.ts); absent: as code. */
-  output?: OutputStyle;
-  /** Its tool runs (tool_start): a question it asks now is one from inside the run. */
-  running?: boolean;
-}
-
-/** The tool calls the editor knows, and which of them a stop ended. */
-export class KnownCalls extends CallTracker<KnownCall> {}
 
 /** The call's input for display (editors show parts of rawInput): every string cut and made visible, the nesting bounded. */
 export function displayInput(input: unknown): unknown {
@@ -225,13 +142,13 @@ export class EventMapper {
 
   #serverTool(event: Extract<AgentEvent, { type: "server_tool" }>): SessionUpdate[] {
     if (event.status === "started") {
-      const view = serverToolView(event.name, event.input);
+      const view = serverToolView(event.info);
       this.calls.add({ id: event.callId, title: view.title, kind: view.kind, server: true });
       return [{ sessionUpdate: "tool_call", toolCallId: editorCallId(event.callId), title: view.title, kind: view.kind, status: "in_progress", locations: [], rawInput: displayInput(event.input) }];
     }
     const call = this.calls.finish(event.callId);
     if (!call) return [];
-    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "completed", content: [textContent(visible(serverToolResult(event.name, event.result)))] }];
+    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "completed", content: [textContent(visible(serverToolResult(event.summary, event.result)))] }];
   }
 
   /** The editor's entry for a call that had no result by the end of the settle window. */
