@@ -186,7 +186,7 @@ describe("garuda (the chat) in a terminal", () => {
     await chat.prompt();
     chat.type("Write a.txt");
     await chat.waitFor("[s] Allow all file writes for this session");
-    chat.send("s");
+    await chat.answer("s");
     await chat.waitFor("Wrote it.");
     await chat.prompt();
     chat.type("/permissions");
