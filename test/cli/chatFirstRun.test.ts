@@ -23,7 +23,7 @@ describe("garuda's first run", () => {
     expect(offer).toContain("Garuda has no model.");
     expect(offer).toContain("Set it up now with `garuda setup`?");
     expect(offer).not.toContain("editor's sign-in");
-    chat.send("y");
+    await chat.answer("y");
     await chat.waitFor("Choose a provider");
     chat.send(KEYS.enter);
     await chat.waitFor("Choose a model");
@@ -49,7 +49,7 @@ describe("garuda's first run", () => {
     using ws = workspace();
     const chat = new ChatPty([], { cwd: ws.root, env: newcomer(mock.url, ws.home) });
     await chat.waitFor("[n] No");
-    chat.send("n");
+    await chat.answer("n");
     await chat.waitFor("Run `garuda setup` when you are ready.");
     expect(await chat.exit()).toBe(1);
     expect(mock.requests).toHaveLength(0);

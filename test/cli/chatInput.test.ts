@@ -28,11 +28,12 @@ function fakeTty() {
   };
 }
 
+/** A fake terminal; no grace window after a question unless a test asks for one (these tests are about what comes after the answer). */
 function terminal(options: TerminalInputOptions = {}) {
   const out: string[] = [];
   const tty = fakeTty();
   const screen = new Screen({ write: (text: string) => out.push(text), columns: 80 }, true);
-  const input = new TerminalInput(tty, screen, options);
+  const input = new TerminalInput(tty, screen, { graceMs: 0, ...options });
   return { tty, input, out, [Symbol.dispose]: () => input.close() };
 }
 
@@ -135,6 +136,60 @@ describe("the rest of an answer", () => {
   });
 });
 
+describe("the grace window after a question is drawn", () => {
+  test("keys in it are typing for the prompt (an Enter among them dropped); a key after a pause answers", async () => {
+    using term = terminal({ graceMs: 60, tailMs: 20 });
+    let told = 0;
+    const answer = term.input.readAnswer(never, { at: performance.now(), kept: () => told++ });
+    term.tty.type("y");
+    term.tty.type("\r");
+    await Bun.sleep(40);
+    // Typing that goes on keeps the window open.
+    term.tty.type("es");
+    await Bun.sleep(40);
+    term.tty.type("!");
+    await Bun.sleep(100);
+    term.tty.type("n");
+    expect(await answer).toBe("n");
+    expect(told).toBe(1);
+    await Bun.sleep(60);
+    expect(await nextPrompt(term, "\r")).toBe("yes!");
+  });
+
+  test("without the window (the negative control) the same key answers at once", async () => {
+    using term = terminal({ graceMs: 0 });
+    const answer = term.input.readAnswer(never, { at: performance.now() });
+    term.tty.type("y");
+    expect(await answer).toBe("y");
+  });
+
+  test("Ctrl-C in the window still answers no", async () => {
+    using term = terminal({ graceMs: 10_000 });
+    const answer = term.input.readAnswer(never);
+    term.tty.type("y\x03");
+    expect(await answer).toBeUndefined();
+  });
+
+  test("a question aside a prompt being edited: the prompt keeps its text and cursor and gets the keys typed in the window", async () => {
+    using term = terminal({ graceMs: 60, tailMs: 20 });
+    const prompt = term.input.readPrompt("› ", "  ");
+    term.tty.type("keep draft\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D");
+    await Bun.sleep(10);
+    const answer = term.input.aside(async () => {
+      const answered = term.input.readAnswer(never, { at: performance.now() });
+      term.tty.type("t");
+      await Bun.sleep(100);
+      term.tty.type("n");
+      return answered;
+    });
+    expect(await answer).toBe("n");
+    await Bun.sleep(60);
+    term.tty.type("he \r");
+    const result = await prompt;
+    expect(result).toEqual({ kind: "text", text: "keep the draft" });
+  });
+});
+
 describe("Ctrl-Z", () => {
   test("leaves raw mode and bracketed paste, stops the process, then takes both back and redraws the prompt", async () => {
     const events: string[] = [];
@@ -163,7 +218,7 @@ describe("Ctrl-Z", () => {
     await Bun.sleep(0);
     term.tty.type("\x1a");
     expect(events).toEqual([]);
-    expect(term.out.join("")).toContain("Garuda here, so it does not suspend.");
+    expect(term.out.join("").replace(/\r\n +/g, " ")).toContain("Garuda here, so it does not suspend.");
     term.tty.type("\r");
     expect(await prompt).toEqual({ kind: "text", text: "a" });
   });

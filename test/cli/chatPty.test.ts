@@ -72,7 +72,7 @@ describe("garuda (the chat) in a terminal", () => {
     expect(chat.raw).toContain("\x1b[31m-a draft note");
     expect(chat.raw).toContain("\x1b[32m+a final note");
     expect(readFileSync(notes, "utf8")).toBe("a draft note\n");
-    chat.send("y");
+    await chat.answer("y");
     await chat.waitFor("→ Allow once");
     await chat.waitFor("⎿ Edit notes.txt: Edited notes.txt (+1 −1)");
     await chat.waitFor("The note is final now.");
@@ -111,15 +111,15 @@ describe("garuda (the chat) in a terminal", () => {
     await chat.prompt();
     chat.type("Shout lines two and nine");
     await chat.waitFor("[h] Choose hunks (2)");
-    chat.send("h");
+    await chat.answer("h");
     const first = await chat.waitFor("[d] leave out this one and all the rest");
     expect(first).toContain("Hunk 1 of 2:");
     expect(first).toContain("+LINE TWO");
-    chat.send("y");
+    await chat.answer("y");
     const second = await chat.waitFor("[d] leave out this one and all the rest");
     expect(second).toContain("Hunk 2 of 2:");
     expect(second).toContain("+LINE NINE");
-    chat.send("n");
+    await chat.answer("n");
     await chat.waitFor("→ Allowed once: 1 of 2 hunks");
     await chat.waitFor("Understood.");
     expect(readFileSync(file, "utf8")).toBe(`${lines.join("\n").replace("line 2", "LINE TWO")}\n`);
@@ -188,7 +188,7 @@ describe("garuda (the chat) in a terminal", () => {
     await chat.prompt();
     chat.type("Write a.txt");
     await chat.waitFor("[s] Allow all file writes for this session");
-    chat.send("s");
+    await chat.answer("s");
     await chat.waitFor("Wrote it.");
     await chat.prompt();
     chat.type("/permissions");
@@ -229,7 +229,7 @@ describe("garuda (the chat) in a terminal", () => {
     const question = await refused.waitFor("[n] No, keep the safe defaults");
     expect(question).toContain("permissions.allow (run without asking): edit_file(src/**)");
     expect(question).toContain("network.allow (hosts commands may reach): registry.npmjs.org");
-    refused.send("n");
+    await refused.answer("n");
     await refused.prompt();
     refused.type("/permissions");
     const without = await refused.waitFor("This session's rules");
@@ -240,7 +240,7 @@ describe("garuda (the chat) in a terminal", () => {
 
     const accepted = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
     await accepted.waitFor("[n] No, keep the safe defaults");
-    accepted.send("y");
+    await accepted.answer("y");
     await accepted.waitFor("Trusted and remembered.");
     await accepted.prompt();
     accepted.type("/permissions");
@@ -268,7 +268,7 @@ describe("garuda (the chat) in a terminal", () => {
     const question = await refused.waitFor("[n] No, do not run them");
     expect(question).toContain("This project has hooks");
     expect(question).toContain("postToolUse on edit_file (timeout 60s): npm run lint --silent");
-    refused.send("n");
+    await refused.answer("n");
     await refused.waitFor("The project's hooks do not run in this session.");
     await refused.prompt();
     refused.type("/exit");
@@ -277,7 +277,7 @@ describe("garuda (the chat) in a terminal", () => {
 
     const accepted = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
     await accepted.waitFor("[n] No, do not run them");
-    accepted.send("y");
+    await accepted.answer("y");
     await accepted.waitFor("Trusted and remembered.");
     await accepted.prompt();
     accepted.type("/exit");

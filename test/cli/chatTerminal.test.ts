@@ -24,11 +24,13 @@ describe("the chat in a terminal (QA's findings)", () => {
     await chat.prompt();
     chat.type("write a");
     await chat.waitFor("[n] Deny");
+    await chat.afterGrace();
     await typeEach(chat, "yes\r");
     await chat.waitFor("Wrote a.");
     await chat.prompt();
     chat.type("write b");
     await chat.waitFor("[n] Deny");
+    await chat.afterGrace();
     await typeEach(chat, "no\r");
     await chat.waitFor("Skipped b.");
     await chat.prompt();

@@ -34,7 +34,7 @@ describe("garuda (the chat): a question whose command ended", () => {
     // The next question gets the keys.
     const edit = await chat.waitFor("[n] Deny", 20_000);
     expect(edit).toContain("notes.txt");
-    chat.send("y");
+    await chat.answer("y");
     await chat.waitFor("→ Allow once");
     for (let i = 0; i < 100 && !existsSync(join(ws.root, "notes.txt")); i++) await Bun.sleep(20);
     expect(readFileSync(join(ws.root, "notes.txt"), "utf8")).toBe("a final note\n");
@@ -42,8 +42,8 @@ describe("garuda (the chat): a question whose command ended", () => {
     // The same host is asked about again, and n refuses it at once (curl does not wait its 3 s).
     const again = await chat.waitFor("[n] Deny", 20_000);
     expect(again).toContain("slow.example");
+    await chat.answer("n");
     const answered = Date.now();
-    chat.send("n");
     await chat.waitFor("All done.", 20_000);
     expect(Date.now() - answered).toBeLessThan(2_500);
     expect(lastToolResult(mock, 3)).toContain("curl-exit=");

@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { QUESTION_GRACE_MS } from "../../src/cli/chat/terminalInput.ts";
 import type { MockAnthropic } from "./mockAnthropic.ts";
 import { ENTRY, plain } from "./setupHarness.ts";
 
@@ -43,6 +44,8 @@ export function chatEnv(mock: MockAnthropic, home: string, extra: Record<string,
 export class ChatPty {
   raw = "";
   #from = 0;
+  /** When the last waitFor found its text (Date.now()). */
+  #foundAt = 0;
   readonly #terminal: Bun.Terminal;
   readonly process: Bun.Subprocess;
 
@@ -76,6 +79,7 @@ export class ChatPty {
       if (index >= 0) {
         const length = typeof pattern === "string" ? pattern.length : (rest.match(pattern)?.[0].length ?? 0);
         this.#from += index + length;
+        this.#foundAt = Date.now();
         return rest.slice(0, index + length);
       }
       if (Date.now() > deadline || this.process.exitCode !== null) {
@@ -101,6 +105,21 @@ export class ChatPty {
   resize(cols: number, rows: number): void {
     this.#terminal.resize(cols, rows);
     this.process.kill("SIGWINCH");
+  }
+
+  /**
+   * Answers the question the last waitFor found, once the chat's grace window after it is over:
+   * keys sooner than QUESTION_GRACE_MS after a question is drawn are typing for the prompt.
+   */
+  async answer(keys: string): Promise<void> {
+    await this.afterGrace();
+    this.send(keys);
+  }
+
+  /** Waits until the grace window of the question the last waitFor found is over. */
+  async afterGrace(): Promise<void> {
+    const wait = this.#foundAt + QUESTION_GRACE_MS + 150 - Date.now();
+    if (wait > 0) await Bun.sleep(wait);
   }
 
   /** Types a line and presses Enter. */

@@ -6,7 +6,8 @@
 // one hunk can be reviewed hunk by hunk (h): the file then gets only the accepted hunks (U0).
 // Questions are asked one at a time; a stopped turn answers deny at once, and says so at once; a
 // question whose cause ended (its command's connection closed) is withdrawn with a line saying so,
-// and the next question gets the keys.
+// and the next question gets the keys. Keys typed as a question appears go to the prompt, not to
+// the question (TerminalInput's grace window): each readAnswer is told when its question was drawn.
 import { withdrawnWhy } from "../../core-types/withdrawn.ts";
 import type { ApprovalRequest, Approver, Choice, PartialApproval } from "../../permission/types.ts";
 import { oneLine, visible } from "../../text/visible.ts";
@@ -15,7 +16,7 @@ import { headerText } from "../approver.ts";
 import { questionPreview } from "./questionText.ts";
 import { colourDiff, fitLines, fitNote, indent, looksLikeDiff, MAX_PLAIN_WIDTH, MAX_PREVIEW_LINES, wholeDiff } from "./diffView.ts";
 import { applyHunks, changeHunks, type Hunk, hunkLines, rejectedNote } from "./hunks.ts";
-import type { ChatInput } from "./input.ts";
+import type { ChatInput, QuestionShown } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 
@@ -84,9 +85,14 @@ export class TerminalApprover implements Approver {
     return this.#serial(() => this.#question(request, signal, true));
   }
 
-  /** One question at a time: parallel calls (a read outside the project, a consent) queue up. */
+  /**
+   * One question at a time: parallel calls (a read outside the project, a consent) queue up. Each
+   * is asked aside the prompt, should one be being edited (a question outside a turn).
+   */
   #serial<T>(ask: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(ask, ask);
+    const { input } = this.options;
+    const asked = () => (input.aside ? input.aside(ask) : ask());
+    const next = this.#queue.then(asked, asked);
     this.#queue = next.catch(() => {});
     return next;
   }
@@ -98,10 +104,11 @@ export class TerminalApprover implements Approver {
     const canSplit = hunks.length > 1;
     this.options.beforeQuestion?.();
     const shown = this.#show(request, canSplit ? hunks.length : 0);
+    let drawn = this.#drawn();
     const stopped = this.#sayWhenStopped(signal);
     try {
       for (;;) {
-        const answer = await input.readAnswer(signal);
+        const answer = await input.readAnswer(signal, drawn);
         if (answer === undefined || signal.aborted) {
           if (!signal.aborted) screen.line(style.red("  → Denied (no answer)."));
           return "deny";
@@ -111,6 +118,7 @@ export class TerminalApprover implements Approver {
           shown.preview.showAll();
           screen.line(shown.header);
           screen.line(shown.menu);
+          drawn = this.#drawn();
           continue;
         }
         if (choice === "hunks" && canSplit && request.change) return await this.#reviewHunks(request.change.path, request.change.oldText, hunks, signal);
@@ -124,6 +132,19 @@ export class TerminalApprover implements Approver {
     } finally {
       stopped();
     }
+  }
+
+  /** A question just drawn: keys typed as it appeared are the prompt's, and one quiet line says so. */
+  #drawn(): QuestionShown {
+    const { screen, style } = this.options;
+    let told = false;
+    return {
+      at: performance.now(),
+      kept: () => {
+        if (!told) screen.line(style.dim("  (what was typed as the question appeared went to your prompt, not to the question)"));
+        told = true;
+      },
+    };
   }
 
   /** The question on the screen: header, note, warning, preview, scope, choices. */
@@ -208,9 +229,10 @@ export class TerminalApprover implements Approver {
       const view = this.#preview(visible(hunkLines(oldText, hunks[k] as Hunk).join("\n")), true, 3, "    ");
       const menu = style.cyan(`    [y] keep this hunk   [n] leave it out   [a] keep it and all the rest   [d] leave out this one and all the rest${input.interactive ? "" : "  (then Enter)"}`);
       screen.line(menu);
+      let drawn = this.#drawn();
       let decided: boolean | "rest" | undefined;
       while (decided === undefined) {
-        const answer = await input.readAnswer(signal);
+        const answer = await input.readAnswer(signal, drawn);
         // A stop was said at once (#sayWhenStopped).
         if (answer === undefined || signal.aborted) {
           if (!signal.aborted) screen.line(style.red("  → Denied (no answer)."));
@@ -227,6 +249,7 @@ export class TerminalApprover implements Approver {
         } else if (answer === "v" && view.more) {
           view.showAll();
           screen.line(menu);
+          drawn = this.#drawn();
         }
       }
       if (decided === "rest") break;

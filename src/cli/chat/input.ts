@@ -20,9 +20,15 @@ export interface ChatInput {
   readPrompt(prompt: string, continuation: string, draft?: string): Promise<PromptResult>;
   /**
    * One answer to a question: on a terminal the next key ("y", "enter", "escape" …), in a pipe
-   * the next line. Undefined when the input ended or `signal` aborted.
+   * the next line. Undefined when the input ended or `signal` aborted. On a terminal, keys that
+   * come as the question appears (`shown`) are typing for the prompt, not an answer.
    */
-  readAnswer(signal: AbortSignal): Promise<string | undefined>;
+  readAnswer(signal: AbortSignal, shown?: QuestionShown): Promise<string | undefined>;
+  /**
+   * Runs a question while a prompt may be being edited (a background command's network request
+   * outside a turn): the prompt leaves the screen and keeps its keys, then comes back as it was.
+   */
+  aside?<T>(question: () => Promise<T>): Promise<T>;
   /** A line of text (a session number to pick); undefined at the end of input. */
   readLine(prompt: string): Promise<string | undefined>;
   /** On a terminal: the prompt history (Up/Down, Ctrl-R) and Tab's completion, once the session is known. */
@@ -30,6 +36,12 @@ export interface ChatInput {
   /** While set, Ctrl-C (or SIGINT) calls this instead of reaching a prompt. */
   onInterrupt(handler: (() => void) | undefined): void;
   close(): void;
+}
+
+/** When a question was drawn (performance.now()), and who hears that keys typed as it appeared went to the prompt. */
+export interface QuestionShown {
+  at: number;
+  kept?: () => void;
 }
 
 export interface TtyStream {

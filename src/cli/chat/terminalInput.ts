@@ -2,12 +2,15 @@
 // a key, bracketed paste), the line editor for prompts (promptEditor.ts: history, Ctrl-R, Tab,
 // collapsed pastes), single keys for questions. While a turn
 // runs, Ctrl-C goes to the turn's interrupt handler. Keys typed during a turn wait for the next
-// prompt (type-ahead), also across a question; the rest of an answer typed as a word ("yes"
-// + Enter) is dropped (AnswerTail). Ctrl-Z suspends the chat like any terminal program.
+// prompt (type-ahead), also across a question; so do keys that come as a question appears (the
+// grace window), which no one can have meant as its answer; the rest of an answer typed as a word
+// ("yes" + Enter) is dropped (AnswerTail). A question that comes while a prompt is being edited
+// takes the prompt off the screen and gives it back as it was (aside). Ctrl-Z suspends the chat
+// like any terminal program.
 import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { AnswerTail } from "./answerTail.ts";
-import type { ChatInput, PromptResult, TtyStream } from "./input.ts";
+import type { ChatInput, PromptResult, QuestionShown, TtyStream } from "./input.ts";
 import type { Key } from "../keys.ts";
 import { parseKeys } from "../keys.ts";
 import type { HistoryEntry } from "../../store/promptHistory.ts";
@@ -21,6 +24,12 @@ import type { Screen } from "./screen.ts";
 /** How long the rest of an answer may take to come, key after key (people type "yes" well within it). */
 export const ANSWER_TAIL_MS = 1_000;
 const MAX_QUEUED = 4096;
+/**
+ * How long after a question is drawn a key is still typing for the prompt, not an answer: no one
+ * reads a question and answers it sooner, and a key typed on at this pace (a stream of typing)
+ * extends the window, so the question takes keys only after a pause of this length.
+ */
+export const QUESTION_GRACE_MS = 350;
 
 const PASTE_ON = "\x1b[?2004h";
 const PASTE_OFF = "\x1b[?2004l";
@@ -66,6 +75,8 @@ export interface TerminalInputOptions {
   tailMs?: number;
   /** The status line drawn under the prompt (statusLine.ts). */
   footer?: () => string | undefined;
+  /** The grace window after a question is drawn (default QUESTION_GRACE_MS). */
+  graceMs?: number;
 }
 
 export class TerminalInput implements ChatInput {
@@ -78,6 +89,8 @@ export class TerminalInput implements ChatInput {
   #ended = false;
   #tail: { filter: AnswerTail; timer: ReturnType<typeof setTimeout> } | undefined;
   #editing: PromptView | undefined;
+  /** While a question is asked aside a prompt, the prompt editor's keys wait for it to end. */
+  #asking: Promise<unknown> | undefined;
   #history: PromptHistory = new MemoryHistory();
   #completion: CompletionSource | undefined;
   /** The draft a mode switch took, with its pastes, to give back to the next prompt. */
@@ -94,6 +107,7 @@ export class TerminalInput implements ChatInput {
   readonly #stop: () => void;
   readonly #tailMs: number;
   readonly #footer: (() => string | undefined) | undefined;
+  readonly #graceMs: number;
 
   constructor(
     private readonly stdin: TtyStream,
@@ -104,6 +118,7 @@ export class TerminalInput implements ChatInput {
     this.#stop = options.stop ?? (() => process.kill(0, "SIGTSTP"));
     this.#tailMs = options.tailMs ?? ANSWER_TAIL_MS;
     this.#footer = options.footer;
+    this.#graceMs = options.graceMs ?? QUESTION_GRACE_MS;
     stdin.setRawMode?.(true);
     stdin.on("data", this.#onData);
     stdin.on("end", this.#onEnd);
@@ -202,7 +217,7 @@ export class TerminalInput implements ChatInput {
     view.draw();
     this.#editing = view;
     try {
-      const { entry, ...result } = await editPrompt({ view, screen: this.screen, nextKey: () => this.#nextKey(), history: this.#history, ...(this.#completion && { completion: this.#completion }) });
+      const { entry, ...result } = await editPrompt({ view, screen: this.screen, nextKey: () => this.#promptKey(), history: this.#history, ...(this.#completion && { completion: this.#completion }) });
       if (result.kind === "toggle-mode") this.#draft = entry;
       return result;
     } finally {
@@ -210,13 +225,43 @@ export class TerminalInput implements ChatInput {
     }
   }
 
-  async readAnswer(signal: AbortSignal): Promise<string | undefined> {
+  /** The prompt editor's next key: after the question asked aside it, if one is. */
+  async #promptKey(): Promise<Key | undefined> {
+    while (this.#asking) await this.#asking.catch(() => {});
+    return this.#nextKey();
+  }
+
+  async aside<T>(question: () => Promise<T>): Promise<T> {
+    const editing = this.#editing;
+    if (!editing || this.#asking) return question();
+    // The editor's pending key goes to it after the question, with the keys kept for it.
+    const editor = this.#waiter;
+    this.#waiter = undefined;
+    editing.erase();
+    this.#editing = undefined;
+    const asked = question();
+    this.#asking = asked;
+    try {
+      return await asked;
+    } finally {
+      this.#asking = undefined;
+      this.#editing = editing;
+      editing.redraw();
+      if (editor) {
+        this.#waiter = editor;
+        const first = this.#queue.shift();
+        if (first) this.#deliver(first);
+      }
+    }
+  }
+
+  async readAnswer(signal: AbortSignal, shown: QuestionShown = { at: performance.now() }): Promise<string | undefined> {
     // Keys typed before the question was shown must not answer it: they are type-ahead for the
     // next prompt, set aside and given back after the answer.
     const ahead = this.#queue.splice(0);
     let answered: string | undefined;
     try {
-      answered = await this.#answerKey(signal);
+      answered = await this.#answerKey(signal, shown, ahead);
       return answered;
     } finally {
       const after = this.#queue.splice(0);
@@ -227,11 +272,23 @@ export class TerminalInput implements ChatInput {
     }
   }
 
-  async #answerKey(signal: AbortSignal): Promise<string | undefined> {
+  /** The answer key; keys in the grace window go to `ahead`, for the prompt. */
+  async #answerKey(signal: AbortSignal, shown: QuestionShown, ahead: Key[]): Promise<string | undefined> {
+    let graceEnd = shown.at + this.#graceMs;
+    let told = false;
     for (;;) {
       const key = await this.#nextKey(signal);
-      // Ctrl-C or Ctrl-D outside a turn (a question at start-up) answers no.
+      // Ctrl-C or Ctrl-D outside a turn (a question at start-up) answers no, grace or not.
       if (!key || key.name === "eof" || key.name === "interrupt") return undefined;
+      const now = performance.now();
+      if (now < graceEnd) {
+        graceEnd = now + this.#graceMs;
+        // An Enter at that moment does not send the prompt later: the text waits for the user.
+        if (key.name !== "enter") ahead.push(key);
+        if (!told) shown.kept?.();
+        told = true;
+        continue;
+      }
       const answer = keyAnswer(key);
       if (answer !== undefined) return answer;
     }
