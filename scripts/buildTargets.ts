@@ -53,7 +53,11 @@ export async function currentBinary(workDir: string): Promise<string> {
 export const SAFE_FLAGS = ["--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"] as const;
 // --splitting (ESM only) keeps each command's code in its own chunk: the entry `garuda --version` loads stays
 // tiny, so its bytecode loads in ~5 ms instead of ~11 ms for one 1.4 MB chunk (bench/startup.ts).
-export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--format=esm", "--splitting", ...SAFE_FLAGS] as const;
+// --bytecode-depth=0: bytecode for each module's top-level code (and its import/export records, so
+// no module is parsed whole at start-up); functions are compiled from source when first called.
+// Full-depth bytecode was 8.3 MB (≈4 bytes per byte of minified JS), depth 1 3.6 MB more than depth
+// 0; only depth 0 keeps the binary under 115 MB (issue 19.5; figures in bench/size.ts and the note).
+export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--bytecode-depth=0", "--format=esm", "--splitting", ...SAFE_FLAGS] as const;
 
 export type Os = "linux" | "darwin" | "windows";
 export type Arch = "x64" | "arm64";
