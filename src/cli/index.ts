@@ -2,20 +2,8 @@
 // other module is loaded, and every command is imported only when it runs (architecture rule 8).
 import { KEEPER_COMMAND } from "../sandbox/keeperName.ts";
 import { VERSION } from "../version.ts";
+import { START_UP_MS, normalJitPolicy } from "./jitPolicy.ts";
 import { SANDBOX_BRIDGE_COMMAND, unsupportedPlatformMessage } from "./platform.ts";
-
-/**
- * The shipped binary starts with JavaScriptCore's tier-up thresholds raised
- * (`--compile-jit-policy`, scripts/buildTargets.ts): start-up code runs about once, so compiling
- * it is wasted work. This long after start every process is back on the normal policy, for the
- * code that runs hot from then on (a turn's stream, the sandbox's relay).
- */
-const START_UP_MS = 300;
-
-function normalJit(): void {
-  // Bun.unsafe.setJITPolicy is Bun 1.4's; `bun test` and older runtimes do without it.
-  Bun.unsafe.setJITPolicy?.(1);
-}
 
 function start(argv: string[]): void {
   const refusal = unsupportedPlatformMessage(process.platform);
@@ -29,14 +17,13 @@ function start(argv: string[]): void {
   // The sandbox bridge runs inside bwrap before every networked command: it must start fast
   // and load nothing else (src/sandbox/bridge.ts).
   if (argv[0] === SANDBOX_BRIDGE_COMMAND) {
-    // A relay of the command's traffic: hot from its first byte.
-    normalJit();
+    normalJitPolicy();
     import("../sandbox/bridge.ts")
       .then(({ runBridge }) => runBridge(argv.slice(1)))
       .then((code) => process.exit(code));
     return;
   }
-  setTimeout(normalJit, START_UP_MS).unref();
+  setTimeout(normalJitPolicy, START_UP_MS).unref();
   // The process keeper runs above every command on the host (src/sandbox/keeper.ts): the same.
   if (argv[0] === KEEPER_COMMAND) {
     import("../sandbox/keeper.ts").then(({ runKeeper }) => runKeeper(argv.slice(1)));
