@@ -3,6 +3,8 @@
 //   bun scripts/build.ts                      dist/garuda for this machine, checked with --version
 //   bun scripts/build.ts --all                that, plus every release target, archived with sums
 //   bun scripts/build.ts --target linux-arm64 darwin-arm64   that, plus the named targets
+//   bun scripts/build.ts --sourcemap          dist/garuda with its source map embedded (+2.8 MB), so a
+//                                             stack trace names original files and lines
 //
 // Release targets never use Bun's own runtime download: each target's runtime comes from the
 // npm package `@oven/bun-<os>-<arch>…@<running bun version>` via `npm pack` (cached in
@@ -31,22 +33,26 @@ import {
   runsHere,
 } from "./buildTargets.ts";
 
-const USAGE = `usage: bun scripts/build.ts [--all] [--target NAME…]
+const USAGE = `usage: bun scripts/build.ts [--all] [--target NAME…] [--sourcemap]
 
 Always builds dist/garuda for this machine and checks its --version.
   --all            also build every release target: ${TARGETS.map((t) => t.name).join(", ")}
   --target NAME…   also build the named targets (our names or Bun's, e.g. bun-linux-arm64)
+  --sourcemap      embed the source map in dist/garuda (not shipped: +2.8 MB), so stack traces
+                   name original files and lines; the chunks and their lines are the release's
 Each release target goes to dist/<target>/ and is archived as dist/garuda-<version>-<target>.tar.gz
 (.zip for windows), with a .sha256 file each and dist/SHA256SUMS.`;
 
 export interface BuildArgs {
   targets: Target[];
   help: boolean;
+  sourcemap: boolean;
 }
 
 export function parseArgs(argv: string[]): BuildArgs {
   const chosen = new Set<Target>();
   let help = false;
+  let sourcemap = false;
   let inTargets = false;
   const add = (name: string) => {
     const found = findTarget(name);
@@ -59,6 +65,9 @@ export function parseArgs(argv: string[]): BuildArgs {
       inTargets = false;
     } else if (arg === "--help" || arg === "-h") {
       help = true;
+    } else if (arg === "--sourcemap") {
+      sourcemap = true;
+      inTargets = false;
     } else if (arg === "--target") {
       inTargets = true;
     } else if (arg.startsWith("--target=")) {
@@ -69,7 +78,7 @@ export function parseArgs(argv: string[]): BuildArgs {
       throw new Error(`unknown argument "${arg}"\n${USAGE}`);
     }
   }
-  return { targets: TARGETS.filter((t) => chosen.has(t)), help };
+  return { targets: TARGETS.filter((t) => chosen.has(t)), help, sourcemap };
 }
 
 interface Row {
@@ -120,9 +129,9 @@ function pooled<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>):
   });
 }
 
-async function hostRow(): Promise<Row> {
+async function hostRow(sourcemap: boolean): Promise<Row> {
   const started = performance.now();
-  const built = await buildHost();
+  const built = await buildHost(undefined, { sourcemap });
   const kind = await inspectBinary(built.outfile);
   return {
     target: `host (${hostOs()}-${process.arch})`,
@@ -182,7 +191,7 @@ export async function main(argv: string[]): Promise<void> {
   for (const r of runtimes) r.catch(() => {}); // awaited below; do not report as unhandled meanwhile
 
   log(`garuda ${version}: building with bun ${Bun.version}`);
-  const rows = [await hostRow()];
+  const rows = [await hostRow(args.sourcemap)];
   if (args.targets.length > 0) {
     const mtime = archiveTime(ROOT);
     for (const [i, t] of args.targets.entries()) {

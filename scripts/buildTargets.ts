@@ -44,13 +44,33 @@ export async function currentBinary(workDir: string): Promise<string> {
  * The flags of every shipped binary. The two `--no-compile-autoload-*` flags are a security
  * requirement: by default a compiled binary loads `.env` and runs `bunfig.toml` preloads from
  * its working directory, which for an agent is the user's (untrusted) project.
- * `--sourcemap` embeds the map, so stack traces name original files and lines; it was measured
- * to cost no start-up time (bench/startup.ts --sourcemap-ab).
+ * No `--sourcemap` in a shipped binary: Bun 1.4 embeds the map whatever its mode (`external`
+ * too), and it was 2.8 MB of the 115 MB budget (issue 19.5; bench/size.ts). Stack traces of a
+ * shipped binary name the minified chunk (`/$bunfs/root/index-….js:1:2345`); a build with
+ * `sourcemap: true` (`bun scripts/build.ts --sourcemap`) has the same chunks, names and lines
+ * plus the map, so it reproduces a trace with original files and lines.
  */
 export const SAFE_FLAGS = ["--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig"] as const;
 // --splitting (ESM only) keeps each command's code in its own chunk: the entry `garuda --version` loads stays
 // tiny, so its bytecode loads in ~5 ms instead of ~11 ms for one 1.4 MB chunk (bench/startup.ts).
-export const COMPILE_FLAGS = ["--compile", "--minify", "--bytecode", "--format=esm", "--splitting", "--sourcemap", ...SAFE_FLAGS] as const;
+// --bytecode-depth=0: bytecode for each module's top-level code (and its import/export records, so
+// no module is parsed whole at start-up); functions are compiled from source when first called.
+// Full-depth bytecode was 8.3 MB (≈4 bytes per byte of minified JS), depth 1 3.6 MB more than depth
+// 0; only depth 0 keeps the binary under 115 MB (issue 19.5; figures in bench/size.ts and NOTES-size.md).
+// --compile-jit-policy=16: JavaScriptCore waits 16 times longer before compiling a function, so the
+// functions start-up runs a few times (now compiled from source at depth 0) are not JIT-compiled as
+// well; src/cli/index.ts puts every process back on the normal policy 300 ms after it starts. It wins
+// back most of what depth 0 costs: the CPU time of acp start to session/new, +31 ms at depth 0, +8 ms with it.
+export const COMPILE_FLAGS = [
+  "--compile",
+  "--minify",
+  "--bytecode",
+  "--bytecode-depth=0",
+  "--compile-jit-policy=16",
+  "--format=esm",
+  "--splitting",
+  ...SAFE_FLAGS,
+] as const;
 
 export type Os = "linux" | "darwin" | "windows";
 export type Arch = "x64" | "arm64";
@@ -166,7 +186,7 @@ export interface BuildBinaryOptions {
   executablePath?: string;
   /** Only for tests' negative controls: build with Bun's default (unsafe) autoload flags. */
   autoload?: boolean;
-  /** Defaults to true; false exists only to measure what the sourcemap costs. */
+  /** Embeds the source map (+2.8 MB), so stack traces name original files and lines; off by default. */
   sourcemap?: boolean;
 }
 
@@ -179,12 +199,9 @@ export interface BuiltBinary {
 export function compileArgs(options: BuildBinaryOptions): { args: string[]; outfile: string } {
   let outfile = resolve(options.outfile);
   if (options.target?.includes("windows") && !outfile.endsWith(".exe")) outfile += ".exe";
-  const flags = COMPILE_FLAGS.filter(
-    (flag) =>
-      !(options.autoload && (SAFE_FLAGS as readonly string[]).includes(flag)) &&
-      !(options.sourcemap === false && flag === "--sourcemap"),
-  );
+  const flags = COMPILE_FLAGS.filter((flag) => !(options.autoload && (SAFE_FLAGS as readonly string[]).includes(flag)));
   const args = ["build", ...flags];
+  if (options.sourcemap) args.push("--sourcemap");
   if (options.target) args.push(`--target=${options.target}`);
   if (options.executablePath) args.push(`--compile-executable-path=${resolve(options.executablePath)}`);
   args.push(`--root=${BUNDLE_ROOT}`, resolve(options.entry), ...WORKER_ENTRIES, "--outfile", outfile);
@@ -206,7 +223,8 @@ export async function buildBinary(options: BuildBinaryOptions): Promise<BuiltBin
   if (code !== 0) {
     throw new Error(`bun ${args.join(" ")} failed (exit ${code}):\n${stdout}${stderr}`);
   }
-  // With --compile the map is embedded in the binary; the separate file is not needed.
+  // With --compile --sourcemap the map is embedded in the binary; the entry's separate file is not
+  // needed (the chunks' <chunk>.js.map files stay beside it, for reading a trace by hand).
   rmSync(`${outfile}.map`, { force: true });
   return { outfile, bytes: statSync(outfile).size, ms };
 }
@@ -237,11 +255,11 @@ export async function checkBinaryVersion(binary: string, version: string): Promi
  * Builds `dist/garuda` (`garuda.exe` on Windows) for this machine with the running bun, after
  * checking the two version sources agree, and checks that the binary prints that version.
  */
-export async function buildHost(outfile?: string): Promise<BuiltBinary & { version: string }> {
+export async function buildHost(outfile?: string, options: { sourcemap?: boolean } = {}): Promise<BuiltBinary & { version: string }> {
   const version = checkVersions();
   const os = hostOs();
   if (!os) throw new Error(`no Garuda build for platform ${process.platform}`);
-  const built = await buildBinary({ entry: ENTRY, outfile: outfile ?? join(DIST, binaryName(os)) });
+  const built = await buildBinary({ entry: ENTRY, outfile: outfile ?? join(DIST, binaryName(os)), sourcemap: options.sourcemap ?? false });
   await checkBinaryVersion(built.outfile, version);
   return { ...built, version };
 }

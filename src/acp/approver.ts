@@ -7,6 +7,7 @@ import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest, 
 import { withdrawnWhy } from "../core-types/withdrawn.ts";
 import type { ApprovalRequest, Approver, Choice } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
+import { untilAborted } from "../untilAborted.ts";
 import { questionContent, questionText } from "./question.ts";
 import { editorCallId, textContent } from "./toolCallContent.ts";
 import type { KnownCalls, SessionChannel } from "./sessionChannel.ts";
@@ -87,23 +88,14 @@ export class AcpApprover implements Approver {
 
   /** The editor's answer, or deny the moment the turn stops or the request fails. */
   #answer(params: RequestPermissionRequest, request: ApprovalRequest, signal: AbortSignal): Promise<Choice> {
-    return new Promise<Choice>((resolve) => {
-      const stop = new AbortController();
-      const onAbort = () => {
-        stop.abort();
-        resolve("deny");
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.options.request(params, stop.signal).then(
-        (response) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(signal.aborted ? "deny" : choiceOf(response, request));
-        },
-        () => {
-          signal.removeEventListener("abort", onAbort);
-          resolve("deny");
-        },
-      );
+    const stop = new AbortController();
+    const answered = this.options.request(params, stop.signal).then(
+      (response): Choice => (signal.aborted ? "deny" : choiceOf(response, request)),
+      (): Choice => "deny",
+    );
+    return untilAborted(answered, signal, () => {
+      stop.abort();
+      return "deny";
     });
   }
 }

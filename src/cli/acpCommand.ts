@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { defineCommand, runCommand } from "citty";
 import { ConfigError } from "../errors/configError.ts";
 import { createCliContext } from "./context.ts";
+import { normalJitPolicy } from "./jitPolicy.ts";
 import { SANDBOX_BRIDGE_COMMAND, selfCommand, unsupportedPlatformMessage } from "./platform.ts";
 
 /** What protocolOutput() needs of a stream: Node's write(chunk, encoding?, callback?). */
@@ -148,7 +149,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
           probe = undefined;
           throw error;
         });
-        return prepareRuntime({
+        const prepared = await prepareRuntime({
           root: cwd,
           extraRoots: additionalDirectories,
           editorMcpServers: mcpServers,
@@ -166,6 +167,9 @@ async function serve(modelFlag: string | undefined): Promise<never> {
           selfCommand: self().command,
           probe: probed,
         });
+        // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts).
+        normalJitPolicy();
+        return prepared;
       },
       setup: setupInvocation(),
       sessionsDir: ctx.paths.sessions,

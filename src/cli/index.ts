@@ -2,6 +2,7 @@
 // other module is loaded, and every command is imported only when it runs (architecture rule 8).
 import { KEEPER_COMMAND } from "../sandbox/keeperName.ts";
 import { VERSION } from "../version.ts";
+import { START_UP_MS, normalJitPolicy } from "./jitPolicy.ts";
 import { SANDBOX_BRIDGE_COMMAND, unsupportedPlatformMessage } from "./platform.ts";
 
 function start(argv: string[]): void {
@@ -16,11 +17,13 @@ function start(argv: string[]): void {
   // The sandbox bridge runs inside bwrap before every networked command: it must start fast
   // and load nothing else (src/sandbox/bridge.ts).
   if (argv[0] === SANDBOX_BRIDGE_COMMAND) {
+    normalJitPolicy();
     import("../sandbox/bridge.ts")
       .then(({ runBridge }) => runBridge(argv.slice(1)))
       .then((code) => process.exit(code));
     return;
   }
+  setTimeout(normalJitPolicy, START_UP_MS).unref();
   // The process keeper runs above every command on the host (src/sandbox/keeper.ts): the same.
   if (argv[0] === KEEPER_COMMAND) {
     import("../sandbox/keeper.ts").then(({ runKeeper }) => runKeeper(argv.slice(1)));

@@ -4,8 +4,8 @@
 // permission engine, and the user's questions reach the user. A project agent runs only after
 // a consent to its current file.
 import { z } from "zod";
-import type { StopReason } from "../core-types/events.ts";
 import type { SubagentResult, Tool, ToolResult } from "../tools/types.ts";
+import { howSubagentStopped } from "../tools/subagentStopped.ts";
 import { type AgentDefinition, readAgentBody } from "./agents.ts";
 import { cleanText, previewText, shortLine } from "./clean.ts";
 import { type Consents, consentTool } from "./consent.ts";
@@ -36,19 +36,10 @@ ${cleanText(body, 50_000)}
 </agent_prompt>`;
 }
 
-const STOPPED: Partial<Record<StopReason, string>> = {
-  done: "gave no text",
-  max_steps: "reached its step limit",
-  token_budget: "used up its token budget",
-  repeated_calls: "repeated the same call",
-  max_tokens: "hit the output limit",
-  refusal: "refused",
-};
-
 function toResult(name: string, result: SubagentResult): ToolResult {
   const summary = `${result.calls} call${result.calls === 1 ? "" : "s"}, ${result.steps} step${result.steps === 1 ? "" : "s"}, ${result.tokens.toLocaleString("en-US")} tokens`;
   if (result.stopReason === "cancelled") return { output: "", isError: true, summary };
-  const why = STOPPED[result.stopReason] ?? `ended (${result.stopReason})`;
+  const why = howSubagentStopped(result.stopReason);
   if (result.answer === "") {
     const output = result.stopReason === "token_budget" && result.steps === 0 ? `Error: ${name} could not start: the session's token budget is used up.` : `Error: ${name} ended without an answer (it ${why}).`;
     return { output, isError: true, summary };

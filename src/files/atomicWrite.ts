@@ -2,8 +2,9 @@
 // src/files/ (a bottom folder) so the store and the sandbox need not import config/ for it; the
 // one file of src/files/ that rule 7 lets write (test/support/architecture.ts).
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { writeAll } from "./writeAll.ts";
 
 export interface AtomicWriteOptions {
   /** File mode of the new file (default 0o644). The temp file has it from creation on. */
@@ -23,9 +24,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array, opti
   // "wx": never follow or reuse an existing file at the temp name.
   const fd = openSync(temp, "wx", options.mode ?? 0o644);
   try {
-    const bytes = typeof content === "string" ? Buffer.from(content) : content;
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    writeAll(fd, content);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);

@@ -3,6 +3,7 @@
 // asks the front end's Approver when the check says "ask". Every decision and every answer goes
 // to the audit callback with the rule that decided and the rule's source.
 import { ConfigError } from "../errors/configError.ts";
+import { untilAborted } from "../untilAborted.ts";
 import { decide, type DecisionInputs, type ProjectSandboxRule } from "./decide.ts";
 import type { PathContext } from "./pathMatch.ts";
 import { bySourceStrength, compileRules, requestFacts, type CompiledRule } from "./ruleMatch.ts";
@@ -90,21 +91,12 @@ function compileChecked(rules: readonly Rule[]): CompiledRule[] {
  * approver's askChange when it has one (the terminal's hunk review).
  */
 function askUntilAborted(approver: Approver, request: Decision & { outcome: "ask" }, signal: AbortSignal): Promise<Choice | PartialApproval> {
-  return new Promise<Choice | PartialApproval>((resolve) => {
-    const onAbort = () => resolve("deny");
-    signal.addEventListener("abort", onAbort, { once: true });
-    const asked = request.request.change && approver.askChange ? approver.askChange(request.request, signal) : approver.ask(request.request, signal);
-    asked.then(
-      (choice) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(signal.aborted ? "deny" : choice);
-      },
-      () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve("deny");
-      },
-    );
-  });
+  const asked = request.request.change && approver.askChange ? approver.askChange(request.request, signal) : approver.ask(request.request, signal);
+  const answered = asked.then(
+    (choice): Choice | PartialApproval => (signal.aborted ? "deny" : choice),
+    (): Choice => "deny",
+  );
+  return untilAborted(answered, signal, () => "deny");
 }
 
 export function createPermissionEngine(options: PermissionEngineOptions): PermissionEngine {

@@ -4,8 +4,9 @@
 // Secrets are redacted before a line is written. A failed write is reported, never thrown: the
 // audit log must not end a turn.
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, realpathSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { writeAll } from "../files/writeAll.ts";
 import { GENESIS, lineHash } from "./auditChain.ts";
 import { type AuditEvent, type AuditLevel, type AuditSink, levelKeeps } from "./auditEvents.ts";
 import { mapJson } from "../text/jsonShape.ts";
@@ -133,9 +134,7 @@ export class AuditLog implements AuditSink {
       const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW;
       this.#fd = openSync(this.file, flags, 0o600);
     }
-    const bytes = Buffer.from(text);
-    let written = 0;
-    while (written < bytes.length) written += writeSync(this.#fd, bytes, written, bytes.length - written);
+    writeAll(this.#fd, text);
   }
 }
 

@@ -3,8 +3,9 @@
 // a crash loses at most the line being written; readSession() reports every torn, garbage or
 // unknown line and keeps every other record.
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { writeAll } from "../files/writeAll.ts";
 import type { Message } from "../model/types.ts";
 import type { Mode } from "../core-types/mode.ts";
 import { createRedactor, type Redactor } from "./redact.ts";
@@ -82,12 +83,6 @@ export function sessionFolder(sessionsDir: string, root: string): string {
 }
 
 const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
-
-function writeAll(fd: number, text: string): void {
-  const bytes = Buffer.from(text);
-  let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-}
 
 /** True when the file is empty or ends with a newline. */
 function endsClean(fd: number): boolean {

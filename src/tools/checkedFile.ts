@@ -14,8 +14,9 @@
 // replaced by the new file, never written through. Missing folders of a new file are made one at a
 // time, each inside a folder opened and checked the same way.
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeSync, type Dirent } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, type Dirent } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { writeAll } from "../files/writeAll.ts";
 import { realPathOf } from "./paths.ts";
 import { binaryKind, decodeText, invalidUtf8Bytes, type LoadedFile, MAX_TEXT_BYTES } from "./textFile.ts";
 
@@ -260,8 +261,7 @@ export function writeChecked(realPath: string, bytes: Uint8Array, expected: Uint
     const fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
     let open = true;
     try {
-      let written = 0;
-      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      writeAll(fd, bytes);
       fsyncSync(fd);
       // The umask may have narrowed the mode given to open().
       fchmodSync(fd, mode);

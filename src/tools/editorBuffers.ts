@@ -6,6 +6,7 @@
 // is used then. Garuda never writes through the editor; an edit of a file whose buffer differs
 // from the disk is refused (unsavedProblem) so the user's unsaved work is not silently forked.
 import { insideRoot } from "../permission/pathMatch.ts";
+import { untilAborted } from "../untilAborted.ts";
 import type { WithheldPredicate } from "./withheldPaths.ts";
 import type { ResolvedPath } from "./paths.ts";
 import { MAX_TEXT_BYTES } from "./textFile.ts";
@@ -61,10 +62,11 @@ export async function editorText(deps: BufferDeps, resolved: ResolvedPath, check
   query.signal.addEventListener("abort", stop, { once: true });
   const timer = setTimeout(stop, deps.bufferTimeoutMs ?? BUFFER_TIMEOUT_MS);
   try {
-    const answer = await Promise.race([
+    const answer = await untilAborted(
       buffers.read(checked, timeout.signal).catch(() => undefined),
-      new Promise<undefined>((resolve) => timeout.signal.addEventListener("abort", () => resolve(undefined), { once: true })),
-    ]);
+      timeout.signal,
+      () => undefined,
+    );
     if (typeof answer !== "string" || Buffer.byteLength(answer) > MAX_TEXT_BYTES) return undefined;
     return answer;
   } finally {

@@ -3,8 +3,8 @@
 // its calls show inside this call, and its answer is this call's result.
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import type { StopReason } from "../core-types/events.ts";
 import description from "./explore.txt" with { type: "text" };
+import { howSubagentStopped } from "./subagentStopped.ts";
 import type { SubagentResult, Tool, ToolResult } from "./types.ts";
 
 /** The child's tools: search and read only (never write, edit, commands, processes or the web). */
@@ -36,15 +36,6 @@ function explorePrompt(args: ExploreInput): string {
   return `${args.question}${focus}`;
 }
 
-const STOPPED: Partial<Record<StopReason, string>> = {
-  done: "gave no text",
-  max_steps: "reached its step limit",
-  token_budget: "used up its token budget",
-  repeated_calls: "repeated the same call",
-  max_tokens: "hit the output limit",
-  refusal: "refused",
-};
-
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function summary(result: SubagentResult): string {
@@ -54,7 +45,7 @@ function summary(result: SubagentResult): string {
 function toResult(result: SubagentResult): ToolResult {
   // The registry reports a cancelled call itself.
   if (result.stopReason === "cancelled") return { output: "", isError: true, summary: summary(result) };
-  const why = STOPPED[result.stopReason] ?? `ended (${result.stopReason})`;
+  const why = howSubagentStopped(result.stopReason);
   if (result.answer === "") {
     const output =
       result.stopReason === "token_budget" && result.steps === 0

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { CommandTooLongError } from "../sandbox/commandTooLong.ts";
 import { SandboxUnavailableError } from "../sandbox/executor.ts";
 import { oneLine } from "../text/visible.ts";
+import { untilAborted } from "../untilAborted.ts";
 import { commandCallPlan, type CommandPlan } from "./bash.ts";
 import { cleanOutput } from "./commandOutput.ts";
 import description from "./processManager.txt" with { type: "text" };
@@ -154,19 +155,14 @@ export function processManagerTool(options: ProcessManagerOptions = {}): Tool<Pr
 /** Waits for an early exit, the wait time, or cancel, whichever comes first. */
 async function waitForStart(entry: ManagedProcess, waitMs: number, signal: AbortSignal): Promise<"exit" | "wait" | "cancel"> {
   if (signal.aborted) return "cancel";
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<"cancel">((resolve) => {
-    onAbort = () => resolve("cancel");
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const waited = new Promise<"wait">((resolve) => {
     timer = setTimeout(() => resolve("wait"), waitMs);
   });
   try {
-    return await Promise.race([entry.process.exited.then(() => "exit" as const, () => "exit" as const), waited, aborted]);
+    const exited = entry.process.exited.then(() => "exit" as const, () => "exit" as const);
+    return await untilAborted<"exit" | "wait" | "cancel">(Promise.race([exited, waited]), signal, () => "cancel");
   } finally {
     if (timer) clearTimeout(timer);
-    if (onAbort) signal.removeEventListener("abort", onAbort);
   }
 }

@@ -70,11 +70,18 @@ describe("targets", () => {
 });
 
 describe("compileArgs", () => {
-  test("ships with autoload off, bytecode and an embedded source map", () => {
+  test("ships with autoload off, bytecode and no embedded source map (issue 19.5: size)", () => {
     const { args } = compileArgs({ entry: "/src/a.ts", outfile: "/out/garuda" });
     expect(args).toEqual(["build", ...COMPILE_FLAGS, `--root=${BUNDLE_ROOT}`, "/src/a.ts", ...WORKER_ENTRIES, "--outfile", "/out/garuda"]);
     expect(args).toContain("--no-compile-autoload-dotenv");
     expect(args).toContain("--no-compile-autoload-bunfig");
+    expect(args.filter((a) => a.startsWith("--sourcemap"))).toEqual([]);
+  });
+
+  test("sourcemap: true embeds the map, with the shipped flags otherwise", () => {
+    const { args } = compileArgs({ entry: "/src/a.ts", outfile: "/out/garuda", sourcemap: true });
+    expect(args.filter((a) => a.startsWith("--sourcemap"))).toEqual(["--sourcemap"]);
+    for (const flag of COMPILE_FLAGS) expect(args).toContain(flag);
   });
 
   test("a cross build names the target and the runtime, and gets .exe on windows", () => {
@@ -105,6 +112,8 @@ describe("parseArgs", () => {
       "darwin-arm64",
     ]);
     expect(parseArgs(["--target=windows-x64"]).targets.map((t) => t.name)).toEqual(["windows-x64"]);
+    expect(parseArgs([]).sourcemap).toBe(false);
+    expect(parseArgs(["--target", "linux-arm64", "--sourcemap"])).toMatchObject({ sourcemap: true, targets: [findTarget("linux-arm64")] });
   });
 
   test("rejects unknown targets and arguments", () => {
