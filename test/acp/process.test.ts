@@ -5,7 +5,7 @@
 // listed and loaded by a second process after the first exited, refused to a third while the
 // second writes it. Every stdout line must be one JSON-RPC message.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -157,7 +157,11 @@ describe("garuda acp, the compiled binary over stdio", () => {
       script: [{ steps: [{ type: "text", text: "One." }] }, { steps: [{ type: "text", text: "Two." }] }, { steps: [{ type: "text", text: "Three." }] }],
     });
     const root = mkdtempSync(join(work, "root-"));
-    const { proc, agent, connection, updates, lines, tail, stderr } = startAgent(mock, root, "claude-sonnet-4-5");
+    // A retired model is no longer in the catalog: models.json names it, as the refusal says to.
+    const home = mkdtempSync(join(work, "home-"));
+    mkdirSync(join(home, ".garuda"), { recursive: true });
+    writeFileSync(join(home, ".garuda", "models.json"), JSON.stringify({ models: { "claude-sonnet-4-5": {} } }));
+    const { proc, agent, connection, updates, lines, tail, stderr } = startAgent(mock, root, "claude-sonnet-4-5", home);
     await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
     for (const text of ["one", "two", "three"]) {
