@@ -143,7 +143,7 @@ export function changeTool<Input extends { path: string }, Extra>(spec: ChangeTo
  */
 export function changePlan<Input extends { path: string }, Extra>(spec: ChangeTool<Input, Extra>, args: Input, ctx: Pick<PlanContext, "root" | "home">): PlanWithState<Input, CheckedState> {
   const checked = resolveToolPath(args.path, ctx.root, ctx.home);
-  const info: CallInfo = { title: `${spec.title} ${titlePath(args.path, ctx.root)}`, kind: "edit", locations: [{ path: checked.path }] };
+  const info: CallInfo = { title: `${spec.title} ${titlePath(args.path, ctx.root, ctx.home)}`, kind: "edit", locations: [{ path: checked.path }] };
   const request = { tool: spec.tool, readOnly: false, target: pathTarget(checked, "write") };
   const plan = { input: args, info, state: { checked } };
   if (spec.deps.hidden(checked.path) || spec.deps.hidden(checked.realPath)) return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}` } };
