@@ -147,7 +147,11 @@ export function changePlan<Input extends { path: string }, Extra>(spec: ChangeTo
   const request = { tool: spec.tool, readOnly: false, target: pathTarget(checked, "write") };
   const plan = { input: args, info, state: { checked } };
   if (spec.deps.hidden(checked.path) || spec.deps.hidden(checked.realPath)) return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}` } };
-  const planned = spec.plan(args, ctx.root, ctx.home);
+  // The change is planned on a second resolve: a path re-pointed between the two (a background
+  // command swapping in a link) would show another file's diff under this file's name.
+  const resolvedAgain = spec.plan(args, ctx.root, ctx.home);
+  const moved = checkedProblem(resolvedAgain.resolved, checked.realPath, ctx.root, spec.deps);
+  const planned: typeof resolvedAgain = moved ? { ok: false, resolved: resolvedAgain.resolved, error: moved } : resolvedAgain;
   if (!planned.ok) {
     return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}\n(This ${spec.verb} cannot be made as asked: ${planned.error})` }, cannotRun: planned.error };
   }
