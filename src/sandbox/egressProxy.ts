@@ -95,6 +95,8 @@ interface ClientEnd extends RelayEnd {
   buffered: Uint8Array;
   /** The question this connection waits for, while it does. */
   waitingOn?: PendingAsk;
+  /** Its request is a CONNECT. */
+  connect?: boolean;
 }
 
 /** A question under way about one host:port, and the connections that wait for its answer. */
@@ -164,11 +166,20 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   const ask = async (host: string, port: number, client: ClientEnd): Promise<HostAnswer | "withdrawn"> => {
     const key = `${host}:${port}`;
     let pending = pendingAsks.get(key);
-    if (!pending) {
+    // A withdrawn question may not have come back yet (the front end is taking it down): a
+    // connection that comes now was never put to the user, so it gets a question of its own.
+    if (!pending || pending.withdraw.signal.aborted) {
       const withdraw = new AbortController();
       const asking = (options.askHost as NonNullable<EgressProxyOptions["askHost"]>)(host, port, withdraw.signal).catch((): HostAnswer => "deny");
-      pending = { answer: asking.finally(() => pendingAsks.delete(key)), waiting: new Set(), withdraw };
-      pendingAsks.set(key, pending);
+      const fresh: PendingAsk = {
+        answer: asking.finally(() => {
+          if (pendingAsks.get(key) === fresh) pendingAsks.delete(key);
+        }),
+        waiting: new Set(),
+        withdraw,
+      };
+      pending = fresh;
+      pendingAsks.set(key, fresh);
     }
     pending.waiting.add(client);
     client.waitingOn = pending;
@@ -224,6 +235,8 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     const host = canonicalHost(target.host);
     const port = target.port;
     const permission = await permit(host, port, client);
+    // Answered meanwhile (refused for what it sent while it waited): the decision is not its any more.
+    if (client.phase !== "deciding") return;
     if ("reason" in permission) return refuse(client, host, port, permission.reason);
 
     let address = host;
@@ -248,7 +261,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       return finish(client, reply(502, "Bad Gateway", `Garuda's egress proxy could not connect to ${host}:${port}\n`));
     }
     decided({ host, port, allowed: true, via: permission.via });
-    if (client.closed) {
+    if (client.closed || client.phase !== "deciding") {
       upstream.socket?.end();
       return;
     }
@@ -287,8 +300,17 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       // Bun hands each read a buffer of its own, so the first one is kept as it is.
       client.buffered = client.buffered.byteLength === 0 ? bytes : concat(client.buffered, bytes);
       if (client.phase === "deciding") {
-        // What a client sends ahead while its host is decided is held, up to a head's size.
-        if (client.buffered.byteLength > MAX_HEAD_BYTES) pauseClient(client);
+        // What a client sends ahead while its host is decided is held, up to a head's size. Past
+        // that a plain-HTTP request (its body) is paused; a CONNECT client is refused, since it
+        // has nothing to send before its tunnel opens, and pausing it would hide its leaving
+        // (a paused Bun socket reports no end or close) and keep its question up (gone()).
+        if (client.buffered.byteLength > MAX_HEAD_BYTES) {
+          if (client.connect) {
+            gone(client);
+            client.buffered = EMPTY;
+            finish(client, reply(400, "Bad Request", "data sent before the tunnel was open\n"));
+          } else pauseClient(client);
+        }
         return;
       }
       const end = headEnd(client.buffered);
@@ -303,6 +325,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       // Not paused while deciding: a paused Bun socket reports no end or close, and a connection
       // that goes away while its host is asked about must withdraw the question (gone()).
       client.phase = "deciding";
+      client.connect = head.method === "CONNECT";
       handle(client, head, rest).catch((error: unknown) => {
         finish(client, reply(502, "Bad Gateway", `Garuda's egress proxy failed: ${error instanceof Error ? error.message : String(error)}\n`));
       });

@@ -5,7 +5,7 @@
 // both keep theirs. The list is bounded: the newest MAX_ENTRIES prompts within MAX_FILE_BYTES; a
 // prompt over MAX_ENTRY_CHARS is not kept. Key and token shapes are redacted on disk, as in the
 // session files. A file that is missing, too large or damaged is an empty history, never an error.
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { writeFileAtomic } from "../files/atomicWrite.ts";
 import { createRedactor } from "./redact.ts";
 import { sessionFolder } from "./sessionFile.ts";
@@ -37,13 +37,20 @@ function isEntry(value: unknown): value is HistoryEntry {
 
 /** The project's prompts, oldest first. */
 export function readHistory(file: string): HistoryEntry[] {
+  let fd: number | undefined;
   try {
-    if (statSync(file).size > MAX_FILE_BYTES * 2) return [];
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown; entries?: unknown };
+    // Opened without waiting and checked on the open file: a FIFO or a link to /dev/zero at this
+    // name would otherwise hang the chat at start and at every prompt.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_FILE_BYTES * 2) return [];
+    const parsed = JSON.parse(readFileSync(fd, "utf8")) as { version?: unknown; entries?: unknown };
     if (parsed.version !== FORMAT_VERSION || !Array.isArray(parsed.entries)) return [];
     return parsed.entries.filter(isEntry).slice(-MAX_ENTRIES);
   } catch {
     return [];
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -23,6 +23,12 @@ const PATTERNS: readonly { pattern: RegExp; keep?: (match: string, ...groups: st
   { pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
   { pattern: /\b[rs]k_live_[A-Za-z0-9]{16,}/g },
   { pattern: /\bnpm_[A-Za-z0-9]{30,}/g },
+  // Hugging Face tokens, Google OAuth access tokens, JSON Web Tokens (a header.payload.signature).
+  { pattern: /\bhf_[A-Za-z0-9]{30,}/g },
+  { pattern: /\bya29\.[A-Za-z0-9_-]{20,}/g },
+  { pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
+  // The password in a URL (postgres://user:password@host): keep the scheme, user and host.
+  { pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi, keep: (_match, before) => `${before}${REDACTED}@` },
   // AWS access key ids.
   { pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
   // Authorization headers: keep the scheme so the line still reads.

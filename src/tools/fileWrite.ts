@@ -143,11 +143,15 @@ export function changeTool<Input extends { path: string }, Extra>(spec: ChangeTo
  */
 export function changePlan<Input extends { path: string }, Extra>(spec: ChangeTool<Input, Extra>, args: Input, ctx: Pick<PlanContext, "root" | "home">): PlanWithState<Input, CheckedState> {
   const checked = resolveToolPath(args.path, ctx.root, ctx.home);
-  const info: CallInfo = { title: `${spec.title} ${titlePath(args.path, ctx.root)}`, kind: "edit", locations: [{ path: checked.path }] };
+  const info: CallInfo = { title: `${spec.title} ${titlePath(args.path, ctx.root, ctx.home)}`, kind: "edit", locations: [{ path: checked.path }] };
   const request = { tool: spec.tool, readOnly: false, target: pathTarget(checked, "write") };
   const plan = { input: args, info, state: { checked } };
   if (spec.deps.withheld(checked.path) || spec.deps.withheld(checked.realPath)) return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}` } };
-  const planned = spec.plan(args, ctx.root, ctx.home);
+  // The change is planned on a second resolve: a path re-pointed between the two (a background
+  // command swapping in a link) would show another file's diff under this file's name.
+  const resolvedAgain = spec.plan(args, ctx.root, ctx.home);
+  const moved = checkedProblem(resolvedAgain.resolved, checked.realPath, ctx.root, spec.deps);
+  const planned: typeof resolvedAgain = moved ? { ok: false, resolved: resolvedAgain.resolved, error: moved } : resolvedAgain;
   if (!planned.ok) {
     return { ...plan, permission: { ...request, preview: `${spec.title} ${checked.path}\n(This ${spec.verb} cannot be made as asked: ${planned.error})` }, cannotRun: planned.error };
   }

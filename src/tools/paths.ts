@@ -130,11 +130,19 @@ export interface CheckedState {
 }
 
 /**
- * How a call's title names the path: as the model wrote it when it starts with `~/` (the title
- * shows the model's own spelling), else relative inside the root and absolute outside.
+ * How a call's title names the path: a `~/` path as `~/…` while it stays in the home (the model's
+ * spelling, normalized), else relative inside the root and absolute outside. Always the file the
+ * call targets: `~/../src/a.js` leaves the home, and titled from the root it would read as the
+ * project's `src/a.js` (a question naming one file for a read or write of another).
  */
-export function titlePath(input: string, root: string): string {
-  return displayPath(absoluteToolPath(input, root), root);
+export function titlePath(input: string, root: string, home?: string): string {
+  const abs = absoluteToolPath(input, root, home);
+  const trimmed = input.trim();
+  if (home && (trimmed === "~" || trimmed.startsWith("~/"))) {
+    const inHome = insideRoot(abs, home);
+    if (inHome !== undefined) return inHome === "" ? "~" : `~/${inHome}`;
+  }
+  return displayPath(abs, root);
 }
 
 /**

@@ -17,7 +17,7 @@ export function filePlan<Input extends { path: string }>(
   const checked = resolveToolPath(args.path, ctx.root, ctx.home);
   return {
     input: args,
-    info: { title: call.title(titlePath(args.path, ctx.root)), kind: call.kind, locations: [call.line === undefined ? { path: checked.path } : { path: checked.path, line: call.line }] },
+    info: { title: call.title(titlePath(args.path, ctx.root, ctx.home)), kind: call.kind, locations: [call.line === undefined ? { path: checked.path } : { path: checked.path, line: call.line }] },
     permission: { tool: call.tool, readOnly: true, target: pathTarget(checked, "read"), preview: pathPreview(checked) },
     state: { checked },
   };

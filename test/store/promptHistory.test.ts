@@ -2,7 +2,7 @@
 // bounded in entries and bytes, two chats of a project both kept, secrets redacted, and a damaged
 // or foreign file read as an empty history.
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ProjectHistory } from "../../src/cli/chat/history.ts";
 import { appendHistory, bounded, historyFile, MAX_ENTRIES, MAX_ENTRY_CHARS, MAX_FILE_BYTES, readHistory } from "../../src/store/promptHistory.ts";
@@ -86,5 +86,20 @@ describe("the prompt history file", () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toContain("could not be saved");
     expect(history.entries.map((entry) => entry.text)).toEqual(["one", "two"]);
+  });
+  test("a FIFO or a link to a device at the file's name is an empty history, at once (control: a link to a real history file is read)", async () => {
+    using dir = tempDir();
+    Bun.spawnSync(["mkfifo", join(dir.path, "fifo.json")]);
+    symlinkSync("/dev/zero", join(dir.path, "zero.json"));
+    writeFileSync(join(dir.path, "real.json"), `${JSON.stringify({ version: 1, entries: [{ text: "kept" }] })}\n`);
+    symlinkSync(join(dir.path, "real.json"), join(dir.path, "linked.json"));
+    const module = join(import.meta.dir, "../../src/store/promptHistory.ts");
+    const script = `import { readHistory } from ${JSON.stringify(module)}; for (const f of process.argv.slice(1)) console.log(readHistory(f).length);`;
+    // In a child: a read that hangs would hang this test runner too.
+    const child = Bun.spawn([process.execPath, "-e", script, ...["fifo", "zero", "linked"].map((n) => join(dir.path, `${n}.json`))], { stdout: "pipe" });
+    const timer = setTimeout(() => child.kill(), 5_000);
+    const out = await new Response(child.stdout).text();
+    clearTimeout(timer);
+    expect(out.trim().split("\n")).toEqual(["0", "0", "1"]);
   });
 });

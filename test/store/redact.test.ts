@@ -23,12 +23,17 @@ describe("redaction", () => {
       ["-----BEGIN PRIVATE KEY-----\ncut off", REDACTED],
       ['GITHUB_TOKEN="abcdef123456"', `GITHUB_TOKEN="${REDACTED}"`],
       ["export OPENAI_API_KEY=whatever-it-is", `export OPENAI_API_KEY=${REDACTED}`],
+      // Red team: shapes a prompt pastes often that were kept as typed.
+      ["hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", REDACTED],
+      ["ya29.a0AfH6SMCabcdefghijklmnopqrstuvwxyz", REDACTED],
+      ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", REDACTED],
+      ["DATABASE_URL is postgres://app:s3cr3t-pass@db.example.com:5432/app", `DATABASE_URL is postgres://app:${REDACTED}@db.example.com:5432/app`],
     ];
     for (const [input, output] of cases) expect(redact(input)).toBe(output);
   });
 
   test("ordinary text stays as it is (negative control)", () => {
-    const text = "npm test -- --grep 'sk-' && git push origin main # task: AKIA docs; Bearer of news";
+    const text = "npm test -- --grep 'sk-' && git push origin main # task: AKIA docs; Bearer of news; see https://example.com:8080/a@b and git@github.com:o/r.git, hf_x";
     expect(redact(text)).toBe(text);
   });
 
