@@ -23,7 +23,7 @@ const KNOWN_FOLDER_CYCLES = [["src/acp", "src/cli"]];
  * them without making a cycle. src/text: display hygiene; src/files: what a place on disk is
  * (inside another, a secret, the home's own) and reading a small file without blocking, asked
  * by config, permission and sandbox alike; src/errors: the configuration errors every layer
- * throws and the front ends print.
+ * throws and the front ends print, and how a caught value is read (caught.ts).
  */
 const BOTTOM_FOLDERS = ["src/errors", "src/files", "src/text"];
 /** Each bottom folder with what of src/ it imports (outside itself). */

@@ -8,6 +8,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { messageOf } from "../errors/caught.ts";
 import type { Mode } from "../permission/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
@@ -47,8 +48,6 @@ export interface HistoryHost {
   /** The answer to session/new, load and resume: the modes (and what else a session offers). */
   answer(session: LiveSession): acp.LoadSessionResponse;
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const isFolder = (path: string) => {
   try {

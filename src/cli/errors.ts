@@ -1,3 +1,4 @@
+import { stackOf } from "../errors/caught.ts";
 import { ConfigError, SetupRequiredError } from "../errors/configError.ts";
 import { ModelError } from "../model/types.ts";
 import { visible } from "../text/visible.ts";
@@ -53,6 +54,6 @@ export function describeFailure(error: unknown, prefix = "garuda"): Failure {
     const message = plain(error.message).replace(/\s*\n\s*/g, " ").trim();
     return make(`${message}${/[.!?]$/.test(message) ? "" : "."} See \`${prefix} --help\`.`, EXIT_USAGE);
   }
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const detail = stackOf(error);
   return make(`unexpected error (please report it):\n${detail}`, 1);
 }

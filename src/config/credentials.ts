@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { codeOf } from "../errors/caught.ts";
 import { writeFileAtomic } from "./atomicWrite.ts";
 import { ConfigError } from "../errors/configError.ts";
 
@@ -14,7 +15,7 @@ function readOwnFile(path: string): Buffer | undefined {
     // O_NOFOLLOW: a symbolic link planted at this path is refused, not followed.
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === "ENOENT") return undefined;
     if (code === "ELOOP") throw new ConfigError(path, "is a symbolic link; Garuda reads keys only from a regular file", "Replace it with the file itself (garuda setup writes one)");
     throw new ConfigError(path, `cannot be read (${code ?? String(error)})`, "Check its owner and permissions");

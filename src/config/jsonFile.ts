@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { messageOf } from "../errors/caught.ts";
 import { ConfigError } from "../errors/configError.ts";
 import { readRegularFile } from "../files/regularFile.ts";
 
@@ -31,7 +32,7 @@ export function parseConfigJson(path: string, text: string, fix = "Fix the file 
   try {
     return JSON.parse(text);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = messageOf(error);
     throw new ConfigError(path, `is not valid JSON (${detail})`, fix);
   }
 }

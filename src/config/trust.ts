@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { codeOf } from "../errors/caught.ts";
 import { writeFileAtomic } from "./atomicWrite.ts";
 import { ConfigError } from "../errors/configError.ts";
 
@@ -67,7 +68,7 @@ function readOwnFile(path: string): Buffer | undefined | { problem: string } {
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === "ENOENT") return undefined;
     if (code === "ELOOP") return { problem: "is a symbolic link" };
     return { problem: `cannot be read (${code ?? String(error)})` };
@@ -87,7 +88,7 @@ function readOwnFile(path: string): Buffer | undefined | { problem: string } {
     }
     return buffer.subarray(0, read);
   } catch (error) {
-    return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+    return { problem: `cannot be read (${codeOf(error) ?? String(error)})` };
   } finally {
     closeSync(fd);
   }

@@ -4,6 +4,7 @@
 import { constants, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../config/trust.ts";
+import { codeOf } from "../errors/caught.ts";
 
 export type FileRead = { text: string; hash: string } | { problem: string };
 
@@ -23,7 +24,7 @@ export function readExtensionFile(path: string, maxChars: number): FileRead {
     // FIFO (it opens at once instead of waiting for a writer, and reads as empty or EAGAIN).
     bytes = readFileSync(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === "ELOOP") return { problem: "is a symbolic link, which Garuda does not follow here" };
     if (code === "ENOENT") return { problem: "does not exist (any more)" };
     if (code === "EISDIR") return { problem: "is not a regular file" };

@@ -4,6 +4,7 @@
 // block reason or feedback is made of.
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
+import { messageOf } from "../errors/caught.ts";
 import type { PermissionTarget } from "../permission/types.ts";
 import type { Executor, ExecResult, SandboxSpec } from "../sandbox/types.ts";
 import { writeHookInputFile } from "../store/hookInputFile.ts";
@@ -114,7 +115,7 @@ export async function executeHook(hook: HookDefinition, data: HookEventData, ctx
     if (clean && result.exitCode === 2) return { status: "exit2", ...base };
     return { status: "failed", ...base, problem: describeEnd(result, hook.timeoutMs) };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return { status: "failed", stderr: "", exitCode: null, timedOut: false, killed: false, durationMs: Date.now() - started, problem: `could not run (${cleanHookText(message, 300)})` };
   }
 }

@@ -4,6 +4,7 @@
 import { format } from "node:util";
 import Anthropic, { APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
+import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { toWireRequest } from "./anthropicRequest.ts";
 import { ResponseAssembler } from "./anthropicStream.ts";
@@ -91,7 +92,7 @@ function attemptFailure(error: unknown): AttemptFailure {
     }
     return { kind: "stream", errorType, message };
   }
-  return { kind: "connection", message: error instanceof Error ? error.message : String(error) };
+  return { kind: "connection", message: messageOf(error) };
 }
 
 /**

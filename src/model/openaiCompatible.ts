@@ -2,6 +2,7 @@
 // vLLM, OpenRouter, or any server in models.json. Plain fetch and SSE: it streams one response
 // per attempt (openaiStream.ts), retries by the policy in retry.ts, and says in every error
 // what to do. The request mapping is in openaiRequest.ts, text tool calls in textToolCalls.ts.
+import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { notRunningMessage, type ProviderInfo, providerTitle } from "./catalog.ts";
 import { toOpenAIRequest, type OpenAIRequest } from "./openaiRequest.ts";
@@ -194,7 +195,7 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
       if (signal.aborted) throw abortError();
       if (stalled) throw stallError();
       const code = errorCode(error);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       throw new AttemptError({ kind: "connection", message }, code === "ECONNREFUSED" || code === "ConnectionRefused");
     }
     if (!response.ok) {
@@ -238,7 +239,7 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
     if (stalled && !(error instanceof AttemptError)) throw stallError();
     if (error instanceof AttemptError || error instanceof ModelError) throw error;
     // The body broke off (a reset connection) while it was read.
-    throw new AttemptError({ kind: "connection", message: error instanceof Error ? error.message : String(error) });
+    throw new AttemptError({ kind: "connection", message: messageOf(error) });
   } finally {
     clearTimeout(watchdog);
     signal.removeEventListener("abort", forwardAbort);

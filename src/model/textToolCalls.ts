@@ -11,6 +11,7 @@
 // wrong, so it can write the call again. History goes back in the same format: calls as
 // blocks, results as <tool_result> blocks in the user's message.
 import { randomBytes } from "node:crypto";
+import { messageOf } from "../errors/caught.ts";
 import { BlockScanner, CLOSE_FENCE } from "./toolCallBlock.ts";
 import { jsonInputProblem, refusedCall } from "./toolInput.ts";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "./types.ts";
@@ -85,7 +86,7 @@ function readToolCall(body: string): ReadCall {
   try {
     value = JSON.parse(body);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     const text = body.trim();
     const excerpt = text.length > 120 ? `${text.slice(0, 120)}…` : text;
     return { problem: text === "" ? "the block is empty" : `its JSON is not valid (${reason}) in ${JSON.stringify(excerpt)}` };

@@ -3,6 +3,7 @@
 // A resumed session's lock is held from the start (it was taken before the file was read), so
 // no other Garuda writes to it while this runtime lives; a new session is locked when its file
 // is made. close() releases the lock.
+import { messageOf } from "../errors/caught.ts";
 import type { Mode } from "../permission/types.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import type { SessionJournal, SessionStart, SessionStore } from "../store/sessionFile.ts";
@@ -33,7 +34,7 @@ export function openSession(store: SessionStore | false, resumed: Pick<ClaimedSe
         conversation.attach(journal);
         state.recordedMode = mode;
       } catch (error) {
-        warn(`The session file could not be written (${error instanceof Error ? error.message : String(error)}); this session will not be saved.`);
+        warn(`The session file could not be written (${messageOf(error)}); this session will not be saved.`);
       }
     },
     shareLock() {

@@ -12,6 +12,7 @@
 //   <self> --socket <path> --port <n> --hold <ready file>
 import { renameSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
+import { messageOf } from "../errors/caught.ts";
 import { type RelayEnd, link, relayEnd, relayHandlers } from "./relay.ts";
 
 export interface BridgeArgs {
@@ -74,7 +75,7 @@ export async function runBridge(args: string[]): Promise<number> {
   try {
     parsed = parseBridgeArgs(args);
   } catch (error) {
-    process.stderr.write(`garuda sandbox bridge: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`garuda sandbox bridge: ${messageOf(error)}\n`);
     return BRIDGE_FAILED;
   }
   if (!(await proxyAnswers(parsed.socket, Date.now() + BRIDGE_READY_MS))) {

@@ -15,6 +15,7 @@
 // could change them where no watch sees it.
 import { closeSync, constants, fstatSync, lstatSync, opendirSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { codeOf } from "../errors/caught.ts";
 
 export type MarkerKind = "dir" | "file" | "link" | "bare";
 
@@ -77,7 +78,7 @@ export function readSmall(path: string, max = MAX_CONFIG_BYTES): Small {
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === "ENOENT") return { missing: true };
     return { bad: code === "ELOOP" ? "is a symbolic link" : `cannot be read (${code})` };
   }

@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, mkdirSync, openSync, realpathSync, writeSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { asError } from "../errors/caught.ts";
 import { GENESIS, lineHash } from "./auditChain.ts";
 import { type AuditEvent, type AuditLevel, type AuditSink, levelKeeps } from "./auditEvents.ts";
 import { mapJson } from "../text/jsonShape.ts";
@@ -56,8 +57,6 @@ export function auditFolder(auditDir: string, root: string): string {
 function logFileName(now: Date): string {
   return `${now.toISOString().replace(/[:.]/g, "-")}-${process.pid}-${randomBytes(4).toString("hex")}.jsonl`;
 }
-
-const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
 /**
  * One writer for one file. The file is created (0600, in 0700 folders) at the first record that

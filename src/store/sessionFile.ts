@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, writeSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { asError } from "../errors/caught.ts";
 import type { Message } from "../model/types.ts";
 import type { Mode } from "../permission/types.ts";
 import { createRedactor, type Redactor } from "./redact.ts";
@@ -80,8 +81,6 @@ export function sessionFolder(sessionsDir: string, root: string): string {
   const name = basename(real).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_").slice(0, 48) || "root";
   return join(sessionsDir, `${name}-${createHash("sha256").update(real).digest("hex").slice(0, 8)}`);
 }
-
-const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
 function writeAll(fd: number, text: string): void {
   const bytes = Buffer.from(text);

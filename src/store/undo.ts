@@ -17,6 +17,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
+import { messageOf } from "../errors/caught.ts";
 import { isInside } from "../files/isInside.ts";
 import type { Executor } from "../sandbox/types.ts";
 import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
@@ -157,7 +158,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   }
 
   async function ready(): Promise<boolean> {
-    initialized ??= init().catch((error: unknown) => disable(`the snapshot store could not be set up (${error instanceof Error ? error.message : String(error)}).`));
+    initialized ??= init().catch((error: unknown) => disable(`the snapshot store could not be set up (${messageOf(error)}).`));
     await initialized;
     return disabled === undefined;
   }

@@ -16,6 +16,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeSync, type Dirent } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { codeOf } from "../errors/caught.ts";
 import { realPathOf } from "./paths.ts";
 import { binaryKind, decodeText, invalidUtf8Bytes, type LoadedFile, MAX_TEXT_BYTES } from "./textFile.ts";
 
@@ -35,8 +36,6 @@ export interface Opened {
   /** /proc/self/fd works: entries of this (folder) fd can be named as /proc/self/fd/N/name. */
   proc: boolean;
 }
-
-const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
 
 /** Where an open file really is (Linux), or undefined when /proc/self/fd cannot tell. */
 export function fdPath(fd: number): string | undefined {

@@ -7,6 +7,7 @@
 // not match, and one test over the text is much faster than one per line); only a file that may
 // match is split into lines.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { codeOf, messageOf } from "../errors/caught.ts";
 import { READ_FLAGS, verify } from "./checkedFile.ts";
 import { decodeText } from "./textFile.ts";
 
@@ -72,7 +73,7 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Matcher | 
     const literal = literalOf(pattern, ignoreCase);
     return literal ? { ...matcher, literal } : matcher;
   } catch (cause) {
-    const why = cause instanceof Error ? cause.message : String(cause);
+    const why = messageOf(cause);
     return `The pattern is not a valid JavaScript regular expression (${why}). Escape special characters such as ( ) [ ] { } . * + ? with a backslash to search for them literally.`;
   }
 }
@@ -84,8 +85,6 @@ export function clipLine(line: string): string {
 function hasNul(bytes: Uint8Array): boolean {
   return bytes.subarray(0, 8192).indexOf(0) !== -1;
 }
-
-const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
 
 /**
  * Reads the file at `realPath` into `buffer` if it is still the regular file the walk saw there:

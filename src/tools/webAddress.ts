@@ -6,6 +6,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
+import { messageOf } from "../errors/caught.ts";
 
 /** A host name → its addresses. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -67,7 +68,7 @@ export async function checkedAddresses(url: URL, resolve: Resolver, allowLocalho
     try {
       addresses = await resolve(host);
     } catch (error) {
-      return { ok: false, error: `Could not resolve ${host}: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, error: `Could not resolve ${host}: ${messageOf(error)}` };
     }
   }
   if (addresses.length === 0) return { ok: false, error: `Could not resolve ${host}: no addresses` };

@@ -3,6 +3,7 @@
 // addresses resolved and checked, and the connection pinned to them. Pages are kept for ten
 // minutes (at most 50 per session) so paging through a long one does not fetch it again.
 import { z } from "zod";
+import { messageOf } from "../errors/caught.ts";
 import { oneLine } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
 import type { PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
@@ -85,7 +86,7 @@ async function fetchPage(start: URL, ctx: ToolContext, options: Required<Omit<We
     } catch (error) {
       if (ctx.signal.aborted) return { ok: false, error: "Cancelled." };
       if (signal.aborted) return { ok: false, error: `Fetching ${url.href} took longer than ${options.timeoutMs / 1000} s and was stopped.` };
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       return { ok: false, error: error instanceof FetchError ? message : `Fetching ${url.href} failed: ${message}` };
     }
     if (response.kind === "redirect") {

@@ -2,6 +2,7 @@
 // menu of `garuda setup`: a local server's own list, or OpenRouter's. A local server that is
 // not running is told apart from other failures, so setup can say how to start it.
 import type { ModelsFile } from "../../config/modelsFile.ts";
+import { messageOf } from "../../errors/caught.ts";
 import {
   defaultPrice,
   type ModelInfo,
@@ -103,7 +104,7 @@ export async function listServerModels(options: { provider: ProviderInfo; baseUr
     const code = errorCode(error);
     if ((code === "ECONNREFUSED" || code === "ConnectionRefused") && isLocalUrl(url)) return { result: "not-running", url };
     if (error instanceof SyntaxError) return { result: "failed", url, reason: "its answer is not JSON" };
-    return { result: "failed", url, reason: `${url} could not be reached (${error instanceof Error ? error.message : String(error)})` };
+    return { result: "failed", url, reason: `${url} could not be reached (${messageOf(error)})` };
   }
   const data = typeof body === "object" && body !== null ? (body as { data?: unknown; models?: unknown }).data ?? (body as { models?: unknown }).models : undefined;
   if (!Array.isArray(data)) return { result: "failed", url, reason: "its answer has no list of models" };
