@@ -11,9 +11,9 @@ import type { Mode } from "../permission/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine } from "../text/visible.ts";
 
-export const MODE_OPTION = "mode";
-export const MODEL_OPTION = "model";
-export const EFFORT_OPTION = "effort";
+const MODE_OPTION = "mode";
+const MODEL_OPTION = "model";
+const EFFORT_OPTION = "effort";
 
 export const MODES: acp.SessionMode[] = [
   { id: "build", name: "Build", description: "Edits ask first; commands run in the sandbox." },

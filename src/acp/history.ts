@@ -14,7 +14,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 
 /** Sessions per page of session/list. */
-export const LIST_PAGE = 50;
+const LIST_PAGE = 50;
 
 /** A session this process serves, as the history needs it. */
 export interface LiveSession {

@@ -105,7 +105,7 @@ export interface KnownCall extends TrackedCall {
 export class KnownCalls extends CallTracker<KnownCall> {}
 
 /** The call's input for display (editors show parts of rawInput): every string cut and made visible, the nesting bounded. */
-export function displayInput(input: unknown): unknown {
+function displayInput(input: unknown): unknown {
   return mapJson(input, (text) => visible(cutText(text, MAX_RAW_INPUT_CHARS)), RAW_INPUT_DEPTH);
 }
 

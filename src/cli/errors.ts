@@ -17,7 +17,7 @@ export function isUsageError(error: unknown): error is Error {
 }
 
 /** Errors whose message is written for the user: printed as is, no stack trace. */
-export function isUserFacing(error: unknown): error is Error {
+function isUserFacing(error: unknown): error is Error {
   return error instanceof ConfigError || error instanceof SetupRequiredError || error instanceof ModelError;
 }
 

@@ -3,7 +3,7 @@
 // the terminal shows them (Bun.stringWidth: wide CJK and emoji count two, ANSI escapes none).
 
 /** How many columns `text` takes on a terminal. */
-export function displayWidth(text: string): number {
+function displayWidth(text: string): number {
   return Bun.stringWidth(text);
 }
 

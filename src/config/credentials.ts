@@ -4,7 +4,7 @@ import { writeFileAtomic } from "./atomicWrite.ts";
 import { ConfigError } from "../errors/configError.ts";
 
 /** A credentials file is a handful of keys; anything bigger is not one. */
-export const MAX_CREDENTIALS_BYTES = 64 * 1024;
+const MAX_CREDENTIALS_BYTES = 64 * 1024;
 const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export type Credentials = Record<string, string>;

@@ -4,7 +4,7 @@ import { ConfigError } from "../errors/configError.ts";
 import { readRegularFile } from "../files/regularFile.ts";
 
 /** Size above which a config file is refused rather than parsed. */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * Reads a file's text; undefined when it does not exist, a ConfigError for any other failure. A

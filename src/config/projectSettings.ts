@@ -15,7 +15,6 @@ import { NETWORK_PRESETS } from "./networkPresets.ts";
 import type { GarudaPaths } from "./paths.ts";
 import { APPROVE_IN_CHAT, sha256Hex, TrustStore, trustRoot } from "./trust.ts";
 
-export { NETWORK_PRESETS };
 
 const HOST = /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?(:\d{1,5})?$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -33,7 +32,7 @@ const networkEntry = z
     message: `must be a host (example.com, *.example.com) or a preset (${Object.keys(NETWORK_PRESETS).join(", ")})`,
   });
 
-export const projectSettingsSchema = z.strictObject({
+const projectSettingsSchema = z.strictObject({
   permissions: z.strictObject({ allow: ruleList.optional(), ask: ruleList.optional(), deny: ruleList.optional() }).optional(),
   sandbox: z.strictObject({ writePaths: pathList.optional(), denyRead: pathList.optional() }).optional(),
   network: z.strictObject({ allow: z.array(networkEntry).optional() }).optional(),
@@ -42,7 +41,7 @@ export const projectSettingsSchema = z.strictObject({
   profile: z.literal("strict").optional(),
   executor: z.enum(["auto", "os", "host"]).optional(),
 });
-export type ProjectSettingsFile = z.infer<typeof projectSettingsSchema>;
+type ProjectSettingsFile = z.infer<typeof projectSettingsSchema>;
 
 export type ExecutorChoice = "auto" | "os" | "host";
 
@@ -90,7 +89,7 @@ export interface LoadProjectSettingsOptions {
   trust?: TrustStore;
 }
 
-export const projectSettingsFile = (root: string): string => join(root, ".garuda", "settings.json");
+const projectSettingsFile = (root: string): string => join(root, ".garuda", "settings.json");
 
 /** Turns zod issues into one message; an unknown key is named with its full path. */
 function describeSettingsIssues(error: z.ZodError): string {
@@ -107,7 +106,7 @@ function describeSettingsIssues(error: z.ZodError): string {
 }
 
 /** Reads and validates the file; undefined when it does not exist. A ConfigError names the file. */
-export function readProjectSettingsFile(file: string): ProjectSettingsFile | undefined {
+function readProjectSettingsFile(file: string): ProjectSettingsFile | undefined {
   const fix = "Fix the file; the keys are permissions {allow, ask, deny}, sandbox {writePaths, denyRead}, network {allow}, env {allow}, limits {maxSteps, tokenBudget, processes, memoryMB, cpuSeconds}, profile, executor";
   const text = readConfigText(file);
   if (text === undefined) return undefined;
@@ -126,7 +125,7 @@ function resolvePath(path: string, root: string, home: string): string {
 }
 
 /** The loosening part of a parsed file, or undefined when it loosens nothing. */
-export function looseningOf(parsed: ProjectSettingsFile, root: string, home: string): LooseningSettings | undefined {
+function looseningOf(parsed: ProjectSettingsFile, root: string, home: string): LooseningSettings | undefined {
   const loosening: LooseningSettings = {
     allow: parsed.permissions?.allow ?? [],
     writePaths: parsed.sandbox?.writePaths ?? [],
@@ -140,7 +139,7 @@ export function looseningOf(parsed: ProjectSettingsFile, root: string, home: str
 }
 
 /** The value pinned in trust.json: SHA-256 over the loosening part as written, in a fixed order. */
-export function looseningHash(loosening: LooseningSettings): string {
+function looseningHash(loosening: LooseningSettings): string {
   return sha256Hex(
     JSON.stringify({
       allow: loosening.allow,

@@ -12,7 +12,6 @@ import { ConfigError } from "../errors/configError.ts";
 
 /** What can be pinned per project root today. */
 export type TrustKind = "settings" | "hooks";
-export const TRUST_KINDS: readonly TrustKind[] = ["settings", "hooks"];
 
 /**
  * What can be pinned per project root and name (custom commands, skills, agents, MCP servers):
@@ -20,12 +19,12 @@ export const TRUST_KINDS: readonly TrustKind[] = ["settings", "hooks"];
  * (a later or earlier Garuda's) is simply not a pin, and is kept when other pins are written.
  */
 export type NamedTrustKind = "commands" | "skills" | "agents" | "mcp";
-export const NAMED_TRUST_KINDS: readonly NamedTrustKind[] = ["commands", "skills", "agents", "mcp"];
+const NAMED_TRUST_KINDS: readonly NamedTrustKind[] = ["commands", "skills", "agents", "mcp"];
 
 /** Sections a later Garuda fills (the network list) and the named pins: kept as they are. */
 const LATER_SECTIONS = [...NAMED_TRUST_KINDS, "network"] as const;
 
-export const TRUST_VERSION = 1;
+const TRUST_VERSION = 1;
 const MAX_TRUST_BYTES = 4 * 1024 * 1024;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -122,7 +121,7 @@ export function readTrustFile(path: string): TrustRead {
 export const APPROVE_IN_CHAT = "once in this folder and answer yes.";
 
 /** The notice for a trust file that trusts nothing. */
-export function trustProblemNotice(path: string, problem: string): string {
+function trustProblemNotice(path: string, problem: string): string {
   return `${path} ${problem}, so nothing in it is trusted: project settings that loosen safety and project hooks stay off, and a yes to a project's commands, skills, agents or MCP servers lasts only this session. Remove the file (Garuda writes a new one at the next approval) or fix it.`;
 }
 

@@ -20,10 +20,10 @@ export interface AgentInput {
   prompt: string;
 }
 
-export const AGENT_WRAP_UP = "You have reached your limit and cannot call tools any more. Report now what you did and found, and say what is still undone.";
+const AGENT_WRAP_UP = "You have reached your limit and cannot call tools any more. Report now what you did and found, and say what is still undone.";
 
 /** `tools`: what the agent really gets (its file's list, less what the session lacks, wildcards expanded). */
-export function agentSystemPrompt(agent: AgentDefinition, body: string, root: string, tools: readonly string[] = agent.tools): string {
+function agentSystemPrompt(agent: AgentDefinition, body: string, root: string, tools: readonly string[] = agent.tools): string {
   return `You are "${agent.name}", a subagent working for Garuda, a coding agent. Garuda gave you one task: do it and report back.
 - Project root: ${root}. Relative paths are relative to it.
 - Your tools: ${tools.join(", ") || "none"}. Calls in one response that only read run in parallel.

@@ -8,11 +8,11 @@ import type { ExtensionScope } from "./commandFiles.ts";
 import { listField, parseMarkdown, textField } from "./frontmatter.ts";
 import { listFiles, NAME_PART, readExtensionFile } from "./extensionFiles.ts";
 
-export const MAX_AGENT_CHARS = 50_000;
-export const MAX_AGENTS = 50;
+const MAX_AGENT_CHARS = 50_000;
+const MAX_AGENTS = 50;
 /** An agent's steps: its maxTurns may only lower this. */
-export const AGENT_MAX_STEPS = 20;
-export const DEFAULT_AGENT_TOOLS = ["read_file", "glob", "grep", "symbols", "find_definition"] as const;
+const AGENT_MAX_STEPS = 20;
+const DEFAULT_AGENT_TOOLS = ["read_file", "glob", "grep", "symbols", "find_definition"] as const;
 
 /** Claude Code's tool names, as Garuda's. */
 const CLAUDE_TOOLS: Readonly<Record<string, string>> = {

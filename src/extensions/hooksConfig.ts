@@ -11,10 +11,10 @@ import { ruleProblem } from "../permission/ruleSyntax.ts";
 import { oneLine } from "../text/visible.ts";
 
 export type HookEventName = "preToolUse" | "postToolUse";
-export const HOOK_EVENTS: readonly HookEventName[] = ["preToolUse", "postToolUse"];
+const HOOK_EVENTS: readonly HookEventName[] = ["preToolUse", "postToolUse"];
 
-export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
-export const MAX_HOOK_TIMEOUT_MS = 600_000;
+const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+const MAX_HOOK_TIMEOUT_MS = 600_000;
 
 const rulePattern = z.string().superRefine((text, context) => {
   const problem = ruleProblem(text);
@@ -27,10 +27,9 @@ const hookSchema = z.strictObject({
   timeoutMs: z.number().int().positive().max(MAX_HOOK_TIMEOUT_MS).optional(),
 });
 
-export const hooksFileSchema = z.strictObject({
+const hooksFileSchema = z.strictObject({
   hooks: z.strictObject({ preToolUse: z.array(hookSchema).optional(), postToolUse: z.array(hookSchema).optional() }).optional(),
 });
-export type HooksFile = z.infer<typeof hooksFileSchema>;
 
 export interface HookDefinition {
   event: HookEventName;
@@ -67,7 +66,7 @@ export interface LoadHooksOptions {
   trust?: TrustStore;
 }
 
-export const projectHooksFile = (root: string): string => join(root, ".garuda", "hooks.json");
+const projectHooksFile = (root: string): string => join(root, ".garuda", "hooks.json");
 
 function describeHookIssues(error: z.ZodError): string {
   return error.issues
@@ -81,7 +80,7 @@ function describeHookIssues(error: z.ZodError): string {
 }
 
 /** Parses hooks.json text into definitions; a ConfigError names the file and the problem. */
-export function parseHooksFile(file: string, text: string, source: "user" | "project"): HookDefinition[] {
+function parseHooksFile(file: string, text: string, source: "user" | "project"): HookDefinition[] {
   const fix = 'Fix the file; the form is {"hooks": {"preToolUse": [{"tools": ["bash(git push*)"], "command": "…", "timeoutMs": 10000}], "postToolUse": […]}}';
   const result = hooksFileSchema.safeParse(parseConfigJson(file, text));
   if (!result.success) throw new ConfigError(file, describeHookIssues(result.error), fix);

@@ -20,7 +20,7 @@ import {
 import type { ModelClient, ModelEvent, ModelRequest } from "./types.ts";
 import { ModelError } from "./types.ts";
 
-export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -40,7 +40,7 @@ export interface AnthropicClientOptions {
   idleTimeoutMs?: number;
 }
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
 
 interface ClientContext {
   /** Undefined when no credential was given: every stream then fails with advice. */

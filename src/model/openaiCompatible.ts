@@ -34,8 +34,8 @@ export interface OpenAICompatibleClientOptions {
   idleTimeoutMs?: number;
 }
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
-export const LOCAL_IDLE_TIMEOUT_MS = 600_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
+const LOCAL_IDLE_TIMEOUT_MS = 600_000;
 /** An error body longer than this is not read further. */
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -288,7 +288,7 @@ const CONTEXT_OVERFLOW = /context|too long|too many tokens|maximum.*tokens|excee
 const NO_TOOLS = /tool/i;
 
 /** The error the caller shows: what happened, after how many attempts, and what to do. */
-export function failureError(ctx: Pick<ClientContext, "baseUrl" | "provider" | "textToolCalls" | "local">, failure: AttemptFailure, attempts: number, model: string, refused = false): ModelError {
+function failureError(ctx: Pick<ClientContext, "baseUrl" | "provider" | "textToolCalls" | "local">, failure: AttemptFailure, attempts: number, model: string, refused = false): ModelError {
   const what = describeFailure(failure);
   const retryable = isRetryable(failure) && !(refused && ctx.local);
   const tries = retryable ? `; gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}` : "";

@@ -8,7 +8,7 @@ import { inputProblem, jsonInputProblem, MAX_TOOL_INPUT_CHARS, refusedCall } fro
 import { type AssistantBlock, INVALID_TOOL_CALL, type InvalidToolCallInput, type ModelEvent, type ModelStopReason, type ToolUseBlock, type Usage } from "./types.ts";
 
 /** The usage estimate when the server reports none. */
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 export interface SseEvent {
   event: string | undefined;

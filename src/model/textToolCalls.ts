@@ -16,7 +16,7 @@ import { BlockScanner, CLOSE_FENCE } from "./toolCallBlock.ts";
 import { jsonInputProblem, refusedCall } from "./toolInput.ts";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "./types.ts";
 
-export const TOOL_CALL_FENCE = "```tool_call";
+const TOOL_CALL_FENCE = "```tool_call";
 /** Where the model must stop: it never writes a result itself (sent as a stop sequence). */
 export const TOOL_RESULT_TAG = "<tool_result";
 
@@ -110,7 +110,7 @@ function readToolCall(body: string): ReadCall {
 }
 
 /** One block's JSON as a call, or as an INVALID_TOOL_CALL saying why it could not be read. */
-export function parseToolCall(body: string, id: string, raw: string, unclosed = false): ToolUseBlock {
+function parseToolCall(body: string, id: string, raw: string, unclosed = false): ToolUseBlock {
   const read = readToolCall(body);
   if ("name" in read) return { type: "tool_use", id, name: read.name, input: read.input };
   if ("refused" in read) return refusedCall(id, read.tool, read.refused, raw);

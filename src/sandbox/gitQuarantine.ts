@@ -15,7 +15,7 @@ import { relative, sep } from "node:path";
 import { codeOf } from "../errors/caught.ts";
 
 export const QUARANTINE_DIR = ".garuda/quarantine";
-export const QUARANTINED = ".garuda-quarantined";
+const QUARANTINED = ".garuda-quarantined";
 
 export type Moved = { to: string } | { error: string };
 

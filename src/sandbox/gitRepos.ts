@@ -129,7 +129,7 @@ function inode(path: string): number {
 }
 
 /** `<dir>` looks like a bare repository: HEAD, and objects and refs (or a commondir). */
-export function looksBare(dir: string): boolean {
+function looksBare(dir: string): boolean {
   const head = lkind(join(dir, "HEAD"));
   if (head !== "file" && head !== "link") return false;
   if (lkind(join(dir, "commondir")) !== "missing") return true;
@@ -221,17 +221,8 @@ function hooksProblem(dir: string): string | undefined {
   return undefined;
 }
 
-/** A folder git takes for a git folder: HEAD, and objects and refs in its common folder. */
-export function isGitDir(gitDir: string): boolean {
-  const head = lkind(join(gitDir, "HEAD"));
-  if (head !== "file" && head !== "link") return false;
-  const common = commonDirOf(gitDir);
-  const base = typeof common === "string" ? common : gitDir;
-  return isDirFollowing(join(base, "objects")) && isDirFollowing(join(base, "refs"));
-}
-
 /** Whether git, using `gitDir`, could run a program a sandboxed command put there. */
-export function judgeGitDir(gitDir: string, ctx: JudgeContext): Verdict {
+function judgeGitDir(gitDir: string, ctx: JudgeContext): Verdict {
   if (ctx.trusted(gitDir)) return { ok: true };
   let common = gitDir;
   for (let hop = 0; ; hop++) {

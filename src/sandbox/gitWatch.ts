@@ -18,7 +18,7 @@ import type { Inotify, InotifyEvent } from "./inotify.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "./inotify.ts";
 
 /** What a folder is to git: project folder, git folder, or a part of one. */
-export type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";
+type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";
 
 /** Entry names that make a project folder a repository (or change which one), lower case. */
 const MARKER_NAMES = new Set([".git", "head", "objects", "refs", "commondir", "config"]);

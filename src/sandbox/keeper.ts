@@ -24,7 +24,7 @@ import { descendants, processTable, signalProcess, stillRunning } from "./proces
 import { KEEPER_COMMAND } from "./keeperName.ts";
 import { type Libc, openLibc, PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, WNOHANG } from "./libc.ts";
 
-export const KEEPER_ENV = "GARUDA_KEEPER_ENV";
+const KEEPER_ENV = "GARUDA_KEEPER_ENV";
 
 const POLL_MS = 20;
 /** How often adopted processes that exited are reaped while the command runs. */

@@ -11,8 +11,8 @@ import { type AuditEvent, type AuditLevel, type AuditSink, levelKeeps } from "./
 import { mapJson } from "../text/jsonShape.ts";
 import { createRedactor, type Redactor, redactCut } from "./redact.ts";
 
-export { verifyAuditLog, type AuditProblem, type AuditProblemKind, type AuditVerification } from "./auditVerify.ts";
-export { AUDIT_LEVELS, answerEvent, decisionEvent, levelKeeps, permissionAuditEvent, requestEvent, type AuditEvent, type AuditLevel, type AuditSink } from "./auditEvents.ts";
+export { verifyAuditLog } from "./auditVerify.ts";
+export { decisionEvent, permissionAuditEvent, requestEvent, type AuditEvent, type AuditLevel } from "./auditEvents.ts";
 
 /** The longest string an audit line keeps (a title, a command, a reason); the rest is cut with a marker. */
 export const MAX_AUDIT_CHARS = 100_000;

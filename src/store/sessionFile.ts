@@ -222,7 +222,7 @@ function parseLine(line: string): SessionRecord | string {
 }
 
 /** Reads the text of a session file: its records, the rebuilt conversation, and the lines it skipped. */
-export function parseSession(text: string): SessionData {
+function parseSession(text: string): SessionData {
   const records: SessionRecord[] = [];
   const skipped: SkippedLine[] = [];
   let start = 0;

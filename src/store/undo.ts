@@ -24,12 +24,12 @@ import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
 import { undoPrecheck } from "./undoPrecheck.ts";
 import { type TreeChange, limitLines, parseRawDiff, planUndo } from "./undoTree.ts";
 
-export const MAX_FILES = 50_000;
-export const SNAPSHOT_TIMEOUT_MS = 10_000;
-export const MAX_POINTS = 50;
-export const GC_EVERY = 20;
+const MAX_FILES = 50_000;
+const SNAPSHOT_TIMEOUT_MS = 10_000;
+const MAX_POINTS = 50;
+const GC_EVERY = 20;
 /** /diff output is cut after this many characters. */
-export const MAX_DIFF_CHARS = 1_000_000;
+const MAX_DIFF_CHARS = 1_000_000;
 
 /** What /undo did (the runtime's UndoResult). */
 export interface UndoOutcome {

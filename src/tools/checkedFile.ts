@@ -38,7 +38,7 @@ export interface Opened {
 }
 
 /** Where an open file really is (Linux), or undefined when /proc/self/fd cannot tell. */
-export function fdPath(fd: number): string | undefined {
+function fdPath(fd: number): string | undefined {
   try {
     return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {

@@ -10,8 +10,8 @@ import type { SubagentResult, Tool, ToolResult } from "./types.ts";
 /** The child's tools: search and read only (never write, edit, commands, processes or the web). */
 export const EXPLORE_TOOLS = ["read_file", "glob", "grep", "symbols", "find_definition"] as const;
 export const EXPLORE_MAX_STEPS = 20;
-export const EXPLORE_TOKEN_BUDGET = 150_000;
-export const MAX_FOCUS = 20;
+const EXPLORE_TOKEN_BUDGET = 150_000;
+const MAX_FOCUS = 20;
 
 const input = z.object({
   question: z.string().trim().min(1, "say what to find out").max(4_000).describe("What to find out, and what the answer should contain."),
@@ -19,7 +19,7 @@ const input = z.object({
 });
 export type ExploreInput = z.infer<typeof input>;
 
-export function exploreSystemPrompt(root: string): string {
+function exploreSystemPrompt(root: string): string {
   return `You are explore, a read-only investigator working for Garuda, a coding agent. It asked you one question about the user's project: find the answer in the code and report it.
 - Project root: ${root}. Relative paths are relative to it.
 - You can only search and read: glob (files by name), grep (file contents), symbols and find_definition (code structure), read_file. You cannot change files or run commands.

@@ -14,7 +14,7 @@ import { decodeText } from "./textFile.ts";
 export type GrepMode = "files" | "content" | "count";
 
 export const MAX_SEARCH_BYTES = 1024 * 1024;
-export const MAX_LINE_CHARS = 500;
+const MAX_LINE_CHARS = 500;
 
 /** What the worker needs to search: plain data, sent once per search. */
 export interface SearchSpec {
@@ -78,7 +78,7 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Matcher | 
   }
 }
 
-export function clipLine(line: string): string {
+function clipLine(line: string): string {
   return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [${line.length.toLocaleString("en-US")} characters]` : line;
 }
 
@@ -91,7 +91,7 @@ function hasNul(bytes: Uint8Array): boolean {
  * O_NOFOLLOW and O_NONBLOCK (a link or a pipe put in its place is not followed or waited on), then
  * the open file is checked to be at that path (a folder on the way swapped for a link shows).
  */
-export function readPinned(realPath: string, buffer: Uint8Array, allowLinks: boolean): { bytes: Uint8Array } | FileOutcome {
+function readPinned(realPath: string, buffer: Uint8Array, allowLinks: boolean): { bytes: Uint8Array } | FileOutcome {
   let fd: number;
   try {
     fd = openSync(realPath, READ_FLAGS);
@@ -128,7 +128,7 @@ function shownLines(lines: string[], hits: number[], spec: SearchSpec): Array<[n
 }
 
 /** Searches the text of one file. */
-export function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): FileOutcome {
+function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): FileOutcome {
   if (hasNul(bytes)) return { kind: "binary" };
   // Most files do not hold a plain pattern at all: a byte search says so without decoding them.
   if (matcher.literal && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(matcher.literal) === -1) return { kind: "none" };

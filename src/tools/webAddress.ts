@@ -19,7 +19,7 @@ export function bareHost(url: URL): string {
 }
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1, by name (before any lookup). */
-export function isLoopbackName(host: string): boolean {
+function isLoopbackName(host: string): boolean {
   const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
   if (name === "localhost" || name.endsWith(".localhost")) return true;
   if (!isIP(name)) return false;

@@ -9,7 +9,6 @@ import { VERSION } from "../version.ts";
 import type { PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
 import { type Resolver, checkedAddresses, normalizeUrl, systemResolver, type UrlCheck } from "./webAddress.ts";
 import description from "./webFetch.txt" with { type: "text" };
-import type { requestHop } from "./webHttp.ts";
 
 /**
  * The HTTP client and the HTML converter load at the first fetch: they (node:http, zlib, the
@@ -37,7 +36,7 @@ export interface WebFetchOptions {
   now?: () => number;
 }
 
-export const DEFAULT_MAX_CHARS = 30_000;
+const DEFAULT_MAX_CHARS = 30_000;
 
 interface Page {
   url: string;

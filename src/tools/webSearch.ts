@@ -12,9 +12,9 @@ import type { Decision, PermissionRequest } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 
-export const WEB_SEARCH_TOOL = "web_search";
-export const DEFAULT_MAX_USES = 5;
-export const MAX_MAX_USES = 20;
+const WEB_SEARCH_TOOL = "web_search";
+const DEFAULT_MAX_USES = 5;
+const MAX_MAX_USES = 20;
 
 /** From settings (user, trusted project) and the team policy. */
 export interface WebSearchSettings {

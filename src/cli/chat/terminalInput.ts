@@ -19,7 +19,7 @@ import { PromptView } from "./promptView.ts";
 import type { Screen } from "./screen.ts";
 
 /** How long the rest of an answer may take to come, key after key (people type "yes" well within it). */
-export const ANSWER_TAIL_MS = 1_000;
+const ANSWER_TAIL_MS = 1_000;
 const MAX_QUEUED = 4096;
 
 const PASTE_ON = "\x1b[?2004h";

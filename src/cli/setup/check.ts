@@ -3,7 +3,7 @@ import type { ProviderInfo } from "../../model/catalog.ts";
 import { ANTHROPIC_API_URL } from "./choices.ts";
 
 /** The version header Anthropic's API (and compatible gateways) require. */
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 export const CHECK_TIMEOUT_MS = 10_000;
 
 export interface KeyToCheck {

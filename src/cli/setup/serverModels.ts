@@ -45,7 +45,7 @@ function perMillion(value: unknown): number | undefined {
  * context_length and max_completion_tokens, vLLM's max_model_len), else the defaults for a
  * model Garuda does not know; its price when the server says, else free for a keyless server.
  */
-export function listedModel(provider: ProviderInfo, entry: Record<string, unknown>): ModelInfo | undefined {
+function listedModel(provider: ProviderInfo, entry: Record<string, unknown>): ModelInfo | undefined {
   const id = entry.id;
   if (typeof id !== "string" || id === "" || /[\s]/.test(id)) return undefined;
   const top = typeof entry.top_provider === "object" && entry.top_provider !== null ? (entry.top_provider as Record<string, unknown>) : {};

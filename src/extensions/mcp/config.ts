@@ -111,7 +111,7 @@ export interface LoadMcpOptions {
   env: Record<string, string | undefined>;
 }
 
-export const projectMcpFile = (root: string) => join(root, ".garuda", "mcp.json");
+const projectMcpFile = (root: string) => join(root, ".garuda", "mcp.json");
 
 /** Variable names that usually hold a secret. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;

@@ -13,15 +13,15 @@ import type { McpServerConfig, RemoteServerConfig, StdioServerConfig } from "./c
 import { ProcessTransport } from "./processTransport.ts";
 
 /** Connecting and the first listing, together. */
-export const START_TIMEOUT_MS = 30_000;
-export const MAX_TOOLS = 100;
+const START_TIMEOUT_MS = 30_000;
+const MAX_TOOLS = 100;
 const STDERR_LINES = 10;
 /**
  * While a call to a remote server runs, it is pinged this often: a server whose process died may
  * just end its response stream, and the SDK then waits for the call's whole timeout. Only a
  * refused or reset connection counts as gone; a slow answer (a busy server) does not.
  */
-export const PROBE_EVERY_MS = 3_000;
+const PROBE_EVERY_MS = 3_000;
 const PROBE_TIMEOUT_MS = 2_000;
 
 export interface StartDeps {

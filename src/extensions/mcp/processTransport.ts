@@ -7,7 +7,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { asError } from "../../errors/caught.ts";
 import type { RunningProcess } from "../../sandbox/types.ts";
 
-export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 export class ProcessTransport implements Transport {

@@ -10,9 +10,9 @@ import { messageOf } from "../../errors/caught.ts";
 import type { Tool, ToolResult } from "../../tools/types.ts";
 import { cleanText, previewLine, shortLine } from "../clean.ts";
 
-export const MAX_DESCRIPTION = 2_000;
-export const MAX_SCHEMA_CHARS = 20_000;
-export const MAX_RESULT_CHARS = 30_000;
+const MAX_DESCRIPTION = 2_000;
+const MAX_SCHEMA_CHARS = 20_000;
+const MAX_RESULT_CHARS = 30_000;
 const MAX_NAME = 64;
 
 /** Calls a tool of a running server; rejects with a clear message when the server is gone. */
