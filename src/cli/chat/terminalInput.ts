@@ -239,7 +239,7 @@ export class TerminalInput implements ChatInput {
   }
 
   /**
-   * Ctrl-Z: the terminal as the shell left it, the job stopped (stopJob), then, after `fg`, raw
+   * Ctrl-Z: the terminal as the shell left it, the job stopped (#stop), then, after `fg`, raw
    * mode again and the prompt redrawn. Where no shell could continue it, the chat says so instead.
    */
   #suspend(): void {
