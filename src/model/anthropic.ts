@@ -7,6 +7,7 @@ import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/m
 import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { toWireRequest } from "./anthropicRequest.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, type StreamOptions } from "./clientOptions.ts";
 import { ResponseAssembler } from "./anthropicStream.ts";
 import {
   type AttemptFailure,
@@ -22,25 +23,14 @@ import { ModelError } from "./types.ts";
 
 const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 
-export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-
-export interface AnthropicClientOptions {
+export interface AnthropicClientOptions extends StreamOptions {
   /** An API key. Wins over `authToken` when both are given. */
   apiKey?: string;
   /** A bearer token (ANTHROPIC_AUTH_TOKEN), for gateways. */
   authToken?: string;
   /** Decided by the config layer (models.json or ANTHROPIC_BASE_URL); default: Anthropic's API. */
   baseUrl?: string;
-  retry?: Partial<RetryOptions>;
-  fetch?: FetchFunction;
-  /**
-   * A response that sends nothing (not even a ping) for this long is treated as a dropped
-   * connection and retried. Anthropic pings every few seconds; default 3 minutes.
-   */
-  idleTimeoutMs?: number;
 }
-
-const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
 
 interface ClientContext {
   /** Undefined when no credential was given: every stream then fails with advice. */

@@ -5,17 +5,16 @@
 import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { notRunningMessage, type ProviderInfo, providerTitle } from "./catalog.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, type FetchFunction, type StreamOptions } from "./clientOptions.ts";
 import { toOpenAIRequest, type OpenAIRequest } from "./openaiRequest.ts";
 import { ChunkAssembler, sseEvents, type WireChunk, type WireDelta } from "./openaiStream.ts";
 import { type AttemptFailure, DEFAULT_RETRY, type RetryOptions, describeFailure, isRetryable, retryDelayMs } from "./retry.ts";
 import { type ModelClient, ModelError, type ModelEvent, type ModelRequest } from "./types.ts";
 
-export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-
 /** What the client says about the provider in its messages. */
 export type ProviderDescription = Pick<ProviderInfo, "name"> & Partial<Pick<ProviderInfo, "title" | "startHint" | "apiKeyEnv">>;
 
-export interface OpenAICompatibleClientOptions {
+export interface OpenAICompatibleClientOptions extends StreamOptions {
   /** The API root, e.g. http://127.0.0.1:11434/v1 (requests go to {baseUrl}/chat/completions). */
   baseUrl: string;
   /** Sent as Authorization: Bearer; none for a local server. */
@@ -24,17 +23,9 @@ export interface OpenAICompatibleClientOptions {
   provider?: ProviderDescription;
   /** Tools as ```tool_call blocks in the text (models.json textToolCalls). */
   textToolCalls?: boolean;
-  retry?: Partial<RetryOptions>;
-  fetch?: FetchFunction;
-  /**
-   * A response that sends nothing for this long is treated as a dropped connection and retried.
-   * Default 3 minutes; 10 minutes for a server on this machine, which may read a long prompt
-   * for minutes before its first token.
-   */
-  idleTimeoutMs?: number;
 }
 
-const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
+/** A server on this machine may read a long prompt for minutes before its first token. */
 const LOCAL_IDLE_TIMEOUT_MS = 600_000;
 /** An error body longer than this is not read further. */
 const MAX_ERROR_BODY = 64 * 1024;
