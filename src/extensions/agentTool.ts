@@ -4,8 +4,8 @@
 // permission engine, and the user's questions reach the user. A project agent runs only after
 // a consent to its current file.
 import { z } from "zod";
-import type { StopReason } from "../core-types/events.ts";
-import type { SubagentResult, Tool, ToolResult } from "../tools/types.ts";
+import { subagentResult } from "../tools/subagentResult.ts";
+import type { Tool, ToolResult } from "../tools/types.ts";
 import { type AgentDefinition, readAgentBody } from "./agents.ts";
 import { cleanText, previewText, shortLine } from "./clean.ts";
 import { type Consents, consentTool } from "./consent.ts";
@@ -34,27 +34,6 @@ Your instructions (from ${agent.scope === "user" ? "the user's" : "the project's
 <agent_prompt>
 ${cleanText(body, 50_000)}
 </agent_prompt>`;
-}
-
-const STOPPED: Partial<Record<StopReason, string>> = {
-  done: "gave no text",
-  max_steps: "reached its step limit",
-  token_budget: "used up its token budget",
-  repeated_calls: "repeated the same call",
-  max_tokens: "hit the output limit",
-  refusal: "refused",
-};
-
-function toResult(name: string, result: SubagentResult): ToolResult {
-  const summary = `${result.calls} call${result.calls === 1 ? "" : "s"}, ${result.steps} step${result.steps === 1 ? "" : "s"}, ${result.tokens.toLocaleString("en-US")} tokens`;
-  if (result.stopReason === "cancelled") return { output: "", isError: true, summary };
-  const why = STOPPED[result.stopReason] ?? `ended (${result.stopReason})`;
-  if (result.answer === "") {
-    const output = result.stopReason === "token_budget" && result.steps === 0 ? `Error: ${name} could not start: the session's token budget is used up.` : `Error: ${name} ended without an answer (it ${why}).`;
-    return { output, isError: true, summary };
-  }
-  const note = result.stopReason === "done" && !result.wrappedUp ? "" : `\n\n(${name} ${why}${result.wrappedUp ? " and reported what it had" : ""}; the answer may be incomplete.)`;
-  return { output: `${result.answer}${note}`, summary };
 }
 
 /**
@@ -112,7 +91,7 @@ export function agentTool(agents: readonly AgentDefinition[], consents: Consents
         wrapUp: AGENT_WRAP_UP,
         ...(agent.model && { model: agent.model }),
       });
-      return toResult(agent.name, result);
+      return subagentResult(agent.name, result, { wrappedUp: "reported what it had" });
     },
   };
 }

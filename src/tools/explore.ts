@@ -3,9 +3,9 @@
 // its calls show inside this call, and its answer is this call's result.
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import type { StopReason } from "../core-types/events.ts";
 import description from "./explore.txt" with { type: "text" };
-import type { SubagentResult, Tool, ToolResult } from "./types.ts";
+import { subagentResult } from "./subagentResult.ts";
+import type { Tool, ToolResult } from "./types.ts";
 
 /** The child's tools: search and read only (never write, edit, commands, processes or the web). */
 export const EXPLORE_TOOLS = ["read_file", "glob", "grep", "symbols", "find_definition"] as const;
@@ -36,40 +36,6 @@ function explorePrompt(args: ExploreInput): string {
   return `${args.question}${focus}`;
 }
 
-const STOPPED: Partial<Record<StopReason, string>> = {
-  done: "gave no text",
-  max_steps: "reached its step limit",
-  token_budget: "used up its token budget",
-  repeated_calls: "repeated the same call",
-  max_tokens: "hit the output limit",
-  refusal: "refused",
-};
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
-function summary(result: SubagentResult): string {
-  return `${plural(result.calls, "call")}, ${plural(result.steps, "step")}, ${result.tokens.toLocaleString("en-US")} tokens`;
-}
-
-function toResult(result: SubagentResult): ToolResult {
-  // The registry reports a cancelled call itself.
-  if (result.stopReason === "cancelled") return { output: "", isError: true, summary: summary(result) };
-  const why = STOPPED[result.stopReason] ?? `ended (${result.stopReason})`;
-  if (result.answer === "") {
-    const output =
-      result.stopReason === "token_budget" && result.steps === 0
-        ? "Error: explore could not start: the session's token budget is used up."
-        : `Error: explore ended without an answer (it ${why}). Search yourself, or ask a narrower question.`;
-    return { output, isError: true, summary: summary(result) };
-  }
-  const note = result.wrappedUp
-    ? `\n\n(explore ${why} and answered with what it had found; the answer may be incomplete.)`
-    : result.stopReason !== "done"
-      ? `\n\n(explore ${why}; the answer may be incomplete.)`
-      : "";
-  return { output: `${result.answer}${note}`, summary: summary(result) };
-}
-
 export function exploreTool(): Tool<ExploreInput> {
   return {
     name: "explore",
@@ -95,7 +61,7 @@ export function exploreTool(): Tool<ExploreInput> {
         tokenBudget: EXPLORE_TOKEN_BUDGET,
         wrapUp: WRAP_UP,
       });
-      return toResult(result);
+      return subagentResult("explore", result, { wrappedUp: "answered with what it had found", noAnswerAdvice: "Search yourself, or ask a narrower question." });
     },
   };
 }
