@@ -37,13 +37,17 @@ export function parseConfigJson(path: string, text: string, fix = "Fix the file 
   }
 }
 
-/** Formats zod issues as "at a.b.c: message" lines, one per issue. */
-export function describeIssues(error: z.ZodError): string {
+/**
+ * Formats zod issues as "at a.b.c: message" lines, one per issue (the first five). With
+ * `nameUnknownKeys` (the strict project files), an unknown key reads `unknown key "a.b.c"`.
+ */
+export function describeIssues(error: z.ZodError, { nameUnknownKeys = false } = {}): string {
   return error.issues
     .slice(0, 5)
     .map((issue) => {
-      const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "the top level";
-      return `at ${where}: ${issue.message}`;
+      const at = issue.path.map(String);
+      if (nameUnknownKeys && issue.code === "unrecognized_keys") return issue.keys.map((key) => `unknown key "${[...at, key].join(".")}"`).join("; ");
+      return `at ${at.length > 0 ? at.join(".") : "the top level"}: ${issue.message}`;
     })
     .join("; ");
 }

@@ -10,7 +10,7 @@ import { commandLimitKeys } from "./policySchema.ts";
 import type { Rule } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
 import { ConfigError } from "../errors/configError.ts";
-import { parseConfigJson, readConfigText } from "./jsonFile.ts";
+import { describeIssues, parseConfigJson, readConfigText } from "./jsonFile.ts";
 import { NETWORK_PRESETS } from "./networkPresets.ts";
 import type { GarudaPaths } from "./paths.ts";
 import { APPROVE_IN_CHAT, sha256Hex, TrustStore, trustRoot } from "./trust.ts";
@@ -91,27 +91,13 @@ export interface LoadProjectSettingsOptions {
 
 const projectSettingsFile = (root: string): string => join(root, ".garuda", "settings.json");
 
-/** Turns zod issues into one message; an unknown key is named with its full path. */
-function describeSettingsIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const at = issue.path.map(String);
-      if (issue.code === "unrecognized_keys") {
-        return issue.keys.map((key) => `unknown key "${[...at, key].join(".")}"`).join("; ");
-      }
-      return `at ${at.length > 0 ? at.join(".") : "the top level"}: ${issue.message}`;
-    })
-    .join("; ");
-}
-
 /** Reads and validates the file; undefined when it does not exist. A ConfigError names the file. */
 function readProjectSettingsFile(file: string): ProjectSettingsFile | undefined {
   const fix = "Fix the file; the keys are permissions {allow, ask, deny}, sandbox {writePaths, denyRead}, network {allow}, env {allow}, limits {maxSteps, tokenBudget, processes, memoryMB, cpuSeconds}, profile, executor";
   const text = readConfigText(file);
   if (text === undefined) return undefined;
   const result = projectSettingsSchema.safeParse(parseConfigJson(file, text));
-  if (!result.success) throw new ConfigError(file, describeSettingsIssues(result.error), fix);
+  if (!result.success) throw new ConfigError(file, describeIssues(result.error, { nameUnknownKeys: true }), fix);
   if (result.data.profile === "strict" && result.data.executor === "host") {
     throw new ConfigError(file, 'the strict profile runs every command in the OS sandbox, so executor "host" cannot go with it', 'Remove one of the two');
   }

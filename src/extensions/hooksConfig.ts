@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors/configError.ts";
-import { parseConfigJson, readConfigText } from "../config/jsonFile.ts";
+import { describeIssues, parseConfigJson, readConfigText } from "../config/jsonFile.ts";
 import type { GarudaPaths } from "../config/paths.ts";
 import { APPROVE_IN_CHAT, sha256Hex, TrustStore, trustRoot } from "../config/trust.ts";
 import { ruleProblem } from "../permission/ruleSyntax.ts";
@@ -68,22 +68,11 @@ export interface LoadHooksOptions {
 
 const projectHooksFile = (root: string): string => join(root, ".garuda", "hooks.json");
 
-function describeHookIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const at = issue.path.map(String);
-      if (issue.code === "unrecognized_keys") return issue.keys.map((key) => `unknown key "${[...at, key].join(".")}"`).join("; ");
-      return `at ${at.length > 0 ? at.join(".") : "the top level"}: ${issue.message}`;
-    })
-    .join("; ");
-}
-
 /** Parses hooks.json text into definitions; a ConfigError names the file and the problem. */
 function parseHooksFile(file: string, text: string, source: "user" | "project"): HookDefinition[] {
   const fix = 'Fix the file; the form is {"hooks": {"preToolUse": [{"tools": ["bash(git push*)"], "command": "…", "timeoutMs": 10000}], "postToolUse": […]}}';
   const result = hooksFileSchema.safeParse(parseConfigJson(file, text));
-  if (!result.success) throw new ConfigError(file, describeHookIssues(result.error), fix);
+  if (!result.success) throw new ConfigError(file, describeIssues(result.error, { nameUnknownKeys: true }), fix);
   const definitions: HookDefinition[] = [];
   for (const event of HOOK_EVENTS) {
     for (const hook of result.data.hooks?.[event] ?? []) {
