@@ -5,6 +5,7 @@ import { constants, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../config/trust.ts";
 import { codeOf } from "../errors/caught.ts";
+import { entryKind } from "../files/entryKind.ts";
 
 export type FileRead = { text: string; hash: string } | { problem: string };
 
@@ -34,18 +35,6 @@ export function readExtensionFile(path: string, maxChars: number): FileRead {
   if (text.length > maxChars) return { problem: `is larger than ${maxChars.toLocaleString("en-US")} characters` };
   if (text.includes("\u0000")) return { problem: "is not a text file" };
   return { text, hash: sha256Hex(bytes) };
-}
-
-/** What a path is, without following a final symlink. */
-export function entryKind(path: string): "file" | "dir" | "symlink" | "missing" | "other" {
-  try {
-    const stat = lstatSync(path);
-    if (stat.isSymbolicLink()) return "symlink";
-    if (stat.isDirectory()) return "dir";
-    return stat.isFile() ? "file" : "other";
-  } catch {
-    return "missing";
-  }
 }
 
 export interface ListedFile {

@@ -6,7 +6,8 @@ import { join, relative, resolve, sep } from "node:path";
 import { readdirSync } from "node:fs";
 import type { ExtensionScope } from "./commandFiles.ts";
 import { booleanField, parseMarkdown, textField } from "./frontmatter.ts";
-import { entryKind, readExtensionFile } from "./extensionFiles.ts";
+import { entryKind } from "../files/entryKind.ts";
+import { readExtensionFile } from "./extensionFiles.ts";
 
 export const MAX_SKILL_CHARS = 50_000;
 const MAX_SKILL_FILE_CHARS = 100_000;
