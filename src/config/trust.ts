@@ -3,10 +3,10 @@
 // The file is read on every question (another Garuda process may have pinned something since),
 // and a file that cannot be read or understood trusts nothing.
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { codeOf } from "../errors/caught.ts";
+import { readRegularFile } from "../files/regularFile.ts";
 import { writeFileAtomic } from "./atomicWrite.ts";
 import { ConfigError } from "../errors/configError.ts";
 
@@ -62,34 +62,26 @@ export function trustRoot(root: string): string {
 
 const empty = (): TrustData => ({ version: TRUST_VERSION });
 
+/** The file's bytes, undefined when there is none, or why it is not the user's own regular file that only the user may change. */
 function readOwnFile(path: string): Buffer | undefined | { problem: string } {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = codeOf(error);
-    if (code === "ENOENT") return undefined;
-    if (code === "ELOOP") return { problem: "is a symbolic link" };
-    return { problem: `cannot be read (${code ?? String(error)})` };
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { problem: "is not a regular file" };
-    if (typeof process.getuid === "function" && stat.uid !== process.getuid()) return { problem: "belongs to another user" };
-    if ((stat.mode & 0o022) !== 0) return { problem: `can be changed by other users (mode ${(stat.mode & 0o777).toString(8)})` };
-    if (stat.size > MAX_TRUST_BYTES) return { problem: `is larger than ${MAX_TRUST_BYTES} bytes` };
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read);
-  } catch (error) {
-    return { problem: `cannot be read (${codeOf(error) ?? String(error)})` };
-  } finally {
-    closeSync(fd);
+  const read = readRegularFile(path, { maxBytes: MAX_TRUST_BYTES, noFollow: true, own: { deniedMode: 0o022 } });
+  if ("bytes" in read) return read.bytes;
+  switch (read.problem) {
+    case "missing":
+      return undefined;
+    case "link":
+      return { problem: "is a symbolic link" };
+    case "folder":
+    case "not_regular":
+      return { problem: "is not a regular file" };
+    case "not_own":
+      return { problem: "belongs to another user" };
+    case "open_mode":
+      return { problem: `can be changed by other users (mode ${(read.mode & 0o777).toString(8)})` };
+    case "too_big":
+      return { problem: `is larger than ${MAX_TRUST_BYTES} bytes` };
+    case "unreadable":
+      return { problem: `cannot be read (${read.code})` };
   }
 }
 
