@@ -8,6 +8,7 @@ import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { toWireRequest } from "./anthropicRequest.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, type StreamOptions } from "./clientOptions.ts";
+import { IdleWatchdog } from "./idleWatchdog.ts";
 import { ResponseAssembler } from "./anthropicStream.ts";
 import {
   type AttemptFailure,
@@ -114,22 +115,10 @@ function warningLine(text: string): string {
 
 /** One HTTP request: yields the response's events; throws when it fails. */
 async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, signal: AbortSignal, idleTimeoutMs: number, warned: Set<string>): AsyncGenerator<ModelEvent> {
-  // Our own controller, so a stalled response can be closed without aborting the caller.
-  const request = new AbortController();
-  const forwardAbort = () => request.abort(signal.reason);
-  signal.addEventListener("abort", forwardAbort, { once: true });
-  let stalled = false;
-  let watchdog: ReturnType<typeof setTimeout> | undefined;
-  const rearm = () => {
-    clearTimeout(watchdog);
-    watchdog = setTimeout(() => {
-      stalled = true;
-      request.abort();
-    }, idleTimeoutMs);
-  };
+  const watchdog = new IdleWatchdog(signal, idleTimeoutMs);
   try {
-    rearm();
-    const { value: created, warnings } = catchingWarnings(() => sdk.messages.create(body, { signal: request.signal }));
+    watchdog.rearm();
+    const { value: created, warnings } = catchingWarnings(() => sdk.messages.create(body, { signal: watchdog.signal }));
     const stream = await created;
     // Said once the request is under way: a request that fails says why instead.
     for (const warning of warnings) {
@@ -139,20 +128,19 @@ async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, sign
     }
     const assembler = new ResponseAssembler();
     for await (const event of stream) {
-      rearm();
+      watchdog.rearm();
       yield* assembler.push(event);
     }
     // The SDK ends its iterator quietly when the request is aborted.
     if (signal.aborted) throw abortError();
-    if (stalled) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
+    if (watchdog.stalled) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
     if (!assembler.complete) throw new IncompleteStreamError("the response stream ended before message_stop");
     yield assembler.finish();
   } catch (error) {
-    if (stalled && !signal.aborted) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
+    if (watchdog.stalled && !signal.aborted) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
     throw error;
   } finally {
-    clearTimeout(watchdog);
-    signal.removeEventListener("abort", forwardAbort);
+    watchdog.dispose();
   }
 }
 

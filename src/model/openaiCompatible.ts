@@ -6,6 +6,7 @@ import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { notRunningMessage, type ProviderInfo, providerTitle } from "./catalog.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, type FetchFunction, type StreamOptions } from "./clientOptions.ts";
+import { IdleWatchdog } from "./idleWatchdog.ts";
 import { toOpenAIRequest, type OpenAIRequest } from "./openaiRequest.ts";
 import { ChunkAssembler, sseEvents, type WireChunk, type WireDelta } from "./openaiStream.ts";
 import { type AttemptFailure, DEFAULT_RETRY, type RetryOptions, describeFailure, isRetryable, retryDelayMs } from "./retry.ts";
@@ -161,30 +162,18 @@ function headersFor(ctx: ClientContext): Record<string, string> {
 
 /** One HTTP request: yields the response's events; throws an AttemptError when it fails. */
 async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-  // Our own controller, so a stalled response can be closed without aborting the caller.
-  const request = new AbortController();
-  const forwardAbort = () => request.abort();
-  signal.addEventListener("abort", forwardAbort, { once: true });
-  let stalled = false;
-  let watchdog: ReturnType<typeof setTimeout> | undefined;
-  const rearm = () => {
-    clearTimeout(watchdog);
-    watchdog = setTimeout(() => {
-      stalled = true;
-      request.abort();
-    }, ctx.idleTimeoutMs);
-  };
+  const watchdog = new IdleWatchdog(signal, ctx.idleTimeoutMs);
   const idle = ctx.idleTimeoutMs >= 1000 ? `${Math.round(ctx.idleTimeoutMs / 1000)} s` : `${ctx.idleTimeoutMs} ms`;
   const stallError = () => new AttemptError({ kind: "connection", message: `the server sent nothing for ${idle}` });
   const json = JSON.stringify(body);
   try {
-    rearm();
+    watchdog.rearm();
     let response: Response;
     try {
-      response = await ctx.fetch(`${ctx.baseUrl}/chat/completions`, { method: "POST", headers: headersFor(ctx), body: json, signal: request.signal, redirect: "manual" });
+      response = await ctx.fetch(`${ctx.baseUrl}/chat/completions`, { method: "POST", headers: headersFor(ctx), body: json, signal: watchdog.signal, redirect: "manual" });
     } catch (error) {
       if (signal.aborted) throw abortError();
-      if (stalled) throw stallError();
+      if (watchdog.stalled) throw stallError();
       const code = errorCode(error);
       const message = messageOf(error);
       throw new AttemptError({ kind: "connection", message }, code === "ECONNREFUSED" || code === "ConnectionRefused");
@@ -204,7 +193,7 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
       yield* assembler.finish();
       return;
     }
-    for await (const event of sseEvents(response.body, rearm)) {
+    for await (const event of sseEvents(response.body, watchdog.rearm)) {
       const data = event.data.trim();
       if (data === "[DONE]") {
         assembler.done();
@@ -222,20 +211,18 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
       yield* assembler.push(chunk);
     }
     if (signal.aborted) throw abortError();
-    if (stalled) throw stallError();
+    if (watchdog.stalled) throw stallError();
     if (!assembler.complete) throw new AttemptError({ kind: "connection", message: "the response stream ended before [DONE]" });
     yield* assembler.finish();
   } catch (error) {
     if (signal.aborted) throw abortError();
-    if (stalled && !(error instanceof AttemptError)) throw stallError();
+    if (watchdog.stalled && !(error instanceof AttemptError)) throw stallError();
     if (error instanceof AttemptError || error instanceof ModelError) throw error;
     // The body broke off (a reset connection) while it was read.
     throw new AttemptError({ kind: "connection", message: messageOf(error) });
   } finally {
-    clearTimeout(watchdog);
-    signal.removeEventListener("abort", forwardAbort);
-    // Closes the connection if the body was not read to its end (an error, or the caller stopped).
-    request.abort();
+    // close: ends the connection if the body was not read to its end (an error, or the caller stopped).
+    watchdog.dispose({ close: true });
   }
 }
 
