@@ -17,6 +17,7 @@ import { EditBuffer } from "./lineEditor.ts";
 import { editPrompt } from "./promptEditor.ts";
 import { PromptView } from "./promptView.ts";
 import type { Screen } from "./screen.ts";
+import { Inbox } from "./inbox.ts";
 
 /** How long the rest of an answer may take to come, key after key (people type "yes" well within it). */
 const ANSWER_TAIL_MS = 1_000;
@@ -69,11 +70,9 @@ export interface TerminalInputOptions {
 export class TerminalInput implements ChatInput {
   readonly interactive = true;
   readonly #decoder = new StringDecoder("utf8");
-  readonly #queue: Key[] = [];
+  readonly #keys = new Inbox<Key>(MAX_QUEUED);
   #pending = "";
-  #waiter: ((key: Key | undefined) => void) | undefined;
   #interrupt: (() => void) | undefined;
-  #ended = false;
   #tail: { filter: AnswerTail; timer: ReturnType<typeof setTimeout> } | undefined;
   #editing: PromptView | undefined;
   #history: PromptHistory = new MemoryHistory();
@@ -81,10 +80,7 @@ export class TerminalInput implements ChatInput {
   /** The draft a mode switch took, with its pastes, to give back to the next prompt. */
   #draft: HistoryEntry | undefined;
   readonly #onData = (chunk: Buffer | string) => this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
-  readonly #onEnd = () => {
-    this.#ended = true;
-    this.#deliver(undefined);
-  };
+  readonly #onEnd = () => this.#keys.end();
   /** A SIGINT from outside (kill -INT) counts as Ctrl-C; in raw mode the key sends none. */
   readonly #onSigint = () => this.#receive("\x03");
 
@@ -133,7 +129,7 @@ export class TerminalInput implements ChatInput {
   #route(key: Key): void {
     const tail = this.#tail;
     if (!tail) {
-      this.#enqueue(key);
+      this.#keys.push(key);
       return;
     }
     const step = tail.filter.take(key);
@@ -142,18 +138,7 @@ export class TerminalInput implements ChatInput {
       return;
     }
     this.#endTail();
-    if (step.kind === "release") for (const released of step.keys) this.#enqueue(released);
-  }
-
-  #enqueue(key: Key): void {
-    if (this.#waiter) this.#deliver(key);
-    else if (this.#queue.length < MAX_QUEUED) this.#queue.push(key);
-  }
-
-  #deliver(key: Key | undefined): void {
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    waiter?.(key);
+    if (step.kind === "release") for (const released of step.keys) this.#keys.push(released);
   }
 
   /** After a one-key answer: what the user goes on typing may be the rest of the word. */
@@ -170,24 +155,6 @@ export class TerminalInput implements ChatInput {
     this.#tail = undefined;
   }
 
-  /** The next key; undefined when the terminal closed. */
-  #nextKey(signal?: AbortSignal): Promise<Key | undefined> {
-    const queued = this.#queue.shift();
-    if (queued) return Promise.resolve(queued);
-    if (this.#ended || signal?.aborted) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        this.#waiter = undefined;
-        resolve(undefined);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiter = (key) => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve(key);
-      };
-    });
-  }
-
   async readPrompt(prompt: string, continuation: string, draft = ""): Promise<PromptResult> {
     const view = new PromptView(this.screen, prompt, continuation, new EditBuffer(this.#history.entries));
     const kept = this.#draft;
@@ -198,7 +165,7 @@ export class TerminalInput implements ChatInput {
     view.draw();
     this.#editing = view;
     try {
-      const { entry, ...result } = await editPrompt({ view, screen: this.screen, nextKey: () => this.#nextKey(), history: this.#history, ...(this.#completion && { completion: this.#completion }) });
+      const { entry, ...result } = await editPrompt({ view, screen: this.screen, nextKey: () => this.#keys.next(), history: this.#history, ...(this.#completion && { completion: this.#completion }) });
       if (result.kind === "toggle-mode") this.#draft = entry;
       return result;
     } finally {
@@ -209,14 +176,14 @@ export class TerminalInput implements ChatInput {
   async readAnswer(signal: AbortSignal): Promise<string | undefined> {
     // Keys typed before the question was shown must not answer it: they are type-ahead for the
     // next prompt, set aside and given back after the answer.
-    const ahead = this.#queue.splice(0);
+    const ahead = this.#keys.queued.splice(0);
     let answered: string | undefined;
     try {
       answered = await this.#answerKey(signal);
       return answered;
     } finally {
-      const after = this.#queue.splice(0);
-      this.#queue.push(...ahead);
+      const after = this.#keys.queued.splice(0);
+      this.#keys.queued.push(...ahead);
       if (answered !== undefined && /^[\p{L}\p{N}]$/u.test(answered)) this.#startTail(answered);
       // Keys that came with the answer key (a fast "yes⏎", a paste without brackets) pass its tail.
       for (const key of after) this.#route(key);
@@ -225,7 +192,7 @@ export class TerminalInput implements ChatInput {
 
   async #answerKey(signal: AbortSignal): Promise<string | undefined> {
     for (;;) {
-      const key = await this.#nextKey(signal);
+      const key = await this.#keys.next(signal);
       // Ctrl-C or Ctrl-D outside a turn (a question at start-up) answers no.
       if (!key || key.name === "eof" || key.name === "interrupt") return undefined;
       const answer = keyAnswer(key);
