@@ -58,7 +58,7 @@ export function evilConfigScript(file: string, marker: string): string {
 }
 
 /** The user's git on the host, in `cwd`: every command a person would run there. */
-export function hostGit(cwd: string, home: string): void {
+function hostGit(cwd: string, home: string): void {
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_NOSYSTEM: "1", TERM: "dumb" };
   const run = (argv: string[]) => Bun.spawnSync(argv, { cwd, env, stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: 20_000 });
   run(["git", "status"]);
@@ -127,7 +127,7 @@ export interface GuardLab {
   dispose(): Promise<void>;
 }
 
-export async function guardLab(): Promise<GuardLab> {
+async function guardLab(): Promise<GuardLab> {
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-gitguard-test-")));
   const home = join(scratch, "home");
   mkdirSync(join(home, ".cache"), { recursive: true });
