@@ -23,7 +23,7 @@ const KNOWN_FOLDER_CYCLES = [["src/acp", "src/cli"]];
  * them without making a cycle. src/text: display hygiene; src/files: what a place on disk is
  * (inside another, a secret, the home's own) and reading a small file without blocking, asked
  * by config, permission and sandbox alike; src/errors: the configuration errors every layer
- * throws and the front ends print; src/core-types: the events, the call info, the mode and the
+ * throws and the front ends print, and how a caught value is read (caught.ts); src/core-types: the events, the call info, the mode and the
  * usage that the runtime, the tools, the store and both front ends carry.
  */
 const BOTTOM_FOLDERS = ["src/core-types", "src/errors", "src/files", "src/text"];

@@ -4,6 +4,7 @@
 // from being markup). /help, /clear and /exit act on the terminal's screen and process: over ACP
 // they say what to do instead. The editor's / menu lists the built-ins first.
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
+import { messageOf } from "../errors/caught.ts";
 import type { Rule } from "../permission/types.ts";
 import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SOURCE_NAMES, SHARED_BUILTINS } from "../runtime/builtinNames.ts";
 import type { BuiltinAnswer, ModelAnswer, PermissionsAnswer } from "../runtime/builtins.ts";
@@ -11,7 +12,6 @@ import type { BuiltinCommand } from "../runtime/commands.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { hasHidden, oneLine, visible } from "../text/visible.ts";
 import { codeBlock, escapeMarkdown, inlineCode } from "./codeBlock.ts";
-import { messageOf } from "./errors.ts";
 import { compactionLine } from "./eventMapper.ts";
 
 /** The built-ins in the editor's / menu, before the custom commands and skills. */
@@ -115,7 +115,7 @@ function reply(answer: BuiltinAnswer): CommandReply {
       if (outcome.kind === "compacted") return { text: "", notices: [compactionLine(outcome.result.beforeTokens, outcome.result.afterTokens)] };
       if (outcome.kind === "nothing") return { text: "Nothing to compact yet.", notices: [] };
       if (outcome.kind === "stopped") return { text: "Compaction stopped; the conversation is as it was.", notices: [] };
-      return { text: `Compaction failed: ${escapeMarkdown(visible(outcome.error instanceof Error ? outcome.error.message : String(outcome.error)))}`, notices: [] };
+      return { text: `Compaction failed: ${escapeMarkdown(visible(messageOf(outcome.error)))}`, notices: [] };
     }
     case "permissions":
       return { text: permissionsText(answer.answer), notices: [] };

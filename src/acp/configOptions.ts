@@ -5,14 +5,15 @@
 // session/set_config_option changes the runtime and answers the whole set; a value that is not
 // offered is an invalid-params error that changes nothing.
 import * as acp from "@agentclientprotocol/sdk";
+import { messageOf } from "../errors/caught.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine } from "../text/visible.ts";
 
-export const MODE_OPTION = "mode";
-export const MODEL_OPTION = "model";
-export const EFFORT_OPTION = "effort";
+const MODE_OPTION = "mode";
+const MODEL_OPTION = "model";
+const EFFORT_OPTION = "effort";
 
 export const MODES: acp.SessionMode[] = [
   { id: "build", name: "Build", description: "Edits ask first; commands run in the sandbox." },
@@ -39,7 +40,7 @@ function offeredModels(runtime: Runtime, log: (text: string) => void): ModelInfo
   try {
     return runtime.controls.models();
   } catch (error) {
-    log(`garuda acp: listing the models failed: ${error instanceof Error ? error.message : String(error)}`);
+    log(`garuda acp: listing the models failed: ${messageOf(error)}`);
     return [runtime.model];
   }
 }
@@ -108,7 +109,7 @@ export async function setConfigOption(runtime: Runtime, params: acp.SetSessionCo
     } catch (error) {
       // A ControlError (runtime/modelSwitch.ts, not imported here: the core loads at session/new) says what can be chosen.
       if (error instanceof Error && error.name === "ControlError") throw invalid(params, error.message);
-      throw invalid(params, `${oneLine(value, 120)} cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+      throw invalid(params, `${oneLine(value, 120)} cannot be used: ${messageOf(error)}`);
     }
     return [];
   }

@@ -1,9 +1,8 @@
 // Errors as the editor is shown them: a session that cannot be set up, a turn that failed.
 import * as acp from "@agentclientprotocol/sdk";
+import { messageOf } from "../errors/caught.ts";
 import { cutText } from "../text/cut.ts";
 import { visible } from "../text/visible.ts";
-
-export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** An error's message as the editor shows it: visible, and not a page long. */
 export const shownError = (error: unknown) => visible(cutText(messageOf(error), 4_000));

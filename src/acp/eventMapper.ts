@@ -22,7 +22,7 @@ const RAW_INPUT_DEPTH = 16;
 const MAX_NOTICE_CHARS = 20_000;
 
 /** The call's input for display (editors show parts of rawInput): every string cut and made visible, the nesting bounded. */
-export function displayInput(input: unknown): unknown {
+function displayInput(input: unknown): unknown {
   return mapJson(input, (text) => visible(cutText(text, MAX_RAW_INPUT_CHARS)), RAW_INPUT_DEPTH);
 }
 

@@ -5,15 +5,17 @@
 // started in the editor continues with `garuda --resume <id>`. An id is checked before a path is
 // made of it; a session belongs to its project root; a session another Garuda is writing is
 // refused (its lock), never written by two.
-import { realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { dirname, isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { Mode } from "../core-types/mode.ts";
+import { messageOf } from "../errors/caught.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
+import { isFolder } from "../files/entryKind.ts";
 
 /** Sessions per page of session/list. */
-export const LIST_PAGE = 50;
+const LIST_PAGE = 50;
 
 /** A session this process serves, as the history needs it. */
 export interface LiveSession {
@@ -47,16 +49,6 @@ export interface HistoryHost {
   /** The answer to session/new, load and resume: the modes (and what else a session offers). */
   answer(session: LiveSession): acp.LoadSessionResponse;
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-const isFolder = (path: string) => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 function realPath(path: string): string {
   try {

@@ -30,7 +30,7 @@ const TEXTS: Record<ProjectTrustQuestion["kind"], { title: string; question: str
 const keyOf = (question: ProjectTrustQuestion) => `${question.kind}\n${question.file}\n${question.text}`;
 
 /** The question as the editor sees it: the file's loosening parts as the preview. */
-export function projectTrustRequest(question: ProjectTrustQuestion): ApprovalRequest {
+function projectTrustRequest(question: ProjectTrustQuestion): ApprovalRequest {
   const texts = TEXTS[question.kind];
   return {
     tool: `project_${question.kind}`,

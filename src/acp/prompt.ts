@@ -21,7 +21,7 @@ function filePath(uri: string): string | undefined {
 }
 
 /** `@path` for a path inside the root (quoted when it has blanks), else undefined. */
-export function mention(path: string, root: string): string | undefined {
+function mention(path: string, root: string): string | undefined {
   const rel = relative(root, path);
   if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
   const posix = rel.split(sep).join("/");

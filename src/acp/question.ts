@@ -69,7 +69,7 @@ function hiddenLines(request: ApprovalRequest): string[] {
 }
 
 /** The text beside an ACP diff: only what the editor's diff view cannot show; "" when nothing. */
-export function besideDiffText(request: ApprovalRequest): string {
+function besideDiffText(request: ApprovalRequest): string {
   const parts = [...reasonParts(request)];
   const above = aboveDiff(request.preview);
   if (above.length > 0) parts.push(codeBlock(visible(above.join("\n"))));

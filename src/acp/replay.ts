@@ -18,7 +18,7 @@ import type { StopReason } from "../core-types/events.ts";
 const NAMED_LINES = 5;
 
 /** The line that says what a damaged file lost. */
-export function skippedLine(skipped: readonly SkippedLine[]): string | undefined {
+function skippedLine(skipped: readonly SkippedLine[]): string | undefined {
   if (skipped.length === 0) return undefined;
   const named = skipped.slice(0, NAMED_LINES).map((line) => `line ${line.line}: ${line.reason}`);
   const more = skipped.length > NAMED_LINES ? `, and ${skipped.length - NAMED_LINES} more` : "";

@@ -4,6 +4,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { StopReason } from "../core-types/events.ts";
 import type { Mode } from "../core-types/mode.ts";
+import { stackOf } from "../errors/caught.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine, visible } from "../text/visible.ts";
 import { commandList, runCommand } from "./commands.ts";
@@ -300,7 +301,7 @@ export class Session {
         runtime.recordStop("error");
         this.#send(this.#calls.closeAll().flatMap((call) => this.#mapper.cancelled(call)));
         const { ModelError } = await import("../model/types.ts");
-        if (!(error instanceof ModelError)) this.#parts.log(`garuda acp: the turn failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        if (!(error instanceof ModelError)) this.#parts.log(`garuda acp: the turn failed: ${stackOf(error)}`);
         throw new acp.RequestError(-32603, shownError(error));
       }
       reason = "cancelled";

@@ -2,7 +2,6 @@
 // the configuration read again for every session) with its SessionLink, then the Session built
 // with both; found by id, closed, and all stopped at shutdown. The history's handlers
 // (history.ts) start and close sessions through historyHost().
-import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { ProjectTrustQuestion } from "../compose/prepare.ts";
@@ -20,6 +19,7 @@ import { Session } from "./session.ts";
 import { SessionLink } from "./sessionLink.ts";
 import type { ClientFeatures } from "./sessionMapper.ts";
 import { wantsTerminalOutput } from "./terminalOutput.ts";
+import { isFolder } from "../files/entryKind.ts";
 
 export interface PrepareRequest {
   /** The session's project folder: absolute, an existing folder. */
@@ -53,14 +53,6 @@ export interface SessionsOptions {
 }
 
 type StartSession = Omit<StartRequest, "resume"> & { additionalDirectories?: readonly string[]; resume?: PrepareRequest["resume"] };
-
-const isFolder = (path: string) => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 const shuttingDownError = () => new acp.RequestError(-32603, "Garuda is shutting down.");
 

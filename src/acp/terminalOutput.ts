@@ -21,7 +21,7 @@ export const BATCH_MS = 50;
 /** The most output characters one update carries; a larger backlog goes out in several, back to back. */
 export const MAX_UPDATE_CHARS = 1 << 20;
 /** This much waiting is a backlog, not a trickle: it goes without waiting for the batch interval. */
-export const BULK_CHARS = 256 * 1024;
+const BULK_CHARS = 256 * 1024;
 /** Past this many characters waiting to be sent, the command's output is held (TerminalStream.push). */
 export const HIGH_WATER_CHARS = MAX_UPDATE_CHARS;
 /** An unfinished escape sequence longer than this is not one: its ESC is shown. */

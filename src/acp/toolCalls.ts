@@ -18,7 +18,7 @@ export interface ToolCallView {
  * Absolute paths only (a relative one is taken against the root), lines only when positive; a
  * path with hidden characters is left out (shownLocations).
  */
-export function callLocations(locations: CallInfo["locations"], root: string): ToolCallLocation[] {
+function callLocations(locations: CallInfo["locations"], root: string): ToolCallLocation[] {
   return shownLocations(locations).map((location) => {
     const path = isAbsolute(location.path) ? location.path : resolve(root, location.path);
     return location.line !== undefined && Number.isInteger(location.line) && location.line > 0 ? { path, line: location.line } : { path };

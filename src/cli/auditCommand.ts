@@ -4,6 +4,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { defineCommand } from "citty";
+import { messageOf } from "../errors/caught.ts";
 import { auditFolder } from "../store/audit.ts";
 import { verifyAuditLog } from "../store/auditVerify.ts";
 import { createCliContext } from "./context.ts";
@@ -25,7 +26,7 @@ function verifyLine(file: string): { ok: boolean; text: string } {
     if (result.ok) return { ok: true, text: `ok      ${file} (${result.lines} line${result.lines === 1 ? "" : "s"})` };
     return { ok: false, text: `BROKEN  ${file}: ${result.problem?.detail ?? "unknown problem"}` };
   } catch (error) {
-    return { ok: false, text: `ERROR   ${file}: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, text: `ERROR   ${file}: ${messageOf(error)}` };
   }
 }
 

@@ -1,3 +1,4 @@
+import { codeOf, stackOf } from "../errors/caught.ts";
 import { ConfigError, SetupRequiredError } from "../errors/configError.ts";
 import { ModelError } from "../model/types.ts";
 import { visible } from "../text/visible.ts";
@@ -16,7 +17,7 @@ export function isUsageError(error: unknown): error is Error {
 }
 
 /** Errors whose message is written for the user: printed as is, no stack trace. */
-export function isUserFacing(error: unknown): error is Error {
+function isUserFacing(error: unknown): error is Error {
   return error instanceof ConfigError || error instanceof SetupRequiredError || error instanceof ModelError;
 }
 
@@ -38,7 +39,7 @@ export const CWD_GONE = "the current folder no longer exists (it was deleted or 
 
 /** process.cwd() failed: the working folder is gone (libuv's uv_cwd gets ENOENT). */
 function isCwdGone(error: unknown): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === "ENOENT" && /process\.cwd|uv_cwd/.test(error.message);
+  return error instanceof Error && codeOf(error) === "ENOENT" && /process\.cwd|uv_cwd/.test(error.message);
 }
 
 export interface Failure {
@@ -62,6 +63,6 @@ export function describeFailure(error: unknown, prefix = "garuda"): Failure {
     return make(`${message}${/[.!?]$/.test(message) ? "" : "."} See \`${prefix} --help\`.`, EXIT_USAGE);
   }
   if (isCwdGone(error)) return make(CWD_GONE, 1);
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const detail = stackOf(error);
   return make(`unexpected error (please report it):\n${detail}`, 1);
 }

@@ -46,7 +46,7 @@ const NESTED: Record<string, Record<string, () => Promise<AnyCommand>>> = {
 /** The chat's --resume may stand without its id (then the chat offers a list). */
 const CHAT_OPTIONAL_VALUES = ["resume"];
 
-export const rootCommand: AnyCommand = defineCommand({
+const rootCommand: AnyCommand = defineCommand({
   meta: {
     name: "garuda",
     version: VERSION,

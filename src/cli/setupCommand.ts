@@ -1,7 +1,6 @@
 import { defineCommand } from "citty";
 import { runSetup } from "./setup/run.ts";
 
-export { EXIT_CANCELLED, EXIT_ERROR, EXIT_OK, EXIT_USAGE, runSetup, type SetupOptions } from "./setup/run.ts";
 
 /** `garuda setup`: choose a model and enter its key, or show / forget what is saved. */
 export const setupCommand = defineCommand({

@@ -46,7 +46,7 @@ function positionals(args: ArgsDef): Array<{ name: string; def: ArgDef }> {
 }
 
 /** Rows as two columns: names padded to the widest (at most 30), descriptions wrapped to `width`. */
-export function columns(rows: readonly Row[], width: number): string[] {
+function columns(rows: readonly Row[], width: number): string[] {
   const nameWidth = Math.min(30, Math.max(...rows.map(([name]) => name.length)));
   const indent = 2 + nameWidth + 2;
   const lines: string[] = [];

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { anchorPattern } from "../permission/pathMatch.ts";
 
 /** More matches than this and the pattern is too broad to mount one by one. */
-export const MAX_DENY_MATCHES = 1_000;
+const MAX_DENY_MATCHES = 1_000;
 
 const GLOB_CHARS = /[*?[\]{}]/;
 

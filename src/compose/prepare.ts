@@ -3,6 +3,7 @@
 // sandbox, permission engine, hooks, audit log and tools. Files are read again on every call,
 // so a session started after `garuda setup` (or a policy change) sees it without a restart.
 import { randomUUID } from "node:crypto";
+import { messageOf } from "../errors/caught.ts";
 import { ConfigError } from "../errors/configError.ts";
 import { type PreparedModel, prepareModel } from "../config/modelSetup.ts";
 import type { GarudaPaths } from "../config/paths.ts";

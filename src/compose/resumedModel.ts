@@ -1,6 +1,7 @@
 // Which model a continued session goes on with. Only compose/prepare.ts uses it.
 import { type ModelSetupContext, type PreparedModel, prepareModel } from "../config/modelSetup.ts";
 import { checkModelAllowed } from "../config/policy.ts";
+import { messageOf } from "../errors/caught.ts";
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { RuntimeOptions } from "../runtime/runtimeOptions.ts";
 import { sessionChoices } from "../store/sessionChoices.ts";
@@ -25,6 +26,6 @@ export function resumedModelChoice(resume: RuntimeOptions["resume"], options: Mo
     checkModelAllowed(policy, prepared.model.spec);
     return { prepared };
   } catch (error) {
-    return { notice: `This conversation used ${spec}, which cannot be used now (${error instanceof Error ? error.message : String(error)}); it goes on with the model set up for new sessions.` };
+    return { notice: `This conversation used ${spec}, which cannot be used now (${messageOf(error)}); it goes on with the model set up for new sessions.` };
   }
 }

@@ -1,45 +1,35 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { writeFileAtomic } from "../files/atomicWrite.ts";
+import { readRegularFile } from "../files/regularFile.ts";
 import { ConfigError } from "../errors/configError.ts";
 
 /** A credentials file is a handful of keys; anything bigger is not one. */
-export const MAX_CREDENTIALS_BYTES = 64 * 1024;
+const MAX_CREDENTIALS_BYTES = 64 * 1024;
 const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export type Credentials = Record<string, string>;
 
+/** The file's bytes; undefined when there is none. Anything but the user's own private regular file is an error. */
 function readOwnFile(path: string): Buffer | undefined {
-  let fd: number;
-  try {
-    // O_NOFOLLOW: a symbolic link planted at this path is refused, not followed.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
-    if (code === "ELOOP") throw new ConfigError(path, "is a symbolic link; Garuda reads keys only from a regular file", "Replace it with the file itself (garuda setup writes one)");
-    throw new ConfigError(path, `cannot be read (${code ?? String(error)})`, "Check its owner and permissions");
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new ConfigError(path, "is not a regular file", "Remove it and run `garuda setup`");
-    if (typeof process.getuid === "function" && stat.uid !== process.getuid()) {
+  // noFollow: a symbolic link planted at this path is refused, not followed.
+  const read = readRegularFile(path, { maxBytes: MAX_CREDENTIALS_BYTES, noFollow: true, own: { deniedMode: 0o077 } });
+  if ("bytes" in read) return read.bytes;
+  switch (read.problem) {
+    case "missing":
+      return undefined;
+    case "link":
+      throw new ConfigError(path, "is a symbolic link; Garuda reads keys only from a regular file", "Replace it with the file itself (garuda setup writes one)");
+    case "folder":
+    case "not_regular":
+      throw new ConfigError(path, "is not a regular file", "Remove it and run `garuda setup`");
+    case "not_own":
       throw new ConfigError(path, "belongs to another user", `Remove it and run \`garuda setup\`, or take ownership of it`);
-    }
-    if ((stat.mode & 0o077) !== 0) {
-      const mode = (stat.mode & 0o777).toString(8).padStart(3, "0");
-      throw new ConfigError(path, `can be read by other users (mode ${mode})`, `Run: chmod 600 ${path}`);
-    }
-    if (stat.size > MAX_CREDENTIALS_BYTES) throw new ConfigError(path, `is larger than ${MAX_CREDENTIALS_BYTES} bytes`, "Check that it is the right file");
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read);
-  } finally {
-    closeSync(fd);
+    case "open_mode":
+      throw new ConfigError(path, `can be read by other users (mode ${(read.mode & 0o777).toString(8).padStart(3, "0")})`, `Run: chmod 600 ${path}`);
+    case "too_big":
+      throw new ConfigError(path, `is larger than ${MAX_CREDENTIALS_BYTES} bytes`, "Check that it is the right file");
+    case "unreadable":
+      throw new ConfigError(path, `cannot be read (${read.code})`, "Check its owner and permissions");
   }
 }
 

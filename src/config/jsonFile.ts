@@ -1,9 +1,10 @@
 import type { z } from "zod";
+import { messageOf } from "../errors/caught.ts";
 import { ConfigError } from "../errors/configError.ts";
 import { readRegularFile } from "../files/regularFile.ts";
 
 /** Size above which a config file is refused rather than parsed. */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * Reads a file's text; undefined when it does not exist, a ConfigError for any other failure. A
@@ -31,18 +32,22 @@ export function parseConfigJson(path: string, text: string, fix = "Fix the file 
   try {
     return JSON.parse(text);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = messageOf(error);
     throw new ConfigError(path, `is not valid JSON (${detail})`, fix);
   }
 }
 
-/** Formats zod issues as "at a.b.c: message" lines, one per issue. */
-export function describeIssues(error: z.ZodError): string {
+/**
+ * Formats zod issues as "at a.b.c: message" lines, one per issue (the first five). With
+ * `nameUnknownKeys` (the strict project files), an unknown key reads `unknown key "a.b.c"`.
+ */
+export function describeIssues(error: z.ZodError, { nameUnknownKeys = false } = {}): string {
   return error.issues
     .slice(0, 5)
     .map((issue) => {
-      const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "the top level";
-      return `at ${where}: ${issue.message}`;
+      const at = issue.path.map(String);
+      if (nameUnknownKeys && issue.code === "unrecognized_keys") return issue.keys.map((key) => `unknown key "${[...at, key].join(".")}"`).join("; ");
+      return `at ${at.length > 0 ? at.join(".") : "the top level"}: ${issue.message}`;
     })
     .join("; ");
 }

@@ -29,7 +29,7 @@ export function managedPolicyPath(platform: NodeJS.Platform = process.platform):
 }
 
 /** Reads and validates one policy file; undefined when it does not exist. */
-export function readPolicyFile(path: string): PolicyFile | undefined {
+function readPolicyFile(path: string): PolicyFile | undefined {
   const fix = `Fix the file (${POLICY_KEYS_HINT}), or ask whoever manages it`;
   const text = readConfigText(path);
   if (text === undefined) return undefined;
@@ -38,7 +38,7 @@ export function readPolicyFile(path: string): PolicyFile | undefined {
   return result.data;
 }
 
-export interface PolicyPart {
+interface PolicyPart {
   origin: PolicyOrigin;
   file: PolicyFile;
 }
@@ -75,7 +75,7 @@ function minLimit(parts: readonly PolicyPart[], key: LimitKey): { value: number;
 }
 
 /** Merges policy files, strongest (managed) first, into the policy in force. */
-export function mergePolicies(parts: readonly PolicyPart[]): TeamPolicy {
+function mergePolicies(parts: readonly PolicyPart[]): TeamPolicy {
   const policy = emptyTeamPolicy();
   if (parts.length === 0) return policy;
   const fromStrongest = <T>(pick: (file: PolicyFile) => T | undefined): { value: T; origin: PolicyOrigin } | undefined => {
@@ -138,7 +138,7 @@ export interface LoadedPolicy {
 }
 
 /** The file a project might put a policy in (it is never read). */
-export const projectPolicyFile = (root: string) => join(root, ".garuda", "policy.json");
+const projectPolicyFile = (root: string) => join(root, ".garuda", "policy.json");
 
 /** Loads and merges the team policy. Throws a ConfigError naming a broken or unreadable file. */
 export function loadTeamPolicy(locations: PolicyLocations): LoadedPolicy {

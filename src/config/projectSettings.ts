@@ -10,12 +10,11 @@ import { commandLimitKeys } from "./policySchema.ts";
 import type { Rule } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
 import { ConfigError } from "../errors/configError.ts";
-import { parseConfigJson, readConfigText } from "./jsonFile.ts";
+import { describeIssues, parseConfigJson, readConfigText } from "./jsonFile.ts";
 import { NETWORK_PRESETS } from "./networkPresets.ts";
 import type { GarudaPaths } from "./paths.ts";
 import { APPROVE_IN_CHAT, sha256Hex, TrustStore, trustRoot } from "./trust.ts";
 
-export { NETWORK_PRESETS };
 
 const HOST = /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?(:\d{1,5})?$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -33,7 +32,7 @@ const networkEntry = z
     message: `must be a host (example.com, *.example.com) or a preset (${Object.keys(NETWORK_PRESETS).join(", ")})`,
   });
 
-export const projectSettingsSchema = z.strictObject({
+const projectSettingsSchema = z.strictObject({
   permissions: z.strictObject({ allow: ruleList.optional(), ask: ruleList.optional(), deny: ruleList.optional() }).optional(),
   sandbox: z.strictObject({ writePaths: pathList.optional(), denyRead: pathList.optional() }).optional(),
   network: z.strictObject({ allow: z.array(networkEntry).optional() }).optional(),
@@ -42,7 +41,7 @@ export const projectSettingsSchema = z.strictObject({
   profile: z.literal("strict").optional(),
   executor: z.enum(["auto", "os", "host"]).optional(),
 });
-export type ProjectSettingsFile = z.infer<typeof projectSettingsSchema>;
+type ProjectSettingsFile = z.infer<typeof projectSettingsSchema>;
 
 export type ExecutorChoice = "auto" | "os" | "host";
 
@@ -90,29 +89,15 @@ export interface LoadProjectSettingsOptions {
   trust?: TrustStore;
 }
 
-export const projectSettingsFile = (root: string): string => join(root, ".garuda", "settings.json");
-
-/** Turns zod issues into one message; an unknown key is named with its full path. */
-function describeSettingsIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const at = issue.path.map(String);
-      if (issue.code === "unrecognized_keys") {
-        return issue.keys.map((key) => `unknown key "${[...at, key].join(".")}"`).join("; ");
-      }
-      return `at ${at.length > 0 ? at.join(".") : "the top level"}: ${issue.message}`;
-    })
-    .join("; ");
-}
+const projectSettingsFile = (root: string): string => join(root, ".garuda", "settings.json");
 
 /** Reads and validates the file; undefined when it does not exist. A ConfigError names the file. */
-export function readProjectSettingsFile(file: string): ProjectSettingsFile | undefined {
+function readProjectSettingsFile(file: string): ProjectSettingsFile | undefined {
   const fix = "Fix the file; the keys are permissions {allow, ask, deny}, sandbox {writePaths, denyRead}, network {allow}, env {allow}, limits {maxSteps, tokenBudget, processes, memoryMB, cpuSeconds}, profile, executor";
   const text = readConfigText(file);
   if (text === undefined) return undefined;
   const result = projectSettingsSchema.safeParse(parseConfigJson(file, text));
-  if (!result.success) throw new ConfigError(file, describeSettingsIssues(result.error), fix);
+  if (!result.success) throw new ConfigError(file, describeIssues(result.error, { nameUnknownKeys: true }), fix);
   if (result.data.profile === "strict" && result.data.executor === "host") {
     throw new ConfigError(file, 'the strict profile runs every command in the OS sandbox, so executor "host" cannot go with it', 'Remove one of the two');
   }
@@ -126,7 +111,7 @@ function resolvePath(path: string, root: string, home: string): string {
 }
 
 /** The loosening part of a parsed file, or undefined when it loosens nothing. */
-export function looseningOf(parsed: ProjectSettingsFile, root: string, home: string): LooseningSettings | undefined {
+function looseningOf(parsed: ProjectSettingsFile, root: string, home: string): LooseningSettings | undefined {
   const loosening: LooseningSettings = {
     allow: parsed.permissions?.allow ?? [],
     writePaths: parsed.sandbox?.writePaths ?? [],
@@ -140,7 +125,7 @@ export function looseningOf(parsed: ProjectSettingsFile, root: string, home: str
 }
 
 /** The value pinned in trust.json: SHA-256 over the loosening part as written, in a fixed order. */
-export function looseningHash(loosening: LooseningSettings): string {
+function looseningHash(loosening: LooseningSettings): string {
   return sha256Hex(
     JSON.stringify({
       allow: loosening.allow,

@@ -3,15 +3,15 @@
 // The file is read on every question (another Garuda process may have pinned something since),
 // and a file that cannot be read or understood trusts nothing.
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../files/atomicWrite.ts";
+import { readRegularFile } from "../files/regularFile.ts";
 import { ConfigError } from "../errors/configError.ts";
 
 /** What can be pinned per project root today. */
 export type TrustKind = "settings" | "hooks";
-export const TRUST_KINDS: readonly TrustKind[] = ["settings", "hooks"];
 
 /**
  * What can be pinned per project root and name (custom commands, skills, agents, MCP servers):
@@ -19,12 +19,12 @@ export const TRUST_KINDS: readonly TrustKind[] = ["settings", "hooks"];
  * (a later or earlier Garuda's) is simply not a pin, and is kept when other pins are written.
  */
 export type NamedTrustKind = "commands" | "skills" | "agents" | "mcp";
-export const NAMED_TRUST_KINDS: readonly NamedTrustKind[] = ["commands", "skills", "agents", "mcp"];
+const NAMED_TRUST_KINDS: readonly NamedTrustKind[] = ["commands", "skills", "agents", "mcp"];
 
 /** Sections a later Garuda fills (the network list) and the named pins: kept as they are. */
 const LATER_SECTIONS = [...NAMED_TRUST_KINDS, "network"] as const;
 
-export const TRUST_VERSION = 1;
+const TRUST_VERSION = 1;
 const MAX_TRUST_BYTES = 4 * 1024 * 1024;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -62,34 +62,26 @@ export function trustRoot(root: string): string {
 
 const empty = (): TrustData => ({ version: TRUST_VERSION });
 
+/** The file's bytes, undefined when there is none, or why it is not the user's own regular file that only the user may change. */
 function readOwnFile(path: string): Buffer | undefined | { problem: string } {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
-    if (code === "ELOOP") return { problem: "is a symbolic link" };
-    return { problem: `cannot be read (${code ?? String(error)})` };
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { problem: "is not a regular file" };
-    if (typeof process.getuid === "function" && stat.uid !== process.getuid()) return { problem: "belongs to another user" };
-    if ((stat.mode & 0o022) !== 0) return { problem: `can be changed by other users (mode ${(stat.mode & 0o777).toString(8)})` };
-    if (stat.size > MAX_TRUST_BYTES) return { problem: `is larger than ${MAX_TRUST_BYTES} bytes` };
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read);
-  } catch (error) {
-    return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
-  } finally {
-    closeSync(fd);
+  const read = readRegularFile(path, { maxBytes: MAX_TRUST_BYTES, noFollow: true, own: { deniedMode: 0o022 } });
+  if ("bytes" in read) return read.bytes;
+  switch (read.problem) {
+    case "missing":
+      return undefined;
+    case "link":
+      return { problem: "is a symbolic link" };
+    case "folder":
+    case "not_regular":
+      return { problem: "is not a regular file" };
+    case "not_own":
+      return { problem: "belongs to another user" };
+    case "open_mode":
+      return { problem: `can be changed by other users (mode ${(read.mode & 0o777).toString(8)})` };
+    case "too_big":
+      return { problem: `is larger than ${MAX_TRUST_BYTES} bytes` };
+    case "unreadable":
+      return { problem: `cannot be read (${read.code})` };
   }
 }
 
@@ -121,7 +113,7 @@ export function readTrustFile(path: string): TrustRead {
 export const APPROVE_IN_CHAT = "once in this folder and answer yes.";
 
 /** The notice for a trust file that trusts nothing. */
-export function trustProblemNotice(path: string, problem: string): string {
+function trustProblemNotice(path: string, problem: string): string {
   return `${path} ${problem}, so nothing in it is trusted: project settings that loosen safety and project hooks stay off, and a yes to a project's commands, skills, agents or MCP servers lasts only this session. Remove the file (Garuda writes a new one at the next approval) or fix it.`;
 }
 

@@ -91,6 +91,7 @@ export interface UsageSnapshot {
   cost?: number;
 }
 
+/** One step of the plan the model keeps (the todo tool's list). */
 export interface PlanItem {
   content: string;
   status: "pending" | "in_progress" | "completed";

@@ -5,7 +5,7 @@
 // a consent to its current file.
 import { z } from "zod";
 import type { SubagentResult, Tool, ToolResult } from "../tools/types.ts";
-import { howSubagentStopped } from "../tools/subagentStopped.ts";
+import { subagentResult } from "../tools/subagentResult.ts";
 import { type AgentDefinition, readAgentBody } from "./agents.ts";
 import { cleanText, previewText, shortLine } from "./clean.ts";
 import { type Consents, consentTool } from "./consent.ts";
@@ -20,10 +20,10 @@ export interface AgentInput {
   prompt: string;
 }
 
-export const AGENT_WRAP_UP = "You have reached your limit and cannot call tools any more. Report now what you did and found, and say what is still undone.";
+const AGENT_WRAP_UP = "You have reached your limit and cannot call tools any more. Report now what you did and found, and say what is still undone.";
 
 /** `tools`: what the agent really gets (its file's list, less what the session lacks, wildcards expanded). */
-export function agentSystemPrompt(agent: AgentDefinition, body: string, root: string, tools: readonly string[] = agent.tools): string {
+function agentSystemPrompt(agent: AgentDefinition, body: string, root: string, tools: readonly string[] = agent.tools): string {
   return `You are "${agent.name}", a subagent working for Garuda, a coding agent. Garuda gave you one task: do it and report back.
 - Project root: ${root}. Relative paths are relative to it.
 - Your tools: ${tools.join(", ") || "none"}. Calls in one response that only read run in parallel.
@@ -34,18 +34,6 @@ Your instructions (from ${agent.scope === "user" ? "the user's" : "the project's
 <agent_prompt>
 ${cleanText(body, 50_000)}
 </agent_prompt>`;
-}
-
-function toResult(name: string, result: SubagentResult): ToolResult {
-  const summary = `${result.calls} call${result.calls === 1 ? "" : "s"}, ${result.steps} step${result.steps === 1 ? "" : "s"}, ${result.tokens.toLocaleString("en-US")} tokens`;
-  if (result.stopReason === "cancelled") return { output: "", isError: true, summary };
-  const why = howSubagentStopped(result.stopReason);
-  if (result.answer === "") {
-    const output = result.stopReason === "token_budget" && result.steps === 0 ? `Error: ${name} could not start: the session's token budget is used up.` : `Error: ${name} ended without an answer (it ${why}).`;
-    return { output, isError: true, summary };
-  }
-  const note = result.stopReason === "done" && !result.wrappedUp ? "" : `\n\n(${name} ${why}${result.wrappedUp ? " and reported what it had" : ""}; the answer may be incomplete.)`;
-  return { output: `${result.answer}${note}`, summary };
 }
 
 /**
@@ -103,7 +91,7 @@ export function agentTool(agents: readonly AgentDefinition[], consents: Consents
         wrapUp: AGENT_WRAP_UP,
         ...(agent.model && { model: agent.model }),
       });
-      return toResult(agent.name, result);
+      return subagentResult(agent.name, result, { wrappedUp: "reported what it had" });
     },
   };
 }

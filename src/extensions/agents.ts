@@ -8,12 +8,14 @@ import type { GarudaPaths } from "../config/paths.ts";
 import type { ExtensionScope } from "./commandFiles.ts";
 import { listField, parseMarkdown, textField } from "./frontmatter.ts";
 import { listFiles, NAME_PART, readExtensionFile } from "./extensionFiles.ts";
+import { EXPLORE_TOOLS } from "../tools/explore.ts";
 
-export const MAX_AGENT_CHARS = 50_000;
-export const MAX_AGENTS = 50;
+const MAX_AGENT_CHARS = 50_000;
+const MAX_AGENTS = 50;
 /** An agent's steps: its maxTurns may only lower this. */
-export const AGENT_MAX_STEPS = 20;
-export const DEFAULT_AGENT_TOOLS = ["read_file", "glob", "grep", "symbols", "find_definition"] as const;
+const AGENT_MAX_STEPS = 20;
+/** An agent file that lists no tools gets explore's: search and read only. */
+const DEFAULT_AGENT_TOOLS = EXPLORE_TOOLS;
 
 /** Claude Code's tool names, as Garuda's. */
 const CLAUDE_TOOLS: Readonly<Record<string, string>> = {

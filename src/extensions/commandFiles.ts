@@ -5,9 +5,9 @@ import { parseMarkdown, textField } from "./frontmatter.ts";
 import { listFiles, readExtensionFile } from "./extensionFiles.ts";
 
 export const MAX_COMMAND_CHARS = 20_000;
-export const MAX_COMMAND_FILES = 200;
+const MAX_COMMAND_FILES = 200;
 /** Subfolder levels below commands/ that give `dir:name` commands. */
-export const MAX_COMMAND_DEPTH = 3;
+const MAX_COMMAND_DEPTH = 3;
 
 export type ExtensionScope = "user" | "project";
 

@@ -9,7 +9,7 @@ import type { NamedTrustKind, TrustStore } from "../config/trust.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { ApprovalRequest, Approver, Choice } from "../permission/types.ts";
 
-export const CONSENT_LABELS: Readonly<Record<Choice, string>> = {
+const CONSENT_LABELS: Readonly<Record<Choice, string>> = {
   once: "Yes, for this session",
   session: "Yes, and remember",
   deny: "No",

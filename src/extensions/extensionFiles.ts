@@ -4,6 +4,8 @@
 import { constants, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../config/trust.ts";
+import { codeOf } from "../errors/caught.ts";
+import { entryKind } from "../files/entryKind.ts";
 
 export type FileRead = { text: string; hash: string } | { problem: string };
 
@@ -23,7 +25,7 @@ export function readExtensionFile(path: string, maxChars: number): FileRead {
     // FIFO (it opens at once instead of waiting for a writer, and reads as empty or EAGAIN).
     bytes = readFileSync(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === "ELOOP") return { problem: "is a symbolic link, which Garuda does not follow here" };
     if (code === "ENOENT") return { problem: "does not exist (any more)" };
     if (code === "EISDIR") return { problem: "is not a regular file" };
@@ -33,18 +35,6 @@ export function readExtensionFile(path: string, maxChars: number): FileRead {
   if (text.length > maxChars) return { problem: `is larger than ${maxChars.toLocaleString("en-US")} characters` };
   if (text.includes("\u0000")) return { problem: "is not a text file" };
   return { text, hash: sha256Hex(bytes) };
-}
-
-/** What a path is, without following a final symlink. */
-export function entryKind(path: string): "file" | "dir" | "symlink" | "missing" | "other" {
-  try {
-    const stat = lstatSync(path);
-    if (stat.isSymbolicLink()) return "symlink";
-    if (stat.isDirectory()) return "dir";
-    return stat.isFile() ? "file" : "other";
-  } catch {
-    return "missing";
-  }
 }
 
 export interface ListedFile {

@@ -3,7 +3,7 @@
 // cannot close a <hook_feedback> block or open a note of Garuda's.
 import { visible } from "../text/visible.ts";
 
-export const MAX_HOOK_TEXT = 4_000;
+const MAX_HOOK_TEXT = 4_000;
 
 const MARKERS = /<(\/?)(hook_feedback|garuda_[a-z_]*|mcp_result|web_result|skill|system[a-z_-]*)/gi;
 

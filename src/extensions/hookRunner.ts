@@ -4,6 +4,7 @@
 // block reason or feedback is made of.
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
+import { messageOf } from "../errors/caught.ts";
 import type { PermissionTarget } from "../permission/types.ts";
 import type { Executor, ExecResult, SandboxSpec } from "../sandbox/types.ts";
 import { writeHookInputFile } from "../store/hookInputFile.ts";
@@ -11,7 +12,7 @@ import { cleanHookText } from "./hookOutput.ts";
 import type { HookDefinition, HookEventName } from "./hooksConfig.ts";
 
 /** Output kept from a hook run, in bytes. */
-export const HOOK_OUTPUT_BYTES = 8_000;
+const HOOK_OUTPUT_BYTES = 8_000;
 
 /** What a hook is told about the call. */
 export interface HookEventData {
@@ -55,7 +56,7 @@ function absoluteTarget(target: PermissionTarget, root: string): PermissionTarge
 }
 
 /** The JSON a hook reads: {event, tool, callId, input, target, result?, root}. */
-export function hookInputJson(data: HookEventData, root: string): string {
+function hookInputJson(data: HookEventData, root: string): string {
   return JSON.stringify({
     event: data.event,
     tool: data.tool,
@@ -68,7 +69,7 @@ export function hookInputJson(data: HookEventData, root: string): string {
 }
 
 /** The GARUDA_* variables. Every one is set (empty when it does not apply), so none leaks in from outside. */
-export function hookEnv(data: HookEventData, root: string, inputPath: string): Record<string, string> {
+function hookEnv(data: HookEventData, root: string, inputPath: string): Record<string, string> {
   const target = data.target;
   return {
     GARUDA_HOOK_EVENT: data.event,
@@ -81,7 +82,7 @@ export function hookEnv(data: HookEventData, root: string, inputPath: string): R
 }
 
 /** The command line run: the hook in a subshell, its stderr kept and its stdout dropped. */
-export function wrapHookCommand(command: string): string {
+function wrapHookCommand(command: string): string {
   return `(\n${command}\n) 2>&1 1>/dev/null`;
 }
 
@@ -114,7 +115,7 @@ export async function executeHook(hook: HookDefinition, data: HookEventData, ctx
     if (clean && result.exitCode === 2) return { status: "exit2", ...base };
     return { status: "failed", ...base, problem: describeEnd(result, hook.timeoutMs) };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return { status: "failed", stderr: "", exitCode: null, timedOut: false, killed: false, durationMs: Date.now() - started, problem: `could not run (${cleanHookText(message, 300)})` };
   }
 }

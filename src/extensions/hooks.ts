@@ -16,7 +16,7 @@ import { executeHook, type HookEventData, type HookExecContext, type HookExecuti
 import type { HookDefinition, HookEventName } from "./hooksConfig.ts";
 
 export { appendHookFeedback } from "../tools/toolHooks.ts";
-export { describeProjectHooks, loadHooks, approveProjectHooks, type HookDefinition, type LoadedHooks } from "./hooksConfig.ts";
+export type { HookDefinition } from "./hooksConfig.ts";
 
 export interface HookServices extends HookExecContext {
   home: string;
@@ -62,7 +62,7 @@ export function matchingHooks(hooks: readonly HookDefinition[], event: HookEvent
  * Why the team policy forbids running this hook, or undefined when it may run. The hook's command
  * is checked as a command of its own (tool "hook"), with the policy check every tool call gets.
  */
-export function policyRefusal(hook: HookDefinition, services: HookServices): string | undefined {
+function policyRefusal(hook: HookDefinition, services: HookServices): string | undefined {
   const sandboxed = services.sandbox !== null;
   const request: PermissionRequest = {
     tool: "hook",

@@ -4,17 +4,17 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors/configError.ts";
-import { parseConfigJson, readConfigText } from "../config/jsonFile.ts";
+import { describeIssues, parseConfigJson, readConfigText } from "../config/jsonFile.ts";
 import type { GarudaPaths } from "../config/paths.ts";
 import { APPROVE_IN_CHAT, sha256Hex, TrustStore, trustRoot } from "../config/trust.ts";
 import { ruleProblem } from "../permission/ruleSyntax.ts";
 import { oneLine } from "../text/visible.ts";
 
 export type HookEventName = "preToolUse" | "postToolUse";
-export const HOOK_EVENTS: readonly HookEventName[] = ["preToolUse", "postToolUse"];
+const HOOK_EVENTS: readonly HookEventName[] = ["preToolUse", "postToolUse"];
 
-export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
-export const MAX_HOOK_TIMEOUT_MS = 600_000;
+const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+const MAX_HOOK_TIMEOUT_MS = 600_000;
 
 const rulePattern = z.string().superRefine((text, context) => {
   const problem = ruleProblem(text);
@@ -27,10 +27,9 @@ const hookSchema = z.strictObject({
   timeoutMs: z.number().int().positive().max(MAX_HOOK_TIMEOUT_MS).optional(),
 });
 
-export const hooksFileSchema = z.strictObject({
+const hooksFileSchema = z.strictObject({
   hooks: z.strictObject({ preToolUse: z.array(hookSchema).optional(), postToolUse: z.array(hookSchema).optional() }).optional(),
 });
-export type HooksFile = z.infer<typeof hooksFileSchema>;
 
 export interface HookDefinition {
   event: HookEventName;
@@ -67,24 +66,13 @@ export interface LoadHooksOptions {
   trust?: TrustStore;
 }
 
-export const projectHooksFile = (root: string): string => join(root, ".garuda", "hooks.json");
-
-function describeHookIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const at = issue.path.map(String);
-      if (issue.code === "unrecognized_keys") return issue.keys.map((key) => `unknown key "${[...at, key].join(".")}"`).join("; ");
-      return `at ${at.length > 0 ? at.join(".") : "the top level"}: ${issue.message}`;
-    })
-    .join("; ");
-}
+const projectHooksFile = (root: string): string => join(root, ".garuda", "hooks.json");
 
 /** Parses hooks.json text into definitions; a ConfigError names the file and the problem. */
-export function parseHooksFile(file: string, text: string, source: "user" | "project"): HookDefinition[] {
+function parseHooksFile(file: string, text: string, source: "user" | "project"): HookDefinition[] {
   const fix = 'Fix the file; the form is {"hooks": {"preToolUse": [{"tools": ["bash(git push*)"], "command": "…", "timeoutMs": 10000}], "postToolUse": […]}}';
   const result = hooksFileSchema.safeParse(parseConfigJson(file, text));
-  if (!result.success) throw new ConfigError(file, describeHookIssues(result.error), fix);
+  if (!result.success) throw new ConfigError(file, describeIssues(result.error, { nameUnknownKeys: true }), fix);
   const definitions: HookDefinition[] = [];
   for (const event of HOOK_EVENTS) {
     for (const hook of result.data.hooks?.[event] ?? []) {

@@ -7,12 +7,13 @@ import { readdirSync } from "node:fs";
 import type { GarudaPaths } from "../config/paths.ts";
 import type { ExtensionScope } from "./commandFiles.ts";
 import { booleanField, parseMarkdown, textField } from "./frontmatter.ts";
-import { entryKind, readExtensionFile } from "./extensionFiles.ts";
+import { entryKind } from "../files/entryKind.ts";
+import { readExtensionFile } from "./extensionFiles.ts";
 
 export const MAX_SKILL_CHARS = 50_000;
-export const MAX_SKILL_FILE_CHARS = 100_000;
-export const MAX_SKILLS = 100;
-export const MAX_LISTED_FILES = 50;
+const MAX_SKILL_FILE_CHARS = 100_000;
+const MAX_SKILLS = 100;
+const MAX_LISTED_FILES = 50;
 const MAX_DESCRIPTION = 1_536;
 const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 

@@ -9,7 +9,7 @@
 import { isInside } from "./isInside.ts";
 
 /** Plain-named folders at the top of the home that belong to the system, not to a project. */
-export const HOME_OWN_NAMES: readonly string[] = [
+const HOME_OWN_NAMES: readonly string[] = [
   "bin", // on PATH in most distributions' default ~/.profile
   "Library", // macOS: LaunchAgents, preferences, keychains
   "Applications", // macOS

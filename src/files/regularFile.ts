@@ -15,12 +15,17 @@ export type RegularFileRead =
   /** A symbolic link, with `noFollow`. */
   | { problem: "link" }
   | { problem: "too_big"; size: number }
+  /** With `own`: the file belongs to another user, or has a mode bit `own.deniedMode` forbids. */
+  | { problem: "not_own" }
+  | { problem: "open_mode"; mode: number }
   | { problem: "unreadable"; code: string };
 
 export interface RegularFileOptions {
   maxBytes: number;
   /** Refuse a symbolic link as the last component instead of following it. */
   noFollow?: boolean;
+  /** A file of the user's own only (keys, pins): no bit of `deniedMode` set (0o077: only the user may read it). */
+  own?: { deniedMode: number };
 }
 
 /** The bytes of the regular file at `path`, or why there are none. Never throws, never blocks on a pipe. */
@@ -38,6 +43,10 @@ export function readRegularFile(path: string, options: RegularFileOptions): Regu
     const stat = fstatSync(fd);
     if (stat.isDirectory()) return { problem: "folder" };
     if (!stat.isFile()) return { problem: "not_regular" };
+    if (options.own) {
+      if (typeof process.getuid === "function" && stat.uid !== process.getuid()) return { problem: "not_own" };
+      if ((stat.mode & options.own.deniedMode) !== 0) return { problem: "open_mode", mode: stat.mode };
+    }
     if (stat.size > options.maxBytes) return { problem: "too_big", size: stat.size };
     // Up to one byte past the limit: a file that grew since fstat is still caught.
     const buffer = Buffer.alloc(Math.min(options.maxBytes + 1, Math.max(stat.size, 0) + 1));

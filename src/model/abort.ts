@@ -6,10 +6,6 @@ export function abortError(): DOMException {
   return new DOMException("The model request was aborted.", "AbortError");
 }
 
-export function isAbortError(error: unknown): boolean {
-  return error instanceof Error && error.name === "AbortError";
-}
-
 export function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw abortError();
 }

@@ -4,8 +4,11 @@
 import { format } from "node:util";
 import Anthropic, { APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
+import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { toWireRequest } from "./anthropicRequest.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, type StreamOptions } from "./clientOptions.ts";
+import { IdleWatchdog } from "./idleWatchdog.ts";
 import { ResponseAssembler } from "./anthropicStream.ts";
 import {
   type AttemptFailure,
@@ -19,27 +22,16 @@ import {
 import type { ModelClient, ModelEvent, ModelRequest } from "./types.ts";
 import { ModelError } from "./types.ts";
 
-export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 
-export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-
-export interface AnthropicClientOptions {
+export interface AnthropicClientOptions extends StreamOptions {
   /** An API key. Wins over `authToken` when both are given. */
   apiKey?: string;
   /** A bearer token (ANTHROPIC_AUTH_TOKEN), for gateways. */
   authToken?: string;
   /** Decided by the config layer (models.json or ANTHROPIC_BASE_URL); default: Anthropic's API. */
   baseUrl?: string;
-  retry?: Partial<RetryOptions>;
-  fetch?: FetchFunction;
-  /**
-   * A response that sends nothing (not even a ping) for this long is treated as a dropped
-   * connection and retried. Anthropic pings every few seconds; default 3 minutes.
-   */
-  idleTimeoutMs?: number;
 }
-
-export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
 
 interface ClientContext {
   /** Undefined when no credential was given: every stream then fails with advice. */
@@ -91,7 +83,7 @@ function attemptFailure(error: unknown): AttemptFailure {
     }
     return { kind: "stream", errorType, message };
   }
-  return { kind: "connection", message: error instanceof Error ? error.message : String(error) };
+  return { kind: "connection", message: messageOf(error) };
 }
 
 /**
@@ -123,22 +115,10 @@ function warningLine(text: string): string {
 
 /** One HTTP request: yields the response's events; throws when it fails. */
 async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, signal: AbortSignal, idleTimeoutMs: number, warned: Set<string>): AsyncGenerator<ModelEvent> {
-  // Our own controller, so a stalled response can be closed without aborting the caller.
-  const request = new AbortController();
-  const forwardAbort = () => request.abort(signal.reason);
-  signal.addEventListener("abort", forwardAbort, { once: true });
-  let stalled = false;
-  let watchdog: ReturnType<typeof setTimeout> | undefined;
-  const rearm = () => {
-    clearTimeout(watchdog);
-    watchdog = setTimeout(() => {
-      stalled = true;
-      request.abort();
-    }, idleTimeoutMs);
-  };
+  const watchdog = new IdleWatchdog(signal, idleTimeoutMs);
   try {
-    rearm();
-    const { value: created, warnings } = catchingWarnings(() => sdk.messages.create(body, { signal: request.signal }));
+    watchdog.rearm();
+    const { value: created, warnings } = catchingWarnings(() => sdk.messages.create(body, { signal: watchdog.signal }));
     const stream = await created;
     // Said once the request is under way: a request that fails says why instead.
     for (const warning of warnings) {
@@ -148,20 +128,19 @@ async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, sign
     }
     const assembler = new ResponseAssembler();
     for await (const event of stream) {
-      rearm();
+      watchdog.rearm();
       yield* assembler.push(event);
     }
     // The SDK ends its iterator quietly when the request is aborted.
     if (signal.aborted) throw abortError();
-    if (stalled) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
+    if (watchdog.stalled) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
     if (!assembler.complete) throw new IncompleteStreamError("the response stream ended before message_stop");
     yield assembler.finish();
   } catch (error) {
-    if (stalled && !signal.aborted) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
+    if (watchdog.stalled && !signal.aborted) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
     throw error;
   } finally {
-    clearTimeout(watchdog);
-    signal.removeEventListener("abort", forwardAbort);
+    watchdog.dispose();
   }
 }
 

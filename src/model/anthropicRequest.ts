@@ -5,9 +5,9 @@ import { anthropicImage } from "./images.ts";
 import { type AssistantBlock, INVALID_TOOL_CALL, type Message, meantToolName, type ModelRequest, type UserBlock } from "./types.ts";
 
 /** The newest server-side web search tool the SDK knows. */
-export const WEB_SEARCH_TOOL_TYPE = "web_search_20260318";
+const WEB_SEARCH_TOOL_TYPE = "web_search_20260318";
 
-export interface CacheControl {
+interface CacheControl {
   type: "ephemeral";
 }
 
@@ -129,7 +129,7 @@ function addBreakpoints(body: WireRequest): void {
 }
 
 /** The API's smallest thinking budget. */
-export const MIN_THINKING_BUDGET = 1_024;
+const MIN_THINKING_BUDGET = 1_024;
 
 /**
  * A budget must be at least 1,024 tokens and below max_tokens: one that does not fit the request

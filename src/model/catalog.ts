@@ -104,7 +104,7 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderInfo>> = {
 };
 
 /** Local servers cost nothing per token. */
-export const FREE: Price = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+const FREE: Price = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
 const claude = (
   id: string,
@@ -126,7 +126,7 @@ export const BUILTIN_MODELS: readonly ModelInfo[] = [
 ];
 
 /** What a Claude id that the catalog does not know gets: safe, conservative limits. */
-export const UNKNOWN_CLAUDE_LIMITS = { contextWindow: 200_000, maxTokens: 32_000 } as const;
+const UNKNOWN_CLAUDE_LIMITS = { contextWindow: 200_000, maxTokens: 32_000 } as const;
 
 /** What a model of an OpenAI-compatible provider gets when models.json does not say: a small local model's limits. */
 export const UNKNOWN_OPENAI_LIMITS = { contextWindow: 32_768, maxTokens: 4_096 } as const;

@@ -2,19 +2,20 @@
 // vLLM, OpenRouter, or any server in models.json. Plain fetch and SSE: it streams one response
 // per attempt (openaiStream.ts), retries by the policy in retry.ts, and says in every error
 // what to do. The request mapping is in openaiRequest.ts, text tool calls in textToolCalls.ts.
+import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { notRunningMessage, type ProviderInfo, providerTitle } from "./catalog.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, type FetchFunction, type StreamOptions } from "./clientOptions.ts";
+import { IdleWatchdog } from "./idleWatchdog.ts";
 import { toOpenAIRequest, type OpenAIRequest } from "./openaiRequest.ts";
 import { ChunkAssembler, sseEvents, type WireChunk, type WireDelta } from "./openaiStream.ts";
 import { type AttemptFailure, DEFAULT_RETRY, type RetryOptions, attemptFailureText, isRetryable, retryDelayMs } from "./retry.ts";
 import { type ModelClient, ModelError, type ModelEvent, type ModelRequest } from "./types.ts";
 
-export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-
 /** What the client says about the provider in its messages. */
 export type ProviderDescription = Pick<ProviderInfo, "name"> & Partial<Pick<ProviderInfo, "title" | "startHint" | "apiKeyEnv">>;
 
-export interface OpenAICompatibleClientOptions {
+export interface OpenAICompatibleClientOptions extends StreamOptions {
   /** The API root, e.g. http://127.0.0.1:11434/v1 (requests go to {baseUrl}/chat/completions). */
   baseUrl: string;
   /** Sent as Authorization: Bearer; none for a local server. */
@@ -23,18 +24,10 @@ export interface OpenAICompatibleClientOptions {
   provider?: ProviderDescription;
   /** Tools as ```tool_call blocks in the text (models.json textToolCalls). */
   textToolCalls?: boolean;
-  retry?: Partial<RetryOptions>;
-  fetch?: FetchFunction;
-  /**
-   * A response that sends nothing for this long is treated as a dropped connection and retried.
-   * Default 3 minutes; 10 minutes for a server on this machine, which may read a long prompt
-   * for minutes before its first token.
-   */
-  idleTimeoutMs?: number;
 }
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
-export const LOCAL_IDLE_TIMEOUT_MS = 600_000;
+/** A server on this machine may read a long prompt for minutes before its first token. */
+const LOCAL_IDLE_TIMEOUT_MS = 600_000;
 /** An error body longer than this is not read further. */
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -169,32 +162,20 @@ function headersFor(ctx: ClientContext): Record<string, string> {
 
 /** One HTTP request: yields the response's events; throws an AttemptError when it fails. */
 async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-  // Our own controller, so a stalled response can be closed without aborting the caller.
-  const request = new AbortController();
-  const forwardAbort = () => request.abort();
-  signal.addEventListener("abort", forwardAbort, { once: true });
-  let stalled = false;
-  let watchdog: ReturnType<typeof setTimeout> | undefined;
-  const rearm = () => {
-    clearTimeout(watchdog);
-    watchdog = setTimeout(() => {
-      stalled = true;
-      request.abort();
-    }, ctx.idleTimeoutMs);
-  };
+  const watchdog = new IdleWatchdog(signal, ctx.idleTimeoutMs);
   const idle = ctx.idleTimeoutMs >= 1000 ? `${Math.round(ctx.idleTimeoutMs / 1000)} s` : `${ctx.idleTimeoutMs} ms`;
   const stallError = () => new AttemptError({ kind: "connection", message: `the server sent nothing for ${idle}` });
   const json = JSON.stringify(body);
   try {
-    rearm();
+    watchdog.rearm();
     let response: Response;
     try {
-      response = await ctx.fetch(`${ctx.baseUrl}/chat/completions`, { method: "POST", headers: headersFor(ctx), body: json, signal: request.signal, redirect: "manual" });
+      response = await ctx.fetch(`${ctx.baseUrl}/chat/completions`, { method: "POST", headers: headersFor(ctx), body: json, signal: watchdog.signal, redirect: "manual" });
     } catch (error) {
       if (signal.aborted) throw abortError();
-      if (stalled) throw stallError();
+      if (watchdog.stalled) throw stallError();
       const code = errorCode(error);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       throw new AttemptError({ kind: "connection", message }, code === "ECONNREFUSED" || code === "ConnectionRefused");
     }
     if (!response.ok) {
@@ -212,7 +193,7 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
       yield* assembler.finish();
       return;
     }
-    for await (const event of sseEvents(response.body, rearm)) {
+    for await (const event of sseEvents(response.body, watchdog.rearm)) {
       const data = event.data.trim();
       if (data === "[DONE]") {
         assembler.done();
@@ -230,20 +211,18 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
       yield* assembler.push(chunk);
     }
     if (signal.aborted) throw abortError();
-    if (stalled) throw stallError();
+    if (watchdog.stalled) throw stallError();
     if (!assembler.complete) throw new AttemptError({ kind: "connection", message: "the response stream ended before [DONE]" });
     yield* assembler.finish();
   } catch (error) {
     if (signal.aborted) throw abortError();
-    if (stalled && !(error instanceof AttemptError)) throw stallError();
+    if (watchdog.stalled && !(error instanceof AttemptError)) throw stallError();
     if (error instanceof AttemptError || error instanceof ModelError) throw error;
     // The body broke off (a reset connection) while it was read.
-    throw new AttemptError({ kind: "connection", message: error instanceof Error ? error.message : String(error) });
+    throw new AttemptError({ kind: "connection", message: messageOf(error) });
   } finally {
-    clearTimeout(watchdog);
-    signal.removeEventListener("abort", forwardAbort);
-    // Closes the connection if the body was not read to its end (an error, or the caller stopped).
-    request.abort();
+    // close: ends the connection if the body was not read to its end (an error, or the caller stopped).
+    watchdog.dispose({ close: true });
   }
 }
 

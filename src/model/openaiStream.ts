@@ -2,13 +2,14 @@
 // end) and an assembler that turns the chunks into ModelEvents: text and reasoning deltas as
 // they come, tool calls put together from their fragments (by index, several per response),
 // usage when the server reports it (an estimate when it does not), and the final message.
+import { messageOf } from "../errors/caught.ts";
 import { newCallId, TextToolCallParser, type TextPiece } from "./textToolCalls.ts";
 import { inputProblem, jsonInputProblem, MAX_TOOL_INPUT_CHARS, refusedCall } from "./toolInput.ts";
 import { type AssistantBlock, INVALID_TOOL_CALL, type InvalidToolCallInput, type ModelEvent, type ModelStopReason, type ToolUseBlock } from "./types.ts";
 import type { Usage } from "../core-types/usage.ts";
 
 /** The usage estimate when the server reports none. */
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 export interface SseEvent {
   event: string | undefined;
@@ -151,7 +152,7 @@ function readArguments(tool: ToolState): ReadArguments {
       value = JSON.parse(value);
     }
   } catch (error) {
-    return { problem: `its arguments are not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { problem: `its arguments are not valid JSON (${messageOf(error)})` };
   }
   return isObject(value) ? { input: value } : { problem: "its arguments must be a JSON object" };
 }

@@ -11,11 +11,12 @@
 // wrong, so it can write the call again. History goes back in the same format: calls as
 // blocks, results as <tool_result> blocks in the user's message.
 import { randomBytes } from "node:crypto";
+import { messageOf } from "../errors/caught.ts";
 import { BlockScanner, CLOSE_FENCE } from "./toolCallBlock.ts";
 import { jsonInputProblem, refusedCall } from "./toolInput.ts";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "./types.ts";
 
-export const TOOL_CALL_FENCE = "```tool_call";
+const TOOL_CALL_FENCE = "```tool_call";
 /** Where the model must stop: it never writes a result itself (sent as a stop sequence). */
 export const TOOL_RESULT_TAG = "<tool_result";
 
@@ -85,7 +86,7 @@ function readToolCall(body: string): ReadCall {
   try {
     value = JSON.parse(body);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     const text = body.trim();
     const excerpt = text.length > 120 ? `${text.slice(0, 120)}…` : text;
     return { problem: text === "" ? "the block is empty" : `its JSON is not valid (${reason}) in ${JSON.stringify(excerpt)}` };
@@ -109,7 +110,7 @@ function readToolCall(body: string): ReadCall {
 }
 
 /** One block's JSON as a call, or as an INVALID_TOOL_CALL saying why it could not be read. */
-export function parseToolCall(body: string, id: string, raw: string, unclosed = false): ToolUseBlock {
+function parseToolCall(body: string, id: string, raw: string, unclosed = false): ToolUseBlock {
   const read = readToolCall(body);
   if ("name" in read) return { type: "tool_use", id, name: read.name, input: read.input };
   if ("refused" in read) return refusedCall(id, read.tool, read.refused, raw);

@@ -40,7 +40,7 @@ export function escapeCommandPattern(text: string): string {
 const endsWithWildcard = (p: string, suffix: string) => p.endsWith(suffix) && !p.endsWith(`\\${suffix.slice(-1)}`);
 
 /** The regular expression a command pattern stands for. */
-export function commandPatternRegex(pattern: string): RegExp {
+function commandPatternRegex(pattern: string): RegExp {
   let p = pattern.trim().replace(/\s+/g, " ");
   if (endsWithWildcard(p, ":*")) p = `${p.slice(0, -2)} *`;
   if (p === "*") return /^.*$/s;

@@ -5,7 +5,7 @@
 // compare case-insensitively, without a trailing dot.
 
 /** A host in canonical form: lower case, no trailing dot, IPv6 brackets removed. */
-export function canonicalHost(host: string): string {
+function canonicalHost(host: string): string {
   return host.trim().toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1");
 }
 

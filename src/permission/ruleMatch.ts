@@ -130,7 +130,7 @@ function namesReadDenied(parsed: ParsedRule, facts: RequestFacts, ctx: PathConte
 }
 
 /** Order of strength: managed policy first, session last. */
-export const SOURCE_STRENGTH: readonly Rule["source"][] = ["managed-policy", "user-policy", "project", "session", "builtin"];
+const SOURCE_STRENGTH: readonly Rule["source"][] = ["managed-policy", "user-policy", "project", "session", "builtin"];
 
 export function bySourceStrength(a: CompiledRule, b: CompiledRule): number {
   return SOURCE_STRENGTH.indexOf(a.rule.source) - SOURCE_STRENGTH.indexOf(b.rule.source);

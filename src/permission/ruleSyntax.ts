@@ -37,7 +37,7 @@ export function ruleProblem(text: string): string | undefined {
 }
 
 /** The category a request's target belongs to (see the file comment). */
-export function categoryOf(request: PermissionRequest): string | undefined {
+function categoryOf(request: PermissionRequest): string | undefined {
   const target = request.target;
   switch (target.kind) {
     case "command":

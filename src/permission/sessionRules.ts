@@ -59,7 +59,7 @@ export function proposeSessionScope(facts: RequestFacts, root: string, allowed: 
  * lists command patterns already in force, so a line `npm test && git status` adds only what is
  * missing.
  */
-export function proposeSessionRules(facts: RequestFacts, root: string, allowed: readonly string[]): string[] | undefined {
+function proposeSessionRules(facts: RequestFacts, root: string, allowed: readonly string[]): string[] | undefined {
   const { request } = facts;
   const target = request.target;
   switch (target.kind) {

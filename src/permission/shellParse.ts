@@ -4,6 +4,7 @@
 // if/for/while/case bodies, unquoted here-documents. Quoted text is data: `echo "a && b"` is one
 // command. The caller decides what an unparsable line means (allow: never; deny: roughParts).
 import { type Assignment, forEachChild, parse, type Redirection, type SyntaxNode, type Word } from "unbash";
+import { messageOf } from "../errors/caught.ts";
 import { argumentShape, setsGiven, settleGiven, valueIsLiteral, wordIsLiteral, type WordShape, wordShape } from "./wordShape.ts";
 
 export type { WordShape } from "./wordShape.ts";
@@ -221,7 +222,7 @@ export function parseShell(source: string, options: ParseOptions = {}): ParsedSh
   try {
     visit(parse(source), source, undefined);
   } catch (error) {
-    errors.push(error instanceof Error ? error.message : String(error));
+    errors.push(messageOf(error));
   }
   settleGiven(commands, options.topLevel === true ? setsGiven(commands, loopNames) : "all");
   const result: ParsedShell = { ok: errors.length === 0, commands, definesFunctions, transforms, literals: [...new Set(literals)] };

@@ -3,6 +3,7 @@
 // The terminal chat and the editor (ACP) format the answer their own way. None of them sends
 // anything to the model. (/help, /clear and /exit are the chat's own: they act on its screen and
 // its process.)
+import { messageOf } from "../errors/caught.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import { MODES } from "../permission/modes.ts";
 import type { Rule } from "../permission/types.ts";
@@ -91,7 +92,7 @@ async function model(runtime: Runtime, args: string): Promise<ModelAnswer> {
     return switched ? { kind: "switched", model: runtime.model, switched } : { kind: "same", model: runtime.model };
   } catch (error) {
     // A ControlError says what can be chosen; the opener's errors (no key, a broken models.json) say what to fix.
-    return { kind: "refused", reason: error instanceof Error ? error.message : String(error), model: runtime.model };
+    return { kind: "refused", reason: messageOf(error), model: runtime.model };
   }
 }
 

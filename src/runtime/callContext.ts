@@ -3,6 +3,7 @@
 // before each write.
 import type { EventSink } from "../core-types/events.ts";
 import type { Mode } from "../core-types/mode.ts";
+import { messageOf } from "../errors/caught.ts";
 import type { Executor, ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import type { CallContext } from "../tools/registry.ts";
 import type { RuntimeOptions } from "./runtimeOptions.ts";
@@ -37,7 +38,7 @@ export function turnCallContext(services: CallServices, turn: { root: string; mo
       } catch (error) {
         if (snapshotWarned) return;
         snapshotWarned = true;
-        emit({ type: "notice", level: "warning", text: `An undo snapshot failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore this change.` });
+        emit({ type: "notice", level: "warning", text: `An undo snapshot failed (${messageOf(error)}); /undo may not restore this change.` });
       }
     },
     ...(services.hooks && { hooks: services.hooks }),

@@ -15,11 +15,11 @@ import { budgetTokens, UsageMeter } from "./meter.ts";
 import { streamResponse } from "./modelStep.ts";
 import { noteBlock } from "./notes.ts";
 
-export const CHILD_MAX_STEPS = 20;
-export const CHILD_STEPS_CAP = 200;
-export const CHILD_TOKEN_BUDGET = 150_000;
+const CHILD_MAX_STEPS = 20;
+const CHILD_STEPS_CAP = 200;
+const CHILD_TOKEN_BUDGET = 150_000;
 /** Share of the child's budget its loop leaves for the wrap-up request. */
-export const WRAP_UP_SHARE = 0.1;
+const WRAP_UP_SHARE = 0.1;
 /** Stops after which the child gets one more request, without tool use, to answer. */
 const WRAP_UP_AFTER: ReadonlySet<StopReason> = new Set(["max_steps", "token_budget", "repeated_calls"]);
 

@@ -1,6 +1,7 @@
 // The models subagents ask for (a custom agent's `model`): each opened once per session and spec,
 // under the same rules as the session's own (modelFor: the team policy, a provider and a key); a
 // failed opening is not kept, so fixing the key or the policy works without a new session.
+import { messageOf } from "../errors/caught.ts";
 import type { ModelInfo, Price } from "../model/catalog.ts";
 import type { Usage } from "../core-types/usage.ts";
 import type { ChildHost } from "./child.ts";
@@ -35,7 +36,7 @@ export class ChildModels {
     try {
       model = await opening;
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       throw new Error(`the agent "${agent}" asks for the model ${spec}, which cannot be used here: ${reason} Remove \`model:\` from the agent's file (it then runs on the session's model) or fix that.`);
     }
     if (model.info.spec === current.spec) return host;

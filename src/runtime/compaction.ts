@@ -12,9 +12,9 @@ import { streamResponse } from "./modelStep.ts";
 /** Compact when the context estimate passes this share of the window… */
 export const COMPACT_AT = 0.8;
 /** …and stop after stage 1 when it is down to this share. */
-export const COMPACT_TARGET = 0.6;
+const COMPACT_TARGET = 0.6;
 /** Stage 1 cuts results longer than this… */
-export const PRUNE_OVER_CHARS = 1_000;
+const PRUNE_OVER_CHARS = 1_000;
 /** …to a head this long… */
 export const PRUNE_HEAD_CHARS = 200;
 /** …in messages before the last this many assistant turns. */
@@ -41,7 +41,7 @@ export interface CompactionResult {
   stages: Array<1 | 2>;
 }
 
-export function contextEstimate(ctx: Pick<CompactionContext, "conversation" | "meter">): number {
+function contextEstimate(ctx: Pick<CompactionContext, "conversation" | "meter">): number {
   return ctx.meter.estimate(ctx.conversation.chars);
 }
 
@@ -79,7 +79,7 @@ export function summaryCut(messages: readonly Message[], keepTurns = 2): number 
 }
 
 /** The user message text that replaces the summarized messages. */
-export function summaryText(summary: string, prompt: string | undefined): string {
+function summaryText(summary: string, prompt: string | undefined): string {
   const latest = prompt ? `\n\nThe user's latest request, word for word:\n${prompt}` : "";
   return `<garuda_summary>\nEarlier messages of this conversation were replaced by this summary to save context.\n\n${summary.trim()}${latest}\n</garuda_summary>`;
 }

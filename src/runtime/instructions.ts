@@ -5,7 +5,7 @@ import { realpathSync } from "node:fs";
 import { join, relative, isAbsolute } from "node:path";
 import { readRegularFile } from "../files/regularFile.ts";
 
-export const INSTRUCTION_FILES = ["GARUDA.md", "AGENTS.md", "CLAUDE.md"] as const;
+const INSTRUCTION_FILES = ["GARUDA.md", "AGENTS.md", "CLAUDE.md"] as const;
 export const INSTRUCTIONS_BUDGET = 40_000;
 /** A file larger than this is not read at all. */
 const MAX_FILE_BYTES = 1_000_000;

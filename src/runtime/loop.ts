@@ -27,9 +27,9 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Limits = { maxSteps: 50, tokenBudget: 20_000_000, maxOutputTokens: 32_000 };
 /** The same call (tool and input) this many times in a row ends the turn. */
-export const REPEAT_LIMIT = 3;
+const REPEAT_LIMIT = 3;
 /** Responses cut by max_tokens that are answered with "go on" (and more room), per turn; the next cut ends the turn. */
-export const CUT_RETRIES = 3;
+const CUT_RETRIES = 3;
 
 export const CUT_TOOL_OUTPUT =
   "Not run: your response was cut off at the output limit before it was complete, so this call may be incomplete. Send it again; split large content (a long file) into several smaller calls.";
@@ -62,7 +62,7 @@ export interface LoopResult {
 }
 
 /** JSON with object keys sorted, so {a,b} and {b,a} are the same call. */
-export function stableJson(value: unknown): string {
+function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -78,7 +78,7 @@ export function stableJson(value: unknown): string {
  */
 export const MAX_TOOL_RESULT_CHARS = 400_000;
 
-export function toRecorded(outcome: CallOutcome): RecordedResult {
+function toRecorded(outcome: CallOutcome): RecordedResult {
   const { change, ...info } = outcome.info;
   const kept = change && keptChange(change);
   return {

@@ -13,8 +13,8 @@ import { pathTarget, resolveToolPath } from "../tools/paths.ts";
 
 /** A mention: `@src/a.ts` or `@"path with blanks"`; trailing punctuation is not part of it. */
 const MENTION = /(?<![\w@])@(?:"((?:[^"\\]|\\.)+)"|([^\s"'`<>()[\]{}]+))/g;
-export const MAX_ATTACHED_BYTES = 200_000;
-export const MAX_MENTIONS = 10;
+const MAX_ATTACHED_BYTES = 200_000;
+const MAX_MENTIONS = 10;
 
 export interface MentionContext {
   root: string;

@@ -13,12 +13,12 @@ export function budgetTokens(usage: Usage): number {
 }
 
 /** The size of the context a response saw and made. */
-export function contextTokens(usage: Usage): number {
+function contextTokens(usage: Usage): number {
   return usage.inputTokens + usage.cacheReadTokens + usage.cacheCreationTokens + usage.outputTokens;
 }
 
 /** What `usage` costs at `price`, in US dollars (prices are per million tokens). */
-export function usageCost(usage: Usage, price: Price): number {
+function usageCost(usage: Usage, price: Price): number {
   return (
     (usage.inputTokens * price.input + usage.outputTokens * price.output + usage.cacheReadTokens * price.cacheRead + usage.cacheCreationTokens * price.cacheWrite) / 1_000_000
   );

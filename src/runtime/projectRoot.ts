@@ -14,7 +14,7 @@ import { isInside } from "../files/isInside.ts";
  * Folders that are the system's, not a project's: a root that is one of them, or holds one, is
  * refused. A project inside one (/var/www/site, /opt/tool, /usr/local/src/app) is fine.
  */
-export const SYSTEM_FOLDERS: readonly string[] = [
+const SYSTEM_FOLDERS: readonly string[] = [
   "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt",
   "/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys", "/usr", "/usr/bin", "/usr/lib",
   "/usr/local", "/usr/local/bin", "/usr/sbin", "/usr/share", "/var", "/var/lib", "/var/log", "/nix", "/nix/store", "/gnu",

@@ -5,14 +5,14 @@ import type { UserBlock } from "../model/types.ts";
 import { CHARS_PER_TOKEN } from "./meter.ts";
 
 /** A user message may fill this share of the context window… */
-export const PROMPT_WINDOW_SHARE = 0.5;
+const PROMPT_WINDOW_SHARE = 0.5;
 /** …and never more than this many characters (a model with a huge window). */
-export const MAX_PROMPT_CHARS = 2_000_000;
+const MAX_PROMPT_CHARS = 2_000_000;
 
 const count = (n: number) => n.toLocaleString("en-US");
 
 /** The most characters a user message may hold for a model with this context window (in tokens). */
-export function promptLimit(contextWindow: number): number {
+function promptLimit(contextWindow: number): number {
   return Math.min(MAX_PROMPT_CHARS, Math.floor(contextWindow * CHARS_PER_TOKEN * PROMPT_WINDOW_SHARE));
 }
 

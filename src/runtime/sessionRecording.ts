@@ -4,6 +4,7 @@
 // no other Garuda writes to it while this runtime lives; a new session is locked when its file
 // is made. close() releases the lock.
 import type { Mode } from "../core-types/mode.ts";
+import { messageOf } from "../errors/caught.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import type { SessionJournal, SessionStart, SessionStore } from "../store/sessionFile.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
@@ -33,7 +34,7 @@ export function openSession(store: SessionStore | false, resumed: Pick<ClaimedSe
         conversation.attach(journal);
         state.recordedMode = mode;
       } catch (error) {
-        warn(`The session file could not be written (${error instanceof Error ? error.message : String(error)}); this session will not be saved.`);
+        warn(`The session file could not be written (${messageOf(error)}); this session will not be saved.`);
       }
     },
     shareLock() {

@@ -1,6 +1,7 @@
 // The session's tools: the ones it was given and, from the turn its extensions start, theirs
 // (MCP servers' tools). The registry is rebuilt only when the extensions' list changes, so the
 // tool specs the model sees stay byte-stable between turns.
+import { messageOf } from "../errors/caught.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { Tool } from "../tools/types.ts";
 import type { Notice, TurnExtensions } from "./services.ts";
@@ -32,7 +33,7 @@ export class SessionTools {
       this.#registry = new ToolRegistry([...this.#given, ...tools]);
       this.#extensionTools = tools;
     } catch (error) {
-      if (!signal.aborted) notice({ level: "warning", text: `Extensions could not start: ${error instanceof Error ? error.message : String(error)}` });
+      if (!signal.aborted) notice({ level: "warning", text: `Extensions could not start: ${messageOf(error)}` });
     }
   }
 }

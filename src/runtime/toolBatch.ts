@@ -3,7 +3,7 @@
 import type { CallContext, CallOutcome, ToolCall, ToolRegistry } from "../tools/registry.ts";
 
 /** Splits calls into groups that run one after another: runs of read-only calls, and single others. */
-export function batches(calls: readonly ToolCall[], isReadOnly: (name: string) => boolean): ToolCall[][] {
+function batches(calls: readonly ToolCall[], isReadOnly: (name: string) => boolean): ToolCall[][] {
   const groups: ToolCall[][] = [];
   let reads: ToolCall[] = [];
   for (const call of calls) {

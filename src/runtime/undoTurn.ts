@@ -2,6 +2,7 @@
 // turn changes) and closed when the turn ends. The undo store is optional and may fail; a
 // failure is a warning, never the end of the turn.
 import type { EventSink } from "../core-types/events.ts";
+import { messageOf } from "../errors/caught.ts";
 import { abortable } from "./abortable.ts";
 import type { UndoStore } from "./services.ts";
 
@@ -11,7 +12,7 @@ export async function beginUndoTurn(undo: UndoStore, signal: AbortSignal, warn: 
     await abortable(undo.beginTurn(), signal);
   } catch (error) {
     if (signal.aborted) return "cancelled";
-    warn(`The undo snapshot of this turn failed (${error instanceof Error ? error.message : String(error)}); /undo may not restore it.`);
+    warn(`The undo snapshot of this turn failed (${messageOf(error)}); /undo may not restore it.`);
   }
   // Undo switched off before the turn is said before the model works, not after.
   for (const text of undo.takeNotices?.() ?? []) warn(text);

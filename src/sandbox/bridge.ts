@@ -20,6 +20,7 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { type RelayEnd, forwardHandlers } from "./relay.ts";
+import { messageOf } from "../errors/caught.ts";
 
 export type BridgeArgs =
   | {
@@ -90,7 +91,7 @@ export async function runBridge(args: string[]): Promise<number> {
   try {
     parsed = parseBridgeArgs(args);
   } catch (error) {
-    process.stderr.write(`garuda sandbox bridge: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`garuda sandbox bridge: ${messageOf(error)}\n`);
     return BRIDGE_FAILED;
   }
   if ("listen" in parsed) {

@@ -13,6 +13,7 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { codeOf } from "../errors/caught.ts";
 import type { CgroupCounts } from "./limits.ts";
 
 type Controller = "pids" | "memory";
@@ -142,7 +143,7 @@ const alive = (pid: number) => {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
+    return codeOf(error) === "EPERM";
   }
 };
 
@@ -264,7 +265,7 @@ function tryRemove(dir: string): boolean {
     rmdirSync(dir);
     return true;
   } catch (error) {
-    return (error as { code?: string }).code === "ENOENT";
+    return codeOf(error) === "ENOENT";
   }
 }
 

@@ -14,6 +14,7 @@ import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket, SocketListener } from "bun";
+import { messageOf } from "../errors/caught.ts";
 import { MAX_HEAD_BYTES, type RequestHead, headEnd, header, originHead, parseRequestHead, proxyTarget, reply } from "./httpHead.ts";
 import { type HostRule, type PolicyState, canonicalHost, decideHost, isLocalAddress, parseHostRule } from "./proxyPolicy.ts";
 import { type RelayEnd, link, relayClosed, relayData, relayDrain, relayEnd, relayEnded, relayHandlers, sendTo } from "./relay.ts";
@@ -257,7 +258,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     try {
       await Bun.connect<RelayEnd>({ hostname: address, port, data: upstream, allowHalfOpen: true, socket: relayHandlers });
     } catch (error) {
-      decided({ host, port, allowed: false, via: "connect", reason: error instanceof Error ? error.message : String(error) });
+      decided({ host, port, allowed: false, via: "connect", reason: messageOf(error) });
       return finish(client, reply(502, "Bad Gateway", `Garuda's egress proxy could not connect to ${host}:${port}\n`));
     }
     decided({ host, port, allowed: true, via: permission.via });
@@ -327,7 +328,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       client.phase = "deciding";
       client.connect = head.method === "CONNECT";
       handle(client, head, rest).catch((error: unknown) => {
-        finish(client, reply(502, "Bad Gateway", `Garuda's egress proxy failed: ${error instanceof Error ? error.message : String(error)}\n`));
+        finish(client, reply(502, "Bad Gateway", `Garuda's egress proxy failed: ${messageOf(error)}\n`));
       });
     },
     drain(socket: Socket<ClientEnd>) {

@@ -39,7 +39,7 @@ export const realFs: FsView = {
 };
 
 /** Number of components: "/" → 0, "/a/b" → 2. Used to order mounts parents-first. */
-export function depth(path: string): number {
+function depth(path: string): number {
   return path === "/" ? 0 : path.split("/").length - 1;
 }
 

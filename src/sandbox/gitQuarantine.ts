@@ -12,9 +12,10 @@
 // Garuda move something outside the project.
 import { closeSync, constants, existsSync, mkdirSync, openSync, renameSync, writeFileSync } from "node:fs";
 import { relative, sep } from "node:path";
+import { codeOf } from "../errors/caught.ts";
 
 export const QUARANTINE_DIR = ".garuda/quarantine";
-export const QUARANTINED = ".garuda-quarantined";
+const QUARANTINED = ".garuda-quarantined";
 
 export type Moved = { to: string } | { error: string };
 
@@ -46,7 +47,7 @@ function openParent(path: string): { fd: number; parent: string; name: string } 
   try {
     return { fd: openDir(parent), parent, name: path.slice(slash + 1) };
   } catch (error) {
-    return { error: `its folder ${parent} could not be opened (${(error as NodeJS.ErrnoException).code ?? String(error)}), maybe a link was put in its place` };
+    return { error: `its folder ${parent} could not be opened (${codeOf(error) ?? String(error)}), maybe a link was put in its place` };
   }
 }
 
@@ -113,7 +114,7 @@ export function quarantine(root: string, entry: string, stamp = stampNow()): Mov
           closeSync(target.fd);
         }
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT" && !existsSync(at(parentFd, parent, name))) return { error: "it was gone before Garuda could move it" };
+        if (codeOf(error) === "ENOENT" && !existsSync(at(parentFd, parent, name))) return { error: "it was gone before Garuda could move it" };
         // Another file system, or .garuda is not a plain folder: rename it where it is.
       }
     }

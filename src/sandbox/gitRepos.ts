@@ -15,6 +15,8 @@
 // could change them where no watch sees it.
 import { closeSync, constants, fstatSync, lstatSync, opendirSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { codeOf } from "../errors/caught.ts";
+import { entryKind, isFolder } from "../files/entryKind.ts";
 
 export type MarkerKind = "dir" | "file" | "link" | "bare";
 
@@ -77,7 +79,7 @@ export function readSmall(path: string, max = MAX_CONFIG_BYTES): Small {
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === "ENOENT") return { missing: true };
     return { bad: code === "ELOOP" ? "is a symbolic link" : `cannot be read (${code})` };
   }
@@ -99,26 +101,6 @@ export function readSmall(path: string, max = MAX_CONFIG_BYTES): Small {
   }
 }
 
-function lkind(path: string): "dir" | "file" | "link" | "other" | "missing" {
-  try {
-    const stat = lstatSync(path);
-    if (stat.isSymbolicLink()) return "link";
-    if (stat.isDirectory()) return "dir";
-    return stat.isFile() ? "file" : "other";
-  } catch {
-    return "missing";
-  }
-}
-
-/** A folder, following links (as git's access() does). */
-function isDirFollowing(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 function inode(path: string): number {
   try {
     return lstatSync(path).ino;
@@ -128,11 +110,11 @@ function inode(path: string): number {
 }
 
 /** `<dir>` looks like a bare repository: HEAD, and objects and refs (or a commondir). */
-export function looksBare(dir: string): boolean {
-  const head = lkind(join(dir, "HEAD"));
-  if (head !== "file" && head !== "link") return false;
-  if (lkind(join(dir, "commondir")) !== "missing") return true;
-  return isDirFollowing(join(dir, "objects")) && isDirFollowing(join(dir, "refs"));
+function looksBare(dir: string): boolean {
+  const head = entryKind(join(dir, "HEAD"));
+  if (head !== "file" && head !== "symlink") return false;
+  if (entryKind(join(dir, "commondir")) !== "missing") return true;
+  return isFolder(join(dir, "objects")) && isFolder(join(dir, "refs"));
 }
 
 /**
@@ -143,9 +125,9 @@ export function looksBare(dir: string): boolean {
 export function markersAt(dir: string): Marker[] {
   const markers: Marker[] = [];
   const dotGit = join(dir, ".git");
-  const kind = lkind(dotGit);
+  const kind = entryKind(dotGit);
   if (kind === "dir") markers.push({ dir, kind: "dir", entry: dotGit, ino: inode(dotGit) });
-  else if (kind === "link") markers.push({ dir, kind: "link", entry: dotGit, ino: inode(dotGit) });
+  else if (kind === "symlink") markers.push({ dir, kind: "link", entry: dotGit, ino: inode(dotGit) });
   else if (kind === "file" || kind === "other") markers.push({ dir, kind: "file", entry: dotGit, ino: inode(dotGit) });
   if (looksBare(dir)) markers.push({ dir, kind: "bare", entry: join(dir, "HEAD"), ino: inode(join(dir, "HEAD")) });
   return markers;
@@ -201,7 +183,7 @@ const basenameOf = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
 /** Why a hooks folder may run something: anything but git's *.sample files. */
 function hooksProblem(dir: string): string | undefined {
-  const kind = lkind(dir);
+  const kind = entryKind(dir);
   if (kind === "missing") return undefined;
   if (kind !== "dir") return "its hooks folder is not a plain folder";
   let entries = 0;
@@ -220,17 +202,8 @@ function hooksProblem(dir: string): string | undefined {
   return undefined;
 }
 
-/** A folder git takes for a git folder: HEAD, and objects and refs in its common folder. */
-export function isGitDir(gitDir: string): boolean {
-  const head = lkind(join(gitDir, "HEAD"));
-  if (head !== "file" && head !== "link") return false;
-  const common = commonDirOf(gitDir);
-  const base = typeof common === "string" ? common : gitDir;
-  return isDirFollowing(join(base, "objects")) && isDirFollowing(join(base, "refs"));
-}
-
 /** Whether git, using `gitDir`, could run a program a sandboxed command put there. */
-export function judgeGitDir(gitDir: string, ctx: JudgeContext): Verdict {
+function judgeGitDir(gitDir: string, ctx: JudgeContext): Verdict {
   if (ctx.trusted(gitDir)) return { ok: true };
   let common = gitDir;
   for (let hop = 0; ; hop++) {

@@ -11,13 +11,14 @@
 // inotify (macOS) the whole tree is such a subtree.
 import { type Dirent, chmodSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { codeOf } from "../errors/caught.ts";
 import { isInside } from "../files/isInside.ts";
 import { QUARANTINE_DIR } from "./gitQuarantine.ts";
 import type { Inotify, InotifyEvent } from "./inotify.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "./inotify.ts";
 
 /** What a folder is to git: project folder, git folder, or a part of one. */
-export type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";
+type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";
 
 /** Entry names that make a project folder a repository (or change which one), lower case. */
 const MARKER_NAMES = new Set([".git", "head", "objects", "refs", "commondir", "config"]);
@@ -110,7 +111,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     } catch (error) {
       // A folder a command made unlistable (chmod 300) can still hold a .git that git finds:
       // it is the user's own folder, so it is made readable to them again and read.
-      if ((error as NodeJS.ErrnoException).code === "EACCES") {
+      if (codeOf(error) === "EACCES") {
         try {
           chmodSync(dir, (statSync(dir).mode & 0o7777) | 0o500);
           return readdirSync(dir, { withFileTypes: true });

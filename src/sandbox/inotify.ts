@@ -6,14 +6,14 @@ import { LIBC } from "./libc.ts";
 
 type Ffi = typeof import("bun:ffi");
 
-export const IN_MODIFY = 0x2;
-export const IN_CLOSE_WRITE = 0x8;
+const IN_MODIFY = 0x2;
+const IN_CLOSE_WRITE = 0x8;
 export const IN_MOVED_FROM = 0x40;
 export const IN_MOVED_TO = 0x80;
 export const IN_CREATE = 0x100;
 export const IN_DELETE = 0x200;
-export const IN_DELETE_SELF = 0x400;
-export const IN_MOVE_SELF = 0x800;
+const IN_DELETE_SELF = 0x400;
+const IN_MOVE_SELF = 0x800;
 export const IN_Q_OVERFLOW = 0x4000;
 export const IN_IGNORED = 0x8000;
 export const IN_ISDIR = 0x40000000;

@@ -18,12 +18,13 @@
 // sees none of it (BUN_OPTIONS and the like would change what the binary does). Its own working
 // folder is "/", so nothing in the project is read as Bun configuration.
 import { constants } from "node:os";
+import { messageOf } from "../errors/caught.ts";
 import { children, zombieChildren } from "./processGuards.ts";
 import { descendants, processTable, signalProcess, stillRunning } from "./processTree.ts";
 import { KEEPER_COMMAND } from "./keeperName.ts";
 import { type Libc, openLibc, PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, WNOHANG } from "./libc.ts";
 
-export const KEEPER_ENV = "GARUDA_KEEPER_ENV";
+const KEEPER_ENV = "GARUDA_KEEPER_ENV";
 
 const POLL_MS = 20;
 /** How often adopted processes that exited are reaped while the command runs. */
@@ -141,7 +142,7 @@ export async function runKeeper(args: string[]): Promise<never> {
   try {
     main = Bun.spawn(parsed.argv, { cwd: parsed.cwd, env, stdio: ["inherit", "inherit", "inherit"] });
   } catch (error) {
-    process.stderr.write(`${parsed.argv[0]}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${parsed.argv[0]}: ${messageOf(error)}\n`);
     process.exit(127);
   }
   const mainPid = main.pid;

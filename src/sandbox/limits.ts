@@ -30,8 +30,8 @@ export interface CommandLimits {
 }
 
 /** Threads count as processes, and real tools run a few dozen per core (JVMs, test runners): 64 a core, at least 1,024. */
-export const PROCESSES_PER_CPU = 64;
-export const MIN_DEFAULT_PROCESSES = 1_024;
+const PROCESSES_PER_CPU = 64;
+const MIN_DEFAULT_PROCESSES = 1_024;
 
 /** Garuda's defaults: far above what builds and test suites use (bench/limits.ts measures), far below what takes a machine. */
 export function defaultCommandLimits(host: { cpus: number; memoryBytes: number } = { cpus: availableParallelism(), memoryBytes: totalmem() }): CommandLimits {
@@ -139,7 +139,7 @@ const CPU_EXCEEDED = /CPU time limit exceeded/;
 
 const count = (n: number) => n.toLocaleString("en-US");
 
-export function defaultRaise(kind: LimitKind): string {
+function defaultRaise(kind: LimitKind): string {
   return `To allow more, the user can set limits.${kind} in ~/.garuda/policy.json.`;
 }
 

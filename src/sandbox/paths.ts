@@ -10,7 +10,7 @@ import { HOME_BIN_FOLDERS, isHomeOwnName } from "../files/homeOwn.ts";
 import type { SandboxSpec } from "./types.ts";
 
 /** Package caches under HOME, writable when they exist, so installs and builds work. */
-export const PACKAGE_CACHES = [
+const PACKAGE_CACHES = [
   ".cache", // pip, uv (~/.cache/uv), yarn, go-build, bun, node-gyp …
   ".npm",
   ".local/share/pnpm",
@@ -30,7 +30,7 @@ export const PACKAGE_CACHES = [
  * Read-only inside HOME even when HOME is writable (a project at ~, or a writePath over it):
  * files a shell or git runs on the host, and Garuda's own settings. A trailing "/" marks a folder.
  */
-export const HOME_PROTECTED = [
+const HOME_PROTECTED = [
   ".bashrc",
   ".bash_profile",
   ".bash_login",
@@ -45,10 +45,10 @@ export const HOME_PROTECTED = [
 ];
 
 /** Unreadable: credentials of common tools and Garuda's own secrets (the one list, shared with the file tools). */
-export const HOME_DENY_READ: readonly string[] = HOME_SECRETS;
+const HOME_DENY_READ: readonly string[] = HOME_SECRETS;
 
 /** Host sockets that would hand out the machine (a path-based socket stays connectable on a read-only mount). */
-export const SYSTEM_DENY_READ: readonly string[] = SYSTEM_SECRETS;
+const SYSTEM_DENY_READ: readonly string[] = SYSTEM_SECRETS;
 
 export interface ProtectedPath {
   /** Absolute, symlinks in existing parents resolved. */

@@ -48,7 +48,7 @@ const read = (path: string) => {
   }
 };
 
-export function readHostFacts(): HostFacts {
+function readHostFacts(): HostFacts {
   const facts: HostFacts = { inContainer: existsSync("/.dockerenv") || existsSync("/run/.containerenv") };
   const entries: Array<[keyof HostFacts, string]> = [
     ["osRelease", "/etc/os-release"],

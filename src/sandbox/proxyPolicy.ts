@@ -37,7 +37,7 @@ export function canonicalHost(host: string): string {
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/;
 
 /** A host a request may name: a DNS name or an IP literal. */
-export function isValidHost(host: string): boolean {
+function isValidHost(host: string): boolean {
   return isIP(host) !== 0 || HOSTNAME.test(host);
 }
 

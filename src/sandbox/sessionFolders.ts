@@ -16,6 +16,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpath
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
+import { codeOf } from "../errors/caught.ts";
 
 /** A folder of this session's own, removed when the session ends. */
 export interface SessionFolder {
@@ -50,7 +51,7 @@ function ensureBase(base: string): void {
   try {
     mkdirSync(base, { mode: 0o700 });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === "ENOENT") throw new Error(`The temp folder ${dirname(base)} does not exist, so Garuda cannot make its session folders there. Set TMPDIR to an existing folder.`);
     if (code !== "EEXIST") throw error;
   }

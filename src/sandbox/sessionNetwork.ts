@@ -30,6 +30,7 @@ import { closeSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { messageOf } from "../errors/caught.ts";
 import { BRIDGE_READY_MS } from "./bridge.ts";
 
 /** The nsenter programs looked for, in order: system paths only, never PATH (which a project can put first). */
@@ -159,7 +160,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       taken = (options.takeListener ?? loadHandover().takeListener)(pid, fd, ino);
     } catch (error) {
       // bun:ffi or the C library would not load: the same as a refusal
-      taken = { error: error instanceof Error ? error.message : String(error) };
+      taken = { error: messageOf(error) };
     }
     if ("error" in taken) {
       relay = "process";
@@ -171,7 +172,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       holder.listener = options.serve(socketPath, taken.fd);
     } catch (error) {
       closeSync(taken.fd);
-      return fail(holder, `the sandbox network's socket could not be served: ${error instanceof Error ? error.message : String(error)}`);
+      return fail(holder, `the sandbox network's socket could not be served: ${messageOf(error)}`);
     }
     return undefined;
   }

@@ -7,13 +7,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, mkdirSync, openSync, realpathSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { writeAll } from "../files/writeAll.ts";
+import { asError } from "../errors/caught.ts";
 import { GENESIS, lineHash } from "./auditChain.ts";
 import { type AuditEvent, type AuditLevel, type AuditSink, levelKeeps } from "./auditEvents.ts";
 import { mapJson } from "../text/jsonShape.ts";
 import { createRedactor, type Redactor, redactCut } from "./redact.ts";
 
-export { verifyAuditLog, type AuditProblem, type AuditProblemKind, type AuditVerification } from "./auditVerify.ts";
-export { AUDIT_LEVELS, answerEvent, decisionEvent, levelKeeps, permissionAuditEvent, requestEvent, type AuditEvent, type AuditLevel, type AuditSink } from "./auditEvents.ts";
+export { verifyAuditLog } from "./auditVerify.ts";
+export { decisionEvent, permissionAuditEvent, requestEvent, type AuditEvent, type AuditLevel } from "./auditEvents.ts";
 
 /** The longest string an audit line keeps (a title, a command, a reason); the rest is cut with a marker. */
 export const MAX_AUDIT_CHARS = 100_000;
@@ -58,8 +59,6 @@ export function auditFolder(auditDir: string, root: string): string {
 function logFileName(now: Date): string {
   return `${now.toISOString().replace(/[:.]/g, "-")}-${process.pid}-${randomBytes(4).toString("hex")}.jsonl`;
 }
-
-const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
 /**
  * One writer for one file. The file is created (0600, in 0700 folders) at the first record that

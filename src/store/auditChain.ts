@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 export const GENESIS = "0".repeat(64);
 
 /** JSON with object keys sorted at every level and no whitespace: one text per value. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
   const entries = Object.entries(value as Record<string, unknown>)

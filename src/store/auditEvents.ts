@@ -6,7 +6,6 @@ import type { Mode } from "../core-types/mode.ts";
 
 /** From the team policy: everything, everything but read-only calls, or only refusals. */
 export type { AuditLevel };
-export const AUDIT_LEVELS: readonly AuditLevel[] = ["all", "mutations", "denials"];
 
 export type HookOutcome = "continue" | "blocked" | "failed" | "refused" | "feedback";
 
@@ -47,15 +46,13 @@ export type AuditEvent =
   | { type: "stop"; reason: string }
   | { type: "notice"; text: string };
 
-export type AuditEventType = AuditEvent["type"];
-
 /** Where events go. The AuditLog implements it; tests and disabled audit may use others. */
 export interface AuditSink {
   record(event: AuditEvent): void;
 }
 
 /** A refusal of any kind: kept at every level. */
-export function isDenial(event: AuditEvent): boolean {
+function isDenial(event: AuditEvent): boolean {
   switch (event.type) {
     case "decision":
       return event.outcome === "deny";
@@ -78,7 +75,7 @@ export function levelKeeps(level: AuditLevel, event: AuditEvent): boolean {
 }
 
 /** A target in one line, as the audit log shows it. */
-export function describeTarget(target: PermissionTarget): string | undefined {
+function describeTarget(target: PermissionTarget): string | undefined {
   switch (target.kind) {
     case "path":
       return `${target.access} ${target.path}`;
@@ -123,7 +120,7 @@ export function decisionEvent(request: PermissionRequest, decision: Decision): A
 }
 
 /** The answer event: what the user chose, and the session rules a "session" answer added. */
-export function answerEvent(request: PermissionRequest, choice: Choice, sessionRules: readonly string[] = []): AuditEvent {
+function answerEvent(request: PermissionRequest, choice: Choice, sessionRules: readonly string[] = []): AuditEvent {
   return {
     type: "answer",
     ...(request.callId ? { callId: request.callId } : {}),

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { writeAll } from "../files/writeAll.ts";
+import { asError } from "../errors/caught.ts";
 import type { Message } from "../model/types.ts";
 import type { Mode } from "../core-types/mode.ts";
 import { createRedactor, type Redactor } from "./redact.ts";
@@ -82,7 +83,6 @@ export function sessionFolder(sessionsDir: string, root: string): string {
   return join(sessionsDir, `${name}-${createHash("sha256").update(real).digest("hex").slice(0, 8)}`);
 }
 
-const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
 /** True when the file is empty or ends with a newline. */
 function endsClean(fd: number): boolean {
@@ -218,7 +218,7 @@ function parseLine(line: string): SessionRecord | string {
 }
 
 /** Reads the text of a session file: its records, the rebuilt conversation, and the lines it skipped. */
-export function parseSession(text: string): SessionData {
+function parseSession(text: string): SessionData {
   const records: SessionRecord[] = [];
   const skipped: SkippedLine[] = [];
   let start = 0;

@@ -8,16 +8,10 @@ import { serverToolInfo, serverToolSummary } from "../model/serverTools.ts";
 import type { AssistantBlock } from "../model/types.ts";
 import type { Usage } from "../core-types/usage.ts";
 import type { Mode } from "../core-types/mode.ts";
-import type { AgentEvent } from "../core-types/events.ts";
+import type { AgentEvent, PlanItem } from "../core-types/events.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import type { PromptBlock, RecordedResult, SessionRecord } from "./sessionRecords.ts";
 import { sessionTitle } from "./sessionTitle.ts";
-
-/** One step of the plan the model keeps (the todo tool's list). */
-export interface PlanItem {
-  content: string;
-  status: "pending" | "in_progress" | "completed";
-}
 
 export type HistoryItem =
   /** A prompt: `blocks` as the user sent it (a plain prompt is one text block). */

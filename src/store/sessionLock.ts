@@ -8,6 +8,7 @@
 // lets go, so each handle keeps the connection referenced until it is released.
 import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
+import { messageOf } from "../errors/caught.ts";
 import { ConfigError } from "../errors/configError.ts";
 
 /** A held session lock; share() gives another handle, and the lock goes when every handle is released. */
@@ -75,7 +76,7 @@ export function lockSession(sessionFile: string): SessionLock {
   try {
     db = new Database(path, { create: true, readwrite: true });
   } catch (error) {
-    throw new Error(`The session's lock file ${path} cannot be opened (${error instanceof Error ? error.message : String(error)}).`);
+    throw new Error(`The session's lock file ${path} cannot be opened (${messageOf(error)}).`);
   }
   try {
     db.exec("PRAGMA busy_timeout = 0");
@@ -84,8 +85,8 @@ export function lockSession(sessionFile: string): SessionLock {
     db.exec("BEGIN EXCLUSIVE");
   } catch (error) {
     db.close();
-    if (/locked|busy/i.test(error instanceof Error ? error.message : String(error))) throw new SessionBusyError(sessionFile);
-    throw new Error(`The session's lock file ${path} cannot be locked (${error instanceof Error ? error.message : String(error)}).`);
+    if (/locked|busy/i.test(messageOf(error))) throw new SessionBusyError(sessionFile);
+    throw new Error(`The session's lock file ${path} cannot be locked (${messageOf(error)}).`);
   }
   return new Held(sessionFile, db).handle();
 }

@@ -47,7 +47,7 @@ export interface RecordedResult {
  * edit's diff as the editor saw it; a larger change is left out (the replay shows the text only).
  * The same bound as the editor's own diff (acp/toolCallContent.ts MAX_DIFF_BYTES).
  */
-export const MAX_KEPT_CHANGE_BYTES = 1024 * 1024;
+const MAX_KEPT_CHANGE_BYTES = 1024 * 1024;
 
 /** The change as a result keeps it, or undefined when it is too large to keep. */
 export function keptChange(change: FileChange): FileChange | undefined {
@@ -98,8 +98,6 @@ export type SessionRecord = { t: string } & (
   | { type: "notice"; level: "info" | "warning"; text: string }
 );
 
-export type SessionRecordType = SessionRecord["type"];
-
 /** Distributes Omit over the union, so each variant keeps its own fields. */
 export type RecordInput = SessionRecord extends infer R ? (R extends { t: string } ? Omit<R, "t"> : never) : never;
 
@@ -117,7 +115,7 @@ export function appendMessage(messages: Message[], message: Message): void {
   messages.push(message);
 }
 
-export function resultBlocks(results: readonly RecordedResult[]): ToolResultBlock[] {
+function resultBlocks(results: readonly RecordedResult[]): ToolResultBlock[] {
   return results.map((result) => ({ type: "tool_result", toolUseId: result.callId, content: result.content, isError: result.isError }));
 }
 

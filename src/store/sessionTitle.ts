@@ -4,7 +4,7 @@
 import { visible } from "../text/visible.ts";
 import type { PromptBlock } from "./sessionRecords.ts";
 
-export const TITLE_CHARS = 80;
+const TITLE_CHARS = 80;
 
 /** The words of a prompt a title reads from: typed text and the names of linked files, not embedded context. */
 function words(prompt: readonly PromptBlock[] | string): string {

@@ -17,18 +17,19 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
+import { messageOf } from "../errors/caught.ts";
 import { isInside } from "../files/isInside.ts";
 import type { Executor } from "../sandbox/types.ts";
 import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
 import { undoPrecheck } from "./undoPrecheck.ts";
 import { type TreeChange, limitLines, parseRawDiff, planUndo } from "./undoTree.ts";
 
-export const MAX_FILES = 50_000;
-export const SNAPSHOT_TIMEOUT_MS = 10_000;
-export const MAX_POINTS = 50;
-export const GC_EVERY = 20;
+const MAX_FILES = 50_000;
+const SNAPSHOT_TIMEOUT_MS = 10_000;
+const MAX_POINTS = 50;
+const GC_EVERY = 20;
 /** /diff output is cut after this many characters. */
-export const MAX_DIFF_CHARS = 1_000_000;
+const MAX_DIFF_CHARS = 1_000_000;
 
 /** What /undo did (the runtime's UndoResult). */
 export interface UndoOutcome {
@@ -157,7 +158,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   }
 
   async function ready(): Promise<boolean> {
-    initialized ??= init().catch((error: unknown) => disable(`the snapshot store could not be set up (${error instanceof Error ? error.message : String(error)}).`));
+    initialized ??= init().catch((error: unknown) => disable(`the snapshot store could not be set up (${messageOf(error)}).`));
     await initialized;
     return disabled === undefined;
   }

@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { messageOf } from "../errors/caught.ts";
 import type { Executor } from "../sandbox/types.ts";
 
 /** Quotes one word for bash. */
@@ -105,7 +106,7 @@ export class GitRunner {
       return { exitCode: result.exitCode, stdout, messages: result.output, timedOut: result.timedOut, durationMs: result.durationMs };
     } catch (error) {
       // The executor refused (it has been shut down): a failed call, not an exception.
-      return { exitCode: null, stdout: Buffer.alloc(0), messages: `error: ${error instanceof Error ? error.message : String(error)}`, timedOut: false, durationMs: 0 };
+      return { exitCode: null, stdout: Buffer.alloc(0), messages: `error: ${messageOf(error)}`, timedOut: false, durationMs: 0 };
     } finally {
       rmSync(out, { force: true });
     }

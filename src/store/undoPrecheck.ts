@@ -8,7 +8,7 @@ import { opendir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 /** Whether `root` or a folder above it holds .git (then .gitignore keeps the walk to the project). */
-export function inGitRepository(root: string): boolean {
+function inGitRepository(root: string): boolean {
   for (let dir = root; ; dir = dirname(dir)) {
     try {
       lstatSync(join(dir, ".git"));
@@ -21,7 +21,7 @@ export function inGitRepository(root: string): boolean {
 }
 
 /** Counts the files under `root`, stopping once there are more than `limit`; symlinks are not followed. */
-export async function moreFilesThan(root: string, limit: number, skip: ReadonlySet<string> = new Set()): Promise<boolean> {
+async function moreFilesThan(root: string, limit: number, skip: ReadonlySet<string> = new Set()): Promise<boolean> {
   let count = 0;
   const folders = [root];
   while (folders.length > 0) {

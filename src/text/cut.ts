@@ -4,7 +4,7 @@
 import { mapJson, MAX_JSON_DEPTH } from "./jsonShape.ts";
 
 /** The marker after a cut text. */
-export function cutMarker(leftOut: number): string {
+function cutMarker(leftOut: number): string {
   return `[… ${leftOut.toLocaleString("en-US")} more characters left out]`;
 }
 

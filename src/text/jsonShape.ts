@@ -79,7 +79,7 @@ export function jsonShape(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonShape 
 export type StringMap = (text: string, key: string | undefined) => string;
 
 /** What stands for the entries of an array or object past a walk's `maxEntries`. */
-export const moreEntries = (count: number) => `[… ${count.toLocaleString("en-US")} more entries left out]`;
+const moreEntries = (count: number) => `[… ${count.toLocaleString("en-US")} more entries left out]`;
 
 /**
  * A copy of a JSON-like value with every string mapped (keys stay as they are), nested at most

@@ -15,7 +15,7 @@ const HARMLESS = new Set(["\u{FE0E}", "\u{FE0F}"]);
 const KEPT = new Set(["\n", "\t", " "]);
 
 /** A run of blanks this long can push the rest of a line out of view (a padded command). */
-export const PADDING_RUN = 24;
+const PADDING_RUN = 24;
 const PADDING = new RegExp(`[ \\t]{${PADDING_RUN},}`, "g");
 
 function escape(char: string): string {

@@ -12,8 +12,8 @@ import { HeadTail, OUTPUT_CHARS, ProgressThrottle, stripCdRoot } from "./command
 import { type OutsideSandbox, sandboxHints } from "./sandboxHints.ts";
 import type { PlanContext, PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
 
-export const DEFAULT_TIMEOUT_MS = 120_000;
-export const MAX_TIMEOUT_MS = 600_000;
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 600_000;
 
 const input = z.object({
   command: z.string().min(1).describe("The command line, run with bash in the project folder."),
@@ -33,7 +33,7 @@ export interface BashOptions {
 }
 
 /** The sandbox a call runs in: none when asked to leave it or when no OS sandbox works here. */
-export function commandSandbox(outside: boolean | undefined, ctx: Pick<ToolContext, "sandbox" | "executor">): SandboxSpec | null {
+function commandSandbox(outside: boolean | undefined, ctx: Pick<ToolContext, "sandbox" | "executor">): SandboxSpec | null {
   if (outside) return null;
   return ctx.executor.sandbox.available ? ctx.sandbox : null;
 }

@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, type Dirent } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { writeAll } from "../files/writeAll.ts";
+import { codeOf } from "../errors/caught.ts";
 import { realPathOf } from "./paths.ts";
 import { binaryKind, decodeText, invalidUtf8Bytes, type LoadedFile, MAX_TEXT_BYTES } from "./textFile.ts";
 
@@ -37,10 +38,8 @@ export interface Opened {
   proc: boolean;
 }
 
-const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
-
 /** Where an open file really is (Linux), or undefined when /proc/self/fd cannot tell. */
-export function fdPath(fd: number): string | undefined {
+function fdPath(fd: number): string | undefined {
   try {
     return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {

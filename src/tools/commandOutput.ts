@@ -9,12 +9,12 @@ export const OUTPUT_CHARS = 30_000;
 // CSI (colours, cursor moves), OSC (titles, hyperlinks; ended by BEL or ST), and two-character escapes.
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 
-export function stripAnsi(text: string): string {
+function stripAnsi(text: string): string {
   return text.replace(ANSI, "");
 }
 
 /** A line redrawn with `\r` (progress bars) keeps only what it finally showed. */
-export function foldCarriageReturns(text: string): string {
+function foldCarriageReturns(text: string): string {
   if (!text.includes("\r")) return text;
   return text
     .split("\n")
@@ -74,7 +74,7 @@ export class HeadTail {
 }
 
 /** The last `count` non-empty lines of `text`, cleaned and made visible, for a progress line. */
-export function lastLines(text: string, count: number): string {
+function lastLines(text: string, count: number): string {
   const lines = cleanOutput(text)
     .split("\n")
     .map((line) => line.trimEnd())

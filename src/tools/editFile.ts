@@ -19,13 +19,13 @@ const input = z.object({
 });
 export type EditFileInput = z.infer<typeof input>;
 
-export type EditPlan =
+type EditPlan =
   | { ok: true; resolved: ResolvedPath; oldText: string; oldBytes: Uint8Array; newText: string; lines: number[] }
   | { ok: false; resolved: ResolvedPath; error: string };
 
 const MAX_LISTED = 20;
 
-export function planEdit(args: EditFileInput, root: string, home: string | undefined, deps: FileToolDeps): EditPlan {
+function planEdit(args: EditFileInput, root: string, home: string | undefined, deps: FileToolDeps): EditPlan {
   const target = loadTarget(args.path, root, home, deps);
   const { resolved } = target;
   const fail = (error: string): EditPlan => ({ ok: false, resolved, error });

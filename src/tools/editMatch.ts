@@ -51,7 +51,7 @@ function bigrams(text: string): Map<string, number> {
 }
 
 /** Dice coefficient of character bigrams, 0–1. */
-export function similarity(a: string, b: string): number {
+function similarity(a: string, b: string): number {
   if (a === b) return 1;
   if (a.length < 2 || b.length < 2) return 0;
   const ga = bigrams(a);

@@ -20,7 +20,7 @@ export interface EditorBuffers {
 }
 
 /** How long a buffer read may take before the file on disk is used. */
-export const BUFFER_TIMEOUT_MS = 2_000;
+const BUFFER_TIMEOUT_MS = 2_000;
 
 /** What a buffer read needs of the session's file tools (FileToolDeps extends it). */
 export interface BufferDeps {
@@ -43,7 +43,7 @@ export interface BufferQuery {
  * Whether the editor may be asked about this file: the path as given and the real path it leads
  * to both inside a project folder, and neither one hidden (sensitive, denied by a rule).
  */
-export function mayAskEditor(resolved: ResolvedPath, checked: string, root: string, deps: Pick<BufferDeps, "withheld" | "extraRoots">): boolean {
+function mayAskEditor(resolved: ResolvedPath, checked: string, root: string, deps: Pick<BufferDeps, "withheld" | "extraRoots">): boolean {
   const roots = [root, ...(deps.extraRoots ?? [])];
   const inside = (path: string) => roots.some((folder) => insideRoot(path, folder) !== undefined);
   if (!inside(resolved.path) || !inside(checked) || !inside(resolved.realPath)) return false;
@@ -54,7 +54,7 @@ export function mayAskEditor(resolved: ResolvedPath, checked: string, root: stri
  * The editor's text of a checked file, or undefined (no buffer capability, a path it may not be
  * asked about, no answer within the timeout, an error, a text larger than read_file reads).
  */
-export async function editorText(deps: BufferDeps, resolved: ResolvedPath, checked: string, query: BufferQuery): Promise<string | undefined> {
+async function editorText(deps: BufferDeps, resolved: ResolvedPath, checked: string, query: BufferQuery): Promise<string | undefined> {
   const buffers = deps.buffers;
   if (!buffers || !mayAskEditor(resolved, checked, query.root, deps)) return undefined;
   const timeout = new AbortController();

@@ -4,14 +4,14 @@
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import description from "./explore.txt" with { type: "text" };
-import { howSubagentStopped } from "./subagentStopped.ts";
 import type { SubagentResult, Tool, ToolResult } from "./types.ts";
+import { subagentResult } from "./subagentResult.ts";
 
 /** The child's tools: search and read only (never write, edit, commands, processes or the web). */
 export const EXPLORE_TOOLS = ["read_file", "glob", "grep", "symbols", "find_definition"] as const;
 export const EXPLORE_MAX_STEPS = 20;
-export const EXPLORE_TOKEN_BUDGET = 150_000;
-export const MAX_FOCUS = 20;
+const EXPLORE_TOKEN_BUDGET = 150_000;
+const MAX_FOCUS = 20;
 
 const input = z.object({
   question: z.string().trim().min(1, "say what to find out").max(4_000).describe("What to find out, and what the answer should contain."),
@@ -19,7 +19,7 @@ const input = z.object({
 });
 export type ExploreInput = z.infer<typeof input>;
 
-export function exploreSystemPrompt(root: string): string {
+function exploreSystemPrompt(root: string): string {
   return `You are explore, a read-only investigator working for Garuda, a coding agent. It asked you one question about the user's project: find the answer in the code and report it.
 - Project root: ${root}. Relative paths are relative to it.
 - You can only search and read: glob (files by name), grep (file contents), symbols and find_definition (code structure), read_file. You cannot change files or run commands.
@@ -34,31 +34,6 @@ export const WRAP_UP =
 function explorePrompt(args: ExploreInput): string {
   const focus = args.focus && args.focus.length > 0 ? `\n\nStart from: ${args.focus.join(", ")}` : "";
   return `${args.question}${focus}`;
-}
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
-function summary(result: SubagentResult): string {
-  return `${plural(result.calls, "call")}, ${plural(result.steps, "step")}, ${result.tokens.toLocaleString("en-US")} tokens`;
-}
-
-function toResult(result: SubagentResult): ToolResult {
-  // The registry reports a cancelled call itself.
-  if (result.stopReason === "cancelled") return { output: "", isError: true, summary: summary(result) };
-  const why = howSubagentStopped(result.stopReason);
-  if (result.answer === "") {
-    const output =
-      result.stopReason === "token_budget" && result.steps === 0
-        ? "Error: explore could not start: the session's token budget is used up."
-        : `Error: explore ended without an answer (it ${why}). Search yourself, or ask a narrower question.`;
-    return { output, isError: true, summary: summary(result) };
-  }
-  const note = result.wrappedUp
-    ? `\n\n(explore ${why} and answered with what it had found; the answer may be incomplete.)`
-    : result.stopReason !== "done"
-      ? `\n\n(explore ${why}; the answer may be incomplete.)`
-      : "";
-  return { output: `${result.answer}${note}`, summary: summary(result) };
 }
 
 export function exploreTool(): Tool<ExploreInput> {
@@ -86,7 +61,7 @@ export function exploreTool(): Tool<ExploreInput> {
         tokenBudget: EXPLORE_TOKEN_BUDGET,
         wrapUp: WRAP_UP,
       });
-      return toResult(result);
+      return subagentResult("explore", result, { wrappedUp: "answered with what it had found", noAnswerAdvice: "Search yourself, or ask a narrower question." });
     },
   };
 }

@@ -29,7 +29,7 @@ export function freshnessProblem(resolved: ResolvedPath, reads: ReadTracker, byt
 }
 
 /** A problem with writing to this path at all, or undefined. */
-export function targetProblem(resolved: ResolvedPath, deps: Pick<FileToolDeps, "extraRoots">): string | undefined {
+function targetProblem(resolved: ResolvedPath, deps: Pick<FileToolDeps, "extraRoots">): string | undefined {
   return symlinkEscape(resolved, deps.extraRoots);
 }
 
@@ -55,7 +55,7 @@ export function loadTarget(path: string, root: string, home: string | undefined,
  * The text a write or edit puts in the file: its own, or the part of it the user accepted in a
  * hunk review (ToolContext.partial), provided the file is still the one that was reviewed.
  */
-export function approvedText(ctx: Pick<ToolContext, "partial">, oldText: string | null, newText: string): { text: string } | { error: string } {
+function approvedText(ctx: Pick<ToolContext, "partial">, oldText: string | null, newText: string): { text: string } | { error: string } {
   const partial = ctx.partial;
   if (!partial) return { text: newText };
   if (partial.change.oldText !== oldText) {
@@ -65,7 +65,7 @@ export function approvedText(ctx: Pick<ToolContext, "partial">, oldText: string 
 }
 
 /** A path that leads elsewhere than where its permission check said: refused, never followed. */
-export function checkedProblem(resolved: ResolvedPath, checked: string, root: string, deps: FileToolDeps): string | undefined {
+function checkedProblem(resolved: ResolvedPath, checked: string, root: string, deps: FileToolDeps): string | undefined {
   return resolved.realPath === checked ? undefined : changedWhileWaiting(resolved, checked, root, deps.withheld, "written");
 }
 
@@ -89,7 +89,7 @@ function refusalMessage(refusal: WriteRefusal, resolved: ResolvedPath, checked: 
  * the file there must still hold `oldBytes`; the write goes to that file only (checkedFile.ts).
  * Returns an error for the model, or undefined when written.
  */
-export async function commitWrite(resolved: ResolvedPath, checked: string, oldBytes: Uint8Array | null, content: string, ctx: ToolContext, deps: FileToolDeps, verb: "edit" | "write"): Promise<string | undefined> {
+async function commitWrite(resolved: ResolvedPath, checked: string, oldBytes: Uint8Array | null, content: string, ctx: ToolContext, deps: FileToolDeps, verb: "edit" | "write"): Promise<string | undefined> {
   await ctx.beforeWrite([checked]);
   const now = realPathOf(resolved.path);
   if (now !== checked) return changedWhileWaiting(resolved, checked, ctx.root, deps.withheld, "written");
@@ -141,7 +141,7 @@ export function changeTool<Input extends { path: string }, Extra>(spec: ChangeTo
  * change planned against the file as it is now (the tool_call's diff and the approval preview),
  * or the reason it cannot be made (cannotRun). A file the policy hides gets no diff.
  */
-export function changePlan<Input extends { path: string }, Extra>(spec: ChangeTool<Input, Extra>, args: Input, ctx: Pick<PlanContext, "root" | "home">): PlanWithState<Input, CheckedState> {
+function changePlan<Input extends { path: string }, Extra>(spec: ChangeTool<Input, Extra>, args: Input, ctx: Pick<PlanContext, "root" | "home">): PlanWithState<Input, CheckedState> {
   const checked = resolveToolPath(args.path, ctx.root, ctx.home);
   const info: CallInfo = { title: `${spec.title} ${titlePath(args.path, ctx.root, ctx.home)}`, kind: "edit", locations: [{ path: checked.path }] };
   const request = { tool: spec.tool, readOnly: false, target: pathTarget(checked, "write") };
@@ -169,7 +169,7 @@ export function changePlan<Input extends { path: string }, Extra>(spec: ChangeTo
  * path may have been re-pointed since), planned again, the approved text (hunk review), written.
  * The change and the text written, or the error for the model.
  */
-export async function applyChange<Input extends { path: string }, Extra>(
+async function applyChange<Input extends { path: string }, Extra>(
   spec: ChangeTool<Input, Extra>,
   { input: args, state: { checked } }: PlanWithState<Input, CheckedState>,
   ctx: ToolContext,

@@ -12,7 +12,7 @@ import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
 import { insideRoot } from "../permission/pathMatch.ts";
 
-export const MAX_GLOB_RESULTS = 200;
+const MAX_GLOB_RESULTS = 200;
 
 const input = z.object({
   pattern: z.string().min(1).describe("Glob: `*.ts` matches names at any depth; `src/**/*.ts` matches paths from the search folder."),

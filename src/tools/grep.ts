@@ -17,8 +17,8 @@ import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
 
-export const DEFAULT_MAX_RESULTS = 100;
-export const MAX_RESULTS = 500;
+const DEFAULT_MAX_RESULTS = 100;
+const MAX_RESULTS = 500;
 const MAX_OUTPUT_CHARS = 50_000;
 
 const input = z.object({

@@ -7,13 +7,14 @@
 // not match, and one test over the text is much faster than one per line); only a file that may
 // match is split into lines.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { codeOf, messageOf } from "../errors/caught.ts";
 import { READ_FLAGS, verify } from "./checkedFile.ts";
 import { decodeText } from "./textFile.ts";
 
 export type GrepMode = "files" | "content" | "count";
 
 export const MAX_SEARCH_BYTES = 1024 * 1024;
-export const MAX_LINE_CHARS = 500;
+const MAX_LINE_CHARS = 500;
 
 /** What the worker needs to search: plain data, sent once per search. */
 export interface SearchSpec {
@@ -72,12 +73,12 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Matcher | 
     const literal = literalOf(pattern, ignoreCase);
     return literal ? { ...matcher, literal } : matcher;
   } catch (cause) {
-    const why = cause instanceof Error ? cause.message : String(cause);
+    const why = messageOf(cause);
     return `The pattern is not a valid JavaScript regular expression (${why}). Escape special characters such as ( ) [ ] { } . * + ? with a backslash to search for them literally.`;
   }
 }
 
-export function clipLine(line: string): string {
+function clipLine(line: string): string {
   return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [${line.length.toLocaleString("en-US")} characters]` : line;
 }
 
@@ -85,14 +86,12 @@ function hasNul(bytes: Uint8Array): boolean {
   return bytes.subarray(0, 8192).indexOf(0) !== -1;
 }
 
-const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
-
 /**
  * Reads the file at `realPath` into `buffer` if it is still the regular file the walk saw there:
  * O_NOFOLLOW and O_NONBLOCK (a link or a pipe put in its place is not followed or waited on), then
  * the open file is checked to be at that path (a folder on the way swapped for a link shows).
  */
-export function readPinned(realPath: string, buffer: Uint8Array, allowLinks: boolean): { bytes: Uint8Array } | FileOutcome {
+function readPinned(realPath: string, buffer: Uint8Array, allowLinks: boolean): { bytes: Uint8Array } | FileOutcome {
   let fd: number;
   try {
     fd = openSync(realPath, READ_FLAGS);
@@ -129,7 +128,7 @@ function shownLines(lines: string[], hits: number[], spec: SearchSpec): Array<[n
 }
 
 /** Searches the text of one file. */
-export function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): FileOutcome {
+function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): FileOutcome {
   if (hasNul(bytes)) return { kind: "binary" };
   // Most files do not hold a plain pattern at all: a byte search says so without decoding them.
   if (matcher.literal && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(matcher.literal) === -1) return { kind: "none" };

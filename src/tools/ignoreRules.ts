@@ -30,7 +30,7 @@ export function layerOf(dir: string, text: string): IgnoreLayer {
 }
 
 /** The layer of one folder's .gitignore (`dir` a real path), or undefined when it has none. */
-export function folderLayer(dir: string): IgnoreLayer | undefined {
+function folderLayer(dir: string): IgnoreLayer | undefined {
   const text = readRules(join(dir, ".gitignore"));
   return text === undefined ? undefined : layerOf(dir, text);
 }

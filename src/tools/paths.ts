@@ -51,7 +51,7 @@ export function realPathOf(abs: string, hops = 0): string {
 }
 
 /** Expands `~/` and makes the path absolute against the root. */
-export function absoluteToolPath(input: string, root: string, home?: string): string {
+function absoluteToolPath(input: string, root: string, home?: string): string {
   const trimmed = input.trim();
   if (home && (trimmed === "~" || trimmed.startsWith("~/"))) return resolve(home, trimmed.slice(2));
   return resolve(root, trimmed);

@@ -8,6 +8,7 @@
 // Elsewhere (macOS) the child's path is opened and checked as checkedFile.ts checks a file: same
 // device and inode, real path unchanged.
 import { closeSync, constants, type Dirent, openSync, readdirSync } from "node:fs";
+import { codeOf } from "../errors/caught.ts";
 import { readRegularFile } from "../files/regularFile.ts";
 import { type Changed, entry, type Opened, openChecked } from "./checkedFile.ts";
 
@@ -17,8 +18,6 @@ export interface PinnedFolder extends Opened {
   /** The folder's real path, as checked. */
   real: string;
 }
-
-const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
 
 export const childPath = (parent: string, name: string) => `${parent === "/" ? "" : parent}/${name}`;
 

@@ -12,9 +12,9 @@ import description from "./readFile.txt" with { type: "text" };
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 
-export const MAX_LINES = 2000;
-export const MAX_LINE_CHARS = 2000;
-export const MAX_OUTPUT_CHARS = 50_000;
+const MAX_LINES = 2000;
+const MAX_LINE_CHARS = 2000;
+const MAX_OUTPUT_CHARS = 50_000;
 
 const input = z.object({
   path: z.string().min(1).describe("The file to read: relative to the project root, or absolute."),
@@ -62,7 +62,7 @@ function folderListing(resolved: ResolvedPath, realPath: string, root: string, w
 }
 
 /** Numbered lines from `offset`, cut to the limits, with a note on how to read on. */
-export function numberLines(text: string, offset: number, limit: number): { output: string; first: number; last: number; total: number } {
+function numberLines(text: string, offset: number, limit: number): { output: string; first: number; last: number; total: number } {
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const lines = body.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();

@@ -11,7 +11,7 @@ export interface ReadRecord {
 
 export type Freshness = "fresh" | "unread" | "stale";
 
-export function contentHash(bytes: Uint8Array): string {
+function contentHash(bytes: Uint8Array): string {
   return Bun.hash(bytes).toString(16);
 }
 

@@ -4,6 +4,7 @@
 // run() never throws: every failure becomes a result the model can act on, and every tool_call
 // gets one tool_result.
 import { z } from "zod";
+import { messageOf } from "../errors/caught.ts";
 import { INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolSpec, type ToolUseBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver, PermissionRequest } from "../permission/types.ts";
@@ -61,8 +62,6 @@ export interface CallOutcome {
   /** The turn was cancelled while this call ran. */
   cancelled: boolean;
 }
-
-const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function fallbackPreview(request: Omit<PermissionRequest, "callId" | "title" | "preview">, input: unknown): string {
   if (request.change) return unifiedDiff(request.change.path, request.change.oldText, request.change.newText).text;
@@ -167,7 +166,7 @@ export class ToolRegistry {
       };
     } catch (error) {
       ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info: fallbackInfo });
-      return finish(fallbackInfo, "failed", `Error: ${call.name} failed: ${describeError(error)}`);
+      return finish(fallbackInfo, "failed", `Error: ${call.name} failed: ${messageOf(error)}`);
     }
     const { info, cannotRun } = plan;
     // The input as the model sent it (what a replay of the session shows too).
@@ -188,7 +187,7 @@ export class ToolRegistry {
     const hookCall = { request, input };
     if (ctx.hooks) {
       const pre = await ctx.hooks.pre(hookCall, ctx.signal).catch((error: unknown) => ({
-        block: `A hook that checks this call failed (${describeError(error)}), so the call was blocked.`,
+        block: `A hook that checks this call failed (${messageOf(error)}), so the call was blocked.`,
         warnings: [] as string[],
       }));
       warn(pre.warnings);
@@ -231,7 +230,7 @@ export class ToolRegistry {
       result = await tool.run(plan, toolCtx);
     } catch (error) {
       if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
-      result = { output: `Error: ${call.name} failed: ${describeError(error)}`, isError: true };
+      result = { output: `Error: ${call.name} failed: ${messageOf(error)}`, isError: true };
     }
     if (ctx.signal.aborted) return finish(info, "failed", result.output ? `${result.output}\n\n${CANCELLED_OUTPUT}` : CANCELLED_OUTPUT, result.summary, result.exit);
 
@@ -240,7 +239,7 @@ export class ToolRegistry {
     if (ctx.hooks) {
       const post = await ctx.hooks.post(hookCall, result, ctx.signal).catch((error: unknown) => ({
         feedback: [] as string[],
-        warnings: [`A postToolUse hook failed: ${describeError(error)}`],
+        warnings: [`A postToolUse hook failed: ${messageOf(error)}`],
       }));
       warn(post.warnings);
       output = appendHookFeedback(output, post.feedback ?? []);

@@ -5,7 +5,7 @@ import description from "./todo.txt" with { type: "text" };
 import type { Tool, ToolResult } from "./types.ts";
 
 export const MAX_ITEMS = 30;
-export const MAX_ITEM_CHARS = 300;
+const MAX_ITEM_CHARS = 300;
 
 const item = z.object({
   content: z.string().trim().min(1, "a step needs text").max(MAX_ITEM_CHARS, `a step has at most ${MAX_ITEM_CHARS} characters`),

@@ -6,6 +6,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
+import { messageOf } from "../errors/caught.ts";
 
 /** A host name → its addresses. */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -18,7 +19,7 @@ export function bareHost(url: URL): string {
 }
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1, by name (before any lookup). */
-export function isLoopbackName(host: string): boolean {
+function isLoopbackName(host: string): boolean {
   const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
   if (name === "localhost" || name.endsWith(".localhost")) return true;
   if (!isIP(name)) return false;
@@ -67,7 +68,7 @@ export async function checkedAddresses(url: URL, resolve: Resolver, allowLocalho
     try {
       addresses = await resolve(host);
     } catch (error) {
-      return { ok: false, error: `Could not resolve ${host}: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, error: `Could not resolve ${host}: ${messageOf(error)}` };
     }
   }
   if (addresses.length === 0) return { ok: false, error: `Could not resolve ${host}: no addresses` };

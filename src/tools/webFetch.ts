@@ -3,12 +3,12 @@
 // addresses resolved and checked, and the connection pinned to them. Pages are kept for ten
 // minutes (at most 50 per session) so paging through a long one does not fetch it again.
 import { z } from "zod";
+import { messageOf } from "../errors/caught.ts";
 import { oneLine } from "../text/visible.ts";
 import { VERSION } from "../version.ts";
 import type { PlanWithState, Tool, ToolContext, ToolResult } from "./types.ts";
 import { type Resolver, checkedAddresses, normalizeUrl, systemResolver, type UrlCheck } from "./webAddress.ts";
 import description from "./webFetch.txt" with { type: "text" };
-import type { requestHop } from "./webHttp.ts";
 
 /**
  * The HTTP client and the HTML converter load at the first fetch: they (node:http, zlib, the
@@ -36,7 +36,7 @@ export interface WebFetchOptions {
   now?: () => number;
 }
 
-export const DEFAULT_MAX_CHARS = 30_000;
+const DEFAULT_MAX_CHARS = 30_000;
 
 interface Page {
   url: string;
@@ -85,7 +85,7 @@ async function fetchPage(start: URL, ctx: ToolContext, options: Required<Omit<We
     } catch (error) {
       if (ctx.signal.aborted) return { ok: false, error: "Cancelled." };
       if (signal.aborted) return { ok: false, error: `Fetching ${url.href} took longer than ${options.timeoutMs / 1000} s and was stopped.` };
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       return { ok: false, error: error instanceof FetchError ? message : `Fetching ${url.href} failed: ${message}` };
     }
     if (response.kind === "redirect") {

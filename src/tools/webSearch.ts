@@ -10,8 +10,8 @@ import { WEB_SEARCH_TOOL } from "../model/serverTools.ts";
 import type { WebSearchOptions } from "../model/types.ts";
 import type { Decision, PermissionRequest } from "../permission/types.ts";
 
-export const DEFAULT_MAX_USES = 5;
-export const MAX_MAX_USES = 20;
+const DEFAULT_MAX_USES = 5;
+const MAX_MAX_USES = 20;
 
 /** From settings (user, trusted project) and the team policy. */
 export interface WebSearchSettings {

@@ -14,12 +14,12 @@ const input = z.object({
 });
 export type WriteFileInput = z.infer<typeof input>;
 
-export type WritePlan =
+type WritePlan =
   | { ok: true; resolved: ResolvedPath; oldText: string | null; oldBytes: Uint8Array | null }
   | { ok: false; resolved: ResolvedPath; error: string };
 
 /** Checks the target as it is now; the same checks run for the approval preview and the write. */
-export function planWrite(args: WriteFileInput, root: string, home: string | undefined, deps: FileToolDeps): WritePlan {
+function planWrite(args: WriteFileInput, root: string, home: string | undefined, deps: FileToolDeps): WritePlan {
   const target = loadTarget(args.path, root, home, deps);
   const { resolved } = target;
   const fail = (error: string): WritePlan => ({ ok: false, resolved, error });

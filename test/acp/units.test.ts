@@ -379,7 +379,7 @@ describe("start-up", () => {
   test("before initialize is answered only the SDK and small modules load; the core waits for session/new", () => {
     const tree = readSourceTree(`${import.meta.dir}/../..`);
     const loaded = [...staticClosure(tree, ["src/cli/index.ts", "src/cli/main.ts", "src/cli/acpCommand.ts", "src/acp/server.ts"])];
-    const small = new Set(["src/errors/configError.ts", "src/config/paths.ts", "src/config/providerKeys.ts", "src/model/catalog.ts", "src/model/images.ts", "src/model/types.ts", "src/tools/webSearch.ts", "src/runtime/retryNotice.ts", "src/runtime/builtinNames.ts", "src/version.ts", "src/sandbox/keeperName.ts", "src/core-types/withdrawn.ts", "src/untilAborted.ts"]);
+    const small = new Set(["src/errors/configError.ts", "src/errors/caught.ts", "src/files/entryKind.ts", "src/config/paths.ts", "src/config/providerKeys.ts", "src/model/catalog.ts", "src/model/images.ts", "src/model/types.ts", "src/tools/webSearch.ts", "src/runtime/retryNotice.ts", "src/runtime/builtinNames.ts", "src/version.ts", "src/sandbox/keeperName.ts", "src/core-types/withdrawn.ts", "src/untilAborted.ts"]);
     const heavy = loaded.filter((file) => file.startsWith("src/") && !/^src\/(acp|cli|display|text)\//.test(file) && !small.has(file));
     expect(heavy).toEqual([]);
     for (const name of ["@anthropic-ai/sdk", "zod", "web-tree-sitter"]) expect(loaded).not.toContain(name);

@@ -3,9 +3,10 @@
 // with it every session of the process. Negative control for each: a regular file is read.
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../src/errors/configError.ts";
+import { readCredentials } from "../../src/config/credentials.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { loadProjectSettings } from "../../src/config/projectSettings.ts";
 import { readRegularFile } from "../../src/files/regularFile.ts";
@@ -28,6 +29,32 @@ describe("readers of small files never wait on a pipe", () => {
     expect(readRegularFile(join(dir.path, "big"), { maxBytes: 10 })).toEqual({ problem: "too_big", size: 100 });
     expect(readRegularFile(join(dir.path, "none"), { maxBytes: 10 })).toEqual({ problem: "missing" });
     expect(readRegularFile(join(dir.path, "link"), { maxBytes: 10 })).toEqual({ bytes: Buffer.from("text") });
+  });
+
+  test("readRegularFile with own: another user's file and a mode bit it forbids are refused (negative control: a 0600 file of the user's is read)", () => {
+    using dir = tempDir();
+    const file = join(dir.path, "keys");
+    writeFileSync(file, "k", { mode: 0o600 });
+    expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({ bytes: Buffer.from("k") });
+    chmodSync(file, 0o640);
+    expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({ problem: "open_mode", mode: statSync(file).mode });
+    expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o022 } })).toEqual({ bytes: Buffer.from("k") });
+    if (process.getuid?.() === 0) {
+      chmodSync(file, 0o600);
+      chownSync(file, 65534, 65534);
+      expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({ problem: "not_own" });
+      expect(readRegularFile(file, { maxBytes: 10 })).toEqual({ bytes: Buffer.from("k") });
+    }
+  });
+
+  test("~/.garuda/credentials as a FIFO is a clear error, not a read that waits (negative control: a file is read)", () => {
+    using dir = tempDir();
+    const credentials = join(dir.path, "credentials");
+    fifo(credentials);
+    expect(() => readCredentials(credentials)).toThrow(`${credentials}: is not a regular file`);
+    rmSync(credentials);
+    writeFileSync(credentials, '{"ANTHROPIC_API_KEY": "sk-test"}', { mode: 0o600 });
+    expect(readCredentials(credentials)).toEqual({ ANTHROPIC_API_KEY: "sk-test" });
   });
 
   test(".garuda/settings.json as a FIFO is a clear error (negative control: a file is read)", () => {

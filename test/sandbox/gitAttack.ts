@@ -3,6 +3,7 @@
 // sshCommand, diff.external, an alias, a filter, gpg), and the user's own git commands on the
 // host (status, diff, log with a terminal, commit, the alias, a fetch over ssh) that would run it;
 // and the lab the guard's sandbox tests share (guardLab).
+import { afterAll, beforeAll } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -57,7 +58,7 @@ export function evilConfigScript(file: string, marker: string): string {
 }
 
 /** The user's git on the host, in `cwd`: every command a person would run there. */
-export function hostGit(cwd: string, home: string): void {
+function hostGit(cwd: string, home: string): void {
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_NOSYSTEM: "1", TERM: "dumb" };
   const run = (argv: string[]) => Bun.spawnSync(argv, { cwd, env, stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: 20_000 });
   run(["git", "status"]);
@@ -126,7 +127,7 @@ export interface GuardLab {
   dispose(): Promise<void>;
 }
 
-export async function guardLab(): Promise<GuardLab> {
+async function guardLab(): Promise<GuardLab> {
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-gitguard-test-")));
   const home = join(scratch, "home");
   mkdirSync(join(home, ".cache"), { recursive: true });
@@ -176,4 +177,19 @@ export async function guardLab(): Promise<GuardLab> {
       await rm(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The lab of one describe block: made before its tests, removed after them. Call it inside the
+ * block (a sandbox-less machine skips the block, and makes no lab); the tests read its fields.
+ */
+export function labPerSuite(): GuardLab {
+  const lab = {} as GuardLab;
+  beforeAll(async () => {
+    Object.assign(lab, await guardLab());
+  });
+  afterAll(async () => {
+    await lab.dispose?.();
+  });
+  return lab;
 }

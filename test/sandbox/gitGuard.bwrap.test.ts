@@ -4,41 +4,25 @@
 // alias, a fetch over ssh) runs in the project and in the folder below it: the marker program
 // must not run, and the command's output must say what Garuda moved. Negative control for each:
 // the same plant under an executor without the guard, and the same git commands run the marker.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { type GuardLab, type MarkerProgram, evilConfigScript, git, guardLab } from "./gitAttack.ts";
+import { evilConfigScript, git, labPerSuite } from "./gitAttack.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 
-let lab: GuardLab;
-let home: string;
-let guarded: ProcessExecutor;
-let unguarded: ProcessExecutor;
-let marker: MarkerProgram;
-const project = (name: string, repo = true) => lab.project(name, repo);
-const attack = (executor: ProcessExecutor, root: string, plant: string, dirs: string[]) => lab.attack(executor, root, plant, dirs);
-const evilRepo = (dir: string, bare = false) => lab.evilRepo(dir, bare);
 let planted = 0;
 
 describeSandbox(
   "git guard in bubblewrap",
   () => {
-    beforeAll(async () => {
-      lab = await guardLab();
-      ({ home, guarded, unguarded, marker } = lab);
-    });
-
-    afterAll(async () => {
-      await lab?.dispose();
-    });
+    const lab = labPerSuite();
 
     const vectors: Array<{ name: string; repo?: boolean; setup?: (root: string) => void; plant: () => string; dirs: string[]; note: string }> = [
       {
         name: "a nested repository (config with fsmonitor, pager, hooksPath, aliases, a filter its info/attributes selects …) and a gitlink to it in the index",
         plant: () =>
           [
-            evilRepo("$TMPDIR/n"),
+            lab.evilRepo("$TMPDIR/n"),
             `printf '* filter=evil\\n' > "$TMPDIR/n/.git/info/attributes"`,
             "mkdir -p sub && cp -r \"$TMPDIR/n/.git\" sub/.git && echo x > sub/f",
             `git update-index --add --cacheinfo 160000,$(git -C "$TMPDIR/n" rev-parse HEAD),sub`,
@@ -48,7 +32,7 @@ describeSandbox(
       },
       {
         name: "a .git file pointing at a git folder in the session's tmp",
-        plant: () => [evilRepo("$TMPDIR/g"), "mkdir -p sub/deeper", `printf 'gitdir: %s\\n' "$TMPDIR/g/.git" > sub/.git`].join(" && "),
+        plant: () => [lab.evilRepo("$TMPDIR/g"), "mkdir -p sub/deeper", `printf 'gitdir: %s\\n' "$TMPDIR/g/.git" > sub/.git`].join(" && "),
         dirs: ["sub", "sub/deeper"],
         note: "its .git file points outside the project",
       },
@@ -56,40 +40,40 @@ describeSandbox(
         name: "a .git file pointing at a git folder in a package cache (~/.cache)",
         plant: () => {
           const cache = `$HOME/.cache/g${++planted}`; // each run its own: the first run's evil config would stop the second's git
-          return [evilRepo(cache), "mkdir -p sub", `printf 'gitdir: %s\\n' "${cache}/.git" > sub/.git`].join(" && ");
+          return [lab.evilRepo(cache), "mkdir -p sub", `printf 'gitdir: %s\\n' "${cache}/.git" > sub/.git`].join(" && ");
         },
         dirs: ["sub"],
         note: "its .git file points outside the project",
       },
       {
         name: "a .git symbolic link to a git folder in the session's tmp",
-        plant: () => [evilRepo("$TMPDIR/s"), "mkdir -p sub", `ln -s "$TMPDIR/s/.git" sub/.git`].join(" && "),
+        plant: () => [lab.evilRepo("$TMPDIR/s"), "mkdir -p sub", `ln -s "$TMPDIR/s/.git" sub/.git`].join(" && "),
         dirs: ["sub"],
         note: "its .git is a symbolic link",
       },
       {
         name: "a folder made a bare repository (HEAD, objects, refs, config)",
-        plant: () => ["mkdir -p sub/deeper", evilRepo("sub", true)].join(" && "),
+        plant: () => ["mkdir -p sub/deeper", lab.evilRepo("sub", true)].join(" && "),
         dirs: ["sub", "sub/deeper"],
         note: "made sub a git repository (HEAD, objects, refs)",
       },
       {
         name: "a project without a repository made a bare repository itself",
         repo: false,
-        plant: () => evilRepo(".", true),
+        plant: () => lab.evilRepo(".", true),
         dirs: [".", "src/deep"],
         note: "made . a git repository (HEAD, objects, refs)",
       },
       {
         name: ".git/commondir sending git to a common folder with evil config",
-        plant: () => ["mkdir -p evil/objects evil/refs", evilConfigScript("evil/config", marker.path), "echo ../evil > .git/commondir"].join(" && "),
+        plant: () => ["mkdir -p evil/objects evil/refs", evilConfigScript("evil/config", lab.marker.path), "echo ../evil > .git/commondir"].join(" && "),
         dirs: [".", "src/deep"],
         note: "made .git/commondir",
       },
       {
         name: ".git/config.worktree where the user's config turns per-worktree config on",
-        setup: (root) => git(root, home, "config", "extensions.worktreeConfig", "true"),
-        plant: () => evilConfigScript(".git/config.worktree", marker.path),
+        setup: (root) => git(root, lab.home, "config", "extensions.worktreeConfig", "true"),
+        plant: () => evilConfigScript(".git/config.worktree", lab.marker.path),
         dirs: [".", "src/deep"],
         note: "made .git/config.worktree",
       },
@@ -97,7 +81,7 @@ describeSandbox(
         name: "a submodule: .gitmodules, a gitlink, .git/modules/<name> with evil config and the submodule's .git file",
         plant: () =>
           [
-            evilRepo("$TMPDIR/m"),
+            lab.evilRepo("$TMPDIR/m"),
             "mkdir -p .git/modules lib && cp -r \"$TMPDIR/m/.git\" .git/modules/evil",
             "git config -f .git/modules/evil/config core.worktree ../../../lib",
             "echo 'gitdir: ../.git/modules/evil' > lib/.git",
@@ -109,7 +93,7 @@ describeSandbox(
       },
       {
         name: "a nested repository in a folder made unlistable first (chmod 300: git still finds .git in it)",
-        plant: () => [evilRepo("$TMPDIR/l"), "mkdir -m 300 locked", "mv \"$TMPDIR/l/.git\" locked/.git"].join(" && "),
+        plant: () => [lab.evilRepo("$TMPDIR/l"), "mkdir -m 300 locked", "mv \"$TMPDIR/l/.git\" locked/.git"].join(" && "),
         dirs: ["locked"],
         note: "made locked/.git, a git repository; its config sets",
       },
@@ -118,7 +102,7 @@ describeSandbox(
         plant: () =>
           [
             `git init -q "$TMPDIR/h"`,
-            `printf '#!/bin/sh\\n"%s" hook\\n' '${marker.path}' > "$TMPDIR/h/.git/hooks/pre-commit"`,
+            `printf '#!/bin/sh\\n"%s" hook\\n' '${lab.marker.path}' > "$TMPDIR/h/.git/hooks/pre-commit"`,
             `cp "$TMPDIR/h/.git/hooks/pre-commit" "$TMPDIR/h/.git/hooks/post-commit"`,
             `chmod +x "$TMPDIR/h/.git/hooks/pre-commit" "$TMPDIR/h/.git/hooks/post-commit"`,
             "mkdir -p sub && mv \"$TMPDIR/h/.git\" sub/.git",
@@ -131,9 +115,9 @@ describeSandbox(
     for (const vector of vectors) {
       test(`${vector.name}: git on the host runs nothing, while the command runs and after (negative control: without the guard it runs the marker)`, async () => {
         const slug = vector.name.replace(/[^a-z]+/gi, "-").slice(0, 40);
-        const root = project(`g-${slug}`, vector.repo ?? true);
+        const root = lab.project(`g-${slug}`, vector.repo ?? true);
         vector.setup?.(root);
-        const result = await attack(guarded, root, vector.plant(), vector.dirs);
+        const result = await lab.attack(lab.guarded, root, vector.plant(), vector.dirs);
         expect(result.runningAtProbe).toBe(true);
         expect(result.during).toEqual([]);
         expect(result.after).toEqual([]);
@@ -142,9 +126,9 @@ describeSandbox(
         expect(result.output).toContain("Garuda moved it to .garuda/quarantine/");
         expect(result.output).toContain("run the git command outside the sandbox (outside_sandbox: true; the user is asked first)");
 
-        const control = project(`u-${slug}`, vector.repo ?? true);
+        const control = lab.project(`u-${slug}`, vector.repo ?? true);
         vector.setup?.(control);
-        const unchecked = await attack(unguarded, control, vector.plant(), vector.dirs);
+        const unchecked = await lab.attack(lab.unguarded, control, vector.plant(), vector.dirs);
         expect(unchecked.runningAtProbe).toBe(true);
         expect(unchecked.during.length).toBeGreaterThan(0);
         expect(unchecked.output).not.toContain("[Garuda:");
@@ -152,8 +136,8 @@ describeSandbox(
     }
 
     test("the quarantine loses nothing, is out of git's way and read-only to commands: the moved repository keeps its files, HEAD renamed", async () => {
-      const root = project("quarantine");
-      const result = await attack(guarded, root, ["git init -q sub", "echo kept > sub/.git/description", evilConfigScript("sub/.git/config", marker.path)].join(" && "), ["sub"]);
+      const root = lab.project("quarantine");
+      const result = await lab.attack(lab.guarded, root, ["git init -q sub", "echo kept > sub/.git/description", evilConfigScript("sub/.git/config", lab.marker.path)].join(" && "), ["sub"]);
       expect(result.output).toContain("made sub/.git");
       const stamps = readdirSync(join(root, ".garuda/quarantine")).filter((name) => name !== ".gitignore");
       expect(stamps).toHaveLength(1);
@@ -162,8 +146,8 @@ describeSandbox(
       expect(existsSync(join(moved, "HEAD.garuda-quarantined"))).toBe(true);
       expect(existsSync(join(moved, "HEAD"))).toBe(false);
       expect(readFileSync(join(root, ".garuda/quarantine/.gitignore"), "utf8")).toContain("*");
-      expect(git(root, home, "status", "--porcelain", "--untracked-files=all")).not.toContain(".garuda");
-      const write = await guarded.run({ command: `echo x > '${moved}/config'`, cwd: root, sandbox: { ...guarded.spec(), root } });
+      expect(git(root, lab.home, "status", "--porcelain", "--untracked-files=all")).not.toContain(".garuda");
+      const write = await lab.guarded.run({ command: `echo x > '${moved}/config'`, cwd: root, sandbox: { ...lab.guarded.spec(), root } });
       expect(write.output).toContain("Read-only file system");
     }, 60_000);
   },

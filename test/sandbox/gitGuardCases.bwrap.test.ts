@@ -2,48 +2,32 @@
 // work in the sandbox is left alone, the user's own repositories too, a submodule's config is
 // kept, and the guard holds under a flood of events, past its watch budget, against a change
 // no event reports (an mmap), and names an unfinished rebase that would run commands.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
-import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { type GuardLab, type MarkerProgram, evilConfigScript, git, guardLab, probe } from "./gitAttack.ts";
+import { evilConfigScript, git, labPerSuite, probe } from "./gitAttack.ts";
 import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../support/sandboxSupport.ts";
 
-let lab: GuardLab;
-let home: string;
-let guarded: ProcessExecutor;
-let unguarded: ProcessExecutor;
-let marker: MarkerProgram;
-const project = (name: string, repo = true) => lab.project(name, repo);
-const attack = (executor: ProcessExecutor, root: string, plant: string, dirs: string[]) => lab.attack(executor, root, plant, dirs);
-const evilRepo = (dir: string, bare = false) => lab.evilRepo(dir, bare);
 
 describeSandbox(
   "git guard in bubblewrap: what it leaves alone, and under load",
   () => {
-    beforeAll(async () => {
-      lab = await guardLab();
-      ({ home, guarded, unguarded, marker } = lab);
-    });
-
-    afterAll(async () => {
-      await lab?.dispose();
-    });
+    const lab = labPerSuite();
 
     test("legitimate git in the sandbox keeps working and is left alone: add, commit, branch, stash, worktree add, submodule update, clone, init", async () => {
-      const root = project("legit");
-      git(root, home, "init", "-q", "--bare", "upstream.git");
-      git(root, home, "push", "-q", join(root, "upstream.git"), "HEAD:main");
+      const root = lab.project("legit");
+      git(root, lab.home, "init", "-q", "--bare", "upstream.git");
+      git(root, lab.home, "push", "-q", join(root, "upstream.git"), "HEAD:main");
       // A submodule added on the host (init writes .git/config, which stays read-only in the
       // sandbox), whose recorded commit is ahead of its checkout: `git submodule update` has work.
-      git(root, home, "submodule", "add", "-q", "./upstream.git", "lib");
-      git(root, home, "commit", "-q", "-m", "add lib");
-      git(join(root, "lib"), home, "commit", "-q", "--allow-empty", "-m", "lib moved on");
-      git(join(root, "lib"), home, "push", "-q", "origin", "HEAD:main");
-      git(root, home, "commit", "-q", "-am", "bump lib");
-      git(join(root, "lib"), home, "checkout", "-q", "HEAD~1");
-      const sandbox = { ...guarded.spec(), root };
+      git(root, lab.home, "submodule", "add", "-q", "./upstream.git", "lib");
+      git(root, lab.home, "commit", "-q", "-m", "add lib");
+      git(join(root, "lib"), lab.home, "commit", "-q", "--allow-empty", "-m", "lib moved on");
+      git(join(root, "lib"), lab.home, "push", "-q", "origin", "HEAD:main");
+      git(root, lab.home, "commit", "-q", "-am", "bump lib");
+      git(join(root, "lib"), lab.home, "checkout", "-q", "HEAD~1");
+      const sandbox = { ...lab.guarded.spec(), root };
       const script = [
         "git submodule update -q && git -C lib log -1 --format=%s",
         "echo b >> src/a.txt && git add -A && git commit -q -m second",
@@ -54,61 +38,61 @@ describeSandbox(
         "git init -q fresh && git -C fresh status --short",
         "echo done",
       ].join(" && ");
-      const result = await guarded.run({ command: script, cwd: root, sandbox });
+      const result = await lab.guarded.run({ command: script, cwd: root, sandbox });
       expect(result.output).toBe("lib moved on\nsecond\nlib moved on\ndone\n");
       expect(result.exitCode).toBe(0);
       for (const dir of ["wt", "lib", "clone", "fresh"]) expect(existsSync(join(root, dir, ".git"))).toBe(true);
       expect(existsSync(join(root, ".garuda/quarantine"))).toBe(false);
       // The next command: the repositories it made are known now, and held read-only like the root's.
-      const next = await guarded.run({ command: "git -C lib status --short && git -C wt status --short && echo x > clone/.git/config", cwd: root, sandbox });
+      const next = await lab.guarded.run({ command: "git -C lib status --short && git -C wt status --short && echo x > clone/.git/config", cwd: root, sandbox });
       expect(next.output).toContain("Read-only file system");
       expect(next.output).not.toContain("[Garuda:");
-      marker.reset();
-      expect(probe(marker, home, [root, join(root, "wt"), join(root, "lib"), join(root, "clone")])).toEqual([]);
-      expect(git(join(root, "wt"), home, "status", "--short")).toBe("");
+      lab.marker.reset();
+      expect(probe(lab.marker, lab.home, [root, join(root, "wt"), join(root, "lib"), join(root, "clone")])).toEqual([]);
+      expect(git(join(root, "wt"), lab.home, "status", "--short")).toBe("");
     }, 90_000);
 
     test("the user's own nested repository is left alone, even one whose config runs a program, and a command cannot change it", async () => {
-      const root = project("own");
-      git(root, home, "init", "-q", "vendor/tool");
-      git(join(root, "vendor/tool"), home, "commit", "-q", "--allow-empty", "-m", "tool");
-      git(join(root, "vendor/tool"), home, "config", "core.fsmonitor", marker.path);
-      git(root, home, "submodule", "add", "-q", join(root, "vendor/tool"), "lib");
-      const sandbox = { ...guarded.spec(), root };
+      const root = lab.project("own");
+      git(root, lab.home, "init", "-q", "vendor/tool");
+      git(join(root, "vendor/tool"), lab.home, "commit", "-q", "--allow-empty", "-m", "tool");
+      git(join(root, "vendor/tool"), lab.home, "config", "core.fsmonitor", lab.marker.path);
+      git(root, lab.home, "submodule", "add", "-q", join(root, "vendor/tool"), "lib");
+      const sandbox = { ...lab.guarded.spec(), root };
       const attempts = [
-        `git -C vendor/tool config core.pager '${marker.path}'`,
+        `git -C vendor/tool config core.pager '${lab.marker.path}'`,
         "echo 'gitdir: /tmp' > lib/.git",
         "echo evil > vendor/tool/.git/hooks/pre-commit",
         "echo ../x > vendor/tool/.git/commondir",
         "mv vendor/tool/.git vendor/tool/.git-old",
       ];
       for (const attempt of attempts) {
-        const result = await guarded.run({ command: attempt, cwd: root, sandbox });
+        const result = await lab.guarded.run({ command: attempt, cwd: root, sandbox });
         expect({ attempt, refused: result.exitCode !== 0 || result.output.includes("[Garuda:") }).toEqual({ attempt, refused: true });
       }
-      expect(git(join(root, "vendor/tool"), home, "config", "core.fsmonitor").trim()).toBe(marker.path);
+      expect(git(join(root, "vendor/tool"), lab.home, "config", "core.fsmonitor").trim()).toBe(lab.marker.path);
       expect(existsSync(join(root, "vendor/tool/.git/commondir"))).toBe(false);
       expect(readFileSync(join(root, "lib/.git"), "utf8")).toContain("gitdir: ../.git/modules/lib");
       expect(existsSync(join(root, "vendor/tool/.git/HEAD"))).toBe(true);
       // Negative control: the same write without the guard's holds goes through.
-      const control = await unguarded.run({ command: "echo 'gitdir: /tmp' > lib/.git", cwd: root, sandbox: { ...unguarded.spec(), root } });
+      const control = await lab.unguarded.run({ command: "echo 'gitdir: /tmp' > lib/.git", cwd: root, sandbox: { ...lab.unguarded.spec(), root } });
       expect(control.exitCode).toBe(0);
       expect(readFileSync(join(root, "lib/.git"), "utf8")).toBe("gitdir: /tmp\n");
     }, 90_000);
 
     test("a submodule's config stays writable for git submodule update, and anything that runs a program added to it is put back as it was, while the command runs (negative control: without the guard it stays)", async () => {
       const setup = (name: string) => {
-        const root = project(name);
-        git(root, home, "init", "-q", "--bare", "upstream.git");
-        git(root, home, "push", "-q", join(root, "upstream.git"), "HEAD:main");
-        git(root, home, "submodule", "add", "-q", "./upstream.git", "lib");
-        git(root, home, "commit", "-q", "-m", "add lib");
+        const root = lab.project(name);
+        git(root, lab.home, "init", "-q", "--bare", "upstream.git");
+        git(root, lab.home, "push", "-q", join(root, "upstream.git"), "HEAD:main");
+        git(root, lab.home, "submodule", "add", "-q", "./upstream.git", "lib");
+        git(root, lab.home, "commit", "-q", "-m", "add lib");
         return root;
       };
       const root = setup("kept");
       const before = readFileSync(join(root, ".git/modules/lib/config"), "utf8");
-      const plant = [evilConfigScript(".git/modules/lib/config", marker.path), "echo x >> lib/src/a.txt"].join(" ; ");
-      const result = await attack(guarded, root, plant, [".", "lib"]);
+      const plant = [evilConfigScript(".git/modules/lib/config", lab.marker.path), "echo x >> lib/src/a.txt"].join(" ; ");
+      const result = await lab.attack(lab.guarded, root, plant, [".", "lib"]);
       expect(result.runningAtProbe).toBe(true);
       expect(result.during).toEqual([]);
       expect(result.after).toEqual([]);
@@ -117,22 +101,22 @@ describeSandbox(
       expect(readFileSync(join(root, ".git/modules/lib/config"), "utf8")).toBe(before);
 
       const control = setup("kept-control");
-      const unchecked = await attack(unguarded, control, plant, [".", "lib"]);
+      const unchecked = await lab.attack(lab.unguarded, control, plant, [".", "lib"]);
       expect(unchecked.during.length).toBeGreaterThan(0);
     }, 90_000);
 
     test("a flood of events that overflows the kernel's queue before Garuda reads it does not hide a plant: the overflow makes the guard look at the whole tree again", async () => {
-      const root = project("flood");
+      const root = lab.project("flood");
       const queue = Number(readFileSync("/proc/sys/fs/inotify/max_queued_events", "utf8").trim());
       const files = Math.ceil(queue * 1.5); // two events each (made, written): well past the queue
       const flag = join(root, "flood-done");
       const plant = [
-        evilRepo("$TMPDIR/f"),
+        lab.evilRepo("$TMPDIR/f"),
         `(cd src && for i in $(seq 1 ${files}); do : > f$i; done)`, // src is watched: every file is two events
         "mkdir -p sub && mv \"$TMPDIR/f/.git\" sub/.git",
         "touch flood-done",
       ].join(" && ");
-      const job = guarded.start({ command: `${plant}\necho PLANTED; sleep 120`, cwd: root, sandbox: { ...guarded.spec(), root } });
+      const job = lab.guarded.start({ command: `${plant}\necho PLANTED; sleep 120`, cwd: root, sandbox: { ...lab.guarded.spec(), root } });
       try {
         // Garuda is busy (its event loop blocked, as by a long synchronous task): nothing reads the queue.
         const deadline = Date.now() + 120_000;
@@ -140,29 +124,29 @@ describeSandbox(
         expect(existsSync(flag)).toBe(true);
         await eventually(() => job.output().includes("[Garuda:"), 20_000);
         expect(job.output()).toContain("made sub/.git, a git repository; its config sets");
-        marker.reset();
-        expect(probe(marker, home, [root, join(root, "sub")])).toEqual([]);
+        lab.marker.reset();
+        expect(probe(lab.marker, lab.home, [root, join(root, "sub")])).toEqual([]);
       } finally {
         await job.stop();
       }
     }, 180_000);
 
     test("past the watch budget (or the kernel's limit) a subtree is scanned instead: a plant there is found while the command runs, within seconds", async () => {
-      const root = project("budget");
+      const root = lab.project("budget");
       for (let i = 0; i < 40; i++) mkdirSync(join(root, "deps", `p${i}`, "lib"), { recursive: true });
       // The user's own repository out there, whose config runs a program: known from the first walk, left alone.
-      git(root, home, "init", "-q", "deps/p30/lib");
-      git(join(root, "deps/p30/lib"), home, "config", "alias.mine", `!${marker.path} mine`);
-      const small = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300, gitGuardWatches: 20 });
+      git(root, lab.home, "init", "-q", "deps/p30/lib");
+      git(join(root, "deps/p30/lib"), lab.home, "config", "alias.mine", `!${lab.marker.path} mine`);
+      const small = await createExecutor({ root, home: lab.home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300, gitGuardWatches: 20 });
       try {
-        const job = small.start({ command: `${evilRepo("$TMPDIR/b")} && mv "$TMPDIR/b/.git" deps/p39/lib/.git && echo PLANTED; sleep 60`, cwd: root, sandbox: { ...small.spec(), root } });
+        const job = small.start({ command: `${lab.evilRepo("$TMPDIR/b")} && mv "$TMPDIR/b/.git" deps/p39/lib/.git && echo PLANTED; sleep 60`, cwd: root, sandbox: { ...small.spec(), root } });
         await eventually(() => job.output().includes("PLANTED"), 20_000);
         const planted = performance.now();
         await eventually(() => job.output().includes("[Garuda:"), 10_000);
         expect(performance.now() - planted).toBeLessThan(6_000);
         expect(job.output()).toContain("made deps/p39/lib/.git, a git repository; its config sets");
-        marker.reset();
-        expect(probe(marker, home, [join(root, "deps/p39/lib")])).toEqual([]);
+        lab.marker.reset();
+        expect(probe(lab.marker, lab.home, [join(root, "deps/p39/lib")])).toEqual([]);
         const end = await job.stop();
         expect(end.output).not.toContain("deps/p30");
         expect(existsSync(join(root, "deps/p30/lib/.git/HEAD"))).toBe(true);
@@ -172,10 +156,10 @@ describeSandbox(
     }, 90_000);
 
     test("a repository judged harmless that a command then changes without any event (through an mmap) is judged again within a second", async () => {
-      const root = project("mmap");
+      const root = lab.project("mmap");
       // A harmless config, padded so the evil one fits in the same bytes; then rewritten in place through a shared mapping.
       const padded = `[core]\n\tbare = false\n#${"x".repeat(120)}\n`;
-      const evil = `[core]\n\tfsmonitor = ${marker.path}\n#`.padEnd(padded.length - 1, "x") + "\n";
+      const evil = `[core]\n\tfsmonitor = ${lab.marker.path}\n#`.padEnd(padded.length - 1, "x") + "\n";
       const script = [
         "git init -q sub",
         `printf '%s' '${padded}' > sub/.git/config`,
@@ -184,30 +168,30 @@ describeSandbox(
         `python3 -c "import mmap,os,sys,time; f=os.open('sub/.git/config', os.O_RDWR); m=mmap.mmap(f, 0); m[:]=sys.stdin.buffer.read(); m.flush(); print('PLANTED', flush=True); time.sleep(60)" <<'EOF'\n${evil}EOF`,
       ].join("\n");
       expect(evil.length).toBe(padded.length);
-      const job = guarded.start({ command: script, cwd: root, sandbox: { ...guarded.spec(), root } });
+      const job = lab.guarded.start({ command: script, cwd: root, sandbox: { ...lab.guarded.spec(), root } });
       try {
         await eventually(() => job.output().includes("PLANTED"), 20_000);
         await eventually(() => job.output().includes("[Garuda:"), 3_000);
         expect(job.output()).toContain("made sub/.git, a git repository; its config sets core.fsmonitor");
-        marker.reset();
-        expect(probe(marker, home, [join(root, "sub")])).toEqual([]);
+        lab.marker.reset();
+        expect(probe(lab.marker, lab.home, [join(root, "sub")])).toEqual([]);
       } finally {
         await job.stop();
       }
     }, 60_000);
 
     test("a rebase the command left unfinished with exec lines in its todo list is named in its output (git rebase --continue on the host would run them)", async () => {
-      const root = project("rebase");
-      git(root, home, "commit", "-q", "--allow-empty", "-m", "second");
-      git(root, home, "commit", "-q", "--allow-empty", "-m", "third");
-      const sandbox = { ...guarded.spec(), root };
+      const root = lab.project("rebase");
+      git(root, lab.home, "commit", "-q", "--allow-empty", "-m", "second");
+      git(root, lab.home, "commit", "-q", "--allow-empty", "-m", "third");
+      const sandbox = { ...lab.guarded.spec(), root };
       // Stops at once (a break first), leaving the exec lines for later.
-      const left = await guarded.run({ command: `GIT_SEQUENCE_EDITOR="sed -i '1i break'" git rebase -q -i --exec '${marker.path} rebase-exec' HEAD~2; git status | head -1`, cwd: root, sandbox });
+      const left = await lab.guarded.run({ command: `GIT_SEQUENCE_EDITOR="sed -i '1i break'" git rebase -q -i --exec '${lab.marker.path} rebase-exec' HEAD~2; git status | head -1`, cwd: root, sandbox });
       expect(left.output).toContain("interactive rebase in progress");
       expect(left.output).toContain("[Garuda: the command left .git/rebase-merge/git-rebase-todo with exec lines");
       // A later command that does not touch it says nothing more; one that finishes it neither.
-      expect((await guarded.run({ command: "true", cwd: root, sandbox })).output).toBe("");
-      git(root, home, "rebase", "--abort");
+      expect((await lab.guarded.run({ command: "true", cwd: root, sandbox })).output).toBe("");
+      git(root, lab.home, "rebase", "--abort");
     }, 60_000);
 
   },

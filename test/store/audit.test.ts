@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { garudaPaths } from "../../src/config/paths.ts";
+import { codeOf } from "../../src/errors/caught.ts";
 import type { PermissionRequest } from "../../src/permission/types.ts";
 import { type AuditEvent, auditFolder, decisionEvent, openAuditLog, permissionAuditEvent, requestEvent, verifyAuditLog } from "../../src/store/audit.ts";
 import { GENESIS, lineHash } from "../../src/store/auditChain.ts";
@@ -282,7 +283,7 @@ describe("audit log: write failures", () => {
     const errors: Error[] = [];
     const log = openAuditLog({ auditDir, root: project.path, session: "s", onError: (error) => errors.push(error) });
     expect(() => log.record({ type: "notice", text: "one" })).not.toThrow();
-    expect(errors.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(["ENOTDIR"]);
+    expect(errors.map((error) => codeOf(error))).toEqual(["ENOTDIR"]);
     rmSync(auditDir);
     log.record({ type: "notice", text: "two" });
     log.close();

@@ -12,7 +12,7 @@
 import type { Key } from "../keys.ts";
 
 /** Words people type as answers; a question's keys are their first letters. */
-export const ANSWER_WORDS: readonly string[] = [
+const ANSWER_WORDS: readonly string[] = [
   "yes",
   "yeah",
   "yep",

@@ -8,7 +8,6 @@ import type { ModelInfo } from "../../model/catalog.ts";
 import { ModelError } from "../../model/types.ts";
 import type { Mode } from "../../core-types/mode.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
-import { claimSession } from "../../store/sessionCatalog.ts";
 import { VERSION } from "../../version.ts";
 import { visible } from "../../text/visible.ts";
 import { type CliContext, createCliContext } from "../context.ts";

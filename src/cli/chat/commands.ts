@@ -31,7 +31,7 @@ export interface CommandHost {
   exit(): void;
 }
 
-export const MODE_TEXT: Readonly<Record<Mode, string>> = {
+const MODE_TEXT: Readonly<Record<Mode, string>> = {
   build: "build — edits ask first; commands run in the sandbox",
   plan: "plan — reads and plans; no edits; commands cannot write the project",
 };

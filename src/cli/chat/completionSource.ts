@@ -12,8 +12,8 @@ import { walkFiles } from "../../tools/walk.ts";
 import { withheldPredicate } from "../../tools/withheldPaths.ts";
 import type { Candidate, CompletionTarget } from "./completion.ts";
 
-export const MAX_INDEXED_FILES = 20_000;
-export const INDEX_WALK_MS = 1_500;
+const MAX_INDEXED_FILES = 20_000;
+const INDEX_WALK_MS = 1_500;
 const INDEX_FRESH_MS = 10_000;
 const MAX_PATH_CANDIDATES = 200;
 

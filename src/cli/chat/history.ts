@@ -1,6 +1,7 @@
 // The prompts Up, Down and Ctrl-R go through: this project's saved history (store/promptHistory.ts)
 // and what this chat added since. A history that cannot be saved is said once, and the chat goes
 // on with the prompts in memory.
+import { messageOf } from "../../errors/caught.ts";
 import { appendHistory, type HistoryEntry, historyFile, readHistory } from "../../store/promptHistory.ts";
 
 export interface PromptHistory {
@@ -42,7 +43,7 @@ export class ProjectHistory extends MemoryHistory {
     } catch (error) {
       if (this.#failed) return;
       this.#failed = true;
-      this.onError(`The prompt history could not be saved to ${this.#file} (${error instanceof Error ? error.message : String(error)}); this chat keeps it until it ends. Check that the folder can be written.`);
+      this.onError(`The prompt history could not be saved to ${this.#file} (${messageOf(error)}); this chat keeps it until it ends. Check that the folder can be written.`);
     }
   }
 }

@@ -15,7 +15,7 @@ export interface Hunk {
 }
 
 /** The text's lines, each with its own line end ("" has none). */
-export function splitKeepingEnds(text: string): string[] {
+function splitKeepingEnds(text: string): string[] {
   if (text === "") return [];
   return text.split(/(?<=\n)/);
 }

@@ -6,6 +6,7 @@ import { StringDecoder } from "node:string_decoder";
 import type { CompletionSource } from "./completionSource.ts";
 import type { PromptHistory } from "./history.ts";
 import type { Screen } from "./screen.ts";
+import { Inbox } from "./inbox.ts";
 
 export type PromptResult =
   | { kind: "text"; text: string }
@@ -59,25 +60,20 @@ export interface TtyStream {
 export class LineInput implements ChatInput {
   readonly interactive = false;
   readonly #decoder = new StringDecoder("utf8");
-  readonly #lines: string[] = [];
+  readonly #lines = new Inbox<string>();
   #partial = "";
-  #ended = false;
-  #waiter: ((line: string | undefined) => void) | undefined;
   #interrupt: (() => void) | undefined;
   #promptInterrupt: (() => void) | undefined;
   readonly #onData = (chunk: Buffer | string) => {
     this.#partial += typeof chunk === "string" ? chunk : this.#decoder.write(chunk);
     const parts = this.#partial.split("\n");
     this.#partial = parts.pop() ?? "";
-    for (const part of parts) this.#push(part.replace(/\r$/, ""));
+    for (const part of parts) this.#lines.push(part.replace(/\r$/, ""));
   };
   readonly #onEnd = () => {
-    if (this.#partial !== "") this.#push(this.#partial);
+    if (this.#partial !== "") this.#lines.push(this.#partial);
     this.#partial = "";
-    this.#ended = true;
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    waiter?.(undefined);
+    this.#lines.end();
   };
   readonly #onSigint = () => {
     if (this.#interrupt) this.#interrupt();
@@ -94,32 +90,6 @@ export class LineInput implements ChatInput {
     stdin.on("end", this.#onEnd);
     stdin.resume();
     process.on("SIGINT", this.#onSigint);
-  }
-
-  #push(line: string): void {
-    if (this.#waiter) {
-      const waiter = this.#waiter;
-      this.#waiter = undefined;
-      waiter(line);
-    } else {
-      this.#lines.push(line);
-    }
-  }
-
-  #next(signal?: AbortSignal): Promise<string | undefined> {
-    if (this.#lines.length > 0) return Promise.resolve(this.#lines.shift());
-    if (this.#ended || signal?.aborted) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        this.#waiter = undefined;
-        resolve(undefined);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiter = (line) => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve(line);
-      };
-    });
   }
 
   onInterrupt(handler: (() => void) | undefined): void {
@@ -145,7 +115,7 @@ export class LineInput implements ChatInput {
       this.screen.endLine();
       this.screen.write(prompt);
     }
-    const line = await this.#next(signal);
+    const line = await this.#lines.next(signal);
     if (line === undefined) return undefined;
     if (this.echoed) this.screen.markLineStart();
     else this.screen.line(`${prompt}${line}`);

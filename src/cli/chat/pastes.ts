@@ -3,8 +3,8 @@
 // A mark the user edited away sends nothing of that paste; one typed by hand is plain text.
 
 /** A paste of more lines, or more characters, than these is collapsed. */
-export const COLLAPSE_LINES = 10;
-export const COLLAPSE_CHARS = 1_000;
+const COLLAPSE_LINES = 10;
+const COLLAPSE_CHARS = 1_000;
 
 export function isLongPaste(text: string): boolean {
   return text.length > COLLAPSE_CHARS || text.split("\n").length > COLLAPSE_LINES;

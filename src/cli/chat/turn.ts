@@ -8,7 +8,7 @@ import type { OpenCalls, ShownCall } from "./calls.ts";
 import type { Transcript } from "./transcript.ts";
 
 /** After a stop, how long running calls may take to report (more than the executor's 2 s kill grace). */
-export const SETTLE_MS = 3_000;
+const SETTLE_MS = 3_000;
 
 export type TurnOutcome = { reason: StopReason } | { reason: "error"; error: unknown };
 

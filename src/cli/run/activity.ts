@@ -9,7 +9,7 @@ import { oneLine } from "../../text/visible.ts";
 import { Transcript, type TranscriptOptions } from "../chat/transcript.ts";
 
 /** How many of a failed command's last lines are shown. */
-export const TAIL_LINES = 5;
+const TAIL_LINES = 5;
 
 /** The bash tool's first line of output ("Exit code: 1"), which the result line already says. */
 const HEADLINE = /^Exit code: /;

@@ -1,8 +1,9 @@
+import { messageOf } from "../../errors/caught.ts";
 import type { ProviderInfo } from "../../model/catalog.ts";
 import { ANTHROPIC_API_URL } from "./choices.ts";
 
 /** The version header Anthropic's API (and compatible gateways) require. */
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 export const CHECK_TIMEOUT_MS = 10_000;
 
 export interface KeyToCheck {
@@ -49,7 +50,7 @@ export async function checkKey(options: { baseUrl: string | undefined; key: KeyT
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     if (timeout.aborted) return { result: "unchecked", url, reason: `${url} gave no answer within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}` };
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = messageOf(error);
     return { result: "unchecked", url, reason: `${url} could not be reached (${detail})` };
   }
   // The body is not needed; dropping it frees the connection.

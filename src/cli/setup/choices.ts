@@ -27,7 +27,7 @@ export function tokens(count: number): string {
   return `${Math.round(count / 1000)}K`;
 }
 
-export function priceText(model: ModelInfo): string {
+function priceText(model: ModelInfo): string {
   if (!model.price) return "price unknown";
   if (model.price.input === 0 && model.price.output === 0) return "free";
   return `$${model.price.input}/$${model.price.output} per MTok`;

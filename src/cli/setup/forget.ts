@@ -12,7 +12,7 @@ import { SetupCancelled, type SetupIO, isInteractive, TerminalSession } from "./
 const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** With no NAME: the key of the model in use (--model, GARUDA_MODEL, the default), else Anthropic's. */
-export function keyNameToForget(ctx: CliContext, name: string | undefined, modelFlag?: string): string {
+function keyNameToForget(ctx: CliContext, name: string | undefined, modelFlag?: string): string {
   if (name) {
     if (!KEY_NAME.test(name)) throw new ConfigError(undefined, `"${name}" is not a key name`, "Give a name such as ANTHROPIC_API_KEY (see `garuda setup --show`)");
     return name;

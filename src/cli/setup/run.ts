@@ -27,10 +27,9 @@ export interface SetupOptions {
   checkTimeoutMs?: number;
 }
 
-export const EXIT_OK = 0;
-export const EXIT_ERROR = 1;
-export const EXIT_USAGE = 2;
-export const EXIT_CANCELLED = 130;
+const EXIT_OK = 0;
+const EXIT_ERROR = 1;
+const EXIT_USAGE = 2;
 
 function usageProblem(options: SetupOptions): string | undefined {
   const modes = [options.show && "--show", options.forget && "--forget", options.keyStdin && "--key-stdin"].filter(Boolean);

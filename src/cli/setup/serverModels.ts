@@ -2,6 +2,7 @@
 // menu of `garuda setup`: a local server's own list, or OpenRouter's. A local server that is
 // not running is told apart from other failures, so setup can say how to start it.
 import type { ModelsFile } from "../../config/modelsFile.ts";
+import { messageOf } from "../../errors/caught.ts";
 import {
   defaultPrice,
   type ModelInfo,
@@ -44,7 +45,7 @@ function perMillion(value: unknown): number | undefined {
  * context_length and max_completion_tokens, vLLM's max_model_len), else the defaults for a
  * model Garuda does not know; its price when the server says, else free for a keyless server.
  */
-export function listedModel(provider: ProviderInfo, entry: Record<string, unknown>): ModelInfo | undefined {
+function listedModel(provider: ProviderInfo, entry: Record<string, unknown>): ModelInfo | undefined {
   const id = entry.id;
   if (typeof id !== "string" || id === "" || /[\s]/.test(id)) return undefined;
   const top = typeof entry.top_provider === "object" && entry.top_provider !== null ? (entry.top_provider as Record<string, unknown>) : {};
@@ -103,7 +104,7 @@ export async function listServerModels(options: { provider: ProviderInfo; baseUr
     const code = errorCode(error);
     if ((code === "ECONNREFUSED" || code === "ConnectionRefused") && isLocalUrl(url)) return { result: "not-running", url };
     if (error instanceof SyntaxError) return { result: "failed", url, reason: "its answer is not JSON" };
-    return { result: "failed", url, reason: `${url} could not be reached (${error instanceof Error ? error.message : String(error)})` };
+    return { result: "failed", url, reason: `${url} could not be reached (${messageOf(error)})` };
   }
   const data = typeof body === "object" && body !== null ? (body as { data?: unknown; models?: unknown }).data ?? (body as { models?: unknown }).models : undefined;
   if (!Array.isArray(data)) return { result: "failed", url, reason: "its answer has no list of models" };

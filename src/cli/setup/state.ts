@@ -33,7 +33,7 @@ export interface FoundKey {
 }
 
 /** Where a key name's value comes from now: the environment wins over the file. */
-export function findKey(state: SetupState, name: string, kind: FoundKey["kind"] = "apiKey"): FoundKey | undefined {
+function findKey(state: SetupState, name: string, kind: FoundKey["kind"] = "apiKey"): FoundKey | undefined {
   const fromEnv = state.ctx.keys.fromEnvironment(name);
   if (fromEnv) return { name, kind, value: fromEnv, source: "environment" };
   const fromFile = state.credentials[name];

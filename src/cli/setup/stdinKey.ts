@@ -2,6 +2,7 @@
 // `garuda setup --model <provider>/<model>` for a keyless provider (a local server).
 import { StringDecoder } from "node:string_decoder";
 import { findModel } from "../../config/modelsFile.ts";
+import { messageOf } from "../../errors/caught.ts";
 import type { ModelInfo, ProviderInfo } from "../../model/catalog.ts";
 import { checkKey } from "./check.ts";
 import { secret } from "./prompts.ts";
@@ -89,7 +90,7 @@ export async function runWithStdinKey(io: SetupIO, state: SetupState, options: S
       io.stderr.write("Setup cancelled. Nothing was saved.\n");
       return error.exitCode;
     }
-    io.stderr.write(`garuda setup: could not read the key: ${error instanceof Error ? error.message : String(error)}. Nothing was saved.\n`);
+    io.stderr.write(`garuda setup: could not read the key: ${messageOf(error)}. Nothing was saved.\n`);
     return 1;
   }
   const problem = keyProblem(value);

@@ -37,7 +37,7 @@ const plain = (text: string) => text;
 const sgr = (code: string) => (text: string) => `\x1b[${code}m${text}\x1b[0m`;
 
 /** Colours for a terminal, none when NO_COLOR is set (https://no-color.org). */
-export function styleFor(env: Record<string, string | undefined>): Style {
+function styleFor(env: Record<string, string | undefined>): Style {
   if (env.NO_COLOR) return { bold: plain, dim: plain, accent: plain, warn: plain };
   return { bold: sgr("1"), dim: sgr("2"), accent: sgr("36"), warn: sgr("33") };
 }

@@ -10,6 +10,7 @@
 // is a notice, never the end of the session.
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { messageOf } from "../../errors/caught.ts";
 import { ConfigError } from "../../errors/configError.ts";
 import { readConfigText } from "../../config/jsonFile.ts";
 import { sha256Hex } from "../../config/trust.ts";
@@ -110,7 +111,7 @@ export interface LoadMcpOptions {
   env: Record<string, string | undefined>;
 }
 
-export const projectMcpFile = (root: string) => join(root, ".garuda", "mcp.json");
+const projectMcpFile = (root: string) => join(root, ".garuda", "mcp.json");
 
 /** Variable names that usually hold a secret. */
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
@@ -244,7 +245,7 @@ function projectRules(raw: unknown, file: string, notices: string[]): ProjectSer
       parseHostRule(host);
       rules.allowHosts.push(host);
     } catch (error) {
-      notices.push(`projectServers.allowHosts in ${file}: ${error instanceof Error ? error.message : String(error)}; left out.`);
+      notices.push(`projectServers.allowHosts in ${file}: ${messageOf(error)}; left out.`);
     }
   }
   return rules;
@@ -264,7 +265,7 @@ function readServers(file: string, scope: ServerScope, options: LoadMcpOptions, 
   try {
     json = JSON.parse(text);
   } catch (error) {
-    notices.push(`${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}); its MCP servers were not started.`);
+    notices.push(`${file} is not valid JSON (${messageOf(error)}); its MCP servers were not started.`);
     return none;
   }
   const parsed = fileSchema.safeParse(json);

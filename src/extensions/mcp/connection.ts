@@ -5,6 +5,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, GetPromptResult, Prompt, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { asError, codeOf, messageOf } from "../../errors/caught.ts";
 import type { Executor, RunningProcess, SandboxSpec } from "../../sandbox/types.ts";
 import { VERSION } from "../../version.ts";
 import { cleanText } from "../clean.ts";
@@ -12,15 +13,15 @@ import type { McpServerConfig, RemoteServerConfig, StdioServerConfig } from "./c
 import { ProcessTransport } from "./processTransport.ts";
 
 /** Connecting and the first listing, together. */
-export const START_TIMEOUT_MS = 30_000;
-export const MAX_TOOLS = 100;
+const START_TIMEOUT_MS = 30_000;
+const MAX_TOOLS = 100;
 const STDERR_LINES = 10;
 /**
  * While a call to a remote server runs, it is pinged this often: a server whose process died may
  * just end its response stream, and the SDK then waits for the call's whole timeout. Only a
  * refused or reset connection counts as gone; a slow answer (a busy server) does not.
  */
-export const PROBE_EVERY_MS = 3_000;
+const PROBE_EVERY_MS = 3_000;
 const PROBE_TIMEOUT_MS = 2_000;
 
 export interface StartDeps {
@@ -39,12 +40,9 @@ export function commandLine(config: Pick<StdioServerConfig, "command" | "args">)
   return `exec ${[config.command, ...config.args].map(quote).join(" ")}`;
 }
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /** A network failure (not an answer of the server's): the remote server is gone. */
 function unreachable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" || /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|Unable to connect|fetch failed|socket connection was closed/i.test(message(error));
+  return codeOf(error) !== undefined || /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|Unable to connect|fetch failed|socket connection was closed/i.test(messageOf(error));
 }
 
 export class McpConnection {
@@ -80,7 +78,7 @@ export class McpConnection {
     } catch (error) {
       if (!limit.aborted) await connection.#settleExit();
       const exited = connection.dead !== undefined && connection.dead !== "its connection closed" ? connection.dead : undefined;
-      const why = limit.aborted && !signal.aborted ? `it did not answer within ${START_TIMEOUT_MS / 1000} s` : (exited ?? message(error));
+      const why = limit.aborted && !signal.aborted ? `it did not answer within ${START_TIMEOUT_MS / 1000} s` : (exited ?? messageOf(error));
       const tail = connection.#stderrTail();
       await connection.close();
       throw new Error(`${why}${tail}`);
@@ -119,7 +117,7 @@ export class McpConnection {
           await this.#attach(new SSEClientTransport(url, options), signal);
           return;
         } catch (sseError) {
-          throw new Error(`Streamable HTTP: ${message(error)}; SSE: ${message(sseError)}`);
+          throw new Error(`Streamable HTTP: ${messageOf(error)}; SSE: ${messageOf(sseError)}`);
         }
       }
     }
@@ -223,7 +221,7 @@ export class McpConnection {
         .ping({ signal: watched, timeout: PROBE_TIMEOUT_MS })
         .catch((error: unknown) => {
           if (watched.aborted || this.dead !== undefined || !unreachable(error)) return;
-          this.dead = `it could not be reached: ${message(error)}`;
+          this.dead = `it could not be reached: ${messageOf(error)}`;
           gone.abort();
         })
         .finally(() => {
@@ -239,12 +237,12 @@ export class McpConnection {
 
   /** A failed request as a clear error: the server stopped (and how), or what it said. */
   async #failure(error: unknown, signal: AbortSignal): Promise<Error> {
-    if (signal.aborted) return error instanceof Error ? error : new Error(String(error));
+    if (signal.aborted) return asError(error);
     if (this.dead === undefined && this.config.transport !== "stdio" && unreachable(error)) {
-      this.dead = `it could not be reached: ${message(error)}`;
-      return new Error(`the MCP server "${this.name}" could not be reached (${message(error)}); its tools go away from the next turn`);
+      this.dead = `it could not be reached: ${messageOf(error)}`;
+      return new Error(`the MCP server "${this.name}" could not be reached (${messageOf(error)}); its tools go away from the next turn`);
     }
-    if (this.dead === undefined) return new Error(message(error));
+    if (this.dead === undefined) return new Error(messageOf(error));
     await this.#settleExit();
     return new Error(`the MCP server "${this.name}" stopped during the call (${this.dead})${this.#stderrTail()}`);
   }

@@ -19,14 +19,14 @@ export type EditorMcpServer =
   | { type: "http" | "sse"; name: string; url: string; headers: EditorNameValue[] };
 
 /** Where the consent says the server came from. */
-export const EDITOR_SOURCE = "the editor (session/new)";
+const EDITOR_SOURCE = "the editor (session/new)";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 /** The editor's name made a server name (a-z, 0-9, "_", "-"; at most 32): the tools' prefix. */
-export function editorServerName(name: string): string {
+function editorServerName(name: string): string {
   return name
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, "-")

@@ -5,6 +5,7 @@
 // changes, is dealt with at the start of the next turn (a project server's new tool list needs a
 // new yes). A server that fails gives a notice; the session goes on without its tools.
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf } from "../../errors/caught.ts";
 import type { CommandInfo, DeferredCommand, Notice, TurnExtensions } from "../../runtime/services.ts";
 import type { Executor, SandboxSpec } from "../../sandbox/types.ts";
 import type { Tool } from "../../tools/types.ts";
@@ -129,7 +130,7 @@ export class McpManager implements TurnExtensions, PromptSource {
       const entry = starting[index];
       if (!entry) continue;
       if (result.status === "rejected") {
-        warn(say, `The MCP server "${entry.config.name}" could not start: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}. Its tools are not available in this session.`);
+        warn(say, `The MCP server "${entry.config.name}" could not start: ${messageOf(result.reason)}. Its tools are not available in this session.`);
         continue;
       }
       const connection = result.value;
@@ -227,7 +228,7 @@ export class McpManager implements TurnExtensions, PromptSource {
       await connection.listTools(signal);
     } catch (error) {
       if (signal.aborted) return false;
-      warn(say, `The MCP server "${connection.name}" could not list its tools (${error instanceof Error ? error.message : String(error)}); it was stopped.`);
+      warn(say, `The MCP server "${connection.name}" could not list its tools (${messageOf(error)}); it was stopped.`);
       await this.#drop(connection);
       return true;
     }
@@ -286,7 +287,7 @@ export class McpManager implements TurnExtensions, PromptSource {
         try {
           return { text: promptText(await connection.getPrompt(prompt.name, values.values, signal)) };
         } catch (error) {
-          return { refused: `/${name} did not run: ${error instanceof Error ? error.message : String(error)}.` };
+          return { refused: `/${name} did not run: ${messageOf(error)}.` };
         }
       },
     };

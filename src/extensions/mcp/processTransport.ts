@@ -4,9 +4,10 @@
 // never used. Closing the transport stops the process; the process ending closes the transport.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { asError } from "../../errors/caught.ts";
 import type { RunningProcess } from "../../sandbox/types.ts";
 
-export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 export class ProcessTransport implements Transport {
@@ -99,7 +100,7 @@ export class ProcessTransport implements Transport {
         }
       }
     } catch (error) {
-      if (!this.#closed) this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      if (!this.#closed) this.onerror?.(asError(error));
     } finally {
       reader.releaseLock();
     }

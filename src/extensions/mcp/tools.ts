@@ -6,12 +6,13 @@ import type { ToolKeys } from "../../config/approvedTools.ts";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf } from "../../errors/caught.ts";
 import type { Tool, ToolResult } from "../../tools/types.ts";
 import { cleanText, previewLine, shortLine } from "../clean.ts";
 
-export const MAX_DESCRIPTION = 2_000;
-export const MAX_SCHEMA_CHARS = 20_000;
-export const MAX_RESULT_CHARS = 30_000;
+const MAX_DESCRIPTION = 2_000;
+const MAX_SCHEMA_CHARS = 20_000;
+const MAX_RESULT_CHARS = 30_000;
 const MAX_NAME = 64;
 
 /** Calls a tool of a running server; rejects with a clear message when the server is gone. */
@@ -114,7 +115,7 @@ export function adaptTools(server: string, listed: readonly McpTool[], call: Cal
           return formatResult(server, mcp.name, await call(mcp.name, args, ctx.signal));
         } catch (error) {
           if (ctx.signal.aborted) throw error;
-          return { output: `Error: ${error instanceof Error ? error.message : String(error)}`, isError: true, summary: "failed" };
+          return { output: `Error: ${messageOf(error)}`, isError: true, summary: "failed" };
         }
       },
     };

@@ -19,8 +19,8 @@ import { definitionLine } from "./format.ts";
 import { languageOf, outline } from "./parser.ts";
 import { type CodeSymbol, flatten } from "./symbol.ts";
 
-export const MAX_DEFINITIONS = 50;
-export const MAX_PARSED_FILES = 2000;
+const MAX_DEFINITIONS = 50;
+const MAX_PARSED_FILES = 2000;
 
 const NAME = /^[\p{L}_$#][\p{L}\p{N}_$]*(\.[\p{L}_$#][\p{L}\p{N}_$]*)*$/u;
 
@@ -33,7 +33,7 @@ export type FindDefinitionInput = z.infer<typeof input>;
 const error = (output: string): ToolResult => ({ output, isError: true });
 
 /** Whether a symbol is a definition of the (possibly qualified) name. */
-export function definesName(symbol: CodeSymbol, name: string): boolean {
+function definesName(symbol: CodeSymbol, name: string): boolean {
   if (symbol.kind === "impl") return false;
   const dot = name.lastIndexOf(".");
   if (dot < 0) return symbol.name === name;

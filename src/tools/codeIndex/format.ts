@@ -20,7 +20,7 @@ function decorators(symbol: CodeSymbol): string {
   return found ? `  [${found[1]}]` : "";
 }
 
-export function symbolLine(symbol: CodeSymbol, depth: number): string {
+function symbolLine(symbol: CodeSymbol, depth: number): string {
   const label = symbol.kind === "impl" ? symbol.name : `${symbol.kind} ${symbol.name}${tail(symbol)}`;
   return `${String(symbol.line).padStart(5)}  ${"  ".repeat(depth)}${label}${decorators(symbol)}`;
 }

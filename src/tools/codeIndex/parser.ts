@@ -40,8 +40,6 @@ const EXTENSIONS: Readonly<Record<string, LanguageId>> = {
   rs: "rust",
 };
 
-export const SUPPORTED_EXTENSIONS: readonly string[] = Object.keys(EXTENSIONS);
-
 const OUTLINERS: Readonly<Record<LanguageId, (root: Node, lines: readonly string[]) => CodeSymbol[]>> = {
   typescript: outlineTypescript,
   tsx: outlineTypescript,

@@ -40,7 +40,7 @@ export function qualified(container: string | undefined, name: string): string {
 }
 
 /** The source line a node starts on, trimmed of a trailing `{` or `:`, cut to a sensible length. */
-export function detailOf(lines: readonly string[], row: number): string {
+function detailOf(lines: readonly string[], row: number): string {
   const line = (lines[row] ?? "").trim().replace(/\s*(\{\s*\}?|:)\s*$/, "");
   return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL - 1)}…` : line;
 }

@@ -12,7 +12,7 @@ import { flatten } from "./symbol.ts";
 import description from "./symbols.txt" with { type: "text" };
 
 const MAX_OUTPUT_CHARS = 50_000;
-export const MAX_OUTLINE_BYTES = 5 * 1024 * 1024;
+const MAX_OUTLINE_BYTES = 5 * 1024 * 1024;
 
 const input = z.object({
   path: z.string().min(1).describe("A TypeScript, JavaScript, Python, Go or Rust file, relative to the project root or absolute."),
