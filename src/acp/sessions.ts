@@ -78,6 +78,15 @@ export class Sessions {
     this.#features = { terminalOutput: wantsTerminalOutput(capabilities), notices: wantsNotices(capabilities) };
   }
 
+  /**
+   * Before the first session/new, in the background: the first session id reads the local time,
+   * and the first local-time call loads the time zone (~6 ms), so one id is made and dropped.
+   * A failure here is the next session/new's to report.
+   */
+  warm(): void {
+    import("../store/sessionFile.ts").then(({ newSessionId }) => newSessionId()).catch(() => {});
+  }
+
   /** The session `id`, or the editor's error for an unknown one. */
   get(id: string): Session {
     const found = this.#open.get(id);

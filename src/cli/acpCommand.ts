@@ -113,42 +113,87 @@ async function runSetupCommand(rawArgs: string[]): Promise<number> {
   return typeof result === "number" ? result : 0;
 }
 
+/** What a session needs of the core, loaded at the first session/new or before it by warm(). */
+interface CoreModules {
+  prepareRuntime: typeof import("../compose/prepare.ts").prepareRuntime;
+  managedPolicyPath: typeof import("../config/policy.ts").managedPolicyPath;
+}
+
+/**
+ * The core, loaded once per process, and the sandbox probe, run once (a failed one is run again
+ * at the next session). Both start at the first session/new, or earlier, in the background, once
+ * initialize is answered (warm): an editor opens a session right after, and the probe's trial
+ * run then waits on its own while the core loads.
+ */
+function coreLoader(env: NodeJS.ProcessEnv) {
+  let guarded: Promise<void> | undefined;
+  let core: Promise<CoreModules> | undefined;
+  let probe: Promise<import("../sandbox/probe.ts").SandboxProbe> | undefined;
+  // Whatever a shutdown could not end in time dies with the process, and its session folders go;
+  // set before the probe starts its trial run.
+  const guard = () =>
+    (guarded ??= Promise.all([import("../sandbox/processTree.ts"), import("../sandbox/sessionFolders.ts")]).then(([tree, folders]) => {
+      const base = folders.sessionFolderBase(env);
+      process.on("exit", () => {
+        for (const pid of tree.descendants(process.pid)) {
+          tree.signalGroup(pid, "SIGKILL");
+          tree.signalProcess(pid, "SIGKILL");
+        }
+        folders.removeProcessFolders(base);
+      });
+    }));
+  const loadCore = () =>
+    (core ??= Promise.all([import("../compose/prepare.ts"), import("../config/policy.ts"), guard()]).then(([{ prepareRuntime }, { managedPolicyPath }]) => ({ prepareRuntime, managedPolicyPath })));
+  /** Settles once the probe has started its trial run (or failed before it). */
+  let launched: Promise<void> = Promise.resolve();
+  const startProbe = () => {
+    if (!probe) {
+      const loaded = guard().then(() => import("../sandbox/probe.ts"));
+      // The trial run only needs a folder to bind.
+      probe = loaded.then(({ probeSandbox, trialTmpDir }) => probeSandbox({ env, tmpDir: trialTmpDir() }));
+      // Reactions run in the order they were added: this one after probeSandbox has spawned its trial.
+      launched = loaded.then(
+        () => {},
+        () => {},
+      );
+    }
+    return probe;
+  };
+  return {
+    loadCore,
+    probe: async () => {
+      const running = startProbe();
+      try {
+        return await running;
+      } catch (error) {
+        if (probe === running) probe = undefined;
+        throw error;
+      }
+    },
+    /**
+     * The probe first, then the core while the probe's trial runs; settles when both are done.
+     * Their failures are the next session/new's to report.
+     */
+    warm: async (): Promise<void> => {
+      startProbe().catch(() => {});
+      await launched;
+      await Promise.allSettled([loadCore(), probe]);
+    },
+  };
+}
+
 async function serve(modelFlag: string | undefined): Promise<never> {
   const output = protocolOutput(process.stdout, process.stderr);
   const ctx = createCliContext(process.env);
   const { serveAcp } = await import("../acp/server.ts");
-  let probe: Promise<import("../sandbox/probe.ts").SandboxProbe> | undefined;
-  let exitHandler: (() => void) | undefined;
+  const core = coreLoader(ctx.env);
   const unsupported = unsupportedPlatformMessage(process.platform);
 
   const server = serveAcp(
     { input: stdinStream(), output: output.protocol },
     {
       async prepare({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }) {
-        const [{ prepareRuntime }, { managedPolicyPath }, tree, folders] = await Promise.all([
-          import("../compose/prepare.ts"),
-          import("../config/policy.ts"),
-          import("../sandbox/processTree.ts"),
-          import("../sandbox/sessionFolders.ts"),
-        ]);
-        if (!exitHandler) {
-          // Whatever a shutdown could not end in time dies with the process, and its session folders go.
-          const base = folders.sessionFolderBase(ctx.env);
-          exitHandler = () => {
-            for (const pid of tree.descendants(process.pid)) {
-              tree.signalGroup(pid, "SIGKILL");
-              tree.signalProcess(pid, "SIGKILL");
-            }
-            folders.removeProcessFolders(base);
-          };
-          process.on("exit", exitHandler);
-        }
-        // One probe per process (the trial run only needs a folder to bind); a failed one is tried again.
-        probe ??= import("../sandbox/probe.ts").then(({ probeSandbox, trialTmpDir }) => probeSandbox({ env: ctx.env, tmpDir: trialTmpDir() }));
-        const probed = await probe.catch((error: unknown) => {
-          probe = undefined;
-          throw error;
-        });
+        const [{ prepareRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
         const prepared = await prepareRuntime({
           root: cwd,
           extraRoots: additionalDirectories,
@@ -171,6 +216,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
         normalJitPolicy();
         return prepared;
       },
+      warm: core.warm,
       setup: setupInvocation(),
       sessionsDir: ctx.paths.sessions,
       ...(unsupported !== undefined && { unsupported }),

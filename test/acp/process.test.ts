@@ -177,6 +177,29 @@ describe("garuda acp, the compiled binary over stdio", () => {
     expect(await stderr).toBe("");
   }, 60_000);
 
+  test("stdin closed right after initialize: the warm-up's sandbox probe leaves nothing running, exit 0", async () => {
+    await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test", script: [] });
+    const root = mkdtempSync(join(work, "root-"));
+    const { proc, agent, connection, lines, tail, stderr } = startAgent(mock, root);
+    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    // Every process the agent starts from now on (the probe's trial run starts in the background).
+    const seen = new Set<number>();
+    const sampler = setInterval(() => {
+      for (const pid of descendants(proc.pid)) seen.add(pid);
+    }, 1);
+    // Closed once the probe has started a process (bwrap --help, then its trial run): the
+    // warm-up did start it, and whatever it left must not outlive the agent.
+    await until(() => seen.size > 0 || undefined, "the warm-up's sandbox probe to start a process");
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    clearInterval(sampler);
+    expect([...seen].filter(alive)).toEqual([]);
+    connection.close();
+    expect(tail.partial).toBe("");
+    expect(lines.map((line) => JSON.parse(line).id)).toEqual([0]);
+    expect(await stderr).toBe("");
+  }, 60_000);
+
   test("SIGTERM: every runtime closes at once, the command is killed, exit 143", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
