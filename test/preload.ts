@@ -1,8 +1,6 @@
 // Runs before every test file: no test may read the user's ~/.garuda, hold a provider key
 // or reach a network service through ambient configuration.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { makeTempDir } from "./support/tempDir.ts";
 
 const PROVIDER_VARIABLES = [
   "ANTHROPIC_API_KEY",
@@ -14,4 +12,4 @@ const PROVIDER_VARIABLES = [
 ];
 for (const name of PROVIDER_VARIABLES) delete process.env[name];
 
-process.env.HOME = mkdtempSync(join(tmpdir(), "garuda-test-home-"));
+process.env.HOME = makeTempDir("garuda-test-home-");

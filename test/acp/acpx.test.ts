@@ -3,11 +3,11 @@
 // tries an agent from a shell: `acpx --agent "garuda acp" exec "…"`. acpx speaks ACP through its
 // own copy of the SDK (1.x) and serves fs/* and terminal/* (which Garuda does not use).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, currentBinary } from "../../scripts/buildTargets.ts";
 import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 const ACPX = join(ROOT, "node_modules/acpx/dist/cli.js");
 const KEY = "sk-ant-acpx-test-not-a-real-key";
@@ -19,7 +19,7 @@ let binary = "";
 
 beforeAll(
   async () => {
-    work = mkdtempSync(join(tmpdir(), "garuda-acpx-"));
+    work = makeTempDir("garuda-acpx-");
     binary = await currentBinary(work);
   },
   { timeout: 180_000 },
@@ -56,8 +56,8 @@ interface Run {
 
 /** `acpx --agent "<garuda> acp" --cwd <project> <flags> exec <prompt>` with the mock as the model. */
 async function acpx(script: MockResponse[], flags: string[], prompt: string): Promise<Run> {
-  const home = mkdtempSync(join(work, "home-"));
-  const project = mkdtempSync(join(work, "project-"));
+  const home = makeTempDir("home-", { under: work });
+  const project = makeTempDir("project-", { under: work });
   writeFileSync(join(project, "notes.txt"), NOTE);
   const mock = startMockAnthropic({ apiKey: KEY, script });
   // acpx's bin is a Node script; with no Node on the machine, Bun runs it.

@@ -5,8 +5,7 @@
 // editor's env value is searched for in every file under the agent's HOME and on every ACP line.
 // Its own file, not process.test.ts: that one is near the size a file may have.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
@@ -15,6 +14,7 @@ import { expectOnlyProtocol, startAgent } from "../support/acpAgent.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { alive, cmdline, until } from "../support/processes.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 const EDITOR_SERVER = join(import.meta.dir, "..", "fixtures", "mcpEditorServer.ts");
 const SECRET = "editor-secret-value-process-5d81e2";
@@ -26,7 +26,7 @@ let binary = "";
 
 beforeAll(
   async () => {
-    work = mkdtempSync(join(tmpdir(), "garuda-acp-editor-mcp-"));
+    work = makeTempDir("garuda-acp-editor-mcp-");
     binary = await currentBinary(work);
   },
   { timeout: 180_000 },
@@ -61,7 +61,7 @@ const resultText = (updates: readonly acp.SessionUpdate[], id: string) =>
 describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP server", () => {
   test("asked, started in the sandbox, its tool result reaches the editor, gone when stdin closes; the editor's env value is written nowhere", async () => {
     const tag = `editor-server-process-${process.pid}-${Date.now()}`;
-    const home = mkdtempSync(join(work, "home-"));
+    const home = makeTempDir("home-", { under: work });
     const key = join(home, ".ssh", "id_ed25519");
     mkdirSync(join(home, ".ssh"), { recursive: true });
     writeFileSync(key, "PRIVATE KEY MATERIAL\n");
@@ -74,7 +74,7 @@ describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP se
         { steps: [{ type: "text", text: "Done with the editor's tools." }] },
       ],
     });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     const { proc, agent, connection, updates, permissions, lines, tail } = startAgent(binary, mock, root, work, "claude-sonnet-5", home);
     await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     const server: acp.McpServer = {

@@ -3,8 +3,7 @@
 // session/delete, and what keeps the history safe: ids checked before any path is made, a
 // session only in its own project, one writer per session, and damaged files that still load.
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { findSession, listSessions as chatSessions, sessionDetails } from "../../src/cli/chat/sessions.ts";
@@ -17,6 +16,7 @@ import { testRuntime, turn } from "../support/runtimeHelpers.ts";
 import { messageText, ofKind } from "../support/acpHarness.ts";
 import { load, machine, rejection } from "../support/acpHistory.ts";
 import { running, waitFor } from "../support/processes.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 const sessionsOf = (home: string) => garudaPaths(home).sessions;
 
@@ -40,7 +40,7 @@ function lastErrorCode(lines: readonly string[]): number | undefined {
 describe("session/list", () => {
   test("every session of every front end, newest first, with id, cwd, title and updatedAt; cwd narrows it to one project", async () => {
     using m = machine();
-    const otherRoot = mkdtempSync(join(tmpdir(), "garuda-history-other-"));
+    const otherRoot = makeTempDir("garuda-history-other-");
     try {
       await using h = m.editor({ models: [new FakeModelClient([fake.text("a"), fake.text("b")])] });
       await h.initialize();
@@ -291,7 +291,7 @@ describe("ids, folders and locks", () => {
 
   test("a session loads only in its own project folder; the error names both", async () => {
     using m = machine();
-    const other = mkdtempSync(join(tmpdir(), "garuda-history-other-"));
+    const other = makeTempDir("garuda-history-other-");
     try {
       await using h = m.editor({ models: [new FakeModelClient([fake.text("hi")])] });
       await h.initialize();

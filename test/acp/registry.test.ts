@@ -4,10 +4,10 @@
 // against the compiled binary exactly as the checker runs it: a fresh HOME, a bare environment,
 // one `initialize` that declares Terminal Auth only in the older `_meta["terminal-auth"]` form.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, TARGETS, type Target, archiveName, binaryName, checkVersions, currentBinary, findTarget } from "../../scripts/buildTargets.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 const AGENT_JSON = join(ROOT, "registry/agent.json");
 const ICON = join(ROOT, "registry/icon.svg");
@@ -261,7 +261,7 @@ async function firstLine(stream: ReadableStream<Uint8Array>, timeoutMs: number):
 describe("the registry's auth check (client.py run_auth_check)", () => {
   beforeAll(
     async () => {
-      work = mkdtempSync(join(tmpdir(), "garuda-registry-"));
+      work = makeTempDir("garuda-registry-");
       binary = await currentBinary(work);
     },
     { timeout: 180_000 },
@@ -274,8 +274,8 @@ describe("the registry's auth check (client.py run_auth_check)", () => {
   test(
     "initialize with only _meta['terminal-auth']: a usable terminal method, in both forms",
     async () => {
-      const home = mkdtempSync(join(work, "home-"));
-      const cwd = mkdtempSync(join(work, "cwd-"));
+      const home = makeTempDir("home-", { under: work });
+      const cwd = makeTempDir("cwd-", { under: work });
       const env: Record<string, string> = { TERM: "dumb", HOME: home };
       for (const name of PASSTHROUGH) if (process.env[name]) env[name] = process.env[name] as string;
       const proc = Bun.spawn([binary, "acp"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });

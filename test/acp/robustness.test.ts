@@ -2,13 +2,13 @@
 // (malformed JSON, batches, unknown methods, wrong params, lines over the size limit), and an
 // editor that goes away in the middle of a turn.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type AcpServerOptions, serveAcp } from "../../src/acp/server.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { descendants } from "../../src/sandbox/processTree.ts";
 import { realPrepare, setUpHome } from "../support/acpHarness.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 interface Message {
   id?: string | number | null;
@@ -20,8 +20,8 @@ interface Message {
 
 /** serveAcp driven by raw lines, as an editor's stdin and stdout would carry them. */
 function rawServer(options: Partial<AcpServerOptions> & { models?: FakeModelClient[] } = {}) {
-  const home = mkdtempSync(join(tmpdir(), "garuda-raw-home-"));
-  const root = mkdtempSync(join(tmpdir(), "garuda-raw-root-"));
+  const home = makeTempDir("garuda-raw-home-");
+  const root = makeTempDir("garuda-raw-root-");
   setUpHome(home);
   const models = options.models ?? [new FakeModelClient()];
   const toServer = new TransformStream<Uint8Array, Uint8Array>();

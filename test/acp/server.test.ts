@@ -2,7 +2,7 @@
 // streams; each session's Runtime comes from prepareRuntime (the real permission engine,
 // sandbox, tools and audit log) with a FakeModelClient, in a temporary root and home.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -27,6 +27,7 @@ import { BRIDGE, contentText, messageText, ofKind, realPrepare, select, setUpHom
 import { mockResponses, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { BUN, FIXTURE_SERVER } from "../support/extensionHarness.ts";
 import { running, waitFor } from "../support/processes.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 /** The user message text of a model request (the last user message). */
 function userText(model: FakeModelClient, index = 0): string {
@@ -331,7 +332,7 @@ describe("approvals", () => {
   }
 
   test("'Allow all edits for this session': every later edit in the project asks no question; outside it, .git/ and secrets still ask or are refused", async () => {
-    const outside = mkdtempSync(join(tmpdir(), "garuda-acp-outside-"));
+    const outside = makeTempDir("garuda-acp-outside-");
     const model = new FakeModelClient([
       fake.toolCall("read_file", { path: "a.txt" }),
       fake.toolCall("edit_file", { path: "a.txt", old_string: "one", new_string: "two" }, { id: "toolu_first" }),
@@ -649,7 +650,7 @@ describe("notices, errors and sessions", () => {
     const first = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "1" }), fake.text("one")]);
     const second = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "2" }), fake.text("two")]);
     await using h = startHarness({ models: [first, second] });
-    const otherRoot = mkdtempSync(join(tmpdir(), "garuda-acp-root2-"));
+    const otherRoot = makeTempDir("garuda-acp-root2-");
     try {
       h.answer = (params) => select(params.sessionId === firstId ? "session" : "deny");
       await h.initialize();
@@ -857,7 +858,7 @@ describe("the command", () => {
   };
 
   test("`garuda acp <other>` is an error; `garuda acp setup` runs the setup (here: --show, which needs no terminal)", () => {
-    const home = mkdtempSync(join(tmpdir(), "garuda-acp-cmd-"));
+    const home = makeTempDir("garuda-acp-cmd-");
     try {
       const bogus = run(["acp", "bogus"], home);
       expect(bogus.code).toBe(1);
@@ -879,7 +880,7 @@ describe("the command", () => {
   });
 
   test("from source, stdin closed right away: exit 0 with nothing on stdout", () => {
-    const home = mkdtempSync(join(tmpdir(), "garuda-acp-cmd-"));
+    const home = makeTempDir("garuda-acp-cmd-");
     try {
       const result = run(["acp"], home);
       expect(result.code).toBe(0);

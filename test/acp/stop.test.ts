@@ -5,9 +5,7 @@
 // their processes is alive (checked by pid in /proc). The host half fails without the process
 // keeper (src/sandbox/keeper.ts): the daemons are re-parented away from the command's tree.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
 import { describeSandbox, detached, detachingCommand, eventually, marker } from "../support/sandboxSupport.ts";
@@ -15,13 +13,14 @@ import { startAgent } from "../support/acpAgent.ts";
 import { type MockAnthropic, startMockAnthropic } from "../support/mockAnthropic.ts";
 import type { MockResponse } from "../support/mockAnthropicScript.ts";
 import { alive } from "../support/processes.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let work = "";
 let binary = "";
 
 beforeAll(
   async () => {
-    work = mkdtempSync(join(tmpdir(), "garuda-acp-stop-"));
+    work = makeTempDir("garuda-acp-stop-");
     binary = await currentBinary(work);
   },
   { timeout: 180_000 },
@@ -47,7 +46,7 @@ const call = (name: "bash" | "process_manager", where: Where, tag: string): Mock
 async function busyAgent(model: MockAnthropic) {
   const tags = { hostJob: marker(), boxJob: marker(), hostRun: marker() };
   model.enqueue(call("process_manager", "host", tags.hostJob), call("process_manager", "sandbox", tags.boxJob), call("bash", "host", tags.hostRun));
-  const root = mkdtempSync(join(work, "root-"));
+  const root = makeTempDir("root-", { under: work });
   const agent = startAgent(binary, model, root, work);
   await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
@@ -67,7 +66,7 @@ describeSandbox(
     test("cancel: the cancelled command's daemons end, on the host and in the sandbox", async () => {
       const [host, box] = [marker(), marker()];
       await using mock = scripted([call("bash", "host", host), call("bash", "sandbox", box)]);
-      const root = mkdtempSync(join(work, "root-"));
+      const root = makeTempDir("root-", { under: work });
       const { agent, proc, connection } = startAgent(binary, mock, root, work);
       await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });

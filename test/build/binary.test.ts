@@ -3,8 +3,7 @@
 // entry built with Bun's default autoload flags does load the hostile project's files, so the
 // tests prove that the shipped flags are what keeps them out.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   ENTRY,
@@ -15,7 +14,7 @@ import {
   inspectBinary,
   readVersions,
 } from "../../scripts/buildTargets.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { makeTempDir, tempDir } from "../support/tempDir.ts";
 
 const PROBE_ENTRY = join(ROOT, "test/support/envProbe.ts");
 const version = readVersions().packageJson;
@@ -25,7 +24,7 @@ const bin = { garuda: "", garudaAutoload: "", probe: "", probeAutoload: "", prob
 
 beforeAll(
   async () => {
-    work = mkdtempSync(join(tmpdir(), "garuda-binary-test-"));
+    work = makeTempDir("garuda-binary-test-");
     // Two compiles at a time: each takes a core and ~250 MB.
     const [garuda, probe] = await Promise.all([
       buildBinary({ entry: ENTRY, outfile: join(work, "garuda") }),

@@ -4,19 +4,19 @@
 // native tool call, and one with text tool calls (a malformed block, then a good one). No key
 // anywhere: the ollama provider needs none.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { ENTRY, buildBinary } from "../../scripts/buildTargets.ts";
 import { type MockOpenAI, startMockOpenAI } from "../support/mockOpenAI.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let work = "";
 let binary = "";
 
 beforeAll(
   async () => {
-    work = mkdtempSync(join(tmpdir(), "garuda-openai-e2e-"));
+    work = makeTempDir("garuda-openai-e2e-");
     binary = (await buildBinary({ entry: ENTRY, outfile: join(work, "garuda") })).outfile;
   },
   { timeout: 180_000 },
@@ -28,7 +28,7 @@ afterAll(() => {
 
 /** `garuda acp` as an editor starts it, with models.json sending ollama to the mock. */
 function startAgent(mock: MockOpenAI, root: string, model: string, models: Record<string, unknown> = {}) {
-  const home = mkdtempSync(join(work, "home-"));
+  const home = makeTempDir("home-", { under: work });
   mkdirSync(join(home, ".garuda"), { recursive: true, mode: 0o700 });
   writeFileSync(join(home, ".garuda", "models.json"), JSON.stringify({ providers: { ollama: { baseUrl: mock.url } }, models }));
   const proc = Bun.spawn([binary, "acp"], {
@@ -80,7 +80,7 @@ describe("garuda acp with a local model (ollama/…, OpenAI-compatible)", () => 
         { steps: [{ type: "text", text: "The notes say: ship it on Friday.", fragments: 4 }], usage: { prompt_tokens: 960, completion_tokens: 12 } },
       ],
     });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     writeFileSync(join(root, "notes.txt"), "ship it on Friday\n");
     const { proc, agent, connection, updates, stderr } = startAgent(mock, root, "ollama/qwen3:8b");
     try {
@@ -124,7 +124,7 @@ describe("garuda acp with a local model (ollama/…, OpenAI-compatible)", () => 
         { steps: [{ type: "text", text: "They say: ship it on Friday." }] },
       ],
     });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     writeFileSync(join(root, "notes.txt"), "ship it on Friday\n");
     const { proc, agent, connection, updates } = startAgent(mock, root, "ollama/tiny", { "ollama/tiny": { textToolCalls: true, contextWindow: 16_384, maxTokens: 2048 } });
     try {
@@ -163,7 +163,7 @@ describe("garuda acp with a local model (ollama/…, OpenAI-compatible)", () => 
     const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
     const port = closed.port;
     await closed.stop(true);
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     const { proc, agent, connection, updates } = startAgent({ url: `http://127.0.0.1:${port}/v1` } as MockOpenAI, root, "ollama/qwen3:8b");
     try {
       const sessionId = await session(agent, root);

@@ -2,7 +2,7 @@
 // stops the command, and a negative control (the same command on the host, or the same bwrap
 // argv with that one mount removed) shows the command would otherwise have succeeded.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import { createExecutor } from "../../src/sandbox/executor.ts";
 import { signalGroup, signalProcess } from "../../src/sandbox/processTree.ts";
 import type { ExecRequest, ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
 import { HTTP_CLIENTS, SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let scratch: string;
 let home: string;
@@ -70,7 +71,7 @@ async function withoutMount(root: string, command: string, dest: string, s: Sand
 
 describeSandbox("Executor in bubblewrap", () => {
   beforeAll(async () => {
-    scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-sandbox-test-")));
+    scratch = makeTempDir("garuda-sandbox-test-", { real: true });
     home = join(scratch, "home");
     mkdirSync(join(home, ".ssh"), { recursive: true });
     writeFileSync(join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\n");

@@ -1,14 +1,14 @@
 // The Executor with macOS's Seatbelt (sandbox-exec). Registered only on macOS (describeSandbox);
 // each rule with its negative control on the host.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { SELF_COMMAND, describeSandbox, httpGet, httpServer, machineSandbox } from "../support/sandboxSupport.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let scratch: string;
 let home: string;
@@ -22,7 +22,7 @@ const onHost = (command: string) => executor.run({ command, cwd: root, sandbox: 
 
 describeSandbox("Executor in Seatbelt", () => {
   beforeAll(async () => {
-    scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-seatbelt-test-")));
+    scratch = makeTempDir("garuda-seatbelt-test-", { real: true });
     home = join(scratch, "home");
     root = join(scratch, "project");
     mkdirSync(join(home, ".ssh"), { recursive: true });

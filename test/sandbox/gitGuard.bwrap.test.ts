@@ -7,7 +7,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { evilConfigScript, git, labPerSuite } from "./gitAttack.ts";
+import { evilConfigScript, git, labPerSuite } from "../support/gitAttack.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 
 let planted = 0;

@@ -5,13 +5,13 @@
 // leaves the user's own repositories alone. Negative control: before that sweep, the plant that
 // outlived the kill makes the host's git run the marker.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
-import { type MarkerProgram, evilConfigScript, git, markerProgram, probe } from "./gitAttack.ts";
+import { type MarkerProgram, evilConfigScript, git, markerProgram, probe } from "../support/gitAttack.ts";
 import { SELF_COMMAND, describeSandbox, eventually, machineSandbox, marker as sleepTag, sleepers } from "../support/sandboxSupport.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let scratch: string;
 let home: string;
@@ -27,7 +27,7 @@ function project(name: string): string {
 
 /** Starts the stand-in Garuda with one sandboxed command; its stdout so far. */
 function agent(root: string, command: string): { proc: ReturnType<typeof Bun.spawn>; output: () => string } {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "gitGuardAgent.ts"), root, home, command], {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../fixtures/gitGuardAgent.ts"), root, home, command], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
     stdout: "pipe",
     stderr: "inherit",
@@ -46,7 +46,7 @@ describeSandbox(
   "git guard when Garuda is killed mid-command",
   () => {
     beforeAll(() => {
-      scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-gitguard-kill-")));
+      scratch = makeTempDir("garuda-gitguard-kill-", { real: true });
       home = join(scratch, "home");
       mkdirSync(home);
       writeFileSync(join(home, ".gitconfig"), "[user]\n\tname = U\n\temail = u@example.invalid\n[init]\n\tdefaultBranch = main\n");

@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
-import { evilConfigScript, git, labPerSuite, probe } from "./gitAttack.ts";
+import { evilConfigScript, git, labPerSuite, probe } from "../support/gitAttack.ts";
 import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../support/sandboxSupport.ts";
 
 

@@ -9,7 +9,7 @@ import { gitConfigParser } from "../../src/sandbox/gitGuards.ts";
 import { type JudgeContext, judgeMarker, markersAt } from "../../src/sandbox/gitRepos.ts";
 import { isInside } from "../../src/files/isInside.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { evilSettings, git } from "./gitAttack.ts";
+import { evilSettings, git } from "../support/gitAttack.ts";
 
 const configKeys = gitConfigParser(Bun.which("git") ?? undefined);
 

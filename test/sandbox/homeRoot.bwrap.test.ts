@@ -5,13 +5,13 @@
 // Garuda's transcripts, audit logs and undo snapshots are not readable. Each denial has its
 // negative control: the same write succeeds once that folder is mounted writable on purpose.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
 import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let home: string;
 let executor: ProcessExecutor;
@@ -47,7 +47,7 @@ const run = (command: string, s: SandboxSpec = spec()) => executor.run({ command
 
 describeSandbox("a session at the home folder, in bubblewrap", () => {
   beforeAll(async () => {
-    home = realpathSync(mkdtempSync(join(tmpdir(), "garuda-homeroot-")));
+    home = makeTempDir("garuda-homeroot-", { real: true });
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(join(home, path, ".."), { recursive: true });
       writeFileSync(join(home, path), text);

@@ -6,14 +6,14 @@
 // way, RLIMIT_NPROC in the command's user namespace, is checked as user `nobody` (or as the user
 // running the tests). Every test is bounded, and the sandbox ends all its processes.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { findCgroups } from "../../src/sandbox/cgroup.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { type CommandLimits, defaultCommandLimits } from "../../src/sandbox/limits.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { SELF_COMMAND, describeSandbox, eventually, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 const BUN = process.execPath;
 const REPO = join(import.meta.dir, "../..");
@@ -60,7 +60,7 @@ describeSandbox(
   "command limits in bubblewrap",
   () => {
     beforeAll(() => {
-      scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-limits-test-")));
+      scratch = makeTempDir("garuda-limits-test-", { real: true });
     });
     afterAll(async () => {
       for (const executor of executors) await executor.shutdown();
@@ -181,7 +181,7 @@ describeSandbox(
       // own on the host, then runs the forker in the sandbox with a limit of 200.
       const tag = marker();
       const hold = marker();
-      const project = realpathSync(mkdtempSync(join(tmpdir(), "garuda-limits-user-")));
+      const project = makeTempDir("garuda-limits-user-", { real: true });
       const script = join(project, "as-user.ts");
       await Bun.write(
         script,

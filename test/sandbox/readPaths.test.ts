@@ -1,14 +1,14 @@
 import { expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { makeTempDir, tempDir } from "../support/tempDir.ts";
 import { describeSandbox, machineSandbox, SELF_COMMAND } from "../support/sandboxSupport.ts";
 
 describeSandbox("programs that live under the host's /tmp", () => {
   test("are visible in the sandbox when the request names them (negative control: hidden without)", async () => {
     using root = tempDir();
-    const checkout = mkdtempSync("/tmp/garuda-checkout-");
+    const checkout = makeTempDir("garuda-checkout-", { under: "/tmp" });
     try {
       mkdirSync(join(checkout, "lib"));
       writeFileSync(join(checkout, "lib", "helper.sh"), "echo helper-ran\n");

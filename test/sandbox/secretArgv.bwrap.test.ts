@@ -6,16 +6,15 @@
 // network's holder (bwrap and the bridge, sessionNetwork.ts).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { descendants, processTable } from "../../src/sandbox/processTree.ts";
 import { HOLDER_NAME } from "../../src/sandbox/socketHandover.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let scratch: string;
 let executor: ProcessExecutor;
@@ -40,7 +39,7 @@ describeSandbox(
   "secrets stay off command lines",
   () => {
     beforeAll(async () => {
-      scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-argv-test-")));
+      scratch = makeTempDir("garuda-argv-test-", { real: true });
       server = httpServer();
       proxy = await startEgressProxy({ allow: [`svc.test:${server.port}`], resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []) });
       executor = await createExecutor({ root: scratch, home: scratch, selfCommand: SELF_COMMAND, probe: machineSandbox });

@@ -4,19 +4,19 @@
 // refused by `garuda acp`, `garuda run` and the chat with the same message. TMPDIR points every
 // garuda at a scratch temp folder, so the base is `<scratch>/garuda-<uid>`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
 import { setUpHome } from "../support/acpHarness.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let work = "";
 let binary = "";
 
 beforeAll(
   async () => {
-    work = realpathSync(mkdtempSync(join(tmpdir(), "garuda-folders-process-")));
+    work = makeTempDir("garuda-folders-process-", { real: true });
     binary = await currentBinary(work);
   },
   { timeout: 180_000 },

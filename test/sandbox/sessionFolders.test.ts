@@ -4,13 +4,12 @@
 // real bubblewrap sandbox, two sessions cannot see each other's tmp, also where the base would be
 // visible (a writePath over the temp folder).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { createSessionFolder, deadSessionFolders, processStart, sessionFolderBase, sweepSessionFolders } from "../../src/sandbox/sessionFolders.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { makeTempDir, tempDir } from "../support/tempDir.ts";
 import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
 
 const MODULE = join(import.meta.dir, "../../src/sandbox/sessionFolders.ts");
@@ -97,7 +96,7 @@ let executors: ProcessExecutor[] = [];
 
 describeSandbox("two sessions in bubblewrap", () => {
   beforeAll(() => {
-    scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-apart-")));
+    scratch = makeTempDir("garuda-apart-", { real: true });
   });
   afterAll(async () => {
     for (const executor of executors) await executor.shutdown();

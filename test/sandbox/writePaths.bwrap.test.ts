@@ -3,9 +3,8 @@
 // cache`) and make the next command's sandbox mount the link's target writable. Each rule has a
 // negative control: the same write succeeds once the folder is mounted writable.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bwrapArgv } from "../../src/sandbox/bwrap.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
@@ -13,6 +12,7 @@ import { realFs } from "../../src/sandbox/fsView.ts";
 import { resolveLoose, sandboxPaths } from "../../src/sandbox/paths.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
 import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let scratch: string;
 let home: string;
@@ -35,7 +35,7 @@ function writableBinds(s: SandboxSpec): string[] {
 
 describeSandbox("writePaths in bubblewrap", () => {
   beforeAll(async () => {
-    scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-writepaths-test-")));
+    scratch = makeTempDir("garuda-writepaths-test-", { real: true });
     home = join(scratch, "home");
     mkdirSync(join(home, ".cache", "x"), { recursive: true });
     mkdirSync(join(home, "shared", "x"), { recursive: true });

@@ -2,13 +2,12 @@
 // test/acp/stop.test.ts): the SDK's client on its stdio against the mock Anthropic server, every
 // stdout line recorded, every permission question answered "allow once".
 import { expect } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { MockAnthropic } from "./mockAnthropic.ts";
+import { makeTempDir } from "./tempDir.ts";
 
 /** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once. */
-export function startAgent(binary: string, mock: MockAnthropic, root: string, work: string, model = "claude-sonnet-5", home = mkdtempSync(join(work, "home-"))) {
+export function startAgent(binary: string, mock: MockAnthropic, root: string, work: string, model = "claude-sonnet-5", home = makeTempDir("home-", { under: work })) {
   const proc = Bun.spawn([binary, "acp"], {
     cwd: root,
     env: {

@@ -1,7 +1,7 @@
 // An ACP editor and Garuda's ACP server in one process: the SDK's client and serveAcp() joined
 // by two TransformStreams (every message is really written and read as one NDJSON line), each
 // session's Runtime from prepareRuntime with a FakeModelClient, in a temporary root and home.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -14,6 +14,7 @@ import type { ModelClient } from "../../src/model/types.ts";
 import { prepareRuntime } from "../../src/compose/prepare.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
 import { type SandboxProbe, probeSandbox } from "../../src/sandbox/probe.ts";
+import { makeTempDir } from "./tempDir.ts";
 
 export const BRIDGE = [process.execPath, join(import.meta.dir, "../../src/sandbox/bridgeMain.ts")];
 
@@ -136,8 +137,8 @@ function tap(lines: string[]): TransformStream<Uint8Array, Uint8Array> {
 }
 
 export function startHarness(options: HarnessOptions = {}): Harness {
-  const home = options.home ?? mkdtempSync(join(tmpdir(), "garuda-acp-home-"));
-  const root = options.root ?? mkdtempSync(join(tmpdir(), "garuda-acp-root-"));
+  const home = options.home ?? makeTempDir("garuda-acp-home-");
+  const root = options.root ?? makeTempDir("garuda-acp-root-");
   if (options.setUp !== false && !options.home) setUpHome(home);
   for (const [path, text] of Object.entries(options.files ?? {})) writeFileSync(join(root, path), text);
   const models = options.models ?? [new FakeModelClient()];

@@ -1,12 +1,11 @@
 // Helpers of the history tests: the conversation an editor shows, from a list of session/update
 // notifications (live-only updates left out, streamed chunks joined), and a second editor on
 // the same machine (same home and root) after the first one exited.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { FakeModelClient } from "../../src/model/fake.ts";
 import { type Harness, type HarnessOptions, setUpHome, startHarness } from "./acpHarness.ts";
+import { makeTempDir } from "./tempDir.ts";
 
 /** One machine: a home set up with a model and a key, and a project folder, kept across editors. */
 export interface Machine extends Disposable {
@@ -17,8 +16,8 @@ export interface Machine extends Disposable {
 }
 
 export function machine(): Machine {
-  const home = mkdtempSync(join(tmpdir(), "garuda-history-home-"));
-  const root = mkdtempSync(join(tmpdir(), "garuda-history-root-"));
+  const home = makeTempDir("garuda-history-home-");
+  const root = makeTempDir("garuda-history-root-");
   setUpHome(home);
   return {
     home,

@@ -1,12 +1,12 @@
 // Drives the real chat (and `garuda run`) from source the way a user does: in a pseudo-terminal
 // (Bun.Terminal) or over pipes, in a temporary project folder with a temporary HOME, against the
 // mock Anthropic server (real SSE).
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { QUESTION_GRACE_MS } from "../../src/cli/chat/terminalInput.ts";
 import type { MockAnthropic } from "./mockAnthropic.ts";
 import { ENTRY, plain } from "./setupHarness.ts";
+import { makeTempDir } from "./tempDir.ts";
 
 export { ENTRY, plain };
 export { alive, startedBelow } from "./processes.ts";
@@ -20,7 +20,7 @@ export const KEYS = {
 
 /** A project folder and a HOME of its own, removed at the end of the `using` block. */
 export function workspace(): { root: string; home: string; [Symbol.dispose](): void } {
-  const base = mkdtempSync(join(tmpdir(), "garuda-chat-"));
+  const base = makeTempDir("garuda-chat-");
   const root = join(base, "project");
   const home = join(base, "home");
   mkdirSync(root);

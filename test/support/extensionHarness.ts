@@ -1,9 +1,7 @@
 // Sessions for the extension tests: a temporary home and project with real files, a session
 // made by prepareRuntime (the real engine, executor, sandbox, trust store and extensions), a
 // FakeModelClient, and an approver that answers from a script and records every question.
-import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeCredentials } from "../../src/config/credentials.ts";
 import { type GarudaPaths, garudaPaths } from "../../src/config/paths.ts";
@@ -15,6 +13,7 @@ import { type PrepareOptions, prepareRuntime } from "../../src/compose/prepare.t
 import type { Runtime } from "../../src/runtime/runtime.ts";
 import type { SandboxProbe } from "../../src/sandbox/probe.ts";
 import { machineSandbox, SELF_COMMAND } from "./sandboxSupport.ts";
+import { makeTempDir } from "./tempDir.ts";
 
 /** A machine with no OS sandbox. */
 export const NO_SANDBOX: SandboxProbe = { availability: { available: false, reason: "no sandbox in this test", fix: "none needed" } };
@@ -36,7 +35,7 @@ export interface Place {
 
 /** A fresh home (with a model and key set up) and project, removed at the end of the `using` block. */
 export function place(): Place {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), "garuda-ext-")));
+  const base = makeTempDir("garuda-ext-", { real: true });
   const home = join(base, "home");
   const root = join(base, "project");
   mkdirSync(root, { recursive: true });

@@ -1,7 +1,6 @@
 // Fixtures for the runtime tests: small tools, a fake executor, a scripted approver, and a
 // Runtime in a temporary project with a FakeModelClient.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { ModelInfo } from "../../src/model/catalog.ts";
@@ -16,6 +15,7 @@ import { Runtime } from "../../src/runtime/runtime.ts";
 import type { RuntimeOptions } from "../../src/runtime/runtimeOptions.ts";
 import type { Executor, SandboxAvailability } from "../../src/sandbox/types.ts";
 import type { Tool, ToolContext, ToolResult } from "../../src/tools/types.ts";
+import { makeTempDir } from "./tempDir.ts";
 
 export const MODEL: ModelInfo = {
   spec: "claude-test",
@@ -118,8 +118,8 @@ export interface TestRuntimeOptions extends Partial<Omit<RuntimeOptions, "model"
 
 /** A Runtime over a temporary root and home; `await using` removes them. */
 export function testRuntime(options: TestRuntimeOptions = {}): TestRuntime {
-  const root = options.root ?? mkdtempSync(join(tmpdir(), "garuda-root-"));
-  const home = options.home ?? mkdtempSync(join(tmpdir(), "garuda-home-"));
+  const root = options.root ?? makeTempDir("garuda-root-");
+  const home = options.home ?? makeTempDir("garuda-home-");
   for (const [path, text] of Object.entries(options.files ?? {})) writeFileSync(join(root, path), text);
   const model = new FakeModelClient(options.turns ?? [], { delayMs: options.delayMs ?? 0 });
   const executor = options.executor ?? fakeExecutor();

@@ -2,12 +2,12 @@
 // (a CI run without one fails instead of skipping), a loopback HTTP server, and an HTTP client
 // command that works inside the sandbox.
 import { describe, test } from "bun:test";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { PathKind } from "../../src/sandbox/fsView.ts";
 import type { LinkFsView } from "../../src/sandbox/paths.ts";
 import { type SandboxProbe, probeSandbox } from "../../src/sandbox/probe.ts";
+import { makeTempDir } from "./tempDir.ts";
 
 /** A file tree in memory: folders, files (with content) and symlinks (absolute or relative targets). */
 export function fakeFs(tree: { dirs?: string[]; files?: Record<string, string>; links?: Record<string, string> }): LinkFsView {
@@ -51,7 +51,7 @@ export function fakeFs(tree: { dirs?: string[]; files?: Record<string, string>; 
 }
 
 /** The machine's sandbox, probed once per test file. */
-const probeDir = mkdtempSync(join(tmpdir(), "garuda-probe-"));
+const probeDir = makeTempDir("garuda-probe-");
 export const machineSandbox: SandboxProbe = await probeSandbox({ env: process.env, tmpDir: probeDir });
 rmSync(probeDir, { recursive: true, force: true });
 

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeCredentials } from "../../src/config/credentials.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
@@ -14,7 +13,7 @@ import { fileTools } from "../../src/tools/fileTools.ts";
 import { createSessionTools } from "../../src/tools/sessionTools.ts";
 import type { Tool } from "../../src/tools/types.ts";
 import { ofType, scriptedApprover, testRuntime, texts, turn, type TestRuntimeOptions } from "../support/runtimeHelpers.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { makeTempDir, tempDir } from "../support/tempDir.ts";
 import { planContext, runTool, toolContext } from "../support/toolFixtures.ts";
 
 const isChild = (request: ModelRequest) => request.system.startsWith("You are explore");
@@ -127,7 +126,7 @@ describe("explore: a read-only subagent", () => {
   });
 
   test("a read outside the root inside the child asks the approver, as a subagent call", async () => {
-    const outside = mkdtempSync(join(tmpdir(), "garuda-outside-"));
+    const outside = makeTempDir("garuda-outside-");
     writeFileSync(join(outside, "notes.txt"), "outside notes\n");
     const approver = scriptedApprover("once");
     try {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
 import { processManagerTool } from "../../src/tools/processManager.ts";
-import { type MarkerProgram, evilConfigScript, git, markerProgram, probe } from "../sandbox/gitAttack.ts";
+import { type MarkerProgram, evilConfigScript, git, markerProgram, probe } from "../support/gitAttack.ts";
 import { describeSandbox, eventually } from "../support/sandboxSupport.ts";
 import { type Workspace, call, execContext, workspace } from "../support/execFixtures.ts";
 

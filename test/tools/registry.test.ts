@@ -1,9 +1,7 @@
 // The tool registry on its own: specs for the model, and the call pipeline (events, hooks,
 // permission, errors) with a plain CallContext.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { z } from "zod";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
@@ -12,9 +10,10 @@ import type { AuditEvent } from "../../src/store/auditEvents.ts";
 import { type CallContext, ToolRegistry } from "../../src/tools/registry.ts";
 import type { Tool } from "../../src/tools/types.ts";
 import { fakeExecutor, readTool, scriptedApprover, writeTool } from "../support/runtimeHelpers.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 // A real folder: the registry refuses every call once the root is gone.
-const ROOT = realpathSync(mkdtempSync(join(tmpdir(), "garuda-registry-")));
+const ROOT = makeTempDir("garuda-registry-", { real: true });
 afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 
 function context(patch: Partial<CallContext> = {}): CallContext & { events: AgentEvent[]; audited: AuditEvent[] } {
@@ -191,7 +190,7 @@ describe("run", () => {
 
 describe("a project folder that vanished", () => {
   test("every call is refused with the reason, nothing runs and no one is asked (negative control: the same call runs while the folder is there)", async () => {
-    const root = realpathSync(mkdtempSync(join(tmpdir(), "garuda-vanish-")));
+    const root = makeTempDir("garuda-vanish-", { real: true });
     const ran: string[] = [];
     const tool = writeTool("write", async (input) => {
       ran.push(input.path);

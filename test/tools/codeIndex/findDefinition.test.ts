@@ -5,7 +5,7 @@ import { withheldPredicate } from "../../../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../../../src/tools/searchWorker.ts";
 import { ReadTracker } from "../../../src/tools/readTracker.ts";
 import { planContext, runTool, session, tempRoot, toolContext, writeFiles } from "../../support/toolFixtures.ts";
-import { GO, PYTHON, RUST, TYPESCRIPT } from "./samples.ts";
+import { GO, PYTHON, RUST, TYPESCRIPT } from "../../fixtures/codeIndexSamples.ts";
 
 function project(root: string): void {
   writeFiles(root, {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { languageOf, outline } from "../../../src/tools/codeIndex/parser.ts";
 import { type CodeSymbol, flatten } from "../../../src/tools/codeIndex/symbol.ts";
-import { GO, JAVASCRIPT, PYTHON, RUST, TYPESCRIPT } from "./samples.ts";
+import { GO, JAVASCRIPT, PYTHON, RUST, TYPESCRIPT } from "../../fixtures/codeIndexSamples.ts";
 
 /** "line kind Container.name" for every symbol, depth first. */
 async function rows(text: string, language: Parameters<typeof outline>[1]): Promise<string[]> {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { planContext, session, tempRoot, writeFiles } from "../../support/toolFixtures.ts";
-import { GO, PYTHON, RUST, TYPESCRIPT } from "./samples.ts";
+import { GO, PYTHON, RUST, TYPESCRIPT } from "../../fixtures/codeIndexSamples.ts";
 
 describe("symbols", () => {
   test("an indented, numbered outline with signatures", async () => {

@@ -4,13 +4,13 @@
 // host (status, diff, log with a terminal, commit, the alias, a fetch over ssh) that would run it;
 // and the lab the guard's sandbox tests share (guardLab).
 import { afterAll, beforeAll } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, eventually, machineSandbox } from "../support/sandboxSupport.ts";
+import { SELF_COMMAND, eventually, machineSandbox } from "./sandboxSupport.ts";
+import { makeTempDir } from "./tempDir.ts";
 
 export interface MarkerProgram {
   /** The program git is made to run. */
@@ -128,7 +128,7 @@ export interface GuardLab {
 }
 
 async function guardLab(): Promise<GuardLab> {
-  const scratch = realpathSync(mkdtempSync(join(tmpdir(), "garuda-gitguard-test-")));
+  const scratch = makeTempDir("garuda-gitguard-test-", { real: true });
   const home = join(scratch, "home");
   mkdirSync(join(home, ".cache"), { recursive: true });
   writeFileSync(join(home, ".gitconfig"), '[user]\n\tname = U\n\temail = u@example.invalid\n[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n');
