@@ -36,12 +36,6 @@ const WHOLE_REPO_TESTS = ["test/architecture.test.ts", "test/layout.test.ts"];
 const PRELOAD = "test/preload.ts";
 /** The file that makes temporary folders. */
 const TEMP_DIR_HELPER = "test/support/tempDir.ts";
-/**
- * Files that still make their own temporary folders, each with why; a file here that no longer
- * does fails the check, so the list only shrinks.
- * - test/acp/process.test.ts: another branch (ACP start-up) is changing it; convert it after.
- */
-const OWN_TEMP_FOLDERS_LEFT = ["test/acp/process.test.ts"];
 
 // Spelled from parts so this file does not itself hold what it looks for.
 const MKDTEMP = ["mk", "dtemp"].join("");
@@ -65,8 +59,7 @@ function layoutProblems(tests: Files, src: Files): string[] {
     }
     const ownTemp = MKDTEMP_IMPORT.test(source) || MKDTEMP_CALL.test(source);
     if (path === TEMP_DIR_HELPER) continue;
-    if (ownTemp && !OWN_TEMP_FOLDERS_LEFT.includes(path)) problems.push(`${path}: makes its own temporary folder; use tempDir or makeTempDir of ${TEMP_DIR_HELPER}`);
-    if (!ownTemp && OWN_TEMP_FOLDERS_LEFT.includes(path)) problems.push(`${path}: no longer makes its own temporary folder; take it off OWN_TEMP_FOLDERS_LEFT`);
+    if (ownTemp) problems.push(`${path}: makes its own temporary folder; use tempDir or makeTempDir of ${TEMP_DIR_HELPER}`);
   }
   return problems.sort();
 }
@@ -94,8 +87,6 @@ describe("the layout of test/", () => {
     expect(layoutProblems(planted("test/tools/x.test.ts", byHand), src)).toEqual([expect.stringContaining("test/tools/x.test.ts: makes its own temporary folder")]);
     const promises = `import { ${MKDTEMP} } from "node:fs/promises";\n`;
     expect(layoutProblems(planted("test/support/x.ts", promises), src)).toEqual([expect.stringContaining("test/support/x.ts: makes its own temporary folder")]);
-    // An exempt file that was converted must leave the list.
-    expect(layoutProblems(planted("test/acp/process.test.ts", ""), src)).toEqual([expect.stringContaining("take it off OWN_TEMP_FOLDERS_LEFT")]);
   });
 
   test("controls that pass: a mirrored test, nested mirrors, a fixture program, the helper itself", () => {

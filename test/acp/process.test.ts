@@ -5,8 +5,7 @@
 // listed and loaded by a second process after the first exited, refused to a third while the
 // second writes it. Every stdout line must be one JSON-RPC message.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
@@ -14,13 +13,14 @@ import { descendants } from "../../src/sandbox/processTree.ts";
 import { expectOnlyProtocol, startAgent as startAgentAt } from "../support/acpAgent.ts";
 import { type MockAnthropic, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { alive, startedBelow, until } from "../support/processes.ts";
+import { makeTempDir } from "../support/tempDir.ts";
 
 let work = "";
 let binary = "";
 
 beforeAll(
   async () => {
-    work = mkdtempSync(join(tmpdir(), "garuda-acp-process-"));
+    work = makeTempDir("garuda-acp-process-");
     binary = await currentBinary(work);
   },
   { timeout: 180_000 },
@@ -44,7 +44,7 @@ describe("garuda acp, the compiled binary over stdio", () => {
         { steps: [{ type: "tool_use", name: "bash", id: "toolu_sleep_2", input: { command: "sleep 62" } }] },
       ],
     });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     writeFileSync(join(root, "notes.txt"), "a draft note\n");
     const { proc, agent, connection, updates, permissions, lines, tail, stderr } = startAgent(mock, root);
 
@@ -108,7 +108,7 @@ describe("garuda acp, the compiled binary over stdio", () => {
       apiKey: "sk-ant-process-test",
       script: [{ steps: [{ type: "tool_use", name: "bash", id: "toolu_ticks", input: { command } }] }, { steps: [{ type: "text", text: "It ticked." }] }],
     });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     const { proc, agent, connection, updates, lines, tail } = startAgent(mock, root);
     await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { terminal: true, _meta: { terminal_output: true } } });
     const created = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
@@ -156,9 +156,9 @@ describe("garuda acp, the compiled binary over stdio", () => {
       apiKey: "sk-ant-process-test",
       script: [{ steps: [{ type: "text", text: "One." }] }, { steps: [{ type: "text", text: "Two." }] }, { steps: [{ type: "text", text: "Three." }] }],
     });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     // A retired model is no longer in the catalog: models.json names it, as the refusal says to.
-    const home = mkdtempSync(join(work, "home-"));
+    const home = makeTempDir("home-", { under: work });
     mkdirSync(join(home, ".garuda"), { recursive: true });
     writeFileSync(join(home, ".garuda", "models.json"), JSON.stringify({ models: { "claude-sonnet-4-5": {} } }));
     const { proc, agent, connection, updates, lines, tail, stderr } = startAgent(mock, root, "claude-sonnet-4-5", home);
@@ -179,7 +179,7 @@ describe("garuda acp, the compiled binary over stdio", () => {
 
   test("stdin closed right after initialize: the warm-up's sandbox probe leaves nothing running, exit 0", async () => {
     await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test", script: [] });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     const { proc, agent, connection, lines, tail, stderr } = startAgent(mock, root);
     await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     // Every process the agent starts from now on (the probe's trial run starts in the background).
@@ -205,7 +205,7 @@ describe("garuda acp, the compiled binary over stdio", () => {
       apiKey: "sk-ant-process-test",
       script: [{ steps: [{ type: "tool_use", name: "bash", id: "toolu_sleep_3", input: { command: "sleep 63" } }] }],
     });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     const { proc, agent, connection, lines, tail } = startAgent(mock, root);
     await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
@@ -235,7 +235,7 @@ describe("garuda acp, the compiled binary over stdio", () => {
         { steps: [{ type: "text", text: "Read: esc\u001b[31m red, rtl\u202Eexe." }] },
       ],
     });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     for (const name of names) writeFileSync(join(root, name), "text with \u001b[2J and \u202E in it\n");
     const { proc, agent, connection, updates, lines, tail } = startAgent(mock, root);
     await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
@@ -273,7 +273,7 @@ describe("garuda acp, the compiled binary over stdio", () => {
         { steps: [{ type: "text", text: "Still a draft." }] },
       ],
     });
-    const root = mkdtempSync(join(work, "root-"));
+    const root = makeTempDir("root-", { under: work });
     writeFileSync(join(root, "notes.txt"), "a draft note\n");
     const first = startAgent(mock, root);
     const init = await first.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
