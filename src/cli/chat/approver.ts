@@ -142,7 +142,7 @@ export class TerminalApprover implements Approver {
     return {
       at: performance.now(),
       kept: () => {
-        if (!told) screen.line(style.dim("  (what was typed as the question appeared went to your prompt, not to the question)"));
+        if (!told) screen.line(style.dim("  (keys typed as it appeared went to your prompt, not to the question)"));
         told = true;
       },
     };
