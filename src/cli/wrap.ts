@@ -79,6 +79,7 @@ export function hangingWrap(text: string, width: number, first: string, rest: st
  */
 export function wrapLine(line: string, width: number): string {
   if (displayWidth(line) <= width) return line;
-  const indent = /^ */.exec(line)?.[0] ?? "";
-  return hangingWrap(line.slice(indent.length), width, indent, `${indent}  `);
+  // A line coloured as a whole ("\x1b[2m  (note …)") keeps its indent: the colour goes on its first word.
+  const [, colour = "", indent = ""] = /^((?:\x1b\[[0-9;]*m)*)( *)/.exec(line) ?? [];
+  return hangingWrap(colour + line.slice(colour.length + indent.length), width, indent, `${indent}  `);
 }

@@ -74,6 +74,16 @@ describe("the terminal approver", () => {
     }
   });
 
+  test("on a narrow terminal the menu breaks between choices, never between a key and what it does", async () => {
+    const out: string[] = [];
+    const screen = new Screen({ write: (text: string) => out.push(text), columns: 40, rows: 40 }, true, false);
+    const approver = new TerminalApprover({ input: scripted(["n"]), screen, style: NO_STYLE });
+    expect(await approver.ask(editRequest("old\n", "new\n"), never)).toBe("deny");
+    const rows = stripAnsi(out.join("")).split("\n");
+    const menu = rows.findIndex((row) => row.startsWith("  [y]"));
+    expect(rows.slice(menu, menu + 3)).toEqual(["  [y] Allow once", "  [s] Allow for this session   [n] Deny", "  → Deny"]);
+  });
+
   test("a consent's lasting yes has its own key: r remembers, s and y are for this session", async () => {
     const consent = (): ApprovalRequest => ({
       tool: "command.deploy",

@@ -170,6 +170,36 @@ describe("the grace window after a question is drawn", () => {
     expect(await answer).toBeUndefined();
   });
 
+  test("a question withdrawn while keys come: none of them answers the question drawn next; all go to the prompt", async () => {
+    using term = terminal({ graceMs: 60, tailMs: 20 });
+    const withdrawn = new AbortController();
+    const first = term.input.readAnswer(withdrawn.signal, { at: performance.now() });
+    // In the first question's window, then withdrawn; another key before the next one is drawn.
+    term.tty.type("y");
+    withdrawn.abort();
+    expect(await first).toBeUndefined();
+    term.tty.type("e");
+    const next = term.input.readAnswer(never, { at: performance.now() });
+    // As the next question appears.
+    term.tty.type("s");
+    await Bun.sleep(100);
+    term.tty.type("n");
+    expect(await next).toBe("n");
+    await Bun.sleep(60);
+    expect(await nextPrompt(term, "\r")).toBe("yes");
+  });
+
+  test("without the window (the negative control) a key as the next question appears answers it", async () => {
+    using term = terminal({ graceMs: 0 });
+    const withdrawn = new AbortController();
+    const first = term.input.readAnswer(withdrawn.signal, { at: performance.now() });
+    withdrawn.abort();
+    await first;
+    const next = term.input.readAnswer(never, { at: performance.now() });
+    term.tty.type("y");
+    expect(await next).toBe("y");
+  });
+
   test("a question aside a prompt being edited: the prompt keeps its text and cursor and gets the keys typed in the window", async () => {
     using term = terminal({ graceMs: 60, tailMs: 20 });
     const prompt = term.input.readPrompt("› ", "  ");

@@ -27,6 +27,11 @@ describe("wrapping the terminal's own lines", () => {
     for (const word of line.trim().split(" ")) expect(rows.some((row) => row.includes(word))).toBe(true);
   });
 
+  test("a line coloured as a whole keeps its indent when it wraps", () => {
+    const dim = `\x1b[2m  ${"word ".repeat(10).trim()}\x1b[22m`;
+    expect(wrapLine(dim, 30).split("\n")).toEqual(["  \x1b[2mword word word word word", "    word word word word word\x1b[22m"]);
+  });
+
   test("colour codes do not count toward the width", () => {
     const red = `\x1b[31m${"word ".repeat(7).trim()}\x1b[39m`;
     expect(wrapLine(red, 40)).toBe(red);

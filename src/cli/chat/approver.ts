@@ -19,6 +19,7 @@ import { applyHunks, changeHunks, type Hunk, hunkLines, rejectedNote } from "./h
 import type { ChatInput, QuestionShown } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
+import { displayWidth } from "../wrap.ts";
 
 export interface TerminalApproverOptions {
   input: ChatInput;
@@ -141,7 +142,7 @@ export class TerminalApprover implements Approver {
     return {
       at: performance.now(),
       kept: () => {
-        if (!told) screen.line(style.dim("  (what was typed as the question appeared went to your prompt, not to the question)"));
+        if (!told) screen.line(style.dim("  (keys typed as it appeared went to your prompt, not to the question)"));
         told = true;
       },
     };
@@ -160,14 +161,14 @@ export class TerminalApprover implements Approver {
       request.sessionRules && request.sessionRules.length > 0 && request.choices.includes("session")
         ? style.dim(`  “${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`)
         : undefined;
+    const menu = this.#menu(request, hunkCount);
     // The rows the rest takes: the call's own line above, the header, the note, the warning, the
-    // scope, the menu, and the line the cursor waits on.
+    // scope, the menu's rows, and the line the cursor waits on.
     const warningRows = request.hidden ? Math.ceil((HIDDEN_WARNING.length + 2) / screen.columns) : 0;
-    const around = 1 + header.split("\n").length + (request.note ? 1 : 0) + warningRows + (scope ? 1 : 0) + 2;
+    const around = 1 + header.split("\n").length + (request.note ? 1 : 0) + warningRows + (scope ? 1 : 0) + menu.split("\n").length + 1;
     const text = questionPreview({ ...request, hidden: false, preview: wholeDiff(request.preview, request.change) });
     const preview = this.#preview(text, Boolean(request.change), around, "  ");
     if (scope) screen.line(scope);
-    const menu = style.cyan(this.#menu(request, hunkCount));
     screen.line(menu);
     return { header, menu, preview };
   }
@@ -177,8 +178,25 @@ export class TerminalApprover implements Approver {
     if (request.choices.includes("session")) keys.push(`${request.remembers ? "r" : "s"} ${request.labels.session}`);
     keys.push(`n ${request.labels.deny}`);
     if (hunkCount > 1) keys.push(`h Choose hunks (${hunkCount})`);
-    const menu = `  ${keys.map((key) => `[${key.slice(0, 1)}]${key.slice(1)}`).join("   ")}`;
-    return this.options.input.interactive ? menu : `${menu}  (type the letter, then Enter)`;
+    const choices = keys.map((key) => `[${key.slice(0, 1)}]${key.slice(1)}`);
+    if (!this.options.input.interactive) choices.push("(type the letter, then Enter)");
+    return this.#choiceRows(choices, "  ");
+  }
+
+  /**
+   * Choices side by side, as many to a row as fit the window: a narrow one breaks the menu between
+   * choices, never between a key and what it does.
+   */
+  #choiceRows(choices: string[], indent: string): string {
+    const { screen, style } = this.options;
+    const width = screen.live ? screen.columns - 1 : Number.POSITIVE_INFINITY;
+    const rows: string[] = [];
+    for (const choice of choices) {
+      const row = rows.at(-1);
+      if (row !== undefined && displayWidth(`${indent}${row}   ${choice}`) <= width) rows[rows.length - 1] = `${row}   ${choice}`;
+      else rows.push(choice);
+    }
+    return rows.map((row) => `${indent}${style.cyan(row)}`).join("\n");
   }
 
   /**
@@ -225,9 +243,10 @@ export class TerminalApprover implements Approver {
     const accepted: boolean[] = [];
     for (let k = 0; k < hunks.length; k++) {
       screen.line(style.bold(`  Hunk ${k + 1} of ${hunks.length}:`));
-      // Around it: its "Hunk k of n" line, its menu, and the cursor's line.
-      const view = this.#preview(visible(hunkLines(oldText, hunks[k] as Hunk).join("\n")), true, 3, "    ");
-      const menu = style.cyan(`    [y] keep this hunk   [n] leave it out   [a] keep it and all the rest   [d] leave out this one and all the rest${input.interactive ? "" : "  (then Enter)"}`);
+      const choices = ["[y] keep this hunk", "[n] leave it out", "[a] keep it and all the rest", "[d] leave out this one and all the rest"];
+      const menu = this.#choiceRows(input.interactive ? choices : [...choices, "(then Enter)"], "    ");
+      // Around it: its "Hunk k of n" line, its menu's rows, and the cursor's line.
+      const view = this.#preview(visible(hunkLines(oldText, hunks[k] as Hunk).join("\n")), true, 2 + menu.split("\n").length, "    ");
       screen.line(menu);
       let drawn = this.#drawn();
       let decided: boolean | "rest" | undefined;

@@ -88,7 +88,12 @@ class Chat implements CommandHost {
       ...(spinner && { spinner }),
       ...(this.markdownStream && { markdown: this.markdownStream }),
     });
-    this.approver = new TerminalApprover({ input, screen, style, beforeQuestion: () => this.transcript.interrupted() });
+    // Outside a turn (a background command's question, asked aside the prompt) the blank row above
+    // the prompt already parts it from the last answer: the transcript adds no second one.
+    const beforeQuestion = () => {
+      if (this.#turn) this.transcript.interrupted();
+    };
+    this.approver = new TerminalApprover({ input, screen, style, beforeQuestion });
   }
 
   get runtime(): Runtime {

@@ -246,6 +246,8 @@ export class TerminalInput implements ChatInput {
     } finally {
       this.#asking = undefined;
       this.#editing = editing;
+      // A blank row parts the prompt from the answer, as it does every prompt from what came before.
+      this.screen.line();
       editing.redraw();
       if (editor) {
         this.#waiter = editor;
