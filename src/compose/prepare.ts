@@ -306,6 +306,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
     runtime = Runtime.create({
       root,
       extraRoots,
+      withheld: files.deps.withheld,
       ...(options.buffers && { buffers: files.deps }),
       home: paths.home,
       sessionStore: (onWriteError) => createSessionStore({ sessionsDir: paths.sessions, onError: onWriteError }),

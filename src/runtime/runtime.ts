@@ -15,6 +15,7 @@ import type { PromptBlock } from "../store/sessionRecords.ts";
 import { VERSION } from "../version.ts";
 import { ChildModels } from "./childModels.ts";
 import { type ResolvedCommand, resolveCommand } from "./commands.ts";
+import type { WithheldPredicate } from "../tools/withheldPaths.ts";
 import { type CompactionResult, compact } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
 import { readInstructions } from "./instructions.ts";
@@ -43,6 +44,8 @@ export interface ModeSwitch {
 export class Runtime {
   readonly root: string;
   readonly systemPrompt: string;
+  /** Paths the session's file tools never show (RuntimeOptions.withheld); none when not given. */
+  readonly withheld: WithheldPredicate | undefined;
   /** The model, the effort and the usage, and who watches them (the editor's pickers and meter). */
   readonly controls: SessionControls;
 
@@ -77,6 +80,7 @@ export class Runtime {
     const { resume: _read, ...kept } = options;
     this.#options = kept;
     this.root = root;
+    this.withheld = options.withheld;
     this.#mode = options.mode;
     this.#tools = new SessionTools(options.tools);
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };

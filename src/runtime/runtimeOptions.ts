@@ -15,6 +15,7 @@ import type { BackgroundJobs } from "../tools/processTable.ts";
 import type { PlanState } from "../tools/todo.ts";
 import type { ToolHooks } from "../tools/toolHooks.ts";
 import type { Tool } from "../tools/types.ts";
+import type { WithheldPredicate } from "../tools/withheldPaths.ts";
 import type { SubagentModel } from "./childModels.ts";
 import type { Limits } from "./loop.ts";
 import type { ResumeSource } from "./resume.ts";
@@ -27,6 +28,11 @@ export interface RuntimeOptions {
   buffers?: BufferDeps;
   /** The session's other project folders (an editor's additionalDirectories), real; named in the system prompt. */
   extraRoots?: readonly string[];
+  /**
+   * The paths the file tools never show (sensitive files, the team policy's denied paths), for a
+   * front end that lists the project's files itself (the chat's @path completion).
+   */
+  withheld?: WithheldPredicate;
   home: string;
   model: { client: ModelClient; info: ModelInfo; thinking?: ModelRequest["thinking"]; webSearch?: WebSearchOptions };
   tools: readonly Tool[];

@@ -135,4 +135,15 @@ describe("Tab completion", () => {
     expect(await bounded.list()).toHaveLength(10);
     expect(bounded.partial).toBe(true);
   });
+
+  test("the file index leaves out what the session withholds (the team policy's denied paths)", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "secrets"));
+    writeFileSync(join(dir.path, "secrets", "plan.md"), "");
+    writeFileSync(join(dir.path, "ok.md"), "");
+    const denied = (absPath: string) => absPath.includes("/secrets/");
+    expect((await new ProjectFiles(dir.path, dir.path, undefined, () => denied).list()).sort()).toEqual(["ok.md"]);
+    // Control: without the session's predicate the file is offered.
+    expect((await new ProjectFiles(dir.path, dir.path).list()).sort()).toEqual(["ok.md", "secrets/plan.md"]);
+  });
 });

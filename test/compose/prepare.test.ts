@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeCredentials } from "../../src/config/credentials.ts";
 import { ConfigError, SetupRequiredError } from "../../src/errors/configError.ts";
@@ -109,6 +109,11 @@ describe("prepareRuntime: from configuration to a session", () => {
     const options = setUp(home.path, root.path, new FakeModelClient([fake.toolCall("glob", { pattern: "**/*.txt" }), fake.toolCall("read_file", { path: "secrets/token.txt" }), fake.text("done")]));
     writeFileSync(options.paths.policy, JSON.stringify({ denyPaths: ["secrets/**"] }));
     const runtime = await prepareRuntime(options);
+    // The same predicate reaches a front end that lists the project's files itself (the chat's @ completion).
+    const real = realpathSync(root.path);
+    expect(runtime.withheld?.(join(real, "secrets", "token.txt"))).toBe(true);
+    expect(runtime.withheld?.(join(real, "ok.txt"))).toBe(false);
+    expect(runtime.withheld?.(join(real, ".env"))).toBe(true);
     const events: AgentEvent[] = [];
     try {
       await runtime.runTurn("look", new AbortController().signal, (e) => events.push(e));

@@ -186,7 +186,7 @@ class Chat implements CommandHost {
     const { screen, style } = this;
     this.input.useEditing?.({
       history: new ProjectHistory(this.ctx.paths.history, root, (text) => screen.line(style.yellow(text))),
-      completion: chatCompletion({ commands: () => this.runtime.availableCommands(), files: new ProjectFiles(root, this.ctx.paths.home) }),
+      completion: chatCompletion({ commands: () => this.runtime.availableCommands(), files: new ProjectFiles(root, this.ctx.paths.home, undefined, () => this.runtime.withheld) }),
     });
   }
 

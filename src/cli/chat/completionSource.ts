@@ -9,7 +9,7 @@ import { BUILTIN_COMMANDS } from "../../runtime/commands.ts";
 import type { CommandInfo } from "../../runtime/services.ts";
 import { oneLine } from "../../text/visible.ts";
 import { walkFiles } from "../../tools/walk.ts";
-import { withheldPredicate } from "../../tools/withheldPaths.ts";
+import { type WithheldPredicate, withheldPredicate } from "../../tools/withheldPaths.ts";
 import type { Candidate, CompletionTarget } from "./completion.ts";
 
 const MAX_INDEXED_FILES = 20_000;
@@ -75,6 +75,8 @@ export class ProjectFiles {
     private readonly root: string,
     private readonly home: string,
     private readonly limits = { files: MAX_INDEXED_FILES, ms: INDEX_WALK_MS },
+    /** The session's own withheld paths (the team policy's denied paths), read at each walk: the runtime changes with /model. */
+    private readonly sessionWithheld: () => WithheldPredicate | undefined = () => undefined,
   ) {}
 
   async list(): Promise<string[]> {
@@ -91,7 +93,8 @@ export class ProjectFiles {
       root: base,
       base,
       signal,
-      withheld: withheldPredicate({ home: this.home }),
+      // The session's predicate holds the sensitive files too (tools/fileTools.ts); before a session, those alone.
+      withheld: this.sessionWithheld() ?? withheldPredicate({ home: this.home }),
       onFile: (file) => {
         files.push(file.rel);
         return files.length < this.limits.files;
