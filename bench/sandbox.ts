@@ -5,7 +5,8 @@
 // against the same download made directly on the host. The sandboxed download runs three ways in
 // the same rounds (sessionNetwork.ts): a bridge process relaying to the proxy's socket (before
 // issue 19.3), Garuda relaying the namespace's socket to the proxy's, and the proxy accepting on
-// the namespace's socket itself (what a session does: compose/prepare.ts wires serveProxy).
+// the namespace's socket itself (what a session does: compose/prepare.ts wires serveProxy), the
+// last with the proxy's JS relay (before) and its native splice relay (after; spliceRelay.ts).
 //
 //   bun bench/sandbox.ts [--rounds N] [--downloads N] [--client curl|bun]
 //
@@ -120,11 +121,16 @@ async function main(): Promise<void> {
   let unguarded: ProcessExecutor | undefined;
   let bridged: ProcessExecutor | undefined;
   let relayed: ProcessExecutor | undefined;
+  let jsRelayed: ProcessExecutor | undefined;
   const server = await startServer();
   const proxy = await startEgressProxy({ allow: [`bench.test:${server.port}`], resolve: async () => ["127.0.0.1"], tcp: true });
+  // The same proxy without its native splice relay (spliceRelay.ts): every byte through relay.ts.
+  const jsProxy = await startEgressProxy({ allow: [`bench.test:${server.port}`], resolve: async () => ["127.0.0.1"], tcp: true, splice: false });
   try {
     const serveProxy = (socketPath: string, fd: number) => (socketPath === proxy.socketPath ? proxy.serve(fd) : undefined);
+    const serveJsProxy = (socketPath: string, fd: number) => (socketPath === jsProxy.socketPath ? jsProxy.serve(fd) : undefined);
     executor = await createExecutor({ root: work, home, selfCommand, serveProxy });
+    jsRelayed = await createExecutor({ root: work, home, selfCommand, gitGuard: false, serveProxy: serveJsProxy });
     unguarded = await createExecutor({ root: work, home, selfCommand, gitGuard: false });
     bridged = await createExecutor({ root: work, home, selfCommand, gitGuard: false, networkRelay: "process" });
     relayed = await createExecutor({ root: work, home, selfCommand, gitGuard: false });
@@ -170,13 +176,17 @@ async function main(): Promise<void> {
       };
     };
     const tcpProxy = `http://garuda:${proxy.token}@127.0.0.1:${proxy.tcpPort}`;
+    const tcpJsProxy = `http://garuda:${jsProxy.token}@127.0.0.1:${jsProxy.tcpPort}`;
+    const jsProxied: SandboxSpec = e.spec({ network: jsProxy.network });
     const downloads = await interleave(
       [
         speedTask("host, direct", null, directUrl, true),
-        speedTask("host, through the proxy (no bridge)", null, url, false, { HTTP_PROXY: tcpProxy, http_proxy: tcpProxy }),
-        speedTask("sandbox, bridge process + proxy (before)", proxied, url, false, {}, bridged),
+        speedTask("host, through the proxy, JS relay", null, url, false, { HTTP_PROXY: tcpJsProxy, http_proxy: tcpJsProxy }),
+        speedTask("host, through the proxy, splice relay", null, url, false, { HTTP_PROXY: tcpProxy, http_proxy: tcpProxy }),
+        speedTask("sandbox, bridge process + proxy (JS relays)", proxied, url, false, {}, bridged),
         speedTask("sandbox, Garuda relays to the proxy", proxied, url, false, {}, relayed),
-        speedTask("sandbox, proxy accepts in the namespace", proxied, url, false),
+        speedTask("sandbox, proxy in the namespace, JS relay (before)", jsProxied, url, false, {}, jsRelayed),
+        speedTask("sandbox, proxy in the namespace, splice relay (after)", proxied, url, false),
       ],
       { rounds: options.downloads, warmup: 1 },
     );
@@ -192,20 +202,23 @@ async function main(): Promise<void> {
     const bridgeExtra = (results[2]?.stats.wallMs?.median ?? Number.NaN) - host;
     const direct = downloads[0]?.stats.mbPerS?.median ?? Number.NaN;
     const shareOf = (at: number) => (downloads[at]?.stats.mbPerS?.median ?? Number.NaN) / direct;
-    const share = shareOf(4);
+    const share = shareOf(6);
     const verdict = (ok: boolean) => (ok ? "ok" : "OVER TARGET");
     console.log("\ntargets:");
     console.log(`  sandboxed \`true\` ≤ ${EXTRA_MS_TARGET} ms extra: ${sandboxExtra.toFixed(1)} ms ${verdict(sandboxExtra <= EXTRA_MS_TARGET)}`);
     console.log(`  (behind the proxy, joining the session's network with nsenter: ${bridgeExtra.toFixed(1)} ms extra ${verdict(bridgeExtra <= EXTRA_MS_TARGET)})`);
     console.log(`  (of which the git guard, on vs off in the same rounds: ${guardExtra.toFixed(1)} ms)`);
     console.log(`  proxied throughput ≥ ${THROUGHPUT_TARGET * 100}% of direct: ${(share * 100).toFixed(0)}% ${verdict(share >= THROUGHPUT_TARGET)}`);
-    console.log(`  (bridge process before: ${(shareOf(2) * 100).toFixed(0)}%; Garuda relaying: ${(shareOf(3) * 100).toFixed(0)}%; the proxy alone on the host: ${(shareOf(1) * 100).toFixed(0)}%)`);
+    const pct = (at: number) => `${(shareOf(at) * 100).toFixed(0)}%`;
+    console.log(`  (JS relay in the namespace before: ${pct(5)}; bridge process: ${pct(3)}; Garuda relaying: ${pct(4)}; the proxy alone on the host: JS ${pct(1)}, splice ${pct(2)})`);
   } finally {
     await executor?.shutdown();
     await unguarded?.shutdown();
     await bridged?.shutdown();
     await relayed?.shutdown();
+    await jsRelayed?.shutdown();
     await proxy.close();
+    await jsProxy.close();
     server.stop();
     rmSync(work, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });

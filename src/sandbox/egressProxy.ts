@@ -18,6 +18,7 @@ import { messageOf } from "../errors/caught.ts";
 import { MAX_HEAD_BYTES, type RequestHead, headEnd, header, originHead, parseRequestHead, proxyTarget, reply } from "./httpHead.ts";
 import { type HostRule, type PolicyState, canonicalHost, decideHost, isLocalAddress, parseHostRule } from "./proxyPolicy.ts";
 import { type RelayEnd, link, relayClosed, relayData, relayDrain, relayEnd, relayEnded, relayHandlers, sendTo } from "./relay.ts";
+import { type SpliceRelays, type SplicedConnection, canSplice, loadSpliceRelays, spliceLinked } from "./spliceRelay.ts";
 import type { SandboxNetwork } from "./types.ts";
 
 export type HostAnswer = "once" | "session" | "deny";
@@ -68,6 +69,11 @@ export interface EgressProxyOptions {
    */
   rememberSessionAnswers?: boolean;
   onDecision?: (decision: ProxyDecision) => void;
+  /**
+   * Relay let-through connections with splice(2) in a native thread (spliceRelay.ts) where it
+   * loads. Default true; false keeps every byte in the JavaScript relay (relay.ts).
+   */
+  splice?: boolean;
 }
 
 export interface EgressProxy {
@@ -85,6 +91,8 @@ export interface EgressProxy {
    * namespace: socketHandover.ts), with the same checks; stop() closes it.
    */
   serve(fd: number): { stop(): void };
+  /** Connections whose bytes the native relay moves now (spliceRelay.ts); for tests and benches. */
+  readonly splicedConnections: number;
   close(): Promise<void>;
 }
 
@@ -98,6 +106,8 @@ interface ClientEnd extends RelayEnd {
   waitingOn?: PendingAsk;
   /** Its request is a CONNECT. */
   connect?: boolean;
+  /** The native relay that moves this connection's bytes, once it has been handed over. */
+  spliced?: SplicedConnection;
 }
 
 /** A question under way about one host:port, and the connections that wait for its answer. */
@@ -147,6 +157,23 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   };
   const pendingAsks = new Map<string, PendingAsk>();
   const refused: string[] = [];
+  /** Loaded at the first connection let through; null: not available here (the JS relay stays). */
+  let relays: SpliceRelays | null | undefined = options.splice === false ? null : undefined;
+  const spliced = new Set<SplicedConnection>();
+
+  /** A linked pair handed to the native relay (spliceRelay.ts), or false: the JS relay goes on. */
+  const handOver = (client: ClientEnd, upstream: RelayEnd): boolean => {
+    if (relays === null || !canSplice(client, upstream)) return false;
+    relays ??= loadSpliceRelays(folder) ?? null;
+    const connection = relays && spliceLinked(relays, client, upstream, () => {
+      spliced.delete(connection as SplicedConnection);
+      client.spliced = undefined;
+    });
+    if (!connection) return false;
+    client.spliced = connection;
+    spliced.add(connection);
+    return true;
+  };
 
   const decided = (decision: ProxyDecision) => {
     if (!decision.allowed) refused.push(`${decision.host}:${decision.port}`);
@@ -277,6 +304,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     client.phase = "relay";
     link(client, upstream);
     relayDrain(client);
+    if (handOver(client, upstream)) return;
     // From here on every chunk goes straight through relayData; reading resumes unless the relay
     // itself is holding the client back (the upstream's queue is already full).
     if (!client.paused) (client.socket as { resume?: () => void } | undefined)?.resume?.();
@@ -340,10 +368,12 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       gone(socket.data);
     },
     close(socket: Socket<ClientEnd>) {
+      socket.data.spliced?.stop(); // the listener was stopped under a native relay
       gone(socket.data);
       relayClosed(socket.data);
     },
     error(socket: Socket<ClientEnd>) {
+      socket.data.spliced?.stop();
       gone(socket.data);
       relayClosed(socket.data);
     },
@@ -375,6 +405,9 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       state.allow.push(rule);
     },
     refusedHosts: () => [...refused],
+    get splicedConnections() {
+      return spliced.size;
+    },
     serve(fd) {
       // Bun.listen takes a listening descriptor at run time; bun-types does not declare it.
       const listener = Bun.listen<ClientEnd>({ fd, allowHalfOpen: true, socket: handlers } as unknown as Parameters<typeof Bun.listen<ClientEnd>>[0]);
@@ -388,6 +421,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       };
     },
     async close() {
+      for (const connection of spliced) connection.stop();
       for (const listener of listeners) listener.stop(true);
       await rm(folder, { recursive: true, force: true });
     },

@@ -4,8 +4,10 @@
 // only what the peer's socket cannot take yet waits in the peer's queue, and the reading end is
 // paused while that queue holds more than HIGH_WATER bytes.
 //
-// Every sandboxed download passes through here twice (bridge, then proxy), so a chunk costs one
-// write() when the peer keeps up, and nothing is copied: Bun hands `data` a fresh buffer for
+// The egress proxy hands a connection it let through to its native splice relay where that loads
+// (spliceRelay.ts); this relay carries the rest (the bridge, Garuda's forwarder, the proxy where
+// splice is not available, a connection with bytes still waiting). A chunk costs one write() when
+// the peer keeps up, and nothing is copied: Bun hands `data` a fresh buffer for
 // each read that stays valid afterwards, so the unwritten rest waits as a view of it. Pausing
 // only past HIGH_WATER, not on every partial write (the usual case when a 512 KiB TCP read meets
 // a ~208 KiB Unix socket buffer), saves Bun's epoll_ctl churn. What is left is the kernel's and

@@ -88,6 +88,13 @@ export interface ExecRequest {
   readPaths?: string[];
   /** Cap of output kept in the result; the middle is cut, head and tail kept. */
   maxOutputBytes?: number;
+  /**
+   * With `sandbox: null`: a command Garuda runs for itself with a fixed environment (undo's git),
+   * not one a user approved. On Linux with bwrap it runs on the host's files with the user's
+   * rights but in a PID namespace of its own that ends with it and with Garuda
+   * (hostNamespace.ts), instead of under a process keeper; elsewhere as any host command.
+   */
+  internal?: boolean;
 }
 
 export interface ExecResult {

@@ -97,6 +97,8 @@ export class GitRunner {
         command: script,
         cwd: this.dirs.root,
         sandbox: null,
+        // Garuda's own git, not the user's command: no keeper process needed (hostNamespace.ts).
+        internal: true,
         env,
         ...(call.stdin !== undefined && { stdin: call.stdin }),
         ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),

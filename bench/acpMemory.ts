@@ -1,0 +1,220 @@
+// Where the ACP agent's memory goes, and what would lower it (issue 19.2).
+//
+//   bun bench/acpMemory.ts [--rounds N] [--only binary|source]
+//
+// 1. The binary (dist/garuda, rebuilt when stale): initialize, session/new and a turn whose model
+//    runs `ls` in the sandbox, then /proc/<pid>/smaps split by what the pages are: the binary's
+//    own (code and the embedded modules it touched), other files (libc…), executable anonymous
+//    mappings (JSC's JIT code), the brk heap (malloc), the other anonymous mappings (JSC's heap,
+//    mimalloc, Bun's buffers), stacks. The same turn with smaller JIT settings (BUN_JSC_* options,
+//    which the compiled binary reads at start), interleaved: the agent's VmHWM, its RSS after the
+//    turn, initialize and the turn's time.
+// 2. The same session from source with bench/acpMemoryProbe.ts preloaded: the modules it loaded
+//    (an ACP session must not load tree-sitter, the MCP SDK, marked or highlight.js), bun:jsc's
+//    heapStats after the turn, and what a full Bun.gc(true) then gives back.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { DIST, ENTRY, ROOT, binaryName, buildHost, hostOs, staleReason } from "../scripts/buildTargets.ts";
+import { MiB, Peer, prompt, start, statusBytes } from "./acpPeer.ts";
+import { type Task, formatStat, formatTable, interleave } from "./interleave.ts";
+
+const MODEL = "claude-sonnet-5";
+const KEY = "sk-ant-bench-not-a-real-key";
+/** Modules a plain ACP session has no use for: loading one costs heap and binary pages for nothing. */
+const UNWANTED = ["web-tree-sitter", "tree-sitter", "@modelcontextprotocol/sdk", "marked", "highlight.js", "shiki", "turndown", "src/cli/chat"];
+const JIT_VARIANTS: Record<string, Record<string, string>> = {
+  "default JIT": {},
+  "no FTL (BUN_JSC_useFTLJIT=0)": { BUN_JSC_useFTLJIT: "0" },
+  "no DFG/FTL (BUN_JSC_useDFGJIT=0)": { BUN_JSC_useDFGJIT: "0" },
+  "interpreter only (BUN_JSC_useJIT=0)": { BUN_JSC_useJIT: "0" },
+};
+
+function parse(argv: string[]): { rounds: number; only?: "binary" | "source" } {
+  let rounds = 8;
+  let only: "binary" | "source" | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--rounds") rounds = Number(argv[++i]);
+    else if (argv[i] === "--only" && (argv[i + 1] === "binary" || argv[i + 1] === "source")) only = argv[++i] as "binary" | "source";
+    else throw new Error(`unknown argument ${argv[i]}; usage: bun bench/acpMemory.ts [--rounds N] [--only binary|source]`);
+  }
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
+  return only ? { rounds, only } : { rounds };
+}
+
+async function startMock(scriptFile: string): Promise<{ url: string; proc: Bun.Subprocess }> {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"], { cwd: ROOT, env: { PATH: process.env.PATH }, stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the mock model exited before printing its URL");
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return { url: text.split("\n")[0] as string, proc };
+}
+
+/** RSS by kind of mapping, from /proc/<pid>/smaps. */
+function smapsBreakdown(pid: number, binary: string): Record<string, number> {
+  const parts: Record<string, number> = { "binary's pages": 0, "other files": 0, "JIT code (anon, executable)": 0, "malloc brk heap": 0, "other anonymous (JSC heap, mimalloc, buffers)": 0, stacks: 0 };
+  let kind = "";
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (header) {
+      const [, perms, path] = header as unknown as [string, string, string];
+      if (path === binary) kind = "binary's pages";
+      else if (path.startsWith("/")) kind = "other files";
+      else if (path === "[heap]") kind = "malloc brk heap";
+      else if (path.startsWith("[stack")) kind = "stacks";
+      else if (perms.includes("x")) kind = "JIT code (anon, executable)";
+      else kind = "other anonymous (JSC heap, mimalloc, buffers)";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && kind in parts) parts[kind] = (parts[kind] as number) + Number(rss[1]) * 1024;
+  }
+  return parts;
+}
+
+interface Turned {
+  peer: Peer;
+  initMs: number;
+  turnMs: number;
+}
+
+async function oneTurn(cmd: string[], cwd: string, env: Record<string, string | undefined>): Promise<Turned> {
+  const peer = new Peer(cmd, cwd, env);
+  try {
+    const { sessionId, initMs } = await start(peer, cwd);
+    const { turnMs } = await prompt(peer, sessionId, "What is in this project?");
+    await Bun.sleep(300); // the turn's git snapshot and output settle
+    return { peer, initMs, turnMs };
+  } catch (error) {
+    throw await peer.failure(cmd.join(" "), error);
+  }
+}
+
+async function main(): Promise<void> {
+  const { rounds, only } = parse(process.argv.slice(2));
+  const os = hostOs();
+  if (!os) throw new Error(`no Garuda build for ${process.platform}`);
+  const garuda = join(DIST, binaryName(os));
+  if (staleReason(garuda)) {
+    console.log(`building ${relative(ROOT, garuda)} …`);
+    await buildHost(garuda);
+  }
+  const binary = realpathSync(garuda);
+  const work = mkdtempSync(join(tmpdir(), "garuda-bench-memory-"));
+  const project = join(work, "project");
+  mkdirSync(project);
+  writeFileSync(join(project, "notes.txt"), "a small project\n");
+  const script = join(work, "command.json");
+  writeFileSync(
+    script,
+    JSON.stringify({
+      responses: [
+        { steps: [{ type: "tool_use", name: "bash", id: "toolu_bench_ls", input: { command: "ls" } }] },
+        { steps: [{ type: "text", text: "The project holds notes.txt.", fragments: 4 }] },
+      ],
+    }),
+  );
+  const mock = await startMock(script);
+  const agentEnv = (extra: Record<string, string> = {}) => {
+    const home = mkdtempSync(join(work, "home-"));
+    return { home, env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: KEY, GARUDA_MODEL: MODEL, ...extra } };
+  };
+  try {
+    console.log(`bun ${Bun.version}; ${rounds} interleaved rounds; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+
+    if (only !== "source") await binaryPart(rounds, binary, project, agentEnv);
+    if (only !== "binary") await sourcePart(work, project, agentEnv);
+  } finally {
+    mock.proc.kill();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+type AgentEnv = (extra?: Record<string, string>) => { home: string; env: Record<string, string | undefined> };
+
+/** 1. The binary: where the pages are after one sandboxed turn, and the JIT variants. */
+async function binaryPart(rounds: number, binary: string, project: string, agentEnv: AgentEnv): Promise<void> {
+    let breakdown: Record<string, number>[] = [];
+    const tasks: Task[] = Object.entries(JIT_VARIANTS).map(([name, extra]) => ({
+      name,
+      run: async () => {
+        const { home, env } = agentEnv(extra);
+        const { peer, initMs, turnMs } = await oneTurn([binary, "acp"], project, env);
+        try {
+          const pid = peer.proc.pid;
+          if (name === "default JIT") breakdown.push(smapsBreakdown(pid, binary));
+          return { hwmMiB: MiB(statusBytes(pid, "VmHWM")), rssMiB: MiB(statusBytes(pid, "VmRSS")), anonMiB: MiB(statusBytes(pid, "RssAnon")), initMs, turnMs };
+        } finally {
+          await peer.close();
+          rmSync(home, { recursive: true, force: true });
+        }
+      },
+    }));
+    const results = await interleave(tasks, { rounds, warmup: 1 });
+    console.log("\n1. dist/garuda acp after an `ls` turn in the sandbox (medians [p10–p90])");
+    console.log(
+      formatTable(
+        ["JIT", "VmHWM MiB", "RSS after MiB", "anon MiB", "initialize ms", "turn ms"],
+        results.map((r) => [r.name, formatStat(r.stats.hwmMiB), formatStat(r.stats.rssMiB), formatStat(r.stats.anonMiB), formatStat(r.stats.initMs), formatStat(r.stats.turnMs)]),
+      ),
+    );
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+    breakdown = breakdown.slice(1); // the warm-up round's
+    console.log("\n   where the RSS is (default JIT, medians over rounds):");
+    console.log(formatTable(["pages", "MiB"], Object.keys(breakdown[0] ?? {}).map((kind) => [kind, MiB(median(breakdown.map((b) => b[kind] as number))).toFixed(1)])));
+
+}
+
+/** 2. From source with the probe: modules, heap, Bun.gc. */
+async function sourcePart(work: string, project: string, agentEnv: AgentEnv): Promise<void> {
+    const report = join(work, "report.json");
+    const opened = join(work, "opened.txt");
+    const { home, env } = agentEnv({ GARUDA_BENCH_MEMORY_REPORT: report });
+    const strace = Bun.which("strace");
+    const traced = strace ? [strace, "-f", "-qq", "-e", "trace=openat", "-e", "signal=none", "-o", opened] : [];
+    const { peer } = await oneTurn([...traced, process.execPath, "--preload", join(import.meta.dir, "acpMemoryProbe.ts"), ENTRY, "acp"], project, env);
+    // Under strace the agent is strace's child.
+    const agentPid = (): number => {
+      if (!strace) return peer.proc.pid;
+      const children = readFileSync(`/proc/${peer.proc.pid}/task/${peer.proc.pid}/children`, "utf8").trim().split(" ");
+      return Number(children[0]);
+    };
+    try {
+      const pid = agentPid();
+      const rssBefore = statusBytes(pid, "VmRSS");
+      process.kill(pid, "SIGUSR2");
+      for (let i = 0; i < 100 && !Bun.file(report).size; i++) await Bun.sleep(50);
+      await Bun.sleep(200);
+      const rssAfter = statusBytes(pid, "VmRSS");
+      const modules = strace ? [...new Set([...readFileSync(opened, "utf8").matchAll(/openat\([^"]*"([^"]+\.(?:[cm]?[jt]sx?|json))"/g)].map((m) => m[1] as string))].filter((file) => !file.includes("/.bun/") && !file.endsWith("package.json")) : [];
+      const data = JSON.parse(readFileSync(report, "utf8")) as {
+        gcMs: number;
+        before: { memory: NodeJS.MemoryUsage; heapSize: number; heapCapacity: number; extraMemorySize: number; objectCount: number; top: [string, number][] };
+        after: { memory: NodeJS.MemoryUsage; heapSize: number; heapCapacity: number; extraMemorySize: number; objectCount: number; top: [string, number][] };
+      };
+      const packages = new Map<string, number>();
+      for (const file of modules) {
+        const at = file.lastIndexOf("node_modules/");
+        const name = at < 0 ? (relative(ROOT, file).split("/").slice(0, 2).join("/") || file) : file.slice(at + 13).split("/").slice(0, file.slice(at + 13).startsWith("@") ? 2 : 1).join("/");
+        packages.set(name, (packages.get(name) ?? 0) + 1);
+      }
+      console.log(`\n2. from source (bun ${ENTRY.replace(`${ROOT}/`, "")} acp, probe preloaded; files opened, from strace): ${modules.length} module files loaded in the session`);
+      console.log(formatTable(["package or src folder", "files"], [...packages].sort((a, b) => b[1] - a[1]).map(([name, count]) => [name, String(count)])));
+      const unwanted = modules.filter((file) => UNWANTED.some((name) => file.includes(`/${name}/`) || file.includes(`/${name}.`) || file.includes(`/${name}`)));
+      console.log(`   of ${UNWANTED.join(", ")}: ${unwanted.length === 0 ? "none loaded" : unwanted.map((file) => relative(ROOT, file)).join(", ")}`);
+      const row = (label: string, s: typeof data.before) => [label, MiB(s.heapSize).toFixed(1), MiB(s.heapCapacity).toFixed(1), MiB(s.extraMemorySize).toFixed(1), String(s.objectCount), MiB(s.memory.rss).toFixed(1)];
+      console.log(formatTable(["after the turn", "JS heap MiB", "heap capacity MiB", "extra (buffers) MiB", "objects", "RSS MiB"], [row("as it is", data.before), row(`after Bun.gc(true) (${data.gcMs.toFixed(0)} ms)`, data.after)]));
+      console.log(`   RSS seen from outside: ${MiB(rssBefore).toFixed(1)} → ${MiB(rssAfter).toFixed(1)} MiB`);
+      console.log(`   most objects: ${data.before.top.map(([type, count]) => `${type} ${count}`).join(", ")}`);
+    } finally {
+      await peer.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+}
+
+await main();

@@ -1,0 +1,180 @@
+// The C source of the splice relay (spliceRelay.ts), compiled at run time by Bun's built-in
+// TinyCC (bun:ffi cc). No headers: TinyCC inside Bun has none of the system's, so the few libc
+// prototypes and Linux constants it needs are written out (x86-64 and arm64 Linux agree on all
+// of them).
+//
+// One thread per relayed connection moves bytes between two TCP sockets with splice(2) through
+// a pipe per direction: the kernel hands the sockets' pages on, and no byte is copied into or out
+// of Garuda (what a read()/write() relay cannot avoid: two copies, plus Bun's copy of each read).
+// The thread works on duplicates of the two descriptors, so whatever Bun does with its own never
+// lets the thread touch a reused descriptor number; it closes its pipes, then calls `done(id)` (a
+// thread-safe JS callback) as its very last act, and the JS side closes the duplicates.
+//
+// Per direction, as relay.ts does it: a FIN from one side is passed on as a FIN (shutdown
+// SHUT_WR) once everything read before it was written; a side that fails (reset, EPIPE) gets
+// nothing more, and what it sent before is still passed on, then the other side is shut too. relay_stop(a, b) shuts both sockets down, which wakes the thread and ends it.
+export const SPLICE_RELAY_C = String.raw`
+typedef unsigned long size_t;
+typedef long ssize_t;
+typedef unsigned long pthread_t;
+struct pollfd { int fd; short events; short revents; };
+int poll(struct pollfd *fds, unsigned long nfds, int timeout);
+ssize_t splice(int fd_in, long *off_in, int fd_out, long *off_out, size_t len, unsigned int flags);
+int pipe2(int fds[2], int flags);
+int fcntl(int fd, int cmd, ...);
+int close(int fd);
+int shutdown(int fd, int how);
+void *malloc(size_t size);
+void free(void *p);
+int *__errno_location(void);
+int pthread_create(pthread_t *thread, void *attr, void *(*start)(void *), void *arg);
+int pthread_detach(pthread_t thread);
+
+#define O_NONBLOCK 04000
+#define O_CLOEXEC 02000000
+#define F_DUPFD_CLOEXEC 1030
+#define F_SETPIPE_SZ 1031
+#define SPLICE_F_MOVE 1
+#define SPLICE_F_NONBLOCK 2
+#define POLLIN 1
+#define POLLOUT 4
+#define POLLERR 8
+#define POLLHUP 16
+#define EINTR 4
+#define EAGAIN 11
+#define SHUT_WR 1
+#define SHUT_RDWR 2
+#define PIPE_BYTES (1024 * 1024)
+
+struct direction {
+  int in, out;
+  int pipe_r, pipe_w;
+  long pending;   /* bytes in the pipe */
+  long capacity;  /* the pipe's size */
+  int eof;        /* in sent its FIN */
+  int finished;   /* out was shut (or failed): nothing more goes this way */
+};
+
+struct relay {
+  int id;
+  int a, b;
+  struct direction d[2];
+  void (*done)(int id);
+};
+
+static int open_pipe(struct direction *d) {
+  int fds[2];
+  if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) return -1;
+  d->pipe_r = fds[0];
+  d->pipe_w = fds[1];
+  long size = fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES);
+  d->capacity = size > 0 ? size : 65536;
+  return 0;
+}
+
+/* Moves what it can one way without blocking: 0, or -1 when its out side cannot be written any more. */
+static int step(struct direction *d) {
+  if (d->finished) return 0;
+  for (;;) {
+    int moved = 0;
+    if (!d->eof && d->pending < d->capacity) {
+      ssize_t n = splice(d->in, 0, d->pipe_w, 0, d->capacity - d->pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (n > 0) { d->pending += n; moved = 1; }
+      else if (n == 0) d->eof = 1;
+      else if (*__errno_location() != EAGAIN && *__errno_location() != EINTR) d->eof = 1; /* a reset reads as the end */
+    }
+    if (d->pending > 0) {
+      ssize_t n = splice(d->pipe_r, 0, d->out, 0, d->pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (n > 0) { d->pending -= n; moved = 1; }
+      else if (n < 0 && *__errno_location() != EAGAIN && *__errno_location() != EINTR) { d->finished = 1; d->pending = 0; return -1; }
+    }
+    if (d->eof && d->pending == 0) {
+      shutdown(d->out, SHUT_WR);
+      d->finished = 1;
+      return 0;
+    }
+    if (!moved) return 0;
+  }
+}
+
+static void *run(void *arg) {
+  struct relay *r = (struct relay *)arg;
+  for (;;) {
+    /* A side that cannot be written any more: nothing more goes to it, and nothing is read from it. */
+    for (int i = 0; i < 2; i++) if (step(&r->d[i]) < 0) r->d[1 - i].eof = 1;
+    if (r->d[0].finished && r->d[1].finished) break;
+    struct pollfd fds[2];
+    short events[2] = { 0, 0 };
+    /* d[0]: a -> b, d[1]: b -> a; fds[0] is a, fds[1] is b */
+    for (int i = 0; i < 2; i++) {
+      struct direction *d = &r->d[i];
+      if (d->finished) continue;
+      if (!d->eof && d->pending < d->capacity) events[i] |= POLLIN;
+      if (d->pending > 0) events[1 - i] |= POLLOUT;
+    }
+    /* A socket nothing is wanted of is left out: poll would report its hang-up again and again. */
+    for (int k = 0; k < 2; k++) { fds[k].fd = events[k] ? (k == 0 ? r->a : r->b) : -1; fds[k].events = events[k]; fds[k].revents = 0; }
+    if (poll(fds, 2, -1) < 0 && *__errno_location() != EINTR) break;
+    for (int k = 0; k < 2; k++) {
+      if (fds[k].revents & POLLERR) {
+        /* k failed (a reset): what it sent is at its end, nothing more can go to it. */
+        r->d[k].eof = 1;
+        r->d[1 - k].finished = 1;
+        r->d[1 - k].pending = 0;
+      }
+    }
+  }
+  shutdown(r->a, SHUT_RDWR);
+  shutdown(r->b, SHUT_RDWR);
+  close(r->d[0].pipe_r); close(r->d[0].pipe_w);
+  close(r->d[1].pipe_r); close(r->d[1].pipe_w);
+  /* The duplicates stay open: the JS side closes them on done, so a relay_stop() before then
+     never reaches a reused descriptor number. */
+  void (*done)(int) = r->done;
+  int id = r->id;
+  free(r);
+  done(id);
+  return 0;
+}
+
+/* Starts relaying between sockets a and b (duplicated here, the duplicates written to owned[0..1],
+   closed by the caller after done): 0, or -1 when nothing was started. */
+int relay_start(int id, int a, int b, void (*done)(int id), int *owned) {
+  struct relay *r = (struct relay *)malloc(sizeof(struct relay));
+  if (!r) return -1;
+  r->id = id;
+  r->done = done;
+  r->a = fcntl(a, F_DUPFD_CLOEXEC, 0);
+  r->b = fcntl(b, F_DUPFD_CLOEXEC, 0);
+  r->d[0].pipe_r = r->d[0].pipe_w = r->d[1].pipe_r = r->d[1].pipe_w = -1;
+  if (r->a < 0 || r->b < 0 || open_pipe(&r->d[0]) != 0 || open_pipe(&r->d[1]) != 0) goto fail;
+  r->d[0].in = r->a; r->d[0].out = r->b;
+  r->d[1].in = r->b; r->d[1].out = r->a;
+  for (int i = 0; i < 2; i++) { r->d[i].pending = 0; r->d[i].eof = 0; r->d[i].finished = 0; }
+  owned[0] = r->a;
+  owned[1] = r->b;
+  pthread_t thread;
+  if (pthread_create(&thread, 0, run, r) != 0) goto fail;
+  pthread_detach(thread);
+  return 0;
+fail:
+  if (r->a >= 0) close(r->a);
+  if (r->b >= 0) close(r->b);
+  for (int i = 0; i < 2; i++) { if (r->d[i].pipe_r >= 0) close(r->d[i].pipe_r); if (r->d[i].pipe_w >= 0) close(r->d[i].pipe_w); }
+  free(r);
+  return -1;
+}
+
+/* Ends a relay from outside (its owned duplicates): both sockets shut, so the thread wakes,
+   finishes and calls done. */
+void relay_stop(int a, int b) {
+  shutdown(a, SHUT_RDWR);
+  shutdown(b, SHUT_RDWR);
+}
+
+/* Closes a finished relay's duplicates (after done). */
+void relay_close(int a, int b) {
+  close(a);
+  close(b);
+}
+`;

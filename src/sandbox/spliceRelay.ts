@@ -1,0 +1,129 @@
+// The egress proxy's fast path for a connection it has let through (Linux): once the proxy has
+// decided and sent what it had to send itself (the 200 of a CONNECT, the rewritten head of a
+// plain request), the two TCP sockets are handed to a native thread that moves the bytes with
+// splice(2) (spliceRelay.c.ts), so no byte is copied through JavaScript. Every check happens
+// before this point and none looks at the relayed bytes (relay.ts relays them unread too), so
+// the hand-over loosens nothing. Measured by bench/sandbox.ts: the JS relay costs the proxy two
+// kernel copies and Bun's copy of each read; splice leaves the kernel moving page references.
+//
+// The C code is compiled once per process at the first hand-over by the TinyCC built into Bun
+// (bun:ffi cc), from a file written to the proxy's private folder; nothing is loaded before.
+// Wherever that fails (no TinyCC on this platform, macOS, a refused thread) `spliceRelays`
+// returns undefined and the proxy keeps relaying in JavaScript.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Socket } from "bun";
+import type { RelayEnd } from "./relay.ts";
+import { SPLICE_RELAY_C } from "./spliceRelay.c.ts";
+
+export interface SplicedConnection {
+  /** Ends the relay: both sockets are shut down; `onDone` follows. */
+  stop(): void;
+}
+
+export interface SpliceRelays {
+  /**
+   * Relays between the sockets `a` and `b` (descriptors Bun owns and must not read, write or
+   * close until `onDone`; pause them first) in a thread; undefined when it could not start, then
+   * nothing was changed. `onDone` runs on the JS thread when both directions are finished.
+   */
+  start(a: number, b: number, onDone: () => void): SplicedConnection | undefined;
+  /** Connections being relayed now. */
+  readonly active: number;
+}
+
+type Native = {
+  relay_start(id: number, a: number, b: number, done: unknown, owned: Int32Array): number;
+  relay_stop(a: number, b: number): void;
+  relay_close(a: number, b: number): void;
+};
+
+/** Loads the native relay; undefined where it cannot be compiled or run here. */
+export function loadSpliceRelays(folder: string): SpliceRelays | undefined {
+  if (process.platform !== "linux") return undefined;
+  let native: Native;
+  let done: { ptr: unknown; close(): void };
+  const waiting = new Map<number, { owned: Int32Array; onDone: () => void }>();
+  try {
+    // Loaded here, not at the top: the proxy starts (and ACP initialize runs) without bun:ffi.
+    const { cc, FFIType, JSCallback } = require("bun:ffi") as typeof import("bun:ffi");
+    const source = join(folder, "splice-relay.c");
+    writeFileSync(source, SPLICE_RELAY_C, { mode: 0o600 });
+    const compiled = cc({
+      source,
+      symbols: {
+        relay_start: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.function, FFIType.ptr], returns: FFIType.i32 },
+        relay_stop: { args: [FFIType.i32, FFIType.i32], returns: FFIType.void },
+        relay_close: { args: [FFIType.i32, FFIType.i32], returns: FFIType.void },
+      },
+    });
+    native = compiled.symbols as unknown as Native;
+    done = new JSCallback(
+      (id: number) => {
+        const entry = waiting.get(id);
+        if (!entry) return;
+        waiting.delete(id);
+        native.relay_close(entry.owned[0] as number, entry.owned[1] as number);
+        entry.onDone();
+      },
+      { args: [FFIType.i32], returns: FFIType.void, threadsafe: true },
+    );
+  } catch {
+    return undefined;
+  }
+  let counter = 0;
+  return {
+    get active() {
+      return waiting.size;
+    },
+    start(a, b, onDone) {
+      const id = ++counter;
+      const owned = new Int32Array(2);
+      waiting.set(id, { owned, onDone });
+      if (native.relay_start(id, a, b, done.ptr, owned) !== 0) {
+        waiting.delete(id);
+        return undefined;
+      }
+      return {
+        stop() {
+          // Only while the thread may still use them: after done the duplicates are closed.
+          if (waiting.has(id)) native.relay_stop(owned[0] as number, owned[1] as number);
+        },
+      };
+    },
+  };
+}
+
+type Handed = Socket<RelayEnd> & { fd?: number; pause?: () => void; resume?: () => void };
+
+/** A linked pair can go to the native relay: both connected, nothing waiting on either side, no FIN passed yet. */
+export function canSplice(a: RelayEnd, b: RelayEnd): boolean {
+  for (const end of [a, b]) {
+    const fd = (end.socket as Handed | undefined)?.fd;
+    if (typeof fd !== "number" || fd < 0 || end.queued > 0 || end.ended || end.closed || end.endWhenFlushed || end.paused) return false;
+  }
+  return true;
+}
+
+/**
+ * Hands a linked pair (canSplice) to the native relay: both Bun sockets are paused and stay
+ * untouched until the thread is done, then both are closed and `onDone` runs. Undefined: the
+ * relay did not start, and both sockets read again (the JS relay goes on).
+ */
+export function spliceLinked(relays: SpliceRelays, a: RelayEnd, b: RelayEnd, onDone: () => void): SplicedConnection | undefined {
+  const first = a.socket as Handed;
+  const second = b.socket as Handed;
+  first.pause?.();
+  second.pause?.();
+  const connection = relays.start(first.fd as number, second.fd as number, () => {
+    // Both are shut already; end() would wait on a paused socket for a close it never reads.
+    first.terminate();
+    second.terminate();
+    onDone();
+  });
+  if (!connection) {
+    first.resume?.();
+    second.resume?.();
+  }
+  return connection;
+}
