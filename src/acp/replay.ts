@@ -9,7 +9,7 @@ import type { SkippedLine } from "../store/sessionFile.ts";
 import { type HistoryItem, historyEvent } from "../store/sessionHistory.ts";
 import { visible } from "../text/visible.ts";
 import { contentBlock } from "./promptBlocks.ts";
-import { STOP_NOTES, stopLines } from "./stopNotes.ts";
+import { editorStopNote, stopLines } from "./stopNotes.ts";
 import { EventMapper } from "./eventMapper.ts";
 import { KnownCalls } from "./sessionChannel.ts";
 import type { StopReason } from "../core-types/events.ts";
@@ -57,7 +57,7 @@ export function replayUpdates(items: readonly HistoryItem[], root: string, skipp
         break;
       case "turn_end": {
         if (item.stopReason === "cancelled") for (const line of stopLines(closed)) updates.push(...mapper.notice(line));
-        const note = STOP_NOTES[item.stopReason as StopReason];
+        const note = editorStopNote(item.stopReason as StopReason);
         if (note) updates.push(...mapper.notice(note));
         break;
       }

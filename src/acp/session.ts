@@ -15,7 +15,7 @@ import { promptImages, promptText } from "./prompt.ts";
 import { promptBlocks } from "./promptBlocks.ts";
 import type { SessionLink } from "./sessionLink.ts";
 import { type ClientFeatures, SessionMapper } from "./sessionMapper.ts";
-import { STOP_NOTES, stopLines } from "./stopNotes.ts";
+import { editorStopNote, stopLines } from "./stopNotes.ts";
 import { usageUpdate } from "./usage.ts";
 
 const STOP_REASONS: Readonly<Record<StopReason, acp.StopReason>> = {
@@ -311,7 +311,7 @@ export class Session {
       await this.#settle();
       return { stopReason: "cancelled" };
     }
-    const note = STOP_NOTES[reason];
+    const note = editorStopNote(reason);
     if (note) this.#say(note);
     return { stopReason: STOP_REASONS[reason] };
   }

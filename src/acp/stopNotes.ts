@@ -1,13 +1,16 @@
-// The lines Garuda adds when a turn stops short, live (session.ts) and in a replay (replay.ts):
-// max_turn_requests alone does not say whether "go on" helps, and editors show stopReason
-// differently (or not at all), so Garuda says it as a notice; a stop names what it ended.
+// The lines Garuda adds when a turn stops short, live (session.ts) and in a replay (replay.ts).
+// The wording is every front end's (display/stopNotes.ts); the editor gets it only for the
+// reasons ACP's own stopReason does not carry (max_tokens and refusal it does: editors show
+// those themselves). A stop names what it ended.
 import type { StopReason } from "../core-types/events.ts";
+import { stopNote } from "../display/stopNotes.ts";
 
-export const STOP_NOTES: Partial<Record<StopReason, string>> = {
-  max_steps: "The turn reached its step limit. Say “go on” to continue.",
-  token_budget: "This session has used its token budget, so Garuda does not call the model again in it. Start a new thread to go on.",
-  repeated_calls: "The model made the same call several times in a row, so the turn was stopped. Say what to do differently, or “go on”.",
-};
+const NOTED_FOR_EDITORS: ReadonlySet<StopReason> = new Set(["max_steps", "token_budget", "repeated_calls"]);
+
+/** The note the editor gets for a turn that ended with `reason`, if any. */
+export function editorStopNote(reason: StopReason): string | undefined {
+  return NOTED_FOR_EDITORS.has(reason) ? stopNote(reason) : undefined;
+}
 
 /** The lines after a stop: one per call it ended, or one for the turn. */
 export function stopLines(endedTitles: readonly string[]): string[] {

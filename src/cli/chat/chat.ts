@@ -10,6 +10,7 @@ import type { Mode } from "../../core-types/mode.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { VERSION } from "../../version.ts";
 import { visible } from "../../text/visible.ts";
+import { stopNote } from "../../display/stopNotes.ts";
 import { type CliContext, createCliContext } from "../context.ts";
 import { describeFailure } from "../errors.ts";
 import { TerminalApprover } from "./approver.ts";
@@ -38,14 +39,6 @@ export interface ChatOptions {
   hideThinking: boolean;
   resume?: ResumeRequest;
 }
-
-const LIMITS: Readonly<Record<string, string>> = {
-  max_tokens: "the answer reached the model's output limit; ask it to go on",
-  refusal: "the model refused to answer",
-  max_steps: "the turn reached the step limit; say “go on” to continue",
-  token_budget: "the session reached its token budget",
-  repeated_calls: "the model repeated the same call, so the turn was stopped",
-};
 
 const SIGNAL_EXIT = { SIGTERM: 143, SIGHUP: 129 } as const;
 
@@ -236,7 +229,10 @@ class Chat implements CommandHost {
         },
       });
       if (outcome.reason === "error") screen.line(style.red(outcome.error instanceof ModelError ? `Error: ${visible(outcome.error.message)}` : describeFailure(outcome.error).text));
-      else if (LIMITS[outcome.reason]) this.transcript.notice(`${LIMITS[outcome.reason]} (${outcome.reason}).`, "warning");
+      else {
+        const note = stopNote(outcome.reason);
+        if (note) this.transcript.notice(`${note.slice(0, -1)} (${outcome.reason}).`, "warning");
+      }
     } finally {
       this.input.onInterrupt(undefined);
       this.#turn = undefined;

@@ -23,6 +23,7 @@ import { type CliContext, createCliContext } from "../context.ts";
 import { describeFailure } from "../errors.ts";
 import { RunTranscript } from "./activity.ts";
 import { Answer } from "./answer.ts";
+import { stopFact } from "../../display/stopNotes.ts";
 import { EXIT } from "./exitCodes.ts";
 import { type JsonLine, jsonEvent, jsonLine } from "./jsonEvents.ts";
 import { RunStop } from "./stop.ts";
@@ -39,14 +40,6 @@ export interface RunOptions {
   mode: Mode;
   hideThinking: boolean;
 }
-
-const LIMIT_TEXT: Readonly<Record<string, string>> = {
-  max_tokens: "the answer reached the model's output limit",
-  refusal: "the model refused",
-  max_steps: "the turn reached the step limit",
-  token_budget: "the session reached its token budget",
-  repeated_calls: "the model repeated the same call; the turn was stopped",
-};
 
 /** `stopCode`: what stopped the run from outside (a signal, a closed stdout), if anything did. */
 export function exitCode(outcome: TurnOutcome, denied: number, stopCode?: number, commandRefused = false): number {
@@ -157,7 +150,7 @@ function finish({ runtime, outcome, code, answer, denied, out, report }: Ending)
   const session = runtime.session?.id ?? null;
   out.line({ type: "result", stopReason: outcome.reason, exitCode: code, text: answer.text, denied: [...denied], session, tokens: runtime.tokensUsed });
   if (error) report.write(`${error.text}\n`);
-  else if (code === EXIT.limit) report.say(`${LIMIT_TEXT[outcome.reason] ?? outcome.reason} (${outcome.reason}).`);
+  else if (code === EXIT.limit) report.say(`${(outcome.reason !== "error" && stopFact(outcome.reason)) || outcome.reason} (${outcome.reason}).`);
   else if (code === EXIT.denied) report.write(deniedReport(denied));
 }
 
