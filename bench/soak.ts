@@ -74,6 +74,15 @@ const parentOf = (pid: number): string => {
   }
 };
 
+/** When the process started (clock ticks after boot, /proc/<pid>/stat field 22): tells a pid reused by another process from the one seen. */
+const startTicks = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[19] ?? "?";
+  } catch {
+    return "gone";
+  }
+};
+
 /** The CPU seconds (user + system) the process has used, from /proc/<pid>/stat. */
 const cpuSeconds = (pid: number): number => {
   try {
@@ -141,9 +150,11 @@ async function main(): Promise<void> {
   await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test" });
   const agent = startAgent(garuda, mock, root, work);
   const pid = agent.proc.pid;
-  const seen = new Set<number>();
+  // Each pid seen below the agent, with its start time: on a busy machine a long run wraps the pid
+  // space, and a pid of ours may belong to someone else's process by the end.
+  const seen = new Map<string, number>();
   const noteTree = () => {
-    for (const child of descendants(pid)) seen.add(child);
+    for (const child of descendants(pid)) seen.set(`${child} ${startTicks(child)}`, child);
   };
   const sampler = setInterval(noteTree, 50);
   const curve: { prompts: number; session: number; agentMiB: number; anonMiB: number; treeMiB: number; fds: number; children: number }[] = [];
@@ -234,7 +245,7 @@ async function main(): Promise<void> {
     const code = await agent.proc.exited;
     clearInterval(sampler);
     await Bun.sleep(200);
-    const left = [...seen].filter(alive).map((p) => `${p} ${commandName(p)}`);
+    const left = [...seen].filter(([key, p]) => alive(p) && key === `${p} ${startTicks(p)}`).map(([, p]) => `${p} ${commandName(p)}`);
 
     console.log(`\n${prompts} prompts, ${cancels} cancel cycles in ${sessionsS.toFixed(1)} s (${((sessionsS * 1000) / Math.max(prompts, 1)).toFixed(0)} ms a prompt, cancels included; ${elapsed.toFixed(1)} s with the wait for the last children); the agent used ${agentCpu.toFixed(1)} s of CPU`);
     console.log(`  a session's first prompt: ${spread(took.firstPrompt)}; later prompts: ${spread(took.laterPrompt)}`);
