@@ -18,10 +18,14 @@ export interface MemoryTrimOptions {
   trim?: () => void;
 }
 
-/** Bun.shrink is marked deprecated in bun-types but is the one call that returns JSC's pages. */
+/**
+ * Bun.shrink is marked deprecated in bun-types but is the one call that returns JSC's pages
+ * (Bun.gc(true) alone left the RSS where it was); a Bun without it still gets the collection.
+ */
 const shrinkHeap = () => {
   Bun.gc(true);
-  (Bun as unknown as { shrink(): void }).shrink();
+  const { shrink } = Bun as unknown as { shrink?: () => void };
+  if (typeof shrink === "function") shrink.call(Bun);
 };
 
 export class MemoryTrim {

@@ -77,3 +77,16 @@ test("the ACP server trims after a turn and after session/close, and not during 
   await h.agent.request("session/close", { sessionId });
   await eventually(() => trims === 3);
 });
+
+test("the default trim (a full collection and Bun.shrink) runs in this Bun and frees the heap's garbage", async () => {
+  const { heapStats } = await import("bun:jsc");
+  let garbage: unknown[] | undefined = Array.from({ length: 200_000 }, (_, i) => ({ i }));
+  Bun.gc(true);
+  const withGarbage = heapStats().objectCount;
+  expect(garbage).toHaveLength(200_000);
+  garbage = undefined;
+  const trim = new MemoryTrim({ busy: () => false, idleMs: 10_000, closedMs: 0 });
+  trim.sessionClosed();
+  await Bun.sleep(50);
+  expect(heapStats().objectCount).toBeLessThan(withGarbage - 100_000);
+});
