@@ -13,7 +13,7 @@
 //             session/cancel (default 100), spread over the sessions
 // --every     a curve point every N prompts (default 10)
 //
-// Targets: agent RSS after the run within 10 % of the first curve point (after the first
+// Targets: agent RSS after the run at most 10 % above the first curve point (after the first
 // --every prompts); fds back to their count after initialize; no process left. A benchmark that reports, not a timed test.
 //
 // The compiled binary (dist/garuda, rebuilt when older than src/) is driven by the ACP SDK's
