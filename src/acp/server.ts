@@ -12,7 +12,7 @@ import { editorStream } from "./editorStream.ts";
 import { closeSession, deleteSession, listSessions, loadSession, resumeSession } from "./history.ts";
 import { initializeResponse } from "./initialize.ts";
 import { MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
-import { type PrepareRequest, Sessions } from "./sessions.ts";
+import { type PrepareRequest, Sessions, type SessionsOptions } from "./sessions.ts";
 
 export type { PrepareRequest };
 
@@ -42,6 +42,8 @@ export interface AcpServerOptions {
   log?: (text: string) => void;
   /** ~/.garuda/sessions: with it, the editor's history (load, list, resume, close, delete). */
   sessionsDir?: string;
+  /** When memory is given back while no turn runs (memoryTrim.ts); tests shorten the waits and count. */
+  memoryTrim?: SessionsOptions["memoryTrim"];
 }
 
 export interface AcpServer {
@@ -91,6 +93,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     settleMs: options.settleMs ?? SETTLE_MS,
     log,
     ...(options.sessionsDir !== undefined && { sessionsDir: options.sessionsDir }),
+    ...(options.memoryTrim && { memoryTrim: options.memoryTrim }),
   });
 
   // After the answer is written (setImmediate runs once the SDK has handed it to the output), so

@@ -40,6 +40,8 @@ export interface SessionParts {
   log: (text: string) => void;
   /** What the editor's initialize said it takes. */
   features: ClientFeatures;
+  /** Told when a turn begins and ends (the memory trim waits for a quiet agent). */
+  turns?: { turnStarted(): void; turnEnded(): void };
 }
 
 /** What is made anew with each runtime the session has. */
@@ -208,6 +210,7 @@ export class Session {
     if (this.#turn) throw acp.RequestError.invalidRequest(undefined, "A prompt is already running in this session. Wait for it to end, or cancel it.");
     const controller = new AbortController();
     this.#turn = controller;
+    this.#parts.turns?.turnStarted();
     const abort = () => controller.abort();
     requestSignal.addEventListener("abort", abort, { once: true });
     controller.signal.addEventListener(
@@ -234,6 +237,7 @@ export class Session {
       this.#channel.close();
       this.#turn = undefined;
       this.#running = undefined;
+      this.#parts.turns?.turnEnded();
     }
   }
 

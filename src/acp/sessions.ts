@@ -15,6 +15,7 @@ import { acpBuffers } from "./buffers.ts";
 import { setupError } from "./errors.ts";
 import type { HistoryHost, StartRequest } from "./history.ts";
 import { wantsNotices } from "./notices.ts";
+import { MemoryTrim, type MemoryTrimOptions } from "./memoryTrim.ts";
 import { Session } from "./session.ts";
 import { SessionLink } from "./sessionLink.ts";
 import type { ClientFeatures } from "./sessionMapper.ts";
@@ -50,7 +51,12 @@ export interface SessionsOptions {
   log: (text: string) => void;
   /** ~/.garuda/sessions: with it, the editor's history (load, list, resume, close, delete). */
   sessionsDir?: string;
+  /** When memory is given back while no turn runs (memoryTrim.ts); default: soon after a close, 30 s after a turn. */
+  memoryTrim?: Partial<Omit<MemoryTrimOptions, "busy">>;
 }
+
+/** After a turn, how long the agent must be quiet before its memory is trimmed. */
+const TRIM_IDLE_MS = 30_000;
 
 type StartSession = Omit<StartRequest, "resume"> & { additionalDirectories?: readonly string[]; resume?: PrepareRequest["resume"] };
 
@@ -66,11 +72,14 @@ export class Sessions {
   #capabilities: acp.ClientCapabilities | undefined;
   /** What the editor's initialize said it takes. */
   #features: ClientFeatures = { terminalOutput: false, notices: false };
+  readonly #trim: MemoryTrim;
 
   constructor(
     private readonly client: acp.AgentContext,
     private readonly options: SessionsOptions,
-  ) {}
+  ) {
+    this.#trim = new MemoryTrim({ idleMs: TRIM_IDLE_MS, closedMs: 0, ...options.memoryTrim, busy: () => [...this.#open.values()].some((open) => open.busy) });
+  }
 
   /** initialize: what the editor can do, for every session started after it. */
   initialized(capabilities: acp.ClientCapabilities | undefined): void {
@@ -128,6 +137,7 @@ export class Sessions {
   shutdown(): Promise<void> {
     this.#shuttingDown ??= (async () => {
       this.#closing = true;
+      this.#trim.stop();
       for (const open of this.#open.values()) open.end();
       const late = [...this.#starting].map((preparing) => preparing.then((runtime) => runtime.close(), () => {}));
       const runtimes = [...this.#open.values()].map((open) => open.runtime.close());
@@ -174,7 +184,7 @@ export class Sessions {
       await runtime.close();
       throw shuttingDownError();
     }
-    const created = new Session({ link, runtime, prepareAgain, settleMs: this.options.settleMs, log: this.options.log, features });
+    const created = new Session({ link, runtime, prepareAgain, settleMs: this.options.settleMs, log: this.options.log, features, turns: this.#trim });
     this.#open.set(request.id, created);
     return created;
   }
@@ -191,5 +201,6 @@ export class Sessions {
     if (!target) return;
     this.#open.delete(id);
     await target.close();
+    if (!this.#closing) this.#trim.sessionClosed();
   }
 }

@@ -31,10 +31,18 @@ export async function streamResponse(
   const serverTools = new Map<string, string>();
   // Whether this attempt showed any text yet: a retry then voids it.
   let streamed = false;
+  // Whether the client's generator ran to its end. It is suspended at its message_end (or
+  // mid-stream on an abort or a bad response) when this returns, and a suspended generator
+  // never runs its finally: the attempt's idle watchdog (a 180 s timer holding the request's
+  // controller) and its listener on the turn's signal would live on until the timer fired.
+  let ended = false;
   try {
     for (;;) {
       const next = await abortable(iterator.next(), signal);
-      if (next.done) break;
+      if (next.done) {
+        ended = true;
+        break;
+      }
       const event = next.value;
       switch (event.type) {
         case "text_delta":
@@ -80,11 +88,12 @@ export async function streamResponse(
       }
     }
   } catch (error) {
-    if (signal.aborted) {
-      iterator.return?.().catch(() => {});
-      throw abortError();
-    }
+    if (signal.aborted) throw abortError();
     throw error;
+  } finally {
+    // Not awaited: after an abort the generator may still be waiting for the network, and the
+    // turn ends now; return() runs the generator's finally as soon as it is resumed.
+    if (!ended) iterator.return?.().catch(() => {});
   }
   throw new ModelError("The model's response ended without its final message. Try again.");
 }

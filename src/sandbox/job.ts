@@ -114,7 +114,11 @@ export function spawnJob(options: JobOptions): Job {
     mainExited = true;
     if (!options.pidNamespace) signalGroup(pid, "SIGKILL"); // whatever the command left in its group
     const drained = Promise.all(pumps);
-    const late = await Promise.race([drained.then(() => false), Bun.sleep(DRAIN_MS).then(() => true)]);
+    // A timer cleared once drained, not a Bun.sleep: the sleep's continuation holds this scope
+    // (the Subprocess, its pipes' 256 KiB read buffers) for the whole DRAIN_MS after every command.
+    let drainTimer: ReturnType<typeof setTimeout> | undefined;
+    const late = await Promise.race([drained.then(() => false), new Promise<boolean>((resolve) => (drainTimer = setTimeout(resolve, DRAIN_MS, true)))]);
+    clearTimeout(drainTimer);
     if (late) for (const reader of readers) await reader.cancel().catch(() => undefined);
     await drained;
     await terminating;

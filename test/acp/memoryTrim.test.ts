@@ -1,0 +1,92 @@
+// The memory trim (src/acp/memoryTrim.ts, issue 19.4): a long-running `garuda acp` gives its
+// memory back soon after a session closes and after a quiet spell that follows a turn, never
+// while a turn runs, and not again and again while nothing happens. The negative checks use
+// waits well short of the quiet spell, so a loaded machine does not make them pass by chance.
+import { expect, test } from "bun:test";
+import { MemoryTrim } from "../../src/acp/memoryTrim.ts";
+import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { startHarness } from "../support/acpHarness.ts";
+import { eventually } from "../support/sandboxSupport.ts";
+
+function counted(options: { idleMs: number; closedMs: number; busy?: () => boolean }) {
+  let trims = 0;
+  const trim = new MemoryTrim({ busy: options.busy ?? (() => false), idleMs: options.idleMs, closedMs: options.closedMs, trim: () => trims++ });
+  return { trim, trims: () => trims };
+}
+
+test("a close trims soon; a turn's end trims after the quiet spell; a turn begun cancels it", async () => {
+  const { trim, trims } = counted({ idleMs: 400, closedMs: 0 });
+  trim.sessionClosed();
+  await eventually(() => trims() === 1);
+
+  trim.turnStarted();
+  trim.turnEnded();
+  await Bun.sleep(20);
+  trim.turnStarted(); // the next turn came before the quiet spell was over
+  await Bun.sleep(600);
+  expect(trims()).toBe(1);
+  trim.turnEnded();
+  await eventually(() => trims() === 2);
+});
+
+test("nothing ran since the last trim: no trim again", async () => {
+  const { trim, trims } = counted({ idleMs: 10, closedMs: 0 });
+  trim.turnStarted();
+  trim.turnEnded();
+  await eventually(() => trims() === 1);
+  trim.turnEnded(); // (a stray end) nothing ran since
+  await Bun.sleep(100);
+  expect(trims()).toBe(1);
+});
+
+test("never while a turn runs in another session; that turn's end trims later", async () => {
+  let busy = true;
+  const { trim, trims } = counted({ idleMs: 20, closedMs: 0, busy: () => busy });
+  trim.sessionClosed();
+  await Bun.sleep(100);
+  expect(trims()).toBe(0);
+  busy = false;
+  trim.turnEnded();
+  await eventually(() => trims() === 1);
+});
+
+test("stopped (shutdown): a pending trim does not run", async () => {
+  const { trim, trims } = counted({ idleMs: 10, closedMs: 10 });
+  trim.sessionClosed();
+  trim.stop();
+  await Bun.sleep(100);
+  expect(trims()).toBe(0);
+});
+
+test("the ACP server trims after a turn and after session/close, and not during a turn", async () => {
+  let trims = 0;
+  const model = new FakeModelClient([fake.text("One."), [fake.wait(1_500), ...fake.text("Two.")]]);
+  await using h = startHarness({ models: [model], server: { memoryTrim: { idleMs: 300, closedMs: 0, trim: () => trims++ } } });
+  await h.initialize();
+  const { sessionId } = await h.newSession();
+  await h.prompt(sessionId, "First.");
+  await eventually(() => trims === 1);
+
+  // A turn that runs longer than the quiet spell: no trim until it has ended and the spell passed.
+  const second = h.prompt(sessionId, "Second.");
+  await Bun.sleep(900);
+  expect(trims).toBe(1);
+  await second;
+  await eventually(() => trims === 2);
+
+  await h.agent.request("session/close", { sessionId });
+  await eventually(() => trims === 3);
+});
+
+test("the default trim (a full collection and Bun.shrink) runs in this Bun and frees the heap's garbage", async () => {
+  const { heapStats } = await import("bun:jsc");
+  let garbage: unknown[] | undefined = Array.from({ length: 200_000 }, (_, i) => ({ i }));
+  Bun.gc(true);
+  const withGarbage = heapStats().objectCount;
+  expect(garbage).toHaveLength(200_000);
+  garbage = undefined;
+  const trim = new MemoryTrim({ busy: () => false, idleMs: 10_000, closedMs: 0 });
+  trim.sessionClosed();
+  await Bun.sleep(50);
+  expect(heapStats().objectCount).toBeLessThan(withGarbage - 100_000);
+});
