@@ -19,7 +19,7 @@ import { type AskHost, type HostAnswer, type HostQuestions, createHostQuestions 
 import { MAX_HEAD_BYTES, type RequestHead, headEnd, header, originHead, parseRequestHead, proxyTarget, reply } from "./httpHead.ts";
 import { type HostRule, type PolicyState, canonicalHost, decideHost, isLocalAddress, parseHostRule } from "./proxyPolicy.ts";
 import { type RelayEnd, link, relayClosed, relayData, relayDrain, relayEnd, relayEnded, relayHandlers, sendTo } from "./relay.ts";
-import { type SpliceRelays, type SplicedConnection, canSplice, loadSpliceRelays, spliceLinked } from "./spliceRelay.ts";
+import { type SpliceRelays, type SplicedConnection, canSplice, processSpliceRelays, spliceLinked } from "./spliceRelay.ts";
 import type { SandboxNetwork } from "./types.ts";
 
 export type { HostAnswer } from "./hostQuestions.ts";
@@ -156,7 +156,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   /** A linked pair handed to the native relay (spliceRelay.ts), or false: the JS relay goes on. */
   const handOver = (client: ClientEnd, upstream: RelayEnd): boolean => {
     if (relays === null || !canSplice(client, upstream)) return false;
-    relays ??= loadSpliceRelays(folder) ?? null;
+    relays ??= processSpliceRelays(folder) ?? null;
     const connection = relays && spliceLinked(relays, client, upstream, () => {
       spliced.delete(connection as SplicedConnection);
       client.spliced = undefined;
