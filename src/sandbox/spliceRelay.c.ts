@@ -131,13 +131,25 @@ static void *run(void *arg) {
       if (!d->eof && !d->stalled && d->pending < d->capacity) events[i] |= POLLIN;
       if (d->pending > 0) events[1 - i] |= POLLOUT;
     }
-    /* A socket nothing is wanted of is left out: poll would report its hang-up again and again. */
-    for (int k = 0; k < 2; k++) { fds[k].fd = events[k] ? (k == 0 ? r->a : r->b) : -1; fds[k].events = events[k]; fds[k].revents = 0; }
+    /* A socket nothing is wanted of is left out: poll would report its hang-up again and again.
+       One that may still be written to (d[1 - k] goes into k) stays in with no events, so that
+       its hang-up is seen: a client that closed an idle tunnel, to a server that ignores the FIN. */
+    for (int k = 0; k < 2; k++) {
+      int watched = events[k] || !r->d[1 - k].finished;
+      fds[k].fd = watched ? (k == 0 ? r->a : r->b) : -1; fds[k].events = events[k]; fds[k].revents = 0;
+    }
     if (poll(fds, 2, -1) < 0 && *__errno_location() != EINTR) break;
     for (int k = 0; k < 2; k++) {
       if (fds[k].revents & POLLERR) {
         /* k failed (a reset): what it sent is at its end, nothing more can go to it. */
         r->d[k].eof = 1;
+        r->d[1 - k].finished = 1;
+        r->d[1 - k].pending = 0;
+      }
+      if (fds[k].revents & POLLHUP) {
+        /* Both of k's ways are shut: we shut only the way into k once it is finished, so the peer
+           closed it whole (a Unix socket's peer closed, or shut both ways) or it died (TCP_CLOSE).
+           Nothing more can go to k; what k sent before is still read to its end. */
         r->d[1 - k].finished = 1;
         r->d[1 - k].pending = 0;
       }

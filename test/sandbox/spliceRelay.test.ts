@@ -199,6 +199,31 @@ for (const splice of [true, false]) {
       expect(openFds()).toBeLessThanOrEqual(before - 1); // the proxy's own listener is gone too
     });
 
+    test("a client that closes an idle tunnel to a server that ignores its FIN: the connection goes at once", async () => {
+      // The JS relay sees the Unix socket's close; the native one first kept the thread and its
+      // descriptors until the server or the session ended.
+      const server = rawServer({}); // reads, never answers, never closes
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      try {
+        const warm = await tunnel(proxy, server.port, () => {});
+        warm.socket.terminate();
+        for (let i = 0; i < 50 && (proxy.splicedConnections > 0 || spliceThreads() > 0); i++) await Bun.sleep(20);
+        await Bun.sleep(50);
+        const before = openFds();
+        const open = await tunnel(proxy, server.port, (socket) => void socket.write("hello"));
+        expect(proxy.splicedConnections).toBe(splice ? 1 : 0);
+        open.socket.terminate();
+        for (let i = 0; i < 50 && (proxy.splicedConnections > 0 || spliceThreads() > 0); i++) await Bun.sleep(20);
+        expect(proxy.splicedConnections).toBe(0);
+        expect(spliceThreads()).toBe(0);
+        await Bun.sleep(50);
+        expect(openFds()).toBeLessThanOrEqual(before + 1); // the server's own end, which it keeps
+      } finally {
+        await proxy.close();
+        server.stop(true);
+      }
+    });
+
     test("a client that stops reading while the server floods small segments costs no CPU, and nothing is left when it goes", async () => {
       // Small segments fill the pipe's slots long before its bytes: the first version then spun
       // on a readable socket it could not read (1.2-1.7 s of CPU in 2 s; the JS relay pauses).
