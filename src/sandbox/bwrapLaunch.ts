@@ -1,8 +1,8 @@
 // The launch step after bwrapArgv (Linux): what stands around a sandboxed command — the way into
 // the session's network or a bridge of its own, the proxy variables, the paths under the host's
 // /tmp that must stay readable — as one pure function over its inputs, pinned by inline snapshots
-// (test/sandbox/bwrapLaunch.test.ts) as bwrapArgv is. The executor (executor.ts) adds only what
-// is not pure: the resource limiter's wrapper and the spawn.
+// (test/sandbox/bwrapLaunch.test.ts) as bwrapArgv is. commandLaunch.ts adds only what
+// is not pure: the resource limiter's wrapper (and executor.ts the spawn).
 import { dirname, isAbsolute } from "node:path";
 import { bwrapArgv } from "./bwrap.ts";
 import { proxyEnv, proxyUrl } from "./env.ts";

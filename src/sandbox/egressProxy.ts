@@ -2,10 +2,10 @@
 // Unix socket in a private 0700 folder (and, for macOS, on a loopback TCP port), speaking CONNECT
 // (https and anything tunnelled) and absolute-URI plain HTTP. Every request must carry the
 // session's token (Proxy-Authorization: Basic, any user name); every host passes proxyPolicy.ts;
-// an unknown host is put to the user through `askHost` (one question per host at a time). A
-// question outlives no one: when every connection waiting on it has gone (the command ended, curl
-// gave up), its signal aborts, so the question is withdrawn and the proxy waits no longer.
-// A refusal is a 403 whose body says why, so the model can read it.
+// an unknown host is put to the user through `askHost` (hostQuestions.ts: one question per host
+// at a time, withdrawn when every connection waiting on it has gone). A refusal is a 403 whose
+// body says why, so the model can read it. A connection let through is relayed unread, by a
+// native splice relay where it loads (spliceRelay.ts), else in JavaScript (relay.ts).
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { lookup } from "node:dns/promises";
@@ -15,13 +15,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket, SocketListener } from "bun";
 import { messageOf } from "../errors/caught.ts";
+import { type AskHost, type HostAnswer, type HostQuestions, createHostQuestions } from "./hostQuestions.ts";
 import { MAX_HEAD_BYTES, type RequestHead, headEnd, header, originHead, parseRequestHead, proxyTarget, reply } from "./httpHead.ts";
 import { type HostRule, type PolicyState, canonicalHost, decideHost, isLocalAddress, parseHostRule } from "./proxyPolicy.ts";
 import { type RelayEnd, link, relayClosed, relayData, relayDrain, relayEnd, relayEnded, relayHandlers, sendTo } from "./relay.ts";
-import { type SpliceRelays, type SplicedConnection, canSplice, loadSpliceRelays, spliceLinked } from "./spliceRelay.ts";
+import { type SpliceRelays, type SplicedConnection, canSplice, processSpliceRelays, spliceLinked } from "./spliceRelay.ts";
 import type { SandboxNetwork } from "./types.ts";
 
-export type HostAnswer = "once" | "session" | "deny";
+export type { HostAnswer } from "./hostQuestions.ts";
 
 export interface ProxyDecision {
   host: string;
@@ -43,7 +44,7 @@ export interface EgressProxyOptions {
    * Asked for a host outside the allowlist; without it such hosts are refused. `signal` aborts when
    * every connection that waits for this answer has gone: the question should then be withdrawn.
    */
-  askHost?: (host: string, port: number, signal: AbortSignal) => Promise<HostAnswer>;
+  askHost?: AskHost;
   /** Ports any allowed host may use. Default 80 and 443. */
   ports?: number[];
   /** Also listen on 127.0.0.1 (macOS, where Seatbelt can only allow a TCP port). */
@@ -102,20 +103,10 @@ const MAX_REFUSED = 100;
 interface ClientEnd extends RelayEnd {
   phase: "head" | "deciding" | "relay";
   buffered: Uint8Array;
-  /** The question this connection waits for, while it does. */
-  waitingOn?: PendingAsk;
   /** Its request is a CONNECT. */
   connect?: boolean;
   /** The native relay that moves this connection's bytes, once it has been handed over. */
   spliced?: SplicedConnection;
-}
-
-/** A question under way about one host:port, and the connections that wait for its answer. */
-interface PendingAsk {
-  answer: Promise<HostAnswer>;
-  waiting: Set<ClientEnd>;
-  /** Aborted when the last waiting connection has gone. */
-  withdraw: AbortController;
 }
 
 async function systemResolve(host: string): Promise<string[]> {
@@ -155,7 +146,8 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     strict: options.strict ?? false,
     canAsk: options.askHost !== undefined,
   };
-  const pendingAsks = new Map<string, PendingAsk>();
+  /** Undefined without askHost: decideHost then never says "ask" (state.canAsk). */
+  const questions: HostQuestions | undefined = options.askHost && createHostQuestions(options.askHost);
   const refused: string[] = [];
   /** Loaded at the first connection let through; null: not available here (the JS relay stays). */
   let relays: SpliceRelays | null | undefined = options.splice === false ? null : undefined;
@@ -164,7 +156,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   /** A linked pair handed to the native relay (spliceRelay.ts), or false: the JS relay goes on. */
   const handOver = (client: ClientEnd, upstream: RelayEnd): boolean => {
     if (relays === null || !canSplice(client, upstream)) return false;
-    relays ??= loadSpliceRelays(folder) ?? null;
+    relays ??= processSpliceRelays(folder) ?? null;
     const connection = relays && spliceLinked(relays, client, upstream, () => {
       spliced.delete(connection as SplicedConnection);
       client.spliced = undefined;
@@ -191,49 +183,12 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     finish(client, reply(403, "Forbidden", `Garuda's egress proxy refused ${host}:${port}: ${reason}\n`, { "X-Proxy-Error": "blocked-by-allowlist" }));
   };
 
-  const ask = async (host: string, port: number, client: ClientEnd): Promise<HostAnswer | "withdrawn"> => {
-    const key = `${host}:${port}`;
-    let pending = pendingAsks.get(key);
-    // A withdrawn question may not have come back yet (the front end is taking it down): a
-    // connection that comes now was never put to the user, so it gets a question of its own.
-    if (!pending || pending.withdraw.signal.aborted) {
-      const withdraw = new AbortController();
-      const asking = (options.askHost as NonNullable<EgressProxyOptions["askHost"]>)(host, port, withdraw.signal).catch((): HostAnswer => "deny");
-      const fresh: PendingAsk = {
-        answer: asking.finally(() => {
-          if (pendingAsks.get(key) === fresh) pendingAsks.delete(key);
-        }),
-        waiting: new Set(),
-        withdraw,
-      };
-      pending = fresh;
-      pendingAsks.set(key, fresh);
-    }
-    pending.waiting.add(client);
-    client.waitingOn = pending;
-    try {
-      // A withdrawn question is a refusal, whatever comes back later.
-      const answer = await pending.answer;
-      return pending.withdraw.signal.aborted ? "withdrawn" : answer;
-    } finally {
-      pending.waiting.delete(client);
-      client.waitingOn = undefined;
-    }
-  };
-
   /**
    * A connection that ends (FIN) or closes while it waits for a question has gone: curl gave up,
    * the command ended. A CONNECT client sends nothing after its head until the tunnel opens, and
    * a plain-HTTP one that half-closes while a person is asked is rare enough to be refused too.
-   * The question is withdrawn when no connection waits for it any more.
    */
-  const gone = (client: ClientEnd) => {
-    const pending = client.waitingOn;
-    if (!pending) return;
-    pending.waiting.delete(client);
-    client.waitingOn = undefined;
-    if (pending.waiting.size === 0) pending.withdraw.abort();
-  };
+  const gone = (client: ClientEnd) => questions?.gone(client);
 
   /** The policy's answer, asking the user when it says so: [allowed via, names the exact host] or a refusal. */
   async function permit(host: string, port: number, client: ClientEnd): Promise<{ via: string; listed: boolean } | { reason: string }> {
@@ -242,7 +197,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     const vetoed = options.vetoHost?.(canonicalHost(host), port);
     if (vetoed !== undefined) return { reason: vetoed };
     if (verdict.kind === "allow") return { via: state.allow.includes(verdict.rule) ? "allowlist" : "session", listed: verdict.listed };
-    const answer = await ask(host, port, client);
+    const answer = await (questions as HostQuestions).ask(host, port, client);
     if (answer === "withdrawn") return { reason: "the connection ended before the user answered" };
     if (answer === "deny") return { reason: `the user refused ${host}` };
     const remember = options.rememberSessionAnswers ?? true;

@@ -6,21 +6,20 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bwrapLaunch } from "./bwrapLaunch.ts";
 import { type CgroupSupport, findCgroups } from "./cgroup.ts";
 import { spawnOrExplain } from "./commandTooLong.ts";
-import { childEnv, proxyEnv, proxyUrl } from "./env.ts";
+import { childEnv } from "./env.ts";
+import { type LaunchContext, commandLaunch } from "./commandLaunch.ts";
 import { forwardListener } from "./relay.ts";
 import { type EndReason, type Job, spawnJob } from "./job.ts";
-import { hostNamespaceWorks, hostPidNamespaceArgv } from "./hostNamespace.ts";
-import { keeperCommandFor, keeperLaunch } from "./keeper.ts";
+import { hostNamespaceWorks } from "./hostNamespace.ts";
+import { keeperCommandFor } from "./keeper.ts";
 import { type LimitedCommand, createLimiter } from "./limiter.ts";
 import { type CommandLimits, defaultCommandLimits, readHardLimits } from "./limits.ts";
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
 import { type GitGuards, createGitGuards } from "./gitGuards.ts";
-import { seatbeltArgv } from "./seatbelt.ts";
 import { type JoinResult, type RelayMode, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
@@ -76,30 +75,7 @@ export interface ExecutorOptions {
   gitGuardWatches?: number;
 }
 
-/** Thrown by run()/start() for a sandboxed request when no sandbox works here. */
-export class SandboxUnavailableError extends Error {
-  constructor(
-    readonly reason: string,
-    readonly fix: string,
-  ) {
-    super(`the OS sandbox is not available: ${reason}. Fix: ${fix}`);
-    this.name = "SandboxUnavailableError";
-  }
-}
-
-/** Exit status of a sandboxed command that could not start because its network did not (as the bridge's own). */
-const NETWORK_FAILED = 125;
-
-/** How a command is started: the program, its environment and folder, and what stands above the command. */
-interface Launch {
-  argv: string[];
-  env: Record<string, string>;
-  cwd: string;
-  pidNamespace: boolean;
-  keeper: boolean;
-  /** The command's resource limits (limiter.ts), released if it cannot start. */
-  limited?: LimitedCommand;
-}
+export { SandboxUnavailableError } from "./commandLaunch.ts";
 
 export const KILL_GRACE_MS = 2_000;
 export const BRIDGE_PORT = 3128;
@@ -189,7 +165,6 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     };
   }
 
-  /** The program to start and its environment, on the host or in the sandbox. */
   /** Whether Garuda's own host commands get a PID namespace here (hostNamespace.ts): tried once, at the first. */
   let namespaceTrial: Promise<boolean> | undefined;
   let namespaceWorks = false;
@@ -199,55 +174,23 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     return namespaceTrial;
   };
 
-  function launch(request: Pick<ExecRequest, "command" | "cwd" | "sandbox" | "env" | "readPaths">, joined: JoinResult | undefined, inNamespace = false): Launch {
-    const sandbox = request.sandbox;
-    const inner = [shell, "-c", request.command];
-    const extra = request.env ?? {};
-    if (sandbox === null) {
-      const env = childEnv({ base, allow: options.envAllowlist, home: options.home, tmpDir, extra });
-      // Garuda's own git: a PID namespace ends what it leaves, at a fraction of a keeper's memory.
-      if (inNamespace && probe.launcher?.kind === "bwrap") {
-        return { argv: hostPidNamespaceArgv(probe.launcher.path, request.cwd, inner), env, cwd: request.cwd, pidNamespace: true, keeper: false };
-      }
-      if (!keeper) return { argv: inner, env, cwd: request.cwd, pidNamespace: false, keeper: false };
-      const kept = keeperLaunch(keeper, { parent: process.pid, graceMs, cwd: request.cwd, argv: inner, env });
-      return { ...kept, cwd: "/", pidNamespace: false, keeper: true };
-    }
-    const launcher = probe.launcher;
-    if (!launcher) {
-      const why = probe.availability.available ? { reason: "no launcher", fix: "" } : probe.availability;
-      throw new SandboxUnavailableError(why.reason, why.fix);
-    }
-    let env = childEnv({ base, allow: options.envAllowlist, home: sandbox.home, tmpDir: sandbox.tmpDir, extra });
-    const network = sandbox.network;
-    if (launcher.kind === "seatbelt") {
-      if (network.mode === "proxy" && network.tcpPort !== undefined) env = { ...env, ...proxyEnv(proxyUrl(network.token, network.tcpPort)) };
-      return { argv: seatbeltArgv(sandbox, inner), env, cwd: request.cwd, pidNamespace: false, keeper: false };
-    }
-    if (joined && "error" in joined) {
-      // Nothing of the command runs: a shell on the host prints why (an argument, never parsed) and fails.
-      const message = `garuda sandbox: the command did not run: ${joined.error}`;
-      return { argv: [shell, "-c", 'printf "%s\\n" "$0" >&2; exit ' + NETWORK_FAILED, message], env, cwd: "/", pidNamespace: false, keeper: false };
-    }
-    const limited = limiter?.command(shell, request.command);
-    const launched = bwrapLaunch({
-      spec: sandbox,
-      argv: limited?.inner ?? inner,
-      env,
-      cwd: request.cwd,
-      bwrap: launcher.path,
-      disableUserns: launcher.disableUserns,
-      selfCommand: options.selfCommand,
-      bridgePort,
-      ...(joined && { join: joined.prefix }),
-      ...(request.readPaths && { readPaths: request.readPaths }),
-    });
-    return { argv: limited ? limited.outer(launched.argv) : launched.argv, env: launched.env, cwd: request.cwd, pidNamespace: true, keeper: false, ...(limited && { limited }) };
-  }
+  const launchContext: LaunchContext = {
+    shell,
+    base,
+    envAllowlist: options.envAllowlist,
+    home: options.home,
+    tmpDir,
+    probe,
+    keeper,
+    graceMs,
+    limiter,
+    selfCommand: options.selfCommand,
+    bridgePort,
+  };
 
   function begin(request: ExecRequest, joined: JoinResult | undefined, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => unknown, inNamespace = false): { job: Job; limited: LimitedCommand | undefined } {
     if (closed) throw new Error("the executor has been shut down");
-    const { limited, ...launched } = launch(request, joined, inNamespace);
+    const { limited, ...launched } = commandLaunch(launchContext, request, joined, inNamespace);
     let job: Job;
     try {
       job = spawnOrExplain(request.command, () => spawnJob({ ...launched, stdin, capture, graceMs, onText }));

@@ -12,7 +12,16 @@
 //
 // Per direction, as relay.ts does it: a FIN from one side is passed on as a FIN (shutdown
 // SHUT_WR) once everything read before it was written; a side that fails (reset, EPIPE) gets
-// nothing more, and what it sent before is still passed on, then the other side is shut too. relay_stop(a, b) shuts both sockets down, which wakes the thread and ends it.
+// nothing more, and what it sent before is still passed on, then the other side is shut too.
+// relay_stop(a, b) shuts both sockets down, which wakes the thread and ends it.
+//
+// A pipe fills by slots (one per page or socket buffer spliced in), not only by bytes: many small
+// segments, or a pipe the kernel kept small (past the user's pipe budget,
+// /proc/sys/fs/pipe-user-pages-soft, new pipes get 2 slots and F_SETPIPE_SZ is refused), run out
+// of slots long before `capacity` bytes. A splice in that says EAGAIN while bytes wait in the
+// pipe may mean exactly that, so the direction stops asking for POLLIN until its out side takes
+// something: without this a client that stops reading made the thread spin on a readable socket
+// it could not read (a full core, measured), where the JS relay pauses.
 export const SPLICE_RELAY_C = String.raw`
 typedef unsigned long size_t;
 typedef long ssize_t;
@@ -29,11 +38,14 @@ void free(void *p);
 int *__errno_location(void);
 int pthread_create(pthread_t *thread, void *attr, void *(*start)(void *), void *arg);
 int pthread_detach(pthread_t thread);
+int prctl(int option, ...);
 
 #define O_NONBLOCK 04000
 #define O_CLOEXEC 02000000
 #define F_DUPFD_CLOEXEC 1030
 #define F_SETPIPE_SZ 1031
+#define F_GETPIPE_SZ 1032
+#define PR_SET_NAME 15
 #define SPLICE_F_MOVE 1
 #define SPLICE_F_NONBLOCK 2
 #define POLLIN 1
@@ -44,7 +56,8 @@ int pthread_detach(pthread_t thread);
 #define EAGAIN 11
 #define SHUT_WR 1
 #define SHUT_RDWR 2
-#define PIPE_BYTES (1024 * 1024)
+/* 256 KiB measured as fast as 1 MiB (NOTES-net2.md) and takes a quarter of the user's pipe budget. */
+#define PIPE_BYTES (256 * 1024)
 
 struct direction {
   int in, out;
@@ -53,6 +66,7 @@ struct direction {
   long capacity;  /* the pipe's size */
   int eof;        /* in sent its FIN */
   int finished;   /* out was shut (or failed): nothing more goes this way */
+  int stalled;    /* in said EAGAIN with bytes in the pipe: no reading until out takes some */
 };
 
 struct relay {
@@ -67,8 +81,10 @@ static int open_pipe(struct direction *d) {
   if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) return -1;
   d->pipe_r = fds[0];
   d->pipe_w = fds[1];
-  long size = fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES);
-  d->capacity = size > 0 ? size : 65536;
+  fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES);
+  /* What the pipe really holds: refused or not, the kernel may have made it smaller than asked. */
+  long size = fcntl(fds[1], F_GETPIPE_SZ);
+  d->capacity = size > 0 ? size : 4096;
   return 0;
 }
 
@@ -77,15 +93,16 @@ static int step(struct direction *d) {
   if (d->finished) return 0;
   for (;;) {
     int moved = 0;
-    if (!d->eof && d->pending < d->capacity) {
+    if (!d->eof && !d->stalled && d->pending < d->capacity) {
       ssize_t n = splice(d->in, 0, d->pipe_w, 0, d->capacity - d->pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (n > 0) { d->pending += n; moved = 1; }
       else if (n == 0) d->eof = 1;
-      else if (*__errno_location() != EAGAIN && *__errno_location() != EINTR) d->eof = 1; /* a reset reads as the end */
+      else if (*__errno_location() == EAGAIN) { if (d->pending > 0) d->stalled = 1; } /* the pipe may be out of slots */
+      else if (*__errno_location() != EINTR) d->eof = 1; /* a reset reads as the end */
     }
     if (d->pending > 0) {
       ssize_t n = splice(d->pipe_r, 0, d->out, 0, d->pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-      if (n > 0) { d->pending -= n; moved = 1; }
+      if (n > 0) { d->pending -= n; d->stalled = 0; moved = 1; }
       else if (n < 0 && *__errno_location() != EAGAIN && *__errno_location() != EINTR) { d->finished = 1; d->pending = 0; return -1; }
     }
     if (d->eof && d->pending == 0) {
@@ -99,6 +116,8 @@ static int step(struct direction *d) {
 
 static void *run(void *arg) {
   struct relay *r = (struct relay *)arg;
+  /* Named for whoever looks (top -H, /proc/<pid>/task/<tid>/comm): it is Garuda's, and what it is. */
+  prctl(PR_SET_NAME, "garuda-splice", 0, 0, 0);
   for (;;) {
     /* A side that cannot be written any more: nothing more goes to it, and nothing is read from it. */
     for (int i = 0; i < 2; i++) if (step(&r->d[i]) < 0) r->d[1 - i].eof = 1;
@@ -109,16 +128,28 @@ static void *run(void *arg) {
     for (int i = 0; i < 2; i++) {
       struct direction *d = &r->d[i];
       if (d->finished) continue;
-      if (!d->eof && d->pending < d->capacity) events[i] |= POLLIN;
+      if (!d->eof && !d->stalled && d->pending < d->capacity) events[i] |= POLLIN;
       if (d->pending > 0) events[1 - i] |= POLLOUT;
     }
-    /* A socket nothing is wanted of is left out: poll would report its hang-up again and again. */
-    for (int k = 0; k < 2; k++) { fds[k].fd = events[k] ? (k == 0 ? r->a : r->b) : -1; fds[k].events = events[k]; fds[k].revents = 0; }
+    /* A socket nothing is wanted of is left out: poll would report its hang-up again and again.
+       One that may still be written to (d[1 - k] goes into k) stays in with no events, so that
+       its hang-up is seen: a client that closed an idle tunnel, to a server that ignores the FIN. */
+    for (int k = 0; k < 2; k++) {
+      int watched = events[k] || !r->d[1 - k].finished;
+      fds[k].fd = watched ? (k == 0 ? r->a : r->b) : -1; fds[k].events = events[k]; fds[k].revents = 0;
+    }
     if (poll(fds, 2, -1) < 0 && *__errno_location() != EINTR) break;
     for (int k = 0; k < 2; k++) {
       if (fds[k].revents & POLLERR) {
         /* k failed (a reset): what it sent is at its end, nothing more can go to it. */
         r->d[k].eof = 1;
+        r->d[1 - k].finished = 1;
+        r->d[1 - k].pending = 0;
+      }
+      if (fds[k].revents & POLLHUP) {
+        /* Both of k's ways are shut: we shut only the way into k once it is finished, so the peer
+           closed it whole (a Unix socket's peer closed, or shut both ways) or it died (TCP_CLOSE).
+           Nothing more can go to k; what k sent before is still read to its end. */
         r->d[1 - k].finished = 1;
         r->d[1 - k].pending = 0;
       }
@@ -150,7 +181,7 @@ int relay_start(int id, int a, int b, void (*done)(int id), int *owned) {
   if (r->a < 0 || r->b < 0 || open_pipe(&r->d[0]) != 0 || open_pipe(&r->d[1]) != 0) goto fail;
   r->d[0].in = r->a; r->d[0].out = r->b;
   r->d[1].in = r->b; r->d[1].out = r->a;
-  for (int i = 0; i < 2; i++) { r->d[i].pending = 0; r->d[i].eof = 0; r->d[i].finished = 0; }
+  for (int i = 0; i < 2; i++) { r->d[i].pending = 0; r->d[i].eof = 0; r->d[i].finished = 0; r->d[i].stalled = 0; }
   owned[0] = r->a;
   owned[1] = r->b;
   pthread_t thread;

@@ -6,10 +6,12 @@
 // the hand-over loosens nothing. Measured by bench/sandbox.ts: the JS relay costs the proxy two
 // kernel copies and Bun's copy of each read; splice leaves the kernel moving page references.
 //
-// The C code is compiled once per process at the first hand-over by the TinyCC built into Bun
-// (bun:ffi cc), from a file written to the proxy's private folder; nothing is loaded before.
-// Wherever that fails (no TinyCC on this platform, macOS, a refused thread) `spliceRelays`
-// returns undefined and the proxy keeps relaying in JavaScript.
+// The C code is compiled once per process (processSpliceRelays: every session's proxy shares it;
+// compiled code is never unloaded, so one compile per session grew the process each time) at the
+// first hand-over, by the TinyCC built into Bun (bun:ffi cc), from a file written to that proxy's
+// private folder; nothing is loaded before. Wherever that fails (no TinyCC on this platform,
+// macOS) it is undefined and the proxies keep relaying in JavaScript, as they do for a connection
+// whose thread is refused or that comes while MAX_NATIVE_RELAYS are busy.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Socket } from "bun";
@@ -31,6 +33,15 @@ export interface SpliceRelays {
   /** Connections being relayed now. */
   readonly active: number;
 }
+
+/**
+ * Native relays at once in this process; a connection past that is relayed in JavaScript. Each
+ * costs a thread and six descriptors (two duplicates, two pipes) on top of the two sockets, and
+ * its pipes count against the user's pipe budget (pipe-user-pages-soft, 64 MiB by default, for
+ * every program of the user: 32 × 2 × 256 KiB is a quarter of it). A sandboxed command that opens
+ * thousands of connections must not get thousands of threads.
+ */
+export const MAX_NATIVE_RELAYS = 32;
 
 type Native = {
   relay_start(id: number, a: number, b: number, done: unknown, owned: Int32Array): number;
@@ -77,6 +88,7 @@ export function loadSpliceRelays(folder: string): SpliceRelays | undefined {
       return waiting.size;
     },
     start(a, b, onDone) {
+      if (waiting.size >= MAX_NATIVE_RELAYS) return undefined;
       const id = ++counter;
       const owned = new Int32Array(2);
       waiting.set(id, { owned, onDone });
@@ -92,6 +104,15 @@ export function loadSpliceRelays(folder: string): SpliceRelays | undefined {
       };
     },
   };
+}
+
+/** Loaded at the first call (in `folder`), then the same for every proxy of this process; null: not here. */
+let loadedRelays: SpliceRelays | null | undefined;
+
+/** The process's native relays, compiled at the first call; undefined where they cannot run. */
+export function processSpliceRelays(folder: string): SpliceRelays | undefined {
+  loadedRelays ??= loadSpliceRelays(folder) ?? null;
+  return loadedRelays ?? undefined;
 }
 
 type Handed = Socket<RelayEnd> & { fd?: number; pause?: () => void; resume?: () => void };

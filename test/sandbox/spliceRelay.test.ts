@@ -1,15 +1,49 @@
 // The egress proxy's native relay (spliceRelay.ts): once a connection is let through, its bytes
 // move by splice(2) in a thread, with the same ends as the JS relay (relay.ts): a FIN is passed on
 // and the answer still comes back, a reset ends the connection, close() ends idle tunnels, and no
-// descriptor is left. Each case runs with the native relay and, as the control, without it.
+// descriptor is left; a client that stops reading costs no CPU; the threads are bounded and
+// named, end with their connections, and the C is compiled once per process. Each case runs with
+// the native relay and, as the control, without it.
 import { describe, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { createHash } from "node:crypto";
 import type { Socket } from "bun";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
+import { MAX_NATIVE_RELAYS } from "../../src/sandbox/spliceRelay.ts";
 
 const resolve = async () => ["127.0.0.1"];
 const openFds = () => readdirSync("/proc/self/fd").length;
+/** The native relay's threads in this process (spliceRelay.c.ts names them). */
+const spliceThreads = () =>
+  readdirSync("/proc/self/task").filter((task) => {
+    try {
+      return readFileSync(`/proc/self/task/${task}/comm`, "utf8").trim() === "garuda-splice";
+    } catch {
+      return false; // ended meanwhile
+    }
+  }).length;
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+/** A server in a process of its own (its CPU is not this one's) that, once a client sent a byte, writes `chunk`-byte segments as fast as they are taken. */
+async function floodServer(chunk: number) {
+  const proc = Bun.spawn(
+    [
+      process.execPath,
+      "-e",
+      `const net = require("node:net");
+const s = net.createServer((c) => { c.setNoDelay(true); c.on("error", () => {}); const b = Buffer.alloc(${chunk}, 97);
+  const pump = () => { while (c.write(b)); c.once("drain", pump); }; c.once("data", pump); });
+s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
+    ],
+    { stdout: "pipe", env: { PATH: process.env.PATH ?? "" } },
+  );
+  const { value } = await proc.stdout.getReader().read();
+  return { port: Number(new TextDecoder().decode(value)), [Symbol.dispose]: () => proc.kill("SIGKILL") };
+}
 const auth = (token: string) => `Proxy-Authorization: Basic ${Buffer.from(`garuda:${token}`).toString("base64")}\r\n`;
 const ESTABLISHED = "HTTP/1.1 200 Connection Established\r\n\r\n";
 
@@ -164,5 +198,107 @@ for (const splice of [true, false]) {
       await Bun.sleep(100);
       expect(openFds()).toBeLessThanOrEqual(before - 1); // the proxy's own listener is gone too
     });
+
+    test("a client that closes an idle tunnel to a server that ignores its FIN: the connection goes at once", async () => {
+      // The JS relay sees the Unix socket's close; the native one first kept the thread and its
+      // descriptors until the server or the session ended.
+      const server = rawServer({}); // reads, never answers, never closes
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      try {
+        const warm = await tunnel(proxy, server.port, () => {});
+        warm.socket.terminate();
+        for (let i = 0; i < 50 && (proxy.splicedConnections > 0 || spliceThreads() > 0); i++) await Bun.sleep(20);
+        await Bun.sleep(50);
+        const before = openFds();
+        const open = await tunnel(proxy, server.port, (socket) => void socket.write("hello"));
+        expect(proxy.splicedConnections).toBe(splice ? 1 : 0);
+        open.socket.terminate();
+        for (let i = 0; i < 50 && (proxy.splicedConnections > 0 || spliceThreads() > 0); i++) await Bun.sleep(20);
+        expect(proxy.splicedConnections).toBe(0);
+        expect(spliceThreads()).toBe(0);
+        await Bun.sleep(50);
+        expect(openFds()).toBeLessThanOrEqual(before + 1); // the server's own end, which it keeps
+      } finally {
+        await proxy.close();
+        server.stop(true);
+      }
+    });
+
+    test("a client that stops reading while the server floods small segments costs no CPU, and nothing is left when it goes", async () => {
+      // Small segments fill the pipe's slots long before its bytes: the first version then spun
+      // on a readable socket it could not read (1.2-1.7 s of CPU in 2 s; the JS relay pauses).
+      using server = await floodServer(100);
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      try {
+        const open = await tunnel(proxy, server.port, (socket) => void socket.write("x"));
+        (open.socket as Socket<undefined> & { pause(): void }).pause();
+        await Bun.sleep(1000); // everything between the server and the client fills up
+        expect(proxy.splicedConnections).toBe(splice ? 1 : 0);
+        expect(spliceThreads()).toBe(splice ? 1 : 0);
+        const before = cpuMs();
+        await Bun.sleep(1500);
+        expect(cpuMs() - before).toBeLessThan(300);
+        open.socket.terminate();
+        for (let i = 0; i < 50 && (proxy.splicedConnections > 0 || spliceThreads() > 0); i++) await Bun.sleep(20);
+        expect(proxy.splicedConnections).toBe(0);
+        expect(spliceThreads()).toBe(0);
+      } finally {
+        await proxy.close();
+      }
+    }, 20_000);
   });
 }
+
+describe("egress proxy, native relay bounds", () => {
+  test(`past ${MAX_NATIVE_RELAYS} open connections the JS relay carries the rest, each works, and every thread and descriptor goes with its connection`, async () => {
+    const echo = rawServer({ onData: (socket, bytes) => void socket.write(bytes), onEnd: (socket) => void socket.end() });
+    const proxy = await startEgressProxy({ allow: [`t.test:${echo.port}`], resolve });
+    try {
+      const warm = await tunnel(proxy, echo.port, (socket) => void socket.end());
+      await warm.ended;
+      await Bun.sleep(50);
+      const fdsBefore = openFds();
+      const count = MAX_NATIVE_RELAYS + 8;
+      const tunnels = [];
+      for (let i = 0; i < count; i++) tunnels.push(await tunnel(proxy, echo.port, () => {}));
+      // A thread names itself as it starts: give the last ones a moment.
+      for (let i = 0; i < 50 && spliceThreads() < MAX_NATIVE_RELAYS; i++) await Bun.sleep(20);
+      expect(proxy.splicedConnections).toBe(MAX_NATIVE_RELAYS);
+      expect(spliceThreads()).toBe(MAX_NATIVE_RELAYS);
+      for (const [i, open] of tunnels.entries()) {
+        open.socket.write(`ping ${i}`);
+        open.socket.shutdown();
+      }
+      await Promise.all(tunnels.map((open) => open.ended));
+      expect(tunnels.map((open) => open.received().toString())).toEqual(tunnels.map((_, i) => `ping ${i}`));
+      for (let i = 0; i < 50 && spliceThreads() > 0; i++) await Bun.sleep(20);
+      expect(proxy.splicedConnections).toBe(0);
+      expect(spliceThreads()).toBe(0);
+      await Bun.sleep(50);
+      expect(openFds()).toBeLessThanOrEqual(fdsBefore);
+    } finally {
+      await proxy.close();
+      echo.stop(true);
+    }
+  }, 30_000);
+
+  test("the C is compiled once per process, not once per proxy (session)", async () => {
+    const server = rawServer({ onEnd: (socket) => void socket.end() });
+    const written: boolean[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve });
+        const open = await tunnel(proxy, server.port, () => {});
+        expect(proxy.splicedConnections).toBe(1);
+        written.push(existsSync(join(dirname(proxy.socketPath), "splice-relay.c")));
+        open.socket.shutdown();
+        await open.ended;
+        await proxy.close();
+      }
+      // The first proxy of this file compiled it already, or the first of these two did.
+      expect(written.filter(Boolean).length).toBeLessThanOrEqual(1);
+    } finally {
+      server.stop(true);
+    }
+  });
+});
