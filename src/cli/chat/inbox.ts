@@ -1,11 +1,14 @@
 // What the chat's input received and nobody has read yet: the lines of a pipe, the keys of a
 // terminal. A reader waits for the next item, the end of the input, or its own signal.
 
+/** A reader waiting for the next item. */
+export type InboxReader<T> = (item: T | undefined) => void;
+
 export class Inbox<T> {
   /** Items not read yet, oldest first (the terminal sets type-ahead aside here during a question). */
   readonly queued: T[] = [];
   #ended = false;
-  #waiter: ((item: T | undefined) => void) | undefined;
+  #waiter: InboxReader<T> | undefined;
 
   /** `limit`: how many unread items are kept; more are dropped (a key held down, a runaway paste). */
   constructor(private readonly limit = Number.POSITIVE_INFINITY) {}
@@ -37,6 +40,23 @@ export class Inbox<T> {
         resolve(item);
       };
     });
+  }
+
+  /**
+   * Takes the waiting reader off, for a while: the terminal asks a question aside a prompt being
+   * edited, and the keys go to the question meanwhile. attach() gives it back.
+   */
+  detach(): InboxReader<T> | undefined {
+    const reader = this.#waiter;
+    this.#waiter = undefined;
+    return reader;
+  }
+
+  /** Gives a detached reader back: it gets the oldest item kept meanwhile at once, or the end. */
+  attach(reader: InboxReader<T>): void {
+    this.#waiter = reader;
+    if (this.queued.length > 0) this.#deliver(this.queued.shift());
+    else if (this.#ended) this.#deliver(undefined);
   }
 
   #deliver(item: T | undefined): void {

@@ -16,6 +16,7 @@ import { parseKeys } from "../keys.ts";
 import type { HistoryEntry } from "../../store/promptHistory.ts";
 import type { CompletionSource } from "./completionSource.ts";
 import { MemoryHistory, type PromptHistory } from "./history.ts";
+import { Inbox } from "./inbox.ts";
 import { EditBuffer } from "./lineEditor.ts";
 import { editPrompt } from "./promptEditor.ts";
 import { PromptView } from "./promptView.ts";
@@ -82,11 +83,9 @@ export interface TerminalInputOptions {
 export class TerminalInput implements ChatInput {
   readonly interactive = true;
   readonly #decoder = new StringDecoder("utf8");
-  readonly #queue: Key[] = [];
+  readonly #keys = new Inbox<Key>(MAX_QUEUED);
   #pending = "";
-  #waiter: ((key: Key | undefined) => void) | undefined;
   #interrupt: (() => void) | undefined;
-  #ended = false;
   #tail: { filter: AnswerTail; timer: ReturnType<typeof setTimeout> } | undefined;
   #editing: PromptView | undefined;
   /** While a question is asked aside a prompt, the prompt editor's keys wait for it to end. */
@@ -96,10 +95,7 @@ export class TerminalInput implements ChatInput {
   /** The draft a mode switch took, with its pastes, to give back to the next prompt. */
   #draft: HistoryEntry | undefined;
   readonly #onData = (chunk: Buffer | string) => this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
-  readonly #onEnd = () => {
-    this.#ended = true;
-    this.#deliver(undefined);
-  };
+  readonly #onEnd = () => this.#keys.end();
   /** A SIGINT from outside (kill -INT) counts as Ctrl-C; in raw mode the key sends none. */
   readonly #onSigint = () => this.#receive("\x03");
 
@@ -165,14 +161,7 @@ export class TerminalInput implements ChatInput {
   }
 
   #enqueue(key: Key): void {
-    if (this.#waiter) this.#deliver(key);
-    else if (this.#queue.length < MAX_QUEUED) this.#queue.push(key);
-  }
-
-  #deliver(key: Key | undefined): void {
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    waiter?.(key);
+    this.#keys.push(key);
   }
 
   /** After a one-key answer: what the user goes on typing may be the rest of the word. */
@@ -187,24 +176,6 @@ export class TerminalInput implements ChatInput {
   #endTail(): void {
     if (this.#tail) clearTimeout(this.#tail.timer);
     this.#tail = undefined;
-  }
-
-  /** The next key; undefined when the terminal closed. */
-  #nextKey(signal?: AbortSignal): Promise<Key | undefined> {
-    const queued = this.#queue.shift();
-    if (queued) return Promise.resolve(queued);
-    if (this.#ended || signal?.aborted) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      const onAbort = () => {
-        this.#waiter = undefined;
-        resolve(undefined);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiter = (key) => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve(key);
-      };
-    });
   }
 
   async readPrompt(prompt: string, continuation: string, draft = ""): Promise<PromptResult> {
@@ -228,15 +199,14 @@ export class TerminalInput implements ChatInput {
   /** The prompt editor's next key: after the question asked aside it, if one is. */
   async #promptKey(): Promise<Key | undefined> {
     while (this.#asking) await this.#asking.catch(() => {});
-    return this.#nextKey();
+    return this.#keys.next();
   }
 
   async aside<T>(question: () => Promise<T>): Promise<T> {
     const editing = this.#editing;
     if (!editing || this.#asking) return question();
     // The editor's pending key goes to it after the question, with the keys kept for it.
-    const editor = this.#waiter;
-    this.#waiter = undefined;
+    const editor = this.#keys.detach();
     editing.erase();
     this.#editing = undefined;
     const asked = question();
@@ -249,25 +219,21 @@ export class TerminalInput implements ChatInput {
       // A blank row parts the prompt from the answer, as it does every prompt from what came before.
       this.screen.line();
       editing.redraw();
-      if (editor) {
-        this.#waiter = editor;
-        const first = this.#queue.shift();
-        if (first) this.#deliver(first);
-      }
+      if (editor) this.#keys.attach(editor);
     }
   }
 
   async readAnswer(signal: AbortSignal, shown: QuestionShown = { at: performance.now() }): Promise<string | undefined> {
     // Keys typed before the question was shown must not answer it: they are type-ahead for the
     // next prompt, set aside and given back after the answer.
-    const ahead = this.#queue.splice(0);
+    const ahead = this.#keys.queued.splice(0);
     let answered: string | undefined;
     try {
       answered = await this.#answerKey(signal, shown, ahead);
       return answered;
     } finally {
-      const after = this.#queue.splice(0);
-      this.#queue.push(...ahead);
+      const after = this.#keys.queued.splice(0);
+      this.#keys.queued.push(...ahead);
       if (answered !== undefined && /^[\p{L}\p{N}]$/u.test(answered)) this.#startTail(answered);
       // Keys that came with the answer key (a fast "yes⏎", a paste without brackets) pass its tail.
       for (const key of after) this.#route(key);
@@ -279,7 +245,7 @@ export class TerminalInput implements ChatInput {
     let graceEnd = shown.at + this.#graceMs;
     let told = false;
     for (;;) {
-      const key = await this.#nextKey(signal);
+      const key = await this.#keys.next(signal);
       // Ctrl-C or Ctrl-D outside a turn (a question at start-up) answers no, grace or not.
       if (!key || key.name === "eof" || key.name === "interrupt") return undefined;
       const now = performance.now();
