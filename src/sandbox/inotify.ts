@@ -2,7 +2,7 @@
 // there: it cannot leave folders out, say when the kernel's watch limit is reached, or report a
 // full queue (IN_Q_OVERFLOW, after which the caller rescans). Events are read as they come, by
 // Bun's own event loop (a stream over the non-blocking descriptor): no timer wakes Garuda to look.
-import { LIBC } from "./libc.ts";
+import { firstLibc } from "./libc.ts";
 
 type Ffi = typeof import("bun:ffi");
 
@@ -71,15 +71,8 @@ export interface Library {
 export async function loadInotify(): Promise<Library | undefined> {
   if (process.platform !== "linux") return undefined;
   const ffi = await import("bun:ffi");
-  for (const name of LIBC) {
-    try {
-      // The library stays open for the life of the process, as the guards use it.
-      return { ffi, symbols: bind(ffi, name).symbols };
-    } catch {
-      // Not this C library: try the next one.
-    }
-  }
-  return undefined;
+  // The library stays open for the life of the process, as the guards use it.
+  return firstLibc((name) => ({ ffi, symbols: bind(ffi, name).symbols }));
 }
 
 /** The events in `bytes` (whole events only; what is left over is returned for the next read). */

@@ -13,7 +13,7 @@
 //     directly (one relay instead of two), or it relays to the proxy's Unix socket.
 import { dlopen, FFIType, ptr, read } from "bun:ffi";
 import { closeSync, fstatSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { LIBC } from "./libc.ts";
+import { firstLibc } from "./libc.ts";
 
 const AF_UNIX = 1;
 const AF_INET = 2;
@@ -32,9 +32,9 @@ const CAT_PATHS = ["/usr/bin/cat", "/bin/cat"];
 export const HOLDER_NAME = "garuda-network-holder";
 
 function openLibc() {
-  for (const name of LIBC) {
-    try {
-      return dlopen(name, {
+  const symbols = firstLibc(
+    (name) =>
+      dlopen(name, {
         socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
         setsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
         bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
@@ -45,12 +45,10 @@ function openLibc() {
         syscall: { args: [FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64], returns: FFIType.i64 },
         ioctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
         __errno_location: { args: [], returns: FFIType.ptr },
-      }).symbols;
-    } catch {
-      // Not this C library: try the next one.
-    }
-  }
-  throw new Error("no C library could be loaded (glibc or musl)");
+      }).symbols,
+  );
+  if (!symbols) throw new Error("no C library could be loaded (glibc or musl)");
+  return symbols;
 }
 
 type Libc = ReturnType<typeof openLibc>;
