@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildCatalog, checkKnownModel } from "../../src/config/modelsFile.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
-import { ENTRY, chatEnv, runPipedIn, workspace } from "../support/chatHarness.ts";
+import { ChatPty, ENTRY, chatEnv, runPipedIn, workspace } from "../support/chatHarness.ts";
 
 const KNOWN = "the models Garuda knows are claude-opus-5, claude-sonnet-5";
 
@@ -49,6 +49,28 @@ describe("an unknown model name", () => {
     expect(listed.stdout).toContain("Hello from the new model.");
     expect(listed.code).toBe(0);
     expect(mock.requests[0]?.body?.model).toBe("claude-next-6");
+  }, 60_000);
+
+  test("/model at a terminal: the unknown name is refused with the known names, the model stays and the conversation goes on", async () => {
+    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "First answer." }] }, { steps: [{ type: "text", text: "Second answer." }] }] });
+    using ws = workspace();
+    const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+    await chat.prompt();
+    chat.type("one");
+    await chat.waitFor("First answer.");
+    await chat.prompt();
+    chat.type("/model claude-nonexistent-9");
+    await chat.waitFor("The model stays");
+    expect(chat.text.replace(/\s+/g, " ")).toContain(`There is no model "claude-nonexistent-9"`);
+    await chat.prompt();
+    chat.type("two");
+    await chat.waitFor("Second answer.");
+    expect(mock.requests.map((request) => request.body?.model)).toEqual(["claude-sonnet-5", "claude-sonnet-5"]);
+    // The second request carries the first exchange: the refusal did not start a new conversation.
+    expect(JSON.stringify(mock.requests[1]?.body?.messages)).toContain("First answer.");
+    await chat.prompt();
+    chat.type("/exit");
+    expect(await chat.exit()).toBe(0);
   }, 60_000);
 
   test("garuda acp: session/new fails with the message, and no request reaches the model", async () => {
