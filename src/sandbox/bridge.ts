@@ -10,27 +10,20 @@
 // renamed into place), and it stays until its stdin ends (Garuda closed it or is gone) or a signal.
 //
 //   <self> --socket <path> --port <n> --hold <ready file>
-//
-// In listen mode it relays nothing and stays no Bun process: it makes the namespace's listening
-// socket and becomes a tiny holder of it, which Garuda copies out and serves itself
-// (socketHandover.ts). This is the session network's usual holder; hold mode is for kernels
-// without pidfd_getfd (before 5.6), or where it is refused.
-//
-//   <self> --port <n> --listen <ready file>
+// The session network's usual holder is cat, with the listening socket made by Garuda itself
+// (socketHandover.ts); hold mode is for where that cannot be done.
 import { renameSync, writeFileSync } from "node:fs";
 import { constants } from "node:os";
 import { type RelayEnd, forwardHandlers } from "./relay.ts";
 import { messageOf } from "../errors/caught.ts";
 
-export type BridgeArgs =
-  | {
-      socket: string;
-      port: number;
-      argv: string[];
-      /** Hold mode: where to say "ready" (no command). */
-      hold?: string;
-    }
-  | { port: number; /** Listen mode: where to say "ready"; no relay, no command. */ listen: string };
+export interface BridgeArgs {
+  socket: string;
+  port: number;
+  argv: string[];
+  /** Hold mode: where to say "ready" (no command). */
+  hold?: string;
+}
 
 /** How long the bridge waits for the proxy's socket to answer. */
 export const BRIDGE_READY_MS = 2_000;
@@ -45,23 +38,16 @@ export function parseBridgeArgs(args: string[]): BridgeArgs {
   let socket: string | undefined;
   let port: number | undefined;
   let hold: string | undefined;
-  let listen: string | undefined;
   for (let i = 0; i < options.length; i++) {
     const name = options[i];
     const value = options[++i];
     if (name === "--socket" && value) socket = value;
     else if (name === "--port" && value && /^\d+$/.test(value)) port = Number(value);
     else if (name === "--hold" && value) hold = value;
-    else if (name === "--listen" && value) listen = value;
     else throw new Error(`unexpected bridge argument ${name ?? ""}`);
   }
-  const usage = "usage: --socket <path> --port <n> -- <command…>, --socket <path> --port <n> --hold <ready file>, or --port <n> --listen <ready file>";
-  if (listen !== undefined) {
-    if (!port || port > 65535 || socket !== undefined || hold !== undefined || split >= 0) throw new Error(usage);
-    return { port, listen };
-  }
   if (!socket || !port || port > 65535 || (hold === undefined ? argv.length === 0 : argv.length > 0)) {
-    throw new Error(usage);
+    throw new Error("usage: --socket <path> --port <n> -- <command…>, or --socket <path> --port <n> --hold <ready file>");
   }
   return hold === undefined ? { socket, port, argv } : { socket, port, argv, hold };
 }
@@ -92,12 +78,6 @@ export async function runBridge(args: string[]): Promise<number> {
     parsed = parseBridgeArgs(args);
   } catch (error) {
     process.stderr.write(`garuda sandbox bridge: ${messageOf(error)}\n`);
-    return BRIDGE_FAILED;
-  }
-  if ("listen" in parsed) {
-    const { listenAndHold } = await import("./socketHandover.ts");
-    // Returns only if it failed: otherwise this process is now the holder (cat).
-    process.stderr.write(`garuda sandbox bridge: ${listenAndHold(parsed.port, parsed.listen)}\n`);
     return BRIDGE_FAILED;
   }
   const relay = parsed;

@@ -4,15 +4,17 @@
 // bridge process instead of one per command.
 //
 // The namespace is owned by a "holder": bwrap with only new user and network namespaces (loopback
-// only, brought up by bwrap) running Garuda's bridge in listen mode (bridge.ts): it makes the
-// namespace's listening socket on 127.0.0.1:<port> and becomes `cat` holding it, and Garuda copies
-// the socket out and serves it in its own process (socketHandover.ts) — the egress proxy accepts
-// there itself when the executor is told how (ExecutorOptions.serveProxy), else Garuda relays to
-// the proxy's Unix socket. So a session's network costs bwrap and cat (~3 MiB), no Bun process.
-// Where the socket cannot be copied out (a kernel before 5.6, a ptrace policy that refuses), the
-// holder is the bridge in hold mode instead, a Bun process that relays (relay: "process").
-// The holder is Garuda's own code, not a command: it sees `/` read-only and the host's PIDs (no
-// PID namespace) so it can say which process it is. A command joins it with util-linux's nsenter (user namespace first, which
+// only, brought up by bwrap) running `cat` under the name garuda-network-holder (a link to cat in
+// the holder's folder). Once it runs, Garuda makes the namespace's listening socket on
+// 127.0.0.1:<port> from inside it (socketHandover.ts: a child that enters the namespace, makes the
+// socket in Garuda's table of files, and exits) and serves it in its own process — the egress
+// proxy accepts there itself when the executor is told how (ExecutorOptions.serveProxy), else
+// Garuda relays to the proxy's Unix socket. So a session's network costs bwrap and cat (~3 MiB),
+// and no Bun process starts for it. Where the socket cannot be made so (no TinyCC, a seccomp
+// policy that refuses setns), the holder is Garuda's bridge in hold mode instead, a Bun process
+// that relays (relay: "process").
+// The holder is not a command: it sees `/` read-only and the host's PIDs (no PID namespace), so
+// bwrap's --info-fd names its host pid. A command joins it with util-linux's nsenter (user namespace first, which
 // gives the capability to enter its network namespace), then starts bwrap as before — every mount,
 // the PID namespace, --disable-userns and the limits — only without --unshare-net:
 //
@@ -26,7 +28,7 @@
 // Before a command joins, the holder must still be the process that reported ready and its
 // namespace must not be Garuda's own (a command must never land in the host's network): its
 // namespace's inode is pinned when it reports ready and compared again at every join.
-import { closeSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -35,6 +37,11 @@ import { BRIDGE_READY_MS } from "./bridge.ts";
 
 /** The nsenter programs looked for, in order: system paths only, never PATH (which a project can put first). */
 const NSENTER_PATHS = ["/usr/bin/nsenter", "/bin/nsenter", "/usr/sbin/nsenter", "/sbin/nsenter"];
+
+/** Where `cat` is looked for: system paths only (never PATH, which a project can put first). */
+const CAT_PATHS = ["/usr/bin/cat", "/bin/cat"];
+/** The name the holder runs under (a link to cat), so `ps` and the tests can tell it from any other cat. */
+export const HOLDER_NAME = "garuda-network-holder";
 
 /** How long a holder may take to start and report ready: the bridge's own wait for the proxy, plus its start. */
 const HOLDER_READY_MS = BRIDGE_READY_MS + 3_000;
@@ -54,15 +61,15 @@ export interface SessionNetworkOptions {
   /** The environment the holder starts with (no secret is needed by it: only PATH-like basics). */
   env: Record<string, string>;
   /**
-   * "agent": the namespace's listening socket is handed to Garuda, which serves it (the default);
-   * "process": a bridge process in the namespace relays (kept for where the hand-over fails, which
+   * "agent": the namespace's listening socket is made by Garuda, which serves it (the default);
+   * "process": a bridge process in the namespace relays (kept for where the socket cannot be made inside, which
    * switches to it by itself, and for bench/sandbox.ts's comparison).
    */
   relay?: RelayMode;
   /** Serves a handed-over listening socket for the proxy at `socketPath`; stop() closes it. */
   serve: (socketPath: string, fd: number) => Stoppable;
-  /** How the socket is copied out (socketHandover.ts); tests put a refusal here. */
-  takeListener?: Handover["takeListener"];
+  /** How the socket is made inside (socketHandover.ts); tests put a refusal here. */
+  listenInside?: Handover["listenInside"];
 }
 
 export type RelayMode = "agent" | "process";
@@ -86,7 +93,7 @@ interface Holder {
   proc: Subprocess<"pipe", "ignore", "ignore">;
   dir: string;
   relay: RelayMode;
-  /** Agent relay: Garuda's side of the namespace's listening socket, once handed over. */
+  /** Agent relay: the namespace's listening socket, served by Garuda, once made. */
   listener?: Stoppable;
   /** The bridge's host pid and its network namespace's inode, once it reported ready. */
   pid?: number;
@@ -106,7 +113,7 @@ const nsIno = (pid: number | "self", kind: "net" | "user"): number | undefined =
 const ended = (holder: Holder) => holder.proc.exitCode !== null || holder.proc.signalCode !== null;
 
 type Handover = typeof import("./socketHandover.ts");
-/** Loaded at the first hand-over (bun:ffi); synchronously, since start() waits for its network synchronously. */
+/** Loaded at the first session network (bun:ffi); synchronously, since start() waits for its network synchronously. */
 let handover: Handover | undefined;
 const loadHandover = (): Handover => {
   handover ??= require("./socketHandover.ts") as Handover;
@@ -121,50 +128,45 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
 
   function spawnHolder(socketPath: string): Holder {
     const dir = mkdtempSync(join(tmpdir(), "garuda-net-"));
-    const ready = join(dir, "ready");
-    const mode = relay === "agent" ? ["--port", String(options.port), "--listen", ready] : ["--socket", socketPath, "--port", String(options.port), "--hold", ready];
-    const args = [
-      "--new-session",
-      "--die-with-parent",
-      "--unshare-user",
-      "--unshare-net",
-      "--unshare-ipc",
-      "--cap-drop",
-      "ALL",
-      "--ro-bind",
-      "/",
-      "/",
-      "--bind",
-      dir,
-      dir,
-      "--",
-      ...options.selfCommand,
-      ...mode,
-    ];
-    const proc = Bun.spawn([options.bwrap, ...args], {
-      env: options.env,
-      stdin: "pipe",
-      stdout: "ignore",
-      stderr: Bun.file(join(dir, "stderr")),
-    }) as unknown as Subprocess<"pipe", "ignore", "ignore">;
-    return { proc, dir, relay, started: Date.now() };
+    const cat = relay === "agent" ? CAT_PATHS.find((path) => statSync(path, { throwIfNoEntry: false })?.isFile()) : undefined;
+    if (!cat) relay = "process";
+    let program: string[];
+    if (cat) {
+      // The holder runs under its own name: a link to cat, in its folder.
+      symlinkSync(cat, join(dir, HOLDER_NAME));
+      program = ["--info-fd", "3", "--", join(dir, HOLDER_NAME)];
+    } else {
+      program = ["--", ...options.selfCommand, "--socket", socketPath, "--port", String(options.port), "--hold", join(dir, "ready")];
+    }
+    const args = ["--new-session", "--die-with-parent", "--unshare-user", "--unshare-net", "--unshare-ipc", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--bind", dir, dir, ...program];
+    // bwrap writes {"child-pid": <host pid>} to its --info-fd: a file of the holder's folder
+    const info = cat ? openSync(join(dir, "info"), "w", 0o600) : undefined;
+    try {
+      const proc = Bun.spawn([options.bwrap, ...args], {
+        env: options.env,
+        stdio: ["pipe", "ignore", Bun.file(join(dir, "stderr")), ...(info === undefined ? [] : [info])],
+      }) as unknown as Subprocess<"pipe", "ignore", "ignore">;
+      return { proc, dir, relay: cat ? "agent" : "process", started: Date.now() };
+    } finally {
+      if (info !== undefined) closeSync(info);
+    }
   }
 
   /**
-   * Takes the holder's listening socket and serves it. A refused hand-over switches this session
-   * to a relay process: "retry" (the holder is ended; the next one is a bridge in hold mode).
+   * Makes the namespace's listening socket and serves it. A refusal switches this session to a
+   * relay process: "retry" (the holder is ended; the next one is a bridge in hold mode).
    */
-  function takeOver(holder: Holder, socketPath: string, pid: number, fd: number, ino: number): JoinResult | "retry" | undefined {
-    let taken: ReturnType<Handover["takeListener"]>;
+  function takeOver(holder: Holder, socketPath: string, pid: number, ino: number): JoinResult | "retry" | undefined {
+    let taken: ReturnType<Handover["listenInside"]>;
     try {
-      taken = (options.takeListener ?? loadHandover().takeListener)(pid, fd, ino);
+      taken = (options.listenInside ?? loadHandover().listenInside)(pid, options.port, ino, holder.dir);
     } catch (error) {
-      // bun:ffi or the C library would not load: the same as a refusal
+      // bun:ffi, TinyCC or the C library would not load: the same as a refusal
       taken = { error: messageOf(error) };
     }
     if ("error" in taken) {
       relay = "process";
-      holder.error = `the sandbox network's socket could not be handed over: ${taken.error}`;
+      holder.error = `the sandbox network's socket could not be made: ${taken.error}`;
       end(holder);
       return "retry";
     }
@@ -177,7 +179,34 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     return undefined;
   }
 
-  /** The proxy's socket answers (a C library that will not load: the hand-over fails next, and a bridge checks). */
+  /** The holder's host pid once it runs what it holds with: cat under its name (bwrap's info), or a bridge in hold mode (its ready file). */
+  function readyPid(holder: Holder): number | undefined {
+    const read = (name: string) => {
+      try {
+        return readFileSync(join(holder.dir, name), "utf8");
+      } catch {
+        return "";
+      }
+    };
+    if (holder.relay === "process") {
+      const said = /^(\d+)\n$/.exec(read("ready"));
+      return said ? Number(said[1]) : undefined;
+    }
+    const said = /"child-pid":\s*(\d+)/.exec(read("info"));
+    if (!said) return undefined;
+    const pid = Number(said[1]);
+    // bwrap's child execs the holder last, once the namespace (loopback up) is made
+    const argv0 = (() => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
+      } catch {
+        return undefined;
+      }
+    })();
+    return argv0 === join(holder.dir, HOLDER_NAME) ? pid : undefined;
+  }
+
+  /** The proxy's socket answers (a C library that will not load: making the socket fails next, and a bridge checks). */
   function proxyAnswers(socketPath: string): boolean {
     try {
       return loadHandover().unixAnswers(socketPath);
@@ -190,16 +219,8 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
   function check(holder: Holder, socketPath: string): JoinResult | "retry" | undefined {
     if (holder.error) return { error: holder.error };
     if (holder.pid === undefined) {
-      let text = "";
-      try {
-        text = readFileSync(join(holder.dir, "ready"), "utf8");
-      } catch {
-        // not ready yet
-      }
-      // "<pid>\n" from a bridge in hold mode, "<pid> <fd>\n" in listen mode
-      const said = (holder.relay === "agent" ? /^(\d+) (\d+)\n$/ : /^(\d+)\n$/).exec(text);
-      const pid = said ? Number(said[1]) : undefined;
-      if (said && pid !== undefined) {
+      const pid = readyPid(holder);
+      if (pid !== undefined) {
         const ino = nsIno(pid, "net");
         if (ino === undefined || ino === ownNet) return fail(holder, "the sandbox network's holder is not in a network namespace of its own");
         if (holder.relay === "agent" && !proxyAnswers(socketPath)) {
@@ -210,7 +231,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
         holder.pid = pid;
         holder.netIno = ino;
         if (holder.relay === "agent") {
-          const taken = takeOver(holder, socketPath, pid, Number(said[2]), ino);
+          const taken = takeOver(holder, socketPath, pid, ino);
           if (taken !== undefined) return taken;
         }
       } else if (ended(holder)) {

@@ -1,48 +1,32 @@
-// The session network's listening socket, made inside the namespace and handed to Garuda, so no
-// relay process stays in the namespace (sessionNetwork.ts). Both halves are C library calls
-// through bun:ffi (loaded only here):
+// The session network's listening socket, made inside the sandbox's network namespace and held
+// by Garuda, so no process of Garuda's stays in the namespace (sessionNetwork.ts): the namespace's
+// holder is bwrap running `cat` (~3 MiB), and Garuda's egress proxy accepts on the socket itself.
 //
-//   inside, once (bridge.ts --listen): socket() + bind(127.0.0.1:<port>) + listen() — a socket
-//     belongs to the network namespace it was made in, whoever holds it later — then the file
-//     descriptor number goes to the ready file and the process execs `cat`, which holds the
-//     namespace and the socket (kept across exec: no close-on-exec) with ~1 MiB instead of a Bun
-//     runtime, and ends when its stdin (a pipe from Garuda) does;
-//   outside (Garuda): pidfd_open + pidfd_getfd (Linux ≥ 5.6) copy that descriptor out of the
-//     holder, a process Garuda started; ioctl(SIOCGSKNS) then names the socket's namespace, which
-//     must be the holder's, never Garuda's own. Garuda serves it: its egress proxy accepts there
-//     directly (one relay instead of two), or it relays to the proxy's Unix socket.
-import { dlopen, FFIType, ptr, read } from "bun:ffi";
-import { closeSync, fstatSync, renameSync, statSync, writeFileSync } from "node:fs";
+// A socket belongs to the network namespace it was made in. listenInside() makes it there from a
+// short-lived child of Garuda's that enters the holder's namespaces (listenInside.c.ts, compiled by
+// Bun's TinyCC) and leaves the socket in Garuda's table of open files: about a millisecond, and no
+// Bun start (a listen-mode bridge was ~27 MiB of RSS for ~20 ms at each session's first command).
+// Before it enters, the namespaces are checked to be the holder's and not Garuda's own; after, the
+// socket's namespace (ioctl SIOCGSKNS) is checked to be the holder's, never Garuda's (a command
+// must never be served on the host's network).
+import { cc, dlopen, FFIType, ptr, read } from "bun:ffi";
+import { closeSync, fstatSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { LISTEN_INSIDE_C } from "./listenInside.c.ts";
+import { messageOf } from "../errors/caught.ts";
 import { firstLibc } from "./libc.ts";
 
 const AF_UNIX = 1;
-const AF_INET = 2;
 const SOCK_STREAM = 1;
-const SOL_SOCKET = 1;
-const SO_REUSEADDR = 2;
 const SIOCGSKNS = 0x894c;
-/** The same number on every Linux architecture (both are newer than the unified syscall table). */
-const SYS_PIDFD_OPEN = 434;
-const SYS_PIDFD_GETFD = 438;
-const BACKLOG = 511;
-
-/** Where `cat` is looked for: system paths only. */
-const CAT_PATHS = ["/usr/bin/cat", "/bin/cat"];
-/** The holder's argv[0] after the exec, so `ps` (and the tests) can tell it from any other cat. */
-export const HOLDER_NAME = "garuda-network-holder";
 
 function openLibc() {
   const symbols = firstLibc(
     (name) =>
       dlopen(name, {
         socket: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-        setsockopt: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-        bind: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-        listen: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
         connect: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
         close: { args: [FFIType.i32], returns: FFIType.i32 },
-        execve: { args: [FFIType.ptr, FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
-        syscall: { args: [FFIType.i64, FFIType.i64, FFIType.i64, FFIType.i64], returns: FFIType.i64 },
         ioctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64], returns: FFIType.i32 },
         __errno_location: { args: [], returns: FFIType.ptr },
       }).symbols,
@@ -58,81 +42,94 @@ const libc = (): Libc => {
   return loaded;
 };
 
+interface Native {
+  open_cloexec(path: Buffer): number;
+  listen_inside(userFd: number, netFd: number, port: number, intoFd: number): number;
+}
+/** Compiled once a process, at the first session network (a few ms of TinyCC). */
+let native: Native | undefined;
+function compiled(folder: string): Native {
+  if (native) return native;
+  const source = join(folder, "listen-inside.c");
+  writeFileSync(source, LISTEN_INSIDE_C, { mode: 0o600 });
+  native = cc({
+    source,
+    symbols: {
+      open_cloexec: { args: [FFIType.cstring], returns: FFIType.i32 },
+      listen_inside: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+    },
+  }).symbols as unknown as Native;
+  return native;
+}
+
 function errno(c: Libc): number {
   const where = c.__errno_location();
   return where === null ? 0 : read.i32(where, 0);
 }
 
-const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 3: "ESRCH", 9: "EBADF", 13: "EACCES", 22: "EINVAL", 38: "ENOSYS", 98: "EADDRINUSE" };
-const failed = (call: string, c: Libc) => {
-  const code = errno(c);
-  return `${call} failed (${ERRNO_NAMES[code] ?? `errno ${code}`})`;
+const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 2: "ENOENT", 3: "ESRCH", 9: "EBADF", 13: "EACCES", 22: "EINVAL", 24: "EMFILE", 38: "ENOSYS", 98: "EADDRINUSE", 99: "EADDRNOTAVAIL" };
+const errnoName = (code: number) => ERRNO_NAMES[code] ?? `errno ${code}`;
+const failed = (call: string, c: Libc) => `${call} failed (${errnoName(errno(c))})`;
+
+/** listen_inside's steps (listenInside.c.ts), by the number it returns them under. */
+const STEPS: Record<number, string> = {
+  1: "pipe2()",
+  2: "clone()",
+  3: "entering the sandbox's user namespace (setns)",
+  4: "entering the sandbox's network namespace (setns)",
+  5: "socket()",
+  6: "bind(127.0.0.1)",
+  7: "listen()",
+  8: "dup3()",
 };
 
 const cString = (text: string) => Buffer.from(`${text}\0`);
+const inode = (fd: number) => fstatSync(fd).ino;
+const ownIno = (kind: "net" | "user") => statSync(`/proc/self/ns/${kind}`).ino;
 
 /**
- * Inside the namespace: listens on 127.0.0.1:<port>, says "<pid> <fd>" in `readyFile` (written
- * whole, then renamed into place), and becomes `cat` holding the socket. Returns only on failure,
- * with what failed.
+ * A listening socket on 127.0.0.1:`port` in the network namespace of holder `pid`, whose inode
+ * was pinned as `netIno` when the holder was found ready; close-on-exec, in this process. Or why
+ * not. `folder` is where the C source is written for its one compilation.
  */
-export function listenAndHold(port: number, readyFile: string): string {
+export function listenInside(pid: number, port: number, netIno: number, folder: string): { fd: number } | { error: string } {
   const c = libc();
-  const cat = CAT_PATHS.find((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
-  if (!cat) return `no cat program in ${CAT_PATHS.join(" or ")}`;
-  const fd = c.socket(AF_INET, SOCK_STREAM, 0); // no SOCK_CLOEXEC: the socket stays open across the exec
-  if (fd < 0) return failed("socket()", c);
-  const one = new Int32Array([1]);
-  c.setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, ptr(one), 4);
-  // struct sockaddr_in: family (host order), port (network order), 127.0.0.1, zero padding
-  const address = new Uint8Array(16);
-  new DataView(address.buffer).setUint16(0, AF_INET, true);
-  new DataView(address.buffer).setUint16(2, port, false);
-  address.set([127, 0, 0, 1], 4);
-  if (c.bind(fd, ptr(address), address.byteLength) !== 0) return failed(`bind(127.0.0.1:${port})`, c);
-  if (c.listen(fd, BACKLOG) !== 0) return failed("listen()", c);
-  writeFileSync(`${readyFile}.tmp`, `${process.pid} ${fd}\n`);
-  renameSync(`${readyFile}.tmp`, readyFile);
-  const path = cString(cat);
-  const name = cString(HOLDER_NAME);
-  const argv = new BigUint64Array([BigInt(ptr(name)), 0n]);
-  const envp = new BigUint64Array([0n]);
-  c.execve(ptr(path), ptr(argv), ptr(envp));
-  return failed(`execve(${cat})`, c);
-}
-
-/**
- * Outside: a copy of listening socket `fd` of process `pid` (close-on-exec, as pidfd_getfd makes
- * it), checked to live in the network namespace whose inode is `netIno`; or why not.
- */
-export function takeListener(pid: number, fd: number, netIno: number): { fd: number } | { error: string } {
-  const c = libc();
-  const pidfd = Number(c.syscall(BigInt(SYS_PIDFD_OPEN), BigInt(pid), 0n, 0n));
-  if (pidfd < 0) return { error: failed("pidfd_open", c) };
-  let copy: number;
+  const code = compiled(folder);
+  const opened: number[] = [];
+  const open = (path: string): number => {
+    const fd = code.open_cloexec(cString(path));
+    if (fd < 0) throw new Error(failed(`open(${path})`, c));
+    opened.push(fd);
+    return fd;
+  };
+  let into: number | undefined;
   try {
-    copy = Number(c.syscall(BigInt(SYS_PIDFD_GETFD), BigInt(pidfd), BigInt(fd), 0n));
-    if (copy < 0) return { error: failed("pidfd_getfd", c) };
-  } finally {
-    closeSync(pidfd);
-  }
-  const ns = c.ioctl(copy, BigInt(SIOCGSKNS), 0n);
-  if (ns < 0) {
-    const error = failed("ioctl(SIOCGSKNS)", c);
-    closeSync(copy);
-    return { error };
-  }
-  let ino: number;
-  try {
-    ino = fstatSync(ns).ino;
-  } finally {
+    const userFd = open(`/proc/${pid}/ns/user`);
+    const netFd = open(`/proc/${pid}/ns/net`);
+    // What is entered is what was pinned, and never Garuda's own namespaces.
+    if (inode(netFd) !== netIno || netIno === ownIno("net")) return { error: "the sandbox network's holder is not in the namespace it reported ready in" };
+    if (inode(userFd) === ownIno("user")) return { error: "the sandbox network's holder is not in a user namespace of its own" };
+    into = code.open_cloexec(cString("/dev/null"));
+    if (into < 0) return { error: failed("open(/dev/null)", c) };
+    const result = code.listen_inside(userFd, netFd, port, into);
+    if (result !== 0) {
+      const step = Math.floor(result / 1000);
+      return { error: step === 9 ? "the sandbox network's listener ended without saying why" : `${STEPS[step] ?? `step ${step}`} failed (${errnoName(result % 1000)})` };
+    }
+    const ns = c.ioctl(into, BigInt(SIOCGSKNS), 0n);
+    if (ns < 0) return { error: failed("ioctl(SIOCGSKNS)", c) };
+    const socketNet = inode(ns);
     closeSync(ns);
+    if (socketNet !== netIno) return { error: "the sandbox network's socket is not in the sandbox's network namespace" };
+    const fd = into;
+    into = undefined;
+    return { fd };
+  } catch (error) {
+    return { error: messageOf(error) };
+  } finally {
+    for (const fd of opened) closeSync(fd);
+    if (into !== undefined && into >= 0) closeSync(into);
   }
-  if (ino !== netIno) {
-    closeSync(copy);
-    return { error: "the sandbox network's socket is not in the sandbox's network namespace" };
-  }
-  return { fd: copy };
 }
 
 /**

@@ -8,10 +8,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { basename } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { descendants, processTable } from "../../src/sandbox/processTree.ts";
-import { HOLDER_NAME } from "../../src/sandbox/socketHandover.ts";
+import { HOLDER_NAME } from "../../src/sandbox/sessionNetwork.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
@@ -74,7 +75,7 @@ describeSandbox(
         expect(readFileSync(`/proc/${running.pid}/cmdline`, "utf8")).toContain("--unshare-pid"); // bwrap's own arguments are read
         const bridges = descendants(process.pid).filter((pid) => {
           const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-          return argv[0] === HOLDER_NAME || argv.includes("--hold") || argv.includes("--listen"); // and the bwrap above it
+          return basename(argv[0] ?? "") === HOLDER_NAME || argv.includes("--hold"); // and the bwrap above it
         });
         expect(bridges.length).toBeGreaterThanOrEqual(1);
         for (const pid of bridges) expect(readFileSync(`/proc/${pid}/environ`, "latin1")).not.toContain(proxy.token);

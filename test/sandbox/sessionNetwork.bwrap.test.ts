@@ -4,12 +4,11 @@
 // Garuda (SIGKILL included).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { descendants } from "../../src/sandbox/processTree.ts";
-import { findNsenter } from "../../src/sandbox/sessionNetwork.ts";
-import { HOLDER_NAME } from "../../src/sandbox/socketHandover.ts";
+import { findNsenter, HOLDER_NAME } from "../../src/sandbox/sessionNetwork.ts";
 import type { ProcessExecutor, RunningProcess } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
 import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox } from "../support/sandboxSupport.ts";
@@ -42,7 +41,7 @@ function holders(pid = process.pid): number[] {
   return descendants(pid).filter((child) => {
     try {
       const argv = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
-      return argv[0] === HOLDER_NAME || (argv.includes("--hold") && !argv[0]?.endsWith("bwrap"));
+      return basename(argv[0] ?? "") === HOLDER_NAME || (argv.includes("--hold") && !argv[0]?.endsWith("bwrap"));
     } catch {
       return false;
     }

@@ -1,16 +1,15 @@
 // Who relays a session network's connections (src/sandbox/sessionNetwork.ts, socketHandover.ts),
 // with the real bwrap and nsenter: by default no Bun process stays in the namespace (its holder is
 // `cat`, Garuda serves the socket), the egress proxy can accept there itself with every check in
-// force, and a bridge process relays where the hand-over is refused or asked for.
+// force, and a bridge process relays where making the socket inside is refused, or where asked for.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, readlinkSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { childEnv } from "../../src/sandbox/env.ts";
 import { createExecutor, type ExecutorOptions } from "../../src/sandbox/executor.ts";
 import { descendants } from "../../src/sandbox/processTree.ts";
-import { createSessionNetworks, findNsenter } from "../../src/sandbox/sessionNetwork.ts";
-import { HOLDER_NAME } from "../../src/sandbox/socketHandover.ts";
+import { createSessionNetworks, findNsenter, HOLDER_NAME } from "../../src/sandbox/sessionNetwork.ts";
 import { forwardListener } from "../../src/sandbox/relay.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
@@ -38,7 +37,7 @@ function below(pid = process.pid): Array<{ pid: number; name: string; exe: strin
   return descendants(pid).flatMap((child) => {
     try {
       const argv = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
-      return [{ pid: child, name: argv[0] ?? "", exe: readlinkSync(`/proc/${child}/exe`), argv }];
+      return [{ pid: child, name: basename(argv[0] ?? ""), exe: readlinkSync(`/proc/${child}/exe`), argv }];
     } catch {
       return [];
     }
@@ -103,7 +102,7 @@ describeSandbox(
       expect(served).toBe(1);
     });
 
-    test("a refused hand-over switches the session to a bridge process in hold mode, and its network is ready", async () => {
+    test("a refused listener switches the session to a bridge process in hold mode, and its network is ready", async () => {
       const root = join(scratch.path, "refused");
       mkdirSync(root, { recursive: true });
       const launcher = machineSandbox.launcher;
@@ -115,7 +114,7 @@ describeSandbox(
         port: 3128,
         env: childEnv({ base: process.env, home, tmpDir: root }),
         serve: (socketPath, fd) => forwardListener(fd, socketPath),
-        takeListener: () => ({ error: "pidfd_getfd failed (EPERM)" }),
+        listenInside: () => ({ error: "entering the sandbox's user namespace (setns) failed (EPERM)" }),
       });
       const earlier = new Set(below().map((p) => p.pid));
       const fresh = () => below().filter((p) => !earlier.has(p.pid));
