@@ -3,31 +3,36 @@
 // server one command starts is reachable from the next on localhost, and a session costs one
 // bridge process instead of one per command.
 //
-// The namespace is owned by a "holder": bwrap with only new user and network namespaces (loopback
-// only, brought up by bwrap) running `cat` under the name garuda-network-holder (a link to cat in
-// the holder's folder). Once it runs, Garuda makes the namespace's listening socket on
+// The namespace is made by a short-lived "holder": bwrap with only new user and network namespaces
+// (loopback only, brought up by bwrap) running `cat` under the name garuda-network-holder (a link
+// to cat in the holder's folder). Once it runs, Garuda makes the namespace's listening socket on
 // 127.0.0.1:<port> from inside it (socketHandover.ts: a child that enters the namespace, makes the
-// socket in Garuda's table of files, and exits) and serves it in its own process — the egress
+// socket in Garuda's table of files, and exits) and keeps a descriptor of the namespace and of its
+// user namespace; the holder then ends. Garuda serves the socket in its own process — the egress
 // proxy accepts there itself when the executor is told how (ExecutorOptions.serveProxy), else
-// Garuda relays to the proxy's Unix socket. So a session's network costs bwrap and cat (~3 MiB),
-// and no Bun process starts for it. Where the socket cannot be made so (no TinyCC, a seccomp
+// Garuda relays to the proxy's Unix socket. So a session's network costs no process at all once
+// made, and no Bun process starts for it. Where the socket cannot be made so (no TinyCC, a seccomp
 // policy that refuses setns), the holder is Garuda's bridge in hold mode instead, a Bun process
-// that relays (relay: "process").
+// that stays and relays (relay: "process").
 // The holder is not a command: it sees `/` read-only and the host's PIDs (no PID namespace), so
-// bwrap's --info-fd names its host pid. A command joins it with util-linux's nsenter (user namespace first, which
-// gives the capability to enter its network namespace), then starts bwrap as before — every mount,
-// the PID namespace, --disable-userns and the limits — only without --unshare-net:
+// bwrap's --info-fd names its host pid. A command joins the namespace with util-linux's nsenter
+// (user namespace first, which gives the capability to enter its network namespace) through
+// Garuda's descriptors, then starts bwrap as before — every mount, the PID namespace,
+// --disable-userns and the limits — only without --unshare-net:
 //
-//   [cgroup join] nsenter --user=/proc/H/ns/user --net=/proc/H/ns/net --preserve-credentials -- bwrap … -- shell
+//   [cgroup join] nsenter --user=/proc/G/fd/U --net=/proc/G/fd/N --preserve-credentials -- bwrap … -- shell
 //
-// nsenter execs (no fork), so the job's pid is still bwrap's and job.ts ends commands as before.
-// The holder ends with the executor (shutdown), and with Garuda however it ends: bwrap's
-// --die-with-parent (a parent-death signal, also after SIGKILL) and its stdin (cat's, or the
-// bridge's), a pipe from Garuda, which reaches its end when Garuda is gone.
+// (G is Garuda's pid; with a bridge in hold mode, /proc/H/ns/user and /proc/H/ns/net of the
+// bridge H.) nsenter execs (no fork), so the job's pid is still bwrap's and job.ts ends commands
+// as before. The namespace ends with the executor (shutdown closes the descriptors) and with
+// Garuda however it ends: the kernel closes them, also after SIGKILL, and the commands in it end
+// by their own parent-death signal. A bridge in hold mode ends by bwrap's --die-with-parent and
+// its stdin, a pipe from Garuda.
 //
-// Before a command joins, the holder must still be the process that reported ready and its
-// namespace must not be Garuda's own (a command must never land in the host's network): its
-// namespace's inode is pinned when it reports ready and compared again at every join.
+// A command must never land in the host's network: the namespace entered is checked not to be
+// Garuda's own when it is made, and so is the listening socket's. A descriptor names one
+// namespace for as long as it is open (no pid to be reused); a bridge's namespace inode is pinned
+// when it reports ready and compared again at every join.
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,7 +90,7 @@ export interface SessionNetworks {
   ready(socketPath: string): Promise<JoinResult>;
   /** The same, blocking: for start(), which answers synchronously; only the first command of a session waits. */
   readySync(socketPath: string): JoinResult;
-  /** Ends every holder and removes their state. */
+  /** Ends every network (its descriptors, and a holder still running) and removes their state. */
   close(): Promise<void>;
 }
 
@@ -95,6 +100,8 @@ interface Holder {
   relay: RelayMode;
   /** Agent relay: the namespace's listening socket, served by Garuda, once made. */
   listener?: Stoppable;
+  /** Agent relay: Garuda's descriptors of the namespace and its user namespace, once made (the holder process then ends). */
+  namespaces?: { user: number; net: number };
   /** The bridge's host pid and its network namespace's inode, once it reported ready. */
   pid?: number;
   netIno?: number;
@@ -170,12 +177,15 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       end(holder);
       return "retry";
     }
+    holder.namespaces = { user: taken.user, net: taken.net };
     try {
-      holder.listener = options.serve(socketPath, taken.fd);
+      holder.listener = options.serve(socketPath, taken.listener);
     } catch (error) {
-      closeSync(taken.fd);
+      closeSync(taken.listener);
       return fail(holder, `the sandbox network's socket could not be served: ${messageOf(error)}`);
     }
+    // The descriptors keep the namespaces: the holder has done its work.
+    endProcess(holder);
     return undefined;
   }
 
@@ -242,6 +252,10 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
         return undefined;
       }
     }
+    if (holder.namespaces) {
+      const self = `/proc/${process.pid}/fd`;
+      return { prefix: [options.nsenter, `--user=${self}/${holder.namespaces.user}`, `--net=${self}/${holder.namespaces.net}`, "--preserve-credentials", "--"] };
+    }
     const pid = holder.pid as number;
     if (ended(holder) || nsIno(pid, "net") !== holder.netIno) {
       return fail(holder, "the sandbox network's holder has ended");
@@ -263,10 +277,10 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     return { error };
   }
 
-  function end(holder: Holder): void {
-    holder.listener?.stop();
-    holder.listener = undefined;
+  /** The holder's process and folder (a made network lives on in its descriptors). */
+  function endProcess(holder: Holder): void {
     try {
+      holder.proc.stdin.end();
       holder.proc.kill("SIGKILL");
     } catch {
       // already gone
@@ -274,11 +288,25 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     rmSync(holder.dir, { recursive: true, force: true });
   }
 
+  function end(holder: Holder): void {
+    holder.listener?.stop();
+    holder.listener = undefined;
+    if (holder.namespaces) {
+      closeSync(holder.namespaces.user);
+      closeSync(holder.namespaces.net);
+      holder.namespaces = undefined;
+    }
+    endProcess(holder);
+  }
+
+  /** A network that commands can still join: made (its descriptors), or a bridge that has not ended. */
+  const usable = (holder: Holder) => !holder.error && (holder.namespaces !== undefined || holder.pid === undefined || !ended(holder));
+
   /** The holder for this socket; a new one when there is none, or the last one failed or ended (commands still in its namespace keep it). */
   function holderFor(socketPath: string): Holder | undefined {
     if (closed) return undefined;
     const current = holders.get(socketPath);
-    if (current && !current.error && !(current.pid !== undefined && ended(current))) return current;
+    if (current && usable(current)) return current;
     if (current) end(current);
     const fresh = spawnHolder(socketPath);
     holders.set(socketPath, fresh);
@@ -322,10 +350,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       closed = true;
       const all = [...holders.values()];
       holders.clear();
-      for (const holder of all) {
-        holder.proc.stdin.end();
-        end(holder);
-      }
+      for (const holder of all) end(holder);
       await Promise.all(all.map((holder) => holder.proc.exited));
     },
   };

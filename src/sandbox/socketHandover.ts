@@ -87,12 +87,21 @@ const cString = (text: string) => Buffer.from(`${text}\0`);
 const inode = (fd: number) => fstatSync(fd).ino;
 const ownIno = (kind: "net" | "user") => statSync(`/proc/self/ns/${kind}`).ino;
 
+/** The session network, made: its listening socket and the two namespaces, each a close-on-exec descriptor of this process. */
+export interface InsideNetwork {
+  listener: number;
+  /** The holder's user namespace, which owns `net`: commands enter it first. */
+  user: number;
+  net: number;
+}
+
 /**
  * A listening socket on 127.0.0.1:`port` in the network namespace of holder `pid`, whose inode
- * was pinned as `netIno` when the holder was found ready; close-on-exec, in this process. Or why
- * not. `folder` is where the C source is written for its one compilation.
+ * was pinned as `netIno` when the holder was found ready, and descriptors of that namespace and
+ * its user namespace, which keep both alive without the holder; or why not. `folder` is where
+ * the C source is written for its one compilation.
  */
-export function listenInside(pid: number, port: number, netIno: number, folder: string): { fd: number } | { error: string } {
+export function listenInside(pid: number, port: number, netIno: number, folder: string): InsideNetwork | { error: string } {
   const c = libc();
   const code = compiled(folder);
   const opened: number[] = [];
@@ -121,9 +130,10 @@ export function listenInside(pid: number, port: number, netIno: number, folder: 
     const socketNet = inode(ns);
     closeSync(ns);
     if (socketNet !== netIno) return { error: "the sandbox network's socket is not in the sandbox's network namespace" };
-    const fd = into;
+    const made = { listener: into, user: userFd, net: netFd };
     into = undefined;
-    return { fd };
+    opened.length = 0;
+    return made;
   } catch (error) {
     return { error: messageOf(error) };
   } finally {

@@ -1,9 +1,9 @@
 // One network namespace per session (src/sandbox/sessionNetwork.ts), with the real bwrap and
 // nsenter: a server one command starts is reachable from the next, not from another session,
-// the host's loopback stays out of reach, and the one holder ends with the executor and with
-// Garuda (SIGKILL included).
+// the host's loopback stays out of reach, no process stays to hold it (Garuda's descriptors do),
+// and it ends with the executor and with Garuda (SIGKILL included).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
@@ -48,6 +48,40 @@ function holders(pid = process.pid): number[] {
   });
 }
 
+/** The network namespaces other than the host's that process `pid` holds descriptors of: "net:[inode]" each. */
+function networksHeld(pid: number | "self" = "self"): string[] {
+  const own = readlinkSync("/proc/self/ns/net");
+  return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    try {
+      const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      return link.startsWith("net:[") && link !== own ? [link] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Every process on the machine that is in network namespace `ns` or holds a descriptor of it. */
+function usersOf(ns: string): number[] {
+  return readdirSync("/proc").flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      if (readlinkSync(`/proc/${entry}/ns/net`) === ns) return [Number(entry)];
+      return readdirSync(`/proc/${entry}/fd`).some((fd) => {
+        try {
+          return readlinkSync(`/proc/${entry}/fd/${fd}`) === ns;
+        } catch {
+          return false;
+        }
+      })
+        ? [Number(entry)]
+        : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 async function startDevServer(executor: ProcessExecutor, root: string, answer: string): Promise<RunningProcess> {
   const server = executor.start({ command: devServer(answer), cwd: root, sandbox: withProxy(executor) });
   await eventually(() => server.output().includes("listening"), 10_000);
@@ -71,16 +105,20 @@ describeSandbox(
       expect(findNsenter()).toBeDefined();
     });
 
-    test("a dev server started in the sandbox answers the session's later commands on localhost, through one holder (negative control: a command with a network of its own does not reach it)", async () => {
+    test("a dev server started in the sandbox answers the session's later commands on localhost, in one namespace that no process holds (negative control: a command with a network of its own does not reach it)", async () => {
+      const before = networksHeld();
       const { executor, root } = await session("dev");
       const server = await startDevServer(executor, root, "dev-a");
       const later = await executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: root, sandbox: withProxy(executor) });
       expect(later.output).toContain("dev-a");
       expect(later.exitCode).toBe(0);
-      // the proxy still works from the same namespace, and it is the session's only holder
-      const viaProxy = await executor.run({ command: httpGet(`http://svc.test:${hostServer.port}/p`), cwd: root, sandbox: withProxy(executor) });
+      // the proxy still works from the same namespace, which this process holds and no holder process does
+      const viaProxy = await executor.run({ command: `${httpGet(`http://svc.test:${hostServer.port}/p`)}; readlink /proc/self/ns/net`, cwd: root, sandbox: withProxy(executor) });
       expect(viaProxy.output).toContain("hello /p");
-      expect(holders().length).toBe(1);
+      const made = networksHeld().filter((ns) => !before.includes(ns));
+      expect(made.length).toBe(1);
+      expect(viaProxy.output).toContain(made[0] as string);
+      expect(holders()).toEqual([]);
       const own = await executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: root, sandbox: executor.spec() });
       expect(own.exitCode).not.toBe(0);
       expect(own.output).not.toContain("dev-a");
@@ -118,18 +156,22 @@ describeSandbox(
       expect(ns.output.trim()).not.toBe(readlinkSync("/proc/self/ns/net"));
     });
 
-    test("shutdown ends the holder; a new executor starts its own at its first networked command only", async () => {
-      const before = holders().length;
+    test("shutdown ends the network; a new executor makes its own at its first networked command only", async () => {
+      const before = networksHeld();
       const { executor, root } = await session("ends");
       await executor.run({ command: "true", cwd: root, sandbox: executor.spec() });
-      expect(holders().length).toBe(before);
+      expect(networksHeld()).toEqual(before);
       await executor.run({ command: "true", cwd: root, sandbox: withProxy(executor) });
-      expect(holders().length).toBe(before + 1);
+      const made = networksHeld().filter((ns) => !before.includes(ns));
+      expect(made.length).toBe(1);
+      expect(holders()).toEqual([]);
       await executor.shutdown();
-      await eventually(() => holders().length === before);
+      expect(networksHeld()).toEqual(before);
+      // nothing is left in it or holding it: the namespace is gone
+      await eventually(() => usersOf(made[0] as string).length === 0);
     });
 
-    test("the holder does not outlive a SIGKILLed Garuda (bwrap's parent-death signal, the bridge's stdin)", async () => {
+    test("the network does not outlive a SIGKILLed Garuda (its descriptors close with it; the commands in it end by their parent-death signal)", async () => {
       const script = join(scratch.path, "agent.ts");
       const src = join(import.meta.dir, "../../src/sandbox");
       writeFileSync(
@@ -140,6 +182,8 @@ const proxy = await startEgressProxy({});
 const root = ${JSON.stringify(join(scratch.path, "killed"))};
 const executor = await createExecutor({ root, home: ${JSON.stringify(home)}, selfCommand: ${JSON.stringify(SELF_COMMAND)} });
 const result = await executor.run({ command: "true", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
+executor.start({ command: "sleep 60", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
+await Bun.sleep(300);
 console.log("ran", result.exitCode);
 await Bun.sleep(60_000);
 `,
@@ -147,12 +191,17 @@ await Bun.sleep(60_000);
       mkdirSync(join(scratch.path, "killed"), { recursive: true });
       const agent = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "inherit" });
       let below: number[];
+      let ns: string[];
       try {
         const reader = agent.stdout.getReader();
         const first = new TextDecoder().decode((await reader.read()).value);
         expect(first).toContain("ran 0");
         below = descendants(agent.pid);
-        expect(holders(agent.pid).length).toBe(1);
+        ns = networksHeld(agent.pid);
+        expect(ns.length).toBe(1);
+        expect(holders(agent.pid)).toEqual([]);
+        // the sleeping command is in it
+        expect(usersOf(ns[0] as string).length).toBeGreaterThan(1);
       } finally {
         agent.kill("SIGKILL");
         await agent.exited;
@@ -165,6 +214,7 @@ await Bun.sleep(60_000);
         }
       };
       await eventually(() => below.every((pid) => !alive(pid)), 5_000);
+      await eventually(() => usersOf(ns[0] as string).every((pid) => !alive(pid)), 5_000);
     });
   },
   "bwrap",

@@ -48,17 +48,19 @@ describeSandbox(
   "the listening socket, made inside the holder's namespace",
   () => {
     test("served here, reached from inside, not from the host (negative controls: another inode and this process's own namespace are refused)", async () => {
-      const { pid, netIno } = await startHolder();
+      const { proc, pid, netIno } = await startHolder();
       expect(listenInside(pid, port, netIno + 1, scratch.path)).toEqual({ error: "the sandbox network's holder is not in the namespace it reported ready in" });
       const ownNet = statSync("/proc/self/ns/net").ino;
       expect(listenInside(process.pid, port, ownNet, scratch.path)).toEqual({ error: "the sandbox network's holder is not in the namespace it reported ready in" });
       expect(listenInside(999_999_999, port, netIno, scratch.path)).toEqual({ error: "open(/proc/999999999/ns/user) failed (ENOENT)" });
 
       const made = listenInside(pid, port, netIno, scratch.path);
-      if (!("fd" in made)) throw new Error(made.error);
-      // close-on-exec: no process started from here inherits it
-      expect(readFileSync(`/proc/self/fdinfo/${made.fd}`, "utf8")).toMatch(/flags:\s*0[0-7]*2[0-7]{6}\n/);
-      const listener = Bun.listen({ fd: made.fd, socket: { open: (socket: { end(text: string): void }) => void socket.end("from garuda\n"), data() {} } } as unknown as Parameters<typeof Bun.listen>[0]);
+      if ("error" in made) throw new Error(made.error);
+      // close-on-exec, all three: no process started from here inherits them
+      for (const fd of [made.listener, made.user, made.net]) expect(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8")).toMatch(/flags:\s*0[0-7]*2[0-7]{6}\n/);
+      expect(statSync(`/proc/self/fd/${made.net}`).ino).toBe(netIno);
+      expect(statSync(`/proc/self/fd/${made.user}`).ino).toBe(statSync(`/proc/${pid}/ns/user`).ino);
+      const listener = Bun.listen({ fd: made.listener, socket: { open: (socket: { end(text: string): void }) => void socket.end("from garuda\n"), data() {} } } as unknown as Parameters<typeof Bun.listen>[0]);
       try {
         expect(await insideNamespace(pid, `exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3`)).toBe("from garuda\n");
         // the same port on the host's loopback is not this socket
@@ -70,8 +72,24 @@ describeSandbox(
         // a second socket on the same port in the namespace: the step that failed, with its errno
         const again = listenInside(pid, port, netIno, scratch.path);
         expect(again).toEqual({ error: "bind(127.0.0.1) failed (EADDRINUSE)" });
+        // the descriptors hold the namespace without the holder: entered through them once it is gone
+        proc.kill("SIGKILL");
+        await proc.exited;
+        // gone, or a zombie nobody reaps yet: either way out of the namespace
+        await eventually(() => {
+          try {
+            return readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ");
+          } catch {
+            return true;
+          }
+        });
+        const through = `/proc/${process.pid}/fd`;
+        const viaFds = Bun.spawn([findNsenter() as string, `--user=${through}/${made.user}`, `--net=${through}/${made.net}`, "--preserve-credentials", "--", "bash", "-c", `exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3`], { stdout: "pipe" });
+        expect(await new Response(viaFds.stdout).text()).toBe("from garuda\n");
       } finally {
         listener.stop(true);
+        closeSync(made.user);
+        closeSync(made.net);
       }
     });
   },
