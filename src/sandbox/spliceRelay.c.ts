@@ -15,6 +15,12 @@
 // nothing more, and what it sent before is still passed on, then the other side is shut too.
 // relay_stop(a, b) shuts both sockets down, which wakes the thread and ends it.
 //
+// Socket a is the client's, b the server's. Once the server cannot be written to any more (it
+// reset the connection, often after answering early, say 413, without reading the whole upload),
+// the client's upload is read and dropped for up to LINGER_MS instead of left unread (a lingering
+// close, as the JS relay goes on reading): closing a socket with bytes unread resets it, and a
+// reset client may lose the answer it has not read yet.
+//
 // A pipe fills by slots (one per page or socket buffer spliced in), not only by bytes: many small
 // segments, or a pipe the kernel kept small (past the user's pipe budget,
 // /proc/sys/fs/pipe-user-pages-soft, new pipes get 2 slots and F_SETPIPE_SZ is refused), run out
@@ -39,6 +45,9 @@ int *__errno_location(void);
 int pthread_create(pthread_t *thread, void *attr, void *(*start)(void *), void *arg);
 int pthread_detach(pthread_t thread);
 int prctl(int option, ...);
+ssize_t read(int fd, void *buf, size_t n);
+struct timespec { long tv_sec; long tv_nsec; };
+int clock_gettime(int clock, struct timespec *ts);
 
 #define O_NONBLOCK 04000
 #define O_CLOEXEC 02000000
@@ -56,6 +65,9 @@ int prctl(int option, ...);
 #define EAGAIN 11
 #define SHUT_WR 1
 #define SHUT_RDWR 2
+#define CLOCK_MONOTONIC 1
+/* How long a client's upload is read and dropped once its server cannot be written to. */
+#define LINGER_MS 2000
 /* 256 KiB measured as fast as 1 MiB (NOTES-net2.md) and takes a quarter of the user's pipe budget. */
 #define PIPE_BYTES (256 * 1024)
 
@@ -67,11 +79,14 @@ struct direction {
   int eof;        /* in sent its FIN */
   int finished;   /* out was shut (or failed): nothing more goes this way */
   int stalled;    /* in said EAGAIN with bytes in the pipe: no reading until out takes some */
+  int errored;    /* in reported an error (a reset): what it received before is still read, then it ends */
+  int discard;    /* out cannot be written: what in sends is read and dropped (the client's, lingering) */
 };
 
 struct relay {
   int id;
   int a, b;
+  long linger_until; /* monotonic ms, once d[0] is dropping the client's upload */
   struct direction d[2];
   void (*done)(int id);
 };
@@ -91,13 +106,25 @@ static int open_pipe(struct direction *d) {
 /* Moves what it can one way without blocking: 0, or -1 when its out side cannot be written any more. */
 static int step(struct direction *d) {
   if (d->finished) return 0;
+  if (d->discard) {
+    char dropped[16384];
+    for (;;) {
+      ssize_t n = read(d->in, dropped, sizeof dropped);
+      if (n > 0 || (n < 0 && *__errno_location() == EINTR)) continue;
+      if (n == 0 || *__errno_location() != EAGAIN) d->finished = 1; /* the client ended */
+      return 0;
+    }
+  }
   for (;;) {
     int moved = 0;
     if (!d->eof && !d->stalled && d->pending < d->capacity) {
       ssize_t n = splice(d->in, 0, d->pipe_w, 0, d->capacity - d->pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (n > 0) { d->pending += n; moved = 1; }
       else if (n == 0) d->eof = 1;
-      else if (*__errno_location() == EAGAIN) { if (d->pending > 0) d->stalled = 1; } /* the pipe may be out of slots */
+      else if (*__errno_location() == EAGAIN) {
+        if (d->errored) d->eof = 1; /* a failed socket with nothing left to read */
+        else if (d->pending > 0) d->stalled = 1; /* the pipe may be out of slots */
+      }
       else if (*__errno_location() != EINTR) d->eof = 1; /* a reset reads as the end */
     }
     if (d->pending > 0) {
@@ -114,13 +141,46 @@ static int step(struct direction *d) {
   }
 }
 
+static long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The server (b) cannot be written to any more: nothing more goes to it, and the client's upload
+   is dropped for a while rather than left unread (the lingering close above). */
+static void server_gone(struct relay *r) {
+  struct direction *up = &r->d[0];
+  up->pending = 0;
+  up->stalled = 0;
+  if (up->eof) {
+    up->finished = 1;
+    return;
+  }
+  if (up->discard) return;
+  up->discard = 1;
+  up->finished = 0;
+  r->linger_until = now_ms() + LINGER_MS;
+}
+
 static void *run(void *arg) {
   struct relay *r = (struct relay *)arg;
   /* Named for whoever looks (top -H, /proc/<pid>/task/<tid>/comm): it is Garuda's, and what it is. */
   prctl(PR_SET_NAME, "garuda-splice", 0, 0, 0);
   for (;;) {
-    /* A side that cannot be written any more: nothing more goes to it, and nothing is read from it. */
-    for (int i = 0; i < 2; i++) if (step(&r->d[i]) < 0) r->d[1 - i].eof = 1;
+    /* A side that cannot be written any more gets nothing more; what it sent is still read. */
+    for (int i = 0; i < 2; i++) {
+      if (step(&r->d[i]) < 0) {
+        r->d[1 - i].errored = 1;
+        r->d[1 - i].stalled = 0;
+        if (i == 0) server_gone(r);
+      }
+    }
+    int lingering = r->d[0].discard && !r->d[0].finished;
+    if (lingering && now_ms() >= r->linger_until) {
+      r->d[0].finished = 1;
+      lingering = 0;
+    }
     if (r->d[0].finished && r->d[1].finished) break;
     struct pollfd fds[2];
     short events[2] = { 0, 0 };
@@ -128,6 +188,10 @@ static void *run(void *arg) {
     for (int i = 0; i < 2; i++) {
       struct direction *d = &r->d[i];
       if (d->finished) continue;
+      if (d->discard) {
+        events[i] |= POLLIN;
+        continue;
+      }
       if (!d->eof && !d->stalled && d->pending < d->capacity) events[i] |= POLLIN;
       if (d->pending > 0) events[1 - i] |= POLLOUT;
     }
@@ -135,23 +199,34 @@ static void *run(void *arg) {
        One that may still be written to (d[1 - k] goes into k) stays in with no events, so that
        its hang-up is seen: a client that closed an idle tunnel, to a server that ignores the FIN. */
     for (int k = 0; k < 2; k++) {
-      int watched = events[k] || !r->d[1 - k].finished;
+      int watched = events[k] || (!r->d[1 - k].finished && !r->d[1 - k].discard);
       fds[k].fd = watched ? (k == 0 ? r->a : r->b) : -1; fds[k].events = events[k]; fds[k].revents = 0;
     }
-    if (poll(fds, 2, -1) < 0 && *__errno_location() != EINTR) break;
+    long wait = lingering ? r->linger_until - now_ms() : -1;
+    if (lingering && wait < 0) wait = 0;
+    if (poll(fds, 2, (int)wait) < 0 && *__errno_location() != EINTR) break;
     for (int k = 0; k < 2; k++) {
       if (fds[k].revents & POLLERR) {
-        /* k failed (a reset): what it sent is at its end, nothing more can go to it. */
-        r->d[k].eof = 1;
-        r->d[1 - k].finished = 1;
-        r->d[1 - k].pending = 0;
+        /* k failed (a reset): nothing more can go to it, but what it received before is still
+           read and passed on, as the relay does for a FIN (a server that answered and then reset
+           a connection whose upload it did not read: its answer must reach the client). */
+        r->d[k].errored = 1;
+        r->d[k].stalled = 0;
+        if (k == 1) server_gone(r);
+        else {
+          r->d[1].finished = 1;
+          r->d[1].pending = 0;
+        }
       }
       if (fds[k].revents & POLLHUP) {
         /* Both of k's ways are shut: we shut only the way into k once it is finished, so the peer
            closed it whole (a Unix socket's peer closed, or shut both ways) or it died (TCP_CLOSE).
            Nothing more can go to k; what k sent before is still read to its end. */
-        r->d[1 - k].finished = 1;
-        r->d[1 - k].pending = 0;
+        if (k == 1) server_gone(r);
+        else {
+          r->d[1].finished = 1;
+          r->d[1].pending = 0;
+        }
       }
     }
   }
@@ -181,7 +256,8 @@ int relay_start(int id, int a, int b, void (*done)(int id), int *owned) {
   if (r->a < 0 || r->b < 0 || open_pipe(&r->d[0]) != 0 || open_pipe(&r->d[1]) != 0) goto fail;
   r->d[0].in = r->a; r->d[0].out = r->b;
   r->d[1].in = r->b; r->d[1].out = r->a;
-  for (int i = 0; i < 2; i++) { r->d[i].pending = 0; r->d[i].eof = 0; r->d[i].finished = 0; r->d[i].stalled = 0; }
+  for (int i = 0; i < 2; i++) { r->d[i].pending = 0; r->d[i].eof = 0; r->d[i].finished = 0; r->d[i].stalled = 0; r->d[i].errored = 0; r->d[i].discard = 0; }
+  r->linger_until = 0;
   owned[0] = r->a;
   owned[1] = r->b;
   pthread_t thread;

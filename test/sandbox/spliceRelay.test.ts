@@ -182,6 +182,44 @@ for (const splice of [true, false]) {
       }
     });
 
+    test("a server that answers, ends and resets an upload it did not read: the answer still reaches the client (what a failed side sent before is read)", async () => {
+      // The server, in a process of its own: at a connection's first bytes it answers, ends its
+      // side and closes with the rest of the upload unread, which resets the connection; the
+      // answer, the end and the reset often all wait at the proxy when its relay next looks.
+      const answer = "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n";
+      const serverProc = Bun.spawn(
+        [
+          process.execPath,
+          "-e",
+          `const net = require("node:net");
+const s = net.createServer({ allowHalfOpen: true }, (c) => { c.on("error", () => {}); c.once("data", () => { c.pause(); c.end(${JSON.stringify(answer)}, () => c.destroy()); }); });
+s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
+        ],
+        { stdout: "pipe", env: { PATH: process.env.PATH ?? "" } },
+      );
+      const port = Number(new TextDecoder().decode((await serverProc.stdout.getReader().read()).value));
+      const proxy = await startEgressProxy({ allow: [`t.test:${port}`], resolve, splice });
+      try {
+        for (let round = 0; round < 20; round++) {
+          let stop = false;
+          const open = await tunnel(proxy, port, (socket) => {
+            const chunk = new Uint8Array(256 * 1024).fill(120);
+            const pump = () => {
+              while (!stop && socket.write(chunk) > 0);
+              if (!stop) setTimeout(pump, 1);
+            };
+            pump();
+          });
+          expect(await Promise.race([open.ended, Bun.sleep(5000).then(() => "still open")])).not.toBe("still open");
+          stop = true;
+          expect(new TextDecoder().decode(open.received())).toBe(answer);
+        }
+      } finally {
+        await proxy.close();
+        serverProc.kill("SIGKILL");
+      }
+    });
+
     test("close() ends an idle tunnel, and no descriptor is left", async () => {
       const server = rawServer({});
       const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });

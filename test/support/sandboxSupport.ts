@@ -78,13 +78,19 @@ export function describeSandbox(name: string, body: () => void, kind?: "bwrap" |
 /** How tests start the bridge: this Bun running the source entry. */
 export const SELF_COMMAND = [process.execPath, join(import.meta.dir, "../../src/sandbox/bridgeMain.ts")];
 
-/** A loopback HTTP server answering `hello <path>`; `/big` sends `bigBytes` bytes. */
+/**
+ * A loopback HTTP server answering `hello <path>`; `/big` sends `bigBytes` bytes. It reads a
+ * request's body whole before it answers: a server that answers and closes with a body unread
+ * resets the connection, and a reset may throw away its answer before any relay reads it (TCP's,
+ * not Garuda's; the early-answer case the proxy can handle is test/sandbox/spliceRelay.test.ts's).
+ */
 export function httpServer(bigBytes = 1024): { port: number; url: (path: string, host?: string) => string; stop: () => void } {
   const big = new Uint8Array(bigBytes).fill(97);
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch(request) {
+    async fetch(request) {
+      await request.arrayBuffer();
       const path = new URL(request.url).pathname;
       return new Response(path === "/big" ? big : `hello ${path}\n`);
     },
