@@ -36,6 +36,8 @@ export interface Launch {
   keeper: boolean;
   /** The command's resource limits (limiter.ts), released if it cannot start. */
   limited?: LimitedCommand;
+  /** Descriptors the command gets as its 3 and 4 (the session network's, JoinResult.fds). */
+  fds?: [number, number];
 }
 
 /** What every launch of one executor shares. */
@@ -106,5 +108,6 @@ export function commandLaunch(ctx: LaunchContext, request: LaunchRequest, joined
     ...(joined && { join: joined.prefix }),
     ...(request.readPaths && { readPaths: request.readPaths }),
   });
-  return { argv: limited ? limited.outer(launched.argv) : launched.argv, env: launched.env, cwd: request.cwd, pidNamespace: true, keeper: false, ...(limited && { limited }) };
+  const fds = joined && "fds" in joined ? joined.fds : undefined;
+  return { argv: limited ? limited.outer(launched.argv) : launched.argv, env: launched.env, cwd: request.cwd, pidNamespace: true, keeper: false, ...(limited && { limited }), ...(fds && { fds }) };
 }

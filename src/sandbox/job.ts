@@ -26,6 +26,8 @@ export interface JobOptions {
   graceMs: number;
   /** Decoded output, stdout and stderr as they arrive; a promise pauses the reading until it settles. */
   onText: (text: string) => unknown;
+  /** Descriptors of Garuda's the process gets as its 3 and 4 (a session network's namespaces). */
+  fds?: [number, number];
 }
 
 export interface JobEnd {
@@ -85,14 +87,13 @@ export function spawnJob(options: JobOptions): Job {
   // them in a memfd the Subprocess holds open until it is garbage-collected, so a long-running
   // agent piles up descriptors (bench/soak.ts saw one per undo-store git call).
   const bytes = options.stdin instanceof Uint8Array ? options.stdin : undefined;
+  const stdin = bytes ? "pipe" : (options.stdin as "ignore" | "pipe");
   const proc: Subprocess<"ignore" | "pipe", "pipe", "pipe"> = Bun.spawn(options.argv, {
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdin: bytes ? "pipe" : (options.stdin as "ignore" | "pipe"),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+    stdio: [stdin, "pipe", "pipe", ...(options.fds ?? [])],
+  }) as Subprocess<"ignore" | "pipe", "pipe", "pipe">;
   if (bytes) {
     const sink = proc.stdin as FileSink;
     // A command that exits without reading all of it is not an error of ours (EPIPE).

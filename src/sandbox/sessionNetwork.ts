@@ -17,14 +17,16 @@
 // The holder is not a command: it sees `/` read-only and the host's PIDs (no PID namespace), so
 // bwrap's --info-fd names its host pid. A command joins the namespace with util-linux's nsenter
 // (user namespace first, which gives the capability to enter its network namespace) through
-// Garuda's descriptors, then starts bwrap as before — every mount, the PID namespace,
+// Garuda's descriptors, given to it as its 3 and 4 (Garuda's own /proc/<pid>/fd is root's: it is
+// not dumpable), then closes them and starts bwrap as before — every mount, the PID namespace,
 // --disable-userns and the limits — only without --unshare-net:
 //
-//   [cgroup join] nsenter --user=/proc/G/fd/U --net=/proc/G/fd/N --preserve-credentials -- bwrap … -- shell
+//   [cgroup join] nsenter --user=/proc/self/fd/3 --net=/proc/self/fd/4 --preserve-credentials -- \
+//     /bin/sh -c 'exec 3<&- 4<&- "$@"' garuda-join bwrap … -- shell
 //
-// (G is Garuda's pid; with a bridge in hold mode, /proc/H/ns/user and /proc/H/ns/net of the
-// bridge H.) nsenter execs (no fork), so the job's pid is still bwrap's and job.ts ends commands
-// as before. The namespace ends with the executor (shutdown closes the descriptors) and with
+// (With a bridge in hold mode: --user=/proc/H/ns/user --net=/proc/H/ns/net of the bridge H.)
+// nsenter and sh exec (no fork), so the job's pid is still bwrap's and job.ts ends commands as
+// before. The namespace ends with the executor (shutdown closes the descriptors) and with
 // Garuda however it ends: the kernel closes them, also after SIGKILL, and the commands in it end
 // by their own parent-death signal. A bridge in hold mode ends by bwrap's --die-with-parent and
 // its stdin, a pipe from Garuda.
@@ -82,8 +84,18 @@ export interface Stoppable {
   stop(): void;
 }
 
-/** Either the argv prefix that enters the session's network, or why it could not start. */
-export type JoinResult = { prefix: string[] } | { error: string };
+/**
+ * Either the argv prefix that enters the session's network, or why it could not start. `fds`: the
+ * descriptors the command must get as its 3 and 4 (the namespaces), which the prefix names and
+ * closes before it runs anything else.
+ */
+export type JoinResult = { prefix: string[]; fds?: [number, number] } | { error: string };
+
+/**
+ * Run by nsenter once it has entered through descriptors 3 and 4: closes them, so nothing in the
+ * sandbox holds the namespaces, and execs the rest (bwrap keeps every descriptor it is given).
+ */
+const CLOSE_NAMESPACE_FDS = 'exec 3<&- 4<&- "$@"';
 
 export interface SessionNetworks {
   /** Waits (without blocking) until the network for this proxy socket is up, starting it if needed. */
@@ -253,8 +265,11 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       }
     }
     if (holder.namespaces) {
-      const self = `/proc/${process.pid}/fd`;
-      return { prefix: [options.nsenter, `--user=${self}/${holder.namespaces.user}`, `--net=${self}/${holder.namespaces.net}`, "--preserve-credentials", "--"] };
+      // Handed to nsenter as its own 3 and 4: Garuda's /proc/<pid>/fd is root's (not dumpable, processGuards.ts)
+      return {
+        prefix: [options.nsenter, "--user=/proc/self/fd/3", "--net=/proc/self/fd/4", "--preserve-credentials", "--", "/bin/sh", "-c", CLOSE_NAMESPACE_FDS, "garuda-join"],
+        fds: [holder.namespaces.user, holder.namespaces.net],
+      };
     }
     const pid = holder.pid as number;
     if (ended(holder) || nsIno(pid, "net") !== holder.netIno) {

@@ -3,7 +3,7 @@
 // the host's loopback stays out of reach, no process stays to hold it (Garuda's descriptors do),
 // and it ends with the executor and with Garuda (SIGKILL included).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
@@ -170,6 +170,58 @@ describeSandbox(
       // nothing is left in it or holding it: the namespace is gone
       await eventually(() => usersOf(made[0] as string).length === 0);
     });
+
+    test("a command holds no descriptor of the namespaces it was entered through (negative control: its own network namespace is the session's)", async () => {
+      const { executor, root } = await session("fds");
+      const listed = await executor.run({ command: 'for f in /proc/self/fd/*; do printf "%s " "$(readlink "$f")"; done; echo; readlink /proc/self/ns/net', cwd: root, sandbox: withProxy(executor) });
+      const [fds, ns] = listed.output.trim().split("\n");
+      expect(fds).not.toMatch(/(net|user):\[/);
+      expect(ns).toMatch(/^net:\[\d+\]$/);
+      expect(networksHeld()).toContain(ns as string);
+    });
+
+    test("an unprivileged, non-dumpable Garuda's commands join its network (its /proc/<pid>/fd is root's; nsenter gets the descriptors instead)", async () => {
+      // As root here (CI), the check would pass whatever the way in: the agent runs as nobody.
+      const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].find((path) => Bun.file(path).size > 0);
+      const asNobody = process.getuid?.() === 0;
+      if (asNobody && !setpriv) return;
+      const dir = join("/tmp", `garuda-netns-nobody-${process.pid}`);
+      mkdirSync(join(dir, "home"), { recursive: true, mode: 0o755 });
+      mkdirSync(join(dir, "root"), { recursive: true, mode: 0o755 });
+      const script = join(dir, "agent.ts");
+      const src = join(import.meta.dir, "../../src/sandbox");
+      writeFileSync(
+        script,
+        `import { createExecutor } from ${JSON.stringify(join(src, "executor.ts"))};
+import { startEgressProxy } from ${JSON.stringify(join(src, "egressProxy.ts"))};
+const proxy = await startEgressProxy({});
+const root = ${JSON.stringify(join(dir, "root"))};
+const executor = await createExecutor({ root, home: ${JSON.stringify(join(dir, "home"))}, selfCommand: ${JSON.stringify(SELF_COMMAND)} });
+const dumpable = (await import("node:fs")).readFileSync("/proc/self/status", "utf8");
+const result = await executor.run({ command: "readlink /proc/self/ns/net", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
+console.log(JSON.stringify({ uid: process.getuid(), output: result.output.trim(), exitCode: result.exitCode, own: (await import("node:fs")).readlinkSync("/proc/self/ns/net"), procFdOwner: (await import("node:fs")).statSync("/proc/self/fd").uid }));
+await executor.shutdown();
+await proxy.close();
+process.exit(0);
+`,
+        { mode: 0o644 },
+      );
+      if (asNobody) Bun.spawnSync(["chown", "-R", "65534:65534", dir]);
+      try {
+        const argv = asNobody ? [setpriv as string, "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, script] : [process.execPath, script];
+        const proc = Bun.spawn(argv, { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(dir, "home"), TMPDIR: dir }, stdout: "pipe", stderr: "pipe" });
+        const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+        const said = JSON.parse(out.trim().split("\n").pop() ?? "{}") as { uid: number; output: string; exitCode: number; own: string; procFdOwner: number };
+        if (!said.output) throw new Error(`the agent said nothing useful: ${out} ${err}`);
+        expect(said.uid).not.toBe(0);
+        expect(said.procFdOwner).toBe(0); // not dumpable: the case this test is about
+        expect(said.exitCode).toBe(0);
+        expect(said.output).toMatch(/^net:\[\d+\]$/);
+        expect(said.output).not.toBe(said.own);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 30_000);
 
     test("the network does not outlive a SIGKILLed Garuda (its descriptors close with it; the commands in it end by their parent-death signal)", async () => {
       const script = join(scratch.path, "agent.ts");
