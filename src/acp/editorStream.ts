@@ -5,6 +5,7 @@
 // to answer (test/acp/robustness.test.ts). Every message sent is held to the most an editor
 // reads (messageBound.ts).
 import * as acp from "@agentclientprotocol/sdk";
+import { type RequestId, dropAnswer } from "./earlyInitialize.ts";
 import { boundedStream } from "./messageBound.ts";
 
 export interface EditorStreamOptions {
@@ -13,6 +14,8 @@ export interface EditorStreamOptions {
   /** The longest message sent; a longer one goes out cut. */
   maxSentBytes: number;
   log: (text: string) => void;
+  /** The initialize already answered before the SDK loaded (earlyInitialize.ts): the SDK's answer to it is dropped. */
+  answered?: RequestId;
 }
 
 export interface EditorStream {
@@ -35,8 +38,21 @@ export function editorStream(streams: { input: ReadableStream<Uint8Array>; outpu
   };
   const input = boundedLines(streams.input, maxBytes, refuse);
   // The SDK's own limit sits above ours, so a long line is always ours to refuse.
-  const stream = boundedStream(acp.ndJsonStream(output, input, { maxMessageBytes: maxBytes + 1024 }), options.maxSentBytes, options.log);
+  const bounded = boundedStream(acp.ndJsonStream(output, input, { maxMessageBytes: maxBytes + 1024 }), options.maxSentBytes, options.log);
+  const stream = options.answered === undefined ? bounded : withoutAnswer(bounded, options.answered, options.log);
   return { stream, close: () => writer.close().catch(() => {}) };
+}
+
+/** The stream, with the SDK's answer to the early-answered initialize left out. */
+function withoutAnswer(stream: acp.Stream, answered: RequestId, log: (text: string) => void): acp.Stream {
+  const writer = stream.writable.getWriter();
+  const drop = dropAnswer<acp.AnyMessage>(answered, (message) => log(`garuda acp: initialize was answered before the SDK checked it, and the SDK refused it: ${JSON.stringify(message)}`));
+  const writable = new WritableStream<acp.AnyMessage>({
+    write: (message) => (drop(message) ? undefined : writer.write(message)),
+    close: () => writer.close(),
+    abort: (reason) => writer.abort(reason),
+  });
+  return { readable: stream.readable, writable };
 }
 
 /** Lines longer than `maxBytes` are dropped and answered (`reject`) instead of ending the connection. */

@@ -2,12 +2,14 @@
 // session/new, session/prompt, session/cancel, session/set_mode, session/set_config_option, and
 // the history (history.ts: session/load, list, resume, close, delete). Each handler hands its
 // request on: the sessions to sessions.ts, one session's requests to its Session (session.ts),
-// the stream and what is refused before the SDK reads it to editorStream.ts. Only the SDK and
-// this folder's small modules load before initialize is answered; the core loads after it, in
-// the background (options.warm), or at the first session/new. Nothing
-// here writes stdout or starts a process: the SDK writes the protocol to `output`.
+// the stream and what is refused before the SDK reads it to editorStream.ts. `garuda acp`
+// answers the first initialize before this module (and the SDK) loads (earlyInitialize.ts), and
+// the SDK's answer to it is dropped (options.answeredInitialize); the core loads after it, in
+// the background (options.warm), or at the first session/new. Nothing here writes stdout or
+// starts a process: the SDK writes the protocol to `output`.
 import * as acp from "@agentclientprotocol/sdk";
 import type { Runtime } from "../runtime/runtime.ts";
+import type { RequestId } from "./earlyInitialize.ts";
 import { editorStream } from "./editorStream.ts";
 import { closeSession, deleteSession, listSessions, loadSession, resumeSession } from "./history.ts";
 import { initializeResponse } from "./initialize.ts";
@@ -44,6 +46,8 @@ export interface AcpServerOptions {
   sessionsDir?: string;
   /** When memory is given back while no turn runs (memoryTrim.ts); tests shorten the waits and count. */
   memoryTrim?: SessionsOptions["memoryTrim"];
+  /** The first initialize's id when it was answered before the SDK loaded (earlyInitialize.ts). */
+  answeredInitialize?: RequestId;
 }
 
 export interface AcpServer {
@@ -60,7 +64,12 @@ export interface AcpStreams {
 
 export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpServer {
   const log = options.log ?? ((text: string) => console.error(text));
-  const editor = editorStream(streams, { maxMessageBytes: options.maxMessageBytes ?? acp.DEFAULT_MAX_MESSAGE_BYTES, maxSentBytes: options.maxSentBytes ?? MAX_EDITOR_MESSAGE_BYTES, log });
+  const editor = editorStream(streams, {
+    maxMessageBytes: options.maxMessageBytes ?? acp.DEFAULT_MAX_MESSAGE_BYTES,
+    maxSentBytes: options.maxSentBytes ?? MAX_EDITOR_MESSAGE_BYTES,
+    log,
+    ...(options.answeredInitialize !== undefined && { answered: options.answeredInitialize }),
+  });
 
   // The handlers run only once the connection reads its input, when `sessions` (which speaks to
   // the editor through the connection's client) exists.

@@ -161,6 +161,8 @@ function coreLoader(env: NodeJS.ProcessEnv) {
   };
   return {
     loadCore,
+    /** Starts the probe's trial run now (a process of its own, so it runs while JavaScript loads). */
+    startProbe: () => void startProbe().catch(() => {}),
     probe: async () => {
       const running = startProbe();
       try {
@@ -185,12 +187,18 @@ function coreLoader(env: NodeJS.ProcessEnv) {
 async function serve(modelFlag: string | undefined): Promise<never> {
   const output = protocolOutput(process.stdout, process.stderr);
   const ctx = createCliContext(process.env);
-  const { serveAcp } = await import("../acp/server.ts");
   const core = coreLoader(ctx.env);
   const unsupported = unsupportedPlatformMessage(process.platform);
+  const setup = setupInvocation();
+  // The first initialize is answered before the SDK loads (earlyInitialize.ts); the sandbox's
+  // trial run then starts, and runs while the SDK loads.
+  const { answerEarlyInitialize } = await import("../acp/earlyInitialize.ts");
+  const early = await answerEarlyInitialize(stdinStream(), output.protocol, { setup, sessionsDir: ctx.paths.sessions });
+  if (early.answered !== undefined && unsupported === undefined) core.startProbe();
+  const { serveAcp } = await import("../acp/server.ts");
 
   const server = serveAcp(
-    { input: stdinStream(), output: output.protocol },
+    { input: early.input, output: output.protocol },
     {
       async prepare({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }) {
         const [{ prepareRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
@@ -217,7 +225,8 @@ async function serve(modelFlag: string | undefined): Promise<never> {
         return prepared;
       },
       warm: core.warm,
-      setup: setupInvocation(),
+      setup,
+      ...(early.answered !== undefined && { answeredInitialize: early.answered }),
       sessionsDir: ctx.paths.sessions,
       ...(unsupported !== undefined && { unsupported }),
       log: (text) => process.stderr.write(`${text}\n`),
@@ -234,6 +243,18 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   await server.closed;
   finish(0);
   return new Promise<never>(() => {});
+}
+
+/** Bare `garuda acp`, as editors run it, from the entry point without the command-line parser (index.ts). */
+export async function serveEditor(): Promise<number> {
+  try {
+    return await serve(undefined);
+  } catch (error) {
+    const { describeFailure } = await import("./errors.ts");
+    const failure = describeFailure(error, "garuda");
+    process.stderr.write(`${failure.text}\n`);
+    return failure.exitCode;
+  }
 }
 
 export const acpCommand = defineCommand({

@@ -61,6 +61,16 @@ export function startAgent(binary: string, mock: MockAnthropic, root: string, wo
 export function expectOnlyProtocol(lines: string[], tail: { partial: string }): void {
   expect(tail.partial).toBe("");
   expect(lines.length).toBeGreaterThan(2);
-  for (const line of lines) expect((JSON.parse(line) as { jsonrpc?: unknown }).jsonrpc).toBe("2.0");
+  const answered = new Set<string>();
+  for (const line of lines) {
+    const message = JSON.parse(line) as { jsonrpc?: unknown; id?: unknown; method?: unknown };
+    expect(message.jsonrpc).toBe("2.0");
+    // One answer per request: initialize is answered before the SDK loads and the SDK's own answer is dropped (earlyInitialize.ts).
+    if (message.method === undefined && message.id !== undefined) {
+      const id = JSON.stringify(message.id);
+      expect(answered.has(id)).toBe(false);
+      answered.add(id);
+    }
+  }
 }
 
