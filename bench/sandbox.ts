@@ -21,7 +21,7 @@
 // relays in their place only ~43% (splice() measured no better). With the proxy accepting in the
 // namespace there is one relay, the same as the proxy alone on the host (the upper bound here).
 // With Bun's fetch as the client, which costs more itself, the shares are higher.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEgressProxy } from "../src/sandbox/egressProxy.ts";
@@ -32,6 +32,8 @@ import { type Task, formatStat, formatTable, interleave } from "./interleave.ts"
 const EXTRA_MS_TARGET = 25;
 const THROUGHPUT_TARGET = 0.8;
 const DOWNLOAD_BYTES = 100 * 1024 * 1024;
+/** USER_HZ: Linux reports process CPU in /proc in hundredths of a second. */
+const TICKS_PER_SECOND = 100;
 
 type Client = "curl" | "bun";
 
@@ -52,7 +54,7 @@ function parse(argv: string[]): { rounds: number; downloads: number; client: Cli
 }
 
 /** The HTTP server runs in its own process, as a remote server would, so it does not share the proxy's thread. */
-async function startServer(): Promise<{ port: number; stop: () => void }> {
+async function startServer(): Promise<{ port: number; pid: number; stop: () => void }> {
   const script = `const big = new Uint8Array(${DOWNLOAD_BYTES}).fill(97);
 const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(big) });
 console.log(server.port);`;
@@ -65,7 +67,7 @@ console.log(server.port);`;
     text += new TextDecoder().decode(value);
   }
   reader.releaseLock();
-  return { port: Number(text.trim()), stop: () => proc.kill("SIGKILL") };
+  return { port: Number(text.trim()), pid: proc.pid, stop: () => proc.kill("SIGKILL") };
 }
 
 const timed = async (run: () => Promise<{ exitCode: number | null; output: string }>): Promise<Record<string, number>> => {
@@ -74,6 +76,21 @@ const timed = async (run: () => Promise<{ exitCode: number | null; output: strin
   if (result.exitCode !== 0) throw new Error(`exit ${result.exitCode}: ${result.output}`);
   return { wallMs: performance.now() - started };
 };
+
+/** The whole machine's CPU time so far, busy and all, in clock ticks (/proc/stat's first line). */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+  const total = fields.reduce((sum, value) => sum + value, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0); // idle + iowait
+  return { busy: total - idle, total };
+}
+
+/** CPU ticks a process has used (utime + stime). */
+function processTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
 
 /** One download's speed in MB/s, as the client (curl or Bun's fetch, the same on every path) measured it. */
 function downloadCommand(client: Client, url: string, direct: boolean): { command: string; parse: (output: string) => number } {
@@ -167,11 +184,20 @@ async function main(): Promise<void> {
         name,
         run: async () => {
           const cpu = process.cpuUsage();
+          const machine = machineTicks();
+          const serverTicks = processTicks(server.pid);
           const result = await through.run({ command, cwd: work, sandbox: spec, env });
           const used = process.cpuUsage(cpu);
+          const after = machineTicks();
           if (result.exitCode !== 0) throw new Error(`${name}: exit ${result.exitCode}: ${result.output}`);
-          // this process is the proxy: its CPU time is what relaying the download cost Garuda
-          return { mbPerS: read(result.output), garudaCpuMs: (used.user + used.system) / 1000 };
+          // this process is the proxy: its CPU time is what relaying the download cost Garuda. The
+          // machine's busy share says whether the cores were the limit (100%: every core busy).
+          return {
+            mbPerS: read(result.output),
+            garudaCpuMs: (used.user + used.system) / 1000,
+            serverCpuMs: ((processTicks(server.pid) - serverTicks) * 1000) / TICKS_PER_SECOND,
+            machineBusyPct: (100 * (after.busy - machine.busy)) / Math.max(1, after.total - machine.total),
+          };
         },
       };
     };
@@ -192,8 +218,8 @@ async function main(): Promise<void> {
     );
     console.log(
       formatTable(
-        ["path", "MB/s median [p10–p90]", "proxy CPU ms per download"],
-        downloads.map((r) => [r.name, formatStat(r.stats.mbPerS, 0), r.name === "host, direct" ? "–" : formatStat(r.stats.garudaCpuMs, 0)]),
+        ["path", "MB/s median [p10–p90]", "proxy CPU ms per download", "server CPU ms", "machine busy %"],
+        downloads.map((r) => [r.name, formatStat(r.stats.mbPerS, 0), r.name === "host, direct" ? "–" : formatStat(r.stats.garudaCpuMs, 0), formatStat(r.stats.serverCpuMs, 0), formatStat(r.stats.machineBusyPct, 0)]),
       ),
     );
 
