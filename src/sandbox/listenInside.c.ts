@@ -68,11 +68,16 @@ int open_cloexec(const char *path) {
   return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-/* In the child: says which step failed, and its errno, then exits. */
-static void child_failed(int pipe_w, int step) {
+/*
+ * In the child: says which step failed, and its errno, then exits. made_fd (or -1): the socket
+ * made so far, closed first: the table of files is Garuda's (CLONE_FILES), so the child's exit
+ * would not close it, and it would stay open in Garuda (and keep the namespace alive).
+ */
+static void child_failed(int pipe_w, int step, int made_fd) {
   int said[2];
   said[0] = step;
   said[1] = *__errno_location();
+  if (made_fd >= 0) close(made_fd);
   write(pipe_w, said, sizeof said);
   syscall(SYS_EXIT, 1);
 }
@@ -92,10 +97,10 @@ int listen_inside(int user_fd, int net_fd, int port, int into_fd) {
   if (pid == 0) {
     /* the child: nothing but system calls from here to its exit */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    if (setns(user_fd, CLONE_NEWUSER) != 0) child_failed(fds[1], 3);
-    if (setns(net_fd, CLONE_NEWNET) != 0) child_failed(fds[1], 4);
+    if (setns(user_fd, CLONE_NEWUSER) != 0) child_failed(fds[1], 3, -1);
+    if (setns(net_fd, CLONE_NEWNET) != 0) child_failed(fds[1], 4, -1);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) child_failed(fds[1], 5);
+    if (fd < 0) child_failed(fds[1], 5, -1);
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in4 where;
@@ -107,9 +112,9 @@ int listen_inside(int user_fd, int net_fd, int port, int into_fd) {
     where.address[1] = 0;
     where.address[2] = 0;
     where.address[3] = 1;
-    if (bind(fd, &where, sizeof where) != 0) child_failed(fds[1], 6);
-    if (listen(fd, BACKLOG) != 0) child_failed(fds[1], 7);
-    if (dup3(fd, into_fd, O_CLOEXEC) < 0) child_failed(fds[1], 8);
+    if (bind(fd, &where, sizeof where) != 0) child_failed(fds[1], 6, fd);
+    if (listen(fd, BACKLOG) != 0) child_failed(fds[1], 7, fd);
+    if (dup3(fd, into_fd, O_CLOEXEC) < 0) child_failed(fds[1], 8, fd);
     close(fd);
     syscall(SYS_EXIT, 0);
   }

@@ -2,7 +2,7 @@
 // bwrap holder's namespaces by a child of this process: it is served here, reached from inside the
 // namespace and not from the host's; a wrong or own namespace is refused before anything enters.
 import { afterAll, expect, test } from "bun:test";
-import { closeSync, openSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listenInside, unixAnswers } from "../../src/sandbox/socketHandover.ts";
 import { findNsenter, HOLDER_NAME } from "../../src/sandbox/sessionNetwork.ts";
@@ -38,6 +38,18 @@ async function startHolder(): Promise<{ proc: Bun.Subprocess; pid: number; netIn
   return { proc, pid, netIno: statSync(`/proc/${pid}/ns/net`).ino };
 }
 
+/** This process's open sockets, "fd socket:[inode]" each. */
+function openSockets(): string[] {
+  return readdirSync("/proc/self/fd").flatMap((fd) => {
+    try {
+      const link = readlinkSync(`/proc/self/fd/${fd}`);
+      return link.startsWith("socket:") ? [`${fd} ${link}`] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 async function insideNamespace(pid: number, command: string): Promise<string> {
   const proc = Bun.spawn([findNsenter() as string, `--user=/proc/${pid}/ns/user`, `--net=/proc/${pid}/ns/net`, "--preserve-credentials", "--", "bash", "-c", command], { stdout: "pipe", stderr: "pipe" });
   const [out] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
@@ -70,8 +82,11 @@ describeSandbox(
         );
         expect(host).toBe("refused");
         // a second socket on the same port in the namespace: the step that failed, with its errno
+        const socketsBefore = openSockets();
         const again = listenInside(pid, port, netIno, scratch.path);
         expect(again).toEqual({ error: "bind(127.0.0.1) failed (EADDRINUSE)" });
+        // the child's socket that could not be bound is not left in this process's table (shared with the child)
+        expect(openSockets().filter((socket) => !socketsBefore.includes(socket))).toEqual([]);
         // the descriptors hold the namespace without the holder: entered through them once it is gone
         proc.kill("SIGKILL");
         await proc.exited;
