@@ -277,6 +277,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     },
     data(socket: Socket<ClientEnd>, bytes: Uint8Array) {
       const client = socket.data;
+      if (client.handedOver) return;
       if (client.phase === "relay") {
         if (client.peer) relayData(client, bytes); // else it was answered (refused): what it sends now is dropped
         return;
@@ -315,20 +316,22 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       });
     },
     drain(socket: Socket<ClientEnd>) {
-      relayDrain(socket.data);
+      if (!socket.data.handedOver) relayDrain(socket.data);
     },
+    // A connection the native relay owns: Bun's socket was closed at the hand-over (spliceRelay.ts).
     end(socket: Socket<ClientEnd>) {
+      if (socket.data.handedOver) return;
       if (socket.data.phase === "relay") relayEnded(socket.data);
       else socket.data.ended = true; // link() passes it on once the request is let through
       gone(socket.data);
     },
     close(socket: Socket<ClientEnd>) {
-      socket.data.spliced?.stop(); // the listener was stopped under a native relay
+      if (socket.data.handedOver) return;
       gone(socket.data);
       relayClosed(socket.data);
     },
     error(socket: Socket<ClientEnd>) {
-      socket.data.spliced?.stop();
+      if (socket.data.handedOver) return;
       gone(socket.data);
       relayClosed(socket.data);
     },

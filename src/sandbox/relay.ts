@@ -30,6 +30,11 @@ export interface RelayEnd {
   paused: boolean;
   /** Bytes read before the end had a peer (a server that speaks first, during the proxy's decision). */
   early: Uint8Array[];
+  /**
+   * The native relay owns the connection (spliceRelay.ts): Bun's socket was closed at the hand-over,
+   * and whatever Bun still reports of it (its close) is not this relay's to act on.
+   */
+  handedOver?: boolean;
 }
 
 /**
@@ -168,19 +173,19 @@ export const relayHandlers = {
     relayDrain(socket.data);
   },
   data(socket: Socket<RelayEnd>, bytes: Uint8Array) {
-    relayData(socket.data, bytes);
+    if (!socket.data.handedOver) relayData(socket.data, bytes);
   },
   drain(socket: Socket<RelayEnd>) {
-    relayDrain(socket.data);
+    if (!socket.data.handedOver) relayDrain(socket.data);
   },
   end(socket: Socket<RelayEnd>) {
-    relayEnded(socket.data);
+    if (!socket.data.handedOver) relayEnded(socket.data);
   },
   close(socket: Socket<RelayEnd>) {
-    relayClosed(socket.data);
+    if (!socket.data.handedOver) relayClosed(socket.data);
   },
   error(socket: Socket<RelayEnd>) {
-    relayClosed(socket.data);
+    if (!socket.data.handedOver) relayClosed(socket.data);
   },
 };
 

@@ -39,6 +39,7 @@ int pipe2(int fds[2], int flags);
 int fcntl(int fd, int cmd, ...);
 int close(int fd);
 int shutdown(int fd, int how);
+int setsockopt(int fd, int level, int name, const void *value, unsigned int len);
 void *malloc(size_t size);
 void free(void *p);
 int *__errno_location(void);
@@ -65,6 +66,8 @@ int clock_gettime(int clock, struct timespec *ts);
 #define EAGAIN 11
 #define SHUT_WR 1
 #define SHUT_RDWR 2
+#define SOL_SOCKET 1
+#define SO_LINGER 13
 #define CLOCK_MONOTONIC 1
 /* How long a client's upload is read and dropped once its server cannot be written to. */
 #define LINGER_MS 2000
@@ -279,8 +282,18 @@ void relay_stop(int a, int b) {
   shutdown(b, SHUT_RDWR);
 }
 
-/* Closes a finished relay's duplicates (after done). */
+struct linger_option { int on; int seconds; };
+
+/* Closes a finished relay's duplicates (after done), the last descriptors of both connections.
+   Bun's terminate() at the hand-over set SO_LINGER 0 on them, which would make this close a
+   reset that drops what the kernel has not sent yet (the end of an answer to a client that reads
+   slower than its server sends): cleared, the close is an ordinary one. */
 void relay_close(int a, int b) {
+  struct linger_option off;
+  off.on = 0;
+  off.seconds = 0;
+  setsockopt(a, SOL_SOCKET, SO_LINGER, &off, sizeof off);
+  setsockopt(b, SOL_SOCKET, SO_LINGER, &off, sizeof off);
   close(a);
   close(b);
 }

@@ -127,24 +127,29 @@ export function canSplice(a: RelayEnd, b: RelayEnd): boolean {
 }
 
 /**
- * Hands a linked pair (canSplice) to the native relay: both Bun sockets are paused and stay
- * untouched until the thread is done, then both are closed and `onDone` runs. Undefined: the
- * relay did not start, and both sockets read again (the JS relay goes on).
+ * Hands a linked pair (canSplice) to the native relay, which owns both connections from then on:
+ * the thread works on duplicates of the two descriptors, and Bun's sockets are closed at once
+ * (each connection lives on in its duplicate), so Bun never reads, writes or reports on them
+ * again — a paused Bun socket still drained a server's last bytes to the client when the server
+ * hung up, beside the thread, which could reorder or lose them. `onDone` runs when the thread is
+ * done. Undefined: the relay did not start, and both sockets read again (the JS relay goes on).
  */
 export function spliceLinked(relays: SpliceRelays, a: RelayEnd, b: RelayEnd, onDone: () => void): SplicedConnection | undefined {
   const first = a.socket as Handed;
   const second = b.socket as Handed;
   first.pause?.();
   second.pause?.();
-  const connection = relays.start(first.fd as number, second.fd as number, () => {
-    // Both are shut already; end() would wait on a paused socket for a close it never reads.
-    first.terminate();
-    second.terminate();
-    onDone();
-  });
+  const connection = relays.start(first.fd as number, second.fd as number, onDone);
   if (!connection) {
     first.resume?.();
     second.resume?.();
+    return undefined;
   }
+  a.handedOver = true;
+  b.handedOver = true;
+  // terminate() closes Bun's descriptor; it also sets SO_LINGER 0 on the socket, which the
+  // native side clears before its last close (relay_close), so the end is an ordinary one.
+  first.terminate();
+  second.terminate();
   return connection;
 }

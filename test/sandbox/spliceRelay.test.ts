@@ -136,6 +136,61 @@ for (const splice of [true, false]) {
       }
     });
 
+    test("a TCP client that half-closes and reads slower than its server sends still gets the whole answer and a clean end (the native relay's last close reset it: Bun's terminate() sets SO_LINGER 0)", async () => {
+      const size = 8 * 1024 * 1024;
+      const server = rawServer({
+        onEnd: (socket) => {
+          const answer = new Uint8Array(size).fill(97);
+          let at = 0;
+          const pump = () => {
+            while (at < answer.byteLength) {
+              const written = socket.write(answer.subarray(at, at + 256 * 1024));
+              at += written;
+              if (written === 0) return void setTimeout(pump, 1);
+            }
+            socket.end();
+          };
+          pump();
+        },
+      });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice, tcp: true });
+      // The client in a process of its own, over TCP (a sandboxed command's way in): its request,
+      // its FIN, a second without reading (the answer waits in the kernel's buffers), then all of it.
+      const client = Bun.spawn(
+        [
+          process.execPath,
+          "-e",
+          `const net = require("node:net");
+const c = net.connect({ host: "127.0.0.1", port: ${proxy.tcpPort}, allowHalfOpen: true });
+let head = "", got = 0, error = "";
+c.on("error", (e) => { error = e.code || String(e); });
+c.on("data", (d) => {
+  if (head !== null) {
+    head += d.toString("latin1");
+    const at = head.indexOf("\\r\\n\\r\\n");
+    if (at < 0) return;
+    got += head.length - at - 4;
+    head = null;
+    c.end("GET / HTTP/1.0\\r\\n\\r\\n");
+    c.pause();
+    setTimeout(() => c.resume(), 1000);
+  } else got += d.length;
+});
+c.on("close", () => console.log(JSON.stringify({ got, error })));
+c.write("CONNECT t.test:${server.port} HTTP/1.1\\r\\n${auth(proxy.token).replaceAll("\r\n", "\\r\\n")}\\r\\n");`,
+        ],
+        { stdout: "pipe", env: { PATH: process.env.PATH ?? "" } },
+      );
+      try {
+        const said = JSON.parse(await new Response(client.stdout).text()) as { got: number; error: string };
+        expect(said).toEqual({ got: size, error: "" });
+      } finally {
+        client.kill("SIGKILL");
+        await proxy.close();
+        server.stop(true);
+      }
+    }, 20_000);
+
     test("20 MB sent up arrive intact; the native relay carries the tunnel while it is open", async () => {
       const upload = new Uint8Array(20 * 1024 * 1024).map((_, i) => (i * 7) % 256);
       const got: Uint8Array[] = [];
