@@ -22,6 +22,7 @@
 // (test/support/mockAnthropic.ts --loop), so their work does not share the client's thread.
 //
 // Targets: initialize ≤ 2.5 × floor; session/new ≤ 50 ms after initialize; tree RSS ≤ 60 MiB;
+// in the `ls` turn (issue 19.2) tree RSS ≤ 80 MiB and PSS ≤ 60 MiB;
 // exit ≤ 100 ms after stdin closes, with nothing left running; ≥ 20,000 chunks/s; terminal output
 // ≥ 50 MB/s with ≤ 10 MiB of RSS growth; usage_update per step: no measurable change in chunks/s.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -41,6 +42,9 @@ const TARGET = {
   initializeVsFloor: 2.5,
   sessionNewAfterInitializeMs: 50,
   treeRssMiB: 60,
+  /** Issue 19.2: the whole tree during a turn that runs a sandboxed command. */
+  sandboxTurnRssMiB: 80,
+  sandboxTurnPssMiB: 60,
   exitMs: 100,
   chunksPerSecond: 20_000,
 };
@@ -351,6 +355,9 @@ async function main(): Promise<void> {
     console.log(`  initialize ≤ ${TARGET.initializeVsFloor} × floor: ${initRatio.toFixed(2)} × (${med(startR, "initMs").toFixed(1)} vs ${med(floorR, "initMs").toFixed(1)} ms) ${verdict(initRatio <= TARGET.initializeVsFloor)}`);
     console.log(`  session/new ≤ ${TARGET.sessionNewAfterInitializeMs} ms after initialize: ${newAfter.toFixed(1)} ms ${verdict(newAfter <= TARGET.sessionNewAfterInitializeMs)}`);
     console.log(`  tree RSS ≤ ${TARGET.treeRssMiB} MiB: ${treePeak.toFixed(1)} MiB (the highest median: sampled tree in the \`ls\` turn, the agent's VmHWM at start and in the 10k turn) ${verdict(treePeak <= TARGET.treeRssMiB)}`);
+    const turnRss = med(turnR, "treePeakMiB");
+    const turnPss = med(turnR, "treePssMiB");
+    console.log(`  the \`ls\` turn's tree: RSS ≤ ${TARGET.sandboxTurnRssMiB} MiB: ${turnRss.toFixed(1)} ${verdict(turnRss <= TARGET.sandboxTurnRssMiB)}; PSS ≤ ${TARGET.sandboxTurnPssMiB} MiB: ${turnPss.toFixed(1)} ${verdict(turnPss <= TARGET.sandboxTurnPssMiB)}`);
     const threeR = by("garuda 3 sessions");
     if (threeR) {
       const ratio = (key: string) => med(threeR, key) / med(turnR, key);
