@@ -107,6 +107,8 @@ interface ClientEnd extends RelayEnd {
   connect?: boolean;
   /** The native relay that moves this connection's bytes, once it has been handed over. */
   spliced?: SplicedConnection;
+  /** The native relays of the listener it came through (serve): its stop() ends them, as Bun's ends its own sockets. */
+  served?: Set<SplicedConnection>;
 }
 
 async function systemResolve(host: string): Promise<string[]> {
@@ -159,11 +161,13 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     relays ??= processSpliceRelays(folder) ?? null;
     const connection = relays && spliceLinked(relays, client, upstream, () => {
       spliced.delete(connection as SplicedConnection);
+      client.served?.delete(connection as SplicedConnection);
       client.spliced = undefined;
     });
     if (!connection) return false;
     client.spliced = connection;
     spliced.add(connection);
+    client.served?.add(connection);
     return true;
   };
 
@@ -367,12 +371,22 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       return spliced.size;
     },
     serve(fd) {
+      // Its connections handed to the native relay are no longer Bun's: stop() ends them itself.
+      const served = new Set<SplicedConnection>();
+      const servedHandlers = {
+        ...handlers,
+        open(socket: Socket<ClientEnd>) {
+          handlers.open(socket);
+          socket.data.served = served;
+        },
+      };
       // Bun.listen takes a listening descriptor at run time; bun-types does not declare it.
-      const listener = Bun.listen<ClientEnd>({ fd, allowHalfOpen: true, socket: handlers } as unknown as Parameters<typeof Bun.listen<ClientEnd>>[0]);
+      const listener = Bun.listen<ClientEnd>({ fd, allowHalfOpen: true, socket: servedHandlers } as unknown as Parameters<typeof Bun.listen<ClientEnd>>[0]);
       listeners.push(listener);
       return {
         stop() {
           listener.stop(true);
+          for (const connection of served) connection.stop();
           const at = listeners.indexOf(listener);
           if (at >= 0) listeners.splice(at, 1);
         },

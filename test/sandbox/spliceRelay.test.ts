@@ -5,7 +5,7 @@
 // named, end with their connections, and the C is compiled once per process. Each case runs with
 // the native relay and, as the control, without it.
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createHash } from "node:crypto";
 import type { Socket } from "bun";
@@ -272,6 +272,35 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
       } finally {
         await proxy.close();
         serverProc.kill("SIGKILL");
+      }
+    });
+
+    test("stopping a served listener (a session network's socket) ends the tunnels that came through it", async () => {
+      const { dlopen, ptr } = await import("bun:ffi");
+      const libc = dlopen(process.platform === "linux" ? "libc.so.6" : "libc.dylib", { socket: { args: ["i32", "i32", "i32"], returns: "i32" }, bind: { args: ["i32", "ptr", "u32"], returns: "i32" }, listen: { args: ["i32", "i32"], returns: "i32" } });
+      const path = `${dirname(import.meta.path)}/.served-${process.pid}-${splice}.sock`;
+      const fd = libc.symbols.socket(1, 1 | 0o2000000, 0);
+      const address = new Uint8Array(110);
+      new DataView(address.buffer).setUint16(0, 1, true);
+      address.set(new TextEncoder().encode(path), 2);
+      expect(libc.symbols.bind(fd, ptr(address), 110)).toBe(0);
+      expect(libc.symbols.listen(fd, 16)).toBe(0);
+      const server = rawServer({ onData: (socket, bytes) => void socket.write(bytes) });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      const served = proxy.serve(fd);
+      try {
+        const { promise: ended, resolve: done } = Promise.withResolvers<string>();
+        const { promise: open, resolve: opened } = Promise.withResolvers<void>();
+        const socket = await Bun.connect({ unix: path, allowHalfOpen: true, socket: { data: () => opened(), end: () => done("end"), close: () => done("close") } } as Parameters<typeof Bun.connect>[0]);
+        socket.write(`CONNECT t.test:${server.port} HTTP/1.1\r\n${auth(proxy.token)}\r\n`);
+        await open;
+        expect(proxy.splicedConnections).toBe(splice ? 1 : 0);
+        served.stop();
+        expect(await Promise.race([ended, Bun.sleep(2000).then(() => "still open")])).not.toBe("still open");
+      } finally {
+        await proxy.close();
+        server.stop(true);
+        rmSync(path, { force: true });
       }
     });
 
