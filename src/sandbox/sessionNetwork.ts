@@ -129,6 +129,15 @@ const nsIno = (pid: number | "self", kind: "net" | "user"): number | undefined =
   }
 };
 
+/** A file's text, or "" when it is not there (yet) or cannot be read. */
+function textOf(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
 const ended = (holder: Holder) => holder.proc.exitCode !== null || holder.proc.signalCode !== null;
 
 type Handover = typeof import("./socketHandover.ts");
@@ -203,28 +212,15 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
 
   /** The holder's host pid once it runs what it holds with: cat under its name (bwrap's info), or a bridge in hold mode (its ready file). */
   function readyPid(holder: Holder): number | undefined {
-    const read = (name: string) => {
-      try {
-        return readFileSync(join(holder.dir, name), "utf8");
-      } catch {
-        return "";
-      }
-    };
     if (holder.relay === "process") {
-      const said = /^(\d+)\n$/.exec(read("ready"));
+      const said = /^(\d+)\n$/.exec(textOf(join(holder.dir, "ready")));
       return said ? Number(said[1]) : undefined;
     }
-    const said = /"child-pid":\s*(\d+)/.exec(read("info"));
+    const said = /"child-pid":\s*(\d+)/.exec(textOf(join(holder.dir, "info")));
     if (!said) return undefined;
     const pid = Number(said[1]);
     // bwrap's child execs the holder last, once the namespace (loopback up) is made
-    const argv0 = (() => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
-      } catch {
-        return undefined;
-      }
-    })();
+    const argv0 = textOf(`/proc/${pid}/cmdline`).split("\0")[0];
     return argv0 === join(holder.dir, HOLDER_NAME) ? pid : undefined;
   }
 
@@ -279,11 +275,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
   }
 
   function holderStderr(holder: Holder): string {
-    try {
-      return readFileSync(join(holder.dir, "stderr"), "utf8").trim();
-    } catch {
-      return "";
-    }
+    return textOf(join(holder.dir, "stderr")).trim();
   }
 
   function fail(holder: Holder, error: string): JoinResult {
