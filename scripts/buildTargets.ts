@@ -56,7 +56,7 @@ export const SAFE_FLAGS = ["--no-compile-autoload-dotenv", "--no-compile-autoloa
 // --bytecode-depth=0: bytecode for each module's top-level code (and its import/export records, so
 // no module is parsed whole at start-up); functions are compiled from source when first called.
 // Full-depth bytecode was 8.3 MB (≈4 bytes per byte of minified JS), depth 1 3.6 MB more than depth
-// 0; only depth 0 keeps the binary under 115 MB (issue 19.5; figures in bench/size.ts and NOTES-size.md).
+// 0; only depth 0 keeps the binary under 115 MB (issue 19.5; measured with bench/size.ts).
 // --compile-jit-policy=16: JavaScriptCore waits 16 times longer before compiling a function, so the
 // functions start-up runs a few times (now compiled from source at depth 0) are not JIT-compiled as
 // well; src/cli/index.ts puts every process back on the normal policy 300 ms after it starts. It wins

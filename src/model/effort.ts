@@ -3,6 +3,7 @@
 // thinking takes Anthropic's `effort` (output_config.effort); one with extended thinking takes a
 // thinking budget; an OpenAI-compatible model whose models.json entry lists `effort` levels takes
 // them as `reasoning_effort`. A model with none of these has no levels, and no picker.
+import { groupedCount } from "../text/count.ts";
 import type { ModelInfo } from "./catalog.ts";
 import type { ModelRequest } from "./types.ts";
 
@@ -29,14 +30,15 @@ const ADAPTIVE: EffortLevels = {
 };
 
 /** Thinking budgets (tokens) of a model with extended thinking; the request lowers one that does not fit. */
-export const THINKING_BUDGETS: Readonly<Record<string, number>> = { low: 4_000, medium: 10_000, high: 24_000 };
+const BUDGETS = { low: 4_000, medium: 10_000, high: 24_000 } as const;
+export const THINKING_BUDGETS: Readonly<Record<string, number>> = BUDGETS;
 
 const EXTENDED: EffortLevels = {
   levels: [
     { value: "off", name: "Off", description: "No thinking before the answer (the default)." },
-    { value: "low", name: "Low", description: `Thinks up to ${THINKING_BUDGETS.low?.toLocaleString("en-US")} tokens per step.` },
-    { value: "medium", name: "Medium", description: `Thinks up to ${THINKING_BUDGETS.medium?.toLocaleString("en-US")} tokens per step.` },
-    { value: "high", name: "High", description: `Thinks up to ${THINKING_BUDGETS.high?.toLocaleString("en-US")} tokens per step.` },
+    { value: "low", name: "Low", description: `Thinks up to ${groupedCount(BUDGETS.low)} tokens per step.` },
+    { value: "medium", name: "Medium", description: `Thinks up to ${groupedCount(BUDGETS.medium)} tokens per step.` },
+    { value: "high", name: "High", description: `Thinks up to ${groupedCount(BUDGETS.high)} tokens per step.` },
   ],
   default: "off",
 };

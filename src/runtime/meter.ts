@@ -34,8 +34,21 @@ export class UsageMeter {
   /** Reported context size and the conversation's size in chars at that moment. */
   #base: { tokens: number; chars: number } | undefined;
 
-  /** `fixedChars`: system prompt and tool specs, sent with every request. */
-  constructor(readonly fixedChars: number) {}
+  #fixed: number | (() => number);
+
+  /**
+   * `fixed`: the chars of the system prompt and tool specs, sent with every request; a function
+   * is read at the first estimate (the specs are made when first asked for, after session/new).
+   */
+  constructor(fixed: number | (() => number)) {
+    this.#fixed = fixed;
+  }
+
+  /** The system prompt and tool specs, in chars. */
+  get fixedChars(): number {
+    if (typeof this.#fixed === "function") this.#fixed = this.#fixed();
+    return this.#fixed;
+  }
 
   /** Tokens used so far in the session. */
   get total(): number {

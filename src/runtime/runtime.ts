@@ -90,7 +90,7 @@ export class Runtime {
     for (const text of instructions.notes) this.#notices.push({ level: "info", text });
     this.#notices.push(...(options.notices ?? []));
     this.systemPrompt = buildSystemPrompt({ version: VERSION, root, extraRoots: options.extraRoots ?? [], platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
-    this.#meter = new UsageMeter(this.systemPrompt.length + JSON.stringify(this.#tools.registry.specs()).length);
+    this.#meter = new UsageMeter(() => this.systemPrompt.length + JSON.stringify(this.#tools.registry.specs()).length);
     options.plan?.subscribe((items) => this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }));
 
     let writeFailed = false;

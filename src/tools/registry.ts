@@ -87,25 +87,34 @@ function inputSchema(tool: Tool): Record<string, unknown> {
 
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
-  readonly #specs: readonly ToolSpec[];
+  readonly #names: readonly string[];
+  #specs: readonly ToolSpec[] | undefined;
 
   constructor(tools: readonly Tool[]) {
     for (const tool of tools) {
       if (this.#tools.has(tool.name)) throw new Error(`Two tools are named "${tool.name}".`);
       this.#tools.set(tool.name, tool as Tool);
     }
-    const sorted = [...this.#tools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    // Computed once: the same bytes in every request of the session (prompt caching).
-    this.#specs = Object.freeze(sorted.map((tool) => Object.freeze({ name: tool.name, description: tool.description, inputSchema: inputSchema(tool) })));
+    this.#names = Object.freeze([...this.#tools.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
-  /** The tools for the model, sorted by name; the same array for the registry's whole life. */
+  /**
+   * The tools for the model, sorted by name; the same array for the registry's whole life (the
+   * same bytes in every request of the session, for prompt caching). Made at the first call, not
+   * with the registry: zod's JSON Schemas of ~20 tools are a few ms that session/new need not wait for.
+   */
   specs(): readonly ToolSpec[] {
+    this.#specs ??= Object.freeze(
+      this.#names.map((name) => {
+        const tool = this.#tools.get(name) as Tool;
+        return Object.freeze({ name: tool.name, description: tool.description, inputSchema: inputSchema(tool) });
+      }),
+    );
     return this.#specs;
   }
 
   names(): string[] {
-    return this.#specs.map((spec) => spec.name);
+    return [...this.#names];
   }
 
   get(name: string): Tool | undefined {

@@ -50,6 +50,15 @@ describe("specs", () => {
     expect(JSON.stringify(new ToolRegistry([readTool("alpha"), writeTool("zeta")]).specs())).toBe(JSON.stringify(specs));
   });
 
+  test("made at the first specs() call, not with the registry (session/new does not wait for zod's JSON Schemas)", () => {
+    // A schema JSON Schema cannot express: writing it throws, so the registry shows when it is written.
+    const unwritable = { ...readTool("big"), input: z.object({ n: z.bigint() }) } as unknown as Tool;
+    const registry = new ToolRegistry([readTool("alpha"), unwritable]);
+    expect(registry.names()).toEqual(["alpha", "big"]);
+    expect(registry.get("big")).toBe(unwritable);
+    expect(() => registry.specs()).toThrow(/BigInt/i);
+  });
+
   test("two tools of one name are a mistake", () => {
     expect(() => new ToolRegistry([readTool("a"), readTool("a")])).toThrow('Two tools are named "a".');
   });
