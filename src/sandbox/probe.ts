@@ -151,6 +151,13 @@ export function findBwrap(path: string | undefined, root: string | undefined): s
   return undefined;
 }
 
+/** What `bwrap --help` prints, stdout and stderr. */
+async function helpText(path: string, env: Record<string, string>): Promise<string> {
+  const proc = Bun.spawn([path, "--help"], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 10_000 });
+  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return `${stdout}${stderr}`;
+}
+
 async function trial(argv: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const proc = Bun.spawn(argv, { env, stdin: "ignore", stdout: "ignore", stderr: "pipe", timeout: 10_000 });
   const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
@@ -174,10 +181,13 @@ async function probeBwrap(options: ProbeOptions): Promise<SandboxProbe> {
   const path = findBwrap(options.env.PATH, options.root);
   if (!path) return { availability: { available: false, ...missingBwrap(facts) } };
   const env = { PATH: options.env.PATH ?? "/usr/bin:/bin" };
-  const help = Bun.spawnSync([path, "--help"], { env, stdout: "pipe", stderr: "pipe" });
-  const disableUserns = `${help.stdout.toString()}${help.stderr.toString()}`.includes("--disable-userns");
-  const args = bwrapArgv(trialSpec(options.tmpDir), ["true"], { disableUserns });
-  const result = await trial([path, ...args], env);
+  const trialWith = (disableUserns: boolean) => trial([path, ...bwrapArgv(trialSpec(options.tmpDir), ["true"], { disableUserns })], env);
+  // `--help` says whether this bwrap has --disable-userns (0.8 and later). Both processes start
+  // at once, the trial with the flag, and neither blocks the thread: the probe runs while `garuda
+  // acp` loads. An older bwrap's trial is run again without the flag; its first one is dropped.
+  const [help, withFlag] = await Promise.all([helpText(path, env), trialWith(true)]);
+  const disableUserns = help.includes("--disable-userns");
+  const result = disableUserns ? withFlag : await trialWith(false);
   if (result.code === 0) return { availability: { available: true, kind: "bwrap" }, launcher: { kind: "bwrap", path, disableUserns } };
   return { availability: { available: false, ...diagnoseBwrap(result.stderr, facts, path) } };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { diagnoseBwrap, findBwrap, installCommand, missingBwrap, probeSandbox } from "../../src/sandbox/probe.ts";
 import { tempDir } from "../support/tempDir.ts";
@@ -86,6 +86,43 @@ describe("probeSandbox", () => {
     const probe = await probeSandbox({ platform: "linux", env: { PATH: dir.path }, tmpDir: dir.path });
     expect(probe.availability.available).toBe(false);
     if (!probe.availability.available) expect(probe.availability.reason).toContain("setting up uid map: Permission denied");
+  });
+
+  // A bwrap of its own: `--help` lists --disable-userns or not, as bwrap 0.8 and later or earlier
+  // do; a trial with a flag it does not know fails, as bwrap does; every run is logged.
+  function fakeBwrap(dir: string, knowsDisableUserns: boolean): { log: string } {
+    const log = join(dir, "runs.log");
+    const help = knowsDisableUserns ? "    --disable-userns             Disable further use of user namespaces" : "    --unshare-user               Create new user namespace";
+    writeFileSync(
+      join(dir, "bwrap"),
+      `#!/bin/sh\necho "$*" >> '${log}'\nif [ "$1" = --help ]; then printf '%s\\n' 'usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]' '${help}'; exit 0; fi\n` +
+        (knowsDisableUserns ? "exit 0\n" : `case " $* " in *" --disable-userns "*) echo 'bwrap: Unknown option --disable-userns' >&2; exit 1;; esac\nexit 0\n`),
+    );
+    chmodSync(join(dir, "bwrap"), 0o755);
+    return { log };
+  }
+  const runs = (log: string) => readFileSync(log, "utf8").trim().split("\n");
+
+  test("a bwrap with --disable-userns: one trial, with the flag, while --help runs", async () => {
+    using dir = tempDir();
+    const { log } = fakeBwrap(dir.path, true);
+    const probe = await probeSandbox({ platform: "linux", env: { PATH: dir.path }, tmpDir: dir.path });
+    expect(probe.launcher).toEqual({ kind: "bwrap", path: join(dir.path, "bwrap"), disableUserns: true });
+    const lines = runs(log);
+    expect(lines).toHaveLength(2);
+    expect(lines.filter((line) => line === "--help")).toHaveLength(1);
+    expect(lines.filter((line) => line.includes("--disable-userns"))).toHaveLength(1);
+  });
+
+  test("an older bwrap (no --disable-userns): its trial is run again without the flag, and it is used without it", async () => {
+    using dir = tempDir();
+    const { log } = fakeBwrap(dir.path, false);
+    const probe = await probeSandbox({ platform: "linux", env: { PATH: dir.path }, tmpDir: dir.path });
+    expect(probe.availability.available).toBe(true);
+    expect(probe.launcher).toEqual({ kind: "bwrap", path: join(dir.path, "bwrap"), disableUserns: false });
+    const trials = runs(log).filter((line) => line !== "--help");
+    expect(trials).toHaveLength(2);
+    expect(trials.filter((line) => !line.includes("--disable-userns"))).toHaveLength(1);
   });
 
   test("Windows has no OS sandbox: the fix points to WSL", async () => {
