@@ -9,6 +9,7 @@ import { messageOf } from "../errors/caught.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import type { SessionView } from "../runtime/sessionView.ts";
 import { oneLine } from "../text/visible.ts";
 
 const MODE_OPTION = "mode";
@@ -31,12 +32,12 @@ function modelDescription(info: ModelInfo): string {
 }
 
 /** The session modes (the older API), only those the team policy allows. */
-export function sessionModes(runtime: Runtime): acp.SessionModeState {
+export function sessionModes(runtime: SessionView): acp.SessionModeState {
   return { currentModeId: runtime.mode, availableModes: MODES.filter((mode) => runtime.modes.includes(mode.id as Mode)) };
 }
 
 /** The models to offer; the model in use alone when models.json cannot be read now (`log` says why). */
-function offeredModels(runtime: Runtime, log: (text: string) => void): ModelInfo[] {
+function offeredModels(runtime: SessionView, log: (text: string) => void): ModelInfo[] {
   try {
     return runtime.controls.models();
   } catch (error) {
@@ -46,7 +47,7 @@ function offeredModels(runtime: Runtime, log: (text: string) => void): ModelInfo
 }
 
 /** The whole set, in priority order: mode, model, effort. */
-export function configOptions(runtime: Runtime, log: (text: string) => void = () => {}): acp.SessionConfigOption[] {
+export function configOptions(runtime: SessionView, log: (text: string) => void = () => {}): acp.SessionConfigOption[] {
   const modes = sessionModes(runtime);
   const options: acp.SessionConfigOption[] = [
     {

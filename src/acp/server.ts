@@ -24,6 +24,8 @@ const SETTLE_MS = 3_000;
 export interface AcpServerOptions {
   /** Builds one session's Runtime; throws SetupRequiredError or ConfigError with a message for the user. */
   prepare(request: PrepareRequest): Promise<Runtime>;
+  /** prepare() in two steps, for session/new (sessions.ts): answered after the first, the runtime built after the answer. */
+  plan?: SessionsOptions["plan"];
   /**
    * Called once, after the first initialize is answered: starts loading what prepare() needs, in
    * the background, so session/new finds it ready or under way; settles when it is done (it never
@@ -82,22 +84,27 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
     .onRequest(acp.methods.agent.session.new, ({ params }) => sessions.create(params))
-    .onRequest(acp.methods.agent.session.load, ({ params }) => loadSession(sessions.historyHost(), params))
-    .onRequest(acp.methods.agent.session.resume, ({ params }) => resumeSession(sessions.historyHost(), params))
+    // The history's handlers see a new session once its runtime is built (or failed: a close forgets it).
+    .onRequest(acp.methods.agent.session.load, async ({ params }) => (await sessions.settled(params.sessionId), loadSession(sessions.historyHost(), params)))
+    .onRequest(acp.methods.agent.session.resume, async ({ params }) => (await sessions.settled(params.sessionId), resumeSession(sessions.historyHost(), params)))
     .onRequest(acp.methods.agent.session.list, ({ params }) => listSessions(sessions.historyHost(), params))
-    .onRequest(acp.methods.agent.session.close, ({ params }) => closeSession(sessions.historyHost(), params))
-    .onRequest(acp.methods.agent.session.delete, ({ params }) => deleteSession(sessions.historyHost(), params))
-    .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => sessions.get(params.sessionId).prompt(params.prompt, signal))
+    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
+      await sessions.settled(params.sessionId);
+      return sessions.forgetFailed(params.sessionId) ? {} : closeSession(sessions.historyHost(), params);
+    })
+    .onRequest(acp.methods.agent.session.delete, async ({ params }) => (await sessions.settled(params.sessionId), deleteSession(sessions.historyHost(), params)))
+    .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => sessions.prompt(params.sessionId, params.prompt, signal))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => sessions.cancel(params.sessionId))
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
-      await sessions.get(params.sessionId).setMode(params.modeId);
+      await (await sessions.get(params.sessionId)).setMode(params.modeId);
       return {};
     })
-    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => sessions.get(params.sessionId).setConfigOption(params))
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => (await sessions.get(params.sessionId)).setConfigOption(params))
     .connect(editor.stream);
 
   const sessions = new Sessions(connection.client, {
     prepare: options.prepare,
+    ...(options.plan && { plan: options.plan }),
     ...(options.unsupported !== undefined && { unsupported: options.unsupported }),
     settleMs: options.settleMs ?? SETTLE_MS,
     log,

@@ -1,17 +1,23 @@
 // The sessions one connection serves: each one's runtime prepared (by the caller's prepare(),
 // the configuration read again for every session) with its SessionLink, then the Session built
-// with both; found by id, closed, and all stopped at shutdown. The history's handlers
-// (history.ts) start and close sessions through historyHost().
+// with both; found by id, closed, and all stopped at shutdown. session/new is answered once the
+// configuration is read and checked (plan()), and its runtime is built after the answer: a
+// request for the session meanwhile waits for it, and a failure to build it is every such
+// request's error. The history's handlers (history.ts) start and close sessions through
+// historyHost(); they see a new session once its runtime is built or has failed (settled()).
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { ProjectTrustQuestion } from "../compose/prepare.ts";
 import type { Approver } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import type { SessionView } from "../runtime/sessionView.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import { oneLine } from "../text/visible.ts";
+import { untilAborted } from "../untilAborted.ts";
 import type { EditorBuffers } from "../tools/editorBuffers.ts";
 import { acpBuffers } from "./buffers.ts";
+import { configOptions, sessionModes } from "./configOptions.ts";
 import { setupError } from "./errors.ts";
 import type { HistoryHost, StartRequest } from "./history.ts";
 import { wantsNotices } from "./notices.ts";
@@ -42,9 +48,20 @@ export interface PrepareRequest {
   mcpServers: acp.McpServer[];
 }
 
+/** A new session whose configuration is read and checked: what the editor is told, and its runtime, built when asked. */
+export interface PlannedSession {
+  view: SessionView;
+  build(): Promise<Runtime>;
+}
+
 export interface SessionsOptions {
   /** Builds one session's Runtime; throws SetupRequiredError or ConfigError with a message for the user. */
   prepare(request: PrepareRequest): Promise<Runtime>;
+  /**
+   * prepare() in two steps, for session/new: the checks and the session's view (throws as
+   * prepare() does), then the runtime. Default: prepare(), the view being the runtime.
+   */
+  plan?(request: PrepareRequest): Promise<PlannedSession>;
   /** Native Windows: the message that says to use WSL; every session/new fails with it. */
   unsupported?: string;
   settleMs: number;
@@ -62,8 +79,25 @@ type StartSession = Omit<StartRequest, "resume"> & { additionalDirectories?: rea
 
 const shuttingDownError = () => new acp.RequestError(-32603, "Garuda is shutting down.");
 
+/** What prepare() is asked for one session, with the session's link to the editor. */
+interface SessionRequest {
+  id: string;
+  link: SessionLink;
+  base: PrepareRequest;
+  features: ClientFeatures;
+}
+
+/** A new session whose runtime is being built (or failed to be). */
+interface PendingSession {
+  ready: Promise<Session>;
+  /** Aborted by a session/cancel meanwhile: the prompts waiting for the runtime end as cancelled. */
+  cancel: AbortController;
+}
+
 export class Sessions {
   readonly #open = new Map<string, Session>();
+  /** New sessions answered whose runtime is being built, or failed to be (until closed). */
+  readonly #pending = new Map<string, PendingSession>();
   /** Runtimes being prepared, so shutdown can close them when they arrive. */
   readonly #starting = new Set<Promise<Runtime>>();
   #closing = false;
@@ -96,27 +130,79 @@ export class Sessions {
     import("../store/sessionFile.ts").then(({ newSessionId }) => newSessionId()).catch(() => {});
   }
 
-  /** The session `id`, or the editor's error for an unknown one. */
-  get(id: string): Session {
+  /**
+   * The session `id` once its runtime is built; the editor's error for an unknown one, or the
+   * reason its runtime could not be built.
+   */
+  async get(id: string): Promise<Session> {
     const found = this.#open.get(id);
-    if (!found) throw acp.RequestError.sessionNotFound(id);
-    return found;
+    if (found) return found;
+    const pending = this.#pending.get(id);
+    if (!pending) throw acp.RequestError.sessionNotFound(id);
+    return pending.ready;
+  }
+
+  /** session/prompt. One sent while the session's runtime is built waits for it; a session/cancel meanwhile ends it as cancelled. */
+  async prompt(id: string, prompt: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
+    const pending = this.#open.has(id) ? undefined : this.#pending.get(id);
+    const target = pending ? await untilAborted<Session | undefined>(pending.ready, pending.cancel.signal, () => undefined) : await this.get(id);
+    if (!target) return { stopReason: "cancelled" };
+    return target.prompt(prompt, signal);
   }
 
   /** session/cancel: a notification, so an unknown id is no error. */
   cancel(id: string): void {
+    const pending = this.#pending.get(id);
+    if (pending) {
+      pending.cancel.abort();
+      pending.cancel = new AbortController();
+    }
     this.#open.get(id)?.cancel();
   }
 
-  /** session/new. */
+  /** Settles once session `id` is no longer being built (the history's handlers then see it, or its failure). */
+  async settled(id: string): Promise<void> {
+    await this.#pending.get(id)?.ready.catch(() => {});
+  }
+
+  /** session/close of a new session whose runtime could not be built: forgets it. False when there was none. */
+  forgetFailed(id: string): boolean {
+    return !this.#open.has(id) && this.#pending.delete(id);
+  }
+
+  /** session/new: answered from the session's view; its runtime is built after the answer. */
   async create(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
     const cwd = params.cwd;
     if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd: oneLine(cwd, 500) }, `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`);
+    if (this.#closing) throw shuttingDownError();
+    if (this.options.unsupported) throw new acp.RequestError(-32603, this.options.unsupported);
     // The session's id is its file's, so the history and `garuda --resume <id>` know it.
     const { newSessionId } = await import("../store/sessionFile.ts");
-    const created = await this.#start({ id: newSessionId(), cwd, mcpServers: params.mcpServers, additionalDirectories: params.additionalDirectories ?? [] });
-    this.#started(created);
-    return { sessionId: created.id, ...created.answer() };
+    const request = this.#request({ id: newSessionId(), cwd, mcpServers: params.mcpServers, additionalDirectories: params.additionalDirectories ?? [] });
+    const plan = this.options.plan ?? (async (prepared: PrepareRequest) => {
+      const runtime = await this.options.prepare(prepared);
+      return { view: runtime, build: async () => runtime };
+    });
+    let planned: PlannedSession;
+    try {
+      planned = await plan(request.base);
+    } catch (error) {
+      throw await setupError(error);
+    }
+    const view = planned.view;
+    const answer = { sessionId: request.id, modes: sessionModes(view), configOptions: configOptions(view, (text) => this.options.log(text)) };
+    // Built once the answer is on its way (the editor must know the session before its updates).
+    const building = new Promise<void>((resolve) => setImmediate(resolve)).then(() => planned.build());
+    const ready = this.#attach(building, request).then((created) => {
+      if (this.#pending.delete(request.id)) this.#open.set(request.id, created);
+      this.#started(created);
+      return created;
+    });
+    ready.catch((error: unknown) => {
+      if (this.#pending.has(request.id)) this.options.log(`garuda acp: session ${request.id} could not start: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    this.#pending.set(request.id, { ready, cancel: new AbortController() });
+    return answer;
   }
 
   /** What the history's handlers are given; without a sessions folder there is no history. */
@@ -133,12 +219,13 @@ export class Sessions {
     };
   }
 
-  /** Stops every turn, closes every runtime (and those still being prepared); once. */
+  /** Stops every turn, closes every runtime (and those still being prepared or built); once. */
   shutdown(): Promise<void> {
     this.#shuttingDown ??= (async () => {
       this.#closing = true;
       this.#trim.stop();
       for (const open of this.#open.values()) open.end();
+      this.#pending.clear();
       const late = [...this.#starting].map((preparing) => preparing.then((runtime) => runtime.close(), () => {}));
       const runtimes = [...this.#open.values()].map((open) => open.runtime.close());
       this.#open.clear();
@@ -147,11 +234,18 @@ export class Sessions {
     return this.#shuttingDown;
   }
 
-  /** Builds a session's runtime (new, or continuing `resume`), then the session with it, and serves it. */
+  /** Builds a session's runtime continuing `resume` (the history's), then the session with it, and serves it. */
   async #start(request: StartSession): Promise<Session> {
     if (this.#closing) throw shuttingDownError();
     if (this.options.unsupported) throw new acp.RequestError(-32603, this.options.unsupported);
-    const features = this.#features;
+    const prepared = this.#request(request);
+    const created = await this.#attach(this.options.prepare({ ...prepared.base, ...(request.resume && { resume: request.resume }), ...(request.mode && { mode: request.mode }) }), prepared);
+    this.#open.set(request.id, created);
+    return created;
+  }
+
+  /** What prepare() is asked for a session, and its link to the editor. */
+  #request(request: StartSession): SessionRequest {
     const link = new SessionLink(request.id, this.client);
     const buffers = this.#capabilities?.fs?.readTextFile === true ? acpBuffers(request.id, this.client) : undefined;
     const base = {
@@ -163,14 +257,18 @@ export class Sessions {
       projectTrust: link.trust.answer,
       sessionId: request.id,
     };
+    return { id: request.id, link, base, features: this.#features };
+  }
+
+  /** The session, once `preparing` has its runtime; a failure is the editor's error (setupError). */
+  async #attach(preparing: Promise<Runtime>, { id, link, base, features }: SessionRequest): Promise<Session> {
     // After a yes to the project's settings: the runtime is made again with them; it continues
     // the session file if one exists (the old runtime has let go of it).
     const prepareAgain = async (mode: Mode) => {
       const { claimSession, findSessionFile } = await import("../store/sessionCatalog.ts");
-      const file = this.options.sessionsDir !== undefined ? findSessionFile(this.options.sessionsDir, request.id) : undefined;
+      const file = this.options.sessionsDir !== undefined ? findSessionFile(this.options.sessionsDir, id) : undefined;
       return this.options.prepare({ ...base, mode, ...(file !== undefined && { resume: claimSession(file) }) });
     };
-    const preparing = this.options.prepare({ ...base, ...(request.resume && { resume: request.resume }), ...(request.mode && { mode: request.mode }) });
     this.#starting.add(preparing);
     let runtime: Runtime;
     try {
@@ -184,9 +282,7 @@ export class Sessions {
       await runtime.close();
       throw shuttingDownError();
     }
-    const created = new Session({ link, runtime, prepareAgain, settleMs: this.options.settleMs, log: this.options.log, features, turns: this.#trim });
-    this.#open.set(request.id, created);
-    return created;
+    return new Session({ link, runtime, prepareAgain, settleMs: this.options.settleMs, log: this.options.log, features, turns: this.#trim });
   }
 
   /** After the response is written: the editor must know the session before its updates. */
@@ -197,6 +293,7 @@ export class Sessions {
   }
 
   async #close(id: string): Promise<void> {
+    await this.settled(id);
     const target = this.#open.get(id);
     if (!target) return;
     this.#open.delete(id);

@@ -115,7 +115,7 @@ async function runSetupCommand(rawArgs: string[]): Promise<number> {
 
 /** What a session needs of the core, loaded at the first session/new or before it by warm(). */
 interface CoreModules {
-  prepareRuntime: typeof import("../compose/prepare.ts").prepareRuntime;
+  planRuntime: typeof import("../compose/prepare.ts").planRuntime;
   managedPolicyPath: typeof import("../config/policy.ts").managedPolicyPath;
 }
 
@@ -143,7 +143,7 @@ function coreLoader(env: NodeJS.ProcessEnv) {
       });
     }));
   const loadCore = () =>
-    (core ??= Promise.all([import("../compose/prepare.ts"), import("../config/policy.ts"), guard()]).then(([{ prepareRuntime }, { managedPolicyPath }]) => ({ prepareRuntime, managedPolicyPath })));
+    (core ??= Promise.all([import("../compose/prepare.ts"), import("../config/policy.ts"), guard()]).then(([{ planRuntime }, { managedPolicyPath }]) => ({ planRuntime, managedPolicyPath })));
   /** Settles once the probe has started its trial run (or failed before it). */
   let launched: Promise<void> = Promise.resolve();
   const startProbe = () => {
@@ -197,33 +197,43 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   if (early.answered !== undefined && unsupported === undefined) core.startProbe();
   const { serveAcp } = await import("../acp/server.ts");
 
+  /** A session's configuration read and checked; its runtime built when asked (session/new answers between the two). */
+  const plan = async ({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }: import("../acp/server.ts").PrepareRequest) => {
+    const [{ planRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
+    const planned = await planRuntime({
+      root: cwd,
+      extraRoots: additionalDirectories,
+      editorMcpServers: mcpServers,
+      ...(buffers && { buffers }),
+      paths: ctx.paths,
+      env: ctx.env,
+      keys: ctx.keys,
+      modelFlag,
+      managedPolicy: managedPolicyPath(),
+      approver,
+      sessionId,
+      ...(resume && { resume }),
+      projectTrust,
+      ...(mode && { mode }),
+      selfCommand: self().command,
+      probe: probed,
+    });
+    return {
+      view: planned.preview,
+      build: async () => {
+        const runtime = await planned.build();
+        // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts).
+        normalJitPolicy();
+        return runtime;
+      },
+    };
+  };
+
   const server = serveAcp(
     { input: early.input, output: output.protocol },
     {
-      async prepare({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }) {
-        const [{ prepareRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
-        const prepared = await prepareRuntime({
-          root: cwd,
-          extraRoots: additionalDirectories,
-          editorMcpServers: mcpServers,
-          ...(buffers && { buffers }),
-          paths: ctx.paths,
-          env: ctx.env,
-          keys: ctx.keys,
-          modelFlag,
-          managedPolicy: managedPolicyPath(),
-          approver,
-          sessionId,
-          ...(resume && { resume }),
-          projectTrust,
-          ...(mode && { mode }),
-          selfCommand: self().command,
-          probe: probed,
-        });
-        // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts).
-        normalJitPolicy();
-        return prepared;
-      },
+      plan,
+      prepare: async (request) => (await plan(request)).build(),
       warm: core.warm,
       setup,
       ...(early.answered !== undefined && { answeredInitialize: early.answered }),

@@ -8,7 +8,7 @@ import type { EventSink, StopReason } from "../core-types/events.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { ImageBlock, Message, ModelRequest } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
-import { MODES } from "../permission/modes.ts";
+import { allowedModes } from "./sessionView.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
 import type { PromptBlock } from "../store/sessionRecords.ts";
@@ -230,7 +230,7 @@ export class Runtime {
 
   /** The modes this session may switch to. */
   get modes(): Mode[] {
-    return MODES.filter((mode) => this.#options.modeRefusal?.(mode) === undefined);
+    return allowedModes(this.#options.modeRefusal);
   }
 
   resolveCommand(text: string): ResolvedCommand {

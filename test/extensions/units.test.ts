@@ -161,12 +161,14 @@ describe("named trust pins", () => {
 describe("start-up cost", () => {
   test("preparing a session loads no MCP SDK module; only a server's start imports it", () => {
     const tree = readSourceTree(join(import.meta.dir, "..", ".."));
-    const loaded = [...staticClosure(tree, ["src/compose/prepare.ts"])];
+    // A session is prepared in two steps: prepare.ts, then buildRuntime.ts (loaded with import()).
+    const preparing = ["src/compose/prepare.ts", "src/compose/buildRuntime.ts"];
+    const loaded = [...staticClosure(tree, preparing)];
     expect(loaded).toContain("src/extensions/mcp/manager.ts");
     expect(loaded.filter((module) => module.startsWith("@modelcontextprotocol/"))).toEqual([]);
     // Negative control: a value import of the SDK would be caught.
     const planted = new Map(tree);
     planted.set("src/extensions/mcp/manager.ts", `${tree.get("src/extensions/mcp/manager.ts")}\nimport { Client } from "@modelcontextprotocol/sdk/client/index.js";`);
-    expect([...staticClosure(planted, ["src/compose/prepare.ts"])].filter((module) => module.startsWith("@modelcontextprotocol/"))).toHaveLength(1);
+    expect([...staticClosure(planted, preparing)].filter((module) => module.startsWith("@modelcontextprotocol/"))).toHaveLength(1);
   });
 });

@@ -79,6 +79,8 @@ describe("session folders of the compiled binary", () => {
     const garuda = startAcp(f.home, f.temp);
     await garuda.initialize();
     for (let i = 0; i < 50; i++) await garuda.newSession(f.root);
+    // Each session's folder is made with its runtime, just after session/new is answered.
+    await until(() => f.folders().length === 50, "50 session folders");
     const made = f.folders();
     expect(made).toHaveLength(50);
     for (const name of made) expect(name).toMatch(new RegExp(`^${garuda.proc.pid}-\\d+-\\d+-[0-9a-f]{8}$`));
@@ -96,7 +98,18 @@ describe("session folders of the compiled binary", () => {
     const garuda = startAcp(f.home, f.temp);
     await garuda.initialize();
     await garuda.newSession(f.root);
-    expect(f.folders()).toHaveLength(1);
+    await until(() => f.folders().length === 1, "the session's folder");
+    garuda.proc.kill("SIGTERM");
+    expect(await garuda.proc.exited).toBe(143);
+    garuda.close();
+    expect(f.folders()).toEqual([]);
+  }, 60_000);
+
+  test("SIGTERM the moment session/new is answered, while its runtime is built: the runtime is closed as it arrives, no folder left", async () => {
+    const f = fixture("sigterm-building");
+    const garuda = startAcp(f.home, f.temp);
+    await garuda.initialize();
+    await garuda.newSession(f.root);
     garuda.proc.kill("SIGTERM");
     expect(await garuda.proc.exited).toBe(143);
     garuda.close();
@@ -111,6 +124,7 @@ describe("session folders of the compiled binary", () => {
     const live = startAcp(f.home, f.temp);
     await live.initialize();
     await live.newSession(f.root);
+    await until(() => f.folders().length === 2, "both sessions' folders");
     const [killedFolder] = f.folders().filter((name) => name.startsWith(`${killed.proc.pid}-`));
     const [liveFolder] = f.folders().filter((name) => name.startsWith(`${live.proc.pid}-`));
     expect(killedFolder).toBeDefined();
