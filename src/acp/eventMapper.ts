@@ -11,6 +11,7 @@ import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolTe
 import { type NoticeLevel, noticeUpdate } from "./notices.ts";
 import type { KnownCall, KnownCalls } from "./sessionChannel.ts";
 import { diffContent, editorCallId, MAX_CONTENT_CHARS, textContent } from "./toolCallContent.ts";
+import { groupedCount } from "../text/count.ts";
 
 /** Room for the code fence and its language tag around output cut to fit MAX_CONTENT_CHARS. */
 const STYLED_LIMIT = MAX_CONTENT_CHARS - 200;
@@ -172,7 +173,7 @@ export function compactionLine(before: number, after: number): string {
 }
 
 function tokens(count: number): string {
-  return count >= 10_000 ? `${Math.round(count / 1000)}K` : count.toLocaleString("en-US");
+  return count >= 10_000 ? `${Math.round(count / 1000)}K` : groupedCount(count);
 }
 
 function seconds(ms: number): string {

@@ -119,7 +119,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     if (warmed) return;
     warmed = true;
     setImmediate(() => {
-      void (options.warm?.() ?? Promise.resolve()).then(() => sessions.warm());
+      void options.warm?.();
     });
   };
 

@@ -122,15 +122,6 @@ export class Sessions {
   }
 
   /**
-   * Before the first session/new, in the background: the first session id reads the local time,
-   * and the first local-time call loads the time zone (~6 ms), so one id is made and dropped.
-   * A failure here is the next session/new's to report.
-   */
-  warm(): void {
-    import("../store/sessionFile.ts").then(({ newSessionId }) => newSessionId()).catch(() => {});
-  }
-
-  /**
    * The session `id` once its runtime is built; the editor's error for an unknown one, or the
    * reason its runtime could not be built.
    */

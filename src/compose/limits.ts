@@ -6,6 +6,7 @@ import type { LimitsInForce } from "../sandbox/limiter.ts";
 import { type CommandLimits, type LimitKind, defaultCommandLimits } from "../sandbox/limits.ts";
 import type { SandboxAvailability } from "../sandbox/types.ts";
 import { DEFAULT_LIMITS } from "../runtime/loop.ts";
+import { groupedCount } from "../text/count.ts";
 
 type Caps = TeamPolicy["limits"];
 const lower = (base: number | undefined, cap: number | undefined) => (cap === undefined ? base : base === undefined ? cap : Math.min(base, cap));
@@ -37,7 +38,7 @@ export function commandLimits(sources: CommandLimitSources): CommandLimits {
     const value = lower(base, sources.project[key]);
     const origin = sources.policy.limitOrigins?.[key];
     if (value !== base) {
-      raise[key] = `The project's ${sources.projectFile} lowers it (limits.${key}); the user can raise it there${base !== undefined ? ` (up to ${base.toLocaleString("en-US")})` : ""}.`;
+      raise[key] = `The project's ${sources.projectFile} lowers it (limits.${key}); the user can raise it there${base !== undefined ? ` (up to ${groupedCount(base)})` : ""}.`;
     } else if (fromPolicy !== undefined && origin?.source === "managed-policy") {
       raise[key] = `The team policy ${origin.file} sets it (limits.${key}); only whoever manages that file can raise it.`;
     } else if (fromPolicy !== undefined && origin) {

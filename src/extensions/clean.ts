@@ -3,6 +3,7 @@
 // <mcp_result> block, or open a note of Garuda's), length capped. In a question or a title it
 // stays as written (only capped): front ends escape it and warn about hidden characters.
 import { visible } from "../text/visible.ts";
+import { groupedCount } from "../text/count.ts";
 
 const MARKERS = /<(\/?)(garuda_[a-z_]*|mcp_result|web_result|skill|agent_prompt|hook_feedback|system[a-z_-]*)/gi;
 
@@ -10,7 +11,7 @@ const MARKERS = /<(\/?)(garuda_[a-z_]*|mcp_result|web_result|skill|agent_prompt|
 export function cleanText(text: string, max: number): string {
   const cleaned = visible(text.replace(/\r\n/g, "\n")).replace(MARKERS, "‹$1$2");
   if (cleaned.length <= max) return cleaned;
-  return `${cleaned.slice(0, max)}\n[… cut: ${(cleaned.length - max).toLocaleString("en-US")} more characters]`;
+  return `${cleaned.slice(0, max)}\n[… cut: ${groupedCount(cleaned.length - max)} more characters]`;
 }
 
 /** A short one-line text (a description in a tool list): blanks folded, cut at `max`. */
@@ -25,7 +26,7 @@ export function shortLine(text: string, max: number): string {
  * visible(), and the engine adds the hidden-character warning), only cut to `max` characters.
  */
 export function previewText(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}\n[… ${(text.length - max).toLocaleString("en-US")} more characters]` : text;
+  return text.length > max ? `${text.slice(0, max)}\n[… ${groupedCount(text.length - max)} more characters]` : text;
 }
 
 /** One line of raw text for a preview: line breaks shown as ↵, cut to `max` characters. */

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { sha256Hex } from "../config/trust.ts";
 import { codeOf } from "../errors/caught.ts";
 import { entryKind } from "../files/entryKind.ts";
+import { groupedCount } from "../text/count.ts";
 
 export type FileRead = { text: string; hash: string } | { problem: string };
 
@@ -20,7 +21,7 @@ export function readExtensionFile(path: string, maxChars: number): FileRead {
     if (stat.isSymbolicLink()) return { problem: "is a symbolic link, which Garuda does not follow here" };
     if (!stat.isFile()) return { problem: "is not a regular file" };
     // UTF-8 takes at most 4 bytes a character.
-    if (stat.size > maxChars * 4) return { problem: `is larger than ${maxChars.toLocaleString("en-US")} characters` };
+    if (stat.size > maxChars * 4) return { problem: `is larger than ${groupedCount(maxChars)} characters` };
     // O_NOFOLLOW: a symlink put in its place since the check is refused too; O_NONBLOCK: so is a
     // FIFO (it opens at once instead of waiting for a writer, and reads as empty or EAGAIN).
     bytes = readFileSync(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK });
@@ -32,7 +33,7 @@ export function readExtensionFile(path: string, maxChars: number): FileRead {
     return { problem: `cannot be read (${code ?? String(error)})` };
   }
   const text = bytes.toString("utf8");
-  if (text.length > maxChars) return { problem: `is larger than ${maxChars.toLocaleString("en-US")} characters` };
+  if (text.length > maxChars) return { problem: `is larger than ${groupedCount(maxChars)} characters` };
   if (text.includes("\u0000")) return { problem: "is not a text file" };
   return { text, hash: sha256Hex(bytes) };
 }

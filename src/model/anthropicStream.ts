@@ -6,6 +6,7 @@ import type { Usage } from "../core-types/usage.ts";
 import { MAX_JSON_DEPTH } from "../text/jsonShape.ts";
 import { inputProblem, jsonInputProblem, MAX_TOOL_INPUT_CHARS, refusedCall } from "./toolInput.ts";
 import { ModelError } from "./types.ts";
+import { groupedCount } from "../text/count.ts";
 
 export interface WireUsage {
   input_tokens?: number | null;
@@ -214,7 +215,7 @@ export class ResponseAssembler {
     if (problem !== undefined) {
       if (state.server) {
         throw new ModelError(
-          `Anthropic sent a server tool call (${state.name.slice(0, 100)}) over ${MAX_TOOL_INPUT_CHARS.toLocaleString("en-US")} characters or nested over ${MAX_JSON_DEPTH} levels, which Garuda does not keep. Try the request again.`,
+          `Anthropic sent a server tool call (${state.name.slice(0, 100)}) over ${groupedCount(MAX_TOOL_INPUT_CHARS)} characters or nested over ${MAX_JSON_DEPTH} levels, which Garuda does not keep. Try the request again.`,
         );
       }
       const refused = refusedCall(state.id, state.name, problem);

@@ -7,6 +7,7 @@
 import { cutText } from "../text/cut.ts";
 import { type JsonShape, jsonShape, jsonTextDepth, MAX_JSON_DEPTH } from "../text/jsonShape.ts";
 import { type AssistantBlock, INVALID_TOOL_CALL, type InvalidToolCallInput, type ToolUseBlock } from "./types.ts";
+import { groupedCount } from "../text/count.ts";
 
 /**
  * The longest tool input, in characters of JSON. A model writes at most a few hundred thousand
@@ -21,7 +22,7 @@ const MAX_NAME = 200;
 /** How much of a refused text call goes back to the model as what it wrote. */
 const RAW_KEPT = 2_000;
 
-const count = (n: number) => n.toLocaleString("en-US");
+const count = (n: number) => groupedCount(n);
 
 const tooLarge = (chars: number, max: number, what = "its input is") =>
   `${what} ${count(chars)} characters of JSON, more than the ${count(max)} Garuda takes. ` +

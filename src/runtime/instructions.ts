@@ -4,6 +4,7 @@
 import { realpathSync } from "node:fs";
 import { join, relative, isAbsolute } from "node:path";
 import { readRegularFile } from "../files/regularFile.ts";
+import { groupedCount } from "../text/count.ts";
 
 const INSTRUCTION_FILES = ["GARUDA.md", "AGENTS.md", "CLAUDE.md"] as const;
 export const INSTRUCTIONS_BUDGET = 40_000;
@@ -67,11 +68,11 @@ export function readInstructions(root: string, budget = INSTRUCTIONS_BUDGET): In
     if (text === "" || seen.has(text)) continue;
     seen.add(text);
     if (left <= 0) {
-      notes.push(`${name} was not read: the instruction files passed ${budget.toLocaleString("en-US")} characters.`);
+      notes.push(`${name} was not read: the instruction files passed ${groupedCount(budget)} characters.`);
       continue;
     }
     const cut = text.length > left;
-    if (cut) notes.push(`${name} was cut: the instruction files passed ${budget.toLocaleString("en-US")} characters.`);
+    if (cut) notes.push(`${name} was cut: the instruction files passed ${groupedCount(budget)} characters.`);
     const kept = cut ? safeSlice(text, left) : text;
     left -= kept.length;
     files.push({ name, text: kept, cut });

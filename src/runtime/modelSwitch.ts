@@ -8,6 +8,7 @@ import type { ModelInfo } from "../model/catalog.ts";
 import { effortLevels, isEffortLevel } from "../model/effort.ts";
 import type { ModelClient } from "../model/types.ts";
 import { COMPACT_AT, type CompactionResult } from "./compaction.ts";
+import { groupedCount } from "../text/count.ts";
 
 export interface ActiveModel {
   client: ModelClient;
@@ -39,7 +40,7 @@ export interface PreparedSwitch {
   compaction?: CompactionResult;
 }
 
-const tokens = (count: number) => count.toLocaleString("en-US");
+const tokens = (count: number) => groupedCount(count);
 
 /** The specs the user can switch to now, the current one first if it is among them. */
 export function usableModels(choices: ModelChoices, current: ModelInfo): ModelInfo[] {

@@ -3,13 +3,14 @@
 // is refused before it joins the conversation: a notice says why, and the session goes on.
 import type { UserBlock } from "../model/types.ts";
 import { CHARS_PER_TOKEN } from "./meter.ts";
+import { groupedCount } from "../text/count.ts";
 
 /** A user message may fill this share of the context window… */
 const PROMPT_WINDOW_SHARE = 0.5;
 /** …and never more than this many characters (a model with a huge window). */
 const MAX_PROMPT_CHARS = 2_000_000;
 
-const count = (n: number) => n.toLocaleString("en-US");
+const count = (n: number) => groupedCount(n);
 
 /** The most characters a user message may hold for a model with this context window (in tokens). */
 function promptLimit(contextWindow: number): number {

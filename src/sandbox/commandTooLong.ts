@@ -4,6 +4,7 @@
 // quarter of the stack limit, 2 MB by default; macOS: 1 MB). Bun's own message names the program
 // it tried to start (bwrap, for a sandboxed command), which blames the sandbox; this one says
 // what happened and what to do.
+import { groupedCount } from "../text/count.ts";
 
 const LIMITS: Record<string, string> = {
   linux: "128 KiB for one argument, about 2 MB for all arguments and the environment together",
@@ -18,7 +19,7 @@ export class CommandTooLongError extends Error {
   ) {
     const limit = LIMITS[platform] ?? "the system's ARG_MAX";
     super(
-      `the command is ${bytes.toLocaleString("en-US")} bytes, longer than the system allows for a command line (${limit}), so it did not run. ` +
+      `the command is ${groupedCount(bytes)} bytes, longer than the system allows for a command line (${limit}), so it did not run. ` +
         "Write it to a file (write_file) and run that file instead (bash path/to/script.sh)",
     );
     this.name = "CommandTooLongError";

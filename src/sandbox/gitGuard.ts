@@ -18,6 +18,7 @@ import type { GuardRecord, KnownRepo } from "./gitGuardRecord.ts";
 import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./gitQuarantine.ts";
 import { type JudgeContext, type Marker, configFileProblem, gitDirOf, hasExecLines, judgeMarker, markersAt, readSmall, todoLists, trustedWorktreeConfig, unsafeAddition } from "./gitRepos.ts";
 import type { TreeWatch, WatchChange } from "./gitWatch.ts";
+import { groupedCount } from "../text/count.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
 const OUTSIDE = "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)";
@@ -349,7 +350,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       runs.add(run);
       if (watch.truncated && !truncationNoted) {
         truncationNoted = true;
-        pending.push(`[Garuda: this project has more folders than the git guard looks at (it walks the first ${watch.maxFolders.toLocaleString("en-US")}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`);
+        pending.push(`[Garuda: this project has more folders than the git guard looks at (it walks the first ${groupedCount(watch.maxFolders)}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`);
       }
       for (const text of pending.splice(0)) {
         run.notes.push(text);

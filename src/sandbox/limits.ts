@@ -15,6 +15,7 @@
 //   cannot raise them again. Which limit was hit is then read from what the command printed.
 import { readFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
+import { groupedCount } from "../text/count.ts";
 
 export type LimitKind = "processes" | "memoryMB" | "cpuSeconds";
 
@@ -137,7 +138,7 @@ const FAILED_ALLOCATION =
   /Cannot allocate memory|out of memory|MemoryError|bad_alloc|memory allocation of \d+ bytes failed|OutOfMemoryError|ENOMEM|Array buffer allocation failed|allocation failed|xmalloc: cannot allocate/i;
 const CPU_EXCEEDED = /CPU time limit exceeded/;
 
-const count = (n: number) => n.toLocaleString("en-US");
+const count = (n: number) => groupedCount(n);
 
 function defaultRaise(kind: LimitKind): string {
   return `To allow more, the user can set limits.${kind} in ~/.garuda/policy.json.`;

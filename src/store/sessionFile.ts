@@ -15,6 +15,7 @@ import { jsonTextDepth } from "../text/jsonShape.ts";
 import { MAX_RECORD_DEPTH, OPAQUE, type RecordInput, type SessionRecord, SESSION_FORMAT, rebuildMessages, redactRecord } from "./sessionRecords.ts";
 import { checkRecord } from "./sessionCheck.ts";
 import { lockSession, type SessionLock } from "./sessionLock.ts";
+import { groupedCount } from "../text/count.ts";
 
 export interface SessionStart {
   root: string;
@@ -55,12 +56,15 @@ export interface SessionStoreOptions {
 const pad = (n: number) => String(n).padStart(2, "0");
 
 /**
- * `YYYYMMDD-HHMMSS-xxxxxxxx` in local time: sorts by time, readable in a listing, and unique
- * across projects (an editor names a session by its id alone). Older ids have 4 hex digits.
+ * `YYYYMMDD-HHMMSS-xxxxxxxx` in UTC: sorts by time (whatever the time zone, daylight saving
+ * included), readable in a listing, and unique across projects (an editor names a session by
+ * its id alone). Older ids have 4 hex digits, and ids made before 2026-12 are in local time.
+ * UTC also keeps the time zone out of `garuda acp`: the first local-time call of a process loads
+ * ICU's time zone data, ~4 ms and ~3.6 MiB of resident memory for the whole life of the agent.
  */
 export function newSessionId(now: Date = new Date()): string {
-  const date = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}`;
-  const time = `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
+  const date = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}`;
+  const time = `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`;
   return `${date}-${time}-${randomBytes(4).toString("hex")}`;
 }
 
@@ -105,7 +109,7 @@ function recordLine(record: SessionRecord): string {
   // Characters are at most three bytes each: most lines need no byte count.
   if (line.length * 3 <= MAX_RECORD_BYTES || Buffer.byteLength(line) <= MAX_RECORD_BYTES) return line;
   const cut = fitJson(record, MAX_RECORD_BYTES, OPAQUE);
-  if (!cut) throw new Error(`a record of ${line.length.toLocaleString("en-US")} characters could not be cut to fit`);
+  if (!cut) throw new Error(`a record of ${groupedCount(line.length)} characters could not be cut to fit`);
   return JSON.stringify(cut);
 }
 

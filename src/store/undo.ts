@@ -23,6 +23,7 @@ import type { Executor } from "../sandbox/types.ts";
 import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
 import { undoPrecheck } from "./undoPrecheck.ts";
 import { type TreeChange, limitLines, parseRawDiff, planUndo } from "./undoTree.ts";
+import { groupedCount } from "../text/count.ts";
 
 const MAX_FILES = 50_000;
 const SNAPSHOT_TIMEOUT_MS = 10_000;
@@ -176,7 +177,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
       return undefined;
     }
     if (result.exitCode === 3) {
-      disable(`the project has more than ${maxFiles.toLocaleString("en-US")} files that .gitignore does not exclude. Add generated folders (node_modules, build output) to .gitignore to bring undo back in the next session.`);
+      disable(`the project has more than ${groupedCount(maxFiles)} files that .gitignore does not exclude. Add generated folders (node_modules, build output) to .gitignore to bring undo back in the next session.`);
       return undefined;
     }
     const tree = result.stdout.toString("utf8").trim();

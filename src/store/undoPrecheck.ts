@@ -6,6 +6,7 @@
 import { lstatSync } from "node:fs";
 import { opendir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { groupedCount } from "../text/count.ts";
 
 /** Whether `root` or a folder above it holds .git (then .gitignore keeps the walk to the project). */
 function inGitRepository(root: string): boolean {
@@ -55,5 +56,5 @@ export async function undoPrecheck(root: string, maxFiles: number, excluded: rea
   if (inGitRepository(root)) return undefined;
   const skip = new Set(excluded.map((path) => join(root, path)));
   if (!(await moreFilesThan(root, maxFiles, skip))) return undefined;
-  return `this folder is in no git repository and holds more than ${maxFiles.toLocaleString("en-US")} files, so Garuda does not walk it for snapshots. Start Garuda in the project's own folder, or make it a repository (\`git init\`) with generated folders in .gitignore.`;
+  return `this folder is in no git repository and holds more than ${groupedCount(maxFiles)} files, so Garuda does not walk it for snapshots. Start Garuda in the project's own folder, or make it a repository (\`git init\`) with generated folders in .gitignore.`;
 }

@@ -2,10 +2,11 @@
 // reader (the user, the model) knows the text goes on. Used wherever Garuda passes on something
 // it did not write: to the editor, to the model, into the session file and the audit log.
 import { mapJson, MAX_JSON_DEPTH } from "./jsonShape.ts";
+import { groupedCount } from "./count.ts";
 
 /** The marker after a cut text. */
 function cutMarker(leftOut: number): string {
-  return `[… ${leftOut.toLocaleString("en-US")} more characters left out]`;
+  return `[… ${groupedCount(leftOut)} more characters left out]`;
 }
 
 /**

@@ -4,6 +4,7 @@
 // fine but overflows the stack of every recursive walk after it, so what comes in is measured
 // here first (by loops, never recursion), and every walk that copies a value goes through
 // mapJson(), whose recursion stops at a depth it is given.
+import { groupedCount } from "./count.ts";
 
 /** The deepest nesting Garuda takes in a tool input (objects and arrays, 1 = a flat object). */
 export const MAX_JSON_DEPTH = 64;
@@ -79,7 +80,7 @@ export function jsonShape(value: unknown, maxDepth = MAX_JSON_DEPTH): JsonShape 
 export type StringMap = (text: string, key: string | undefined) => string;
 
 /** What stands for the entries of an array or object past a walk's `maxEntries`. */
-const moreEntries = (count: number) => `[… ${count.toLocaleString("en-US")} more entries left out]`;
+const moreEntries = (count: number) => `[… ${groupedCount(count)} more entries left out]`;
 
 /**
  * A copy of a JSON-like value with every string mapped (keys stay as they are), nested at most

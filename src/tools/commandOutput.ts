@@ -2,6 +2,7 @@
 // removed, carriage-return redraws folded to their last state, and a cap that keeps the head and
 // the tail (the command's header and its final errors) and says how much of the middle was cut.
 import { visible } from "../text/visible.ts";
+import { groupedCount } from "../text/count.ts";
 
 /** The bash tool's cap on the output the model reads. */
 export const OUTPUT_CHARS = 30_000;
@@ -69,7 +70,7 @@ export class HeadTail {
   text(): string {
     if (!this.truncated) return cleanOutput(this.#head + this.#tail);
     const cut = this.#total - this.#head.length - this.#tail.length;
-    return `${cleanOutput(this.#head)}\n\n[… ${cut.toLocaleString("en-US")} characters of output cut here; ${this.#total.toLocaleString("en-US")} in all …]\n\n${cleanOutput(this.#tail)}`;
+    return `${cleanOutput(this.#head)}\n\n[… ${groupedCount(cut)} characters of output cut here; ${groupedCount(this.#total)} in all …]\n\n${cleanOutput(this.#tail)}`;
   }
 }
 

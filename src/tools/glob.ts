@@ -11,6 +11,7 @@ import { searchPlace, searchPlan } from "./readPlans.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
 import { insideRoot } from "../permission/pathMatch.ts";
+import { groupedCount } from "../text/count.ts";
 
 const MAX_GLOB_RESULTS = 200;
 
@@ -82,9 +83,9 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
       const shown = found.slice(0, MAX_GLOB_RESULTS).map((file) => displayPath(file.abs, ctx.root));
       const note =
         found.length > shown.length
-          ? `\n[Showing the ${MAX_GLOB_RESULTS} newest of ${found.length.toLocaleString("en-US")} files. Narrow the pattern or the path to see the others.]`
+          ? `\n[Showing the ${MAX_GLOB_RESULTS} newest of ${groupedCount(found.length)} files. Narrow the pattern or the path to see the others.]`
           : "";
-      return { output: shown.join("\n") + note, summary: `${found.length.toLocaleString("en-US")} file${found.length === 1 ? "" : "s"}` };
+      return { output: shown.join("\n") + note, summary: `${groupedCount(found.length)} file${found.length === 1 ? "" : "s"}` };
     },
   };
 }

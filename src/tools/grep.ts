@@ -16,6 +16,7 @@ import { type SearchTally, searchNotes } from "./searchNotes.ts";
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
+import { groupedCount } from "../text/count.ts";
 
 const DEFAULT_MAX_RESULTS = 100;
 const MAX_RESULTS = 500;
@@ -38,7 +39,7 @@ export interface GrepLimits {
 }
 
 const error = (output: string): ToolResult => ({ output, isError: true });
-const n = (value: number) => value.toLocaleString("en-US");
+const n = (value: number) => groupedCount(value);
 const plural = (value: number, word: string) => `${n(value)} ${word}${value === 1 ? "" : "s"}`;
 
 /** Lines of one file for content mode: matches as `path:line:text`, context as `path-line-text`. */

@@ -10,6 +10,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { codeOf, messageOf } from "../errors/caught.ts";
 import { READ_FLAGS, verify } from "./checkedFile.ts";
 import { decodeText } from "./textFile.ts";
+import { groupedCount } from "../text/count.ts";
 
 export type GrepMode = "files" | "content" | "count";
 
@@ -79,7 +80,7 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Matcher | 
 }
 
 function clipLine(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [${line.length.toLocaleString("en-US")} characters]` : line;
+  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [${groupedCount(line.length)} characters]` : line;
 }
 
 function hasNul(bytes: Uint8Array): boolean {

@@ -11,6 +11,7 @@ import { filePlan } from "./readPlans.ts";
 import description from "./readFile.txt" with { type: "text" };
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
+import { groupedCount } from "../text/count.ts";
 
 const MAX_LINES = 2000;
 const MAX_LINE_CHARS = 2000;
@@ -24,7 +25,7 @@ const input = z.object({
 export type ReadFileInput = z.infer<typeof input>;
 
 const error = (output: string): ToolResult => ({ output, isError: true });
-const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+const plural = (n: number, word: string) => `${groupedCount(n)} ${word}${n === 1 ? "" : "s"}`;
 
 /** Names in the same folder that look like what was meant (same name in another case, same stem). */
 function nearNames(resolved: ResolvedPath, withheld: FileToolDeps["withheld"]): string[] {
@@ -75,7 +76,7 @@ function numberLines(text: string, offset: number, limit: number): { output: str
   for (let n = offset; n <= total && n < offset + limit; n++) {
     let line = (lines[n - 1] as string).replace(/\r$/, "");
     if (line.length > MAX_LINE_CHARS) {
-      line = `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length.toLocaleString("en-US")} characters]`;
+      line = `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${groupedCount(line.length)} characters]`;
       cut.push(n);
     }
     const numbered = `${String(n).padStart(6)}\t${line}`;
@@ -89,7 +90,7 @@ function numberLines(text: string, offset: number, limit: number): { output: str
   }
   const notes: string[] = [];
   if (last < total) {
-    const why = stoppedBySize ? ` (the output limit is ${MAX_OUTPUT_CHARS.toLocaleString("en-US")} characters)` : "";
+    const why = stoppedBySize ? ` (the output limit is ${groupedCount(MAX_OUTPUT_CHARS)} characters)` : "";
     notes.push(`[Showing lines ${offset}–${last} of ${total}${why}. Read on with offset ${last + 1}.]`);
   }
   if (cut.length > 0) {

@@ -4,6 +4,7 @@
 import { MAX_SEARCH_BYTES } from "./grepSearch.ts";
 import type { SearchEnd } from "./searchWorker.ts";
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
+import { groupedCount } from "../text/count.ts";
 
 export interface SearchTally {
   /** Files with a hit. */
@@ -19,7 +20,7 @@ export interface SearchTally {
   changed: string[];
 }
 
-const n = (value: number) => value.toLocaleString("en-US");
+const n = (value: number) => groupedCount(value);
 const plural = (value: number, word: string) => `${n(value)} ${word}${value === 1 ? "" : "s"}`;
 
 function names(list: string[]): string {

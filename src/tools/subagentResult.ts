@@ -2,6 +2,7 @@
 // answer, or why there is none, and a note when it stopped before it was done.
 import type { StopReason } from "../core-types/events.ts";
 import type { SubagentResult, ToolResult } from "./types.ts";
+import { groupedCount } from "../text/count.ts";
 
 /** How a subagent stopped, as the end of "it …". */
 const STOPPED: Partial<Record<StopReason, string>> = {
@@ -24,7 +25,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** The tool result for the subagent `name`. A cancelled call is reported by the registry itself. */
 export function subagentResult(name: string, result: SubagentResult, wording: SubagentWording): ToolResult {
-  const summary = `${plural(result.calls, "call")}, ${plural(result.steps, "step")}, ${result.tokens.toLocaleString("en-US")} tokens`;
+  const summary = `${plural(result.calls, "call")}, ${plural(result.steps, "step")}, ${groupedCount(result.tokens)} tokens`;
   if (result.stopReason === "cancelled") return { output: "", isError: true, summary };
   const why = STOPPED[result.stopReason] ?? `ended (${result.stopReason})`;
   if (result.answer === "") {

@@ -7,6 +7,7 @@ import type { CheckedState, ResolvedPath } from "./paths.ts";
 import { countLines } from "./textFile.ts";
 import type { PlanWithState, Tool } from "./types.ts";
 import description from "./writeFile.txt" with { type: "text" };
+import { groupedCount } from "../text/count.ts";
 
 const input = z.object({
   path: z.string().min(1).describe("The file to write: relative to the project root, or absolute."),
@@ -54,7 +55,7 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput, PlanWith
     deps,
     written(change, text) {
       const lines = countLines(text);
-      const what = `${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
+      const what = `${groupedCount(lines)} line${lines === 1 ? "" : "s"}`;
       const summary = `Wrote ${what} to ${change.resolved.display}`;
       return { output: change.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };
     },

@@ -1,6 +1,7 @@
 // Session files: opened at the first prompt, append-only and private, redacted, resumable,
 // replayable, and readable when damaged.
 import { describe, expect, test } from "bun:test";
+import { setTimeZone } from "bun:jsc";
 import { appendFileSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fake } from "../../src/model/fake.ts";
@@ -32,8 +33,16 @@ describe("the session file", () => {
     expect(records[4]).toMatchObject({ type: "end", stopReason: "done", steps: 1 });
   });
 
-  test("ids sort by time", () => {
-    expect(newSessionId(new Date(2026, 0, 2, 3, 4, 5))).toMatch(/^20260102-030405-[0-9a-f]{8}$/);
+  test("ids sort by time: the time in UTC, whatever the process's time zone", () => {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    setTimeZone("Asia/Kolkata");
+    try {
+      // Local getters would give 08:34:05 here (UTC+5:30).
+      expect(newSessionId(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)))).toMatch(/^20260102-030405-[0-9a-f]{8}$/);
+      expect(newSessionId(new Date(Date.UTC(2026, 0, 2, 23, 59, 59)))).toMatch(/^20260102-235959-/);
+    } finally {
+      setTimeZone(zone);
+    }
   });
 
   test("secrets are redacted; thinking signatures are kept byte for byte", async () => {

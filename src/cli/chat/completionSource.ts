@@ -11,6 +11,7 @@ import { oneLine } from "../../text/visible.ts";
 import { walkFiles } from "../../tools/walk.ts";
 import { type WithheldPredicate, withheldPredicate } from "../../tools/withheldPaths.ts";
 import type { Candidate, CompletionTarget } from "./completion.ts";
+import { groupedCount } from "../../text/count.ts";
 
 const MAX_INDEXED_FILES = 20_000;
 const INDEX_WALK_MS = 1_500;
@@ -121,7 +122,7 @@ export function chatCompletion(deps: ChatCompletionDeps): CompletionSource {
     },
     note(target) {
       if (target.kind !== "path" || !deps.files.partial) return undefined;
-      return `  (a large project: only the first ${MAX_INDEXED_FILES.toLocaleString("en-US")} files, or what ${INDEX_WALK_MS / 1000} s of walking found, are offered; type the path)`;
+      return `  (a large project: only the first ${groupedCount(MAX_INDEXED_FILES)} files, or what ${INDEX_WALK_MS / 1000} s of walking found, are offered; type the path)`;
     },
   };
 }

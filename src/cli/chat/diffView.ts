@@ -5,6 +5,7 @@
 import type { FileChange } from "../../core-types/fileChange.ts";
 import { unifiedDiff } from "../../tools/diff.ts";
 import type { Style } from "./style.ts";
+import { groupedCount } from "../../text/count.ts";
 
 /** Where nothing scrolls away (a pipe, a log), a preview still stops somewhere. */
 export const MAX_PREVIEW_LINES = 200;
@@ -89,7 +90,7 @@ export function fitLines(text: string, rows: number, columns: number, cut: boole
 
 /** What a fitted preview leaves out, and how to see it (`key`), or undefined when nothing is. */
 export function fitNote(fitted: Fitted, key: string): string | undefined {
-  if (fitted.hidden > 0) return `… ${fitted.hidden.toLocaleString("en-US")} more ${fitted.hidden === 1 ? "line" : "lines"} not shown ([${key}] shows all of it)`;
+  if (fitted.hidden > 0) return `… ${groupedCount(fitted.hidden)} more ${fitted.hidden === 1 ? "line" : "lines"} not shown ([${key}] shows all of it)`;
   if (fitted.cut) return `(long lines are cut to fit; [${key}] shows them whole)`;
   return undefined;
 }

@@ -1,6 +1,7 @@
 // A long paste in the prompt is shown as one short mark ("[Pasted 3,000 lines]") and sent whole:
 // the editor keeps the pasted text beside the mark and puts it back in when the prompt is sent.
 // A mark the user edited away sends nothing of that paste; one typed by hand is plain text.
+import { groupedCount } from "../../text/count.ts";
 
 /** A paste of more lines, or more characters, than these is collapsed. */
 const COLLAPSE_LINES = 10;
@@ -10,7 +11,7 @@ export function isLongPaste(text: string): boolean {
   return text.length > COLLAPSE_CHARS || text.split("\n").length > COLLAPSE_LINES;
 }
 
-const count = (n: number) => n.toLocaleString("en-US");
+const count = (n: number) => groupedCount(n);
 
 /** The mark of a paste; `taken` are the marks already in the prompt (a second paste of the same size gets "#2"). */
 export function pasteMark(text: string, taken: ReadonlySet<string>): string {

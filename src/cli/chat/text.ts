@@ -2,6 +2,7 @@
 // oneLine(); the streamed answer goes through safeText() (src/text/visible.ts): it keeps its
 // layout but can never carry a control sequence or a reordering character to the terminal.
 import { visible } from "../../text/visible.ts";
+import { groupedCount } from "../../text/count.ts";
 
 /** The last non-empty line of a text (progress of a command shows its latest output). */
 export function lastLine(text: string): string {
@@ -43,5 +44,5 @@ export function plural(count: number, word: string, many = `${word}s`): string {
 
 /** 12,345 or 45K. */
 export function tokens(count: number): string {
-  return count >= 10_000 ? `${Math.round(count / 1000)}K` : count.toLocaleString("en-US");
+  return count >= 10_000 ? `${Math.round(count / 1000)}K` : groupedCount(count);
 }

@@ -9,6 +9,7 @@ import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/
 import { messageOf } from "../../errors/caught.ts";
 import type { Tool, ToolResult } from "../../tools/types.ts";
 import { cleanText, previewLine, shortLine } from "../clean.ts";
+import { groupedCount } from "../../text/count.ts";
 
 const MAX_DESCRIPTION = 2_000;
 const MAX_SCHEMA_CHARS = 20_000;
@@ -46,7 +47,7 @@ function contentText(result: CallToolResult): string {
         break;
       case "image":
       case "audio":
-        parts.push(`[${block.type} (${block.mimeType}, ${Math.round((block.data.length * 3) / 4).toLocaleString("en-US")} bytes): not shown]`);
+        parts.push(`[${block.type} (${block.mimeType}, ${groupedCount(Math.round((block.data.length * 3) / 4))} bytes): not shown]`);
         break;
       case "resource":
         parts.push("text" in block.resource && typeof block.resource.text === "string" ? block.resource.text : `[resource ${block.resource.uri}: binary, not shown]`);
@@ -66,7 +67,7 @@ function contentText(result: CallToolResult): string {
 export function formatResult(server: string, tool: string, result: CallToolResult): ToolResult {
   const text = cleanText(contentText(result), MAX_RESULT_CHARS);
   const output = `<mcp_result server="${server}" tool="${shortLine(tool, 100)}">\n${text}\n</mcp_result>`;
-  return result.isError ? { output: `Error: the tool reported a failure.\n${output}`, isError: true, summary: "failed" } : { output, summary: `${text.length.toLocaleString("en-US")} characters` };
+  return result.isError ? { output: `Error: the tool reported a failure.\n${output}`, isError: true, summary: "failed" } : { output, summary: `${groupedCount(text.length)} characters` };
 }
 
 export interface AdaptedTools {

@@ -18,6 +18,7 @@ import description from "./findDefinition.txt" with { type: "text" };
 import { definitionLine } from "./format.ts";
 import { languageOf, outline } from "./parser.ts";
 import { type CodeSymbol, flatten } from "./symbol.ts";
+import { groupedCount } from "../../text/count.ts";
 
 const MAX_DEFINITIONS = 50;
 const MAX_PARSED_FILES = 2000;
@@ -133,7 +134,7 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
       }
       const notes: string[] = [];
       if (more > 0) notes.push(`[Showing ${MAX_DEFINITIONS} of ${MAX_DEFINITIONS + more} definitions. Qualify the name (Container.${word}) or narrow the path.]`);
-      if (parsedCap) notes.push(`[Stopped after ${maxParsed.toLocaleString("en-US")} files that mention ${word}; there may be more definitions. Narrow the search with path.]`);
+      if (parsedCap) notes.push(`[Stopped after ${groupedCount(maxParsed)} files that mention ${word}; there may be more definitions. Narrow the search with path.]`);
       notes.push(...searchNotes(tally, end, "find_definition"));
       if (found.length === 0) {
         return {
