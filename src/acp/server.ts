@@ -92,7 +92,11 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       await sessions.settled(params.sessionId);
       return sessions.forgetFailed(params.sessionId) ? {} : closeSession(sessions.historyHost(), params);
     })
-    .onRequest(acp.methods.agent.session.delete, async ({ params }) => (await sessions.settled(params.sessionId), deleteSession(sessions.historyHost(), params)))
+    .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
+      await sessions.settled(params.sessionId);
+      // A session that could not start has no file: deleting it forgets it.
+      return sessions.forgetFailed(params.sessionId) ? {} : deleteSession(sessions.historyHost(), params);
+    })
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => sessions.prompt(params.sessionId, params.prompt, signal))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => sessions.cancel(params.sessionId))
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {

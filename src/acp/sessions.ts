@@ -100,6 +100,8 @@ export class Sessions {
   readonly #pending = new Map<string, PendingSession>();
   /** Runtimes being prepared, so shutdown can close them when they arrive. */
   readonly #starting = new Set<Promise<Runtime>>();
+  /** session/new's first steps under way (their runtime is not built once a shutdown has begun). */
+  readonly #planning = new Set<Promise<unknown>>();
   #closing = false;
   #shuttingDown: Promise<void> | undefined;
   /** What the client said it can do (initialize): fs.readTextFile lets the core read unsaved buffers. */
@@ -136,7 +138,7 @@ export class Sessions {
   /** session/prompt. One sent while the session's runtime is built waits for it; a session/cancel meanwhile ends it as cancelled. */
   async prompt(id: string, prompt: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
     const pending = this.#open.has(id) ? undefined : this.#pending.get(id);
-    const target = pending ? await untilAborted<Session | undefined>(pending.ready, pending.cancel.signal, () => undefined) : await this.get(id);
+    const target = pending ? await untilAborted<Session | undefined>(pending.ready, AbortSignal.any([pending.cancel.signal, signal]), () => undefined) : await this.get(id);
     if (!target) return { stopReason: "cancelled" };
     return target.prompt(prompt, signal);
   }
@@ -175,23 +177,44 @@ export class Sessions {
       return { view: runtime, build: async () => runtime };
     });
     let planned: PlannedSession;
+    const planning = plan(request.base);
+    this.#planning.add(planning);
     try {
-      planned = await plan(request.base);
+      planned = await planning;
     } catch (error) {
       throw await setupError(error);
+    } finally {
+      this.#planning.delete(planning);
     }
+    if (this.#closing) throw shuttingDownError();
     const view = planned.view;
     const answer = { sessionId: request.id, modes: sessionModes(view), configOptions: configOptions(view, (text) => this.options.log(text)) };
-    // Built once the answer is on its way (the editor must know the session before its updates).
-    const building = new Promise<void>((resolve) => setImmediate(resolve)).then(() => planned.build());
-    const ready = this.#attach(building, request).then((created) => {
-      if (this.#pending.delete(request.id)) this.#open.set(request.id, created);
-      this.#started(created);
-      return created;
+    // Built once the answer is on its way (the editor must know the session before its updates);
+    // not at all when a shutdown came first.
+    const building = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      if (this.#closing) throw shuttingDownError();
+      return planned.build();
     });
-    ready.catch((error: unknown) => {
-      if (this.#pending.has(request.id)) this.options.log(`garuda acp: session ${request.id} could not start: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    const ready = this.#attach(building, request).then(
+      async (created) => {
+        if (!this.#pending.delete(request.id)) {
+          await created.runtime.close();
+          throw shuttingDownError();
+        }
+        this.#open.set(request.id, created);
+        this.#started(created);
+        return created;
+      },
+      (error: unknown) => {
+        if (this.#closing) throw shuttingDownError();
+        // The editor shows this at each request for the session: say that it is over, and what to do.
+        const message = error instanceof Error ? error.message : String(error);
+        this.options.log(`garuda acp: session ${request.id} could not start: ${message}`);
+        const code = error instanceof acp.RequestError ? error.code : -32603;
+        throw new acp.RequestError(code, `This session could not start: ${message.replace(/\.?$/, ".")} Close it and open a new session.`, error instanceof acp.RequestError ? error.data : undefined);
+      },
+    );
+    ready.catch(() => {});
     this.#pending.set(request.id, { ready, cancel: new AbortController() });
     return answer;
   }
@@ -217,6 +240,7 @@ export class Sessions {
       this.#trim.stop();
       for (const open of this.#open.values()) open.end();
       this.#pending.clear();
+      await Promise.allSettled([...this.#planning]);
       const late = [...this.#starting].map((preparing) => preparing.then((runtime) => runtime.close(), () => {}));
       const runtimes = [...this.#open.values()].map((open) => open.runtime.close());
       this.#open.clear();

@@ -10,7 +10,7 @@ import { approveProjectSettings, describeLoosening, loadProjectSettings } from "
 import { APPROVE_IN_CHAT, TrustStore } from "../config/trust.ts";
 import { approveProjectHooks, describeProjectHooks, loadHooks } from "../extensions/hooksConfig.ts";
 import { modeRefusal, resolveMode } from "../permission/modes.ts";
-import { sessionFolderBase } from "../sandbox/sessionFolders.ts";
+import { ensureBase, sessionFolderBase } from "../sandbox/sessionFolders.ts";
 import type { SandboxAvailability } from "../sandbox/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
 import { resumedModelChoice } from "./resumedModel.ts";
@@ -55,6 +55,7 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
   const { paths } = options;
   // Where session folders go: `garuda-<uid>` in the temp folder of `env` (sandbox/sessionFolders.ts).
   const sessionFolders = sessionFolderBase(options.env);
+  ensureBase(sessionFolders);
   const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
   const root = checked.root;
   const extraRoots = checkExtraRoots(options.extraRoots ?? [], root, { home: paths.home, sessionFolders });

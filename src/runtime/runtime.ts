@@ -66,6 +66,7 @@ export class Runtime {
   readonly #notes: string[] = [];
   #mode: Mode;
   #closed = false;
+  #closeDone: Promise<void> | undefined;
   readonly #closing = new AbortController();
 
   // The turns: what one turn does (turn.ts), and the running one.
@@ -358,9 +359,16 @@ export class Runtime {
     return result;
   }
 
-  /** Ends the session: stops a running turn, kills every process the executor started, closes the session file. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Ends the session: stops a running turn, kills every process the executor started, closes the
+   * session file. A second call gets the same promise, so every caller waits for the whole close.
+   */
+  close(): Promise<void> {
+    this.#closeDone ??= this.#close();
+    return this.#closeDone;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     this.#closing.abort();
     await this.#turn?.catch(() => {});

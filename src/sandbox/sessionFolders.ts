@@ -46,8 +46,11 @@ export function sessionFolderBase(env: Record<string, string | undefined>): stri
   return join(real, `garuda-${uid()}`);
 }
 
-/** Makes the base if needed and checks it is this user's private folder (not a link, 0700). */
-function ensureBase(base: string): void {
+/**
+ * Makes the base if needed and checks it is this user's private folder (not a link, 0700); throws
+ * what is wrong and what to do. prepareRuntime's first step calls it, so it is session/new's error.
+ */
+export function ensureBase(base: string): void {
   try {
     mkdirSync(base, { mode: 0o700 });
   } catch (error) {

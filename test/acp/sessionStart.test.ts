@@ -4,7 +4,7 @@
 // session's requests wait for the runtime, a cancel ends a waiting prompt, and a build that
 // fails is the error of every request for the session until it is closed.
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 import type { PlannedSession } from "../../src/acp/sessions.ts";
 import { configOptions, sessionModes } from "../../src/acp/configOptions.ts";
@@ -12,20 +12,24 @@ import type { PrepareRequest } from "../../src/acp/server.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { ConfigError } from "../../src/errors/configError.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { sessionFolderBase } from "../../src/sandbox/sessionFolders.ts";
 import { type Harness, messageText, ofKind, realPlan, startHarness } from "../support/acpHarness.ts";
 
 /** A plan whose runtime is built only once `open()` is called. */
-function gatedPlan(model: FakeModelClient, fail?: Error) {
+function gatedPlan(model: FakeModelClient, fail?: Error, planGate?: Promise<void>) {
   let open: () => void = () => {};
   const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
   let built = 0;
+  let buildsStarted = 0;
   const plan = (h: () => Harness) => async (request: PrepareRequest): Promise<PlannedSession> => {
+    await planGate;
     const planned = await realPlan(h().home, () => model)(request);
     return {
       view: planned.view,
       build: async () => {
+        buildsStarted++;
         await gate;
         if (fail) throw fail;
         const runtime = await planned.build();
@@ -34,7 +38,7 @@ function gatedPlan(model: FakeModelClient, fail?: Error) {
       },
     };
   };
-  return { plan, open: () => open(), built: () => built };
+  return { plan, open: () => open(), built: () => built, buildsStarted: () => buildsStarted };
 }
 
 /** Settles with "pending" when `promise` has not settled within `ms`. */
@@ -50,6 +54,12 @@ async function rejection(promise: Promise<unknown>): Promise<{ code: number; mes
     return { code: e.code, message: e.message };
   }
   throw new Error("the request did not fail");
+}
+
+/** This process's session folders (sandbox/sessionFolders.ts names them `<pid>-…`). */
+function ownFolders(): string[] {
+  const base = sessionFolderBase({ PATH: process.env.PATH });
+  return existsSync(base) ? readdirSync(base).filter((name) => name.startsWith(`${process.pid}-`)) : [];
 }
 
 function harnessWith(gated: ReturnType<typeof gatedPlan>): Harness {
@@ -125,11 +135,59 @@ describe("session/new before its runtime", () => {
     gated.open();
     const failed = await waiting;
     expect(failed.message).toContain("the session folder could not be made");
+    // It says the session is over, and what to do.
+    expect(failed.message).toStartWith("This session could not start:");
+    expect(failed.message).toEndWith("Close it and open a new session.");
     // Still the same error afterwards, for a prompt and for a control.
     expect((await rejection(h.prompt(sessionId, "again"))).message).toContain("the session folder could not be made");
     expect((await rejection(h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" }))).message).toContain("the session folder could not be made");
     expect(await h.agent.request(acp.methods.agent.session.close, { sessionId })).toEqual({});
     expect((await rejection(h.prompt(sessionId, "after close"))).code).toBe(-32002);
+  });
+
+  test("session/delete of a session that could not start forgets it too", async () => {
+    const gated = gatedPlan(new FakeModelClient(), new Error("no runtime today"));
+    await using h = harnessWith(gated);
+    await h.initialize();
+    const { sessionId } = await h.newSession();
+    gated.open();
+    expect((await rejection(h.prompt(sessionId, "hi"))).message).toContain("no runtime today");
+    expect(await h.agent.request(acp.methods.agent.session.delete, { sessionId })).toEqual({});
+    expect((await rejection(h.prompt(sessionId, "after delete"))).code).toBe(-32002);
+  });
+
+  test("a shutdown while session/new reads the configuration: no runtime is built after it", async () => {
+    let openPlan: () => void = () => {};
+    const planGate = new Promise<void>((resolve) => {
+      openPlan = resolve;
+    });
+    const gated = gatedPlan(new FakeModelClient(), undefined, planGate);
+    gated.open();
+    await using h = harnessWith(gated);
+    await h.initialize();
+    const answer = rejection(h.newSession());
+    await Bun.sleep(50);
+    const shutdown = h.server.shutdown();
+    openPlan();
+    await shutdown;
+    await answer; // refused (or the connection ended with the shutdown)
+    await Bun.sleep(100);
+    expect(gated.buildsStarted()).toBe(0);
+  });
+
+  test("a shutdown while a runtime is built settles once that runtime is closed: its session folder is gone", async () => {
+    const gated = gatedPlan(new FakeModelClient());
+    await using h = harnessWith(gated);
+    const before = ownFolders();
+    await h.initialize();
+    await h.newSession();
+    await Bun.sleep(50);
+    const shutdown = h.server.shutdown();
+    await Bun.sleep(20);
+    gated.open();
+    await shutdown;
+    expect(gated.built()).toBe(1);
+    expect(ownFolders().filter((name) => !before.includes(name))).toEqual([]);
   });
 
   test("setup errors still fail session/new itself: no key, a model the team policy forbids", async () => {
