@@ -11,7 +11,7 @@ import { writeCredentials } from "../../src/config/credentials.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { fake, FakeModelClient } from "../../src/model/fake.ts";
 import { readSession } from "../../src/store/sessionFile.ts";
-import { messageText, ofKind, select, startHarness } from "../support/acpHarness.ts";
+import { messageText, ofKind, rejection, select, startHarness } from "../support/acpHarness.ts";
 
 type ConfigOption = acp.SessionConfigOption;
 
@@ -20,16 +20,6 @@ const values = (o: ConfigOption | undefined) => (o && o.type === "select" ? (o.o
 
 function setOption(h: ReturnType<typeof startHarness>, sessionId: string, configId: string, value: string) {
   return h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId, value });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { code: number; message: string };
-    return { code: e.code, message: e.message };
-  }
-  throw new Error("the request did not fail");
 }
 
 /** A models.json with a keyless local model, a provider without a key, and the built-in Claude models. */

@@ -13,7 +13,7 @@ import { garudaPaths } from "../../src/config/paths.ts";
 import { ConfigError } from "../../src/errors/configError.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { sessionFolderBase } from "../../src/sandbox/sessionFolders.ts";
-import { type Harness, messageText, ofKind, realPlan, startHarness } from "../support/acpHarness.ts";
+import { type Harness, messageText, ofKind, realPlan, rejection, startHarness } from "../support/acpHarness.ts";
 
 /** A plan whose runtime is built only once `open()` is called. */
 function gatedPlan(model: FakeModelClient, fail?: Error, planGate?: Promise<void>) {
@@ -44,16 +44,6 @@ function gatedPlan(model: FakeModelClient, fail?: Error, planGate?: Promise<void
 /** Settles with "pending" when `promise` has not settled within `ms`. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | "pending"> {
   return Promise.race([promise, Bun.sleep(ms).then(() => "pending" as const)]);
-}
-
-async function rejection(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { code: number; message: string };
-    return { code: e.code, message: e.message };
-  }
-  throw new Error("the request did not fail");
 }
 
 /** This process's session folders (sandbox/sessionFolders.ts names them `<pid>-…`). */

@@ -74,6 +74,17 @@ export interface Harness extends AsyncDisposable {
   close(): Promise<void>;
 }
 
+/** The code and message of a request that must fail (the test fails when it does not). */
+export async function rejection(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    const e = error as { code: number; message: string };
+    return { code: e.code, message: e.message };
+  }
+  throw new Error("the request did not fail");
+}
+
 /** The model's text of a session's agent_message_chunks. */
 export function messageText(updates: readonly acp.SessionUpdate[]): string {
   return updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("");
