@@ -7,11 +7,10 @@
 // historyHost(); they see a new session once its runtime is built or has failed (settled()).
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import type { ProjectTrustQuestion } from "../compose/prepare.ts";
+import type { PlannedRuntime, ProjectTrustQuestion } from "../compose/prepare.ts";
 import type { Approver } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import type { SessionView } from "../runtime/sessionView.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import { oneLine } from "../text/visible.ts";
 import { untilAborted } from "../untilAborted.ts";
@@ -49,10 +48,7 @@ export interface PrepareRequest {
 }
 
 /** A new session whose configuration is read and checked: what the editor is told, and its runtime, built when asked. */
-export interface PlannedSession {
-  view: SessionView;
-  build(): Promise<Runtime>;
-}
+export type PlannedSession = PlannedRuntime;
 
 export interface SessionsOptions {
   /** Builds one session's Runtime; throws SetupRequiredError or ConfigError with a message for the user. */

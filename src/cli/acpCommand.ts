@@ -219,7 +219,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       probe: probed,
     });
     return {
-      view: planned.preview,
+      view: planned.view,
       build: async () => {
         const runtime = await planned.build();
         // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts).

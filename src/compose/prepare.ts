@@ -10,7 +10,7 @@ import { approveProjectSettings, describeLoosening, loadProjectSettings } from "
 import { APPROVE_IN_CHAT, TrustStore } from "../config/trust.ts";
 import { approveProjectHooks, describeProjectHooks, loadHooks } from "../extensions/hooksConfig.ts";
 import { modeRefusal, resolveMode } from "../permission/modes.ts";
-import { ensureBase, sessionFolderBase } from "../sandbox/sessionFolders.ts";
+import { ensureSessionFolderBase, sessionFolderBase } from "../sandbox/sessionFolders.ts";
 import type { SandboxAvailability } from "../sandbox/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
 import { resumedModelChoice } from "./resumedModel.ts";
@@ -35,7 +35,7 @@ export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
 /** A session whose configuration is read and checked, and whose runtime is not built yet. */
 export interface PlannedRuntime {
   /** The new session as its runtime will show it (a continued one's records are replayed by the runtime only). */
-  preview: SessionView;
+  view: SessionView;
   /** Builds the runtime (once: a second call is refused). Throws ConfigError (or another error) when that fails. */
   build(): Promise<Runtime>;
 }
@@ -55,7 +55,7 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
   const { paths } = options;
   // Where session folders go: `garuda-<uid>` in the temp folder of `env` (sandbox/sessionFolders.ts).
   const sessionFolders = sessionFolderBase(options.env);
-  ensureBase(sessionFolders);
+  ensureSessionFolderBase(sessionFolders);
   const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
   const root = checked.root;
   const extraRoots = checkExtraRoots(options.extraRoots ?? [], root, { home: paths.home, sessionFolders });
@@ -94,7 +94,7 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
     new ConfigError(policy.strictProfile?.file ?? project.file, "the strict profile needs the OS sandbox, and it is not available here", sandbox.available ? undefined : sandbox.fix);
   // With the probe at hand, a strict profile without a sandbox is refused now (session/new's error).
   if (strict && options.probe && !options.probe.availability.available) throw strictRefusal(options.probe.availability);
-  const preview = previewSession({ mode, modeRefusal: (wanted) => modeRefusal(policy, wanted), model: prepared.model, modelChoices: () => listModelChoices({ paths, env: options.env, keys: options.keys }, policy) });
+  const view = previewSession({ mode, modeRefusal: (wanted) => modeRefusal(policy, wanted), model: prepared.model, modelChoices: () => listModelChoices({ paths, env: options.env, keys: options.keys }, policy) });
   let built = false;
   const build = (): Promise<Runtime> => {
     if (built) return Promise.reject(new Error("this session's runtime was built already"));
@@ -102,5 +102,5 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
     const plan: RuntimePlan = { options, resume, paths, sessionFolders, checked, root, extraRoots, policy, prepared, trust, project, hooks, mode, notices, settings, denied, strict, strictRefusal };
     return import("./buildRuntime.ts").then(({ buildRuntime }) => buildRuntime(plan));
   };
-  return { preview, build };
+  return { view, build };
 }

@@ -50,7 +50,7 @@ export function sessionFolderBase(env: Record<string, string | undefined>): stri
  * Makes the base if needed and checks it is this user's private folder (not a link, 0700); throws
  * what is wrong and what to do. prepareRuntime's first step calls it, so it is session/new's error.
  */
-export function ensureBase(base: string): void {
+export function ensureSessionFolderBase(base: string): void {
   try {
     mkdirSync(base, { mode: 0o700 });
   } catch (error) {
@@ -108,7 +108,7 @@ function ownPrefix(): string {
 
 /** A new session folder with its tmp, both 0700, under `base`. */
 export function createSessionFolder(base: string): SessionFolder {
-  ensureBase(base);
+  ensureSessionFolderBase(base);
   const dir = join(base, `${ownPrefix()}${randomBytes(4).toString("hex")}`);
   mkdirSync(dir, { mode: 0o700 });
   const tmp = join(dir, "tmp");

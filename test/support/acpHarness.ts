@@ -114,7 +114,7 @@ export function setUpHome(home: string): void {
  */
 export function realPlan(home: string, nextModel: () => ModelClient) {
   return async ({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }: PrepareRequest): Promise<PlannedSession> => {
-    const planned = await planRuntime({
+    return planRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
       editorMcpServers: mcpServers,
@@ -132,7 +132,6 @@ export function realPlan(home: string, nextModel: () => ModelClient) {
       probe: await testProbe(),
       openModel: async () => nextModel(),
     });
-    return { view: planned.preview, build: () => planned.build() };
   };
 }
 
