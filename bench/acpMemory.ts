@@ -12,11 +12,19 @@
 // 2. The same session from source with bench/acpMemoryProbe.ts preloaded: the modules it loaded
 //    (an ACP session must not load tree-sitter, the MCP SDK, marked or highlight.js), bun:jsc's
 //    heapStats after the turn, and what a full Bun.gc(true) then gives back.
+// 3. Against the library floor (bench/acpLibraryFloor.ts, built with the same flags: the ACP SDK,
+//    the Anthropic SDK and bubblewrap, none of Garuda's code), interleaved: the agent at each stage
+//    (initialize answered, once `garuda acp` has loaded the rest after it, session/new answered,
+//    once the runtime is built, after the turn) and the tree's peak in the `ls` turn. And how the
+//    binary's pages are mapped: the kernel maps page-cache pages around each fault (a whole large
+//    folio, or fault-around's 64 KiB), so the resident binary pages count the 64 KiB windows a
+//    process touched, not the pages it used.
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { DIST, ENTRY, ROOT, binaryName, buildHost, hostOs, staleReason } from "../scripts/buildTargets.ts";
-import { MiB, Peer, prompt, start, statusBytes } from "./acpPeer.ts";
+import { closeSync, openSync, readSync } from "node:fs";
+import { DIST, ENTRY, ROOT, binaryName, buildBinary, buildHost, hostOs, staleReason } from "../scripts/buildTargets.ts";
+import { INITIALIZE, MiB, Peer, prompt, pssBytes, start, statusBytes } from "./acpPeer.ts";
 import { type Task, formatStat, formatTable, interleave } from "./interleave.ts";
 
 const MODEL = "claude-sonnet-5";
@@ -30,13 +38,16 @@ const JIT_VARIANTS: Record<string, Record<string, string>> = {
   "interpreter only (BUN_JSC_useJIT=0)": { BUN_JSC_useJIT: "0" },
 };
 
-function parse(argv: string[]): { rounds: number; only?: "binary" | "source" } {
+type Part = "binary" | "source" | "floor";
+const PARTS: readonly Part[] = ["binary", "source", "floor"];
+
+function parse(argv: string[]): { rounds: number; only?: Part } {
   let rounds = 8;
-  let only: "binary" | "source" | undefined;
+  let only: Part | undefined;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--rounds") rounds = Number(argv[++i]);
-    else if (argv[i] === "--only" && (argv[i + 1] === "binary" || argv[i + 1] === "source")) only = argv[++i] as "binary" | "source";
-    else throw new Error(`unknown argument ${argv[i]}; usage: bun bench/acpMemory.ts [--rounds N] [--only binary|source]`);
+    else if (argv[i] === "--only" && PARTS.includes(argv[i + 1] as Part)) only = argv[++i] as Part;
+    else throw new Error(`unknown argument ${argv[i]}; usage: bun bench/acpMemory.ts [--rounds N] [--only ${PARTS.join("|")}]`);
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
   return only ? { rounds, only } : { rounds };
@@ -127,8 +138,9 @@ async function main(): Promise<void> {
   try {
     console.log(`bun ${Bun.version}; ${rounds} interleaved rounds; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 
-    if (only !== "source") await binaryPart(rounds, binary, project, agentEnv);
-    if (only !== "binary") await sourcePart(work, project, agentEnv);
+    if (only === undefined || only === "binary") await binaryPart(rounds, binary, project, agentEnv);
+    if (only === undefined || only === "source") await sourcePart(work, project, agentEnv);
+    if (only === undefined || only === "floor") await floorPart(rounds, binary, work, project, agentEnv);
   } finally {
     mock.proc.kill();
     rmSync(work, { recursive: true, force: true });
@@ -215,6 +227,93 @@ async function sourcePart(work: string, project: string, agentEnv: AgentEnv): Pr
       await peer.close();
       rmSync(home, { recursive: true, force: true });
     }
+}
+
+/** Resident pages of `pid`'s mappings of `file` (from /proc/<pid>/pagemap), and the 64 KiB windows they fall in. */
+function residentWindows(pid: number, file: string): { pages: number; windows: number; fullWindows: number } {
+  const perWindow = new Map<number, number>();
+  let pages = 0;
+  const pagemap = openSync(`/proc/${pid}/pagemap`, "r");
+  const entry = Buffer.alloc(8);
+  try {
+    for (const line of readFileSync(`/proc/${pid}/maps`, "utf8").split("\n")) {
+      const match = /^([0-9a-f]+)-([0-9a-f]+) \S+ ([0-9a-f]+) \S+ \d+\s+(.*)$/.exec(line);
+      if (!match || match[4] !== file) continue;
+      const start = Number.parseInt(match[1] as string, 16);
+      const end = Number.parseInt(match[2] as string, 16);
+      const offset = Number.parseInt(match[3] as string, 16);
+      for (let address = start; address < end; address += 4096) {
+        readSync(pagemap, entry, 0, 8, (address / 4096) * 8);
+        if ((entry.readBigUInt64LE(0) & (1n << 63n)) === 0n) continue;
+        pages++;
+        const window = Math.floor((offset + address - start) / 65536);
+        perWindow.set(window, (perWindow.get(window) ?? 0) + 1);
+      }
+    }
+  } finally {
+    closeSync(pagemap);
+  }
+  return { pages, windows: perWindow.size, fullWindows: [...perWindow.values()].filter((count) => count === 16).length };
+}
+
+/** 3. Garuda against the library floor, stage by stage, and how the binary's pages are mapped. */
+async function floorPart(rounds: number, binary: string, work: string, project: string, agentEnv: AgentEnv): Promise<void> {
+  const floor = (await buildBinary({ entry: join(import.meta.dir, "acpLibraryFloor.ts"), outfile: join(work, "acp-library-floor") })).outfile;
+  const windows: Record<string, { pages: number; windows: number; fullWindows: number }[]> = {};
+  const stageTask = (name: string, program: string): Task => ({
+    name,
+    run: async () => {
+      const { home, env } = agentEnv();
+      const peer = new Peer([program, "acp"], project, env);
+      const pid = peer.proc.pid;
+      const rss = () => MiB(statusBytes(pid, "VmRSS"));
+      try {
+        await peer.request("initialize", INITIALIZE);
+        const initialized = rss();
+        await Bun.sleep(500);
+        const warm = rss();
+        const created = await peer.request("session/new", { cwd: project, mcpServers: [] });
+        const answered = rss();
+        await Bun.sleep(500);
+        const built = rss();
+        peer.startSampling();
+        await prompt(peer, created.result.sessionId as string, "What is in this project?");
+        peer.stopSampling();
+        await Bun.sleep(300);
+        (windows[name] ??= []).push(residentWindows(pid, realpathSync(program)));
+        return { initialized, warm, answered, built, turned: rss(), turnedPss: MiB(pssBytes(pid)), treeRss: MiB(peer.peakTreeBytes), treePss: MiB(peer.peakTreePss) };
+      } catch (error) {
+        throw await peer.failure(`${program} acp`, error);
+      } finally {
+        await peer.close();
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  });
+  const results = await interleave([stageTask("garuda", binary), stageTask("library floor", floor)], { rounds, warmup: 1 });
+  console.log("\n3. against the library floor (bench/acpLibraryFloor.ts: the ACP SDK, the Anthropic SDK, bwrap; no Garuda code), the same `ls` turn (agent RSS in MiB, medians [p10–p90])");
+  const columns: [string, string][] = [
+    ["initialized", "initialize answered"],
+    ["warm", "+500 ms"],
+    ["answered", "session/new answered"],
+    ["built", "+500 ms"],
+    ["turned", "after the turn"],
+    ["turnedPss", "agent PSS after"],
+    ["treeRss", "tree RSS peak"],
+    ["treePss", "tree PSS peak"],
+  ];
+  console.log(formatTable(["agent", ...columns.map(([, title]) => title)], results.map((r) => [r.name, ...columns.map(([key]) => formatStat(r.stats[key]))])));
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+  console.log("\n   the binary's resident pages after the turn (medians): the kernel maps the page cache around each fault, so they fill whole 64 KiB windows");
+  console.log(
+    formatTable(
+      ["agent", "resident MiB", "64 KiB windows touched", "of them full"],
+      Object.entries(windows).map(([name, list]) => {
+        const rest = list.slice(1); // the warm-up round's
+        return [name, MiB(median(rest.map((w) => w.pages)) * 4096).toFixed(1), String(median(rest.map((w) => w.windows))), String(median(rest.map((w) => w.fullWindows)))];
+      }),
+    ),
+  );
 }
 
 await main();
