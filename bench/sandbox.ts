@@ -21,6 +21,9 @@
 // relays in their place only ~43% (splice() measured no better). With the proxy accepting in the
 // namespace there is one relay, the same as the proxy alone on the host (the upper bound here).
 // With Bun's fetch as the client, which costs more itself, the shares are higher.
+// The ceiling is measured in the same rounds: the least relay there can be (bench/leastRelay.ts,
+// a C forwarder with blocking read()/write() threads, no proxy and no checks) on the host. No
+// proxy can pass more than that on the machine the bench runs on.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +31,7 @@ import { startEgressProxy } from "../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../src/sandbox/executor.ts";
 import type { ProcessExecutor, SandboxSpec } from "../src/sandbox/types.ts";
 import { type Task, formatStat, formatTable, interleave } from "./interleave.ts";
+import { type LeastRelay, startLeastRelay } from "./leastRelay.ts";
 
 const EXTRA_MS_TARGET = 25;
 const THROUGHPUT_TARGET = 0.8;
@@ -140,6 +144,7 @@ async function main(): Promise<void> {
   let relayed: ProcessExecutor | undefined;
   let jsRelayed: ProcessExecutor | undefined;
   const server = await startServer();
+  const leastRelay: LeastRelay = startLeastRelay(server.port);
   const proxy = await startEgressProxy({ allow: [`bench.test:${server.port}`], resolve: async () => ["127.0.0.1"], tcp: true });
   // The same proxy without its native splice relay (spliceRelay.ts): every byte through relay.ts.
   const jsProxy = await startEgressProxy({ allow: [`bench.test:${server.port}`], resolve: async () => ["127.0.0.1"], tcp: true, splice: false });
@@ -213,6 +218,7 @@ async function main(): Promise<void> {
         speedTask("sandbox, Garuda relays to the proxy", proxied, url, false, {}, relayed),
         speedTask("sandbox, proxy in the namespace, JS relay (before)", jsProxied, url, false, {}, jsRelayed),
         speedTask("sandbox, proxy in the namespace, splice relay (after)", proxied, url, false),
+        speedTask("host, the least relay (C read/write, no proxy): the ceiling", null, `http://127.0.0.1:${leastRelay.port}/big`, true),
       ],
       { rounds: options.downloads, warmup: 1 },
     );
@@ -237,6 +243,7 @@ async function main(): Promise<void> {
     console.log(`  proxied throughput ≥ ${THROUGHPUT_TARGET * 100}% of direct: ${(share * 100).toFixed(0)}% ${verdict(share >= THROUGHPUT_TARGET)}`);
     const pct = (at: number) => `${(shareOf(at) * 100).toFixed(0)}%`;
     console.log(`  (JS relay in the namespace before: ${pct(5)}; bridge process: ${pct(3)}; Garuda relaying: ${pct(4)}; the proxy alone on the host: JS ${pct(1)}, splice ${pct(2)})`);
+    console.log(`  (the least relay on this machine, the ceiling of any proxy: ${pct(7)}; the proxy in the namespace is ${((share / shareOf(7)) * 100).toFixed(0)}% of it)`);
   } finally {
     await executor?.shutdown();
     await unguarded?.shutdown();
@@ -245,6 +252,7 @@ async function main(): Promise<void> {
     await jsRelayed?.shutdown();
     await proxy.close();
     await jsProxy.close();
+    leastRelay.stop();
     server.stop();
     rmSync(work, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
