@@ -5,7 +5,7 @@
 // an unknown host is put to the user through `askHost` (hostQuestions.ts: one question per host
 // at a time, withdrawn when every connection waiting on it has gone). A refusal is a 403 whose
 // body says why, so the model can read it. A connection let through is relayed unread, by a
-// native splice relay where it loads (spliceRelay.ts), else in JavaScript (relay.ts).
+// native relay where it loads (nativeRelay.ts), else in JavaScript (relay.ts).
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { lookup } from "node:dns/promises";
@@ -19,7 +19,7 @@ import { type AskHost, type HostAnswer, type HostQuestions, createHostQuestions 
 import { MAX_HEAD_BYTES, type RequestHead, headEnd, header, originHead, parseRequestHead, proxyTarget, reply } from "./httpHead.ts";
 import { type HostRule, type PolicyState, canonicalHost, decideHost, isLocalAddress, parseHostRule } from "./proxyPolicy.ts";
 import { type RelayEnd, link, relayClosed, relayData, relayDrain, relayEnd, relayEnded, relayHandlers, sendTo } from "./relay.ts";
-import { type SpliceRelays, type SplicedConnection, canSplice, processSpliceRelays, spliceLinked } from "./spliceRelay.ts";
+import { type NativeRelays, type NativeRelayConnection, canRelayNatively, processNativeRelays, relayNatively } from "./nativeRelay.ts";
 import type { SandboxNetwork } from "./types.ts";
 
 export type { HostAnswer } from "./hostQuestions.ts";
@@ -71,10 +71,10 @@ export interface EgressProxyOptions {
   rememberSessionAnswers?: boolean;
   onDecision?: (decision: ProxyDecision) => void;
   /**
-   * Relay let-through connections with splice(2) in a native thread (spliceRelay.ts) where it
+   * Relay let-through connections in a native thread (nativeRelay.ts) where it
    * loads. Default true; false keeps every byte in the JavaScript relay (relay.ts).
    */
-  splice?: boolean;
+  nativeRelay?: boolean;
 }
 
 export interface EgressProxy {
@@ -92,8 +92,8 @@ export interface EgressProxy {
    * namespace: socketHandover.ts), with the same checks; stop() closes it.
    */
   serve(fd: number): { stop(): void };
-  /** Connections whose bytes the native relay moves now (spliceRelay.ts); for tests and benches. */
-  readonly splicedConnections: number;
+  /** Connections whose bytes the native relay moves now (nativeRelay.ts); for tests and benches. */
+  readonly nativeConnections: number;
   close(): Promise<void>;
 }
 
@@ -106,9 +106,9 @@ interface ClientEnd extends RelayEnd {
   /** Its request is a CONNECT. */
   connect?: boolean;
   /** The native relay that moves this connection's bytes, once it has been handed over. */
-  spliced?: SplicedConnection;
+  nativeRelay?: NativeRelayConnection;
   /** The native relays of the listener it came through (serve): its stop() ends them, as Bun's ends its own sockets. */
-  served?: Set<SplicedConnection>;
+  served?: Set<NativeRelayConnection>;
 }
 
 async function systemResolve(host: string): Promise<string[]> {
@@ -152,21 +152,21 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   const questions: HostQuestions | undefined = options.askHost && createHostQuestions(options.askHost);
   const refused: string[] = [];
   /** Loaded at the first connection let through; null: not available here (the JS relay stays). */
-  let relays: SpliceRelays | null | undefined = options.splice === false ? null : undefined;
-  const spliced = new Set<SplicedConnection>();
+  let relays: NativeRelays | null | undefined = options.nativeRelay === false ? null : undefined;
+  const nativelyRelayed = new Set<NativeRelayConnection>();
 
-  /** A linked pair handed to the native relay (spliceRelay.ts), or false: the JS relay goes on. */
+  /** A linked pair handed to the native relay (nativeRelay.ts), or false: the JS relay goes on. */
   const handOver = (client: ClientEnd, upstream: RelayEnd): boolean => {
-    if (relays === null || !canSplice(client, upstream)) return false;
-    relays ??= processSpliceRelays(folder) ?? null;
-    const connection = relays && spliceLinked(relays, client, upstream, () => {
-      spliced.delete(connection as SplicedConnection);
-      client.served?.delete(connection as SplicedConnection);
-      client.spliced = undefined;
+    if (relays === null || !canRelayNatively(client, upstream)) return false;
+    relays ??= processNativeRelays(folder) ?? null;
+    const connection = relays && relayNatively(relays, client, upstream, () => {
+      nativelyRelayed.delete(connection as NativeRelayConnection);
+      client.served?.delete(connection as NativeRelayConnection);
+      client.nativeRelay = undefined;
     });
     if (!connection) return false;
-    client.spliced = connection;
-    spliced.add(connection);
+    client.nativeRelay = connection;
+    nativelyRelayed.add(connection);
     client.served?.add(connection);
     return true;
   };
@@ -322,7 +322,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     drain(socket: Socket<ClientEnd>) {
       if (!socket.data.handedOver) relayDrain(socket.data);
     },
-    // A connection the native relay owns: Bun's socket was closed at the hand-over (spliceRelay.ts).
+    // A connection the native relay owns: Bun's socket was closed at the hand-over (nativeRelay.ts).
     end(socket: Socket<ClientEnd>) {
       if (socket.data.handedOver) return;
       if (socket.data.phase === "relay") relayEnded(socket.data);
@@ -367,12 +367,12 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       state.allow.push(rule);
     },
     refusedHosts: () => [...refused],
-    get splicedConnections() {
-      return spliced.size;
+    get nativeConnections() {
+      return nativelyRelayed.size;
     },
     serve(fd) {
       // Its connections handed to the native relay are no longer Bun's: stop() ends them itself.
-      const served = new Set<SplicedConnection>();
+      const served = new Set<NativeRelayConnection>();
       const servedHandlers = {
         ...handlers,
         open(socket: Socket<ClientEnd>) {
@@ -393,7 +393,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       };
     },
     async close() {
-      for (const connection of spliced) connection.stop();
+      for (const connection of nativelyRelayed) connection.stop();
       for (const listener of listeners) listener.stop(true);
       await rm(folder, { recursive: true, force: true });
     },

@@ -1,5 +1,5 @@
 // The C source of the session network's listener (socketHandover.ts), compiled at run time by
-// Bun's built-in TinyCC (bun:ffi cc), as spliceRelay.c.ts is: no headers, so the few prototypes
+// Bun's built-in TinyCC (bun:ffi cc), as nativeRelay.c.ts is: no headers, so the few prototypes
 // and Linux constants are written out (x86-64 and arm64 agree on all but two syscall numbers).
 //
 // A socket belongs to the network namespace of the process that made it, whoever holds it later.

@@ -4,9 +4,9 @@
 // only what the peer's socket cannot take yet waits in the peer's queue, and the reading end is
 // paused while that queue holds more than HIGH_WATER bytes.
 //
-// The egress proxy hands a connection it let through to its native splice relay where that loads
-// (spliceRelay.ts); this relay carries the rest (the bridge, Garuda's forwarder, the proxy where
-// splice is not available, a connection with bytes still waiting). A chunk costs one write() when
+// The egress proxy hands a connection it let through to its native relay where that loads
+// (nativeRelay.ts); this relay carries the rest (the bridge, Garuda's forwarder, the proxy where
+// the native relay is not available, a connection with bytes still waiting). A chunk costs one write() when
 // the peer keeps up, and nothing is copied: Bun hands `data` a fresh buffer for
 // each read that stays valid afterwards, so the unwritten rest waits as a view of it. Pausing
 // only past HIGH_WATER, not on every partial write (the usual case when a 512 KiB TCP read meets
@@ -31,7 +31,7 @@ export interface RelayEnd {
   /** Bytes read before the end had a peer (a server that speaks first, during the proxy's decision). */
   early: Uint8Array[];
   /**
-   * The native relay owns the connection (spliceRelay.ts): Bun's socket was closed at the hand-over,
+   * The native relay owns the connection (nativeRelay.ts): Bun's socket was closed at the hand-over,
    * and whatever Bun still reports of it (its close) is not this relay's to act on.
    */
   handedOver?: boolean;

@@ -82,7 +82,7 @@ export const SELF_COMMAND = [process.execPath, join(import.meta.dir, "../../src/
  * A loopback HTTP server answering `hello <path>`; `/big` sends `bigBytes` bytes. It reads a
  * request's body whole before it answers: a server that answers and closes with a body unread
  * resets the connection, and a reset may throw away its answer before any relay reads it (TCP's,
- * not Garuda's; the early-answer case the proxy can handle is test/sandbox/spliceRelay.test.ts's).
+ * not Garuda's; the early-answer case the proxy can handle is test/sandbox/nativeRelay.test.ts's).
  */
 export function httpServer(bigBytes = 1024): { port: number; url: (path: string, host?: string) => string; stop: () => void } {
   const big = new Uint8Array(bigBytes).fill(97);

@@ -1,12 +1,13 @@
 // The egress proxy's fast path for a connection it has let through (Linux): once the proxy has
 // decided and sent what it had to send itself (the 200 of a CONNECT, the rewritten head of a
 // plain request), the two TCP sockets are handed to a native thread that moves the bytes with
-// splice(2) (spliceRelay.c.ts), so no byte is copied through JavaScript. Every check happens
-// before this point and none looks at the relayed bytes (relay.ts relays them unread too), so
-// the hand-over loosens nothing. Measured by bench/sandbox.ts: the JS relay costs the proxy two
-// kernel copies and Bun's copy of each read; splice leaves the kernel moving page references.
+// recv() and send() through its own buffers (nativeRelay.c.ts), so no byte goes through
+// JavaScript. Every check happens before this point and none looks at the relayed bytes (relay.ts
+// relays them unread too), so the hand-over loosens nothing. Measured by bench/sandbox.ts: the JS
+// relay costs the proxy Bun's copy of each read and an event-loop turn per chunk; the thread
+// passes as much as a bare relay with no checks (bench/bareRelay.ts).
 //
-// The C code is compiled once per process (processSpliceRelays: every session's proxy shares it;
+// The C code is compiled once per process (processNativeRelays: every session's proxy shares it;
 // compiled code is never unloaded, so one compile per session grew the process each time) at the
 // first hand-over, by the TinyCC built into Bun (bun:ffi cc), from a file written to that proxy's
 // private folder; nothing is loaded before. Wherever that fails (no TinyCC on this platform,
@@ -16,30 +17,29 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Socket } from "bun";
 import type { RelayEnd } from "./relay.ts";
-import { SPLICE_RELAY_C } from "./spliceRelay.c.ts";
+import { NATIVE_RELAY_C } from "./nativeRelay.c.ts";
 
-export interface SplicedConnection {
+export interface NativeRelayConnection {
   /** Ends the relay: both sockets are shut down; `onDone` follows. */
   stop(): void;
 }
 
-export interface SpliceRelays {
+export interface NativeRelays {
   /**
    * Relays between the sockets `a` and `b` (descriptors Bun owns and must not read, write or
    * close until `onDone`; pause them first) in a thread; undefined when it could not start, then
    * nothing was changed. `onDone` runs on the JS thread when both directions are finished.
    */
-  start(a: number, b: number, onDone: () => void): SplicedConnection | undefined;
+  start(a: number, b: number, onDone: () => void): NativeRelayConnection | undefined;
   /** Connections being relayed now. */
   readonly active: number;
 }
 
 /**
  * Native relays at once in this process; a connection past that is relayed in JavaScript. Each
- * costs a thread and six descriptors (two duplicates, two pipes) on top of the two sockets, and
- * its pipes count against the user's pipe budget (pipe-user-pages-soft, 64 MiB by default, for
- * every program of the user: 32 × 2 × 256 KiB is a quarter of it). A sandboxed command that opens
- * thousands of connections must not get thousands of threads.
+ * costs a thread, two duplicate descriptors on top of the two sockets, and two 256 KiB buffers
+ * (resident only as far as bytes have filled them: at most 16 MiB for all 32). A sandboxed
+ * command that opens thousands of connections must not get thousands of threads.
  */
 export const MAX_NATIVE_RELAYS = 32;
 
@@ -50,7 +50,7 @@ type Native = {
 };
 
 /** Loads the native relay; undefined where it cannot be compiled or run here. */
-export function loadSpliceRelays(folder: string): SpliceRelays | undefined {
+export function loadNativeRelays(folder: string): NativeRelays | undefined {
   if (process.platform !== "linux") return undefined;
   let native: Native;
   let done: { ptr: unknown; close(): void };
@@ -58,8 +58,8 @@ export function loadSpliceRelays(folder: string): SpliceRelays | undefined {
   try {
     // Loaded here, not at the top: the proxy starts (and ACP initialize runs) without bun:ffi.
     const { cc, FFIType, JSCallback } = require("bun:ffi") as typeof import("bun:ffi");
-    const source = join(folder, "splice-relay.c");
-    writeFileSync(source, SPLICE_RELAY_C, { mode: 0o600 });
+    const source = join(folder, "native-relay.c");
+    writeFileSync(source, NATIVE_RELAY_C, { mode: 0o600 });
     const compiled = cc({
       source,
       symbols: {
@@ -107,18 +107,18 @@ export function loadSpliceRelays(folder: string): SpliceRelays | undefined {
 }
 
 /** Loaded at the first call (in `folder`), then the same for every proxy of this process; null: not here. */
-let loadedRelays: SpliceRelays | null | undefined;
+let loadedRelays: NativeRelays | null | undefined;
 
 /** The process's native relays, compiled at the first call; undefined where they cannot run. */
-export function processSpliceRelays(folder: string): SpliceRelays | undefined {
-  loadedRelays ??= loadSpliceRelays(folder) ?? null;
+export function processNativeRelays(folder: string): NativeRelays | undefined {
+  loadedRelays ??= loadNativeRelays(folder) ?? null;
   return loadedRelays ?? undefined;
 }
 
 type Handed = Socket<RelayEnd> & { fd?: number; pause?: () => void; resume?: () => void };
 
 /** A linked pair can go to the native relay: both connected, nothing waiting on either side, no FIN passed yet. */
-export function canSplice(a: RelayEnd, b: RelayEnd): boolean {
+export function canRelayNatively(a: RelayEnd, b: RelayEnd): boolean {
   for (const end of [a, b]) {
     const fd = (end.socket as Handed | undefined)?.fd;
     if (typeof fd !== "number" || fd < 0 || end.queued > 0 || end.ended || end.closed || end.endWhenFlushed || end.paused) return false;
@@ -127,14 +127,14 @@ export function canSplice(a: RelayEnd, b: RelayEnd): boolean {
 }
 
 /**
- * Hands a linked pair (canSplice) to the native relay, which owns both connections from then on:
+ * Hands a linked pair (canRelayNatively) to the native relay, which owns both connections from then on:
  * the thread works on duplicates of the two descriptors, and Bun's sockets are closed at once
  * (each connection lives on in its duplicate), so Bun never reads, writes or reports on them
  * again — a paused Bun socket still drained a server's last bytes to the client when the server
  * hung up, beside the thread, which could reorder or lose them. `onDone` runs when the thread is
  * done. Undefined: the relay did not start, and both sockets read again (the JS relay goes on).
  */
-export function spliceLinked(relays: SpliceRelays, a: RelayEnd, b: RelayEnd, onDone: () => void): SplicedConnection | undefined {
+export function relayNatively(relays: NativeRelays, a: RelayEnd, b: RelayEnd, onDone: () => void): NativeRelayConnection | undefined {
   const first = a.socket as Handed;
   const second = b.socket as Handed;
   first.pause?.();

@@ -1,5 +1,5 @@
-// The egress proxy's native relay (spliceRelay.ts): once a connection is let through, its bytes
-// move by splice(2) in a thread, with the same ends as the JS relay (relay.ts): a FIN is passed on
+// The egress proxy's native relay (nativeRelay.ts): once a connection is let through, its bytes
+// move by recv()/send() in a thread, with the same ends as the JS relay (relay.ts): a FIN is passed on
 // and the answer still comes back, a reset ends the connection, close() ends idle tunnels, and no
 // descriptor is left; a client that stops reading costs no CPU; the threads are bounded and
 // named, end with their connections, and the C is compiled once per process. Each case runs with
@@ -10,15 +10,15 @@ import { dirname, join } from "node:path";
 import { createHash } from "node:crypto";
 import type { Socket } from "bun";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
-import { MAX_NATIVE_RELAYS } from "../../src/sandbox/spliceRelay.ts";
+import { MAX_NATIVE_RELAYS } from "../../src/sandbox/nativeRelay.ts";
 
 const resolve = async () => ["127.0.0.1"];
 const openFds = () => readdirSync("/proc/self/fd").length;
-/** The native relay's threads in this process (spliceRelay.c.ts names them). */
-const spliceThreads = () =>
+/** The native relay's threads in this process (nativeRelay.c.ts names them). */
+const relayThreads = () =>
   readdirSync("/proc/self/task").filter((task) => {
     try {
-      return readFileSync(`/proc/self/task/${task}/comm`, "utf8").trim() === "garuda-splice";
+      return readFileSync(`/proc/self/task/${task}/comm`, "utf8").trim() === "garuda-relay";
     } catch {
       return false; // ended meanwhile
     }
@@ -98,8 +98,8 @@ async function tunnel(proxy: EgressProxy, port: number, send: (socket: Socket<un
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-for (const splice of [true, false]) {
-  describe(`egress proxy tunnels, ${splice ? "native splice relay" : "JS relay (control)"}`, () => {
+for (const native of [true, false]) {
+  describe(`egress proxy tunnels, ${native ? "native relay" : "JS relay (control)"}`, () => {
     test("a client that half-closes after its request still gets the whole answer, then the end", async () => {
       const answer = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
       let request = 0;
@@ -121,7 +121,7 @@ for (const splice of [true, false]) {
           pump();
         },
       });
-      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, nativeRelay: native });
       try {
         const open = await tunnel(proxy, server.port, (socket) => {
           socket.write("x".repeat(1000));
@@ -153,7 +153,7 @@ for (const splice of [true, false]) {
           pump();
         },
       });
-      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice, tcp: true });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, nativeRelay: native, tcp: true });
       // The client in a process of its own, over TCP (a sandboxed command's way in): its request,
       // its FIN, a second without reading (the answer waits in the kernel's buffers), then all of it.
       const client = Bun.spawn(
@@ -198,10 +198,10 @@ c.write("CONNECT t.test:${server.port} HTTP/1.1\\r\\n${auth(proxy.token).replace
         onData: (_, bytes) => void got.push(bytes),
         onEnd: (socket) => void socket.end(sha(Buffer.concat(got))),
       });
-      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, nativeRelay: native });
       try {
         const open = await tunnel(proxy, server.port, () => {});
-        expect(proxy.splicedConnections).toBe(splice ? 1 : 0);
+        expect(proxy.nativeConnections).toBe(native ? 1 : 0);
         let at = 0;
         await new Promise<void>((sent) => {
           const pump = () => {
@@ -218,7 +218,7 @@ c.write("CONNECT t.test:${server.port} HTTP/1.1\\r\\n${auth(proxy.token).replace
         await open.ended;
         expect(new TextDecoder().decode(open.received())).toBe(sha(upload));
         await Bun.sleep(50);
-        expect(proxy.splicedConnections).toBe(0);
+        expect(proxy.nativeConnections).toBe(0);
       } finally {
         await proxy.close();
         server.stop(true);
@@ -227,7 +227,7 @@ c.write("CONNECT t.test:${server.port} HTTP/1.1\\r\\n${auth(proxy.token).replace
 
     test("a server that resets ends the client's connection", async () => {
       const server = rawServer({ onData: (socket) => socket.terminate() });
-      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, nativeRelay: native });
       try {
         const open = await tunnel(proxy, server.port, (socket) => void socket.write("hello"));
         expect(await Promise.race([open.ended, Bun.sleep(3000).then(() => "still open")])).not.toBe("still open");
@@ -253,7 +253,7 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
         { stdout: "pipe", env: { PATH: process.env.PATH ?? "" } },
       );
       const port = Number(new TextDecoder().decode((await serverProc.stdout.getReader().read()).value));
-      const proxy = await startEgressProxy({ allow: [`t.test:${port}`], resolve, splice });
+      const proxy = await startEgressProxy({ allow: [`t.test:${port}`], resolve, nativeRelay: native });
       try {
         for (let round = 0; round < 20; round++) {
           let stop = false;
@@ -278,7 +278,7 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
     test("stopping a served listener (a session network's socket) ends the tunnels that came through it", async () => {
       const { dlopen, ptr } = await import("bun:ffi");
       const libc = dlopen(process.platform === "linux" ? "libc.so.6" : "libc.dylib", { socket: { args: ["i32", "i32", "i32"], returns: "i32" }, bind: { args: ["i32", "ptr", "u32"], returns: "i32" }, listen: { args: ["i32", "i32"], returns: "i32" } });
-      const path = `${dirname(import.meta.path)}/.served-${process.pid}-${splice}.sock`;
+      const path = `${dirname(import.meta.path)}/.served-${process.pid}-${native}.sock`;
       const fd = libc.symbols.socket(1, 1 | 0o2000000, 0);
       const address = new Uint8Array(110);
       new DataView(address.buffer).setUint16(0, 1, true);
@@ -286,7 +286,7 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
       expect(libc.symbols.bind(fd, ptr(address), 110)).toBe(0);
       expect(libc.symbols.listen(fd, 16)).toBe(0);
       const server = rawServer({ onData: (socket, bytes) => void socket.write(bytes) });
-      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, nativeRelay: native });
       const served = proxy.serve(fd);
       try {
         const { promise: ended, resolve: done } = Promise.withResolvers<string>();
@@ -294,7 +294,7 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
         const socket = await Bun.connect({ unix: path, allowHalfOpen: true, socket: { data: () => opened(), end: () => done("end"), close: () => done("close") } } as Parameters<typeof Bun.connect>[0]);
         socket.write(`CONNECT t.test:${server.port} HTTP/1.1\r\n${auth(proxy.token)}\r\n`);
         await open;
-        expect(proxy.splicedConnections).toBe(splice ? 1 : 0);
+        expect(proxy.nativeConnections).toBe(native ? 1 : 0);
         served.stop();
         expect(await Promise.race([ended, Bun.sleep(2000).then(() => "still open")])).not.toBe("still open");
       } finally {
@@ -306,7 +306,7 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
 
     test("close() ends an idle tunnel, and no descriptor is left", async () => {
       const server = rawServer({});
-      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, nativeRelay: native });
       // Warm up first (the native relay's one-time load opens and keeps what it needs).
       const warm = await tunnel(proxy, server.port, (socket) => void socket.end());
       await warm.ended;
@@ -325,19 +325,19 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
       // The JS relay sees the Unix socket's close; the native one first kept the thread and its
       // descriptors until the server or the session ended.
       const server = rawServer({}); // reads, never answers, never closes
-      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, nativeRelay: native });
       try {
         const warm = await tunnel(proxy, server.port, () => {});
         warm.socket.terminate();
-        for (let i = 0; i < 50 && (proxy.splicedConnections > 0 || spliceThreads() > 0); i++) await Bun.sleep(20);
+        for (let i = 0; i < 50 && (proxy.nativeConnections > 0 || relayThreads() > 0); i++) await Bun.sleep(20);
         await Bun.sleep(50);
         const before = openFds();
         const open = await tunnel(proxy, server.port, (socket) => void socket.write("hello"));
-        expect(proxy.splicedConnections).toBe(splice ? 1 : 0);
+        expect(proxy.nativeConnections).toBe(native ? 1 : 0);
         open.socket.terminate();
-        for (let i = 0; i < 50 && (proxy.splicedConnections > 0 || spliceThreads() > 0); i++) await Bun.sleep(20);
-        expect(proxy.splicedConnections).toBe(0);
-        expect(spliceThreads()).toBe(0);
+        for (let i = 0; i < 50 && (proxy.nativeConnections > 0 || relayThreads() > 0); i++) await Bun.sleep(20);
+        expect(proxy.nativeConnections).toBe(0);
+        expect(relayThreads()).toBe(0);
         await Bun.sleep(50);
         expect(openFds()).toBeLessThanOrEqual(before + 1); // the server's own end, which it keeps
       } finally {
@@ -350,20 +350,20 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
       // Small segments fill the pipe's slots long before its bytes: the first version then spun
       // on a readable socket it could not read (1.2-1.7 s of CPU in 2 s; the JS relay pauses).
       using server = await floodServer(100);
-      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, splice });
+      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, nativeRelay: native });
       try {
         const open = await tunnel(proxy, server.port, (socket) => void socket.write("x"));
         (open.socket as Socket<undefined> & { pause(): void }).pause();
         await Bun.sleep(1000); // everything between the server and the client fills up
-        expect(proxy.splicedConnections).toBe(splice ? 1 : 0);
-        expect(spliceThreads()).toBe(splice ? 1 : 0);
+        expect(proxy.nativeConnections).toBe(native ? 1 : 0);
+        expect(relayThreads()).toBe(native ? 1 : 0);
         const before = cpuMs();
         await Bun.sleep(1500);
         expect(cpuMs() - before).toBeLessThan(300);
         open.socket.terminate();
-        for (let i = 0; i < 50 && (proxy.splicedConnections > 0 || spliceThreads() > 0); i++) await Bun.sleep(20);
-        expect(proxy.splicedConnections).toBe(0);
-        expect(spliceThreads()).toBe(0);
+        for (let i = 0; i < 50 && (proxy.nativeConnections > 0 || relayThreads() > 0); i++) await Bun.sleep(20);
+        expect(proxy.nativeConnections).toBe(0);
+        expect(relayThreads()).toBe(0);
       } finally {
         await proxy.close();
       }
@@ -384,9 +384,9 @@ describe("egress proxy, native relay bounds", () => {
       const tunnels = [];
       for (let i = 0; i < count; i++) tunnels.push(await tunnel(proxy, echo.port, () => {}));
       // A thread names itself as it starts: give the last ones a moment.
-      for (let i = 0; i < 50 && spliceThreads() < MAX_NATIVE_RELAYS; i++) await Bun.sleep(20);
-      expect(proxy.splicedConnections).toBe(MAX_NATIVE_RELAYS);
-      expect(spliceThreads()).toBe(MAX_NATIVE_RELAYS);
+      for (let i = 0; i < 50 && relayThreads() < MAX_NATIVE_RELAYS; i++) await Bun.sleep(20);
+      expect(proxy.nativeConnections).toBe(MAX_NATIVE_RELAYS);
+      expect(relayThreads()).toBe(MAX_NATIVE_RELAYS);
       for (const [i, open] of tunnels.entries()) {
         open.socket.write(`ping ${i}`);
         open.socket.shutdown();
@@ -394,9 +394,9 @@ describe("egress proxy, native relay bounds", () => {
       await Promise.all(tunnels.map((open) => open.ended));
       expect(tunnels.map((open) => open.received().toString())).toEqual(tunnels.map((_, i) => `ping ${i}`));
       // A thread ends before its end reaches the proxy's JS (a callback on the event loop): wait for both.
-      for (let i = 0; i < 100 && (spliceThreads() > 0 || proxy.splicedConnections > 0); i++) await Bun.sleep(20);
-      expect(proxy.splicedConnections).toBe(0);
-      expect(spliceThreads()).toBe(0);
+      for (let i = 0; i < 100 && (relayThreads() > 0 || proxy.nativeConnections > 0); i++) await Bun.sleep(20);
+      expect(proxy.nativeConnections).toBe(0);
+      expect(relayThreads()).toBe(0);
       await Bun.sleep(50);
       expect(openFds()).toBeLessThanOrEqual(fdsBefore);
     } finally {
@@ -412,8 +412,8 @@ describe("egress proxy, native relay bounds", () => {
       for (let i = 0; i < 2; i++) {
         const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve });
         const open = await tunnel(proxy, server.port, () => {});
-        expect(proxy.splicedConnections).toBe(1);
-        written.push(existsSync(join(dirname(proxy.socketPath), "splice-relay.c")));
+        expect(proxy.nativeConnections).toBe(1);
+        written.push(existsSync(join(dirname(proxy.socketPath), "native-relay.c")));
         open.socket.shutdown();
         await open.ended;
         await proxy.close();

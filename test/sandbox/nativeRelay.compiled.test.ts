@@ -1,7 +1,7 @@
-// The native splice relay (spliceRelay.ts) inside the compiled binary, as an editor runs it:
+// The native relay (nativeRelay.ts) inside the compiled binary, as an editor runs it:
 // `garuda acp` with the real sandbox, a sandboxed curl downloading through the session's egress
 // proxy from a loopback server that holds the answer half-sent, so the connection can be looked
-// at while it is open. In the agent process: the relay thread (garuda-splice) is there while the
+// at while it is open. In the agent process: the relay thread (garuda-relay) is there while the
 // download runs and gone after it ends, after a cancel mid-download, and no descriptor is left;
 // the idle agent spends no CPU; closing stdin mid-download still ends the process with 0.
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -22,7 +22,7 @@ let binary = "";
 
 beforeAll(
   async () => {
-    work = makeTempDir("garuda-splice-compiled-");
+    work = makeTempDir("garuda-relay-compiled-");
     binary = await currentBinary(work);
   },
   { timeout: 180_000 },
@@ -31,10 +31,10 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const spliceThreads = (pid: number) =>
+const relayThreads = (pid: number) =>
   readdirSync(`/proc/${pid}/task`).filter((task) => {
     try {
-      return readFileSync(`/proc/${pid}/task/${task}/comm`, "utf8").trim() === "garuda-splice";
+      return readFileSync(`/proc/${pid}/task/${task}/comm`, "utf8").trim() === "garuda-relay";
     } catch {
       return false;
     }
@@ -87,7 +87,7 @@ function heldServer() {
 const probe = await probeSandbox({ env: process.env, tmpDir: "/tmp", root: "/tmp" });
 const sandboxed = probe.launcher?.kind === "bwrap" && Bun.which("curl") !== null;
 
-test.skipIf(!sandboxed)("compiled binary: a sandboxed download is spliced; thread and descriptors go after the end, after a cancel; idle costs no CPU; stdin closed mid-download exits 0", async () => {
+test.skipIf(!sandboxed)("compiled binary: a sandboxed download is relayed natively; thread and descriptors go after the end, after a cancel; idle costs no CPU; stdin closed mid-download exits 0", async () => {
   const server = heldServer();
   const url = `http://127.0.0.1:${server.port}/file`;
   // NO_PROXY names the loopback addresses (env.ts): the proxy is named outright.
@@ -114,12 +114,12 @@ test.skipIf(!sandboxed)("compiled binary: a sandboxed download is spliced; threa
 
     // 1. A download held half-way: the native relay carries it, then ends with it.
     const first = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Download it." }] });
-    await until(() => (server.held.length > 0 && spliceThreads(proc.pid) === 1 ? true : undefined), "the download to be spliced", 30_000);
+    await until(() => (server.held.length > 0 && relayThreads(proc.pid) === 1 ? true : undefined), "the download to be relayed natively", 30_000);
     server.release();
     expect((await first).stopReason).toBe("end_turn");
     const result = JSON.stringify(mock.requests.at(-1)?.body?.messages ?? []);
     expect(result).toContain(`got=${BODY}`);
-    await until(() => (spliceThreads(proc.pid) === 0 ? true : undefined), "the relay thread to end", 5_000);
+    await until(() => (relayThreads(proc.pid) === 0 ? true : undefined), "the relay thread to end", 5_000);
     const fdsAfter = fdCount(proc.pid);
 
     // 2. Idle: the agent spends (next to) nothing.
@@ -130,16 +130,16 @@ test.skipIf(!sandboxed)("compiled binary: a sandboxed download is spliced; threa
 
     // 3. Cancelled mid-download: curl is ended, the thread and the descriptors go.
     const second = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Again." }] });
-    await until(() => (server.held.length > 0 && spliceThreads(proc.pid) === 1 ? true : undefined), "the second download to be spliced", 30_000);
+    await until(() => (server.held.length > 0 && relayThreads(proc.pid) === 1 ? true : undefined), "the second download to be relayed natively", 30_000);
     await agent.notify(acp.methods.agent.session.cancel, { sessionId });
     expect((await second).stopReason).toBe("cancelled");
-    await until(() => (spliceThreads(proc.pid) === 0 ? true : undefined), "the relay thread to end after the cancel", 5_000);
+    await until(() => (relayThreads(proc.pid) === 0 ? true : undefined), "the relay thread to end after the cancel", 5_000);
     await until(() => (fdCount(proc.pid) <= fdsAfter ? true : undefined), `the agent's descriptors back to ${fdsAfter} (idle before the turns: ${fdsIdle})`, 5_000);
     for (const socket of server.held.splice(0)) socket.end();
 
-    // 4. stdin closed while a spliced download is held: the agent still exits, with 0.
+    // 4. stdin closed while a natively relayed download is held: the agent still exits, with 0.
     void agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Last." }] }).catch(() => {});
-    await until(() => (server.held.length > 0 && spliceThreads(proc.pid) === 1 ? true : undefined), "the third download to be spliced", 30_000);
+    await until(() => (server.held.length > 0 && relayThreads(proc.pid) === 1 ? true : undefined), "the third download to be relayed natively", 30_000);
     proc.stdin.end();
     expect(await Promise.race([proc.exited, Bun.sleep(10_000).then(() => "still running")])).toBe(0);
     expect(updates.length).toBeGreaterThan(0);

@@ -1,13 +1,16 @@
-// The C source of the splice relay (spliceRelay.ts), compiled at run time by Bun's built-in
+// The C source of the native relay (nativeRelay.ts), compiled at run time by Bun's built-in
 // TinyCC (bun:ffi cc). No headers: TinyCC inside Bun has none of the system's, so the few libc
 // prototypes and Linux constants it needs are written out (x86-64 and arm64 Linux agree on all
 // of them).
 //
-// One thread per relayed connection moves bytes between two TCP sockets with splice(2) through
-// a pipe per direction: the kernel hands the sockets' pages on, and no byte is copied into or out
-// of Garuda (what a read()/write() relay cannot avoid: two copies, plus Bun's copy of each read).
+// One thread per relayed connection moves bytes between two TCP sockets with non-blocking recv()
+// and send() through a 256 KiB buffer per direction, and poll() between them. It was splice(2)
+// through a pipe per direction, which copies nothing in user space; yet on a 2-core machine, in
+// bench/sandbox.ts runs alternating the two, recv()/send() passed more (figures in the commit
+// that made the change), as much as a bare relay with no checks (bench/bareRelay.ts). A buffer
+// is sent from its start and filled after its end, and received into from its start once empty.
 // The thread works on duplicates of the two descriptors, so whatever Bun does with its own never
-// lets the thread touch a reused descriptor number; it closes its pipes, then calls `done(id)` (a
+// lets the thread touch a reused descriptor number; it frees its buffers, then calls `done(id)` (a
 // thread-safe JS callback) as its very last act, and the JS side closes the duplicates.
 //
 // Per direction, as relay.ts does it: a FIN from one side is passed on as a FIN (shutdown
@@ -21,21 +24,16 @@
 // close, as the JS relay goes on reading): closing a socket with bytes unread resets it, and a
 // reset client may lose the answer it has not read yet.
 //
-// A pipe fills by slots (one per page or socket buffer spliced in), not only by bytes: many small
-// segments, or a pipe the kernel kept small (past the user's pipe budget,
-// /proc/sys/fs/pipe-user-pages-soft, new pipes get 2 slots and F_SETPIPE_SZ is refused), run out
-// of slots long before `capacity` bytes. A splice in that says EAGAIN while bytes wait in the
-// pipe may mean exactly that, so the direction stops asking for POLLIN until its out side takes
-// something: without this a client that stops reading made the thread spin on a readable socket
-// it could not read (a full core, measured), where the JS relay pauses.
-export const SPLICE_RELAY_C = String.raw`
+// A direction asks for POLLIN only while its buffer has room at its end: a client that stops
+// reading fills the buffer, and the thread then waits for POLLOUT alone instead of spinning on a
+// readable socket it cannot read from (a full core, measured with the pipe before), as the JS
+// relay pauses.
+export const NATIVE_RELAY_C = String.raw`
 typedef unsigned long size_t;
 typedef long ssize_t;
 typedef unsigned long pthread_t;
 struct pollfd { int fd; short events; short revents; };
 int poll(struct pollfd *fds, unsigned long nfds, int timeout);
-ssize_t splice(int fd_in, long *off_in, int fd_out, long *off_out, size_t len, unsigned int flags);
-int pipe2(int fds[2], int flags);
 int fcntl(int fd, int cmd, ...);
 int close(int fd);
 int shutdown(int fd, int how);
@@ -46,24 +44,23 @@ int *__errno_location(void);
 int pthread_create(pthread_t *thread, void *attr, void *(*start)(void *), void *arg);
 int pthread_detach(pthread_t thread);
 int prctl(int option, ...);
-ssize_t read(int fd, void *buf, size_t n);
+ssize_t recv(int fd, void *buf, size_t n, int flags);
+ssize_t send(int fd, const void *buf, size_t n, int flags);
 struct timespec { long tv_sec; long tv_nsec; };
 int clock_gettime(int clock, struct timespec *ts);
 
-#define O_NONBLOCK 04000
-#define O_CLOEXEC 02000000
 #define F_DUPFD_CLOEXEC 1030
-#define F_SETPIPE_SZ 1031
-#define F_GETPIPE_SZ 1032
 #define PR_SET_NAME 15
-#define SPLICE_F_MOVE 1
-#define SPLICE_F_NONBLOCK 2
 #define POLLIN 1
 #define POLLOUT 4
 #define POLLERR 8
 #define POLLHUP 16
 #define EINTR 4
 #define EAGAIN 11
+/* Every recv() and send() is non-blocking whatever the socket's own flags, and a send() to a
+   reset peer says EPIPE instead of raising SIGPIPE. */
+#define MSG_DONTWAIT 0x40
+#define MSG_NOSIGNAL 0x4000
 #define SHUT_WR 1
 #define SHUT_RDWR 2
 #define SOL_SOCKET 1
@@ -71,17 +68,17 @@ int clock_gettime(int clock, struct timespec *ts);
 #define CLOCK_MONOTONIC 1
 /* How long a client's upload is read and dropped once its server cannot be written to. */
 #define LINGER_MS 2000
-/* 256 KiB measured as fast as 1 MiB (NOTES-net2.md) and takes a quarter of the user's pipe budget. */
-#define PIPE_BYTES (256 * 1024)
+/* Each direction's buffer: 256 KiB, the size the pipes had (measured as fast as 1 MiB, NOTES-net2.md). */
+#define BUFFER_BYTES (256 * 1024)
 
 struct direction {
   int in, out;
-  int pipe_r, pipe_w;
-  long pending;   /* bytes in the pipe */
-  long capacity;  /* the pipe's size */
+  char *buffer;
+  long start;     /* where the bytes not yet written begin in buffer */
+  long pending;   /* bytes in the buffer not yet written */
+  long capacity;  /* the buffer's size */
   int eof;        /* in sent its FIN */
   int finished;   /* out was shut (or failed): nothing more goes this way */
-  int stalled;    /* in said EAGAIN with bytes in the pipe: no reading until out takes some */
   int errored;    /* in reported an error (a reset): what it received before is still read, then it ends */
   int discard;    /* out cannot be written: what in sends is read and dropped (the client's, lingering) */
 };
@@ -94,15 +91,11 @@ struct relay {
   void (*done)(int id);
 };
 
-static int open_pipe(struct direction *d) {
-  int fds[2];
-  if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) return -1;
-  d->pipe_r = fds[0];
-  d->pipe_w = fds[1];
-  fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES);
-  /* What the pipe really holds: refused or not, the kernel may have made it smaller than asked. */
-  long size = fcntl(fds[1], F_GETPIPE_SZ);
-  d->capacity = size > 0 ? size : 4096;
+static int open_buffer(struct direction *d) {
+  d->buffer = (char *)malloc(BUFFER_BYTES);
+  if (!d->buffer) return -1;
+  d->capacity = BUFFER_BYTES;
+  d->start = 0;
   return 0;
 }
 
@@ -112,7 +105,7 @@ static int step(struct direction *d) {
   if (d->discard) {
     char dropped[16384];
     for (;;) {
-      ssize_t n = read(d->in, dropped, sizeof dropped);
+      ssize_t n = recv(d->in, dropped, sizeof dropped, MSG_DONTWAIT);
       if (n > 0 || (n < 0 && *__errno_location() == EINTR)) continue;
       if (n == 0 || *__errno_location() != EAGAIN) d->finished = 1; /* the client ended */
       return 0;
@@ -120,19 +113,18 @@ static int step(struct direction *d) {
   }
   for (;;) {
     int moved = 0;
-    if (!d->eof && !d->stalled && d->pending < d->capacity) {
-      ssize_t n = splice(d->in, 0, d->pipe_w, 0, d->capacity - d->pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (!d->eof && d->start + d->pending < d->capacity) {
+      ssize_t n = recv(d->in, d->buffer + d->start + d->pending, d->capacity - d->start - d->pending, MSG_DONTWAIT);
       if (n > 0) { d->pending += n; moved = 1; }
       else if (n == 0) d->eof = 1;
       else if (*__errno_location() == EAGAIN) {
         if (d->errored) d->eof = 1; /* a failed socket with nothing left to read */
-        else if (d->pending > 0) d->stalled = 1; /* the pipe may be out of slots */
       }
       else if (*__errno_location() != EINTR) d->eof = 1; /* a reset reads as the end */
     }
     if (d->pending > 0) {
-      ssize_t n = splice(d->pipe_r, 0, d->out, 0, d->pending, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-      if (n > 0) { d->pending -= n; d->stalled = 0; moved = 1; }
+      ssize_t n = send(d->out, d->buffer + d->start, d->pending, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) { d->pending -= n; d->start = d->pending > 0 ? d->start + n : 0; moved = 1; }
       else if (n < 0 && *__errno_location() != EAGAIN && *__errno_location() != EINTR) { d->finished = 1; d->pending = 0; return -1; }
     }
     if (d->eof && d->pending == 0) {
@@ -155,7 +147,7 @@ static long now_ms(void) {
 static void server_gone(struct relay *r) {
   struct direction *up = &r->d[0];
   up->pending = 0;
-  up->stalled = 0;
+  up->start = 0;
   if (up->eof) {
     up->finished = 1;
     return;
@@ -169,13 +161,12 @@ static void server_gone(struct relay *r) {
 static void *run(void *arg) {
   struct relay *r = (struct relay *)arg;
   /* Named for whoever looks (top -H, /proc/<pid>/task/<tid>/comm): it is Garuda's, and what it is. */
-  prctl(PR_SET_NAME, "garuda-splice", 0, 0, 0);
+  prctl(PR_SET_NAME, "garuda-relay", 0, 0, 0);
   for (;;) {
     /* A side that cannot be written any more gets nothing more; what it sent is still read. */
     for (int i = 0; i < 2; i++) {
       if (step(&r->d[i]) < 0) {
         r->d[1 - i].errored = 1;
-        r->d[1 - i].stalled = 0;
         if (i == 0) server_gone(r);
       }
     }
@@ -195,7 +186,7 @@ static void *run(void *arg) {
         events[i] |= POLLIN;
         continue;
       }
-      if (!d->eof && !d->stalled && d->pending < d->capacity) events[i] |= POLLIN;
+      if (!d->eof && d->start + d->pending < d->capacity) events[i] |= POLLIN;
       if (d->pending > 0) events[1 - i] |= POLLOUT;
     }
     /* A socket nothing is wanted of is left out: poll would report its hang-up again and again.
@@ -214,7 +205,6 @@ static void *run(void *arg) {
            read and passed on, as the relay does for a FIN (a server that answered and then reset
            a connection whose upload it did not read: its answer must reach the client). */
         r->d[k].errored = 1;
-        r->d[k].stalled = 0;
         if (k == 1) server_gone(r);
         else {
           r->d[1].finished = 1;
@@ -235,8 +225,8 @@ static void *run(void *arg) {
   }
   shutdown(r->a, SHUT_RDWR);
   shutdown(r->b, SHUT_RDWR);
-  close(r->d[0].pipe_r); close(r->d[0].pipe_w);
-  close(r->d[1].pipe_r); close(r->d[1].pipe_w);
+  free(r->d[0].buffer);
+  free(r->d[1].buffer);
   /* The duplicates stay open: the JS side closes them on done, so a relay_stop() before then
      never reaches a reused descriptor number. */
   void (*done)(int) = r->done;
@@ -255,11 +245,11 @@ int relay_start(int id, int a, int b, void (*done)(int id), int *owned) {
   r->done = done;
   r->a = fcntl(a, F_DUPFD_CLOEXEC, 0);
   r->b = fcntl(b, F_DUPFD_CLOEXEC, 0);
-  r->d[0].pipe_r = r->d[0].pipe_w = r->d[1].pipe_r = r->d[1].pipe_w = -1;
-  if (r->a < 0 || r->b < 0 || open_pipe(&r->d[0]) != 0 || open_pipe(&r->d[1]) != 0) goto fail;
+  r->d[0].buffer = r->d[1].buffer = 0;
+  if (r->a < 0 || r->b < 0 || open_buffer(&r->d[0]) != 0 || open_buffer(&r->d[1]) != 0) goto fail;
   r->d[0].in = r->a; r->d[0].out = r->b;
   r->d[1].in = r->b; r->d[1].out = r->a;
-  for (int i = 0; i < 2; i++) { r->d[i].pending = 0; r->d[i].eof = 0; r->d[i].finished = 0; r->d[i].stalled = 0; r->d[i].errored = 0; r->d[i].discard = 0; }
+  for (int i = 0; i < 2; i++) { r->d[i].pending = 0; r->d[i].eof = 0; r->d[i].finished = 0; r->d[i].start = 0; r->d[i].errored = 0; r->d[i].discard = 0; }
   r->linger_until = 0;
   owned[0] = r->a;
   owned[1] = r->b;
@@ -270,7 +260,8 @@ int relay_start(int id, int a, int b, void (*done)(int id), int *owned) {
 fail:
   if (r->a >= 0) close(r->a);
   if (r->b >= 0) close(r->b);
-  for (int i = 0; i < 2; i++) { if (r->d[i].pipe_r >= 0) close(r->d[i].pipe_r); if (r->d[i].pipe_w >= 0) close(r->d[i].pipe_w); }
+  free(r->d[0].buffer);
+  free(r->d[1].buffer);
   free(r);
   return -1;
 }
