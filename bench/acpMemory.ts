@@ -1,6 +1,6 @@
 // Where the ACP agent's memory goes, and what would lower it (issue 19.2).
 //
-//   bun bench/acpMemory.ts [--rounds N] [--only binary|source]
+//   bun bench/acpMemory.ts [--rounds N] [--only binary|source|floor] [--baseline <binary>]
 //
 // 1. The binary (dist/garuda, rebuilt when stale): initialize, session/new and a turn whose model
 //    runs `ls` in the sandbox, then /proc/<pid>/smaps split by what the pages are: the binary's
@@ -15,11 +15,13 @@
 // 3. Against the library floor (bench/acpLibraryFloor.ts, built with the same flags: the ACP SDK,
 //    the Anthropic SDK and bubblewrap, none of Garuda's code), interleaved: the agent at each stage
 //    (initialize answered, once `garuda acp` has loaded the rest after it, session/new answered,
-//    once the runtime is built, after the turn) and the tree's peak in the `ls` turn. And how the
+//    once the runtime is built, after the turn, 1 s after session/close, when the memory trim has
+//    run) and the tree's peak in the `ls` turn; with --baseline, another build of Garuda (e.g.
+//    main's) in the same rounds, so before and after come from one run. And how the
 //    binary's pages are mapped: the kernel maps page-cache pages around each fault (a whole large
 //    folio, or fault-around's 64 KiB), so the resident binary pages count the 64 KiB windows a
 //    process touched, not the pages it used.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { closeSync, openSync, readSync } from "node:fs";
@@ -41,16 +43,19 @@ const JIT_VARIANTS: Record<string, Record<string, string>> = {
 type Part = "binary" | "source" | "floor";
 const PARTS: readonly Part[] = ["binary", "source", "floor"];
 
-function parse(argv: string[]): { rounds: number; only?: Part } {
+function parse(argv: string[]): { rounds: number; only?: Part; baseline?: string } {
   let rounds = 8;
   let only: Part | undefined;
+  let baseline: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--rounds") rounds = Number(argv[++i]);
     else if (argv[i] === "--only" && PARTS.includes(argv[i + 1] as Part)) only = argv[++i] as Part;
-    else throw new Error(`unknown argument ${argv[i]}; usage: bun bench/acpMemory.ts [--rounds N] [--only ${PARTS.join("|")}]`);
+    else if (argv[i] === "--baseline" && argv[i + 1]) baseline = argv[++i];
+    else throw new Error(`unknown argument ${argv[i]}; usage: bun bench/acpMemory.ts [--rounds N] [--only ${PARTS.join("|")}] [--baseline <binary>]`);
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
-  return only ? { rounds, only } : { rounds };
+  if (baseline !== undefined && !existsSync(baseline)) throw new Error(`--baseline: no file ${baseline}`);
+  return { rounds, ...(only && { only }), ...(baseline && { baseline: realpathSync(baseline) }) };
 }
 
 async function startMock(scriptFile: string): Promise<{ url: string; proc: Bun.Subprocess }> {
@@ -107,7 +112,7 @@ async function oneTurn(cmd: string[], cwd: string, env: Record<string, string | 
 }
 
 async function main(): Promise<void> {
-  const { rounds, only } = parse(process.argv.slice(2));
+  const { rounds, only, baseline } = parse(process.argv.slice(2));
   const os = hostOs();
   if (!os) throw new Error(`no Garuda build for ${process.platform}`);
   const garuda = join(DIST, binaryName(os));
@@ -140,7 +145,7 @@ async function main(): Promise<void> {
 
     if (only === undefined || only === "binary") await binaryPart(rounds, binary, project, agentEnv);
     if (only === undefined || only === "source") await sourcePart(work, project, agentEnv);
-    if (only === undefined || only === "floor") await floorPart(rounds, binary, work, project, agentEnv);
+    if (only === undefined || only === "floor") await floorPart(rounds, binary, baseline, work, project, agentEnv);
   } finally {
     mock.proc.kill();
     rmSync(work, { recursive: true, force: true });
@@ -257,7 +262,7 @@ function residentWindows(pid: number, file: string): { pages: number; windows: n
 }
 
 /** 3. Garuda against the library floor, stage by stage, and how the binary's pages are mapped. */
-async function floorPart(rounds: number, binary: string, work: string, project: string, agentEnv: AgentEnv): Promise<void> {
+async function floorPart(rounds: number, binary: string, baseline: string | undefined, work: string, project: string, agentEnv: AgentEnv): Promise<void> {
   const floor = (await buildBinary({ entry: join(import.meta.dir, "acpLibraryFloor.ts"), outfile: join(work, "acp-library-floor") })).outfile;
   const windows: Record<string, { pages: number; windows: number; fullWindows: number }[]> = {};
   const stageTask = (name: string, program: string): Task => ({
@@ -268,7 +273,7 @@ async function floorPart(rounds: number, binary: string, work: string, project: 
       const pid = peer.proc.pid;
       const rss = () => MiB(statusBytes(pid, "VmRSS"));
       try {
-        await peer.request("initialize", INITIALIZE);
+        const init = await peer.request("initialize", INITIALIZE);
         const initialized = rss();
         await Bun.sleep(500);
         const warm = rss();
@@ -281,7 +286,16 @@ async function floorPart(rounds: number, binary: string, work: string, project: 
         peer.stopSampling();
         await Bun.sleep(300);
         (windows[name] ??= []).push(residentWindows(pid, realpathSync(program)));
-        return { initialized, warm, answered, built, turned: rss(), turnedPss: MiB(pssBytes(pid)), treeRss: MiB(peer.peakTreeBytes), treePss: MiB(peer.peakTreePss) };
+        const turned = rss();
+        const turnedPss = MiB(pssBytes(pid));
+        // An agent that closes sessions (the floor does not): its memory trim runs soon after a close.
+        let closed: number | undefined;
+        if ((init.result.agentCapabilities as { sessionCapabilities?: { close?: object } } | undefined)?.sessionCapabilities?.close) {
+          await peer.request("session/close", { sessionId: created.result.sessionId });
+          await Bun.sleep(1000);
+          closed = rss();
+        }
+        return { initialized, warm, answered, built, turned, turnedPss, ...(closed !== undefined && { closed }), treeRss: MiB(peer.peakTreeBytes), treePss: MiB(peer.peakTreePss) };
       } catch (error) {
         throw await peer.failure(`${program} acp`, error);
       } finally {
@@ -290,7 +304,8 @@ async function floorPart(rounds: number, binary: string, work: string, project: 
       }
     },
   });
-  const results = await interleave([stageTask("garuda", binary), stageTask("library floor", floor)], { rounds, warmup: 1 });
+  const agents = [stageTask("garuda", binary), ...(baseline ? [stageTask("baseline", baseline)] : []), stageTask("library floor", floor)];
+  const results = await interleave(agents, { rounds, warmup: 1 });
   console.log("\n3. against the library floor (bench/acpLibraryFloor.ts: the ACP SDK, the Anthropic SDK, bwrap; no Garuda code), the same `ls` turn (agent RSS in MiB, medians [p10–p90])");
   const columns: [string, string][] = [
     ["initialized", "initialize answered"],
@@ -299,6 +314,7 @@ async function floorPart(rounds: number, binary: string, work: string, project: 
     ["built", "+500 ms"],
     ["turned", "after the turn"],
     ["turnedPss", "agent PSS after"],
+    ["closed", "closed +1 s"],
     ["treeRss", "tree RSS peak"],
     ["treePss", "tree PSS peak"],
   ];

@@ -5,7 +5,8 @@
 // a full collection, free pages handed back) brings it back to about its size after the first
 // session. That costs a fraction of a second of CPU and the next turn starts colder, so it runs
 // only when no turn is running: soon after a session closes (a few times in an editor's day), and
-// once after a quiet spell that follows a turn (an editor with one thread open all day).
+// once after a quiet spell that follows a turn (an editor with one thread open all day). The front
+// end then gives back the pages of its binary the agent mapped (afterTrim).
 
 export interface MemoryTrimOptions {
   /** Whether a turn is running in any session: then no trim. */
@@ -16,6 +17,11 @@ export interface MemoryTrimOptions {
   closedMs: number;
   /** The trim itself; tests count it. */
   trim?: () => void;
+  /**
+   * What the front end gives back after the trim: `garuda acp` unmaps its binary's pages
+   * (src/cli/binaryPages.ts), which src/acp/ does not load.
+   */
+  afterTrim?: () => void;
 }
 
 /**
@@ -79,5 +85,6 @@ export class MemoryTrim {
     if (!this.#used || this.options.busy()) return;
     this.#used = false;
     this.#trim();
+    this.options.afterTrim?.();
   }
 }

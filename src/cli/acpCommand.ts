@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { defineCommand, runCommand } from "citty";
 import { ConfigError } from "../errors/configError.ts";
 import { createCliContext } from "./context.ts";
+import { releaseBinaryPages } from "./binaryPages.ts";
 import { normalJitPolicy } from "./jitPolicy.ts";
 import { SANDBOX_BRIDGE_COMMAND, selfCommand, unsupportedPlatformMessage } from "./platform.ts";
 
@@ -197,6 +198,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   if (early.answered !== undefined && unsupported === undefined) core.startProbe();
   const { serveAcp } = await import("../acp/server.ts");
 
+  let startedUp = false;
   /** A session's configuration read and checked; its runtime built when asked (session/new answers between the two). */
   const plan = async ({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }: import("../acp/server.ts").PrepareRequest) => {
     const [{ planRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
@@ -222,8 +224,13 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       view: planned.view,
       build: async () => {
         const runtime = await planned.build();
-        // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts).
+        // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts),
+        // and the binary's pages start-up mapped are given back (binaryPages.ts).
         normalJitPolicy();
+        if (!startedUp) {
+          startedUp = true;
+          void releaseBinaryPages();
+        }
         return runtime;
       },
     };
@@ -239,6 +246,8 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       ...(early.answered !== undefined && { answeredInitialize: early.answered }),
       sessionsDir: ctx.paths.sessions,
       ...(unsupported !== undefined && { unsupported }),
+      // A quiet agent gives back what its busiest moment mapped of the binary, as start-up's was.
+      memoryTrim: { afterTrim: () => void releaseBinaryPages() },
       log: (text) => process.stderr.write(`${text}\n`),
     },
   );

@@ -50,6 +50,17 @@ test("never while a turn runs in another session; that turn's end trims later", 
   await eventually(() => trims() === 1);
 });
 
+test("the front end's step runs after each trim, and only then", async () => {
+  const steps: string[] = [];
+  const trim = new MemoryTrim({ busy: () => false, idleMs: 10, closedMs: 0, trim: () => steps.push("trim"), afterTrim: () => steps.push("after") });
+  trim.turnEnded(); // nothing ran: no trim, so no step either
+  await Bun.sleep(60);
+  expect(steps).toEqual([]);
+  trim.sessionClosed();
+  await eventually(() => steps.length === 2);
+  expect(steps).toEqual(["trim", "after"]);
+});
+
 test("stopped (shutdown): a pending trim does not run", async () => {
   const { trim, trims } = counted({ idleMs: 10, closedMs: 10 });
   trim.sessionClosed();

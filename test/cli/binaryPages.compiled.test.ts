@@ -1,0 +1,64 @@
+// The compiled `garuda acp` gives back the pages of its binary it mapped (src/cli/binaryPages.ts,
+// issue 19.2): once its first session is ready (start-up's), and when its memory trim runs after a
+// session closes (a turn's). Read from outside, in the agent's /proc/<pid>/smaps. Without either
+// call the binary's resident pages only grow, and the matching check fails.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import * as acp from "@agentclientprotocol/sdk";
+import { currentBinary } from "../../scripts/buildTargets.ts";
+import { droppableMappings } from "../../src/cli/binaryPages.ts";
+import { startAgent } from "../support/acpAgent.ts";
+import { startMockAnthropic } from "../support/mockAnthropic.ts";
+import { waitFor } from "../support/processes.ts";
+import { makeTempDir } from "../support/tempDir.ts";
+
+let work = "";
+let binary = "";
+
+beforeAll(
+  async () => {
+    work = makeTempDir("garuda-binary-pages-");
+    binary = realpathSync(await currentBinary(work));
+  },
+  { timeout: 180_000 },
+);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Resident bytes of the agent's read-only mappings of the binary. */
+function residentOfBinary(pid: number): number {
+  return droppableMappings(readFileSync(`/proc/${pid}/smaps`, "utf8"), binary, statSync(binary).ino).reduce((sum, range) => sum + range.rssBytes, 0);
+}
+
+describe.skipIf(process.platform !== "linux")("garuda acp gives its binary's pages back", () => {
+  test("when its first session is ready, and after a session closes", async () => {
+    await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test", script: [{ steps: [{ type: "text", text: "Hello.", fragments: 2 }] }, { steps: [{ type: "text", text: "Again.", fragments: 2 }] }] });
+    const root = makeTempDir("root-", { under: work });
+    const { proc, agent } = startAgent(binary, mock, root, work);
+    try {
+      await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+      await Bun.sleep(500); // what `garuda acp` loads after answering initialize
+      const startedUp = residentOfBinary(proc.pid);
+      expect(startedUp).toBeGreaterThan(8 * 1024 * 1024);
+
+      const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+      await waitFor(() => residentOfBinary(proc.pid) < startedUp / 2);
+
+      const turn = await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Hi." }] });
+      expect(turn.stopReason).toBe("end_turn");
+      const afterTurn = residentOfBinary(proc.pid);
+      await agent.request("session/close", { sessionId });
+      await waitFor(() => residentOfBinary(proc.pid) < afterTurn / 2);
+
+      // And it still answers: a new session and a turn, from pages faulted back in.
+      const next = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+      expect(next.sessionId).not.toBe(sessionId);
+      expect((await agent.request(acp.methods.agent.session.prompt, { sessionId: next.sessionId, prompt: [{ type: "text", text: "Again?" }] })).stopReason).toBe("end_turn");
+    } finally {
+      proc.kill();
+      await proc.exited;
+    }
+  }, 60_000);
+});
