@@ -4,7 +4,8 @@
 //
 // --rebuild   rebuild dist/garuda first (it is rebuilt anyway when missing or older than src/)
 // --baseline  also run start and the `ls` turn with another build (e.g. main's), interleaved in
-//             the same rounds, so before and after come from one run
+//             the same rounds, so before and after come from one run (both copied the same way
+//             first, so they lie alike in the page cache: bench/acpPeer.ts alikeCopy)
 //
 // Five tasks, interleaved (bench/interleave.ts), each run many times:
 //   floor            bench/acpFloor.ts, built here with the shipped flags (buildBinary): no
@@ -30,7 +31,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { DIST, ROOT, binaryName, buildBinary, buildHost, checkVersions, hostOs, staleReason } from "../scripts/buildTargets.ts";
 import { CONTROL_TARGETS, TERMINAL_BYTES, USAGE_CHUNKS_PER_STEP, USAGE_STEPS, terminalTask, usageTask, writeTerminalScript } from "./acpControls.ts";
-import { HAS_PROC, MiB, Peer, prompt, start } from "./acpPeer.ts";
+import { HAS_PROC, MiB, Peer, alikeCopy, prompt, start } from "./acpPeer.ts";
 import { type Summary, type Task, type TaskResult, formatStat, formatTable, interleave } from "./interleave.ts";
 
 const CHUNKS = 10_000;
@@ -119,13 +120,16 @@ async function main(): Promise<void> {
   const version = checkVersions();
   const os = hostOs();
   if (!os) throw new Error(`no Garuda build for ${process.platform}`);
-  const garuda = join(DIST, binaryName(os));
-  if (options.rebuild || staleReason(garuda)) {
-    console.log(`building ${relative(ROOT, garuda)} …`);
-    await buildHost(garuda);
+  const dist = join(DIST, binaryName(os));
+  if (options.rebuild || staleReason(dist)) {
+    console.log(`building ${relative(ROOT, dist)} …`);
+    await buildHost(dist);
   }
 
   const work = mkdtempSync(join(tmpdir(), "garuda-bench-acp-"));
+  // Against a baseline, both builds are copied the same way, so they lie alike in the page cache (alikeCopy).
+  const garuda = options.baseline ? alikeCopy(dist, work, "garuda") : dist;
+  const baseline = options.baseline && alikeCopy(options.baseline, work, "garuda-baseline");
   const mocks: MockProcess[] = [];
   try {
     const floor = await buildBinary({ entry: join(import.meta.dir, "acpFloor.ts"), outfile: join(work, "acp-floor") });
@@ -255,7 +259,7 @@ async function main(): Promise<void> {
       ),
       usageTask(true),
       usageTask(false),
-      ...(options.baseline ? [startupTask("baseline start", [options.baseline, "acp"]), turnTask("baseline turn", options.baseline), turnTask("baseline 3 sessions", options.baseline, 3)] : []),
+      ...(baseline ? [startupTask("baseline start", [baseline, "acp"]), turnTask("baseline turn", baseline), turnTask("baseline 3 sessions", baseline, 3)] : []),
     ];
 
     console.log(

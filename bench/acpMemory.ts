@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { closeSync, openSync, readSync } from "node:fs";
 import { DIST, ENTRY, ROOT, binaryName, buildBinary, buildHost, hostOs, staleReason } from "../scripts/buildTargets.ts";
-import { INITIALIZE, MiB, Peer, prompt, pssBytes, start, statusBytes } from "./acpPeer.ts";
+import { INITIALIZE, MiB, Peer, alikeCopy, prompt, pssBytes, start, statusBytes } from "./acpPeer.ts";
 import { type Task, formatStat, formatTable, interleave } from "./interleave.ts";
 
 const MODEL = "claude-sonnet-5";
@@ -263,7 +263,11 @@ function residentWindows(pid: number, file: string): { pages: number; windows: n
 
 /** 3. Garuda against the library floor, stage by stage, and how the binary's pages are mapped. */
 async function floorPart(rounds: number, binary: string, baseline: string | undefined, work: string, project: string, agentEnv: AgentEnv): Promise<void> {
-  const floor = (await buildBinary({ entry: join(import.meta.dir, "acpLibraryFloor.ts"), outfile: join(work, "acp-library-floor") })).outfile;
+  const built = (await buildBinary({ entry: join(import.meta.dir, "acpLibraryFloor.ts"), outfile: join(work, "acp-library-floor.built") })).outfile;
+  // Each agent copied the same way, so their binaries lie alike in the page cache (alikeCopy).
+  const floor = alikeCopy(built, work, "acp-library-floor");
+  const garuda = alikeCopy(binary, work, "garuda");
+  const before = baseline && alikeCopy(baseline, work, "garuda-baseline");
   const windows: Record<string, { pages: number; windows: number; fullWindows: number }[]> = {};
   const stageTask = (name: string, program: string): Task => ({
     name,
@@ -304,7 +308,7 @@ async function floorPart(rounds: number, binary: string, baseline: string | unde
       }
     },
   });
-  const agents = [stageTask("garuda", binary), ...(baseline ? [stageTask("baseline", baseline)] : []), stageTask("library floor", floor)];
+  const agents = [stageTask("garuda", garuda), ...(before ? [stageTask("baseline", before)] : []), stageTask("library floor", floor)];
   const results = await interleave(agents, { rounds, warmup: 1 });
   console.log("\n3. against the library floor (bench/acpLibraryFloor.ts: the ACP SDK, the Anthropic SDK, bwrap; no Garuda code), the same `ls` turn (agent RSS in MiB, medians [p10–p90])");
   const columns: [string, string][] = [

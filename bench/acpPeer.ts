@@ -1,7 +1,8 @@
 // The bench's ACP client and its /proc readings, shared by bench/acp.ts and bench/acpControls.ts:
 // a plain NDJSON reader that parses every line (its own cost is small and the same for every
 // agent), answers the agent's requests, counts the text it streams, and samples memory.
-import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readFileSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
 import { descendants, processTable } from "../src/sandbox/processTree.ts";
 
 export const EXIT_WAIT_MS = 10_000;
@@ -291,5 +292,18 @@ export async function prompt(peer: Peer, sessionId: string, text: string): Promi
   const answer = await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
   if (answer.result.stopReason !== "end_turn") throw new Error(`the turn ended ${JSON.stringify(answer.result)}`);
   return { turnMs: answer.at - sent };
+}
+
+/**
+ * A copy of `binary` in `dir`, for comparing builds. How a binary lies in the page cache (the
+ * folios it was cached in, by how it was written or read) decides how much of it the kernel maps
+ * per fault: a binary just built and one copied earlier differ by MiB of RSS with the same code
+ * (bench/acpMemory.ts). Copying each build the same way just before the runs makes them alike.
+ */
+export function alikeCopy(binary: string, dir: string, name: string): string {
+  const copy = join(dir, name);
+  copyFileSync(binary, copy);
+  chmodSync(copy, 0o755);
+  return copy;
 }
 

@@ -14,7 +14,6 @@
 // page: a read-only mapping with one (a page written and then write-protected, as JavaScriptCore
 // freezes its configuration page) would lose what was written, so it is left alone.
 import { readFileSync, readlinkSync, statSync } from "node:fs";
-import { firstLibc } from "../sandbox/libc.ts";
 
 const MADV_DONTNEED = 4;
 
@@ -63,7 +62,8 @@ let madvise: Madvise | null | undefined;
 
 async function loadMadvise(): Promise<Madvise | null> {
   if (madvise !== undefined) return madvise;
-  const { dlopen, FFIType } = await import("bun:ffi");
+  // Loaded here: `garuda acp` answers initialize before the sandbox's modules load.
+  const [{ dlopen, FFIType }, { firstLibc }] = await Promise.all([import("bun:ffi"), import("../sandbox/libc.ts")]);
   const symbols = firstLibc((name) => dlopen(name, { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } }).symbols);
   madvise = symbols ? (start, length, advice) => symbols.madvise(start, length, advice) : null;
   return madvise;

@@ -9,7 +9,6 @@ import { currentBinary } from "../../scripts/buildTargets.ts";
 import { droppableMappings } from "../../src/cli/binaryPages.ts";
 import { startAgent } from "../support/acpAgent.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
-import { waitFor } from "../support/processes.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 let work = "";
@@ -32,6 +31,32 @@ function residentOfBinary(pid: number): number {
   return droppableMappings(readFileSync(`/proc/${pid}/smaps`, "utf8"), binary, statSync(binary).ino).reduce((sum, range) => sum + range.rssBytes, 0);
 }
 
+/** The agent's resident file pages (statm's third field): cheap to read, so sampled tightly. */
+function residentFilePages(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[2]) * 4096;
+}
+
+/**
+ * The fewest resident file bytes seen while `during` runs and up to `ms` after. What the agent
+ * runs next faults pages back in (a busy machine may bring back much within a poll's interval),
+ * so the drop is looked for by sampling every millisecond, not by a later look.
+ */
+async function lowestFileBytes(pid: number, during: Promise<unknown>, ms: number): Promise<number> {
+  let lowest = residentFilePages(pid);
+  let done = false;
+  const sampling = (async () => {
+    while (!done) {
+      lowest = Math.min(lowest, residentFilePages(pid));
+      await Bun.sleep(1);
+    }
+  })();
+  await during;
+  await Bun.sleep(ms);
+  done = true;
+  await sampling;
+  return lowest;
+}
+
 describe.skipIf(process.platform !== "linux")("garuda acp gives its binary's pages back", () => {
   test("when its first session is ready, and after a session closes", async () => {
     await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test", script: [{ steps: [{ type: "text", text: "Hello.", fragments: 2 }] }, { steps: [{ type: "text", text: "Again.", fragments: 2 }] }] });
@@ -40,17 +65,20 @@ describe.skipIf(process.platform !== "linux")("garuda acp gives its binary's pag
     try {
       await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       await Bun.sleep(500); // what `garuda acp` loads after answering initialize
-      const startedUp = residentOfBinary(proc.pid);
-      expect(startedUp).toBeGreaterThan(8 * 1024 * 1024);
+      const binaryBytes = residentOfBinary(proc.pid);
+      expect(binaryBytes).toBeGreaterThan(8 * 1024 * 1024);
+      const startedUp = residentFilePages(proc.pid);
 
-      const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
-      await waitFor(() => residentOfBinary(proc.pid) < startedUp / 2);
+      const created = agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+      expect(startedUp - (await lowestFileBytes(proc.pid, created, 1000))).toBeGreaterThan(binaryBytes / 2);
+      const { sessionId } = await created;
 
       const turn = await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Hi." }] });
       expect(turn.stopReason).toBe("end_turn");
-      const afterTurn = residentOfBinary(proc.pid);
-      await agent.request("session/close", { sessionId });
-      await waitFor(() => residentOfBinary(proc.pid) < afterTurn / 2);
+      const afterTurnBinary = residentOfBinary(proc.pid);
+      const afterTurn = residentFilePages(proc.pid);
+      const closed = agent.request("session/close", { sessionId });
+      expect(afterTurn - (await lowestFileBytes(proc.pid, closed, 1000))).toBeGreaterThan(afterTurnBinary / 2);
 
       // And it still answers: a new session and a turn, from pages faulted back in.
       const next = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
