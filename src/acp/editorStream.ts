@@ -4,9 +4,15 @@
 // SDK's own limit would. Malformed JSON, batches, unknown methods and wrong params are the SDK's
 // to answer (test/acp/robustness.test.ts). Every message sent is held to the most an editor
 // reads (messageBound.ts).
+//
+// What the SDK sends goes out through one stream of Garuda's (messageLines): the dropped early
+// answer, the bound and the line in one write each. Layered streams cost promises per message in
+// every layer (a WritableStream's write, its sink's, their reactions), and a long answer is
+// thousands of messages: 10,000 text chunks through five layers left ~50 MiB of garbage behind
+// before the collector ran (bench/acp.ts, "10,000 text chunks").
 import * as acp from "@agentclientprotocol/sdk";
 import { type RequestId, dropAnswer } from "./earlyInitialize.ts";
-import { boundedStream } from "./messageBound.ts";
+import { boundMessage } from "./messageBound.ts";
 
 export interface EditorStreamOptions {
   /** The longest line read; a longer one is refused, not fatal. */
@@ -30,29 +36,67 @@ export function editorStream(streams: { input: ReadableStream<Uint8Array>; outpu
   // One writer for the SDK's messages and the answers to refused lines, so lines never interleave.
   const writer = streams.output.getWriter();
   const encoder = new TextEncoder();
-  const output = new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) });
   const refuse = (head: string) => {
     const error = acp.RequestError.invalidRequest(undefined, `the message is larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB, the most Garuda reads`);
     const line = JSON.stringify({ jsonrpc: "2.0", id: leadingId(head), error: error.toErrorResponse() });
     writer.write(encoder.encode(`${line}\n`)).catch(() => {});
   };
   const input = boundedLines(streams.input, maxBytes, refuse);
-  // The SDK's own limit sits above ours, so a long line is always ours to refuse.
-  const bounded = boundedStream(acp.ndJsonStream(output, input, { maxMessageBytes: maxBytes + 1024 }), options.maxSentBytes, options.log);
-  const stream = options.answered === undefined ? bounded : withoutAnswer(bounded, options.answered, options.log);
-  return { stream, close: () => writer.close().catch(() => {}) };
+  // Only the SDK's reading half is used (its writing half would be three more layers); it still
+  // answers what it cannot read (malformed JSON, a batch) itself, through the same writer. The
+  // SDK's own limit sits above ours, so a long line is always ours to refuse.
+  const answers = new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) });
+  const { readable } = acp.ndJsonStream(answers, input, { maxMessageBytes: maxBytes + 1024 });
+  const writable = messageLines(writer, encoder, options);
+  return { stream: { readable, writable }, close: () => writer.close().catch(() => {}) };
 }
 
-/** The stream, with the SDK's answer to the early-answered initialize left out. */
-function withoutAnswer(stream: acp.Stream, answered: RequestId, log: (text: string) => void): acp.Stream {
-  const writer = stream.writable.getWriter();
-  const drop = dropAnswer<acp.AnyMessage>(answered, (message) => log(`garuda acp: initialize was answered before the SDK checked it, and the SDK refused it: ${JSON.stringify(message)}`));
-  const writable = new WritableStream<acp.AnyMessage>({
-    write: (message) => (drop(message) ? undefined : writer.write(message)),
+/**
+ * The SDK's messages as lines on `writer`: the early-answered initialize's answer left out, each
+ * message held to `maxSentBytes` (boundMessage; one that had to be cut, or could not be sent at
+ * all, is logged), one write each.
+ */
+function messageLines(writer: WritableStreamDefaultWriter<Uint8Array>, encoder: TextEncoder, options: EditorStreamOptions): WritableStream<acp.AnyMessage> {
+  const { maxSentBytes, log } = options;
+  const drop =
+    options.answered === undefined
+      ? undefined
+      : dropAnswer<acp.AnyMessage>(options.answered, (message) => log(`garuda acp: initialize was answered before the SDK checked it, and the SDK refused it: ${JSON.stringify(message)}`));
+  return new WritableStream<acp.AnyMessage>({
+    write(message) {
+      if (drop?.(message)) return;
+      const line = messageLine(message as unknown as Record<string, unknown>, maxSentBytes, log);
+      if (line !== undefined) return writer.write(encoder.encode(line));
+    },
     close: () => writer.close(),
     abort: (reason) => writer.abort(reason),
   });
-  return { readable: stream.readable, writable };
+}
+
+/** A message's line, newline included, within `maxBytes`; undefined when nothing of it can be sent. */
+function messageLine(message: Record<string, unknown>, maxBytes: number, log: (text: string) => void): string | undefined {
+  const line = jsonLine(message);
+  // Most messages are far below the bound: measured by their UTF-16 length first (a UTF-8 byte
+  // count is at most three times it), so only a long one is counted byte by byte.
+  if (line !== undefined && (line.length * 3 <= maxBytes || Buffer.byteLength(line) - 1 <= maxBytes)) return line;
+  const method = typeof message.method === "string" ? ` (${message.method})` : "";
+  const bounded = boundMessage(message, maxBytes);
+  const boundedLine = bounded === undefined ? undefined : jsonLine(bounded);
+  if (boundedLine === undefined) {
+    log(`garuda acp: a message${method} was larger than ${maxBytes} bytes and could not be cut to fit; it was not sent.`);
+    return undefined;
+  }
+  log(`garuda acp: a message${method} was larger than ${maxBytes} bytes; it was sent with its long texts cut.`);
+  return boundedLine;
+}
+
+function jsonLine(message: unknown): string | undefined {
+  try {
+    const text = JSON.stringify(message);
+    return text === undefined ? undefined : `${text}\n`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Lines longer than `maxBytes` are dropped and answered (`reject`) instead of ending the connection. */

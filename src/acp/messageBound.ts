@@ -4,7 +4,6 @@
 // questions; a diff over 1 MB is not sent), and this bound catches whatever else grows: each
 // message the SDK is given is measured, and one over MAX_EDITOR_MESSAGE_BYTES goes out with its
 // strings (and, if need be, its lists) cut, each with a marker that says how much was left out.
-import type * as acp from "@agentclientprotocol/sdk";
 import { fitJson } from "../text/cut.ts";
 
 /** Well under the clients' 32 MiB, and far above what any message of Garuda's needs. */
@@ -21,27 +20,4 @@ export function boundMessage(message: Message, maxBytes: number): Message | unde
     return { jsonrpc: "2.0", id: message.id, error: { code: -32603, message: `Garuda's answer was larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB and could not be cut to fit.` } };
   }
   return undefined;
-}
-
-/**
- * The SDK's stream with every outgoing message held to `maxBytes` (boundMessage). A message that
- * had to be cut, or could not be sent at all, is logged.
- */
-export function boundedStream(stream: acp.Stream, maxBytes: number, log: (text: string) => void): acp.Stream {
-  const writer = stream.writable.getWriter();
-  const writable = new WritableStream<acp.AnyMessage>({
-    write(message) {
-      const bounded = boundMessage(message as unknown as Message, maxBytes);
-      const method = typeof (message as Message).method === "string" ? ` (${(message as Message).method as string})` : "";
-      if (bounded === undefined) {
-        log(`garuda acp: a message${method} was larger than ${maxBytes} bytes and could not be cut to fit; it was not sent.`);
-        return;
-      }
-      if (bounded !== (message as unknown)) log(`garuda acp: a message${method} was larger than ${maxBytes} bytes; it was sent with its long texts cut.`);
-      return writer.write(bounded as unknown as acp.AnyMessage);
-    },
-    close: () => writer.close(),
-    abort: (reason) => writer.abort(reason),
-  });
-  return { readable: stream.readable, writable };
 }
