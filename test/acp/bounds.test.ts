@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { boundMessage, MAX_EDITOR_MESSAGE_BYTES } from "../../src/acp/messageBound.ts";
+import { editorStream } from "../../src/acp/editorStream.ts";
 import { EventMapper, MAX_RAW_INPUT_CHARS } from "../../src/acp/eventMapper.ts";
 import { MAX_CONTENT_CHARS } from "../../src/acp/toolCallContent.ts";
 import { KnownCalls } from "../../src/acp/sessionChannel.ts";
@@ -123,6 +124,29 @@ describe("what the editor receives is bounded", () => {
     expect(diff?.type === "diff" && diff.newText).toMatch(LEFT_OUT);
     expect(h.permissions).toHaveLength(1);
     expect(messageText(h.updatesOf(sessionId))).toContain("Done after the cut.");
+  });
+
+  test("the bound counts a line's UTF-8 bytes: a message under it by UTF-16 length but over it in bytes goes out cut; each message is one whole line", async () => {
+    const written: string[] = [];
+    const logged: string[] = [];
+    const decoder = new TextDecoder();
+    const output = new WritableStream<Uint8Array>({ write: (chunk) => void written.push(decoder.decode(chunk)) });
+    const editor = editorStream({ input: new ReadableStream<Uint8Array>(), output }, { maxMessageBytes: 1 << 20, maxSentBytes: 1000, log: (text) => logged.push(text) });
+    const chunk = (text: string) => ({ jsonrpc: "2.0" as const, method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
+    const writer = editor.stream.writable.getWriter();
+    // 700 "é": 700 UTF-16 units, under the bound, but 1,400 bytes of UTF-8, over it.
+    await writer.write(chunk("é".repeat(700)) as never);
+    // Negative control: 300 "é" (600 bytes) fit and go out as they are.
+    await writer.write(chunk("é".repeat(300)) as never);
+    expect(written).toHaveLength(2);
+    for (const line of written) {
+      expect(line.endsWith("\n")).toBe(true);
+      expect(Buffer.byteLength(line) - 1).toBeLessThanOrEqual(1000);
+    }
+    const [cut, whole] = written.map((line) => JSON.parse(line) as ReturnType<typeof chunk>);
+    expect(cut?.params.update.content.text).toMatch(LEFT_OUT);
+    expect(whole).toEqual(chunk("é".repeat(300)));
+    expect(logged).toEqual(["garuda acp: a message (session/update) was larger than 1000 bytes; it was sent with its long texts cut."]);
   });
 
   test("the one bound per message: a message over it goes out cut, a response that cannot be cut still answers", () => {
