@@ -68,8 +68,8 @@ function messageLines(writer: WritableStreamDefaultWriter<Uint8Array>, encoder: 
       const line = messageLine(message as unknown as Record<string, unknown>, maxSentBytes, log);
       if (line !== undefined) return writer.write(encoder.encode(line));
     },
-    close: () => writer.close(),
-    abort: (reason) => writer.abort(reason),
+    // No close or abort: the output is closed by EditorStream.close once the connection has
+    // ended (as the SDK's own writing half left it), not when the SDK lets go of this stream.
   });
 }
 
