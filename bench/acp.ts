@@ -26,7 +26,7 @@
 // in the `ls` turn (issue 19.2) tree RSS ≤ 80 MiB and PSS ≤ 60 MiB;
 // exit ≤ 100 ms after stdin closes, with nothing left running; ≥ 20,000 chunks/s; terminal output
 // ≥ 50 MB/s with ≤ 10 MiB of RSS growth; usage_update per step: no measurable change in chunks/s.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { DIST, ROOT, binaryName, buildBinary, buildHost, checkVersions, hostOs, staleReason } from "../scripts/buildTargets.ts";

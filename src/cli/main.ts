@@ -6,7 +6,6 @@ import { describeFailure, EXIT_USAGE, isUsageError, UsageError } from "./errors.
 import { footerText, usageText } from "./usage.ts";
 
 // citty's own SubCommandsDef holds CommandDef<any>: each command's args type differs.
-// biome-ignore lint/suspicious/noExplicitAny: matches citty's declaration
 type AnyCommand = CommandDef<any>;
 
 /** `garuda help [COMMAND]`: people type the word as often as the flag. */

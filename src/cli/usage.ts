@@ -5,7 +5,6 @@
 import type { ArgDef, ArgsDef, CommandDef, CommandMeta, SubCommandsDef } from "citty";
 import { wrapWords } from "./wrap.ts";
 
-// biome-ignore lint/suspicious/noExplicitAny: matches citty's declaration
 type AnyCommand = CommandDef<any>;
 type Resolvable<T> = T | Promise<T> | (() => T) | (() => Promise<T>);
 

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+
 import { writeFileAtomic } from "../files/atomicWrite.ts";
 import { readRegularFile } from "../files/regularFile.ts";
 import { ConfigError } from "../errors/configError.ts";

@@ -4,7 +4,7 @@
 // permission engine, and the user's questions reach the user. A project agent runs only after
 // a consent to its current file.
 import { z } from "zod";
-import type { SubagentResult, Tool, ToolResult } from "../tools/types.ts";
+import type { Tool, ToolResult } from "../tools/types.ts";
 import { subagentResult } from "../tools/subagentResult.ts";
 import { type AgentDefinition, readAgentBody } from "./agents.ts";
 import { cleanText, previewText, shortLine } from "./clean.ts";

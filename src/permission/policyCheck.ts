@@ -105,7 +105,7 @@ export function policyViolation(
     if (!ruleCovers(compiled, facts, ctx, "restrict")) continue;
     return {
       rule: compiled.rule,
-      reason: `The team policy${where(compiled.rule)} forbids ${compiled.rule.pattern}, and this command could be that once its computed words (variables, \$(…)) are filled in. Write those words out plainly, or tell the user if the task needs it.`,
+      reason: `The team policy${where(compiled.rule)} forbids ${compiled.rule.pattern}, and this command could be that once its computed words (variables, $(…)) are filled in. Write those words out plainly, or tell the user if the task needs it.`,
     };
   }
   return sandboxViolation(policy, facts, sandboxAvailable) ?? networkViolation(policy, facts);

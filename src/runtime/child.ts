@@ -112,7 +112,7 @@ function childApprover(approver: Approver | undefined, callId: string): Approver
 
 function lastText(conversation: Conversation): string {
   const last = conversation.messages.at(-1);
-  if (!last || last.role !== "assistant") return "";
+  if (last?.role !== "assistant") return "";
   return last.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n").trim();
 }
 

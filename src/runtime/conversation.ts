@@ -66,7 +66,7 @@ export class Conversation {
   openToolCalls(): ToolUseBlock[] {
     const index = this.messages.findLastIndex((message) => message.role === "assistant");
     const assistant = this.messages[index];
-    if (!assistant || assistant.role !== "assistant") return [];
+    if (assistant?.role !== "assistant") return [];
     const next = this.messages[index + 1];
     const answered = new Set(next?.role === "user" ? next.content.flatMap((block) => (block.type === "tool_result" ? [block.toolUseId] : [])) : []);
     return assistant.content.filter((block): block is ToolUseBlock => block.type === "tool_use" && !answered.has(block.id));

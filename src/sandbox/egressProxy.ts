@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket, SocketListener } from "bun";
 import { messageOf } from "../errors/caught.ts";
-import { type AskHost, type HostAnswer, type HostQuestions, createHostQuestions } from "./hostQuestions.ts";
+import { type AskHost, type HostQuestions, createHostQuestions } from "./hostQuestions.ts";
 import { MAX_HEAD_BYTES, type RequestHead, headEnd, header, originHead, parseRequestHead, proxyTarget, reply } from "./httpHead.ts";
 import { type HostRule, type PolicyState, canonicalHost, decideHost, isLocalAddress, parseHostRule } from "./proxyPolicy.ts";
 import { type RelayEnd, link, relayClosed, relayData, relayDrain, relayEnd, relayEnded, relayHandlers, sendTo } from "./relay.ts";

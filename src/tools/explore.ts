@@ -4,7 +4,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import description from "./explore.txt" with { type: "text" };
-import type { SubagentResult, Tool, ToolResult } from "./types.ts";
+import type { Tool, ToolResult } from "./types.ts";
 import { subagentResult } from "./subagentResult.ts";
 
 /** The child's tools: search and read only (never write, edit, commands, processes or the web). */

@@ -56,7 +56,7 @@ export interface Matcher {
 }
 
 /** Plain characters and backslash-escaped punctuation only: the pattern matches exactly one text. */
-const PLAIN = /^(?:[^\\^$.*+?()[\]{}|]|\\[\\^$.*+?()[\]{}|/\-])+$/;
+const PLAIN = /^(?:[^\\^$.*+?()[\]{}|]|\\[\\^$.*+?()[\]{}|/-])+$/;
 
 /** The text a plain pattern matches, when it is plain (and its bytes cannot be confused by decoding). */
 function literalOf(pattern: string, ignoreCase: boolean): Buffer | undefined {

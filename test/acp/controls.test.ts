@@ -300,7 +300,7 @@ describe("live terminal output (Zed's extension)", () => {
     expect(outputs.length).toBeLessThanOrEqual(Math.ceil(elapsed / 50) + 2);
     expect(outputs.length).toBeGreaterThan(1);
     // No progress text replaces the terminal while it runs.
-    expect(mine.filter((u) => u.content && u.content.some((c) => c.type === "content"))).toEqual([]);
+    expect(mine.filter((u) => u.content?.some((c) => c.type === "content"))).toEqual([]);
     const last = mine.at(-1);
     expect(last?.status).toBe("failed");
     expect(last?._meta).toEqual({ terminal_exit: { terminal_id: "toolu_term", exit_code: 3, signal: null } });

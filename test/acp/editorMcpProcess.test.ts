@@ -4,7 +4,7 @@
 // user's ~/.ssh), passes a tool result back to the editor, and kills it when stdin closes. The
 // editor's env value is searched for in every file under the agent's HOME and on every ACP line.
 // Its own file, not process.test.ts: that one is near the size a file may have.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";

@@ -3,7 +3,6 @@
 // editor that goes away in the middle of a turn.
 import { describe, expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { type AcpServerOptions, serveAcp } from "../../src/acp/server.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { descendants } from "../../src/sandbox/processTree.ts";

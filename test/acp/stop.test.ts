@@ -4,7 +4,7 @@
 // call. After a cancel, session/close, stdin closed, SIGTERM, and SIGKILL of the agent, none of
 // their processes is alive (checked by pid in /proc). The host half fails without the process
 // keeper (src/sandbox/keeper.ts): the daemons are re-parented away from the command's tree.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";

@@ -2,7 +2,6 @@
 // answers is withdrawn: its session/request_permission is cancelled, its entry says why, the turn
 // goes on, and the next question reaches the editor.
 import { describe, expect, test } from "bun:test";
-import * as acp from "@agentclientprotocol/sdk";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { contentText, ofKind, select, startHarness } from "../support/acpHarness.ts";
 

@@ -298,7 +298,7 @@ describe("the core hook for hunks (U0)", () => {
       fake.toolCall("write_file", { path: "f.txt", content: "ONE\n" }, { id: "toolu_write" }),
       fake.text("ok"),
     ]);
-    const elsewhere: Approver = { ask: async () => "once", askChange: async (request) => ({ change: { path: "/elsewhere", oldText: null, newText: "x" }, note: "" }) };
+    const elsewhere: Approver = { ask: async () => "once", askChange: async (_request) => ({ change: { path: "/elsewhere", oldText: null, newText: "x" }, note: "" }) };
     const events = await runWith(elsewhere, model, root.path, home.path);
     expect(readFileSync(file, "utf8")).toBe("one\n");
     expect(events.find((event) => event.type === "tool_result" && event.callId === "toolu_write")).toMatchObject({ status: "denied" });

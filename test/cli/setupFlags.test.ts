@@ -150,8 +150,8 @@ describe("garuda setup without a terminal", () => {
     expect(fromFile.stdout).toContain("Endpoint: https://api.anthropic.com");
     expect(fromFile.stdout).toMatch(new RegExp(`ANTHROPIC_API_KEY\\s+file  sk-ant-api03-…${fileKey.slice(-4)}  ← the model's key`));
     expect(fromFile.stdout).toMatch(/ANTHROPIC_AUTH_TOKEN\s+missing/);
-    expect(fromFile.stdout).toMatch(/GW_KEY\s+file  …cdef/);
-    expect(fromFile.stdout).toMatch(/SHORT\s+file  ••••/);
+    expect(fromFile.stdout).toMatch(/GW_KEY\s+file {2}…cdef/);
+    expect(fromFile.stdout).toMatch(/SHORT\s+file {2}••••/);
     expect(fromFile.stdout).not.toContain(fileKey);
     expect(fromFile.stdout).not.toContain("tiny");
 
@@ -165,7 +165,7 @@ describe("garuda setup without a terminal", () => {
 
     const flagged = await runPiped(["setup", "--show", "--model", "gw/claude-sonnet-5"], { home: home.path });
     expect(flagged.stdout).toContain("Model:    gw/claude-sonnet-5 (from --model)");
-    expect(flagged.stdout).toMatch(/GW_KEY\s+file  …cdef  ← the model's key/);
+    expect(flagged.stdout).toMatch(/GW_KEY\s+file {2}…cdef {2}← the model's key/);
   });
 
   test("--show with nothing set up says so", async () => {

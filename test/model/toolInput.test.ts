@@ -57,7 +57,7 @@ function textCall(text: string, size = 4096): ToolUseBlock {
   for (let i = 0; i < text.length; i += size) pieces.push(...parser.push(text.slice(i, i + size)));
   pieces.push(...parser.finish());
   const call = pieces.find((piece) => piece.type === "tool_use");
-  if (!call || call.type !== "tool_use") throw new Error("no call");
+  if (call?.type !== "tool_use") throw new Error("no call");
   return call.block;
 }
 

@@ -14,7 +14,7 @@ import { ofType, readTool, scriptedApprover, testRuntime, texts, turn, writeTool
 
 const lastUser = (request: ModelRequest): Message => {
   const message = request.messages.at(-1);
-  if (!message || message.role !== "user") throw new Error("the request does not end with a user message");
+  if (message?.role !== "user") throw new Error("the request does not end with a user message");
   return message;
 };
 const results = (request: ModelRequest): ToolResultBlock[] =>

@@ -3,7 +3,6 @@
 // the same machine (same home and root) after the first one exited.
 import { rmSync } from "node:fs";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { FakeModelClient } from "../../src/model/fake.ts";
 import { type Harness, type HarnessOptions, setUpHome, startHarness } from "./acpHarness.ts";
 import { makeTempDir } from "./tempDir.ts";
 

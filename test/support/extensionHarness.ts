@@ -134,6 +134,6 @@ export function userText(model: FakeModelClient, index = 0): string {
   const messages = model.requests[index]?.messages ?? [];
   const prompts = messages.filter((message) => message.role === "user" && message.content.some((block) => block.type === "text"));
   const last = prompts.at(-1);
-  if (!last || last.role !== "user") return "";
+  if (last?.role !== "user") return "";
   return last.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
 }

@@ -84,7 +84,7 @@ export function hunkLines(oldText: string | null, hunk: Hunk, context = 2): stri
 
 /** What the model reads when some hunks were left out: which, and what they would have done. */
 export function rejectedNote(path: string, oldText: string | null, hunks: readonly Hunk[], accepted: readonly boolean[]): string {
-  const rejected = hunks.flatMap((hunk, k) => (accepted[k] ? [] : [k]));
+  const rejected = hunks.flatMap((_hunk, k) => (accepted[k] ? [] : [k]));
   const kept = hunks.length - rejected.length;
   const parts = [
     `The user accepted only part of this change to ${path}: ${kept} of ${hunks.length} hunks were written, and ${rejected.length === 1 ? "this hunk was" : "these hunks were"} rejected and not written:`,

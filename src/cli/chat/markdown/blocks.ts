@@ -4,7 +4,7 @@
 import type { Token, Tokens } from "marked";
 import { displayWidth, splitWide, wrapWords } from "../../wrap.ts";
 import type { Style } from "../style.ts";
-import { CodeRows } from "./code.ts";
+import type { CodeRows } from "./code.ts";
 import { renderInline } from "./inline.ts";
 import { balanceLines } from "./sgr.ts";
 import { renderTable } from "./table.ts";
