@@ -29,8 +29,25 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { DIST, ROOT, binaryName, buildBinary, buildHost, checkVersions, hostOs, staleReason } from "../scripts/buildTargets.ts";
-import { CONTROL_TARGETS, TERMINAL_BYTES, USAGE_CHUNKS_PER_STEP, USAGE_STEPS, terminalTask, usageTask, writeTerminalScript } from "./acpControls.ts";
+import {
+  DIST,
+  ROOT,
+  binaryName,
+  buildBinary,
+  buildHost,
+  checkVersions,
+  hostOs,
+  staleReason,
+} from "../scripts/buildTargets.ts";
+import {
+  CONTROL_TARGETS,
+  TERMINAL_BYTES,
+  USAGE_CHUNKS_PER_STEP,
+  USAGE_STEPS,
+  terminalTask,
+  usageTask,
+  writeTerminalScript,
+} from "./acpControls.ts";
 import { HAS_PROC, MiB, Peer, alikeCopy, prompt, start } from "./acpPeer.ts";
 import { type Summary, type Task, type TaskResult, formatStat, formatTable, interleave } from "./interleave.ts";
 
@@ -60,7 +77,10 @@ function parse(argv: string[]): { rounds: number; rebuild: boolean; baseline?: s
     else if (arg?.startsWith("--rounds=")) rounds = Number(arg.slice(9));
     else if (arg === "--rebuild") rebuild = true;
     else if (arg === "--baseline" && argv[i + 1]) baseline = argv[++i];
-    else throw new Error(`unknown argument ${arg}; usage: bun bench/acp.ts [--rounds N] [--rebuild] [--baseline <binary>]`);
+    else
+      throw new Error(
+        `unknown argument ${arg}; usage: bun bench/acp.ts [--rounds N] [--rebuild] [--baseline <binary>]`,
+      );
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
   if (baseline !== undefined && !existsSync(baseline)) throw new Error(`--baseline: no file ${baseline}`);
@@ -76,13 +96,16 @@ interface MockProcess {
 }
 
 async function startMock(scriptFile: string): Promise<MockProcess> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const proc = Bun.spawn(
+    [process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let text = "";
@@ -101,7 +124,12 @@ async function readMock(url: string): Promise<{ mockMs: number; deltas: number }
   const response = await fetch(`${url}/v1/messages`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": KEY, "anthropic-version": "2023-06-01" },
-    body: JSON.stringify({ model: MODEL, max_tokens: 64_000, stream: true, messages: [{ role: "user", content: "Stream." }] }),
+    body: JSON.stringify({
+      model: MODEL,
+      max_tokens: 64_000,
+      stream: true,
+      messages: [{ role: "user", content: "Stream." }],
+    }),
   });
   const body = await response.text();
   const mockMs = performance.now() - started;
@@ -112,7 +140,8 @@ async function readMock(url: string): Promise<{ mockMs: number; deltas: number }
 
 const verdict = (ok: boolean) => (ok ? "ok" : "OVER TARGET");
 const med = (r: TaskResult | undefined, metric: string): number => r?.stats[metric]?.median ?? Number.NaN;
-const total = (r: TaskResult | undefined, metric: string): number => (r?.samples[metric] ?? []).reduce((a, b) => a + b, 0);
+const total = (r: TaskResult | undefined, metric: string): number =>
+  (r?.samples[metric] ?? []).reduce((a, b) => a + b, 0);
 const fmt = (s: Summary | undefined, digits = 1) => formatStat(s, digits);
 
 async function main(): Promise<void> {
@@ -148,7 +177,12 @@ async function main(): Promise<void> {
       }),
     );
     const streamScript = join(work, "stream.json");
-    writeFileSync(streamScript, JSON.stringify({ responses: [{ steps: [{ type: "text", text: CHUNK_TEXT.repeat(CHUNKS), fragments: CHUNKS }] }] }));
+    writeFileSync(
+      streamScript,
+      JSON.stringify({
+        responses: [{ steps: [{ type: "text", text: CHUNK_TEXT.repeat(CHUNKS), fragments: CHUNKS }] }],
+      }),
+    );
     const commandMock = await startMock(commandScript);
     mocks.push(commandMock);
     const terminalScript = join(work, "terminal.json");
@@ -164,7 +198,16 @@ async function main(): Promise<void> {
     /** A fresh HOME per run, as after an install: no ~/.garuda, the model and key from the environment. */
     const agentEnv = (mockUrl: string) => {
       const home = mkdtempSync(join(work, "home-"));
-      return { home, env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: mockUrl, ANTHROPIC_API_KEY: KEY, GARUDA_MODEL: MODEL } };
+      return {
+        home,
+        env: {
+          PATH: process.env.PATH,
+          HOME: home,
+          ANTHROPIC_BASE_URL: mockUrl,
+          ANTHROPIC_API_KEY: KEY,
+          GARUDA_MODEL: MODEL,
+        },
+      };
     };
 
     const startupTask = (name: string, cmd: string[]): Task => ({
@@ -191,34 +234,43 @@ async function main(): Promise<void> {
     let peakParts: { name: string; rss: number }[] = [];
     /** `sessions` > 1: that many sessions open at once, an `ls` turn in each (each keeps its sandbox network); turnMs is the first one's. */
     const turnTask = (name: string, binary: string, sessions = 1): Task => ({
-        name,
-        run: async () => {
-          const { home, env } = agentEnv(commandMock.url);
-          const peer = new Peer([binary, "acp"], project, env);
-          try {
-            peer.startSampling();
-            const { sessionId } = await start(peer, project);
-            const { turnMs } = await prompt(peer, sessionId, "What is in this project?");
-            for (let more = 1; more < sessions; more++) {
-              const created = await peer.request("session/new", { cwd: project, mcpServers: [] });
-              await prompt(peer, created.result.sessionId as string, "What is in this project?");
-            }
-            peer.stopSampling();
-            if (peer.agentRequests.length > 0) throw new Error(`unexpected requests from the agent: ${peer.agentRequests.join(", ")}`);
-            const hwmMiB = MiB(peer.hwmBytes());
-            const anonMiB = MiB(peer.anonBytes());
-            const { exitMs, code, left } = await peer.close();
-            if (code !== 0) throw new Error(`exit ${code}`);
-            if (binary === garuda && sessions === 1) peakParts = peer.peakParts;
-            return { turnMs, treePeakMiB: HAS_PROC ? MiB(peer.peakTreeBytes) : Number.NaN, treePssMiB: HAS_PROC ? MiB(peer.peakTreePss) : Number.NaN, hwmMiB, anonMiB, exitMs, left };
-          } catch (error) {
-            throw await peer.failure(name, error);
-          } finally {
-            peer.stopSampling();
-            rmSync(home, { recursive: true, force: true });
+      name,
+      run: async () => {
+        const { home, env } = agentEnv(commandMock.url);
+        const peer = new Peer([binary, "acp"], project, env);
+        try {
+          peer.startSampling();
+          const { sessionId } = await start(peer, project);
+          const { turnMs } = await prompt(peer, sessionId, "What is in this project?");
+          for (let more = 1; more < sessions; more++) {
+            const created = await peer.request("session/new", { cwd: project, mcpServers: [] });
+            await prompt(peer, created.result.sessionId as string, "What is in this project?");
           }
-        },
-      });
+          peer.stopSampling();
+          if (peer.agentRequests.length > 0)
+            throw new Error(`unexpected requests from the agent: ${peer.agentRequests.join(", ")}`);
+          const hwmMiB = MiB(peer.hwmBytes());
+          const anonMiB = MiB(peer.anonBytes());
+          const { exitMs, code, left } = await peer.close();
+          if (code !== 0) throw new Error(`exit ${code}`);
+          if (binary === garuda && sessions === 1) peakParts = peer.peakParts;
+          return {
+            turnMs,
+            treePeakMiB: HAS_PROC ? MiB(peer.peakTreeBytes) : Number.NaN,
+            treePssMiB: HAS_PROC ? MiB(peer.peakTreePss) : Number.NaN,
+            hwmMiB,
+            anonMiB,
+            exitMs,
+            left,
+          };
+        } catch (error) {
+          throw await peer.failure(name, error);
+        } finally {
+          peer.stopSampling();
+          rmSync(home, { recursive: true, force: true });
+        }
+      },
+    });
     const tasks: Task[] = [
       startupTask("floor", [floor.outfile]),
       startupTask("garuda start", [garuda, "acp"]),
@@ -232,7 +284,10 @@ async function main(): Promise<void> {
           try {
             const { sessionId } = await start(peer, project);
             const { turnMs } = await prompt(peer, sessionId, "Stream.");
-            if (peer.chars !== CHUNK_TEXT.length * CHUNKS) throw new Error(`the client got ${peer.chars} characters of text, expected ${CHUNK_TEXT.length * CHUNKS}`);
+            if (peer.chars !== CHUNK_TEXT.length * CHUNKS)
+              throw new Error(
+                `the client got ${peer.chars} characters of text, expected ${CHUNK_TEXT.length * CHUNKS}`,
+              );
             const hwmMiB = MiB(peer.hwmBytes());
             const anonMiB = MiB(peer.anonBytes());
             const { exitMs, code, left } = await peer.close();
@@ -259,7 +314,13 @@ async function main(): Promise<void> {
       ),
       usageTask(true),
       usageTask(false),
-      ...(baseline ? [startupTask("baseline start", [baseline, "acp"]), turnTask("baseline turn", baseline), turnTask("baseline 3 sessions", baseline, 3)] : []),
+      ...(baseline
+        ? [
+            startupTask("baseline start", [baseline, "acp"]),
+            turnTask("baseline turn", baseline),
+            turnTask("baseline 3 sessions", baseline, 3),
+          ]
+        : []),
     ];
 
     console.log(
@@ -286,26 +347,67 @@ async function main(): Promise<void> {
     console.log("\nmedian [p10–p90], ms from spawn (initialize, session/new) or from the request (turns)");
     console.log(
       formatTable(
-        ["program", "initialize", "session/new", "new − init", "agent VmHWM MiB", "of it anon MiB", "exit after EOF", "left running"],
-        [floorR, startR, by("baseline start")].filter((r) => r !== undefined).map((r) => [
-          r?.name ?? "?",
-          fmt(r?.stats.initMs),
-          fmt(r?.stats.newMs),
-          fmt(r?.stats.newAfterInitMs),
-          fmt(r?.stats.hwmMiB),
-          fmt(r?.stats.anonMiB),
-          fmt(r?.stats.exitMs),
-          String(total(r, "left")),
-        ]),
+        [
+          "program",
+          "initialize",
+          "session/new",
+          "new − init",
+          "agent VmHWM MiB",
+          "of it anon MiB",
+          "exit after EOF",
+          "left running",
+        ],
+        [floorR, startR, by("baseline start")]
+          .filter((r) => r !== undefined)
+          .map((r) => [
+            r?.name ?? "?",
+            fmt(r?.stats.initMs),
+            fmt(r?.stats.newMs),
+            fmt(r?.stats.newAfterInitMs),
+            fmt(r?.stats.hwmMiB),
+            fmt(r?.stats.anonMiB),
+            fmt(r?.stats.exitMs),
+            String(total(r, "left")),
+          ]),
       ),
     );
     console.log();
     console.log(
       formatTable(
-        ["turn", "turn ms", "tree RSS peak MiB", "tree PSS peak MiB", "agent VmHWM MiB", "anon at end MiB", "exit after EOF", "left running", "chunks to the client"],
         [
-          ["`ls` in the sandbox + answer", fmt(turnR?.stats.turnMs), fmt(turnR?.stats.treePeakMiB), fmt(turnR?.stats.treePssMiB), fmt(turnR?.stats.hwmMiB), fmt(turnR?.stats.anonMiB), fmt(turnR?.stats.exitMs), String(total(turnR, "left")), "–"],
-          [`${CHUNKS.toLocaleString("en")} text chunks`, fmt(streamR?.stats.turnMs), "–", "–", fmt(streamR?.stats.hwmMiB), fmt(streamR?.stats.anonMiB), fmt(streamR?.stats.exitMs), String(total(streamR, "left")), fmt(streamR?.stats.notifications, 0)],
+          "turn",
+          "turn ms",
+          "tree RSS peak MiB",
+          "tree PSS peak MiB",
+          "agent VmHWM MiB",
+          "anon at end MiB",
+          "exit after EOF",
+          "left running",
+          "chunks to the client",
+        ],
+        [
+          [
+            "`ls` in the sandbox + answer",
+            fmt(turnR?.stats.turnMs),
+            fmt(turnR?.stats.treePeakMiB),
+            fmt(turnR?.stats.treePssMiB),
+            fmt(turnR?.stats.hwmMiB),
+            fmt(turnR?.stats.anonMiB),
+            fmt(turnR?.stats.exitMs),
+            String(total(turnR, "left")),
+            "–",
+          ],
+          [
+            `${CHUNKS.toLocaleString("en")} text chunks`,
+            fmt(streamR?.stats.turnMs),
+            "–",
+            "–",
+            fmt(streamR?.stats.hwmMiB),
+            fmt(streamR?.stats.anonMiB),
+            fmt(streamR?.stats.exitMs),
+            String(total(streamR, "left")),
+            fmt(streamR?.stats.notifications, 0),
+          ],
           ...(
             [
               ["three sessions, an `ls` turn in each", by("garuda 3 sessions")],
@@ -314,8 +416,28 @@ async function main(): Promise<void> {
             ] as const
           )
             .filter(([, r]) => r !== undefined)
-            .map(([label, r]) => [label, fmt(r?.stats.turnMs), fmt(r?.stats.treePeakMiB), fmt(r?.stats.treePssMiB), fmt(r?.stats.hwmMiB), fmt(r?.stats.anonMiB), fmt(r?.stats.exitMs), String(total(r, "left")), "–"]),
-          [`mock alone (${CHUNKS.toLocaleString("en")} chunks)`, fmt(mockR?.stats.mockMs), "–", "–", "–", "–", "–", "–", "–"],
+            .map(([label, r]) => [
+              label,
+              fmt(r?.stats.turnMs),
+              fmt(r?.stats.treePeakMiB),
+              fmt(r?.stats.treePssMiB),
+              fmt(r?.stats.hwmMiB),
+              fmt(r?.stats.anonMiB),
+              fmt(r?.stats.exitMs),
+              String(total(r, "left")),
+              "–",
+            ]),
+          [
+            `mock alone (${CHUNKS.toLocaleString("en")} chunks)`,
+            fmt(mockR?.stats.mockMs),
+            "–",
+            "–",
+            "–",
+            "–",
+            "–",
+            "–",
+            "–",
+          ],
         ],
       ),
     );
@@ -331,12 +453,20 @@ async function main(): Promise<void> {
     const endToEnd = CHUNKS / (med(streamR, "turnMs") / 1000);
 
     if (peakParts.length > 0) {
-      console.log(`\nthe tree at its RSS peak (last \`ls\` turn): ${peakParts.map((p) => `${p.name} ${MiB(p.rss).toFixed(1)}`).join(", ")} MiB`);
+      console.log(
+        `\nthe tree at its RSS peak (last \`ls\` turn): ${peakParts.map((p) => `${p.name} ${MiB(p.rss).toFixed(1)}`).join(", ")} MiB`,
+      );
     }
     console.log("\nfigures:");
-    console.log(`  floor: initialize ${med(floorR, "initMs").toFixed(1)} ms, session/new ${med(floorR, "newMs").toFixed(1)} ms, VmHWM ${med(floorR, "hwmMiB").toFixed(1)} MiB, exit ${med(floorR, "exitMs").toFixed(1)} ms (${(floor.bytes / 1e6).toFixed(1)} MB binary)`);
-    console.log(`  garuda: initialize ${med(startR, "initMs").toFixed(1)} ms (${initRatio.toFixed(2)} × floor), session/new ${med(startR, "newMs").toFixed(1)} ms (${newAfter.toFixed(1)} ms after initialize)`);
-    console.log(`  10k chunks: turn ${med(streamR, "turnMs").toFixed(1)} ms − mock alone ${med(mockR, "mockMs").toFixed(1)} ms = ${overheadMs.toFixed(1)} ms of Garuda → ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} chunks/s (end to end with the mock: ${Math.round(endToEnd).toLocaleString("en")} chunks/s, ${med(streamR, "notifications").toFixed(0)} agent_message_chunk notifications)`);
+    console.log(
+      `  floor: initialize ${med(floorR, "initMs").toFixed(1)} ms, session/new ${med(floorR, "newMs").toFixed(1)} ms, VmHWM ${med(floorR, "hwmMiB").toFixed(1)} MiB, exit ${med(floorR, "exitMs").toFixed(1)} ms (${(floor.bytes / 1e6).toFixed(1)} MB binary)`,
+    );
+    console.log(
+      `  garuda: initialize ${med(startR, "initMs").toFixed(1)} ms (${initRatio.toFixed(2)} × floor), session/new ${med(startR, "newMs").toFixed(1)} ms (${newAfter.toFixed(1)} ms after initialize)`,
+    );
+    console.log(
+      `  10k chunks: turn ${med(streamR, "turnMs").toFixed(1)} ms − mock alone ${med(mockR, "mockMs").toFixed(1)} ms = ${overheadMs.toFixed(1)} ms of Garuda → ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} chunks/s (end to end with the mock: ${Math.round(endToEnd).toLocaleString("en")} chunks/s, ${med(streamR, "notifications").toFixed(0)} agent_message_chunk notifications)`,
+    );
 
     const mbPerS = med(terminalR, "streamMbPerS");
     const growth = med(terminalR, "rssGrowthMiB");
@@ -344,7 +474,9 @@ async function main(): Promise<void> {
     const withUsage = med(usageOnR, "chunksPerS");
     const withoutUsage = med(usageOffR, "chunksPerS");
     const usageChange = (withUsage - withoutUsage) / withoutUsage;
-    const noiseOff = ((usageOffR?.stats.chunksPerS?.p90 ?? Number.NaN) - (usageOffR?.stats.chunksPerS?.p10 ?? Number.NaN)) / withoutUsage;
+    const noiseOff =
+      ((usageOffR?.stats.chunksPerS?.p90 ?? Number.NaN) - (usageOffR?.stats.chunksPerS?.p10 ?? Number.NaN)) /
+      withoutUsage;
     console.log(
       `  terminal output: ${(TERMINAL_BYTES / 1e6).toFixed(0)} MB streamed in ${med(terminalR, "streamMs").toFixed(1)} ms from the first terminal_output to terminal_exit = ${mbPerS.toFixed(1)} MB/s [${fmt(terminalR?.stats.streamMbPerS)}]; ${med(terminalR, "terminalMs").toFixed(1)} ms = ${med(terminalR, "mbPerS").toFixed(1)} MB/s from the tool_call (the sandbox's start: first output ${med(terminalR, "firstMs").toFixed(1)} ms after it); ${med(terminalR, "updates").toFixed(0)} terminal_output updates`,
     );
@@ -356,24 +488,42 @@ async function main(): Promise<void> {
     );
 
     console.log("\ntargets:");
-    console.log(`  initialize ≤ ${TARGET.initializeVsFloor} × floor: ${initRatio.toFixed(2)} × (${med(startR, "initMs").toFixed(1)} vs ${med(floorR, "initMs").toFixed(1)} ms) ${verdict(initRatio <= TARGET.initializeVsFloor)}`);
-    console.log(`  session/new ≤ ${TARGET.sessionNewAfterInitializeMs} ms after initialize: ${newAfter.toFixed(1)} ms ${verdict(newAfter <= TARGET.sessionNewAfterInitializeMs)}`);
-    console.log(`  tree RSS ≤ ${TARGET.treeRssMiB} MiB: ${treePeak.toFixed(1)} MiB (the highest median: sampled tree in the \`ls\` turn, the agent's VmHWM at start and in the 10k turn) ${verdict(treePeak <= TARGET.treeRssMiB)}`);
+    console.log(
+      `  initialize ≤ ${TARGET.initializeVsFloor} × floor: ${initRatio.toFixed(2)} × (${med(startR, "initMs").toFixed(1)} vs ${med(floorR, "initMs").toFixed(1)} ms) ${verdict(initRatio <= TARGET.initializeVsFloor)}`,
+    );
+    console.log(
+      `  session/new ≤ ${TARGET.sessionNewAfterInitializeMs} ms after initialize: ${newAfter.toFixed(1)} ms ${verdict(newAfter <= TARGET.sessionNewAfterInitializeMs)}`,
+    );
+    console.log(
+      `  tree RSS ≤ ${TARGET.treeRssMiB} MiB: ${treePeak.toFixed(1)} MiB (the highest median: sampled tree in the \`ls\` turn, the agent's VmHWM at start and in the 10k turn) ${verdict(treePeak <= TARGET.treeRssMiB)}`,
+    );
     const turnRss = med(turnR, "treePeakMiB");
     const turnPss = med(turnR, "treePssMiB");
-    console.log(`  the \`ls\` turn's tree: RSS ≤ ${TARGET.sandboxTurnRssMiB} MiB: ${turnRss.toFixed(1)} ${verdict(turnRss <= TARGET.sandboxTurnRssMiB)}; PSS ≤ ${TARGET.sandboxTurnPssMiB} MiB: ${turnPss.toFixed(1)} ${verdict(turnPss <= TARGET.sandboxTurnPssMiB)}`);
+    console.log(
+      `  the \`ls\` turn's tree: RSS ≤ ${TARGET.sandboxTurnRssMiB} MiB: ${turnRss.toFixed(1)} ${verdict(turnRss <= TARGET.sandboxTurnRssMiB)}; PSS ≤ ${TARGET.sandboxTurnPssMiB} MiB: ${turnPss.toFixed(1)} ${verdict(turnPss <= TARGET.sandboxTurnPssMiB)}`,
+    );
     const threeR = by("garuda 3 sessions");
     if (threeR) {
       const ratio = (key: string) => med(threeR, key) / med(turnR, key);
-      console.log(`  three sessions ≤ 1.5 × one: tree PSS ${ratio("treePssMiB").toFixed(2)} ×, tree RSS ${ratio("treePeakMiB").toFixed(2)} × ${verdict(ratio("treePssMiB") <= 1.5)}`);
+      console.log(
+        `  three sessions ≤ 1.5 × one: tree PSS ${ratio("treePssMiB").toFixed(2)} ×, tree RSS ${ratio("treePeakMiB").toFixed(2)} × ${verdict(ratio("treePssMiB") <= 1.5)}`,
+      );
     }
-    console.log(`  exit ≤ ${TARGET.exitMs} ms with nothing left: ${exitWorst.toFixed(1)} ms (the slowest median), ${leftAll} process(es) left in ${runs} runs ${verdict(exitWorst <= TARGET.exitMs && leftAll === 0)}`);
-    console.log(`  ≥ ${TARGET.chunksPerSecond.toLocaleString("en")} chunks/s: ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} ${verdict(chunksPerSecond >= TARGET.chunksPerSecond)}`);
-    console.log(`  terminal output ≥ ${CONTROL_TARGETS.terminalMBps} MB/s: ${mbPerS.toFixed(1)} MB/s ${verdict(mbPerS >= CONTROL_TARGETS.terminalMBps)}`);
+    console.log(
+      `  exit ≤ ${TARGET.exitMs} ms with nothing left: ${exitWorst.toFixed(1)} ms (the slowest median), ${leftAll} process(es) left in ${runs} runs ${verdict(exitWorst <= TARGET.exitMs && leftAll === 0)}`,
+    );
+    console.log(
+      `  ≥ ${TARGET.chunksPerSecond.toLocaleString("en")} chunks/s: ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} ${verdict(chunksPerSecond >= TARGET.chunksPerSecond)}`,
+    );
+    console.log(
+      `  terminal output ≥ ${CONTROL_TARGETS.terminalMBps} MB/s: ${mbPerS.toFixed(1)} MB/s ${verdict(mbPerS >= CONTROL_TARGETS.terminalMBps)}`,
+    );
     console.log(
       `  agent RSS growth ≤ ${CONTROL_TARGETS.terminalRssGrowthMiB} MiB while it streams: ${growth.toFixed(1)} MiB (${(growth - plainGrowth).toFixed(1)} MiB more than without the extension) ${verdict(growth <= CONTROL_TARGETS.terminalRssGrowthMiB)}`,
     );
-    console.log(`  usage_update: no measurable change in chunks/s: ${(usageChange * 100).toFixed(1)} % against a p10–p90 spread of ${(noiseOff * 100).toFixed(1)} % ${verdict(Math.abs(usageChange) <= Math.max(noiseOff, 0.02))}`);
+    console.log(
+      `  usage_update: no measurable change in chunks/s: ${(usageChange * 100).toFixed(1)} % against a p10–p90 spread of ${(noiseOff * 100).toFixed(1)} % ${verdict(Math.abs(usageChange) <= Math.max(noiseOff, 0.02))}`,
+    );
   } finally {
     for (const mock of mocks) {
       mock.proc.kill();

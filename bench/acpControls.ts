@@ -51,7 +51,12 @@ export function writeTerminalScript(file: string): void {
  * The 10 MB turn; with `terminal: false` the same command without the extension (the output then
  * reaches the client only as the result's head and tail), for what the extension adds.
  */
-export function terminalTask(garuda: string, project: string, env: () => { home: string; env: Record<string, string | undefined>; cleanup: () => void }, terminal = true): Task {
+export function terminalTask(
+  garuda: string,
+  project: string,
+  env: () => { home: string; env: Record<string, string | undefined>; cleanup: () => void },
+  terminal = true,
+): Task {
   const name = terminal ? "garuda terminal 10 MB" : "same command, no extension";
   return {
     name,
@@ -59,7 +64,9 @@ export function terminalTask(garuda: string, project: string, env: () => { home:
       const { env: agentEnv, cleanup } = env();
       const peer = new Peer([garuda, "acp"], project, agentEnv);
       try {
-        const capabilities = terminal ? { ...INITIALIZE.clientCapabilities, _meta: { terminal_output: true } } : INITIALIZE.clientCapabilities;
+        const capabilities = terminal
+          ? { ...INITIALIZE.clientCapabilities, _meta: { terminal_output: true } }
+          : INITIALIZE.clientCapabilities;
         const { sessionId } = await start(peer, project, { ...INITIALIZE, clientCapabilities: capabilities });
         await prompt(peer, sessionId, "Warm up.");
         let calledAt = Number.NaN;
@@ -76,18 +83,27 @@ export function terminalTask(garuda: string, project: string, env: () => { home:
             bytes += output.data.length;
             updates++;
           }
-          if (update._meta?.terminal_exit || (!terminal && update.sessionUpdate === "tool_call_update" && (update as { status?: string }).status === "completed")) exitAt = at;
+          if (
+            update._meta?.terminal_exit ||
+            (!terminal &&
+              update.sessionUpdate === "tool_call_update" &&
+              (update as { status?: string }).status === "completed")
+          )
+            exitAt = at;
         };
         const before = HAS_PROC ? statusBytes(peer.proc.pid, "VmRSS") : Number.NaN;
         let peak = before;
-        const sampler = HAS_PROC ? setInterval(() => (peak = Math.max(peak, statusBytes(peer.proc.pid, "VmRSS"))), 5) : undefined;
+        const sampler = HAS_PROC
+          ? setInterval(() => (peak = Math.max(peak, statusBytes(peer.proc.pid, "VmRSS"))), 5)
+          : undefined;
         try {
           await prompt(peer, sessionId, "Print 10 MB.");
         } finally {
           if (sampler) clearInterval(sampler);
         }
         peak = Math.max(peak, HAS_PROC ? statusBytes(peer.proc.pid, "VmRSS") : Number.NaN);
-        if (terminal && bytes !== TERMINAL_BYTES) throw new Error(`the client got ${bytes} bytes of terminal output, expected ${TERMINAL_BYTES}`);
+        if (terminal && bytes !== TERMINAL_BYTES)
+          throw new Error(`the client got ${bytes} bytes of terminal output, expected ${TERMINAL_BYTES}`);
         const { code } = await peer.close();
         if (code !== 0) throw new Error(`exit ${code}`);
         const ms = exitAt - calledAt;
@@ -95,7 +111,12 @@ export function terminalTask(garuda: string, project: string, env: () => { home:
         return {
           terminalMs: ms,
           mbPerS: TERMINAL_BYTES / 1e6 / (ms / 1000),
-          ...(terminal && { streamMs: streaming, streamMbPerS: TERMINAL_BYTES / 1e6 / (streaming / 1000), firstMs: firstAt - calledAt, updates }),
+          ...(terminal && {
+            streamMs: streaming,
+            streamMbPerS: TERMINAL_BYTES / 1e6 / (streaming / 1000),
+            firstMs: firstAt - calledAt,
+            updates,
+          }),
           rssGrowthMiB: MiB(peak - before),
           rssBeforeMiB: MiB(before),
         };
@@ -115,7 +136,11 @@ export function usageTask(usage: boolean): Task {
     run: async () => {
       const text = "word ".repeat(USAGE_CHUNKS_PER_STEP);
       const turns = Array.from({ length: USAGE_STEPS }, (_, i) =>
-        fake.reply([{ type: "text", text }], { chunks: USAGE_CHUNKS_PER_STEP, stopReason: i === USAGE_STEPS - 1 ? "end_turn" : "pause_turn", usage: { inputTokens: 20_000 + i * 100, outputTokens: 100 } }),
+        fake.reply([{ type: "text", text }], {
+          chunks: USAGE_CHUNKS_PER_STEP,
+          stopReason: i === USAGE_STEPS - 1 ? "end_turn" : "pause_turn",
+          usage: { inputTokens: 20_000 + i * 100, outputTokens: 100 },
+        }),
       );
       const model = new FakeModelClient(turns);
       await using h = startHarness({
@@ -124,7 +149,8 @@ export function usageTask(usage: boolean): Task {
           const runtime = await realPrepare(harness.home, () => model)(request);
           if (!usage) {
             const runTurn = runtime.runTurn.bind(runtime);
-            runtime.runTurn = (text, signal, onEvent) => runTurn(text, signal, (event) => (event.type === "usage" ? undefined : onEvent(event)));
+            runtime.runTurn = (text, signal, onEvent) =>
+              runTurn(text, signal, (event) => (event.type === "usage" ? undefined : onEvent(event)));
           }
           return runtime;
         },
@@ -138,7 +164,8 @@ export function usageTask(usage: boolean): Task {
       const updates = h.updatesOf(sessionId);
       const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk").length;
       const meters = updates.filter((u) => u.sessionUpdate === "usage_update").length;
-      if (chunks !== USAGE_STEPS * USAGE_CHUNKS_PER_STEP) throw new Error(`the client got ${chunks} chunks, expected ${USAGE_STEPS * USAGE_CHUNKS_PER_STEP}`);
+      if (chunks !== USAGE_STEPS * USAGE_CHUNKS_PER_STEP)
+        throw new Error(`the client got ${chunks} chunks, expected ${USAGE_STEPS * USAGE_CHUNKS_PER_STEP}`);
       return { turnMs: ms, chunksPerS: chunks / (ms / 1000), usageUpdates: meters };
     },
   };

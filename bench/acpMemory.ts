@@ -32,7 +32,16 @@ import { type Task, formatStat, formatTable, interleave } from "./interleave.ts"
 const MODEL = "claude-sonnet-5";
 const KEY = "sk-ant-bench-not-a-real-key";
 /** Modules a plain ACP session has no use for: loading one costs heap and binary pages for nothing. */
-const UNWANTED = ["web-tree-sitter", "tree-sitter", "@modelcontextprotocol/sdk", "marked", "highlight.js", "shiki", "turndown", "src/cli/chat"];
+const UNWANTED = [
+  "web-tree-sitter",
+  "tree-sitter",
+  "@modelcontextprotocol/sdk",
+  "marked",
+  "highlight.js",
+  "shiki",
+  "turndown",
+  "src/cli/chat",
+];
 const JIT_VARIANTS: Record<string, Record<string, string>> = {
   "default JIT": {},
   "no FTL (BUN_JSC_useFTLJIT=0)": { BUN_JSC_useFTLJIT: "0" },
@@ -51,7 +60,10 @@ function parse(argv: string[]): { rounds: number; only?: Part; baseline?: string
     if (argv[i] === "--rounds") rounds = Number(argv[++i]);
     else if (argv[i] === "--only" && PARTS.includes(argv[i + 1] as Part)) only = argv[++i] as Part;
     else if (argv[i] === "--baseline" && argv[i + 1]) baseline = argv[++i];
-    else throw new Error(`unknown argument ${argv[i]}; usage: bun bench/acpMemory.ts [--rounds N] [--only ${PARTS.join("|")}] [--baseline <binary>]`);
+    else
+      throw new Error(
+        `unknown argument ${argv[i]}; usage: bun bench/acpMemory.ts [--rounds N] [--only ${PARTS.join("|")}] [--baseline <binary>]`,
+      );
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
   if (baseline !== undefined && !existsSync(baseline)) throw new Error(`--baseline: no file ${baseline}`);
@@ -59,7 +71,10 @@ function parse(argv: string[]): { rounds: number; only?: Part; baseline?: string
 }
 
 async function startMock(scriptFile: string): Promise<{ url: string; proc: Bun.Subprocess }> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"], { cwd: ROOT, env: { PATH: process.env.PATH }, stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn(
+    [process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"],
+    { cwd: ROOT, env: { PATH: process.env.PATH }, stdout: "pipe", stderr: "inherit" },
+  );
   const reader = proc.stdout.getReader();
   let text = "";
   while (!text.includes("\n")) {
@@ -73,7 +88,14 @@ async function startMock(scriptFile: string): Promise<{ url: string; proc: Bun.S
 
 /** RSS by kind of mapping, from /proc/<pid>/smaps. */
 function smapsBreakdown(pid: number, binary: string): Record<string, number> {
-  const parts: Record<string, number> = { "binary's pages": 0, "other files": 0, "JIT code (anon, executable)": 0, "malloc brk heap": 0, "other anonymous (JSC heap, mimalloc, buffers)": 0, stacks: 0 };
+  const parts: Record<string, number> = {
+    "binary's pages": 0,
+    "other files": 0,
+    "JIT code (anon, executable)": 0,
+    "malloc brk heap": 0,
+    "other anonymous (JSC heap, mimalloc, buffers)": 0,
+    stacks: 0,
+  };
   let kind = "";
   for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
     const header = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) \S+ \S+ \d+\s*(.*)$/.exec(line);
@@ -138,10 +160,22 @@ async function main(): Promise<void> {
   const mock = await startMock(script);
   const agentEnv = (extra: Record<string, string> = {}) => {
     const home = mkdtempSync(join(work, "home-"));
-    return { home, env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: KEY, GARUDA_MODEL: MODEL, ...extra } };
+    return {
+      home,
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        ANTHROPIC_BASE_URL: mock.url,
+        ANTHROPIC_API_KEY: KEY,
+        GARUDA_MODEL: MODEL,
+        ...extra,
+      },
+    };
   };
   try {
-    console.log(`bun ${Bun.version}; ${rounds} interleaved rounds; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+    console.log(
+      `bun ${Bun.version}; ${rounds} interleaved rounds; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+    );
 
     if (only === undefined || only === "binary") await binaryPart(rounds, binary, project, agentEnv);
     if (only === undefined || only === "source") await sourcePart(work, project, agentEnv);
@@ -156,82 +190,158 @@ type AgentEnv = (extra?: Record<string, string>) => { home: string; env: Record<
 
 /** 1. The binary: where the pages are after one sandboxed turn, and the JIT variants. */
 async function binaryPart(rounds: number, binary: string, project: string, agentEnv: AgentEnv): Promise<void> {
-    let breakdown: Record<string, number>[] = [];
-    const tasks: Task[] = Object.entries(JIT_VARIANTS).map(([name, extra]) => ({
-      name,
-      run: async () => {
-        const { home, env } = agentEnv(extra);
-        const { peer, initMs, turnMs } = await oneTurn([binary, "acp"], project, env);
-        try {
-          const pid = peer.proc.pid;
-          if (name === "default JIT") breakdown.push(smapsBreakdown(pid, binary));
-          return { hwmMiB: MiB(statusBytes(pid, "VmHWM")), rssMiB: MiB(statusBytes(pid, "VmRSS")), anonMiB: MiB(statusBytes(pid, "RssAnon")), initMs, turnMs };
-        } finally {
-          await peer.close();
-          rmSync(home, { recursive: true, force: true });
-        }
-      },
-    }));
-    const results = await interleave(tasks, { rounds, warmup: 1 });
-    console.log("\n1. dist/garuda acp after an `ls` turn in the sandbox (medians [p10–p90])");
-    console.log(
-      formatTable(
-        ["JIT", "VmHWM MiB", "RSS after MiB", "anon MiB", "initialize ms", "turn ms"],
-        results.map((r) => [r.name, formatStat(r.stats.hwmMiB), formatStat(r.stats.rssMiB), formatStat(r.stats.anonMiB), formatStat(r.stats.initMs), formatStat(r.stats.turnMs)]),
-      ),
-    );
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-    breakdown = breakdown.slice(1); // the warm-up round's
-    console.log("\n   where the RSS is (default JIT, medians over rounds):");
-    console.log(formatTable(["pages", "MiB"], Object.keys(breakdown[0] ?? {}).map((kind) => [kind, MiB(median(breakdown.map((b) => b[kind] as number))).toFixed(1)])));
-
+  let breakdown: Record<string, number>[] = [];
+  const tasks: Task[] = Object.entries(JIT_VARIANTS).map(([name, extra]) => ({
+    name,
+    run: async () => {
+      const { home, env } = agentEnv(extra);
+      const { peer, initMs, turnMs } = await oneTurn([binary, "acp"], project, env);
+      try {
+        const pid = peer.proc.pid;
+        if (name === "default JIT") breakdown.push(smapsBreakdown(pid, binary));
+        return {
+          hwmMiB: MiB(statusBytes(pid, "VmHWM")),
+          rssMiB: MiB(statusBytes(pid, "VmRSS")),
+          anonMiB: MiB(statusBytes(pid, "RssAnon")),
+          initMs,
+          turnMs,
+        };
+      } finally {
+        await peer.close();
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  }));
+  const results = await interleave(tasks, { rounds, warmup: 1 });
+  console.log("\n1. dist/garuda acp after an `ls` turn in the sandbox (medians [p10–p90])");
+  console.log(
+    formatTable(
+      ["JIT", "VmHWM MiB", "RSS after MiB", "anon MiB", "initialize ms", "turn ms"],
+      results.map((r) => [
+        r.name,
+        formatStat(r.stats.hwmMiB),
+        formatStat(r.stats.rssMiB),
+        formatStat(r.stats.anonMiB),
+        formatStat(r.stats.initMs),
+        formatStat(r.stats.turnMs),
+      ]),
+    ),
+  );
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+  breakdown = breakdown.slice(1); // the warm-up round's
+  console.log("\n   where the RSS is (default JIT, medians over rounds):");
+  console.log(
+    formatTable(
+      ["pages", "MiB"],
+      Object.keys(breakdown[0] ?? {}).map((kind) => [
+        kind,
+        MiB(median(breakdown.map((b) => b[kind] as number))).toFixed(1),
+      ]),
+    ),
+  );
 }
 
 /** 2. From source with the probe: modules, heap, Bun.gc. */
 async function sourcePart(work: string, project: string, agentEnv: AgentEnv): Promise<void> {
-    const report = join(work, "report.json");
-    const opened = join(work, "opened.txt");
-    const { home, env } = agentEnv({ GARUDA_BENCH_MEMORY_REPORT: report });
-    const strace = Bun.which("strace");
-    const traced = strace ? [strace, "-f", "-qq", "-e", "trace=openat", "-e", "signal=none", "-o", opened] : [];
-    const { peer } = await oneTurn([...traced, process.execPath, "--preload", join(import.meta.dir, "acpMemoryProbe.ts"), ENTRY, "acp"], project, env);
-    // Under strace the agent is strace's child.
-    const agentPid = (): number => {
-      if (!strace) return peer.proc.pid;
-      const children = readFileSync(`/proc/${peer.proc.pid}/task/${peer.proc.pid}/children`, "utf8").trim().split(" ");
-      return Number(children[0]);
-    };
-    try {
-      const pid = agentPid();
-      const rssBefore = statusBytes(pid, "VmRSS");
-      process.kill(pid, "SIGUSR2");
-      for (let i = 0; i < 100 && !Bun.file(report).size; i++) await Bun.sleep(50);
-      await Bun.sleep(200);
-      const rssAfter = statusBytes(pid, "VmRSS");
-      const modules = strace ? [...new Set([...readFileSync(opened, "utf8").matchAll(/openat\([^"]*"([^"]+\.(?:[cm]?[jt]sx?|json))"/g)].map((m) => m[1] as string))].filter((file) => !file.includes("/.bun/") && !file.endsWith("package.json")) : [];
-      const data = JSON.parse(readFileSync(report, "utf8")) as {
-        gcMs: number;
-        before: { memory: NodeJS.MemoryUsage; heapSize: number; heapCapacity: number; extraMemorySize: number; objectCount: number; top: [string, number][] };
-        after: { memory: NodeJS.MemoryUsage; heapSize: number; heapCapacity: number; extraMemorySize: number; objectCount: number; top: [string, number][] };
+  const report = join(work, "report.json");
+  const opened = join(work, "opened.txt");
+  const { home, env } = agentEnv({ GARUDA_BENCH_MEMORY_REPORT: report });
+  const strace = Bun.which("strace");
+  const traced = strace ? [strace, "-f", "-qq", "-e", "trace=openat", "-e", "signal=none", "-o", opened] : [];
+  const { peer } = await oneTurn(
+    [...traced, process.execPath, "--preload", join(import.meta.dir, "acpMemoryProbe.ts"), ENTRY, "acp"],
+    project,
+    env,
+  );
+  // Under strace the agent is strace's child.
+  const agentPid = (): number => {
+    if (!strace) return peer.proc.pid;
+    const children = readFileSync(`/proc/${peer.proc.pid}/task/${peer.proc.pid}/children`, "utf8").trim().split(" ");
+    return Number(children[0]);
+  };
+  try {
+    const pid = agentPid();
+    const rssBefore = statusBytes(pid, "VmRSS");
+    process.kill(pid, "SIGUSR2");
+    for (let i = 0; i < 100 && !Bun.file(report).size; i++) await Bun.sleep(50);
+    await Bun.sleep(200);
+    const rssAfter = statusBytes(pid, "VmRSS");
+    const modules = strace
+      ? [
+          ...new Set(
+            [...readFileSync(opened, "utf8").matchAll(/openat\([^"]*"([^"]+\.(?:[cm]?[jt]sx?|json))"/g)].map(
+              (m) => m[1] as string,
+            ),
+          ),
+        ].filter((file) => !file.includes("/.bun/") && !file.endsWith("package.json"))
+      : [];
+    const data = JSON.parse(readFileSync(report, "utf8")) as {
+      gcMs: number;
+      before: {
+        memory: NodeJS.MemoryUsage;
+        heapSize: number;
+        heapCapacity: number;
+        extraMemorySize: number;
+        objectCount: number;
+        top: [string, number][];
       };
-      const packages = new Map<string, number>();
-      for (const file of modules) {
-        const at = file.lastIndexOf("node_modules/");
-        const name = at < 0 ? (relative(ROOT, file).split("/").slice(0, 2).join("/") || file) : file.slice(at + 13).split("/").slice(0, file.slice(at + 13).startsWith("@") ? 2 : 1).join("/");
-        packages.set(name, (packages.get(name) ?? 0) + 1);
-      }
-      console.log(`\n2. from source (bun ${ENTRY.replace(`${ROOT}/`, "")} acp, probe preloaded; files opened, from strace): ${modules.length} module files loaded in the session`);
-      console.log(formatTable(["package or src folder", "files"], [...packages].sort((a, b) => b[1] - a[1]).map(([name, count]) => [name, String(count)])));
-      const unwanted = modules.filter((file) => UNWANTED.some((name) => file.includes(`/${name}/`) || file.includes(`/${name}.`) || file.includes(`/${name}`)));
-      console.log(`   of ${UNWANTED.join(", ")}: ${unwanted.length === 0 ? "none loaded" : unwanted.map((file) => relative(ROOT, file)).join(", ")}`);
-      const row = (label: string, s: typeof data.before) => [label, MiB(s.heapSize).toFixed(1), MiB(s.heapCapacity).toFixed(1), MiB(s.extraMemorySize).toFixed(1), String(s.objectCount), MiB(s.memory.rss).toFixed(1)];
-      console.log(formatTable(["after the turn", "JS heap MiB", "heap capacity MiB", "extra (buffers) MiB", "objects", "RSS MiB"], [row("as it is", data.before), row(`after Bun.gc(true) (${data.gcMs.toFixed(0)} ms)`, data.after)]));
-      console.log(`   RSS seen from outside: ${MiB(rssBefore).toFixed(1)} → ${MiB(rssAfter).toFixed(1)} MiB`);
-      console.log(`   most objects: ${data.before.top.map(([type, count]) => `${type} ${count}`).join(", ")}`);
-    } finally {
-      await peer.close();
-      rmSync(home, { recursive: true, force: true });
+      after: {
+        memory: NodeJS.MemoryUsage;
+        heapSize: number;
+        heapCapacity: number;
+        extraMemorySize: number;
+        objectCount: number;
+        top: [string, number][];
+      };
+    };
+    const packages = new Map<string, number>();
+    for (const file of modules) {
+      const at = file.lastIndexOf("node_modules/");
+      const name =
+        at < 0
+          ? relative(ROOT, file).split("/").slice(0, 2).join("/") || file
+          : file
+              .slice(at + 13)
+              .split("/")
+              .slice(0, file.slice(at + 13).startsWith("@") ? 2 : 1)
+              .join("/");
+      packages.set(name, (packages.get(name) ?? 0) + 1);
     }
+    console.log(
+      `\n2. from source (bun ${ENTRY.replace(`${ROOT}/`, "")} acp, probe preloaded; files opened, from strace): ${modules.length} module files loaded in the session`,
+    );
+    console.log(
+      formatTable(
+        ["package or src folder", "files"],
+        [...packages].sort((a, b) => b[1] - a[1]).map(([name, count]) => [name, String(count)]),
+      ),
+    );
+    const unwanted = modules.filter((file) =>
+      UNWANTED.some((name) => file.includes(`/${name}/`) || file.includes(`/${name}.`) || file.includes(`/${name}`)),
+    );
+    console.log(
+      `   of ${UNWANTED.join(", ")}: ${unwanted.length === 0 ? "none loaded" : unwanted.map((file) => relative(ROOT, file)).join(", ")}`,
+    );
+    const row = (label: string, s: typeof data.before) => [
+      label,
+      MiB(s.heapSize).toFixed(1),
+      MiB(s.heapCapacity).toFixed(1),
+      MiB(s.extraMemorySize).toFixed(1),
+      String(s.objectCount),
+      MiB(s.memory.rss).toFixed(1),
+    ];
+    console.log(
+      formatTable(
+        ["after the turn", "JS heap MiB", "heap capacity MiB", "extra (buffers) MiB", "objects", "RSS MiB"],
+        [row("as it is", data.before), row(`after Bun.gc(true) (${data.gcMs.toFixed(0)} ms)`, data.after)],
+      ),
+    );
+    console.log(`   RSS seen from outside: ${MiB(rssBefore).toFixed(1)} → ${MiB(rssAfter).toFixed(1)} MiB`);
+    console.log(`   most objects: ${data.before.top.map(([type, count]) => `${type} ${count}`).join(", ")}`);
+  } finally {
+    await peer.close();
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 /** Resident pages of `pid`'s mappings of `file` (from /proc/<pid>/pagemap), and the 64 KiB windows they fall in. */
@@ -258,12 +368,28 @@ function residentWindows(pid: number, file: string): { pages: number; windows: n
   } finally {
     closeSync(pagemap);
   }
-  return { pages, windows: perWindow.size, fullWindows: [...perWindow.values()].filter((count) => count === 16).length };
+  return {
+    pages,
+    windows: perWindow.size,
+    fullWindows: [...perWindow.values()].filter((count) => count === 16).length,
+  };
 }
 
 /** 3. Garuda against the library floor, stage by stage, and how the binary's pages are mapped. */
-async function floorPart(rounds: number, binary: string, baseline: string | undefined, work: string, project: string, agentEnv: AgentEnv): Promise<void> {
-  const built = (await buildBinary({ entry: join(import.meta.dir, "acpLibraryFloor.ts"), outfile: join(work, "acp-library-floor.built") })).outfile;
+async function floorPart(
+  rounds: number,
+  binary: string,
+  baseline: string | undefined,
+  work: string,
+  project: string,
+  agentEnv: AgentEnv,
+): Promise<void> {
+  const built = (
+    await buildBinary({
+      entry: join(import.meta.dir, "acpLibraryFloor.ts"),
+      outfile: join(work, "acp-library-floor.built"),
+    })
+  ).outfile;
   // Each agent copied the same way, so their binaries lie alike in the page cache (alikeCopy).
   const floor = alikeCopy(built, work, "acp-library-floor");
   const garuda = alikeCopy(binary, work, "garuda");
@@ -294,12 +420,25 @@ async function floorPart(rounds: number, binary: string, baseline: string | unde
         const turnedPss = MiB(pssBytes(pid));
         // An agent that closes sessions (the floor does not): its memory trim runs soon after a close.
         let closed: number | undefined;
-        if ((init.result.agentCapabilities as { sessionCapabilities?: { close?: object } } | undefined)?.sessionCapabilities?.close) {
+        if (
+          (init.result.agentCapabilities as { sessionCapabilities?: { close?: object } } | undefined)
+            ?.sessionCapabilities?.close
+        ) {
           await peer.request("session/close", { sessionId: created.result.sessionId });
           await Bun.sleep(1000);
           closed = rss();
         }
-        return { initialized, warm, answered, built, turned, turnedPss, ...(closed !== undefined && { closed }), treeRss: MiB(peer.peakTreeBytes), treePss: MiB(peer.peakTreePss) };
+        return {
+          initialized,
+          warm,
+          answered,
+          built,
+          turned,
+          turnedPss,
+          ...(closed !== undefined && { closed }),
+          treeRss: MiB(peer.peakTreeBytes),
+          treePss: MiB(peer.peakTreePss),
+        };
       } catch (error) {
         throw await peer.failure(`${program} acp`, error);
       } finally {
@@ -308,9 +447,15 @@ async function floorPart(rounds: number, binary: string, baseline: string | unde
       }
     },
   });
-  const agents = [stageTask("garuda", garuda), ...(before ? [stageTask("baseline", before)] : []), stageTask("library floor", floor)];
+  const agents = [
+    stageTask("garuda", garuda),
+    ...(before ? [stageTask("baseline", before)] : []),
+    stageTask("library floor", floor),
+  ];
   const results = await interleave(agents, { rounds, warmup: 1 });
-  console.log("\n3. against the library floor (bench/acpLibraryFloor.ts: the ACP SDK, the Anthropic SDK, bwrap; no Garuda code), the same `ls` turn (agent RSS in MiB, medians [p10–p90])");
+  console.log(
+    "\n3. against the library floor (bench/acpLibraryFloor.ts: the ACP SDK, the Anthropic SDK, bwrap; no Garuda code), the same `ls` turn (agent RSS in MiB, medians [p10–p90])",
+  );
   const columns: [string, string][] = [
     ["initialized", "initialize answered"],
     ["warm", "+500 ms"],
@@ -322,15 +467,27 @@ async function floorPart(rounds: number, binary: string, baseline: string | unde
     ["treeRss", "tree RSS peak"],
     ["treePss", "tree PSS peak"],
   ];
-  console.log(formatTable(["agent", ...columns.map(([, title]) => title)], results.map((r) => [r.name, ...columns.map(([key]) => formatStat(r.stats[key]))])));
+  console.log(
+    formatTable(
+      ["agent", ...columns.map(([, title]) => title)],
+      results.map((r) => [r.name, ...columns.map(([key]) => formatStat(r.stats[key]))]),
+    ),
+  );
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-  console.log("\n   the binary's resident pages after the turn (medians): the kernel maps the page cache around each fault, so they fill whole 64 KiB windows");
+  console.log(
+    "\n   the binary's resident pages after the turn (medians): the kernel maps the page cache around each fault, so they fill whole 64 KiB windows",
+  );
   console.log(
     formatTable(
       ["agent", "resident MiB", "64 KiB windows touched", "of them full"],
       Object.entries(windows).map(([name, list]) => {
         const rest = list.slice(1); // the warm-up round's
-        return [name, MiB(median(rest.map((w) => w.pages)) * 4096).toFixed(1), String(median(rest.map((w) => w.windows))), String(median(rest.map((w) => w.fullWindows)))];
+        return [
+          name,
+          MiB(median(rest.map((w) => w.pages)) * 4096).toFixed(1),
+          String(median(rest.map((w) => w.windows))),
+          String(median(rest.map((w) => w.fullWindows))),
+        ];
       }),
     ),
   );

@@ -11,7 +11,15 @@ function snapshot() {
   const top = Object.entries(stats.objectTypeCounts)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 12);
-  return { memory: process.memoryUsage(), heapSize: stats.heapSize, heapCapacity: stats.heapCapacity, extraMemorySize: stats.extraMemorySize, objectCount: stats.objectCount, protectedObjectCount: stats.protectedObjectCount, top };
+  return {
+    memory: process.memoryUsage(),
+    heapSize: stats.heapSize,
+    heapCapacity: stats.heapCapacity,
+    extraMemorySize: stats.extraMemorySize,
+    objectCount: stats.objectCount,
+    protectedObjectCount: stats.protectedObjectCount,
+    top,
+  };
 }
 
 process.on("SIGUSR2", () => {

@@ -83,7 +83,11 @@ function beforeExec(pid: number): boolean {
 export function treeSample(pid: number): TreeSample {
   const children = descendants(pid);
   const counted = [pid, ...children.filter((child) => !beforeExec(child))];
-  const parts = counted.map((p) => ({ name: p === pid ? "agent" : commandName(p), rss: statusBytes(p, "VmRSS"), pss: pssBytes(p) }));
+  const parts = counted.map((p) => ({
+    name: p === pid ? "agent" : commandName(p),
+    rss: statusBytes(p, "VmRSS"),
+    pss: pssBytes(p),
+  }));
   return {
     rss: parts.reduce((sum, p) => sum + p.rss, 0),
     pss: parts.reduce((sum, p) => sum + p.pss, 0),
@@ -168,7 +172,8 @@ export class Peer {
       }
       if (text !== "") pieces.push(text);
     }
-    for (const [, waiter] of this.#pending) waiter.reject(new Error(`the agent's stdout closed before the answer to ${waiter.method}`));
+    for (const [, waiter] of this.#pending)
+      waiter.reject(new Error(`the agent's stdout closed before the answer to ${waiter.method}`));
     this.#pending.clear();
   }
 
@@ -268,22 +273,33 @@ export class Peer {
       await this.proc.exited;
     }
     const log = (await this.stderr).trim().split("\n").slice(-20).join("\n");
-    return new Error(`${what}: ${error instanceof Error ? error.message : String(error)}${log ? `\nagent stderr:\n${log}` : ""}`);
+    return new Error(
+      `${what}: ${error instanceof Error ? error.message : String(error)}${log ? `\nagent stderr:\n${log}` : ""}`,
+    );
   }
 }
 
-export const INITIALIZE: { protocolVersion: number; clientCapabilities: Record<string, unknown>; clientInfo: { name: string; version: string } } = {
+export const INITIALIZE: {
+  protocolVersion: number;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo: { name: string; version: string };
+} = {
   protocolVersion: 1,
   clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
   clientInfo: { name: "garuda-bench", version: "1.0.0" },
 };
 
 /** Spawn, initialize at once, session/new as soon as initialize is answered. */
-export async function start(peer: Peer, cwd: string, initialize = INITIALIZE): Promise<{ initMs: number; newMs: number; sessionId: string }> {
+export async function start(
+  peer: Peer,
+  cwd: string,
+  initialize = INITIALIZE,
+): Promise<{ initMs: number; newMs: number; sessionId: string }> {
   const init = await peer.request("initialize", initialize);
   const created = await peer.request("session/new", { cwd, mcpServers: [] });
   const sessionId = created.result.sessionId;
-  if (typeof sessionId !== "string") throw new Error(`session/new answered no sessionId: ${JSON.stringify(created.result)}`);
+  if (typeof sessionId !== "string")
+    throw new Error(`session/new answered no sessionId: ${JSON.stringify(created.result)}`);
   return { initMs: init.at - peer.spawnedAt, newMs: created.at - peer.spawnedAt, sessionId };
 }
 
@@ -306,4 +322,3 @@ export function alikeCopy(binary: string, dir: string, name: string): string {
   chmodSync(copy, 0o755);
   return copy;
 }
-

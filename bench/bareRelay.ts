@@ -133,7 +133,10 @@ export function startBareRelay(port: number): BareRelay {
   try {
     const source = join(folder, "bareRelay.c");
     writeFileSync(source, BARE_RELAY_C);
-    const { symbols } = cc({ source, symbols: { bare_relay_start: { args: ["int"], returns: "int" }, bare_relay_stop: { args: [], returns: "void" } } });
+    const { symbols } = cc({
+      source,
+      symbols: { bare_relay_start: { args: ["int"], returns: "int" }, bare_relay_stop: { args: [], returns: "void" } },
+    });
     const listening = symbols.bare_relay_start(port);
     if (listening <= 0) throw new Error("the bare relay could not listen on 127.0.0.1");
     return { port: listening, stop: () => symbols.bare_relay_stop() };

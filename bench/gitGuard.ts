@@ -25,13 +25,17 @@ function parse(argv: string[]): { rounds: number } {
 }
 
 const git = (cwd: string, ...args: string[]) =>
-  Bun.spawnSync(["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "-c", "init.defaultBranch=main", ...args], { cwd, env: { PATH: process.env.PATH ?? "" } });
+  Bun.spawnSync(
+    ["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "-c", "init.defaultBranch=main", ...args],
+    { cwd, env: { PATH: process.env.PATH ?? "" } },
+  );
 
 /** A repository with `folders` folders: a few of sources, the rest a node_modules-like tree. */
 function makeTree(root: string, folders: number): void {
   mkdirSync(root, { recursive: true });
   git(root, "init", "-q");
-  for (let i = 0; i < folders; i++) mkdirSync(join(root, "node_modules", `p${i % 50}`, `d${Math.floor(i / 50) % 25}`, `e${i}`), { recursive: true });
+  for (let i = 0; i < folders; i++)
+    mkdirSync(join(root, "node_modules", `p${i % 50}`, `d${Math.floor(i / 50) % 25}`, `e${i}`), { recursive: true });
 }
 
 async function main(): Promise<void> {
@@ -39,7 +43,9 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "garuda-bench-gitguard-"));
   console.log(`bun ${Bun.version}, ${process.platform}-${process.arch}, ${availableParallelism()} cores`);
   try {
-    console.log(`\n1. the first guarded command in a project: walking and watching the tree (${Math.min(rounds, 7)} fresh guards each)`);
+    console.log(
+      `\n1. the first guarded command in a project: walking and watching the tree (${Math.min(rounds, 7)} fresh guards each)`,
+    );
     const rows: string[][] = [];
     for (const folders of [1_000, 10_000, 30_000]) {
       const root = join(work, `tree-${folders}`);
@@ -48,8 +54,20 @@ async function main(): Promise<void> {
       const again: number[] = [];
       let watched = 0;
       for (let round = 0; round < Math.min(rounds, 7); round++) {
-        const guards = await createGitGuards({ stateDir: join(work, `state-${folders}-${round}`), path: process.env.PATH });
-        const spec = { root, home: work, tmpDir: work, projectReadOnly: false, writePaths: [], protectedPaths: [], denyReadPaths: [], network: { mode: "none" as const } };
+        const guards = await createGitGuards({
+          stateDir: join(work, `state-${folders}-${round}`),
+          path: process.env.PATH,
+        });
+        const spec = {
+          root,
+          home: work,
+          tmpDir: work,
+          projectReadOnly: false,
+          writePaths: [],
+          protectedPaths: [],
+          denyReadPaths: [],
+          network: { mode: "none" as const },
+        };
         let started = performance.now();
         const first = guards.enter(spec, () => undefined);
         firsts.push(performance.now() - started);
@@ -58,19 +76,36 @@ async function main(): Promise<void> {
         await guards.enter(spec, () => undefined)?.leave();
         again.push(performance.now() - started);
         // Distinct watch ids: the stream over the descriptor may hold a second descriptor to the same instance.
-        watched = Number(Bun.spawnSync(["sh", "-c", `cat /proc/${process.pid}/fdinfo/* 2>/dev/null | grep '^inotify' | awk '{print $2}' | sort -u | wc -l`]).stdout.toString().trim());
+        watched = Number(
+          Bun.spawnSync([
+            "sh",
+            "-c",
+            `cat /proc/${process.pid}/fdinfo/* 2>/dev/null | grep '^inotify' | awk '{print $2}' | sort -u | wc -l`,
+          ])
+            .stdout.toString()
+            .trim(),
+        );
         await guards.close();
       }
       rows.push([String(folders), formatStat(summarize(firsts)), formatStat(summarize(again), 2), String(watched)]);
     }
-    console.log(formatTable(["folders", "first command: walk ms [p10–p90]", "a later command: enter + leave ms", "watches"], rows));
+    console.log(
+      formatTable(
+        ["folders", "first command: walk ms [p10–p90]", "a later command: enter + leave ms", "watches"],
+        rows,
+      ),
+    );
 
     console.log(`\n2. how long a planted repository stays in place while the command runs (${rounds} plants)`);
     const root = join(work, "plants");
     makeTree(root, 200);
     const home = join(work, "home");
     mkdirSync(home);
-    const executor = await createExecutor({ root, home, selfCommand: [process.execPath, join(import.meta.dir, "../src/sandbox/bridgeMain.ts")] });
+    const executor = await createExecutor({
+      root,
+      home,
+      selfCommand: [process.execPath, join(import.meta.dir, "../src/sandbox/bridgeMain.ts")],
+    });
     const lives: number[] = [];
     try {
       for (let round = 0; round < rounds; round++) {
@@ -89,14 +124,28 @@ async function main(): Promise<void> {
     } finally {
       await executor.shutdown();
     }
-    console.log(`   from the command's write to the guard's note: ${formatStat(summarize(lives))} ms (median [p10–p90]; includes the shell's date and echo)`);
+    console.log(
+      `   from the command's write to the guard's note: ${formatStat(summarize(lives))} ms (median [p10–p90]; includes the shell's date and echo)`,
+    );
 
     console.log("\n3. what reading the events costs while a command runs and does nothing (5 s each)");
-    const idle = await createExecutor({ root, home, selfCommand: [process.execPath, join(import.meta.dir, "../src/sandbox/bridgeMain.ts")] });
-    const off = await createExecutor({ root, home, selfCommand: [process.execPath, join(import.meta.dir, "../src/sandbox/bridgeMain.ts")], gitGuard: false });
+    const idle = await createExecutor({
+      root,
+      home,
+      selfCommand: [process.execPath, join(import.meta.dir, "../src/sandbox/bridgeMain.ts")],
+    });
+    const off = await createExecutor({
+      root,
+      home,
+      selfCommand: [process.execPath, join(import.meta.dir, "../src/sandbox/bridgeMain.ts")],
+      gitGuard: false,
+    });
     try {
       const cpu: Record<string, number> = {};
-      for (const [name, executor] of [["guard on", idle], ["guard off", off]] as const) {
+      for (const [name, executor] of [
+        ["guard on", idle],
+        ["guard off", off],
+      ] as const) {
         const job = executor.start({ command: "sleep 6", cwd: root, sandbox: executor.spec() });
         await Bun.sleep(500);
         const before = process.cpuUsage();
@@ -105,7 +154,9 @@ async function main(): Promise<void> {
         cpu[name] = (used.user + used.system) / 1000 / 5;
         await job.stop();
       }
-      console.log(`   Garuda's CPU: guard on ${cpu["guard on"]?.toFixed(1)} ms/s, guard off ${cpu["guard off"]?.toFixed(1)} ms/s`);
+      console.log(
+        `   Garuda's CPU: guard on ${cpu["guard on"]?.toFixed(1)} ms/s, guard off ${cpu["guard off"]?.toFixed(1)} ms/s`,
+      );
     } finally {
       await idle.shutdown();
       await off.shutdown();

@@ -42,7 +42,11 @@ const sessionsDir = garudaPaths(home).sessions;
 const usage: Usage = { inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheCreationTokens: 0 };
 
 /** A source file's worth of lines (what read_file returns and an edit changes). */
-const code = (n: number) => Array.from({ length: 40 }, (_, line) => `${String(line + 1).padStart(6)}\tconst value${n}_${line} = compute(${line}, "${"x".repeat(20)}");`).join("\n");
+const code = (n: number) =>
+  Array.from(
+    { length: 40 },
+    (_, line) => `${String(line + 1).padStart(6)}\tconst value${n}_${line} = compute(${line}, "${"x".repeat(20)}");`,
+  ).join("\n");
 
 /** 1,000 sessions of 3 turns each, in 20 projects, last written one second apart. */
 function manySessions(): void {
@@ -56,7 +60,13 @@ function manySessions(): void {
         const prompt = `task ${n} of project ${project}, step ${turn}: make the parser handle the new syntax`;
         journal.append({ type: "user", prompt, content: [{ type: "text", text: prompt }] });
         if (turn === 0) journal.append({ type: "title", title: prompt });
-        journal.append({ type: "assistant", step: 1, stopReason: "end_turn", content: [{ type: "text", text: `Done with step ${turn}. ${"The change is small and safe. ".repeat(10)}` }], usage });
+        journal.append({
+          type: "assistant",
+          step: 1,
+          stopReason: "end_turn",
+          content: [{ type: "text", text: `Done with step ${turn}. ${"The change is small and safe. ".repeat(10)}` }],
+          usage,
+        });
         journal.append({ type: "end", stopReason: "done", steps: 1 });
       }
       journal.close();
@@ -68,7 +78,12 @@ function manySessions(): void {
 
 /** One session of 300 turns with 600 tool calls (a read and an edit a turn), in `root`. */
 function longSession(root: string): { id: string; bytes: number } {
-  const journal = createSessionStore({ sessionsDir }).create({ root, version: "0", model: "claude-sonnet-5", mode: "build" });
+  const journal = createSessionStore({ sessionsDir }).create({
+    root,
+    version: "0",
+    model: "claude-sonnet-5",
+    mode: "build",
+  });
   for (let turn = 0; turn < 300; turn++) {
     const prompt = `Turn ${turn}: read src/module${turn}.ts and rename value to result`;
     const path = join(root, "src", `module${turn}.ts`);
@@ -83,17 +98,35 @@ function longSession(root: string): { id: string; bytes: number } {
       step: 1,
       stopReason: "tool_use",
       content: [
-        { type: "thinking", thinking: `The user wants module ${turn} renamed. Read it first, then edit.`, signature: "sig".repeat(30) },
+        {
+          type: "thinking",
+          thinking: `The user wants module ${turn} renamed. Read it first, then edit.`,
+          signature: "sig".repeat(30),
+        },
         { type: "text", text: "Let me look at the file first." },
         { type: "tool_use", id: read, name: "read_file", input: { path: `src/module${turn}.ts` } },
-        { type: "tool_use", id: edit, name: "edit_file", input: { path: `src/module${turn}.ts`, old_string: "value", new_string: "result", replace_all: true } },
+        {
+          type: "tool_use",
+          id: edit,
+          name: "edit_file",
+          input: { path: `src/module${turn}.ts`, old_string: "value", new_string: "result", replace_all: true },
+        },
       ],
       usage,
     });
     journal.append({
       type: "tool_results",
       results: [
-        { callId: read, tool: "read_file", content: before, isError: false, status: "completed", summary: "40 lines", info: { title: `Read src/module${turn}.ts`, kind: "read", locations: [{ path }] }, durationMs: 2 },
+        {
+          callId: read,
+          tool: "read_file",
+          content: before,
+          isError: false,
+          status: "completed",
+          summary: "40 lines",
+          info: { title: `Read src/module${turn}.ts`, kind: "read", locations: [{ path }] },
+          durationMs: 2,
+        },
         {
           callId: edit,
           tool: "edit_file",
@@ -106,7 +139,18 @@ function longSession(root: string): { id: string; bytes: number } {
         },
       ],
     });
-    journal.append({ type: "assistant", step: 2, stopReason: "end_turn", content: [{ type: "text", text: `Renamed every value in module ${turn} to result. ${"Nothing else changed. ".repeat(5)}` }], usage });
+    journal.append({
+      type: "assistant",
+      step: 2,
+      stopReason: "end_turn",
+      content: [
+        {
+          type: "text",
+          text: `Renamed every value in module ${turn} to result. ${"Nothing else changed. ".repeat(5)}`,
+        },
+      ],
+      usage,
+    });
     journal.append({ type: "end", stopReason: "done", steps: 2 });
   }
   journal.close();
@@ -127,7 +171,12 @@ function startServer() {
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
   const server = serveAcp(
     { input: toServer.readable, output: toClient.writable },
-    { prepare: realPrepare(home, () => new FakeModelClient()), setup: { command: "garuda", args: ["acp", "setup"] }, log: () => {}, sessionsDir },
+    {
+      prepare: realPrepare(home, () => new FakeModelClient()),
+      setup: { command: "garuda", args: ["acp", "setup"] },
+      log: () => {},
+      sessionsDir,
+    },
   );
   return { server, input: toServer.writable, output: toClient.readable };
 }
@@ -169,7 +218,10 @@ class PlainClient {
 
 const plain = new PlainClient();
 await plain.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-const client = acp.client({ name: "bench" }).onNotification(acp.methods.client.session.update, () => {}).connect(acp.ndJsonStream(forSdk.input, forSdk.output));
+const client = acp
+  .client({ name: "bench" })
+  .onNotification(acp.methods.client.session.update, () => {})
+  .connect(acp.ndJsonStream(forSdk.input, forSdk.output));
 const agent = client.agent;
 await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
 
@@ -229,7 +281,12 @@ const tasks = [
 
 try {
   const results = await interleave(tasks, { rounds, warmup: 2 });
-  console.log(formatTable(["task", "ms median [p10–p90]"], results.map((r) => [r.name, formatStat(r.stats.ms, 1)])));
+  console.log(
+    formatTable(
+      ["task", "ms median [p10–p90]"],
+      results.map((r) => [r.name, formatStat(r.stats.ms, 1)]),
+    ),
+  );
   console.log(`\nreplay: ${replayed} notifications before the answer to session/load`);
 
   // Memory: a loaded session against an empty one (same runtime parts, no conversation).
@@ -237,7 +294,8 @@ try {
   const loaded: number[] = [];
   for (let i = 0; i < 5; i++) {
     const base = heap();
-    const { sessionId } = (await plain.request("session/new", { cwd: longRoot, mcpServers: [] })).result as acp.NewSessionResponse;
+    const { sessionId } = (await plain.request("session/new", { cwd: longRoot, mcpServers: [] }))
+      .result as acp.NewSessionResponse;
     empty.push(heap() - base);
     await plain.request("session/close", { sessionId });
     const start = heap();
@@ -248,7 +306,9 @@ try {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
   const conversation = median(loaded) - median(empty);
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
-  console.log(`memory: file ${mb(long.bytes)}; heap kept by a loaded session ${mb(median(loaded))}, by an empty one ${mb(median(empty))}; the conversation ${mb(conversation)} = ${(conversation / long.bytes).toFixed(2)} × the file`);
+  console.log(
+    `memory: file ${mb(long.bytes)}; heap kept by a loaded session ${mb(median(loaded))}, by an empty one ${mb(median(empty))}; the conversation ${mb(conversation)} = ${(conversation / long.bytes).toFixed(2)} × the file`,
+  );
 } finally {
   await forPlain.server.shutdown();
   await forSdk.server.shutdown();

@@ -31,14 +31,16 @@ function parse(argv: string[]): { rounds: number } {
   return { rounds };
 }
 
-const block = (chars: number) => `Writing it.\n\`\`\`tool_call\n${JSON.stringify({ name: "write_file", arguments: { path: "a.txt", content: "x".repeat(chars) } })}\n\`\`\`\nDone.`;
+const block = (chars: number) =>
+  `Writing it.\n\`\`\`tool_call\n${JSON.stringify({ name: "write_file", arguments: { path: "a.txt", content: "x".repeat(chars) } })}\n\`\`\`\nDone.`;
 
 function textCall(text: string): Task["run"] {
   return async () => {
     const started = performance.now();
     const parser = new TextToolCallParser(() => "id");
     let calls = 0;
-    for (let i = 0; i < text.length; i += 16) calls += parser.push(text.slice(i, i + 16)).filter((piece) => piece.type === "tool_use").length;
+    for (let i = 0; i < text.length; i += 16)
+      calls += parser.push(text.slice(i, i + 16)).filter((piece) => piece.type === "tool_use").length;
     parser.finish();
     if (calls !== 1) throw new Error(`expected one call, got ${calls}`);
     return { ms: performance.now() - started };
@@ -77,13 +79,38 @@ const typical: AssistantBlock[] = [
   { type: "tool_use", id: "b", name: "grep", input: { pattern: "export function \\w+", glob: "src/**/*.ts" } },
   { type: "tool_use", id: "c", name: "bash", input: { command: "bun test test/index.test.ts", timeout: 60_000 } },
 ];
-const largest: AssistantBlock[] = [{ type: "tool_use", id: "w", name: "write_file", input: { path: "big.txt", content: "x".repeat(MAX_TOOL_INPUT_CHARS - 100) } }];
+const largest: AssistantBlock[] = [
+  {
+    type: "tool_use",
+    id: "w",
+    name: "write_file",
+    input: { path: "big.txt", content: "x".repeat(MAX_TOOL_INPUT_CHARS - 100) },
+  },
+];
 const nearLimitJson = JSON.stringify({ path: "big.txt", content: "y".repeat(MAX_TOOL_INPUT_CHARS - 1_000) });
-const chunk = { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "a few words " } } } };
+const chunk = {
+  jsonrpc: "2.0",
+  method: "session/update",
+  params: {
+    sessionId: "s",
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "a few words " } },
+  },
+};
 const call = {
   jsonrpc: "2.0",
   method: "session/update",
-  params: { sessionId: "s", update: { sessionUpdate: "tool_call", toolCallId: "toolu_1", title: "$ bun test", kind: "execute", status: "pending", locations: [], rawInput: { command: "bun test" } } },
+  params: {
+    sessionId: "s",
+    update: {
+      sessionUpdate: "tool_call",
+      toolCallId: "toolu_1",
+      title: "$ bun test",
+      kind: "execute",
+      status: "pending",
+      locations: [],
+      rawInput: { command: "bun test" },
+    },
+  },
 };
 
 async function main(): Promise<void> {

@@ -42,7 +42,13 @@ async function main(): Promise<void> {
   const unavailable = { availability: { available: false as const, reason: "bench", fix: "-" } };
   const made: ProcessExecutor[] = [];
   const executor = async (keeperCommand?: string[] | false) => {
-    const e = await createExecutor({ root: work, home: work, selfCommand, probe: unavailable, ...(keeperCommand !== undefined && { keeperCommand }) });
+    const e = await createExecutor({
+      root: work,
+      home: work,
+      selfCommand,
+      probe: unavailable,
+      ...(keeperCommand !== undefined && { keeperCommand }),
+    });
     made.push(e);
     return e;
   };
@@ -68,7 +74,11 @@ async function main(): Promise<void> {
     console.log(
       formatTable(
         ["command", "wall ms median [p10–p90]", "extra ms (median)"],
-        results.map((r) => [r.name, formatStat(r.stats.wallMs), r.name === "no keeper" ? "–" : ((r.stats.wallMs?.median ?? Number.NaN) - base).toFixed(1)]),
+        results.map((r) => [
+          r.name,
+          formatStat(r.stats.wallMs),
+          r.name === "no keeper" ? "–" : ((r.stats.wallMs?.median ?? Number.NaN) - base).toFixed(1),
+        ]),
       ),
     );
     console.log(`\nkeeper peak RSS (dist/garuda): ${((await keeperRss(compiled, work)) / 1024).toFixed(1)} MiB`);

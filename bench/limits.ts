@@ -27,16 +27,21 @@ function parse(argv: string[]): { rounds: number; testRounds: number; tests: str
     if (arg === "--rounds") rounds = Number(argv[++i]);
     else if (arg === "--test-rounds") testRounds = Number(argv[++i]);
     else if (arg === "--tests") tests = (argv[++i] ?? "").split(/\s+/).filter(Boolean);
-    else throw new Error(`unknown argument ${arg}; usage: bun bench/limits.ts [--rounds N] [--test-rounds N] [--tests "dir …"]`);
+    else
+      throw new Error(
+        `unknown argument ${arg}; usage: bun bench/limits.ts [--rounds N] [--test-rounds N] [--tests "dir …"]`,
+      );
   }
-  if (!(rounds > 0 && testRounds > 0 && tests.length > 0)) throw new Error("--rounds and --test-rounds need positive numbers, --tests at least one path");
+  if (!(rounds > 0 && testRounds > 0 && tests.length > 0))
+    throw new Error("--rounds and --test-rounds need positive numbers, --tests at least one path");
   return { rounds, testRounds, tests };
 }
 
 /** A copy of the project's sources and the chosen tests, so the run can write where it likes. */
 function copyProject(into: string, tests: string[]): void {
   for (const path of ["src", "test/support", ...tests]) cpSync(join(REPO, path), join(into, path), { recursive: true });
-  for (const file of ["package.json", "bunfig.toml", "tsconfig.json", "test/preload.ts"]) cpSync(join(REPO, file), join(into, file));
+  for (const file of ["package.json", "bunfig.toml", "tsconfig.json", "test/preload.ts"])
+    cpSync(join(REPO, file), join(into, file));
   symlinkSync(realpathSync(join(REPO, "node_modules")), join(into, "node_modules"));
 }
 
@@ -61,24 +66,42 @@ async function main(): Promise<void> {
       return executor;
     };
     const [machine, rlimit, none] = [await make("machine"), await make("rlimit"), await make("none")];
-    if (!machine.sandbox.available) throw new Error(`no OS sandbox: ${machine.sandbox.reason}. Fix: ${machine.sandbox.fix}`);
+    if (!machine.sandbox.available)
+      throw new Error(`no OS sandbox: ${machine.sandbox.reason}. Fix: ${machine.sandbox.fix}`);
     const held = machine.limits;
-    console.log(`bun ${Bun.version}, ${process.platform}-${process.arch}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, uid ${process.getuid?.()}`);
-    console.log(`default limits: ${defaults.processes} processes, ${defaults.memoryMB} MB; held here by: processes ${held?.processes}, memory ${held?.memory}`);
+    console.log(
+      `bun ${Bun.version}, ${process.platform}-${process.arch}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, uid ${process.getuid?.()}`,
+    );
+    console.log(
+      `default limits: ${defaults.processes} processes, ${defaults.memoryMB} MB; held here by: processes ${held?.processes}, memory ${held?.memory}`,
+    );
 
     const variants: Array<[string, ProcessExecutor]> = [
       [`limits (${held?.processes === "cgroup" ? "cgroup" : "resource limits"})`, machine],
       ["limits (resource limits only)", rlimit],
       ["no limits", none],
     ];
-    const timed = (executor: ProcessExecutor, command: string, check: (output: string) => void): Task["run"] => async () => {
-      const started = performance.now();
-      const result = await executor.run({ command, cwd: project, sandbox: executor.spec(), timeoutMs: 600_000, maxOutputBytes: 64 * 1024 });
-      const wallMs = performance.now() - started;
-      if (result.exitCode !== 0) throw new Error(`${command}: exit ${result.exitCode}\n${result.output.slice(-2000)}`);
-      check(result.output);
-      return { wallMs, ...(result.peak?.tasks !== undefined && { tasks: result.peak.tasks }), ...(result.peak?.memoryBytes !== undefined && { memoryMiB: result.peak.memoryBytes / 2 ** 20 }) };
-    };
+    const timed =
+      (executor: ProcessExecutor, command: string, check: (output: string) => void): Task["run"] =>
+      async () => {
+        const started = performance.now();
+        const result = await executor.run({
+          command,
+          cwd: project,
+          sandbox: executor.spec(),
+          timeoutMs: 600_000,
+          maxOutputBytes: 64 * 1024,
+        });
+        const wallMs = performance.now() - started;
+        if (result.exitCode !== 0)
+          throw new Error(`${command}: exit ${result.exitCode}\n${result.output.slice(-2000)}`);
+        check(result.output);
+        return {
+          wallMs,
+          ...(result.peak?.tasks !== undefined && { tasks: result.peak.tasks }),
+          ...(result.peak?.memoryBytes !== undefined && { memoryMiB: result.peak.memoryBytes / 2 ** 20 }),
+        };
+      };
 
     console.log(`\n1. a sandboxed \`true\`: ${options.rounds} interleaved rounds (+3 warm-up)`);
     const trues = await interleave(
@@ -89,12 +112,18 @@ async function main(): Promise<void> {
     console.log(
       formatTable(
         ["variant", "wall ms median [p10–p90]", "extra ms"],
-        trues.map((r) => [r.name, formatStat(r.stats.wallMs), r.name === "no limits" ? "–" : ((r.stats.wallMs?.median ?? Number.NaN) - none1).toFixed(1)]),
+        trues.map((r) => [
+          r.name,
+          formatStat(r.stats.wallMs),
+          r.name === "no limits" ? "–" : ((r.stats.wallMs?.median ?? Number.NaN) - none1).toFixed(1),
+        ]),
       ),
     );
 
     const command = `'${process.execPath}' test ${options.tests.join(" ")} 2>&1 | tail -3`;
-    console.log(`\n2. \`bun test ${options.tests.join(" ")}\` in the sandbox: ${options.testRounds} interleaved rounds (+1 warm-up)`);
+    console.log(
+      `\n2. \`bun test ${options.tests.join(" ")}\` in the sandbox: ${options.testRounds} interleaved rounds (+1 warm-up)`,
+    );
     const passes = (output: string) => {
       if (!/ 0 fail/.test(output)) throw new Error(`the test run failed:\n${output}`);
     };
@@ -117,7 +146,9 @@ async function main(): Promise<void> {
     );
 
     const extra = (trues[0]?.stats.wallMs?.median ?? Number.NaN) - none1;
-    console.log(`\ntarget: the limits add ≤ ${EXTRA_MS_TARGET} ms to a sandboxed command: ${extra.toFixed(1)} ms ${extra <= EXTRA_MS_TARGET ? "ok" : "OVER TARGET"}`);
+    console.log(
+      `\ntarget: the limits add ≤ ${EXTRA_MS_TARGET} ms to a sandboxed command: ${extra.toFixed(1)} ms ${extra <= EXTRA_MS_TARGET ? "ok" : "OVER TARGET"}`,
+    );
   } finally {
     for (const executor of executors) await executor.shutdown();
     rmSync(work, { recursive: true, force: true });

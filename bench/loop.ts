@@ -45,7 +45,15 @@ const STEPS = 50;
 const FILES = 120;
 const TARGET_BYTES = 20_000;
 
-const MODEL: ModelInfo = { spec: "claude-bench", provider: "anthropic", id: "claude-bench", contextWindow: 1_000_000, maxTokens: 64_000, price: null, thinking: "none" };
+const MODEL: ModelInfo = {
+  spec: "claude-bench",
+  provider: "anthropic",
+  id: "claude-bench",
+  contextWindow: 1_000_000,
+  maxTokens: 64_000,
+  price: null,
+  thinking: "none",
+};
 
 function parse(argv: string[]): { rounds: number } {
   let rounds = 15;
@@ -67,7 +75,17 @@ function writeTemplate(dir: string): void {
     const lines = [`// Module ${i}: arithmetic helpers.`, `import { helper } from "./mod${(i + 1) % FILES}.ts";`, ""];
     lines.push(`export function fn${i}(a: number): number {`, `  return a + ${i};`, "}", "");
     for (let j = 0; j < 8; j++) lines.push(`export const value${i}_${j} = fn${i}(${j}) * helper(${j});`);
-    lines.push("", `export class Service${i} {`, "  #count = 0;", "  next(): number {", "    this.#count++;", `    return fn${i}(this.#count);`, "  }", "}", "");
+    lines.push(
+      "",
+      `export class Service${i} {`,
+      "  #count = 0;",
+      "  next(): number {",
+      "    this.#count++;",
+      `    return fn${i}(this.#count);`,
+      "  }",
+      "}",
+      "",
+    );
     lines.push(`export function helper(x: number): number {`, `  return x * ${i + 1};`, "}");
     writeFileSync(join(dir, "src", `mod${i}.ts`), `${lines.join("\n")}\n`);
   }
@@ -81,9 +99,19 @@ function script(): ModelEvent[][] {
     const usage = { inputTokens: 2_000 + step * 400, outputTokens: 60 };
     const calls = [
       () => fake.toolCall("glob", { pattern: "*.ts", path: "src" }, { text: "Looking for the modules.", usage }),
-      () => fake.toolCall("grep", { pattern: `fn${k}\\(`, path: "src", glob: "*.ts", maxResults: 50 }, { text: "Finding the callers.", usage }),
+      () =>
+        fake.toolCall(
+          "grep",
+          { pattern: `fn${k}\\(`, path: "src", glob: "*.ts", maxResults: 50 },
+          { text: "Finding the callers.", usage },
+        ),
       () => fake.toolCall("read_file", { path: `src/mod${k}.ts` }, { text: "Reading the module.", usage }),
-      () => fake.toolCall("edit_file", { path: `src/mod${k}.ts`, old_string: `  return a + ${k};`, new_string: `  return a + ${k} + 1;` }, { text: "Changing it.", usage }),
+      () =>
+        fake.toolCall(
+          "edit_file",
+          { path: `src/mod${k}.ts`, old_string: `  return a + ${k};`, new_string: `  return a + ${k} + 1;` },
+          { text: "Changing it.", usage },
+        ),
     ];
     turns.push((calls[step % 4] as () => ModelEvent[])());
   }
@@ -93,23 +121,37 @@ function script(): ModelEvent[][] {
 
 /** The default tool set of a session (as prepareRuntime builds it), so the bytes measured are the real ones. */
 function fileTools(): Tool[] {
-  const deps: FileToolDeps = { reads: new ReadTracker(), withheld: withheldPredicate({ home: process.env.HOME ?? "/nonexistent" }), searches: new SearchThreads() };
-  const files = [readFileTool(deps), writeFileTool(deps), editFileTool(deps), globTool(deps), grepTool(deps), symbolsTool(deps), findDefinitionTool(deps)] as Tool[];
+  const deps: FileToolDeps = {
+    reads: new ReadTracker(),
+    withheld: withheldPredicate({ home: process.env.HOME ?? "/nonexistent" }),
+    searches: new SearchThreads(),
+  };
+  const files = [
+    readFileTool(deps),
+    writeFileTool(deps),
+    editFileTool(deps),
+    globTool(deps),
+    grepTool(deps),
+    symbolsTool(deps),
+    findDefinitionTool(deps),
+  ] as Tool[];
   return [...files, ...createSessionTools({ outsideSandbox: "ask" }).tools, exploreTool() as Tool];
 }
 
 /** Tools of the same names that touch nothing: the loop's cost without file work. */
 function stubTools(): Tool[] {
-  return fileTools().map((tool): Tool => ({
-    ...tool,
-    input: z.record(z.string(), z.unknown()) as Tool["input"],
-    plan: (input) => ({
-      input,
-      info: { title: tool.name, kind: "other", locations: [] },
-      permission: { tool: tool.name, readOnly: tool.readOnly, target: { kind: "input" }, preview: tool.name },
+  return fileTools().map(
+    (tool): Tool => ({
+      ...tool,
+      input: z.record(z.string(), z.unknown()) as Tool["input"],
+      plan: (input) => ({
+        input,
+        info: { title: tool.name, kind: "other", locations: [] },
+        permission: { tool: tool.name, readOnly: tool.readOnly, target: { kind: "input" }, preview: tool.name },
+      }),
+      run: async () => ({ output: `${tool.name}: ok` }),
     }),
-    run: async () => ({ output: `${tool.name}: ok` }),
-  }));
+  );
 }
 
 const executor: Executor = {
@@ -148,7 +190,11 @@ class TimedClient implements ModelClient {
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null));
 
 /** One session in a fresh copy of the project; `keep` gets the requests the model received. */
-async function runSession(tools: () => Tool[], template: string, keep: (requests: ModelRequest[]) => void): Promise<Record<string, number>> {
+async function runSession(
+  tools: () => Tool[],
+  template: string,
+  keep: (requests: ModelRequest[]) => void,
+): Promise<Record<string, number>> {
   const work = mkdtempSync(join(tmpdir(), "garuda-bench-loop-"));
   const root = join(work, "project");
   const home = join(work, "home");
@@ -158,15 +204,30 @@ async function runSession(tools: () => Tool[], template: string, keep: (requests
     const fakeModel = new FakeModelClient(script());
     const client = new TimedClient(fakeModel);
     const engine = createPermissionEngine({ root, home, sandboxAvailable: false });
-    const runtime = Runtime.create({ root, home, model: { client, info: MODEL }, tools: tools(), engine, executor, approver: approveAll, mode: "build", sessionStore: (onError) => createSessionStore({ sessionsDir: garudaPaths(home).sessions, onError }) });
+    const runtime = Runtime.create({
+      root,
+      home,
+      model: { client, info: MODEL },
+      tools: tools(),
+      engine,
+      executor,
+      approver: approveAll,
+      mode: "build",
+      sessionStore: (onError) => createSessionStore({ sessionsDir: garudaPaths(home).sessions, onError }),
+    });
     const started = performance.now();
     const failed: string[] = [];
-    const stop = await runtime.runTurn("Make every fnN add one more, module by module.", new AbortController().signal, (event) => {
-      if (event.type === "tool_result" && event.status !== "completed") failed.push(event.output);
-    });
+    const stop = await runtime.runTurn(
+      "Make every fnN add one more, module by module.",
+      new AbortController().signal,
+      (event) => {
+        if (event.type === "tool_result" && event.status !== "completed") failed.push(event.output);
+      },
+    );
     const wallMs = performance.now() - started;
     await runtime.close();
-    if (stop !== "done" || fakeModel.requests.length !== STEPS) throw new Error(`the session ended ${stop} after ${fakeModel.requests.length} requests`);
+    if (stop !== "done" || fakeModel.requests.length !== STEPS)
+      throw new Error(`the session ended ${stop} after ${fakeModel.requests.length} requests`);
     if (failed.length > 0) throw new Error(`${failed.length} tool calls failed, the first: ${failed[0]}`);
     keep(fakeModel.requests);
     return { ownMsPerStep: (wallMs - client.modelMs) / STEPS, wallMs, modelMs: client.modelMs };
@@ -178,7 +239,12 @@ async function runSession(tools: () => Tool[], template: string, keep: (requests
 function requestBytes(requests: readonly ModelRequest[]) {
   return requests.map((request) => {
     const body = toWireRequest(request);
-    return { tools: bytes(body.tools), system: bytes(body.system), messages: bytes(body.messages), prefix: JSON.stringify([body.tools, body.system]) };
+    return {
+      tools: bytes(body.tools),
+      system: bytes(body.system),
+      messages: bytes(body.messages),
+      prefix: JSON.stringify([body.tools, body.system]),
+    };
   });
 }
 
@@ -192,13 +258,21 @@ async function main(): Promise<void> {
       name,
       run: () => runSession(tools, template, (requests) => sessions.set(name, requests)),
     });
-    const results: TaskResult[] = await interleave([task("file tools", fileTools), task("stub tools", stubTools)], { rounds, warmup: 2 });
+    const results: TaskResult[] = await interleave([task("file tools", fileTools), task("stub tools", stubTools)], {
+      rounds,
+      warmup: 2,
+    });
 
     console.log(`Garuda loop benchmark: ${STEPS} steps per session, ${rounds} interleaved rounds, medians [p10–p90]\n`);
     console.log(
       formatTable(
         ["session", "own ms/step", "own+model ms (session)", "model ms (session)"],
-        results.map((result) => [result.name, formatStat(result.stats.ownMsPerStep, 2), formatStat(result.stats.wallMs), formatStat(result.stats.modelMs)]),
+        results.map((result) => [
+          result.name,
+          formatStat(result.stats.ownMsPerStep, 2),
+          formatStat(result.stats.wallMs),
+          formatStat(result.stats.modelMs),
+        ]),
       ),
     );
 
@@ -216,15 +290,35 @@ async function main(): Promise<void> {
       formatTable(
         ["request", "tools", "system", "messages", "all"],
         [
-          ["first", kb(first.tools), kb(first.system), kb(first.messages), kb(first.tools + first.system + first.messages)],
-          [`last (#${sizes.length})`, kb(last.tools), kb(last.system), kb(last.messages), kb(last.tools + last.system + last.messages)],
-          [`session (${sizes.length} requests)`, kb(total("tools")), kb(total("system")), kb(total("messages")), kb(total("tools") + total("system") + total("messages"))],
+          [
+            "first",
+            kb(first.tools),
+            kb(first.system),
+            kb(first.messages),
+            kb(first.tools + first.system + first.messages),
+          ],
+          [
+            `last (#${sizes.length})`,
+            kb(last.tools),
+            kb(last.system),
+            kb(last.messages),
+            kb(last.tools + last.system + last.messages),
+          ],
+          [
+            `session (${sizes.length} requests)`,
+            kb(total("tools")),
+            kb(total("system")),
+            kb(total("messages")),
+            kb(total("tools") + total("system") + total("messages")),
+          ],
         ],
       ),
     );
     const prefix = first.tools + first.system;
     const tools = real[0]?.tools.map((tool) => tool.name).join(", ");
-    console.log(`\nDefault tool set (${tools}): tools + system = ${kb(prefix)} (target ≤ ${kb(TARGET_BYTES)}): ${prefix <= TARGET_BYTES ? "ok" : "OVER TARGET"}`);
+    console.log(
+      `\nDefault tool set (${tools}): tools + system = ${kb(prefix)} (target ≤ ${kb(TARGET_BYTES)}): ${prefix <= TARGET_BYTES ? "ok" : "OVER TARGET"}`,
+    );
     console.log(`Tools and system byte-identical in all ${sizes.length} requests: ${identical ? "yes" : "NO"}`);
     if (prefix > TARGET_BYTES || !identical) process.exitCode = 1;
   } finally {

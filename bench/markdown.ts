@@ -28,10 +28,15 @@ function parse(argv: string[]): { runs: number; chunks: number } {
 function answer(minLength: number): string {
   const parts: string[] = [];
   for (let k = 0; parts.join("").length < minLength; k++) {
-    parts.push(`## Step ${k}\n\nThe **change** in \`src/file${k}.ts\` keeps *every* caller working; see [the docs](https://example.com/${k}) for why it matters here.\n\n`);
+    parts.push(
+      `## Step ${k}\n\nThe **change** in \`src/file${k}.ts\` keeps *every* caller working; see [the docs](https://example.com/${k}) for why it matters here.\n\n`,
+    );
     parts.push(`- first point about ${k}\n- second point, with \`code\`\n  - a nested detail\n- third\n\n`);
     parts.push(`| file | lines |\n|---|--:|\n| a${k}.ts | ${k * 3} |\n| b${k}.ts | ${k * 7} |\n\n`);
-    const code = Array.from({ length: 40 }, (_, i) => `  const value${i}: number = compute(${i}, "text ${k}"); // line ${i}`).join("\n");
+    const code = Array.from(
+      { length: 40 },
+      (_, i) => `  const value${i}: number = compute(${i}, "text ${k}"); // line ${i}`,
+    ).join("\n");
     parts.push(`\`\`\`ts\nfunction step${k}() {\n${code}\n}\n\`\`\`\n\n`);
   }
   return parts.join("");
@@ -45,7 +50,10 @@ function chunksOf(text: string, count: number): string[] {
   return out;
 }
 
-async function run(chunks: readonly string[], loader: MarkdownLoader): Promise<{ meanMs: number; p99Ms: number; bytes: number }> {
+async function run(
+  chunks: readonly string[],
+  loader: MarkdownLoader,
+): Promise<{ meanMs: number; p99Ms: number; bytes: number }> {
   let bytes = 0;
   const screen = new Screen({ write: (text: string) => (bytes += text.length), columns: 100, rows: 40 }, true, true);
   const stream = new MarkdownStream({ screen, style: COLOUR_STYLE, loader });
@@ -77,8 +85,12 @@ async function main(): Promise<void> {
   for (let r = 0; r < runs; r++) results.push(await run(chunks, loader));
   const mean = median(results.map((result) => result.meanMs));
   const p99 = median(results.map((result) => result.p99Ms));
-  console.log(`markdown stream: ${count} chunks (${chunks.join("").length} chars), ${runs} runs, libraries loaded in ${loadMs.toFixed(1)} ms`);
-  console.log(`per chunk: mean ${mean.toFixed(3)} ms (median of runs), p99 ${p99.toFixed(3)} ms; ${(results[0]?.bytes ?? 0).toLocaleString("en-US")} bytes to the screen a run`);
+  console.log(
+    `markdown stream: ${count} chunks (${chunks.join("").length} chars), ${runs} runs, libraries loaded in ${loadMs.toFixed(1)} ms`,
+  );
+  console.log(
+    `per chunk: mean ${mean.toFixed(3)} ms (median of runs), p99 ${p99.toFixed(3)} ms; ${(results[0]?.bytes ?? 0).toLocaleString("en-US")} bytes to the screen a run`,
+  );
   console.log(mean <= TARGET_MS ? `ok (target ≤ ${TARGET_MS} ms)` : `OVER TARGET (≤ ${TARGET_MS} ms)`);
   if (mean > TARGET_MS) process.exitCode = 1;
 }

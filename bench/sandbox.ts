@@ -51,7 +51,10 @@ function parse(argv: string[]): { rounds: number; downloads: number; client: Cli
     if (arg === "--rounds") rounds = Number(argv[++i]);
     else if (arg === "--downloads") downloads = Number(argv[++i]);
     else if (arg === "--client" && (argv[i + 1] === "curl" || argv[i + 1] === "bun")) client = argv[++i] as Client;
-    else throw new Error(`unknown argument ${arg}; usage: bun bench/sandbox.ts [--rounds N] [--downloads N] [--client curl|bun]`);
+    else
+      throw new Error(
+        `unknown argument ${arg}; usage: bun bench/sandbox.ts [--rounds N] [--downloads N] [--client curl|bun]`,
+      );
   }
   if (!(rounds > 0 && downloads > 0)) throw new Error("--rounds and --downloads need positive numbers");
   if (client === "curl" && !Bun.which("curl")) throw new Error("--client curl: curl is not installed");
@@ -63,7 +66,11 @@ async function startServer(): Promise<{ port: number; pid: number; stop: () => v
   const script = `const big = new Uint8Array(${DOWNLOAD_BYTES}).fill(97);
 const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(big) });
 console.log(server.port);`;
-  const proc = Bun.spawn([process.execPath, "-e", script], { env: { PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn([process.execPath, "-e", script], {
+    env: { PATH: process.env.PATH ?? "" },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const reader = proc.stdout.getReader();
   let text = "";
   while (!text.includes("\n")) {
@@ -75,7 +82,9 @@ console.log(server.port);`;
   return { port: Number(text.trim()), pid: proc.pid, stop: () => proc.kill("SIGKILL") };
 }
 
-const timed = async (run: () => Promise<{ exitCode: number | null; output: string }>): Promise<Record<string, number>> => {
+const timed = async (
+  run: () => Promise<{ exitCode: number | null; output: string }>,
+): Promise<Record<string, number>> => {
   const started = performance.now();
   const result = await run();
   if (result.exitCode !== 0) throw new Error(`exit ${result.exitCode}: ${result.output}`);
@@ -98,7 +107,11 @@ function processTicks(pid: number): number {
 }
 
 /** One download's speed in MB/s, as the client (curl or Bun's fetch, the same on every path) measured it. */
-function downloadCommand(client: Client, url: string, direct: boolean): { command: string; parse: (output: string) => number } {
+function downloadCommand(
+  client: Client,
+  url: string,
+  direct: boolean,
+): { command: string; parse: (output: string) => number } {
   if (client === "curl") {
     return {
       command: `curl -sS ${direct ? "--noproxy '*' " : ""}-o /dev/null -w '%{size_download} %{speed_download}' '${url}'`,
@@ -126,7 +139,11 @@ function makeProject(work: string): void {
     mkdirSync(join(work, "src", `m${i % 20}`, `d${i}`), { recursive: true });
     writeFileSync(join(work, "src", `m${i % 20}`, `d${i}`, "index.ts"), "export {};\n");
   }
-  const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "-c", "init.defaultBranch=main", ...args], { cwd: work, env: { PATH: process.env.PATH ?? "" } });
+  const git = (...args: string[]) =>
+    Bun.spawnSync(
+      ["git", "-c", "user.name=b", "-c", "user.email=b@example.invalid", "-c", "init.defaultBranch=main", ...args],
+      { cwd: work, env: { PATH: process.env.PATH ?? "" } },
+    );
   git("init", "-q");
   git("add", "-A");
   git("commit", "-q", "-m", "bench");
@@ -146,12 +163,23 @@ async function main(): Promise<void> {
   let jsRelayed: ProcessExecutor | undefined;
   const server = await startServer();
   const bareRelay: BareRelay = startBareRelay(server.port);
-  const proxy = await startEgressProxy({ allow: [`bench.test:${server.port}`], resolve: async () => ["127.0.0.1"], tcp: true });
+  const proxy = await startEgressProxy({
+    allow: [`bench.test:${server.port}`],
+    resolve: async () => ["127.0.0.1"],
+    tcp: true,
+  });
   // The same proxy without its native relay (nativeRelay.ts): every byte through relay.ts.
-  const jsProxy = await startEgressProxy({ allow: [`bench.test:${server.port}`], resolve: async () => ["127.0.0.1"], tcp: true, nativeRelay: false });
+  const jsProxy = await startEgressProxy({
+    allow: [`bench.test:${server.port}`],
+    resolve: async () => ["127.0.0.1"],
+    tcp: true,
+    nativeRelay: false,
+  });
   try {
-    const serveProxy = (socketPath: string, fd: number) => (socketPath === proxy.socketPath ? proxy.serve(fd) : undefined);
-    const serveJsProxy = (socketPath: string, fd: number) => (socketPath === jsProxy.socketPath ? jsProxy.serve(fd) : undefined);
+    const serveProxy = (socketPath: string, fd: number) =>
+      socketPath === proxy.socketPath ? proxy.serve(fd) : undefined;
+    const serveJsProxy = (socketPath: string, fd: number) =>
+      socketPath === jsProxy.socketPath ? jsProxy.serve(fd) : undefined;
     executor = await createExecutor({ root: work, home, selfCommand, serveProxy });
     jsRelayed = await createExecutor({ root: work, home, selfCommand, gitGuard: false, serveProxy: serveJsProxy });
     unguarded = await createExecutor({ root: work, home, selfCommand, gitGuard: false });
@@ -163,28 +191,49 @@ async function main(): Promise<void> {
     const e = executor;
     const offline: SandboxSpec = e.spec();
     const proxied: SandboxSpec = e.spec({ network: proxy.network });
-    console.log(`bun ${Bun.version}, ${process.platform}-${process.arch}, ${availableParallelism()} cores, sandbox ${sandbox.kind}`);
+    console.log(
+      `bun ${Bun.version}, ${process.platform}-${process.arch}, ${availableParallelism()} cores, sandbox ${sandbox.kind}`,
+    );
 
     console.log(`\n1. one \`true\` through the Executor: ${options.rounds} interleaved rounds (+3 warm-up)`);
     const tasks: Task[] = [
       { name: "host", run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: null })) },
       { name: "sandbox (no network)", run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: offline })) },
-      { name: "sandbox + proxy (session network)", run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: proxied })) },
-      { name: "sandbox (no network), git guard off", run: () => timed(() => bare.run({ command: "true", cwd: work, sandbox: bare.spec() })) },
+      {
+        name: "sandbox + proxy (session network)",
+        run: () => timed(() => e.run({ command: "true", cwd: work, sandbox: proxied })),
+      },
+      {
+        name: "sandbox (no network), git guard off",
+        run: () => timed(() => bare.run({ command: "true", cwd: work, sandbox: bare.spec() })),
+      },
     ];
     const results = await interleave(tasks, { rounds: options.rounds });
     const host = results[0]?.stats.wallMs?.median ?? Number.NaN;
     console.log(
       formatTable(
         ["command", "wall ms median [p10–p90]", "extra ms (median)"],
-        results.map((r) => [r.name, formatStat(r.stats.wallMs), r.name === "host" ? "–" : ((r.stats.wallMs?.median ?? Number.NaN) - host).toFixed(1)]),
+        results.map((r) => [
+          r.name,
+          formatStat(r.stats.wallMs),
+          r.name === "host" ? "–" : ((r.stats.wallMs?.median ?? Number.NaN) - host).toFixed(1),
+        ]),
       ),
     );
 
-    console.log(`\n2. ${DOWNLOAD_BYTES / 2 ** 20} MiB download with ${options.client} from a loopback server (separate process): ${options.downloads} interleaved rounds (+1 warm-up)`);
+    console.log(
+      `\n2. ${DOWNLOAD_BYTES / 2 ** 20} MiB download with ${options.client} from a loopback server (separate process): ${options.downloads} interleaved rounds (+1 warm-up)`,
+    );
     const url = `http://bench.test:${server.port}/big`;
     const directUrl = `http://127.0.0.1:${server.port}/big`;
-    const speedTask = (name: string, spec: SandboxSpec | null, target: string, direct: boolean, env: Record<string, string> = {}, through: ProcessExecutor = e): Task => {
+    const speedTask = (
+      name: string,
+      spec: SandboxSpec | null,
+      target: string,
+      direct: boolean,
+      env: Record<string, string> = {},
+      through: ProcessExecutor = e,
+    ): Task => {
       const { command, parse: read } = downloadCommand(options.client, target, direct);
       return {
         name,
@@ -213,38 +262,66 @@ async function main(): Promise<void> {
     const downloads = await interleave(
       [
         speedTask("host, direct", null, directUrl, true),
-        speedTask("host, through the proxy, JS relay", null, url, false, { HTTP_PROXY: tcpJsProxy, http_proxy: tcpJsProxy }),
-        speedTask("host, through the proxy, native relay", null, url, false, { HTTP_PROXY: tcpProxy, http_proxy: tcpProxy }),
+        speedTask("host, through the proxy, JS relay", null, url, false, {
+          HTTP_PROXY: tcpJsProxy,
+          http_proxy: tcpJsProxy,
+        }),
+        speedTask("host, through the proxy, native relay", null, url, false, {
+          HTTP_PROXY: tcpProxy,
+          http_proxy: tcpProxy,
+        }),
         speedTask("sandbox, bridge process + proxy (JS relays)", proxied, url, false, {}, bridged),
         speedTask("sandbox, Garuda relays to the proxy", proxied, url, false, {}, relayed),
         speedTask("sandbox, proxy in the namespace, JS relay (before)", jsProxied, url, false, {}, jsRelayed),
         speedTask("sandbox, proxy in the namespace, native relay (after)", proxied, url, false),
-        speedTask("host, a bare relay (C, no proxy, no checks): the reference", null, `http://127.0.0.1:${bareRelay.port}/big`, true),
+        speedTask(
+          "host, a bare relay (C, no proxy, no checks): the reference",
+          null,
+          `http://127.0.0.1:${bareRelay.port}/big`,
+          true,
+        ),
       ],
       { rounds: options.downloads, warmup: 1 },
     );
     console.log(
       formatTable(
         ["path", "MB/s median [p10–p90]", "proxy CPU ms per download", "server CPU ms", "machine busy %"],
-        downloads.map((r) => [r.name, formatStat(r.stats.mbPerS, 0), r.name === "host, direct" ? "–" : formatStat(r.stats.garudaCpuMs, 0), formatStat(r.stats.serverCpuMs, 0), formatStat(r.stats.machineBusyPct, 0)]),
+        downloads.map((r) => [
+          r.name,
+          formatStat(r.stats.mbPerS, 0),
+          r.name === "host, direct" ? "–" : formatStat(r.stats.garudaCpuMs, 0),
+          formatStat(r.stats.serverCpuMs, 0),
+          formatStat(r.stats.machineBusyPct, 0),
+        ]),
       ),
     );
 
     const sandboxExtra = (results[1]?.stats.wallMs?.median ?? Number.NaN) - host;
-    const guardExtra = (results[1]?.stats.wallMs?.median ?? Number.NaN) - (results[3]?.stats.wallMs?.median ?? Number.NaN);
+    const guardExtra =
+      (results[1]?.stats.wallMs?.median ?? Number.NaN) - (results[3]?.stats.wallMs?.median ?? Number.NaN);
     const bridgeExtra = (results[2]?.stats.wallMs?.median ?? Number.NaN) - host;
     const direct = downloads[0]?.stats.mbPerS?.median ?? Number.NaN;
     const shareOf = (at: number) => (downloads[at]?.stats.mbPerS?.median ?? Number.NaN) / direct;
     const share = shareOf(6);
     const verdict = (ok: boolean) => (ok ? "ok" : "OVER TARGET");
     console.log("\ntargets:");
-    console.log(`  sandboxed \`true\` ≤ ${EXTRA_MS_TARGET} ms extra: ${sandboxExtra.toFixed(1)} ms ${verdict(sandboxExtra <= EXTRA_MS_TARGET)}`);
-    console.log(`  (behind the proxy, joining the session's network with nsenter: ${bridgeExtra.toFixed(1)} ms extra ${verdict(bridgeExtra <= EXTRA_MS_TARGET)})`);
+    console.log(
+      `  sandboxed \`true\` ≤ ${EXTRA_MS_TARGET} ms extra: ${sandboxExtra.toFixed(1)} ms ${verdict(sandboxExtra <= EXTRA_MS_TARGET)}`,
+    );
+    console.log(
+      `  (behind the proxy, joining the session's network with nsenter: ${bridgeExtra.toFixed(1)} ms extra ${verdict(bridgeExtra <= EXTRA_MS_TARGET)})`,
+    );
     console.log(`  (of which the git guard, on vs off in the same rounds: ${guardExtra.toFixed(1)} ms)`);
-    console.log(`  proxied throughput ≥ ${THROUGHPUT_TARGET * 100}% of direct: ${(share * 100).toFixed(0)}% ${verdict(share >= THROUGHPUT_TARGET)}`);
+    console.log(
+      `  proxied throughput ≥ ${THROUGHPUT_TARGET * 100}% of direct: ${(share * 100).toFixed(0)}% ${verdict(share >= THROUGHPUT_TARGET)}`,
+    );
     const pct = (at: number) => `${(shareOf(at) * 100).toFixed(0)}%`;
-    console.log(`  (JS relay in the namespace before: ${pct(5)}; bridge process: ${pct(3)}; Garuda relaying: ${pct(4)}; the proxy alone on the host: JS ${pct(1)}, native ${pct(2)})`);
-    console.log(`  (a bare relay on this machine, no proxy and no checks: ${pct(7)}; the proxy in the namespace passes ${((share / shareOf(7)) * 100).toFixed(0)}% of what it does)`);
+    console.log(
+      `  (JS relay in the namespace before: ${pct(5)}; bridge process: ${pct(3)}; Garuda relaying: ${pct(4)}; the proxy alone on the host: JS ${pct(1)}, native ${pct(2)})`,
+    );
+    console.log(
+      `  (a bare relay on this machine, no proxy and no checks: ${pct(7)}; the proxy in the namespace passes ${((share / shareOf(7)) * 100).toFixed(0)}% of what it does)`,
+    );
   } finally {
     await executor?.shutdown();
     await unguarded?.shutdown();

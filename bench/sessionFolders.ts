@@ -84,7 +84,12 @@ const tasks: Task[] = [
 
 try {
   const results = await interleave(tasks, { rounds, warmup: 3 });
-  console.log(formatTable(["task", "ms median [p10–p90]"], results.map((r) => [r.name, formatStat(r.stats.ms, 3)])));
+  console.log(
+    formatTable(
+      ["task", "ms median [p10–p90]"],
+      results.map((r) => [r.name, formatStat(r.stats.ms, 3)]),
+    ),
+  );
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

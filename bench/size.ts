@@ -63,7 +63,13 @@ async function main(): Promise<void> {
       name,
       run: async () => {
         const home = mkdtempSync(join(work, "home-"));
-        const env = { PATH: process.env.PATH, HOME: home, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: "http://127.0.0.1:9", GARUDA_MODEL: "claude-sonnet-5" };
+        const env = {
+          PATH: process.env.PATH,
+          HOME: home,
+          ANTHROPIC_API_KEY: KEY,
+          ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+          GARUDA_MODEL: "claude-sonnet-5",
+        };
         const peer = new Peer(cmd, project, env);
         try {
           const { initMs, newMs } = await start(peer, project);
@@ -89,7 +95,9 @@ async function main(): Promise<void> {
         acpTask(`${b.name} acp`, [b.binary, "acp"]),
       ]),
     ];
-    console.log(`bun ${Bun.version}, ${process.platform}-${process.arch}; ${options.rounds} interleaved rounds (+3 warm-up)`);
+    console.log(
+      `bun ${Bun.version}, ${process.platform}-${process.arch}; ${options.rounds} interleaved rounds (+3 warm-up)`,
+    );
     const results = await interleave(tasks, {
       rounds: options.rounds,
       onRound: (round, rounds) => {
@@ -102,7 +110,16 @@ async function main(): Promise<void> {
 
     console.log("\nmedian [p10–p90], ms");
     const rows = [
-      ["hello / acp floor", mb(hello.bytes), formatStat(by("hello")?.stats.wallMs), formatStat(by("hello")?.stats.cpuMs), formatStat(by("acp floor")?.stats.initMs), "1.00", formatStat(by("acp floor")?.stats.newAfterInitMs), formatStat(by("acp floor")?.stats.cpuMs)],
+      [
+        "hello / acp floor",
+        mb(hello.bytes),
+        formatStat(by("hello")?.stats.wallMs),
+        formatStat(by("hello")?.stats.cpuMs),
+        formatStat(by("acp floor")?.stats.initMs),
+        "1.00",
+        formatStat(by("acp floor")?.stats.newAfterInitMs),
+        formatStat(by("acp floor")?.stats.cpuMs),
+      ],
       ...options.builds.map((b) => [
         b.name,
         mb(Bun.file(b.binary).size),
@@ -114,7 +131,21 @@ async function main(): Promise<void> {
         formatStat(by(`${b.name} acp`)?.stats.cpuMs),
       ]),
     ];
-    console.log(formatTable(["build", "MB", "--version", "--version CPU", "initialize", "× floor", "session/new − initialize", "acp run CPU"], rows));
+    console.log(
+      formatTable(
+        [
+          "build",
+          "MB",
+          "--version",
+          "--version CPU",
+          "initialize",
+          "× floor",
+          "session/new − initialize",
+          "acp run CPU",
+        ],
+        rows,
+      ),
+    );
     console.log("\ntargets:");
     for (const b of options.builds) {
       const bytes = Bun.file(b.binary).size;

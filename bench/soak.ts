@@ -48,12 +48,17 @@ function parse(argv: string[]): Options {
       continue;
     }
     const key = flag?.replace(/^--/, "") as Exclude<keyof Options, "binary">;
-    if (!flag?.startsWith("--") || !(key in options)) throw new Error(`unknown argument ${argv[i]}; usage: bun bench/soak.ts [--binary <garuda>] [--sessions N] [--prompts N] [--cancels N] [--every N]`);
+    if (!flag?.startsWith("--") || !(key in options))
+      throw new Error(
+        `unknown argument ${argv[i]}; usage: bun bench/soak.ts [--binary <garuda>] [--sessions N] [--prompts N] [--cancels N] [--every N]`,
+      );
     const value = Number(inline ?? argv[++i]);
-    if (!Number.isInteger(value) || value < (key === "cancels" ? 0 : 1)) throw new Error(`--${key} needs a ${key === "cancels" ? "non-negative" : "positive"} integer`);
+    if (!Number.isInteger(value) || value < (key === "cancels" ? 0 : 1))
+      throw new Error(`--${key} needs a ${key === "cancels" ? "non-negative" : "positive"} integer`);
     options[key] = value;
   }
-  if (options.prompts < options.sessions) throw new Error("--prompts must be at least --sessions (each session has a prompt)");
+  if (options.prompts < options.sessions)
+    throw new Error("--prompts must be at least --sessions (each session has a prompt)");
   return options;
 }
 
@@ -77,7 +82,11 @@ const parentOf = (pid: number): string => {
 /** When the process started (clock ticks after boot, /proc/<pid>/stat field 22): tells a pid reused by another process from the one seen. */
 const startTicks = (pid: number): string => {
   try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[19] ?? "?";
+    return (
+      readFileSync(`/proc/${pid}/stat`, "utf8")
+        .replace(/^.*\) /s, "")
+        .split(" ")[19] ?? "?"
+    );
   } catch {
     return "gone";
   }
@@ -86,7 +95,9 @@ const startTicks = (pid: number): string => {
 /** The CPU seconds (user + system) the process has used, from /proc/<pid>/stat. */
 const cpuSeconds = (pid: number): number => {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /s, "")
+      .split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return Number.NaN;
@@ -116,7 +127,9 @@ function fdKinds(pid: number): Map<string, number> {
     try {
       target = readlinkSync(`/proc/${pid}/fd/${fd}`);
     } catch {}
-    const kind = target.replace(/:\[\d+\]$/, "").replace(/^\/.*/, (path) => (path.startsWith("/proc") || path.startsWith("/dev") ? path : "file"));
+    const kind = target
+      .replace(/:\[\d+\]$/, "")
+      .replace(/^\/.*/, (path) => (path.startsWith("/proc") || path.startsWith("/dev") ? path : "file"));
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   }
   return kinds;
@@ -128,13 +141,16 @@ function openFiles(pid: number): string[] {
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
       const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      if (target.startsWith("/") && !target.startsWith("/dev") && !target.startsWith("/proc")) paths.push(`${fd}: ${target}`);
+      if (target.startsWith("/") && !target.startsWith("/dev") && !target.startsWith("/proc"))
+        paths.push(`${fd}: ${target}`);
     } catch {}
   }
   return paths;
 }
 
-const tool = (name: string, id: string, input: unknown): MockResponse => ({ steps: [{ type: "tool_use", name, id, input }] });
+const tool = (name: string, id: string, input: unknown): MockResponse => ({
+  steps: [{ type: "tool_use", name, id, input }],
+});
 
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
@@ -157,12 +173,25 @@ async function main(): Promise<void> {
     for (const child of descendants(pid)) seen.set(`${child} ${startTicks(child)}`, child);
   };
   const sampler = setInterval(noteTree, 50);
-  const curve: { prompts: number; session: number; agentMiB: number; anonMiB: number; treeMiB: number; fds: number; children: number }[] = [];
+  const curve: {
+    prompts: number;
+    session: number;
+    agentMiB: number;
+    anonMiB: number;
+    treeMiB: number;
+    fds: number;
+    children: number;
+  }[] = [];
   let prompts = 0;
   let cancels = 0;
   // What each kind of request took: a session's first prompt comes right after session/new (and
   // after the previous session's close), so it shows what a close or a trim costs the next turn.
-  const took = { firstPrompt: [] as number[], laterPrompt: [] as number[], sessionNew: [] as number[], sessionClose: [] as number[] };
+  const took = {
+    firstPrompt: [] as number[],
+    laterPrompt: [] as number[],
+    sessionNew: [] as number[],
+    sessionClose: [] as number[],
+  };
   const timed = async <T>(into: number[], call: () => Promise<T>): Promise<T> => {
     const t0 = performance.now();
     const value = await call();
@@ -171,7 +200,15 @@ async function main(): Promise<void> {
   };
   const point = (session: number) => {
     const tree = treeSample(pid);
-    curve.push({ prompts, session, agentMiB: MiB(statusBytes(pid, "VmRSS")), anonMiB: MiB(statusBytes(pid, "RssAnon")), treeMiB: MiB(tree.rss), fds: fdCount(pid), children: tree.children.length });
+    curve.push({
+      prompts,
+      session,
+      agentMiB: MiB(statusBytes(pid, "VmRSS")),
+      anonMiB: MiB(statusBytes(pid, "RssAnon")),
+      treeMiB: MiB(tree.rss),
+      fds: fdCount(pid),
+      children: tree.children.length,
+    });
   };
   const started = performance.now();
   try {
@@ -183,34 +220,59 @@ async function main(): Promise<void> {
     // is not growth: the fds after it closed are the second reference.
     let fdsFirstClosed = Number.NaN;
     let kindsFirstClosed = new Map<string, number>();
-    console.log(`garuda acp pid ${pid}: ${options.sessions} sessions, ${options.prompts} prompts, ${options.cancels} cancel cycles; after initialize ${rssStart.toFixed(1)} MiB RSS, ${fdsStart} fds`);
+    console.log(
+      `garuda acp pid ${pid}: ${options.sessions} sessions, ${options.prompts} prompts, ${options.cancels} cancel cycles; after initialize ${rssStart.toFixed(1)} MiB RSS, ${fdsStart} fds`,
+    );
 
     for (let s = 0; s < options.sessions; s++) {
       const file = `notes-${s}.txt`;
       writeFileSync(join(root, file), "count 0\n");
-      const { sessionId } = await timed(took.sessionNew, () => agent.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] }));
-      const mine = Math.floor(((s + 1) * options.prompts) / options.sessions) - Math.floor((s * options.prompts) / options.sessions);
-      const myCancels = Math.floor(((s + 1) * options.cancels) / options.sessions) - Math.floor((s * options.cancels) / options.sessions);
+      const { sessionId } = await timed(took.sessionNew, () =>
+        agent.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] }),
+      );
+      const mine =
+        Math.floor(((s + 1) * options.prompts) / options.sessions) -
+        Math.floor((s * options.prompts) / options.sessions);
+      const myCancels =
+        Math.floor(((s + 1) * options.cancels) / options.sessions) -
+        Math.floor((s * options.cancels) / options.sessions);
       for (let p = 0; p < mine; p++) {
         const tag = `s${s}p${p}`;
         // A sandboxed command, the read an edit needs (first prompt), the edit, an answer.
         mock.enqueue(
           tool("bash", `toolu_cmd_${tag}`, { command: `echo ${tag} && ls -1 | wc -l` }),
           ...(p === 0 ? [tool("read_file", `toolu_read_${tag}`, { path: file })] : []),
-          tool("edit_file", `toolu_edit_${tag}`, { path: file, old_string: `count ${p}`, new_string: `count ${p + 1}` }),
+          tool("edit_file", `toolu_edit_${tag}`, {
+            path: file,
+            old_string: `count ${p}`,
+            new_string: `count ${p + 1}`,
+          }),
           { steps: [{ type: "text", text: `Done ${tag}.`, fragments: 3 }] },
         );
-        const answer = await timed(p === 0 ? took.firstPrompt : took.laterPrompt, () => agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: `Step ${tag}.` }] }));
+        const answer = await timed(p === 0 ? took.firstPrompt : took.laterPrompt, () =>
+          agent.agent.request(acp.methods.agent.session.prompt, {
+            sessionId,
+            prompt: [{ type: "text", text: `Step ${tag}.` }],
+          }),
+        );
         if (answer.stopReason !== "end_turn") throw new Error(`prompt ${tag} ended ${answer.stopReason}`);
-        if (mock.pending !== 0) throw new Error(`prompt ${tag} left ${mock.pending} scripted responses unused (a tool failed?)`);
+        if (mock.pending !== 0)
+          throw new Error(`prompt ${tag} left ${mock.pending} scripted responses unused (a tool failed?)`);
         prompts++;
         if (prompts % options.every === 0) point(s);
       }
       for (let c = 0; c < myCancels; c++) {
         const seconds = 60 + (cancels % 30);
         mock.enqueue(tool("bash", `toolu_sleep_${s}_${c}`, { command: `sleep ${seconds}` }));
-        const turn = agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Wait." }] });
-        const sleeping = await waitFor(() => descendants(pid).filter((p) => commandName(p) === "sleep"), 20_000, `sleep ${seconds} to start`);
+        const turn = agent.agent.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: "Wait." }],
+        });
+        const sleeping = await waitFor(
+          () => descendants(pid).filter((p) => commandName(p) === "sleep"),
+          20_000,
+          `sleep ${seconds} to start`,
+        );
         await agent.agent.notify(acp.methods.agent.session.cancel, { sessionId });
         const answer = await turn;
         if (answer.stopReason !== "cancelled") throw new Error(`cancel cycle ${cancels} ended ${answer.stopReason}`);
@@ -229,7 +291,11 @@ async function main(): Promise<void> {
     // (e.g. a killed bwrap's inner half) are reaped by its sweep every 5 s (processGuards.ts),
     // so zombies may show for up to ~10 s: wait that long, and say how long it took.
     const settleStart = performance.now();
-    await waitFor(() => (descendants(pid).length === 0 ? true : undefined), 15_000, "the agent's children to end").catch(() => undefined);
+    await waitFor(
+      () => (descendants(pid).length === 0 ? true : undefined),
+      15_000,
+      "the agent's children to end",
+    ).catch(() => undefined);
     const settleS = (performance.now() - settleStart) / 1000;
     Bun.gc(true);
     noteTree();
@@ -245,14 +311,20 @@ async function main(): Promise<void> {
     const code = await agent.proc.exited;
     clearInterval(sampler);
     await Bun.sleep(200);
-    const left = [...seen].filter(([key, p]) => alive(p) && key === `${p} ${startTicks(p)}`).map(([, p]) => `${p} ${commandName(p)}`);
+    const left = [...seen]
+      .filter(([key, p]) => alive(p) && key === `${p} ${startTicks(p)}`)
+      .map(([, p]) => `${p} ${commandName(p)}`);
 
-    console.log(`\n${prompts} prompts, ${cancels} cancel cycles in ${sessionsS.toFixed(1)} s (${((sessionsS * 1000) / Math.max(prompts, 1)).toFixed(0)} ms a prompt, cancels included; ${elapsed.toFixed(1)} s with the wait for the last children); the agent used ${agentCpu.toFixed(1)} s of CPU`);
+    console.log(
+      `\n${prompts} prompts, ${cancels} cancel cycles in ${sessionsS.toFixed(1)} s (${((sessionsS * 1000) / Math.max(prompts, 1)).toFixed(0)} ms a prompt, cancels included; ${elapsed.toFixed(1)} s with the wait for the last children); the agent used ${agentCpu.toFixed(1)} s of CPU`,
+    );
     console.log(`  a session's first prompt: ${spread(took.firstPrompt)}; later prompts: ${spread(took.laterPrompt)}`);
     console.log(`  session/new: ${spread(took.sessionNew)}; session/close: ${spread(took.sessionClose)}`);
     console.log("\nprompts  session  agent RSS MiB  of it anon  tree RSS MiB  agent fds  children (zombies included)");
     for (const c of curve) {
-      console.log(`${String(c.prompts).padStart(7)}  ${String(c.session + 1).padStart(7)}  ${c.agentMiB.toFixed(1).padStart(13)}  ${c.anonMiB.toFixed(1).padStart(10)}  ${c.treeMiB.toFixed(1).padStart(12)}  ${String(c.fds).padStart(9)}  ${String(c.children).padStart(8)}`);
+      console.log(
+        `${String(c.prompts).padStart(7)}  ${String(c.session + 1).padStart(7)}  ${c.agentMiB.toFixed(1).padStart(13)}  ${c.anonMiB.toFixed(1).padStart(10)}  ${c.treeMiB.toFixed(1).padStart(12)}  ${String(c.fds).padStart(9)}  ${String(c.children).padStart(8)}`,
+      );
     }
     const first = curve[0];
     const last = curve.at(-1);
@@ -264,14 +336,26 @@ async function main(): Promise<void> {
         .map(([k, d]) => `${k} ${d > 0 ? "+" : ""}${d}`)
         .join(", ") || "no change";
     console.log("\nfigures:");
-    console.log(`  agent RSS: ${rssStart.toFixed(1)} MiB after initialize, ${first?.agentMiB.toFixed(1)} after ${first?.prompts} prompts, ${last?.agentMiB.toFixed(1)} at the end (${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)} %) ${growth <= 0.1 ? "ok" : "OVER TARGET (+10 %)"}`);
-    console.log(`  fds: ${fdsStart} after initialize, ${fdsFirstClosed} after the first session closed, ${fdsEnd} after the last ${fdsEnd <= fdsStart ? "ok" : fdsEnd <= fdsFirstClosed ? "ok after the first session" : "GREW"}`);
-    console.log(`    end vs initialize: ${diff(kindsStart)}; end vs the first session closed: ${diff(kindsFirstClosed)}`);
+    console.log(
+      `  agent RSS: ${rssStart.toFixed(1)} MiB after initialize, ${first?.agentMiB.toFixed(1)} after ${first?.prompts} prompts, ${last?.agentMiB.toFixed(1)} at the end (${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)} %) ${growth <= 0.1 ? "ok" : "OVER TARGET (+10 %)"}`,
+    );
+    console.log(
+      `  fds: ${fdsStart} after initialize, ${fdsFirstClosed} after the first session closed, ${fdsEnd} after the last ${fdsEnd <= fdsStart ? "ok" : fdsEnd <= fdsFirstClosed ? "ok after the first session" : "GREW"}`,
+    );
+    console.log(
+      `    end vs initialize: ${diff(kindsStart)}; end vs the first session closed: ${diff(kindsFirstClosed)}`,
+    );
     if (fdsEnd > fdsFirstClosed) console.log(`    files open at the end: ${filesEnd.join(", ")}`);
-    console.log(`  children after the last session closed: ${childrenEnd.length === 0 ? `none (the last went ${settleS.toFixed(1)} s after the close)` : `${childrenEnd.join(", ")} after ${settleS.toFixed(1)} s`}`);
-    console.log(`  exit ${code} after stdin closed; of ${seen.size} processes seen below the agent, left running: ${left.length === 0 ? "none ok" : left.join(", ")}`);
+    console.log(
+      `  children after the last session closed: ${childrenEnd.length === 0 ? `none (the last went ${settleS.toFixed(1)} s after the close)` : `${childrenEnd.join(", ")} after ${settleS.toFixed(1)} s`}`,
+    );
+    console.log(
+      `  exit ${code} after stdin closed; of ${seen.size} processes seen below the agent, left running: ${left.length === 0 ? "none ok" : left.join(", ")}`,
+    );
   } catch (error) {
-    console.error(`soak failed after ${prompts} prompts, ${cancels} cancels: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `soak failed after ${prompts} prompts, ${cancels} cancels: ${error instanceof Error ? error.message : String(error)}`,
+    );
     console.error((await Promise.race([agent.stderr, Bun.sleep(500).then(() => "")])).slice(-2000));
     process.exitCode = 1;
   } finally {

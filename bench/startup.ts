@@ -10,16 +10,17 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { DIST, ENTRY, ROOT, binaryName, buildBinary, buildHost, checkVersions, hostOs } from "../scripts/buildTargets.ts";
 import {
-  type TaskResult,
-  formatStat,
-  formatTable,
-  interleave,
-  processTask,
-  ratio,
-  rssProbe,
-} from "./interleave.ts";
+  DIST,
+  ENTRY,
+  ROOT,
+  binaryName,
+  buildBinary,
+  buildHost,
+  checkVersions,
+  hostOs,
+} from "../scripts/buildTargets.ts";
+import { type TaskResult, formatStat, formatTable, interleave, processTask, ratio, rssProbe } from "./interleave.ts";
 
 const MAX_BYTES = 115e6;
 const MAX_RATIO = 1.3;
@@ -34,7 +35,8 @@ function parse(argv: string[]): { rounds: number; rebuild: boolean; sourcemapAb:
     else if (arg?.startsWith("--rounds=")) rounds = Number(arg.slice(9));
     else if (arg === "--rebuild") rebuild = true;
     else if (arg === "--sourcemap-ab") sourcemapAb = true;
-    else throw new Error(`unknown argument ${arg}; usage: bun bench/startup.ts [--rounds N] [--rebuild] [--sourcemap-ab]`);
+    else
+      throw new Error(`unknown argument ${arg}; usage: bun bench/startup.ts [--rounds N] [--rebuild] [--sourcemap-ab]`);
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
   return { rounds, rebuild, sourcemapAb };

@@ -22,9 +22,13 @@ function parse(argv: string[]): { files: number; rounds: number; fresh: boolean;
     else if (arg === "--rounds") rounds = Number(argv[++i]);
     else if (arg === "--fresh") fresh = true;
     else if (arg === "--against") against = argv[++i];
-    else throw new Error(`unknown argument ${arg}; usage: bun bench/tools.ts [--files N] [--rounds N] [--fresh] [--against DIR]`);
+    else
+      throw new Error(
+        `unknown argument ${arg}; usage: bun bench/tools.ts [--files N] [--rounds N] [--fresh] [--against DIR]`,
+      );
   }
-  if (!Number.isInteger(files) || files < 10 || !Number.isInteger(rounds) || rounds < 1) throw new Error("--files and --rounds need positive integers");
+  if (!Number.isInteger(files) || files < 10 || !Number.isInteger(rounds) || rounds < 1)
+    throw new Error("--files and --rounds need positive integers");
   return { files, rounds, fresh, ...(against !== undefined && { against: realpathSync(against) }) };
 }
 
@@ -48,7 +52,9 @@ async function main(): Promise<void> {
     const started = performance.now();
     makeTree(root, { files: options.files, markerEvery: 1000, marker: "NEEDLE_TOKEN" });
     Bun.write(join(root, ".ready"), "");
-    console.log(`built ${options.files.toLocaleString("en-US")} files in ${((performance.now() - started) / 1000).toFixed(1)} s at ${root}`);
+    console.log(
+      `built ${options.files.toLocaleString("en-US")} files in ${((performance.now() - started) / 1000).toFixed(1)} s at ${root}`,
+    );
   }
   const s = session(realpathSync(root));
   const other = options.against === undefined ? undefined : await otherSession(options.against, realpathSync(root));
@@ -63,7 +69,9 @@ async function main(): Promise<void> {
     ["find_definition Service4242", "find_definition", { name: "Service4242" }],
   ];
   const ms = (value: number) => `${value.toFixed(0)} ms`.padStart(9);
-  const header = other ? `${"other".padStart(9)} ${"fastest".padStart(9)} ${"this".padStart(9)} ${"fastest".padStart(9)} ${"this/other".padStart(10)}` : `${"median".padStart(9)} ${"fastest".padStart(9)}`;
+  const header = other
+    ? `${"other".padStart(9)} ${"fastest".padStart(9)} ${"this".padStart(9)} ${"fastest".padStart(9)} ${"this/other".padStart(10)}`
+    : `${"median".padStart(9)} ${"fastest".padStart(9)}`;
   console.log(`\n${"case".padEnd(42)} ${header}  result`);
   for (const [label, tool, input] of cases) {
     const times: number[] = [];
@@ -81,7 +89,9 @@ async function main(): Promise<void> {
       summary = result.summary ?? result.output.split("\n")[0] ?? "";
     }
     const mine = `${ms(median(times))} ${ms(Math.min(...times))}`;
-    const row = other ? `${ms(median(otherTimes))} ${ms(Math.min(...otherTimes))} ${mine} ${(median(times) / median(otherTimes)).toFixed(2).padStart(10)}` : mine;
+    const row = other
+      ? `${ms(median(otherTimes))} ${ms(Math.min(...otherTimes))} ${mine} ${(median(times) / median(otherTimes)).toFixed(2).padStart(10)}`
+      : mine;
     console.log(`${label.padEnd(42)} ${row}  ${summary}`);
   }
 }

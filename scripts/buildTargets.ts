@@ -2,7 +2,17 @@
 // every binary goes through, the version check, and where cross-compilation runtimes come
 // from. scripts/build.ts, the binary tests and the benches all build through this file, so a
 // test proves the flags the release uses.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { chmod } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -255,11 +265,18 @@ export async function checkBinaryVersion(binary: string, version: string): Promi
  * Builds `dist/garuda` (`garuda.exe` on Windows) for this machine with the running bun, after
  * checking the two version sources agree, and checks that the binary prints that version.
  */
-export async function buildHost(outfile?: string, options: { sourcemap?: boolean } = {}): Promise<BuiltBinary & { version: string }> {
+export async function buildHost(
+  outfile?: string,
+  options: { sourcemap?: boolean } = {},
+): Promise<BuiltBinary & { version: string }> {
   const version = checkVersions();
   const os = hostOs();
   if (!os) throw new Error(`no Garuda build for platform ${process.platform}`);
-  const built = await buildBinary({ entry: ENTRY, outfile: outfile ?? join(DIST, binaryName(os)), sourcemap: options.sourcemap ?? false });
+  const built = await buildBinary({
+    entry: ENTRY,
+    outfile: outfile ?? join(DIST, binaryName(os)),
+    sourcemap: options.sourcemap ?? false,
+  });
   await checkBinaryVersion(built.outfile, version);
   return { ...built, version };
 }
@@ -320,7 +337,10 @@ export async function fetchRuntime(t: Target, options: FetchRuntimeOptions = {})
     const tgz = await Bun.file(join(work, info.filename)).bytes();
     await new Bun.Archive(tgz).extract(work, { glob: [`package/bin/${exe}`, "package/package.json"] });
     const unpacked = join(work, "package");
-    const manifest = JSON.parse(readFileSync(join(unpacked, "package.json"), "utf8")) as { name?: string; version?: string };
+    const manifest = JSON.parse(readFileSync(join(unpacked, "package.json"), "utf8")) as {
+      name?: string;
+      version?: string;
+    };
     if (manifest.name !== t.npmPackage || manifest.version !== bunVersion) {
       throw new Error(`${info.filename} holds ${manifest.name}@${manifest.version}, expected ${spec}`);
     }
@@ -328,7 +348,10 @@ export async function fetchRuntime(t: Target, options: FetchRuntimeOptions = {})
     mkdirSync(staged);
     renameSync(join(unpacked, "bin", exe), join(staged, exe));
     await chmod(join(staged, exe), 0o755);
-    writeFileSync(join(staged, "complete.json"), `${JSON.stringify({ package: spec, integrity: info.integrity }, null, 2)}\n`);
+    writeFileSync(
+      join(staged, "complete.json"),
+      `${JSON.stringify({ package: spec, integrity: info.integrity }, null, 2)}\n`,
+    );
     rmSync(dir, { recursive: true, force: true });
     renameSync(staged, dir);
     return path;

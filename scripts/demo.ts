@@ -74,10 +74,14 @@ function statusMark(status: string | null | undefined): string {
 }
 
 function textOf(content: readonly acp.ToolCallContent[] | null | undefined): string {
-  return (content ?? []).flatMap((c) => (c.type === "content" && c.content.type === "text" ? [c.content.text] : [])).join("\n");
+  return (content ?? [])
+    .flatMap((c) => (c.type === "content" && c.content.type === "text" ? [c.content.text] : []))
+    .join("\n");
 }
 
-function diffsOf(content: readonly acp.ToolCallContent[] | null | undefined): Extract<acp.ToolCallContent, { type: "diff" }>[] {
+function diffsOf(
+  content: readonly acp.ToolCallContent[] | null | undefined,
+): Extract<acp.ToolCallContent, { type: "diff" }>[] {
   return (content ?? []).filter((c): c is Extract<acp.ToolCallContent, { type: "diff" }> => c.type === "diff");
 }
 
@@ -85,7 +89,14 @@ function showDiff(diff: Extract<acp.ToolCallContent, { type: "diff" }>, project:
   const path = isAbsolute(diff.path) ? relative(project, diff.path) : diff.path;
   const { text } = unifiedDiff(path, diff.oldText ?? null, diff.newText);
   for (const row of text.split("\n")) {
-    const shown = row.startsWith("+") && !row.startsWith("+++") ? green(row) : row.startsWith("-") && !row.startsWith("---") ? red(row) : row.startsWith("@@") ? cyan(row) : dim(row);
+    const shown =
+      row.startsWith("+") && !row.startsWith("+++")
+        ? green(row)
+        : row.startsWith("-") && !row.startsWith("---")
+          ? red(row)
+          : row.startsWith("@@")
+            ? cyan(row)
+            : dim(row);
     line(`      ${shown}`);
   }
 }
@@ -150,7 +161,8 @@ interface CallState {
 
 async function main(): Promise<number> {
   const rebuild = process.argv.includes("--rebuild");
-  for (const arg of process.argv.slice(2)) if (arg !== "--rebuild") throw new Error(`unknown argument ${arg}; usage: bun scripts/demo.ts [--rebuild]`);
+  for (const arg of process.argv.slice(2))
+    if (arg !== "--rebuild") throw new Error(`unknown argument ${arg}; usage: bun scripts/demo.ts [--rebuild]`);
   const conversation = JSON.parse(readFileSync(CONVERSATION, "utf8")) as Conversation;
   const binary = await ensureBinary(rebuild);
 
@@ -175,7 +187,13 @@ async function main(): Promise<number> {
 
   const proc = Bun.spawn([binary, "acp"], {
     cwd: project,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: DEMO_KEY, GARUDA_MODEL: MODEL },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      ANTHROPIC_BASE_URL: mock.url,
+      ANTHROPIC_API_KEY: DEMO_KEY,
+      GARUDA_MODEL: MODEL,
+    },
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",
@@ -229,10 +247,21 @@ async function main(): Promise<number> {
         if (update.content.type === "text") line(dim(`  (thinking) ${update.content.text}`));
         break;
       case "tool_call": {
-        const call: CallState = { id: update.toolCallId, title: update.title, kind: update.kind ?? "other", status: update.status ?? "pending", output: textOf(update.content), statuses: [update.status ?? "pending"] };
+        const call: CallState = {
+          id: update.toolCallId,
+          title: update.title,
+          kind: update.kind ?? "other",
+          status: update.status ?? "pending",
+          output: textOf(update.content),
+          statuses: [update.status ?? "pending"],
+        };
         calls.set(call.id, call);
-        const where = (update.locations ?? []).map((l) => relative(project, l.path) + (l.line ? `:${l.line}` : "")).join(", ");
-        line(`  ${statusMark(call.status)} ${bold(call.title)}  ${dim(`[${call.kind}] ${call.status}${where ? ` · ${where}` : ""}`)}`);
+        const where = (update.locations ?? [])
+          .map((l) => relative(project, l.path) + (l.line ? `:${l.line}` : ""))
+          .join(", ");
+        line(
+          `  ${statusMark(call.status)} ${bold(call.title)}  ${dim(`[${call.kind}] ${call.status}${where ? ` · ${where}` : ""}`)}`,
+        );
         break;
       }
       case "tool_call_update": {
@@ -255,13 +284,21 @@ async function main(): Promise<number> {
         break;
       }
       case "available_commands_update":
-        line(dim(`  (the / menu: ${update.availableCommands.length === 0 ? "no custom commands or skills in this project" : update.availableCommands.map((c) => `/${c.name}`).join(" ")})`));
+        line(
+          dim(
+            `  (the / menu: ${update.availableCommands.length === 0 ? "no custom commands or skills in this project" : update.availableCommands.map((c) => `/${c.name}`).join(" ")})`,
+          ),
+        );
         break;
       case "current_mode_update":
         line(dim(`  (mode: ${update.currentModeId})`));
         break;
       case "plan":
-        line(dim(`  plan: ${update.entries.map((e) => `${e.status === "completed" ? "☑" : "☐"} ${e.content}`).join("  ")}`));
+        line(
+          dim(
+            `  plan: ${update.entries.map((e) => `${e.status === "completed" ? "☑" : "☐"} ${e.content}`).join("  ")}`,
+          ),
+        );
         break;
       default:
         line(dim(`  (${update.sessionUpdate})`));
@@ -271,13 +308,18 @@ async function main(): Promise<number> {
   const onPermission = (params: acp.RequestPermissionRequest): acp.RequestPermissionResponse => {
     sampleChildren();
     questions.push(params);
-    line(`  ${yellow("?")} ${bold(`Garuda asks: ${params.toolCall.title ?? calls.get(params.toolCall.toolCallId)?.title ?? params.toolCall.toolCallId}`)}`);
+    line(
+      `  ${yellow("?")} ${bold(`Garuda asks: ${params.toolCall.title ?? calls.get(params.toolCall.toolCallId)?.title ?? params.toolCall.toolCallId}`)}`,
+    );
     const diffs = diffsOf(params.toolCall.content);
     for (const diff of diffs) showDiff(diff, project);
     const text = textOf(params.toolCall.content);
     if (text && diffs.length === 0) line(indent(text));
-    params.options.forEach((option, i) => line(`      ${i + 1}) ${option.name}  ${dim(`${option.optionId} · ${option.kind}`)}`));
-    const allow = params.options.find((o) => o.kind === "allow_once") ?? params.options.find((o) => o.kind === "allow_always");
+    params.options.forEach((option, i) =>
+      line(`      ${i + 1}) ${option.name}  ${dim(`${option.optionId} · ${option.kind}`)}`),
+    );
+    const allow =
+      params.options.find((o) => o.kind === "allow_once") ?? params.options.find((o) => o.kind === "allow_always");
     if (!allow) {
       line(red("      → no option allows it; the demo cancels the question"));
       return { outcome: { outcome: "cancelled" } };
@@ -301,35 +343,57 @@ async function main(): Promise<number> {
       let started = performance.now();
       const init = await agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, auth: { terminal: true } },
+        clientCapabilities: {
+          fs: { readTextFile: true, writeTextFile: true },
+          terminal: true,
+          auth: { terminal: true },
+        },
         clientInfo: { name: "garuda-demo", title: "Garuda demo editor", version: "1.0.0" },
       });
       const initMs = performance.now() - started;
-      const auth = init.authMethods?.map((m) => `${m.id}${"type" in m && m.type ? ` (${m.type})` : ""}`).join(", ") || "none";
-      line(`${dim("→ initialize")}   ${init.agentInfo?.title ?? init.agentInfo?.name} ${init.agentInfo?.version}, ACP protocol ${init.protocolVersion}; sign-in methods: ${auth}  ${dim(`${initMs.toFixed(0)} ms`)}`);
-      check("initialize answered with ACP protocol 1", init.protocolVersion === 1, `protocolVersion ${init.protocolVersion}`);
+      const auth =
+        init.authMethods?.map((m) => `${m.id}${"type" in m && m.type ? ` (${m.type})` : ""}`).join(", ") || "none";
+      line(
+        `${dim("→ initialize")}   ${init.agentInfo?.title ?? init.agentInfo?.name} ${init.agentInfo?.version}, ACP protocol ${init.protocolVersion}; sign-in methods: ${auth}  ${dim(`${initMs.toFixed(0)} ms`)}`,
+      );
+      check(
+        "initialize answered with ACP protocol 1",
+        init.protocolVersion === 1,
+        `protocolVersion ${init.protocolVersion}`,
+      );
 
       started = performance.now();
       const session = await agent.request(acp.methods.agent.session.new, { cwd: project, mcpServers: [] });
       const newMs = performance.now() - started;
       const modes = session.modes?.availableModes.map((m) => m.id).join(", ") ?? "none";
-      line(`${dim("→ session/new")}  session ${session.sessionId.slice(0, 8)}…, mode ${session.modes?.currentModeId ?? "?"} (modes: ${modes})  ${dim(`${newMs.toFixed(0)} ms`)}`);
+      line(
+        `${dim("→ session/new")}  session ${session.sessionId.slice(0, 8)}…, mode ${session.modes?.currentModeId ?? "?"} (modes: ${modes})  ${dim(`${newMs.toFixed(0)} ms`)}`,
+      );
 
       for (const [i, turn] of conversation.turns.entries()) {
         line();
         line(`${bold("you›")} ${turn.prompt}`);
         turnText = "";
         turnChunks = 0;
-        const response = await agent.request(acp.methods.agent.session.prompt, { sessionId: session.sessionId, prompt: [{ type: "text", text: turn.prompt }] });
+        const response = await agent.request(acp.methods.agent.session.prompt, {
+          sessionId: session.sessionId,
+          prompt: [{ type: "text", text: turn.prompt }],
+        });
         line(dim(`  ⏹ stop reason: ${response.stopReason}`));
-        check(`turn ${i + 1} ended with stopReason end_turn`, response.stopReason === "end_turn", `stopReason ${response.stopReason}`);
+        check(
+          `turn ${i + 1} ended with stopReason end_turn`,
+          response.stopReason === "end_turn",
+          `stopReason ${response.stopReason}`,
+        );
         const scripted = turn.responses
           .flatMap((r) => ("steps" in r ? r.steps : []))
           .flatMap((s) => (s.type === "text" ? [s.text] : []))
           .join("");
         check(
           `turn ${i + 1}: the model's text arrived, streamed`,
-          scripted.length > 0 && turnChunks > 1 && turnText.replace(/\s+/g, " ").includes(scripted.replace(/\s+/g, " ")),
+          scripted.length > 0 &&
+            turnChunks > 1 &&
+            turnText.replace(/\s+/g, " ").includes(scripted.replace(/\s+/g, " ")),
           `${turnChunks} chunks: ${JSON.stringify(turnText.slice(0, 80))}`,
         );
       }
@@ -343,7 +407,11 @@ async function main(): Promise<number> {
     await proc.stdin.end();
     exitCode = await withDeadline(proc.exited, EXIT_LIMIT_MS, "the agent to exit after stdin closed").catch(() => null);
     exitMs = performance.now() - closing;
-    line(dim(`stdin closed → the agent exited with ${exitCode ?? "nothing (still running)"} after ${exitMs.toFixed(0)} ms`));
+    line(
+      dim(
+        `stdin closed → the agent exited with ${exitCode ?? "nothing (still running)"} after ${exitMs.toFixed(0)} ms`,
+      ),
+    );
   } catch (error) {
     line(red(`the demo stopped: ${error instanceof Error ? error.message : String(error)}`));
     check("the scripted session ran to its end", false, error instanceof Error ? error.message : String(error));
@@ -360,15 +428,25 @@ async function main(): Promise<number> {
   // Checks
 
   const all = [...calls.values()];
-  const onDisk = existsSync(join(project, conversation.expect.file)) ? readFileSync(join(project, conversation.expect.file), "utf8") : undefined;
+  const onDisk = existsSync(join(project, conversation.expect.file))
+    ? readFileSync(join(project, conversation.expect.file), "utf8")
+    : undefined;
   const edit = all.find((c) => c.kind === "edit");
   const command = all.find((c) => c.kind === "execute");
   const read = all.find((c) => c.kind === "read");
   const editQuestion = questions.find((q) => q.toolCall.toolCallId === edit?.id);
   const lastRequest = JSON.stringify(mock.requests.at(-1)?.body ?? null);
 
-  check("a read, an edit and a command were shown as tool calls", read !== undefined && edit !== undefined && command !== undefined, all.map((c) => `${c.kind}: ${c.title}`).join("; "));
-  check("every tool call completed", all.length > 0 && all.every((c) => c.status === "completed"), all.map((c) => `${c.title}: ${c.statuses.join(" → ")}`).join("; "));
+  check(
+    "a read, an edit and a command were shown as tool calls",
+    read !== undefined && edit !== undefined && command !== undefined,
+    all.map((c) => `${c.kind}: ${c.title}`).join("; "),
+  );
+  check(
+    "every tool call completed",
+    all.length > 0 && all.every((c) => c.status === "completed"),
+    all.map((c) => `${c.title}: ${c.statuses.join(" → ")}`).join("; "),
+  );
   check(
     "the edit asked first, with a diff and an allow and a deny option",
     editQuestion !== undefined &&
@@ -380,13 +458,26 @@ async function main(): Promise<number> {
   check("the approved edit is on disk", onDisk === conversation.expect.after, JSON.stringify(onDisk));
   check(
     "the command ran and the model got its output",
-    command !== undefined && command.output.includes(conversation.expect.commandOutput) && lastRequest.includes(conversation.expect.commandOutput),
+    command !== undefined &&
+      command.output.includes(conversation.expect.commandOutput) &&
+      lastRequest.includes(conversation.expect.commandOutput),
     JSON.stringify(command?.output.slice(0, 120)),
   );
-  check("the mock model served the whole script, with the editor's key", mock.requests.length === expectedRequests && mock.requests.every((r) => r.headers["x-api-key"] === DEMO_KEY || r.headers.authorization === `Bearer ${DEMO_KEY}`), `${mock.requests.length} of ${expectedRequests} requests`);
+  check(
+    "the mock model served the whole script, with the editor's key",
+    mock.requests.length === expectedRequests &&
+      mock.requests.every(
+        (r) => r.headers["x-api-key"] === DEMO_KEY || r.headers.authorization === `Bearer ${DEMO_KEY}`,
+      ),
+    `${mock.requests.length} of ${expectedRequests} requests`,
+  );
   check("the agent exited 0 after stdin closed", exitCode === 0, `exit ${exitCode} after ${exitMs.toFixed(0)} ms`);
   const left = [...seenChildren, ...descendants(process.pid)].filter(alive);
-  check("no process left behind", left.length === 0, `${seenChildren.size} child process(es) seen during the session; alive now: ${left.join(", ") || "none"}`);
+  check(
+    "no process left behind",
+    left.length === 0,
+    `${seenChildren.size} child process(es) seen during the session; alive now: ${left.join(", ") || "none"}`,
+  );
   const badLines = stdoutLines.filter((l) => {
     try {
       return (JSON.parse(l) as { jsonrpc?: unknown }).jsonrpc !== "2.0";
@@ -394,7 +485,11 @@ async function main(): Promise<number> {
       return true;
     }
   });
-  check("the agent's stdout carried only JSON-RPC lines", badLines.length === 0 && partial === "" && stdoutLines.length > 0, `${stdoutLines.length} lines${badLines.length > 0 ? `; not JSON-RPC: ${JSON.stringify(badLines[0]).slice(0, 120)}` : ""}`);
+  check(
+    "the agent's stdout carried only JSON-RPC lines",
+    badLines.length === 0 && partial === "" && stdoutLines.length > 0,
+    `${stdoutLines.length} lines${badLines.length > 0 ? `; not JSON-RPC: ${JSON.stringify(badLines[0]).slice(0, 120)}` : ""}`,
+  );
 
   line(bold("checks"));
   for (const c of checks) line(`  ${c.ok ? green("✓") : red("✗")} ${c.name}${c.ok ? "" : dim(`  (${c.detail})`)}`);

@@ -1,6 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { checkRules, checkStartup, staticClosure, folderOf, importCycles, importGraph, importsOf, readSourceTree, resolveRef, type SourceTree } from "./support/architecture.ts";
+import {
+  checkRules,
+  checkStartup,
+  staticClosure,
+  folderOf,
+  importCycles,
+  importGraph,
+  importsOf,
+  readSourceTree,
+  resolveRef,
+  type SourceTree,
+} from "./support/architecture.ts";
 
 const repo = join(import.meta.dir, "..");
 const tree = readSourceTree(repo);
@@ -83,7 +94,9 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(folderCycles(folders)).toContainEqual(["src/runtime", "src/tools"]);
     // A longer way round: the store reaching the runtime through a new file.
     const longer = planted("src/store/x.ts", 'import { Runtime } from "../compose/prepare.ts";');
-    expect(folderCycles(longer).some((cycle) => cycle.includes("src/store") && cycle.includes("src/compose"))).toBe(true);
+    expect(folderCycles(longer).some((cycle) => cycle.includes("src/store") && cycle.includes("src/compose"))).toBe(
+      true,
+    );
     // The core importing the known acp/cli pair is a larger cycle, not the known one.
     const joined = planted("src/cli/x.ts", 'import { x } from "../text/y.ts";');
     joined.set("src/text/y.ts", 'import { HIDDEN_WARNING } from "../cli/approver.ts";');
@@ -94,7 +107,9 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     knot.set("src/sandbox/y.ts", 'import { garudaPaths } from "../config/paths.ts";');
     expect(folderCycles(knot)).toContainEqual(["src/config", "src/permission", "src/sandbox"]);
     // Or permission/ throwing an error of config/ again.
-    expect(folderCycles(planted("src/permission/x.ts", 'import { loadPolicy } from "../config/policy.ts";'))).toContainEqual(["src/config", "src/permission"]);
+    expect(
+      folderCycles(planted("src/permission/x.ts", 'import { loadPolicy } from "../config/policy.ts";')),
+    ).toContainEqual(["src/config", "src/permission"]);
   });
 
   // Negative controls: each rule catches a planted violation.
@@ -115,7 +130,9 @@ describe("architecture (DESIGN.md dependency rules)", () => {
 
   test("rule 3: only src/model/anthropic.ts imports the Anthropic SDK", () => {
     expect(rulesBroken(planted("src/model/other.ts", 'import Anthropic from "@anthropic-ai/sdk";'))).toEqual([3]);
-    expect(rulesBroken(planted("src/model/other.ts", 'import type { X } from "@anthropic-ai/sdk/resources";'))).toEqual([3]);
+    expect(rulesBroken(planted("src/model/other.ts", 'import type { X } from "@anthropic-ai/sdk/resources";'))).toEqual(
+      [3],
+    );
   });
 
   test("rule 4: only src/cli/ imports citty", () => {
@@ -136,19 +153,23 @@ describe("architecture (DESIGN.md dependency rules)", () => {
   });
 
   test("rule 7: only tools, stores, config, the sandbox and src/files/atomicWrite.ts write files", () => {
-    expect(rulesBroken(planted("src/runtime/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([7]);
+    expect(
+      rulesBroken(planted("src/runtime/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");')),
+    ).toEqual([7]);
     expect(rulesBroken(planted("src/runtime/x.ts", 'await Bun.write("a", "b");'))).toEqual([7]);
-    expect(rulesBroken(planted("src/tools/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");'))).toEqual([]);
+    expect(
+      rulesBroken(planted("src/tools/x.ts", 'import { writeFileSync } from "node:fs"; writeFileSync("a", "b");')),
+    ).toEqual([]);
     // An open for reading writes nothing (src/files/regularFile.ts); one that may write is caught.
-    expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_RDONLY | O_NONBLOCK);'))).toEqual([]);
+    expect(rulesBroken(planted("src/files/x.ts", "const fd = openSync(path, O_RDONLY | O_NONBLOCK);"))).toEqual([]);
     expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, "r");'))).toEqual([]);
     expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, "w");'))).toEqual([7]);
-    expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_RDONLY | O_CREAT);'))).toEqual([7]);
-    expect(rulesBroken(planted("src/files/x.ts", 'const fd = openSync(path, O_WRONLY);'))).toEqual([7]);
+    expect(rulesBroken(planted("src/files/x.ts", "const fd = openSync(path, O_RDONLY | O_CREAT);"))).toEqual([7]);
+    expect(rulesBroken(planted("src/files/x.ts", "const fd = openSync(path, O_WRONLY);"))).toEqual([7]);
     // The atomic writer is the one file of src/files that writes; a file beside it that writes is caught.
-    expect(rulesBroken(planted("src/files/atomicWrite.ts", 'renameSync(temp, path);'))).toEqual([]);
-    expect(rulesBroken(planted("src/files/atomicWriter.ts", 'renameSync(temp, path);'))).toEqual([7]);
-    expect(rulesBroken(planted("src/files/atomicWrite.tsx", 'renameSync(temp, path);'))).toEqual([7]);
+    expect(rulesBroken(planted("src/files/atomicWrite.ts", "renameSync(temp, path);"))).toEqual([]);
+    expect(rulesBroken(planted("src/files/atomicWriter.ts", "renameSync(temp, path);"))).toEqual([7]);
+    expect(rulesBroken(planted("src/files/atomicWrite.tsx", "renameSync(temp, path);"))).toEqual([7]);
   });
 
   test("rule 9: src/acp/ imports src/cli/approver.ts and nothing else of src/cli/", () => {

@@ -39,27 +39,41 @@ const TEMP_DIR_HELPER = "test/support/tempDir.ts";
 
 // Spelled from parts so this file does not itself hold what it looks for.
 const MKDTEMP = ["mk", "dtemp"].join("");
-const MKDTEMP_IMPORT = new RegExp(`import\\s*\\{[^}]*\\b${MKDTEMP}(?:Sync)?\\b[^}]*\\}\\s*from\\s*["'](?:node:)?fs(?:/promises)?["']`);
+const MKDTEMP_IMPORT = new RegExp(
+  `import\\s*\\{[^}]*\\b${MKDTEMP}(?:Sync)?\\b[^}]*\\}\\s*from\\s*["'](?:node:)?fs(?:/promises)?["']`,
+);
 const MKDTEMP_CALL = new RegExp(`\\b${MKDTEMP}(?:Sync)?\\s*\\(`);
 
 /** What breaks the layout, one line per problem. */
 function layoutProblems(tests: Files, src: Files): string[] {
   const srcFolders = new Set([...src.keys()].map((path) => dirname(path)));
-  const topSrcFiles = new Set([...src.keys()].filter((path) => dirname(path) === "src").map((path) => path.slice("src/".length)));
+  const topSrcFiles = new Set(
+    [...src.keys()].filter((path) => dirname(path) === "src").map((path) => path.slice("src/".length)),
+  );
   const problems: string[] = [];
   for (const [path, source] of tests) {
     const folder = dirname(path);
     if (path.endsWith(".test.ts")) {
       const mirrored = srcFolders.has(`src${folder.slice("test".length)}`) && folder !== "test";
       const topMirror = folder === "test" && topSrcFiles.has(path.slice("test/".length).replace(/\.test\.ts$/, ".ts"));
-      const allowed = mirrored || topMirror || WHOLE_REPO_TESTS.includes(path) || OTHER_TEST_FOLDERS.some((other) => folder === other || folder.startsWith(`${other}/`));
-      if (!allowed) problems.push(`${path}: no src/ folder ${folder.replace(/^test/, "src")} to mirror; put it in the test/ folder of the code it tests`);
+      const allowed =
+        mirrored ||
+        topMirror ||
+        WHOLE_REPO_TESTS.includes(path) ||
+        OTHER_TEST_FOLDERS.some((other) => folder === other || folder.startsWith(`${other}/`));
+      if (!allowed)
+        problems.push(
+          `${path}: no src/ folder ${folder.replace(/^test/, "src")} to mirror; put it in the test/ folder of the code it tests`,
+        );
     } else if (path !== PRELOAD && !folder.startsWith("test/support") && !folder.startsWith("test/fixtures")) {
-      problems.push(`${path}: a helper outside test/support/ (or a spawned program or sample data outside test/fixtures/)`);
+      problems.push(
+        `${path}: a helper outside test/support/ (or a spawned program or sample data outside test/fixtures/)`,
+      );
     }
     const ownTemp = MKDTEMP_IMPORT.test(source) || MKDTEMP_CALL.test(source);
     if (path === TEMP_DIR_HELPER) continue;
-    if (ownTemp) problems.push(`${path}: makes its own temporary folder; use tempDir or makeTempDir of ${TEMP_DIR_HELPER}`);
+    if (ownTemp)
+      problems.push(`${path}: makes its own temporary folder; use tempDir or makeTempDir of ${TEMP_DIR_HELPER}`);
   }
   return problems.sort();
 }
@@ -77,16 +91,26 @@ describe("the layout of test/", () => {
 
   test("negative controls: a test in a folder src/ lacks, a stray helper, an own temporary folder", () => {
     // A test of src/tools/grep.ts filed under a folder src/ does not have.
-    expect(layoutProblems(planted("test/grep/grep.test.ts", ""), src)).toEqual([expect.stringContaining("test/grep/grep.test.ts: no src/ folder src/grep")]);
+    expect(layoutProblems(planted("test/grep/grep.test.ts", ""), src)).toEqual([
+      expect.stringContaining("test/grep/grep.test.ts: no src/ folder src/grep"),
+    ]);
     // A test at the top of test/ that mirrors no top-level src/ file.
-    expect(layoutProblems(planted("test/grep.test.ts", ""), src)).toEqual([expect.stringContaining("test/grep.test.ts: no src/ folder")]);
+    expect(layoutProblems(planted("test/grep.test.ts", ""), src)).toEqual([
+      expect.stringContaining("test/grep.test.ts: no src/ folder"),
+    ]);
     // A helper module beside the tests that use it.
-    expect(layoutProblems(planted("test/sandbox/lab.ts", "export const lab = 1;\n"), src)).toEqual([expect.stringContaining("test/sandbox/lab.ts: a helper outside test/support/")]);
+    expect(layoutProblems(planted("test/sandbox/lab.ts", "export const lab = 1;\n"), src)).toEqual([
+      expect.stringContaining("test/sandbox/lab.ts: a helper outside test/support/"),
+    ]);
     // A temporary folder made by hand, whether imported from node:fs or node:fs/promises.
     const byHand = `import { ${MKDTEMP}Sync } from "node:fs";\nconst dir = ${MKDTEMP}Sync("/tmp/x-");\n`;
-    expect(layoutProblems(planted("test/tools/x.test.ts", byHand), src)).toEqual([expect.stringContaining("test/tools/x.test.ts: makes its own temporary folder")]);
+    expect(layoutProblems(planted("test/tools/x.test.ts", byHand), src)).toEqual([
+      expect.stringContaining("test/tools/x.test.ts: makes its own temporary folder"),
+    ]);
     const promises = `import { ${MKDTEMP} } from "node:fs/promises";\n`;
-    expect(layoutProblems(planted("test/support/x.ts", promises), src)).toEqual([expect.stringContaining("test/support/x.ts: makes its own temporary folder")]);
+    expect(layoutProblems(planted("test/support/x.ts", promises), src)).toEqual([
+      expect.stringContaining("test/support/x.ts: makes its own temporary folder"),
+    ]);
   });
 
   test("controls that pass: a mirrored test, nested mirrors, a fixture program, the helper itself", () => {

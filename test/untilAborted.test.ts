@@ -17,7 +17,9 @@ describe("untilAborted", () => {
       remove(...args);
     }) as typeof remove;
     expect(await untilAborted(Promise.resolve("done"), controller.signal, () => "aborted")).toBe("done");
-    await expect(untilAborted(Promise.reject(new Error("failed")), controller.signal, () => "aborted")).rejects.toThrow("failed");
+    await expect(untilAborted(Promise.reject(new Error("failed")), controller.signal, () => "aborted")).rejects.toThrow(
+      "failed",
+    );
     expect(held).toBe(0);
   });
 

@@ -3,7 +3,13 @@
 // editor was not shown as a call (a consent, the network allowlist, a call inside a subagent)
 // first gets an entry of its own. The editor only shows and answers: anything but a known
 // option is a deny, and a stopped turn denies at once without waiting for the editor.
-import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest, RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk";
+import type {
+  PermissionOption,
+  PermissionOptionKind,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionUpdate,
+} from "@agentclientprotocol/sdk";
 import { withdrawnWhy } from "../core-types/withdrawn.ts";
 import type { ApprovalRequest, Approver, Choice } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
@@ -19,7 +25,10 @@ const KINDS: Readonly<Record<Choice, PermissionOptionKind>> = {
 };
 
 /** Sends the request to the editor; rejects on a transport error or when `signal` aborts. */
-export type PermissionRequester = (params: RequestPermissionRequest, signal: AbortSignal) => Promise<RequestPermissionResponse>;
+export type PermissionRequester = (
+  params: RequestPermissionRequest,
+  signal: AbortSignal,
+) => Promise<RequestPermissionResponse>;
 
 export interface AcpApproverOptions {
   sessionId: string;
@@ -56,7 +65,8 @@ export class AcpApprover implements Approver {
     const parent = request.parentCallId !== undefined ? calls.open(request.parentCallId) : undefined;
     const title = parent ? `${oneLine(parent.title)} › ${oneLine(request.title)}` : oneLine(request.title);
     // A call inside a subagent was never shown to the editor as a call of its own.
-    const known = request.callId !== undefined && request.parentCallId === undefined ? calls.open(request.callId) : undefined;
+    const known =
+      request.callId !== undefined && request.parentCallId === undefined ? calls.open(request.callId) : undefined;
     let toolCallId: string;
     let own: string | undefined;
     if (known) {
@@ -64,24 +74,47 @@ export class AcpApprover implements Approver {
     } else {
       own = `garuda-question-${++this.#questions}`;
       toolCallId = own;
-      const entry: SessionUpdate = { sessionUpdate: "tool_call", toolCallId: own, title, kind: "other", status: "pending", content: [textContent(questionText(request))] };
+      const entry: SessionUpdate = {
+        sessionUpdate: "tool_call",
+        toolCallId: own,
+        title,
+        kind: "other",
+        status: "pending",
+        content: [textContent(questionText(request))],
+      };
       channel.send(entry);
     }
     const params: RequestPermissionRequest = {
       sessionId,
-      toolCall: { toolCallId, title, status: "pending", content: questionContent(request), ...(known && { kind: known.kind }) },
+      toolCall: {
+        toolCallId,
+        title,
+        status: "pending",
+        content: questionContent(request),
+        ...(known && { kind: known.kind }),
+      },
       options: permissionOptions(request),
     };
     const choice = await this.#answer(params, request, signal);
     // A call asks before its tool runs (tool_start then shows it running). A question about a call
     // that already runs showed it waiting; after a yes it runs on.
-    if (known?.running && choice !== "deny") channel.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
+    if (known?.running && choice !== "deny")
+      channel.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
     if (own !== undefined) {
       const allowed = choice !== "deny";
       // A question taken back because its cause ended (the command's connection closed) says so.
       const withdrawn = withdrawnWhy(signal);
-      const text = allowed ? `Allowed (${oneLine(request.labels[choice])}).` : withdrawn ? `Withdrawn: ${withdrawn}.` : "Denied.";
-      channel.send({ sessionUpdate: "tool_call_update", toolCallId: own, status: allowed ? "completed" : "failed", content: [textContent(text)] });
+      const text = allowed
+        ? `Allowed (${oneLine(request.labels[choice])}).`
+        : withdrawn
+          ? `Withdrawn: ${withdrawn}.`
+          : "Denied.";
+      channel.send({
+        sessionUpdate: "tool_call_update",
+        toolCallId: own,
+        status: allowed ? "completed" : "failed",
+        content: [textContent(text)],
+      });
     }
     return choice;
   }

@@ -9,7 +9,11 @@ export function acpBuffers(sessionId: string, client: acp.AgentContext): EditorB
   return {
     async read(path, signal) {
       try {
-        const answer = await client.request(acp.methods.client.fs.readTextFile, { sessionId, path }, { cancellationSignal: signal, stopWaitingOnCancel: true });
+        const answer = await client.request(
+          acp.methods.client.fs.readTextFile,
+          { sessionId, path },
+          { cancellationSignal: signal, stopWaitingOnCancel: true },
+        );
         return typeof answer?.content === "string" ? answer.content : undefined;
       } catch {
         return undefined;

@@ -6,7 +6,13 @@
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import { messageOf } from "../errors/caught.ts";
 import type { Rule } from "../permission/types.ts";
-import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SOURCE_NAMES, SHARED_BUILTINS } from "../runtime/builtinNames.ts";
+import {
+  BUILT_IN_RULES,
+  BUILTIN_DESCRIPTIONS,
+  isSharedBuiltin,
+  SOURCE_NAMES,
+  SHARED_BUILTINS,
+} from "../runtime/builtinNames.ts";
 import type { BuiltinAnswer, ModelAnswer, PermissionsAnswer } from "../runtime/builtins.ts";
 import type { BuiltinCommand } from "../runtime/commands.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -18,7 +24,11 @@ import { compactionLine } from "./eventMapper.ts";
 export function builtinCommands(): AvailableCommand[] {
   return SHARED_BUILTINS.map((name) => {
     const { description, hint } = BUILTIN_DESCRIPTIONS[name];
-    return { name, description: description.charAt(0).toUpperCase() + description.slice(1), ...(hint && { input: { hint } }) };
+    return {
+      name,
+      description: description.charAt(0).toUpperCase() + description.slice(1),
+      ...(hint && { input: { hint } }),
+    };
   });
 }
 
@@ -64,8 +74,10 @@ function ruleLine(rule: Rule): string {
 }
 
 function permissionsText(answer: PermissionsAnswer): string {
-  if (answer.kind === "no-rule") return `No session rule ${inlineCode(oneLine(answer.which, 200))}. /permissions lists them.`;
-  if (answer.kind === "revoked") return `Revoked ${inlineCode(oneLine(answer.rule.pattern, 200))}: the next such call asks again.`;
+  if (answer.kind === "no-rule")
+    return `No session rule ${inlineCode(oneLine(answer.which, 200))}. /permissions lists them.`;
+  if (answer.kind === "revoked")
+    return `Revoked ${inlineCode(oneLine(answer.rule.pattern, 200))}: the next such call asks again.`;
   if (answer.kind === "usage") return "Use /permissions, or /permissions revoke N.";
   const lines = ["**Rules in force**, strongest source first:", ""];
   lines.push(...(answer.lasting.length === 0 ? ["- none (no policy or project rules)"] : answer.lasting.map(ruleLine)));
@@ -102,27 +114,41 @@ function reply(answer: BuiltinAnswer): CommandReply {
       const { restored, removed, notes } = answer.result;
       const lines: string[] = [];
       if (restored.length > 0) lines.push(`Restored ${files(restored)}.`);
-      if (removed.length > 0) lines.push(`Removed ${files(removed)} (the turn created ${removed.length === 1 ? "it" : "them"}).`);
+      if (removed.length > 0)
+        lines.push(`Removed ${files(removed)} (the turn created ${removed.length === 1 ? "it" : "them"}).`);
       lines.push(...notes.map((note) => escapeMarkdown(visible(note))));
       return { text: lines.length > 0 ? lines.join("\n\n") : "Nothing to undo.", notices: [] };
     }
     case "diff": {
       const text = answer.text.replace(/\n$/, "");
-      return { text: text.trim() === "" ? "No changes in this session." : codeBlock(visible(text), "diff"), notices: [] };
+      return {
+        text: text.trim() === "" ? "No changes in this session." : codeBlock(visible(text), "diff"),
+        notices: [],
+      };
     }
     case "compact": {
       const { answer: outcome } = answer;
-      if (outcome.kind === "compacted") return { text: "", notices: [compactionLine(outcome.result.beforeTokens, outcome.result.afterTokens)] };
+      if (outcome.kind === "compacted")
+        return { text: "", notices: [compactionLine(outcome.result.beforeTokens, outcome.result.afterTokens)] };
       if (outcome.kind === "nothing") return { text: "Nothing to compact yet.", notices: [] };
-      if (outcome.kind === "stopped") return { text: "Compaction stopped; the conversation is as it was.", notices: [] };
+      if (outcome.kind === "stopped")
+        return { text: "Compaction stopped; the conversation is as it was.", notices: [] };
       return { text: `Compaction failed: ${escapeMarkdown(visible(messageOf(outcome.error)))}`, notices: [] };
     }
     case "permissions":
       return { text: permissionsText(answer.answer), notices: [] };
     case "mode": {
       const mode = answer.answer;
-      if (mode.kind === "show") return { text: `Mode: ${mode.mode}. Switch with the editor's mode menu, or /mode ${mode.modes.filter((m) => m !== mode.mode).join(" or /mode ") || mode.mode}.`, notices: [] };
-      if (mode.kind === "unknown") return { text: `There is no mode ${inlineCode(oneLine(mode.name, 40))}. The modes are build and plan.`, notices: [] };
+      if (mode.kind === "show")
+        return {
+          text: `Mode: ${mode.mode}. Switch with the editor's mode menu, or /mode ${mode.modes.filter((m) => m !== mode.mode).join(" or /mode ") || mode.mode}.`,
+          notices: [],
+        };
+      if (mode.kind === "unknown")
+        return {
+          text: `There is no mode ${inlineCode(oneLine(mode.name, 40))}. The modes are build and plan.`,
+          notices: [],
+        };
       if (mode.kind === "refused") return { text: escapeMarkdown(visible(mode.reason)), notices: [] };
       return { text: `Mode: ${mode.mode}. It applies from the next turn.`, notices: [] };
     }
@@ -132,7 +158,12 @@ function reply(answer: BuiltinAnswer): CommandReply {
 }
 
 /** Runs a built-in for the editor; `signal` (the prompt's) stops a /compact. */
-export async function runCommand(runtime: Runtime, name: BuiltinCommand, args: string, signal: AbortSignal): Promise<CommandReply> {
+export async function runCommand(
+  runtime: Runtime,
+  name: BuiltinCommand,
+  args: string,
+  signal: AbortSignal,
+): Promise<CommandReply> {
   if (!isSharedBuiltin(name)) return { text: `/${name} is a terminal command. ${TERMINAL_ONLY[name]}`, notices: [] };
   // The core's half: loaded with the session, not at start-up.
   const { runSharedBuiltin } = await import("../runtime/builtins.ts");

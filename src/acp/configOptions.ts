@@ -33,7 +33,10 @@ function modelDescription(info: ModelInfo): string {
 
 /** The session modes (the older API), only those the team policy allows. */
 export function sessionModes(runtime: SessionView): acp.SessionModeState {
-  return { currentModeId: runtime.mode, availableModes: MODES.filter((mode) => runtime.modes.includes(mode.id as Mode)) };
+  return {
+    currentModeId: runtime.mode,
+    availableModes: MODES.filter((mode) => runtime.modes.includes(mode.id as Mode)),
+  };
 }
 
 /** The models to offer; the model in use alone when models.json cannot be read now (`log` says why). */
@@ -56,7 +59,11 @@ export function configOptions(runtime: SessionView, log: (text: string) => void 
       category: "mode",
       type: "select",
       currentValue: modes.currentModeId,
-      options: modes.availableModes.map((mode) => ({ value: mode.id, name: mode.name, ...(mode.description && { description: mode.description }) })),
+      options: modes.availableModes.map((mode) => ({
+        value: mode.id,
+        name: mode.name,
+        ...(mode.description && { description: mode.description }),
+      })),
     },
     {
       id: MODEL_OPTION,
@@ -64,7 +71,11 @@ export function configOptions(runtime: SessionView, log: (text: string) => void 
       category: "model",
       type: "select",
       currentValue: runtime.model.spec,
-      options: offeredModels(runtime, log).map((info) => ({ value: info.spec, name: oneLine(info.spec, 120), description: modelDescription(info) })),
+      options: offeredModels(runtime, log).map((info) => ({
+        value: info.spec,
+        name: oneLine(info.spec, 120),
+        description: modelDescription(info),
+      })),
     },
   ];
   const levels = runtime.controls.effortLevels();
@@ -83,7 +94,8 @@ export function configOptions(runtime: SessionView, log: (text: string) => void 
   return options;
 }
 
-const invalid = (params: { configId: string; value?: unknown }, message: string) => acp.RequestError.invalidParams({ configId: params.configId, value: params.value }, message);
+const invalid = (params: { configId: string; value?: unknown }, message: string) =>
+  acp.RequestError.invalidParams({ configId: params.configId, value: params.value }, message);
 
 /**
  * Applies session/set_config_option to the runtime. Throws an invalid-params RequestError (nothing
@@ -94,12 +106,17 @@ export async function setConfigOption(runtime: Runtime, params: acp.SetSessionCo
   const value = (params as { value?: unknown }).value;
   const known = [MODE_OPTION, MODEL_OPTION, ...(runtime.controls.effortLevels() ? [EFFORT_OPTION] : [])];
   if (!known.includes(params.configId)) {
-    throw invalid(params, `There is no option "${oneLine(params.configId, 80)}"${params.configId === EFFORT_OPTION ? ` for ${runtime.model.spec}` : ""}. The options are: ${known.join(", ")}.`);
+    throw invalid(
+      params,
+      `There is no option "${oneLine(params.configId, 80)}"${params.configId === EFFORT_OPTION ? ` for ${runtime.model.spec}` : ""}. The options are: ${known.join(", ")}.`,
+    );
   }
-  if (typeof value !== "string") throw invalid(params, `"${params.configId}" takes one of its values (a string), not ${JSON.stringify(value)}.`);
+  if (typeof value !== "string")
+    throw invalid(params, `"${params.configId}" takes one of its values (a string), not ${JSON.stringify(value)}.`);
   if (params.configId === MODE_OPTION) {
     const mode = MODES.find((known) => known.id === value)?.id as Mode | undefined;
-    if (!mode) throw invalid(params, `There is no mode "${oneLine(value, 80)}". The modes are: ${runtime.modes.join(", ")}.`);
+    if (!mode)
+      throw invalid(params, `There is no mode "${oneLine(value, 80)}". The modes are: ${runtime.modes.join(", ")}.`);
     const { refusal, notices } = await runtime.setMode(mode);
     if (refusal !== undefined) throw invalid(params, refusal);
     return notices;

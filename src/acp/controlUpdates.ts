@@ -21,8 +21,10 @@ export class ControlUpdates {
   ) {
     runtime.controls.watch((event) => {
       if (event.type === "usage") announce(usageUpdate(event));
-      if (event.type === "mode" && !this.#quiet.mode) announce({ sessionUpdate: "current_mode_update", currentModeId: event.mode });
-      if (!this.#quiet.config && (event.type === "mode" || event.type === "model" || event.type === "effort")) this.#announceConfig();
+      if (event.type === "mode" && !this.#quiet.mode)
+        announce({ sessionUpdate: "current_mode_update", currentModeId: event.mode });
+      if (!this.#quiet.config && (event.type === "mode" || event.type === "model" || event.type === "effort"))
+        this.#announceConfig();
     });
   }
 

@@ -50,7 +50,11 @@ export function plainInitialize(line: string): { id: RequestId; params: Initiali
  * (plainInitialize), releasing `output` after. Never rejects: a failed read or write leaves
  * everything to the SDK.
  */
-export async function answerEarlyInitialize(input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>, options: InitializeOptions): Promise<EarlyStart> {
+export async function answerEarlyInitialize(
+  input: ReadableStream<Uint8Array>,
+  output: WritableStream<Uint8Array>,
+  options: InitializeOptions,
+): Promise<EarlyStart> {
   const reader = input.getReader();
   const read: Uint8Array[] = [];
   let length = 0;
@@ -94,7 +98,11 @@ export async function answerEarlyInitialize(input: ReadableStream<Uint8Array>, o
 }
 
 /** What was read, then the rest of the reader's stream. */
-function replayed(read: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Array>, ended: boolean): ReadableStream<Uint8Array> {
+function replayed(
+  read: Uint8Array[],
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  ended: boolean,
+): ReadableStream<Uint8Array> {
   let index = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -123,7 +131,10 @@ function replayed(read: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8A
  * has it. `onRefused` hears of it if the SDK's was an error instead (plainInitialize let through
  * something the SDK refused: the editor has an answer it should not have).
  */
-export function dropAnswer<Message>(answered: RequestId, onRefused: (message: Message) => void): (message: Message) => boolean {
+export function dropAnswer<Message>(
+  answered: RequestId,
+  onRefused: (message: Message) => void,
+): (message: Message) => boolean {
   let dropped = false;
   return (message) => {
     if (dropped) return false;

@@ -31,13 +31,19 @@ export interface EditorStream {
   close(): Promise<void>;
 }
 
-export function editorStream(streams: { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> }, options: EditorStreamOptions): EditorStream {
+export function editorStream(
+  streams: { input: ReadableStream<Uint8Array>; output: WritableStream<Uint8Array> },
+  options: EditorStreamOptions,
+): EditorStream {
   const maxBytes = options.maxMessageBytes;
   // One writer for the SDK's messages and the answers to refused lines, so lines never interleave.
   const writer = streams.output.getWriter();
   const encoder = new TextEncoder();
   const refuse = (head: string) => {
-    const error = acp.RequestError.invalidRequest(undefined, `the message is larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB, the most Garuda reads`);
+    const error = acp.RequestError.invalidRequest(
+      undefined,
+      `the message is larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB, the most Garuda reads`,
+    );
     const line = JSON.stringify({ jsonrpc: "2.0", id: leadingId(head), error: error.toErrorResponse() });
     writer.write(encoder.encode(`${line}\n`)).catch(() => {});
   };
@@ -56,12 +62,20 @@ export function editorStream(streams: { input: ReadableStream<Uint8Array>; outpu
  * message held to `maxSentBytes` (boundMessage; one that had to be cut, or could not be sent at
  * all, is logged), one write each.
  */
-function messageLines(writer: WritableStreamDefaultWriter<Uint8Array>, encoder: TextEncoder, options: EditorStreamOptions): WritableStream<acp.AnyMessage> {
+function messageLines(
+  writer: WritableStreamDefaultWriter<Uint8Array>,
+  encoder: TextEncoder,
+  options: EditorStreamOptions,
+): WritableStream<acp.AnyMessage> {
   const { maxSentBytes, log } = options;
   const drop =
     options.answered === undefined
       ? undefined
-      : dropAnswer<acp.AnyMessage>(options.answered, (message) => log(`garuda acp: initialize was answered before the SDK checked it, and the SDK refused it: ${JSON.stringify(message)}`));
+      : dropAnswer<acp.AnyMessage>(options.answered, (message) =>
+          log(
+            `garuda acp: initialize was answered before the SDK checked it, and the SDK refused it: ${JSON.stringify(message)}`,
+          ),
+        );
   return new WritableStream<acp.AnyMessage>({
     write(message) {
       if (drop?.(message)) return;
@@ -74,7 +88,11 @@ function messageLines(writer: WritableStreamDefaultWriter<Uint8Array>, encoder: 
 }
 
 /** A message's line, newline included, within `maxBytes`; undefined when nothing of it can be sent. */
-function messageLine(message: Record<string, unknown>, maxBytes: number, log: (text: string) => void): string | undefined {
+function messageLine(
+  message: Record<string, unknown>,
+  maxBytes: number,
+  log: (text: string) => void,
+): string | undefined {
   const line = jsonLine(message);
   // Most messages are far below the bound: measured by their UTF-16 length first (a UTF-8 byte
   // count is at most three times it), so only a long one is counted byte by byte.
@@ -83,7 +101,9 @@ function messageLine(message: Record<string, unknown>, maxBytes: number, log: (t
   const bounded = boundMessage(message, maxBytes);
   const boundedLine = bounded === undefined ? undefined : jsonLine(bounded);
   if (boundedLine === undefined) {
-    log(`garuda acp: a message${method} was larger than ${maxBytes} bytes and could not be cut to fit; it was not sent.`);
+    log(
+      `garuda acp: a message${method} was larger than ${maxBytes} bytes and could not be cut to fit; it was not sent.`,
+    );
     return undefined;
   }
   log(`garuda acp: a message${method} was larger than ${maxBytes} bytes; it was sent with its long texts cut.`);
@@ -100,7 +120,11 @@ function jsonLine(message: unknown): string | undefined {
 }
 
 /** Lines longer than `maxBytes` are dropped and answered (`reject`) instead of ending the connection. */
-function boundedLines(input: ReadableStream<Uint8Array>, maxBytes: number, reject: (head: string) => void): ReadableStream<Uint8Array> {
+function boundedLines(
+  input: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  reject: (head: string) => void,
+): ReadableStream<Uint8Array> {
   let parts: Uint8Array[] = [];
   let length = 0;
   /** The start of a line being dropped, to find its id. */

@@ -10,6 +10,7 @@ export const shownError = (error: unknown) => visible(cutText(messageOf(error), 
 /** A setup problem as ACP sees it: no model or key → auth required (-32000); anything else → its message. */
 export async function setupError(error: unknown): Promise<acp.RequestError> {
   const { SetupRequiredError } = await import("../errors/configError.ts");
-  if (error instanceof SetupRequiredError) return acp.RequestError.authRequired({ missing: error.missing }, error.message);
+  if (error instanceof SetupRequiredError)
+    return acp.RequestError.authRequired({ missing: error.missing }, error.message);
   return new acp.RequestError(-32603, shownError(error));
 }

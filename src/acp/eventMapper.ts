@@ -28,7 +28,10 @@ function displayInput(input: unknown): unknown {
 }
 
 /** The model's text as the editor shows it: laid out as written, no control or reordering character. */
-const message = (text: string): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: safeText(cutText(text, MAX_CONTENT_CHARS)) } });
+const message = (text: string): SessionUpdate => ({
+  sessionUpdate: "agent_message_chunk",
+  content: { type: "text", text: safeText(cutText(text, MAX_CONTENT_CHARS)) },
+});
 
 /** AgentEvents → session/update payloads, for one session. */
 export class EventMapper {
@@ -64,7 +67,14 @@ export class EventMapper {
         this.#atLineStart = event.text.endsWith("\n");
         return [message(event.text)];
       case "thinking_delta":
-        return event.text === "" ? [] : [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: safeText(cutText(event.text, MAX_CONTENT_CHARS)) } }];
+        return event.text === ""
+          ? []
+          : [
+              {
+                sessionUpdate: "agent_thought_chunk",
+                content: { type: "text", text: safeText(cutText(event.text, MAX_CONTENT_CHARS)) },
+              },
+            ];
       case "tool_call":
         return this.#toolCall(event);
       case "tool_start":
@@ -98,7 +108,13 @@ export class EventMapper {
     if (event.parentCallId !== undefined) return [];
     const view = toolCallView(event.tool, event.info, this.root);
     const diff = event.info.change ? diffContent(event.info.change) : undefined;
-    this.calls.add({ id: event.callId, title: view.title, kind: view.kind, output: outputStyle(event.tool, view.kind, event.info), ...(diff && { diff }) });
+    this.calls.add({
+      id: event.callId,
+      title: view.title,
+      kind: view.kind,
+      output: outputStyle(event.tool, view.kind, event.info),
+      ...(diff && { diff }),
+    });
     return [
       {
         sessionUpdate: "tool_call",
@@ -127,7 +143,14 @@ export class EventMapper {
     if (event.parentCallId !== undefined) return [];
     const call = this.calls.open(event.callId);
     if (!call || this.calls.stopped) return [];
-    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "in_progress", content: [textContent(styledText(event.text, CODE, STYLED_LIMIT))] }];
+    return [
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: editorCallId(call.id),
+        status: "in_progress",
+        content: [textContent(styledText(event.text, CODE, STYLED_LIMIT))],
+      },
+    ];
   }
 
   #result(event: Extract<AgentEvent, { type: "tool_result" }>): SessionUpdate[] {
@@ -138,23 +161,52 @@ export class EventMapper {
     // A call the stop ended is failed, even when its command still returned a result.
     const status: ToolCallStatus = event.status === "completed" && !afterStop ? "completed" : "failed";
     const text = textContent(styledText(event.output, resultStyle(event.status, call.output), STYLED_LIMIT));
-    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status, content: status === "completed" && call.diff ? [call.diff, text] : [text] }];
+    return [
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: editorCallId(call.id),
+        status,
+        content: status === "completed" && call.diff ? [call.diff, text] : [text],
+      },
+    ];
   }
 
   #serverTool(event: Extract<AgentEvent, { type: "server_tool" }>): SessionUpdate[] {
     if (event.status === "started") {
       const view = serverToolView(event.info);
       this.calls.add({ id: event.callId, title: view.title, kind: view.kind, server: true });
-      return [{ sessionUpdate: "tool_call", toolCallId: editorCallId(event.callId), title: view.title, kind: view.kind, status: "in_progress", locations: [], rawInput: displayInput(event.input) }];
+      return [
+        {
+          sessionUpdate: "tool_call",
+          toolCallId: editorCallId(event.callId),
+          title: view.title,
+          kind: view.kind,
+          status: "in_progress",
+          locations: [],
+          rawInput: displayInput(event.input),
+        },
+      ];
     }
     const call = this.calls.finish(event.callId);
     if (!call) return [];
-    return [{ sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "completed", content: [textContent(visible(serverToolResult(event.summary, event.result)))] }];
+    return [
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: editorCallId(call.id),
+        status: "completed",
+        content: [textContent(visible(serverToolResult(event.summary, event.result)))],
+      },
+    ];
   }
 
   /** The editor's entry for a call that had no result by the end of the settle window. */
   static cancelled(call: KnownCall): SessionUpdate {
-    return { sessionUpdate: "tool_call_update", toolCallId: editorCallId(call.id), status: "failed", content: [textContent("Cancelled.")] };
+    return {
+      sessionUpdate: "tool_call_update",
+      toolCallId: editorCallId(call.id),
+      status: "failed",
+      content: [textContent("Cancelled.")],
+    };
   }
 }
 
@@ -162,7 +214,10 @@ export class EventMapper {
  * A denial is Garuda's reason, in words; anything else is what the tool returned, as code (the
  * file's language only when it was read: an error is not the file).
  */
-function resultStyle(status: Extract<AgentEvent, { type: "tool_result" }>["status"], style: OutputStyle = CODE): OutputStyle {
+function resultStyle(
+  status: Extract<AgentEvent, { type: "tool_result" }>["status"],
+  style: OutputStyle = CODE,
+): OutputStyle {
   if (status === "denied" || style.prose) return PROSE;
   return status === "completed" ? style : CODE;
 }

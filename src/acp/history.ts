@@ -60,12 +60,17 @@ function realPath(path: string): string {
 
 async function checkedId(id: string): Promise<string> {
   const { isSessionId } = await import("../store/sessionFile.ts");
-  if (!isSessionId(id)) throw acp.RequestError.invalidParams({ sessionId: id }, `"${id.slice(0, 100)}" is not a Garuda session id (they look like 20260102-150405-1a2b3c4d); session/list gives them`);
+  if (!isSessionId(id))
+    throw acp.RequestError.invalidParams(
+      { sessionId: id },
+      `"${id.slice(0, 100)}" is not a Garuda session id (they look like 20260102-150405-1a2b3c4d); session/list gives them`,
+    );
   return id;
 }
 
 function checkedCwd(cwd: string): string {
-  if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing folder, not "${cwd}"`);
+  if (!isAbsolute(cwd) || !isFolder(cwd))
+    throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing folder, not "${cwd}"`);
   return realPath(cwd);
 }
 
@@ -80,7 +85,8 @@ function wrongFolder(id: string, cwd: string, root: string | undefined): acp.Req
 /** The mode a session last ran in. */
 function lastMode(claimed: ClaimedSession): Mode | undefined {
   let mode: Mode | undefined;
-  for (const record of claimed.data.records) if (record.type === "start" || record.type === "resume" || record.type === "mode") mode = record.mode;
+  for (const record of claimed.data.records)
+    if (record.type === "start" || record.type === "resume" || record.type === "mode") mode = record.mode;
   return mode;
 }
 
@@ -89,10 +95,20 @@ function lastMode(claimed: ClaimedSession): Mode | undefined {
  * `replay`, sends its conversation before the answer. A session this process already serves is
  * answered as it is (replayed again from its file).
  */
-async function open(host: HistoryHost, params: { sessionId: string; cwd: string; mcpServers?: acp.McpServer[] | null }, replay: boolean): Promise<acp.LoadSessionResponse> {
+async function open(
+  host: HistoryHost,
+  params: { sessionId: string; cwd: string; mcpServers?: acp.McpServer[] | null },
+  replay: boolean,
+): Promise<acp.LoadSessionResponse> {
   const id = await checkedId(params.sessionId);
   const cwd = checkedCwd(params.cwd);
-  const [{ findSessionFile, claimSession, sessionRoot, summarizeSession }, { readSession, sessionFolder }, { readHistory }, { replayUpdates }, { SessionBusyError }] = await Promise.all([
+  const [
+    { findSessionFile, claimSession, sessionRoot, summarizeSession },
+    { readSession, sessionFolder },
+    { readHistory },
+    { replayUpdates },
+    { SessionBusyError },
+  ] = await Promise.all([
     import("../store/sessionCatalog.ts"),
     import("../store/sessionFile.ts"),
     import("../store/sessionHistory.ts"),
@@ -104,7 +120,11 @@ async function open(host: HistoryHost, params: { sessionId: string; cwd: string;
   if (live) {
     if (live.runtime.root !== cwd) throw wrongFolder(id, cwd, live.runtime.root);
     if (replay) {
-      if (live.busy) throw acp.RequestError.invalidRequest({ sessionId: id }, "a prompt is running in this session; load it again when the prompt has ended");
+      if (live.busy)
+        throw acp.RequestError.invalidRequest(
+          { sessionId: id },
+          "a prompt is running in this session; load it again when the prompt has ended",
+        );
       const file = live.runtime.session?.file;
       if (file) {
         const data = readSession(file);
@@ -122,7 +142,12 @@ async function open(host: HistoryHost, params: { sessionId: string; cwd: string;
   try {
     claimed = claimSession(file);
   } catch (error) {
-    if (error instanceof SessionBusyError) throw new acp.RequestError(-32603, `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), and two must not write one session. Close it there first, or start a new session.`, { sessionId: id });
+    if (error instanceof SessionBusyError)
+      throw new acp.RequestError(
+        -32603,
+        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), and two must not write one session. Close it there first, or start a new session.`,
+        { sessionId: id },
+      );
     throw new acp.RequestError(-32603, `session ${id} cannot be read: ${messageOf(error)}`);
   }
   const root = sessionRoot(claimed.data);
@@ -134,7 +159,13 @@ async function open(host: HistoryHost, params: { sessionId: string; cwd: string;
   const mode = lastMode(claimed);
   let session: LiveSession;
   try {
-    session = await host.start({ id, cwd, mcpServers: params.mcpServers ?? [], resume: { ...claimed, damageShown: replay }, ...(mode && { mode }) });
+    session = await host.start({
+      id,
+      cwd,
+      mcpServers: params.mcpServers ?? [],
+      resume: { ...claimed, damageShown: replay },
+      ...(mode && { mode }),
+    });
   } catch (error) {
     claimed.lock.release();
     throw error;
@@ -157,10 +188,15 @@ interface Cursor {
   id: string;
 }
 
-const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify({ u: cursor.updatedMs, i: cursor.id })).toString("base64url");
+const encodeCursor = (cursor: Cursor) =>
+  Buffer.from(JSON.stringify({ u: cursor.updatedMs, i: cursor.id })).toString("base64url");
 
 function decodeCursor(text: string): Cursor {
-  const bad = () => acp.RequestError.invalidParams({ cursor: text.slice(0, 200) }, "this cursor is not one Garuda gave: pass the nextCursor of the last session/list answer, or list again without a cursor");
+  const bad = () =>
+    acp.RequestError.invalidParams(
+      { cursor: text.slice(0, 200) },
+      "this cursor is not one Garuda gave: pass the nextCursor of the last session/list answer, or list again without a cursor",
+    );
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
@@ -173,11 +209,16 @@ function decodeCursor(text: string): Cursor {
 }
 
 /** Whether a session sorts after the cursor (newest first, then the larger id first). */
-const after = (session: { updatedMs: number; id: string }, cursor: Cursor) => session.updatedMs < cursor.updatedMs || (session.updatedMs === cursor.updatedMs && session.id < cursor.id);
+const after = (session: { updatedMs: number; id: string }, cursor: Cursor) =>
+  session.updatedMs < cursor.updatedMs || (session.updatedMs === cursor.updatedMs && session.id < cursor.id);
 
-export async function listSessions(host: HistoryHost, params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+export async function listSessions(
+  host: HistoryHost,
+  params: acp.ListSessionsRequest,
+): Promise<acp.ListSessionsResponse> {
   const cwd = params.cwd ?? undefined;
-  if (cwd !== undefined && !isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not "${cwd}"`);
+  if (cwd !== undefined && !isAbsolute(cwd))
+    throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not "${cwd}"`);
   const cursor = params.cursor ? decodeCursor(params.cursor) : undefined;
   const { listSessionsIndexed } = await import("../store/sessionIndex.ts");
   const all = listSessionsIndexed({ sessionsDir: host.sessionsDir, ...(cwd !== undefined && { root: realPath(cwd) }) });
@@ -185,20 +226,34 @@ export async function listSessions(host: HistoryHost, params: acp.ListSessionsRe
   const page = rest.slice(0, LIST_PAGE);
   const last = page.at(-1);
   return {
-    sessions: page.map((session) => ({ sessionId: session.id, cwd: session.root, title: session.title ?? null, updatedAt: new Date(session.updatedMs).toISOString() })),
+    sessions: page.map((session) => ({
+      sessionId: session.id,
+      cwd: session.root,
+      title: session.title ?? null,
+      updatedAt: new Date(session.updatedMs).toISOString(),
+    })),
     ...(rest.length > page.length && last && { nextCursor: encodeCursor(last) }),
   };
 }
 
-export async function closeSession(host: HistoryHost, params: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
+export async function closeSession(
+  host: HistoryHost,
+  params: acp.CloseSessionRequest,
+): Promise<acp.CloseSessionResponse> {
   if (!host.live(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
   await host.close(params.sessionId);
   return {};
 }
 
-export async function deleteSession(host: HistoryHost, params: acp.DeleteSessionRequest): Promise<acp.DeleteSessionResponse> {
+export async function deleteSession(
+  host: HistoryHost,
+  params: acp.DeleteSessionRequest,
+): Promise<acp.DeleteSessionResponse> {
   const id = await checkedId(params.sessionId);
-  const [{ findSessionFile, removeSession }, { lockSession, SessionBusyError }] = await Promise.all([import("../store/sessionCatalog.ts"), import("../store/sessionLock.ts")]);
+  const [{ findSessionFile, removeSession }, { lockSession, SessionBusyError }] = await Promise.all([
+    import("../store/sessionCatalog.ts"),
+    import("../store/sessionLock.ts"),
+  ]);
   // A session this process serves is closed first (its command stops, its lock goes).
   if (host.live(id)) await host.close(id);
   const file = findSessionFile(host.sessionsDir, id);
@@ -207,7 +262,12 @@ export async function deleteSession(host: HistoryHost, params: acp.DeleteSession
   try {
     lock = lockSession(file);
   } catch (error) {
-    if (error instanceof SessionBusyError) throw new acp.RequestError(-32603, `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), so it is not deleted. Close it there first.`, { sessionId: id });
+    if (error instanceof SessionBusyError)
+      throw new acp.RequestError(
+        -32603,
+        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), so it is not deleted. Close it there first.`,
+        { sessionId: id },
+      );
     throw new acp.RequestError(-32603, `session ${id} cannot be deleted: ${messageOf(error)}`);
   }
   try {

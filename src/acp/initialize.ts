@@ -27,7 +27,11 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       name: "Set up Garuda",
       description: "Choose a model and enter its API key.",
       args: ["setup"],
-      ...(legacy && { _meta: { "terminal-auth": { command: options.setup.command, args: options.setup.args, label: "Set up Garuda" } } }),
+      ...(legacy && {
+        _meta: {
+          "terminal-auth": { command: options.setup.command, args: options.setup.args, label: "Set up Garuda" },
+        },
+      }),
     });
   }
   return {
@@ -39,7 +43,12 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       promptCapabilities: { embeddedContext: true, image: true },
       mcpCapabilities: { http: true },
       ...(options.sessionsDir !== undefined && { loadSession: true }),
-      sessionCapabilities: { ...(options.sessionsDir !== undefined && { list: {}, resume: {} }), close: {}, ...(options.sessionsDir !== undefined && { delete: {} }), additionalDirectories: {} },
+      sessionCapabilities: {
+        ...(options.sessionsDir !== undefined && { list: {}, resume: {} }),
+        close: {},
+        ...(options.sessionsDir !== undefined && { delete: {} }),
+        additionalDirectories: {},
+      },
     },
     authMethods,
   };

@@ -17,7 +17,14 @@ export function boundMessage(message: Message, maxBytes: number): Message | unde
   if (fitted !== undefined) return fitted;
   // A response must still answer its request.
   if ("id" in message && ("result" in message || "error" in message)) {
-    return { jsonrpc: "2.0", id: message.id, error: { code: -32603, message: `Garuda's answer was larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB and could not be cut to fit.` } };
+    return {
+      jsonrpc: "2.0",
+      id: message.id,
+      error: {
+        code: -32603,
+        message: `Garuda's answer was larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB and could not be cut to fit.`,
+      },
+    };
   }
   return undefined;
 }

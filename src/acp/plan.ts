@@ -11,6 +11,10 @@ const MAX_STEP_CHARS = 1_000;
 export function planUpdate(items: readonly PlanItem[]): SessionUpdate {
   return {
     sessionUpdate: "plan",
-    entries: items.map((item) => ({ content: oneLine(item.content, MAX_STEP_CHARS), priority: "medium", status: item.status })),
+    entries: items.map((item) => ({
+      content: oneLine(item.content, MAX_STEP_CHARS),
+      priority: "medium",
+      status: item.status,
+    })),
   };
 }

@@ -38,7 +38,10 @@ function piece(block: ContentBlock, root: string): Piece {
       const path = filePath(block.uri);
       const at = path === undefined ? undefined : mention(path, root);
       if (at !== undefined) return { text: at, block: false };
-      return { text: block.name && block.name !== block.uri ? `${block.name} (${block.uri})` : block.uri, block: false };
+      return {
+        text: block.name && block.name !== block.uri ? `${block.name} (${block.uri})` : block.uri,
+        block: false,
+      };
     }
     case "resource": {
       const resource = block.resource;

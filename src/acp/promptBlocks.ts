@@ -25,11 +25,21 @@ export function promptBlocks(blocks: readonly ContentBlock[]): PromptBlock[] {
       case "text":
         return [{ type: "text", text: block.text }];
       case "resource_link":
-        return [{ type: "link", uri: block.uri, name: block.name, ...(block.title && { title: block.title }), ...(block.mimeType && { mimeType: block.mimeType }) }];
+        return [
+          {
+            type: "link",
+            uri: block.uri,
+            name: block.name,
+            ...(block.title && { title: block.title }),
+            ...(block.mimeType && { mimeType: block.mimeType }),
+          },
+        ];
       case "resource": {
         const resource = block.resource;
         const mimeType = resource.mimeType ? { mimeType: resource.mimeType } : {};
-        return "text" in resource ? [{ type: "resource", uri: resource.uri, text: resource.text, ...mimeType }] : [{ type: "link", uri: resource.uri, name: nameOf(resource.uri), ...mimeType }];
+        return "text" in resource
+          ? [{ type: "resource", uri: resource.uri, text: resource.text, ...mimeType }]
+          : [{ type: "link", uri: resource.uri, name: nameOf(resource.uri), ...mimeType }];
       }
       case "image":
         return block.uri ? [{ type: "link", uri: block.uri, name: nameOf(block.uri), mimeType: block.mimeType }] : [];
@@ -44,8 +54,17 @@ export function contentBlock(block: PromptBlock): ContentBlock {
     case "text":
       return { type: "text", text: block.text };
     case "link":
-      return { type: "resource_link", uri: block.uri, name: block.name, ...(block.title && { title: block.title }), ...(block.mimeType && { mimeType: block.mimeType }) };
+      return {
+        type: "resource_link",
+        uri: block.uri,
+        name: block.name,
+        ...(block.title && { title: block.title }),
+        ...(block.mimeType && { mimeType: block.mimeType }),
+      };
     case "resource":
-      return { type: "resource", resource: { uri: block.uri, text: block.text, ...(block.mimeType && { mimeType: block.mimeType }) } };
+      return {
+        type: "resource",
+        resource: { uri: block.uri, text: block.text, ...(block.mimeType && { mimeType: block.mimeType }) },
+      };
   }
 }

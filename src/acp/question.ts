@@ -27,7 +27,9 @@ function reasonParts(request: ApprovalRequest): string[] {
 /** The scope of "Allow for this session", each rule as code (rules hold `*`). */
 function scopePart(request: ApprovalRequest): string[] {
   if (!request.sessionRules || request.sessionRules.length === 0 || !request.choices.includes("session")) return [];
-  return [`“${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => inlineCode(oneLine(rule))).join(", ")}`];
+  return [
+    `“${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => inlineCode(oneLine(rule))).join(", ")}`,
+  ];
 }
 
 /** The question's whole text: what is asked, why, the preview (hidden characters visible), the scope. */
@@ -65,7 +67,10 @@ function hiddenLines(request: ApprovalRequest): string[] {
   const change = request.change;
   if (change) for (const line of addedLines(change.oldText, change.newText)) if (hasHidden(line)) take(`+${line}`);
   if (lines.length <= MAX_HIDDEN_LINES) return lines;
-  return [...lines.slice(0, MAX_HIDDEN_LINES), `… ${lines.length - MAX_HIDDEN_LINES} more lines with hidden characters`];
+  return [
+    ...lines.slice(0, MAX_HIDDEN_LINES),
+    `… ${lines.length - MAX_HIDDEN_LINES} more lines with hidden characters`,
+  ];
 }
 
 /** The text beside an ACP diff: only what the editor's diff view cannot show; "" when nothing. */

@@ -22,12 +22,19 @@ function skippedLine(skipped: readonly SkippedLine[]): string | undefined {
   if (skipped.length === 0) return undefined;
   const named = skipped.slice(0, NAMED_LINES).map((line) => `line ${line.line}: ${line.reason}`);
   const more = skipped.length > NAMED_LINES ? `, and ${skipped.length - NAMED_LINES} more` : "";
-  const count = skipped.length === 1 ? "1 line of the session file could not be read and was" : `${skipped.length} lines of the session file could not be read and were`;
+  const count =
+    skipped.length === 1
+      ? "1 line of the session file could not be read and was"
+      : `${skipped.length} lines of the session file could not be read and were`;
   return `${count} skipped (${named.join("; ")}${more}); what they held is not shown, and the conversation goes on without it.`;
 }
 
 /** The updates that show `items` again, for a session whose project root is `root`. */
-export function replayUpdates(items: readonly HistoryItem[], root: string, skipped: readonly SkippedLine[] = []): SessionUpdate[] {
+export function replayUpdates(
+  items: readonly HistoryItem[],
+  root: string,
+  skipped: readonly SkippedLine[] = [],
+): SessionUpdate[] {
   const calls = new KnownCalls();
   const mapper = new EventMapper(calls, root);
   const updates: SessionUpdate[] = [];
@@ -38,7 +45,8 @@ export function replayUpdates(items: readonly HistoryItem[], root: string, skipp
       case "prompt":
         mapper.beginTurn();
         closed = [];
-        for (const block of item.blocks) updates.push({ sessionUpdate: "user_message_chunk", content: contentBlock(block) });
+        for (const block of item.blocks)
+          updates.push({ sessionUpdate: "user_message_chunk", content: contentBlock(block) });
         break;
       case "tool_result": {
         if (!item.cancelled) {
@@ -53,7 +61,14 @@ export function replayUpdates(items: readonly HistoryItem[], root: string, skipp
         break;
       }
       case "plan":
-        updates.push({ sessionUpdate: "plan", entries: item.items.map((step) => ({ content: visible(step.content), priority: "medium", status: step.status })) });
+        updates.push({
+          sessionUpdate: "plan",
+          entries: item.items.map((step) => ({
+            content: visible(step.content),
+            priority: "medium",
+            status: step.status,
+          })),
+        });
         break;
       case "turn_end": {
         if (item.stopReason === "cancelled") for (const line of stopLines(closed)) updates.push(...mapper.notice(line));

@@ -85,8 +85,14 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .onRequest(acp.methods.agent.authenticate, () => ({}))
     .onRequest(acp.methods.agent.session.new, ({ params }) => sessions.create(params))
     // The history's handlers see a new session once its runtime is built (or failed: a close forgets it).
-    .onRequest(acp.methods.agent.session.load, async ({ params }) => (await sessions.settled(params.sessionId), loadSession(sessions.historyHost(), params)))
-    .onRequest(acp.methods.agent.session.resume, async ({ params }) => (await sessions.settled(params.sessionId), resumeSession(sessions.historyHost(), params)))
+    .onRequest(
+      acp.methods.agent.session.load,
+      async ({ params }) => (await sessions.settled(params.sessionId), loadSession(sessions.historyHost(), params)),
+    )
+    .onRequest(
+      acp.methods.agent.session.resume,
+      async ({ params }) => (await sessions.settled(params.sessionId), resumeSession(sessions.historyHost(), params)),
+    )
     .onRequest(acp.methods.agent.session.list, ({ params }) => listSessions(sessions.historyHost(), params))
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       await sessions.settled(params.sessionId);
@@ -97,13 +103,17 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       // A session that could not start has no file: deleting it forgets it.
       return sessions.forgetFailed(params.sessionId) ? {} : deleteSession(sessions.historyHost(), params);
     })
-    .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) => sessions.prompt(params.sessionId, params.prompt, signal))
+    .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
+      sessions.prompt(params.sessionId, params.prompt, signal),
+    )
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => sessions.cancel(params.sessionId))
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       await (await sessions.get(params.sessionId)).setMode(params.modeId);
       return {};
     })
-    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => (await sessions.get(params.sessionId)).setConfigOption(params))
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) =>
+      (await sessions.get(params.sessionId)).setConfigOption(params),
+    )
     .connect(editor.stream);
 
   const sessions = new Sessions(connection.client, {

@@ -104,8 +104,15 @@ export class Session {
   #bind(runtime: Runtime): RuntimeBound {
     return {
       runtime,
-      mapper: new SessionMapper(this.#calls, runtime.root, this.#parts.features, { send: (update) => this.#channel.send(update), written: () => this.#channel.flush() }),
-      controls: new ControlUpdates(runtime, (update) => this.#announceUpdate(update), (text) => this.#logOnce(text)),
+      mapper: new SessionMapper(this.#calls, runtime.root, this.#parts.features, {
+        send: (update) => this.#channel.send(update),
+        written: () => this.#channel.flush(),
+      }),
+      controls: new ControlUpdates(
+        runtime,
+        (update) => this.#announceUpdate(update),
+        (text) => this.#logOnce(text),
+      ),
     };
   }
 
@@ -126,7 +133,10 @@ export class Session {
 
   /** What session/new, load and resume answer: only the modes the team policy allows; the config options say them again. */
   answer(): acp.LoadSessionResponse {
-    return { modes: sessionModes(this.runtime), configOptions: configOptions(this.runtime, (text) => this.#logOnce(text)) };
+    return {
+      modes: sessionModes(this.runtime),
+      configOptions: configOptions(this.runtime, (text) => this.#logOnce(text)),
+    };
   }
 
   /** After the answer to session/new, load or resume: the / menu (when listing it worked) and the usage so far. */
@@ -175,7 +185,11 @@ export class Session {
   /** session/set_mode: the runtime's refusal (a team policy) is the editor's error. */
   async setMode(modeId: string): Promise<void> {
     const mode = MODES.find((m) => m.id === modeId)?.id as Mode | undefined;
-    if (!mode) throw acp.RequestError.invalidParams({ modeId: oneLine(modeId, 100) }, `unknown mode "${oneLine(modeId, 100)}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`);
+    if (!mode)
+      throw acp.RequestError.invalidParams(
+        { modeId: oneLine(modeId, 100) },
+        `unknown mode "${oneLine(modeId, 100)}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`,
+      );
     const { refusal, notices } = await this.#controls.quietly("mode", () => this.runtime.setMode(mode));
     if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: oneLine(modeId, 100) }, visible(refusal));
     for (const text of notices) this.#announce(text);
@@ -207,7 +221,11 @@ export class Session {
 
   /** session/prompt: one turn at a time; a stop (session/cancel, or the request cancelled) ends it as "cancelled". */
   async prompt(blocks: acp.ContentBlock[], requestSignal: AbortSignal): Promise<acp.PromptResponse> {
-    if (this.#turn) throw acp.RequestError.invalidRequest(undefined, "A prompt is already running in this session. Wait for it to end, or cancel it.");
+    if (this.#turn)
+      throw acp.RequestError.invalidRequest(
+        undefined,
+        "A prompt is already running in this session. Wait for it to end, or cancel it.",
+      );
     const controller = new AbortController();
     this.#turn = controller;
     this.#parts.turns?.turnStarted();
@@ -232,7 +250,8 @@ export class Session {
     } finally {
       requestSignal.removeEventListener("abort", abort);
       // The history's time of the session: after every turn that wrote to its file.
-      if (this.runtime.session) this.#channel.send({ sessionUpdate: "session_info_update", updatedAt: new Date().toISOString() });
+      if (this.runtime.session)
+        this.#channel.send({ sessionUpdate: "session_info_update", updatedAt: new Date().toISOString() });
       await this.#channel.flush();
       this.#channel.close();
       this.#turn = undefined;
@@ -273,16 +292,21 @@ export class Session {
     for (const text of this.#notices.splice(0)) this.#say(text);
 
     const text = promptText(blocks, runtime.root);
-    const command = text.trimStart().startsWith("/") ? runtime.resolveCommand(text) : ({ kind: "prompt", text } as const);
+    const command = text.trimStart().startsWith("/")
+      ? runtime.resolveCommand(text)
+      : ({ kind: "prompt", text } as const);
     if (command.kind === "builtin") {
       const reply = await runCommand(runtime, command.name, command.args, signal);
       for (const text of reply.notices) this.#say(text);
-      if (reply.text !== "") this.#send([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply.text } }]);
+      if (reply.text !== "")
+        this.#send([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply.text } }]);
       return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
     }
     if (command.kind === "unknown") {
       const names = runtime.availableCommands().map((c) => `/${c.name}`);
-      this.#say(`/${command.name} is not a command of this project. ${names.length > 0 ? `The commands are: ${names.join(", ")}.` : "This project has no custom commands or skills."}`);
+      this.#say(
+        `/${command.name} is not a command of this project. ${names.length > 0 ? `The commands are: ${names.join(", ")}.` : "This project has no custom commands or skills."}`,
+      );
       return { stopReason: "end_turn" };
     }
 

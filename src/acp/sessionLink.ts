@@ -24,7 +24,11 @@ export class SessionLink {
       sessionId: id,
       channel: this.channel,
       calls: this.calls,
-      request: (params, signal) => client.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+      request: (params, signal) =>
+        client.request(acp.methods.client.session.requestPermission, params, {
+          cancellationSignal: signal,
+          stopWaitingOnCancel: true,
+        }),
     });
   }
 

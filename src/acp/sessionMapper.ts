@@ -5,7 +5,14 @@
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../core-types/events.ts";
 import { planUpdate } from "./plan.ts";
-import { isTerminalCall, type TerminalSink, TerminalStream, terminalContent, terminalExit, terminalInfo } from "./terminalOutput.ts";
+import {
+  isTerminalCall,
+  type TerminalSink,
+  TerminalStream,
+  terminalContent,
+  terminalExit,
+  terminalInfo,
+} from "./terminalOutput.ts";
 import { EventMapper } from "./eventMapper.ts";
 import { textContent } from "./toolCallContent.ts";
 import type { KnownCall, KnownCalls } from "./sessionChannel.ts";
@@ -81,11 +88,16 @@ export class SessionMapper {
 
   #toolCall(event: Extract<AgentEvent, { type: "tool_call" }>): SessionUpdate[] {
     const updates = this.#base.map(event);
-    if (!this.features.terminalOutput || event.parentCallId !== undefined || !isTerminalCall(event.tool, event.input)) return updates;
+    if (!this.features.terminalOutput || event.parentCallId !== undefined || !isTerminalCall(event.tool, event.input))
+      return updates;
     this.#terminals.set(event.callId, new TerminalStream(event.callId, this.sink));
     return updates.map((update) =>
       update.sessionUpdate === "tool_call" && update.toolCallId === event.callId
-        ? { ...update, content: [terminalContent(event.callId)], _meta: { ...update._meta, ...terminalInfo(event.callId, this.root) } }
+        ? {
+            ...update,
+            content: [terminalContent(event.callId)],
+            _meta: { ...update._meta, ...terminalInfo(event.callId, this.root) },
+          }
         : update,
     );
   }
@@ -100,7 +112,9 @@ export class SessionMapper {
     const last = this.#base.map(event).map((update): SessionUpdate => {
       if (update.sessionUpdate !== "tool_call_update" || update.toolCallId !== event.callId) return update;
       // A command that ran keeps its terminal; one that never started (denied) shows why instead.
-      const content: ToolCallContent[] = ran ? [terminalContent(event.callId), ...(notes ? [textContent(notes)] : [])] : (update.content ?? []);
+      const content: ToolCallContent[] = ran
+        ? [terminalContent(event.callId), ...(notes ? [textContent(notes)] : [])]
+        : (update.content ?? []);
       return { ...update, content, _meta: { ...update._meta, ...terminalExit(event.callId, event.exit) } };
     });
     return [...output, ...last];
@@ -125,7 +139,18 @@ export class SessionMapper {
     const terminal = this.#terminals.get(call.id);
     if (!terminal) return [EventMapper.cancelled(call)];
     this.#terminals.delete(call.id);
-    const content = this.#ran.delete(call.id) ? [terminalContent(call.id), textContent("Cancelled.")] : [textContent("Cancelled.")];
-    return [...terminal.end(), { sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content, _meta: terminalExit(call.id, undefined) }];
+    const content = this.#ran.delete(call.id)
+      ? [terminalContent(call.id), textContent("Cancelled.")]
+      : [textContent("Cancelled.")];
+    return [
+      ...terminal.end(),
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: call.id,
+        status: "failed",
+        content,
+        _meta: terminalExit(call.id, undefined),
+      },
+    ];
   }
 }

@@ -71,7 +71,10 @@ export interface SessionsOptions {
 /** After a turn, how long the agent must be quiet before its memory is trimmed. */
 const TRIM_IDLE_MS = 30_000;
 
-type StartSession = Omit<StartRequest, "resume"> & { additionalDirectories?: readonly string[]; resume?: PrepareRequest["resume"] };
+type StartSession = Omit<StartRequest, "resume"> & {
+  additionalDirectories?: readonly string[];
+  resume?: PrepareRequest["resume"];
+};
 
 const shuttingDownError = () => new acp.RequestError(-32603, "Garuda is shutting down.");
 
@@ -110,7 +113,12 @@ export class Sessions {
     private readonly client: acp.AgentContext,
     private readonly options: SessionsOptions,
   ) {
-    this.#trim = new MemoryTrim({ idleMs: TRIM_IDLE_MS, closedMs: 0, ...options.memoryTrim, busy: () => [...this.#open.values()].some((open) => open.busy) });
+    this.#trim = new MemoryTrim({
+      idleMs: TRIM_IDLE_MS,
+      closedMs: 0,
+      ...options.memoryTrim,
+      busy: () => [...this.#open.values()].some((open) => open.busy),
+    });
   }
 
   /** initialize: what the editor can do, for every session started after it. */
@@ -134,7 +142,13 @@ export class Sessions {
   /** session/prompt. One sent while the session's runtime is built waits for it; a session/cancel meanwhile ends it as cancelled. */
   async prompt(id: string, prompt: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
     const pending = this.#open.has(id) ? undefined : this.#pending.get(id);
-    const target = pending ? await untilAborted<Session | undefined>(pending.ready, AbortSignal.any([pending.cancel.signal, signal]), () => undefined) : await this.get(id);
+    const target = pending
+      ? await untilAborted<Session | undefined>(
+          pending.ready,
+          AbortSignal.any([pending.cancel.signal, signal]),
+          () => undefined,
+        )
+      : await this.get(id);
     if (!target) return { stopReason: "cancelled" };
     return target.prompt(prompt, signal);
   }
@@ -162,16 +176,27 @@ export class Sessions {
   /** session/new: answered from the session's view; its runtime is built after the answer. */
   async create(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
     const cwd = params.cwd;
-    if (!isAbsolute(cwd) || !isFolder(cwd)) throw acp.RequestError.invalidParams({ cwd: oneLine(cwd, 500) }, `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`);
+    if (!isAbsolute(cwd) || !isFolder(cwd))
+      throw acp.RequestError.invalidParams(
+        { cwd: oneLine(cwd, 500) },
+        `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`,
+      );
     if (this.#closing) throw shuttingDownError();
     if (this.options.unsupported) throw new acp.RequestError(-32603, this.options.unsupported);
     // The session's id is its file's, so the history and `garuda --resume <id>` know it.
     const { newSessionId } = await import("../store/sessionFile.ts");
-    const request = this.#request({ id: newSessionId(), cwd, mcpServers: params.mcpServers, additionalDirectories: params.additionalDirectories ?? [] });
-    const plan = this.options.plan ?? (async (prepared: PrepareRequest) => {
-      const runtime = await this.options.prepare(prepared);
-      return { view: runtime, build: async () => runtime };
+    const request = this.#request({
+      id: newSessionId(),
+      cwd,
+      mcpServers: params.mcpServers,
+      additionalDirectories: params.additionalDirectories ?? [],
     });
+    const plan =
+      this.options.plan ??
+      (async (prepared: PrepareRequest) => {
+        const runtime = await this.options.prepare(prepared);
+        return { view: runtime, build: async () => runtime };
+      });
     let planned: PlannedSession;
     const planning = plan(request.base);
     this.#planning.add(planning);
@@ -184,7 +209,11 @@ export class Sessions {
     }
     if (this.#closing) throw shuttingDownError();
     const view = planned.view;
-    const answer = { sessionId: request.id, modes: sessionModes(view), configOptions: configOptions(view, (text) => this.options.log(text)) };
+    const answer = {
+      sessionId: request.id,
+      modes: sessionModes(view),
+      configOptions: configOptions(view, (text) => this.options.log(text)),
+    };
     // Built once the answer is on its way (the editor must know the session before its updates);
     // not at all when a shutdown came first.
     const building = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
@@ -207,7 +236,11 @@ export class Sessions {
         const message = error instanceof Error ? error.message : String(error);
         this.options.log(`garuda acp: session ${request.id} could not start: ${message}`);
         const code = error instanceof acp.RequestError ? error.code : -32603;
-        throw new acp.RequestError(code, `This session could not start: ${message.replace(/\.?$/, ".")} Close it and open a new session.`, error instanceof acp.RequestError ? error.data : undefined);
+        throw new acp.RequestError(
+          code,
+          `This session could not start: ${message.replace(/\.?$/, ".")} Close it and open a new session.`,
+          error instanceof acp.RequestError ? error.data : undefined,
+        );
       },
     );
     ready.catch(() => {});
@@ -237,7 +270,12 @@ export class Sessions {
       for (const open of this.#open.values()) open.end();
       this.#pending.clear();
       await Promise.allSettled([...this.#planning]);
-      const late = [...this.#starting].map((preparing) => preparing.then((runtime) => runtime.close(), () => {}));
+      const late = [...this.#starting].map((preparing) =>
+        preparing.then(
+          (runtime) => runtime.close(),
+          () => {},
+        ),
+      );
       const runtimes = [...this.#open.values()].map((open) => open.runtime.close());
       this.#open.clear();
       await Promise.allSettled([...runtimes, ...late]);
@@ -250,7 +288,14 @@ export class Sessions {
     if (this.#closing) throw shuttingDownError();
     if (this.options.unsupported) throw new acp.RequestError(-32603, this.options.unsupported);
     const prepared = this.#request(request);
-    const created = await this.#attach(this.options.prepare({ ...prepared.base, ...(request.resume && { resume: request.resume }), ...(request.mode && { mode: request.mode }) }), prepared);
+    const created = await this.#attach(
+      this.options.prepare({
+        ...prepared.base,
+        ...(request.resume && { resume: request.resume }),
+        ...(request.mode && { mode: request.mode }),
+      }),
+      prepared,
+    );
     this.#open.set(request.id, created);
     return created;
   }
@@ -293,7 +338,15 @@ export class Sessions {
       await runtime.close();
       throw shuttingDownError();
     }
-    return new Session({ link, runtime, prepareAgain, settleMs: this.options.settleMs, log: this.options.log, features, turns: this.#trim });
+    return new Session({
+      link,
+      runtime,
+      prepareAgain,
+      settleMs: this.options.settleMs,
+      log: this.options.log,
+      features,
+      turns: this.#trim,
+    });
   }
 
   /** After the response is written: the editor must know the session before its updates. */

@@ -30,21 +30,29 @@ const MAX_ESCAPE_CHARS = 4096;
 // Complete sequences: CSI (colours, cursor moves), OSC (titles, clipboard, hyperlinks; ended by BEL
 // or ST), DCS/SOS/PM/APC strings (ended by ST), character-set and other nF escapes (ESC ( B), and
 // two-character escapes.
-const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[PX^_][^\u001b]*\u001b\\|\u001b[ -/]+[0-~]|\u001b[0-~]/g;
+const ESCAPES =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[PX^_][^\u001b]*\u001b\\|\u001b[ -/]+[0-~]|\u001b[0-~]/g;
 /** The start of a sequence a later chunk may complete… */
 const UNFINISHED = /^\u001b(?:\[[0-?]*[ -/]*|\][^\u0007\u001b]*|[PX^_][^\u001b]*|[ -/]+)?$/;
 /** …including a string whose ST (ESC \) is cut after its ESC. */
 const UNFINISHED_ST = /^\u001b(?:\][^\u0007\u001b]*|[PX^_][^\u001b]*)\u001b$/;
 
 /** Whether the client asked for terminal output (Zed: `_meta.terminal_output: true`). */
-export function wantsTerminalOutput(capabilities: { _meta?: Record<string, unknown> | null } | null | undefined): boolean {
+export function wantsTerminalOutput(
+  capabilities: { _meta?: Record<string, unknown> | null } | null | undefined,
+): boolean {
   return capabilities?._meta?.terminal_output === true;
 }
 
 /** Whether a call is shown as a terminal: bash, and process_manager's start. */
 export function isTerminalCall(tool: string, input: unknown): boolean {
   if (tool === "bash") return true;
-  return tool === "process_manager" && typeof input === "object" && input !== null && (input as { action?: unknown }).action === "start";
+  return (
+    tool === "process_manager" &&
+    typeof input === "object" &&
+    input !== null &&
+    (input as { action?: unknown }).action === "start"
+  );
 }
 
 /** Where an escape sequence a later chunk may complete starts, at the end of `text`; undefined when none does. */
@@ -52,7 +60,8 @@ function heldFrom(text: string): number | undefined {
   const last = text.lastIndexOf("\u001b");
   if (last === -1 || text.length - last > MAX_ESCAPE_CHARS) return undefined;
   const before = last > 0 ? text.lastIndexOf("\u001b", last - 1) : -1;
-  if (before !== -1 && text.length - before <= MAX_ESCAPE_CHARS && UNFINISHED_ST.test(text.slice(before))) return before;
+  if (before !== -1 && text.length - before <= MAX_ESCAPE_CHARS && UNFINISHED_ST.test(text.slice(before)))
+    return before;
   return UNFINISHED.test(text.slice(last)) ? last : undefined;
 }
 

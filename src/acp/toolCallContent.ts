@@ -17,7 +17,11 @@ export const MAX_CONTENT_CHARS = 200_000;
 export function diffContent(change: FileChange): ToolCallContent | undefined {
   const raw = Buffer.byteLength(change.oldText ?? "") + Buffer.byteLength(change.newText);
   // Control characters take six bytes each in JSON: measure what is sent once it may matter.
-  if (raw > MAX_DIFF_BYTES || (raw * 6 > MAX_DIFF_BYTES && jsonBytes(change.oldText) + jsonBytes(change.newText) > MAX_DIFF_BYTES)) return undefined;
+  if (
+    raw > MAX_DIFF_BYTES ||
+    (raw * 6 > MAX_DIFF_BYTES && jsonBytes(change.oldText) + jsonBytes(change.newText) > MAX_DIFF_BYTES)
+  )
+    return undefined;
   const diff: Diff = { path: change.path, oldText: change.oldText, newText: change.newText };
   return { type: "diff", ...diff };
 }

@@ -21,7 +21,9 @@ export interface ToolCallView {
 function callLocations(locations: CallInfo["locations"], root: string): ToolCallLocation[] {
   return shownLocations(locations).map((location) => {
     const path = isAbsolute(location.path) ? location.path : resolve(root, location.path);
-    return location.line !== undefined && Number.isInteger(location.line) && location.line > 0 ? { path, line: location.line } : { path };
+    return location.line !== undefined && Number.isInteger(location.line) && location.line > 0
+      ? { path, line: location.line }
+      : { path };
   });
 }
 
@@ -43,7 +45,9 @@ export function serverToolResult(summary: string, result: unknown): string {
     const { title, url } = item as { title?: unknown; url?: unknown };
     if (typeof url !== "string") return [];
     // The page's title is the page's own text: escaped, so it cannot be a link or an image.
-    return [`- ${escapeMarkdown(oneLine(typeof title === "string" && title !== "" ? title : url))} (${oneLine(url, 500)})`];
+    return [
+      `- ${escapeMarkdown(oneLine(typeof title === "string" && title !== "" ? title : url))} (${oneLine(url, 500)})`,
+    ];
   });
   return lines.length > 0 ? `${summary}\n${lines.join("\n")}` : summary;
 }

@@ -20,7 +20,22 @@ export interface WriteTarget {
 }
 
 /** The console methods that print to stdout (console.write is Bun's). */
-const STDOUT_METHODS = ["log", "info", "debug", "dir", "dirxml", "table", "count", "countReset", "group", "groupCollapsed", "groupEnd", "time", "timeEnd", "timeLog"] as const;
+const STDOUT_METHODS = [
+  "log",
+  "info",
+  "debug",
+  "dir",
+  "dirxml",
+  "table",
+  "count",
+  "countReset",
+  "group",
+  "groupCollapsed",
+  "groupEnd",
+  "time",
+  "timeEnd",
+  "timeLog",
+] as const;
 
 export interface ProtocolOutput {
   /** The real stdout, for the protocol's messages only. */
@@ -46,11 +61,17 @@ export function protocolOutput(stdout: WriteTarget, stderr: WriteTarget, target:
   stdout.write = (chunk: unknown, encodingOrCallback?: unknown, callback?: unknown) => {
     const encoding = typeof encodingOrCallback === "string" ? encodingOrCallback : undefined;
     const done = typeof encodingOrCallback === "function" ? encodingOrCallback : callback;
-    const data = typeof chunk === "string" && encoding !== undefined && Buffer.isEncoding(encoding) ? Buffer.from(chunk, encoding) : chunk;
+    const data =
+      typeof chunk === "string" && encoding !== undefined && Buffer.isEncoding(encoding)
+        ? Buffer.from(chunk, encoding)
+        : chunk;
     return typeof done === "function" ? stderr.write(data, done) : stderr.write(data);
   };
 
-  const errConsole = new Console({ stdout: stderr as unknown as NodeJS.WritableStream, stderr: stderr as unknown as NodeJS.WritableStream });
+  const errConsole = new Console({
+    stdout: stderr as unknown as NodeJS.WritableStream,
+    stderr: stderr as unknown as NodeJS.WritableStream,
+  });
   const saved = new Map<string, unknown>();
   const methods = target as unknown as Record<string, unknown>;
   for (const name of [...STDOUT_METHODS, "write"]) {
@@ -94,7 +115,9 @@ function self(): { compiled: boolean; command: string[] } {
 
 /** How an editor with the older Terminal Auth form runs `garuda acp setup`. */
 function setupInvocation(): { command: string; args: string[] } {
-  return self().compiled ? { command: process.execPath, args: ["acp", "setup"] } : { command: process.execPath, args: [Bun.main, "acp", "setup"] };
+  return self().compiled
+    ? { command: process.execPath, args: ["acp", "setup"] }
+    : { command: process.execPath, args: [Bun.main, "acp", "setup"] };
 }
 
 /** The input as a web stream; Bun's own stdin stream starts faster than node's toWeb(). */
@@ -133,18 +156,22 @@ function coreLoader(env: NodeJS.ProcessEnv) {
   // Whatever a shutdown could not end in time dies with the process, and its session folders go;
   // set before the probe starts its trial run.
   const guard = () =>
-    (guarded ??= Promise.all([import("../sandbox/processTree.ts"), import("../sandbox/sessionFolders.ts")]).then(([tree, folders]) => {
-      const base = folders.sessionFolderBase(env);
-      process.on("exit", () => {
-        for (const pid of tree.descendants(process.pid)) {
-          tree.signalGroup(pid, "SIGKILL");
-          tree.signalProcess(pid, "SIGKILL");
-        }
-        folders.removeProcessFolders(base);
-      });
-    }));
+    (guarded ??= Promise.all([import("../sandbox/processTree.ts"), import("../sandbox/sessionFolders.ts")]).then(
+      ([tree, folders]) => {
+        const base = folders.sessionFolderBase(env);
+        process.on("exit", () => {
+          for (const pid of tree.descendants(process.pid)) {
+            tree.signalGroup(pid, "SIGKILL");
+            tree.signalProcess(pid, "SIGKILL");
+          }
+          folders.removeProcessFolders(base);
+        });
+      },
+    ));
   const loadCore = () =>
-    (core ??= Promise.all([import("../compose/prepare.ts"), import("../config/policy.ts"), guard()]).then(([{ planRuntime }, { managedPolicyPath }]) => ({ planRuntime, managedPolicyPath })));
+    (core ??= Promise.all([import("../compose/prepare.ts"), import("../config/policy.ts"), guard()]).then(
+      ([{ planRuntime }, { managedPolicyPath }]) => ({ planRuntime, managedPolicyPath }),
+    ));
   /** Settles once the probe has started its trial run (or failed before it). */
   let launched: Promise<void> = Promise.resolve();
   const startProbe = () => {
@@ -200,7 +227,17 @@ async function serve(modelFlag: string | undefined): Promise<never> {
 
   let startedUp = false;
   /** A session's configuration read and checked; its runtime built when asked (session/new answers between the two). */
-  const plan = async ({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }: import("../acp/server.ts").PrepareRequest) => {
+  const plan = async ({
+    cwd,
+    additionalDirectories,
+    mcpServers,
+    approver,
+    buffers,
+    projectTrust,
+    sessionId,
+    resume,
+    mode,
+  }: import("../acp/server.ts").PrepareRequest) => {
     const [{ planRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
     const planned = await planRuntime({
       root: cwd,
@@ -277,9 +314,18 @@ export async function serveEditor(): Promise<number> {
 }
 
 export const acpCommand = defineCommand({
-  meta: { name: "acp", description: "Serve code editors over the Agent Client Protocol on stdio (`garuda acp setup`: the setup editors run)." },
+  meta: {
+    name: "acp",
+    description:
+      "Serve code editors over the Agent Client Protocol on stdio (`garuda acp setup`: the setup editors run).",
+  },
   args: {
-    model: { type: "string", alias: "m", description: "The model to use (beats GARUDA_MODEL and the models.json default)", valueHint: "model" },
+    model: {
+      type: "string",
+      alias: "m",
+      description: "The model to use (beats GARUDA_MODEL and the models.json default)",
+      valueHint: "model",
+    },
   },
   async run({ args, rawArgs }) {
     const words = args._;

@@ -72,7 +72,8 @@ function knownOptions(specs: OptionSpecs): Map<string, Known> {
   for (const [name, spec] of Object.entries(specs)) {
     if (spec.type === "positional") continue;
     known.set(`--${kebab(name)}`, { name, spec });
-    for (const alias of aliases(spec)) known.set(alias.length === 1 ? `-${alias}` : `--${kebab(alias)}`, { name, spec });
+    for (const alias of aliases(spec))
+      known.set(alias.length === 1 ? `-${alias}` : `--${kebab(alias)}`, { name, spec });
     if (spec.type === "boolean") known.set(`--no-${kebab(name)}`, { name, spec });
   }
   return known;
@@ -80,7 +81,9 @@ function knownOptions(specs: OptionSpecs): Map<string, Known> {
 
 /** Edit distance with swapped neighbours as one edit (--fromat), for "did you mean": a typo is an edit or two away. */
 function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   const at = (i: number, j: number) => d[i]?.[j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
@@ -104,7 +107,12 @@ export function nearestOption(flag: string, known: Iterable<string>): string | u
   return best && best.score <= Math.max(1, Math.floor((flag.length - 2) / 3)) ? best.option : undefined;
 }
 
-function valueProblem(flag: string, spec: OptionSpec, value: string | undefined, optional: boolean): string | undefined {
+function valueProblem(
+  flag: string,
+  spec: OptionSpec,
+  value: string | undefined,
+  optional: boolean,
+): string | undefined {
   const choices = spec.type === "enum" && spec.options ? spec.options : undefined;
   // `--model=` is as empty as `--model`; an optional value may be empty (`--resume=` picks from a list).
   if (value === undefined || value === "") {
@@ -135,7 +143,8 @@ function readOption(arg: string, known: Map<string, Known>): Option {
     const flag = `-${arg[k]}`;
     const found = known.get(flag);
     if (!found) return { flag, problem: `unknown option ${flag}${arg.length > 2 ? ` (in ${arg})` : ""}.` };
-    if (takesValue(found.spec) || k === arg.length - 1) return { flag, found, ...(k < arg.length - 1 && { inline: arg.slice(k + 1) }) };
+    if (takesValue(found.spec) || k === arg.length - 1)
+      return { flag, found, ...(k < arg.length - 1 && { inline: arg.slice(k + 1) }) };
   }
   return { flag: arg }; // not reached: the last letter returns above
 }
@@ -146,7 +155,11 @@ function readOption(arg: string, known: Map<string, Known>): Option {
  * problem (citty itself ignores unknown options, so a typo would silently change the run).
  * `optionalValues`: options whose value may be left out (the chat's --resume).
  */
-export function scanArgs(rawArgs: readonly string[], specs: OptionSpecs, optionalValues: readonly string[] = []): ScannedArgs {
+export function scanArgs(
+  rawArgs: readonly string[],
+  specs: OptionSpecs,
+  optionalValues: readonly string[] = [],
+): ScannedArgs {
   const known = knownOptions(specs);
   const words: string[] = [];
   let problem: string | undefined;

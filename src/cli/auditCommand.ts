@@ -12,7 +12,9 @@ import { createCliContext } from "./context.ts";
 function projectLogs(auditDir: string, root: string): { folder: string; files: string[] } {
   const folder = auditFolder(auditDir, root);
   try {
-    const files = readdirSync(folder).filter((name) => name.endsWith(".jsonl")).sort();
+    const files = readdirSync(folder)
+      .filter((name) => name.endsWith(".jsonl"))
+      .sort();
     return { folder, files: files.map((name) => join(folder, name)) };
   } catch {
     return { folder, files: [] };
@@ -31,7 +33,10 @@ function verifyLine(file: string): { ok: boolean; text: string } {
 }
 
 export const auditCommand = defineCommand({
-  meta: { name: "audit", description: "Check audit logs: `garuda audit verify [FILE…]` (default: this folder's logs)." },
+  meta: {
+    name: "audit",
+    description: "Check audit logs: `garuda audit verify [FILE…]` (default: this folder's logs).",
+  },
   args: {
     action: { type: "positional", required: true, description: "verify", valueHint: "verify" },
   },
@@ -54,7 +59,10 @@ export const auditCommand = defineCommand({
     const results = files.map(verifyLine);
     process.stdout.write(`${results.map((result) => result.text).join("\n")}\n`);
     const broken = results.filter((result) => !result.ok).length;
-    if (broken > 0) process.stdout.write(`${broken} of ${results.length} log${results.length === 1 ? "" : "s"} failed the check. A log cannot show lines cut off its end or a file deleted whole.\n`);
+    if (broken > 0)
+      process.stdout.write(
+        `${broken} of ${results.length} log${results.length === 1 ? "" : "s"} failed the check. A log cannot show lines cut off its end or a file deleted whole.\n`,
+      );
     return broken > 0 ? 1 : 0;
   },
 });

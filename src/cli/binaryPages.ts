@@ -32,14 +32,22 @@ export function droppableMappings(smaps: string, path: string, inode: number): M
   const found: MappedRange[] = [];
   let current: (MappedRange & { anonymousBytes: number }) | undefined;
   const close = () => {
-    if (current && current.anonymousBytes === 0) found.push({ start: current.start, length: current.length, rssBytes: current.rssBytes });
+    if (current && current.anonymousBytes === 0)
+      found.push({ start: current.start, length: current.length, rssBytes: current.rssBytes });
     current = undefined;
   };
   for (const line of smaps.split("\n")) {
     const header = /^([0-9a-f]+)-([0-9a-f]+) (\S{4}) [0-9a-f]+ \S+ (\d+)\s*(.*)$/.exec(line);
     if (header) {
       close();
-      const [, from, to, perms, fileInode, file] = header as unknown as [string, string, string, string, string, string];
+      const [, from, to, perms, fileInode, file] = header as unknown as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       if ((perms === "r--p" || perms === "r-xp") && Number(fileInode) === inode && file === path) {
         const start = BigInt(`0x${from}`);
         current = { start, length: BigInt(`0x${to}`) - start, rssBytes: 0, anonymousBytes: 0 };
@@ -64,7 +72,10 @@ async function loadMadvise(): Promise<Madvise | null> {
   if (madvise !== undefined) return madvise;
   // Loaded here: `garuda acp` answers initialize before the sandbox's modules load.
   const [{ dlopen, FFIType }, { firstLibc }] = await Promise.all([import("bun:ffi"), import("../sandbox/libc.ts")]);
-  const symbols = firstLibc((name) => dlopen(name, { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } }).symbols);
+  const symbols = firstLibc(
+    (name) =>
+      dlopen(name, { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } }).symbols,
+  );
   madvise = symbols ? (start, length, advice) => symbols.madvise(start, length, advice) : null;
   return madvise;
 }

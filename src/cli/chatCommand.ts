@@ -13,7 +13,11 @@ export const chatCommand = defineCommand({
       model: args.model,
       mode: args.plan ? "plan" : "build",
       hideThinking: Boolean(args["hide-thinking"]),
-      ...(args.continue ? { resume: { latest: true } } : resume !== undefined ? { resume: resume === "" ? { pick: true } : { id: resume } } : {}),
+      ...(args.continue
+        ? { resume: { latest: true } }
+        : resume !== undefined
+          ? { resume: resume === "" ? { pick: true } : { id: resume } }
+          : {}),
     });
     return exitWhenWritten(code);
   },

@@ -35,7 +35,8 @@ function plain(text: string): string {
 }
 
 /** What a start in a folder that was deleted (or moved) under the shell says, instead of a stack. */
-export const CWD_GONE = "the current folder no longer exists (it was deleted or moved while the shell was in it). cd into a folder that exists, then start Garuda again.";
+export const CWD_GONE =
+  "the current folder no longer exists (it was deleted or moved while the shell was in it). cd into a folder that exists, then start Garuda again.";
 
 /** process.cwd() failed: the working folder is gone (libuv's uv_cwd gets ENOENT). */
 function isCwdGone(error: unknown): boolean {
@@ -56,10 +57,16 @@ export interface Failure {
  */
 export function describeFailure(error: unknown, prefix = "garuda"): Failure {
   // The terminal line shows what a server or a file name put in the message, made visible.
-  const make = (message: string, exitCode: number): Failure => ({ text: `${prefix}: ${visible(message)}`, message, exitCode });
+  const make = (message: string, exitCode: number): Failure => ({
+    text: `${prefix}: ${visible(message)}`,
+    message,
+    exitCode,
+  });
   if (isUserFacing(error)) return make(error.message, 1);
   if (isUsageError(error)) {
-    const message = plain(error.message).replace(/\s*\n\s*/g, " ").trim();
+    const message = plain(error.message)
+      .replace(/\s*\n\s*/g, " ")
+      .trim();
     return make(`${message}${/[.!?]$/.test(message) ? "" : "."} See \`${prefix} --help\`.`, EXIT_USAGE);
   }
   if (isCwdGone(error)) return make(CWD_GONE, 1);

@@ -18,9 +18,7 @@ function start(argv: string[]): void {
   // and load nothing else (src/sandbox/bridge.ts).
   if (argv[0] === SANDBOX_BRIDGE_COMMAND) {
     normalJitPolicy();
-    import("../sandbox/bridge.ts")
-      .then(({ runBridge }) => runBridge(argv.slice(1)))
-      .then((code) => process.exit(code));
+    import("../sandbox/bridge.ts").then(({ runBridge }) => runBridge(argv.slice(1))).then((code) => process.exit(code));
     return;
   }
   setTimeout(normalJitPolicy, START_UP_MS).unref();
@@ -37,7 +35,10 @@ function start(argv: string[]): void {
   }
   // Bare `garuda acp`, as editors run it, skips the command-line parser: the editor waits for
   // initialize's answer (earlyInitialize.ts).
-  const run = argv.length === 1 && argv[0] === "acp" ? import("./acpCommand.ts").then(({ serveEditor }) => serveEditor()) : import("./main.ts").then(({ main }) => main(argv));
+  const run =
+    argv.length === 1 && argv[0] === "acp"
+      ? import("./acpCommand.ts").then(({ serveEditor }) => serveEditor())
+      : import("./main.ts").then(({ main }) => main(argv));
   run.then((code) => {
     process.exitCode = code;
   });

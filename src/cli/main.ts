@@ -11,7 +11,9 @@ type AnyCommand = CommandDef<any>;
 /** `garuda help [COMMAND]`: people type the word as often as the flag. */
 const helpCommand = defineCommand({
   meta: { name: "help", description: "Show how to use garuda, or one of its commands (garuda help run)." },
-  args: { command: { type: "positional", required: false, description: "The command to explain", valueHint: "command" } },
+  args: {
+    command: { type: "positional", required: false, description: "The command to explain", valueHint: "command" },
+  },
   run: ({ args }) => showHelp(args.command),
 });
 
@@ -73,8 +75,13 @@ async function showHelp(name: string | undefined): Promise<number> {
 async function unknownCommand(name: string): Promise<number> {
   const commands = Object.keys(SUBCOMMANDS);
   // The same nearness as for options: `rn` → run.
-  const near = nearestOption(`--${name}`, commands.map((command) => `--${command}`))?.slice(2);
-  process.stderr.write(`garuda: unknown command "${name}"${near ? ` (did you mean ${near}?)` : ""}. The commands are: ${commands.join(", ")}; \`garuda --help\` says more.\n`);
+  const near = nearestOption(
+    `--${name}`,
+    commands.map((command) => `--${command}`),
+  )?.slice(2);
+  process.stderr.write(
+    `garuda: unknown command "${name}"${near ? ` (did you mean ${near}?)` : ""}. The commands are: ${commands.join(", ")}; \`garuda --help\` says more.\n`,
+  );
   return EXIT_USAGE;
 }
 
@@ -87,7 +94,12 @@ async function declaredArgs(command: AnyCommand): Promise<OptionSpecs> {
  * Refuses what citty would silently ignore (an unknown or misspelled option) or report as a crash
  * (a bad value), before the command runs and does something the user did not ask for.
  */
-async function checkOptions(name: string, command: AnyCommand, rawArgs: string[], optionalValues: string[] = []): Promise<void> {
+async function checkOptions(
+  name: string,
+  command: AnyCommand,
+  rawArgs: string[],
+  optionalValues: string[] = [],
+): Promise<void> {
   let specs = await declaredArgs(command);
   let scanned = scanArgs(rawArgs, specs, optionalValues);
   const nested = NESTED[name]?.[scanned.words[0] ?? ""];

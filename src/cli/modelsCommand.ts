@@ -12,7 +12,13 @@ function tokens(count: number): string {
 /** A model's cells: name, context, output, price, label. */
 function modelCells(model: ModelInfo): string[] {
   const price = model.price ? `$${model.price.input}/$${model.price.output} per MTok` : "price unknown";
-  return [model.spec, `${tokens(model.contextWindow)} context`, `${tokens(model.maxTokens)} output`, price, model.label ?? ""];
+  return [
+    model.spec,
+    `${tokens(model.contextWindow)} context`,
+    `${tokens(model.maxTokens)} output`,
+    price,
+    model.label ?? "",
+  ];
 }
 
 /** One line per model, each column as wide as its widest cell (measured: a price or a name may be longer). */
@@ -27,7 +33,12 @@ export function modelRows(models: Iterable<ModelInfo>): string[] {
 export const modelsCommand = defineCommand({
   meta: { name: "models", description: "List the models Garuda knows and show which one is in use." },
   args: {
-    model: { type: "string", alias: "m", description: "The model to use (beats GARUDA_MODEL and the models.json default)", valueHint: "model" },
+    model: {
+      type: "string",
+      alias: "m",
+      description: "The model to use (beats GARUDA_MODEL and the models.json default)",
+      valueHint: "model",
+    },
   },
   run({ args }) {
     const ctx = createCliContext(process.env);
@@ -37,7 +48,9 @@ export const modelsCommand = defineCommand({
     try {
       const prepared = prepareModel({ ...ctx, modelFlag: args.model });
       const { credential } = prepared;
-      const key = credential ? `key ${credential.name} from ${credential.source === "environment" ? "the environment" : ctx.paths.credentials}` : "no key needed";
+      const key = credential
+        ? `key ${credential.name} from ${credential.source === "environment" ? "the environment" : ctx.paths.credentials}`
+        : "no key needed";
       lines.push("", `In use: ${prepared.model.spec} (from ${prepared.choice.source}); ${key}.`);
       if (prepared.baseUrl) lines.push(`Endpoint: ${prepared.baseUrl}`);
     } catch (error) {

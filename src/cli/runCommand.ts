@@ -18,15 +18,37 @@ export function allowRules(rawArgs: readonly string[]): string[] {
 const command = defineCommand({
   meta: { name: "run", description: RUN_DESCRIPTION },
   args: {
-    prompt: { type: "positional", required: false, description: "The task; - or nothing reads it from stdin", valueHint: "task" },
-    format: { type: "enum", options: ["text", "json"], default: "text", description: "text: the answer on stdout; json: one JSON event per line" },
-    allow: { type: "string", description: "Allow calls that match this rule during the run (repeat for more)", valueHint: "rule" },
+    prompt: {
+      type: "positional",
+      required: false,
+      description: "The task; - or nothing reads it from stdin",
+      valueHint: "task",
+    },
+    format: {
+      type: "enum",
+      options: ["text", "json"],
+      default: "text",
+      description: "text: the answer on stdout; json: one JSON event per line",
+    },
+    allow: {
+      type: "string",
+      description: "Allow calls that match this rule during the run (repeat for more)",
+      valueHint: "rule",
+    },
     plan: { type: "boolean", description: "Plan mode: read and plan, change nothing" },
     "hide-thinking": { type: "boolean", description: "Leave the model's thinking out of the output" },
-    model: { type: "string", alias: "m", description: "The model to use (beats GARUDA_MODEL and the models.json default)", valueHint: "model" },
+    model: {
+      type: "string",
+      alias: "m",
+      description: "The model to use (beats GARUDA_MODEL and the models.json default)",
+      valueHint: "model",
+    },
   },
   async run({ args, rawArgs }) {
-    const [{ runHeadless }, { exitWhenWritten }] = await Promise.all([import("./run/run.ts"), import("./chat/exit.ts")]);
+    const [{ runHeadless }, { exitWhenWritten }] = await Promise.all([
+      import("./run/run.ts"),
+      import("./chat/exit.ts"),
+    ]);
     const words = args._.map(String);
     const code = await runHeadless({
       prompt: words.length > 0 ? words.join(" ") : undefined,

@@ -21,12 +21,18 @@ function optionRows(args: ArgsDef): Row[] {
     if (def.type === "positional") continue;
     const aliases = (def as { alias?: string | string[] }).alias;
     const alias = Array.isArray(aliases) ? aliases[0] : aliases;
-    const value = def.type === "boolean" ? "" : ` <${def.valueHint ?? (def.type === "enum" && def.options ? def.options.join("|") : name)}>`;
+    const value =
+      def.type === "boolean"
+        ? ""
+        : ` <${def.valueHint ?? (def.type === "enum" && def.options ? def.options.join("|") : name)}>`;
     const flag = `${alias ? `-${alias}, ` : ""}--${name}${value}`;
     const description = def.description ?? "";
     if (def.type === "boolean" && def.default === true) {
       // On unless switched off: the --no- form is the one people type, and it says what it does.
-      rows.push([`--no-${name}`, (def as { negativeDescription?: string }).negativeDescription ?? `Turn off: ${lowerFirst(description)}`]);
+      rows.push([
+        `--no-${name}`,
+        (def as { negativeDescription?: string }).negativeDescription ?? `Turn off: ${lowerFirst(description)}`,
+      ]);
       continue;
     }
     const fallback = def.default !== undefined && def.type !== "boolean" ? ` (default: ${String(def.default)})` : "";
@@ -41,7 +47,9 @@ function lowerFirst(text: string): string {
 }
 
 function positionals(args: ArgsDef): Array<{ name: string; def: ArgDef }> {
-  return (Object.entries(args) as Array<[string, ArgDef]>).filter(([, def]) => def.type === "positional").map(([name, def]) => ({ name, def }));
+  return (Object.entries(args) as Array<[string, ArgDef]>)
+    .filter(([, def]) => def.type === "positional")
+    .map(([name, def]) => ({ name, def }));
 }
 
 /** Rows as two columns: names padded to the widest (at most 30), descriptions wrapped to `width`. */
@@ -70,15 +78,32 @@ export async function usageText(command: AnyCommand, parent?: AnyCommand, width 
   const subCommands = (await resolve<SubCommandsDef>(command.subCommands)) ?? {};
   const name = [parentMeta?.name, meta.name].filter(Boolean).join(" ");
   const sections: string[] = [];
-  if (meta.description) sections.push(wrapWords(`${meta.description} (${name} ${meta.version ?? parentMeta?.version ?? ""})`.replace(/ \)$/, ")"), width).join("\n"));
+  if (meta.description)
+    sections.push(
+      wrapWords(
+        `${meta.description} (${name} ${meta.version ?? parentMeta?.version ?? ""})`.replace(/ \)$/, ")"),
+        width,
+      ).join("\n"),
+    );
 
   const words = positionals(args);
-  const usage = [`Usage: ${name}`, "[options]", ...words.map(({ name: arg, def }) => (def.required === false ? `[${arg.toUpperCase()}]` : `<${arg.toUpperCase()}>`))];
+  const usage = [
+    `Usage: ${name}`,
+    "[options]",
+    ...words.map(({ name: arg, def }) =>
+      def.required === false ? `[${arg.toUpperCase()}]` : `<${arg.toUpperCase()}>`,
+    ),
+  ];
   if (Object.keys(subCommands).length > 0) usage.push(`[${Object.keys(subCommands).join("|")}]`);
   sections.push(usage.join(" "));
 
   if (words.length > 0) {
-    const rows = words.map(({ name: arg, def }): Row => [arg.toUpperCase(), `${def.description ?? ""}${def.required === false ? "" : " (required)"}`]);
+    const rows = words.map(
+      ({ name: arg, def }): Row => [
+        arg.toUpperCase(),
+        `${def.description ?? ""}${def.required === false ? "" : " (required)"}`,
+      ],
+    );
     sections.push(["Arguments:", ...columns(rows, width)].join("\n"));
   }
   sections.push(["Options:", ...columns(optionRows(args), width)].join("\n"));
@@ -90,7 +115,9 @@ export async function usageText(command: AnyCommand, parent?: AnyCommand, width 
       const subMeta = def ? await resolve<CommandMeta>(def.meta) : undefined;
       rows.push([sub, subMeta?.description ?? ""]);
     }
-    sections.push(["Commands:", ...columns(rows, width), "", `\`${name} <command> --help\` says more about a command.`].join("\n"));
+    sections.push(
+      ["Commands:", ...columns(rows, width), "", `\`${name} <command> --help\` says more about a command.`].join("\n"),
+    );
   }
   return `${sections.join("\n\n")}\n`;
 }
@@ -105,10 +132,12 @@ export function footerText(footer: string, width: number): string {
     .map((block) => {
       const lines = block.split("\n");
       const title = lines[0]?.startsWith("  ") ? [] : [lines.shift() as string];
-      const rows = lines.filter((line) => line.startsWith("  ")).map((line): Row => {
-        const match = /^ {2}(\S+)\s+(.*)$/.exec(line);
-        return [match?.[1] ?? line.trim(), match?.[2] ?? ""];
-      });
+      const rows = lines
+        .filter((line) => line.startsWith("  "))
+        .map((line): Row => {
+          const match = /^ {2}(\S+)\s+(.*)$/.exec(line);
+          return [match?.[1] ?? line.trim(), match?.[2] ?? ""];
+        });
       if (rows.length === 0) return wrapWords(title.join(" "), width).join("\n");
       return [...title.flatMap((line) => wrapWords(line, width)), ...columns(rows, width)].join("\n");
     })

@@ -37,7 +37,26 @@ import type { Notice } from "../runtime/services.ts";
 import type { RuntimePlan } from "./prepareOptions.ts";
 
 export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
-  const { options, resume, paths, sessionFolders, checked, root, extraRoots, policy, prepared, trust, project, hooks, mode, notices, settings, denied, strict, strictRefusal } = plan;
+  const {
+    options,
+    resume,
+    paths,
+    sessionFolders,
+    checked,
+    root,
+    extraRoots,
+    policy,
+    prepared,
+    trust,
+    project,
+    hooks,
+    mode,
+    notices,
+    settings,
+    denied,
+    strict,
+    strictRefusal,
+  } = plan;
 
   // The session's own folder (its sandbox tmp, the proxy's socket), removed when it closes; the
   // folders of Garuda processes that died without removing theirs go now, in the background.
@@ -54,7 +73,12 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       gitGuardDir: paths.gitGuard,
       tmpDir: folder.tmp,
       envAllowlist: settings.env.allow,
-      limits: commandLimits({ policy, project: settings.limits, projectFile: project.file, userPolicyFile: paths.policy }),
+      limits: commandLimits({
+        policy,
+        project: settings.limits,
+        projectFile: project.file,
+        userPolicyFile: paths.policy,
+      }),
       selfCommand: options.selfCommand,
       env: options.env,
       ...(options.probe && { probe: options.probe }),
@@ -65,7 +89,11 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     throw error;
   }
   notices.push(...executor.startupNotices.map((text): Notice => ({ level: "warning", text })));
-  const commands = chooseCommandSandbox(executor.sandbox, policy, { file: project.file, executor: settings.executor, ...(settings.profile && { profile: settings.profile }) });
+  const commands = chooseCommandSandbox(executor.sandbox, policy, {
+    file: project.file,
+    executor: settings.executor,
+    ...(settings.profile && { profile: settings.profile }),
+  });
   notices.push(...commands.notices.map((text): Notice => ({ level: "warning", text })));
   const unlimited = unlimitedNotice(executor.sandbox, executor.limits);
   if (unlimited) notices.push({ level: "warning", text: unlimited });
@@ -87,7 +115,9 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     onError: (error) => {
       if (auditWarned) return;
       auditWarned = true;
-      const required = policy.audit.enabled ? " The team policy requires it, so every tool call is refused until it can be written." : "";
+      const required = policy.audit.enabled
+        ? " The team policy requires it, so every tool call is refused until it can be written."
+        : "";
       notices.push({ level: "warning", text: `Writing the audit log failed: ${error.message}.${required}` });
     },
   });
@@ -97,7 +127,10 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     home: paths.home,
     // What the sandbox hides from commands is refused to the file tools too (files/secrets.ts).
     withheldFromCommands: executor.spec().denyReadPaths,
-    rules: [...settings.rules, ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" }))],
+    rules: [
+      ...settings.rules,
+      ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" })),
+    ],
     policy,
     sandboxAvailable: sandboxed,
     audit: (event) => audit.record(permissionAuditEvent(event)),
@@ -110,7 +143,10 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
   let closeExtensions: (() => Promise<void>) | undefined;
   try {
     if (policy.network.strictAllowlist !== null && settings.network.allow.length > 0) {
-      notices.push({ level: "warning", text: `The team policy's network allowlist is strict, so the project's network.allow (${settings.network.allow.join(", ")}) is not used.` });
+      notices.push({
+        level: "warning",
+        text: `The team policy's network allowlist is strict, so the project's network.allow (${settings.network.allow.join(", ")}) is not used.`,
+      });
     }
     proxy = sandboxed
       ? await startSessionNetwork({
@@ -129,8 +165,15 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     // A writePath as wide as a refused root (/, /usr, /tmp, ~/.garuda …) would hand out what the
     // root check keeps: it is left out, with a notice, since the user configured it.
     const writePaths = settings.sandbox.writePaths.filter((path) => {
-      const wide = wideFolder(resolveLoose(lexicalPath(path, root, paths.home), realFs), { home: paths.home, sessionFolders });
-      if (wide) notices.push({ level: "warning", text: `${path} (sandbox.writePaths in ${project.file}) is not writable in the sandbox: it is ${wide.what}. Name a folder of the project, or one made for the purpose.` });
+      const wide = wideFolder(resolveLoose(lexicalPath(path, root, paths.home), realFs), {
+        home: paths.home,
+        sessionFolders,
+      });
+      if (wide)
+        notices.push({
+          level: "warning",
+          text: `${path} (sandbox.writePaths in ${project.file}) is not writable in the sandbox: it is ${wide.what}. Name a folder of the project, or one made for the purpose.`,
+        });
       return wide === undefined;
     });
     const sandboxFor = (current: Mode): SandboxSpec | null =>
@@ -151,17 +194,41 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     // made writable (src/sandbox/paths.ts); say so, since the user configured it.
     const buildSpec = sandboxFor("build");
     for (const refused of buildSpec ? sandboxPaths(buildSpec, realFs).refused : []) {
-      notices.push({ level: "warning", text: `${refused.path} is not writable in the sandbox: it goes through the symbolic link ${refused.link}, in a folder commands can write, so a command could have made it. Replace the link with a real folder if you want it writable.` });
+      notices.push({
+        level: "warning",
+        text: `${refused.path} is not writable in the sandbox: it goes through the symbolic link ${refused.link}, in a folder commands can write, so a command could have made it. Replace the link with a real folder if you want it writable.`,
+      });
     }
-    const ruleWithheld = policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
-      ? (absPath: string) => engine.check({ tool: "read_file", readOnly: true, target: { kind: "path", path: absPath, access: "read" }, title: "", preview: "" }, "build").outcome === "deny"
-      : undefined;
+    const ruleWithheld =
+      policy.denyPaths.length > 0 || settings.rules.some((rule) => rule.effect === "deny")
+        ? (absPath: string) =>
+            engine.check(
+              {
+                tool: "read_file",
+                readOnly: true,
+                target: { kind: "path", path: absPath, access: "read" },
+                title: "",
+                preview: "",
+              },
+              "build",
+            ).outcome === "deny"
+        : undefined;
     // A session at ~: searches and listings skip the home's own files, as they never reach them from a project.
     const homeOwn = checked.homeNotice ? (absPath: string) => isHomeOwnPath(absPath, paths.home) : undefined;
-    const withheld = ruleWithheld && homeOwn ? (absPath: string) => ruleWithheld(absPath) || homeOwn(absPath) : (ruleWithheld ?? homeOwn);
-    const outsideSandbox = policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
+    const withheld =
+      ruleWithheld && homeOwn
+        ? (absPath: string) => ruleWithheld(absPath) || homeOwn(absPath)
+        : (ruleWithheld ?? homeOwn);
+    const outsideSandbox =
+      policy.forbidOutsideSandbox || policy.requireSandbox || strict || commands.projectSandbox ? "forbidden" : "ask";
     const sessionTools = createSessionTools({ outsideSandbox });
-    const files = createFileTools({ home: paths.home, extraRoots, withheldFromCommands: executor.spec().denyReadPaths, ...(withheld && { withheld }), ...(options.buffers && { buffers: options.buffers }) });
+    const files = createFileTools({
+      home: paths.home,
+      extraRoots,
+      withheldFromCommands: executor.spec().denyReadPaths,
+      ...(withheld && { withheld }),
+      ...(options.buffers && { buffers: options.buffers }),
+    });
     const tools: Tool[] = [...files.tools, ...sessionTools.tools, exploreTool()];
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
@@ -170,7 +237,11 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       env: options.env,
       trust,
       engine,
-      network: { allow: policy.network.allow, blocked: policy.network.blockedHosts, strict: policy.network.strictAllowlist !== null },
+      network: {
+        allow: policy.network.allow,
+        blocked: policy.network.blockedHosts,
+        strict: policy.network.strictAllowlist !== null,
+      },
       approver: options.approver,
       executor,
       sandbox: () => sandboxFor("build"),
@@ -184,7 +255,8 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     // Claude's server web search runs at Anthropic, where no question can stop it halfway: it is
     // offered only when a rule allows `web_search` (e.g. permissions.allow in ~/.garuda/policy.json).
     const search = webSearchOptions({ enabled: true });
-    const webSearch = search && engine.check(webSearchConsentRequest(search), mode).outcome === "allow" ? search : undefined;
+    const webSearch =
+      search && engine.check(webSearchConsentRequest(search), mode).outcome === "allow" ? search : undefined;
     const undo = createUndoStore({ root, home: paths.home, executor });
     const openModel = options.openModel ?? openModelClient;
     const client = await openModel(prepared);
@@ -195,7 +267,12 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       return { client: await openModel(other), info: other.model };
     };
     const limits = sessionLimits(policy.limits, settings.limits);
-    const toolHooks = hooksAdapter(hooks.hooks, { executor, root, home: paths.home, policy, audit }, () => sandboxFor("build"), () => runtime?.mode ?? mode);
+    const toolHooks = hooksAdapter(
+      hooks.hooks,
+      { executor, root, home: paths.home, policy, audit },
+      () => sandboxFor("build"),
+      () => runtime?.mode ?? mode,
+    );
     runtime = Runtime.create({
       root,
       extraRoots,

@@ -13,7 +13,8 @@ const ADD_A_PROJECT = "Add a project folder instead, or remove it from the edito
 
 /** The real path of one extra folder, or a ConfigError that names it and says why not. */
 function checkExtraRoot(folder: string, context: RootContext): string {
-  const refuse = (why: string, fix = ADD_A_PROJECT) => new ConfigError(undefined, `The additional folder "${folder}" cannot be used: ${why}`, fix);
+  const refuse = (why: string, fix = ADD_A_PROJECT) =>
+    new ConfigError(undefined, `The additional folder "${folder}" cannot be used: ${why}`, fix);
   if (!isAbsolute(folder)) throw refuse("it is not an absolute path", "Give its absolute path");
   let resolved: string;
   try {
@@ -25,7 +26,8 @@ function checkExtraRoot(folder: string, context: RootContext): string {
   const wide = wideFolder(resolved, context);
   if (wide) throw refuse(`it is ${wide.what}`);
   // The home's own files are split out only for the session's root (files/homeOwn.ts).
-  if (isInside(real(context.home), resolved)) throw refuse("it is (or holds) your home folder, whose own files (dotfiles, ~/.ssh …) commands could then change");
+  if (isInside(real(context.home), resolved))
+    throw refuse("it is (or holds) your home folder, whose own files (dotfiles, ~/.ssh …) commands could then change");
   return resolved;
 }
 

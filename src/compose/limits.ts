@@ -9,7 +9,8 @@ import { DEFAULT_LIMITS } from "../runtime/loop.ts";
 import { groupedCount } from "../text/count.ts";
 
 type Caps = TeamPolicy["limits"];
-const lower = (base: number | undefined, cap: number | undefined) => (cap === undefined ? base : base === undefined ? cap : Math.min(base, cap));
+const lower = (base: number | undefined, cap: number | undefined) =>
+  cap === undefined ? base : base === undefined ? cap : Math.min(base, cap);
 
 export function sessionLimits(policy: Caps, project: Caps): { maxSteps: number; tokenBudget: number } {
   return {
@@ -38,13 +39,16 @@ export function commandLimits(sources: CommandLimitSources): CommandLimits {
     const value = lower(base, sources.project[key]);
     const origin = sources.policy.limitOrigins?.[key];
     if (value !== base) {
-      raise[key] = `The project's ${sources.projectFile} lowers it (limits.${key}); the user can raise it there${base !== undefined ? ` (up to ${groupedCount(base)})` : ""}.`;
+      raise[key] =
+        `The project's ${sources.projectFile} lowers it (limits.${key}); the user can raise it there${base !== undefined ? ` (up to ${groupedCount(base)})` : ""}.`;
     } else if (fromPolicy !== undefined && origin?.source === "managed-policy") {
-      raise[key] = `The team policy ${origin.file} sets it (limits.${key}); only whoever manages that file can raise it.`;
+      raise[key] =
+        `The team policy ${origin.file} sets it (limits.${key}); only whoever manages that file can raise it.`;
     } else if (fromPolicy !== undefined && origin) {
       raise[key] = `It is limits.${key} in ${origin.file}; the user can raise it there.`;
     } else {
-      raise[key] = `To allow more, the user can set limits.${key} in ${sources.userPolicyFile} (a project's .garuda/settings.json can only lower it).`;
+      raise[key] =
+        `To allow more, the user can set limits.${key} in ${sources.userPolicyFile} (a project's .garuda/settings.json can only lower it).`;
     }
     return value;
   };

@@ -61,7 +61,11 @@ export async function startSessionNetwork(options: SessionNetworkOptions): Promi
       gone.addEventListener("abort", () => withdrawn.abort(new QuestionWithdrawn(COMMAND_ENDED)), { once: true });
       const turn = options.signal();
       const signal = turn ? AbortSignal.any([turn, withdrawn.signal]) : withdrawn.signal;
-      const decision = await engine.authorize(request(host, port), { mode: options.mode(), ...(approver && { approver }), signal });
+      const decision = await engine.authorize(request(host, port), {
+        mode: options.mode(),
+        ...(approver && { approver }),
+        signal,
+      });
       if (decision.outcome !== "allow") return "deny";
       return decision.by === "user" ? "once" : "session";
     },

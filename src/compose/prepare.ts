@@ -59,23 +59,37 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
   const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
   const root = checked.root;
   const extraRoots = checkExtraRoots(options.extraRoots ?? [], root, { home: paths.home, sessionFolders });
-  const { policy, notices: policyNotices } = loadTeamPolicy({ managed: options.managedPolicy, user: paths.policy, root });
+  const { policy, notices: policyNotices } = loadTeamPolicy({
+    managed: options.managedPolicy,
+    user: paths.policy,
+    root,
+  });
   const resumedModel = resumedModelChoice(resume, options, policy);
-  const prepared = resumedModel?.prepared ?? prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
+  const prepared =
+    resumedModel?.prepared ??
+    prepareModel({ paths, env: options.env, keys: options.keys, modelFlag: options.modelFlag });
   checkModelAllowed(policy, prepared.model.spec);
   const trust = new TrustStore(paths.trust);
   // The user who just answered no in the terminal is not told to go and answer yes.
   const withoutApprovalHint = (texts: string[]) => texts.filter((text) => !text.endsWith(APPROVE_IN_CHAT));
   let project = loadProjectSettings({ root, paths, trust });
   if (project.loosening && !project.trusted && options.projectTrust) {
-    if (await options.projectTrust({ kind: "settings", file: project.file, text: describeLoosening(project.loosening, project.file) })) {
+    if (
+      await options.projectTrust({
+        kind: "settings",
+        file: project.file,
+        text: describeLoosening(project.loosening, project.file),
+      })
+    ) {
       approveProjectSettings(project, trust, root);
       project = loadProjectSettings({ root, paths, trust });
     } else project = { ...project, notices: withoutApprovalHint(project.notices) };
   }
   let hooks = loadHooks({ root, paths, trust });
   if (hooks.project && !hooks.project.trusted && options.projectTrust) {
-    if (await options.projectTrust({ kind: "hooks", file: hooks.project.file, text: describeProjectHooks(hooks.project) })) {
+    if (
+      await options.projectTrust({ kind: "hooks", file: hooks.project.file, text: describeProjectHooks(hooks.project) })
+    ) {
       approveProjectHooks(hooks.project, trust, root);
       hooks = loadHooks({ root, paths, trust });
     } else hooks = { ...hooks, notices: withoutApprovalHint(hooks.notices) };
@@ -83,23 +97,57 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
   const requested = resolveMode(policy, options.mode ?? "build");
   const mode = requested.mode;
 
-  const notices: Notice[] = [...(checked.homeNotice ? [checked.homeNotice] : []), ...(resumedModel?.notice ? [resumedModel.notice] : []), ...policyNotices, ...trust.notices(), ...project.notices, ...hooks.notices, ...(requested.notice ? [requested.notice] : [])].map(
-    (text) => ({ level: "warning", text }),
-  );
+  const notices: Notice[] = [
+    ...(checked.homeNotice ? [checked.homeNotice] : []),
+    ...(resumedModel?.notice ? [resumedModel.notice] : []),
+    ...policyNotices,
+    ...trust.notices(),
+    ...project.notices,
+    ...hooks.notices,
+    ...(requested.notice ? [requested.notice] : []),
+  ].map((text) => ({ level: "warning", text }));
   const settings = project.settings;
   const denied = expandDenyPaths([...policy.denyPaths], root, paths.home);
   notices.push(...denied.notices.map((text): Notice => ({ level: "warning", text })));
   const strict = policy.strictProfile !== null || settings.profile === "strict";
   const strictRefusal = (sandbox: SandboxAvailability) =>
-    new ConfigError(policy.strictProfile?.file ?? project.file, "the strict profile needs the OS sandbox, and it is not available here", sandbox.available ? undefined : sandbox.fix);
+    new ConfigError(
+      policy.strictProfile?.file ?? project.file,
+      "the strict profile needs the OS sandbox, and it is not available here",
+      sandbox.available ? undefined : sandbox.fix,
+    );
   // With the probe at hand, a strict profile without a sandbox is refused now (session/new's error).
   if (strict && options.probe && !options.probe.availability.available) throw strictRefusal(options.probe.availability);
-  const view = previewSession({ mode, modeRefusal: (wanted) => modeRefusal(policy, wanted), model: prepared.model, modelChoices: () => listModelChoices({ paths, env: options.env, keys: options.keys }, policy) });
+  const view = previewSession({
+    mode,
+    modeRefusal: (wanted) => modeRefusal(policy, wanted),
+    model: prepared.model,
+    modelChoices: () => listModelChoices({ paths, env: options.env, keys: options.keys }, policy),
+  });
   let built = false;
   const build = (): Promise<Runtime> => {
     if (built) return Promise.reject(new Error("this session's runtime was built already"));
     built = true;
-    const plan: RuntimePlan = { options, resume, paths, sessionFolders, checked, root, extraRoots, policy, prepared, trust, project, hooks, mode, notices, settings, denied, strict, strictRefusal };
+    const plan: RuntimePlan = {
+      options,
+      resume,
+      paths,
+      sessionFolders,
+      checked,
+      root,
+      extraRoots,
+      policy,
+      prepared,
+      trust,
+      project,
+      hooks,
+      mode,
+      notices,
+      settings,
+      denied,
+      strict,
+      strictRefusal,
+    };
     return import("./buildRuntime.ts").then(({ buildRuntime }) => buildRuntime(plan));
   };
   return { view, build };

@@ -12,7 +12,11 @@ import { readSession } from "../store/sessionFile.ts";
  * --model names one. When that model cannot be used now (no key, the team policy), the session goes
  * on with the usual choice, and a notice says so.
  */
-export function resumedModelChoice(resume: RuntimeOptions["resume"], options: ModelSetupContext, policy: TeamPolicy): { prepared?: PreparedModel; notice?: string } | undefined {
+export function resumedModelChoice(
+  resume: RuntimeOptions["resume"],
+  options: ModelSetupContext,
+  policy: TeamPolicy,
+): { prepared?: PreparedModel; notice?: string } | undefined {
   if (resume === undefined || options.modelFlag) return undefined;
   let spec: string | undefined;
   try {
@@ -26,6 +30,8 @@ export function resumedModelChoice(resume: RuntimeOptions["resume"], options: Mo
     checkModelAllowed(policy, prepared.model.spec);
     return { prepared };
   } catch (error) {
-    return { notice: `This conversation used ${spec}, which cannot be used now (${messageOf(error)}); it goes on with the model set up for new sessions.` };
+    return {
+      notice: `This conversation used ${spec}, which cannot be used now (${messageOf(error)}); it goes on with the model set up for new sessions.`,
+    };
   }
 }

@@ -23,15 +23,25 @@ export interface ProjectExecutorSettings {
   profile?: "strict";
 }
 
-export function chooseCommandSandbox(probe: SandboxAvailability, policy: TeamPolicy, project: ProjectExecutorSettings): CommandSandboxChoice {
+export function chooseCommandSandbox(
+  probe: SandboxAvailability,
+  policy: TeamPolicy,
+  project: ProjectExecutorSettings,
+): CommandSandboxChoice {
   const notices: string[] = [];
   const projectSandbox: ProjectSandboxRule | undefined =
-    project.profile === "strict" ? { pattern: "profile(strict)", file: project.file } : project.executor === "os" ? { pattern: "executor(os)", file: project.file } : undefined;
+    project.profile === "strict"
+      ? { pattern: "profile(strict)", file: project.file }
+      : project.executor === "os"
+        ? { pattern: "executor(os)", file: project.file }
+        : undefined;
   const base = { ...(projectSandbox && { projectSandbox }), notices };
   if (project.executor !== "host") return { availability: probe, ...base };
   const policyWantsSandbox = policy.requireSandbox ?? policy.strictProfile ?? policy.forbidOutsideSandbox;
   if (policyWantsSandbox) {
-    notices.push(`The team policy (${policyWantsSandbox.file}) keeps commands in the OS sandbox, so the project's "executor": "host" (${project.file}) is not used.`);
+    notices.push(
+      `The team policy (${policyWantsSandbox.file}) keeps commands in the OS sandbox, so the project's "executor": "host" (${project.file}) is not used.`,
+    );
     return { availability: probe, ...base };
   }
   return {

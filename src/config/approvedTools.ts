@@ -12,7 +12,8 @@ export type ToolKeys = Record<string, string>;
 
 type ListsFile = Record<string, Record<string, ToolKeys>>;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 export class ApprovedToolLists {
   constructor(readonly path: string) {}
@@ -29,7 +30,9 @@ export class ApprovedToolLists {
   get(root: string, server: string): ToolKeys | undefined {
     const keys = this.#read()[trustRoot(root)]?.[server];
     if (!isRecord(keys)) return undefined;
-    return Object.fromEntries(Object.entries(keys).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+    return Object.fromEntries(
+      Object.entries(keys).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+    );
   }
 
   set(root: string, server: string, keys: ToolKeys): void {

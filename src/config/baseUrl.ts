@@ -21,10 +21,18 @@ export function checkBaseUrl(url: string, where: string, allowInsecureHttp = fal
     throw new ConfigError(where, `base URL "${url}" must start with https:// or http://`);
   }
   if (parsed.username || parsed.password) {
-    throw new ConfigError(where, "base URL must not contain a user name or password", "Put the key in ~/.garuda/credentials (garuda setup) instead");
+    throw new ConfigError(
+      where,
+      "base URL must not contain a user name or password",
+      "Put the key in ~/.garuda/credentials (garuda setup) instead",
+    );
   }
   if (parsed.protocol === "http:" && !allowInsecureHttp && !isLoopback(parsed.hostname)) {
-    throw new ConfigError(where, `plain http:// is only allowed to this machine, not to ${parsed.hostname}`, "Use https://");
+    throw new ConfigError(
+      where,
+      `plain http:// is only allowed to this machine, not to ${parsed.hostname}`,
+      "Use https://",
+    );
   }
   return url.replace(/\/+$/, "");
 }

@@ -1,4 +1,3 @@
-
 import { writeFileAtomic } from "../files/atomicWrite.ts";
 import { readRegularFile } from "../files/regularFile.ts";
 import { ConfigError } from "../errors/configError.ts";
@@ -18,14 +17,26 @@ function readOwnFile(path: string): Buffer | undefined {
     case "missing":
       return undefined;
     case "link":
-      throw new ConfigError(path, "is a symbolic link; Garuda reads keys only from a regular file", "Replace it with the file itself (garuda setup writes one)");
+      throw new ConfigError(
+        path,
+        "is a symbolic link; Garuda reads keys only from a regular file",
+        "Replace it with the file itself (garuda setup writes one)",
+      );
     case "folder":
     case "not_regular":
       throw new ConfigError(path, "is not a regular file", "Remove it and run `garuda setup`");
     case "not_own":
-      throw new ConfigError(path, "belongs to another user", `Remove it and run \`garuda setup\`, or take ownership of it`);
+      throw new ConfigError(
+        path,
+        "belongs to another user",
+        `Remove it and run \`garuda setup\`, or take ownership of it`,
+      );
     case "open_mode":
-      throw new ConfigError(path, `can be read by other users (mode ${(read.mode & 0o777).toString(8).padStart(3, "0")})`, `Run: chmod 600 ${path}`);
+      throw new ConfigError(
+        path,
+        `can be read by other users (mode ${(read.mode & 0o777).toString(8).padStart(3, "0")})`,
+        `Run: chmod 600 ${path}`,
+      );
     case "too_big":
       throw new ConfigError(path, `is larger than ${MAX_CREDENTIALS_BYTES} bytes`, "Check that it is the right file");
     case "unreadable":
@@ -46,15 +57,33 @@ export function readCredentials(path: string): Credentials | undefined {
     parsed = JSON.parse(bytes.toString("utf8"));
   } catch {
     // The parser's message may quote the text, which holds keys: say only where the problem is.
-    throw new ConfigError(path, "is not valid JSON", "Fix it, or move it aside and run `garuda setup` to write a new one");
+    throw new ConfigError(
+      path,
+      "is not valid JSON",
+      "Fix it, or move it aside and run `garuda setup` to write a new one",
+    );
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError(path, 'must be a JSON object such as {"ANTHROPIC_API_KEY": "…"}', "Fix it, or move it aside and run `garuda setup` to write a new one");
+    throw new ConfigError(
+      path,
+      'must be a JSON object such as {"ANTHROPIC_API_KEY": "…"}',
+      "Fix it, or move it aside and run `garuda setup` to write a new one",
+    );
   }
   const credentials: Credentials = {};
   for (const [name, value] of Object.entries(parsed)) {
-    if (!KEY_NAME.test(name)) throw new ConfigError(path, `"${name}" is not a key name (letters, digits and _)`, "Fix it, or move it aside and run `garuda setup` to write a new one");
-    if (typeof value !== "string") throw new ConfigError(path, `the value of ${name} must be a string`, "Fix it, or move it aside and run `garuda setup` to write a new one");
+    if (!KEY_NAME.test(name))
+      throw new ConfigError(
+        path,
+        `"${name}" is not a key name (letters, digits and _)`,
+        "Fix it, or move it aside and run `garuda setup` to write a new one",
+      );
+    if (typeof value !== "string")
+      throw new ConfigError(
+        path,
+        `the value of ${name} must be a string`,
+        "Fix it, or move it aside and run `garuda setup` to write a new one",
+      );
     credentials[name] = value;
   }
   return credentials;

@@ -23,7 +23,11 @@ export function readConfigText(path: string, maxBytes = MAX_CONFIG_BYTES): strin
     case "too_big":
       throw new ConfigError(path, `is larger than ${maxBytes} bytes`, "Check that it is the right file");
     default:
-      throw new ConfigError(path, `cannot be read (${read.problem === "unreadable" ? read.code : read.problem})`, "Check its permissions");
+      throw new ConfigError(
+        path,
+        `cannot be read (${read.problem === "unreadable" ? read.code : read.problem})`,
+        "Check its permissions",
+      );
   }
 }
 
@@ -46,7 +50,8 @@ export function describeIssues(error: z.ZodError, { nameUnknownKeys = false } = 
     .slice(0, 5)
     .map((issue) => {
       const at = issue.path.map(String);
-      if (nameUnknownKeys && issue.code === "unrecognized_keys") return issue.keys.map((key) => `unknown key "${[...at, key].join(".")}"`).join("; ");
+      if (nameUnknownKeys && issue.code === "unrecognized_keys")
+        return issue.keys.map((key) => `unknown key "${[...at, key].join(".")}"`).join("; ");
       return `at ${at.length > 0 ? at.join(".") : "the top level"}: ${issue.message}`;
     })
     .join("; ");

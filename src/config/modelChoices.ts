@@ -22,11 +22,21 @@ export interface ModelChoices {
   resolve(name: string): ModelInfo | undefined;
 }
 
-function choiceOf(info: ModelInfo, catalog: ModelCatalog, ctx: Pick<ModelSetupContext, "keys">, policy: TeamPolicy, file: () => Record<string, string> | undefined): ModelChoice {
+function choiceOf(
+  info: ModelInfo,
+  catalog: ModelCatalog,
+  ctx: Pick<ModelSetupContext, "keys">,
+  policy: TeamPolicy,
+  file: () => Record<string, string> | undefined,
+): ModelChoice {
   const provider = catalog.providers[info.provider];
   if (!provider) return { info, usable: false, reason: `its provider "${info.provider}" is not configured` };
   if (!isModelAllowed(policy, info.spec)) {
-    return { info, usable: false, reason: `the team policy (${policy.allowedModels?.origin.file ?? "allowedModels"}) does not allow it` };
+    return {
+      info,
+      usable: false,
+      reason: `the team policy (${policy.allowedModels?.origin.file ?? "allowedModels"}) does not allow it`,
+    };
   }
   if (provider.apiKeyEnv !== undefined && !providerCredential(provider, ctx, file)) {
     return { info, usable: false, reason: `Garuda has no key for it (${provider.apiKeyEnv}); run \`garuda setup\`` };

@@ -42,7 +42,11 @@ export interface PreparedModel {
 export const SETUP_HINT = "Run `garuda setup` in a terminal, or use your editor's sign-in.";
 
 /** `--model` > `GARUDA_MODEL` > the models.json default; an empty value counts as unset. */
-export function chooseModel(flag: string | undefined, env: Record<string, string | undefined>, catalog: ModelCatalog): ModelChoice | undefined {
+export function chooseModel(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+  catalog: ModelCatalog,
+): ModelChoice | undefined {
   if (flag) return { spec: flag, source: "--model" };
   const fromEnv = env.GARUDA_MODEL;
   if (fromEnv) return { spec: fromEnv, source: "GARUDA_MODEL" };
@@ -50,7 +54,12 @@ export function chooseModel(flag: string | undefined, env: Record<string, string
   return undefined;
 }
 
-function findCredential(name: string, kind: ProviderCredential["kind"], ctx: Pick<ModelSetupContext, "keys">, file: () => Record<string, string> | undefined): ProviderCredential | undefined {
+function findCredential(
+  name: string,
+  kind: ProviderCredential["kind"],
+  ctx: Pick<ModelSetupContext, "keys">,
+  file: () => Record<string, string> | undefined,
+): ProviderCredential | undefined {
   const fromEnv = ctx.keys.fromEnvironment(name);
   if (fromEnv) return { kind, name, value: fromEnv, source: "environment" };
   const fromFile = file()?.[name];
@@ -59,7 +68,11 @@ function findCredential(name: string, kind: ProviderCredential["kind"], ctx: Pic
 }
 
 /** Where a model's name came from, for a refusal. */
-const CHOICE_FROM: Readonly<Record<ModelChoiceSource, string>> = { "--model": "from --model", GARUDA_MODEL: "from GARUDA_MODEL", "models.json": "the default in models.json" };
+const CHOICE_FROM: Readonly<Record<ModelChoiceSource, string>> = {
+  "--model": "from --model",
+  GARUDA_MODEL: "from GARUDA_MODEL",
+  "models.json": "the default in models.json",
+};
 
 /**
  * Reads models.json and the credentials again and decides the model, its provider, base URL
@@ -76,7 +89,11 @@ export function prepareModel(ctx: ModelSetupContext): PreparedModel {
   checkKnownModel(catalog, choice.spec, CHOICE_FROM[choice.source]);
   const model = findModel(catalog, choice.spec);
   const provider = catalog.providers[model.provider];
-  if (!provider) throw new SetupRequiredError("model", `Garuda has no provider "${model.provider}" for ${model.spec}. ${SETUP_HINT}`);
+  if (!provider)
+    throw new SetupRequiredError(
+      "model",
+      `Garuda has no provider "${model.provider}" for ${model.spec}. ${SETUP_HINT}`,
+    );
 
   // The environment's base URL is the more specific one (an editor's agent entry sets it).
   const envBaseUrl = provider.type === "anthropic" ? ctx.env.ANTHROPIC_BASE_URL : undefined;
@@ -85,7 +102,8 @@ export function prepareModel(ctx: ModelSetupContext): PreparedModel {
   if (keyName === undefined) return { choice, model, provider, ...(baseUrl ? { baseUrl } : {}) };
 
   const credential = providerCredential(provider, ctx, credentialsReader(ctx.paths.credentials));
-  if (!credential) throw new SetupRequiredError("key", `Garuda has no key for ${model.spec} (${keyName}). ${SETUP_HINT}`);
+  if (!credential)
+    throw new SetupRequiredError("key", `Garuda has no key for ${model.spec} (${keyName}). ${SETUP_HINT}`);
   return { choice, model, provider, credential, ...(baseUrl ? { baseUrl } : {}) };
 }
 
@@ -107,8 +125,15 @@ export function credentialsReader(path: string): () => Record<string, string> | 
  * credentials file; an Anthropic provider may use ANTHROPIC_AUTH_TOKEN instead (gateways).
  * Undefined when it has none (or needs none: a local server).
  */
-export function providerCredential(provider: ProviderInfo, ctx: Pick<ModelSetupContext, "keys">, file: () => Record<string, string> | undefined): ProviderCredential | undefined {
+export function providerCredential(
+  provider: ProviderInfo,
+  ctx: Pick<ModelSetupContext, "keys">,
+  file: () => Record<string, string> | undefined,
+): ProviderCredential | undefined {
   const keyName = provider.apiKeyEnv;
   if (keyName === undefined) return undefined;
-  return findCredential(keyName, "apiKey", ctx, file) ?? (provider.type === "anthropic" ? findCredential("ANTHROPIC_AUTH_TOKEN", "authToken", ctx, file) : undefined);
+  return (
+    findCredential(keyName, "apiKey", ctx, file) ??
+    (provider.type === "anthropic" ? findCredential("ANTHROPIC_AUTH_TOKEN", "authToken", ctx, file) : undefined)
+  );
 }

@@ -42,12 +42,18 @@ const modelSchema = z.strictObject({
   /** false: the model takes text only (images in a prompt are not sent). */
   images: z.boolean().optional(),
   /** The reasoning levels an OpenAI-compatible model takes as reasoning_effort, e.g. ["low", "medium", "high"]. */
-  effort: z.array(z.string().regex(/^[a-z][a-z_-]{0,19}$/, "an effort level is a short lower-case word")).min(1).max(8).optional(),
+  effort: z
+    .array(z.string().regex(/^[a-z][a-z_-]{0,19}$/, "an effort level is a short lower-case word"))
+    .min(1)
+    .max(8)
+    .optional(),
 });
 
 export const modelsFileSchema = z.strictObject({
   default: z.string().min(1).optional(),
-  providers: z.record(z.string().regex(PROVIDER_NAME, "provider names are lower-case letters, digits, . _ -"), providerSchema).optional(),
+  providers: z
+    .record(z.string().regex(PROVIDER_NAME, "provider names are lower-case letters, digits, . _ -"), providerSchema)
+    .optional(),
   models: z.record(z.string().min(1), modelSchema).optional(),
 });
 export type ModelsFile = z.infer<typeof modelsFileSchema>;
@@ -75,7 +81,11 @@ export function parseSpec(spec: string): { provider: string; id: string } {
 
 /** Loads ~/.garuda/models.json (absent is fine) over the built-in catalog. */
 export function loadModelCatalog(file: string): ModelCatalog {
-  const parsed = readJsonConfig(file, modelsFileSchema, "Fix it, or move it aside and run `garuda setup` to write a new one");
+  const parsed = readJsonConfig(
+    file,
+    modelsFileSchema,
+    "Fix it, or move it aside and run `garuda setup` to write a new one",
+  );
   return buildCatalog(file, parsed ?? {});
 }
 
@@ -89,13 +99,22 @@ export function buildCatalog(file: string, parsed: ModelsFile): ModelCatalog {
   for (const [spec, entry] of Object.entries(parsed.models ?? {})) {
     const { provider, id } = parseSpec(spec);
     if (!providers[provider]) {
-      throw new ConfigError(file, `model "${spec}" names the unknown provider "${provider}"`, `Add it under "providers" or use one of: ${Object.keys(providers).join(", ")}`);
+      throw new ConfigError(
+        file,
+        `model "${spec}" names the unknown provider "${provider}"`,
+        `Add it under "providers" or use one of: ${Object.keys(providers).join(", ")}`,
+      );
     }
     const providerInfo = providers[provider] as ProviderInfo;
     const key = provider === "anthropic" ? id : spec;
     const base = models.get(key);
     const price = entry.price
-      ? { input: entry.price.input, output: entry.price.output, cacheRead: entry.price.cacheRead ?? 0, cacheWrite: entry.price.cacheWrite ?? 0 }
+      ? {
+          input: entry.price.input,
+          output: entry.price.output,
+          cacheRead: entry.price.cacheRead ?? 0,
+          cacheWrite: entry.price.cacheWrite ?? 0,
+        }
       : (base?.price ?? defaultPrice(providerInfo));
     const limits = unknownLimits(providerInfo.type);
     const textToolCalls = entry.textToolCalls ?? base?.textToolCalls;
@@ -158,13 +177,24 @@ export function findModel(catalog: ModelCatalog, spec: string): ModelInfo {
   const { provider, id } = parseSpec(spec);
   const providerInfo = catalog.providers[provider];
   if (!providerInfo) {
-    throw new ConfigError(undefined, `The model "${spec}" names the unknown provider "${provider}"`, `Known providers: ${Object.keys(catalog.providers).join(", ")} (add others in ${catalog.file})`);
+    throw new ConfigError(
+      undefined,
+      `The model "${spec}" names the unknown provider "${provider}"`,
+      `Known providers: ${Object.keys(catalog.providers).join(", ")} (add others in ${catalog.file})`,
+    );
   }
   const key = provider === "anthropic" ? id : spec;
   const known = catalog.models.get(key) ?? (provider === "anthropic" ? newestOfFamily(catalog, id) : undefined);
   if (known) return known;
   if (id.length === 0) throw new ConfigError(undefined, `The model "${spec}" has no model name after "${provider}/"`);
-  return { spec: key, provider, id, ...unknownLimits(providerInfo.type), price: defaultPrice(providerInfo), thinking: "none" };
+  return {
+    spec: key,
+    provider,
+    id,
+    ...unknownLimits(providerInfo.type),
+    price: defaultPrice(providerInfo),
+    thinking: "none",
+  };
 }
 
 type ProviderEntry = NonNullable<ModelsFile["providers"]>[string];
@@ -182,10 +212,16 @@ function providerEntry(file: string, name: string, entry: ProviderEntry, base: P
   const inherited = base?.type === type ? base : undefined;
   const allowInsecureHttp = entry.allowInsecureHttp ?? inherited?.allowInsecureHttp ?? false;
   const apiKeyEnv = entry.apiKeyEnv ?? inherited?.apiKeyEnv;
-  if (type === "anthropic" && !apiKeyEnv) throw new ConfigError(file, `provider "${name}" needs "apiKeyEnv"`, "Name the variable that holds its key");
-  const baseUrl = entry.baseUrl !== undefined ? checkBaseUrl(entry.baseUrl, where, allowInsecureHttp) : inherited?.baseUrl;
+  if (type === "anthropic" && !apiKeyEnv)
+    throw new ConfigError(file, `provider "${name}" needs "apiKeyEnv"`, "Name the variable that holds its key");
+  const baseUrl =
+    entry.baseUrl !== undefined ? checkBaseUrl(entry.baseUrl, where, allowInsecureHttp) : inherited?.baseUrl;
   if (type === "openai-compatible" && !baseUrl) {
-    throw new ConfigError(file, `provider "${name}" needs "baseUrl"`, "Give the server's OpenAI-compatible endpoint, such as http://127.0.0.1:8080/v1");
+    throw new ConfigError(
+      file,
+      `provider "${name}" needs "baseUrl"`,
+      "Give the server's OpenAI-compatible endpoint, such as http://127.0.0.1:8080/v1",
+    );
   }
   const { title, startHint, keyCheckPath } = inherited ?? {};
   return {

@@ -57,7 +57,11 @@ function mergeModes(parts: readonly PolicyPart[]): TeamPolicy["allowedModes"] {
   for (const part of setting) modes = modes.filter((mode) => part.file.allowedModes?.includes(mode));
   if (modes.length === 0) {
     const files = setting.map((part) => part.origin.file).join(" and ");
-    throw new ConfigError(files, "together allow no mode at all (allowedModes have nothing in common)", "Make the allowedModes lists share a mode");
+    throw new ConfigError(
+      files,
+      "together allow no mode at all (allowedModes have nothing in common)",
+      "Make the allowedModes lists share a mode",
+    );
   }
   return { modes, origins: setting.map((part) => part.origin) };
 }
@@ -69,7 +73,8 @@ function minLimit(parts: readonly PolicyPart[], key: LimitKey): { value: number;
   let smallest: { value: number; origin: PolicyOrigin } | undefined;
   for (const part of parts) {
     const value = part.file.limits?.[key];
-    if (value !== undefined && (smallest === undefined || value < smallest.value)) smallest = { value, origin: part.origin };
+    if (value !== undefined && (smallest === undefined || value < smallest.value))
+      smallest = { value, origin: part.origin };
   }
   return smallest;
 }
@@ -78,7 +83,9 @@ function minLimit(parts: readonly PolicyPart[], key: LimitKey): { value: number;
 function mergePolicies(parts: readonly PolicyPart[]): TeamPolicy {
   const policy = emptyTeamPolicy();
   if (parts.length === 0) return policy;
-  const fromStrongest = <T>(pick: (file: PolicyFile) => T | undefined): { value: T; origin: PolicyOrigin } | undefined => {
+  const fromStrongest = <T>(
+    pick: (file: PolicyFile) => T | undefined,
+  ): { value: T; origin: PolicyOrigin } | undefined => {
     for (const part of parts) {
       const value = pick(part.file);
       if (value !== undefined) return { value, origin: part.origin };
@@ -109,7 +116,8 @@ function mergePolicies(parts: readonly PolicyPart[]): TeamPolicy {
     if (key !== "maxSteps" && key !== "tokenBudget") policy.limitOrigins[key] = smallest.origin;
   }
   const audit = fromStrongest((file) => file.audit);
-  if (audit) policy.audit = { enabled: audit.value.enabled ?? false, level: audit.value.level ?? "all", origin: audit.origin };
+  if (audit)
+    policy.audit = { enabled: audit.value.enabled ?? false, level: audit.value.level ?? "all", origin: audit.origin };
   policy.rules = parts.flatMap((part) => policyFileRules(part.file, part.origin));
   return policy;
 }
@@ -165,7 +173,12 @@ export function loadTeamPolicy(locations: PolicyLocations): LoadedPolicy {
 }
 
 function wildcardRegex(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return new RegExp(
+    `^${pattern
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
 }
 
 /** The canonical form of a model spec: Claude models without `anthropic/`. */

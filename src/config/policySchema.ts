@@ -43,7 +43,10 @@ export const policyFileSchema = z.strictObject({
   /** Model specs a session may use (`*` wildcards). */
   allowedModels: z.array(text).min(1, "must list at least one model").optional(),
   /** Modes a session may use; one mode forces it. */
-  allowedModes: z.array(z.enum(["build", "plan"])).min(1, "must list at least one mode").optional(),
+  allowedModes: z
+    .array(z.enum(["build", "plan"]))
+    .min(1, "must list at least one mode")
+    .optional(),
   network: z
     .strictObject({
       blockedHosts: z.array(host).optional(),
@@ -51,8 +54,12 @@ export const policyFileSchema = z.strictObject({
       allow: z.array(hostOrPreset).optional(),
     })
     .optional(),
-  limits: z.strictObject({ maxSteps: positive.optional(), tokenBudget: positive.optional(), ...commandLimitKeys }).optional(),
-  audit: z.strictObject({ enabled: z.boolean().optional(), level: z.enum(["all", "mutations", "denials"]).optional() }).optional(),
+  limits: z
+    .strictObject({ maxSteps: positive.optional(), tokenBudget: positive.optional(), ...commandLimitKeys })
+    .optional(),
+  audit: z
+    .strictObject({ enabled: z.boolean().optional(), level: z.enum(["all", "mutations", "denials"]).optional() })
+    .optional(),
   profile: z.literal("strict").optional(),
   permissions: z
     .strictObject({ allow: z.array(rule).optional(), ask: z.array(rule).optional(), deny: z.array(rule).optional() })

@@ -15,7 +15,6 @@ import { NETWORK_PRESETS } from "./networkPresets.ts";
 import type { GarudaPaths } from "./paths.ts";
 import { APPROVE_IN_CHAT, sha256Hex, TrustStore, trustRoot } from "./trust.ts";
 
-
 const HOST = /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?(:\d{1,5})?$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -33,11 +32,21 @@ const networkEntry = z
   });
 
 const projectSettingsSchema = z.strictObject({
-  permissions: z.strictObject({ allow: ruleList.optional(), ask: ruleList.optional(), deny: ruleList.optional() }).optional(),
+  permissions: z
+    .strictObject({ allow: ruleList.optional(), ask: ruleList.optional(), deny: ruleList.optional() })
+    .optional(),
   sandbox: z.strictObject({ writePaths: pathList.optional(), denyRead: pathList.optional() }).optional(),
   network: z.strictObject({ allow: z.array(networkEntry).optional() }).optional(),
-  env: z.strictObject({ allow: z.array(z.string().regex(ENV_NAME, "must be an environment variable name")).optional() }).optional(),
-  limits: z.strictObject({ maxSteps: z.number().int().positive().optional(), tokenBudget: z.number().int().positive().optional(), ...commandLimitKeys }).optional(),
+  env: z
+    .strictObject({ allow: z.array(z.string().regex(ENV_NAME, "must be an environment variable name")).optional() })
+    .optional(),
+  limits: z
+    .strictObject({
+      maxSteps: z.number().int().positive().optional(),
+      tokenBudget: z.number().int().positive().optional(),
+      ...commandLimitKeys,
+    })
+    .optional(),
   profile: z.literal("strict").optional(),
   executor: z.enum(["auto", "os", "host"]).optional(),
 });
@@ -93,13 +102,18 @@ const projectSettingsFile = (root: string): string => join(root, ".garuda", "set
 
 /** Reads and validates the file; undefined when it does not exist. A ConfigError names the file. */
 function readProjectSettingsFile(file: string): ProjectSettingsFile | undefined {
-  const fix = "Fix the file; the keys are permissions {allow, ask, deny}, sandbox {writePaths, denyRead}, network {allow}, env {allow}, limits {maxSteps, tokenBudget, processes, memoryMB, cpuSeconds}, profile, executor";
+  const fix =
+    "Fix the file; the keys are permissions {allow, ask, deny}, sandbox {writePaths, denyRead}, network {allow}, env {allow}, limits {maxSteps, tokenBudget, processes, memoryMB, cpuSeconds}, profile, executor";
   const text = readConfigText(file);
   if (text === undefined) return undefined;
   const result = projectSettingsSchema.safeParse(parseConfigJson(file, text));
   if (!result.success) throw new ConfigError(file, describeIssues(result.error, { nameUnknownKeys: true }), fix);
   if (result.data.profile === "strict" && result.data.executor === "host") {
-    throw new ConfigError(file, 'the strict profile runs every command in the OS sandbox, so executor "host" cannot go with it', 'Remove one of the two');
+    throw new ConfigError(
+      file,
+      'the strict profile runs every command in the OS sandbox, so executor "host" cannot go with it',
+      "Remove one of the two",
+    );
   }
   return result.data;
 }
@@ -120,7 +134,9 @@ function looseningOf(parsed: ProjectSettingsFile, root: string, home: string): L
     envAllow: parsed.env?.allow ?? [],
     executorHost: parsed.executor === "host",
   };
-  const any = loosening.allow.length + loosening.writePaths.length + loosening.networkAllow.length + loosening.envAllow.length > 0;
+  const any =
+    loosening.allow.length + loosening.writePaths.length + loosening.networkAllow.length + loosening.envAllow.length >
+    0;
   return any || loosening.executorHost ? loosening : undefined;
 }
 
@@ -143,9 +159,12 @@ const list = (items: string[]) => items.map((item) => oneLine(item, 120)).join("
 function looseningItems(loosening: LooseningSettings): string[] {
   const items: string[] = [];
   if (loosening.allow.length > 0) items.push(`permissions.allow (run without asking): ${list(loosening.allow)}`);
-  if (loosening.writePaths.length > 0) items.push(`sandbox.writePaths (writable by commands): ${list(loosening.resolvedWritePaths)}`);
-  if (loosening.networkAllow.length > 0) items.push(`network.allow (hosts commands may reach): ${list(loosening.networkAllow)}`);
-  if (loosening.envAllow.length > 0) items.push(`env.allow (variables passed to commands): ${list(loosening.envAllow)}`);
+  if (loosening.writePaths.length > 0)
+    items.push(`sandbox.writePaths (writable by commands): ${list(loosening.resolvedWritePaths)}`);
+  if (loosening.networkAllow.length > 0)
+    items.push(`network.allow (hosts commands may reach): ${list(loosening.networkAllow)}`);
+  if (loosening.envAllow.length > 0)
+    items.push(`env.allow (variables passed to commands): ${list(loosening.envAllow)}`);
   if (loosening.executorHost) items.push('executor "host" (commands run outside the OS sandbox)');
   return items;
 }
@@ -156,23 +175,35 @@ export function describeLoosening(loosening: LooseningSettings, file: string): s
   for (const item of looseningItems(loosening)) lines.push(`  • ${item}`);
   if (loosening.networkAllow.some((entry) => entry in NETWORK_PRESETS)) {
     const presets = loosening.networkAllow.filter((entry) => entry in NETWORK_PRESETS);
-    lines.push(`  (presets: ${presets.map((name) => `${name} = ${(NETWORK_PRESETS[name] ?? []).join(" ")}`).join("; ")})`);
+    lines.push(
+      `  (presets: ${presets.map((name) => `${name} = ${(NETWORK_PRESETS[name] ?? []).join(" ")}`).join("; ")})`,
+    );
   }
   return lines.join("\n");
 }
 
 function ignoredNotice(file: string, loosening: LooseningSettings, changed: boolean): string {
-  const why = changed ? "changed since you approved it, so these parts are ignored until you approve them again" : "loosens safety, so these parts are ignored until you approve them";
+  const why = changed
+    ? "changed since you approved it, so these parts are ignored until you approve them again"
+    : "loosens safety, so these parts are ignored until you approve them";
   return `${oneLine(file, 300)} ${why}: ${looseningItems(loosening).join("; ")}. To approve, run \`garuda\` ${APPROVE_IN_CHAT}`;
 }
 
-function effective(parsed: ProjectSettingsFile, file: string, root: string, home: string, trusted: boolean): ProjectSettings {
+function effective(
+  parsed: ProjectSettingsFile,
+  file: string,
+  root: string,
+  home: string,
+  trusted: boolean,
+): ProjectSettings {
   const rules = (effect: Rule["effect"], patterns: string[] | undefined): Rule[] =>
     (patterns ?? []).map((pattern) => ({ effect, pattern, source: "project", file }));
   const denyRead = (parsed.sandbox?.denyRead ?? []).map((path) => resolvePath(path, root, home));
   // What commands in the sandbox cannot read, the file tools do not read either: a folder and
   // everything in it, a glob as written.
-  const unreadable = denyRead.flatMap((path) => (path.includes("*") ? [`read(${path})`] : [`read(${path})`, `read(${path.replace(/\/+$/, "")}/**)`]));
+  const unreadable = denyRead.flatMap((path) =>
+    path.includes("*") ? [`read(${path})`] : [`read(${path})`, `read(${path.replace(/\/+$/, "")}/**)`],
+  );
   return {
     rules: [
       ...rules("deny", parsed.permissions?.deny),
@@ -202,7 +233,14 @@ export function loadProjectSettings(options: LoadProjectSettingsOptions): Loaded
   const parsed = readProjectSettingsFile(file) ?? {};
   const loosening = looseningOf(parsed, root, options.paths.home);
   if (!loosening) {
-    return { file, settings: effective(parsed, file, root, options.paths.home, true), loosening, hash: undefined, trusted: true, notices: [] };
+    return {
+      file,
+      settings: effective(parsed, file, root, options.paths.home, true),
+      loosening,
+      hash: undefined,
+      trusted: true,
+      notices: [],
+    };
   }
   const trust = options.trust ?? new TrustStore(options.paths.trust);
   const hash = looseningHash(loosening);
@@ -212,7 +250,14 @@ export function loadProjectSettings(options: LoadProjectSettingsOptions): Loaded
     notices.push(...trust.notices());
     notices.push(ignoredNotice(file, loosening, trust.pinned("settings", root) !== undefined));
   }
-  return { file, settings: effective(parsed, file, root, options.paths.home, trusted), loosening, hash, trusted, notices };
+  return {
+    file,
+    settings: effective(parsed, file, root, options.paths.home, trusted),
+    loosening,
+    hash,
+    trusted,
+    notices,
+  };
 }
 
 /** Records the user's yes to the loosening part as loaded (a later change needs a new yes). */

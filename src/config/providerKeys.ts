@@ -2,7 +2,11 @@ import { BUILTIN_PROVIDERS } from "../model/catalog.ts";
 
 /** Names that always count as provider keys, whatever models.json says. */
 export const BUILTIN_KEY_NAMES: readonly string[] = [
-  ...new Set([...Object.values(BUILTIN_PROVIDERS).flatMap((provider) => (provider.apiKeyEnv ? [provider.apiKeyEnv] : [])), "ANTHROPIC_AUTH_TOKEN", "OPENROUTER_API_KEY"]),
+  ...new Set([
+    ...Object.values(BUILTIN_PROVIDERS).flatMap((provider) => (provider.apiKeyEnv ? [provider.apiKeyEnv] : [])),
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENROUTER_API_KEY",
+  ]),
 ];
 
 /**
@@ -38,6 +42,10 @@ export class ProviderKeys {
 }
 
 /** Takes the built-in provider keys out of `env` (process.env in the binary). */
-export function keepProviderKeys(env: Record<string, string | undefined>, extraNames: Iterable<string> = [], keys = new ProviderKeys()): ProviderKeys {
+export function keepProviderKeys(
+  env: Record<string, string | undefined>,
+  extraNames: Iterable<string> = [],
+  keys = new ProviderKeys(),
+): ProviderKeys {
   return keys.take(env, [...BUILTIN_KEY_NAMES, ...extraNames]);
 }

@@ -45,7 +45,8 @@ export function modelsFileWithDefault(path: string, spec: string, entry?: ModelE
     }
     data = parsed as Record<string, unknown>;
   }
-  const models = typeof data.models === "object" && data.models !== null ? (data.models as Record<string, unknown>) : {};
+  const models =
+    typeof data.models === "object" && data.models !== null ? (data.models as Record<string, unknown>) : {};
   const addEntry = entry !== undefined && !Object.hasOwn(models, spec);
   if (text !== undefined && data.default === spec && !addEntry) return undefined;
   const next = { ...data, default: spec, ...(addEntry && { models: { ...models, [spec]: entry } }) };

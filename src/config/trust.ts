@@ -37,7 +37,10 @@ const trustFileSchema = z.looseObject({
   ...Object.fromEntries(LATER_SECTIONS.map((name) => [name, z.record(z.string(), z.unknown()).optional()])),
 });
 
-export type TrustData = { version: number; settings?: Record<string, string>; hooks?: Record<string, string> } & Record<string, unknown>;
+export type TrustData = { version: number; settings?: Record<string, string>; hooks?: Record<string, string> } & Record<
+  string,
+  unknown
+>;
 
 /** The result of reading trust.json. `problem` set: the file exists but trusts nothing. */
 export interface TrustRead {
@@ -117,7 +120,8 @@ function trustProblemNotice(path: string, problem: string): string {
   return `${path} ${problem}, so nothing in it is trusted: project settings that loosen safety and project hooks stay off, and a yes to a project's commands, skills, agents or MCP servers lasts only this session. Remove the file (Garuda writes a new one at the next approval) or fix it.`;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A named-pin section as `root → name → value`, leaving out entries of any other shape. */
 function namedSection(data: TrustData, kind: NamedTrustKind): Record<string, Record<string, unknown>> {
@@ -196,7 +200,12 @@ export class TrustStore {
     const { data, problem } = readTrustFile(this.path);
     // Overwriting a broken file would destroy what may be the only record of past answers, or
     // of tampering: the user fixes or removes it first.
-    if (problem) throw new ConfigError(this.path, `${problem}; nothing can be pinned in it`, "Remove the file (Garuda writes a new one) or fix it");
+    if (problem)
+      throw new ConfigError(
+        this.path,
+        `${problem}; nothing can be pinned in it`,
+        "Remove the file (Garuda writes a new one) or fix it",
+      );
     writeFileAtomic(this.path, `${JSON.stringify(change(data), null, 2)}\n`, { mode: 0o600, dirMode: 0o700 });
   }
 }

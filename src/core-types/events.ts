@@ -5,7 +5,14 @@ import type { Mode } from "./mode.ts";
 import type { CallInfo } from "./callInfo.ts";
 
 /** Why a turn ended. An aborted signal ends the turn as "cancelled". */
-export type StopReason = "done" | "max_tokens" | "refusal" | "max_steps" | "token_budget" | "repeated_calls" | "cancelled";
+export type StopReason =
+  | "done"
+  | "max_tokens"
+  | "refusal"
+  | "max_steps"
+  | "token_budget"
+  | "repeated_calls"
+  | "cancelled";
 
 /**
  * Order, for every tool call: its tool_call event comes before any question about that call
@@ -54,7 +61,15 @@ export type AgentEvent =
    * (model/serverTools.ts serverToolInfo), then its result, with one line that sums it up.
    */
   | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started"; info: CallInfo }
-  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "completed"; result?: unknown; summary: string }
+  | {
+      type: "server_tool";
+      callId: string;
+      name: string;
+      input: unknown;
+      status: "completed";
+      result?: unknown;
+      summary: string;
+    }
   /** refusedCommand: the prompt's /command did not run (a consent refused, an argument missing): nothing was sent to the model. */
   /** refusedPrompt: the prompt was too large for the model's context window: nothing was sent. */
   | { type: "notice"; level: "info" | "warning"; text: string; refusedCommand?: string; refusedPrompt?: true }

@@ -15,8 +15,14 @@ const NOTES: Partial<Record<StopReason, StopNote>> = {
   max_tokens: { fact: "the answer reached the model's output limit", advice: "ask it to go on" },
   refusal: { fact: "the model refused to answer" },
   max_steps: { fact: "the turn reached its step limit", advice: "say “go on” to continue" },
-  token_budget: { fact: "this session has used its token budget, so Garuda does not call the model again in it", advice: "start a new session to go on" },
-  repeated_calls: { fact: "the model made the same call several times in a row, so the turn was stopped", advice: "say what to do differently, or “go on”" },
+  token_budget: {
+    fact: "this session has used its token budget, so Garuda does not call the model again in it",
+    advice: "start a new session to go on",
+  },
+  repeated_calls: {
+    fact: "the model made the same call several times in a row, so the turn was stopped",
+    advice: "say what to do differently, or “go on”",
+  },
 };
 
 const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;

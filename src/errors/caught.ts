@@ -5,7 +5,8 @@
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** The stack of a caught Error (its message where it has none), for logs a developer reads. */
-export const stackOf = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
+export const stackOf = (error: unknown): string =>
+  error instanceof Error ? (error.stack ?? error.message) : String(error);
 
 /** A caught value as an Error, for callbacks and rejections that promise one. */
 export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

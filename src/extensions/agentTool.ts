@@ -20,10 +20,16 @@ export interface AgentInput {
   prompt: string;
 }
 
-const AGENT_WRAP_UP = "You have reached your limit and cannot call tools any more. Report now what you did and found, and say what is still undone.";
+const AGENT_WRAP_UP =
+  "You have reached your limit and cannot call tools any more. Report now what you did and found, and say what is still undone.";
 
 /** `tools`: what the agent really gets (its file's list, less what the session lacks, wildcards expanded). */
-function agentSystemPrompt(agent: AgentDefinition, body: string, root: string, tools: readonly string[] = agent.tools): string {
+function agentSystemPrompt(
+  agent: AgentDefinition,
+  body: string,
+  root: string,
+  tools: readonly string[] = agent.tools,
+): string {
   return `You are "${agent.name}", a subagent working for Garuda, a coding agent. Garuda gave you one task: do it and report back.
 - Project root: ${root}. Relative paths are relative to it.
 - Your tools: ${tools.join(", ") || "none"}. Calls in one response that only read run in parallel.
@@ -40,12 +46,21 @@ ${cleanText(body, 50_000)}
  * The agent tool over these agents; undefined when there are none. `readOnly` (every agent only
  * reads) lets calls run in parallel; otherwise an agent gets the writing tools it lists.
  */
-export function agentTool(agents: readonly AgentDefinition[], consents: Consents, readOnly: boolean): Tool<AgentInput> | undefined {
+export function agentTool(
+  agents: readonly AgentDefinition[],
+  consents: Consents,
+  readOnly: boolean,
+): Tool<AgentInput> | undefined {
   const [first, ...rest] = agents.map((agent) => agent.name);
   if (first === undefined) return undefined;
   const input = z.object({
     name: z.enum([first, ...rest]).describe("The agent to run."),
-    prompt: z.string().trim().min(1, "say what the agent should do").max(20_000).describe("The agent's task, complete in itself."),
+    prompt: z
+      .string()
+      .trim()
+      .min(1, "say what the agent should do")
+      .max(20_000)
+      .describe("The agent's task, complete in itself."),
   });
   const lines = agents.map((agent) => `- ${agent.name}: ${shortLine(agent.description, LISTED_DESCRIPTION)}`);
   return {
@@ -62,7 +77,8 @@ export function agentTool(agents: readonly AgentDefinition[], consents: Consents
     async run({ input: args }, ctx): Promise<ToolResult> {
       const agent = agents.find((a) => a.name === args.name);
       if (!agent) return { output: `Error: there is no agent named "${args.name}".`, isError: true };
-      if (!ctx.subagent) return { output: "Error: agents are not available here (a subagent cannot start another).", isError: true };
+      if (!ctx.subagent)
+        return { output: "Error: agents are not available here (a subagent cannot start another).", isError: true };
       const read = readAgentBody(agent);
       if ("problem" in read) return { output: `Error: the agent file ${agent.path} ${read.problem}.`, isError: true };
       if (agent.scope === "project") {
@@ -78,7 +94,11 @@ export function agentTool(agents: readonly AgentDefinition[], consents: Consents
           },
           ctx.signal,
         );
-        if (!answer.allowed) return { output: `Error: the project agent "${agent.name}" did not run: ${answer.reason}. Do the task another way, or ask the user.`, isError: true };
+        if (!answer.allowed)
+          return {
+            output: `Error: the project agent "${agent.name}" did not run: ${answer.reason}. Do the task another way, or ask the user.`,
+            isError: true,
+          };
       }
       const result = await ctx.subagent({
         name: agent.name,

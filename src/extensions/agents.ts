@@ -52,11 +52,19 @@ function mapTool(name: string): string | undefined {
   return undefined;
 }
 
-function parseAgent(path: string, fileName: string, scope: ExtensionScope, text: string, notices: string[]): AgentDefinition | undefined {
+function parseAgent(
+  path: string,
+  fileName: string,
+  scope: ExtensionScope,
+  text: string,
+  notices: string[],
+): AgentDefinition | undefined {
   const { fields, body } = parseMarkdown(text);
   const name = (textField(fields, "name") ?? fileName).toLowerCase();
   if (!NAME_PART.test(name)) {
-    notices.push(`The agent file ${path} names the agent "${name}", which is not a valid name (letters, digits, "_" and "-"); it was skipped.`);
+    notices.push(
+      `The agent file ${path} names the agent "${name}", which is not a valid name (letters, digits, "_" and "-"); it was skipped.`,
+    );
     return undefined;
   }
   if (body.length === 0) {
@@ -66,13 +74,18 @@ function parseAgent(path: string, fileName: string, scope: ExtensionScope, text:
   const tools: string[] = [];
   for (const listed of listField(fields, "tools") ?? [...DEFAULT_AGENT_TOOLS]) {
     const mapped = mapTool(listed);
-    if (mapped === undefined) notices.push(`The agent "${name}" (${path}) lists the tool "${listed}", which Garuda does not have; it was left out.`);
+    if (mapped === undefined)
+      notices.push(
+        `The agent "${name}" (${path}) lists the tool "${listed}", which Garuda does not have; it was left out.`,
+      );
     else if (!NEVER.has(mapped) && !tools.includes(mapped)) tools.push(mapped);
   }
   const turns = Number(textField(fields, "maxturns") ?? Number.NaN);
   const maxSteps = Number.isInteger(turns) && turns > 0 ? Math.min(turns, AGENT_MAX_STEPS) : AGENT_MAX_STEPS;
   const model = textField(fields, "model");
-  const description = textField(fields, "description") ?? (body.split("\n").find((line) => line.trim()) ?? "").replace(/^#+\s*/, "").trim();
+  const description =
+    textField(fields, "description") ??
+    (body.split("\n").find((line) => line.trim()) ?? "").replace(/^#+\s*/, "").trim();
   return { name, scope, path, description, tools, maxSteps, ...(model && model !== "inherit" && { model }) };
 }
 
@@ -94,7 +107,8 @@ export function loadAgents(paths: Pick<GarudaPaths, "agents">, root: string, not
       if (!agent) continue;
       const first = agents.get(agent.name);
       if (first) {
-        if (first.scope !== agent.scope) notices.push(`The project agent "${agent.name}" (${file.path}) has the name of one of yours; yours is used.`);
+        if (first.scope !== agent.scope)
+          notices.push(`The project agent "${agent.name}" (${file.path}) has the name of one of yours; yours is used.`);
         continue;
       }
       agents.set(agent.name, agent);

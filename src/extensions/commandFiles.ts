@@ -44,7 +44,11 @@ export function readCommandText(path: string): CommandText | { problem: string }
 /** The commands of one folder, sorted by name; files that cannot be used give notices. */
 export function loadCommandFiles(dir: string, scope: ExtensionScope, notices: string[]): CommandFile[] {
   const commands: CommandFile[] = [];
-  for (const file of listFiles(dir, { maxDepth: MAX_COMMAND_DEPTH, maxFiles: MAX_COMMAND_FILES, suffix: ".md" }, notices)) {
+  for (const file of listFiles(
+    dir,
+    { maxDepth: MAX_COMMAND_DEPTH, maxFiles: MAX_COMMAND_FILES, suffix: ".md" },
+    notices,
+  )) {
     const read = readExtensionFile(file.path, MAX_COMMAND_CHARS);
     if ("problem" in read) {
       notices.push(`The command file ${file.path} ${read.problem}; it was skipped.`);

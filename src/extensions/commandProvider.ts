@@ -73,14 +73,18 @@ export interface CommandProviderOptions {
 const OWNER = { user: "your", project: "the project's" } as const;
 
 function describeEntry(entry: Entry): string {
-  return entry.kind === "skill" ? `${OWNER[entry.skill.scope]} skill (${entry.skill.file})` : `${OWNER[entry.command.scope]} command (${entry.command.path})`;
+  return entry.kind === "skill"
+    ? `${OWNER[entry.skill.scope]} skill (${entry.skill.file})`
+    : `${OWNER[entry.command.scope]} command (${entry.command.path})`;
 }
 
 export function createCommandProvider(options: CommandProviderOptions): CommandProvider {
   const entries = new Map<string, Entry>();
   const add = (name: string, entry: Entry) => {
     if ((BUILTIN_COMMANDS as readonly string[]).includes(name)) {
-      options.notices.push(`/${name} is Garuda's own command, so ${describeEntry(entry)} cannot use that name; rename it.`);
+      options.notices.push(
+        `/${name} is Garuda's own command, so ${describeEntry(entry)} cannot use that name; rename it.`,
+      );
       return;
     }
     const first = entries.get(name);
@@ -88,11 +92,15 @@ export function createCommandProvider(options: CommandProviderOptions): CommandP
       entries.set(name, entry);
       return;
     }
-    options.notices.push(`/${name}: ${describeEntry(first)} is used; ${describeEntry(entry)} has the same name and is left out.`);
+    options.notices.push(
+      `/${name}: ${describeEntry(first)} is used; ${describeEntry(entry)} has the same name and is left out.`,
+    );
   };
   for (const scope of ["user", "project"] as const) {
-    for (const skill of options.skills) if (skill.scope === scope && skill.userInvocable) add(skill.name, { kind: "skill", skill });
-    for (const command of options.commands) if (command.scope === scope) add(command.name, { kind: "command", command });
+    for (const skill of options.skills)
+      if (skill.scope === scope && skill.userInvocable) add(skill.name, { kind: "skill", skill });
+    for (const command of options.commands)
+      if (command.scope === scope) add(command.name, { kind: "command", command });
   }
 
   const info = (name: string, entry: Entry): CommandInfo => {

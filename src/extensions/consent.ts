@@ -62,7 +62,8 @@ export function createConsents(options: ConsentOptions): Consents {
   const session = new Set<string>();
   const key = (kind: NamedTrustKind, name: string, hash: string) => `${kind}\u0000${name}\u0000${hash}`;
 
-  const approved = (kind: NamedTrustKind, name: string, hash: string) => session.has(key(kind, name, hash)) || options.trust.isTrustedName(kind, options.root, name, hash);
+  const approved = (kind: NamedTrustKind, name: string, hash: string) =>
+    session.has(key(kind, name, hash)) || options.trust.isTrustedName(kind, options.root, name, hash);
 
   const record = (kind: NamedTrustKind, name: string, hash: string, remember: boolean) => {
     session.add(key(kind, name, hash));
@@ -77,7 +78,8 @@ export function createConsents(options: ConsentOptions): Consents {
   // Two parallel calls that need the same yes share one question.
   const asking = new Map<string, Promise<ConsentAnswer>>();
   const ask = (item: ConsentItem, signal: AbortSignal): Promise<ConsentAnswer> => {
-    if (approved(item.kind, item.name, item.hash)) return Promise.resolve({ allowed: true, remembered: false, asked: false });
+    if (approved(item.kind, item.name, item.hash))
+      return Promise.resolve({ allowed: true, remembered: false, asked: false });
     const id = key(item.kind, item.name, item.hash);
     const pending = asking.get(id);
     if (pending) return pending;
@@ -95,7 +97,10 @@ export function createConsents(options: ConsentOptions): Consents {
         const { sessionRules: _none, ...rest } = request;
         const choices = item.sessionOnly ? request.choices.filter((choice) => choice !== "session") : request.choices;
         asked = true;
-        const choice = await approver.ask({ ...rest, choices, labels: { ...CONSENT_LABELS }, ...(choices.includes("session") && { remembers: true }) }, askSignal);
+        const choice = await approver.ask(
+          { ...rest, choices, labels: { ...CONSENT_LABELS }, ...(choices.includes("session") && { remembers: true }) },
+          askSignal,
+        );
         // "Remember" is a pin in trust.json, not a session rule: the engine hears "once".
         if (choice === "session") {
           remember = true;
@@ -105,7 +110,14 @@ export function createConsents(options: ConsentOptions): Consents {
       },
     };
     const decision = await options.engine.authorize(
-      { tool: item.tool, readOnly: false, target: { kind: "input" }, title: item.title, preview: item.preview, question: item.question },
+      {
+        tool: item.tool,
+        readOnly: false,
+        target: { kind: "input" },
+        title: item.title,
+        preview: item.preview,
+        question: item.question,
+      },
       { mode: "build", ...(relabeled && { approver: relabeled }), signal },
     );
     if (decision.outcome === "allow") {
@@ -118,18 +130,25 @@ export function createConsents(options: ConsentOptions): Consents {
       case "user":
         return { allowed: false, reason: "you said no" };
       case "unattended":
-        return { allowed: false, reason: "it needs your yes, and no one can answer in this run (run Garuda in this folder once to approve it)" };
+        return {
+          allowed: false,
+          reason: "it needs your yes, and no one can answer in this run (run Garuda in this folder once to approve it)",
+        };
       case "policy":
       case "rule": {
         const rule = decision.rule;
-        return { allowed: false, reason: `a deny rule forbids it (${rule?.pattern ?? "a rule"}${rule?.file ? ` in ${rule.file}` : ""})` };
+        return {
+          allowed: false,
+          reason: `a deny rule forbids it (${rule?.pattern ?? "a rule"}${rule?.file ? ` in ${rule.file}` : ""})`,
+        };
       }
       default:
         return { allowed: false, reason: decision.reason.replace(/\.$/, "") };
     }
   };
 
-  const hasPin = (kind: NamedTrustKind, name: string) => options.trust.pinnedName(kind, options.root, name) !== undefined;
+  const hasPin = (kind: NamedTrustKind, name: string) =>
+    options.trust.pinnedName(kind, options.root, name) !== undefined;
 
   return { approved, ask, record, hasPin };
 }

@@ -83,15 +83,21 @@ export function listFiles(dir: string, options: ListOptions, notices: string[]):
       }
       if (entry === "dir") {
         if (options.maxDepth === 0) continue;
-        if (depth >= options.maxDepth) notices.push(`${path} is more than ${options.maxDepth} folders deep, so the files in it were skipped.`);
-        else if (!NAME_PART.test(name.toLowerCase())) notices.push(`${path}: its name is not a valid name part (letters, digits, "_" and "-"), so the files in it were skipped.`);
+        if (depth >= options.maxDepth)
+          notices.push(`${path} is more than ${options.maxDepth} folders deep, so the files in it were skipped.`);
+        else if (!NAME_PART.test(name.toLowerCase()))
+          notices.push(
+            `${path}: its name is not a valid name part (letters, digits, "_" and "-"), so the files in it were skipped.`,
+          );
         else walk(path, [...parts, name.toLowerCase()], depth + 1);
         continue;
       }
       if (entry !== "file" || !name.endsWith(options.suffix)) continue;
       const base = name.slice(0, name.length - options.suffix.length).toLowerCase();
       if (!NAME_PART.test(base)) {
-        notices.push(`${path}: its name is not a valid command name (letters, digits, "_" and "-"), so it was skipped.`);
+        notices.push(
+          `${path}: its name is not a valid command name (letters, digits, "_" and "-"), so it was skipped.`,
+        );
         continue;
       }
       if (found.length >= options.maxFiles) {

@@ -16,9 +16,14 @@ const LIST_ITEM = /^\s*-\s+(.*)$/;
 
 function unquote(text: string): string {
   const value = text.trim();
-  if (value.length >= 2 && ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))) {
+  if (
+    value.length >= 2 &&
+    ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))
+  ) {
     const inner = value.slice(1, -1);
-    return value.startsWith('"') ? inner.replace(/\\"/g, '"').replace(/\\n/g, "\n").replace(/\\\\/g, "\\") : inner.replace(/''/g, "'");
+    return value.startsWith('"')
+      ? inner.replace(/\\"/g, '"').replace(/\\n/g, "\n").replace(/\\\\/g, "\\")
+      : inner.replace(/''/g, "'");
   }
   return value;
 }
@@ -53,7 +58,13 @@ export function parseMarkdown(text: string): Markdown {
       fields[key] = unquote(raw);
     }
   }
-  return { fields, body: lines.slice(end + 1).join("\n").trim() };
+  return {
+    fields,
+    body: lines
+      .slice(end + 1)
+      .join("\n")
+      .trim(),
+  };
 }
 
 /** A field as text (a block list is joined with ", "); undefined when absent or empty. */

@@ -94,7 +94,11 @@ function describeEnd(result: ExecResult, timeoutMs: number): string {
 }
 
 /** Runs one hook. Never throws: an executor error is a failed run. */
-export async function executeHook(hook: HookDefinition, data: HookEventData, ctx: HookExecContext): Promise<HookExecution> {
+export async function executeHook(
+  hook: HookDefinition,
+  data: HookEventData,
+  ctx: HookExecContext,
+): Promise<HookExecution> {
   const started = Date.now();
   const json = hookInputJson(data, ctx.root);
   try {
@@ -109,13 +113,27 @@ export async function executeHook(hook: HookDefinition, data: HookEventData, ctx
       stdin: json,
       maxOutputBytes: HOOK_OUTPUT_BYTES,
     });
-    const base = { stderr: cleanHookText(result.output), exitCode: result.exitCode, timedOut: result.timedOut, killed: result.killed, durationMs: result.durationMs };
+    const base = {
+      stderr: cleanHookText(result.output),
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      killed: result.killed,
+      durationMs: result.durationMs,
+    };
     const clean = !result.timedOut && !result.killed;
     if (clean && result.exitCode === 0) return { status: "ok", ...base };
     if (clean && result.exitCode === 2) return { status: "exit2", ...base };
     return { status: "failed", ...base, problem: describeEnd(result, hook.timeoutMs) };
   } catch (error) {
     const message = messageOf(error);
-    return { status: "failed", stderr: "", exitCode: null, timedOut: false, killed: false, durationMs: Date.now() - started, problem: `could not run (${cleanHookText(message, 300)})` };
+    return {
+      status: "failed",
+      stderr: "",
+      exitCode: null,
+      timedOut: false,
+      killed: false,
+      durationMs: Date.now() - started,
+      problem: `could not run (${cleanHookText(message, 300)})`,
+    };
   }
 }

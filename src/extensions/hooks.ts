@@ -35,7 +35,9 @@ export interface HookCall {
   input: unknown;
 }
 
-export type PreToolUseOutcome = { blocked: false; warnings: string[] } | { blocked: true; reason: string; warnings: string[] };
+export type PreToolUseOutcome =
+  | { blocked: false; warnings: string[] }
+  | { blocked: true; reason: string; warnings: string[] };
 
 export interface PostToolUseOutcome {
   /** One entry per hook that answered with exit 2; see appendHookFeedback. */
@@ -44,16 +46,30 @@ export interface PostToolUseOutcome {
 }
 
 function pathContext(services: HookServices): PathContext {
-  return { root: services.root, home: services.home, caseInsensitive: services.caseInsensitive ?? (process.platform === "darwin" || process.platform === "win32") };
+  return {
+    root: services.root,
+    home: services.home,
+    caseInsensitive: services.caseInsensitive ?? (process.platform === "darwin" || process.platform === "win32"),
+  };
 }
 
 /** The hooks of this event whose `tools` patterns cover the request (deny-style: one command part suffices). */
-export function matchingHooks(hooks: readonly HookDefinition[], event: HookEventName, request: PermissionRequest, ctx: PathContext): HookDefinition[] {
+export function matchingHooks(
+  hooks: readonly HookDefinition[],
+  event: HookEventName,
+  request: PermissionRequest,
+  ctx: PathContext,
+): HookDefinition[] {
   const facts = requestFacts(request, ctx.root);
   return hooks.filter((hook) => {
     if (hook.event !== event) return false;
     if (hook.tools.length === 0) return true;
-    const rules: Rule[] = hook.tools.map((pattern) => ({ effect: "deny", pattern, source: "builtin", file: hook.file }));
+    const rules: Rule[] = hook.tools.map((pattern) => ({
+      effect: "deny",
+      pattern,
+      source: "builtin",
+      file: hook.file,
+    }));
     return compileRules(rules).compiled.some((rule) => ruleCovers(rule, facts, ctx, "restrict"));
   });
 }
@@ -74,7 +90,14 @@ function policyRefusal(hook: HookDefinition, services: HookServices): string | u
   const facts = requestFacts(request, services.root);
   const rules = compileRules(services.policy.rules).compiled;
   const sandboxAvailable = services.executor.sandbox.available;
-  const violation = policyViolation(services.policy, rules, facts, services.mode, sandboxAvailable, pathContext(services));
+  const violation = policyViolation(
+    services.policy,
+    rules,
+    facts,
+    services.mode,
+    sandboxAvailable,
+    pathContext(services),
+  );
   if (!violation) return undefined;
   const { rule } = violation;
   return `the team policy forbids it (${rule.pattern}${rule.file ? ` in ${rule.file}` : ""})`;
@@ -88,14 +111,26 @@ interface HookRun {
   problem?: string;
 }
 
-async function runOne(hook: HookDefinition, data: HookEventData, call: HookCall, services: HookServices): Promise<HookRun> {
+async function runOne(
+  hook: HookDefinition,
+  data: HookEventData,
+  call: HookCall,
+  services: HookServices,
+): Promise<HookRun> {
   const refusal = policyRefusal(hook, services);
   let run: HookRun;
   if (refusal) {
     run = { hook, outcome: "refused", execution: undefined, problem: refusal };
   } else {
     const execution = await executeHook(hook, data, services);
-    const outcome: HookOutcome = execution.status === "ok" ? "continue" : execution.status === "exit2" ? (data.event === "preToolUse" ? "blocked" : "feedback") : "failed";
+    const outcome: HookOutcome =
+      execution.status === "ok"
+        ? "continue"
+        : execution.status === "exit2"
+          ? data.event === "preToolUse"
+            ? "blocked"
+            : "feedback"
+          : "failed";
     run = { hook, outcome, execution, ...(execution.problem ? { problem: execution.problem } : {}) };
   }
   const execution = run.execution;
@@ -108,7 +143,9 @@ async function runOne(hook: HookDefinition, data: HookEventData, call: HookCall,
     command: hook.command,
     source: hook.source,
     outcome: run.outcome,
-    ...(execution ? { exitCode: execution.exitCode, timedOut: execution.timedOut, durationMs: execution.durationMs } : {}),
+    ...(execution
+      ? { exitCode: execution.exitCode, timedOut: execution.timedOut, durationMs: execution.durationMs }
+      : {}),
     ...(run.problem ? { reason: run.problem } : execution?.stderr ? { reason: execution.stderr } : {}),
   });
   return run;
@@ -139,7 +176,11 @@ function eventData(event: HookEventName, call: HookCall, result?: string): HookE
  * Runs the matching preToolUse hooks in order; the first that blocks ends the run. `blocked:
  * false` only means "go on to the permission check": a hook cannot approve a call.
  */
-export async function runPreToolUse(hooks: readonly HookDefinition[], call: HookCall, services: HookServices): Promise<PreToolUseOutcome> {
+export async function runPreToolUse(
+  hooks: readonly HookDefinition[],
+  call: HookCall,
+  services: HookServices,
+): Promise<PreToolUseOutcome> {
   const warnings: string[] = [];
   const data = eventData("preToolUse", call);
   for (const hook of matchingHooks(hooks, "preToolUse", call.request, pathContext(services))) {
@@ -147,7 +188,13 @@ export async function runPreToolUse(hooks: readonly HookDefinition[], call: Hook
     if (run.outcome === "continue") continue;
     if (run.outcome === "blocked") {
       const said = run.execution?.stderr;
-      return { blocked: true, reason: said ? `A hook blocked this call: ${said}` : `A hook blocked this call (\`${oneLine(hook.command, 120)}\`) without giving a reason.`, warnings };
+      return {
+        blocked: true,
+        reason: said
+          ? `A hook blocked this call: ${said}`
+          : `A hook blocked this call (\`${oneLine(hook.command, 120)}\`) without giving a reason.`,
+        warnings,
+      };
     }
     // A hook stopped because the user stopped the turn did not fail: no warning for that.
     if (!services.signal?.aborted) warnings.push(failureWarning(run, "The tool call was blocked (hooks fail closed)."));
@@ -161,7 +208,12 @@ export async function runPreToolUse(hooks: readonly HookDefinition[], call: Hook
 }
 
 /** Runs every matching postToolUse hook; exit 2 gives feedback for the model, other failures warn the user. */
-export async function runPostToolUse(hooks: readonly HookDefinition[], call: HookCall, result: string, services: HookServices): Promise<PostToolUseOutcome> {
+export async function runPostToolUse(
+  hooks: readonly HookDefinition[],
+  call: HookCall,
+  result: string,
+  services: HookServices,
+): Promise<PostToolUseOutcome> {
   const feedback: string[] = [];
   const warnings: string[] = [];
   const data = eventData("postToolUse", call, result);

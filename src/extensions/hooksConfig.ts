@@ -28,7 +28,9 @@ const hookSchema = z.strictObject({
 });
 
 const hooksFileSchema = z.strictObject({
-  hooks: z.strictObject({ preToolUse: z.array(hookSchema).optional(), postToolUse: z.array(hookSchema).optional() }).optional(),
+  hooks: z
+    .strictObject({ preToolUse: z.array(hookSchema).optional(), postToolUse: z.array(hookSchema).optional() })
+    .optional(),
 });
 
 export interface HookDefinition {
@@ -70,13 +72,21 @@ const projectHooksFile = (root: string): string => join(root, ".garuda", "hooks.
 
 /** Parses hooks.json text into definitions; a ConfigError names the file and the problem. */
 function parseHooksFile(file: string, text: string, source: "user" | "project"): HookDefinition[] {
-  const fix = 'Fix the file; the form is {"hooks": {"preToolUse": [{"tools": ["bash(git push*)"], "command": "…", "timeoutMs": 10000}], "postToolUse": […]}}';
+  const fix =
+    'Fix the file; the form is {"hooks": {"preToolUse": [{"tools": ["bash(git push*)"], "command": "…", "timeoutMs": 10000}], "postToolUse": […]}}';
   const result = hooksFileSchema.safeParse(parseConfigJson(file, text));
   if (!result.success) throw new ConfigError(file, describeIssues(result.error, { nameUnknownKeys: true }), fix);
   const definitions: HookDefinition[] = [];
   for (const event of HOOK_EVENTS) {
     for (const hook of result.data.hooks?.[event] ?? []) {
-      definitions.push({ event, tools: hook.tools ?? [], command: hook.command, timeoutMs: hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS, source, file });
+      definitions.push({
+        event,
+        tools: hook.tools ?? [],
+        command: hook.command,
+        timeoutMs: hook.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
+        source,
+        file,
+      });
     }
   }
   return definitions;
@@ -101,7 +111,11 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
     definitions = parseHooksFile(file, text, "project");
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    return { hooks: user, project: undefined, notices: [`${oneLine(error.message, 600)} The project's hooks will not run until the file is fixed.`] };
+    return {
+      hooks: user,
+      project: undefined,
+      notices: [`${oneLine(error.message, 600)} The project's hooks will not run until the file is fixed.`],
+    };
   }
   const trust = options.trust ?? new TrustStore(options.paths.trust);
   const hash = sha256Hex(text);
@@ -120,7 +134,9 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
 
 /** The text for the consent question: every project hook with its event, tools and command. */
 export function describeProjectHooks(project: ProjectHooks): string {
-  const lines = [`${oneLine(project.file, 300)} wants to run these commands around tool calls (in the OS sandbox when there is one, with your permissions):`];
+  const lines = [
+    `${oneLine(project.file, 300)} wants to run these commands around tool calls (in the OS sandbox when there is one, with your permissions):`,
+  ];
   for (const hook of project.hooks) {
     const tools = hook.tools.length > 0 ? hook.tools.map((tool) => oneLine(tool, 80)).join(", ") : "every tool";
     lines.push(`  • ${hook.event} on ${tools} (timeout ${hook.timeoutMs / 1000}s): ${oneLine(hook.command, 300)}`);

@@ -61,11 +61,24 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
   const notices: string[] = [];
   const consents = createConsents({ root, trust: options.trust, engine: options.engine, approver: options.approver });
 
-  const commands = [...loadCommandFiles(paths.commands, "user", notices), ...loadCommandFiles(join(root, ".garuda", "commands"), "project", notices)];
+  const commands = [
+    ...loadCommandFiles(paths.commands, "user", notices),
+    ...loadCommandFiles(join(root, ".garuda", "commands"), "project", notices),
+  ];
   const skills = loadSkills(skillFolders(paths, root), notices);
   const agents = loadAgents(paths, root, notices);
-  const { servers: own, projectServers } = loadMcpConfig({ userFile: paths.mcp, root, home: paths.home, env: options.env }, notices);
-  const servers = [...own, ...editorServerConfigs(options.editorServers ?? [], own.map((server) => server.name), notices)];
+  const { servers: own, projectServers } = loadMcpConfig(
+    { userFile: paths.mcp, root, home: paths.home, env: options.env },
+    notices,
+  );
+  const servers = [
+    ...own,
+    ...editorServerConfigs(
+      options.editorServers ?? [],
+      own.map((server) => server.name),
+      notices,
+    ),
+  ];
   const engine = options.engine;
   const remoteAccess = new RemoteAccess(
     {
@@ -108,12 +121,18 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
   // A tool the session does not have is dropped now, so the agent's prompt and its consent
   // question name only what it gets (MCP tools are known only once their servers start).
   for (const agent of agents) {
-    const missing = agent.tools.filter((name) => !name.startsWith("mcp__") && !known.some((tool) => tool.name === name));
+    const missing = agent.tools.filter(
+      (name) => !name.startsWith("mcp__") && !known.some((tool) => tool.name === name),
+    );
     if (missing.length === 0) continue;
-    notices.push(`The agent "${agent.name}" (${agent.path}) lists ${missing.map((name) => `"${name}"`).join(", ")}, which this session does not have; left out.`);
+    notices.push(
+      `The agent "${agent.name}" (${agent.path}) lists ${missing.map((name) => `"${name}"`).join(", ")}, which this session does not have; left out.`,
+    );
     agent.tools = agent.tools.filter((name) => !missing.includes(name));
   }
-  const readOnly = agents.every((agent) => agent.tools.every((name) => known.find((tool) => tool.name === name)?.readOnly === true));
+  const readOnly = agents.every((agent) =>
+    agent.tools.every((name) => known.find((tool) => tool.name === name)?.readOnly === true),
+  );
   const agent = agentTool(agents, consents, readOnly);
   if (agent) tools.push(agent);
 

@@ -13,7 +13,10 @@ export function skillBlock(skill: Skill, body: string, args: string | undefined)
   const withDir = body.replace(/\$\{(?:GARUDA|CLAUDE)_SKILL_DIR\}/g, skill.dir);
   const text = args === undefined ? withDir : expandArguments(withDir, args, "zero-based");
   const files = skillFiles(skill);
-  const list = files.length > 0 ? `\n\nOther files in ${skill.dir} (read one with the skill tool's file input, or with read_file when it is in the project):\n${files.map((file) => `- ${file}`).join("\n")}` : "";
+  const list =
+    files.length > 0
+      ? `\n\nOther files in ${skill.dir} (read one with the skill tool's file input, or with read_file when it is in the project):\n${files.map((file) => `- ${file}`).join("\n")}`
+      : "";
   return `<skill name="${skill.name}" folder="${skill.dir}">\n${cleanText(text, MAX_SKILL_CHARS)}\n</skill>${list}`;
 }
 
@@ -23,7 +26,11 @@ export function skillFileBlock(skill: Skill, path: string, text: string): string
 }
 
 /** The body now, after the consent a project skill needs. */
-export async function loadSkillBody(skill: Skill, consents: Consents, signal: AbortSignal): Promise<{ body: string } | { refused: string }> {
+export async function loadSkillBody(
+  skill: Skill,
+  consents: Consents,
+  signal: AbortSignal,
+): Promise<{ body: string } | { refused: string }> {
   const read = readSkillBody(skill);
   if ("problem" in read) return { refused: `The skill file ${skill.file} ${read.problem}.` };
   if (skill.scope === "project") {

@@ -24,7 +24,10 @@ export function skillToolDescription(skills: readonly Skill[]): string {
 }
 
 /** The skill tool over these skills (those the model may invoke); undefined when there are none. */
-export function skillTool(all: readonly Skill[], consents: Consents): Tool<SkillInput, PlanWithState<SkillInput, Skill | undefined>> | undefined {
+export function skillTool(
+  all: readonly Skill[],
+  consents: Consents,
+): Tool<SkillInput, PlanWithState<SkillInput, Skill | undefined>> | undefined {
   const skills = all.filter((skill) => skill.modelInvocable);
   const names = skills.map((skill) => skill.name);
   const [first, ...rest] = names;
@@ -32,7 +35,12 @@ export function skillTool(all: readonly Skill[], consents: Consents): Tool<Skill
   const input = z.object({
     name: z.enum([first, ...rest]).describe("The skill to load."),
     arguments: z.string().max(4_000).optional().describe("Text for the skill's $ARGUMENTS, if it takes any."),
-    file: z.string().min(1).max(500).optional().describe("A file of the skill's folder to read instead of SKILL.md (a relative path)."),
+    file: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe("A file of the skill's folder to read instead of SKILL.md (a relative path)."),
   });
   return {
     name: "skill",
@@ -43,8 +51,17 @@ export function skillTool(all: readonly Skill[], consents: Consents): Tool<Skill
       const skill = skills.find((s) => s.name === args.name);
       return {
         input: args,
-        info: { title: args.file ? `Skill: ${args.name} (${args.file})` : `Skill: ${args.name}`, kind: "read", locations: skill ? [{ path: skill.file }] : [] },
-        permission: { tool: "skill", readOnly: true, target: { kind: "input" }, preview: `Load the skill ${args.name}` },
+        info: {
+          title: args.file ? `Skill: ${args.name} (${args.file})` : `Skill: ${args.name}`,
+          kind: "read",
+          locations: skill ? [{ path: skill.file }] : [],
+        },
+        permission: {
+          tool: "skill",
+          readOnly: true,
+          target: { kind: "input" },
+          preview: `Load the skill ${args.name}`,
+        },
         state: skill,
       };
     },

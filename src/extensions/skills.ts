@@ -62,11 +62,16 @@ function readSkill(dir: string, scope: ExtensionScope, notices: string[]): Skill
   const folderName = dir.split(sep).at(-1)?.toLowerCase() ?? "";
   const name = (textField(fields, "name") ?? folderName).toLowerCase();
   if (!SKILL_NAME.test(name) || name.length > 64) {
-    notices.push(`The skill in ${dir} has the name "${name}", which is not a valid skill name (a-z, 0-9 and single hyphens, at most 64); it was skipped.`);
+    notices.push(
+      `The skill in ${dir} has the name "${name}", which is not a valid skill name (a-z, 0-9 and single hyphens, at most 64); it was skipped.`,
+    );
     return undefined;
   }
   const whenToUse = textField(fields, "when_to_use");
-  const description = [textField(fields, "description") ?? firstLine(body), whenToUse].filter(Boolean).join(" ").slice(0, MAX_DESCRIPTION);
+  const description = [textField(fields, "description") ?? firstLine(body), whenToUse]
+    .filter(Boolean)
+    .join(" ")
+    .slice(0, MAX_DESCRIPTION);
   const argumentHint = textField(fields, "argument-hint");
   return {
     name,
@@ -87,7 +92,9 @@ export function loadSkills(folders: readonly SkillFolder[], notices: string[]): 
     const kind = entryKind(folder.dir);
     if (kind === "missing") continue;
     if (kind !== "dir") {
-      notices.push(`${folder.dir} is ${kind === "symlink" ? "a symbolic link" : "not a folder"}, so Garuda does not read skills from it.`);
+      notices.push(
+        `${folder.dir} is ${kind === "symlink" ? "a symbolic link" : "not a folder"}, so Garuda does not read skills from it.`,
+      );
       continue;
     }
     let names: string[];
@@ -108,7 +115,8 @@ export function loadSkills(folders: readonly SkillFolder[], notices: string[]): 
       if (!skill) continue;
       const first = skills.get(skill.name);
       if (first) {
-        if (first.scope !== skill.scope) notices.push(`The project skill "${skill.name}" (${dir}) has the name of one of yours; yours is used.`);
+        if (first.scope !== skill.scope)
+          notices.push(`The project skill "${skill.name}" (${dir}) has the name of one of yours; yours is used.`);
         continue;
       }
       skills.set(skill.name, skill);
@@ -152,11 +160,13 @@ export function skillFiles(skill: Skill): string[] {
 export function readSkillFile(skill: Skill, path: string): { text: string } | { problem: string } {
   const full = resolve(skill.dir, path);
   const rel = relative(skill.dir, full);
-  if (rel === "" || rel.startsWith("..") || resolve(skill.dir, rel) !== full) return { problem: `${path} is not inside the skill's folder` };
+  if (rel === "" || rel.startsWith("..") || resolve(skill.dir, rel) !== full)
+    return { problem: `${path} is not inside the skill's folder` };
   let current = skill.dir;
   for (const part of rel.split(sep)) {
     current = join(current, part);
-    if (entryKind(current) === "symlink") return { problem: `${path} goes through a symbolic link, which Garuda does not follow` };
+    if (entryKind(current) === "symlink")
+      return { problem: `${path} goes through a symbolic link, which Garuda does not follow` };
   }
   const read = readExtensionFile(full, MAX_SKILL_FILE_CHARS);
   return "problem" in read ? { problem: `${path} ${read.problem}` } : { text: read.text };

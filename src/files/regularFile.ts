@@ -51,7 +51,8 @@ export function readRegularFile(path: string, options: RegularFileOptions): Regu
     // Up to one byte past the limit: a file that grew since fstat is still caught.
     const buffer = Buffer.alloc(Math.min(options.maxBytes + 1, Math.max(stat.size, 0) + 1));
     let length = 0;
-    for (let n = -1; n !== 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+    for (let n = -1; n !== 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
     if (length > options.maxBytes) return { problem: "too_big", size: length };
     return { bytes: buffer.subarray(0, length) };
   } catch (error) {

@@ -109,12 +109,21 @@ export function catchingWarnings<T>(call: () => T): { value: T; warnings: string
 
 /** A warning as one line for a notice: its lines joined as sentences. */
 function warningLine(text: string): string {
-  const lines = text.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   return `the Anthropic SDK warns: ${lines.map((line, i) => (i < lines.length - 1 && !/[.!?:]$/.test(line) ? `${line}.` : line)).join(" ")}`;
 }
 
 /** One HTTP request: yields the response's events; throws when it fails. */
-async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, signal: AbortSignal, idleTimeoutMs: number, warned: Set<string>): AsyncGenerator<ModelEvent> {
+async function* attempt(
+  sdk: Anthropic,
+  body: MessageCreateParamsStreaming,
+  signal: AbortSignal,
+  idleTimeoutMs: number,
+  warned: Set<string>,
+): AsyncGenerator<ModelEvent> {
   const watchdog = new IdleWatchdog(signal, idleTimeoutMs);
   try {
     watchdog.rearm();
@@ -133,22 +142,30 @@ async function* attempt(sdk: Anthropic, body: MessageCreateParamsStreaming, sign
     }
     // The SDK ends its iterator quietly when the request is aborted.
     if (signal.aborted) throw abortError();
-    if (watchdog.stalled) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
+    if (watchdog.stalled)
+      throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
     if (!assembler.complete) throw new IncompleteStreamError("the response stream ended before message_stop");
     yield assembler.finish();
   } catch (error) {
-    if (watchdog.stalled && !signal.aborted) throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
+    if (watchdog.stalled && !signal.aborted)
+      throw new IncompleteStreamError(`the model sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`);
     throw error;
   } finally {
     watchdog.dispose();
   }
 }
 
-async function* streamWithRetries(context: ClientContext, request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+async function* streamWithRetries(
+  context: ClientContext,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ModelEvent> {
   throwIfAborted(signal);
   const sdk = context.sdk;
   if (!sdk) {
-    throw new ModelError("No Anthropic credentials. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run `garuda setup`.");
+    throw new ModelError(
+      "No Anthropic credentials. Set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or run `garuda setup`.",
+    );
   }
   // Our wire types mirror the SDK's params; the SDK's are stricter only where ours stay open
   // (a tool's JSON schema, a server tool result's block type).

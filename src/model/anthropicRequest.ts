@@ -2,7 +2,14 @@
 // included. Pure: the same request always gives the same body, so cached prefixes stay
 // byte-identical from one step to the next.
 import { anthropicImage } from "./images.ts";
-import { type AssistantBlock, INVALID_TOOL_CALL, type Message, meantToolName, type ModelRequest, type UserBlock } from "./types.ts";
+import {
+  type AssistantBlock,
+  INVALID_TOOL_CALL,
+  type Message,
+  meantToolName,
+  type ModelRequest,
+  type UserBlock,
+} from "./types.ts";
 
 /** The newest server-side web search tool the SDK knows. */
 const WEB_SEARCH_TOOL_TYPE = "web_search_20260318";

@@ -84,7 +84,15 @@ function startBlock(block: Record<string, unknown>): BlockState | undefined {
       return { kind: "redacted_thinking", data: text(block.data) };
     case "tool_use":
     case "server_tool_use":
-      return { kind: "tool", server: type === "server_tool_use", id: text(block.id), name: text(block.name), json: "", chars: 0, startInput: block.input };
+      return {
+        kind: "tool",
+        server: type === "server_tool_use",
+        id: text(block.id),
+        name: text(block.name),
+        json: "",
+        chars: 0,
+        startInput: block.input,
+      };
     default:
       // Server tool results (web_search_tool_result, web_fetch_tool_result, …) arrive whole.
       if (type.endsWith("_tool_result") && typeof block.tool_use_id === "string") {
@@ -122,7 +130,8 @@ export class ResponseAssembler {
         return this.#stop(event.index ?? -1);
       case "message_delta": {
         const reason = event.delta?.stop_reason;
-        if (typeof reason === "string") this.#stopReason = STOP_REASONS.has(reason) ? (reason as ModelStopReason) : "end_turn";
+        if (typeof reason === "string")
+          this.#stopReason = STOP_REASONS.has(reason) ? (reason as ModelStopReason) : "end_turn";
         mergeUsage(this.#usage, event.usage);
         return [];
       }

@@ -65,7 +65,10 @@ export function serverAddress(baseUrl: string): string {
 }
 
 /** "Ollama is not running at http://127.0.0.1:11434 — start it with `ollama serve`." */
-export function notRunningMessage(provider: Pick<ProviderInfo, "name" | "title" | "startHint">, baseUrl: string): string {
+export function notRunningMessage(
+  provider: Pick<ProviderInfo, "name" | "title" | "startHint">,
+  baseUrl: string,
+): string {
   const address = serverAddress(baseUrl);
   return provider.startHint
     ? `${providerTitle(provider)} is not running at ${address} — ${provider.startHint}.`
@@ -98,7 +101,12 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderInfo>> = {
     keyCheckPath: "/key",
   },
   ollama: local("ollama", "Ollama", 11434, "start it with `ollama serve`"),
-  lmstudio: local("lmstudio", "LM Studio", 1234, "start its server in LM Studio (Developer tab) or with `lms server start`"),
+  lmstudio: local(
+    "lmstudio",
+    "LM Studio",
+    1234,
+    "start its server in LM Studio (Developer tab) or with `lms server start`",
+  ),
   llamacpp: local("llamacpp", "llama.cpp", 8080, "start it with `llama-server -m <model.gguf> --jinja`"),
   vllm: local("vllm", "vLLM", 8000, "start it with `vllm serve <model>`"),
 };
@@ -118,8 +126,22 @@ const claude = (
 /** Current Claude models (late 2026), newest first. */
 export const BUILTIN_MODELS: readonly ModelInfo[] = [
   claude("claude-opus-5", "Claude Opus 5: complex agentic coding", 1_000_000, 128_000, claudePrice(5, 25), "adaptive"),
-  claude("claude-sonnet-5", "Claude Sonnet 5: speed and intelligence", 1_000_000, 128_000, claudePrice(2, 10), "adaptive"),
-  claude("claude-fable-5-1", "Claude Fable 5.1: demanding reasoning", 1_000_000, 128_000, claudePrice(10, 50), "adaptive"),
+  claude(
+    "claude-sonnet-5",
+    "Claude Sonnet 5: speed and intelligence",
+    1_000_000,
+    128_000,
+    claudePrice(2, 10),
+    "adaptive",
+  ),
+  claude(
+    "claude-fable-5-1",
+    "Claude Fable 5.1: demanding reasoning",
+    1_000_000,
+    128_000,
+    claudePrice(10, 50),
+    "adaptive",
+  ),
   claude("claude-haiku-4-5", "Claude Haiku 4.5: fastest", 200_000, 64_000, claudePrice(1, 5), "extended"),
   claude("claude-opus-4-8", "Claude Opus 4.8", 1_000_000, 64_000, claudePrice(5, 25), "adaptive"),
   claude("claude-sonnet-4-6", "Claude Sonnet 4.6", 1_000_000, 64_000, claudePrice(3, 15), "adaptive"),

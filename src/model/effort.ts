@@ -53,7 +53,9 @@ export function effortLevels(info: ModelInfo): EffortLevels | undefined {
     return {
       levels: [
         { value: DEFAULT_REASONING, name: "Default", description: "What the server does when no level is sent." },
-        ...info.effort.filter((level) => level !== DEFAULT_REASONING).map((level) => ({ value: level, name: titleCase(level), description: `reasoning_effort "${level}"` })),
+        ...info.effort
+          .filter((level) => level !== DEFAULT_REASONING)
+          .map((level) => ({ value: level, name: titleCase(level), description: `reasoning_effort "${level}"` })),
       ],
       default: DEFAULT_REASONING,
     };
@@ -78,7 +80,8 @@ export function effortRequest(info: ModelInfo, value: string | undefined): Pick<
     return value !== undefined && value !== DEFAULT_REASONING && info.effort.includes(value) ? { effort: value } : {};
   }
   if (info.thinking === "adaptive") {
-    const effort = value !== undefined && value !== ADAPTIVE.default && isEffortLevel(info, value) ? { effort: value } : {};
+    const effort =
+      value !== undefined && value !== ADAPTIVE.default && isEffortLevel(info, value) ? { effort: value } : {};
     return { thinking: "adaptive", ...effort };
   }
   if (info.thinking === "extended") {

@@ -57,11 +57,20 @@ export class FakeModelClient implements ModelClient {
     return this.#play(this.#turns.shift(), copy, index, signal);
   }
 
-  async *#play(turn: FakeTurn | undefined, request: ModelRequest, index: number, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  async *#play(
+    turn: FakeTurn | undefined,
+    request: ModelRequest,
+    index: number,
+    signal: AbortSignal,
+  ): AsyncGenerator<ModelEvent> {
     throwIfAborted(signal);
     if (turn === undefined) {
       const lastUser = request.messages.findLast((message) => message.role === "user");
-      const said = lastUser?.content.map((block) => (block.type === "text" ? block.text : block.type === "image" ? "[image]" : `[tool_result ${block.toolUseId}]`)).join(" ");
+      const said = lastUser?.content
+        .map((block) =>
+          block.type === "text" ? block.text : block.type === "image" ? "[image]" : `[tool_result ${block.toolUseId}]`,
+        )
+        .join(" ");
       throw new Error(
         `FakeModelClient: the script has no turn left for request #${index + 1} (it had ${index}). ` +
           `The last user message was: ${JSON.stringify(said ?? "")}. Add a turn to the script.`,
@@ -108,7 +117,8 @@ function pieces(text: string, count: number): string[] {
   const chars = Array.from(text);
   const n = Math.max(1, Math.min(Math.floor(count), chars.length));
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(chars.slice(Math.floor((i * chars.length) / n), Math.floor(((i + 1) * chars.length) / n)).join(""));
+  for (let i = 0; i < n; i++)
+    out.push(chars.slice(Math.floor((i * chars.length) / n), Math.floor(((i + 1) * chars.length) / n)).join(""));
   return out.filter((piece) => piece !== "");
 }
 
@@ -128,14 +138,23 @@ function blockEvents(block: AssistantBlock, chunks: number): ModelEvent[] {
     case "server_tool_use":
       return [{ type: block.type, id: block.id, name: block.name, input: block.input }];
     case "server_tool_result":
-      return [{ type: "server_tool_result", toolUseId: block.toolUseId, blockType: block.blockType, content: block.content }];
+      return [
+        { type: "server_tool_result", toolUseId: block.toolUseId, blockType: block.blockType, content: block.content },
+      ];
   }
 }
 
 /** One whole response: the events for `blocks`, then message_end with them as its content. */
 function reply(blocks: AssistantBlock[], options: FakeReplyOptions = {}): ModelEvent[] {
-  const stopReason = options.stopReason ?? (blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn");
-  const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, ...options.usage };
+  const stopReason =
+    options.stopReason ?? (blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn");
+  const usage: Usage = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheCreationTokens: 0,
+    ...options.usage,
+  };
   return [
     ...blocks.flatMap((block) => blockEvents(block, options.chunks ?? 1)),
     { type: "message_end", stopReason, content: structuredClone(blocks), usage },
@@ -152,10 +171,25 @@ export const fake = {
   /** A text answer that ends the turn. */
   text: (text: string, options: FakeReplyOptions = {}): ModelEvent[] => reply([{ type: "text", text }], options),
   /** Thinking (with a signature), then a text answer. */
-  thinking: (thinking: string, text: string, signature = "fake-signature", options: FakeReplyOptions = {}): ModelEvent[] =>
-    reply([{ type: "thinking", thinking, signature }, { type: "text", text }], options),
+  thinking: (
+    thinking: string,
+    text: string,
+    signature = "fake-signature",
+    options: FakeReplyOptions = {},
+  ): ModelEvent[] =>
+    reply(
+      [
+        { type: "thinking", thinking, signature },
+        { type: "text", text },
+      ],
+      options,
+    ),
   /** One tool call, optionally after some text. */
-  toolCall: (name: string, input: unknown, options: FakeReplyOptions & { id?: string; text?: string } = {}): ModelEvent[] => {
+  toolCall: (
+    name: string,
+    input: unknown,
+    options: FakeReplyOptions & { id?: string; text?: string } = {},
+  ): ModelEvent[] => {
     const { id, text, ...rest } = options;
     const preamble: AssistantBlock[] = text ? [{ type: "text", text }] : [];
     return reply([...preamble, ...toolBlocks([{ name, input, ...(id !== undefined && { id }) }])], rest);
@@ -163,7 +197,12 @@ export const fake = {
   /** Several tool calls in one response. */
   toolCalls: (calls: FakeCall[], options: FakeReplyOptions = {}): ModelEvent[] => reply(toolBlocks(calls), options),
   /** A retry notice (what the real client yields before sending again). */
-  retry: (attempt = 2, reason = "529 overloaded_error: Overloaded", delayMs = 0): ModelEvent => ({ type: "retry", attempt, delayMs, reason }),
+  retry: (attempt = 2, reason = "529 overloaded_error: Overloaded", delayMs = 0): ModelEvent => ({
+    type: "retry",
+    attempt,
+    delayMs,
+    reason,
+  }),
   /** A pause; `Infinity` waits until the request is aborted. */
   wait: (ms: number): FakeWait => ({ type: "wait", ms }),
   /** A turn that fails at once with `error`. */

@@ -18,7 +18,11 @@ const SIGNATURES: Array<{ type: ImageMediaType; test: (b: Uint8Array) => boolean
   { type: "image/png", test: (b) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47 },
   { type: "image/jpeg", test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
   { type: "image/gif", test: (b) => b[0] === 0x47 && b[1] === 0x49 && b[2] === 0x46 && b[3] === 0x38 },
-  { type: "image/webp", test: (b) => String.fromCharCode(...b.subarray(0, 4)) === "RIFF" && String.fromCharCode(...b.subarray(8, 12)) === "WEBP" },
+  {
+    type: "image/webp",
+    test: (b) =>
+      String.fromCharCode(...b.subarray(0, 4)) === "RIFF" && String.fromCharCode(...b.subarray(8, 12)) === "WEBP",
+  },
 ];
 
 /** The image type of these bytes, by their signature; undefined for anything else. */
@@ -47,7 +51,8 @@ export function imageFromBytes(bytes: Uint8Array, name: string): { image: ImageB
 export function imageFromBase64(data: string, name: string): { image: ImageBlock } | { refused: string } {
   const compact = data.replace(/\s+/g, "");
   // Checked before decoding: a decoder skips what is not base64, which would send a different image.
-  if (!BASE64.test(compact) || compact.length % 4 !== 0) return { refused: `${name} was not sent: its data is not valid base64.` };
+  if (!BASE64.test(compact) || compact.length % 4 !== 0)
+    return { refused: `${name} was not sent: its data is not valid base64.` };
   const size = (compact.length / 4) * 3 - (compact.endsWith("==") ? 2 : compact.endsWith("=") ? 1 : 0);
   if (size > MAX_IMAGE_BYTES) return { refused: tooLarge(name, size) };
   return imageFromBytes(Buffer.from(compact, "base64"), name);
@@ -59,7 +64,10 @@ export function textOnlyNotice(count: number, model: string): string {
 }
 
 /** Anthropic's image block. */
-export function anthropicImage(block: ImageBlock): { type: "image"; source: { type: "base64"; media_type: ImageMediaType; data: string } } {
+export function anthropicImage(block: ImageBlock): {
+  type: "image";
+  source: { type: "base64"; media_type: ImageMediaType; data: string };
+} {
   return { type: "image", source: { type: "base64", media_type: block.mediaType, data: block.data } };
 }
 

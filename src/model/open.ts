@@ -31,7 +31,8 @@ async function createClient(connection: ModelConnection): Promise<ModelClient> {
       const { createAnthropicClient } = await import("./anthropic.ts");
       const credential = connection.credential;
       return createAnthropicClient({
-        ...(credential && (credential.kind === "apiKey" ? { apiKey: credential.value } : { authToken: credential.value })),
+        ...(credential &&
+          (credential.kind === "apiKey" ? { apiKey: credential.value } : { authToken: credential.value })),
         ...(connection.baseUrl ? { baseUrl: connection.baseUrl } : {}),
       });
     }
@@ -39,7 +40,10 @@ async function createClient(connection: ModelConnection): Promise<ModelClient> {
       const { createOpenAICompatibleClient } = await import("./openaiCompatible.ts");
       const { provider, credential } = connection;
       const baseUrl = connection.baseUrl ?? provider.baseUrl;
-      if (!baseUrl) throw new ModelError(`The provider "${provider.name}" has no base URL. Set "baseUrl" for it in ~/.garuda/models.json.`);
+      if (!baseUrl)
+        throw new ModelError(
+          `The provider "${provider.name}" has no base URL. Set "baseUrl" for it in ~/.garuda/models.json.`,
+        );
       return createOpenAICompatibleClient({
         baseUrl,
         provider,

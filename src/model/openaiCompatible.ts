@@ -9,11 +9,19 @@ import { DEFAULT_IDLE_TIMEOUT_MS, type FetchFunction, type StreamOptions } from 
 import { IdleWatchdog } from "./idleWatchdog.ts";
 import { toOpenAIRequest, type OpenAIRequest } from "./openaiRequest.ts";
 import { ChunkAssembler, sseEvents, type WireChunk, type WireDelta } from "./openaiStream.ts";
-import { type AttemptFailure, DEFAULT_RETRY, type RetryOptions, attemptFailureText, isRetryable, retryDelayMs } from "./retry.ts";
+import {
+  type AttemptFailure,
+  DEFAULT_RETRY,
+  type RetryOptions,
+  attemptFailureText,
+  isRetryable,
+  retryDelayMs,
+} from "./retry.ts";
 import { type ModelClient, ModelError, type ModelEvent, type ModelRequest } from "./types.ts";
 
 /** What the client says about the provider in its messages. */
-export type ProviderDescription = Pick<ProviderInfo, "name"> & Partial<Pick<ProviderInfo, "title" | "startHint" | "apiKeyEnv">>;
+export type ProviderDescription = Pick<ProviderInfo, "name"> &
+  Partial<Pick<ProviderInfo, "title" | "startHint" | "apiKeyEnv">>;
 
 export interface OpenAICompatibleClientOptions extends StreamOptions {
   /** The API root, e.g. http://127.0.0.1:11434/v1 (requests go to {baseUrl}/chat/completions). */
@@ -116,23 +124,37 @@ function wholeCompletion(body: string): WireChunk {
   try {
     value = JSON.parse(body);
   } catch {
-    throw new AttemptError({ kind: "stream", message: `the server sent a response that is not JSON: ${JSON.stringify(body.slice(0, 80))}` });
+    throw new AttemptError({
+      kind: "stream",
+      message: `the server sent a response that is not JSON: ${JSON.stringify(body.slice(0, 80))}`,
+    });
   }
   const completion = (typeof value === "object" && value !== null ? value : {}) as {
-    choices?: Array<{ message?: { content?: unknown; reasoning_content?: unknown; tool_calls?: Array<Record<string, unknown>> }; finish_reason?: unknown }>;
+    choices?: Array<{
+      message?: { content?: unknown; reasoning_content?: unknown; tool_calls?: Array<Record<string, unknown>> };
+      finish_reason?: unknown;
+    }>;
     usage?: WireChunk["usage"];
     error?: unknown;
   };
-  if (completion.error !== undefined && completion.error !== null) throw new AttemptError(streamFailure(completion.error));
+  if (completion.error !== undefined && completion.error !== null)
+    throw new AttemptError(streamFailure(completion.error));
   const choice = completion.choices?.[0];
   if (!choice) throw new AttemptError({ kind: "stream", message: "the server sent a response without choices" });
   const message = choice.message ?? {};
   const delta: WireDelta = {
     ...(typeof message.content === "string" && { content: message.content }),
     ...(typeof message.reasoning_content === "string" && { reasoning_content: message.reasoning_content }),
-    ...(Array.isArray(message.tool_calls) && { tool_calls: message.tool_calls.map((call, index) => ({ index, ...call })) }),
+    ...(Array.isArray(message.tool_calls) && {
+      tool_calls: message.tool_calls.map((call, index) => ({ index, ...call })),
+    }),
   };
-  return { choices: [{ index: 0, delta, finish_reason: typeof choice.finish_reason === "string" ? choice.finish_reason : "stop" }], ...(completion.usage && { usage: completion.usage }) };
+  return {
+    choices: [
+      { index: 0, delta, finish_reason: typeof choice.finish_reason === "string" ? choice.finish_reason : "stop" },
+    ],
+    ...(completion.usage && { usage: completion.usage }),
+  };
 }
 
 async function readErrorBody(response: Response): Promise<string> {
@@ -170,7 +192,13 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
     watchdog.rearm();
     let response: Response;
     try {
-      response = await ctx.fetch(`${ctx.baseUrl}/chat/completions`, { method: "POST", headers: headersFor(ctx), body: json, signal: watchdog.signal, redirect: "manual" });
+      response = await ctx.fetch(`${ctx.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: headersFor(ctx),
+        body: json,
+        signal: watchdog.signal,
+        redirect: "manual",
+      });
     } catch (error) {
       if (signal.aborted) throw abortError();
       if (watchdog.stalled) throw stallError();
@@ -181,8 +209,17 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
     if (!response.ok) {
       const details = errorDetails(await readErrorBody(response));
       const location = response.headers.get("location");
-      const message = response.status >= 300 && response.status < 400 ? `a redirect${location ? ` to ${location}` : ""}, which Garuda does not follow` : details.message;
-      throw new AttemptError({ kind: "http", status: response.status, headers: response.headers, ...(details.errorType && { errorType: details.errorType }), ...(message && { message }) });
+      const message =
+        response.status >= 300 && response.status < 400
+          ? `a redirect${location ? ` to ${location}` : ""}, which Garuda does not follow`
+          : details.message;
+      throw new AttemptError({
+        kind: "http",
+        status: response.status,
+        headers: response.headers,
+        ...(details.errorType && { errorType: details.errorType }),
+        ...(message && { message }),
+      });
     }
     if (!response.body) throw new AttemptError({ kind: "connection", message: "the response has no body" });
     const assembler = new ChunkAssembler({ textToolCalls: ctx.textToolCalls, requestChars: json.length });
@@ -204,7 +241,10 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
       try {
         chunk = JSON.parse(data) as WireChunk;
       } catch {
-        throw new AttemptError({ kind: "stream", message: `the server sent a chunk that is not JSON: ${JSON.stringify(data.slice(0, 80))}` });
+        throw new AttemptError({
+          kind: "stream",
+          message: `the server sent a chunk that is not JSON: ${JSON.stringify(data.slice(0, 80))}`,
+        });
       }
       if (typeof chunk !== "object" || chunk === null) continue;
       if (chunk.error !== undefined && chunk.error !== null) throw new AttemptError(streamFailure(chunk.error));
@@ -212,7 +252,8 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
     }
     if (signal.aborted) throw abortError();
     if (watchdog.stalled) throw stallError();
-    if (!assembler.complete) throw new AttemptError({ kind: "connection", message: "the response stream ended before [DONE]" });
+    if (!assembler.complete)
+      throw new AttemptError({ kind: "connection", message: "the response stream ended before [DONE]" });
     yield* assembler.finish();
   } catch (error) {
     if (signal.aborted) throw abortError();
@@ -227,10 +268,19 @@ async function* attempt(ctx: ClientContext, body: OpenAIRequest, signal: AbortSi
 }
 
 function isStreamOptionsRejection(failure: AttemptFailure): boolean {
-  return failure.kind === "http" && failure.status >= 400 && failure.status < 500 && /stream_options|include_usage/i.test(failure.message ?? "");
+  return (
+    failure.kind === "http" &&
+    failure.status >= 400 &&
+    failure.status < 500 &&
+    /stream_options|include_usage/i.test(failure.message ?? "")
+  );
 }
 
-async function* streamWithRetries(ctx: ClientContext, request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+async function* streamWithRetries(
+  ctx: ClientContext,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ModelEvent> {
   throwIfAborted(signal);
   const { retry } = ctx;
   for (let attemptNumber = 1; ; attemptNumber++) {
@@ -255,7 +305,8 @@ async function* streamWithRetries(ctx: ClientContext, request: ModelRequest, sig
     }
     // Nothing listens on this machine: no point waiting for it.
     if (refused && ctx.local) throw failureError(ctx, failure, attemptNumber, request.model, true);
-    if (!isRetryable(failure) || attemptNumber >= retry.maxAttempts) throw failureError(ctx, failure, attemptNumber, request.model, refused);
+    if (!isRetryable(failure) || attemptNumber >= retry.maxAttempts)
+      throw failureError(ctx, failure, attemptNumber, request.model, refused);
     const delayMs = retryDelayMs(failure, attemptNumber, retry);
     yield { type: "retry", attempt: attemptNumber + 1, delayMs, reason: attemptFailureText(failure) };
     await sleep(delayMs, signal);
@@ -266,7 +317,13 @@ const CONTEXT_OVERFLOW = /context|too long|too many tokens|maximum.*tokens|excee
 const NO_TOOLS = /tool/i;
 
 /** The error the caller shows: what happened, after how many attempts, and what to do. */
-export function failureError(ctx: Pick<ClientContext, "baseUrl" | "provider" | "textToolCalls" | "local">, failure: AttemptFailure, attempts: number, model: string, refused = false): ModelError {
+export function failureError(
+  ctx: Pick<ClientContext, "baseUrl" | "provider" | "textToolCalls" | "local">,
+  failure: AttemptFailure,
+  attempts: number,
+  model: string,
+  refused = false,
+): ModelError {
   const what = attemptFailureText(failure);
   const retryable = isRetryable(failure) && !(refused && ctx.local);
   const tries = retryable ? `; gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}` : "";
@@ -278,11 +335,18 @@ export function failureError(ctx: Pick<ClientContext, "baseUrl" | "provider" | "
   if (failure.kind === "connection") {
     if (refused && ctx.local) return new ModelError(notRunningMessage(ctx.provider, ctx.baseUrl));
     const check = ctx.local ? "Check that the server is running" : "Check your network connection";
-    return new ModelError(`Could not get an answer from ${title} at ${ctx.baseUrl} (${what})${tries}. ${check}, and the provider's "baseUrl" in ${modelsFile}.`, undefined, retryable);
+    return new ModelError(
+      `Could not get an answer from ${title} at ${ctx.baseUrl} (${what})${tries}. ${check}, and the provider's "baseUrl" in ${modelsFile}.`,
+      undefined,
+      retryable,
+    );
   }
   const status = failure.kind === "http" ? failure.status : undefined;
   if (status !== undefined && status >= 300 && status < 400) {
-    return new ModelError(`${title} answered ${what}. Put the address it redirects to as "baseUrl" of the provider "${name}" in ${modelsFile}.`, status);
+    return new ModelError(
+      `${title} answered ${what}. Put the address it redirects to as "baseUrl" of the provider "${name}" in ${modelsFile}.`,
+      status,
+    );
   }
   if (status === 401) {
     return new ModelError(
@@ -292,8 +356,13 @@ export function failureError(ctx: Pick<ClientContext, "baseUrl" | "provider" | "
       status,
     );
   }
-  if (status === 403) return new ModelError(`${title} refused the request (${what}). Check that this key may use ${model}.`, status);
-  if (status === 402) return new ModelError(`${title} declined the request for billing reasons (${what}). Check your credits and billing with ${title}.`, status);
+  if (status === 403)
+    return new ModelError(`${title} refused the request (${what}). Check that this key may use ${model}.`, status);
+  if (status === 402)
+    return new ModelError(
+      `${title} declined the request for billing reasons (${what}). Check your credits and billing with ${title}.`,
+      status,
+    );
   if (status === 404) {
     return new ModelError(
       `${title} does not know the model "${model}" or the address ${ctx.baseUrl}/chat/completions (${what}). ` +
@@ -309,10 +378,18 @@ export function failureError(ctx: Pick<ClientContext, "baseUrl" | "provider" | "
     );
   }
   if (status === 429) {
-    return new ModelError(`${title} kept rate-limiting the requests (${what})${tries}. Wait a minute and try again.`, status, retryable);
+    return new ModelError(
+      `${title} kept rate-limiting the requests (${what})${tries}. Wait a minute and try again.`,
+      status,
+      retryable,
+    );
   }
   if ((status !== undefined && status >= 500) || failure.kind === "stream") {
-    return new ModelError(`${title} had a server error (${what})${tries}. Try again shortly${ctx.local ? ", and look at the server's own log" : ""}.`, status, retryable);
+    return new ModelError(
+      `${title} had a server error (${what})${tries}. Try again shortly${ctx.local ? ", and look at the server's own log" : ""}.`,
+      status,
+      retryable,
+    );
   }
   if (status === 400 && !ctx.textToolCalls && NO_TOOLS.test(failure.message ?? "")) {
     return new ModelError(

@@ -4,7 +4,14 @@
 // text tool calls, the tools go into the system prompt and calls and results into the text.
 import { openaiImage } from "./images.ts";
 import { renderToolCall, renderToolResult, textToolSection, TOOL_RESULT_TAG } from "./textToolCalls.ts";
-import { type AssistantBlock, INVALID_TOOL_CALL, type Message, meantToolName, type ModelRequest, type UserBlock } from "./types.ts";
+import {
+  type AssistantBlock,
+  INVALID_TOOL_CALL,
+  type Message,
+  meantToolName,
+  type ModelRequest,
+  type UserBlock,
+} from "./types.ts";
 
 export interface OpenAIToolCall {
   id: string;
@@ -48,8 +55,13 @@ function joinText(blocks: readonly { type: string; text?: string }[]): string {
 
 /** A native call as sent back. One the client could not read goes back under the name meant, with no arguments. */
 function wireToolCall(block: Extract<AssistantBlock, { type: "tool_use" }>): OpenAIToolCall {
-  if (block.name === INVALID_TOOL_CALL) return { id: block.id, type: "function", function: { name: meantToolName(block), arguments: "{}" } };
-  return { id: block.id, type: "function", function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } };
+  if (block.name === INVALID_TOOL_CALL)
+    return { id: block.id, type: "function", function: { name: meantToolName(block), arguments: "{}" } };
+  return {
+    id: block.id,
+    type: "function",
+    function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+  };
 }
 
 function assistantMessage(content: readonly AssistantBlock[], textToolCalls: boolean): OpenAIMessage {
@@ -67,24 +79,43 @@ function assistantMessage(content: readonly AssistantBlock[], textToolCalls: boo
 }
 
 /** Tool results first (they must follow the assistant's calls), then the user's text. */
-function userMessages(content: readonly UserBlock[], textToolCalls: boolean, toolNames: ReadonlyMap<string, string>): OpenAIMessage[] {
+function userMessages(
+  content: readonly UserBlock[],
+  textToolCalls: boolean,
+  toolNames: ReadonlyMap<string, string>,
+): OpenAIMessage[] {
   const text = joinText(content);
   const results = content.filter((block) => block.type === "tool_result");
   if (textToolCalls) {
     const rendered = results.map((block) => renderToolResult(toolNames.get(block.toolUseId) ?? "tool", block.content));
     const all = [...rendered, ...(text ? [text] : [])].join("\n\n");
     const pictures = content.filter((block) => block.type === "image");
-    return [{ role: "user", content: pictures.length > 0 ? [{ type: "text", text: all }, ...pictures.map(openaiImage)] : all }];
+    return [
+      {
+        role: "user",
+        content: pictures.length > 0 ? [{ type: "text", text: all }, ...pictures.map(openaiImage)] : all,
+      },
+    ];
   }
-  const messages: OpenAIMessage[] = results.map((block) => ({ role: "tool", tool_call_id: block.toolUseId, content: block.content }));
+  const messages: OpenAIMessage[] = results.map((block) => ({
+    role: "tool",
+    tool_call_id: block.toolUseId,
+    content: block.content,
+  }));
   const images = content.filter((block) => block.type === "image");
-  if (images.length > 0) messages.push({ role: "user", content: [...(text ? [{ type: "text" as const, text }] : []), ...images.map(openaiImage)] });
+  if (images.length > 0)
+    messages.push({
+      role: "user",
+      content: [...(text ? [{ type: "text" as const, text }] : []), ...images.map(openaiImage)],
+    });
   else if (text || results.length === 0) messages.push({ role: "user", content: text });
   return messages;
 }
 
 function wireMessages(request: ModelRequest, options: WireOptions): OpenAIMessage[] {
-  const system = options.textToolCalls ? [request.system, textToolSection(request.tools)].filter(Boolean).join("\n\n") : request.system;
+  const system = options.textToolCalls
+    ? [request.system, textToolSection(request.tools)].filter(Boolean).join("\n\n")
+    : request.system;
   const messages: OpenAIMessage[] = system ? [{ role: "system", content: system }] : [];
   const toolNames = new Map<string, string>();
   for (const message of request.messages as readonly Message[]) {
@@ -101,7 +132,10 @@ function wireMessages(request: ModelRequest, options: WireOptions): OpenAIMessag
 export function toOpenAIRequest(request: ModelRequest, options: WireOptions): OpenAIRequest {
   const tools: OpenAITool[] = options.textToolCalls
     ? []
-    : request.tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }));
+    : request.tools.map((tool) => ({
+        type: "function",
+        function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+      }));
   return {
     model: request.model,
     messages: wireMessages(request, options),

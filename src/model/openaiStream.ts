@@ -5,7 +5,14 @@
 import { messageOf } from "../errors/caught.ts";
 import { newCallId, TextToolCallParser, type TextPiece } from "./textToolCalls.ts";
 import { inputProblem, jsonInputProblem, MAX_TOOL_INPUT_CHARS, refusedCall } from "./toolInput.ts";
-import { type AssistantBlock, INVALID_TOOL_CALL, type InvalidToolCallInput, type ModelEvent, type ModelStopReason, type ToolUseBlock } from "./types.ts";
+import {
+  type AssistantBlock,
+  INVALID_TOOL_CALL,
+  type InvalidToolCallInput,
+  type ModelEvent,
+  type ModelStopReason,
+  type ToolUseBlock,
+} from "./types.ts";
 import type { Usage } from "../core-types/usage.ts";
 
 /** The usage estimate when the server reports none. */
@@ -131,7 +138,8 @@ export interface AssemblerOptions {
   newId?: () => string;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 type ReadArguments = { input: Record<string, unknown> } | { problem: string } | { refused: string };
 
@@ -203,7 +211,8 @@ export class ChunkAssembler {
         events.push(...this.#text(delta.content));
       }
       for (const fragment of delta.tool_calls ?? []) this.#toolFragment(fragment);
-      if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") this.#finishReason = choice.finish_reason;
+      if (typeof choice.finish_reason === "string" && choice.finish_reason !== "")
+        this.#finishReason = choice.finish_reason;
     }
     return events;
   }
@@ -303,9 +312,15 @@ export class ChunkAssembler {
 
   #takeUsage(wire: NonNullable<WireChunk["usage"]>): void {
     const prompt = typeof wire.prompt_tokens === "number" ? wire.prompt_tokens : 0;
-    const cached = typeof wire.prompt_tokens_details?.cached_tokens === "number" ? wire.prompt_tokens_details.cached_tokens : 0;
+    const cached =
+      typeof wire.prompt_tokens_details?.cached_tokens === "number" ? wire.prompt_tokens_details.cached_tokens : 0;
     const output = typeof wire.completion_tokens === "number" ? wire.completion_tokens : 0;
     if (prompt === 0 && output === 0) return;
-    this.#usage = { inputTokens: Math.max(0, prompt - cached), outputTokens: output, cacheReadTokens: Math.min(cached, prompt), cacheCreationTokens: 0 };
+    this.#usage = {
+      inputTokens: Math.max(0, prompt - cached),
+      outputTokens: output,
+      cacheReadTokens: Math.min(cached, prompt),
+      cacheCreationTokens: 0,
+    };
   }
 }

@@ -64,7 +64,12 @@ export function retryAfterMs(headers: Headers | undefined, now = Date.now()): nu
  * How long to wait before attempt `attempt + 1`: the server's retry-after when it sent one,
  * else exponential backoff from baseDelayMs, capped at maxDelayMs, minus up to 25% jitter.
  */
-export function retryDelayMs(failure: AttemptFailure, attempt: number, options: RetryOptions, random = Math.random): number {
+export function retryDelayMs(
+  failure: AttemptFailure,
+  attempt: number,
+  options: RetryOptions,
+  random = Math.random,
+): number {
   const fromServer = failure.kind === "http" ? retryAfterMs(failure.headers) : undefined;
   if (fromServer !== undefined) return Math.round(fromServer);
   const backoff = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, attempt - 1));
@@ -116,10 +121,16 @@ export function failureError(failure: AttemptFailure, attempts: number, baseUrl:
     );
   }
   if (status === 402 || type === "billing_error") {
-    return new ModelError(`Anthropic declined the request for billing reasons (${what}). Check your plan and billing in the Anthropic Console.`, status);
+    return new ModelError(
+      `Anthropic declined the request for billing reasons (${what}). Check your plan and billing in the Anthropic Console.`,
+      status,
+    );
   }
   if (status === 413 || type === "request_too_large") {
-    return new ModelError(`The request is too large for Anthropic (${what}). Compact the conversation or start a new session.`, status);
+    return new ModelError(
+      `The request is too large for Anthropic (${what}). Compact the conversation or start a new session.`,
+      status,
+    );
   }
   if (status === 429 || type === "rate_limit_error") {
     return new ModelError(

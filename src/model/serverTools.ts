@@ -11,7 +11,10 @@ export const WEB_SEARCH_TOOL = "web_search";
 /** What a server tool's call shows: "Search the web: <query>" for web search, else its name. */
 export function serverToolInfo(name: string, input: unknown): CallInfo {
   if (name !== WEB_SEARCH_TOOL) return { title: name, kind: "fetch", locations: [] };
-  const query = typeof input === "object" && input !== null && typeof (input as { query?: unknown }).query === "string" ? (input as { query: string }).query : "";
+  const query =
+    typeof input === "object" && input !== null && typeof (input as { query?: unknown }).query === "string"
+      ? (input as { query: string }).query
+      : "";
   return { title: `Search the web: ${oneLine(query)}`, kind: "fetch", locations: [] };
 }
 
@@ -22,7 +25,9 @@ export function serverToolSummary(name: string, content: unknown): string {
 
 function webSearchSummary(content: unknown): string {
   if (Array.isArray(content)) {
-    const results = content.filter((r) => typeof r === "object" && r !== null && (r as { type?: unknown }).type === "web_search_result").length;
+    const results = content.filter(
+      (r) => typeof r === "object" && r !== null && (r as { type?: unknown }).type === "web_search_result",
+    ).length;
     return `${results} result${results === 1 ? "" : "s"}`;
   }
   if (typeof content === "object" && content !== null) {

@@ -37,7 +37,9 @@ export function textToolSection(tools: readonly ToolSpec[]): string {
     `- After your tool_call blocks, end your answer. Each result comes back in the next message as a ${TOOL_RESULT_TAG} name="…"> block; never write one yourself.`,
     "- When you need no tool, answer in plain text, without a tool_call block.",
   ];
-  const specs = tools.map((tool) => `## ${tool.name}\n\n${tool.description.trim()}\n\nInput schema: ${JSON.stringify(tool.inputSchema)}`);
+  const specs = tools.map(
+    (tool) => `## ${tool.name}\n\n${tool.description.trim()}\n\nInput schema: ${JSON.stringify(tool.inputSchema)}`,
+  );
   return `${rules.join("\n")}\n\n# Tools\n\n${specs.length > 0 ? specs.join("\n\n") : "(none in this conversation)"}`;
 }
 
@@ -69,9 +71,13 @@ function invalidCall(id: string, problem: string, raw: string, tool?: string): T
   return { type: "tool_use", id, name: INVALID_TOOL_CALL, input };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
-type ReadCall = { name: string; input: Record<string, unknown> } | { problem: string; tool?: string } | { refused: string; tool: string };
+type ReadCall =
+  | { name: string; input: Record<string, unknown> }
+  | { problem: string; tool?: string }
+  | { refused: string; tool: string };
 
 /** The tool a block names, read from its start without parsing it (for a block too large to parse). */
 function namedTool(body: string): string {
@@ -89,7 +95,9 @@ function readToolCall(body: string): ReadCall {
     const reason = messageOf(error);
     const text = body.trim();
     const excerpt = text.length > 120 ? `${text.slice(0, 120)}…` : text;
-    return { problem: text === "" ? "the block is empty" : `its JSON is not valid (${reason}) in ${JSON.stringify(excerpt)}` };
+    return {
+      problem: text === "" ? "the block is empty" : `its JSON is not valid (${reason}) in ${JSON.stringify(excerpt)}`,
+    };
   }
   if (!isObject(value)) return { problem: 'it must hold a JSON object with "name" and "arguments"' };
   const fn = isObject(value.function) ? value.function : {};
@@ -185,7 +193,10 @@ export class TextToolCallParser {
       if (!end) return pieces;
       const text = this.#block.text;
       const body = text.slice(end.start, end.body);
-      pieces.push({ type: "tool_use", block: parseToolCall(body, this.#newId(), `${TOOL_CALL_FENCE}${text.slice(0, end.after)}`) });
+      pieces.push({
+        type: "tool_use",
+        block: parseToolCall(body, this.#newId(), `${TOOL_CALL_FENCE}${text.slice(0, end.after)}`),
+      });
       incoming = text.slice(end.after);
       this.#block = undefined;
       this.#afterCall = true;

@@ -71,7 +71,8 @@ export class BlockScanner {
     else if (char === "\n") this.#start = this.#lineBlank ? 0 : at + 1;
     else if (!isBlank(char)) this.#lineBlank = false;
     // From the start on, the object scan takes the characters it has not seen.
-    if (this.#start === 0) for (let i = 0; i < this.#firstLine.length; i++) this.#scanObject(this.#firstLine[i] as string, i);
+    if (this.#start === 0)
+      for (let i = 0; i < this.#firstLine.length; i++) this.#scanObject(this.#firstLine[i] as string, i);
     if (this.#start !== undefined) this.#firstLine = "";
   }
 
@@ -111,7 +112,8 @@ export class BlockScanner {
       this.#ticks = 0;
     } else if (this.#candidate < 0) return;
     else if (char === "`") {
-      if (++this.#ticks === CLOSE_FENCE.length) this.#fence = { index: this.#candidate, length: at + 1 - this.#candidate };
+      if (++this.#ticks === CLOSE_FENCE.length)
+        this.#fence = { index: this.#candidate, length: at + 1 - this.#candidate };
     } else if (this.#ticks > 0 || (char !== " " && char !== "\t")) this.#candidate = -1;
   }
 
@@ -125,6 +127,8 @@ export class BlockScanner {
       if (next.length < CLOSE_FENCE.length && CLOSE_FENCE.startsWith(next)) return undefined;
     }
     const fence = this.#fence;
-    return fence ? { start: Math.min(start, fence.index), body: fence.index, after: fence.index + fence.length } : undefined;
+    return fence
+      ? { start: Math.min(start, fence.index), body: fence.index, after: fence.index + fence.length }
+      : undefined;
   }
 }

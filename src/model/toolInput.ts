@@ -58,7 +58,11 @@ export function inputProblem(input: unknown): string | undefined {
 export function refusedCall(id: string, name: string, problem: string, raw?: string): ToolUseBlock {
   const tool = name.length > MAX_NAME ? cutText(name, MAX_NAME) : name;
   const error = `Your call${tool ? ` of ${tool}` : ""} was not run: ${problem}`;
-  const input: InvalidToolCallInput = { error, ...(tool !== "" && { tool }), ...(raw !== undefined && { raw: cutText(raw, RAW_KEPT) }) };
+  const input: InvalidToolCallInput = {
+    error,
+    ...(tool !== "" && { tool }),
+    ...(raw !== undefined && { raw: cutText(raw, RAW_KEPT) }),
+  };
   return { type: "tool_use", id, name: INVALID_TOOL_CALL, input };
 }
 
@@ -69,7 +73,10 @@ export function refusedCall(id: string, name: string, problem: string, raw?: str
  * Server tool blocks are the provider's own: one out of bounds fails the response (the caller
  * throws the returned problem). The same array when nothing was out of bounds.
  */
-export function boundResponse(content: readonly AssistantBlock[]): { content: readonly AssistantBlock[]; serverProblem?: string } {
+export function boundResponse(content: readonly AssistantBlock[]): {
+  content: readonly AssistantBlock[];
+  serverProblem?: string;
+} {
   let total = 0;
   let changed = false;
   const out = content.map((block): AssistantBlock => {
@@ -80,10 +87,16 @@ export function boundResponse(content: readonly AssistantBlock[]): { content: re
     if (block.type !== "tool_use" || block.name === INVALID_TOOL_CALL) return block;
     const shape = jsonShape(block.input);
     const problem =
-      (block.name.length > MAX_NAME ? `its tool name is ${count(block.name.length)} characters long; no tool has a name that long. Call one of the tools by its name.` : undefined) ??
+      (block.name.length > MAX_NAME
+        ? `its tool name is ${count(block.name.length)} characters long; no tool has a name that long. Call one of the tools by its name.`
+        : undefined) ??
       shapeProblem(shape) ??
       (total + shape.chars > MAX_RESPONSE_INPUT_CHARS
-        ? tooLarge(total + shape.chars, MAX_RESPONSE_INPUT_CHARS, "the inputs of your calls in this response up to this one are together")
+        ? tooLarge(
+            total + shape.chars,
+            MAX_RESPONSE_INPUT_CHARS,
+            "the inputs of your calls in this response up to this one are together",
+          )
         : undefined);
     if (problem === undefined) {
       total += shape.chars;
@@ -96,7 +109,10 @@ export function boundResponse(content: readonly AssistantBlock[]): { content: re
     if (block.type !== "server_tool_use" && block.type !== "server_tool_result") continue;
     const shape = jsonShape(block.type === "server_tool_use" ? block.input : block.content);
     if (shape.depth > MAX_JSON_DEPTH || shape.chars > MAX_RESPONSE_INPUT_CHARS) {
-      return { content, serverProblem: `The provider sent a ${block.type === "server_tool_use" ? "server tool call" : "server tool result"} too large or nested too deep to keep. Try the request again.` };
+      return {
+        content,
+        serverProblem: `The provider sent a ${block.type === "server_tool_use" ? "server tool call" : "server tool result"} too large or nested too deep to keep. Try the request again.`,
+      };
     }
   }
   return { content: changed ? out : content };

@@ -94,9 +94,7 @@ export interface ImageBlock {
 
 export type UserBlock = TextBlock | ToolResultBlock | ImageBlock;
 
-export type Message =
-  | { role: "user"; content: UserBlock[] }
-  | { role: "assistant"; content: AssistantBlock[] };
+export type Message = { role: "user"; content: UserBlock[] } | { role: "assistant"; content: AssistantBlock[] };
 
 export interface ToolSpec {
   name: string;

@@ -40,13 +40,18 @@ export function buildApprovalRequest(request: PermissionRequest, options: Approv
   const choices: Choice[] = options.sessionRules ? ["once", "session", "deny"] : ["once", "deny"];
   // The change itself too: the preview is cut (a long diff), and an editor shows the whole change.
   const change = request.change;
-  const hidden = [request.title, request.preview, request.question ?? "", targetText(request)].some(hasHidden) || (change !== undefined && addedLines(change.oldText, change.newText).some(hasHidden));
+  const hidden =
+    [request.title, request.preview, request.question ?? "", targetText(request)].some(hasHidden) ||
+    (change !== undefined && addedLines(change.oldText, change.newText).some(hasHidden));
   const approval: ApprovalRequest = {
     tool: request.tool,
     title: request.title,
     preview: request.preview,
     choices,
-    labels: { ...CHOICE_LABELS, ...(options.sessionRules && options.sessionLabel !== undefined && { session: options.sessionLabel }) },
+    labels: {
+      ...CHOICE_LABELS,
+      ...(options.sessionRules && options.sessionLabel !== undefined && { session: options.sessionLabel }),
+    },
     hidden,
   };
   if (request.callId !== undefined) approval.callId = request.callId;

@@ -8,9 +8,24 @@ const EXPANDED_WHEN_USED: ReadonlySet<string> = new Set(["BASH_ENV", "ENV", "PS0
 
 /** Run as a shell command (or a program with arguments) by the shell, git, less, sudo, ssh. */
 const RUN_AS_COMMAND: ReadonlySet<string> = new Set([
-  "PROMPT_COMMAND", "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-  "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "GIT_PROXY_COMMAND",
-  "LESSOPEN", "LESSCLOSE",
+  "PROMPT_COMMAND",
+  "PAGER",
+  "GIT_PAGER",
+  "MANPAGER",
+  "SYSTEMD_PAGER",
+  "EDITOR",
+  "VISUAL",
+  "GIT_EDITOR",
+  "GIT_SEQUENCE_EDITOR",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_ASKPASS",
+  "SSH_ASKPASS",
+  "SUDO_ASKPASS",
+  "GIT_PROXY_COMMAND",
+  "LESSOPEN",
+  "LESSCLOSE",
 ]);
 
 export type VariableUse = "expanded" | "command" | "function" | undefined;

@@ -80,8 +80,26 @@ export interface CommandAnalysis {
  * NODE_OPTIONS, PYTHONPATH, GIT_* … can turn an allowed command into another program.
  */
 const HARMLESS_VARIABLES: ReadonlySet<string> = new Set([
-  "CGO_ENABLED", "CI", "COLUMNS", "DEBUG", "FORCE_COLOR", "GOARCH", "GOOS", "LANG", "LANGUAGE", "LC_ALL", "LINES", "NO_COLOR",
-  "NODE_ENV", "PORT", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "RUST_BACKTRACE", "RUST_LOG", "TERM", "TZ",
+  "CGO_ENABLED",
+  "CI",
+  "COLUMNS",
+  "DEBUG",
+  "FORCE_COLOR",
+  "GOARCH",
+  "GOOS",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "LINES",
+  "NO_COLOR",
+  "NODE_ENV",
+  "PORT",
+  "PYTHONDONTWRITEBYTECODE",
+  "PYTHONUNBUFFERED",
+  "RUST_BACKTRACE",
+  "RUST_LOG",
+  "TERM",
+  "TZ",
 ]);
 
 /**
@@ -91,7 +109,9 @@ const HARMLESS_VARIABLES: ReadonlySet<string> = new Set([
  * variables (`IFS=/`) is a part of its own.
  */
 function allowWords(part: ShellCommand): string[] {
-  const risky = part.assigns.filter((assign) => !HARMLESS_VARIABLES.has(assign.name) || !assign.literal).map((assign) => assign.text);
+  const risky = part.assigns
+    .filter((assign) => !HARMLESS_VARIABLES.has(assign.name) || !assign.literal)
+    .map((assign) => assign.text);
   if (part.words.length === 0) return part.assigns.map((assign) => assign.text);
   return [...risky, ...part.words];
 }
@@ -104,7 +124,12 @@ function unknownProgramReason(parsed: ParsedShell, resolved: string | undefined)
   return resolved;
 }
 
-function notAllowableReason(command: string, parsed: ParsedShell, unknownProgram: string | undefined, parts: string[][]): string | undefined {
+function notAllowableReason(
+  command: string,
+  parsed: ParsedShell,
+  unknownProgram: string | undefined,
+  parts: string[][],
+): string | undefined {
   if (hasHidden(command)) return "it contains hidden characters";
   if (unknownProgram !== undefined) return unknownProgram;
   const writer = parsed.commands.find((part) => part.writes.length > 0);
@@ -236,7 +261,8 @@ export function denyMatches(pattern: string, analysis: CommandAnalysis, options:
   for (const part of analysis.denyParts) {
     const words = caseInsensitive ? lowerProgram(part.words) : part.words;
     if (matchCommandPattern(wanted, words)) return true;
-    if (options.computed !== false && part.open.some(Boolean) && mayMatch(wanted, { words, open: part.open })) return true;
+    if (options.computed !== false && part.open.some(Boolean) && mayMatch(wanted, { words, open: part.open }))
+      return true;
   }
   return commandPatternRegex(pattern).test(analysis.whole);
 }

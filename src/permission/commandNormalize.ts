@@ -25,8 +25,28 @@ const set = (...items: string[]): ReadonlySet<string> => new Set(items);
 /** Programs that run the rest of their arguments as a command. */
 const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   sudo: {
-    valued: set("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir",
-      "--role", "--type", "--other-user", "--close-from", "--command-timeout"),
+    valued: set(
+      "-u",
+      "-g",
+      "-h",
+      "-p",
+      "-C",
+      "-D",
+      "-r",
+      "-t",
+      "-U",
+      "-T",
+      "--user",
+      "--group",
+      "--host",
+      "--prompt",
+      "--chdir",
+      "--role",
+      "--type",
+      "--other-user",
+      "--close-from",
+      "--command-timeout",
+    ),
     assigns: true,
     viaShell: set("-s", "--shell", "-i", "--login"),
   },
@@ -45,15 +65,51 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   unbuffer: { valued: set() },
   busybox: { valued: set() },
   xargs: {
-    valued: set("-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs",
-      "--max-chars", "--max-lines", "--replace", "--eof", "--process-slot-var"),
+    valued: set(
+      "-I",
+      "-L",
+      "-n",
+      "-P",
+      "-s",
+      "-d",
+      "-E",
+      "-a",
+      "--arg-file",
+      "--delimiter",
+      "--max-args",
+      "--max-procs",
+      "--max-chars",
+      "--max-lines",
+      "--replace",
+      "--eof",
+      "--process-slot-var",
+    ),
   },
-  flock: { valued: set("-w", "--wait", "--timeout", "-E", "--conflict-exit-code"), positionals: 1, script: set("-c", "--command") },
+  flock: {
+    valued: set("-w", "--wait", "--timeout", "-E", "--conflict-exit-code"),
+    positionals: 1,
+    script: set("-c", "--command"),
+  },
   chrt: { valued: set(), positionals: 1 },
   chroot: { valued: set("--userspec", "--groups"), positionals: 1 },
-  unshare: { valued: set("--map-user", "--map-group", "--setuid", "--setgid", "-S", "-G", "--wd", "-w", "--root", "-R") },
-  setpriv: { valued: set("--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig") },
-  strace: { valued: set("-e", "-o", "-p", "-s", "-u", "-E", "-a", "-S", "-X", "-P", "-I", "-b", "--output", "--user", "--env") },
+  unshare: {
+    valued: set("--map-user", "--map-group", "--setuid", "--setgid", "-S", "-G", "--wd", "-w", "--root", "-R"),
+  },
+  setpriv: {
+    valued: set(
+      "--reuid",
+      "--regid",
+      "--groups",
+      "--inh-caps",
+      "--ambient-caps",
+      "--bounding-set",
+      "--securebits",
+      "--pdeathsig",
+    ),
+  },
+  strace: {
+    valued: set("-e", "-o", "-p", "-s", "-u", "-E", "-a", "-S", "-X", "-P", "-I", "-b", "--output", "--user", "--env"),
+  },
   ltrace: { valued: set("-e", "-o", "-p", "-s", "-u", "-a", "-n", "-F", "-l", "--output", "--library") },
   fakeroot: { valued: set("-l", "--lib", "--faked", "-s", "-i") },
   proxychains: { valued: set("-f") },
@@ -68,8 +124,24 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   linux32: { valued: set() },
   linux64: { valued: set() },
   "systemd-run": {
-    valued: set("-u", "--unit", "-p", "--property", "-E", "--setenv", "-M", "--machine", "-H", "--host", "--description", "--slice",
-      "--uid", "--gid", "--nice", "--working-directory"),
+    valued: set(
+      "-u",
+      "--unit",
+      "-p",
+      "--property",
+      "-E",
+      "--setenv",
+      "-M",
+      "--machine",
+      "-H",
+      "--host",
+      "--description",
+      "--slice",
+      "--uid",
+      "--gid",
+      "--nice",
+      "--working-directory",
+    ),
   },
   catchsegv: { valued: set() },
   valgrind: { valued: set() },
@@ -126,7 +198,10 @@ function computed(word: ShapedWord, role: string): string {
   return `${role} \`${word.text}\` ${word.shape.why ?? "is computed when it runs"}`;
 }
 
-type Stripped = { rest: ShapedWord[]; sets: ShapedWord[]; script?: ShapedWord; viaShell?: boolean } | { noRun: true } | { unknown: string };
+type Stripped =
+  | { rest: ShapedWord[]; sets: ShapedWord[]; script?: ShapedWord; viaShell?: boolean }
+  | { noRun: true }
+  | { unknown: string };
 
 interface OptionWord {
   /** `-n`, `--user`: the option that decides what the word means. */
@@ -149,15 +224,27 @@ function readOption(spec: WrapperSpec, word: ShapedWord, next: ShapedWord | unde
   if (text.startsWith("--")) {
     const equals = text.indexOf("=");
     const option = equals < 0 ? text : text.slice(0, equals);
-    if (equals >= 0) return { option, value: { text: text.slice(equals + 1), shape: word.shape }, takesNext: false, noRun: spec.noRun?.has(option) === true };
-    return { option, value: takes(option) ? next : undefined, takesNext: takes(option), noRun: spec.noRun?.has(option) === true };
+    if (equals >= 0)
+      return {
+        option,
+        value: { text: text.slice(equals + 1), shape: word.shape },
+        takesNext: false,
+        noRun: spec.noRun?.has(option) === true,
+      };
+    return {
+      option,
+      value: takes(option) ? next : undefined,
+      takesNext: takes(option),
+      noRun: spec.noRun?.has(option) === true,
+    };
   }
   for (let k = 1; k < text.length; k += 1) {
     const option = `-${text[k]}`;
     if (spec.noRun?.has(option)) return { option, value: undefined, takesNext: false, noRun: true };
     if (!takes(option)) continue;
     const rest = text.slice(k + 1);
-    if (rest.length > 0) return { option, value: { text: rest, shape: { ...word.shape, head: rest } }, takesNext: false, noRun: false };
+    if (rest.length > 0)
+      return { option, value: { text: rest, shape: { ...word.shape, head: rest } }, takesNext: false, noRun: false };
     return { option, value: next, takesNext: true, noRun: false };
   }
   return { option: text, value: undefined, takesNext: false, noRun: spec.noRun?.has(text) === true };
@@ -168,7 +255,8 @@ function splitString(value: ShapedWord): ShapedWord[] | string {
   if (!value.shape.known) return computed(value, "the command env -S splits");
   const parsed = parseShell(value.text);
   const only = parsed.commands[0];
-  if (!parsed.ok || parsed.commands.length !== 1 || !only) return `the command env -S splits (\`${value.text}\`) is not one plain command`;
+  if (!parsed.ok || parsed.commands.length !== 1 || !only)
+    return `the command env -S splits (\`${value.text}\`) is not one plain command`;
   return only.words.map((text, i) => ({ text, shape: only.shapes[i] ?? known(text) }));
 }
 
@@ -188,13 +276,22 @@ function stripWrapper(name: string, spec: WrapperSpec, args: ShapedWord[]): Stri
     const isAssignment = (spec.assigns ? /^[^=-][^=]*=/ : ASSIGNMENT).test(word.shape.head);
     // A computed word before the program may be an option, a variable or the program itself: only
     // a variable whose name is fixed (`FOO="$x"`) is read as one. A valued option's value is below.
-    if (!word.shape.known && !(word.shape.single && isAssignment)) return { unknown: `${computed(word, `a word before ${name}'s command`)}` };
+    if (!word.shape.known && !(word.shape.single && isAssignment))
+      return { unknown: `${computed(word, `a word before ${name}'s command`)}` };
     if (word.text.startsWith("-") && word.text.length > 1) {
       const read = readOption(spec, word, args[i + 1]);
       if (read.noRun) return { noRun: true };
-      if (spec.viaShell && [...word.text.startsWith("--") ? [word.text] : [...word.text.slice(1)].map((letter) => `-${letter}`)].some((option) => spec.viaShell?.has(option))) viaShell = true;
-      if (spec.script?.has(read.option)) return read.value ? { rest: [], sets, script: read.value } : { rest: [], sets };
-      if (read.value && !read.value.shape.single) return { unknown: computed(read.value, `the value of ${name} ${read.option}`) };
+      if (
+        spec.viaShell &&
+        [...(word.text.startsWith("--") ? [word.text] : [...word.text.slice(1)].map((letter) => `-${letter}`))].some(
+          (option) => spec.viaShell?.has(option),
+        )
+      )
+        viaShell = true;
+      if (spec.script?.has(read.option))
+        return read.value ? { rest: [], sets, script: read.value } : { rest: [], sets };
+      if (read.value && !read.value.shape.single)
+        return { unknown: computed(read.value, `the value of ${name} ${read.option}`) };
       if (name === "env" && (read.option === "-S" || read.option === "--split-string")) {
         if (!read.value) return { unknown: "env -S has no command" };
         const words = splitString(read.value);
@@ -245,7 +342,10 @@ function xargsReplace(args: readonly ShapedWord[]): string | undefined {
 }
 
 /** A word whose value xargs fills in from its input. */
-const fromInput = (text: string): ShapedWord => ({ text, shape: { known: false, single: true, head: "", why: "is filled in from xargs' input" } });
+const fromInput = (text: string): ShapedWord => ({
+  text,
+  shape: { known: false, single: true, head: "", why: "is filled in from xargs' input" },
+});
 
 /**
  * The command as a denial sees it: leading `VAR=value` words and wrappers (sudo, env, exec,
@@ -260,8 +360,17 @@ export function unwrap(words: readonly string[], shapes: readonly WordShape[]): 
   const done = (extra: Partial<Unwrapped> = {}): Unwrapped => {
     const head = current[0];
     const program = head ? nameOf(head) : undefined;
-    const result: Unwrapped = { words: current.map((w) => w.text), shapes: current.map((w) => w.shape), program, sets, wrappers, appendedInput, ...extra };
-    if (head && program === undefined && result.unknown === undefined) result.unknown = computed(head, "the program name");
+    const result: Unwrapped = {
+      words: current.map((w) => w.text),
+      shapes: current.map((w) => w.shape),
+      program,
+      sets,
+      wrappers,
+      appendedInput,
+      ...extra,
+    };
+    if (head && program === undefined && result.unknown === undefined)
+      result.unknown = computed(head, "the program name");
     return result;
   };
   for (let round = 0; round < 16; round += 1) {
@@ -301,7 +410,10 @@ export function unwrap(words: readonly string[], shapes: readonly WordShape[]): 
       // Its input becomes arguments: in place of the replace string, or after the command's own words.
       const replace = xargsReplace(args);
       appendedInput = replace === undefined;
-      current = replace === undefined ? [...current, fromInput("(xargs' input)")] : current.map((word) => (word.text.includes(replace) ? fromInput(word.text) : word));
+      current =
+        replace === undefined
+          ? [...current, fromInput("(xargs' input)")]
+          : current.map((word) => (word.text.includes(replace) ? fromInput(word.text) : word));
     }
   }
   return done();

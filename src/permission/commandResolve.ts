@@ -60,7 +60,8 @@ class Resolver implements ResolveSink {
     if (!known) return this.fail(`${what} is computed when it runs`);
     const parsed = parseShell(text);
     if (!parsed.ok) return this.fail(`${what} cannot be parsed (${parsed.error ?? "syntax error"})`);
-    if (parsed.definesFunctions) return this.fail(`${what} defines a shell function, so a name in it may not be the program it looks like`);
+    if (parsed.definesFunctions)
+      return this.fail(`${what} defines a shell function, so a name in it may not be the program it looks like`);
     if (parsed.transforms) return this.fail(`${what} uses a \${…@…} expansion, which can run code`);
     this.literals(parsed);
     for (const command of parsed.commands) {
@@ -75,12 +76,18 @@ class Resolver implements ResolveSink {
   /** A command given as words (`find -exec`, `runuser -u x cmd`): resolved as a command of its own. */
   words(words: ShapedWord[], stdin?: StdinSource): void {
     const inner = this.wrapped(words, stdin);
-    this.out.inner.push(words.map((w) => w.text), ...inner);
+    this.out.inner.push(
+      words.map((w) => w.text),
+      ...inner,
+    );
   }
 
   /** A command a wrapper runs (`uv run pytest`): resolved for denials; an allow matches the wrapper as written. Returns its inner commands. */
   wrapped(words: ShapedWord[], stdin?: StdinSource): string[][] {
-    const inner = resolve({ words: words.map((w) => w.text), shapes: words.map((w) => w.shape), stdin }, this.#depth + 1);
+    const inner = resolve(
+      { words: words.map((w) => w.text), shapes: words.map((w) => w.shape), stdin },
+      this.#depth + 1,
+    );
     this.out.runs.push(...inner.runs);
     if (inner.unknown !== undefined) this.fail(inner.unknown);
     return inner.inner;
@@ -119,7 +126,8 @@ class Resolver implements ResolveSink {
     for (const command of parsed.commands.slice(1)) {
       const inner = resolve(command, this.#depth + 1);
       this.out.runs.push(...inner.runs);
-      if (strict && inner.unknown !== undefined) this.fail(`a value it sets would run a command if read again, and ${inner.unknown}`);
+      if (strict && inner.unknown !== undefined)
+        this.fail(`a value it sets would run a command if read again, and ${inner.unknown}`);
     }
   }
 
@@ -136,7 +144,8 @@ class Resolver implements ResolveSink {
         return this.fail(`it passes the shell function ${name} through the environment`);
       case "expanded": {
         // The shell expands the value again when it uses it: like the body of a double-quoted string.
-        if (!known) return this.fail(`the value of ${name}, which the shell expands when it uses it, is computed when it runs`);
+        if (!known)
+          return this.fail(`the value of ${name}, which the shell expands when it uses it, is computed when it runs`);
         const reread = parseShell(`: "${value.replace(/["\\]/g, "\\$&")}"`);
         const parts = reread.commands[0]?.shapes[1];
         if (!reread.ok || reread.commands.length !== 1 || (parts !== undefined && !parts.known)) {
@@ -159,7 +168,8 @@ export function resolve(command: SimpleCommand, depth = 0): Resolution {
     resolver.fail("it nests commands in commands too deeply to read");
     return resolver.out;
   }
-  for (const assign of [...(command.assigns ?? []), ...(command.declared ?? [])]) resolver.variable(assign.name, assign.value, assign.literal);
+  for (const assign of [...(command.assigns ?? []), ...(command.declared ?? [])])
+    resolver.variable(assign.name, assign.value, assign.literal);
   if (command.words.length === 0) return resolver.out;
   const unwrapped = unwrap(command.words, command.shapes);
   for (const set of unwrapped.sets) {
@@ -167,7 +177,13 @@ export function resolve(command: SimpleCommand, depth = 0): Resolution {
     resolver.variable(name, set.text.slice(name.length + 1), set.shape.known);
   }
   const wrapper = unwrapped.wrappers.at(-1) ?? "a wrapper";
-  if (unwrapped.script) resolver.script(unwrapped.script.text, unwrapped.script.shape.known, `the command ${wrapper} -c runs`, command.stdin);
+  if (unwrapped.script)
+    resolver.script(
+      unwrapped.script.text,
+      unwrapped.script.shape.known,
+      `the command ${wrapper} -c runs`,
+      command.stdin,
+    );
   if (unwrapped.unknown !== undefined) resolver.fail(unwrapped.unknown);
   if (unwrapped.words.length === 0) return resolver.out;
   const program = unwrapped.program;
@@ -176,7 +192,8 @@ export function resolve(command: SimpleCommand, depth = 0): Resolution {
     open: unwrapped.shapes.map((shape, i) => !shape.known && !(i === 0 && program !== undefined)),
   });
   // xargs' command runs with its input as arguments: an allow must cover it as well as `xargs …`.
-  if (unwrapped.wrappers.includes("xargs")) resolver.out.inner.push(unwrapped.appendedInput ? unwrapped.words.slice(0, -1) : unwrapped.words);
+  if (unwrapped.wrappers.includes("xargs"))
+    resolver.out.inner.push(unwrapped.appendedInput ? unwrapped.words.slice(0, -1) : unwrapped.words);
   const args = shaped(unwrapped.words, unwrapped.shapes).slice(1);
   if (program !== undefined && unwrapped.unknown === undefined) runsAsData(resolver, program, args, command.stdin);
   return resolver.out;

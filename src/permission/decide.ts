@@ -53,7 +53,8 @@ export interface ProjectSandboxRule {
 const builtin = (effect: Rule["effect"], pattern: string): Rule => ({ effect, pattern, source: "builtin" });
 
 /** What the model reads for a change refused in plan mode (every such refusal contains it). */
-export const PLAN_NOTE = "Plan mode is for reading and planning: nothing in the project may change yet. Put this step in your plan instead; the user switches to build mode to carry it out.";
+export const PLAN_NOTE =
+  "Plan mode is for reading and planning: nothing in the project may change yet. Put this step in your plan instead; the user switches to build mode to carry it out.";
 
 function shown(path: string, root: string): string {
   const rel = insideRoot(path, root);
@@ -71,7 +72,8 @@ function namingAllowRule(facts: RequestFacts, inputs: DecisionInputs, paths: str
   )?.rule;
 }
 
-const sensitiveAllowed = (facts: RequestFacts, inputs: DecisionInputs, paths: string[]) => namingAllowRule(facts, inputs, paths) !== undefined;
+const sensitiveAllowed = (facts: RequestFacts, inputs: DecisionInputs, paths: string[]) =>
+  namingAllowRule(facts, inputs, paths) !== undefined;
 
 /** The first sensitive file a command names, when no `read(…)` allow rule names it. */
 function sensitiveMention(facts: RequestFacts, inputs: DecisionInputs): string | undefined {
@@ -83,16 +85,32 @@ function sensitiveMention(facts: RequestFacts, inputs: DecisionInputs): string |
   return undefined;
 }
 
-function firstCovering(inputs: DecisionInputs, facts: RequestFacts, effect: Rule["effect"], skip?: (rule: Rule) => boolean): Rule | undefined {
+function firstCovering(
+  inputs: DecisionInputs,
+  facts: RequestFacts,
+  effect: Rule["effect"],
+  skip?: (rule: Rule) => boolean,
+): Rule | undefined {
   const reading = effect === "allow" ? "allow" : "restrict";
-  return inputs.rules.find((compiled) => compiled.rule.effect === effect && !skip?.(compiled.rule) && ruleCovers(compiled, facts, inputs.ctx, reading))?.rule;
+  return inputs.rules.find(
+    (compiled) =>
+      compiled.rule.effect === effect && !skip?.(compiled.rule) && ruleCovers(compiled, facts, inputs.ctx, reading),
+  )?.rule;
 }
 
-function ask(facts: RequestFacts, inputs: DecisionInputs, rule: Rule, options: { session: boolean; note?: string }): Decision {
+function ask(
+  facts: RequestFacts,
+  inputs: DecisionInputs,
+  rule: Rule,
+  options: { session: boolean; note?: string },
+): Decision {
   let scope: SessionScope | undefined;
   if (options.session && !inputs.policy.forbidSessionApprovals) {
     const allowed = inputs.rules
-      .filter(({ rule: r, parsed }) => r.effect === "allow" && parsed.specifier !== undefined && toolMatches(parsed.tool, facts.request))
+      .filter(
+        ({ rule: r, parsed }) =>
+          r.effect === "allow" && parsed.specifier !== undefined && toolMatches(parsed.tool, facts.request),
+      )
       .map(({ parsed }) => parsed.specifier as string);
     scope = proposeSessionScope(facts, inputs.ctx.root, allowed);
   }
@@ -117,7 +135,9 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
 
   if (target.kind === "path") {
     // 1. Sensitive files, for reads and writes alike.
-    const hit = facts.paths.map((path) => sensitivePattern(path, inputs.secrets)).find((pattern) => pattern !== undefined);
+    const hit = facts.paths
+      .map((path) => sensitivePattern(path, inputs.secrets))
+      .find((pattern) => pattern !== undefined);
     if (hit !== undefined && !sensitiveAllowed(facts, inputs, facts.paths)) {
       const path = shown(facts.paths[0] as string, root);
       const verb = target.access === "read" ? "read" : "change";
@@ -135,7 +155,8 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
           outcome: "deny",
           by: "git",
           rule: builtin("deny", "edit(**/.git/**)"),
-          reason: "Files inside .git/ are git's own; writing them can corrupt the repository or plant hooks. Use git commands instead.",
+          reason:
+            "Files inside .git/ are git's own; writing them can corrupt the repository or plant hooks. Use git commands instead.",
         };
       }
       if (facts.paths.some((path) => isGarudaPath(path, home))) {
@@ -143,7 +164,8 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
           outcome: "deny",
           by: "protected",
           rule: builtin("deny", "edit(~/.garuda/**)"),
-          reason: "Files under ~/.garuda hold Garuda's own settings, policy and credentials; a tool may not change them. Ask the user to make the change.",
+          reason:
+            "Files under ~/.garuda hold Garuda's own settings, policy and credentials; a tool may not change them. Ask the user to make the change.",
         };
       }
       const homeOwn = homeInRoot ? facts.paths.find((path) => isHomeOwnPath(path, home)) : undefined;
@@ -162,13 +184,20 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   const denyRule = firstCovering(inputs, facts, "deny", (rule) => isPolicySource(rule.source));
   if (denyRule) {
     const where = denyRule.file ? ` in ${denyRule.file}` : "";
-    return { outcome: "deny", by: "rule", rule: denyRule, reason: `A deny rule${where} forbids this (${denyRule.pattern}). Do not try another way to do the same thing; tell the user if the task needs it.` };
+    return {
+      outcome: "deny",
+      by: "rule",
+      rule: denyRule,
+      reason: `A deny rule${where} forbids this (${denyRule.pattern}). Do not try another way to do the same thing; tell the user if the task needs it.`,
+    };
   }
 
   // 3b. The project's settings require the sandbox: a tightening, so it applies whether or not the file is trusted.
   const required = inputs.projectSandbox;
   if (required && target.kind === "command" && !target.sandboxed) {
-    const why = inputs.sandboxAvailable ? "this command would run outside it" : "no OS sandbox is available on this computer";
+    const why = inputs.sandboxAvailable
+      ? "this command would run outside it"
+      : "no OS sandbox is available on this computer";
     return {
       outcome: "deny",
       by: "rule",
@@ -181,15 +210,23 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   if (mode === "plan" && !request.readOnly) {
     const planRule = builtin("deny", "mode(plan)");
     if (target.kind === "command" && !target.sandboxed) {
-      return { outcome: "deny", by: "plan", rule: planRule, reason: `In plan mode commands run only inside the sandbox, where the project is read-only, and this one would run outside it. ${PLAN_NOTE}` };
+      return {
+        outcome: "deny",
+        by: "plan",
+        rule: planRule,
+        reason: `In plan mode commands run only inside the sandbox, where the project is read-only, and this one would run outside it. ${PLAN_NOTE}`,
+      };
     }
-    if (target.kind === "path" && target.access === "write") return { outcome: "deny", by: "plan", rule: planRule, reason: PLAN_NOTE };
+    if (target.kind === "path" && target.access === "write")
+      return { outcome: "deny", by: "plan", rule: planRule, reason: PLAN_NOTE };
     if ((target.kind === "url" || target.kind === "input") && !firstCovering(inputs, facts, "allow")) {
       return { outcome: "deny", by: "plan", rule: planRule, reason: PLAN_NOTE };
     }
   }
 
-  const outside = target.kind === "path" && facts.paths.some((path) => !insideAnyRoot(path, inputs.ctx) || (homeInRoot && isHomeOwnPath(path, home)));
+  const outside =
+    target.kind === "path" &&
+    facts.paths.some((path) => !insideAnyRoot(path, inputs.ctx) || (homeInRoot && isHomeOwnPath(path, home)));
 
   // 5a. A file with other names (hard links) may be a secret under one of them, which this name
   // cannot show: it is asked about every time, unless an allow rule names the file itself.
@@ -198,7 +235,10 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
     const named = namingAllowRule(facts, inputs, facts.paths);
     if (named) return { outcome: "allow", by: named.source === "session" ? "session" : "rule", rule: named };
     const where = outside ? " It is outside the project folder." : "";
-    return ask(facts, inputs, builtin("ask", "read(hard-linked)"), { session: false, note: `It has ${links} names (hard links): another of them may be a secret file, which this name cannot show.${where}` });
+    return ask(facts, inputs, builtin("ask", "read(hard-linked)"), {
+      session: false,
+      note: `It has ${links} names (hard links): another of them may be a secret file, which this name cannot show.${where}`,
+    });
   }
 
   // 5. Read-only tools: reads inside the root, and calls with no target to check.
@@ -218,11 +258,16 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   let note: string | undefined;
   if (outside) {
     const onlyHomeOwn = facts.paths.every((path) => insideAnyRoot(path, inputs.ctx));
-    note = onlyHomeOwn ? "It is one of the home folder's own files (a dotfile, ~/bin …), not part of a project." : "It is outside the project folder.";
-  }
-  else if (secret !== undefined) note = `It names ${secret}, which may hold secrets.`;
-  else if (analysis?.notAllowable !== undefined) note = `No rule can allow it without asking: ${analysis.notAllowable}.`;
-  else if (target.kind === "command" && !target.sandboxed) note = inputs.sandboxAvailable ? "It would run outside the OS sandbox." : "No OS sandbox is available: it would run directly on this computer.";
+    note = onlyHomeOwn
+      ? "It is one of the home folder's own files (a dotfile, ~/bin …), not part of a project."
+      : "It is outside the project folder.";
+  } else if (secret !== undefined) note = `It names ${secret}, which may hold secrets.`;
+  else if (analysis?.notAllowable !== undefined)
+    note = `No rule can allow it without asking: ${analysis.notAllowable}.`;
+  else if (target.kind === "command" && !target.sandboxed)
+    note = inputs.sandboxAvailable
+      ? "It would run outside the OS sandbox."
+      : "No OS sandbox is available: it would run directly on this computer.";
 
   // 7. Ask rules: always asked, never remembered.
   const askRule = firstCovering(inputs, facts, "ask");
@@ -233,9 +278,15 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   if (secret === undefined) {
     const leaving = target.kind === "command" && !target.sandboxed && inputs.sandboxAvailable;
     const allowRule = firstCovering(inputs, facts, "allow", leaving ? (rule) => rule.source === "project" : undefined);
-    if (allowRule) return { outcome: "allow", by: allowRule.source === "session" ? "session" : "rule", rule: allowRule };
+    if (allowRule)
+      return { outcome: "allow", by: allowRule.source === "session" ? "session" : "rule", rule: allowRule };
   }
 
   // 9. Ask.
-  return ask(facts, inputs, builtin("ask", "default"), note === undefined ? { session: secret === undefined } : { session: secret === undefined, note });
+  return ask(
+    facts,
+    inputs,
+    builtin("ask", "default"),
+    note === undefined ? { session: secret === undefined } : { session: secret === undefined, note },
+  );
 }

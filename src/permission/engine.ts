@@ -70,10 +70,12 @@ export interface PermissionEngine {
   revokeSessionRule(pattern: string): boolean;
 }
 
-const DENIED_BY_USER = "The user denied this. Do not retry it or do the same thing another way; ask the user how to go on.";
+const DENIED_BY_USER =
+  "The user denied this. Do not retry it or do the same thing another way; ask the user how to go on.";
 /** A question stopped before its answer (a stopped turn, a withdrawn question). */
 export const CANCELLED = "The request was cancelled before it was approved.";
-const UNATTENDED = "This needs the user's approval and no one can answer in this run. Leave it out, or finish and say what is still to do.";
+const UNATTENDED =
+  "This needs the user's approval and no one can answer in this run. Leave it out, or finish and say what is still to do.";
 
 function sameRule(a: Rule, b: Rule): boolean {
   return a.effect === b.effect && a.pattern === b.pattern && a.source === b.source && a.file === b.file;
@@ -82,7 +84,12 @@ function sameRule(a: Rule, b: Rule): boolean {
 function compileChecked(rules: readonly Rule[]): CompiledRule[] {
   const { compiled, invalid } = compileRules(rules);
   const bad = invalid[0];
-  if (bad) throw new ConfigError(bad.file, `the rule "${bad.pattern}" ${ruleProblem(bad.pattern) ?? "is not valid"}`, "Fix or remove the rule");
+  if (bad)
+    throw new ConfigError(
+      bad.file,
+      `the rule "${bad.pattern}" ${ruleProblem(bad.pattern) ?? "is not valid"}`,
+      "Fix or remove the rule",
+    );
   return compiled;
 }
 
@@ -90,8 +97,15 @@ function compileChecked(rules: readonly Rule[]): CompiledRule[] {
  * Resolves "deny" when the signal aborts, whatever the approver does. A file change goes to the
  * approver's askChange when it has one (the terminal's hunk review).
  */
-function askUntilAborted(approver: Approver, request: Decision & { outcome: "ask" }, signal: AbortSignal): Promise<Choice | PartialApproval> {
-  const asked = request.request.change && approver.askChange ? approver.askChange(request.request, signal) : approver.ask(request.request, signal);
+function askUntilAborted(
+  approver: Approver,
+  request: Decision & { outcome: "ask" },
+  signal: AbortSignal,
+): Promise<Choice | PartialApproval> {
+  const asked =
+    request.request.change && approver.askChange
+      ? approver.askChange(request.request, signal)
+      : approver.ask(request.request, signal);
   const answered = asked.then(
     (choice): Choice | PartialApproval => (signal.aborted ? "deny" : choice),
     (): Choice => "deny",
@@ -102,7 +116,8 @@ function askUntilAborted(approver: Approver, request: Decision & { outcome: "ask
 export function createPermissionEngine(options: PermissionEngineOptions): PermissionEngine {
   const policy = options.policy ?? emptyTeamPolicy();
   const all: Rule[] = [];
-  for (const rule of [...policy.rules, ...(options.rules ?? [])]) if (!all.some((seen) => sameRule(seen, rule))) all.push(rule);
+  for (const rule of [...policy.rules, ...(options.rules ?? [])])
+    if (!all.some((seen) => sameRule(seen, rule))) all.push(rule);
   const base = compileChecked(all).sort(bySourceStrength);
   const session = new SessionRules();
   let sessionCompiled: CompiledRule[] = [];
@@ -136,14 +151,27 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     return {
       outcome: "deny",
       by: "policy",
-      rule: { effect: "deny", pattern: "audit(required)", source: policy.audit.origin?.source ?? "managed-policy", ...(policy.audit.origin?.file && { file: policy.audit.origin.file }) },
+      rule: {
+        effect: "deny",
+        pattern: "audit(required)",
+        source: policy.audit.origin?.source ?? "managed-policy",
+        ...(policy.audit.origin?.file && { file: policy.audit.origin.file }),
+      },
       reason: `The team policy requires the audit log, and writing it failed (${failure}), so nothing can run now. Tell the user; they need to fix the audit folder (~/.garuda/audit).`,
     };
   };
 
-  const authorize = async (request: PermissionRequest, { mode, approver, signal }: AuthorizeOptions): Promise<Decision> => {
+  const authorize = async (
+    request: PermissionRequest,
+    { mode, approver, signal }: AuthorizeOptions,
+  ): Promise<Decision> => {
     if (signal.aborted) {
-      const decision: Decision = { outcome: "deny", by: "user", reason: CANCELLED, rule: { effect: "deny", pattern: "cancelled", source: "builtin" } };
+      const decision: Decision = {
+        outcome: "deny",
+        by: "user",
+        reason: CANCELLED,
+        rule: { effect: "deny", pattern: "cancelled", source: "builtin" },
+      };
       record({ type: "decision", request, mode, decision });
       return decision;
     }
@@ -153,26 +181,44 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       // The narrowest rule that would allow it, for whoever reads the log or starts the run.
       const rule = decision.suggested?.[0];
       const reason = rule ? `${UNATTENDED} (An allow rule such as ${rule} would let it run.)` : UNATTENDED;
-      const denied: Decision = { outcome: "deny", by: "unattended", reason, ...(decision.rule ? { rule: decision.rule } : {}) };
+      const denied: Decision = {
+        outcome: "deny",
+        by: "unattended",
+        reason,
+        ...(decision.rule ? { rule: decision.rule } : {}),
+      };
       record({ type: "decision", request, mode, decision: denied });
       return denied;
     }
     const asked = await askUntilAborted(approver, decision, signal);
     // Part of a change counts as "once" for that part, and only for a question about that file.
-    const partial = typeof asked === "object" && decision.request.change && asked.change.path === decision.request.change.path ? asked : undefined;
+    const partial =
+      typeof asked === "object" && decision.request.change && asked.change.path === decision.request.change.path
+        ? asked
+        : undefined;
     let choice: Choice = typeof asked === "object" ? (partial ? "once" : "deny") : asked;
     if (!decision.request.choices.includes(choice)) choice = choice === "session" ? "once" : "deny";
     let added: Rule[] = [];
     let answer: Decision;
     if (choice === "deny") {
-      answer = { outcome: "deny", by: "user", reason: signal.aborted ? CANCELLED : DENIED_BY_USER, ...(decision.rule ? { rule: decision.rule } : {}) };
+      answer = {
+        outcome: "deny",
+        by: "user",
+        reason: signal.aborted ? CANCELLED : DENIED_BY_USER,
+        ...(decision.rule ? { rule: decision.rule } : {}),
+      };
     } else if (choice === "session" && decision.request.sessionRules) {
       added = session.add(decision.request.sessionRules);
       refresh();
       const rule = added[0] ?? session.list().find((r) => decision.request.sessionRules?.includes(r.pattern));
       answer = { outcome: "allow", by: "session", ...(rule ? { rule } : {}) };
     } else {
-      answer = { outcome: "allow", by: "user", ...(decision.rule ? { rule: decision.rule } : {}), ...(partial && { partial }) };
+      answer = {
+        outcome: "allow",
+        by: "user",
+        ...(decision.rule ? { rule: decision.rule } : {}),
+        ...(partial && { partial }),
+      };
     }
     record({ type: "answer", request, choice, decision: answer, sessionRules: added });
     return answer;
@@ -186,7 +232,9 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     }
     // A required audit log that cannot be written stops allowlisted traffic too.
     const failure = options.auditFailure?.();
-    return failure === undefined ? undefined : `the team policy requires the audit log, and writing it failed (${failure})`;
+    return failure === undefined
+      ? undefined
+      : `the team policy requires the audit log, and writing it failed (${failure})`;
   };
 
   return {

@@ -6,7 +6,11 @@
 
 /** A host in canonical form: lower case, no trailing dot, IPv6 brackets removed. */
 function canonicalHost(host: string): string {
-  return host.trim().toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1");
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, "")
+    .replace(/^\[(.*)\]$/, "$1");
 }
 
 /** The host of a URL; undefined when the URL cannot be parsed or has none. */

@@ -18,7 +18,10 @@ export function resolveMode(policy: TeamPolicy, requested: Mode): ResolvedMode {
   if (!allowed || allowed.modes.includes(requested)) return { mode: requested };
   const mode = allowed.modes[0] ?? "plan";
   const file = allowed.origins[0]?.file;
-  return { mode, notice: `The team policy${file ? ` (${file})` : ""} does not allow ${requested} mode; using ${mode} mode.` };
+  return {
+    mode,
+    notice: `The team policy${file ? ` (${file})` : ""} does not allow ${requested} mode; using ${mode} mode.`,
+  };
 }
 
 /** Why the policy forbids `mode`, or undefined when it allows it. */

@@ -35,7 +35,10 @@ export function insideRoot(absPath: string, root: string): string | undefined {
 
 /** Whether the path is inside the root or one of the extra roots (extraRoots). */
 export function insideAnyRoot(absPath: string, ctx: Pick<PathContext, "root" | "extraRoots">): boolean {
-  return insideRoot(absPath, ctx.root) !== undefined || (ctx.extraRoots ?? []).some((extra) => insideRoot(absPath, extra) !== undefined);
+  return (
+    insideRoot(absPath, ctx.root) !== undefined ||
+    (ctx.extraRoots ?? []).some((extra) => insideRoot(absPath, extra) !== undefined)
+  );
 }
 
 /** The path and each folder above it, nearest first (not "/" itself). */

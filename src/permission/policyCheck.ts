@@ -27,7 +27,11 @@ function modeViolation(policy: TeamPolicy, mode: Mode): PolicyViolation | undefi
   };
 }
 
-function sandboxViolation(policy: TeamPolicy, facts: RequestFacts, sandboxAvailable: boolean): PolicyViolation | undefined {
+function sandboxViolation(
+  policy: TeamPolicy,
+  facts: RequestFacts,
+  sandboxAvailable: boolean,
+): PolicyViolation | undefined {
   const target = facts.request.target;
   if (target.kind !== "command" || target.sandboxed) return undefined;
   const required = policy.requireSandbox ?? policy.strictProfile;
@@ -72,7 +76,10 @@ function unknownProgramViolation(rules: readonly CompiledRule[], facts: RequestF
   const denials = rules.filter(({ parsed }) => parsed.tool !== "*" && toolMatches(parsed.tool, facts.request));
   const first = denials[0];
   if (!first) return undefined;
-  const named = denials.slice(0, 5).map(({ parsed }) => parsed.specifier ?? "every command").join(", ");
+  const named = denials
+    .slice(0, 5)
+    .map(({ parsed }) => parsed.specifier ?? "every command")
+    .join(", ");
   return {
     rule: first.rule,
     reason: `The team policy${where(first.rule)} forbids some commands (${named}${denials.length > 5 ? ", …" : ""}), and Garuda cannot tell which program this command runs: ${why}. Write it with every program named plainly (no variables, globs, aliases or functions for a command's name, no script built at run time); if the task needs it as it is, tell the user.`,

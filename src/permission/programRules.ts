@@ -22,12 +22,24 @@ export interface ResolveSink {
   also(words: ShapedWord[]): void;
 }
 
-const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "yash", "posh"]);
+const SHELLS: ReadonlySet<string> = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "ash",
+  "mksh",
+  "fish",
+  "yash",
+  "posh",
+]);
 const DECLARATIONS: ReadonlySet<string> = new Set(["declare", "typeset", "local", "export", "readonly"]);
 /** Builtins that set variables to text read when they run. */
 const READERS: ReadonlySet<string> = new Set(["read", "mapfile", "readarray", "printf", "getopts"]);
 /** find's tests that take a value: a computed value there cannot turn into `-exec`. */
-const FIND_VALUED = /^-(i?name|i?path|i?wholename|i?regex|i?lname|newer\w*|type|xtype|user|group|uid|gid|perm|size|[amc](time|min)|links|inum|samefile|fstype|used|maxdepth|mindepth|context|printf|fprintf?|fprint0|fls|regextype|files0-from)$/;
+const FIND_VALUED =
+  /^-(i?name|i?path|i?wholename|i?regex|i?lname|newer\w*|type|xtype|user|group|uid|gid|perm|size|[amc](time|min)|links|inum|samefile|fstype|used|maxdepth|mindepth|context|printf|fprintf?|fprint0|fls|regextype|files0-from)$/;
 
 const quoted = (word: ShapedWord) => `\`${word.text}\``;
 const whyNot = (word: ShapedWord) => word.shape.why ?? "is computed when it runs";
@@ -50,12 +62,18 @@ function shellInvocation(name: string, args: readonly ShapedWord[]): ShellInvoca
   const startup: ShapedWord[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const word = args[i] as ShapedWord;
-    if (!word.shape.known) return { stdin: false, startup, unknown: `${quoted(word)} (${command ? `the script of ${name} -c` : `an argument of ${name}`}) ${whyNot(word)}` };
+    if (!word.shape.known)
+      return {
+        stdin: false,
+        startup,
+        unknown: `${quoted(word)} (${command ? `the script of ${name} -c` : `an argument of ${name}`}) ${whyNot(word)}`,
+      };
     const text = word.text;
     if (text === "--" || text === "-") {
       const next = args[i + 1];
       if (!next) return { stdin: !command, startup };
-      if (!next.shape.known) return { stdin: false, startup, unknown: `${quoted(next)} (the script ${name} runs) ${whyNot(next)}` };
+      if (!next.shape.known)
+        return { stdin: false, startup, unknown: `${quoted(next)} (the script ${name} runs) ${whyNot(next)}` };
       return command ? { script: next, stdin: false, startup } : { file: next, stdin, startup };
     }
     if (text.startsWith("--")) {
@@ -97,13 +115,18 @@ function shell(sink: ResolveSink, name: string, args: ShapedWord[], stdin: Stdin
 }
 
 /** The value of an option given as `-c X`, `-qc X`, `--command X` or `--command=X`. */
-function optionValue(args: readonly ShapedWord[], letter: string | undefined, long: string | undefined): ShapedWord | undefined {
+function optionValue(
+  args: readonly ShapedWord[],
+  letter: string | undefined,
+  long: string | undefined,
+): ShapedWord | undefined {
   for (let i = 0; i < args.length; i += 1) {
     const word = args[i] as ShapedWord;
     const text = word.text;
     if (text === "--") return undefined;
     if (long !== undefined && text === long) return args[i + 1];
-    if (long !== undefined && text.startsWith(`${long}=`)) return { text: text.slice(long.length + 1), shape: word.shape };
+    if (long !== undefined && text.startsWith(`${long}=`))
+      return { text: text.slice(long.length + 1), shape: word.shape };
     if (letter !== undefined && /^-[A-Za-z]+$/.test(text) && text.includes(letter)) {
       const rest = text.slice(text.indexOf(letter) + 1);
       return rest.length > 0 ? { text: rest, shape: word.shape } : args[i + 1];
@@ -115,11 +138,15 @@ function optionValue(args: readonly ShapedWord[], letter: string | undefined, lo
 /** su, runuser, sg and script run a shell: its `-c` command, or what it reads. */
 function switchUser(sink: ResolveSink, name: string, args: ShapedWord[], stdin: StdinSource | undefined): void {
   const computed = firstComputed(args);
-  if (computed) return sink.fail(`${quoted(computed)} (an argument of ${name}, which runs a shell) ${whyNot(computed)}`);
+  if (computed)
+    return sink.fail(`${quoted(computed)} (an argument of ${name}, which runs a shell) ${whyNot(computed)}`);
   const script = optionValue(args, "c", "--command");
   if (script) return sink.script(script.text, script.shape.known, `the command ${name} -c runs`);
   const operands = args.filter((word) => !word.text.startsWith("-"));
-  if (name === "sg") return operands.length >= 2 ? sink.script(operands[1]?.text ?? "", true, "the command sg runs") : sink.stdinScript(stdin, name);
+  if (name === "sg")
+    return operands.length >= 2
+      ? sink.script(operands[1]?.text ?? "", true, "the command sg runs")
+      : sink.stdinScript(stdin, name);
   if (name === "script") return sink.stdinScript(stdin, name);
   if (name === "runuser") {
     const user = args.findIndex((word) => word.text === "-u" || word.text === "--user");
@@ -154,7 +181,12 @@ function watch(sink: ResolveSink, args: ShapedWord[], stdin: StdinSource | undef
 
 /** A word find fills in with each file it finds (`{}`): never fixed. */
 const foundFile = (word: ShapedWord): ShapedWord =>
-  word.text.includes("{}") ? { text: word.text, shape: { known: false, single: true, head: "", why: "is filled in with each file find finds" } } : word;
+  word.text.includes("{}")
+    ? {
+        text: word.text,
+        shape: { known: false, single: true, head: "", why: "is filled in with each file find finds" },
+      }
+    : word;
 
 function find(sink: ResolveSink, args: ShapedWord[], stdin: StdinSource | undefined): void {
   const terminator = (from: number) => {
@@ -164,10 +196,18 @@ function find(sink: ResolveSink, args: ShapedWord[], stdin: StdinSource | undefi
   for (let i = 0; i < args.length; i += 1) {
     const word = args[i] as ShapedWord;
     if (!word.shape.known) {
-      if (!word.shape.single) return sink.fail(`${quoted(word)} (an argument of find) ${whyNot(word)}, so it may hold an -exec`);
+      if (!word.shape.single)
+        return sink.fail(`${quoted(word)} (an argument of find) ${whyNot(word)}, so it may hold an -exec`);
       // A computed word that is not a test's value may itself be `-exec`: what follows it is then a command.
       const next = args[i + 1];
-      if (!FIND_VALUED.test(args[i - 1]?.text ?? "") && next && next.shape.known && !next.text.startsWith("-") && next.text !== "(" && next.text !== "!") {
+      if (
+        !FIND_VALUED.test(args[i - 1]?.text ?? "") &&
+        next &&
+        next.shape.known &&
+        !next.text.startsWith("-") &&
+        next.text !== "(" &&
+        next.text !== "!"
+      ) {
         sink.words(args.slice(i + 1, terminator(i)).map(foundFile), stdin);
       }
       continue;
@@ -181,13 +221,30 @@ function find(sink: ResolveSink, args: ShapedWord[], stdin: StdinSource | undefi
 }
 
 /** git options that take a value before the subcommand. */
-const GIT_VALUED = new Set(["-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix", "--list-cmds", "--attr-source"]);
+const GIT_VALUED = new Set([
+  "-C",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--exec-path",
+  "--super-prefix",
+  "--list-cmds",
+  "--attr-source",
+]);
 
 /** Subcommand options whose value is a shell command (`git rebase -x 'cmd'`). */
 const GIT_SUBCOMMAND_SCRIPTS: Readonly<Record<string, readonly string[]>> = {
   rebase: ["-x", "--exec"],
   difftool: ["-x", "--extcmd"],
-  "filter-branch": ["--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"],
+  "filter-branch": [
+    "--env-filter",
+    "--tree-filter",
+    "--index-filter",
+    "--parent-filter",
+    "--msg-filter",
+    "--commit-filter",
+    "--tag-name-filter",
+  ],
   fetch: ["--upload-pack"],
   pull: ["--upload-pack"],
   clone: ["-u", "--upload-pack"],
@@ -201,7 +258,11 @@ const GIT_SUBCOMMAND_SCRIPTS: Readonly<Record<string, readonly string[]>> = {
 function gitSetting(word: ShapedWord): { key: string; value: string; keyKnown: boolean } {
   const equals = word.text.indexOf("=");
   const key = equals < 0 ? word.text : word.text.slice(0, equals);
-  return { key, value: equals < 0 ? "true" : word.text.slice(equals + 1), keyKnown: word.shape.head.length > key.length || word.shape.known };
+  return {
+    key,
+    value: equals < 0 ? "true" : word.text.slice(equals + 1),
+    keyKnown: word.shape.head.length > key.length || word.shape.known,
+  };
 }
 
 /** git's own options before the subcommand; returns where the subcommand is. */
@@ -255,10 +316,14 @@ function git(sink: ResolveSink, args: ShapedWord[], stdin: StdinSource | undefin
   if (!options) return;
   const computed = firstComputed(rest);
   if (computed && (computed.shape.head.startsWith("-") || computed.shape.head === "")) {
-    return sink.fail(`${quoted(computed)} (an argument of git ${sub}) ${whyNot(computed)}, so it may give git a command to run`);
+    return sink.fail(
+      `${quoted(computed)} (an argument of git ${sub}) ${whyNot(computed)}, so it may give git a command to run`,
+    );
   }
   for (const option of options) {
-    const value = option.startsWith("--") ? optionValue(rest, undefined, option) : optionValue(rest, option.slice(1), undefined);
+    const value = option.startsWith("--")
+      ? optionValue(rest, undefined, option)
+      : optionValue(rest, option.slice(1), undefined);
     if (value) sink.script(value.text, value.shape.known, `the command git ${sub} ${option} runs`);
   }
 }
@@ -269,20 +334,41 @@ function git(sink: ResolveSink, args: ShapedWord[], stdin: StdinSource | undefin
  * right after an option may be that option's value: the command may then start one word later.
  */
 const RUNNERS: Readonly<Record<string, readonly string[]>> = {
-  npm: ["exec", "x"], pnpm: ["exec", "dlx"], yarn: ["exec", "dlx"], bun: ["x", "exec"], bundle: ["exec"], poetry: ["run"],
-  pipenv: ["run"], uv: ["run"], pdm: ["run"], hatch: ["run"], rye: ["run"], pixi: ["run", "exec"], conda: ["run"], mamba: ["run"],
-  mise: ["exec", "x"], asdf: ["exec"], rbenv: ["exec"], pyenv: ["exec"], nodenv: ["exec"], direnv: ["exec"],
+  npm: ["exec", "x"],
+  pnpm: ["exec", "dlx"],
+  yarn: ["exec", "dlx"],
+  bun: ["x", "exec"],
+  bundle: ["exec"],
+  poetry: ["run"],
+  pipenv: ["run"],
+  uv: ["run"],
+  pdm: ["run"],
+  hatch: ["run"],
+  rye: ["run"],
+  pixi: ["run", "exec"],
+  conda: ["run"],
+  mamba: ["run"],
+  mise: ["exec", "x"],
+  asdf: ["exec"],
+  rbenv: ["exec"],
+  pyenv: ["exec"],
+  nodenv: ["exec"],
+  direnv: ["exec"],
 };
 
 /** Options of such tools that take a shell script: `npm exec -c 'cmd'`, `nix-shell --run 'cmd'`. */
 const RUNNER_SCRIPTS: Readonly<Record<string, readonly [string | undefined, string]>> = {
-  npm: ["c", "--call"], npx: ["c", "--call"], "nix-shell": [undefined, "--run"],
+  npm: ["c", "--call"],
+  npx: ["c", "--call"],
+  "nix-shell": [undefined, "--run"],
 };
 
 function runner(sink: ResolveSink, name: string, args: ShapedWord[], stdin: StdinSource | undefined): boolean {
   const scriptOption = RUNNER_SCRIPTS[name];
   if (scriptOption) {
-    const script = optionValue(args, scriptOption[0], scriptOption[1]) ?? (name === "nix-shell" ? optionValue(args, undefined, "--command") : undefined);
+    const script =
+      optionValue(args, scriptOption[0], scriptOption[1]) ??
+      (name === "nix-shell" ? optionValue(args, undefined, "--command") : undefined);
     if (script) {
       sink.script(script.text, script.shape.known, `the command ${name} ${scriptOption[1]} runs`, stdin);
       return true;
@@ -341,13 +427,16 @@ export function runsAsData(sink: ResolveSink, name: string, args: ShapedWord[], 
     case "parallel":
       return sink.fail("parallel builds the commands it runs from its input and arguments");
     case "alias":
-      if (args.some((word) => !word.shape.known || !word.text.startsWith("-"))) sink.fail("it defines an alias, so a name may not be the program it looks like");
+      if (args.some((word) => !word.shape.known || !word.text.startsWith("-")))
+        sink.fail("it defines an alias, so a name may not be the program it looks like");
       return;
     case "hash":
-      if (args.some((word) => !word.shape.known || /^-[a-z]*p/.test(word.text))) sink.fail("hash -p makes a name run another program");
+      if (args.some((word) => !word.shape.known || /^-[a-z]*p/.test(word.text)))
+        sink.fail("hash -p makes a name run another program");
       return;
     case "enable":
-      if (args.some((word) => !word.shape.known || /^-[a-z]*f/.test(word.text))) sink.fail("enable -f loads a builtin from a file");
+      if (args.some((word) => !word.shape.known || /^-[a-z]*f/.test(word.text)))
+        sink.fail("enable -f loads a builtin from a file");
       return;
     case "exec":
       // `exec` without a command: its redirections stay for the rest of the script (`exec <<< 'rm x'; sh`).
@@ -355,16 +444,28 @@ export function runsAsData(sink: ResolveSink, name: string, args: ShapedWord[], 
       return;
     default:
       if (DECLARATIONS.has(name)) {
-        if (args.some((word) => /^-[a-zA-Z]*n/.test(word.text))) return sink.fail(`${name} -n makes a name stand for another variable`);
-        const computed = firstComputed(args.filter((word) => !/^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(word.shape.head)));
-        if (computed) sink.fail(`${quoted(computed)} (an argument of ${name}) ${whyNot(computed)}, so it may set any variable`);
+        if (args.some((word) => /^-[a-zA-Z]*n/.test(word.text)))
+          return sink.fail(`${name} -n makes a name stand for another variable`);
+        const computed = firstComputed(
+          args.filter((word) => !/^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(word.shape.head)),
+        );
+        if (computed)
+          sink.fail(`${quoted(computed)} (an argument of ${name}) ${whyNot(computed)}, so it may set any variable`);
         return;
       }
       if (READERS.has(name)) {
         const target = args.find((word) => isCodeVariable(word.text));
-        if (target) return sink.fail(`${name} sets ${target.text}, whose value runs as code, to text read when it runs`);
+        if (target)
+          return sink.fail(`${name} sets ${target.text}, whose value runs as code, to text read when it runs`);
         // The name of the variable set, when computed, may be one of them.
-        const names = name === "printf" ? args.filter((_, i) => args[i - 1]?.text === "-v") : name === "getopts" ? args.slice(1, 2) : args.filter((word, i) => !word.text.startsWith("-") && !/^-[a-zA-Z]*[pdtnNuCcOi]$/.test(args[i - 1]?.text ?? ""));
+        const names =
+          name === "printf"
+            ? args.filter((_, i) => args[i - 1]?.text === "-v")
+            : name === "getopts"
+              ? args.slice(1, 2)
+              : args.filter(
+                  (word, i) => !word.text.startsWith("-") && !/^-[a-zA-Z]*[pdtnNuCcOi]$/.test(args[i - 1]?.text ?? ""),
+                );
         const computed = firstComputed(names);
         if (computed) sink.fail(`${quoted(computed)} (the variable ${name} sets) ${whyNot(computed)}`);
       }

@@ -89,13 +89,17 @@ export type Reading = "allow" | "restrict" | "definite";
 /** Whether a rule covers a request, read as `reading` says. */
 export function ruleCovers(rule: CompiledRule, facts: RequestFacts, ctx: PathContext, reading: Reading): boolean {
   const { tool, specifier } = rule.parsed;
-  if (reading !== "allow" && specifier !== undefined && facts.command && namesReadDenied(rule.parsed, facts, ctx)) return true;
+  if (reading !== "allow" && specifier !== undefined && facts.command && namesReadDenied(rule.parsed, facts, ctx))
+    return true;
   if (!toolMatches(tool, facts.request)) return false;
   const target = facts.request.target;
   if (target.kind === "command" && facts.command) {
     const pattern = specifier ?? "*";
     if (reading === "allow") return allowMatches(pattern, facts.command);
-    return denyMatches(pattern, facts.command, { caseInsensitive: ctx.caseInsensitive, computed: reading === "restrict" });
+    return denyMatches(pattern, facts.command, {
+      caseInsensitive: ctx.caseInsensitive,
+      computed: reading === "restrict",
+    });
   }
   if (specifier === undefined) return true;
   switch (target.kind) {

@@ -11,7 +11,10 @@ export const SENSITIVE_PATTERNS: readonly string[] = SECRET_NAME_PATTERNS;
 /** `.env.*` files that are templates, not secrets. */
 const ENV_TEMPLATES = /\/\.env\.(example|sample|template|dist|defaults)$/;
 
-const globs: readonly { pattern: string; glob: Bun.Glob }[] = SENSITIVE_PATTERNS.map((pattern) => ({ pattern, glob: new Bun.Glob(pattern) }));
+const globs: readonly { pattern: string; glob: Bun.Glob }[] = SENSITIVE_PATTERNS.map((pattern) => ({
+  pattern,
+  glob: new Bun.Glob(pattern),
+}));
 
 /**
  * The sensitive pattern an absolute path falls under, or undefined: a name pattern, or one of
@@ -32,7 +35,12 @@ const GLOB_CHARS = /[*?[\]{}]/;
  * open that file: its last segment is written out (`read(.env)`, `read(config/dev.pem)`) or is
  * itself a sensitive pattern (`read(*.pem)`, `read(~/.ssh/**)`). A broad `read(**)` names nothing.
  */
-export function namesSensitive(pattern: string, absPath: string, ctx: PathContext, places: readonly SecretPlace[] = []): boolean {
+export function namesSensitive(
+  pattern: string,
+  absPath: string,
+  ctx: PathContext,
+  places: readonly SecretPlace[] = [],
+): boolean {
   if (!matchPathPattern(pattern, absPath, ctx)) return false;
   const trimmed = pattern.trim().replace(/\/+$/, "");
   const last = trimmed.slice(trimmed.lastIndexOf("/") + 1);

@@ -42,12 +42,20 @@ function wholeToolLabel(tool: string): string {
  * What "session" would allow for this request; undefined when no rule fits (the question then
  * offers no "Allow for this session"). `allowed` lists command patterns already in force.
  */
-export function proposeSessionScope(facts: RequestFacts, root: string, allowed: readonly string[]): SessionScope | undefined {
+export function proposeSessionScope(
+  facts: RequestFacts,
+  root: string,
+  allowed: readonly string[],
+): SessionScope | undefined {
   const narrowest = proposeSessionRules(facts, root, allowed);
   if (!narrowest) return undefined;
   const { request } = facts;
   const target = request.target;
-  if (target.kind === "path" && target.access === "write" && facts.paths.every((path) => (insideRoot(path, root) ?? "") !== "")) {
+  if (
+    target.kind === "path" &&
+    target.access === "write" &&
+    facts.paths.every((path) => (insideRoot(path, root) ?? "") !== "")
+  ) {
     return { rules: [formatRule(request.tool, "./**")], label: wholeToolLabel(request.tool), narrowest };
   }
   if (target.kind === "input") return { rules: narrowest, label: wholeToolLabel(request.tool), narrowest };
@@ -68,7 +76,9 @@ function proposeSessionRules(facts: RequestFacts, root: string, allowed: readonl
       if (!analysis || analysis.notAllowable !== undefined) return undefined;
       const patterns: string[] = [];
       for (const words of analysis.allowParts) {
-        const covered = [...allowed, ...patterns].some((pattern) => allowMatches(pattern, { ...analysis, allowParts: [words] }));
+        const covered = [...allowed, ...patterns].some((pattern) =>
+          allowMatches(pattern, { ...analysis, allowParts: [words] }),
+        );
         if (covered) continue;
         const prefix = sessionPrefix(words);
         if (prefix === undefined) return undefined;

@@ -5,7 +5,15 @@
 // command. The caller decides what an unparsable line means (allow: never; deny: roughParts).
 import { type Assignment, forEachChild, parse, type Redirection, type SyntaxNode, type Word } from "unbash";
 import { messageOf } from "../errors/caught.ts";
-import { argumentShape, setsGiven, settleGiven, valueIsLiteral, wordIsLiteral, type WordShape, wordShape } from "./wordShape.ts";
+import {
+  argumentShape,
+  setsGiven,
+  settleGiven,
+  valueIsLiteral,
+  wordIsLiteral,
+  type WordShape,
+  wordShape,
+} from "./wordShape.ts";
 
 export type { WordShape } from "./wordShape.ts";
 
@@ -79,12 +87,17 @@ function redirectInfo(redirect: Redirection): { target: string; writes: boolean 
 function assignmentsOf(items: readonly (Assignment | Redirection | Word)[]): ShellAssignment[] {
   return items.flatMap((item) =>
     item.type === "Assignment"
-      ? [{
-          name: item.name,
-          text: item.text,
-          value: item.value.type === "Word" ? item.value.value : item.value.elements.map((element) => element.value).join(" "),
-          literal: item.value.type === "Word" && valueIsLiteral(item.value) && item.index === undefined,
-        }]
+      ? [
+          {
+            name: item.name,
+            text: item.text,
+            value:
+              item.value.type === "Word"
+                ? item.value.value
+                : item.value.elements.map((element) => element.value).join(" "),
+            literal: item.value.type === "Word" && valueIsLiteral(item.value) && item.index === undefined,
+          },
+        ]
       : [],
   );
 }
@@ -100,12 +113,16 @@ function stdinOf(redirects: readonly Redirection[], inherited: StdinSource | und
       const known = redirect.delimiter?.quoted === true || (body.parts ?? []).every((part) => part.type === "Literal");
       source = { kind: "here", text: body.text, known };
     } else if (redirect.type === "HereString") {
-      source = redirect.target ? { kind: "here", text: redirect.target.value, known: wordShape(redirect.target).known } : source;
+      source = redirect.target
+        ? { kind: "here", text: redirect.target.value, known: wordShape(redirect.target).known }
+        : source;
     } else if (redirect.operator === "<" || redirect.operator === "<>") {
       const path = redirect.target?.value ?? "";
       // `< /dev/stdin` keeps what it had; `< /dev/fd/3` is another descriptor, not a file.
       if (STDIN_PATH.test(path)) continue;
-      source = DESCRIPTOR_PATH.test(path) ? { kind: "descriptor" } : { kind: "file", known: redirect.target !== undefined && wordShape(redirect.target).known };
+      source = DESCRIPTOR_PATH.test(path)
+        ? { kind: "descriptor" }
+        : { kind: "file", known: redirect.target !== undefined && wordShape(redirect.target).known };
     } else if (redirect.operator === "<&") {
       source = { kind: "descriptor" };
     }
@@ -169,7 +186,8 @@ export function parseShell(source: string, options: ParseOptions = {}): ParsedSh
     switch (node.type) {
       case "Script":
         if (node.source !== undefined) own = node.source;
-        for (const error of (node as { errors?: readonly { message: string }[] }).errors ?? []) errors.push(error.message);
+        for (const error of (node as { errors?: readonly { message: string }[] }).errors ?? [])
+          errors.push(error.message);
         break;
       case "CommandExpansion":
       case "ProcessSubstitution":
@@ -188,11 +206,15 @@ export function parseShell(source: string, options: ParseOptions = {}): ParsedSh
         return;
       case "Command": {
         // `export PATH=…` keeps its assignments as words, so a rule sees what it sets.
-        const words = node.name ? [node.name.value, ...node.args.map((arg) => (arg.type === "Word" ? arg.value : arg.text))] : [];
+        const words = node.name
+          ? [node.name.value, ...node.args.map((arg) => (arg.type === "Word" ? arg.value : arg.text))]
+          : [];
         const shapes = node.name ? [wordShape(node.name), ...node.args.map(argumentShape)] : [];
         const assigns = assignmentsOf(node.prefix);
         const declared = assignmentsOf(node.args);
-        commands.push(commandFrom(node.redirects, { words, shapes, text: own.slice(node.pos, node.end), assigns, declared, stdin }));
+        commands.push(
+          commandFrom(node.redirects, { words, shapes, text: own.slice(node.pos, node.end), assigns, declared, stdin }),
+        );
         break;
       }
       case "ParameterExpansion":
@@ -212,7 +234,9 @@ export function parseShell(source: string, options: ParseOptions = {}): ParsedSh
         break;
       case "Redirected":
         // `{ a; b; } > file`: the group's redirections, as a command of their own.
-        commands.push(commandFrom(node.redirects, { words: [], shapes: [], text: own.slice(node.pos, node.end), stdin }));
+        commands.push(
+          commandFrom(node.redirects, { words: [], shapes: [], text: own.slice(node.pos, node.end), stdin }),
+        );
         forEachChild(node, (child) => visit(child, own, stdinOf(node.redirects, stdin)));
         return;
     }
@@ -225,7 +249,13 @@ export function parseShell(source: string, options: ParseOptions = {}): ParsedSh
     errors.push(messageOf(error));
   }
   settleGiven(commands, options.topLevel === true ? setsGiven(commands, loopNames) : "all");
-  const result: ParsedShell = { ok: errors.length === 0, commands, definesFunctions, transforms, literals: [...new Set(literals)] };
+  const result: ParsedShell = {
+    ok: errors.length === 0,
+    commands,
+    definesFunctions,
+    transforms,
+    literals: [...new Set(literals)],
+  };
   if (result.ok === false) result.error = errors[0];
   return result;
 }

@@ -54,7 +54,14 @@ function partWhy(part: WordPart): string | undefined {
 }
 
 /** Parts that keep a word one word whatever their value: quoted text and literal text. */
-const SPLIT_FREE: ReadonlySet<string> = new Set(["Literal", "SingleQuoted", "AnsiCQuoted", "DoubleQuoted", "LocaleString", "ProcessSubstitution"]);
+const SPLIT_FREE: ReadonlySet<string> = new Set([
+  "Literal",
+  "SingleQuoted",
+  "AnsiCQuoted",
+  "DoubleQuoted",
+  "LocaleString",
+  "ProcessSubstitution",
+]);
 
 /** The fixed text at the end of a word: from the last part whose value is not known to the end. */
 function knownTail(parts: readonly WordPart[]): string {
@@ -98,7 +105,12 @@ function givenName(part: WordPart): string | undefined {
     const name = part.text.slice(1);
     return GIVEN_VARIABLES.has(name) ? name : undefined;
   }
-  if (part.type === "ParameterExpansion" && part.operation === undefined && part.prefix === undefined && part.index === undefined) {
+  if (
+    part.type === "ParameterExpansion" &&
+    part.operation === undefined &&
+    part.prefix === undefined &&
+    part.index === undefined
+  ) {
     return GIVEN_VARIABLES.has(part.parameter) ? part.parameter : undefined;
   }
   return undefined;
@@ -113,9 +125,17 @@ export function wordShape(word: Word): WordShape {
     return { known: true, single: true, base, head: word.value };
   }
   const why = parts.map(partWhy).find((reason) => reason !== undefined);
-  const given = parts.flatMap((part) => (!SPLIT_FREE.has(part.type) && givenName(part) !== undefined ? [givenName(part) as string] : []));
+  const given = parts.flatMap((part) =>
+    !SPLIT_FREE.has(part.type) && givenName(part) !== undefined ? [givenName(part) as string] : [],
+  );
   const single = parts.every((part) => SPLIT_FREE.has(part.type) || givenName(part) !== undefined);
-  const shape: WordShape = { known: false, single, head: knownHead(parts), ...(why !== undefined && { why }), ...(given.length > 0 && { given }) };
+  const shape: WordShape = {
+    known: false,
+    single,
+    head: knownHead(parts),
+    ...(why !== undefined && { why }),
+    ...(given.length > 0 && { given }),
+  };
   // `"$DIR/tool"`: whatever DIR holds, the program's own name is `tool`.
   const tail = knownTail(parts);
   const slash = tail.lastIndexOf("/");
@@ -127,7 +147,9 @@ export function wordShape(word: Word): WordShape {
 export function argumentShape(arg: CommandArgument): WordShape {
   if (arg.type === "Word") return wordShape(arg);
   const known = arg.value.type === "Word" && valueIsLiteral(arg.value) && arg.index === undefined;
-  return known ? { known, single: true, head: arg.text } : { known, single: true, head: `${arg.name}=`, why: "is computed when it runs" };
+  return known
+    ? { known, single: true, head: arg.text }
+    : { known, single: true, head: `${arg.name}=`, why: "is computed when it runs" };
 }
 
 /** An assigned value the shell does not expand further: quotes and literal text; a glob stays text there. */
@@ -148,7 +170,8 @@ export function setsGiven(commands: readonly ShapedCommand[], loopNames: Readonl
   const names = new Set<string>(loopNames);
   for (const command of commands) {
     for (const assign of [...command.assigns, ...command.declared]) names.add(assign.name);
-    for (const word of command.words) if (GIVEN_VARIABLES.has(word) || /^[A-Z]+=/.test(word)) names.add(word.split("=")[0] as string);
+    for (const word of command.words)
+      if (GIVEN_VARIABLES.has(word) || /^[A-Z]+=/.test(word)) names.add(word.split("=")[0] as string);
   }
   return names;
 }

@@ -4,7 +4,14 @@ import type { RuleSource } from "../permission/types.ts";
 import type { BuiltinCommand } from "./commands.ts";
 
 /** The built-ins both front ends run through here. */
-export const SHARED_BUILTINS = ["undo", "diff", "compact", "permissions", "mode", "model"] as const satisfies readonly BuiltinCommand[];
+export const SHARED_BUILTINS = [
+  "undo",
+  "diff",
+  "compact",
+  "permissions",
+  "mode",
+  "model",
+] as const satisfies readonly BuiltinCommand[];
 export type SharedBuiltin = (typeof SHARED_BUILTINS)[number];
 
 export function isSharedBuiltin(name: BuiltinCommand): name is SharedBuiltin {
@@ -12,19 +19,28 @@ export function isSharedBuiltin(name: BuiltinCommand): name is SharedBuiltin {
 }
 
 /** What each shared built-in is for (the chat's /help and the editor's / menu say it). */
-export const BUILTIN_DESCRIPTIONS: Readonly<Record<SharedBuiltin, { usage: string; description: string; hint?: string }>> = {
+export const BUILTIN_DESCRIPTIONS: Readonly<
+  Record<SharedBuiltin, { usage: string; description: string; hint?: string }>
+> = {
   undo: { usage: "/undo", description: "put back the files the last turn changed" },
   diff: { usage: "/diff", description: "what this session changed in the project" },
-  compact: { usage: "/compact [focus]", description: "summarize the conversation so far, to make room", hint: "what the summary should keep" },
+  compact: {
+    usage: "/compact [focus]",
+    description: "summarize the conversation so far, to make room",
+    hint: "what the summary should keep",
+  },
   permissions: { usage: "/permissions", description: "the rules in force and this session's rules" },
   mode: { usage: "/mode [build|plan]", description: "show or switch the mode", hint: "build or plan" },
-  model: { usage: "/model [name]", description: "show or switch the model; the conversation goes on", hint: "a model name" },
+  model: {
+    usage: "/model [name]",
+    description: "show or switch the model; the conversation goes on",
+    hint: "a model name",
+  },
 };
 
 /** The rules no file lists, as /permissions says them. */
 export const BUILT_IN_RULES =
   "Built in: sensitive files (.env, keys …) and .git/ are never written; read-only tools run; commands in the OS sandbox run; plan mode changes nothing; everything else asks.";
-
 
 /** Where a rule comes from, as /permissions says it. */
 export const SOURCE_NAMES: Readonly<Record<RuleSource, string>> = {

@@ -70,7 +70,9 @@ function permissions(runtime: Runtime, args: string): PermissionsAnswer {
   }
   if (args !== "") return { kind: "usage" };
   // A session rule shows once, in the session's list.
-  const lasting = engine.rules().filter((rule) => rule.source !== "session" || !session.some((own) => own.pattern === rule.pattern));
+  const lasting = engine
+    .rules()
+    .filter((rule) => rule.source !== "session" || !session.some((own) => own.pattern === rule.pattern));
   return { kind: "list", lasting, session };
 }
 
@@ -85,7 +87,12 @@ async function mode(runtime: Runtime, args: string): Promise<ModeAnswer> {
 async function model(runtime: Runtime, args: string): Promise<ModelAnswer> {
   if (args === "") {
     const effort = runtime.controls.effort;
-    return { kind: "show", model: runtime.model, models: runtime.controls.models(), ...(effort !== undefined && { effort }) };
+    return {
+      kind: "show",
+      model: runtime.model,
+      models: runtime.controls.models(),
+      ...(effort !== undefined && { effort }),
+    };
   }
   try {
     const switched = await runtime.controls.setModel(args);
@@ -97,7 +104,12 @@ async function model(runtime: Runtime, args: string): Promise<ModelAnswer> {
 }
 
 /** Runs a shared built-in. `signal` stops a /compact (or a switch's compaction). Throws only for a failure of the undo store or /diff. */
-export async function runSharedBuiltin(runtime: Runtime, name: SharedBuiltin, args: string, signal?: AbortSignal): Promise<BuiltinAnswer> {
+export async function runSharedBuiltin(
+  runtime: Runtime,
+  name: SharedBuiltin,
+  args: string,
+  signal?: AbortSignal,
+): Promise<BuiltinAnswer> {
   switch (name) {
     case "undo":
       return { command: "undo", result: await runtime.undo() };

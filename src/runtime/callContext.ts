@@ -15,10 +15,16 @@ function defaultSandbox(executor: Executor, mode: Mode): SandboxSpec | null {
   return typeof spec === "function" ? spec.call(executor, { projectReadOnly: mode === "plan" }) : null;
 }
 
-export type CallServices = Pick<RuntimeOptions, "home" | "executor" | "sandboxFor" | "engine" | "approver" | "undo" | "hooks" | "audit">;
+export type CallServices = Pick<
+  RuntimeOptions,
+  "home" | "executor" | "sandboxFor" | "engine" | "approver" | "undo" | "hooks" | "audit"
+>;
 
 /** The tools' context for one turn (without subagents: subagentHost.ts adds them). */
-export function turnCallContext(services: CallServices, turn: { root: string; mode: Mode; signal: AbortSignal; emit: EventSink }): CallContext {
+export function turnCallContext(
+  services: CallServices,
+  turn: { root: string; mode: Mode; signal: AbortSignal; emit: EventSink },
+): CallContext {
   const { emit, mode } = turn;
   // A failing undo store is said once a turn, not at every write.
   let snapshotWarned = false;
@@ -38,7 +44,11 @@ export function turnCallContext(services: CallServices, turn: { root: string; mo
       } catch (error) {
         if (snapshotWarned) return;
         snapshotWarned = true;
-        emit({ type: "notice", level: "warning", text: `An undo snapshot failed (${messageOf(error)}); /undo may not restore this change.` });
+        emit({
+          type: "notice",
+          level: "warning",
+          text: `An undo snapshot failed (${messageOf(error)}); /undo may not restore this change.`,
+        });
       }
     },
     ...(services.hooks && { hooks: services.hooks }),

@@ -64,7 +64,9 @@ function childTools(host: ChildHost, task: SubagentTask, call: SubagentCall): { 
   const tools = new Map<string, Tool>();
   const missing: string[] = [];
   for (const wanted of task.tools) {
-    const names = wanted.endsWith("*") ? host.toolNames().filter((name) => name.startsWith(wanted.slice(0, -1))) : [wanted];
+    const names = wanted.endsWith("*")
+      ? host.toolNames().filter((name) => name.startsWith(wanted.slice(0, -1)))
+      : [wanted];
     const found = names.flatMap((name) => {
       const tool = host.tool(name);
       return tool ? [tool] : [];
@@ -95,7 +97,11 @@ function forward(parent: CallContext, callId: string, counter: { calls: number }
         parent.emit(event);
         return;
       case "model_retry":
-        parent.emit({ type: "tool_progress", callId, text: `The model's answer broke off (${event.reason}); trying again (attempt ${event.attempt}).` });
+        parent.emit({
+          type: "tool_progress",
+          callId,
+          text: `The model's answer broke off (${event.reason}); trying again (attempt ${event.attempt}).`,
+        });
         return;
       default:
         // text, thinking, step_end, compaction, server tools: the child's own business.
@@ -113,7 +119,10 @@ function childApprover(approver: Approver | undefined, callId: string): Approver
 function lastText(conversation: Conversation): string {
   const last = conversation.messages.at(-1);
   if (last?.role !== "assistant") return "";
-  return last.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n").trim();
+  return last.content
+    .flatMap((block) => (block.type === "text" ? [block.text] : []))
+    .join("\n")
+    .trim();
 }
 
 /**
@@ -160,7 +169,11 @@ export async function runChild(host: ChildHost, task: SubagentTask, call: Subage
   // No subagent capability in the child: subagents do not nest.
   const { subagent: _nested, approver: _approver, emit: _emit, ...shared } = parent;
   const calls: CallContext = { ...shared, emit, ...(approver && { approver }) };
-  const limits: Limits = { maxSteps, tokenBudget: Math.max(1, Math.floor(budget * (1 - WRAP_UP_SHARE))), maxOutputTokens: host.limits.maxOutputTokens };
+  const limits: Limits = {
+    maxSteps,
+    tokenBudget: Math.max(1, Math.floor(budget * (1 - WRAP_UP_SHARE))),
+    maxOutputTokens: host.limits.maxOutputTokens,
+  };
 
   conversation.record({ type: "user", prompt: task.prompt, content: [{ type: "text", text: task.prompt }] });
   const stats = { steps: 0 };
@@ -182,11 +195,20 @@ export async function runChild(host: ChildHost, task: SubagentTask, call: Subage
   if (!WRAP_UP_AFTER.has(loop.stopReason)) return result(loop.stopReason, lastText(conversation), loop.steps);
   // One wrap-up request, if the budget still has room: the same tools are sent (a conversation
   // with tool calls needs them, and the cached prefix stays the same), but any call is ignored.
-  if (meter.total >= budget || host.tokensLeft() <= 0) return result(loop.stopReason, lastText(conversation), loop.steps);
+  if (meter.total >= budget || host.tokensLeft() <= 0)
+    return result(loop.stopReason, lastText(conversation), loop.steps);
   conversation.record({ type: "user", prompt: "", content: [noteBlock(task.wrapUp)], synthetic: true });
   const maxTokens = Math.min(host.limits.maxOutputTokens, host.modelMaxTokens);
-  const response = await streamResponse(client, { ...request, messages: conversation.messages, maxTokens }, signal, emit);
+  const response = await streamResponse(
+    client,
+    { ...request, messages: conversation.messages, maxTokens },
+    signal,
+    emit,
+  );
   meter.spend(response.usage);
-  const answer = response.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n").trim();
+  const answer = response.content
+    .flatMap((block) => (block.type === "text" ? [block.text] : []))
+    .join("\n")
+    .trim();
   return result(loop.stopReason, answer, loop.steps + 1, true);
 }

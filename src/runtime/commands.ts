@@ -3,7 +3,17 @@
 // path ("/usr/bin/env is missing") stays a prompt.
 import type { CommandProvider, DeferredCommand } from "./services.ts";
 
-export const BUILTIN_COMMANDS = ["help", "undo", "diff", "compact", "mode", "model", "permissions", "clear", "exit"] as const;
+export const BUILTIN_COMMANDS = [
+  "help",
+  "undo",
+  "diff",
+  "compact",
+  "mode",
+  "model",
+  "permissions",
+  "clear",
+  "exit",
+] as const;
 export type BuiltinCommand = (typeof BUILTIN_COMMANDS)[number];
 
 export type ResolvedCommand =
@@ -23,7 +33,8 @@ export function resolveCommand(text: string, commands: CommandProvider | undefin
   if (!match) return { kind: "prompt", text };
   const name = (match[1] as string).toLowerCase();
   const args = (match[2] ?? "").trim();
-  if ((BUILTIN_COMMANDS as readonly string[]).includes(name)) return { kind: "builtin", name: name as BuiltinCommand, args };
+  if ((BUILTIN_COMMANDS as readonly string[]).includes(name))
+    return { kind: "builtin", name: name as BuiltinCommand, args };
   const expanded = commands?.resolve(name, args);
   if (typeof expanded === "string") return { kind: "prompt", text: expanded, command: name };
   if (expanded !== undefined) return { kind: "prompt", text: text.trim(), command: name };
@@ -31,7 +42,10 @@ export function resolveCommand(text: string, commands: CommandProvider | undefin
 }
 
 /** The deferred command a prompt names (`/name args`), if it names one. */
-export function deferredCommand(text: string, commands: CommandProvider | undefined): { name: string; command: DeferredCommand } | undefined {
+export function deferredCommand(
+  text: string,
+  commands: CommandProvider | undefined,
+): { name: string; command: DeferredCommand } | undefined {
   const match = COMMAND.exec(text.trim());
   if (!match || !commands) return undefined;
   const name = (match[1] as string).toLowerCase();

@@ -52,7 +52,8 @@ export function needsCompaction(ctx: CompactionContext): boolean {
 /** Stage 1: the long tool results before the last KEEP_RECENT_TURNS assistant turns, cut to a head. */
 export function pruneToolResults(messages: readonly Message[]): { pruned: PrunedResult[]; savedChars: number } {
   const assistants = messages.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
-  const before = assistants.length > KEEP_RECENT_TURNS ? (assistants[assistants.length - KEEP_RECENT_TURNS] as number) : 0;
+  const before =
+    assistants.length > KEEP_RECENT_TURNS ? (assistants[assistants.length - KEEP_RECENT_TURNS] as number) : 0;
   const pruned: PrunedResult[] = [];
   let savedChars = 0;
   messages.slice(0, before).forEach((message, index) => {
@@ -84,12 +85,20 @@ function summaryText(summary: string, prompt: string | undefined): string {
   return `<garuda_summary>\nEarlier messages of this conversation were replaced by this summary to save context.\n\n${summary.trim()}${latest}\n</garuda_summary>`;
 }
 
-async function summarize(ctx: CompactionContext, head: Message[], focus: string | undefined, signal: AbortSignal): Promise<{ text: string; usage: Usage }> {
+async function summarize(
+  ctx: CompactionContext,
+  head: Message[],
+  focus: string | undefined,
+  signal: AbortSignal,
+): Promise<{ text: string; usage: Usage }> {
   const messages = [...head];
   const instruction = focus ? `${SUMMARY_INSTRUCTION}\nFocus on: ${focus}` : SUMMARY_INSTRUCTION;
   appendMessage(messages, { role: "user", content: [{ type: "text", text: instruction }] });
   const response = await streamResponse(ctx.client, { ...ctx.request, messages }, signal, undefined);
-  const text = response.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n").trim();
+  const text = response.content
+    .flatMap((block) => (block.type === "text" ? [block.text] : []))
+    .join("\n")
+    .trim();
   return { text, usage: response.usage };
 }
 
@@ -97,7 +106,10 @@ async function summarize(ctx: CompactionContext, head: Message[], focus: string 
  * Runs stage 1, then stage 2 unless stage 1 brought the estimate to COMPACT_TARGET. `force`
  * (/compact, a context-window stop) runs both. Undefined when nothing could be compacted.
  */
-export async function compact(ctx: CompactionContext, options: { force: boolean; focus?: string; signal: AbortSignal }): Promise<CompactionResult | undefined> {
+export async function compact(
+  ctx: CompactionContext,
+  options: { force: boolean; focus?: string; signal: AbortSignal },
+): Promise<CompactionResult | undefined> {
   const { conversation, meter } = ctx;
   const beforeTokens = contextEstimate(ctx);
   const stages: Array<1 | 2> = [];
@@ -109,7 +121,8 @@ export async function compact(ctx: CompactionContext, options: { force: boolean;
     conversation.record({ type: "compaction", stage: 1, beforeTokens, afterTokens: estimate, pruned });
     meter.rebase(estimate, conversation.chars);
     stages.push(1);
-    if (!options.force && estimate <= ctx.contextWindow * COMPACT_TARGET) return { beforeTokens, afterTokens: estimate, stages };
+    if (!options.force && estimate <= ctx.contextWindow * COMPACT_TARGET)
+      return { beforeTokens, afterTokens: estimate, stages };
   }
 
   const cut = summaryCut(conversation.messages);
@@ -119,9 +132,20 @@ export async function compact(ctx: CompactionContext, options: { force: boolean;
     if (summary.text !== "") {
       const prompt = conversation.prompt && conversation.prompt.index < cut ? conversation.prompt.text : undefined;
       const text = summaryText(summary.text, prompt);
-      const chars = [summaryMessage(text), ...conversation.messages.slice(cut)].reduce((sum, message) => sum + JSON.stringify(message.content).length, 0);
+      const chars = [summaryMessage(text), ...conversation.messages.slice(cut)].reduce(
+        (sum, message) => sum + JSON.stringify(message.content).length,
+        0,
+      );
       const after = Math.ceil((meter.fixedChars + chars) / CHARS_PER_TOKEN);
-      conversation.record({ type: "compaction", stage: 2, beforeTokens: estimate, afterTokens: after, keptFrom: cut, summary: text, usage: summary.usage });
+      conversation.record({
+        type: "compaction",
+        stage: 2,
+        beforeTokens: estimate,
+        afterTokens: after,
+        keptFrom: cut,
+        summary: text,
+        usage: summary.usage,
+      });
       meter.rebase(undefined, conversation.chars);
       estimate = contextEstimate(ctx);
       stages.push(2);

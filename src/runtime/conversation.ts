@@ -3,7 +3,13 @@
 // size in characters for the context estimate.
 import type { Message, ToolUseBlock } from "../model/types.ts";
 import type { SessionJournal } from "../store/sessionFile.ts";
-import { type RecordInput, type RecordedResult, type SessionRecord, applyRecord, keptChange } from "../store/sessionRecords.ts";
+import {
+  type RecordInput,
+  type RecordedResult,
+  type SessionRecord,
+  applyRecord,
+  keptChange,
+} from "../store/sessionRecords.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import { CANCELLED_OUTPUT } from "../tools/registry.ts";
 
@@ -45,7 +51,10 @@ export class Conversation {
     applyRecord(this.messages, record);
     if (record.type === "user" && !record.synthetic) {
       // The prompt joins the previous user message when that one holds tool results.
-      this.#prompt = { index: this.messages.length > before ? this.messages.length - 1 : Math.max(0, before - 1), text: record.prompt };
+      this.#prompt = {
+        index: this.messages.length > before ? this.messages.length - 1 : Math.max(0, before - 1),
+        text: record.prompt,
+      };
     }
     if (record.type === "compaction") {
       this.#chars = this.#count();
@@ -68,15 +77,24 @@ export class Conversation {
     const assistant = this.messages[index];
     if (assistant?.role !== "assistant") return [];
     const next = this.messages[index + 1];
-    const answered = new Set(next?.role === "user" ? next.content.flatMap((block) => (block.type === "tool_result" ? [block.toolUseId] : [])) : []);
-    return assistant.content.filter((block): block is ToolUseBlock => block.type === "tool_use" && !answered.has(block.id));
+    const answered = new Set(
+      next?.role === "user"
+        ? next.content.flatMap((block) => (block.type === "tool_result" ? [block.toolUseId] : []))
+        : [],
+    );
+    return assistant.content.filter(
+      (block): block is ToolUseBlock => block.type === "tool_use" && !answered.has(block.id),
+    );
   }
 
   /**
    * Gives every open tool call a result so the next request is valid: the known result when
    * there is one, else a synthetic "Cancelled by the user." Returns how many were closed.
    */
-  closeOpenToolCalls(known: ReadonlyMap<string, RecordedResult> = new Map(), described: ReadonlyMap<string, CallInfo> = new Map()): number {
+  closeOpenToolCalls(
+    known: ReadonlyMap<string, RecordedResult> = new Map(),
+    described: ReadonlyMap<string, CallInfo> = new Map(),
+  ): number {
     const open = this.openToolCalls();
     if (open.length === 0) return 0;
     const results = open.map((call): RecordedResult => {
@@ -86,7 +104,16 @@ export class Conversation {
       const shown = described.get(call.id);
       const { change, ...info } = shown ?? { title: call.name, kind: "other" as const, locations: [] };
       const kept = change && keptChange(change);
-      return { callId: call.id, tool: call.name, content: CANCELLED_OUTPUT, isError: true, status: "failed", synthetic: true, ...(shown && { info }), ...(kept && { change: kept }) };
+      return {
+        callId: call.id,
+        tool: call.name,
+        content: CANCELLED_OUTPUT,
+        isError: true,
+        status: "failed",
+        synthetic: true,
+        ...(shown && { info }),
+        ...(kept && { change: kept }),
+      };
     });
     this.record({ type: "tool_results", results });
     return open.length;

@@ -60,8 +60,10 @@ export function readInstructions(root: string, budget = INSTRUCTIONS_BUDGET): In
     // A regular file only: a FIFO named AGENTS.md would otherwise hold session/new (and the process) forever.
     const read = readRegularFile(real, { maxBytes: MAX_FILE_BYTES });
     if (!("bytes" in read)) {
-      if (read.problem === "too_big") notes.push(`${name} was not read: it is larger than ${MAX_FILE_BYTES / 1_000_000} MB.`);
-      else if (read.problem === "not_regular") notes.push(`${name} was not read: it is not a regular file (a pipe, socket or device).`);
+      if (read.problem === "too_big")
+        notes.push(`${name} was not read: it is larger than ${MAX_FILE_BYTES / 1_000_000} MB.`);
+      else if (read.problem === "not_regular")
+        notes.push(`${name} was not read: it is not a regular file (a pipe, socket or device).`);
       continue;
     }
     const text = read.bytes.toString("utf8").replace(/\r\n/g, "\n").trim();

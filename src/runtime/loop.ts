@@ -2,7 +2,13 @@
 // is near full, stream a model response, run its tool calls, record both, repeat until the model
 // ends the turn or a limit does. It knows no provider and no front end: a ModelClient in, a
 // StopReason and AgentEvents out, every change to the conversation a session record.
-import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ToolUseBlock } from "../model/types.ts";
+import {
+  type AssistantBlock,
+  type ModelClient,
+  ModelError,
+  type ModelRequest,
+  type ToolUseBlock,
+} from "../model/types.ts";
 import { keptChange, type RecordedResult } from "../store/sessionRecords.ts";
 import type { CallContext, CallOutcome, ToolRegistry } from "../tools/registry.ts";
 import { cutText } from "../text/cut.ts";
@@ -113,7 +119,13 @@ class RepeatWatch {
 }
 
 function compactionContext(ctx: LoopContext, maxTokens: number): CompactionContext {
-  return { client: ctx.client, request: { ...ctx.request, maxTokens }, contextWindow: ctx.contextWindow, conversation: ctx.conversation, meter: ctx.meter };
+  return {
+    client: ctx.client,
+    request: { ...ctx.request, maxTokens },
+    contextWindow: ctx.contextWindow,
+    conversation: ctx.conversation,
+    meter: ctx.meter,
+  };
 }
 
 /** How full the context is now and what the session cost so far (after a response or a compaction). */
@@ -146,7 +158,11 @@ async function runCalls(ctx: LoopContext, calls: ToolUseBlock[]): Promise<void> 
     const outcomes = await abortable(runToolCalls(ctx.registry, calls, context, done), ctx.signal);
     ctx.conversation.record({ type: "tool_results", results: outcomes.map(toRecorded) });
   } catch (error) {
-    const known = new Map([...done.values()].filter((outcome) => !outcome.cancelled).map((outcome) => [outcome.callId, toRecorded(outcome)] as const));
+    const known = new Map(
+      [...done.values()]
+        .filter((outcome) => !outcome.cancelled)
+        .map((outcome) => [outcome.callId, toRecorded(outcome)] as const),
+    );
     ctx.conversation.closeOpenToolCalls(known, described);
     throw error;
   }
@@ -168,11 +184,15 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
       if (ctx.stats.steps >= limits.maxSteps) return end("max_steps");
       // A model switched in the turn may take less.
       maxTokens = Math.min(maxTokens, ctx.modelMaxTokens);
-      const compactionNeeded = forceCompaction || (conversation.chars >= quietUntilChars && needsCompaction(compactionContext(ctx, maxTokens)));
+      const compactionNeeded =
+        forceCompaction ||
+        (conversation.chars >= quietUntilChars && needsCompaction(compactionContext(ctx, maxTokens)));
       if (compactionNeeded) {
         const compacted = await compactAndReport(ctx, maxTokens, forceCompaction);
         if (forceCompaction && !compacted) {
-          throw new ModelError("The conversation no longer fits in the model's context window and compaction could not make room. Start a new conversation.");
+          throw new ModelError(
+            "The conversation no longer fits in the model's context window and compaction could not make room. Start a new conversation.",
+          );
         }
         forceCompaction = false;
         // No new compaction until a tenth of the window was added: one that could not get below
@@ -181,9 +201,20 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
       }
 
       const step = ++ctx.stats.steps;
-      const response = await streamResponse(ctx.client, { ...ctx.request, messages: conversation.messages, maxTokens }, signal, ctx.emit);
+      const response = await streamResponse(
+        ctx.client,
+        { ...ctx.request, messages: conversation.messages, maxTokens },
+        signal,
+        ctx.emit,
+      );
       meter.spend(response.usage);
-      conversation.record({ type: "assistant", step, stopReason: response.stopReason, content: sendable(response.content), usage: response.usage });
+      conversation.record({
+        type: "assistant",
+        step,
+        stopReason: response.stopReason,
+        content: sendable(response.content),
+        usage: response.usage,
+      });
       meter.observe(response.usage, conversation.chars);
       reportUsage(ctx);
       const calls = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
@@ -199,7 +230,8 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
         cutRetries++;
         maxTokens = ctx.modelMaxTokens;
         if (calls.length > 0) conversation.record({ type: "tool_results", results: [...cutResults(calls).values()] });
-        else conversation.record({ type: "user", prompt: "", content: [noteBlock(CUT_CONTINUE_NOTE)], synthetic: true });
+        else
+          conversation.record({ type: "user", prompt: "", content: [noteBlock(CUT_CONTINUE_NOTE)], synthetic: true });
         continue;
       }
       if (response.stopReason === "refusal") {
@@ -232,6 +264,19 @@ function sendable(content: AssistantBlock[]): AssistantBlock[] {
 
 function cutResults(calls: readonly ToolUseBlock[]): Map<string, RecordedResult> {
   return new Map(
-    calls.map((call) => [call.id, { callId: call.id, tool: call.name, content: CUT_TOOL_OUTPUT, isError: true, status: "failed", synthetic: true }] as const),
+    calls.map(
+      (call) =>
+        [
+          call.id,
+          {
+            callId: call.id,
+            tool: call.name,
+            content: CUT_TOOL_OUTPUT,
+            isError: true,
+            status: "failed",
+            synthetic: true,
+          },
+        ] as const,
+    ),
   );
 }

@@ -79,7 +79,8 @@ export function mentionedPaths(prompt: string): string[] {
 /** The checked image file as an image block, or why not. */
 function attachImage(realPath: string, links: number, name: string): { image: ImageBlock } | { refused: string } {
   const loaded = loadChecked(realPath, MAX_IMAGE_BYTES);
-  if (gainedLinks(loaded, links) || loaded.kind === "changed") return { refused: `${name} was not attached: it changed while waiting for the approval.` };
+  if (gainedLinks(loaded, links) || loaded.kind === "changed")
+    return { refused: `${name} was not attached: it changed while waiting for the approval.` };
   if (loaded.kind === "too_big") return { refused: tooLarge(name, loaded.size) };
   if (loaded.kind === "binary" && loaded.bytes) return imageFromBytes(loaded.bytes, name);
   if (loaded.kind === "text") return imageFromBytes(loaded.bytes, name);
@@ -104,7 +105,8 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       size = stat.size;
     } catch {
       // "@someone" in ordinary text stays text; what is written as a file name was meant as one.
-      if (looksLikeFile(mention)) notices.push(`@${mention} was not attached: there is no such file (${resolved.display}).`);
+      if (looksLikeFile(mention))
+        notices.push(`@${mention} was not attached: there is no such file (${resolved.display}).`);
       continue;
     }
     const decision = await ctx.engine.authorize(
@@ -124,7 +126,9 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
     }
     // An image (by its name; its bytes decide) goes as an image, within the models' own limit.
     if (IMAGE_EXTENSION.test(resolved.realPath) && ctx.images === false) {
-      notices.push(`@${mention} was not attached: ${ctx.model ?? "the model"} takes text only (the model catalog marks it so). Describe the image in words, or switch to a model that takes images (/model).`);
+      notices.push(
+        `@${mention} was not attached: ${ctx.model ?? "the model"} takes text only (the model catalog marks it so). Describe the image in words, or switch to a model that takes images (/model).`,
+      );
       continue;
     }
     if (IMAGE_EXTENSION.test(resolved.realPath)) {
@@ -134,7 +138,9 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       continue;
     }
     if (size > MAX_ATTACHED_BYTES) {
-      notices.push(`@${mention} was not attached: it is larger than ${MAX_ATTACHED_BYTES / 1000} KB (the model can read parts of it with read_file).`);
+      notices.push(
+        `@${mention} was not attached: it is larger than ${MAX_ATTACHED_BYTES / 1000} KB (the model can read parts of it with read_file).`,
+      );
       continue;
     }
     // Read only the file that was checked: a question can wait, and meanwhile a sandboxed process
@@ -145,12 +151,22 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       continue;
     }
     if (loaded.kind !== "text") {
-      notices.push(`@${mention} was not attached: ${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`);
+      notices.push(
+        `@${mention} was not attached: ${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`,
+      );
       continue;
     }
     // After the checks above, and only then: the editor's buffer, when it differs from the disk.
-    const buffer = ctx.buffers ? await unsavedBuffer(ctx.buffers, resolved, resolved.realPath, loaded.text, { root: ctx.root, signal: ctx.signal }) : undefined;
-    const text = buffer === undefined || buffer.length > MAX_ATTACHED_BYTES ? loaded.text : `${buffer}\n${bufferNote(resolved.display)}`;
+    const buffer = ctx.buffers
+      ? await unsavedBuffer(ctx.buffers, resolved, resolved.realPath, loaded.text, {
+          root: ctx.root,
+          signal: ctx.signal,
+        })
+      : undefined;
+    const text =
+      buffer === undefined || buffer.length > MAX_ATTACHED_BYTES
+        ? loaded.text
+        : `${buffer}\n${bufferNote(resolved.display)}`;
     blocks.push({ type: "text", text: `<attached_file path="${resolved.display}">\n${text}\n</attached_file>` });
   }
   return { blocks, notices };

@@ -20,7 +20,11 @@ function contextTokens(usage: Usage): number {
 /** What `usage` costs at `price`, in US dollars (prices are per million tokens). */
 function usageCost(usage: Usage, price: Price): number {
   return (
-    (usage.inputTokens * price.input + usage.outputTokens * price.output + usage.cacheReadTokens * price.cacheRead + usage.cacheCreationTokens * price.cacheWrite) / 1_000_000
+    (usage.inputTokens * price.input +
+      usage.outputTokens * price.output +
+      usage.cacheReadTokens * price.cacheRead +
+      usage.cacheCreationTokens * price.cacheWrite) /
+    1_000_000
   );
 }
 
@@ -86,7 +90,11 @@ export class UsageMeter {
 }
 
 /** How full the context is (the estimate for `chars` of conversation), the window, and the cost so far. */
-export function usageSnapshot(meter: UsageMeter, chars: number, size: number): { used: number; size: number; cost?: number } {
+export function usageSnapshot(
+  meter: UsageMeter,
+  chars: number,
+  size: number,
+): { used: number; size: number; cost?: number } {
   const cost = meter.cost;
   return { used: meter.estimate(chars), size, ...(cost !== undefined && { cost }) };
 }

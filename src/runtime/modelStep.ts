@@ -3,7 +3,13 @@
 // attempt's answer is kept), its tool calls held to the bounds of model/toolInput.ts. Abort ends
 // the wait at once and closes the stream.
 import { abortError } from "../model/abort.ts";
-import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ModelStopReason } from "../model/types.ts";
+import {
+  type AssistantBlock,
+  type ModelClient,
+  ModelError,
+  type ModelRequest,
+  type ModelStopReason,
+} from "../model/types.ts";
 import type { Usage } from "../core-types/usage.ts";
 import { serverToolInfo, serverToolSummary } from "../model/serverTools.ts";
 import { boundResponse } from "../model/toolInput.ts";
@@ -52,7 +58,14 @@ export async function streamResponse(
           break;
         case "server_tool_use":
           serverTools.set(event.id, event.name);
-          emit?.({ type: "server_tool", callId: event.id, name: event.name, input: event.input, status: "started", info: serverToolInfo(event.name, event.input) });
+          emit?.({
+            type: "server_tool",
+            callId: event.id,
+            name: event.name,
+            input: event.input,
+            status: "started",
+            info: serverToolInfo(event.name, event.input),
+          });
           break;
         case "server_tool_result": {
           const name = serverTools.get(event.toolUseId) ?? event.blockType;
@@ -69,7 +82,13 @@ export async function streamResponse(
         }
         case "retry":
           serverTools.clear();
-          emit?.({ type: "model_retry", attempt: event.attempt, delayMs: event.delayMs, reason: event.reason, partial: streamed });
+          emit?.({
+            type: "model_retry",
+            attempt: event.attempt,
+            delayMs: event.delayMs,
+            reason: event.reason,
+            partial: streamed,
+          });
           streamed = false;
           break;
         case "warning":

@@ -64,10 +64,16 @@ export async function prepareSwitch(host: SwitchHost, name: string): Promise<Pre
   if (!choices) throw new ControlError("This session cannot switch models.");
   const wanted = name.trim();
   const info = choices.resolve(wanted) ?? (wanted === host.current.spec ? host.current : undefined);
-  if (!info) throw new ControlError(`There is no model "${wanted}" in the catalog or ~/.garuda/models.json. The models you can use: ${knownList(choices, host.current)}.`);
+  if (!info)
+    throw new ControlError(
+      `There is no model "${wanted}" in the catalog or ~/.garuda/models.json. The models you can use: ${knownList(choices, host.current)}.`,
+    );
   if (info.spec === host.current.spec) return undefined;
   const choice = choices.choices.find((entry) => entry.info.spec === info.spec);
-  if (choice && !choice.usable) throw new ControlError(`${info.spec} cannot be used: ${choice.reason}. The models you can use: ${knownList(choices, host.current)}.`);
+  if (choice && !choice.usable)
+    throw new ControlError(
+      `${info.spec} cannot be used: ${choice.reason}. The models you can use: ${knownList(choices, host.current)}.`,
+    );
 
   const fits = () => host.contextUsed() <= info.contextWindow * COMPACT_AT;
   if (!fits() && host.turnRunning()) {

@@ -9,7 +9,8 @@ export const PLAN_NOTE =
 export const BUILD_AGAIN_NOTE = "Build mode is on again: you may make the changes now (edits ask the user first).";
 export const CUT_CONTINUE_NOTE =
   "Your response was cut off at the output limit before it was finished. Go on from where it stopped; put large content (a long file) into several smaller tool calls.";
-export const CUT_NOTE = "Your previous response was cut off at the output limit before it was finished. If something was left undone, continue in smaller steps.";
+export const CUT_NOTE =
+  "Your previous response was cut off at the output limit before it was finished. If something was left undone, continue in smaller steps.";
 
 export function noteBlock(text: string): TextBlock {
   return { type: "text", text: `<garuda_note>\n${text}\n</garuda_note>` };

@@ -15,14 +15,59 @@ import { isInside } from "../files/isInside.ts";
  * refused. A project inside one (/var/www/site, /opt/tool, /usr/local/src/app) is fine.
  */
 const SYSTEM_FOLDERS: readonly string[] = [
-  "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt",
-  "/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys", "/usr", "/usr/bin", "/usr/lib",
-  "/usr/local", "/usr/local/bin", "/usr/sbin", "/usr/share", "/var", "/var/lib", "/var/log", "/nix", "/nix/store", "/gnu",
+  "/",
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/home",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/media",
+  "/mnt",
+  "/opt",
+  "/proc",
+  "/root",
+  "/run",
+  "/sbin",
+  "/snap",
+  "/srv",
+  "/sys",
+  "/usr",
+  "/usr/bin",
+  "/usr/lib",
+  "/usr/local",
+  "/usr/local/bin",
+  "/usr/sbin",
+  "/usr/share",
+  "/var",
+  "/var/lib",
+  "/var/log",
+  "/nix",
+  "/nix/store",
+  "/gnu",
   // WSL: the Windows drives, their system and users' folders
-  ..."cdefgh".split("").flatMap((drive) => [`/mnt/${drive}`, `/mnt/${drive}/Windows`, `/mnt/${drive}/Users`, `/mnt/${drive}/Program Files`]),
+  ..."cdefgh"
+    .split("")
+    .flatMap((drive) => [
+      `/mnt/${drive}`,
+      `/mnt/${drive}/Windows`,
+      `/mnt/${drive}/Users`,
+      `/mnt/${drive}/Program Files`,
+    ]),
   // macOS
-  "/Applications", "/Library", "/System", "/Users", "/Volumes", "/cores", "/private", "/private/etc",
-  "/private/var", "/opt/homebrew",
+  "/Applications",
+  "/Library",
+  "/System",
+  "/Users",
+  "/Volumes",
+  "/cores",
+  "/private",
+  "/private/etc",
+  "/private/var",
+  "/opt/homebrew",
 ];
 
 /** Shared temp folders: other programs' files, and (through them) other sessions'. */
@@ -43,7 +88,8 @@ export interface RootContext {
   caseInsensitive?: boolean;
 }
 
-const OPEN_A_PROJECT = "Open a project folder instead: start garuda in it (cd into it first), or open it in your editor";
+const OPEN_A_PROJECT =
+  "Open a project folder instead: start garuda in it (cd into it first), or open it in your editor";
 
 /** The real path, or the path itself when it cannot be resolved (missing). */
 export function real(path: string): string {
@@ -67,7 +113,10 @@ export interface WideFolder {
  * home), Garuda's session folders (inside or above them), or a folder inside ~/.garuda.
  */
 export function wideFolder(resolved: string, context: RootContext): WideFolder | undefined {
-  const fold = context.caseInsensitive ?? process.platform === "darwin" ? (path: string) => path.toLowerCase() : (path: string) => path;
+  const fold =
+    (context.caseInsensitive ?? process.platform === "darwin")
+      ? (path: string) => path.toLowerCase()
+      : (path: string) => path;
   const at = fold(resolved);
   const holds = (folder: string) => isInside(fold(folder), at);
   const home = real(context.home);
@@ -75,19 +124,29 @@ export function wideFolder(resolved: string, context: RootContext): WideFolder |
   const system = SYSTEM_FOLDERS.find((folder) => fold(folder) !== fold(home) && holds(folder));
   if (system !== undefined) {
     const what = fold(system) === at ? "a system folder" : `a folder that holds the system folder ${system}`;
-    return { what: `${what}, and commands in the sandbox could change the computer's own files from there`, fix: OPEN_A_PROJECT };
+    return {
+      what: `${what}, and commands in the sandbox could change the computer's own files from there`,
+      fix: OPEN_A_PROJECT,
+    };
   }
   const temp = TEMP_FOLDERS.find(holds);
   if (temp !== undefined) {
     const what = fold(temp) === at ? "the shared temp folder" : `a folder that holds the shared temp folder ${temp}`;
-    return { what: `${what}, where other programs and Garuda's other sessions keep their files`, fix: `${OPEN_A_PROJECT} (a folder inside ${temp} is fine)` };
+    return {
+      what: `${what}, where other programs and Garuda's other sessions keep their files`,
+      fix: `${OPEN_A_PROJECT} (a folder inside ${temp} is fine)`,
+    };
   }
   const sessions = context.sessionFolders;
   const garuda = real(join(home, ".garuda"));
-  const own = holds(sessions) || isInside(at, fold(sessions)) ? sessions : isInside(at, fold(garuda)) ? garuda : undefined;
+  const own =
+    holds(sessions) || isInside(at, fold(sessions)) ? sessions : isInside(at, fold(garuda)) ? garuda : undefined;
   if (own !== undefined) {
     const how = isInside(at, fold(own)) ? "inside" : "a folder that holds";
-    return { what: `${how} ${own}, Garuda's own folder (settings, credentials, other sessions' files)`, fix: OPEN_A_PROJECT };
+    return {
+      what: `${how} ${own}, Garuda's own folder (settings, credentials, other sessions' files)`,
+      fix: OPEN_A_PROJECT,
+    };
   }
   return undefined;
 }
@@ -109,10 +168,16 @@ export function checkProjectRoot(root: string, context: RootContext): ProjectRoo
   const wide = wideFolder(resolved, context);
   if (wide) throw new ConfigError(undefined, `Garuda does not run in ${named}: it is ${wide.what}`, wide.fix);
 
-  const fold = context.caseInsensitive ?? process.platform === "darwin" ? (path: string) => path.toLowerCase() : (path: string) => path;
+  const fold =
+    (context.caseInsensitive ?? process.platform === "darwin")
+      ? (path: string) => path.toLowerCase()
+      : (path: string) => path;
   const home = real(context.home);
   if (isInside(fold(home), fold(resolved))) {
-    const where = fold(home) === fold(resolved) ? `This session runs in your home folder (${home}), not in a project.` : `This session's folder ${resolved} holds your home folder (${home}).`;
+    const where =
+      fold(home) === fold(resolved)
+        ? `This session runs in your home folder (${home}), not in a project.`
+        : `This session's folder ${resolved} holds your home folder (${home}).`;
     return {
       root: resolved,
       homeNotice: `${where} Commands may change its ordinary folders, but not your dotfiles (shell and login scripts, ~/.config, ~/.ssh …), ~/bin and the other PATH folders or ~/.garuda, and the file tools do not edit them. Open a project folder to work on one project.`,

@@ -18,8 +18,16 @@ function promptLimit(contextWindow: number): number {
 }
 
 /** Why this user message is not sent, or undefined when it fits. `attached`: files from @mentions are in it. */
-export function promptProblem(content: readonly UserBlock[], contextWindow: number, attached: boolean): string | undefined {
-  const chars = content.reduce((sum, block) => sum + (block.type === "text" ? block.text.length : block.type === "image" ? 0 : block.content.length), 0);
+export function promptProblem(
+  content: readonly UserBlock[],
+  contextWindow: number,
+  attached: boolean,
+): string | undefined {
+  const chars = content.reduce(
+    (sum, block) =>
+      sum + (block.type === "text" ? block.text.length : block.type === "image" ? 0 : block.content.length),
+    0,
+  );
   const limit = promptLimit(contextWindow);
   if (chars <= limit) return undefined;
   const what = attached ? "The prompt with its attached files is" : "The prompt is";

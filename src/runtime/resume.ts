@@ -27,7 +27,10 @@ export function claimResume(resume: string | ResumeSource | undefined): ResumeSo
  * Replays a resumed session's records into the meter and the controls. A damage notice the
  * front end has not shown goes to `notices`. Returns what the file says about the session.
  */
-export function replayResumed(resumed: ResumeSource, to: { meter: UsageMeter; controls: SessionControls; notices: Notice[] }): ResumedState {
+export function replayResumed(
+  resumed: ResumeSource,
+  to: { meter: UsageMeter; controls: SessionControls; notices: Notice[] },
+): ResumedState {
   const state = resumedState(resumed.data);
   if (state.damage && !resumed.damageShown) to.notices.push({ level: "warning", text: state.damage });
   const records = resumed.data.records;

@@ -86,19 +86,36 @@ export class Runtime {
     this.#tools = new SessionTools(options.tools);
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
     const sandbox = options.sandboxAvailability ?? options.executor.sandbox;
-    if (!sandbox.available) this.#notices.push({ level: "warning", text: `No OS sandbox: ${sandbox.reason} Every command asks before it runs. ${sandbox.fix}` });
+    if (!sandbox.available)
+      this.#notices.push({
+        level: "warning",
+        text: `No OS sandbox: ${sandbox.reason} Every command asks before it runs. ${sandbox.fix}`,
+      });
     const instructions = readInstructions(root);
     for (const text of instructions.notes) this.#notices.push({ level: "info", text });
     this.#notices.push(...(options.notices ?? []));
-    this.systemPrompt = buildSystemPrompt({ version: VERSION, root, extraRoots: options.extraRoots ?? [], platform: process.platform, arch: process.arch, sandbox, instructions: instructions.files });
+    this.systemPrompt = buildSystemPrompt({
+      version: VERSION,
+      root,
+      extraRoots: options.extraRoots ?? [],
+      platform: process.platform,
+      arch: process.arch,
+      sandbox,
+      instructions: instructions.files,
+    });
     this.#meter = new UsageMeter(() => this.systemPrompt.length + JSON.stringify(this.#tools.registry.specs()).length);
-    options.plan?.subscribe((items) => this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }));
+    options.plan?.subscribe((items) =>
+      this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }),
+    );
 
     let writeFailed = false;
     const onWriteError = (error: Error) => {
       if (writeFailed) return;
       writeFailed = true;
-      this.#notices.push({ level: "warning", text: `Writing the session file failed (${error.message}); it may be incomplete.` });
+      this.#notices.push({
+        level: "warning",
+        text: `Writing the session file failed (${error.message}); it may be incomplete.`,
+      });
     };
     const store = options.sessionStore && options.sessionStore(onWriteError);
     this.#resumed = resumed && { id: resumed.id, file: resumed.file };
@@ -116,9 +133,15 @@ export class Runtime {
       },
       options.model.thinking,
     );
-    const state = resumed && replayResumed(resumed, { meter: this.#meter, controls: this.controls, notices: this.#notices });
+    const state =
+      resumed && replayResumed(resumed, { meter: this.#meter, controls: this.controls, notices: this.#notices });
     this.#extras = new TitleAndNotices(this.#conversation, state);
-    this.#session = openSession(store, resumed && { file: resumed.file, lock: resumed.lock }, { root, version: VERSION, model: options.model.info.spec }, options.sessionId);
+    this.#session = openSession(
+      store,
+      resumed && { file: resumed.file, lock: resumed.lock },
+      { root, version: VERSION, model: options.model.info.spec },
+      options.sessionId,
+    );
     this.#turns = new Turns(
       {
         root,
@@ -253,12 +276,22 @@ export class Runtime {
    * is a rendering of it (an editor's blocks), kept in the session file for a replay. `images`: the prompt's images
    * (an editor's image blocks), sent after its text.
    */
-  runTurn(prompt: string, signal: AbortSignal, onEvent: EventSink, shown?: readonly PromptBlock[], images: readonly ImageBlock[] = []): Promise<StopReason> {
+  runTurn(
+    prompt: string,
+    signal: AbortSignal,
+    onEvent: EventSink,
+    shown?: readonly PromptBlock[],
+    images: readonly ImageBlock[] = [],
+  ): Promise<StopReason> {
     if (this.#closed) return Promise.reject(new Error("This session is closed."));
     if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
     // The API refuses an empty text block, and there is nothing to answer: no request at all.
     if (prompt.trim() === "" && images.length === 0) {
-      safeEmit(onEvent)({ type: "notice", level: "info", text: "The prompt was empty, so nothing was sent to the model." });
+      safeEmit(onEvent)({
+        type: "notice",
+        level: "info",
+        text: "The prompt was empty, so nothing was sent to the model.",
+      });
       return Promise.resolve("done");
     }
     const turn = this.#runTurn(prompt, signal, safeEmit(onEvent), shown, images);
@@ -278,7 +311,13 @@ export class Runtime {
     return this.#turnSignal ?? this.#closing.signal;
   }
 
-  async #runTurn(prompt: string, outer: AbortSignal, show: EventSink, shown: readonly PromptBlock[] | undefined, images: readonly ImageBlock[]): Promise<StopReason> {
+  async #runTurn(
+    prompt: string,
+    outer: AbortSignal,
+    show: EventSink,
+    shown: readonly PromptBlock[] | undefined,
+    images: readonly ImageBlock[],
+  ): Promise<StopReason> {
     const signal = AbortSignal.any([outer, this.#closing.signal]);
     this.#turnSignal = signal;
     // The turn's notices go into the session file too (a replay shows them). What the front end
@@ -334,7 +373,11 @@ export class Runtime {
         conversation: this.#conversation,
         meter: this.#meter,
       },
-      { force: true, signal: AbortSignal.any([options.signal ?? new AbortController().signal, this.#closing.signal]), ...(options.focus && { focus: options.focus }) },
+      {
+        force: true,
+        signal: AbortSignal.any([options.signal ?? new AbortController().signal, this.#closing.signal]),
+        ...(options.focus && { focus: options.focus }),
+      },
     );
     if (result) this.controls.emit({ type: "usage", ...this.controls.usage });
     return result;
@@ -352,9 +395,14 @@ export class Runtime {
     const store = this.#options.undo;
     if (!store) return { restored: [], removed: [], notes: ["Undo is off in this session."] };
     const result = await store.undoLastTurn();
-    const changed = [...result.restored.map((path) => `restored ${path}`), ...result.removed.map((path) => `removed ${path}`)];
+    const changed = [
+      ...result.restored.map((path) => `restored ${path}`),
+      ...result.removed.map((path) => `removed ${path}`),
+    ];
     if (changed.length > 0) {
-      this.#notes.push(`The user undid the file changes of the last turn (${changed.join(", ")}). Read those files again before relying on what you saw of them.`);
+      this.#notes.push(
+        `The user undid the file changes of the last turn (${changed.join(", ")}). Read those files again before relying on what you saw of them.`,
+      );
     }
     return result;
   }

@@ -13,7 +13,14 @@ import type { CompactionResult } from "./compaction.ts";
 import type { Conversation } from "./conversation.ts";
 import type { ControlEvent, UsageSnapshot } from "../core-types/events.ts";
 import { type UsageMeter, usageSnapshot } from "./meter.ts";
-import { type ActiveModel, ControlError, effortRefusal, type PreparedSwitch, prepareSwitch, usableModels } from "./modelSwitch.ts";
+import {
+  type ActiveModel,
+  ControlError,
+  effortRefusal,
+  type PreparedSwitch,
+  prepareSwitch,
+  usableModels,
+} from "./modelSwitch.ts";
 
 /** What the controls use of their Runtime. */
 export interface ControlsHost {
@@ -117,7 +124,11 @@ export class SessionControls {
   request(): Pick<ModelRequest, "model" | "thinking" | "effort"> {
     const fields = effortRequest(this.#model.info, this.#effort);
     const thinking = this.thinking ?? fields.thinking;
-    return { model: this.#model.info.id, ...(thinking !== undefined && { thinking }), ...(fields.effort !== undefined && { effort: fields.effort }) };
+    return {
+      model: this.#model.info.id,
+      ...(thinking !== undefined && { thinking }),
+      ...(fields.effort !== undefined && { effort: fields.effort }),
+    };
   }
 
   /** Calls `listener` on every change of the mode, the model, the effort, and the usage outside a turn; returns the unsubscribe. */

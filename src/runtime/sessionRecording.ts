@@ -20,7 +20,12 @@ export interface SessionState {
   close(conversation: Conversation): void;
 }
 
-export function openSession(store: SessionStore | false, resumed: Pick<ClaimedSession, "file" | "lock"> | undefined, start: Omit<SessionStart, "mode">, id?: string): SessionState {
+export function openSession(
+  store: SessionStore | false,
+  resumed: Pick<ClaimedSession, "file" | "lock"> | undefined,
+  start: Omit<SessionStart, "mode">,
+  id?: string,
+): SessionState {
   let tried = false;
   let closed = false;
   let journal: SessionJournal | undefined;
@@ -30,7 +35,9 @@ export function openSession(store: SessionStore | false, resumed: Pick<ClaimedSe
       if (tried || store === false || closed) return;
       tried = true;
       try {
-        journal = resumed ? store.resume(resumed.file, { ...start, mode }, resumed.lock.share()) : store.create({ ...start, mode }, id);
+        journal = resumed
+          ? store.resume(resumed.file, { ...start, mode }, resumed.lock.share())
+          : store.create({ ...start, mode }, id);
         conversation.attach(journal);
         state.recordedMode = mode;
       } catch (error) {

@@ -27,7 +27,12 @@ export function allowedModes(refusal: ((mode: Mode) => string | undefined) | und
 }
 
 /** A new session as its Runtime will show it (no records to replay: a continued session has its runtime answer). */
-export function previewSession(parts: { mode: Mode; modeRefusal: (mode: Mode) => string | undefined; model: ModelInfo; modelChoices: () => ModelChoices }): SessionView {
+export function previewSession(parts: {
+  mode: Mode;
+  modeRefusal: (mode: Mode) => string | undefined;
+  model: ModelInfo;
+  modelChoices: () => ModelChoices;
+}): SessionView {
   const levels = effortLevels(parts.model);
   return {
     mode: parts.mode,

@@ -37,6 +37,11 @@ export function withSubagents(calls: CallContext, session: SubagentSession): Cal
   };
   return {
     ...calls,
-    subagent: async (task, call) => runChild(task.model ? await session.childModels.hostFor(host, controls.model.info, task.name, task.model) : host, task, call),
+    subagent: async (task, call) =>
+      runChild(
+        task.model ? await session.childModels.hostFor(host, controls.model.info, task.name, task.model) : host,
+        task,
+        call,
+      ),
   };
 }

@@ -37,7 +37,10 @@ function sandboxLine(sandbox: SandboxAvailability): string {
 
 function instructionsSection(files: readonly InstructionFile[]): string {
   if (files.length === 0) return "";
-  const parts = files.map((file) => `## ${file.name}\n\n${file.text}${file.cut ? "\n\n[… cut: the instruction files are limited in length]" : ""}`);
+  const parts = files.map(
+    (file) =>
+      `## ${file.name}\n\n${file.text}${file.cut ? "\n\n[… cut: the instruction files are limited in length]" : ""}`,
+  );
   return `\n\n# Project instructions\n\nThese files come from the project. Follow them unless they conflict with the rules above or with the user's requests.\n\n${parts.join("\n\n")}`;
 }
 
@@ -45,7 +48,11 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const environment = [
     "# Environment",
     `- Project root: ${input.root}. Relative paths are relative to it.`,
-    ...((input.extraRoots ?? []).length > 0 ? [`- Other project folders (use absolute paths; the tools and the sandbox treat them as the project): ${(input.extraRoots ?? []).join(", ")}.`] : []),
+    ...((input.extraRoots ?? []).length > 0
+      ? [
+          `- Other project folders (use absolute paths; the tools and the sandbox treat them as the project): ${(input.extraRoots ?? []).join(", ")}.`,
+        ]
+      : []),
     `- Platform: ${input.platform} (${input.arch}).`,
     `- ${sandboxLine(input.sandbox)}`,
   ].join("\n");

@@ -22,7 +22,13 @@ export interface ResumedState {
 }
 
 export function resumedState(data: SessionData): ResumedState {
-  const state: ResumedState = { usages: [], lastMode: undefined, title: undefined, firstPrompt: undefined, damage: undefined };
+  const state: ResumedState = {
+    usages: [],
+    lastMode: undefined,
+    title: undefined,
+    firstPrompt: undefined,
+    damage: undefined,
+  };
   for (const record of data.records) {
     if (record.type === "assistant") state.usages.push(record.usage);
     if (record.type === "compaction" && record.usage) state.usages.push(record.usage);
@@ -33,7 +39,10 @@ export function resumedState(data: SessionData): ResumedState {
   const [first] = data.skipped;
   if (first) {
     const where = `${first.line}: ${first.reason}`;
-    state.damage = data.skipped.length === 1 ? `The session file has a damaged line (${where}); it was skipped.` : `The session file has ${data.skipped.length} damaged lines (the first is ${where}); they were skipped.`;
+    state.damage =
+      data.skipped.length === 1
+        ? `The session file has a damaged line (${where}); it was skipped.`
+        : `The session file has ${data.skipped.length} damaged lines (the first is ${where}); they were skipped.`;
   }
   return state;
 }

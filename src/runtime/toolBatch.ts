@@ -23,7 +23,12 @@ function batches(calls: readonly ToolCall[], isReadOnly: (name: string) => boole
  * Runs the calls; each finished outcome also goes into `done` as it comes, so a cancelled turn
  * keeps the results that were ready. After an abort no further group starts.
  */
-export async function runToolCalls(registry: ToolRegistry, calls: readonly ToolCall[], ctx: CallContext, done: Map<string, CallOutcome>): Promise<CallOutcome[]> {
+export async function runToolCalls(
+  registry: ToolRegistry,
+  calls: readonly ToolCall[],
+  ctx: CallContext,
+  done: Map<string, CallOutcome>,
+): Promise<CallOutcome[]> {
   for (const group of batches(calls, (name) => registry.isReadOnly(name))) {
     if (ctx.signal.aborted) break;
     await Promise.all(

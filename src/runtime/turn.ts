@@ -120,7 +120,13 @@ export class Turns {
     });
     for (const text of attached.notices) warn(text);
     if (signal.aborted) return "cancelled";
-    const made = promptContent(prompt, { notes: [...modeNotes(mode, previousMode), ...pending], attached, images: input.images, model: options.model.info, emit });
+    const made = promptContent(prompt, {
+      notes: [...modeNotes(mode, previousMode), ...pending],
+      attached,
+      images: input.images,
+      model: options.model.info,
+      emit,
+    });
     if ("unsent" in made) {
       // Not recorded: the conversation stays as it was, and the notes wait for the next prompt.
       this.#s.notes.unshift(...pending);
@@ -129,7 +135,11 @@ export class Turns {
     }
     // The prompt as the user sent it, when the model gets another text (a /command expanded).
     const typed = input.prompt;
-    const shown = input.shown ? [...input.shown] : prompt !== typed ? [{ type: "text" as const, text: typed }] : undefined;
+    const shown = input.shown
+      ? [...input.shown]
+      : prompt !== typed
+        ? [{ type: "text" as const, text: typed }]
+        : undefined;
     conversation.record({ type: "user", prompt, content: made.content, ...(shown && { shown }) });
     this.#s.extras.promptRecorded(shown ?? typed, emit);
     return await this.#runModel(mode, signal, emit);

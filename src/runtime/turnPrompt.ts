@@ -19,7 +19,10 @@ type Deferred = NonNullable<ReturnType<typeof deferredCommand>>;
  * The prompt a deferred command (a skill or a prompt file, expanded at the turn) makes. A
  * refusal is shown and ends the turn ("done"); a cancel while it expands ends it as "cancelled".
  */
-export async function expandDeferred(deferred: Deferred, ctx: { signal: AbortSignal; emit: EventSink; audit: AuditSink | undefined }): Promise<{ prompt: string } | { stop: StopReason }> {
+export async function expandDeferred(
+  deferred: Deferred,
+  ctx: { signal: AbortSignal; emit: EventSink; audit: AuditSink | undefined },
+): Promise<{ prompt: string } | { stop: StopReason }> {
   const made = await deferred.command.expand(ctx.signal);
   if (ctx.signal.aborted) return { stop: "cancelled" };
   if ("refused" in made) {
@@ -40,12 +43,26 @@ export const takesImages = (model: ModelInfo): boolean => model.images !== false
 export type PromptContent = { content: UserBlock[] } | { unsent: "empty" | "too_large" };
 
 /** The user message of `prompt` with its notes, the attached files and the images (the mentions' own notices are shown already). */
-export function promptContent(prompt: string, input: { notes: readonly string[]; attached: Attachments; images: readonly ImageBlock[]; model: ModelInfo; emit: EventSink }): PromptContent {
+export function promptContent(
+  prompt: string,
+  input: {
+    notes: readonly string[];
+    attached: Attachments;
+    images: readonly ImageBlock[];
+    model: ModelInfo;
+    emit: EventSink;
+  },
+): PromptContent {
   const { attached, emit, images, model } = input;
   const withImages = takesImages(model);
-  if (!withImages && images.length > 0) emit({ type: "notice", level: "warning", text: textOnlyNotice(images.length, model.spec) });
+  if (!withImages && images.length > 0)
+    emit({ type: "notice", level: "warning", text: textOnlyNotice(images.length, model.spec) });
   // A prompt of images alone has no text block (the API refuses an empty one).
-  const content = [...userContent(prompt, input.notes).filter((block) => block.type !== "text" || block.text !== ""), ...attached.blocks, ...(withImages ? images : [])];
+  const content = [
+    ...userContent(prompt, input.notes).filter((block) => block.type !== "text" || block.text !== ""),
+    ...attached.blocks,
+    ...(withImages ? images : []),
+  ];
   if (content.length === 0) return { unsent: "empty" };
   const tooLarge = promptProblem(content, model.contextWindow, attached.blocks.length > 0);
   if (tooLarge !== undefined) {

@@ -7,7 +7,11 @@ import { abortable } from "./abortable.ts";
 import type { UndoStore } from "./services.ts";
 
 /** Opens the turn's undo point; "cancelled" when the turn was cancelled while the snapshot ran. */
-export async function beginUndoTurn(undo: UndoStore, signal: AbortSignal, warn: (text: string) => void): Promise<"cancelled" | undefined> {
+export async function beginUndoTurn(
+  undo: UndoStore,
+  signal: AbortSignal,
+  warn: (text: string) => void,
+): Promise<"cancelled" | undefined> {
   try {
     await abortable(undo.beginTurn(), signal);
   } catch (error) {

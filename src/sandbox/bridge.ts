@@ -47,7 +47,9 @@ export function parseBridgeArgs(args: string[]): BridgeArgs {
     else throw new Error(`unexpected bridge argument ${name ?? ""}`);
   }
   if (!socket || !port || port > 65535 || (hold === undefined ? argv.length === 0 : argv.length > 0)) {
-    throw new Error("usage: --socket <path> --port <n> -- <command…>, or --socket <path> --port <n> --hold <ready file>");
+    throw new Error(
+      "usage: --socket <path> --port <n> -- <command…>, or --socket <path> --port <n> --hold <ready file>",
+    );
   }
   return hold === undefined ? { socket, port, argv } : { socket, port, argv, hold };
 }
@@ -67,7 +69,8 @@ async function proxyAnswers(socket: string, deadline: number): Promise<boolean> 
 
 function exitStatus(code: number | null, signal: string | number | null): number {
   if (code !== null) return code;
-  const number = typeof signal === "number" ? signal : signal ? (constants.signals as Record<string, number>)[signal] : undefined;
+  const number =
+    typeof signal === "number" ? signal : signal ? (constants.signals as Record<string, number>)[signal] : undefined;
   return 128 + (number ?? 0);
 }
 
@@ -82,10 +85,17 @@ export async function runBridge(args: string[]): Promise<number> {
   }
   const relay = parsed;
   if (!(await proxyAnswers(relay.socket, Date.now() + BRIDGE_READY_MS))) {
-    process.stderr.write(`garuda sandbox bridge: the egress proxy at ${relay.socket} did not answer within ${BRIDGE_READY_MS} ms\n`);
+    process.stderr.write(
+      `garuda sandbox bridge: the egress proxy at ${relay.socket} did not answer within ${BRIDGE_READY_MS} ms\n`,
+    );
     return BRIDGE_FAILED;
   }
-  const listener = Bun.listen<RelayEnd>({ hostname: "127.0.0.1", port: relay.port, allowHalfOpen: true, socket: forwardHandlers(relay.socket) });
+  const listener = Bun.listen<RelayEnd>({
+    hostname: "127.0.0.1",
+    port: relay.port,
+    allowHalfOpen: true,
+    socket: forwardHandlers(relay.socket),
+  });
   if (relay.hold !== undefined) {
     writeFileSync(`${relay.hold}.tmp`, `${process.pid}\n`);
     renameSync(`${relay.hold}.tmp`, relay.hold);
@@ -97,7 +107,9 @@ export async function runBridge(args: string[]): Promise<number> {
     return 0;
   }
   const child = Bun.spawn(relay.argv, { env: process.env, stdio: ["inherit", "inherit", "inherit"] });
-  const forwards = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map((signal) => [signal, () => child.kill(signal)] as const);
+  const forwards = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map(
+    (signal) => [signal, () => child.kill(signal)] as const,
+  );
   for (const [signal, forward] of forwards) process.on(signal, forward);
   await child.exited;
   for (const [signal, forward] of forwards) process.off(signal, forward);

@@ -62,7 +62,10 @@ function holdProtected(entry: ProtectedPath, fs: FsView): { target: string; args
 
 /** Folders strictly between the writable folder holding `target` and `target`. */
 function pinsFor(target: string, writable: string[]): string[] {
-  const holder = writable.filter((w) => isInside(target, w)).sort(byDepth).pop();
+  const holder = writable
+    .filter((w) => isInside(target, w))
+    .sort(byDepth)
+    .pop();
   const pins: string[] = [];
   if (!holder) return pins;
   for (let dir = dirname(target); dir !== holder && isInside(dir, holder); dir = dirname(dir)) pins.push(dir);
@@ -108,7 +111,11 @@ export function bwrapArgv(spec: SandboxSpec, argv: string[], options: BwrapOptio
   // Read-only paths the /tmp mount hid, and the writable folders, in one parents-first order.
   const mounts: Mount[] = paths.writable.map((w) => ["--bind", w, w]);
   const hidden = (path: string) => isInside(path, "/tmp") && !isInside(path, tmp);
-  const readBack = [home, ...(spec.projectReadOnly ? [root] : []), ...(options.readPaths ?? []).map((p) => resolveLoose(p, fs))];
+  const readBack = [
+    home,
+    ...(spec.projectReadOnly ? [root] : []),
+    ...(options.readPaths ?? []).map((p) => resolveLoose(p, fs)),
+  ];
   for (const path of new Set(readBack)) {
     if (hidden(path) && fs.kind(path) !== "missing" && !paths.writable.some((w) => isInside(path, w))) {
       mounts.push(["--ro-bind", path, path]);
@@ -154,8 +161,15 @@ export function bwrapArgv(spec: SandboxSpec, argv: string[], options: BwrapOptio
 }
 
 const ARITY: Record<string, number> = {
-  "--ro-bind": 2, "--bind": 2, "--tmpfs": 1, "--remount-ro": 1, "--dev": 1, "--proc": 1,
-  "--setenv": 2, "--chdir": 1, "--cap-drop": 1,
+  "--ro-bind": 2,
+  "--bind": 2,
+  "--tmpfs": 1,
+  "--remount-ro": 1,
+  "--dev": 1,
+  "--proc": 1,
+  "--setenv": 2,
+  "--chdir": 1,
+  "--cap-drop": 1,
 };
 
 /** bwrap arguments one option per line (for the audit log, debugging, and snapshot tests). */

@@ -46,13 +46,17 @@ export function bwrapLaunch(input: BwrapLaunchInput): { argv: string[]; env: Rec
   const proxied = network.mode === "proxy";
   const env = proxied ? { ...input.env, ...proxyEnv(proxyUrl(network.token, input.bridgePort)) } : input.env;
   const bridgeInside = proxied && input.join === undefined;
-  const inner = bridgeInside ? [...input.selfCommand, "--socket", network.socketPath, "--port", String(input.bridgePort), "--", ...input.argv] : input.argv;
+  const inner = bridgeInside
+    ? [...input.selfCommand, "--socket", network.socketPath, "--port", String(input.bridgePort), "--", ...input.argv]
+    : input.argv;
   const readPaths = [
     // Garuda's own program stays visible inside whether or not a bridge runs there: a bridge in
     // the command's sandbox needs it (the binary, or from source Bun and the folder of the entry
     // file with the modules beside it), and a command that runs the same Bun (a test, a script of
     // the project) would not find it when it lives under /tmp.
-    ...input.selfCommand.filter((part) => isAbsolute(part)).map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
+    ...input.selfCommand
+      .filter((part) => isAbsolute(part))
+      .map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
     ...(input.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
   ];
   const args = bwrapArgv(input.spec, inner, {

@@ -10,7 +10,16 @@
 // v2 (a child of the nearest ancestor that hands both controllers down; Garuda's own cgroup holds
 // processes, so it cannot). A command joins its cgroup through a tiny shell that writes its own
 // pid to cgroup.procs and then execs bwrap, so nothing of it ever runs outside.
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { codeOf } from "../errors/caught.ts";
@@ -50,7 +59,11 @@ const read = (path: string): string | undefined => {
 };
 
 function machineFacts(): CgroupFacts {
-  return { uid: process.getuid?.() ?? -1, cgroup: read("/proc/self/cgroup") ?? "", mountinfo: read("/proc/self/mountinfo") ?? "" };
+  return {
+    uid: process.getuid?.() ?? -1,
+    cgroup: read("/proc/self/cgroup") ?? "",
+    mountinfo: read("/proc/self/mountinfo") ?? "",
+  };
 }
 
 interface Mount {
@@ -68,14 +81,24 @@ function mounts(mountinfo: string): Mount[] {
     const fields = left.split(" ");
     const [type, , superOptions] = right.split(" ");
     if ((type !== "cgroup" && type !== "cgroup2") || fields.length < 5) continue;
-    found.push({ root: fields[3] as string, point: (fields[4] as string).replace(/\\040/g, " "), type, options: (superOptions ?? "").split(",") });
+    found.push({
+      root: fields[3] as string,
+      point: (fields[4] as string).replace(/\\040/g, " "),
+      type,
+      options: (superOptions ?? "").split(","),
+    });
   }
   return found;
 }
 
 /** Where a cgroup path (as /proc/self/cgroup names it) is on disk under a mount of its hierarchy. */
 function onDisk(mount: Mount, path: string): string | undefined {
-  const inside = mount.root === "/" ? path : path === mount.root || path.startsWith(`${mount.root}/`) ? path.slice(mount.root.length) : undefined;
+  const inside =
+    mount.root === "/"
+      ? path
+      : path === mount.root || path.startsWith(`${mount.root}/`)
+        ? path.slice(mount.root.length)
+        : undefined;
   return inside === undefined ? undefined : join(mount.point, inside).replace(/(.)\/+$/, "$1");
 }
 
@@ -201,10 +224,15 @@ const number = (text: string | undefined, key: string): number | undefined => {
   const match = new RegExp(`^${key} (\\d+)$`, "m").exec(text ?? "");
   return match ? Number(match[1]) : undefined;
 };
-const plain = (text: string | undefined): number | undefined => (text !== undefined && /^\d+\s*$/.test(text) ? Number(text) : undefined);
+const plain = (text: string | undefined): number | undefined =>
+  text !== undefined && /^\d+\s*$/.test(text) ? Number(text) : undefined;
 
 /** Makes the cgroup of one command and sets its limits. Throws when a folder or a limit cannot be written. */
-export function createCommandCgroup(support: CgroupSupport, name: string, limits: { processes: number; memoryBytes: number }): CommandCgroup {
+export function createCommandCgroup(
+  support: CgroupSupport,
+  name: string,
+  limits: { processes: number; memoryBytes: number },
+): CommandCgroup {
   const made: Array<{ base: CgroupBase; dir: string }> = [];
   try {
     for (const base of support.bases) {
@@ -219,7 +247,8 @@ export function createCommandCgroup(support: CgroupSupport, name: string, limits
           if (existsSync(join(dir, "memory.swap.max"))) writeFileSync(join(dir, "memory.swap.max"), "0");
         } else {
           writeFileSync(join(dir, "memory.limit_in_bytes"), String(limits.memoryBytes));
-          if (existsSync(join(dir, "memory.memsw.limit_in_bytes"))) writeFileSync(join(dir, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes));
+          if (existsSync(join(dir, "memory.memsw.limit_in_bytes")))
+            writeFileSync(join(dir, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes));
         }
       }
     }
@@ -245,7 +274,9 @@ export function createCommandCgroup(support: CgroupSupport, name: string, limits
       const pids = at("pids");
       const memory = at("memory");
       const tasks = pids ? plain(read(join(pids.dir, "pids.peak"))) : undefined;
-      const memoryBytes = memory ? plain(read(join(memory.dir, memory.base.version === 2 ? "memory.peak" : "memory.max_usage_in_bytes"))) : undefined;
+      const memoryBytes = memory
+        ? plain(read(join(memory.dir, memory.base.version === 2 ? "memory.peak" : "memory.max_usage_in_bytes")))
+        : undefined;
       return { ...(tasks !== undefined && { tasks }), ...(memoryBytes !== undefined && { memoryBytes }) };
     },
     async remove() {

@@ -64,7 +64,12 @@ export type LaunchRequest = Pick<ExecRequest, "command" | "cwd" | "sandbox" | "e
  * network the command joins (sessionNetwork.ts), or why it could not; `inNamespace`: a host
  * command of Garuda's own that runs in a PID namespace instead of under the keeper.
  */
-export function commandLaunch(ctx: LaunchContext, request: LaunchRequest, joined: JoinResult | undefined, inNamespace = false): Launch {
+export function commandLaunch(
+  ctx: LaunchContext,
+  request: LaunchRequest,
+  joined: JoinResult | undefined,
+  inNamespace = false,
+): Launch {
   const { shell, base, probe } = ctx;
   const sandbox = request.sandbox;
   const inner = [shell, "-c", request.command];
@@ -73,10 +78,22 @@ export function commandLaunch(ctx: LaunchContext, request: LaunchRequest, joined
     const env = childEnv({ base, allow: ctx.envAllowlist, home: ctx.home, tmpDir: ctx.tmpDir, extra });
     // Garuda's own git: a PID namespace ends what it leaves, at a fraction of a keeper's memory.
     if (inNamespace && probe.launcher?.kind === "bwrap") {
-      return { argv: hostPidNamespaceArgv(probe.launcher.path, request.cwd, inner), env, cwd: request.cwd, pidNamespace: true, keeper: false };
+      return {
+        argv: hostPidNamespaceArgv(probe.launcher.path, request.cwd, inner),
+        env,
+        cwd: request.cwd,
+        pidNamespace: true,
+        keeper: false,
+      };
     }
     if (!ctx.keeper) return { argv: inner, env, cwd: request.cwd, pidNamespace: false, keeper: false };
-    const kept = keeperLaunch(ctx.keeper, { parent: process.pid, graceMs: ctx.graceMs, cwd: request.cwd, argv: inner, env });
+    const kept = keeperLaunch(ctx.keeper, {
+      parent: process.pid,
+      graceMs: ctx.graceMs,
+      cwd: request.cwd,
+      argv: inner,
+      env,
+    });
     return { ...kept, cwd: "/", pidNamespace: false, keeper: true };
   }
   const launcher = probe.launcher;
@@ -87,13 +104,20 @@ export function commandLaunch(ctx: LaunchContext, request: LaunchRequest, joined
   let env = childEnv({ base, allow: ctx.envAllowlist, home: sandbox.home, tmpDir: sandbox.tmpDir, extra });
   const network = sandbox.network;
   if (launcher.kind === "seatbelt") {
-    if (network.mode === "proxy" && network.tcpPort !== undefined) env = { ...env, ...proxyEnv(proxyUrl(network.token, network.tcpPort)) };
+    if (network.mode === "proxy" && network.tcpPort !== undefined)
+      env = { ...env, ...proxyEnv(proxyUrl(network.token, network.tcpPort)) };
     return { argv: seatbeltArgv(sandbox, inner), env, cwd: request.cwd, pidNamespace: false, keeper: false };
   }
   if (joined && "error" in joined) {
     // Nothing of the command runs: a shell on the host prints why (an argument, never parsed) and fails.
     const message = `garuda sandbox: the command did not run: ${joined.error}`;
-    return { argv: [shell, "-c", 'printf "%s\\n" "$0" >&2; exit ' + NETWORK_FAILED, message], env, cwd: "/", pidNamespace: false, keeper: false };
+    return {
+      argv: [shell, "-c", 'printf "%s\\n" "$0" >&2; exit ' + NETWORK_FAILED, message],
+      env,
+      cwd: "/",
+      pidNamespace: false,
+      keeper: false,
+    };
   }
   const limited = ctx.limiter?.command(shell, request.command);
   const launched = bwrapLaunch({
@@ -109,5 +133,13 @@ export function commandLaunch(ctx: LaunchContext, request: LaunchRequest, joined
     ...(request.readPaths && { readPaths: request.readPaths }),
   });
   const fds = joined && "fds" in joined ? joined.fds : undefined;
-  return { argv: limited ? limited.outer(launched.argv) : launched.argv, env: launched.env, cwd: request.cwd, pidNamespace: true, keeper: false, ...(limited && { limited }), ...(fds && { fds }) };
+  return {
+    argv: limited ? limited.outer(launched.argv) : launched.argv,
+    env: launched.env,
+    cwd: request.cwd,
+    pidNamespace: true,
+    keeper: false,
+    ...(limited && { limited }),
+    ...(fds && { fds }),
+  };
 }

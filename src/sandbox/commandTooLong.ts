@@ -31,7 +31,8 @@ export function spawnOrExplain<T>(command: string, spawn: () => T): T {
   try {
     return spawn();
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code === "E2BIG") throw new CommandTooLongError(Buffer.byteLength(command));
+    if ((error as { code?: unknown } | null)?.code === "E2BIG")
+      throw new CommandTooLongError(Buffer.byteLength(command));
     throw error;
   }
 }

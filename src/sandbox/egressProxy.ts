@@ -16,10 +16,42 @@ import { join } from "node:path";
 import type { Socket, SocketListener } from "bun";
 import { messageOf } from "../errors/caught.ts";
 import { type AskHost, type HostQuestions, createHostQuestions } from "./hostQuestions.ts";
-import { MAX_HEAD_BYTES, type RequestHead, headEnd, header, originHead, parseRequestHead, proxyTarget, reply } from "./httpHead.ts";
-import { type HostRule, type PolicyState, canonicalHost, decideHost, isLocalAddress, parseHostRule } from "./proxyPolicy.ts";
-import { type RelayEnd, link, relayClosed, relayData, relayDrain, relayEnd, relayEnded, relayHandlers, sendTo } from "./relay.ts";
-import { type NativeRelays, type NativeRelayConnection, canRelayNatively, processNativeRelays, relayNatively } from "./nativeRelay.ts";
+import {
+  MAX_HEAD_BYTES,
+  type RequestHead,
+  headEnd,
+  header,
+  originHead,
+  parseRequestHead,
+  proxyTarget,
+  reply,
+} from "./httpHead.ts";
+import {
+  type HostRule,
+  type PolicyState,
+  canonicalHost,
+  decideHost,
+  isLocalAddress,
+  parseHostRule,
+} from "./proxyPolicy.ts";
+import {
+  type RelayEnd,
+  link,
+  relayClosed,
+  relayData,
+  relayDrain,
+  relayEnd,
+  relayEnded,
+  relayHandlers,
+  sendTo,
+} from "./relay.ts";
+import {
+  type NativeRelays,
+  type NativeRelayConnection,
+  canRelayNatively,
+  processNativeRelays,
+  relayNatively,
+} from "./nativeRelay.ts";
 import type { SandboxNetwork } from "./types.ts";
 
 export type { HostAnswer } from "./hostQuestions.ts";
@@ -159,11 +191,13 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   const handOver = (client: ClientEnd, upstream: RelayEnd): boolean => {
     if (relays === null || !canRelayNatively(client, upstream)) return false;
     relays ??= processNativeRelays(folder) ?? null;
-    const connection = relays && relayNatively(relays, client, upstream, () => {
-      nativelyRelayed.delete(connection as NativeRelayConnection);
-      client.served?.delete(connection as NativeRelayConnection);
-      client.nativeRelay = undefined;
-    });
+    const connection =
+      relays &&
+      relayNatively(relays, client, upstream, () => {
+        nativelyRelayed.delete(connection as NativeRelayConnection);
+        client.served?.delete(connection as NativeRelayConnection);
+        client.nativeRelay = undefined;
+      });
     if (!connection) return false;
     client.nativeRelay = connection;
     nativelyRelayed.add(connection);
@@ -184,7 +218,12 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   };
   const refuse = (client: ClientEnd, host: string, port: number, reason: string) => {
     decided({ host, port, allowed: false, via: "policy", reason });
-    finish(client, reply(403, "Forbidden", `Garuda's egress proxy refused ${host}:${port}: ${reason}\n`, { "X-Proxy-Error": "blocked-by-allowlist" }));
+    finish(
+      client,
+      reply(403, "Forbidden", `Garuda's egress proxy refused ${host}:${port}: ${reason}\n`, {
+        "X-Proxy-Error": "blocked-by-allowlist",
+      }),
+    );
   };
 
   /**
@@ -195,23 +234,34 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   const gone = (client: ClientEnd) => questions?.gone(client);
 
   /** The policy's answer, asking the user when it says so: [allowed via, names the exact host] or a refusal. */
-  async function permit(host: string, port: number, client: ClientEnd): Promise<{ via: string; listed: boolean } | { reason: string }> {
+  async function permit(
+    host: string,
+    port: number,
+    client: ClientEnd,
+  ): Promise<{ via: string; listed: boolean } | { reason: string }> {
     const verdict = decideHost(state, host, port);
     if (verdict.kind === "deny") return { reason: verdict.reason };
     const vetoed = options.vetoHost?.(canonicalHost(host), port);
     if (vetoed !== undefined) return { reason: vetoed };
-    if (verdict.kind === "allow") return { via: state.allow.includes(verdict.rule) ? "allowlist" : "session", listed: verdict.listed };
+    if (verdict.kind === "allow")
+      return { via: state.allow.includes(verdict.rule) ? "allowlist" : "session", listed: verdict.listed };
     const answer = await (questions as HostQuestions).ask(host, port, client);
     if (answer === "withdrawn") return { reason: "the connection ended before the user answered" };
     if (answer === "deny") return { reason: `the user refused ${host}` };
     const remember = options.rememberSessionAnswers ?? true;
-    if (remember && answer === "session" && !state.session.some((rule) => rule.host === host)) state.session.push({ host });
+    if (remember && answer === "session" && !state.session.some((rule) => rule.host === host))
+      state.session.push({ host });
     return { via: answer, listed: false };
   }
 
   async function handle(client: ClientEnd, head: RequestHead, rest: Uint8Array): Promise<void> {
     if (!tokenMatches(head, token)) {
-      finish(client, reply(407, "Proxy Authentication Required", "Garuda's egress proxy needs the session token\n", { "Proxy-Authenticate": 'Basic realm="garuda"' }));
+      finish(
+        client,
+        reply(407, "Proxy Authentication Required", "Garuda's egress proxy needs the session token\n", {
+          "Proxy-Authenticate": 'Basic realm="garuda"',
+        }),
+      );
       return;
     }
     const target = proxyTarget(head);
@@ -235,14 +285,25 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       }
       const local = addresses.find(isLocalAddress);
       if (local && !permission.listed && options.localAddresses !== "any") {
-        return refuse(client, host, port, `${host} resolves to a local address (${local}); list the exact host to allow it`);
+        return refuse(
+          client,
+          host,
+          port,
+          `${host} resolves to a local address (${local}); list the exact host to allow it`,
+        );
       }
       address = addresses.find((a) => isIP(a) === 4) ?? (addresses[0] as string);
     }
 
     const upstream = relayEnd();
     try {
-      await Bun.connect<RelayEnd>({ hostname: address, port, data: upstream, allowHalfOpen: true, socket: relayHandlers });
+      await Bun.connect<RelayEnd>({
+        hostname: address,
+        port,
+        data: upstream,
+        allowHalfOpen: true,
+        socket: relayHandlers,
+      });
     } catch (error) {
       decided({ host, port, allowed: false, via: "connect", reason: messageOf(error) });
       return finish(client, reply(502, "Bad Gateway", `Garuda's egress proxy could not connect to ${host}:${port}\n`));
@@ -255,8 +316,10 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     // The 200 goes first: a server that speaks first (SSH, SMTP) may already have sent bytes, held
     // in upstream.early, which link() passes on. What the client sent after its head goes before
     // link() too, which also passes on a FIN the client sent while the proxy was deciding.
-    if (target.kind === "connect") sendTo(client, new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
-    else sendTo(upstream, new TextEncoder().encode(originHead(head, target.path, port === 80 ? host : `${host}:${port}`)));
+    if (target.kind === "connect")
+      sendTo(client, new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
+    else
+      sendTo(upstream, new TextEncoder().encode(originHead(head, target.path, port === 80 ? host : `${host}:${port}`)));
     sendTo(upstream, rest);
     sendTo(upstream, client.buffered);
     client.buffered = EMPTY;
@@ -304,7 +367,8 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       }
       const end = headEnd(client.buffered);
       if (end < 0) {
-        if (client.buffered.byteLength > MAX_HEAD_BYTES) finish(client, reply(431, "Request Header Fields Too Large", "request head too large\n"));
+        if (client.buffered.byteLength > MAX_HEAD_BYTES)
+          finish(client, reply(431, "Request Header Fields Too Large", "request head too large\n"));
         return;
       }
       const head = parseRequestHead(new TextDecoder().decode(client.buffered.subarray(0, end)));
@@ -355,7 +419,8 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     await rm(folder, { recursive: true, force: true });
     throw error;
   }
-  const network: SandboxNetwork = tcpPort === undefined ? { mode: "proxy", socketPath, token } : { mode: "proxy", socketPath, token, tcpPort };
+  const network: SandboxNetwork =
+    tcpPort === undefined ? { mode: "proxy", socketPath, token } : { mode: "proxy", socketPath, token, tcpPort };
 
   return {
     socketPath,
@@ -381,7 +446,11 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
         },
       };
       // Bun.listen takes a listening descriptor at run time; bun-types does not declare it.
-      const listener = Bun.listen<ClientEnd>({ fd, allowHalfOpen: true, socket: servedHandlers } as unknown as Parameters<typeof Bun.listen<ClientEnd>>[0]);
+      const listener = Bun.listen<ClientEnd>({
+        fd,
+        allowHalfOpen: true,
+        socket: servedHandlers,
+      } as unknown as Parameters<typeof Bun.listen<ClientEnd>>[0]);
       listeners.push(listener);
       return {
         stop() {

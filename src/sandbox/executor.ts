@@ -20,7 +20,13 @@ import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
 import { type GitGuards, createGitGuards } from "./gitGuards.ts";
-import { type JoinResult, type RelayMode, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
+import {
+  type JoinResult,
+  type RelayMode,
+  type Stoppable,
+  createSessionNetworks,
+  findNsenter,
+} from "./sessionNetwork.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
 export interface ExecutorOptions {
@@ -90,7 +96,8 @@ function findShell(path: string | undefined): string {
 }
 
 export async function createExecutor(options: ExecutorOptions): Promise<ProcessExecutor> {
-  if (options.selfCommand.length === 0) throw new Error("selfCommand must name the program that runs the sandbox bridge");
+  if (options.selfCommand.length === 0)
+    throw new Error("selfCommand must name the program that runs the sandbox bridge");
   const base = options.env ?? process.env;
   const ownTmp = options.tmpDir === undefined;
   const tmpDir = options.tmpDir ?? mkdtempSync(join(tmpdir(), "garuda-session-"));
@@ -101,7 +108,10 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   void guardProcess();
   const shell = findShell(base.PATH);
   // Host commands run under a keeper on Linux (keeper.ts): what they detach dies with them and with Garuda.
-  const keeper = process.platform === "linux" && options.keeperCommand !== false ? (options.keeperCommand ?? keeperCommandFor(options.selfCommand)) : undefined;
+  const keeper =
+    process.platform === "linux" && options.keeperCommand !== false
+      ? (options.keeperCommand ?? keeperCommandFor(options.selfCommand))
+      : undefined;
   const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
   const bridgePort = options.bridgePort ?? BRIDGE_PORT;
   const bwrap = probe.launcher?.kind === "bwrap";
@@ -170,7 +180,9 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   let namespaceWorks = false;
   const contained = async (request: ExecRequest): Promise<boolean> => {
     if (!request.internal || request.sandbox !== null || probe.launcher?.kind !== "bwrap") return false;
-    namespaceTrial ??= hostNamespaceWorks(probe.launcher.path, { PATH: base.PATH ?? "/usr/bin:/bin" }).then((works) => (namespaceWorks = works));
+    namespaceTrial ??= hostNamespaceWorks(probe.launcher.path, { PATH: base.PATH ?? "/usr/bin:/bin" }).then(
+      (works) => (namespaceWorks = works),
+    );
     return namespaceTrial;
   };
 
@@ -188,7 +200,14 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     bridgePort,
   };
 
-  function begin(request: ExecRequest, joined: JoinResult | undefined, capture: "all" | "stderr", stdin: "ignore" | "pipe" | Uint8Array, onText: (text: string) => unknown, inNamespace = false): { job: Job; limited: LimitedCommand | undefined } {
+  function begin(
+    request: ExecRequest,
+    joined: JoinResult | undefined,
+    capture: "all" | "stderr",
+    stdin: "ignore" | "pipe" | Uint8Array,
+    onText: (text: string) => unknown,
+    inNamespace = false,
+  ): { job: Job; limited: LimitedCommand | undefined } {
     if (closed) throw new Error("the executor has been shut down");
     const { limited, ...launched } = commandLaunch(launchContext, request, joined, inNamespace);
     let job: Job;
@@ -218,16 +237,29 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
    * it knows are held read-only, and what the command plants is moved aside as it happens; the
    * notes reach the output as they come and the command's result.
    */
-  function guarded(request: ExecRequest, onNote: (note: string) => void): { request: ExecRequest; leave: () => Promise<unknown> } {
+  function guarded(
+    request: ExecRequest,
+    onNote: (note: string) => void,
+  ): { request: ExecRequest; leave: () => Promise<unknown> } {
     const command = request.sandbox && gitGuards?.enter(request.sandbox, (note) => onNote(`${note}\n`));
     if (!command) return { request, leave: async () => [] };
-    const sandbox = { ...(request.sandbox as SandboxSpec), gitRepos: [...((request.sandbox as SandboxSpec).gitRepos ?? []), ...command.repos] };
+    const sandbox = {
+      ...(request.sandbox as SandboxSpec),
+      gitRepos: [...((request.sandbox as SandboxSpec).gitRepos ?? []), ...command.repos],
+    };
     return { request: { ...request, sandbox }, leave: () => command.leave() };
   }
 
   type End = { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined };
   /** `seen`: the end of what the command printed, where a refused fork or allocation shows (limits.ts). */
-  const result = (end: End, output: string, truncated: boolean, started: number, limited?: LimitedCommand, seen = output): ExecResult => {
+  const result = (
+    end: End,
+    output: string,
+    truncated: boolean,
+    started: number,
+    limited?: LimitedCommand,
+    seen = output,
+  ): ExecResult => {
     const finished = limited?.finish({ output: seen, exitCode: end.exitCode, signal: end.signal });
     const hit = finished?.hit;
     return {
@@ -253,13 +285,29 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     async run(request) {
       const started = performance.now();
       if (request.signal?.aborted) {
-        return { exitCode: null, signal: null, output: "", truncated: false, timedOut: false, killed: true, durationMs: 0 };
+        return {
+          exitCode: null,
+          signal: null,
+          output: "",
+          truncated: false,
+          timedOut: false,
+          killed: true,
+          durationMs: 0,
+        };
       }
       const socket = joins(request);
       const joined = socket === undefined ? undefined : await (networks as NonNullable<typeof networks>).ready(socket);
       const inNamespace = await contained(request);
       if (request.signal?.aborted) {
-        return { exitCode: null, signal: null, output: "", truncated: false, timedOut: false, killed: true, durationMs: Math.round(performance.now() - started) };
+        return {
+          exitCode: null,
+          signal: null,
+          output: "",
+          truncated: false,
+          timedOut: false,
+          killed: true,
+          durationMs: Math.round(performance.now() - started),
+        };
       }
       const kept = new HeadTailBuffer(request.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES);
       const stdin = request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
@@ -291,9 +339,14 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     start(request) {
       const started = performance.now();
       const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
-      const stdin = request.raw ? "pipe" : request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
+      const stdin = request.raw
+        ? "pipe"
+        : request.stdin !== undefined
+          ? new TextEncoder().encode(request.stdin)
+          : "ignore";
       const socket = joins(request);
-      const joined = socket === undefined || closed ? undefined : (networks as NonNullable<typeof networks>).readySync(socket);
+      const joined =
+        socket === undefined || closed ? undefined : (networks as NonNullable<typeof networks>).readySync(socket);
       const git = guarded(request, (note) => ring.push(note));
       let begun: ReturnType<typeof begin>;
       try {

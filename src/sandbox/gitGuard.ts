@@ -16,7 +16,19 @@ import { dirname, join, relative } from "node:path";
 import { isInside } from "../files/isInside.ts";
 import type { GuardRecord, KnownRepo } from "./gitGuardRecord.ts";
 import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./gitQuarantine.ts";
-import { type JudgeContext, type Marker, configFileProblem, gitDirOf, hasExecLines, judgeMarker, markersAt, readSmall, todoLists, trustedWorktreeConfig, unsafeAddition } from "./gitRepos.ts";
+import {
+  type JudgeContext,
+  type Marker,
+  configFileProblem,
+  gitDirOf,
+  hasExecLines,
+  judgeMarker,
+  markersAt,
+  readSmall,
+  todoLists,
+  trustedWorktreeConfig,
+  unsafeAddition,
+} from "./gitRepos.ts";
 import type { TreeWatch, WatchChange } from "./gitWatch.ts";
 import { groupedCount } from "../text/count.ts";
 
@@ -122,7 +134,12 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
 
   function describe(marker: Marker): string {
     if (marker.kind === "bare") return `made ${rel(marker.dir)} a git repository (HEAD, objects, refs)`;
-    const what = marker.kind === "file" ? "a .git file (a link to a git folder)" : marker.kind === "link" ? "a .git symbolic link" : "a git repository";
+    const what =
+      marker.kind === "file"
+        ? "a .git file (a link to a git folder)"
+        : marker.kind === "link"
+          ? "a .git symbolic link"
+          : "a git repository";
     return `made ${rel(marker.entry)}, ${what}`;
   }
 
@@ -164,12 +181,23 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         const path = join(gitDir, name);
         if (entry.redirects.has(name) || !existsSync(path)) continue;
         // config.worktree counts only when the (held) config turns per-worktree config on; then it must be harmless.
-        if (name === "config.worktree" && (!trustedWorktreeConfig(join(gitDir, "config"), ctx) || !configFileProblem(path, ctx))) continue;
+        if (
+          name === "config.worktree" &&
+          (!trustedWorktreeConfig(join(gitDir, "config"), ctx) || !configFileProblem(path, ctx))
+        )
+          continue;
         const target = name === "commondir" ? readSmall(path, 4096) : undefined;
-        const pointsAt = target && "text" in target && target.text.trim() ? ` (${target.text.trim().slice(0, 200)})` : "";
+        const pointsAt =
+          target && "text" in target && target.text.trim() ? ` (${target.text.trim().slice(0, 200)})` : "";
         const result = quarantine(root, path);
-        const effect = name === "commondir" ? "would make git on this computer take its config and hooks from another folder" : "is config git on this computer would read, and it sets what runs programs";
-        note(path, `[Garuda: the command made ${rel(path)}${pointsAt}, which ${effect}; ${moved(result, rel(path), rel(entry.marker.dir))}. To change a repository's config, ${OUTSIDE}.]`);
+        const effect =
+          name === "commondir"
+            ? "would make git on this computer take its config and hooks from another folder"
+            : "is config git on this computer would read, and it sets what runs programs";
+        note(
+          path,
+          `[Garuda: the command made ${rel(path)}${pointsAt}, which ${effect}; ${moved(result, rel(path), rel(entry.marker.dir))}. To change a repository's config, ${OUTSIDE}.]`,
+        );
       }
     }
   }
@@ -195,7 +223,12 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     for (const [path, text] of kept) {
       const now = readSmall(path);
       if ("text" in now && now.text === text) continue;
-      let why = "missing" in now ? "removed it" : "bad" in now ? `made it something git reads elsewhere (it ${now.bad})` : undefined;
+      let why =
+        "missing" in now
+          ? "removed it"
+          : "bad" in now
+            ? `made it something git reads elsewhere (it ${now.bad})`
+            : undefined;
       if ("text" in now) {
         const bad = unsafeAddition(text, now.text, ctx);
         if (!bad) {
@@ -206,8 +239,13 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         why = bad;
       }
       const result = restoreFile(path, text);
-      const done = result.error ? `Garuda could not put it back (${result.error}): tell the user to check it before running git` : "Garuda put it back as it was";
-      note(path, `[Garuda: the command changed ${rel(path)} (it ${why?.replace(/^sets/, "set")}), config git on this computer reads in the submodule and through git status in the project; ${done}. To change a submodule's config, ${OUTSIDE}.]`);
+      const done = result.error
+        ? `Garuda could not put it back (${result.error}): tell the user to check it before running git`
+        : "Garuda put it back as it was";
+      note(
+        path,
+        `[Garuda: the command changed ${rel(path)} (it ${why?.replace(/^sets/, "set")}), config git on this computer reads in the submodule and through git status in the project; ${done}. To change a submodule's config, ${OUTSIDE}.]`,
+      );
     }
   }
 
@@ -290,7 +328,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       for (const marker of markersAt(dir)) {
         const was = recorded.get(marker.entry);
         const matches = was !== undefined && was.kind === marker.kind && was.ino === marker.ino;
-        if (!sweep || matches) known.set(marker.entry, { marker, redirects: matches ? new Set(was.redirects) : presentRedirects(marker) });
+        if (!sweep || matches)
+          known.set(marker.entry, { marker, redirects: matches ? new Set(was.redirects) : presentRedirects(marker) });
         else suspects.push(marker);
       }
     }
@@ -306,7 +345,11 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       for (const [path, text] of Object.entries(record.configs())) kept.set(join(root, path), text);
       checkConfigs(context());
       if (killed.length > 0 && pending.length > before) {
-        pending.splice(before, 0, "[Garuda: a Garuda session was killed while a command ran in the sandbox here, before its last check; this session checked the project and found what follows.]");
+        pending.splice(
+          before,
+          0,
+          "[Garuda: a Garuda session was killed while a command ran in the sandbox here, before its last check; this session checked the project and found what follows.]",
+        );
       }
     }
     record.forget(owners.dead);
@@ -320,7 +363,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     watch,
     heldRepos: () => [...new Set([...known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
     process(change) {
-      if (change.overflow) look(new Set([...watch.rescan(), ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
+      if (change.overflow)
+        look(new Set([...watch.rescan(), ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
       else look(change.candidates);
       if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0)) {
         const ctx = context();
@@ -350,7 +394,9 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       runs.add(run);
       if (watch.truncated && !truncationNoted) {
         truncationNoted = true;
-        pending.push(`[Garuda: this project has more folders than the git guard looks at (it walks the first ${groupedCount(watch.maxFolders)}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`);
+        pending.push(
+          `[Garuda: this project has more folders than the git guard looks at (it walks the first ${groupedCount(watch.maxFolders)}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`,
+        );
       }
       for (const text of pending.splice(0)) {
         run.notes.push(text);
@@ -369,7 +415,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       if (runs.size > 0) return false;
       record.claim(false);
       // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
-      for (const marker of provisional.values()) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+      for (const marker of provisional.values())
+        known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
       if (provisional.size > 0) dirty = true;
       provisional.clear();
       save();

@@ -63,18 +63,27 @@ function startTime(pid: number): string | undefined {
 
 function isKnownRepo(value: unknown): value is KnownRepo {
   const v = value as KnownRepo;
-  return typeof v?.dir === "string" && typeof v.kind === "string" && typeof v.ino === "number" && Array.isArray(v.redirects);
+  return (
+    typeof v?.dir === "string" && typeof v.kind === "string" && typeof v.ino === "number" && Array.isArray(v.redirects)
+  );
 }
 
 export function openGuardRecord(stateDir: string, root: string): GuardRecord {
-  const dir = join(stateDir, `${basename(root) || "root"}-${createHash("sha256").update(root).digest("hex").slice(0, 8)}`);
+  const dir = join(
+    stateDir,
+    `${basename(root) || "root"}-${createHash("sha256").update(root).digest("hex").slice(0, 8)}`,
+  );
   const knownFile = join(dir, "known.json");
   const self = { pid: process.pid, start: startTime(process.pid) ?? "", id: randomBytes(4).toString("hex") };
   const ownFile = join(dir, `owner-${self.pid}-${self.id}.json`);
   let claimed = false;
   const read = (): { repos?: unknown[]; configs?: Record<string, unknown> } | undefined => {
     try {
-      const data = JSON.parse(readFileSync(knownFile, "utf8")) as { root?: string; repos?: unknown[]; configs?: Record<string, unknown> };
+      const data = JSON.parse(readFileSync(knownFile, "utf8")) as {
+        root?: string;
+        repos?: unknown[];
+        configs?: Record<string, unknown>;
+      };
       return data.root === root ? data : undefined;
     } catch {
       return undefined;
@@ -89,10 +98,15 @@ export function openGuardRecord(stateDir: string, root: string): GuardRecord {
     configs() {
       const configs = read()?.configs;
       if (!configs || typeof configs !== "object") return {};
-      return Object.fromEntries(Object.entries(configs).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+      return Object.fromEntries(
+        Object.entries(configs).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+      );
     },
     saveKnown(repos, configs) {
-      writeFileAtomic(knownFile, `${JSON.stringify({ root, repos, configs }, null, 1)}\n`, { mode: 0o600, dirMode: 0o700 });
+      writeFileAtomic(knownFile, `${JSON.stringify({ root, repos, configs }, null, 1)}\n`, {
+        mode: 0o600,
+        dirMode: 0o700,
+      });
     },
     owners() {
       const live: Owner[] = [];

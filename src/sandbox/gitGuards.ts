@@ -65,7 +65,15 @@ export function gitConfigParser(git: string | undefined): (text: string) => Arra
       const result = Bun.spawnSync([git, "config", "--file", "-", "--list", "--null", "--no-includes"], {
         stdin: Buffer.from(text),
         cwd: "/",
-        env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_PAGER: "cat", GIT_CEILING_DIRECTORIES: "/", LC_ALL: "C" },
+        env: {
+          PATH: "/usr/bin:/bin",
+          HOME: "/nonexistent",
+          GIT_CONFIG_NOSYSTEM: "1",
+          GIT_CONFIG_GLOBAL: "/dev/null",
+          GIT_PAGER: "cat",
+          GIT_CEILING_DIRECTORIES: "/",
+          LC_ALL: "C",
+        },
         timeout: 5_000,
       });
       if (result.exitCode === 0) {
@@ -163,11 +171,20 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
   function newWatch(root: string): { watch: TreeWatch; extraGitDirs: string[] } {
     ensureInotify();
     const linked = linkedGitFolders(root, realFs);
-    const extraGitDirs = linked ? [...new Set([linked.gitDir, linked.commonDir])].filter((dir) => !isInside(dir, root)) : [];
+    const extraGitDirs = linked
+      ? [...new Set([linked.gitDir, linked.commonDir])].filter((dir) => !isInside(dir, root))
+      : [];
     // The budget counts every tree's watches, this one's too while it is walked (before it is in `guards`).
-    const all = () => [...guards.values()].map((guard) => guard.watch).concat([...preparing.values()].map((entry) => entry.watch));
+    const all = () =>
+      [...guards.values()].map((guard) => guard.watch).concat([...preparing.values()].map((entry) => entry.watch));
     const others = () => all().reduce((sum, other) => sum + (other === watch ? 0 : other.watched), 0);
-    const watch: TreeWatch = createTreeWatch({ root, extraGitDirs, inotify, budget: () => limit - others() - watch.watched, maxFolders: MAX_FOLDERS });
+    const watch: TreeWatch = createTreeWatch({
+      root,
+      extraGitDirs,
+      inotify,
+      budget: () => limit - others() - watch.watched,
+      maxFolders: MAX_FOLDERS,
+    });
     return { watch, extraGitDirs };
   }
 
@@ -177,7 +194,13 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
     const prepared = preparing.get(root);
     preparing.delete(root);
     const { watch, extraGitDirs } = prepared ?? newWatch(root);
-    const guard = createGitGuard({ root, watch, record: openGuardRecord(options.stateDir, root), configKeys, extraGitDirs });
+    const guard = createGitGuard({
+      root,
+      watch,
+      record: openGuardRecord(options.stateDir, root),
+      configKeys,
+      extraGitDirs,
+    });
     guards.set(root, guard);
     // What happened while it was walked in the background: no command ran, so it was the user's.
     if (prepared && prepared.events.length > 0) guard.process(watch.handle(prepared.events));
@@ -231,7 +254,13 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
     },
     sweepAtStart(root) {
       const real = realRoot(root);
-      if (guards.has(real) || !openGuardRecord(options.stateDir, real).owners().dead.some((owner) => owner.active)) return [];
+      if (
+        guards.has(real) ||
+        !openGuardRecord(options.stateDir, real)
+          .owners()
+          .dead.some((owner) => owner.active)
+      )
+        return [];
       // The notes stay pending as well: the next command in this project gets them, for the model.
       return guardFor(real).pendingNotes();
     },

@@ -47,12 +47,15 @@ function openParent(path: string): { fd: number; parent: string; name: string } 
   try {
     return { fd: openDir(parent), parent, name: path.slice(slash + 1) };
   } catch (error) {
-    return { error: `its folder ${parent} could not be opened (${codeOf(error) ?? String(error)}), maybe a link was put in its place` };
+    return {
+      error: `its folder ${parent} could not be opened (${codeOf(error) ?? String(error)}), maybe a link was put in its place`,
+    };
   }
 }
 
 /** `<fd>/<name>` as a path the kernel resolves through the open folder. */
-const at = (fd: number, dirPath: string, name: string) => (viaFd ? `/proc/self/fd/${fd}/${name}` : `${dirPath}/${name}`);
+const at = (fd: number, dirPath: string, name: string) =>
+  viaFd ? `/proc/self/fd/${fd}/${name}` : `${dirPath}/${name}`;
 
 /** The folder `<root>/<parts…>`, made where missing (never through a link). */
 function makeDirs(root: string, parts: string[]): { fd: number; path: string } {
@@ -105,7 +108,11 @@ export function quarantine(root: string, entry: string, stamp = stampNow()): Mov
         const gitignore = `${root}/${QUARANTINE_DIR}/.gitignore`;
         const target = makeDirs(root, parts);
         try {
-          if (!existsSync(gitignore)) writeFileSync(gitignore, "# Repositories Garuda moved out of git's way (see the notice that named them).\n*\n");
+          if (!existsSync(gitignore))
+            writeFileSync(
+              gitignore,
+              "# Repositories Garuda moved out of git's way (see the notice that named them).\n*\n",
+            );
           const movedName = `${name}${QUARANTINED}`;
           renameSync(at(parentFd, parent, name), at(target.fd, target.path, movedName));
           disarmHead(target.fd, target.path, movedName);
@@ -114,7 +121,8 @@ export function quarantine(root: string, entry: string, stamp = stampNow()): Mov
           closeSync(target.fd);
         }
       } catch (error) {
-        if (codeOf(error) === "ENOENT" && !existsSync(at(parentFd, parent, name))) return { error: "it was gone before Garuda could move it" };
+        if (codeOf(error) === "ENOENT" && !existsSync(at(parentFd, parent, name)))
+          return { error: "it was gone before Garuda could move it" };
         // Another file system, or .garuda is not a plain folder: rename it where it is.
       }
     }

@@ -13,7 +13,17 @@
 // repository that is known or harmless too. Files are read without following links, without
 // waiting on a FIFO, and only when they are plain files with one name: a hard link's other name
 // could change them where no watch sees it.
-import { closeSync, constants, fstatSync, lstatSync, opendirSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  opendirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { codeOf } from "../errors/caught.ts";
 import { entryKind, isFolder } from "../files/entryKind.ts";
@@ -67,7 +77,8 @@ function unsafeKey(key: string, value: string): string | undefined {
   if (!SAFE_KEYS.some((pattern) => pattern.test(key))) return `sets ${key}`;
   if (/\.update$/.test(key) && value.trim().startsWith("!")) return `sets ${key} to a command`;
   // ext:: and fd:: transports run programs; a leading dash would be read as an option.
-  if (/\.(url|pushurl)$/.test(key) && /^\s*(ext::|fd::|-)/i.test(value)) return `sets ${key} to ${value.split(":")[0]}::…`;
+  if (/\.(url|pushurl)$/.test(key) && /^\s*(ext::|fd::|-)/i.test(value))
+    return `sets ${key} to ${value.split(":")[0]}::…`;
   return undefined;
 }
 
@@ -166,7 +177,10 @@ export function configFileProblem(path: string, ctx: Pick<JudgeContext, "configK
 }
 
 /** Why a config file (text as read) may run something, and its keys. */
-function configProblem(path: string, ctx: Pick<JudgeContext, "configKeys">): { problem?: string; keys: Array<[string, string]> } {
+function configProblem(
+  path: string,
+  ctx: Pick<JudgeContext, "configKeys">,
+): { problem?: string; keys: Array<[string, string]> } {
   const file = readSmall(path);
   if ("missing" in file) return { keys: [] };
   if ("bad" in file) return { problem: `its ${basenameOf(path)} ${file.bad}`, keys: [] };
@@ -211,7 +225,8 @@ function judgeGitDir(gitDir: string, ctx: JudgeContext): Verdict {
     if (typeof next !== "string") return { ok: false, why: next.bad };
     if (next === common) break;
     if (hop >= MAX_COMMONDIR_HOPS) return { ok: false, why: "its commondir leads too far" };
-    if (!ctx.trusted(next) && !ctx.watched(next)) return { ok: false, why: `its commondir leads outside the project (${next})` };
+    if (!ctx.trusted(next) && !ctx.watched(next))
+      return { ok: false, why: `its commondir leads outside the project (${next})` };
     common = next;
     if (ctx.trusted(common)) break;
   }
@@ -221,7 +236,9 @@ function judgeGitDir(gitDir: string, ctx: JudgeContext): Verdict {
     if (config.problem) return { ok: false, why: config.problem };
     const hooks = hooksProblem(join(common, "hooks"));
     if (hooks) return { ok: false, why: hooks };
-    worktreeConfig = config.keys.some(([key, value]) => key === "extensions.worktreeconfig" && /^(true|yes|on|1)$/i.test(value.trim()));
+    worktreeConfig = config.keys.some(
+      ([key, value]) => key === "extensions.worktreeconfig" && /^(true|yes|on|1)$/i.test(value.trim()),
+    );
   } else {
     worktreeConfig = trustedWorktreeConfig(join(common, "config"), ctx);
   }
@@ -241,7 +258,9 @@ export function trustedWorktreeConfig(configPath: string, ctx: Pick<JudgeContext
   } catch {
     return false;
   }
-  return (ctx.configKeys(text) ?? []).some(([key, value]) => key === "extensions.worktreeconfig" && /^(true|yes|on|1)$/i.test(value.trim()));
+  return (ctx.configKeys(text) ?? []).some(
+    ([key, value]) => key === "extensions.worktreeconfig" && /^(true|yes|on|1)$/i.test(value.trim()),
+  );
 }
 
 /** Whether git, finding `marker`, could run a program a sandboxed command put there. */
@@ -257,7 +276,11 @@ export function judgeMarker(marker: Marker, ctx: JudgeContext): Verdict {
 }
 
 /** What a config's new text adds that runs something (compared with its old text), or undefined. */
-export function unsafeAddition(before: string, after: string, ctx: Pick<JudgeContext, "configKeys">): string | undefined {
+export function unsafeAddition(
+  before: string,
+  after: string,
+  ctx: Pick<JudgeContext, "configKeys">,
+): string | undefined {
   const old = new Set((ctx.configKeys(before) ?? []).map(([key, value]) => `${key}=${value}`));
   const now = ctx.configKeys(after);
   if (!now) return "made it something git cannot read";

@@ -27,7 +27,19 @@ const IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 /** Whether `name` may be, to some file system, one of the marker names (case-insensitive ones too). */
 const isMarkerName = (name: string) => MARKER_NAMES.has(name.replace(IGNORABLE, "").toLowerCase());
 /** Inside a submodule's git folder: what is never watched. */
-const GIT_DATA = new Set(["objects", "refs", "logs", "info", "lfs", "rr-cache", "rebase-merge", "rebase-apply", "sequencer", "branches", "description"]);
+const GIT_DATA = new Set([
+  "objects",
+  "refs",
+  "logs",
+  "info",
+  "lfs",
+  "rr-cache",
+  "rebase-merge",
+  "rebase-apply",
+  "sequencer",
+  "branches",
+  "description",
+]);
 
 export interface WatchChange {
   /** Project folders whose marker may have appeared, changed or gone. */
@@ -174,7 +186,12 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       if (dirRole === "tree" && entries.some((e) => isMarkerName(e.name))) {
         markers.push(dir);
         // A bare repository in the tree: watched as a git folder from here on.
-        if (entries.some((e) => e.name === "HEAD") && entries.some((e) => e.name === "objects") && entries.some((e) => e.name === "refs")) effective = "git";
+        if (
+          entries.some((e) => e.name === "HEAD") &&
+          entries.some((e) => e.name === "objects") &&
+          entries.some((e) => e.name === "refs")
+        )
+          effective = "git";
       }
       for (const entry of entries) {
         if (!entry.isDirectory()) continue;
@@ -197,7 +214,11 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
 
   /** The first walk, in steps (startSome) or at once (start). */
   let first: Walk | undefined;
-  const firstWalk = (): Walk => ({ queue: [[root, "tree", undefined, true], ...options.extraGitDirs.map((dir): Step => [dir, "git", undefined, true])], at: 0, markers: [] });
+  const firstWalk = (): Walk => ({
+    queue: [[root, "tree", undefined, true], ...options.extraGitDirs.map((dir): Step => [dir, "git", undefined, true])],
+    at: 0,
+    markers: [],
+  });
 
   /** Stops watching `dir` and every watched folder below it. */
   function forget(dir: string, unwatch = true): void {

@@ -15,7 +15,20 @@
 
 /** bwrap's argv that runs `argv` in `cwd` in a PID namespace of its own, on the host's files. */
 export function hostPidNamespaceArgv(bwrap: string, cwd: string, argv: string[]): string[] {
-  return [bwrap, "--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "--chdir", cwd, "--", ...argv];
+  return [
+    bwrap,
+    "--dev-bind",
+    "/",
+    "/",
+    "--proc",
+    "/proc",
+    "--unshare-pid",
+    "--die-with-parent",
+    "--chdir",
+    cwd,
+    "--",
+    ...argv,
+  ];
 }
 
 /**
@@ -25,7 +38,13 @@ export function hostPidNamespaceArgv(bwrap: string, cwd: string, argv: string[])
  */
 export async function hostNamespaceWorks(bwrap: string, env: Record<string, string>): Promise<boolean> {
   try {
-    const proc = Bun.spawn(hostPidNamespaceArgv(bwrap, "/", ["/bin/sh", "-c", "exec true"]), { env, stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: 10_000 });
+    const proc = Bun.spawn(hostPidNamespaceArgv(bwrap, "/", ["/bin/sh", "-c", "exec true"]), {
+      env,
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "ignore",
+      timeout: 10_000,
+    });
     return (await proc.exited) === 0;
   } catch {
     return false;

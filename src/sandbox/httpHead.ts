@@ -56,7 +56,9 @@ function authority(text: string): { host: string; port: number } | undefined {
 export function proxyTarget(head: RequestHead): ProxyTarget {
   if (head.method === "CONNECT") {
     const target = authority(head.target);
-    return target ? { kind: "connect", ...target } : { kind: "invalid", reason: `CONNECT needs host:port, got "${head.target}"` };
+    return target
+      ? { kind: "connect", ...target }
+      : { kind: "invalid", reason: `CONNECT needs host:port, got "${head.target}"` };
   }
   let url: URL;
   try {
@@ -64,7 +66,8 @@ export function proxyTarget(head: RequestHead): ProxyTarget {
   } catch {
     return { kind: "invalid", reason: "a proxy request needs an absolute http:// URL or CONNECT" };
   }
-  if (url.protocol !== "http:") return { kind: "invalid", reason: `${url.protocol} URLs go through CONNECT, not a plain request` };
+  if (url.protocol !== "http:")
+    return { kind: "invalid", reason: `${url.protocol} URLs go through CONNECT, not a plain request` };
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   return { kind: "http", host, port: url.port ? Number(url.port) : 80, path: `${url.pathname}${url.search}` };
 }
@@ -82,6 +85,13 @@ export function originHead(head: RequestHead, path: string, hostHeader: string):
 /** A complete reply that ends the conversation. */
 export function reply(status: number, reason: string, body: string, extra: Record<string, string> = {}): string {
   const bodyBytes = Buffer.byteLength(body);
-  const headers = { "Content-Type": "text/plain; charset=utf-8", "Content-Length": String(bodyBytes), Connection: "close", ...extra };
-  return `HTTP/1.1 ${status} ${reason}\r\n${Object.entries(headers).map(([n, v]) => `${n}: ${v}\r\n`).join("")}\r\n${body}`;
+  const headers = {
+    "Content-Type": "text/plain; charset=utf-8",
+    "Content-Length": String(bodyBytes),
+    Connection: "close",
+    ...extra,
+  };
+  return `HTTP/1.1 ${status} ${reason}\r\n${Object.entries(headers)
+    .map(([n, v]) => `${n}: ${v}\r\n`)
+    .join("")}\r\n${body}`;
 }

@@ -24,14 +24,14 @@ const IN_NONBLOCK = 0o4000;
 const IN_CLOEXEC = 0o2000000;
 
 /** What a folder watch reports: entries made, moved in or out, removed, written (also without a close). */
-const FOLDER_EVENTS = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF;
+const FOLDER_EVENTS =
+  IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF;
 
 const ENOENT = 2;
 const EACCES = 13;
 const ENOTDIR = 20;
 const ENOSPC = 28;
 const ELOOP = 40;
-
 
 export interface InotifyEvent {
   wd: number;
@@ -113,7 +113,11 @@ export function openInotify(lib: Library): Inotify | undefined {
   return {
     watch(dir) {
       if (!open) return { error: "other" };
-      const wd = lib.symbols.inotify_add_watch(fd, ptr(Buffer.from(`${dir}\0`)), FOLDER_EVENTS | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK);
+      const wd = lib.symbols.inotify_add_watch(
+        fd,
+        ptr(Buffer.from(`${dir}\0`)),
+        FOLDER_EVENTS | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK,
+      );
       if (wd >= 0) return { wd };
       const code = errno();
       if (code === ENOSPC) return { error: "limit" };

@@ -53,7 +53,11 @@ const KEEPER_MARGIN_MS = 1_000;
 
 type Cancel = { cancel(): Promise<void> };
 
-async function pump(stream: ReadableStream<Uint8Array>, onText: (text: string) => unknown, readers: Cancel[]): Promise<void> {
+async function pump(
+  stream: ReadableStream<Uint8Array>,
+  onText: (text: string) => unknown,
+  readers: Cancel[],
+): Promise<void> {
   const reader = stream.getReader();
   // A cancel (after the drain window) also ends a wait for the consumer: a pump never outlives its job.
   let release = () => {};
@@ -118,7 +122,10 @@ export function spawnJob(options: JobOptions): Job {
     // A timer cleared once drained, not a Bun.sleep: the sleep's continuation holds this scope
     // (the Subprocess, its pipes' 256 KiB read buffers) for the whole DRAIN_MS after every command.
     let drainTimer: ReturnType<typeof setTimeout> | undefined;
-    const late = await Promise.race([drained.then(() => false), new Promise<boolean>((resolve) => (drainTimer = setTimeout(resolve, DRAIN_MS, true)))]);
+    const late = await Promise.race([
+      drained.then(() => false),
+      new Promise<boolean>((resolve) => (drainTimer = setTimeout(resolve, DRAIN_MS, true))),
+    ]);
     clearTimeout(drainTimer);
     if (late) for (const reader of readers) await reader.cancel().catch(() => undefined);
     await drained;
@@ -141,7 +148,9 @@ export function spawnJob(options: JobOptions): Job {
       const below = descendants(pid, table);
       // bwrap's own processes: the monitor (pid) and the namespace's init (its child); not signalled with TERM.
       const bwrapInit = options.pidNamespace ? below.filter((p) => table.get(p)?.ppid === pid) : [];
-      const targets = options.pidNamespace ? below.filter((p) => !bwrapInit.includes(p)) : [...new Set([pid, ...below, ...groupMembers(pid, table)])];
+      const targets = options.pidNamespace
+        ? below.filter((p) => !bwrapInit.includes(p))
+        : [...new Set([pid, ...below, ...groupMembers(pid, table)])];
       if (!options.pidNamespace) signalGroup(pid, "SIGTERM");
       for (const target of targets) signalProcess(target, "SIGTERM");
       const deadline = Date.now() + options.graceMs;

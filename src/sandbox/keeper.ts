@@ -44,7 +44,10 @@ export function keeperCommandFor(selfCommand: string[]): string[] {
 }
 
 /** The keeper's argv and environment for one host command. */
-export function keeperLaunch(keeper: string[], options: { parent: number; graceMs: number; cwd: string; argv: string[]; env: Record<string, string> }): { argv: string[]; env: Record<string, string> } {
+export function keeperLaunch(
+  keeper: string[],
+  options: { parent: number; graceMs: number; cwd: string; argv: string[]; env: Record<string, string> },
+): { argv: string[]; env: Record<string, string> } {
   return {
     argv: [...keeper, String(options.parent), String(options.graceMs), options.cwd, "--", ...options.argv],
     env: { [KEEPER_ENV]: JSON.stringify(options.env) },

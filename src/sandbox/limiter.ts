@@ -3,7 +3,15 @@
 // ended, which limit it hit.
 import { randomBytes } from "node:crypto";
 import { type CgroupSupport, type CommandCgroup, controls, createCommandCgroup, joinCgroupArgv } from "./cgroup.ts";
-import { type CommandEnd, type CommandLimits, type HardLimits, type LimitHit, limitedShellArgv, limitHit, shellLimits } from "./limits.ts";
+import {
+  type CommandEnd,
+  type CommandLimits,
+  type HardLimits,
+  type LimitHit,
+  limitedShellArgv,
+  limitHit,
+  shellLimits,
+} from "./limits.ts";
 
 /** How each limit is held here: by a cgroup, by resource limits, or not at all (root without a cgroup). */
 export interface LimitsInForce {
@@ -66,7 +74,10 @@ export function createLimiter(options: LimiterOptions): Limiter {
       let cgroup: CommandCgroup | undefined;
       if (cgroups) {
         try {
-          cgroup = createCommandCgroup(cgroups, `garuda-${process.pid}-${randomBytes(6).toString("hex")}`, { processes: limits.processes, memoryBytes: limits.memoryMB * 2 ** 20 });
+          cgroup = createCommandCgroup(cgroups, `garuda-${process.pid}-${randomBytes(6).toString("hex")}`, {
+            processes: limits.processes,
+            memoryBytes: limits.memoryMB * 2 ** 20,
+          });
         } catch {
           cgroup = undefined; // the hierarchy changed under us: resource limits alone, memory per process
         }

@@ -35,7 +35,9 @@ const PROCESSES_PER_CPU = 64;
 const MIN_DEFAULT_PROCESSES = 1_024;
 
 /** Garuda's defaults: far above what builds and test suites use (bench/limits.ts measures), far below what takes a machine. */
-export function defaultCommandLimits(host: { cpus: number; memoryBytes: number } = { cpus: availableParallelism(), memoryBytes: totalmem() }): CommandLimits {
+export function defaultCommandLimits(
+  host: { cpus: number; memoryBytes: number } = { cpus: availableParallelism(), memoryBytes: totalmem() },
+): CommandLimits {
   return {
     processes: Math.max(MIN_DEFAULT_PROCESSES, PROCESSES_PER_CPU * host.cpus),
     // Half the machine: a runaway command leaves the editor, the desktop and Garuda the other half.
@@ -87,7 +89,11 @@ export function shellLimits(limits: CommandLimits, hard: HardLimits, memoryByCgr
   const lower = (value: number, cap: number | undefined) => (cap === undefined ? value : Math.min(value, cap));
   const out: ShellLimits = { processes: lower(limits.processes, hard.processes) };
   if (!memoryByCgroup) out.dataKiB = Math.floor(lower(limits.memoryMB * 2 ** 20, hard.dataBytes) / 1024);
-  if (limits.cpuSeconds !== undefined) out.cpuSeconds = Math.max(1, lower(limits.cpuSeconds, hard.cpuSeconds === undefined ? undefined : hard.cpuSeconds - CPU_GRACE_S));
+  if (limits.cpuSeconds !== undefined)
+    out.cpuSeconds = Math.max(
+      1,
+      lower(limits.cpuSeconds, hard.cpuSeconds === undefined ? undefined : hard.cpuSeconds - CPU_GRACE_S),
+    );
   return out;
 }
 
@@ -101,10 +107,16 @@ export const LIMITS_FAILED = 125;
  * (its $0, its syntax errors, its exit), so only the limits differ. bash takes `-u` for
  * processes, dash `-p`; a shell that takes neither does not run the command.
  */
-export function limitedShellArgv(shell: string, command: string, limits: ShellLimits, preludeShell = "/bin/sh"): string[] {
+export function limitedShellArgv(
+  shell: string,
+  command: string,
+  limits: ShellLimits,
+  preludeShell = "/bin/sh",
+): string[] {
   const steps = [`{ ulimit -u ${limits.processes} || ulimit -p ${limits.processes}; }`];
   if (limits.dataKiB !== undefined) steps.push(`ulimit -d ${limits.dataKiB}`);
-  if (limits.cpuSeconds !== undefined) steps.push(`ulimit -S -t ${limits.cpuSeconds}`, `ulimit -H -t ${limits.cpuSeconds + CPU_GRACE_S}`);
+  if (limits.cpuSeconds !== undefined)
+    steps.push(`ulimit -S -t ${limits.cpuSeconds}`, `ulimit -H -t ${limits.cpuSeconds + CPU_GRACE_S}`);
   const prelude = `{ ${steps.join(" && ")}; } 2>/dev/null || { echo "garuda: the sandbox's limits could not be set, so the command did not run" >&2; exit ${LIMITS_FAILED}; }\nexec "$0" -c "$1"`;
   return [preludeShell, "-c", prelude, shell, command];
 }
@@ -153,23 +165,48 @@ function hit(kind: LimitKind, what: string, limits: CommandLimits): LimitHit {
  * else from what it printed (a refused fork; a failed allocation or a CPU-time signal, for a
  * command that failed).
  */
-export function limitHit(end: CommandEnd, limits: CommandLimits, counts: CgroupCounts, applies: { processLimit: boolean } = { processLimit: true }): LimitHit | undefined {
+export function limitHit(
+  end: CommandEnd,
+  limits: CommandLimits,
+  counts: CgroupCounts,
+  applies: { processLimit: boolean } = { processLimit: true },
+): LimitHit | undefined {
   const { output } = end;
   const processes = `at most ${count(limits.processes)} processes and threads may run at once`;
-  const refused = counts.processesRefused !== undefined ? counts.processesRefused > 0 : applies.processLimit && (REFUSED_PROCESS.test(output) || REFUSED_PROCESS_NEAR.test(output));
+  const refused =
+    counts.processesRefused !== undefined
+      ? counts.processesRefused > 0
+      : applies.processLimit && (REFUSED_PROCESS.test(output) || REFUSED_PROCESS_NEAR.test(output));
   if (refused) {
-    return hit("processes", `the command hit the sandbox's process limit (${processes}), and starting another one failed.`, limits);
+    return hit(
+      "processes",
+      `the command hit the sandbox's process limit (${processes}), and starting another one failed.`,
+      limits,
+    );
   }
   if (counts.memoryKills !== undefined && counts.memoryKills > 0) {
-    return hit("memoryMB", `the command hit the sandbox's memory limit (${count(limits.memoryMB)} MB for all its processes together), and the kernel ended a process that needed more.`, limits);
+    return hit(
+      "memoryMB",
+      `the command hit the sandbox's memory limit (${count(limits.memoryMB)} MB for all its processes together), and the kernel ended a process that needed more.`,
+      limits,
+    );
   }
   const failed = end.exitCode !== 0;
   if (!failed) return undefined;
   if (end.signal === "SIGXCPU" || end.exitCode === 128 + 24 || CPU_EXCEEDED.test(output)) {
-    if (limits.cpuSeconds !== undefined) return hit("cpuSeconds", `a process of the command used up the sandbox's CPU-time limit (${count(limits.cpuSeconds)} s per process) and was stopped.`, limits);
+    if (limits.cpuSeconds !== undefined)
+      return hit(
+        "cpuSeconds",
+        `a process of the command used up the sandbox's CPU-time limit (${count(limits.cpuSeconds)} s per process) and was stopped.`,
+        limits,
+      );
   }
   if (counts.memoryKills === undefined && FAILED_ALLOCATION.test(output)) {
-    return hit("memoryMB", `the command seems to have hit the sandbox's memory limit (${count(limits.memoryMB)} MB per process): an allocation failed.`, limits);
+    return hit(
+      "memoryMB",
+      `the command seems to have hit the sandbox's memory limit (${count(limits.memoryMB)} MB per process): an allocation failed.`,
+      limits,
+    );
   }
   return undefined;
 }

@@ -63,7 +63,10 @@ export function loadNativeRelays(folder: string): NativeRelays | undefined {
     const compiled = cc({
       source,
       symbols: {
-        relay_start: { args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.function, FFIType.ptr], returns: FFIType.i32 },
+        relay_start: {
+          args: [FFIType.i32, FFIType.i32, FFIType.i32, FFIType.function, FFIType.ptr],
+          returns: FFIType.i32,
+        },
         relay_stop: { args: [FFIType.i32, FFIType.i32], returns: FFIType.void },
         relay_close: { args: [FFIType.i32, FFIType.i32], returns: FFIType.void },
       },
@@ -121,7 +124,16 @@ type Handed = Socket<RelayEnd> & { fd?: number; pause?: () => void; resume?: () 
 export function canRelayNatively(a: RelayEnd, b: RelayEnd): boolean {
   for (const end of [a, b]) {
     const fd = (end.socket as Handed | undefined)?.fd;
-    if (typeof fd !== "number" || fd < 0 || end.queued > 0 || end.ended || end.closed || end.endWhenFlushed || end.paused) return false;
+    if (
+      typeof fd !== "number" ||
+      fd < 0 ||
+      end.queued > 0 ||
+      end.ended ||
+      end.closed ||
+      end.endWhenFlushed ||
+      end.paused
+    )
+      return false;
   }
   return true;
 }
@@ -134,7 +146,12 @@ export function canRelayNatively(a: RelayEnd, b: RelayEnd): boolean {
  * hung up, beside the thread, which could reorder or lose them. `onDone` runs when the thread is
  * done. Undefined: the relay did not start, and both sockets read again (the JS relay goes on).
  */
-export function relayNatively(relays: NativeRelays, a: RelayEnd, b: RelayEnd, onDone: () => void): NativeRelayConnection | undefined {
+export function relayNatively(
+  relays: NativeRelays,
+  a: RelayEnd,
+  b: RelayEnd,
+  onDone: () => void,
+): NativeRelayConnection | undefined {
   const first = a.socket as Handed;
   const second = b.socket as Handed;
   first.pause?.();

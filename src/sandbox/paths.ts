@@ -208,7 +208,12 @@ const MODULE_GIT_DIR = /\/\.git\/modules\//;
 function nestedGitHolds(dotGit: string, fs: LinkFsView): string[] {
   const held: string[] = [];
   for (const name of listDir(join(dotGit, "worktrees"), fs)) {
-    held.push(...existing([...GIT_REDIRECTS, "gitdir"].map((file) => join(dotGit, "worktrees", name, file)), fs));
+    held.push(
+      ...existing(
+        [...GIT_REDIRECTS, "gitdir"].map((file) => join(dotGit, "worktrees", name, file)),
+        fs,
+      ),
+    );
   }
   const modules = (dir: string, depth: number): void => {
     if (depth > MODULE_DEPTH) return;
@@ -217,7 +222,13 @@ function nestedGitHolds(dotGit: string, fs: LinkFsView): string[] {
       if (fs.kind(entry) !== "dir") continue;
       // A submodule's git folder has a HEAD; a folder without one is part of a longer name (a/b).
       if (fs.kind(join(entry, "HEAD")) === "file") {
-        held.push(join(entry, "hooks/"), ...existing(GIT_REDIRECTS.map((file) => join(entry, file)), fs));
+        held.push(
+          join(entry, "hooks/"),
+          ...existing(
+            GIT_REDIRECTS.map((file) => join(entry, file)),
+            fs,
+          ),
+        );
         modules(join(entry, "modules"), depth + 1);
       } else modules(entry, depth + 1);
     }
@@ -242,15 +253,28 @@ function gitPaths(root: string, fs: LinkFsView, nested = false): GitPaths {
   const dotGit = join(root, ".git");
   const kind = fs.kind(dotGit);
   if (kind === "dir") {
-    const redirects = existing(GIT_REDIRECTS.map((name) => join(dotGit, name)), fs);
-    return { writable: [], protected: [join(dotGit, "hooks/"), join(dotGit, "config"), ...redirects, ...nestedGitHolds(dotGit, fs)] };
+    const redirects = existing(
+      GIT_REDIRECTS.map((name) => join(dotGit, name)),
+      fs,
+    );
+    return {
+      writable: [],
+      protected: [join(dotGit, "hooks/"), join(dotGit, "config"), ...redirects, ...nestedGitHolds(dotGit, fs)],
+    };
   }
   if (kind === "missing") return { writable: [], protected: [`${dotGit}/`] };
   if (kind !== "file") return { writable: [], protected: [dotGit] };
   const linked = linkedGitFolders(root, fs);
   if (!linked) return { writable: [], protected: [dotGit] };
   const { gitDir, commonDir } = linked;
-  const held = [dotGit, join(commonDir, "hooks/"), ...existing(GIT_REDIRECTS.map((name) => join(gitDir, name)), fs)];
+  const held = [
+    dotGit,
+    join(commonDir, "hooks/"),
+    ...existing(
+      GIT_REDIRECTS.map((name) => join(gitDir, name)),
+      fs,
+    ),
+  ];
   // A nested submodule's config is the guard's to keep (see nestedGitHolds); the root's own is held.
   if (!nested || !MODULE_GIT_DIR.test(commonDir)) held.push(join(commonDir, "config"));
   if (gitDir !== commonDir) held.push(join(gitDir, "config.worktree"));
@@ -270,10 +294,12 @@ function aroundHome(dir: string, home: string, fs: LinkFsView): string[] {
   const isDir = (path: string) => fs.kind(path) === "dir";
   for (let current = dir; current !== home; ) {
     const step = home.slice(current === "/" ? 1 : current.length + 1).split("/")[0] as string;
-    for (const name of listDir(current, fs)) if (name !== step && isDir(join(current, name))) folders.push(join(current, name));
+    for (const name of listDir(current, fs))
+      if (name !== step && isDir(join(current, name))) folders.push(join(current, name));
     current = join(current, step);
   }
-  for (const name of listDir(home, fs)) if (!isHomeOwnName(name) && isDir(join(home, name))) folders.push(join(home, name));
+  for (const name of listDir(home, fs))
+    if (!isHomeOwnName(name) && isDir(join(home, name))) folders.push(join(home, name));
   return folders;
 }
 
@@ -282,7 +308,10 @@ function aroundHome(dir: string, home: string, fs: LinkFsView): string[] {
  * PATH) read-only, since the shell on the host runs what lands there. Missing ones too.
  */
 function homePathHolds(spec: SandboxSpec, home: string): string[] {
-  const named = [...HOME_BIN_FOLDERS.map((bin) => join(home, bin)), ...(spec.pathFolders ?? []).filter((dir) => dir.startsWith("/")).map((dir) => resolve(dir))];
+  const named = [
+    ...HOME_BIN_FOLDERS.map((bin) => join(home, bin)),
+    ...(spec.pathFolders ?? []).filter((dir) => dir.startsWith("/")).map((dir) => resolve(dir)),
+  ];
   return [...new Set(named)].filter((dir) => dir !== home && isInside(dir, home)).map((dir) => `${dir}/`);
 }
 
@@ -297,7 +326,14 @@ function repoHolds(dir: string, fs: LinkFsView): string[] {
   if (kind === "missing") {
     // A bare repository: the folder is the git folder.
     if (fs.kind(join(dir, "HEAD")) === "missing") return [];
-    return [join(dir, "config"), join(dir, "hooks/"), ...existing(GIT_REDIRECTS.map((name) => join(dir, name)), fs)];
+    return [
+      join(dir, "config"),
+      join(dir, "hooks/"),
+      ...existing(
+        GIT_REDIRECTS.map((name) => join(dir, name)),
+        fs,
+      ),
+    ];
   }
   return gitPaths(dir, fs, true).protected;
 }
@@ -324,7 +360,13 @@ function extraWritable(spec: SandboxSpec, root: string, home: string, gitWritabl
     ...PACKAGE_CACHES.map((cache) => ({ path: join(home, cache), lexical: join(home, cache) })),
     ...spec.writePaths.map((path) => ({ path, lexical: lexicalPath(path, root, home) })),
   ];
-  const reachable = [root, ...(spec.extraRoots ?? []), ...gitWritable, resolveLoose(spec.tmpDir, fs), ...extras.map((e) => resolveLoose(e.lexical, fs))];
+  const reachable = [
+    root,
+    ...(spec.extraRoots ?? []),
+    ...gitWritable,
+    resolveLoose(spec.tmpDir, fs),
+    ...extras.map((e) => resolveLoose(e.lexical, fs)),
+  ];
   const result: Extras = { accepted: [], refused: [] };
   for (const extra of extras) {
     const walk = walkPath(extra.lexical, reachable, fs);
@@ -340,11 +382,16 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
   // Each extra root is a project as the root is: its git folders and .garuda held the same way.
   const extraRoots = (spec.extraRoots ?? []).map((path) => resolveLoose(path, fs));
   const projects = [root, ...extraRoots].map((project) => ({ project, git: gitPaths(project, fs) }));
-  const git: GitPaths = { writable: projects.flatMap((p) => p.git.writable), protected: projects.flatMap((p) => p.git.protected) };
+  const git: GitPaths = {
+    writable: projects.flatMap((p) => p.git.writable),
+    protected: projects.flatMap((p) => p.git.protected),
+  };
   const existingDir = (path: string) => fs.kind(path) === "dir";
 
   const extras = extraWritable(spec, root, home, git.writable, fs);
-  const own = (spec.projectReadOnly ? [] : [root, ...extraRoots, ...git.writable]).map((path) => resolveLoose(path, fs));
+  const own = (spec.projectReadOnly ? [] : [root, ...extraRoots, ...git.writable]).map((path) =>
+    resolveLoose(path, fs),
+  );
   const wanted = [...own, ...extras.accepted];
   const homeSplit = wanted.some((path) => isInside(home, path));
   const writable = dedupeNested(wanted.flatMap((path) => aroundHome(path, home, fs)).filter(existingDir));
@@ -366,11 +413,9 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
     held.set(path, { path, dir: dir || (known?.dir ?? false) });
   }
 
-  const denyRead = [
-    ...HOME_DENY_READ.map((path) => join(home, path)),
-    ...SYSTEM_DENY_READ,
-    ...spec.denyReadPaths,
-  ].map((path) => resolveLoose(resolve(root, path), fs));
+  const denyRead = [...HOME_DENY_READ.map((path) => join(home, path)), ...SYSTEM_DENY_READ, ...spec.denyReadPaths].map(
+    (path) => resolveLoose(resolve(root, path), fs),
+  );
 
   return {
     writable,

@@ -85,7 +85,10 @@ export function installCommand(osRelease: string | undefined): string {
 }
 
 export function missingBwrap(facts: HostFacts): { reason: string; fix: string } {
-  return { reason: "bubblewrap (bwrap) is not installed, so commands cannot run in the Linux sandbox", fix: `${installCommand(facts.osRelease)}, then restart Garuda` };
+  return {
+    reason: "bubblewrap (bwrap) is not installed, so commands cannot run in the Linux sandbox",
+    fix: `${installCommand(facts.osRelease)}, then restart Garuda`,
+  };
 }
 
 /** Why the trial run failed and what to do, from bwrap's message and the machine's settings. */
@@ -154,7 +157,11 @@ export function findBwrap(path: string | undefined, root: string | undefined): s
 /** What `bwrap --help` prints, stdout and stderr. */
 async function helpText(path: string, env: Record<string, string>): Promise<string> {
   const proc = Bun.spawn([path, "--help"], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 10_000 });
-  const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return `${stdout}${stderr}`;
 }
 
@@ -173,7 +180,16 @@ export function trialTmpDir(): string {
 }
 
 function trialSpec(tmpDir: string): SandboxSpec {
-  return { root: tmpDir, home: tmpDir, tmpDir, projectReadOnly: true, writePaths: [], protectedPaths: [], denyReadPaths: [], network: { mode: "none" } };
+  return {
+    root: tmpDir,
+    home: tmpDir,
+    tmpDir,
+    projectReadOnly: true,
+    writePaths: [],
+    protectedPaths: [],
+    denyReadPaths: [],
+    network: { mode: "none" },
+  };
 }
 
 async function probeBwrap(options: ProbeOptions): Promise<SandboxProbe> {
@@ -181,20 +197,28 @@ async function probeBwrap(options: ProbeOptions): Promise<SandboxProbe> {
   const path = findBwrap(options.env.PATH, options.root);
   if (!path) return { availability: { available: false, ...missingBwrap(facts) } };
   const env = { PATH: options.env.PATH ?? "/usr/bin:/bin" };
-  const trialWith = (disableUserns: boolean) => trial([path, ...bwrapArgv(trialSpec(options.tmpDir), ["true"], { disableUserns })], env);
+  const trialWith = (disableUserns: boolean) =>
+    trial([path, ...bwrapArgv(trialSpec(options.tmpDir), ["true"], { disableUserns })], env);
   // `--help` says whether this bwrap has --disable-userns (0.8 and later). Both processes start
   // at once, the trial with the flag, and neither blocks the thread: the probe runs while `garuda
   // acp` loads. An older bwrap's trial is run again without the flag; its first one is dropped.
   const [help, withFlag] = await Promise.all([helpText(path, env), trialWith(true)]);
   const disableUserns = help.includes("--disable-userns");
   const result = disableUserns ? withFlag : await trialWith(false);
-  if (result.code === 0) return { availability: { available: true, kind: "bwrap" }, launcher: { kind: "bwrap", path, disableUserns } };
+  if (result.code === 0)
+    return { availability: { available: true, kind: "bwrap" }, launcher: { kind: "bwrap", path, disableUserns } };
   return { availability: { available: false, ...diagnoseBwrap(result.stderr, facts, path) } };
 }
 
 async function probeSeatbelt(options: ProbeOptions): Promise<SandboxProbe> {
   if (!existsSync(SANDBOX_EXEC)) {
-    return { availability: { available: false, reason: `${SANDBOX_EXEC} is missing`, fix: "it ships with macOS; check that /usr/bin is intact (reinstall macOS command-line support)" } };
+    return {
+      availability: {
+        available: false,
+        reason: `${SANDBOX_EXEC} is missing`,
+        fix: "it ships with macOS; check that /usr/bin is intact (reinstall macOS command-line support)",
+      },
+    };
   }
   const result = await trial(seatbeltArgv(trialSpec(options.tmpDir), ["/usr/bin/true"]), { PATH: "/usr/bin:/bin" });
   if (result.code === 0) return { availability: { available: true, kind: "seatbelt" }, launcher: { kind: "seatbelt" } };
@@ -205,7 +229,9 @@ async function probeSeatbelt(options: ProbeOptions): Promise<SandboxProbe> {
       reason: nested
         ? "Garuda runs inside another sandbox, and macOS does not allow a sandbox inside a sandbox"
         : `sandbox-exec failed its trial run: ${result.stderr.trim().split("\n")[0] ?? `exit ${result.code}`}`,
-      fix: nested ? "start Garuda from a terminal that is not itself sandboxed" : `check that this works: ${SANDBOX_EXEC} -p '(version 1)(allow default)' /usr/bin/true`,
+      fix: nested
+        ? "start Garuda from a terminal that is not itself sandboxed"
+        : `check that this works: ${SANDBOX_EXEC} -p '(version 1)(allow default)' /usr/bin/true`,
     },
   };
 }
@@ -214,5 +240,11 @@ export async function probeSandbox(options: ProbeOptions): Promise<SandboxProbe>
   const platform = options.platform ?? process.platform;
   if (platform === "linux") return probeBwrap(options);
   if (platform === "darwin") return probeSeatbelt(options);
-  return { availability: { available: false, reason: `there is no OS sandbox for ${platform}`, fix: "run Garuda on Linux (with bubblewrap) or macOS; on Windows, inside WSL" } };
+  return {
+    availability: {
+      available: false,
+      reason: `there is no OS sandbox for ${platform}`,
+      fix: "run Garuda on Linux (with bubblewrap) or macOS; on Windows, inside WSL",
+    },
+  };
 }

@@ -34,7 +34,8 @@ export function children(): number[] {
   }
   for (const task of tasks) {
     try {
-      for (const pid of readFileSync(`/proc/self/task/${task}/children`, "utf8").split(" ")) if (pid.trim()) pids.push(Number(pid));
+      for (const pid of readFileSync(`/proc/self/task/${task}/children`, "utf8").split(" "))
+        if (pid.trim()) pids.push(Number(pid));
     } catch {
       // The thread ended while we looked.
     }

@@ -22,7 +22,12 @@ function linuxTable(): ProcessTable {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      table.set(Number(name), { ppid: Number(fields[1]), pgid: Number(fields[2]), start: fields[19] ?? "", zombie: fields[0] === "Z" });
+      table.set(Number(name), {
+        ppid: Number(fields[1]),
+        pgid: Number(fields[2]),
+        start: fields[19] ?? "",
+        zombie: fields[0] === "Z",
+      });
     } catch {
       // gone while we looked
     }
@@ -32,10 +37,20 @@ function linuxTable(): ProcessTable {
 
 function psTable(): ProcessTable {
   const table: ProcessTable = new Map();
-  const ps = Bun.spawnSync(["/bin/ps", "-A", "-o", "pid=,ppid=,pgid=,stat="], { env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "ignore" });
+  const ps = Bun.spawnSync(["/bin/ps", "-A", "-o", "pid=,ppid=,pgid=,stat="], {
+    env: { PATH: "/usr/bin:/bin" },
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   for (const line of ps.stdout.toString().split("\n")) {
     const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s*$/.exec(line);
-    if (match) table.set(Number(match[1]), { ppid: Number(match[2]), pgid: Number(match[3]), start: "", zombie: (match[4] as string).startsWith("Z") });
+    if (match)
+      table.set(Number(match[1]), {
+        ppid: Number(match[2]),
+        pgid: Number(match[3]),
+        start: "",
+        zombie: (match[4] as string).startsWith("Z"),
+      });
   }
   return table;
 }

@@ -31,7 +31,11 @@ export interface PolicyState {
 
 /** Lower case, no trailing dot, no IPv6 brackets. */
 export function canonicalHost(host: string): string {
-  return host.trim().toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1");
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, "")
+    .replace(/^\[(.*)\]$/, "$1");
 }
 
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/;
@@ -76,10 +80,14 @@ const covers = (rule: HostRule, host: string, port: number) =>
 export function decideHost(state: PolicyState, rawHost: string, port: number): Verdict {
   const host = canonicalHost(rawHost);
   if (!isValidHost(host)) return { kind: "deny", reason: `"${rawHost}" is not a valid host name` };
-  if (state.block.some((rule) => hostMatches(rule, host))) return { kind: "deny", reason: `${host} is blocked by policy` };
+  if (state.block.some((rule) => hostMatches(rule, host)))
+    return { kind: "deny", reason: `${host} is blocked by policy` };
   const named = [...state.allow, ...state.session].filter((rule) => hostMatches(rule, host));
   if (!state.ports.includes(port) && !named.some((rule) => rule.port === port)) {
-    return { kind: "deny", reason: `port ${port} is not allowed (only ${state.ports.join(", ")}, or a port listed with the host)` };
+    return {
+      kind: "deny",
+      reason: `port ${port} is not allowed (only ${state.ports.join(", ")}, or a port listed with the host)`,
+    };
   }
   const listed = state.allow.find((rule) => covers(rule, host, port));
   if (listed) return { kind: "allow", rule: listed, listed: listed.host === host };

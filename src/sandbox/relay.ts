@@ -48,14 +48,27 @@ export const HIGH_WATER = 512 * 1024;
 type Pausable = { pause?: () => void; resume?: () => void };
 
 export function relayEnd(): RelayEnd {
-  return { socket: undefined, peer: undefined, queue: [], queued: 0, endWhenFlushed: false, closed: false, ended: false, paused: false, early: [] };
+  return {
+    socket: undefined,
+    peer: undefined,
+    queue: [],
+    queued: 0,
+    endWhenFlushed: false,
+    closed: false,
+    ended: false,
+    paused: false,
+    early: [],
+  };
 }
 
 /** Pairs two ends; what either read or finished before is passed on now. */
 export function link(a: RelayEnd, b: RelayEnd): void {
   a.peer = b;
   b.peer = a;
-  for (const [from, to] of [[a, b], [b, a]] as const) {
+  for (const [from, to] of [
+    [a, b],
+    [b, a],
+  ] as const) {
     for (const chunk of from.early) sendTo(to, chunk);
     from.early = [];
     if (from.ended || from.closed) relayEnded(from);
@@ -200,7 +213,9 @@ export function forwardHandlers(socketPath: string) {
       const upstream = relayEnd();
       client.data = { ...relayEnd(), socket: client };
       link(client.data, upstream);
-      Bun.connect<RelayEnd>({ unix: socketPath, data: upstream, allowHalfOpen: true, socket: relayHandlers }).catch(() => client.end());
+      Bun.connect<RelayEnd>({ unix: socketPath, data: upstream, allowHalfOpen: true, socket: relayHandlers }).catch(
+        () => client.end(),
+      );
     },
   };
 }

@@ -64,7 +64,8 @@ export function seatbeltProfile(params: SeatbeltParams): string {
   const keys = (prefix: string, list: string[]) => list.map((_, i) => `${prefix}_${i}`);
   const param = (key: string) => `(param "${key}")`;
   const port = params.proxyPort;
-  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new Error(`invalid proxy port ${port}`);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536))
+    throw new Error(`invalid proxy port ${port}`);
   return [
     BASE,
     "; reads: everything but the unreadable paths",
@@ -75,7 +76,9 @@ export function seatbeltProfile(params: SeatbeltParams): string {
     // literal too: subpath alone has been seen to leave the first creation (`mkdir .garuda`) open (Codex)
     ...group("deny file-write*", keys("PROTECT", params.protect), (k) => `(literal ${param(k)}) (subpath ${param(k)})`),
     ...group("deny file-write-unlink", keys("PIN", params.pin), (k) => `(literal ${param(k)})`),
-    port === undefined ? "; network: none" : `; network: only Garuda's egress proxy\n(allow network-outbound (remote ip "localhost:${port}"))`,
+    port === undefined
+      ? "; network: none"
+      : `; network: only Garuda's egress proxy\n(allow network-outbound (remote ip "localhost:${port}"))`,
   ].join("\n");
 }
 
@@ -89,8 +92,12 @@ export function seatbeltParams(spec: SandboxSpec, fs: FsView = realFs): Seatbelt
   const protect = paths.protected.map((p) => p.path);
   const pins = new Set<string>();
   for (const target of protect) {
-    const holder = paths.writable.filter((w) => isInside(target, w)).sort(byDepth).pop();
-    for (let dir = dirname(target); holder && dir !== holder && isInside(dir, holder); dir = dirname(dir)) pins.add(dir);
+    const holder = paths.writable
+      .filter((w) => isInside(target, w))
+      .sort(byDepth)
+      .pop();
+    for (let dir = dirname(target); holder && dir !== holder && isInside(dir, holder); dir = dirname(dir))
+      pins.add(dir);
   }
   return {
     write: [resolveLoose(spec.tmpDir, fs), ...paths.writable],

@@ -55,7 +55,10 @@ export function ensureSessionFolderBase(base: string): void {
     mkdirSync(base, { mode: 0o700 });
   } catch (error) {
     const code = codeOf(error);
-    if (code === "ENOENT") throw new Error(`The temp folder ${dirname(base)} does not exist, so Garuda cannot make its session folders there. Set TMPDIR to an existing folder.`);
+    if (code === "ENOENT")
+      throw new Error(
+        `The temp folder ${dirname(base)} does not exist, so Garuda cannot make its session folders there. Set TMPDIR to an existing folder.`,
+      );
     if (code !== "EEXIST") throw error;
   }
   const stat = lstatSync(base);
@@ -69,7 +72,9 @@ export function ensureSessionFolderBase(base: string): void {
           ? `others may read or write it (mode ${(stat.mode & 0o777).toString(8)})`
           : undefined;
   if (problem) {
-    throw new Error(`${base} cannot hold Garuda's session folders: ${problem}. Remove it (Garuda makes it again, private to you), or set TMPDIR to a folder of your own.`);
+    throw new Error(
+      `${base} cannot hold Garuda's session folders: ${problem}. Remove it (Garuda makes it again, private to you), or set TMPDIR to a folder of your own.`,
+    );
   }
 }
 
@@ -84,7 +89,11 @@ export function processStart(pid: number): string | undefined {
       return undefined;
     }
   }
-  const ps = Bun.spawnSync(["/bin/ps", "-o", "lstart=", "-p", String(pid)], { env: { PATH: "/usr/bin:/bin", LC_ALL: "C" }, stdout: "pipe", stderr: "ignore" });
+  const ps = Bun.spawnSync(["/bin/ps", "-o", "lstart=", "-p", String(pid)], {
+    env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const started = Date.parse(ps.stdout.toString().trim());
   return Number.isNaN(started) ? undefined : String(Math.floor(started / 1000));
 }
@@ -102,7 +111,8 @@ function pidNamespace(): string {
 /** This process's own prefix, `<pid>-<start>-<ns>-`. */
 function ownPrefix(): string {
   const start = processStart(process.pid);
-  if (start === undefined) throw new Error("cannot tell when this process started, so its session folders cannot be named");
+  if (start === undefined)
+    throw new Error("cannot tell when this process started, so its session folders cannot be named");
   return `${process.pid}-${start}-${pidNamespace()}-`;
 }
 

@@ -54,7 +54,9 @@ export const HOLDER_NAME = "garuda-network-holder";
 const HOLDER_READY_MS = BRIDGE_READY_MS + 3_000;
 const POLL_MS = 5;
 
-export function findNsenter(exists: (path: string) => boolean = (path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false): string | undefined {
+export function findNsenter(
+  exists: (path: string) => boolean = (path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false,
+): string | undefined {
   return NSENTER_PATHS.find(exists);
 }
 
@@ -156,7 +158,8 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
 
   function spawnHolder(socketPath: string): Holder {
     const dir = mkdtempSync(join(tmpdir(), "garuda-net-"));
-    const cat = relay === "agent" ? CAT_PATHS.find((path) => statSync(path, { throwIfNoEntry: false })?.isFile()) : undefined;
+    const cat =
+      relay === "agent" ? CAT_PATHS.find((path) => statSync(path, { throwIfNoEntry: false })?.isFile()) : undefined;
     if (!cat) relay = "process";
     let program: string[];
     if (cat) {
@@ -164,9 +167,33 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       symlinkSync(cat, join(dir, HOLDER_NAME));
       program = ["--info-fd", "3", "--", join(dir, HOLDER_NAME)];
     } else {
-      program = ["--", ...options.selfCommand, "--socket", socketPath, "--port", String(options.port), "--hold", join(dir, "ready")];
+      program = [
+        "--",
+        ...options.selfCommand,
+        "--socket",
+        socketPath,
+        "--port",
+        String(options.port),
+        "--hold",
+        join(dir, "ready"),
+      ];
     }
-    const args = ["--new-session", "--die-with-parent", "--unshare-user", "--unshare-net", "--unshare-ipc", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--bind", dir, dir, ...program];
+    const args = [
+      "--new-session",
+      "--die-with-parent",
+      "--unshare-user",
+      "--unshare-net",
+      "--unshare-ipc",
+      "--cap-drop",
+      "ALL",
+      "--ro-bind",
+      "/",
+      "/",
+      "--bind",
+      dir,
+      dir,
+      ...program,
+    ];
     // bwrap writes {"child-pid": <host pid>} to its --info-fd: a file of the holder's folder
     const info = cat ? openSync(join(dir, "info"), "w", 0o600) : undefined;
     try {
@@ -240,7 +267,8 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       const pid = readyPid(holder);
       if (pid !== undefined) {
         const ino = nsIno(pid, "net");
-        if (ino === undefined || ino === ownNet) return fail(holder, "the sandbox network's holder is not in a network namespace of its own");
+        if (ino === undefined || ino === ownNet)
+          return fail(holder, "the sandbox network's holder is not in a network namespace of its own");
         if (holder.relay === "agent" && !proxyAnswers(socketPath)) {
           // As the bridge does: nothing runs behind a proxy that is not there.
           if (Date.now() - holder.started <= BRIDGE_READY_MS) return undefined;
@@ -253,7 +281,11 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
           if (taken !== undefined) return taken;
         }
       } else if (ended(holder)) {
-        return fail(holder, holderStderr(holder) || `the sandbox network's holder ended (status ${holder.proc.exitCode ?? holder.proc.signalCode})`);
+        return fail(
+          holder,
+          holderStderr(holder) ||
+            `the sandbox network's holder ended (status ${holder.proc.exitCode ?? holder.proc.signalCode})`,
+        );
       } else if (Date.now() - holder.started > HOLDER_READY_MS) {
         return fail(holder, `the sandbox network did not start within ${HOLDER_READY_MS} ms`);
       } else {
@@ -263,7 +295,17 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     if (holder.namespaces) {
       // Handed to nsenter as its own 3 and 4: Garuda's /proc/<pid>/fd is root's (not dumpable, processGuards.ts)
       return {
-        prefix: [options.nsenter, "--user=/proc/self/fd/3", "--net=/proc/self/fd/4", "--preserve-credentials", "--", "/bin/sh", "-c", CLOSE_NAMESPACE_FDS, "garuda-join"],
+        prefix: [
+          options.nsenter,
+          "--user=/proc/self/fd/3",
+          "--net=/proc/self/fd/4",
+          "--preserve-credentials",
+          "--",
+          "/bin/sh",
+          "-c",
+          CLOSE_NAMESPACE_FDS,
+          "garuda-join",
+        ],
         fds: [holder.namespaces.user, holder.namespaces.net],
       };
     }
@@ -271,7 +313,15 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     if (ended(holder) || nsIno(pid, "net") !== holder.netIno) {
       return fail(holder, "the sandbox network's holder has ended");
     }
-    return { prefix: [options.nsenter, `--user=/proc/${pid}/ns/user`, `--net=/proc/${pid}/ns/net`, "--preserve-credentials", "--"] };
+    return {
+      prefix: [
+        options.nsenter,
+        `--user=/proc/${pid}/ns/user`,
+        `--net=/proc/${pid}/ns/net`,
+        "--preserve-credentials",
+        "--",
+      ],
+    };
   }
 
   function holderStderr(holder: Holder): string {
@@ -307,7 +357,8 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
   }
 
   /** A network that commands can still join: made (its descriptors), or a bridge that has not ended. */
-  const usable = (holder: Holder) => !holder.error && (holder.namespaces !== undefined || holder.pid === undefined || !ended(holder));
+  const usable = (holder: Holder) =>
+    !holder.error && (holder.namespaces !== undefined || holder.pid === undefined || !ended(holder));
 
   /** The holder for this socket; a new one when there is none, or the last one failed or ended (commands still in its namespace keep it). */
   function holderFor(socketPath: string): Holder | undefined {

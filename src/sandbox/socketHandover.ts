@@ -67,7 +67,18 @@ function errno(c: Libc): number {
   return where === null ? 0 : read.i32(where, 0);
 }
 
-const ERRNO_NAMES: Record<number, string> = { 1: "EPERM", 2: "ENOENT", 3: "ESRCH", 9: "EBADF", 13: "EACCES", 22: "EINVAL", 24: "EMFILE", 38: "ENOSYS", 98: "EADDRINUSE", 99: "EADDRNOTAVAIL" };
+const ERRNO_NAMES: Record<number, string> = {
+  1: "EPERM",
+  2: "ENOENT",
+  3: "ESRCH",
+  9: "EBADF",
+  13: "EACCES",
+  22: "EINVAL",
+  24: "EMFILE",
+  38: "ENOSYS",
+  98: "EADDRINUSE",
+  99: "EADDRNOTAVAIL",
+};
 const errnoName = (code: number) => ERRNO_NAMES[code] ?? `errno ${code}`;
 const failed = (call: string, c: Libc) => `${call} failed (${errnoName(errno(c))})`;
 
@@ -101,7 +112,12 @@ export interface InsideNetwork {
  * its user namespace, which keep both alive without the holder; or why not. `folder` is where
  * the C source is written for its one compilation.
  */
-export function listenInside(pid: number, port: number, netIno: number, folder: string): InsideNetwork | { error: string } {
+export function listenInside(
+  pid: number,
+  port: number,
+  netIno: number,
+  folder: string,
+): InsideNetwork | { error: string } {
   const c = libc();
   const code = compiled(folder);
   const opened: number[] = [];
@@ -116,20 +132,28 @@ export function listenInside(pid: number, port: number, netIno: number, folder: 
     const userFd = open(`/proc/${pid}/ns/user`);
     const netFd = open(`/proc/${pid}/ns/net`);
     // What is entered is what was pinned, and never Garuda's own namespaces.
-    if (inode(netFd) !== netIno || netIno === ownIno("net")) return { error: "the sandbox network's holder is not in the namespace it reported ready in" };
-    if (inode(userFd) === ownIno("user")) return { error: "the sandbox network's holder is not in a user namespace of its own" };
+    if (inode(netFd) !== netIno || netIno === ownIno("net"))
+      return { error: "the sandbox network's holder is not in the namespace it reported ready in" };
+    if (inode(userFd) === ownIno("user"))
+      return { error: "the sandbox network's holder is not in a user namespace of its own" };
     into = code.open_cloexec(cString("/dev/null"));
     if (into < 0) return { error: failed("open(/dev/null)", c) };
     const result = code.listen_inside(userFd, netFd, port, into);
     if (result !== 0) {
       const step = Math.floor(result / 1000);
-      return { error: step === 9 ? "the sandbox network's listener ended without saying why" : `${STEPS[step] ?? `step ${step}`} failed (${errnoName(result % 1000)})` };
+      return {
+        error:
+          step === 9
+            ? "the sandbox network's listener ended without saying why"
+            : `${STEPS[step] ?? `step ${step}`} failed (${errnoName(result % 1000)})`,
+      };
     }
     const ns = c.ioctl(into, BigInt(SIOCGSKNS), 0n);
     if (ns < 0) return { error: failed("ioctl(SIOCGSKNS)", c) };
     const socketNet = inode(ns);
     closeSync(ns);
-    if (socketNet !== netIno) return { error: "the sandbox network's socket is not in the sandbox's network namespace" };
+    if (socketNet !== netIno)
+      return { error: "the sandbox network's socket is not in the sandbox's network namespace" };
     const made = { listener: into, user: userFd, net: netFd };
     into = undefined;
     opened.length = 0;

@@ -51,7 +51,11 @@ function realRoot(root: string): string {
 /** The folder of a project's logs: `<name>-<first 8 hex of SHA-256 of the real root>`. */
 export function auditFolder(auditDir: string, root: string): string {
   const real = realRoot(root);
-  const name = basename(real).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_").slice(0, 48) || "root";
+  const name =
+    basename(real)
+      .replace(/[^A-Za-z0-9._-]/g, "_")
+      .replace(/^\.+/, "_")
+      .slice(0, 48) || "root";
   return join(auditDir, `${name}-${createHash("sha256").update(real).digest("hex").slice(0, 8)}`);
 }
 
@@ -92,11 +96,23 @@ export class AuditLog implements AuditSink {
     try {
       const { type, ...fields } = event;
       // Redacted, and each string cut: a 50 MB command is logged by its start and its length.
-      const safe = mapJson(fields, (text) => redactCut(text, this.#redact, MAX_AUDIT_CHARS), AUDIT_DEPTH) as Record<string, unknown>;
-      const own = Object.fromEntries(Object.entries(safe).filter(([key, value]) => !RESERVED.has(key) && value !== undefined));
+      const safe = mapJson(fields, (text) => redactCut(text, this.#redact, MAX_AUDIT_CHARS), AUDIT_DEPTH) as Record<
+        string,
+        unknown
+      >;
+      const own = Object.fromEntries(
+        Object.entries(safe).filter(([key, value]) => !RESERVED.has(key) && value !== undefined),
+      );
       const seq = this.#seq + 1;
       // Field order for a reader: seq, time, session, type, the event's fields, prev, hash.
-      const line: Record<string, unknown> = { seq, time: this.#now().toISOString(), session: this.#session, type, ...own, prev: this.#prev };
+      const line: Record<string, unknown> = {
+        seq,
+        time: this.#now().toISOString(),
+        session: this.#session,
+        type,
+        ...own,
+        prev: this.#prev,
+      };
       const hash = lineHash(this.#prev, line);
       this.#append(`${JSON.stringify({ ...line, hash })}\n`);
       this.#seq = seq;
@@ -130,7 +146,8 @@ export class AuditLog implements AuditSink {
     if (this.#fd === undefined) {
       mkdirSync(join(this.file, ".."), { recursive: true, mode: 0o700 });
       // O_EXCL + O_NOFOLLOW: a fresh file of our own, never one planted at this name.
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW;
+      const flags =
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW;
       this.#fd = openSync(this.file, flags, 0o600);
     }
     writeAll(this.#fd, text);

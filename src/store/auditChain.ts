@@ -8,7 +8,8 @@ export const GENESIS = "0".repeat(64);
 /** JSON with object keys sorted at every level and no whitespace: one text per value. */
 function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`;
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, item]) => item !== undefined && typeof item !== "function")
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

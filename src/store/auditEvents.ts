@@ -133,6 +133,11 @@ function answerEvent(request: PermissionRequest, choice: Choice, sessionRules: r
 
 /** The permission engine's audit callback in audit-log form. */
 export function permissionAuditEvent(event: PermissionAuditEvent): AuditEvent {
-  if (event.type === "answer") return answerEvent(event.request, event.choice, event.sessionRules.map((rule) => rule.pattern));
+  if (event.type === "answer")
+    return answerEvent(
+      event.request,
+      event.choice,
+      event.sessionRules.map((rule) => rule.pattern),
+    );
   return { ...(decisionEvent(event.request, event.decision) as AuditEvent & { type: "decision" }), mode: event.mode };
 }

@@ -61,14 +61,19 @@ export function verifyAuditLog(file: string): AuditVerification {
   let prevHash = GENESIS;
   let beforePrevHash: string | undefined;
   let prevSeq = 0;
-  const fail = (line: number, kind: AuditProblemKind, detail: string): AuditVerification => ({ ok: false, lines: line, problem: { line, kind, detail } });
+  const fail = (line: number, kind: AuditProblemKind, detail: string): AuditVerification => ({
+    ok: false,
+    lines: line,
+    problem: { line, kind, detail },
+  });
 
   for (let index = 0; index < raws.length; index++) {
     const n = index + 1;
     if (!complete && index === raws.length - 1) return fail(n, "malformed", "the last line is cut off (no line end)");
     const parsed = parseLine(raws[index] as string);
     if (typeof parsed === "string") return fail(n, "malformed", `line ${n} ${parsed}`);
-    if (lineHash(parsed.prev, parsed.rest) !== parsed.hash) return fail(n, "changed", `line ${n} does not match its hash`);
+    if (lineHash(parsed.prev, parsed.rest) !== parsed.hash)
+      return fail(n, "changed", `line ${n} does not match its hash`);
     if (parsed.seq <= prevSeq) {
       // A line that chains to the one before the previous line shows the previous line was slipped in.
       if (parsed.seq === prevSeq && beforePrevHash !== undefined && parsed.prev === beforePrevHash) {
@@ -78,7 +83,11 @@ export function verifyAuditLog(file: string): AuditVerification {
     }
     if (parsed.seq > prevSeq + 1) {
       const missing = parsed.seq - prevSeq - 1;
-      return fail(n, "removed", `${missing} line${missing === 1 ? "" : "s"} removed before line ${n} (seq ${prevSeq + 1}${missing > 1 ? `–${parsed.seq - 1}` : ""})`);
+      return fail(
+        n,
+        "removed",
+        `${missing} line${missing === 1 ? "" : "s"} removed before line ${n} (seq ${prevSeq + 1}${missing > 1 ? `–${parsed.seq - 1}` : ""})`,
+      );
     }
     if (parsed.prev !== prevHash) {
       const at = Math.max(1, n - 1);

@@ -26,13 +26,20 @@ export function historyFile(historyDir: string, root: string): string {
   return `${sessionFolder(historyDir, root)}.json`;
 }
 
-const entryChars = (entry: HistoryEntry) => entry.text.length + (entry.pastes ?? []).reduce((sum, [mark, text]) => sum + mark.length + text.length, 0);
+const entryChars = (entry: HistoryEntry) =>
+  entry.text.length + (entry.pastes ?? []).reduce((sum, [mark, text]) => sum + mark.length + text.length, 0);
 
 function isEntry(value: unknown): value is HistoryEntry {
   if (typeof value !== "object" || value === null) return false;
   const { text, pastes } = value as { text?: unknown; pastes?: unknown };
   if (typeof text !== "string") return false;
-  return pastes === undefined || (Array.isArray(pastes) && pastes.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === "string")));
+  return (
+    pastes === undefined ||
+    (Array.isArray(pastes) &&
+      pastes.every(
+        (pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === "string"),
+      ))
+  );
 }
 
 /** The project's prompts, oldest first. */
@@ -85,5 +92,8 @@ export function appendHistory(file: string, entry: HistoryEntry): void {
   const last = entries.at(-1);
   if (last && JSON.stringify(last) === JSON.stringify(next)) return;
   entries.push(next);
-  writeFileAtomic(file, `${JSON.stringify({ version: FORMAT_VERSION, entries: bounded(entries) })}\n`, { mode: 0o600, dirMode: 0o700 });
+  writeFileAtomic(file, `${JSON.stringify({ version: FORMAT_VERSION, entries: bounded(entries) })}\n`, {
+    mode: 0o600,
+    dirMode: 0o700,
+  });
 }

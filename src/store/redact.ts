@@ -35,7 +35,8 @@ const PATTERNS: readonly { pattern: RegExp; keep?: (match: string, ...groups: st
   { pattern: /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, keep: (_match, scheme) => `${scheme} ${REDACTED}` },
   // NAME=value where the name says it holds a secret (API_KEY=…, GITHUB_TOKEN: …, password=…).
   {
-    pattern: /\b([A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Za-z0-9_]*)(["']?\s*[=:]\s*["']?)([^\s"'&]{6,})/gi,
+    pattern:
+      /\b([A-Za-z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Za-z0-9_]*)(["']?\s*[=:]\s*["']?)([^\s"'&]{6,})/gi,
     keep: (_match, name, separator) => `${name}${separator}${REDACTED}`,
   },
 ];
@@ -49,12 +50,16 @@ export type Redactor = (text: string) => string;
  * common key shapes. Longer secrets are replaced first so one that contains another goes whole.
  */
 export function createRedactor(secrets: Iterable<string> = []): Redactor {
-  const exact = [...new Set([...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+  const exact = [...new Set([...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort(
+    (a, b) => b.length - a.length,
+  );
   const exactPattern = exact.length > 0 ? new RegExp(exact.map(escapeRegExp).join("|"), "g") : undefined;
   return (text) => {
     let out = exactPattern ? text.replace(exactPattern, REDACTED) : text;
     for (const { pattern, keep } of PATTERNS) {
-      out = out.replace(pattern, (match, ...groups: unknown[]) => (keep ? keep(match, ...(groups.filter((g) => typeof g === "string") as string[])) : REDACTED));
+      out = out.replace(pattern, (match, ...groups: unknown[]) =>
+        keep ? keep(match, ...(groups.filter((g) => typeof g === "string") as string[])) : REDACTED,
+      );
     }
     return out;
   };

@@ -95,7 +95,10 @@ function readHead(file: string, take: (line: string) => boolean): void {
       const read = readSync(fd, buffer, 0, buffer.length, position);
       if (read === 0) return;
       position += read;
-      pending = pending.length === 0 ? Buffer.from(buffer.subarray(0, read)) : Buffer.concat([pending, buffer.subarray(0, read)]);
+      pending =
+        pending.length === 0
+          ? Buffer.from(buffer.subarray(0, read))
+          : Buffer.concat([pending, buffer.subarray(0, read)]);
       let start = 0;
       let newline = pending.indexOf(10, start);
       while (newline !== -1) {
@@ -155,7 +158,9 @@ export function summarizeSession(file: string): SessionSummary | undefined {
       const record = parse(line);
       if (record && record.synthetic !== true) {
         const shown = Array.isArray(record.shown) ? (record.shown as PromptBlock[]) : undefined;
-        firstPrompt = (shown ? sessionTitle(shown) : typeof record.prompt === "string" ? sessionTitle(record.prompt) : undefined) ?? "";
+        firstPrompt =
+          (shown ? sessionTitle(shown) : typeof record.prompt === "string" ? sessionTitle(record.prompt) : undefined) ??
+          "";
       }
     }
     return false;

@@ -8,7 +8,8 @@ import type { SessionRecord } from "./sessionRecords.ts";
 
 type Fields = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Fields => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === "string";
 const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 const isMode = (value: unknown) => isString(value) && (MODES as readonly string[]).includes(value);
@@ -58,11 +59,28 @@ function resultOk(result: unknown): boolean {
 /** A result as this version reads it: the status from isError when an older file has none. */
 function normalResult(result: Fields): Fields {
   const isError = result.isError === true;
-  const status = isString(result.status) && STATUSES.has(result.status) ? result.status : isError ? "failed" : "completed";
-  const info = isObject(result.info) && isString(result.info.title) && isString(result.info.kind) && Array.isArray(result.info.locations) ? result.info : undefined;
-  const change = isObject(result.change) && isString(result.change.path) && isString(result.change.newText) ? result.change : undefined;
+  const status =
+    isString(result.status) && STATUSES.has(result.status) ? result.status : isError ? "failed" : "completed";
+  const info =
+    isObject(result.info) &&
+    isString(result.info.title) &&
+    isString(result.info.kind) &&
+    Array.isArray(result.info.locations)
+      ? result.info
+      : undefined;
+  const change =
+    isObject(result.change) && isString(result.change.path) && isString(result.change.newText)
+      ? result.change
+      : undefined;
   const { info: _info, change: _change, ...rest } = result;
-  return { ...rest, tool: isString(result.tool) ? result.tool : "", isError, status, ...(info && { info }), ...(change && { change }) };
+  return {
+    ...rest,
+    tool: isString(result.tool) ? result.tool : "",
+    isError,
+    status,
+    ...(info && { info }),
+    ...(change && { change }),
+  };
 }
 
 /** The record, with defaults for what an older file lacks; or why it cannot be used. */
@@ -73,12 +91,21 @@ export function checkRecord(value: unknown): SessionRecord | string {
   switch (value.type) {
     case "start":
       if (!isString(value.root)) return invalid;
-      return { ...record, model: isString(value.model) ? value.model : "", mode: isMode(value.mode) ? value.mode : "build" } as SessionRecord;
+      return {
+        ...record,
+        model: isString(value.model) ? value.model : "",
+        mode: isMode(value.mode) ? value.mode : "build",
+      } as SessionRecord;
     case "resume":
-      return { ...record, model: isString(value.model) ? value.model : "", mode: isMode(value.mode) ? value.mode : "build" } as SessionRecord;
+      return {
+        ...record,
+        model: isString(value.model) ? value.model : "",
+        mode: isMode(value.mode) ? value.mode : "build",
+      } as SessionRecord;
     case "user":
       if (!Array.isArray(value.content) || !value.content.every(userBlockOk)) return invalid;
-      if (value.shown !== undefined && !(Array.isArray(value.shown) && value.shown.every(promptBlockOk))) return invalid;
+      if (value.shown !== undefined && !(Array.isArray(value.shown) && value.shown.every(promptBlockOk)))
+        return invalid;
       return { ...record, prompt: isString(value.prompt) ? value.prompt : "" } as SessionRecord;
     case "assistant":
       if (!Array.isArray(value.content) || !value.content.every(assistantBlockOk)) return invalid;
@@ -94,7 +121,11 @@ export function checkRecord(value: unknown): SessionRecord | string {
     case "compaction":
       if (!isNumber(value.beforeTokens) || !isNumber(value.afterTokens)) return invalid;
       if (value.pruned !== undefined && !Array.isArray(value.pruned)) return invalid;
-      if ((value.keptFrom === undefined) !== (value.summary === undefined) || (value.keptFrom !== undefined && (!isNumber(value.keptFrom) || !isString(value.summary)))) return invalid;
+      if (
+        (value.keptFrom === undefined) !== (value.summary === undefined) ||
+        (value.keptFrom !== undefined && (!isNumber(value.keptFrom) || !isString(value.summary)))
+      )
+        return invalid;
       return record as SessionRecord;
     case "mode":
       return isMode(value.mode) ? (record as SessionRecord) : invalid;
@@ -103,11 +134,17 @@ export function checkRecord(value: unknown): SessionRecord | string {
     case "effort":
       return isString(value.effort) ? (record as SessionRecord) : invalid;
     case "end":
-      return { ...record, stopReason: isString(value.stopReason) ? value.stopReason : "done", steps: isNumber(value.steps) ? value.steps : 0 } as SessionRecord;
+      return {
+        ...record,
+        stopReason: isString(value.stopReason) ? value.stopReason : "done",
+        steps: isNumber(value.steps) ? value.steps : 0,
+      } as SessionRecord;
     case "title":
       return isString(value.title) ? (record as SessionRecord) : invalid;
     case "notice":
-      return isString(value.text) ? ({ ...record, level: value.level === "warning" ? "warning" : "info" } as SessionRecord) : invalid;
+      return isString(value.text)
+        ? ({ ...record, level: value.level === "warning" ? "warning" : "info" } as SessionRecord)
+        : invalid;
     default:
       return `a record of a kind this version of Garuda does not know ("${String(value.type).slice(0, 40)}")`;
   }

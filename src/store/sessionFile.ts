@@ -12,7 +12,15 @@ import type { Mode } from "../core-types/mode.ts";
 import { createRedactor, type Redactor } from "./redact.ts";
 import { fitJson } from "../text/cut.ts";
 import { jsonTextDepth } from "../text/jsonShape.ts";
-import { MAX_RECORD_DEPTH, OPAQUE, type RecordInput, type SessionRecord, SESSION_FORMAT, rebuildMessages, redactRecord } from "./sessionRecords.ts";
+import {
+  MAX_RECORD_DEPTH,
+  OPAQUE,
+  type RecordInput,
+  type SessionRecord,
+  SESSION_FORMAT,
+  rebuildMessages,
+  redactRecord,
+} from "./sessionRecords.ts";
 import { checkRecord } from "./sessionCheck.ts";
 import { lockSession, type SessionLock } from "./sessionLock.ts";
 import { groupedCount } from "../text/count.ts";
@@ -83,10 +91,13 @@ export function sessionFolder(sessionsDir: string, root: string): string {
   } catch {
     // A root that is gone still names its folder.
   }
-  const name = basename(real).replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_").slice(0, 48) || "root";
+  const name =
+    basename(real)
+      .replace(/[^A-Za-z0-9._-]/g, "_")
+      .replace(/^\.+/, "_")
+      .slice(0, 48) || "root";
   return join(sessionsDir, `${name}-${createHash("sha256").update(real).digest("hex").slice(0, 8)}`);
 }
-
 
 /** True when the file is empty or ends with a newline. */
 function endsClean(fd: number): boolean {
@@ -166,7 +177,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       let fd: number;
       try {
         // O_EXCL + O_NOFOLLOW: a fresh file of our own, never one planted at this name.
-        fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW, 0o600);
+        fd = openSync(
+          file,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND | constants.O_NOFOLLOW,
+          0o600,
+        );
       } catch (error) {
         lock.release();
         throw error;

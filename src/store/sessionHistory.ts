@@ -21,8 +21,22 @@ export type HistoryItem =
   /** `info` carries the edit's change when the file kept it. */
   | { type: "tool_call"; callId: string; tool: string; input: unknown; info: CallInfo }
   /** `cancelled`: Garuda closed the call (a stop, a cut answer): it never finished. */
-  | { type: "tool_result"; callId: string; status: "completed" | "failed" | "denied"; output: string; summary?: string; cancelled: boolean }
-  | { type: "server_tool"; callId: string; name: string; input: unknown; status: "started" | "completed"; result?: unknown }
+  | {
+      type: "tool_result";
+      callId: string;
+      status: "completed" | "failed" | "denied";
+      output: string;
+      summary?: string;
+      cancelled: boolean;
+    }
+  | {
+      type: "server_tool";
+      callId: string;
+      name: string;
+      input: unknown;
+      status: "started" | "completed";
+      result?: unknown;
+    }
   /** The whole plan after a todo call. */
   | { type: "plan"; items: PlanItem[] }
   | { type: "notice"; level: "info" | "warning"; text: string }
@@ -48,7 +62,10 @@ function planOf(input: unknown): PlanItem[] | undefined {
   return plan;
 }
 
-function assistantItems(content: readonly AssistantBlock[], results: ReadonlyMap<string, RecordedResult>): HistoryItem[] {
+function assistantItems(
+  content: readonly AssistantBlock[],
+  results: ReadonlyMap<string, RecordedResult>,
+): HistoryItem[] {
   const items: HistoryItem[] = [];
   for (const block of content) {
     switch (block.type) {
@@ -60,7 +77,9 @@ function assistantItems(content: readonly AssistantBlock[], results: ReadonlyMap
         break;
       case "tool_use": {
         const result = results.get(block.id);
-        const info: CallInfo = result?.info ? { ...result.info, ...(result.change && { change: result.change }) } : { title: block.name, kind: "other", locations: [] };
+        const info: CallInfo = result?.info
+          ? { ...result.info, ...(result.change && { change: result.change }) }
+          : { title: block.name, kind: "other", locations: [] };
         items.push({ type: "tool_call", callId: block.id, tool: block.name, input: block.input, info });
         break;
       }
@@ -68,7 +87,14 @@ function assistantItems(content: readonly AssistantBlock[], results: ReadonlyMap
         items.push({ type: "server_tool", callId: block.id, name: block.name, input: block.input, status: "started" });
         break;
       case "server_tool_result":
-        items.push({ type: "server_tool", callId: block.toolUseId, name: block.blockType, input: null, status: "completed", result: block.content });
+        items.push({
+          type: "server_tool",
+          callId: block.toolUseId,
+          name: block.blockType,
+          input: null,
+          status: "completed",
+          result: block.content,
+        });
         break;
       case "redacted_thinking":
         break;
@@ -83,7 +109,9 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
   const tools = new Map<string, { tool: string; input: unknown }>();
   for (const record of records) {
     if (record.type === "tool_results") for (const result of record.results) results.set(result.callId, result);
-    if (record.type === "assistant") for (const block of record.content) if (block.type === "tool_use") tools.set(block.id, { tool: block.name, input: block.input });
+    if (record.type === "assistant")
+      for (const block of record.content)
+        if (block.type === "tool_use") tools.set(block.id, { tool: block.name, input: block.input });
   }
   const items: HistoryItem[] = [];
   for (const record of records) {
@@ -96,10 +124,19 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
         items.push({ type: "mode", mode: record.mode });
         break;
       case "user":
-        if (!record.synthetic) items.push({ type: "prompt", text: record.prompt, blocks: record.shown ?? [{ type: "text", text: record.prompt }] });
+        if (!record.synthetic)
+          items.push({
+            type: "prompt",
+            text: record.prompt,
+            blocks: record.shown ?? [{ type: "text", text: record.prompt }],
+          });
         break;
       case "assistant":
-        items.push(...assistantItems(record.content, results), { type: "step_end", step: record.step, usage: record.usage });
+        items.push(...assistantItems(record.content, results), {
+          type: "step_end",
+          step: record.step,
+          usage: record.usage,
+        });
         break;
       case "tool_results":
         for (const result of record.results) {
@@ -174,10 +211,32 @@ export function historyEvent(item: HistoryItem): AgentEvent | undefined {
     case "tool_call":
       return { type: "tool_call", callId: item.callId, tool: item.tool, input: item.input, info: item.info };
     case "tool_result":
-      return { type: "tool_result", callId: item.callId, status: item.status, output: item.output, ...(item.summary !== undefined && { summary: item.summary }) };
+      return {
+        type: "tool_result",
+        callId: item.callId,
+        status: item.status,
+        output: item.output,
+        ...(item.summary !== undefined && { summary: item.summary }),
+      };
     case "server_tool":
-      if (item.status === "started") return { type: "server_tool", callId: item.callId, name: item.name, input: item.input, status: "started", info: serverToolInfo(item.name, item.input) };
-      return { type: "server_tool", callId: item.callId, name: item.name, input: item.input, status: "completed", ...(item.result !== undefined && { result: item.result }), summary: serverToolSummary(item.name, item.result) };
+      if (item.status === "started")
+        return {
+          type: "server_tool",
+          callId: item.callId,
+          name: item.name,
+          input: item.input,
+          status: "started",
+          info: serverToolInfo(item.name, item.input),
+        };
+      return {
+        type: "server_tool",
+        callId: item.callId,
+        name: item.name,
+        input: item.input,
+        status: "completed",
+        ...(item.result !== undefined && { result: item.result }),
+        summary: serverToolSummary(item.name, item.result),
+      };
     case "notice":
       return { type: "notice", level: item.level, text: item.text };
     case "compaction":

@@ -87,7 +87,9 @@ function openIndex(path: string): Database {
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (version !== INDEX_VERSION) {
       db.exec("DROP TABLE IF EXISTS sessions");
-      db.exec("CREATE TABLE sessions (file TEXT PRIMARY KEY, folder TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL, root TEXT, title TEXT)");
+      db.exec(
+        "CREATE TABLE sessions (file TEXT PRIMARY KEY, folder TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL, root TEXT, title TEXT)",
+      );
       db.exec("CREATE INDEX sessions_folder ON sessions (folder)");
       db.exec(`PRAGMA user_version = ${INDEX_VERSION}`);
     }
@@ -99,12 +101,21 @@ function openIndex(path: string): Database {
 }
 
 /** Brings the cache's rows of these folders in line with the files; returns the listed sessions. */
-function refresh(db: Database, folders: readonly string[], states: readonly FileState[], everyFolder: boolean): ListedSession[] {
+function refresh(
+  db: Database,
+  folders: readonly string[],
+  states: readonly FileState[],
+  everyFolder: boolean,
+): ListedSession[] {
   const rows = new Map<string, Row>();
   const select = db.query("SELECT file, size, mtime_ms, root, title FROM sessions WHERE folder = ?");
-  if (everyFolder) for (const row of db.query("SELECT file, size, mtime_ms, root, title FROM sessions").all() as Row[]) rows.set(row.file, row);
+  if (everyFolder)
+    for (const row of db.query("SELECT file, size, mtime_ms, root, title FROM sessions").all() as Row[])
+      rows.set(row.file, row);
   else for (const folder of folders) for (const row of select.all(folder) as Row[]) rows.set(row.file, row);
-  const upsert = db.query("INSERT OR REPLACE INTO sessions (file, folder, size, mtime_ms, root, title) VALUES (?, ?, ?, ?, ?, ?)");
+  const upsert = db.query(
+    "INSERT OR REPLACE INTO sessions (file, folder, size, mtime_ms, root, title) VALUES (?, ?, ?, ?, ?, ?)",
+  );
   const remove = db.query("DELETE FROM sessions WHERE file = ?");
   const listed: ListedSession[] = [];
   db.transaction(() => {
@@ -113,7 +124,13 @@ function refresh(db: Database, folders: readonly string[], states: readonly File
       rows.delete(state.file);
       if (!row || row.size !== state.size || row.mtime_ms !== state.mtimeMs) {
         const summary = summaryOrNothing(state.file);
-        row = { file: state.file, size: state.size, mtime_ms: state.mtimeMs, root: summary?.root ?? null, title: summary?.title ?? null };
+        row = {
+          file: state.file,
+          size: state.size,
+          mtime_ms: state.mtimeMs,
+          root: summary?.root ?? null,
+          title: summary?.title ?? null,
+        };
         upsert.run(row.file, state.folder, row.size, row.mtime_ms, row.root, row.title);
       }
       if (row.root !== null) listed.push(listedOf(state, row.root, row.title));
@@ -126,7 +143,13 @@ function refresh(db: Database, folders: readonly string[], states: readonly File
 
 function listedOf(state: FileState, root: string, title: string | null | undefined): ListedSession {
   const id = state.file.slice(state.folder.length + 1, -".jsonl".length);
-  return { id, file: state.file, root, ...(title !== null && title !== undefined && { title }), updatedMs: state.mtimeMs };
+  return {
+    id,
+    file: state.file,
+    root,
+    ...(title !== null && title !== undefined && { title }),
+    updatedMs: state.mtimeMs,
+  };
 }
 
 function withoutIndex(states: readonly FileState[]): ListedSession[] {
@@ -151,7 +174,9 @@ function removeIndex(path: string): void {
 /** The sessions, newest first (ties: the larger id first). */
 export function listSessionsIndexed(options: ListOptions): ListedSession[] {
   const everyFolder = options.root === undefined;
-  const folders = everyFolder ? sessionFolders(options.sessionsDir) : [sessionFolder(options.sessionsDir, options.root as string)];
+  const folders = everyFolder
+    ? sessionFolders(options.sessionsDir)
+    : [sessionFolder(options.sessionsDir, options.root as string)];
   const states = fileStates(folders);
   const indexFile = options.indexFile ?? join(options.sessionsDir, "index.sqlite");
   let listed: ListedSession[] | undefined;

@@ -52,7 +52,9 @@ const MAX_KEPT_CHANGE_BYTES = 1024 * 1024;
 /** The change as a result keeps it, or undefined when it is too large to keep. */
 export function keptChange(change: FileChange): FileChange | undefined {
   const bytes = Buffer.byteLength(change.oldText ?? "") + Buffer.byteLength(change.newText);
-  return bytes <= MAX_KEPT_CHANGE_BYTES ? { path: change.path, oldText: change.oldText, newText: change.newText } : undefined;
+  return bytes <= MAX_KEPT_CHANGE_BYTES
+    ? { path: change.path, oldText: change.oldText, newText: change.newText }
+    : undefined;
 }
 
 /** A tool result block cut by compaction stage 1: which message and block, and the new text. */
@@ -116,7 +118,12 @@ export function appendMessage(messages: Message[], message: Message): void {
 }
 
 function resultBlocks(results: readonly RecordedResult[]): ToolResultBlock[] {
-  return results.map((result) => ({ type: "tool_result", toolUseId: result.callId, content: result.content, isError: result.isError }));
+  return results.map((result) => ({
+    type: "tool_result",
+    toolUseId: result.callId,
+    content: result.content,
+    isError: result.isError,
+  }));
 }
 
 /** The user message that stands for the messages a stage-2 compaction replaced. */

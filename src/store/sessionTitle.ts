@@ -9,8 +9,12 @@ const TITLE_CHARS = 80;
 /** The words of a prompt a title reads from: typed text and the names of linked files, not embedded context. */
 function words(prompt: readonly PromptBlock[] | string): string {
   if (typeof prompt === "string") return prompt;
-  const typed = prompt.flatMap((block) => (block.type === "text" ? [block.text] : block.type === "link" ? [block.name] : []));
-  return typed.join(" ").trim() !== "" ? typed.join(" ") : prompt.flatMap((block) => (block.type === "resource" ? [block.uri] : [])).join(" ");
+  const typed = prompt.flatMap((block) =>
+    block.type === "text" ? [block.text] : block.type === "link" ? [block.name] : [],
+  );
+  return typed.join(" ").trim() !== ""
+    ? typed.join(" ")
+    : prompt.flatMap((block) => (block.type === "resource" ? [block.uri] : [])).join(" ");
 }
 
 /** The title of a session whose first prompt is `prompt`, or undefined when it has no words. */
@@ -18,5 +22,10 @@ export function sessionTitle(prompt: readonly PromptBlock[] | string): string | 
   const line = visible(words(prompt).replace(/[ \t\r\n]+/g, " ")).trim();
   if (line === "") return undefined;
   const chars = [...line];
-  return chars.length > TITLE_CHARS ? `${chars.slice(0, TITLE_CHARS - 1).join("").trimEnd()}…` : line;
+  return chars.length > TITLE_CHARS
+    ? `${chars
+        .slice(0, TITLE_CHARS - 1)
+        .join("")
+        .trimEnd()}…`
+    : line;
 }

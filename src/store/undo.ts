@@ -132,7 +132,9 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     }
     const probe = await git.run({ script: "command -v git >/dev/null || exit 127\ng --version >/dev/null" });
     if (probe.exitCode === 127) {
-      disable("git is not installed, and Garuda keeps its undo snapshots with git. Install git (e.g. `sudo apt-get install git`, `brew install git`) and start a new session.");
+      disable(
+        "git is not installed, and Garuda keeps its undo snapshots with git. Install git (e.g. `sudo apt-get install git`, `brew install git`) and start a new session.",
+      );
       return;
     }
     if (probe.exitCode !== 0) {
@@ -159,7 +161,9 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   }
 
   async function ready(): Promise<boolean> {
-    initialized ??= init().catch((error: unknown) => disable(`the snapshot store could not be set up (${messageOf(error)}).`));
+    initialized ??= init().catch((error: unknown) =>
+      disable(`the snapshot store could not be set up (${messageOf(error)}).`),
+    );
     await initialized;
     return disabled === undefined;
   }
@@ -173,11 +177,15 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     ].join("\n");
     const result = await git.run({ script, capture: true, timeoutMs });
     if (result.timedOut) {
-      disable(`a snapshot of the project took more than ${timeoutMs / 1000} s. Add large generated folders to .gitignore to bring undo back in the next session.`);
+      disable(
+        `a snapshot of the project took more than ${timeoutMs / 1000} s. Add large generated folders to .gitignore to bring undo back in the next session.`,
+      );
       return undefined;
     }
     if (result.exitCode === 3) {
-      disable(`the project has more than ${groupedCount(maxFiles)} files that .gitignore does not exclude. Add generated folders (node_modules, build output) to .gitignore to bring undo back in the next session.`);
+      disable(
+        `the project has more than ${groupedCount(maxFiles)} files that .gitignore does not exclude. Add generated folders (node_modules, build output) to .gitignore to bring undo back in the next session.`,
+      );
       return undefined;
     }
     const tree = result.stdout.toString("utf8").trim();
@@ -186,7 +194,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
       return undefined;
     }
     // In the foreground: what a host command detaches ends with it (src/sandbox/keeper.ts).
-    if (++snapshotsTaken % GC_EVERY === 0) await git.run({ script: "g -c gc.autoDetach=false gc --auto --quiet >/dev/null 2>&1 || true" });
+    if (++snapshotsTaken % GC_EVERY === 0)
+      await git.run({ script: "g -c gc.autoDetach=false gc --auto --quiet >/dev/null 2>&1 || true" });
     return tree;
   }
 
@@ -213,7 +222,11 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     const fresh = [...new Set(paths)].filter((path) => !checkedPaths.has(path));
     if (fresh.length === 0) return;
     for (const path of fresh) checkedPaths.add(path);
-    const result = await git.run({ script: 'g check-ignore -z --stdin >"$OUT"', stdin: `${fresh.join("\0")}\0`, capture: true });
+    const result = await git.run({
+      script: 'g check-ignore -z --stdin >"$OUT"',
+      stdin: `${fresh.join("\0")}\0`,
+      capture: true,
+    });
     const ignored = result.exitCode === 0 ? nulFields(result.stdout) : [];
     for (const path of ignored) notices.push(`${path} is ignored by .gitignore, so /undo will not restore it.`);
   }
@@ -244,13 +257,25 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     const since = point.after !== undefined ? await diffTrees(point.after, now) : [];
     const plan = planUndo(turn, since ?? []);
     const notes: string[] = [];
-    if (skippedTurns > 0) notes.push(`The latest ${skippedTurns === 1 ? "turn" : `${skippedTurns} turns`} changed no files, so the turn before ${skippedTurns === 1 ? "it" : "them"} was undone.`);
+    if (skippedTurns > 0)
+      notes.push(
+        `The latest ${skippedTurns === 1 ? "turn" : `${skippedTurns} turns`} changed no files, so the turn before ${skippedTurns === 1 ? "it" : "them"} was undone.`,
+      );
     if (plan.remove.length > 0) {
-      const removed = await git.run({ script: "g rm -q -f --ignore-unmatch --pathspec-from-file=- --pathspec-file-nul >/dev/null", stdin: `${plan.remove.join("\0")}\0`, literal: true });
-      if (removed.exitCode !== 0) return off(`Undo failed while removing files the turn created (${gitMessage(removed)}).`);
+      const removed = await git.run({
+        script: "g rm -q -f --ignore-unmatch --pathspec-from-file=- --pathspec-file-nul >/dev/null",
+        stdin: `${plan.remove.join("\0")}\0`,
+        literal: true,
+      });
+      if (removed.exitCode !== 0)
+        return off(`Undo failed while removing files the turn created (${gitMessage(removed)}).`);
     }
     if (plan.restore.length > 0) {
-      const restored = await git.run({ script: `g checkout ${point.before} --pathspec-from-file=- --pathspec-file-nul >/dev/null`, stdin: `${plan.restore.join("\0")}\0`, literal: true });
+      const restored = await git.run({
+        script: `g checkout ${point.before} --pathspec-from-file=- --pathspec-file-nul >/dev/null`,
+        stdin: `${plan.restore.join("\0")}\0`,
+        literal: true,
+      });
       if (restored.exitCode !== 0) return off(`Undo failed while restoring files (${gitMessage(restored)}).`);
     }
     points.pop();
@@ -264,10 +289,15 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     const now = await takeTree();
     if (now === undefined) return `(No diff: ${disabled})`;
     if (now === first) return "";
-    const result = await git.run({ script: `g diff --no-color --no-ext-diff --no-textconv ${first} ${now} >"$OUT"`, capture: true });
+    const result = await git.run({
+      script: `g diff --no-color --no-ext-diff --no-textconv ${first} ${now} >"$OUT"`,
+      capture: true,
+    });
     if (result.exitCode !== 0) return `(No diff: ${gitMessage(result)})`;
     const text = result.stdout.toString("utf8");
-    return text.length <= MAX_DIFF_CHARS ? text : `${text.slice(0, MAX_DIFF_CHARS)}\n… (the diff is cut here: ${text.length} characters in all)\n`;
+    return text.length <= MAX_DIFF_CHARS
+      ? text
+      : `${text.slice(0, MAX_DIFF_CHARS)}\n… (the diff is cut here: ${text.length} characters in all)\n`;
   }
 
   return {
@@ -288,7 +318,9 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
         if (!(await ready())) return;
         if (!covered) await openTurn();
         if (disabled !== undefined) return;
-        const inside = paths.filter((path) => isInside(path, root) && path !== root).map((path) => relative(root, path));
+        const inside = paths
+          .filter((path) => isInside(path, root) && path !== root)
+          .map((path) => relative(root, path));
         await noteIgnored(inside);
       }),
     undoLastTurn: () => serial(undo),

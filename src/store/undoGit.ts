@@ -105,10 +105,22 @@ export class GitRunner {
       });
       let stdout = Buffer.alloc(0);
       if (call.capture && existsSync(out)) stdout = readFileSync(out);
-      return { exitCode: result.exitCode, stdout, messages: result.output, timedOut: result.timedOut, durationMs: result.durationMs };
+      return {
+        exitCode: result.exitCode,
+        stdout,
+        messages: result.output,
+        timedOut: result.timedOut,
+        durationMs: result.durationMs,
+      };
     } catch (error) {
       // The executor refused (it has been shut down): a failed call, not an exception.
-      return { exitCode: null, stdout: Buffer.alloc(0), messages: `error: ${messageOf(error)}`, timedOut: false, durationMs: 0 };
+      return {
+        exitCode: null,
+        stdout: Buffer.alloc(0),
+        messages: `error: ${messageOf(error)}`,
+        timedOut: false,
+        durationMs: 0,
+      };
     } finally {
       rmSync(out, { force: true });
     }
@@ -117,10 +129,13 @@ export class GitRunner {
 
 /** The first line of git's complaint, for a notice. */
 export function gitMessage(result: GitRunResult): string {
-  const line = result.messages
-    .split("\n")
-    .map((l) => l.trim())
-    .find((l) => /^(fatal|error):/.test(l)) ?? result.messages.trim().split("\n")[0] ?? "";
+  const line =
+    result.messages
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => /^(fatal|error):/.test(l)) ??
+    result.messages.trim().split("\n")[0] ??
+    "";
   return line.length > 0 ? line : `git exited with code ${result.exitCode ?? "none"}`;
 }
 

@@ -47,7 +47,11 @@ async function moreFilesThan(root: string, limit: number, skip: ReadonlySet<stri
 }
 
 /** Why undo is off before any snapshot, or undefined to go on. */
-export async function undoPrecheck(root: string, maxFiles: number, excluded: readonly string[]): Promise<string | undefined> {
+export async function undoPrecheck(
+  root: string,
+  maxFiles: number,
+  excluded: readonly string[],
+): Promise<string | undefined> {
   try {
     if (!lstatSync(root).isDirectory()) return "the project folder is no longer a folder.";
   } catch {

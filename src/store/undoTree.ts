@@ -41,8 +41,10 @@ export function planUndo(turn: TreeChange[], since: TreeChange[]): UndoPlan {
   const changedSince = new Set(since.map((change) => change.path));
   const plan: UndoPlan = { restore: [], remove: [], skipped: [] };
   for (const change of turn) {
-    if (change.gitlink) plan.skipped.push({ path: change.path, why: "it is a nested git repository; undo does not touch those" });
-    else if (changedSince.has(change.path)) plan.skipped.push({ path: change.path, why: "it changed again after the turn ended" });
+    if (change.gitlink)
+      plan.skipped.push({ path: change.path, why: "it is a nested git repository; undo does not touch those" });
+    else if (changedSince.has(change.path))
+      plan.skipped.push({ path: change.path, why: "it changed again after the turn ended" });
     else if (change.status === "A") plan.remove.push(change.path);
     else plan.restore.push(change.path);
   }

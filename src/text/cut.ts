@@ -26,8 +26,18 @@ export function cutText(text: string, max: number, total = text.length): string 
  * A copy of a JSON-like value with every string cut to `maxString` characters (but those under
  * a `keep` key) and at most `maxDepth` levels.
  */
-export function cutStrings(value: unknown, maxString: number, keep?: ReadonlySet<string>, maxEntries?: number): unknown {
-  return mapJson(value, (text, key) => (key !== undefined && keep?.has(key) ? text : cutText(text, maxString)), MAX_JSON_DEPTH, maxEntries);
+export function cutStrings(
+  value: unknown,
+  maxString: number,
+  keep?: ReadonlySet<string>,
+  maxEntries?: number,
+): unknown {
+  return mapJson(
+    value,
+    (text, key) => (key !== undefined && keep?.has(key) ? text : cutText(text, maxString)),
+    MAX_JSON_DEPTH,
+    maxEntries,
+  );
 }
 
 /** UTF-8 bytes of a value as JSON; Infinity when it cannot be written (too deep, a cycle). */

@@ -89,7 +89,12 @@ const moreEntries = (count: number) => `[… ${groupedCount(count)} more entries
  * `maxEntries` entries keeps the first ones and a marker of how many were left out (an array
  * as its last entry, an object under the key "…").
  */
-export function mapJson(value: unknown, map: StringMap, maxDepth = MAX_JSON_DEPTH, maxEntries = Number.POSITIVE_INFINITY): unknown {
+export function mapJson(
+  value: unknown,
+  map: StringMap,
+  maxDepth = MAX_JSON_DEPTH,
+  maxEntries = Number.POSITIVE_INFINITY,
+): unknown {
   const walk = (item: unknown, key: string | undefined, depth: number): unknown => {
     if (typeof item === "string") return map(item, key);
     if (item === null || typeof item !== "object") return item;

@@ -17,9 +17,18 @@ const MAX_TIMEOUT_MS = 600_000;
 
 const input = z.object({
   command: z.string().min(1).describe("The command line, run with bash in the project folder."),
-  timeout_ms: z.number().int().min(1_000).max(MAX_TIMEOUT_MS).optional().describe("Stop the command after this many milliseconds (default 120000)."),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe("Stop the command after this many milliseconds (default 120000)."),
   description: z.string().max(200).optional().describe("A few words on what the command does, for the user."),
-  outside_sandbox: z.boolean().optional().describe("Run outside the OS sandbox. The user is asked first; use only when the sandbox is in the way."),
+  outside_sandbox: z
+    .boolean()
+    .optional()
+    .describe("Run outside the OS sandbox. The user is asked first; use only when the sandbox is in the way."),
 });
 export type BashInput = z.infer<typeof input>;
 
@@ -33,7 +42,10 @@ export interface BashOptions {
 }
 
 /** The sandbox a call runs in: none when asked to leave it or when no OS sandbox works here. */
-function commandSandbox(outside: boolean | undefined, ctx: Pick<ToolContext, "sandbox" | "executor">): SandboxSpec | null {
+function commandSandbox(
+  outside: boolean | undefined,
+  ctx: Pick<ToolContext, "sandbox" | "executor">,
+): SandboxSpec | null {
   if (outside) return null;
   return ctx.executor.sandbox.available ? ctx.sandbox : null;
 }
@@ -43,7 +55,8 @@ function seconds(ms: number): string {
 }
 
 function headline(result: ExecResult, timeoutMs: number): string {
-  if (result.timedOut) return `Exit code: none. The command timed out after ${seconds(timeoutMs)} and was stopped, with every process it started.`;
+  if (result.timedOut)
+    return `Exit code: none. The command timed out after ${seconds(timeoutMs)} and was stopped, with every process it started.`;
   if (result.killed) return "Exit code: none. The command was cancelled and stopped, with every process it started.";
   if (result.exitCode === null) return `Exit code: none (ended by ${result.signal ?? "a signal"})`;
   return `Exit code: ${result.exitCode}`;
@@ -57,13 +70,24 @@ export interface CommandPlan {
 }
 
 /** The plan of a command call: title `$ <command>`, the command as the target, sandboxed when it runs in the sandbox. */
-export function commandCallPlan<Input>(tool: "bash" | "process_manager", args: Input, given: string, outside: boolean | undefined, ctx: PlanContext): PlanWithState<Input, CommandPlan> {
+export function commandCallPlan<Input>(
+  tool: "bash" | "process_manager",
+  args: Input,
+  given: string,
+  outside: boolean | undefined,
+  ctx: PlanContext,
+): PlanWithState<Input, CommandPlan> {
   const command = stripCdRoot(given, ctx.root);
   const sandbox = commandSandbox(outside, ctx);
   return {
     input: args,
     info: { title: `$ ${oneLine(command)}`, kind: "execute", locations: [] },
-    permission: { tool, readOnly: false, target: { kind: "command", command, sandboxed: sandbox !== null }, preview: command },
+    permission: {
+      tool,
+      readOnly: false,
+      target: { kind: "command", command, sandboxed: sandbox !== null },
+      preview: command,
+    },
     state: { command, sandbox },
   };
 }
@@ -99,9 +123,13 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, PlanWithSta
         });
       } catch (error) {
         if (error instanceof SandboxUnavailableError) {
-          return { output: `The command did not run: ${error.message}. Run it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`, isError: true };
+          return {
+            output: `The command did not run: ${error.message}. Run it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`,
+            isError: true,
+          };
         }
-        if (error instanceof CommandTooLongError) return { output: `The command did not run: ${error.message}.`, isError: true, summary: "Too long" };
+        if (error instanceof CommandTooLongError)
+          return { output: `The command did not run: ${error.message}.`, isError: true, summary: "Too long" };
         throw error;
       } finally {
         progress.stop();
@@ -111,12 +139,26 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, PlanWithSta
       lines.push(output.length > 0 ? output.replace(/\n+$/, "") : "(no output)");
       if (result.limit) lines.push(result.limit.message);
       if (result.timedOut) {
-        lines.push(`[Garuda: for servers and watchers use process_manager; for a long build or test run, raise timeout_ms (at most ${MAX_TIMEOUT_MS}).]`);
+        lines.push(
+          `[Garuda: for servers and watchers use process_manager; for a long build or test run, raise timeout_ms (at most ${MAX_TIMEOUT_MS}).]`,
+        );
       }
       const failed = result.timedOut || result.killed || result.exitCode !== 0;
-      if (failed && !result.killed && sandbox !== null) lines.push(...sandboxHints(output, ctx.root, sandbox, outsidePolicy));
-      const summary = result.timedOut ? "Timed out" : result.killed ? "Cancelled" : result.exitCode === null ? `Ended by ${result.signal ?? "a signal"}` : `Exit code ${result.exitCode}`;
-      return { output: lines.join("\n"), isError: failed, summary, exit: { code: result.exitCode, signal: result.signal } };
+      if (failed && !result.killed && sandbox !== null)
+        lines.push(...sandboxHints(output, ctx.root, sandbox, outsidePolicy));
+      const summary = result.timedOut
+        ? "Timed out"
+        : result.killed
+          ? "Cancelled"
+          : result.exitCode === null
+            ? `Ended by ${result.signal ?? "a signal"}`
+            : `Exit code ${result.exitCode}`;
+      return {
+        output: lines.join("\n"),
+        isError: failed,
+        summary,
+        exit: { code: result.exitCode, signal: result.signal },
+      };
     },
   };
 }

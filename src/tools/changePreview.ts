@@ -6,5 +6,7 @@ import type { ResolvedPath } from "./paths.ts";
 
 export function diffPreview(resolved: ResolvedPath, change: FileChange): string {
   const diff = unifiedDiff(resolved.display, change.oldText, change.newText).text;
-  return resolved.realPath === resolved.path ? diff : `(${resolved.path} is a symlink to ${resolved.realPath})\n${diff}`;
+  return resolved.realPath === resolved.path
+    ? diff
+    : `(${resolved.path} is a symlink to ${resolved.realPath})\n${diff}`;
 }

@@ -14,7 +14,23 @@
 // replaced by the new file, never written through. Missing folders of a new file are made one at a
 // time, each inside a folder opened and checked the same way.
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, type Dirent } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  type Dirent,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { writeAll } from "../files/writeAll.ts";
 import { codeOf } from "../errors/caught.ts";
@@ -50,12 +66,14 @@ function fdPath(fd: number): string | undefined {
 /** Whether the open `fd` is the file at `realPath` (which has no symlink in it). */
 export function verify(fd: number, realPath: string): { ok: true; proc: boolean } | { ok: false; now?: string } {
   const actual = fdPath(fd);
-  if (actual !== undefined) return actual === realPath ? { ok: true, proc: true } : { ok: false, now: actual.replace(/ \(deleted\)$/, "") };
+  if (actual !== undefined)
+    return actual === realPath ? { ok: true, proc: true } : { ok: false, now: actual.replace(/ \(deleted\)$/, "") };
   // No /proc (macOS): the same device and inode as the path, and the path still has no symlink.
   try {
     const open = fstatSync(fd);
     const named = lstatSync(realPath);
-    if (open.dev === named.dev && open.ino === named.ino && realpathSync(realPath) === realPath) return { ok: true, proc: false };
+    if (open.dev === named.dev && open.ino === named.ino && realpathSync(realPath) === realPath)
+      return { ok: true, proc: false };
   } catch {
     // Gone or unreadable: not the same file.
   }
@@ -169,7 +187,15 @@ export function loadChecked(realPath: string, maxBytes = MAX_TEXT_BYTES): Loaded
     if (bytes.length > maxBytes) return { kind: "too_big", size: bytes.length };
     const what = binaryKind(bytes);
     if (what !== undefined) return { kind: "binary", what, size: bytes.length, bytes };
-    return { kind: "text", bytes, text: decodeText(bytes), mtimeMs: stat.mtimeMs, mode: stat.mode & 0o7777, invalidBytes: invalidUtf8Bytes(bytes), links: stat.nlink };
+    return {
+      kind: "text",
+      bytes,
+      text: decodeText(bytes),
+      mtimeMs: stat.mtimeMs,
+      mode: stat.mode & 0o7777,
+      invalidBytes: invalidUtf8Bytes(bytes),
+      links: stat.nlink,
+    };
   } finally {
     closeSync(opened.fd);
   }
@@ -205,7 +231,11 @@ export function listChecked(realPath: string): Dirent[] | Changed | undefined {
 export type WriteRefusal = Changed | { kind: "created" } | { kind: "deleted" } | { kind: "modified" };
 
 /** The file now at `name` in the opened folder: its bytes and mode, or why it cannot be the planned one. */
-function currentFile(folder: Opened, dir: string, name: string): { bytes: Uint8Array; mode: number } | { kind: "missing" } | Changed {
+function currentFile(
+  folder: Opened,
+  dir: string,
+  name: string,
+): { bytes: Uint8Array; mode: number } | { kind: "missing" } | Changed {
   const realPath = join(dir, name);
   const seen = lookAt(entry(folder, dir, name));
   if (seen === "missing") return { kind: "missing" };
@@ -231,7 +261,8 @@ function currentFile(folder: Opened, dir: string, name: string): { bytes: Uint8A
   }
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
+const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 
 /**
  * Writes `bytes` to the file at `realPath` (a real path, as checked), atomically, provided the file
@@ -240,7 +271,12 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && Buf
  * `floor`, when given: the project root for a file inside it). Returns the new file's mtime, or why
  * nothing was written.
  */
-export function writeChecked(realPath: string, bytes: Uint8Array, expected: Uint8Array | null, floor?: string): { mtimeMs: number } | WriteRefusal {
+export function writeChecked(
+  realPath: string,
+  bytes: Uint8Array,
+  expected: Uint8Array | null,
+  floor?: string,
+): { mtimeMs: number } | WriteRefusal {
   const dir = dirname(realPath);
   const name = basename(realPath);
   const folder = openFolder(dir, expected === null, floor);

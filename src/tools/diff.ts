@@ -25,7 +25,10 @@ function middleOps(a: string[], b: string[]): Op[] {
   const lcs = new Uint32Array((n + 1) * width);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i * width + j] = a[i] === b[j] ? (lcs[(i + 1) * width + j + 1] as number) + 1 : Math.max(lcs[(i + 1) * width + j] as number, lcs[i * width + j + 1] as number);
+      lcs[i * width + j] =
+        a[i] === b[j]
+          ? (lcs[(i + 1) * width + j + 1] as number) + 1
+          : Math.max(lcs[(i + 1) * width + j] as number, lcs[i * width + j + 1] as number);
     }
   }
   const ops: Op[] = [];
@@ -74,7 +77,12 @@ export interface Diff {
 }
 
 /** A unified diff (`--- a/path`, `+++ b/path`, `@@` hunks); oldText null means a new file. */
-export function unifiedDiff(path: string, oldText: string | null, newText: string, options: { context?: number; maxChars?: number } = {}): Diff {
+export function unifiedDiff(
+  path: string,
+  oldText: string | null,
+  newText: string,
+  options: { context?: number; maxChars?: number } = {},
+): Diff {
   const context = options.context ?? 3;
   const maxChars = options.maxChars ?? 20_000;
   const a = splitLines((oldText ?? "").replace(/\r\n/g, "\n"));
@@ -89,7 +97,8 @@ export function unifiedDiff(path: string, oldText: string | null, newText: strin
   while (k < changed.length) {
     const first = changed[k] as number;
     let last = first;
-    while (k + 1 < changed.length && (changed[k + 1] as number) - last <= 2 * context + 1) last = changed[++k] as number;
+    while (k + 1 < changed.length && (changed[k + 1] as number) - last <= 2 * context + 1)
+      last = changed[++k] as number;
     k++;
     const from = Math.max(0, first - context);
     const to = Math.min(ops.length - 1, last + context);
@@ -102,7 +111,9 @@ export function unifiedDiff(path: string, oldText: string | null, newText: strin
     const slice = ops.slice(from, to + 1);
     const oldCount = slice.filter((op) => op.type !== "add").length;
     const newCount = slice.filter((op) => op.type !== "del").length;
-    out.push(`@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`);
+    out.push(
+      `@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`,
+    );
     for (const op of slice) out.push(`${op.type === "same" ? " " : op.type === "del" ? "-" : "+"}${op.line}`);
   }
   let text = out.join("\n");

@@ -37,28 +37,46 @@ function planEdit(args: EditFileInput, root: string, home: string | undefined, d
     case "special":
       return fail(`${resolved.display} is not a regular file; edit_file edits text files only.`);
     case "too_big":
-      return fail(`${resolved.display} is ${formatBytes(loaded.size)}; edit_file edits files up to ${formatBytes(MAX_TEXT_BYTES)}.`);
+      return fail(
+        `${resolved.display} is ${formatBytes(loaded.size)}; edit_file edits files up to ${formatBytes(MAX_TEXT_BYTES)}.`,
+      );
     case "binary":
       return fail(`${resolved.display} is ${loaded.what}; edit_file edits UTF-8 text files only.`);
   }
-  if (loaded.invalidBytes > 0) return fail(`${resolved.display} is not valid UTF-8 text; an edit would damage the bytes that are not. Use a bash command that keeps its encoding.`);
+  if (loaded.invalidBytes > 0)
+    return fail(
+      `${resolved.display} is not valid UTF-8 text; an edit would damage the bytes that are not. Use a bash command that keeps its encoding.`,
+    );
   const stale = freshnessProblem(resolved, deps.reads, loaded.bytes, "edit");
   if (stale) return fail(stale);
   if (args.old_string === "") {
-    return fail("old_string is empty. To insert text, put a few neighbouring lines in old_string and repeat them in new_string with the addition; to write a whole file, use write_file.");
+    return fail(
+      "old_string is empty. To insert text, put a few neighbouring lines in old_string and repeat them in new_string with the addition; to write a whole file, use write_file.",
+    );
   }
-  if (args.old_string === args.new_string) return fail("old_string and new_string are the same, so the edit would change nothing. Give the new text in new_string.");
+  if (args.old_string === args.new_string)
+    return fail(
+      "old_string and new_string are the same, so the edit would change nothing. Give the new text in new_string.",
+    );
   const replacement = findReplacement(loaded.text, args.old_string, args.new_string);
   const count = replacement.starts.length;
   if (count === 0) return fail(notFoundMessage(resolved.display, loaded.text, args.old_string));
   const lines = matchLines(loaded.text, replacement.starts);
   if (count > 1 && args.replace_all !== true) {
-    const listed = lines.slice(0, MAX_LISTED).join(", ") + (count > MAX_LISTED ? ` and ${count - MAX_LISTED} more` : "");
+    const listed =
+      lines.slice(0, MAX_LISTED).join(", ") + (count > MAX_LISTED ? ` and ${count - MAX_LISTED} more` : "");
     return fail(
       `old_string occurs ${count} times in ${resolved.display} (lines ${listed}). Add surrounding lines to old_string so it matches only the one you mean, or set replace_all to true to change all of them.`,
     );
   }
-  return { ok: true, resolved, oldText: loaded.text, oldBytes: loaded.bytes, newText: applyReplacement(loaded.text, replacement), lines };
+  return {
+    ok: true,
+    resolved,
+    oldText: loaded.text,
+    oldBytes: loaded.bytes,
+    newText: applyReplacement(loaded.text, replacement),
+    lines,
+  };
 }
 
 /** A few numbered lines of the new text around the first change, so the model can check it. */
@@ -90,7 +108,10 @@ export function editFileTool(deps: FileToolDeps): Tool<EditFileInput, PlanWithSt
     deps,
     written(change, newText) {
       const { added, removed } = unifiedDiff(change.resolved.display, change.oldText, newText);
-      const where = change.lines.length === 1 ? `line ${change.lines[0]}` : `${change.lines.length} places (lines ${change.lines.slice(0, MAX_LISTED).join(", ")}${change.lines.length > MAX_LISTED ? " …" : ""})`;
+      const where =
+        change.lines.length === 1
+          ? `line ${change.lines[0]}`
+          : `${change.lines.length} places (lines ${change.lines.slice(0, MAX_LISTED).join(", ")}${change.lines.length > MAX_LISTED ? " …" : ""})`;
       return {
         output: `Edited ${change.resolved.display} at ${where}. The file now reads:\n${snippet(newText, change.oldText ?? "")}`,
         summary: `Edited ${change.resolved.display} (+${added} −${removed})`,

@@ -21,7 +21,8 @@ const toCrlf = (text: string) => text.replace(/\r\n/g, "\n").replace(/\n/g, "\r\
 /** Exact matches; for a file with CRLF line ends, the model's LF text is tried with CRLF too. */
 export function findReplacement(text: string, oldString: string, newString: string): Replacement {
   const exact = occurrences(text, oldString);
-  if (exact.length > 0 || !text.includes("\r\n") || !oldString.includes("\n")) return { oldString, newString, starts: exact };
+  if (exact.length > 0 || !text.includes("\r\n") || !oldString.includes("\n"))
+    return { oldString, newString, starts: exact };
   const crlfOld = toCrlf(oldString);
   return { oldString: crlfOld, newString: toCrlf(newString), starts: occurrences(text, crlfOld) };
 }
@@ -75,7 +76,8 @@ export function notFoundMessage(display: string, text: string, oldString: string
   const lines = text.split("\n");
   const wanted = oldString.replace(/\r\n/g, "\n").split("\n");
   const head = `old_string was not found in ${display}.`;
-  const copy = "Copy the exact text from the file, including whitespace and indentation (read_file shows it after the line number and tab), or read the file again if it may have changed.";
+  const copy =
+    "Copy the exact text from the file, including whitespace and indentation (read_file shows it after the line number and tab), or read the file again if it may have changed.";
   if (wanted.every((line) => /^\s*\d+\t/.test(line) || line.trim() === "")) {
     return `${head} It seems to include read_file's line numbers: leave out the number and the tab before each line. ${copy}`;
   }

@@ -43,7 +43,12 @@ export interface BufferQuery {
  * Whether the editor may be asked about this file: the path as given and the real path it leads
  * to both inside a project folder, and neither one hidden (sensitive, denied by a rule).
  */
-function mayAskEditor(resolved: ResolvedPath, checked: string, root: string, deps: Pick<BufferDeps, "withheld" | "extraRoots">): boolean {
+function mayAskEditor(
+  resolved: ResolvedPath,
+  checked: string,
+  root: string,
+  deps: Pick<BufferDeps, "withheld" | "extraRoots">,
+): boolean {
   const roots = [root, ...(deps.extraRoots ?? [])];
   const inside = (path: string) => roots.some((folder) => insideRoot(path, folder) !== undefined);
   if (!inside(resolved.path) || !inside(checked) || !inside(resolved.realPath)) return false;
@@ -54,7 +59,12 @@ function mayAskEditor(resolved: ResolvedPath, checked: string, root: string, dep
  * The editor's text of a checked file, or undefined (no buffer capability, a path it may not be
  * asked about, no answer within the timeout, an error, a text larger than read_file reads).
  */
-async function editorText(deps: BufferDeps, resolved: ResolvedPath, checked: string, query: BufferQuery): Promise<string | undefined> {
+async function editorText(
+  deps: BufferDeps,
+  resolved: ResolvedPath,
+  checked: string,
+  query: BufferQuery,
+): Promise<string | undefined> {
   const buffers = deps.buffers;
   if (!buffers || !mayAskEditor(resolved, checked, query.root, deps)) return undefined;
   const timeout = new AbortController();
@@ -76,16 +86,29 @@ async function editorText(deps: BufferDeps, resolved: ResolvedPath, checked: str
 }
 
 /** Compares as editors save: a buffer without the file's BOM or with LF for CRLF is the same text. */
-const sameText = (a: string, b: string) => a === b || a.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n") === b.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
+const sameText = (a: string, b: string) =>
+  a === b || a.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n") === b.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
 
 /** The editor's buffer when it differs from the disk text, else undefined. */
-export async function unsavedBuffer(deps: BufferDeps, resolved: ResolvedPath, checked: string, diskText: string, query: BufferQuery): Promise<string | undefined> {
+export async function unsavedBuffer(
+  deps: BufferDeps,
+  resolved: ResolvedPath,
+  checked: string,
+  diskText: string,
+  query: BufferQuery,
+): Promise<string | undefined> {
   const text = await editorText(deps, resolved, checked, query);
   return text === undefined || sameText(text, diskText) ? undefined : text;
 }
 
 /** The refusal of a write to a file with unsaved changes in the editor, or undefined. */
-export async function unsavedProblem(deps: BufferDeps, resolved: ResolvedPath, checked: string, diskText: string | null, query: BufferQuery): Promise<string | undefined> {
+export async function unsavedProblem(
+  deps: BufferDeps,
+  resolved: ResolvedPath,
+  checked: string,
+  diskText: string | null,
+  query: BufferQuery,
+): Promise<string | undefined> {
   if (diskText === null) return undefined;
   if ((await unsavedBuffer(deps, resolved, checked, diskText, query)) === undefined) return undefined;
   return `${resolved.display} has unsaved changes in the editor: its buffer differs from the file on disk, and Garuda changes only the file on disk. Nothing was written. Ask the user to save (or revert) ${resolved.display} in the editor, then read it again and redo the change.`;

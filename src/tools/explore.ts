@@ -14,8 +14,17 @@ const EXPLORE_TOKEN_BUDGET = 150_000;
 const MAX_FOCUS = 20;
 
 const input = z.object({
-  question: z.string().trim().min(1, "say what to find out").max(4_000).describe("What to find out, and what the answer should contain."),
-  focus: z.array(z.string().min(1)).max(MAX_FOCUS).optional().describe("Files or folders to start from (relative to the project root)."),
+  question: z
+    .string()
+    .trim()
+    .min(1, "say what to find out")
+    .max(4_000)
+    .describe("What to find out, and what the answer should contain."),
+  focus: z
+    .array(z.string().min(1))
+    .max(MAX_FOCUS)
+    .optional()
+    .describe("Files or folders to start from (relative to the project root)."),
 });
 export type ExploreInput = z.infer<typeof input>;
 
@@ -51,7 +60,8 @@ export function exploreTool(): Tool<ExploreInput> {
       };
     },
     async run({ input: args }, ctx): Promise<ToolResult> {
-      if (!ctx.subagent) return { output: "Error: explore is not available here (a subagent cannot start another).", isError: true };
+      if (!ctx.subagent)
+        return { output: "Error: explore is not available here (a subagent cannot start another).", isError: true };
       const result = await ctx.subagent({
         name: "explore",
         system: exploreSystemPrompt(ctx.root),
@@ -61,7 +71,10 @@ export function exploreTool(): Tool<ExploreInput> {
         tokenBudget: EXPLORE_TOKEN_BUDGET,
         wrapUp: WRAP_UP,
       });
-      return subagentResult("explore", result, { wrappedUp: "answered with what it had found", noAnswerAdvice: "Search yourself, or ask a narrower question." });
+      return subagentResult("explore", result, {
+        wrappedUp: "answered with what it had found",
+        noAnswerAdvice: "Search yourself, or ask a narrower question.",
+      });
     },
   };
 }

@@ -41,8 +41,18 @@ export interface FileTools {
 
 /** The tools, and the shared state they were built with. */
 export function createFileTools(options: FileToolsOptions): FileTools {
-  const withheld = withheldPredicate({ home: options.home, ...(options.withheldFromCommands && { withheldFromCommands: options.withheldFromCommands }), ...(options.withheld && { extra: options.withheld }) });
-  const deps: FileToolDeps = { reads: options.reads ?? new ReadTracker(), withheld, searches: new SearchThreads(), ...(options.extraRoots && { extraRoots: options.extraRoots }), ...(options.buffers && { buffers: options.buffers }) };
+  const withheld = withheldPredicate({
+    home: options.home,
+    ...(options.withheldFromCommands && { withheldFromCommands: options.withheldFromCommands }),
+    ...(options.withheld && { extra: options.withheld }),
+  });
+  const deps: FileToolDeps = {
+    reads: options.reads ?? new ReadTracker(),
+    withheld,
+    searches: new SearchThreads(),
+    ...(options.extraRoots && { extraRoots: options.extraRoots }),
+    ...(options.buffers && { buffers: options.buffers }),
+  };
   const tools: Tool[] = [readFileTool(deps), globTool(deps), grepTool(deps), writeFileTool(deps), editFileTool(deps)];
   if (options.codeIndex !== false) tools.push(symbolsTool(deps), findDefinitionTool(deps));
   return { tools, deps };

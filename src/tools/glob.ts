@@ -16,8 +16,14 @@ import { groupedCount } from "../text/count.ts";
 const MAX_GLOB_RESULTS = 200;
 
 const input = z.object({
-  pattern: z.string().min(1).describe("Glob: `*.ts` matches names at any depth; `src/**/*.ts` matches paths from the search folder."),
-  path: z.string().optional().describe("Folder to search, relative to the project root or absolute (default: the root)."),
+  pattern: z
+    .string()
+    .min(1)
+    .describe("Glob: `*.ts` matches names at any depth; `src/**/*.ts` matches paths from the search folder."),
+  path: z
+    .string()
+    .optional()
+    .describe("Folder to search, relative to the project root or absolute (default: the root)."),
 });
 export type GlobInput = z.infer<typeof input>;
 
@@ -51,15 +57,25 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
       const place = searchPlace(plan, ctx, deps);
       if ("error" in place) return error(place.error);
       const { base, target, kind } = place;
-      if (kind === "missing") return error(`Folder not found: ${base.display}. Give an existing folder in "path", or leave it out to search the whole project.`);
-      if (kind !== "folder") return error(`${base.display} is a file, not a folder. Give its folder in "path", or use read_file to read it.`);
+      if (kind === "missing")
+        return error(
+          `Folder not found: ${base.display}. Give an existing folder in "path", or leave it out to search the whole project.`,
+        );
+      if (kind !== "folder")
+        return error(
+          `${base.display} is a file, not a folder. Give its folder in "path", or use read_file to read it.`,
+        );
       const glob = compileGlob(args.pattern);
       const start = glob.prefix === "" ? target : realPathOf(join(target, glob.prefix));
       // The prefix folder is walked by its real path, which must stay inside the checked folder.
       try {
-        if (insideRoot(start, target) === undefined || !statSync(start).isDirectory()) throw new Error("not a folder here");
+        if (insideRoot(start, target) === undefined || !statSync(start).isDirectory())
+          throw new Error("not a folder here");
       } catch {
-        return { output: `No files match ${args.pattern} in ${placeName(base)} (there is no folder ${glob.prefix}).`, summary: "No files" };
+        return {
+          output: `No files match ${args.pattern} in ${placeName(base)} (there is no folder ${glob.prefix}).`,
+          summary: "No files",
+        };
       }
       const named = `${args.pattern} ${args.path ?? ""}`.split(/[/\\\s]/).includes("node_modules");
       const found: Array<{ abs: string; mtime: number }> = [];
@@ -71,13 +87,18 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
         withheld: deps.withheld,
         includeNodeModules: named,
         onFile(file) {
-          if (glob.matches(prefix + file.rel)) found.push({ abs: join(base.path, prefix + file.rel), mtime: mtimeOf(file.abs) });
+          if (glob.matches(prefix + file.rel))
+            found.push({ abs: join(base.path, prefix + file.rel), mtime: mtimeOf(file.abs) });
         },
       });
-      if (stats.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", stats.baseChanged.now));
+      if (stats.baseChanged)
+        return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", stats.baseChanged.now));
       if (stats.aborted) return error("Cancelled.");
       if (found.length === 0) {
-        return { output: `No files match ${args.pattern} in ${placeName(base)}. (.git, node_modules and .gitignore'd files are not searched.)`, summary: "No files" };
+        return {
+          output: `No files match ${args.pattern} in ${placeName(base)}. (.git, node_modules and .gitignore'd files are not searched.)`,
+          summary: "No files",
+        };
       }
       found.sort((a, b) => b.mtime - a.mtime || (a.abs < b.abs ? -1 : 1));
       const shown = found.slice(0, MAX_GLOB_RESULTS).map((file) => displayPath(file.abs, ctx.root));
@@ -85,7 +106,10 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
         found.length > shown.length
           ? `\n[Showing the ${MAX_GLOB_RESULTS} newest of ${groupedCount(found.length)} files. Narrow the pattern or the path to see the others.]`
           : "";
-      return { output: shown.join("\n") + note, summary: `${groupedCount(found.length)} file${found.length === 1 ? "" : "s"}` };
+      return {
+        output: shown.join("\n") + note,
+        summary: `${groupedCount(found.length)} file${found.length === 1 ? "" : "s"}`,
+      };
     },
   };
 }

@@ -18,8 +18,10 @@ export interface CompiledGlob {
 export function globProblem(pattern: string): string | undefined {
   const p = pattern.trim();
   if (p.length === 0) return "The pattern is empty. Give a glob such as **/*.ts.";
-  if (p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith("~")) return `The pattern "${p}" is a path, not a pattern relative to the search folder. Put the folder in "path" and the file pattern in "pattern".`;
-  if (p.split("/").includes("..")) return `The pattern "${p}" climbs out of the search folder with "..". Put the folder in "path" instead.`;
+  if (p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith("~"))
+    return `The pattern "${p}" is a path, not a pattern relative to the search folder. Put the folder in "path" and the file pattern in "pattern".`;
+  if (p.split("/").includes(".."))
+    return `The pattern "${p}" climbs out of the search folder with "..". Put the folder in "path" instead.`;
   return undefined;
 }
 
@@ -31,7 +33,8 @@ export function compileGlob(pattern: string): CompiledGlob {
   }
   const parts = p.split("/");
   const literal: string[] = [];
-  while (parts.length > 1 && !GLOB_CHARS.test(parts[0] as string) && !(parts[0] as string).startsWith("!")) literal.push(parts.shift() as string);
+  while (parts.length > 1 && !GLOB_CHARS.test(parts[0] as string) && !(parts[0] as string).startsWith("!"))
+    literal.push(parts.shift() as string);
   const glob = new Bun.Glob(p);
   return { pattern: p, prefix: literal.join("/"), rest: parts.join("/"), matches: (rel) => glob.match(rel) };
 }

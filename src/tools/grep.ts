@@ -69,7 +69,10 @@ interface Output {
   fullOutput: boolean;
 }
 
-export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<GrepInput, PlanWithState<GrepInput, CheckedState>> {
+export function grepTool(
+  deps: FileToolDeps,
+  limits: GrepLimits = {},
+): Tool<GrepInput, PlanWithState<GrepInput, CheckedState>> {
   const budgetMs = limits.budgetMs ?? SEARCH_BUDGET_MS;
   return {
     name: "grep",
@@ -93,8 +96,12 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
       if ("error" in place) return error(place.error);
       const { base, target, kind } = place;
       if (kind === "missing") return error(notFound(base));
-      if (kind === "special") return error(`${base.display} is not a regular file (a device, socket or pipe); grep searches files and folders only.`);
-      if (kind === "file" && (deps.withheld(base.path) || deps.withheld(target))) return error(`${base.display} may not be searched (the policy hides it).`);
+      if (kind === "special")
+        return error(
+          `${base.display} is not a regular file (a device, socket or pipe); grep searches files and folders only.`,
+        );
+      if (kind === "file" && (deps.withheld(base.path) || deps.withheld(target)))
+        return error(`${base.display} may not be searched (the policy hides it).`);
 
       const spec: SearchSpec = {
         pattern: args.pattern,
@@ -151,9 +158,14 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
           single = outcome;
         });
         end = await search.finish();
-        if (single?.kind === "binary") return { output: `${base.display} is a binary file; nothing was searched.`, summary: "Binary file" };
-        if (single?.kind === "too_big") return error(`${base.display} is ${formatBytes(single.size)}; grep searches files up to ${formatBytes(MAX_TEXT_BYTES)}.`);
-        if (single?.kind === "changed" || single?.kind === "linked" || single?.kind === "special") return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read"));
+        if (single?.kind === "binary")
+          return { output: `${base.display} is a binary file; nothing was searched.`, summary: "Binary file" };
+        if (single?.kind === "too_big")
+          return error(
+            `${base.display} is ${formatBytes(single.size)}; grep searches files up to ${formatBytes(MAX_TEXT_BYTES)}.`,
+          );
+        if (single?.kind === "changed" || single?.kind === "linked" || single?.kind === "special")
+          return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read"));
         if (single) take(() => base.display, single);
       } else {
         const glob = args.glob === undefined ? undefined : compileGlob(args.glob);
@@ -166,11 +178,14 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
           includeNodeModules: named,
           onFile(file) {
             if (file.outside || (glob && !glob.matches(file.rel))) return;
-            return search.add(file.realPath, (outcome) => take(() => displayPath(join(base.path, file.rel), ctx.root), outcome));
+            return search.add(file.realPath, (outcome) =>
+              take(() => displayPath(join(base.path, file.rel), ctx.root), outcome),
+            );
           },
         });
         end = await search.finish();
-        if (walked.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", walked.baseChanged.now));
+        if (walked.baseChanged)
+          return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", walked.baseChanged.now));
         if (walked.aborted) end = { kind: "cancelled" };
         for (const rel of walked.changed) tally.changed.push(displayPath(join(base.path, rel), ctx.root));
         for (const rel of walked.special) tally.special.push(displayPath(join(base.path, rel), ctx.root));
@@ -183,15 +198,24 @@ export function grepTool(deps: FileToolDeps, limits: GrepLimits = {}): Tool<Grep
       const total = mode === "content" ? tally.lines : tally.files;
       if (output.shownItems < total) {
         const why = output.fullOutput ? ` (the output limit is ${n(MAX_OUTPUT_CHARS)} characters)` : "";
-        const raise = maxResults < MAX_RESULTS && !output.fullOutput ? `, or raise maxResults (up to ${MAX_RESULTS})` : "";
+        const raise =
+          maxResults < MAX_RESULTS && !output.fullOutput ? `, or raise maxResults (up to ${MAX_RESULTS})` : "";
         const count = mode === "count" ? "" : ', use mode "count" for totals per file';
-        notes.push(`[Showing ${n(output.shownItems)} of ${n(total)} ${what}${why}. Narrow the search with path or glob${count}${raise}.]`);
+        notes.push(
+          `[Showing ${n(output.shownItems)} of ${n(total)} ${what}${why}. Narrow the search with path or glob${count}${raise}.]`,
+        );
       }
       notes.push(...searchNotes(tally, end, "grep"));
       const inFiles = plural(tally.files, "file");
-      const summary = mode === "files" ? inFiles : `${n(tally.lines)} ${mode === "count" ? "matching line" : "match"}${tally.lines === 1 ? "" : mode === "count" ? "s" : "es"} in ${inFiles}`;
+      const summary =
+        mode === "files"
+          ? inFiles
+          : `${n(tally.lines)} ${mode === "count" ? "matching line" : "match"}${tally.lines === 1 ? "" : mode === "count" ? "s" : "es"} in ${inFiles}`;
       if (tally.files === 0) {
-        return { output: [`No matches for ${args.pattern} in ${placeName(base)}.`, ...notes].join("\n"), summary: "No matches" };
+        return {
+          output: [`No matches for ${args.pattern} in ${placeName(base)}.`, ...notes].join("\n"),
+          summary: "No matches",
+        };
       }
       return { output: [...output.out, ...notes].join("\n"), summary };
     },

@@ -80,7 +80,9 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Matcher | 
 }
 
 function clipLine(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [${groupedCount(line.length)} characters]` : line;
+  return line.length > MAX_LINE_CHARS
+    ? `${line.slice(0, MAX_LINE_CHARS)}… [${groupedCount(line.length)} characters]`
+    : line;
 }
 
 function hasNul(bytes: Uint8Array): boolean {
@@ -123,7 +125,8 @@ function readPinned(realPath: string, buffer: Uint8Array, allowLinks: boolean): 
 function shownLines(lines: string[], hits: number[], spec: SearchSpec): Array<[number, string]> {
   const wanted = new Set<number>();
   for (const hit of hits.slice(0, spec.maxShown)) {
-    for (let line = Math.max(1, hit - spec.context); line <= Math.min(lines.length, hit + spec.context); line++) wanted.add(line);
+    for (let line = Math.max(1, hit - spec.context); line <= Math.min(lines.length, hit + spec.context); line++)
+      wanted.add(line);
   }
   return [...wanted].sort((a, b) => a - b).map((line) => [line, clipLine(lines[line - 1] as string)]);
 }
@@ -132,7 +135,8 @@ function shownLines(lines: string[], hits: number[], spec: SearchSpec): Array<[n
 function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): FileOutcome {
   if (hasNul(bytes)) return { kind: "binary" };
   // Most files do not hold a plain pattern at all: a byte search says so without decoding them.
-  if (matcher.literal && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(matcher.literal) === -1) return { kind: "none" };
+  if (matcher.literal && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(matcher.literal) === -1)
+    return { kind: "none" };
   let text = decodeText(bytes);
   if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
   matcher.whole.lastIndex = 0;
@@ -147,7 +151,9 @@ function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): Fil
     }
   }
   if (hits.length === 0) return { kind: "none" };
-  return spec.mode === "content" ? { kind: "hits", lines: hits, shown: shownLines(lines, hits, spec) } : { kind: "hits", lines: hits };
+  return spec.mode === "content"
+    ? { kind: "hits", lines: hits, shown: shownLines(lines, hits, spec) }
+    : { kind: "hits", lines: hits };
 }
 
 /** Searches one file; `buffer` bounds the size (generated files, logs and data are skipped). */

@@ -25,7 +25,11 @@ function serve(): void {
     }
     if (!search) return send({ type: "failed", message: "files arrived before the search" });
     const { spec, matcher, buffer } = search;
-    send({ type: "results", id: message.id, outcomes: message.paths.map((path) => searchFile(path, matcher, spec, buffer)) });
+    send({
+      type: "results",
+      id: message.id,
+      outcomes: message.paths.map((path) => searchFile(path, matcher, spec, buffer)),
+    });
   };
 }
 

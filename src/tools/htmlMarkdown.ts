@@ -5,9 +5,28 @@
 import { NodeHtmlMarkdown } from "node-html-markdown";
 import { type HTMLElement, parse } from "node-html-parser";
 
-const CHROME = ["script", "style", "noscript", "template", "nav", "footer", "iframe", "frame", "svg", "canvas", "object", "embed", "button", "input", "select", "textarea", "dialog"];
+const CHROME = [
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "nav",
+  "footer",
+  "iframe",
+  "frame",
+  "svg",
+  "canvas",
+  "object",
+  "embed",
+  "button",
+  "input",
+  "select",
+  "textarea",
+  "dialog",
+];
 
-const converter = (): NodeHtmlMarkdown => new NodeHtmlMarkdown({ maxConsecutiveNewlines: 2, keepDataImages: false, useLinkReferenceDefinitions: false });
+const converter = (): NodeHtmlMarkdown =>
+  new NodeHtmlMarkdown({ maxConsecutiveNewlines: 2, keepDataImages: false, useLinkReferenceDefinitions: false });
 
 function absolutize(root: HTMLElement, base: URL | undefined, tag: string, attribute: string): void {
   for (const element of root.querySelectorAll(tag)) {

@@ -149,7 +149,14 @@ export function titlePath(input: string, root: string, home?: string): string {
  * The error for a path that no longer leads to the file that was checked (a command replaced the
  * file or a folder on the way with a symlink, say). `now`: where the open really went, when known.
  */
-export function changedWhileWaiting(resolved: ResolvedPath, checked: string, root: string, withheld: (path: string) => boolean, nothing: "written" | "read", now?: string): string {
+export function changedWhileWaiting(
+  resolved: ResolvedPath,
+  checked: string,
+  root: string,
+  withheld: (path: string) => boolean,
+  nothing: "written" | "read",
+  now?: string,
+): string {
   const fresh = realPathOf(resolved.path);
   const where = fresh !== checked ? fresh : now !== checked ? now : undefined;
   let link = false;
@@ -158,7 +165,13 @@ export function changedWhileWaiting(resolved: ResolvedPath, checked: string, roo
   } catch {
     // Gone: no link.
   }
-  const shown = where === undefined ? undefined : withheld(where) ? "a file the file tools do not show" : displayPath(where, root);
-  const what = shown === undefined ? "it is no longer the file that was checked" : link ? `it is now a link to ${shown}` : `it now leads to ${shown}`;
+  const shown =
+    where === undefined ? undefined : withheld(where) ? "a file the file tools do not show" : displayPath(where, root);
+  const what =
+    shown === undefined
+      ? "it is no longer the file that was checked"
+      : link
+        ? `it is now a link to ${shown}`
+        : `it now leads to ${shown}`;
   return `${resolved.display} changed while this call waited (${what}); nothing was ${nothing}. Check it and try again.`;
 }

@@ -32,7 +32,11 @@ export function openChild(parent: PinnedFolder, name: string): PinnedFolder | Ch
   const real = childPath(parent.real, name);
   if (!parent.proc) return openPinned(real);
   try {
-    return { fd: openSync(entry(parent, parent.real, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK), proc: true, real };
+    return {
+      fd: openSync(entry(parent, parent.real, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK),
+      proc: true,
+      real,
+    };
   } catch (error) {
     const code = codeOf(error);
     // ELOOP: a symlink now; ENOTDIR: something else took the folder's place.

@@ -46,7 +46,15 @@ export class ProcessTable implements BackgroundJobs {
         entry.end = end;
       },
       () => {
-        entry.end = { exitCode: null, signal: null, output: "", truncated: false, timedOut: false, killed: true, durationMs: 0 };
+        entry.end = {
+          exitCode: null,
+          signal: null,
+          output: "",
+          truncated: false,
+          timedOut: false,
+          killed: true,
+          durationMs: 0,
+        };
       },
     );
     return entry;
@@ -88,7 +96,9 @@ function duration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);
-  return m < 60 ? `${m}m${String(s % 60).padStart(2, "0")}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+  return m < 60
+    ? `${m}m${String(s % 60).padStart(2, "0")}s`
+    : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
 }
 
 /** "running for 2m05s", "exited with code 1", "stopped". */

@@ -20,7 +20,13 @@ const MAX_OUTPUT_CHARS = 50_000;
 const input = z.object({
   path: z.string().min(1).describe("The file to read: relative to the project root, or absolute."),
   offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)."),
-  limit: z.number().int().min(1).max(MAX_LINES).optional().describe(`How many lines to read (default and most ${MAX_LINES}).`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LINES)
+    .optional()
+    .describe(`How many lines to read (default and most ${MAX_LINES}).`),
 });
 export type ReadFileInput = z.infer<typeof input>;
 
@@ -42,16 +48,25 @@ function nearNames(resolved: ResolvedPath, withheld: FileToolDeps["withheld"]): 
   return names
     .filter((candidate) => {
       const lower = candidate.toLowerCase();
-      return candidate !== original && (lower === name || basename(lower, extname(lower)) === stem || (stem.length >= 3 && lower.includes(stem)));
+      return (
+        candidate !== original &&
+        (lower === name || basename(lower, extname(lower)) === stem || (stem.length >= 3 && lower.includes(stem)))
+      );
     })
     .filter((candidate) => !withheld(`${dir}/${candidate}`))
     .slice(0, 5);
 }
 
 /** The folder's entries (read from the folder that was checked), or the error when it changed. */
-function folderListing(resolved: ResolvedPath, realPath: string, root: string, withheld: FileToolDeps["withheld"]): { output: string } | { error: string } {
+function folderListing(
+  resolved: ResolvedPath,
+  realPath: string,
+  root: string,
+  withheld: FileToolDeps["withheld"],
+): { output: string } | { error: string } {
   const listed = listChecked(realPath);
-  if (listed !== undefined && !Array.isArray(listed)) return { error: changedWhileWaiting(resolved, realPath, root, withheld, "read", listed.now) };
+  if (listed !== undefined && !Array.isArray(listed))
+    return { error: changedWhileWaiting(resolved, realPath, root, withheld, "read", listed.now) };
   const entries = (listed ?? [])
     .filter((entry) => entry.name !== ".git" && !withheld(`${resolved.path}/${entry.name}`))
     .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
@@ -59,11 +74,17 @@ function folderListing(resolved: ResolvedPath, realPath: string, root: string, w
   const shown = entries.slice(0, 50);
   const more = entries.length > shown.length ? `\n… and ${entries.length - shown.length} more` : "";
   const list = shown.length > 0 ? `\nIt contains:\n${shown.join("\n")}${more}` : "";
-  return { output: `${resolved.display} is a folder, not a file. Read one of its files, or use glob to find files in it (e.g. pattern "**/*" with path "${resolved.display}").${list}` };
+  return {
+    output: `${resolved.display} is a folder, not a file. Read one of its files, or use glob to find files in it (e.g. pattern "**/*" with path "${resolved.display}").${list}`,
+  };
 }
 
 /** Numbered lines from `offset`, cut to the limits, with a note on how to read on. */
-function numberLines(text: string, offset: number, limit: number): { output: string; first: number; last: number; total: number } {
+function numberLines(
+  text: string,
+  offset: number,
+  limit: number,
+): { output: string; first: number; last: number; total: number } {
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const lines = body.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
@@ -95,7 +116,9 @@ function numberLines(text: string, offset: number, limit: number): { output: str
   }
   if (cut.length > 0) {
     const which = cut.length <= 5 ? cut.join(", ") : `${cut.slice(0, 5).join(", ")} and ${cut.length - 5} more`;
-    notes.push(`[Line${cut.length === 1 ? "" : "s"} ${which} ${cut.length === 1 ? "was" : "were"} cut at ${MAX_LINE_CHARS} characters; grep finds text anywhere in a line.]`);
+    notes.push(
+      `[Line${cut.length === 1 ? "" : "s"} ${which} ${cut.length === 1 ? "was" : "were"} cut at ${MAX_LINE_CHARS} characters; grep finds text anywhere in a line.]`,
+    );
   }
   return { output: [...out, ...notes].join("\n"), first: offset, last, total };
 }
@@ -106,20 +129,24 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithSt
     description,
     input,
     readOnly: true,
-    plan: (args, ctx) => filePlan({ tool: "read_file", kind: "read", title: (path) => `Read ${path}`, line: args.offset }, args, ctx),
+    plan: (args, ctx) =>
+      filePlan({ tool: "read_file", kind: "read", title: (path) => `Read ${path}`, line: args.offset }, args, ctx),
     async run({ input: args, state: { checked } }, ctx) {
       // The file the permission check named, and no other: the path may have been re-pointed since.
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
       const target = checked.realPath;
-      if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
+      if (resolved.realPath !== target)
+        return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
       const loaded = loadChecked(target);
-      if (gainedLinks(loaded, checked.links)) return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
+      if (gainedLinks(loaded, checked.links))
+        return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
       switch (loaded.kind) {
         case "changed":
           return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read", loaded.now));
         case "missing": {
           const near = nearNames(resolved, deps.withheld);
-          const hint = near.length > 0 ? ` Files with similar names there: ${near.join(", ")}.` : " Use glob to find the file.";
+          const hint =
+            near.length > 0 ? ` Files with similar names there: ${near.join(", ")}.` : " Use glob to find the file.";
           return error(`File not found: ${resolved.display}.${hint}`);
         }
         case "folder": {
@@ -127,7 +154,9 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithSt
           return error("error" in listing ? listing.error : listing.output);
         }
         case "special":
-          return error(`${resolved.display} is not a regular file (a device, socket or pipe); read_file reads files only.`);
+          return error(
+            `${resolved.display} is not a regular file (a device, socket or pipe); read_file reads files only.`,
+          );
         case "too_big":
           return error(
             `${resolved.display} is ${formatBytes(loaded.size)}; read_file reads files up to ${formatBytes(MAX_TEXT_BYTES)}. Use grep with path "${resolved.display}" to find the lines you need, or a bash command such as \`sed -n '1000,1200p'\` or \`tail -n 100\` to read a part.`,
@@ -143,17 +172,27 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithSt
       const buffer = await unsavedBuffer(deps, resolved, target, loaded.text, { root: ctx.root, signal: ctx.signal });
       const text = buffer ?? loaded.text;
       const fromBuffer = buffer === undefined ? "" : `\n${bufferNote(resolved.display)}`;
-      if (text.length === 0 || text === "\uFEFF") return { output: `${resolved.display} is empty (0 lines).${fromBuffer}`, summary: "Empty file" };
+      if (text.length === 0 || text === "\uFEFF")
+        return { output: `${resolved.display} is empty (0 lines).${fromBuffer}`, summary: "Empty file" };
       const offset = args.offset ?? 1;
       const numbered = numberLines(text, offset, args.limit ?? MAX_LINES);
       if (offset > numbered.total) {
-        return error(`${resolved.display} has ${plural(numbered.total, "line")}; offset ${offset} is past the end. Use an offset from 1 to ${numbered.total}.`);
+        return error(
+          `${resolved.display} has ${plural(numbered.total, "line")}; offset ${offset} is past the end. Use an offset from 1 to ${numbered.total}.`,
+        );
       }
-      const invalid = buffer === undefined && loaded.invalidBytes > 0 ? `\n[${plural(loaded.invalidBytes, "byte")} in this file ${loaded.invalidBytes === 1 ? "is" : "are"} not valid UTF-8 and show${loaded.invalidBytes === 1 ? "s" : ""} as �.]` : "";
+      const invalid =
+        buffer === undefined && loaded.invalidBytes > 0
+          ? `\n[${plural(loaded.invalidBytes, "byte")} in this file ${loaded.invalidBytes === 1 ? "is" : "are"} not valid UTF-8 and show${loaded.invalidBytes === 1 ? "s" : ""} as �.]`
+          : "";
       const whole = numbered.first === 1 && numbered.last === numbered.total;
       return {
         output: numbered.output + invalid + fromBuffer,
-        summary: (whole ? `Read ${plural(numbered.total, "line")}` : `Read lines ${numbered.first}–${numbered.last} of ${numbered.total}`) + (buffer === undefined ? "" : " (unsaved buffer)"),
+        summary:
+          (whole
+            ? `Read ${plural(numbered.total, "line")}`
+            : `Read lines ${numbered.first}–${numbered.last} of ${numbered.total}`) +
+          (buffer === undefined ? "" : " (unsaved buffer)"),
       };
     },
   };

@@ -5,7 +5,15 @@
 import { statSync } from "node:fs";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import type { ToolKind } from "../core-types/callInfo.ts";
-import { changedWhileWaiting, type CheckedState, pathPreview, pathTarget, resolveToolPath, type ResolvedPath, titlePath } from "./paths.ts";
+import {
+  changedWhileWaiting,
+  type CheckedState,
+  pathPreview,
+  pathTarget,
+  resolveToolPath,
+  type ResolvedPath,
+  titlePath,
+} from "./paths.ts";
 import type { PlanContext, PlanWithState, ToolContext } from "./types.ts";
 
 /** The plan of a tool that reads one file: the title names the path as the model wrote it (titlePath). */
@@ -17,28 +25,48 @@ export function filePlan<Input extends { path: string }>(
   const checked = resolveToolPath(args.path, ctx.root, ctx.home);
   return {
     input: args,
-    info: { title: call.title(titlePath(args.path, ctx.root, ctx.home)), kind: call.kind, locations: [call.line === undefined ? { path: checked.path } : { path: checked.path, line: call.line }] },
+    info: {
+      title: call.title(titlePath(args.path, ctx.root, ctx.home)),
+      kind: call.kind,
+      locations: [call.line === undefined ? { path: checked.path } : { path: checked.path, line: call.line }],
+    },
     permission: { tool: call.tool, readOnly: true, target: pathTarget(checked, "read"), preview: pathPreview(checked) },
     state: { checked },
   };
 }
 
 /** The plan of a search: `what` is the pattern or name searched for (title and preview). */
-export function searchPlan<Input extends { path?: string | undefined }>(tool: string, args: Input, what: string, ctx: PlanContext): PlanWithState<Input, CheckedState> {
+export function searchPlan<Input extends { path?: string | undefined }>(
+  tool: string,
+  args: Input,
+  what: string,
+  ctx: PlanContext,
+): PlanWithState<Input, CheckedState> {
   const checked = resolveToolPath(args.path ?? ".", ctx.root, ctx.home);
   return {
     input: args,
     info: { title: `Search ${what}`, kind: "search", locations: [{ path: checked.path }] },
-    permission: { tool, readOnly: true, target: pathTarget(checked, "read"), preview: `${what} in ${pathPreview(checked)}` },
+    permission: {
+      tool,
+      readOnly: true,
+      target: pathTarget(checked, "read"),
+      preview: `${what} in ${pathPreview(checked)}`,
+    },
     state: { checked },
   };
 }
 
 /** What the searched path is now: still the checked one (`target`, its real path), and its kind. */
-export type SearchPlace = { error: string } | { base: ResolvedPath; target: string; kind: "folder" | "file" | "special" | "missing" };
+export type SearchPlace =
+  | { error: string }
+  | { base: ResolvedPath; target: string; kind: "folder" | "file" | "special" | "missing" };
 
 /** run()'s first step: the path resolved again; an error when it no longer leads where it was checked. */
-export function searchPlace(plan: PlanWithState<{ path?: string | undefined }, CheckedState>, ctx: Pick<ToolContext, "root" | "home">, deps: Pick<FileToolDeps, "withheld">): SearchPlace {
+export function searchPlace(
+  plan: PlanWithState<{ path?: string | undefined }, CheckedState>,
+  ctx: Pick<ToolContext, "root" | "home">,
+  deps: Pick<FileToolDeps, "withheld">,
+): SearchPlace {
   const base = resolveToolPath(plan.input.path ?? ".", ctx.root, ctx.home);
   const target = plan.state.checked.realPath;
   if (base.realPath !== target) return { error: changedWhileWaiting(base, target, ctx.root, deps.withheld, "read") };

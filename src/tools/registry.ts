@@ -129,8 +129,18 @@ export class ToolRegistry {
   async run(call: ToolCall, ctx: CallContext): Promise<CallOutcome> {
     const started = performance.now();
     const tool = this.#tools.get(call.name);
-    const fallbackInfo: CallInfo = { title: call.name === INVALID_TOOL_CALL ? "A tool call that could not be read" : call.name, kind: "other", locations: [] };
-    const finish = (info: CallInfo, status: CallOutcome["status"], output: string, summary?: string, exit?: ToolResult["exit"]): CallOutcome => {
+    const fallbackInfo: CallInfo = {
+      title: call.name === INVALID_TOOL_CALL ? "A tool call that could not be read" : call.name,
+      kind: "other",
+      locations: [],
+    };
+    const finish = (
+      info: CallInfo,
+      status: CallOutcome["status"],
+      output: string,
+      summary?: string,
+      exit?: ToolResult["exit"],
+    ): CallOutcome => {
       const cancelled = ctx.signal.aborted;
       const outcome: CallOutcome = {
         callId: call.id,
@@ -143,21 +153,44 @@ export class ToolRegistry {
         durationMs: performance.now() - started,
         cancelled,
       };
-      ctx.emit({ type: "tool_result", callId: call.id, status, output, ...(summary !== undefined && { summary }), ...(exit && { exit }) });
-      ctx.audit?.record({ type: "tool_result", callId: call.id, tool: call.name, readOnly: tool?.readOnly ?? true, ok: status === "completed", ...(summary !== undefined && { summary }) });
+      ctx.emit({
+        type: "tool_result",
+        callId: call.id,
+        status,
+        output,
+        ...(summary !== undefined && { summary }),
+        ...(exit && { exit }),
+      });
+      ctx.audit?.record({
+        type: "tool_result",
+        callId: call.id,
+        tool: call.name,
+        readOnly: tool?.readOnly ?? true,
+        ok: status === "completed",
+        ...(summary !== undefined && { summary }),
+      });
       return outcome;
     };
 
     if (!tool) {
       ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info: fallbackInfo });
-      if (call.name === INVALID_TOOL_CALL) return finish(fallbackInfo, "failed", invalidCallOutput(call.input, this.names()));
-      return finish(fallbackInfo, "failed", `Error: there is no tool named "${call.name}". The tools are: ${this.names().join(", ")}.`);
+      if (call.name === INVALID_TOOL_CALL)
+        return finish(fallbackInfo, "failed", invalidCallOutput(call.input, this.names()));
+      return finish(
+        fallbackInfo,
+        "failed",
+        `Error: there is no tool named "${call.name}". The tools are: ${this.names().join(", ")}.`,
+      );
     }
     const parsed = tool.input.safeParse(call.input);
     if (!parsed.success) {
       ctx.emit({ type: "tool_call", callId: call.id, tool: call.name, input: call.input, info: fallbackInfo });
       const problems = z.prettifyError(parsed.error);
-      return finish(fallbackInfo, "failed", `Error: the input of ${call.name} is not valid:\n${problems}\nFix the input and call ${call.name} again.`);
+      return finish(
+        fallbackInfo,
+        "failed",
+        `Error: the input of ${call.name} is not valid:\n${problems}\nFix the input and call ${call.name} again.`,
+      );
     }
     const input = parsed.data;
     let plan: ToolPlan;
@@ -187,7 +220,9 @@ export class ToolRegistry {
     // unless a rule refuses it (then the refusal, so a hidden file's state is not told).
     if (cannotRun !== undefined) {
       const refused = ctx.engine.refusal(request, ctx.mode);
-      return refused !== undefined ? finish(info, "denied", `Permission denied: ${refused}`) : finish(info, "failed", cannotRun);
+      return refused !== undefined
+        ? finish(info, "denied", `Permission denied: ${refused}`)
+        : finish(info, "failed", cannotRun);
     }
 
     const warn = (warnings: string[] | undefined) => {
@@ -204,7 +239,11 @@ export class ToolRegistry {
       if (pre.block !== undefined) return finish(info, "denied", pre.block);
     }
 
-    const decision = await ctx.engine.authorize(request, { mode: ctx.mode, ...(ctx.approver && { approver: ctx.approver }), signal: ctx.signal });
+    const decision = await ctx.engine.authorize(request, {
+      mode: ctx.mode,
+      ...(ctx.approver && { approver: ctx.approver }),
+      signal: ctx.signal,
+    });
     if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
     if (decision.outcome !== "allow") {
       const reason = decision.outcome === "deny" ? decision.reason : "The call needs an approval that was not given.";
@@ -223,7 +262,12 @@ export class ToolRegistry {
       signal: ctx.signal,
       executor: ctx.executor,
       sandbox: ctx.sandbox,
-      authorize: (extra) => ctx.engine.authorize(extra, { mode: ctx.mode, ...(ctx.approver && { approver: ctx.approver }), signal: ctx.signal }),
+      authorize: (extra) =>
+        ctx.engine.authorize(extra, {
+          mode: ctx.mode,
+          ...(ctx.approver && { approver: ctx.approver }),
+          signal: ctx.signal,
+        }),
       progress: (text) => ctx.emit({ type: "tool_progress", callId: call.id, text }),
       output: (data) => {
         const held = ctx.emit({ type: "tool_output", callId: call.id, data });
@@ -231,7 +275,9 @@ export class ToolRegistry {
       },
       beforeWrite: (paths) => ctx.beforeWrite(paths),
       ...(partial && { partial }),
-      ...(subagent && { subagent: (task: SubagentTask) => subagent(task, { callId: call.id, readOnly: tool.readOnly }) }),
+      ...(subagent && {
+        subagent: (task: SubagentTask) => subagent(task, { callId: call.id, readOnly: tool.readOnly }),
+      }),
     };
     ctx.emit({ type: "tool_start", callId: call.id });
     let result: ToolResult;
@@ -241,7 +287,14 @@ export class ToolRegistry {
       if (ctx.signal.aborted) return finish(info, "failed", CANCELLED_OUTPUT);
       result = { output: `Error: ${call.name} failed: ${messageOf(error)}`, isError: true };
     }
-    if (ctx.signal.aborted) return finish(info, "failed", result.output ? `${result.output}\n\n${CANCELLED_OUTPUT}` : CANCELLED_OUTPUT, result.summary, result.exit);
+    if (ctx.signal.aborted)
+      return finish(
+        info,
+        "failed",
+        result.output ? `${result.output}\n\n${CANCELLED_OUTPUT}` : CANCELLED_OUTPUT,
+        result.summary,
+        result.exit,
+      );
 
     // The model hears which hunks the user left out.
     let output = partial && !result.isError ? `${result.output}\n\n${partial.note}` : result.output;

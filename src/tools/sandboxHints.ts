@@ -28,9 +28,11 @@ function pathsOn(line: string, root: string): string[] {
   const found: Array<{ path: string; index: number }> = [];
   for (const match of text.matchAll(/['"‘’`]([^'"‘’`\n]+)['"‘’`]/g)) {
     const quoted = (match[1] as string).trim();
-    if (quoted.length > 0 && !/\s{2,}/.test(quoted)) found.push({ path: isAbsolute(quoted) ? quoted : resolve(root, quoted), index: match.index ?? 0 });
+    if (quoted.length > 0 && !/\s{2,}/.test(quoted))
+      found.push({ path: isAbsolute(quoted) ? quoted : resolve(root, quoted), index: match.index ?? 0 });
   }
-  for (const match of text.matchAll(/(?:^|[\s=(])(\/[^\s'"‘’`:,)]+)/g)) found.push({ path: match[1] as string, index: match.index ?? 0 });
+  for (const match of text.matchAll(/(?:^|[\s=(])(\/[^\s'"‘’`:,)]+)/g))
+    found.push({ path: match[1] as string, index: match.index ?? 0 });
   const before = found.filter((f) => f.index < at).sort((a, b) => b.index - a.index);
   const after = found.filter((f) => f.index >= at).sort((a, b) => a.index - b.index);
   return [...before, ...after].map((f) => f.path);
@@ -80,18 +82,30 @@ export function sandboxHints(output: string, root: string, spec: SandboxSpec, ou
     const inProject = path !== undefined && isInside(path, root);
     // In plan mode no write is for now, in the project or elsewhere, and nothing may leave the sandbox.
     if (spec.projectReadOnly && (inProject || path !== undefined || readOnlyFs)) {
-      hints.push("[Garuda: in plan mode commands run in the sandbox with the project read-only, so this write was refused. Put the change in your plan; the user switches to build mode to carry it out.]");
+      hints.push(
+        "[Garuda: in plan mode commands run in the sandbox with the project read-only, so this write was refused. Put the change in your plan; the user switches to build mode to carry it out.]",
+      );
     } else if (path !== undefined || readOnlyFs) {
-      const what = path !== undefined ? `writing ${path}, which is outside the folders commands may write (the project, the session's temp folder and package caches)` : "a write outside the folders commands may write (the project, the session's temp folder and package caches)";
+      const what =
+        path !== undefined
+          ? `writing ${path}, which is outside the folders commands may write (the project, the session's temp folder and package caches)`
+          : "a write outside the folders commands may write (the project, the session's temp folder and package caches)";
       hints.push(`[Garuda: this command ran in the OS sandbox, which refused ${what}. ${retryAdvice(outside)}]`);
     }
   }
   const refusal = PROXY_REFUSAL.exec(output);
   if (refusal) {
-    hints.push(`[Garuda: the sandbox's network proxy refused ${refusal[1]} (${(refusal[2] as string).trim()}). ${retryAdvice(outside)}]`);
+    hints.push(
+      `[Garuda: the sandbox's network proxy refused ${refusal[1]} (${(refusal[2] as string).trim()}). ${retryAdvice(outside)}]`,
+    );
   } else if (NETWORK_ERROR.test(output)) {
-    const how = spec.network.mode === "none" ? "has no network access" : "reaches the network only through Garuda's proxy, for the hosts the user allowed";
-    hints.push(`[Garuda: this command ran in the OS sandbox, which ${how}; that is likely why it failed. ${retryAdvice(outside)}]`);
+    const how =
+      spec.network.mode === "none"
+        ? "has no network access"
+        : "reaches the network only through Garuda's proxy, for the hosts the user allowed";
+    hints.push(
+      `[Garuda: this command ran in the OS sandbox, which ${how}; that is likely why it failed. ${retryAdvice(outside)}]`,
+    );
   }
   return hints;
 }

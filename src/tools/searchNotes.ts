@@ -30,22 +30,35 @@ function names(list: string[]): string {
 export function searchNotes(tally: SearchTally, end: SearchEnd, tool: "grep" | "find_definition"): string[] {
   const notes: string[] = [];
   if (tally.tooBig.length > 0) {
-    notes.push(`[Not searched: ${plural(tally.tooBig.length, "file")} over ${formatBytes(MAX_SEARCH_BYTES)} (${names(tally.tooBig)}). Give one as path to search it (up to ${formatBytes(MAX_TEXT_BYTES)}).]`);
+    notes.push(
+      `[Not searched: ${plural(tally.tooBig.length, "file")} over ${formatBytes(MAX_SEARCH_BYTES)} (${names(tally.tooBig)}). Give one as path to search it (up to ${formatBytes(MAX_TEXT_BYTES)}).]`,
+    );
   }
   if (tally.special.length > 0) {
     const one = tally.special.length === 1;
-    notes.push(`[Not searched: ${plural(tally.special.length, "path")} that ${one ? "is" : "are"} not a regular file (a pipe, socket or device, which reading could hang on): ${names(tally.special)}.]`);
+    notes.push(
+      `[Not searched: ${plural(tally.special.length, "path")} that ${one ? "is" : "are"} not a regular file (a pipe, socket or device, which reading could hang on): ${names(tally.special)}.]`,
+    );
   }
   if (tally.linked.length > 0) {
-    notes.push(`[Not searched: ${plural(tally.linked.length, "file")} with more than one name (hard links; another name may be a secret file): ${names(tally.linked)}. Give one as path to search it; the user is asked first.]`);
+    notes.push(
+      `[Not searched: ${plural(tally.linked.length, "file")} with more than one name (hard links; another name may be a secret file): ${names(tally.linked)}. Give one as path to search it; the user is asked first.]`,
+    );
   }
   if (tally.changed.length > 0) {
-    notes.push(`[Skipped: ${plural(tally.changed.length, "path")} that changed while the search ran (replaced by a link or moved): ${names(tally.changed)}. Search again once nothing is changing them.]`);
+    notes.push(
+      `[Skipped: ${plural(tally.changed.length, "path")} that changed while the search ran (replaced by a link or moved): ${names(tally.changed)}. Search again once nothing is changing them.]`,
+    );
   }
   if (end.kind === "out_of_time") {
     const seconds = Math.round(end.budgetMs / 1000);
-    const what = tool === "grep" ? "The pattern may be too slow on this text: nested quantifiers such as (a+)+ backtrack without end. Simplify the pattern, or narrow path or glob." : "Narrow the search with path.";
-    notes.push(`[The search stopped after its time limit of ${seconds} s; what was found until then is above. ${what}]`);
+    const what =
+      tool === "grep"
+        ? "The pattern may be too slow on this text: nested quantifiers such as (a+)+ backtrack without end. Simplify the pattern, or narrow path or glob."
+        : "Narrow the search with path.";
+    notes.push(
+      `[The search stopped after its time limit of ${seconds} s; what was found until then is above. ${what}]`,
+    );
   }
   return notes;
 }

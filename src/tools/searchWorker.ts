@@ -7,7 +7,11 @@
 import type { FileOutcome, SearchSpec } from "./grepSearch.ts";
 import type { FromWorker, ToWorker } from "./grepWorker.ts";
 
-export type SearchEnd = { kind: "done" } | { kind: "cancelled" } | { kind: "out_of_time"; budgetMs: number } | { kind: "failed"; message: string };
+export type SearchEnd =
+  | { kind: "done" }
+  | { kind: "cancelled" }
+  | { kind: "out_of_time"; budgetMs: number }
+  | { kind: "failed"; message: string };
 
 /**
  * Bun's Worker, which can be ref'd and unref'd. Spelt out because a dependency's types
@@ -93,7 +97,8 @@ export class SearchWorker {
     this.#pool = options.pool;
     this.#worker = options.pool.take();
     this.#worker.onmessage = (event: MessageEvent<FromWorker>) => this.#receive(event.data);
-    this.#worker.onerror = (event: ErrorEvent) => this.#stop({ kind: "failed", message: event.message || "the search worker stopped" });
+    this.#worker.onerror = (event: ErrorEvent) =>
+      this.#stop({ kind: "failed", message: event.message || "the search worker stopped" });
     this.#onAbort = () => this.#stop({ kind: "cancelled" });
     this.#signal.addEventListener("abort", this.#onAbort, { once: true });
     this.#timer = setTimeout(() => this.#stop({ kind: "out_of_time", budgetMs: options.budgetMs }), options.budgetMs);

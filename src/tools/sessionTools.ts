@@ -34,7 +34,10 @@ export function createSessionTools(options: SessionToolsOptions = {}): SessionTo
   const plan = options.plan ?? new PlanState();
   const processes = options.processes ?? new ProcessTable();
   const outsideSandbox = options.outsideSandbox ?? "ask";
-  const tools: Tool[] = [bashTool({ ...options.bash, outsideSandbox }), processManagerTool({ ...options.processManager, processes })];
+  const tools: Tool[] = [
+    bashTool({ ...options.bash, outsideSandbox }),
+    processManagerTool({ ...options.processManager, processes }),
+  ];
   if (options.webFetch !== false) tools.push(webFetchTool(options.webFetch ?? {}));
   if (options.todo !== false) tools.push(todoTool(plan));
   return { tools, plan, processes };

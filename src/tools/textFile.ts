@@ -6,7 +6,15 @@ const SAMPLE = 8192;
 
 export type LoadedFile =
   /** `links`: the file's number of names (hard links). */
-  | { kind: "text"; bytes: Uint8Array; text: string; mtimeMs: number; mode: number; invalidBytes: number; links: number }
+  | {
+      kind: "text";
+      bytes: Uint8Array;
+      text: string;
+      mtimeMs: number;
+      mode: number;
+      invalidBytes: number;
+      links: number;
+    }
   /** `bytes`: what was read (an image attached by an @-mention is sent as it is). */
   | { kind: "binary"; what: string; size: number; bytes?: Uint8Array }
   | { kind: "folder" }

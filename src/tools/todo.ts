@@ -8,7 +8,11 @@ export const MAX_ITEMS = 30;
 const MAX_ITEM_CHARS = 300;
 
 const item = z.object({
-  content: z.string().trim().min(1, "a step needs text").max(MAX_ITEM_CHARS, `a step has at most ${MAX_ITEM_CHARS} characters`),
+  content: z
+    .string()
+    .trim()
+    .min(1, "a step needs text")
+    .max(MAX_ITEM_CHARS, `a step has at most ${MAX_ITEM_CHARS} characters`),
   status: z.enum(["pending", "in_progress", "completed"]),
 });
 export type TodoItem = z.infer<typeof item>;
@@ -17,7 +21,10 @@ const input = z.object({
   items: z
     .array(item)
     .max(MAX_ITEMS, `a plan has at most ${MAX_ITEMS} steps`)
-    .refine((items) => items.filter((i) => i.status === "in_progress").length <= 1, "at most one step may be in_progress")
+    .refine(
+      (items) => items.filter((i) => i.status === "in_progress").length <= 1,
+      "at most one step may be in_progress",
+    )
     .describe("The whole plan, in order."),
 });
 export type TodoInput = z.infer<typeof input>;
@@ -67,7 +74,10 @@ export function todoTool(plan: PlanState = new PlanState()): Tool<TodoInput> {
     async run({ input: args }): Promise<ToolResult> {
       plan.set(args.items);
       const done = args.items.filter((i) => i.status === "completed").length;
-      return { output: renderPlan(plan.items), summary: args.items.length === 0 ? "Plan cleared" : `${done} of ${args.items.length} done` };
+      return {
+        output: renderPlan(plan.items),
+        summary: args.items.length === 0 ? "Plan cleared" : `${done} of ${args.items.length} done`,
+      };
     },
   };
 }

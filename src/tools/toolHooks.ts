@@ -15,7 +15,11 @@ export interface ToolHooks {
   /** Runs after the tool's plan() and the tool_call event, before the permission check. `block` is the reason the model reads. */
   pre(call: ToolHookCall, signal: AbortSignal): Promise<{ block?: string; warnings?: string[] }>;
   /** Runs after the tool. Each `feedback` entry is appended to the result for the model. */
-  post(call: ToolHookCall, result: ToolResult, signal: AbortSignal): Promise<{ feedback?: string[]; warnings?: string[] }>;
+  post(
+    call: ToolHookCall,
+    result: ToolResult,
+    signal: AbortSignal,
+  ): Promise<{ feedback?: string[]; warnings?: string[] }>;
 }
 
 /** The tool result with hook feedback after it, one block per hook. */

@@ -15,7 +15,16 @@ import type { Dirent } from "node:fs";
 import { realpathSync, statSync } from "node:fs";
 import { insideRoot } from "../permission/pathMatch.ts";
 import { ancestorLayers, type IgnoreLayer, isIgnored, layerOf, MAX_IGNORE_BYTES } from "./ignoreRules.ts";
-import { childPath, closePinned, entryOf, listPinned, openChild, openPinned, type PinnedFolder, readSmallText } from "./pinnedFolder.ts";
+import {
+  childPath,
+  closePinned,
+  entryOf,
+  listPinned,
+  openChild,
+  openPinned,
+  type PinnedFolder,
+  readSmallText,
+} from "./pinnedFolder.ts";
 
 export interface WalkFile {
   /** Absolute, as the walk reached it (its real folder and the entry's name). */
@@ -145,7 +154,13 @@ export async function walkFiles(options: WalkOptions): Promise<WalkStats> {
           continue;
         }
         if (options.withheld(target.realPath)) continue;
-        file = { abs, rel: childRel, realPath: target.realPath, link: true, outside: insideRoot(target.realPath, walkRoot) === undefined };
+        file = {
+          abs,
+          rel: childRel,
+          realPath: target.realPath,
+          link: true,
+          outside: insideRoot(target.realPath, walkRoot) === undefined,
+        };
       } else if (entry.isFile()) {
         if (options.withheld(abs) || (useIgnore && isIgnored(here, abs, false))) continue;
         file = { abs, rel: childRel, realPath: abs, link: false, outside: false };

@@ -11,7 +11,8 @@ import { messageOf } from "../errors/caught.ts";
 /** A host name → its addresses. */
 export type Resolver = (host: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+export const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /** The host name without IPv6 brackets. */
 export function bareHost(url: URL): string {
@@ -20,7 +21,10 @@ export function bareHost(url: URL): string {
 
 /** localhost, *.localhost, 127.0.0.0/8 and ::1, by name (before any lookup). */
 function isLoopbackName(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  const name = host
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "");
   if (name === "localhost" || name.endsWith(".localhost")) return true;
   if (!isIP(name)) return false;
   return ipaddr.process(name).range() === "loopback";
@@ -37,10 +41,17 @@ export function normalizeUrl(raw: string, base?: URL): UrlCheck {
     return { ok: false, error: `${raw} is not a valid URL. Give a full address such as https://example.com/page.` };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { ok: false, error: `web_fetch fetches http and https URLs only, not ${url.protocol.replace(/:$/, "")}: URLs.` };
+    return {
+      ok: false,
+      error: `web_fetch fetches http and https URLs only, not ${url.protocol.replace(/:$/, "")}: URLs.`,
+    };
   }
   if (url.username !== "" || url.password !== "") {
-    return { ok: false, error: "The URL contains a user name or password; web_fetch does not send credentials. Give the URL without them." };
+    return {
+      ok: false,
+      error:
+        "The URL contains a user name or password; web_fetch does not send credentials. Give the URL without them.",
+    };
   }
   url.hash = "";
   if (url.protocol === "http:" && !isLoopbackName(url.hostname)) {
@@ -60,7 +71,11 @@ export function addressProblem(address: string, allowLocalhost: boolean): string
 }
 
 /** The addresses to connect to for `url`: all of them checked, or why not. */
-export async function checkedAddresses(url: URL, resolve: Resolver, allowLocalhost: boolean): Promise<{ ok: true; addresses: string[] } | { ok: false; error: string }> {
+export async function checkedAddresses(
+  url: URL,
+  resolve: Resolver,
+  allowLocalhost: boolean,
+): Promise<{ ok: true; addresses: string[] } | { ok: false; error: string }> {
   const host = bareHost(url);
   let addresses: string[];
   if (isIP(host)) addresses = [host];
@@ -75,7 +90,10 @@ export async function checkedAddresses(url: URL, resolve: Resolver, allowLocalho
   for (const address of addresses) {
     const problem = addressProblem(address, allowLocalhost);
     if (problem !== undefined) {
-      return { ok: false, error: `Refused to fetch ${url.href}: ${host === address ? problem : `${host} resolves to ${address}, and ${problem}`}. web_fetch reaches public internet addresses only.` };
+      return {
+        ok: false,
+        error: `Refused to fetch ${url.href}: ${host === address ? problem : `${host} resolves to ${address}, and ${problem}`}. web_fetch reaches public internet addresses only.`,
+      };
     }
   }
   return { ok: true, addresses };

@@ -18,8 +18,19 @@ const loadWeb = () => Promise.all([import("./webHttp.ts"), import("./htmlMarkdow
 
 const input = z.object({
   url: z.string().min(1).max(8_000).describe("The page's full http(s) URL."),
-  start: z.number().int().min(0).optional().describe("The character to start at, for the next part of a long page (default 0)."),
-  max_chars: z.number().int().min(1_000).max(100_000).optional().describe("How many characters to return (default 30000)."),
+  start: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("The character to start at, for the next part of a long page (default 0)."),
+  max_chars: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(100_000)
+    .optional()
+    .describe("How many characters to return (default 30000)."),
 });
 export type WebFetchInput = z.infer<typeof input>;
 
@@ -56,7 +67,12 @@ function attribute(text: string): string {
   return oneLine(text, 300).replace(/&/g, "&amp;").replace(/"/g, "&quot;");
 }
 
-async function fetchPage(start: URL, ctx: ToolContext, options: Required<Omit<WebFetchOptions, "now">>, now: number): Promise<Fetched> {
+async function fetchPage(
+  start: URL,
+  ctx: ToolContext,
+  options: Required<Omit<WebFetchOptions, "now">>,
+  now: number,
+): Promise<Fetched> {
   const [{ FetchError, decodeBody, requestHop }, { htmlToMarkdown }] = await loadWeb();
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(options.timeoutMs)]);
   // Hosts by name, as the engine asks per host (a new port on an approved host does not ask again).
@@ -73,7 +89,10 @@ async function fetchPage(start: URL, ctx: ToolContext, options: Required<Omit<We
       });
       if (decision.outcome !== "allow") {
         const why = decision.outcome === "deny" ? decision.reason : "it was not approved";
-        return { ok: false, error: `The page redirects to ${url.href}, another host, and fetching from it was not allowed: ${why}` };
+        return {
+          ok: false,
+          error: `The page redirects to ${url.href}, another host, and fetching from it was not allowed: ${why}`,
+        };
       }
       hosts.add(url.hostname);
     }
@@ -81,17 +100,32 @@ async function fetchPage(start: URL, ctx: ToolContext, options: Required<Omit<We
     if (!checked.ok) return checked;
     let response: Awaited<ReturnType<typeof requestHop>>;
     try {
-      response = await requestHop({ url, addresses: checked.addresses, signal, maxBytes: options.maxBytes, userAgent: options.userAgent });
+      response = await requestHop({
+        url,
+        addresses: checked.addresses,
+        signal,
+        maxBytes: options.maxBytes,
+        userAgent: options.userAgent,
+      });
     } catch (error) {
       if (ctx.signal.aborted) return { ok: false, error: "Cancelled." };
-      if (signal.aborted) return { ok: false, error: `Fetching ${url.href} took longer than ${options.timeoutMs / 1000} s and was stopped.` };
+      if (signal.aborted)
+        return {
+          ok: false,
+          error: `Fetching ${url.href} took longer than ${options.timeoutMs / 1000} s and was stopped.`,
+        };
       const message = messageOf(error);
       return { ok: false, error: error instanceof FetchError ? message : `Fetching ${url.href} failed: ${message}` };
     }
     if (response.kind === "redirect") {
-      if (hop >= options.maxRedirects) return { ok: false, error: `${start.href} redirects more than ${options.maxRedirects} times; stopped at ${url.href}.` };
+      if (hop >= options.maxRedirects)
+        return {
+          ok: false,
+          error: `${start.href} redirects more than ${options.maxRedirects} times; stopped at ${url.href}.`,
+        };
       const next = normalizeUrl(response.location, url);
-      if (!next.ok) return { ok: false, error: `${url.href} redirects to a URL web_fetch does not fetch: ${next.error}` };
+      if (!next.ok)
+        return { ok: false, error: `${url.href} redirects to a URL web_fetch does not fetch: ${next.error}` };
       url = next.url;
       continue;
     }
@@ -99,13 +133,27 @@ async function fetchPage(start: URL, ctx: ToolContext, options: Required<Omit<We
     const converted = isHtml(response.contentType) ? htmlToMarkdown(raw, url) : { title: undefined, markdown: raw };
     if (response.status >= 400) {
       const excerpt = converted.markdown.trim().slice(0, 2_000);
-      return { ok: false, error: `${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.${excerpt ? `\n${excerpt}` : ""}` };
+      return {
+        ok: false,
+        error: `${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.${excerpt ? `\n${excerpt}` : ""}`,
+      };
     }
-    return { ok: true, page: { url: url.href, contentType: response.contentType.split(";")[0]?.trim() ?? "text/plain", title: converted.title, text: converted.markdown, fetchedAt: now } };
+    return {
+      ok: true,
+      page: {
+        url: url.href,
+        contentType: response.contentType.split(";")[0]?.trim() ?? "text/plain",
+        title: converted.title,
+        text: converted.markdown,
+        fetchedAt: now,
+      },
+    };
   }
 }
 
-export function webFetchTool(options: WebFetchOptions = {}): Tool<WebFetchInput, PlanWithState<WebFetchInput, UrlCheck>> {
+export function webFetchTool(
+  options: WebFetchOptions = {},
+): Tool<WebFetchInput, PlanWithState<WebFetchInput, UrlCheck>> {
   const settings: Required<Omit<WebFetchOptions, "now">> = {
     allowLocalhost: options.allowLocalhost ?? false,
     resolve: options.resolve ?? systemResolver,
@@ -171,8 +219,16 @@ export function webFetchTool(options: WebFetchOptions = {}): Tool<WebFetchInput,
       const title = page.title !== undefined ? ` title="${attribute(page.title)}"` : "";
       const lines = [`<web_result url="${attribute(page.url)}" type="${attribute(page.contentType)}"${title}>`];
       if (page.url !== key) lines.push(`(redirected from ${key})`);
-      lines.push(`[characters ${total === 0 ? 0 : start + 1}–${end} of ${total}]`, "", total === 0 ? "(the page has no text)" : part, "</web_result>");
-      if (end < total) lines.push(`[Garuda: the page goes on; call web_fetch with the same url and start: ${end} to read the next part.]`);
+      lines.push(
+        `[characters ${total === 0 ? 0 : start + 1}–${end} of ${total}]`,
+        "",
+        total === 0 ? "(the page has no text)" : part,
+        "</web_result>",
+      );
+      if (end < total)
+        lines.push(
+          `[Garuda: the page goes on; call web_fetch with the same url and start: ${end} to read the next part.]`,
+        );
       const summary = end < total || start > 0 ? `${start + 1}–${end} of ${total} characters` : `${total} characters`;
       return { output: lines.join("\n"), summary };
     },

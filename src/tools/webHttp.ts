@@ -47,8 +47,12 @@ function megabytes(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 }
 
-function decoderFor(encoding: string | string[] | undefined): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined | "unknown" {
-  const name = String(encoding ?? "").trim().toLowerCase();
+function decoderFor(
+  encoding: string | string[] | undefined,
+): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined | "unknown" {
+  const name = String(encoding ?? "")
+    .trim()
+    .toLowerCase();
   if (name === "" || name === "identity") return undefined;
   if (name === "gzip" || name === "x-gzip") return zlib.createGunzip();
   if (name === "deflate") return zlib.createInflate();
@@ -72,7 +76,9 @@ function readCapped(stream: Readable, maxBytes: number, onTooBig: () => void): P
       chunks.push(chunk);
     });
     stream.on("end", () => resolve(new Uint8Array(Buffer.concat(chunks))));
-    stream.on("error", (error) => reject(error instanceof FetchError ? error : new FetchError(`Reading the page failed: ${error.message}`)));
+    stream.on("error", (error) =>
+      reject(error instanceof FetchError ? error : new FetchError(`Reading the page failed: ${error.message}`)),
+    );
   });
 }
 
@@ -95,15 +101,25 @@ function handleResponse(res: http.IncomingMessage, request: HopRequest, abort: (
   }
   const contentType = String(res.headers["content-type"] ?? "");
   if (contentType !== "" && !isTextType(contentType) && status < 400) {
-    return fail(`The URL returned ${contentType.split(";")[0]}, not text; web_fetch reads text, HTML, JSON and XML only.`);
+    return fail(
+      `The URL returned ${contentType.split(";")[0]}, not text; web_fetch reads text, HTML, JSON and XML only.`,
+    );
   }
   const decoder = decoderFor(res.headers["content-encoding"]);
-  if (decoder === "unknown") return fail(`The page uses a content encoding web_fetch cannot read (${res.headers["content-encoding"]}).`);
+  if (decoder === "unknown")
+    return fail(`The page uses a content encoding web_fetch cannot read (${res.headers["content-encoding"]}).`);
   const stream: Readable = decoder ? res.pipe(decoder) : res;
   if (decoder) res.on("error", (error) => decoder.destroy(error));
   return readCapped(stream, request.maxBytes, abort).then((body) => {
-    if (contentType === "" && !looksLikeText(body)) throw new FetchError("The URL returned binary data, not text; web_fetch reads text, HTML, JSON and XML only.");
-    return { kind: "body", status, statusText: res.statusMessage ?? "", contentType: contentType || "text/plain", body };
+    if (contentType === "" && !looksLikeText(body))
+      throw new FetchError("The URL returned binary data, not text; web_fetch reads text, HTML, JSON and XML only.");
+    return {
+      kind: "body",
+      status,
+      statusText: res.statusMessage ?? "",
+      contentType: contentType || "text/plain",
+      body,
+    };
   });
 }
 

@@ -24,8 +24,19 @@ export interface WebSearchSettings {
   blockedDomains?: string[];
 }
 
-const cleanDomains = (domains: string[] | undefined) =>
-  [...new Set((domains ?? []).map((d) => d.trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/.*$/, "")).filter((d) => d.length > 0))];
+const cleanDomains = (domains: string[] | undefined) => [
+  ...new Set(
+    (domains ?? [])
+      .map((d) =>
+        d
+          .trim()
+          .toLowerCase()
+          .replace(/^https?:\/\//, "")
+          .replace(/\/.*$/, ""),
+      )
+      .filter((d) => d.length > 0),
+  ),
+];
 
 /** The request options for these settings; undefined when web search is off. */
 export function webSearchOptions(settings: WebSearchSettings): WebSearchOptions | undefined {
@@ -43,7 +54,11 @@ export function webSearchOptions(settings: WebSearchSettings): WebSearchOptions 
 
 /** The consent question: asked once per session, before the first request that offers web search. */
 export function webSearchConsentRequest(options: WebSearchOptions): PermissionRequest {
-  const scope = options.allowedDomains ? `only ${options.allowedDomains.join(", ")}` : options.blockedDomains ? `all sites except ${options.blockedDomains.join(", ")}` : "any site";
+  const scope = options.allowedDomains
+    ? `only ${options.allowedDomains.join(", ")}`
+    : options.blockedDomains
+      ? `all sites except ${options.blockedDomains.join(", ")}`
+      : "any site";
   return {
     tool: WEB_SEARCH_TOOL,
     readOnly: false,
@@ -84,7 +99,12 @@ export class WebSearchGate {
       this.#state = "allowed";
       return options;
     }
-    if (decision.outcome === "deny" && !signal.aborted && (decision.by === "user" || decision.by === "policy" || decision.by === "rule")) this.#state = "refused";
+    if (
+      decision.outcome === "deny" &&
+      !signal.aborted &&
+      (decision.by === "user" || decision.by === "policy" || decision.by === "rule")
+    )
+      this.#state = "refused";
     return undefined;
   }
 }

@@ -15,7 +15,10 @@ function longestLiteral(pattern: string): string {
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const LITERALS = new RegExp([...new Set(SENSITIVE_PATTERNS.map((pattern) => escape(longestLiteral(pattern).toLowerCase())))].join("|"), "i");
+const LITERALS = new RegExp(
+  [...new Set(SENSITIVE_PATTERNS.map((pattern) => escape(longestLiteral(pattern).toLowerCase())))].join("|"),
+  "i",
+);
 
 /** True for files that may hold secrets (.env, keys, cloud credentials …), and for the places given. */
 export function isSensitivePath(absPath: string, places: readonly SecretPlace[] = []): boolean {
@@ -37,5 +40,7 @@ export interface WithheldOptions {
 export function withheldPredicate(options: WithheldOptions): WithheldPredicate {
   const places = secretPlaces(options.home, options.withheldFromCommands);
   const extra = options.extra;
-  return extra ? (absPath) => isSensitivePath(absPath, places) || extra(absPath) : (absPath) => isSensitivePath(absPath, places);
+  return extra
+    ? (absPath) => isSensitivePath(absPath, places) || extra(absPath)
+    : (absPath) => isSensitivePath(absPath, places);
 }

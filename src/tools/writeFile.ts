@@ -30,10 +30,14 @@ function planWrite(args: WriteFileInput, root: string, home: string | undefined,
     case "missing":
       return { ok: true, resolved, oldText: null, oldBytes: null };
     case "special":
-      return fail(`${resolved.display} is not a regular file (a device, socket or pipe); write_file writes files only.`);
+      return fail(
+        `${resolved.display} is not a regular file (a device, socket or pipe); write_file writes files only.`,
+      );
     case "too_big":
     case "binary":
-      return fail(`${resolved.display} exists and is not a text file write_file can replace. Ask the user, or use a bash command if replacing it is really meant.`);
+      return fail(
+        `${resolved.display} exists and is not a text file write_file can replace. Ask the user, or use a bash command if replacing it is really meant.`,
+      );
     case "text": {
       const stale = freshnessProblem(resolved, deps.reads, loaded.bytes, "overwrite");
       return stale ? fail(stale) : { ok: true, resolved, oldText: loaded.text, oldBytes: loaded.bytes };
@@ -57,7 +61,10 @@ export function writeFileTool(deps: FileToolDeps): Tool<WriteFileInput, PlanWith
       const lines = countLines(text);
       const what = `${groupedCount(lines)} line${lines === 1 ? "" : "s"}`;
       const summary = `Wrote ${what} to ${change.resolved.display}`;
-      return { output: change.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`, summary };
+      return {
+        output: change.oldText === null ? `${summary} (new file).` : `${summary} (replaced the old content).`,
+        summary,
+      };
     },
   });
 }

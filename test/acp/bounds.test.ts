@@ -20,20 +20,31 @@ import { contentText, messageText, ofKind, startHarness } from "../support/acpHa
 
 const DEPTH = 100_000;
 const deepJson = `{"path":${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}}`;
-const clientFor = (mock: MockAnthropic) => createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
+const clientFor = (mock: MockAnthropic) =>
+  createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
 const answer = (text: string): MockResponse => ({ steps: [{ type: "text", text }] });
 const longest = (lines: readonly string[]) => Math.max(0, ...lines.map((line) => Buffer.byteLength(line)));
 const LEFT_OUT = /\[… [\d,]+ more characters left out\]/;
 
 describe("what the editor receives is bounded", () => {
   test("a tool input nested 100,000 levels (real SSE): a failed call that says why, and the next prompt works", async () => {
-    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "tool_use", id: "toolu_deep", name: "read_file", json: deepJson, fragments: 4 }] }, answer("I will send it flat."), answer("Second answered.")] });
+    await using mock = startMockAnthropic({
+      script: [
+        { steps: [{ type: "tool_use", id: "toolu_deep", name: "read_file", json: deepJson, fragments: 4 }] },
+        answer("I will send it flat."),
+        answer("Second answered."),
+      ],
+    });
     await using h = startHarness({ client: clientFor(mock) });
     await h.initialize();
     const { sessionId } = await h.newSession();
     expect((await h.prompt(sessionId, "Read it.")).stopReason).toBe("end_turn");
-    const failed = ofKind(h.updatesOf(sessionId), "tool_call_update").find((u) => u.toolCallId === "toolu_deep" && u.status === "failed");
-    expect(contentText(failed?.content)).toContain("Your call of read_file was not run: its input is nested 100,001 levels deep");
+    const failed = ofKind(h.updatesOf(sessionId), "tool_call_update").find(
+      (u) => u.toolCallId === "toolu_deep" && u.status === "failed",
+    );
+    expect(contentText(failed?.content)).toContain(
+      "Your call of read_file was not run: its input is nested 100,001 levels deep",
+    );
     expect((await h.prompt(sessionId, "Again.")).stopReason).toBe("end_turn");
     expect(messageText(h.updatesOf(sessionId))).toContain("Second answered.");
     expect(longest(h.lines)).toBeLessThan(10_000);
@@ -41,7 +52,13 @@ describe("what the editor receives is bounded", () => {
 
   test("a 50 MB string argument (real SSE): every line the editor reads is small, and the session goes on", async () => {
     const json = JSON.stringify({ path: "big.txt", content: "z".repeat(50 * 1024 * 1024) });
-    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "tool_use", id: "toolu_big", name: "write_file", json, fragments: 20 }] }, answer("Split it."), answer("Next answered.")] });
+    await using mock = startMockAnthropic({
+      script: [
+        { steps: [{ type: "tool_use", id: "toolu_big", name: "write_file", json, fragments: 20 }] },
+        answer("Split it."),
+        answer("Next answered."),
+      ],
+    });
     await using h = startHarness({ client: clientFor(mock) });
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -56,7 +73,9 @@ describe("what the editor receives is bounded", () => {
 
   test("a 40 MB answer chunk goes out cut under the bound, and the session goes on", async () => {
     const huge = "w".repeat(40 * 1024 * 1024);
-    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: huge }] }, answer("Short now.")] });
+    await using mock = startMockAnthropic({
+      script: [{ steps: [{ type: "text", text: huge }] }, answer("Short now.")],
+    });
     await using h = startHarness({ client: clientFor(mock) });
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -71,7 +90,10 @@ describe("what the editor receives is bounded", () => {
 
   test("a large write under the bounds: rawInput cut, the diff whole (under 1 MB), the question's preview short", async () => {
     const content = `${"line of text\n".repeat(70_000)}end`;
-    const model = new FakeModelClient([fake.toolCall("write_file", { path: "big.txt", content }, { id: "call_w" }), fake.text("Done.")]);
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: "big.txt", content }, { id: "call_w" }),
+      fake.text("Done."),
+    ]);
     await using h = startHarness({ models: [model] });
     h.answer = () => ({ outcome: { outcome: "selected", optionId: "deny" } });
     await h.initialize();
@@ -81,9 +103,13 @@ describe("what the editor receives is bounded", () => {
     const raw = (call?.rawInput as { content: string }).content;
     expect(raw.length).toBeLessThan(MAX_RAW_INPUT_CHARS + 100);
     expect(raw).toMatch(LEFT_OUT);
-    expect(call?.content).toEqual([{ type: "diff", path: expect.stringContaining("big.txt"), oldText: null, newText: content }]);
+    expect(call?.content).toEqual([
+      { type: "diff", path: expect.stringContaining("big.txt"), oldText: null, newText: content },
+    ]);
     const question = h.permissions[0];
-    expect(question?.toolCall.content?.find((c) => c.type === "diff")).toEqual(expect.objectContaining({ newText: content }));
+    expect(question?.toolCall.content?.find((c) => c.type === "diff")).toEqual(
+      expect.objectContaining({ newText: content }),
+    );
     expect(contentText(question?.toolCall.content).length).toBeLessThan(MAX_CONTENT_CHARS);
     expect(longest(h.lines)).toBeLessThan(3 * 1024 * 1024);
   });
@@ -112,7 +138,10 @@ describe("what the editor receives is bounded", () => {
 
   test("the one bound per message holds on the real path: under a small bound, the 900 KB diff goes out cut and the turn goes on", async () => {
     const content = `${"line of text\n".repeat(70_000)}end`;
-    const model = new FakeModelClient([fake.toolCall("write_file", { path: "big.txt", content }, { id: "call_w" }), fake.text("Done after the cut.")]);
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: "big.txt", content }, { id: "call_w" }),
+      fake.text("Done after the cut."),
+    ]);
     await using h = startHarness({ models: [model], server: { maxSentBytes: 300_000 } });
     h.answer = () => ({ outcome: { outcome: "selected", optionId: "deny" } });
     await h.initialize();
@@ -131,8 +160,15 @@ describe("what the editor receives is bounded", () => {
     const logged: string[] = [];
     const decoder = new TextDecoder();
     const output = new WritableStream<Uint8Array>({ write: (chunk) => void written.push(decoder.decode(chunk)) });
-    const editor = editorStream({ input: new ReadableStream<Uint8Array>(), output }, { maxMessageBytes: 1 << 20, maxSentBytes: 1000, log: (text) => logged.push(text) });
-    const chunk = (text: string) => ({ jsonrpc: "2.0" as const, method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
+    const editor = editorStream(
+      { input: new ReadableStream<Uint8Array>(), output },
+      { maxMessageBytes: 1 << 20, maxSentBytes: 1000, log: (text) => logged.push(text) },
+    );
+    const chunk = (text: string) => ({
+      jsonrpc: "2.0" as const,
+      method: "session/update",
+      params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
+    });
     const writer = editor.stream.writable.getWriter();
     // 700 "é": 700 UTF-16 units, under the bound, but 1,400 bytes of UTF-8, over it.
     await writer.write(chunk("é".repeat(700)) as never);
@@ -146,11 +182,20 @@ describe("what the editor receives is bounded", () => {
     const [cut, whole] = written.map((line) => JSON.parse(line) as ReturnType<typeof chunk>);
     expect(cut?.params.update.content.text).toMatch(LEFT_OUT);
     expect(whole).toEqual(chunk("é".repeat(300)));
-    expect(logged).toEqual(["garuda acp: a message (session/update) was larger than 1000 bytes; it was sent with its long texts cut."]);
+    expect(logged).toEqual([
+      "garuda acp: a message (session/update) was larger than 1000 bytes; it was sent with its long texts cut.",
+    ]);
   });
 
   test("the one bound per message: a message over it goes out cut, a response that cannot be cut still answers", () => {
-    const update = { jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "é".repeat(20_000_000) } } } };
+    const update = {
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: {
+        sessionId: "s",
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "é".repeat(20_000_000) } },
+      },
+    };
     const bounded = boundMessage(update, MAX_EDITOR_MESSAGE_BYTES);
     expect(Buffer.byteLength(JSON.stringify(bounded))).toBeLessThanOrEqual(MAX_EDITOR_MESSAGE_BYTES);
     expect((bounded as typeof update).params.update.content.text).toMatch(LEFT_OUT);
@@ -158,15 +203,30 @@ describe("what the editor receives is bounded", () => {
     // Negative control: a message under the bound is the same object.
     const small = { jsonrpc: "2.0", method: "session/update", params: { text: "hi" } };
     expect(boundMessage(small, MAX_EDITOR_MESSAGE_BYTES)).toBe(small);
-    expect(boundMessage({ jsonrpc: "2.0", id: 7, result: { text: "x".repeat(100) } }, 20)).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: expect.stringContaining("could not be cut to fit") } });
+    expect(boundMessage({ jsonrpc: "2.0", id: 7, result: { text: "x".repeat(100) } }, 20)).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32603, message: expect.stringContaining("could not be cut to fit") },
+    });
   });
 
   test("the field cuts: a call's result and progress, a notice, and each rawInput string, with a marker", () => {
     const mapper = new EventMapper(new KnownCalls(), "/r");
     const big = "q".repeat(MAX_CONTENT_CHARS + 1_000);
-    const [call] = mapper.map({ type: "tool_call", callId: "c1", tool: "mcp__s__t", input: { list: [big, "short"], nested: { deeper: big } }, info: { title: "t", kind: "other", locations: [] } });
-    const raw = call?.sessionUpdate === "tool_call" ? (call.rawInput as { list: string[]; nested: { deeper: string } }) : undefined;
-    expect(raw?.list[0]).toEndWith(`[… ${(big.length - MAX_RAW_INPUT_CHARS).toLocaleString("en-US")} more characters left out]`);
+    const [call] = mapper.map({
+      type: "tool_call",
+      callId: "c1",
+      tool: "mcp__s__t",
+      input: { list: [big, "short"], nested: { deeper: big } },
+      info: { title: "t", kind: "other", locations: [] },
+    });
+    const raw =
+      call?.sessionUpdate === "tool_call"
+        ? (call.rawInput as { list: string[]; nested: { deeper: string } })
+        : undefined;
+    expect(raw?.list[0]).toEndWith(
+      `[… ${(big.length - MAX_RAW_INPUT_CHARS).toLocaleString("en-US")} more characters left out]`,
+    );
     expect(raw?.list[1]).toBe("short");
     expect(raw?.nested.deeper).toMatch(LEFT_OUT);
     const [progress] = mapper.map({ type: "tool_progress", callId: "c1", text: big });
@@ -178,7 +238,10 @@ describe("what the editor receives is bounded", () => {
       expect(text).toStartWith("```\n");
       expect(text).toEndWith("[… 1,200 more characters left out]\n```");
     }
-    const notice = mapper.notice("n".repeat(50_000)).map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : "")).join("");
+    const notice = mapper
+      .notice("n".repeat(50_000))
+      .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+      .join("");
     expect(notice.length).toBeLessThan(21_000);
     expect(notice).toMatch(LEFT_OUT);
   });
@@ -200,8 +263,18 @@ describe("names are shown safely to the editor", () => {
     const calls = ofKind(h.updatesOf(sessionId), "tool_call");
     expect(calls).toHaveLength(4);
     // Negative control: the plain name is a location; the others are not, and their titles show what they hold.
-    expect(calls.map((call) => call.locations?.map((l) => l.path) ?? [])).toEqual([[], [], [], [join(h.root, "plain.txt")]]);
-    expect(calls.map((call) => call.title)).toEqual(["Read esc⟨U+001B⟩[2Jname.txt", "Read new ↵ line.txt", "Read rtl⟨U+202E⟩txt.exe", "Read plain.txt"]);
+    expect(calls.map((call) => call.locations?.map((l) => l.path) ?? [])).toEqual([
+      [],
+      [],
+      [],
+      [join(h.root, "plain.txt")],
+    ]);
+    expect(calls.map((call) => call.title)).toEqual([
+      "Read esc⟨U+001B⟩[2Jname.txt",
+      "Read new ↵ line.txt",
+      "Read rtl⟨U+202E⟩txt.exe",
+      "Read plain.txt",
+    ]);
     expect(messageText(h.updatesOf(sessionId))).toContain("esc⟨U+001B⟩[31m red, rtl⟨U+202E⟩exe.");
     // Every line the editor read: no ESC (JSON writes it \u001b), no U+202E anywhere; and no name
     // with its newline outside rawInput (the model's input, shown as it wrote it, hidden characters visible).
@@ -215,12 +288,18 @@ describe("names are shown safely to the editor", () => {
   });
 
   test("a call id a server made up with control characters reaches the editor as a plain stand-in", async () => {
-    const model = new FakeModelClient([fake.toolCall("read_file", { path: "plain.txt" }, { id: "call\u001b[2J\u202E" }), fake.text("Done.")]);
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "plain.txt" }, { id: "call\u001b[2J\u202E" }),
+      fake.text("Done."),
+    ]);
     await using h = startHarness({ models: [model], files: { "plain.txt": "hi" } });
     await h.initialize();
     const { sessionId } = await h.newSession();
     await h.prompt(sessionId, "Read.");
-    const ids = [...ofKind(h.updatesOf(sessionId), "tool_call"), ...ofKind(h.updatesOf(sessionId), "tool_call_update")].map((u) => u.toolCallId);
+    const ids = [
+      ...ofKind(h.updatesOf(sessionId), "tool_call"),
+      ...ofKind(h.updatesOf(sessionId), "tool_call_update"),
+    ].map((u) => u.toolCallId);
     expect(ids.length).toBeGreaterThanOrEqual(2);
     expect(new Set(ids).size).toBe(1);
     expect(ids[0]).toMatch(/^call-[0-9a-f]{24}$/);

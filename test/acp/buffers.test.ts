@@ -13,7 +13,11 @@ import { tempDir } from "../support/tempDir.ts";
 const FS = { fs: { readTextFile: true } } satisfies acp.ClientCapabilities;
 
 function resultOf(updates: readonly acp.SessionUpdate[], id: string): string {
-  return contentText(ofKind(updates, "tool_call_update").find((u) => u.toolCallId === id && (u.status === "completed" || u.status === "failed"))?.content);
+  return contentText(
+    ofKind(updates, "tool_call_update").find(
+      (u) => u.toolCallId === id && (u.status === "completed" || u.status === "failed"),
+    )?.content,
+  );
 }
 
 /** The text of the last user message of a model request. */
@@ -23,12 +27,21 @@ function userText(model: FakeModelClient, index: number): string {
 }
 
 /** An editor whose buffer of notes.txt holds unsaved text. */
-const unsaved = (params: acp.ReadTextFileRequest): acp.ReadTextFileResponse => ({ content: params.path.endsWith("notes.txt") ? "unsaved text in the editor\n" : readFileSync(params.path, "utf8") });
+const unsaved = (params: acp.ReadTextFileRequest): acp.ReadTextFileResponse => ({
+  content: params.path.endsWith("notes.txt") ? "unsaved text in the editor\n" : readFileSync(params.path, "utf8"),
+});
 
 describe("unsaved buffers", () => {
   test("read_file gives the editor's buffer when it differs from the disk, and says so", async () => {
-    const model = new FakeModelClient([fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read" }), fake.text("ok")]);
-    await using h = startHarness({ models: [model], files: { "notes.txt": "saved text on disk\n" }, readTextFile: unsaved });
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read" }),
+      fake.text("ok"),
+    ]);
+    await using h = startHarness({
+      models: [model],
+      files: { "notes.txt": "saved text on disk\n" },
+      readTextFile: unsaved,
+    });
     await h.initialize(FS);
     const { sessionId } = await h.newSession();
     await h.prompt(sessionId, "read it");
@@ -40,8 +53,15 @@ describe("unsaved buffers", () => {
   });
 
   test("negative control: a client without fs.readTextFile is never asked, and the disk is read", async () => {
-    const model = new FakeModelClient([fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read" }), fake.text("ok")]);
-    await using h = startHarness({ models: [model], files: { "notes.txt": "saved text on disk\n" }, readTextFile: unsaved });
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read" }),
+      fake.text("ok"),
+    ]);
+    await using h = startHarness({
+      models: [model],
+      files: { "notes.txt": "saved text on disk\n" },
+      readTextFile: unsaved,
+    });
     await h.initialize();
     const { sessionId } = await h.newSession();
     await h.prompt(sessionId, "read it");
@@ -50,13 +70,22 @@ describe("unsaved buffers", () => {
   });
 
   test("a buffer the same as the disk is not called unsaved; an editor that fails or never answers falls back to the disk", async () => {
-    const model = new FakeModelClient([fake.toolCall("read_file", { path: "same.txt" }, { id: "toolu_same" }), fake.toolCall("read_file", { path: "slow.txt" }, { id: "toolu_slow" }), fake.toolCall("read_file", { path: "fails.txt" }, { id: "toolu_fails" }), fake.text("ok")]);
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "same.txt" }, { id: "toolu_same" }),
+      fake.toolCall("read_file", { path: "slow.txt" }, { id: "toolu_slow" }),
+      fake.toolCall("read_file", { path: "fails.txt" }, { id: "toolu_fails" }),
+      fake.text("ok"),
+    ]);
     const answer = (params: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> => {
       if (params.path.endsWith("slow.txt")) return new Promise(() => {}); // never answers
       if (params.path.endsWith("fails.txt")) return Promise.reject(new Error("no buffer"));
       return Promise.resolve({ content: readFileSync(params.path, "utf8") });
     };
-    await using h = startHarness({ models: [model], files: { "same.txt": "same\n", "slow.txt": "slow on disk\n", "fails.txt": "fails on disk\n" }, readTextFile: answer });
+    await using h = startHarness({
+      models: [model],
+      files: { "same.txt": "same\n", "slow.txt": "slow on disk\n", "fails.txt": "fails on disk\n" },
+      readTextFile: answer,
+    });
     await h.initialize(FS);
     const { sessionId } = await h.newSession();
     const started = Date.now();
@@ -71,11 +100,19 @@ describe("unsaved buffers", () => {
   test("an edit of a file whose buffer differs from the disk is refused with 'ask the user to save'; the disk is unchanged", async () => {
     const model = new FakeModelClient([
       fake.toolCall("read_file", { path: "notes.txt" }),
-      fake.toolCall("edit_file", { path: "notes.txt", old_string: "saved", new_string: "edited" }, { id: "toolu_edit" }),
+      fake.toolCall(
+        "edit_file",
+        { path: "notes.txt", old_string: "saved", new_string: "edited" },
+        { id: "toolu_edit" },
+      ),
       fake.toolCall("write_file", { path: "notes.txt", content: "replaced\n" }, { id: "toolu_write" }),
       fake.text("ok"),
     ]);
-    await using h = startHarness({ models: [model], files: { "notes.txt": "saved text on disk\n" }, readTextFile: unsaved });
+    await using h = startHarness({
+      models: [model],
+      files: { "notes.txt": "saved text on disk\n" },
+      readTextFile: unsaved,
+    });
     await h.initialize(FS);
     const { sessionId } = await h.newSession();
     await h.prompt(sessionId, "edit it");
@@ -88,8 +125,20 @@ describe("unsaved buffers", () => {
   });
 
   test("negative control: with the buffer saved the same edit is written", async () => {
-    const model = new FakeModelClient([fake.toolCall("read_file", { path: "notes.txt" }), fake.toolCall("edit_file", { path: "notes.txt", old_string: "saved", new_string: "edited" }, { id: "toolu_edit" }), fake.text("ok")]);
-    await using h = startHarness({ models: [model], files: { "notes.txt": "saved text on disk\n" }, readTextFile: (params) => ({ content: readFileSync(params.path, "utf8") }) });
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "notes.txt" }),
+      fake.toolCall(
+        "edit_file",
+        { path: "notes.txt", old_string: "saved", new_string: "edited" },
+        { id: "toolu_edit" },
+      ),
+      fake.text("ok"),
+    ]);
+    await using h = startHarness({
+      models: [model],
+      files: { "notes.txt": "saved text on disk\n" },
+      readTextFile: (params) => ({ content: readFileSync(params.path, "utf8") }),
+    });
     await h.initialize(FS);
     const { sessionId } = await h.newSession();
     await h.prompt(sessionId, "edit it");
@@ -98,10 +147,17 @@ describe("unsaved buffers", () => {
 
   test("an @-mention (a file link from the editor) attaches the buffer, with the note", async () => {
     const model = new FakeModelClient([fake.text("ok")]);
-    await using h = startHarness({ models: [model], files: { "notes.txt": "saved text on disk\n" }, readTextFile: unsaved });
+    await using h = startHarness({
+      models: [model],
+      files: { "notes.txt": "saved text on disk\n" },
+      readTextFile: unsaved,
+    });
     await h.initialize(FS);
     const { sessionId } = await h.newSession();
-    await h.prompt(sessionId, [{ type: "text", text: "look at" }, { type: "resource_link", name: "notes.txt", uri: pathToFileURL(join(h.root, "notes.txt")).href }]);
+    await h.prompt(sessionId, [
+      { type: "text", text: "look at" },
+      { type: "resource_link", name: "notes.txt", uri: pathToFileURL(join(h.root, "notes.txt")).href },
+    ]);
     const text = userText(model, 0);
     expect(text).toContain("unsaved text in the editor");
     expect(text).toContain("This is the editor's unsaved buffer of notes.txt");
@@ -117,7 +173,11 @@ describe("unsaved buffers", () => {
       fake.toolCall("read_file", { path: ".env" }, { id: "toolu_env" }),
       fake.text("ok"),
     ]);
-    await using h = startHarness({ models: [model], files: { ".env": "KEY=1\n" }, readTextFile: () => ({ content: "FROM THE EDITOR" }) });
+    await using h = startHarness({
+      models: [model],
+      files: { ".env": "KEY=1\n" },
+      readTextFile: () => ({ content: "FROM THE EDITOR" }),
+    });
     symlinkSync(join(outside.path, "secret.txt"), join(h.root, "link.txt"));
     mkdirSync(join(h.root, "sub"));
     symlinkSync(outside.path, join(h.root, "sub/link-dir"));
@@ -134,7 +194,11 @@ describe("unsaved buffers", () => {
 
     // ../ from the root, by the model and as an @-mention.
     const relative = `../${outside.path.split("/").at(-1)}/secret.txt`;
-    model.push(fake.toolCall("read_file", { path: relative }, { id: "toolu_dotdot" }), fake.text("ok"), fake.text("ok"));
+    model.push(
+      fake.toolCall("read_file", { path: relative }, { id: "toolu_dotdot" }),
+      fake.text("ok"),
+      fake.text("ok"),
+    );
     await h.prompt(sessionId, "again");
     expect(resultOf(h.updatesOf(sessionId), "toolu_dotdot")).toContain("outside text");
     await h.prompt(sessionId, `look at @${relative}`);

@@ -16,7 +16,8 @@ import { messageText, ofKind, rejection, select, startHarness } from "../support
 type ConfigOption = acp.SessionConfigOption;
 
 const option = (options: readonly ConfigOption[] | null | undefined, id: string) => options?.find((o) => o.id === id);
-const values = (o: ConfigOption | undefined) => (o && o.type === "select" ? (o.options as acp.SessionConfigSelectOption[]).map((v) => v.value) : []);
+const values = (o: ConfigOption | undefined) =>
+  o && o.type === "select" ? (o.options as acp.SessionConfigSelectOption[]).map((v) => v.value) : [];
 
 function setOption(h: ReturnType<typeof startHarness>, sessionId: string, configId: string, value: string) {
   return h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId, value });
@@ -26,7 +27,10 @@ function setOption(h: ReturnType<typeof startHarness>, sessionId: string, config
 function writeModels(home: string): void {
   writeFileSync(
     garudaPaths(home).models,
-    JSON.stringify({ default: "claude-sonnet-5", models: { "ollama/tiny": { contextWindow: 32_000, maxTokens: 4_000 }, "openrouter/deepseek/r9": {} } }),
+    JSON.stringify({
+      default: "claude-sonnet-5",
+      models: { "ollama/tiny": { contextWindow: 32_000, maxTokens: 4_000 }, "openrouter/deepseek/r9": {} },
+    }),
   );
 }
 
@@ -36,14 +40,25 @@ describe("the model picker", () => {
   test("session/new offers the models this user can use now, with the session's model as the current value", async () => {
     await using h = startHarness();
     writeModels(h.home);
-    writeFileSync(garudaPaths(h.home).policy, JSON.stringify({ allowedModels: ["claude-sonnet-5", "claude-haiku-*", "ollama/*", "openrouter/*"] }));
+    writeFileSync(
+      garudaPaths(h.home).policy,
+      JSON.stringify({ allowedModels: ["claude-sonnet-5", "claude-haiku-*", "ollama/*", "openrouter/*"] }),
+    );
     await h.initialize();
     const session = await h.newSession();
     const model = option(session.configOptions, "model");
-    expect(model).toMatchObject({ id: "model", name: "Model", category: "model", type: "select", currentValue: "claude-sonnet-5" });
+    expect(model).toMatchObject({
+      id: "model",
+      name: "Model",
+      category: "model",
+      type: "select",
+      currentValue: "claude-sonnet-5",
+    });
     // Claude Opus is not allowed by the policy; OpenRouter has no key here.
     expect(values(model)).toEqual(["claude-sonnet-5", "claude-haiku-4-5", "ollama/tiny"]);
-    const described = (model?.type === "select" ? (model.options as acp.SessionConfigSelectOption[]) : []).find((o) => o.value === "claude-sonnet-5");
+    const described = (model?.type === "select" ? (model.options as acp.SessionConfigSelectOption[]) : []).find(
+      (o) => o.value === "claude-sonnet-5",
+    );
     expect(described?.description).toContain("1M context · $2/$10 per MTok");
   });
 
@@ -70,7 +85,10 @@ describe("the model picker", () => {
   test("an unknown, forbidden or keyless model is a clear error that changes nothing", async () => {
     await using h = startHarness();
     writeModels(h.home);
-    writeFileSync(garudaPaths(h.home).policy, JSON.stringify({ allowedModels: ["claude-sonnet-5", "ollama/*", "openrouter/*"] }));
+    writeFileSync(
+      garudaPaths(h.home).policy,
+      JSON.stringify({ allowedModels: ["claude-sonnet-5", "ollama/*", "openrouter/*"] }),
+    );
     await h.initialize();
     const { sessionId } = await h.newSession();
     const unknown = await rejection(setOption(h, sessionId, "model", "claude-nonexistent-9"));
@@ -81,11 +99,22 @@ describe("the model picker", () => {
     expect(forbidden.message).toContain("claude-opus-5 cannot be used: the team policy");
     const keyless = await rejection(setOption(h, sessionId, "model", "openrouter/deepseek/r9"));
     expect(keyless.message).toContain("Garuda has no key for it (OPENROUTER_API_KEY)");
-    const notAValue = await rejection(h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", type: "boolean", value: true }));
+    const notAValue = await rejection(
+      h.agent.request(acp.methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "model",
+        type: "boolean",
+        value: true,
+      }),
+    );
     expect(notAValue.message).toContain('"model" takes one of its values (a string), not true.');
     const unknownOption = await rejection(setOption(h, sessionId, "speed", "fast"));
     expect(unknownOption.message).toContain('There is no option "speed". The options are: mode, model, effort.');
-    const response = await h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "effort", value: "max" });
+    const response = await h.agent.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "effort",
+      value: "max",
+    });
     expect(option(response.configOptions, "model")?.currentValue).toBe("claude-sonnet-5");
     expect(ofKind(h.updatesOf(sessionId), "config_option_update")).toEqual([]);
   });
@@ -105,7 +134,9 @@ describe("the effort picker", () => {
     const answer = await setOption(h, session.sessionId, "effort", "max");
     expect(option(answer.configOptions, "effort")?.currentValue).toBe("max");
     const wrong = await rejection(setOption(h, session.sessionId, "effort", "ludicrous"));
-    expect(wrong.message).toContain('There is no effort level "ludicrous" for claude-sonnet-5. Its levels are: low, medium, high, max.');
+    expect(wrong.message).toContain(
+      'There is no effort level "ludicrous" for claude-sonnet-5. Its levels are: low, medium, high, max.',
+    );
     await h.prompt(session.sessionId, "think");
     expect(sonnet.lastRequest.effort).toBe("max");
     expect(sonnet.lastRequest.thinking).toBe("adaptive");
@@ -119,7 +150,9 @@ describe("the effort picker", () => {
     const { findSessionFile } = await import("../../src/store/sessionCatalog.ts");
     const file = findSessionFile(sessionDir, session.sessionId) as string;
     const records = readSession(file).records.filter((r) => r.type === "effort" || r.type === "model");
-    expect(records.map((r) => (r.type === "effort" ? `effort ${r.effort}` : r.type === "model" ? `model ${r.model}` : ""))).toEqual(["effort max", "model ollama/tiny"]);
+    expect(
+      records.map((r) => (r.type === "effort" ? `effort ${r.effort}` : r.type === "model" ? `model ${r.model}` : "")),
+    ).toEqual(["effort max", "model ollama/tiny"]);
   });
 });
 
@@ -133,12 +166,17 @@ describe("the mode as a config option", () => {
 
     const answer = await setOption(h, sessionId, "mode", "plan");
     expect(option(answer.configOptions, "mode")?.currentValue).toBe("plan");
-    expect(await h.waitFor((u) => u.sessionUpdate === "current_mode_update")).toEqual({ sessionUpdate: "current_mode_update", currentModeId: "plan" });
+    expect(await h.waitFor((u) => u.sessionUpdate === "current_mode_update")).toEqual({
+      sessionUpdate: "current_mode_update",
+      currentModeId: "plan",
+    });
     expect(ofKind(h.updatesOf(sessionId), "config_option_update")).toEqual([]);
 
     await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "build" });
     const update = await h.waitFor((u) => u.sessionUpdate === "config_option_update");
-    expect(update.sessionUpdate === "config_option_update" && option(update.configOptions, "mode")?.currentValue).toBe("build");
+    expect(update.sessionUpdate === "config_option_update" && option(update.configOptions, "mode")?.currentValue).toBe(
+      "build",
+    );
     expect(ofKind(h.updatesOf(sessionId), "current_mode_update")).toHaveLength(1);
 
     expect((await h.prompt(sessionId, "/mode plan")).stopReason).toBe("end_turn");
@@ -169,7 +207,12 @@ describe("the context and cost meter", () => {
     const usage = ofKind(h.updatesOf(sessionId), "usage_update");
     // One at session/new, then one per response.
     expect(usage).toHaveLength(3);
-    expect(usage[1]).toEqual({ sessionUpdate: "usage_update", used: 20_100, size: 1_000_000, cost: { amount: (20_000 * 2 + 100 * 10) / 1e6, currency: "USD" } });
+    expect(usage[1]).toEqual({
+      sessionUpdate: "usage_update",
+      used: 20_100,
+      size: 1_000_000,
+      cost: { amount: (20_000 * 2 + 100 * 10) / 1e6, currency: "USD" },
+    });
     expect(usage[2]?.used).toBe(24_040);
     expect(usage[2]?.cost?.amount).toBeCloseTo((20_000 * 2 + 100 * 10 + 23_000 * 2 + 40 * 10 + 1_000 * 0.2) / 1e6, 12);
     // The usage goes out before the step's other updates of the next step: after the response's text.
@@ -180,20 +223,31 @@ describe("the context and cost meter", () => {
     await h.prompt(sessionId, "and again");
     const before = ofKind(h.updatesOf(sessionId), "usage_update").at(-1)?.used ?? 0;
     expect((await h.prompt(sessionId, "/compact")).stopReason).toBe("end_turn");
-    expect(messageText(h.updatesOf(sessionId))).toMatch(/Garuda: the conversation was compacted to make room \([\d,K]+ → [\d,K]+ tokens\)\./);
+    expect(messageText(h.updatesOf(sessionId))).toMatch(
+      /Garuda: the conversation was compacted to make room \([\d,K]+ → [\d,K]+ tokens\)\./,
+    );
     const after = ofKind(h.updatesOf(sessionId), "usage_update").at(-1);
     expect(after?.used).toBeLessThan(before);
     expect(model.remaining).toBe(0);
   });
 
   test("no cost for a model without a price", async () => {
-    await using h = startHarness({ models: [new FakeModelClient([fake.text("hi", { usage: { inputTokens: 10, outputTokens: 2 } })])] });
-    writeFileSync(garudaPaths(h.home).models, JSON.stringify({ default: "openrouter/x/paid", models: { "openrouter/x/paid": { contextWindow: 64_000 } } }));
+    await using h = startHarness({
+      models: [new FakeModelClient([fake.text("hi", { usage: { inputTokens: 10, outputTokens: 2 } })])],
+    });
+    writeFileSync(
+      garudaPaths(h.home).models,
+      JSON.stringify({ default: "openrouter/x/paid", models: { "openrouter/x/paid": { contextWindow: 64_000 } } }),
+    );
     writeCredentials(garudaPaths(h.home).credentials, { OPENROUTER_API_KEY: "sk-or-test-0000" });
     await h.initialize();
     const { sessionId } = await h.newSession();
     await h.prompt(sessionId, "hello");
-    expect(ofKind(h.updatesOf(sessionId), "usage_update").at(-1)).toEqual({ sessionUpdate: "usage_update", used: 12, size: 64_000 });
+    expect(ofKind(h.updatesOf(sessionId), "usage_update").at(-1)).toEqual({
+      sessionUpdate: "usage_update",
+      used: 12,
+      size: 64_000,
+    });
   });
 });
 
@@ -236,9 +290,13 @@ describe("built-in commands over ACP", () => {
     await h.prompt(sessionId, "/model");
     expect(messageText(h.updatesOf(sessionId))).toContain("Model: `claude-sonnet-5`, effort high.");
     await h.prompt(sessionId, "/model haiku");
-    expect(messageText(h.updatesOf(sessionId))).toContain("Model: `claude-haiku-4-5`. The conversation goes on with it from the next request.");
+    expect(messageText(h.updatesOf(sessionId))).toContain(
+      "Model: `claude-haiku-4-5`. The conversation goes on with it from the next request.",
+    );
     const config = await h.waitFor((u) => u.sessionUpdate === "config_option_update");
-    expect(config.sessionUpdate === "config_option_update" && option(config.configOptions, "model")?.currentValue).toBe("claude-haiku-4-5");
+    expect(config.sessionUpdate === "config_option_update" && option(config.configOptions, "model")?.currentValue).toBe(
+      "claude-haiku-4-5",
+    );
     await h.prompt(sessionId, "/compact");
     expect(messageText(h.updatesOf(sessionId))).toContain("Nothing to compact yet.");
     expect(sonnet.requests).toHaveLength(0);
@@ -248,8 +306,26 @@ describe("built-in commands over ACP", () => {
 describe("the plan", () => {
   test("the todo tool's list goes out as plan updates, the whole plan each time; the tool call stays", async () => {
     const model = new FakeModelClient([
-      fake.toolCall("todo", { items: [{ content: "Read the parser", status: "in_progress" }, { content: "Fix the bug\u202e", status: "pending" }] }, { id: "toolu_plan1" }),
-      fake.toolCall("todo", { items: [{ content: "Read the parser", status: "completed" }, { content: "Fix the bug\u202e", status: "in_progress" }] }, { id: "toolu_plan2" }),
+      fake.toolCall(
+        "todo",
+        {
+          items: [
+            { content: "Read the parser", status: "in_progress" },
+            { content: "Fix the bug\u202e", status: "pending" },
+          ],
+        },
+        { id: "toolu_plan1" },
+      ),
+      fake.toolCall(
+        "todo",
+        {
+          items: [
+            { content: "Read the parser", status: "completed" },
+            { content: "Fix the bug\u202e", status: "in_progress" },
+          ],
+        },
+        { id: "toolu_plan2" },
+      ),
       fake.text("Planned."),
     ]);
     await using h = startHarness({ models: [model] });
@@ -275,10 +351,14 @@ describe("the plan", () => {
 });
 
 describe("live terminal output (Zed's extension)", () => {
-  const printing = "for i in $(seq 1 40); do printf 'line %s \\033[31mred\\033[0m \\342\\200\\256x\\n' $i; sleep 0.02; done; exit 3";
+  const printing =
+    "for i in $(seq 1 40); do printf 'line %s \\033[31mred\\033[0m \\342\\200\\256x\\n' $i; sleep 0.02; done; exit 3";
 
   test("with _meta.terminal_output a sandboxed command is a terminal: info, output streamed in batches (nothing lost, escapes out, hidden characters shown), then exit", async () => {
-    const model = new FakeModelClient([fake.toolCall("bash", { command: printing }, { id: "toolu_term" }), fake.text("It printed.")]);
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: printing }, { id: "toolu_term" }),
+      fake.text("It printed."),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize({ _meta: { terminal_output: true } });
     const { sessionId } = await h.newSession();
@@ -288,14 +368,17 @@ describe("live terminal output (Zed's extension)", () => {
     const updates = h.updatesOf(sessionId);
     const call = ofKind(updates, "tool_call").find((u) => u.toolCallId === "toolu_term");
     expect(call?.content).toEqual([{ type: "terminal", terminalId: "toolu_term" }]);
-    expect(call?._meta).toEqual({ terminal_info: { terminal_id: "toolu_term", cwd: expect.stringContaining("garuda-acp-root-") } });
+    expect(call?._meta).toEqual({
+      terminal_info: { terminal_id: "toolu_term", cwd: expect.stringContaining("garuda-acp-root-") },
+    });
 
     const mine = ofKind(updates, "tool_call_update").filter((u) => u.toolCallId === "toolu_term");
     const outputs = mine.filter((u) => u._meta?.terminal_output);
     const text = outputs.map((u) => (u._meta?.terminal_output as { data: string }).data).join("");
     const expected = Array.from({ length: 40 }, (_, i) => `line ${i + 1} red ⟨U+202E⟩x\n`).join("");
     expect(text).toBe(expected);
-    for (const u of outputs) expect((u._meta?.terminal_output as { terminal_id: string }).terminal_id).toBe("toolu_term");
+    for (const u of outputs)
+      expect((u._meta?.terminal_output as { terminal_id: string }).terminal_id).toBe("toolu_term");
     // Batched: at most one update per 50 ms (the first at once), so far fewer than the 40 lines.
     expect(outputs.length).toBeLessThanOrEqual(Math.ceil(elapsed / 50) + 2);
     expect(outputs.length).toBeGreaterThan(1);
@@ -310,19 +393,30 @@ describe("live terminal output (Zed's extension)", () => {
   }, 30_000);
 
   test("without the capability: today's updates, no terminal and no _meta", async () => {
-    const model = new FakeModelClient([fake.toolCall("bash", { command: "echo plain" }, { id: "toolu_plain" }), fake.text("ok")]);
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: "echo plain" }, { id: "toolu_plain" }),
+      fake.text("ok"),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize({});
     const { sessionId } = await h.newSession();
     await h.prompt(sessionId, "print");
-    const updates = h.updatesOf(sessionId).filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === "toolu_plain");
+    const updates = h
+      .updatesOf(sessionId)
+      .filter(
+        (u) =>
+          (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === "toolu_plain",
+      );
     expect(updates.every((u) => u._meta === undefined || u._meta === null)).toBe(true);
     expect(JSON.stringify(updates)).not.toContain('"terminal"');
     expect(JSON.stringify(updates.at(-1))).toContain("plain");
   });
 
   test("a denied command closes its terminal and shows why", async () => {
-    const model = new FakeModelClient([fake.toolCall("bash", { command: "echo out", outside_sandbox: true }, { id: "toolu_denied" }), fake.text("ok")]);
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: "echo out", outside_sandbox: true }, { id: "toolu_denied" }),
+      fake.text("ok"),
+    ]);
     await using h = startHarness({ models: [model] });
     h.answer = () => select("deny");
     await h.initialize({ _meta: { terminal_output: true } });
@@ -348,8 +442,16 @@ describe("notices the editor's way", () => {
       const updates = h.updatesOf(sessionId);
       if (notices) {
         expect(ofKind(updates, "notice")).toEqual([
-          { sessionUpdate: "notice", severity: "info", title: "/nosuch is not a command of this project. This project has no custom commands or skills." },
-          { sessionUpdate: "notice", severity: "info", title: "The prompt was empty, so nothing was sent to the model." },
+          {
+            sessionUpdate: "notice",
+            severity: "info",
+            title: "/nosuch is not a command of this project. This project has no custom commands or skills.",
+          },
+          {
+            sessionUpdate: "notice",
+            severity: "info",
+            title: "The prompt was empty, so nothing was sent to the model.",
+          },
         ]);
         expect(messageText(updates)).not.toContain("Garuda:");
       } else {

@@ -42,7 +42,9 @@ async function run(lines: string[], early: boolean, until: (received: Message[])
     }
   })();
   const options = { setup: SETUP, sessionsDir: `${home}/.garuda/sessions` };
-  const start = early ? await answerEarlyInitialize(toServer.readable, toClient.writable, options) : { input: toServer.readable };
+  const start = early
+    ? await answerEarlyInitialize(toServer.readable, toClient.writable, options)
+    : { input: toServer.readable };
   const server = serveAcp(
     { input: start.input, output: toClient.writable },
     {
@@ -62,7 +64,8 @@ async function run(lines: string[], early: boolean, until: (received: Message[])
   return received;
 }
 
-const initialize = (id: unknown, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params });
+const initialize = (id: unknown, params: unknown) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params });
 const answersTo = (received: Message[], id: unknown) => received.filter((m) => m.method === undefined && m.id === id);
 
 describe("the early initialize", () => {
@@ -72,9 +75,30 @@ describe("the early initialize", () => {
 
   const lines: Array<[string, string]> = [
     ["bare", initialize(1, { protocolVersion: 1 })],
-    ["Zed's", initialize(0, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, auth: { terminal: true } }, clientInfo: { name: "zed", version: "0.200.0" } })],
-    ["the older Terminal Auth", initialize("a", { protocolVersion: 1, clientCapabilities: { _meta: { "terminal-auth": true } } })],
-    ["malformed capabilities", initialize(7, { protocolVersion: 1, clientCapabilities: { fs: "yes", terminal: 1, auth: { terminal: "true" }, _meta: 5 }, clientInfo: { name: 3 } })],
+    [
+      "Zed's",
+      initialize(0, {
+        protocolVersion: 1,
+        clientCapabilities: {
+          fs: { readTextFile: true, writeTextFile: true },
+          terminal: true,
+          auth: { terminal: true },
+        },
+        clientInfo: { name: "zed", version: "0.200.0" },
+      }),
+    ],
+    [
+      "the older Terminal Auth",
+      initialize("a", { protocolVersion: 1, clientCapabilities: { _meta: { "terminal-auth": true } } }),
+    ],
+    [
+      "malformed capabilities",
+      initialize(7, {
+        protocolVersion: 1,
+        clientCapabilities: { fs: "yes", terminal: 1, auth: { terminal: "true" }, _meta: 5 },
+        clientInfo: { name: 3 },
+      }),
+    ],
     ["capabilities not an object", initialize(8, { protocolVersion: 1, clientCapabilities: "all" })],
     ["a newer protocol", initialize(9, { protocolVersion: 7 })],
   ];
@@ -91,8 +115,17 @@ describe("the early initialize", () => {
 
   test("the SDK still reads the early-answered line: a session opens after it (negative control: without an initialize the SDK refuses session/new)", async () => {
     const root = makeTempDir("garuda-early-root-");
-    const newSession = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: root, mcpServers: [] } });
-    const opened = await run([initialize(1, { protocolVersion: 1 }), newSession], true, (r) => answersTo(r, 2).length > 0);
+    const newSession = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "session/new",
+      params: { cwd: root, mcpServers: [] },
+    });
+    const opened = await run(
+      [initialize(1, { protocolVersion: 1 }), newSession],
+      true,
+      (r) => answersTo(r, 2).length > 0,
+    );
     expect(answersTo(opened, 1).length).toBe(1);
     expect((answersTo(opened, 2)[0]?.result as { sessionId?: string })?.sessionId).toBeString();
     const refused = await run([newSession], true, (r) => answersTo(r, 2).length > 0);
@@ -100,7 +133,13 @@ describe("the early initialize", () => {
   });
 
   test("what is not a plain initialize is left to the SDK, which answers it as before", async () => {
-    const cases = ["{not json", JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } }]), initialize(1, { protocolVersion: "1" }), initialize(1, { protocolVersion: 70_000 }), initialize(1, { protocolVersion: 1.5 })];
+    const cases = [
+      "{not json",
+      JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } }]),
+      initialize(1, { protocolVersion: "1" }),
+      initialize(1, { protocolVersion: 70_000 }),
+      initialize(1, { protocolVersion: 1.5 }),
+    ];
     for (const line of cases) {
       const bySdk = await run([line], false, (r) => r.length > 0);
       const early = await run([line], true, (r) => r.length > 0);

@@ -54,13 +54,19 @@ function filesUnder(dir: string): string[] {
 }
 
 function resultOf(updates: readonly acp.SessionUpdate[], id: string): string {
-  return contentText(ofKind(updates, "tool_call_update").find((u) => u.toolCallId === id && (u.status === "completed" || u.status === "failed"))?.content);
+  return contentText(
+    ofKind(updates, "tool_call_update").find(
+      (u) => u.toolCallId === id && (u.status === "completed" || u.status === "failed"),
+    )?.content,
+  );
 }
 
 /** Consents answered with `consent`, tool calls allowed once. */
-const answering = (consent: string) => (params: acp.RequestPermissionRequest) => select(params.toolCall.toolCallId.startsWith("garuda-question-") ? consent : "once");
+const answering = (consent: string) => (params: acp.RequestPermissionRequest) =>
+  select(params.toolCall.toolCallId.startsWith("garuda-question-") ? consent : "once");
 
-const mcpTools = (model: FakeModelClient) => (model.requests[0]?.tools ?? []).map((tool) => tool.name).filter((name) => name.startsWith("mcp__"));
+const mcpTools = (model: FakeModelClient) =>
+  (model.requests[0]?.tools ?? []).map((tool) => tool.name).filter((name) => name.startsWith("mcp__"));
 
 describe("the editor's MCP servers: units", () => {
   test("initialize advertises Streamable HTTP servers", async () => {
@@ -80,7 +86,9 @@ describe("the editor's MCP servers: units", () => {
     });
     await h.prompt(sessionId, "go");
     const text = messageText(h.updatesOf(sessionId));
-    expect(text).toContain(`The editor's MCP server "old" was not started: Garuda takes an editor's remote servers over Streamable HTTP only, not sse.`);
+    expect(text).toContain(
+      `The editor's MCP server "old" was not started: Garuda takes an editor's remote servers over Streamable HTTP only, not sse.`,
+    );
     expect(text).toContain(`The editor's MCP server "plain" was not started: a remote server must use https://`);
     expect(text).not.toContain("are not started: Garuda does not run an editor's MCP servers");
     expect(h.permissions).toHaveLength(0);
@@ -91,10 +99,19 @@ describe("the editor's MCP servers: units", () => {
     await using h = startHarness({ models: [model] });
     h.answer = () => select("deny");
     await h.initialize();
-    const { sessionId } = await h.newSession({ mcpServers: [{ type: "http", name: "remote", url: "https://mcp.example.com/mcp", headers: [{ name: "Authorization", value: `Bearer ${SECRET}` }] }] });
+    const { sessionId } = await h.newSession({
+      mcpServers: [
+        {
+          type: "http",
+          name: "remote",
+          url: "https://mcp.example.com/mcp",
+          headers: [{ name: "Authorization", value: `Bearer ${SECRET}` }],
+        },
+      ],
+    });
     await h.prompt(sessionId, "go");
     const text = contentText(h.permissions[0]?.toolCall.content);
-    expect(text).toContain("Start the editor's MCP server \"remote\"?");
+    expect(text).toContain('Start the editor\'s MCP server "remote"?');
     expect(text).toContain("Address: https://mcp.example.com/mcp");
     expect(text).toContain("Headers: Authorization");
     expect(JSON.stringify(h.lines)).not.toContain(SECRET);
@@ -103,7 +120,11 @@ describe("the editor's MCP servers: units", () => {
 
 describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
   test("the first prompt asks with the command line and env names only; its tools are mcp__<name>__*, ask like any MCP tool, and are titled server/tool", async () => {
-    const model = new FakeModelClient([fake.toolCall("mcp__fix-tools__echo", { text: "hi" }, { id: "toolu_echo" }), fake.toolCall("mcp__fix-tools__token", {}, { id: "toolu_token" }), fake.text("done")]);
+    const model = new FakeModelClient([
+      fake.toolCall("mcp__fix-tools__echo", { text: "hi" }, { id: "toolu_echo" }),
+      fake.toolCall("mcp__fix-tools__token", {}, { id: "toolu_token" }),
+      fake.text("done"),
+    ]);
     await using h = startHarness({ models: [model] });
     h.answer = answering("once");
     await h.initialize();
@@ -120,7 +141,10 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     expect(text).toContain("Environment: EDITOR_TOKEN (set by the editor), FIXTURE_MARK (set by the editor)");
     expect(text).not.toContain(SECRET);
     // Each tool call asked as an MCP tool does, titled server/tool.
-    expect(calls.map((p) => [p.toolCall.toolCallId, p.toolCall.title])).toEqual([["toolu_echo", "fix-tools/echo"], ["toolu_token", "fix-tools/token"]]);
+    expect(calls.map((p) => [p.toolCall.toolCallId, p.toolCall.title])).toEqual([
+      ["toolu_echo", "fix-tools/echo"],
+      ["toolu_token", "fix-tools/token"],
+    ]);
     expect(mcpTools(model)).toContain("mcp__fix-tools__read");
     const updates = h.updatesOf(sessionId);
     expect(resultOf(updates, "toolu_echo")).toContain("echo: hi");
@@ -131,13 +155,17 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     const files = filesUnder(h.home);
     expect(files.some((path) => path.includes(join(".garuda", "audit")))).toBe(true);
     expect(files.some((path) => path.includes(join(".garuda", "sessions")))).toBe(true);
-    for (const path of files) expect({ path, found: readFileSync(path, "utf8").includes(SECRET) }).toEqual({ path, found: false });
+    for (const path of files)
+      expect({ path, found: readFileSync(path, "utf8").includes(SECRET) }).toEqual({ path, found: false });
     expect(JSON.stringify(model.requests)).not.toContain(SECRET);
     expect(h.lines.join("\n")).not.toContain(SECRET);
   });
 
   test("negative control for the search: the same search finds a value Garuda did write (the server's echo in the session file)", async () => {
-    const model = new FakeModelClient([fake.toolCall("mcp__fix-tools__echo", { text: SECRET }, { id: "toolu_echo" }), fake.text("done")]);
+    const model = new FakeModelClient([
+      fake.toolCall("mcp__fix-tools__echo", { text: SECRET }, { id: "toolu_echo" }),
+      fake.text("done"),
+    ]);
     await using h = startHarness({ models: [model] });
     h.answer = answering("once");
     await h.initialize();
@@ -171,7 +199,12 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     expect(trust).not.toContain(SECRET);
     await h.prompt((await h.newSession({ mcpServers: [stdioServer()] })).sessionId, "go");
     expect(h.permissions).toHaveLength(1);
-    const changed = stdioServer({ env: [{ name: "EDITOR_TOKEN", value: "another" }, { name: "FIXTURE_MARK", value: "started.txt" }] });
+    const changed = stdioServer({
+      env: [
+        { name: "EDITOR_TOKEN", value: "another" },
+        { name: "FIXTURE_MARK", value: "started.txt" },
+      ],
+    });
     await h.prompt((await h.newSession({ mcpServers: [changed] })).sessionId, "go");
     expect(h.permissions).toHaveLength(2);
   });
@@ -228,7 +261,6 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
   });
 });
 
-
 /** A Streamable HTTP MCP server on 127.0.0.1 (official SDK) that counts the requests it gets. */
 async function loopbackServer() {
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID() });
@@ -242,7 +274,12 @@ async function loopbackServer() {
       return transport.handleRequest(request);
     },
   });
-  return { url: `http://127.0.0.1:${http.port}/mcp`, address: `127.0.0.1:${http.port}`, seen, stop: () => http.stop(true) };
+  return {
+    url: `http://127.0.0.1:${http.port}/mcp`,
+    address: `127.0.0.1:${http.port}`,
+    seen,
+    stop: () => http.stop(true),
+  };
 }
 
 describe("the editor's MCP servers over http, held to the egress rules", () => {
@@ -253,11 +290,17 @@ describe("the editor's MCP servers over http, held to the egress rules", () => {
       await using h = startHarness({ models: [model] });
       h.answer = answering("once");
       await h.initialize();
-      const { sessionId } = await h.newSession({ mcpServers: [{ type: "http", name: "local", url: server.url, headers: [] }] });
+      const { sessionId } = await h.newSession({
+        mcpServers: [{ type: "http", name: "local", url: server.url, headers: [] }],
+      });
       await h.prompt(sessionId, "go");
       const text = messageText(h.updatesOf(sessionId));
-      expect(text).toContain(`Garuda does not connect to ${server.address} (127.0.0.1 is this computer (a loopback address)`);
-      expect(text).toContain(`add "${server.address}" to "projectServers": {"allowHosts": [...]} in ${garudaPaths(h.home).mcp}`);
+      expect(text).toContain(
+        `Garuda does not connect to ${server.address} (127.0.0.1 is this computer (a loopback address)`,
+      );
+      expect(text).toContain(
+        `add "${server.address}" to "projectServers": {"allowHosts": [...]} in ${garudaPaths(h.home).mcp}`,
+      );
       expect(h.permissions).toHaveLength(0);
       expect(mcpTools(model)).toEqual([]);
       expect(server.seen).toEqual([]);
@@ -269,13 +312,18 @@ describe("the editor's MCP servers over http, held to the egress rules", () => {
   test("negative control: listed in your ~/.garuda/mcp.json projectServers.allowHosts, the same server is asked about, starts, and its tool runs", async () => {
     const server = await loopbackServer();
     try {
-      const model = new FakeModelClient([fake.toolCall("mcp__local__echo", { text: "over http" }, { id: "toolu_http" }), fake.text("done")]);
+      const model = new FakeModelClient([
+        fake.toolCall("mcp__local__echo", { text: "over http" }, { id: "toolu_http" }),
+        fake.text("done"),
+      ]);
       await using h = startHarness({ models: [model] });
       mkdirSync(join(h.home, ".garuda"), { recursive: true });
       writeFileSync(garudaPaths(h.home).mcp, JSON.stringify({ projectServers: { allowHosts: [server.address] } }));
       h.answer = answering("once");
       await h.initialize();
-      const { sessionId } = await h.newSession({ mcpServers: [{ type: "http", name: "local", url: server.url, headers: [] }] });
+      const { sessionId } = await h.newSession({
+        mcpServers: [{ type: "http", name: "local", url: server.url, headers: [] }],
+      });
       await h.prompt(sessionId, "go");
       expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "toolu_http"]);
       expect(resultOf(h.updatesOf(sessionId), "toolu_http")).toContain("echo: over http");

@@ -54,7 +54,13 @@ function namespacePids(pid: number): number[] {
 
 const resultText = (updates: readonly acp.SessionUpdate[], id: string) =>
   updates
-    .flatMap((u) => (u.sessionUpdate === "tool_call_update" && u.toolCallId === id && (u.status === "completed" || u.status === "failed") ? (u.content ?? []) : []))
+    .flatMap((u) =>
+      u.sessionUpdate === "tool_call_update" &&
+      u.toolCallId === id &&
+      (u.status === "completed" || u.status === "failed")
+        ? (u.content ?? [])
+        : [],
+    )
     .map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : ""))
     .join("");
 
@@ -75,7 +81,14 @@ describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP se
       ],
     });
     const root = makeTempDir("root-", { under: work });
-    const { proc, agent, connection, updates, permissions, lines, tail } = startAgent(binary, mock, root, work, "claude-sonnet-5", home);
+    const { proc, agent, connection, updates, permissions, lines, tail } = startAgent(
+      binary,
+      mock,
+      root,
+      work,
+      "claude-sonnet-5",
+      home,
+    );
     await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     const server: acp.McpServer = {
       name: "Fix Tools",
@@ -87,14 +100,30 @@ describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP se
       ],
     };
     const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [server] });
-    expect((await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Use the editor's tools." }] })).stopReason).toBe("end_turn");
+    expect(
+      (
+        await agent.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: "Use the editor's tools." }],
+        })
+      ).stopReason,
+    ).toBe("end_turn");
 
     // The consent came first (answered "once" by the client), with the env names, not the value.
-    expect(permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "toolu_echo", "toolu_token", "toolu_ssh"]);
+    expect(permissions.map((p) => p.toolCall.toolCallId)).toEqual([
+      "garuda-question-1",
+      "toolu_echo",
+      "toolu_token",
+      "toolu_ssh",
+    ]);
     const consent = JSON.stringify(permissions[0]?.toolCall.content);
     expect(consent).toContain("EDITOR_TOKEN");
     expect(consent).not.toContain(SECRET);
-    expect(permissions.slice(1).map((p) => p.toolCall.title)).toEqual(["fix-tools/echo", "fix-tools/token", "fix-tools/read"]);
+    expect(permissions.slice(1).map((p) => p.toolCall.title)).toEqual([
+      "fix-tools/echo",
+      "fix-tools/token",
+      "fix-tools/read",
+    ]);
     // The tool results reached the editor; the value reached the server (its length) only.
     expect(resultText(updates, "toolu_echo")).toContain(`echo: ${ECHOED}`);
     expect(resultText(updates, "toolu_token")).toContain(`token length ${SECRET.length}`);
@@ -129,11 +158,15 @@ describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP se
     const files = filesUnder(home);
     expect(files.some((path) => path.includes(join(".garuda", "audit")))).toBe(true);
     expect(files.some((path) => path.includes(join(".garuda", "sessions")))).toBe(true);
-    for (const path of files) expect({ path, found: readFileSync(path, "utf8").includes(SECRET) }).toEqual({ path, found: false });
+    for (const path of files)
+      expect({ path, found: readFileSync(path, "utf8").includes(SECRET) }).toEqual({ path, found: false });
     expect(lines.some((line) => line.includes(SECRET))).toBe(false);
     expect(JSON.stringify(mock.requests.map((r) => r.body))).not.toContain(SECRET);
     // Negative control: the same searches find the value the server echoed (written by Garuda).
-    expect(files.filter((path) => path.includes(join(".garuda", "sessions")) && readFileSync(path, "utf8").includes(ECHOED)).length).toBeGreaterThan(0);
+    expect(
+      files.filter((path) => path.includes(join(".garuda", "sessions")) && readFileSync(path, "utf8").includes(ECHOED))
+        .length,
+    ).toBeGreaterThan(0);
     expect(lines.some((line) => line.includes(ECHOED))).toBe(true);
     expectOnlyProtocol(lines, tail);
   }, 120_000);

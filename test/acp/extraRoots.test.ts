@@ -19,7 +19,11 @@ const rejection = async (promise: Promise<unknown>) => {
 
 /** The tool result text of one call. */
 function resultOf(updates: readonly acp.SessionUpdate[], id: string): string {
-  return contentText(ofKind(updates, "tool_call_update").find((u) => u.toolCallId === id && (u.status === "completed" || u.status === "failed"))?.content);
+  return contentText(
+    ofKind(updates, "tool_call_update").find(
+      (u) => u.toolCallId === id && (u.status === "completed" || u.status === "failed"),
+    )?.content,
+  );
 }
 
 describe("additionalDirectories", () => {
@@ -47,13 +51,18 @@ describe("additionalDirectories", () => {
     expect(contentText(h.permissions[0]?.toolCall.content)).not.toContain("outside the project");
     expect(readFileSync(join(extra.path, "new.ts"), "utf8")).toBe("export {};\n");
     // The model is told where they are.
-    expect(model.requests[0]?.system).toContain(`Other project folders (use absolute paths; the tools and the sandbox treat them as the project): ${extra.path}`);
+    expect(model.requests[0]?.system).toContain(
+      `Other project folders (use absolute paths; the tools and the sandbox treat them as the project): ${extra.path}`,
+    );
   });
 
   test("negative control: without additionalDirectories the same read asks, as outside the project", async () => {
     using extra = tempDir("garuda-extra-");
     writeFileSync(join(extra.path, "lib.ts"), "x\n");
-    const model = new FakeModelClient([fake.toolCall("read_file", { path: join(extra.path, "lib.ts") }, { id: "toolu_read" }), fake.text("done")]);
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: join(extra.path, "lib.ts") }, { id: "toolu_read" }),
+      fake.text("done"),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -66,12 +75,17 @@ describe("additionalDirectories", () => {
     using outside = tempDir("garuda-outside-");
     writeFileSync(join(outside.path, "target.txt"), "original\n");
     symlinkSync(join(outside.path, "target.txt"), join(extra.path, "link.txt"));
-    const model = new FakeModelClient([fake.toolCall("write_file", { path: join(extra.path, "link.txt"), content: "changed\n" }, { id: "toolu_write" }), fake.text("done")]);
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: join(extra.path, "link.txt"), content: "changed\n" }, { id: "toolu_write" }),
+      fake.text("done"),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession({ additionalDirectories: [extra.path] });
     await h.prompt(sessionId, "go");
-    expect(resultOf(h.updatesOf(sessionId), "toolu_write")).toContain("which is outside the project. Garuda does not write through it");
+    expect(resultOf(h.updatesOf(sessionId), "toolu_write")).toContain(
+      "which is outside the project. Garuda does not write through it",
+    );
     expect(readFileSync(join(outside.path, "target.txt"), "utf8")).toBe("original\n");
   });
 
@@ -89,7 +103,12 @@ describe("additionalDirectories", () => {
       `echo bad > ${outside.path}/escaped.txt`,
       "true",
     ].join("; ");
-    const model = new FakeModelClient([fake.toolCall("bash", { command: script }, { id: "toolu_bash" }), fake.text("done"), fake.toolCall("bash", { command: `echo plan > ${extra.path}/plan.txt; true` }, { id: "toolu_plan" }), fake.text("done")]);
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: script }, { id: "toolu_bash" }),
+      fake.text("done"),
+      fake.toolCall("bash", { command: `echo plan > ${extra.path}/plan.txt; true` }, { id: "toolu_plan" }),
+      fake.text("done"),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession({ additionalDirectories: [extra.path] });
@@ -113,8 +132,14 @@ describe("additionalDirectories", () => {
     await using h = startHarness();
     await h.initialize();
     const cases: Array<[string, string]> = [
-      ["relative/dir", 'The additional folder "relative/dir" cannot be used: it is not an absolute path. Give its absolute path.'],
-      [join(file.path, "missing"), `The additional folder "${join(file.path, "missing")}" cannot be used: it does not exist.`],
+      [
+        "relative/dir",
+        'The additional folder "relative/dir" cannot be used: it is not an absolute path. Give its absolute path.',
+      ],
+      [
+        join(file.path, "missing"),
+        `The additional folder "${join(file.path, "missing")}" cannot be used: it does not exist.`,
+      ],
       [join(file.path, "f"), "it is not a folder"],
       ["/usr", 'The additional folder "/usr" cannot be used: it is a system folder'],
       ["/tmp", 'The additional folder "/tmp" cannot be used: it is the shared temp folder'],

@@ -17,7 +17,9 @@ const CRAFTED = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`crafte
 const ANSWER_MS = 2_000;
 
 function finished(updates: readonly acp.SessionUpdate[], id: string): acp.ToolCallUpdate | undefined {
-  return ofKind(updates, "tool_call_update").find((u) => u.toolCallId === id && (u.status === "completed" || u.status === "failed"));
+  return ofKind(updates, "tool_call_update").find(
+    (u) => u.toolCallId === id && (u.status === "completed" || u.status === "failed"),
+  );
 }
 
 describe("one session's search does not hold up another", () => {
@@ -45,16 +47,25 @@ describe("one session's search does not hold up another", () => {
     expect((await turn).stopReason).toBe("end_turn");
     const updates = h.updatesOf(a.sessionId);
     const grep = contentText(finished(updates, "toolu_grep")?.content);
-    expect(grep).toBe("```\na.ts:1:export function needle() {}\n[Not searched: 2 paths that are not a regular file (a pipe, socket or device, which reading could hang on): notes.ts, notes.txt.]\n```");
+    expect(grep).toBe(
+      "```\na.ts:1:export function needle() {}\n[Not searched: 2 paths that are not a regular file (a pipe, socket or device, which reading could hang on): notes.ts, notes.txt.]\n```",
+    );
     const def = contentText(finished(updates, "toolu_def")?.content);
-    expect(def).toBe("```\na.ts:1  function needle — export function needle()\n[Not searched: 1 path that is not a regular file (a pipe, socket or device, which reading could hang on): notes.ts.]\n```");
+    expect(def).toBe(
+      "```\na.ts:1  function needle — export function needle()\n[Not searched: 1 path that is not a regular file (a pipe, socket or device, which reading could hang on): notes.ts.]\n```",
+    );
     const named = finished(updates, "toolu_named");
     expect(named?.status).toBe("failed");
-    expect(contentText(named?.content)).toBe("```\nnotes.txt is not a regular file (a device, socket or pipe); grep searches files and folders only.\n```");
+    expect(contentText(named?.content)).toBe(
+      "```\nnotes.txt is not a regular file (a device, socket or pipe); grep searches files and folders only.\n```",
+    );
   }, 60_000);
 
   test("a pattern that backtracks for seconds: the other session answers at once, and cancel ends the search at once", async () => {
-    const first = new FakeModelClient([fake.toolCall("grep", { pattern: "(a+)+$" }, { id: "toolu_slow" }), fake.text("next turn")]);
+    const first = new FakeModelClient([
+      fake.toolCall("grep", { pattern: "(a+)+$" }, { id: "toolu_slow" }),
+      fake.text("next turn"),
+    ]);
     const second = new FakeModelClient([fake.text("pong"), fake.text("pong again")]);
     await using h = startHarness({ models: [first, second], files: CRAFTED });
     await h.initialize();

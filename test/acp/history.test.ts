@@ -3,7 +3,17 @@
 // session/delete, and what keeps the history safe: ids checked before any path is made, a
 // session only in its own project, one writer per session, and damaged files that still load.
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { findSession, listSessions as chatSessions, sessionDetails } from "../../src/cli/chat/sessions.ts";
@@ -20,8 +30,6 @@ import { makeTempDir } from "../support/tempDir.ts";
 
 const sessionsOf = (home: string) => garudaPaths(home).sessions;
 
-
-
 /** A session file as the store writes it, with a prompt and a title, last written at `when`. */
 function storedSession(sessionsDir: string, root: string, prompt: string, when: Date): string {
   const journal = createSessionStore({ sessionsDir }).create({ root, version: "0", model: "m", mode: "build" });
@@ -34,7 +42,9 @@ function storedSession(sessionsDir: string, root: string, prompt: string, when: 
 
 /** The code of the last error the server wrote (the SDK's client turns -32002 on close and delete into success). */
 function lastErrorCode(lines: readonly string[]): number | undefined {
-  return lines.map((line) => JSON.parse(line) as { error?: { code: number } }).findLast((message) => message.error !== undefined)?.error?.code;
+  return lines
+    .map((line) => JSON.parse(line) as { error?: { code: number } })
+    .findLast((message) => message.error !== undefined)?.error?.code;
 }
 
 describe("session/list", () => {
@@ -60,7 +70,12 @@ describe("session/list", () => {
       expect(all.sessions.map((s) => s.sessionId)).toEqual([elsewhere, terminalSession, editorSession]);
       expect(all.nextCursor).toBeUndefined();
       const mine = all.sessions.find((s) => s.sessionId === editorSession);
-      expect(mine).toEqual({ sessionId: editorSession, cwd: m.root, title: "fix the parser", updatedAt: expect.any(String) });
+      expect(mine).toEqual({
+        sessionId: editorSession,
+        cwd: m.root,
+        title: "fix the parser",
+        updatedAt: expect.any(String),
+      });
       expect(new Date(mine?.updatedAt as string).toISOString()).toBe(mine?.updatedAt as string);
       expect(all.sessions.find((s) => s.sessionId === terminalSession)?.title).toBe("from the terminal");
 
@@ -68,7 +83,9 @@ describe("session/list", () => {
       expect(here.sessions.map((s) => s.sessionId)).toEqual([terminalSession, editorSession]);
       const there = await h.agent.request(acp.methods.agent.session.list, { cwd: otherRoot });
       expect(there.sessions.map((s) => [s.sessionId, s.cwd])).toEqual([[elsewhere, otherRoot]]);
-      expect((await h.agent.request(acp.methods.agent.session.list, { cwd: join(otherRoot, "none") })).sessions).toEqual([]);
+      expect(
+        (await h.agent.request(acp.methods.agent.session.list, { cwd: join(otherRoot, "none") })).sessions,
+      ).toEqual([]);
     } finally {
       rmSync(otherRoot, { recursive: true, force: true });
     }
@@ -77,14 +94,19 @@ describe("session/list", () => {
   test("pages of 50 with an opaque nextCursor, no session twice; a bad cursor is a clear -32602", async () => {
     using m = machine();
     const sessions = sessionsOf(m.home);
-    const ids = Array.from({ length: 120 }, (_, n) => storedSession(sessions, m.root, `task ${n}`, new Date(Date.UTC(2026, 0, 1, 0, 0, n))));
+    const ids = Array.from({ length: 120 }, (_, n) =>
+      storedSession(sessions, m.root, `task ${n}`, new Date(Date.UTC(2026, 0, 1, 0, 0, n))),
+    );
     await using h = m.editor();
     await h.initialize();
     const seen: string[] = [];
     let cursor: string | undefined;
     const sizes: number[] = [];
     do {
-      const page: acp.ListSessionsResponse = await h.agent.request(acp.methods.agent.session.list, { cwd: m.root, ...(cursor && { cursor }) });
+      const page: acp.ListSessionsResponse = await h.agent.request(acp.methods.agent.session.list, {
+        cwd: m.root,
+        ...(cursor && { cursor }),
+      });
       sizes.push(page.sessions.length);
       seen.push(...page.sessions.map((s) => s.sessionId));
       cursor = page.nextCursor ?? undefined;
@@ -96,7 +118,9 @@ describe("session/list", () => {
       expect(error.code).toBe(-32602);
       expect(error.message).toContain("this cursor is not one Garuda gave");
     }
-    expect((await rejection(h.agent.request(acp.methods.agent.session.list, { cwd: "relative/dir" }))).code).toBe(-32602);
+    expect((await rejection(h.agent.request(acp.methods.agent.session.list, { cwd: "relative/dir" }))).code).toBe(
+      -32602,
+    );
   });
 
   test("unreadable files are left out and the list still answers; an older file's title is its first prompt", async () => {
@@ -105,7 +129,10 @@ describe("session/list", () => {
     const good = storedSession(sessions, m.root, "the good one", new Date(Date.UTC(2026, 0, 2)));
     const folder = sessionFolder(sessions, m.root);
     writeFileSync(join(folder, "20260101-000000-0000aaaa.jsonl"), "garbage\n");
-    writeFileSync(join(folder, "20260101-000000-0000bbbb.jsonl"), `${JSON.stringify({ t: "x", type: "user", prompt: "no start", content: [] })}\n`);
+    writeFileSync(
+      join(folder, "20260101-000000-0000bbbb.jsonl"),
+      `${JSON.stringify({ t: "x", type: "user", prompt: "no start", content: [] })}\n`,
+    );
     writeFileSync(join(folder, "20260101-000000-0000cccc.jsonl"), "");
     mkdirSync(join(folder, "20260101-000000-0000dddd.jsonl"));
     // Format 1 (before titles): the first prompt names it.
@@ -113,9 +140,30 @@ describe("session/list", () => {
     writeFileSync(
       join(folder, `${old}.jsonl`),
       [
-        { t: "2025-12-01T10:10:10Z", type: "start", format: 1, sessionId: old, root: m.root, version: "0.16.0", model: "claude-sonnet-5", mode: "build" },
-        { t: "2025-12-01T10:10:11Z", type: "user", prompt: "rename\tthe\nmodule", content: [{ type: "text", text: "rename\tthe\nmodule" }] },
-        { t: "2025-12-01T10:10:12Z", type: "assistant", step: 1, stopReason: "end_turn", content: [{ type: "text", text: "Done." }], usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 } },
+        {
+          t: "2025-12-01T10:10:10Z",
+          type: "start",
+          format: 1,
+          sessionId: old,
+          root: m.root,
+          version: "0.16.0",
+          model: "claude-sonnet-5",
+          mode: "build",
+        },
+        {
+          t: "2025-12-01T10:10:11Z",
+          type: "user",
+          prompt: "rename\tthe\nmodule",
+          content: [{ type: "text", text: "rename\tthe\nmodule" }],
+        },
+        {
+          t: "2025-12-01T10:10:12Z",
+          type: "assistant",
+          step: 1,
+          stopReason: "end_turn",
+          content: [{ type: "text", text: "Done." }],
+          usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 },
+        },
       ]
         .map((record) => JSON.stringify(record))
         .join("\n") + "\n",
@@ -137,7 +185,12 @@ describe("session/list", () => {
     const b = storedSession(sessions, m.root, "second", new Date(Date.UTC(2026, 0, 2)));
     await using h = m.editor();
     await h.initialize();
-    const list = async () => (await h.agent.request(acp.methods.agent.session.list, {})).sessions.map((s) => [s.sessionId, s.title, s.updatedAt]);
+    const list = async () =>
+      (await h.agent.request(acp.methods.agent.session.list, {})).sessions.map((s) => [
+        s.sessionId,
+        s.title,
+        s.updatedAt,
+      ]);
     expect((await list()).map(([id]) => id)).toEqual([b, a]);
     const index = join(sessions, "index.sqlite");
     expect(statSync(index).mode & 0o777).toBe(0o600);
@@ -181,10 +234,19 @@ describe("titles", () => {
     expect(kinds.at(-1)).toBe("session_info_update");
 
     await h.prompt(sessionId, "a second prompt");
-    expect(infos().map((u) => Object.keys(u).sort().join(","))).toEqual(["sessionUpdate,title", "sessionUpdate,updatedAt", "sessionUpdate,updatedAt"]);
+    expect(infos().map((u) => Object.keys(u).sort().join(","))).toEqual([
+      "sessionUpdate,title",
+      "sessionUpdate,updatedAt",
+      "sessionUpdate,updatedAt",
+    ]);
     const file = findSessionFile(sessionsOf(m.home), sessionId) as string;
-    const records = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; title?: string });
-    expect(records.filter((r) => r.type === "title")).toEqual([{ t: expect.any(String), type: "title", title } as never]);
+    const records = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; title?: string });
+    expect(records.filter((r) => r.type === "title")).toEqual([
+      { t: expect.any(String), type: "title", title } as never,
+    ]);
     expect((await h.agent.request(acp.methods.agent.session.list, {})).sessions[0]?.title).toBe(title);
     await h.close();
     await using again = m.editor();
@@ -217,7 +279,9 @@ describe("titles", () => {
 describe("session/close", () => {
   test("stops the running command (its process gone), closes the runtime, and the id is unknown afterwards", async () => {
     using m = machine();
-    await using h = m.editor({ models: [new FakeModelClient([fake.toolCall("bash", { command: "sleep 60" }, { id: "toolu_sleep" })])] });
+    await using h = m.editor({
+      models: [new FakeModelClient([fake.toolCall("bash", { command: "sleep 60" }, { id: "toolu_sleep" })])],
+    });
     await h.initialize();
     const { sessionId } = await h.newSession();
     const turn = h.prompt(sessionId, "sleep");
@@ -229,7 +293,9 @@ describe("session/close", () => {
     expect(running(["sleep", "60"])).toEqual([]);
     expect((await turn).stopReason).toBe("cancelled");
     expect((await rejection(h.prompt(sessionId, "again"))).code).toBe(-32002);
-    expect((await rejection(h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" }))).code).toBe(-32002);
+    expect(
+      (await rejection(h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" }))).code,
+    ).toBe(-32002);
     // A second close: -32002 on the wire (the SDK's client takes it as done).
     expect(await h.agent.request(acp.methods.agent.session.close, { sessionId })).toEqual({});
     expect(lastErrorCode(h.lines)).toBe(-32002);
@@ -243,7 +309,11 @@ describe("session/close", () => {
 describe("session/delete", () => {
   test("removes the session's file and lock for good; a running session is closed first", async () => {
     using m = machine();
-    await using h = m.editor({ models: [new FakeModelClient([fake.text("kept"), fake.toolCall("bash", { command: "sleep 61" }, { id: "toolu_sleep" })])] });
+    await using h = m.editor({
+      models: [
+        new FakeModelClient([fake.text("kept"), fake.toolCall("bash", { command: "sleep 61" }, { id: "toolu_sleep" })]),
+      ],
+    });
     await h.initialize();
     const { sessionId: idle } = await h.newSession();
     await h.prompt(idle, "one to delete");
@@ -272,12 +342,22 @@ describe("ids, folders and locks", () => {
     // A session file planted outside the sessions folder, where a traversal would reach it.
     const victim = join(m.home, ".garuda", "victim");
     const planted = `${victim}.jsonl`;
-    writeFileSync(planted, `${JSON.stringify({ t: "x", type: "start", format: 2, sessionId: "v", root: m.root, version: "0", model: "m", mode: "build" })}\n`);
+    writeFileSync(
+      planted,
+      `${JSON.stringify({ t: "x", type: "start", format: 2, sessionId: "v", root: m.root, version: "0", model: "m", mode: "build" })}\n`,
+    );
     mkdirSync(sessionFolder(sessionsOf(m.home), m.root), { recursive: true });
     await using h = m.editor();
     await h.initialize();
     const folderName = basename(sessionFolder(sessionsOf(m.home), m.root));
-    for (const id of ["../../victim", `../${folderName}/../../victim`, planted.replace(/\.jsonl$/, ""), "20260101-000000-ABCD", "20260101-000000-abcd/../../../victim", ""]) {
+    for (const id of [
+      "../../victim",
+      `../${folderName}/../../victim`,
+      planted.replace(/\.jsonl$/, ""),
+      "20260101-000000-ABCD",
+      "20260101-000000-abcd/../../../victim",
+      "",
+    ]) {
       for (const method of [acp.methods.agent.session.load, acp.methods.agent.session.resume] as const) {
         const error = await rejection(h.agent.request(method, { sessionId: id, cwd: m.root, mcpServers: [] }));
         expect(error.code).toBe(-32602);
@@ -305,7 +385,9 @@ describe("ids, folders and locks", () => {
         expect(error.code).toBe(-32602);
         expect(error.message).toContain(`belongs to the project ${m.root}, not to ${other}`);
       }
-      const relative = await rejection(again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: "relative", mcpServers: [] }));
+      const relative = await rejection(
+        again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: "relative", mcpServers: [] }),
+      );
       expect(relative.code).toBe(-32602);
       // Nothing was locked by the refusals: the right folder loads.
       expect(messageText((await load(again, sessionId)).replayed)).toBe("hi");
@@ -329,7 +411,9 @@ describe("ids, folders and locks", () => {
       expect(error.code).toBe(-32603);
       expect(error.message).toContain(`session ${sessionId} is open in another Garuda now`);
     }
-    expect((await rejection(reader.agent.request(acp.methods.agent.session.delete, { sessionId }))).message).toContain("so it is not deleted");
+    expect((await rejection(reader.agent.request(acp.methods.agent.session.delete, { sessionId }))).message).toContain(
+      "so it is not deleted",
+    );
     expect(reader.updates.length).toBe(before);
     const file = findSessionFile(sessionsOf(m.home), sessionId) as string;
     expect(() => testRuntime({ home: m.home, root: m.root, resume: file })).toThrow(SessionBusyError);
@@ -343,7 +427,9 @@ describe("ids, folders and locks", () => {
 describe("damaged files", () => {
   /** A session made by an editor, then shut down; its file. */
   async function recorded(m: ReturnType<typeof machine>): Promise<{ sessionId: string; file: string }> {
-    await using h = m.editor({ models: [new FakeModelClient([fake.text("first answer"), fake.text("second answer")])] });
+    await using h = m.editor({
+      models: [new FakeModelClient([fake.text("first answer"), fake.text("second answer")])],
+    });
     await h.initialize();
     const { sessionId } = await h.newSession();
     await h.prompt(sessionId, "first");
@@ -352,7 +438,12 @@ describe("damaged files", () => {
   }
 
   for (const [name, damage, says] of [
-    ["a torn last line (kill -9 in the middle of a write)", (file: string) => appendFileSync(file, '{"t":"2026-01-01T00:00:00Z","type":"assistant","step":1,"content":[{"type":"te'), "the last line is incomplete"],
+    [
+      "a torn last line (kill -9 in the middle of a write)",
+      (file: string) =>
+        appendFileSync(file, '{"t":"2026-01-01T00:00:00Z","type":"assistant","step":1,"content":[{"type":"te'),
+      "the last line is incomplete",
+    ],
     [
       "a garbage line in the middle",
       (file: string) => {
@@ -364,7 +455,11 @@ describe("damaged files", () => {
     ],
     [
       "a record of a kind this version does not know, and an incomplete one",
-      (file: string) => appendFileSync(file, `${JSON.stringify({ t: "x", type: "hologram", data: 1 })}\n${JSON.stringify({ t: "x", type: "user", prompt: "no content" })}\n`),
+      (file: string) =>
+        appendFileSync(
+          file,
+          `${JSON.stringify({ t: "x", type: "hologram", data: 1 })}\n${JSON.stringify({ t: "x", type: "user", prompt: "no content" })}\n`,
+        ),
       'does not know ("hologram")',
     ],
   ] as const) {
@@ -380,7 +475,9 @@ describe("damaged files", () => {
       const text = messageText(replayed);
       expect(text).toContain("first answer");
       expect(text).toContain("second answer");
-      expect(text).toMatch(/Garuda: \d lines? of the session file could not be read and (was|were) skipped \(line \d+: /);
+      expect(text).toMatch(
+        /Garuda: \d lines? of the session file could not be read and (was|were) skipped \(line \d+: /,
+      );
       expect(text).toContain(says);
       // The conversation goes on, without the same line a second time.
       expect((await h.prompt(sessionId, "third")).stopReason).toBe("end_turn");
@@ -397,11 +494,42 @@ describe("damaged files", () => {
     writeFileSync(
       join(folder, `${id}.jsonl`),
       [
-        { t: "2025-12-01T10:10:10Z", type: "start", format: 1, sessionId: id, root: m.root, version: "0.16.0", model: "claude-sonnet-5", mode: "plan" },
-        { t: "2025-12-01T10:10:11Z", type: "user", prompt: "what is in a.txt?", content: [{ type: "text", text: "what is in a.txt?" }] },
-        { t: "2025-12-01T10:10:12Z", type: "assistant", step: 1, stopReason: "tool_use", content: [{ type: "tool_use", id: "toolu_old", name: "read_file", input: { path: "a.txt" } }], usage },
-        { t: "2025-12-01T10:10:13Z", type: "tool_results", results: [{ callId: "toolu_old", content: "alpha", isError: false }] },
-        { t: "2025-12-01T10:10:14Z", type: "assistant", step: 2, stopReason: "end_turn", content: [{ type: "text", text: "It says alpha." }] },
+        {
+          t: "2025-12-01T10:10:10Z",
+          type: "start",
+          format: 1,
+          sessionId: id,
+          root: m.root,
+          version: "0.16.0",
+          model: "claude-sonnet-5",
+          mode: "plan",
+        },
+        {
+          t: "2025-12-01T10:10:11Z",
+          type: "user",
+          prompt: "what is in a.txt?",
+          content: [{ type: "text", text: "what is in a.txt?" }],
+        },
+        {
+          t: "2025-12-01T10:10:12Z",
+          type: "assistant",
+          step: 1,
+          stopReason: "tool_use",
+          content: [{ type: "tool_use", id: "toolu_old", name: "read_file", input: { path: "a.txt" } }],
+          usage,
+        },
+        {
+          t: "2025-12-01T10:10:13Z",
+          type: "tool_results",
+          results: [{ callId: "toolu_old", content: "alpha", isError: false }],
+        },
+        {
+          t: "2025-12-01T10:10:14Z",
+          type: "assistant",
+          step: 2,
+          stopReason: "end_turn",
+          content: [{ type: "text", text: "It says alpha." }],
+        },
         { t: "2025-12-01T10:10:15Z", type: "end", stopReason: "done", steps: 2 },
       ]
         .map((record) => JSON.stringify(record))
@@ -412,8 +540,15 @@ describe("damaged files", () => {
     await h.initialize();
     const { response, replayed } = await load(h, id);
     expect(response.modes?.currentModeId).toBe("plan");
-    expect(replayed.filter((u) => u.sessionUpdate !== "available_commands_update").map((u) => u.sessionUpdate)).toEqual(["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]);
-    expect(ofKind(replayed, "tool_call")[0]).toMatchObject({ toolCallId: "toolu_old", title: "read_file", kind: "read", rawInput: { path: "a.txt" } });
+    expect(replayed.filter((u) => u.sessionUpdate !== "available_commands_update").map((u) => u.sessionUpdate)).toEqual(
+      ["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"],
+    );
+    expect(ofKind(replayed, "tool_call")[0]).toMatchObject({
+      toolCallId: "toolu_old",
+      title: "read_file",
+      kind: "read",
+      rawInput: { path: "a.txt" },
+    });
     expect(ofKind(replayed, "tool_call_update")[0]?.status).toBe("completed");
     expect(messageText(replayed)).toBe("It says alpha.");
     expect((await h.prompt(id, "and now?")).stopReason).toBe("end_turn");

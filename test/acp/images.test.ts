@@ -22,7 +22,10 @@ function allText(dir: string): string {
   return out;
 }
 
-const imagesOf = (model: FakeModelClient, index = 0) => (model.requests[index]?.messages.findLast((m) => m.role === "user")?.content ?? []).filter((block) => block.type === "image");
+const imagesOf = (model: FakeModelClient, index = 0) =>
+  (model.requests[index]?.messages.findLast((m) => m.role === "user")?.content ?? []).filter(
+    (block) => block.type === "image",
+  );
 
 describe("images over ACP", () => {
   test("initialize says images are taken", async () => {
@@ -35,7 +38,10 @@ describe("images over ACP", () => {
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
-    await h.prompt(sessionId, [{ type: "text", text: "what is this?" }, { type: "image", data: PNG_1PX, mimeType: "image/png" }]);
+    await h.prompt(sessionId, [
+      { type: "text", text: "what is this?" },
+      { type: "image", data: PNG_1PX, mimeType: "image/png" },
+    ]);
     expect(imagesOf(model)).toEqual([{ type: "image", mediaType: "image/png", data: PNG_1PX }]);
     expect(allText(garudaPaths(h.home).sessions)).toContain(PNG_1PX);
   });
@@ -46,7 +52,9 @@ describe("images over ACP", () => {
     writeFileSync(join(h.root, "shot.png"), Buffer.from(PNG_1PX, "base64"));
     await h.initialize();
     const { sessionId } = await h.newSession();
-    await h.prompt(sessionId, [{ type: "resource_link", name: "shot.png", uri: pathToFileURL(join(h.root, "shot.png")).href }]);
+    await h.prompt(sessionId, [
+      { type: "resource_link", name: "shot.png", uri: pathToFileURL(join(h.root, "shot.png")).href },
+    ]);
     expect(imagesOf(model)).toEqual([{ type: "image", mediaType: "image/png", data: PNG_1PX }]);
   });
 
@@ -71,11 +79,19 @@ describe("images over ACP", () => {
   test("a model the catalog marks as text-only gets no image, and a Garuda: line says why", async () => {
     const model = new FakeModelClient([fake.text("ok")]);
     await using h = startHarness({ models: [model] });
-    writeFileSync(garudaPaths(h.home).models, JSON.stringify({ default: "claude-sonnet-5", models: { "claude-sonnet-5": { images: false } } }));
+    writeFileSync(
+      garudaPaths(h.home).models,
+      JSON.stringify({ default: "claude-sonnet-5", models: { "claude-sonnet-5": { images: false } } }),
+    );
     await h.initialize();
     const { sessionId } = await h.newSession();
-    await h.prompt(sessionId, [{ type: "text", text: "what is this?" }, { type: "image", data: PNG_1PX, mimeType: "image/png" }]);
+    await h.prompt(sessionId, [
+      { type: "text", text: "what is this?" },
+      { type: "image", data: PNG_1PX, mimeType: "image/png" },
+    ]);
     expect(imagesOf(model)).toEqual([]);
-    expect(messageText(h.updatesOf(sessionId))).toContain("Garuda: the image was not sent: claude-sonnet-5 takes text only");
+    expect(messageText(h.updatesOf(sessionId))).toContain(
+      "Garuda: the image was not sent: claude-sonnet-5 takes text only",
+    );
   });
 });

@@ -12,11 +12,11 @@ import { messageText, ofKind, select } from "../support/acpHarness.ts";
 import { conversation, load, machine, rejection, userChunks } from "../support/acpHistory.ts";
 import { running, waitFor } from "../support/processes.ts";
 
-
-
 /** The text of every user message the model was sent, in order. */
 const userTexts = (model: FakeModelClient, request = 0) =>
-  (model.requests[request]?.messages ?? []).filter((m) => m.role === "user").map((m) => m.content.map((b) => (b.type === "text" ? b.text : "")).join(""));
+  (model.requests[request]?.messages ?? [])
+    .filter((m) => m.role === "user")
+    .map((m) => m.content.map((b) => (b.type === "text" ? b.text : "")).join(""));
 
 describe("session/load", () => {
   test("a new editor replays the whole conversation as it was shown live, field by field, then continues it", async () => {
@@ -26,8 +26,21 @@ describe("session/load", () => {
         { type: "text", text: "Let me read the notes." },
         { type: "tool_use", id: "toolu_read", name: "read_file", input: { path: "notes.txt" } },
       ]),
-      fake.toolCall("edit_file", { path: "notes.txt", old_string: "draft", new_string: "final" }, { id: "toolu_edit", text: "Now the edit." }),
-      fake.toolCall("todo", { items: [{ content: "Make the note final", status: "completed" }, { content: "Tell the user", status: "in_progress" }] }, { id: "toolu_plan" }),
+      fake.toolCall(
+        "edit_file",
+        { path: "notes.txt", old_string: "draft", new_string: "final" },
+        { id: "toolu_edit", text: "Now the edit." },
+      ),
+      fake.toolCall(
+        "todo",
+        {
+          items: [
+            { content: "Make the note final", status: "completed" },
+            { content: "Tell the user", status: "in_progress" },
+          ],
+        },
+        { id: "toolu_plan" },
+      ),
       fake.text("The note now says **final**.", { chunks: 4 }),
       fake.toolCall("write_file", { path: "other.txt", content: "x" }, { id: "toolu_denied" }),
       fake.text("Fine, I left it."),
@@ -42,7 +55,10 @@ describe("session/load", () => {
       { type: "text", text: "Make" },
       { type: "resource_link", uri: pathToFileURL(join(h.root, "notes.txt")).href, name: "notes.txt" },
       { type: "text", text: "final, see the selection:" },
-      { type: "resource", resource: { uri: "file:///elsewhere/sel.ts", text: "const x = 1;", mimeType: "text/x-typescript" } },
+      {
+        type: "resource",
+        resource: { uri: "file:///elsewhere/sel.ts", text: "const x = 1;", mimeType: "text/x-typescript" },
+      },
     ];
     expect((await h.prompt(sessionId, sent)).stopReason).toBe("end_turn");
     h.answer = () => select("deny");
@@ -59,7 +75,11 @@ describe("session/load", () => {
     // Everything the editor kept of the live turns comes back, in order, field by field, the plan too.
     expect(conversation(replayed)).toEqual(conversation(live));
     // The live updates it leaves out are live state only: the running calls and the session's time.
-    expect(live.filter((u) => u.sessionUpdate === "tool_call_update" && (u.status === "in_progress" || u.status === "pending")).length).toBeGreaterThan(0);
+    expect(
+      live.filter(
+        (u) => u.sessionUpdate === "tool_call_update" && (u.status === "in_progress" || u.status === "pending"),
+      ).length,
+    ).toBeGreaterThan(0);
     // Each prompt as the user sent it: text, the file link, the embedded selection.
     expect(userChunks(replayed)).toEqual([...sent, { type: "text", text: "now write other.txt" }]);
     const order = replayed.map((u) => u.sessionUpdate);
@@ -78,7 +98,12 @@ describe("session/load", () => {
     expect(calls[1]?.rawInput).toEqual({ path: "notes.txt", old_string: "draft", new_string: "final" });
     const edit = ofKind(replayed, "tool_call_update").find((u) => u.toolCallId === "toolu_edit");
     expect(edit?.status).toBe("completed");
-    expect(edit?.content?.[0]).toEqual({ type: "diff", path: join(h.root, "notes.txt"), oldText: "a draft note\n", newText: "a final note\n" });
+    expect(edit?.content?.[0]).toEqual({
+      type: "diff",
+      path: join(h.root, "notes.txt"),
+      oldText: "a draft note\n",
+      newText: "a final note\n",
+    });
     expect(ofKind(replayed, "tool_call_update").find((u) => u.toolCallId === "toolu_denied")?.status).toBe("failed");
     expect(ofKind(replayed, "plan")).toEqual([
       {
@@ -89,8 +114,12 @@ describe("session/load", () => {
         ],
       },
     ]);
-    expect(ofKind(replayed, "agent_thought_chunk").map((u) => (u.content.type === "text" ? u.content.text : ""))).toEqual(["The notes first."]);
-    expect(ofKind(replayed, "session_info_update")).toEqual([{ sessionUpdate: "session_info_update", title: "Make notes.txt final, see the selection:" }]);
+    expect(
+      ofKind(replayed, "agent_thought_chunk").map((u) => (u.content.type === "text" ? u.content.text : "")),
+    ).toEqual(["The notes first."]);
+    expect(ofKind(replayed, "session_info_update")).toEqual([
+      { sessionUpdate: "session_info_update", title: "Make notes.txt final, see the selection:" },
+    ]);
 
     // The next prompt continues the conversation: the model sees the earlier turns.
     expect((await again.prompt(sessionId, "what does it say?")).stopReason).toBe("end_turn");
@@ -103,7 +132,10 @@ describe("session/load", () => {
   }, 60_000);
 
   test("a stopped command replays as failed, with the line the stop showed live", async () => {
-    const model = new FakeModelClient([fake.toolCall("bash", { command: "sleep 60" }, { id: "toolu_sleep" }), fake.text("later")]);
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: "sleep 60" }, { id: "toolu_sleep" }),
+      fake.text("later"),
+    ]);
     using m = machine();
     await using h = m.editor({ models: [model] });
     await h.initialize();
@@ -121,19 +153,34 @@ describe("session/load", () => {
     const { replayed } = await load(again, sessionId);
     // As live, but the stopped call's text: live showed what the killed command returned during
     // the settle window; the file keeps the call as Garuda closed it.
-    const withoutText = (updates: acp.SessionUpdate[]) => conversation(updates).map((u) => ((u as acp.SessionUpdate).sessionUpdate === "tool_call_update" ? { ...(u as object), content: "…" } : u));
+    const withoutText = (updates: acp.SessionUpdate[]) =>
+      conversation(updates).map((u) =>
+        (u as acp.SessionUpdate).sessionUpdate === "tool_call_update" ? { ...(u as object), content: "…" } : u,
+      );
     expect(withoutText(replayed)).toEqual(withoutText(live));
     const end = ofKind(replayed, "tool_call_update").filter((u) => u.toolCallId === "toolu_sleep");
-    expect(end).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "toolu_sleep", status: "failed", content: [{ type: "content", content: { type: "text", text: "Cancelled." } }] }]);
+    expect(end).toEqual([
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "toolu_sleep",
+        status: "failed",
+        content: [{ type: "content", content: { type: "text", text: "Cancelled." } }],
+      },
+    ]);
     expect(messageText(replayed)).toContain("Garuda: $ sleep 60 cancelled.");
   }, 30_000);
 
   test("the mode is restored; notices of a turn come back as Garuda: lines; a question is live only", async () => {
-    const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_plan_write" }), fake.text("Planned.")]);
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_plan_write" }),
+      fake.text("Planned."),
+    ]);
     using m = machine();
     await using h = m.editor({ models: [model], server: {} });
     await h.initialize();
-    const { sessionId } = await h.newSession({ mcpServers: [{ name: "editor-tools", command: "/bin/true", args: [], env: [] }] });
+    const { sessionId } = await h.newSession({
+      mcpServers: [{ name: "editor-tools", command: "/bin/true", args: [], env: [] }],
+    });
     await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" });
     expect((await h.prompt(sessionId, "plan it")).stopReason).toBe("end_turn");
     const live = h.updatesOf(sessionId);
@@ -144,13 +191,16 @@ describe("session/load", () => {
     const { response, replayed } = await load(again, sessionId);
     expect(response.modes?.currentModeId).toBe("plan");
     const notGaruda = (u: unknown) => (u as { text?: string }).text?.includes("Garuda:") !== true;
-    const notQuestion = (u: unknown) => !String((u as { toolCallId?: string }).toolCallId ?? "").startsWith("garuda-question-");
+    const notQuestion = (u: unknown) =>
+      !String((u as { toolCallId?: string }).toolCallId ?? "").startsWith("garuda-question-");
     expect(conversation(replayed).filter(notGaruda)).toEqual(conversation(live).filter(notGaruda).filter(notQuestion));
     // The question about the editor's MCP server is live only (an answer, not the conversation).
     expect(live.some((u) => u.sessionUpdate === "tool_call" && u.toolCallId.startsWith("garuda-question-"))).toBe(true);
     // The runtime's notice about it (the server exits at once) is part of the turn, and replayed.
     expect(messageText(replayed)).toContain('Garuda: The MCP server "editor-tools" could not start');
-    expect(ofKind(replayed, "tool_call_update").find((u) => u.toolCallId === "toolu_plan_write")?.status).toBe("failed");
+    expect(ofKind(replayed, "tool_call_update").find((u) => u.toolCallId === "toolu_plan_write")?.status).toBe(
+      "failed",
+    );
   }, 30_000);
 
   test("a session this process serves is replayed again from its file, and stays the same session", async () => {
@@ -191,11 +241,20 @@ describe("session/resume", () => {
     await using again = m.editor({ models: [next] });
     await again.initialize();
     const before = again.updates.length;
-    const response = await again.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: h.root, mcpServers: [] });
+    const response = await again.agent.request(acp.methods.agent.session.resume, {
+      sessionId,
+      cwd: h.root,
+      mcpServers: [],
+    });
     expect(response.modes?.currentModeId).toBe("build");
     await Bun.sleep(50);
     // Nothing of the conversation (the / menu may follow the answer, as for session/new).
-    expect(again.updates.slice(before).map((n) => n.update.sessionUpdate).filter((kind) => kind !== "available_commands_update" && kind !== "usage_update")).toEqual([]);
+    expect(
+      again.updates
+        .slice(before)
+        .map((n) => n.update.sessionUpdate)
+        .filter((kind) => kind !== "available_commands_update" && kind !== "usage_update"),
+    ).toEqual([]);
     await again.prompt(sessionId, "which colour?");
     expect(userTexts(next)[0]).toContain("my colour is blue");
     expect(JSON.stringify(next.requests[0]?.messages)).toContain("Noted: blue.");
@@ -205,7 +264,9 @@ describe("session/resume", () => {
     using m = machine();
     await using h = m.editor();
     await h.initialize();
-    const error = await rejection(h.agent.request(acp.methods.agent.session.resume, { sessionId: "20200101-000000-00000000", cwd: h.root }));
+    const error = await rejection(
+      h.agent.request(acp.methods.agent.session.resume, { sessionId: "20200101-000000-00000000", cwd: h.root }),
+    );
     expect(error.code).toBe(-32002);
   });
 });
@@ -224,7 +285,10 @@ describe("the session file", () => {
     await again.prompt(sessionId, "more");
     const { findSessionFile } = await import("../../src/store/sessionCatalog.ts");
     const file = findSessionFile(join(h.home, ".garuda", "sessions"), sessionId) as string;
-    const types = readFileSync(file, "utf8").trim().split("\n").map((line) => (JSON.parse(line) as { type: string }).type);
+    const types = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { type: string }).type);
     expect(types.filter((type) => type === "user")).toHaveLength(2);
     expect(types).toContain("resume");
   });

@@ -10,7 +10,12 @@ import { eventually } from "../support/sandboxSupport.ts";
 
 function counted(options: { idleMs: number; closedMs: number; busy?: () => boolean }) {
   let trims = 0;
-  const trim = new MemoryTrim({ busy: options.busy ?? (() => false), idleMs: options.idleMs, closedMs: options.closedMs, trim: () => trims++ });
+  const trim = new MemoryTrim({
+    busy: options.busy ?? (() => false),
+    idleMs: options.idleMs,
+    closedMs: options.closedMs,
+    trim: () => trims++,
+  });
   return { trim, trims: () => trims };
 }
 
@@ -52,7 +57,13 @@ test("never while a turn runs in another session; that turn's end trims later", 
 
 test("the front end's step runs after each trim, and only then", async () => {
   const steps: string[] = [];
-  const trim = new MemoryTrim({ busy: () => false, idleMs: 10, closedMs: 0, trim: () => steps.push("trim"), afterTrim: () => steps.push("after") });
+  const trim = new MemoryTrim({
+    busy: () => false,
+    idleMs: 10,
+    closedMs: 0,
+    trim: () => steps.push("trim"),
+    afterTrim: () => steps.push("after"),
+  });
   trim.turnEnded(); // nothing ran: no trim, so no step either
   await Bun.sleep(60);
   expect(steps).toEqual([]);
@@ -72,7 +83,10 @@ test("stopped (shutdown): a pending trim does not run", async () => {
 test("the ACP server trims after a turn and after session/close, and not during a turn", async () => {
   let trims = 0;
   const model = new FakeModelClient([fake.text("One."), [fake.wait(1_500), ...fake.text("Two.")]]);
-  await using h = startHarness({ models: [model], server: { memoryTrim: { idleMs: 300, closedMs: 0, trim: () => trims++ } } });
+  await using h = startHarness({
+    models: [model],
+    server: { memoryTrim: { idleMs: 300, closedMs: 0, trim: () => trims++ } },
+  });
   await h.initialize();
   const { sessionId } = await h.newSession();
   await h.prompt(sessionId, "First.");

@@ -59,7 +59,12 @@ describe.skipIf(process.platform !== "linux")("session/set_mode to plan", () => 
     expect(size(ticks)).toBe(stoppedAt);
 
     const said = `Plan mode stopped the background process p1 ($ ${TICKS}): it was started in build mode and could write the project.`;
-    await h.waitFor((u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" && u.content.text.includes("Plan mode stopped"));
+    await h.waitFor(
+      (u) =>
+        u.sessionUpdate === "agent_message_chunk" &&
+        u.content.type === "text" &&
+        u.content.text.includes("Plan mode stopped"),
+    );
     expect(messageText(h.updatesOf(sessionId).slice(seen))).toContain(`Garuda: ${said}`);
 
     expect((await h.prompt(sessionId, "now plan")).stopReason).toBe("end_turn");

@@ -15,11 +15,17 @@ function writeSettings(root: string, settings: unknown): void {
 
 /** A model that writes a.txt, then ends, for each of `turns` prompts. */
 function writer(turns: number): FakeModelClient {
-  return new FakeModelClient(Array.from({ length: turns }, (_, i) => [fake.toolCall("write_file", { path: `a${i}.txt`, content: "x\n" }, { id: `toolu_w${i}` }), fake.text("done")]).flat());
+  return new FakeModelClient(
+    Array.from({ length: turns }, (_, i) => [
+      fake.toolCall("write_file", { path: `a${i}.txt`, content: "x\n" }, { id: `toolu_w${i}` }),
+      fake.text("done"),
+    ]).flat(),
+  );
 }
 
 const trustFile = (h: Harness) => garudaPaths(h.home).trust;
-const settingsPinned = (h: Harness) => existsSync(trustFile(h)) && Object.keys(JSON.parse(readFileSync(trustFile(h), "utf8")).settings ?? {}).length > 0;
+const settingsPinned = (h: Harness) =>
+  existsSync(trustFile(h)) && Object.keys(JSON.parse(readFileSync(trustFile(h), "utf8")).settings ?? {}).length > 0;
 
 describe("project settings asked in the editor", () => {
   test("the first prompt asks with exactly what the settings loosen; a yes applies them at once and is pinned in trust.json", async () => {
@@ -38,7 +44,10 @@ describe("project settings asked in the editor", () => {
     expect(text).toContain("loosen Garuda's safety");
     expect(text).toContain("permissions.allow (run without asking): write_file");
     expect(text).toContain("network.allow (hosts commands may reach): registry.npmjs.org");
-    expect(question?.options.map((o) => [o.optionId, o.kind])).toEqual([["session", "allow_always"], ["deny", "reject_once"]]);
+    expect(question?.options.map((o) => [o.optionId, o.kind])).toEqual([
+      ["session", "allow_always"],
+      ["deny", "reject_once"],
+    ]);
     const entry = ofKind(h.updatesOf(sessionId), "tool_call").find((u) => u.toolCallId === "garuda-question-1");
     expect(entry?.title).toBe("Trust this project's settings?");
     expect(readFileSync(join(h.root, "a0.txt"), "utf8")).toBe("x\n");

@@ -6,7 +6,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, TARGETS, type Target, archiveName, binaryName, checkVersions, currentBinary, findTarget } from "../../scripts/buildTargets.ts";
+import {
+  ROOT,
+  TARGETS,
+  type Target,
+  archiveName,
+  binaryName,
+  checkVersions,
+  currentBinary,
+  findTarget,
+} from "../../scripts/buildTargets.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 const AGENT_JSON = join(ROOT, "registry/agent.json");
@@ -16,7 +25,14 @@ const ICON = join(ROOT, "registry/icon.svg");
 const REQUIRED = ["id", "name", "version", "description", "distribution"];
 const KNOWN_FIELDS = new Set([...REQUIRED, "repository", "website", "authors", "license", "license_url", "icon"]);
 const DISTRIBUTION_TYPES = new Set(["binary", "npx", "uvx"]);
-const PLATFORMS = new Set(["darwin-aarch64", "darwin-x86_64", "linux-aarch64", "linux-x86_64", "windows-aarch64", "windows-x86_64"]);
+const PLATFORMS = new Set([
+  "darwin-aarch64",
+  "darwin-x86_64",
+  "linux-aarch64",
+  "linux-x86_64",
+  "windows-aarch64",
+  "windows-x86_64",
+]);
 const TARGET_FIELDS = new Set(["archive", "cmd", "args", "env", "sha256"]);
 const REJECTED_ARCHIVES = [".dmg", ".pkg", ".deb", ".rpm", ".msi", ".appimage"];
 const ACCEPTED_ARCHIVES = [".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2"];
@@ -77,7 +93,8 @@ describe("registry/agent.json, the registry's field rules", () => {
     for (const field of ["repository", "website", "license_url"] as const) {
       if (agent[field] !== undefined) expect(isHttpsUrl(agent[field])).toBe(true);
     }
-    if (agent.authors !== undefined) expect(agent.authors.every((a) => typeof a === "string" && a.length > 0)).toBe(true);
+    if (agent.authors !== undefined)
+      expect(agent.authors.every((a) => typeof a === "string" && a.length > 0)).toBe(true);
   });
 
   test("the version is strict semver and the release's: package.json and src/version.ts", () => {
@@ -161,12 +178,14 @@ function svgElements(source: string): Tag[] {
 function paints(tags: Tag[]): string[] {
   const found: string[] = [];
   for (const tag of tags) {
-    for (const key of ["fill", "stroke"]) if (tag.attributes[key] !== undefined) found.push(tag.attributes[key] as string);
+    for (const key of ["fill", "stroke"])
+      if (tag.attributes[key] !== undefined) found.push(tag.attributes[key] as string);
     for (const declaration of (tag.attributes.style ?? "").split(";")) {
       const [name, value] = declaration.split(":");
       if (value !== undefined && /^\s*(fill|stroke)\s*$/i.test(name ?? "")) found.push(value);
     }
-    if (tag.name === "style") for (const rule of tag.text.matchAll(/\b(?:fill|stroke)\s*:\s*([^;}\s]+)/gi)) found.push(rule[1] as string);
+    if (tag.name === "style")
+      for (const rule of tag.text.matchAll(/\b(?:fill|stroke)\s*:\s*([^;}\s]+)/gi)) found.push(rule[1] as string);
   }
   return found.map((value) => value.trim().toLowerCase());
 }
@@ -191,8 +210,12 @@ describe("registry/icon.svg, the registry's icon rules", () => {
     expect(values.filter((value) => !ICON_PAINT.has(value))).toEqual([]);
     expect(values).toContain("currentcolor");
     // No other way to bring a colour in.
-    expect(tags.filter((t) => ["linearGradient", "radialGradient", "image", "foreignObject"].includes(t.name))).toEqual([]);
-    expect(tags.filter((t) => t.attributes["stop-color"] !== undefined || t.attributes.color !== undefined)).toEqual([]);
+    expect(tags.filter((t) => ["linearGradient", "radialGradient", "image", "foreignObject"].includes(t.name))).toEqual(
+      [],
+    );
+    expect(tags.filter((t) => t.attributes["stop-color"] !== undefined || t.attributes.color !== undefined)).toEqual(
+      [],
+    );
   });
 
   test("no comments (they break the registry's MDX pages), no scripts, well-formed tags", () => {
@@ -205,9 +228,13 @@ describe("registry/icon.svg, the registry's icon rules", () => {
   });
 
   test("the rules catch what the registry rejects (negative controls)", () => {
-    const coloured = svgElements('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><path fill="#ff0000" d="M0 0h16v16z"/></svg>');
+    const coloured = svgElements(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><path fill="#ff0000" d="M0 0h16v16z"/></svg>',
+    );
     expect(paints(coloured).filter((v) => !ICON_PAINT.has(v))).toEqual(["#ff0000"]);
-    const styled = svgElements('<svg width="16" height="16"><style>.a{stroke: red}</style><path style="fill: blue" d="M0 0"/></svg>');
+    const styled = svgElements(
+      '<svg width="16" height="16"><style>.a{stroke: red}</style><path style="fill: blue" d="M0 0"/></svg>',
+    );
     expect(paints(styled).sort()).toEqual(["blue", "red"]);
   });
 });
@@ -219,7 +246,21 @@ let work = "";
 let binary = "";
 
 /** client.py's passthrough: only these variables reach the agent, plus TERM=dumb and a fresh HOME. */
-const PASSTHROUGH = ["CI", "NPM_CONFIG_CACHE", "NODE_EXTRA_CA_CERTS", "PATH", "REQUESTS_CA_BUNDLE", "SSL_CERT_DIR", "SSL_CERT_FILE", "TMP", "TMPDIR", "TEMP", "UV_CACHE_DIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"];
+const PASSTHROUGH = [
+  "CI",
+  "NPM_CONFIG_CACHE",
+  "NODE_EXTRA_CA_CERTS",
+  "PATH",
+  "REQUESTS_CA_BUNDLE",
+  "SSL_CERT_DIR",
+  "SSL_CERT_FILE",
+  "TMP",
+  "TMPDIR",
+  "TEMP",
+  "UV_CACHE_DIR",
+  "XDG_CACHE_HOME",
+  "XDG_CONFIG_HOME",
+];
 
 interface AuthMethod {
   id?: string;
@@ -271,58 +312,77 @@ describe("the registry's auth check (client.py run_auth_check)", () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  test(
-    "initialize with only _meta['terminal-auth']: a usable terminal method, in both forms",
-    async () => {
-      const home = makeTempDir("home-", { under: work });
-      const cwd = makeTempDir("cwd-", { under: work });
-      const env: Record<string, string> = { TERM: "dumb", HOME: home };
-      for (const name of PASSTHROUGH) if (process.env[name]) env[name] = process.env[name] as string;
-      const proc = Bun.spawn([binary, "acp"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-      const stderr = new Response(proc.stderr).text();
-      // Exactly what the checker sends.
-      const initialize = {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: 1,
-          clientInfo: { name: "ACP Registry Validator", version: "1.0.0" },
-          clientCapabilities: { terminal: true, fs: { readTextFile: true, writeTextFile: true }, _meta: { terminal_output: true, "terminal-auth": true } },
+  test("initialize with only _meta['terminal-auth']: a usable terminal method, in both forms", async () => {
+    const home = makeTempDir("home-", { under: work });
+    const cwd = makeTempDir("cwd-", { under: work });
+    const env: Record<string, string> = { TERM: "dumb", HOME: home };
+    for (const name of PASSTHROUGH) if (process.env[name]) env[name] = process.env[name] as string;
+    const proc = Bun.spawn([binary, "acp"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const stderr = new Response(proc.stderr).text();
+    // Exactly what the checker sends.
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: 1,
+        clientInfo: { name: "ACP Registry Validator", version: "1.0.0" },
+        clientCapabilities: {
+          terminal: true,
+          fs: { readTextFile: true, writeTextFile: true },
+          _meta: { terminal_output: true, "terminal-auth": true },
         },
-      };
-      proc.stdin.write(`${JSON.stringify(initialize)}\n`);
-      await proc.stdin.flush();
+      },
+    };
+    proc.stdin.write(`${JSON.stringify(initialize)}\n`);
+    await proc.stdin.flush();
 
-      const line = await firstLine(proc.stdout, 60_000);
-      // A non-JSON line is what the checker reports as an "ACP spec violation".
-      const response = JSON.parse(line) as { jsonrpc: string; id: number; result?: { authMethods?: AuthMethod[] }; error?: unknown };
-      expect(response.jsonrpc).toBe("2.0");
-      expect(response.id).toBe(1);
-      expect(response.error).toBeUndefined();
+    const line = await firstLine(proc.stdout, 60_000);
+    // A non-JSON line is what the checker reports as an "ACP spec violation".
+    const response = JSON.parse(line) as {
+      jsonrpc: string;
+      id: number;
+      result?: { authMethods?: AuthMethod[] };
+      error?: unknown;
+    };
+    expect(response.jsonrpc).toBe("2.0");
+    expect(response.id).toBe(1);
+    expect(response.error).toBeUndefined();
 
-      // validate_auth_methods: non-empty, at least one of type agent or terminal.
-      const methods = response.result?.authMethods ?? [];
-      expect(methods.length).toBeGreaterThan(0);
-      expect(methods.some((m) => ["agent", "terminal"].includes(methodType(m)))).toBe(true);
+    // validate_auth_methods: non-empty, at least one of type agent or terminal.
+    const methods = response.result?.authMethods ?? [];
+    expect(methods.length).toBeGreaterThan(0);
+    expect(methods.some((m) => ["agent", "terminal"].includes(methodType(m)))).toBe(true);
 
-      // Garuda's method: the standard Terminal Auth form and the older _meta form with its command.
-      const setup = methods.find((m) => m.id === "garuda-setup");
-      expect(setup).toMatchObject({ type: "terminal", name: "Set up Garuda", args: ["setup"] });
-      expect(setup?._meta?.["terminal-auth"]).toEqual({ command: binary, args: ["acp", "setup"], label: "Set up Garuda" });
+    // Garuda's method: the standard Terminal Auth form and the older _meta form with its command.
+    const setup = methods.find((m) => m.id === "garuda-setup");
+    expect(setup).toMatchObject({ type: "terminal", name: "Set up Garuda", args: ["setup"] });
+    expect(setup?._meta?.["terminal-auth"]).toEqual({
+      command: binary,
+      args: ["acp", "setup"],
+      label: "Set up Garuda",
+    });
 
-      // The editor closes the agent: it exits 0.
-      proc.stdin.end();
-      expect(await proc.exited).toBe(0);
-      expect(await stderr).not.toContain('"jsonrpc"');
+    // The editor closes the agent: it exits 0.
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    expect(await stderr).not.toContain('"jsonrpc"');
 
-      // The legacy command really is Garuda's setup: without a terminal it says so and exits 1.
-      const legacy = setup?._meta?.["terminal-auth"] as { command: string; args: string[] };
-      const run = Bun.spawn([legacy.command, ...legacy.args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-      const [runOut, runErr, runCode] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
-      expect(runCode).toBe(1);
-      expect(`${runOut}${runErr}`).toContain("needs a terminal");
-    },
-    90_000,
-  );
+    // The legacy command really is Garuda's setup: without a terminal it says so and exits 1.
+    const legacy = setup?._meta?.["terminal-auth"] as { command: string; args: string[] };
+    const run = Bun.spawn([legacy.command, ...legacy.args], {
+      cwd,
+      env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [runOut, runErr, runCode] = await Promise.all([
+      new Response(run.stdout).text(),
+      new Response(run.stderr).text(),
+      run.exited,
+    ]);
+    expect(runCode).toBe(1);
+    expect(`${runOut}${runErr}`).toContain("needs a terminal");
+  }, 90_000);
 });

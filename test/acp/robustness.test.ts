@@ -27,7 +27,12 @@ function rawServer(options: Partial<AcpServerOptions> & { models?: FakeModelClie
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
   const server = serveAcp(
     { input: toServer.readable, output: toClient.writable },
-    { prepare: realPrepare(home, () => models.shift() ?? new FakeModelClient()), setup: { command: "/bin/garuda", args: ["acp", "setup"] }, log: () => {}, ...options },
+    {
+      prepare: realPrepare(home, () => models.shift() ?? new FakeModelClient()),
+      setup: { command: "/bin/garuda", args: ["acp", "setup"] },
+      log: () => {},
+      ...options,
+    },
   );
   const writer = toServer.writable.getWriter();
   const encoder = new TextEncoder();
@@ -109,14 +114,18 @@ describe("bad input never kills the server", () => {
   test("unknown methods and wrong params are JSON-RPC errors; a session made after them works", async () => {
     await using raw = rawServer({ models: [new FakeModelClient([fake.text("fine")])] });
     await raw.initialize();
-    expect((await raw.request("session/load", { sessionId: "x", cwd: raw.root, mcpServers: [] })).error?.code).toBe(-32601);
+    expect((await raw.request("session/load", { sessionId: "x", cwd: raw.root, mcpServers: [] })).error?.code).toBe(
+      -32601,
+    );
     expect((await raw.request("_garuda/unknown", {})).error?.code).toBe(-32601);
     expect((await raw.request("session/new", { cwd: raw.root })).error?.code).toBe(-32602);
     expect((await raw.request("session/new", { cwd: 42, mcpServers: [] })).error?.code).toBe(-32602);
     const created = await raw.request("session/new", { cwd: raw.root, mcpServers: [] });
     const sessionId = created.result.sessionId as string;
     expect((await raw.request("session/prompt", { sessionId, prompt: "not blocks" })).error?.code).toBe(-32602);
-    expect((await raw.request("session/prompt", { sessionId, prompt: [{ type: "nonsense" }] })).error?.code).toBe(-32602);
+    expect((await raw.request("session/prompt", { sessionId, prompt: [{ type: "nonsense" }] })).error?.code).toBe(
+      -32602,
+    );
     await raw.send('{"jsonrpc":"2.0","method":"session/cancel","params":{"wrong":true}}');
     await raw.send('{"jsonrpc":"2.0","method":"_garuda/notify","params":{}}');
     const turn = await raw.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
@@ -124,10 +133,18 @@ describe("bad input never kills the server", () => {
   });
 
   test("a line over the size limit is refused with its id; the session goes on", async () => {
-    await using raw = rawServer({ maxMessageBytes: 1024 * 1024, models: [new FakeModelClient([fake.text("small is fine")])] });
+    await using raw = rawServer({
+      maxMessageBytes: 1024 * 1024,
+      models: [new FakeModelClient([fake.text("small is fine")])],
+    });
     await raw.initialize();
     const sessionId = (await raw.request("session/new", { cwd: raw.root, mcpServers: [] })).result.sessionId as string;
-    const huge = JSON.stringify({ jsonrpc: "2.0", id: "big-1", method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "x".repeat(2 * 1024 * 1024) }] } });
+    const huge = JSON.stringify({
+      jsonrpc: "2.0",
+      id: "big-1",
+      method: "session/prompt",
+      params: { sessionId, prompt: [{ type: "text", text: "x".repeat(2 * 1024 * 1024) }] },
+    });
     // Written in pieces, as a pipe delivers it.
     for (let at = 0; at < huge.length; at += 300_000) await raw.write(huge.slice(at, at + 300_000));
     await raw.write("\n");
@@ -143,9 +160,13 @@ describe("bad input never kills the server", () => {
     await using raw = rawServer({ models: [new FakeModelClient([fake.text("first"), fake.text("still here")])] });
     await raw.initialize();
     const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
-    await raw.send(`{"jsonrpc":"2.0","id":"deep-new","method":"session/new","params":{"cwd":${JSON.stringify(raw.root)},"mcpServers":[],"_meta":{"x":${deep}}}}`);
+    await raw.send(
+      `{"jsonrpc":"2.0","id":"deep-new","method":"session/new","params":{"cwd":${JSON.stringify(raw.root)},"mcpServers":[],"_meta":{"x":${deep}}}}`,
+    );
     const sessionId = (await raw.response("deep-new")).result.sessionId as string;
-    await raw.send(`{"jsonrpc":"2.0","id":"deep-prompt","method":"session/prompt","params":{"sessionId":"${sessionId}","prompt":[{"type":"text","text":"hi","_meta":{"x":${deep}}}]}}`);
+    await raw.send(
+      `{"jsonrpc":"2.0","id":"deep-prompt","method":"session/prompt","params":{"sessionId":"${sessionId}","prompt":[{"type":"text","text":"hi","_meta":{"x":${deep}}}]}}`,
+    );
     expect((await raw.response("deep-prompt")).result).toEqual({ stopReason: "end_turn" });
     const turn = await raw.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] });
     expect(turn.result).toEqual({ stopReason: "end_turn" });
@@ -157,8 +178,16 @@ describe("bad input never kills the server", () => {
     const raw = rawServer({ models: [model] });
     try {
       await raw.initialize();
-      const sessionId = (await raw.request("session/new", { cwd: raw.root, mcpServers: [] })).result.sessionId as string;
-      await raw.send(JSON.stringify({ jsonrpc: "2.0", id: "turn", method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "sleep" }] } }));
+      const sessionId = (await raw.request("session/new", { cwd: raw.root, mcpServers: [] })).result
+        .sessionId as string;
+      await raw.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: "turn",
+          method: "session/prompt",
+          params: { sessionId, prompt: [{ type: "text", text: "sleep" }] },
+        }),
+      );
       await raw.waitFor((m) => m.params?.update?.sessionUpdate === "tool_call");
       const sleeping = () =>
         descendants(process.pid).filter((pid) => {

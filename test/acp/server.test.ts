@@ -23,7 +23,17 @@ import { Runtime } from "../../src/runtime/runtime.ts";
 import type { Tool } from "../../src/tools/types.ts";
 import { VERSION } from "../../src/version.ts";
 import { fakeExecutor, MODEL } from "../support/runtimeHelpers.ts";
-import { BRIDGE, contentText, messageText, ofKind, realPrepare, select, setUpHome, startHarness, testProbe } from "../support/acpHarness.ts";
+import {
+  BRIDGE,
+  contentText,
+  messageText,
+  ofKind,
+  realPrepare,
+  select,
+  setUpHome,
+  startHarness,
+  testProbe,
+} from "../support/acpHarness.ts";
 import { mockResponses, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { BUN, FIXTURE_SERVER } from "../support/extensionHarness.ts";
 import { running, waitFor } from "../support/processes.ts";
@@ -35,8 +45,6 @@ function userText(model: FakeModelClient, index = 0): string {
   const user = request?.messages.findLast((m) => m.role === "user");
   return (user?.content ?? []).map((block) => (block.type === "text" ? block.text : "")).join("\n");
 }
-
-
 
 const rejection = async (promise: Promise<unknown>) => {
   try {
@@ -54,7 +62,12 @@ describe("initialize", () => {
     expect(init).toEqual({
       protocolVersion: 1,
       agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
-      agentCapabilities: { promptCapabilities: { embeddedContext: true, image: true }, mcpCapabilities: { http: true }, loadSession: true, sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} } },
+      agentCapabilities: {
+        promptCapabilities: { embeddedContext: true, image: true },
+        mcpCapabilities: { http: true },
+        loadSession: true,
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
+      },
       authMethods: [],
     });
     expect(init.agentInfo?.version).toBe(VERSION);
@@ -63,32 +76,51 @@ describe("initialize", () => {
     expect(line).not.toContain("false");
     for (const off of ["sse", "audio"]) expect(line).not.toContain(off);
     // Only fields the stable schema defines, at every level (no unstable fork, archive, title …).
-    const schema = JSON.parse(readFileSync(join(import.meta.dir, "../../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"), "utf8")).$defs;
+    const schema = JSON.parse(
+      readFileSync(join(import.meta.dir, "../../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"), "utf8"),
+    ).$defs;
     const sent = (JSON.parse(line) as { result: acp.InitializeResponse }).result.agentCapabilities ?? {};
     expect(Object.keys(sent).every((key) => key in schema.AgentCapabilities.properties)).toBe(true);
-    expect(Object.keys(sent.sessionCapabilities ?? {}).every((key) => key in schema.SessionCapabilities.properties)).toBe(true);
+    expect(
+      Object.keys(sent.sessionCapabilities ?? {}).every((key) => key in schema.SessionCapabilities.properties),
+    ).toBe(true);
     for (const value of Object.values(sent.sessionCapabilities ?? {})) expect(value).toEqual({});
   });
 
   test("without a sessions folder (no history): no loadSession, and of sessionCapabilities only close and additionalDirectories", async () => {
     await using h = startHarness({ server: { sessionsDir: undefined } });
     const init = await h.initialize();
-    expect(init.agentCapabilities).toEqual({ promptCapabilities: { embeddedContext: true, image: true }, mcpCapabilities: { http: true }, sessionCapabilities: { close: {}, additionalDirectories: {} } });
+    expect(init.agentCapabilities).toEqual({
+      promptCapabilities: { embeddedContext: true, image: true },
+      mcpCapabilities: { http: true },
+      sessionCapabilities: { close: {}, additionalDirectories: {} },
+    });
   });
 
   test("Terminal Auth when the editor can run it: the standard form, and the older _meta form with its command", async () => {
     await using h = startHarness();
-    const method = { type: "terminal", id: "garuda-setup", name: "Set up Garuda", description: "Choose a model and enter its API key.", args: ["setup"] };
+    const method = {
+      type: "terminal",
+      id: "garuda-setup",
+      name: "Set up Garuda",
+      description: "Choose a model and enter its API key.",
+      args: ["setup"],
+    };
     expect((await h.initialize({ auth: { terminal: true } })).authMethods).toEqual([method]);
     expect((await h.initialize({ _meta: { "terminal-auth": true } })).authMethods).toEqual([
-      { ...method, _meta: { "terminal-auth": { command: "/opt/garuda/garuda", args: ["acp", "setup"], label: "Set up Garuda" } } },
+      {
+        ...method,
+        _meta: { "terminal-auth": { command: "/opt/garuda/garuda", args: ["acp", "setup"], label: "Set up Garuda" } },
+      },
     ]);
     expect((await h.initialize({ auth: { terminal: false } })).authMethods).toEqual([]);
     expect(await h.agent.request(acp.methods.agent.authenticate, { methodId: "garuda-setup" })).toEqual({});
   });
 
   test("no Terminal Auth on native Windows, and session/new says to use WSL", async () => {
-    await using h = startHarness({ server: { platform: "win32", unsupported: "Garuda runs on Linux and macOS. On Windows, run it inside WSL" } });
+    await using h = startHarness({
+      server: { platform: "win32", unsupported: "Garuda runs on Linux and macOS. On Windows, run it inside WSL" },
+    });
     expect((await h.initialize({ auth: { terminal: true } })).authMethods).toEqual([]);
     const error = await rejection(h.newSession());
     expect(error.code).toBe(-32603);
@@ -153,7 +185,9 @@ describe("session/new", () => {
 
 describe("a prompt turn", () => {
   test("streams agent_message_chunks and thoughts, and returns end_turn", async () => {
-    const model = new FakeModelClient([fake.thinking("Let me think.", "Hello from Garuda, in pieces.", "sig", { chunks: 4 })]);
+    const model = new FakeModelClient([
+      fake.thinking("Let me think.", "Hello from Garuda, in pieces.", "sig", { chunks: 4 }),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -162,21 +196,36 @@ describe("a prompt turn", () => {
     const chunks = ofKind(updates, "agent_message_chunk");
     expect(chunks.length).toBeGreaterThanOrEqual(4);
     expect(messageText(updates)).toContain("Hello from Garuda, in pieces.");
-    expect(ofKind(updates, "agent_thought_chunk").map((u) => (u.content.type === "text" ? u.content.text : "")).join("")).toBe("Let me think.");
+    expect(
+      ofKind(updates, "agent_thought_chunk")
+        .map((u) => (u.content.type === "text" ? u.content.text : ""))
+        .join(""),
+    ).toBe("Let me think.");
     expect(userText(model)).toContain("hi");
   });
 
   test("a tool call: tool_call (title, kind, location, rawInput) then tool_call_update completed with the result", async () => {
-    const model = new FakeModelClient([fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read_1" }), fake.text("It says 42.")]);
+    const model = new FakeModelClient([
+      fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read_1" }),
+      fake.text("It says 42."),
+    ]);
     await using h = startHarness({ models: [model], files: { "notes.txt": "the answer is 42\n" } });
     await h.initialize();
     const { sessionId } = await h.newSession();
     expect((await h.prompt(sessionId, "read the notes")).stopReason).toBe("end_turn");
     const updates = h.updatesOf(sessionId);
     const call = ofKind(updates, "tool_call")[0];
-    expect(call).toMatchObject({ toolCallId: "toolu_read_1", title: "Read notes.txt", kind: "read", status: "pending", rawInput: { path: "notes.txt" } });
+    expect(call).toMatchObject({
+      toolCallId: "toolu_read_1",
+      title: "Read notes.txt",
+      kind: "read",
+      status: "pending",
+      rawInput: { path: "notes.txt" },
+    });
     expect(call?.locations).toEqual([{ path: join(h.root, "notes.txt") }]);
-    const done = ofKind(updates, "tool_call_update").find((u) => u.toolCallId === "toolu_read_1" && u.status === "completed");
+    const done = ofKind(updates, "tool_call_update").find(
+      (u) => u.toolCallId === "toolu_read_1" && u.status === "completed",
+    );
     expect(contentText(done?.content)).toContain("the answer is 42");
     expect(updates.indexOf(call as acp.SessionUpdate)).toBeLessThan(updates.indexOf(done as acp.SessionUpdate));
     expect(h.permissions).toEqual([]);
@@ -198,7 +247,9 @@ describe("a prompt turn", () => {
     expect(read.startsWith("````typescript\n")).toBe(true);
     expect(read.endsWith("\n````")).toBe(true);
     expect(read).toContain("     2\tconst a = 1; // *not* italic\n");
-    const printed = contentText(updates.find((u) => u.toolCallId === "toolu_printf" && u.status === "completed")?.content);
+    const printed = contentText(
+      updates.find((u) => u.toolCallId === "toolu_printf" && u.status === "completed")?.content,
+    );
     expect(printed).toStartWith("```\n");
     expect(printed).toContain("* one\n* two");
     expect(printed).toEndWith("\n```");
@@ -207,19 +258,30 @@ describe("a prompt turn", () => {
   }, 30_000);
 
   test("a silent command shows as running (in_progress) while it runs, before any output, with no question", async () => {
-    const model = new FakeModelClient([fake.toolCall("bash", { command: "sleep 2" }, { id: "toolu_quiet" }), fake.text("slept")]);
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: "sleep 2" }, { id: "toolu_quiet" }),
+      fake.text("slept"),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
     const turn = h.prompt(sessionId, "sleep");
-    const started = await h.waitFor((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "toolu_quiet" && u.status === "in_progress");
+    const started = await h.waitFor(
+      (u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "toolu_quiet" && u.status === "in_progress",
+    );
     expect(started).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "toolu_quiet", status: "in_progress" });
     await waitFor(() => running(["sleep", "2"]).length > 0);
     // Still running: nothing else about the call yet.
-    expect(ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.toolCallId === "toolu_quiet")).toEqual([started as Extract<acp.SessionUpdate, { sessionUpdate: "tool_call_update" }>]);
+    expect(ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.toolCallId === "toolu_quiet")).toEqual([
+      started as Extract<acp.SessionUpdate, { sessionUpdate: "tool_call_update" }>,
+    ]);
     expect((await turn).stopReason).toBe("end_turn");
     expect(h.permissions).toEqual([]);
-    expect(ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.toolCallId === "toolu_quiet").map((u) => u.status)).toEqual(["in_progress", "completed"]);
+    expect(
+      ofKind(h.updatesOf(sessionId), "tool_call_update")
+        .filter((u) => u.toolCallId === "toolu_quiet")
+        .map((u) => u.status),
+    ).toEqual(["in_progress", "completed"]);
   }, 30_000);
 
   test("stop reasons: refusal, max_tokens and a step limit map to ACP's", async () => {
@@ -234,11 +296,16 @@ describe("a prompt turn", () => {
     const { sessionId } = await h.newSession();
     expect((await h.prompt(sessionId, "c")).stopReason).toBe("max_turn_requests");
     // The editor's user is told why, and what helps.
-    expect(messageText(h.updatesOf(sessionId))).toContain("Garuda: The turn reached its step limit. Say “go on” to continue.");
+    expect(messageText(h.updatesOf(sessionId))).toContain(
+      "Garuda: The turn reached its step limit. Say “go on” to continue.",
+    );
   });
 
   test("a session past its token budget says so at every prompt, without calling the model", async () => {
-    const model = new FakeModelClient([fake.text("first", { usage: { inputTokens: 900, outputTokens: 200 } }), fake.text("never")]);
+    const model = new FakeModelClient([
+      fake.text("first", { usage: { inputTokens: 900, outputTokens: 200 } }),
+      fake.text("never"),
+    ]);
     await using h = startHarness({ models: [model] });
     writeFileSync(garudaPaths(h.home).policy, JSON.stringify({ limits: { tokenBudget: 1000 } }));
     await h.initialize();
@@ -253,7 +320,10 @@ describe("a prompt turn", () => {
 describe("approvals", () => {
   test("an edit asks with its own toolCallId, the three options, the ACP diff and the hidden-character warning; once writes", async () => {
     const content = "safe\u202Etxt.exe\n";
-    const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content }, { id: "toolu_write_1" }), fake.text("Written.")]);
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: "a.txt", content }, { id: "toolu_write_1" }),
+      fake.text("Written."),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -273,10 +343,14 @@ describe("approvals", () => {
     const diff = asked.toolCall.content?.find((c) => c.type === "diff");
     expect(diff).toEqual({ type: "diff", path: join(h.root, "a.txt"), oldText: null, newText: content });
     const text = contentText(asked.toolCall.content);
-    expect(text).toBe(`${HIDDEN_WARNING}\n\n\`\`\`diff\n+safe⟨U+202E⟩txt.exe\n\`\`\`\n\n“Allow all file writes for this session” allows: \`write_file(./**)\``);
+    expect(text).toBe(
+      `${HIDDEN_WARNING}\n\n\`\`\`diff\n+safe⟨U+202E⟩txt.exe\n\`\`\`\n\n“Allow all file writes for this session” allows: \`write_file(./**)\``,
+    );
     expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe(content);
     // Allowed, it runs, then it is done: running only after the answer.
-    const statuses = ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.toolCallId === "toolu_write_1").map((u) => u.status);
+    const statuses = ofKind(h.updatesOf(sessionId), "tool_call_update")
+      .filter((u) => u.toolCallId === "toolu_write_1")
+      .map((u) => u.status);
     expect(statuses).toEqual(["in_progress", "completed"]);
     const questionLine = h.lines.findIndex((l) => l.includes("session/request_permission"));
     const runningLine = h.lines.findIndex((l) => l.includes('"in_progress"') && l.includes("toolu_write_1"));
@@ -301,7 +375,10 @@ describe("approvals", () => {
   });
 
   test("deny: no file, the call ends failed, and the model hears the denial", async () => {
-    const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_w" }), fake.text("OK, I will not.")]);
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_w" }),
+      fake.text("OK, I will not."),
+    ]);
     await using h = startHarness({ models: [model] });
     h.answer = () => select("deny");
     await h.initialize();
@@ -319,7 +396,10 @@ describe("approvals", () => {
     ["an unknown option", select("allow-everything")],
   ] as const) {
     test(`${name} is a deny`, async () => {
-      const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "x" }), fake.text("fine")]);
+      const model = new FakeModelClient([
+        fake.toolCall("write_file", { path: "a.txt", content: "x" }),
+        fake.text("fine"),
+      ]);
       await using h = startHarness({ models: [model] });
       h.answer = () => answer as acp.RequestPermissionResponse;
       await h.initialize();
@@ -339,7 +419,11 @@ describe("approvals", () => {
       fake.toolCall("read_file", { path: "src/b.txt" }),
       fake.toolCall("edit_file", { path: "src/b.txt", old_string: "b", new_string: "B" }, { id: "toolu_second" }),
       fake.toolCall("read_file", { path: join(outside, "c.txt") }, { id: "toolu_read_outside" }),
-      fake.toolCall("edit_file", { path: join(outside, "c.txt"), old_string: "c", new_string: "C" }, { id: "toolu_outside" }),
+      fake.toolCall(
+        "edit_file",
+        { path: join(outside, "c.txt"), old_string: "c", new_string: "C" },
+        { id: "toolu_outside" },
+      ),
       fake.toolCall("write_file", { path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" }, { id: "toolu_git" }),
       fake.toolCall("write_file", { path: ".env", content: "KEY=1\n" }, { id: "toolu_env" }),
       fake.text("done"),
@@ -356,13 +440,19 @@ describe("approvals", () => {
       const { sessionId } = await h.newSession();
       expect((await h.prompt(sessionId, "edit them")).stopReason).toBe("end_turn");
       // Asked about the first edit and about the read and the edit outside the project; never about the second edit.
-      expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["toolu_first", "toolu_read_outside", "toolu_outside"]);
+      expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual([
+        "toolu_first",
+        "toolu_read_outside",
+        "toolu_outside",
+      ]);
       expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("two\n");
       expect(readFileSync(join(h.root, "src", "b.txt"), "utf8")).toBe("B\n");
       expect(readFileSync(join(outside, "c.txt"), "utf8")).toBe("c\n");
       expect(existsSync(join(h.root, ".git", "hooks", "pre-commit"))).toBe(false);
       expect(existsSync(join(h.root, ".env"))).toBe(false);
-      const ends = ofKind(h.updatesOf(sessionId), "tool_call_update").filter((u) => u.status === "failed").map((u) => u.toolCallId);
+      const ends = ofKind(h.updatesOf(sessionId), "tool_call_update")
+        .filter((u) => u.status === "failed")
+        .map((u) => u.toolCallId);
       expect(ends).toEqual(["toolu_outside", "toolu_git", "toolu_env"]);
     } finally {
       rmSync(outside, { recursive: true, force: true });
@@ -370,7 +460,10 @@ describe("approvals", () => {
   });
 
   test("plan mode: an edit is denied with no question", async () => {
-    const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_plan" }), fake.text("Here is the plan.")]);
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_plan" }),
+      fake.text("Here is the plan."),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -378,7 +471,9 @@ describe("approvals", () => {
     expect((await h.prompt(sessionId, "edit it")).stopReason).toBe("end_turn");
     expect(h.permissions).toEqual([]);
     expect(existsSync(join(h.root, "a.txt"))).toBe(false);
-    expect(ofKind(h.updatesOf(sessionId), "tool_call_update").find((u) => u.toolCallId === "toolu_plan")?.status).toBe("failed");
+    expect(ofKind(h.updatesOf(sessionId), "tool_call_update").find((u) => u.toolCallId === "toolu_plan")?.status).toBe(
+      "failed",
+    );
     expect(userText(model)).toContain("Plan mode is on");
     const unknown = await rejection(h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" }));
     expect(unknown.code).toBe(-32602);
@@ -391,7 +486,9 @@ describe("approvals", () => {
     const created = await h.agent.request(acp.methods.agent.session.new, { cwd: h.root, mcpServers: [] });
     expect(created.modes?.currentModeId).toBe("plan");
     expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["plan"]);
-    const refused = await rejection(h.agent.request(acp.methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "build" }));
+    const refused = await rejection(
+      h.agent.request(acp.methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "build" }),
+    );
     expect(refused.code).toBe(-32602);
     expect(refused.message).toContain("does not allow build mode, only plan");
   });
@@ -414,7 +511,9 @@ describe("approvals", () => {
     const updates = h.updatesOf(sessionId);
     const entry = ofKind(updates, "tool_call").find((u) => u.toolCallId === "garuda-question-1");
     expect(entry).toMatchObject({ kind: "other", status: "pending", title: "Network: garuda-test.invalid:80" });
-    expect(ofKind(updates, "tool_call_update").find((u) => u.toolCallId === "garuda-question-1")?.status).toBe("failed");
+    expect(ofKind(updates, "tool_call_update").find((u) => u.toolCallId === "garuda-question-1")?.status).toBe(
+      "failed",
+    );
     // The entry came before the question.
     const entryLine = h.lines.findIndex((l) => l.includes('"tool_call"') && l.includes("garuda-question-1"));
     const questionLine = h.lines.findIndex((l) => l.includes("session/request_permission"));
@@ -424,7 +523,10 @@ describe("approvals", () => {
 
 describe("cancel", () => {
   test("during a question: deny at once, nothing written, the turn ends cancelled, and the next prompt works", async () => {
-    const model = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_q" }), fake.text("after the stop")]);
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_q" }),
+      fake.text("after the stop"),
+    ]);
     await using h = startHarness({ models: [model] });
     let asked: () => void = () => {};
     const questionOpen = new Promise<void>((resolve) => {
@@ -452,7 +554,10 @@ describe("cancel", () => {
   });
 
   test("during a command: the process group is killed, the call ends failed and is named, and the prompt returns cancelled", async () => {
-    const model = new FakeModelClient([fake.toolCall("bash", { command: "sleep 60" }, { id: "toolu_sleep" }), fake.text("next turn")]);
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: "sleep 60" }, { id: "toolu_sleep" }),
+      fake.text("next turn"),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -465,7 +570,9 @@ describe("cancel", () => {
     expect(Date.now() - started).toBeLessThan(3_500);
     expect(running(["sleep", "60"])).toEqual([]);
     const updates = h.updatesOf(sessionId);
-    const end = ofKind(updates, "tool_call_update").filter((u) => u.toolCallId === "toolu_sleep" && (u.status === "failed" || u.status === "completed"));
+    const end = ofKind(updates, "tool_call_update").filter(
+      (u) => u.toolCallId === "toolu_sleep" && (u.status === "failed" || u.status === "completed"),
+    );
     expect(end.map((u) => u.status)).toEqual(["failed"]);
     expect(messageText(updates)).toContain("Garuda: $ sleep 60 cancelled.");
     expect(h.permissions).toEqual([]);
@@ -473,7 +580,9 @@ describe("cancel", () => {
   }, 30_000);
 
   test("while the model writes: 'the turn was cancelled'", async () => {
-    const model = new FakeModelClient([[{ type: "text_delta", text: "Thinking about it" }, fake.wait(Number.POSITIVE_INFINITY)]]);
+    const model = new FakeModelClient([
+      [{ type: "text_delta", text: "Thinking about it" }, fake.wait(Number.POSITIVE_INFINITY)],
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -506,7 +615,10 @@ describe("cancel", () => {
 describe("prompt content", () => {
   test("a file link in the root becomes @path, one outside stays text, embedded context is a fenced block", async () => {
     const model = new FakeModelClient([fake.text("ok")]);
-    await using h = startHarness({ models: [model], files: { "a.ts": "export const a = 1;\n", "b.ts": "export const b = 2;\n" } });
+    await using h = startHarness({
+      models: [model],
+      files: { "a.ts": "export const a = 1;\n", "b.ts": "export const b = 2;\n" },
+    });
     await h.initialize();
     const { sessionId } = await h.newSession();
     const outside = join(tmpdir(), "elsewhere.txt");
@@ -515,7 +627,10 @@ describe("prompt content", () => {
       { type: "resource_link", uri: pathToFileURL(join(h.root, "a.ts")).href, name: "a.ts" },
       { type: "text", text: "with" },
       { type: "resource_link", uri: pathToFileURL(outside).href, name: "elsewhere.txt" },
-      { type: "resource", resource: { uri: "file:///x/sel.ts", text: "const selected = true; // see @b.ts", mimeType: "text/typescript" } },
+      {
+        type: "resource",
+        resource: { uri: "file:///x/sel.ts", text: "const selected = true; // see @b.ts", mimeType: "text/typescript" },
+      },
     ]);
     const text = userText(model);
     expect(text).toContain("Compare @a.ts with elsewhere.txt (file://");
@@ -534,7 +649,9 @@ describe("prompt content", () => {
     const big = "x".repeat(10 * 1024 * 1024);
     expect((await h.prompt(sessionId, big)).stopReason).toBe("end_turn");
     expect(model.requests).toHaveLength(0);
-    expect(messageText(h.updatesOf(sessionId))).toContain(`Garuda: The prompt is ${big.length.toLocaleString("en-US")} characters, more than the 2,000,000 Garuda sends in one message to this model`);
+    expect(messageText(h.updatesOf(sessionId))).toContain(
+      `Garuda: The prompt is ${big.length.toLocaleString("en-US")} characters, more than the 2,000,000 Garuda sends in one message to this model`,
+    );
     const large = "y".repeat(1_500_000);
     expect((await h.prompt(sessionId, large)).stopReason).toBe("end_turn");
     expect(userText(model).length).toBeGreaterThanOrEqual(large.length);
@@ -549,21 +666,34 @@ describe("commands", () => {
     await using h = startHarness({ models: [model] });
     const commands = garudaPaths(h.home).commands;
     mkdirSync(commands, { recursive: true });
-    writeFileSync(join(commands, "review.md"), "---\ndescription: Review a change\nargument-hint: <what>\n---\nReview this change carefully: $ARGUMENTS\n");
+    writeFileSync(
+      join(commands, "review.md"),
+      "---\ndescription: Review a change\nargument-hint: <what>\n---\nReview this change carefully: $ARGUMENTS\n",
+    );
     await h.initialize();
     const { sessionId } = await h.newSession();
     const menu = await h.waitFor((u) => u.sessionUpdate === "available_commands_update");
-    expect(menu).toEqual({ sessionUpdate: "available_commands_update", availableCommands: [...builtinCommands(), { name: "review", description: "Review a change", input: { hint: "<what>" } }] });
+    expect(menu).toEqual({
+      sessionUpdate: "available_commands_update",
+      availableCommands: [
+        ...builtinCommands(),
+        { name: "review", description: "Review a change", input: { hint: "<what>" } },
+      ],
+    });
 
     expect((await h.prompt(sessionId, "/diff")).stopReason).toBe("end_turn");
     expect(model.requests).toHaveLength(0);
     expect(messageText(h.updatesOf(sessionId))).toContain("No changes in this session.");
     expect((await h.prompt(sessionId, "/clear")).stopReason).toBe("end_turn");
-    expect(messageText(h.updatesOf(sessionId))).toContain("/clear is a terminal command. Start a new thread for a new conversation.");
+    expect(messageText(h.updatesOf(sessionId))).toContain(
+      "/clear is a terminal command. Start a new thread for a new conversation.",
+    );
 
     expect((await h.prompt(sessionId, "/nosuch thing")).stopReason).toBe("end_turn");
     expect(model.requests).toHaveLength(0);
-    expect(messageText(h.updatesOf(sessionId))).toContain("/nosuch is not a command of this project. The commands are: /review.");
+    expect(messageText(h.updatesOf(sessionId))).toContain(
+      "/nosuch is not a command of this project. The commands are: /review.",
+    );
 
     expect((await h.prompt(sessionId, "/review the parser")).stopReason).toBe("end_turn");
     expect(userText(model)).toContain("Review this change carefully: the parser");
@@ -582,7 +712,9 @@ describe("commands", () => {
     expect(h.permissions).toHaveLength(1);
     expect(h.permissions[0]?.toolCall.toolCallId).toBe("garuda-question-1");
     expect(contentText(h.permissions[0]?.toolCall.content)).toContain("Fix everything");
-    expect(ofKind(h.updatesOf(sessionId), "tool_call").map((u) => [u.toolCallId, u.kind])).toEqual([["garuda-question-1", "other"]]);
+    expect(ofKind(h.updatesOf(sessionId), "tool_call").map((u) => [u.toolCallId, u.kind])).toEqual([
+      ["garuda-question-1", "other"],
+    ]);
   });
 });
 
@@ -596,7 +728,10 @@ describe("the / menu after MCP servers start", () => {
     await h.initialize();
     const { sessionId } = await h.newSession();
     const first = await h.waitFor((u) => u.sessionUpdate === "available_commands_update");
-    expect(first.sessionUpdate === "available_commands_update" && first.availableCommands.some((c) => c.name.startsWith("fix:"))).toBe(false);
+    expect(
+      first.sessionUpdate === "available_commands_update" &&
+        first.availableCommands.some((c) => c.name.startsWith("fix:")),
+    ).toBe(false);
     await h.prompt(sessionId, "hello");
     const menus = ofKind(h.updatesOf(sessionId), "available_commands_update");
     expect(menus.length).toBe(2);
@@ -612,7 +747,9 @@ describe("notices, errors and sessions", () => {
     await using h = startHarness({ models: [model] });
     h.answer = () => select("deny");
     await h.initialize();
-    const { sessionId } = await h.newSession({ mcpServers: [{ name: "github", command: "/usr/bin/gh-mcp", args: [], env: [] }] });
+    const { sessionId } = await h.newSession({
+      mcpServers: [{ name: "github", command: "/usr/bin/gh-mcp", args: [], env: [] }],
+    });
     expect(h.permissions).toEqual([]);
     await h.prompt(sessionId, "hi");
     expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["MCP server: github"]);
@@ -623,7 +760,10 @@ describe("notices, errors and sessions", () => {
   });
 
   test("a model error is a JSON-RPC error with its message; the session goes on", async () => {
-    const model = new FakeModelClient([fake.fail(new ModelError("Anthropic API: 401 authentication_error: invalid x-api-key", 401)), fake.text("back")]);
+    const model = new FakeModelClient([
+      fake.fail(new ModelError("Anthropic API: 401 authentication_error: invalid x-api-key", 401)),
+      fake.text("back"),
+    ]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -648,7 +788,10 @@ describe("notices, errors and sessions", () => {
 
   test("two sessions are independent: own root, own approvals, own mode", async () => {
     const first = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "1" }), fake.text("one")]);
-    const second = new FakeModelClient([fake.toolCall("write_file", { path: "a.txt", content: "2" }), fake.text("two")]);
+    const second = new FakeModelClient([
+      fake.toolCall("write_file", { path: "a.txt", content: "2" }),
+      fake.text("two"),
+    ]);
     await using h = startHarness({ models: [first, second] });
     const otherRoot = makeTempDir("garuda-acp-root2-");
     try {
@@ -665,12 +808,19 @@ describe("notices, errors and sessions", () => {
       rmSync(otherRoot, { recursive: true, force: true });
     }
   });
-
 });
 
 describe("stderr stays quiet", () => {
   test("the Anthropic SDK's per-request deprecation warning: once per session as a Garuda: line, never on the console", async () => {
-    await using mock = startMockAnthropic({ apiKey: "sk-ant-warn", script: [mockResponses.text("one"), mockResponses.text("two"), mockResponses.text("three"), mockResponses.text("other session")] });
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-warn",
+      script: [
+        mockResponses.text("one"),
+        mockResponses.text("two"),
+        mockResponses.text("three"),
+        mockResponses.text("other session"),
+      ],
+    });
     await using h = startHarness({
       prepare: async ({ cwd, approver }, harness) =>
         prepareRuntime({
@@ -700,8 +850,16 @@ describe("stderr stays quiet", () => {
       for (const prompt of ["a", "b", "c"]) expect((await h.prompt(sessionId, prompt)).stopReason).toBe("end_turn");
       const other = (await h.newSession()).sessionId;
       expect((await h.prompt(other, "d")).stopReason).toBe("end_turn");
-      expect(mock.requests.map((r) => r.body?.model)).toEqual(["claude-sonnet-4-5", "claude-sonnet-4-5", "claude-sonnet-4-5", "claude-sonnet-4-5"]);
-      const said = (id: string) => messageText(h.updatesOf(id)).split("Garuda: the Anthropic SDK warns: The model 'claude-sonnet-4-5' is deprecated").length - 1;
+      expect(mock.requests.map((r) => r.body?.model)).toEqual([
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-5",
+      ]);
+      const said = (id: string) =>
+        messageText(h.updatesOf(id)).split(
+          "Garuda: the Anthropic SDK warns: The model 'claude-sonnet-4-5' is deprecated",
+        ).length - 1;
       expect(said(sessionId)).toBe(1);
       expect(said(other)).toBe(1);
       expect(messageText(h.updatesOf(sessionId))).toContain("Please migrate to a newer model.");
@@ -741,7 +899,11 @@ describe("the settle window after a stop", () => {
       description: "Ignores cancel for a while.",
       input: z.object({}),
       readOnly: true,
-      plan: (input) => ({ input, info: { title: "Stubborn work", kind: "execute", locations: [] }, permission: { tool: "stubborn", readOnly: true, target: { kind: "input" }, preview: "" } }),
+      plan: (input) => ({
+        input,
+        info: { title: "Stubborn work", kind: "execute", locations: [] },
+        permission: { tool: "stubborn", readOnly: true, target: { kind: "input" }, preview: "" },
+      }),
       run: async () => {
         await Bun.sleep(600);
         finished = true;
@@ -837,23 +999,36 @@ describe("the stdout guard (protocolOutput)", () => {
       "const guard = protocolOutput(process.stdout, process.stderr);",
       'console.log("log line");',
       'console.info("info line");',
-      'console.table([{ a: 1 }]);',
+      "console.table([{ a: 1 }]);",
       'process.stdout.write("68656c6c6f0a", "hex", () => process.stderr.write("callback ran\\n"));',
-      'const writer = guard.protocol.getWriter();',
+      "const writer = guard.protocol.getWriter();",
       'await writer.write(new TextEncoder().encode("PROTOCOL\\n"));',
     ].join("\n");
-    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "" } });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const proc = Bun.spawn([process.execPath, "-e", script], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     expect(code).toBe(0);
     expect(out).toBe("PROTOCOL\n");
-    for (const expected of ["log line", "info line", "hello\n", "callback ran", "│ a │"]) expect(err).toContain(expected);
+    for (const expected of ["log line", "info line", "hello\n", "callback ran", "│ a │"])
+      expect(err).toContain(expected);
   });
 });
 
 describe("the command", () => {
   const entry = join(import.meta.dir, "../../src/cli/index.ts");
   const run = (args: string[], home: string) => {
-    const result = Bun.spawnSync([process.execPath, entry, ...args], { env: { PATH: process.env.PATH ?? "", HOME: home }, cwd: home, stdin: "ignore" });
+    const result = Bun.spawnSync([process.execPath, entry, ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: home },
+      cwd: home,
+      stdin: "ignore",
+    });
     return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
   };
 

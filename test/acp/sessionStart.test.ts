@@ -23,21 +23,23 @@ function gatedPlan(model: FakeModelClient, fail?: Error, planGate?: Promise<void
   });
   let built = 0;
   let buildsStarted = 0;
-  const plan = (h: () => Harness) => async (request: PrepareRequest): Promise<PlannedSession> => {
-    await planGate;
-    const planned = await realPlan(h().home, () => model)(request);
-    return {
-      view: planned.view,
-      build: async () => {
-        buildsStarted++;
-        await gate;
-        if (fail) throw fail;
-        const runtime = await planned.build();
-        built++;
-        return runtime;
-      },
+  const plan =
+    (h: () => Harness) =>
+    async (request: PrepareRequest): Promise<PlannedSession> => {
+      await planGate;
+      const planned = await realPlan(h().home, () => model)(request);
+      return {
+        view: planned.view,
+        build: async () => {
+          buildsStarted++;
+          await gate;
+          if (fail) throw fail;
+          const runtime = await planned.build();
+          built++;
+          return runtime;
+        },
+      };
     };
-  };
   return { plan, open: () => open(), built: () => built, buildsStarted: () => buildsStarted };
 }
 
@@ -107,7 +109,11 @@ describe("session/new before its runtime", () => {
     await h.initialize();
     const { sessionId } = await h.newSession();
     const mode = h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" });
-    const effort = h.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "effort", value: "low" });
+    const effort = h.agent.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "effort",
+      value: "low",
+    });
     expect(await within(mode, 100)).toBe("pending");
     gated.open();
     await mode;
@@ -117,7 +123,10 @@ describe("session/new before its runtime", () => {
   });
 
   test("a runtime that cannot be built is the error of every request for the session; session/close forgets it", async () => {
-    const gated = gatedPlan(new FakeModelClient(), new ConfigError("/p/settings.json", "the session folder could not be made", "free some disk space"));
+    const gated = gatedPlan(
+      new FakeModelClient(),
+      new ConfigError("/p/settings.json", "the session folder could not be made", "free some disk space"),
+    );
     await using h = harnessWith(gated);
     await h.initialize();
     const { sessionId } = await h.newSession();
@@ -130,7 +139,9 @@ describe("session/new before its runtime", () => {
     expect(failed.message).toEndWith("Close it and open a new session.");
     // Still the same error afterwards, for a prompt and for a control.
     expect((await rejection(h.prompt(sessionId, "again"))).message).toContain("the session folder could not be made");
-    expect((await rejection(h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" }))).message).toContain("the session folder could not be made");
+    expect(
+      (await rejection(h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" }))).message,
+    ).toContain("the session folder could not be made");
     expect(await h.agent.request(acp.methods.agent.session.close, { sessionId })).toEqual({});
     expect((await rejection(h.prompt(sessionId, "after close"))).code).toBe(-32002);
   });
@@ -198,8 +209,14 @@ describe("session/new before its runtime", () => {
 describe("the answer from the plan is the runtime's", () => {
   const cases: Array<{ name: string; policy?: object; models?: object }> = [
     { name: "defaults" },
-    { name: "a team policy with plan mode only and two models", policy: { allowedModes: ["plan"], allowedModels: ["claude-sonnet-5", "claude-haiku-*"] } },
-    { name: "a models.json with a local model as the default (no effort levels)", models: { default: "ollama/tiny", models: { "ollama/tiny": { contextWindow: 32_000, maxTokens: 4_000 } } } },
+    {
+      name: "a team policy with plan mode only and two models",
+      policy: { allowedModes: ["plan"], allowedModels: ["claude-sonnet-5", "claude-haiku-*"] },
+    },
+    {
+      name: "a models.json with a local model as the default (no effort levels)",
+      models: { default: "ollama/tiny", models: { "ollama/tiny": { contextWindow: 32_000, maxTokens: 4_000 } } },
+    },
   ];
   for (const { name, policy, models } of cases) {
     test(name, async () => {
@@ -208,7 +225,14 @@ describe("the answer from the plan is the runtime's", () => {
       if (policy) writeFileSync(paths.policy, JSON.stringify(policy));
       if (models) writeFileSync(paths.models, JSON.stringify(models));
       const plan = realPlan(h.home, () => new FakeModelClient());
-      const request: PrepareRequest = { cwd: h.root, additionalDirectories: [], approver: { ask: async () => ({ decision: "deny" }) } as unknown as PrepareRequest["approver"], sessionId: "20261202-000000-00000000", projectTrust: async () => false, mcpServers: [] };
+      const request: PrepareRequest = {
+        cwd: h.root,
+        additionalDirectories: [],
+        approver: { ask: async () => ({ decision: "deny" }) } as unknown as PrepareRequest["approver"],
+        sessionId: "20261202-000000-00000000",
+        projectTrust: async () => false,
+        mcpServers: [],
+      };
       const planned = await plan(request);
       const runtime = await planned.build();
       try {

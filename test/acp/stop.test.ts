@@ -37,7 +37,11 @@ const call = (name: "bash" | "process_manager", where: Where, tag: string): Mock
       type: "tool_use" as const,
       name,
       id: `toolu_${name}_${where}_${tag.replace(".", "_")}`,
-      input: { ...(name === "process_manager" && { action: "start" }), command: detachingCommand(tag), ...(where === "host" && { outside_sandbox: true }) },
+      input: {
+        ...(name === "process_manager" && { action: "start" }),
+        command: detachingCommand(tag),
+        ...(where === "host" && { outside_sandbox: true }),
+      },
     },
   ],
 });
@@ -45,12 +49,18 @@ const call = (name: "bash" | "process_manager", where: Where, tag: string): Mock
 /** A session whose turn has started a background job on the host and one in the sandbox, and now runs a bash call on the host: 9 processes in all. */
 async function busyAgent(model: MockAnthropic) {
   const tags = { hostJob: marker(), boxJob: marker(), hostRun: marker() };
-  model.enqueue(call("process_manager", "host", tags.hostJob), call("process_manager", "sandbox", tags.boxJob), call("bash", "host", tags.hostRun));
+  model.enqueue(
+    call("process_manager", "host", tags.hostJob),
+    call("process_manager", "sandbox", tags.boxJob),
+    call("bash", "host", tags.hostRun),
+  );
   const root = makeTempDir("root-", { under: work });
   const agent = startAgent(binary, model, root, work);
   await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
-  const turn = agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Start them." }] }).catch(() => undefined);
+  const turn = agent.agent
+    .request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Start them." }] })
+    .catch(() => undefined);
   const all = Object.values(tags);
   await eventually(() => all.every((tag) => detached(tag).length === 3), 20_000);
   const pids = all.flatMap(detached);
@@ -71,7 +81,10 @@ describeSandbox(
       await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
       const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
       for (const tag of [host, box]) {
-        const turn = agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Run it." }] });
+        const turn = agent.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: "Run it." }],
+        });
         await eventually(() => detached(tag).length === 3, 15_000);
         const pids = detached(tag);
         await agent.notify(acp.methods.agent.session.cancel, { sessionId });

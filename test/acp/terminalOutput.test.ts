@@ -4,9 +4,18 @@
 // in full-size updates back to back, nothing lost, nothing after the end).
 import { describe, expect, test } from "bun:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { BATCH_MS, HIGH_WATER_CHARS, isTerminalCall, MAX_UPDATE_CHARS, TerminalStream, TerminalText, wantsTerminalOutput } from "../../src/acp/terminalOutput.ts";
+import {
+  BATCH_MS,
+  HIGH_WATER_CHARS,
+  isTerminalCall,
+  MAX_UPDATE_CHARS,
+  TerminalStream,
+  TerminalText,
+  wantsTerminalOutput,
+} from "../../src/acp/terminalOutput.ts";
 
-const data = (update: SessionUpdate) => (update.sessionUpdate === "tool_call_update" ? ((update._meta?.terminal_output as { data: string }).data ?? "") : "");
+const data = (update: SessionUpdate) =>
+  update.sessionUpdate === "tool_call_update" ? ((update._meta?.terminal_output as { data: string }).data ?? "") : "";
 
 describe("cleaning", () => {
   test("colours, cursor moves, titles, clipboard writes and hyperlinks are removed; a sequence cut between chunks is removed whole", () => {
@@ -24,8 +33,12 @@ describe("cleaning", () => {
 
   test("hidden characters are shown as ⟨U+XXXX⟩; newlines, tabs, carriage returns and blank runs stay", () => {
     const text = new TerminalText();
-    const out = text.push(`tab\there\r\nbidi\u202eevil\u2066 zero\u200bwidth bell\u0007 back\u0008 ${" ".repeat(40)}col\n`);
-    expect(out).toBe(`tab\there\r\nbidi⟨U+202E⟩evil⟨U+2066⟩ zero⟨U+200B⟩width bell⟨U+0007⟩ back⟨U+0008⟩ ${" ".repeat(40)}col\n`);
+    const out = text.push(
+      `tab\there\r\nbidi\u202eevil\u2066 zero\u200bwidth bell\u0007 back\u0008 ${" ".repeat(40)}col\n`,
+    );
+    expect(out).toBe(
+      `tab\there\r\nbidi⟨U+202E⟩evil⟨U+2066⟩ zero⟨U+200B⟩width bell⟨U+0007⟩ back⟨U+0008⟩ ${" ".repeat(40)}col\n`,
+    );
   });
 
   test("an escape left unfinished at the end is shown, not swallowed; a lone ESC in the middle is shown", () => {
@@ -139,6 +152,8 @@ describe("batching", () => {
     const rest = stream.end();
     await Bun.sleep(1);
     expect(ended).toBe(true);
-    expect([...s.sent, ...rest].map(data).join("")).toBe(`${"a".repeat(1000)}${"b".repeat(HIGH_WATER_CHARS + 1)}${"c".repeat(HIGH_WATER_CHARS * 2)}`);
+    expect([...s.sent, ...rest].map(data).join("")).toBe(
+      `${"a".repeat(1000)}${"b".repeat(HIGH_WATER_CHARS + 1)}${"c".repeat(HIGH_WATER_CHARS * 2)}`,
+    );
   });
 });

@@ -30,7 +30,9 @@ beforeAll(
       buildBinary({ entry: ENTRY, outfile: join(work, "garuda") }),
       buildBinary({ entry: PROBE_ENTRY, outfile: join(work, "probe") }),
     ]);
-    bin.probeSourcemap = (await buildBinary({ entry: PROBE_ENTRY, outfile: join(work, "probe-sourcemap"), sourcemap: true })).outfile;
+    bin.probeSourcemap = (
+      await buildBinary({ entry: PROBE_ENTRY, outfile: join(work, "probe-sourcemap"), sourcemap: true })
+    ).outfile;
     const [garudaAutoload, probeAutoload] = await Promise.all([
       buildBinary({ entry: ENTRY, outfile: join(work, "garuda-autoload"), autoload: true }),
       buildBinary({ entry: PROBE_ENTRY, outfile: join(work, "probe-autoload"), autoload: true }),

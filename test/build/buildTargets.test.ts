@@ -72,7 +72,15 @@ describe("targets", () => {
 describe("compileArgs", () => {
   test("ships with autoload off, bytecode and no embedded source map (issue 19.5: size)", () => {
     const { args } = compileArgs({ entry: "/src/a.ts", outfile: "/out/garuda" });
-    expect(args).toEqual(["build", ...COMPILE_FLAGS, `--root=${BUNDLE_ROOT}`, "/src/a.ts", ...WORKER_ENTRIES, "--outfile", "/out/garuda"]);
+    expect(args).toEqual([
+      "build",
+      ...COMPILE_FLAGS,
+      `--root=${BUNDLE_ROOT}`,
+      "/src/a.ts",
+      ...WORKER_ENTRIES,
+      "--outfile",
+      "/out/garuda",
+    ]);
     expect(args).toContain("--no-compile-autoload-dotenv");
     expect(args).toContain("--no-compile-autoload-bunfig");
     expect(args.filter((a) => a.startsWith("--sourcemap"))).toEqual([]);
@@ -113,7 +121,10 @@ describe("parseArgs", () => {
     ]);
     expect(parseArgs(["--target=windows-x64"]).targets.map((t) => t.name)).toEqual(["windows-x64"]);
     expect(parseArgs([]).sourcemap).toBe(false);
-    expect(parseArgs(["--target", "linux-arm64", "--sourcemap"])).toMatchObject({ sourcemap: true, targets: [findTarget("linux-arm64")] });
+    expect(parseArgs(["--target", "linux-arm64", "--sourcemap"])).toMatchObject({
+      sourcemap: true,
+      targets: [findTarget("linux-arm64")],
+    });
   });
 
   test("rejects unknown targets and arguments", () => {

@@ -16,7 +16,9 @@ const base: ApprovalRequest = {
 describe("the shared approval text", () => {
   test("header asks about the title; a consent puts its question first", () => {
     expect(headerText(base)).toBe("Allow $ npm test?");
-    expect(headerText({ ...base, question: "Start the MCP server github?" })).toBe("Start the MCP server github?\n$ npm test");
+    expect(headerText({ ...base, question: "Start the MCP server github?" })).toBe(
+      "Start the MCP server github?\n$ npm test",
+    );
   });
 
   test("hidden characters are visible and the warning comes first", () => {

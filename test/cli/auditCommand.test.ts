@@ -10,7 +10,10 @@ import { tempDir } from "../support/tempDir.ts";
 const entry = join(import.meta.dir, "../../src/cli/index.ts");
 
 function garuda(args: string[], home: string, cwd: string) {
-  const result = Bun.spawnSync([process.execPath, entry, ...args], { env: { PATH: process.env.PATH ?? "", HOME: home }, cwd });
+  const result = Bun.spawnSync([process.execPath, entry, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: home },
+    cwd,
+  });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 

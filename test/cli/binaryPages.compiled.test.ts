@@ -28,7 +28,10 @@ afterAll(() => {
 
 /** Resident bytes of the agent's read-only mappings of the binary. */
 function residentOfBinary(pid: number): number {
-  return droppableMappings(readFileSync(`/proc/${pid}/smaps`, "utf8"), binary, statSync(binary).ino).reduce((sum, range) => sum + range.rssBytes, 0);
+  return droppableMappings(readFileSync(`/proc/${pid}/smaps`, "utf8"), binary, statSync(binary).ino).reduce(
+    (sum, range) => sum + range.rssBytes,
+    0,
+  );
 }
 
 /** The agent's resident file pages (statm's third field): cheap to read, so sampled tightly. */
@@ -59,7 +62,13 @@ async function lowestFileBytes(pid: number, during: Promise<unknown>, ms: number
 
 describe.skipIf(process.platform !== "linux")("garuda acp gives its binary's pages back", () => {
   test("when its first session is ready, and after a session closes", async () => {
-    await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test", script: [{ steps: [{ type: "text", text: "Hello.", fragments: 2 }] }, { steps: [{ type: "text", text: "Again.", fragments: 2 }] }] });
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [
+        { steps: [{ type: "text", text: "Hello.", fragments: 2 }] },
+        { steps: [{ type: "text", text: "Again.", fragments: 2 }] },
+      ],
+    });
     const root = makeTempDir("root-", { under: work });
     const { proc, agent } = startAgent(binary, mock, root, work);
     try {
@@ -73,7 +82,10 @@ describe.skipIf(process.platform !== "linux")("garuda acp gives its binary's pag
       expect(startedUp - (await lowestFileBytes(proc.pid, created, 1000))).toBeGreaterThan(binaryBytes / 2);
       const { sessionId } = await created;
 
-      const turn = await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Hi." }] });
+      const turn = await agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "Hi." }],
+      });
       expect(turn.stopReason).toBe("end_turn");
       const afterTurnBinary = residentOfBinary(proc.pid);
       const afterTurn = residentFilePages(proc.pid);
@@ -83,7 +95,14 @@ describe.skipIf(process.platform !== "linux")("garuda acp gives its binary's pag
       // And it still answers: a new session and a turn, from pages faulted back in.
       const next = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
       expect(next.sessionId).not.toBe(sessionId);
-      expect((await agent.request(acp.methods.agent.session.prompt, { sessionId: next.sessionId, prompt: [{ type: "text", text: "Again?" }] })).stopReason).toBe("end_turn");
+      expect(
+        (
+          await agent.request(acp.methods.agent.session.prompt, {
+            sessionId: next.sessionId,
+            prompt: [{ type: "text", text: "Again?" }],
+          })
+        ).stopReason,
+      ).toBe("end_turn");
     } finally {
       proc.kill();
       await proc.exited;

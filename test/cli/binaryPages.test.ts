@@ -11,8 +11,22 @@ import { tempDir } from "../support/tempDir.ts";
 const EXE = "/opt/garuda/garuda";
 const INODE = 5310360;
 
-function mapping(range: string, perms: string, inode: number, path: string, rssKb: number, anonymousKb: number): string {
-  return [`${range} ${perms} 00000000 fe:00 ${inode}                            ${path}`, `Size:              64 kB`, `Rss:            ${rssKb} kB`, `Pss:            ${rssKb} kB`, `Anonymous:        ${anonymousKb} kB`, `VmFlags: rd mr mw me`].join("\n");
+function mapping(
+  range: string,
+  perms: string,
+  inode: number,
+  path: string,
+  rssKb: number,
+  anonymousKb: number,
+): string {
+  return [
+    `${range} ${perms} 00000000 fe:00 ${inode}                            ${path}`,
+    `Size:              64 kB`,
+    `Rss:            ${rssKb} kB`,
+    `Pss:            ${rssKb} kB`,
+    `Anonymous:        ${anonymousKb} kB`,
+    `VmFlags: rd mr mw me`,
+  ].join("\n");
 }
 
 describe("which mappings are dropped", () => {
@@ -50,7 +64,10 @@ describe("which mappings are dropped", () => {
 /** Resident bytes of this process's read-only mappings of its own executable. */
 function residentOfExe(): number {
   const exe = readlinkSync("/proc/self/exe");
-  return droppableMappings(readFileSync("/proc/self/smaps", "utf8"), exe, statSync("/proc/self/exe").ino).reduce((sum, range) => sum + range.rssBytes, 0);
+  return droppableMappings(readFileSync("/proc/self/smaps", "utf8"), exe, statSync("/proc/self/exe").ino).reduce(
+    (sum, range) => sum + range.rssBytes,
+    0,
+  );
 }
 
 describe.skipIf(process.platform !== "linux")("on this process", () => {
@@ -91,7 +108,12 @@ for (let i = 0; i < 100000; i++) sum += Math.sqrt(i);
 console.log(JSON.stringify({ sum: sum > 0, spawned: Bun.spawnSync(["true"]).exitCode }));
 `,
     );
-    const run = (mode: string) => Bun.spawnSync([process.execPath, script, mode], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH } });
+    const run = (mode: string) =>
+      Bun.spawnSync([process.execPath, script, mode], {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { PATH: process.env.PATH },
+      });
     const safe = run("keep-the-rule");
     expect(safe.exitCode).toBe(0);
     expect(safe.stdout.toString().trim()).toBe('{"sum":true,"spawned":0}');

@@ -64,7 +64,12 @@ const never = new AbortController().signal;
 
 describe("the terminal approver", () => {
   test("y, s and n are once, session and deny; the question shows the header, the diff and the session scope", async () => {
-    for (const [key, choice] of [["y", "once"], ["s", "session"], ["n", "deny"], ["escape", "deny"]] as const) {
+    for (const [key, choice] of [
+      ["y", "once"],
+      ["s", "session"],
+      ["n", "deny"],
+      ["escape", "deny"],
+    ] as const) {
       const { approver, text } = approverWith([key]);
       expect(await approver.ask(editRequest("old\n", "new\n"), never)).toBe(choice);
       expect(text()).toContain("? Allow Edit f.txt?");
@@ -81,7 +86,11 @@ describe("the terminal approver", () => {
     expect(await approver.ask(editRequest("old\n", "new\n"), never)).toBe("deny");
     const rows = stripAnsi(out.join("")).split("\n");
     const menu = rows.findIndex((row) => row.startsWith("  [y]"));
-    expect(rows.slice(menu, menu + 3)).toEqual(["  [y] Allow once", "  [s] Allow for this session   [n] Deny", "  → Deny"]);
+    expect(rows.slice(menu, menu + 3)).toEqual([
+      "  [y] Allow once",
+      "  [s] Allow for this session   [n] Deny",
+      "  → Deny",
+    ]);
   });
 
   test("a consent's lasting yes has its own key: r remembers, s and y are for this session", async () => {
@@ -95,7 +104,12 @@ describe("the terminal approver", () => {
       hidden: false,
       remembers: true,
     });
-    for (const [key, choice] of [["y", "once"], ["s", "once"], ["r", "session"], ["n", "deny"]] as const) {
+    for (const [key, choice] of [
+      ["y", "once"],
+      ["s", "once"],
+      ["r", "session"],
+      ["n", "deny"],
+    ] as const) {
       const { approver, text } = approverWith([key]);
       expect(await approver.ask(consent(), never)).toBe(choice);
       expect(text()).toContain("[y] Yes, for this session   [r] Yes, and remember   [n] No");
@@ -113,7 +127,14 @@ describe("the terminal approver", () => {
 
   test("hidden characters are shown and the warning comes first", async () => {
     const { approver, text } = approverWith(["n"]);
-    const request: ApprovalRequest = { tool: "bash", title: "$ rm -rf build\u202E", preview: "rm -rf build\u202E # safe", choices: ["once", "deny"], labels: { ...CHOICE_LABELS }, hidden: true };
+    const request: ApprovalRequest = {
+      tool: "bash",
+      title: "$ rm -rf build\u202E",
+      preview: "rm -rf build\u202E # safe",
+      choices: ["once", "deny"],
+      labels: { ...CHOICE_LABELS },
+      hidden: true,
+    };
     await approver.ask(request, never);
     const shown = text();
     expect(shown).toContain("⟨U+202E⟩");
@@ -158,7 +179,10 @@ describe("the terminal approver", () => {
   test("a stop while the question waits says so at once, before anything the stop makes others write", async () => {
     const out: string[] = [];
     const screen = new Screen({ write: (text: string) => out.push(text) }, false, false);
-    const pending: ChatInput = { ...scripted([]), readAnswer: (signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve(undefined))) };
+    const pending: ChatInput = {
+      ...scripted([]),
+      readAnswer: (signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve(undefined))),
+    };
     const approver = new TerminalApprover({ input: pending, screen, style: NO_STYLE });
     const controller = new AbortController();
     const asked = approver.ask(editRequest("old\n", "new\n"), controller.signal);
@@ -176,7 +200,12 @@ describe("the terminal approver", () => {
     const screen = new Screen({ write: (text: string) => out.push(text), columns: 80, rows: 40 }, true, false);
     const input = scripted(["v", "y"]);
     const approver = new TerminalApprover({ input, screen, style: NO_STYLE });
-    const request = editRequest("", rows, { tool: "write_file", title: "Write big.txt", preview: unifiedDiff("big.txt", null, rows).text, change: { path: "/root/big.txt", oldText: null, newText: rows } });
+    const request = editRequest("", rows, {
+      tool: "write_file",
+      title: "Write big.txt",
+      preview: unifiedDiff("big.txt", null, rows).text,
+      change: { path: "/root/big.txt", oldText: null, newText: rows },
+    });
     expect(await approver.ask(request, never)).toBe("once");
     const shown = stripAnsi(out.join("")).split("\n");
     const menu = shown.findIndex((line) => line.includes("[n] Deny"));
@@ -185,7 +214,9 @@ describe("the terminal approver", () => {
     expect(shown[0]).toBe("? Allow Write big.txt?");
     const note = shown.find((line) => line.includes("more lines not shown")) as string;
     const previewLines = shown.slice(1, shown.indexOf(note)).length;
-    expect(note).toBe(`  … ${(5003 - previewLines).toLocaleString("en-US")} more lines not shown ([v] shows all of it)`);
+    expect(note).toBe(
+      `  … ${(5003 - previewLines).toLocaleString("en-US")} more lines not shown ([v] shows all of it)`,
+    );
     // v: every line, then the question and its choices again.
     expect(shown).toContain("  +row 4999");
     const again = shown.lastIndexOf("? Allow Write big.txt?");
@@ -196,7 +227,10 @@ describe("the terminal approver", () => {
   test("a new file of one long line: its start is shown, cut to the width", async () => {
     const line = "x".repeat(20_000);
     const { approver, text } = approverWith(["n"]);
-    const request = editRequest("", line, { preview: unifiedDiff("one.txt", null, line).text, change: { path: "/root/one.txt", oldText: null, newText: line } });
+    const request = editRequest("", line, {
+      preview: unifiedDiff("one.txt", null, line).text,
+      change: { path: "/root/one.txt", oldText: null, newText: line },
+    });
     await approver.ask(request, never);
     expect(text()).toContain("  @@ -0,0 +1,1 @@\n  +xxxxxxxx");
     expect(text()).toContain("(long lines are cut to fit; [v] shows them whole)");
@@ -205,7 +239,10 @@ describe("the terminal approver", () => {
 
   test("questions are asked one at a time", async () => {
     const { approver, text } = approverWith(["y", "n"]);
-    const both = await Promise.all([approver.ask(editRequest("1\n", "2\n", { title: "Edit one" }), never), approver.ask(editRequest("1\n", "2\n", { title: "Edit two" }), never)]);
+    const both = await Promise.all([
+      approver.ask(editRequest("1\n", "2\n", { title: "Edit one" }), never),
+      approver.ask(editRequest("1\n", "2\n", { title: "Edit two" }), never),
+    ]);
     expect(both).toEqual(["once", "deny"]);
     const shown = text();
     expect(shown.indexOf("Allow Edit two?")).toBeGreaterThan(shown.indexOf("→ Allow once"));
@@ -245,7 +282,9 @@ describe("the core hook for hunks (U0)", () => {
     });
     const events: AgentEvent[] = [];
     try {
-      expect(await runtime.runTurn("change it", new AbortController().signal, (event) => events.push(event))).toBe("done");
+      expect(await runtime.runTurn("change it", new AbortController().signal, (event) => events.push(event))).toBe(
+        "done",
+      );
     } finally {
       await runtime.close();
     }
@@ -278,12 +317,18 @@ describe("the core hook for hunks (U0)", () => {
     writeFileSync(file, "one\ntwo\n");
     const model = new FakeModelClient([
       fake.toolCall("read_file", { path: "f.txt" }, { id: "toolu_read" }),
-      fake.toolCall("edit_file", { path: "f.txt", old_string: "one\ntwo", new_string: "ONE\nTWO" }, { id: "toolu_edit" }),
+      fake.toolCall(
+        "edit_file",
+        { path: "f.txt", old_string: "one\ntwo", new_string: "ONE\nTWO" },
+        { id: "toolu_edit" },
+      ),
       fake.text("ok"),
     ]);
     const events = await runWith(firstHunkOnly(), model, root.path, home.path);
     expect(readFileSync(file, "utf8")).toBe("ONE\ntwo\n");
-    const result = events.find((event) => event.type === "tool_result" && event.callId === "toolu_edit") as { output: string };
+    const result = events.find((event) => event.type === "tool_result" && event.callId === "toolu_edit") as {
+      output: string;
+    };
     expect(result.output).toContain("2\ttwo");
     expect(result.output).toContain("The user kept only the first line's change.");
   });
@@ -298,9 +343,14 @@ describe("the core hook for hunks (U0)", () => {
       fake.toolCall("write_file", { path: "f.txt", content: "ONE\n" }, { id: "toolu_write" }),
       fake.text("ok"),
     ]);
-    const elsewhere: Approver = { ask: async () => "once", askChange: async (_request) => ({ change: { path: "/elsewhere", oldText: null, newText: "x" }, note: "" }) };
+    const elsewhere: Approver = {
+      ask: async () => "once",
+      askChange: async (_request) => ({ change: { path: "/elsewhere", oldText: null, newText: "x" }, note: "" }),
+    };
     const events = await runWith(elsewhere, model, root.path, home.path);
     expect(readFileSync(file, "utf8")).toBe("one\n");
-    expect(events.find((event) => event.type === "tool_result" && event.callId === "toolu_write")).toMatchObject({ status: "denied" });
+    expect(events.find((event) => event.type === "tool_result" && event.callId === "toolu_write")).toMatchObject({
+      status: "denied",
+    });
   });
 });

@@ -34,7 +34,9 @@ describe("long pastes", () => {
     typed(buffer, "\x7f");
     expect(buffer.text).toBe("a ");
     expect(buffer.expanded).toBe("a ");
-    expect(expandPastes("[Pasted 2 lines] [Pasted 2 lines]", new Map([["[Pasted 2 lines]", "[Pasted 2 lines]\nx"]]))).toBe("[Pasted 2 lines]\nx [Pasted 2 lines]");
+    expect(
+      expandPastes("[Pasted 2 lines] [Pasted 2 lines]", new Map([["[Pasted 2 lines]", "[Pasted 2 lines]\nx"]])),
+    ).toBe("[Pasted 2 lines]\nx [Pasted 2 lines]");
     expect(pasteMark(lines(20), new Set(["[Pasted 20 lines]"]))).toBe("[Pasted 20 lines #2]");
   });
 
@@ -68,7 +70,11 @@ describe("Ctrl-R", () => {
     const search = new HistorySearch(history);
     for (const key of keys("tests")) search.apply(key);
     expect(search.apply({ name: "enter" })).toEqual({ kind: "accept", entry: { text: "run the tests" } });
-    expect(search.apply({ name: "left" })).toEqual({ kind: "accept", entry: { text: "run the tests" }, then: { name: "left" } });
+    expect(search.apply({ name: "left" })).toEqual({
+      kind: "accept",
+      entry: { text: "run the tests" },
+      then: { name: "left" },
+    });
     expect(search.apply({ name: "escape" })).toEqual({ kind: "cancel" });
     expect(search.apply({ name: "cancel" })).toEqual({ kind: "cancel" });
   });
@@ -99,11 +105,19 @@ describe("Tab completion", () => {
     const several = complete(path("src/c"), pathCandidates("src/c", files));
     expect(several.insert).toBeUndefined();
     expect(several.list).toHaveLength(2);
-    expect(complete({ kind: "command", start: 1, word: "m" }, matching({ kind: "command", start: 1, word: "m" }, commandCandidates([])))).toMatchObject({ insert: "mode" });
+    expect(
+      complete(
+        { kind: "command", start: 1, word: "m" },
+        matching({ kind: "command", start: 1, word: "m" }, commandCandidates([])),
+      ),
+    ).toMatchObject({ insert: "mode" });
   });
 
   test("commands: the built-ins with what they do, then custom commands and skills", () => {
-    const all = commandCandidates([{ name: "review", description: "review the change" }, { name: "help", description: "a shadowed one" }]);
+    const all = commandCandidates([
+      { name: "review", description: "review the change" },
+      { name: "help", description: "a shadowed one" },
+    ]);
     expect(all.find((c) => c.value === "model")?.description).toContain("switch the model");
     expect(all.filter((c) => c.value === "help")).toHaveLength(1);
     expect(all.at(-1)).toEqual({ value: "review", description: "review the change" });
@@ -115,7 +129,9 @@ describe("Tab completion", () => {
     const shown = listLines(many, "@", 40, 8);
     expect(shown).toHaveLength(8);
     expect(shown.at(-1)).toBe("  … 13 more (type more of the name)");
-    expect(listLines([{ value: "x", description: "d".repeat(100) }], "/", 40).every((line) => [...line].length <= 39)).toBe(true);
+    expect(
+      listLines([{ value: "x", description: "d".repeat(100) }], "/", 40).every((line) => [...line].length <= 39),
+    ).toBe(true);
   });
 
   test("the file index keeps to .gitignore, never shows sensitive files, and stops at its bound", async () => {

@@ -12,11 +12,19 @@ import { fakeKey } from "../support/setupHarness.ts";
 const KEY = fakeKey("first");
 
 /** The environment of someone who never set Garuda up: no key, no GARUDA_MODEL. */
-const newcomer = (url: string, home: string) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TERM: "xterm-256color", ANTHROPIC_BASE_URL: url });
+const newcomer = (url: string, home: string) => ({
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: home,
+  TERM: "xterm-256color",
+  ANTHROPIC_BASE_URL: url,
+});
 
 describe("garuda's first run", () => {
   test("offers setup; y runs it and the chat starts with the model it saved", async () => {
-    await using mock = startMockAnthropic({ apiKey: KEY, script: [{ steps: [{ type: "text", text: "Hello, newcomer." }] }] });
+    await using mock = startMockAnthropic({
+      apiKey: KEY,
+      script: [{ steps: [{ type: "text", text: "Hello, newcomer." }] }],
+    });
     using ws = workspace();
     const chat = new ChatPty([], { cwd: ws.root, env: newcomer(mock.url, ws.home) });
     const offer = await chat.waitFor("[n] No");

@@ -98,7 +98,12 @@ describe("the rest of an answer", () => {
   });
 
   test("what is typed after the answer that is not its word stays for the next prompt", async () => {
-    for (const [typed, kept] of [["yfix it", "fix it"], ["y/diff", "/diff"], ["nnow", "now"], ["yexplain", "explain"]] as const) {
+    for (const [typed, kept] of [
+      ["yfix it", "fix it"],
+      ["y/diff", "/diff"],
+      ["nnow", "now"],
+      ["yexplain", "explain"],
+    ] as const) {
       using term = terminal();
       const answer = term.input.readAnswer(never);
       typeEach(term.tty, typed);

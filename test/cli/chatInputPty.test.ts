@@ -19,7 +19,9 @@ type Block = { type: string; text?: string; source?: { type: string; media_type:
 
 /** The content blocks of the last user message of request `index`. */
 function userBlocks(mock: MockAnthropic, index: number): Block[] {
-  const messages = mock.requests[index]?.body?.messages as Array<{ role: string; content: string | Block[] }> | undefined;
+  const messages = mock.requests[index]?.body?.messages as
+    | Array<{ role: string; content: string | Block[] }>
+    | undefined;
   const last = messages?.filter((message) => message.role === "user").at(-1);
   if (!last) return [];
   return typeof last.content === "string" ? [{ type: "text", text: last.content }] : last.content;
@@ -33,11 +35,16 @@ const userText = (mock: MockAnthropic, index: number) =>
 const answers = (...texts: string[]) => texts.map((text) => ({ steps: [{ type: "text" as const, text }] }));
 
 /** A 1×1 PNG. */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 describe("the chat's input in a terminal", () => {
   test("the prompt history is kept across two chats of the project: Up recalls, Ctrl-R searches", async () => {
-    await using mock = startMockAnthropic({ script: answers("First answer.", "Second answer.", "Recalled answer.", "Searched answer.") });
+    await using mock = startMockAnthropic({
+      script: answers("First answer.", "Second answer.", "Recalled answer.", "Searched answer."),
+    });
     using ws = workspace();
     const env = chatEnv(mock, ws.home);
     const first = new ChatPty([], { cwd: ws.root, env });
@@ -107,7 +114,10 @@ describe("the chat's input in a terminal", () => {
     writeFileSync(join(ws.root, "build-output", "bundle.js"), "ignored\n");
     writeFileSync(join(ws.root, ".gitignore"), "*.log\nbuild-output/\n");
     mkdirSync(garudaPaths(ws.home).commands, { recursive: true });
-    writeFileSync(join(garudaPaths(ws.home).commands, "review.md"), "---\ndescription: review the change\n---\nReview $ARGUMENTS\n");
+    writeFileSync(
+      join(garudaPaths(ws.home).commands, "review.md"),
+      "---\ndescription: review the change\n---\nReview $ARGUMENTS\n",
+    );
     const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
     await chat.prompt();
 
@@ -189,7 +199,10 @@ describe("the chat's input in a terminal", () => {
     expect(await chat.exit()).toBe(0);
 
     mkdirSync(garudaPaths(ws.home).dir, { recursive: true });
-    writeFileSync(garudaPaths(ws.home).models, JSON.stringify({ default: "claude-sonnet-5", models: { "claude-sonnet-5": { images: false } } }));
+    writeFileSync(
+      garudaPaths(ws.home).models,
+      JSON.stringify({ default: "claude-sonnet-5", models: { "claude-sonnet-5": { images: false } } }),
+    );
     const textOnly = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
     await textOnly.prompt();
     textOnly.type("and now @shot.png");

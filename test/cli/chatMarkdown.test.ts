@@ -30,7 +30,11 @@ const ANSWER = [
 ].join("\n");
 
 const script = (delayMs = 0) => [
-  { delayMs, steps: [{ type: "text" as const, text: ANSWER, fragments: 40 }], usage: { input_tokens: 30_000, output_tokens: 2_000 } },
+  {
+    delayMs,
+    steps: [{ type: "text" as const, text: ANSWER, fragments: 40 }],
+    usage: { input_tokens: 30_000, output_tokens: 2_000 },
+  },
 ];
 
 describe("the chat renders Markdown as it streams", () => {
@@ -63,7 +67,9 @@ describe("the chat renders Markdown as it streams", () => {
     expect(text).not.toContain("# Plan");
     expect(text).toMatch(/Name │ Size\n─+┼─+\na\.ts │ +12/);
     // Wrapped at a word boundary to the 80-column window (79 usable), as the screen shows it.
-    expect(renderScreen(raw, 80, 40)).toContain("The end of the answer, with enough words to be wrapped at a word boundary in a");
+    expect(renderScreen(raw, 80, 40)).toContain(
+      "The end of the answer, with enough words to be wrapped at a word boundary in a",
+    );
     // After the response: 30,000 + 2,000 tokens of the 200K window, and its cost, under the prompt.
     await chat.waitFor(/context 32K \/ [\d.KM]+ \(\d+%\) · \$0\.\d+/);
     chat.type("/exit");
@@ -72,7 +78,9 @@ describe("the chat renders Markdown as it streams", () => {
 
   test("a resized window: the unfinished block is wrapped again to the new width", async () => {
     const long = "word ".repeat(60).trim();
-    await using mock = startMockAnthropic({ script: [{ delayMs: 40, steps: [{ type: "text", text: long, fragments: 60 }] }] });
+    await using mock = startMockAnthropic({
+      script: [{ delayMs: 40, steps: [{ type: "text", text: long, fragments: 60 }] }],
+    });
     using ws = workspace();
     const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home), cols: 80 });
     await chat.prompt();

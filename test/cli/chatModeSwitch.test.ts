@@ -23,7 +23,16 @@ describe.skipIf(process.platform !== "linux")("the chat's switch to plan mode", 
   test("stops the build-mode job that writes the project, names it on screen and to the model", async () => {
     await using mock = startMockAnthropic({
       script: [
-        { steps: [{ type: "tool_use", name: "process_manager", id: "toolu_ticks", input: { action: "start", command: TICKS } }] },
+        {
+          steps: [
+            {
+              type: "tool_use",
+              name: "process_manager",
+              id: "toolu_ticks",
+              input: { action: "start", command: TICKS },
+            },
+          ],
+        },
         { steps: [{ type: "text", text: "It ticks." }] },
         { steps: [{ type: "text", text: "Here is the plan." }] },
       ],
@@ -40,7 +49,9 @@ describe.skipIf(process.platform !== "linux")("the chat's switch to plan mode", 
     chat.send(KEYS.shiftTab);
     await chat.waitFor("Mode: plan");
     const shown = await chat.waitFor("could write the project.");
-    expect(shown.replace(/\s+/g, " ")).toContain(`Garuda: Plan mode stopped the background process p1 ($ ${TICKS}): it was started in build mode and could write the project.`);
+    expect(shown.replace(/\s+/g, " ")).toContain(
+      `Garuda: Plan mode stopped the background process p1 ($ ${TICKS}): it was started in build mode and could write the project.`,
+    );
     const stoppedAt = size(ticks);
     await Bun.sleep(700);
     expect(size(ticks)).toBe(stoppedAt);

@@ -6,14 +6,34 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
-import { alive, ChatPty, chatEnv, KEYS, lastToolResult, runPipedIn, startedBelow, workspace } from "../support/chatHarness.ts";
+import {
+  alive,
+  ChatPty,
+  chatEnv,
+  KEYS,
+  lastToolResult,
+  runPipedIn,
+  startedBelow,
+  workspace,
+} from "../support/chatHarness.ts";
 
 describe("garuda (the chat) in a terminal", () => {
   test("streams the answer and dims the thinking; --hide-thinking hides it", async () => {
     await using mock = startMockAnthropic({
       script: [
-        { delayMs: 150, steps: [{ type: "thinking", thinking: "Pondering the greeting.", signature: "sig-1" }, { type: "text", text: "Hello from the mock, streamed in parts.", fragments: 4 }] },
-        { steps: [{ type: "thinking", thinking: "A secret musing.", signature: "sig-2" }, { type: "text", text: "Second answer." }] },
+        {
+          delayMs: 150,
+          steps: [
+            { type: "thinking", thinking: "Pondering the greeting.", signature: "sig-1" },
+            { type: "text", text: "Hello from the mock, streamed in parts.", fragments: 4 },
+          ],
+        },
+        {
+          steps: [
+            { type: "thinking", thinking: "A secret musing.", signature: "sig-2" },
+            { type: "text", text: "Second answer." },
+          ],
+        },
       ],
     });
     using ws = workspace();
@@ -49,8 +69,22 @@ describe("garuda (the chat) in a terminal", () => {
   test("an edit is shown as a question with its coloured diff; y writes it; /diff and /undo", async () => {
     await using mock = startMockAnthropic({
       script: [
-        { steps: [{ type: "text", text: "Reading first." }, { type: "tool_use", name: "read_file", id: "toolu_read", input: { path: "notes.txt" } }] },
-        { steps: [{ type: "tool_use", name: "edit_file", id: "toolu_edit", input: { path: "notes.txt", old_string: "draft", new_string: "final" } }] },
+        {
+          steps: [
+            { type: "text", text: "Reading first." },
+            { type: "tool_use", name: "read_file", id: "toolu_read", input: { path: "notes.txt" } },
+          ],
+        },
+        {
+          steps: [
+            {
+              type: "tool_use",
+              name: "edit_file",
+              id: "toolu_edit",
+              input: { path: "notes.txt", old_string: "draft", new_string: "final" },
+            },
+          ],
+        },
         { steps: [{ type: "text", text: "The note is final now." }] },
       ],
     });
@@ -100,7 +134,16 @@ describe("garuda (the chat) in a terminal", () => {
     await using mock = startMockAnthropic({
       script: [
         { steps: [{ type: "tool_use", name: "read_file", id: "toolu_read", input: { path: "ten.txt" } }] },
-        { steps: [{ type: "tool_use", name: "edit_file", id: "toolu_edit", input: { path: "ten.txt", old_string: old, new_string: next } }] },
+        {
+          steps: [
+            {
+              type: "tool_use",
+              name: "edit_file",
+              id: "toolu_edit",
+              input: { path: "ten.txt", old_string: old, new_string: next },
+            },
+          ],
+        },
         { steps: [{ type: "text", text: "Understood." }] },
       ],
     });
@@ -135,7 +178,12 @@ describe("garuda (the chat) in a terminal", () => {
   test("Ctrl-C during `sleep 60` stops the turn, kills the command and names it; Ctrl-C twice at the prompt leaves", async () => {
     await using mock = startMockAnthropic({
       script: [
-        { steps: [{ type: "text", text: "Waiting a minute." }, { type: "tool_use", name: "bash", id: "toolu_sleep", input: { command: "sleep 60" } }] },
+        {
+          steps: [
+            { type: "text", text: "Waiting a minute." },
+            { type: "tool_use", name: "bash", id: "toolu_sleep", input: { command: "sleep 60" } },
+          ],
+        },
         { steps: [{ type: "text", text: "Still here." }] },
       ],
     });
@@ -169,14 +217,21 @@ describe("garuda (the chat) in a terminal", () => {
   test("/help, /mode, /permissions with a session rule revoked, an unknown command, and a custom command", async () => {
     await using mock = startMockAnthropic({
       script: [
-        { steps: [{ type: "tool_use", name: "write_file", id: "toolu_write", input: { path: "a.txt", content: "one\n" } }] },
+        {
+          steps: [
+            { type: "tool_use", name: "write_file", id: "toolu_write", input: { path: "a.txt", content: "one\n" } },
+          ],
+        },
         { steps: [{ type: "text", text: "Wrote it." }] },
         { steps: [{ type: "text", text: "Hello, Bob." }] },
       ],
     });
     using ws = workspace();
     mkdirSync(join(ws.home, ".garuda", "commands"), { recursive: true });
-    writeFileSync(join(ws.home, ".garuda", "commands", "greet.md"), "---\ndescription: Greet someone\n---\nSay hello to $ARGUMENTS.\n");
+    writeFileSync(
+      join(ws.home, ".garuda", "commands", "greet.md"),
+      "---\ndescription: Greet someone\n---\nSay hello to $ARGUMENTS.\n",
+    );
     const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
     await chat.prompt();
     chat.type("/help");
@@ -222,7 +277,10 @@ describe("garuda (the chat) in a terminal", () => {
     await using mock = startMockAnthropic({ script: [] });
     using ws = workspace();
     mkdirSync(join(ws.root, ".garuda"));
-    writeFileSync(join(ws.root, ".garuda", "settings.json"), JSON.stringify({ permissions: { allow: ["edit_file(src/**)"] }, network: { allow: ["registry.npmjs.org"] } }));
+    writeFileSync(
+      join(ws.root, ".garuda", "settings.json"),
+      JSON.stringify({ permissions: { allow: ["edit_file(src/**)"] }, network: { allow: ["registry.npmjs.org"] } }),
+    );
     const trust = join(ws.home, ".garuda", "trust.json");
 
     const refused = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
@@ -261,7 +319,10 @@ describe("garuda (the chat) in a terminal", () => {
     await using mock = startMockAnthropic({ script: [] });
     using ws = workspace();
     mkdirSync(join(ws.root, ".garuda"));
-    writeFileSync(join(ws.root, ".garuda", "hooks.json"), JSON.stringify({ hooks: { postToolUse: [{ tools: ["edit_file"], command: "npm run lint --silent" }] } }));
+    writeFileSync(
+      join(ws.root, ".garuda", "hooks.json"),
+      JSON.stringify({ hooks: { postToolUse: [{ tools: ["edit_file"], command: "npm run lint --silent" }] } }),
+    );
     const trust = join(ws.home, ".garuda", "trust.json");
 
     const refused = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
@@ -347,7 +408,13 @@ describe("garuda (the chat) in a terminal", () => {
   test("in a pipe: plain lines, no colours or cursor movement, and the answers come from stdin", async () => {
     await using mock = startMockAnthropic({
       script: [
-        { steps: [{ type: "thinking", thinking: "Thinking in a pipe.", signature: "sig" }, { type: "text", text: "Plain answer.", fragments: 3 }, { type: "tool_use", name: "write_file", id: "toolu_w", input: { path: "b.txt", content: "two\n" } }] },
+        {
+          steps: [
+            { type: "thinking", thinking: "Thinking in a pipe.", signature: "sig" },
+            { type: "text", text: "Plain answer.", fragments: 3 },
+            { type: "tool_use", name: "write_file", id: "toolu_w", input: { path: "b.txt", content: "two\n" } },
+          ],
+        },
         { steps: [{ type: "text", text: "Written." }] },
       ],
     });
@@ -365,12 +432,34 @@ describe("garuda (the chat) in a terminal", () => {
   }, 60_000);
 
   test("/compact summarizes, /model switches the model (any number of times) and keeps the conversation, /clear starts a new one", async () => {
-    const answers = ["One.", "Two.", "Three.", "Four.", "Five."].map((text) => ({ steps: [{ type: "text" as const, text }] }));
+    const answers = ["One.", "Two.", "Three.", "Four.", "Five."].map((text) => ({
+      steps: [{ type: "text" as const, text }],
+    }));
     await using mock = startMockAnthropic({
-      script: [...answers, { steps: [{ type: "text", text: "The user counted to five." }] }, { steps: [{ type: "text", text: "Opus answers." }] }, { steps: [{ type: "text", text: "Fresh start." }] }],
+      script: [
+        ...answers,
+        { steps: [{ type: "text", text: "The user counted to five." }] },
+        { steps: [{ type: "text", text: "Opus answers." }] },
+        { steps: [{ type: "text", text: "Fresh start." }] },
+      ],
     });
     using ws = workspace();
-    const stdin = ["1", "2", "3", "4", "5", "/compact", "/model claude-haiku-4-5", "/model claude-nonexistent-9", "/model claude-opus-5", "Who are you?", "/clear", "Hello again", "/exit", ""].join("\n");
+    const stdin = [
+      "1",
+      "2",
+      "3",
+      "4",
+      "5",
+      "/compact",
+      "/model claude-haiku-4-5",
+      "/model claude-nonexistent-9",
+      "/model claude-opus-5",
+      "Who are you?",
+      "/clear",
+      "Hello again",
+      "/exit",
+      "",
+    ].join("\n");
     const run = await runPipedIn([], { cwd: ws.root, env: chatEnv(mock, ws.home), stdin });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Compacted the conversation: [\d,K]+ → [\d,K]+ tokens\./);
@@ -391,7 +480,9 @@ describe("garuda (the chat) in a terminal", () => {
   }, 60_000);
 
   test("a prompt over several lines; SIGTERM during a command closes the session, kills the command, exits 143", async () => {
-    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "tool_use", name: "bash", id: "toolu_sleep", input: { command: "sleep 64" } }] }] });
+    await using mock = startMockAnthropic({
+      script: [{ steps: [{ type: "tool_use", name: "bash", id: "toolu_sleep", input: { command: "sleep 64" } }] }],
+    });
     using ws = workspace();
     const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
     await chat.prompt();

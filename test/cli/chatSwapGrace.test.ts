@@ -24,7 +24,12 @@ describe("garuda (the chat): the question after a withdrawn one", () => {
         {
           steps: [
             { type: "tool_use", name: "bash", id: "toolu_curl", input: { command: CURL } },
-            { type: "tool_use", name: "write_file", id: "toolu_write", input: { path: "notes.txt", content: "a note\n" } },
+            {
+              type: "tool_use",
+              name: "write_file",
+              id: "toolu_write",
+              input: { path: "notes.txt", content: "a note\n" },
+            },
           ],
         },
         { steps: [{ type: "text", text: "All done." }] },
@@ -63,32 +68,55 @@ describe("garuda (the chat): the question after a withdrawn one", () => {
     expect(sentAfter).toBeLessThan(QUESTION_GRACE_MS / 2);
   }, 90_000);
 
-  test.skipIf(process.platform !== "linux")("a question aside the prompt: one blank row above it, one above the prompt it gives back; a narrow menu breaks between choices", async () => {
-    const late = "sleep 2; curl -sS --max-time 20 -o /dev/null https://late.example/ ; echo curl-exit=$?";
-    await using mock = startMockAnthropic({
-      script: [
-        { steps: [{ type: "tool_use", name: "process_manager", id: "toolu_late", input: { action: "start", command: late } }] },
-        { steps: [{ type: "text", text: "It runs." }] },
-      ],
-    });
-    using ws = workspace();
-    const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home), cols: 50 });
-    await chat.prompt();
-    chat.type("start it");
-    await chat.waitFor("It runs.");
-    await chat.prompt();
-    chat.send("keep draft");
-    await chat.waitFor("[n] Deny", 20_000);
-    await chat.answer("n");
-    await chat.waitFor("→ Deny");
-    await chat.waitFor("› keep draft");
-    await Bun.sleep(100);
-    const rows = renderScreen(chat.raw, 50, 40);
-    const answerRow = rows.indexOf("It runs.");
-    expect(rows.slice(answerRow, answerRow + 3)).toEqual(["It runs.", "", "? Allow a sandboxed command to reach this host"]);
-    const menu = rows.findIndex((row) => row.startsWith("  [y]"));
-    expect(rows.slice(menu, menu + 5)).toEqual(["  [y] Allow once   [s] Allow for this session", "  [n] Deny", "  → Deny", "", "› keep draft"]);
-    chat.send("\x15\x04");
-    expect(await chat.exit()).toBe(0);
-  }, 60_000);
+  test.skipIf(process.platform !== "linux")(
+    "a question aside the prompt: one blank row above it, one above the prompt it gives back; a narrow menu breaks between choices",
+    async () => {
+      const late = "sleep 2; curl -sS --max-time 20 -o /dev/null https://late.example/ ; echo curl-exit=$?";
+      await using mock = startMockAnthropic({
+        script: [
+          {
+            steps: [
+              {
+                type: "tool_use",
+                name: "process_manager",
+                id: "toolu_late",
+                input: { action: "start", command: late },
+              },
+            ],
+          },
+          { steps: [{ type: "text", text: "It runs." }] },
+        ],
+      });
+      using ws = workspace();
+      const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home), cols: 50 });
+      await chat.prompt();
+      chat.type("start it");
+      await chat.waitFor("It runs.");
+      await chat.prompt();
+      chat.send("keep draft");
+      await chat.waitFor("[n] Deny", 20_000);
+      await chat.answer("n");
+      await chat.waitFor("→ Deny");
+      await chat.waitFor("› keep draft");
+      await Bun.sleep(100);
+      const rows = renderScreen(chat.raw, 50, 40);
+      const answerRow = rows.indexOf("It runs.");
+      expect(rows.slice(answerRow, answerRow + 3)).toEqual([
+        "It runs.",
+        "",
+        "? Allow a sandboxed command to reach this host",
+      ]);
+      const menu = rows.findIndex((row) => row.startsWith("  [y]"));
+      expect(rows.slice(menu, menu + 5)).toEqual([
+        "  [y] Allow once   [s] Allow for this session",
+        "  [n] Deny",
+        "  → Deny",
+        "",
+        "› keep draft",
+      ]);
+      chat.send("\x15\x04");
+      expect(await chat.exit()).toBe(0);
+    },
+    60_000,
+  );
 });

@@ -34,14 +34,33 @@ describe("hunks", () => {
     const crlf = "one\r\ntwo\r\nthree";
     const changed = "one\r\nTWO\r\nthree\r\nfour";
     const hunks = changeHunks(crlf, changed);
-    expect(applyHunks(crlf, hunks, hunks.map(() => true))).toBe(changed);
-    expect(applyHunks(crlf, hunks, hunks.map(() => false))).toBe(crlf);
+    expect(
+      applyHunks(
+        crlf,
+        hunks,
+        hunks.map(() => true),
+      ),
+    ).toBe(changed);
+    expect(
+      applyHunks(
+        crlf,
+        hunks,
+        hunks.map(() => false),
+      ),
+    ).toBe(crlf);
   });
 
   test("a new file is one hunk; the hunk's lines carry context and a header", () => {
     expect(changeHunks(null, "x\ny\n")).toHaveLength(1);
     const [first] = changeHunks(old, next);
-    expect(hunkLines(old, first as NonNullable<typeof first>)).toEqual(["@@ -1,4 +1,4 @@", " a", "-b", "+B", " c", " d"]);
+    expect(hunkLines(old, first as NonNullable<typeof first>)).toEqual([
+      "@@ -1,4 +1,4 @@",
+      " a",
+      "-b",
+      "+B",
+      " c",
+      " d",
+    ]);
   });
 
   test("the note for the model names the rejected hunk and what it would have done", () => {
@@ -104,10 +123,28 @@ describe("the line editor", () => {
   });
 
   test("layout: wrapping, continuation lines, and the cursor", () => {
-    expect(layout("› ", "  ", "abc", 3, 20)).toMatchObject({ output: "› abc", cursorRow: 0, cursorColumn: 5, endRow: 0, endColumn: 5 });
-    expect(layout("› ", "  ", "one\ntwo", 1, 20)).toMatchObject({ output: "› one\r\n  two", cursorRow: 0, cursorColumn: 3, endRow: 1, endColumn: 5 });
+    expect(layout("› ", "  ", "abc", 3, 20)).toMatchObject({
+      output: "› abc",
+      cursorRow: 0,
+      cursorColumn: 5,
+      endRow: 0,
+      endColumn: 5,
+    });
+    expect(layout("› ", "  ", "one\ntwo", 1, 20)).toMatchObject({
+      output: "› one\r\n  two",
+      cursorRow: 0,
+      cursorColumn: 3,
+      endRow: 1,
+      endColumn: 5,
+    });
     // 2 + 8 = 10 columns exactly: the layout adds the line break the terminal would delay.
-    expect(layout("› ", "  ", "abcdefgh", 8, 10)).toMatchObject({ output: "› abcdefgh\r\n", cursorRow: 1, cursorColumn: 0, endRow: 1, endColumn: 0 });
+    expect(layout("› ", "  ", "abcdefgh", 8, 10)).toMatchObject({
+      output: "› abcdefgh\r\n",
+      cursorRow: 1,
+      cursorColumn: 0,
+      endRow: 1,
+      endColumn: 0,
+    });
     expect(layout("› ", "  ", "abcdefghijkl", 12, 10)).toMatchObject({ cursorRow: 1, cursorColumn: 4, endRow: 1 });
     expect(layout("\x1b[1m›\x1b[22m ", "  ", "x", 1, 20)).toMatchObject({ cursorColumn: 3 });
   });
@@ -132,7 +169,10 @@ describe("the command line", () => {
     expect(resumeArg(["-r", "--plan"])).toBe("");
     expect(resumeArg(["--resume", "abc"])).toBe("abc");
     expect(resumeArg(["--resume=abc"])).toBe("abc");
-    expect(allowRules(["--allow", "bash(a *)", "x", "--allow=edit_file(b)", "--", "--allow", "no"])).toEqual(["bash(a *)", "edit_file(b)"]);
+    expect(allowRules(["--allow", "bash(a *)", "x", "--allow=edit_file(b)", "--", "--allow", "no"])).toEqual([
+      "bash(a *)",
+      "edit_file(b)",
+    ]);
   });
 });
 
@@ -152,13 +192,27 @@ describe("the transcript", () => {
     transcript.event({ type: "thinking_delta", text: "Hmm." });
     transcript.event({ type: "text_delta", text: "Let me " });
     transcript.event({ type: "text_delta", text: "look." });
-    transcript.event({ type: "tool_call", callId: "c1", tool: "bash", input: { command: "ls" }, info: { title: "$ ls\x1b[31m", kind: "execute", locations: [] } });
+    transcript.event({
+      type: "tool_call",
+      callId: "c1",
+      tool: "bash",
+      input: { command: "ls" },
+      info: { title: "$ ls\x1b[31m", kind: "execute", locations: [] },
+    });
     transcript.event({ type: "tool_progress", callId: "c1", text: "a.txt\nb.txt" });
     transcript.event({ type: "tool_progress", callId: "c1", text: "a.txt\nb.txt" });
-    transcript.event({ type: "tool_result", callId: "c1", status: "completed", output: "a.txt\nb.txt", summary: "2 lines" });
+    transcript.event({
+      type: "tool_result",
+      callId: "c1",
+      status: "completed",
+      output: "a.txt\nb.txt",
+      summary: "2 lines",
+    });
     transcript.event({ type: "notice", level: "warning", text: "careful" });
     transcript.endTurn();
-    expect(text()).toBe("✻ Thinking\nHmm.\n\nLet me look.\n\n● $ ls⟨U+001B⟩[31m\n  │ b.txt\n  ⎿ 2 lines\nGaruda: careful\n");
+    expect(text()).toBe(
+      "✻ Thinking\nHmm.\n\nLet me look.\n\n● $ ls⟨U+001B⟩[31m\n  │ b.txt\n  ⎿ 2 lines\nGaruda: careful\n",
+    );
   });
 
   test("answer text cannot carry terminal control sequences", () => {
@@ -168,10 +222,27 @@ describe("the transcript", () => {
   test("a denied call and a failed one; parallel results name their call", () => {
     const { transcript, text } = recorder();
     transcript.beginTurn();
-    transcript.event({ type: "tool_call", callId: "a", tool: "read_file", input: {}, info: { title: "Read a.txt", kind: "read", locations: [] } });
-    transcript.event({ type: "tool_call", callId: "b", tool: "edit_file", input: {}, info: { title: "Edit b.txt", kind: "edit", locations: [] } });
+    transcript.event({
+      type: "tool_call",
+      callId: "a",
+      tool: "read_file",
+      input: {},
+      info: { title: "Read a.txt", kind: "read", locations: [] },
+    });
+    transcript.event({
+      type: "tool_call",
+      callId: "b",
+      tool: "edit_file",
+      input: {},
+      info: { title: "Edit b.txt", kind: "edit", locations: [] },
+    });
     transcript.event({ type: "tool_result", callId: "a", status: "failed", output: "Error: no such file" });
-    transcript.event({ type: "tool_result", callId: "b", status: "denied", output: "Permission denied: The user denied this." });
+    transcript.event({
+      type: "tool_result",
+      callId: "b",
+      status: "denied",
+      output: "Permission denied: The user denied this.",
+    });
     expect(text()).toContain("  ✗ Read a.txt: Error: no such file\n");
     expect(text()).toContain("  ✗ Edit b.txt: Permission denied: The user denied this.\n");
     expect(transcript.denied).toEqual([{ title: "Edit b.txt", reason: "The user denied this." }]);
@@ -180,7 +251,13 @@ describe("the transcript", () => {
   test("after a stop, a call that still returns is shown cancelled", () => {
     const { transcript, calls, text } = recorder();
     transcript.beginTurn();
-    transcript.event({ type: "tool_call", callId: "s", tool: "bash", input: {}, info: { title: "$ sleep 60", kind: "execute", locations: [] } });
+    transcript.event({
+      type: "tool_call",
+      callId: "s",
+      tool: "bash",
+      input: {},
+      info: { title: "$ sleep 60", kind: "execute", locations: [] },
+    });
     calls.stop();
     transcript.event({ type: "tool_result", callId: "s", status: "completed", output: "Exit code: 143" });
     expect(text()).toContain("  ✗ Cancelled.\n");
@@ -191,11 +268,28 @@ describe("the transcript", () => {
     const out: string[] = [];
     const screen = new Screen({ write: (text: string) => out.push(text), columns: 40 }, true, false);
     const calls = new OpenCalls();
-    const transcript = new Transcript({ answer: screen, activity: screen, style: NO_STYLE, showThinking: true, calls, workingHint: "Working…" });
+    const transcript = new Transcript({
+      answer: screen,
+      activity: screen,
+      style: NO_STYLE,
+      showThinking: true,
+      calls,
+      workingHint: "Working…",
+    });
     transcript.beginTurn();
     expect(out.join("")).toBe("\r\x1b[KWorking…");
-    transcript.event({ type: "tool_call", callId: "c", tool: "bash", input: {}, info: { title: "$ make", kind: "execute", locations: [] } });
-    transcript.event({ type: "tool_progress", callId: "c", text: "compiling a very long file name that does not fit in forty columns" });
+    transcript.event({
+      type: "tool_call",
+      callId: "c",
+      tool: "bash",
+      input: {},
+      info: { title: "$ make", kind: "execute", locations: [] },
+    });
+    transcript.event({
+      type: "tool_progress",
+      callId: "c",
+      text: "compiling a very long file name that does not fit in forty columns",
+    });
     // Cut to the terminal's width (one column spare), so the line never wraps.
     expect(out.at(-1)).toBe("\r\x1b[K  │ compiling a very long file name th…");
     expect([...stripAnsi(out.at(-1) as string).slice(1)].length).toBe(39);
@@ -206,13 +300,32 @@ describe("the transcript", () => {
   test("on a terminal, Garuda's lines wrap at words to the window, continuation lines indented", () => {
     const out: string[] = [];
     const screen = new Screen({ write: (text: string) => out.push(text), columns: 40 }, true, false);
-    const transcript = new Transcript({ answer: screen, activity: screen, style: NO_STYLE, showThinking: true, calls: new OpenCalls() });
+    const transcript = new Transcript({
+      answer: screen,
+      activity: screen,
+      style: NO_STYLE,
+      showThinking: true,
+      calls: new OpenCalls(),
+    });
     transcript.beginTurn();
     transcript.notice("the conversation was compacted to make room for the next answer.");
-    transcript.event({ type: "tool_call", callId: "r", tool: "read_file", input: {}, info: { title: "Read a.txt", kind: "read", locations: [] } });
-    transcript.event({ type: "tool_result", callId: "r", status: "failed", output: "Error: the file a.txt does not exist in this project folder" });
+    transcript.event({
+      type: "tool_call",
+      callId: "r",
+      tool: "read_file",
+      input: {},
+      info: { title: "Read a.txt", kind: "read", locations: [] },
+    });
+    transcript.event({
+      type: "tool_result",
+      callId: "r",
+      status: "failed",
+      output: "Error: the file a.txt does not exist in this project folder",
+    });
     const shown = stripAnsi(out.join(""));
-    expect(shown).toContain("Garuda: the conversation was compacted\n        to make room for the next\n        answer.\n");
+    expect(shown).toContain(
+      "Garuda: the conversation was compacted\n        to make room for the next\n        answer.\n",
+    );
     expect(shown).toContain("  ✗ Error: the file a.txt does not\n    exist in this project folder\n");
     for (const line of shown.split("\n")) expect(line.length).toBeLessThanOrEqual(39);
   });
@@ -221,23 +334,45 @@ describe("the transcript", () => {
     const out: string[] = [];
     const screen = new Screen({ write: (text: string) => out.push(text), columns: 40 }, true, false);
     const calls = new OpenCalls();
-    const transcript = new Transcript({ answer: screen, activity: screen, style: COLOUR_STYLE, showThinking: true, calls, commandOutput: true });
+    const transcript = new Transcript({
+      answer: screen,
+      activity: screen,
+      style: COLOUR_STYLE,
+      showThinking: true,
+      calls,
+      commandOutput: true,
+    });
     transcript.beginTurn();
     const run = (id: string, status: "completed" | "failed", output: string, summary: string) => {
-      transcript.event({ type: "tool_call", callId: id, tool: "bash", input: {}, info: { title: `$ ${id}`, kind: "execute", locations: [] } });
+      transcript.event({
+        type: "tool_call",
+        callId: id,
+        tool: "bash",
+        input: {},
+        info: { title: `$ ${id}`, kind: "execute", locations: [] },
+      });
       transcript.event({ type: "tool_result", callId: id, status, output, summary });
     };
     const lines = Array.from({ length: 9 }, (_, i) => `line ${i + 1}`).join("\n");
-    run("make", "failed", `Exit code: 3\n${lines}\nerror: cannot find module \x1b[31mfoo\x1b[0m and a very long tail that does not fit\n[Garuda: this command ran in the OS sandbox …]`, "Exit code 3");
+    run(
+      "make",
+      "failed",
+      `Exit code: 3\n${lines}\nerror: cannot find module \x1b[31mfoo\x1b[0m and a very long tail that does not fit\n[Garuda: this command ran in the OS sandbox …]`,
+      "Exit code 3",
+    );
     const failed = stripAnsi(out.join(""));
-    expect(failed).toContain("  ✗ Exit code 3\n    … 4 earlier lines not shown\n    line 5\n    line 6\n    line 7\n    line 8\n    line 9\n    error: cannot find module ⟨U+001B⟩…\n");
+    expect(failed).toContain(
+      "  ✗ Exit code 3\n    … 4 earlier lines not shown\n    line 5\n    line 6\n    line 7\n    line 8\n    line 9\n    error: cannot find module ⟨U+001B⟩…\n",
+    );
     expect(failed).not.toContain("[Garuda:");
     // Dimmed, and each line within the width (one column spare).
     expect(out.join("")).toContain("\x1b[2m    line 9\x1b[22m");
     for (const line of failed.split("\n")) expect([...line.replace(/^\r?\x1b\[K/, "")].length).toBeLessThan(40);
     out.length = 0;
     run("test", "completed", "Exit code: 0\nrunning\n12 passed\n0 failed", "Exit code 0");
-    expect(stripAnsi(out.join(""))).toContain("  ⎿ Exit code 0\n    … 1 earlier line not shown\n    12 passed\n    0 failed\n");
+    expect(stripAnsi(out.join(""))).toContain(
+      "  ⎿ Exit code 0\n    … 1 earlier line not shown\n    12 passed\n    0 failed\n",
+    );
     out.length = 0;
     run("quiet", "completed", "Exit code: 0\n(no output)", "Exit code 0");
     expect(stripAnsi(out.join(""))).toContain("  ⎿ Exit code 0\n");
@@ -250,21 +385,52 @@ describe("the transcript", () => {
   });
 
   test("titles are the ACP titles: MCP tools as server/tool, subagents named, one visible line", () => {
-    expect(callTitle("mcp__github__create_issue", { title: "mcp__github__create_issue", kind: "other", locations: [] })).toBe("github/create_issue");
-    expect(callTitle("explore", { title: "Find the parser", kind: "think", locations: [] })).toBe("Subagent: Find the parser");
+    expect(
+      callTitle("mcp__github__create_issue", { title: "mcp__github__create_issue", kind: "other", locations: [] }),
+    ).toBe("github/create_issue");
+    expect(callTitle("explore", { title: "Find the parser", kind: "think", locations: [] })).toBe(
+      "Subagent: Find the parser",
+    );
     expect(callTitle("todo", { title: "Update the plan", kind: "think", locations: [] })).toBe("Update the plan");
     expect(callTitle("bash", { title: "$ echo a\necho b", kind: "execute", locations: [] })).toBe("$ echo a ↵ echo b");
   });
 
   test("JSON events leave the change's file contents out and carry the title", () => {
-    const line = jsonEvent({ type: "tool_call", callId: "e", tool: "edit_file", input: { path: "a" }, info: { title: "Edit a", kind: "edit", locations: [{ path: "/r/a" }], change: { path: "/r/a", oldText: "x", newText: "y" } } });
-    expect(line).toEqual({ type: "tool_call", callId: "e", tool: "edit_file", input: { path: "a" }, title: "Edit a", kind: "edit", locations: [{ path: "/r/a" }] });
+    const line = jsonEvent({
+      type: "tool_call",
+      callId: "e",
+      tool: "edit_file",
+      input: { path: "a" },
+      info: {
+        title: "Edit a",
+        kind: "edit",
+        locations: [{ path: "/r/a" }],
+        change: { path: "/r/a", oldText: "x", newText: "y" },
+      },
+    });
+    expect(line).toEqual({
+      type: "tool_call",
+      callId: "e",
+      tool: "edit_file",
+      input: { path: "a" },
+      title: "Edit a",
+      kind: "edit",
+      locations: [{ path: "/r/a" }],
+    });
   });
 
   test("JSON events carry the usage and the plan, not a command's raw output chunks", () => {
     expect(jsonEvent({ type: "tool_output", callId: "b", data: "\u001b]52;c;ZXZpbA==\u0007raw" })).toBeUndefined();
-    expect(jsonEvent({ type: "usage", used: 10, size: 100, cost: 0.01 })).toEqual({ type: "usage", used: 10, size: 100, cost: 0.01 });
-    expect(jsonEvent({ type: "plan", items: [{ content: "a", status: "pending" }] })).toEqual({ type: "plan", items: [{ content: "a", status: "pending" }] });
+    expect(jsonEvent({ type: "usage", used: 10, size: 100, cost: 0.01 })).toEqual({
+      type: "usage",
+      used: 10,
+      size: 100,
+      cost: 0.01,
+    });
+    expect(jsonEvent({ type: "plan", items: [{ content: "a", status: "pending" }] })).toEqual({
+      type: "plan",
+      items: [{ content: "a", status: "pending" }],
+    });
   });
 });
 
@@ -290,8 +456,16 @@ describe("style and previews", () => {
     expect(long.shown).toEqual([`+${"x".repeat(18)}…`]);
     expect(fitNote(long, "v")).toBe("(long lines are cut to fit; [v] shows them whole)");
     // Not cut (a command must be seen whole): a long line takes the rows it wraps to.
-    expect(fitLines(`${"x".repeat(50)}\nnext`, 2, 20, false)).toEqual({ shown: ["x".repeat(50)], hidden: 1, cut: false });
-    expect(fitLines(`${"x".repeat(50)}\nnext`, 4, 20, false)).toEqual({ shown: ["x".repeat(50), "next"], hidden: 0, cut: false });
+    expect(fitLines(`${"x".repeat(50)}\nnext`, 2, 20, false)).toEqual({
+      shown: ["x".repeat(50)],
+      hidden: 1,
+      cut: false,
+    });
+    expect(fitLines(`${"x".repeat(50)}\nnext`, 4, 20, false)).toEqual({
+      shown: ["x".repeat(50), "next"],
+      hidden: 0,
+      cut: false,
+    });
   });
 
   test("a change the tool's preview stopped early gets its whole diff from the change itself", () => {
@@ -303,9 +477,15 @@ describe("style and previews", () => {
     expect(whole.split("\n").slice(0, 3)).toEqual(["--- /dev/null", "+++ b/one.txt", "@@ -0,0 +1,1 @@"]);
     expect(whole.split("\n")[3]).toBe(`+${"x".repeat(20_000)}`);
     const rows = Array.from({ length: 5000 }, (_, i) => `row ${i}`).join("\n");
-    const big = wholeDiff(unifiedDiff("big.txt", null, rows).text, { path: "/p/big.txt", oldText: null, newText: rows });
+    const big = wholeDiff(unifiedDiff("big.txt", null, rows).text, {
+      path: "/p/big.txt",
+      oldText: null,
+      newText: rows,
+    });
     expect(fitLines(big, 30, 80, true).hidden).toBe(5003 - 30);
     // A preview the tool did not cut is its own.
-    expect(wholeDiff("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b", { path: "/p/f", oldText: "a", newText: "b" })).toBe("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b");
+    expect(wholeDiff("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b", { path: "/p/f", oldText: "a", newText: "b" })).toBe(
+      "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b",
+    );
   });
 });

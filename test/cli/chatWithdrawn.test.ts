@@ -16,7 +16,16 @@ describe("garuda (the chat): a question whose command ended", () => {
     await using mock = startMockAnthropic({
       script: [
         { steps: [{ type: "tool_use", name: "bash", id: "toolu_curl", input: { command: CURL } }] },
-        { steps: [{ type: "tool_use", name: "write_file", id: "toolu_write", input: { path: "notes.txt", content: "a final note\n" } }] },
+        {
+          steps: [
+            {
+              type: "tool_use",
+              name: "write_file",
+              id: "toolu_write",
+              input: { path: "notes.txt", content: "a final note\n" },
+            },
+          ],
+        },
         { steps: [{ type: "tool_use", name: "bash", id: "toolu_curl2", input: { command: CURL } }] },
         { steps: [{ type: "text", text: "All done." }] },
       ],

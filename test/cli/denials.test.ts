@@ -7,7 +7,11 @@ import { describe, expect, test } from "bun:test";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { chatEnv, lastToolResult, runPipedIn, workspace } from "../support/chatHarness.ts";
 
-const WRITE = { steps: [{ type: "tool_use" as const, name: "write_file", id: "toolu_write", input: { path: "a.txt", content: "x\n" } }] };
+const WRITE = {
+  steps: [
+    { type: "tool_use" as const, name: "write_file", id: "toolu_write", input: { path: "a.txt", content: "x\n" } },
+  ],
+};
 const DONE = { steps: [{ type: "text" as const, text: "Done." }] };
 
 describe("denials", () => {
@@ -16,8 +20,12 @@ describe("denials", () => {
     using ws = workspace();
     const env = chatEnv(mock, ws.home);
     const plan = await runPipedIn(["run", "--plan", "write a.txt"], { cwd: ws.root, env });
-    expect(plan.stderr).toContain("✗ Refused: plan mode is on, so nothing in the project changes until you switch to build mode.");
-    expect(plan.stderr).toContain("garuda run: refused by plan mode (--plan), where nothing in the project changes:\n  Write a.txt\nRun the task without --plan to let it make these changes.");
+    expect(plan.stderr).toContain(
+      "✗ Refused: plan mode is on, so nothing in the project changes until you switch to build mode.",
+    );
+    expect(plan.stderr).toContain(
+      "garuda run: refused by plan mode (--plan), where nothing in the project changes:\n  Write a.txt\nRun the task without --plan to let it make these changes.",
+    );
     expect(plan.stderr).not.toContain("no one can approve");
     expect(plan.stderr).not.toContain("--allow");
     expect(plan.stderr).not.toContain("Put this step in your plan");

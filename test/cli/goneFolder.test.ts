@@ -10,8 +10,24 @@ import { ENTRY, chatEnv, lastToolResult, runPipedIn, workspace } from "../suppor
 
 /** Runs the CLI with its working folder removed just before it starts. */
 async function inRemovedFolder(folder: string, args: string[], env: Record<string, string>) {
-  const child = Bun.spawn(["sh", "-c", 'mkdir -p "$1" && cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", folder, process.execPath, ENTRY, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const child = Bun.spawn(
+    [
+      "sh",
+      "-c",
+      'mkdir -p "$1" && cd "$1" && rmdir "$1" && shift && exec "$@"',
+      "sh",
+      folder,
+      process.execPath,
+      ENTRY,
+      ...args,
+    ],
+    { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+  );
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -23,7 +39,9 @@ describe("a deleted working folder", () => {
     for (const args of [["run", "hi"], []]) {
       const result = await inRemovedFolder(join(ws.root, "gone"), args, env);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain("the current folder no longer exists (it was deleted or moved while the shell was in it). cd into a folder that exists");
+      expect(result.stderr).toContain(
+        "the current folder no longer exists (it was deleted or moved while the shell was in it). cd into a folder that exists",
+      );
       expect(result.stderr).not.toContain("unexpected error");
     }
     expect(mock.requests).toHaveLength(0);
@@ -32,7 +50,14 @@ describe("a deleted working folder", () => {
   test("during a session: the write is not run; the user reads Garuda's sentence, the model what to tell them", async () => {
     using ws = workspace();
     await using mock = startMockAnthropic({
-      script: [{ steps: [{ type: "tool_use", name: "write_file", id: "toolu_write", input: { path: "a.txt", content: "x\n" } }] }, { steps: [{ type: "text", text: "The folder is gone." }] }],
+      script: [
+        {
+          steps: [
+            { type: "tool_use", name: "write_file", id: "toolu_write", input: { path: "a.txt", content: "x\n" } },
+          ],
+        },
+        { steps: [{ type: "text", text: "The folder is gone." }] },
+      ],
       // The folder goes while the model answers the first request.
       onRequest: (request) => {
         if (request.path.endsWith("/v1/messages")) rmSync(ws.root, { recursive: true, force: true });

@@ -27,7 +27,8 @@ describe("garuda (from source)", () => {
     const run = garuda(["--help"], home.path);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Usage: garuda");
-    for (const option of ["--model", "--continue", "--resume", "--hide-thinking", "run"]) expect(run.stdout).toContain(option);
+    for (const option of ["--model", "--continue", "--resume", "--hide-thinking", "run"])
+      expect(run.stdout).toContain(option);
     expect(run.stdout).not.toContain("\u001b[");
   });
 
@@ -46,7 +47,9 @@ describe("garuda (from source)", () => {
       // A row starts with its flag two blanks in, and says what the flag does.
       for (const row of options.filter((line) => /^ {2}-/.test(line))) expect(row).toMatch(/^ {2}-\S.*\S {2,}\S/);
     }
-    expect(garuda(["setup", "--help"], home.path).stdout).toContain("  --no-check           Save the key without checking it (no request is sent)");
+    expect(garuda(["setup", "--help"], home.path).stdout).toContain(
+      "  --no-check           Save the key without checking it (no request is sent)",
+    );
   });
 
   test("bare garuda is the chat: with no model it says to run setup and exits 1", () => {
@@ -77,8 +80,13 @@ describe("garuda (from source)", () => {
 
   test("--model before or after the command, and the key's source", () => {
     using home = tempDir();
-    const before = garuda(["--model", "claude-opus-5", "models"], home.path, { ANTHROPIC_API_KEY: "sk-x", GARUDA_MODEL: "claude-haiku-4-5" });
-    expect(before.stdout).toContain("In use: claude-opus-5 (from --model); key ANTHROPIC_API_KEY from the environment.");
+    const before = garuda(["--model", "claude-opus-5", "models"], home.path, {
+      ANTHROPIC_API_KEY: "sk-x",
+      GARUDA_MODEL: "claude-haiku-4-5",
+    });
+    expect(before.stdout).toContain(
+      "In use: claude-opus-5 (from --model); key ANTHROPIC_API_KEY from the environment.",
+    );
     expect(before.stdout).not.toContain("sk-x");
     const fromEnv = garuda(["models"], home.path, { ANTHROPIC_API_KEY: "sk-x", GARUDA_MODEL: "claude-haiku-4-5" });
     expect(fromEnv.stdout).toContain("In use: claude-haiku-4-5 (from GARUDA_MODEL)");
@@ -125,7 +133,10 @@ describe("garuda (from source)", () => {
   test("an unknown or misspelled option is refused for every command, with the nearest option, exit 2", () => {
     using home = tempDir();
     const cases: Array<[string[], string]> = [
-      [["run", "--fromat", "json", "--alow", "bash(*)", "hi"], "garuda run: unknown option --fromat (did you mean --format?)."],
+      [
+        ["run", "--fromat", "json", "--alow", "bash(*)", "hi"],
+        "garuda run: unknown option --fromat (did you mean --format?).",
+      ],
       [["run", "hi", "--alow", "bash(*)"], "garuda run: unknown option --alow (did you mean --allow?)."],
       [["models", "--bogus"], "garuda models: unknown option --bogus."],
       [["--bogus"], "garuda: unknown option --bogus."],
@@ -145,7 +156,9 @@ describe("garuda (from source)", () => {
 
   test("the options editors pass still work: `garuda acp setup --show`, --model before the command", () => {
     using home = tempDir();
-    const run = garuda(["--model", "claude-opus-5", "acp", "setup", "--show"], home.path, { ANTHROPIC_API_KEY: "sk-x" });
+    const run = garuda(["--model", "claude-opus-5", "acp", "setup", "--show"], home.path, {
+      ANTHROPIC_API_KEY: "sk-x",
+    });
     expect(run.code).toBe(0);
     expect(run.stdout + run.stderr).toContain("claude-opus-5");
   });
@@ -168,7 +181,9 @@ describe("garuda (from source)", () => {
 
   test("`garuda models` lines its columns up by measuring them", () => {
     using home = tempDir();
-    const rows = garuda(["models"], home.path).stdout.split("\n").filter((line) => line.includes(" per MTok"));
+    const rows = garuda(["models"], home.path)
+      .stdout.split("\n")
+      .filter((line) => line.includes(" per MTok"));
     expect(rows.length).toBeGreaterThan(2);
     expect(new Set(rows.map((row) => row.indexOf("$"))).size).toBe(1);
     expect(new Set(rows.map((row) => row.search(/ {2}Claude/))).size).toBe(1);

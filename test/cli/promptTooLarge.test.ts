@@ -7,14 +7,18 @@ import { join } from "node:path";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { chatEnv, runPipedIn, workspace } from "../support/chatHarness.ts";
 
-const REFUSED = "The prompt is 5,000 characters, more than the 2,000 Garuda sends in one message to this model (half its context window of 1,000 tokens), so nothing was sent.";
+const REFUSED =
+  "The prompt is 5,000 characters, more than the 2,000 Garuda sends in one message to this model (half its context window of 1,000 tokens), so nothing was sent.";
 
 describe("a prompt larger than the context window", () => {
   test("is refused with its size and the window; run exits 1; a small one is sent", async () => {
     await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "Small is fine." }] }] });
     using ws = workspace();
     mkdirSync(join(ws.home, ".garuda"), { recursive: true, mode: 0o700 });
-    writeFileSync(join(ws.home, ".garuda", "models.json"), JSON.stringify({ models: { "claude-tiny-1": { contextWindow: 1000 } } }));
+    writeFileSync(
+      join(ws.home, ".garuda", "models.json"),
+      JSON.stringify({ models: { "claude-tiny-1": { contextWindow: 1000 } } }),
+    );
     const env = chatEnv(mock, ws.home, { GARUDA_MODEL: "claude-tiny-1" });
     const big = "word ".repeat(1000);
     const run = await runPipedIn(["run", big], { cwd: ws.root, env });

@@ -15,9 +15,25 @@ import type { AgentEvent } from "../../src/core-types/events.ts";
 import type { ModelInfo } from "../../src/model/catalog.ts";
 
 const text = (t: string): AgentEvent => ({ type: "text_delta", text: t });
-const retry = (partial: boolean): AgentEvent => ({ type: "model_retry", attempt: 2, delayMs: 1000, reason: "the stream ended", partial });
-const stepEnd: AgentEvent = { type: "step_end", step: 1, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 } };
-const call = (id: string): AgentEvent => ({ type: "tool_call", callId: id, tool: "bash", input: {}, info: { title: "$ ls", kind: "execute", locations: [] } });
+const retry = (partial: boolean): AgentEvent => ({
+  type: "model_retry",
+  attempt: 2,
+  delayMs: 1000,
+  reason: "the stream ended",
+  partial,
+});
+const stepEnd: AgentEvent = {
+  type: "step_end",
+  step: 1,
+  usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
+};
+const call = (id: string): AgentEvent => ({
+  type: "tool_call",
+  callId: id,
+  tool: "bash",
+  input: {},
+  info: { title: "$ ls", kind: "execute", locations: [] },
+});
 
 /** An Answer writing to a string, as stdout would get it. */
 function answerOnString(): { answer: Answer; written: () => string } {
@@ -41,7 +57,17 @@ describe("the answer of `garuda run`", () => {
 
   test("a retry before any text voids nothing; responses before a call are kept and end their line", () => {
     const { answer, written } = answerOnString();
-    for (const event of [retry(false), text("Reading."), call("t1"), stepEnd, text("Done"), retry(true), text("Done."), stepEnd]) answer.event(event);
+    for (const event of [
+      retry(false),
+      text("Reading."),
+      call("t1"),
+      stepEnd,
+      text("Done"),
+      retry(true),
+      text("Done."),
+      stepEnd,
+    ])
+      answer.event(event);
     answer.end();
     expect(answer.text).toBe("Reading.\nDone.");
     expect(written()).toBe("Reading.\nDone.\n");
@@ -63,7 +89,9 @@ describe("the answer of `garuda run`", () => {
   });
 
   test("the retry's notice on stderr says the broken-off text is left out, not that it is above", () => {
-    expect(brokenOff({ type: "model_retry", attempt: 2, delayMs: 1500, reason: "the stream ended", partial: true })).toBe(
+    expect(
+      brokenOff({ type: "model_retry", attempt: 2, delayMs: 1500, reason: "the stream ended", partial: true }),
+    ).toBe(
       "the model's answer broke off (the stream ended); trying again (attempt 2, in 2 s). What it wrote so far is left out of the answer.",
     );
   });
@@ -71,7 +99,9 @@ describe("the answer of `garuda run`", () => {
 
 describe("a failed command's output", () => {
   test("the last five non-empty lines, without the bash tool's exit-code headline", () => {
-    const output = ["Exit code: 3", "line1", "line2", "", "line3", "line4", "line5", "line6", "error: boom", ""].join("\n");
+    const output = ["Exit code: 3", "line1", "line2", "", "line3", "line4", "line5", "line6", "error: boom", ""].join(
+      "\n",
+    );
     expect(outputTail(output)).toEqual(["line3", "line4", "line5", "line6", "error: boom"]);
     expect(outputTail("Exit code: 1\n(no output)")).toEqual(["(no output)"]);
     expect(outputTail("one line")).toEqual(["one line"]);
@@ -120,15 +150,23 @@ describe("the exit code of `garuda run`", () => {
 
 describe("a wrong command line", () => {
   test("citty's own errors are one plain line with the usage hint and exit 2, not a crash", () => {
-    const cittyError = Object.assign(new Error("Invalid value for argument: \u001b[36m--format\u001b[39m (\u001b[36mxml\u001b[39m)."), { name: "CLIError" });
+    const cittyError = Object.assign(
+      new Error("Invalid value for argument: \u001b[36m--format\u001b[39m (\u001b[36mxml\u001b[39m)."),
+      { name: "CLIError" },
+    );
     const failure = describeFailure(cittyError, "garuda run");
     expect(failure).toEqual({
       text: "garuda run: Invalid value for argument: --format (xml). See `garuda run --help`.",
       message: "Invalid value for argument: --format (xml). See `garuda run --help`.",
       exitCode: 2,
     });
-    expect(describeFailure(new UsageError("unknown option --x."), "garuda models").text).toBe("garuda models: unknown option --x. See `garuda models --help`.");
-    const missing = describeFailure(Object.assign(new Error("Missing required positional argument: ACTION"), { name: "CLIError" }), "garuda audit");
+    expect(describeFailure(new UsageError("unknown option --x."), "garuda models").text).toBe(
+      "garuda models: unknown option --x. See `garuda models --help`.",
+    );
+    const missing = describeFailure(
+      Object.assign(new Error("Missing required positional argument: ACTION"), { name: "CLIError" }),
+      "garuda audit",
+    );
     expect(missing.text).toBe("garuda audit: Missing required positional argument: ACTION. See `garuda audit --help`.");
   });
 
@@ -148,8 +186,21 @@ describe("a wrong command line", () => {
 describe("garuda models", () => {
   test("the columns line up whatever a cell's width ($10/$50 is wider than $5/$25)", () => {
     const model = (spec: string, input: number, output: number, label?: string): ModelInfo =>
-      ({ spec, provider: "anthropic", id: spec, contextWindow: 1_000_000, maxTokens: 128_000, price: { input, output }, thinking: false, ...(label && { label }) }) as unknown as ModelInfo;
-    const rows = modelRows([model("a-model", 5, 25, "First"), model("a-much-longer-model-name", 10, 50, "Second"), model("b", 1, 5, "Third")]);
+      ({
+        spec,
+        provider: "anthropic",
+        id: spec,
+        contextWindow: 1_000_000,
+        maxTokens: 128_000,
+        price: { input, output },
+        thinking: false,
+        ...(label && { label }),
+      }) as unknown as ModelInfo;
+    const rows = modelRows([
+      model("a-model", 5, 25, "First"),
+      model("a-much-longer-model-name", 10, 50, "Second"),
+      model("b", 1, 5, "Third"),
+    ]);
     const starts = (word: string) => rows.map((row) => row.indexOf(word));
     expect(new Set(starts("context")).size).toBe(1);
     expect(new Set(rows.map((row, i) => row.indexOf(["First", "Second", "Third"][i] as string))).size).toBe(1);

@@ -81,12 +81,16 @@ describe("garuda setup with a local server", () => {
 
   test("at most 50 of a long list are offered, with how to name another", async () => {
     using home = tempDir();
-    await using vllm = startMockOpenAI({ models: Array.from({ length: 60 }, (_, i) => ({ id: `org/model-${i + 1}`, max_model_len: 65536 })) });
+    await using vllm = startMockOpenAI({
+      models: Array.from({ length: 60 }, (_, i) => ({ id: `org/model-${i + 1}`, max_model_len: 65536 })),
+    });
     const paths = seed(home.path, { providers: { vllm: { baseUrl: vllm.url } } });
     const run = new PtyRun(["setup"], { home: home.path, rows: 20 });
     await run.waitFor("Choose a provider");
     run.send(`6${KEYS.enter}`);
-    await run.waitFor("vLLM lists 60 models; the first 50 are shown. For another one: garuda setup --model vllm/<model>");
+    await run.waitFor(
+      "vLLM lists 60 models; the first 50 are shown. For another one: garuda setup --model vllm/<model>",
+    );
     await run.waitFor("Choose a model");
     run.send("50");
     await run.waitFor(/❯ 50\. vllm\/org\/model-50/);
@@ -105,7 +109,9 @@ describe("garuda setup with a local server", () => {
 
     const missing = await runPiped(["setup", "--model", "ollama/nope"], { home: home.path });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(`Ollama at ${ollama.origin} does not list the model "nope" (it has: qwen3:8b). Nothing was saved. To save it without checking, add --no-check.`);
+    expect(missing.stderr).toContain(
+      `Ollama at ${ollama.origin} does not list the model "nope" (it has: qwen3:8b). Nothing was saved. To save it without checking, add --no-check.`,
+    );
     expect(readJson(paths.models).default).toBeUndefined();
 
     const saved = await runPiped(["setup", "--model", "ollama/qwen3:8b"], { home: home.path, stdin: "" });
@@ -117,7 +123,10 @@ describe("garuda setup with a local server", () => {
     expect(existsSync(paths.credentials)).toBe(false);
 
     // --key-stdin with a keyless model reads nothing and works the same.
-    const viaStdin = await runPiped(["setup", "--model", "ollama/qwen3:8b", "--key-stdin"], { home: home.path, stdin: "not a key\n" });
+    const viaStdin = await runPiped(["setup", "--model", "ollama/qwen3:8b", "--key-stdin"], {
+      home: home.path,
+      stdin: "not a key\n",
+    });
     expect(viaStdin.code).toBe(0);
     expect(viaStdin.stdout).toContain("(unchanged)");
     expect(existsSync(paths.credentials)).toBe(false);
@@ -129,7 +138,9 @@ describe("garuda setup with a local server", () => {
     const paths = seed(home.path, { providers: { llamacpp: { baseUrl: `${closed}/v1` } } });
     const down = await runPiped(["setup", "--model", "llamacpp/qwen"], { home: home.path });
     expect(down.code).toBe(1);
-    expect(down.stderr).toContain(`llama.cpp is not running at ${closed} — start it with \`llama-server -m <model.gguf> --jinja\`. Nothing was saved.`);
+    expect(down.stderr).toContain(
+      `llama.cpp is not running at ${closed} — start it with \`llama-server -m <model.gguf> --jinja\`. Nothing was saved.`,
+    );
     const unchecked = await runPiped(["setup", "--model", "llamacpp/qwen", "--no-check"], { home: home.path });
     expect(unchecked.code).toBe(0);
     expect(unchecked.stdout).toContain("The server was not checked (--no-check).");
@@ -168,8 +179,20 @@ describe("garuda setup with OpenRouter", () => {
     const key = "sk-or-v1-0123456789abcdef0123456789abcdef";
     await using openrouter = startMockOpenAI({
       models: [
-        { id: "anthropic/claude-sonnet-5", name: "Anthropic: Claude Sonnet 5", context_length: 1_000_000, pricing: { prompt: "0.000002", completion: "0.00001" }, top_provider: { max_completion_tokens: 128_000 } },
-        { id: "qwen/qwen3-coder:free", name: "Qwen: Qwen3 Coder (free)", context_length: 262_144, pricing: { prompt: "0", completion: "0" }, top_provider: { max_completion_tokens: null } },
+        {
+          id: "anthropic/claude-sonnet-5",
+          name: "Anthropic: Claude Sonnet 5",
+          context_length: 1_000_000,
+          pricing: { prompt: "0.000002", completion: "0.00001" },
+          top_provider: { max_completion_tokens: 128_000 },
+        },
+        {
+          id: "qwen/qwen3-coder:free",
+          name: "Qwen: Qwen3 Coder (free)",
+          context_length: 262_144,
+          pricing: { prompt: "0", completion: "0" },
+          top_provider: { max_completion_tokens: null },
+        },
       ],
     });
     const existing = { providers: { openrouter: { baseUrl: openrouter.url } } };
@@ -178,7 +201,9 @@ describe("garuda setup with OpenRouter", () => {
     await run.waitFor("Choose a provider");
     run.send(`2${KEYS.enter}`);
     await run.waitFor("Choose a model");
-    await run.waitFor(/openrouter\/anthropic\/claude-sonnet-5\s+Anthropic: Claude Sonnet 5\s+1M context\s+\$2\/\$10 per MTok/);
+    await run.waitFor(
+      /openrouter\/anthropic\/claude-sonnet-5\s+Anthropic: Claude Sonnet 5\s+1M context\s+\$2\/\$10 per MTok/,
+    );
     run.send(`1${KEYS.enter}`);
     await run.waitFor("Model: openrouter/anthropic/claude-sonnet-5 (Anthropic: Claude Sonnet 5)");
     await run.waitFor("saved as OPENROUTER_API_KEY");
@@ -192,9 +217,18 @@ describe("garuda setup with OpenRouter", () => {
     expect(readJson(paths.models)).toEqual({
       ...existing,
       default: "openrouter/anthropic/claude-sonnet-5",
-      models: { "openrouter/anthropic/claude-sonnet-5": { contextWindow: 1_000_000, maxTokens: 128_000, price: { input: 2, output: 10, cacheRead: 2, cacheWrite: 2 } } },
+      models: {
+        "openrouter/anthropic/claude-sonnet-5": {
+          contextWindow: 1_000_000,
+          maxTokens: 128_000,
+          price: { input: 2, output: 10, cacheRead: 2, cacheWrite: 2 },
+        },
+      },
     });
-    expect(openrouter.requests.map((request) => `${request.method} ${request.path}`)).toEqual(["GET /v1/models", "GET /v1/key"]);
+    expect(openrouter.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      "GET /v1/models",
+      "GET /v1/key",
+    ]);
     expect(openrouter.requests[1]?.headers.authorization).toBe(`Bearer ${key}`);
   });
 });

@@ -33,7 +33,9 @@ describe("garuda setup in a terminal", () => {
     const run = new PtyRun(["setup"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url } });
     await chooseAnthropic(run);
     await run.waitFor("Choose a model");
-    expect(run.text).toContain("claude-sonnet-5    Claude Sonnet 5: speed and intelligence  1M context   $2/$10 per MTok");
+    expect(run.text).toContain(
+      "claude-sonnet-5    Claude Sonnet 5: speed and intelligence  1M context   $2/$10 per MTok",
+    );
     run.send(KEYS.down);
     run.send(KEYS.down);
     run.send(KEYS.up);
@@ -91,7 +93,10 @@ describe("garuda setup in a terminal", () => {
     using home = tempDir();
     using api = mockModelsApi([GOOD]);
     const paths = garudaPaths(home.path);
-    const run = new PtyRun(["setup", "--model", "claude-sonnet-5"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url } });
+    const run = new PtyRun(["setup", "--model", "claude-sonnet-5"], {
+      home: home.path,
+      env: { ANTHROPIC_BASE_URL: api.url },
+    });
     await run.waitFor("Model: claude-sonnet-5 (from --model)");
     await run.waitFor("Key: ");
     run.send(`${BAD}${KEYS.enter}`);
@@ -111,7 +116,10 @@ describe("garuda setup in a terminal", () => {
   test("offline: the key cannot be checked; 'no' asks again, 'yes' saves it", async () => {
     using home = tempDir();
     const paths = garudaPaths(home.path);
-    const run = new PtyRun(["setup", "--model", "claude-opus-5"], { home: home.path, env: { ANTHROPIC_BASE_URL: await closedPortUrl() } });
+    const run = new PtyRun(["setup", "--model", "claude-opus-5"], {
+      home: home.path,
+      env: { ANTHROPIC_BASE_URL: await closedPortUrl() },
+    });
     await run.waitFor("Key: ");
     run.send(`${BAD}${KEYS.enter}`);
     await run.waitFor("The key could not be checked");
@@ -182,7 +190,11 @@ describe("garuda setup in a terminal", () => {
       default: "gateway/claude-sonnet-5",
     };
     writeFileSync(paths.models, JSON.stringify(existing));
-    writeFileSync(paths.credentials, JSON.stringify({ GATEWAY_KEY: "gw-key-0123456789abcdef", OTHER_KEY: "other-0123456789" }), { mode: 0o600 });
+    writeFileSync(
+      paths.credentials,
+      JSON.stringify({ GATEWAY_KEY: "gw-key-0123456789abcdef", OTHER_KEY: "other-0123456789" }),
+      { mode: 0o600 },
+    );
     const run = new PtyRun(["setup"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url } });
     // Two providers now: the menu starts on the current one.
     await run.waitFor("Choose a provider");
@@ -199,7 +211,11 @@ describe("garuda setup in a terminal", () => {
     await run.waitFor("Garuda is set up.");
     expect(await run.exit()).toBe(0);
     expect(readJson(paths.models)).toEqual({ ...existing, default: "claude-sonnet-5" });
-    expect(readJson(paths.credentials)).toEqual({ GATEWAY_KEY: "gw-key-0123456789abcdef", OTHER_KEY: "other-0123456789", ANTHROPIC_API_KEY: GOOD });
+    expect(readJson(paths.credentials)).toEqual({
+      GATEWAY_KEY: "gw-key-0123456789abcdef",
+      OTHER_KEY: "other-0123456789",
+      ANTHROPIC_API_KEY: GOOD,
+    });
     expect(mode(paths.credentials)).toBe(0o600);
   });
 
@@ -234,7 +250,10 @@ describe("garuda setup in a terminal", () => {
     using api = mockModelsApi([GOOD]);
     const paths = garudaPaths(home.path);
     const envKey = fakeKey("envkey");
-    const run = new PtyRun(["setup", "--model", "claude-sonnet-5"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: envKey } });
+    const run = new PtyRun(["setup", "--model", "claude-sonnet-5"], {
+      home: home.path,
+      env: { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: envKey },
+    });
     await run.waitFor(`Keep the key from the environment (ANTHROPIC_API_KEY): sk-ant-api03-…${envKey.slice(-4)}`);
     run.send(`2${KEYS.enter}`);
     await run.waitFor("Key: ");
@@ -271,7 +290,9 @@ describe("garuda setup in a terminal", () => {
     using api = mockModelsApi(["gw-key-0123456789abcdef"]);
     const paths = garudaPaths(home.path);
     mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
-    const existing = { providers: { gateway: { type: "anthropic", baseUrl: `${api.url}/`, apiKeyEnv: "GATEWAY_KEY" } } };
+    const existing = {
+      providers: { gateway: { type: "anthropic", baseUrl: `${api.url}/`, apiKeyEnv: "GATEWAY_KEY" } },
+    };
     writeFileSync(paths.models, JSON.stringify(existing));
     const run = new PtyRun(["setup"], { home: home.path });
     await run.waitFor("Choose a provider");
@@ -304,8 +325,13 @@ describe("garuda setup in a terminal", () => {
     using api = mockModelsApi(["gw-key-0123456789abcdef"]);
     const paths = garudaPaths(home.path);
     mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
-    const models = Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`gw/model-${i + 1}`, { label: `Model number ${i + 1}` }]));
-    writeFileSync(paths.models, JSON.stringify({ providers: { gw: { type: "anthropic", baseUrl: api.url, apiKeyEnv: "GW_KEY" } }, models }));
+    const models = Object.fromEntries(
+      Array.from({ length: 14 }, (_, i) => [`gw/model-${i + 1}`, { label: `Model number ${i + 1}` }]),
+    );
+    writeFileSync(
+      paths.models,
+      JSON.stringify({ providers: { gw: { type: "anthropic", baseUrl: api.url, apiKeyEnv: "GW_KEY" } }, models }),
+    );
     const run = new PtyRun(["setup"], { home: home.path, rows: 10, cols: 60 });
     await run.waitFor("Choose a provider");
     run.send(`7${KEYS.enter}`);
@@ -328,7 +354,10 @@ describe("garuda setup in a terminal", () => {
     const paths = garudaPaths(home.path);
     const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Promise<Response>(() => {}) });
     try {
-      const run = new PtyRun(["setup", "--model", "claude-sonnet-5"], { home: home.path, env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${server.port}` } });
+      const run = new PtyRun(["setup", "--model", "claude-sonnet-5"], {
+        home: home.path,
+        env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${server.port}` },
+      });
       await run.waitFor("Key: ");
       run.send(`${GOOD}${KEYS.enter}`);
       await run.waitFor("Checking the key with");
@@ -357,7 +386,10 @@ describe("garuda setup in a terminal", () => {
     using home = tempDir();
     using api = mockModelsApi([]);
     const paths = garudaPaths(home.path);
-    const run = new PtyRun(["setup", "--model", "claude-haiku-4-5", "--no-check"], { home: home.path, env: { ANTHROPIC_BASE_URL: api.url } });
+    const run = new PtyRun(["setup", "--model", "claude-haiku-4-5", "--no-check"], {
+      home: home.path,
+      env: { ANTHROPIC_BASE_URL: api.url },
+    });
     await run.waitFor("Key: ");
     run.send(`${BAD}${KEYS.enter}`);
     await run.waitFor("Garuda is set up.");
@@ -384,7 +416,9 @@ describe("garuda setup in a terminal", () => {
     using home = tempDir();
     const paths = garudaPaths(home.path);
     mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
-    writeFileSync(paths.credentials, JSON.stringify({ ANTHROPIC_API_KEY: GOOD, OTHER_KEY: "other-0123456789" }), { mode: 0o600 });
+    writeFileSync(paths.credentials, JSON.stringify({ ANTHROPIC_API_KEY: GOOD, OTHER_KEY: "other-0123456789" }), {
+      mode: 0o600,
+    });
     const no = new PtyRun(["setup", "--forget"], { home: home.path });
     await no.waitFor(`Remove ANTHROPIC_API_KEY (sk-ant-api03-…${GOOD.slice(-4)}) from ${paths.credentials}? [y/N]`);
     no.send("n");

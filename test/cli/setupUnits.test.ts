@@ -37,7 +37,14 @@ describe("maskKey", () => {
 describe("parseKeys", () => {
   test("arrows in both cursor modes, Enter, Backspace, Ctrl-C/D/U", () => {
     expect(parseKeys("\x1b[A\x1bOA\x1b[B\x1bOB").map((key) => key.name)).toEqual(["up", "up", "down", "down"]);
-    expect(parseKeys("\r\n\x7f\b\x03\x04\x15").map((key) => key.name)).toEqual(["enter", "backspace", "backspace", "interrupt", "eof", "clear-line"]);
+    expect(parseKeys("\r\n\x7f\b\x03\x04\x15").map((key) => key.name)).toEqual([
+      "enter",
+      "backspace",
+      "backspace",
+      "interrupt",
+      "eof",
+      "clear-line",
+    ]);
   });
 
   test("a paste is many characters; unknown sequences and control characters are dropped", () => {
@@ -82,7 +89,9 @@ describe("menu keys", () => {
 describe("display", () => {
   test("model rows show the label, the context window and the price", () => {
     const rows = modelRows(BUILTIN_MODELS, "claude-sonnet-5");
-    expect(rows[1]).toMatch(/^claude-sonnet-5 +Claude Sonnet 5: speed and intelligence +1M context +\$2\/\$10 per MTok {2}\(default\)$/);
+    expect(rows[1]).toMatch(
+      /^claude-sonnet-5 +Claude Sonnet 5: speed and intelligence +1M context +\$2\/\$10 per MTok {2}\(default\)$/,
+    );
     expect(rows[3]).toContain("200K context");
     expect(tokens(1_500_000)).toBe("1.5M");
   });
@@ -127,7 +136,10 @@ describe("checkKey", () => {
   test("the URL and headers: x-api-key or Bearer, and anthropic-version", () => {
     expect(checkUrl(undefined)).toBe("https://api.anthropic.com/v1/models");
     expect(checkUrl("https://gw.example.com/anthropic/")).toBe("https://gw.example.com/anthropic/v1/models");
-    expect(checkHeaders(apiKey)).toMatchObject({ "x-api-key": "sk-test-0123456789", "anthropic-version": "2023-06-01" });
+    expect(checkHeaders(apiKey)).toMatchObject({
+      "x-api-key": "sk-test-0123456789",
+      "anthropic-version": "2023-06-01",
+    });
     const bearer = checkHeaders({ kind: "authToken", value: "tok" });
     expect(bearer.authorization).toBe("Bearer tok");
     expect(bearer["x-api-key"]).toBeUndefined();
@@ -161,7 +173,10 @@ describe("checkKey", () => {
   test("no answer within the time limit, or nothing listening: cannot check it", async () => {
     await using slow = serve(() => new Promise<Response>(() => {}));
     const timedOut = await checkKey({ baseUrl: slow.url, key: apiKey, timeoutMs: 100 });
-    expect(timedOut).toMatchObject({ result: "unchecked", reason: `${slow.url}/v1/models gave no answer within 100 ms` });
+    expect(timedOut).toMatchObject({
+      result: "unchecked",
+      reason: `${slow.url}/v1/models gave no answer within 100 ms`,
+    });
 
     const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
     const url = `http://127.0.0.1:${closed.port}`;
@@ -208,14 +223,36 @@ describe("menu window", () => {
   const items = Array.from({ length: 30 }, (_, i) => `model-${i + 1}`);
 
   test("a short list is drawn whole", () => {
-    expect(menuLines({ style }, "Choose", items.slice(0, 3), 1)).toEqual(["Choose (↑/↓ or a number, then Enter)", "  1. model-1", "❯ 2. model-2", "  3. model-3"]);
+    expect(menuLines({ style }, "Choose", items.slice(0, 3), 1)).toEqual([
+      "Choose (↑/↓ or a number, then Enter)",
+      "  1. model-1",
+      "❯ 2. model-2",
+      "  3. model-3",
+    ]);
   });
 
   test("a long list shows a window around the cursor, and how many more there are", () => {
     const top = menuLines({ style }, "Choose", items, 0, 5);
-    expect(top).toEqual(["Choose (↑/↓ or a number, then Enter)", "", "❯  1. model-1", "   2. model-2", "   3. model-3", "   4. model-4", "   5. model-5", "  … 25 more below"]);
+    expect(top).toEqual([
+      "Choose (↑/↓ or a number, then Enter)",
+      "",
+      "❯  1. model-1",
+      "   2. model-2",
+      "   3. model-3",
+      "   4. model-4",
+      "   5. model-5",
+      "  … 25 more below",
+    ]);
     const middle = menuLines({ style }, "Choose", items, 14, 5);
-    expect(middle.slice(1)).toEqual(["  … 12 more above", "  13. model-13", "  14. model-14", "❯ 15. model-15", "  16. model-16", "  17. model-17", "  … 13 more below"]);
+    expect(middle.slice(1)).toEqual([
+      "  … 12 more above",
+      "  13. model-13",
+      "  14. model-14",
+      "❯ 15. model-15",
+      "  16. model-16",
+      "  17. model-17",
+      "  … 13 more below",
+    ]);
     const end = menuLines({ style }, "Choose", items, 29, 5);
     expect(end.at(-2)).toBe("❯ 30. model-30");
     expect(end.at(-1)).toBe("");

@@ -18,16 +18,30 @@ describe("an unknown model name", () => {
       providers: { gateway: { type: "anthropic", baseUrl: "https://llm.example.com", apiKeyEnv: "GATEWAY_KEY" } },
       models: { "claude-next-6": {} },
     });
-    expect(() => checkKnownModel(catalog, "claude-nonexistent-9", "from --model")).toThrow(`There is no model "claude-nonexistent-9" (from --model): ${KNOWN}`);
-    expect(() => checkKnownModel(catalog, "anthropic/claude-sonet-5", "from GARUDA_MODEL")).toThrow('be added to /home/u/.garuda/models.json under "models"');
+    expect(() => checkKnownModel(catalog, "claude-nonexistent-9", "from --model")).toThrow(
+      `There is no model "claude-nonexistent-9" (from --model): ${KNOWN}`,
+    );
+    expect(() => checkKnownModel(catalog, "anthropic/claude-sonet-5", "from GARUDA_MODEL")).toThrow(
+      'be added to /home/u/.garuda/models.json under "models"',
+    );
     // Negative controls: known names, families, a listed custom model, names known only to their servers.
-    for (const name of ["claude-sonnet-5", "sonnet", "anthropic/claude-opus-5", "claude-next-6", "ollama/qwen3:8b", "openrouter/qwen/qwen3-coder", "gateway/house-model"]) {
+    for (const name of [
+      "claude-sonnet-5",
+      "sonnet",
+      "anthropic/claude-opus-5",
+      "claude-next-6",
+      "ollama/qwen3:8b",
+      "openrouter/qwen/qwen3-coder",
+      "gateway/house-model",
+    ]) {
       expect(() => checkKnownModel(catalog, name, "from --model")).not.toThrow();
     }
   });
 
   test("is refused by the chat (-m), `garuda run` (GARUDA_MODEL) and models.json's default, with the known names; a models.json entry runs", async () => {
-    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "Hello from the new model." }] }] });
+    await using mock = startMockAnthropic({
+      script: [{ steps: [{ type: "text", text: "Hello from the new model." }] }],
+    });
     using ws = workspace();
     const env = chatEnv(mock, ws.home);
     const chat = await runPipedIn(["-m", "claude-nonexistent-9"], { cwd: ws.root, env, stdin: "hi\n" });
@@ -52,7 +66,12 @@ describe("an unknown model name", () => {
   }, 60_000);
 
   test("/model at a terminal: the unknown name is refused with the known names, the model stays and the conversation goes on", async () => {
-    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "First answer." }] }, { steps: [{ type: "text", text: "Second answer." }] }] });
+    await using mock = startMockAnthropic({
+      script: [
+        { steps: [{ type: "text", text: "First answer." }] },
+        { steps: [{ type: "text", text: "Second answer." }] },
+      ],
+    });
     using ws = workspace();
     const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
     await chat.prompt();
@@ -76,7 +95,13 @@ describe("an unknown model name", () => {
   test("garuda acp: session/new fails with the message, and no request reaches the model", async () => {
     await using mock = startMockAnthropic({});
     using ws = workspace();
-    const proc = Bun.spawn([process.execPath, ENTRY, "acp"], { cwd: ws.root, env: chatEnv(mock, ws.home, { GARUDA_MODEL: "claude-nonexistent-9" }), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([process.execPath, ENTRY, "acp"], {
+      cwd: ws.root,
+      env: chatEnv(mock, ws.home, { GARUDA_MODEL: "claude-nonexistent-9" }),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const send = (message: object) => proc.stdin.write(`${JSON.stringify(message)}\n`);
     send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
     send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: ws.root, mcpServers: [] } });
@@ -90,7 +115,10 @@ describe("an unknown model name", () => {
     }
     proc.stdin.end();
     await proc.exited;
-    const answer = text.split("\n").map((line) => (line.trim() ? JSON.parse(line) : undefined)).find((message) => message?.id === 2);
+    const answer = text
+      .split("\n")
+      .map((line) => (line.trim() ? JSON.parse(line) : undefined))
+      .find((message) => message?.id === 2);
     expect(answer?.result).toBeUndefined();
     expect(answer?.error?.message).toContain(`There is no model "claude-nonexistent-9" (from GARUDA_MODEL): ${KNOWN}`);
     expect(mock.requests).toHaveLength(0);

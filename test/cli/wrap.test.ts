@@ -4,7 +4,11 @@ import { displayWidth, wrapLine, hangingWrap, wrapWords } from "../../src/cli/wr
 
 describe("wrapping the terminal's own lines", () => {
   test("wrapWords breaks at blanks and cuts only a word wider than the line", () => {
-    expect(wrapWords("the models you can use: claude-opus-5, claude-sonnet-5", 20)).toEqual(["the models you can", "use: claude-opus-5,", "claude-sonnet-5"]);
+    expect(wrapWords("the models you can use: claude-opus-5, claude-sonnet-5", 20)).toEqual([
+      "the models you can",
+      "use: claude-opus-5,",
+      "claude-sonnet-5",
+    ]);
     expect(wrapWords("x".repeat(25), 10)).toEqual(["x".repeat(10), "x".repeat(10), "x".repeat(5)]);
   });
 
@@ -29,7 +33,10 @@ describe("wrapping the terminal's own lines", () => {
 
   test("a line coloured as a whole keeps its indent when it wraps", () => {
     const dim = `\x1b[2m  ${"word ".repeat(10).trim()}\x1b[22m`;
-    expect(wrapLine(dim, 30).split("\n")).toEqual(["  \x1b[2mword word word word word", "    word word word word word\x1b[22m"]);
+    expect(wrapLine(dim, 30).split("\n")).toEqual([
+      "  \x1b[2mword word word word word",
+      "    word word word word word\x1b[22m",
+    ]);
   });
 
   test("colour codes do not count toward the width", () => {
@@ -38,10 +45,14 @@ describe("wrapping the terminal's own lines", () => {
   });
 
   test("Screen.line fits each line to a terminal's width, and leaves a pipe's lines whole", () => {
-    const long = "There is no model \"claude-nonexistent-9\" in the catalog or ~/.garuda/models.json. The models you can use: claude-opus-5, claude-sonnet-5, claude-haiku-4-5.";
+    const long =
+      'There is no model "claude-nonexistent-9" in the catalog or ~/.garuda/models.json. The models you can use: claude-opus-5, claude-sonnet-5, claude-haiku-4-5.';
     const terminal: string[] = [];
     new Screen({ write: (text: string) => terminal.push(text), columns: 50, rows: 20 }, true, false).line(long);
-    const rows = terminal.join("").split("\n").filter((row) => row !== "");
+    const rows = terminal
+      .join("")
+      .split("\n")
+      .filter((row) => row !== "");
     expect(rows.length).toBeGreaterThan(2);
     for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(49);
     expect(rows.join(" ").replace(/ +/g, " ")).toBe(long);

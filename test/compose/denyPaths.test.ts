@@ -11,9 +11,19 @@ describe("policy denyPaths as sandbox paths", () => {
     mkdirSync(join(root.path, "a/b"), { recursive: true });
     writeFileSync(join(root.path, "a/b/db.sqlite"), "");
     writeFileSync(join(root.path, "top.sqlite"), "");
-    const { paths, notices } = expandDenyPaths(["secrets/**", "~/.config/acme", "/etc/acme/key", "*.sqlite"], root.path, "/home/u");
+    const { paths, notices } = expandDenyPaths(
+      ["secrets/**", "~/.config/acme", "/etc/acme/key", "*.sqlite"],
+      root.path,
+      "/home/u",
+    );
     expect(paths.sort()).toEqual(
-      [join(root.path, "secrets"), "/home/u/.config/acme", "/etc/acme/key", join(root.path, "a/b/db.sqlite"), join(root.path, "top.sqlite")].sort(),
+      [
+        join(root.path, "secrets"),
+        "/home/u/.config/acme",
+        "/etc/acme/key",
+        join(root.path, "a/b/db.sqlite"),
+        join(root.path, "top.sqlite"),
+      ].sort(),
     );
     expect(notices).toEqual([]);
   });

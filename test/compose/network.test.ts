@@ -73,7 +73,10 @@ describe("the session's network (egress proxy) under the permission engine", () 
       expect(output).toContain("HELLO-FROM-SERVER");
       expect(output).toContain("status=200");
     }
-    where.user("no-managed-policy.json", JSON.stringify({ network: { strictAllowlist: true, allow: ["registry.npmjs.org"] } }));
+    where.user(
+      "no-managed-policy.json",
+      JSON.stringify({ network: { strictAllowlist: true, allow: ["registry.npmjs.org"] } }),
+    );
     {
       await using s = await start(where);
       const { output, events } = await s.curl();
@@ -91,7 +94,14 @@ describe("the session's network (egress proxy) under the permission engine", () 
     const { output } = await s.curl();
     expect(output).not.toContain("HELLO-FROM-SERVER");
     expect(output).toContain("status=403");
-    expect(auditLines(where).some((line) => line.includes('"type":"sandbox"') && line.includes('"denied":true') && line.includes(`localhost:${server.port}`))).toBe(true);
+    expect(
+      auditLines(where).some(
+        (line) =>
+          line.includes('"type":"sandbox"') &&
+          line.includes('"denied":true') &&
+          line.includes(`localhost:${server.port}`),
+      ),
+    ).toBe(true);
   });
 
   test("'allow for this session' is the engine's session rule: revoked, the next connection asks again", async () => {

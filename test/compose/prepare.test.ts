@@ -12,7 +12,12 @@ import { tempDir } from "../support/tempDir.ts";
 
 const bridge = [process.execPath, join(import.meta.dir, "../../src/sandbox/bridgeMain.ts")];
 
-function setUp(home: string, root: string, client: FakeModelClient, extra: Partial<PrepareOptions> = {}): PrepareOptions {
+function setUp(
+  home: string,
+  root: string,
+  client: FakeModelClient,
+  extra: Partial<PrepareOptions> = {},
+): PrepareOptions {
   const paths = garudaPaths(home);
   mkdirSync(paths.dir, { recursive: true });
   writeFileSync(paths.models, JSON.stringify({ default: "claude-sonnet-5" }));
@@ -38,7 +43,9 @@ describe("prepareRuntime: from configuration to a session", () => {
     const runtime = await prepareRuntime(setUp(home.path, root.path, client));
     const events: AgentEvent[] = [];
     try {
-      expect(await runtime.runTurn("What do the notes say?", new AbortController().signal, (e) => events.push(e))).toBe("done");
+      expect(await runtime.runTurn("What do the notes say?", new AbortController().signal, (e) => events.push(e))).toBe(
+        "done",
+      );
     } finally {
       await runtime.close();
     }
@@ -83,7 +90,9 @@ describe("prepareRuntime: from configuration to a session", () => {
       const events: AgentEvent[] = [];
       await fallback.runTurn("and again", new AbortController().signal, (event) => events.push(event));
       const notices = events.flatMap((event) => (event.type === "notice" ? [event.text] : []));
-      expect(notices.some((text) => text.startsWith("This conversation used claude-haiku-4-5, which cannot be used now"))).toBe(true);
+      expect(
+        notices.some((text) => text.startsWith("This conversation used claude-haiku-4-5, which cannot be used now")),
+      ).toBe(true);
     } finally {
       await fallback.close();
     }
@@ -96,8 +105,12 @@ describe("prepareRuntime: from configuration to a session", () => {
     const options = setUp(home.path, root.path, client);
     writeFileSync(options.paths.models, "{}");
     await expect(prepareRuntime(options)).rejects.toThrow(SetupRequiredError);
-    await expect(prepareRuntime({ ...options, modelFlag: "claude-sonnet-5", root: "relative/dir" })).rejects.toThrow(ConfigError);
-    await expect(prepareRuntime({ ...options, modelFlag: "claude-sonnet-5", root: join(root.path, "missing") })).rejects.toThrow("does not exist");
+    await expect(prepareRuntime({ ...options, modelFlag: "claude-sonnet-5", root: "relative/dir" })).rejects.toThrow(
+      ConfigError,
+    );
+    await expect(
+      prepareRuntime({ ...options, modelFlag: "claude-sonnet-5", root: join(root.path, "missing") }),
+    ).rejects.toThrow("does not exist");
   });
 
   test("the team policy's denied paths are hidden from search and refused to the file tools", async () => {
@@ -106,7 +119,15 @@ describe("prepareRuntime: from configuration to a session", () => {
     mkdirSync(join(root.path, "secrets"));
     writeFileSync(join(root.path, "secrets", "token.txt"), "hunter2");
     writeFileSync(join(root.path, "ok.txt"), "fine");
-    const options = setUp(home.path, root.path, new FakeModelClient([fake.toolCall("glob", { pattern: "**/*.txt" }), fake.toolCall("read_file", { path: "secrets/token.txt" }), fake.text("done")]));
+    const options = setUp(
+      home.path,
+      root.path,
+      new FakeModelClient([
+        fake.toolCall("glob", { pattern: "**/*.txt" }),
+        fake.toolCall("read_file", { path: "secrets/token.txt" }),
+        fake.text("done"),
+      ]),
+    );
     writeFileSync(options.paths.policy, JSON.stringify({ denyPaths: ["secrets/**"] }));
     const runtime = await prepareRuntime(options);
     // The same predicate reaches a front end that lists the project's files itself (the chat's @ completion).
@@ -166,6 +187,8 @@ describe("prepareRuntime: from configuration to a session", () => {
     using root = tempDir();
     const options = setUp(home.path, root.path, new FakeModelClient(), {});
     const missing = join(home.path, "no-such-tmp");
-    await expect(planRuntime({ ...options, env: { ...options.env, TMPDIR: missing } })).rejects.toThrow(`The temp folder ${missing} does not exist`);
+    await expect(planRuntime({ ...options, env: { ...options.env, TMPDIR: missing } })).rejects.toThrow(
+      `The temp folder ${missing} does not exist`,
+    );
   });
 });

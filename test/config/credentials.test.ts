@@ -46,7 +46,9 @@ describe("~/.garuda/credentials", () => {
     const { credentials } = garudaPaths(home.path);
     writeCredentials(credentials, { ANTHROPIC_API_KEY: "sk-x" });
     chmodSync(credentials, 0o644);
-    expect(readError(credentials)).toBe(`${credentials}: can be read by other users (mode 644). Run: chmod 600 ${credentials}.`);
+    expect(readError(credentials)).toBe(
+      `${credentials}: can be read by other users (mode 644). Run: chmod 600 ${credentials}.`,
+    );
     // Negative control: the same file at 0600 is read.
     chmodSync(credentials, 0o600);
     expect(readCredentials(credentials)).toEqual({ ANTHROPIC_API_KEY: "sk-x" });

@@ -7,7 +7,11 @@ import { keepProviderKeys } from "../../src/config/providerKeys.ts";
 import { writeCredentials } from "../../src/config/credentials.ts";
 import { tempDir } from "../support/tempDir.ts";
 
-function setup(home: string, env: Record<string, string | undefined>, options: { models?: object; credentials?: Record<string, string>; flag?: string } = {}): ModelSetupContext {
+function setup(
+  home: string,
+  env: Record<string, string | undefined>,
+  options: { models?: object; credentials?: Record<string, string>; flag?: string } = {},
+): ModelSetupContext {
   const paths = garudaPaths(home);
   if (options.models) {
     mkdirSync(paths.dir, { recursive: true });
@@ -39,11 +43,22 @@ describe("model choice and keys", () => {
     using home = tempDir();
     const env = { ANTHROPIC_API_KEY: "sk-env", GARUDA_MODEL: "claude-opus-5" };
     const models = { default: "claude-haiku-4-5" };
-    expect(prepareModel(setup(home.path, { ...env }, { models, flag: "claude-sonnet-5" })).choice).toEqual({ spec: "claude-sonnet-5", source: "--model" });
-    expect(prepareModel(setup(home.path, { ...env }, { models })).choice).toEqual({ spec: "claude-opus-5", source: "GARUDA_MODEL" });
-    expect(prepareModel(setup(home.path, { ANTHROPIC_API_KEY: "k" }, { models })).choice).toEqual({ spec: "claude-haiku-4-5", source: "models.json" });
+    expect(prepareModel(setup(home.path, { ...env }, { models, flag: "claude-sonnet-5" })).choice).toEqual({
+      spec: "claude-sonnet-5",
+      source: "--model",
+    });
+    expect(prepareModel(setup(home.path, { ...env }, { models })).choice).toEqual({
+      spec: "claude-opus-5",
+      source: "GARUDA_MODEL",
+    });
+    expect(prepareModel(setup(home.path, { ANTHROPIC_API_KEY: "k" }, { models })).choice).toEqual({
+      spec: "claude-haiku-4-5",
+      source: "models.json",
+    });
     // An editor entry with "GARUDA_MODEL": "" means "not set".
-    expect(prepareModel(setup(home.path, { ANTHROPIC_API_KEY: "k", GARUDA_MODEL: "" }, { models })).choice.source).toBe("models.json");
+    expect(prepareModel(setup(home.path, { ANTHROPIC_API_KEY: "k", GARUDA_MODEL: "" }, { models })).choice.source).toBe(
+      "models.json",
+    );
   });
 
   test("no key names the model and the variable", () => {
@@ -56,8 +71,15 @@ describe("model choice and keys", () => {
 
   test("the key comes from the environment first, then ~/.garuda/credentials", () => {
     using home = tempDir();
-    const fromFile = prepareModel(setup(home.path, { GARUDA_MODEL: "claude-sonnet-5" }, { credentials: { ANTHROPIC_API_KEY: "sk-file" } }));
-    expect(fromFile.credential).toEqual({ kind: "apiKey", name: "ANTHROPIC_API_KEY", value: "sk-file", source: "credentials" });
+    const fromFile = prepareModel(
+      setup(home.path, { GARUDA_MODEL: "claude-sonnet-5" }, { credentials: { ANTHROPIC_API_KEY: "sk-file" } }),
+    );
+    expect(fromFile.credential).toEqual({
+      kind: "apiKey",
+      name: "ANTHROPIC_API_KEY",
+      value: "sk-file",
+      source: "credentials",
+    });
     const fromEnv = prepareModel(setup(home.path, { GARUDA_MODEL: "claude-sonnet-5", ANTHROPIC_API_KEY: "sk-env" }));
     expect(fromEnv.credential).toMatchObject({ value: "sk-env", source: "environment" });
   });
@@ -70,16 +92,28 @@ describe("model choice and keys", () => {
 
   test("base URL: ANTHROPIC_BASE_URL beats models.json", () => {
     using home = tempDir();
-    const models = { default: "claude-sonnet-5", providers: { anthropic: { type: "anthropic", baseUrl: "https://gw.example.com" } } };
-    expect(prepareModel(setup(home.path, { ANTHROPIC_API_KEY: "k" }, { models })).baseUrl).toBe("https://gw.example.com");
-    const withEnv = setup(home.path, { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://127.0.0.1:9999/" }, { models });
+    const models = {
+      default: "claude-sonnet-5",
+      providers: { anthropic: { type: "anthropic", baseUrl: "https://gw.example.com" } },
+    };
+    expect(prepareModel(setup(home.path, { ANTHROPIC_API_KEY: "k" }, { models })).baseUrl).toBe(
+      "https://gw.example.com",
+    );
+    const withEnv = setup(
+      home.path,
+      { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://127.0.0.1:9999/" },
+      { models },
+    );
     expect(prepareModel(withEnv).baseUrl).toBe("http://127.0.0.1:9999");
   });
 
   test("a provider's own key variable leaves the environment when models.json names it", () => {
     using home = tempDir();
     const env: Record<string, string | undefined> = { GATEWAY_KEY: "gw-secret" };
-    const models = { default: "gw/claude-x", providers: { gw: { type: "anthropic", baseUrl: "https://gw.example.com", apiKeyEnv: "GATEWAY_KEY" } } };
+    const models = {
+      default: "gw/claude-x",
+      providers: { gw: { type: "anthropic", baseUrl: "https://gw.example.com", apiKeyEnv: "GATEWAY_KEY" } },
+    };
     const prepared = prepareModel(setup(home.path, env, { models }));
     expect(prepared.credential).toMatchObject({ name: "GATEWAY_KEY", value: "gw-secret", source: "environment" });
     expect(env.GATEWAY_KEY).toBeUndefined();

@@ -56,8 +56,17 @@ describe("models.json", () => {
       const catalog = loadModelCatalog(path);
       expect(catalog.default).toBe("claude-sonnet-5");
       expect(findModel(catalog, "claude-sonnet-5")).toMatchObject({ maxTokens: 64000, contextWindow: 1_000_000 });
-      expect(findModel(catalog, "gateway/claude-x")).toMatchObject({ provider: "gateway", id: "claude-x", contextWindow: 50000 });
-      expect(catalog.providers.gateway).toEqual({ name: "gateway", type: "anthropic", baseUrl: "https://llm.example.com", apiKeyEnv: "GATEWAY_KEY" });
+      expect(findModel(catalog, "gateway/claude-x")).toMatchObject({
+        provider: "gateway",
+        id: "claude-x",
+        contextWindow: 50000,
+      });
+      expect(catalog.providers.gateway).toEqual({
+        name: "gateway",
+        type: "anthropic",
+        baseUrl: "https://llm.example.com",
+        apiKeyEnv: "GATEWAY_KEY",
+      });
     });
   });
 
@@ -78,7 +87,11 @@ describe("models.json", () => {
 
   test("an unknown Claude id gets conservative limits and no price", () => {
     withModelsFile(undefined, (file) => {
-      expect(findModel(loadModelCatalog(file), "claude-next")).toMatchObject({ id: "claude-next", contextWindow: 200_000, price: null });
+      expect(findModel(loadModelCatalog(file), "claude-next")).toMatchObject({
+        id: "claude-next",
+        contextWindow: 200_000,
+        price: null,
+      });
     });
   });
 
@@ -111,12 +124,15 @@ describe("models.json", () => {
   });
 
   test("base URLs: https, or http only to this machine, never with a password", () => {
-    const provider = (baseUrl: string) => JSON.stringify({ providers: { p: { type: "anthropic", baseUrl, apiKeyEnv: "K" } } });
+    const provider = (baseUrl: string) =>
+      JSON.stringify({ providers: { p: { type: "anthropic", baseUrl, apiKeyEnv: "K" } } });
     withModelsFile(provider("http://127.0.0.1:8080"), (file) => {
       expect(loadModelCatalog(file).providers.p?.baseUrl).toBe("http://127.0.0.1:8080");
     });
     withModelsFile(provider("http://llm.example.com"), (file) => {
-      expect(configErrorOf(() => loadModelCatalog(file)).message).toContain("plain http:// is only allowed to this machine");
+      expect(configErrorOf(() => loadModelCatalog(file)).message).toContain(
+        "plain http:// is only allowed to this machine",
+      );
     });
     withModelsFile(provider("https://user:secret@llm.example.com"), (file) => {
       const message = configErrorOf(() => loadModelCatalog(file)).message;

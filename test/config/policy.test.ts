@@ -3,7 +3,13 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../src/errors/configError.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
-import { checkModelAllowed, isModelAllowed, loadTeamPolicy, managedPolicyPath, policyRules } from "../../src/config/policy.ts";
+import {
+  checkModelAllowed,
+  isModelAllowed,
+  loadTeamPolicy,
+  managedPolicyPath,
+  policyRules,
+} from "../../src/config/policy.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 interface Setup {
@@ -13,7 +19,10 @@ interface Setup {
 }
 
 /** A temp machine: a managed policy file, a home with ~/.garuda/policy.json, and a project. */
-function withPolicies(files: { managed?: unknown; user?: unknown; project?: unknown }, run: (setup: Setup) => void): void {
+function withPolicies(
+  files: { managed?: unknown; user?: unknown; project?: unknown },
+  run: (setup: Setup) => void,
+): void {
   using dir = tempDir("garuda-policy-");
   const managed = join(dir.path, "etc", "garuda", "policy.json");
   const user = garudaPaths(join(dir.path, "home")).policy;
@@ -93,9 +102,19 @@ describe("team policy files", () => {
         expect(policy.network.allow).toContain("registry.npmjs.org");
         expect(policy.network.allow).toContain("example.com");
         expect(policy.network.strictAllowlist).toEqual({ source: "user-policy", file: user });
-        expect(policy.limits).toEqual({ maxSteps: 40, tokenBudget: 50_000, processes: 500, memoryMB: 4_096, cpuSeconds: 900 });
+        expect(policy.limits).toEqual({
+          maxSteps: 40,
+          tokenBudget: 50_000,
+          processes: 500,
+          memoryMB: 4_096,
+          cpuSeconds: 900,
+        });
         // Each command limit remembers the file it came from (the message says where to raise it).
-        expect(policy.limitOrigins).toEqual({ processes: { source: "user-policy", file: user }, memoryMB: { source: "managed-policy", file: managed }, cpuSeconds: { source: "user-policy", file: user } });
+        expect(policy.limitOrigins).toEqual({
+          processes: { source: "user-policy", file: user },
+          memoryMB: { source: "managed-policy", file: managed },
+          cpuSeconds: { source: "user-policy", file: user },
+        });
       },
     );
   });
@@ -108,8 +127,15 @@ describe("team policy files", () => {
       },
       ({ managed, user }) => {
         const { policy } = loadTeamPolicy({ managed, user });
-        expect(policy.allowedModels).toEqual({ models: ["claude-sonnet-*"], origin: { source: "managed-policy", file: managed } });
-        expect(policy.audit).toEqual({ enabled: true, level: "mutations", origin: { source: "managed-policy", file: managed } });
+        expect(policy.allowedModels).toEqual({
+          models: ["claude-sonnet-*"],
+          origin: { source: "managed-policy", file: managed },
+        });
+        expect(policy.audit).toEqual({
+          enabled: true,
+          level: "mutations",
+          origin: { source: "managed-policy", file: managed },
+        });
       },
     );
     withPolicies({ user: { allowedModels: ["claude-opus-5"], audit: { level: "denials" } } }, ({ managed, user }) => {
@@ -120,9 +146,12 @@ describe("team policy files", () => {
   });
 
   test("allowedModes keep only what every file allows; nothing in common is an error naming both files", () => {
-    withPolicies({ managed: { allowedModes: ["build", "plan"] }, user: { allowedModes: ["plan"] } }, ({ managed, user }) => {
-      expect(loadTeamPolicy({ managed, user }).policy.allowedModes?.modes).toEqual(["plan"]);
-    });
+    withPolicies(
+      { managed: { allowedModes: ["build", "plan"] }, user: { allowedModes: ["plan"] } },
+      ({ managed, user }) => {
+        expect(loadTeamPolicy({ managed, user }).policy.allowedModes?.modes).toEqual(["plan"]);
+      },
+    );
     withPolicies({ managed: { allowedModes: ["build"] }, user: { allowedModes: ["plan"] } }, ({ managed, user }) => {
       const error = configError(() => loadTeamPolicy({ managed, user }));
       expect(error.message).toContain(managed);
@@ -133,8 +162,14 @@ describe("team policy files", () => {
   test("policy rules carry their source and file, strongest file first", () => {
     withPolicies(
       {
-        managed: { disallowedCommands: ["rm"], denyPaths: ["/srv/keys/**"], network: { blockedHosts: ["evil.example"] } },
-        user: { permissions: { allow: ["bash(npm test *)"], ask: ["bash(git push *)"], deny: ["web_fetch(*.internal)"] } },
+        managed: {
+          disallowedCommands: ["rm"],
+          denyPaths: ["/srv/keys/**"],
+          network: { blockedHosts: ["evil.example"] },
+        },
+        user: {
+          permissions: { allow: ["bash(npm test *)"], ask: ["bash(git push *)"], deny: ["web_fetch(*.internal)"] },
+        },
       },
       ({ managed, user }) => {
         const rules = policyRules(loadTeamPolicy({ managed, user }).policy);
@@ -189,15 +224,18 @@ describe("team policy files", () => {
   });
 
   test("a policy file in the project is ignored, with a notice that says why", () => {
-    withPolicies({ project: { allowOutsideSandbox: true, permissions: { allow: ["bash"] } } }, ({ managed, user, root }) => {
-      const { policy, notices } = loadTeamPolicy({ managed, user, root });
-      expect(policy.rules).toEqual([]);
-      expect(policy.origins).toEqual([]);
-      expect(notices).toHaveLength(1);
-      expect(notices[0]).toContain(join(root, ".garuda", "policy.json"));
-      expect(notices[0]).toContain("is ignored");
-      expect(notices[0]).toContain("never from a project");
-    });
+    withPolicies(
+      { project: { allowOutsideSandbox: true, permissions: { allow: ["bash"] } } },
+      ({ managed, user, root }) => {
+        const { policy, notices } = loadTeamPolicy({ managed, user, root });
+        expect(policy.rules).toEqual([]);
+        expect(policy.origins).toEqual([]);
+        expect(notices).toHaveLength(1);
+        expect(notices[0]).toContain(join(root, ".garuda", "policy.json"));
+        expect(notices[0]).toContain("is ignored");
+        expect(notices[0]).toContain("never from a project");
+      },
+    );
     // Even a broken one: it is never read.
     withPolicies({ project: "{ nope" }, ({ managed, user, root }) => {
       expect(loadTeamPolicy({ managed, user, root }).notices).toHaveLength(1);
@@ -232,17 +270,39 @@ describe("allowed models", () => {
 describe("a loaded policy in the engine", () => {
   test("disallowedCommands from the file beat a project allow; without the file the allow works", async () => {
     const { createPermissionEngine } = await import("../../src/permission/engine.ts");
-    const request = { tool: "bash", readOnly: false, target: { kind: "command" as const, command: "sudo rm -rf build", sandboxed: false }, title: "", preview: "" };
+    const request = {
+      tool: "bash",
+      readOnly: false,
+      target: { kind: "command" as const, command: "sudo rm -rf build", sandboxed: false },
+      title: "",
+      preview: "",
+    };
     const projectAllow = [{ effect: "allow" as const, pattern: "bash(sudo *)", source: "project" as const }];
     withPolicies({ managed: { disallowedCommands: ["rm"] } }, ({ managed, user, root }) => {
       const { policy } = loadTeamPolicy({ managed, user, root });
-      const engine = createPermissionEngine({ root, home: "/home/u", policy, rules: projectAllow, sandboxAvailable: true });
-      expect(engine.check(request, "build")).toMatchObject({ outcome: "deny", by: "policy", rule: { source: "managed-policy", file: managed } });
+      const engine = createPermissionEngine({
+        root,
+        home: "/home/u",
+        policy,
+        rules: projectAllow,
+        sandboxAvailable: true,
+      });
+      expect(engine.check(request, "build")).toMatchObject({
+        outcome: "deny",
+        by: "policy",
+        rule: { source: "managed-policy", file: managed },
+      });
     });
     withPolicies({}, ({ managed, user, root }) => {
       const { policy } = loadTeamPolicy({ managed, user, root });
       // No OS sandbox here: commands run on the host, where a trusted project's allow rule applies.
-      const engine = createPermissionEngine({ root, home: "/home/u", policy, rules: projectAllow, sandboxAvailable: false });
+      const engine = createPermissionEngine({
+        root,
+        home: "/home/u",
+        policy,
+        rules: projectAllow,
+        sandboxAvailable: false,
+      });
       expect(engine.check(request, "build")).toMatchObject({ outcome: "allow", by: "rule" });
     });
   });
@@ -253,8 +313,16 @@ describe("policy rules passed to the engine twice", () => {
     const { createPermissionEngine } = await import("../../src/permission/engine.ts");
     withPolicies({ managed: { disallowedCommands: ["rm"] } }, ({ managed, user, root }) => {
       const { policy } = loadTeamPolicy({ managed, user, root });
-      const engine = createPermissionEngine({ root, home: "/home/u", policy, rules: policyRules(policy), sandboxAvailable: true });
-      expect(engine.rules()).toEqual([{ effect: "deny", pattern: "bash(rm)", source: "managed-policy", file: managed }]);
+      const engine = createPermissionEngine({
+        root,
+        home: "/home/u",
+        policy,
+        rules: policyRules(policy),
+        sandboxAvailable: true,
+      });
+      expect(engine.rules()).toEqual([
+        { effect: "deny", pattern: "bash(rm)", source: "managed-policy", file: managed },
+      ]);
     });
   });
 });

@@ -95,7 +95,11 @@ describe("<root>/.garuda/settings.json", () => {
     const before = loadProjectSettings({ root: root.path, paths });
     expect(before.trusted).toBe(false);
     expect(before.hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(before.settings.rules.map((rule) => `${rule.effect} ${rule.pattern}`)).toEqual(["deny bash(rm -rf*)", `deny read(${join(root.path, "secrets/**")})`, "ask web_fetch"]);
+    expect(before.settings.rules.map((rule) => `${rule.effect} ${rule.pattern}`)).toEqual([
+      "deny bash(rm -rf*)",
+      `deny read(${join(root.path, "secrets/**")})`,
+      "ask web_fetch",
+    ]);
     expect(before.settings.sandbox.writePaths).toEqual([]);
     expect(before.settings.network.allow).toEqual([]);
     expect(before.settings.env.allow).toEqual([]);
@@ -104,7 +108,9 @@ describe("<root>/.garuda/settings.json", () => {
     const notice = before.notices[0] as string;
     expect(notice).toStartWith(`${file} loosens safety, so these parts are ignored until you approve them:`);
     expect(notice).toContain("permissions.allow (run without asking): bash(npm test*)");
-    expect(notice).toContain(`sandbox.writePaths (writable by commands): ${join(root.path, "build-cache")}, ${join(home.path, ".cache/tool")}`);
+    expect(notice).toContain(
+      `sandbox.writePaths (writable by commands): ${join(root.path, "build-cache")}, ${join(home.path, ".cache/tool")}`,
+    );
     expect(notice).toContain("network.allow (hosts commands may reach): npm, api.example.com");
     expect(notice).toContain("env.allow (variables passed to commands): NODE_ENV");
     expect(notice).toContain('executor "host"');
@@ -137,7 +143,10 @@ describe("<root>/.garuda/settings.json", () => {
     expect(loadProjectSettings({ root: root.path, paths }).trusted).toBe(true);
 
     // Tightening edits keep the approval.
-    writeSettings(root.path, { permissions: { allow: ["bash(npm test*)"], deny: ["bash(curl*)"] }, limits: { maxSteps: 5 } });
+    writeSettings(root.path, {
+      permissions: { allow: ["bash(npm test*)"], deny: ["bash(curl*)"] },
+      limits: { maxSteps: 5 },
+    });
     const tightened = loadProjectSettings({ root: root.path, paths });
     expect(tightened.trusted).toBe(true);
     expect(tightened.settings.rules.map((rule) => rule.effect)).toEqual(["deny", "allow"]);
@@ -154,7 +163,13 @@ describe("<root>/.garuda/settings.json", () => {
   test("tightening parts apply without any approval", () => {
     using home = tempDir();
     using root = tempDir();
-    writeSettings(root.path, { ...FULL, permissions: { ask: ["web_fetch"], deny: ["bash(rm -rf*)"] }, sandbox: { denyRead: ["secrets/**", "/etc/shadow"] }, network: undefined, env: undefined });
+    writeSettings(root.path, {
+      ...FULL,
+      permissions: { ask: ["web_fetch"], deny: ["bash(rm -rf*)"] },
+      sandbox: { denyRead: ["secrets/**", "/etc/shadow"] },
+      network: undefined,
+      env: undefined,
+    });
     const loaded = loadProjectSettings({ root: root.path, paths: garudaPaths(home.path) });
     expect(loaded.loosening).toBeUndefined();
     expect(loaded.trusted).toBe(true);
@@ -168,7 +183,13 @@ describe("<root>/.garuda/settings.json", () => {
       "ask web_fetch",
     ]);
     expect(loaded.settings.sandbox.denyRead).toEqual([join(root.path, "secrets/**"), "/etc/shadow"]);
-    expect(loaded.settings.limits).toEqual({ maxSteps: 40, tokenBudget: 100000, processes: 256, memoryMB: 2048, cpuSeconds: 300 });
+    expect(loaded.settings.limits).toEqual({
+      maxSteps: 40,
+      tokenBudget: 100000,
+      processes: 256,
+      memoryMB: 2048,
+      cpuSeconds: 300,
+    });
     expect(loaded.settings.profile).toBe("strict");
     expect(loaded.settings.executor).toBe("os");
   });
@@ -180,7 +201,13 @@ describe("<root>/.garuda/settings.json", () => {
     const loaded = loadProjectSettings({ root: root.path, paths: garudaPaths(home.path) });
     expect(loaded.trusted).toBe(false);
     expect(loaded.settings.sandbox.denyRead).toEqual([join(root.path, "secrets/**")]);
-    expect(loaded.settings.limits).toEqual({ maxSteps: 40, tokenBudget: 100000, processes: 256, memoryMB: 2048, cpuSeconds: 300 });
+    expect(loaded.settings.limits).toEqual({
+      maxSteps: 40,
+      tokenBudget: 100000,
+      processes: 256,
+      memoryMB: 2048,
+      cpuSeconds: 300,
+    });
     expect(loaded.settings.profile).toBe("strict");
     expect(loaded.settings.executor).toBe("os");
   });
@@ -202,7 +229,10 @@ describe("<root>/.garuda/settings.json", () => {
   test("describeLoosening lists each loosening item, with hidden characters made visible", () => {
     using home = tempDir();
     using root = tempDir();
-    const file = writeSettings(root.path, { permissions: { allow: ["bash(npm test\u202E*)"] }, network: { allow: ["npm"] } });
+    const file = writeSettings(root.path, {
+      permissions: { allow: ["bash(npm test\u202E*)"] },
+      network: { allow: ["npm"] },
+    });
     const loaded = loadProjectSettings({ root: root.path, paths: garudaPaths(home.path) });
     const text = describeLoosening(loaded.loosening!, file);
     expect(text.split("\n")).toEqual([

@@ -21,7 +21,11 @@ describe("setDefaultModel", () => {
     using home = tempDir();
     const paths = garudaPaths(home.path);
     mkdirSync(paths.dir);
-    const before = { providers: { gw: { type: "anthropic", apiKeyEnv: "GW_KEY" } }, default: "claude-opus-5", models: { "gw/x": { maxTokens: 10 } } };
+    const before = {
+      providers: { gw: { type: "anthropic", apiKeyEnv: "GW_KEY" } },
+      default: "claude-opus-5",
+      models: { "gw/x": { maxTokens: 10 } },
+    };
     writeFileSync(paths.models, JSON.stringify(before), { mode: 0o640 });
     expect(setDefaultModel(paths.models, "gw/x")).toBe(true);
     const after = readJson(paths.models);

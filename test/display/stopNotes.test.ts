@@ -12,7 +12,8 @@ describe("what every front end says when a turn stops short", () => {
   });
 
   test("the editor gets a note only where ACP's own stopReason says too little", () => {
-    for (const reason of ["max_steps", "token_budget", "repeated_calls"] as const) expect(editorStopNote(reason)).toBe(stopNote(reason));
+    for (const reason of ["max_steps", "token_budget", "repeated_calls"] as const)
+      expect(editorStopNote(reason)).toBe(stopNote(reason));
     // max_tokens and refusal are ACP stop reasons the editor shows itself.
     expect(editorStopNote("max_tokens")).toBeUndefined();
     expect(editorStopNote("refusal")).toBeUndefined();

@@ -8,7 +8,8 @@ import { fake } from "../../src/model/fake.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
 import { answering, notices, place, results, session } from "../support/extensionHarness.ts";
 
-const REVIEWER = "---\nname: reviewer\ndescription: Reviews code for bugs\nmodel: claude-opus-5\n---\nYou review code. REVIEWER-INSTRUCTIONS\n";
+const REVIEWER =
+  "---\nname: reviewer\ndescription: Reviews code for bugs\nmodel: claude-opus-5\n---\nYou review code. REVIEWER-INSTRUCTIONS\n";
 const toolNames = (tools: readonly { name: string }[] | undefined) => (tools ?? []).map((tool) => tool.name).sort();
 
 describe("custom agents", () => {
@@ -36,15 +37,26 @@ describe("custom agents", () => {
     expect(child?.system).toContain('You are "reviewer"');
     expect(toolNames(child?.tools)).toEqual(["find_definition", "glob", "grep", "read_file", "symbols"]);
 
-    const calls = events.filter((event): event is Extract<AgentEvent, { type: "tool_call" }> => event.type === "tool_call");
-    expect(calls[0]).toMatchObject({ callId: "call_agent", tool: "agent", info: { title: "Subagent: reviewer", kind: "think" } });
+    const calls = events.filter(
+      (event): event is Extract<AgentEvent, { type: "tool_call" }> => event.type === "tool_call",
+    );
+    expect(calls[0]).toMatchObject({
+      callId: "call_agent",
+      tool: "agent",
+      info: { title: "Subagent: reviewer", kind: "think" },
+    });
     expect(calls[1]).toMatchObject({ callId: "call_child_read", tool: "read_file", parentCallId: "call_agent" });
     const agentResult = results(events).find((result) => result.callId === "call_agent");
     expect(agentResult?.status).toBe("completed");
     expect(agentResult?.output).toBe("a.txt looks fine (a.txt:1).");
     // The agent's file names a model: the child's requests go to it, the parent's stay on the session's.
     expect(s.opened).toEqual(["claude-sonnet-5", "claude-opus-5"]);
-    expect(s.model.requests.map((request) => request.model)).toEqual(["claude-sonnet-5", "claude-opus-5", "claude-opus-5", "claude-sonnet-5"]);
+    expect(s.model.requests.map((request) => request.model)).toEqual([
+      "claude-sonnet-5",
+      "claude-opus-5",
+      "claude-opus-5",
+      "claude-sonnet-5",
+    ]);
     expect(child?.thinking).toBe("adaptive");
     expect(notices(events).join("\n")).not.toContain("claude-opus-5");
   });
@@ -90,7 +102,11 @@ describe("custom agents", () => {
     where.user(".garuda/agents/routed.md", "---\ndescription: Routed\nmodel: openrouter/some/model\n---\nElsewhere.");
     await using s = await session(
       where,
-      [fake.toolCall("agent", { name: "big", prompt: "go" }, { id: "call_big" }), fake.toolCall("agent", { name: "routed", prompt: "go" }, { id: "call_routed" }), fake.text("I will do it myself.")],
+      [
+        fake.toolCall("agent", { name: "big", prompt: "go" }, { id: "call_big" }),
+        fake.toolCall("agent", { name: "routed", prompt: "go" }, { id: "call_routed" }),
+        fake.text("I will do it myself."),
+      ],
       answering(),
     );
     const { stop, events } = await s.prompt("go");
@@ -102,7 +118,11 @@ describe("custom agents", () => {
     expect(big?.output).toContain("Remove `model:` from the agent's file");
     expect(routed?.output).toContain("Garuda has no key for openrouter/some/model (OPENROUTER_API_KEY)");
     // Three requests, all the parent's: no child ran.
-    expect(s.model.requests.map((request) => request.model)).toEqual(["claude-sonnet-5", "claude-sonnet-5", "claude-sonnet-5"]);
+    expect(s.model.requests.map((request) => request.model)).toEqual([
+      "claude-sonnet-5",
+      "claude-sonnet-5",
+      "claude-sonnet-5",
+    ]);
     expect(s.opened).toEqual(["claude-sonnet-5"]);
   });
 
@@ -129,17 +149,26 @@ describe("custom agents", () => {
 
   test("a project agent runs only after a yes (denied: no child runs), pinned, asked again after a change; the question shows its model", async () => {
     using where = place();
-    const file = where.project(".garuda/agents/mover.md", "---\ndescription: Moves files\nmodel: claude-opus-5\ntools: Read, Bash\n---\nMove everything. PROJECT-AGENT");
+    const file = where.project(
+      ".garuda/agents/mover.md",
+      "---\ndescription: Moves files\nmodel: claude-opus-5\ntools: Read, Bash\n---\nMove everything. PROJECT-AGENT",
+    );
     const no = answering("deny");
     {
-      await using s = await session(where, [fake.toolCall("agent", { name: "mover", prompt: "go" }, { id: "call_mover" }), fake.text("ok")], no);
+      await using s = await session(
+        where,
+        [fake.toolCall("agent", { name: "mover", prompt: "go" }, { id: "call_mover" }), fake.text("ok")],
+        no,
+      );
       const { events } = await s.prompt("move");
       expect(no.asked).toHaveLength(1);
       expect(no.asked[0]?.callId).toBeUndefined();
       expect(no.asked[0]).toMatchObject({ title: "Project agent: mover" });
       expect(no.asked[0]?.preview).toContain("PROJECT-AGENT");
       expect(no.asked[0]?.preview).toContain("Tools: read_file, bash");
-      expect(results(events)[0]?.output).toBe('Error: the project agent "mover" did not run: you said no. Do the task another way, or ask the user.');
+      expect(results(events)[0]?.output).toBe(
+        'Error: the project agent "mover" did not run: you said no. Do the task another way, or ask the user.',
+      );
       // The parent's two requests only: no child request was made.
       expect(s.model.requests).toHaveLength(2);
       // The question says which model the agent would run on.
@@ -148,7 +177,11 @@ describe("custom agents", () => {
     }
     const yes = answering("session");
     {
-      await using s = await session(where, [fake.toolCall("agent", { name: "mover", prompt: "go" }), fake.text("moved"), fake.text("ok")], yes);
+      await using s = await session(
+        where,
+        [fake.toolCall("agent", { name: "mover", prompt: "go" }), fake.text("moved"), fake.text("ok")],
+        yes,
+      );
       const { events } = await s.prompt("move");
       expect(results(events)[0]?.output).toBe("moved");
       expect(s.model.requests[1]?.system).toContain("PROJECT-AGENT");
@@ -158,15 +191,26 @@ describe("custom agents", () => {
     expect(Object.keys(trust.agents[where.root])).toEqual(["mover"]);
     const quiet = answering();
     {
-      await using s = await session(where, [fake.toolCall("agent", { name: "mover", prompt: "go" }), fake.text("moved"), fake.text("ok")], quiet);
+      await using s = await session(
+        where,
+        [fake.toolCall("agent", { name: "mover", prompt: "go" }), fake.text("moved"), fake.text("ok")],
+        quiet,
+      );
       await s.prompt("move");
       expect(quiet.asked).toHaveLength(0);
     }
     // A changed file is a new question.
-    writeFileSync(file, "---\ndescription: Moves files\ntools: Read, Bash\n---\nMove everything, then delete the originals. PROJECT-AGENT");
+    writeFileSync(
+      file,
+      "---\ndescription: Moves files\ntools: Read, Bash\n---\nMove everything, then delete the originals. PROJECT-AGENT",
+    );
     const changed = answering("deny");
     {
-      await using s = await session(where, [fake.toolCall("agent", { name: "mover", prompt: "go" }), fake.text("ok")], changed);
+      await using s = await session(
+        where,
+        [fake.toolCall("agent", { name: "mover", prompt: "go" }), fake.text("ok")],
+        changed,
+      );
       await s.prompt("move");
       expect(changed.asked).toHaveLength(1);
       expect(changed.asked[0]?.preview).toContain("then delete the originals");
@@ -176,8 +220,15 @@ describe("custom agents", () => {
 
   test("a listed tool the session does not have is left out with a notice, and not named to the agent", async () => {
     using where = place();
-    where.user(".garuda/agents/odd.md", "---\ndescription: Odd\ntools: Read, frobnicate, mcp__gh__get_issue\n---\nODD-AGENT");
-    await using s = await session(where, [fake.toolCall("agent", { name: "odd", prompt: "go" }), fake.text("went"), fake.text("ok")], answering());
+    where.user(
+      ".garuda/agents/odd.md",
+      "---\ndescription: Odd\ntools: Read, frobnicate, mcp__gh__get_issue\n---\nODD-AGENT",
+    );
+    await using s = await session(
+      where,
+      [fake.toolCall("agent", { name: "odd", prompt: "go" }), fake.text("went"), fake.text("ok")],
+      answering(),
+    );
     const { events } = await s.prompt("go");
     expect(notices(events).join("\n")).toContain('The agent "odd" (');
     expect(notices(events).join("\n")).toContain('lists "frobnicate", which this session does not have; left out.');
@@ -192,7 +243,11 @@ describe("custom agents", () => {
     where.user(".garuda/agents/helper.md", "---\ndescription: Mine\ntools: Read, agent, explore\n---\nUSER-AGENT");
     where.project(".garuda/agents/helper.md", "---\ndescription: Theirs\n---\nPROJECT-AGENT");
     const approver = answering();
-    await using s = await session(where, [fake.toolCall("agent", { name: "helper", prompt: "help" }), fake.text("helped"), fake.text("ok")], approver);
+    await using s = await session(
+      where,
+      [fake.toolCall("agent", { name: "helper", prompt: "help" }), fake.text("helped"), fake.text("ok")],
+      approver,
+    );
     await s.prompt("help");
     expect(approver.asked).toHaveLength(0);
     expect(s.model.requests[1]?.system).toContain("USER-AGENT");

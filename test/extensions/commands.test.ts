@@ -7,12 +7,16 @@ import { join } from "node:path";
 import { fake } from "../../src/model/fake.ts";
 import { answering, notices, place, session, userText } from "../support/extensionHarness.ts";
 
-const DEPLOY = "---\ndescription: Deploy the app\nargument-hint: <env>\n---\nDeploy to $1 now. Everything: $ARGUMENTS\n";
+const DEPLOY =
+  "---\ndescription: Deploy the app\nargument-hint: <env>\n---\nDeploy to $1 now. Everything: $ARGUMENTS\n";
 
 describe("custom commands", () => {
   test("a user command: frontmatter, $ARGUMENTS and $1, subfolders as dir:name, listed with hints", async () => {
     using where = place();
-    where.user(".garuda/commands/review.md", "---\ndescription: Review the changes\nargument-hint: [focus]\n---\nReview the changes. Focus: $ARGUMENTS\n");
+    where.user(
+      ".garuda/commands/review.md",
+      "---\ndescription: Review the changes\nargument-hint: [focus]\n---\nReview the changes. Focus: $ARGUMENTS\n",
+    );
     where.user(".garuda/commands/git/commit.md", "Write a commit message for $1 and then $2.");
     where.user(".garuda/commands/plain.md", "# Explain the build\nExplain how the build works.");
     await using s = await session(where, [fake.text("ok"), fake.text("ok"), fake.text("ok")], answering());
@@ -22,7 +26,11 @@ describe("custom commands", () => {
       { name: "plain", description: "Explain the build" },
       { name: "review", description: "Review the changes", argumentHint: "[focus]" },
     ]);
-    expect(s.runtime.resolveCommand("/review the auth code")).toEqual({ kind: "prompt", text: "Review the changes. Focus: the auth code", command: "review" });
+    expect(s.runtime.resolveCommand("/review the auth code")).toEqual({
+      kind: "prompt",
+      text: "Review the changes. Focus: the auth code",
+      command: "review",
+    });
     await s.prompt('/git:commit "the parser" tests');
     expect(userText(s.model, 0)).toBe("Write a commit message for the parser and then tests.");
     await s.prompt("/plain for a newcomer");
@@ -36,9 +44,15 @@ describe("custom commands", () => {
     where.project(".garuda/commands/deploy.md", DEPLOY);
     const approver = answering("deny");
     await using s = await session(where, [fake.text("deployed")], approver);
-    expect(s.runtime.availableCommands()).toEqual([{ name: "deploy", description: "Deploy the app", argumentHint: "<env>" }]);
+    expect(s.runtime.availableCommands()).toEqual([
+      { name: "deploy", description: "Deploy the app", argumentHint: "<env>" },
+    ]);
     // Resolving asks nothing: the question comes when the command runs.
-    expect(s.runtime.resolveCommand("/deploy staging")).toEqual({ kind: "prompt", text: "/deploy staging", command: "deploy" });
+    expect(s.runtime.resolveCommand("/deploy staging")).toEqual({
+      kind: "prompt",
+      text: "/deploy staging",
+      command: "deploy",
+    });
     expect(approver.asked).toHaveLength(0);
 
     const { stop, events } = await s.prompt("/deploy staging");
@@ -142,10 +156,14 @@ describe("custom commands", () => {
     where.project(".garuda/commands/deploy.md", DEPLOY);
     await using s = await session(where, [fake.text("ok")]);
     const { events } = await s.prompt("/deploy prod");
-    expect(notices(events).join("\n")).toContain("/deploy did not run: it needs your yes, and no one can answer in this run");
+    expect(notices(events).join("\n")).toContain(
+      "/deploy did not run: it needs your yes, and no one can answer in this run",
+    );
     expect(s.model.requests).toHaveLength(0);
     // The front end can tell the task did not run (garuda run exits 1 on it).
-    expect(events.find((event) => event.type === "notice" && event.refusedCommand !== undefined)).toMatchObject({ refusedCommand: "deploy" });
+    expect(events.find((event) => event.type === "notice" && event.refusedCommand !== undefined)).toMatchObject({
+      refusedCommand: "deploy",
+    });
   });
 
   test("a deny rule refuses a project command without a question", async () => {
@@ -156,7 +174,9 @@ describe("custom commands", () => {
     await using s = await session(where, [fake.text("ok")], approver);
     const { events } = await s.prompt("/deploy prod");
     expect(approver.asked).toHaveLength(0);
-    expect(notices(events).join("\n")).toContain(`/deploy did not run: a deny rule forbids it (command.* in ${where.paths.policy}).`);
+    expect(notices(events).join("\n")).toContain(
+      `/deploy did not run: a deny rule forbids it (command.* in ${where.paths.policy}).`,
+    );
     expect(s.model.requests).toHaveLength(0);
   });
 

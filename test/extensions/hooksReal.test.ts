@@ -71,10 +71,21 @@ async function services(sandboxed: boolean, events: AuditEvent[]): Promise<HookS
 async function protocol(sandboxed: boolean): Promise<void> {
   const events: AuditEvent[] = [];
   const ctx = await services(sandboxed, events);
-  const outcome = await runPreToolUse([hook({})], { request: REQUEST, input: { command: "git push origin main" } }, ctx);
+  const outcome = await runPreToolUse(
+    [hook({})],
+    { request: REQUEST, input: { command: "git push origin main" } },
+    ctx,
+  );
   expect(outcome.blocked).toBe(true);
   const reason = outcome.blocked ? outcome.reason : "";
-  const json = JSON.stringify({ event: "preToolUse", tool: "bash", callId: "call-1", input: { command: "git push origin main" }, target: REQUEST.target, root: ctx.root });
+  const json = JSON.stringify({
+    event: "preToolUse",
+    tool: "bash",
+    callId: "call-1",
+    input: { command: "git push origin main" },
+    target: REQUEST.target,
+    root: ctx.root,
+  });
   expect(reason).toBe(
     [
       `A hook blocked this call: stdin=${json}`,
@@ -86,13 +97,25 @@ async function protocol(sandboxed: boolean): Promise<void> {
   expect(events).toEqual([expect.objectContaining({ type: "hook", outcome: "blocked", exitCode: 2 })]);
 
   // exit 0 continues; a timeout blocks (fail closed) and warns.
-  expect(await runPreToolUse([hook({ command: "exit 0" })], { request: REQUEST, input: {} }, ctx)).toEqual({ blocked: false, warnings: [] });
-  const slow = await runPreToolUse([hook({ command: "sleep 5", timeoutMs: 300 })], { request: REQUEST, input: {} }, ctx);
+  expect(await runPreToolUse([hook({ command: "exit 0" })], { request: REQUEST, input: {} }, ctx)).toEqual({
+    blocked: false,
+    warnings: [],
+  });
+  const slow = await runPreToolUse(
+    [hook({ command: "sleep 5", timeoutMs: 300 })],
+    { request: REQUEST, input: {} },
+    ctx,
+  );
   expect(slow.blocked).toBe(true);
   expect(slow.warnings[0]).toContain("failed: it timed out after 0.3s");
 
   // postToolUse: exit 2 is feedback.
-  const post = await runPostToolUse([hook({ event: "postToolUse", command: "echo 'please run the tests' >&2; exit 2" })], { request: REQUEST, input: {} }, "pushed", ctx);
+  const post = await runPostToolUse(
+    [hook({ event: "postToolUse", command: "echo 'please run the tests' >&2; exit 2" })],
+    { request: REQUEST, input: {} },
+    "pushed",
+    ctx,
+  );
   expect(post).toEqual({ feedback: ["please run the tests"], warnings: [] });
 }
 
@@ -105,7 +128,11 @@ describeSandbox("hooks in the OS sandbox (real executor)", () => {
     const events: AuditEvent[] = [];
     const ctx = await services(true, events);
     const outside = `${home.path}/written-by-hook`;
-    const outcome = await runPreToolUse([hook({ command: `echo x > '${outside}'` })], { request: REQUEST, input: {} }, ctx);
+    const outcome = await runPreToolUse(
+      [hook({ command: `echo x > '${outside}'` })],
+      { request: REQUEST, input: {} },
+      ctx,
+    );
     expect(outcome.blocked).toBe(true);
     expect(existsSync(outside)).toBe(false);
   });
@@ -120,10 +147,19 @@ test("a hook stopped because the user stopped the turn blocks the call without a
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 150);
   const started = performance.now();
-  const stopped = await runPreToolUse([hook({ command: "sleep 30" })], { request: REQUEST, input: {} }, { ...ctx, signal: controller.signal });
+  const stopped = await runPreToolUse(
+    [hook({ command: "sleep 30" })],
+    { request: REQUEST, input: {} },
+    { ...ctx, signal: controller.signal },
+  );
   expect(performance.now() - started).toBeLessThan(5_000);
   expect(stopped.blocked).toBe(true);
   expect(stopped.warnings).toEqual([]);
-  const post = await runPostToolUse([hook({ event: "postToolUse", command: "sleep 30" })], { request: REQUEST, input: {} }, "done", { ...ctx, signal: controller.signal });
+  const post = await runPostToolUse(
+    [hook({ event: "postToolUse", command: "sleep 30" })],
+    { request: REQUEST, input: {} },
+    "done",
+    { ...ctx, signal: controller.signal },
+  );
   expect(post.warnings).toEqual([]);
 });

@@ -27,12 +27,23 @@ await connection.close();
 `,
   );
   const binary = join(dir.path, "probe");
-  const build = Bun.spawnSync([process.execPath, "build", "--compile", entry, "--outfile", binary], { stdout: "pipe", stderr: "pipe" });
+  const build = Bun.spawnSync([process.execPath, "build", "--compile", entry, "--outfile", binary], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(build.stderr.toString()).not.toContain("error");
   expect(build.exitCode).toBe(0);
   // Run from a folder with no sources or node_modules, asynchronously: the server lives in this process.
-  const run = Bun.spawn([binary, `http://127.0.0.1:${http.port}/mcp`], { cwd: dir.path, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+  const run = Bun.spawn([binary, `http://127.0.0.1:${http.port}/mcp`], {
+    cwd: dir.path,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(run.stdout).text(),
+    new Response(run.stderr).text(),
+    run.exited,
+  ]);
   expect(err).toBe("");
   expect(code).toBe(0);
   expect(JSON.parse(out)).toEqual({

@@ -24,7 +24,10 @@ async function streamableServer(token: string): Promise<{ url: string; stop: () 
   const http = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (request) => (request.headers.get("authorization") === `Bearer ${token}` ? transport.handleRequest(request) : new Response("no", { status: 401 })),
+    fetch: (request) =>
+      request.headers.get("authorization") === `Bearer ${token}`
+        ? transport.handleRequest(request)
+        : new Response("no", { status: 401 }),
   });
   const stop = () => http.stop(true);
   stops.push(stop);
@@ -61,9 +64,19 @@ describe("remote MCP servers", () => {
   test("Streamable HTTP on loopback, with a header from Garuda's environment", async () => {
     const remote = await streamableServer("s3cret");
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer ${REMOTE_TOKEN}" } } } }));
+    where.user(
+      ".garuda/mcp.json",
+      JSON.stringify({
+        servers: { remote: { url: remote.url, headers: { Authorization: "Bearer ${REMOTE_TOKEN}" } } },
+      }),
+    );
     const approver = answering("once");
-    await using s = await session(where, [fake.toolCall("mcp__remote__echo", { text: "over http" }), fake.text("ok")], approver, { REMOTE_TOKEN: "s3cret" });
+    await using s = await session(
+      where,
+      [fake.toolCall("mcp__remote__echo", { text: "over http" }), fake.text("ok")],
+      approver,
+      { REMOTE_TOKEN: "s3cret" },
+    );
     const { events } = await s.prompt("echo");
     expect(approver.asked.map((request) => request.title)).toEqual(["remote/echo"]);
     expect(results(events)[0]?.output).toBe('<mcp_result server="remote" tool="echo">\necho: over http\n</mcp_result>');
@@ -74,7 +87,11 @@ describe("remote MCP servers", () => {
     using where = place();
     where.user(".garuda/mcp.json", JSON.stringify({ servers: { old: { url } } }));
     writeAllow(where.paths.policy, "mcp__old__*");
-    await using s = await session(where, [fake.toolCall("mcp__old__echo", { text: "over sse" }), fake.text("ok")], answering());
+    await using s = await session(
+      where,
+      [fake.toolCall("mcp__old__echo", { text: "over sse" }), fake.text("ok")],
+      answering(),
+    );
     const { events } = await s.prompt("echo");
     expect(results(events)[0]?.output).toBe('<mcp_result server="old" tool="echo">\necho: over sse\n</mcp_result>');
   });
@@ -82,7 +99,10 @@ describe("remote MCP servers", () => {
   test("a wrong token: the server does not start, with a notice naming both transports", async () => {
     const remote = await streamableServer("right");
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer wrong" } } } }));
+    where.user(
+      ".garuda/mcp.json",
+      JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer wrong" } } } }),
+    );
     await using s = await session(where, [fake.text("ok")], answering());
     const { stop, events } = await s.prompt("hello");
     expect(stop).toBe("done");
@@ -94,14 +114,22 @@ describe("remote MCP servers", () => {
   test("a project's remote server needs a yes to its address; a server that goes away fails its calls, not the session", async () => {
     const remote = await streamableServer("t");
     using where = place();
-    where.project(".garuda/mcp.json", JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }));
+    where.project(
+      ".garuda/mcp.json",
+      JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }),
+    );
     // A project's server on this computer: only where the user's own mcp.json allows it.
     where.user(".garuda/mcp.json", JSON.stringify({ projectServers: { allowHosts: [new URL(remote.url).host] } }));
     writeAllow(where.paths.policy, "mcp__remote__*");
     const approver = answering("once");
     await using s = await session(
       where,
-      [fake.toolCall("mcp__remote__echo", { text: "a" }), fake.text("ok"), fake.toolCall("mcp__remote__echo", { text: "b" }), fake.text("the server is gone")],
+      [
+        fake.toolCall("mcp__remote__echo", { text: "a" }),
+        fake.text("ok"),
+        fake.toolCall("mcp__remote__echo", { text: "b" }),
+        fake.text("the server is gone"),
+      ],
       approver,
     );
     const { events } = await s.prompt("echo");
@@ -128,9 +156,16 @@ describe("remote MCP servers", () => {
   test("a remote server that dies during a call: the call fails within seconds (not at its timeout), and its tools go away", async () => {
     const remote = await streamableServer("t");
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }));
+    where.user(
+      ".garuda/mcp.json",
+      JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }),
+    );
     writeAllow(where.paths.policy, "mcp__remote__*");
-    await using s = await session(where, [fake.toolCall("mcp__remote__sleep", { ms: 30_000 }), fake.text("it died")], answering());
+    await using s = await session(
+      where,
+      [fake.toolCall("mcp__remote__sleep", { ms: 30_000 }), fake.text("it died")],
+      answering(),
+    );
     setTimeout(() => remote.stop(), 500);
     const started = performance.now();
     const { events } = await s.prompt("sleep");
@@ -147,15 +182,25 @@ describe("remote MCP servers", () => {
   test("a remote server that takes a while (longer than the pings' interval) still answers: the pings do not end it", async () => {
     const remote = await streamableServer("t");
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }));
+    where.user(
+      ".garuda/mcp.json",
+      JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }),
+    );
     writeAllow(where.paths.policy, "mcp__remote__*");
-    await using s = await session(where, [fake.toolCall("mcp__remote__sleep", { ms: 7_000 }), fake.text("slept")], answering());
+    await using s = await session(
+      where,
+      [fake.toolCall("mcp__remote__sleep", { ms: 7_000 }), fake.text("slept")],
+      answering(),
+    );
     const { events } = await s.prompt("sleep");
     expect(results(events)[0]?.status).toBe("completed");
   }, 30_000);
 
   test("a stateless server whose process exits during a call (its stream just ends): the call fails within seconds", async () => {
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../fixtures/mcpHttpServer.ts")], { stdout: "pipe", stderr: "ignore" });
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../fixtures/mcpHttpServer.ts")], {
+      stdout: "pipe",
+      stderr: "ignore",
+    });
     stops.push(() => proc.kill());
     const reader = proc.stdout.getReader();
     const { value } = await reader.read();
@@ -179,13 +224,22 @@ describe("remote MCP servers", () => {
   test("a server on plain http to another computer is refused, the project's and yours alike", async () => {
     for (const write of ["project", "user"] as const) {
       using where = place();
-      if (write === "project") where.project(".garuda/mcp.json", JSON.stringify({ servers: { far: { url: "http://example.com/mcp" } } }));
-      else where.user(".garuda/mcp.json", JSON.stringify({ servers: { far: { url: "http://example.com/mcp", headers: { Authorization: "Bearer x" } } } }));
+      if (write === "project")
+        where.project(".garuda/mcp.json", JSON.stringify({ servers: { far: { url: "http://example.com/mcp" } } }));
+      else
+        where.user(
+          ".garuda/mcp.json",
+          JSON.stringify({
+            servers: { far: { url: "http://example.com/mcp", headers: { Authorization: "Bearer x" } } },
+          }),
+        );
       const approver = answering("once");
       await using s = await session(where, [fake.text("ok")], approver);
       const { events } = await s.prompt("hello");
       expect(approver.asked).toHaveLength(0);
-      expect(notices(events).join("\n")).toContain("uses plain http:// to another computer; a remote server must use https://");
+      expect(notices(events).join("\n")).toContain(
+        "uses plain http:// to another computer; a remote server must use https://",
+      );
     }
   });
 });

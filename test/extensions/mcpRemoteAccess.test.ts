@@ -11,37 +11,65 @@ afterEach(() => {
 
 function server(url: string, scope: ServerScope = "project"): RemoteServerConfig {
   return {
-    name: "remote", scope, file: "/p/.garuda/mcp.json", timeoutMs: 60_000, hash: "h", refusedEnv: [],
-    transport: "http", url, headers: {}, urlWritten: url, headerSources: {}, urlSources: [],
+    name: "remote",
+    scope,
+    file: "/p/.garuda/mcp.json",
+    timeoutMs: 60_000,
+    hash: "h",
+    refusedEnv: [],
+    transport: "http",
+    url,
+    headers: {},
+    urlWritten: url,
+    headerSources: {},
+    urlSources: [],
   };
 }
 
 const open: EgressRules = { allow: [], blocked: [], strict: false };
-const resolvingTo = (...addresses: string[]) => async () => addresses;
-const reason = async (access: RemoteAccess, config: RemoteServerConfig) => (await access.resolvedRefusal(config))?.reason;
+const resolvingTo =
+  (...addresses: string[]) =>
+  async () =>
+    addresses;
+const reason = async (access: RemoteAccess, config: RemoteServerConfig) =>
+  (await access.resolvedRefusal(config))?.reason;
 
 describe("a remote server's address", () => {
   test("a name that resolves to this computer or a metadata address is refused for a project's server, unless you list it", async () => {
     const cases: [string[], string | undefined][] = [
       [["127.0.0.1"], "evil.test resolves to 127.0.0.1: this computer (a loopback address)"],
       [["::ffff:127.0.0.1"], "evil.test resolves to ::ffff:127.0.0.1: this computer (a loopback address)"],
-      [["::ffff:a9fe:a9fe"], "evil.test resolves to ::ffff:a9fe:a9fe: a link-local or metadata address, where cloud credentials are served"],
+      [
+        ["::ffff:a9fe:a9fe"],
+        "evil.test resolves to ::ffff:a9fe:a9fe: a link-local or metadata address, where cloud credentials are served",
+      ],
       [["93.184.216.34", "::1"], "evil.test resolves to ::1: this computer (a loopback address)"],
-      [["169.254.169.254"], "evil.test resolves to 169.254.169.254: a link-local or metadata address, where cloud credentials are served"],
+      [
+        ["169.254.169.254"],
+        "evil.test resolves to 169.254.169.254: a link-local or metadata address, where cloud credentials are served",
+      ],
       [["93.184.216.34"], undefined],
     ];
     for (const [addresses, expected] of cases) {
       const access = new RemoteAccess({ ...open, resolve: resolvingTo(...addresses) }, []);
       expect(await reason(access, server("https://evil.test/mcp"))).toBe(expected);
       // Listed by you, or your own server: you named the address.
-      expect(await reason(new RemoteAccess({ ...open, resolve: resolvingTo(...addresses) }, ["evil.test"]), server("https://evil.test/mcp"))).toBeUndefined();
+      expect(
+        await reason(
+          new RemoteAccess({ ...open, resolve: resolvingTo(...addresses) }, ["evil.test"]),
+          server("https://evil.test/mcp"),
+        ),
+      ).toBeUndefined();
       expect(await reason(access, server("https://evil.test/mcp", "user"))).toBeUndefined();
     }
   });
 
   test("IP literals, loopback names and other ports need your projectServers.allowHosts; a listed one passes", async () => {
     const refused: [string, string][] = [
-      ["https://169.254.169.254/mcp", "169.254.169.254 is a link-local or metadata address, where cloud credentials are served"],
+      [
+        "https://169.254.169.254/mcp",
+        "169.254.169.254 is a link-local or metadata address, where cloud credentials are served",
+      ],
       ["http://127.0.0.1:8080/mcp", "127.0.0.1 is this computer (a loopback address)"],
       ["http://localhost:8080/mcp", "localhost is this computer (a loopback address)"],
       ["https://api.localhost/mcp", "api.localhost is this computer (a loopback address)"],
@@ -53,7 +81,9 @@ describe("a remote server's address", () => {
       const refusal = await none.resolvedRefusal(server(url));
       expect(refusal).toMatchObject({ reason: why, byPolicy: false });
       const { host, port } = refusal ?? { host: "", port: 0 };
-      const listed = new RemoteAccess({ ...open, resolve: resolvingTo("93.184.216.34") }, [host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`]);
+      const listed = new RemoteAccess({ ...open, resolve: resolvingTo("93.184.216.34") }, [
+        host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`,
+      ]);
       expect(await reason(listed, server(url))).toBeUndefined();
     }
     expect(await reason(none, server("https://mcp.example.com/mcp"))).toBeUndefined();
@@ -61,14 +91,30 @@ describe("a remote server's address", () => {
 
   test("the team policy's blocked hosts and strict allowlist bind your own servers too; nothing you list gets past them", async () => {
     const blocked = new RemoteAccess({ ...open, blocked: ["*.evil.test"] }, ["mcp.evil.test"]);
-    expect(blocked.refusal(server("https://mcp.evil.test/mcp", "user"))).toMatchObject({ reason: "the team policy blocks mcp.evil.test", byPolicy: true });
+    expect(blocked.refusal(server("https://mcp.evil.test/mcp", "user"))).toMatchObject({
+      reason: "the team policy blocks mcp.evil.test",
+      byPolicy: true,
+    });
     expect(blocked.refusal(server("https://mcp.evil.test/mcp"))).toMatchObject({ byPolicy: true });
     const strict = new RemoteAccess({ allow: ["mcp.example.com"], blocked: [], strict: true }, ["other.example.com"]);
-    expect(strict.refusal(server("https://other.example.com/mcp", "user"))).toMatchObject({ reason: "the team policy's strict network allowlist does not list other.example.com", byPolicy: true });
+    expect(strict.refusal(server("https://other.example.com/mcp", "user"))).toMatchObject({
+      reason: "the team policy's strict network allowlist does not list other.example.com",
+      byPolicy: true,
+    });
     expect(strict.refusal(server("https://other.example.com/mcp"))).toMatchObject({ byPolicy: true });
     expect(strict.refusal(server("https://mcp.example.com/mcp", "user"))).toBeUndefined();
-    const vetoed = new RemoteAccess({ ...open, veto: (host) => (host === "x.example" ? "A deny rule forbids this (network(x.example)). Do not retry." : undefined) }, []);
-    expect(vetoed.refusal(server("https://x.example/mcp", "user"))).toMatchObject({ reason: "A deny rule forbids this (network(x.example))", byPolicy: true });
+    const vetoed = new RemoteAccess(
+      {
+        ...open,
+        veto: (host) =>
+          host === "x.example" ? "A deny rule forbids this (network(x.example)). Do not retry." : undefined,
+      },
+      [],
+    );
+    expect(vetoed.refusal(server("https://x.example/mcp", "user"))).toMatchObject({
+      reason: "A deny rule forbids this (network(x.example))",
+      byPolicy: true,
+    });
     // Negative control: with no policy, the same addresses pass.
     expect(new RemoteAccess(open, []).refusal(server("https://mcp.evil.test/mcp", "user"))).toBeUndefined();
   });
@@ -82,7 +128,9 @@ describe("the fetch a remote server's transports use", () => {
       port: 0,
       fetch: (request) => {
         paths.push(new URL(request.url).pathname);
-        return new URL(request.url).pathname === "/hop" ? new Response(null, { status: 307, headers: { location: "/mcp" } }) : new Response("ok");
+        return new URL(request.url).pathname === "/hop"
+          ? new Response(null, { status: 307, headers: { location: "/mcp" } })
+          : new Response("ok");
       },
     });
     stops.push(() => http.stop(true));
@@ -96,7 +144,9 @@ describe("the fetch a remote server's transports use", () => {
     const hop = await fetch(`${site.origin}/hop`);
     expect(hop.status).toBe(307);
     expect(site.paths).toEqual(["/hop"]);
-    await expect(fetch(`${other.origin}/mcp`)).rejects.toThrow(`only to ${site.origin}, the address that was approved, not to ${other.origin}`);
+    await expect(fetch(`${other.origin}/mcp`)).rejects.toThrow(
+      `only to ${site.origin}, the address that was approved, not to ${other.origin}`,
+    );
     expect(other.paths).toEqual([]);
   });
 
@@ -105,10 +155,14 @@ describe("the fetch a remote server's transports use", () => {
     const port = new URL(site.origin).port;
     const answers = [["93.184.216.34"], ["127.0.0.1"]];
     // `*.test:port` opens the port without naming the host exactly, so where the name leads still counts.
-    const access = new RemoteAccess({ ...open, resolve: async () => answers.shift() ?? ["127.0.0.1"] }, [`*.test:${port}`]);
+    const access = new RemoteAccess({ ...open, resolve: async () => answers.shift() ?? ["127.0.0.1"] }, [
+      `*.test:${port}`,
+    ]);
     const config = server(`http://rebind.test:${port}/mcp`);
     expect(await access.resolvedRefusal(config)).toBeUndefined();
-    await expect(access.fetch(config)(config.url)).rejects.toThrow(`Garuda refused rebind.test:${port}: rebind.test resolves to 127.0.0.1: this computer (a loopback address)`);
+    await expect(access.fetch(config)(config.url)).rejects.toThrow(
+      `Garuda refused rebind.test:${port}: rebind.test resolves to 127.0.0.1: this computer (a loopback address)`,
+    );
     expect(site.paths).toEqual([]);
   });
 });

@@ -54,7 +54,8 @@ function redirecting(to: string): Remote {
 }
 
 const userMcp = (config: object) => JSON.stringify(config);
-const projectServer = (url: string, headers?: Record<string, string>) => JSON.stringify({ servers: { remote: { url, ...(headers && { headers }) } } });
+const projectServer = (url: string, headers?: Record<string, string>) =>
+  JSON.stringify({ servers: { remote: { url, ...(headers && { headers }) } } });
 
 describe("a project's remote server and your secrets", () => {
   test("${SECRET} in a header is not filled in unless you name SECRET: no question, no request, a notice saying what to add", async () => {
@@ -66,7 +67,9 @@ describe("a project's remote server and your secrets", () => {
     await using s = await session(where, [fake.text("ok")], approver, { SECRET: "s3cret-value" });
     const { events } = await s.prompt("hello");
     const text = notices(events).join("\n");
-    expect(text).toContain('The project\'s MCP server "remote" was not started: it uses ${SECRET} from your environment');
+    expect(text).toContain(
+      'The project\'s MCP server "remote" was not started: it uses ${SECRET} from your environment',
+    );
     expect(text).toContain(`add "SECRET" to "projectServers": {"allowEnv": [...]} in ${where.paths.mcp}`);
     expect(approver.asked).toHaveLength(0);
     expect(server.seen).toEqual([]);
@@ -75,11 +78,19 @@ describe("a project's remote server and your secrets", () => {
   test("named in your mcp.json, it is sent, and the question shows the header and the variable, never its value", async () => {
     const server = await remote();
     using where = place();
-    where.project(".garuda/mcp.json", projectServer(server.url, { Authorization: "Bearer ${SECRET}", "X-Team": "core" }));
+    where.project(
+      ".garuda/mcp.json",
+      projectServer(server.url, { Authorization: "Bearer ${SECRET}", "X-Team": "core" }),
+    );
     where.user(".garuda/mcp.json", userMcp({ projectServers: { allowEnv: ["SECRET"], allowHosts: [server.address] } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__remote__*"] } }));
     const approver = answering("once");
-    await using s = await session(where, [fake.toolCall("mcp__remote__echo", { text: "hi" }), fake.text("ok")], approver, { SECRET: "s3cret-value" });
+    await using s = await session(
+      where,
+      [fake.toolCall("mcp__remote__echo", { text: "hi" }), fake.text("ok")],
+      approver,
+      { SECRET: "s3cret-value" },
+    );
     const { events } = await s.prompt("echo");
     expect(approver.asked).toHaveLength(1);
     const preview = approver.asked[0]?.preview ?? "";
@@ -93,11 +104,18 @@ describe("a project's remote server and your secrets", () => {
 
   test("a project's local server cannot take ${VAR} either (args and env); yours can", async () => {
     using where = place();
-    where.project(".garuda/mcp.json", JSON.stringify({ servers: { local: { command: "bun", args: ["--token", "${SECRET}"], env: { KEY: "${OTHER}" } } } }));
+    where.project(
+      ".garuda/mcp.json",
+      JSON.stringify({
+        servers: { local: { command: "bun", args: ["--token", "${SECRET}"], env: { KEY: "${OTHER}" } } },
+      }),
+    );
     const approver = answering("once");
     await using s = await session(where, [fake.text("ok")], approver, { SECRET: "a", OTHER: "b" });
     const text = notices((await s.prompt("hello")).events).join("\n");
-    expect(text).toContain('The project\'s MCP server "local" was not started: it uses ${OTHER}, ${SECRET} from your environment');
+    expect(text).toContain(
+      'The project\'s MCP server "local" was not started: it uses ${OTHER}, ${SECRET} from your environment',
+    );
     expect(text).toContain('add "OTHER", "SECRET" to "projectServers": {"allowEnv": [...]}');
     expect(approver.asked).toHaveLength(0);
   });
@@ -110,7 +128,11 @@ describe("remote servers and the egress rules", () => {
     for (const [url, address, reason] of [
       [ip.url, ip.address, "127.0.0.1 is this computer (a loopback address)"],
       [named.url, named.address, "localhost is this computer (a loopback address)"],
-      ["https://169.254.169.254/mcp", "169.254.169.254:443", "169.254.169.254 is a link-local or metadata address, where cloud credentials are served"],
+      [
+        "https://169.254.169.254/mcp",
+        "169.254.169.254:443",
+        "169.254.169.254 is a link-local or metadata address, where cloud credentials are served",
+      ],
       ["https://[::1]:8443/mcp", "[::1]:8443", "::1 is this computer (a loopback address)"],
       ["https://203.0.113.7/mcp", "203.0.113.7:443", "IP address 203.0.113.7 is refused unless it is in the allowlist"],
     ] as const) {
@@ -119,8 +141,12 @@ describe("remote servers and the egress rules", () => {
       const approver = answering("once");
       await using s = await session(where, [fake.text("ok")], approver);
       const text = notices((await s.prompt("hello")).events).join("\n");
-      expect(text).toContain(`The project's MCP server "remote" was not started: Garuda does not connect to ${address} (${reason}`);
-      expect(text).toContain(`If you trust it, add "${address}" to "projectServers": {"allowHosts": [...]} in ${where.paths.mcp}.`);
+      expect(text).toContain(
+        `The project's MCP server "remote" was not started: Garuda does not connect to ${address} (${reason}`,
+      );
+      expect(text).toContain(
+        `If you trust it, add "${address}" to "projectServers": {"allowHosts": [...]} in ${where.paths.mcp}.`,
+      );
       expect(approver.asked).toHaveLength(0);
     }
     expect(ip.seen).toEqual([]);
@@ -135,7 +161,11 @@ describe("remote servers and the egress rules", () => {
       where.user(".garuda/mcp.json", userMcp({ projectServers: { allowHosts: [server.address] } }));
       writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__remote__*"] } }));
       const approver = answering("once");
-      await using s = await session(where, [fake.toolCall("mcp__remote__echo", { text: hostname }), fake.text("ok")], approver);
+      await using s = await session(
+        where,
+        [fake.toolCall("mcp__remote__echo", { text: hostname }), fake.text("ok")],
+        approver,
+      );
       const { events } = await s.prompt("echo");
       expect(approver.asked).toHaveLength(1);
       expect(results(events)[0]?.output).toContain(`echo: ${hostname}`);
@@ -146,7 +176,10 @@ describe("remote servers and the egress rules", () => {
   test("the team policy binds your own servers too: blockedHosts, a strict allowlist, a network deny rule", async () => {
     const policies: [object, string][] = [
       [{ network: { blockedHosts: ["127.0.0.1"] } }, "the team policy blocks 127.0.0.1"],
-      [{ network: { strictAllowlist: true, allow: ["registry.npmjs.org"] } }, "the team policy's strict network allowlist does not list 127.0.0.1"],
+      [
+        { network: { strictAllowlist: true, allow: ["registry.npmjs.org"] } },
+        "the team policy's strict network allowlist does not list 127.0.0.1",
+      ],
       [{ permissions: { deny: ["network(127.0.0.1)"] } }, "forbids this (network(127.0.0.1))"],
     ];
     for (const [policy, reason] of policies) {
@@ -168,7 +201,11 @@ describe("remote servers and the egress rules", () => {
     using where = place();
     where.user(".garuda/mcp.json", userMcp({ servers: { mine: { url: server.url } } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__mine__*"] } }));
-    await using s = await session(where, [fake.toolCall("mcp__mine__echo", { text: "mine" }), fake.text("ok")], answering());
+    await using s = await session(
+      where,
+      [fake.toolCall("mcp__mine__echo", { text: "mine" }), fake.text("ok")],
+      answering(),
+    );
     expect(results((await s.prompt("echo")).events)[0]?.output).toContain("echo: mine");
   });
 
@@ -176,7 +213,10 @@ describe("remote servers and the egress rules", () => {
     const target = await remote();
     const hop = redirecting(target.url);
     using where = place();
-    where.user(".garuda/mcp.json", userMcp({ servers: { mine: { url: hop.url, headers: { Authorization: "Bearer ${TOKEN}" } } } }));
+    where.user(
+      ".garuda/mcp.json",
+      userMcp({ servers: { mine: { url: hop.url, headers: { Authorization: "Bearer ${TOKEN}" } } } }),
+    );
     await using s = await session(where, [fake.text("ok")], answering(), { TOKEN: "tok-123" });
     const text = notices((await s.prompt("hello")).events).join("\n");
     expect(text).toContain('The MCP server "mine" could not start');

@@ -8,10 +8,26 @@ import { join } from "node:path";
 import { fake } from "../../src/model/fake.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
-import { answering, BUN, FIXTURE_SERVER, NO_SANDBOX, notices, place, results, session, userText } from "../support/extensionHarness.ts";
+import {
+  answering,
+  BUN,
+  FIXTURE_SERVER,
+  NO_SANDBOX,
+  notices,
+  place,
+  results,
+  session,
+  userText,
+} from "../support/extensionHarness.ts";
 
-const server = (extra: Record<string, unknown> = {}) => ({ command: BUN, args: [FIXTURE_SERVER], env: { FIXTURE_MARK: "started.txt" }, ...extra });
-const mcpTools = (tools: readonly { name: string }[] | undefined) => (tools ?? []).map((tool) => tool.name).filter((name) => name.startsWith("mcp__"));
+const server = (extra: Record<string, unknown> = {}) => ({
+  command: BUN,
+  args: [FIXTURE_SERVER],
+  env: { FIXTURE_MARK: "started.txt" },
+  ...extra,
+});
+const mcpTools = (tools: readonly { name: string }[] | undefined) =>
+  (tools ?? []).map((tool) => tool.name).filter((name) => name.startsWith("mcp__"));
 const FIXTURE_TOOLS = ["mcp__fix__crash", "mcp__fix__echo", "mcp__fix__grow", "mcp__fix__sleep", "mcp__fix__touch"];
 
 // Local servers run in the OS sandbox; without one (a developer's machine) these are skipped, and in CI they fail.
@@ -22,7 +38,12 @@ describeSandbox("MCP servers over stdio", () => {
     const approver = answering("session");
     await using s = await session(
       where,
-      [fake.toolCall("mcp__fix__echo", { text: "one" }, { id: "call_1" }), fake.toolCall("mcp__fix__echo", { text: "two" }), fake.text("done"), fake.text("again")],
+      [
+        fake.toolCall("mcp__fix__echo", { text: "one" }, { id: "call_1" }),
+        fake.toolCall("mcp__fix__echo", { text: "two" }),
+        fake.text("done"),
+        fake.text("again"),
+      ],
       approver,
     );
     expect(existsSync(join(where.root, "started.txt"))).toBe(false);
@@ -30,11 +51,18 @@ describeSandbox("MCP servers over stdio", () => {
     expect(existsSync(join(where.root, "started.txt"))).toBe(true);
 
     expect(mcpTools(s.model.requests[0]?.tools)).toEqual(FIXTURE_TOOLS);
-    const call = events.find((event): event is Extract<AgentEvent, { type: "tool_call" }> => event.type === "tool_call");
+    const call = events.find(
+      (event): event is Extract<AgentEvent, { type: "tool_call" }> => event.type === "tool_call",
+    );
     expect(call?.info).toEqual({ title: "fix/echo", kind: "other", locations: [] });
     // One question: "Allow for this session" covers the second call of the tool.
     expect(approver.asked).toHaveLength(1);
-    expect(approver.asked[0]).toMatchObject({ callId: "call_1", tool: "mcp__fix__echo", title: "fix/echo", sessionRules: ["mcp__fix__echo"] });
+    expect(approver.asked[0]).toMatchObject({
+      callId: "call_1",
+      tool: "mcp__fix__echo",
+      title: "fix/echo",
+      sessionRules: ["mcp__fix__echo"],
+    });
     expect(approver.asked[0]?.preview).toContain("The server says this tool only reads (Garuda cannot check that).");
     expect(results(events).map((result) => result.output)).toEqual([
       '<mcp_result server="fix" tool="echo">\necho: one\n</mcp_result>',
@@ -48,17 +76,27 @@ describeSandbox("MCP servers over stdio", () => {
   test("a custom agent listing mcp__fix__* gets the server's tools and is told their names; its calls ask as the session's do", async () => {
     using where = place();
     where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
-    where.user(".garuda/agents/fixer.md", "---\ndescription: Uses the fixture\ntools: Read, mcp__fix__*\n---\nUse the fixture.");
+    where.user(
+      ".garuda/agents/fixer.md",
+      "---\ndescription: Uses the fixture\ntools: Read, mcp__fix__*\n---\nUse the fixture.",
+    );
     const approver = answering("once");
     await using s = await session(
       where,
-      [fake.toolCall("agent", { name: "fixer", prompt: "echo hi" }), fake.toolCall("mcp__fix__echo", { text: "hi" }), fake.text("echoed"), fake.text("done")],
+      [
+        fake.toolCall("agent", { name: "fixer", prompt: "echo hi" }),
+        fake.toolCall("mcp__fix__echo", { text: "hi" }),
+        fake.text("echoed"),
+        fake.text("done"),
+      ],
       approver,
     );
     const { events } = await s.prompt("go");
     const child = s.model.requests[1];
     expect(mcpTools(child?.tools)).toEqual(FIXTURE_TOOLS);
-    expect(child?.system).toContain("Your tools: mcp__fix__crash, mcp__fix__echo, mcp__fix__grow, mcp__fix__sleep, mcp__fix__touch, read_file.");
+    expect(child?.system).toContain(
+      "Your tools: mcp__fix__crash, mcp__fix__echo, mcp__fix__grow, mcp__fix__sleep, mcp__fix__touch, read_file.",
+    );
     expect(approver.asked.map((request) => request.tool)).toEqual(["mcp__fix__echo"]);
     expect(results(events).find((result) => result.parentCallId !== undefined)?.output).toContain("echo: hi");
   });
@@ -68,7 +106,17 @@ describeSandbox("MCP servers over stdio", () => {
     where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__echo"] } }));
     const approver = answering("deny");
-    await using s = await session(where, [fake.toolCalls([{ name: "mcp__fix__echo", input: { text: "hi" } }, { name: "mcp__fix__touch", input: { path: "made.txt" } }]), fake.text("ok")], approver);
+    await using s = await session(
+      where,
+      [
+        fake.toolCalls([
+          { name: "mcp__fix__echo", input: { text: "hi" } },
+          { name: "mcp__fix__touch", input: { path: "made.txt" } },
+        ]),
+        fake.text("ok"),
+      ],
+      approver,
+    );
     const { events } = await s.prompt("go");
     expect(approver.asked.map((request) => request.tool)).toEqual(["mcp__fix__touch"]);
     expect(results(events).map((result) => result.status)).toEqual(["completed", "denied"]);
@@ -85,7 +133,11 @@ describeSandbox("MCP servers over stdio", () => {
     expect(approver.asked).toHaveLength(1);
     const question = approver.asked[0];
     expect(question?.callId).toBeUndefined();
-    expect(question).toMatchObject({ tool: "mcp_server.fix", title: "MCP server: fix", question: 'Start the project\'s MCP server "fix"?' });
+    expect(question).toMatchObject({
+      tool: "mcp_server.fix",
+      title: "MCP server: fix",
+      question: 'Start the project\'s MCP server "fix"?',
+    });
     expect(question?.preview).toContain(`$ ${BUN} ${FIXTURE_SERVER}`);
     expect(question?.preview).toContain("Environment: FIXTURE_MARK=started.txt");
     expect(notices(events)).toContain('The MCP server "fix" was not started: you said no.');
@@ -129,7 +181,11 @@ describeSandbox("MCP servers over stdio", () => {
     using where = place();
     where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__*"] } }));
-    await using s = await session(where, [fake.toolCall("mcp__fix__crash", {}), fake.text("It crashed."), fake.text("Still here.")], answering());
+    await using s = await session(
+      where,
+      [fake.toolCall("mcp__fix__crash", {}), fake.text("It crashed."), fake.text("Still here.")],
+      answering(),
+    );
     const first = await s.prompt("crash it");
     expect(first.stop).toBe("done");
     const result = results(first.events)[0];
@@ -144,11 +200,16 @@ describeSandbox("MCP servers over stdio", () => {
 
   test("a server that cannot start gives a notice; the others start", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { broken: { command: join(where.root, "no-such-server") }, fix: server() } }));
+    where.user(
+      ".garuda/mcp.json",
+      JSON.stringify({ servers: { broken: { command: join(where.root, "no-such-server") }, fix: server() } }),
+    );
     await using s = await session(where, [fake.text("ok")], answering());
     const { stop, events } = await s.prompt("hello");
     expect(stop).toBe("done");
-    expect(notices(events).join("\n")).toContain('The MCP server "broken" could not start: it exited with code 127. Its last output:');
+    expect(notices(events).join("\n")).toContain(
+      'The MCP server "broken" could not start: it exited with code 127. Its last output:',
+    );
     expect(mcpTools(s.model.requests[0]?.tools)).toEqual(FIXTURE_TOOLS);
   });
 
@@ -157,7 +218,11 @@ describeSandbox("MCP servers over stdio", () => {
     where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__*"] } }));
     {
-      await using s = await session(where, [fake.toolCall("mcp__fix__grow", {}), fake.text("grown"), fake.text("ok")], answering());
+      await using s = await session(
+        where,
+        [fake.toolCall("mcp__fix__grow", {}), fake.text("grown"), fake.text("ok")],
+        answering(),
+      );
       await s.prompt("grow");
       expect(mcpTools(s.model.requests[1]?.tools)).toEqual(FIXTURE_TOOLS);
       const { events } = await s.prompt("next");
@@ -169,10 +234,17 @@ describeSandbox("MCP servers over stdio", () => {
     project.project(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
     writeFileSync(project.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__*"] } }));
     const approver = answering("once", "deny");
-    await using s = await session(project, [fake.toolCall("mcp__fix__grow", {}), fake.text("grown"), fake.text("ok")], approver);
+    await using s = await session(
+      project,
+      [fake.toolCall("mcp__fix__grow", {}), fake.text("grown"), fake.text("ok")],
+      approver,
+    );
     await s.prompt("grow");
     const { events } = await s.prompt("next");
-    expect(approver.asked.map((request) => request.title)).toEqual(["MCP server: fix", "MCP server: fix (tools changed)"]);
+    expect(approver.asked.map((request) => request.title)).toEqual([
+      "MCP server: fix",
+      "MCP server: fix (tools changed)",
+    ]);
     expect(approver.asked[1]?.preview).toContain("Added: extra");
     expect(notices(events)).toContain('The MCP server "fix" was stopped: its tools changed and you said no.');
     expect(mcpTools(s.model.requests[2]?.tools)).toEqual([]);
@@ -181,7 +253,10 @@ describeSandbox("MCP servers over stdio", () => {
   test("a cancel while servers start ends the turn; the half-started server is stopped", async () => {
     using where = place();
     const tag = `hang-${crypto.randomUUID()}`;
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { mute: { command: "bash", args: ["-c", "sleep 300; true", tag] } } }));
+    where.user(
+      ".garuda/mcp.json",
+      JSON.stringify({ servers: { mute: { command: "bash", args: ["-c", "sleep 300; true", tag] } } }),
+    );
     await using s = await session(where, [fake.text("never")], answering());
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 500);
@@ -198,9 +273,15 @@ describeSandbox("MCP servers over stdio", () => {
     where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
     await using s = await session(where, [fake.text("ok"), fake.text("reviewed")], answering());
     // Before the first turn the server is not running, yet its prompt resolves (it expands in the turn).
-    expect(s.runtime.resolveCommand("/fix:review security")).toEqual({ kind: "prompt", text: "/fix:review security", command: "fix:review" });
+    expect(s.runtime.resolveCommand("/fix:review security")).toEqual({
+      kind: "prompt",
+      text: "/fix:review security",
+      command: "fix:review",
+    });
     await s.prompt("hello");
-    expect(s.runtime.availableCommands()).toEqual([{ name: "fix:review", description: "Review the code.", argumentHint: "<focus> [depth]" }]);
+    expect(s.runtime.availableCommands()).toEqual([
+      { name: "fix:review", description: "Review the code.", argumentHint: "<focus> [depth]" },
+    ]);
     await s.prompt('/fix:review "error handling" deeply');
     expect(userText(s.model, 1)).toBe("Review the code with a focus on error handling, deeply.");
     const { events } = await s.prompt("/fix:review");
@@ -240,7 +321,9 @@ describe("MCP servers with no OS sandbox", () => {
     await using s = await session(where, [fake.text("ok")], approver, {}, NO_SANDBOX);
     const { events } = await s.prompt("hello");
     expect(approver.asked).toHaveLength(0);
-    expect(notices(events)).toContain('The MCP server "fix" was not started: there is no OS sandbox here, and the team policy does not let commands run outside it.');
+    expect(notices(events)).toContain(
+      'The MCP server "fix" was not started: there is no OS sandbox here, and the team policy does not let commands run outside it.',
+    );
     expect(existsSync(join(where.root, "started.txt"))).toBe(false);
   });
 });
@@ -265,7 +348,10 @@ describeSandbox(
     test("closing the session ends a local server's process", async () => {
       using where = place();
       const tag = `--tag=${crypto.randomUUID()}`;
-      where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: { command: BUN, args: [FIXTURE_SERVER, tag] } } }));
+      where.user(
+        ".garuda/mcp.json",
+        JSON.stringify({ servers: { fix: { command: BUN, args: [FIXTURE_SERVER, tag] } } }),
+      );
       const s = await session(where, [fake.text("ok")], answering());
       await s.prompt("start it");
       expect(processesWith(tag).length).toBeGreaterThan(0);
@@ -282,7 +368,17 @@ describeSandbox("MCP servers in the OS sandbox", () => {
     where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__*"] } }));
     const outside = join(where.home, "escaped.txt");
-    await using s = await session(where, [fake.toolCalls([{ name: "mcp__fix__touch", input: { path: join(where.root, "inside.txt") } }, { name: "mcp__fix__touch", input: { path: outside } }]), fake.text("ok")], answering());
+    await using s = await session(
+      where,
+      [
+        fake.toolCalls([
+          { name: "mcp__fix__touch", input: { path: join(where.root, "inside.txt") } },
+          { name: "mcp__fix__touch", input: { path: outside } },
+        ]),
+        fake.text("ok"),
+      ],
+      answering(),
+    );
     const { events } = await s.prompt("touch");
     const [inside, escaped] = results(events);
     expect(inside?.status).toBe("completed");

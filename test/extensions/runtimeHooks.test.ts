@@ -10,7 +10,13 @@ import { answering, notices, place, session, userText } from "../support/extensi
 
 function provider(deferred: DeferredCommand): CommandProvider {
   return {
-    resolve: (name, args) => (name === "later" ? { expand: (signal) => deferred.expand(signal).then((made) => ("text" in made ? { text: `${made.text} ${args}` } : made)) } : undefined),
+    resolve: (name, args) =>
+      name === "later"
+        ? {
+            expand: (signal) =>
+              deferred.expand(signal).then((made) => ("text" in made ? { text: `${made.text} ${args}` } : made)),
+          }
+        : undefined,
     list: () => [{ name: "later", description: "Made in the turn" }],
   };
 }
@@ -21,14 +27,21 @@ function extraTool(name: string): Tool {
     description: `The ${name} tool.`,
     input: z.object({}),
     readOnly: true,
-    plan: (input) => ({ input, info: { title: name, kind: "other", locations: [] }, permission: { tool: name, readOnly: true, target: { kind: "input" }, preview: "" } }),
+    plan: (input) => ({
+      input,
+      info: { title: name, kind: "other", locations: [] },
+      permission: { tool: name, readOnly: true, target: { kind: "input" }, preview: "" },
+    }),
     run: async () => ({ output: `${name} ran` }),
   };
 }
 
 describe("commands expanded in the turn", () => {
   test("resolveCommand hands back the typed text; runTurn expands it before the model sees it", async () => {
-    await using t = testRuntime({ turns: [fake.text("ok")], commands: provider({ expand: async () => ({ text: "Expanded:" }) }) });
+    await using t = testRuntime({
+      turns: [fake.text("ok")],
+      commands: provider({ expand: async () => ({ text: "Expanded:" }) }),
+    });
     expect(t.runtime.resolveCommand("/later now")).toEqual({ kind: "prompt", text: "/later now", command: "later" });
     const { stop } = await turn(t.runtime, "/later now");
     expect(stop).toBe("done");
@@ -36,7 +49,10 @@ describe("commands expanded in the turn", () => {
   });
 
   test("refused: a notice, no model request, no session record of a prompt", async () => {
-    await using t = testRuntime({ turns: [fake.text("never")], commands: provider({ expand: async () => ({ refused: "/later did not run: no." }) }) });
+    await using t = testRuntime({
+      turns: [fake.text("never")],
+      commands: provider({ expand: async () => ({ refused: "/later did not run: no." }) }),
+    });
     const { stop, events } = await turn(t.runtime, "/later now");
     expect(stop).toBe("done");
     expect(ofType(events, "notice").map((event) => event.text)).toEqual(["/later did not run: no."]);
@@ -72,7 +88,10 @@ describe("tools that join at a turn", () => {
         return next ?? [];
       },
     };
-    await using t = testRuntime({ turns: [fake.toolCall("late", {}), fake.text("1"), fake.text("2"), fake.text("3"), fake.text("4")], extensions });
+    await using t = testRuntime({
+      turns: [fake.toolCall("late", {}), fake.text("1"), fake.text("2"), fake.text("3"), fake.text("4")],
+      extensions,
+    });
     const names = (index: number) => (t.model.requests[index]?.tools ?? []).map((tool) => tool.name);
     const one = await turn(t.runtime, "a");
     expect(ofType(one.events, "tool_result")[0]?.output).toBe("late ran");
@@ -82,7 +101,9 @@ describe("tools that join at a turn", () => {
     await turn(t.runtime, "c");
     expect(names(3)).toEqual(["late", "later", "read", "write"]);
     const failed = await turn(t.runtime, "d");
-    expect(ofType(failed.events, "notice").map((event) => event.text)).toEqual(["Extensions could not start: server exploded"]);
+    expect(ofType(failed.events, "notice").map((event) => event.text)).toEqual([
+      "Extensions could not start: server exploded",
+    ]);
     expect(names(4)).toEqual(["late", "later", "read", "write"]);
   });
 });

@@ -6,18 +6,30 @@ import { writeFileSync } from "node:fs";
 import { fake } from "../../src/model/fake.ts";
 import { answering, notices, place, results, session, userText } from "../support/extensionHarness.ts";
 
-const PDF = "---\nname: pdf\ndescription: Fill and read PDF forms\nargument-hint: <file>\n---\n# PDF\nRun ${GARUDA_SKILL_DIR}/scripts/fill.py on $ARGUMENTS[0]. SECRET-BODY-TEXT\n";
+const PDF =
+  "---\nname: pdf\ndescription: Fill and read PDF forms\nargument-hint: <file>\n---\n# PDF\nRun ${GARUDA_SKILL_DIR}/scripts/fill.py on $ARGUMENTS[0]. SECRET-BODY-TEXT\n";
 
 describe("skills", () => {
   test("the skill tool lists names and descriptions only, byte-stable; the body comes when the model loads it", async () => {
     using where = place();
     const skill = where.user(".garuda/skills/pdf/SKILL.md", PDF);
     where.user(".garuda/skills/pdf/scripts/fill.py", "print('fill')\n");
-    where.user(".agents/skills/notes/SKILL.md", "---\ndescription: Keep meeting notes\n---\nWrite notes as bullet lists.");
-    where.user(".garuda/skills/hidden/SKILL.md", "---\ndescription: Only for people\ndisable-model-invocation: true\n---\nHidden from the model.");
+    where.user(
+      ".agents/skills/notes/SKILL.md",
+      "---\ndescription: Keep meeting notes\n---\nWrite notes as bullet lists.",
+    );
+    where.user(
+      ".garuda/skills/hidden/SKILL.md",
+      "---\ndescription: Only for people\ndisable-model-invocation: true\n---\nHidden from the model.",
+    );
     await using s = await session(
       where,
-      [fake.toolCall("skill", { name: "pdf", arguments: "form.pdf" }), fake.toolCall("skill", { name: "pdf", file: "scripts/fill.py" }), fake.text("done"), fake.text("again")],
+      [
+        fake.toolCall("skill", { name: "pdf", arguments: "form.pdf" }),
+        fake.toolCall("skill", { name: "pdf", file: "scripts/fill.py" }),
+        fake.text("done"),
+        fake.text("again"),
+      ],
       answering(),
     );
     const { events } = await s.prompt("fill the form");
@@ -35,7 +47,9 @@ describe("skills", () => {
     const [body, file] = results(events);
     expect(body?.status).toBe("completed");
     expect(body?.output).toContain(`<skill name="pdf" folder="${skill.replace("/SKILL.md", "")}">`);
-    expect(body?.output).toContain(`Run ${skill.replace("/SKILL.md", "")}/scripts/fill.py on form.pdf. SECRET-BODY-TEXT`);
+    expect(body?.output).toContain(
+      `Run ${skill.replace("/SKILL.md", "")}/scripts/fill.py on form.pdf. SECRET-BODY-TEXT`,
+    );
     expect(body?.output).toContain("- scripts/fill.py");
     expect(file?.output).toContain("print('fill')");
     const call = events.find((event) => event.type === "tool_call");
@@ -62,22 +76,34 @@ describe("skills", () => {
     using where = place();
     where.user(".garuda/skills/pdf/SKILL.md", PDF);
     where.user(".garuda/credentials-copy", "secret");
-    await using s = await session(where, [fake.toolCall("skill", { name: "pdf", file: "../../credentials-copy" }), fake.text("ok")], answering());
+    await using s = await session(
+      where,
+      [fake.toolCall("skill", { name: "pdf", file: "../../credentials-copy" }), fake.text("ok")],
+      answering(),
+    );
     const { events } = await s.prompt("go");
     expect(results(events)[0]?.output).toBe("Error: ../../credentials-copy is not inside the skill's folder.");
   });
 
   test("a project skill loads only after a yes; no → an error result and no body; remembered → pinned; changed → asked again", async () => {
     using where = place();
-    const file = where.project(".garuda/skills/deploy/SKILL.md", "---\ndescription: Deploy steps\n---\nPROJECT-SKILL-BODY");
+    const file = where.project(
+      ".garuda/skills/deploy/SKILL.md",
+      "---\ndescription: Deploy steps\n---\nPROJECT-SKILL-BODY",
+    );
     where.project(".agents/skills/lint/SKILL.md", "---\ndescription: Lint rules\n---\nLint body");
     const no = answering("deny");
     {
       await using s = await session(where, [fake.toolCall("skill", { name: "deploy" }), fake.text("ok")], no);
       const { events } = await s.prompt("deploy it");
-      expect(s.model.requests[0]?.tools?.find((tool) => tool.name === "skill")?.description).toContain("- deploy: Deploy steps\n- lint: Lint rules");
+      expect(s.model.requests[0]?.tools?.find((tool) => tool.name === "skill")?.description).toContain(
+        "- deploy: Deploy steps\n- lint: Lint rules",
+      );
       expect(no.asked).toHaveLength(1);
-      expect(no.asked[0]).toMatchObject({ title: "Project skill: deploy", question: 'Let the model use the project skill "deploy"? Its text becomes part of the conversation.' });
+      expect(no.asked[0]).toMatchObject({
+        title: "Project skill: deploy",
+        question: 'Let the model use the project skill "deploy"? Its text becomes part of the conversation.',
+      });
       expect(no.asked[0]?.callId).toBeUndefined();
       const result = results(events)[0];
       expect(result?.output).toBe('Error: The project skill "deploy" was not loaded: you said no. Go on without it.');

@@ -37,7 +37,10 @@ describe("readers of small files never wait on a pipe", () => {
     writeFileSync(file, "k", { mode: 0o600 });
     expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({ bytes: Buffer.from("k") });
     chmodSync(file, 0o640);
-    expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({ problem: "open_mode", mode: statSync(file).mode });
+    expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({
+      problem: "open_mode",
+      mode: statSync(file).mode,
+    });
     expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o022 } })).toEqual({ bytes: Buffer.from("k") });
     if (process.getuid?.() === 0) {
       chmodSync(file, 0o600);

@@ -17,10 +17,25 @@ import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 const MARK = "SECRET-TOKEN-7731";
 
 function spec(root: string, home: string, tmpDir: string, denyReadPaths: string[] = []): SandboxSpec {
-  return { root, home, tmpDir, projectReadOnly: false, writePaths: [], protectedPaths: [], denyReadPaths, network: { mode: "none" } };
+  return {
+    root,
+    home,
+    tmpDir,
+    projectReadOnly: false,
+    writePaths: [],
+    protectedPaths: [],
+    denyReadPaths,
+    network: { mode: "none" },
+  };
 }
 
-const read = (path: string) => ({ tool: "read_file", readOnly: true, target: { kind: "path" as const, path, access: "read" as const }, title: "", preview: "" });
+const read = (path: string) => ({
+  tool: "read_file",
+  readOnly: true,
+  target: { kind: "path" as const, path, access: "read" as const },
+  title: "",
+  preview: "",
+});
 
 describe("the sandbox's hidden paths are the file tools' sensitive paths", () => {
   test("every path the sandbox hides (home, system, the runtime folder) is refused by the engine and hidden from search", () => {
@@ -32,12 +47,25 @@ describe("the sandbox's hidden paths are the file tools' sensitive paths", () =>
     const hidden = sandboxPaths(spec(root.path, home.path, tmp.path, [runtimeDir]), realFs).denyRead;
     expect(hidden.length).toBeGreaterThanOrEqual(HOME_SECRETS.length);
     // An allow rule for the whole home folder, so "outside the project" cannot be what refuses.
-    const rules: Rule[] = [{ effect: "allow", pattern: "read(~/**)", source: "user-policy" }, { effect: "allow", pattern: `read(${tmp.path}/**)`, source: "user-policy" }];
-    const engine = createPermissionEngine({ root: root.path, home: home.path, sandboxAvailable: true, rules, withheldFromCommands: [runtimeDir] });
+    const rules: Rule[] = [
+      { effect: "allow", pattern: "read(~/**)", source: "user-policy" },
+      { effect: "allow", pattern: `read(${tmp.path}/**)`, source: "user-policy" },
+    ];
+    const engine = createPermissionEngine({
+      root: root.path,
+      home: home.path,
+      sandboxAvailable: true,
+      rules,
+      withheldFromCommands: [runtimeDir],
+    });
     const isWithheld = withheldPredicate({ home: home.path, withheldFromCommands: [runtimeDir] });
     for (const place of hidden) {
       for (const path of [place, join(place, "inner")]) {
-        expect({ path, outcome: engine.check(read(path), "build").outcome, withheld: isWithheld(path) }).toEqual({ path, outcome: "deny", withheld: true });
+        expect({ path, outcome: engine.check(read(path), "build").outcome, withheld: isWithheld(path) }).toEqual({
+          path,
+          outcome: "deny",
+          withheld: true,
+        });
       }
     }
     // Negative control: a plain file next to them in the home folder is allowed and shown.
@@ -48,7 +76,16 @@ describe("the sandbox's hidden paths are the file tools' sensitive paths", () =>
 
   test("the places named in the issue: ~/.claude, ~/.garuda/mcp-auth.json, cargo and git credentials", () => {
     const places = secretPlaces("/home/u");
-    for (const path of ["/home/u/.claude/.credentials.json", "/home/u/.claude.json", "/home/u/.garuda/mcp-auth.json", "/home/u/.cargo/credentials.toml", "/home/u/.cargo/credentials", "/home/u/.config/git/credentials", "/home/u/.docker/contexts/meta/x/meta.json", "/home/u/.config/gh/config.yml"]) {
+    for (const path of [
+      "/home/u/.claude/.credentials.json",
+      "/home/u/.claude.json",
+      "/home/u/.garuda/mcp-auth.json",
+      "/home/u/.cargo/credentials.toml",
+      "/home/u/.cargo/credentials",
+      "/home/u/.config/git/credentials",
+      "/home/u/.docker/contexts/meta/x/meta.json",
+      "/home/u/.config/gh/config.yml",
+    ]) {
       expect({ path, hit: sensitivePattern(path, places) }).toEqual({ path, hit: expect.any(String) });
       // Before the one list these were hidden from commands only.
       expect({ path, byName: sensitivePattern(path) }).toEqual({ path, byName: undefined });
@@ -70,7 +107,14 @@ describe("the sandbox's hidden paths are the file tools' sensitive paths", () =>
 });
 
 describe("grep and glob over the home folder", () => {
-  const secrets = [".claude/.credentials.json", ".garuda/mcp-auth.json", ".cargo/credentials.toml", ".config/git/credentials", ".docker/contexts/meta.json", ".claude.json"];
+  const secrets = [
+    ".claude/.credentials.json",
+    ".garuda/mcp-auth.json",
+    ".cargo/credentials.toml",
+    ".config/git/credentials",
+    ".docker/contexts/meta.json",
+    ".claude.json",
+  ];
 
   test("find nothing in the places the sandbox hides (negative control: a plain file with the same text is found)", async () => {
     using home = tempRoot();
@@ -84,7 +128,10 @@ describe("grep and glob over the home folder", () => {
     for (const name of secrets) expect(listed).not.toContain(name);
     for (const name of secrets) {
       const direct = await s.run("grep", { pattern: MARK, path: name });
-      expect({ name, output: direct.output }).toEqual({ name, output: `${name} may not be searched (the policy hides it).` });
+      expect({ name, output: direct.output }).toEqual({
+        name,
+        output: `${name} may not be searched (the policy hides it).`,
+      });
     }
   });
 });

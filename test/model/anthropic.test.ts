@@ -49,7 +49,10 @@ function mockWith(...script: MockResponse[]): MockAnthropic {
 }
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([promise, Bun.sleep(ms).then(() => Promise.reject(new Error(`${what} took longer than ${ms} ms`)))]);
+  return Promise.race([
+    promise,
+    Bun.sleep(ms).then(() => Promise.reject(new Error(`${what} took longer than ${ms} ms`))),
+  ]);
 }
 
 const signal = () => new AbortController().signal;
@@ -59,7 +62,9 @@ describe("streaming", () => {
     await using mock = mockWith({ steps: [{ type: "text", text: "Hello from Claude!", fragments: 4 }] });
     const events = await collect(clientFor(mock).stream(request(), signal()));
 
-    const deltas = events.filter((event) => event.type === "text_delta").map((event) => (event as { text: string }).text);
+    const deltas = events
+      .filter((event) => event.type === "text_delta")
+      .map((event) => (event as { text: string }).text);
     expect(deltas.length).toBe(4);
     expect(deltas.join("")).toBe("Hello from Claude!");
     expect(end(events)).toEqual({
@@ -74,13 +79,15 @@ describe("streaming", () => {
     expect(sent?.body.stream).toBe(true);
     expect(sent?.body.model).toBe("claude-sonnet-5");
     expect(sent?.body.max_tokens).toBe(1024);
-    expect(sent?.body.system).toEqual([{ type: "text", text: "You are Garuda, a coding agent.", cache_control: { type: "ephemeral" } }]);
+    expect(sent?.body.system).toEqual([
+      { type: "text", text: "You are Garuda, a coding agent.", cache_control: { type: "ephemeral" } },
+    ]);
     expect(sent?.body.tools).toBeUndefined();
     expect(sent?.body.thinking).toBeUndefined();
   });
 
   test("passes thinking back with its signature byte for byte, and redacted thinking as is", async () => {
-    const thinking = "Let me think… the user wants 🦅 — \"quoted\" and \\ escaped\nnew line.";
+    const thinking = 'Let me think… the user wants 🦅 — "quoted" and \\ escaped\nnew line.';
     const signature = "EqQBCkgIARABGAIiQL+/=9vPJr0aa/b+Z==";
     await using mock = mockWith(
       {
@@ -95,7 +102,9 @@ describe("streaming", () => {
     const client = clientFor(mock);
     const first = await collect(client.stream(request({ thinking: "adaptive" }), signal()));
 
-    const thoughts = first.filter((event) => event.type === "thinking_delta").map((event) => (event as { text: string }).text);
+    const thoughts = first
+      .filter((event) => event.type === "thinking_delta")
+      .map((event) => (event as { text: string }).text);
     expect(thoughts.join("")).toBe(thinking);
     const message = end(first);
     expect(message.content).toEqual([
@@ -114,7 +123,9 @@ describe("streaming", () => {
     expect(body.thinking).toEqual({ type: "adaptive" });
     const passedBack = body.messages[1].content;
     expect(JSON.stringify(passedBack[0])).toBe(JSON.stringify({ type: "thinking", thinking, signature }));
-    expect(JSON.stringify(passedBack[1])).toBe(JSON.stringify({ type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4a" }));
+    expect(JSON.stringify(passedBack[1])).toBe(
+      JSON.stringify({ type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4a" }),
+    );
   });
 
   test("assembles a tool_use input from JSON fragments", async () => {
@@ -162,7 +173,13 @@ describe("streaming", () => {
 
   test("server web search: events, opaque result, and the blocks sent back unchanged", async () => {
     const results = [
-      { type: "web_search_result", url: "https://bun.sh/docs", title: "Bun docs", encrypted_content: "Eo8BCioIAhgBIiQ", page_age: "2 days ago" },
+      {
+        type: "web_search_result",
+        url: "https://bun.sh/docs",
+        title: "Bun docs",
+        encrypted_content: "Eo8BCioIAhgBIiQ",
+        page_age: "2 days ago",
+      },
     ];
     await using mock = mockWith(
       {
@@ -179,8 +196,18 @@ describe("streaming", () => {
     const webSearch = { maxUses: 3, allowedDomains: ["bun.sh", "developer.mozilla.org"] };
     const events = await collect(client.stream(request({ webSearch }), signal()));
 
-    expect(events[0]).toEqual({ type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "bun serve idleTimeout" } });
-    expect(events[1]).toEqual({ type: "server_tool_result", toolUseId: "srvtoolu_1", blockType: "web_search_tool_result", content: results });
+    expect(events[0]).toEqual({
+      type: "server_tool_use",
+      id: "srvtoolu_1",
+      name: "web_search",
+      input: { query: "bun serve idleTimeout" },
+    });
+    expect(events[1]).toEqual({
+      type: "server_tool_result",
+      toolUseId: "srvtoolu_1",
+      blockType: "web_search_tool_result",
+      content: results,
+    });
     const message = end(events);
     expect(message.stopReason).toBe("end_turn");
     expect(message.content.map((block) => block.type)).toEqual(["server_tool_use", "server_tool_result", "text"]);
@@ -224,7 +251,12 @@ describe("streaming", () => {
       usage: { input_tokens: 12, output_tokens: 345, cache_read_input_tokens: 9000, cache_creation_input_tokens: 1500 },
     });
     const events = await collect(clientFor(mock).stream(request(), signal()));
-    expect(end(events).usage).toEqual({ inputTokens: 12, outputTokens: 345, cacheReadTokens: 9000, cacheCreationTokens: 1500 });
+    expect(end(events).usage).toEqual({
+      inputTokens: 12,
+      outputTokens: 345,
+      cacheReadTokens: 9000,
+      cacheCreationTokens: 1500,
+    });
   });
 
   test("usage from message_start is merged with an output-only message_delta", async () => {
@@ -234,7 +266,12 @@ describe("streaming", () => {
       deltaUsage: "output_only",
     });
     const events = await collect(clientFor(mock).stream(request(), signal()));
-    expect(end(events).usage).toEqual({ inputTokens: 40, outputTokens: 77, cacheReadTokens: 300, cacheCreationTokens: 20 });
+    expect(end(events).usage).toEqual({
+      inputTokens: 40,
+      outputTokens: 77,
+      cacheReadTokens: 300,
+      cacheCreationTokens: 20,
+    });
   });
 
   const STOP_REASONS: ModelStopReason[] = [
@@ -256,7 +293,10 @@ describe("streaming", () => {
   }
 
   test("a refusal ends the message with its partial text and is not retried", async () => {
-    await using mock = mockWith({ steps: [{ type: "text", text: "I can't help with that.", fragments: 2 }], stopReason: "refusal" });
+    await using mock = mockWith({
+      steps: [{ type: "text", text: "I can't help with that.", fragments: 2 }],
+      stopReason: "refusal",
+    });
     const events = await collect(clientFor(mock).stream(request(), signal()));
     expect(events.some((event) => event.type === "retry")).toBe(false);
     expect(end(events).stopReason).toBe("refusal");
@@ -268,7 +308,13 @@ describe("streaming", () => {
     await using mock = mockWith({
       steps: [
         { type: "text", text: "Writing the file." },
-        { type: "tool_use", id: "toolu_cut", name: "write_file", json: '{"path": "a.ts", "content": "export const', fragments: 4 },
+        {
+          type: "tool_use",
+          id: "toolu_cut",
+          name: "write_file",
+          json: '{"path": "a.ts", "content": "export const',
+          fragments: 4,
+        },
       ],
       stopReason: "max_tokens",
     });
@@ -305,8 +351,16 @@ describe("request mapping", () => {
   test("tools, thinking budget, tool results and their errors", async () => {
     await using mock = mockWith({ steps: [{ type: "text", text: "ok" }] });
     const tools = [
-      { name: "read_file", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
-      { name: "bash", description: "Run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+      {
+        name: "read_file",
+        description: "Read a file",
+        inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+      },
+      {
+        name: "bash",
+        description: "Run a command",
+        inputSchema: { type: "object", properties: { command: { type: "string" } } },
+      },
     ];
     const messages: Message[] = [
       { role: "user", content: [{ type: "text", text: "Check two files" }] },
@@ -325,12 +379,19 @@ describe("request mapping", () => {
         ],
       },
     ];
-    await collect(clientFor(mock).stream(request({ tools, messages, thinking: { budgetTokens: 4096 }, maxTokens: 8192 }), signal()));
+    await collect(
+      clientFor(mock).stream(request({ tools, messages, thinking: { budgetTokens: 4096 }, maxTokens: 8192 }), signal()),
+    );
     const body = mock.requests[0]?.body;
     expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 4096 });
     expect(body.tools).toEqual([
       { name: "read_file", description: "Read a file", input_schema: tools[0]?.inputSchema },
-      { name: "bash", description: "Run a command", input_schema: tools[1]?.inputSchema, cache_control: { type: "ephemeral" } },
+      {
+        name: "bash",
+        description: "Run a command",
+        input_schema: tools[1]?.inputSchema,
+        cache_control: { type: "ephemeral" },
+      },
     ]);
     expect(body.messages[1].content).toEqual([
       { type: "tool_use", id: "toolu_1", name: "read_file", input: { path: "a" } },
@@ -338,7 +399,13 @@ describe("request mapping", () => {
     ]);
     expect(body.messages[2].content).toEqual([
       { type: "tool_result", tool_use_id: "toolu_1", content: "contents of a" },
-      { type: "tool_result", tool_use_id: "toolu_2", content: "ENOENT: no such file", is_error: true, cache_control: { type: "ephemeral" } },
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_2",
+        content: "ENOENT: no such file",
+        is_error: true,
+        cache_control: { type: "ephemeral" },
+      },
     ]);
   });
 
@@ -352,7 +419,11 @@ describe("request mapping", () => {
     const body = mock.requests[0]?.body;
     const raw = JSON.stringify(body);
     expect(raw.match(/"cache_control"/g)).toHaveLength(3);
-    expect(body.tools.map((tool: { cache_control?: unknown }) => tool.cache_control)).toEqual([undefined, undefined, { type: "ephemeral" }]);
+    expect(body.tools.map((tool: { cache_control?: unknown }) => tool.cache_control)).toEqual([
+      undefined,
+      undefined,
+      { type: "ephemeral" },
+    ]);
     expect(body.system[0].cache_control).toEqual({ type: "ephemeral" });
     expect(body.messages[0].content[0].cache_control).toEqual({ type: "ephemeral" });
   });
@@ -380,13 +451,26 @@ describe("request mapping", () => {
 
   test("two steps of one turn share a byte-identical prefix", async () => {
     await using mock = mockWith(
-      { steps: [{ type: "thinking", thinking: "I should list files", signature: "c2lnbmF0dXJl" }, { type: "tool_use", id: "toolu_ls", name: "ls", input: { path: "." } }] },
+      {
+        steps: [
+          { type: "thinking", thinking: "I should list files", signature: "c2lnbmF0dXJl" },
+          { type: "tool_use", id: "toolu_ls", name: "ls", input: { path: "." } },
+        ],
+      },
       { steps: [{ type: "text", text: "There are two files." }] },
     );
     const client = clientFor(mock);
     const tools = [
-      { name: "ls", description: "List files", inputSchema: { type: "object", properties: { path: { type: "string" } } } },
-      { name: "read_file", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } },
+      {
+        name: "ls",
+        description: "List files",
+        inputSchema: { type: "object", properties: { path: { type: "string" } } },
+      },
+      {
+        name: "read_file",
+        description: "Read a file",
+        inputSchema: { type: "object", properties: { path: { type: "string" } } },
+      },
     ];
     const first = request({ tools, thinking: "adaptive" });
     const answer = end(await collect(client.stream(first, signal())));
@@ -396,7 +480,10 @@ describe("request mapping", () => {
       messages: [
         ...first.messages,
         { role: "assistant", content: answer.content },
-        { role: "user", content: [{ type: "tool_result", toolUseId: "toolu_ls", content: "a.ts\nb.ts", isError: false }] },
+        {
+          role: "user",
+          content: [{ type: "tool_result", toolUseId: "toolu_ls", content: "a.ts\nb.ts", isError: false }],
+        },
       ],
     });
     await collect(client.stream(second, signal()));
@@ -405,9 +492,14 @@ describe("request mapping", () => {
     expect(JSON.stringify(two.tools)).toBe(JSON.stringify(one.tools));
     expect(JSON.stringify(two.system)).toBe(JSON.stringify(one.system));
     expect(JSON.stringify(two.thinking)).toBe(JSON.stringify(one.thinking));
-    const withoutBreakpoints = (value: unknown) => JSON.stringify(value, (key, inner) => (key === "cache_control" ? undefined : inner));
+    const withoutBreakpoints = (value: unknown) =>
+      JSON.stringify(value, (key, inner) => (key === "cache_control" ? undefined : inner));
     expect(withoutBreakpoints(two.messages[0])).toBe(withoutBreakpoints(one.messages[0]));
-    expect(two.messages[1].content[0]).toEqual({ type: "thinking", thinking: "I should list files", signature: "c2lnbmF0dXJl" });
+    expect(two.messages[1].content[0]).toEqual({
+      type: "thinking",
+      thinking: "I should list files",
+      signature: "c2lnbmF0dXJl",
+    });
     expect(two.messages[2].content[0].cache_control).toEqual({ type: "ephemeral" });
     expect(JSON.stringify(two).match(/"cache_control"/g)).toHaveLength(3);
   });
@@ -416,7 +508,11 @@ describe("request mapping", () => {
 describe("connection settings", () => {
   test("the base URL is honoured, prefix included", async () => {
     await using mock = mockWith({ steps: [{ type: "text", text: "via gateway" }] });
-    const client = createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: `${mock.url}/gateway/anthropic/`, retry: FAST_RETRY });
+    const client = createAnthropicClient({
+      apiKey: "sk-ant-test",
+      baseUrl: `${mock.url}/gateway/anthropic/`,
+      retry: FAST_RETRY,
+    });
     const events = await collect(client.stream(request(), signal()));
     expect(end(events).content).toEqual([{ type: "text", text: "via gateway" }]);
     expect(mock.requests[0]?.path).toBe("/gateway/anthropic/v1/messages");
@@ -429,7 +525,9 @@ describe("connection settings", () => {
     process.env.ANTHROPIC_AUTH_TOKEN = "token-from-environment";
     try {
       await collect(createAnthropicClient({ apiKey: "sk-explicit", baseUrl: mock.url }).stream(request(), signal()));
-      await collect(createAnthropicClient({ authToken: "explicit-token", baseUrl: mock.url }).stream(request(), signal()));
+      await collect(
+        createAnthropicClient({ authToken: "explicit-token", baseUrl: mock.url }).stream(request(), signal()),
+      );
     } finally {
       delete process.env.ANTHROPIC_BASE_URL;
       delete process.env.ANTHROPIC_API_KEY;
@@ -471,7 +569,10 @@ describe("retries", () => {
   });
 
   test("retry-after-ms takes precedence over retry-after", async () => {
-    await using mock = mockWith({ status: 429, retryAfter: 30, retryAfterMs: 120 }, { steps: [{ type: "text", text: "ok" }] });
+    await using mock = mockWith(
+      { status: 429, retryAfter: 30, retryAfterMs: 120 },
+      { steps: [{ type: "text", text: "ok" }] },
+    );
     const events = await collect(clientFor(mock).stream(request(), signal()));
     expect(events[0]).toMatchObject({ type: "retry", attempt: 2, delayMs: 120 });
     const gap = (mock.requests[1]?.receivedAt ?? 0) - (mock.requests[0]?.receivedAt ?? 0);
@@ -496,11 +597,22 @@ describe("retries", () => {
 
   test("an error event mid-stream is retried; the retry event comes after the partial text", async () => {
     await using mock = mockWith(
-      { steps: [{ type: "text", text: "Partial ans", fragments: 2 }, { type: "error", errorType: "overloaded_error", message: "Overloaded" }] },
+      {
+        steps: [
+          { type: "text", text: "Partial ans", fragments: 2 },
+          { type: "error", errorType: "overloaded_error", message: "Overloaded" },
+        ],
+      },
       { steps: [{ type: "text", text: "Full answer." }] },
     );
     const events = await collect(clientFor(mock).stream(request(), signal()));
-    expect(events.map((event) => event.type)).toEqual(["text_delta", "text_delta", "retry", "text_delta", "message_end"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "text_delta",
+      "text_delta",
+      "retry",
+      "text_delta",
+      "message_end",
+    ]);
     expect(events[2]).toMatchObject({ type: "retry", attempt: 2, reason: "stream error overloaded_error: Overloaded" });
     expect(end(events).content).toEqual([{ type: "text", text: "Full answer." }]);
     expect(mock.requests).toHaveLength(2);
@@ -518,7 +630,10 @@ describe("retries", () => {
   });
 
   test("a connection reset mid-stream is retried (through a custom fetch)", async () => {
-    await using mock = mockWith({ steps: [{ type: "text", text: "Lost" }] }, { steps: [{ type: "text", text: "Recovered" }] });
+    await using mock = mockWith(
+      { steps: [{ type: "text", text: "Lost" }] },
+      { steps: [{ type: "text", text: "Recovered" }] },
+    );
     let calls = 0;
     const breakingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       const response = await fetch(input, init);
@@ -548,7 +663,12 @@ describe("retries", () => {
   });
 
   test("retries exhausted: a ModelError that says what happened and what to do", async () => {
-    await using mock = mockWith({ status: 529 }, { status: 529 }, { status: 529 }, { steps: [{ type: "text", text: "never reached" }] });
+    await using mock = mockWith(
+      { status: 529 },
+      { status: 529 },
+      { status: 529 },
+      { steps: [{ type: "text", text: "never reached" }] },
+    );
     const { events, error } = await settle(clientFor(mock).stream(request(), signal()));
     expect(events.filter((event) => event.type === "retry")).toHaveLength(2);
     expect(error).toBeInstanceOf(ModelError);
@@ -574,7 +694,10 @@ describe("retries", () => {
   });
 
   test("401 is not retried and the message names the key", async () => {
-    await using mock = startMockAnthropic({ apiKey: "sk-ant-right", script: [{ steps: [{ type: "text", text: "unused" }] }] });
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-right",
+      script: [{ steps: [{ type: "text", text: "unused" }] }],
+    });
     const { events, error } = await settle(clientFor(mock, { apiKey: "sk-ant-wrong" }).stream(request(), signal()));
     expect(events).toEqual([]);
     expect(error).toBeInstanceOf(ModelError);
@@ -603,7 +726,10 @@ describe("retries", () => {
   }
 
   test("x-should-retry: false stops a retry the status would allow", async () => {
-    await using mock = mockWith({ status: 500, headers: { "x-should-retry": "false" } }, { steps: [{ type: "text", text: "unused" }] });
+    await using mock = mockWith(
+      { status: 500, headers: { "x-should-retry": "false" } },
+      { steps: [{ type: "text", text: "unused" }] },
+    );
     const { events, error } = await settle(clientFor(mock).stream(request(), signal()));
     expect(events).toEqual([]);
     expect((error as Error).message).toContain("500 api_error: Internal server error");
@@ -621,7 +747,11 @@ describe("stalled streams", () => {
     expect(events[0]).toEqual({ type: "text_delta", text: "half an ans" });
     expect(events[1]).toMatchObject({ type: "retry", attempt: 2, reason: expect.stringContaining("sent nothing for") });
     expect(end(events).content).toEqual([{ type: "text", text: "the whole answer" }]);
-    await within(mock.requests[0]?.disconnected ?? Promise.reject(new Error("no request")), 500, "the stalled request being closed");
+    await within(
+      mock.requests[0]?.disconnected ?? Promise.reject(new Error("no request")),
+      500,
+      "the stalled request being closed",
+    );
   });
 
   test("negative control: without the watchdog firing, a slow but live stream is not cut", async () => {
@@ -650,7 +780,11 @@ describe("abort", () => {
     expect(error).toBeInstanceOf(DOMException);
     expect((error as DOMException).name).toBe("AbortError");
     expect(performance.now() - started).toBeLessThan(200);
-    await within(mock.requests[0]?.disconnected ?? Promise.reject(new Error("no request")), 200, "the server seeing the disconnect");
+    await within(
+      mock.requests[0]?.disconnected ?? Promise.reject(new Error("no request")),
+      200,
+      "the server seeing the disconnect",
+    );
     expect(mock.requests[0]?.disconnectedAt).toBeNumber();
   });
 
@@ -668,7 +802,11 @@ describe("abort", () => {
       thrown = error;
     }
     expect((thrown as Error).name).toBe("AbortError");
-    await within(mock.requests[0]?.disconnected ?? Promise.reject(new Error("no request")), 200, "the server seeing the disconnect");
+    await within(
+      mock.requests[0]?.disconnected ?? Promise.reject(new Error("no request")),
+      200,
+      "the server seeing the disconnect",
+    );
   });
 
   test("abort during a backoff wait ends it at once", async () => {
@@ -720,7 +858,10 @@ describe("content passed back", () => {
         steps: [
           { type: "thinking", thinking: "plan", signature: "sig-1" },
           { type: "server_tool_use", id: "srvtoolu_9", input: { query: "q" } },
-          { type: "web_search_result", content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" } },
+          {
+            type: "web_search_result",
+            content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" },
+          },
           { type: "text", text: "answer" },
           { type: "tool_use", id: "toolu_9", name: "bash", input: { command: "ls" } },
         ],
@@ -738,7 +879,11 @@ describe("content passed back", () => {
     expect(mock.requests[1]?.body.messages[1].content).toEqual([
       { type: "thinking", thinking: "plan", signature: "sig-1" },
       { type: "server_tool_use", id: "srvtoolu_9", name: "web_search", input: { query: "q" } },
-      { type: "web_search_tool_result", tool_use_id: "srvtoolu_9", content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" } },
+      {
+        type: "web_search_tool_result",
+        tool_use_id: "srvtoolu_9",
+        content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" },
+      },
       { type: "text", text: "answer" },
       { type: "tool_use", id: "toolu_9", name: "bash", input: { command: "ls" } },
     ]);
@@ -776,7 +921,9 @@ describe("the SDK's per-request warnings", () => {
       expect(first.indexOf(warnings[0] as ModelEvent)).toBe(0);
       expect((await collect(client.stream(deprecated, signal()))).filter((e) => e.type === "warning")).toEqual([]);
       // Another client (another session) says it once again.
-      expect((await collect(clientFor(mock).stream(deprecated, signal()))).filter((e) => e.type === "warning")).toHaveLength(1);
+      expect(
+        (await collect(clientFor(mock).stream(deprecated, signal()))).filter((e) => e.type === "warning"),
+      ).toHaveLength(1);
       expect(printed).toEqual([]);
       expect(mock.requests).toHaveLength(4);
     } finally {

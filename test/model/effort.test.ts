@@ -32,13 +32,27 @@ async function drain(events: AsyncIterable<ModelEvent>): Promise<void> {
 
 describe("effort levels from the catalog", () => {
   test("adaptive Claude models: low, medium, high (default), max; extended: off (default) and three budgets; none: no levels", () => {
-    expect(effortLevels(model("claude-sonnet-5"))?.levels.map((l) => l.value)).toEqual(["low", "medium", "high", "max"]);
+    expect(effortLevels(model("claude-sonnet-5"))?.levels.map((l) => l.value)).toEqual([
+      "low",
+      "medium",
+      "high",
+      "max",
+    ]);
     expect(effortLevels(model("claude-sonnet-5"))?.default).toBe("high");
-    expect(effortLevels(model("claude-haiku-4-5"))?.levels.map((l) => l.value)).toEqual(["off", "low", "medium", "high"]);
+    expect(effortLevels(model("claude-haiku-4-5"))?.levels.map((l) => l.value)).toEqual([
+      "off",
+      "low",
+      "medium",
+      "high",
+    ]);
     expect(effortLevels(model("claude-haiku-4-5"))?.default).toBe("off");
-    const catalog = buildCatalog("/models.json", { models: { "ollama/qwen3:8b": {}, "openrouter/openai/gpt-6": { effort: ["low", "medium", "high"] } } });
+    const catalog = buildCatalog("/models.json", {
+      models: { "ollama/qwen3:8b": {}, "openrouter/openai/gpt-6": { effort: ["low", "medium", "high"] } },
+    });
     expect(effortLevels(catalog.models.get("ollama/qwen3:8b") as ModelInfo)).toBeUndefined();
-    expect(effortLevels(catalog.models.get("openrouter/openai/gpt-6") as ModelInfo)?.levels.map((l) => l.value)).toEqual(["default", "low", "medium", "high"]);
+    expect(
+      effortLevels(catalog.models.get("openrouter/openai/gpt-6") as ModelInfo)?.levels.map((l) => l.value),
+    ).toEqual(["default", "low", "medium", "high"]);
   });
 
   test("the default sends what Garuda sent before levels existed; an unknown level sends the default", () => {
@@ -48,7 +62,9 @@ describe("effort levels from the catalog", () => {
     expect(effortRequest(model("claude-sonnet-5"), "turbo")).toEqual({ thinking: "adaptive" });
     expect(effortRequest(model("claude-haiku-4-5"), undefined)).toEqual({});
     expect(effortRequest(model("claude-haiku-4-5"), "off")).toEqual({});
-    expect(effortRequest(model("claude-haiku-4-5"), "medium")).toEqual({ thinking: { budgetTokens: THINKING_BUDGETS.medium as number } });
+    expect(effortRequest(model("claude-haiku-4-5"), "medium")).toEqual({
+      thinking: { budgetTokens: THINKING_BUDGETS.medium as number },
+    });
   });
 
   test("models.json: effort is a list of short lower-case words", () => {
@@ -60,7 +76,9 @@ describe("effort levels from the catalog", () => {
 
 describe("effort on the wire", () => {
   test("Anthropic: output_config.effort for an adaptive model's level; nothing for the default", async () => {
-    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "a" }] }, { steps: [{ type: "text", text: "b" }] }] });
+    await using mock = startMockAnthropic({
+      script: [{ steps: [{ type: "text", text: "a" }] }, { steps: [{ type: "text", text: "b" }] }],
+    });
     const client = createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
     await drain(client.stream(base(effortRequest(model("claude-sonnet-5"), "max")), new AbortController().signal));
     await drain(client.stream(base(effortRequest(model("claude-sonnet-5"), undefined)), new AbortController().signal));
@@ -70,7 +88,13 @@ describe("effort on the wire", () => {
   });
 
   test("Anthropic: a thinking budget that does not fit max_tokens is lowered below it, and dropped when even 1,024 does not fit", async () => {
-    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "a" }] }, { steps: [{ type: "text", text: "b" }] }, { steps: [{ type: "text", text: "c" }] }] });
+    await using mock = startMockAnthropic({
+      script: [
+        { steps: [{ type: "text", text: "a" }] },
+        { steps: [{ type: "text", text: "b" }] },
+        { steps: [{ type: "text", text: "c" }] },
+      ],
+    });
     const client = createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
     const high = effortRequest(model("claude-haiku-4-5"), "high");
     await drain(client.stream(base({ ...high, maxTokens: 32_000 }), new AbortController().signal));
@@ -84,10 +108,20 @@ describe("effort on the wire", () => {
   test("OpenAI-compatible: reasoning_effort for a listed level; nothing for the default", async () => {
     await using mock = startMockOpenAI();
     mock.enqueue({ steps: [{ type: "text", text: "a" }] }, { steps: [{ type: "text", text: "b" }] });
-    const info = buildCatalog("/m.json", { models: { "ollama/gpt-oss:20b": { effort: ["low", "medium", "high"] } } }).models.get("ollama/gpt-oss:20b") as ModelInfo;
-    const client = createOpenAICompatibleClient({ baseUrl: mock.url, provider: BUILTIN_PROVIDERS.ollama as NonNullable<(typeof BUILTIN_PROVIDERS)["ollama"]>, retry: { maxAttempts: 1 } });
-    await drain(client.stream(base({ model: "gpt-oss:20b", ...effortRequest(info, "low") }), new AbortController().signal));
-    await drain(client.stream(base({ model: "gpt-oss:20b", ...effortRequest(info, "default") }), new AbortController().signal));
+    const info = buildCatalog("/m.json", {
+      models: { "ollama/gpt-oss:20b": { effort: ["low", "medium", "high"] } },
+    }).models.get("ollama/gpt-oss:20b") as ModelInfo;
+    const client = createOpenAICompatibleClient({
+      baseUrl: mock.url,
+      provider: BUILTIN_PROVIDERS.ollama as NonNullable<(typeof BUILTIN_PROVIDERS)["ollama"]>,
+      retry: { maxAttempts: 1 },
+    });
+    await drain(
+      client.stream(base({ model: "gpt-oss:20b", ...effortRequest(info, "low") }), new AbortController().signal),
+    );
+    await drain(
+      client.stream(base({ model: "gpt-oss:20b", ...effortRequest(info, "default") }), new AbortController().signal),
+    );
     expect(mock.requests[0]?.body.reasoning_effort).toBe("low");
     expect(mock.requests[1]?.body).not.toHaveProperty("reasoning_effort");
   });

@@ -4,7 +4,13 @@ import type { ModelEvent, ModelRequest } from "../../src/model/types.ts";
 import { ModelError } from "../../src/model/types.ts";
 
 function request(text: string): ModelRequest {
-  return { model: "fake", system: "sys", messages: [{ role: "user", content: [{ type: "text", text }] }], tools: [], maxTokens: 100 };
+  return {
+    model: "fake",
+    system: "sys",
+    messages: [{ role: "user", content: [{ type: "text", text }] }],
+    tools: [],
+    maxTokens: 100,
+  };
 }
 
 async function collect(iterable: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
@@ -46,7 +52,9 @@ describe("FakeModelClient", () => {
   });
 
   test("toolCall builds a tool_use event and a tool_use stop", async () => {
-    const client = new FakeModelClient([fake.toolCall("read_file", { path: "a.ts" }, { id: "toolu_1", text: "Reading." })]);
+    const client = new FakeModelClient([
+      fake.toolCall("read_file", { path: "a.ts" }, { id: "toolu_1", text: "Reading." }),
+    ]);
     const events = await collect(client.stream(request("read"), signal()));
     expect(events).toEqual([
       { type: "text_delta", text: "Reading." },
@@ -76,7 +84,11 @@ describe("FakeModelClient", () => {
   });
 
   test("thinking, chunks, usage and stop reason options", () => {
-    const events = fake.thinking("deep thought", "42", "sig-x", { chunks: 2, usage: { inputTokens: 10, outputTokens: 3 }, stopReason: "max_tokens" });
+    const events = fake.thinking("deep thought", "42", "sig-x", {
+      chunks: 2,
+      usage: { inputTokens: 10, outputTokens: 3 },
+      stopReason: "max_tokens",
+    });
     expect(events).toEqual([
       { type: "thinking_delta", text: "deep t" },
       { type: "thinking_delta", text: "hought" },
@@ -95,13 +107,17 @@ describe("FakeModelClient", () => {
   });
 
   test("a turn can be a function of the request", async () => {
-    const client = new FakeModelClient([(sent, index) => fake.text(`echo ${index}: ${JSON.stringify(sent.messages[0]?.content[0])}`)]);
+    const client = new FakeModelClient([
+      (sent, index) => fake.text(`echo ${index}: ${JSON.stringify(sent.messages[0]?.content[0])}`),
+    ]);
     const events = await collect(client.stream(request("ping"), signal()));
     expect(events.at(-1)).toMatchObject({ content: [{ type: "text", text: 'echo 0: {"type":"text","text":"ping"}' }] });
   });
 
   test("an Error in a turn is thrown at its place", async () => {
-    const client = new FakeModelClient([[fake.retry(), { type: "text_delta", text: "partial" }, new ModelError("Anthropic is overloaded", 529, true)]]);
+    const client = new FakeModelClient([
+      [fake.retry(), { type: "text_delta", text: "partial" }, new ModelError("Anthropic is overloaded", 529, true)],
+    ]);
     const seen: ModelEvent[] = [];
     let thrown: unknown;
     try {
@@ -188,12 +204,20 @@ describe("FakeModelClient", () => {
   });
 
   test("wait(Infinity) holds the stream until abort", async () => {
-    const client = new FakeModelClient([[{ type: "text_delta", text: "working" }, fake.wait(Number.POSITIVE_INFINITY), ...fake.text("unreachable")]]);
+    const client = new FakeModelClient([
+      [{ type: "text_delta", text: "working" }, fake.wait(Number.POSITIVE_INFINITY), ...fake.text("unreachable")],
+    ]);
     const controller = new AbortController();
     const iterator = client.stream(request("x"), controller.signal)[Symbol.asyncIterator]();
     expect((await iterator.next()).value).toEqual({ type: "text_delta", text: "working" });
     const pending = iterator.next();
-    const raced = await Promise.race([pending.then(() => "settled", () => "settled"), Bun.sleep(50).then(() => "waiting")]);
+    const raced = await Promise.race([
+      pending.then(
+        () => "settled",
+        () => "settled",
+      ),
+      Bun.sleep(50).then(() => "waiting"),
+    ]);
     expect(raced).toBe("waiting");
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });

@@ -8,10 +8,20 @@ describe("openModelClient", () => {
     await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "hi" }] }] });
     const provider = BUILTIN_PROVIDERS.anthropic;
     if (!provider) throw new Error("no anthropic provider");
-    const client = await openModelClient({ provider, baseUrl: mock.url, credential: { kind: "apiKey", value: "sk-ant-open" } });
+    const client = await openModelClient({
+      provider,
+      baseUrl: mock.url,
+      credential: { kind: "apiKey", value: "sk-ant-open" },
+    });
     const texts: string[] = [];
     for await (const event of client.stream(
-      { model: "claude-sonnet-5", system: "s", messages: [{ role: "user", content: [{ type: "text", text: "q" }] }], tools: [], maxTokens: 100 },
+      {
+        model: "claude-sonnet-5",
+        system: "s",
+        messages: [{ role: "user", content: [{ type: "text", text: "q" }] }],
+        tools: [],
+        maxTokens: 100,
+      },
       new AbortController().signal,
     )) {
       if (event.type === "text_delta") texts.push(event.text);

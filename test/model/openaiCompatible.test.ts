@@ -5,12 +5,23 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import { BUILTIN_PROVIDERS } from "../../src/model/catalog.ts";
-import { createOpenAICompatibleClient, errorDetails, type OpenAICompatibleClientOptions } from "../../src/model/openaiCompatible.ts";
+import {
+  createOpenAICompatibleClient,
+  errorDetails,
+  type OpenAICompatibleClientOptions,
+} from "../../src/model/openaiCompatible.ts";
 import { toOpenAIRequest } from "../../src/model/openaiRequest.ts";
 import { sseEvents } from "../../src/model/openaiStream.ts";
 import { openModelClient } from "../../src/model/open.ts";
 import { TextToolCallParser, textToolSection, type TextPiece } from "../../src/model/textToolCalls.ts";
-import { INVALID_TOOL_CALL, type InvalidToolCallInput, type Message, type ModelEvent, type ModelRequest, ModelError } from "../../src/model/types.ts";
+import {
+  INVALID_TOOL_CALL,
+  type InvalidToolCallInput,
+  type Message,
+  type ModelEvent,
+  type ModelRequest,
+  ModelError,
+} from "../../src/model/types.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
 import { fakeExecutor, readTool } from "../support/runtimeHelpers.ts";
 import { type MockOpenAI, type MockOpenAIResponse, startMockOpenAI } from "../support/mockOpenAI.ts";
@@ -19,8 +30,16 @@ import { tempDir } from "../support/tempDir.ts";
 const FAST_RETRY = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
 const ollama = BUILTIN_PROVIDERS.ollama as NonNullable<(typeof BUILTIN_PROVIDERS)["ollama"]>;
 
-const READ_SPEC = { name: "read_file", description: "Reads a file.", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
-const GREP_SPEC = { name: "grep", description: "Searches files.", inputSchema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] } };
+const READ_SPEC = {
+  name: "read_file",
+  description: "Reads a file.",
+  inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
+const GREP_SPEC = {
+  name: "grep",
+  description: "Searches files.",
+  inputSchema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] },
+};
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -60,17 +79,24 @@ function end(events: ModelEvent[]): Extract<ModelEvent, { type: "message_end" }>
 }
 
 const texts = (events: ModelEvent[]) => events.flatMap((event) => (event.type === "text_delta" ? [event.text] : []));
-const ofType = <T extends ModelEvent["type"]>(events: ModelEvent[], type: T) => events.filter((event): event is Extract<ModelEvent, { type: T }> => event.type === type);
+const ofType = <T extends ModelEvent["type"]>(events: ModelEvent[], type: T) =>
+  events.filter((event): event is Extract<ModelEvent, { type: T }> => event.type === type);
 const mockWith = (...script: MockOpenAIResponse[]) => startMockOpenAI({ script });
 const signal = () => new AbortController().signal;
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([promise, Bun.sleep(ms).then(() => Promise.reject(new Error(`${what} took longer than ${ms} ms`)))]);
+  return Promise.race([
+    promise,
+    Bun.sleep(ms).then(() => Promise.reject(new Error(`${what} took longer than ${ms} ms`))),
+  ]);
 }
 
 describe("streaming", () => {
   test("a streamed answer: text in fragments, the whole message at the end, the server's usage", async () => {
-    await using mock = mockWith({ steps: [{ type: "text", text: "Hello from a local model!", fragments: 5 }], usage: { prompt_tokens: 120, completion_tokens: 7, cached_tokens: 100 } });
+    await using mock = mockWith({
+      steps: [{ type: "text", text: "Hello from a local model!", fragments: 5 }],
+      usage: { prompt_tokens: 120, completion_tokens: 7, cached_tokens: 100 },
+    });
     const events = await collect(clientFor(mock, { apiKey: "sk-or-test" }).stream(request(), signal()));
 
     expect(texts(events)).toHaveLength(5);
@@ -127,8 +153,18 @@ describe("streaming", () => {
 
   test("reasoning deltas are shown as thinking but not kept in the message (nothing to send back)", async () => {
     await using mock = mockWith(
-      { steps: [{ type: "reasoning", text: "Let me think.", fragments: 2 }, { type: "text", text: "42" }] },
-      { steps: [{ type: "reasoning", text: "Hmm.", field: "reasoning" }, { type: "text", text: "43" }] },
+      {
+        steps: [
+          { type: "reasoning", text: "Let me think.", fragments: 2 },
+          { type: "text", text: "42" },
+        ],
+      },
+      {
+        steps: [
+          { type: "reasoning", text: "Hmm.", field: "reasoning" },
+          { type: "text", text: "43" },
+        ],
+      },
     );
     const client = clientFor(mock);
     const first = await collect(client.stream(request(), signal()));
@@ -140,7 +176,13 @@ describe("streaming", () => {
     // Thinking from an earlier (Claude) turn is not sent either.
     const messages: Message[] = [
       { role: "user", content: [{ type: "text", text: "q" }] },
-      { role: "assistant", content: [{ type: "thinking", thinking: "secret", signature: "sig" }, { type: "text", text: "a" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "secret", signature: "sig" },
+          { type: "text", text: "a" },
+        ],
+      },
       { role: "user", content: [{ type: "text", text: "q2" }] },
     ];
     const body = toOpenAIRequest(request({ messages }), { textToolCalls: false, includeUsage: true });
@@ -158,7 +200,17 @@ describe("streaming", () => {
       hostname: "127.0.0.1",
       fetch: () =>
         Response.json({
-          choices: [{ index: 0, message: { role: "assistant", content: "whole", tool_calls: [{ id: "c1", type: "function", function: { name: "grep", arguments: '{"pattern":"x"}' } }] }, finish_reason: "tool_calls" }],
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: "whole",
+                tool_calls: [{ id: "c1", type: "function", function: { name: "grep", arguments: '{"pattern":"x"}' } }],
+              },
+              finish_reason: "tool_calls",
+            },
+          ],
           usage: { prompt_tokens: 9, completion_tokens: 3 },
         }),
     });
@@ -167,7 +219,10 @@ describe("streaming", () => {
       const events = await collect(client.stream(request(), signal()));
       expect(end(events)).toMatchObject({
         stopReason: "tool_use",
-        content: [{ type: "text", text: "whole" }, { type: "tool_use", id: "c1", name: "grep", input: { pattern: "x" } }],
+        content: [
+          { type: "text", text: "whole" },
+          { type: "tool_use", id: "c1", name: "grep", input: { pattern: "x" } },
+        ],
         usage: { inputTokens: 9, outputTokens: 3 },
       });
     } finally {
@@ -200,8 +255,14 @@ describe("tool calls", () => {
       ],
     });
     expect(mock.requests[0]?.body.tools).toEqual([
-      { type: "function", function: { name: "read_file", description: "Reads a file.", parameters: READ_SPEC.inputSchema } },
-      { type: "function", function: { name: "grep", description: "Searches files.", parameters: GREP_SPEC.inputSchema } },
+      {
+        type: "function",
+        function: { name: "read_file", description: "Reads a file.", parameters: READ_SPEC.inputSchema },
+      },
+      {
+        type: "function",
+        function: { name: "grep", description: "Searches files.", parameters: GREP_SPEC.inputSchema },
+      },
     ]);
   });
 
@@ -245,7 +306,9 @@ describe("tool calls", () => {
   });
 
   test("arguments that are not JSON become a call the registry answers with what was wrong", async () => {
-    await using mock = mockWith({ steps: [{ type: "tool_call", name: "read_file", id: "call_x", json: '{"path": "a.ts"', fragments: 2 }] });
+    await using mock = mockWith({
+      steps: [{ type: "tool_call", name: "read_file", id: "call_x", json: '{"path": "a.ts"', fragments: 2 }],
+    });
     const events = await collect(clientFor(mock).stream(request({ tools: [READ_SPEC] }), signal()));
     const [call] = ofType(events, "tool_use");
     expect(call?.name).toBe(INVALID_TOOL_CALL);
@@ -256,19 +319,45 @@ describe("tool calls", () => {
 
     const outcome = await registryOutcome(call as { id: string; name: string; input: unknown });
     expect(outcome.status).toBe("failed");
-    expect(outcome.output).toStartWith("Error: Your call of read_file could not be read: its arguments are not valid JSON");
+    expect(outcome.output).toStartWith(
+      "Error: Your call of read_file could not be read: its arguments are not valid JSON",
+    );
     expect(outcome.output).toContain("Call it again with its arguments as one JSON object.");
 
     // Sent back under the name meant, with empty arguments (servers may reject broken JSON).
-    const body = toOpenAIRequest(request({ messages: [{ role: "assistant", content: end(events).content }] }), { textToolCalls: false, includeUsage: false });
-    expect(body.messages[1]).toEqual({ role: "assistant", content: "", tool_calls: [{ id: "call_x", type: "function", function: { name: "read_file", arguments: "{}" } }] });
+    const body = toOpenAIRequest(request({ messages: [{ role: "assistant", content: end(events).content }] }), {
+      textToolCalls: false,
+      includeUsage: false,
+    });
+    expect(body.messages[1]).toEqual({
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "call_x", type: "function", function: { name: "read_file", arguments: "{}" } }],
+    });
   });
 
   test("servers without call ids or indexes still give distinct calls", async () => {
     await using mock = mockWith({
       steps: [
-        { type: "chunk", data: { choices: [{ index: 0, delta: { tool_calls: [{ function: { name: "grep", arguments: { pattern: "a" } } }] } }] } },
-        { type: "chunk", data: { choices: [{ index: 0, delta: { tool_calls: [{ id: "x2", function: { name: "grep", arguments: '{"pattern":"b"}' } }] } }] } },
+        {
+          type: "chunk",
+          data: {
+            choices: [
+              { index: 0, delta: { tool_calls: [{ function: { name: "grep", arguments: { pattern: "a" } } }] } },
+            ],
+          },
+        },
+        {
+          type: "chunk",
+          data: {
+            choices: [
+              {
+                index: 0,
+                delta: { tool_calls: [{ id: "x2", function: { name: "grep", arguments: '{"pattern":"b"}' } }] },
+              },
+            ],
+          },
+        },
       ],
       finishReason: "stop",
     });
@@ -296,10 +385,18 @@ async function registryOutcome(call: { id: string; name: string; input: unknown 
 
 describe("retries and failures", () => {
   test("429 with retry-after: a retry event with the server's delay, then the answer", async () => {
-    await using mock = mockWith({ status: 429, message: "Rate limit reached", retryAfter: 1 }, { steps: [{ type: "text", text: "after the wait" }] });
+    await using mock = mockWith(
+      { status: 429, message: "Rate limit reached", retryAfter: 1 },
+      { steps: [{ type: "text", text: "after the wait" }] },
+    );
     const started = Date.now();
     const events = await collect(clientFor(mock).stream(request(), signal()));
-    expect(events[0]).toEqual({ type: "retry", attempt: 2, delayMs: 1000, reason: "429 rate_limit_exceeded: Rate limit reached" });
+    expect(events[0]).toEqual({
+      type: "retry",
+      attempt: 2,
+      delayMs: 1000,
+      reason: "429 rate_limit_exceeded: Rate limit reached",
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(texts(events).join("")).toBe("after the wait");
     expect(mock.requests).toHaveLength(2);
@@ -314,24 +411,35 @@ describe("retries and failures", () => {
     const { events: none, error } = await settle(clientFor(bad).stream(request(), signal()));
     expect(none).toEqual([]);
     expect(error).toBeInstanceOf(ModelError);
-    expect((error as ModelError).message).toBe("Ollama rejected the request as invalid (400 invalid_request_error: max_tokens is too large).");
+    expect((error as ModelError).message).toBe(
+      "Ollama rejected the request as invalid (400 invalid_request_error: max_tokens is too large).",
+    );
     expect(bad.requests).toHaveLength(1);
 
     await using down = mockWith({ status: 503 }, { status: 503 }, { status: 503 });
     const failed = await settle(clientFor(down).stream(request(), signal()));
     expect(ofType(failed.events, "retry")).toHaveLength(2);
-    expect((failed.error as ModelError).message).toContain("Ollama had a server error (503 server_error: mock error 503); gave up after 3 attempts.");
+    expect((failed.error as ModelError).message).toContain(
+      "Ollama had a server error (503 server_error: mock error 503); gave up after 3 attempts.",
+    );
     expect((failed.error as ModelError).retryable).toBe(true);
   });
 
   test("a server that closes mid-stream is asked again; the retry voids what was streamed", async () => {
-    await using mock = mockWith({ steps: [{ type: "text", text: "Half an ans" }, { type: "close" }] }, { steps: [{ type: "text", text: "A whole answer." }] });
+    await using mock = mockWith(
+      { steps: [{ type: "text", text: "Half an ans" }, { type: "close" }] },
+      { steps: [{ type: "text", text: "A whole answer." }] },
+    );
     const events = await collect(clientFor(mock).stream(request(), signal()));
     expect(events.map((event) => event.type)).toEqual(["text_delta", "retry", "text_delta", "message_end"]);
     expect(ofType(events, "retry")[0]?.reason).toBe("the response stream ended before [DONE]");
     expect(end(events).content).toEqual([{ type: "text", text: "A whole answer." }]);
 
-    await using always = mockWith(...Array.from({ length: 3 }, () => ({ steps: [{ type: "text" as const, text: "x" }, { type: "close" as const }] })));
+    await using always = mockWith(
+      ...Array.from({ length: 3 }, () => ({
+        steps: [{ type: "text" as const, text: "x" }, { type: "close" as const }],
+      })),
+    );
     const { error } = await settle(clientFor(always).stream(request(), signal()));
     expect((error as ModelError).message).toBe(
       `Could not get an answer from Ollama at ${always.url} (the response stream ended before [DONE]); gave up after 3 attempts. Check that the server is running, and the provider's "baseUrl" in ~/.garuda/models.json.`,
@@ -339,15 +447,30 @@ describe("retries and failures", () => {
   });
 
   test("an error chunk mid-stream (OpenRouter's) is retried", async () => {
-    await using mock = mockWith({ steps: [{ type: "text", text: "par" }, { type: "error", message: "Provider returned error", code: 502 }] }, { steps: [{ type: "text", text: "fine" }] });
+    await using mock = mockWith(
+      {
+        steps: [
+          { type: "text", text: "par" },
+          { type: "error", message: "Provider returned error", code: 502 },
+        ],
+      },
+      { steps: [{ type: "text", text: "fine" }] },
+    );
     const events = await collect(clientFor(mock).stream(request(), signal()));
     expect(ofType(events, "retry")[0]?.reason).toBe("502: Provider returned error");
     expect(end(events).content).toEqual([{ type: "text", text: "fine" }]);
   });
 
   test("a stalled stream is closed by the watchdog and asked again", async () => {
-    await using mock = mockWith({ steps: [{ type: "text", text: "thinking…" }, { type: "hang" }] }, { steps: [{ type: "text", text: "awake" }] });
-    const events = await within(collect(clientFor(mock, { idleTimeoutMs: 150 }).stream(request(), signal())), 3000, "the stalled stream");
+    await using mock = mockWith(
+      { steps: [{ type: "text", text: "thinking…" }, { type: "hang" }] },
+      { steps: [{ type: "text", text: "awake" }] },
+    );
+    const events = await within(
+      collect(clientFor(mock, { idleTimeoutMs: 150 }).stream(request(), signal())),
+      3000,
+      "the stalled stream",
+    );
     expect(ofType(events, "retry")[0]?.reason).toBe("the server sent nothing for 150 ms");
     expect(end(events).content).toEqual([{ type: "text", text: "awake" }]);
     await within(mock.requests[0]?.disconnected ?? Promise.resolve(), 2000, "closing the stalled request");
@@ -361,7 +484,14 @@ describe("retries and failures", () => {
     expect(first.value).toEqual({ type: "text_delta", text: "Starting" });
     const pending = iterator.next();
     controller.abort();
-    const error = await within(pending.then(() => undefined, (e: unknown) => e), 1000, "the abort");
+    const error = await within(
+      pending.then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+      1000,
+      "the abort",
+    );
     expect((error as Error).name).toBe("AbortError");
     await within(mock.requests[0]?.disconnected ?? Promise.resolve(), 2000, "the server seeing the client leave");
   });
@@ -373,7 +503,14 @@ describe("retries and failures", () => {
     expect((await iterator.next()).value).toMatchObject({ type: "retry", delayMs: 60_000 });
     const pending = iterator.next();
     controller.abort();
-    const error = await within(pending.then(() => undefined, (e: unknown) => e), 1000, "the abort");
+    const error = await within(
+      pending.then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+      1000,
+      "the abort",
+    );
     expect((error as Error).name).toBe("AbortError");
   });
 
@@ -381,20 +518,32 @@ describe("retries and failures", () => {
     const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
     const port = server.port;
     await server.stop(true);
-    const { events, error } = await settle(createOpenAICompatibleClient({ baseUrl: `http://127.0.0.1:${port}/v1`, provider: ollama, retry: FAST_RETRY }).stream(request(), signal()));
+    const { events, error } = await settle(
+      createOpenAICompatibleClient({
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        provider: ollama,
+        retry: FAST_RETRY,
+      }).stream(request(), signal()),
+    );
     expect(events).toEqual([]);
-    expect((error as ModelError).message).toBe(`Ollama is not running at http://127.0.0.1:${port} — start it with \`ollama serve\`.`);
+    expect((error as ModelError).message).toBe(
+      `Ollama is not running at http://127.0.0.1:${port} — start it with \`ollama serve\`.`,
+    );
   });
 
   test("errors say what to do: a refused key, a keyless server asking for one, an unknown model, a model without tools", async () => {
     const openrouter = BUILTIN_PROVIDERS.openrouter as NonNullable<(typeof BUILTIN_PROVIDERS)["openrouter"]>;
     await using keyed = startMockOpenAI({ apiKey: "right" });
-    const refused = await settle(clientFor(keyed, { apiKey: "wrong", provider: openrouter }).stream(request(), signal()));
+    const refused = await settle(
+      clientFor(keyed, { apiKey: "wrong", provider: openrouter }).stream(request(), signal()),
+    );
     expect((refused.error as ModelError).message).toBe(
       "OpenRouter did not accept the key (401 invalid_request_error: Incorrect API key provided). Check OPENROUTER_API_KEY, or run `garuda setup` to store a valid key.",
     );
     const keyless = await settle(clientFor(keyed).stream(request(), signal()));
-    expect((keyless.error as ModelError).message).toContain('Ollama asks for a key (401 invalid_request_error: Incorrect API key provided). Name the variable that holds it as "apiKeyEnv" of the provider "ollama"');
+    expect((keyless.error as ModelError).message).toContain(
+      'Ollama asks for a key (401 invalid_request_error: Incorrect API key provided). Name the variable that holds it as "apiKeyEnv" of the provider "ollama"',
+    );
 
     await using mock = mockWith(
       { status: 404, message: 'model "nope" not found, try pulling it first' },
@@ -405,25 +554,41 @@ describe("retries and failures", () => {
     expect((missing.error as ModelError).message).toContain('Ollama does not know the model "nope"');
     expect((missing.error as ModelError).message).toContain("try pulling it first");
     const noTools = await settle(clientFor(mock).stream(request({ model: "gemma:2b", tools: [READ_SPEC] }), signal()));
-    expect((noTools.error as ModelError).message).toContain('set "textToolCalls": true for "ollama/gemma:2b" under "models" in ~/.garuda/models.json');
+    expect((noTools.error as ModelError).message).toContain(
+      'set "textToolCalls": true for "ollama/gemma:2b" under "models" in ~/.garuda/models.json',
+    );
     const tooLong = await settle(clientFor(mock).stream(request(), signal()));
     expect((tooLong.error as ModelError).message).toContain("The request does not fit in the model's context");
   });
 
   test("a server that rejects stream_options is asked again without it, and usage is estimated", async () => {
-    await using mock = mockWith({ status: 400, message: "Unrecognized request argument supplied: stream_options" }, { steps: [{ type: "text", text: "hi" }] }, { steps: [{ type: "text", text: "again" }] });
+    await using mock = mockWith(
+      { status: 400, message: "Unrecognized request argument supplied: stream_options" },
+      { steps: [{ type: "text", text: "hi" }] },
+      { steps: [{ type: "text", text: "again" }] },
+    );
     const client = clientFor(mock);
     const events = await collect(client.stream(request(), signal()));
     expect(ofType(events, "retry")).toEqual([]);
     expect(end(events).usage.estimated).toBe(true);
     await collect(client.stream(request(), signal()));
-    expect(mock.requests.map((sent) => sent.body.stream_options)).toEqual([{ include_usage: true }, undefined, undefined]);
+    expect(mock.requests.map((sent) => sent.body.stream_options)).toEqual([
+      { include_usage: true },
+      undefined,
+      undefined,
+    ]);
   });
 
   test("error bodies of the usual servers are read", () => {
-    expect(errorDetails('{"error":{"message":"bad","type":"invalid_request_error","code":null}}')).toEqual({ message: "bad", errorType: "invalid_request_error" });
+    expect(errorDetails('{"error":{"message":"bad","type":"invalid_request_error","code":null}}')).toEqual({
+      message: "bad",
+      errorType: "invalid_request_error",
+    });
     expect(errorDetails('{"error":"model not found"}')).toEqual({ message: "model not found" });
-    expect(errorDetails('{"object":"error","message":"too long","type":"BadRequestError","code":400}')).toEqual({ message: "too long", errorType: "BadRequestError" });
+    expect(errorDetails('{"object":"error","message":"too long","type":"BadRequestError","code":400}')).toEqual({
+      message: "too long",
+      errorType: "BadRequestError",
+    });
     expect(errorDetails('{"detail":"Not Found"}')).toEqual({ message: "Not Found" });
     expect(errorDetails("<html><body>Bad Gateway</body></html>")).toEqual({ message: "Bad Gateway" });
   });
@@ -433,26 +598,40 @@ describe("text tool calls (models.json textToolCalls)", () => {
   test("the tools go into the system prompt, a fenced call becomes a tool_use, the text around it streams on", async () => {
     const reply = 'I will read it.\n```tool_call\n{"name": "read_file", "arguments": {"path": "notes.md"}}\n```\n';
     await using mock = mockWith({ steps: [{ type: "text", text: reply, fragments: 17 }] });
-    const events = await collect(clientFor(mock, { textToolCalls: true }).stream(request({ tools: [READ_SPEC] }), signal()));
+    const events = await collect(
+      clientFor(mock, { textToolCalls: true }).stream(request({ tools: [READ_SPEC] }), signal()),
+    );
 
     expect(texts(events).join("")).toBe("I will read it.\n");
     const [call] = ofType(events, "tool_use");
     expect(call).toMatchObject({ name: "read_file", input: { path: "notes.md" } });
-    expect(end(events)).toMatchObject({ stopReason: "tool_use", content: [{ type: "text", text: "I will read it.\n" }, { type: "tool_use", name: "read_file", input: { path: "notes.md" } }] });
+    expect(end(events)).toMatchObject({
+      stopReason: "tool_use",
+      content: [
+        { type: "text", text: "I will read it.\n" },
+        { type: "tool_use", name: "read_file", input: { path: "notes.md" } },
+      ],
+    });
 
     const body = mock.requests[0]?.body;
     expect(body.tools).toBeUndefined();
     expect(body.stop).toEqual(["<tool_result"]);
     expect(body.messages[0].role).toBe("system");
     expect(body.messages[0].content).toStartWith("You are Garuda, a coding agent.\n\n# Calling tools");
-    expect(body.messages[0].content).toContain('```tool_call\n{"name": "TOOL_NAME", "arguments": {"ARGUMENT": "VALUE"}}\n```');
-    expect(body.messages[0].content).toContain(`## read_file\n\nReads a file.\n\nInput schema: ${JSON.stringify(READ_SPEC.inputSchema)}`);
+    expect(body.messages[0].content).toContain(
+      '```tool_call\n{"name": "TOOL_NAME", "arguments": {"ARGUMENT": "VALUE"}}\n```',
+    );
+    expect(body.messages[0].content).toContain(
+      `## read_file\n\nReads a file.\n\nInput schema: ${JSON.stringify(READ_SPEC.inputSchema)}`,
+    );
   });
 
   test("a malformed fenced call becomes a call the registry answers with how to write it", async () => {
     const reply = 'Let me look.\n```tool_call\n{"name": "read_file", "arguments": {"path": "a.md"}\n```\nDone?';
     await using mock = mockWith({ steps: [{ type: "text", text: reply, fragments: 9 }] });
-    const events = await collect(clientFor(mock, { textToolCalls: true }).stream(request({ tools: [READ_SPEC] }), signal()));
+    const events = await collect(
+      clientFor(mock, { textToolCalls: true }).stream(request({ tools: [READ_SPEC] }), signal()),
+    );
     expect(texts(events).join("")).toBe("Let me look.\nDone?");
     const [call] = ofType(events, "tool_use");
     expect(call?.name).toBe(INVALID_TOOL_CALL);
@@ -487,11 +666,22 @@ describe("text tool calls (models.json textToolCalls)", () => {
         ],
       },
     ];
-    const body = toOpenAIRequest(request({ messages, tools: [READ_SPEC] }), { textToolCalls: true, includeUsage: true });
+    const body = toOpenAIRequest(request({ messages, tools: [READ_SPEC] }), {
+      textToolCalls: true,
+      includeUsage: true,
+    });
     expect(body.messages.slice(1)).toEqual([
       { role: "user", content: "Read a.md" },
-      { role: "assistant", content: 'Reading.\n\n```tool_call\n{"name":"read_file","arguments":{"path":"a.md"}}\n```\n\n```tool_call\n{"name": oops}\n```' },
-      { role: "user", content: '<tool_result name="read_file">\n# A\n</tool_result>\n\n<tool_result name="__invalid_tool_call">\nError: bad\n</tool_result>' },
+      {
+        role: "assistant",
+        content:
+          'Reading.\n\n```tool_call\n{"name":"read_file","arguments":{"path":"a.md"}}\n```\n\n```tool_call\n{"name": oops}\n```',
+      },
+      {
+        role: "user",
+        content:
+          '<tool_result name="read_file">\n# A\n</tool_result>\n\n<tool_result name="__invalid_tool_call">\nError: bad\n</tool_result>',
+      },
     ]);
   });
 
@@ -533,12 +723,19 @@ describe("text tool calls (models.json textToolCalls)", () => {
       ]);
     }
     // The closing fence may be missing at the very end (a stop sequence, say).
-    expect(summary(stream('Go.\n```tool_call\n{"name": "grep", "arguments": {"pattern": "a"}}\n', 4))).toEqual(["Go.\n", { name: "grep", input: { pattern: "a" } }]);
+    expect(summary(stream('Go.\n```tool_call\n{"name": "grep", "arguments": {"pattern": "a"}}\n', 4))).toEqual([
+      "Go.\n",
+      { name: "grep", input: { pattern: "a" } },
+    ]);
     const unclosed = stream('```tool_call\n{"name": "grep", "arguments": {"pattern": ', 5);
     expect(unclosed).toHaveLength(1);
-    expect(unclosed[0]?.type === "tool_use" && (unclosed[0].block.input as InvalidToolCallInput).error).toContain("the block was not closed with ```, and its JSON is not valid");
+    expect(unclosed[0]?.type === "tool_use" && (unclosed[0].block.input as InvalidToolCallInput).error).toContain(
+      "the block was not closed with ```, and its JSON is not valid",
+    );
     const nameless = stream('```tool_call\n{"arguments": {}}\n```', 3);
-    expect(nameless[0]?.type === "tool_use" && (nameless[0].block.input as InvalidToolCallInput).error).toContain('the object has no "name"');
+    expect(nameless[0]?.type === "tool_use" && (nameless[0].block.input as InvalidToolCallInput).error).toContain(
+      'the object has no "name"',
+    );
   });
 
   test("the section lists every tool with its schema", () => {
@@ -551,7 +748,8 @@ describe("text tool calls (models.json textToolCalls)", () => {
 
 describe("SSE reading", () => {
   test("CRLF line ends, comments, multi-line data, and a last event without its blank line", async () => {
-    const body = new Response(": keep-alive\r\n\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nevent: x\ndata: two\n\ndata: last").body as ReadableStream<Uint8Array>;
+    const body = new Response(': keep-alive\r\n\r\ndata: {"a":\r\ndata: 1}\r\n\r\nevent: x\ndata: two\n\ndata: last')
+      .body as ReadableStream<Uint8Array>;
     let bytes = 0;
     const events = [];
     for await (const event of sseEvents(body, () => bytes++)) events.push(event);
@@ -566,7 +764,9 @@ describe("SSE reading", () => {
 
 describe("openModelClient", () => {
   test("an openai-compatible connection streams from its base URL, keyless, with the model's textToolCalls", async () => {
-    await using mock = mockWith({ steps: [{ type: "text", text: '```tool_call\n{"name": "grep", "arguments": {"pattern": "x"}}\n```' }] });
+    await using mock = mockWith({
+      steps: [{ type: "text", text: '```tool_call\n{"name": "grep", "arguments": {"pattern": "x"}}\n```' }],
+    });
     const client = await openModelClient({ provider: ollama, baseUrl: mock.url, model: { textToolCalls: true } });
     const events = await collect(client.stream(request({ tools: [GREP_SPEC] }), signal()));
     expect(ofType(events, "tool_use")[0]).toMatchObject({ name: "grep", input: { pattern: "x" } });
@@ -580,8 +780,18 @@ describe("the mock server", () => {
     using dir = tempDir("garuda-mock-openai-");
     const script = join(dir.path, "script.json");
     const record = join(dir.path, "requests.jsonl");
-    await Bun.write(script, JSON.stringify({ responses: [{ steps: [{ type: "text", text: "Hello", fragments: 2 }] }], loop: true, models: ["qwen3:8b"] }));
-    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../support/mockOpenAI.ts"), "--script", script, "--record", record], { stdout: "pipe", stderr: "pipe" });
+    await Bun.write(
+      script,
+      JSON.stringify({
+        responses: [{ steps: [{ type: "text", text: "Hello", fragments: 2 }] }],
+        loop: true,
+        models: ["qwen3:8b"],
+      }),
+    );
+    const child = Bun.spawn(
+      [process.execPath, join(import.meta.dir, "../support/mockOpenAI.ts"), "--script", script, "--record", record],
+      { stdout: "pipe", stderr: "pipe" },
+    );
     try {
       const reader = child.stdout.getReader();
       let output = "";
@@ -607,7 +817,10 @@ describe("the mock server", () => {
         expect(chunks.at(-1).choices[0].finish_reason).toBe("stop");
       }
       const { readFileSync } = await import("node:fs");
-      const lines = readFileSync(record, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+      const lines = readFileSync(record, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
       expect(lines.map((line) => line.path)).toEqual(["/v1/models", "/v1/chat/completions", "/v1/chat/completions"]);
     } finally {
       child.kill("SIGTERM");

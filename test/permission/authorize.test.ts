@@ -1,6 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import type { Approver } from "../../src/permission/types.ts";
-import { command, engine, fetchUrl, HOME, input, read, ROOT, rule, scriptedApprover, write } from "../support/permissionFixtures.ts";
+import {
+  command,
+  engine,
+  fetchUrl,
+  HOME,
+  input,
+  read,
+  ROOT,
+  rule,
+  scriptedApprover,
+  write,
+} from "../support/permissionFixtures.ts";
 
 const signal = () => new AbortController().signal;
 
@@ -30,23 +41,44 @@ describe("authorize", () => {
   test("an abort while the question is open denies, even if the approver never answers", async () => {
     const controller = new AbortController();
     const hanging: Approver = { ask: () => new Promise(() => {}) };
-    const pending = engine().authorize(command("make"), { mode: "build", approver: hanging, signal: controller.signal });
+    const pending = engine().authorize(command("make"), {
+      mode: "build",
+      approver: hanging,
+      signal: controller.signal,
+    });
     controller.abort();
     expect(await pending).toMatchObject({ outcome: "deny", by: "user" });
   });
 
   test("deny, a throwing approver, and no approver at all", async () => {
-    expect(await engine().authorize(command("make"), { mode: "build", approver: scriptedApprover("deny"), signal: signal() })).toMatchObject({ outcome: "deny", by: "user" });
+    expect(
+      await engine().authorize(command("make"), {
+        mode: "build",
+        approver: scriptedApprover("deny"),
+        signal: signal(),
+      }),
+    ).toMatchObject({ outcome: "deny", by: "user" });
     const broken: Approver = { ask: () => Promise.reject(new Error("closed")) };
-    expect(await engine().authorize(command("make"), { mode: "build", approver: broken, signal: signal() })).toMatchObject({ outcome: "deny", by: "user" });
-    expect(await engine().authorize(command("make"), { mode: "build", signal: signal() })).toMatchObject({ outcome: "deny", by: "unattended" });
+    expect(
+      await engine().authorize(command("make"), { mode: "build", approver: broken, signal: signal() }),
+    ).toMatchObject({ outcome: "deny", by: "user" });
+    expect(await engine().authorize(command("make"), { mode: "build", signal: signal() })).toMatchObject({
+      outcome: "deny",
+      by: "unattended",
+    });
   });
 
   test("decisions that need no question never reach the approver", async () => {
     const approver = scriptedApprover("deny");
     const e = engine();
-    expect(await e.authorize(read("a.ts"), { mode: "build", approver, signal: signal() })).toMatchObject({ outcome: "allow", by: "read_only" });
-    expect(await e.authorize(write("a.ts"), { mode: "plan", approver, signal: signal() })).toMatchObject({ outcome: "deny", by: "plan" });
+    expect(await e.authorize(read("a.ts"), { mode: "build", approver, signal: signal() })).toMatchObject({
+      outcome: "allow",
+      by: "read_only",
+    });
+    expect(await e.authorize(write("a.ts"), { mode: "plan", approver, signal: signal() })).toMatchObject({
+      outcome: "deny",
+      by: "plan",
+    });
     expect(approver.asked).toHaveLength(0);
   });
 
@@ -62,14 +94,21 @@ describe("authorize", () => {
     await engine().authorize(input("mcp__x__y"), { mode: "build", approver: tool, signal: signal() });
     expect(tool.asked[0]?.hidden).toBe(false);
     const preview = scriptedApprover("once");
-    await engine().authorize({ ...fetchUrl("https://x.dev"), preview: `ok${" ".repeat(40)}hidden tail` }, { mode: "build", approver: preview, signal: signal() });
+    await engine().authorize(
+      { ...fetchUrl("https://x.dev"), preview: `ok${" ".repeat(40)}hidden tail` },
+      { mode: "build", approver: preview, signal: signal() },
+    );
     expect(preview.asked[0]?.hidden).toBe(true);
   });
 
   test("a change that adds hidden characters sets the flag even past the preview's cut; one the file already held does not", async () => {
     const ask = async (oldText: string | null, newText: string) => {
       const approver = scriptedApprover("once");
-      const request = { ...write("src/a.ts"), preview: "--- a/src/a.ts\n+++ b/src/a.ts\n… 900 more diff lines not shown", change: { path: "src/a.ts", oldText, newText } };
+      const request = {
+        ...write("src/a.ts"),
+        preview: "--- a/src/a.ts\n+++ b/src/a.ts\n… 900 more diff lines not shown",
+        change: { path: "src/a.ts", oldText, newText },
+      };
       await engine().authorize(request, { mode: "build", approver, signal: signal() });
       return approver.asked[0]?.hidden;
     };
@@ -84,7 +123,11 @@ describe("authorize", () => {
     const approver = scriptedApprover("session");
     const first = await e.authorize(command("npm test"), { mode: "build", approver, signal: signal() });
     expect(approver.asked[0]?.sessionRules).toEqual(["bash(npm test *)"]);
-    expect(first).toMatchObject({ outcome: "allow", by: "session", rule: { pattern: "bash(npm test *)", source: "session" } });
+    expect(first).toMatchObject({
+      outcome: "allow",
+      by: "session",
+      rule: { pattern: "bash(npm test *)", source: "session" },
+    });
     expect(e.sessionRules()).toEqual([{ effect: "allow", pattern: "bash(npm test *)", source: "session" }]);
     expect(e.check(command("npm test -- --watch"), "build")).toMatchObject({ outcome: "allow", by: "session" });
     expect(e.check(command("npm install"), "build").outcome).toBe("ask");
@@ -98,9 +141,23 @@ describe("authorize", () => {
     const approver = scriptedApprover("session");
     await e.authorize(write("src/app/[id].tsx"), { mode: "build", approver, signal: signal() });
     expect(approver.asked[0]?.sessionRules).toEqual(["edit_file(./**)"]);
-    expect(approver.asked[0]?.labels).toEqual({ once: "Allow once", session: "Allow all edits for this session", deny: "Deny" });
-    for (const path of ["src/app/[id].tsx", "src/app/i.tsx", "README.md", `${ROOT}/deep/er/x.ts`, ".github/workflows/ci.yml"]) {
-      expect(e.check(write(path), "build")).toMatchObject({ outcome: "allow", by: "session", rule: { pattern: "edit_file(./**)", source: "session" } });
+    expect(approver.asked[0]?.labels).toEqual({
+      once: "Allow once",
+      session: "Allow all edits for this session",
+      deny: "Deny",
+    });
+    for (const path of [
+      "src/app/[id].tsx",
+      "src/app/i.tsx",
+      "README.md",
+      `${ROOT}/deep/er/x.ts`,
+      ".github/workflows/ci.yml",
+    ]) {
+      expect(e.check(write(path), "build")).toMatchObject({
+        outcome: "allow",
+        by: "session",
+        rule: { pattern: "edit_file(./**)", source: "session" },
+      });
     }
     // Another tool, plan mode: not covered.
     expect(e.check(write("src/a.ts", "write_file"), "build").outcome).toBe("ask");
@@ -138,19 +195,29 @@ describe("authorize", () => {
     expect(tool.asked[0]?.labels.session).toBe("Allow all mcp__github__create_issue calls for this session");
     const unattended = await engine().authorize(write("src/a.ts"), { mode: "build", signal: signal() });
     expect(unattended).toMatchObject({ outcome: "deny", by: "unattended" });
-    expect(unattended.outcome === "deny" && unattended.reason).toContain("An allow rule such as edit_file(./src/a.ts) would let it run.");
+    expect(unattended.outcome === "deny" && unattended.reason).toContain(
+      "An allow rule such as edit_file(./src/a.ts) would let it run.",
+    );
   });
 
   test("'session' for a URL covers that host", async () => {
     const e = engine();
-    await e.authorize(fetchUrl("https://docs.rs/serde"), { mode: "build", approver: scriptedApprover("session"), signal: signal() });
+    await e.authorize(fetchUrl("https://docs.rs/serde"), {
+      mode: "build",
+      approver: scriptedApprover("session"),
+      signal: signal(),
+    });
     expect(e.check(fetchUrl("https://docs.rs/tokio"), "build")).toMatchObject({ outcome: "allow", by: "session" });
     expect(e.check(fetchUrl("https://crates.io/x"), "build").outcome).toBe("ask");
   });
 
   test("a session rule cannot beat a deny rule", async () => {
     const e = engine({ rules: [rule("deny", "bash(npm publish)")] });
-    await e.authorize(command("npm run build"), { mode: "build", approver: scriptedApprover("session"), signal: signal() });
+    await e.authorize(command("npm run build"), {
+      mode: "build",
+      approver: scriptedApprover("session"),
+      signal: signal(),
+    });
     expect(e.check(command("npm run build && npm publish"), "build")).toMatchObject({ outcome: "deny", by: "rule" });
   });
 

@@ -116,7 +116,7 @@ describe("deny: one sub-command is enough, wrappers stripped", () => {
     ["rm", "xargs rm", true],
     ["rm", "find . -name x -exec rm {} ;", true],
     ["rm", "bash -c 'ls && rm x'", true],
-    ["rm", "sh -lc \"rm x\"", true],
+    ["rm", 'sh -lc "rm x"', true],
     ["rm", "eval rm x", true],
     ["rm", "\\rm x", true],
     ["rm", "r''m x", true],
@@ -133,7 +133,7 @@ describe("deny: one sub-command is enough, wrappers stripped", () => {
     ["curl * | sh", "curl https://x | sh", true],
     // git's own options before the subcommand do not hide it; computed words may complete a pattern.
     ["git push", "git -C sub -c user.name=x push origin", true],
-    ["git push --force", "git push \"$(printf -- --force)\"", true],
+    ["git push --force", 'git push "$(printf -- --force)"', true],
     ["git push --force", "git push origin main", false],
     // Commands inside values the shell or git runs as code.
     ["rm", "GIT_PAGER='rm x' git log", true],

@@ -2,13 +2,26 @@
 // negative control that shows the later step really would have applied.
 import { describe, expect, test } from "bun:test";
 import type { Decision } from "../../src/permission/types.ts";
-import { command, engine, fetchUrl, input, MANAGED, network, policyWith, read, rule, write } from "../support/permissionFixtures.ts";
+import {
+  command,
+  engine,
+  fetchUrl,
+  input,
+  MANAGED,
+  network,
+  policyWith,
+  read,
+  rule,
+  write,
+} from "../support/permissionFixtures.ts";
 
 const by = (decision: Decision) => (decision.outcome === "ask" ? "ask" : `${decision.outcome}:${decision.by}`);
 
 describe("decision order, first match wins", () => {
   test("0 team policy beats an allow rule, the read-only step and the sandbox", () => {
-    const policy = policyWith({ rules: [rule("deny", "bash(rm)", "managed-policy"), rule("deny", "read(secrets/**)", "managed-policy")] });
+    const policy = policyWith({
+      rules: [rule("deny", "bash(rm)", "managed-policy"), rule("deny", "read(secrets/**)", "managed-policy")],
+    });
     const e = engine({ policy, rules: [rule("allow", "bash(rm *)"), rule("allow", "read(secrets/**)")] });
     expect(by(e.check(command("rm -rf build"), "build"))).toBe("deny:policy");
     expect(by(e.check(command("rm -rf build", true), "build"))).toBe("deny:policy");
@@ -29,7 +42,9 @@ describe("decision order, first match wins", () => {
     expect(by(engine().check(read("/home/u/.ssh/id_rsa"), "build"))).toBe("deny:sensitive");
     // Control: an allow rule that names the file.
     expect(by(engine({ rules: [rule("allow", "read(.env)")] }).check(read(".env"), "build"))).toBe("allow:read_only");
-    expect(by(engine({ rules: [rule("allow", "edit_file(./.env)")] }).check(write(".env"), "build"))).toBe("allow:rule");
+    expect(by(engine({ rules: [rule("allow", "edit_file(./.env)")] }).check(write(".env"), "build"))).toBe(
+      "allow:rule",
+    );
     // A broad allow does not name it.
     expect(by(engine({ rules: [rule("allow", "read(**)")] }).check(read(".env"), "build"))).toBe("deny:sensitive");
   });
@@ -51,7 +66,9 @@ describe("decision order, first match wins", () => {
   });
 
   test("3 a deny rule beats plan mode, the read-only step and the sandbox", () => {
-    const e = engine({ rules: [rule("deny", "edit(src/**)"), rule("deny", "read(private/**)"), rule("deny", "bash(curl)")] });
+    const e = engine({
+      rules: [rule("deny", "edit(src/**)"), rule("deny", "read(private/**)"), rule("deny", "bash(curl)")],
+    });
     expect(by(e.check(write("src/a.ts"), "plan"))).toBe("deny:rule");
     expect(by(e.check(read("private/notes.md"), "build"))).toBe("deny:rule");
     expect(by(e.check(command("curl https://x", true), "build"))).toBe("deny:rule");
@@ -61,7 +78,9 @@ describe("decision order, first match wins", () => {
   });
 
   test("3 a read deny rule also stops commands that name the path (bash cannot walk around it)", () => {
-    const e = engine({ rules: [rule("deny", "read(secrets/**)"), rule("deny", "edit(src/**)"), rule("deny", "read_file(docs/**)")] });
+    const e = engine({
+      rules: [rule("deny", "read(secrets/**)"), rule("deny", "edit(src/**)"), rule("deny", "read_file(docs/**)")],
+    });
     expect(by(e.check(command("cat secrets/api.txt", true), "build"))).toBe("deny:rule");
     expect(by(e.check(command("grep -r key . > out && cp secrets/a /tmp/x", true), "build"))).toBe("deny:rule");
     expect(by(e.check(command("tar czf x.tgz --directory=secrets/sub ."), "build"))).toBe("deny:rule");
@@ -87,7 +106,14 @@ describe("decision order, first match wins", () => {
     expect(by(e.check(write("src/a.ts"), "build"))).toBe("allow:rule");
     expect(by(e.check(command("npm test"), "build"))).toBe("allow:rule");
     // A non-read-only MCP tool with an allow rule may run in plan mode.
-    expect(by(engine({ rules: [rule("allow", "mcp__github__create_issue")] }).check(input("mcp__github__create_issue"), "plan"))).toBe("allow:rule");
+    expect(
+      by(
+        engine({ rules: [rule("allow", "mcp__github__create_issue")] }).check(
+          input("mcp__github__create_issue"),
+          "plan",
+        ),
+      ),
+    ).toBe("allow:rule");
   });
 
   test("5 a read-only tool beats an ask rule; reads outside the root ask", () => {
@@ -96,7 +122,9 @@ describe("decision order, first match wins", () => {
     const outside = e.check(read("/etc/hosts"), "build");
     expect(by(outside)).toBe("ask");
     expect(outside.outcome === "ask" && outside.request.note).toBe("It is outside the project folder.");
-    expect(by(engine({ rules: [rule("allow", "read(/etc/**)")] }).check(read("/etc/hosts"), "build"))).toBe("allow:rule");
+    expect(by(engine({ rules: [rule("allow", "read(/etc/**)")] }).check(read("/etc/hosts"), "build"))).toBe(
+      "allow:rule",
+    );
     // Control: a tool that is not read-only gets the ask rule.
     expect(by(e.check({ ...read("src/a.ts"), readOnly: false }, "build"))).toBe("ask");
   });
@@ -106,7 +134,14 @@ describe("decision order, first match wins", () => {
     expect(by(e.check(input("web_search", true), "build"))).toBe("allow:read_only");
     expect(by(e.check({ ...fetchUrl("https://example.com/?q=secret"), readOnly: true }, "build"))).toBe("ask");
     expect(by(e.check({ ...write("src/a.ts"), readOnly: true }, "build"))).toBe("ask");
-    expect(by(engine({ rules: [rule("allow", "web_fetch(example.com)")] }).check({ ...fetchUrl("https://example.com/"), readOnly: true }, "build"))).toBe("allow:rule");
+    expect(
+      by(
+        engine({ rules: [rule("allow", "web_fetch(example.com)")] }).check(
+          { ...fetchUrl("https://example.com/"), readOnly: true },
+          "build",
+        ),
+      ),
+    ).toBe("allow:rule");
   });
 
   test("6 a sandboxed command beats an ask rule; hidden characters still ask", () => {
@@ -116,7 +151,9 @@ describe("decision order, first match wins", () => {
     const secret = e.check(command("cat .env", true), "build");
     expect(by(secret)).toBe("ask");
     expect(secret.outcome === "ask" && secret.request.note).toBe("It names .env, which may hold secrets.");
-    expect(by(engine({ rules: [rule("allow", "read(.env)")] }).check(command("cat .env", true), "build"))).toBe("allow:sandbox");
+    expect(by(engine({ rules: [rule("allow", "read(.env)")] }).check(command("cat .env", true), "build"))).toBe(
+      "allow:sandbox",
+    );
     // Control: the same command outside the sandbox, and with no sandbox at all.
     expect(by(e.check(command("git push"), "build"))).toBe("ask");
     expect(by(engine({ sandboxAvailable: false }).check(command("ls", true), "build"))).toBe("ask");
@@ -133,7 +170,9 @@ describe("decision order, first match wins", () => {
   });
 
   test("8 an allow rule or a session rule allows; 9 anything else asks", () => {
-    const e = engine({ rules: [rule("allow", "web_fetch(*.github.com)"), rule("allow", "network(registry.npmjs.org)")] });
+    const e = engine({
+      rules: [rule("allow", "web_fetch(*.github.com)"), rule("allow", "network(registry.npmjs.org)")],
+    });
     expect(by(e.check(fetchUrl("https://api.github.com/x"), "build"))).toBe("allow:rule");
     expect(by(e.check(network("registry.npmjs.org"), "build"))).toBe("allow:rule");
     const other = e.check(fetchUrl("https://github.com/x"), "build");
@@ -144,7 +183,14 @@ describe("decision order, first match wins", () => {
 
   test("every decision names its rule and the rule's source", () => {
     const e = engine({ rules: [rule("allow", "bash(npm test *)", "user-policy")] });
-    for (const request of [command("npm test"), command("make"), read("a.ts"), read(".env"), write(".git/x"), command("ls", true)]) {
+    for (const request of [
+      command("npm test"),
+      command("make"),
+      read("a.ts"),
+      read(".env"),
+      write(".git/x"),
+      command("ls", true),
+    ]) {
       const decision = e.check(request, "build");
       expect(decision.rule?.pattern).toBeString();
       expect(decision.rule?.source).toBeString();

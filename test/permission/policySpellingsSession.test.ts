@@ -15,13 +15,19 @@ test("a computed program name is refused through the bash tool, with the reason;
   const approver = answering();
   await using s = await session(
     where,
-    [fake.toolCall("bash", { command: "x=rm; $x victim" }), fake.toolCall("bash", { command: "echo home=$HOME" }), fake.text("done")],
+    [
+      fake.toolCall("bash", { command: "x=rm; $x victim" }),
+      fake.toolCall("bash", { command: "echo home=$HOME" }),
+      fake.text("done"),
+    ],
     approver,
   );
   const { events } = await s.prompt("clean up");
   const [refused, ran] = results(events);
   expect(refused?.status).toBe("denied");
-  expect(refused?.output).toContain("forbids some commands (rm), and Garuda cannot tell which program this command runs: the program name `$x` is computed when it runs");
+  expect(refused?.output).toContain(
+    "forbids some commands (rm), and Garuda cannot tell which program this command runs: the program name `$x` is computed when it runs",
+  );
   expect(existsSync(victim)).toBe(true);
   expect(ran?.status).toBe("completed");
   expect(ran?.output).toContain("home=");

@@ -2,7 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { parseRule, ruleProblem, toolMatches } from "../../src/permission/ruleSyntax.ts";
 import type { PermissionRequest, PermissionTarget } from "../../src/permission/types.ts";
 
-const request = (tool: string, target: PermissionTarget): PermissionRequest => ({ tool, readOnly: false, target, title: tool, preview: "" });
+const request = (tool: string, target: PermissionTarget): PermissionRequest => ({
+  tool,
+  readOnly: false,
+  target,
+  title: tool,
+  preview: "",
+});
 
 describe("rule syntax", () => {
   test.each([

@@ -26,12 +26,16 @@ describe("sensitive files", () => {
     expect(sensitivePattern(path)).toBeString();
   });
 
-  test.each(["/p/src/env.ts", "/p/.env.example", "/p/.env.sample", "/p/README.md", "/p/keys.ts", "/home/u/.garuda/models.json"])(
-    "%p is not sensitive",
-    (path) => {
-      expect(sensitivePattern(path)).toBeUndefined();
-    },
-  );
+  test.each([
+    "/p/src/env.ts",
+    "/p/.env.example",
+    "/p/.env.sample",
+    "/p/README.md",
+    "/p/keys.ts",
+    "/home/u/.garuda/models.json",
+  ])("%p is not sensitive", (path) => {
+    expect(sensitivePattern(path)).toBeUndefined();
+  });
 
   test("an allow rule names a sensitive file only on purpose", () => {
     expect(namesSensitive(".env", "/p/.env", ctx)).toBe(true);

@@ -17,12 +17,20 @@ describe("session rules take the narrowest useful shape", () => {
     expect(sessionPrefix(line.split(" "))).toBe(prefix);
   });
 
-  test.each(["rm -rf build", "git push origin main", "curl https://x", "sudo apt install x", "node -e 'x'", "git -C x status", "FOO=1 make", "export PATH=./bin:$PATH", "set -e", "unset HOME"])(
-    "%p gets no session rule",
-    (line) => {
-      expect(sessionPrefix(line.split(" "))).toBeUndefined();
-    },
-  );
+  test.each([
+    "rm -rf build",
+    "git push origin main",
+    "curl https://x",
+    "sudo apt install x",
+    "node -e 'x'",
+    "git -C x status",
+    "FOO=1 make",
+    "export PATH=./bin:$PATH",
+    "set -e",
+    "unset HOME",
+  ])("%p gets no session rule", (line) => {
+    expect(sessionPrefix(line.split(" "))).toBeUndefined();
+  });
 
   const proposed = (request: Parameters<ReturnType<typeof engine>["check"]>[0]) => {
     const decision = engine().check(request, "build");

@@ -23,7 +23,7 @@ describe("parseShell finds every simple command", () => {
     ['echo "a && b; c | d"', ["echo a && b; c | d"]],
     ["cat <<EOF\n$(rm x)\nEOF", ["cat", "rm x"]],
     ["cat <<'EOF'\n$(rm x)\nEOF", ["cat"]],
-    ['echo "$(echo "$(rm x)")"', ['echo $(echo "$(rm x)")', 'echo $(rm x)', "rm x"]],
+    ['echo "$(echo "$(rm x)")"', ['echo $(echo "$(rm x)")', "echo $(rm x)", "rm x"]],
   ])("%p", (line, expected) => {
     const parsed = parseShell(line);
     expect(parsed.ok).toBe(true);
@@ -44,7 +44,10 @@ describe("parseShell finds every simple command", () => {
     expect(shapes('"$DIR/tool" x')[0]).toMatchObject({ known: false, single: true, base: "tool" });
     expect(shapes("$DIR/tool x")[0]).toMatchObject({ known: false, single: false });
     expect(shapes("$DIR/tool x")[0]?.base).toBeUndefined();
-    expect(shapes("/bin/r? x")[0]).toMatchObject({ known: false, why: "has glob characters, so the file it names is picked when it runs" });
+    expect(shapes("/bin/r? x")[0]).toMatchObject({
+      known: false,
+      why: "has glob characters, so the file it names is picked when it runs",
+    });
     expect(shapes('env FOO="$x" y')[1]).toMatchObject({ known: false, single: true, head: "FOO=" });
   });
 
@@ -56,7 +59,11 @@ describe("parseShell finds every simple command", () => {
     expect(stdin("{ sh; } <<< 'ls'")).toEqual(["here", "here"]);
     expect(stdin("echo a | { sh; }")).toEqual(["-", "pipe"]);
     expect(parseShell("sh <<END\nrm $x\nEND").commands[0]?.stdin).toMatchObject({ kind: "here", known: false });
-    expect(parseShell("sh <<'END'\nrm $x\nEND").commands[0]?.stdin).toMatchObject({ kind: "here", known: true, text: "rm $x\n" });
+    expect(parseShell("sh <<'END'\nrm $x\nEND").commands[0]?.stdin).toMatchObject({
+      kind: "here",
+      known: true,
+      text: "rm $x\n",
+    });
   });
 
   test("redirections: files written, descriptor copies and /dev/null left out", () => {
@@ -75,7 +82,10 @@ describe("parseShell finds every simple command", () => {
   });
 
   test("roughParts over-splits on purpose", () => {
-    expect(roughParts("echo 'a && rm -rf x'")).toEqual([["echo", "a"], ["rm", "-rf", "x"]]);
+    expect(roughParts("echo 'a && rm -rf x'")).toEqual([
+      ["echo", "a"],
+      ["rm", "-rf", "x"],
+    ]);
     expect(roughParts("{rm,-rf,/}")).toEqual([["rm", "-rf", "/"]]);
   });
 });
@@ -93,7 +103,9 @@ describe("what a command really runs", () => {
     ["sudo", "sudo"],
     ["/usr/local/bin/git push", "git push"],
   ])("%p → %p", (line, expected) => {
-    expect(normalizeForDeny(line.split(" ").map((word) => word.replace(/'/g, ""))).join(" ")).toBe(expected.replace(/'/g, ""));
+    expect(normalizeForDeny(line.split(" ").map((word) => word.replace(/'/g, ""))).join(" ")).toBe(
+      expected.replace(/'/g, ""),
+    );
   });
 
   test("env -S splits its string", () => {

@@ -11,7 +11,11 @@ import { MODEL, ofType, readTool, testRuntime, texts, turn } from "../support/ru
 function withoutCacheControl(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutCacheControl);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).filter(([key]) => key !== "cache_control").map(([key, item]) => [key, withoutCacheControl(item)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== "cache_control")
+        .map(([key, item]) => [key, withoutCacheControl(item)]),
+    );
   }
   return value;
 }
@@ -26,7 +30,10 @@ test("a turn end to end through the Anthropic client: tool call, result, answer;
         ],
         usage: { input_tokens: 1_200, output_tokens: 40, cache_creation_input_tokens: 1_000 },
       },
-      { steps: [{ type: "text", text: "It says alpha.", fragments: 3 }], usage: { input_tokens: 30, output_tokens: 8, cache_read_input_tokens: 1_100 } },
+      {
+        steps: [{ type: "text", text: "It says alpha.", fragments: 3 }],
+        usage: { input_tokens: 30, output_tokens: 8, cache_read_input_tokens: 1_100 },
+      },
     ],
   });
   const client = createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
@@ -35,8 +42,12 @@ test("a turn end to end through the Anthropic client: tool call, result, answer;
   const { stop, events } = await turn(real.runtime, "What is in a.txt?");
   expect(stop).toBe("done");
   expect(texts(events)).toBe("Let me read it.It says alpha.");
-  expect(ofType(events, "tool_call")).toEqual([expect.objectContaining({ callId: "toolu_01", tool: "read", input: { path: "a.txt" } })]);
-  expect(ofType(events, "tool_result")).toEqual([expect.objectContaining({ callId: "toolu_01", status: "completed", output: "alpha" })]);
+  expect(ofType(events, "tool_call")).toEqual([
+    expect.objectContaining({ callId: "toolu_01", tool: "read", input: { path: "a.txt" } }),
+  ]);
+  expect(ofType(events, "tool_result")).toEqual([
+    expect.objectContaining({ callId: "toolu_01", status: "completed", output: "alpha" }),
+  ]);
   expect(real.runtime.tokensUsed).toBe(1_200 + 40 + 1_000 + 30 + 8);
 
   expect(mock.requests).toHaveLength(2);
@@ -52,10 +63,23 @@ test("a turn end to end through the Anthropic client: tool call, result, answer;
   // The first request's breakpoint sat on its last block; the second request repeats those
   // messages unchanged and moves the breakpoint to its own end.
   expect(first.messages.at(-1).content.at(-1).cache_control).toEqual({ type: "ephemeral" });
-  expect(withoutCacheControl(second.messages.slice(0, first.messages.length))).toEqual(withoutCacheControl(first.messages));
+  expect(withoutCacheControl(second.messages.slice(0, first.messages.length))).toEqual(
+    withoutCacheControl(first.messages),
+  );
   expect(JSON.stringify(second.messages[0])).toBe(JSON.stringify(withoutCacheControl(first.messages[0])));
   expect(second.messages.slice(1)).toEqual([
-    { role: "assistant", content: [{ type: "text", text: "Let me read it." }, { type: "tool_use", id: "toolu_01", name: "read", input: { path: "a.txt" } }] },
-    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_01", content: "alpha", cache_control: { type: "ephemeral" } }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Let me read it." },
+        { type: "tool_use", id: "toolu_01", name: "read", input: { path: "a.txt" } },
+      ],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "toolu_01", content: "alpha", cache_control: { type: "ephemeral" } },
+      ],
+    },
   ]);
 });

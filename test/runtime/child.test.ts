@@ -13,7 +13,11 @@ function delegateTool(readOnly: boolean, task: Partial<SubagentTask> = {}): Tool
     description: "Runs a subagent.",
     input: z.object({ q: z.string() }),
     readOnly,
-    plan: (input) => ({ input, info: { title: "Subagent: delegate", kind: "think", locations: [] }, permission: { tool: "delegate", readOnly, target: { kind: "input" }, preview: "delegate" } }),
+    plan: (input) => ({
+      input,
+      info: { title: "Subagent: delegate", kind: "think", locations: [] },
+      permission: { tool: "delegate", readOnly, target: { kind: "input" }, preview: "delegate" },
+    }),
     run: async ({ input }, ctx) => {
       if (!ctx.subagent) return { output: "no subagent", isError: true };
       const result: SubagentResult = await ctx.subagent({
@@ -47,8 +51,14 @@ describe("runChild: a subagent run for one tool call", () => {
     expect(t.model.requests[1]?.system).toBe("You are a child.");
     expect(toolNames(t.model.requests[1])).toEqual(["explore", "read"]);
     const nested = ofType(events, "tool_result").find((e) => e.callId === "n1");
-    expect(nested).toMatchObject({ parentCallId: "d1", status: "failed", output: expect.stringContaining("a subagent cannot start another") });
-    const result = JSON.parse(ofType(events, "tool_result").find((e) => e.callId === "d1")?.output ?? "{}") as SubagentResult;
+    expect(nested).toMatchObject({
+      parentCallId: "d1",
+      status: "failed",
+      output: expect.stringContaining("a subagent cannot start another"),
+    });
+    const result = JSON.parse(
+      ofType(events, "tool_result").find((e) => e.callId === "d1")?.output ?? "{}",
+    ) as SubagentResult;
     expect(result).toMatchObject({ answer: "child answer", stopReason: "done", wrappedUp: false, steps: 2, calls: 1 });
   });
 
@@ -70,10 +80,17 @@ describe("runChild: a subagent run for one tool call", () => {
       tools: [readTool(), delegateTool(true, { maxSteps: 10_000, tools: ["read"] })],
       sessionStore: false,
       limits: { maxSteps: 4 },
-      turns: [fake.toolCall("delegate", { q: "look" }, { id: "d1" }), ...steps, fake.text("wrapped"), fake.text("done")],
+      turns: [
+        fake.toolCall("delegate", { q: "look" }, { id: "d1" }),
+        ...steps,
+        fake.text("wrapped"),
+        fake.text("done"),
+      ],
     });
     const { events } = await turn(t.runtime, "go");
-    const result = JSON.parse(ofType(events, "tool_result").find((e) => e.callId === "d1")?.output ?? "{}") as SubagentResult;
+    const result = JSON.parse(
+      ofType(events, "tool_result").find((e) => e.callId === "d1")?.output ?? "{}",
+    ) as SubagentResult;
     expect(result).toMatchObject({ answer: "wrapped", stopReason: "max_steps", wrappedUp: true, steps: 5, calls: 4 });
     expect(JSON.stringify(t.model.requests[5]?.messages.at(-1))).toContain("Answer now.");
   });

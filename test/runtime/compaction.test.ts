@@ -3,14 +3,26 @@
 import { describe, expect, test } from "bun:test";
 import { fake } from "../../src/model/fake.ts";
 import type { Message, ModelRequest } from "../../src/model/types.ts";
-import { KEEP_RECENT_TURNS, PRUNE_HEAD_CHARS, SUMMARY_INSTRUCTION, pruneToolResults, summaryCut } from "../../src/runtime/compaction.ts";
+import {
+  KEEP_RECENT_TURNS,
+  PRUNE_HEAD_CHARS,
+  SUMMARY_INSTRUCTION,
+  pruneToolResults,
+  summaryCut,
+} from "../../src/runtime/compaction.ts";
 import { readSession } from "../../src/store/sessionFile.ts";
 import { ofType, readTool, testRuntime, texts, turn } from "../support/runtimeHelpers.ts";
 
 const big = (n: number) => readTool("read", async (input) => ({ output: `${input.path}:${"x".repeat(n)}` }));
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
-const assistantCall = (id: string): Message => ({ role: "assistant", content: [{ type: "tool_use", id, name: "read", input: {} }] });
-const result = (id: string, content: string): Message => ({ role: "user", content: [{ type: "tool_result", toolUseId: id, content, isError: false }] });
+const assistantCall = (id: string): Message => ({
+  role: "assistant",
+  content: [{ type: "tool_use", id, name: "read", input: {} }],
+});
+const result = (id: string, content: string): Message => ({
+  role: "user",
+  content: [{ type: "tool_result", toolUseId: id, content, isError: false }],
+});
 
 function conversation(turns: number, size: number): Message[] {
   const messages: Message[] = [user("go")];
@@ -26,7 +38,10 @@ const lastText = (request: ModelRequest | undefined) => {
 describe("stage 1 and the cut of stage 2", () => {
   test("only long results before the last four assistant turns are cut, to a 200-char head and a note", () => {
     const messages = conversation(6, 2_000);
-    messages.splice(2, 1, { role: "user", content: [{ type: "tool_result", toolUseId: "t0", content: "short", isError: false }] });
+    messages.splice(2, 1, {
+      role: "user",
+      content: [{ type: "tool_result", toolUseId: "t0", content: "short", isError: false }],
+    });
     const { pruned, savedChars } = pruneToolResults(messages);
     // Six assistant turns: results of turns 0 and 1 are older than the last four; turn 0's is short.
     expect(pruned.map((cut) => [cut.message, cut.block])).toEqual([[4, 0]]);
@@ -46,10 +61,20 @@ describe("stage 1 and the cut of stage 2", () => {
 
 describe("automatic compaction", () => {
   const steps = (count: number, lastInput: number) =>
-    Array.from({ length: count }, (_, i) => fake.toolCall("read", { path: `f${i}` }, { usage: { inputTokens: i === count - 1 ? lastInput : 100, outputTokens: 20 } }));
+    Array.from({ length: count }, (_, i) =>
+      fake.toolCall(
+        "read",
+        { path: `f${i}` },
+        { usage: { inputTokens: i === count - 1 ? lastInput : 100, outputTokens: 20 } },
+      ),
+    );
 
   test("stage 1 is enough: old results are cut, no summary is asked", async () => {
-    await using t = testRuntime({ tools: [big(8_000)], info: { contextWindow: 10_000 }, turns: [...steps(6, 7_000), fake.text("done")] });
+    await using t = testRuntime({
+      tools: [big(8_000)],
+      info: { contextWindow: 10_000 },
+      turns: [...steps(6, 7_000), fake.text("done")],
+    });
     const { stop, events } = await turn(t.runtime, "read six files");
     expect(stop).toBe("done");
     expect(t.model.requests).toHaveLength(7);
@@ -57,10 +82,16 @@ describe("automatic compaction", () => {
     expect(compaction?.beforeTokens).toBeGreaterThan(8_000);
     expect(compaction?.afterTokens).toBeLessThanOrEqual(6_000);
     const records = readSession(t.runtime.session?.file as string).records;
-    expect(records.filter((record) => record.type === "compaction").map((record) => record.type === "compaction" && record.stage)).toEqual([1]);
+    expect(
+      records
+        .filter((record) => record.type === "compaction")
+        .map((record) => record.type === "compaction" && record.stage),
+    ).toEqual([1]);
     const sent = t.model.requests[6]?.messages ?? [];
     const firstResult = sent[2]?.content[0];
-    expect(firstResult?.type === "tool_result" && firstResult.content).toStartWith(`f0:${"x".repeat(PRUNE_HEAD_CHARS - 3)}\n[…`);
+    expect(firstResult?.type === "tool_result" && firstResult.content).toStartWith(
+      `f0:${"x".repeat(PRUNE_HEAD_CHARS - 3)}\n[…`,
+    );
   });
 
   test("stage 1 is not enough: the model summarizes the older messages, the last turns stay", async () => {
@@ -82,13 +113,19 @@ describe("automatic compaction", () => {
     const final = t.model.requests[7] as ModelRequest;
     const summary = final.messages[0]?.content[0];
     expect(summary?.type === "text" && summary.text).toContain("SUMMARY: read f0 to f5");
-    expect(summary?.type === "text" && summary.text).toContain("The user's latest request, word for word:\nread six files");
+    expect(summary?.type === "text" && summary.text).toContain(
+      "The user's latest request, word for word:\nread six files",
+    );
     expect(final.messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
     const [compaction] = ofType(events, "compaction");
     expect(compaction?.afterTokens).toBeLessThan(compaction?.beforeTokens ?? 0);
     // The session file rebuilds exactly the compacted conversation.
     const session = readSession(t.runtime.session?.file as string);
-    expect(session.records.filter((record) => record.type === "compaction").map((record) => record.type === "compaction" && record.stage)).toEqual([1, 2]);
+    expect(
+      session.records
+        .filter((record) => record.type === "compaction")
+        .map((record) => record.type === "compaction" && record.stage),
+    ).toEqual([1, 2]);
     expect(session.messages).toEqual(t.runtime.messages as Message[]);
   });
 
@@ -117,7 +154,12 @@ describe("/compact", () => {
   test("runs both stages now, with the user's focus", async () => {
     await using t = testRuntime({
       tools: [big(50)],
-      turns: [fake.toolCall("read", { path: "a" }), fake.toolCall("read", { path: "b" }), fake.text("Read both."), fake.text("Short summary.")],
+      turns: [
+        fake.toolCall("read", { path: "a" }),
+        fake.toolCall("read", { path: "b" }),
+        fake.text("Read both."),
+        fake.text("Short summary."),
+      ],
     });
     await turn(t.runtime, "read a and b");
     const before = t.runtime.messages.length;
@@ -157,6 +199,14 @@ describe("no summary after summary", () => {
     const { stop, events } = await turn(t.runtime, "go");
     expect(stop).toBe("done");
     expect(ofType(events, "compaction")).toHaveLength(1);
-    expect(t.model.requests.map((request) => lastText(request) === SUMMARY_INSTRUCTION)).toEqual([false, false, false, true, false, false, false]);
+    expect(t.model.requests.map((request) => lastText(request) === SUMMARY_INSTRUCTION)).toEqual([
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -26,7 +26,13 @@ import { tempDir } from "../support/tempDir.ts";
 function homeWithModels(home: string, policy = emptyTeamPolicy()) {
   const paths = garudaPaths(home);
   mkdirSync(paths.dir, { recursive: true });
-  writeFileSync(paths.models, JSON.stringify({ default: "claude-sonnet-5", models: { "ollama/tiny": { contextWindow: 8_000, maxTokens: 2_000 } } }));
+  writeFileSync(
+    paths.models,
+    JSON.stringify({
+      default: "claude-sonnet-5",
+      models: { "ollama/tiny": { contextWindow: 8_000, maxTokens: 2_000 } },
+    }),
+  );
   writeCredentials(paths.credentials, { ANTHROPIC_API_KEY: "sk-ant-test-0000" });
   const keys = new ProviderKeys();
   const choices = () => listModelChoices({ paths, env: {}, keys }, policy);
@@ -53,7 +59,13 @@ describe("model switch", () => {
     using home = tempDir("garuda-controls-home-");
     const models = homeWithModels(home.path);
     const sonnet = models.clientFor("claude-sonnet-5");
-    await using t = testRuntime({ home: home.path, client: sonnet, info: models.info("claude-sonnet-5"), modelChoices: models.choices, modelFor: models.modelFor });
+    await using t = testRuntime({
+      home: home.path,
+      client: sonnet,
+      info: models.info("claude-sonnet-5"),
+      modelChoices: models.choices,
+      modelFor: models.modelFor,
+    });
     sonnet.push(fake.text("one"));
     await turn(t.runtime, "first");
     const file = t.runtime.session?.file as string;
@@ -67,19 +79,31 @@ describe("model switch", () => {
     await turn(t.runtime, "second");
 
     expect(haiku.lastRequest.model).toBe("claude-haiku-4-5");
-    const said = haiku.lastRequest.messages.flatMap((m) => m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])));
+    const said = haiku.lastRequest.messages.flatMap((m) =>
+      m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])),
+    );
     expect(said.join(" ")).toContain("first");
     expect(said.join(" ")).toContain("one");
     expect(t.runtime.session?.file).toBe(file);
     const records = readSession(file).records;
-    expect(records.filter((r) => r.type === "model").map((r) => r.type === "model" && r.model)).toEqual(["claude-haiku-4-5", "claude-opus-5", "claude-haiku-4-5"]);
+    expect(records.filter((r) => r.type === "model").map((r) => r.type === "model" && r.model)).toEqual([
+      "claude-haiku-4-5",
+      "claude-opus-5",
+      "claude-haiku-4-5",
+    ]);
     expect(records.filter((r) => r.type === "start")).toHaveLength(1);
   });
 
   test("a switch before the first prompt is written right after the start record", async () => {
     using home = tempDir("garuda-controls-home-");
     const models = homeWithModels(home.path);
-    await using t = testRuntime({ home: home.path, client: models.clientFor("claude-sonnet-5"), info: models.info("claude-sonnet-5"), modelChoices: models.choices, modelFor: models.modelFor });
+    await using t = testRuntime({
+      home: home.path,
+      client: models.clientFor("claude-sonnet-5"),
+      info: models.info("claude-sonnet-5"),
+      modelChoices: models.choices,
+      modelFor: models.modelFor,
+    });
     await t.runtime.controls.setModel("claude-haiku-4-5");
     models.clientFor("claude-haiku-4-5").push(fake.text("hi"));
     await turn(t.runtime, "hello");
@@ -90,10 +114,22 @@ describe("model switch", () => {
   test("an unknown name, a model without a key and one the team policy forbids are refused with the usable ones; nothing changes", async () => {
     using home = tempDir("garuda-controls-home-");
     const policy = emptyTeamPolicy();
-    policy.allowedModels = { models: ["claude-sonnet-5", "claude-haiku-*", "ollama/*"], origin: { source: "user-policy", file: "/home/me/.garuda/policy.json" } } as typeof policy.allowedModels;
+    policy.allowedModels = {
+      models: ["claude-sonnet-5", "claude-haiku-*", "ollama/*"],
+      origin: { source: "user-policy", file: "/home/me/.garuda/policy.json" },
+    } as typeof policy.allowedModels;
     const models = homeWithModels(home.path, policy);
-    writeFileSync(garudaPaths(home.path).models, JSON.stringify({ models: { "ollama/tiny": {}, "openrouter/deepseek/r9": {} } }));
-    await using t = testRuntime({ home: home.path, client: models.clientFor("claude-sonnet-5"), info: models.info("claude-sonnet-5"), modelChoices: models.choices, modelFor: models.modelFor });
+    writeFileSync(
+      garudaPaths(home.path).models,
+      JSON.stringify({ models: { "ollama/tiny": {}, "openrouter/deepseek/r9": {} } }),
+    );
+    await using t = testRuntime({
+      home: home.path,
+      client: models.clientFor("claude-sonnet-5"),
+      info: models.info("claude-sonnet-5"),
+      modelChoices: models.choices,
+      modelFor: models.modelFor,
+    });
     const refused = async (name: string) => {
       const error = await t.runtime.controls.setModel(name).then(
         () => undefined,
@@ -104,11 +140,15 @@ describe("model switch", () => {
     };
     expect(await refused("claude-nonexistent-9")).toContain('There is no model "claude-nonexistent-9"');
     expect(await refused("claude-nonexistent-9")).toContain("claude-sonnet-5, claude-haiku-4-5, ollama/tiny");
-    expect(await refused("claude-opus-5")).toContain("the team policy (/home/me/.garuda/policy.json) does not allow it");
+    expect(await refused("claude-opus-5")).toContain(
+      "the team policy (/home/me/.garuda/policy.json) does not allow it",
+    );
     policy.allowedModels = null;
     expect(await refused("openrouter/deepseek/r9")).toContain("Garuda has no key for it (OPENROUTER_API_KEY)");
     expect(t.runtime.model.spec).toBe("claude-sonnet-5");
-    expect(t.runtime.controls.models().map((m) => m.spec)).toEqual(expect.arrayContaining(["claude-sonnet-5", "claude-opus-5", "ollama/tiny"]));
+    expect(t.runtime.controls.models().map((m) => m.spec)).toEqual(
+      expect.arrayContaining(["claude-sonnet-5", "claude-opus-5", "ollama/tiny"]),
+    );
     expect(t.runtime.controls.models().map((m) => m.spec)).not.toContain("openrouter/deepseek/r9");
   });
 
@@ -120,12 +160,24 @@ describe("model switch", () => {
       description: "Returns a lot.",
       input: z.object({ n: z.number() }),
       readOnly: true,
-      plan: (input) => ({ input, info: { title: "big", kind: "read", locations: [] }, permission: { tool: "big", readOnly: true, target: { kind: "input" }, preview: "big" } }),
+      plan: (input) => ({
+        input,
+        info: { title: "big", kind: "read", locations: [] },
+        permission: { tool: "big", readOnly: true, target: { kind: "input" }, preview: "big" },
+      }),
       run: async () => ({ output: "x".repeat(12_000) }),
     };
     const sonnet = models.clientFor("claude-sonnet-5");
-    await using t = testRuntime({ home: home.path, tools: [big], client: sonnet, info: models.info("claude-sonnet-5"), modelChoices: models.choices, modelFor: models.modelFor });
-    for (let i = 0; i < 6; i++) sonnet.push(fake.toolCall("big", { n: i }, { usage: { inputTokens: 3_000 + i * 3_000, outputTokens: 10 } }));
+    await using t = testRuntime({
+      home: home.path,
+      tools: [big],
+      client: sonnet,
+      info: models.info("claude-sonnet-5"),
+      modelChoices: models.choices,
+      modelFor: models.modelFor,
+    });
+    for (let i = 0; i < 6; i++)
+      sonnet.push(fake.toolCall("big", { n: i }, { usage: { inputTokens: 3_000 + i * 3_000, outputTokens: 10 } }));
     sonnet.push(fake.text("done", { usage: { inputTokens: 21_000, outputTokens: 10 } }));
     await turn(t.runtime, "read a lot");
     const before = t.runtime.controls.usage.used;
@@ -138,7 +190,11 @@ describe("model switch", () => {
     const switched = await t.runtime.controls.setModel("ollama/tiny");
     expect(switched?.compaction?.afterTokens).toBeLessThan(before);
     expect(t.runtime.model.spec).toBe("ollama/tiny");
-    expect(sonnet.lastRequest.messages.at(-1)?.content.some((b) => b.type === "text" && b.text.startsWith("Summarize the conversation"))).toBe(true);
+    expect(
+      sonnet.lastRequest.messages
+        .at(-1)
+        ?.content.some((b) => b.type === "text" && b.text.startsWith("Summarize the conversation")),
+    ).toBe(true);
     expect(watched.map((e) => e.type)).toEqual(["usage", "model", "effort", "usage"]);
 
     // Back on Sonnet, the conversation grows past what even a compaction brings under 8,000 tokens.
@@ -149,7 +205,9 @@ describe("model switch", () => {
     sonnet.push(fake.text("SUMMARY: wrote y."));
     const error = await t.runtime.controls.setModel("ollama/tiny").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ControlError);
-    expect((error as Error).message).toContain("more than fits in the 8,000-token window of ollama/tiny, so the model stays claude-sonnet-5");
+    expect((error as Error).message).toContain(
+      "more than fits in the 8,000-token window of ollama/tiny, so the model stays claude-sonnet-5",
+    );
     expect(t.runtime.model.spec).toBe("claude-sonnet-5");
   });
 
@@ -159,7 +217,14 @@ describe("model switch", () => {
     const sonnet = models.clientFor("claude-sonnet-5");
     let switching: Promise<unknown> | undefined;
     const tools = [readTool("pick", async () => ({ output: "picked" }))];
-    await using t = testRuntime({ home: home.path, tools, client: sonnet, info: models.info("claude-sonnet-5"), modelChoices: models.choices, modelFor: models.modelFor });
+    await using t = testRuntime({
+      home: home.path,
+      tools,
+      client: sonnet,
+      info: models.info("claude-sonnet-5"),
+      modelChoices: models.choices,
+      modelFor: models.modelFor,
+    });
     sonnet.push(() => {
       switching = t.runtime.controls.setModel("claude-haiku-4-5");
       return fake.toolCall("pick", { path: "x" });
@@ -178,16 +243,26 @@ describe("effort", () => {
     using home = tempDir("garuda-controls-home-");
     const models = homeWithModels(home.path);
     const sonnet = models.clientFor("claude-sonnet-5");
-    await using t = testRuntime({ home: home.path, client: sonnet, info: models.info("claude-sonnet-5"), modelChoices: models.choices, modelFor: models.modelFor });
+    await using t = testRuntime({
+      home: home.path,
+      client: sonnet,
+      info: models.info("claude-sonnet-5"),
+      modelChoices: models.choices,
+      modelFor: models.modelFor,
+    });
     expect(t.runtime.controls.effort).toBe("high");
-    expect(t.runtime.controls.setEffort("turbo")).toBe('There is no effort level "turbo" for claude-sonnet-5. Its levels are: low, medium, high, max.');
+    expect(t.runtime.controls.setEffort("turbo")).toBe(
+      'There is no effort level "turbo" for claude-sonnet-5. Its levels are: low, medium, high, max.',
+    );
     expect(t.runtime.controls.setEffort("low")).toBeUndefined();
     sonnet.push(fake.text("quick"));
     await turn(t.runtime, "hi");
     expect(sonnet.lastRequest.effort).toBe("low");
     expect(sonnet.lastRequest.thinking).toBe("adaptive");
     const file = t.runtime.session?.file as string;
-    expect(readSession(file).records.filter((r) => r.type === "effort")).toEqual([expect.objectContaining({ type: "effort", effort: "low" })]);
+    expect(readSession(file).records.filter((r) => r.type === "effort")).toEqual([
+      expect.objectContaining({ type: "effort", effort: "low" }),
+    ]);
 
     // Haiku 4.5 has no "low"… it has: off, low, medium, high. "max" is Sonnet's only.
     expect(t.runtime.controls.setEffort("max")).toBeUndefined();
@@ -196,14 +271,30 @@ describe("effort", () => {
     await t.runtime.controls.setModel("claude-sonnet-5");
     await t.runtime.close();
 
-    const resumed = testRuntime({ home: home.path, root: t.root, client: sonnet, info: models.info("claude-sonnet-5"), resume: file, modelChoices: models.choices, modelFor: models.modelFor });
+    const resumed = testRuntime({
+      home: home.path,
+      root: t.root,
+      client: sonnet,
+      info: models.info("claude-sonnet-5"),
+      resume: file,
+      modelChoices: models.choices,
+      modelFor: models.modelFor,
+    });
     try {
       expect(resumed.runtime.controls.effort).toBe("high");
       resumed.runtime.controls.setEffort("medium");
       sonnet.push(fake.text("again"));
       await turn(resumed.runtime, "more");
       await resumed.runtime.close();
-      const again = testRuntime({ home: home.path, root: t.root, client: sonnet, info: models.info("claude-sonnet-5"), resume: file, modelChoices: models.choices, modelFor: models.modelFor });
+      const again = testRuntime({
+        home: home.path,
+        root: t.root,
+        client: sonnet,
+        info: models.info("claude-sonnet-5"),
+        resume: file,
+        modelChoices: models.choices,
+        modelFor: models.modelFor,
+      });
       expect(again.runtime.controls.effort).toBe("medium");
       await again.runtime.close();
     } finally {
@@ -223,7 +314,10 @@ describe("usage, plan and command output", () => {
   test("a usage event after every model response: tokens in the context, the window, the session's cost at the catalog's price", async () => {
     await using t = testRuntime({
       info: { contextWindow: 100_000, price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } },
-      turns: [fake.toolCall("read", { path: "a" }, { usage: { inputTokens: 1_000, outputTokens: 100 } }), fake.text("ok", { usage: { inputTokens: 1_200, outputTokens: 50, cacheReadTokens: 1_000 } })],
+      turns: [
+        fake.toolCall("read", { path: "a" }, { usage: { inputTokens: 1_000, outputTokens: 100 } }),
+        fake.text("ok", { usage: { inputTokens: 1_200, outputTokens: 50, cacheReadTokens: 1_000 } }),
+      ],
       files: { a: "hello" },
     });
     const { events } = await turn(t.runtime, "read a");
@@ -249,8 +343,18 @@ describe("usage, plan and command output", () => {
       tools: [todoTool(plan)],
       plan,
       turns: [
-        fake.toolCall("todo", { items: [{ content: "Read the code", status: "in_progress" }, { content: "Fix it", status: "pending" }] }),
-        fake.toolCall("todo", { items: [{ content: "Read the code", status: "completed" }, { content: "Fix it", status: "in_progress" }] }),
+        fake.toolCall("todo", {
+          items: [
+            { content: "Read the code", status: "in_progress" },
+            { content: "Fix it", status: "pending" },
+          ],
+        }),
+        fake.toolCall("todo", {
+          items: [
+            { content: "Read the code", status: "completed" },
+            { content: "Fix it", status: "in_progress" },
+          ],
+        }),
         fake.text("done"),
       ],
     });
@@ -273,15 +377,26 @@ describe("usage, plan and command output", () => {
       description: "Prints.",
       input: z.object({ n: z.number() }),
       readOnly: true,
-      plan: (input) => ({ input, info: { title: "print", kind: "execute", locations: [] }, permission: { tool: "printer", readOnly: true, target: { kind: "input" }, preview: "print" } }),
+      plan: (input) => ({
+        input,
+        info: { title: "print", kind: "execute", locations: [] },
+        permission: { tool: "printer", readOnly: true, target: { kind: "input" }, preview: "print" },
+      }),
       run: async ({ input }, ctx) => {
         for (let i = 0; i < input.n; i++) ctx.output?.(`line ${i}\n`);
         return { output: "printed", exit: { code: 3, signal: null } };
       },
     };
-    await using t = testRuntime({ tools: [printer], turns: [fake.toolCall("printer", { n: 5 }, { id: "toolu_p" }), fake.text("ok")] });
+    await using t = testRuntime({
+      tools: [printer],
+      turns: [fake.toolCall("printer", { n: 5 }, { id: "toolu_p" }), fake.text("ok")],
+    });
     const { events } = await turn(t.runtime, "print");
-    expect(ofType(events, "tool_output").map((e) => e.data).join("")).toBe("line 0\nline 1\nline 2\nline 3\nline 4\n");
+    expect(
+      ofType(events, "tool_output")
+        .map((e) => e.data)
+        .join(""),
+    ).toBe("line 0\nline 1\nline 2\nline 3\nline 4\n");
     expect(ofType(events, "tool_result")[0]?.exit).toEqual({ code: 3, signal: null });
   });
 

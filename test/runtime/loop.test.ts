@@ -56,7 +56,11 @@ describe("the loop", () => {
     const call = ofType(events, "tool_call").find((event) => event.callId === "toolu_a");
     expect(call?.info.title).toBe("Read a.txt");
     expect(call?.info.locations).toEqual([{ path: join(t.runtime.root, "a.txt") }]);
-    expect(ofType(events, "tool_result").find((event) => event.callId === "toolu_a")).toMatchObject({ status: "completed", output: "alpha", summary: "read" });
+    expect(ofType(events, "tool_result").find((event) => event.callId === "toolu_a")).toMatchObject({
+      status: "completed",
+      output: "alpha",
+      summary: "read",
+    });
   });
 
   test("read-only calls of one step run in parallel (a barrier both must reach)", async () => {
@@ -74,7 +78,13 @@ describe("the loop", () => {
     });
     await using t = testRuntime({
       tools: [waiting],
-      turns: [fake.toolCalls([{ name: "wait", input: { path: "x" } }, { name: "wait", input: { path: "y" } }]), fake.text("ok")],
+      turns: [
+        fake.toolCalls([
+          { name: "wait", input: { path: "x" } },
+          { name: "wait", input: { path: "y" } },
+        ]),
+        fake.text("ok"),
+      ],
     });
     await turn(t.runtime, "go");
     expect(results(t.model.requests[1] as ModelRequest).map((block) => block.content)).toEqual(["met", "met"]);
@@ -107,7 +117,12 @@ describe("the loop", () => {
     });
     await turn(t.runtime, "go");
     expect(log).toEqual(["start r1", "start r2", "end r1", "end r2", "write w", "start r3", "end r3"]);
-    expect(results(t.model.requests[1] as ModelRequest).map((block) => block.content)).toEqual(["r1", "r2", "written", "r3"]);
+    expect(results(t.model.requests[1] as ModelRequest).map((block) => block.content)).toEqual([
+      "r1",
+      "r2",
+      "written",
+      "r3",
+    ]);
   });
 
   test("a denial: the model hears 'Permission denied', the event says denied, nothing is written", async () => {
@@ -118,7 +133,11 @@ describe("the loop", () => {
     });
     const { stop, events } = await turn(t.runtime, "write it");
     expect(stop).toBe("done");
-    expect(approver.asked[0]).toMatchObject({ callId: "toolu_w", title: "Write a.txt", change: { path: "a.txt", oldText: null, newText: "x" } });
+    expect(approver.asked[0]).toMatchObject({
+      callId: "toolu_w",
+      title: "Write a.txt",
+      change: { path: "a.txt", oldText: null, newText: "x" },
+    });
     expect(approver.asked[0]?.preview).toContain("+x");
     const result = results(t.model.requests[1] as ModelRequest)[0];
     expect(result).toMatchObject({ toolUseId: "toolu_w", isError: true });
@@ -129,7 +148,11 @@ describe("the loop", () => {
 
   test("max_steps: the turn stops after the step limit", async () => {
     const turns = Array.from({ length: 5 }, (_, i) => fake.toolCall("read", { path: `f${i}` }));
-    await using t = testRuntime({ turns, limits: { maxSteps: 3 }, tools: [readTool("read", async () => ({ output: "x" }))] });
+    await using t = testRuntime({
+      turns,
+      limits: { maxSteps: 3 },
+      tools: [readTool("read", async () => ({ output: "x" }))],
+    });
     const { stop } = await turn(t.runtime, "loop");
     expect(stop).toBe("max_steps");
     expect(t.model.requests).toHaveLength(3);
@@ -140,7 +163,10 @@ describe("the loop", () => {
     await using t = testRuntime({
       limits: { tokenBudget: 1_000 },
       tools: [readTool("read", async () => ({ output: "x" }))],
-      turns: [fake.toolCall("read", { path: "a" }, { usage: { inputTokens: 900, outputTokens: 200 } }), fake.text("never")],
+      turns: [
+        fake.toolCall("read", { path: "a" }, { usage: { inputTokens: 900, outputTokens: 200 } }),
+        fake.text("never"),
+      ],
     });
     const { stop } = await turn(t.runtime, "go");
     expect(stop).toBe("token_budget");
@@ -176,7 +202,12 @@ describe("the loop", () => {
     };
     await using t = testRuntime({
       tools: [multi],
-      turns: [fake.toolCall("multi", { a: 1, b: 2 }), fake.toolCall("multi", { b: 2, a: 1 }), fake.toolCall("multi", { a: 1, b: 2 }), fake.text("never")],
+      turns: [
+        fake.toolCall("multi", { a: 1, b: 2 }),
+        fake.toolCall("multi", { b: 2, a: 1 }),
+        fake.toolCall("multi", { a: 1, b: 2 }),
+        fake.text("never"),
+      ],
     });
     expect((await turn(t.runtime, "go")).stop).toBe("repeated_calls");
   });
@@ -187,14 +218,21 @@ describe("the loop", () => {
   });
 
   test("max_tokens: a cut answer goes on with more room; the parts make one answer", async () => {
-    await using t = testRuntime({ turns: [fake.text("The first half, ", { stopReason: "max_tokens" }), fake.text("the second half.")] });
+    await using t = testRuntime({
+      turns: [fake.text("The first half, ", { stopReason: "max_tokens" }), fake.text("the second half.")],
+    });
     const { stop, events } = await turn(t.runtime, "explain");
     expect(stop).toBe("done");
     expect(texts(events)).toBe("The first half, the second half.");
     const second = t.model.requests[1] as ModelRequest;
     expect(second.maxTokens).toBe(64_000);
-    expect(second.messages.at(-2)).toEqual({ role: "assistant", content: [{ type: "text", text: "The first half, " }] });
-    expect(lastUser(second).content).toEqual([{ type: "text", text: `<garuda_note>\n${CUT_CONTINUE_NOTE}\n</garuda_note>` }]);
+    expect(second.messages.at(-2)).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: "The first half, " }],
+    });
+    expect(lastUser(second).content).toEqual([
+      { type: "text", text: `<garuda_note>\n${CUT_CONTINUE_NOTE}\n</garuda_note>` },
+    ]);
     // Replay keeps it one turn: Garuda's note is not a prompt.
     const records = readSession(t.runtime.session?.file as string).records;
     expect(replayTurns(records).map((item) => item.prompt)).toEqual(["explain"]);
@@ -207,12 +245,18 @@ describe("the loop", () => {
     expect(t.model.requests).toHaveLength(4);
     await turn(t.runtime, "go on");
     const blocks = lastUser(t.model.requests[4] as ModelRequest).content;
-    expect(blocks.map((block) => (block.type === "text" ? block.text : ""))).toEqual([`<garuda_note>\n${CUT_NOTE}\n</garuda_note>`, "go on"]);
+    expect(blocks.map((block) => (block.type === "text" ? block.text : ""))).toEqual([
+      `<garuda_note>\n${CUT_NOTE}\n</garuda_note>`,
+      "go on",
+    ]);
   });
 
   test("max_tokens: a thinking block cut before its signature is not sent back", async () => {
     await using t = testRuntime({
-      turns: [fake.reply([{ type: "thinking", thinking: "half a thou", signature: "" }], { stopReason: "max_tokens" }), fake.text("Answer.")],
+      turns: [
+        fake.reply([{ type: "thinking", thinking: "half a thou", signature: "" }], { stopReason: "max_tokens" }),
+        fake.text("Answer."),
+      ],
     });
     expect((await turn(t.runtime, "think")).stop).toBe("done");
     expect((t.model.requests[1] as ModelRequest).messages.map((message) => message.role)).toEqual(["user"]);
@@ -222,27 +266,43 @@ describe("the loop", () => {
     let ran = 0;
     await using t = testRuntime({
       tools: [readTool("read", async () => ({ output: String(++ran) }))],
-      turns: [fake.toolCall("read", { path: "big" }, { stopReason: "max_tokens", id: "toolu_cut" }), fake.text("Retried.")],
+      turns: [
+        fake.toolCall("read", { path: "big" }, { stopReason: "max_tokens", id: "toolu_cut" }),
+        fake.text("Retried."),
+      ],
     });
     const { stop } = await turn(t.runtime, "go");
     expect(stop).toBe("done");
     expect(ran).toBe(0);
-    expect(results(t.model.requests[1] as ModelRequest)).toEqual([{ type: "tool_result", toolUseId: "toolu_cut", content: CUT_TOOL_OUTPUT, isError: true }]);
+    expect(results(t.model.requests[1] as ModelRequest)).toEqual([
+      { type: "tool_result", toolUseId: "toolu_cut", content: CUT_TOOL_OUTPUT, isError: true },
+    ]);
     expect(t.model.requests[0]?.maxTokens).toBe(32_000);
     expect(t.model.requests[1]?.maxTokens).toBe(64_000);
   });
 
   test("pause_turn continues the turn with the paused content sent back", async () => {
     const search = { type: "server_tool_use" as const, id: "srvtoolu_1", name: "web_search", input: { query: "bun" } };
-    const found = { type: "server_tool_result" as const, toolUseId: "srvtoolu_1", blockType: "web_search_tool_result", content: [{ url: "https://bun.sh" }] };
+    const found = {
+      type: "server_tool_result" as const,
+      toolUseId: "srvtoolu_1",
+      blockType: "web_search_tool_result",
+      content: [{ url: "https://bun.sh" }],
+    };
     await using t = testRuntime({
-      turns: [fake.reply([{ type: "text", text: "Searching. " }, search, found], { stopReason: "pause_turn" }), fake.text("Bun is a runtime.")],
+      turns: [
+        fake.reply([{ type: "text", text: "Searching. " }, search, found], { stopReason: "pause_turn" }),
+        fake.text("Bun is a runtime."),
+      ],
     });
     const { stop, events } = await turn(t.runtime, "what is bun");
     expect(stop).toBe("done");
     expect(t.model.requests).toHaveLength(2);
     const second = t.model.requests[1] as ModelRequest;
-    expect(second.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "Searching. " }, search, found] });
+    expect(second.messages.at(-1)).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: "Searching. " }, search, found],
+    });
     expect(ofType(events, "server_tool").map((event) => [event.callId, event.status, event.name])).toEqual([
       ["srvtoolu_1", "started", "web_search"],
       ["srvtoolu_1", "completed", "web_search"],
@@ -253,22 +313,38 @@ describe("the loop", () => {
   });
 
   test("model_retry before any text is not partial: nothing shown was voided", async () => {
-    await using t = testRuntime({ turns: [[fake.retry(2, "529 overloaded_error: Overloaded", 0), ...fake.text("Hello")]] });
+    await using t = testRuntime({
+      turns: [[fake.retry(2, "529 overloaded_error: Overloaded", 0), ...fake.text("Hello")]],
+    });
     const { events } = await turn(t.runtime, "hi");
     expect(ofType(events, "model_retry")[0]).toMatchObject({ attempt: 2, partial: false });
   });
 
   test("model_retry: the events say so, and the recorded answer is only the retried one", async () => {
     await using t = testRuntime({
-      turns: [[{ type: "text_delta", text: "Hel" }, fake.retry(2, "529 overloaded_error: Overloaded", 0), ...fake.text("Hello again")]],
+      turns: [
+        [
+          { type: "text_delta", text: "Hel" },
+          fake.retry(2, "529 overloaded_error: Overloaded", 0),
+          ...fake.text("Hello again"),
+        ],
+      ],
     });
     const { stop, events } = await turn(t.runtime, "hi");
     expect(stop).toBe("done");
     expect(events.map((event) => event.type).slice(0, 4)).toEqual(["title", "text_delta", "model_retry", "text_delta"]);
-    expect(ofType(events, "model_retry")[0]).toEqual({ type: "model_retry", attempt: 2, delayMs: 0, reason: "529 overloaded_error: Overloaded", partial: true });
+    expect(ofType(events, "model_retry")[0]).toEqual({
+      type: "model_retry",
+      attempt: 2,
+      delayMs: 0,
+      reason: "529 overloaded_error: Overloaded",
+      partial: true,
+    });
     const file = t.runtime.session?.file as string;
     const assistant = readSession(file).records.filter((record) => record.type === "assistant");
-    expect(assistant.map((record) => record.type === "assistant" && record.content)).toEqual([[{ type: "text", text: "Hello again" }]]);
+    expect(assistant.map((record) => record.type === "assistant" && record.content)).toEqual([
+      [{ type: "text", text: "Hello again" }],
+    ]);
   });
 
   test("a model error propagates after the stop is recorded as error", async () => {
@@ -276,7 +352,9 @@ describe("the loop", () => {
     await expect(turn(t.runtime, "hi")).rejects.toThrow("invalid x-api-key");
     t.runtime.recordStop("error");
     const records = readSession(t.runtime.session?.file as string).records;
-    expect(records.filter((record) => record.type === "end")).toEqual([expect.objectContaining({ type: "end", stopReason: "error", steps: 1 })]);
+    expect(records.filter((record) => record.type === "end")).toEqual([
+      expect.objectContaining({ type: "end", stopReason: "error", steps: 1 }),
+    ]);
   });
 
   test("an unknown tool and an invalid input give errors the model can act on", async () => {
@@ -305,13 +383,18 @@ describe("the loop", () => {
       turns: [fake.toolCall("read", { path: "a" }), fake.text("ok")],
     });
     await turn(t.runtime, "go");
-    expect(results(t.model.requests[1] as ModelRequest)[0]).toMatchObject({ content: "Error: read failed: disk on fire", isError: true });
+    expect(results(t.model.requests[1] as ModelRequest)[0]).toMatchObject({
+      content: "Error: read failed: disk on fire",
+      isError: true,
+    });
   });
 });
 
 describe("cancel", () => {
   test("abort during the model stream: cancelled at once, nothing recorded for the response", async () => {
-    await using t = testRuntime({ turns: [[{ type: "text_delta", text: "thinking about it" }, fake.wait(Infinity)], fake.text("next")] });
+    await using t = testRuntime({
+      turns: [[{ type: "text_delta", text: "thinking about it" }, fake.wait(Infinity)], fake.text("next")],
+    });
     const controller = new AbortController();
     const events: string[] = [];
     const started = performance.now();
@@ -365,7 +448,9 @@ describe("cancel", () => {
     expect(finishedAfterAbort).toBe(false);
     expect(signals).toHaveLength(2);
     for (const signal of signals) expect(signal.aborted).toBe(true);
-    expect(events.find((event) => event.type === "tool_result" && event.callId === "toolu_p")).toMatchObject({ status: "failed" });
+    expect(events.find((event) => event.type === "tool_result" && event.callId === "toolu_p")).toMatchObject({
+      status: "failed",
+    });
     // Every tool_use has a result: the finished one keeps its own, the others are cancelled.
     const last = t.runtime.messages.at(-1);
     expect(last?.role).toBe("user");
@@ -386,7 +471,10 @@ describe("cancel", () => {
   test("abort while a question is open: the approver's wait ends, nothing is written", async () => {
     const controller = new AbortController();
     const hanging = { ask: () => new Promise<never>(() => {}) };
-    await using t = testRuntime({ approver: hanging, turns: [fake.toolCall("write", { path: "a.txt", content: "x" })] });
+    await using t = testRuntime({
+      approver: hanging,
+      turns: [fake.toolCall("write", { path: "a.txt", content: "x" })],
+    });
     const pending = t.runtime.runTurn("write", controller.signal, (event) => {
       if (event.type === "tool_call") setTimeout(() => controller.abort(), 10);
     });

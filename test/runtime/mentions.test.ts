@@ -8,9 +8,13 @@ import { tempDir } from "../support/tempDir.ts";
 
 describe("@path mentions", () => {
   test("mentions are found, quoted ones too, trailing punctuation dropped", () => {
-    expect(mentionedPaths('see @src/a.ts, and @"my notes.md" or mail me@example.com @src/a.ts.')).toEqual(["src/a.ts", "my notes.md"]);
+    expect(mentionedPaths('see @src/a.ts, and @"my notes.md" or mail me@example.com @src/a.ts.')).toEqual([
+      "src/a.ts",
+      "my notes.md",
+    ]);
     // Inside a fenced block (pasted code, a file the editor sent along) an @ is text, not a mention.
-    const pasted = "fix @src/a.ts\n```python\n@decorator\nimport @b.ts\n```\nand @c.ts\n````file:///p/log.txt\nsee @secret.txt\n```\nstill inside @d.ts\n````\n~~~\n@e.ts\n~~~";
+    const pasted =
+      "fix @src/a.ts\n```python\n@decorator\nimport @b.ts\n```\nand @c.ts\n````file:///p/log.txt\nsee @secret.txt\n```\nstill inside @d.ts\n````\n~~~\n@e.ts\n~~~";
     expect(mentionedPaths(pasted)).toEqual(["src/a.ts", "c.ts"]);
     // An unclosed fence runs to the end.
     expect(mentionedPaths("@a.ts\n```\n@b.ts")).toEqual(["a.ts"]);
@@ -26,14 +30,17 @@ describe("@path mentions", () => {
     const engine = createPermissionEngine({ root: root.path, home: "/nonexistent-home", sandboxAvailable: true });
     const asked: ApprovalRequest[] = [];
     const approver = { ask: async (request: ApprovalRequest) => (asked.push(request), "once" as const) };
-    const result = await attachMentions(`look at @src/a.ts and @.env and @${join(outside.path, "b.txt")} and @nothing-here and @missing.txt and @types/node`, {
-      root: root.path,
-      home: "/nonexistent-home",
-      engine,
-      mode: "build",
-      approver,
-      signal: new AbortController().signal,
-    });
+    const result = await attachMentions(
+      `look at @src/a.ts and @.env and @${join(outside.path, "b.txt")} and @nothing-here and @missing.txt and @types/node`,
+      {
+        root: root.path,
+        home: "/nonexistent-home",
+        engine,
+        mode: "build",
+        approver,
+        signal: new AbortController().signal,
+      },
+    );
     expect(result.blocks.map((b) => (b.type === "text" ? b.text : b.type))).toEqual([
       '<attached_file path="src/a.ts">\nexport const a = 1;\n\n</attached_file>',
       expect.stringContaining("outside text"),

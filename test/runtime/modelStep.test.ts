@@ -10,7 +10,13 @@ import type { ModelClient, ModelEvent, ModelRequest } from "../../src/model/type
 import { streamResponse } from "../../src/runtime/modelStep.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 
-const request: ModelRequest = { model: "claude-sonnet-5", system: "", messages: [{ role: "user", content: [{ type: "text", text: "Hi." }] }], tools: [], maxTokens: 1024 };
+const request: ModelRequest = {
+  model: "claude-sonnet-5",
+  system: "",
+  messages: [{ role: "user", content: [{ type: "text", text: "Hi." }] }],
+  tools: [],
+  maxTokens: 1024,
+};
 const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 };
 
 /** A client whose stream says when its finally has run, and what follows its message_end (nothing should). */
@@ -42,9 +48,18 @@ test("the client's stream is closed (its finally runs) once the message_end is t
 
 test("the client's stream is closed when its response is refused (a server tool call out of bounds)", async () => {
   const { client, finished } = recordingClient([
-    { type: "message_end", stopReason: "end_turn", content: [{ type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "x".repeat(2_000_000) } }], usage },
+    {
+      type: "message_end",
+      stopReason: "end_turn",
+      content: [
+        { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "x".repeat(2_000_000) } },
+      ],
+      usage,
+    },
   ]);
-  await expect(streamResponse(client, request, new AbortController().signal, undefined)).rejects.toThrow(/too large or nested too deep/);
+  await expect(streamResponse(client, request, new AbortController().signal, undefined)).rejects.toThrow(
+    /too large or nested too deep/,
+  );
   await Bun.sleep(0);
   expect(finished()).toBe(true);
 });
@@ -64,14 +79,20 @@ test("the client's stream is closed on an abort", async () => {
       }
     },
   };
-  await expect(streamResponse(client, request, controller.signal, undefined)).rejects.toMatchObject({ name: "AbortError" });
+  await expect(streamResponse(client, request, controller.signal, undefined)).rejects.toMatchObject({
+    name: "AbortError",
+  });
   await Bun.sleep(0);
   expect(finished).toBe(true);
 });
 
 test("many responses through the real Anthropic client leave no live timer behind (the idle watchdog's)", async () => {
   const rounds = 30;
-  await using mock = startMockAnthropic({ script: Array.from({ length: rounds + 1 }, (_, i) => ({ steps: [{ type: "text" as const, text: `Answer ${i}.`, fragments: 2 }] })) });
+  await using mock = startMockAnthropic({
+    script: Array.from({ length: rounds + 1 }, (_, i) => ({
+      steps: [{ type: "text" as const, text: `Answer ${i}.`, fragments: 2 }],
+    })),
+  });
   const client = createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
   const turn = new AbortController();
   const liveTimers = () => {

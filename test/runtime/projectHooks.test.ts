@@ -12,7 +12,9 @@ import type { ProjectTrustQuestion } from "../../src/compose/prepare.ts";
 import { notices, type Place, place, prepareIn, results } from "../support/extensionHarness.ts";
 
 /** A postToolUse hook on read_file whose stderr (exit 2) is added to the result the model reads. */
-const FEEDBACK_HOOKS = JSON.stringify({ hooks: { postToolUse: [{ tools: ["read_file"], command: "echo PROJECT-HOOK-RAN >&2; exit 2" }] } });
+const FEEDBACK_HOOKS = JSON.stringify({
+  hooks: { postToolUse: [{ tools: ["read_file"], command: "echo PROJECT-HOOK-RAN >&2; exit 2" }] },
+});
 
 async function readTurn(where: Place, answers: boolean[], mode: Mode = "build") {
   const asked: ProjectTrustQuestion[] = [];
@@ -69,7 +71,10 @@ describe("project hooks at the start of a session", () => {
   test("a broken project hooks.json is a notice; the session starts and nothing is asked", async () => {
     using where = place();
     where.project("a.txt", "alpha\n");
-    const file = where.project(".garuda/hooks.json", '{"hooks": {"preToolUse": [{"command": "x", "matcher": "Bash"}]}}');
+    const file = where.project(
+      ".garuda/hooks.json",
+      '{"hooks": {"preToolUse": [{"command": "x", "matcher": "Bash"}]}}',
+    );
     const turn = await readTurn(where, [true]);
     expect(turn.asked).toHaveLength(0);
     expect(turn.output).toContain("alpha");
@@ -80,10 +85,12 @@ describe("project hooks at the start of a session", () => {
   test("in plan mode a hook still runs in the build sandbox: a hook that keeps a log in the project does not block every call", async () => {
     using where = place();
     where.project("a.txt", "alpha\n");
-    where.user(".garuda/hooks.json", JSON.stringify({ hooks: { preToolUse: [{ tools: ["read_file"], command: "echo hooked >> hook-wrote.txt" }] } }));
+    where.user(
+      ".garuda/hooks.json",
+      JSON.stringify({ hooks: { preToolUse: [{ tools: ["read_file"], command: "echo hooked >> hook-wrote.txt" }] } }),
+    );
     const plan = await readTurn(where, [], "plan");
     expect(plan.output).toContain("alpha");
     expect(readFileSync(join(where.root, "hook-wrote.txt"), "utf8")).toBe("hooked\n");
   });
-
 });

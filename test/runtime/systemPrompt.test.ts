@@ -75,7 +75,10 @@ describe("the prompt", () => {
     expect(prompt).not.toMatch(/\b20\d\d-\d\d-\d\d\b|\d\d:\d\d/);
     expect(prompt).not.toMatch(/build mode|Plan mode is on/i);
     expect(buildSystemPrompt(input)).toBe(prompt);
-    const noSandbox = buildSystemPrompt({ ...input, sandbox: { available: false, reason: "no bwrap", fix: "install it" } });
+    const noSandbox = buildSystemPrompt({
+      ...input,
+      sandbox: { available: false, reason: "no bwrap", fix: "install it" },
+    });
     expect(noSandbox).toContain("No OS sandbox is available on this computer, so every command asks the user first");
   });
 
@@ -96,10 +99,22 @@ describe("the prompt", () => {
   });
 
   test("a missing sandbox is a notice at the first turn", async () => {
-    await using t = testRuntime({ executor: fakeExecutor({ available: false, reason: "bubblewrap is not installed.", fix: "Install bubblewrap." }), turns: [fake.text("ok")] });
-    expect(t.runtime.pendingNotices()).toEqual([{ level: "warning", text: "No OS sandbox: bubblewrap is not installed. Every command asks before it runs. Install bubblewrap." }]);
+    await using t = testRuntime({
+      executor: fakeExecutor({ available: false, reason: "bubblewrap is not installed.", fix: "Install bubblewrap." }),
+      turns: [fake.text("ok")],
+    });
+    expect(t.runtime.pendingNotices()).toEqual([
+      {
+        level: "warning",
+        text: "No OS sandbox: bubblewrap is not installed. Every command asks before it runs. Install bubblewrap.",
+      },
+    ]);
     const { events } = await turn(t.runtime, "hi");
-    expect(events[0]).toEqual({ type: "notice", level: "warning", text: "No OS sandbox: bubblewrap is not installed. Every command asks before it runs. Install bubblewrap." });
+    expect(events[0]).toEqual({
+      type: "notice",
+      level: "warning",
+      text: "No OS sandbox: bubblewrap is not installed. Every command asks before it runs. Install bubblewrap.",
+    });
     expect(t.runtime.pendingNotices()).toEqual([]);
     expect(t.model.lastRequest.system).toContain("No OS sandbox is available");
   });

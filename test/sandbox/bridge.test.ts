@@ -71,10 +71,19 @@ await Bun.write(outPath, JSON.stringify({ down, up }));
 
 describe("parseBridgeArgs", () => {
   test("socket, port, then the command after --", () => {
-    expect(parseBridgeArgs(["--socket", "/s.sock", "--port", "3128", "--", "bash", "-c", "true"])).toEqual({ socket: "/s.sock", port: 3128, argv: ["bash", "-c", "true"] });
+    expect(parseBridgeArgs(["--socket", "/s.sock", "--port", "3128", "--", "bash", "-c", "true"])).toEqual({
+      socket: "/s.sock",
+      port: 3128,
+      argv: ["bash", "-c", "true"],
+    });
   });
 
-  test.each([[["--socket", "/s"]], [["--port", "1", "--", "true"]], [["--socket", "/s", "--port", "x", "--", "true"]], [["--bogus", "1", "--", "true"]]])("refuses %p", (args) => {
+  test.each([
+    [["--socket", "/s"]],
+    [["--port", "1", "--", "true"]],
+    [["--socket", "/s", "--port", "x", "--", "true"]],
+    [["--bogus", "1", "--", "true"]],
+  ])("refuses %p", (args) => {
     expect(() => parseBridgeArgs(args)).toThrow();
   });
 });
@@ -87,7 +96,16 @@ describe("runBridge (outside a sandbox, in this process)", () => {
       const port = freePort();
       const out = join(dir.path, "body");
       const fetchScript = `const r = await fetch(${JSON.stringify(server.url("/bridged", "svc.test"))}, { proxy: "http://garuda:${proxy.token}@127.0.0.1:${port}" }); await Bun.write(${JSON.stringify(out)}, await r.text()); process.exit(3);`;
-      const status = await runBridge(["--socket", proxy.socketPath, "--port", String(port), "--", process.execPath, "-e", fetchScript]);
+      const status = await runBridge([
+        "--socket",
+        proxy.socketPath,
+        "--port",
+        String(port),
+        "--",
+        process.execPath,
+        "-e",
+        fetchScript,
+      ]);
       expect(status).toBe(3);
       expect(readFileSync(out, "utf8")).toBe("hello /bridged\n");
     } finally {
@@ -146,14 +164,30 @@ describe("runBridge (outside a sandbox, in this process)", () => {
       });
     const download = origin("download");
     const upload = origin("upload");
-    const proxy = await startEgressProxy({ allow: [`dl.test:${download.port}`, `ul.test:${upload.port}`], resolve: async () => ["127.0.0.1"] });
+    const proxy = await startEgressProxy({
+      allow: [`dl.test:${download.port}`, `ul.test:${upload.port}`],
+      resolve: async () => ["127.0.0.1"],
+    });
     try {
       const port = freePort();
       const out = join(dir.path, "result.json");
       const argv = [String(port), proxy.token, `dl.test:${download.port}`, `ul.test:${upload.port}`, payloadPath, out];
-      const status = await runBridge(["--socket", proxy.socketPath, "--port", String(port), "--", process.execPath, "-e", TUNNEL_CLIENT, ...argv]);
+      const status = await runBridge([
+        "--socket",
+        proxy.socketPath,
+        "--port",
+        String(port),
+        "--",
+        process.execPath,
+        "-e",
+        TUNNEL_CLIENT,
+        ...argv,
+      ]);
       expect(status).toBe(0);
-      expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({ down: { size, sha256: expected }, up: `${size} ${expected}` });
+      expect(JSON.parse(readFileSync(out, "utf8"))).toEqual({
+        down: { size, sha256: expected },
+        up: `${size} ${expected}`,
+      });
     } finally {
       download.stop(true);
       upload.stop(true);
@@ -164,7 +198,18 @@ describe("runBridge (outside a sandbox, in this process)", () => {
   test("a command killed by a signal gives 128 + its number", async () => {
     const proxy = await startEgressProxy({});
     try {
-      expect(await runBridge(["--socket", proxy.socketPath, "--port", String(freePort()), "--", "bash", "-c", "kill -TERM $$"])).toBe(143);
+      expect(
+        await runBridge([
+          "--socket",
+          proxy.socketPath,
+          "--port",
+          String(freePort()),
+          "--",
+          "bash",
+          "-c",
+          "kill -TERM $$",
+        ]),
+      ).toBe(143);
     } finally {
       await proxy.close();
     }
@@ -177,10 +222,23 @@ describe("runBridge (outside a sandbox, in this process)", () => {
   test("the source entry point runs the same bridge", async () => {
     const proxy = await startEgressProxy({});
     try {
-      const proc = Bun.spawn([...SELF_COMMAND, "--socket", proxy.socketPath, "--port", String(freePort()), "--", "bash", "-c", "echo from-child; exit 4"], {
-        env: { PATH: process.env.PATH ?? "" },
-        stdout: "pipe",
-      });
+      const proc = Bun.spawn(
+        [
+          ...SELF_COMMAND,
+          "--socket",
+          proxy.socketPath,
+          "--port",
+          String(freePort()),
+          "--",
+          "bash",
+          "-c",
+          "echo from-child; exit 4",
+        ],
+        {
+          env: { PATH: process.env.PATH ?? "" },
+          stdout: "pipe",
+        },
+      );
       expect(await new Response(proc.stdout).text()).toBe("from-child\n");
       expect(await proc.exited).toBe(4);
     } finally {

@@ -201,7 +201,10 @@ describe("bwrapArgv", () => {
   });
 
   test("project and HOME under the host's /tmp (hidden by the session's /tmp) are bound back", () => {
-    const fs = fakeFs({ dirs: ["/tmp/p/.git", "/tmp/h/.npm", "/tmp/h/.ssh", "/tmp/s", "/opt/garuda"], files: { "/opt/garuda/garuda": "" } });
+    const fs = fakeFs({
+      dirs: ["/tmp/p/.git", "/tmp/h/.npm", "/tmp/h/.ssh", "/tmp/s", "/opt/garuda"],
+      files: { "/opt/garuda/garuda": "" },
+    });
     const s = spec({ root: "/tmp/p", home: "/tmp/h", tmpDir: "/tmp/s", projectReadOnly: true });
     expect(show(s, { readPaths: ["/opt/garuda/garuda"] }, fs)).toMatchInlineSnapshot(`
       "--new-session
@@ -232,7 +235,11 @@ describe("bwrapArgv", () => {
 
   test("settings' writePaths, protectedPaths and denyReadPaths come on top of the defaults", () => {
     const fs = fakeFs({ ...machine, dirs: [...machine.dirs, "/data/cache", "/home/ada/src/app/secrets"] });
-    const s = spec({ writePaths: ["/data/cache", "/not/there"], protectedPaths: ["Makefile", "ci/"], denyReadPaths: ["secrets"] });
+    const s = spec({
+      writePaths: ["/data/cache", "/not/there"],
+      protectedPaths: ["Makefile", "ci/"],
+      denyReadPaths: ["secrets"],
+    });
     const lines = show(s, {}, fs).split("\n");
     expect(lines).toContain("--bind /data/cache /data/cache");
     expect(lines.some((line) => line.includes("/not/there"))).toBe(false);
@@ -268,12 +275,29 @@ describe("bwrapArgv", () => {
     expect(args.filter((arg) => arg === "--setenv")).toHaveLength(1);
     expect(args).not.toContain("--clearenv");
     expect(args.join("\0")).not.toContain("t0ken");
-    expect(args.slice(-9)).toEqual(["--setenv", "TMPDIR", "/tmp/garuda-session-1", "--chdir", "/home/ada/src/app", "--", "/bin/bash", "-c", "echo $HOME"]);
+    expect(args.slice(-9)).toEqual([
+      "--setenv",
+      "TMPDIR",
+      "/tmp/garuda-session-1",
+      "--chdir",
+      "/home/ada/src/app",
+      "--",
+      "/bin/bash",
+      "-c",
+      "echo $HOME",
+    ]);
   });
 
   test("without --disable-userns support (bwrap < 0.8) the flag is left out", () => {
     const args = bwrapArgv(spec(), ["true"], { fs: fakeFs(machine), disableUserns: false });
     expect(args).not.toContain("--disable-userns");
-    expect(args.slice(0, 6)).toEqual(["--new-session", "--die-with-parent", "--unshare-user", "--cap-drop", "ALL", "--unshare-pid"]);
+    expect(args.slice(0, 6)).toEqual([
+      "--new-session",
+      "--die-with-parent",
+      "--unshare-user",
+      "--cap-drop",
+      "ALL",
+      "--unshare-pid",
+    ]);
   });
 });

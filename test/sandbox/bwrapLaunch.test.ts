@@ -7,7 +7,14 @@ import type { SandboxSpec } from "../../src/sandbox/types.ts";
 import { fakeFs } from "../support/sandboxSupport.ts";
 
 const fs = fakeFs({
-  dirs: ["/home/ada/src/app", "/tmp/garuda-session-1", "/tmp/garuda-proxy-1", "/tmp/bun-1/bin", "/tmp/checkout/src/sandbox", "/tmp/fixture/lib"],
+  dirs: [
+    "/home/ada/src/app",
+    "/tmp/garuda-session-1",
+    "/tmp/garuda-proxy-1",
+    "/tmp/bun-1/bin",
+    "/tmp/checkout/src/sandbox",
+    "/tmp/fixture/lib",
+  ],
   files: { "/tmp/garuda-proxy-1/proxy.sock": "", "/tmp/bun-1/bin/bun": "", "/tmp/fixture/lib/server.ts": "" },
 });
 
@@ -23,7 +30,13 @@ const spec = (network: SandboxSpec["network"]): SandboxSpec => ({
   network,
 });
 
-const NSENTER = ["/usr/bin/nsenter", "--user=/proc/42/ns/user", "--net=/proc/42/ns/net", "--preserve-credentials", "--"];
+const NSENTER = [
+  "/usr/bin/nsenter",
+  "--user=/proc/42/ns/user",
+  "--net=/proc/42/ns/net",
+  "--preserve-credentials",
+  "--",
+];
 
 /** The program up to bwrap on one line, bwrap's arguments one per line, then the variables set. */
 function show(overrides: Partial<BwrapLaunchInput>): string {
@@ -41,9 +54,22 @@ function show(overrides: Partial<BwrapLaunchInput>): string {
   };
   const { argv, env } = bwrapLaunch(input);
   const at = argv.indexOf(input.bwrap);
-  const lines = [`${argv.slice(0, at + 1).join(" ")}`, describeBwrapArgv(argv.slice(at + 1)), ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
+  const lines = [
+    `${argv.slice(0, at + 1).join(" ")}`,
+    describeBwrapArgv(argv.slice(at + 1)),
+    ...Object.entries(env).map(([name, value]) => `${name}=${value}`),
+  ];
   // only the lines that differ between cases: the mounts every sandbox has are bwrap.test.ts's
-  return lines.join("\n").split("\n").filter((line) => !/^--(new-session|die-with-parent|unshare-(user|pid|ipc|uts|cgroup-try)|disable-userns|cap-drop|dev |proc |ro-bind \/ \/)/.test(line)).join("\n");
+  return lines
+    .join("\n")
+    .split("\n")
+    .filter(
+      (line) =>
+        !/^--(new-session|die-with-parent|unshare-(user|pid|ipc|uts|cgroup-try)|disable-userns|cap-drop|dev |proc |ro-bind \/ \/)/.test(
+          line,
+        ),
+    )
+    .join("\n");
 }
 
 describe("bwrapLaunch", () => {
@@ -108,7 +134,9 @@ describe("bwrapLaunch", () => {
   });
 
   test("no network: no proxy variables, no bridge; a request's program under /tmp is readable by its top folder", () => {
-    expect(show({ spec: spec({ mode: "none" }), readPaths: ["/tmp/fixture/lib/server.ts", "relative/ignored"] })).toMatchInlineSnapshot(`
+    expect(
+      show({ spec: spec({ mode: "none" }), readPaths: ["/tmp/fixture/lib/server.ts", "relative/ignored"] }),
+    ).toMatchInlineSnapshot(`
       "/usr/bin/bwrap
       --unshare-net
       --bind /tmp/garuda-session-1 /tmp

@@ -10,7 +10,10 @@ afterAll(() => server.stop());
 /** Every *.test name resolves to the loopback server's address. */
 const resolve = async (host: string) => (host.endsWith(".test") ? ["127.0.0.1"] : []);
 
-async function withProxy(options: EgressProxyOptions, body: (proxy: Awaited<ReturnType<typeof startEgressProxy>>, url: string) => Promise<void>) {
+async function withProxy(
+  options: EgressProxyOptions,
+  body: (proxy: Awaited<ReturnType<typeof startEgressProxy>>, url: string) => Promise<void>,
+) {
   const proxy = await startEgressProxy({ tcp: true, resolve, ...options });
   try {
     await body(proxy, `http://garuda:${proxy.token}@127.0.0.1:${proxy.tcpPort}`);
@@ -28,7 +31,12 @@ async function exchange(target: { unix: string } | { port: number }, request: st
     socket: {
       data(s, bytes) {
         chunks.push(new TextDecoder().decode(bytes));
-        if (then && chunks.join("").includes("200 Connection Established\r\n\r\n") && !chunks.join("").includes("hello")) s.write(then);
+        if (
+          then &&
+          chunks.join("").includes("200 Connection Established\r\n\r\n") &&
+          !chunks.join("").includes("hello")
+        )
+          s.write(then);
       },
       close: () => done(),
       end: () => done(),
@@ -73,7 +81,10 @@ describe("egress proxy", () => {
     });
     try {
       await withProxy({ allow: [`banner.test:${banner.port}`] }, async (proxy) => {
-        const answer = await exchange({ unix: proxy.socketPath }, `CONNECT banner.test:${banner.port} HTTP/1.1\r\n${auth(proxy.token)}\r\n`);
+        const answer = await exchange(
+          { unix: proxy.socketPath },
+          `CONNECT banner.test:${banner.port} HTTP/1.1\r\n${auth(proxy.token)}\r\n`,
+        );
         expect(answer).toBe("HTTP/1.1 200 Connection Established\r\n\r\nSSH-2.0-Test\r\n");
       });
     } finally {
@@ -91,33 +102,45 @@ describe("egress proxy", () => {
 
   test("no token or a wrong one: 407, and the target is never contacted", async () => {
     await withProxy({ allow: [`svc.test:${server.port}`] }, async (proxy) => {
-      const bare = await exchange({ unix: proxy.socketPath }, `GET ${server.url("/x", "svc.test")} HTTP/1.1\r\nHost: svc.test\r\n\r\n`);
+      const bare = await exchange(
+        { unix: proxy.socketPath },
+        `GET ${server.url("/x", "svc.test")} HTTP/1.1\r\nHost: svc.test\r\n\r\n`,
+      );
       expect(bare).toStartWith("HTTP/1.1 407 ");
       expect(bare).toContain('Proxy-Authenticate: Basic realm="garuda"');
-      const wrong = await exchange({ unix: proxy.socketPath }, `GET ${server.url("/x", "svc.test")} HTTP/1.1\r\n${auth("nope")}\r\n`);
+      const wrong = await exchange(
+        { unix: proxy.socketPath },
+        `GET ${server.url("/x", "svc.test")} HTTP/1.1\r\n${auth("nope")}\r\n`,
+      );
       expect(wrong).toStartWith("HTTP/1.1 407 ");
       // negative control: the same request with the token goes through
-      const good = await exchange({ unix: proxy.socketPath }, `GET ${server.url("/x", "svc.test")} HTTP/1.1\r\nHost: svc.test\r\n${auth(proxy.token)}\r\n`);
+      const good = await exchange(
+        { unix: proxy.socketPath },
+        `GET ${server.url("/x", "svc.test")} HTTP/1.1\r\nHost: svc.test\r\n${auth(proxy.token)}\r\n`,
+      );
       expect(good).toStartWith("HTTP/1.1 200 ");
     });
   });
 
   test("refusals are 403 with a reason the model can read", async () => {
-    await withProxy({ allow: [`svc.test:${server.port}`], block: ["bad.test"], ports: [80, 443, server.port] }, async (proxy, url) => {
-      const cases: Array<[string, string]> = [
-        [server.url("/", "svc.test").replace(String(server.port), "9"), "port 9 is not allowed"],
-        [server.url("/", "127.0.0.1"), "IP address 127.0.0.1 is refused"],
-        [server.url("/", "bad.test"), "bad.test is blocked by policy"],
-        [server.url("/", "unknown.test"), "unknown.test is not in the network allowlist"],
-      ];
-      for (const [target, reason] of cases) {
-        const response = await fetch(target, { proxy: url });
-        expect(response.status).toBe(403);
-        expect(response.headers.get("x-proxy-error")).toBe("blocked-by-allowlist");
-        expect(await response.text()).toContain(reason);
-      }
-      expect(proxy.refusedHosts()).toHaveLength(4);
-    });
+    await withProxy(
+      { allow: [`svc.test:${server.port}`], block: ["bad.test"], ports: [80, 443, server.port] },
+      async (proxy, url) => {
+        const cases: Array<[string, string]> = [
+          [server.url("/", "svc.test").replace(String(server.port), "9"), "port 9 is not allowed"],
+          [server.url("/", "127.0.0.1"), "IP address 127.0.0.1 is refused"],
+          [server.url("/", "bad.test"), "bad.test is blocked by policy"],
+          [server.url("/", "unknown.test"), "unknown.test is not in the network allowlist"],
+        ];
+        for (const [target, reason] of cases) {
+          const response = await fetch(target, { proxy: url });
+          expect(response.status).toBe(403);
+          expect(response.headers.get("x-proxy-error")).toBe("blocked-by-allowlist");
+          expect(await response.text()).toContain(reason);
+        }
+        expect(proxy.refusedHosts()).toHaveLength(4);
+      },
+    );
   });
 
   test("an unknown host is asked about once at a time; 'session' sticks, 'once' does not, 'deny' refuses", async () => {
@@ -182,19 +205,25 @@ describe("egress proxy", () => {
 
   test("strict allowlist: unknown hosts are refused without a question", async () => {
     const asked: string[] = [];
-    await withProxy({ strict: true, ports: [server.port], askHost: async (host) => (asked.push(host), "session") }, async (_, proxy) => {
-      expect((await fetch(server.url("/", "x.test"), { proxy })).status).toBe(403);
-      expect(asked).toEqual([]);
-    });
+    await withProxy(
+      { strict: true, ports: [server.port], askHost: async (host) => (asked.push(host), "session") },
+      async (_, proxy) => {
+        expect((await fetch(server.url("/", "x.test"), { proxy })).status).toBe(403);
+        expect(asked).toEqual([]);
+      },
+    );
   });
 
   test("a name the user allowed that resolves to loopback is refused; an exactly listed one is not", async () => {
-    await withProxy({ allow: [`svc.test:${server.port}`], ports: [server.port], askHost: async () => "session" }, async (_, proxy) => {
-      const rebound = await fetch(server.url("/", "rebind.test"), { proxy });
-      expect(rebound.status).toBe(403);
-      expect(await rebound.text()).toContain("resolves to a local address (127.0.0.1)");
-      expect((await fetch(server.url("/", "svc.test"), { proxy })).status).toBe(200);
-    });
+    await withProxy(
+      { allow: [`svc.test:${server.port}`], ports: [server.port], askHost: async () => "session" },
+      async (_, proxy) => {
+        const rebound = await fetch(server.url("/", "rebind.test"), { proxy });
+        expect(rebound.status).toBe(403);
+        expect(await rebound.text()).toContain("resolves to a local address (127.0.0.1)");
+        expect((await fetch(server.url("/", "svc.test"), { proxy })).status).toBe(200);
+      },
+    );
   });
 
   test("allowHost adds a pattern for the rest of the session", async () => {
@@ -216,8 +245,12 @@ describe("egress proxy", () => {
 
   test("malformed requests get 400", async () => {
     await withProxy({}, async (proxy) => {
-      expect(await exchange({ unix: proxy.socketPath }, `CONNECT nohost HTTP/1.1\r\n${auth(proxy.token)}\r\n`)).toStartWith("HTTP/1.1 400 ");
-      expect(await exchange({ unix: proxy.socketPath }, `GET /relative HTTP/1.1\r\n${auth(proxy.token)}\r\n`)).toStartWith("HTTP/1.1 400 ");
+      expect(
+        await exchange({ unix: proxy.socketPath }, `CONNECT nohost HTTP/1.1\r\n${auth(proxy.token)}\r\n`),
+      ).toStartWith("HTTP/1.1 400 ");
+      expect(
+        await exchange({ unix: proxy.socketPath }, `GET /relative HTTP/1.1\r\n${auth(proxy.token)}\r\n`),
+      ).toStartWith("HTTP/1.1 400 ");
       expect(await exchange({ unix: proxy.socketPath }, "garbage\r\n\r\n")).toStartWith("HTTP/1.1 400 ");
     });
   });

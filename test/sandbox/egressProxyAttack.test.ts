@@ -1,7 +1,12 @@
 // Red team of the egress proxy's question withdrawal (NOTES-chatfix.md item 1): real sockets
 // against the real proxy, each attack a sandboxed client could make on its own connections.
 import { afterAll, describe, expect, test } from "bun:test";
-import { type EgressProxy, type EgressProxyOptions, type HostAnswer, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
+import {
+  type EgressProxy,
+  type EgressProxyOptions,
+  type HostAnswer,
+  startEgressProxy,
+} from "../../src/sandbox/egressProxy.ts";
 import { httpServer } from "../support/sandboxSupport.ts";
 
 const server = httpServer();
@@ -22,7 +27,11 @@ async function withProxy(options: EgressProxyOptions, body: (proxy: EgressProxy)
 async function client(proxy: EgressProxy, allowHalfOpen = false) {
   let got = "";
   const { promise: ended, resolve: onEnd } = Promise.withResolvers<void>();
-  const socket = await Bun.connect({ unix: proxy.socketPath, allowHalfOpen, socket: { data: (_s, b) => void (got += new TextDecoder().decode(b)), close: () => onEnd(), end: () => onEnd() } });
+  const socket = await Bun.connect({
+    unix: proxy.socketPath,
+    allowHalfOpen,
+    socket: { data: (_s, b) => void (got += new TextDecoder().decode(b)), close: () => onEnd(), end: () => onEnd() },
+  });
   return { socket, ended, got: () => got };
 }
 
@@ -62,7 +71,9 @@ describe("egress proxy withdrawal, attacked", () => {
     await withProxy({ askHost: p.askHost }, async (proxy) => {
       const c = await client(proxy);
       const body = new Uint8Array(256 * 1024).fill(120);
-      c.socket.write(`POST http://big.test:${server.port}/upload HTTP/1.1\r\nHost: big.test\r\nContent-Length: ${body.byteLength}\r\n${auth(proxy.token)}\r\n`);
+      c.socket.write(
+        `POST http://big.test:${server.port}/upload HTTP/1.1\r\nHost: big.test\r\nContent-Length: ${body.byteLength}\r\n${auth(proxy.token)}\r\n`,
+      );
       expect(await until(() => p.questions.length === 1)).toBe(true);
       // Bun's socket takes what it can now: the rest is written as it takes more (the proxy pauses
       // the client past a head's worth while it decides).
@@ -110,16 +121,19 @@ describe("egress proxy withdrawal, attacked", () => {
     const hits: string[] = [];
     const spy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => (hits.push(r.url), new Response("spy\n")) });
     try {
-      await withProxy({ allow: [`ok.test:${server.port}`], ports: [server.port, spy.port as number] }, async (proxy) => {
-        const c = await client(proxy);
-        c.socket.write(
-          `GET http://ok.test:${server.port}/one HTTP/1.1\r\nHost: ok.test\r\n${auth(proxy.token)}\r\n` +
-            `GET http://evil.test:${spy.port}/two HTTP/1.1\r\nHost: evil.test:${spy.port}\r\n${auth(proxy.token)}\r\n`,
-        );
-        await c.ended;
-        expect(c.got()).toContain("hello /one");
-        expect(hits).toEqual([]);
-      });
+      await withProxy(
+        { allow: [`ok.test:${server.port}`], ports: [server.port, spy.port as number] },
+        async (proxy) => {
+          const c = await client(proxy);
+          c.socket.write(
+            `GET http://ok.test:${server.port}/one HTTP/1.1\r\nHost: ok.test\r\n${auth(proxy.token)}\r\n` +
+              `GET http://evil.test:${spy.port}/two HTTP/1.1\r\nHost: evil.test:${spy.port}\r\n${auth(proxy.token)}\r\n`,
+          );
+          await c.ended;
+          expect(c.got()).toContain("hello /one");
+          expect(hits).toEqual([]);
+        },
+      );
     } finally {
       spy.stop(true);
       other.stop();

@@ -19,7 +19,13 @@ describe("childEnv", () => {
   });
 
   test("settings' env.allow adds names; the request's own variables are set as given", () => {
-    const env = childEnv({ base, allow: ["JAVA_HOME", "NOT_SET"], home: "/h", tmpDir: "/t", extra: { GARUDA_HOOK_EVENT: "preToolUse" } });
+    const env = childEnv({
+      base,
+      allow: ["JAVA_HOME", "NOT_SET"],
+      home: "/h",
+      tmpDir: "/t",
+      extra: { GARUDA_HOOK_EVENT: "preToolUse" },
+    });
     expect(env.JAVA_HOME).toBe("/opt/jdk");
     expect("NOT_SET" in env).toBe(false);
     expect(env.GARUDA_HOOK_EVENT).toBe("preToolUse");
@@ -27,7 +33,9 @@ describe("childEnv", () => {
   });
 
   test("negative control: a key passes only when a caller names it", () => {
-    expect(childEnv({ base, allow: ["ANTHROPIC_API_KEY"], home: "/h", tmpDir: "/t" }).ANTHROPIC_API_KEY).toBe("sk-ant-leaked");
+    expect(childEnv({ base, allow: ["ANTHROPIC_API_KEY"], home: "/h", tmpDir: "/t" }).ANTHROPIC_API_KEY).toBe(
+      "sk-ant-leaked",
+    );
   });
 
   test("a missing PATH gets a sane default", () => {

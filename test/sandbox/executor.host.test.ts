@@ -9,10 +9,18 @@ import { SELF_COMMAND, eventually, marker, sleepers } from "../support/sandboxSu
 
 const root = tempDir("garuda-root-");
 const home = tempDir("garuda-home-");
-const unavailable = { availability: { available: false as const, reason: "no sandbox in this test", fix: "none needed" } };
+const unavailable = {
+  availability: { available: false as const, reason: "no sandbox in this test", fix: "none needed" },
+};
 const executors: ProcessExecutor[] = [];
 async function executor(options: { killGraceMs?: number; envAllowlist?: string[] } = {}): Promise<ProcessExecutor> {
-  const created = await createExecutor({ root: root.path, home: home.path, selfCommand: SELF_COMMAND, probe: unavailable, ...options });
+  const created = await createExecutor({
+    root: root.path,
+    home: home.path,
+    selfCommand: SELF_COMMAND,
+    probe: unavailable,
+    ...options,
+  });
   executors.push(created);
   return created;
 }
@@ -35,13 +43,14 @@ describe("Executor on the host", () => {
 
   test("stdin bytes hold no descriptor once the command ended (a long-running agent does not pile them up)", async () => {
     const e = await executor();
-    const memfds = () => readdirSync("/proc/self/fd").filter((fd) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${fd}`).startsWith("/memfd:");
-      } catch {
-        return false;
-      }
-    }).length;
+    const memfds = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith("/memfd:");
+        } catch {
+          return false;
+        }
+      }).length;
     const before = memfds();
     const big = "y".repeat(3_000_000);
     for (let i = 0; i < 5; i++) expect((await run("wc -c", { stdin: big }, e)).output.trim()).toBe("3000000");
@@ -87,7 +96,10 @@ describe("Executor on the host", () => {
   });
 
   test("a hold that never settles does not outlive the command: a timeout still ends the run", async () => {
-    const result = await run("head -c 3000000 /dev/zero", { timeoutMs: 300, onOutput: () => new Promise<void>(() => {}) });
+    const result = await run("head -c 3000000 /dev/zero", {
+      timeoutMs: 300,
+      onOutput: () => new Promise<void>(() => {}),
+    });
     expect(result.timedOut).toBe(true);
   });
 
@@ -151,7 +163,10 @@ describe("Executor on the host", () => {
 
   test("negative control: killing only the main process leaves the grandchildren running", async () => {
     const tag = marker();
-    const proc = Bun.spawn(["bash", "-c", `sleep ${tag} & sleep ${tag} & wait`], { env: { PATH: process.env.PATH ?? "" }, detached: true });
+    const proc = Bun.spawn(["bash", "-c", `sleep ${tag} & sleep ${tag} & wait`], {
+      env: { PATH: process.env.PATH ?? "" },
+      detached: true,
+    });
     try {
       await eventually(() => sleepers(tag).length === 2);
       proc.kill("SIGKILL");
@@ -176,7 +191,10 @@ describe("Executor on the host", () => {
 
   test("negative control: a group kill alone misses the setsid descendant", async () => {
     const tag = marker();
-    const proc = Bun.spawn(["bash", "-c", `setsid sleep ${tag} & wait`], { env: { PATH: process.env.PATH ?? "" }, detached: true });
+    const proc = Bun.spawn(["bash", "-c", `setsid sleep ${tag} & wait`], {
+      env: { PATH: process.env.PATH ?? "" },
+      detached: true,
+    });
     try {
       await eventually(() => sleepers(tag).length === 1);
       signalGroup(proc.pid, "SIGKILL");
@@ -191,7 +209,10 @@ describe("Executor on the host", () => {
 
   test("SIGTERM first: a command that handles it gets to clean up", async () => {
     const controller = new AbortController();
-    const result = await run("trap 'echo cleaning up; exit 7' TERM; echo ready; sleep 30 & wait", { signal: controller.signal, onOutput: (c) => c.includes("ready") && controller.abort() });
+    const result = await run("trap 'echo cleaning up; exit 7' TERM; echo ready; sleep 30 & wait", {
+      signal: controller.signal,
+      onOutput: (c) => c.includes("ready") && controller.abort(),
+    });
     expect(result.output).toBe("ready\ncleaning up\n");
     expect(result.exitCode).toBe(7);
     expect(result.killed).toBe(true);
@@ -201,7 +222,11 @@ describe("Executor on the host", () => {
     const e = await executor({ killGraceMs: 300 });
     const controller = new AbortController();
     const started = Date.now();
-    const result = await run("trap '' TERM; echo ready; sleep 30", { signal: controller.signal, onOutput: () => controller.abort() }, e);
+    const result = await run(
+      "trap '' TERM; echo ready; sleep 30",
+      { signal: controller.signal, onOutput: () => controller.abort() },
+      e,
+    );
     const took = Date.now() - started;
     expect(result.signal).toBe("SIGKILL");
     expect(took).toBeGreaterThanOrEqual(300);
@@ -228,7 +253,11 @@ describe("Executor on the host", () => {
 
   test("start(): a long-running process with an output ring, stopped on request", async () => {
     const e = await executor();
-    const proc = e.start({ command: "for i in $(seq 1 5); do echo line $i; done; echo err >&2; sleep 30", cwd: root.path, sandbox: null });
+    const proc = e.start({
+      command: "for i in $(seq 1 5); do echo line $i; done; echo err >&2; sleep 30",
+      cwd: root.path,
+      sandbox: null,
+    });
     expect(proc.id).toBe("p1");
     expect(proc.command).toContain("seq 1 5");
     await eventually(() => proc.output().includes("err"));
@@ -277,12 +306,20 @@ describe("Executor on the host", () => {
     const attempt = e.run({ command: `touch ${dir.path}/ran`, cwd: root.path, sandbox: e.spec() });
     await expect(attempt).rejects.toBeInstanceOf(SandboxUnavailableError);
     await expect(attempt).rejects.toThrow("no sandbox in this test. Fix: none needed");
-    expect(() => e.start({ command: `touch ${dir.path}/ran`, cwd: root.path, sandbox: e.spec() })).toThrow(SandboxUnavailableError);
+    expect(() => e.start({ command: `touch ${dir.path}/ran`, cwd: root.path, sandbox: e.spec() })).toThrow(
+      SandboxUnavailableError,
+    );
     expect(existsSync(`${dir.path}/ran`)).toBe(false);
   });
 
   test("spec(): the executor's root, home and tmp, the caller's choices, and the session bus hidden", async () => {
-    const e = await createExecutor({ root: root.path, home: home.path, selfCommand: SELF_COMMAND, probe: unavailable, env: { PATH: "/usr/bin", XDG_RUNTIME_DIR: "/run/user/1000" } });
+    const e = await createExecutor({
+      root: root.path,
+      home: home.path,
+      selfCommand: SELF_COMMAND,
+      probe: unavailable,
+      env: { PATH: "/usr/bin", XDG_RUNTIME_DIR: "/run/user/1000" },
+    });
     executors.push(e);
     const network = { mode: "proxy" as const, socketPath: "/s", token: "t" };
     expect(e.spec({ projectReadOnly: true, writePaths: ["/w"], denyReadPaths: ["/d"], network })).toEqual({
@@ -299,6 +336,8 @@ describe("Executor on the host", () => {
   });
 
   test("a bridge command is required", async () => {
-    await expect(createExecutor({ root: root.path, home: home.path, selfCommand: [], probe: unavailable })).rejects.toThrow(/selfCommand/);
+    await expect(
+      createExecutor({ root: root.path, home: home.path, selfCommand: [], probe: unavailable }),
+    ).rejects.toThrow(/selfCommand/);
   });
 });

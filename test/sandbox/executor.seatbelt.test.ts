@@ -17,51 +17,62 @@ let executor: ProcessExecutor;
 let proxy: EgressProxy;
 let server: ReturnType<typeof httpServer>;
 
-const sandboxed = (command: string, network = executor.spec().network) => executor.run({ command, cwd: root, sandbox: executor.spec({ network }) });
+const sandboxed = (command: string, network = executor.spec().network) =>
+  executor.run({ command, cwd: root, sandbox: executor.spec({ network }) });
 const onHost = (command: string) => executor.run({ command, cwd: root, sandbox: null });
 
-describeSandbox("Executor in Seatbelt", () => {
-  beforeAll(async () => {
-    scratch = makeTempDir("garuda-seatbelt-test-", { real: true });
-    home = join(scratch, "home");
-    root = join(scratch, "project");
-    mkdirSync(join(home, ".ssh"), { recursive: true });
-    mkdirSync(root);
-    writeFileSync(join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\n");
-    server = httpServer();
-    proxy = await startEgressProxy({ tcp: true, allow: [`svc.test:${server.port}`], resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []) });
-    executor = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: machineSandbox });
-  });
+describeSandbox(
+  "Executor in Seatbelt",
+  () => {
+    beforeAll(async () => {
+      scratch = makeTempDir("garuda-seatbelt-test-", { real: true });
+      home = join(scratch, "home");
+      root = join(scratch, "project");
+      mkdirSync(join(home, ".ssh"), { recursive: true });
+      mkdirSync(root);
+      writeFileSync(join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+      server = httpServer();
+      proxy = await startEgressProxy({
+        tcp: true,
+        allow: [`svc.test:${server.port}`],
+        resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []),
+      });
+      executor = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: machineSandbox });
+    });
 
-  afterAll(async () => {
-    await executor?.shutdown();
-    await proxy?.close();
-    server?.stop();
-    if (scratch) await rm(scratch, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      await executor?.shutdown();
+      await proxy?.close();
+      server?.stop();
+      if (scratch) await rm(scratch, { recursive: true, force: true });
+    });
 
-  test("writes: inside the root yes, outside no (the host can)", async () => {
-    expect((await sandboxed("echo ok > inside.txt && cat inside.txt")).output).toBe("ok\n");
-    expect((await sandboxed(`echo x > ${home}/outside.txt`)).exitCode).not.toBe(0);
-    expect((await onHost(`echo x > ${home}/outside.txt`)).exitCode).toBe(0);
-    expect(readFileSync(join(home, "outside.txt"), "utf8")).toBe("x\n");
-  });
+    test("writes: inside the root yes, outside no (the host can)", async () => {
+      expect((await sandboxed("echo ok > inside.txt && cat inside.txt")).output).toBe("ok\n");
+      expect((await sandboxed(`echo x > ${home}/outside.txt`)).exitCode).not.toBe(0);
+      expect((await onHost(`echo x > ${home}/outside.txt`)).exitCode).toBe(0);
+      expect(readFileSync(join(home, "outside.txt"), "utf8")).toBe("x\n");
+    });
 
-  test(".garuda cannot be created in the root (the host can)", async () => {
-    expect((await sandboxed("mkdir -p .garuda && echo '{}' > .garuda/settings.json")).exitCode).not.toBe(0);
-    expect(existsSync(join(root, ".garuda/settings.json"))).toBe(false);
-    expect((await onHost("mkdir -p .garuda && echo '{}' > .garuda/settings.json")).exitCode).toBe(0);
-  });
+    test(".garuda cannot be created in the root (the host can)", async () => {
+      expect((await sandboxed("mkdir -p .garuda && echo '{}' > .garuda/settings.json")).exitCode).not.toBe(0);
+      expect(existsSync(join(root, ".garuda/settings.json"))).toBe(false);
+      expect((await onHost("mkdir -p .garuda && echo '{}' > .garuda/settings.json")).exitCode).toBe(0);
+    });
 
-  test("~/.ssh/id_rsa cannot be read (the host can)", async () => {
-    expect((await sandboxed(`cat ${home}/.ssh/id_rsa`)).output).not.toContain("PRIVATE KEY");
-    expect((await onHost(`cat ${home}/.ssh/id_rsa`)).output).toContain("PRIVATE KEY");
-  });
+    test("~/.ssh/id_rsa cannot be read (the host can)", async () => {
+      expect((await sandboxed(`cat ${home}/.ssh/id_rsa`)).output).not.toContain("PRIVATE KEY");
+      expect((await onHost(`cat ${home}/.ssh/id_rsa`)).output).toContain("PRIVATE KEY");
+    });
 
-  test("network: only the proxy's port, only allowed hosts (the host reaches the server directly)", async () => {
-    expect((await sandboxed(httpGet(server.url("/in", "svc.test")), proxy.network)).output).toBe("hello /in\n");
-    expect((await sandboxed(httpGet(server.url("/out", "other.test")), proxy.network)).output).toContain("refused other.test");
-    expect((await sandboxed(httpGet(server.url("/direct"), { direct: true }), proxy.network)).exitCode).not.toBe(0);
-    expect((await onHost(httpGet(server.url("/direct"), { direct: true }))).output).toBe("hello /direct\n");
-  });
-}, "seatbelt");
+    test("network: only the proxy's port, only allowed hosts (the host reaches the server directly)", async () => {
+      expect((await sandboxed(httpGet(server.url("/in", "svc.test")), proxy.network)).output).toBe("hello /in\n");
+      expect((await sandboxed(httpGet(server.url("/out", "other.test")), proxy.network)).output).toContain(
+        "refused other.test",
+      );
+      expect((await sandboxed(httpGet(server.url("/direct"), { direct: true }), proxy.network)).exitCode).not.toBe(0);
+      expect((await onHost(httpGet(server.url("/direct"), { direct: true }))).output).toBe("hello /direct\n");
+    });
+  },
+  "seatbelt",
+);

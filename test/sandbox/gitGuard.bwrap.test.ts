@@ -17,14 +17,21 @@ describeSandbox(
   () => {
     const lab = labPerSuite();
 
-    const vectors: Array<{ name: string; repo?: boolean; setup?: (root: string) => void; plant: () => string; dirs: string[]; note: string }> = [
+    const vectors: Array<{
+      name: string;
+      repo?: boolean;
+      setup?: (root: string) => void;
+      plant: () => string;
+      dirs: string[];
+      note: string;
+    }> = [
       {
         name: "a nested repository (config with fsmonitor, pager, hooksPath, aliases, a filter its info/attributes selects …) and a gitlink to it in the index",
         plant: () =>
           [
             lab.evilRepo("$TMPDIR/n"),
             `printf '* filter=evil\\n' > "$TMPDIR/n/.git/info/attributes"`,
-            "mkdir -p sub && cp -r \"$TMPDIR/n/.git\" sub/.git && echo x > sub/f",
+            'mkdir -p sub && cp -r "$TMPDIR/n/.git" sub/.git && echo x > sub/f',
             `git update-index --add --cacheinfo 160000,$(git -C "$TMPDIR/n" rev-parse HEAD),sub`,
           ].join(" && "),
         dirs: [".", "sub", "src/deep"],
@@ -32,7 +39,10 @@ describeSandbox(
       },
       {
         name: "a .git file pointing at a git folder in the session's tmp",
-        plant: () => [lab.evilRepo("$TMPDIR/g"), "mkdir -p sub/deeper", `printf 'gitdir: %s\\n' "$TMPDIR/g/.git" > sub/.git`].join(" && "),
+        plant: () =>
+          [lab.evilRepo("$TMPDIR/g"), "mkdir -p sub/deeper", `printf 'gitdir: %s\\n' "$TMPDIR/g/.git" > sub/.git`].join(
+            " && ",
+          ),
         dirs: ["sub", "sub/deeper"],
         note: "its .git file points outside the project",
       },
@@ -40,7 +50,9 @@ describeSandbox(
         name: "a .git file pointing at a git folder in a package cache (~/.cache)",
         plant: () => {
           const cache = `$HOME/.cache/g${++planted}`; // each run its own: the first run's evil config would stop the second's git
-          return [lab.evilRepo(cache), "mkdir -p sub", `printf 'gitdir: %s\\n' "${cache}/.git" > sub/.git`].join(" && ");
+          return [lab.evilRepo(cache), "mkdir -p sub", `printf 'gitdir: %s\\n' "${cache}/.git" > sub/.git`].join(
+            " && ",
+          );
         },
         dirs: ["sub"],
         note: "its .git file points outside the project",
@@ -66,7 +78,12 @@ describeSandbox(
       },
       {
         name: ".git/commondir sending git to a common folder with evil config",
-        plant: () => ["mkdir -p evil/objects evil/refs", evilConfigScript("evil/config", lab.marker.path), "echo ../evil > .git/commondir"].join(" && "),
+        plant: () =>
+          [
+            "mkdir -p evil/objects evil/refs",
+            evilConfigScript("evil/config", lab.marker.path),
+            "echo ../evil > .git/commondir",
+          ].join(" && "),
         dirs: [".", "src/deep"],
         note: "made .git/commondir",
       },
@@ -82,7 +99,7 @@ describeSandbox(
         plant: () =>
           [
             lab.evilRepo("$TMPDIR/m"),
-            "mkdir -p .git/modules lib && cp -r \"$TMPDIR/m/.git\" .git/modules/evil",
+            'mkdir -p .git/modules lib && cp -r "$TMPDIR/m/.git" .git/modules/evil',
             "git config -f .git/modules/evil/config core.worktree ../../../lib",
             "echo 'gitdir: ../.git/modules/evil' > lib/.git",
             `printf '[submodule "lib"]\\n\\tpath = lib\\n\\turl = ./lib\\n' > .gitmodules`,
@@ -93,7 +110,7 @@ describeSandbox(
       },
       {
         name: "a nested repository in a folder made unlistable first (chmod 300: git still finds .git in it)",
-        plant: () => [lab.evilRepo("$TMPDIR/l"), "mkdir -m 300 locked", "mv \"$TMPDIR/l/.git\" locked/.git"].join(" && "),
+        plant: () => [lab.evilRepo("$TMPDIR/l"), "mkdir -m 300 locked", 'mv "$TMPDIR/l/.git" locked/.git'].join(" && "),
         dirs: ["locked"],
         note: "made locked/.git, a git repository; its config sets",
       },
@@ -105,7 +122,7 @@ describeSandbox(
             `printf '#!/bin/sh\\n"%s" hook\\n' '${lab.marker.path}' > "$TMPDIR/h/.git/hooks/pre-commit"`,
             `cp "$TMPDIR/h/.git/hooks/pre-commit" "$TMPDIR/h/.git/hooks/post-commit"`,
             `chmod +x "$TMPDIR/h/.git/hooks/pre-commit" "$TMPDIR/h/.git/hooks/post-commit"`,
-            "mkdir -p sub && mv \"$TMPDIR/h/.git\" sub/.git",
+            'mkdir -p sub && mv "$TMPDIR/h/.git" sub/.git',
           ].join(" && "),
         dirs: ["sub"],
         note: "it has a hook",
@@ -124,7 +141,9 @@ describeSandbox(
         expect(result.output).toContain("PLANTED");
         expect(result.output).toContain(vector.note);
         expect(result.output).toContain("Garuda moved it to .garuda/quarantine/");
-        expect(result.output).toContain("run the git command outside the sandbox (outside_sandbox: true; the user is asked first)");
+        expect(result.output).toContain(
+          "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)",
+        );
 
         const control = lab.project(`u-${slug}`, vector.repo ?? true);
         vector.setup?.(control);
@@ -137,7 +156,16 @@ describeSandbox(
 
     test("the quarantine loses nothing, is out of git's way and read-only to commands: the moved repository keeps its files, HEAD renamed", async () => {
       const root = lab.project("quarantine");
-      const result = await lab.attack(lab.guarded, root, ["git init -q sub", "echo kept > sub/.git/description", evilConfigScript("sub/.git/config", lab.marker.path)].join(" && "), ["sub"]);
+      const result = await lab.attack(
+        lab.guarded,
+        root,
+        [
+          "git init -q sub",
+          "echo kept > sub/.git/description",
+          evilConfigScript("sub/.git/config", lab.marker.path),
+        ].join(" && "),
+        ["sub"],
+      );
       expect(result.output).toContain("made sub/.git");
       const stamps = readdirSync(join(root, ".garuda/quarantine")).filter((name) => name !== ".gitignore");
       expect(stamps).toHaveLength(1);
@@ -147,7 +175,11 @@ describeSandbox(
       expect(existsSync(join(moved, "HEAD"))).toBe(false);
       expect(readFileSync(join(root, ".garuda/quarantine/.gitignore"), "utf8")).toContain("*");
       expect(git(root, lab.home, "status", "--porcelain", "--untracked-files=all")).not.toContain(".garuda");
-      const write = await lab.guarded.run({ command: `echo x > '${moved}/config'`, cwd: root, sandbox: { ...lab.guarded.spec(), root } });
+      const write = await lab.guarded.run({
+        command: `echo x > '${moved}/config'`,
+        cwd: root,
+        sandbox: { ...lab.guarded.spec(), root },
+      });
       expect(write.output).toContain("Read-only file system");
     }, 60_000);
   },

@@ -10,7 +10,14 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { type MarkerProgram, evilConfigScript, git, markerProgram, probe } from "../support/gitAttack.ts";
-import { SELF_COMMAND, describeSandbox, eventually, machineSandbox, marker as sleepTag, sleepers } from "../support/sandboxSupport.ts";
+import {
+  SELF_COMMAND,
+  describeSandbox,
+  eventually,
+  machineSandbox,
+  marker as sleepTag,
+  sleepers,
+} from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 let scratch: string;
@@ -27,20 +34,29 @@ function project(name: string): string {
 
 /** Starts the stand-in Garuda with one sandboxed command; its stdout so far. */
 function agent(root: string, command: string): { proc: ReturnType<typeof Bun.spawn>; output: () => string } {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../fixtures/gitGuardAgent.ts"), root, home, command], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const proc = Bun.spawn(
+    [process.execPath, join(import.meta.dir, "../fixtures/gitGuardAgent.ts"), root, home, command],
+    {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   let text = "";
   void (async () => {
     const decoder = new TextDecoder();
-    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) text += decoder.decode(chunk, { stream: true });
+    for await (const chunk of proc.stdout as ReadableStream<Uint8Array>)
+      text += decoder.decode(chunk, { stream: true });
   })();
   return { proc, output: () => text };
 }
 
-const evilNested = (dir: string) => [`git init -q "$TMPDIR/k"`, evilConfigScript("$TMPDIR/k/.git/config", marker.path), `mkdir -p ${dir} && mv "$TMPDIR/k/.git" ${dir}/.git`].join(" && ");
+const evilNested = (dir: string) =>
+  [
+    `git init -q "$TMPDIR/k"`,
+    evilConfigScript("$TMPDIR/k/.git/config", marker.path),
+    `mkdir -p ${dir} && mv "$TMPDIR/k/.git" ${dir}/.git`,
+  ].join(" && ");
 
 describeSandbox(
   "git guard when Garuda is killed mid-command",
@@ -49,7 +65,10 @@ describeSandbox(
       scratch = makeTempDir("garuda-gitguard-kill-", { real: true });
       home = join(scratch, "home");
       mkdirSync(home);
-      writeFileSync(join(home, ".gitconfig"), "[user]\n\tname = U\n\temail = u@example.invalid\n[init]\n\tdefaultBranch = main\n");
+      writeFileSync(
+        join(home, ".gitconfig"),
+        "[user]\n\tname = U\n\temail = u@example.invalid\n[init]\n\tdefaultBranch = main\n",
+      );
       marker = markerProgram(join(scratch, "bin"));
     });
     afterAll(async () => {
@@ -106,7 +125,10 @@ describeSandbox(
       git(root, home, "init", "-q", "vendor/own");
       git(join(root, "vendor/own"), home, "config", "alias.mine", `!${marker.path} mine`);
       const tag = sleepTag();
-      const garuda = agent(root, `while [ ! -e go ]; do sleep 0.02; done; ${evilNested("sub")}; touch planted; sleep ${tag}`);
+      const garuda = agent(
+        root,
+        `while [ ! -e go ]; do sleep 0.02; done; ${evilNested("sub")}; touch planted; sleep ${tag}`,
+      );
       try {
         // "started": the guard walked the tree and watches it (it does so before the command starts).
         await eventually(() => garuda.output().includes("started"), 30_000);

@@ -9,7 +9,6 @@ import { createExecutor } from "../../src/sandbox/executor.ts";
 import { evilConfigScript, git, labPerSuite, probe } from "../support/gitAttack.ts";
 import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../support/sandboxSupport.ts";
 
-
 describeSandbox(
   "git guard in bubblewrap: what it leaves alone, and under load",
   () => {
@@ -44,7 +43,11 @@ describeSandbox(
       for (const dir of ["wt", "lib", "clone", "fresh"]) expect(existsSync(join(root, dir, ".git"))).toBe(true);
       expect(existsSync(join(root, ".garuda/quarantine"))).toBe(false);
       // The next command: the repositories it made are known now, and held read-only like the root's.
-      const next = await lab.guarded.run({ command: "git -C lib status --short && git -C wt status --short && echo x > clone/.git/config", cwd: root, sandbox });
+      const next = await lab.guarded.run({
+        command: "git -C lib status --short && git -C wt status --short && echo x > clone/.git/config",
+        cwd: root,
+        sandbox,
+      });
       expect(next.output).toContain("Read-only file system");
       expect(next.output).not.toContain("[Garuda:");
       lab.marker.reset();
@@ -68,14 +71,21 @@ describeSandbox(
       ];
       for (const attempt of attempts) {
         const result = await lab.guarded.run({ command: attempt, cwd: root, sandbox });
-        expect({ attempt, refused: result.exitCode !== 0 || result.output.includes("[Garuda:") }).toEqual({ attempt, refused: true });
+        expect({ attempt, refused: result.exitCode !== 0 || result.output.includes("[Garuda:") }).toEqual({
+          attempt,
+          refused: true,
+        });
       }
       expect(git(join(root, "vendor/tool"), lab.home, "config", "core.fsmonitor").trim()).toBe(lab.marker.path);
       expect(existsSync(join(root, "vendor/tool/.git/commondir"))).toBe(false);
       expect(readFileSync(join(root, "lib/.git"), "utf8")).toContain("gitdir: ../.git/modules/lib");
       expect(existsSync(join(root, "vendor/tool/.git/HEAD"))).toBe(true);
       // Negative control: the same write without the guard's holds goes through.
-      const control = await lab.unguarded.run({ command: "echo 'gitdir: /tmp' > lib/.git", cwd: root, sandbox: { ...lab.unguarded.spec(), root } });
+      const control = await lab.unguarded.run({
+        command: "echo 'gitdir: /tmp' > lib/.git",
+        cwd: root,
+        sandbox: { ...lab.unguarded.spec(), root },
+      });
       expect(control.exitCode).toBe(0);
       expect(readFileSync(join(root, "lib/.git"), "utf8")).toBe("gitdir: /tmp\n");
     }, 90_000);
@@ -91,7 +101,9 @@ describeSandbox(
       };
       const root = setup("kept");
       const before = readFileSync(join(root, ".git/modules/lib/config"), "utf8");
-      const plant = [evilConfigScript(".git/modules/lib/config", lab.marker.path), "echo x >> lib/src/a.txt"].join(" ; ");
+      const plant = [evilConfigScript(".git/modules/lib/config", lab.marker.path), "echo x >> lib/src/a.txt"].join(
+        " ; ",
+      );
       const result = await lab.attack(lab.guarded, root, plant, [".", "lib"]);
       expect(result.runningAtProbe).toBe(true);
       expect(result.during).toEqual([]);
@@ -113,10 +125,14 @@ describeSandbox(
       const plant = [
         lab.evilRepo("$TMPDIR/f"),
         `(cd src && for i in $(seq 1 ${files}); do : > f$i; done)`, // src is watched: every file is two events
-        "mkdir -p sub && mv \"$TMPDIR/f/.git\" sub/.git",
+        'mkdir -p sub && mv "$TMPDIR/f/.git" sub/.git',
         "touch flood-done",
       ].join(" && ");
-      const job = lab.guarded.start({ command: `${plant}\necho PLANTED; sleep 120`, cwd: root, sandbox: { ...lab.guarded.spec(), root } });
+      const job = lab.guarded.start({
+        command: `${plant}\necho PLANTED; sleep 120`,
+        cwd: root,
+        sandbox: { ...lab.guarded.spec(), root },
+      });
       try {
         // Garuda is busy (its event loop blocked, as by a long synchronous task): nothing reads the queue.
         const deadline = Date.now() + 120_000;
@@ -137,9 +153,20 @@ describeSandbox(
       // The user's own repository out there, whose config runs a program: known from the first walk, left alone.
       git(root, lab.home, "init", "-q", "deps/p30/lib");
       git(join(root, "deps/p30/lib"), lab.home, "config", "alias.mine", `!${lab.marker.path} mine`);
-      const small = await createExecutor({ root, home: lab.home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300, gitGuardWatches: 20 });
+      const small = await createExecutor({
+        root,
+        home: lab.home,
+        selfCommand: SELF_COMMAND,
+        probe: machineSandbox,
+        killGraceMs: 300,
+        gitGuardWatches: 20,
+      });
       try {
-        const job = small.start({ command: `${lab.evilRepo("$TMPDIR/b")} && mv "$TMPDIR/b/.git" deps/p39/lib/.git && echo PLANTED; sleep 60`, cwd: root, sandbox: { ...small.spec(), root } });
+        const job = small.start({
+          command: `${lab.evilRepo("$TMPDIR/b")} && mv "$TMPDIR/b/.git" deps/p39/lib/.git && echo PLANTED; sleep 60`,
+          cwd: root,
+          sandbox: { ...small.spec(), root },
+        });
         await eventually(() => job.output().includes("PLANTED"), 20_000);
         const planted = performance.now();
         await eventually(() => job.output().includes("[Garuda:"), 10_000);
@@ -186,14 +213,17 @@ describeSandbox(
       git(root, lab.home, "commit", "-q", "--allow-empty", "-m", "third");
       const sandbox = { ...lab.guarded.spec(), root };
       // Stops at once (a break first), leaving the exec lines for later.
-      const left = await lab.guarded.run({ command: `GIT_SEQUENCE_EDITOR="sed -i '1i break'" git rebase -q -i --exec '${lab.marker.path} rebase-exec' HEAD~2; git status | head -1`, cwd: root, sandbox });
+      const left = await lab.guarded.run({
+        command: `GIT_SEQUENCE_EDITOR="sed -i '1i break'" git rebase -q -i --exec '${lab.marker.path} rebase-exec' HEAD~2; git status | head -1`,
+        cwd: root,
+        sandbox,
+      });
       expect(left.output).toContain("interactive rebase in progress");
       expect(left.output).toContain("[Garuda: the command left .git/rebase-merge/git-rebase-todo with exec lines");
       // A later command that does not touch it says nothing more; one that finishes it neither.
       expect((await lab.guarded.run({ command: "true", cwd: root, sandbox })).output).toBe("");
       git(root, lab.home, "rebase", "--abort");
     }, 60_000);
-
   },
   "bwrap",
 );

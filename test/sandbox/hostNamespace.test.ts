@@ -12,7 +12,15 @@ import { KEEPER_COMMAND } from "../../src/sandbox/keeperName.ts";
 import { signalProcess } from "../../src/sandbox/processTree.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, describeSandbox, detached, detachingCommand, eventually, machineSandbox, marker } from "../support/sandboxSupport.ts";
+import {
+  SELF_COMMAND,
+  describeSandbox,
+  detached,
+  detachingCommand,
+  eventually,
+  machineSandbox,
+  marker,
+} from "../support/sandboxSupport.ts";
 
 const root = tempDir("garuda-root-");
 const home = tempDir("garuda-home-");
@@ -20,7 +28,13 @@ const executors: ProcessExecutor[] = [];
 const leftovers: number[] = [];
 
 async function executor(options: { keeper?: boolean } = {}): Promise<ProcessExecutor> {
-  const created = await createExecutor({ root: root.path, home: home.path, selfCommand: SELF_COMMAND, probe: machineSandbox, ...(options.keeper === false && { keeperCommand: false }) });
+  const created = await createExecutor({
+    root: root.path,
+    home: home.path,
+    selfCommand: SELF_COMMAND,
+    probe: machineSandbox,
+    ...(options.keeper === false && { keeperCommand: false }),
+  });
   executors.push(created);
   return created;
 }
@@ -67,7 +81,12 @@ describeSandbox(
   () => {
     test("they run in a namespace of their own, not under a keeper, and write the host's files as the user", async () => {
       const e = await executor();
-      const result = await e.run({ command: `echo $$; tr '\\0' ' ' </proc/$PPID/cmdline; echo; echo hi >made.txt; cat /dev/null`, cwd: root.path, sandbox: null, internal: true });
+      const result = await e.run({
+        command: `echo $$; tr '\\0' ' ' </proc/$PPID/cmdline; echo; echo hi >made.txt; cat /dev/null`,
+        cwd: root.path,
+        sandbox: null,
+        internal: true,
+      });
       expect(result.exitCode).toBe(0);
       const [pid, parent] = result.output.split("\n");
       expect(Number(pid)).toBeLessThan(10); // its own PID namespace
@@ -81,13 +100,22 @@ describeSandbox(
 
     test("what one detaches ends when it exits (negative control: no namespace and no keeper, the daemons stay)", async () => {
       const tag = marker();
-      const result = await (await executor({ keeper: false })).run({ command: detachingCommand(tag, "sleep 0.2; echo done"), cwd: root.path, sandbox: null, internal: true });
+      const result = await (await executor({ keeper: false })).run({
+        command: detachingCommand(tag, "sleep 0.2; echo done"),
+        cwd: root.path,
+        sandbox: null,
+        internal: true,
+      });
       expect(result.output).toBe("done\n");
       await eventually(() => detached(tag).length === 0);
 
       const control = marker();
       try {
-        await (await executor({ keeper: false })).run({ command: detachingCommand(control, "sleep 0.2; echo done"), cwd: root.path, sandbox: null });
+        await (await executor({ keeper: false })).run({
+          command: detachingCommand(control, "sleep 0.2; echo done"),
+          cwd: root.path,
+          sandbox: null,
+        });
         await Bun.sleep(300);
         expect(detached(control)).toHaveLength(2);
       } finally {
@@ -98,7 +126,13 @@ describeSandbox(
     test("cancel ends the command and what it detached", async () => {
       const tag = marker();
       const controller = new AbortController();
-      const pending = (await executor({ keeper: false })).run({ command: detachingCommand(tag), cwd: root.path, sandbox: null, internal: true, signal: controller.signal });
+      const pending = (await executor({ keeper: false })).run({
+        command: detachingCommand(tag),
+        cwd: root.path,
+        sandbox: null,
+        internal: true,
+        signal: controller.signal,
+      });
       await eventually(() => detached(tag).length === 3, 10_000);
       controller.abort();
       expect((await pending).killed).toBe(true);
@@ -113,7 +147,11 @@ describeSandbox(
         void e.run({ command: ${JSON.stringify(detachingCommand(tag))}, cwd: ${JSON.stringify(root.path)}, sandbox: null, internal: true });
         await new Promise(() => {});
       `;
-      const proc = Bun.spawn([process.execPath, "-e", agent], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdout: "ignore", stderr: "inherit" });
+      const proc = Bun.spawn([process.execPath, "-e", agent], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        stdout: "ignore",
+        stderr: "inherit",
+      });
       leftovers.push(proc.pid);
       try {
         await eventually(() => detached(tag).length === 3, 15_000);

@@ -15,7 +15,16 @@ test("ended jobs are not kept alive by their drain window", async () => {
   const before = liveSubprocesses();
   const outputs: string[] = [];
   for (let i = 0; i < 10; i++) {
-    const job = spawnJob({ argv: ["/bin/sh", "-c", `echo ${i}`], cwd: "/", env: { PATH: "/usr/bin:/bin" }, stdin: "ignore", capture: "all", pidNamespace: false, graceMs: 1_000, onText: (text) => outputs.push(text) });
+    const job = spawnJob({
+      argv: ["/bin/sh", "-c", `echo ${i}`],
+      cwd: "/",
+      env: { PATH: "/usr/bin:/bin" },
+      stdin: "ignore",
+      capture: "all",
+      pidNamespace: false,
+      graceMs: 1_000,
+      onText: (text) => outputs.push(text),
+    });
     const end = await job.exited;
     expect(end.exitCode).toBe(0);
   }

@@ -11,15 +11,27 @@ import { KEEPER_COMMAND } from "../../src/sandbox/keeperName.ts";
 import { signalProcess } from "../../src/sandbox/processTree.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, describeSandbox, detached, detachingCommand, eventually, machineSandbox, marker } from "../support/sandboxSupport.ts";
+import {
+  SELF_COMMAND,
+  describeSandbox,
+  detached,
+  detachingCommand,
+  eventually,
+  machineSandbox,
+  marker,
+} from "../support/sandboxSupport.ts";
 
 const root = tempDir("garuda-root-");
 const home = tempDir("garuda-home-");
-const unavailable = { availability: { available: false as const, reason: "no sandbox in this test", fix: "none needed" } };
+const unavailable = {
+  availability: { available: false as const, reason: "no sandbox in this test", fix: "none needed" },
+};
 const executors: ProcessExecutor[] = [];
 const leftovers: number[] = [];
 
-async function executor(options: { keeper?: boolean; sandbox?: boolean; killGraceMs?: number } = {}): Promise<ProcessExecutor> {
+async function executor(
+  options: { keeper?: boolean; sandbox?: boolean; killGraceMs?: number } = {},
+): Promise<ProcessExecutor> {
   const created = await createExecutor({
     root: root.path,
     home: home.path,
@@ -46,13 +58,25 @@ afterAll(async () => {
 
 describe("keeper command line", () => {
   test("the compiled binary runs its hidden command; from source, keeperMain.ts beside the bridge's entry", () => {
-    expect(keeperCommandFor(["/usr/local/bin/garuda", "__sandbox-bridge"])).toEqual(["/usr/local/bin/garuda", KEEPER_COMMAND]);
-    expect(keeperCommandFor(["/usr/bin/bun", "/repo/src/sandbox/bridgeMain.ts"])).toEqual(["/usr/bin/bun", "/repo/src/sandbox/keeperMain.ts"]);
+    expect(keeperCommandFor(["/usr/local/bin/garuda", "__sandbox-bridge"])).toEqual([
+      "/usr/local/bin/garuda",
+      KEEPER_COMMAND,
+    ]);
+    expect(keeperCommandFor(["/usr/bin/bun", "/repo/src/sandbox/bridgeMain.ts"])).toEqual([
+      "/usr/bin/bun",
+      "/repo/src/sandbox/keeperMain.ts",
+    ]);
     expect(() => keeperCommandFor([])).toThrow(/selfCommand/);
   });
 
   test("the command's environment is one variable of the keeper's: Bun's start-up sees none of it", () => {
-    const launch = keeperLaunch(["/g", KEEPER_COMMAND], { parent: 7, graceMs: 2000, cwd: "/p", argv: ["/bin/bash", "-c", "true"], env: { BUN_OPTIONS: "--print 1", PATH: "/bin" } });
+    const launch = keeperLaunch(["/g", KEEPER_COMMAND], {
+      parent: 7,
+      graceMs: 2000,
+      cwd: "/p",
+      argv: ["/bin/bash", "-c", "true"],
+      env: { BUN_OPTIONS: "--print 1", PATH: "/bin" },
+    });
     expect(launch.argv).toEqual(["/g", KEEPER_COMMAND, "7", "2000", "/p", "--", "/bin/bash", "-c", "true"]);
     expect(Object.keys(launch.env)).toEqual(["GARUDA_KEEPER_ENV"]);
     expect(JSON.parse(launch.env.GARUDA_KEEPER_ENV as string)).toEqual({ BUN_OPTIONS: "--print 1", PATH: "/bin" });
@@ -64,7 +88,10 @@ describe("keeper command line", () => {
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr.toString()).toContain("usage:");
     using dir = tempDir();
-    const orphan = Bun.spawnSync([...keeper, "1", "100", dir.path, "--", "/bin/sh", "-c", "touch ran"], { stderr: "pipe", env: {} });
+    const orphan = Bun.spawnSync([...keeper, "1", "100", dir.path, "--", "/bin/sh", "-c", "touch ran"], {
+      stderr: "pipe",
+      env: {},
+    });
     expect(orphan.exitCode).toBe(1);
     expect(await Bun.file(join(dir.path, "ran")).exists()).toBe(false);
   });
@@ -73,7 +100,12 @@ describe("keeper command line", () => {
 describe.skipIf(process.platform !== "linux")("a host command under its keeper", () => {
   test("exit code, signal, output, folder and environment are the command's own", async () => {
     const e = await executor();
-    const result = await e.run({ command: "pwd; echo $FROM_REQUEST; env | grep -c GARUDA_KEEPER; exit 4", cwd: root.path, sandbox: null, env: { FROM_REQUEST: "yes" } });
+    const result = await e.run({
+      command: "pwd; echo $FROM_REQUEST; env | grep -c GARUDA_KEEPER; exit 4",
+      cwd: root.path,
+      sandbox: null,
+      env: { FROM_REQUEST: "yes" },
+    });
     expect(result.exitCode).toBe(4);
     expect(result.output).toBe(`${root.path}\nyes\n0\n`);
     const killed = await e.run({ command: "kill -TERM $$", cwd: root.path, sandbox: null });
@@ -82,13 +114,21 @@ describe.skipIf(process.platform !== "linux")("a host command under its keeper",
 
   test("the daemons a command detached end when it exits (negative control: without a keeper they stay)", async () => {
     const tag = marker();
-    const result = await (await executor()).run({ command: detachingCommand(tag, "sleep 0.3; echo done"), cwd: root.path, sandbox: null });
+    const result = await (await executor()).run({
+      command: detachingCommand(tag, "sleep 0.3; echo done"),
+      cwd: root.path,
+      sandbox: null,
+    });
     expect(result.output).toBe("done\n");
     await eventually(() => detached(tag).length === 0);
 
     const control = marker();
     try {
-      await (await executor({ keeper: false })).run({ command: detachingCommand(control, "sleep 0.3; echo done"), cwd: root.path, sandbox: null });
+      await (await executor({ keeper: false })).run({
+        command: detachingCommand(control, "sleep 0.3; echo done"),
+        cwd: root.path,
+        sandbox: null,
+      });
       await Bun.sleep(300);
       expect(detached(control)).toHaveLength(2);
     } finally {
@@ -102,7 +142,12 @@ describe.skipIf(process.platform !== "linux")("a host command under its keeper",
       const controller = new AbortController();
       const e = await executor({ keeper });
       try {
-        const pending = e.run({ command: detachingCommand(tag), cwd: root.path, sandbox: null, signal: controller.signal });
+        const pending = e.run({
+          command: detachingCommand(tag),
+          cwd: root.path,
+          sandbox: null,
+          signal: controller.signal,
+        });
         await eventually(() => detached(tag).length === 3);
         controller.abort();
         expect((await pending).killed).toBe(true);
@@ -122,7 +167,11 @@ describe.skipIf(process.platform !== "linux")("a host command under its keeper",
     const stopped = marker();
     const a = e.start({ command: detachingCommand(stopped), cwd: root.path, sandbox: null });
     const ended = marker();
-    const b = e.start({ command: `trap '' TERM; ${detachingCommand(ended, `(trap '' TERM; sleep ${ended}3)`)}`, cwd: root.path, sandbox: null });
+    const b = e.start({
+      command: `trap '' TERM; ${detachingCommand(ended, `(trap '' TERM; sleep ${ended}3)`)}`,
+      cwd: root.path,
+      sandbox: null,
+    });
     await eventually(() => detached(stopped).length === 3 && detached(ended).length === 3);
     expect((await a.stop()).killed).toBe(true);
     await eventually(() => detached(stopped).length === 0);

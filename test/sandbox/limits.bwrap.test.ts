@@ -12,7 +12,14 @@ import { findCgroups } from "../../src/sandbox/cgroup.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { type CommandLimits, defaultCommandLimits } from "../../src/sandbox/limits.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, eventually, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
+import {
+  SELF_COMMAND,
+  describeSandbox,
+  eventually,
+  machineSandbox,
+  marker,
+  sleepers,
+} from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 const BUN = process.execPath;
@@ -23,10 +30,19 @@ let scratch: string;
 const executors: ProcessExecutor[] = [];
 
 async function executorWith(limits: CommandLimits, cgroups?: null): Promise<ProcessExecutor> {
-  const executor = await createExecutor({ root: scratch, home: scratch, selfCommand: SELF_COMMAND, probe: machineSandbox, limits, ...(cgroups === null && { cgroups }) });
+  const executor = await createExecutor({
+    root: scratch,
+    home: scratch,
+    selfCommand: SELF_COMMAND,
+    probe: machineSandbox,
+    limits,
+    ...(cgroups === null && { cgroups }),
+  });
   executors.push(executor);
   if (cgroups !== null && executor.limits?.processes === "none") {
-    throw new Error("these tests run as root, and Garuda cannot make a cgroup here, so there is no process limit to test: run them as an ordinary user, or where root may write /sys/fs/cgroup");
+    throw new Error(
+      "these tests run as root, and Garuda cannot make a cgroup here, so there is no process limit to test: run them as an ordinary user, or where root may write /sys/fs/cgroup",
+    );
   }
   return executor;
 }
@@ -53,7 +69,9 @@ const TWO_GB = `'${BUN}' -e 'const a = new Uint8Array(2 * 1024 ** 3); a.fill(1);
 
 /** Command cgroups this process made that are still there. */
 function leftCgroups(): string[] {
-  return (findCgroups()?.bases ?? []).flatMap((base) => readdirSync(base.dir).filter((name) => name.startsWith(`garuda-${process.pid}-`)));
+  return (findCgroups()?.bases ?? []).flatMap((base) =>
+    readdirSync(base.dir).filter((name) => name.startsWith(`garuda-${process.pid}-`)),
+  );
 }
 
 describeSandbox(
@@ -70,7 +88,12 @@ describeSandbox(
     test("a loop that starts 400 processes stops at a limit of 200, and the result says so and how to raise it (negative control: with room for them, all 400 start)", async () => {
       const tag = marker();
       const limited = await executorWith({ processes: 200, memoryMB: 4_096 });
-      const result = await limited.run({ command: forker(400, tag), cwd: scratch, sandbox: limited.spec(), timeoutMs: 60_000 });
+      const result = await limited.run({
+        command: forker(400, tag),
+        cwd: scratch,
+        sandbox: limited.spec(),
+        timeoutMs: 60_000,
+      });
       expect(started(result.output)).toBeGreaterThan(100);
       expect(started(result.output)).toBeLessThan(200);
       expect(result.limit?.kind).toBe("processes");
@@ -80,7 +103,12 @@ describeSandbox(
       await eventually(() => forked(tag).length === 0, 5_000);
 
       const roomy = await executorWith({ processes: 2_000, memoryMB: 4_096 });
-      const free = await roomy.run({ command: forker(400, tag), cwd: scratch, sandbox: roomy.spec(), timeoutMs: 60_000 });
+      const free = await roomy.run({
+        command: forker(400, tag),
+        cwd: scratch,
+        sandbox: roomy.spec(),
+        timeoutMs: 60_000,
+      });
       expect(started(free.output)).toBe(400);
       expect(free.limit).toBeUndefined();
       expect(free.output).not.toContain("[Garuda:");
@@ -99,7 +127,12 @@ describeSandbox(
         "for f in $(find /sys/fs/cgroup -maxdepth 3 \\( -name cgroup.procs -o -name pids.max -o -name memory.max -o -name memory.limit_in_bytes \\) 2>/dev/null); do (echo $$ > $f || echo 1000000 > $f) 2>/dev/null && echo wrote $f; done",
         "cat /proc/self/cgroup | grep -c garuda- || true",
       ].join("; ");
-      const result = await executor.run({ command: `${attempts}; ${forker(400, tag)}`, cwd: scratch, sandbox: executor.spec(), timeoutMs: 60_000 });
+      const result = await executor.run({
+        command: `${attempts}; ${forker(400, tag)}`,
+        cwd: scratch,
+        sandbox: executor.spec(),
+        timeoutMs: 60_000,
+      });
       expect(result.output).not.toContain("raised-");
       expect(result.output).not.toContain("wrote ");
       expect(started(result.output)).toBeLessThan(150);
@@ -112,7 +145,12 @@ describeSandbox(
       const tag = marker();
       const executor = await executorWith(defaults);
       const wanted = Math.min(3_000, defaults.processes + 200);
-      const result = await executor.run({ command: forker(wanted, tag), cwd: scratch, sandbox: executor.spec(), timeoutMs: 90_000 });
+      const result = await executor.run({
+        command: forker(wanted, tag),
+        cwd: scratch,
+        sandbox: executor.spec(),
+        timeoutMs: 90_000,
+      });
       expect(started(result.output)).toBeLessThan(defaults.processes);
       expect(result.limit?.kind).toBe("processes");
       await eventually(() => forked(tag).length === 0, 10_000);
@@ -124,7 +162,9 @@ describeSandbox(
       expect(result.exitCode).not.toBe(0);
       expect(result.output).not.toContain("allocated");
       expect(result.limit?.kind).toBe("memoryMB");
-      expect(result.output).toMatch(/\[Garuda: the command (hit|seems to have hit) the sandbox's memory limit \(1,024 MB (for all its processes together|per process)\)/);
+      expect(result.output).toMatch(
+        /\[Garuda: the command (hit|seems to have hit) the sandbox's memory limit \(1,024 MB (for all its processes together|per process)\)/,
+      );
       expect(result.output).toContain("To allow more, the user can set limits.memoryMB in ~/.garuda/policy.json.]");
 
       const roomy = await executorWith({ processes: 1_024, memoryMB: 4_096 });
@@ -138,7 +178,9 @@ describeSandbox(
       expect(limited.limits?.memory).toBe("rlimit");
       const result = await limited.run({ command: TWO_GB, cwd: scratch, sandbox: limited.spec(), timeoutMs: 60_000 });
       expect(result.output).toContain("RangeError: Out of memory");
-      expect(result.output).toContain("[Garuda: the command seems to have hit the sandbox's memory limit (1,024 MB per process): an allocation failed.");
+      expect(result.output).toContain(
+        "[Garuda: the command seems to have hit the sandbox's memory limit (1,024 MB per process): an allocation failed.",
+      );
     }, 60_000);
 
     test("a CPU-time limit stops a runaway loop with the message (negative control: without one the loop runs until the timeout)", async () => {
@@ -147,7 +189,9 @@ describeSandbox(
       const result = await limited.run({ command: spin, cwd: scratch, sandbox: limited.spec(), timeoutMs: 30_000 });
       expect(result.timedOut).toBe(false);
       expect(result.limit?.kind).toBe("cpuSeconds");
-      expect(result.output).toContain("[Garuda: a process of the command used up the sandbox's CPU-time limit (1 s per process) and was stopped.");
+      expect(result.output).toContain(
+        "[Garuda: a process of the command used up the sandbox's CPU-time limit (1 s per process) and was stopped.",
+      );
 
       const free = await executorWith({ processes: 1_024, memoryMB: 4_096 });
       const unlimited = await free.run({ command: spin, cwd: scratch, sandbox: free.spec(), timeoutMs: 3_000 });
@@ -161,19 +205,33 @@ describeSandbox(
       // The whole test folder (the permission tests import helpers from beside other tests), of which
       // two folders run, less the one file that drives a whole session (it needs a sandbox of its own).
       cpSync(join(REPO, "test"), join(project, "test"), { recursive: true });
-      for (const file of ["package.json", "bunfig.toml", "tsconfig.json", "test/preload.ts"]) cpSync(join(REPO, file), join(project, file));
+      for (const file of ["package.json", "bunfig.toml", "tsconfig.json", "test/preload.ts"])
+        cpSync(join(REPO, file), join(project, file));
       const defaults = defaultCommandLimits();
-      const executor = await createExecutor({ root: project, home: scratch, selfCommand: SELF_COMMAND, probe: machineSandbox, limits: defaults });
+      const executor = await createExecutor({
+        root: project,
+        home: scratch,
+        selfCommand: SELF_COMMAND,
+        probe: machineSandbox,
+        limits: defaults,
+      });
       executors.push(executor);
       const command = `ln -s '${join(REPO, "node_modules")}' node_modules && '${BUN}' build src/cli/main.ts --target bun --outdir out >/dev/null && ls out && '${BUN}' test test/text $(ls test/permission/*.test.ts | grep -v Session) 2>&1 | tail -4`;
       // The repository may itself be under /tmp, which the sandbox keeps private: its node_modules is named readable.
-      const result = await executor.run({ command, cwd: project, sandbox: executor.spec(), timeoutMs: 120_000, readPaths: [REPO] });
+      const result = await executor.run({
+        command,
+        cwd: project,
+        sandbox: executor.spec(),
+        timeoutMs: 120_000,
+        readPaths: [REPO],
+      });
       expect(result.exitCode).toBe(0);
       expect(result.output).toContain("main.js");
       expect(result.output).toMatch(/ 0 fail/);
       expect(result.limit).toBeUndefined();
       if (result.peak?.tasks !== undefined) expect(result.peak.tasks).toBeLessThan(defaults.processes / 4);
-      if (result.peak?.memoryBytes !== undefined) expect(result.peak.memoryBytes).toBeLessThan((defaults.memoryMB * 2 ** 20) / 2);
+      if (result.peak?.memoryBytes !== undefined)
+        expect(result.peak.memoryBytes).toBeLessThan((defaults.memoryMB * 2 ** 20) / 2);
     }, 150_000);
 
     test("as an ordinary user, RLIMIT_NPROC in the command's user namespace counts only the command's processes: the loop stops at the limit, the user's other processes do not count (negative control: with room, all start)", async () => {
@@ -202,15 +260,28 @@ console.log(JSON.stringify(out));
       try {
         const asUser = root ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
         if (root) Bun.spawnSync(["chown", "-R", "65534:65534", project]);
-        const run = Bun.spawn([...asUser, BUN, script, project], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: project } });
-        const [stdout, stderr] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
-        const out = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as Record<string, { output: string; kind?: string; inForce: string }>;
+        const run = Bun.spawn([...asUser, BUN, script, project], {
+          stdout: "pipe",
+          stderr: "pipe",
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: project },
+        });
+        const [stdout, stderr] = await Promise.all([
+          new Response(run.stdout).text(),
+          new Response(run.stderr).text(),
+          run.exited,
+        ]);
+        const out = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as Record<
+          string,
+          { output: string; kind?: string; inForce: string }
+        >;
         if (!out["200"]) throw new Error(`the helper failed: ${stderr}`);
         expect(out["200"].inForce).toBe("rlimit");
         expect(started(out["200"].output)).toBeGreaterThan(100);
         expect(started(out["200"].output)).toBeLessThan(200);
         expect(out["200"].kind).toBe("processes");
-        expect(out["200"].output).toContain("[Garuda: the command hit the sandbox's process limit (at most 200 processes and threads may run at once)");
+        expect(out["200"].output).toContain(
+          "[Garuda: the command hit the sandbox's process limit (at most 200 processes and threads may run at once)",
+        );
         expect(started(out["2000"]?.output ?? "")).toBe(400);
         expect(out["2000"]?.kind).toBeUndefined();
       } finally {

@@ -50,7 +50,9 @@ describe("readHardLimits and shellLimits", () => {
 
 describe("limitedShellArgv", () => {
   test("/bin/sh sets the limits, then execs the command's shell with the command unchanged", () => {
-    expect(limitedShellArgv("/bin/bash", "npm test", { processes: 1024, dataKiB: 1_048_576, cpuSeconds: 60 })).toMatchInlineSnapshot(`
+    expect(
+      limitedShellArgv("/bin/bash", "npm test", { processes: 1024, dataKiB: 1_048_576, cpuSeconds: 60 }),
+    ).toMatchInlineSnapshot(`
       [
         "/bin/sh",
         "-c",
@@ -69,7 +71,10 @@ describe("limitedShellArgv", () => {
   for (const prelude of shells) {
     test(`${prelude} prelude: soft and hard limits are set, the command sees its own $0, quoting and exit status`, () => {
       const command = `echo "$0|$#|it's"; ulimit -Sd; ulimit -Hd; ulimit -Hu; exit 7`;
-      const run = Bun.spawnSync(limitedShellArgv("/bin/bash", command, { processes: 500, dataKiB: 2_097_152 }, prelude), { stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+      const run = Bun.spawnSync(
+        limitedShellArgv("/bin/bash", command, { processes: 500, dataKiB: 2_097_152 }, prelude),
+        { stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } },
+      );
       expect(run.stdout.toString()).toBe("/bin/bash|0|it's\n2097152\n2097152\n500\n");
       expect(run.stderr.toString()).toBe("");
       expect(run.exitCode).toBe(7);
@@ -83,21 +88,43 @@ describe("limitedShellArgv", () => {
     using dir = tempDir("garuda-limits-");
     const rc = join(dir.path, "rc.sh");
     writeFileSync(rc, 'echo "rc sees $(ulimit -Hu)"\n');
-    const run = Bun.spawnSync(limitedShellArgv("/bin/bash", "true", { processes: 321 }), { stdout: "pipe", env: { PATH: "/usr/bin:/bin", BASH_ENV: rc } });
+    const run = Bun.spawnSync(limitedShellArgv("/bin/bash", "true", { processes: 321 }), {
+      stdout: "pipe",
+      env: { PATH: "/usr/bin:/bin", BASH_ENV: rc },
+    });
     expect(run.stdout.toString()).toBe("rc sees 321\n");
   });
 
   test("a shell that cannot set a limit does not run the command", () => {
     // A hard limit above what this process has cannot be set: the command must not run without it.
-    const run = Bun.spawnSync(["/bin/bash", "-c", `ulimit -d 1000000 || exit 99; ${limitedShellArgv("/bin/bash", "echo ran", { processes: 500, dataKiB: 2_000_000 }).map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ")}`], { stdout: "pipe", stderr: "pipe" });
+    const run = Bun.spawnSync(
+      [
+        "/bin/bash",
+        "-c",
+        `ulimit -d 1000000 || exit 99; ${limitedShellArgv("/bin/bash", "echo ran", {
+          processes: 500,
+          dataKiB: 2_000_000,
+        })
+          .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+          .join(" ")}`,
+      ],
+      { stdout: "pipe", stderr: "pipe" },
+    );
     expect(run.exitCode).toBe(LIMITS_FAILED);
     expect(run.stdout.toString()).toBe("");
-    expect(run.stderr.toString()).toContain("garuda: the sandbox's limits could not be set, so the command did not run");
+    expect(run.stderr.toString()).toContain(
+      "garuda: the sandbox's limits could not be set, so the command did not run",
+    );
   });
 });
 
 describe("limitHit", () => {
-  const limits: CommandLimits = { processes: 1_024, memoryMB: 12_288, cpuSeconds: 600, raise: { processes: "RAISE-P.", memoryMB: "RAISE-M.", cpuSeconds: "RAISE-C." } };
+  const limits: CommandLimits = {
+    processes: 1_024,
+    memoryMB: 12_288,
+    cpuSeconds: 600,
+    raise: { processes: "RAISE-P.", memoryMB: "RAISE-M.", cpuSeconds: "RAISE-C." },
+  };
   const failed = (output: string) => ({ output, exitCode: 1, signal: null });
 
   test("a refused fork or thread, as the usual programs print it, is the process limit (whatever the exit status)", () => {
@@ -122,13 +149,13 @@ describe("limitHit", () => {
 
   test("a failed allocation in a failed command is the memory limit; the same words in a command that succeeded are not", () => {
     const outputs = [
-      "Traceback (most recent call last):\n  File \"x.py\", line 1\nMemoryError",
+      'Traceback (most recent call last):\n  File "x.py", line 1\nMemoryError',
       "RangeError: Out of memory\n      at [eval]:1:11",
       "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
       "terminate called after throwing an instance of 'std::bad_alloc'",
       "memory allocation of 2147483648 bytes failed",
       "fatal error: runtime: out of memory",
-      "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space",
+      'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
       "/bin/bash: xmalloc: cannot allocate 2147483648 bytes",
       "cc1plus: out of memory allocating 65536 bytes",
     ];
@@ -142,31 +169,48 @@ describe("limitHit", () => {
   });
 
   test("with a cgroup, its counters decide: a refused fork or a process the kernel ended, and nothing else", () => {
-    expect(limitHit({ output: "", exitCode: 137, signal: null }, limits, { processesRefused: 0, memoryKills: 1 })?.message).toBe(
+    expect(
+      limitHit({ output: "", exitCode: 137, signal: null }, limits, { processesRefused: 0, memoryKills: 1 })?.message,
+    ).toBe(
       "[Garuda: the command hit the sandbox's memory limit (12,288 MB for all its processes together), and the kernel ended a process that needed more. RAISE-M.]",
     );
-    expect(limitHit({ output: "", exitCode: 0, signal: null }, limits, { processesRefused: 3, memoryKills: 0 })?.kind).toBe("processes");
+    expect(
+      limitHit({ output: "", exitCode: 0, signal: null }, limits, { processesRefused: 3, memoryKills: 0 })?.kind,
+    ).toBe("processes");
     // A program's own out-of-memory (its heap limit, not the sandbox's) is not blamed on the sandbox.
-    expect(limitHit(failed("FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory"), limits, { processesRefused: 0, memoryKills: 0 })).toBeUndefined();
-    expect(limitHit(failed("fork: Resource temporarily unavailable"), limits, { processesRefused: 0, memoryKills: 0 })).toBeUndefined();
+    expect(
+      limitHit(failed("FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory"), limits, {
+        processesRefused: 0,
+        memoryKills: 0,
+      }),
+    ).toBeUndefined();
+    expect(
+      limitHit(failed("fork: Resource temporarily unavailable"), limits, { processesRefused: 0, memoryKills: 0 }),
+    ).toBeUndefined();
   });
 
   test("without a process limit in force (root, no cgroup) a refused fork is not blamed on the sandbox", () => {
-    expect(limitHit(failed("fork: Resource temporarily unavailable"), limits, {}, { processLimit: false })).toBeUndefined();
+    expect(
+      limitHit(failed("fork: Resource temporarily unavailable"), limits, {}, { processLimit: false }),
+    ).toBeUndefined();
   });
 
   test("SIGXCPU is the CPU-time limit, when there is one", () => {
     expect(limitHit({ output: "", exitCode: null, signal: "SIGXCPU" }, limits, {})?.message).toBe(
       "[Garuda: a process of the command used up the sandbox's CPU-time limit (600 s per process) and was stopped. RAISE-C.]",
     );
-    expect(limitHit(failed("bash: line 1:  12 CPU time limit exceeded (core dumped) ./spin"), limits, {})?.kind).toBe("cpuSeconds");
-    expect(limitHit({ output: "", exitCode: null, signal: "SIGXCPU" }, { processes: 10, memoryMB: 100 }, {})).toBeUndefined();
+    expect(limitHit(failed("bash: line 1:  12 CPU time limit exceeded (core dumped) ./spin"), limits, {})?.kind).toBe(
+      "cpuSeconds",
+    );
+    expect(
+      limitHit({ output: "", exitCode: null, signal: "SIGXCPU" }, { processes: 10, memoryMB: 100 }, {}),
+    ).toBeUndefined();
   });
 
   test("an ordinary failure hits nothing; without a hint the message says where to raise the limit", () => {
     expect(limitHit(failed("error TS2304: Cannot find name 'x'."), limits, {})).toBeUndefined();
-    expect(limitHit(failed("fork: Resource temporarily unavailable"), { processes: 10, memoryMB: 100 }, {})?.message).toContain(
-      "To allow more, the user can set limits.processes in ~/.garuda/policy.json.]",
-    );
+    expect(
+      limitHit(failed("fork: Resource temporarily unavailable"), { processes: 10, memoryMB: 100 }, {})?.message,
+    ).toContain("To allow more, the user can set limits.processes in ~/.garuda/policy.json.]");
   });
 });

@@ -7,7 +7,12 @@ import { join } from "node:path";
 
 test("without TinyCC the proxy falls back to the JS relay (tests in a process of their own)", () => {
   const scenario = join(import.meta.dir, "../fixtures/nativeRelayWithoutTinyCC.ts");
-  const run = Bun.spawnSync([process.execPath, "test", scenario], { cwd: join(import.meta.dir, "../.."), env: { ...process.env, FORCE_COLOR: "0" }, stdout: "pipe", stderr: "pipe" });
+  const run = Bun.spawnSync([process.execPath, "test", scenario], {
+    cwd: join(import.meta.dir, "../.."),
+    env: { ...process.env, FORCE_COLOR: "0" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const report = run.stderr.toString() + run.stdout.toString();
   expect(report).toContain(" 2 pass");
   expect(report).toContain(" 0 fail");

@@ -48,7 +48,10 @@ const auth = (token: string) => `Proxy-Authorization: Basic ${Buffer.from(`garud
 const ESTABLISHED = "HTTP/1.1 200 Connection Established\r\n\r\n";
 
 /** A raw TCP server: `onData`/`onEnd` get the server side's socket and everything it has read. */
-function rawServer(handlers: { onData?: (socket: Socket<{ got: number[] }>, bytes: Uint8Array) => void; onEnd?: (socket: Socket<{ got: number[] }>) => void }) {
+function rawServer(handlers: {
+  onData?: (socket: Socket<{ got: number[] }>, bytes: Uint8Array) => void;
+  onEnd?: (socket: Socket<{ got: number[] }>) => void;
+}) {
   return Bun.listen<{ got: number[] }>({
     hostname: "127.0.0.1",
     port: 0,
@@ -153,7 +156,12 @@ for (const native of [true, false]) {
           pump();
         },
       });
-      const proxy = await startEgressProxy({ allow: [`t.test:${server.port}`], resolve, nativeRelay: native, tcp: true });
+      const proxy = await startEgressProxy({
+        allow: [`t.test:${server.port}`],
+        resolve,
+        nativeRelay: native,
+        tcp: true,
+      });
       // The client in a process of its own, over TCP (a sandboxed command's way in): its request,
       // its FIN, a second without reading (the answer waits in the kernel's buffers), then all of it.
       const client = Bun.spawn(
@@ -277,7 +285,11 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
 
     test("stopping a served listener (a session network's socket) ends the tunnels that came through it", async () => {
       const { dlopen, ptr } = await import("bun:ffi");
-      const libc = dlopen(process.platform === "linux" ? "libc.so.6" : "libc.dylib", { socket: { args: ["i32", "i32", "i32"], returns: "i32" }, bind: { args: ["i32", "ptr", "u32"], returns: "i32" }, listen: { args: ["i32", "i32"], returns: "i32" } });
+      const libc = dlopen(process.platform === "linux" ? "libc.so.6" : "libc.dylib", {
+        socket: { args: ["i32", "i32", "i32"], returns: "i32" },
+        bind: { args: ["i32", "ptr", "u32"], returns: "i32" },
+        listen: { args: ["i32", "i32"], returns: "i32" },
+      });
       const path = `${dirname(import.meta.path)}/.served-${process.pid}-${native}.sock`;
       const fd = libc.symbols.socket(1, 1 | 0o2000000, 0);
       const address = new Uint8Array(110);
@@ -291,7 +303,11 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
       try {
         const { promise: ended, resolve: done } = Promise.withResolvers<string>();
         const { promise: open, resolve: opened } = Promise.withResolvers<void>();
-        const socket = await Bun.connect({ unix: path, allowHalfOpen: true, socket: { data: () => opened(), end: () => done("end"), close: () => done("close") } } as Parameters<typeof Bun.connect>[0]);
+        const socket = await Bun.connect({
+          unix: path,
+          allowHalfOpen: true,
+          socket: { data: () => opened(), end: () => done("end"), close: () => done("close") },
+        } as Parameters<typeof Bun.connect>[0]);
         socket.write(`CONNECT t.test:${server.port} HTTP/1.1\r\n${auth(proxy.token)}\r\n`);
         await open;
         expect(proxy.nativeConnections).toBe(native ? 1 : 0);
@@ -373,7 +389,10 @@ s.listen(0, "127.0.0.1", () => console.log(s.address().port));`,
 
 describe("egress proxy, native relay bounds", () => {
   test(`past ${MAX_NATIVE_RELAYS} open connections the JS relay carries the rest, each works, and every thread and descriptor goes with its connection`, async () => {
-    const echo = rawServer({ onData: (socket, bytes) => void socket.write(bytes), onEnd: (socket) => void socket.end() });
+    const echo = rawServer({
+      onData: (socket, bytes) => void socket.write(bytes),
+      onEnd: (socket) => void socket.end(),
+    });
     const proxy = await startEgressProxy({ allow: [`t.test:${echo.port}`], resolve });
     try {
       const warm = await tunnel(proxy, echo.port, (socket) => void socket.end());

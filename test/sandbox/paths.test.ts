@@ -66,18 +66,27 @@ describe("sandboxPaths", () => {
 
   test("a .git file a command could have written, pointing anywhere but a worktree or submodule folder, makes nothing writable", () => {
     for (const target of ["/h", "/h/other-project/.git", "/w/elsewhere"]) {
-      const fs = fakeFs({ dirs: ["/w/app", "/h/other-project/.git/hooks", "/w/elsewhere"], files: { "/w/app/.git": `gitdir: ${target}` } });
+      const fs = fakeFs({
+        dirs: ["/w/app", "/h/other-project/.git/hooks", "/w/elsewhere"],
+        files: { "/w/app/.git": `gitdir: ${target}` },
+      });
       const paths = sandboxPaths(spec(), fs);
       expect(paths.writable).toEqual(["/w/app"]);
       expect(paths.protected.map((p) => p.path)).toContain("/w/app/.git");
     }
     // Control: the same file pointing at a submodule's folder is honoured.
-    const fs = fakeFs({ dirs: ["/w/app", "/h/repo/.git/modules/app"], files: { "/w/app/.git": "gitdir: /h/repo/.git/modules/app" } });
+    const fs = fakeFs({
+      dirs: ["/w/app", "/h/repo/.git/modules/app"],
+      files: { "/w/app/.git": "gitdir: /h/repo/.git/modules/app" },
+    });
     expect(sandboxPaths(spec(), fs).writable).toEqual(["/w/app", "/h/repo/.git/modules/app"]);
   });
 
   test("a submodule's gitdir (no commondir) is writable, its hooks and config held", () => {
-    const fs = fakeFs({ dirs: ["/w/app/lib", "/w/app/.git/modules/lib/hooks"], files: { "/w/app/lib/.git": "gitdir: ../.git/modules/lib" } });
+    const fs = fakeFs({
+      dirs: ["/w/app/lib", "/w/app/.git/modules/lib/hooks"],
+      files: { "/w/app/lib/.git": "gitdir: ../.git/modules/lib" },
+    });
     const paths = sandboxPaths(spec({ root: "/w/app/lib" }), fs);
     expect(paths.writable).toEqual(["/w/app/lib", "/w/app/.git/modules/lib"]);
     expect(paths.protected.map((p) => p.path)).toContain("/w/app/.git/modules/lib/hooks");
@@ -122,11 +131,21 @@ describe("sandboxPaths: extra writable folders reached through a symlink a comma
   test("a link deeper down, a relative link, and one under another writable folder (writePath, session tmp, package cache) are refused", () => {
     const fs = fakeFs({
       dirs: ["/w/app/vendor", "/data/shared", "/t", "/h/.cache", "/srv/x"],
-      links: { "/w/app/vendor/deps": "../../../srv", "/data/shared/sub": "/srv", "/t/out": "/srv", "/h/.cache/pip": "/srv" },
+      links: {
+        "/w/app/vendor/deps": "../../../srv",
+        "/data/shared/sub": "/srv",
+        "/t/out": "/srv",
+        "/h/.cache/pip": "/srv",
+      },
     });
     const writePaths = ["/w/app/vendor/deps/x", "/data/shared", "/data/shared/sub/x", "/t/out/x", "/h/.cache/pip/x"];
     const paths = sandboxPaths(spec({ writePaths }), fs);
-    expect(paths.refused.map((r) => r.link)).toEqual(["/w/app/vendor/deps", "/data/shared/sub", "/t/out", "/h/.cache/pip"]);
+    expect(paths.refused.map((r) => r.link)).toEqual([
+      "/w/app/vendor/deps",
+      "/data/shared/sub",
+      "/t/out",
+      "/h/.cache/pip",
+    ]);
     expect(paths.writable).toEqual(["/data/shared", "/h/.cache", "/w/app"]);
   });
 
@@ -142,7 +161,12 @@ describe("sandboxPaths: extra writable folders reached through a symlink a comma
       dirs: ["/usr/home/ada/app/out", "/usr/home/ada/shared/x", "/usr/home/ada/.npm"],
       links: { "/home": "/usr/home", "/usr/home/ada/link-to-app": "app" },
     });
-    const s = spec({ root: "/home/ada/link-to-app", home: "/home/ada", projectReadOnly: true, writePaths: ["/home/ada/link-to-app/out", "~/shared/x", "out"] });
+    const s = spec({
+      root: "/home/ada/link-to-app",
+      home: "/home/ada",
+      projectReadOnly: true,
+      writePaths: ["/home/ada/link-to-app/out", "~/shared/x", "out"],
+    });
     const paths = sandboxPaths(s, fs);
     expect(paths.refused).toEqual([]);
     expect(paths.writable).toEqual(["/usr/home/ada/.npm", "/usr/home/ada/app/out", "/usr/home/ada/shared/x"]);

@@ -23,7 +23,9 @@ describe("installCommand", () => {
   });
 
   test("the missing-bwrap fix names the command", () => {
-    expect(missingBwrap({ osRelease: osRelease("ubuntu") }).fix).toBe("sudo apt-get install bubblewrap, then restart Garuda");
+    expect(missingBwrap({ osRelease: osRelease("ubuntu") }).fix).toBe(
+      "sudo apt-get install bubblewrap, then restart Garuda",
+    );
   });
 });
 
@@ -40,14 +42,24 @@ describe("diagnoseBwrap", () => {
   });
 
   test("the other switches and containers", () => {
-    expect(diagnoseBwrap(uidMap, { usernsClone: "0" }, "/usr/bin/bwrap").fix).toContain("sudo sysctl -w kernel.unprivileged_userns_clone=1");
-    expect(diagnoseBwrap(uidMap, { maxUserNamespaces: "0" }, "/usr/bin/bwrap").fix).toContain("sudo sysctl -w user.max_user_namespaces=15000");
+    expect(diagnoseBwrap(uidMap, { usernsClone: "0" }, "/usr/bin/bwrap").fix).toContain(
+      "sudo sysctl -w kernel.unprivileged_userns_clone=1",
+    );
+    expect(diagnoseBwrap(uidMap, { maxUserNamespaces: "0" }, "/usr/bin/bwrap").fix).toContain(
+      "sudo sysctl -w user.max_user_namespaces=15000",
+    );
     expect(diagnoseBwrap(uidMap, { inContainer: true }, "/usr/bin/bwrap").reason).toContain("container");
   });
 
   test("anything else: bwrap's own words and a command to try", () => {
-    const { reason, fix } = diagnoseBwrap("bwrap: Can't mount proc on /newroot/proc: Operation not permitted", { apparmorRestrict: "0" }, "/usr/local/bin/bwrap");
-    expect(reason).toBe("bubblewrap failed its trial run (bwrap: Can't mount proc on /newroot/proc: Operation not permitted)");
+    const { reason, fix } = diagnoseBwrap(
+      "bwrap: Can't mount proc on /newroot/proc: Operation not permitted",
+      { apparmorRestrict: "0" },
+      "/usr/local/bin/bwrap",
+    );
+    expect(reason).toBe(
+      "bubblewrap failed its trial run (bwrap: Can't mount proc on /newroot/proc: Operation not permitted)",
+    );
     expect(fix).toContain("/usr/local/bin/bwrap --unshare-user");
   });
 });
@@ -85,18 +97,23 @@ describe("probeSandbox", () => {
     chmodSync(fake, 0o755);
     const probe = await probeSandbox({ platform: "linux", env: { PATH: dir.path }, tmpDir: dir.path });
     expect(probe.availability.available).toBe(false);
-    if (!probe.availability.available) expect(probe.availability.reason).toContain("setting up uid map: Permission denied");
+    if (!probe.availability.available)
+      expect(probe.availability.reason).toContain("setting up uid map: Permission denied");
   });
 
   // A bwrap of its own: `--help` lists --disable-userns or not, as bwrap 0.8 and later or earlier
   // do; a trial with a flag it does not know fails, as bwrap does; every run is logged.
   function fakeBwrap(dir: string, knowsDisableUserns: boolean): { log: string } {
     const log = join(dir, "runs.log");
-    const help = knowsDisableUserns ? "    --disable-userns             Disable further use of user namespaces" : "    --unshare-user               Create new user namespace";
+    const help = knowsDisableUserns
+      ? "    --disable-userns             Disable further use of user namespaces"
+      : "    --unshare-user               Create new user namespace";
     writeFileSync(
       join(dir, "bwrap"),
       `#!/bin/sh\necho "$*" >> '${log}'\nif [ "$1" = --help ]; then printf '%s\\n' 'usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]' '${help}'; exit 0; fi\n` +
-        (knowsDisableUserns ? "exit 0\n" : `case " $* " in *" --disable-userns "*) echo 'bwrap: Unknown option --disable-userns' >&2; exit 1;; esac\nexit 0\n`),
+        (knowsDisableUserns
+          ? "exit 0\n"
+          : `case " $* " in *" --disable-userns "*) echo 'bwrap: Unknown option --disable-userns' >&2; exit 1;; esac\nexit 0\n`),
     );
     chmodSync(join(dir, "bwrap"), 0o755);
     return { log };

@@ -29,8 +29,14 @@ if (pid) process.kill(pid, "SIGKILL");
 console.log(JSON.stringify({ me: process.pid, ppid, dumpable, ownFd }));
 `;
 
-async function probe(guard: boolean): Promise<{ me: number; ppid: number | undefined; dumpable: number; ownFd: boolean }> {
-  const proc = Bun.spawn([process.execPath, "-e", SCRIPT], { stdout: "pipe", stderr: "inherit", env: { PATH: process.env.PATH, GARUDA_TEST_GUARD: guard ? "1" : "0" } });
+async function probe(
+  guard: boolean,
+): Promise<{ me: number; ppid: number | undefined; dumpable: number; ownFd: boolean }> {
+  const proc = Bun.spawn([process.execPath, "-e", SCRIPT], {
+    stdout: "pipe",
+    stderr: "inherit",
+    env: { PATH: process.env.PATH, GARUDA_TEST_GUARD: guard ? "1" : "0" },
+  });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   return JSON.parse(out.trim().split("\n").at(-1) as string);
@@ -52,7 +58,11 @@ console.log(JSON.stringify({ early, late: zombies() }));
 
 describe.skipIf(process.platform !== "linux")("process guards", () => {
   test("adopted processes that exit are reaped within two sweeps (they are zombies before)", async () => {
-    const proc = Bun.spawn([process.execPath, "-e", REAP_SCRIPT], { stdout: "pipe", stderr: "inherit", env: { PATH: process.env.PATH } });
+    const proc = Bun.spawn([process.execPath, "-e", REAP_SCRIPT], {
+      stdout: "pipe",
+      stderr: "inherit",
+      env: { PATH: process.env.PATH },
+    });
     const out = await new Response(proc.stdout).text();
     await proc.exited;
     const { early, late } = JSON.parse(out.trim().split("\n").at(-1) as string);

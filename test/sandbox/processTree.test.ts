@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { type ProcessTable, descendants, groupMembers, processTable, stillRunning } from "../../src/sandbox/processTree.ts";
+import {
+  type ProcessTable,
+  descendants,
+  groupMembers,
+  processTable,
+  stillRunning,
+} from "../../src/sandbox/processTree.ts";
 
 const entry = (ppid: number, pgid: number, start = "1", zombie = false) => ({ ppid, pgid, start, zombie });
 

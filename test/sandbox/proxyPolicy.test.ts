@@ -37,11 +37,15 @@ describe("decideHost", () => {
   });
 
   test("strict: unknown hosts are refused without asking", () => {
-    expect(verdict(state({ strict: true }), "example.org", 443)).toBe("deny: example.org is not in the network allowlist");
+    expect(verdict(state({ strict: true }), "example.org", 443)).toBe(
+      "deny: example.org is not in the network allowlist",
+    );
   });
 
   test("nobody to ask: refused", () => {
-    expect(verdict(state({ canAsk: false }), "example.org", 443)).toBe("deny: example.org is not in the network allowlist");
+    expect(verdict(state({ canAsk: false }), "example.org", 443)).toBe(
+      "deny: example.org is not in the network allowlist",
+    );
   });
 
   test("a session answer allows the host from then on; the block list still wins", () => {

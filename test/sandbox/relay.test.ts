@@ -1,6 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import type { Socket } from "bun";
-import { HIGH_WATER, type RelayEnd, link, relayData, relayDrain, relayEnd, relayEnded, relayHandlers } from "../../src/sandbox/relay.ts";
+import {
+  HIGH_WATER,
+  type RelayEnd,
+  link,
+  relayData,
+  relayDrain,
+  relayEnd,
+  relayEnded,
+  relayHandlers,
+} from "../../src/sandbox/relay.ts";
 
 /** A socket that takes at most `room` bytes until `take()` frees more, and records what happened. */
 function fakeSocket(end: RelayEnd, room = Number.POSITIVE_INFINITY) {

@@ -5,7 +5,13 @@ import { fakeFs } from "../support/sandboxSupport.ts";
 
 // macOS spellings: /tmp and /var are symlinks into /private, and Seatbelt matches real paths.
 const mac = fakeFs({
-  dirs: ["/Users/ada/Library/Caches", "/Users/ada/.npm", "/Users/ada/.ssh", "/Users/ada/src/app/.git/hooks", "/private/var/folders/x/T/garuda-session-1"],
+  dirs: [
+    "/Users/ada/Library/Caches",
+    "/Users/ada/.npm",
+    "/Users/ada/.ssh",
+    "/Users/ada/src/app/.git/hooks",
+    "/private/var/folders/x/T/garuda-session-1",
+  ],
   files: { "/Users/ada/src/app/.git/config": "[core]", "/Users/ada/.netrc": "" },
   links: { "/var": "/private/var", "/tmp": "/private/tmp" },
 });
@@ -193,7 +199,11 @@ describe("seatbeltArgv", () => {
 
   test("plan mode without network: the root is not writable and no network rule is emitted", () => {
     const params = seatbeltParams(spec({ projectReadOnly: true, network: { mode: "none" } }), mac);
-    expect(params.write).toEqual(["/private/var/folders/x/T/garuda-session-1", "/Users/ada/.npm", "/Users/ada/Library/Caches"]);
+    expect(params.write).toEqual([
+      "/private/var/folders/x/T/garuda-session-1",
+      "/Users/ada/.npm",
+      "/Users/ada/Library/Caches",
+    ]);
     expect(params.proxyPort).toBeUndefined();
     const profile = seatbeltProfile(params);
     expect(profile).toContain("; network: none");
@@ -221,7 +231,11 @@ describe("seatbeltArgv", () => {
   });
 
   test("a proxied sandbox needs the proxy's TCP port, and a bad port is refused", () => {
-    expect(() => seatbeltArgv(spec({ network: { mode: "proxy", socketPath: "/s", token: "t" } }), ["true"], { fs: mac })).toThrow(/tcpPort/);
-    expect(() => seatbeltProfile({ write: [], protect: [], pin: [], deny: [], proxyPort: 70000 })).toThrow(/invalid proxy port/);
+    expect(() =>
+      seatbeltArgv(spec({ network: { mode: "proxy", socketPath: "/s", token: "t" } }), ["true"], { fs: mac }),
+    ).toThrow(/tcpPort/);
+    expect(() => seatbeltProfile({ write: [], protect: [], pin: [], deny: [], proxyPort: 70000 })).toThrow(
+      /invalid proxy port/,
+    );
   });
 });

@@ -14,7 +14,16 @@ import { createExecutor } from "../../src/sandbox/executor.ts";
 import { descendants, processTable } from "../../src/sandbox/processTree.ts";
 import { HOLDER_NAME } from "../../src/sandbox/sessionNetwork.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
+import {
+  SELF_COMMAND,
+  describeSandbox,
+  eventually,
+  httpGet,
+  httpServer,
+  machineSandbox,
+  marker,
+  sleepers,
+} from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 let scratch: string;
@@ -42,8 +51,16 @@ describeSandbox(
     beforeAll(async () => {
       scratch = makeTempDir("garuda-argv-test-", { real: true });
       server = httpServer();
-      proxy = await startEgressProxy({ allow: [`svc.test:${server.port}`], resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []) });
-      executor = await createExecutor({ root: scratch, home: scratch, selfCommand: SELF_COMMAND, probe: machineSandbox });
+      proxy = await startEgressProxy({
+        allow: [`svc.test:${server.port}`],
+        resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []),
+      });
+      executor = await createExecutor({
+        root: scratch,
+        home: scratch,
+        selfCommand: SELF_COMMAND,
+        probe: machineSandbox,
+      });
     });
 
     afterAll(async () => {

@@ -32,7 +32,13 @@ function environment(home: string, temp: string): Record<string, string> {
 
 /** `garuda acp` with the SDK's client on its stdio, its temp folder `temp`. */
 function startAcp(home: string, temp: string) {
-  const proc = Bun.spawn([binary, "acp"], { cwd: home, env: environment(home, temp), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([binary, "acp"], {
+    cwd: home,
+    env: environment(home, temp),
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const stdin = new WritableStream<Uint8Array>({
     async write(chunk) {
       proc.stdin.write(chunk);
@@ -84,7 +90,10 @@ describe("session folders of the compiled binary", () => {
     const made = f.folders();
     expect(made).toHaveLength(50);
     for (const name of made) expect(name).toMatch(new RegExp(`^${garuda.proc.pid}-\\d+-\\d+-[0-9a-f]{8}$`));
-    expect(readdirSync(join(f.base, made[0] as string)).sort()).toEqual([expect.stringMatching(/^garuda-proxy-/), "tmp"]);
+    expect(readdirSync(join(f.base, made[0] as string)).sort()).toEqual([
+      expect.stringMatching(/^garuda-proxy-/),
+      "tmp",
+    ]);
     garuda.proc.stdin.end();
     expect(await garuda.proc.exited).toBe(0);
     garuda.close();
@@ -157,7 +166,8 @@ describe("session folders of the compiled binary", () => {
 });
 
 describe("wide roots, refused by every front end with the same message", () => {
-  const message = /Garuda does not run in \/(tmp)?: it is (a system folder|the shared temp folder).*Open a project folder instead/;
+  const message =
+    /Garuda does not run in \/(tmp)?: it is (a system folder|the shared temp folder).*Open a project folder instead/;
 
   test("garuda acp: session/new in / and /tmp fails with the message (negative control: a project folder opens)", async () => {
     const f = fixture("acp-roots");
@@ -177,15 +187,29 @@ describe("wide roots, refused by every front end with the same message", () => {
     garuda.close();
   }, 60_000);
 
-  test.each([["run", "hello"], []])("garuda %s in / and /tmp prints the message and exits non-zero", async (...args: string[]) => {
-    const f = fixture(`cli-roots-${args.length}`);
-    for (const cwd of ["/", "/tmp"]) {
-      const proc = Bun.spawn([binary, ...args], { cwd, env: environment(f.home, f.temp), stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-      proc.stdin.end();
-      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-      expect(code).not.toBe(0);
-      expect(`${out}${err}`).toMatch(message);
-    }
-    expect(f.folders()).toEqual([]);
-  }, 60_000);
+  test.each([["run", "hello"], []])(
+    "garuda %s in / and /tmp prints the message and exits non-zero",
+    async (...args: string[]) => {
+      const f = fixture(`cli-roots-${args.length}`);
+      for (const cwd of ["/", "/tmp"]) {
+        const proc = Bun.spawn([binary, ...args], {
+          cwd,
+          env: environment(f.home, f.temp),
+          stdin: "pipe",
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        proc.stdin.end();
+        const [out, err, code] = await Promise.all([
+          new Response(proc.stdout).text(),
+          new Response(proc.stderr).text(),
+          proc.exited,
+        ]);
+        expect(code).not.toBe(0);
+        expect(`${out}${err}`).toMatch(message);
+      }
+      expect(f.folders()).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -4,10 +4,26 @@
 // real bubblewrap sandbox, two sessions cannot see each other's tmp, also where the base would be
 // visible (a writePath over the temp folder).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
-import { createSessionFolder, deadSessionFolders, processStart, sessionFolderBase, sweepSessionFolders } from "../../src/sandbox/sessionFolders.ts";
+import {
+  createSessionFolder,
+  deadSessionFolders,
+  processStart,
+  sessionFolderBase,
+  sweepSessionFolders,
+} from "../../src/sandbox/sessionFolders.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
 import { makeTempDir, tempDir } from "../support/tempDir.ts";
 import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
@@ -51,7 +67,9 @@ describe("session folders", () => {
     const base = join(temp.path, "garuda-x");
     mkdirSync(join(temp.path, "elsewhere"));
     symlinkSync(join(temp.path, "elsewhere"), base);
-    expect(() => createSessionFolder(base)).toThrow(/cannot hold Garuda's session folders: it is a symbolic link\. Remove it/);
+    expect(() => createSessionFolder(base)).toThrow(
+      /cannot hold Garuda's session folders: it is a symbolic link\. Remove it/,
+    );
     rmSync(base);
     mkdirSync(base, { mode: 0o777 });
     chmodSync(base, 0o777);
@@ -94,54 +112,77 @@ describe("session folders", () => {
 let scratch: string;
 let executors: ProcessExecutor[] = [];
 
-describeSandbox("two sessions in bubblewrap", () => {
-  beforeAll(() => {
-    scratch = makeTempDir("garuda-apart-", { real: true });
-  });
-  afterAll(async () => {
-    for (const executor of executors) await executor.shutdown();
-    executors = [];
-    rmSync(scratch, { recursive: true, force: true });
-  });
+describeSandbox(
+  "two sessions in bubblewrap",
+  () => {
+    beforeAll(() => {
+      scratch = makeTempDir("garuda-apart-", { real: true });
+    });
+    afterAll(async () => {
+      for (const executor of executors) await executor.shutdown();
+      executors = [];
+      rmSync(scratch, { recursive: true, force: true });
+    });
 
-  async function session(name: string, base: string) {
-    const root = join(scratch, name);
-    mkdirSync(root, { recursive: true });
-    const folder = createSessionFolder(base);
-    const executor = await createExecutor({ root, home: join(scratch, "home"), tmpDir: folder.tmp, selfCommand: SELF_COMMAND, probe: machineSandbox });
-    executors.push(executor);
-    const spec = (extra: Partial<SandboxSpec> = {}): SandboxSpec => ({ ...executor.spec(), sessionsDir: base, ...extra });
-    return { root, folder, executor, spec, run: (command: string, s = spec()) => executor.run({ command, cwd: root, sandbox: s }) };
-  }
+    async function session(name: string, base: string) {
+      const root = join(scratch, name);
+      mkdirSync(root, { recursive: true });
+      const folder = createSessionFolder(base);
+      const executor = await createExecutor({
+        root,
+        home: join(scratch, "home"),
+        tmpDir: folder.tmp,
+        selfCommand: SELF_COMMAND,
+        probe: machineSandbox,
+      });
+      executors.push(executor);
+      const spec = (extra: Partial<SandboxSpec> = {}): SandboxSpec => ({
+        ...executor.spec(),
+        sessionsDir: base,
+        ...extra,
+      });
+      return {
+        root,
+        folder,
+        executor,
+        spec,
+        run: (command: string, s = spec()) => executor.run({ command, cwd: root, sandbox: s }),
+      };
+    }
 
-  test("neither sees the other's tmp: not by default, nor through a writePath over the temp folder (negative control: without the hiding, it reads and plants)", async () => {
-    const base = join(scratch, "temp", "garuda-sessions");
-    mkdirSync(join(scratch, "home"), { recursive: true });
-    mkdirSync(join(scratch, "temp"));
-    const a = await session("a", base);
-    const b = await session("b", base);
-    expect((await a.run('echo secret-of-a > "$TMPDIR/token" && cat /tmp/token')).output).toBe("secret-of-a\n");
-    const other = join(a.folder.tmp, "token");
+    test("neither sees the other's tmp: not by default, nor through a writePath over the temp folder (negative control: without the hiding, it reads and plants)", async () => {
+      const base = join(scratch, "temp", "garuda-sessions");
+      mkdirSync(join(scratch, "home"), { recursive: true });
+      mkdirSync(join(scratch, "temp"));
+      const a = await session("a", base);
+      const b = await session("b", base);
+      expect((await a.run('echo secret-of-a > "$TMPDIR/token" && cat /tmp/token')).output).toBe("secret-of-a\n");
+      const other = join(a.folder.tmp, "token");
 
-    // By default: the host's temp folders are not in b's view at all.
-    const plain = await b.run(`cat ${other}`);
-    expect(plain.output).toContain("No such file or directory");
-    expect((await b.run(`ls -A ${base}`)).output.split("\n")).not.toContain(basename(a.folder.dir));
+      // By default: the host's temp folders are not in b's view at all.
+      const plain = await b.run(`cat ${other}`);
+      expect(plain.output).toContain("No such file or directory");
+      expect((await b.run(`ls -A ${base}`)).output.split("\n")).not.toContain(basename(a.folder.dir));
 
-    // A writePath over the whole temp folder: b's own tmp works, a's is not there, nothing lands in it.
-    const wide = b.spec({ writePaths: [join(scratch, "temp")] });
-    const attempt = await b.run(`echo mine > "$TMPDIR/own" && cat "$TMPDIR/own"; cat ${other}; echo planted > ${join(a.folder.tmp, "planted")}`, wide);
-    expect(attempt.output).toContain("mine\n");
-    expect(attempt.output).not.toContain("secret-of-a");
-    expect((await b.run(`ls -A ${base}`, wide)).output.split("\n")).not.toContain(basename(a.folder.dir));
-    expect(readFileSync(join(b.folder.tmp, "own"), "utf8")).toBe("mine\n");
-    expect(readFileSync(other, "utf8")).toBe("secret-of-a\n");
-    expect(readdirSync(a.folder.tmp)).not.toContain("planted");
+      // A writePath over the whole temp folder: b's own tmp works, a's is not there, nothing lands in it.
+      const wide = b.spec({ writePaths: [join(scratch, "temp")] });
+      const attempt = await b.run(
+        `echo mine > "$TMPDIR/own" && cat "$TMPDIR/own"; cat ${other}; echo planted > ${join(a.folder.tmp, "planted")}`,
+        wide,
+      );
+      expect(attempt.output).toContain("mine\n");
+      expect(attempt.output).not.toContain("secret-of-a");
+      expect((await b.run(`ls -A ${base}`, wide)).output.split("\n")).not.toContain(basename(a.folder.dir));
+      expect(readFileSync(join(b.folder.tmp, "own"), "utf8")).toBe("mine\n");
+      expect(readFileSync(other, "utf8")).toBe("secret-of-a\n");
+      expect(readdirSync(a.folder.tmp)).not.toContain("planted");
 
-    // Negative control: the same writePath without the hiding lets b read and plant.
-    const unhidden = b.spec({ writePaths: [join(scratch, "temp")], sessionsDir: undefined });
-    const leak = await b.run(`cat ${other} && echo planted > ${join(a.folder.tmp, "planted")}`, unhidden);
-    expect(leak.output).toContain("secret-of-a");
-    expect(readFileSync(join(a.folder.tmp, "planted"), "utf8")).toBe("planted\n");
-  });
-}, "bwrap");
+      // Negative control: the same writePath without the hiding lets b read and plant.
+      const unhidden = b.spec({ writePaths: [join(scratch, "temp")], sessionsDir: undefined });
+      const leak = await b.run(`cat ${other} && echo planted > ${join(a.folder.tmp, "planted")}`, unhidden);
+      expect(leak.output).toContain("secret-of-a");
+      expect(readFileSync(join(a.folder.tmp, "planted"), "utf8")).toBe("planted\n");
+    });
+  },
+  "bwrap",
+);

@@ -11,7 +11,14 @@ import { descendants } from "../../src/sandbox/processTree.ts";
 import { findNsenter, HOLDER_NAME } from "../../src/sandbox/sessionNetwork.ts";
 import type { ProcessExecutor, RunningProcess } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox } from "../support/sandboxSupport.ts";
+import {
+  SELF_COMMAND,
+  describeSandbox,
+  eventually,
+  httpGet,
+  httpServer,
+  machineSandbox,
+} from "../support/sandboxSupport.ts";
 
 const scratch = tempDir("garuda-netns-");
 const home = join(scratch.path, "home");
@@ -29,7 +36,13 @@ const devServer = (answer: string) =>
 async function session(name: string): Promise<{ executor: ProcessExecutor; root: string }> {
   const root = join(scratch.path, name);
   mkdirSync(root, { recursive: true });
-  const executor = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300 });
+  const executor = await createExecutor({
+    root,
+    home,
+    selfCommand: SELF_COMMAND,
+    probe: machineSandbox,
+    killGraceMs: 300,
+  });
   executors.push(executor);
   return { executor, root };
 }
@@ -92,7 +105,10 @@ describeSandbox(
   "one network per session (bwrap + nsenter)",
   () => {
     beforeAll(async () => {
-      proxy = await startEgressProxy({ allow: [`svc.test:${hostServer.port}`], resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []) });
+      proxy = await startEgressProxy({
+        allow: [`svc.test:${hostServer.port}`],
+        resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []),
+      });
     });
     afterAll(async () => {
       await Promise.all(executors.map((executor) => executor.shutdown()));
@@ -109,17 +125,29 @@ describeSandbox(
       const before = networksHeld();
       const { executor, root } = await session("dev");
       const server = await startDevServer(executor, root, "dev-a");
-      const later = await executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: root, sandbox: withProxy(executor) });
+      const later = await executor.run({
+        command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }),
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       expect(later.output).toContain("dev-a");
       expect(later.exitCode).toBe(0);
       // the proxy still works from the same namespace, which this process holds and no holder process does
-      const viaProxy = await executor.run({ command: `${httpGet(`http://svc.test:${hostServer.port}/p`)}; readlink /proc/self/ns/net`, cwd: root, sandbox: withProxy(executor) });
+      const viaProxy = await executor.run({
+        command: `${httpGet(`http://svc.test:${hostServer.port}/p`)}; readlink /proc/self/ns/net`,
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       expect(viaProxy.output).toContain("hello /p");
       const made = networksHeld().filter((ns) => !before.includes(ns));
       expect(made.length).toBe(1);
       expect(viaProxy.output).toContain(made[0] as string);
       expect(holders()).toEqual([]);
-      const own = await executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: root, sandbox: executor.spec() });
+      const own = await executor.run({
+        command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }),
+        cwd: root,
+        sandbox: executor.spec(),
+      });
       expect(own.exitCode).not.toBe(0);
       expect(own.output).not.toContain("dev-a");
       await server.stop();
@@ -129,26 +157,50 @@ describeSandbox(
       const a = await session("iso-a");
       const b = await session("iso-b");
       const server = await startDevServer(a.executor, a.root, "dev-iso-a");
-      const fromB = await b.executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: b.root, sandbox: withProxy(b.executor) });
+      const fromB = await b.executor.run({
+        command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }),
+        cwd: b.root,
+        sandbox: withProxy(b.executor),
+      });
       expect(fromB.output).not.toContain("dev-iso-a");
       expect(fromB.exitCode).not.toBe(0);
-      const fromA = await a.executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: a.root, sandbox: withProxy(a.executor) });
+      const fromA = await a.executor.run({
+        command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }),
+        cwd: a.root,
+        sandbox: withProxy(a.executor),
+      });
       expect(fromA.output).toContain("dev-iso-a");
       // B's own server on the same port: the namespaces do not collide
       const serverB = await startDevServer(b.executor, b.root, "dev-iso-b");
-      const fromB2 = await b.executor.run({ command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }), cwd: b.root, sandbox: withProxy(b.executor) });
+      const fromB2 = await b.executor.run({
+        command: httpGet(`http://127.0.0.1:${DEV_PORT}/`, { direct: true }),
+        cwd: b.root,
+        sandbox: withProxy(b.executor),
+      });
       expect(fromB2.output).toContain("dev-iso-b");
       await Promise.all([server.stop(), serverB.stop()]);
     });
 
     test("the host's loopback is out of reach from the shared network, only the proxy leads out (negative control: the host reaches it)", async () => {
       const { executor, root } = await session("nohost");
-      const direct = await executor.run({ command: httpGet(hostServer.url("/direct"), { direct: true }), cwd: root, sandbox: withProxy(executor) });
+      const direct = await executor.run({
+        command: httpGet(hostServer.url("/direct"), { direct: true }),
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       expect(direct.output).not.toContain("hello /direct");
       expect(direct.exitCode).not.toBe(0);
-      const refused = await executor.run({ command: httpGet(hostServer.url("/x", "other.test")), cwd: root, sandbox: withProxy(executor) });
+      const refused = await executor.run({
+        command: httpGet(hostServer.url("/x", "other.test")),
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       expect(refused.output).not.toContain("hello /x");
-      const host = await executor.run({ command: httpGet(hostServer.url("/direct"), { direct: true }), cwd: root, sandbox: null });
+      const host = await executor.run({
+        command: httpGet(hostServer.url("/direct"), { direct: true }),
+        cwd: root,
+        sandbox: null,
+      });
       expect(host.output).toContain("hello /direct");
       // the command's network is not the host's and not Garuda's
       const ns = await executor.run({ command: "readlink /proc/self/ns/net", cwd: root, sandbox: withProxy(executor) });
@@ -173,7 +225,11 @@ describeSandbox(
 
     test("a command holds no descriptor of the namespaces it was entered through (negative control: its own network namespace is the session's)", async () => {
       const { executor, root } = await session("fds");
-      const listed = await executor.run({ command: 'for f in /proc/self/fd/*; do printf "%s " "$(readlink "$f")"; done; echo; readlink /proc/self/ns/net', cwd: root, sandbox: withProxy(executor) });
+      const listed = await executor.run({
+        command: 'for f in /proc/self/fd/*; do printf "%s " "$(readlink "$f")"; done; echo; readlink /proc/self/ns/net',
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       const [fds, ns] = listed.output.trim().split("\n");
       expect(fds).not.toMatch(/(net|user):\[/);
       expect(ns).toMatch(/^net:\[\d+\]$/);
@@ -208,10 +264,27 @@ process.exit(0);
       );
       if (asNobody) Bun.spawnSync(["chown", "-R", "65534:65534", dir]);
       try {
-        const argv = asNobody ? [setpriv as string, "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, script] : [process.execPath, script];
-        const proc = Bun.spawn(argv, { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(dir, "home"), TMPDIR: dir }, stdout: "pipe", stderr: "pipe" });
-        const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-        const said = JSON.parse(out.trim().split("\n").pop() ?? "{}") as { uid: number; output: string; exitCode: number; own: string; procFdOwner: number };
+        const argv = asNobody
+          ? [setpriv as string, "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, script]
+          : [process.execPath, script];
+        const proc = Bun.spawn(argv, {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(dir, "home"), TMPDIR: dir },
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+        const [out, err] = await Promise.all([
+          new Response(proc.stdout).text(),
+          new Response(proc.stderr).text(),
+          proc.exited,
+        ]);
+        const said = JSON.parse(out.trim().split("\n").pop() ?? "{}") as {
+          uid: number;
+          output: string;
+          exitCode: number;
+          own: string;
+          procFdOwner: number;
+        };
         if (!said.output) throw new Error(`the agent said nothing useful: ${out} ${err}`);
         expect(said.uid).not.toBe(0);
         expect(said.procFdOwner).toBe(0); // not dumpable: the case this test is about

@@ -13,7 +13,14 @@ import { createSessionNetworks, findNsenter, HOLDER_NAME } from "../../src/sandb
 import { forwardListener } from "../../src/sandbox/relay.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, describeSandbox, eventually, httpGet, httpServer, machineSandbox } from "../support/sandboxSupport.ts";
+import {
+  SELF_COMMAND,
+  describeSandbox,
+  eventually,
+  httpGet,
+  httpServer,
+  machineSandbox,
+} from "../support/sandboxSupport.ts";
 
 const scratch = tempDir("garuda-netrelay-");
 const home = join(scratch.path, "home");
@@ -22,10 +29,21 @@ const hostServer = httpServer();
 let proxy: EgressProxy;
 const executors: ProcessExecutor[] = [];
 
-async function session(name: string, extra: Partial<ExecutorOptions> = {}): Promise<{ executor: ProcessExecutor; root: string }> {
+async function session(
+  name: string,
+  extra: Partial<ExecutorOptions> = {},
+): Promise<{ executor: ProcessExecutor; root: string }> {
   const root = join(scratch.path, name);
   mkdirSync(root, { recursive: true });
-  const executor = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300, gitGuard: false, ...extra });
+  const executor = await createExecutor({
+    root,
+    home,
+    selfCommand: SELF_COMMAND,
+    probe: machineSandbox,
+    killGraceMs: 300,
+    gitGuard: false,
+    ...extra,
+  });
   executors.push(executor);
   return { executor, root };
 }
@@ -48,7 +66,10 @@ describeSandbox(
   "who relays a session network",
   () => {
     beforeAll(async () => {
-      proxy = await startEgressProxy({ allow: [`svc.test:${hostServer.port}`], resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []) });
+      proxy = await startEgressProxy({
+        allow: [`svc.test:${hostServer.port}`],
+        resolve: async (host) => (host.endsWith(".test") ? ["127.0.0.1"] : []),
+      });
       expect(findNsenter()).toBeDefined();
     });
     afterAll(async () => {
@@ -61,16 +82,28 @@ describeSandbox(
     test("by default no process stays for the namespace (its holder, cat, ends once the socket is made), and the proxy is reached (negative control: networkRelay process keeps a Bun bridge)", async () => {
       const earlier = new Set(below().map((p) => p.pid));
       const { executor, root } = await session("agent");
-      const via = await executor.run({ command: httpGet(`http://svc.test:${hostServer.port}/a`), cwd: root, sandbox: withProxy(executor) });
+      const via = await executor.run({
+        command: httpGet(`http://svc.test:${hostServer.port}/a`),
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       expect(via.output).toContain("hello /a");
       await eventually(() => below().every((p) => earlier.has(p.pid)));
-      const again1 = await executor.run({ command: httpGet(`http://svc.test:${hostServer.port}/a2`), cwd: root, sandbox: withProxy(executor) });
+      const again1 = await executor.run({
+        command: httpGet(`http://svc.test:${hostServer.port}/a2`),
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       expect(again1.output).toContain("hello /a2");
       expect(below().filter((p) => !earlier.has(p.pid))).toEqual([]);
       await executor.shutdown();
 
       const bridged = await session("process", { networkRelay: "process" });
-      const again = await bridged.executor.run({ command: httpGet(`http://svc.test:${hostServer.port}/b`), cwd: bridged.root, sandbox: withProxy(bridged.executor) });
+      const again = await bridged.executor.run({
+        command: httpGet(`http://svc.test:${hostServer.port}/b`),
+        cwd: bridged.root,
+        sandbox: withProxy(bridged.executor),
+      });
       expect(again.output).toContain("hello /b");
       const bridge = below().find((p) => p.argv.includes("--hold") && !p.exe.endsWith("bwrap"));
       expect(bridge?.exe).toBe(process.execPath);
@@ -85,10 +118,18 @@ describeSandbox(
           return proxy.serve(fd);
         },
       });
-      const ok = await executor.run({ command: httpGet(`http://svc.test:${hostServer.port}/d`), cwd: root, sandbox: withProxy(executor) });
+      const ok = await executor.run({
+        command: httpGet(`http://svc.test:${hostServer.port}/d`),
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       expect(ok.output).toContain("hello /d");
       expect(served).toBe(1);
-      const refused = await executor.run({ command: httpGet(`http://other.test:${hostServer.port}/x`), cwd: root, sandbox: withProxy(executor) });
+      const refused = await executor.run({
+        command: httpGet(`http://other.test:${hostServer.port}/x`),
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       expect(refused.output).not.toContain("hello /x");
       // without the session's token the proxy answers 407 (curl prints the status it got)
       const noToken = await executor.run({
@@ -97,7 +138,11 @@ describeSandbox(
         sandbox: withProxy(executor),
       });
       expect(noToken.output).toBe("407");
-      const direct = await executor.run({ command: httpGet(hostServer.url("/direct"), { direct: true }), cwd: root, sandbox: withProxy(executor) });
+      const direct = await executor.run({
+        command: httpGet(hostServer.url("/direct"), { direct: true }),
+        cwd: root,
+        sandbox: withProxy(executor),
+      });
       expect(direct.output).not.toContain("hello /direct");
       expect(served).toBe(1);
     });

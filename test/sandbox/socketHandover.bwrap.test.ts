@@ -2,7 +2,16 @@
 // bwrap holder's namespaces by a child of this process: it is served here, reached from inside the
 // namespace and not from the host's; a wrong or own namespace is refused before anything enters.
 import { afterAll, expect, test } from "bun:test";
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { listenInside, unixAnswers } from "../../src/sandbox/socketHandover.ts";
 import { findNsenter, HOLDER_NAME } from "../../src/sandbox/sessionNetwork.ts";
@@ -25,9 +34,24 @@ async function startHolder(): Promise<{ proc: Bun.Subprocess; pid: number; netIn
   symlinkSync("/bin/cat", join(scratch.path, HOLDER_NAME));
   const infoFile = join(scratch.path, "info");
   const info = openSync(infoFile, "w");
-  const proc = Bun.spawn([bwrap, "--die-with-parent", "--unshare-user", "--unshare-net", "--ro-bind", "/", "/", "--info-fd", "3", "--", join(scratch.path, HOLDER_NAME)], {
-    stdio: ["pipe", "ignore", "inherit", info],
-  });
+  const proc = Bun.spawn(
+    [
+      bwrap,
+      "--die-with-parent",
+      "--unshare-user",
+      "--unshare-net",
+      "--ro-bind",
+      "/",
+      "/",
+      "--info-fd",
+      "3",
+      "--",
+      join(scratch.path, HOLDER_NAME),
+    ],
+    {
+      stdio: ["pipe", "ignore", "inherit", info],
+    },
+  );
   closeSync(info);
   holders.push(proc);
   let pid = 0;
@@ -51,7 +75,19 @@ function openSockets(): string[] {
 }
 
 async function insideNamespace(pid: number, command: string): Promise<string> {
-  const proc = Bun.spawn([findNsenter() as string, `--user=/proc/${pid}/ns/user`, `--net=/proc/${pid}/ns/net`, "--preserve-credentials", "--", "bash", "-c", command], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(
+    [
+      findNsenter() as string,
+      `--user=/proc/${pid}/ns/user`,
+      `--net=/proc/${pid}/ns/net`,
+      "--preserve-credentials",
+      "--",
+      "bash",
+      "-c",
+      command,
+    ],
+    { stdout: "pipe", stderr: "pipe" },
+  );
   const [out] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   return out;
 }
@@ -61,18 +97,28 @@ describeSandbox(
   () => {
     test("served here, reached from inside, not from the host (negative controls: another inode and this process's own namespace are refused)", async () => {
       const { proc, pid, netIno } = await startHolder();
-      expect(listenInside(pid, port, netIno + 1, scratch.path)).toEqual({ error: "the sandbox network's holder is not in the namespace it reported ready in" });
+      expect(listenInside(pid, port, netIno + 1, scratch.path)).toEqual({
+        error: "the sandbox network's holder is not in the namespace it reported ready in",
+      });
       const ownNet = statSync("/proc/self/ns/net").ino;
-      expect(listenInside(process.pid, port, ownNet, scratch.path)).toEqual({ error: "the sandbox network's holder is not in the namespace it reported ready in" });
-      expect(listenInside(999_999_999, port, netIno, scratch.path)).toEqual({ error: "open(/proc/999999999/ns/user) failed (ENOENT)" });
+      expect(listenInside(process.pid, port, ownNet, scratch.path)).toEqual({
+        error: "the sandbox network's holder is not in the namespace it reported ready in",
+      });
+      expect(listenInside(999_999_999, port, netIno, scratch.path)).toEqual({
+        error: "open(/proc/999999999/ns/user) failed (ENOENT)",
+      });
 
       const made = listenInside(pid, port, netIno, scratch.path);
       if ("error" in made) throw new Error(made.error);
       // close-on-exec, all three: no process started from here inherits them
-      for (const fd of [made.listener, made.user, made.net]) expect(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8")).toMatch(/flags:\s*0[0-7]*2[0-7]{6}\n/);
+      for (const fd of [made.listener, made.user, made.net])
+        expect(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8")).toMatch(/flags:\s*0[0-7]*2[0-7]{6}\n/);
       expect(statSync(`/proc/self/fd/${made.net}`).ino).toBe(netIno);
       expect(statSync(`/proc/self/fd/${made.user}`).ino).toBe(statSync(`/proc/${pid}/ns/user`).ino);
-      const listener = Bun.listen({ fd: made.listener, socket: { open: (socket: { end(text: string): void }) => void socket.end("from garuda\n"), data() {} } } as unknown as Parameters<typeof Bun.listen>[0]);
+      const listener = Bun.listen({
+        fd: made.listener,
+        socket: { open: (socket: { end(text: string): void }) => void socket.end("from garuda\n"), data() {} },
+      } as unknown as Parameters<typeof Bun.listen>[0]);
       try {
         expect(await insideNamespace(pid, `exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3`)).toBe("from garuda\n");
         // the same port on the host's loopback is not this socket
@@ -99,7 +145,19 @@ describeSandbox(
           }
         });
         const through = `/proc/${process.pid}/fd`;
-        const viaFds = Bun.spawn([findNsenter() as string, `--user=${through}/${made.user}`, `--net=${through}/${made.net}`, "--preserve-credentials", "--", "bash", "-c", `exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3`], { stdout: "pipe" });
+        const viaFds = Bun.spawn(
+          [
+            findNsenter() as string,
+            `--user=${through}/${made.user}`,
+            `--net=${through}/${made.net}`,
+            "--preserve-credentials",
+            "--",
+            "bash",
+            "-c",
+            `exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3`,
+          ],
+          { stdout: "pipe" },
+        );
         expect(await new Response(viaFds.stdout).text()).toBe("from garuda\n");
       } finally {
         listener.stop(true);

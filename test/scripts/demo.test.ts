@@ -16,7 +16,11 @@ test(
       stdout: "pipe",
       stderr: "pipe",
     });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     if (code !== 0) console.error(`${stdout}\n${stderr}`);
     expect(code).toBe(0);
     expect(stdout).toContain("Garuda asks: Edit notes.txt");

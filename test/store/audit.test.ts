@@ -4,7 +4,15 @@ import { basename, dirname, join } from "node:path";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { codeOf } from "../../src/errors/caught.ts";
 import type { PermissionRequest } from "../../src/permission/types.ts";
-import { type AuditEvent, auditFolder, decisionEvent, openAuditLog, permissionAuditEvent, requestEvent, verifyAuditLog } from "../../src/store/audit.ts";
+import {
+  type AuditEvent,
+  auditFolder,
+  decisionEvent,
+  openAuditLog,
+  permissionAuditEvent,
+  requestEvent,
+  verifyAuditLog,
+} from "../../src/store/audit.ts";
 import { GENESIS, lineHash } from "../../src/store/auditChain.ts";
 import { tempDir } from "../support/tempDir.ts";
 
@@ -16,7 +24,14 @@ const REQUEST: PermissionRequest = {
   title: "$ npm test",
   preview: "npm test",
 };
-const READ: PermissionRequest = { tool: "read_file", callId: "call-2", readOnly: true, target: { kind: "path", path: "/p/a.ts", access: "read" }, title: "Read a.ts", preview: "" };
+const READ: PermissionRequest = {
+  tool: "read_file",
+  callId: "call-2",
+  readOnly: true,
+  target: { kind: "path", path: "/p/a.ts", access: "read" },
+  title: "Read a.ts",
+  preview: "",
+};
 
 function lines(file: string): Record<string, unknown>[] {
   return readFileSync(file, "utf8")
@@ -50,9 +65,20 @@ describe("audit log: files and lines", () => {
     using home = tempDir();
     using project = tempDir("my project-");
     const paths = garudaPaths(home.path);
-    const log = openAuditLog({ auditDir: paths.audit, root: project.path, session: "s-1", now: () => new Date("2030-01-02T03:04:05.006Z") });
+    const log = openAuditLog({
+      auditDir: paths.audit,
+      root: project.path,
+      session: "s-1",
+      now: () => new Date("2030-01-02T03:04:05.006Z"),
+    });
     log.record(requestEvent(REQUEST));
-    log.record(decisionEvent(REQUEST, { outcome: "allow", by: "rule", rule: { effect: "allow", pattern: "bash(npm test*)", source: "project", file: "/p/.garuda/settings.json" } }));
+    log.record(
+      decisionEvent(REQUEST, {
+        outcome: "allow",
+        by: "rule",
+        rule: { effect: "allow", pattern: "bash(npm test*)", source: "project", file: "/p/.garuda/settings.json" },
+      }),
+    );
     log.record({ type: "answer", callId: "call-1", tool: "bash", readOnly: false, choice: "once" });
     log.close();
 
@@ -65,9 +91,37 @@ describe("audit log: files and lines", () => {
     expect(statSync(paths.audit).mode & 0o777).toBe(0o700);
 
     const [request, decision, answer] = lines(log.file);
-    expect(Object.keys(request ?? {})).toEqual(["seq", "time", "session", "type", "callId", "tool", "readOnly", "title", "target", "prev", "hash"]);
-    expect(request).toMatchObject({ seq: 1, time: "2030-01-02T03:04:05.006Z", session: "s-1", type: "tool_request", target: "host: npm test", prev: GENESIS });
-    expect(decision).toMatchObject({ seq: 2, type: "decision", outcome: "allow", by: "rule", rule: "bash(npm test*)", source: "project", file: "/p/.garuda/settings.json", prev: request?.hash });
+    expect(Object.keys(request ?? {})).toEqual([
+      "seq",
+      "time",
+      "session",
+      "type",
+      "callId",
+      "tool",
+      "readOnly",
+      "title",
+      "target",
+      "prev",
+      "hash",
+    ]);
+    expect(request).toMatchObject({
+      seq: 1,
+      time: "2030-01-02T03:04:05.006Z",
+      session: "s-1",
+      type: "tool_request",
+      target: "host: npm test",
+      prev: GENESIS,
+    });
+    expect(decision).toMatchObject({
+      seq: 2,
+      type: "decision",
+      outcome: "allow",
+      by: "rule",
+      rule: "bash(npm test*)",
+      source: "project",
+      file: "/p/.garuda/settings.json",
+      prev: request?.hash,
+    });
     expect(answer).toMatchObject({ seq: 3, type: "answer", choice: "once", prev: decision?.hash });
     const { hash, ...rest } = request as Record<string, unknown>;
     expect(hash).toBe(lineHash(GENESIS, rest));
@@ -76,16 +130,34 @@ describe("audit log: files and lines", () => {
   test("a decision without a rule names its source as builtin, a deny its reason", () => {
     using home = tempDir();
     using project = tempDir();
-    const file = writeLog(home.path, project.path, [decisionEvent(READ, { outcome: "deny", by: "sensitive", reason: "a key file" })]);
-    expect(lines(file)[0]).toMatchObject({ type: "decision", outcome: "deny", by: "sensitive", source: "builtin", reason: "a key file" });
+    const file = writeLog(home.path, project.path, [
+      decisionEvent(READ, { outcome: "deny", by: "sensitive", reason: "a key file" }),
+    ]);
+    expect(lines(file)[0]).toMatchObject({
+      type: "decision",
+      outcome: "deny",
+      by: "sensitive",
+      source: "builtin",
+      reason: "a key file",
+    });
   });
 
   test("the permission engine's audit events map to decision and answer lines", () => {
     using home = tempDir();
     using project = tempDir();
-    const rule = { effect: "deny" as const, pattern: "bash(curl)", source: "managed-policy" as const, file: "/etc/garuda/policy.json" };
+    const rule = {
+      effect: "deny" as const,
+      pattern: "bash(curl)",
+      source: "managed-policy" as const,
+      file: "/etc/garuda/policy.json",
+    };
     const file = writeLog(home.path, project.path, [
-      permissionAuditEvent({ type: "decision", request: REQUEST, mode: "plan", decision: { outcome: "deny", by: "policy", reason: "no curl", rule } }),
+      permissionAuditEvent({
+        type: "decision",
+        request: REQUEST,
+        mode: "plan",
+        decision: { outcome: "deny", by: "policy", reason: "no curl", rule },
+      }),
       permissionAuditEvent({
         type: "answer",
         request: REQUEST,
@@ -95,14 +167,34 @@ describe("audit log: files and lines", () => {
       }),
     ]);
     const [decision, answer] = lines(file);
-    expect(decision).toMatchObject({ type: "decision", mode: "plan", outcome: "deny", by: "policy", rule: "bash(curl)", source: "managed-policy", file: "/etc/garuda/policy.json", reason: "no curl" });
-    expect(answer).toMatchObject({ type: "answer", callId: "call-1", choice: "session", sessionRules: ["bash(npm test)"] });
+    expect(decision).toMatchObject({
+      type: "decision",
+      mode: "plan",
+      outcome: "deny",
+      by: "policy",
+      rule: "bash(curl)",
+      source: "managed-policy",
+      file: "/etc/garuda/policy.json",
+      reason: "no curl",
+    });
+    expect(answer).toMatchObject({
+      type: "answer",
+      callId: "call-1",
+      choice: "session",
+      sessionRules: ["bash(npm test)"],
+    });
   });
 
   test("event fields never override the chain's own keys", () => {
     using home = tempDir();
     using project = tempDir();
-    const sneaky = { type: "notice", text: "x", seq: 99, prev: "f".repeat(64), session: "other" } as unknown as AuditEvent;
+    const sneaky = {
+      type: "notice",
+      text: "x",
+      seq: 99,
+      prev: "f".repeat(64),
+      session: "other",
+    } as unknown as AuditEvent;
     const file = writeLog(home.path, project.path, [sneaky]);
     expect(lines(file)[0]).toMatchObject({ seq: 1, prev: GENESIS, session: "s-1", text: "x" });
     expect(verifyAuditLog(file).ok).toBe(true);
@@ -208,12 +300,24 @@ describe("audit log: redaction", () => {
     const aws = "AKIAIOSFODNN7EXAMPLE";
     const bearer = "Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig";
     const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----";
-    const log = openAuditLog({ auditDir: garudaPaths(home.path).audit, root: project.path, session: "s", secrets: [listed] });
-    log.record({ type: "tool_request", tool: "bash", readOnly: false, title: `$ curl -H 'x-api-key: ${listed}' -H 'Authorization: ${bearer}'`, target: `ANTHROPIC_API_KEY=${anthropic} gh auth ${github}` });
+    const log = openAuditLog({
+      auditDir: garudaPaths(home.path).audit,
+      root: project.path,
+      session: "s",
+      secrets: [listed],
+    });
+    log.record({
+      type: "tool_request",
+      tool: "bash",
+      readOnly: false,
+      title: `$ curl -H 'x-api-key: ${listed}' -H 'Authorization: ${bearer}'`,
+      target: `ANTHROPIC_API_KEY=${anthropic} gh auth ${github}`,
+    });
     log.record({ type: "tool_result", tool: "read_file", readOnly: true, ok: true, summary: `aws ${aws}\n${pem}` });
     log.close();
     const text = readFileSync(log.file, "utf8");
-    for (const secret of [listed, anthropic, "sk-ant-", github, aws, "eyJhbGciOiJIUzI1NiJ9", "MIIEowIBAAKCAQEA"]) expect(text).not.toContain(secret);
+    for (const secret of [listed, anthropic, "sk-ant-", github, aws, "eyJhbGciOiJIUzI1NiJ9", "MIIEowIBAAKCAQEA"])
+      expect(text).not.toContain(secret);
     expect(text).toContain("Bearer [REDACTED]");
     expect(text).toContain("ANTHROPIC_API_KEY=[REDACTED]");
     // Redaction happens before hashing: the log still verifies.
@@ -235,8 +339,24 @@ describe("audit log: levels", () => {
     requestEvent(REQUEST),
     decisionEvent(REQUEST, { outcome: "allow", by: "sandbox" }),
     { type: "answer", callId: "call-1", tool: "bash", readOnly: false, choice: "deny" },
-    { type: "hook", event: "preToolUse", tool: "bash", readOnly: false, command: "check", source: "user", outcome: "continue" },
-    { type: "hook", event: "preToolUse", tool: "read_file", readOnly: true, command: "check", source: "user", outcome: "blocked" },
+    {
+      type: "hook",
+      event: "preToolUse",
+      tool: "bash",
+      readOnly: false,
+      command: "check",
+      source: "user",
+      outcome: "continue",
+    },
+    {
+      type: "hook",
+      event: "preToolUse",
+      tool: "read_file",
+      readOnly: true,
+      command: "check",
+      source: "user",
+      outcome: "blocked",
+    },
     { type: "sandbox", event: "network_blocked", denied: true, detail: "evil.com" },
     { type: "notice", text: "n" },
     { type: "stop", reason: "done" },
@@ -248,7 +368,10 @@ describe("audit log: levels", () => {
     for (const event of events) log.record(event);
     log.close();
     expect(verifyAuditLog(log.file).ok).toBe(true);
-    return lines(log.file).map((line) => `${line.type}${line.outcome ? `:${line.outcome}` : ""}${line.choice ? `:${line.choice}` : ""}${line.readOnly ? " (ro)" : ""}`);
+    return lines(log.file).map(
+      (line) =>
+        `${line.type}${line.outcome ? `:${line.outcome}` : ""}${line.choice ? `:${line.choice}` : ""}${line.readOnly ? " (ro)" : ""}`,
+    );
   };
 
   test("all keeps everything", () => {

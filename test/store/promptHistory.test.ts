@@ -5,7 +5,15 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ProjectHistory } from "../../src/cli/chat/history.ts";
-import { appendHistory, bounded, historyFile, MAX_ENTRIES, MAX_ENTRY_CHARS, MAX_FILE_BYTES, readHistory } from "../../src/store/promptHistory.ts";
+import {
+  appendHistory,
+  bounded,
+  historyFile,
+  MAX_ENTRIES,
+  MAX_ENTRY_CHARS,
+  MAX_FILE_BYTES,
+  readHistory,
+} from "../../src/store/promptHistory.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 describe("the prompt history file", () => {
@@ -20,10 +28,18 @@ describe("the prompt history file", () => {
     appendHistory(historyFile(historyDir, a), { text: "first" });
     appendHistory(historyFile(historyDir, a), { text: "second", pastes: [["[Pasted 20 lines]", "x\n".repeat(19)]] });
     appendHistory(historyFile(historyDir, b), { text: "other project" });
-    expect(readdirSync(historyDir).sort()).toEqual([`a-${historyFile(historyDir, a).slice(-13, -5)}.json`, `b-${historyFile(historyDir, b).slice(-13, -5)}.json`].sort());
+    expect(readdirSync(historyDir).sort()).toEqual(
+      [
+        `a-${historyFile(historyDir, a).slice(-13, -5)}.json`,
+        `b-${historyFile(historyDir, b).slice(-13, -5)}.json`,
+      ].sort(),
+    );
     expect(statSync(historyFile(historyDir, a)).mode & 0o777).toBe(0o600);
     expect(statSync(historyDir).mode & 0o777).toBe(0o700);
-    expect(readHistory(historyFile(historyDir, a))).toEqual([{ text: "first" }, { text: "second", pastes: [["[Pasted 20 lines]", "x\n".repeat(19)]] }]);
+    expect(readHistory(historyFile(historyDir, a))).toEqual([
+      { text: "first" },
+      { text: "second", pastes: [["[Pasted 20 lines]", "x\n".repeat(19)]] },
+    ]);
     expect(readHistory(historyFile(historyDir, b))).toEqual([{ text: "other project" }]);
   });
 
@@ -74,7 +90,10 @@ describe("the prompt history file", () => {
     expect(readHistory(file)).toEqual([]);
     writeFileSync(file, JSON.stringify({ version: 99, entries: [{ text: "x" }] }));
     expect(readHistory(file)).toEqual([]);
-    writeFileSync(file, JSON.stringify({ version: 1, entries: [{ text: "ok" }, { text: 3 }, { text: "p", pastes: [["a"]] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ version: 1, entries: [{ text: "ok" }, { text: 3 }, { text: "p", pastes: [["a"]] }] }),
+    );
     expect(readHistory(file)).toEqual([{ text: "ok" }]);
     // The history folder is a file: nothing can be written there.
     const blocked = join(dir.path, "blocked");
@@ -96,7 +115,10 @@ describe("the prompt history file", () => {
     const module = join(import.meta.dir, "../../src/store/promptHistory.ts");
     const script = `import { readHistory } from ${JSON.stringify(module)}; for (const f of process.argv.slice(1)) console.log(readHistory(f).length);`;
     // In a child: a read that hangs would hang this test runner too.
-    const child = Bun.spawn([process.execPath, "-e", script, ...["fifo", "zero", "linked"].map((n) => join(dir.path, `${n}.json`))], { stdout: "pipe" });
+    const child = Bun.spawn(
+      [process.execPath, "-e", script, ...["fifo", "zero", "linked"].map((n) => join(dir.path, `${n}.json`))],
+      { stdout: "pipe" },
+    );
     const timer = setTimeout(() => child.kill(), 5_000);
     const out = await new Response(child.stdout).text();
     clearTimeout(timer);

@@ -22,13 +22,22 @@ describe("the session file", () => {
     await turn(t.runtime, "hello");
     const file = t.runtime.session?.file as string;
     expect(dirname(file)).toBe(sessionFolder(sessions, t.root));
-    expect(basename(dirname(file))).toMatch(new RegExp(`^${basename(t.root).replace(/[^A-Za-z0-9._-]/g, "_")}-[0-9a-f]{8}$`));
+    expect(basename(dirname(file))).toMatch(
+      new RegExp(`^${basename(t.root).replace(/[^A-Za-z0-9._-]/g, "_")}-[0-9a-f]{8}$`),
+    );
     expect(basename(file)).toMatch(/^\d{8}-\d{6}-[0-9a-f]{8}\.jsonl$/);
     expect(mode(file)).toBe(0o600);
     expect(mode(dirname(file))).toBe(0o700);
     const records = readSession(file).records;
     expect(records.map((record) => record.type)).toEqual(["start", "user", "title", "assistant", "end"]);
-    expect(records[0]).toMatchObject({ type: "start", format: 2, sessionId: t.runtime.session?.id, root: t.runtime.root, model: "claude-test", mode: "build" });
+    expect(records[0]).toMatchObject({
+      type: "start",
+      format: 2,
+      sessionId: t.runtime.session?.id,
+      root: t.runtime.root,
+      model: "claude-test",
+      mode: "build",
+    });
     expect(records[2]).toMatchObject({ type: "title", title: "hello" });
     expect(records[4]).toMatchObject({ type: "end", stopReason: "done", steps: 1 });
   });
@@ -47,7 +56,15 @@ describe("the session file", () => {
 
   test("secrets are redacted; thinking signatures are kept byte for byte", async () => {
     const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
-    await using t = testRuntime({ turns: [fake.thinking("The key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789.", "Done.", "sig+/with=sk-ant-api03-abcdefghijklmnopqrstuv")] });
+    await using t = testRuntime({
+      turns: [
+        fake.thinking(
+          "The key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789.",
+          "Done.",
+          "sig+/with=sk-ant-api03-abcdefghijklmnopqrstuv",
+        ),
+      ],
+    });
     await turn(t.runtime, `use ${key} please`);
     const text = readFileSync(t.runtime.session?.file as string, "utf8");
     expect(text).not.toContain(`${key} please`);
@@ -58,15 +75,41 @@ describe("the session file", () => {
   test("records every change: tool results with their status and title, mode changes, ends", async () => {
     await using t = testRuntime({
       files: { "a.txt": "alpha" },
-      turns: [fake.toolCall("read", { path: "a.txt" }, { id: "toolu_1" }), fake.text("Read it."), fake.text("Planned.")],
+      turns: [
+        fake.toolCall("read", { path: "a.txt" }, { id: "toolu_1" }),
+        fake.text("Read it."),
+        fake.text("Planned."),
+      ],
     });
     await turn(t.runtime, "read a");
     await t.runtime.setMode("plan");
     await turn(t.runtime, "plan it");
     const records = readSession(t.runtime.session?.file as string).records;
-    expect(records.map((record) => record.type)).toEqual(["start", "user", "title", "assistant", "tool_results", "assistant", "end", "mode", "user", "assistant", "end"]);
+    expect(records.map((record) => record.type)).toEqual([
+      "start",
+      "user",
+      "title",
+      "assistant",
+      "tool_results",
+      "assistant",
+      "end",
+      "mode",
+      "user",
+      "assistant",
+      "end",
+    ]);
     const results = records.find((record) => record.type === "tool_results");
-    expect(results).toMatchObject({ results: [{ callId: "toolu_1", tool: "read", content: "alpha", status: "completed", info: { title: "Read a.txt", kind: "read" } }] });
+    expect(results).toMatchObject({
+      results: [
+        {
+          callId: "toolu_1",
+          tool: "read",
+          content: "alpha",
+          status: "completed",
+          info: { title: "Read a.txt", kind: "read" },
+        },
+      ],
+    });
     expect(records[7]).toMatchObject({ type: "mode", mode: "plan" });
   });
 });
@@ -76,7 +119,11 @@ describe("resume and replay", () => {
     using home = tempDir("garuda-home-");
     let file: string;
     {
-      await using t = testRuntime({ home: home.path, files: { "a.txt": "alpha" }, turns: [fake.toolCall("read", { path: "a.txt" }), fake.text("It says alpha.")] });
+      await using t = testRuntime({
+        home: home.path,
+        files: { "a.txt": "alpha" },
+        turns: [fake.toolCall("read", { path: "a.txt" }), fake.text("It says alpha.")],
+      });
       await turn(t.runtime, "what is in a.txt?");
       file = t.runtime.session?.file as string;
     }
@@ -88,7 +135,19 @@ describe("resume and replay", () => {
     expect(request.messages[0]?.content).toEqual([{ type: "text", text: "what is in a.txt?" }]);
     expect(again.runtime.session?.file).toBe(file);
     const records = readSession(file).records;
-    expect(records.map((record) => record.type)).toEqual(["start", "user", "title", "assistant", "tool_results", "assistant", "end", "resume", "user", "assistant", "end"]);
+    expect(records.map((record) => record.type)).toEqual([
+      "start",
+      "user",
+      "title",
+      "assistant",
+      "tool_results",
+      "assistant",
+      "end",
+      "resume",
+      "user",
+      "assistant",
+      "end",
+    ]);
     expect(readSession(file).messages).toEqual(again.runtime.messages as never);
   });
 
@@ -97,7 +156,13 @@ describe("resume and replay", () => {
     const store = createSessionStore({ sessionsDir: dir.path });
     const journal = store.create({ root: dir.path, version: "0", model: "m", mode: "build" });
     journal.append({ type: "user", prompt: "go", content: [{ type: "text", text: "go" }] });
-    journal.append({ type: "assistant", step: 1, stopReason: "tool_use", content: [{ type: "tool_use", id: "toolu_open", name: "read", input: { path: "a" } }], usage: { inputTokens: 5, outputTokens: 5, cacheReadTokens: 0, cacheCreationTokens: 0 } });
+    journal.append({
+      type: "assistant",
+      step: 1,
+      stopReason: "tool_use",
+      content: [{ type: "tool_use", id: "toolu_open", name: "read", input: { path: "a" } }],
+      usage: { inputTokens: 5, outputTokens: 5, cacheReadTokens: 0, cacheCreationTokens: 0 },
+    });
     journal.close();
     await using t = testRuntime({ resume: journal.file as string, turns: [fake.text("ok")] });
     await turn(t.runtime, "next");
@@ -114,7 +179,14 @@ describe("resume and replay", () => {
     await using t = testRuntime({
       files: { "a.txt": "alpha" },
       tools: [readTool()],
-      turns: [fake.reply([{ type: "thinking", thinking: "Look first.", signature: "s" }, { type: "text", text: "Reading." }, { type: "tool_use", id: "toolu_1", name: "read", input: { path: "a.txt" } }]), fake.text("alpha it is")],
+      turns: [
+        fake.reply([
+          { type: "thinking", thinking: "Look first.", signature: "s" },
+          { type: "text", text: "Reading." },
+          { type: "tool_use", id: "toolu_1", name: "read", input: { path: "a.txt" } },
+        ]),
+        fake.text("alpha it is"),
+      ],
     });
     const live = await turn(t.runtime, "read a");
     const records = readSession(t.runtime.session?.file as string).records;
@@ -122,11 +194,24 @@ describe("resume and replay", () => {
     expect(turns).toHaveLength(1);
     expect(turns[0]).toMatchObject({ prompt: "read a", stopReason: "done" });
     const replayed = replayEvents(records);
-    const shape = (events: typeof replayed) => events.map((event) => (event.type === "tool_call" ? [event.type, event.callId, event.info.title] : event.type === "tool_result" ? [event.type, event.callId, event.status, event.output] : [event.type]));
+    const shape = (events: typeof replayed) =>
+      events.map((event) =>
+        event.type === "tool_call"
+          ? [event.type, event.callId, event.info.title]
+          : event.type === "tool_result"
+            ? [event.type, event.callId, event.status, event.output]
+            : [event.type],
+      );
     // tool_start is live state (the call runs now); a replayed call comes with its result. usage is
     // live too: a front end showing a replayed session asks the runtime for its usage now.
-    expect(shape(replayed)).toEqual(shape(live.events.filter((event) => event.type !== "tool_start" && event.type !== "usage")));
-    expect(ofType(replayed, "text_delta").map((event) => event.text).join("")).toBe("Reading.alpha it is");
+    expect(shape(replayed)).toEqual(
+      shape(live.events.filter((event) => event.type !== "tool_start" && event.type !== "usage")),
+    );
+    expect(
+      ofType(replayed, "text_delta")
+        .map((event) => event.text)
+        .join(""),
+    ).toBe("Reading.alpha it is");
   });
 });
 
@@ -135,7 +220,13 @@ describe("damaged files", () => {
     const store = createSessionStore({ sessionsDir: dir });
     const journal = store.create({ root: dir, version: "0", model: "m", mode: "build" });
     journal.append({ type: "user", prompt: "hi", content: [{ type: "text", text: "hi" }] });
-    journal.append({ type: "assistant", step: 1, stopReason: "end_turn", content: [{ type: "text", text: "hello" }], usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 } });
+    journal.append({
+      type: "assistant",
+      step: 1,
+      stopReason: "end_turn",
+      content: [{ type: "text", text: "hello" }],
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 },
+    });
     journal.close();
     return journal.file as string;
   }

@@ -3,7 +3,16 @@
 // .git and .garuda/sessions are never touched; later user edits are left alone; the limits
 // (file count, snapshot time, no git) switch undo off with one notice.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ExecRequest, ExecResult, Executor, ProcessExecutor } from "../../src/sandbox/types.ts";
@@ -28,14 +37,23 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function project(files: Record<string, string> = {}, options: Partial<UndoStoreOptions> & { env?: Record<string, string | undefined> } = {}): Promise<Project> {
+async function project(
+  files: Record<string, string> = {},
+  options: Partial<UndoStoreOptions> & { env?: Record<string, string | undefined> } = {},
+): Promise<Project> {
   const dir = tempDir("garuda-undo-");
   const base = realpathSync(dir.path);
   const root = join(base, "project");
   const home = join(base, "home");
   mkdirSync(root);
   mkdirSync(home);
-  const executor = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: NO_SANDBOX, ...(options.env && { env: options.env }) });
+  const executor = await createExecutor({
+    root,
+    home,
+    selfCommand: SELF_COMMAND,
+    probe: NO_SANDBOX,
+    ...(options.env && { env: options.env }),
+  });
   const { env: _env, ...storeOptions } = options;
   const store = createUndoStore({ root, home, executor, ...storeOptions });
   cleanups.push(async () => {
@@ -90,7 +108,9 @@ describe("undo: what a turn changed comes back", () => {
   test("a bash command's changes (through the real executor) are undone: edit, delete and create", async () => {
     const p = await project({ "b.txt": "before\n", "c.txt": "keep me\n", "src/bin.dat": "\u0000\u0001binary\r\n" });
     await turn(p, async () => {
-      const result = await p.sh("echo after > b.txt && rm c.txt src/bin.dat && mkdir -p new/dir && echo fresh > new/dir/d.txt");
+      const result = await p.sh(
+        "echo after > b.txt && rm c.txt src/bin.dat && mkdir -p new/dir && echo fresh > new/dir/d.txt",
+      );
       expect(result.exitCode).toBe(0);
     });
     expect(p.read("c.txt")).toBeUndefined();
@@ -104,7 +124,11 @@ describe("undo: what a turn changed comes back", () => {
   });
 
   test("files keep their exact bytes and mode, whatever .gitattributes says", async () => {
-    const p = await project({ ".gitattributes": "* text=auto eol=lf\n", "w.bat": "line one\r\nline two\r\n", "run.sh": "#!/bin/sh\necho hi\n" });
+    const p = await project({
+      ".gitattributes": "* text=auto eol=lf\n",
+      "w.bat": "line one\r\nline two\r\n",
+      "run.sh": "#!/bin/sh\necho hi\n",
+    });
     await p.sh("chmod 755 run.sh");
     await turn(p, () => p.sh("printf 'changed\\n' > w.bat && printf 'x' > run.sh && chmod 644 run.sh"));
     await p.store.undoLastTurn();
@@ -124,9 +148,17 @@ describe("undo: what a turn changed comes back", () => {
     expect(p.read("a.txt")).toBe("v2");
     expect((await p.store.undoLastTurn()).restored).toEqual(["a.txt"]);
     expect(p.read("a.txt")).toBe("v1");
-    expect(await p.store.undoLastTurn()).toEqual({ restored: [], removed: [], notes: ["Nothing to undo: no turn of this session is left to undo."] });
+    expect(await p.store.undoLastTurn()).toEqual({
+      restored: [],
+      removed: [],
+      notes: ["Nothing to undo: no turn of this session is left to undo."],
+    });
     await turn(p, () => undefined);
-    expect(await p.store.undoLastTurn()).toEqual({ restored: [], removed: [], notes: ["Nothing to undo: the last turns changed no files."] });
+    expect(await p.store.undoLastTurn()).toEqual({
+      restored: [],
+      removed: [],
+      notes: ["Nothing to undo: the last turns changed no files."],
+    });
   });
 
   test("without endTurn the state at the undo counts as the turn's end", async () => {
@@ -149,8 +181,17 @@ describe("undo: what a turn changed comes back", () => {
 
 describe("undo: what it never touches", () => {
   test("gitignored files are neither stored nor touched", async () => {
-    const p = await project({ ".gitignore": "*.log\nbuild/\n", "app.log": "old log\n", "build/out.js": "old build\n", "src.txt": "old src\n" });
-    await turn(p, () => p.sh("echo new log > app.log && echo new build > build/out.js && echo new src > src.txt && echo created > build/extra.js"));
+    const p = await project({
+      ".gitignore": "*.log\nbuild/\n",
+      "app.log": "old log\n",
+      "build/out.js": "old build\n",
+      "src.txt": "old src\n",
+    });
+    await turn(p, () =>
+      p.sh(
+        "echo new log > app.log && echo new build > build/out.js && echo new src > src.txt && echo created > build/extra.js",
+      ),
+    );
     const outcome = await p.store.undoLastTurn();
     expect(outcome).toEqual({ restored: ["src.txt"], removed: [], notes: [] });
     expect(p.read("src.txt")).toBe("old src\n");
@@ -170,9 +211,13 @@ describe("undo: what it never touches", () => {
   test(".git is never stored and never touched, even when the turn commits", async () => {
     const p = await project({ "a.txt": "one\n" });
     const git = (args: string) => p.sh(`git -c user.name=t -c user.email=t@t -c init.defaultBranch=main ${args}`);
-    expect((await git("init -q && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm first")).exitCode).toBe(0);
+    expect(
+      (await git("init -q && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm first")).exitCode,
+    ).toBe(0);
     const headBefore = readFileSync(join(p.root, ".git", "HEAD"), "utf8");
-    await turn(p, () => git("checkout -qb feature && echo two > a.txt && git -c user.name=t -c user.email=t@t commit -qam second"));
+    await turn(p, () =>
+      git("checkout -qb feature && echo two > a.txt && git -c user.name=t -c user.email=t@t commit -qam second"),
+    );
     const refsAfterTurn = readdirSync(join(p.root, ".git", "refs", "heads")).sort();
     expect(refsAfterTurn).toEqual(["feature", "main"]);
     const outcome = await p.store.undoLastTurn();
@@ -201,7 +246,11 @@ describe("undo: what it never touches", () => {
   });
 
   test("a .gitignore that re-includes .garuda/sessions does not bring it in; a project at ~ keeps the store out", async () => {
-    const p = await project({ ".gitignore": "!.garuda/sessions/\n!*.jsonl\n", ".garuda/sessions/s1.jsonl": "{}\n", "a.txt": "x" });
+    const p = await project({
+      ".gitignore": "!.garuda/sessions/\n!*.jsonl\n",
+      ".garuda/sessions/s1.jsonl": "{}\n",
+      "a.txt": "x",
+    });
     await turn(p, () => p.write("a.txt", "y"));
     expect(await storedNames(p)).not.toContain("sessions");
 
@@ -229,7 +278,11 @@ describe("undo: what it never touches", () => {
     await turn(p, () => p.sh("echo a2 > a.txt && echo b2 > b.txt"));
     p.write("b.txt", "the user's own edit");
     const outcome = await p.store.undoLastTurn();
-    expect(outcome).toEqual({ restored: ["a.txt"], removed: [], notes: ["Left b.txt as it is: it changed again after the turn ended."] });
+    expect(outcome).toEqual({
+      restored: ["a.txt"],
+      removed: [],
+      notes: ["Left b.txt as it is: it changed again after the turn ended."],
+    });
     expect(p.read("a.txt")).toBe("a1");
     expect(p.read("b.txt")).toBe("the user's own edit");
   });
@@ -255,7 +308,10 @@ describe("undo: store, diff and limits", () => {
   test("snapshot() after beginTurn() is cheap: no new tree, one .gitignore check per new path", async () => {
     const p = await project({ "a.txt": "x" });
     const commands: string[] = [];
-    const counting: Executor = { ...p.executor, run: (request: ExecRequest) => (commands.push(request.command), p.executor.run(request)) };
+    const counting: Executor = {
+      ...p.executor,
+      run: (request: ExecRequest) => (commands.push(request.command), p.executor.run(request)),
+    };
     const store = createUndoStore({ root: p.root, home: p.home, executor: counting });
     await store.beginTurn();
     const before = commands.length;
@@ -286,14 +342,24 @@ describe("undo: store, diff and limits", () => {
 
   test("more files than the limit: undo off, one notice", async () => {
     // In a git repository the count is git's, which honours .gitignore.
-    const files = { ".git/HEAD": "ref: refs/heads/main\n", ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`f${i}.txt`, "x"])) };
+    const files = {
+      ".git/HEAD": "ref: refs/heads/main\n",
+      ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`f${i}.txt`, "x"])),
+    };
     const p = await project(files, { maxFiles: 5 });
     await p.store.beginTurn();
-    expect(p.store.status).toEqual({ enabled: false, reason: expect.stringContaining("more than 5 files that .gitignore does not exclude") });
-    expect(p.store.takeNotices()).toEqual([expect.stringContaining("Undo is off for this session: the project has more than 5 files")]);
+    expect(p.store.status).toEqual({
+      enabled: false,
+      reason: expect.stringContaining("more than 5 files that .gitignore does not exclude"),
+    });
+    expect(p.store.takeNotices()).toEqual([
+      expect.stringContaining("Undo is off for this session: the project has more than 5 files"),
+    ]);
     await p.store.beginTurn();
     expect(p.store.takeNotices()).toEqual([]);
-    expect((await p.store.undoLastTurn()).notes[0]).toStartWith("Undo is off in this session: the project has more than 5 files");
+    expect((await p.store.undoLastTurn()).notes[0]).toStartWith(
+      "Undo is off in this session: the project has more than 5 files",
+    );
     // negative control: the same project under the default limit has undo on
     const ok = await project(files);
     await ok.store.beginTurn();
@@ -304,7 +370,11 @@ describe("undo: store, diff and limits", () => {
     const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`d${i % 3}/f${i}.txt`, "x"]));
     const p = await project(files, { maxFiles: 5 });
     await p.store.beginTurn();
-    expect(p.store.takeNotices()).toEqual([expect.stringContaining("Undo is off for this session: this folder is in no git repository and holds more than 5 files")]);
+    expect(p.store.takeNotices()).toEqual([
+      expect.stringContaining(
+        "Undo is off for this session: this folder is in no git repository and holds more than 5 files",
+      ),
+    ]);
     // No snapshot was taken: the store was never even set up.
     expect(existsSync(snapshotDir(p.home, p.root))).toBe(false);
     // Negative control: under the limit, a folder without a repository has undo.
@@ -325,7 +395,9 @@ describe("undo: store, diff and limits", () => {
   test("a snapshot over its time limit: undo off, one notice", async () => {
     const p = await project({ "a.txt": "x" }, { snapshotTimeoutMs: 1 });
     await p.store.beginTurn();
-    expect(p.store.takeNotices()).toEqual([expect.stringContaining("a snapshot of the project took more than 0.001 s")]);
+    expect(p.store.takeNotices()).toEqual([
+      expect.stringContaining("a snapshot of the project took more than 0.001 s"),
+    ]);
     expect(p.store.status.enabled).toBe(false);
   });
 

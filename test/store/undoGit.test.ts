@@ -10,7 +10,14 @@ import { createExecutor } from "../../src/sandbox/executor.ts";
 import { signalProcess } from "../../src/sandbox/processTree.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { GitRunner } from "../../src/store/undoGit.ts";
-import { SELF_COMMAND, describeSandbox, eventually, machineSandbox, marker, sleepers } from "../support/sandboxSupport.ts";
+import {
+  SELF_COMMAND,
+  describeSandbox,
+  eventually,
+  machineSandbox,
+  marker,
+  sleepers,
+} from "../support/sandboxSupport.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 const dir = tempDir("garuda-undogit-");
@@ -25,7 +32,13 @@ const executors: ProcessExecutor[] = [];
 const NO_SANDBOX = { availability: { available: false as const, reason: "control", fix: "none" } };
 
 async function runner(options: { sandbox: boolean }): Promise<GitRunner> {
-  const executor = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: options.sandbox ? machineSandbox : NO_SANDBOX, keeperCommand: options.sandbox ? undefined : false });
+  const executor = await createExecutor({
+    root,
+    home,
+    selfCommand: SELF_COMMAND,
+    probe: options.sandbox ? machineSandbox : NO_SANDBOX,
+    keeperCommand: options.sandbox ? undefined : false,
+  });
   executors.push(executor);
   return new GitRunner(executor, { root, gitDir, indexFile: join(gitDir, "index"), tmpDir: join(gitDir, "tmp") });
 }
@@ -40,7 +53,10 @@ describeSandbox(
   () => {
     test("a snapshot is made and read back on the host's files, in a PID namespace of its own", async () => {
       const git = await runner({ sandbox: true });
-      const made = await git.run({ script: `g init --quiet --template= >/dev/null && g add -A && g -c user.name=u -c user.email=u@e commit -q -m s && g show HEAD:a.txt >"$OUT" && echo "pid $$" >&2`, capture: true });
+      const made = await git.run({
+        script: `g init --quiet --template= >/dev/null && g add -A && g -c user.name=u -c user.email=u@e commit -q -m s && g show HEAD:a.txt >"$OUT" && echo "pid $$" >&2`,
+        capture: true,
+      });
       expect(made.messages).not.toContain("fatal");
       expect(made.exitCode).toBe(0);
       expect(made.stdout.toString()).toBe("one\n");
@@ -49,7 +65,8 @@ describeSandbox(
 
     test("a git child that tries to outlive the call is killed (negative control: without namespace or keeper it stays)", async () => {
       const tag = marker();
-      const detach = (t: string) => `g -c alias.bg='!setsid sleep ${t} </dev/null >/dev/null 2>&1 & sleep 0.2; echo started' bg`; // detached before git ends
+      const detach = (t: string) =>
+        `g -c alias.bg='!setsid sleep ${t} </dev/null >/dev/null 2>&1 & sleep 0.2; echo started' bg`; // detached before git ends
       const result = await (await runner({ sandbox: true })).run({ script: detach(tag) });
       expect(result.messages).toContain("started");
       await eventually(() => sleepers(tag).length === 0);

@@ -7,7 +7,14 @@ import type { MockAnthropic } from "./mockAnthropic.ts";
 import { makeTempDir } from "./tempDir.ts";
 
 /** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once. */
-export function startAgent(binary: string, mock: MockAnthropic, root: string, work: string, model = "claude-sonnet-5", home = makeTempDir("home-", { under: work })) {
+export function startAgent(
+  binary: string,
+  mock: MockAnthropic,
+  root: string,
+  work: string,
+  model = "claude-sonnet-5",
+  home = makeTempDir("home-", { under: work }),
+) {
   const proc = Bun.spawn([binary, "acp"], {
     cwd: root,
     env: {
@@ -73,4 +80,3 @@ export function expectOnlyProtocol(lines: string[], tail: { partial: string }): 
     }
   }
 }
-

@@ -26,9 +26,13 @@ export function testProbe(): Promise<SandboxProbe> {
   return sharedProbe;
 }
 
-export type PermissionAnswer = (params: acp.RequestPermissionRequest) => Promise<acp.RequestPermissionResponse> | acp.RequestPermissionResponse;
+export type PermissionAnswer = (
+  params: acp.RequestPermissionRequest,
+) => Promise<acp.RequestPermissionResponse> | acp.RequestPermissionResponse;
 
-export const select = (optionId: string): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId } });
+export const select = (optionId: string): acp.RequestPermissionResponse => ({
+  outcome: { outcome: "selected", optionId },
+});
 
 export interface HarnessOptions {
   /** One model per session, in the order sessions are created; the last one is reused. */
@@ -65,7 +69,11 @@ export interface Harness extends AsyncDisposable {
   /** How the editor answers permission requests (default: allow once). */
   answer: PermissionAnswer;
   initialize(capabilities?: acp.ClientCapabilities): Promise<acp.InitializeResponse>;
-  newSession(options?: { cwd?: string; mcpServers?: acp.McpServer[]; additionalDirectories?: string[] }): Promise<acp.NewSessionResponse>;
+  newSession(options?: {
+    cwd?: string;
+    mcpServers?: acp.McpServer[];
+    additionalDirectories?: string[];
+  }): Promise<acp.NewSessionResponse>;
   prompt(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<acp.PromptResponse>;
   /** The updates of one session. */
   updatesOf(sessionId: string): acp.SessionUpdate[];
@@ -87,16 +95,23 @@ export async function rejection(promise: Promise<unknown>): Promise<{ code: numb
 
 /** The model's text of a session's agent_message_chunks. */
 export function messageText(updates: readonly acp.SessionUpdate[]): string {
-  return updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("");
+  return updates
+    .flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []))
+    .join("");
 }
 
-export function ofKind<K extends acp.SessionUpdate["sessionUpdate"]>(updates: readonly acp.SessionUpdate[], kind: K): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
+export function ofKind<K extends acp.SessionUpdate["sessionUpdate"]>(
+  updates: readonly acp.SessionUpdate[],
+  kind: K,
+): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
   return updates.filter((u): u is Extract<acp.SessionUpdate, { sessionUpdate: K }> => u.sessionUpdate === kind);
 }
 
 /** The text parts of a tool call's content. */
 export function contentText(content: readonly acp.ToolCallContent[] | null | undefined): string {
-  return (content ?? []).flatMap((c) => (c.type === "content" && c.content.type === "text" ? [c.content.text] : [])).join("\n");
+  return (content ?? [])
+    .flatMap((c) => (c.type === "content" && c.content.type === "text" ? [c.content.text] : []))
+    .join("\n");
 }
 
 /** A temporary home with a model and key set up, as after `garuda setup`. */
@@ -113,7 +128,17 @@ export function setUpHome(home: string): void {
  * runtime is built after the answer.
  */
 export function realPlan(home: string, nextModel: () => ModelClient) {
-  return async ({ cwd, additionalDirectories, mcpServers, approver, buffers, projectTrust, sessionId, resume, mode }: PrepareRequest): Promise<PlannedSession> => {
+  return async ({
+    cwd,
+    additionalDirectories,
+    mcpServers,
+    approver,
+    buffers,
+    projectTrust,
+    sessionId,
+    resume,
+    mode,
+  }: PrepareRequest): Promise<PlannedSession> => {
     return planRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
@@ -166,7 +191,8 @@ export function startHarness(options: HarnessOptions = {}): Harness {
   for (const [path, text] of Object.entries(options.files ?? {})) writeFileSync(join(root, path), text);
   const models = options.models ?? [new FakeModelClient()];
   let sessions = 0;
-  const nextModel = (): ModelClient => options.client ?? (models[Math.min(sessions++, models.length - 1)] as FakeModelClient);
+  const nextModel = (): ModelClient =>
+    options.client ?? (models[Math.min(sessions++, models.length - 1)] as FakeModelClient);
 
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
@@ -234,10 +260,22 @@ export function startHarness(options: HarnessOptions = {}): Harness {
     lines,
     answer: () => select("once"),
     initialize: (capabilities = {}) =>
-      client.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: capabilities, clientInfo: { name: "test-editor", version: "1.0.0" } }),
-    newSession: (session = {}) => client.agent.request(acp.methods.agent.session.new, { cwd: session.cwd ?? root, mcpServers: session.mcpServers ?? [], ...(session.additionalDirectories && { additionalDirectories: session.additionalDirectories }) }),
+      client.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: capabilities,
+        clientInfo: { name: "test-editor", version: "1.0.0" },
+      }),
+    newSession: (session = {}) =>
+      client.agent.request(acp.methods.agent.session.new, {
+        cwd: session.cwd ?? root,
+        mcpServers: session.mcpServers ?? [],
+        ...(session.additionalDirectories && { additionalDirectories: session.additionalDirectories }),
+      }),
     prompt: (sessionId, prompt) =>
-      client.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt }),
+      client.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt,
+      }),
     updatesOf: (sessionId) => updates.filter((n) => n.sessionId === sessionId).map((n) => n.update),
     waitFor: (test, timeoutMs = 20_000) => {
       const seen = updates.find((n) => test(n.update));

@@ -61,13 +61,21 @@ export function conversation(updates: readonly acp.SessionUpdate[]): unknown[] {
   return out;
 }
 
-export const userChunks = (updates: readonly acp.SessionUpdate[]) => updates.flatMap((u) => (u.sessionUpdate === "user_message_chunk" ? [u.content] : []));
+export const userChunks = (updates: readonly acp.SessionUpdate[]) =>
+  updates.flatMap((u) => (u.sessionUpdate === "user_message_chunk" ? [u.content] : []));
 
 /** session/load, with the updates that arrived before its answer. */
-export async function load(h: Harness, sessionId: string, cwd = h.root): Promise<{ response: acp.LoadSessionResponse; replayed: acp.SessionUpdate[] }> {
+export async function load(
+  h: Harness,
+  sessionId: string,
+  cwd = h.root,
+): Promise<{ response: acp.LoadSessionResponse; replayed: acp.SessionUpdate[] }> {
   const before = h.updates.length;
   const response = await h.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
-  const replayed = h.updates.slice(before).filter((n) => n.sessionId === sessionId).map((n) => n.update);
+  const replayed = h.updates
+    .slice(before)
+    .filter((n) => n.sessionId === sessionId)
+    .map((n) => n.update);
   return { response, replayed };
 }
 

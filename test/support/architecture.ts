@@ -40,12 +40,16 @@ export interface ImportRef {
 export function importsOf(source: string): ImportRef[] {
   const code = stripComments(source);
   const refs: ImportRef[] = [];
-  for (const match of code.matchAll(/(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\sfrom\s+)?["']([^"']+)["']/g)) {
+  for (const match of code.matchAll(
+    /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\sfrom\s+)?["']([^"']+)["']/g,
+  )) {
     const typeOnly = /^\s*;?\s*(?:import|export)\s+type\s/.test(match[0]);
     refs.push({ specifier: match[1] as string, dynamic: false, typeOnly });
   }
-  for (const match of code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)) refs.push({ specifier: match[1] as string, dynamic: true, typeOnly: false });
-  for (const match of code.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)) refs.push({ specifier: match[1] as string, dynamic: false, typeOnly: false });
+  for (const match of code.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g))
+    refs.push({ specifier: match[1] as string, dynamic: true, typeOnly: false });
+  for (const match of code.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g))
+    refs.push({ specifier: match[1] as string, dynamic: false, typeOnly: false });
   return refs;
 }
 
@@ -60,7 +64,8 @@ const isPackage = (target: string, name: string) => target === name || target.st
 
 const STDOUT_WRITE = /process\.stdout\.write|console\.(log|info|debug|table|dir)\s*\(|Bun\.stdout\b/;
 const SPAWN = /Bun\.spawn(Sync)?\b|\bBun\.\$|node:child_process|["']child_process["']/;
-const FILE_WRITE = /\b(writeFileSync|writeFile|appendFileSync|appendFile|renameSync|rename|rmSync|rm|unlinkSync|unlink|mkdirSync|mkdir|mkdtempSync|mkdtemp|openSync|createWriteStream|copyFileSync|cpSync|symlinkSync|truncateSync)\s*\(|Bun\.write\s*\(/;
+const FILE_WRITE =
+  /\b(writeFileSync|writeFile|appendFileSync|appendFile|renameSync|rename|rmSync|rm|unlinkSync|unlink|mkdirSync|mkdir|mkdtempSync|mkdtemp|openSync|createWriteStream|copyFileSync|cpSync|symlinkSync|truncateSync)\s*\(|Bun\.write\s*\(/;
 /**
  * Where files may be written: tools and stores (the project root), config (~/.garuda only),
  * the sandbox (its own private temp folders and mount points only), and of src/files only the
@@ -72,7 +77,8 @@ const FILE_WRITERS = ["src/tools", "src/store", "src/config", "src/sandbox", "sr
  * An open for reading only (O_RDONLY, or "r", and no flag that creates, truncates or writes in
  * the same call) writes nothing: src/files/regularFile.ts opens settings files that way.
  */
-const READ_ONLY_OPEN = /\bopenSync\s*\(\s*[^,()]+,\s*(?:(?:constants\.)?O_RDONLY\b(?![^;]*\bO_(?:CREAT|TRUNC|APPEND|WRONLY|RDWR)\b)|["']r["']\s*[,)])/g;
+const READ_ONLY_OPEN =
+  /\bopenSync\s*\(\s*[^,()]+,\s*(?:(?:constants\.)?O_RDONLY\b(?![^;]*\bO_(?:CREAT|TRUNC|APPEND|WRONLY|RDWR)\b)|["']r["']\s*[,)])/g;
 
 /** The one file of src/cli/ that src/acp/ imports: HIDDEN_WARNING, the warning both front ends put first in a question (spec/acp-design.txt, Files). */
 const SHARED_QUESTION_TEXT = "src/cli/approver.ts";
@@ -95,17 +101,24 @@ export function checkRules(tree: SourceTree): Violation[] {
         violations.push({ rule: 2, file, detail: "loads src/acp/ (only acpCommand.ts may, with import())" });
       }
       if (inAcp && under(target, "src/cli") && target !== SHARED_QUESTION_TEXT) {
-        violations.push({ rule: 9, file, detail: `src/acp/ imports ${target} (of src/cli/ only ${SHARED_QUESTION_TEXT}; what both front ends use goes to src/display/)` });
+        violations.push({
+          rule: 9,
+          file,
+          detail: `src/acp/ imports ${target} (of src/cli/ only ${SHARED_QUESTION_TEXT}; what both front ends use goes to src/display/)`,
+        });
       }
       if (isPackage(target, "@anthropic-ai/sdk") && file !== "src/model/anthropic.ts") {
         violations.push({ rule: 3, file, detail: "imports the Anthropic SDK outside src/model/anthropic.ts" });
       }
-      if (isPackage(target, "citty") && !inCli) violations.push({ rule: 4, file, detail: "imports citty outside src/cli/" });
+      if (isPackage(target, "citty") && !inCli)
+        violations.push({ rule: 4, file, detail: "imports citty outside src/cli/" });
     }
     if (inAcp && SPAWN.test(code)) violations.push({ rule: 2, file, detail: "src/acp/ starts a process" });
     if (inAcp && STDOUT_WRITE.test(code)) violations.push({ rule: 2, file, detail: "src/acp/ writes stdout itself" });
-    if (!inCli && STDOUT_WRITE.test(code)) violations.push({ rule: 5, file, detail: "writes to stdout outside src/cli/" });
-    if (!under(file, "src/sandbox") && SPAWN.test(code)) violations.push({ rule: 6, file, detail: "starts a process outside src/sandbox/" });
+    if (!inCli && STDOUT_WRITE.test(code))
+      violations.push({ rule: 5, file, detail: "writes to stdout outside src/cli/" });
+    if (!under(file, "src/sandbox") && SPAWN.test(code))
+      violations.push({ rule: 6, file, detail: "starts a process outside src/sandbox/" });
     if (!FILE_WRITERS.some((dir) => under(file, dir)) && FILE_WRITE.test(code.replace(READ_ONLY_OPEN, "read("))) {
       violations.push({ rule: 7, file, detail: `writes files outside ${FILE_WRITERS.join(", ")}` });
     }
@@ -137,7 +150,8 @@ export function checkStartup(tree: SourceTree, entries: string[]): Violation[] {
   const violations: Violation[] = [];
   for (const name of LAZY_PACKAGES) {
     for (const module of loaded) {
-      if (isPackage(module, name)) violations.push({ rule: 8, file: entries.join(", "), detail: `start-up loads ${name}` });
+      if (isPackage(module, name))
+        violations.push({ rule: 8, file: entries.join(", "), detail: `start-up loads ${name}` });
     }
   }
   return violations;

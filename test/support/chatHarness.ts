@@ -58,7 +58,11 @@ export class ChatPty {
         this.raw += decoder.decode(data, { stream: true });
       },
     });
-    this.process = Bun.spawn([process.execPath, ENTRY, ...args], { terminal: this.#terminal, env: options.env, cwd: options.cwd });
+    this.process = Bun.spawn([process.execPath, ENTRY, ...args], {
+      terminal: this.#terminal,
+      env: options.env,
+      cwd: options.cwd,
+    });
   }
 
   get pid(): number {
@@ -139,7 +143,10 @@ export class ChatPty {
 }
 
 /** Runs the CLI over pipes; stdin is fed all at once (or closed). */
-export async function runPipedIn(args: string[], options: { cwd: string; env: Record<string, string>; stdin?: string }) {
+export async function runPipedIn(
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; stdin?: string },
+) {
   const child = Bun.spawn([process.execPath, ENTRY, ...args], {
     env: options.env,
     cwd: options.cwd,
@@ -147,13 +154,19 @@ export async function runPipedIn(args: string[], options: { cwd: string; env: Re
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
 /** The text of the last tool_result the model received in request `index`. */
 export function lastToolResult(mock: MockAnthropic, index: number): string {
-  const messages = mock.requests[index]?.body?.messages as Array<{ role: string; content: Array<{ type: string; content?: unknown }> }> | undefined;
+  const messages = mock.requests[index]?.body?.messages as
+    | Array<{ role: string; content: Array<{ type: string; content?: unknown }> }>
+    | undefined;
   const last = messages?.at(-1);
   const result = last?.content.find((block) => block.type === "tool_result");
   const content = result?.content;

@@ -11,7 +11,9 @@ import { SELF_COMMAND, machineSandbox } from "./sandboxSupport.ts";
 import { tempDir } from "./tempDir.ts";
 import { runTool } from "./toolFixtures.ts";
 
-export const NO_SANDBOX = { availability: { available: false as const, reason: "no sandbox in this test", fix: "none needed" } };
+export const NO_SANDBOX = {
+  availability: { available: false as const, reason: "no sandbox in this test", fix: "none needed" },
+};
 
 export interface Workspace {
   root: string;
@@ -21,7 +23,10 @@ export interface Workspace {
 }
 
 /** A temp project and home with an executor: on the host only, or with the machine's sandbox. */
-export async function workspace(kind: "host" | "sandbox" = "host", env?: Record<string, string | undefined>): Promise<Workspace> {
+export async function workspace(
+  kind: "host" | "sandbox" = "host",
+  env?: Record<string, string | undefined>,
+): Promise<Workspace> {
   const dir = tempDir("garuda-exec-tools-");
   const base = realpathSync(dir.path);
   const root = join(base, "project");
@@ -59,7 +64,11 @@ export interface ContextOptions {
   answer?: (request: PermissionRequest) => Decision;
 }
 
-export function execContext(ws: Workspace, options: ContextOptions = {}, record: ContextRecord = { progress: [], asked: [] }): ToolContext {
+export function execContext(
+  ws: Workspace,
+  options: ContextOptions = {},
+  record: ContextRecord = { progress: [], asked: [] },
+): ToolContext {
   const started = performance.now();
   return {
     root: ws.root,
@@ -68,7 +77,8 @@ export function execContext(ws: Workspace, options: ContextOptions = {}, record:
     mode: "build",
     signal: options.signal ?? new AbortController().signal,
     executor: ws.executor,
-    sandbox: options.sandbox === undefined ? (ws.executor.sandbox.available ? ws.executor.spec() : null) : options.sandbox,
+    sandbox:
+      options.sandbox === undefined ? (ws.executor.sandbox.available ? ws.executor.spec() : null) : options.sandbox,
     authorize: async (request) => {
       record.asked.push(request);
       return options.answer ? options.answer(request) : { outcome: "allow", by: "user" };
@@ -79,6 +89,10 @@ export function execContext(ws: Workspace, options: ContextOptions = {}, record:
 }
 
 /** Runs a tool with its input parsed by its schema and planned, as the registry does. */
-export function call<I, P extends ToolPlan<I>>(tool: Tool<I, P>, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+export function call<I, P extends ToolPlan<I>>(
+  tool: Tool<I, P>,
+  input: unknown,
+  ctx: ToolContext,
+): Promise<ToolResult> {
   return runTool(tool, input, ctx);
 }

@@ -16,7 +16,9 @@ import { machineSandbox, SELF_COMMAND } from "./sandboxSupport.ts";
 import { makeTempDir } from "./tempDir.ts";
 
 /** A machine with no OS sandbox. */
-export const NO_SANDBOX: SandboxProbe = { availability: { available: false, reason: "no sandbox in this test", fix: "none needed" } };
+export const NO_SANDBOX: SandboxProbe = {
+  availability: { available: false, reason: "no sandbox in this test", fix: "none needed" },
+};
 
 /** The Bun running the tests, and the fixture MCP server's entry. */
 export const BUN = process.execPath;
@@ -49,7 +51,14 @@ export function place(): Place {
     writeFileSync(full, text);
     return full;
   };
-  return { home, root, paths, project: write(root), user: write(home), [Symbol.dispose]: () => rmSync(base, { recursive: true, force: true }) };
+  return {
+    home,
+    root,
+    paths,
+    project: write(root),
+    user: write(home),
+    [Symbol.dispose]: () => rmSync(base, { recursive: true, force: true }),
+  };
 }
 
 export interface Answering extends Approver {
@@ -77,7 +86,10 @@ export interface Session {
   /** The specs of the models opened, in order (the session's first; a custom agent's own model next). */
   opened: string[];
   /** Runs a prompt the way a front end does: resolveCommand first, then the turn. */
-  prompt(text: string, signal?: AbortSignal): Promise<{ stop: StopReason | "unknown" | "builtin"; events: AgentEvent[] }>;
+  prompt(
+    text: string,
+    signal?: AbortSignal,
+  ): Promise<{ stop: StopReason | "unknown" | "builtin"; events: AgentEvent[] }>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -100,7 +112,13 @@ export function prepareIn(where: Place, model: FakeModelClient, extra: Partial<P
   });
 }
 
-export async function session(where: Place, turns: FakeTurn[], approver?: Approver, env: Record<string, string | undefined> = {}, probe: SandboxProbe = machineSandbox): Promise<Session> {
+export async function session(
+  where: Place,
+  turns: FakeTurn[],
+  approver?: Approver,
+  env: Record<string, string | undefined> = {},
+  probe: SandboxProbe = machineSandbox,
+): Promise<Session> {
   const model = new FakeModelClient(turns);
   const opened: string[] = [];
   const runtime = await prepareIn(where, model, {
@@ -127,12 +145,16 @@ export async function session(where: Place, turns: FakeTurn[], approver?: Approv
   };
 }
 
-export const notices = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === "notice" ? [event.text] : []));
-export const results = (events: readonly AgentEvent[]) => events.filter((event): event is Extract<AgentEvent, { type: "tool_result" }> => event.type === "tool_result");
+export const notices = (events: readonly AgentEvent[]) =>
+  events.flatMap((event) => (event.type === "notice" ? [event.text] : []));
+export const results = (events: readonly AgentEvent[]) =>
+  events.filter((event): event is Extract<AgentEvent, { type: "tool_result" }> => event.type === "tool_result");
 /** The text of the last prompt (a user message with text, not tool results) the model got in request `index`. */
 export function userText(model: FakeModelClient, index = 0): string {
   const messages = model.requests[index]?.messages ?? [];
-  const prompts = messages.filter((message) => message.role === "user" && message.content.some((block) => block.type === "text"));
+  const prompts = messages.filter(
+    (message) => message.role === "user" && message.content.some((block) => block.type === "text"),
+  );
   const last = prompts.at(-1);
   if (last?.role !== "user") return "";
   return last.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");

@@ -60,12 +60,25 @@ export function evilConfigScript(file: string, marker: string): string {
 /** The user's git on the host, in `cwd`: every command a person would run there. */
 function hostGit(cwd: string, home: string): void {
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_NOSYSTEM: "1", TERM: "dumb" };
-  const run = (argv: string[]) => Bun.spawnSync(argv, { cwd, env, stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: 20_000 });
+  const run = (argv: string[]) =>
+    Bun.spawnSync(argv, { cwd, env, stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: 20_000 });
   run(["git", "status"]);
   run(["git", "diff"]);
   run(["git", "log", "-1", "-p"]);
   run(["git", "st"]);
-  run(["git", "-c", "user.name=U", "-c", "user.email=u@example.invalid", "commit", "-q", "-a", "--allow-empty", "-m", "probe"]);
+  run([
+    "git",
+    "-c",
+    "user.name=U",
+    "-c",
+    "user.email=u@example.invalid",
+    "commit",
+    "-q",
+    "-a",
+    "--allow-empty",
+    "-m",
+    "probe",
+  ]);
   run(["git", "ls-remote", "ssh://127.0.0.1:1/nothing"]);
   // With a terminal, as a person runs it: the pager.
   if (Bun.which("script")) run(["script", "-qec", "git log -1", "/dev/null"]);
@@ -79,10 +92,24 @@ export function probe(marker: MarkerProgram, home: string, dirs: string[]): stri
 
 /** A git command on the host (set-up only), failing loudly. */
 export function git(cwd: string, home: string, ...args: string[]): string {
-  const result = Bun.spawnSync(["git", "-c", "init.defaultBranch=main", "-c", "user.name=U", "-c", "user.email=u@example.invalid", "-c", "protocol.file.allow=always", ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_NOSYSTEM: "1" },
-  });
+  const result = Bun.spawnSync(
+    [
+      "git",
+      "-c",
+      "init.defaultBranch=main",
+      "-c",
+      "user.name=U",
+      "-c",
+      "user.email=u@example.invalid",
+      "-c",
+      "protocol.file.allow=always",
+      ...args,
+    ],
+    {
+      cwd,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_NOSYSTEM: "1" },
+    },
+  );
   if (result.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr.toString()}`);
   return result.stdout.toString();
 }
@@ -131,7 +158,10 @@ async function guardLab(): Promise<GuardLab> {
   const scratch = makeTempDir("garuda-gitguard-test-", { real: true });
   const home = join(scratch, "home");
   mkdirSync(join(home, ".cache"), { recursive: true });
-  writeFileSync(join(home, ".gitconfig"), '[user]\n\tname = U\n\temail = u@example.invalid\n[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n');
+  writeFileSync(
+    join(home, ".gitconfig"),
+    '[user]\n\tname = U\n\temail = u@example.invalid\n[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n',
+  );
   const marker = markerProgram(join(scratch, "bin"));
   // The executors' own root stays empty: each test passes its project as the spec's root, and
   // no guard watches all the tests' projects at once (one root per executor, as in a session).
@@ -148,7 +178,11 @@ async function guardLab(): Promise<GuardLab> {
     unguarded,
     project: (name, repo = true) => makeProject(scratch, home, name, repo),
     async attack(executor, root, plant, dirs) {
-      const job = executor.start({ command: `${plant}\necho PLANTED; sleep 120`, cwd: root, sandbox: { ...executor.spec(), root } });
+      const job = executor.start({
+        command: `${plant}\necho PLANTED; sleep 120`,
+        cwd: root,
+        sandbox: { ...executor.spec(), root },
+      });
       let done = false;
       void job.exited.then(() => {
         done = true;
@@ -156,13 +190,22 @@ async function guardLab(): Promise<GuardLab> {
       try {
         await eventually(() => job.output().includes("PLANTED") || done, 20_000);
         // With the guard: its note is the sign it acted. Without: what the guard would have had to act on is there now.
-        if (executor === guarded) await eventually(() => job.output().includes("[Garuda:") || done, 5_000).catch(() => undefined);
+        if (executor === guarded)
+          await eventually(() => job.output().includes("[Garuda:") || done, 5_000).catch(() => undefined);
         marker.reset();
-        const during = probe(marker, home, dirs.map((dir) => join(root, dir)));
+        const during = probe(
+          marker,
+          home,
+          dirs.map((dir) => join(root, dir)),
+        );
         const runningAtProbe = !done;
         const end = await job.stop();
         marker.reset();
-        const after = probe(marker, home, dirs.map((dir) => join(root, dir)));
+        const after = probe(
+          marker,
+          home,
+          dirs.map((dir) => join(root, dir)),
+        );
         marker.reset();
         return { during, after, output: end.output, runningAtProbe };
       } finally {
@@ -170,7 +213,11 @@ async function guardLab(): Promise<GuardLab> {
       }
     },
     evilRepo: (dir, bare = false) =>
-      [`git init -q ${bare ? "--bare " : ""}"${dir}"`, bare ? "true" : `git -C "${dir}" commit -q --allow-empty -m planted`, evilConfigScript(bare ? `${dir}/config` : `${dir}/.git/config`, marker.path)].join(" && "),
+      [
+        `git init -q ${bare ? "--bare " : ""}"${dir}"`,
+        bare ? "true" : `git -C "${dir}" commit -q --allow-empty -m planted`,
+        evilConfigScript(bare ? `${dir}/config` : `${dir}/.git/config`, marker.path),
+      ].join(" && "),
     async dispose() {
       await guarded.shutdown();
       await unguarded.shutdown();

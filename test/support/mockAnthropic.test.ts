@@ -9,11 +9,17 @@ test("standalone: prints its URL, serves the script in a loop, records requests"
   using dir = tempDir("garuda-mock-");
   const script = join(dir.path, "script.json");
   const record = join(dir.path, "requests.jsonl");
-  writeFileSync(script, JSON.stringify({ responses: [{ steps: [{ type: "text", text: "Hello", fragments: 2 }] }], loop: true }));
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, "mockAnthropic.ts"), "--script", script, "--record", record], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  writeFileSync(
+    script,
+    JSON.stringify({ responses: [{ steps: [{ type: "text", text: "Hello", fragments: 2 }] }], loop: true }),
+  );
+  const child = Bun.spawn(
+    [process.execPath, join(import.meta.dir, "mockAnthropic.ts"), "--script", script, "--record", record],
+    {
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   try {
     const reader = child.stdout.getReader();
     let output = "";
@@ -29,7 +35,12 @@ test("standalone: prints its URL, serves the script in a loop, records requests"
       const response = await fetch(`${url}/v1/messages`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-api-key": "k" },
-        body: JSON.stringify({ model: "m", max_tokens: 10, stream: true, messages: [{ role: "user", content: `round ${round}` }] }),
+        body: JSON.stringify({
+          model: "m",
+          max_tokens: 10,
+          stream: true,
+          messages: [{ role: "user", content: `round ${round}` }],
+        }),
       });
       expect(response.headers.get("content-type")).toContain("text/event-stream");
       const events = (await response.text())
@@ -37,7 +48,10 @@ test("standalone: prints its URL, serves the script in a loop, records requests"
         .filter(Boolean)
         .map((frame) => {
           const [eventLine, dataLine] = frame.split("\n");
-          return { event: eventLine?.slice("event: ".length), data: JSON.parse(dataLine?.slice("data: ".length) ?? "null") };
+          return {
+            event: eventLine?.slice("event: ".length),
+            data: JSON.parse(dataLine?.slice("data: ".length) ?? "null"),
+          };
         });
       expect(events.map((item) => item.event)).toEqual([
         "message_start",
@@ -53,7 +67,10 @@ test("standalone: prints its URL, serves the script in a loop, records requests"
       expect(events[3]?.data.delta).toEqual({ type: "text_delta", text: "He" });
       expect(events[6]?.data.delta.stop_reason).toBe("end_turn");
     }
-    const lines = readFileSync(record, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const lines = readFileSync(record, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => line.body.messages[0].content)).toEqual(["round 1", "round 2"]);
     expect(lines[0].path).toBe("/v1/messages");
   } finally {
@@ -64,7 +81,11 @@ test("standalone: prints its URL, serves the script in a loop, records requests"
 
 describe("in process", () => {
   const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    fetch(`${url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
 
   test("without stream:true the same response comes as one JSON message", async () => {
     await using mock = startMockAnthropic({
@@ -106,9 +127,15 @@ describe("in process", () => {
   });
 
   test("an error step ends the stream with an `event: error`", async () => {
-    await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "a" }, { type: "error" }, { type: "text", text: "never" }] }] });
+    await using mock = startMockAnthropic({
+      script: [{ steps: [{ type: "text", text: "a" }, { type: "error" }, { type: "text", text: "never" }] }],
+    });
     const text = await (await post(mock.url, { stream: true })).text();
-    expect(text.endsWith('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')).toBe(true);
+    expect(
+      text.endsWith(
+        'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+      ),
+    ).toBe(true);
     expect(text).not.toContain("never");
     expect(text).not.toContain("message_stop");
   });
@@ -118,7 +145,9 @@ describe("in process", () => {
     expect((await post(mock.url, { stream: true }, { "x-api-key": "sk-bad" })).status).toBe(401);
     const response = await post(mock.url, { stream: true }, { authorization: "Bearer sk-good" });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as any).error.message).toBe("mock Anthropic server: no scripted response left for request #2");
+    expect(((await response.json()) as any).error.message).toBe(
+      "mock Anthropic server: no scripted response left for request #2",
+    );
   });
 
   test("enqueue adds responses; requests record path, headers and body", async () => {
@@ -127,7 +156,11 @@ describe("in process", () => {
     expect(mock.pending).toBe(1);
     await (await post(mock.url, { stream: true, model: "m" }, { "x-custom": "yes" })).text();
     expect(mock.pending).toBe(0);
-    expect(mock.requests[0]).toMatchObject({ method: "POST", path: "/v1/messages", body: { stream: true, model: "m" } });
+    expect(mock.requests[0]).toMatchObject({
+      method: "POST",
+      path: "/v1/messages",
+      body: { stream: true, model: "m" },
+    });
     expect(mock.requests[0]?.headers["x-custom"]).toBe("yes");
     expect(mock.requests[0]?.disconnectedAt).toBeUndefined();
   });
@@ -135,11 +168,18 @@ describe("in process", () => {
   test("a hanging stream notices when the client goes away", async () => {
     await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "start" }, { type: "hang" }] }] });
     const controller = new AbortController();
-    const response = await fetch(`${mock.url}/v1/messages`, { method: "POST", body: JSON.stringify({ stream: true }), signal: controller.signal });
+    const response = await fetch(`${mock.url}/v1/messages`, {
+      method: "POST",
+      body: JSON.stringify({ stream: true }),
+      signal: controller.signal,
+    });
     const reader = response.body?.getReader();
     await reader?.read();
     controller.abort();
-    await Promise.race([mock.requests[0]?.disconnected, Bun.sleep(500).then(() => Promise.reject(new Error("not noticed")))]);
+    await Promise.race([
+      mock.requests[0]?.disconnected,
+      Bun.sleep(500).then(() => Promise.reject(new Error("not noticed"))),
+    ]);
     expect(mock.requests[0]?.disconnectedAt).toBeNumber();
   });
 });

@@ -107,7 +107,12 @@ function streamResponse(
     cancel: markGone,
   });
   return new Response(body, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": requestId, ...spec.headers },
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "request-id": requestId,
+      ...spec.headers,
+    },
   });
 }
 
@@ -168,10 +173,14 @@ export function startMockAnthropic(options: MockAnthropicOptions = {}): MockAnth
       return Response.json({ data: [{ id: "claude-sonnet-5", type: "model" }], has_more: false });
     }
     if (req.method !== "POST" || !/\/v1\/messages(\/count_tokens)?$/.test(path)) {
-      return httpErrorResponse({ status: 404, message: `mock Anthropic server: no route ${req.method} ${path}` }, requestId);
+      return httpErrorResponse(
+        { status: 404, message: `mock Anthropic server: no route ${req.method} ${path}` },
+        requestId,
+      );
     }
     if (!authorized(headers, options.apiKey)) return httpErrorResponse({ status: 401 }, requestId);
-    if (body === undefined) return httpErrorResponse({ status: 400, message: "mock Anthropic server: the body is not JSON" }, requestId);
+    if (body === undefined)
+      return httpErrorResponse({ status: 400, message: "mock Anthropic server: the body is not JSON" }, requestId);
     if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: Math.ceil(text.length / 4) });
 
     const response = next();
@@ -236,7 +245,9 @@ function parseArgs(argv: string[]): CliOptions {
 function main(): void {
   const cli = parseArgs(process.argv.slice(2));
   const parsed: unknown = cli.scriptFile ? JSON.parse(readFileSync(cli.scriptFile, "utf8")) : [];
-  const file = Array.isArray(parsed) ? { responses: parsed as MockResponse[] } : (parsed as { responses?: MockResponse[]; loop?: boolean; apiKey?: string });
+  const file = Array.isArray(parsed)
+    ? { responses: parsed as MockResponse[] }
+    : (parsed as { responses?: MockResponse[]; loop?: boolean; apiKey?: string });
   const recordFile = cli.recordFile;
   const apiKey = cli.apiKey ?? file.apiKey;
   const mock = startMockAnthropic({

@@ -97,7 +97,13 @@ const ERROR_MESSAGES: Record<string, string> = {
 };
 
 const SAMPLE_SEARCH_RESULTS = [
-  { type: "web_search_result", url: "https://example.com/", title: "Example Domain", encrypted_content: "EqgfCioIARgBIiQ3YTAw", page_age: null },
+  {
+    type: "web_search_result",
+    url: "https://example.com/",
+    title: "Example Domain",
+    encrypted_content: "EqgfCioIARgBIiQ3YTAw",
+    page_age: null,
+  },
 ];
 
 /** Splits a string into `parts` pieces of about equal length, never inside a code point (by index: a 50 MB text stays cheap). */
@@ -121,20 +127,37 @@ export function isHttpError(response: MockResponse): response is MockHttpError {
 }
 
 /** An HTTP error as Anthropic sends it: status, headers (retry-after …) and the JSON error body. */
-export function renderHttpError(spec: MockHttpError, requestId: string): { status: number; headers: Record<string, string>; body: unknown } {
+export function renderHttpError(
+  spec: MockHttpError,
+  requestId: string,
+): { status: number; headers: Record<string, string>; body: unknown } {
   const errorType = spec.errorType ?? ERROR_TYPES[spec.status] ?? "api_error";
-  const headers: Record<string, string> = { "content-type": "application/json", "request-id": requestId, ...spec.headers };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "request-id": requestId,
+    ...spec.headers,
+  };
   if (spec.retryAfter !== undefined) headers["retry-after"] = String(spec.retryAfter);
   if (spec.retryAfterMs !== undefined) headers["retry-after-ms"] = String(spec.retryAfterMs);
   const message = spec.message ?? ERROR_MESSAGES[errorType] ?? "Error";
-  return { status: spec.status, headers, body: { type: "error", error: { type: errorType, message }, request_id: requestId } };
+  return {
+    status: spec.status,
+    headers,
+    body: { type: "error", error: { type: errorType, message }, request_id: requestId },
+  };
 }
 
 /** The SSE events of one scripted response, in order. `n` numbers ids so they stay unique. */
 export function renderStream(response: MockStreamResponse, n: number): WireItem[] {
   const out: WireItem[] = [];
   const push = (event: string, data: Record<string, unknown>) => out.push({ event, data: { type: event, ...data } });
-  const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, ...response.usage };
+  const usage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    ...response.usage,
+  };
   push("message_start", {
     message: {
       id: `msg_mock_${n}`,
@@ -164,12 +187,17 @@ export function renderStream(response: MockStreamResponse, n: number): WireItem[
     index++;
   };
   const jsonDeltas = (json: string | undefined, fragments: number | undefined) =>
-    json === undefined ? [] : ["", ...splitText(json, fragments)].map((partial_json) => ({ type: "input_json_delta", partial_json }));
+    json === undefined
+      ? []
+      : ["", ...splitText(json, fragments)].map((partial_json) => ({ type: "input_json_delta", partial_json }));
 
   for (const step of response.steps) {
     switch (step.type) {
       case "text":
-        block({ type: "text", text: "", citations: null }, splitText(step.text, step.fragments).map((text) => ({ type: "text_delta", text })));
+        block(
+          { type: "text", text: "", citations: null },
+          splitText(step.text, step.fragments).map((text) => ({ type: "text_delta", text })),
+        );
         break;
       case "thinking":
         block({ type: "thinking", thinking: "", signature: "" }, [
@@ -183,13 +211,25 @@ export function renderStream(response: MockStreamResponse, n: number): WireItem[
       case "tool_use": {
         sawToolUse = true;
         const json = step.json ?? (step.input === undefined ? undefined : JSON.stringify(step.input));
-        const start = { type: "tool_use", id: step.id ?? `toolu_mock_${n}_${index}`, name: step.name, input: {}, caller: { type: "direct" } };
+        const start = {
+          type: "tool_use",
+          id: step.id ?? `toolu_mock_${n}_${index}`,
+          name: step.name,
+          input: {},
+          caller: { type: "direct" },
+        };
         block(start, jsonDeltas(json, step.fragments));
         break;
       }
       case "server_tool_use": {
         lastServerTool = step.id ?? `srvtoolu_mock_${n}_${index}`;
-        const start = { type: "server_tool_use", id: lastServerTool, name: step.name ?? "web_search", input: {}, caller: { type: "direct" } };
+        const start = {
+          type: "server_tool_use",
+          id: lastServerTool,
+          name: step.name ?? "web_search",
+          input: {},
+          caller: { type: "direct" },
+        };
         block(start, jsonDeltas(JSON.stringify(step.input), step.fragments));
         break;
       }
@@ -213,7 +253,10 @@ export function renderStream(response: MockStreamResponse, n: number): WireItem[
       case "error":
         out.push({
           event: "error",
-          data: { type: "error", error: { type: step.errorType ?? "overloaded_error", message: step.message ?? "Overloaded" } },
+          data: {
+            type: "error",
+            error: { type: step.errorType ?? "overloaded_error", message: step.message ?? "Overloaded" },
+          },
         });
         return out;
       case "hang":
@@ -260,7 +303,11 @@ function parseInput(json: string): unknown {
  * The same response as one JSON Message, for a request without stream:true (folded from its
  * events). An `error` step becomes the matching HTTP error; `hang` and `close` end it early.
  */
-export function renderMessage(response: MockStreamResponse, n: number, requestId: string): { status: number; headers: Record<string, string>; body: unknown } {
+export function renderMessage(
+  response: MockStreamResponse,
+  n: number,
+  requestId: string,
+): { status: number; headers: Record<string, string>; body: unknown } {
   let message: Json = {};
   const blocks: Json[] = [];
   const partial = new Map<number, string>();
@@ -269,7 +316,10 @@ export function renderMessage(response: MockStreamResponse, n: number, requestId
     const data = item.data as Json;
     if (item.event === "error") {
       const errorType = String(data.error?.type ?? "api_error");
-      return renderHttpError({ status: errorType === "overloaded_error" ? 529 : 500, errorType, message: String(data.error?.message ?? "") }, requestId);
+      return renderHttpError(
+        { status: errorType === "overloaded_error" ? 529 : 500, errorType, message: String(data.error?.message ?? "") },
+        requestId,
+      );
     }
     if (item.event === "message_start") message = { ...data.message };
     else if (item.event === "content_block_start") blocks[data.index] = { ...data.content_block };
@@ -279,7 +329,8 @@ export function renderMessage(response: MockStreamResponse, n: number, requestId
       if (delta.type === "text_delta") block.text += delta.text;
       else if (delta.type === "thinking_delta") block.thinking += delta.thinking;
       else if (delta.type === "signature_delta") block.signature = delta.signature;
-      else if (delta.type === "input_json_delta") partial.set(data.index, (partial.get(data.index) ?? "") + delta.partial_json);
+      else if (delta.type === "input_json_delta")
+        partial.set(data.index, (partial.get(data.index) ?? "") + delta.partial_json);
     } else if (item.event === "content_block_stop" && partial.has(data.index)) {
       (blocks[data.index] as Json).input = parseInput(partial.get(data.index) ?? "");
     } else if (item.event === "message_delta") {
@@ -301,14 +352,31 @@ export function encodeEvent(item: { event: string; data: unknown }): Uint8Array 
 
 /** Builders for common responses. */
 export const mockResponses = {
-  text: (text: string, options: Omit<MockStreamResponse, "steps"> & { fragments?: number } = {}): MockStreamResponse => {
+  text: (
+    text: string,
+    options: Omit<MockStreamResponse, "steps"> & { fragments?: number } = {},
+  ): MockStreamResponse => {
     const { fragments, ...rest } = options;
     return { ...rest, steps: [{ type: "text", text, ...(fragments !== undefined && { fragments }) }] };
   },
-  toolUse: (name: string, input: unknown, options: Omit<MockStreamResponse, "steps"> & { id?: string; fragments?: number } = {}): MockStreamResponse => {
+  toolUse: (
+    name: string,
+    input: unknown,
+    options: Omit<MockStreamResponse, "steps"> & { id?: string; fragments?: number } = {},
+  ): MockStreamResponse => {
     const { id, fragments, ...rest } = options;
-    return { ...rest, steps: [{ type: "tool_use", name, input, ...(id !== undefined && { id }), ...(fragments !== undefined && { fragments }) }] };
+    return {
+      ...rest,
+      steps: [
+        {
+          type: "tool_use",
+          name,
+          input,
+          ...(id !== undefined && { id }),
+          ...(fragments !== undefined && { fragments }),
+        },
+      ],
+    };
   },
   httpError: (status: number, options: Omit<MockHttpError, "status"> = {}): MockHttpError => ({ status, ...options }),
 };
-

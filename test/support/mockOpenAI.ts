@@ -114,14 +114,26 @@ function httpError(spec: MockOpenAIHttpError): Response {
   if (spec.retryAfterMs !== undefined) headers["retry-after-ms"] = String(spec.retryAfterMs);
   const body =
     spec.body ??
-    JSON.stringify({ error: { message: spec.message ?? `mock error ${spec.status}`, type: spec.errorType ?? ERROR_TYPES[spec.status] ?? "server_error", param: null, code: null } });
+    JSON.stringify({
+      error: {
+        message: spec.message ?? `mock error ${spec.status}`,
+        type: spec.errorType ?? ERROR_TYPES[spec.status] ?? "server_error",
+        param: null,
+        code: null,
+      },
+    });
   return new Response(body, { status: spec.status, headers });
 }
 
 /** The chunks of one scripted response, in order. `n` numbers ids so they stay unique. */
 export function renderChunks(response: MockOpenAIStreamResponse, n: number, includeUsage: boolean): Item[] {
   const out: Item[] = [];
-  const base = { id: `chatcmpl-mock-${n}`, object: "chat.completion.chunk", created: 1_700_000_000, model: response.model ?? "mock-model" };
+  const base = {
+    id: `chatcmpl-mock-${n}`,
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model: response.model ?? "mock-model",
+  };
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
     out.push({ data: { ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] } });
   chunk({ role: "assistant", content: "" });
@@ -137,8 +149,18 @@ export function renderChunks(response: MockOpenAIStreamResponse, n: number, incl
       case "tool_call": {
         const index = toolIndex++;
         const json = step.json ?? JSON.stringify(step.arguments ?? {});
-        chunk({ tool_calls: [{ index, id: step.id ?? `call_mock_${n}_${index}`, type: "function", function: { name: step.name, arguments: "" } }] });
-        for (const piece of splitText(json, step.fragments)) chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
+        chunk({
+          tool_calls: [
+            {
+              index,
+              id: step.id ?? `call_mock_${n}_${index}`,
+              type: "function",
+              function: { name: step.name, arguments: "" },
+            },
+          ],
+        });
+        for (const piece of splitText(json, step.fragments))
+          chunk({ tool_calls: [{ index, function: { arguments: piece } }] });
         break;
       }
       case "chunk":
@@ -148,7 +170,13 @@ export function renderChunks(response: MockOpenAIStreamResponse, n: number, incl
         out.push({ raw: step.text });
         break;
       case "error":
-        out.push({ data: { ...base, error: { message: step.message ?? "Upstream error", code: step.code ?? 502 }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] } });
+        out.push({
+          data: {
+            ...base,
+            error: { message: step.message ?? "Upstream error", code: step.code ?? 502 },
+            choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+          },
+        });
         return out;
       case "hang":
         out.push({ hang: true });
@@ -184,7 +212,13 @@ function encode(item: { data: unknown } | { raw: string }): Uint8Array {
   return encoder.encode("raw" in item ? item.raw : `data: ${JSON.stringify(item.data)}\n\n`);
 }
 
-function streamResponse(spec: MockOpenAIStreamResponse, items: Item[], record: RecordedOpenAIRequest, signal: AbortSignal, onGone: () => void): Response {
+function streamResponse(
+  spec: MockOpenAIStreamResponse,
+  items: Item[],
+  record: RecordedOpenAIRequest,
+  signal: AbortSignal,
+  onGone: () => void,
+): Response {
   let position = 0;
   let finished = false;
   let wake: () => void = () => {};
@@ -219,7 +253,9 @@ function streamResponse(spec: MockOpenAIStreamResponse, items: Item[], record: R
     },
     cancel: markGone,
   });
-  return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", ...spec.headers } });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", ...spec.headers },
+  });
 }
 
 export function startMockOpenAI(options: MockOpenAIOptions = {}): MockOpenAI {
@@ -270,19 +306,27 @@ export function startMockOpenAI(options: MockOpenAIOptions = {}): MockOpenAI {
       return httpError({ status: 401, message: "Incorrect API key provided", errorType: "invalid_request_error" });
     }
     if (req.method === "GET" && path.endsWith("/models")) {
-      const data = (options.models ?? []).map((model) => (typeof model === "string" ? { id: model, object: "model", created: 1_700_000_000, owned_by: "mock" } : model));
+      const data = (options.models ?? []).map((model) =>
+        typeof model === "string" ? { id: model, object: "model", created: 1_700_000_000, owned_by: "mock" } : model,
+      );
       return Response.json({ object: "list", data });
     }
     // OpenRouter's key check: GET /key answers for a valid key.
-    if (req.method === "GET" && path.endsWith("/key")) return Response.json({ data: { label: "mock key", usage: 0, limit: null } });
+    if (req.method === "GET" && path.endsWith("/key"))
+      return Response.json({ data: { label: "mock key", usage: 0, limit: null } });
     if (req.method !== "POST" || !path.endsWith("/chat/completions")) {
       return httpError({ status: 404, message: `mock OpenAI server: no route ${req.method} ${path}` });
     }
     if (body === undefined) return httpError({ status: 400, message: "mock OpenAI server: the body is not JSON" });
     const response = next();
-    if (response === undefined) return httpError({ status: 400, message: `mock OpenAI server: no scripted response left for request #${requests.length}` });
+    if (response === undefined)
+      return httpError({
+        status: 400,
+        message: `mock OpenAI server: no scripted response left for request #${requests.length}`,
+      });
     if (isHttpError(response)) return httpError(response);
-    const includeUsage = (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
+    const includeUsage =
+      (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
     return streamResponse(response, renderChunks(response, requests.length, includeUsage), record, req.signal, onGone);
   };
 

@@ -1,5 +1,9 @@
 // Request builders and an engine factory for the permission tests.
-import { createPermissionEngine, type PermissionAuditEvent, type PermissionEngineOptions } from "../../src/permission/engine.ts";
+import {
+  createPermissionEngine,
+  type PermissionAuditEvent,
+  type PermissionEngineOptions,
+} from "../../src/permission/engine.ts";
 import { emptyTeamPolicy, type TeamPolicy } from "../../src/permission/teamPolicy.ts";
 import type { Approver, ApprovalRequest, Choice, PermissionRequest, Rule } from "../../src/permission/types.ts";
 
@@ -37,7 +41,13 @@ export function fetchUrl(url: string): PermissionRequest {
 }
 
 export function network(host: string): PermissionRequest {
-  return { tool: "bash", readOnly: false, target: { kind: "network", host, port: 443 }, title: `Connect to ${host}`, preview: host };
+  return {
+    tool: "bash",
+    readOnly: false,
+    target: { kind: "network", host, port: 443 },
+    title: `Connect to ${host}`,
+    preview: host,
+  };
 }
 
 export function input(tool: string, readOnly = false): PermissionRequest {

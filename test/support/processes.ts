@@ -35,10 +35,14 @@ export async function until<T>(get: () => T | undefined, what: string, timeoutMs
 
 /** Waits until `command` runs below `pid`; returns its processes. */
 export function startedBelow(pid: number, command: string, timeoutMs = 15_000): Promise<number[]> {
-  return until(() => {
-    const found = descendants(pid).filter((child) => cmdline(child) === command);
-    return found.length > 0 ? found : undefined;
-  }, `${command} to start`, timeoutMs);
+  return until(
+    () => {
+      const found = descendants(pid).filter((child) => cmdline(child) === command);
+      return found.length > 0 ? found : undefined;
+    },
+    `${command} to start`,
+    timeoutMs,
+  );
 }
 
 /** Live processes below this test process running exactly `argv`. */

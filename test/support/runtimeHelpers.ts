@@ -27,7 +27,9 @@ export const MODEL: ModelInfo = {
   thinking: "none",
 };
 
-export function fakeExecutor(sandbox: SandboxAvailability = { available: true, kind: "bwrap" }): Executor & { shutdowns: number } {
+export function fakeExecutor(
+  sandbox: SandboxAvailability = { available: true, kind: "bwrap" },
+): Executor & { shutdowns: number } {
   const executor = {
     sandbox,
     shutdowns: 0,
@@ -57,7 +59,10 @@ const pathInput = z.object({ path: z.string().describe("A path relative to the p
 type PathInput = z.infer<typeof pathInput>;
 
 /** A read-only tool that reads a file of the root (or runs `body`). */
-export function readTool(name = "read", body?: (input: PathInput, ctx: ToolContext) => Promise<ToolResult>): Tool<PathInput> {
+export function readTool(
+  name = "read",
+  body?: (input: PathInput, ctx: ToolContext) => Promise<ToolResult>,
+): Tool<PathInput> {
   return {
     name,
     description: `Reads a file (${name}).`,
@@ -66,9 +71,17 @@ export function readTool(name = "read", body?: (input: PathInput, ctx: ToolConte
     plan: (input, ctx) => ({
       input,
       info: { title: `Read ${input.path}`, kind: "read", locations: [{ path: join(ctx.root, input.path) }] },
-      permission: { tool: name, readOnly: true, target: { kind: "path", path: input.path, access: "read" }, preview: input.path },
+      permission: {
+        tool: name,
+        readOnly: true,
+        target: { kind: "path", path: input.path, access: "read" },
+        preview: input.path,
+      },
     }),
-    run: ({ input }, ctx) => (body ? body(input, ctx) : Promise.resolve({ output: readFileSync(join(ctx.root, input.path), "utf8"), summary: "read" })),
+    run: ({ input }, ctx) =>
+      body
+        ? body(input, ctx)
+        : Promise.resolve({ output: readFileSync(join(ctx.root, input.path), "utf8"), summary: "read" }),
   };
 }
 
@@ -76,7 +89,10 @@ const writeInput = z.object({ path: z.string(), content: z.string() });
 type WriteInput = z.infer<typeof writeInput>;
 
 /** A tool that writes a file of the root (asks in build mode, denied in plan mode). */
-export function writeTool(name = "write", body?: (input: WriteInput, ctx: ToolContext) => Promise<ToolResult>): Tool<WriteInput> {
+export function writeTool(
+  name = "write",
+  body?: (input: WriteInput, ctx: ToolContext) => Promise<ToolResult>,
+): Tool<WriteInput> {
   return {
     name,
     description: "Writes a file.",
@@ -84,8 +100,18 @@ export function writeTool(name = "write", body?: (input: WriteInput, ctx: ToolCo
     readOnly: false,
     plan: (input, ctx) => ({
       input,
-      info: { title: `Write ${input.path}`, kind: "edit", locations: [{ path: join(ctx.root, input.path) }], change: { path: input.path, oldText: null, newText: input.content } },
-      permission: { tool: name, readOnly: false, target: { kind: "path", path: input.path, access: "write" }, preview: "" },
+      info: {
+        title: `Write ${input.path}`,
+        kind: "edit",
+        locations: [{ path: join(ctx.root, input.path) }],
+        change: { path: input.path, oldText: null, newText: input.content },
+      },
+      permission: {
+        tool: name,
+        readOnly: false,
+        target: { kind: "path", path: input.path, access: "write" },
+        preview: "",
+      },
     }),
     run: async ({ input }, ctx) => {
       if (body) return body(input, ctx);
@@ -124,7 +150,12 @@ export function testRuntime(options: TestRuntimeOptions = {}): TestRuntime {
   const model = new FakeModelClient(options.turns ?? [], { delayMs: options.delayMs ?? 0 });
   const executor = options.executor ?? fakeExecutor();
   const decisions: PermissionAuditEvent[] = [];
-  const engine = createPermissionEngine({ root, home, sandboxAvailable: executor.sandbox.available, audit: (event) => decisions.push(event) });
+  const engine = createPermissionEngine({
+    root,
+    home,
+    sandboxAvailable: executor.sandbox.available,
+    audit: (event) => decisions.push(event),
+  });
   const { turns: _turns, info, files: _files, delayMs: _delay, client, ...rest } = options;
   const cleanup = () => {
     if (!options.root) rmSync(root, { recursive: true, force: true });
@@ -140,7 +171,8 @@ export function testRuntime(options: TestRuntimeOptions = {}): TestRuntime {
       engine,
       executor,
       mode: "build",
-      sessionStore: (onWriteError) => createSessionStore({ sessionsDir: garudaPaths(home).sessions, onError: onWriteError }),
+      sessionStore: (onWriteError) =>
+        createSessionStore({ sessionsDir: garudaPaths(home).sessions, onError: onWriteError }),
       ...rest,
     });
   } catch (error) {
@@ -162,14 +194,22 @@ export function testRuntime(options: TestRuntimeOptions = {}): TestRuntime {
 }
 
 /** Runs a turn and collects its events. */
-export async function turn(runtime: Runtime, prompt: string, signal = new AbortController().signal): Promise<{ stop: string; events: AgentEvent[] }> {
+export async function turn(
+  runtime: Runtime,
+  prompt: string,
+  signal = new AbortController().signal,
+): Promise<{ stop: string; events: AgentEvent[] }> {
   const events: AgentEvent[] = [];
   const stop = await runtime.runTurn(prompt, signal, (event) => events.push(event));
   return { stop, events };
 }
 
-export const texts = (events: readonly AgentEvent[]) => events.flatMap((event) => (event.type === "text_delta" ? [event.text] : [])).join("");
+export const texts = (events: readonly AgentEvent[]) =>
+  events.flatMap((event) => (event.type === "text_delta" ? [event.text] : [])).join("");
 
-export function ofType<T extends AgentEvent["type"]>(events: readonly AgentEvent[], type: T): Extract<AgentEvent, { type: T }>[] {
+export function ofType<T extends AgentEvent["type"]>(
+  events: readonly AgentEvent[],
+  type: T,
+): Extract<AgentEvent, { type: T }>[] {
   return events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
 }

@@ -10,7 +10,11 @@ import { type SandboxProbe, probeSandbox } from "../../src/sandbox/probe.ts";
 import { makeTempDir } from "./tempDir.ts";
 
 /** A file tree in memory: folders, files (with content) and symlinks (absolute or relative targets). */
-export function fakeFs(tree: { dirs?: string[]; files?: Record<string, string>; links?: Record<string, string> }): LinkFsView {
+export function fakeFs(tree: {
+  dirs?: string[];
+  files?: Record<string, string>;
+  links?: Record<string, string>;
+}): LinkFsView {
   const dirs = new Set<string>(["/"]);
   const addDir = (path: string) => {
     for (let dir = path; dir !== "/"; dir = dirname(dir)) dirs.add(dir);
@@ -44,7 +48,9 @@ export function fakeFs(tree: { dirs?: string[]; files?: Record<string, string>; 
     readlink: (path) => links[unlinked(path)],
     list: (path) => {
       const dir = realpath(path);
-      const children = [...dirs, ...Object.keys(files), ...Object.keys(links)].filter((entry) => entry !== dir && dirname(entry) === dir);
+      const children = [...dirs, ...Object.keys(files), ...Object.keys(links)].filter(
+        (entry) => entry !== dir && dirname(entry) === dir,
+      );
       return [...new Set(children.map((entry) => basename(entry)))].sort();
     },
   };
@@ -84,7 +90,11 @@ export const SELF_COMMAND = [process.execPath, join(import.meta.dir, "../../src/
  * resets the connection, and a reset may throw away its answer before any relay reads it (TCP's,
  * not Garuda's; the early-answer case the proxy can handle is test/sandbox/nativeRelay.test.ts's).
  */
-export function httpServer(bigBytes = 1024): { port: number; url: (path: string, host?: string) => string; stop: () => void } {
+export function httpServer(bigBytes = 1024): {
+  port: number;
+  url: (path: string, host?: string) => string;
+  stop: () => void;
+} {
   const big = new Uint8Array(bigBytes).fill(97);
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -110,7 +120,9 @@ export function httpGet(url: string, options: { direct?: boolean; client?: "curl
   const client = options.client ?? (HTTP_CLIENTS[0] as "curl" | "bun");
   if (client === "curl") return `curl -sS --max-time 10 ${options.direct ? "--noproxy '*' " : ""}'${url}'`;
   const script = `const r = await fetch(${JSON.stringify(url)}); process.stdout.write(await r.text());`;
-  const unset = options.direct ? "env -u HTTP_PROXY -u http_proxy -u HTTPS_PROXY -u https_proxy -u ALL_PROXY -u all_proxy " : "";
+  const unset = options.direct
+    ? "env -u HTTP_PROXY -u http_proxy -u HTTPS_PROXY -u https_proxy -u ALL_PROXY -u all_proxy "
+    : "";
   return `${unset}'${process.execPath}' -e '${script}'`;
 }
 

@@ -19,7 +19,10 @@ export function renderScreen(raw: string, startCols: number, rows: number, resiz
   const reflow = (next: number) => {
     const out: string[][] = [];
     lines.forEach((chars, i) => {
-      const pieces = chars.length === 0 ? [[]] : Array.from({ length: Math.ceil(chars.length / next) }, (_, k) => chars.slice(k * next, (k + 1) * next));
+      const pieces =
+        chars.length === 0
+          ? [[]]
+          : Array.from({ length: Math.ceil(chars.length / next) }, (_, k) => chars.slice(k * next, (k + 1) * next));
       if (i === row) {
         row = out.length + Math.min(pieces.length - 1, Math.floor(col / next));
         col = col % next;

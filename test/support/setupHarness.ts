@@ -109,8 +109,12 @@ export function mockModelsApi(goodKeys: string[]): MockApi {
       if (url.pathname !== "/v1/models" || request.method !== "GET") return new Response("not found", { status: 404 });
       const bearer = request.headers.get("authorization")?.replace(/^Bearer /, "");
       const key = request.headers.get("x-api-key") ?? bearer;
-      if (key && goodKeys.includes(key)) return Response.json({ data: [{ id: "claude-sonnet-5", type: "model" }], has_more: false });
-      return Response.json({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }, { status: 401 });
+      if (key && goodKeys.includes(key))
+        return Response.json({ data: [{ id: "claude-sonnet-5", type: "model" }], has_more: false });
+      return Response.json(
+        { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } },
+        { status: 401 },
+      );
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, requests, [Symbol.dispose]: () => server.stop(true) };
@@ -128,7 +132,10 @@ export async function closedPortUrl(): Promise<string> {
  * Runs the CLI without a terminal (pipes), optionally feeding stdin. Asynchronous, so a mock
  * server in this process can answer the check meanwhile.
  */
-export async function runPiped(args: string[], options: { home: string; env?: Record<string, string>; stdin?: string }) {
+export async function runPiped(
+  args: string[],
+  options: { home: string; env?: Record<string, string>; stdin?: string },
+) {
   const child = Bun.spawn([process.execPath, ENTRY, ...args], {
     env: childEnv(options.home, options.env),
     cwd: options.home,
@@ -136,7 +143,11 @@ export async function runPiped(args: string[], options: { home: string; env?: Re
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   return { code, stdout, stderr };
 }
 

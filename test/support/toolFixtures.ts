@@ -13,7 +13,11 @@ export interface ContextLog {
 }
 
 /** A ToolContext over `root` that records beforeWrite calls; authorize always allows. */
-export function toolContext(root: string, log: ContextLog = { writes: [], progress: [] }, signal = new AbortController().signal): ToolContext {
+export function toolContext(
+  root: string,
+  log: ContextLog = { writes: [], progress: [] },
+  signal = new AbortController().signal,
+): ToolContext {
   return {
     root,
     home: join(root, ".home-not-used"),
@@ -36,7 +40,11 @@ export function planContext(root: string, home = "/home/u"): PlanContext {
 }
 
 /** Runs a tool as the registry does, without the engine and hooks: input parsed, planned, run from that plan. */
-export function runTool<I, P extends ToolPlan<I>>(tool: Tool<I, P>, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+export function runTool<I, P extends ToolPlan<I>>(
+  tool: Tool<I, P>,
+  input: unknown,
+  ctx: ToolContext,
+): Promise<ToolResult> {
   return tool.run(tool.plan(tool.input.parse(input), ctx), ctx);
 }
 
@@ -89,7 +97,12 @@ export function makeTree(root: string, spec: TreeSpec): { markers: number } {
   let markers = 0;
   writeFileSync(join(root, ".gitignore"), "dist/\n*.log\n");
   for (let i = 0; i < spec.files; i++) {
-    const dir = join(root, `pkg${Math.floor(i / 1000)}`, `mod${Math.floor(i / 100) % 10}`, `dir${Math.floor(i / 10) % 10}`);
+    const dir = join(
+      root,
+      `pkg${Math.floor(i / 1000)}`,
+      `mod${Math.floor(i / 100) % 10}`,
+      `dir${Math.floor(i / 10) % 10}`,
+    );
     if (i % 10 === 0) mkdirSync(dir, { recursive: true });
     const marked = spec.markerEvery !== undefined && spec.markerEvery > 0 && i % spec.markerEvery === 0;
     if (marked) markers++;

@@ -58,7 +58,12 @@ export function pipeline(where: { root: string; home: string }, options: Pipelin
     signal: new AbortController().signal,
     executor: {} as CallContext["executor"],
     sandbox: null,
-    engine: createPermissionEngine({ root: where.root, home: where.home, sandboxAvailable: true, rules: options.rules ?? [] }),
+    engine: createPermissionEngine({
+      root: where.root,
+      home: where.home,
+      sandboxAvailable: true,
+      rules: options.rules ?? [],
+    }),
     emit: (event) => events.push(event),
     beforeWrite: async (paths) => options.beforeWrite?.(paths),
     ...(options.approver && { approver: options.approver }),

@@ -30,7 +30,9 @@ describe("jsonShape / jsonTextDepth / mapJson", () => {
   });
 
   test("mapJson maps every string, keeps keys, and cuts what is nested deeper than its bound", () => {
-    expect(mapJson({ a: ["x", 1, null, { b: "y" }] }, (text, key) => `${key ?? "-"}:${text.toUpperCase()}`)).toEqual({ a: ["-:X", 1, null, { b: "b:Y" }] });
+    expect(mapJson({ a: ["x", 1, null, { b: "y" }] }, (text, key) => `${key ?? "-"}:${text.toUpperCase()}`)).toEqual({
+      a: ["-:X", 1, null, { b: "b:Y" }],
+    });
     const cut = mapJson(nested(100_000), (text) => text, 3);
     expect(cut).toEqual([[[TOO_DEEP]]]);
     // Negative control: a value within the bound is copied whole.
@@ -49,7 +51,10 @@ describe("cutText / fitJson", () => {
   test("fitJson cuts a message's strings until it fits, and leaves one that fits (or a kept key) alone", () => {
     const small = { a: "b" };
     expect(fitJson(small, 100)).toBe(small);
-    const big = { method: "session/update", params: { text: "é".repeat(5_000_000), keep: "k".repeat(50_000), note: "short" } };
+    const big = {
+      method: "session/update",
+      params: { text: "é".repeat(5_000_000), keep: "k".repeat(50_000), note: "short" },
+    };
     const fitted = fitJson(big, 1_000_000, new Set(["keep"]));
     expect(jsonBytes(fitted)).toBeLessThanOrEqual(1_000_000);
     expect(fitted?.params.note).toBe("short");

@@ -35,7 +35,11 @@ describe("bash: result", () => {
   });
 
   test("terminal escapes and carriage-return redraws are cleaned from the output", async () => {
-    const result = await call(bash, { command: "printf '\\033[31mred\\033[0m\\n'; printf '10%%\\r50%%\\r100%%\\n'" }, execContext(ws));
+    const result = await call(
+      bash,
+      { command: "printf '\\033[31mred\\033[0m\\n'; printf '10%%\\r50%%\\r100%%\\n'" },
+      execContext(ws),
+    );
     expect(result.output).toBe("Exit code: 0\nred\n100%");
   });
 });
@@ -46,7 +50,9 @@ describe("bash: timeout and cancel", () => {
     const started = performance.now();
     const result = await call(bash, { command: `echo begun; sleep ${tag}`, timeout_ms: 1_000 }, execContext(ws));
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(result.output).toStartWith("Exit code: none. The command timed out after 1 s and was stopped, with every process it started.\nbegun");
+    expect(result.output).toStartWith(
+      "Exit code: none. The command timed out after 1 s and was stopped, with every process it started.\nbegun",
+    );
     expect(result.output).toContain("[Garuda: for servers and watchers use process_manager");
     expect(result.isError).toBe(true);
     expect(result.summary).toBe("Timed out");
@@ -57,11 +63,17 @@ describe("bash: timeout and cancel", () => {
     const tag = marker();
     const child = marker();
     const controller = new AbortController();
-    const pending = call(bash, { command: `setsid sleep ${child} & sleep ${tag}` }, execContext(ws, { signal: controller.signal }));
+    const pending = call(
+      bash,
+      { command: `setsid sleep ${child} & sleep ${tag}` },
+      execContext(ws, { signal: controller.signal }),
+    );
     await eventually(() => sleepers(tag).length === 1 && sleepers(child).length === 1);
     controller.abort();
     const result = await pending;
-    expect(result.output).toStartWith("Exit code: none. The command was cancelled and stopped, with every process it started.");
+    expect(result.output).toStartWith(
+      "Exit code: none. The command was cancelled and stopped, with every process it started.",
+    );
     expect(result.summary).toBe("Cancelled");
     await eventually(() => sleepers(tag).length === 0 && sleepers(child).length === 0);
   });
@@ -104,7 +116,8 @@ describe("bash: progress", () => {
     expect(result.isError).toBe(false);
     const times = record.progress.map((p) => p.at);
     expect(record.progress.length).toBeGreaterThanOrEqual(3);
-    for (let i = 1; i < times.length; i++) expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(95);
+    for (let i = 1; i < times.length; i++)
+      expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(95);
     for (const { text } of record.progress) {
       const lines = text.split("\n");
       expect(lines.length).toBeLessThanOrEqual(5);
@@ -146,14 +159,30 @@ describe("bash: command text, title and permission", () => {
   });
 
   test("the title is one visible line; kind execute; no locations", () => {
-    const { info } = bash.plan({ command: "echo a\necho b\u202e" }, { root: ws.root, home: ws.home, sandbox: null, executor: ws.executor });
+    const { info } = bash.plan(
+      { command: "echo a\necho b\u202e" },
+      { root: ws.root, home: ws.home, sandbox: null, executor: ws.executor },
+    );
     expect(info).toEqual({ title: "$ echo a ↵ echo b⟨U+202E⟩", kind: "execute", locations: [] });
   });
 
   test("sandboxed is true only with a working sandbox, a sandbox for the call, and no outside_sandbox", () => {
-    const spec = { root: ws.root, home: ws.home, tmpDir: "/tmp", projectReadOnly: false, writePaths: [], protectedPaths: [], denyReadPaths: [], network: { mode: "none" as const } };
+    const spec = {
+      root: ws.root,
+      home: ws.home,
+      tmpDir: "/tmp",
+      projectReadOnly: false,
+      writePaths: [],
+      protectedPaths: [],
+      denyReadPaths: [],
+      network: { mode: "none" as const },
+    };
     const working = { ...ws.executor, sandbox: { available: true as const, kind: "bwrap" as const } };
-    const sandboxed = (input: { command: string; outside_sandbox?: boolean }, executor = working as typeof ws.executor, sandbox: typeof spec | null = spec) => {
+    const sandboxed = (
+      input: { command: string; outside_sandbox?: boolean },
+      executor = working as typeof ws.executor,
+      sandbox: typeof spec | null = spec,
+    ) => {
       const target = bash.plan(input, { root: ws.root, home: ws.home, sandbox, executor }).permission.target;
       return target.kind === "command" ? target.sandboxed : undefined;
     };
@@ -161,27 +190,53 @@ describe("bash: command text, title and permission", () => {
     expect(sandboxed({ command: "ls", outside_sandbox: true })).toBe(false);
     expect(sandboxed({ command: "ls" }, ws.executor)).toBe(false); // no OS sandbox on this executor: every command asks
     expect(sandboxed({ command: "ls" }, working as typeof ws.executor, null)).toBe(false);
-    const request = bash.plan({ command: "ls -la" }, { root: ws.root, home: ws.home, sandbox: spec, executor: working as typeof ws.executor }).permission;
+    const request = bash.plan(
+      { command: "ls -la" },
+      { root: ws.root, home: ws.home, sandbox: spec, executor: working as typeof ws.executor },
+    ).permission;
     expect(request).toMatchObject({ tool: "bash", readOnly: false, preview: "ls -la" });
   });
 
   test("run() runs the command and the sandbox its plan chose, the ones the permission request named (control: a plan without a sandbox runs without one)", async () => {
-    const spec = { root: ws.root, home: ws.home, tmpDir: "/tmp", projectReadOnly: false, writePaths: [], protectedPaths: [], denyReadPaths: [], network: { mode: "none" as const } };
+    const spec = {
+      root: ws.root,
+      home: ws.home,
+      tmpDir: "/tmp",
+      projectReadOnly: false,
+      writePaths: [],
+      protectedPaths: [],
+      denyReadPaths: [],
+      network: { mode: "none" as const },
+    };
     const ran: Array<{ command: string; sandbox: unknown }> = [];
     const recording = {
       ...ws.executor,
       sandbox: { available: true as const, kind: "bwrap" as const },
       run: async (request: { command: string; sandbox: unknown }) => {
         ran.push({ command: request.command, sandbox: request.sandbox });
-        return { exitCode: 0, signal: null, output: "", truncated: false, timedOut: false, killed: false, durationMs: 1 };
+        return {
+          exitCode: 0,
+          signal: null,
+          output: "",
+          truncated: false,
+          timedOut: false,
+          killed: false,
+          durationMs: 1,
+        };
       },
     } as unknown as typeof ws.executor;
-    const planned = bash.plan({ command: `cd ${ws.root} && make` }, { root: ws.root, home: ws.home, sandbox: spec, executor: recording });
+    const planned = bash.plan(
+      { command: `cd ${ws.root} && make` },
+      { root: ws.root, home: ws.home, sandbox: spec, executor: recording },
+    );
     expect(planned.permission.target).toEqual({ kind: "command", command: "make", sandboxed: true });
     // The run's context names no sandbox: what runs is still what was checked.
     await bash.run(planned, { ...execContext(ws, { sandbox: null }), executor: recording });
     expect(ran).toEqual([{ command: "make", sandbox: spec }]);
-    const outside = bash.plan({ command: "make", outside_sandbox: true }, { root: ws.root, home: ws.home, sandbox: spec, executor: recording });
+    const outside = bash.plan(
+      { command: "make", outside_sandbox: true },
+      { root: ws.root, home: ws.home, sandbox: spec, executor: recording },
+    );
     await bash.run(outside, { ...execContext(ws), executor: recording });
     expect(ran[1]).toEqual({ command: "make", sandbox: null });
   });

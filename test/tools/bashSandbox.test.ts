@@ -30,7 +30,9 @@ describeSandbox("bash in the OS sandbox", () => {
     expect(result.isError).toBe(true);
     expect(result.output).toMatch(/Read-only file system|Permission denied/);
     expect(result.output).toContain(`[Garuda: this command ran in the OS sandbox, which refused writing ${target}`);
-    expect(result.output).toContain("run the same command again with outside_sandbox: true; the user will be asked to approve it.]");
+    expect(result.output).toContain(
+      "run the same command again with outside_sandbox: true; the user will be asked to approve it.]",
+    );
     expect(existsSync(target)).toBe(false);
 
     // outside_sandbox: the same command runs on the host and succeeds (negative control).
@@ -42,7 +44,9 @@ describeSandbox("bash in the OS sandbox", () => {
   test("when the team policy forbids leaving the sandbox, the hint says so instead", async () => {
     const strict = bashTool({ outsideSandbox: "forbidden" });
     const result = await call(strict, { command: "touch /usr/garuda-sandbox-hint-test" }, execContext(ws));
-    expect(result.output).toContain("[Garuda: this command ran in the OS sandbox, which refused writing /usr/garuda-sandbox-hint-test");
+    expect(result.output).toContain(
+      "[Garuda: this command ran in the OS sandbox, which refused writing /usr/garuda-sandbox-hint-test",
+    );
     expect(result.output).toContain("Commands may not run outside the sandbox here");
     expect(result.output).not.toContain("outside_sandbox: true");
   });
@@ -51,9 +55,15 @@ describeSandbox("bash in the OS sandbox", () => {
     const result = await call(bash, { command: "curl -sS --max-time 5 http://example.com/" }, execContext(ws));
     expect(result.isError).toBe(true);
     expect(result.output).toContain("Could not resolve host");
-    expect(result.output).toContain("[Garuda: this command ran in the OS sandbox, which has no network access; that is likely why it failed.");
+    expect(result.output).toContain(
+      "[Garuda: this command ran in the OS sandbox, which has no network access; that is likely why it failed.",
+    );
     // negative control: outside the sandbox the same message is the command's own problem (no request is made here)
-    const host = await call(bash, { command: "echo 'curl: (6) Could not resolve host: example.com' >&2; exit 6", outside_sandbox: true }, execContext(ws));
+    const host = await call(
+      bash,
+      { command: "echo 'curl: (6) Could not resolve host: example.com' >&2; exit 6", outside_sandbox: true },
+      execContext(ws),
+    );
     expect(host.isError).toBe(true);
     expect(host.output).not.toContain("[Garuda:");
   });
@@ -65,7 +75,11 @@ describeSandbox("bash in the OS sandbox", () => {
   });
 
   test("plan mode (project read-only): a write in the project is explained as plan mode", async () => {
-    const result = await call(bash, { command: "touch planned.txt" }, execContext(ws, { sandbox: ws.executor.spec({ projectReadOnly: true }) }));
+    const result = await call(
+      bash,
+      { command: "touch planned.txt" },
+      execContext(ws, { sandbox: ws.executor.spec({ projectReadOnly: true }) }),
+    );
     expect(result.isError).toBe(true);
     expect(result.output).toContain("[Garuda: in plan mode commands run in the sandbox with the project read-only");
     expect(existsSync(join(ws.root, "planned.txt"))).toBe(false);
@@ -75,7 +89,11 @@ describeSandbox("bash in the OS sandbox", () => {
     const tag = marker();
     const child = marker();
     const controller = new AbortController();
-    const pending = call(bash, { command: `setsid sleep ${child} & sleep ${tag}` }, execContext(ws, { signal: controller.signal }));
+    const pending = call(
+      bash,
+      { command: `setsid sleep ${child} & sleep ${tag}` },
+      execContext(ws, { signal: controller.signal }),
+    );
     await eventually(() => sleepers(tag).length === 1 && sleepers(child).length === 1, 5_000);
     controller.abort();
     const result = await pending;

@@ -34,7 +34,10 @@ console.log(JSON.stringify(out));
   const project = join(dir.path, "project");
   // A worker module planted where a relative worker path would be looked for (the working
   // directory): it must not run.
-  writeFiles(dir.path, { "tools/grepWorker.ts": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n', "tools/grepWorker.js": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n' });
+  writeFiles(dir.path, {
+    "tools/grepWorker.ts": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n',
+    "tools/grepWorker.js": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n',
+  });
   writeFiles(project, {
     "s.go": "package s\n\ntype T struct{}\n\nfunc (t *T) Run() {}\n",
     "c.rs": "struct Cache;\nimpl Cache {\n    fn new() -> Self { Cache }\n}\n",

@@ -5,7 +5,11 @@ describe("unifiedDiff", () => {
   test("a change in the middle, with three lines of context", () => {
     const before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
     const after = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n";
-    expect(unifiedDiff("f.txt", before, after)).toEqual({ text: "--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8", added: 1, removed: 1 });
+    expect(unifiedDiff("f.txt", before, after)).toEqual({
+      text: "--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8",
+      added: 1,
+      removed: 1,
+    });
   });
 
   test("a new file, and changes far apart in two hunks", () => {

@@ -20,7 +20,9 @@ describe("edit_file", () => {
     const result = await s.run("edit_file", { path: "a.ts", old_string: "  return 2;", new_string: "  return 20;" });
     expect(result.isError).toBeUndefined();
     expect(readFileSync(join(root.path, "a.ts"), "utf8")).toBe(CODE.replace("return 2;", "return 20;"));
-    expect(result.output).toBe("Edited a.ts at line 6. The file now reads:\n     4\t\n     5\tfunction b() {\n     6\t  return 20;\n     7\t}\n     8\t");
+    expect(result.output).toBe(
+      "Edited a.ts at line 6. The file now reads:\n     4\t\n     5\tfunction b() {\n     6\t  return 20;\n     7\t}\n     8\t",
+    );
     expect(result.summary).toBe("Edited a.ts (+1 −1)");
     expect(s.log.writes).toEqual([[join(root.path, "a.ts")]]);
   });
@@ -31,10 +33,14 @@ describe("edit_file", () => {
     const s = session(root.path);
     const unread = await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 10;" });
     expect(unread.isError).toBe(true);
-    expect(unread.output).toBe("You have not read a.ts in this session. Read it with read_file first, then make the edit against its current text.");
+    expect(unread.output).toBe(
+      "You have not read a.ts in this session. Read it with read_file first, then make the edit against its current text.",
+    );
     expect(readFileSync(join(root.path, "a.ts"), "utf8")).toBe(CODE);
     await s.run("read_file", { path: "a.ts" });
-    expect((await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 10;" })).isError).toBeUndefined();
+    expect(
+      (await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 10;" })).isError,
+    ).toBeUndefined();
   });
 
   test("a file changed since the read is stale until read again", async () => {
@@ -42,9 +48,13 @@ describe("edit_file", () => {
     const s = await readSession(root.path, { "a.ts": CODE });
     writeFileSync(join(root.path, "a.ts"), `${CODE}// formatter was here\n`);
     const stale = await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 10;" });
-    expect(stale.output).toBe("a.ts has changed since you last read it (the user, a command or a formatter changed it). Read it again with read_file, then redo the edit against the current text.");
+    expect(stale.output).toBe(
+      "a.ts has changed since you last read it (the user, a command or a formatter changed it). Read it again with read_file, then redo the edit against the current text.",
+    );
     await s.run("read_file", { path: "a.ts" });
-    expect((await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 10;" })).isError).toBeUndefined();
+    expect(
+      (await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 10;" })).isError,
+    ).toBeUndefined();
     expect(readFileSync(join(root.path, "a.ts"), "utf8")).toEndWith("// formatter was here\n");
   });
 
@@ -53,7 +63,9 @@ describe("edit_file", () => {
     const s = await readSession(root.path, { "a.ts": CODE });
     const later = new Date(Date.now() + 5000);
     utimesSync(join(root.path, "a.ts"), later, later);
-    expect((await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 3;" })).isError).toBeUndefined();
+    expect(
+      (await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 3;" })).isError,
+    ).toBeUndefined();
   });
 
   test("a second edit works without reading again", async () => {
@@ -62,13 +74,19 @@ describe("edit_file", () => {
     await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 10;" });
     const second = await s.run("edit_file", { path: "a.ts", old_string: "return 2;", new_string: "return 20;" });
     expect(second.isError).toBeUndefined();
-    expect(readFileSync(join(root.path, "a.ts"), "utf8")).toBe(CODE.replace("return 1;", "return 10;").replace("return 2;", "return 20;"));
+    expect(readFileSync(join(root.path, "a.ts"), "utf8")).toBe(
+      CODE.replace("return 1;", "return 10;").replace("return 2;", "return 20;"),
+    );
   });
 
   test("not found: shows the closest lines with numbers and says to copy the exact text", async () => {
     using root = tempRoot();
     const s = await readSession(root.path, { "a.ts": CODE });
-    const result = await s.run("edit_file", { path: "a.ts", old_string: "function bee() {", new_string: "function c() {" });
+    const result = await s.run("edit_file", {
+      path: "a.ts",
+      old_string: "function bee() {",
+      new_string: "function c() {",
+    });
     expect(result.isError).toBe(true);
     expect(result.output).toBe(
       "old_string was not found in a.ts. The closest lines are:\n     1\tfunction a() {\n--\n     5\tfunction b() {\nCopy the exact text from the file, including whitespace and indentation (read_file shows it after the line number and tab), or read the file again if it may have changed.",
@@ -78,23 +96,42 @@ describe("edit_file", () => {
   test("not found because of whitespace: points at the line", async () => {
     using root = tempRoot();
     const s = await readSession(root.path, { "a.ts": CODE });
-    const result = await s.run("edit_file", { path: "a.ts", old_string: "function b() {\n    return 2;\n}", new_string: "x" });
-    expect(result.output).toStartWith("old_string was not found in a.ts. The same text is at line 5 with different whitespace or indentation:\n     5\tfunction b() {\n     6\t  return 2;\n     7\t}\n");
+    const result = await s.run("edit_file", {
+      path: "a.ts",
+      old_string: "function b() {\n    return 2;\n}",
+      new_string: "x",
+    });
+    expect(result.output).toStartWith(
+      "old_string was not found in a.ts. The same text is at line 5 with different whitespace or indentation:\n     5\tfunction b() {\n     6\t  return 2;\n     7\t}\n",
+    );
   });
 
   test("not found because read_file's line numbers were copied", async () => {
     using root = tempRoot();
     const s = await readSession(root.path, { "a.ts": CODE });
-    const result = await s.run("edit_file", { path: "a.ts", old_string: "     2\t  return 1;", new_string: "  return 5;" });
-    expect(result.output).toStartWith("old_string was not found in a.ts. It seems to include read_file's line numbers: leave out the number and the tab before each line.");
+    const result = await s.run("edit_file", {
+      path: "a.ts",
+      old_string: "     2\t  return 1;",
+      new_string: "  return 5;",
+    });
+    expect(result.output).toStartWith(
+      "old_string was not found in a.ts. It seems to include read_file's line numbers: leave out the number and the tab before each line.",
+    );
   });
 
   test("several matches: their lines, and add context or use replace_all", async () => {
     using root = tempRoot();
     const s = await readSession(root.path, { "a.ts": CODE });
     const result = await s.run("edit_file", { path: "a.ts", old_string: "return", new_string: "yield" });
-    expect(result.output).toBe("old_string occurs 2 times in a.ts (lines 2, 6). Add surrounding lines to old_string so it matches only the one you mean, or set replace_all to true to change all of them.");
-    const all = await s.run("edit_file", { path: "a.ts", old_string: "return", new_string: "yield", replace_all: true });
+    expect(result.output).toBe(
+      "old_string occurs 2 times in a.ts (lines 2, 6). Add surrounding lines to old_string so it matches only the one you mean, or set replace_all to true to change all of them.",
+    );
+    const all = await s.run("edit_file", {
+      path: "a.ts",
+      old_string: "return",
+      new_string: "yield",
+      replace_all: true,
+    });
     expect(all.output).toStartWith("Edited a.ts at 2 places (lines 2, 6).");
     expect(readFileSync(join(root.path, "a.ts"), "utf8")).toBe(CODE.replaceAll("return", "yield"));
   });
@@ -105,15 +142,23 @@ describe("edit_file", () => {
     expect((await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 1;" })).output).toBe(
       "old_string and new_string are the same, so the edit would change nothing. Give the new text in new_string.",
     );
-    expect((await s.run("edit_file", { path: "a.ts", old_string: "", new_string: "x" })).output).toStartWith("old_string is empty.");
-    expect((await s.run("edit_file", { path: "missing.ts", old_string: "a", new_string: "b" })).output).toBe("File not found: missing.ts. To create a file, use write_file.");
+    expect((await s.run("edit_file", { path: "a.ts", old_string: "", new_string: "x" })).output).toStartWith(
+      "old_string is empty.",
+    );
+    expect((await s.run("edit_file", { path: "missing.ts", old_string: "a", new_string: "b" })).output).toBe(
+      "File not found: missing.ts. To create a file, use write_file.",
+    );
   });
 
   test("CRLF files keep CRLF when the model sends LF", async () => {
     using root = tempRoot();
     const crlf = "first line\r\nsecond line\r\nthird line\r\n";
     const s = await readSession(root.path, { "win.txt": crlf });
-    const result = await s.run("edit_file", { path: "win.txt", old_string: "first line\nsecond line", new_string: "first line\nnew second\nextra" });
+    const result = await s.run("edit_file", {
+      path: "win.txt",
+      old_string: "first line\nsecond line",
+      new_string: "first line\nnew second\nextra",
+    });
     expect(result.isError).toBeUndefined();
     const after = readFileSync(join(root.path, "win.txt"), "utf8");
     expect(after).toBe("first line\r\nnew second\r\nextra\r\nthird line\r\n");
@@ -151,11 +196,15 @@ describe("edit_file", () => {
     });
     const request = tool.plan(args, ctxOf(root.path)).permission;
     expect(request.target).toEqual({ kind: "path", path: join(root.path, "a.ts"), access: "write" });
-    expect(request.preview).toBe("--- a/a.ts\n+++ b/a.ts\n@@ -3,5 +3,5 @@\n }\n \n function b() {\n-  return 2;\n+  return 22;\n }");
+    expect(request.preview).toBe(
+      "--- a/a.ts\n+++ b/a.ts\n@@ -3,5 +3,5 @@\n }\n \n function b() {\n-  return 2;\n+  return 22;\n }",
+    );
     // An edit that cannot apply has no change and says why in the preview.
     const bad = { path: "a.ts", old_string: "nope", new_string: "x" };
     expect(tool.plan(bad, planContext(root.path)).info.change).toBeUndefined();
-    expect(tool.plan(bad, ctxOf(root.path)).permission.preview).toStartWith(`Edit ${join(root.path, "a.ts")}\n(This edit cannot be made as asked: old_string was not found in a.ts.`);
+    expect(tool.plan(bad, ctxOf(root.path)).permission.preview).toStartWith(
+      `Edit ${join(root.path, "a.ts")}\n(This edit cannot be made as asked: old_string was not found in a.ts.`,
+    );
     expect(tool.plan(bad, ctxOf(root.path)).cannotRun).toStartWith("old_string was not found in a.ts.");
   });
 
@@ -163,6 +212,8 @@ describe("edit_file", () => {
     using root = tempRoot();
     writeFiles(root.path, { "img.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0]) });
     const s = session(root.path);
-    expect((await s.run("edit_file", { path: "img.png", old_string: "a", new_string: "b" })).output).toBe("img.png is a PNG image; edit_file edits UTF-8 text files only.");
+    expect((await s.run("edit_file", { path: "img.png", old_string: "a", new_string: "b" })).output).toBe(
+      "img.png is a PNG image; edit_file edits UTF-8 text files only.",
+    );
   });
 });

@@ -12,7 +12,14 @@ import { EXPLORE_MAX_STEPS, EXPLORE_TOOLS, exploreTool, WRAP_UP } from "../../sr
 import { fileTools } from "../../src/tools/fileTools.ts";
 import { createSessionTools } from "../../src/tools/sessionTools.ts";
 import type { Tool } from "../../src/tools/types.ts";
-import { ofType, scriptedApprover, testRuntime, texts, turn, type TestRuntimeOptions } from "../support/runtimeHelpers.ts";
+import {
+  ofType,
+  scriptedApprover,
+  testRuntime,
+  texts,
+  turn,
+  type TestRuntimeOptions,
+} from "../support/runtimeHelpers.ts";
 import { makeTempDir, tempDir } from "../support/tempDir.ts";
 import { planContext, runTool, toolContext } from "../support/toolFixtures.ts";
 
@@ -44,12 +51,16 @@ function runtimeWith(turns: FakeTurn[], options: TestRuntimeOptions = {}) {
     turns,
     tools: sessionTools(),
     sessionStore: false,
-    files: { "a.ts": "export const answer = 42;\n", "b.ts": "import { answer } from './a.ts';\nconsole.log(answer);\n" },
+    files: {
+      "a.ts": "export const answer = 42;\n",
+      "b.ts": "import { answer } from './a.ts';\nconsole.log(answer);\n",
+    },
     ...options,
   });
 }
 
-const explore = (question: string, id = "ex1", focus?: string[]) => fake.toolCall("explore", { question, ...(focus && { focus }) }, { id });
+const explore = (question: string, id = "ex1", focus?: string[]) =>
+  fake.toolCall("explore", { question, ...(focus && { focus }) }, { id });
 const toolNames = (request: ModelRequest | undefined) => (request?.tools ?? []).map((tool) => tool.name);
 
 describe("explore: a read-only subagent", () => {
@@ -64,8 +75,12 @@ describe("explore: a read-only subagent", () => {
     const { stop, events } = await turn(t.runtime, "Where is answer?");
     expect(stop).toBe("done");
 
-    const tools = events.filter((e) => e.type === "tool_call" || e.type === "tool_result" || e.type === "tool_progress");
-    const shape = tools.map((e) => `${e.type} ${e.callId}${"parentCallId" in e && e.parentCallId ? ` in ${e.parentCallId}` : ""}`);
+    const tools = events.filter(
+      (e) => e.type === "tool_call" || e.type === "tool_result" || e.type === "tool_progress",
+    );
+    const shape = tools.map(
+      (e) => `${e.type} ${e.callId}${"parentCallId" in e && e.parentCallId ? ` in ${e.parentCallId}` : ""}`,
+    );
     expect(shape).toEqual([
       "tool_call ex1",
       "tool_call c1 in ex1",
@@ -77,13 +92,21 @@ describe("explore: a read-only subagent", () => {
       "tool_result ex1",
     ]);
     const call = ofType(events, "tool_call")[0];
-    expect(call?.info).toMatchObject({ title: "Subagent: explore", kind: "think", locations: [{ path: join(t.root, "a.ts") }] });
+    expect(call?.info).toMatchObject({
+      title: "Subagent: explore",
+      kind: "think",
+      locations: [{ path: join(t.root, "a.ts") }],
+    });
     expect(ofType(events, "tool_progress").map((e) => e.text)).toEqual(["Search answer", "Read a.ts"]);
     const childResults = ofType(events, "tool_result").filter((e) => e.parentCallId === "ex1");
     expect(childResults.every((e) => e.status === "completed")).toBe(true);
 
     const result = ofType(events, "tool_result").find((e) => e.callId === "ex1");
-    expect(result).toMatchObject({ status: "completed", output: "answer is defined at a.ts:1 and used at b.ts:2.", summary: expect.stringContaining("2 calls, 3 steps") });
+    expect(result).toMatchObject({
+      status: "completed",
+      output: "answer is defined at a.ts:1 and used at b.ts:2.",
+      summary: expect.stringContaining("2 calls, 3 steps"),
+    });
     // Only the parent's own text reaches the stream.
     expect(texts(events)).toBe("Found it.");
     // The parent model reads the answer as the explore call's result; the child's messages stay out.
@@ -93,7 +116,9 @@ describe("explore: a read-only subagent", () => {
     expect(JSON.stringify(last.messages)).not.toContain("Searching.");
     // The child's first message is the question with its focus.
     const first = t.model.requests[1];
-    expect(first?.messages[0]?.content).toEqual([{ type: "text", text: "Where is answer defined and used?\n\nStart from: a.ts" }]);
+    expect(first?.messages[0]?.content).toEqual([
+      { type: "text", text: "Where is answer defined and used?\n\nStart from: a.ts" },
+    ]);
     expect(first?.system).toContain(`Project root: ${t.root}`);
   });
 
@@ -171,15 +196,21 @@ describe("explore: a read-only subagent", () => {
     expect(t.model.remaining).toBe(1);
     // The explore call's own result follows at once, failed with the cancel.
     await Bun.sleep(20);
-    expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({ status: "failed", output: "Cancelled by the user." });
+    expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({
+      status: "failed",
+      output: "Cancelled by the user.",
+    });
     // The explore call is closed in the conversation for the next turn.
-    const results = t.runtime.messages.flatMap((m) => (m.role === "user" ? m.content.filter((b) => b.type === "tool_result") : []));
+    const results = t.runtime.messages.flatMap((m) =>
+      m.role === "user" ? m.content.filter((b) => b.type === "tool_result") : [],
+    );
     expect(results).toEqual([expect.objectContaining({ toolUseId: "ex1", isError: true })]);
   });
 
   test("at the step limit the child gets one wrap-up request and still answers", async () => {
     const steps: FakeTurn[] = [];
-    for (let i = 0; i < EXPLORE_MAX_STEPS; i++) steps.push(child(fake.toolCall("glob", { pattern: `*.${i}` }, { id: `g${i}` })));
+    for (let i = 0; i < EXPLORE_MAX_STEPS; i++)
+      steps.push(child(fake.toolCall("glob", { pattern: `*.${i}` }, { id: `g${i}` })));
     let wrapUp: ModelRequest | undefined;
     await using t = runtimeWith([
       parent(explore("Find everything.")),
@@ -269,7 +300,10 @@ describe("explore: a read-only subagent", () => {
     expect(stop).toBe("token_budget");
     expect(t.runtime.tokensUsed).toBe(13_000);
     expect(t.model.remaining).toBe(1);
-    expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({ status: "failed", output: expect.stringContaining("without an answer") });
+    expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({
+      status: "failed",
+      output: expect.stringContaining("without an answer"),
+    });
   });
 
   test("a model error in the child fails the explore call; the tokens used until then are counted", async () => {
@@ -281,7 +315,10 @@ describe("explore: a read-only subagent", () => {
     ]);
     const { stop, events } = await turn(t.runtime, "go");
     expect(stop).toBe("done");
-    expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({ status: "failed", output: "Error: explore failed: overloaded" });
+    expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({
+      status: "failed",
+      output: "Error: explore failed: overloaded",
+    });
     expect(t.runtime.tokensUsed).toBe(750);
   });
 
@@ -293,7 +330,10 @@ describe("explore: a read-only subagent", () => {
       kind: "think",
       locations: [{ path: "/root/src" }, { path: "/abs/x.ts" }],
     });
-    expect(tool.plan({ question: "where?" }, { root: "/root", home: "/home", sandbox: null, executor: {} as never }).permission).toMatchObject({
+    expect(
+      tool.plan({ question: "where?" }, { root: "/root", home: "/home", sandbox: null, executor: {} as never })
+        .permission,
+    ).toMatchObject({
       tool: "explore",
       readOnly: true,
       target: { kind: "input" },

@@ -22,7 +22,13 @@ describe("fileTools()", () => {
       const size = tool.description.length + JSON.stringify(z.toJSONSchema(tool.input as z.ZodType)).length;
       expect({ tool: tool.name, small: size <= 1536 }).toEqual({ tool: tool.name, small: true });
     }
-    expect(fileTools({ home: "/home/u", codeIndex: false }).map((t) => t.name)).toEqual(["read_file", "glob", "grep", "write_file", "edit_file"]);
+    expect(fileTools({ home: "/home/u", codeIndex: false }).map((t) => t.name)).toEqual([
+      "read_file",
+      "glob",
+      "grep",
+      "write_file",
+      "edit_file",
+    ]);
   });
 
   test("a shared tracker: a read through one tool set lets another with the same tracker edit", async () => {
@@ -30,9 +36,14 @@ describe("fileTools()", () => {
     writeFiles(root.path, { "a.txt": "x\n" });
     const reads = new ReadTracker();
     await session(root.path, { reads }).run("read_file", { path: "a.txt" });
-    expect((await session(root.path, { reads }).run("edit_file", { path: "a.txt", old_string: "x", new_string: "y" })).isError).toBeUndefined();
+    expect(
+      (await session(root.path, { reads }).run("edit_file", { path: "a.txt", old_string: "x", new_string: "y" }))
+        .isError,
+    ).toBeUndefined();
     // Negative control: a fresh tracker has seen nothing.
-    expect((await session(root.path).run("edit_file", { path: "a.txt", old_string: "y", new_string: "z" })).isError).toBe(true);
+    expect(
+      (await session(root.path).run("edit_file", { path: "a.txt", old_string: "y", new_string: "z" })).isError,
+    ).toBe(true);
   });
 
   test("the fast sensitive-path check agrees with the permission engine's list", () => {
@@ -53,6 +64,7 @@ describe("fileTools()", () => {
       "/p/id_rsa.pub",
       "/p/docs/environment.md",
     ];
-    for (const path of paths) expect({ path, hidden: isSensitivePath(path) }).toEqual({ path, hidden: sensitivePattern(path) !== undefined });
+    for (const path of paths)
+      expect({ path, hidden: isSensitivePath(path) }).toEqual({ path, hidden: sensitivePattern(path) !== undefined });
   });
 });

@@ -29,15 +29,23 @@ describeSandbox(
     test("bash: the result says what Garuda moved and what to do instead", async () => {
       const result = await call(bashTool(), { command: `${plant("one")}; echo made` }, execContext(ws));
       expect(result.output).toContain("made");
-      expect(result.output).toContain("[Garuda: the command made one/.git, a git repository; its config sets core.fsmonitor");
-      expect(result.output).toContain("run the git command outside the sandbox (outside_sandbox: true; the user is asked first)");
+      expect(result.output).toContain(
+        "[Garuda: the command made one/.git, a git repository; its config sets core.fsmonitor",
+      );
+      expect(result.output).toContain(
+        "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)",
+      );
       expect(probe(marker, ws.home, [join(ws.root, "one")])).toEqual([]);
     });
 
     test("process_manager: the job's output says so while it runs, and stop returns it", async () => {
       const tool = processManagerTool({ startWaitMs: 200 });
       const ctx = execContext(ws);
-      const started = await call(tool, { action: "start", command: `sleep 0.5; ${plant("two")}; echo made; sleep 60` }, ctx);
+      const started = await call(
+        tool,
+        { action: "start", command: `sleep 0.5; ${plant("two")}; echo made; sleep 60` },
+        ctx,
+      );
       expect(started.output).toStartWith("Started p1");
       let output = "";
       await eventually(() => {

@@ -25,9 +25,14 @@ describe("glob", () => {
     writeFiles(root.path, { "src/a.ts": "", "src/x/b.tsx": "", "test/c.ts": "", "src/e.md": "" });
     const s = session(root.path);
     expect((await s.run("glob", { pattern: "src/*.ts" })).output).toBe("src/a.ts");
-    expect((await s.run("glob", { pattern: "src/**/*.{ts,tsx}" })).output.split("\n").sort()).toEqual(["src/a.ts", "src/x/b.tsx"]);
+    expect((await s.run("glob", { pattern: "src/**/*.{ts,tsx}" })).output.split("\n").sort()).toEqual([
+      "src/a.ts",
+      "src/x/b.tsx",
+    ]);
     expect((await s.run("glob", { pattern: "*.ts", path: "test" })).output).toBe("test/c.ts");
-    expect((await s.run("glob", { pattern: "nope/**/*.ts" })).output).toBe("No files match nope/**/*.ts in the project (there is no folder nope).");
+    expect((await s.run("glob", { pattern: "nope/**/*.ts" })).output).toBe(
+      "No files match nope/**/*.ts in the project (there is no folder nope).",
+    );
   });
 
   test("respects .gitignore, nested .gitignore files and negations", async () => {
@@ -45,7 +50,14 @@ describe("glob", () => {
     });
     const s = session(root.path);
     const all = (await s.run("glob", { pattern: "*" })).output.split("\n").sort();
-    expect(all).toEqual([".gitignore", "other/generated.ts", "src/.gitignore", "src/a.ts", "src/drop.log.ts", "src/keep.log"]);
+    expect(all).toEqual([
+      ".gitignore",
+      "other/generated.ts",
+      "src/.gitignore",
+      "src/a.ts",
+      "src/drop.log.ts",
+      "src/keep.log",
+    ]);
   });
 
   test("a folder named on purpose is searched even when .gitignore excludes it", async () => {
@@ -59,7 +71,12 @@ describe("glob", () => {
 
   test("never lists .git; node_modules only when the pattern or path names it", async () => {
     using root = tempRoot();
-    writeFiles(root.path, { ".git/config": "", ".git/hooks/pre-commit": "", "node_modules/lib/index.js": "", "index.js": "" });
+    writeFiles(root.path, {
+      ".git/config": "",
+      ".git/hooks/pre-commit": "",
+      "node_modules/lib/index.js": "",
+      "index.js": "",
+    });
     const s = session(root.path);
     expect((await s.run("glob", { pattern: "*" })).output).toBe("index.js");
     expect((await s.run("glob", { pattern: "node_modules/**/*.js" })).output).toBe("node_modules/lib/index.js");
@@ -68,11 +85,21 @@ describe("glob", () => {
 
   test("hides sensitive files and paths the policy denies", async () => {
     using root = tempRoot();
-    writeFiles(root.path, { ".env": "K=1", ".env.example": "K=", "keys/id_rsa": "", "secret/plan.md": "", "docs/plan.md": "" });
+    writeFiles(root.path, {
+      ".env": "K=1",
+      ".env.example": "K=",
+      "keys/id_rsa": "",
+      "secret/plan.md": "",
+      "docs/plan.md": "",
+    });
     const s = session(root.path, { withheld: (path) => path.startsWith(join(root.path, "secret")) });
     expect((await s.run("glob", { pattern: "*" })).output.split("\n").sort()).toEqual([".env.example", "docs/plan.md"]);
     // Negative control: without the policy predicate the folder shows; the sensitive files never do.
-    expect((await session(root.path).run("glob", { pattern: "*" })).output.split("\n").sort()).toEqual([".env.example", "docs/plan.md", "secret/plan.md"]);
+    expect((await session(root.path).run("glob", { pattern: "*" })).output.split("\n").sort()).toEqual([
+      ".env.example",
+      "docs/plan.md",
+      "secret/plan.md",
+    ]);
   });
 
   test("does not follow symlinked folders", async () => {
@@ -98,17 +125,34 @@ describe("glob", () => {
     using root = tempRoot();
     writeFiles(root.path, { "a.ts": "" });
     const s = session(root.path);
-    expect((await s.run("glob", { pattern: "/etc/*.conf" })).output).toBe('The pattern "/etc/*.conf" is a path, not a pattern relative to the search folder. Put the folder in "path" and the file pattern in "pattern".');
-    expect((await s.run("glob", { pattern: "../*.ts" })).output).toBe('The pattern "../*.ts" climbs out of the search folder with "..". Put the folder in "path" instead.');
-    expect((await s.run("glob", { pattern: "*", path: "a.ts" })).output).toBe('a.ts is a file, not a folder. Give its folder in "path", or use read_file to read it.');
-    expect((await s.run("glob", { pattern: "*", path: "missing" })).output).toBe('Folder not found: missing. Give an existing folder in "path", or leave it out to search the whole project.');
-    expect((await s.run("glob", { pattern: "*.py" })).output).toBe("No files match *.py in the project. (.git, node_modules and .gitignore'd files are not searched.)");
+    expect((await s.run("glob", { pattern: "/etc/*.conf" })).output).toBe(
+      'The pattern "/etc/*.conf" is a path, not a pattern relative to the search folder. Put the folder in "path" and the file pattern in "pattern".',
+    );
+    expect((await s.run("glob", { pattern: "../*.ts" })).output).toBe(
+      'The pattern "../*.ts" climbs out of the search folder with "..". Put the folder in "path" instead.',
+    );
+    expect((await s.run("glob", { pattern: "*", path: "a.ts" })).output).toBe(
+      'a.ts is a file, not a folder. Give its folder in "path", or use read_file to read it.',
+    );
+    expect((await s.run("glob", { pattern: "*", path: "missing" })).output).toBe(
+      'Folder not found: missing. Give an existing folder in "path", or leave it out to search the whole project.',
+    );
+    expect((await s.run("glob", { pattern: "*.py" })).output).toBe(
+      "No files match *.py in the project. (.git, node_modules and .gitignore'd files are not searched.)",
+    );
   });
 
   test("describe: Search <pattern>, kind search, the folder as location", () => {
     using root = tempRoot();
     const tool = session(root.path).tool("glob");
-    expect(tool.plan({ pattern: "**/*.ts", path: "src" }, planContext(root.path)).info).toEqual({ title: "Search **/*.ts", kind: "search", locations: [{ path: join(root.path, "src") }] });
-    expect(tool.plan({ pattern: "*.ts" }, { root: root.path, home: "/h", sandbox: null, executor: {} as never }).permission.target).toEqual({ kind: "path", path: root.path, access: "read" });
+    expect(tool.plan({ pattern: "**/*.ts", path: "src" }, planContext(root.path)).info).toEqual({
+      title: "Search **/*.ts",
+      kind: "search",
+      locations: [{ path: join(root.path, "src") }],
+    });
+    expect(
+      tool.plan({ pattern: "*.ts" }, { root: root.path, home: "/h", sandbox: null, executor: {} as never }).permission
+        .target,
+    ).toEqual({ kind: "path", path: root.path, access: "read" });
   });
 });

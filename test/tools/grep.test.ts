@@ -3,7 +3,17 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTree, planContext, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
-const SOURCE = ["import x from 'y';", "", "function load() {", "  return fetchData();", "}", "", "function save() {", "  return storeData();", "}"].join("\n");
+const SOURCE = [
+  "import x from 'y';",
+  "",
+  "function load() {",
+  "  return fetchData();",
+  "}",
+  "",
+  "function save() {",
+  "  return storeData();",
+  "}",
+].join("\n");
 
 describe("grep", () => {
   test("content mode lists path:line:text", async () => {
@@ -18,7 +28,17 @@ describe("grep", () => {
     using root = tempRoot();
     writeFiles(root.path, { "a.ts": SOURCE });
     const result = await session(root.path).run("grep", { pattern: "return", context: 1 });
-    expect(result.output).toBe(["a.ts-3-function load() {", "a.ts:4:  return fetchData();", "a.ts-5-}", "--", "a.ts-7-function save() {", "a.ts:8:  return storeData();", "a.ts-9-}"].join("\n"));
+    expect(result.output).toBe(
+      [
+        "a.ts-3-function load() {",
+        "a.ts:4:  return fetchData();",
+        "a.ts-5-}",
+        "--",
+        "a.ts-7-function save() {",
+        "a.ts:8:  return storeData();",
+        "a.ts-9-}",
+      ].join("\n"),
+    );
     expect(() => session(root.path).tool("grep").input.parse({ pattern: "x", context: 6 })).toThrow();
   });
 
@@ -39,18 +59,27 @@ describe("grep", () => {
     const s = session(root.path);
     const byDefault = await s.run("grep", { pattern: "hit" });
     expect(byDefault.output.split("\n")).toHaveLength(101);
-    expect(byDefault.output).toEndWith('[Showing 100 of 150 matching lines. Narrow the search with path or glob, use mode "count" for totals per file, or raise maxResults (up to 500).]');
+    expect(byDefault.output).toEndWith(
+      '[Showing 100 of 150 matching lines. Narrow the search with path or glob, use mode "count" for totals per file, or raise maxResults (up to 500).]',
+    );
     expect((await s.run("grep", { pattern: "hit", maxResults: 500 })).output.split("\n")).toHaveLength(150);
     expect(() => s.tool("grep").input.parse({ pattern: "hit", maxResults: 501 })).toThrow();
   });
 
   test("plain-text patterns (looked for as bytes first) match exactly what the regular expression matches", async () => {
     using root = tempRoot();
-    writeFiles(root.path, { "a.ts": "Client.send(x)\n", "b.ts": "ClientXsend(x)\n", "c.ts": "\uFEFFclient.send\r\n", "d.ts": "caf\u00e9 = 1\n" });
+    writeFiles(root.path, {
+      "a.ts": "Client.send(x)\n",
+      "b.ts": "ClientXsend(x)\n",
+      "c.ts": "\uFEFFclient.send\r\n",
+      "d.ts": "caf\u00e9 = 1\n",
+    });
     const s = session(root.path);
     expect((await s.run("grep", { pattern: "Client\\.send", mode: "files" })).output).toBe("a.ts");
     expect((await s.run("grep", { pattern: "Client.send", mode: "files" })).output).toBe("a.ts\nb.ts");
-    expect((await s.run("grep", { pattern: "client\\.send", mode: "files", ignoreCase: true })).output).toBe("a.ts\nc.ts");
+    expect((await s.run("grep", { pattern: "client\\.send", mode: "files", ignoreCase: true })).output).toBe(
+      "a.ts\nc.ts",
+    );
     expect((await s.run("grep", { pattern: "send$", mode: "files" })).output).toBe("c.ts");
     expect((await s.run("grep", { pattern: "caf\u00e9", mode: "files" })).output).toBe("d.ts");
   });
@@ -60,18 +89,27 @@ describe("grep", () => {
     const result = await session(root.path).run("grep", { pattern: "load(" });
     expect(result.isError).toBe(true);
     expect(result.output).toStartWith("The pattern is not a valid JavaScript regular expression (");
-    expect(result.output).toEndWith("Escape special characters such as ( ) [ ] { } . * + ? with a backslash to search for them literally.");
+    expect(result.output).toEndWith(
+      "Escape special characters such as ( ) [ ] { } . * + ? with a backslash to search for them literally.",
+    );
   });
 
   test("skips binary files and files over 1 MB (searchable when named)", async () => {
     using root = tempRoot();
-    writeFiles(root.path, { "blob.bin": new Uint8Array([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0, 1, 2]), "small.txt": "needle\n" });
+    writeFiles(root.path, {
+      "blob.bin": new Uint8Array([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0, 1, 2]),
+      "small.txt": "needle\n",
+    });
     writeFileSync(join(root.path, "big.log.txt"), `${"x".repeat(1024 * 1024)}\nneedle\n`);
     const s = session(root.path);
     const result = await s.run("grep", { pattern: "needle", mode: "files" });
-    expect(result.output).toBe("small.txt\n[Not searched: 1 file over 1.0 MB (big.log.txt). Give one as path to search it (up to 10.0 MB).]");
+    expect(result.output).toBe(
+      "small.txt\n[Not searched: 1 file over 1.0 MB (big.log.txt). Give one as path to search it (up to 10.0 MB).]",
+    );
     expect((await s.run("grep", { pattern: "needle", path: "big.log.txt" })).output).toBe("big.log.txt:2:needle");
-    expect((await s.run("grep", { pattern: "needle", path: "blob.bin" })).output).toBe("blob.bin is a binary file; nothing was searched.");
+    expect((await s.run("grep", { pattern: "needle", path: "blob.bin" })).output).toBe(
+      "blob.bin is a binary file; nothing was searched.",
+    );
   });
 
   test("respects .gitignore, skips node_modules and .git, hides sensitive and denied files", async () => {
@@ -87,9 +125,13 @@ describe("grep", () => {
     });
     const s = session(root.path, { withheld: (path) => path.startsWith(join(root.path, "private")) });
     expect((await s.run("grep", { pattern: "needle", mode: "files" })).output).toBe("src/a.js");
-    expect((await s.run("grep", { pattern: "needle", mode: "files", path: "node_modules" })).output).toBe("node_modules/m/index.js");
+    expect((await s.run("grep", { pattern: "needle", mode: "files", path: "node_modules" })).output).toBe(
+      "node_modules/m/index.js",
+    );
     // Negative control: the same tree without the policy predicate shows the private file.
-    expect((await session(root.path).run("grep", { pattern: "needle", mode: "files" })).output).toBe("private/notes.txt\nsrc/a.js");
+    expect((await session(root.path).run("grep", { pattern: "needle", mode: "files" })).output).toBe(
+      "private/notes.txt\nsrc/a.js",
+    );
     const named = await s.run("grep", { pattern: "needle", path: "private/notes.txt" });
     expect(named.isError).toBe(true);
     expect(named.output).toBe("private/notes.txt may not be searched (the policy hides it).");
@@ -102,7 +144,9 @@ describe("grep", () => {
     writeFiles(root.path, { "near.txt": "needle near" });
     symlinkSync(join(outside.path, "far.txt"), join(root.path, "far-link.txt"));
     symlinkSync(join(root.path, "near.txt"), join(root.path, "near-link.txt"));
-    expect((await session(root.path).run("grep", { pattern: "needle" })).output).toBe("near-link.txt:1:needle near\nnear.txt:1:needle near");
+    expect((await session(root.path).run("grep", { pattern: "needle" })).output).toBe(
+      "near-link.txt:1:needle near\nnear.txt:1:needle near",
+    );
   });
 
   test("CRLF files: $ anchors at the line end", async () => {
@@ -123,7 +167,11 @@ describe("grep", () => {
 
   test("describe: Search <pattern>, kind search", () => {
     using root = tempRoot();
-    expect(session(root.path).tool("grep").plan({ pattern: "TODO" }, planContext(root.path)).info).toEqual({ title: "Search TODO", kind: "search", locations: [{ path: root.path }] });
+    expect(session(root.path).tool("grep").plan({ pattern: "TODO" }, planContext(root.path)).info).toEqual({
+      title: "Search TODO",
+      kind: "search",
+      locations: [{ path: root.path }],
+    });
   });
 
   test("a 5,000-file tree: every marker found, ignored folders skipped", async () => {
@@ -144,11 +192,18 @@ describe("grep", () => {
 
 test("grep stops at 50,000 characters of output and says so", async () => {
   using root = tempRoot();
-  writeFiles(root.path, Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`f${String(i).padStart(3, "0")}.txt`, `hit ${"z".repeat(400)}\n`])));
+  writeFiles(
+    root.path,
+    Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`f${String(i).padStart(3, "0")}.txt`, `hit ${"z".repeat(400)}\n`]),
+    ),
+  );
   const result = await session(root.path).run("grep", { pattern: "hit", maxResults: 500 });
   const shown = result.output.split("\n").filter((line) => line.includes(":1:hit")).length;
   expect(shown).toBeGreaterThan(100);
   expect(shown).toBeLessThan(130);
-  expect(result.output).toEndWith(`[Showing ${shown} of 300 matching lines (the output limit is 50,000 characters). Narrow the search with path or glob, use mode "count" for totals per file.]`);
+  expect(result.output).toEndWith(
+    `[Showing ${shown} of 300 matching lines (the output limit is 50,000 characters). Narrow the search with path or glob, use mode "count" for totals per file.]`,
+  );
   expect(result.output.length).toBeLessThan(50_500);
 });

@@ -22,7 +22,10 @@ describe("a hard-linked file asks first", () => {
   test("read_file asks with the reason; denied, nothing is read; allowed once, the file is read", async () => {
     using where = place();
     linkedSecret(where);
-    const denying = { asked: [] as ApprovalRequest[], ask: async (request: ApprovalRequest) => (denying.asked.push(request), "deny" as const) };
+    const denying = {
+      asked: [] as ApprovalRequest[],
+      ask: async (request: ApprovalRequest) => (denying.asked.push(request), "deny" as const),
+    };
     const denied = await pipeline(where, { approver: denying }).call("read_file", { path: "innocent.txt" });
     expect(denied.status).toBe("denied");
     expect(denied.output).not.toContain(KEY);
@@ -47,10 +50,15 @@ describe("a hard-linked file asks first", () => {
     using where = place();
     linkedSecret(where);
     const broad = approving();
-    await pipeline(where, { approver: broad, rules: [userRule("allow", "read(**)")] }).call("read_file", { path: "innocent.txt" });
+    await pipeline(where, { approver: broad, rules: [userRule("allow", "read(**)")] }).call("read_file", {
+      path: "innocent.txt",
+    });
     expect(broad.asked).toHaveLength(1);
     const named = approving();
-    const outcome = await pipeline(where, { approver: named, rules: [userRule("allow", "read(innocent.txt)")] }).call("read_file", { path: "innocent.txt" });
+    const outcome = await pipeline(where, { approver: named, rules: [userRule("allow", "read(innocent.txt)")] }).call(
+      "read_file",
+      { path: "innocent.txt" },
+    );
     expect(outcome.status).toBe("completed");
     expect(named.asked).toEqual([]);
   });
@@ -66,7 +74,11 @@ describe("a hard-linked file asks first", () => {
     linkSync(join(where.root, "innocent.txt"), join(where.root, "code.ts"));
     await p.call("symbols", { path: "code.ts" });
     await p.call("find_definition", { name: "x", path: "code.ts" });
-    expect(approver.asked.map((request) => request.note)).toEqual([WHY, WHY.replace("2 names", "3 names"), WHY.replace("2 names", "3 names")]);
+    expect(approver.asked.map((request) => request.note)).toEqual([
+      WHY,
+      WHY.replace("2 names", "3 names"),
+      WHY.replace("2 names", "3 names"),
+    ]);
   });
 
   test("a plain file replaced by a hard link to a secret after its check: refused, the secret is not read", async () => {
@@ -78,7 +90,9 @@ describe("a hard-linked file asks first", () => {
     };
     const read = await pipeline(where, { pre: swap("f.txt") }).call("read_file", { path: "f.txt" });
     expect(read.status).toBe("failed");
-    expect(read.output).toBe("f.txt changed while this call waited (it is no longer the file that was checked); nothing was read. Check it and try again.");
+    expect(read.output).toBe(
+      "f.txt changed while this call waited (it is no longer the file that was checked); nothing was read. Check it and try again.",
+    );
     const grep = await pipeline(where, { pre: () => {} }).call("grep", { pattern: "harmless", path: "f.txt.orig" });
     expect(grep.output).toBe("f.txt.orig:1:harmless");
     const symbols = await pipeline(where, { codeIndex: true, pre: swap("s.ts") }).call("symbols", { path: "s.ts" });
@@ -93,10 +107,21 @@ describe("a hard-linked file asks first", () => {
     const engine = createPermissionEngine({ root: where.root, home: where.home, sandboxAvailable: true });
     const asked: ApprovalRequest[] = [];
     const approver = { ask: async (request: ApprovalRequest) => (asked.push(request), "deny" as const) };
-    const result = await attachMentions("see @innocent.txt and @plain.txt", { root: where.root, home: where.home, engine, mode: "build", approver, signal: new AbortController().signal });
+    const result = await attachMentions("see @innocent.txt and @plain.txt", {
+      root: where.root,
+      home: where.home,
+      engine,
+      mode: "build",
+      approver,
+      signal: new AbortController().signal,
+    });
     expect(asked.map((request) => request.note)).toEqual([WHY]);
-    expect(result.blocks.map((block) => (block.type === "text" ? block.text : block.type))).toEqual(['<attached_file path="plain.txt">\nplain text\n\n</attached_file>']);
-    expect(result.notices).toEqual(["@innocent.txt was not attached: The user denied this. Do not retry it or do the same thing another way; ask the user how to go on."]);
+    expect(result.blocks.map((block) => (block.type === "text" ? block.text : block.type))).toEqual([
+      '<attached_file path="plain.txt">\nplain text\n\n</attached_file>',
+    ]);
+    expect(result.notices).toEqual([
+      "@innocent.txt was not attached: The user denied this. Do not retry it or do the same thing another way; ask the user how to go on.",
+    ]);
     expect(JSON.stringify(result)).not.toContain(KEY);
   });
 
@@ -104,7 +129,16 @@ describe("a hard-linked file asks first", () => {
     using root = tempRoot();
     Bun.spawnSync(["mkfifo", join(root.path, "pipe.txt")]);
     const engine = createPermissionEngine({ root: root.path, home: root.path, sandboxAvailable: true });
-    const result = await attachMentions("see @pipe.txt", { root: root.path, home: root.path, engine, mode: "build", signal: new AbortController().signal });
-    expect(result).toEqual({ blocks: [], notices: ["@pipe.txt was not attached: it is not a regular file (a pipe, socket or device)."] });
+    const result = await attachMentions("see @pipe.txt", {
+      root: root.path,
+      home: root.path,
+      engine,
+      mode: "build",
+      signal: new AbortController().signal,
+    });
+    expect(result).toEqual({
+      blocks: [],
+      notices: ["@pipe.txt was not attached: it is not a regular file (a pipe, socket or device)."],
+    });
   });
 });

@@ -11,7 +11,13 @@ describe("path guard", () => {
     using root = tempRoot();
     writeFiles(root.path, { "src/a.ts": "" });
     const rel = resolveToolPath("src/a.ts", root.path);
-    expect(rel).toMatchObject({ path: join(root.path, "src/a.ts"), realPath: join(root.path, "src/a.ts"), relative: "src/a.ts", exists: true, display: "src/a.ts" });
+    expect(rel).toMatchObject({
+      path: join(root.path, "src/a.ts"),
+      realPath: join(root.path, "src/a.ts"),
+      relative: "src/a.ts",
+      exists: true,
+      display: "src/a.ts",
+    });
     expect(resolveToolPath(join(root.path, "src/../src/a.ts"), root.path).display).toBe("src/a.ts");
     expect(resolveToolPath("/etc/hosts", root.path)).toMatchObject({ relative: undefined, display: "/etc/hosts" });
     expect(resolveToolPath("~/notes.txt", root.path, "/home/u").path).toBe("/home/u/notes.txt");
@@ -35,7 +41,12 @@ describe("path guard", () => {
     writeFiles(outside.path, { "secret.txt": "x" });
     symlinkSync(join(outside.path, "secret.txt"), join(root.path, "link.txt"));
     const resolved = resolveToolPath("link.txt", root.path);
-    expect(pathTarget(resolved, "read")).toEqual({ kind: "path", path: join(root.path, "link.txt"), access: "read", realPath: join(outside.path, "secret.txt") });
+    expect(pathTarget(resolved, "read")).toEqual({
+      kind: "path",
+      path: join(root.path, "link.txt"),
+      access: "read",
+      realPath: join(outside.path, "secret.txt"),
+    });
     expect(symlinkEscape(resolved)).toBe(
       `link.txt is a symlink to ${join(outside.path, "secret.txt")}, which is outside the project. Garuda does not write through it. If that file is really meant, name its own path (the user is then asked).`,
     );
@@ -63,7 +74,11 @@ describe("path guard", () => {
     symlinkSync(join(root.path, "inside.txt"), join(root.path, "in-link"));
     const engine = createPermissionEngine({ root: root.path, home: "/home/nobody", sandboxAvailable: true });
     const tool = session(root.path).tool("read_file");
-    const request = (path: string): PermissionRequest => ({ ...tool.plan({ path }, { root: root.path, home: "/home/nobody", sandbox: null, executor: {} as never }).permission, title: `Read ${path}` });
+    const request = (path: string): PermissionRequest => ({
+      ...tool.plan({ path }, { root: root.path, home: "/home/nobody", sandbox: null, executor: {} as never })
+        .permission,
+      title: `Read ${path}`,
+    });
     const out = engine.check(request("out-link"), "build");
     expect(out.outcome).toBe("ask");
     expect(out.outcome === "ask" && out.request.note).toBe("It is outside the project folder.");

@@ -30,7 +30,11 @@ describe("process_manager on the host", () => {
     expect(sleepers(tag)).toHaveLength(1);
 
     const listed = await call(tool, { action: "list" }, ctx);
-    expect(listed.output).toMatch(new RegExp(`^p1 \\(pid \\d+, outside the sandbox\\): \\$ echo ready; sleep ${tag.replace(".", "\\.")} — running for \\d+s$`));
+    expect(listed.output).toMatch(
+      new RegExp(
+        `^p1 \\(pid \\d+, outside the sandbox\\): \\$ echo ready; sleep ${tag.replace(".", "\\.")} — running for \\d+s$`,
+      ),
+    );
     expect(listed.summary).toBe("1 running, 1 in all");
 
     const output = await call(tool, { action: "output", id: "p1" }, ctx);
@@ -55,7 +59,10 @@ describe("process_manager on the host", () => {
   test("unknown ids and missing arguments are clear errors", async () => {
     const tool = processManagerTool();
     const unknown = await call(tool, { action: "output", id: "p9" }, execContext(ws));
-    expect(unknown).toEqual({ output: "There is no process p9. No process has been started in this session.", isError: true });
+    expect(unknown).toEqual({
+      output: "There is no process p9. No process has been started in this session.",
+      isError: true,
+    });
     expect(tool.input.safeParse({ action: "start" }).success).toBe(false);
     expect(tool.input.safeParse({ action: "stop" }).success).toBe(false);
     expect(tool.input.safeParse({ action: "list" }).success).toBe(true);
@@ -66,7 +73,8 @@ describe("process_manager on the host", () => {
     const tool = processManagerTool({ processes, startWaitMs: 20 });
     const tag = marker();
     const ctx = execContext(ws);
-    for (let i = 0; i < MAX_RUNNING; i++) expect((await call(tool, { action: "start", command: `sleep ${tag}` }, ctx)).isError).toBeUndefined();
+    for (let i = 0; i < MAX_RUNNING; i++)
+      expect((await call(tool, { action: "start", command: `sleep ${tag}` }, ctx)).isError).toBeUndefined();
     const refused = await call(tool, { action: "start", command: `sleep ${tag}` }, ctx);
     expect(refused.isError).toBe(true);
     expect(refused.output).toContain(`${MAX_RUNNING} processes are running already`);
@@ -78,11 +86,17 @@ describe("process_manager on the host", () => {
     const tool = processManagerTool({ startWaitMs: 10_000 });
     const tag = marker();
     const controller = new AbortController();
-    const pending = call(tool, { action: "start", command: `sleep ${tag}` }, execContext(ws, { signal: controller.signal }));
+    const pending = call(
+      tool,
+      { action: "start", command: `sleep ${tag}` },
+      execContext(ws, { signal: controller.signal }),
+    );
     await eventually(() => sleepers(tag).length === 1);
     controller.abort();
     const result = await pending;
-    expect(result.output).toMatch(/^Cancelled: p\d+ \(pid \d+, outside the sandbox\): \$ sleep [\d.]+ was stopped again\.$/);
+    expect(result.output).toMatch(
+      /^Cancelled: p\d+ \(pid \d+, outside the sandbox\): \$ sleep [\d.]+ was stopped again\.$/,
+    );
     await eventually(() => sleepers(tag).length === 0);
   });
 
@@ -92,12 +106,15 @@ describe("process_manager on the host", () => {
     const tool = processManagerTool({ processes, startWaitMs: 50 });
     const tags = [marker(), marker()];
     try {
-      for (const tag of tags) await call(tool, { action: "start", command: `setsid sleep ${tag} & sleep ${tag}` }, execContext(own));
+      for (const tag of tags)
+        await call(tool, { action: "start", command: `setsid sleep ${tag} & sleep ${tag}` }, execContext(own));
       await eventually(() => tags.every((tag) => sleepers(tag).length === 2));
       await own.executor.shutdown();
       await eventually(() => tags.every((tag) => sleepers(tag).length === 0));
       await eventually(() => processes.running().length === 0);
-      expect((await call(tool, { action: "list" }, execContext(own))).output).toContain("killed (the session ended or the sandbox stopped it)");
+      expect((await call(tool, { action: "list" }, execContext(own))).output).toContain(
+        "killed (the session ended or the sandbox stopped it)",
+      );
     } finally {
       await own.dispose();
     }
@@ -108,8 +125,26 @@ describe("process_manager permissions, as the engine decides them", () => {
   const root = "/work/project";
   const home = "/home/user";
   const tool = processManagerTool();
-  const sandbox = { root, home, tmpDir: "/tmp/s", projectReadOnly: false, writePaths: [], protectedPaths: [], denyReadPaths: [], network: { mode: "none" as const } };
-  const executor = { sandbox: { available: true as const, kind: "bwrap" as const }, run: async () => { throw new Error("unused"); }, start: () => { throw new Error("unused"); }, shutdown: async () => {} };
+  const sandbox = {
+    root,
+    home,
+    tmpDir: "/tmp/s",
+    projectReadOnly: false,
+    writePaths: [],
+    protectedPaths: [],
+    denyReadPaths: [],
+    network: { mode: "none" as const },
+  };
+  const executor = {
+    sandbox: { available: true as const, kind: "bwrap" as const },
+    run: async () => {
+      throw new Error("unused");
+    },
+    start: () => {
+      throw new Error("unused");
+    },
+    shutdown: async () => {},
+  };
   const engine = createPermissionEngine({ root, home, sandboxAvailable: true });
   const outcome = (input: ProcessManagerInput, mode: Mode) => {
     const plan = tool.plan(input, { root, home, sandbox, executor });
@@ -134,7 +169,11 @@ describe("process_manager permissions, as the engine decides them", () => {
 
   test("titles: `$ <command>` for start, kind execute", () => {
     const info = (input: ProcessManagerInput) => tool.plan(input, { root, home, sandbox, executor }).info;
-    expect(info({ action: "start", command: `cd ${root} && npm run dev` })).toEqual({ title: "$ npm run dev", kind: "execute", locations: [] });
+    expect(info({ action: "start", command: `cd ${root} && npm run dev` })).toEqual({
+      title: "$ npm run dev",
+      kind: "execute",
+      locations: [],
+    });
     expect(info({ action: "list" }).kind).toBe("execute");
   });
 });
@@ -165,8 +204,16 @@ describeSandbox("process_manager in the OS sandbox", () => {
     const tool = processManagerTool({ processes, startWaitMs: 300 });
     const [build, host, plan] = [marker(), marker(), marker()];
     await call(tool, { action: "start", command: `sleep ${build}` }, execContext(ws));
-    await call(tool, { action: "start", command: `sleep ${host}`, outside_sandbox: true }, execContext(ws, { sandbox: null }));
-    await call(tool, { action: "start", command: `sleep ${plan}` }, execContext(ws, { sandbox: ws.executor.spec({ projectReadOnly: true }) }));
+    await call(
+      tool,
+      { action: "start", command: `sleep ${host}`, outside_sandbox: true },
+      execContext(ws, { sandbox: null }),
+    );
+    await call(
+      tool,
+      { action: "start", command: `sleep ${plan}` },
+      execContext(ws, { sandbox: ws.executor.spec({ projectReadOnly: true }) }),
+    );
     await eventually(() => [build, host, plan].every((tag) => sleepers(tag).length === 1), 5_000);
     const ids = processes.list().map((entry) => entry.process.id);
     expect(await processes.stopWriters()).toEqual([

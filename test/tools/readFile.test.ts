@@ -3,7 +3,8 @@ import { mkdirSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { planContext, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
-const lines = (n: number, make = (i: number) => `line ${i}`) => `${Array.from({ length: n }, (_, i) => make(i + 1)).join("\n")}\n`;
+const lines = (n: number, make = (i: number) => `line ${i}`) =>
+  `${Array.from({ length: n }, (_, i) => make(i + 1)).join("\n")}\n`;
 
 describe("read_file", () => {
   test("numbers lines like cat -n and records the read", async () => {
@@ -22,7 +23,13 @@ describe("read_file", () => {
     writeFiles(root.path, { "big.txt": lines(30) });
     const s = session(root.path);
     const result = await s.run("read_file", { path: "big.txt", offset: 11, limit: 5 });
-    expect(result.output.split("\n").slice(0, 5)).toEqual(["    11\tline 11", "    12\tline 12", "    13\tline 13", "    14\tline 14", "    15\tline 15"]);
+    expect(result.output.split("\n").slice(0, 5)).toEqual([
+      "    11\tline 11",
+      "    12\tline 12",
+      "    13\tline 13",
+      "    14\tline 14",
+      "    15\tline 15",
+    ]);
     expect(result.output).toContain("[Showing lines 11–15 of 30. Read on with offset 16.]");
     expect(result.summary).toBe("Read lines 11–15 of 30");
   });
@@ -51,7 +58,11 @@ describe("read_file", () => {
     writeFiles(root.path, { "dense.txt": lines(1000, (i) => `${i}:${"y".repeat(190)}`) });
     const result = await session(root.path).run("read_file", { path: "dense.txt" });
     expect(result.output.length).toBeLessThan(50_300);
-    const last = Number(result.output.match(/Showing lines 1–(\d+) of 1000 \(the output limit is 50,000 characters\)\. Read on with offset (\d+)\./)?.[2]);
+    const last = Number(
+      result.output.match(
+        /Showing lines 1–(\d+) of 1000 \(the output limit is 50,000 characters\)\. Read on with offset (\d+)\./,
+      )?.[2],
+    );
     expect(last).toBeGreaterThan(200);
     expect(last).toBeLessThan(300);
     const next = await session(root.path).run("read_file", { path: "dense.txt", offset: last });
@@ -78,9 +89,15 @@ describe("read_file", () => {
     });
     const s = session(root.path);
     const png = await s.run("read_file", { path: "logo.png" });
-    expect(png.output).toBe("logo.png is a PNG image (12 bytes); its content is not shown as text. Use a bash command that understands the format if you need to inspect it.");
-    expect((await s.run("read_file", { path: "data.bin" })).output).toStartWith("data.bin is a binary file (it contains NUL bytes) (6 bytes)");
-    expect((await s.run("read_file", { path: "latin.txt" })).output).toStartWith("latin.txt is a binary file, or text in an encoding other than UTF-8");
+    expect(png.output).toBe(
+      "logo.png is a PNG image (12 bytes); its content is not shown as text. Use a bash command that understands the format if you need to inspect it.",
+    );
+    expect((await s.run("read_file", { path: "data.bin" })).output).toStartWith(
+      "data.bin is a binary file (it contains NUL bytes) (6 bytes)",
+    );
+    expect((await s.run("read_file", { path: "latin.txt" })).output).toStartWith(
+      "latin.txt is a binary file, or text in an encoding other than UTF-8",
+    );
     expect(s.deps.reads.get(join(root.path, "logo.png"))).toBeUndefined();
   });
 
@@ -108,9 +125,15 @@ describe("read_file", () => {
     using root = tempRoot();
     writeFiles(root.path, { "src/config.ts": "", "src/Readme.md": "" });
     const s = session(root.path);
-    expect((await s.run("read_file", { path: "src/config.js" })).output).toBe("File not found: src/config.js. Files with similar names there: config.ts.");
-    expect((await s.run("read_file", { path: "src/README.md" })).output).toBe("File not found: src/README.md. Files with similar names there: Readme.md.");
-    expect((await s.run("read_file", { path: "nowhere/x.ts" })).output).toBe("File not found: nowhere/x.ts. Use glob to find the file.");
+    expect((await s.run("read_file", { path: "src/config.js" })).output).toBe(
+      "File not found: src/config.js. Files with similar names there: config.ts.",
+    );
+    expect((await s.run("read_file", { path: "src/README.md" })).output).toBe(
+      "File not found: src/README.md. Files with similar names there: Readme.md.",
+    );
+    expect((await s.run("read_file", { path: "nowhere/x.ts" })).output).toBe(
+      "File not found: nowhere/x.ts. Use glob to find the file.",
+    );
   });
 
   test("an offset past the end and an empty file say so", async () => {
@@ -126,7 +149,9 @@ describe("read_file", () => {
   test("CRLF line ends and a byte-order mark do not show", async () => {
     using root = tempRoot();
     writeFiles(root.path, { "win.txt": "\uFEFFfirst\r\nsecond\r\n" });
-    expect((await session(root.path).run("read_file", { path: "win.txt" })).output).toBe("     1\tfirst\n     2\tsecond");
+    expect((await session(root.path).run("read_file", { path: "win.txt" })).output).toBe(
+      "     1\tfirst\n     2\tsecond",
+    );
   });
 
   test("plan(): title, kind, absolute location and a read target", () => {
@@ -140,8 +165,16 @@ describe("read_file", () => {
       locations: [{ path: join(root.path, "src/a.ts"), line: 40 }],
     });
     expect(tool.plan({ path: "/etc/hosts" }, planContext(root.path)).info.title).toBe("Read /etc/hosts");
-    const request = tool.plan({ path: "src/a.ts" }, { root: root.path, home: "/home/u", sandbox: null, executor: {} as never }).permission;
-    expect(request).toEqual({ tool: "read_file", readOnly: true, target: { kind: "path", path: join(root.path, "src/a.ts"), access: "read" }, preview: join(root.path, "src/a.ts") });
+    const request = tool.plan(
+      { path: "src/a.ts" },
+      { root: root.path, home: "/home/u", sandbox: null, executor: {} as never },
+    ).permission;
+    expect(request).toEqual({
+      tool: "read_file",
+      readOnly: true,
+      target: { kind: "path", path: join(root.path, "src/a.ts"), access: "read" },
+      preview: join(root.path, "src/a.ts"),
+    });
   });
 
   test("a ~/ path is resolved once, in the home: the title keeps the model's spelling; the location, the target and the read are the home's file", async () => {
@@ -151,10 +184,16 @@ describe("read_file", () => {
     writeFiles(root.path, { "~/notes.txt": "a folder named ~ in the project\n" });
     const s = session(root.path, { home: home.path });
     const plan = s.tool("read_file").plan({ path: "~/notes.txt" }, planContext(root.path, home.path));
-    expect(plan.info).toEqual({ title: "Read ~/notes.txt", kind: "read", locations: [{ path: join(home.path, "notes.txt") }] });
+    expect(plan.info).toEqual({
+      title: "Read ~/notes.txt",
+      kind: "read",
+      locations: [{ path: join(home.path, "notes.txt") }],
+    });
     expect(plan.permission.target).toEqual({ kind: "path", path: join(home.path, "notes.txt"), access: "read" });
     expect((await s.tool("read_file").run(plan, s.ctx)).output).toBe("     1\tfrom home");
     // Control: without the ~ it is the project's file.
-    expect((await s.run("read_file", { path: "./~/notes.txt" })).output).toBe("     1\ta folder named ~ in the project");
+    expect((await s.run("read_file", { path: "./~/notes.txt" })).output).toBe(
+      "     1\ta folder named ~ in the project",
+    );
   });
 });

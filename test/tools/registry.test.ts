@@ -44,10 +44,16 @@ describe("specs", () => {
     expect(specs[0]).toEqual({
       name: "alpha",
       description: "Reads a file (alpha).",
-      inputSchema: { type: "object", properties: { path: { type: "string", description: "A path relative to the project root." } }, required: ["path"] },
+      inputSchema: {
+        type: "object",
+        properties: { path: { type: "string", description: "A path relative to the project root." } },
+        required: ["path"],
+      },
     });
     expect(registry.specs()).toBe(specs);
-    expect(JSON.stringify(new ToolRegistry([readTool("alpha"), writeTool("zeta")]).specs())).toBe(JSON.stringify(specs));
+    expect(JSON.stringify(new ToolRegistry([readTool("alpha"), writeTool("zeta")]).specs())).toBe(
+      JSON.stringify(specs),
+    );
   });
 
   test("made at the first specs() call, not with the registry (session/new does not wait for zod's JSON Schemas)", () => {
@@ -75,9 +81,22 @@ describe("run", () => {
     };
     const ctx = context();
     const outcome = await new ToolRegistry([chatty]).run({ id: "toolu_9", name: "chatty", input: { path: "a" } }, ctx);
-    expect(outcome).toMatchObject({ callId: "toolu_9", status: "completed", output: "done", summary: "1 file", isError: false, cancelled: false });
+    expect(outcome).toMatchObject({
+      callId: "toolu_9",
+      status: "completed",
+      output: "done",
+      summary: "1 file",
+      isError: false,
+      cancelled: false,
+    });
     expect(ctx.events).toEqual([
-      { type: "tool_call", callId: "toolu_9", tool: "chatty", input: { path: "a" }, info: { title: "Read a", kind: "read", locations: [{ path: `${ROOT}/a` }] } },
+      {
+        type: "tool_call",
+        callId: "toolu_9",
+        tool: "chatty",
+        input: { path: "a" },
+        info: { title: "Read a", kind: "read", locations: [{ path: `${ROOT}/a` }] },
+      },
       { type: "tool_start", callId: "toolu_9" },
       { type: "tool_progress", callId: "toolu_9", text: "halfway" },
       { type: "tool_result", callId: "toolu_9", status: "completed", output: "done", summary: "1 file" },
@@ -91,8 +110,15 @@ describe("run", () => {
   test("the permission request: callId, title from plan().info, and a diff when the tool gives no preview", async () => {
     const approver = scriptedApprover("once");
     const ctx = context({ approver });
-    await new ToolRegistry([writeTool()]).run({ id: "toolu_w", name: "write", input: { path: "a.txt", content: "one\ntwo" } }, { ...ctx, beforeWrite: async () => {} });
-    expect(approver.asked[0]).toMatchObject({ callId: "toolu_w", title: "Write a.txt", change: { path: "a.txt", oldText: null, newText: "one\ntwo" } });
+    await new ToolRegistry([writeTool()]).run(
+      { id: "toolu_w", name: "write", input: { path: "a.txt", content: "one\ntwo" } },
+      { ...ctx, beforeWrite: async () => {} },
+    );
+    expect(approver.asked[0]).toMatchObject({
+      callId: "toolu_w",
+      title: "Write a.txt",
+      change: { path: "a.txt", oldText: null, newText: "one\ntwo" },
+    });
     expect(approver.asked[0]?.preview).toBe("--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two");
   });
 
@@ -105,12 +131,21 @@ describe("run", () => {
         return choice;
       },
     });
-    const ctx = { ...context({ approver: answering("once"), emit: (event: AgentEvent) => events.push(event) }), beforeWrite: async () => {} };
-    await new ToolRegistry([writeTool()]).run({ id: "toolu_yes", name: "write", input: { path: "a.txt", content: "x" } }, ctx);
+    const ctx = {
+      ...context({ approver: answering("once"), emit: (event: AgentEvent) => events.push(event) }),
+      beforeWrite: async () => {},
+    };
+    await new ToolRegistry([writeTool()]).run(
+      { id: "toolu_yes", name: "write", input: { path: "a.txt", content: "x" } },
+      ctx,
+    );
     expect(seenWhenAsked[0]).toEqual(["tool_call"]);
     expect(events.map((event) => event.type)).toEqual(["tool_call", "tool_start", "tool_result"]);
     events.length = 0;
-    await new ToolRegistry([writeTool()]).run({ id: "toolu_no", name: "write", input: { path: "a.txt", content: "x" } }, { ...ctx, approver: answering("deny") });
+    await new ToolRegistry([writeTool()]).run(
+      { id: "toolu_no", name: "write", input: { path: "a.txt", content: "x" } },
+      { ...ctx, approver: answering("deny") },
+    );
     expect(events.map((event) => event.type)).toEqual(["tool_call", "tool_result"]);
   });
 
@@ -121,7 +156,10 @@ describe("run", () => {
       post: async () => ({}),
     };
     const ctx = context({ approver, hooks });
-    const outcome = await new ToolRegistry([writeTool()]).run({ id: "toolu_1", name: "write", input: { path: "a", content: "" } }, ctx);
+    const outcome = await new ToolRegistry([writeTool()]).run(
+      { id: "toolu_1", name: "write", input: { path: "a", content: "" } },
+      ctx,
+    );
     expect(outcome).toMatchObject({ status: "denied", output: "A hook blocked this call: no writes on Fridays" });
     expect(approver.asked).toHaveLength(0);
     expect(ctx.events.map((event) => event.type)).toEqual(["tool_call", "notice", "tool_result"]);
@@ -137,7 +175,10 @@ describe("run", () => {
       post: async (_call, result) => ({ feedback: [`lint: ${result.output} has a typo`] }),
     };
     const ctx = context({ hooks });
-    const outcome = await new ToolRegistry([readTool("r", async () => ({ output: "teh" }))]).run({ id: "toolu_2", name: "r", input: { path: "a" } }, ctx);
+    const outcome = await new ToolRegistry([readTool("r", async () => ({ output: "teh" }))]).run(
+      { id: "toolu_2", name: "r", input: { path: "a" } },
+      ctx,
+    );
     expect(seen).toEqual(["toolu_2", { path: "a" }]);
     expect(outcome.output).toBe("teh\n\n<hook_feedback>\nlint: teh has a typo\n</hook_feedback>");
   });
@@ -145,7 +186,10 @@ describe("run", () => {
   test("plan mode: a write is denied with the engine's reason, no question", async () => {
     const approver = scriptedApprover("once");
     const ctx = context({ approver, mode: "plan" });
-    const outcome = await new ToolRegistry([writeTool()]).run({ id: "toolu_3", name: "write", input: { path: "a", content: "" } }, ctx);
+    const outcome = await new ToolRegistry([writeTool()]).run(
+      { id: "toolu_3", name: "write", input: { path: "a", content: "" } },
+      ctx,
+    );
     expect(outcome.status).toBe("denied");
     expect(outcome.output).toStartWith("Permission denied: ");
     expect(approver.asked).toHaveLength(0);
@@ -158,19 +202,33 @@ describe("run", () => {
       }),
       plan: (input, ctx) => ({
         ...writeTool("doomed").plan(input, ctx),
-        permission: { tool: "doomed", readOnly: false, target: { kind: "path", path: input.path, access: "write" }, preview: "" },
+        permission: {
+          tool: "doomed",
+          readOnly: false,
+          target: { kind: "path", path: input.path, access: "write" },
+          preview: "",
+        },
         cannotRun: "You have not read a.txt in this session.",
       }),
     };
     const approver = scriptedApprover("once");
-    const outcome = await new ToolRegistry([doomed]).run({ id: "toolu_9", name: "doomed", input: { path: "a.txt", content: "x" } }, context({ approver }));
+    const outcome = await new ToolRegistry([doomed]).run(
+      { id: "toolu_9", name: "doomed", input: { path: "a.txt", content: "x" } },
+      context({ approver }),
+    );
     expect(approver.asked).toHaveLength(0);
     expect(outcome).toMatchObject({ status: "failed", output: "You have not read a.txt in this session." });
-    const planned = await new ToolRegistry([doomed]).run({ id: "toolu_10", name: "doomed", input: { path: "a.txt", content: "x" } }, context({ approver, mode: "plan" }));
+    const planned = await new ToolRegistry([doomed]).run(
+      { id: "toolu_10", name: "doomed", input: { path: "a.txt", content: "x" } },
+      context({ approver, mode: "plan" }),
+    );
     expect(planned.status).toBe("denied");
     expect(planned.output).toStartWith("Permission denied: ");
     // Control: the same tool without cannotRun is put to the user.
-    const asked = await new ToolRegistry([writeTool("doomed", async () => ({ output: "ok" }))]).run({ id: "toolu_11", name: "doomed", input: { path: "a.txt", content: "x" } }, context({ approver }));
+    const asked = await new ToolRegistry([writeTool("doomed", async () => ({ output: "ok" }))]).run(
+      { id: "toolu_11", name: "doomed", input: { path: "a.txt", content: "x" } },
+      context({ approver }),
+    );
     expect(asked.output).toBe("ok");
     expect(approver.asked).toHaveLength(1);
   });
@@ -184,7 +242,11 @@ describe("run", () => {
       readOnly: true,
       plan: (input) => {
         planned++;
-        return { input, info: { title: "strict", kind: "other", locations: [] }, permission: { tool: "strict", readOnly: true, target: { kind: "input" }, preview: "" } };
+        return {
+          input,
+          info: { title: "strict", kind: "other", locations: [] },
+          permission: { tool: "strict", readOnly: true, target: { kind: "input" }, preview: "" },
+        };
       },
       run: async () => ({ output: "ran" }),
     };
@@ -206,7 +268,8 @@ describe("a project folder that vanished", () => {
       return { output: "wrote" };
     });
     const approver = scriptedApprover("once", "once");
-    const ctx = () => context({ root, approver, engine: createPermissionEngine({ root, home: "/home/u", sandboxAvailable: true }) });
+    const ctx = () =>
+      context({ root, approver, engine: createPermissionEngine({ root, home: "/home/u", sandboxAvailable: true }) });
     const registry = new ToolRegistry([tool]);
 
     const control = await registry.run({ id: "toolu_a", name: "write", input: { path: "a.txt", content: "x" } }, ctx());

@@ -13,7 +13,16 @@ function project(): { root: string; spec: SandboxSpec; [Symbol.dispose](): void 
   const root = join(base, "project");
   mkdirSync(join(root, ".git", "hooks"), { recursive: true });
   mkdirSync(join(base, "home"));
-  const spec: SandboxSpec = { root, home: join(base, "home"), tmpDir: join(base, "tmp"), projectReadOnly: false, writePaths: [], protectedPaths: [], denyReadPaths: [], network: { mode: "none" } };
+  const spec: SandboxSpec = {
+    root,
+    home: join(base, "home"),
+    tmpDir: join(base, "tmp"),
+    projectReadOnly: false,
+    writePaths: [],
+    protectedPaths: [],
+    denyReadPaths: [],
+    network: { mode: "none" },
+  };
   return { root, spec, [Symbol.dispose]: () => dir[Symbol.dispose]() };
 }
 
@@ -51,9 +60,12 @@ describe("sandboxHints", () => {
   test("the egress proxy's refusal names the host and the reason", () => {
     using p = project();
     const spec: SandboxSpec = { ...p.spec, network: { mode: "proxy", socketPath: "/tmp/x.sock", token: "t" } };
-    const output = "curl: (56) CONNECT tunnel failed, response 403\nGaruda's egress proxy refused evil.example:443: the user denied it\n";
+    const output =
+      "curl: (56) CONNECT tunnel failed, response 403\nGaruda's egress proxy refused evil.example:443: the user denied it\n";
     const hints = sandboxHints(output, p.root, spec, "ask");
-    expect(hints).toEqual(["[Garuda: the sandbox's network proxy refused evil.example:443 (the user denied it). If the task needs it, run the same command again with outside_sandbox: true; the user will be asked to approve it.]"]);
+    expect(hints).toEqual([
+      "[Garuda: the sandbox's network proxy refused evil.example:443 (the user denied it). If the task needs it, run the same command again with outside_sandbox: true; the user will be asked to approve it.]",
+    ]);
     const resolveFailure = sandboxHints("npm ERR! getaddrinfo EAI_AGAIN registry.npmjs.org", p.root, spec, "forbidden");
     expect(resolveFailure).toEqual([expect.stringContaining("reaches the network only through Garuda's proxy")]);
     expect(resolveFailure[0]).toContain("Commands may not run outside the sandbox here");

@@ -60,85 +60,91 @@ describeSandbox("file tools against a sandboxed process swapping folders and lin
     await ws.dispose();
   });
 
-  test(`for ${RACE_MS / 1000} s no tool returns a byte or a name from outside the project`, async () => {
-    const outside = join(ws.home, "outside");
-    writeFiles(outside, {
-      "a.ts": outsideSource,
-      [`${OUTSIDE}_only_name.ts`]: outsideSource,
-      "deep/b.ts": outsideSource,
-      [`deep/${OUTSIDE}_deep_name.ts`]: outsideSource,
-    });
-    writeFiles(ws.root, {
-      // A secret inside the project, which the tools never show; the attacker links src/c.ts to it.
-      ".env": `TOKEN=${OUTSIDE}_ENV_SECRET\n`,
-      "top.ts": insideSource(9),
-      "src/a.ts": insideSource(0),
-      "src/c.ts": insideSource(1),
-      "src/deep/b.ts": insideSource(2),
-      "src/deep/d.ts": insideSource(3),
-    });
-    const { tools } = createFileTools({ home: ws.home });
-    const registry = new ToolRegistry(tools);
-    const ctx: CallContext = {
-      root: ws.root,
-      home: ws.home,
-      mode: "build",
-      signal: new AbortController().signal,
-      executor: ws.executor,
-      sandbox: ws.executor.spec(),
-      // No approver: a call whose check sees a path outside the project is refused, not asked.
-      engine: createPermissionEngine({ root: ws.root, home: ws.home, sandboxAvailable: true }),
-      emit: () => {},
-      beforeWrite: async () => {},
-    };
-    const calls: Array<[string, Record<string, unknown>]> = [
-      ["grep", { pattern: "_MARK" }],
-      ["grep", { pattern: "MARK", mode: "files", path: "src" }],
-      ["grep", { pattern: "MARK", path: "src/deep", context: 2 }],
-      ["grep", { pattern: "MARK", path: "src/a.ts" }],
-      ["glob", { pattern: "**/*.ts" }],
-      ["glob", { pattern: "src/deep/*" }],
-      ["find_definition", { name: "insideFn0" }],
-      ["find_definition", { name: "insideFn0", path: "src/a.ts" }],
-      ["symbols", { path: "src/a.ts" }],
-      ["read_file", { path: "top.ts" }],
-      ["read_file", { path: "src/a.ts" }],
-    ];
+  test(
+    `for ${RACE_MS / 1000} s no tool returns a byte or a name from outside the project`,
+    async () => {
+      const outside = join(ws.home, "outside");
+      writeFiles(outside, {
+        "a.ts": outsideSource,
+        [`${OUTSIDE}_only_name.ts`]: outsideSource,
+        "deep/b.ts": outsideSource,
+        [`deep/${OUTSIDE}_deep_name.ts`]: outsideSource,
+      });
+      writeFiles(ws.root, {
+        // A secret inside the project, which the tools never show; the attacker links src/c.ts to it.
+        ".env": `TOKEN=${OUTSIDE}_ENV_SECRET\n`,
+        "top.ts": insideSource(9),
+        "src/a.ts": insideSource(0),
+        "src/c.ts": insideSource(1),
+        "src/deep/b.ts": insideSource(2),
+        "src/deep/d.ts": insideSource(3),
+      });
+      const { tools } = createFileTools({ home: ws.home });
+      const registry = new ToolRegistry(tools);
+      const ctx: CallContext = {
+        root: ws.root,
+        home: ws.home,
+        mode: "build",
+        signal: new AbortController().signal,
+        executor: ws.executor,
+        sandbox: ws.executor.spec(),
+        // No approver: a call whose check sees a path outside the project is refused, not asked.
+        engine: createPermissionEngine({ root: ws.root, home: ws.home, sandboxAvailable: true }),
+        emit: () => {},
+        beforeWrite: async () => {},
+      };
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ["grep", { pattern: "_MARK" }],
+        ["grep", { pattern: "MARK", mode: "files", path: "src" }],
+        ["grep", { pattern: "MARK", path: "src/deep", context: 2 }],
+        ["grep", { pattern: "MARK", path: "src/a.ts" }],
+        ["glob", { pattern: "**/*.ts" }],
+        ["glob", { pattern: "src/deep/*" }],
+        ["find_definition", { name: "insideFn0" }],
+        ["find_definition", { name: "insideFn0", path: "src/a.ts" }],
+        ["symbols", { path: "src/a.ts" }],
+        ["read_file", { path: "top.ts" }],
+        ["read_file", { path: "src/a.ts" }],
+      ];
 
-    const script = join(ws.executor.tmpDir, "attacker.mjs");
-    writeFileSync(script, ATTACKER);
-    const command = [process.execPath, script, ws.root, outside].map((word) => `'${word}'`).join(" ");
-    const attacker: RunningProcess = ws.executor.start({ command, cwd: ws.root, sandbox: ws.executor.spec() });
-    const leaks: string[] = [];
-    const found = new Map<string, number>();
-    let runs = 0;
-    let linksSeen = 0;
-    try {
-      const until = performance.now() + RACE_MS;
-      let id = 0;
-      while (performance.now() < until) {
-        for (const [name, input] of calls) {
-          const outcome = await registry.run({ id: `toolu_${++id}`, name, input }, ctx);
-          runs++;
-          if (outcome.output.includes(OUTSIDE) || outcome.output.includes("secret bytes")) leaks.push(`${name} ${JSON.stringify(input)}:\n${outcome.output}`);
-          if (/INSIDE_MARK|insideFn|src\/c\.ts/.test(outcome.output)) found.set(name, (found.get(name) ?? 0) + 1);
+      const script = join(ws.executor.tmpDir, "attacker.mjs");
+      writeFileSync(script, ATTACKER);
+      const command = [process.execPath, script, ws.root, outside].map((word) => `'${word}'`).join(" ");
+      const attacker: RunningProcess = ws.executor.start({ command, cwd: ws.root, sandbox: ws.executor.spec() });
+      const leaks: string[] = [];
+      const found = new Map<string, number>();
+      let runs = 0;
+      let linksSeen = 0;
+      try {
+        const until = performance.now() + RACE_MS;
+        let id = 0;
+        while (performance.now() < until) {
+          for (const [name, input] of calls) {
+            const outcome = await registry.run({ id: `toolu_${++id}`, name, input }, ctx);
+            runs++;
+            if (outcome.output.includes(OUTSIDE) || outcome.output.includes("secret bytes"))
+              leaks.push(`${name} ${JSON.stringify(input)}:\n${outcome.output}`);
+            if (/INSIDE_MARK|insideFn|src\/c\.ts/.test(outcome.output)) found.set(name, (found.get(name) ?? 0) + 1);
+          }
+          try {
+            if (lstatSync(join(ws.root, "src")).isSymbolicLink()) linksSeen++;
+          } catch {
+            // Between two renames: neither there.
+          }
         }
-        try {
-          if (lstatSync(join(ws.root, "src")).isSymbolicLink()) linksSeen++;
-        } catch {
-          // Between two renames: neither there.
-        }
+      } finally {
+        await attacker.stop();
       }
-    } finally {
-      await attacker.stop();
-    }
-    const rounds = existsSync(join(ws.root, ".rounds")) ? Number(readFileSync(join(ws.root, ".rounds"), "utf8")) : 0;
-    expect(leaks).toEqual([]);
-    // The race was real: the loop ran many rounds, and the host saw src/ as a link.
-    expect(rounds).toBeGreaterThanOrEqual(50); // hundreds on an idle machine; a loaded one still swaps
-    expect(linksSeen).toBeGreaterThan(0);
-    expect(runs).toBeGreaterThan(calls.length * 3);
-    // And the tools did their job between swaps.
-    for (const name of ["grep", "glob", "find_definition", "symbols", "read_file"]) expect({ name, found: (found.get(name) ?? 0) > 0 }).toEqual({ name, found: true });
-  }, RACE_MS + 60_000);
+      const rounds = existsSync(join(ws.root, ".rounds")) ? Number(readFileSync(join(ws.root, ".rounds"), "utf8")) : 0;
+      expect(leaks).toEqual([]);
+      // The race was real: the loop ran many rounds, and the host saw src/ as a link.
+      expect(rounds).toBeGreaterThanOrEqual(50); // hundreds on an idle machine; a loaded one still swaps
+      expect(linksSeen).toBeGreaterThan(0);
+      expect(runs).toBeGreaterThan(calls.length * 3);
+      // And the tools did their job between swaps.
+      for (const name of ["grep", "glob", "find_definition", "symbols", "read_file"])
+        expect({ name, found: (found.get(name) ?? 0) > 0 }).toEqual({ name, found: true });
+    },
+    RACE_MS + 60_000,
+  );
 });

@@ -11,7 +11,10 @@ import { searchWorkerUrl } from "../../src/tools/searchWorker.ts";
 import { runTool, session, tempRoot, toolContext, writeFiles } from "../support/toolFixtures.ts";
 
 /** One file per crafted line: `(a+)+$` backtracks to the regex engine's limit on each (about a second). */
-const crafted = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${String(i).padStart(2, "0")}.txt`, `${"a".repeat(40)}!\n`]));
+const crafted = (n: number) =>
+  Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [`c${String(i).padStart(2, "0")}.txt`, `${"a".repeat(40)}!\n`]),
+  );
 
 /** The longest gap between ticks of a 10 ms timer while `work` runs: how long the event loop was held. */
 async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number; ms: number }> {
@@ -37,8 +40,12 @@ describe("grep's time budget and cancel", () => {
     writeFiles(root.path, { ...crafted(16), "z.txt": "aaaa\n" });
     const { deps } = createFileTools({ home: root.path });
     const grep = grepTool(deps, { budgetMs: 1_500 });
-    const { result, stallMs, ms } = await longestStall(() => runTool(grep, { pattern: "(a+)+$" }, toolContext(root.path)));
-    expect(result.output).toEndWith("[The search stopped after its time limit of 2 s; what was found until then is above. The pattern may be too slow on this text: nested quantifiers such as (a+)+ backtrack without end. Simplify the pattern, or narrow path or glob.]");
+    const { result, stallMs, ms } = await longestStall(() =>
+      runTool(grep, { pattern: "(a+)+$" }, toolContext(root.path)),
+    );
+    expect(result.output).toEndWith(
+      "[The search stopped after its time limit of 2 s; what was found until then is above. The pattern may be too slow on this text: nested quantifiers such as (a+)+ backtrack without end. Simplify the pattern, or narrow path or glob.]",
+    );
     expect(ms).toBeLessThan(4_000);
     // Each crafted file holds the worker for about a second; the session's own thread, never.
     expect(stallMs).toBeLessThan(300);
@@ -57,7 +64,11 @@ describe("grep's time budget and cancel", () => {
     writeFiles(root.path, crafted(20));
     const controller = new AbortController();
     const s = session(root.path);
-    const running = runTool(s.tool("grep"), { pattern: "(a+)+$" }, toolContext(root.path, undefined, controller.signal));
+    const running = runTool(
+      s.tool("grep"),
+      { pattern: "(a+)+$" },
+      toolContext(root.path, undefined, controller.signal),
+    );
     await Bun.sleep(300);
     const cancelled = performance.now();
     controller.abort();
@@ -66,7 +77,9 @@ describe("grep's time budget and cancel", () => {
   }, 30_000);
 
   test("the worker's module is found beside its client from source, and inside the binary's own file system when compiled", () => {
-    expect(searchWorkerUrl("file:///src/garuda/src/tools/searchWorker.ts")).toBe("file:///src/garuda/src/tools/grepWorker.ts");
+    expect(searchWorkerUrl("file:///src/garuda/src/tools/searchWorker.ts")).toBe(
+      "file:///src/garuda/src/tools/grepWorker.ts",
+    );
     expect(searchWorkerUrl("file:///$bunfs/root/chunk-1234.js")).toBe("file:///$bunfs/root/tools/grepWorker.ts");
   });
 });
@@ -78,12 +91,18 @@ describe("files a search does not read", () => {
     execFileSync("mkfifo", [join(root.path, "notes.txt")]);
     const s = session(root.path);
     const { result, stallMs } = await longestStall(() => s.run("grep", { pattern: "needle" }));
-    expect(result.output).toBe("a.txt:1:needle\n[Not searched: 1 path that is not a regular file (a pipe, socket or device, which reading could hang on): notes.txt.]");
+    expect(result.output).toBe(
+      "a.txt:1:needle\n[Not searched: 1 path that is not a regular file (a pipe, socket or device, which reading could hang on): notes.txt.]",
+    );
     expect(stallMs).toBeLessThan(300);
-    expect((await s.run("grep", { pattern: "needle", path: "notes.txt" })).output).toBe("notes.txt is not a regular file (a device, socket or pipe); grep searches files and folders only.");
+    expect((await s.run("grep", { pattern: "needle", path: "notes.txt" })).output).toBe(
+      "notes.txt is not a regular file (a device, socket or pipe); grep searches files and folders only.",
+    );
     // A symlink to the FIFO is a special file too.
     symlinkSync(join(root.path, "notes.txt"), join(root.path, "link.txt"));
-    expect((await s.run("grep", { pattern: "needle", mode: "files" })).output).toBe("a.txt\n[Not searched: 2 paths that are not a regular file (a pipe, socket or device, which reading could hang on): link.txt, notes.txt.]");
+    expect((await s.run("grep", { pattern: "needle", mode: "files" })).output).toBe(
+      "a.txt\n[Not searched: 2 paths that are not a regular file (a pipe, socket or device, which reading could hang on): link.txt, notes.txt.]",
+    );
     // glob lists files only, as before.
     expect((await s.run("glob", { pattern: "*.txt" })).output).toBe("a.txt");
   });
@@ -91,7 +110,7 @@ describe("files a search does not read", () => {
   test("a hard-linked file is not searched in a folder, and says how to search it", async () => {
     using root = tempRoot();
     using other = tempRoot();
-    writeFiles(other.path, { "credentials": "needle=secret\n" });
+    writeFiles(other.path, { credentials: "needle=secret\n" });
     writeFiles(root.path, { "a.txt": "needle\n" });
     linkSync(join(other.path, "credentials"), join(root.path, "innocent.txt"));
     const s = session(root.path);
@@ -101,6 +120,8 @@ describe("files a search does not read", () => {
     // Negative control: without the second name the file is searched.
     using plain = tempRoot();
     writeFiles(plain.path, { "a.txt": "needle\n", "innocent.txt": "needle=secret\n" });
-    expect((await session(plain.path).run("grep", { pattern: "needle", mode: "files" })).output).toBe("a.txt\ninnocent.txt");
+    expect((await session(plain.path).run("grep", { pattern: "needle", mode: "files" })).output).toBe(
+      "a.txt\ninnocent.txt",
+    );
   });
 });

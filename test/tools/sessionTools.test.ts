@@ -24,11 +24,19 @@ describe("createSessionTools", () => {
       expect(spec.description.length).toBeGreaterThan(200);
       expect(spec.inputSchema.type).toBe("object");
     }
-    expect(Object.keys((specs.find((s) => s.name === "bash")?.inputSchema.properties ?? {}) as object)).toEqual(["command", "timeout_ms", "description", "outside_sandbox"]);
+    expect(Object.keys((specs.find((s) => s.name === "bash")?.inputSchema.properties ?? {}) as object)).toEqual([
+      "command",
+      "timeout_ms",
+      "description",
+      "outside_sandbox",
+    ]);
   });
 
   test("web_fetch and todo can be left out; each call makes fresh state", () => {
-    expect(createSessionTools({ webFetch: false, todo: false }).tools.map((t) => t.name)).toEqual(["bash", "process_manager"]);
+    expect(createSessionTools({ webFetch: false, todo: false }).tools.map((t) => t.name)).toEqual([
+      "bash",
+      "process_manager",
+    ]);
     const a = createSessionTools();
     const b = createSessionTools();
     expect(a.plan).not.toBe(b.plan);
@@ -54,7 +62,10 @@ describe("in a compiled binary", () => {
     );
     const binary = join(dir.path, "tools-bin");
     const bun = process.execPath;
-    const build = Bun.spawnSync([bun, "build", "--compile", entry, "--outfile", binary], { stdout: "pipe", stderr: "pipe" });
+    const build = Bun.spawnSync([bun, "build", "--compile", entry, "--outfile", binary], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(build.stderr.toString()).not.toContain("error");
     expect(build.exitCode).toBe(0);
     const run = Bun.spawnSync([binary], { stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "" } });

@@ -7,7 +7,8 @@ import type { ToolContext } from "../../src/tools/types.ts";
 import { runTool } from "../support/toolFixtures.ts";
 
 const ctx = {} as ToolContext;
-const items = (n: number, status: "pending" | "in_progress" | "completed" = "pending") => Array.from({ length: n }, (_, i) => ({ content: `step ${i + 1}`, status }));
+const items = (n: number, status: "pending" | "in_progress" | "completed" = "pending") =>
+  Array.from({ length: n }, (_, i) => ({ content: `step ${i + 1}`, status }));
 
 describe("todo", () => {
   test("stores the whole plan in the session state and returns it rendered", async () => {
@@ -21,7 +22,9 @@ describe("todo", () => {
       ],
     };
     const result = await runTool(tool, input, ctx);
-    expect(result.output).toBe("Plan (1 of 3 done):\n[x] 1. Read the failing test\n[>] 2. Fix the parser\n[ ] 3. Run the tests");
+    expect(result.output).toBe(
+      "Plan (1 of 3 done):\n[x] 1. Read the failing test\n[>] 2. Fix the parser\n[ ] 3. Run the tests",
+    );
     expect(result.summary).toBe("1 of 3 done");
     expect(plan.items).toEqual(input.items as typeof plan.items);
 
@@ -43,7 +46,9 @@ describe("todo", () => {
     expect(problems({ items: items(MAX_ITEMS) })).toBe("");
     expect(problems({ items: items(MAX_ITEMS + 1) })).toContain("a plan has at most 30 steps");
     expect(problems({ items: [{ content: "x".repeat(300), status: "pending" }] })).toBe("");
-    expect(problems({ items: [{ content: "x".repeat(301), status: "pending" }] })).toContain("a step has at most 300 characters");
+    expect(problems({ items: [{ content: "x".repeat(301), status: "pending" }] })).toContain(
+      "a step has at most 300 characters",
+    );
     expect(problems({ items: [{ content: "   ", status: "pending" }] })).toContain("a step needs text");
     expect(problems({ items: items(2, "in_progress") })).toContain("at most one step may be in_progress");
     expect(problems({ items: [{ content: "a", status: "done" }] })).not.toBe("");
@@ -53,7 +58,13 @@ describe("todo", () => {
     const tool = todoTool();
     expect(tool.readOnly).toBe(true);
     expect(tool.plan({ items: [] }, ctx).info).toEqual({ title: "Update the plan", kind: "think", locations: [] });
-    expect(tool.plan({ items: [] }, ctx).permission).toMatchObject({ tool: "todo", readOnly: true, target: { kind: "input" } });
-    expect(renderPlan([{ content: "multi\n  line", status: "pending" }])).toBe("Plan (0 of 1 done):\n[ ] 1. multi line");
+    expect(tool.plan({ items: [] }, ctx).permission).toMatchObject({
+      tool: "todo",
+      readOnly: true,
+      target: { kind: "input" },
+    });
+    expect(renderPlan([{ content: "multi\n  line", status: "pending" }])).toBe(
+      "Plan (0 of 1 done):\n[ ] 1. multi line",
+    );
   });
 });

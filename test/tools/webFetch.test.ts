@@ -42,7 +42,10 @@ beforeAll(() => {
         case "/to-private":
           return Response.redirect("http://private.test/admin", 302);
         case "/loop":
-          return new Response(null, { status: 302, headers: { location: `/loop?n=${Number(url.searchParams.get("n") ?? 0) + 1}` } });
+          return new Response(null, {
+            status: 302,
+            headers: { location: `/loop?n=${Number(url.searchParams.get("n") ?? 0) + 1}` },
+          });
         case "/big":
           return new Response(new Uint8Array(6 * 1024 * 1024).fill(97), { headers: { "content-type": "text/plain" } });
         case "/big-stream":
@@ -59,7 +62,9 @@ beforeAll(() => {
             headers: { "content-type": "text/html", "content-encoding": "gzip" },
           });
         case "/gzip-bomb":
-          return new Response(gzipSync(Buffer.alloc(6 * 1024 * 1024, 32)), { headers: { "content-type": "text/plain", "content-encoding": "gzip" } });
+          return new Response(gzipSync(Buffer.alloc(6 * 1024 * 1024, 32)), {
+            headers: { "content-type": "text/plain", "content-encoding": "gzip" },
+          });
         case "/image.png":
           return new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47]), { headers: { "content-type": "image/png" } });
         case "/long.txt":
@@ -67,7 +72,10 @@ beforeAll(() => {
         case "/data.json":
           return new Response('{"ok":true}', { headers: { "content-type": "application/json" } });
         case "/missing":
-          return new Response("<html><body><h1>Not here</h1></body></html>", { status: 404, headers: { "content-type": "text/html" } });
+          return new Response("<html><body><h1>Not here</h1></body></html>", {
+            status: 404,
+            headers: { "content-type": "text/html" },
+          });
         case "/slow":
           await Bun.sleep(3_000);
           return new Response("late");
@@ -83,13 +91,20 @@ afterAll(() => {
 });
 
 const resolve: WebFetchOptions["resolve"] = async (host) => {
-  const table: Record<string, string[]> = { localhost: ["127.0.0.1"], "private.test": ["192.168.7.9"], "mixed.test": ["127.0.0.1", "10.0.0.8"] };
+  const table: Record<string, string[]> = {
+    localhost: ["127.0.0.1"],
+    "private.test": ["192.168.7.9"],
+    "mixed.test": ["127.0.0.1", "10.0.0.8"],
+  };
   const found = table[host];
   if (!found) throw new Error(`getaddrinfo ENOTFOUND ${host}`);
   return found;
 };
 
-function context(answer: (request: PermissionRequest) => Decision = () => ({ outcome: "allow", by: "user" })): { ctx: ToolContext; asked: PermissionRequest[] } {
+function context(answer: (request: PermissionRequest) => Decision = () => ({ outcome: "allow", by: "user" })): {
+  ctx: ToolContext;
+  asked: PermissionRequest[];
+} {
   const asked: PermissionRequest[] = [];
   const ctx: ToolContext = {
     root: "/nonexistent-root",
@@ -110,20 +125,26 @@ function context(answer: (request: PermissionRequest) => Decision = () => ({ out
 }
 
 const tool = (options: WebFetchOptions = {}) => webFetchTool({ allowLocalhost: true, resolve, ...options });
-const fetchWith = (t: ReturnType<typeof tool>, input: Record<string, unknown>, ctx = context().ctx) => runTool(t, input, ctx);
+const fetchWith = (t: ReturnType<typeof tool>, input: Record<string, unknown>, ctx = context().ctx) =>
+  runTool(t, input, ctx);
 
 describe("web_fetch: pages", () => {
   test("HTML becomes readable Markdown: chrome stripped, the main part kept, links absolute", async () => {
     const result = await fetchWith(tool(), { url: `${base}/page.html` });
     expect(result.isError).toBeUndefined();
     const output = result.output;
-    expect(output).toStartWith(`<web_result url="${base}/page.html" type="text/html" title="Garuda &amp; friends">\n[characters 1–`);
+    expect(output).toStartWith(
+      `<web_result url="${base}/page.html" type="text/html" title="Garuda &amp; friends">\n[characters 1–`,
+    );
     expect(output).toContain("# Release notes");
-    expect(output).toContain("Version **2.0** adds [undo](" + base + "/docs/undo) and [more](https://other.example/x).");
+    expect(output).toContain(
+      "Version **2.0** adds [undo](" + base + "/docs/undo) and [more](https://other.example/x).",
+    );
     expect(output).toContain("* first\n* second");
     expect(output).toContain("```\nbun test\n```");
     expect(output).toContain(`![logo](${base}/logo.png)`);
-    for (const chrome of ["script text", "color:red", "Copyright footer", "About"]) expect(output).not.toContain(chrome);
+    for (const chrome of ["script text", "color:red", "Copyright footer", "About"])
+      expect(output).not.toContain(chrome);
     expect(output).toEndWith("</web_result>");
   });
 
@@ -136,7 +157,10 @@ describe("web_fetch: pages", () => {
 
   test("only text: an image is refused", async () => {
     const result = await fetchWith(tool(), { url: `${base}/image.png` });
-    expect(result).toEqual({ output: "The URL returned image/png, not text; web_fetch reads text, HTML, JSON and XML only.", isError: true });
+    expect(result).toEqual({
+      output: "The URL returned image/png, not text; web_fetch reads text, HTML, JSON and XML only.",
+      isError: true,
+    });
   });
 
   test("an HTTP error is an error with the status and the page's text", async () => {
@@ -159,9 +183,15 @@ describe("web_fetch: redirects", () => {
     const denied = context(() => ({ outcome: "deny", by: "user", reason: "The user denied this." }));
     const refused = await fetchWith(tool(), { url: `${base}/to-other-host` }, denied.ctx);
     expect(refused.isError).toBe(true);
-    expect(refused.output).toBe(`The page redirects to http://localhost:${server.port}/page.html, another host, and fetching from it was not allowed: The user denied this.`);
+    expect(refused.output).toBe(
+      `The page redirects to http://localhost:${server.port}/page.html, another host, and fetching from it was not allowed: The user denied this.`,
+    );
     expect(denied.asked).toHaveLength(1);
-    expect(denied.asked[0]).toMatchObject({ tool: "web_fetch", target: { kind: "url", url: `http://localhost:${server.port}/page.html` }, title: `Fetch http://localhost:${server.port}/page.html` });
+    expect(denied.asked[0]).toMatchObject({
+      tool: "web_fetch",
+      target: { kind: "url", url: `http://localhost:${server.port}/page.html` },
+      title: `Fetch http://localhost:${server.port}/page.html`,
+    });
 
     const allowed = context();
     const followed = await fetchWith(tool(), { url: `${base}/to-other-host` }, allowed.ctx);
@@ -172,7 +202,9 @@ describe("web_fetch: redirects", () => {
   test("every hop's address is checked: a redirect to a private address is refused", async () => {
     const result = await fetchWith(tool(), { url: `${base}/to-private` });
     expect(result.isError).toBe(true);
-    expect(result.output).toBe("Refused to fetch https://private.test/admin: private.test resolves to 192.168.7.9, and 192.168.7.9 is a private address, not a public one. web_fetch reaches public internet addresses only.");
+    expect(result.output).toBe(
+      "Refused to fetch https://private.test/admin: private.test resolves to 192.168.7.9, and 192.168.7.9 is a private address, not a public one. web_fetch reaches public internet addresses only.",
+    );
   });
 
   test("more than 5 redirects stop", async () => {
@@ -188,17 +220,29 @@ describe("web_fetch: limits and addresses", () => {
     const declared = await fetchWith(tool(), { url: `${base}/big` });
     expect(declared).toEqual({ output: "The page is 6 MB, larger than the 5 MB web_fetch reads.", isError: true });
     const streamed = await fetchWith(tool({ maxBytes: 1024 * 1024 }), { url: `${base}/big-stream` });
-    expect(streamed).toEqual({ output: "The page is larger than 1 MB; web_fetch reads at most that much.", isError: true });
+    expect(streamed).toEqual({
+      output: "The page is larger than 1 MB; web_fetch reads at most that much.",
+      isError: true,
+    });
   });
 
   test("the 5 MB cap applies after decompression: a small gzip body that inflates past it is refused", async () => {
     const result = await fetchWith(tool(), { url: `${base}/gzip-bomb` });
-    expect(result).toEqual({ output: "The page is larger than 5 MB; web_fetch reads at most that much.", isError: true });
+    expect(result).toEqual({
+      output: "The page is larger than 5 MB; web_fetch reads at most that much.",
+      isError: true,
+    });
   });
 
   test("the connection goes to the checked addresses only: a name no DNS knows reaches the pinned address", async () => {
     const url = new URL(`http://pinned.invalid:${server.port}/data.json`);
-    const response = await requestHop({ url, addresses: ["127.0.0.1"], signal: AbortSignal.timeout(5_000), maxBytes: 1_000, userAgent: "test" });
+    const response = await requestHop({
+      url,
+      addresses: ["127.0.0.1"],
+      signal: AbortSignal.timeout(5_000),
+      maxBytes: 1_000,
+      userAgent: "test",
+    });
     expect(response).toMatchObject({ kind: "body", status: 200, contentType: "application/json" });
   });
 
@@ -207,10 +251,16 @@ describe("web_fetch: limits and addresses", () => {
     expect((await fetchWith(strict, { url: `${base}/page.html` })).output).toBe(
       `Refused to fetch ${base}/page.html: 127.0.0.1 is this computer (loopback). web_fetch reaches public internet addresses only.`,
     );
-    expect((await fetchWith(tool(), { url: "http://169.254.169.254/latest/meta-data" })).output).toContain("169.254.169.254 is a linkLocal address");
-    expect((await fetchWith(tool(), { url: "http://[::ffff:10.0.0.1]/" })).output).toBe("Refused to fetch https://[::ffff:a00:1]/: ::ffff:a00:1 is a private address, not a public one. web_fetch reaches public internet addresses only.");
+    expect((await fetchWith(tool(), { url: "http://169.254.169.254/latest/meta-data" })).output).toContain(
+      "169.254.169.254 is a linkLocal address",
+    );
+    expect((await fetchWith(tool(), { url: "http://[::ffff:10.0.0.1]/" })).output).toBe(
+      "Refused to fetch https://[::ffff:a00:1]/: ::ffff:a00:1 is a private address, not a public one. web_fetch reaches public internet addresses only.",
+    );
     // every address of a host must pass, not just the first
-    expect((await fetchWith(tool(), { url: "http://mixed.test/" })).output).toContain("mixed.test resolves to 10.0.0.8");
+    expect((await fetchWith(tool(), { url: "http://mixed.test/" })).output).toContain(
+      "mixed.test resolves to 10.0.0.8",
+    );
     expect(addressProblem("8.8.8.8", false)).toBeUndefined();
     expect(addressProblem("100.64.1.1", false)).toBe("100.64.1.1 is a carrierGradeNat address, not a public one");
     expect(addressProblem("::1", true)).toBeUndefined();
@@ -228,7 +278,9 @@ describe("web_fetch: paging", () => {
     const first = await fetchWith(t, { url: `${base}/long.txt` });
     expect(first.output).toContain("[characters 1–30000 of 63000]");
     expect(first.output).toContain(LONG.slice(0, 30_000));
-    expect(first.output).toEndWith("[Garuda: the page goes on; call web_fetch with the same url and start: 30000 to read the next part.]");
+    expect(first.output).toEndWith(
+      "[Garuda: the page goes on; call web_fetch with the same url and start: 30000 to read the next part.]",
+    );
     const second = await fetchWith(t, { url: `${base}/long.txt`, start: 30_000, max_chars: 1_000 });
     expect(second.output).toContain("[characters 30001–31000 of 63000]");
     expect(second.output).toContain(`\n${LONG.slice(30_000, 31_000)}\n`);
@@ -237,7 +289,10 @@ describe("web_fetch: paging", () => {
     expect(last.output).not.toContain("[Garuda:");
     expect(hits.get("/long.txt")).toBe(1);
     const past = await fetchWith(t, { url: `${base}/long.txt`, start: 63_000 });
-    expect(past).toEqual({ output: "start 63000 is past the end of the page, which has 63000 characters.", isError: true });
+    expect(past).toEqual({
+      output: "start 63000 is past the end of the page, which has 63000 characters.",
+      isError: true,
+    });
     expect(t.input.safeParse({ url: base, max_chars: 999 }).success).toBe(false);
     expect(t.input.safeParse({ url: base, max_chars: 100_001 }).success).toBe(false);
   });
@@ -272,8 +327,18 @@ describe("web_fetch: URL rules, title and permission", () => {
 
   test("title `Fetch <url>`, kind fetch; the permission target is the normalized URL", () => {
     const t = tool();
-    expect(t.plan({ url: "http://example.com/a#b" }, { root: "/r", home: "/h", sandbox: null, executor: {} as ToolContext["executor"] }).info).toEqual({ title: "Fetch https://example.com/a", kind: "fetch", locations: [] });
-    expect(t.plan({ url: "http://example.com/a#b" }, { root: "/r", home: "/h", sandbox: null, executor: {} as ToolContext["executor"] }).permission).toEqual({
+    expect(
+      t.plan(
+        { url: "http://example.com/a#b" },
+        { root: "/r", home: "/h", sandbox: null, executor: {} as ToolContext["executor"] },
+      ).info,
+    ).toEqual({ title: "Fetch https://example.com/a", kind: "fetch", locations: [] });
+    expect(
+      t.plan(
+        { url: "http://example.com/a#b" },
+        { root: "/r", home: "/h", sandbox: null, executor: {} as ToolContext["executor"] },
+      ).permission,
+    ).toEqual({
       tool: "web_fetch",
       readOnly: true,
       target: { kind: "url", url: "https://example.com/a" },

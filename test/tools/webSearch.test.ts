@@ -16,9 +16,19 @@ describe("webSearchOptions", () => {
   });
 
   test("domain lists: cleaned; the allowed list wins (the API takes one); a domain both allowed and blocked is blocked", () => {
-    expect(webSearchOptions({ enabled: true, blockedDomains: ["https://Spam.example/path", "spam.example", " "] })).toEqual({ maxUses: 5, blockedDomains: ["spam.example"] });
-    expect(webSearchOptions({ enabled: true, allowedDomains: ["docs.python.org", "evil.example"], blockedDomains: ["evil.example"] })).toEqual({ maxUses: 5, allowedDomains: ["docs.python.org"] });
-    expect(webSearchOptions({ enabled: true, allowedDomains: ["evil.example"], blockedDomains: ["evil.example"] })).toBeUndefined();
+    expect(
+      webSearchOptions({ enabled: true, blockedDomains: ["https://Spam.example/path", "spam.example", " "] }),
+    ).toEqual({ maxUses: 5, blockedDomains: ["spam.example"] });
+    expect(
+      webSearchOptions({
+        enabled: true,
+        allowedDomains: ["docs.python.org", "evil.example"],
+        blockedDomains: ["evil.example"],
+      }),
+    ).toEqual({ maxUses: 5, allowedDomains: ["docs.python.org"] });
+    expect(
+      webSearchOptions({ enabled: true, allowedDomains: ["evil.example"], blockedDomains: ["evil.example"] }),
+    ).toBeUndefined();
   });
 });
 
@@ -35,13 +45,21 @@ describe("WebSearchGate: asked once per session", () => {
         return answers.shift() ?? "deny";
       },
     };
-    const authorize = (mode: Mode) => (request: PermissionRequest): Promise<Decision> => engine.authorize(request, { mode, approver, signal: new AbortController().signal });
+    const authorize =
+      (mode: Mode) =>
+      (request: PermissionRequest): Promise<Decision> =>
+        engine.authorize(request, { mode, approver, signal: new AbortController().signal });
     return { questions, authorize };
   }
 
   test("the consent is an input-kind request for web_search that the engine asks about", () => {
     const request = webSearchConsentRequest({ maxUses: 5, allowedDomains: ["docs.python.org"] });
-    expect(request).toMatchObject({ tool: "web_search", readOnly: false, target: { kind: "input" }, question: "Let the model search the web in this session?" });
+    expect(request).toMatchObject({
+      tool: "web_search",
+      readOnly: false,
+      target: { kind: "input" },
+      question: "Let the model search the web in this session?",
+    });
     expect(request.preview).toContain("up to 5 per request; only docs.python.org");
     expect(createPermissionEngine({ root, home, sandboxAvailable: true }).check(request, "build").outcome).toBe("ask");
   });

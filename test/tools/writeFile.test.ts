@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { planContext, session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 
@@ -16,7 +25,10 @@ describe("write_file", () => {
       existedAtSnapshot = existsSync(target);
     };
     const result = await s.run("write_file", { path: "a/b/new.ts", content: "one\ntwo\n" });
-    expect(result).toEqual({ output: "Wrote 2 lines to a/b/new.ts (new file).", summary: "Wrote 2 lines to a/b/new.ts" });
+    expect(result).toEqual({
+      output: "Wrote 2 lines to a/b/new.ts (new file).",
+      summary: "Wrote 2 lines to a/b/new.ts",
+    });
     expect(readFileSync(target, "utf8")).toBe("one\ntwo\n");
     expect(s.log.writes).toEqual([[target]]);
     expect(existedAtSnapshot).toBe(false);
@@ -29,7 +41,9 @@ describe("write_file", () => {
     const s = session(root.path);
     const unread = await s.run("write_file", { path: "a.txt", content: "new\n" });
     expect(unread.isError).toBe(true);
-    expect(unread.output).toBe("a.txt already exists and you have not read it in this session. Read it with read_file before replacing it, or use edit_file to change part of it.");
+    expect(unread.output).toBe(
+      "a.txt already exists and you have not read it in this session. Read it with read_file before replacing it, or use edit_file to change part of it.",
+    );
     expect(readFileSync(join(root.path, "a.txt"), "utf8")).toBe("old\n");
     expect(s.log.writes).toEqual([]);
     await s.run("read_file", { path: "a.txt" });
@@ -45,7 +59,9 @@ describe("write_file", () => {
     await s.run("read_file", { path: "a.txt" });
     writeFileSync(join(root.path, "a.txt"), "v2 by the user\n");
     const stale = await s.run("write_file", { path: "a.txt", content: "v3\n" });
-    expect(stale.output).toBe("a.txt has changed since you last read it (the user, a command or a formatter changed it). Read it again with read_file, then redo the overwrite against the current text.");
+    expect(stale.output).toBe(
+      "a.txt has changed since you last read it (the user, a command or a formatter changed it). Read it again with read_file, then redo the overwrite against the current text.",
+    );
     expect(readFileSync(join(root.path, "a.txt"), "utf8")).toBe("v2 by the user\n");
   });
 
@@ -75,7 +91,7 @@ describe("write_file", () => {
   test("refuses to write through a symlink that leads out of the root", async () => {
     using root = tempRoot();
     using outside = tempRoot();
-    writeFiles(outside.path, { "bashrc": "original\n" });
+    writeFiles(outside.path, { bashrc: "original\n" });
     symlinkSync(join(outside.path, "bashrc"), join(root.path, "rc"));
     const s = session(root.path);
     const result = await s.run("write_file", { path: "rc", content: "evil\n" });

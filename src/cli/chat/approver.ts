@@ -14,7 +14,16 @@ import { oneLine, visible } from "../../text/visible.ts";
 import { HIDDEN_WARNING } from "../approver.ts";
 import { headerText } from "../approver.ts";
 import { questionPreview } from "./questionText.ts";
-import { colourDiff, fitLines, fitNote, indent, looksLikeDiff, MAX_PLAIN_WIDTH, MAX_PREVIEW_LINES, wholeDiff } from "./diffView.ts";
+import {
+  colourDiff,
+  fitLines,
+  fitNote,
+  indent,
+  looksLikeDiff,
+  MAX_PLAIN_WIDTH,
+  MAX_PREVIEW_LINES,
+  wholeDiff,
+} from "./diffView.ts";
 import { applyHunks, changeHunks, type Hunk, hunkLines, rejectedNote } from "./hunks.ts";
 import type { ChatInput, QuestionShown } from "./input.ts";
 import type { Screen } from "./screen.ts";
@@ -98,7 +107,11 @@ export class TerminalApprover implements Approver {
     return next;
   }
 
-  async #question(request: ApprovalRequest, signal: AbortSignal, hunksAllowed: boolean): Promise<Choice | PartialApproval> {
+  async #question(
+    request: ApprovalRequest,
+    signal: AbortSignal,
+    hunksAllowed: boolean,
+  ): Promise<Choice | PartialApproval> {
     const { screen, style, input } = this.options;
     if (signal.aborted) return "deny";
     const hunks = hunksAllowed && request.change ? changeHunks(request.change.oldText, request.change.newText) : [];
@@ -122,9 +135,12 @@ export class TerminalApprover implements Approver {
           drawn = this.#drawn();
           continue;
         }
-        if (choice === "hunks" && canSplit && request.change) return await this.#reviewHunks(request.change.path, request.change.oldText, hunks, signal);
+        if (choice === "hunks" && canSplit && request.change)
+          return await this.#reviewHunks(request.change.path, request.change.oldText, hunks, signal);
         if (choice !== undefined && choice !== "hunks" && choice !== "view" && request.choices.includes(choice)) {
-          screen.line(choice === "deny" ? style.red(`  → ${request.labels.deny}`) : style.green(`  → ${request.labels[choice]}`));
+          screen.line(
+            choice === "deny" ? style.red(`  → ${request.labels.deny}`) : style.green(`  → ${request.labels[choice]}`),
+          );
           return choice;
         }
         // A key that is no answer is ignored on a terminal; a line gets the choices again.
@@ -159,13 +175,22 @@ export class TerminalApprover implements Approver {
     if (request.hidden) screen.line(style.red(`  ${HIDDEN_WARNING}`));
     const scope =
       request.sessionRules && request.sessionRules.length > 0 && request.choices.includes("session")
-        ? style.dim(`  “${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`)
+        ? style.dim(
+            `  “${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`,
+          )
         : undefined;
     const menu = this.#menu(request, hunkCount);
     // The rows the rest takes: the call's own line above, the header, the note, the warning, the
     // scope, the menu's rows, and the line the cursor waits on.
     const warningRows = request.hidden ? Math.ceil((HIDDEN_WARNING.length + 2) / screen.columns) : 0;
-    const around = 1 + header.split("\n").length + (request.note ? 1 : 0) + warningRows + (scope ? 1 : 0) + menu.split("\n").length + 1;
+    const around =
+      1 +
+      header.split("\n").length +
+      (request.note ? 1 : 0) +
+      warningRows +
+      (scope ? 1 : 0) +
+      menu.split("\n").length +
+      1;
     const text = questionPreview({ ...request, hidden: false, preview: wholeDiff(request.preview, request.change) });
     const preview = this.#preview(text, Boolean(request.change), around, "  ");
     if (scope) screen.line(scope);
@@ -193,7 +218,8 @@ export class TerminalApprover implements Approver {
     const rows: string[] = [];
     for (const choice of choices) {
       const row = rows.at(-1);
-      if (row !== undefined && displayWidth(`${indent}${row}   ${choice}`) <= width) rows[rows.length - 1] = `${row}   ${choice}`;
+      if (row !== undefined && displayWidth(`${indent}${row}   ${choice}`) <= width)
+        rows[rows.length - 1] = `${row}   ${choice}`;
       else rows.push(choice);
     }
     return rows.map((row) => `${indent}${style.cyan(row)}`).join("\n");
@@ -238,15 +264,30 @@ export class TerminalApprover implements Approver {
   }
 
   /** Asks about each hunk; all accepted is "once", none is "deny", some is a PartialApproval. */
-  async #reviewHunks(path: string, oldText: string | null, hunks: Hunk[], signal: AbortSignal): Promise<Choice | PartialApproval> {
+  async #reviewHunks(
+    path: string,
+    oldText: string | null,
+    hunks: Hunk[],
+    signal: AbortSignal,
+  ): Promise<Choice | PartialApproval> {
     const { screen, style, input } = this.options;
     const accepted: boolean[] = [];
     for (let k = 0; k < hunks.length; k++) {
       screen.line(style.bold(`  Hunk ${k + 1} of ${hunks.length}:`));
-      const choices = ["[y] keep this hunk", "[n] leave it out", "[a] keep it and all the rest", "[d] leave out this one and all the rest"];
+      const choices = [
+        "[y] keep this hunk",
+        "[n] leave it out",
+        "[a] keep it and all the rest",
+        "[d] leave out this one and all the rest",
+      ];
       const menu = this.#choiceRows(input.interactive ? choices : [...choices, "(then Enter)"], "    ");
       // Around it: its "Hunk k of n" line, its menu's rows, and the cursor's line.
-      const view = this.#preview(visible(hunkLines(oldText, hunks[k] as Hunk).join("\n")), true, 2 + menu.split("\n").length, "    ");
+      const view = this.#preview(
+        visible(hunkLines(oldText, hunks[k] as Hunk).join("\n")),
+        true,
+        2 + menu.split("\n").length,
+        "    ",
+      );
       screen.line(menu);
       let drawn = this.#drawn();
       let decided: boolean | "rest" | undefined;

@@ -7,9 +7,19 @@ const OPTIONAL_VALUE_FLAGS = new Set(["--resume", "-r"]);
 
 /** The chat's options, for `garuda --help` (citty's argument definitions). */
 export const CHAT_ARGS = {
-  model: { type: "string", alias: "m", description: "The model to use (beats GARUDA_MODEL and the models.json default)", valueHint: "model" },
+  model: {
+    type: "string",
+    alias: "m",
+    description: "The model to use (beats GARUDA_MODEL and the models.json default)",
+    valueHint: "model",
+  },
   continue: { type: "boolean", alias: "c", description: "Continue the latest conversation in this folder" },
-  resume: { type: "string", alias: "r", description: "Resume a conversation of this folder: its id, or pick from a list", valueHint: "id" },
+  resume: {
+    type: "string",
+    alias: "r",
+    description: "Resume a conversation of this folder: its id, or pick from a list",
+    valueHint: "id",
+  },
   plan: { type: "boolean", description: "Start in plan mode (read and plan, change nothing)" },
   "hide-thinking": { type: "boolean", description: "Do not show the model's thinking" },
 } as const;
@@ -22,7 +32,8 @@ export function isChatInvocation(argv: readonly string[], commands: readonly str
     if (arg.startsWith("-")) {
       const next = argv[i + 1];
       if (VALUE_FLAGS.has(arg)) i++;
-      else if (OPTIONAL_VALUE_FLAGS.has(arg) && next !== undefined && !next.startsWith("-") && !commands.includes(next)) i++;
+      else if (OPTIONAL_VALUE_FLAGS.has(arg) && next !== undefined && !next.startsWith("-") && !commands.includes(next))
+        i++;
       continue;
     }
     return false;

@@ -109,7 +109,12 @@ class Chat implements CommandHost {
 
   async restart(): Promise<void> {
     const old = this.runtime;
-    const next = await this.start({ root: this.root, modelFlag: old.model.spec, approver: this.approver, mode: old.mode });
+    const next = await this.start({
+      root: this.root,
+      modelFlag: old.model.spec,
+      approver: this.approver,
+      mode: old.mode,
+    });
     await old.close();
     this.#runtime = next.runtime;
     this.statusLine?.attach(next.runtime);
@@ -119,7 +124,15 @@ class Chat implements CommandHost {
     const { screen, style } = this;
     let resumed: Awaited<ReturnType<typeof chooseSession>>;
     try {
-      resumed = this.options.resume ? await chooseSession(this.options.resume, { sessionsDir: this.ctx.paths.sessions, root: this.root, input: this.input, screen, style }) : undefined;
+      resumed = this.options.resume
+        ? await chooseSession(this.options.resume, {
+            sessionsDir: this.ctx.paths.sessions,
+            root: this.root,
+            input: this.input,
+            screen,
+            style,
+          })
+        : undefined;
       const mode = this.options.mode === "plan" ? "plan" : (resumed?.mode ?? "build");
       const started = await this.start({
         root: this.root,
@@ -138,7 +151,10 @@ class Chat implements CommandHost {
         this.setupWanted = await offerSetup(error, { input: this.input, screen, style });
         return this.setupWanted ? 0 : 1;
       }
-      const text = error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError ? `garuda: ${error.message}` : describeFailure(error).text;
+      const text =
+        error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError
+          ? `garuda: ${error.message}`
+          : describeFailure(error).text;
       process.stderr.write(`${text}\n`);
       return 1;
     }
@@ -179,7 +195,10 @@ class Chat implements CommandHost {
     const { screen, style } = this;
     this.input.useEditing?.({
       history: new ProjectHistory(this.ctx.paths.history, root, (text) => screen.line(style.yellow(text))),
-      completion: chatCompletion({ commands: () => this.runtime.availableCommands(), files: new ProjectFiles(root, this.ctx.paths.home, undefined, () => this.runtime.withheld) }),
+      completion: chatCompletion({
+        commands: () => this.runtime.availableCommands(),
+        files: new ProjectFiles(root, this.ctx.paths.home, undefined, () => this.runtime.withheld),
+      }),
     });
   }
 
@@ -192,7 +211,8 @@ class Chat implements CommandHost {
     const runtime = this.runtime;
     if (text.trimStart().startsWith("/")) {
       // "/" alone asks what the commands are; it is no prompt for the model.
-      const command = text.trim() === "/" ? ({ kind: "builtin", name: "help", args: "" } as const) : runtime.resolveCommand(text);
+      const command =
+        text.trim() === "/" ? ({ kind: "builtin", name: "help", args: "" } as const) : runtime.resolveCommand(text);
       if (command.kind === "builtin") {
         try {
           await runBuiltin(command.name, command.args, this);
@@ -228,7 +248,14 @@ class Chat implements CommandHost {
           if (event.type === "usage") this.statusLine?.update(event);
         },
       });
-      if (outcome.reason === "error") screen.line(style.red(outcome.error instanceof ModelError ? `Error: ${visible(outcome.error.message)}` : describeFailure(outcome.error).text));
+      if (outcome.reason === "error")
+        screen.line(
+          style.red(
+            outcome.error instanceof ModelError
+              ? `Error: ${visible(outcome.error.message)}`
+              : describeFailure(outcome.error).text,
+          ),
+        );
       else {
         const note = stopNote(outcome.reason);
         if (note) this.transcript.notice(`${note.slice(0, -1)} (${outcome.reason}).`, "warning");
@@ -249,7 +276,10 @@ class Chat implements CommandHost {
     if (!runtime) return;
     const session = runtime.session;
     await runtime.close();
-    if (session) this.screen.line(this.style.dim(`Conversation ${visible(session.id)} saved. Continue it with: garuda --continue`));
+    if (session)
+      this.screen.line(
+        this.style.dim(`Conversation ${visible(session.id)} saved. Continue it with: garuda --continue`),
+      );
   }
 }
 

@@ -5,8 +5,21 @@ import type { GarudaPaths } from "../../config/paths.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
 import type { Rule } from "../../permission/types.ts";
 import type { Mode } from "../../core-types/mode.ts";
-import { BUILT_IN_RULES, BUILTIN_DESCRIPTIONS, isSharedBuiltin, SOURCE_NAMES, type SharedBuiltin } from "../../runtime/builtinNames.ts";
-import { type BuiltinAnswer, type CompactAnswer, type ModeAnswer, type ModelAnswer, type PermissionsAnswer, runSharedBuiltin } from "../../runtime/builtins.ts";
+import {
+  BUILT_IN_RULES,
+  BUILTIN_DESCRIPTIONS,
+  isSharedBuiltin,
+  SOURCE_NAMES,
+  type SharedBuiltin,
+} from "../../runtime/builtinNames.ts";
+import {
+  type BuiltinAnswer,
+  type CompactAnswer,
+  type ModeAnswer,
+  type ModelAnswer,
+  type PermissionsAnswer,
+  runSharedBuiltin,
+} from "../../runtime/builtins.ts";
 import type { BuiltinCommand } from "../../runtime/commands.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import type { UndoResult } from "../../runtime/services.ts";
@@ -36,7 +49,10 @@ const MODE_TEXT: Readonly<Record<Mode, string>> = {
   plan: "plan — reads and plans; no edits; commands cannot write the project",
 };
 
-const shown = (name: SharedBuiltin, extra = ""): [string, string] => [BUILTIN_DESCRIPTIONS[name].usage, `${BUILTIN_DESCRIPTIONS[name].description}${extra}`];
+const shown = (name: SharedBuiltin, extra = ""): [string, string] => [
+  BUILTIN_DESCRIPTIONS[name].usage,
+  `${BUILTIN_DESCRIPTIONS[name].description}${extra}`,
+];
 
 const HELP: ReadonlyArray<[string, string]> = [
   ["/help", "this list"],
@@ -62,7 +78,18 @@ function help(host: CommandHost): void {
   const custom = runtime.availableCommands();
   if (custom.length > 0) {
     lines.push("Custom commands and skills:");
-    lines.push(...columns(custom.map((command) => [`/${oneLine(command.name, 40)}${command.argumentHint ? ` ${oneLine(command.argumentHint, 30)}` : ""}`, oneLine(command.description, 120)] as const), style));
+    lines.push(
+      ...columns(
+        custom.map(
+          (command) =>
+            [
+              `/${oneLine(command.name, 40)}${command.argumentHint ? ` ${oneLine(command.argumentHint, 30)}` : ""}`,
+              oneLine(command.description, 120),
+            ] as const,
+        ),
+        style,
+      ),
+    );
   }
   lines.push(
     "Keys: Enter sends · Alt-Enter or Ctrl-J (or \\ then Enter) adds a line · Up/Down and Ctrl-R go through this project's earlier prompts · Tab completes /commands and @paths · Shift-Tab switches build/plan · Ctrl-C stops a turn · Ctrl-Z suspends · Ctrl-C twice or Ctrl-D exits",
@@ -75,7 +102,10 @@ function undo(host: CommandHost, result: UndoResult): void {
   const { screen, style } = host;
   const list = (paths: string[]) => paths.map((path) => oneLine(path, 300)).join(", ");
   if (result.restored.length > 0) screen.line(style.green(`Restored ${list(result.restored)}.`));
-  if (result.removed.length > 0) screen.line(style.green(`Removed ${list(result.removed)} (the turn created ${result.removed.length === 1 ? "it" : "them"}).`));
+  if (result.removed.length > 0)
+    screen.line(
+      style.green(`Removed ${list(result.removed)} (the turn created ${result.removed.length === 1 ? "it" : "them"}).`),
+    );
   for (const note of result.notes) screen.line(visible(note));
   if (result.restored.length + result.removed.length + result.notes.length === 0) screen.line("Nothing to undo.");
 }
@@ -89,7 +119,11 @@ function diff(host: CommandHost, text: string): void {
  * Switches the mode (/mode, Shift-Tab) and says so: the refusal, or the new mode and what the
  * switch stopped (plan mode ends the background processes that could write the project).
  */
-export async function switchMode(host: Pick<CommandHost, "runtime" | "screen" | "style">, mode: Mode, options: { after?: string; dim?: boolean } = {}): Promise<void> {
+export async function switchMode(
+  host: Pick<CommandHost, "runtime" | "screen" | "style">,
+  mode: Mode,
+  options: { after?: string; dim?: boolean } = {},
+): Promise<void> {
   const { screen, style } = host;
   const { refusal, notices } = await host.runtime.setMode(mode);
   const line = refusal ?? `Mode: ${MODE_TEXT[mode]}.${options.after ?? ""}`;
@@ -100,7 +134,10 @@ export async function switchMode(host: Pick<CommandHost, "runtime" | "screen" | 
 function compact(host: CommandHost, answer: CompactAnswer): void {
   const { screen, style } = host;
   if (answer.kind === "nothing") screen.line("Nothing to compact yet.");
-  else if (answer.kind === "compacted") screen.line(`Compacted the conversation: ${tokens(answer.result.beforeTokens)} → ${tokens(answer.result.afterTokens)} tokens.`);
+  else if (answer.kind === "compacted")
+    screen.line(
+      `Compacted the conversation: ${tokens(answer.result.beforeTokens)} → ${tokens(answer.result.afterTokens)} tokens.`,
+    );
   else if (answer.kind === "stopped") screen.line("Compaction stopped; the conversation is as it was.");
   else screen.line(style.red(describeFailure(answer.error).text));
 }
@@ -108,7 +145,8 @@ function compact(host: CommandHost, answer: CompactAnswer): void {
 function mode(host: CommandHost, answer: ModeAnswer): void {
   const { screen } = host;
   if (answer.kind === "show") screen.line(`Mode: ${MODE_TEXT[answer.mode]}. Switch with /mode build or /mode plan.`);
-  else if (answer.kind === "unknown") screen.line(`There is no mode "${oneLine(answer.name, 40)}". The modes are build and plan.`);
+  else if (answer.kind === "unknown")
+    screen.line(`There is no mode "${oneLine(answer.name, 40)}". The modes are build and plan.`);
   else if (answer.kind === "refused") screen.line(answer.reason);
   else {
     screen.line(`Mode: ${MODE_TEXT[answer.mode]}. It applies from the next turn.`);
@@ -132,7 +170,10 @@ function model(host: CommandHost, answer: ModelAnswer): void {
       return;
     case "switched": {
       const compacted = answer.switched.compaction;
-      if (compacted) screen.line(`Compacted the conversation to fit: ${tokens(compacted.beforeTokens)} → ${tokens(compacted.afterTokens)} tokens.`);
+      if (compacted)
+        screen.line(
+          `Compacted the conversation to fit: ${tokens(compacted.beforeTokens)} → ${tokens(compacted.afterTokens)} tokens.`,
+        );
       screen.line(`Model: ${answer.model.spec}. The conversation goes on with it from the next request.`);
       return;
     }
@@ -143,7 +184,8 @@ function model(host: CommandHost, answer: ModelAnswer): void {
 }
 
 function ruleLine(rule: Rule, style: Style): string {
-  const effect = rule.effect === "deny" ? style.red("deny ") : rule.effect === "ask" ? style.yellow("ask  ") : style.green("allow");
+  const effect =
+    rule.effect === "deny" ? style.red("deny ") : rule.effect === "ask" ? style.yellow("ask  ") : style.green("allow");
   const source = `${SOURCE_NAMES[rule.source]}${rule.file ? ` (${oneLine(rule.file, 200)})` : ""}`;
   return `${effect}  ${oneLine(rule.pattern, 200)}  ${style.dim(source)}`;
 }
@@ -233,4 +275,3 @@ export async function runBuiltin(name: BuiltinCommand, args: string, host: Comma
       return host.exit();
   }
 }
-

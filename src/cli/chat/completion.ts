@@ -73,8 +73,11 @@ export function matching(target: CompletionTarget, candidates: readonly Candidat
 export function listLines(list: readonly Candidate[], sign: string, columns: number, rows = 8): string[] {
   const shown = list.length > rows ? list.slice(0, rows - 1) : list;
   const width = Math.min(32, Math.max(...shown.map((candidate) => [...candidate.value].length)) + sign.length + 2);
-  const cut = (line: string) => ([...line].length > columns - 1 ? `${[...line].slice(0, columns - 2).join("")}…` : line);
-  const lines = shown.map((candidate) => cut(`  ${`${sign}${candidate.value}`.padEnd(width)}${candidate.description ?? ""}`.trimEnd()));
+  const cut = (line: string) =>
+    [...line].length > columns - 1 ? `${[...line].slice(0, columns - 2).join("")}…` : line;
+  const lines = shown.map((candidate) =>
+    cut(`  ${`${sign}${candidate.value}`.padEnd(width)}${candidate.description ?? ""}`.trimEnd()),
+  );
   if (list.length > shown.length) lines.push(cut(`  … ${list.length - shown.length} more (type more of the name)`));
   return lines;
 }

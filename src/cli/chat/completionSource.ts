@@ -37,7 +37,9 @@ export function commandCandidates(custom: readonly CommandInfo[]): Candidate[] {
     description: isSharedBuiltin(name) ? BUILTIN_DESCRIPTIONS[name].description : (CHAT_ONLY[name] ?? ""),
   }));
   const taken = new Set<string>(BUILTIN_COMMANDS);
-  const others = custom.filter((command) => !taken.has(command.name)).map((command) => ({ value: command.name, description: oneLine(command.description, 120) }));
+  const others = custom
+    .filter((command) => !taken.has(command.name))
+    .map((command) => ({ value: command.name, description: oneLine(command.description, 120) }));
   return [...builtins, ...others];
 }
 

@@ -44,7 +44,9 @@ export function wholeDiff(preview: string, change: FileChange | undefined): stri
   const lines = preview.split("\n");
   const header = lines.findIndex((line) => line.startsWith("+++ "));
   if (!change || header < 0 || !TOOL_CUT.test(lines.at(-1) ?? "")) return preview;
-  const body = unifiedDiff("-", change.oldText, change.newText, { maxChars: Number.POSITIVE_INFINITY }).text.split("\n").slice(2);
+  const body = unifiedDiff("-", change.oldText, change.newText, { maxChars: Number.POSITIVE_INFINITY })
+    .text.split("\n")
+    .slice(2);
   return [...lines.slice(0, header + 1), ...body].join("\n");
 }
 
@@ -90,7 +92,8 @@ export function fitLines(text: string, rows: number, columns: number, cut: boole
 
 /** What a fitted preview leaves out, and how to see it (`key`), or undefined when nothing is. */
 export function fitNote(fitted: Fitted, key: string): string | undefined {
-  if (fitted.hidden > 0) return `… ${groupedCount(fitted.hidden)} more ${fitted.hidden === 1 ? "line" : "lines"} not shown ([${key}] shows all of it)`;
+  if (fitted.hidden > 0)
+    return `… ${groupedCount(fitted.hidden)} more ${fitted.hidden === 1 ? "line" : "lines"} not shown ([${key}] shows all of it)`;
   if (fitted.cut) return `(long lines are cut to fit; [${key}] shows them whole)`;
   return undefined;
 }

@@ -19,7 +19,10 @@ export function missingText(error: SetupRequiredError): string {
 }
 
 /** Asks whether to run setup now; true for yes. Any other answer, Ctrl-C or the input's end is no. */
-export async function offerSetup(error: SetupRequiredError, { input, screen, style }: FirstRunContext): Promise<boolean> {
+export async function offerSetup(
+  error: SetupRequiredError,
+  { input, screen, style }: FirstRunContext,
+): Promise<boolean> {
   screen.line(style.yellow(missingText(error)));
   screen.line(style.cyan("Set it up now with `garuda setup`?  [y] Yes   [n] No"));
   for (;;) {

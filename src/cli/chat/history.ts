@@ -16,7 +16,11 @@ export class MemoryHistory implements PromptHistory {
 
   add(entry: HistoryEntry): void {
     const last = this.entries.at(-1);
-    if (entry.text.trim() === "" || (last && last.text === entry.text && JSON.stringify(last) === JSON.stringify(entry))) return;
+    if (
+      entry.text.trim() === "" ||
+      (last && last.text === entry.text && JSON.stringify(last) === JSON.stringify(entry))
+    )
+      return;
     this.entries.push(entry);
   }
 }
@@ -43,7 +47,9 @@ export class ProjectHistory extends MemoryHistory {
     } catch (error) {
       if (this.#failed) return;
       this.#failed = true;
-      this.onError(`The prompt history could not be saved to ${this.#file} (${messageOf(error)}); this chat keeps it until it ends. Check that the folder can be written.`);
+      this.onError(
+        `The prompt history could not be saved to ${this.#file} (${messageOf(error)}); this chat keeps it until it ends. Check that the folder can be written.`,
+      );
     }
   }
 }

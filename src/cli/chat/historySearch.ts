@@ -5,7 +5,10 @@
 import type { HistoryEntry } from "../../store/promptHistory.ts";
 import type { Key } from "../keys.ts";
 
-export type SearchStep = { kind: "searching" } | { kind: "accept"; entry: HistoryEntry | undefined; then?: Key } | { kind: "cancel" };
+export type SearchStep =
+  | { kind: "searching" }
+  | { kind: "accept"; entry: HistoryEntry | undefined; then?: Key }
+  | { kind: "cancel" };
 
 /** Keys that take the match and are then applied to it (a movement); Enter, Tab, Up and Down only take it. */
 const MOVING = new Set(["left", "right", "home", "end", "word-left", "word-right"]);

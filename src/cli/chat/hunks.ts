@@ -83,7 +83,12 @@ export function hunkLines(oldText: string | null, hunk: Hunk, context = 2): stri
 }
 
 /** What the model reads when some hunks were left out: which, and what they would have done. */
-export function rejectedNote(path: string, oldText: string | null, hunks: readonly Hunk[], accepted: readonly boolean[]): string {
+export function rejectedNote(
+  path: string,
+  oldText: string | null,
+  hunks: readonly Hunk[],
+  accepted: readonly boolean[],
+): string {
   const rejected = hunks.flatMap((_hunk, k) => (accepted[k] ? [] : [k]));
   const kept = hunks.length - rejected.length;
   const parts = [
@@ -99,6 +104,8 @@ export function rejectedNote(path: string, oldText: string | null, hunks: readon
     budget -= text.length;
     parts.push(`hunk ${k + 1}:\n${text}`);
   }
-  parts.push("The file now holds only the accepted hunks. Read it again before you change it further, and do not make the rejected changes again unless the user asks.");
+  parts.push(
+    "The file now holds only the accepted hunks. Read it again before you change it further, and do not make the rejected changes again unless the user asks.",
+  );
   return parts.join("\n");
 }

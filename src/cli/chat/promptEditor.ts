@@ -101,15 +101,21 @@ async function searchHistory(deps: PromptEditorDeps): Promise<boolean> {
   }
 }
 
-async function tabComplete(deps: PromptEditorDeps, source: CompletionSource, target: NonNullable<ReturnType<typeof completionTarget>>): Promise<void> {
+async function tabComplete(
+  deps: PromptEditorDeps,
+  source: CompletionSource,
+  target: NonNullable<ReturnType<typeof completionTarget>>,
+): Promise<void> {
   const { view, screen } = deps;
   const matches = matching(target, await source.candidates(target));
   const result = complete(target, matches);
   if (result.insert !== undefined) view.buffer.replace(target.start, view.buffer.cursor, result.insert);
   const sign = target.kind === "command" ? "/" : "@";
-  if (matches.length === 0) view.below = [`  (no ${target.kind === "command" ? "command" : "file"} starts with ${sign}${target.word})`];
+  if (matches.length === 0)
+    view.below = [`  (no ${target.kind === "command" ? "command" : "file"} starts with ${sign}${target.word})`];
   else if (result.list.length > 0) view.below = listLines(result.list, sign, screen.columns);
   const note = source.note?.(target);
-  if (note && view.below.length > 0) view.below.push(note.length < screen.columns ? note : `${note.slice(0, screen.columns - 2)}…`);
+  if (note && view.below.length > 0)
+    view.below.push(note.length < screen.columns ? note : `${note.slice(0, screen.columns - 2)}…`);
   view.draw();
 }

@@ -62,7 +62,12 @@ export class Screen {
   line(text = ""): void {
     this.endLine();
     const width = this.columns - 1;
-    const fitted = this.live ? text.split("\n").map((line) => wrapLine(line, width)).join("\n") : text;
+    const fitted = this.live
+      ? text
+          .split("\n")
+          .map((line) => wrapLine(line, width))
+          .join("\n")
+      : text;
     this.write(`${fitted}\n`);
   }
 
@@ -140,7 +145,8 @@ export class Screen {
     if (drawn.length === 0) return;
     // Rows drawn at another width were reflowed by the terminal: each now takes as many rows as it needs.
     const columns = this.columns;
-    const rowsOf = (row: string) => (this.#drawnColumns === columns ? 1 : Math.max(1, Math.ceil(displayWidth(row) / columns)));
+    const rowsOf = (row: string) =>
+      this.#drawnColumns === columns ? 1 : Math.max(1, Math.ceil(displayWidth(row) / columns));
     let up = 0;
     drawn.forEach((row, i) => {
       up += i < drawn.length - 1 ? rowsOf(row) : rowsOf(row) - 1;

@@ -19,9 +19,27 @@ export interface Style {
 const plain = (text: string) => text;
 /** Colours each line on its own, so a line cut or rewritten later never leaks its colour. */
 const sgr = (open: string, close: string) => (text: string) =>
-  text === "" ? "" : text.split("\n").map((line) => (line === "" ? "" : `\x1b[${open}m${line}\x1b[${close}m`)).join("\n");
+  text === ""
+    ? ""
+    : text
+        .split("\n")
+        .map((line) => (line === "" ? "" : `\x1b[${open}m${line}\x1b[${close}m`))
+        .join("\n");
 
-export const NO_STYLE: Style = { enabled: false, bold: plain, dim: plain, italic: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain, blue: plain, underline: plain, strike: plain };
+export const NO_STYLE: Style = {
+  enabled: false,
+  bold: plain,
+  dim: plain,
+  italic: plain,
+  red: plain,
+  green: plain,
+  yellow: plain,
+  cyan: plain,
+  magenta: plain,
+  blue: plain,
+  underline: plain,
+  strike: plain,
+};
 
 export const COLOUR_STYLE: Style = {
   enabled: true,
@@ -56,7 +74,11 @@ export interface TerminalMode {
  * means a terminal that cannot take cursor control or colours: the chat is then as in a pipe,
  * except that the terminal echoes what is typed.
  */
-export function terminalMode(stdin: { isTTY?: boolean; setRawMode?: unknown }, stdout: { isTTY?: boolean }, env: Record<string, string | undefined>): TerminalMode {
+export function terminalMode(
+  stdin: { isTTY?: boolean; setRawMode?: unknown },
+  stdout: { isTTY?: boolean },
+  env: Record<string, string | undefined>,
+): TerminalMode {
   const capable = env.TERM !== undefined && env.TERM !== "" && env.TERM !== "dumb";
   const output = stdout.isTTY && capable ? "terminal" : "plain";
   // Typed lines echo on the terminal, not in a piped stdout: the transcript there writes them.

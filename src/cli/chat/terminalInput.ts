@@ -94,7 +94,8 @@ export class TerminalInput implements ChatInput {
   #completion: CompletionSource | undefined;
   /** The draft a mode switch took, with its pastes, to give back to the next prompt. */
   #draft: HistoryEntry | undefined;
-  readonly #onData = (chunk: Buffer | string) => this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
+  readonly #onData = (chunk: Buffer | string) =>
+    this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
   readonly #onEnd = () => this.#keys.end();
   /** A SIGINT from outside (kill -INT) counts as Ctrl-C; in raw mode the key sends none. */
   readonly #onSigint = () => this.#receive("\x03");
@@ -188,7 +189,13 @@ export class TerminalInput implements ChatInput {
     view.draw();
     this.#editing = view;
     try {
-      const { entry, ...result } = await editPrompt({ view, screen: this.screen, nextKey: () => this.#promptKey(), history: this.#history, ...(this.#completion && { completion: this.#completion }) });
+      const { entry, ...result } = await editPrompt({
+        view,
+        screen: this.screen,
+        nextKey: () => this.#promptKey(),
+        history: this.#history,
+        ...(this.#completion && { completion: this.#completion }),
+      });
       if (result.kind === "toggle-mode") this.#draft = entry;
       return result;
     } finally {

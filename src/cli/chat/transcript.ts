@@ -123,7 +123,9 @@ export class Transcript {
         this.notice(event.text, event.level);
         return;
       case "compaction":
-        this.notice(`the conversation was compacted to make room (${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens).`);
+        this.notice(
+          `the conversation was compacted to make room (${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens).`,
+        );
         return;
       case "model_retry":
         this.notice(retryNotice(event, event.delayMs > 0 ? `in ${Math.ceil(event.delayMs / 1000)} s` : ""), "warning");
@@ -241,7 +243,10 @@ export class Transcript {
     const afterStop = calls.endedByStop(event.callId);
     const title = calls.open(event.callId)?.title;
     if (event.status === "denied" && title !== undefined) {
-      this.#denied.push({ title, reason: event.output.startsWith(DENIED_PREFIX) ? event.output.slice(DENIED_PREFIX.length) : event.output });
+      this.#denied.push({
+        title,
+        reason: event.output.startsWith(DENIED_PREFIX) ? event.output.slice(DENIED_PREFIX.length) : event.output,
+      });
     }
     // A call the stop ended is cancelled, even when its command still returned a result.
     const status = afterStop ? "cancelled" : event.status;
@@ -254,7 +259,9 @@ export class Transcript {
     const progressed = this.#commands.get(id);
     if (!commandOutput || !progressed) return;
     const lines = commandOutputLines(output);
-    const tail = lines.slice(-OUTPUT_TAIL[status]).filter((line) => activity.live || !progressed.has(oneLine(line, 300)));
+    const tail = lines
+      .slice(-OUTPUT_TAIL[status])
+      .filter((line) => activity.live || !progressed.has(oneLine(line, 300)));
     if (tail.length === 0) return;
     const width = (activity.live ? activity.columns - 1 : LOG_WIDTH) - 4;
     const earlier = lines.length - Math.min(lines.length, OUTPUT_TAIL[status]);

@@ -9,22 +9,30 @@ import type { ChatInput } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 
-const TEXTS: Record<ProjectTrustQuestion["kind"], { question: string; remembered: string; choices: string; no: string }> = {
+const TEXTS: Record<
+  ProjectTrustQuestion["kind"],
+  { question: string; remembered: string; choices: string; no: string }
+> = {
   settings: {
     question: "? This project's settings loosen Garuda's safety. Trust them?",
-    remembered: "  Yes is remembered for this folder (in ~/.garuda/trust.json) until these parts of the file change; editors use it too.",
+    remembered:
+      "  Yes is remembered for this folder (in ~/.garuda/trust.json) until these parts of the file change; editors use it too.",
     choices: "  [y] Yes, use them   [n] No, keep the safe defaults",
     no: "  → Safe defaults: the loosening parts are ignored in this session.",
   },
   hooks: {
     question: "? This project has hooks: commands that run around Garuda's tool calls. Let them run?",
-    remembered: "  Yes is remembered for this folder (in ~/.garuda/trust.json) until the file changes; editors use it too.",
+    remembered:
+      "  Yes is remembered for this folder (in ~/.garuda/trust.json) until the file changes; editors use it too.",
     choices: "  [y] Yes, run them   [n] No, do not run them",
     no: "  → The project's hooks do not run in this session.",
   },
 };
 
-export async function askProjectTrust(question: ProjectTrustQuestion, ui: { input: ChatInput; screen: Screen; style: Style }): Promise<boolean> {
+export async function askProjectTrust(
+  question: ProjectTrustQuestion,
+  ui: { input: ChatInput; screen: Screen; style: Style },
+): Promise<boolean> {
   const { input, screen, style } = ui;
   const texts = TEXTS[question.kind];
   screen.line(style.yellow(style.bold(texts.question)));

@@ -49,14 +49,20 @@ export class RunTranscript extends Transcript {
     }
     const failedCommand = event.type === "tool_result" && this.#failedCommand(event);
     super.event(event);
-    if (event.type === "tool_call" && event.tool === "bash" && event.parentCallId === undefined) this.#commands.add(event.callId);
+    if (event.type === "tool_call" && event.tool === "bash" && event.parentCallId === undefined)
+      this.#commands.add(event.callId);
     if (failedCommand) this.#tail(event.output);
   }
 
   /** A command of this turn that failed on its own (not one the stop ended: that one is "Cancelled"). */
   #failedCommand(event: Extract<AgentEvent, { type: "tool_result" }>): boolean {
     const { calls } = this.#options;
-    return event.status === "failed" && this.#commands.has(event.callId) && calls.open(event.callId) !== undefined && !calls.endedByStop(event.callId);
+    return (
+      event.status === "failed" &&
+      this.#commands.has(event.callId) &&
+      calls.open(event.callId) !== undefined &&
+      !calls.endedByStop(event.callId)
+    );
   }
 
   #tail(output: string): void {

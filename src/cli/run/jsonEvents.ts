@@ -15,7 +15,12 @@ export function jsonEvent(event: AgentEvent): JsonLine | undefined {
       return undefined;
     case "tool_call": {
       const { info, ...rest } = event;
-      return { ...rest, title: callTitle(event.tool, info), kind: info.kind, locations: shownLocations(info.locations) };
+      return {
+        ...rest,
+        title: callTitle(event.tool, info),
+        kind: info.kind,
+        locations: shownLocations(info.locations),
+      };
     }
     case "server_tool": {
       // The line keeps the fields it always had: the title, not the CallInfo or the summary.

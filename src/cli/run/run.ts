@@ -113,10 +113,15 @@ class Report {
 function taskText(runtime: Runtime, prompt: string): { text: string } | { problem: string } {
   if (!prompt.trimStart().startsWith("/")) return { text: prompt };
   const command = runtime.resolveCommand(prompt);
-  if (command.kind === "builtin") return { problem: `/${command.name} is a chat command; \`garuda run\` runs one task. Start \`garuda\` for the chat.` };
+  if (command.kind === "builtin")
+    return {
+      problem: `/${command.name} is a chat command; \`garuda run\` runs one task. Start \`garuda\` for the chat.`,
+    };
   if (command.kind === "unknown") {
     const names = runtime.availableCommands().map((c) => `/${c.name}`);
-    return { problem: `/${command.name} is not a command of this project.${names.length > 0 ? ` The commands are: ${names.join(", ")}.` : ""}` };
+    return {
+      problem: `/${command.name} is not a command of this project.${names.length > 0 ? ` The commands are: ${names.join(", ")}.` : ""}`,
+    };
   }
   return { text: command.text };
 }
@@ -125,12 +130,20 @@ function taskText(runtime: Runtime, prompt: string): { text: string } | { proble
  * The activity on stderr in text mode (in JSON mode the JSON lines say it all). The answer is
  * Answer's to write, held per response, so the transcript's own answer goes nowhere.
  */
-function transcriptFor(json: boolean, hideThinking: boolean, report: Report, env: CliContext["env"]): { transcript: Transcript; calls: OpenCalls } {
+function transcriptFor(
+  json: boolean,
+  hideThinking: boolean,
+  report: Report,
+  env: CliContext["env"],
+): { transcript: Transcript; calls: OpenCalls } {
   const style = styleFor(Boolean(process.stderr.isTTY), env);
   const sink = new Screen({ write: () => true }, false);
   const calls = new OpenCalls();
   const activity = json ? sink : new Screen({ write: (text) => report.write(text) }, false);
-  return { transcript: new RunTranscript({ answer: sink, activity, style, showThinking: !json && !hideThinking, calls }), calls };
+  return {
+    transcript: new RunTranscript({ answer: sink, activity, style, showThinking: !json && !hideThinking, calls }),
+    calls,
+  };
 }
 
 interface Ending {
@@ -148,9 +161,18 @@ function finish({ runtime, outcome, code, answer, denied, out, report }: Ending)
   const error = outcome.reason === "error" ? describeFailure(outcome.error, PREFIX) : undefined;
   if (error) out.line({ type: "error", message: error.message });
   const session = runtime.session?.id ?? null;
-  out.line({ type: "result", stopReason: outcome.reason, exitCode: code, text: answer.text, denied: [...denied], session, tokens: runtime.tokensUsed });
+  out.line({
+    type: "result",
+    stopReason: outcome.reason,
+    exitCode: code,
+    text: answer.text,
+    denied: [...denied],
+    session,
+    tokens: runtime.tokensUsed,
+  });
   if (error) report.write(`${error.text}\n`);
-  else if (code === EXIT.limit) report.say(`${(outcome.reason !== "error" && stopFact(outcome.reason)) || outcome.reason} (${outcome.reason}).`);
+  else if (code === EXIT.limit)
+    report.say(`${(outcome.reason !== "error" && stopFact(outcome.reason)) || outcome.reason} (${outcome.reason}).`);
   else if (code === EXIT.denied) report.write(deniedReport(denied));
 }
 
@@ -160,15 +182,26 @@ function deniedReport(denied: readonly DeniedCall[]): string {
   // A change refused by --plan: no approval or --allow could let it through, only build mode.
   const planned = denied.filter((call) => call.reason.includes(PLAN_NOTE));
   const others = denied.filter((call) => !call.reason.includes(PLAN_NOTE));
-  const plan = planned.length > 0 ? `${PREFIX}: refused by plan mode (--plan), where nothing in the project changes:\n${planned.map((call) => `  ${call.title}`).join("\n")}\nRun the task without --plan to let it make these changes.\n` : "";
+  const plan =
+    planned.length > 0
+      ? `${PREFIX}: refused by plan mode (--plan), where nothing in the project changes:\n${planned.map((call) => `  ${call.title}`).join("\n")}\nRun the task without --plan to let it make these changes.\n`
+      : "";
   return others.length > 0 ? `${plan}${approvalReport(others)}` : plan;
 }
 
 function approvalReport(denied: readonly DeniedCall[]): string {
-  const list = denied.map((call) => `  ${call.title}: ${call.reason.startsWith("This needs the user's approval") ? "needs an approval" : oneLine(firstLine(call.reason))}`).join("\n");
+  const list = denied
+    .map(
+      (call) =>
+        `  ${call.title}: ${call.reason.startsWith("This needs the user's approval") ? "needs an approval" : oneLine(firstLine(call.reason))}`,
+    )
+    .join("\n");
   // The engine names the narrowest rule for each call that only needed a yes.
   const rules = [...new Set(denied.flatMap((call) => SUGGESTED_RULE.exec(call.reason)?.[1] ?? []))];
-  const hint = rules.length > 0 ? `Rules that would allow them: ${rules.map((rule) => `--allow '${visible(rule).replace(/'/g, "'\\''")}'`).join(" ")}` : "Allow what the task needs with --allow RULE, e.g. --allow 'bash(npm test *)' or --allow 'edit(src/**)'";
+  const hint =
+    rules.length > 0
+      ? `Rules that would allow them: ${rules.map((rule) => `--allow '${visible(rule).replace(/'/g, "'\\''")}'`).join(" ")}`
+      : "Allow what the task needs with --allow RULE, e.g. --allow 'bash(npm test *)' or --allow 'edit(src/**)'";
   return `${PREFIX}: denied (no one can approve during \`garuda run\`):\n${list}\n${hint}.\n`;
 }
 
@@ -176,14 +209,20 @@ export async function runHeadless(options: RunOptions): Promise<number> {
   const json = options.format === "json";
   let runtime: Runtime | undefined;
   // A second signal does not wait for the turn to settle.
-  const stop = new RunStop({ exitNow: (code) => void (runtime?.close() ?? Promise.resolve()).finally(() => process.exit(code)) });
+  const stop = new RunStop({
+    exitNow: (code) => void (runtime?.close() ?? Promise.resolve()).finally(() => process.exit(code)),
+  });
   stop.watchOutput(process.stdout, process.stderr);
   const out = new Output(json, stop);
   const report = new Report(out, stop);
 
   for (const rule of options.allow) {
     const problem = ruleProblem(rule);
-    if (problem) return report.fail(`--allow "${rule}": ${problem}. Rules look like bash(npm test *), edit(src/**), web_fetch(docs.rs).`, EXIT.usage);
+    if (problem)
+      return report.fail(
+        `--allow "${rule}": ${problem}. Rules look like bash(npm test *), edit(src/**), web_fetch(docs.rs).`,
+        EXIT.usage,
+      );
   }
   const prompt = await readPrompt(options.prompt);
   if (!prompt) return report.fail('no task. Give it as an argument (garuda run "fix the failing test") or on stdin.');
@@ -193,9 +232,15 @@ export async function runHeadless(options: RunOptions): Promise<number> {
   try {
     let started: Started;
     try {
-      started = await runtimeStarter(ctx)({ root: process.cwd(), modelFlag: options.model, mode: options.mode, allow: options.allow });
+      started = await runtimeStarter(ctx)({
+        root: process.cwd(),
+        modelFlag: options.model,
+        mode: options.mode,
+        allow: options.allow,
+      });
     } catch (error) {
-      if (error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError) return report.fail(error.message);
+      if (error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError)
+        return report.fail(error.message);
       throw error;
     }
     runtime = started.runtime;
@@ -203,7 +248,9 @@ export async function runHeadless(options: RunOptions): Promise<number> {
     const task = taskText(runtime, prompt);
     if ("problem" in task) return report.fail(task.problem);
 
-    const answer = new Answer(json ? undefined : new Screen({ write: (text) => stop.stdoutClosed || process.stdout.write(text) }, false));
+    const answer = new Answer(
+      json ? undefined : new Screen({ write: (text) => stop.stdoutClosed || process.stdout.write(text) }, false),
+    );
     const { transcript, calls } = transcriptFor(json, options.hideThinking, report, ctx.env);
     let commandRefused = false;
     const tap = (event: AgentEvent) => {

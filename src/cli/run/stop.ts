@@ -63,7 +63,9 @@ export class RunStop {
 
   /** Listens for the signals while the task runs; returns what removes the handlers. */
   listen(): () => void {
-    const handlers = Object.keys(SIGNAL_EXIT).map((signal) => [signal, () => this.onSignal(signal as StopSignal)] as const);
+    const handlers = Object.keys(SIGNAL_EXIT).map(
+      (signal) => [signal, () => this.onSignal(signal as StopSignal)] as const,
+    );
     for (const [signal, handler] of handlers) process.on(signal, handler);
     return () => {
       for (const [signal, handler] of handlers) process.off(signal, handler);

@@ -28,7 +28,8 @@ export function checkUrl(baseUrl: string | undefined, api?: CheckApi): string {
 
 export function checkHeaders(key: KeyToCheck, api?: CheckApi): Record<string, string> {
   if (api?.type === "openai-compatible") return { authorization: `Bearer ${key.value}`, accept: "application/json" };
-  const auth: Record<string, string> = key.kind === "apiKey" ? { "x-api-key": key.value } : { authorization: `Bearer ${key.value}` };
+  const auth: Record<string, string> =
+    key.kind === "apiKey" ? { "x-api-key": key.value } : { authorization: `Bearer ${key.value}` };
   return { ...auth, "anthropic-version": ANTHROPIC_VERSION, accept: "application/json" };
 }
 
@@ -39,17 +40,33 @@ export function checkHeaders(key: KeyToCheck, api?: CheckApi): Record<string, st
  * success, and no answer at all, mean it could not be checked. `signal` cancels it (Ctrl-C),
  * which rejects with the signal's reason.
  */
-export async function checkKey(options: { baseUrl: string | undefined; key: KeyToCheck; api?: CheckApi; timeoutMs?: number; signal?: AbortSignal }): Promise<KeyCheck> {
+export async function checkKey(options: {
+  baseUrl: string | undefined;
+  key: KeyToCheck;
+  api?: CheckApi;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}): Promise<KeyCheck> {
   const url = checkUrl(options.baseUrl, options.api);
   const timeoutMs = options.timeoutMs ?? CHECK_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   let response: Response;
   try {
-    response = await fetch(url, { method: "GET", headers: checkHeaders(options.key, options.api), redirect: "manual", signal });
+    response = await fetch(url, {
+      method: "GET",
+      headers: checkHeaders(options.key, options.api),
+      redirect: "manual",
+      signal,
+    });
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
-    if (timeout.aborted) return { result: "unchecked", url, reason: `${url} gave no answer within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}` };
+    if (timeout.aborted)
+      return {
+        result: "unchecked",
+        url,
+        reason: `${url} gave no answer within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`,
+      };
     const detail = messageOf(error);
     return { result: "unchecked", url, reason: `${url} could not be reached (${detail})` };
   }
@@ -58,6 +75,11 @@ export async function checkKey(options: { baseUrl: string | undefined; key: KeyT
   const status = response.status;
   if (status >= 200 && status < 300) return { result: "ok", url };
   if (status === 401 || status === 403) return { result: "refused", url, status };
-  if (status >= 300 && status < 400) return { result: "unchecked", url, reason: `it answered with a redirect (HTTP ${status}), which Garuda does not follow` };
+  if (status >= 300 && status < 400)
+    return {
+      result: "unchecked",
+      url,
+      reason: `it answered with a redirect (HTTP ${status}), which Garuda does not follow`,
+    };
   return { result: "unchecked", url, reason: `it answered HTTP ${status}` };
 }

@@ -53,7 +53,11 @@ export function modelRows(models: readonly ModelInfo[], current?: string): strin
  * One row per provider: name, the endpoint Garuda will really call (`endpoint`: ANTHROPIC_BASE_URL
  * when it is set, marked so), its key. Default: the provider's own.
  */
-export function providerRows(providers: readonly ProviderInfo[], current?: string, endpoint: (provider: ProviderInfo) => string = (provider) => provider.baseUrl ?? ANTHROPIC_API_URL): string[] {
+export function providerRows(
+  providers: readonly ProviderInfo[],
+  current?: string,
+  endpoint: (provider: ProviderInfo) => string = (provider) => provider.baseUrl ?? ANTHROPIC_API_URL,
+): string[] {
   const nameWidth = Math.max(...providers.map((provider) => provider.name.length));
   const urls = providers.map(endpoint);
   const urlWidth = Math.max(...urls.map((url) => url.length));

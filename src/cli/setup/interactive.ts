@@ -2,7 +2,13 @@
 // provider) → key (hidden; none for a local server) → check → save → summary.
 import { ConfigError } from "../../errors/configError.ts";
 import { findModel, parseSpec } from "../../config/modelsFile.ts";
-import { type ModelInfo, notRunningMessage, type ProviderInfo, providerTitle, serverAddress } from "../../model/catalog.ts";
+import {
+  type ModelInfo,
+  notRunningMessage,
+  type ProviderInfo,
+  providerTitle,
+  serverAddress,
+} from "../../model/catalog.ts";
 import { oneLine } from "../../text/visible.ts";
 import { checkKey } from "./check.ts";
 import { ANTHROPIC_API_URL, modelChoices, modelLabel, modelRows, providerChoices, providerRows } from "./choices.ts";
@@ -10,7 +16,15 @@ import { maskKey } from "./mask.ts";
 import { confirm, secret, select } from "./prompts.ts";
 import { saveSetup, type SetupResult, summaryLines } from "./save.ts";
 import { checkServerModel, listServerModels, MAX_LISTED, modelsFileEntry } from "./serverModels.ts";
-import { existingKey, type FoundKey, keyProblem, providerBaseUrl, type SetupState, shortPath, unknownModelProblem } from "./state.ts";
+import {
+  existingKey,
+  type FoundKey,
+  keyProblem,
+  providerBaseUrl,
+  type SetupState,
+  shortPath,
+  unknownModelProblem,
+} from "./state.ts";
 import { SetupCancelled, type SetupIO, TerminalSession } from "./terminal.ts";
 
 export interface InteractiveOptions {
@@ -24,7 +38,9 @@ export interface InteractiveOptions {
 /** The endpoint setup will check and the runtime will call, as the menu shows it. */
 function endpointText(state: SetupState, provider: ProviderInfo): string {
   const url = providerBaseUrl(state, provider) ?? ANTHROPIC_API_URL;
-  return provider.type === "anthropic" && state.ctx.env.ANTHROPIC_BASE_URL ? `${oneLine(url, 80)} (ANTHROPIC_BASE_URL)` : oneLine(url, 80);
+  return provider.type === "anthropic" && state.ctx.env.ANTHROPIC_BASE_URL
+    ? `${oneLine(url, 80)} (ANTHROPIC_BASE_URL)`
+    : oneLine(url, 80);
 }
 
 async function chooseProvider(session: TerminalSession, state: SetupState, last?: string): Promise<ProviderInfo> {
@@ -38,7 +54,10 @@ async function chooseProvider(session: TerminalSession, state: SetupState, last?
   const index = await select(session, {
     title: "Choose a provider",
     items: providerRows(providers, current, (provider) => endpointText(state, provider)),
-    initial: Math.max(0, providers.findIndex((provider) => provider.name === (last ?? current))),
+    initial: Math.max(
+      0,
+      providers.findIndex((provider) => provider.name === (last ?? current)),
+    ),
     chosen: (i) => `Provider: ${providers[i]?.name}`,
   });
   return providers[index] as ProviderInfo;
@@ -49,31 +68,53 @@ async function chooseProvider(session: TerminalSession, state: SetupState, last?
  * one, those its server lists (GET /models, the first MAX_LISTED). Undefined, with the reason
  * written, when there is none to offer (a local server not running, say).
  */
-async function modelsToOffer(session: TerminalSession, state: SetupState, provider: ProviderInfo, options: InteractiveOptions): Promise<ModelInfo[] | undefined> {
+async function modelsToOffer(
+  session: TerminalSession,
+  state: SetupState,
+  provider: ProviderInfo,
+  options: InteractiveOptions,
+): Promise<ModelInfo[] | undefined> {
   const own = modelChoices(state.catalog, provider);
   const baseUrl = provider.baseUrl;
   if (provider.type !== "openai-compatible" || !baseUrl) {
     if (own.length > 0) return own;
-    throw new ConfigError(state.catalog.file, `the provider "${provider.name}" has no models`, "Add its models under \"models\", or run `garuda setup --model <provider>/<model>`");
+    throw new ConfigError(
+      state.catalog.file,
+      `the provider "${provider.name}" has no models`,
+      'Add its models under "models", or run `garuda setup --model <provider>/<model>`',
+    );
   }
   const title = providerTitle(provider);
   const address = serverAddress(baseUrl);
   session.draw([`Asking ${title} at ${oneLine(address)} for its models …`]);
   const apiKey = existingKey(state, provider)?.value;
-  const listing = await listServerModels({ provider, baseUrl, ...(apiKey && { apiKey }), signal: session.signal, ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}) });
+  const listing = await listServerModels({
+    provider,
+    baseUrl,
+    ...(apiKey && { apiKey }),
+    signal: session.signal,
+    ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}),
+  });
   session.erase();
   if (listing.result === "ok") {
     const known = new Set(own.map((model) => model.spec));
     const listed = listing.models.filter((model) => !known.has(model.spec));
     if (listed.length > MAX_LISTED) {
-      session.write(`${title} lists ${listed.length} models; the first ${MAX_LISTED} are shown. For another one: garuda setup --model ${provider.name}/<model>\n`);
+      session.write(
+        `${title} lists ${listed.length} models; the first ${MAX_LISTED} are shown. For another one: garuda setup --model ${provider.name}/<model>\n`,
+      );
     }
     const models = [...own, ...listed.slice(0, MAX_LISTED)];
     if (models.length > 0) return models;
-    session.write(`${session.style.warn(`${title} at ${oneLine(address)} has no models yet.`)} Download or load one, then choose ${provider.name} again.\n`);
+    session.write(
+      `${session.style.warn(`${title} at ${oneLine(address)} has no models yet.`)} Download or load one, then choose ${provider.name} again.\n`,
+    );
     return undefined;
   }
-  const problem = listing.result === "not-running" ? notRunningMessage(provider, baseUrl) : `${title} at ${address} did not list its models: ${listing.reason}.`;
+  const problem =
+    listing.result === "not-running"
+      ? notRunningMessage(provider, baseUrl)
+      : `${title} at ${address} did not list its models: ${listing.reason}.`;
   session.write(`${session.style.warn(oneLine(problem, 300))}\n`);
   if (own.length > 0) return own;
   session.write(
@@ -89,7 +130,10 @@ async function chooseModel(session: TerminalSession, state: SetupState, models: 
   const index = await select(session, {
     title: "Choose a model",
     items: modelRows(models, current),
-    initial: Math.max(0, models.findIndex((model) => model.spec === current)),
+    initial: Math.max(
+      0,
+      models.findIndex((model) => model.spec === current),
+    ),
     chosen: (i) => {
       const model = models[i] as ModelInfo;
       return `Model: ${model.spec}${model.label ? ` (${modelLabel(model)})` : ""}`;
@@ -99,7 +143,9 @@ async function chooseModel(session: TerminalSession, state: SetupState, models: 
 }
 
 function describeSource(state: SetupState, key: FoundKey): string {
-  return key.source === "environment" ? `the environment (${key.name})` : `${shortPath(state, state.ctx.paths.credentials)} (${key.name})`;
+  return key.source === "environment"
+    ? `the environment (${key.name})`
+    : `${shortPath(state, state.ctx.paths.credentials)} (${key.name})`;
 }
 
 /**
@@ -117,11 +163,18 @@ async function checkServer(
   const baseUrl = providerBaseUrl(state, provider);
   if (!options.check || !baseUrl) return { newKey: false, checked: "skipped" };
   session.draw([`Checking ${providerTitle(provider)} at ${oneLine(serverAddress(baseUrl))} …`]);
-  const result = await checkServerModel({ provider, baseUrl, model, signal: session.signal, ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}) });
+  const result = await checkServerModel({
+    provider,
+    baseUrl,
+    model,
+    signal: session.signal,
+    ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}),
+  });
   session.erase();
   if (result.ok) {
     session.write(`${result.text}\n`);
-    const entry = result.listed && !state.catalog.models.has(model.spec) ? modelsFileEntry(result.listed, provider) : undefined;
+    const entry =
+      result.listed && !state.catalog.models.has(model.spec) ? modelsFileEntry(result.listed, provider) : undefined;
     return { newKey: false, checked: "ok", ...(entry && { modelEntry: entry }) };
   }
   session.write(`${session.style.warn(oneLine(result.problem, 300))}\n`);
@@ -154,7 +207,9 @@ async function obtainKey(
     }
     if (!key) {
       if (!explained) {
-        session.write(`Paste the API key for ${provider.name} and press Enter. It is saved as ${keyName}; it is not shown as you type.\n`);
+        session.write(
+          `Paste the API key for ${provider.name} and press Enter. It is saved as ${keyName}; it is not shown as you type.\n`,
+        );
         explained = true;
       }
       const value = await secret(session, "Key: ");
@@ -170,14 +225,22 @@ async function obtainKey(
     if (!options.check) return { key, newKey, checked: "skipped" };
 
     session.draw([`Checking the key with ${oneLine(baseUrl ?? ANTHROPIC_API_URL)} …`]);
-    const result = await checkKey({ baseUrl, key, api: provider, signal: session.signal, ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}) });
+    const result = await checkKey({
+      baseUrl,
+      key,
+      api: provider,
+      signal: session.signal,
+      ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}),
+    });
     session.erase();
     if (result.result === "ok") {
       session.write(`The key works (${result.url}).\n`);
       return { key, newKey, checked: "ok" };
     }
     if (result.result === "refused") {
-      session.write(`${session.style.warn(`The key was refused (HTTP ${result.status} from ${result.url}).`)} Paste a valid key, or press Ctrl-C to stop.\n`);
+      session.write(
+        `${session.style.warn(`The key was refused (HTTP ${result.status} from ${result.url}).`)} Paste a valid key, or press Ctrl-C to stop.\n`,
+      );
       existing = undefined;
       continue;
     }
@@ -191,7 +254,9 @@ async function obtainKey(
 export async function runInteractive(io: SetupIO, state: SetupState, options: InteractiveOptions): Promise<number> {
   const session = new TerminalSession(io, state.ctx.env);
   try {
-    session.write(`${session.style.bold("Garuda setup")}: choose a model and, if it needs one, enter its API key. Nothing is saved until the end; Ctrl-C stops.\n\n`);
+    session.write(
+      `${session.style.bold("Garuda setup")}: choose a model and, if it needs one, enter its API key. Nothing is saved until the end; Ctrl-C stops.\n\n`,
+    );
     let model: ModelInfo | undefined;
     let provider: ProviderInfo;
     if (options.model) {

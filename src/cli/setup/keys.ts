@@ -4,10 +4,30 @@
 import { type Key as TerminalKey, parseKeys as parseTerminalKeys } from "../keys.ts";
 
 /** One key press (or pasted character) as the setup prompts see it. */
-export type KeyName = "up" | "down" | "home" | "end" | "enter" | "backspace" | "escape" | "interrupt" | "eof" | "clear-line";
+export type KeyName =
+  | "up"
+  | "down"
+  | "home"
+  | "end"
+  | "enter"
+  | "backspace"
+  | "escape"
+  | "interrupt"
+  | "eof"
+  | "clear-line";
 export type Key = { name: KeyName } | { name: "char"; char: string };
 
-const KEPT: ReadonlySet<string> = new Set<KeyName>(["up", "down", "home", "end", "enter", "backspace", "escape", "interrupt", "eof"]);
+const KEPT: ReadonlySet<string> = new Set<KeyName>([
+  "up",
+  "down",
+  "home",
+  "end",
+  "enter",
+  "backspace",
+  "escape",
+  "interrupt",
+  "eof",
+]);
 
 function setupKeys(key: TerminalKey): Key[] {
   if (key.name === "char") return [key];

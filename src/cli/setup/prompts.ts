@@ -40,7 +40,13 @@ export function menuKey(state: MenuState, key: Key, count: number): MenuState & 
  * The menu as drawn: a title, one numbered line per item, the cursor's line marked. A list
  * taller than `maxItems` shows a window that follows the cursor, so it never scrolls the screen.
  */
-export function menuLines(session: Pick<TerminalSession, "style">, title: string, items: readonly string[], cursor: number, maxItems = items.length): string[] {
+export function menuLines(
+  session: Pick<TerminalSession, "style">,
+  title: string,
+  items: readonly string[],
+  cursor: number,
+  maxItems = items.length,
+): string[] {
   const { style } = session;
   const width = String(items.length).length;
   const lines = [`${style.bold(title)} ${style.dim("(↑/↓ or a number, then Enter)")}`];

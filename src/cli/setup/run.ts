@@ -32,9 +32,12 @@ const EXIT_ERROR = 1;
 const EXIT_USAGE = 2;
 
 function usageProblem(options: SetupOptions): string | undefined {
-  const modes = [options.show && "--show", options.forget && "--forget", options.keyStdin && "--key-stdin"].filter(Boolean);
+  const modes = [options.show && "--show", options.forget && "--forget", options.keyStdin && "--key-stdin"].filter(
+    Boolean,
+  );
   if (modes.length > 1) return `${modes.join(" and ")} do not go together`;
-  if (options.forgetName !== undefined && !options.forget) return `unexpected argument "${options.forgetName}" (did you mean --forget ${options.forgetName}?)`;
+  if (options.forgetName !== undefined && !options.forget)
+    return `unexpected argument "${options.forgetName}" (did you mean --forget ${options.forgetName}?)`;
   return undefined;
 }
 
@@ -66,13 +69,20 @@ export async function runSetup(options: SetupOptions = {}): Promise<number> {
       return report.ok ? EXIT_OK : EXIT_ERROR;
     }
     if (options.forget) {
-      return await runForget(io, ctx, { ...(options.forgetName ? { name: options.forgetName } : {}), ...(options.model ? { model: options.model } : {}) });
+      return await runForget(io, ctx, {
+        ...(options.forgetName ? { name: options.forgetName } : {}),
+        ...(options.model ? { model: options.model } : {}),
+      });
     }
     const check = options.check ?? true;
     const timeout = options.checkTimeoutMs ? { checkTimeoutMs: options.checkTimeoutMs } : {};
     if (options.keyStdin) {
       const state = loadSetupState(ctx);
-      return await runWithStdinKey(io, state, { ...(options.model ? { model: options.model } : {}), check, ...timeout });
+      return await runWithStdinKey(io, state, {
+        ...(options.model ? { model: options.model } : {}),
+        check,
+        ...timeout,
+      });
     }
     if (!isInteractive(io)) {
       // A local server's model needs no key, so no terminal either.

@@ -51,25 +51,35 @@ export function summaryLines(state: SetupState, result: SetupResult, outcome: Sa
   if (!key) {
     const where = provider?.baseUrl ? ` (${providerTitle(provider)} at ${serverAddress(provider.baseUrl)})` : "";
     lines.push(`  Key:   none needed${where}`);
-  } else if (outcome.keySaved) lines.push(`  Key:   ${key.name} ${maskKey(key.value)}, saved in ${credentials} (readable only by you)`);
+  } else if (outcome.keySaved)
+    lines.push(`  Key:   ${key.name} ${maskKey(key.value)}, saved in ${credentials} (readable only by you)`);
   else {
     const where = key.source === "environment" ? "the environment" : credentials;
     lines.push(`  Key:   ${key.name} ${maskKey(key.value)} from ${where} (kept as it is)`);
   }
   if (provider?.type === "openai-compatible") {
     const limits = result.modelEntry ?? state.catalog.models.get(model.spec) ?? model;
-    lines.push(`  Limits: ${tokens(limits.contextWindow ?? model.contextWindow)} context, ${tokens(limits.maxTokens ?? model.maxTokens)} output; change them under "models" in ${models}`);
+    lines.push(
+      `  Limits: ${tokens(limits.contextWindow ?? model.contextWindow)} context, ${tokens(limits.maxTokens ?? model.maxTokens)} output; change them under "models" in ${models}`,
+    );
   }
   if (result.checked === "unchecked") {
-    lines.push(key ? "  The key could not be checked; if Garuda cannot reach the model, run `garuda setup` again." : "  The server could not be checked; start it before you use Garuda.");
+    lines.push(
+      key
+        ? "  The key could not be checked; if Garuda cannot reach the model, run `garuda setup` again."
+        : "  The server could not be checked; start it before you use Garuda.",
+    );
   }
-  if (result.checked === "skipped") lines.push(key ? "  The key was not checked (--no-check)." : "  The server was not checked (--no-check).");
+  if (result.checked === "skipped")
+    lines.push(key ? "  The key was not checked (--no-check)." : "  The server was not checked (--no-check).");
   const garudaModel = env.GARUDA_MODEL;
   if (garudaModel && garudaModel !== result.spec) {
     lines.push(`  Note: GARUDA_MODEL=${garudaModel} is set in this environment and overrides the default here.`);
   }
   if (outcome.keySaved && key && keys.fromEnvironment(key.name)) {
-    lines.push(`  Note: ${key.name} is also set in this environment, and that value wins; unset it to use the saved key.`);
+    lines.push(
+      `  Note: ${key.name} is also set in this environment, and that value wins; unset it to use the saved key.`,
+    );
   }
   lines.push("Editors pick this up at their next session. `garuda setup --show` shows it again.");
   return lines;

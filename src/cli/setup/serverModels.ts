@@ -32,7 +32,8 @@ function errorCode(error: unknown): string | undefined {
   return typeof cause === "string" ? cause : undefined;
 }
 
-const positive = (value: unknown): number | undefined => (typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined);
+const positive = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
 
 /** OpenRouter's prices are US dollars per token, as strings. */
 function perMillion(value: unknown): number | undefined {
@@ -48,20 +49,43 @@ function perMillion(value: unknown): number | undefined {
 function listedModel(provider: ProviderInfo, entry: Record<string, unknown>): ModelInfo | undefined {
   const id = entry.id;
   if (typeof id !== "string" || id === "" || /[\s]/.test(id)) return undefined;
-  const top = typeof entry.top_provider === "object" && entry.top_provider !== null ? (entry.top_provider as Record<string, unknown>) : {};
+  const top =
+    typeof entry.top_provider === "object" && entry.top_provider !== null
+      ? (entry.top_provider as Record<string, unknown>)
+      : {};
   const context = positive(entry.context_length) ?? positive(top.context_length) ?? positive(entry.max_model_len);
   const output = positive(top.max_completion_tokens);
   const contextWindow = context ?? UNKNOWN_OPENAI_LIMITS.contextWindow;
-  const maxTokens = Math.min(output ?? (context ? Math.min(32_000, Math.floor(context / 4)) : UNKNOWN_OPENAI_LIMITS.maxTokens), contextWindow);
-  const pricing = typeof entry.pricing === "object" && entry.pricing !== null ? (entry.pricing as Record<string, unknown>) : undefined;
+  const maxTokens = Math.min(
+    output ?? (context ? Math.min(32_000, Math.floor(context / 4)) : UNKNOWN_OPENAI_LIMITS.maxTokens),
+    contextWindow,
+  );
+  const pricing =
+    typeof entry.pricing === "object" && entry.pricing !== null
+      ? (entry.pricing as Record<string, unknown>)
+      : undefined;
   const input = perMillion(pricing?.prompt);
   const outputPrice = perMillion(pricing?.completion);
   const price: Price | null =
     input !== undefined && outputPrice !== undefined
-      ? { input, output: outputPrice, cacheRead: perMillion(pricing?.input_cache_read) ?? input, cacheWrite: perMillion(pricing?.input_cache_write) ?? input }
+      ? {
+          input,
+          output: outputPrice,
+          cacheRead: perMillion(pricing?.input_cache_read) ?? input,
+          cacheWrite: perMillion(pricing?.input_cache_write) ?? input,
+        }
       : defaultPrice(provider);
   const name = typeof entry.name === "string" && entry.name !== id ? entry.name : undefined;
-  return { spec: `${provider.name}/${id}`, provider: provider.name, id, contextWindow, maxTokens, price, thinking: "none", ...(name && { label: name }) };
+  return {
+    spec: `${provider.name}/${id}`,
+    provider: provider.name,
+    id,
+    contextWindow,
+    maxTokens,
+    price,
+    thinking: "none",
+    ...(name && { label: name }),
+  };
 }
 
 /**
@@ -69,8 +93,12 @@ function listedModel(provider: ProviderInfo, entry: Record<string, unknown>): Mo
  * its limits (and price) are known next time; undefined when the server said nothing the
  * defaults do not say already.
  */
-export function modelsFileEntry(model: ModelInfo, provider: ProviderInfo): NonNullable<ModelsFile["models"]>[string] | undefined {
-  const limitsKnown = model.contextWindow !== UNKNOWN_OPENAI_LIMITS.contextWindow || model.maxTokens !== UNKNOWN_OPENAI_LIMITS.maxTokens;
+export function modelsFileEntry(
+  model: ModelInfo,
+  provider: ProviderInfo,
+): NonNullable<ModelsFile["models"]>[string] | undefined {
+  const limitsKnown =
+    model.contextWindow !== UNKNOWN_OPENAI_LIMITS.contextWindow || model.maxTokens !== UNKNOWN_OPENAI_LIMITS.maxTokens;
   const priceKnown = model.price !== null && JSON.stringify(model.price) !== JSON.stringify(defaultPrice(provider));
   if (!limitsKnown && !priceKnown) return undefined;
   return {
@@ -84,12 +112,21 @@ export function modelsFileEntry(model: ModelInfo, provider: ProviderInfo): NonNu
  * GET {baseUrl}/models with a time limit, no redirects followed. `apiKey` is sent when given
  * (a server started with a key). `signal` cancels it (Ctrl-C), which rejects with its reason.
  */
-export async function listServerModels(options: { provider: ProviderInfo; baseUrl: string; apiKey?: string; timeoutMs?: number; signal?: AbortSignal }): Promise<ServerListing> {
+export async function listServerModels(options: {
+  provider: ProviderInfo;
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}): Promise<ServerListing> {
   const url = `${options.baseUrl.replace(/\/+$/, "")}/models`;
   const timeoutMs = options.timeoutMs ?? CHECK_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-  const headers: Record<string, string> = { accept: "application/json", ...(options.apiKey && { authorization: `Bearer ${options.apiKey}` }) };
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    ...(options.apiKey && { authorization: `Bearer ${options.apiKey}` }),
+  };
   let body: unknown;
   try {
     const response = await fetch(url, { method: "GET", headers, redirect: "manual", signal });
@@ -100,13 +137,22 @@ export async function listServerModels(options: { provider: ProviderInfo; baseUr
     body = await response.json();
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
-    if (timeout.aborted) return { result: "failed", url, reason: `no answer within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}` };
+    if (timeout.aborted)
+      return {
+        result: "failed",
+        url,
+        reason: `no answer within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`,
+      };
     const code = errorCode(error);
-    if ((code === "ECONNREFUSED" || code === "ConnectionRefused") && isLocalUrl(url)) return { result: "not-running", url };
+    if ((code === "ECONNREFUSED" || code === "ConnectionRefused") && isLocalUrl(url))
+      return { result: "not-running", url };
     if (error instanceof SyntaxError) return { result: "failed", url, reason: "its answer is not JSON" };
     return { result: "failed", url, reason: `${url} could not be reached (${messageOf(error)})` };
   }
-  const data = typeof body === "object" && body !== null ? (body as { data?: unknown; models?: unknown }).data ?? (body as { models?: unknown }).models : undefined;
+  const data =
+    typeof body === "object" && body !== null
+      ? ((body as { data?: unknown; models?: unknown }).data ?? (body as { models?: unknown }).models)
+      : undefined;
   if (!Array.isArray(data)) return { result: "failed", url, reason: "its answer has no list of models" };
   const seen = new Set<string>();
   const models: ModelInfo[] = [];
@@ -126,16 +172,24 @@ export type ServerCheck = { ok: true; text: string; listed?: ModelInfo } | { ok:
  * Whether a keyless provider's server runs and has the model (the check of `garuda setup
  * --model <provider>/<model>`, in place of a key's): one GET {baseUrl}/models.
  */
-export async function checkServerModel(options: { provider: ProviderInfo; baseUrl: string; model: ModelInfo; timeoutMs?: number; signal?: AbortSignal }): Promise<ServerCheck> {
+export async function checkServerModel(options: {
+  provider: ProviderInfo;
+  baseUrl: string;
+  model: ModelInfo;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}): Promise<ServerCheck> {
   const { provider, baseUrl, model } = options;
   const title = providerTitle(provider);
   const address = serverAddress(baseUrl);
   const listing = await listServerModels(options);
   if (listing.result === "not-running") return { ok: false, problem: notRunningMessage(provider, baseUrl) };
-  if (listing.result === "failed") return { ok: false, problem: `${title} at ${address} could not be checked: ${listing.reason}.` };
+  if (listing.result === "failed")
+    return { ok: false, problem: `${title} at ${address} could not be checked: ${listing.reason}.` };
   const found = listing.models.find((entry) => entry.id === model.id);
   if (found) return { ok: true, text: `${title} is running at ${address} and has ${model.id}.`, listed: found };
   const names = listing.models.map((entry) => entry.id);
-  const has = names.length === 0 ? "it has no models" : `it has: ${names.slice(0, 8).join(", ")}${names.length > 8 ? ", …" : ""}`;
+  const has =
+    names.length === 0 ? "it has no models" : `it has: ${names.slice(0, 8).join(", ")}${names.length > 8 ? ", …" : ""}`;
   return { ok: false, problem: `${title} at ${address} does not list the model "${model.id}" (${has}).` };
 }

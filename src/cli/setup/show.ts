@@ -10,7 +10,11 @@ import { ANTHROPIC_API_URL } from "./choices.ts";
 import { maskKey } from "./mask.ts";
 import { existingKey, providerBaseUrl, type SetupState, shortPath } from "./state.ts";
 
-const SOURCE_TEXT = { "--model": "--model", GARUDA_MODEL: "GARUDA_MODEL", "models.json": "the default in models.json" } as const;
+const SOURCE_TEXT = {
+  "--model": "--model",
+  GARUDA_MODEL: "GARUDA_MODEL",
+  "models.json": "the default in models.json",
+} as const;
 
 /** The report's lines and whether every file could be read (the exit code: 0 or 1). */
 export function showLines(ctx: CliContext, modelFlag?: string): { lines: string[]; ok: boolean } {
@@ -45,9 +49,7 @@ export function showLines(ctx: CliContext, modelFlag?: string): { lines: string[
   }
   lines.push(`Files:    ${shortPath(state, ctx.paths.models)}, ${shortPath(state, ctx.paths.credentials)}`);
 
-  const names = [
-    ...new Set([...BUILTIN_KEY_NAMES, ...providerKeyNames(catalog), ...Object.keys(credentials)]),
-  ];
+  const names = [...new Set([...BUILTIN_KEY_NAMES, ...providerKeyNames(catalog), ...Object.keys(credentials)])];
   const width = Math.max(...names.map((name) => name.length));
   lines.push("Keys (env: the environment, file: the credentials file):");
   for (const name of names) {

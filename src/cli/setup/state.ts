@@ -3,7 +3,13 @@
 import { checkBaseUrl } from "../../config/baseUrl.ts";
 import { type Credentials, readCredentials } from "../../config/credentials.ts";
 import { ConfigError } from "../../errors/configError.ts";
-import { checkKnownModel, findModel, type ModelCatalog, loadModelCatalog, providerKeyNames } from "../../config/modelsFile.ts";
+import {
+  checkKnownModel,
+  findModel,
+  type ModelCatalog,
+  loadModelCatalog,
+  providerKeyNames,
+} from "../../config/modelsFile.ts";
 import type { ProviderInfo } from "../../model/catalog.ts";
 import type { CliContext } from "../context.ts";
 
@@ -44,7 +50,10 @@ function findKey(state: SetupState, name: string, kind: FoundKey["kind"] = "apiK
 /** The key the provider would use today, in the order the runtime looks (prepareModel). None for a keyless provider. */
 export function existingKey(state: SetupState, provider: ProviderInfo): FoundKey | undefined {
   if (!provider.apiKeyEnv) return undefined;
-  return findKey(state, provider.apiKeyEnv) ?? (provider.type === "anthropic" ? findKey(state, "ANTHROPIC_AUTH_TOKEN", "authToken") : undefined);
+  return (
+    findKey(state, provider.apiKeyEnv) ??
+    (provider.type === "anthropic" ? findKey(state, "ANTHROPIC_AUTH_TOKEN", "authToken") : undefined)
+  );
 }
 
 /** The endpoint the runtime will call: ANTHROPIC_BASE_URL first, as in prepareModel. */
@@ -59,7 +68,8 @@ export const MAX_KEY_LENGTH = 2048;
 export function keyProblem(key: string): string | undefined {
   if (key.length === 0) return "No key was entered";
   if (key.length > MAX_KEY_LENGTH) return `That is too long for a key (${key.length} characters)`;
-  if (!/^[\x21-\x7e]+$/.test(key)) return "That does not look like a key: it has spaces or characters a key cannot have";
+  if (!/^[\x21-\x7e]+$/.test(key))
+    return "That does not look like a key: it has spaces or characters a key cannot have";
   return undefined;
 }
 
@@ -74,7 +84,11 @@ export function unknownModelProblem(state: SetupState, spec: string): string | u
   // An unknown provider is an error of its own (exit 1), thrown here.
   findModel(state.catalog, spec);
   try {
-    checkKnownModel(state.catalog, spec, state.catalog.default === spec ? "the default in models.json" : "from --model");
+    checkKnownModel(
+      state.catalog,
+      spec,
+      state.catalog.default === spec ? "the default in models.json" : "from --model",
+    );
     return undefined;
   } catch (error) {
     if (error instanceof ConfigError) return error.message;

@@ -95,19 +95,30 @@ export async function runWithStdinKey(io: SetupIO, state: SetupState, options: S
   }
   const problem = keyProblem(value);
   if (problem) {
-    io.stderr.write(`garuda setup: ${problem === "No key was entered" ? "no key on stdin" : problem}. Nothing was saved.\n`);
+    io.stderr.write(
+      `garuda setup: ${problem === "No key was entered" ? "no key on stdin" : problem}. Nothing was saved.\n`,
+    );
     return 1;
   }
   const key = { name: provider.apiKeyEnv, kind: "apiKey" as const, value, source: "credentials" as const };
   let checked: SetupResult["checked"] = "skipped";
   if (options.check) {
-    const result = await checkKey({ baseUrl: providerBaseUrl(state, provider), key, api: provider, ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}) });
+    const result = await checkKey({
+      baseUrl: providerBaseUrl(state, provider),
+      key,
+      api: provider,
+      ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}),
+    });
     if (result.result === "refused") {
-      io.stderr.write(`garuda setup: the key was refused (HTTP ${result.status} from ${result.url}). Nothing was saved.\n`);
+      io.stderr.write(
+        `garuda setup: the key was refused (HTTP ${result.status} from ${result.url}). Nothing was saved.\n`,
+      );
       return 1;
     }
     if (result.result === "unchecked") {
-      io.stderr.write(`garuda setup: the key could not be checked: ${result.reason}. Nothing was saved. Are you offline? To save it without checking, add --no-check.\n`);
+      io.stderr.write(
+        `garuda setup: the key could not be checked: ${result.reason}. Nothing was saved. Are you offline? To save it without checking, add --no-check.\n`,
+      );
       return 1;
     }
     checked = "ok";
@@ -130,15 +141,27 @@ export function keylessModel(state: SetupState, spec: string): ModelInfo | undef
  * nothing to read; the server is asked whether it runs and has the model, unless --no-check.
  * Returns 0 when saved, 1 when the check failed (nothing saved).
  */
-export async function runKeyless(io: SetupIO, state: SetupState, model: ModelInfo, options: StdinOptions): Promise<number> {
+export async function runKeyless(
+  io: SetupIO,
+  state: SetupState,
+  model: ModelInfo,
+  options: StdinOptions,
+): Promise<number> {
   const provider = state.catalog.providers[model.provider] as ProviderInfo;
   const baseUrl = providerBaseUrl(state, provider);
   let checked: SetupResult["checked"] = "skipped";
   let modelEntry: SetupResult["modelEntry"];
   if (options.check && baseUrl) {
-    const check = await checkServerModel({ provider, baseUrl, model, ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}) });
+    const check = await checkServerModel({
+      provider,
+      baseUrl,
+      model,
+      ...(options.checkTimeoutMs ? { timeoutMs: options.checkTimeoutMs } : {}),
+    });
     if (!check.ok) {
-      io.stderr.write(`garuda setup: ${check.problem} Nothing was saved. To save it without checking, add --no-check.\n`);
+      io.stderr.write(
+        `garuda setup: ${check.problem} Nothing was saved. To save it without checking, add --no-check.\n`,
+      );
       return 1;
     }
     checked = "ok";

@@ -81,7 +81,8 @@ export class TerminalSession {
   #live = 0;
   /** The start of a bracketed paste whose end has not come yet. */
   #pending = "";
-  readonly #onData = (chunk: Buffer | string) => this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
+  readonly #onData = (chunk: Buffer | string) =>
+    this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
   readonly #onEnd = () => this.#stop(130);
   readonly #onSigint = () => this.#stop(130);
   readonly #onSigterm = () => this.#stop(143);
@@ -177,7 +178,12 @@ export class TerminalSession {
   write(text: string): void {
     this.#live = 0;
     const width = this.columns - 1;
-    this.#io.stdout.write(text.split(/\r?\n/).map((line) => wrapLine(line, width)).join("\r\n"));
+    this.#io.stdout.write(
+      text
+        .split(/\r?\n/)
+        .map((line) => wrapLine(line, width))
+        .join("\r\n"),
+    );
   }
 
   /** Replaces the lines last drawn by `draw` with these (each cut to the terminal's width). */

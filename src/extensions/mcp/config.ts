@@ -25,7 +25,9 @@ const stdioSchema = z.strictObject({
   type: z.literal("stdio").optional(),
   command: z.string().trim().min(1),
   args: z.array(z.string()).max(200).optional(),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"), z.string()).optional(),
+  env: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"), z.string())
+    .optional(),
   network: z.boolean().optional(),
   writePaths: z.array(z.string().min(1)).max(50).optional(),
   timeoutMs,
@@ -148,10 +150,20 @@ function absolutePath(path: string, root: string, home: string): string {
   return isAbsolute(path) ? path : resolve(root, path);
 }
 
-function parseServer(name: string, raw: unknown, scope: ServerScope, file: string, options: LoadMcpOptions, rules: ProjectServerRules, notices: string[]): McpServerConfig | undefined {
+function parseServer(
+  name: string,
+  raw: unknown,
+  scope: ServerScope,
+  file: string,
+  options: LoadMcpOptions,
+  rules: ProjectServerRules,
+  notices: string[],
+): McpServerConfig | undefined {
   const where = `MCP server "${name}" in ${file}`;
   if (!SERVER_NAME.test(name)) {
-    notices.push(`The ${where} has a name Garuda cannot use (a-z, 0-9, "_" and "-", at most 32, starting with a letter or digit); it was skipped.`);
+    notices.push(
+      `The ${where} has a name Garuda cannot use (a-z, 0-9, "_" and "-", at most 32, starting with a letter or digit); it was skipped.`,
+    );
     return undefined;
   }
   const isRemote = typeof raw === "object" && raw !== null && "url" in raw;
@@ -164,7 +176,12 @@ function parseServer(name: string, raw: unknown, scope: ServerScope, file: strin
   }
   const data = parsed.data;
   if (data.enabled === false) return undefined;
-  const expansion: Expansion = { env: options.env, allowed: scope === "project" ? new Set(rules.allowEnv) : undefined, missing: new Set(), refused: new Set() };
+  const expansion: Expansion = {
+    env: options.env,
+    allowed: scope === "project" ? new Set(rules.allowEnv) : undefined,
+    missing: new Set(),
+    refused: new Set(),
+  };
   const missing = expansion.missing;
   const base = { name, scope, file, timeoutMs: data.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, refusedEnv: [] as string[] };
   let config: McpServerConfig;
@@ -195,7 +212,9 @@ function parseServer(name: string, raw: unknown, scope: ServerScope, file: strin
     }
     // Plain http only on this machine: elsewhere its headers (tokens) and the code it reads would cross the network unencrypted.
     if (parsedUrl.protocol === "http:" && !LOOPBACK.has(parsedUrl.hostname)) {
-      notices.push(`The ${where} uses plain http:// to another computer; a remote server must use https:// (http:// only to localhost). It was skipped.`);
+      notices.push(
+        `The ${where} uses plain http:// to another computer; a remote server must use https:// (http:// only to localhost). It was skipped.`,
+      );
       return undefined;
     }
     config = { ...base, transport, url, headers, hash, urlWritten: data.url, headerSources, urlSources };
@@ -212,14 +231,38 @@ function parseServer(name: string, raw: unknown, scope: ServerScope, file: strin
     // An argument is readable by every user of this computer (ps, /proc/<pid>/cmdline); the environment is not.
     const secrets = [...new Set(argVars.filter((name) => SECRET_NAME.test(name)))];
     if (secrets.length > 0) {
-      notices.push(`The ${where} puts ${secrets.map((n) => `\${${n}}`).join(", ")} in its arguments, where every user of this computer can read it (ps). If the server can read it from its environment, move it to "env".`);
+      notices.push(
+        `The ${where} puts ${secrets.map((n) => `\${${n}}`).join(", ")} in its arguments, where every user of this computer can read it (ps). If the server can read it from its environment, move it to "env".`,
+      );
     }
     const writePaths = (data.writePaths ?? []).map((path) => absolutePath(path, options.root, options.home));
-    const hash = sha256Hex(JSON.stringify({ command: data.command, args: data.args ?? [], env: canonical(data.env), network: data.network ?? false, writePaths: data.writePaths ?? [] }));
-    config = { ...base, transport: "stdio", command: data.command, args, argsWritten: data.args ?? [], env, envSources, network: data.network ?? false, writePaths, hash };
+    const hash = sha256Hex(
+      JSON.stringify({
+        command: data.command,
+        args: data.args ?? [],
+        env: canonical(data.env),
+        network: data.network ?? false,
+        writePaths: data.writePaths ?? [],
+      }),
+    );
+    config = {
+      ...base,
+      transport: "stdio",
+      command: data.command,
+      args,
+      argsWritten: data.args ?? [],
+      env,
+      envSources,
+      network: data.network ?? false,
+      writePaths,
+      hash,
+    };
   }
   config.refusedEnv = [...expansion.refused];
-  if (missing.size > 0) notices.push(`The ${where} uses ${[...missing].map((m) => `\${${m}}`).join(", ")}, which ${missing.size === 1 ? "is" : "are"} not set; ${missing.size === 1 ? "it is" : "they are"} empty.`);
+  if (missing.size > 0)
+    notices.push(
+      `The ${where} uses ${[...missing].map((m) => `\${${m}}`).join(", ")}, which ${missing.size === 1 ? "is" : "are"} not set; ${missing.size === 1 ? "it is" : "they are"} empty.`,
+    );
   return config;
 }
 
@@ -236,7 +279,9 @@ function projectRules(raw: unknown, file: string, notices: string[]): ProjectSer
   const parsed = projectServersSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    notices.push(`projectServers in ${file} is not valid (${issue?.message ?? "unknown problem"}${issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : ""}); project MCP servers get no variables and no extra hosts. The form is {"allowEnv": ["NAME"], "allowHosts": ["localhost:8080"]}.`);
+    notices.push(
+      `projectServers in ${file} is not valid (${issue?.message ?? "unknown problem"}${issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : ""}); project MCP servers get no variables and no extra hosts. The form is {"allowEnv": ["NAME"], "allowHosts": ["localhost:8080"]}.`,
+    );
     return rules;
   }
   rules.allowEnv = parsed.data.allowEnv ?? [];
@@ -251,13 +296,23 @@ function projectRules(raw: unknown, file: string, notices: string[]): ProjectSer
   return rules;
 }
 
-function readServers(file: string, scope: ServerScope, options: LoadMcpOptions, rules: ProjectServerRules, notices: string[]): ServerFile {
+function readServers(
+  file: string,
+  scope: ServerScope,
+  options: LoadMcpOptions,
+  rules: ProjectServerRules,
+  notices: string[],
+): ServerFile {
   const none: ServerFile = { servers: [], projectServers: { allowEnv: [], allowHosts: [] } };
   let text: string | undefined;
   try {
     text = readConfigText(file);
   } catch (error) {
-    notices.push(error instanceof ConfigError ? `${error.message}; its MCP servers were not started.` : `${file} cannot be read; its MCP servers were not started.`);
+    notices.push(
+      error instanceof ConfigError
+        ? `${error.message}; its MCP servers were not started.`
+        : `${file} cannot be read; its MCP servers were not started.`,
+    );
     return none;
   }
   if (text === undefined) return none;
@@ -270,12 +325,15 @@ function readServers(file: string, scope: ServerScope, options: LoadMcpOptions, 
   }
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
-    notices.push(`${file} is not an MCP server list Garuda understands (the form is {"servers": {"name": {"command": "…", "args": […]}}}); its servers were not started.`);
+    notices.push(
+      `${file} is not an MCP server list Garuda understands (the form is {"servers": {"name": {"command": "…", "args": […]}}}); its servers were not started.`,
+    );
     return none;
   }
   let projectServers = none.projectServers;
   if (scope === "user") projectServers = projectRules(parsed.data.projectServers, file, notices);
-  else if (parsed.data.projectServers !== undefined) notices.push(`${file} sets projectServers, which only your own ~/.garuda/mcp.json can; it was ignored.`);
+  else if (parsed.data.projectServers !== undefined)
+    notices.push(`${file} sets projectServers, which only your own ~/.garuda/mcp.json can; it was ignored.`);
   const servers: McpServerConfig[] = [];
   for (const [name, raw] of Object.entries({ ...parsed.data.mcpServers, ...parsed.data.servers })) {
     const config = parseServer(name, raw, scope, file, options, rules, notices);
@@ -295,10 +353,14 @@ export interface McpConfig {
 export function loadMcpConfig(options: LoadMcpOptions, notices: string[]): McpConfig {
   const user = readServers(options.userFile, "user", options, { allowEnv: [], allowHosts: [] }, notices);
   const projectFile = projectMcpFile(options.root);
-  const project = readServers(projectFile, "project", options, user.projectServers, notices).servers.filter((server) => {
-    if (!user.servers.some((mine) => mine.name === server.name)) return true;
-    notices.push(`The project's MCP server "${server.name}" (${projectFile}) has the name of one of yours; yours is used.`);
-    return false;
-  });
+  const project = readServers(projectFile, "project", options, user.projectServers, notices).servers.filter(
+    (server) => {
+      if (!user.servers.some((mine) => mine.name === server.name)) return true;
+      notices.push(
+        `The project's MCP server "${server.name}" (${projectFile}) has the name of one of yours; yours is used.`,
+      );
+      return false;
+    },
+  );
   return { servers: [...user.servers, ...project], projectServers: user.projectServers };
 }

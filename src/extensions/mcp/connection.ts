@@ -42,7 +42,12 @@ export function commandLine(config: Pick<StdioServerConfig, "command" | "args">)
 
 /** A network failure (not an answer of the server's): the remote server is gone. */
 function unreachable(error: unknown): boolean {
-  return codeOf(error) !== undefined || /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|Unable to connect|fetch failed|socket connection was closed/i.test(messageOf(error));
+  return (
+    codeOf(error) !== undefined ||
+    /ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|Unable to connect|fetch failed|socket connection was closed/i.test(
+      messageOf(error),
+    )
+  );
 }
 
 export class McpConnection {
@@ -77,8 +82,12 @@ export class McpConnection {
       return connection;
     } catch (error) {
       if (!limit.aborted) await connection.#settleExit();
-      const exited = connection.dead !== undefined && connection.dead !== "its connection closed" ? connection.dead : undefined;
-      const why = limit.aborted && !signal.aborted ? `it did not answer within ${START_TIMEOUT_MS / 1000} s` : (exited ?? messageOf(error));
+      const exited =
+        connection.dead !== undefined && connection.dead !== "its connection closed" ? connection.dead : undefined;
+      const why =
+        limit.aborted && !signal.aborted
+          ? `it did not answer within ${START_TIMEOUT_MS / 1000} s`
+          : (exited ?? messageOf(error));
       const tail = connection.#stderrTail();
       await connection.close();
       throw new Error(`${why}${tail}`);
@@ -150,7 +159,8 @@ export class McpConnection {
   }
 
   #live(): Client {
-    if (this.dead !== undefined || !this.#client) throw new Error(`the MCP server "${this.name}" is not running (${this.dead ?? "not started"})`);
+    if (this.dead !== undefined || !this.#client)
+      throw new Error(`the MCP server "${this.name}" is not running (${this.dead ?? "not started"})`);
     return this.#client;
   }
 
@@ -164,7 +174,10 @@ export class McpConnection {
     const tools: McpTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: START_TIMEOUT_MS });
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        signal,
+        timeout: START_TIMEOUT_MS,
+      });
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined && tools.length < MAX_TOOLS);
@@ -181,7 +194,10 @@ export class McpConnection {
     const prompts: Prompt[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, { signal, timeout: START_TIMEOUT_MS });
+      const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, {
+        signal,
+        timeout: START_TIMEOUT_MS,
+      });
       prompts.push(...page.prompts);
       cursor = page.nextCursor;
     } while (cursor !== undefined && prompts.length < MAX_TOOLS);
@@ -191,9 +207,13 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
     const client = this.#live();
     try {
-      return await this.#watched(client, signal, (watched) =>
-        client.callTool({ name, arguments: args }, undefined, { signal: watched, timeout: this.config.timeoutMs, resetTimeoutOnProgress: true }),
-      ) as CallToolResult;
+      return (await this.#watched(client, signal, (watched) =>
+        client.callTool({ name, arguments: args }, undefined, {
+          signal: watched,
+          timeout: this.config.timeoutMs,
+          resetTimeoutOnProgress: true,
+        }),
+      )) as CallToolResult;
     } catch (error) {
       throw await this.#failure(error, signal);
     }
@@ -202,7 +222,9 @@ export class McpConnection {
   async getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
     const client = this.#live();
     try {
-      return await this.#watched(client, signal, (watched) => client.getPrompt({ name, arguments: args }, { signal: watched, timeout: this.config.timeoutMs }));
+      return await this.#watched(client, signal, (watched) =>
+        client.getPrompt({ name, arguments: args }, { signal: watched, timeout: this.config.timeoutMs }),
+      );
     } catch (error) {
       throw await this.#failure(error, signal);
     }
@@ -240,7 +262,9 @@ export class McpConnection {
     if (signal.aborted) return asError(error);
     if (this.dead === undefined && this.config.transport !== "stdio" && unreachable(error)) {
       this.dead = `it could not be reached: ${messageOf(error)}`;
-      return new Error(`the MCP server "${this.name}" could not be reached (${messageOf(error)}); its tools go away from the next turn`);
+      return new Error(
+        `the MCP server "${this.name}" could not be reached (${messageOf(error)}); its tools go away from the next turn`,
+      );
     }
     if (this.dead === undefined) return new Error(messageOf(error));
     await this.#settleExit();

@@ -25,10 +25,16 @@ function warnings(config: McpServerConfig, sandboxed: boolean): string[] {
   const line = [config.command, ...config.argsWritten].join(" ");
   const found: string[] = [];
   if (!sandboxed) found.push("No OS sandbox: the server would run directly on this computer, with your permissions.");
-  if (/(^|\s|\/)(npx|uvx|bunx|pnpm\s+dlx|yarn\s+dlx|dlx)(\s|$)/.test(line)) found.push("It downloads and runs a package at each start (npx, uvx, dlx …): the package's current version runs, not a pinned one.");
-  if (/(^|\s)(sh|bash|zsh)\s+-c(\s|$)/.test(line) || /\|\s*(sh|bash)\b/.test(line) || /\b(curl|wget)\b/.test(line)) found.push("It runs a shell line or fetches something to run.");
-  if (/(^|\s)sudo(\s|$)/.test(line) || /\brm\s+-[a-z]*r[a-z]*f|\brm\s+-[a-z]*f[a-z]*r/.test(line)) found.push("It uses sudo or rm -rf.");
-  if (config.network) found.push("It asks for the network (through Garuda's proxy: hosts off the allowlist ask first).");
+  if (/(^|\s|\/)(npx|uvx|bunx|pnpm\s+dlx|yarn\s+dlx|dlx)(\s|$)/.test(line))
+    found.push(
+      "It downloads and runs a package at each start (npx, uvx, dlx …): the package's current version runs, not a pinned one.",
+    );
+  if (/(^|\s)(sh|bash|zsh)\s+-c(\s|$)/.test(line) || /\|\s*(sh|bash)\b/.test(line) || /\b(curl|wget)\b/.test(line))
+    found.push("It runs a shell line or fetches something to run.");
+  if (/(^|\s)sudo(\s|$)/.test(line) || /\brm\s+-[a-z]*r[a-z]*f|\brm\s+-[a-z]*f[a-z]*r/.test(line))
+    found.push("It uses sudo or rm -rf.");
+  if (config.network)
+    found.push("It asks for the network (through Garuda's proxy: hosts off the allowlist ask first).");
   const secrets = Object.keys(config.env).filter((name) => SECRET_NAME.test(name));
   if (secrets.length > 0) found.push(`It is given secret-looking variables: ${secrets.join(", ")}.`);
   return found;
@@ -38,20 +44,28 @@ function warnings(config: McpServerConfig, sandboxed: boolean): string[] {
 export function describeServer(config: McpServerConfig, sandboxed: boolean): string {
   const lines = [`MCP server "${config.name}" from ${config.file}`];
   if (config.transport === "stdio") {
-    lines.push(`  $ ${previewLine(commandLine({ command: config.command, args: config.argsWritten }).replace(/^exec /, ""), 2_000)}`);
-    lines.push(`  Runs: ${sandboxed ? "inside the OS sandbox (the project writable, .git/hooks and .garuda read-only)" : "directly on this computer (no OS sandbox)"}`);
+    lines.push(
+      `  $ ${previewLine(commandLine({ command: config.command, args: config.argsWritten }).replace(/^exec /, ""), 2_000)}`,
+    );
+    lines.push(
+      `  Runs: ${sandboxed ? "inside the OS sandbox (the project writable, .git/hooks and .garuda read-only)" : "directly on this computer (no OS sandbox)"}`,
+    );
     lines.push(`  Network: ${config.network ? "through Garuda's proxy" : "none"}`);
     if (config.writePaths.length > 0) lines.push(`  Also writable: ${config.writePaths.join(", ")}`);
     const env = Object.keys(config.env).map((name) => {
       // An editor's values (tokens, often) are never shown, logged or stored: the names only.
       if (config.scope === "editor") return `${name} (set by the editor)`;
       const sources = config.envSources[name] ?? [];
-      return sources.length > 0 ? `${name} (from ${sources.map((s) => `$${s}`).join(", ")})` : `${name}=${previewLine(config.env[name] ?? "", 80)}`;
+      return sources.length > 0
+        ? `${name} (from ${sources.map((s) => `$${s}`).join(", ")})`
+        : `${name}=${previewLine(config.env[name] ?? "", 80)}`;
     });
     if (env.length > 0) lines.push(`  Environment: ${env.join(", ")}`);
   } else {
     const from = config.urlSources.length > 0 ? `, with ${variables(config.urlSources)} in it` : "";
-    lines.push(`  Address: ${previewLine(config.urlWritten, 500)} (${config.transport === "sse" ? "SSE" : "Streamable HTTP"}${from})`);
+    lines.push(
+      `  Address: ${previewLine(config.urlWritten, 500)} (${config.transport === "sse" ? "SSE" : "Streamable HTTP"}${from})`,
+    );
     const headers = Object.keys(config.headers).map((name) => {
       const sources = config.headerSources[name] ?? [];
       return `${previewLine(name, 80)} (${sources.length > 0 ? `from ${variables(sources)}` : "a value written in the file"})`;
@@ -75,6 +89,10 @@ export function describeToolChange(server: string, now: readonly McpTool[], befo
     if (changed.length > 0) lines.push(`  Changed: ${changed.map((n) => previewLine(n, 80)).join(", ")}`);
     if (removed.length > 0) lines.push(`  Removed: ${removed.map((n) => previewLine(n, 80)).join(", ")}`);
   }
-  lines.push("", "Its tools now:", ...now.slice(0, 50).map((tool) => `  • ${previewLine(tool.name, 80)}: ${previewLine(tool.description ?? "", 200)}`));
+  lines.push(
+    "",
+    "Its tools now:",
+    ...now.slice(0, 50).map((tool) => `  • ${previewLine(tool.name, 80)}: ${previewLine(tool.description ?? "", 200)}`),
+  );
   return lines.join("\n");
 }

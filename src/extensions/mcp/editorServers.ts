@@ -35,14 +35,19 @@ function editorServerName(name: string): string {
     .replace(/-+$/, "");
 }
 
-const pairs = (items: readonly EditorNameValue[]) => items.map((item) => [item.name, item.value] as [string, string]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+const pairs = (items: readonly EditorNameValue[]) =>
+  items.map((item) => [item.name, item.value] as [string, string]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /**
  * The editor's servers as configurations. `taken`: the names of the user's and project's servers
  * (theirs win). Only Streamable HTTP is taken remotely (what Garuda advertises in mcpCapabilities).
  * A server Garuda cannot use is left out with a notice naming it.
  */
-export function editorServerConfigs(servers: readonly EditorMcpServer[], taken: readonly string[], notices: string[]): McpServerConfig[] {
+export function editorServerConfigs(
+  servers: readonly EditorMcpServer[],
+  taken: readonly string[],
+  notices: string[],
+): McpServerConfig[] {
   const names = new Set(taken);
   const configs: McpServerConfig[] = [];
   for (const server of servers) {
@@ -57,9 +62,20 @@ export function editorServerConfigs(servers: readonly EditorMcpServer[], taken: 
       skip(`another server is named "${name}" (yours and the project's come first)`);
       continue;
     }
-    const base = { name, scope: "editor" as const, file: EDITOR_SOURCE, timeoutMs: DEFAULT_CALL_TIMEOUT_MS, refusedEnv: [] as string[] };
+    const base = {
+      name,
+      scope: "editor" as const,
+      file: EDITOR_SOURCE,
+      timeoutMs: DEFAULT_CALL_TIMEOUT_MS,
+      refusedEnv: [] as string[],
+    };
     if (server.type === undefined || server.type === "stdio") {
-      if (typeof server.command !== "string" || server.command.trim() === "" || !Array.isArray(server.args) || !Array.isArray(server.env)) {
+      if (
+        typeof server.command !== "string" ||
+        server.command.trim() === "" ||
+        !Array.isArray(server.args) ||
+        !Array.isArray(server.env)
+      ) {
         skip("it has no command");
         continue;
       }
@@ -70,9 +86,22 @@ export function editorServerConfigs(servers: readonly EditorMcpServer[], taken: 
       }
       const env = Object.fromEntries(pairs(server.env));
       // The values are part of the definition a "remember" pins (NODE_OPTIONS changes what runs).
-      const hash = sha256Hex(JSON.stringify({ editor: "stdio", command: server.command, args: server.args, env: pairs(server.env) }));
+      const hash = sha256Hex(
+        JSON.stringify({ editor: "stdio", command: server.command, args: server.args, env: pairs(server.env) }),
+      );
       const envSources = Object.fromEntries(Object.keys(env).map((key) => [key, [] as string[]]));
-      configs.push({ ...base, transport: "stdio", command: server.command, args: [...server.args], argsWritten: [...server.args], env, envSources, network: false, writePaths: [], hash });
+      configs.push({
+        ...base,
+        transport: "stdio",
+        command: server.command,
+        args: [...server.args],
+        argsWritten: [...server.args],
+        env,
+        envSources,
+        network: false,
+        writePaths: [],
+        hash,
+      });
     } else {
       if (server.type !== "http") {
         skip(`Garuda takes an editor's remote servers over Streamable HTTP only, not ${server.type}`);
@@ -101,7 +130,16 @@ export function editorServerConfigs(servers: readonly EditorMcpServer[], taken: 
       const hash = sha256Hex(JSON.stringify({ editor: "http", url: server.url, headers: pairs(server.headers) }));
       const headers = Object.fromEntries(pairs(server.headers));
       const headerSources = Object.fromEntries(Object.keys(headers).map((key) => [key, [] as string[]]));
-      configs.push({ ...base, transport: "http", url: server.url, urlWritten: server.url, urlSources: [], headers, headerSources, hash });
+      configs.push({
+        ...base,
+        transport: "http",
+        url: server.url,
+        urlWritten: server.url,
+        urlSources: [],
+        headers,
+        headerSources,
+        hash,
+      });
     }
     names.add(name);
   }

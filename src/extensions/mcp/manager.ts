@@ -62,7 +62,10 @@ export class McpManager implements TurnExtensions, PromptSource {
     for (const connection of [...this.#live.values()]) {
       if (signal.aborted) break;
       if (connection.dead !== undefined) {
-        warn(say, `The MCP server "${connection.name}" stopped (${await connection.exitReason()}); its tools are gone for the rest of this session.`);
+        warn(
+          say,
+          `The MCP server "${connection.name}" stopped (${await connection.exitReason()}); its tools are gone for the rest of this session.`,
+        );
         await this.#drop(connection);
         changed = true;
         continue;
@@ -76,7 +79,11 @@ export class McpManager implements TurnExtensions, PromptSource {
 
   /** Asks the consents, starts the approved servers. True when tools may have changed. */
   async #startAll(signal: AbortSignal, say: Say): Promise<boolean> {
-    const starting: Array<{ config: McpServerConfig; sandbox: SandboxSpec | null; justAsked: { remember: boolean } | undefined }> = [];
+    const starting: Array<{
+      config: McpServerConfig;
+      sandbox: SandboxSpec | null;
+      justAsked: { remember: boolean } | undefined;
+    }> = [];
     for (const config of this.#options.servers) {
       const refused = await this.#refusal(config);
       if (signal.aborted) return false;
@@ -86,7 +93,10 @@ export class McpManager implements TurnExtensions, PromptSource {
       }
       const sandbox = config.transport === "stdio" ? this.#sandboxFor(config) : null;
       if (config.transport === "stdio" && sandbox === null && !this.#options.hostAllowed) {
-        warn(say, `The MCP server "${config.name}" was not started: there is no OS sandbox here, and the team policy does not let commands run outside it.`);
+        warn(
+          say,
+          `The MCP server "${config.name}" was not started: there is no OS sandbox here, and the team policy does not let commands run outside it.`,
+        );
         continue;
       }
       const unsandboxed = config.transport === "stdio" && sandbox === null;
@@ -118,8 +128,14 @@ export class McpManager implements TurnExtensions, PromptSource {
     }
 
     const access = this.#options.remoteAccess;
-    const deps = { executor: this.#options.executor, root: this.#options.root, fetchFor: (config: RemoteServerConfig) => access.fetch(config) };
-    const opened = await Promise.allSettled(starting.map(({ config, sandbox }) => McpConnection.open(config, { ...deps, sandbox }, signal)));
+    const deps = {
+      executor: this.#options.executor,
+      root: this.#options.root,
+      fetchFor: (config: RemoteServerConfig) => access.fetch(config),
+    };
+    const opened = await Promise.allSettled(
+      starting.map(({ config, sandbox }) => McpConnection.open(config, { ...deps, sandbox }, signal)),
+    );
     if (signal.aborted) {
       // Cancelled while starting: nothing stays half-started; the next turn tries again.
       await Promise.all(opened.map((result) => (result.status === "fulfilled" ? result.value.close() : undefined)));
@@ -130,11 +146,17 @@ export class McpManager implements TurnExtensions, PromptSource {
       const entry = starting[index];
       if (!entry) continue;
       if (result.status === "rejected") {
-        warn(say, `The MCP server "${entry.config.name}" could not start: ${messageOf(result.reason)}. Its tools are not available in this session.`);
+        warn(
+          say,
+          `The MCP server "${entry.config.name}" could not start: ${messageOf(result.reason)}. Its tools are not available in this session.`,
+        );
         continue;
       }
       const connection = result.value;
-      if (entry.config.scope === "project" && !(await this.#toolsApproved(connection, entry.justAsked, undefined, signal, say))) {
+      if (
+        entry.config.scope === "project" &&
+        !(await this.#toolsApproved(connection, entry.justAsked, undefined, signal, say))
+      ) {
         await connection.close();
         continue;
       }
@@ -165,23 +187,34 @@ export class McpManager implements TurnExtensions, PromptSource {
     const refused = await this.#options.remoteAccess.resolvedRefusal(config);
     if (!refused) return undefined;
     const address = hostPort(refused.host, refused.port);
-    const fix = refused.byPolicy || config.scope === "user"
-      ? ""
-      : ` If you trust it, add "${address}" to "projectServers": {"allowHosts": [...]} in ${userFile}.`;
+    const fix =
+      refused.byPolicy || config.scope === "user"
+        ? ""
+        : ` If you trust it, add "${address}" to "projectServers": {"allowHosts": [...]} in ${userFile}.`;
     return `The ${whose}MCP server "${config.name}" was not started: Garuda does not connect to ${address} (${refused.reason}).${fix}`;
   }
 
   #sandboxFor(config: McpServerConfig & { transport: "stdio" }): SandboxSpec | null {
     const base = this.#options.sandbox();
     if (!base) return null;
-    return { ...base, network: config.network ? base.network : { mode: "none" }, writePaths: [...base.writePaths, ...config.writePaths] };
+    return {
+      ...base,
+      network: config.network ? base.network : { mode: "none" },
+      writePaths: [...base.writePaths, ...config.writePaths],
+    };
   }
 
   /**
    * Whether a project server's tools may be used: the list approved before (pinned or in this
    * session), or a yes now. Right after the server's own consent the list is recorded with it.
    */
-  async #toolsApproved(connection: McpConnection, justAsked: { remember: boolean } | undefined, before: readonly McpTool[] | undefined, signal: AbortSignal, say: Say): Promise<boolean> {
+  async #toolsApproved(
+    connection: McpConnection,
+    justAsked: { remember: boolean } | undefined,
+    before: readonly McpTool[] | undefined,
+    signal: AbortSignal,
+    say: Say,
+  ): Promise<boolean> {
     const consents = this.#options.consents;
     const name = connection.name;
     const hash = toolsHash(connection.tools);
@@ -189,7 +222,12 @@ export class McpManager implements TurnExtensions, PromptSource {
     const keep = () => approvedTools?.set(this.#options.root, name, toolKeys(connection.tools));
     if (consents.approved("mcp", toolsPin(name), hash)) {
       // A pin from before the lists were kept: keep this one now, for the next change.
-      if (before === undefined && consents.hasPin("mcp", toolsPin(name)) && approvedTools?.get(this.#options.root, name) === undefined) keep();
+      if (
+        before === undefined &&
+        consents.hasPin("mcp", toolsPin(name)) &&
+        approvedTools?.get(this.#options.root, name) === undefined
+      )
+        keep();
       return true;
     }
     // Right after the server's own yes, or the first time its tools are seen: this list is the approved one.
@@ -239,7 +277,10 @@ export class McpManager implements TurnExtensions, PromptSource {
         return true;
       }
     } else {
-      say({ level: "info", text: `The MCP server "${connection.name}" changed its tools; the new list applies from this turn.` });
+      say({
+        level: "info",
+        text: `The MCP server "${connection.name}" changed its tools; the new list applies from this turn.`,
+      });
     }
     return true;
   }
@@ -255,8 +296,17 @@ export class McpManager implements TurnExtensions, PromptSource {
     for (const config of this.#options.servers) {
       const connection = this.#live.get(config.name);
       if (!connection) continue;
-      const adapted = adaptTools(config.name, connection.tools, (tool, args, signal) => connection.callTool(tool, args, signal), taken);
-      if (adapted.skipped.length > 0) warn(say, `The MCP server "${config.name}" has tools with schemas too large to send (${adapted.skipped.join(", ")}); they were left out.`);
+      const adapted = adaptTools(
+        config.name,
+        connection.tools,
+        (tool, args, signal) => connection.callTool(tool, args, signal),
+        taken,
+      );
+      if (adapted.skipped.length > 0)
+        warn(
+          say,
+          `The MCP server "${config.name}" has tools with schemas too large to send (${adapted.skipped.join(", ")}); they were left out.`,
+        );
       tools.push(...adapted.tools);
     }
     return tools;
@@ -275,11 +325,13 @@ export class McpManager implements TurnExtensions, PromptSource {
 
   resolve(name: string, args: string): DeferredCommand | undefined {
     const [server, part, ...more] = name.split(":");
-    if (!server || !part || more.length > 0 || !this.#options.servers.some((config) => config.name === server)) return undefined;
+    if (!server || !part || more.length > 0 || !this.#options.servers.some((config) => config.name === server))
+      return undefined;
     return {
       expand: async (signal) => {
         const connection = this.#live.get(server);
-        if (!connection || connection.dead !== undefined) return { refused: `/${name} did not run: the MCP server "${server}" is not running.` };
+        if (!connection || connection.dead !== undefined)
+          return { refused: `/${name} did not run: the MCP server "${server}" is not running.` };
         const prompt = connection.prompts.find((p) => promptCommandName(p.name) === part);
         if (!prompt) return { refused: `/${name} did not run: the MCP server "${server}" has no prompt "${part}".` };
         const values = promptArguments(prompt, args);

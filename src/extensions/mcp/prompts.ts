@@ -10,7 +10,11 @@ const MAX_PROMPT_CHARS = 50_000;
 
 /** A prompt's name as a command part (lower case, [a-z0-9_-]); undefined when nothing is left. */
 export function promptCommandName(name: string): string | undefined {
-  const part = name.toLowerCase().replace(/[^a-z0-9_-]/g, "_").replace(/^[_-]+/, "").slice(0, 64);
+  const part = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, "_")
+    .replace(/^[_-]+/, "")
+    .slice(0, 64);
   return part.length > 0 ? part : undefined;
 }
 
@@ -26,7 +30,10 @@ export function promptInfo(server: string, prompt: Prompt): CommandInfo | undefi
 }
 
 /** The prompt's arguments from the typed text, or the problem (a required one missing). */
-export function promptArguments(prompt: Prompt, args: string): { values: Record<string, string> } | { problem: string } {
+export function promptArguments(
+  prompt: Prompt,
+  args: string,
+): { values: Record<string, string> } | { problem: string } {
   const declared = prompt.arguments ?? [];
   const words = splitArguments(args);
   const values: Record<string, string> = {};
@@ -35,7 +42,10 @@ export function promptArguments(prompt: Prompt, args: string): { values: Record<
     if (value !== undefined && value !== "") values[arg.name] = value;
   });
   const missing = declared.filter((arg) => arg.required && values[arg.name] === undefined).map((arg) => arg.name);
-  if (missing.length > 0) return { problem: `it needs ${missing.join(", ")} (arguments: ${declared.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(" ")})` };
+  if (missing.length > 0)
+    return {
+      problem: `it needs ${missing.join(", ")} (arguments: ${declared.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(" ")})`,
+    };
   return { values };
 }
 
@@ -44,7 +54,8 @@ export function promptText(result: GetPromptResult): string {
   const parts = result.messages.map((message) => {
     const content = message.content;
     if (content.type === "text") return content.text;
-    if (content.type === "resource" && "text" in content.resource && typeof content.resource.text === "string") return content.resource.text;
+    if (content.type === "resource" && "text" in content.resource && typeof content.resource.text === "string")
+      return content.resource.text;
     return `[${content.type} content: not shown]`;
   });
   return cleanText(parts.join("\n\n"), MAX_PROMPT_CHARS);

@@ -8,7 +8,14 @@
 // and no redirect is followed by fetch itself (the SDK follows same-origin ones through it).
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { canonicalHost, decideHost, hostMatches, isLocalAddress, parseHostRule, type PolicyState } from "../../sandbox/proxyPolicy.ts";
+import {
+  canonicalHost,
+  decideHost,
+  hostMatches,
+  isLocalAddress,
+  parseHostRule,
+  type PolicyState,
+} from "../../sandbox/proxyPolicy.ts";
 import type { RemoteServerConfig } from "./config.ts";
 
 export interface EgressRules {
@@ -38,7 +45,9 @@ const LOOPBACK_NAME = /(^|\.)localhost$/;
 /** What a local IP address is, for a refusal. */
 function localReason(ip: string): string {
   const loopback = /^(127\.|::1$|::ffff:127\.)/.test(ip);
-  return loopback ? `${ip} is this computer (a loopback address)` : `${ip} is a link-local or metadata address, where cloud credentials are served`;
+  return loopback
+    ? `${ip} is this computer (a loopback address)`
+    : `${ip} is a link-local or metadata address, where cloud credentials are served`;
 }
 
 async function systemResolve(host: string): Promise<string[]> {
@@ -87,14 +96,21 @@ export class RemoteAccess {
   #check(config: RemoteServerConfig, url: URL): { refusal?: AddressRefusal; listed: boolean } {
     const { host, port } = target(url);
     const state = this.#state(config);
-    const refuse = (reason: string, byPolicy: boolean) => ({ refusal: { host, port, reason, byPolicy }, listed: false });
+    const refuse = (reason: string, byPolicy: boolean) => ({
+      refusal: { host, port, reason, byPolicy },
+      listed: false,
+    });
     if (state.block.some((rule) => hostMatches(rule, host))) return refuse(`the team policy blocks ${host}`, true);
     const verdict = decideHost(state, host, port);
     if (verdict.kind === "deny" && state.strict && !state.allow.some((rule) => hostMatches(rule, host))) {
       return refuse(`the team policy's strict network allowlist does not list ${host}`, true);
     }
     // This computer or a metadata address, not named exactly: said as such, before any port rule.
-    const local = LOOPBACK_NAME.test(host) ? `${host} is this computer (a loopback address)` : isIP(host) !== 0 && isLocalAddress(host) ? localReason(host) : undefined;
+    const local = LOOPBACK_NAME.test(host)
+      ? `${host} is this computer (a loopback address)`
+      : isIP(host) !== 0 && isLocalAddress(host)
+        ? localReason(host)
+        : undefined;
     if (local !== undefined && !state.allow.some((rule) => rule.host === host)) return refuse(local, false);
     if (verdict.kind === "deny") return refuse(verdict.reason, false);
     const vetoed = this.#rules.veto?.(host, port, config.name);
@@ -104,7 +120,10 @@ export class RemoteAccess {
   }
 
   /** refusal(), then the name resolved: one that leads to a loopback, link-local or metadata address is refused unless listed. */
-  async resolvedRefusal(config: RemoteServerConfig, url: URL = new URL(config.url)): Promise<AddressRefusal | undefined> {
+  async resolvedRefusal(
+    config: RemoteServerConfig,
+    url: URL = new URL(config.url),
+  ): Promise<AddressRefusal | undefined> {
     const checked = this.#check(config, url);
     if (checked.refusal || checked.listed) return checked.refusal;
     const { host, port } = target(url);
@@ -112,7 +131,12 @@ export class RemoteAccess {
     const addresses = await (this.#rules.resolve ?? systemResolve)(host).catch(() => [] as string[]);
     const local = addresses.find(isLocalAddress);
     if (local === undefined) return undefined;
-    return { host, port, reason: `${host} resolves to ${local}: ${localReason(local).replace(/^\S+ is /, "")}`, byPolicy: false };
+    return {
+      host,
+      port,
+      reason: `${host} resolves to ${local}: ${localReason(local).replace(/^\S+ is /, "")}`,
+      byPolicy: false,
+    };
   }
 
   /**
@@ -124,7 +148,10 @@ export class RemoteAccess {
     const origin = new URL(config.url).origin;
     return async (input, init) => {
       const url = new URL(input instanceof URL ? input.href : input);
-      if (url.origin !== origin) throw new Error(`Garuda sends the MCP server "${config.name}"'s requests only to ${origin}, the address that was approved, not to ${url.origin}`);
+      if (url.origin !== origin)
+        throw new Error(
+          `Garuda sends the MCP server "${config.name}"'s requests only to ${origin}, the address that was approved, not to ${url.origin}`,
+        );
       const refused = await this.resolvedRefusal(config, url);
       if (refused) throw new Error(`Garuda refused ${hostPort(refused.host, refused.port)}: ${refused.reason}`);
       return fetch(url, { ...init, redirect: "manual" });

@@ -47,10 +47,16 @@ function contentText(result: CallToolResult): string {
         break;
       case "image":
       case "audio":
-        parts.push(`[${block.type} (${block.mimeType}, ${groupedCount(Math.round((block.data.length * 3) / 4))} bytes): not shown]`);
+        parts.push(
+          `[${block.type} (${block.mimeType}, ${groupedCount(Math.round((block.data.length * 3) / 4))} bytes): not shown]`,
+        );
         break;
       case "resource":
-        parts.push("text" in block.resource && typeof block.resource.text === "string" ? block.resource.text : `[resource ${block.resource.uri}: binary, not shown]`);
+        parts.push(
+          "text" in block.resource && typeof block.resource.text === "string"
+            ? block.resource.text
+            : `[resource ${block.resource.uri}: binary, not shown]`,
+        );
         break;
       case "resource_link":
         parts.push(`[resource ${block.uri}${block.name ? ` (${block.name})` : ""}]`);
@@ -59,7 +65,8 @@ function contentText(result: CallToolResult): string {
         parts.push("[content of an unknown kind: not shown]");
     }
   }
-  if (parts.length === 0 && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent, null, 2));
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    parts.push(JSON.stringify(result.structuredContent, null, 2));
   return parts.join("\n");
 }
 
@@ -67,7 +74,9 @@ function contentText(result: CallToolResult): string {
 export function formatResult(server: string, tool: string, result: CallToolResult): ToolResult {
   const text = cleanText(contentText(result), MAX_RESULT_CHARS);
   const output = `<mcp_result server="${server}" tool="${shortLine(tool, 100)}">\n${text}\n</mcp_result>`;
-  return result.isError ? { output: `Error: the tool reported a failure.\n${output}`, isError: true, summary: "failed" } : { output, summary: `${groupedCount(text.length)} characters` };
+  return result.isError
+    ? { output: `Error: the tool reported a failure.\n${output}`, isError: true, summary: "failed" }
+    : { output, summary: `${groupedCount(text.length)} characters` };
 }
 
 export interface AdaptedTools {
@@ -77,7 +86,12 @@ export interface AdaptedTools {
 }
 
 /** Garuda tools for one server's list. `taken` holds the names already used (changed in place). */
-export function adaptTools(server: string, listed: readonly McpTool[], call: CallMcpTool, taken: Set<string>): AdaptedTools {
+export function adaptTools(
+  server: string,
+  listed: readonly McpTool[],
+  call: CallMcpTool,
+  taken: Set<string>,
+): AdaptedTools {
   const tools: Tool[] = [];
   const skipped: string[] = [];
   for (const mcp of listed) {
@@ -136,6 +150,12 @@ export function toolsHash(listed: readonly McpTool[]): string {
 /** Each tool's name with a short hash of its description and schema: what the approved list keeps. */
 export function toolKeys(listed: readonly McpTool[]): ToolKeys {
   return Object.fromEntries(
-    listed.map((tool) => [tool.name, createHash("sha256").update(JSON.stringify({ d: tool.description ?? "", s: tool.inputSchema })).digest("hex").slice(0, 16)]),
+    listed.map((tool) => [
+      tool.name,
+      createHash("sha256")
+        .update(JSON.stringify({ d: tool.description ?? "", s: tool.inputSchema }))
+        .digest("hex")
+        .slice(0, 16),
+    ]),
   );
 }

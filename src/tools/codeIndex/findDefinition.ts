@@ -39,7 +39,11 @@ function definesName(symbol: CodeSymbol, name: string): boolean {
   const dot = name.lastIndexOf(".");
   if (dot < 0) return symbol.name === name;
   const container = name.slice(0, dot);
-  return symbol.name === name.slice(dot + 1) && symbol.container !== undefined && (symbol.container === container || symbol.container.endsWith(`.${container}`));
+  return (
+    symbol.name === name.slice(dot + 1) &&
+    symbol.container !== undefined &&
+    (symbol.container === container || symbol.container.endsWith(`.${container}`))
+  );
 }
 
 export interface FindDefinitionLimits {
@@ -51,7 +55,10 @@ export interface FindDefinitionLimits {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLimits = {}): Tool<FindDefinitionInput, PlanWithState<FindDefinitionInput, CheckedState>> {
+export function findDefinitionTool(
+  deps: FileToolDeps,
+  limits: FindDefinitionLimits = {},
+): Tool<FindDefinitionInput, PlanWithState<FindDefinitionInput, CheckedState>> {
   const maxParsed = limits.maxParsedFiles ?? MAX_PARSED_FILES;
   const budgetMs = limits.budgetMs ?? SEARCH_BUDGET_MS;
   return {
@@ -63,21 +70,35 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
     async run(plan, ctx) {
       const args = plan.input;
       const name = args.name.trim();
-      if (!NAME.test(name)) return error(`"${name}" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.`);
+      if (!NAME.test(name))
+        return error(
+          `"${name}" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.`,
+        );
       const word = name.slice(name.lastIndexOf(".") + 1);
       // The folder or file the permission check named, and no other (as read_file: checkedFile.ts).
       const place = searchPlace(plan, ctx, deps);
       if ("error" in place) return error(place.error);
       const { base, target, kind } = place;
       if (kind === "missing") return error(notFound(base));
-      if (kind === "special") return error(`${base.display} is not a regular file (a device, socket or pipe); find_definition reads source files and folders only.`);
+      if (kind === "special")
+        return error(
+          `${base.display} is not a regular file (a device, socket or pipe); find_definition reads source files and folders only.`,
+        );
       const candidates: Array<{ display: string; real: string }> = [];
       const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], changed: [] };
       let end: SearchEnd = { kind: "done" };
       let parsedCap = false;
       if (kind === "folder") {
         // Which files mention the name: a plain text search in the worker, so no file is read here.
-        const spec: SearchSpec = { pattern: escapeRegExp(word), ignoreCase: false, mode: "files", context: 0, maxShown: 1, maxBytes: MAX_SEARCH_BYTES, allowLinks: false };
+        const spec: SearchSpec = {
+          pattern: escapeRegExp(word),
+          ignoreCase: false,
+          mode: "files",
+          context: 0,
+          maxShown: 1,
+          maxBytes: MAX_SEARCH_BYTES,
+          allowLinks: false,
+        };
         const search = new SearchWorker({ spec, signal: ctx.signal, budgetMs, pool: deps.searches });
         const walked = await walkFiles({
           root: ctx.root,
@@ -98,15 +119,19 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
           },
         });
         end = await search.finish();
-        if (walked.baseChanged) return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", walked.baseChanged.now));
+        if (walked.baseChanged)
+          return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", walked.baseChanged.now));
         if (walked.aborted || end.kind === "cancelled") return error("Cancelled.");
         if (end.kind === "failed") return error(`The search failed: ${end.message}`);
         for (const rel of walked.changed) tally.changed.push(displayPath(join(base.path, rel), ctx.root));
-        for (const rel of walked.special) if (languageOf(rel)) tally.special.push(displayPath(join(base.path, rel), ctx.root));
+        for (const rel of walked.special)
+          if (languageOf(rel)) tally.special.push(displayPath(join(base.path, rel), ctx.root));
       } else if (deps.withheld(base.path) || deps.withheld(target)) {
         return error(`${base.display} may not be read (the policy hides it).`);
       } else if (!languageOf(target) && !languageOf(base.path)) {
-        return error(`find_definition reads TypeScript, JavaScript, Python, Go and Rust files; ${base.display} is none of these. Use grep instead.`);
+        return error(
+          `find_definition reads TypeScript, JavaScript, Python, Go and Rust files; ${base.display} is none of these. Use grep instead.`,
+        );
       } else {
         candidates.push({ display: base.display, real: target });
       }
@@ -133,12 +158,21 @@ export function findDefinitionTool(deps: FileToolDeps, limits: FindDefinitionLim
         }
       }
       const notes: string[] = [];
-      if (more > 0) notes.push(`[Showing ${MAX_DEFINITIONS} of ${MAX_DEFINITIONS + more} definitions. Qualify the name (Container.${word}) or narrow the path.]`);
-      if (parsedCap) notes.push(`[Stopped after ${groupedCount(maxParsed)} files that mention ${word}; there may be more definitions. Narrow the search with path.]`);
+      if (more > 0)
+        notes.push(
+          `[Showing ${MAX_DEFINITIONS} of ${MAX_DEFINITIONS + more} definitions. Qualify the name (Container.${word}) or narrow the path.]`,
+        );
+      if (parsedCap)
+        notes.push(
+          `[Stopped after ${groupedCount(maxParsed)} files that mention ${word}; there may be more definitions. Narrow the search with path.]`,
+        );
       notes.push(...searchNotes(tally, end, "find_definition"));
       if (found.length === 0) {
         return {
-          output: [`No definition of ${name} found in ${placeName(base)} (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.`, ...notes].join("\n"),
+          output: [
+            `No definition of ${name} found in ${placeName(base)} (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.`,
+            ...notes,
+          ].join("\n"),
           summary: "No definitions",
         };
       }

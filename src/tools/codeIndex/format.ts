@@ -2,7 +2,17 @@
 import type { CodeSymbol } from "./symbol.ts";
 
 /** Kinds whose declaration line says nothing more than "kind name". */
-const NO_TAIL = new Set<CodeSymbol["kind"]>(["impl", "class", "struct", "interface", "enum", "trait", "module", "namespace", "macro"]);
+const NO_TAIL = new Set<CodeSymbol["kind"]>([
+  "impl",
+  "class",
+  "struct",
+  "interface",
+  "enum",
+  "trait",
+  "module",
+  "namespace",
+  "macro",
+]);
 
 /** What follows the name in its declaration line: the parameters and return type, a type or value. */
 function tail(symbol: CodeSymbol): string {

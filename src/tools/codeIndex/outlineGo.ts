@@ -18,7 +18,14 @@ function typeSpec(spec: Node, out: CodeSymbol[], lines: readonly string[]): void
   const name = spec.childForFieldName("name")?.text;
   if (!name) return;
   const type = spec.childForFieldName("type");
-  const kind = spec.type === "type_alias" ? "type" : type?.type === "struct_type" ? "struct" : type?.type === "interface_type" ? "interface" : "type";
+  const kind =
+    spec.type === "type_alias"
+      ? "type"
+      : type?.type === "struct_type"
+        ? "struct"
+        : type?.type === "interface_type"
+          ? "interface"
+          : "type";
   const symbol = makeSymbol(spec, name, kind, lines, undefined);
   out.push(symbol);
   if (type?.type === "interface_type") {
@@ -32,17 +39,25 @@ function typeSpec(spec: Node, out: CodeSymbol[], lines: readonly string[]): void
       if (list?.type !== "field_declaration_list") continue;
       for (const field of list.namedChildren) {
         if (field?.type !== "field_declaration") continue;
-        for (const fieldName of field.childrenForFieldName("name")) if (fieldName) symbol.children.push(makeSymbol(field, fieldName.text, "field", lines, name));
+        for (const fieldName of field.childrenForFieldName("name"))
+          if (fieldName) symbol.children.push(makeSymbol(field, fieldName.text, "field", lines, name));
       }
     }
   }
 }
 
-function specs(node: Node, specType: string, kind: "constant" | "variable", out: CodeSymbol[], lines: readonly string[]): void {
+function specs(
+  node: Node,
+  specType: string,
+  kind: "constant" | "variable",
+  out: CodeSymbol[],
+  lines: readonly string[],
+): void {
   for (const child of node.namedChildren) {
     if (!child) continue;
     if (child.type === specType) {
-      for (const name of child.childrenForFieldName("name")) if (name) out.push(makeSymbol(child, name.text, kind, lines, undefined));
+      for (const name of child.childrenForFieldName("name"))
+        if (name) out.push(makeSymbol(child, name.text, kind, lines, undefined));
     } else if (child.type.endsWith("_list")) {
       specs(child, specType, kind, out, lines);
     }
@@ -65,7 +80,8 @@ export function outlineGo(root: Node, lines: readonly string[]): CodeSymbol[] {
         break;
       }
       case "type_declaration":
-        for (const spec of node.namedChildren) if (spec && (spec.type === "type_spec" || spec.type === "type_alias")) typeSpec(spec, out, lines);
+        for (const spec of node.namedChildren)
+          if (spec && (spec.type === "type_spec" || spec.type === "type_alias")) typeSpec(spec, out, lines);
         break;
       case "const_declaration":
         specs(node, "const_spec", "constant", out, lines);

@@ -7,7 +7,15 @@ type Scope = "module" | "class" | "function";
 
 const CONSTANT = /^[A-Z][A-Z0-9_]*$/;
 
-function definition(node: Node, decorators: string[], container: string | undefined, out: CodeSymbol[], lines: readonly string[], scope: Scope, outer: Node): void {
+function definition(
+  node: Node,
+  decorators: string[],
+  container: string | undefined,
+  out: CodeSymbol[],
+  lines: readonly string[],
+  scope: Scope,
+  outer: Node,
+): void {
   const name = node.childForFieldName("name")?.text;
   if (!name) return;
   const isClass = node.type === "class_definition";
@@ -19,7 +27,13 @@ function definition(node: Node, decorators: string[], container: string | undefi
   if (body) block(body, qualified(container, name), symbol.children, lines, isClass ? "class" : "function");
 }
 
-function assignment(node: Node, container: string | undefined, out: CodeSymbol[], lines: readonly string[], scope: Scope): void {
+function assignment(
+  node: Node,
+  container: string | undefined,
+  out: CodeSymbol[],
+  lines: readonly string[],
+  scope: Scope,
+): void {
   for (const child of node.namedChildren) {
     if (child?.type !== "assignment") continue;
     const left = child.childForFieldName("left");
@@ -30,7 +44,13 @@ function assignment(node: Node, container: string | undefined, out: CodeSymbol[]
   }
 }
 
-function block(node: Node, container: string | undefined, out: CodeSymbol[], lines: readonly string[], scope: Scope): void {
+function block(
+  node: Node,
+  container: string | undefined,
+  out: CodeSymbol[],
+  lines: readonly string[],
+  scope: Scope,
+): void {
   for (const child of node.namedChildren) {
     if (!child) continue;
     switch (child.type) {
@@ -49,7 +69,8 @@ function block(node: Node, container: string | undefined, out: CodeSymbol[], lin
         break;
       case "type_alias_statement": {
         const name = child.namedChildren[0]?.text;
-        if (name && scope !== "function") out.push(makeSymbol(child, name.replace(/\[.*$/, ""), "type", lines, container));
+        if (name && scope !== "function")
+          out.push(makeSymbol(child, name.replace(/\[.*$/, ""), "type", lines, container));
         break;
       }
     }

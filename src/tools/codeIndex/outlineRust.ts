@@ -27,7 +27,13 @@ const SIMPLE: Record<string, SymbolKind> = {
   macro_definition: "macro",
 };
 
-function items(node: Node, container: string | undefined, out: CodeSymbol[], lines: readonly string[], inImpl: boolean): void {
+function items(
+  node: Node,
+  container: string | undefined,
+  out: CodeSymbol[],
+  lines: readonly string[],
+  inImpl: boolean,
+): void {
   for (const item of node.namedChildren) {
     if (!item) continue;
     const name = item.childForFieldName("name")?.text;
@@ -44,7 +50,8 @@ function items(node: Node, container: string | undefined, out: CodeSymbol[], lin
         if (body?.type === "field_declaration_list") {
           for (const field of body.namedChildren) {
             const fieldName = field?.type === "field_declaration" ? field.childForFieldName("name")?.text : undefined;
-            if (field && fieldName) symbol.children.push(makeSymbol(field, fieldName, "field", lines, qualified(container, name)));
+            if (field && fieldName)
+              symbol.children.push(makeSymbol(field, fieldName, "field", lines, qualified(container, name)));
           }
         }
         break;

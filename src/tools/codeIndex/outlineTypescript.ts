@@ -29,7 +29,16 @@ function classMembers(body: Node | null, container: string, out: CodeSymbol[], l
       case "field_definition": {
         const name = nameText(member) ?? nameText(member, "property");
         const value = member.childForFieldName("value");
-        if (name) out.push(makeSymbol(member, name, value && FUNCTION_VALUES.has(value.type) ? "method" : "property", lines, container));
+        if (name)
+          out.push(
+            makeSymbol(
+              member,
+              name,
+              value && FUNCTION_VALUES.has(value.type) ? "method" : "property",
+              lines,
+              container,
+            ),
+          );
         break;
       }
       case "property_signature": {
@@ -41,7 +50,13 @@ function classMembers(body: Node | null, container: string, out: CodeSymbol[], l
   }
 }
 
-function declarators(node: Node, container: string | undefined, out: CodeSymbol[], lines: readonly string[], scope: Scope): void {
+function declarators(
+  node: Node,
+  container: string | undefined,
+  out: CodeSymbol[],
+  lines: readonly string[],
+  scope: Scope,
+): void {
   const isConst = node.child(0)?.type === "const";
   for (const declarator of node.namedChildren) {
     if (declarator?.type !== "variable_declarator") continue;
@@ -53,7 +68,8 @@ function declarators(node: Node, container: string | undefined, out: CodeSymbol[
       const symbol = makeSymbol(declarator, name, "function", lines, container, node);
       out.push(symbol);
       const body = value.childForFieldName("body");
-      if (body?.type === "statement_block") statements(body, qualified(container, name), symbol.children, lines, "function");
+      if (body?.type === "statement_block")
+        statements(body, qualified(container, name), symbol.children, lines, "function");
     } else if (value?.type === "class") {
       const symbol = makeSymbol(declarator, name, "class", lines, container, node);
       out.push(symbol);
@@ -64,14 +80,21 @@ function declarators(node: Node, container: string | undefined, out: CodeSymbol[
   }
 }
 
-function declaration(node: Node, container: string | undefined, out: CodeSymbol[], lines: readonly string[], scope: Scope): void {
+function declaration(
+  node: Node,
+  container: string | undefined,
+  out: CodeSymbol[],
+  lines: readonly string[],
+  scope: Scope,
+): void {
   switch (node.type) {
     case "export_statement":
     case "ambient_declaration":
       for (const child of node.namedChildren) if (child) declaration(child, container, out, lines, scope);
       return;
     case "expression_statement":
-      for (const child of node.namedChildren) if (child?.type === "internal_module") declaration(child, container, out, lines, scope);
+      for (const child of node.namedChildren)
+        if (child?.type === "internal_module") declaration(child, container, out, lines, scope);
       return;
     case "function_declaration":
     case "generator_function_declaration":
@@ -124,7 +147,13 @@ function declaration(node: Node, container: string | undefined, out: CodeSymbol[
   }
 }
 
-function statements(node: Node, container: string | undefined, out: CodeSymbol[], lines: readonly string[], scope: Scope): void {
+function statements(
+  node: Node,
+  container: string | undefined,
+  out: CodeSymbol[],
+  lines: readonly string[],
+  scope: Scope,
+): void {
   for (const child of node.namedChildren) if (child) declaration(child, container, out, lines, scope);
 }
 

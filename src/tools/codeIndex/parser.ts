@@ -21,9 +21,21 @@ import type { CodeSymbol } from "./symbol.ts";
 
 export type LanguageId = "typescript" | "tsx" | "python" | "go" | "rust";
 
-const GRAMMARS: Readonly<Record<LanguageId, string>> = { typescript: typescriptWasm, tsx: tsxWasm, python: pythonWasm, go: goWasm, rust: rustWasm };
+const GRAMMARS: Readonly<Record<LanguageId, string>> = {
+  typescript: typescriptWasm,
+  tsx: tsxWasm,
+  python: pythonWasm,
+  go: goWasm,
+  rust: rustWasm,
+};
 
-export const LANGUAGE_NAMES: Readonly<Record<LanguageId, string>> = { typescript: "TypeScript", tsx: "JavaScript/TSX", python: "Python", go: "Go", rust: "Rust" };
+export const LANGUAGE_NAMES: Readonly<Record<LanguageId, string>> = {
+  typescript: "TypeScript",
+  tsx: "JavaScript/TSX",
+  python: "Python",
+  go: "Go",
+  rust: "Rust",
+};
 
 const EXTENSIONS: Readonly<Record<string, LanguageId>> = {
   ts: "typescript",
@@ -56,7 +68,9 @@ export function languageOf(path: string): LanguageId | undefined {
 
 type TreeSitter = typeof import("web-tree-sitter");
 
-const loaded: { runtime?: Promise<TreeSitter>; languages: Map<LanguageId, Promise<Language>> } = { languages: new Map() };
+const loaded: { runtime?: Promise<TreeSitter>; languages: Map<LanguageId, Promise<Language>> } = {
+  languages: new Map(),
+};
 
 async function unzip(path: string): Promise<Uint8Array> {
   return Bun.gunzipSync(await Bun.file(path).bytes());

@@ -45,7 +45,14 @@ function detailOf(lines: readonly string[], row: number): string {
   return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL - 1)}…` : line;
 }
 
-export function makeSymbol(node: Node, name: string, kind: SymbolKind, lines: readonly string[], container: string | undefined, lineNode: Node = node): CodeSymbol {
+export function makeSymbol(
+  node: Node,
+  name: string,
+  kind: SymbolKind,
+  lines: readonly string[],
+  container: string | undefined,
+  lineNode: Node = node,
+): CodeSymbol {
   const symbol: CodeSymbol = {
     name,
     kind,

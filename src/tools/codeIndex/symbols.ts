@@ -15,7 +15,10 @@ const MAX_OUTPUT_CHARS = 50_000;
 const MAX_OUTLINE_BYTES = 5 * 1024 * 1024;
 
 const input = z.object({
-  path: z.string().min(1).describe("A TypeScript, JavaScript, Python, Go or Rust file, relative to the project root or absolute."),
+  path: z
+    .string()
+    .min(1)
+    .describe("A TypeScript, JavaScript, Python, Go or Rust file, relative to the project root or absolute."),
 });
 export type SymbolsInput = z.infer<typeof input>;
 
@@ -27,37 +30,53 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
     description,
     input,
     readOnly: true,
-    plan: (args, ctx) => filePlan({ tool: "symbols", kind: "search", title: (path) => `Search symbols in ${path}` }, args, ctx),
+    plan: (args, ctx) =>
+      filePlan({ tool: "symbols", kind: "search", title: (path) => `Search symbols in ${path}` }, args, ctx),
     async run({ input: args, state: { checked } }, ctx) {
       const resolved = resolveToolPath(args.path, ctx.root, ctx.home);
-      if (deps.withheld(resolved.path) || deps.withheld(resolved.realPath)) return error(`${resolved.display} may not be read (the policy hides it).`);
+      if (deps.withheld(resolved.path) || deps.withheld(resolved.realPath))
+        return error(`${resolved.display} may not be read (the policy hides it).`);
       // The file the permission check named, and no other (as read_file: checkedFile.ts).
       const target = checked.realPath;
-      if (resolved.realPath !== target) return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
+      if (resolved.realPath !== target)
+        return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
       const language = languageOf(resolved.realPath) ?? languageOf(resolved.path);
       if (!language) {
-        return error(`symbols reads TypeScript, JavaScript, Python, Go and Rust files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`);
+        return error(
+          `symbols reads TypeScript, JavaScript, Python, Go and Rust files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`,
+        );
       }
       const loaded = loadChecked(target, MAX_OUTLINE_BYTES);
-      if (gainedLinks(loaded, checked.links)) return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
+      if (gainedLinks(loaded, checked.links))
+        return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read"));
       switch (loaded.kind) {
         case "changed":
           return error(changedWhileWaiting(resolved, target, ctx.root, deps.withheld, "read", loaded.now));
         case "missing":
           return error(`File not found: ${resolved.display}. Use glob to find the file.`);
         case "folder":
-          return error(`${resolved.display} is a folder. Give one file; use glob to list files, or find_definition to search the folder.`);
+          return error(
+            `${resolved.display} is a folder. Give one file; use glob to list files, or find_definition to search the folder.`,
+          );
         case "too_big":
-          return error(`${resolved.display} is ${formatBytes(loaded.size)}; symbols outlines files up to ${formatBytes(MAX_OUTLINE_BYTES)}. Use grep to find declarations.`);
+          return error(
+            `${resolved.display} is ${formatBytes(loaded.size)}; symbols outlines files up to ${formatBytes(MAX_OUTLINE_BYTES)}. Use grep to find declarations.`,
+          );
         case "binary":
         case "special":
           return error(`${resolved.display} is not a text file.`);
       }
       const symbols = await outline(loaded.text, language);
       const count = flatten(symbols).length;
-      if (count === 0) return { output: `${resolved.display} (${LANGUAGE_NAMES[language]}): no declarations found.`, summary: "No symbols" };
+      if (count === 0)
+        return {
+          output: `${resolved.display} (${LANGUAGE_NAMES[language]}): no declarations found.`,
+          summary: "No symbols",
+        };
       const lines = outlineLines(symbols);
-      const out: string[] = [`${resolved.display} (${LANGUAGE_NAMES[language]}, ${count} symbol${count === 1 ? "" : "s"}):`];
+      const out: string[] = [
+        `${resolved.display} (${LANGUAGE_NAMES[language]}, ${count} symbol${count === 1 ? "" : "s"}):`,
+      ];
       let chars = out[0]?.length ?? 0;
       let shown = 0;
       for (const line of lines) {
@@ -66,7 +85,10 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
         chars += line.length + 1;
         shown++;
       }
-      if (shown < lines.length) out.push(`[Showing ${shown} of ${lines.length} symbols (output limit). Read the rest of the file with read_file from line ${symbolsLineAfter(lines[shown])}.]`);
+      if (shown < lines.length)
+        out.push(
+          `[Showing ${shown} of ${lines.length} symbols (output limit). Read the rest of the file with read_file from line ${symbolsLineAfter(lines[shown])}.]`,
+        );
       return { output: out.join("\n"), summary: `${count} symbol${count === 1 ? "" : "s"}` };
     },
   };

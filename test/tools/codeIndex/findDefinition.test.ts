@@ -22,17 +22,27 @@ describe("find_definition", () => {
     using root = tempRoot();
     project(root.path);
     const s = session(root.path);
-    expect((await s.run("find_definition", { name: "createClient" })).output).toBe("web/client.ts:22  function createClient — export function createClient(options: Options): Client");
-    expect((await s.run("find_definition", { name: "Get" })).output).toBe("go/store.go:15  method Store.Get — Get(id int) (*Item, error)\ngo/store.go:27  method memory.Get — func (m *memory) Get(id int) (*Item, error)");
-    expect((await s.run("find_definition", { name: "norm" })).output).toBe("py/point.py:22  method Point.norm — @property def norm(self) -> float");
+    expect((await s.run("find_definition", { name: "createClient" })).output).toBe(
+      "web/client.ts:22  function createClient — export function createClient(options: Options): Client",
+    );
+    expect((await s.run("find_definition", { name: "Get" })).output).toBe(
+      "go/store.go:15  method Store.Get — Get(id int) (*Item, error)\ngo/store.go:27  method memory.Get — func (m *memory) Get(id int) (*Item, error)",
+    );
+    expect((await s.run("find_definition", { name: "norm" })).output).toBe(
+      "py/point.py:22  method Point.norm — @property def norm(self) -> float",
+    );
   });
 
   test("qualified names pick the container", async () => {
     using root = tempRoot();
     project(root.path);
     const s = session(root.path);
-    expect((await s.run("find_definition", { name: "Cache.new" })).output).toBe("rs/cache.rs:22  method Cache.new — pub fn new() -> Self");
-    expect((await s.run("find_definition", { name: "Circle.area" })).output).toBe("web/client.ts:51  method Shapes.Circle.area — area(radius: number): number");
+    expect((await s.run("find_definition", { name: "Cache.new" })).output).toBe(
+      "rs/cache.rs:22  method Cache.new — pub fn new() -> Self",
+    );
+    expect((await s.run("find_definition", { name: "Circle.area" })).output).toBe(
+      "web/client.ts:51  method Shapes.Circle.area — area(radius: number): number",
+    );
     const get = (await s.run("find_definition", { name: "Cache.get" })).output;
     expect(get).toBe("rs/cache.rs:32  method Cache.get — fn get(&self, key: &str) -> Option<String>");
   });
@@ -47,15 +57,26 @@ describe("find_definition", () => {
       "src/other.rs": "fn target() {}\n",
     });
     const s = session(root.path, { withheld: (path) => path.includes("/secret/") });
-    expect((await s.run("find_definition", { name: "target" })).output).toBe("src/main.go:3  function target — func target()\nsrc/other.rs:1  function target — fn target()");
-    expect((await s.run("find_definition", { name: "target", path: "src/other.rs" })).output).toBe("src/other.rs:1  function target — fn target()");
+    expect((await s.run("find_definition", { name: "target" })).output).toBe(
+      "src/main.go:3  function target — func target()\nsrc/other.rs:1  function target — fn target()",
+    );
+    expect((await s.run("find_definition", { name: "target", path: "src/other.rs" })).output).toBe(
+      "src/other.rs:1  function target — fn target()",
+    );
     // Negative control: without the policy predicate the hidden folder's definition shows.
-    expect((await session(root.path).run("find_definition", { name: "target" })).output).toContain("secret/impl.py:1  function target");
+    expect((await session(root.path).run("find_definition", { name: "target" })).output).toContain(
+      "secret/impl.py:1  function target",
+    );
   });
 
   test("stops at 50 definitions with a note", async () => {
     using root = tempRoot();
-    writeFiles(root.path, Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`m/f${String(i).padStart(2, "0")}.py`, "def dup():\n    pass\n"])));
+    writeFiles(
+      root.path,
+      Object.fromEntries(
+        Array.from({ length: 60 }, (_, i) => [`m/f${String(i).padStart(2, "0")}.py`, "def dup():\n    pass\n"]),
+      ),
+    );
     const result = await session(root.path).run("find_definition", { name: "dup" });
     const lines = result.output.split("\n");
     expect(lines).toHaveLength(51);
@@ -65,24 +86,43 @@ describe("find_definition", () => {
 
   test("stops after the file cap with a note", async () => {
     using root = tempRoot();
-    writeFiles(root.path, Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${String(i).padStart(2, "0")}.ts`, `export const thing${i} = "needle";\n`])));
+    writeFiles(
+      root.path,
+      Object.fromEntries(
+        Array.from({ length: 12 }, (_, i) => [
+          `f${String(i).padStart(2, "0")}.ts`,
+          `export const thing${i} = "needle";\n`,
+        ]),
+      ),
+    );
     writeFiles(root.path, { "z.ts": "export function needle() {}\n" });
-    const tool = findDefinitionTool({ reads: new ReadTracker(), withheld: withheldPredicate({ home: root.path }), searches: new SearchThreads() }, { maxParsedFiles: 10 });
+    const tool = findDefinitionTool(
+      { reads: new ReadTracker(), withheld: withheldPredicate({ home: root.path }), searches: new SearchThreads() },
+      { maxParsedFiles: 10 },
+    );
     const result = await runTool(tool, { name: "needle" }, toolContext(root.path));
-    expect(result.output).toBe("No definition of needle found in the project (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after 10 files that mention needle; there may be more definitions. Narrow the search with path.]");
+    expect(result.output).toBe(
+      "No definition of needle found in the project (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after 10 files that mention needle; there may be more definitions. Narrow the search with path.]",
+    );
   });
 
   test("errors: not a name; not found", async () => {
     using root = tempRoot();
     project(root.path);
     const s = session(root.path);
-    expect((await s.run("find_definition", { name: "foo bar" })).output).toBe('"foo bar" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.');
-    expect((await s.run("find_definition", { name: "nothingLikeThis" })).output).toStartWith("No definition of nothingLikeThis found in the project");
+    expect((await s.run("find_definition", { name: "foo bar" })).output).toBe(
+      '"foo bar" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.',
+    );
+    expect((await s.run("find_definition", { name: "nothingLikeThis" })).output).toStartWith(
+      "No definition of nothingLikeThis found in the project",
+    );
   });
 
   test("describe: Search <name>", () => {
     using root = tempRoot();
-    expect(session(root.path).tool("find_definition").plan({ name: "Client.send" }, planContext(root.path)).info).toEqual({ title: "Search Client.send", kind: "search", locations: [{ path: root.path }] });
+    expect(
+      session(root.path).tool("find_definition").plan({ name: "Client.send" }, planContext(root.path)).info,
+    ).toEqual({ title: "Search Client.send", kind: "search", locations: [{ path: root.path }] });
     expect(join(root.path, ".")).toBe(root.path);
   });
 });

@@ -8,7 +8,14 @@ const repo = join(import.meta.dir, "../../..");
 
 test("each embedded .wasm.gz unzips to its package's file (else run src/tools/codeIndex/grammars/refresh.ts)", () => {
   const names = Object.keys(GRAMMAR_SOURCES);
-  expect(names.sort()).toEqual(["go.wasm.gz", "python.wasm.gz", "runtime.wasm.gz", "rust.wasm.gz", "tsx.wasm.gz", "typescript.wasm.gz"]);
+  expect(names.sort()).toEqual([
+    "go.wasm.gz",
+    "python.wasm.gz",
+    "runtime.wasm.gz",
+    "rust.wasm.gz",
+    "tsx.wasm.gz",
+    "typescript.wasm.gz",
+  ]);
   for (const [name, source] of Object.entries(GRAMMAR_SOURCES)) {
     const embedded = Bun.gunzipSync(readFileSync(join(repo, "src/tools/codeIndex/grammars", name)));
     const original = readFileSync(join(repo, "node_modules", source));

@@ -6,12 +6,18 @@ import { GO, JAVASCRIPT, PYTHON, RUST, TYPESCRIPT } from "../../fixtures/codeInd
 /** "line kind Container.name" for every symbol, depth first. */
 async function rows(text: string, language: Parameters<typeof outline>[1]): Promise<string[]> {
   const symbols = await outline(text, language);
-  return flatten(symbols).map((s: CodeSymbol) => `${s.line} ${s.kind} ${s.container ? `${s.container}.` : ""}${s.name}`);
+  return flatten(symbols).map(
+    (s: CodeSymbol) => `${s.line} ${s.kind} ${s.container ? `${s.container}.` : ""}${s.name}`,
+  );
 }
 
 describe("code outlines (tree-sitter)", () => {
   test("languages by extension", () => {
-    expect(["a.ts", "a.mts", "a.tsx", "a.js", "a.jsx", "a.mjs", "a.py", "a.pyi", "a.go", "a.rs", "a.md", "Makefile"].map(languageOf)).toEqual([
+    expect(
+      ["a.ts", "a.mts", "a.tsx", "a.js", "a.jsx", "a.mjs", "a.py", "a.pyi", "a.go", "a.rs", "a.md", "Makefile"].map(
+        languageOf,
+      ),
+    ).toEqual([
       "typescript",
       "typescript",
       "tsx",
@@ -53,7 +59,14 @@ describe("code outlines (tree-sitter)", () => {
   });
 
   test("JavaScript with JSX", async () => {
-    expect(await rows(JAVASCRIPT, "tsx")).toEqual(["1 constant express", "3 function handler", "7 class Router", "8 property Router.#routes", "9 method Router.add", "14 function render"]);
+    expect(await rows(JAVASCRIPT, "tsx")).toEqual([
+      "1 constant express",
+      "3 function handler",
+      "7 class Router",
+      "8 property Router.#routes",
+      "9 method Router.add",
+      "14 function render",
+    ]);
   });
 
   test("Python: decorators, nested defs, nested classes, class attributes", async () => {

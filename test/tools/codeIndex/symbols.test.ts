@@ -21,10 +21,14 @@ describe("symbols", () => {
     using root = tempRoot();
     writeFiles(root.path, { "p.py": PYTHON, "s.go": GO, "c.rs": RUST });
     const s = session(root.path);
-    expect((await s.run("symbols", { path: "p.py" })).output).toContain("   22    method norm(self) -> float  [@property]");
+    expect((await s.run("symbols", { path: "p.py" })).output).toContain(
+      "   22    method norm(self) -> float  [@property]",
+    );
     expect((await s.run("symbols", { path: "s.go" })).output).toContain("   27  method Get(id int) (*Item, error)");
     const rust = (await s.run("symbols", { path: "c.rs" })).output;
-    expect(rust).toContain("   31  impl Store for Cache<String, String>\n   32    method get(&self, key: &str) -> Option<String>");
+    expect(rust).toContain(
+      "   31  impl Store for Cache<String, String>\n   32    method get(&self, key: &str) -> Option<String>",
+    );
   });
 
   test("errors: unsupported language, missing file, folder", async () => {
@@ -34,7 +38,9 @@ describe("symbols", () => {
     expect((await s.run("symbols", { path: "README.md" })).output).toBe(
       "symbols reads TypeScript, JavaScript, Python, Go and Rust files; README.md is none of these. Use grep to find declarations in it, or read_file.",
     );
-    expect((await s.run("symbols", { path: "gone.ts" })).output).toBe("File not found: gone.ts. Use glob to find the file.");
+    expect((await s.run("symbols", { path: "gone.ts" })).output).toBe(
+      "File not found: gone.ts. Use glob to find the file.",
+    );
     expect((await s.run("symbols", { path: "src/a.ts" })).output).toBe("src/a.ts (TypeScript): no declarations found.");
   });
 

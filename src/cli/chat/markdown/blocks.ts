@@ -37,7 +37,12 @@ export function renderBlock(token: Token, width: number, ctx: BlockContext): str
       return [""];
     case "heading": {
       const heading = token as Tokens.Heading;
-      const paint = heading.depth === 1 ? (text: string) => style.bold(style.underline(text)) : heading.depth === 2 ? style.bold : (text: string) => style.bold(style.dim(text));
+      const paint =
+        heading.depth === 1
+          ? (text: string) => style.bold(style.underline(text))
+          : heading.depth === 2
+            ? style.bold
+            : (text: string) => style.bold(style.dim(text));
       return wrapStyled(paint(renderInline(heading.tokens, style)), w);
     }
     case "paragraph":

@@ -54,7 +54,8 @@ function paintFor(scope: string, style: Style): Paint | undefined {
 }
 
 const ENTITIES: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', "#x27": "'", "#39": "'" };
-const decode = (text: string) => text.replace(/&(amp|lt|gt|quot|#x27|#39);/g, (_, name: string) => ENTITIES[name] ?? "");
+const decode = (text: string) =>
+  text.replace(/&(amp|lt|gt|quot|#x27|#39);/g, (_, name: string) => ENTITIES[name] ?? "");
 const TAG = /<span class="([^"]*)">|<\/span>/g;
 
 /** The code's lines with colours, from highlight.js's `html` of it. */

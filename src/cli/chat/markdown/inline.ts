@@ -37,7 +37,9 @@ function inlineToken(token: Token, style: Style): string {
       const label = style.blue(style.underline(text));
       // The address is shown when the text does not already say it (a bare URL, an email).
       const plainText = link.text.replace(/^mailto:/, "");
-      return plainText === link.href || plainText === link.href.replace(/^mailto:/, "") ? label : `${label} ${style.dim(`(${link.href})`)}`;
+      return plainText === link.href || plainText === link.href.replace(/^mailto:/, "")
+        ? label
+        : `${label} ${style.dim(`(${link.href})`)}`;
     }
     case "image": {
       const image = token as Tokens.Image;

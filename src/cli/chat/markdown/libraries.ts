@@ -32,7 +32,28 @@ export interface MarkdownLibraries {
   highlight(code: string, language: string): string | undefined;
 }
 
-const LANGUAGES = { bash, c, cpp, css, diff, dockerfile, go, ini, java, javascript, json, makefile, markdown, python, rust, shell, sql, typescript, xml, yaml };
+const LANGUAGES = {
+  bash,
+  c,
+  cpp,
+  css,
+  diff,
+  dockerfile,
+  go,
+  ini,
+  java,
+  javascript,
+  json,
+  makefile,
+  markdown,
+  python,
+  rust,
+  shell,
+  sql,
+  typescript,
+  xml,
+  yaml,
+};
 
 export function createLibraries(): MarkdownLibraries {
   const highlighter = hljs.newInstance();

@@ -33,7 +33,9 @@ export function renderTable(table: Tokens.Table, width: number, style: Style): s
 
 /** Each column's width: its widest cell, the widest columns shrunk until the table fits `room`. */
 function columnWidths(rows: readonly (readonly string[])[], count: number, room: number): number[] {
-  const widths = Array.from({ length: count }, (_, i) => Math.max(MIN_COLUMN, ...rows.map((row) => displayWidth(row[i] ?? ""))));
+  const widths = Array.from({ length: count }, (_, i) =>
+    Math.max(MIN_COLUMN, ...rows.map((row) => displayWidth(row[i] ?? ""))),
+  );
   const target = Math.max(room, count * MIN_COLUMN);
   while (widths.reduce((sum, w) => sum + w, 0) > target) {
     const widest = widths.indexOf(Math.max(...widths));
