@@ -53,9 +53,11 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
   // live that long (its messages do).
   const { resume, ...options } = given;
   const { paths } = options;
-  // Where session folders go: `garuda-<uid>` in the temp folder of `env` (sandbox/sessionFolders.ts).
-  const sessionFolders = sessionFolderBase(options.env);
-  ensureSessionFolderBase(sessionFolders);
+  // Where session folders go: `garuda-<uid>` in the temp folder of `env`, or a fresh private
+  // folder when that one is not this user's own (sandbox/sessionFolders.ts).
+  const usualSessionFolders = sessionFolderBase(options.env);
+  const folderBase = ensureSessionFolderBase(usualSessionFolders);
+  const sessionFolders = folderBase.dir;
   const checked = checkProjectRoot(options.root, { home: paths.home, sessionFolders });
   const root = checked.root;
   const extraRoots = checkExtraRoots(options.extraRoots ?? [], root, { home: paths.home, sessionFolders });
@@ -98,6 +100,7 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
   const mode = requested.mode;
 
   const notices: Notice[] = [
+    ...(folderBase.notice ? [folderBase.notice] : []),
     ...(checked.homeNotice ? [checked.homeNotice] : []),
     ...(resumedModel?.notice ? [resumedModel.notice] : []),
     ...policyNotices,
@@ -133,6 +136,7 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
       resume,
       paths,
       sessionFolders,
+      usualSessionFolders,
       checked,
       root,
       extraRoots,

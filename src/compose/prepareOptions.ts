@@ -75,8 +75,10 @@ export interface RuntimePlan {
   /** The session to continue: for the runtime only (its records must not outlive the build). */
   resume: PrepareOptions["resume"];
   paths: GarudaPaths;
-  /** Where session folders go (sandbox/sessionFolders.ts sessionFolderBase). */
+  /** Where session folders go: the usual base, or a private one made for this session (sandbox/sessionFolders.ts). */
   sessionFolders: string;
+  /** The usual base (`<temp>/garuda-<uid>`), where the sweep of dead processes' folders starts. */
+  usualSessionFolders: string;
   checked: ProjectRoot;
   root: string;
   extraRoots: string[];

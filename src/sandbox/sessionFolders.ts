@@ -1,6 +1,10 @@
 // Each session's own folders (the sandbox's temp folder, the egress proxy's socket) live in one
 // folder per session under a private base, `<temp>/garuda-<uid>` (mode 0700, owned by this user,
-// checked every time: a folder another user planted there is refused, not used). The shared temp
+// checked every time). Anyone may create that name in a shared temp folder first: a base that is
+// not this user's private folder is never used, and since refusing it would let another local
+// user block every session with one mkdir, the session gets a fresh private base of its own
+// instead (`<temp>/garuda-<uid>-XXXXXX`, made by mkdtemp; short, since the proxy's socket path
+// inside must stay under the 108 bytes a Unix socket address holds), with a notice. The shared temp
 // folder itself is never a session's tmp, so a session whose commands can see one place (its root,
 // a writePath) cannot see another session's files, and a project root that holds the base is
 // refused (runtime/projectRoot.ts).
@@ -12,10 +16,19 @@
 // handler); after a SIGKILL nothing can, so each new session sweeps the folders whose process is
 // gone (sweepSessionFolders). Live processes' folders are never touched.
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
+import { rm, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { codeOf } from "../errors/caught.ts";
 
 /** A folder of this session's own, removed when the session ends. */
@@ -28,6 +41,10 @@ export interface SessionFolder {
 }
 
 const NAME = /^(\d+)-(\d+)-(\d+)-[0-9a-f]{8}$/;
+/** What follows the usual base's name in a private base made in its place: mkdtemp's six characters. */
+const FALLBACK = /^-[A-Za-z0-9]{6}$/;
+/** A private base that holds no session folder this long is a leftover (one just made is about to get its first). */
+const EMPTY_FALLBACK_MS = 10 * 60_000;
 
 const uid = () => process.getuid?.() ?? 0;
 
@@ -46,11 +63,30 @@ export function sessionFolderBase(env: Record<string, string | undefined>): stri
   return join(real, `garuda-${uid()}`);
 }
 
+/** The base a session's folders go in: the usual one, or a fresh private one with a notice. */
+export interface SessionFolderBase {
+  dir: string;
+  /** Why the usual base was not used, and what to do; undefined when it was. */
+  notice?: string;
+}
+
+/** What makes `base` unfit to hold session folders (not a folder, a link, another user's, open to others), or undefined. */
+function baseProblem(base: string): string | undefined {
+  const stat = lstatSync(base);
+  if (stat.isSymbolicLink()) return "it is a symbolic link";
+  if (!stat.isDirectory()) return "it is not a folder";
+  if (stat.uid !== uid()) return `it belongs to another user (uid ${stat.uid})`;
+  if ((stat.mode & 0o077) !== 0) return `others may read or write it (mode ${(stat.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
 /**
- * Makes the base if needed and checks it is this user's private folder (not a link, 0700); throws
- * what is wrong and what to do. prepareRuntime's first step calls it, so it is session/new's error.
+ * Makes the base if needed and checks it is this user's private folder (not a link, 0700). One
+ * that is not (planted by another user, or left open) is not used: a fresh private base is made
+ * next to it, and the notice says why and what to do. prepareRuntime's first step calls it; a
+ * temp folder that does not exist is its error.
  */
-export function ensureSessionFolderBase(base: string): void {
+export function ensureSessionFolderBase(base: string): SessionFolderBase {
   try {
     mkdirSync(base, { mode: 0o700 });
   } catch (error) {
@@ -61,21 +97,38 @@ export function ensureSessionFolderBase(base: string): void {
       );
     if (code !== "EEXIST") throw error;
   }
-  const stat = lstatSync(base);
-  const problem = stat.isSymbolicLink()
-    ? "it is a symbolic link"
-    : !stat.isDirectory()
-      ? "it is not a folder"
-      : stat.uid !== uid()
-        ? `it belongs to another user (uid ${stat.uid})`
-        : (stat.mode & 0o077) !== 0
-          ? `others may read or write it (mode ${(stat.mode & 0o777).toString(8)})`
-          : undefined;
-  if (problem) {
-    throw new Error(
-      `${base} cannot hold Garuda's session folders: ${problem}. Remove it (Garuda makes it again, private to you), or set TMPDIR to a folder of your own.`,
-    );
+  const problem = baseProblem(base);
+  if (problem === undefined) return { dir: base };
+  // mkdtemp makes a new folder (never an existing one), mode 0700, owned by this user.
+  const dir = mkdtempSync(`${base}-`);
+  return {
+    dir,
+    notice: `${base} is not Garuda's private folder (${problem}), so this session keeps its own folders in ${dir} instead. Remove ${base} if you can (Garuda makes it again, private to you), or set TMPDIR to a folder of your own.`,
+  };
+}
+
+/**
+ * The private bases made in place of `base` (`<base>-XXXXXX`) that are this user's own folders
+ * (a name alone proves nothing: anyone may make one).
+ */
+function ownFallbacks(base: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dirname(base));
+  } catch {
+    return [];
   }
+  const prefix = basename(base);
+  return names.flatMap((name) => {
+    if (!name.startsWith(prefix) || !FALLBACK.test(name.slice(prefix.length))) return [];
+    const dir = join(dirname(base), name);
+    try {
+      const stat = lstatSync(dir);
+      return stat.isDirectory() && stat.uid === uid() ? [dir] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** When `pid` started (Linux: clock ticks since boot; elsewhere: seconds since 1970), or undefined when no such process runs. */
@@ -117,30 +170,73 @@ function ownPrefix(): string {
 }
 
 /** A new session folder with its tmp, both 0700, under `base`. */
-export function createSessionFolder(base: string): SessionFolder {
-  ensureSessionFolderBase(base);
+/**
+ * A new session folder with its tmp, both 0700, under `base` (the dir ensureSessionFolderBase
+ * gave; `fallback`: a private base made for this session, removed with the folder). Throws when
+ * `base` is not a private folder of this user.
+ */
+export function createSessionFolder(base: string, fallback = false): SessionFolder {
+  mkdirSync(base, { recursive: true, mode: 0o700 });
+  const problem = baseProblem(base);
+  if (problem !== undefined) throw new Error(`${base} cannot hold Garuda's session folders: ${problem}.`);
   const dir = join(base, `${ownPrefix()}${randomBytes(4).toString("hex")}`);
   mkdirSync(dir, { mode: 0o700 });
   const tmp = join(dir, "tmp");
   mkdirSync(tmp, { mode: 0o700 });
-  return { dir, tmp, remove: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    tmp,
+    remove: async () => {
+      await rm(dir, { recursive: true, force: true });
+      // A private base made for this session (ensureSessionFolderBase) goes with its folder; the
+      // usual base is never empty for long, and rmdir leaves any base that is not empty.
+      if (fallback) await rmdir(base).catch(() => {});
+    },
+  };
 }
 
-/** The session folders in `base` whose process is gone (its pid not running, or running with another start time). */
-export function deadSessionFolders(base: string): string[] {
+/** Whether the process of a folder name's pid, start and namespace is gone (another namespace's never is, here). */
+function gone(match: RegExpExecArray, namespace: string): boolean {
+  return match[3] === namespace && processStart(Number(match[1])) !== match[2];
+}
+
+/** The session folders in `dir` whose process is gone. */
+function deadIn(dir: string, namespace: string): string[] {
   let names: string[];
   try {
-    names = readdirSync(base);
+    names = readdirSync(dir);
   } catch {
     return [];
   }
-  const namespace = pidNamespace();
-  const dead: string[] = [];
-  for (const name of names) {
+  return names.flatMap((name) => {
     const match = NAME.exec(name);
-    if (!match) continue; // not a session folder: left alone
-    if (match[3] !== namespace) continue; // another PID namespace's pids mean nothing here
-    if (processStart(Number(match[1])) !== match[2]) dead.push(join(base, name));
+    return match && gone(match, namespace) ? [join(dir, name)] : []; // anything else is left alone
+  });
+}
+
+/**
+ * The session folders whose process is gone (its pid not running, or running with another start
+ * time) in the usual base `base` (when it is this user's private folder) and in the private bases
+ * made in its place; and those private bases that have held no folder for ten minutes.
+ */
+export function deadSessionFolders(base: string): string[] {
+  const namespace = pidNamespace();
+  let usable = false;
+  try {
+    usable = baseProblem(base) === undefined;
+  } catch {
+    // No base: only the private bases beside it.
+  }
+  const dead = usable ? deadIn(base, namespace) : [];
+  for (const fallback of ownFallbacks(base)) {
+    const inside = deadIn(fallback, namespace);
+    dead.push(...inside);
+    try {
+      const left = readdirSync(fallback).length - inside.length;
+      if (left === 0 && Date.now() - lstatSync(fallback).mtimeMs > EMPTY_FALLBACK_MS) dead.push(fallback);
+    } catch {
+      // Gone meanwhile.
+    }
   }
   return dead;
 }
@@ -152,14 +248,24 @@ export async function sweepSessionFolders(base: string): Promise<string[]> {
   return dead;
 }
 
-/** At exit: removes every session folder this process made and did not remove yet. Never throws. */
+/**
+ * At exit: removes every session folder this process made and did not remove yet, in the usual
+ * base and in the private bases made in its place (then those, when empty). Never throws.
+ */
 export function removeProcessFolders(base: string): void {
+  let prefix: string;
   try {
-    const prefix = ownPrefix();
-    for (const name of readdirSync(base)) {
-      if (name.startsWith(prefix) && NAME.test(name)) rmSync(join(base, name), { recursive: true, force: true });
-    }
+    prefix = ownPrefix();
   } catch {
-    // No base, or this process is going away anyway.
+    return; // this process is going away anyway
+  }
+  for (const dir of [base, ...ownFallbacks(base)]) {
+    try {
+      const own = readdirSync(dir).filter((name) => name.startsWith(prefix) && NAME.test(name));
+      for (const name of own) rmSync(join(dir, name), { recursive: true, force: true });
+      if (dir !== base && own.length > 0 && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
+    } catch {
+      // No such folder, or this process is going away anyway.
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chownSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { writeCredentials } from "../../src/config/credentials.ts";
 import { ConfigError, SetupRequiredError } from "../../src/errors/configError.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
@@ -180,6 +180,38 @@ describe("prepareRuntime: from configuration to a session", () => {
     } finally {
       await second.close();
     }
+  });
+
+  test("a garuda-<uid> folder another local user made first does not block the session: it runs in a fresh private folder, with a notice", async () => {
+    using home = tempDir();
+    using root = tempDir();
+    using temp = tempDir();
+    const planted = join(realpathSync(temp.path), `garuda-${process.getuid?.() ?? 0}`);
+    mkdirSync(planted, { mode: 0o700 });
+    chownSync(planted, 65534, 65534);
+    const client = new FakeModelClient([
+      fake.toolCall("bash", { command: 'echo made > "$TMPDIR/x" && cat "$TMPDIR/x"' }),
+      fake.text("done"),
+    ]);
+    const options = setUp(home.path, root.path, client);
+    const runtime = await prepareRuntime({ ...options, env: { ...options.env, TMPDIR: temp.path } });
+    const events: AgentEvent[] = [];
+    try {
+      await runtime.runTurn("run it", new AbortController().signal, (e) => events.push(e));
+    } finally {
+      await runtime.close();
+    }
+    const notice = events.find(
+      (e) => e.type === "notice" && e.text.startsWith(`${planted} is not Garuda's private folder`),
+    );
+    expect(notice?.type === "notice" && notice.text).toContain("it belongs to another user (uid 65534)");
+    expect(events.find((e) => e.type === "tool_result")).toMatchObject({
+      status: "completed",
+      output: expect.stringContaining("made"),
+    });
+    // Nothing went into the planted folder, and the private one went with the session.
+    expect(readdirSync(planted)).toEqual([]);
+    expect(readdirSync(temp.path)).toEqual([basename(planted)]);
   });
 
   test("a temp folder that does not exist is the first step's error (session/new's in an editor), before anything is built", async () => {

@@ -1,12 +1,15 @@
-// Session folders (src/sandbox/sessionFolders.ts) with real processes: a private base, refused when
-// it is not this user's own; the sweep removes a SIGKILLed process's folder and a folder whose pid
+// Session folders (src/sandbox/sessionFolders.ts) with real processes: a private base, and when the
+// usual one is not this user's own (planted by another uid, open to others, a link), a fresh private
+// one with a notice; the sweep removes a SIGKILLed process's folder and a folder whose pid
 // now belongs to another process (same pid, other start time), and keeps a live process's. In the
 // real bubblewrap sandbox, two sessions cannot see each other's tmp, also where the base would be
 // visible (a writePath over the temp folder).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   chmodSync,
+  chownSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -14,13 +17,16 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
 } from "node:fs";
 import { basename, join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import {
   createSessionFolder,
   deadSessionFolders,
+  ensureSessionFolderBase,
   processStart,
+  removeProcessFolders,
   sessionFolderBase,
   sweepSessionFolders,
 } from "../../src/sandbox/sessionFolders.ts";
@@ -62,20 +68,80 @@ describe("session folders", () => {
     expect(existsSync(folder.dir)).toBe(false);
   });
 
-  test("a base that is a link, or that others may write, is refused with what to do (negative control: a private one is used)", () => {
+  test("a base another user planted, one others may write, or a link is not used: a fresh private one is, with a notice (negative control: a private one is used as it is)", async () => {
     using temp = tempDir();
     const base = join(temp.path, "garuda-x");
+    const me = process.getuid?.() ?? 0;
+    const planted = (what: () => void, problem: RegExp) => {
+      what();
+      const chosen = ensureSessionFolderBase(base);
+      expect(chosen.dir).not.toBe(base);
+      expect(basename(chosen.dir)).toMatch(/^garuda-x-[A-Za-z0-9]{6}$/);
+      const stat = lstatSync(chosen.dir);
+      expect(stat.isDirectory() && stat.uid === me && (stat.mode & 0o777) === 0o700).toBe(true);
+      expect(chosen.notice).toMatch(problem);
+      expect(chosen.notice).toContain(`so this session keeps its own folders in ${chosen.dir} instead`);
+      return chosen.dir;
+    };
+    // Another local user (uid 65534) made it first, private to them: it would block every session.
+    const other = planted(() => {
+      mkdirSync(base, { mode: 0o700 });
+      chownSync(base, 65534, 65534);
+    }, /is not Garuda's private folder \(it belongs to another user \(uid 65534\)\)/);
+    const folder = createSessionFolder(other, true);
+    expect(existsSync(folder.tmp)).toBe(true);
+    expect(readdirSync(base)).toEqual([]);
+    // The private base goes with its last folder.
+    await folder.remove();
+    expect(existsSync(other)).toBe(false);
+    // Open to everyone (mode 0777), though it is this user's own.
+    rmSync(base, { recursive: true });
+    planted(() => {
+      mkdirSync(base);
+      chmodSync(base, 0o777);
+    }, /others may read or write it \(mode 777\)/);
+    // A link to a folder elsewhere.
+    rmSync(base, { recursive: true });
     mkdirSync(join(temp.path, "elsewhere"));
-    symlinkSync(join(temp.path, "elsewhere"), base);
-    expect(() => createSessionFolder(base)).toThrow(
-      /cannot hold Garuda's session folders: it is a symbolic link\. Remove it/,
-    );
+    planted(() => symlinkSync(join(temp.path, "elsewhere"), base), /it is a symbolic link/);
+    // Negative control: this user's private folder is the base, with no notice.
     rmSync(base);
-    mkdirSync(base, { mode: 0o777 });
-    chmodSync(base, 0o777);
-    expect(() => createSessionFolder(base)).toThrow(/others may read or write it \(mode 777\)/);
-    chmodSync(base, 0o700);
-    expect(existsSync(createSessionFolder(base).tmp)).toBe(true);
+    mkdirSync(base, { mode: 0o700 });
+    expect(ensureSessionFolderBase(base)).toEqual({ dir: base });
+    // A base handed to createSessionFolder that is not private is refused, never used.
+    chownSync(base, 65534, 65534);
+    expect(() => createSessionFolder(base)).toThrow(/it belongs to another user \(uid 65534\)/);
+  });
+
+  test("private bases made in place of the usual one: the sweep removes dead processes' folders in them and long-empty ones, the exit this process's; others' stay", async () => {
+    using temp = tempDir();
+    const base = join(temp.path, "garuda-x");
+    mkdirSync(base, { mode: 0o700 });
+    chownSync(base, 65534, 65534);
+    const own = ensureSessionFolderBase(base).dir;
+    const live = createSessionFolder(own, true);
+    const namespace = basename(live.dir).split("-")[2];
+    // A folder of this very pid but another start time, in another private base: its process is gone.
+    const other = ensureSessionFolderBase(base).dir;
+    const dead = join(other, `${process.pid}-${Number(processStart(process.pid)) + 1}-${namespace}-0badf00d`);
+    mkdirSync(join(dead, "tmp"), { recursive: true });
+    // An empty private base: left while new (its session is about to make its folder), removed when old.
+    const fresh = ensureSessionFolderBase(base).dir;
+    const stale = ensureSessionFolderBase(base).dir;
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(stale, old, old);
+    // Another user's folder under such a name is not this user's to remove.
+    const foreign = join(temp.path, "garuda-x-XyZ789");
+    mkdirSync(join(foreign, `1-1-${namespace}-0badf00d`), { recursive: true });
+    chownSync(foreign, 65534, 65534);
+    expect((await sweepSessionFolders(base)).sort()).toEqual([dead, stale].sort());
+    expect(existsSync(live.tmp) && existsSync(other) && existsSync(fresh) && existsSync(foreign)).toBe(true);
+    // At exit: this process's folders go, and a private base they leave empty.
+    removeProcessFolders(base);
+    expect(existsSync(own)).toBe(false);
+    expect(readdirSync(temp.path).sort()).toEqual(
+      [basename(base), basename(other), basename(fresh), "garuda-x-XyZ789"].sort(),
+    );
   });
 
   test("the sweep removes a SIGKILLed process's folder and a reused pid's, and keeps live processes' (its own too) and other namespaces'", async () => {
