@@ -13,6 +13,7 @@ import { messageOf } from "../errors/caught.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import { isFolder } from "../files/entryKind.ts";
+import type { HistoryScope } from "./historyScope.ts";
 
 /** Sessions per page of session/list. */
 const LIST_PAGE = 50;
@@ -39,6 +40,8 @@ export interface StartRequest {
 export interface HistoryHost {
   /** ~/.garuda/sessions. */
   sessionsDir: string;
+  /** The connection's projects and listed sessions: what it may delete (historyScope.ts). */
+  scope: HistoryScope;
   live(id: string): LiveSession | undefined;
   /** Builds and registers a session that continues `resume` (the runtime then owns its lock). */
   start(request: StartRequest): Promise<LiveSession>;
@@ -82,6 +85,16 @@ function wrongFolder(id: string, cwd: string, root: string | undefined): acp.Req
   );
 }
 
+/** The refusal of a delete of a session of a project this connection does not work in. */
+function notThisProject(id: string, root: string | undefined, scope: HistoryScope): acp.RequestError {
+  const where = root ?? "another project";
+  const here = scope.projects.length > 0 ? scope.projects.join(", ") : "no project yet";
+  return acp.RequestError.invalidParams(
+    { sessionId: id, root: root ?? null },
+    `session ${id} belongs to the project ${where}, not to one this editor works in (${here}), so it is not deleted. Open ${where} and delete it there.`,
+  );
+}
+
 /** The mode a session last ran in. */
 function lastMode(claimed: ClaimedSession): Mode | undefined {
   let mode: Mode | undefined;
@@ -102,6 +115,7 @@ async function open(
 ): Promise<acp.LoadSessionResponse> {
   const id = await checkedId(params.sessionId);
   const cwd = checkedCwd(params.cwd);
+  host.scope.addProject(cwd);
   const [
     { findSessionFile, claimSession, sessionRoot, summarizeSession },
     { readSession, sessionFolder },
@@ -221,9 +235,13 @@ export async function listSessions(
     throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not "${cwd}"`);
   const cursor = params.cursor ? decodeCursor(params.cursor) : undefined;
   const { listSessionsIndexed } = await import("../store/sessionIndex.ts");
-  const all = listSessionsIndexed({ sessionsDir: host.sessionsDir, ...(cwd !== undefined && { root: realPath(cwd) }) });
+  const root = cwd === undefined ? undefined : realPath(cwd);
+  const all = listSessionsIndexed({ sessionsDir: host.sessionsDir, ...(root !== undefined && { root }) });
   const rest = cursor ? all.filter((session) => after(session, cursor)) : all;
   const page = rest.slice(0, LIST_PAGE);
+  // What the editor was shown is what it may delete (historyScope.ts).
+  if (root !== undefined) host.scope.addProject(root);
+  else host.scope.addShown(page.map((session) => session.id));
   const last = page.at(-1);
   return {
     sessions: page.map((session) => ({
@@ -250,13 +268,23 @@ export async function deleteSession(
   params: acp.DeleteSessionRequest,
 ): Promise<acp.DeleteSessionResponse> {
   const id = await checkedId(params.sessionId);
-  const [{ findSessionFile, removeSession }, { lockSession, SessionBusyError }] = await Promise.all([
-    import("../store/sessionCatalog.ts"),
-    import("../store/sessionLock.ts"),
-  ]);
-  // A session this process serves is closed first (its command stops, its lock goes).
-  if (host.live(id)) await host.close(id);
+  const [{ findSessionFile, removeSession, summarizeSession }, { lockSession, SessionBusyError }, { sessionFolder }] =
+    await Promise.all([
+      import("../store/sessionCatalog.ts"),
+      import("../store/sessionLock.ts"),
+      import("../store/sessionFile.ts"),
+    ]);
+  const folderOf = (root: string) => sessionFolder(host.sessionsDir, root);
+  // A session of a project this connection does not work in is refused before anything is
+  // closed or locked (a session belongs to its project, as for load and resume).
+  const live = host.live(id);
+  if (live && !host.scope.allows(id, folderOf(live.runtime.root), folderOf))
+    throw notThisProject(id, live.runtime.root, host.scope);
   const file = findSessionFile(host.sessionsDir, id);
+  if (file && !host.scope.allows(id, dirname(file), folderOf))
+    throw notThisProject(id, summarizeSession(file)?.root, host.scope);
+  // A session this process serves is closed first (its command stops, its lock goes).
+  if (live) await host.close(id);
   if (!file) throw acp.RequestError.sessionNotFound(id);
   let lock: ReturnType<typeof lockSession>;
   try {

@@ -19,6 +19,7 @@ import { acpBuffers } from "./buffers.ts";
 import { configOptions, sessionModes } from "./configOptions.ts";
 import { setupError } from "./errors.ts";
 import type { HistoryHost, StartRequest } from "./history.ts";
+import { HistoryScope } from "./historyScope.ts";
 import { wantsNotices } from "./notices.ts";
 import { MemoryTrim, type MemoryTrimOptions } from "./memoryTrim.ts";
 import { Session } from "./session.ts";
@@ -108,6 +109,8 @@ export class Sessions {
   /** What the editor's initialize said it takes. */
   #features: ClientFeatures = { terminalOutput: false, notices: false };
   readonly #trim: MemoryTrim;
+  /** The projects this connection works in and the sessions it listed: what session/delete may remove. */
+  readonly #scope = new HistoryScope();
 
   constructor(
     private readonly client: acp.AgentContext,
@@ -183,6 +186,7 @@ export class Sessions {
       );
     if (this.#closing) throw shuttingDownError();
     if (this.options.unsupported) throw new acp.RequestError(-32603, this.options.unsupported);
+    this.#scope.addProject(cwd);
     // The session's id is its file's, so the history and `garuda --resume <id>` know it.
     const { newSessionId } = await import("../store/sessionFile.ts");
     const request = this.#request({
@@ -254,6 +258,7 @@ export class Sessions {
     if (sessionsDir === undefined) throw acp.RequestError.methodNotFound("session history");
     return {
       sessionsDir,
+      scope: this.#scope,
       live: (id) => this.#open.get(id),
       start: (request) => this.#start(request),
       started: (target) => this.#started(target as Session),
