@@ -1,8 +1,12 @@
 // The egress rules a remote MCP server's address is held to (the proxy's host policy), names
-// that resolve to this computer or a metadata address, and the fetch every request goes through.
+// that resolve to this computer or a metadata address, and the fetch every request goes through:
+// it connects to the address it checked (a DNS rebinding, for real in a network namespace).
 import { afterEach, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { RemoteServerConfig, ServerScope } from "../../src/extensions/mcp/config.ts";
 import { type EgressRules, RemoteAccess } from "../../src/extensions/mcp/remoteAccess.ts";
+import { tempDir } from "../support/tempDir.ts";
 
 const stops: Array<() => void> = [];
 afterEach(() => {
@@ -165,4 +169,52 @@ describe("the fetch a remote server's transports use", () => {
     );
     expect(site.paths).toEqual([]);
   });
+});
+
+const FIXTURE = join(import.meta.dir, "../fixtures/mcpRebind.ts");
+/** A network and mount namespace of its own needs root and unshare(1). */
+const canIsolate = process.getuid?.() === 0 && Bun.which("unshare") !== null && Bun.which("ip") !== null;
+
+describe.if(canIsolate)("DNS rebinding, in a network namespace of its own", () => {
+  test("the request connects to the address that was checked, with the name's Host and TLS name, not to where the name resolves again", async () => {
+    using dir = tempDir("garuda-rebind-");
+    const cert = join(dir.path, "cert.pem");
+    const key = join(dir.path, "key.pem");
+    const made = Bun.spawnSync(
+      ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=rebind.test"].concat([
+        "-addext",
+        "subjectAltName=DNS:rebind.test",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+      ]),
+      { stderr: "pipe" },
+    );
+    expect(made.exitCode).toBe(0);
+    // What the attacker's DNS answers the HTTP client: this computer.
+    const hosts = join(dir.path, "hosts");
+    writeFileSync(hosts, "127.0.0.1 localhost\n127.0.0.1 rebind.test\n");
+    const setUp = [
+      "ip link set lo up",
+      "ip addr add 198.51.100.7/32 dev lo",
+      `mount --bind ${hosts} /etc/hosts`,
+      `exec ${process.execPath} ${FIXTURE} ${cert} ${key}`,
+    ].join(" && ");
+    const run = Bun.spawnSync(["unshare", "-n", "-m", "--propagation", "private", "sh", "-c", setUp], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_EXTRA_CA_CERTS: cert },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 60_000,
+    });
+    expect(run.stderr.toString()).toBe("");
+    const { answers, reached, ports } = JSON.parse(run.stdout.toString()) as {
+      answers: string[];
+      reached: string[];
+      ports: [number, number];
+    };
+    // Without the pinning both requests reach this computer's servers ("loopback …").
+    expect(answers).toEqual(["public http", "public https"]);
+    expect(reached).toEqual([`public http host=rebind.test:${ports[0]}`, `public https host=rebind.test:${ports[1]}`]);
+  }, 60_000);
 });

@@ -6,6 +6,10 @@
 // The user's own servers count as listed (the user wrote the address). Every request of a
 // server's transports goes through `fetch` here: checked again, only to the approved origin,
 // and no redirect is followed by fetch itself (the SDK follows same-origin ones through it).
+// A name is resolved once per request, and the request connects to the address that passed the
+// check (the Host header and the TLS server name stay the name's): were it resolved again by
+// the HTTP client, a DNS server that answers a public address to the check and 127.0.0.1 to
+// the connection (DNS rebinding) would reach this computer.
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import {
@@ -124,25 +128,41 @@ export class RemoteAccess {
     config: RemoteServerConfig,
     url: URL = new URL(config.url),
   ): Promise<AddressRefusal | undefined> {
+    return (await this.#resolved(config, url)).refusal;
+  }
+
+  /**
+   * The checks of `url` and, when its name had to be resolved for them, the addresses that passed
+   * (empty when it resolved to none). `addresses` is undefined when no name was resolved: an IP
+   * literal, or an address the user listed (any address it leads to is theirs).
+   */
+  async #resolved(
+    config: RemoteServerConfig,
+    url: URL,
+  ): Promise<{ refusal?: AddressRefusal; addresses?: readonly string[] }> {
     const checked = this.#check(config, url);
-    if (checked.refusal || checked.listed) return checked.refusal;
+    if (checked.refusal) return { refusal: checked.refusal };
+    if (checked.listed) return {};
     const { host, port } = target(url);
-    if (isIP(host) !== 0) return undefined;
+    if (isIP(host) !== 0) return {};
     const addresses = await (this.#rules.resolve ?? systemResolve)(host).catch(() => [] as string[]);
     const local = addresses.find(isLocalAddress);
-    if (local === undefined) return undefined;
+    if (local === undefined) return { addresses };
     return {
-      host,
-      port,
-      reason: `${host} resolves to ${local}: ${localReason(local).replace(/^\S+ is /, "")}`,
-      byPolicy: false,
+      refusal: {
+        host,
+        port,
+        reason: `${host} resolves to ${local}: ${localReason(local).replace(/^\S+ is /, "")}`,
+        byPolicy: false,
+      },
     };
   }
 
   /**
    * The fetch a server's transports use: each request goes only to the approved origin, passes
-   * the checks again (a name that now resolves elsewhere, a policy change), and is sent with
-   * `redirect: "manual"`, so a redirect is never followed behind the checks' back.
+   * the checks again (a name that now resolves elsewhere, a policy change), connects to the
+   * address the checks passed, and is sent with `redirect: "manual"`, so a redirect is never
+   * followed behind the checks' back.
    */
   fetch(config: RemoteServerConfig): FetchLike {
     const origin = new URL(config.url).origin;
@@ -152,9 +172,31 @@ export class RemoteAccess {
         throw new Error(
           `Garuda sends the MCP server "${config.name}"'s requests only to ${origin}, the address that was approved, not to ${url.origin}`,
         );
-      const refused = await this.resolvedRefusal(config, url);
-      if (refused) throw new Error(`Garuda refused ${hostPort(refused.host, refused.port)}: ${refused.reason}`);
-      return fetch(url, { ...init, redirect: "manual" });
+      const { refusal, addresses } = await this.#resolved(config, url);
+      if (refusal) throw new Error(`Garuda refused ${hostPort(refusal.host, refusal.port)}: ${refusal.reason}`);
+      if (addresses === undefined) return fetch(url, { ...init, redirect: "manual" });
+      const address = addresses[0];
+      if (address === undefined) throw new Error(`Garuda could not resolve ${url.hostname}, the MCP server's address`);
+      return fetch(pinned(url, address), pinnedInit(url, init));
     };
   }
+}
+
+/** `url` with its host name replaced by `address` (what the connection goes to). */
+function pinned(url: URL, address: string): URL {
+  const to = new URL(url.href);
+  to.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  return to;
+}
+
+/** The request's options for a connection to the checked address: the name's Host header and TLS server name (whose certificate is verified), no redirect. */
+function pinnedInit(url: URL, init: RequestInit | undefined): BunFetchRequestInit {
+  const headers = new Headers(init?.headers);
+  headers.set("host", url.host);
+  return {
+    ...init,
+    headers,
+    redirect: "manual",
+    ...(url.protocol === "https:" && { tls: { serverName: url.hostname } }),
+  };
 }
