@@ -10,6 +10,7 @@ import { toWireRequest } from "./anthropicRequest.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, type StreamOptions } from "./clientOptions.ts";
 import { IdleWatchdog } from "./idleWatchdog.ts";
 import { ResponseAssembler } from "./anthropicStream.ts";
+import { sendProblem } from "./requestBound.ts";
 import {
   type AttemptFailure,
   DEFAULT_RETRY,
@@ -170,6 +171,9 @@ async function* streamWithRetries(
   // Our wire types mirror the SDK's params; the SDK's are stricter only where ours stay open
   // (a tool's JSON schema, a server tool result's block type).
   const body = { ...toWireRequest(request), stream: true } as MessageCreateParamsStreaming;
+  // Over the request size or image bounds: never sent (the API would refuse it, and every request after it).
+  const tooLarge = sendProblem(request.messages, () => body, "Anthropic");
+  if (tooLarge !== undefined) throw new ModelError(tooLarge);
   const { retry } = context;
   for (let attemptNumber = 1; ; attemptNumber++) {
     throwIfAborted(signal);

@@ -7,11 +7,12 @@ import type { ImageBlock } from "./types.ts";
 export type ImageMediaType = ImageBlock["mediaType"];
 
 /**
- * The largest image sent, decoded: Anthropic's API takes 5 MB per image (base64-encoded it is a
- * third larger); OpenAI-compatible servers vary, and 5 MB is inside what the common ones take.
+ * The largest image sent, decoded: Anthropic's API takes 5 MB per image as it is sent, base64,
+ * which is a third larger than the image (3.75 MB); OpenAI-compatible servers vary, and this is
+ * inside what the common ones take. Images together are bounded per request (requestBound.ts).
  */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-/** At most this many images in one prompt (Anthropic's per-request limit is higher). */
+export const MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4;
+/** At most this many images in one prompt (and in one request: requestBound.ts). */
 export const MAX_IMAGES = 20;
 
 const SIGNATURES: Array<{ type: ImageMediaType; test: (b: Uint8Array) => boolean }> = [

@@ -5,6 +5,7 @@
 import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
 import { notRunningMessage, type ProviderInfo, providerTitle } from "./catalog.ts";
+import { sendProblem } from "./requestBound.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, type FetchFunction, type StreamOptions } from "./clientOptions.ts";
 import { IdleWatchdog } from "./idleWatchdog.ts";
 import { toOpenAIRequest, type OpenAIRequest } from "./openaiRequest.ts";
@@ -282,6 +283,13 @@ async function* streamWithRetries(
   signal: AbortSignal,
 ): AsyncGenerator<ModelEvent> {
   throwIfAborted(signal);
+  // Over the request size or image bounds: never sent (it would be refused, and every request after it).
+  const tooLarge = sendProblem(
+    request.messages,
+    () => toOpenAIRequest(request, { textToolCalls: ctx.textToolCalls, includeUsage: ctx.includeUsage }),
+    providerTitle(ctx.provider),
+  );
+  if (tooLarge !== undefined) throw new ModelError(tooLarge);
   const { retry } = ctx;
   for (let attemptNumber = 1; ; attemptNumber++) {
     throwIfAborted(signal);

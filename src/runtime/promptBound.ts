@@ -1,7 +1,10 @@
 // How much one user message may hold. A message the model's context window cannot take with room
-// to spare would fail every request from then on (compaction keeps the latest turn whole), so it
-// is refused before it joins the conversation: a notice says why, and the session goes on.
-import type { UserBlock } from "../model/types.ts";
+// to spare would fail every request from then on (compaction keeps the latest turn whole), and so
+// would images that, with the conversation's, pass what one request may carry (every image goes
+// with every request: model/requestBound.ts). Such a message is refused before it joins the
+// conversation: a notice says why, the session file records it, and the session goes on.
+import { imageLoad, imageLoadProblem } from "../model/requestBound.ts";
+import type { Message, UserBlock } from "../model/types.ts";
 import { CHARS_PER_TOKEN } from "./meter.ts";
 import { groupedCount } from "../text/count.ts";
 
@@ -36,4 +39,15 @@ export function promptProblem(
     `(half its context window of ${count(contextWindow)} tokens), so nothing was sent. ` +
     "Send less: paste a part, or name files with @path or ask the model to read them (it reads large files in parts)."
   );
+}
+
+/**
+ * Why this user message's images, with the conversation's, cannot go in one request; undefined
+ * when they can. A conversation already over the bounds (resumed from an older Garuda) refuses
+ * every prompt the same way, before it is recorded, rather than failing each request.
+ */
+export function imagesProblem(conversation: readonly Message[], content: readonly UserBlock[]): string | undefined {
+  const added = imageLoad(content);
+  const before = imageLoad(conversation);
+  return imageLoadProblem({ count: before.count + added.count, bytes: before.bytes + added.bytes }, true);
 }

@@ -126,11 +126,16 @@ export class Turns {
       images: input.images,
       model: options.model.info,
       emit,
+      conversation: conversation.messages,
     });
     if ("unsent" in made) {
-      // Not recorded: the conversation stays as it was, and the notes wait for the next prompt.
+      // The conversation stays as it was, and the notes wait for the next prompt; a refusal is
+      // kept in the session file (a notice record, which sends nothing to the model).
       this.#s.notes.unshift(...pending);
-      if (made.unsent === "too_large") this.#lastMode = previousMode;
+      if (made.unsent === "too_large") {
+        this.#lastMode = previousMode;
+        conversation.record({ type: "notice", level: "warning", text: made.refusal });
+      }
       return "done";
     }
     // The prompt as the user sent it, when the model gets another text (a /command expanded).

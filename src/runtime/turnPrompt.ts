@@ -6,12 +6,12 @@
 import type { EventSink, StopReason } from "../core-types/events.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import { textOnlyNotice } from "../model/images.ts";
-import type { ImageBlock, UserBlock } from "../model/types.ts";
+import type { ImageBlock, Message, UserBlock } from "../model/types.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
 import type { deferredCommand } from "./commands.ts";
 import type { Attachments } from "./mentions.ts";
 import { userContent } from "./notes.ts";
-import { promptProblem } from "./promptBound.ts";
+import { imagesProblem, promptProblem } from "./promptBound.ts";
 
 type Deferred = NonNullable<ReturnType<typeof deferredCommand>>;
 
@@ -38,9 +38,9 @@ export const takesImages = (model: ModelInfo): boolean => model.images !== false
 
 /**
  * The user message's blocks, or why none goes out: there is nothing to send, or it is too large
- * for the model (the user is told).
+ * for the model or for one request (the user is told; `refusal` is what they were told).
  */
-export type PromptContent = { content: UserBlock[] } | { unsent: "empty" | "too_large" };
+export type PromptContent = { content: UserBlock[] } | { unsent: "empty" } | { unsent: "too_large"; refusal: string };
 
 /** The user message of `prompt` with its notes, the attached files and the images (the mentions' own notices are shown already). */
 export function promptContent(
@@ -51,6 +51,8 @@ export function promptContent(
     images: readonly ImageBlock[];
     model: ModelInfo;
     emit: EventSink;
+    /** The conversation so far: its images go with this one's in every request. */
+    conversation: readonly Message[];
   },
 ): PromptContent {
   const { attached, emit, images, model } = input;
@@ -64,10 +66,12 @@ export function promptContent(
     ...(withImages ? images : []),
   ];
   if (content.length === 0) return { unsent: "empty" };
-  const tooLarge = promptProblem(content, model.contextWindow, attached.blocks.length > 0);
+  const tooLarge =
+    promptProblem(content, model.contextWindow, attached.blocks.length > 0) ??
+    imagesProblem(input.conversation, content);
   if (tooLarge !== undefined) {
     emit({ type: "notice", level: "warning", text: tooLarge, refusedPrompt: true });
-    return { unsent: "too_large" };
+    return { unsent: "too_large", refusal: tooLarge };
   }
   return { content };
 }
