@@ -30,6 +30,14 @@ afterAll(() => {
 
 const init = { protocolVersion: 1, clientCapabilities: {} };
 
+/** Quits an agent as an editor does (stdin closed); its exit code. */
+async function quit(agent: ReturnType<typeof startAgent>): Promise<number> {
+  agent.proc.stdin.end();
+  const code = await agent.proc.exited;
+  agent.connection.close();
+  return code;
+}
+
 describe("session/delete over ACP, the compiled binary", () => {
   test("a session of project A is not deleted from an editor working in project B; listed for A (or in the list of all), it is", async () => {
     await using mock = startMockAnthropic({
@@ -48,9 +56,7 @@ describe("session/delete over ACP, the compiled binary", () => {
       await a.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
       ids.push(sessionId);
     }
-    a.proc.stdin.end();
-    expect(await a.proc.exited).toBe(0);
-    a.connection.close();
+    expect(await quit(a)).toBe(0);
     const [first, second] = ids as [string, string];
     const sessions = join(a.home, ".garuda", "sessions");
     const fileOf = (id: string) => findSessionFile(sessions, id);
@@ -74,9 +80,7 @@ describe("session/delete over ACP, the compiled binary", () => {
       expect(await b.agent.request(acp.methods.agent.session.delete, { sessionId: first })).toEqual({});
       expect(fileOf(first)).toBeUndefined();
     } finally {
-      b.proc.stdin.end();
-      await b.proc.exited;
-      b.connection.close();
+      await quit(b);
     }
 
     // Another editor in B that lists every project's sessions (no cwd) was shown A's: it may delete it.
@@ -89,9 +93,7 @@ describe("session/delete over ACP, the compiled binary", () => {
       expect(await c.agent.request(acp.methods.agent.session.delete, { sessionId: second })).toEqual({});
       expect(fileOf(second)).toBeUndefined();
     } finally {
-      c.proc.stdin.end();
-      await c.proc.exited;
-      c.connection.close();
+      await quit(c);
     }
   }, 120_000);
 });

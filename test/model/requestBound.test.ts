@@ -46,35 +46,42 @@ async function failure(client: ModelClient, req: ModelRequest): Promise<unknown>
   }
 }
 
-const TOO_MANY = "The conversation would send 21 images with every request, more than the 20 Garuda sends in one";
-const TOO_HEAVY = "The conversation would send 28.0 MB of images with every request, more than the 24.0 MB";
-const TOO_LARGE = (provider: string) => `more than the 32.0 MB ${provider} takes in one, so nothing was sent.`;
+/** Each request over a bound fails with what to do and never reaches the server; then 20 small images do. */
+async function expectBounded(client: ModelClient, received: readonly unknown[], provider: string): Promise<void> {
+  const cases: [ModelRequest, string][] = [
+    [
+      request(Array.from({ length: 21 }, () => png(100))),
+      "The conversation would send 21 images with every request, more than the 20 Garuda sends in one",
+    ],
+    [
+      request(Array.from({ length: 6 }, () => png(3_500_000))),
+      "The conversation would send 28.0 MB of images with every request, more than the 24.0 MB",
+    ],
+    // 23.3 MB of images and 9 MB of text: each within its own bound, over 32 MB together.
+    [
+      request(
+        Array.from({ length: 5 }, () => png(3_500_000)),
+        "x".repeat(9_000_000),
+      ),
+      `more than the 32.0 MB ${provider} takes in one, so nothing was sent.`,
+    ],
+  ];
+  for (const [req, expected] of cases) {
+    const error = await failure(client, req);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).message).toContain(expected);
+    expect((error as ModelError).message).toContain("Start a new session for more images, or /compact");
+  }
+  expect(received).toHaveLength(0);
+  expect(await failure(client, request(Array.from({ length: 20 }, () => png(100))))).toBeUndefined();
+  expect(received).toHaveLength(1);
+}
 
 describe("the client's check of the request it sends", () => {
   test("Anthropic: too many images, too many MB of them, or over 32 MB in all is never sent; 20 small images are (negative control)", async () => {
     await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "Twenty seen." }] }] });
     const client = createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
-    const cases: [ModelRequest, string][] = [
-      [request(Array.from({ length: 21 }, () => png(100))), TOO_MANY],
-      [request(Array.from({ length: 6 }, () => png(3_500_000))), TOO_HEAVY],
-      // 23.3 MB of images and 9 MB of text: each within its own bound, over 32 MB together.
-      [
-        request(
-          Array.from({ length: 5 }, () => png(3_500_000)),
-          "x".repeat(9_000_000),
-        ),
-        TOO_LARGE("Anthropic"),
-      ],
-    ];
-    for (const [req, expected] of cases) {
-      const error = await failure(client, req);
-      expect(error).toBeInstanceOf(ModelError);
-      expect((error as ModelError).message).toContain(expected);
-      expect((error as ModelError).message).toContain("Start a new session for more images, or /compact");
-    }
-    expect(mock.requests).toHaveLength(0);
-    expect(await failure(client, request(Array.from({ length: 20 }, () => png(100))))).toBeUndefined();
-    expect(mock.requests).toHaveLength(1);
+    await expectBounded(client, mock.requests, "Anthropic");
     expect(JSON.stringify(mock.requests[0]?.body).length).toBeLessThan(MAX_REQUEST_BYTES);
   }, 60_000);
 
@@ -85,24 +92,6 @@ describe("the client's check of the request it sends", () => {
       provider: { name: "ollama", title: "Ollama" },
       retry: { maxAttempts: 1 },
     });
-    const cases: [ModelRequest, string][] = [
-      [request(Array.from({ length: 21 }, () => png(100))), TOO_MANY],
-      [request(Array.from({ length: 6 }, () => png(3_500_000))), TOO_HEAVY],
-      [
-        request(
-          Array.from({ length: 5 }, () => png(3_500_000)),
-          "x".repeat(9_000_000),
-        ),
-        TOO_LARGE("Ollama"),
-      ],
-    ];
-    for (const [req, expected] of cases) {
-      const error = await failure(client, req);
-      expect(error).toBeInstanceOf(ModelError);
-      expect((error as ModelError).message).toContain(expected);
-    }
-    expect(mock.requests).toHaveLength(0);
-    expect(await failure(client, request(Array.from({ length: 20 }, () => png(100))))).toBeUndefined();
-    expect(mock.requests).toHaveLength(1);
+    await expectBounded(client, mock.requests, "Ollama");
   }, 60_000);
 });
