@@ -80,6 +80,15 @@ function baseProblem(base: string): string | undefined {
   return undefined;
 }
 
+/** Whether `base` exists and is this user's private folder. */
+function isPrivate(base: string): boolean {
+  try {
+    return baseProblem(base) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Makes the base if needed and checks it is this user's private folder (not a link, 0700). One
  * that is not (planted by another user, or left open) is not used: a fresh private base is made
@@ -169,7 +178,6 @@ function ownPrefix(): string {
   return `${process.pid}-${start}-${pidNamespace()}-`;
 }
 
-/** A new session folder with its tmp, both 0700, under `base`. */
 /**
  * A new session folder with its tmp, both 0700, under `base` (the dir ensureSessionFolderBase
  * gave; `fallback`: a private base made for this session, removed with the folder). Throws when
@@ -221,13 +229,7 @@ function deadIn(dir: string, namespace: string): string[] {
  */
 export function deadSessionFolders(base: string): string[] {
   const namespace = pidNamespace();
-  let usable = false;
-  try {
-    usable = baseProblem(base) === undefined;
-  } catch {
-    // No base: only the private bases beside it.
-  }
-  const dead = usable ? deadIn(base, namespace) : [];
+  const dead = isPrivate(base) ? deadIn(base, namespace) : [];
   for (const fallback of ownFallbacks(base)) {
     const inside = deadIn(fallback, namespace);
     dead.push(...inside);
@@ -259,7 +261,8 @@ export function removeProcessFolders(base: string): void {
   } catch {
     return; // this process is going away anyway
   }
-  for (const dir of [base, ...ownFallbacks(base)]) {
+  // The usual base only when it is this user's own: a planted one never held this process's folders.
+  for (const dir of [...(isPrivate(base) ? [base] : []), ...ownFallbacks(base)]) {
     try {
       const own = readdirSync(dir).filter((name) => name.startsWith(prefix) && NAME.test(name));
       for (const name of own) rmSync(join(dir, name), { recursive: true, force: true });
