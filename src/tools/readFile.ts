@@ -6,6 +6,7 @@ import { z } from "zod";
 import { gainedLinks, listChecked, loadChecked } from "./checkedFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { bufferChangedNote, bufferNote, unsavedBuffer } from "./editorBuffers.ts";
+import { secretTwinOf, twinRefusal } from "./secretTwins.ts";
 import { changedWhileWaiting, type CheckedState, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import { filePlan } from "./readPlans.ts";
 import description from "./readFile.txt" with { type: "text" };
@@ -167,6 +168,9 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithSt
             summary: `Binary file (${formatBytes(loaded.size)})`,
           };
       }
+      // The file read is a secret under another name (its path was given another file since the check).
+      const twin = await secretTwinOf(deps.identities, loaded);
+      if (twin !== undefined) return error(twinRefusal(resolved.display, twin, ctx.home));
       // The record is of the disk: an edit planned on a buffer the user has not saved is refused (editorBuffers.ts).
       deps.reads.record(target, loaded.bytes, loaded.mtimeMs);
       // Used only while the path stays the file just read (the editor follows links: editorBuffers.ts).
