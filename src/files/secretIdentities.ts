@@ -119,11 +119,14 @@ export class SecretIdentities {
     for (const [key, file] of record.files) walk.ids.set(key, file);
     await Promise.all(record.links.map((link) => addTarget(link, walk)));
     walk.budget -= record.files.length + record.links.length;
-    for (const folder of record.folders) {
-      if (walk.budget <= 0) return;
-      const folderStats = await lstatOrNone(folder);
-      if (folderStats !== undefined) await this.#visit(folder, folderStats, walk, depth + 1);
-    }
+    // A folder's subfolders side by side (a store of 256 object folders is one round of lstats, not 256).
+    await Promise.all(
+      record.folders.map(async (folder) => {
+        if (walk.budget <= 0) return;
+        const folderStats = await lstatOrNone(folder);
+        if (folderStats !== undefined) await this.#visit(folder, folderStats, walk, depth + 1);
+      }),
+    );
   }
 
   /** Reads a folder that is new or changed: its files' identities, its links and its folders. */
