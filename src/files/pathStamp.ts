@@ -9,6 +9,11 @@
 // a change in the same tick as the look before could leave the same ctime: the look before is taken
 // once nothing on the way has changed for SETTLED_MS (it waits that long at most, once; a path that
 // keeps changing, as a loop of swaps does, gets no stamp).
+//
+// Ctimes count from the project folder down (`watched`): that folder and what is under it is where
+// a process in the project can rename entries. The folders above it (/, /tmp, the home folder)
+// change for reasons of their own all the time — every temp file, every dotfile written — and a
+// sandboxed process cannot rename entries in them, so there only the device and inode must stay.
 import { type BigIntStats, lstatSync } from "node:fs";
 
 /** A file's identity: what a descriptor's fstat and a path's lstat must agree on. */
@@ -43,9 +48,10 @@ function prefixes(realPath: string): string[] {
 
 /**
  * The stamp of `realPath` (absolute, no links in it), or undefined when a component is missing, is
- * a link or is not a folder, or the path does not end in a regular file.
+ * a link or is not a folder, or the path does not end in a regular file. Ctimes are kept for
+ * `watched` (a folder that holds the path: the project folder) and what is below it.
  */
-export function stampPath(realPath: string): PathStamp | undefined {
+export function stampPath(realPath: string, watched: string): PathStamp | undefined {
   const takenMs = Date.now();
   const paths = prefixes(realPath);
   const steps: Step[] = [];
@@ -58,7 +64,8 @@ export function stampPath(realPath: string): PathStamp | undefined {
     }
     const last = i === paths.length - 1;
     if (last ? !stat.isFile() : !stat.isDirectory()) return undefined;
-    steps.push({ dev: stat.dev, ino: stat.ino, ctimeNs: stat.ctimeNs });
+    const kept = path.length >= watched.length && (path === watched || path.startsWith(`${watched}/`));
+    steps.push({ dev: stat.dev, ino: stat.ino, ctimeNs: kept ? stat.ctimeNs : 0n });
   }
   const end = steps[steps.length - 1] as Step;
   return { steps, file: { dev: Number(end.dev), ino: Number(end.ino) }, takenMs };
@@ -80,11 +87,11 @@ function quietFor(stamp: PathStamp): number {
  * A stamp taken when nothing on the way had changed for SETTLED_MS (after one wait for that, when
  * something had), or undefined: no such path, or it is still changing.
  */
-export async function settledStamp(realPath: string): Promise<PathStamp | undefined> {
-  const first = stampPath(realPath);
+export async function settledStamp(realPath: string, watched: string): Promise<PathStamp | undefined> {
+  const first = stampPath(realPath, watched);
   if (first === undefined || quietFor(first) > SETTLED_MS) return first;
   await new Promise((resolve) => setTimeout(resolve, SETTLED_MS - Math.max(0, quietFor(first)) + 1));
-  const second = stampPath(realPath);
+  const second = stampPath(realPath, watched);
   return second !== undefined && quietFor(second) > SETTLED_MS ? second : undefined;
 }
 

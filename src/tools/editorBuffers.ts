@@ -10,7 +10,8 @@
 // sandboxed background job) can swap the path for a link to a secret between Garuda's read and the
 // editor's. So the answer counts only for the file Garuda read: the path is stamped before the
 // request (every component, no link, the file the descriptor read: same device and inode) and
-// again after the answer, and a path that changed in between, even if put back, gives the disk
+// again after the answer (ctimes from the project folder down), and a path that changed in
+// between, even if put back, gives the disk
 // text as checked with a note saying why (files/pathStamp.ts). The disk rather than a refusal: the
 // model asked for the file, and the disk is what the checks approved.
 import { type FileIdentity, isFile, settledStamp, stampPath, unchanged } from "../files/pathStamp.ts";
@@ -106,11 +107,15 @@ async function editorText(
 ): Promise<EditorAnswer> {
   const buffers = deps.buffers;
   if (!buffers || !mayAskEditor(resolved, file.realPath, query.root, deps)) return undefined;
-  const before = await settledStamp(file.realPath);
+  // Ctimes from the project folder that holds the file down (pathStamp.ts says why not above it).
+  const watched = [query.root, ...(deps.extraRoots ?? [])]
+    .filter((folder) => insideRoot(file.realPath, folder) !== undefined)
+    .reduce((deepest, folder) => (folder.length > deepest.length ? folder : deepest), "/");
+  const before = await settledStamp(file.realPath, watched);
   if (before === undefined || (file.identity !== undefined && !isFile(before, file.identity))) return { changed: true };
   const text = await ask(buffers, file.realPath, deps, query);
   if (text === undefined) return undefined;
-  const after = stampPath(file.realPath);
+  const after = stampPath(file.realPath, watched);
   return after !== undefined && unchanged(before, after) ? { text } : { changed: true };
 }
 
@@ -157,5 +162,5 @@ export function bufferNote(display: string): string {
 
 /** The note of a read that asked the editor and did not use its answer: the path changed meanwhile. */
 export function bufferChangedNote(display: string): string {
-  return `[The editor's buffer of ${display} was not used: the path changed while the editor was asked (a link or another file took its place, perhaps only for a moment). This is the file on disk as it was checked and read.]`;
+  return `[The editor's buffer of ${display} was not used: the path changed while the editor was asked (the file or a folder on the way was replaced or renamed, perhaps by a link for a moment). This is the file on disk as it was checked and read.]`;
 }

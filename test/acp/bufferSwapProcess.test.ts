@@ -9,7 +9,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
-import { startAgent } from "../support/acpAgent.ts";
+import { startAgent, toolResultText } from "../support/acpAgent.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { until } from "../support/processes.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
@@ -31,17 +31,6 @@ beforeAll(
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
-
-const resultText = (updates: readonly acp.SessionUpdate[], id: string) =>
-  updates
-    .flatMap((u) =>
-      u.sessionUpdate === "tool_call_update" &&
-      u.toolCallId === id &&
-      (u.status === "completed" || u.status === "failed")
-        ? (u.content ?? []).flatMap((c) => (c.type === "content" && c.content.type === "text" ? [c.content.text] : []))
-        : [],
-    )
-    .join("\n");
 
 describeSandbox("an editor buffer is the file Garuda checked (compiled binary, real sandboxed job)", () => {
   test("a job swaps notes.txt for a link to ~/.ssh/id_rsa while the editor is asked: the key is not used", async () => {
@@ -100,13 +89,13 @@ describeSandbox("an editor buffer is the file Garuda checked (compiled binary, r
       expect(done.stopReason).toBe("end_turn");
 
       // Negative control: an unswapped file's buffer is used.
-      expect(resultText(updates, "toolu_other")).toContain("unsaved other in the editor");
+      expect(toolResultText(updates, "toolu_other")).toContain("unsaved other in the editor");
       // The attack ran for real: the job swapped the file, and the editor read the key through the link.
       expect(existsSync(join(root, "signal", "go"))).toBe(true);
       expect(lstatSync(join(root, "notes.txt")).isSymbolicLink()).toBe(true);
       expect(asked.filter((path) => path.endsWith("notes.txt")).length).toBe(1);
       // And the key went nowhere: the disk text Garuda read is what the model and the editor got.
-      const notes = resultText(updates, "toolu_notes");
+      const notes = toolResultText(updates, "toolu_notes");
       expect(notes).toContain("saved notes on disk");
       expect(notes).toContain("The editor's buffer of notes.txt was not used");
       expect(JSON.stringify(updates)).not.toContain(KEY_LINE);

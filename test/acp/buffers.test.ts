@@ -205,6 +205,7 @@ describe("unsaved buffers", () => {
     expect(h.textFileReads).toEqual([]);
   });
 
+  // The negative control is the first test above: the same editor without the swap gives its buffer.
   describe("red team (issue 31.2): a link swapped over the file between Garuda's read and the editor's", () => {
     const KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nfake key of the test home\n-----END OPENSSH PRIVATE KEY-----\n";
 
@@ -233,6 +234,18 @@ describe("unsaved buffers", () => {
       };
     }
 
+    /** A session's harness whose editor is racedEditor(), with the key planted in its home. */
+    function racedHarness(model: FakeModelClient, restore: boolean) {
+      let key = "";
+      const h = startHarness({
+        models: [model],
+        files: { "notes.txt": "saved text on disk\n" },
+        readTextFile: (params) => racedEditor(key, restore)(params),
+      });
+      key = plantKey(h.home);
+      return h;
+    }
+
     for (const restore of [false, true]) {
       const how = restore ? "swapped and put back" : "swapped";
       test(`read_file: the key is not given as the buffer (${how}); the disk text as read is, with a note`, async () => {
@@ -240,13 +253,7 @@ describe("unsaved buffers", () => {
           fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read" }),
           fake.text("ok"),
         ]);
-        let key = "";
-        await using h = startHarness({
-          models: [model],
-          files: { "notes.txt": "saved text on disk\n" },
-          readTextFile: (params) => racedEditor(key, restore)(params),
-        });
-        key = plantKey(h.home);
+        await using h = racedHarness(model, restore);
         await h.initialize(FS);
         const { sessionId } = await h.newSession();
         await h.prompt(sessionId, "read it");
@@ -261,13 +268,7 @@ describe("unsaved buffers", () => {
 
       test(`an @-mention (the editor's file link): the key is not attached (${how})`, async () => {
         const model = new FakeModelClient([fake.text("ok")]);
-        let key = "";
-        await using h = startHarness({
-          models: [model],
-          files: { "notes.txt": "saved text on disk\n" },
-          readTextFile: (params) => racedEditor(key, restore)(params),
-        });
-        key = plantKey(h.home);
+        await using h = racedHarness(model, restore);
         await h.initialize(FS);
         const { sessionId } = await h.newSession();
         await h.prompt(sessionId, [
@@ -281,24 +282,5 @@ describe("unsaved buffers", () => {
         expect(text).toContain("The editor's buffer of notes.txt was not used");
       });
     }
-
-    test("negative control: the same editor without the swap gives its buffer", async () => {
-      const model = new FakeModelClient([
-        fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read" }),
-        fake.text("ok"),
-      ]);
-      await using h = startHarness({
-        models: [model],
-        files: { "notes.txt": "saved text on disk\n" },
-        readTextFile: unsaved,
-      });
-      plantKey(h.home);
-      await h.initialize(FS);
-      const { sessionId } = await h.newSession();
-      await h.prompt(sessionId, "read it");
-      const result = resultOf(h.updatesOf(sessionId), "toolu_read");
-      expect(result).toContain("unsaved text in the editor");
-      expect(result).not.toContain("was not used");
-    });
   });
 });

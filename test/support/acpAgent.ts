@@ -71,6 +71,19 @@ export function startAgent(
   return { proc, home, agent: connection.agent, connection, updates, permissions, lines, tail, stderr };
 }
 
+/** The text a tool call ended with (its completed or failed update), as the editor shows it. */
+export const toolResultText = (updates: readonly acp.SessionUpdate[], id: string): string =>
+  updates
+    .flatMap((u) =>
+      u.sessionUpdate === "tool_call_update" &&
+      u.toolCallId === id &&
+      (u.status === "completed" || u.status === "failed")
+        ? (u.content ?? [])
+        : [],
+    )
+    .map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : ""))
+    .join("");
+
 /** Every stdout line is one JSON-RPC message, and nothing is left half-written. */
 export function expectOnlyProtocol(lines: string[], tail: { partial: string }): void {
   expect(tail.partial).toBe("");

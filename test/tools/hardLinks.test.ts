@@ -10,7 +10,7 @@ import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { ApprovalRequest } from "../../src/permission/types.ts";
 import { attachMentions } from "../../src/runtime/mentions.ts";
 import { tempRoot, writeFiles } from "../support/toolFixtures.ts";
-import { approving, KEY, pipeline, place, userRule } from "../support/toolPipeline.ts";
+import { approving, KEY, mentionsOf, pipeline, place, userRule } from "../support/toolPipeline.ts";
 
 const WHY = "It has 2 names (hard links): another of them may be a secret file, which this name cannot show.";
 
@@ -106,17 +106,9 @@ describe("a hard-linked file asks first", () => {
     using where = place();
     linkedSecret(where);
     writeFiles(where.root, { "plain.txt": "plain text\n" });
-    const engine = createPermissionEngine({ root: where.root, home: where.home, sandboxAvailable: true });
     const asked: ApprovalRequest[] = [];
     const approver = { ask: async (request: ApprovalRequest) => (asked.push(request), "deny" as const) };
-    const result = await attachMentions("see @innocent.txt and @plain.txt", {
-      root: where.root,
-      home: where.home,
-      engine,
-      mode: "build",
-      approver,
-      signal: new AbortController().signal,
-    });
+    const result = await mentionsOf(where, "see @innocent.txt and @plain.txt", approver);
     expect(asked.map((request) => request.note)).toEqual([WHY]);
     expect(result.blocks.map((block) => (block.type === "text" ? block.text : block.type))).toEqual([
       '<attached_file path="plain.txt">\nplain text\n\n</attached_file>',

@@ -9,9 +9,8 @@ import { describe, expect, test } from "bun:test";
 import { linkSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
-import { attachMentions } from "../../src/runtime/mentions.ts";
 import { writeFiles } from "../support/toolFixtures.ts";
-import { approving, pipeline, place, userRule } from "../support/toolPipeline.ts";
+import { approving, mentionsOf, pipeline, place, userRule } from "../support/toolPipeline.ts";
 
 const KEY_LINE = "fake-ssh-key-body-31d4";
 const KEY = `-----BEGIN OPENSSH PRIVATE KEY-----\n${KEY_LINE} needle\n-----END OPENSSH PRIVATE KEY-----\n`;
@@ -127,16 +126,8 @@ describe("a hard link of a secret is refused like the secret", () => {
   test("@-mention and the editor's file link: not attached, and says why", async () => {
     using where = place();
     linkSync(plantKey(where.home), join(where.root, "notes.txt"));
-    const engine = createPermissionEngine({ root: where.root, home: where.home, sandboxAvailable: true });
     const approver = approving();
-    const result = await attachMentions("see @notes.txt", {
-      root: where.root,
-      home: where.home,
-      engine,
-      mode: "build",
-      approver,
-      signal: new AbortController().signal,
-    });
+    const result = await mentionsOf(where, "see @notes.txt", approver);
     expect(result.blocks).toEqual([]);
     expect(result.notices[0]).toContain(`@notes.txt was not attached: notes.txt ${TWIN}`);
     expect(approver.asked).toEqual([]);
@@ -198,15 +189,7 @@ describe.skipIf(!canMount)("a bind mount of a secret (one name, same device) is 
     expect(JSON.stringify(p.events)).not.toContain(KEY_LINE);
     expect(approver.asked).toEqual([]);
 
-    const engine = createPermissionEngine({ root: where.root, home: where.home, sandboxAvailable: true });
-    const mention = await attachMentions("see @keys/config", {
-      root: where.root,
-      home: where.home,
-      engine,
-      mode: "build",
-      approver,
-      signal: new AbortController().signal,
-    });
+    const mention = await mentionsOf(where, "see @keys/config", approver);
     expect(mention.blocks).toEqual([]);
     expect(mention.notices[0]).toContain("is the same file as ~/.ssh/config");
   });
