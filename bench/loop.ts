@@ -16,6 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { garudaPaths } from "../src/config/paths.ts";
+import { SecretIdentities } from "../src/files/secretIdentities.ts";
+import { secretPlaces } from "../src/files/secrets.ts";
 import type { ModelInfo } from "../src/model/catalog.ts";
 import { toWireRequest } from "../src/model/anthropicRequest.ts";
 import { FakeModelClient, fake } from "../src/model/fake.ts";
@@ -121,10 +123,12 @@ function script(): ModelEvent[][] {
 
 /** The default tool set of a session (as prepareRuntime builds it), so the bytes measured are the real ones. */
 function fileTools(): Tool[] {
+  const home = process.env.HOME ?? "/nonexistent";
   const deps: FileToolDeps = {
     reads: new ReadTracker(),
-    withheld: withheldPredicate({ home: process.env.HOME ?? "/nonexistent" }),
+    withheld: withheldPredicate({ home }),
     searches: new SearchThreads(),
+    identities: new SecretIdentities(secretPlaces(home)),
   };
   const files = [
     readFileTool(deps),

@@ -9,6 +9,8 @@ import { checkModelAllowed } from "../config/policy.ts";
 import { loadExtensions } from "../extensions/loadExtensions.ts";
 import { openModelClient } from "../model/open.ts";
 import { createPermissionEngine } from "../permission/engine.ts";
+import { SecretIdentities } from "../files/secretIdentities.ts";
+import { secretPlaces } from "../files/secrets.ts";
 import { modeRefusal } from "../permission/modes.ts";
 import type { Rule } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
@@ -122,12 +124,15 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       notices.push({ level: "warning", text: `Writing the audit log failed: ${error.message}.${required}` });
     },
   });
+  // The secrets by identity, one walk of them shared by the engine's checks and the file tools' reads.
+  const identities = new SecretIdentities(secretPlaces(paths.home, executor.spec().denyReadPaths));
   const engine = createPermissionEngine({
     root,
     extraRoots,
     home: paths.home,
     // What the sandbox hides from commands is refused to the file tools too (files/secrets.ts).
     withheldFromCommands: executor.spec().denyReadPaths,
+    identities,
     rules: [
       ...settings.rules,
       ...(options.allow ?? []).map((pattern): Rule => ({ effect: "allow", pattern, source: "session" })),
@@ -227,6 +232,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       home: paths.home,
       extraRoots,
       withheldFromCommands: executor.spec().denyReadPaths,
+      identities,
       ...(withheld && { withheld }),
       ...(options.buffers && { buffers: options.buffers }),
     });

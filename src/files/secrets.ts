@@ -119,6 +119,12 @@ function realPlace(path: string): string {
   }
 }
 
+/** A secret's path as messages name it: `~/…` under the home folder, else as it is. */
+export function shownSecret(path: string, home: string): string {
+  const base = home.replace(/\/+$/, "");
+  return path.startsWith(`${base}/`) ? `~/${path.slice(base.length + 1)}` : path;
+}
+
 /** The secret place `lowerPath` (absolute, lower case) is, or is inside; undefined when none. */
 export function secretPlaceOf(lowerPath: string, places: readonly SecretPlace[]): SecretPlace | undefined {
   for (const place of places) {

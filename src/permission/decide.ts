@@ -1,7 +1,8 @@
 // The decision itself: a pure function of the request, the mode and rule data. Steps in order,
 // the first that applies wins (DESIGN.md "Safety model"):
 //   0  team-policy violation (policy deny rules, mode, sandbox, network keys) → deny
-//   1  sensitive file with no allow rule naming it → deny (reads too)
+//   1  sensitive file with no allow rule naming it → deny (reads too); a file that is a secret
+//      under another name (its device and inode are a secret's: a hard link, a bind mount) → deny
 //   2  write into .git/ (any depth) or ~/.garuda, or (root at or above ~) the home's own files → deny
 //   3  deny rule → deny
 //   4  plan mode and not read-only → deny, telling the model to put it in its plan
@@ -22,7 +23,7 @@ import { isPolicySource, policyViolation } from "./policyCheck.ts";
 import { insideAnyRoot, insideRoot, type PathContext } from "./pathMatch.ts";
 import { readRequestFor, ruleCovers, type CompiledRule, type RequestFacts } from "./ruleMatch.ts";
 import { toolMatches } from "./ruleSyntax.ts";
-import type { SecretPlace } from "../files/secrets.ts";
+import { type SecretPlace, shownSecret } from "../files/secrets.ts";
 import { isGarudaPath, isGitPath, namesSensitive, sensitivePattern } from "./sensitive.ts";
 import { isHomeOwnPath } from "../files/homeOwn.ts";
 import { isInside } from "../files/isInside.ts";
@@ -41,6 +42,11 @@ export interface DecisionInputs {
   projectSandbox?: ProjectSandboxRule;
   /** The places the sandbox hides (secretPlaces()): refused like sensitive files. */
   secrets?: readonly SecretPlace[];
+  /**
+   * The secret on the list whose identity (device and inode) the file or folder at this path has,
+   * whatever the path's name (files/secretIdentities.ts); undefined when none or nothing is there.
+   */
+  secretTwin?: (absPath: string) => string | undefined;
 }
 
 /** A project setting that keeps every command in the OS sandbox. */
@@ -146,6 +152,22 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
         by: "sensitive",
         rule: builtin("deny", `${target.access === "read" ? "read" : "edit"}(${hit})`),
         reason: `${path} may hold secrets, so Garuda does not ${verb} it. Work without its contents; if the task truly needs it, ask the user to add an allow rule that names it, e.g. ${target.access === "read" ? "read" : "edit"}(${path}).`,
+      };
+    }
+    // 1b. The same file as a secret under another name: refused whatever the rules say (an allow
+    // rule that names the secret opens it by its own path, not through another name).
+    const twin = inputs.secretTwin
+      ? facts.paths.map((path) => inputs.secretTwin?.(path)).find((secret) => secret !== undefined)
+      : undefined;
+    if (twin !== undefined) {
+      const path = shown(facts.paths[0] as string, root);
+      const secret = shownSecret(twin, home);
+      const verb = target.access === "read" ? "read" : "change";
+      return {
+        outcome: "deny",
+        by: "sensitive",
+        rule: builtin("deny", `${target.access === "read" ? "read" : "edit"}(${secret})`),
+        reason: `${path} is the same file as ${secret} (another name for it: a link, a hard link or a mount), which may hold secrets, so Garuda does not ${verb} it. Work without its contents; if the task truly needs it, ask the user to add an allow rule that names ${secret}, and use that path.`,
       };
     }
     // 2. .git/ and Garuda's own files.

@@ -8,6 +8,8 @@ import { decide, type DecisionInputs, type ProjectSandboxRule } from "./decide.t
 import type { PathContext } from "./pathMatch.ts";
 import { bySourceStrength, compileRules, requestFacts, type CompiledRule } from "./ruleMatch.ts";
 import { ruleProblem } from "./ruleSyntax.ts";
+import { statSync } from "node:fs";
+import { SecretIdentities } from "../files/secretIdentities.ts";
 import { secretPlaces } from "../files/secrets.ts";
 import { SessionRules } from "./sessionRules.ts";
 import { emptyTeamPolicy, type TeamPolicy } from "./teamPolicy.ts";
@@ -44,6 +46,8 @@ export interface PermissionEngineOptions {
    * as $XDG_RUNTIME_DIR: refused to the file tools like sensitive files.
    */
   withheldFromCommands?: readonly string[];
+  /** The secrets by identity (shared with the file tools); made from `home` and `withheldFromCommands` when absent. */
+  identities?: SecretIdentities;
 }
 
 export interface AuthorizeOptions {
@@ -129,9 +133,20 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
   };
 
   const secrets = secretPlaces(options.home, options.withheldFromCommands);
+  const identities = options.identities ?? new SecretIdentities(secrets);
+  // One stat per path checked: which secret, if any, the file there is under another name.
+  const secretTwin = (absPath: string): string | undefined => {
+    try {
+      const stats = statSync(absPath);
+      return identities.latest().secretOf(stats.dev, stats.ino);
+    } catch {
+      return undefined;
+    }
+  };
   const inputs = (): DecisionInputs => ({
     ctx,
     secrets,
+    secretTwin,
     policy,
     sandboxAvailable: options.sandboxAvailable,
     rules: [...base, ...sessionCompiled],
@@ -175,6 +190,8 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       record({ type: "decision", request, mode, decision });
       return decision;
     }
+    // A path's identity is compared with the secrets' as they are now (revalidated, at most every second).
+    if (request.target.kind === "path") await identities.current();
     const decision = check(request, mode);
     if (decision.outcome !== "ask") return decision;
     if (!approver) {

@@ -8,7 +8,7 @@ import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
 import { gainedLinks, loadChecked } from "../tools/checkedFile.ts";
-import { type BufferDeps, bufferNote, unsavedBuffer } from "../tools/editorBuffers.ts";
+import { type BufferDeps, bufferChangedNote, bufferNote, unsavedBuffer } from "../tools/editorBuffers.ts";
 import { pathTarget, resolveToolPath } from "../tools/paths.ts";
 
 /** A mention: `@src/a.ts` or `@"path with blanks"`; trailing punctuation is not part of it. */
@@ -156,17 +156,21 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       );
       continue;
     }
-    // After the checks above, and only then: the editor's buffer, when it differs from the disk.
-    const buffer = ctx.buffers
-      ? await unsavedBuffer(ctx.buffers, resolved, resolved.realPath, loaded.text, {
+    // After the checks above, and only then: the editor's buffer, when it differs from the disk and
+    // the path stayed the file just read while the editor was asked (editorBuffers.ts).
+    const answer = ctx.buffers
+      ? await unsavedBuffer(ctx.buffers, resolved, { realPath: resolved.realPath, identity: loaded }, loaded.text, {
           root: ctx.root,
           signal: ctx.signal,
         })
       : undefined;
+    const buffer = answer !== undefined && "unsaved" in answer ? answer.unsaved : undefined;
     const text =
-      buffer === undefined || buffer.length > MAX_ATTACHED_BYTES
-        ? loaded.text
-        : `${buffer}\n${bufferNote(resolved.display)}`;
+      buffer !== undefined && buffer.length <= MAX_ATTACHED_BYTES
+        ? `${buffer}\n${bufferNote(resolved.display)}`
+        : answer !== undefined && "changed" in answer
+          ? `${loaded.text}\n${bufferChangedNote(resolved.display)}`
+          : loaded.text;
     blocks.push({ type: "text", text: `<attached_file path="${resolved.display}">\n${text}\n</attached_file>` });
   }
   return { blocks, notices };

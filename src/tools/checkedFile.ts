@@ -195,6 +195,8 @@ export function loadChecked(realPath: string, maxBytes = MAX_TEXT_BYTES): Loaded
       mode: stat.mode & 0o7777,
       invalidBytes: invalidUtf8Bytes(bytes),
       links: stat.nlink,
+      dev: stat.dev,
+      ino: stat.ino,
     };
   } finally {
     closeSync(opened.fd);

@@ -7,6 +7,8 @@ import type { EditorBuffers } from "./editorBuffers.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { SecretIdentities } from "../files/secretIdentities.ts";
+import { secretPlaces } from "../files/secrets.ts";
 import { withheldPredicate, type WithheldPredicate } from "./withheldPaths.ts";
 import { readFileTool } from "./readFile.ts";
 import { ReadTracker } from "./readTracker.ts";
@@ -30,6 +32,8 @@ export interface FileToolsOptions {
   extraRoots?: readonly string[];
   /** The editor's unsaved buffers (editorBuffers.ts), read after the path and permission checks. */
   buffers?: EditorBuffers;
+  /** The secrets by identity, shared with the permission engine; made from `home` when absent. */
+  identities?: SecretIdentities;
   /** Include the code index tools (symbols, find_definition); default true. */
   codeIndex?: boolean;
 }
@@ -50,6 +54,7 @@ export function createFileTools(options: FileToolsOptions): FileTools {
     reads: options.reads ?? new ReadTracker(),
     withheld,
     searches: new SearchThreads(),
+    identities: options.identities ?? new SecretIdentities(secretPlaces(options.home, options.withheldFromCommands)),
     ...(options.extraRoots && { extraRoots: options.extraRoots }),
     ...(options.buffers && { buffers: options.buffers }),
   };

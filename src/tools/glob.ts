@@ -1,5 +1,7 @@
 // glob: files by name pattern under a folder, newest first, at most 200, respecting .gitignore
-// and the session's hidden paths. It walks the folder the permission check named (walk.ts).
+// and the session's hidden paths. It walks the folder the permission check named (walk.ts). A file
+// that is a secret on the list under another name (a hard link, a mount: files/secretIdentities.ts)
+// is left out like a hidden one, and the model is told how many.
 import { lstatSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
@@ -9,7 +11,8 @@ import description from "./glob.txt" with { type: "text" };
 import { changedWhileWaiting, type CheckedState, displayPath, realPathOf, placeName } from "./paths.ts";
 import { searchPlace, searchPlan } from "./readPlans.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
-import { walkFiles } from "./walk.ts";
+import { walkFiles, type WalkFile } from "./walk.ts";
+import type { SecretIdentitySet } from "../files/secretIdentities.ts";
 import { insideRoot } from "../permission/pathMatch.ts";
 import { groupedCount } from "../text/count.ts";
 
@@ -30,13 +33,19 @@ export type GlobInput = z.infer<typeof input>;
 const error = (output: string): ToolResult => ({ output, isError: true });
 
 /**
- * The entry's own mtime (a symlink's, not its target's), only to sort by. By its path, not through
- * its open folder (twice as fast on a large tree): a swap at this moment changes the order, never
- * what is listed.
+ * The entry's own mtime (a symlink's, not its target's), only to sort by, or "secret" when the file
+ * is a secret under another name. By its path, not through its open folder (twice as fast on a
+ * large tree): a swap at this moment changes the order, never what is listed; only names are
+ * listed, and read_file and grep check the file they open again. The identity comes from the lstat
+ * made for the mtime anyway (a link's target costs one stat more), so every listed file is
+ * compared: a bind mount has one name and the device of the file system it shows, so neither the
+ * number of names nor the device could tell which files to skip.
  */
-function mtimeOf(path: string): number {
+function mtimeOf(file: WalkFile, secrets: SecretIdentitySet): number | "secret" {
   try {
-    return lstatSync(path).mtimeMs;
+    const own = lstatSync(file.abs);
+    const identity = file.link ? statSync(file.realPath) : own;
+    return secrets.secretOf(identity.dev, identity.ino) === undefined ? own.mtimeMs : "secret";
   } catch {
     return 0;
   }
@@ -79,6 +88,8 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
       }
       const named = `${args.pattern} ${args.path ?? ""}`.split(/[/\\\s]/).includes("node_modules");
       const found: Array<{ abs: string; mtime: number }> = [];
+      const secretNames: string[] = [];
+      const secrets = await deps.identities.current();
       const prefix = glob.prefix === "" ? "" : `${glob.prefix}/`;
       const stats = await walkFiles({
         root: ctx.root,
@@ -87,16 +98,23 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
         withheld: deps.withheld,
         includeNodeModules: named,
         onFile(file) {
-          if (glob.matches(prefix + file.rel))
-            found.push({ abs: join(base.path, prefix + file.rel), mtime: mtimeOf(file.abs) });
+          if (!glob.matches(prefix + file.rel)) return;
+          const abs = join(base.path, prefix + file.rel);
+          const mtime = mtimeOf(file, secrets);
+          if (mtime === "secret") secretNames.push(displayPath(abs, ctx.root));
+          else found.push({ abs, mtime });
         },
       });
       if (stats.baseChanged)
         return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", stats.baseChanged.now));
       if (stats.aborted) return error("Cancelled.");
+      const withheldNote =
+        secretNames.length === 0
+          ? ""
+          : `\n[Not listed: ${groupedCount(secretNames.length)} matching file${secretNames.length === 1 ? " that is a secret file" : "s that are secret files"} (a key or credential) under another name — a hard link or a mount. They are left out as the secrets themselves are.]`;
       if (found.length === 0) {
         return {
-          output: `No files match ${args.pattern} in ${placeName(base)}. (.git, node_modules and .gitignore'd files are not searched.)`,
+          output: `No files match ${args.pattern} in ${placeName(base)}. (.git, node_modules and .gitignore'd files are not searched.)${withheldNote}`,
           summary: "No files",
         };
       }
@@ -107,7 +125,7 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
           ? `\n[Showing the ${MAX_GLOB_RESULTS} newest of ${groupedCount(found.length)} files. Narrow the pattern or the path to see the others.]`
           : "";
       return {
-        output: shown.join("\n") + note,
+        output: shown.join("\n") + note + withheldNote,
         summary: `${groupedCount(found.length)} file${found.length === 1 ? "" : "s"}`,
       };
     },

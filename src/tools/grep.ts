@@ -13,6 +13,7 @@ import { changedWhileWaiting, type CheckedState, displayPath, placeName } from "
 import { notFound, searchPlace, searchPlan } from "./readPlans.ts";
 import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "./searchWorker.ts";
 import { type SearchTally, searchNotes } from "./searchNotes.ts";
+import { secretTwinAt, twinRefusal } from "./secretTwins.ts";
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
@@ -112,8 +113,9 @@ export function grepTool(
         maxBytes: kind === "file" ? MAX_TEXT_BYTES : MAX_SEARCH_BYTES,
         // A named file with other names was asked about as such (its permission check saw the links).
         allowLinks: kind === "file" && plan.state.checked.links > 1,
+        secretKeys: (await deps.identities.current()).keys(),
       };
-      const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], changed: [] };
+      const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], secret: [], changed: [] };
       const output: Output = { shownItems: 0, out: [], chars: 0, fullOutput: false };
       // `nameOf` is called only for files worth a line: most files have no hit.
       const take = (nameOf: () => string, outcome: FileOutcome) => {
@@ -122,6 +124,7 @@ export function grepTool(
         if (outcome.kind === "too_big") tally.tooBig.push(name);
         else if (outcome.kind === "special") tally.special.push(name);
         else if (outcome.kind === "linked") tally.linked.push(name);
+        else if (outcome.kind === "secret") tally.secret.push(name);
         else if (outcome.kind === "changed") tally.changed.push(name);
         if (outcome.kind !== "hits") return;
         const hits = outcome.lines;
@@ -164,6 +167,10 @@ export function grepTool(
           return error(
             `${base.display} is ${formatBytes(single.size)}; grep searches files up to ${formatBytes(MAX_TEXT_BYTES)}.`,
           );
+        if (single?.kind === "secret") {
+          const twin = await secretTwinAt(deps.identities, target);
+          return error(twinRefusal(base.display, twin ?? "a secret file on the list", ctx.home));
+        }
         if (single?.kind === "changed" || single?.kind === "linked" || single?.kind === "special")
           return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read"));
         if (single) take(() => base.display, single);

@@ -3,11 +3,14 @@
 // holds up no session. Each file is opened by the real path the walk (or the permission check)
 // saw and checked to still be that file, without following a link or waiting on a pipe
 // (checkedFile.ts); a file with other names (hard links) is not read unless it was approved as
-// such, since one of its names may be a secret. Each file is first tested whole (most files do
+// such, since one of its names may be a secret, and a file that is a secret on the list under
+// another name (its device and inode, from the fstat every read makes anyway: a hard link or a
+// mount, which has one name only) is never read. Each file is first tested whole (most files do
 // not match, and one test over the text is much faster than one per line); only a file that may
 // match is split into lines.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { codeOf, messageOf } from "../errors/caught.ts";
+import { identityKey } from "../files/secretIdentities.ts";
 import { READ_FLAGS, verify } from "./checkedFile.ts";
 import { decodeText } from "./textFile.ts";
 import { groupedCount } from "../text/count.ts";
@@ -30,6 +33,8 @@ export interface SearchSpec {
   maxBytes: number;
   /** Hard-linked files may be read (the one file the permission check approved knowing its links). */
   allowLinks: boolean;
+  /** The identities of the secrets on the list (identityKey()): such files are never read. */
+  secretKeys: readonly string[];
 }
 
 export type FileOutcome =
@@ -44,7 +49,9 @@ export type FileOutcome =
   /** The path no longer leads to the file the walk saw (a link or another file in its place). */
   | { kind: "changed" }
   /** The file has other names (hard links). */
-  | { kind: "linked"; links: number };
+  | { kind: "linked"; links: number }
+  /** The file is a secret on the list under another name (a hard link, a mount). */
+  | { kind: "secret" };
 
 export interface Matcher {
   /** `g` and `m` flags: the whole-text test. */
@@ -94,7 +101,12 @@ function hasNul(bytes: Uint8Array): boolean {
  * O_NOFOLLOW and O_NONBLOCK (a link or a pipe put in its place is not followed or waited on), then
  * the open file is checked to be at that path (a folder on the way swapped for a link shows).
  */
-function readPinned(realPath: string, buffer: Uint8Array, allowLinks: boolean): { bytes: Uint8Array } | FileOutcome {
+function readPinned(
+  realPath: string,
+  buffer: Uint8Array,
+  allowLinks: boolean,
+  secrets: ReadonlySet<string>,
+): { bytes: Uint8Array } | FileOutcome {
   let fd: number;
   try {
     fd = openSync(realPath, READ_FLAGS);
@@ -106,6 +118,7 @@ function readPinned(realPath: string, buffer: Uint8Array, allowLinks: boolean): 
     if (!verify(fd, realPath).ok) return { kind: "changed" };
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { kind: "special" };
+    if (secrets.has(identityKey(stat.dev, stat.ino))) return { kind: "secret" };
     if (stat.nlink > 1 && !allowLinks) return { kind: "linked", links: stat.nlink };
     if (stat.size > buffer.length) return { kind: "too_big", size: stat.size };
     // Up to the size fstat gave (what grows meanwhile is not searched), or to the buffer's end for
@@ -156,8 +169,17 @@ function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): Fil
     : { kind: "hits", lines: hits };
 }
 
-/** Searches one file; `buffer` bounds the size (generated files, logs and data are skipped). */
-export function searchFile(realPath: string, matcher: Matcher, spec: SearchSpec, buffer: Uint8Array): FileOutcome {
-  const read = readPinned(realPath, buffer, spec.allowLinks);
+/**
+ * Searches one file; `buffer` bounds the size (generated files, logs and data are skipped);
+ * `secrets`: spec.secretKeys as a set, made once per search.
+ */
+export function searchFile(
+  realPath: string,
+  matcher: Matcher,
+  spec: SearchSpec,
+  buffer: Uint8Array,
+  secrets: ReadonlySet<string>,
+): FileOutcome {
+  const read = readPinned(realPath, buffer, spec.allowLinks, secrets);
   return "bytes" in read ? searchBytes(read.bytes, matcher, spec) : read;
 }

@@ -13,22 +13,27 @@ declare const self: Worker;
 
 /** One search per worker: the first message sets it up, each later one is a batch of files. */
 function serve(): void {
-  let search: { spec: SearchSpec; matcher: Matcher; buffer: Uint8Array } | undefined;
+  let search: { spec: SearchSpec; matcher: Matcher; buffer: Uint8Array; secrets: ReadonlySet<string> } | undefined;
   const send = (message: FromWorker) => self.postMessage(message);
   self.onmessage = (event: MessageEvent<ToWorker>) => {
     const message = event.data;
     if (message.type === "start") {
       const matcher = compilePattern(message.spec.pattern, message.spec.ignoreCase);
       if (typeof matcher === "string") return send({ type: "failed", message: matcher });
-      search = { spec: message.spec, matcher, buffer: new Uint8Array(message.spec.maxBytes) };
+      search = {
+        spec: message.spec,
+        matcher,
+        buffer: new Uint8Array(message.spec.maxBytes),
+        secrets: new Set(message.spec.secretKeys),
+      };
       return;
     }
     if (!search) return send({ type: "failed", message: "files arrived before the search" });
-    const { spec, matcher, buffer } = search;
+    const { spec, matcher, buffer, secrets } = search;
     send({
       type: "results",
       id: message.id,
-      outcomes: message.paths.map((path) => searchFile(path, matcher, spec, buffer)),
+      outcomes: message.paths.map((path) => searchFile(path, matcher, spec, buffer, secrets)),
     });
   };
 }

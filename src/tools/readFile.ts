@@ -5,7 +5,8 @@ import { basename, dirname, extname } from "node:path";
 import { z } from "zod";
 import { gainedLinks, listChecked, loadChecked } from "./checkedFile.ts";
 import type { FileToolDeps } from "./fileToolDeps.ts";
-import { bufferNote, unsavedBuffer } from "./editorBuffers.ts";
+import { bufferChangedNote, bufferNote, unsavedBuffer } from "./editorBuffers.ts";
+import { secretTwinOf, twinRefusal } from "./secretTwins.ts";
 import { changedWhileWaiting, type CheckedState, resolveToolPath, type ResolvedPath } from "./paths.ts";
 import { filePlan } from "./readPlans.ts";
 import description from "./readFile.txt" with { type: "text" };
@@ -167,11 +168,24 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithSt
             summary: `Binary file (${formatBytes(loaded.size)})`,
           };
       }
+      // The file read is a secret under another name (its path was given another file since the check).
+      const twin = await secretTwinOf(deps.identities, loaded);
+      if (twin !== undefined) return error(twinRefusal(resolved.display, twin, ctx.home));
       // The record is of the disk: an edit planned on a buffer the user has not saved is refused (editorBuffers.ts).
       deps.reads.record(target, loaded.bytes, loaded.mtimeMs);
-      const buffer = await unsavedBuffer(deps, resolved, target, loaded.text, { root: ctx.root, signal: ctx.signal });
+      // Used only while the path stays the file just read (the editor follows links: editorBuffers.ts).
+      const answer = await unsavedBuffer(deps, resolved, { realPath: target, identity: loaded }, loaded.text, {
+        root: ctx.root,
+        signal: ctx.signal,
+      });
+      const buffer = answer !== undefined && "unsaved" in answer ? answer.unsaved : undefined;
       const text = buffer ?? loaded.text;
-      const fromBuffer = buffer === undefined ? "" : `\n${bufferNote(resolved.display)}`;
+      const fromBuffer =
+        buffer !== undefined
+          ? `\n${bufferNote(resolved.display)}`
+          : answer !== undefined
+            ? `\n${bufferChangedNote(resolved.display)}`
+            : "";
       if (text.length === 0 || text === "\uFEFF")
         return { output: `${resolved.display} is empty (0 lines).${fromBuffer}`, summary: "Empty file" };
       const offset = args.offset ?? 1;

@@ -16,6 +16,8 @@ export interface SearchTally {
   special: string[];
   /** Files with more than one name (hard links). */
   linked: string[];
+  /** Files that are a secret under another name (a hard link or a mount of a key, a credential …). */
+  secret: string[];
   /** Paths that changed while the search ran (a folder or file replaced by a link). */
   changed: string[];
 }
@@ -43,6 +45,12 @@ export function searchNotes(tally: SearchTally, end: SearchEnd, tool: "grep" | "
   if (tally.linked.length > 0) {
     notes.push(
       `[Not searched: ${plural(tally.linked.length, "file")} with more than one name (hard links; another name may be a secret file): ${names(tally.linked)}. Give one as path to search it; the user is asked first.]`,
+    );
+  }
+  if (tally.secret.length > 0) {
+    const one = tally.secret.length === 1;
+    notes.push(
+      `[Not searched: ${plural(tally.secret.length, "file")} that ${one ? "is" : "are"} a secret file (a key or credential) under another name — a hard link or a mount: ${names(tally.secret)}. Their contents are not for the model, as the secret's own are not.]`,
     );
   }
   if (tally.changed.length > 0) {

@@ -5,7 +5,7 @@ export const MAX_TEXT_BYTES = 10 * 1024 * 1024;
 const SAMPLE = 8192;
 
 export type LoadedFile =
-  /** `links`: the file's number of names (hard links). */
+  /** `links`: the file's number of names (hard links); `dev` and `ino`: the identity of the file read (its fstat). */
   | {
       kind: "text";
       bytes: Uint8Array;
@@ -14,6 +14,8 @@ export type LoadedFile =
       mode: number;
       invalidBytes: number;
       links: number;
+      dev: number;
+      ino: number;
     }
   /** `bytes`: what was read (an image attached by an @-mention is sent as it is). */
   | { kind: "binary"; what: string; size: number; bytes?: Uint8Array }

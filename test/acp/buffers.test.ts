@@ -2,7 +2,7 @@
 // whose buffers differ from the disk, the real file tools, permission engine and mentions
 // (issue 18, item 3), and the paths that must never reach the editor (item 7).
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
@@ -203,5 +203,84 @@ describe("unsaved buffers", () => {
     expect(resultOf(h.updatesOf(sessionId), "toolu_dotdot")).toContain("outside text");
     await h.prompt(sessionId, `look at @${relative}`);
     expect(h.textFileReads).toEqual([]);
+  });
+
+  // The negative control is the first test above: the same editor without the swap gives its buffer.
+  describe("red team (issue 31.2): a link swapped over the file between Garuda's read and the editor's", () => {
+    const KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nfake key of the test home\n-----END OPENSSH PRIVATE KEY-----\n";
+
+    /** A fake ~/.ssh/id_rsa in the harness's home. */
+    function plantKey(home: string): string {
+      mkdirSync(join(home, ".ssh"), { recursive: true, mode: 0o700 });
+      const key = join(home, ".ssh", "id_rsa");
+      writeFileSync(key, KEY, { mode: 0o600 });
+      return key;
+    }
+
+    /**
+     * An editor that follows links on the host, as a real one does, while a job in the project swaps
+     * `path` for a link to `key` just before the editor reads it (the worst timing of a loop that
+     * swaps it over and over, made certain); `restore`: the job puts the file back right after.
+     */
+    function racedEditor(key: string, restore: boolean) {
+      return (params: acp.ReadTextFileRequest): acp.ReadTextFileResponse => {
+        const saved = `${params.path}.saved`;
+        renameSync(params.path, saved);
+        symlinkSync(key, `${params.path}.link`);
+        renameSync(`${params.path}.link`, params.path);
+        const content = readFileSync(params.path, "utf8");
+        if (restore) renameSync(saved, params.path);
+        return { content };
+      };
+    }
+
+    /** A session's harness whose editor is racedEditor(), with the key planted in its home. */
+    function racedHarness(model: FakeModelClient, restore: boolean) {
+      let key = "";
+      const h = startHarness({
+        models: [model],
+        files: { "notes.txt": "saved text on disk\n" },
+        readTextFile: (params) => racedEditor(key, restore)(params),
+      });
+      key = plantKey(h.home);
+      return h;
+    }
+
+    for (const restore of [false, true]) {
+      const how = restore ? "swapped and put back" : "swapped";
+      test(`read_file: the key is not given as the buffer (${how}); the disk text as read is, with a note`, async () => {
+        const model = new FakeModelClient([
+          fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read" }),
+          fake.text("ok"),
+        ]);
+        await using h = racedHarness(model, restore);
+        await h.initialize(FS);
+        const { sessionId } = await h.newSession();
+        await h.prompt(sessionId, "read it");
+        const result = resultOf(h.updatesOf(sessionId), "toolu_read");
+        // The attack ran: the editor was asked, and what it read through the link was the key.
+        expect(h.textFileReads.map((read) => read.path)).toEqual([join(realpathSync(h.root), "notes.txt")]);
+        expect(result).not.toContain("fake key of the test home");
+        expect(result).toContain("saved text on disk");
+        expect(result).toContain("The editor's buffer of notes.txt was not used: the path changed");
+        expect(JSON.stringify(model.requests)).not.toContain("fake key of the test home");
+      });
+
+      test(`an @-mention (the editor's file link): the key is not attached (${how})`, async () => {
+        const model = new FakeModelClient([fake.text("ok")]);
+        await using h = racedHarness(model, restore);
+        await h.initialize(FS);
+        const { sessionId } = await h.newSession();
+        await h.prompt(sessionId, [
+          { type: "text", text: "look at" },
+          { type: "resource_link", name: "notes.txt", uri: pathToFileURL(join(h.root, "notes.txt")).href },
+        ]);
+        expect(h.textFileReads.length).toBe(1);
+        const text = userText(model, 0);
+        expect(text).not.toContain("fake key of the test home");
+        expect(text).toContain("saved text on disk");
+        expect(text).toContain("The editor's buffer of notes.txt was not used");
+      });
+    }
   });
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
 import { descendants } from "../../src/sandbox/processTree.ts";
-import { expectOnlyProtocol, startAgent } from "../support/acpAgent.ts";
+import { expectOnlyProtocol, startAgent, toolResultText } from "../support/acpAgent.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { alive, cmdline, until } from "../support/processes.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
@@ -51,18 +51,6 @@ function namespacePids(pid: number): number[] {
     .find((entry) => entry.startsWith("NSpid:"));
   return (line ?? "").slice("NSpid:".length).trim().split(/\s+/).map(Number);
 }
-
-const resultText = (updates: readonly acp.SessionUpdate[], id: string) =>
-  updates
-    .flatMap((u) =>
-      u.sessionUpdate === "tool_call_update" &&
-      u.toolCallId === id &&
-      (u.status === "completed" || u.status === "failed")
-        ? (u.content ?? [])
-        : [],
-    )
-    .map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : ""))
-    .join("");
 
 describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP server", () => {
   test("asked, started in the sandbox, its tool result reaches the editor, gone when stdin closes; the editor's env value is written nowhere", async () => {
@@ -125,11 +113,11 @@ describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP se
       "fix-tools/read",
     ]);
     // The tool results reached the editor; the value reached the server (its length) only.
-    expect(resultText(updates, "toolu_echo")).toContain(`echo: ${ECHOED}`);
-    expect(resultText(updates, "toolu_token")).toContain(`token length ${SECRET.length}`);
+    expect(toolResultText(updates, "toolu_echo")).toContain(`echo: ${ECHOED}`);
+    expect(toolResultText(updates, "toolu_token")).toContain(`token length ${SECRET.length}`);
     // Inside the sandbox: the user's ~/.ssh is not there for it…
-    expect(resultText(updates, "toolu_ssh")).toContain("failed");
-    expect(resultText(updates, "toolu_ssh")).not.toContain("PRIVATE KEY");
+    expect(toolResultText(updates, "toolu_ssh")).toContain("failed");
+    expect(toolResultText(updates, "toolu_ssh")).not.toContain("PRIVATE KEY");
     expect(readFileSync(key, "utf8")).toBe("PRIVATE KEY MATERIAL\n");
 
     // …and it runs in a pid namespace below the agent's: one more NSpid level, and the pid it

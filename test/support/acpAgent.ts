@@ -6,6 +6,11 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { MockAnthropic } from "./mockAnthropic.ts";
 import { makeTempDir } from "./tempDir.ts";
 
+/** What the editor answers to fs/read_text_file (its unsaved buffers), when it has buffers at all. */
+export type ReadTextFile = (
+  params: acp.ReadTextFileRequest,
+) => Promise<acp.ReadTextFileResponse> | acp.ReadTextFileResponse;
+
 /** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once. */
 export function startAgent(
   binary: string,
@@ -14,6 +19,7 @@ export function startAgent(
   work: string,
   model = "claude-sonnet-5",
   home = makeTempDir("home-", { under: work }),
+  readTextFile?: ReadTextFile,
 ) {
   const proc = Bun.spawn([binary, "acp"], {
     cwd: root,
@@ -51,8 +57,9 @@ export function startAgent(
   });
   const updates: acp.SessionUpdate[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
-  const connection = acp
-    .client({ name: "process-test" })
+  const client = acp.client({ name: "process-test" });
+  if (readTextFile) client.onRequest(acp.methods.client.fs.readTextFile, ({ params }) => readTextFile(params));
+  const connection = client
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params.update);
     })
@@ -63,6 +70,19 @@ export function startAgent(
     .connect(acp.ndJsonStream(stdin, stdout));
   return { proc, home, agent: connection.agent, connection, updates, permissions, lines, tail, stderr };
 }
+
+/** The text a tool call ended with (its completed or failed update), as the editor shows it. */
+export const toolResultText = (updates: readonly acp.SessionUpdate[], id: string): string =>
+  updates
+    .flatMap((u) =>
+      u.sessionUpdate === "tool_call_update" &&
+      u.toolCallId === id &&
+      (u.status === "completed" || u.status === "failed")
+        ? (u.content ?? [])
+        : [],
+    )
+    .map((c) => (c.type === "content" && c.content.type === "text" ? c.content.text : ""))
+    .join("");
 
 /** Every stdout line is one JSON-RPC message, and nothing is left half-written. */
 export function expectOnlyProtocol(lines: string[], tail: { partial: string }): void {

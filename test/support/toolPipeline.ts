@@ -1,6 +1,7 @@
 // The file tools through the real pipeline (registry, permission engine, one session), with hooks
 // for the moments between a check and a run: an approval, a preToolUse hook, the undo snapshot.
 import { createPermissionEngine } from "../../src/permission/engine.ts";
+import { type Attachments, attachMentions } from "../../src/runtime/mentions.ts";
 import type { Approver, ApprovalRequest, Rule } from "../../src/permission/types.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
 import type { ToolHooks } from "../../src/tools/toolHooks.ts";
@@ -72,6 +73,23 @@ export function pipeline(where: { root: string; home: string }, options: Pipelin
   let n = 0;
   const call = (name: string, input: unknown) => registry.run({ id: `toolu_${++n}`, name, input }, ctx);
   return { call, events };
+}
+
+/** The @-mentions of `prompt` attached as a session would, with a fresh engine and `approver`. */
+export function mentionsOf(
+  where: { root: string; home: string },
+  prompt: string,
+  approver?: Approver,
+): Promise<Attachments> {
+  const engine = createPermissionEngine({ root: where.root, home: where.home, sandboxAvailable: true });
+  return attachMentions(prompt, {
+    root: where.root,
+    home: where.home,
+    engine,
+    mode: "build",
+    ...(approver && { approver }),
+    signal: new AbortController().signal,
+  });
 }
 
 /** Says yes to every question, doing `during` while the question is open. */

@@ -130,10 +130,10 @@ describe("read_file: a file re-pointed after its check (red-team readRace)", () 
     writeFiles(where.root, { f: "harmless\n" });
     const p = pipeline(where, { pre: () => link(where) });
     const outcome = await p.call("read_file", { path: "f" });
-    expect(outcome.status).toBe("failed");
-    expect(outcome.output).toBe(
-      "f changed while this call waited (it is now a link to a file the file tools do not show); nothing was read. Check it and try again.",
-    );
+    // The swap comes before the engine decides (a preToolUse hook's moment): the engine compares the
+    // file the path leads to now by identity and refuses it as the secret it is.
+    expect(outcome.status).toBe("denied");
+    expect(outcome.output).toContain("f is the same file as ~/.garuda/credentials");
     expect(JSON.stringify(p.events)).not.toContain(KEY);
   });
 

@@ -1,7 +1,8 @@
 // A hard-linked file (more than one name) cannot be told from its name: another of its names may
 // be a secret. Such a file asks before it is read or attached, and says why; a broad allow rule
 // does not skip the question, one that names the file does. A plain file swapped for a hard link
-// to a secret after its check is refused, not read.
+// to a secret after its check is refused, not read. (A hard link of a secret on the list itself is
+// refused without a question: tools/secretTwins.test.ts.)
 import { describe, expect, test } from "bun:test";
 import { linkSync, renameSync } from "node:fs";
 import { join } from "node:path";
@@ -9,13 +10,14 @@ import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { ApprovalRequest } from "../../src/permission/types.ts";
 import { attachMentions } from "../../src/runtime/mentions.ts";
 import { tempRoot, writeFiles } from "../support/toolFixtures.ts";
-import { approving, KEY, pipeline, place, userRule } from "../support/toolPipeline.ts";
+import { approving, KEY, mentionsOf, pipeline, place, userRule } from "../support/toolPipeline.ts";
 
 const WHY = "It has 2 names (hard links): another of them may be a secret file, which this name cannot show.";
 
-/** A project file that is a second name of the home's credentials file. */
+/** A project file that is a second name of a file in the home that is not on the secrets list. */
 function linkedSecret(where: { root: string; home: string }): void {
-  linkSync(join(where.home, ".garuda/credentials"), join(where.root, "innocent.txt"));
+  writeFiles(where.home, { "private-notes.txt": `token ${KEY} ANTHROPIC\n` });
+  linkSync(join(where.home, "private-notes.txt"), join(where.root, "innocent.txt"));
 }
 
 describe("a hard-linked file asks first", () => {
@@ -88,15 +90,15 @@ describe("a hard-linked file asks first", () => {
       renameSync(join(where.root, name), join(where.root, `${name}.orig`));
       linkSync(join(where.home, ".garuda/credentials"), join(where.root, name));
     };
+    // Swapped before the engine decides: the engine sees the secret's identity and refuses.
     const read = await pipeline(where, { pre: swap("f.txt") }).call("read_file", { path: "f.txt" });
-    expect(read.status).toBe("failed");
-    expect(read.output).toBe(
-      "f.txt changed while this call waited (it is no longer the file that was checked); nothing was read. Check it and try again.",
-    );
+    expect(read.status).toBe("denied");
+    expect(read.output).toContain("f.txt is the same file as ~/.garuda/credentials");
+    expect(read.output).not.toContain(KEY);
     const grep = await pipeline(where, { pre: () => {} }).call("grep", { pattern: "harmless", path: "f.txt.orig" });
     expect(grep.output).toBe("f.txt.orig:1:harmless");
     const symbols = await pipeline(where, { codeIndex: true, pre: swap("s.ts") }).call("symbols", { path: "s.ts" });
-    expect(symbols.output).toContain("changed while this call waited");
+    expect(symbols.output).toContain("s.ts is the same file as ~/.garuda/credentials");
     expect(symbols.output).not.toContain(KEY);
   });
 
@@ -104,17 +106,9 @@ describe("a hard-linked file asks first", () => {
     using where = place();
     linkedSecret(where);
     writeFiles(where.root, { "plain.txt": "plain text\n" });
-    const engine = createPermissionEngine({ root: where.root, home: where.home, sandboxAvailable: true });
     const asked: ApprovalRequest[] = [];
     const approver = { ask: async (request: ApprovalRequest) => (asked.push(request), "deny" as const) };
-    const result = await attachMentions("see @innocent.txt and @plain.txt", {
-      root: where.root,
-      home: where.home,
-      engine,
-      mode: "build",
-      approver,
-      signal: new AbortController().signal,
-    });
+    const result = await mentionsOf(where, "see @innocent.txt and @plain.txt", approver);
     expect(asked.map((request) => request.note)).toEqual([WHY]);
     expect(result.blocks.map((block) => (block.type === "text" ? block.text : block.type))).toEqual([
       '<attached_file path="plain.txt">\nplain text\n\n</attached_file>',

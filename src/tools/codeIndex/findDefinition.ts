@@ -10,6 +10,7 @@ import { MAX_SEARCH_BYTES, type SearchSpec } from "../grepSearch.ts";
 import { changedWhileWaiting, type CheckedState, displayPath, placeName } from "../paths.ts";
 import { notFound, searchPlace, searchPlan } from "../readPlans.ts";
 import { type SearchTally, searchNotes } from "../searchNotes.ts";
+import { secretTwinOf, twinRefusal } from "../secretTwins.ts";
 import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "../searchWorker.ts";
 import { MAX_TEXT_BYTES } from "../textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "../types.ts";
@@ -85,7 +86,7 @@ export function findDefinitionTool(
           `${base.display} is not a regular file (a device, socket or pipe); find_definition reads source files and folders only.`,
         );
       const candidates: Array<{ display: string; real: string }> = [];
-      const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], changed: [] };
+      const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], secret: [], changed: [] };
       let end: SearchEnd = { kind: "done" };
       let parsedCap = false;
       if (kind === "folder") {
@@ -98,6 +99,7 @@ export function findDefinitionTool(
           maxShown: 1,
           maxBytes: MAX_SEARCH_BYTES,
           allowLinks: false,
+          secretKeys: (await deps.identities.current()).keys(),
         };
         const search = new SearchWorker({ spec, signal: ctx.signal, budgetMs, pool: deps.searches });
         const walked = await walkFiles({
@@ -110,6 +112,7 @@ export function findDefinitionTool(
             const display = () => displayPath(join(base.path, file.rel), ctx.root);
             return search.add(file.realPath, (outcome) => {
               if (outcome.kind === "linked") tally.linked.push(display());
+              else if (outcome.kind === "secret") tally.secret.push(display());
               else if (outcome.kind === "changed") tally.changed.push(display());
               else if (outcome.kind === "special") tally.special.push(display());
               if (outcome.kind !== "hits") return;
@@ -147,6 +150,13 @@ export function findDefinitionTool(
         if (loaded.kind === "changed" || gainedLinks(loaded, links)) {
           if (kind === "file") return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read"));
           tally.changed.push(candidate.display);
+          continue;
+        }
+        // A secret under another name: the folder's search skipped such files; a named one is refused.
+        const twin = loaded.kind === "text" ? await secretTwinOf(deps.identities, loaded) : undefined;
+        if (twin !== undefined) {
+          if (kind === "file") return error(twinRefusal(base.display, twin, ctx.home));
+          tally.secret.push(candidate.display);
           continue;
         }
         const language = languageOf(candidate.real) ?? languageOf(candidate.display);

@@ -4,6 +4,7 @@ import type { FileToolDeps } from "../fileToolDeps.ts";
 import { gainedLinks, loadChecked } from "../checkedFile.ts";
 import { changedWhileWaiting, type CheckedState, resolveToolPath } from "../paths.ts";
 import { filePlan } from "../readPlans.ts";
+import { secretTwinOf, twinRefusal } from "../secretTwins.ts";
 import { formatBytes } from "../textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { outlineLines } from "./format.ts";
@@ -66,6 +67,8 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
         case "special":
           return error(`${resolved.display} is not a text file.`);
       }
+      const twin = await secretTwinOf(deps.identities, loaded);
+      if (twin !== undefined) return error(twinRefusal(resolved.display, twin, ctx.home));
       const symbols = await outline(loaded.text, language);
       const count = flatten(symbols).length;
       if (count === 0)

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { SecretIdentities } from "../../../src/files/secretIdentities.ts";
+import { secretPlaces } from "../../../src/files/secrets.ts";
 import { join } from "node:path";
 import { findDefinitionTool } from "../../../src/tools/codeIndex/findDefinition.ts";
 import { withheldPredicate } from "../../../src/tools/withheldPaths.ts";
@@ -97,7 +99,12 @@ describe("find_definition", () => {
     );
     writeFiles(root.path, { "z.ts": "export function needle() {}\n" });
     const tool = findDefinitionTool(
-      { reads: new ReadTracker(), withheld: withheldPredicate({ home: root.path }), searches: new SearchThreads() },
+      {
+        reads: new ReadTracker(),
+        withheld: withheldPredicate({ home: root.path }),
+        searches: new SearchThreads(),
+        identities: new SecretIdentities(secretPlaces(root.path)),
+      },
       { maxParsedFiles: 10 },
     );
     const result = await runTool(tool, { name: "needle" }, toolContext(root.path));
