@@ -127,6 +127,35 @@ describeSandbox("what an MCP server runs", () => {
     expect(third.asked[0]?.question).toContain("It runs code from this project (tools/server.ts)");
   });
 
+  test("(b) found through the project folder: python -m takes no module from it; Bun's bunfig.toml preload is the project's code, asked in every session", async () => {
+    using where = place();
+    where.project("only_in_project.py", "open('python-project-module-ran.txt', 'w').write('ran')\n");
+    where.project("bunfig.toml", 'preload = ["./preload.ts"]\n');
+    where.project("preload.ts", 'require("node:fs").writeFileSync("bun-preload-ran.txt", "ran");\n');
+    where.user(
+      ".garuda/mcp.json",
+      JSON.stringify({
+        servers: {
+          py: { command: "python3", args: ["-m", "only_in_project"] },
+          fix: { command: BUN, args: [FIXTURE_SERVER] },
+        },
+      }),
+    );
+    const approver = answering("deny");
+    await using s = await session(where, [fake.text("ok")], approver);
+    await s.prompt("hello");
+    expect(existsSync(join(where.root, "python-project-module-ran.txt"))).toBe(false);
+    // The control: the same command on the host, in the project, does run the project's module.
+    expect(Bun.spawnSync(["python3", "-m", "only_in_project"], { cwd: where.root }).exitCode).toBe(0);
+    expect(existsSync(join(where.root, "python-project-module-ran.txt"))).toBe(true);
+    expect(approver.asked).toHaveLength(1);
+    expect(approver.asked[0]?.question).toContain(
+      'Start the MCP server "fix"? It runs code from this project (bunfig.toml',
+    );
+    expect(approver.asked[0]?.remembers).toBeUndefined();
+    expect(existsSync(join(where.root, "bun-preload-ran.txt"))).toBe(false);
+  });
+
   test("(b, c) the editor's npx definition never runs the project's copy (node_modules/.bin, a PATH folder in the project); naming the copy asks as the project's code", async () => {
     using where = place();
     // A cloned project that ships its own "server": in node_modules (with a package.json that

@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { loadMcpConfig, type StdioServerConfig } from "../../src/extensions/mcp/config.ts";
+import { projectLookups } from "../../src/extensions/mcp/projectLookups.ts";
 import { launchHash, pathOutsideProject, planLaunch } from "../../src/extensions/mcp/serverLaunch.ts";
 import { tempDir } from "../support/tempDir.ts";
 
@@ -125,6 +126,39 @@ describe("serverLaunch", () => {
       listener.close();
     }
   });
+});
+
+test("projectLookups: what a program finds through the project folder, only when the project has what it reads", () => {
+  using dir = tempDir("garuda-lookups-", { real: true });
+  const root = dir.path;
+  const shown = (command: string, args: string[]) => projectLookups(command, args, root, {}).files.map((f) => f.shown);
+  // Nothing in the project yet: nothing found through it.
+  expect(shown("npm", ["start"])).toEqual([]);
+  expect(shown("uv", ["run", "server.py"])).toEqual([]);
+  expect(shown("make", ["serve"])).toEqual([]);
+  writeFileSync(join(root, "package.json"), JSON.stringify({ scripts: { mcp: "node x.js" } }));
+  writeFileSync(join(root, "pyproject.toml"), "[project]\nname = 'x'\n");
+  writeFileSync(join(root, "Makefile"), "serve:\n\ttrue\n");
+  mkdirSync(join(root, "node_modules"));
+  expect(shown("npm", ["start"])).toEqual(["package.json (npm start runs what the project defines)"]);
+  expect(shown("yarn", ["mcp"])).toEqual(["package.json (yarn mcp runs what the project defines)"]);
+  expect(shown("yarn", ["dlx", "pkg"])).toEqual([]);
+  expect(shown("bun.exe", ["run", "mcp"])).toEqual(["package.json (bun run runs what the project defines)"]);
+  expect(shown("bun", ["run", "/srv/server.ts"])).toEqual([]);
+  expect(shown("uv", ["run", "server.py"])).toEqual(["pyproject.toml (uv run runs what the project defines)"]);
+  expect(shown("make", ["serve"])).toEqual(["Makefile (make serve runs what the project defines)"]);
+  expect(shown("node", ["-r", "dotenv/config", "/srv/server.js"])).toEqual([
+    "node_modules (node loads dotenv/config from the project folder)",
+  ]);
+  expect(shown("node", ["-r", "./local.js", "/srv/server.js"])).toEqual([]);
+  writeFileSync(join(root, "bunfig.toml"), "preload = []\n");
+  expect(shown("/usr/local/bin/bun", ["/srv/server.ts"])).toEqual([
+    "bunfig.toml (Bun reads it, and runs what it preloads, from the project folder)",
+  ]);
+  // Python: switched off instead (a definition that sets PYTHONSAFEPATH keeps its own).
+  expect(projectLookups("python3.12", ["-m", "mcp_server_git"], root, {}).env).toEqual({ PYTHONSAFEPATH: "1" });
+  expect(projectLookups("python3", ["/srv/server.py"], root, {}).env).toEqual({});
+  expect(projectLookups("python", ["-m", "x"], root, { PYTHONSAFEPATH: "" }).env).toEqual({});
 });
 
 test("mcp.json: a project's server gets no writable folder under the host's /tmp; the user's may", () => {

@@ -32,7 +32,9 @@ function warnings(config: McpServerConfig, sandboxed: boolean, launch: ServerLau
       `It runs the project's code: whoever can change this project (the repository you cloned, a command run in it) decides what the server does${given.length > 0 ? `, with ${given.join(", ")}` : ""}. A change to these files asks again.`,
     );
     if (launch.projectFiles.some((file) => file.hash === undefined))
-      found.push("A file of it is too large to pin: it is asked about in every session.");
+      found.push(
+        "Part of what it runs cannot be pinned by its content (found through the project folder, or larger than 64 MiB): it is asked about in every session.",
+      );
   }
   if (/(^|\s|\/)(npx|uvx|bunx|pnpm\s+dlx|yarn\s+dlx|dlx)(\s|$)/.test(line))
     found.push(

@@ -15,8 +15,9 @@ import { basename, delimiter, isAbsolute, relative, resolve } from "node:path";
 import { isInside } from "../../files/isInside.ts";
 import { sha256Hex } from "../../config/trust.ts";
 import type { StdioServerConfig } from "./config.ts";
+import { projectLookups } from "./projectLookups.ts";
 
-/** A file of the project's that the server runs, and its content's hash (undefined: too large to pin). */
+/** A file of the project's that the server runs, and its content's hash (undefined: cannot be pinned — too large, or found through the folder). */
 export interface ProjectFile {
   /** As the consent shows it: relative to the project root. */
   shown: string;
@@ -119,7 +120,7 @@ function outsideTheProject(
   args: string[],
   root: string,
 ): { args: string[]; cwd: string; note?: string } {
-  const name = basename(command);
+  const name = basename(command).replace(/\.exe$/i, "");
   // npm finds local packages from its prefix (the working folder's package by default) and walks up
   // from there for node_modules/.bin; a prefix of / leaves the project out, and its .npmrc too,
   // while the package still runs in the project folder.
@@ -173,6 +174,13 @@ export function planLaunch(config: StdioServerConfig, root: string, garudaPath: 
 
   const launch = outsideTheProject(command, config.args, root);
   if (launch.note) notes.push(launch.note);
+  // Started in the project, the program may find more of it there than its arguments name.
+  if (launch.cwd === root) {
+    const lookups = projectLookups(command, config.args, root, env);
+    Object.assign(env, lookups.env);
+    notes.push(...lookups.notes);
+    for (const file of lookups.files) projectFiles.set(file.shown, file);
+  }
   return {
     command,
     args: launch.args,
