@@ -7,8 +7,13 @@
 // server is asked about in every session, saying why. A list of known programs, not a proof.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { ProjectFile } from "./serverLaunch.ts";
 
+/** A file of the project's that a server runs, and its content's hash (undefined: cannot be pinned — too large, or found through the folder). */
+export interface ProjectFile {
+  /** As the consent shows it: relative to the project root. */
+  shown: string;
+  hash: string | undefined;
+}
 export interface ProjectLookups {
   /** The project's code found through the working folder (never pinnable: `hash` undefined). */
   files: ProjectFile[];

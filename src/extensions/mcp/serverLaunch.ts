@@ -15,14 +15,7 @@ import { basename, delimiter, isAbsolute, relative, resolve } from "node:path";
 import { isInside } from "../../files/isInside.ts";
 import { sha256Hex } from "../../config/trust.ts";
 import type { StdioServerConfig } from "./config.ts";
-import { projectLookups } from "./projectLookups.ts";
-
-/** A file of the project's that the server runs, and its content's hash (undefined: cannot be pinned — too large, or found through the folder). */
-export interface ProjectFile {
-  /** As the consent shows it: relative to the project root. */
-  shown: string;
-  hash: string | undefined;
-}
+import { type ProjectFile, projectLookups } from "./projectLookups.ts";
 
 export interface ServerLaunch {
   command: string;
