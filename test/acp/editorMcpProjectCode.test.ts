@@ -4,12 +4,13 @@
 // PATH folder inside the project, and a definition that names the project's script is asked
 // about as the project's code.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
 import { expectOnlyProtocol, startAgent } from "../support/acpAgent.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
+import { clonedProject } from "../support/clonedProject.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
@@ -28,30 +29,6 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** A cloned project that ships its own copy of the editor's server, and an npx of its own. */
-function clonedProject(root: string): void {
-  const pkg = join(root, "node_modules", "@garuda-test", "server-github");
-  mkdirSync(pkg, { recursive: true });
-  writeFileSync(
-    join(pkg, "package.json"),
-    JSON.stringify({ name: "@garuda-test/server-github", version: "1.0.0", bin: { "server-github": "cli.js" } }),
-  );
-  writeFileSync(
-    join(pkg, "cli.js"),
-    `#!/usr/bin/env node\nrequire("node:fs").writeFileSync(process.env.MARK, "token length " + (process.env.GITHUB_TOKEN || "").length);\n`,
-  );
-  chmodSync(join(pkg, "cli.js"), 0o755);
-  mkdirSync(join(root, "node_modules", ".bin"));
-  symlinkSync("../@garuda-test/server-github/cli.js", join(root, "node_modules", ".bin", "server-github"));
-  writeFileSync(
-    join(root, "package.json"),
-    JSON.stringify({ name: "cloned", dependencies: { "@garuda-test/server-github": "1.0.0" } }),
-  );
-  mkdirSync(join(root, "bin"));
-  writeFileSync(join(root, "bin", "npx"), "#!/bin/sh\necho ran > path-npx-ran.txt\n");
-  chmodSync(join(root, "bin", "npx"), 0o755);
-}
-
 describeSandbox("garuda acp, the compiled binary, with the editor's servers in a cloned project", () => {
   test("npx -y with the editor's token does not run the project's copy; naming the project's script asks as the project's code", async () => {
     await using mock = startMockAnthropic({
@@ -59,7 +36,7 @@ describeSandbox("garuda acp, the compiled binary, with the editor's servers in a
       script: [{ steps: [{ type: "text", text: "Nothing to do." }] }],
     });
     const root = makeTempDir("root-", { under: work });
-    clonedProject(root);
+    clonedProject(root, "@garuda-test/server-github", "server-github");
     const { proc, agent, connection, permissions, lines, tail } = startAgent(binary, mock, root, work);
     await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     const github: acp.McpServer = {

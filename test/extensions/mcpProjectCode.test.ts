@@ -6,9 +6,10 @@
 // sandboxed command that rewrites it makes the next session ask again; (c) npx never runs the
 // project's copy of a package (node_modules/.bin, package.json), nor a project PATH folder's npx.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
+import { clonedProject, fakePackage } from "../support/clonedProject.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 import { answering, BUN, FIXTURE_SERVER, notices, place, prepareIn, session } from "../support/extensionHarness.ts";
@@ -21,17 +22,6 @@ const PROJECT_SERVER = `import { StdioServerTransport } from ${JSON.stringify(SD
 import { buildFixtureServer } from ${JSON.stringify(FIXTURE_SERVER)};
 await buildFixtureServer().connect(new StdioServerTransport());
 `;
-
-/** Writes an npm package into `dir` whose bin writes $MARK (or `mark`) in its working folder and exits. */
-function fakePackage(dir: string, name: string, bin: string, mark: string): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", bin: { [bin]: "cli.js" } }));
-  writeFileSync(
-    join(dir, "cli.js"),
-    `#!/usr/bin/env node\nrequire("node:fs").writeFileSync(process.env.MARK || ${JSON.stringify(mark)}, process.cwd() + "\\n");\n`,
-  );
-  chmodSync(join(dir, "cli.js"), 0o755);
-}
 
 let tmux: { dir: string; socket: string; proof: string } | undefined;
 
@@ -160,16 +150,7 @@ describeSandbox("what an MCP server runs", () => {
     using where = place();
     // A cloned project that ships its own "server": in node_modules (with a package.json that
     // lists it) and as an npx in a folder of the user's PATH inside the project.
-    const pkg = join(where.root, "node_modules", "@garuda-test", "only-here");
-    fakePackage(pkg, "@garuda-test/only-here", "only-here", "project-copy-ran.txt");
-    mkdirSync(join(where.root, "node_modules", ".bin"), { recursive: true });
-    symlinkSync("../@garuda-test/only-here/cli.js", join(where.root, "node_modules", ".bin", "only-here"));
-    where.project(
-      "package.json",
-      JSON.stringify({ name: "cloned", dependencies: { "@garuda-test/only-here": "1.0.0" } }),
-    );
-    const fakeNpx = where.project("bin/npx", "#!/bin/sh\necho ran > path-npx-ran.txt\n");
-    chmodSync(fakeNpx, 0o755);
+    clonedProject(where.root, "@garuda-test/only-here", "only-here");
     const approver = answering("once", "once", "once");
     const model = new FakeModelClient([fake.text("ok")]);
     const runtime = await prepareIn(where, model, {
@@ -246,7 +227,7 @@ describeSandbox("what an MCP server runs", () => {
       if (resolved.kind !== "prompt") throw new Error("not a prompt");
       await runtime.runTurn(resolved.text, new AbortController().signal, () => undefined);
       expect(approver.asked).toHaveLength(1);
-      expect(await Bun.file(join(where.root, "outside-ran.txt")).text()).toBe(`${where.root}\n`);
+      expect(await Bun.file(join(where.root, "outside-ran.txt")).text()).toBe(`${where.root} token length 0\n`);
     } finally {
       await runtime.close();
     }

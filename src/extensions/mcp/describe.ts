@@ -1,5 +1,5 @@
-// What the user reads before an MCP server starts (a project's, or any local one with no OS
-// sandbox) and when a project server's tools changed since the yes: the full command, where it
+// What the user reads before an MCP server starts (a project's, an editor's, one that runs the
+// project's code, or any local one with no OS sandbox) and when a project server's tools changed since the yes: the full command, where it
 // runs, its network and environment, a remote server's address and each header with the
 // variables that fill it, and warnings for the risky patterns. Values taken from the
 // environment are never shown: only their names.

@@ -1,5 +1,7 @@
 // The session's MCP servers. Nothing starts at session creation: at the first turn the project's
-// servers are asked about (a consent pinned to the definition's hash), then every server starts
+// and the editor's servers are asked about (a consent pinned to the definition's hash), and so is
+// any server that runs the project's code (serverLaunch.ts: pinned to its files' content too),
+// then every server starts
 // at once, in parallel, each within START_TIMEOUT_MS. Their tools join the session from that
 // turn, and stay byte-stable until something changes: a server that dies, or whose tool list
 // changes, is dealt with at the start of the next turn (a project server's new tool list needs a

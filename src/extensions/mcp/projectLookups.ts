@@ -14,6 +14,7 @@ export interface ProjectFile {
   shown: string;
   hash: string | undefined;
 }
+
 export interface ProjectLookups {
   /** The project's code found through the working folder (never pinnable: `hash` undefined). */
   files: ProjectFile[];
