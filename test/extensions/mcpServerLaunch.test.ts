@@ -109,6 +109,13 @@ describe("serverLaunch", () => {
       expect([command, launch.cwd, launch.args]).toEqual([command, "/", [...args]]);
     }
     expect(planLaunch(stdio("node", ["x.js"]), root, "/usr/bin").cwd).toBe(root);
+    // Told to install a folder of the project, a runner runs the project's own code: asked about, not pinnable.
+    expect(planLaunch(stdio("npx", ["--package=.", "x"]), root, "/usr/bin").projectFiles).toEqual([
+      { shown: ". (the project's package, which npx installs and runs)", hash: undefined },
+    ]);
+    expect(planLaunch(stdio("npx", ["-y", "server.js/x", "a.txt"]), root, "/usr/bin").projectFiles).toEqual([]);
+    // Started in /, a relative path names no file of the project.
+    expect(planLaunch(stdio("bunx", ["server.js"]), root, "/usr/bin").projectFiles).toEqual([]);
   });
 
   test("only regular files are made readable: a socket, a folder or a link an argument names is not", async () => {

@@ -52,13 +52,24 @@ function realOrSelf(path: string): string {
   }
 }
 
-const isFile = (path: string) => {
+/** The path's stat, links followed; undefined when there is nothing there (or it cannot be looked at). */
+function statOf(path: string) {
   try {
-    return statSync(path).isFile();
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+const isFile = (path: string) => statOf(path)?.isFile() ?? false;
+const isDir = (path: string) => statOf(path)?.isDirectory() ?? false;
+/** A regular file itself, not a link to one. */
+function isRegular(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
   } catch {
     return false;
   }
-};
+}
 
 /** SHA-256 of the file's bytes, or undefined when it cannot be read or is too large to pin. */
 function fileHash(path: string): string | undefined {
@@ -138,22 +149,25 @@ export function planLaunch(config: StdioServerConfig, root: string, garudaPath: 
     env.PATH = pathOutsideProject(givenPath, root);
     if (env.PATH !== givenPath) notes.push("PATH: the project's folders left out");
   }
+  const launch = outsideTheProject(config.command, config.args, root);
+  if (launch.note) notes.push(launch.note);
+  const runner = launch.note !== undefined;
   const projectFiles = new Map<string, ProjectFile>();
   const readPaths: string[] = [];
   const note = (path: string, named: string) => {
     const real = realOrSelf(path);
-    // Named by a relative path, or inside the project (whatever the path said): the project decides its content.
-    if (!isAbsolute(named) || isInside(real, root) || isInside(path, root)) {
+    // Inside the project (whatever the path said), or relative to it: the project decides its content.
+    if (isInside(real, root) || isInside(path, root) || (!isAbsolute(named) && launch.cwd === root)) {
       const shown = isInside(real, root) ? relative(root, real) || "." : named;
       projectFiles.set(shown, { shown, hash: fileHash(real) });
     }
     // Only a regular file named as such is made readable in the sandbox: not a link, socket or folder.
-    if (isAbsolute(path) && lstatSync(path, { throwIfNoEntry: false })?.isFile()) readPaths.push(path);
+    if (isAbsolute(path) && isRegular(path)) readPaths.push(path);
   };
 
   const command = config.command;
   const program = command.includes("/")
-    ? resolve(root, command)
+    ? resolve(launch.cwd, command)
     : env.PATH !== undefined
       ? onPath(command, env.PATH)
       : undefined;
@@ -161,12 +175,15 @@ export function planLaunch(config: StdioServerConfig, root: string, garudaPath: 
 
   for (const candidate of pathCandidates(config.args)) {
     if (candidate === "") continue;
-    const path = resolve(root, candidate);
+    const path = resolve(launch.cwd, candidate);
     if (isFile(path)) note(path, candidate);
+    // A package runner given a folder of the project (`npx --package=.`) installs and runs the project itself.
+    else if (runner && /^(\.{1,2}(\/|$)|\/)/.test(candidate) && isDir(path) && isInside(realOrSelf(path), root)) {
+      const shown = `${relative(root, realOrSelf(path)) || "."} (the project's package, which ${basename(command)} installs and runs)`;
+      projectFiles.set(shown, { shown, hash: undefined });
+    }
   }
 
-  const launch = outsideTheProject(command, config.args, root);
-  if (launch.note) notes.push(launch.note);
   // Started in the project, the program may find more of it there than its arguments name.
   if (launch.cwd === root) {
     const lookups = projectLookups(command, config.args, root, env);
