@@ -1,8 +1,7 @@
 // The session's MCP servers. Nothing starts at session creation: at the first turn the project's
 // and the editor's servers are asked about (a consent pinned to the definition's hash), and so is
-// any server that runs the project's code (serverLaunch.ts: pinned to its files' content too),
-// then every server starts
-// at once, in parallel, each within START_TIMEOUT_MS. Their tools join the session from that
+// any server that runs the project's code (serverLaunch.ts: pinned to its files' content too);
+// then every server starts at once, in parallel, each within START_TIMEOUT_MS. Their tools join the session from that
 // turn, and stay byte-stable until something changes: a server that dies, or whose tool list
 // changes, is dealt with at the start of the next turn (a project server's new tool list needs a
 // new yes). A server that fails gives a notice; the session goes on without its tools.
@@ -110,7 +109,7 @@ export class McpManager implements TurnExtensions, PromptSource {
       const launch =
         config.transport === "stdio" ? planLaunch(config, this.#options.root, this.#options.path) : undefined;
       const projectCode = launch !== undefined && launch.projectFiles.length > 0;
-      // A file too large to hash cannot be pinned: asked about in every session.
+      // Code that cannot be pinned (too large to hash, found through the project folder): asked about in every session.
       const unpinnable = launch?.projectFiles.some((file) => file.hash === undefined) ?? false;
       let justAsked: { remember: boolean } | undefined;
       if (config.scope !== "user" || unsandboxed || projectCode) {
