@@ -1,10 +1,11 @@
 // The session's MCP servers. Nothing starts at session creation: at the first turn the project's
 // and the editor's servers are asked about (a consent pinned to the definition's hash), and so is
 // any server that runs the project's code (serverLaunch.ts: pinned to its files' content too);
-// then every server starts at once, in parallel, each within START_TIMEOUT_MS. Their tools join the session from that
-// turn, and stay byte-stable until something changes: a server that dies, or whose tool list
-// changes, is dealt with at the start of the next turn (a project server's new tool list needs a
-// new yes). A server that fails gives a notice; the session goes on without its tools.
+// then every server starts at once, in parallel, each within START_TIMEOUT_MS. Their tools join
+// the session from that turn, and stay byte-stable until something changes: a server that dies,
+// or whose tool list changes, is dealt with at the start of the next turn (a project server's new
+// tool list needs a new yes). A server that fails gives a notice; the session goes on without its
+// tools.
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../../errors/caught.ts";
 import type { CommandInfo, DeferredCommand, Notice, TurnExtensions } from "../../runtime/services.ts";
