@@ -111,6 +111,7 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
           sandbox: options.sandbox,
           hostAllowed: options.hostAllowed,
           approvedTools: new ApprovedToolLists(paths.mcpApproved),
+          path: options.env.PATH,
         })
       : undefined;
 

@@ -29,15 +29,9 @@ export interface BwrapLaunchInput {
    * own namespace with a bridge in front of it.
    */
   join?: string[];
-  /** Paths the request needs readable (its program, a test fixture): under /tmp, their top folder there. */
+  /** Paths the request needs readable (its program, a test fixture), as named. */
   readPaths?: string[];
   fs?: FsView;
-}
-
-/** `/tmp/x/y/z` → `/tmp/x`: a checkout under /tmp is visible whole (its node_modules too); other paths as given. */
-export function topFolderUnderTmp(path: string): string {
-  const match = /^\/tmp\/[^/]+/.exec(path);
-  return match ? match[0] : path;
 }
 
 /** The program, its arguments and environment for one sandboxed command under bwrap. */
@@ -57,7 +51,8 @@ export function bwrapLaunch(input: BwrapLaunchInput): { argv: string[]; env: Rec
     ...input.selfCommand
       .filter((part) => isAbsolute(part))
       .map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
-    ...(input.readPaths ?? []).filter((part) => isAbsolute(part)).map(topFolderUnderTmp),
+    // As named, never widened: the folder around a path under /tmp may hold another program's socket (tmux, ssh-agent).
+    ...(input.readPaths ?? []).filter((part) => isAbsolute(part)),
   ];
   const args = bwrapArgv(input.spec, inner, {
     cwd: input.cwd,

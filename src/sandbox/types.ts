@@ -82,8 +82,8 @@ export interface ExecRequest {
   stdin?: string;
   /**
    * Paths the program itself needs to be visible inside the sandbox although they live where the
-   * sandbox hides (the host's /tmp): an MCP server's binary or script. Its top folder under /tmp
-   * is mounted read-only, so the modules beside it resolve too.
+   * sandbox hides (the host's /tmp): an MCP server's binary or script. Each is mounted read-only
+   * as named, never the folder around it (one under /tmp may hold another program's socket).
    */
   readPaths?: string[];
   /** Cap of output kept in the result; the middle is cut, head and tail kept. */

@@ -2,7 +2,7 @@
 // session's network or starts a bridge of its own, the proxy variables, the paths kept readable.
 import { describe, expect, test } from "bun:test";
 import { describeBwrapArgv } from "../../src/sandbox/bwrap.ts";
-import { type BwrapLaunchInput, bwrapLaunch, topFolderUnderTmp } from "../../src/sandbox/bwrapLaunch.ts";
+import { type BwrapLaunchInput, bwrapLaunch } from "../../src/sandbox/bwrapLaunch.ts";
 import type { SandboxSpec } from "../../src/sandbox/types.ts";
 import { fakeFs } from "../support/sandboxSupport.ts";
 
@@ -133,7 +133,7 @@ describe("bwrapLaunch", () => {
     `);
   });
 
-  test("no network: no proxy variables, no bridge; a request's program under /tmp is readable by its top folder", () => {
+  test("no network: no proxy variables, no bridge; a request's program under /tmp is readable as named, not its folder", () => {
     expect(
       show({ spec: spec({ mode: "none" }), readPaths: ["/tmp/fixture/lib/server.ts", "relative/ignored"] }),
     ).toMatchInlineSnapshot(`
@@ -141,10 +141,10 @@ describe("bwrapLaunch", () => {
       --unshare-net
       --bind /tmp/garuda-session-1 /tmp
       --bind /tmp/garuda-session-1 /tmp/garuda-session-1
-      --ro-bind /tmp/fixture /tmp/fixture
       --bind /home/ada/src/app /home/ada/src/app
       --ro-bind /tmp/bun-1/bin/bun /tmp/bun-1/bin/bun
       --ro-bind /tmp/checkout/src/sandbox /tmp/checkout/src/sandbox
+      --ro-bind /tmp/fixture/lib/server.ts /tmp/fixture/lib/server.ts
       --tmpfs /home/ada/src/app/.garuda
       --remount-ro /home/ada/src/app/.garuda
       --tmpfs /home/ada/src/app/.git
@@ -155,10 +155,5 @@ describe("bwrapLaunch", () => {
       PATH=/usr/bin
       HOME=/home/ada"
     `);
-  });
-
-  test("a path under /tmp is widened to its top folder there; others stay as given", () => {
-    expect(topFolderUnderTmp("/tmp/checkout/test/fixtures/server.ts")).toBe("/tmp/checkout");
-    expect(topFolderUnderTmp("/usr/local/bin/server")).toBe("/usr/local/bin/server");
   });
 });

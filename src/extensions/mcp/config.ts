@@ -15,6 +15,7 @@ import { ConfigError } from "../../errors/configError.ts";
 import { readConfigText } from "../../config/jsonFile.ts";
 import { sha256Hex } from "../../config/trust.ts";
 import { parseHostRule } from "../../sandbox/proxyPolicy.ts";
+import { isInside } from "../../files/isInside.ts";
 
 export const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -235,7 +236,18 @@ function parseServer(
         `The ${where} puts ${secrets.map((n) => `\${${n}}`).join(", ")} in its arguments, where every user of this computer can read it (ps). If the server can read it from its environment, move it to "env".`,
       );
     }
-    const writePaths = (data.writePaths ?? []).map((path) => absolutePath(path, options.root, options.home));
+    let writePaths = (data.writePaths ?? []).map((path) => absolutePath(path, options.root, options.home));
+    // The host's /tmp holds other programs' sockets (tmux, ssh-agent, X): a project does not open a folder of it.
+    const underTmp =
+      scope === "project"
+        ? writePaths.filter((path) => isInside(path, "/tmp") && !isInside(path, resolve(options.root)))
+        : [];
+    if (underTmp.length > 0) {
+      writePaths = writePaths.filter((path) => !underTmp.includes(path));
+      notices.push(
+        `The ${where} asks to write ${underTmp.join(", ")}, under the host's /tmp, where other programs keep their sockets; a project's server does not get that (add the server to your own ${options.userFile} if it needs it). Left out.`,
+      );
+    }
     const hash = sha256Hex(
       JSON.stringify({
         command: data.command,

@@ -11,6 +11,7 @@ import { VERSION } from "../../version.ts";
 import { cleanText } from "../clean.ts";
 import type { McpServerConfig, RemoteServerConfig, StdioServerConfig } from "./config.ts";
 import { ProcessTransport } from "./processTransport.ts";
+import type { ServerLaunch } from "./serverLaunch.ts";
 
 /** Connecting and the first listing, together. */
 const START_TIMEOUT_MS = 30_000;
@@ -29,6 +30,8 @@ export interface StartDeps {
   root: string;
   /** The sandbox a local server runs in; null: on the host (only after a question). */
   sandbox: SandboxSpec | null;
+  /** How a local server is started (serverLaunch.ts): its command line, folder, variables and readable files. */
+  launch?: ServerLaunch | undefined;
   /** The fetch a remote server's transports use (remoteAccess.ts: every request checked, no redirect followed by fetch). */
   fetchFor?: (config: RemoteServerConfig) => (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
@@ -97,14 +100,16 @@ export class McpConnection {
   async #connect(deps: StartDeps, signal: AbortSignal): Promise<void> {
     const config = this.config;
     if (config.transport === "stdio") {
+      const launch = deps.launch;
       this.#process = deps.executor.start({
-        command: commandLine(config),
-        cwd: deps.root,
+        command: commandLine(launch ?? config),
+        cwd: launch?.cwd ?? deps.root,
         sandbox: deps.sandbox,
-        env: config.env,
+        env: launch?.env ?? config.env,
         raw: true,
-        // The server's own program and script must be visible in the sandbox wherever they live.
-        readPaths: [config.command, ...config.args].filter((part) => part.startsWith("/")),
+        // The server's own program and script files must be visible in the sandbox wherever they
+        // live; never a folder an argument names (under /tmp one may hold tmux's or ssh-agent's socket).
+        readPaths: launch?.readPaths ?? [],
       });
       await this.#attach(new ProcessTransport(this.#process), signal);
       return;

@@ -1,5 +1,5 @@
-// What the user reads before an MCP server starts (a project's, or any local one with no OS
-// sandbox) and when a project server's tools changed since the yes: the full command, where it
+// What the user reads before an MCP server starts (a project's, an editor's, one that runs the
+// project's code, or any local one with no OS sandbox) and when a project server's tools changed since the yes: the full command, where it
 // runs, its network and environment, a remote server's address and each header with the
 // variables that fill it, and warnings for the risky patterns. Values taken from the
 // environment are never shown: only their names.
@@ -8,6 +8,7 @@ import { previewLine } from "../clean.ts";
 import type { McpServerConfig } from "./config.ts";
 import { commandLine } from "./connection.ts";
 import { toolKeys } from "./tools.ts";
+import type { ServerLaunch } from "./serverLaunch.ts";
 import type { ToolKeys } from "../../config/approvedTools.ts";
 
 const SECRET_NAME = /(key|token|secret|passw|credential|auth)/i;
@@ -20,11 +21,21 @@ function remoteWarnings(config: McpServerConfig & { transport: "http" | "sse" })
   return sent.length > 0 ? [`It sends the value of ${variables(sent)}, from your environment, to ${host}.`] : [];
 }
 
-function warnings(config: McpServerConfig, sandboxed: boolean): string[] {
+function warnings(config: McpServerConfig, sandboxed: boolean, launch: ServerLaunch | undefined): string[] {
   if (config.transport !== "stdio") return remoteWarnings(config);
   const line = [config.command, ...config.argsWritten].join(" ");
   const found: string[] = [];
   if (!sandboxed) found.push("No OS sandbox: the server would run directly on this computer, with your permissions.");
+  if (launch && launch.projectFiles.length > 0) {
+    const given = Object.keys(config.env);
+    found.push(
+      `It runs the project's code: whoever can change this project (the repository you cloned, a command run in it) decides what the server does${given.length > 0 ? `, with ${given.join(", ")}` : ""}. A change to these files asks again.`,
+    );
+    if (launch.projectFiles.some((file) => file.hash === undefined))
+      found.push(
+        "Part of what it runs cannot be pinned by its content (found through the project folder, or larger than 64 MiB): it is asked about in every session.",
+      );
+  }
   if (/(^|\s|\/)(npx|uvx|bunx|pnpm\s+dlx|yarn\s+dlx|dlx)(\s|$)/.test(line))
     found.push(
       "It downloads and runs a package at each start (npx, uvx, dlx …): the package's current version runs, not a pinned one.",
@@ -40,8 +51,8 @@ function warnings(config: McpServerConfig, sandboxed: boolean): string[] {
   return found;
 }
 
-/** The consent preview for starting a server. */
-export function describeServer(config: McpServerConfig, sandboxed: boolean): string {
+/** The consent preview for starting a server (`launch`: what a local one runs, serverLaunch.ts). */
+export function describeServer(config: McpServerConfig, sandboxed: boolean, launch?: ServerLaunch): string {
   const lines = [`MCP server "${config.name}" from ${config.file}`];
   if (config.transport === "stdio") {
     lines.push(
@@ -61,6 +72,9 @@ export function describeServer(config: McpServerConfig, sandboxed: boolean): str
         : `${name}=${previewLine(config.env[name] ?? "", 80)}`;
     });
     if (env.length > 0) lines.push(`  Environment: ${env.join(", ")}`);
+    if (launch && launch.projectFiles.length > 0)
+      lines.push(`  The project's code: ${launch.projectFiles.map((file) => previewLine(file.shown, 200)).join(", ")}`);
+    if (launch && launch.notes.length > 0) lines.push(`  Kept out of the project: ${launch.notes.join("; ")}`);
   } else {
     const from = config.urlSources.length > 0 ? `, with ${variables(config.urlSources)} in it` : "";
     lines.push(
@@ -72,7 +86,7 @@ export function describeServer(config: McpServerConfig, sandboxed: boolean): str
     });
     if (headers.length > 0) lines.push(`  Headers: ${headers.join(", ")}`);
   }
-  const found = warnings(config, sandboxed);
+  const found = warnings(config, sandboxed, launch);
   if (found.length > 0) lines.push("", "Warnings:", ...found.map((text) => `  ⚠ ${text}`));
   return lines.join("\n");
 }

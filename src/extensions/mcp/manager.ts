@@ -1,9 +1,11 @@
 // The session's MCP servers. Nothing starts at session creation: at the first turn the project's
-// servers are asked about (a consent pinned to the definition's hash), then every server starts
-// at once, in parallel, each within START_TIMEOUT_MS. Their tools join the session from that
-// turn, and stay byte-stable until something changes: a server that dies, or whose tool list
-// changes, is dealt with at the start of the next turn (a project server's new tool list needs a
-// new yes). A server that fails gives a notice; the session goes on without its tools.
+// and the editor's servers are asked about (a consent pinned to the definition's hash), and so is
+// any server that runs the project's code (serverLaunch.ts: pinned to its files' content too);
+// then every server starts at once, in parallel, each within START_TIMEOUT_MS. Their tools join
+// the session from that turn, and stay byte-stable until something changes: a server that dies,
+// or whose tool list changes, is dealt with at the start of the next turn (a project server's new
+// tool list needs a new yes). A server that fails gives a notice; the session goes on without its
+// tools.
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../../errors/caught.ts";
 import type { CommandInfo, DeferredCommand, Notice, TurnExtensions } from "../../runtime/services.ts";
@@ -13,6 +15,7 @@ import type { PromptSource } from "../commandProvider.ts";
 import { type Consents, consentTool } from "../consent.ts";
 import type { McpServerConfig, RemoteServerConfig } from "./config.ts";
 import { McpConnection } from "./connection.ts";
+import { launchHash, planLaunch, type ServerLaunch } from "./serverLaunch.ts";
 import { hostPort, type RemoteAccess } from "./remoteAccess.ts";
 import { describeServer, describeToolChange } from "./describe.ts";
 import { promptArguments, promptCommandName, promptInfo, promptText } from "./prompts.ts";
@@ -35,6 +38,8 @@ export interface McpManagerOptions {
   remoteAccess: RemoteAccess;
   /** The user's mcp.json, named in the notices that say what to add there. */
   userFile: string;
+  /** Garuda's own PATH: a local server's unless its definition sets one (the project's folders are left out). */
+  path: string | undefined;
 }
 
 type Say = (notice: Notice) => void;
@@ -82,6 +87,7 @@ export class McpManager implements TurnExtensions, PromptSource {
     const starting: Array<{
       config: McpServerConfig;
       sandbox: SandboxSpec | null;
+      launch: ServerLaunch | undefined;
       justAsked: { remember: boolean } | undefined;
     }> = [];
     for (const config of this.#options.servers) {
@@ -100,20 +106,30 @@ export class McpManager implements TurnExtensions, PromptSource {
         continue;
       }
       const unsandboxed = config.transport === "stdio" && sandbox === null;
+      // What it runs, read now: the project's files in it are pinned by content, whoever defined the server.
+      const launch =
+        config.transport === "stdio" ? planLaunch(config, this.#options.root, this.#options.path) : undefined;
+      const projectCode = launch !== undefined && launch.projectFiles.length > 0;
+      // Code that cannot be pinned (too large to hash, found through the project folder): asked about in every session.
+      const unpinnable = launch?.projectFiles.some((file) => file.hash === undefined) ?? false;
       let justAsked: { remember: boolean } | undefined;
-      if (config.scope !== "user" || unsandboxed) {
+      if (config.scope !== "user" || unsandboxed || projectCode) {
+        const whose = config.scope === "user" ? "" : `${config.scope}'s `;
         const answer = await this.#options.consents.ask(
           {
             kind: "mcp",
             // A server that would run on the host is asked about in every session (never pinned).
-            // An editor's server is pinned apart from a project server of the same name.
-            name: `${unsandboxed ? "host:" : ""}${config.scope === "editor" ? "editor:" : ""}${config.name}`,
-            hash: config.hash,
+            // An editor's server is pinned apart from a project server of the same name, and a
+            // user's server (asked about only when it runs the project's code) apart from both.
+            name: `${unsandboxed ? "host:" : ""}${config.scope === "project" ? "" : `${config.scope}:`}${config.name}`,
+            hash: launch ? launchHash(config.hash, launch) : config.hash,
             tool: consentTool("mcp_server", config.name),
-            title: `MCP server: ${config.name}`,
-            preview: describeServer(config, !unsandboxed),
-            question: `Start the ${config.scope === "user" ? "" : `${config.scope}'s `}MCP server "${config.name}"?`,
-            sessionOnly: unsandboxed,
+            title: `MCP server: ${config.name}${projectCode ? " (runs the project's code)" : ""}`,
+            preview: describeServer(config, !unsandboxed, launch),
+            question: projectCode
+              ? `Start the ${whose}MCP server "${config.name}"? It runs code from this project (${launch?.projectFiles.map((file) => file.shown).join(", ")}), which the project can change.`
+              : `Start the ${whose}MCP server "${config.name}"?`,
+            sessionOnly: unsandboxed || unpinnable,
           },
           signal,
         );
@@ -124,7 +140,7 @@ export class McpManager implements TurnExtensions, PromptSource {
         }
         if (answer.asked) justAsked = { remember: answer.remembered };
       }
-      starting.push({ config, sandbox, justAsked });
+      starting.push({ config, sandbox, launch, justAsked });
     }
 
     const access = this.#options.remoteAccess;
@@ -134,7 +150,7 @@ export class McpManager implements TurnExtensions, PromptSource {
       fetchFor: (config: RemoteServerConfig) => access.fetch(config),
     };
     const opened = await Promise.allSettled(
-      starting.map(({ config, sandbox }) => McpConnection.open(config, { ...deps, sandbox }, signal)),
+      starting.map(({ config, sandbox, launch }) => McpConnection.open(config, { ...deps, sandbox, launch }, signal)),
     );
     if (signal.aborted) {
       // Cancelled while starting: nothing stays half-started; the next turn tries again.

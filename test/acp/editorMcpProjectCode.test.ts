@@ -1,0 +1,90 @@
+// The editor's MCP servers against a cloned project (issue 31.3), the compiled `garuda acp` as an
+// editor drives it: the most common editor definition — `npx -y <package>` with a token — does
+// not run the project's copy of the package (node_modules/.bin, package.json) nor an npx in a
+// PATH folder inside the project, and a definition that names the project's script is asked
+// about as the project's code.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { currentBinary } from "../../scripts/buildTargets.ts";
+import { expectOnlyProtocol, startAgent } from "../support/acpAgent.ts";
+import { startMockAnthropic } from "../support/mockAnthropic.ts";
+import { clonedProject } from "../support/clonedProject.ts";
+import { describeSandbox } from "../support/sandboxSupport.ts";
+import { makeTempDir } from "../support/tempDir.ts";
+
+let work = "";
+let binary = "";
+
+beforeAll(
+  async () => {
+    work = makeTempDir("garuda-acp-editor-project-");
+    binary = await currentBinary(work);
+  },
+  { timeout: 180_000 },
+);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describeSandbox("garuda acp, the compiled binary, with the editor's servers in a cloned project", () => {
+  test("npx -y with the editor's token does not run the project's copy; naming the project's script asks as the project's code", async () => {
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [{ steps: [{ type: "text", text: "Nothing to do." }] }],
+    });
+    const root = makeTempDir("root-", { under: work });
+    clonedProject(root, "@garuda-test/server-github", "server-github");
+    const { proc, agent, connection, permissions, lines, tail } = startAgent(binary, mock, root, work);
+    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    const github: acp.McpServer = {
+      name: "github",
+      command: "npx",
+      args: ["-y", "@garuda-test/server-github"],
+      env: [
+        { name: "GITHUB_TOKEN", value: "editor-token-value" },
+        { name: "MARK", value: "github-ran.txt" },
+        { name: "PATH", value: `${join(root, "bin")}:${process.env.PATH}` },
+        // No registry here: npm fails at once instead of retrying.
+        { name: "npm_config_offline", value: "true" },
+      ],
+    };
+    const local: acp.McpServer = {
+      name: "local",
+      command: "node",
+      args: ["node_modules/.bin/server-github"],
+      env: [{ name: "MARK", value: "local-ran.txt" }],
+    };
+    const { sessionId } = await agent.request(acp.methods.agent.session.new, {
+      cwd: root,
+      mcpServers: [github, local],
+    });
+    const { stopReason } = await agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hello" }],
+    });
+    expect(stopReason).toBe("end_turn");
+
+    // Neither the project's package nor the project's npx ran with the editor's token.
+    expect(existsSync(join(root, "github-ran.txt"))).toBe(false);
+    expect(existsSync(join(root, "path-npx-ran.txt"))).toBe(false);
+    // Both were asked about (answered "once"); only the one that names the project's script says it is the project's code.
+    const asked = permissions.map((p) => JSON.stringify(p.toolCall));
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toContain("MCP server: github");
+    expect(asked[0]).not.toContain("runs the project's code");
+    expect(asked[0]).toContain("npx: --prefix /");
+    expect(asked[0]).not.toContain("editor-token-value");
+    expect(asked[1]).toContain("MCP server: local (runs the project's code)");
+    expect(asked[1]).toContain("node_modules/@garuda-test/server-github/cli.js");
+    // The control: the definition that names the project's copy is the one that ran it.
+    expect(existsSync(join(root, "local-ran.txt"))).toBe(true);
+
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    connection.close();
+    expectOnlyProtocol(lines, tail);
+  }, 120_000);
+});
