@@ -2,7 +2,8 @@
 // a child that called setsid() has left the group but is still a descendant until its parent
 // exits, so the tree is walked too. In a PID namespace (bwrap) orphans are re-parented to the
 // namespace's init, so the walk below bwrap finds everything.
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { readProcStat } from "./procStat.ts";
 
 export interface ProcessEntry {
   ppid: number;
@@ -19,18 +20,10 @@ function linuxTable(): ProcessTable {
   const table: ProcessTable = new Map();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      table.set(Number(name), {
-        ppid: Number(fields[1]),
-        pgid: Number(fields[2]),
-        start: fields[19] ?? "",
-        zombie: fields[0] === "Z",
-      });
-    } catch {
-      // gone while we looked
-    }
+    const stat = readProcStat(Number(name));
+    if (stat)
+      table.set(Number(name), { ppid: stat.ppid, pgid: stat.pgrp, start: stat.start, zombie: stat.state === "Z" });
+    // else: gone while we looked
   }
   return table;
 }

@@ -17,6 +17,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { codeOf } from "../errors/caught.ts";
+import { readProcStat } from "./procStat.ts";
 
 /** A folder of this session's own, removed when the session ends. */
 export interface SessionFolder {
@@ -81,13 +82,8 @@ export function ensureSessionFolderBase(base: string): void {
 /** When `pid` started (Linux: clock ticks since boot; elsewhere: seconds since 1970), or undefined when no such process runs. */
 export function processStart(pid: number): string | undefined {
   if (process.platform === "linux") {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      return fields[0] === "Z" ? undefined : fields[19];
-    } catch {
-      return undefined;
-    }
+    const stat = readProcStat(pid);
+    return stat && stat.state !== "Z" ? stat.start : undefined;
   }
   const ps = Bun.spawnSync(["/bin/ps", "-o", "lstart=", "-p", String(pid)], {
     env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
