@@ -41,6 +41,7 @@ const ERRNO_NAMES: Record<number, string> = {
   13: "EACCES",
   22: "EINVAL",
   24: "EMFILE",
+  25: "ENOTTY",
   28: "ENOSPC",
   38: "ENOSYS",
   98: "EADDRINUSE",
