@@ -22,6 +22,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEgressProxy } from "../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../src/sandbox/executor.ts";
+import { statFields } from "../src/sandbox/procStat.ts";
 import type { ProcessExecutor, SandboxSpec } from "../src/sandbox/types.ts";
 import { type Task, formatStat, formatTable, interleave } from "./interleave.ts";
 
@@ -92,8 +93,7 @@ function machineTicks(): { busy: number; total: number } {
 
 /** CPU ticks a process has used (utime + stime). */
 function processTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const fields = statFields(readFileSync(`/proc/${pid}/stat`, "utf8"));
   return Number(fields[11]) + Number(fields[12]);
 }
 

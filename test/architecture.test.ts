@@ -27,9 +27,9 @@ function planted(file: string, source: string): SourceTree {
  */
 const ALLOWED_BLOCKING: Record<string, string> = {
   "src/sandbox/processTree.ts":
-    "macOS only (Linux reads /proc): `ps` lists the process table when a command is ended; a few ms, no wait on anything a command controls",
+    "macOS only (Linux reads /proc): processTable()'s `ps`, for exit handlers (which cannot wait) and the keeper's own process; a session ends commands through readProcessTable(), which awaits it",
   "src/sandbox/sessionFolders.ts":
-    "macOS only (Linux reads /proc): `ps -o lstart` names a session folder's process; a few ms",
+    "macOS only (Linux reads /proc): `ps -o lstart` when a session folder is made or swept; a few ms. To go async with createSessionFolder once the session-folders change (issue 30) has landed",
   "src/sandbox/gitGuards.ts":
     "`git config` of a nested repository, to be moved off the event loop by the git guard's own change (issue 30.4)",
 };

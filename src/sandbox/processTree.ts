@@ -28,14 +28,13 @@ function linuxTable(): ProcessTable {
   return table;
 }
 
-function psTable(): ProcessTable {
+const PS = ["/bin/ps", "-A", "-o", "pid=,ppid=,pgid=,stat="];
+const PS_OPTIONS = { env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "ignore" } as const;
+
+/** `ps`'s table (macOS), from its output. */
+function psTable(output: string): ProcessTable {
   const table: ProcessTable = new Map();
-  const ps = Bun.spawnSync(["/bin/ps", "-A", "-o", "pid=,ppid=,pgid=,stat="], {
-    env: { PATH: "/usr/bin:/bin" },
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  for (const line of ps.stdout.toString().split("\n")) {
+  for (const line of output.split("\n")) {
     const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s*$/.exec(line);
     if (match)
       table.set(Number(match[1]), {
@@ -48,8 +47,21 @@ function psTable(): ProcessTable {
   return table;
 }
 
+/**
+ * Every process now. Synchronous: for exit handlers (which cannot wait) and the keeper's own
+ * process; a session's path uses readProcessTable, which does not stop the event loop on macOS.
+ */
 export function processTable(): ProcessTable {
-  return process.platform === "linux" ? linuxTable() : psTable();
+  if (process.platform === "linux") return linuxTable();
+  return psTable(Bun.spawnSync(PS, PS_OPTIONS).stdout.toString());
+}
+
+/** Every process now, without blocking: /proc on Linux, `ps` awaited elsewhere. */
+export async function readProcessTable(): Promise<ProcessTable> {
+  if (process.platform === "linux") return linuxTable();
+  const ps = Bun.spawn(PS, { ...PS_OPTIONS, stdin: "ignore" });
+  const [output] = await Promise.all([new Response(ps.stdout).text(), ps.exited]);
+  return psTable(output);
 }
 
 /** Every descendant of `pid` (not `pid` itself), parents before children. */
