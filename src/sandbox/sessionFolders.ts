@@ -12,7 +12,7 @@
 // handler); after a SIGKILL nothing can, so each new session sweeps the folders whose process is
 // gone (sweepSessionFolders). Live processes' folders are never touched.
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";

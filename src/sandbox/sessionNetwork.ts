@@ -34,7 +34,7 @@
 import { closeSync, fstatSync, statSync } from "node:fs";
 import { messageOf } from "../errors/caught.ts";
 import type { Native } from "./native.ts";
-import { HANDOVER_FD, MAKE_NETWORK } from "./networkChild.ts";
+import { MAKE_NETWORK } from "./networkChild.ts";
 
 /** The nsenter programs looked for, in order: system paths only, never PATH (which a project can put first). */
 const NSENTER_PATHS = ["/usr/bin/nsenter", "/bin/nsenter", "/usr/sbin/nsenter", "/sbin/nsenter"];
@@ -121,9 +121,9 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     fds: [made.user, made.net],
   });
 
-  /** Runs the child and waits for its exit (asynchronously); its stderr, or undefined when it succeeded. */
-  async function runChild(childEnd: number): Promise<string | undefined> {
-    const proc = Bun.spawn(
+  /** The network child (see the header), with `childEnd` as its descriptor 3. */
+  const spawnChild = (childEnd: number) =>
+    Bun.spawn(
       [
         options.bwrap,
         "--new-session",
@@ -144,8 +144,16 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
       ],
       { env: options.env, stdio: ["ignore", "ignore", "pipe", childEnd], timeout: options.childMs ?? NETWORK_CHILD_MS },
     );
-    // Garuda's copy of the child's end: closed, so only the child holds it.
-    closeSync(childEnd);
+
+  /** Runs the child and waits for its exit (asynchronously); its stderr, or undefined when it succeeded. */
+  async function runChild(childEnd: number): Promise<string | undefined> {
+    let proc: ReturnType<typeof spawnChild>;
+    try {
+      proc = spawnChild(childEnd);
+    } finally {
+      // Garuda's copy of the child's end: closed, so only the child holds it.
+      closeSync(childEnd);
+    }
     children.add(proc);
     const [status, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]).finally(() =>
       children.delete(proc),
