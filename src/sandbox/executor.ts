@@ -120,8 +120,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
           nprocApplies: process.getuid?.() !== 0,
         });
   // One network namespace per session for commands that go through the proxy, served by the
-  // proxy itself (sessionNetwork.ts); the fallback, without nsenter (or a proxy in this process),
-  // is a namespace and bridge per command (bridge.ts).
+  // proxy itself (sessionNetwork.ts); the fallback, without nsenter (or without serveProxy: a
+  // proxy that is not in this process), is a namespace and bridge per command (bridge.ts).
   const nsenter =
     probe.launcher?.kind !== "bwrap" || options.nsenter === null ? undefined : (options.nsenter ?? findNsenter());
   const serveProxy = options.serveProxy;
