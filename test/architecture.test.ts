@@ -175,7 +175,10 @@ describe("architecture (DESIGN.md dependency rules)", () => {
       rulesBroken(planted("src/sandbox/native.ts", `${native}\nconst { cc } = ffi; cc({ source: "x.c" });`)),
     ).toEqual([10]);
     expect(rulesBroken(planted("src/sandbox/native.ts", `${native}\nffi.cc({ source: "x.c" });`))).toEqual([10]);
+    expect(rulesBroken(planted("src/sandbox/native.ts", `${native}\nconst { cc: compile } = ffi;`))).toEqual([10]);
     expect(rulesBroken(planted("src/sandbox/native.ts", native))).toEqual([]);
+    // A C++ file name or a language map's key is not the compiler.
+    expect(rulesBroken(planted("src/acp/x.ts", 'const names = { cc: "cpp", ".cc": "cpp" };'))).toEqual([]);
   });
 
   test("nothing blocks the event loop: no sleepSync, spawnSync, blocking libc call … outside the allowed list", () => {

@@ -84,7 +84,8 @@ const READ_ONLY_OPEN =
 export const NATIVE_MODULE = "src/sandbox/native.ts";
 const FFI = /["']bun:ffi["']/;
 /** bun:ffi's run-time C compiler (TinyCC): never used, whatever the module. */
-const FFI_CC = /\bcc\s*\(|\bcc\b\s*[,}][^;]*\bfrom\s*["']bun:ffi["']|\.cc\b/;
+const FFI_CC =
+  /\bcc\s*\(|\bcc\b\s*[,}][^;]*\bfrom\s*["']bun:ffi["']|\.cc\s*\(|\{[^}]*\bcc\b[^}]*\}\s*=\s*(?:ffi|require|await)/;
 
 /** The one file of src/cli/ that src/acp/ imports: HIDDEN_WARNING, the warning both front ends put first in a question (spec/acp-design.txt, Files). */
 const SHARED_QUESTION_TEXT = "src/cli/approver.ts";
