@@ -4,6 +4,7 @@
 import { chmodSync, copyFileSync, existsSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { descendants, processTable } from "../src/sandbox/processTree.ts";
+import { readProcStat } from "../src/sandbox/procStat.ts";
 
 export const EXIT_WAIT_MS = 10_000;
 export const ANSWER_WAIT_MS = 60_000;
@@ -59,12 +60,7 @@ function image(pid: number): string | undefined {
 }
 
 function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
+  return readProcStat(pid)?.ppid;
 }
 
 /**

@@ -111,7 +111,7 @@ async function main(): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         // One write makes the repository: a .git file pointing at a git folder in the session's tmp.
         const plant = `git init -q "$TMPDIR/r${round}" && mkdir p${round} && echo "T=$(date +%s%N)" && echo "gitdir: $TMPDIR/r${round}/.git" > p${round}/.git; sleep 30`;
-        const job = executor.start({ command: plant, cwd: root, sandbox: executor.spec() });
+        const job = await executor.start({ command: plant, cwd: root, sandbox: executor.spec() });
         let noted = 0;
         while (!noted) {
           if (job.output().includes("[Garuda:")) noted = (performance.timeOrigin + performance.now()) * 1e6;
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
         ["guard on", idle],
         ["guard off", off],
       ] as const) {
-        const job = executor.start({ command: "sleep 6", cwd: root, sandbox: executor.spec() });
+        const job = await executor.start({ command: "sleep 6", cwd: root, sandbox: executor.spec() });
         await Bun.sleep(500);
         const before = process.cpuUsage();
         await Bun.sleep(5_000);

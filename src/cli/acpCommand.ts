@@ -226,6 +226,8 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const { serveAcp } = await import("../acp/server.ts");
 
   let startedUp = false;
+  /** The C library and the process guards, once for every session of this process (made at the first). */
+  let processWide: import("../sandbox/processWide.ts").ProcessWide | undefined;
   /** A session's configuration read and checked; its runtime built when asked (session/new answers between the two). */
   const plan = async ({
     cwd,
@@ -238,7 +240,12 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     resume,
     mode,
   }: import("../acp/server.ts").PrepareRequest) => {
-    const [{ planRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
+    const [{ planRuntime, managedPolicyPath }, probed, { createProcessWide }] = await Promise.all([
+      core.loadCore(),
+      core.probe(),
+      import("../sandbox/processWide.ts"),
+    ]);
+    processWide ??= createProcessWide();
     const planned = await planRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
@@ -256,6 +263,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       ...(mode && { mode }),
       selfCommand: self().command,
       probe: probed,
+      processWide,
     });
     return {
       view: planned.view,

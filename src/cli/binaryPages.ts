@@ -65,18 +65,15 @@ export function droppableMappings(smaps: string, path: string, inode: number): M
 
 type Madvise = (start: bigint, length: bigint, advice: number) => number;
 
-/** madvise from the C library; loaded once, on the first release (bun:ffi is loaded by then: the sandbox's process guards use it). */
+/** madvise from the C library (native.ts); loaded once, on the first release. */
 let madvise: Madvise | null | undefined;
 
 async function loadMadvise(): Promise<Madvise | null> {
   if (madvise !== undefined) return madvise;
   // Loaded here: `garuda acp` answers initialize before the sandbox's modules load.
-  const [{ dlopen, FFIType }, { firstLibc }] = await Promise.all([import("bun:ffi"), import("../sandbox/libc.ts")]);
-  const symbols = firstLibc(
-    (name) =>
-      dlopen(name, { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } }).symbols,
-  );
-  madvise = symbols ? (start, length, advice) => symbols.madvise(start, length, advice) : null;
+  const { openNative } = await import("../sandbox/native.ts");
+  const native = openNative();
+  madvise = native ? native.madvise : null;
   return madvise;
 }
 

@@ -85,6 +85,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       selfCommand: options.selfCommand,
       env: options.env,
       ...(options.probe && { probe: options.probe }),
+      ...(options.processWide && { processWide: options.processWide }),
       serveProxy: (socketPath, fd) => (proxy && proxy.socketPath === socketPath ? proxy.serve(fd) : undefined),
     });
   } catch (error) {

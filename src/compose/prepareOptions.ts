@@ -13,6 +13,7 @@ import type { ModelClient } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
+import type { ProcessWide } from "../sandbox/processWide.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
 import type { SandboxAvailability } from "../sandbox/types.ts";
 import type { EditorBuffers } from "../tools/editorBuffers.ts";
@@ -44,6 +45,8 @@ export interface PrepareOptions {
   selfCommand: string[];
   /** The sandbox probe, made once per process. Default: probe now. */
   probe?: SandboxProbe;
+  /** What the process holds once for all its sessions (the C library, the process guards). Default: the session's own. */
+  processWide?: ProcessWide;
   /** The model client for a prepared model; tests give a FakeModelClient. Default: the provider's client. */
   openModel?: (prepared: PreparedModel) => Promise<ModelClient>;
   /** Continue this session: its file (the terminal's --continue and --resume), or one already claimed (RuntimeOptions.resume). */

@@ -5,24 +5,20 @@
 //
 //   <self> --socket <path> --port <n> -- <command…>
 //
-// In hold mode it runs no command: it is the relay of a whole session's network namespace
-// (sessionNetwork.ts). Once it listens it writes its pid to the file named (written whole, then
-// renamed into place), and it stays until its stdin ends (Garuda closed it or is gone) or a signal.
+// This per-command bridge is the fallback for machines without nsenter; where nsenter is there,
+// a session's commands share one network namespace served by the egress proxy itself
+// (sessionNetwork.ts), made by the same command's other mode (networkChild.ts):
 //
-//   <self> --socket <path> --port <n> --hold <ready file>
-// The session network's usual holder is cat, with the listening socket made by Garuda itself
-// (socketHandover.ts); hold mode is for where that cannot be done.
-import { renameSync, writeFileSync } from "node:fs";
+//   <self> --make-network --port <n>
 import { constants } from "node:os";
 import { type RelayEnd, forwardHandlers } from "./relay.ts";
 import { messageOf } from "../errors/caught.ts";
+import { MAKE_NETWORK, runNetworkChild } from "./networkChild.ts";
 
 export interface BridgeArgs {
   socket: string;
   port: number;
   argv: string[];
-  /** Hold mode: where to say "ready" (no command). */
-  hold?: string;
 }
 
 /** How long the bridge waits for the proxy's socket to answer. */
@@ -37,21 +33,17 @@ export function parseBridgeArgs(args: string[]): BridgeArgs {
   const argv = split < 0 ? [] : args.slice(split + 1);
   let socket: string | undefined;
   let port: number | undefined;
-  let hold: string | undefined;
   for (let i = 0; i < options.length; i++) {
     const name = options[i];
     const value = options[++i];
     if (name === "--socket" && value) socket = value;
     else if (name === "--port" && value && /^\d+$/.test(value)) port = Number(value);
-    else if (name === "--hold" && value) hold = value;
     else throw new Error(`unexpected bridge argument ${name ?? ""}`);
   }
-  if (!socket || !port || port > 65535 || (hold === undefined ? argv.length === 0 : argv.length > 0)) {
-    throw new Error(
-      "usage: --socket <path> --port <n> -- <command…>, or --socket <path> --port <n> --hold <ready file>",
-    );
+  if (!socket || !port || port > 65535 || argv.length === 0) {
+    throw new Error(`usage: --socket <path> --port <n> -- <command…>, or ${MAKE_NETWORK} --port <n>`);
   }
-  return hold === undefined ? { socket, port, argv } : { socket, port, argv, hold };
+  return { socket, port, argv };
 }
 
 async function proxyAnswers(socket: string, deadline: number): Promise<boolean> {
@@ -76,6 +68,7 @@ function exitStatus(code: number | null, signal: string | number | null): number
 
 /** Runs the bridge and the command; resolves to the exit status to leave with. */
 export async function runBridge(args: string[]): Promise<number> {
+  if (args[0] === MAKE_NETWORK) return runNetworkChild(args.slice(1));
   let parsed: BridgeArgs;
   try {
     parsed = parseBridgeArgs(args);
@@ -96,16 +89,6 @@ export async function runBridge(args: string[]): Promise<number> {
     allowHalfOpen: true,
     socket: forwardHandlers(relay.socket),
   });
-  if (relay.hold !== undefined) {
-    writeFileSync(`${relay.hold}.tmp`, `${process.pid}\n`);
-    renameSync(`${relay.hold}.tmp`, relay.hold);
-    const stdin = Bun.stdin.stream().getReader();
-    while (!(await stdin.read()).done) {
-      // nothing is sent: only the end matters
-    }
-    listener.stop(true);
-    return 0;
-  }
   const child = Bun.spawn(relay.argv, { env: process.env, stdio: ["inherit", "inherit", "inherit"] });
   const forwards = (["SIGTERM", "SIGINT", "SIGHUP"] as const).map(
     (signal) => [signal, () => child.kill(signal)] as const,

@@ -4,8 +4,7 @@
 // session's token (Proxy-Authorization: Basic, any user name); every host passes proxyPolicy.ts;
 // an unknown host is put to the user through `askHost` (hostQuestions.ts: one question per host
 // at a time, withdrawn when every connection waiting on it has gone). A refusal is a 403 whose
-// body says why, so the model can read it. A connection let through is relayed unread, by a
-// native relay where it loads (nativeRelay.ts), else in JavaScript (relay.ts).
+// body says why, so the model can read it. A connection let through is relayed unread (relay.ts).
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { lookup } from "node:dns/promises";
@@ -45,13 +44,6 @@ import {
   relayHandlers,
   sendTo,
 } from "./relay.ts";
-import {
-  type NativeRelays,
-  type NativeRelayConnection,
-  canRelayNatively,
-  processNativeRelays,
-  relayNatively,
-} from "./nativeRelay.ts";
 import type { SandboxNetwork } from "./types.ts";
 
 export type { HostAnswer } from "./hostQuestions.ts";
@@ -102,11 +94,6 @@ export interface EgressProxyOptions {
    */
   rememberSessionAnswers?: boolean;
   onDecision?: (decision: ProxyDecision) => void;
-  /**
-   * Relay let-through connections in a native thread (nativeRelay.ts) where it
-   * loads. Default true; false keeps every byte in the JavaScript relay (relay.ts).
-   */
-  nativeRelay?: boolean;
 }
 
 export interface EgressProxy {
@@ -121,11 +108,9 @@ export interface EgressProxy {
   refusedHosts(): string[];
   /**
    * Also accepts on `fd`, a listening socket made elsewhere (a session network's, inside its
-   * namespace: socketHandover.ts), with the same checks; stop() closes it.
+   * namespace: sessionNetwork.ts), with the same checks; stop() closes it and its connections.
    */
   serve(fd: number): { stop(): void };
-  /** Connections whose bytes the native relay moves now (nativeRelay.ts); for tests and benches. */
-  readonly nativeConnections: number;
   close(): Promise<void>;
 }
 
@@ -137,10 +122,6 @@ interface ClientEnd extends RelayEnd {
   buffered: Uint8Array;
   /** Its request is a CONNECT. */
   connect?: boolean;
-  /** The native relay that moves this connection's bytes, once it has been handed over. */
-  nativeRelay?: NativeRelayConnection;
-  /** The native relays of the listener it came through (serve): its stop() ends them, as Bun's ends its own sockets. */
-  served?: Set<NativeRelayConnection>;
 }
 
 async function systemResolve(host: string): Promise<string[]> {
@@ -183,28 +164,6 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   /** Undefined without askHost: decideHost then never says "ask" (state.canAsk). */
   const questions: HostQuestions | undefined = options.askHost && createHostQuestions(options.askHost);
   const refused: string[] = [];
-  /** Loaded at the first connection let through; null: not available here (the JS relay stays). */
-  let relays: NativeRelays | null | undefined = options.nativeRelay === false ? null : undefined;
-  const nativelyRelayed = new Set<NativeRelayConnection>();
-
-  /** A linked pair handed to the native relay (nativeRelay.ts), or false: the JS relay goes on. */
-  const handOver = (client: ClientEnd, upstream: RelayEnd): boolean => {
-    if (relays === null || !canRelayNatively(client, upstream)) return false;
-    relays ??= processNativeRelays(folder) ?? null;
-    const connection =
-      relays &&
-      relayNatively(relays, client, upstream, () => {
-        nativelyRelayed.delete(connection as NativeRelayConnection);
-        client.served?.delete(connection as NativeRelayConnection);
-        client.nativeRelay = undefined;
-      });
-    if (!connection) return false;
-    client.nativeRelay = connection;
-    nativelyRelayed.add(connection);
-    client.served?.add(connection);
-    return true;
-  };
-
   const decided = (decision: ProxyDecision) => {
     if (!decision.allowed) refused.push(`${decision.host}:${decision.port}`);
     if (refused.length > MAX_REFUSED) refused.shift();
@@ -326,7 +285,6 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     client.phase = "relay";
     link(client, upstream);
     relayDrain(client);
-    if (handOver(client, upstream)) return;
     // From here on every chunk goes straight through relayData; reading resumes unless the relay
     // itself is holding the client back (the upstream's queue is already full).
     if (!client.paused) (client.socket as { resume?: () => void } | undefined)?.resume?.();
@@ -344,7 +302,6 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     },
     data(socket: Socket<ClientEnd>, bytes: Uint8Array) {
       const client = socket.data;
-      if (client.handedOver) return;
       if (client.phase === "relay") {
         if (client.peer) relayData(client, bytes); // else it was answered (refused): what it sends now is dropped
         return;
@@ -384,22 +341,18 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       });
     },
     drain(socket: Socket<ClientEnd>) {
-      if (!socket.data.handedOver) relayDrain(socket.data);
+      relayDrain(socket.data);
     },
-    // A connection the native relay owns: Bun's socket was closed at the hand-over (nativeRelay.ts).
     end(socket: Socket<ClientEnd>) {
-      if (socket.data.handedOver) return;
       if (socket.data.phase === "relay") relayEnded(socket.data);
       else socket.data.ended = true; // link() passes it on once the request is let through
       gone(socket.data);
     },
     close(socket: Socket<ClientEnd>) {
-      if (socket.data.handedOver) return;
       gone(socket.data);
       relayClosed(socket.data);
     },
     error(socket: Socket<ClientEnd>) {
-      if (socket.data.handedOver) return;
       gone(socket.data);
       relayClosed(socket.data);
     },
@@ -432,37 +385,24 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       state.allow.push(rule);
     },
     refusedHosts: () => [...refused],
-    get nativeConnections() {
-      return nativelyRelayed.size;
-    },
     serve(fd) {
-      // Its connections handed to the native relay are no longer Bun's: stop() ends them itself.
-      const served = new Set<NativeRelayConnection>();
-      const servedHandlers = {
-        ...handlers,
-        open(socket: Socket<ClientEnd>) {
-          handlers.open(socket);
-          socket.data.served = served;
-        },
-      };
       // Bun.listen takes a listening descriptor at run time; bun-types does not declare it.
       const listener = Bun.listen<ClientEnd>({
         fd,
         allowHalfOpen: true,
-        socket: servedHandlers,
+        socket: handlers,
       } as unknown as Parameters<typeof Bun.listen<ClientEnd>>[0]);
       listeners.push(listener);
       return {
         stop() {
+          // Its connections end with it; each one's upstream follows (relayClosed).
           listener.stop(true);
-          for (const connection of served) connection.stop();
           const at = listeners.indexOf(listener);
           if (at >= 0) listeners.splice(at, 1);
         },
       };
     },
     async close() {
-      for (const connection of nativelyRelayed) connection.stop();
       for (const listener of listeners) listener.stop(true);
       await rm(folder, { recursive: true, force: true });
     },

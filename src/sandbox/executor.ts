@@ -10,7 +10,6 @@ import { type CgroupSupport, findCgroups } from "./cgroup.ts";
 import { spawnOrExplain } from "./commandTooLong.ts";
 import { childEnv } from "./env.ts";
 import { type LaunchContext, commandLaunch } from "./commandLaunch.ts";
-import { forwardListener } from "./relay.ts";
 import { type EndReason, type Job, spawnJob } from "./job.ts";
 import { hostNamespaceWorks } from "./hostNamespace.ts";
 import { keeperCommandFor } from "./keeper.ts";
@@ -18,15 +17,9 @@ import { type LimitedCommand, createLimiter } from "./limiter.ts";
 import { type CommandLimits, defaultCommandLimits, readHardLimits } from "./limits.ts";
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
-import { guardProcess } from "./processGuards.ts";
+import { type ProcessWide, createProcessWide } from "./processWide.ts";
 import { type GitGuards, createGitGuards } from "./gitGuards.ts";
-import {
-  type JoinResult,
-  type RelayMode,
-  type Stoppable,
-  createSessionNetworks,
-  findNsenter,
-} from "./sessionNetwork.ts";
+import { type JoinResult, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
 export interface ExecutorOptions {
@@ -56,16 +49,15 @@ export interface ExecutorOptions {
   /** The bridge's port inside the network namespace. Default 3128. */
   bridgePort?: number;
   /**
-   * Who relays a session network's connections to the egress proxy (sessionNetwork.ts): "agent"
-   * (default) Garuda itself, "process" a bridge process in the namespace (bench/sandbox.ts).
-   */
-  networkRelay?: RelayMode;
-  /**
    * Serves the egress proxy at `socketPath` on a session network's listening socket, when this is
-   * that proxy (EgressProxy.serve): the proxy accepts there itself. Undefined: the executor relays
-   * the connections to the proxy's Unix socket.
+   * that proxy (EgressProxy.serve): the proxy accepts there itself (sessionNetwork.ts). Without it
+   * (or without nsenter) each proxied command gets its own namespace and bridge (bridge.ts).
    */
   serveProxy?: (socketPath: string, fd: number) => Stoppable | undefined;
+  /** nsenter's path; null: as if there were none (the per-command bridge; tests of that fallback). Default: found. */
+  nsenter?: string | null;
+  /** What the process holds once for all its executors (processWide.ts). Default: one of this executor's own. */
+  processWide?: ProcessWide;
   /** What each sandboxed command may use (limits.ts). Default: defaultCommandLimits(); null: no limits (bench/limits.ts measures what they cost). */
   limits?: CommandLimits | null;
   /** Where command cgroups are made; null: nowhere (resource limits only). Default: findCgroups() (as root). */
@@ -102,10 +94,11 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const ownTmp = options.tmpDir === undefined;
   const tmpDir = options.tmpDir ?? mkdtempSync(join(tmpdir(), "garuda-session-"));
   const probe = options.probe ?? (await probeSandbox({ env: base, tmpDir, root: options.root }));
+  const processWide = options.processWide ?? createProcessWide();
   // Daemons a host command detaches stay in Garuda's tree; its environment is not readable
   // (processGuards.ts). Not awaited: it is done long before a model asks for a command, and
   // session/new does not wait for bun:ffi to load.
-  void guardProcess();
+  void processWide.guard();
   const shell = findShell(base.PATH);
   // Host commands run under a keeper on Linux (keeper.ts): what they detach dies with them and with Garuda.
   const keeper =
@@ -126,19 +119,22 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
           cgroups: options.cgroups === null || !bwrap ? undefined : (options.cgroups ?? findCgroups()),
           nprocApplies: process.getuid?.() !== 0,
         });
-  // One network namespace per session for commands that go through the proxy (sessionNetwork.ts);
-  // without nsenter each such command gets its own namespace and bridge, as before.
-  const nsenter = probe.launcher?.kind === "bwrap" ? findNsenter() : undefined;
+  // One network namespace per session for commands that go through the proxy, served by the
+  // proxy itself (sessionNetwork.ts); the fallback, without nsenter (or without serveProxy: a
+  // proxy that is not in this process), is a namespace and bridge per command (bridge.ts).
+  const nsenter =
+    probe.launcher?.kind !== "bwrap" || options.nsenter === null ? undefined : (options.nsenter ?? findNsenter());
+  const serveProxy = options.serveProxy;
   const networks =
-    probe.launcher?.kind === "bwrap" && nsenter
+    probe.launcher?.kind === "bwrap" && nsenter && serveProxy
       ? createSessionNetworks({
           bwrap: probe.launcher.path,
           nsenter,
           selfCommand: options.selfCommand,
           port: bridgePort,
           env: childEnv({ base, allow: options.envAllowlist, home: options.home, tmpDir }),
-          ...(options.networkRelay && { relay: options.networkRelay }),
-          serve: (socketPath, fd) => options.serveProxy?.(socketPath, fd) ?? forwardListener(fd, socketPath),
+          serve: serveProxy,
+          native: processWide.native,
         })
       : undefined;
   /** The socket of the session network a request joins, if it joins one. */
@@ -177,12 +173,9 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
 
   /** Whether Garuda's own host commands get a PID namespace here (hostNamespace.ts): tried once, at the first. */
   let namespaceTrial: Promise<boolean> | undefined;
-  let namespaceWorks = false;
   const contained = async (request: ExecRequest): Promise<boolean> => {
     if (!request.internal || request.sandbox !== null || probe.launcher?.kind !== "bwrap") return false;
-    namespaceTrial ??= hostNamespaceWorks(probe.launcher.path, { PATH: base.PATH ?? "/usr/bin:/bin" }).then(
-      (works) => (namespaceWorks = works),
-    );
+    namespaceTrial ??= hostNamespaceWorks(probe.launcher.path, { PATH: base.PATH ?? "/usr/bin:/bin" });
     return namespaceTrial;
   };
 
@@ -225,6 +218,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   function watch(job: Job, signal: AbortSignal | undefined, timeoutMs: number | undefined): () => void {
     const onAbort = () => void job.terminate("cancel");
     signal?.addEventListener("abort", onAbort, { once: true });
+    // Aborted while the command waited for its network: it ends at once.
+    if (signal?.aborted) onAbort();
     const timer = timeoutMs !== undefined ? setTimeout(() => void job.terminate("timeout"), timeoutMs) : undefined;
     return () => {
       signal?.removeEventListener("abort", onAbort);
@@ -336,7 +331,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       }
     },
 
-    start(request) {
+    async start(request) {
       const started = performance.now();
       const ring = new TailBuffer(request.maxOutputBytes ?? RING_BYTES);
       const stdin = request.raw
@@ -346,12 +341,11 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
           : "ignore";
       const socket = joins(request);
       const joined =
-        socket === undefined || closed ? undefined : (networks as NonNullable<typeof networks>).readySync(socket);
+        socket === undefined || closed ? undefined : await (networks as NonNullable<typeof networks>).ready(socket);
+      const inNamespace = await contained(request);
       const git = guarded(request, (note) => ring.push(note));
       let begun: ReturnType<typeof begin>;
       try {
-        // start() cannot wait for the trial: a namespace only once one run() has shown it works.
-        const inNamespace = namespaceWorks && request.internal === true && request.sandbox === null;
         begun = begin(
           git.request,
           joined,

@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync
 import { basename, join } from "node:path";
 import { writeFileAtomic } from "../files/atomicWrite.ts";
 import type { MarkerKind } from "./gitRepos.ts";
+import { readProcStat } from "./procStat.ts";
 
 export interface KnownRepo {
   /** Relative to the root ("" for the root itself). */
@@ -47,17 +48,12 @@ export interface GuardRecord {
 
 /** A process's start time (field 22 of /proc/<pid>/stat), so a reused pid is not taken for it. */
 function startTime(pid: number): string | undefined {
+  if (process.platform === "linux") return readProcStat(pid)?.start;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    process.kill(pid, 0);
+    return "";
   } catch {
-    if (process.platform === "linux") return undefined;
-    try {
-      process.kill(pid, 0);
-      return "";
-    } catch {
-      return undefined;
-    }
+    return undefined;
   }
 }
 

@@ -1,10 +1,8 @@
-// Linux inotify through bun:ffi, for the git guard (gitGuard.ts). Node's fs.watch is not enough
+// Linux inotify through the C library (native.ts), for the git guard (gitGuard.ts). Node's fs.watch is not enough
 // there: it cannot leave folders out, say when the kernel's watch limit is reached, or report a
 // full queue (IN_Q_OVERFLOW, after which the caller rescans). Events are read as they come, by
 // Bun's own event loop (a stream over the non-blocking descriptor): no timer wakes Garuda to look.
-import { firstLibc } from "./libc.ts";
-
-type Ffi = typeof import("bun:ffi");
+import { type Native, openNative } from "./native.ts";
 
 const IN_MODIFY = 0x2;
 const IN_CLOSE_WRITE = 0x8;
@@ -52,27 +50,13 @@ export interface Inotify {
   close(): Promise<void>;
 }
 
-function bind({ dlopen, FFIType }: Ffi, name: string) {
-  return dlopen(name, {
-    inotify_init1: { args: [FFIType.i32], returns: FFIType.i32 },
-    inotify_add_watch: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
-    inotify_rm_watch: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
-    close: { args: [FFIType.i32], returns: FFIType.i32 },
-    __errno_location: { args: [], returns: FFIType.ptr },
-  });
-}
+/** The C library, whose inotify calls openInotify uses. */
+export type Library = Native;
 
-export interface Library {
-  ffi: Ffi;
-  symbols: ReturnType<typeof bind>["symbols"];
-}
-
-/** The C library's inotify calls, or undefined off Linux or without them. bun:ffi is loaded only here. */
-export async function loadInotify(): Promise<Library | undefined> {
+/** The C library's inotify calls, or undefined off Linux or without them; `native`: one already open. */
+export async function loadInotify(native?: Native): Promise<Library | undefined> {
   if (process.platform !== "linux") return undefined;
-  const ffi = await import("bun:ffi");
-  // The library stays open for the life of the process, as the guards use it.
-  return firstLibc((name) => ({ ffi, symbols: bind(ffi, name).symbols }));
+  return native ?? openNative();
 }
 
 /** The events in `bytes` (whole events only; what is left over is returned for the next read). */
@@ -99,34 +83,25 @@ function parse(bytes: Uint8Array, decoder: TextDecoder): { events: InotifyEvent[
 
 /** A new inotify instance, or undefined when the kernel refuses one (max_user_instances). */
 export function openInotify(lib: Library): Inotify | undefined {
-  const fd = lib.symbols.inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  const fd = lib.inotifyInit(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) return undefined;
   const decoder = new TextDecoder();
-  const { ptr, read: readPointer } = lib.ffi;
-  const errno = () => {
-    const at = lib.symbols.__errno_location();
-    return at === null ? 0 : readPointer.i32(at, 0);
-  };
   let open = true;
   let reader: { cancel(): Promise<void> } | undefined;
   let reading: Promise<void> | undefined;
   return {
     watch(dir) {
       if (!open) return { error: "other" };
-      const wd = lib.symbols.inotify_add_watch(
-        fd,
-        ptr(Buffer.from(`${dir}\0`)),
-        FOLDER_EVENTS | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK,
-      );
+      const wd = lib.inotifyAddWatch(fd, dir, FOLDER_EVENTS | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK);
       if (wd >= 0) return { wd };
-      const code = errno();
+      const code = lib.errno();
       if (code === ENOSPC) return { error: "limit" };
       if (code === EACCES) return { error: "denied" };
       if (code === ENOENT || code === ENOTDIR || code === ELOOP) return { error: "gone" };
       return { error: "other" };
     },
     unwatch(wd) {
-      if (open) lib.symbols.inotify_rm_watch(fd, wd);
+      if (open) lib.inotifyRemoveWatch(fd, wd);
     },
     listen(onEvents) {
       if (reader || !open) return;
@@ -150,7 +125,7 @@ export function openInotify(lib: Library): Inotify | undefined {
       open = false;
       await reader?.cancel().catch(() => undefined);
       await reading;
-      lib.symbols.close(fd);
+      lib.close(fd);
     },
   };
 }

@@ -8,7 +8,14 @@
 // it has not exited after the grace period. When the main process exits, its group is killed
 // too, so nothing a command left behind keeps running.
 import type { FileSink, Subprocess } from "bun";
-import { descendants, groupMembers, processTable, signalGroup, signalProcess, stillRunning } from "./processTree.ts";
+import {
+  descendants,
+  groupMembers,
+  readProcessTable,
+  signalGroup,
+  signalProcess,
+  stillRunning,
+} from "./processTree.ts";
 
 export type EndReason = "cancel" | "timeout" | "shutdown" | "stop";
 
@@ -144,7 +151,7 @@ export function spawnJob(options: JobOptions): Job {
         while (Date.now() < deadline && !mainExited) await Bun.sleep(POLL_MS);
         if (mainExited) return;
       }
-      const table = processTable();
+      const table = await readProcessTable();
       const below = descendants(pid, table);
       // bwrap's own processes: the monitor (pid) and the namespace's init (its child); not signalled with TERM.
       const bwrapInit = options.pidNamespace ? below.filter((p) => table.get(p)?.ppid === pid) : [];
@@ -154,9 +161,10 @@ export function spawnJob(options: JobOptions): Job {
       if (!options.pidNamespace) signalGroup(pid, "SIGTERM");
       for (const target of targets) signalProcess(target, "SIGTERM");
       const deadline = Date.now() + options.graceMs;
-      while (Date.now() < deadline && !mainExited && stillRunning(table, targets).length > 0) await Bun.sleep(POLL_MS);
+      const running = async (pids: number[]) => stillRunning(table, pids, await readProcessTable());
+      while (Date.now() < deadline && !mainExited && (await running(targets)).length > 0) await Bun.sleep(POLL_MS);
       signalGroup(pid, "SIGKILL");
-      for (const target of stillRunning(table, [...bwrapInit, ...targets])) signalProcess(target, "SIGKILL");
+      for (const target of await running([...bwrapInit, ...targets])) signalProcess(target, "SIGKILL");
     })();
     return terminating;
   }

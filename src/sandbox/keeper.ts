@@ -22,7 +22,7 @@ import { messageOf } from "../errors/caught.ts";
 import { children, zombieChildren } from "./processGuards.ts";
 import { descendants, processTable, signalProcess, stillRunning } from "./processTree.ts";
 import { KEEPER_COMMAND } from "./keeperName.ts";
-import { type Libc, openLibc, PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, WNOHANG } from "./libc.ts";
+import { type Native, openNative, PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, WNOHANG } from "./native.ts";
 
 const KEEPER_ENV = "GARUDA_KEEPER_ENV";
 
@@ -78,13 +78,13 @@ function liveBelow(): number[] {
 }
 
 /** Reaps the keeper's zombie children, except the command's main process (Bun reaps that one). */
-function reapAdopted(libc: Libc | undefined, main: number): void {
+function reapAdopted(libc: Native | undefined, main: number): void {
   if (!libc) return;
   for (const pid of zombieChildren()) if (pid !== main) libc.waitpid(pid, WNOHANG);
 }
 
 /** SIGKILL to everything below the keeper until nothing is left (or the limit passes). */
-async function killAll(libc: Libc | undefined, main: number): Promise<void> {
+async function killAll(libc: Native | undefined, main: number): Promise<void> {
   const deadline = Date.now() + SWEEP_LIMIT_MS;
   for (;;) {
     const left = liveBelow();
@@ -122,7 +122,7 @@ export async function runKeeper(args: string[]): Promise<never> {
   // The handlers come first: a SIGTERM (a stop, Garuda gone) that arrived before them would end
   // the keeper alone and leave the command running.
   let main: ReturnType<typeof Bun.spawn> | undefined;
-  let libc: Libc | undefined;
+  let libc: Native | undefined;
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -136,7 +136,7 @@ export async function runKeeper(args: string[]): Promise<never> {
     await killAll(libc, main.pid);
   };
   for (const name of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(name, () => void stop());
-  libc = await openLibc();
+  libc = openNative();
   libc?.prctl(PR_SET_CHILD_SUBREAPER, 1);
   libc?.prctl(PR_SET_PDEATHSIG, 15); // SIGTERM
   // Garuda may have died before the parent-death signal was set: then the command never starts.

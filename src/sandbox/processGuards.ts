@@ -6,20 +6,19 @@
 //   command on the host (same user) cannot read the provider key from the environment block
 //   Garuda started with (deleting it from process.env does not remove it there). It also keeps
 //   debuggers of the same user out, as ssh-agent does.
-// Sandboxed commands need neither (their PID namespace hides Garuda and dies with bwrap). bun:ffi
-// is loaded only here, when the first executor is made.
+// Sandboxed commands need neither (their PID namespace hides Garuda and dies with bwrap). They are
+// applied once per process, by its ProcessWide (processWide.ts), when the first executor is made.
 // An adopted process that exits must be reaped by Garuda, which Bun does not do for children it
 // did not start: a sweep every few seconds reaps the zombies among Garuda's children that were
 // already zombies at the sweep before (Bun reaps its own children at once, so those are adopted).
 import { readdirSync, readFileSync } from "node:fs";
-import { type Libc, openLibc, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, WNOHANG } from "./libc.ts";
+import { type Native, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, WNOHANG } from "./native.ts";
+import { readProcStat } from "./procStat.ts";
 
 export interface ProcessGuards {
   subreaper: boolean;
   undumpable: boolean;
 }
-
-let guarded: Promise<ProcessGuards> | undefined;
 
 const REAP_EVERY_MS = 5_000;
 
@@ -47,18 +46,13 @@ export function children(): number[] {
 export function zombieChildren(): Set<number> {
   const zombies = new Set<number>();
   for (const pid of children()) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) zombies.add(pid);
-    } catch {
-      // Already reaped.
-    }
+    if (readProcStat(pid)?.state === "Z") zombies.add(pid); // undefined: already reaped
   }
   return zombies;
 }
 
 /** Reaps adopted zombies (see above); the timer does not keep Garuda alive. */
-function startReaper(libc: Libc): void {
+function startReaper(libc: Native): void {
   let seen = new Set<number>();
   const timer = setInterval(() => {
     const now = zombieChildren();
@@ -68,17 +62,11 @@ function startReaper(libc: Libc): void {
   timer.unref();
 }
 
-async function applyGuards(): Promise<ProcessGuards> {
-  const libc = await openLibc();
+/** Applies the guards (process-wide: call once per process, ProcessWide.guard does); what took effect. */
+export function applyGuards(libc: Native | undefined): ProcessGuards {
   if (!libc) return { subreaper: false, undumpable: false };
   const subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1) === 0;
   const undumpable = libc.prctl(PR_SET_DUMPABLE, 0) === 0;
   if (subreaper) startReaper(libc);
   return { subreaper, undumpable };
-}
-
-/** Applies the guards once (they are process-wide); what took effect. */
-export function guardProcess(): Promise<ProcessGuards> {
-  guarded ??= applyGuards().catch(() => ({ subreaper: false, undumpable: false }));
-  return guarded;
 }

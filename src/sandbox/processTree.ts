@@ -2,7 +2,8 @@
 // a child that called setsid() has left the group but is still a descendant until its parent
 // exits, so the tree is walked too. In a PID namespace (bwrap) orphans are re-parented to the
 // namespace's init, so the walk below bwrap finds everything.
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { readProcStat } from "./procStat.ts";
 
 export interface ProcessEntry {
   ppid: number;
@@ -19,30 +20,21 @@ function linuxTable(): ProcessTable {
   const table: ProcessTable = new Map();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      table.set(Number(name), {
-        ppid: Number(fields[1]),
-        pgid: Number(fields[2]),
-        start: fields[19] ?? "",
-        zombie: fields[0] === "Z",
-      });
-    } catch {
-      // gone while we looked
-    }
+    const stat = readProcStat(Number(name));
+    if (stat)
+      table.set(Number(name), { ppid: stat.ppid, pgid: stat.pgrp, start: stat.start, zombie: stat.state === "Z" });
+    // else: gone while we looked
   }
   return table;
 }
 
-function psTable(): ProcessTable {
+const PS = ["/bin/ps", "-A", "-o", "pid=,ppid=,pgid=,stat="];
+const PS_OPTIONS = { env: { PATH: "/usr/bin:/bin" }, stdout: "pipe", stderr: "ignore" } as const;
+
+/** `ps`'s table (macOS), from its output. */
+function psTable(output: string): ProcessTable {
   const table: ProcessTable = new Map();
-  const ps = Bun.spawnSync(["/bin/ps", "-A", "-o", "pid=,ppid=,pgid=,stat="], {
-    env: { PATH: "/usr/bin:/bin" },
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  for (const line of ps.stdout.toString().split("\n")) {
+  for (const line of output.split("\n")) {
     const match = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s*$/.exec(line);
     if (match)
       table.set(Number(match[1]), {
@@ -55,8 +47,21 @@ function psTable(): ProcessTable {
   return table;
 }
 
+/**
+ * Every process now. Synchronous: for exit handlers (which cannot wait) and the keeper's own
+ * process; a session's path uses readProcessTable, which does not stop the event loop on macOS.
+ */
 export function processTable(): ProcessTable {
-  return process.platform === "linux" ? linuxTable() : psTable();
+  if (process.platform === "linux") return linuxTable();
+  return psTable(Bun.spawnSync(PS, PS_OPTIONS).stdout.toString());
+}
+
+/** Every process now, without blocking: /proc on Linux, `ps` awaited elsewhere. */
+export async function readProcessTable(): Promise<ProcessTable> {
+  if (process.platform === "linux") return linuxTable();
+  const ps = Bun.spawn(PS, { ...PS_OPTIONS, stdin: "ignore" });
+  const [output] = await Promise.all([new Response(ps.stdout).text(), ps.exited]);
+  return psTable(output);
 }
 
 /** Every descendant of `pid` (not `pid` itself), parents before children. */

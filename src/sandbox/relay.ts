@@ -4,9 +4,8 @@
 // only what the peer's socket cannot take yet waits in the peer's queue, and the reading end is
 // paused while that queue holds more than HIGH_WATER bytes.
 //
-// The egress proxy hands a connection it let through to its native relay where that loads
-// (nativeRelay.ts); this relay carries the rest (the bridge, Garuda's forwarder, the proxy where
-// the native relay is not available, a connection with bytes still waiting). A chunk costs one write() when
+// It carries every byte that leaves a sandbox: in the egress proxy after its checks, and in the
+// per-command bridge (bridge.ts, where nsenter is missing). A chunk costs one write() when
 // the peer keeps up, and nothing is copied: Bun hands `data` a fresh buffer for
 // each read that stays valid afterwards, so the unwritten rest waits as a view of it. Pausing
 // only past HIGH_WATER, not on every partial write (the usual case when a 512 KiB TCP read meets
@@ -30,11 +29,6 @@ export interface RelayEnd {
   paused: boolean;
   /** Bytes read before the end had a peer (a server that speaks first, during the proxy's decision). */
   early: Uint8Array[];
-  /**
-   * The native relay owns the connection (nativeRelay.ts): Bun's socket was closed at the hand-over,
-   * and whatever Bun still reports of it (its close) is not this relay's to act on.
-   */
-  handedOver?: boolean;
 }
 
 /**
@@ -186,26 +180,23 @@ export const relayHandlers = {
     relayDrain(socket.data);
   },
   data(socket: Socket<RelayEnd>, bytes: Uint8Array) {
-    if (!socket.data.handedOver) relayData(socket.data, bytes);
+    relayData(socket.data, bytes);
   },
   drain(socket: Socket<RelayEnd>) {
-    if (!socket.data.handedOver) relayDrain(socket.data);
+    relayDrain(socket.data);
   },
   end(socket: Socket<RelayEnd>) {
-    if (!socket.data.handedOver) relayEnded(socket.data);
+    relayEnded(socket.data);
   },
   close(socket: Socket<RelayEnd>) {
-    if (!socket.data.handedOver) relayClosed(socket.data);
+    relayClosed(socket.data);
   },
   error(socket: Socket<RelayEnd>) {
-    if (!socket.data.handedOver) relayClosed(socket.data);
+    relayClosed(socket.data);
   },
 };
 
-/**
- * Handlers for a listener whose every connection is relayed to the Unix socket at `socketPath`
- * (the egress proxy's): the bridge's, and Garuda's own for a session network's socket.
- */
+/** Handlers for the bridge's listener: every connection is relayed to the Unix socket at `socketPath` (the egress proxy's). */
 export function forwardHandlers(socketPath: string) {
   return {
     ...relayHandlers,
@@ -218,12 +209,4 @@ export function forwardHandlers(socketPath: string) {
       );
     },
   };
-}
-
-/** Accepts on listening socket `fd` and relays every connection to the Unix socket at `socketPath`. */
-export function forwardListener(fd: number, socketPath: string): { stop(): void } {
-  // Bun.listen takes a listening descriptor at run time; bun-types does not declare it.
-  const options = { fd, allowHalfOpen: true, socket: forwardHandlers(socketPath) };
-  const listener = Bun.listen<RelayEnd>(options as unknown as Parameters<typeof Bun.listen<RelayEnd>>[0]);
-  return { stop: () => listener.stop(true) };
 }

@@ -16,20 +16,12 @@
 // handler); after a SIGKILL nothing can, so each new session sweeps the folders whose process is
 // gone (sweepSessionFolders). Live processes' folders are never touched.
 import { randomBytes } from "node:crypto";
-import {
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { rm, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { codeOf } from "../errors/caught.ts";
+import { readProcStat } from "./procStat.ts";
 
 /** A folder of this session's own, removed when the session ends. */
 export interface SessionFolder {
@@ -143,13 +135,8 @@ function ownFallbacks(base: string): string[] {
 /** When `pid` started (Linux: clock ticks since boot; elsewhere: seconds since 1970), or undefined when no such process runs. */
 export function processStart(pid: number): string | undefined {
   if (process.platform === "linux") {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      return fields[0] === "Z" ? undefined : fields[19];
-    } catch {
-      return undefined;
-    }
+    const stat = readProcStat(pid);
+    return stat && stat.state !== "Z" ? stat.start : undefined;
   }
   const ps = Bun.spawnSync(["/bin/ps", "-o", "lstart=", "-p", String(pid)], {
     env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },

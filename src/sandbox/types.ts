@@ -145,8 +145,11 @@ export interface SpecOptions {
 export interface Executor {
   readonly sandbox: SandboxAvailability;
   run(request: ExecRequest): Promise<ExecResult>;
-  /** `onOutput` streams what the process prints (not its stdout with `raw`) for as long as it runs. */
-  start(request: Omit<ExecRequest, "timeoutMs"> & { raw?: boolean }): RunningProcess;
+  /**
+   * `onOutput` streams what the process prints (not its stdout with `raw`) for as long as it runs.
+   * Resolves once the process has started (a session's first networked command waits for its network).
+   */
+  start(request: Omit<ExecRequest, "timeoutMs"> & { raw?: boolean }): Promise<RunningProcess>;
   /** Kills every process group this executor started, at once. */
   shutdown(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { ROOT, currentBinary } from "../../scripts/buildTargets.ts";
 import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { makeTempDir } from "../support/tempDir.ts";
+import { readProcStat } from "../../src/sandbox/procStat.ts";
 
 const ACPX = join(ROOT, "node_modules/acpx/dist/cli.js");
 const KEY = "sk-ant-acpx-test-not-a-real-key";
@@ -35,8 +36,8 @@ function processesWithHome(home: string): number[] {
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z") continue;
+      const state = readProcStat(Number(name))?.state;
+      if (state === undefined || state === "Z") continue;
       if (readFileSync(`/proc/${name}/environ`, "utf8").split("\0").includes(`HOME=${home}`)) found.push(Number(name));
     } catch {
       // gone, or not ours to read

@@ -14,6 +14,7 @@ import { describeSandbox, eventually, httpServer, marker } from "../support/sand
 import { contentText, messageText, ofKind, select, startHarness } from "../support/acpHarness.ts";
 import { tempDir } from "../support/tempDir.ts";
 import { buildFixtureServer } from "../fixtures/mcpServer.ts";
+import { readProcStat } from "../../src/sandbox/procStat.ts";
 
 const EDITOR_SERVER = join(import.meta.dir, "..", "fixtures", "mcpEditorServer.ts");
 const SECRET = "editor-secret-value-7f3a9c";
@@ -35,8 +36,8 @@ function processesWith(tag: string): number[] {
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      const state = readProcStat(Number(name))?.state;
+      if (state === undefined || state === "Z") continue;
       if (readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").includes(tag)) pids.push(Number(name));
     } catch {
       // gone

@@ -96,10 +96,9 @@ describe.skipIf(process.platform !== "linux")("on this process", () => {
     writeFileSync(
       script,
       `import { readFileSync, readlinkSync, statSync } from "node:fs";
-import { dlopen, FFIType } from "bun:ffi";
 import { droppableMappings } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/binaryPages.ts"))};
-import { firstLibc } from ${JSON.stringify(join(import.meta.dir, "../../src/sandbox/libc.ts"))};
-const { symbols } = firstLibc((name) => dlopen(name, { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } }));
+import { openNative } from ${JSON.stringify(join(import.meta.dir, "../../src/sandbox/native.ts"))};
+const symbols = openNative();
 let smaps = readFileSync("/proc/self/smaps", "utf8");
 if (process.argv[2] === "ignore-the-rule") smaps = smaps.replace(/^Anonymous:\\s+\\d+ kB$/gm, "Anonymous: 0 kB");
 for (const range of droppableMappings(smaps, readlinkSync("/proc/self/exe"), statSync("/proc/self/exe").ino)) symbols.madvise(range.start, range.length, 4);

@@ -48,7 +48,7 @@ class ScriptedExecutor implements Executor {
       ...next,
     };
   }
-  start(): RunningProcess {
+  async start(): Promise<RunningProcess> {
     throw new Error("hooks never start long-running processes");
   }
   async shutdown(): Promise<void> {}

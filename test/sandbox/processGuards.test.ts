@@ -1,4 +1,4 @@
-// The process guards (src/sandbox/processGuards.ts), each in a child process since they are
+// The process guards (src/sandbox/processGuards.ts, applied by processWide.ts), each in a child process since they are
 // process-wide: a daemon a host command detaches (setsid, its parent gone) is re-parented to
 // Garuda, not to init, so the exit handlers can find it; and Garuda is not dumpable, so a command
 // of the same user cannot read its environment block (where the provider key was). Negative
@@ -6,13 +6,13 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 
-const GUARDS = JSON.stringify(join(import.meta.dir, "../../src/sandbox/processGuards.ts"));
+const GUARDS = JSON.stringify(join(import.meta.dir, "../../src/sandbox/processWide.ts"));
 
 const SCRIPT = `
-import { guardProcess } from ${GUARDS};
+import { createProcessWide } from ${GUARDS};
 import { dlopen, FFIType } from "bun:ffi";
 if (process.env.GARUDA_TEST_GUARD === "1") {
-  const applied = await guardProcess();
+  const applied = await createProcessWide().guard();
   if (!applied.subreaper || !applied.undumpable) throw new Error("prctl failed: " + JSON.stringify(applied));
 }
 const libc = dlopen("libc.so.6", { prctl: { args: [FFIType.i32, FFIType.u64, FFIType.u64, FFIType.u64, FFIType.u64], returns: FFIType.i32 } });
@@ -43,9 +43,9 @@ async function probe(
 }
 
 const REAP_SCRIPT = `
-import { guardProcess } from ${GUARDS};
+import { createProcessWide } from ${GUARDS};
 import { processTable } from ${JSON.stringify(join(import.meta.dir, "../../src/sandbox/processTree.ts"))};
-await guardProcess();
+await createProcessWide().guard();
 const zombies = () => [...processTable()].filter(([, entry]) => entry.ppid === process.pid && entry.zombie).length;
 // Three orphans that exit at once: adopted by this process, they become its zombies.
 const p = Bun.spawn(["sh", "-c", "(sleep 0.2 &); (sleep 0.2 &); (sleep 0.2 &); sleep 0.1"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });

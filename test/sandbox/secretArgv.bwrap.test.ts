@@ -2,17 +2,16 @@
 // /proc/<pid>/cmdline), so the egress proxy's token and the variables a request passes (an MCP
 // server's keys, a hook's data) must reach a sandboxed command only through its environment,
 // which only the same user can read. Checked on the real processes of a running command that
-// uses the proxy: bwrap's two processes, the shell and the command itself, and the session
-// network's holder (bwrap and the bridge, sessionNetwork.ts).
+// uses the proxy: bwrap's two processes, the shell and the command itself; the session network's
+// child (sessionNetwork.ts) takes only a port, and has ended.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { basename } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { descendants, processTable } from "../../src/sandbox/processTree.ts";
-import { HOLDER_NAME } from "../../src/sandbox/sessionNetwork.ts";
+import { MAKE_NETWORK } from "../../src/sandbox/networkChild.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import {
   SELF_COMMAND,
@@ -60,6 +59,7 @@ describeSandbox(
         home: scratch,
         selfCommand: SELF_COMMAND,
         probe: machineSandbox,
+        serveProxy: (socketPath, fd) => (socketPath === proxy.socketPath ? proxy.serve(fd) : undefined),
       });
     });
 
@@ -73,7 +73,7 @@ describeSandbox(
     test("while a sandboxed command uses the proxy, neither the proxy token nor a request's variable is in any process's arguments (negative control: both are in the command's environment)", async () => {
       const tag = marker();
       const key = `key-${randomBytes(12).toString("hex")}`;
-      const running = executor.start({
+      const running = await executor.start({
         command: `${httpGet(server.url("/through", "svc.test"))} && exec sleep ${tag}`,
         cwd: scratch,
         sandbox: executor.spec({ network: proxy.network }),
@@ -84,16 +84,15 @@ describeSandbox(
         await eventually(() => sleepers(tag).length === 1 && running.output().includes("hello /through"), 10_000);
         const sleeper = sleepers(tag)[0] as number;
         // The processes Garuda started for it: bwrap, bwrap's init in the namespace, the command;
-        // the session network's holder (cat) has ended once the namespace's socket was made.
+        // the session network's child has ended once it sent the namespace's socket.
         const tree = [running.pid, ...descendants(running.pid, processTable())];
         expect(tree).toContain(sleeper);
         expect(tree.length).toBeGreaterThanOrEqual(3);
         expect(readFileSync(`/proc/${running.pid}/cmdline`, "utf8")).toContain("--unshare-pid"); // bwrap's own arguments are read
-        const bridges = descendants(process.pid).filter((pid) => {
-          const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-          return basename(argv[0] ?? "") === HOLDER_NAME || argv.includes("--hold"); // and the bwrap above it
-        });
-        expect(bridges).toEqual([]);
+        const children = descendants(process.pid).filter((pid) =>
+          readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(MAKE_NETWORK),
+        );
+        expect(children).toEqual([]);
 
         expect(holders("cmdline", proxy.token)).toEqual([]);
         expect(holders("cmdline", key)).toEqual([]);

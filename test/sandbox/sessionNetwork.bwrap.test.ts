@@ -1,14 +1,16 @@
 // One network namespace per session (src/sandbox/sessionNetwork.ts), with the real bwrap and
 // nsenter: a server one command starts is reachable from the next, not from another session,
-// the host's loopback stays out of reach, no process stays to hold it (Garuda's descriptors do),
-// and it ends with the executor and with Garuda (SIGKILL included).
+// the host's loopback stays out of reach, no process stays to hold it (Garuda's descriptors do:
+// the child that made it has exited), and it ends with the executor and with Garuda (SIGKILL
+// included).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { type EgressProxy, startEgressProxy } from "../../src/sandbox/egressProxy.ts";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import { descendants } from "../../src/sandbox/processTree.ts";
-import { findNsenter, HOLDER_NAME } from "../../src/sandbox/sessionNetwork.ts";
+import { MAKE_NETWORK } from "../../src/sandbox/networkChild.ts";
+import { findNsenter } from "../../src/sandbox/sessionNetwork.ts";
 import type { ProcessExecutor, RunningProcess } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
 import {
@@ -42,6 +44,7 @@ async function session(name: string): Promise<{ executor: ProcessExecutor; root:
     selfCommand: SELF_COMMAND,
     probe: machineSandbox,
     killGraceMs: 300,
+    serveProxy: (socketPath, fd) => (socketPath === proxy.socketPath ? proxy.serve(fd) : undefined),
   });
   executors.push(executor);
   return { executor, root };
@@ -49,12 +52,11 @@ async function session(name: string): Promise<{ executor: ProcessExecutor; root:
 
 const withProxy = (executor: ProcessExecutor) => ({ ...executor.spec(), network: proxy.network });
 
-/** Session network holders (not the bwrap above each) below `pid`: the socket's holder, or a bridge in hold mode. */
+/** Processes below `pid` that make or hold a session network (the network child, or the bwrap above it). */
 function holders(pid = process.pid): number[] {
   return descendants(pid).filter((child) => {
     try {
-      const argv = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0");
-      return basename(argv[0] ?? "") === HOLDER_NAME || (argv.includes("--hold") && !argv[0]?.endsWith("bwrap"));
+      return readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0").includes(MAKE_NETWORK);
     } catch {
       return false;
     }
@@ -96,7 +98,7 @@ function usersOf(ns: string): number[] {
 }
 
 async function startDevServer(executor: ProcessExecutor, root: string, answer: string): Promise<RunningProcess> {
-  const server = executor.start({ command: devServer(answer), cwd: root, sandbox: withProxy(executor) });
+  const server = await executor.start({ command: devServer(answer), cwd: root, sandbox: withProxy(executor) });
   await eventually(() => server.output().includes("listening"), 10_000);
   return server;
 }
@@ -252,7 +254,7 @@ describeSandbox(
 import { startEgressProxy } from ${JSON.stringify(join(src, "egressProxy.ts"))};
 const proxy = await startEgressProxy({});
 const root = ${JSON.stringify(join(dir, "root"))};
-const executor = await createExecutor({ root, home: ${JSON.stringify(join(dir, "home"))}, selfCommand: ${JSON.stringify(SELF_COMMAND)} });
+const executor = await createExecutor({ root, home: ${JSON.stringify(join(dir, "home"))}, selfCommand: ${JSON.stringify(SELF_COMMAND)}, serveProxy: (path, fd) => path === proxy.socketPath ? proxy.serve(fd) : undefined });
 const dumpable = (await import("node:fs")).readFileSync("/proc/self/status", "utf8");
 const result = await executor.run({ command: "readlink /proc/self/ns/net", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
 console.log(JSON.stringify({ uid: process.getuid(), output: result.output.trim(), exitCode: result.exitCode, own: (await import("node:fs")).readlinkSync("/proc/self/ns/net"), procFdOwner: (await import("node:fs")).statSync("/proc/self/fd").uid }));
@@ -305,9 +307,9 @@ process.exit(0);
 import { startEgressProxy } from ${JSON.stringify(join(src, "egressProxy.ts"))};
 const proxy = await startEgressProxy({});
 const root = ${JSON.stringify(join(scratch.path, "killed"))};
-const executor = await createExecutor({ root, home: ${JSON.stringify(home)}, selfCommand: ${JSON.stringify(SELF_COMMAND)} });
+const executor = await createExecutor({ root, home: ${JSON.stringify(home)}, selfCommand: ${JSON.stringify(SELF_COMMAND)}, serveProxy: (path, fd) => path === proxy.socketPath ? proxy.serve(fd) : undefined });
 const result = await executor.run({ command: "true", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
-executor.start({ command: "sleep 60", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
+await executor.start({ command: "sleep 60", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
 await Bun.sleep(300);
 console.log("ran", result.exitCode);
 await Bun.sleep(60_000);

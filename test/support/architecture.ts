@@ -80,6 +80,13 @@ const FILE_WRITERS = ["src/tools", "src/store", "src/config", "src/sandbox", "sr
 const READ_ONLY_OPEN =
   /\bopenSync\s*\(\s*[^,()]+,\s*(?:(?:constants\.)?O_RDONLY\b(?![^;]*\bO_(?:CREAT|TRUNC|APPEND|WRONLY|RDWR)\b)|["']r["']\s*[,)])/g;
 
+/** Rule 10: the one module that reaches the C library (dlopen of libc), and so the only one that names bun:ffi. */
+export const NATIVE_MODULE = "src/sandbox/native.ts";
+const FFI = /["']bun:ffi["']/;
+/** bun:ffi's run-time C compiler (TinyCC): never used, whatever the module. */
+const FFI_CC =
+  /\bcc\s*\(|\bcc\b\s*[,}][^;]*\bfrom\s*["']bun:ffi["']|\.cc\s*\(|\{[^}]*\bcc\b[^}]*\}\s*=\s*(?:ffi|require|await)/;
+
 /** The one file of src/cli/ that src/acp/ imports: HIDDEN_WARNING, the warning both front ends put first in a question (spec/acp-design.txt, Files). */
 const SHARED_QUESTION_TEXT = "src/cli/approver.ts";
 
@@ -113,6 +120,9 @@ export function checkRules(tree: SourceTree): Violation[] {
       if (isPackage(target, "citty") && !inCli)
         violations.push({ rule: 4, file, detail: "imports citty outside src/cli/" });
     }
+    if (FFI.test(code) && file !== NATIVE_MODULE)
+      violations.push({ rule: 10, file, detail: `names bun:ffi outside ${NATIVE_MODULE}` });
+    if (FFI_CC.test(code)) violations.push({ rule: 10, file, detail: "uses bun:ffi's cc (C compiled at run time)" });
     if (inAcp && SPAWN.test(code)) violations.push({ rule: 2, file, detail: "src/acp/ starts a process" });
     if (inAcp && STDOUT_WRITE.test(code)) violations.push({ rule: 2, file, detail: "src/acp/ writes stdout itself" });
     if (!inCli && STDOUT_WRITE.test(code))
@@ -124,6 +134,23 @@ export function checkRules(tree: SourceTree): Violation[] {
     }
   }
   return violations;
+}
+
+/** Calls that stop the event loop until something else happens: a sleep, a synchronous child, a futex wait. */
+const BLOCKING = /\b(?:sleepSync|spawnSync|execSync|execFileSync)\s*\(|\bAtomics\.wait\s*\(/g;
+/** libc calls that can wait on a peer, bound through bun:ffi (native.ts binds only calls that return at once). */
+const BLOCKING_LIBC =
+  /\b(?:connect|accept4?|recv|recvfrom|read|poll|ppoll|select|pselect|epoll_wait|sleep|usleep|nanosleep|flock|wait|wait4)\s*:\s*\{\s*args/g;
+
+/** Each blocking call in the tree (comments left out): its file and what it is. */
+export function blockingCalls(tree: SourceTree): Array<{ file: string; call: string }> {
+  const found: Array<{ file: string; call: string }> = [];
+  for (const [file, source] of tree) {
+    const code = stripComments(source);
+    for (const match of code.matchAll(BLOCKING)) found.push({ file, call: match[0] });
+    for (const match of code.matchAll(BLOCKING_LIBC)) found.push({ file, call: match[0] });
+  }
+  return found;
 }
 
 /** The modules loaded at start-up from `entries`: static imports followed, import() not. */

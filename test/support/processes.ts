@@ -2,6 +2,7 @@
 // a process by its exact command line.
 import { readFileSync } from "node:fs";
 import { descendants } from "../../src/sandbox/processTree.ts";
+import { readProcStat } from "../../src/sandbox/procStat.ts";
 
 /** A process's command line, its arguments joined by spaces; undefined once it is gone. */
 export function cmdline(pid: number): string | undefined {
@@ -14,12 +15,8 @@ export function cmdline(pid: number): string | undefined {
 
 /** Whether `pid` is a live process (not gone, not a zombie waiting to be reaped). */
 export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
+  const state = readProcStat(pid)?.state;
+  return state !== undefined && state !== "Z";
 }
 
 /** Polls `get` until it gives a value; fails after `timeoutMs` naming `what`. */

@@ -11,6 +11,7 @@ import type { Mode } from "../../core-types/mode.ts";
 import { type PrepareOptions, type ProjectTrustQuestion, prepareRuntime } from "../../compose/prepare.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { probeSandbox, type SandboxProbe, trialTmpDir } from "../../sandbox/probe.ts";
+import { createProcessWide } from "../../sandbox/processWide.ts";
 import { descendants, signalGroup, signalProcess } from "../../sandbox/processTree.ts";
 import { removeProcessFolders, sessionFolderBase } from "../../sandbox/sessionFolders.ts";
 import type { CliContext } from "../context.ts";
@@ -49,6 +50,7 @@ function killLeftoversAtExit(ctx: CliContext): void {
 /** A starter for this process: one sandbox probe (a failed one is tried again) and one exit handler. */
 export function runtimeStarter(ctx: CliContext): StartRuntime {
   let probe: Promise<SandboxProbe> | undefined;
+  const processWide = createProcessWide();
   let exitHandler = false;
   return async (options) => {
     if (!exitHandler) {
@@ -75,6 +77,7 @@ export function runtimeStarter(ctx: CliContext): StartRuntime {
       ...(options.projectTrust && { projectTrust: options.projectTrust }),
       selfCommand: selfCommand(process.execPath, dirname(Bun.main)),
       probe: probed,
+      processWide,
       onPrepared: (prepared) => {
         parts = prepared;
       },

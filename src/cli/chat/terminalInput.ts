@@ -9,6 +9,7 @@
 // like any terminal program.
 import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
+import { statFields } from "../../sandbox/procStat.ts";
 import { AnswerTail } from "./answerTail.ts";
 import type { ChatInput, PromptResult, QuestionShown, TtyStream } from "./input.ts";
 import type { Key } from "../keys.ts";
@@ -63,8 +64,7 @@ export function jobControl(stat = readStat): boolean | undefined {
 
 /** The fields of /proc/self/stat after the command name: state, ppid, pgrp, session, tty_nr, tpgid … */
 function readStat(): string[] {
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return statFields(readFileSync("/proc/self/stat", "utf8"));
 }
 
 export interface TerminalInputOptions {

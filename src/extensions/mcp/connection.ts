@@ -101,7 +101,7 @@ export class McpConnection {
     const config = this.config;
     if (config.transport === "stdio") {
       const launch = deps.launch;
-      this.#process = deps.executor.start({
+      this.#process = await deps.executor.start({
         command: commandLine(launch ?? config),
         cwd: launch?.cwd ?? deps.root,
         sandbox: deps.sandbox,

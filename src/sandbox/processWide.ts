@@ -1,0 +1,36 @@
+// What Garuda's process holds once for all its sessions: the C library (native.ts, opened at the
+// first call that needs it) and the process guards (processGuards.ts, applied once). Made at start
+// by the command that runs (acp, chat, run) and passed to every executor it makes, so nothing of it
+// is module state: a test makes its own.
+import { type Native, openNative } from "./native.ts";
+import { type ProcessGuards, applyGuards } from "./processGuards.ts";
+
+export interface ProcessWide {
+  /** The C library, opened at the first call; undefined off Linux or where none loads. */
+  native(): Native | undefined;
+  /** Applies the process guards at the first call; what took effect. */
+  guard(): Promise<ProcessGuards>;
+}
+
+export function createProcessWide(): ProcessWide {
+  let native: { library: Native | undefined } | undefined;
+  let guarded: Promise<ProcessGuards> | undefined;
+  const library = (): Native | undefined => {
+    if (!native) {
+      try {
+        native = { library: openNative() };
+      } catch {
+        native = { library: undefined }; // bun:ffi itself would not load
+      }
+    }
+    return native.library;
+  };
+  return {
+    native: library,
+    guard() {
+      // A promise: session/new need not wait for bun:ffi to load (the caller does not await it).
+      guarded ??= Promise.resolve().then(() => applyGuards(library()));
+      return guarded;
+    },
+  };
+}
