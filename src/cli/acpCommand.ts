@@ -141,6 +141,8 @@ async function runSetupCommand(rawArgs: string[]): Promise<number> {
 interface CoreModules {
   planRuntime: typeof import("../compose/prepare.ts").planRuntime;
   managedPolicyPath: typeof import("../config/policy.ts").managedPolicyPath;
+  /** The client connections every session's egress proxy shares (one budget for the process). */
+  proxyConnections: import("../sandbox/proxyAdmission.ts").ProxyConnectionBudget;
 }
 
 /**
@@ -169,9 +171,16 @@ function coreLoader(env: NodeJS.ProcessEnv) {
       },
     ));
   const loadCore = () =>
-    (core ??= Promise.all([import("../compose/prepare.ts"), import("../config/policy.ts"), guard()]).then(
-      ([{ planRuntime }, { managedPolicyPath }]) => ({ planRuntime, managedPolicyPath }),
-    ));
+    (core ??= Promise.all([
+      import("../compose/prepare.ts"),
+      import("../config/policy.ts"),
+      import("../sandbox/proxyAdmission.ts"),
+      guard(),
+    ]).then(([{ planRuntime }, { managedPolicyPath }, { proxyConnectionBudget }]) => ({
+      planRuntime,
+      managedPolicyPath,
+      proxyConnections: proxyConnectionBudget(),
+    })));
   /** Settles once the probe has started its trial run (or failed before it). */
   let launched: Promise<void> = Promise.resolve();
   const startProbe = () => {
@@ -238,7 +247,10 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     resume,
     mode,
   }: import("../acp/server.ts").PrepareRequest) => {
-    const [{ planRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
+    const [{ planRuntime, managedPolicyPath, proxyConnections }, probed] = await Promise.all([
+      core.loadCore(),
+      core.probe(),
+    ]);
     const planned = await planRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
@@ -256,6 +268,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       ...(mode && { mode }),
       selfCommand: self().command,
       probe: probed,
+      proxyConnections,
     });
     return {
       view: planned.view,

@@ -158,6 +158,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
           mode: () => runtime?.mode ?? mode,
           signal: () => runtime?.activeSignal(),
           dir: folder.dir,
+          ...(options.proxyConnections && { connections: options.proxyConnections }),
         })
       : undefined;
     const network = proxy?.network ?? ({ mode: "none" } as const);

@@ -14,6 +14,7 @@ import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
+import type { ProxyConnectionBudget } from "../sandbox/proxyAdmission.ts";
 import type { SandboxAvailability } from "../sandbox/types.ts";
 import type { EditorBuffers } from "../tools/editorBuffers.ts";
 import type { ConfigError } from "../errors/configError.ts";
@@ -44,6 +45,11 @@ export interface PrepareOptions {
   selfCommand: string[];
   /** The sandbox probe, made once per process. Default: probe now. */
   probe?: SandboxProbe;
+  /**
+   * The client connections all the session proxies of this process may hold together, made once
+   * per process (sandbox/proxyAdmission.ts). Default: a budget of the session's own.
+   */
+  proxyConnections?: ProxyConnectionBudget;
   /** The model client for a prepared model; tests give a FakeModelClient. Default: the provider's client. */
   openModel?: (prepared: PreparedModel) => Promise<ModelClient>;
   /** Continue this session: its file (the terminal's --continue and --resume), or one already claimed (RuntimeOptions.resume). */

@@ -11,6 +11,7 @@ import type { Mode } from "../../core-types/mode.ts";
 import { type PrepareOptions, type ProjectTrustQuestion, prepareRuntime } from "../../compose/prepare.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { probeSandbox, type SandboxProbe, trialTmpDir } from "../../sandbox/probe.ts";
+import { proxyConnectionBudget } from "../../sandbox/proxyAdmission.ts";
 import { descendants, signalGroup, signalProcess } from "../../sandbox/processTree.ts";
 import { removeProcessFolders, sessionFolderBase } from "../../sandbox/sessionFolders.ts";
 import type { CliContext } from "../context.ts";
@@ -50,6 +51,8 @@ function killLeftoversAtExit(ctx: CliContext): void {
 export function runtimeStarter(ctx: CliContext): StartRuntime {
   let probe: Promise<SandboxProbe> | undefined;
   let exitHandler = false;
+  // Every session this process starts shares one budget of proxy connections.
+  const proxyConnections = proxyConnectionBudget();
   return async (options) => {
     if (!exitHandler) {
       exitHandler = true;
@@ -75,6 +78,7 @@ export function runtimeStarter(ctx: CliContext): StartRuntime {
       ...(options.projectTrust && { projectTrust: options.projectTrust }),
       selfCommand: selfCommand(process.execPath, dirname(Bun.main)),
       probe: probed,
+      proxyConnections,
       onPrepared: (prepared) => {
         parts = prepared;
       },
