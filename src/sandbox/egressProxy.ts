@@ -301,6 +301,11 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     if (framing?.kind === "invalid") return finish(client, reply(400, "Bad Request", `${framing.reason}\n`));
     const host = canonicalHost(target.host);
     const port = target.port;
+    // A tunnel to port 80 would carry plain HTTP the proxy never reads: any Host, any number of
+    // requests, to a front end that serves many hosts. Plain HTTP goes as an absolute URI, whose
+    // Host is the allowed host (originHead). A port listed with a host (`host:8080`) may tunnel.
+    if (target.kind === "connect" && port === 80)
+      return refuse(client, host, port, "plain HTTP goes to the proxy as an absolute http:// URL, not through CONNECT");
     const permission = await permit(host, port, client);
     // Answered meanwhile (refused for what it sent while it waited): the decision is not its any more.
     if (client.phase !== "deciding") return;

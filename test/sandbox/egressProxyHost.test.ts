@@ -214,3 +214,26 @@ describe("the proxy's host is the host that was allowed (issue 31 item 7)", () =
     });
   });
 });
+
+describe("plain HTTP through a tunnel (issue 31 item 7)", () => {
+  test("CONNECT to port 80 is refused: a tunnel there would carry any Host past the proxy (control: a tunnel to a listed port opens)", async () => {
+    const hits: string[] = [];
+    const proxy = await startEgressProxy({
+      allow: ["ok.test", okHost],
+      resolve,
+      ports: [80, 443, front.port],
+      localAddresses: "any",
+      onDecision: (decision) => hits.push(`${decision.host}:${decision.port} ${decision.allowed}`),
+    });
+    try {
+      const refused = await send(proxy, "CONNECT ok.test:80 HTTP/1.1\r\n{auth}\r\n", "HTTP/1.1 403");
+      expect(refused).toContain("403 Forbidden");
+      expect(refused).toContain("not through CONNECT");
+      expect(hits).toEqual(["ok.test:80 false"]);
+      const open = await send(proxy, `CONNECT ${okHost} HTTP/1.1\r\n{auth}\r\n`, "\r\n\r\n");
+      expect(open).toContain("200 Connection Established");
+    } finally {
+      await proxy.close();
+    }
+  });
+});
