@@ -107,11 +107,15 @@ describe("egress proxy admission", () => {
     expect(quick.openConnections).toBe(0);
   });
 
-  test("a head past 64 KiB without its end is answered 431 (control: a long head under it goes through)", async () => {
+  test("a head past 64 KiB, ended or not, is answered 431 (control: a long head under it goes through)", async () => {
     const p = await proxy();
     const long = await connection(p, `${halfHead(p.token)}${"a".repeat(70 * 1024)}`);
     expect(await until(() => long.state.ended)).toBe(true);
     expect(long.state.got).toContain("431");
+    // Also when it arrives whole, its end included.
+    const whole = await connection(p, paddedConnect(p.token, 70 * 1024));
+    expect(await until(() => whole.state.ended)).toBe(true);
+    expect(whole.state.got).toContain("431");
     const under = await connection(p, paddedConnect(p.token, 60 * 1024));
     expect(await until(() => under.state.got.includes("\r\n\r\n"))).toBe(true);
     expect(under.state.got).toContain("200 Connection Established");
