@@ -6,7 +6,11 @@
 // at a time, withdrawn when every connection waiting on it has gone). A refusal is a 403 whose
 // body says why, so the model can read it. A connection let through is relayed unread, by a
 // native relay where it loads (nativeRelay.ts), else in JavaScript (relay.ts).
-import { randomBytes, timingSafeEqual } from "node:crypto";
+//
+// A plain-HTTP request goes to the origin rebuilt (httpHead.ts): its Host is the allowed host,
+// and only its own body follows it (requestBody.ts), never a second request. Connections are
+// bounded per proxy and per process, and a head must be complete in time (proxyAdmission.ts).
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { lookup } from "node:dns/promises";
 import { rm } from "node:fs/promises";
@@ -32,8 +36,10 @@ import {
   CONNECTIONS_PER_PROXY,
   HEAD_DEADLINE_MS,
   type ProxyConnectionBudget,
+  authRequired,
   proxyAdmission,
   proxyConnectionBudget,
+  tokenMatches,
 } from "./proxyAdmission.ts";
 import {
   type HostRule,
@@ -177,23 +183,6 @@ interface ClientEnd extends RelayEnd {
 async function systemResolve(host: string): Promise<string[]> {
   const answers = await lookup(host, { all: true, verbatim: true });
   return answers.map((answer) => answer.address);
-}
-
-/** A Proxy-Authorization value carries the token (Basic, any user name). */
-function tokenMatches(value: string | undefined, token: string): boolean {
-  const basic = value && /^basic\s+(\S+)$/i.exec(value);
-  if (!basic) return false;
-  const decoded = Buffer.from(basic[1] as string, "base64").toString("utf8");
-  const given = Buffer.from(decoded.slice(decoded.indexOf(":") + 1));
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-/** What a refused or ended connection's head was told when it was answered in the head phase. */
-function authRequired(): string {
-  return reply(407, "Proxy Authentication Required", "Garuda's egress proxy needs the session token\n", {
-    "Proxy-Authenticate": 'Basic realm="garuda"',
-  });
 }
 
 export async function startEgressProxy(options: EgressProxyOptions = {}): Promise<EgressProxy> {

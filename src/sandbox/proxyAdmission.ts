@@ -3,7 +3,10 @@
 // share a budget, made once by whoever starts sessions (cli/) and passed to each: one session's
 // commands cannot take the descriptors and memory every other session needs, and all of them
 // together cannot take the process's. A connection over either cap is answered 503 and closed at
-// once; one that has not sent a whole head within the deadline is answered 408 and closed.
+// once; one that has not sent a whole head within the deadline is answered 408 and closed. Every
+// request carries the session's token; the proxy checks it as soon as its header line is complete.
+import { timingSafeEqual } from "node:crypto";
+import { reply } from "./httpHead.ts";
 
 /** Open client connections one proxy holds at most (a busy `npm ci` holds a few dozen). */
 export const CONNECTIONS_PER_PROXY = 256;
@@ -51,4 +54,21 @@ export function proxyAdmission(perProxy: number, shared: ProxyConnectionBudget):
       shared.open--;
     },
   };
+}
+
+/** A Proxy-Authorization value carries the token (Basic, any user name). */
+export function tokenMatches(value: string | undefined, token: string): boolean {
+  const basic = value && /^basic\s+(\S+)$/i.exec(value);
+  if (!basic) return false;
+  const decoded = Buffer.from(basic[1] as string, "base64").toString("utf8");
+  const given = Buffer.from(decoded.slice(decoded.indexOf(":") + 1));
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The answer to a connection without the session's token. */
+export function authRequired(): string {
+  return reply(407, "Proxy Authentication Required", "Garuda's egress proxy needs the session token\n", {
+    "Proxy-Authenticate": 'Basic realm="garuda"',
+  });
 }
