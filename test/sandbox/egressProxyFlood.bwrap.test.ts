@@ -86,7 +86,7 @@ describeSandbox(
       scratch[Symbol.dispose]();
     });
 
-    test("another session's request completes within 2 s, descriptors stay bounded, and closing the attacker's proxy ends its connections", async () => {
+    test("another session's command completes within 2 s, descriptors stay bounded, and closing the attacking session ends its connections and its processes", async () => {
       const attacked = await session("attacker");
       const other = await session("other");
       const baseline = descriptors();
@@ -95,15 +95,14 @@ describeSandbox(
         cwd: attacked.root,
         sandbox: { ...attacked.executor.spec(), network: attacked.proxy.network },
       });
-      // The flood is at work: every one of its connections has been tried, and the proxy ended
-      // (refused) all but its cap's worth, and goes on refusing those it opens again.
-      await eventually(() => {
-        const counts = lastCounts(flood);
-        return counts !== undefined && counts.open + counts.ended >= 3000 + 2 * CONNECTIONS_PER_PROXY;
-      }, 20_000).catch(() => {});
-      const during = lastCounts(flood);
-      expect(during?.open).toBeGreaterThan(0);
-      expect(during?.open).toBeLessThanOrEqual(CONNECTIONS_PER_PROXY);
+      // Garuda's descriptors, sampled while the flood runs (the attacker's own count of open
+      // connections includes those the kernel holds in the listening socket's backlog).
+      let peak = descriptors();
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, descriptors());
+      }, 20);
+      // The flood is at work: the proxy has ended (refused) well over its cap's worth.
+      await eventually(() => (lastCounts(flood)?.ended ?? 0) > 2 * CONNECTIONS_PER_PROXY, 20_000).catch(() => {});
 
       // The other session's one request, from inside its sandbox, timed there.
       const started = performance.now();
@@ -116,16 +115,22 @@ describeSandbox(
       const [code, seconds] = request.output.trim().split(" ");
       expect(code).toBe("200");
       expect(Number(seconds)).toBeLessThan(2);
-      expect(took).toBeLessThan(2000 + 1500); // the sandbox's start included
+      // The whole one-line command, the sandbox's start included (issue 31: within 2 s).
+      expect(took).toBeLessThan(2000);
       // Garuda's descriptors: at most one per admitted connection, plus a few.
-      const peak = descriptors();
+      clearInterval(sampler);
       expect(peak - baseline).toBeLessThan(CONNECTIONS_PER_PROXY + 64);
+      expect(attacked.proxy.openConnections).toBeGreaterThan(0);
+      expect(attacked.proxy.openConnections).toBeLessThanOrEqual(CONNECTIONS_PER_PROXY);
 
       // Closing the attacking session's proxy ends every connection it held.
       await attacked.proxy.close();
       await eventually(() => lastCounts(flood)?.open === 0, 5000);
       expect(budget.open).toBe(0);
-      await flood.stop();
+      // And closing its executor stops the attacker itself.
+      await attacked.executor.shutdown();
+      const ended = await Promise.race([flood.exited.then(() => true), Bun.sleep(5000).then(() => false)]);
+      expect(ended).toBe(true);
     }, 60_000);
   },
   "bwrap",
