@@ -11,7 +11,7 @@ import { createExecutor } from "../../src/sandbox/executor.ts";
 import { CONNECTIONS_PER_PROXY, proxyConnectionBudget } from "../../src/sandbox/proxyAdmission.ts";
 import type { ProcessExecutor, RunningProcess } from "../../src/sandbox/types.ts";
 import { tempDir } from "../support/tempDir.ts";
-import { SELF_COMMAND, describeSandbox, eventually, httpServer, machineSandbox } from "../support/sandboxSupport.ts";
+import { describeSandbox, eventually, httpServer, testExecutorOptions } from "../support/sandboxSupport.ts";
 
 const scratch = tempDir("garuda-flood-");
 const home = join(scratch.path, "home");
@@ -35,11 +35,7 @@ async function session(name: string): Promise<{ proxy: EgressProxy; executor: Pr
   const root = join(scratch.path, name);
   mkdirSync(root, { recursive: true });
   const executor = await createExecutor({
-    root,
-    home,
-    selfCommand: SELF_COMMAND,
-    probe: machineSandbox,
-    killGraceMs: 300,
+    ...testExecutorOptions(root, home),
     serveProxy: (socketPath, fd) => (socketPath === proxy.socketPath ? proxy.serve(fd) : undefined),
   });
   executors.push(executor);
