@@ -170,6 +170,8 @@ interface ClientEnd extends RelayEnd {
   body?: RequestBody;
   /** Counted in by the admission (released once, when it closes). */
   admitted: boolean;
+  /** Its head's token header was complete and right (checked once, before the head's end). */
+  tokenSeen?: boolean;
   /** Ends a connection whose head is not complete in time. */
   headTimer?: ReturnType<typeof setTimeout>;
   /** Its request is a CONNECT. */
@@ -362,7 +364,7 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     relayDrain(client);
     // A plain request stays in this relay, which ends its body (client.body); a CONNECT may go native.
     if (!client.body && handOver(client, upstream)) return;
-    // From here on every chunk goes straight through relayData; reading resumes unless the relay
+    // From here on every chunk goes straight through toUpstream; reading resumes unless the relay
     // itself is holding the client back (the upstream's queue is already full).
     if (!client.paused) (client.socket as { resume?: () => void } | undefined)?.resume?.();
   }
@@ -458,9 +460,12 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       const progress = reader.push(bytes);
       // The token is checked as soon as its header line is complete: a connection without it is
       // answered and closed before more of its head is held.
-      if (reader.watched !== undefined && !tokenMatches(reader.watched, token)) {
-        client.reader = undefined;
-        return finish(client, authRequired());
+      if (reader.watched !== undefined && !client.tokenSeen) {
+        if (!tokenMatches(reader.watched, token)) {
+          client.reader = undefined;
+          return finish(client, authRequired());
+        }
+        client.tokenSeen = true;
       }
       if (progress.kind === "more") return;
       client.reader = undefined;
