@@ -165,6 +165,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
           mode: () => runtime?.mode ?? mode,
           signal: () => runtime?.activeSignal(),
           dir: folder.dir,
+          ...(options.processWide && { connections: options.processWide.proxyConnections }),
         })
       : undefined;
     const network = proxy?.network ?? ({ mode: "none" } as const);

@@ -7,6 +7,7 @@ import { QuestionWithdrawn } from "../core-types/withdrawn.ts";
 import type { Approver, PermissionRequest } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
 import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from "../sandbox/egressProxy.ts";
+import type { ProxyConnectionBudget } from "../sandbox/proxyAdmission.ts";
 import type { AuditSink } from "../store/auditEvents.ts";
 
 export interface SessionNetworkOptions {
@@ -20,6 +21,8 @@ export interface SessionNetworkOptions {
   signal: () => AbortSignal | undefined;
   /** The folder the proxy's socket folder goes in (the session's own folder); default the temp folder. */
   dir?: string;
+  /** The process-wide budget of proxy connections (sandbox/proxyAdmission.ts); default the proxy's own. */
+  connections?: ProxyConnectionBudget;
   /** Tests: a loopback TCP listener (macOS always has one), other ports, name resolution. */
   testing?: Pick<EgressProxyOptions, "tcp" | "ports" | "localAddresses" | "resolve">;
 }
@@ -51,6 +54,7 @@ export async function startSessionNetwork(options: SessionNetworkOptions): Promi
     // Seatbelt can only allow a TCP port, not a Unix socket.
     tcp: process.platform === "darwin",
     ...(options.dir !== undefined && { dir: options.dir }),
+    ...(options.connections && { connections: options.connections }),
     ...options.testing,
     vetoHost: (host, port) => engine.refusal(request(host, port), options.mode()),
     rememberSessionAnswers: false,

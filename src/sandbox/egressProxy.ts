@@ -5,7 +5,11 @@
 // an unknown host is put to the user through `askHost` (hostQuestions.ts: one question per host
 // at a time, withdrawn when every connection waiting on it has gone). A refusal is a 403 whose
 // body says why, so the model can read it. A connection let through is relayed unread (relay.ts).
-import { randomBytes, timingSafeEqual } from "node:crypto";
+//
+// A plain-HTTP request goes to the origin rebuilt (httpHead.ts): its Host is the allowed host,
+// and only its own body follows it (requestBody.ts), never a second request. Connections are
+// bounded per proxy and per process, and a head must be complete in time (proxyAdmission.ts).
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { lookup } from "node:dns/promises";
 import { rm } from "node:fs/promises";
@@ -15,16 +19,27 @@ import { join } from "node:path";
 import type { Socket, SocketListener } from "bun";
 import { messageOf } from "../errors/caught.ts";
 import { type AskHost, type HostQuestions, createHostQuestions } from "./hostQuestions.ts";
+import { HeadReader } from "./headReader.ts";
 import {
   MAX_HEAD_BYTES,
   type RequestHead,
-  headEnd,
+  bodyFraming,
   header,
+  hostHeader,
   originHead,
   parseRequestHead,
   proxyTarget,
   reply,
 } from "./httpHead.ts";
+import {
+  CONNECTIONS_PER_PROXY,
+  HEAD_DEADLINE_MS,
+  type ProxyConnectionBudget,
+  authRequired,
+  proxyAdmission,
+  proxyConnectionBudget,
+  tokenMatches,
+} from "./proxyAdmission.ts";
 import {
   type HostRule,
   type PolicyState,
@@ -33,6 +48,7 @@ import {
   isLocalAddress,
   parseHostRule,
 } from "./proxyPolicy.ts";
+import { RequestBody } from "./requestBody.ts";
 import {
   type RelayEnd,
   link,
@@ -94,6 +110,15 @@ export interface EgressProxyOptions {
    */
   rememberSessionAnswers?: boolean;
   onDecision?: (decision: ProxyDecision) => void;
+  /** Open client connections this proxy holds at most (proxyAdmission.ts). Default CONNECTIONS_PER_PROXY. */
+  maxConnections?: number;
+  /**
+   * The process-wide budget of client connections, shared by every proxy given it (made once by
+   * whoever starts sessions). Default: one of this proxy's own.
+   */
+  connections?: ProxyConnectionBudget;
+  /** Time a connection has to send its whole request head. Default HEAD_DEADLINE_MS. */
+  headDeadlineMs?: number;
 }
 
 export interface EgressProxy {
@@ -111,6 +136,8 @@ export interface EgressProxy {
    * namespace: sessionNetwork.ts), with the same checks; stop() closes it and its connections.
    */
   serve(fd: number): { stop(): void };
+  /** Client connections open now (those the admission counts: proxyAdmission.ts). */
+  readonly openConnections: number;
   close(): Promise<void>;
 }
 
@@ -119,7 +146,19 @@ const MAX_REFUSED = 100;
 
 interface ClientEnd extends RelayEnd {
   phase: "head" | "deciding" | "relay";
-  buffered: Uint8Array;
+  /** Reads the head (phase "head"). */
+  reader: HeadReader | undefined;
+  /** What it sent after its head while its host was decided, in order. */
+  held: Uint8Array[];
+  heldBytes: number;
+  /** A plain-HTTP request's body: only it goes on to the origin, nothing after it. */
+  body?: RequestBody;
+  /** Counted in by the admission (released once, when it closes). */
+  admitted: boolean;
+  /** Its head's token header was complete and right (checked once, before the head's end). */
+  tokenSeen?: boolean;
+  /** Ends a connection whose head is not complete in time. */
+  headTimer?: ReturnType<typeof setTimeout>;
   /** Its request is a CONNECT. */
   connect?: boolean;
 }
@@ -127,25 +166,6 @@ interface ClientEnd extends RelayEnd {
 async function systemResolve(host: string): Promise<string[]> {
   const answers = await lookup(host, { all: true, verbatim: true });
   return answers.map((answer) => answer.address);
-}
-
-function tokenMatches(head: RequestHead, token: string): boolean {
-  const value = header(head, "proxy-authorization");
-  const basic = value && /^basic\s+(\S+)$/i.exec(value);
-  if (!basic) return false;
-  const decoded = Buffer.from(basic[1] as string, "base64").toString("utf8");
-  const given = Buffer.from(decoded.slice(decoded.indexOf(":") + 1));
-  const expected = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-const EMPTY = new Uint8Array(0);
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a, 0);
-  out.set(b, a.byteLength);
-  return out;
 }
 
 export async function startEgressProxy(options: EgressProxyOptions = {}): Promise<EgressProxy> {
@@ -164,6 +184,14 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   /** Undefined without askHost: decideHost then never says "ask" (state.canAsk). */
   const questions: HostQuestions | undefined = options.askHost && createHostQuestions(options.askHost);
   const refused: string[] = [];
+  const admission = proxyAdmission(
+    options.maxConnections ?? CONNECTIONS_PER_PROXY,
+    options.connections ?? proxyConnectionBudget(),
+  );
+  /** Every admitted client connection still open: close() ends them. */
+  const clients = new Set<Socket<ClientEnd>>();
+  const headDeadlineMs = options.headDeadlineMs ?? HEAD_DEADLINE_MS;
+
   const decided = (decision: ProxyDecision) => {
     if (!decision.allowed) refused.push(`${decision.host}:${decision.port}`);
     if (refused.length > MAX_REFUSED) refused.shift();
@@ -214,22 +242,21 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   }
 
   async function handle(client: ClientEnd, head: RequestHead, rest: Uint8Array): Promise<void> {
-    if (!tokenMatches(head, token)) {
-      finish(
-        client,
-        reply(407, "Proxy Authentication Required", "Garuda's egress proxy needs the session token\n", {
-          "Proxy-Authenticate": 'Basic realm="garuda"',
-        }),
-      );
-      return;
-    }
+    if (!tokenMatches(header(head, "proxy-authorization"), token)) return finish(client, authRequired());
     const target = proxyTarget(head);
     if (target.kind === "invalid") {
       finish(client, reply(400, "Bad Request", `${target.reason}\n`));
       return;
     }
+    const framing = target.kind === "http" ? bodyFraming(head) : undefined;
+    if (framing?.kind === "invalid") return finish(client, reply(400, "Bad Request", `${framing.reason}\n`));
     const host = canonicalHost(target.host);
     const port = target.port;
+    // A tunnel to port 80 would carry plain HTTP the proxy never reads: any Host, any number of
+    // requests, to a front end that serves many hosts. Plain HTTP goes as an absolute URI, whose
+    // Host is the allowed host (originHead). A port listed with a host (`host:8080`) may tunnel.
+    if (target.kind === "connect" && port === 80)
+      return refuse(client, host, port, "plain HTTP goes to the proxy as an absolute http:// URL, not through CONNECT");
     const permission = await permit(host, port, client);
     // Answered meanwhile (refused for what it sent while it waited): the decision is not its any more.
     if (client.phase !== "deciding") return;
@@ -277,17 +304,67 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     // link() too, which also passes on a FIN the client sent while the proxy was deciding.
     if (target.kind === "connect")
       sendTo(client, new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
-    else
-      sendTo(upstream, new TextEncoder().encode(originHead(head, target.path, port === 80 ? host : `${host}:${port}`)));
-    sendTo(upstream, rest);
-    sendTo(upstream, client.buffered);
-    client.buffered = EMPTY;
+    else if (framing) {
+      // The Host the origin gets is the host the policy allowed, whatever the client's said.
+      sendTo(upstream, new TextEncoder().encode(originHead(head, target.path, hostHeader(host, port), framing)));
+      client.body = new RequestBody(framing);
+    }
+    for (const bytes of [rest, ...client.held]) {
+      const part = toUpstream(client, bytes);
+      if (part) sendTo(upstream, part);
+    }
+    client.held = [];
+    client.heldBytes = 0;
+    if (client.closed) {
+      upstream.socket?.end();
+      return;
+    }
     client.phase = "relay";
     link(client, upstream);
     relayDrain(client);
-    // From here on every chunk goes straight through relayData; reading resumes unless the relay
+    // From here on every chunk goes straight through toUpstream; reading resumes unless the relay
     // itself is holding the client back (the upstream's queue is already full).
     if (!client.paused) (client.socket as { resume?: () => void } | undefined)?.resume?.();
+  }
+
+  /**
+   * The part of a client's bytes that goes to the origin: all of a tunnel's; a plain request's
+   * body and nothing after it. Undefined when its chunked body is broken: the client is closed
+   * (and with it the origin's connection, which has a request it cannot finish).
+   */
+  function toUpstream(client: ClientEnd, bytes: Uint8Array): Uint8Array | undefined {
+    if (!client.body) return bytes;
+    const part = client.body.take(bytes);
+    if (part === undefined) client.socket?.terminate();
+    return part;
+  }
+
+  /** Counts a new connection in, or answers it 503 and closes it; starts its head's deadline. */
+  function admit(socket: Socket<ClientEnd>): void {
+    const client = socket.data;
+    const verdict = admission.admit();
+    if (!verdict.admitted) {
+      client.reader = undefined;
+      return finish(client, reply(503, "Service Unavailable", `Garuda's egress proxy: ${verdict.reason}\n`));
+    }
+    client.admitted = true;
+    clients.add(socket);
+    client.headTimer = setTimeout(() => {
+      if (client.phase !== "head") return;
+      client.reader = undefined;
+      finish(client, reply(408, "Request Timeout", `no complete request head within ${headDeadlineMs} ms\n`));
+    }, headDeadlineMs);
+  }
+
+  /** The connection has closed: its place is given back. */
+  function release(socket: Socket<ClientEnd>): void {
+    const client = socket.data;
+    clearTimeout(client.headTimer);
+    client.reader = undefined;
+    if (!client.admitted) return;
+    client.admitted = false;
+    clients.delete(socket);
+    admission.release();
   }
 
   /** Holds a deciding client's reading back (its head and what came after it are already held). */
@@ -298,45 +375,67 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
   const handlers = {
     binaryType: "uint8array" as const,
     open(socket: Socket<ClientEnd>) {
-      socket.data = { ...relayEnd(), phase: "head", buffered: EMPTY, socket };
+      socket.data = {
+        ...relayEnd(),
+        phase: "head",
+        reader: new HeadReader("proxy-authorization"),
+        held: [],
+        heldBytes: 0,
+        admitted: false,
+        socket,
+      };
+      admit(socket);
     },
     data(socket: Socket<ClientEnd>, bytes: Uint8Array) {
       const client = socket.data;
       if (client.phase === "relay") {
-        if (client.peer) relayData(client, bytes); // else it was answered (refused): what it sends now is dropped
+        // Else it was answered (refused): what it sends now is dropped.
+        const part = client.peer && toUpstream(client, bytes);
+        if (part && client.peer) relayData(client, part);
         return;
       }
-      // Bun hands each read a buffer of its own, so the first one is kept as it is.
-      client.buffered = client.buffered.byteLength === 0 ? bytes : concat(client.buffered, bytes);
       if (client.phase === "deciding") {
-        // What a client sends ahead while its host is decided is held, up to a head's size. Past
-        // that a plain-HTTP request (its body) is paused; a CONNECT client is refused, since it
-        // has nothing to send before its tunnel opens, and pausing it would hide its leaving
-        // (a paused Bun socket reports no end or close) and keep its question up (gone()).
-        if (client.buffered.byteLength > MAX_HEAD_BYTES) {
+        // Bun hands each read a buffer of its own: it is kept as it is. What a client sends ahead
+        // while its host is decided is held, up to a head's size. Past that a plain-HTTP request
+        // (its body) is paused; a CONNECT client is refused, since it has nothing to send before
+        // its tunnel opens, and pausing it would hide its leaving (a paused Bun socket reports no
+        // end or close) and keep its question up (gone()).
+        client.held.push(bytes);
+        client.heldBytes += bytes.byteLength;
+        if (client.heldBytes > MAX_HEAD_BYTES) {
           if (client.connect) {
             gone(client);
-            client.buffered = EMPTY;
+            client.held = [];
+            client.heldBytes = 0;
             finish(client, reply(400, "Bad Request", "data sent before the tunnel was open\n"));
           } else pauseClient(client);
         }
         return;
       }
-      const end = headEnd(client.buffered);
-      if (end < 0) {
-        if (client.buffered.byteLength > MAX_HEAD_BYTES)
-          finish(client, reply(431, "Request Header Fields Too Large", "request head too large\n"));
-        return;
+      const reader = client.reader;
+      if (!reader) return;
+      const progress = reader.push(bytes);
+      // The token is checked as soon as its header line is complete: a connection without it is
+      // answered and closed before more of its head is held.
+      if (reader.watched !== undefined && !client.tokenSeen) {
+        if (!tokenMatches(reader.watched, token)) {
+          client.reader = undefined;
+          return finish(client, authRequired());
+        }
+        client.tokenSeen = true;
       }
-      const head = parseRequestHead(new TextDecoder().decode(client.buffered.subarray(0, end)));
-      const rest = client.buffered.subarray(end);
-      client.buffered = EMPTY;
+      if (progress.kind === "more") return;
+      client.reader = undefined;
+      clearTimeout(client.headTimer);
+      if (progress.kind === "tooLarge")
+        return finish(client, reply(431, "Request Header Fields Too Large", "request head too large\n"));
+      const head = parseRequestHead(progress.text);
       if (!head) return finish(client, reply(400, "Bad Request", "malformed request head\n"));
       // Not paused while deciding: a paused Bun socket reports no end or close, and a connection
       // that goes away while its host is asked about must withdraw the question (gone()).
       client.phase = "deciding";
       client.connect = head.method === "CONNECT";
-      handle(client, head, rest).catch((error: unknown) => {
+      handle(client, head, progress.rest).catch((error: unknown) => {
         finish(client, reply(502, "Bad Gateway", `Garuda's egress proxy failed: ${messageOf(error)}\n`));
       });
     },
@@ -349,10 +448,12 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       gone(socket.data);
     },
     close(socket: Socket<ClientEnd>) {
+      release(socket);
       gone(socket.data);
       relayClosed(socket.data);
     },
     error(socket: Socket<ClientEnd>) {
+      release(socket);
       gone(socket.data);
       relayClosed(socket.data);
     },
@@ -402,7 +503,12 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
         },
       };
     },
+    get openConnections() {
+      return admission.open;
+    },
     async close() {
+      // Every client connection ends with the proxy, whichever listener it came through.
+      for (const socket of [...clients]) socket.terminate();
       for (const listener of listeners) listener.stop(true);
       await rm(folder, { recursive: true, force: true });
     },

@@ -1,15 +1,19 @@
 // What Garuda's process holds once for all its sessions: the C library (native.ts, opened at the
-// first call that needs it) and the process guards (processGuards.ts, applied once). Made at start
+// first call that needs it), the process guards (processGuards.ts, applied once) and the client
+// connections every session's egress proxy shares (proxyAdmission.ts). Made at start
 // by the command that runs (acp, chat, run) and passed to every executor it makes, so nothing of it
 // is module state: a test makes its own.
 import { type Native, openNative } from "./native.ts";
 import { type ProcessGuards, applyGuards } from "./processGuards.ts";
+import { type ProxyConnectionBudget, proxyConnectionBudget } from "./proxyAdmission.ts";
 
 export interface ProcessWide {
   /** The C library, opened at the first call; undefined off Linux or where none loads. */
   native(): Native | undefined;
   /** Applies the process guards at the first call; what took effect. */
   guard(): Promise<ProcessGuards>;
+  /** The client connections all the session proxies of this process may hold together. */
+  readonly proxyConnections: ProxyConnectionBudget;
 }
 
 export function createProcessWide(): ProcessWide {
@@ -27,6 +31,7 @@ export function createProcessWide(): ProcessWide {
   };
   return {
     native: library,
+    proxyConnections: proxyConnectionBudget(),
     guard() {
       // A promise: session/new need not wait for bun:ffi to load (the caller does not await it).
       guarded ??= Promise.resolve().then(() => applyGuards(library()));

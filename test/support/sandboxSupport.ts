@@ -84,11 +84,16 @@ export function describeSandbox(name: string, body: () => void, kind?: "bwrap" |
 /** How tests start the bridge: this Bun running the source entry. */
 export const SELF_COMMAND = [process.execPath, join(import.meta.dir, "../../src/sandbox/bridgeMain.ts")];
 
+/** What a test's executor on the machine's sandbox is made with: the bridge from source, a short kill grace. */
+export function testExecutorOptions(root: string, home: string) {
+  return { root, home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300 };
+}
+
 /**
  * A loopback HTTP server answering `hello <path>`; `/big` sends `bigBytes` bytes. It reads a
  * request's body whole before it answers: a server that answers and closes with a body unread
  * resets the connection, and a reset may throw away its answer before any relay reads it (TCP's,
- * not Garuda's; the early-answer case the proxy can handle is test/sandbox/nativeRelay.test.ts's).
+ * not Garuda's).
  */
 export function httpServer(bigBytes = 1024): {
   port: number;
