@@ -32,6 +32,8 @@ export interface ChatInput {
   aside?<T>(question: () => Promise<T>): Promise<T>;
   /** A line of text (a session number to pick); undefined at the end of input. */
   readLine(prompt: string): Promise<string | undefined>;
+  /** A line of text that answers a question (ask_user's own words); undefined at the end of input or when `signal` aborts. */
+  readText?(prompt: string, signal: AbortSignal): Promise<string | undefined>;
   /** On a terminal: the prompt history (Up/Down, Ctrl-R) and Tab's completion, once the session is known. */
   useEditing?(editing: { history?: PromptHistory; completion?: CompletionSource }): void;
   /** While set, Ctrl-C (or SIGINT) calls this instead of reaching a prompt. */
@@ -131,6 +133,10 @@ export class LineInput implements ChatInput {
 
   readLine(prompt: string): Promise<string | undefined> {
     return this.#ask(prompt);
+  }
+
+  readText(prompt: string, signal: AbortSignal): Promise<string | undefined> {
+    return this.#ask(prompt, signal);
   }
 
   close(): void {
