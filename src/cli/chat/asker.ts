@@ -12,7 +12,7 @@ import {
   type UserQuestion,
 } from "../../core-types/question.ts";
 import { oneLine, visible } from "../../text/visible.ts";
-import type { ChatInput } from "./input.ts";
+import type { ChatInput, QuestionShown } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
 
@@ -80,8 +80,18 @@ export class TerminalAsker implements Asker {
   async #read(question: UserQuestion, signal: AbortSignal, menu: string): Promise<UserAnswer> {
     const { input, screen, style } = this.options;
     const picked = new Set<string>();
+    // Keys typed as the menu appeared are the prompt's (TerminalInput's grace window, from the draw on).
+    let told = false;
+    const shown: QuestionShown = {
+      at: performance.now(),
+      keyByKey: question.multiple,
+      kept: () => {
+        if (!told) screen.line(style.dim("  (keys typed as it appeared went to your prompt, not to the question)"));
+        told = true;
+      },
+    };
     for (;;) {
-      const key = await input.readAnswer(signal);
+      const key = await input.readAnswer(signal, shown);
       if (key === undefined || signal.aborted) return CANCELLED;
       if (key === "n" || key === "escape") return { outcome: "declined" };
       if (key === "t" && question.freeText) {

@@ -45,6 +45,11 @@ export interface ChatInput {
 export interface QuestionShown {
   at: number;
   kept?: () => void;
+  /**
+   * Each key is an answer of its own (a multi-pick menu: "1", "3", Enter): what follows one is the
+   * next answer, not the rest of a typed word (no AnswerTail).
+   */
+  keyByKey?: boolean;
 }
 
 export interface TtyStream {

@@ -254,7 +254,7 @@ export class TerminalInput implements ChatInput {
     } finally {
       const after = this.#keys.queued.splice(0);
       this.#keys.queued.push(...ahead);
-      if (answered !== undefined && /^[\p{L}\p{N}]$/u.test(answered)) this.#startTail(answered);
+      if (answered !== undefined && !shown.keyByKey && /^[\p{L}\p{N}]$/u.test(answered)) this.#startTail(answered);
       // Keys that came with the answer key (a fast "yes⏎", a paste without brackets) pass its tail.
       for (const key of after) this.#route(key);
     }
