@@ -282,6 +282,10 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       prepare: async (request) => (await plan(request)).build(),
       warm: core.warm,
       setup,
+      logout: async () => {
+        const { logout } = await import("../config/forgetKeys.ts");
+        logout(ctx, modelFlag);
+      },
       ...(early.answered !== undefined && { answeredInitialize: early.answered }),
       sessionsDir: ctx.paths.sessions,
       ...(unsupported !== undefined && { unsupported }),
