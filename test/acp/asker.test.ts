@@ -43,6 +43,25 @@ function askTurn(id: string, input: unknown = COLOUR): MockResponse[] {
   return [{ steps: [{ type: "tool_use", name: "ask_user", id, input }] }, { steps: [{ type: "text", text: "ok" }] }];
 }
 
+/** The mock: these turns, then a question ("toolu_late") that a stop withdraws, then a turn after it. */
+function askingMock(...turns: MockResponse[][]): MockAnthropic {
+  return startMockAnthropic({
+    apiKey: "sk-ant-process-test",
+    script: [
+      ...turns.flat(),
+      { steps: [{ type: "tool_use", name: "ask_user", id: "toolu_late", input: COLOUR }] },
+      { steps: [{ type: "text", text: "after the stop" }] },
+    ],
+  });
+}
+
+/** Every stdout line was protocol; stdin closed, the agent exits 0. */
+async function finish(agent: ReturnType<typeof startAgent>): Promise<void> {
+  expectOnlyProtocol(agent.lines, agent.tail);
+  agent.proc.stdin.end();
+  expect(await agent.proc.exited).toBe(0);
+}
+
 /** What the model read as the result of call `id` (from the requests the mock got). */
 function resultOf(mock: MockAnthropic, id: string): string | undefined {
   for (const request of mock.requests) {
@@ -75,18 +94,13 @@ async function session(mock: MockAnthropic, forms: boolean, answers: EditorAnswe
 
 describe("ask_user over ACP, the compiled binary", () => {
   test("an editor with forms: answer, decline, dismiss, a value never offered, a wrong type, a late answer", async () => {
-    await using mock = startMockAnthropic({
-      apiKey: "sk-ant-process-test",
-      script: [
-        ...askTurn("toolu_answer"),
-        ...askTurn("toolu_decline"),
-        ...askTurn("toolu_dismiss"),
-        ...askTurn("toolu_unoffered"),
-        ...askTurn("toolu_type"),
-        { steps: [{ type: "tool_use", name: "ask_user", id: "toolu_late", input: COLOUR }] },
-        { steps: [{ type: "text", text: "after the stop" }] },
-      ],
-    });
+    await using mock = askingMock(
+      askTurn("toolu_answer"),
+      askTurn("toolu_decline"),
+      askTurn("toolu_dismiss"),
+      askTurn("toolu_unoffered"),
+      askTurn("toolu_type"),
+    );
     let late: (response: acp.CreateElicitationResponse) => void = () => {};
     const replies: Record<string, acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>> = {
       toolu_answer: { action: "accept", content: { choice: "2", text: "a darker navy" } },
@@ -151,23 +165,16 @@ describe("ask_user over ACP, the compiled binary", () => {
     );
     expect((await agent.prompt("go on")).stopReason).toBe("end_turn");
     expect(resultOf(mock, "toolu_late")).toBe("Cancelled by the user.");
-    expectOnlyProtocol(agent.lines, agent.tail);
-    agent.proc.stdin.end();
-    expect(await agent.proc.exited).toBe(0);
+    await finish(agent);
   }, 120_000);
 
   test("an editor without forms: the options as a permission question, no free text, and the model is told", async () => {
-    await using mock = startMockAnthropic({
-      apiKey: "sk-ant-process-test",
-      script: [
-        ...askTurn("toolu_pick"),
-        ...askTurn("toolu_decline"),
-        ...askTurn("toolu_unoffered"),
-        ...askTurn("toolu_words", { question: "What should the release be called?" }),
-        { steps: [{ type: "tool_use", name: "ask_user", id: "toolu_late", input: COLOUR }] },
-        { steps: [{ type: "text", text: "after the stop" }] },
-      ],
-    });
+    await using mock = askingMock(
+      askTurn("toolu_pick"),
+      askTurn("toolu_decline"),
+      askTurn("toolu_unoffered"),
+      askTurn("toolu_words", { question: "What should the release be called?" }),
+    );
     let late: (response: acp.RequestPermissionResponse) => void = () => {};
     const replies: Record<string, acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>> = {
       toolu_pick: { outcome: { outcome: "selected", optionId: "choice-2" } },
@@ -220,9 +227,7 @@ describe("ask_user over ACP, the compiled binary", () => {
     late({ outcome: { outcome: "selected", optionId: "choice-1" } });
     expect((await agent.prompt("go on")).stopReason).toBe("end_turn");
     expect(resultOf(mock, "toolu_late")).toBe("Cancelled by the user.");
-    expectOnlyProtocol(agent.lines, agent.tail);
-    agent.proc.stdin.end();
-    expect(await agent.proc.exited).toBe(0);
+    await finish(agent);
   }, 120_000);
 });
 
