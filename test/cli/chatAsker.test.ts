@@ -1,8 +1,8 @@
 // The ask_user tool in the real chat (`garuda` from source) in a pseudo-terminal, against the mock
 // Anthropic server: the question as a menu (its hidden character made visible), one pick, several
 // picks, an answer in the user's own words, a decline, and Ctrl-C while the menu waits; each
-// reaches the model as the tool's result. In plan mode too. `garuda run` (no one to answer) does
-// not offer the tool at all.
+// reaches the model as the tool's result. Over a pipe, lines instead of keys. In plan mode too.
+// `garuda run` (no one to answer) does not offer the tool at all.
 import { describe, expect, test } from "bun:test";
 import { DECLINED_OUTPUT } from "../../src/tools/askUser.ts";
 import { type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
@@ -94,6 +94,23 @@ describe("ask_user in the chat", () => {
     await chat.prompt();
     chat.send(KEYS.ctrlD);
     expect(await chat.exit()).toBe(0);
+  }, 60_000);
+
+  test("over a pipe: a line of numbers picks several, t then a line answers in words, junk asks again", async () => {
+    await using mock = startMockAnthropic({
+      script: [
+        ...askTurn("toolu_many", { question: "Which colours?", options: OPTIONS, multiple: true }, "Picked many."),
+        ...askTurn("toolu_words", { question: "Which name?", options: OPTIONS, allow_text: true }, "Named."),
+      ],
+    });
+    using ws = workspace();
+    const stdin = "ask many\n9\n1 3\nask words\nt\nMy Own Name\n/exit\n";
+    const run = await runPipedIn([], { cwd: ws.root, env: chatEnv(mock, ws.home), stdin });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("(the numbers on one line, then Enter)");
+    expect(lastToolResult(mock, 1)).toBe('The user chose: "Red", "Blue".');
+    // The case is kept: the words are the user's, not a key.
+    expect(lastToolResult(mock, 3)).toBe("The user wrote:\nMy Own Name");
   }, 60_000);
 
   test("plan mode may ask; `garuda run` does not offer the tool", async () => {

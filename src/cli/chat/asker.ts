@@ -143,7 +143,7 @@ export class TerminalAsker implements Asker {
   #say(question: UserQuestion, answer: UserAnswer): void {
     const { screen, style } = this.options;
     if (answer.outcome !== "answered") {
-      screen.line(style.red("  → Declined."));
+      screen.line(style.red(answer.outcome === "declined" ? "  → Declined." : "  → No answer."));
       return;
     }
     const parts: string[] = [];
