@@ -2,8 +2,9 @@
 // advertises `elicitation.form` gets an elicitation/create form tied to the tool call; one that
 // does not gets a session/request_permission with the options (no free text, and the model is
 // told). Every answer reaches the model as the tool's result: an answer, a decline, a dismissal;
-// a value never offered or of the wrong type is a decline; a question withdrawn by a stop is
-// cancelled at the editor ($/cancel_request) and its late answer is not read. Plus the pure
+// a value never offered or of the wrong type is a decline; a question withdrawn by a stop (a
+// session/cancel, or the editor's $/cancel_request of its prompt) is cancelled at the editor
+// ($/cancel_request) and its late answer is not read. Plus the pure
 // checks of a form's answer (formAnswer, permissionAnswer) against what was offered.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
@@ -220,10 +221,29 @@ describe("ask_user over ACP, the compiled binary", () => {
       "toolu_unoffered",
     ]);
 
-    const stopped = agent.prompt("ask, then be stopped");
+    // This editor withdraws its prompt with $/cancel_request instead of session/cancel: the
+    // question is withdrawn the same way.
+    const withdraw = new AbortController();
+    const stopped = agent.agent.request(
+      acp.methods.agent.session.prompt,
+      { sessionId: agent.sessionId, prompt: [{ type: "text", text: "ask, then be stopped" }] },
+      { cancellationSignal: withdraw.signal },
+    );
     await until(() => agent.permissions.length === 4 || undefined, "the fourth question", 20_000);
-    await agent.agent.notify(acp.methods.agent.session.cancel, { sessionId: agent.sessionId });
-    expect((await stopped).stopReason).toBe("cancelled");
+    withdraw.abort();
+    await stopped.catch(() => {});
+    const asked = agent.lines.find(
+      (line) => line.includes("session/request_permission") && line.includes("toolu_late"),
+    );
+    const id = asked && (JSON.parse(asked) as { id: number | string }).id;
+    await until(
+      () =>
+        agent.lines.some(
+          (line) => line.includes("$/cancel_request") && line.includes(`"requestId":${JSON.stringify(id)}`),
+        ) || undefined,
+      "the question withdrawn",
+      10_000,
+    );
     late({ outcome: { outcome: "selected", optionId: "choice-1" } });
     expect((await agent.prompt("go on")).stopReason).toBe("end_turn");
     expect(resultOf(mock, "toolu_late")).toBe("Cancelled by the user.");
