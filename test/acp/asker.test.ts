@@ -56,6 +56,18 @@ function askingMock(...turns: MockResponse[][]): MockAnthropic {
   });
 }
 
+/** Waits until the agent cancels ($/cancel_request) its `method` request about the call "toolu_late". */
+async function withdrawn(lines: readonly string[], method: string): Promise<void> {
+  const asked = lines.find((line) => line.includes(method) && line.includes("toolu_late"));
+  const id = asked && (JSON.parse(asked) as { id: number | string }).id;
+  const cancel = `"requestId":${JSON.stringify(id)}`;
+  await until(
+    () => lines.some((line) => line.includes("$/cancel_request") && line.includes(cancel)) || undefined,
+    `the ${method} request withdrawn`,
+    10_000,
+  );
+}
+
 /** Every stdout line was protocol; stdin closed, the agent exits 0. */
 async function finish(agent: ReturnType<typeof startAgent>): Promise<void> {
   expectOnlyProtocol(agent.lines, agent.tail);
@@ -154,16 +166,7 @@ describe("ask_user over ACP, the compiled binary", () => {
     await agent.agent.notify(acp.methods.agent.session.cancel, { sessionId: agent.sessionId });
     expect((await stopped).stopReason).toBe("cancelled");
     late({ action: "accept", content: { choice: "1" } });
-    const asked = agent.lines.find((line) => line.includes("elicitation/create") && line.includes("toolu_late"));
-    const id = asked && (JSON.parse(asked) as { id: number | string }).id;
-    await until(
-      () =>
-        agent.lines.some(
-          (line) => line.includes("$/cancel_request") && line.includes(`"requestId":${JSON.stringify(id)}`),
-        ) || undefined,
-      "the form withdrawn",
-      10_000,
-    );
+    await withdrawn(agent.lines, "elicitation/create");
     expect((await agent.prompt("go on")).stopReason).toBe("end_turn");
     expect(resultOf(mock, "toolu_late")).toBe("Cancelled by the user.");
     await finish(agent);
@@ -232,18 +235,7 @@ describe("ask_user over ACP, the compiled binary", () => {
     await until(() => agent.permissions.length === 4 || undefined, "the fourth question", 20_000);
     withdraw.abort();
     await stopped.catch(() => {});
-    const asked = agent.lines.find(
-      (line) => line.includes("session/request_permission") && line.includes("toolu_late"),
-    );
-    const id = asked && (JSON.parse(asked) as { id: number | string }).id;
-    await until(
-      () =>
-        agent.lines.some(
-          (line) => line.includes("$/cancel_request") && line.includes(`"requestId":${JSON.stringify(id)}`),
-        ) || undefined,
-      "the question withdrawn",
-      10_000,
-    );
+    await withdrawn(agent.lines, "session/request_permission");
     late({ outcome: { outcome: "selected", optionId: "choice-1" } });
     expect((await agent.prompt("go on")).stopReason).toBe("end_turn");
     expect(resultOf(mock, "toolu_late")).toBe("Cancelled by the user.");
