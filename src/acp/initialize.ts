@@ -41,6 +41,7 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
     // list a field that is present as supported even when it is false.
     agentCapabilities: {
       promptCapabilities: { embeddedContext: true, image: true },
+      auth: { logout: {} },
       mcpCapabilities: { http: true },
       ...(options.sessionsDir !== undefined && { loadSession: true }),
       sessionCapabilities: {

@@ -1,4 +1,4 @@
-// The ACP agent (protocol version 1, stable methods only): initialize, authenticate,
+// The ACP agent (protocol version 1, stable methods only): initialize, authenticate, logout,
 // session/new, session/prompt, session/cancel, session/set_mode, session/set_config_option, and
 // the history (history.ts: session/load, list, resume, close, delete). Each handler hands its
 // request on: the sessions to sessions.ts, one session's requests to its Session (session.ts),
@@ -11,6 +11,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { RequestId } from "./earlyInitialize.ts";
 import { editorStream } from "./editorStream.ts";
+import { shownError } from "./errors.ts";
 import { closeSession, deleteSession, listSessions, loadSession, resumeSession } from "./history.ts";
 import { initializeResponse } from "./initialize.ts";
 import { MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
@@ -34,6 +35,8 @@ export interface AcpServerOptions {
   warm?(): Promise<void>;
   /** How an editor with the older Terminal Auth form runs the setup: this binary and `acp setup`. */
   setup: { command: string; args: string[] };
+  /** ACP `logout`: forgets the model's key (config/forgetKeys.ts); throws a ConfigError it cannot. */
+  logout?(): Promise<void>;
   platform?: NodeJS.Platform;
   /** Native Windows: the message that says to use WSL; every session/new fails with it. */
   unsupported?: string;
@@ -83,6 +86,16 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       return initializeResponse(params, options);
     })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
+    // Forgets the model's key; the next session/new answers auth required, with the sign-in.
+    .onRequest(acp.methods.agent.logout, async () => {
+      if (!options.logout) throw acp.RequestError.methodNotFound(acp.methods.agent.logout);
+      try {
+        await options.logout();
+      } catch (error) {
+        throw new acp.RequestError(-32603, shownError(error));
+      }
+      return {};
+    })
     .onRequest(acp.methods.agent.session.new, ({ params }) => sessions.create(params))
     // The history's handlers see a new session once its runtime is built (or failed: a close forgets it).
     .onRequest(

@@ -3,6 +3,7 @@
 // made first, then the runtime, then the Session (session.ts) with both.
 import * as acp from "@agentclientprotocol/sdk";
 import { AcpApprover } from "./approver.ts";
+import { AcpAsker } from "./asker.ts";
 import { EditorProjectTrust } from "./projectTrust.ts";
 import { KnownCalls, SessionChannel } from "./sessionChannel.ts";
 
@@ -12,20 +13,31 @@ export class SessionLink {
   /** The turn's updates, in order, sent only while a prompt runs. */
   readonly channel: SessionChannel;
   readonly approver: AcpApprover;
+  /** The model's questions (ask_user): a form where the editor has forms, else a permission request. */
+  readonly asker: AcpAsker;
   /** The project's settings and hooks waiting for a yes, and the answers given. */
   readonly trust = new EditorProjectTrust();
 
   constructor(
     readonly id: string,
     private readonly client: acp.AgentContext,
+    features: { forms: boolean } = { forms: false },
   ) {
     this.channel = new SessionChannel((update) => this.notify(update));
-    this.approver = new AcpApprover({
+    const request = (params: acp.RequestPermissionRequest, signal: AbortSignal) =>
+      client.request(acp.methods.client.session.requestPermission, params, {
+        cancellationSignal: signal,
+        stopWaitingOnCancel: true,
+      });
+    this.approver = new AcpApprover({ sessionId: id, channel: this.channel, calls: this.calls, request });
+    this.asker = new AcpAsker({
       sessionId: id,
       channel: this.channel,
       calls: this.calls,
-      request: (params, signal) =>
-        client.request(acp.methods.client.session.requestPermission, params, {
+      forms: features.forms,
+      request,
+      elicit: (params, signal) =>
+        client.request(acp.methods.client.elicitation.create, params, {
           cancellationSignal: signal,
           stopWaitingOnCancel: true,
         }),

@@ -9,12 +9,14 @@ import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { PlannedRuntime, ProjectTrustQuestion } from "../compose/prepare.ts";
 import type { Approver } from "../permission/types.ts";
+import type { Asker } from "../core-types/question.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import { oneLine } from "../text/visible.ts";
 import { untilAborted } from "../untilAborted.ts";
 import type { EditorBuffers } from "../tools/editorBuffers.ts";
+import { wantsForms } from "./asker.ts";
 import { acpBuffers } from "./buffers.ts";
 import { configOptions, sessionModes } from "./configOptions.ts";
 import { setupError } from "./errors.ts";
@@ -34,6 +36,8 @@ export interface PrepareRequest {
   /** The editor's other workspace folders (session/new additionalDirectories), as given: prepare checks them. */
   additionalDirectories: string[];
   approver: Approver;
+  /** Who answers the model's questions (ask_user). */
+  asker?: Asker;
   /** The session's id, which is its file's: new for session/new, the session's own for load and resume. */
   sessionId: string;
   /** session/load and session/resume: the session to continue, locked and read (the runtime then owns it). */
@@ -307,7 +311,7 @@ export class Sessions {
 
   /** What prepare() is asked for a session, and its link to the editor. */
   #request(request: StartSession): SessionRequest {
-    const link = new SessionLink(request.id, this.client);
+    const link = new SessionLink(request.id, this.client, { forms: wantsForms(this.#capabilities) });
     const buffers = this.#capabilities?.fs?.readTextFile === true ? acpBuffers(request.id, this.client) : undefined;
     const base = {
       cwd: request.cwd,
@@ -315,6 +319,7 @@ export class Sessions {
       mcpServers: [...request.mcpServers],
       ...(buffers && { buffers }),
       approver: link.approver,
+      asker: link.asker,
       projectTrust: link.trust.answer,
       sessionId: request.id,
     };

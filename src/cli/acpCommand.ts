@@ -234,6 +234,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     additionalDirectories,
     mcpServers,
     approver,
+    asker,
     buffers,
     projectTrust,
     sessionId,
@@ -257,6 +258,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       modelFlag,
       managedPolicy: managedPolicyPath(),
       approver,
+      ...(asker && { asker }),
       sessionId,
       ...(resume && { resume }),
       projectTrust,
@@ -288,6 +290,10 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       prepare: async (request) => (await plan(request)).build(),
       warm: core.warm,
       setup,
+      logout: async () => {
+        const { logout } = await import("../config/forgetKeys.ts");
+        logout(ctx, modelFlag);
+      },
       ...(early.answered !== undefined && { answeredInitialize: early.answered }),
       sessionsDir: ctx.paths.sessions,
       ...(unsupported !== undefined && { unsupported }),

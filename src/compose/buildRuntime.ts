@@ -27,6 +27,7 @@ import type { ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
 import { openAuditLog, permissionAuditEvent } from "../store/audit.ts";
 import { createSessionStore } from "../store/sessionFile.ts";
 import { createUndoStore } from "../store/undo.ts";
+import { askUserTool } from "../tools/askUser.ts";
 import { exploreTool } from "../tools/explore.ts";
 import { createFileTools } from "../tools/fileTools.ts";
 import { createSessionTools } from "../tools/sessionTools.ts";
@@ -239,6 +240,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       ...(options.buffers && { buffers: options.buffers }),
     });
     const tools: Tool[] = [...files.tools, ...sessionTools.tools, exploreTool()];
+    if (options.asker) tools.push(askUserTool(options.asker));
     // Custom commands, skills, agents and MCP servers (started at the first turn, not now).
     const extensions = loadExtensions({
       root,

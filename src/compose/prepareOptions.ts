@@ -12,6 +12,7 @@ import type { ModelInfo } from "../model/catalog.ts";
 import type { ModelClient } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver } from "../permission/types.ts";
+import type { Asker } from "../core-types/question.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { ProcessWide } from "../sandbox/processWide.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
@@ -39,6 +40,8 @@ export interface PrepareOptions {
   /** The managed policy file for this platform (config/policy.ts managedPolicyPath); tests pass a temp file. */
   managedPolicy: string | undefined;
   approver?: Approver;
+  /** Who answers the model's questions (the ask_user tool); absent (`garuda run`): the tool is not offered. */
+  asker?: Asker;
   /** The mode asked for; the team policy may force another. Default build. */
   mode?: Mode;
   /** How the executor starts Garuda's sandbox bridge (cli/platform.ts selfCommand). */

@@ -15,6 +15,8 @@ export const BUILTIN_KEY_NAMES: readonly string[] = [
  */
 export class ProviderKeys {
   readonly #fromEnvironment = new Map<string, string>();
+  /** Keys forgotten (a logout): no longer used, still redacted wherever they might show. */
+  readonly #forgotten = new Set<string>();
 
   /**
    * Moves the named variables from `env` into this store (keepProviderKeys). Safe to call
@@ -35,9 +37,18 @@ export class ProviderKeys {
     return this.#fromEnvironment.get(name);
   }
 
-  /** Every key value held, for the redactor. */
+  /** Stops using the key `name` from the environment (a logout); true when there was one. */
+  forget(name: string): boolean {
+    const value = this.#fromEnvironment.get(name);
+    if (value === undefined) return false;
+    this.#forgotten.add(value);
+    this.#fromEnvironment.delete(name);
+    return true;
+  }
+
+  /** Every key value held or forgotten, for the redactor. */
   secrets(): string[] {
-    return [...this.#fromEnvironment.values()];
+    return [...new Set([...this.#fromEnvironment.values(), ...this.#forgotten])];
   }
 }
 

@@ -8,6 +8,7 @@ import type { Usage } from "../core-types/usage.ts";
 import type { Approver } from "../permission/types.ts";
 import { type CallContext, type SubagentCall, ToolRegistry } from "../tools/registry.ts";
 import type { SubagentResult, SubagentTask, Tool } from "../tools/types.ts";
+import { ASK_USER_TOOL } from "../tools/askUser.ts";
 import { Conversation } from "./conversation.ts";
 import type { AgentEvent, StopReason } from "../core-types/events.ts";
 import { type Limits, runLoop } from "./loop.ts";
@@ -72,7 +73,9 @@ function childTools(host: ChildHost, task: SubagentTask, call: SubagentCall): { 
       return tool ? [tool] : [];
     });
     if (found.length === 0) missing.push(wanted);
-    for (const tool of found) if (!call.readOnly || tool.readOnly) tools.set(tool.name, tool);
+    // The user is asked only by the session itself, never by a subagent whose calls they do not see as their own.
+    for (const tool of found)
+      if ((!call.readOnly || tool.readOnly) && tool.name !== ASK_USER_TOOL) tools.set(tool.name, tool);
   }
   return { tools: [...tools.values()], missing };
 }

@@ -75,7 +75,7 @@ describeSandbox("an editor buffer is the file Garuda checked (compiled binary, r
       await until(() => lstatSync(params.path).isSymbolicLink() || undefined, "the job's swap", 10_000);
       return { content: readFileSync(params.path, "utf8") };
     };
-    const { proc, agent, updates } = startAgent(binary, mock, root, work, undefined, home, editor);
+    const { proc, agent, updates } = startAgent(binary, mock, root, work, undefined, home, { readTextFile: editor });
     try {
       await agent.request(acp.methods.agent.initialize, {
         protocolVersion: 1,

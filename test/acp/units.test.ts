@@ -651,6 +651,7 @@ describe("start-up", () => {
       "src/version.ts",
       "src/sandbox/keeperName.ts",
       "src/core-types/withdrawn.ts",
+      "src/core-types/question.ts",
       "src/untilAborted.ts",
     ]);
     const heavy = loaded.filter(

@@ -264,6 +264,22 @@ describe("garuda setup without a terminal", () => {
     expect(readJson(paths.models).default).toBe("gw/claude-sonnet-5");
   });
 
+  test("--forget without NAME removes what an editor's logout removes: the model's key and its token", async () => {
+    using home = tempDir();
+    const paths = seed(home.path, undefined, {
+      ANTHROPIC_API_KEY: GOOD,
+      ANTHROPIC_AUTH_TOKEN: "tok-0123456789abcdef",
+      OPENAI_API_KEY: "sk-kept-0123456789",
+    });
+    const run = await runPiped(["setup", "--forget"], { home: home.path });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Removed ANTHROPIC_API_KEY from ${paths.credentials}.`);
+    expect(run.stdout).toContain(`Removed ANTHROPIC_AUTH_TOKEN from ${paths.credentials}.`);
+    expect(readJson(paths.credentials)).toEqual({ OPENAI_API_KEY: "sk-kept-0123456789" });
+    const again = await runPiped(["setup", "--forget"], { home: home.path });
+    expect(again.stdout).toContain("ANTHROPIC_API_KEY is not in");
+  });
+
   test("usage errors exit 2", async () => {
     using home = tempDir();
     const both = await runPiped(["setup", "--show", "--forget"], { home: home.path });

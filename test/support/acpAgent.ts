@@ -11,6 +11,17 @@ export type ReadTextFile = (
   params: acp.ReadTextFileRequest,
 ) => Promise<acp.ReadTextFileResponse> | acp.ReadTextFileResponse;
 
+/** How the editor answers: permission questions (default: allow once), forms (default: none answered), unsaved buffers (default: it has none). */
+export interface EditorAnswers {
+  permission?: (
+    params: acp.RequestPermissionRequest,
+  ) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
+  elicit?: (
+    params: acp.CreateElicitationRequest,
+  ) => acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>;
+  readTextFile?: ReadTextFile;
+}
+
 /** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once. */
 export function startAgent(
   binary: string,
@@ -19,17 +30,24 @@ export function startAgent(
   work: string,
   model = "claude-sonnet-5",
   home = makeTempDir("home-", { under: work }),
-  readTextFile?: ReadTextFile,
+  answers: EditorAnswers = {},
+  /** More environment; an undefined value takes the variable out (no ANTHROPIC_API_KEY: the key from ~/.garuda/credentials). */
+  env: Record<string, string | undefined> = {},
 ) {
+  const environment: Record<string, string | undefined> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    ANTHROPIC_BASE_URL: mock.url,
+    ANTHROPIC_API_KEY: "sk-ant-process-test",
+    GARUDA_MODEL: model,
+    ...env,
+  };
   const proc = Bun.spawn([binary, "acp"], {
     cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
-      ANTHROPIC_BASE_URL: mock.url,
-      ANTHROPIC_API_KEY: "sk-ant-process-test",
-      GARUDA_MODEL: model,
-    },
+    env: Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined)) as Record<
+      string,
+      string
+    >,
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",
@@ -57,7 +75,9 @@ export function startAgent(
   });
   const updates: acp.SessionUpdate[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
+  const elicitations: acp.CreateElicitationRequest[] = [];
   const client = acp.client({ name: "process-test" });
+  const { readTextFile } = answers;
   if (readTextFile) client.onRequest(acp.methods.client.fs.readTextFile, ({ params }) => readTextFile(params));
   const connection = client
     .onNotification(acp.methods.client.session.update, ({ params }) => {
@@ -65,10 +85,14 @@ export function startAgent(
     })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       permissions.push(params);
-      return { outcome: { outcome: "selected", optionId: "once" } };
+      return answers.permission ? answers.permission(params) : { outcome: { outcome: "selected", optionId: "once" } };
+    })
+    .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+      elicitations.push(params);
+      return answers.elicit ? answers.elicit(params) : { action: "decline" };
     })
     .connect(acp.ndJsonStream(stdin, stdout));
-  return { proc, home, agent: connection.agent, connection, updates, permissions, lines, tail, stderr };
+  return { proc, home, agent: connection.agent, connection, updates, permissions, elicitations, lines, tail, stderr };
 }
 
 /** The text a tool call ended with (its completed or failed update), as the editor shows it. */

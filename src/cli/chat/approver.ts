@@ -85,21 +85,21 @@ export class TerminalApprover implements Approver {
   constructor(private readonly options: TerminalApproverOptions) {}
 
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice> {
-    return this.#serial(async () => {
+    return this.oneAtATime(async () => {
       const answer = await this.#question(request, signal, false);
       return typeof answer === "string" ? answer : "once";
     });
   }
 
   askChange(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | PartialApproval> {
-    return this.#serial(() => this.#question(request, signal, true));
+    return this.oneAtATime(() => this.#question(request, signal, true));
   }
 
   /**
-   * One question at a time: parallel calls (a read outside the project, a consent) queue up. Each
-   * is asked aside the prompt, should one be being edited (a question outside a turn).
+   * One question at a time: parallel calls (a read outside the project, a consent, the model's own
+   * question: TerminalAsker) queue up. Each is asked aside the prompt, should one be being edited (a question outside a turn).
    */
-  #serial<T>(ask: () => Promise<T>): Promise<T> {
+  oneAtATime<T>(ask: () => Promise<T>): Promise<T> {
     const { input } = this.options;
     const asked = () => (input.aside ? input.aside(ask) : ask());
     const next = this.#queue.then(asked, asked);

@@ -14,6 +14,7 @@ import { stopNote } from "../../display/stopNotes.ts";
 import { type CliContext, createCliContext } from "../context.ts";
 import { describeFailure } from "../errors.ts";
 import { TerminalApprover } from "./approver.ts";
+import { TerminalAsker } from "./asker.ts";
 import { OpenCalls } from "./calls.ts";
 import { type CommandHost, runBuiltin, switchMode } from "./commands.ts";
 import { chatCompletion, ProjectFiles } from "./completionSource.ts";
@@ -50,6 +51,8 @@ class Chat implements CommandHost {
   readonly calls = new OpenCalls();
   readonly transcript: Transcript;
   readonly approver: TerminalApprover;
+  /** The model's questions (ask_user), on the approver's queue. */
+  readonly asker: TerminalAsker;
   #runtime: Runtime | undefined;
   #exiting = false;
   #turn: AbortController | undefined;
@@ -87,6 +90,13 @@ class Chat implements CommandHost {
       if (this.#turn) this.transcript.interrupted();
     };
     this.approver = new TerminalApprover({ input, screen, style, beforeQuestion });
+    this.asker = new TerminalAsker({
+      input,
+      screen,
+      style,
+      beforeQuestion,
+      oneAtATime: (ask) => this.approver.oneAtATime(ask),
+    });
   }
 
   get runtime(): Runtime {
@@ -113,6 +123,7 @@ class Chat implements CommandHost {
       root: this.root,
       modelFlag: old.model.spec,
       approver: this.approver,
+      asker: this.asker,
       mode: old.mode,
     });
     await old.close();
@@ -138,6 +149,7 @@ class Chat implements CommandHost {
         root: this.root,
         modelFlag: this.options.model,
         approver: this.approver,
+        asker: this.asker,
         mode,
         ...(resumed && { resume: resumed.file }),
         projectTrust: (question) => askProjectTrust(question, { input: this.input, screen, style }),

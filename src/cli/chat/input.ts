@@ -32,6 +32,8 @@ export interface ChatInput {
   aside?<T>(question: () => Promise<T>): Promise<T>;
   /** A line of text (a session number to pick); undefined at the end of input. */
   readLine(prompt: string): Promise<string | undefined>;
+  /** A line of text that answers a question (ask_user's own words); undefined at the end of input or when `signal` aborts. */
+  readText?(prompt: string, signal: AbortSignal): Promise<string | undefined>;
   /** On a terminal: the prompt history (Up/Down, Ctrl-R) and Tab's completion, once the session is known. */
   useEditing?(editing: { history?: PromptHistory; completion?: CompletionSource }): void;
   /** While set, Ctrl-C (or SIGINT) calls this instead of reaching a prompt. */
@@ -43,6 +45,11 @@ export interface ChatInput {
 export interface QuestionShown {
   at: number;
   kept?: () => void;
+  /**
+   * Each key is an answer of its own (a multi-pick menu: "1", "3", Enter): what follows one is the
+   * next answer, not the rest of a typed word (no AnswerTail).
+   */
+  keyByKey?: boolean;
 }
 
 export interface TtyStream {
@@ -131,6 +138,10 @@ export class LineInput implements ChatInput {
 
   readLine(prompt: string): Promise<string | undefined> {
     return this.#ask(prompt);
+  }
+
+  readText(prompt: string, signal: AbortSignal): Promise<string | undefined> {
+    return this.#ask(prompt, signal);
   }
 
   close(): void {

@@ -7,6 +7,7 @@ import { managedPolicyPath } from "../../config/policy.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
 import type { PermissionEngine } from "../../permission/engine.ts";
 import type { Approver } from "../../permission/types.ts";
+import type { Asker } from "../../core-types/question.ts";
 import type { Mode } from "../../core-types/mode.ts";
 import { type PrepareOptions, type ProjectTrustQuestion, prepareRuntime } from "../../compose/prepare.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
@@ -21,6 +22,8 @@ export interface StartOptions {
   root: string;
   modelFlag?: string | undefined;
   approver?: Approver;
+  /** Who answers the model's questions (the chat's menu); absent (`garuda run`): no ask_user tool. */
+  asker?: Asker;
   mode?: Mode;
   resume?: PrepareOptions["resume"];
   allow?: readonly string[];
@@ -71,6 +74,7 @@ export function runtimeStarter(ctx: CliContext): StartRuntime {
       modelFlag: options.modelFlag,
       managedPolicy: managedPolicyPath(),
       ...(options.approver && { approver: options.approver }),
+      ...(options.asker && { asker: options.asker }),
       ...(options.mode && { mode: options.mode }),
       ...(options.resume !== undefined && { resume: options.resume }),
       ...(options.allow && { allow: options.allow }),

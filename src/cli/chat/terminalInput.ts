@@ -179,6 +179,19 @@ export class TerminalInput implements ChatInput {
     this.#tail = undefined;
   }
 
+  /**
+   * A question's answer in words (ask_user): the line editor with a history of its own (an answer
+   * is not a prompt to recall), its keys ended by the turn's stop as at eof.
+   */
+  async readText(prompt: string, signal: AbortSignal): Promise<string | undefined> {
+    const history = new MemoryHistory();
+    const view = new PromptView(this.screen, prompt, "  ", new EditBuffer(history.entries), this.#footer);
+    this.screen.endLine();
+    view.draw();
+    const result = await editPrompt({ view, screen: this.screen, nextKey: () => this.#keys.next(signal), history });
+    return result.kind === "text" && !signal.aborted ? result.text : undefined;
+  }
+
   async readPrompt(prompt: string, continuation: string, draft = ""): Promise<PromptResult> {
     const view = new PromptView(this.screen, prompt, continuation, new EditBuffer(this.#history.entries), this.#footer);
     const kept = this.#draft;
@@ -241,7 +254,7 @@ export class TerminalInput implements ChatInput {
     } finally {
       const after = this.#keys.queued.splice(0);
       this.#keys.queued.push(...ahead);
-      if (answered !== undefined && /^[\p{L}\p{N}]$/u.test(answered)) this.#startTail(answered);
+      if (answered !== undefined && !shown.keyByKey && /^[\p{L}\p{N}]$/u.test(answered)) this.#startTail(answered);
       // Keys that came with the answer key (a fast "yes⏎", a paste without brackets) pass its tail.
       for (const key of after) this.#route(key);
     }

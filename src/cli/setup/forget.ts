@@ -1,9 +1,8 @@
-// `garuda setup --forget [NAME]`: removes one key from ~/.garuda/credentials.
+// `garuda setup --forget [NAME]`: removes a key (NAME, or the keys of the model in use) from
+// ~/.garuda/credentials, the same way as an editor's ACP logout (config/forgetKeys.ts).
 import { readCredentials } from "../../config/credentials.ts";
 import { ConfigError } from "../../errors/configError.ts";
-import { chooseModel } from "../../config/modelSetup.ts";
-import { findModel, loadModelCatalog } from "../../config/modelsFile.ts";
-import { forgetCredential } from "../../config/setupFiles.ts";
+import { forgetKeys, modelKeyNames } from "../../config/forgetKeys.ts";
 import type { CliContext } from "../context.ts";
 import { maskKey } from "./mask.ts";
 import { confirm } from "./prompts.ts";
@@ -11,8 +10,8 @@ import { SetupCancelled, type SetupIO, isInteractive, TerminalSession } from "./
 
 const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** With no NAME: the key of the model in use (--model, GARUDA_MODEL, the default), else Anthropic's. */
-function keyNameToForget(ctx: CliContext, name: string | undefined, modelFlag?: string): string {
+/** With NAME: that key. Without: the keys of the model in use (config/forgetKeys.ts, shared with ACP's logout). */
+function keyNamesToForget(ctx: CliContext, name: string | undefined, modelFlag?: string): string[] {
   if (name) {
     if (!KEY_NAME.test(name))
       throw new ConfigError(
@@ -20,21 +19,17 @@ function keyNameToForget(ctx: CliContext, name: string | undefined, modelFlag?: 
         `"${name}" is not a key name`,
         "Give a name such as ANTHROPIC_API_KEY (see `garuda setup --show`)",
       );
-    return name;
+    return [name];
   }
-  const catalog = loadModelCatalog(ctx.paths.models);
-  const choice = chooseModel(modelFlag, ctx.env, catalog);
-  if (!choice) return "ANTHROPIC_API_KEY";
-  const model = findModel(catalog, choice.spec);
-  const provider = catalog.providers[model.provider];
-  if (provider && !provider.apiKeyEnv) {
+  const keys = modelKeyNames(ctx, modelFlag);
+  if ("keyless" in keys) {
     throw new ConfigError(
       undefined,
-      `${model.spec} needs no key, so there is no key of it to forget`,
+      `${keys.keyless} needs no key, so there is no key of it to forget`,
       "Name the key to forget: garuda setup --forget NAME (`garuda setup --show` lists them)",
     );
   }
-  return provider?.apiKeyEnv ?? "ANTHROPIC_API_KEY";
+  return keys.names;
 }
 
 /** Asks first in a terminal; a script (no terminal) has said what it wants. Returns the exit code. */
@@ -43,20 +38,24 @@ export async function runForget(
   ctx: CliContext,
   options: { name?: string; model?: string },
 ): Promise<number> {
-  const name = keyNameToForget(ctx, options.name, options.model);
+  const names = keyNamesToForget(ctx, options.name, options.model);
   const file = ctx.paths.credentials;
-  const value = readCredentials(file)?.[name];
-  const stillInEnv = ctx.keys.fromEnvironment(name)
-    ? `\n${name} is still set in the environment; unset it there too.`
-    : "";
-  if (value === undefined) {
-    io.stdout.write(`${name} is not in ${file}: nothing to forget.${stillInEnv}\n`);
+  const saved = readCredentials(file) ?? {};
+  const held = names.filter((name) => saved[name] !== undefined);
+  const inEnvironment = names.filter((name) => ctx.keys.fromEnvironment(name));
+  const stillInEnv = inEnvironment
+    .map((name) => `\n${name} is still set in the environment; unset it there too.`)
+    .join("");
+  if (held.length === 0) {
+    // The model's own key is the one named: its Anthropic token is said only when it is there.
+    io.stdout.write(`${names[0]} is not in ${file}: nothing to forget.${stillInEnv}\n`);
     return 0;
   }
   if (isInteractive(io)) {
     const session = new TerminalSession(io, ctx.env);
     try {
-      if (!(await confirm(session, `Remove ${name} (${maskKey(value)}) from ${file}?`, false))) {
+      const what = held.map((name) => `${name} (${maskKey(saved[name] ?? "")})`).join(" and ");
+      if (!(await confirm(session, `Remove ${what} from ${file}?`, false))) {
         session.write("Nothing was removed.\n");
         return 0;
       }
@@ -68,11 +67,14 @@ export async function runForget(
       session.close();
     }
   }
-  const outcome = forgetCredential(file, name);
-  if (outcome === "absent") io.stdout.write(`${name} is not in ${file} any more: nothing to forget.${stillInEnv}\n`);
-  else
-    io.stdout.write(
-      `Removed ${name} from ${file}${outcome === "removed-file" ? "; it was the last key, so the file is removed" : ""}.${stillInEnv}\n`,
-    );
+  for (const forgotten of forgetKeys(ctx, held)) {
+    if (forgotten.file === "absent")
+      io.stdout.write(`${forgotten.name} is not in ${file} any more: nothing to forget.\n`);
+    else
+      io.stdout.write(
+        `Removed ${forgotten.name} from ${file}${forgotten.file === "removed-file" ? "; it was the last key, so the file is removed" : ""}.\n`,
+      );
+  }
+  if (stillInEnv !== "") io.stdout.write(`${stillInEnv.slice(1)}\n`);
   return 0;
 }
