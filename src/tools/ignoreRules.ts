@@ -1,7 +1,10 @@
 // .gitignore rules as layers, one per folder that has a .gitignore (plus .git/info/exclude at
 // the root). A deeper layer wins over a shallower one, so `!keep.log` in a subfolder re-includes
 // what the root ignored, as git does. Rules apply whether or not the folder is a git repository.
-import { join, relative } from "node:path";
+// Patterns match case-sensitively, as git's do unless the repository's core.ignorecase says
+// otherwise (git sets it at init on a case-insensitive file system): the `ignore` package's
+// default is case-insensitive, which hid every `*.S` file of a tree whose .gitignore has `*.s`.
+import { isAbsolute, join, relative } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { loadChecked } from "./checkedFile.ts";
 
@@ -25,32 +28,66 @@ function readRules(file: string): string | undefined {
 }
 
 /** The layer of a folder whose .gitignore holds `text`. */
-export function layerOf(dir: string, text: string): IgnoreLayer {
-  return { dir, rules: ignore().add(text) };
+export function layerOf(dir: string, text: string, ignoreCase: boolean): IgnoreLayer {
+  return { dir, rules: ignore({ ignorecase: ignoreCase }).add(text) };
 }
 
 /** The layer of one folder's .gitignore (`dir` a real path), or undefined when it has none. */
-function folderLayer(dir: string): IgnoreLayer | undefined {
+function folderLayer(dir: string, ignoreCase: boolean): IgnoreLayer | undefined {
   const text = readRules(join(dir, ".gitignore"));
-  return text === undefined ? undefined : layerOf(dir, text);
+  return text === undefined ? undefined : layerOf(dir, text, ignoreCase);
+}
+
+/** The repository's git folder: `<root>/.git`, or where a `.git` file (a worktree, a submodule) points. */
+function gitFolder(root: string): string {
+  const pointer = readRules(join(root, ".git"))
+    ?.match(/^gitdir: (.+)$/m)?.[1]
+    ?.trim();
+  if (pointer === undefined) return join(root, ".git");
+  const dir = isAbsolute(pointer) ? pointer : join(root, pointer);
+  // A linked worktree keeps its config in the common folder.
+  const common = readRules(join(dir, "commondir"))?.trim();
+  return common === undefined ? dir : isAbsolute(common) ? common : join(dir, common);
+}
+
+/**
+ * Whether the repository at `root` matches ignore rules without regard to case: its config's
+ * core.ignorecase, false when unset (git's default) or when there is no repository.
+ */
+export function repositoryIgnoresCase(root: string): boolean {
+  const config = readRules(join(gitFolder(root), "config"));
+  if (config === undefined) return false;
+  let inCore = false;
+  let value = false;
+  for (const raw of config.split("\n")) {
+    const line = raw.replace(/[;#].*$/, "").trim();
+    const section = /^\[\s*([^\]\s"]+)/.exec(line);
+    if (section) inCore = section[1]?.toLowerCase() === "core";
+    else if (inCore) {
+      const setting = /^ignorecase\s*(?:=\s*(\S+))?$/i.exec(line);
+      // A bare key is true in git's config syntax.
+      if (setting) value = ["true", "yes", "on", "1", undefined].includes(setting[1]?.toLowerCase());
+    }
+  }
+  return value;
 }
 
 /**
  * The layers that apply to `base` from the folders above it, from the root down to base's
  * parent: .git/info/exclude and each .gitignore on the way. Empty when base is outside the root.
  */
-export function ancestorLayers(root: string, base: string): IgnoreLayer[] {
+export function ancestorLayers(root: string, base: string, ignoreCase: boolean): IgnoreLayer[] {
   const rel = relative(root, base);
   if (rel.startsWith("..") || rel.startsWith("/")) return [];
   const layers: IgnoreLayer[] = [];
   const exclude = readRules(join(root, ".git", "info", "exclude"));
-  if (exclude !== undefined) layers.push({ dir: root, rules: ignore().add(exclude) });
+  if (exclude !== undefined) layers.push({ dir: root, rules: ignore({ ignorecase: ignoreCase }).add(exclude) });
   if (rel === "") return layers;
   // The root and every folder between it and base (base's own .gitignore is read by the walk).
   const folders = [root];
   for (const part of rel.split("/").slice(0, -1)) folders.push(join(folders[folders.length - 1] as string, part));
   for (const dir of folders) {
-    const layer = folderLayer(dir);
+    const layer = folderLayer(dir, ignoreCase);
     if (layer) layers.push(layer);
   }
   return layers;

@@ -14,7 +14,14 @@
 import type { Dirent } from "node:fs";
 import { realpathSync, statSync } from "node:fs";
 import { insideRoot } from "../permission/pathMatch.ts";
-import { ancestorLayers, type IgnoreLayer, isIgnored, layerOf, MAX_IGNORE_BYTES } from "./ignoreRules.ts";
+import {
+  ancestorLayers,
+  type IgnoreLayer,
+  isIgnored,
+  layerOf,
+  MAX_IGNORE_BYTES,
+  repositoryIgnoresCase,
+} from "./ignoreRules.ts";
 import {
   childPath,
   closePinned,
@@ -103,7 +110,8 @@ export async function walkFiles(options: WalkOptions): Promise<WalkStats> {
   const useIgnore = options.gitignore !== false;
   const stats: WalkStats = { files: 0, stopped: false, aborted: false, changed: [], special: [] };
   const slicer = new Slicer(options.signal);
-  let layers: IgnoreLayer[] = useIgnore ? ancestorLayers(options.root, options.base) : [];
+  const ignoreCase = useIgnore && repositoryIgnoresCase(options.root);
+  let layers: IgnoreLayer[] = useIgnore ? ancestorLayers(options.root, options.base, ignoreCase) : [];
   // A folder the model named on purpose is searched even when an upper .gitignore excludes it.
   if (layers.length > 0 && isIgnored(layers, options.base, true)) layers = [];
   // The walk never leaves its root: the project, or the base when the base is outside it.
@@ -116,7 +124,7 @@ export async function walkFiles(options: WalkOptions): Promise<WalkStats> {
     let here = inherited;
     if (useIgnore && entries.some((entry) => entry.name === ".gitignore" && entry.isFile())) {
       const text = readSmallText(folder, ".gitignore", MAX_IGNORE_BYTES);
-      if (text !== undefined) here = [...inherited, layerOf(folder.real, text)];
+      if (text !== undefined) here = [...inherited, layerOf(folder.real, text, ignoreCase)];
     }
     for (const entry of entries) {
       if (stats.stopped) return;
