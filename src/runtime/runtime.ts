@@ -357,7 +357,7 @@ export class Runtime {
    */
   steer(text: string, shown?: readonly PromptBlock[]): PutResult {
     if (!this.#inbox.isOpen) return { idle: true };
-    const refusal = steeringProblem(text, this.controls.model.info.contextWindow);
+    const refusal = steeringProblem(text, this.controls.model.info.contextWindow, this.#inbox.waitingChars);
     if (refusal !== undefined) return { refused: refusal };
     return this.#inbox.put(text, shown);
   }

@@ -40,6 +40,11 @@ export class TurnInbox {
     return this.#open;
   }
 
+  /** The characters of the messages waiting for the next step. */
+  get waitingChars(): number {
+    return this.#waiting.reduce((sum, message) => sum + message.text.length, 0);
+  }
+
   /** Puts a message in for the running turn's next step; idle when no turn runs. */
   put(text: string, shown?: readonly PromptBlock[]): PutResult {
     if (!this.#open) return { idle: true };

@@ -86,6 +86,22 @@ describe("Runtime.steer", () => {
     expect(sent).toContain("m15");
   });
 
+  test("the messages waiting for one step share the prompt bound", async () => {
+    await using t = testRuntime({ info: { contextWindow: 1_000 } });
+    const answers: unknown[] = [];
+    t.model.push(() => {
+      answers.push(t.runtime.steer("a".repeat(1_500)));
+      answers.push(t.runtime.steer("b".repeat(1_000)));
+      return fake.text("ok");
+    }, fake.text("read it"));
+    await turn(t.runtime, "Go.");
+    expect(answers[0]).toEqual({ id: 1 });
+    expect(String((answers[1] as { refused: string }).refused)).toStartWith(
+      "With the 1,500 characters already waiting for the model's next step, this message would make 2,500",
+    );
+    expect(JSON.stringify(t.model.requests[1]?.messages)).not.toContain("bbbbb");
+  });
+
   test("a stop before the next step: the message is not given to the model, and a line quotes it", async () => {
     await using t = testRuntime();
     const stop = new AbortController();
