@@ -12,6 +12,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
+import { MAX_STEERING_BLOCKS, MAX_STEERING_DEPTH, parseSteering } from "../../src/acp/turnInput.ts";
 import { startAgent } from "../support/acpAgent.ts";
 import { type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { waitFor } from "../support/processes.ts";
@@ -305,4 +306,58 @@ describe("session/prompt during a turn", () => {
       await s.close();
     }
   }, 60_000);
+});
+
+describe("parseSteering (the params as Garuda reads them)", () => {
+  const refusal = (params: unknown) => {
+    try {
+      parseSteering(params);
+    } catch (error) {
+      return error as { code: number; message: string };
+    }
+    throw new Error("expected a refusal");
+  };
+
+  test("only the fields Garuda reads are kept; no idleBehavior starts a turn, any value asks for a prompt (none is known to start one)", () => {
+    const parsed = parseSteering({
+      sessionId: "s",
+      prompt: [
+        { type: "text", text: "hi", annotations: { audience: ["user"] }, _meta: { x: { y: 1 } } },
+        { type: "resource_link", uri: "file:///a.ts", name: "a.ts", size: 10, _meta: {} },
+        { type: "resource", resource: { uri: "file:///b.ts", text: "b", mimeType: "text/plain" } },
+        { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAA" } },
+      ],
+    });
+    expect(parsed).toEqual({
+      sessionId: "s",
+      prompt: [
+        { type: "text", text: "hi" },
+        { type: "resource_link", uri: "file:///a.ts", name: "a.ts" },
+        { type: "resource", resource: { uri: "file:///b.ts", text: "b" } },
+        { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAA" } },
+      ],
+      idle: "startNewTurn",
+    });
+    const text = [{ type: "text", text: "hi" }];
+    for (const idleBehavior of ["promptRequired", "startNewTurn", 7, null])
+      expect(parseSteering({ sessionId: "s", prompt: text, _meta: { steering: { idleBehavior } } }).idle).toBe(
+        "promptRequired",
+      );
+  });
+
+  test("refused with -32602: no session, no prompt, too many blocks, an unknown or malformed block, too deep", () => {
+    const text = { type: "text", text: "hi" };
+    expect(refusal({ prompt: [text] }).code).toBe(-32602);
+    expect(refusal({ sessionId: "s", prompt: [] }).code).toBe(-32602);
+    expect(refusal({ sessionId: "s", prompt: "hi" }).code).toBe(-32602);
+    expect(refusal({ sessionId: "s", prompt: Array(MAX_STEERING_BLOCKS + 1).fill(text) }).message).toContain(
+      `more than the ${MAX_STEERING_BLOCKS}`,
+    );
+    expect(refusal({ sessionId: "s", prompt: [{ type: "text" }] }).code).toBe(-32602);
+    expect(refusal({ sessionId: "s", prompt: [{ type: "video", uri: "x" }] }).message).toContain('"video"');
+    let deep: unknown = text;
+    for (let i = 0; i < MAX_STEERING_DEPTH; i++) deep = { a: deep };
+    expect(refusal({ sessionId: "s", prompt: [text], _meta: deep }).message).toContain("nested deeper");
+    expect(refusal(null).code).toBe(-32602);
+  });
 });
