@@ -12,6 +12,7 @@ import { type NoticeLevel, noticeUpdate } from "./notices.ts";
 import type { KnownCall, KnownCalls } from "./sessionChannel.ts";
 import { diffContent, editorCallId, MAX_CONTENT_CHARS, textContent } from "./toolCallContent.ts";
 import { groupedCount } from "../text/count.ts";
+import { contentBlock } from "./promptBlocks.ts";
 
 /** Room for the code fence and its language tag around output cut to fit MAX_CONTENT_CHARS. */
 const STYLED_LIMIT = MAX_CONTENT_CHARS - 200;
@@ -99,6 +100,13 @@ export class EventMapper {
         return [];
       case "title":
         return [{ sessionUpdate: "session_info_update", title: event.title }];
+      case "steering":
+        // Shown where the model got it, as the user sent it (as a replay shows it).
+        this.#atLineStart = true;
+        return (event.shown ?? [{ type: "text" as const, text: event.text }]).map((block) => ({
+          sessionUpdate: "user_message_chunk" as const,
+          content: contentBlock(block),
+        }));
     }
   }
 

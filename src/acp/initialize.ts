@@ -52,5 +52,7 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       },
     },
     authMethods,
+    // The steering extension (acp/turnInput.ts), where claude-agent-acp and codex-acp advertise it.
+    _meta: { steering: { supported: true } },
   };
 }

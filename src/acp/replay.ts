@@ -43,8 +43,11 @@ export function replayUpdates(
   for (const item of items) {
     switch (item.type) {
       case "prompt":
-        mapper.beginTurn();
-        closed = [];
+        // A steering message is shown where the model got it, inside its turn.
+        if (!item.steering) {
+          mapper.beginTurn();
+          closed = [];
+        }
         for (const block of item.blocks)
           updates.push({ sessionUpdate: "user_message_chunk", content: contentBlock(block) });
         break;

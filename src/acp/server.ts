@@ -1,5 +1,6 @@
-// The ACP agent (protocol version 1, stable methods only): initialize, authenticate, logout,
-// session/new, session/prompt, session/cancel, session/set_mode, session/set_config_option, and
+// The ACP agent (protocol version 1, stable methods and the steering extension): initialize,
+// authenticate, logout, session/new, session/prompt, session/cancel, session/set_mode,
+// session/set_config_option, `_session/steering` (turnInput.ts), and
 // the history (history.ts: session/load, list, resume, close, delete). Each handler hands its
 // request on: the sessions to sessions.ts, one session's requests to its Session (session.ts),
 // the stream and what is refused before the SDK reads it to editorStream.ts. `garuda acp`
@@ -16,6 +17,7 @@ import { closeSession, deleteSession, listSessions, loadSession, resumeSession }
 import { initializeResponse } from "./initialize.ts";
 import { MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
 import { type PrepareRequest, Sessions, type SessionsOptions } from "./sessions.ts";
+import { parseSteering, STEERING_METHOD, steer } from "./turnInput.ts";
 
 export type { PrepareRequest };
 
@@ -120,6 +122,10 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       sessions.prompt(params.sessionId, params.prompt, signal),
     )
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => sessions.cancel(params.sessionId))
+    // A message for the running turn (turnInput.ts); the sessions of this connection only.
+    .onRequest(STEERING_METHOD, parseSteering, async ({ params }) =>
+      steer(await sessions.get(params.sessionId), params, log),
+    )
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       await (await sessions.get(params.sessionId)).setMode(params.modeId);
       return {};

@@ -5,6 +5,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { StopReason } from "../core-types/events.ts";
 import type { Mode } from "../core-types/mode.ts";
 import { stackOf } from "../errors/caught.ts";
+import { PromptQueue } from "../runtime/promptQueue.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine, visible } from "../text/visible.ts";
 import { commandList, runCommand } from "./commands.ts";
@@ -13,6 +14,7 @@ import { ControlUpdates } from "./controlUpdates.ts";
 import { shownError } from "./errors.ts";
 import { promptImages, promptText } from "./prompt.ts";
 import { promptBlocks } from "./promptBlocks.ts";
+import { droppedLine, enterQueue } from "./turnInput.ts";
 import type { SessionLink } from "./sessionLink.ts";
 import { type ClientFeatures, SessionMapper } from "./sessionMapper.ts";
 import { editorStopNote, stopLines } from "./stopNotes.ts";
@@ -67,6 +69,8 @@ export class Session {
   #bound: RuntimeBound;
   /** Log lines already written for this session. */
   readonly #logged = new Set<string>();
+  /** The prompts sent while a turn runs, each waiting for the turns before it. */
+  readonly queue = new PromptQueue();
 
   constructor(parts: SessionParts) {
     this.id = parts.link.id;
@@ -164,8 +168,10 @@ export class Session {
     }
   }
 
-  /** session/cancel, and the first step of close and shutdown: the turn stops. */
+  /** session/cancel, and the first step of close and shutdown: the turn stops, and the prompts queued behind it are dropped (said in the turn). */
   cancel(): void {
+    const dropped = this.queue.drop();
+    if (dropped > 0 && this.#channel.isOpen) this.#say(droppedLine(dropped));
     this.#turn?.abort();
   }
 
@@ -219,13 +225,20 @@ export class Session {
     for (const update of this.#mapper.notice(text)) this.#link.notify(update).catch(() => {});
   }
 
-  /** session/prompt: one turn at a time; a stop (session/cancel, or the request cancelled) ends it as "cancelled". */
+  /**
+   * session/prompt: one turn at a time; one sent while a turn runs waits for it (promptQueue.ts),
+   * in order. A stop (session/cancel, or the request cancelled) ends it as "cancelled".
+   */
   async prompt(blocks: acp.ContentBlock[], requestSignal: AbortSignal): Promise<acp.PromptResponse> {
-    if (this.#turn)
-      throw acp.RequestError.invalidRequest(
-        undefined,
-        "A prompt is already running in this session. Wait for it to end, or cancel it.",
-      );
+    if (!(await enterQueue(this.queue, requestSignal))) return { stopReason: "cancelled" };
+    try {
+      return await this.#prompt(blocks, requestSignal);
+    } finally {
+      this.queue.leave();
+    }
+  }
+
+  async #prompt(blocks: acp.ContentBlock[], requestSignal: AbortSignal): Promise<acp.PromptResponse> {
     const controller = new AbortController();
     this.#turn = controller;
     this.#parts.turns?.turnStarted();

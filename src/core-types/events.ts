@@ -3,6 +3,7 @@
 import type { Usage } from "./usage.ts";
 import type { Mode } from "./mode.ts";
 import type { CallInfo } from "./callInfo.ts";
+import type { PromptBlock } from "./promptBlock.ts";
 
 /** Why a turn ended. An aborted signal ends the turn as "cancelled". */
 export type StopReason =
@@ -82,7 +83,13 @@ export type AgentEvent =
   /** After every model response and compaction: how full the context is, and the session's cost. */
   | ({ type: "usage" } & UsageSnapshot)
   /** The plan (the todo tool's list) changed: the whole plan. */
-  | { type: "plan"; items: readonly PlanItem[] };
+  | { type: "plan"; items: readonly PlanItem[] }
+  /**
+   * A message the user sent while the turn ran was given to the model now, between two steps
+   * (after the running tool calls ended): `text` as the model got it, `shown` as the user sent it
+   * (an editor's blocks), `id` as Runtime.steer() returned it.
+   */
+  | { type: "steering"; id: number; text: string; shown?: readonly PromptBlock[] };
 
 /**
  * Where a turn's events go. A promise returned for a tool_output event holds the command's output

@@ -49,7 +49,8 @@ export class Conversation {
     const record = { t: "", ...input } as SessionRecord;
     const before = this.messages.length;
     applyRecord(this.messages, record);
-    if (record.type === "user" && !record.synthetic) {
+    // A steering message is part of the running turn, not the prompt that began it.
+    if (record.type === "user" && !record.synthetic && !record.steering) {
       // The prompt joins the previous user message when that one holds tool results.
       this.#prompt = {
         index: this.messages.length > before ? this.messages.length - 1 : Math.max(0, before - 1),

@@ -21,6 +21,7 @@ import { CHARS_PER_TOKEN, type UsageMeter, usageSnapshot } from "./meter.ts";
 import { streamResponse } from "./modelStep.ts";
 import { CUT_CONTINUE_NOTE, noteBlock } from "./notes.ts";
 import { runToolCalls } from "./toolBatch.ts";
+import type { TurnInbox } from "./turnInbox.ts";
 
 export interface Limits {
   /** Model responses per turn. */
@@ -58,6 +59,8 @@ export interface LoopContext {
   signal: AbortSignal;
   /** Model responses of this turn so far; kept here so a turn that throws still reports them. */
   stats: { steps: number };
+  /** The messages the user sends while the turn runs, taken between steps. */
+  inbox?: Pick<TurnInbox, "take">;
 }
 
 export interface LoopResult {
@@ -244,17 +247,41 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
         stepEnd();
         // A paused turn (server tools) or a context-window stop goes on from where it stopped.
         if (response.stopReason === "pause_turn" || response.stopReason === "model_context_window_exceeded") continue;
+        // A message sent while the model answered is answered in the same turn.
+        if (takeSteering(ctx)) continue;
         return end("done");
       }
       await runCalls(ctx, calls);
       stepEnd();
-      if (repeats.add(calls)) return end("repeated_calls");
+      const repeated = repeats.add(calls);
+      // The user spoke after the calls ended: the model reads it with their results.
+      if (takeSteering(ctx)) continue;
+      if (repeated) return end("repeated_calls");
     }
   } catch (error) {
     // Whatever was pending when the signal aborted (the stream, a tool) ends as a cancel.
     if (signal.aborted) return end("cancelled");
     throw error;
   }
+}
+
+/**
+ * Gives the model the messages the user sent while the turn ran: each one a user record of its
+ * own (it joins the tool results' message), shown as it is given. False when none waited.
+ */
+function takeSteering(ctx: LoopContext): boolean {
+  const messages = ctx.inbox?.take() ?? [];
+  for (const message of messages) {
+    ctx.conversation.record({
+      type: "user",
+      prompt: message.text,
+      content: [{ type: "text", text: message.text }],
+      steering: true,
+      ...(message.shown && { shown: [...message.shown] }),
+    });
+    ctx.emit({ type: "steering", id: message.id, text: message.text, ...(message.shown && { shown: message.shown }) });
+  }
+  return messages.length > 0;
 }
 
 /** A thinking block cut off before its signature cannot be sent back; it is left out. */

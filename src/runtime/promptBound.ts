@@ -16,7 +16,7 @@ const MAX_PROMPT_CHARS = 2_000_000;
 const count = (n: number) => groupedCount(n);
 
 /** The most characters a user message may hold for a model with this context window (in tokens). */
-function promptLimit(contextWindow: number): number {
+export function promptLimit(contextWindow: number): number {
   return Math.min(MAX_PROMPT_CHARS, Math.floor(contextWindow * CHARS_PER_TOKEN * PROMPT_WINDOW_SHARE));
 }
 

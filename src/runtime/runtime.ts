@@ -32,6 +32,8 @@ import { SessionTools } from "./sessionTools.ts";
 import { buildSystemPrompt } from "./systemPrompt.ts";
 import { TitleAndNotices } from "./titleAndNotices.ts";
 import { Turns } from "./turn.ts";
+import { type PutResult, TurnInbox } from "./turnInbox.ts";
+import { notTakenNotice, steeringProblem } from "./steering.ts";
 import { endUndoTurn } from "./undoTurn.ts";
 
 /** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
@@ -75,6 +77,8 @@ export class Runtime {
   #turnSignal: AbortSignal | undefined;
   /** The running turn's emit, for changes made inside it (the plan). */
   #turnEmit: EventSink | undefined;
+  /** The messages the user sends while a turn runs (steer()). */
+  readonly #inbox = new TurnInbox();
 
   private constructor(options: RuntimeOptions, root: string, resumed: ResumeSource | undefined) {
     // Not the resumed session's records: a long session is kept once, as its messages.
@@ -160,6 +164,7 @@ export class Runtime {
         request: () => this.#request(),
         stopWriters: () => this.#stopWriters(),
         mode: () => this.#mode,
+        inbox: this.#inbox,
       },
       state?.lastMode,
     );
@@ -329,14 +334,32 @@ export class Runtime {
       return answer;
     };
     this.#turnEmit = emit;
+    this.#inbox.open();
+    let reason: StopReason | "error" = "error";
     try {
-      return await this.#turns.run({ prompt, signal, emit, shown, images });
+      reason = await this.#turns.run({ prompt, signal, emit, shown, images });
+      return reason;
     } finally {
+      const notice = notTakenNotice(this.#inbox.close(), reason);
+      if (notice) emit({ type: "notice", level: "warning", text: notice });
       this.#turnSignal = undefined;
       this.#turnEmit = undefined;
       await endUndoTurn(this.#options.undo, emit);
       this.#extras.endTurn();
     }
+  }
+
+  /**
+   * A message for the running turn (steering): the model reads it at its next step, after the
+   * running tool calls end. `idle` when no turn runs (the front end decides: a prompt of its own,
+   * or none); `refused` (why) when it is empty or too large for the model. `shown`: as the user
+   * sent it (an editor's blocks), for the session file and a replay.
+   */
+  steer(text: string, shown?: readonly PromptBlock[]): PutResult {
+    if (!this.#inbox.isOpen) return { idle: true };
+    const refusal = steeringProblem(text, this.controls.model.info.contextWindow, this.#inbox.waitingChars);
+    if (refusal !== undefined) return { refused: refusal };
+    return this.#inbox.put(text, shown);
   }
 
   #request(): Omit<ModelRequest, "messages" | "maxTokens"> {

@@ -24,6 +24,7 @@ import type { SessionTools } from "./sessionTools.ts";
 import { withSubagents } from "./subagentHost.ts";
 import type { TitleAndNotices } from "./titleAndNotices.ts";
 import { expandDeferred, promptContent, takesImages } from "./turnPrompt.ts";
+import type { TurnInbox } from "./turnInbox.ts";
 import { beginUndoTurn } from "./undoTurn.ts";
 
 /** What a turn is given by its Runtime: the session's parts, shared with it. */
@@ -48,6 +49,8 @@ export interface TurnSession {
   stopWriters(): Promise<string[]>;
   /** The session's mode now: a turn reads it once its prompt is expanded (a switch while extensions start applies). */
   mode(): Mode;
+  /** What the user sends while the turn runs; the loop takes it between steps. */
+  inbox: TurnInbox;
 }
 
 /** One prompt's turn: how it is asked for. `shown`: the prompt as the user sent it (an editor's blocks). */
@@ -186,6 +189,7 @@ export class Turns {
         emit,
         signal,
         stats,
+        inbox: this.#s.inbox,
       });
       if (result.cutOff) this.#s.notes.push(CUT_NOTE);
       this.#lastSteps = result.steps;

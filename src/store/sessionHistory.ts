@@ -14,8 +14,8 @@ import type { PromptBlock, RecordedResult, SessionRecord } from "./sessionRecord
 import { sessionTitle } from "./sessionTitle.ts";
 
 export type HistoryItem =
-  /** A prompt: `blocks` as the user sent it (a plain prompt is one text block). */
-  | { type: "prompt"; text: string; blocks: PromptBlock[] }
+  /** A prompt: `blocks` as the user sent it (a plain prompt is one text block); `steering`: sent while the turn ran. */
+  | { type: "prompt"; text: string; blocks: PromptBlock[]; steering?: true }
   | { type: "text"; text: string }
   | { type: "thinking"; text: string }
   /** `info` carries the edit's change when the file kept it. */
@@ -129,6 +129,7 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
             type: "prompt",
             text: record.prompt,
             blocks: record.shown ?? [{ type: "text", text: record.prompt }],
+            ...(record.steering === true && { steering: true as const }),
           });
         break;
       case "assistant":
@@ -245,6 +246,9 @@ export function historyEvent(item: HistoryItem): AgentEvent | undefined {
       return { type: "step_end", step: item.step, usage: item.usage };
     case "title":
       return { type: "title", title: item.title };
+    case "prompt":
+      // Only a steering message is an event of its turn; a prompt begins one.
+      return item.steering ? { type: "steering", id: 0, text: item.text, shown: item.blocks } : undefined;
     default:
       return undefined;
   }
@@ -262,7 +266,7 @@ export function replayTurns(records: readonly SessionRecord[]): ReplayedTurn[] {
     return turn;
   };
   for (const item of readHistory(records)) {
-    if (item.type === "prompt") {
+    if (item.type === "prompt" && !item.steering) {
       turn = { prompt: item.text, events: [] };
       turns.push(turn);
       continue;

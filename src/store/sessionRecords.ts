@@ -11,19 +11,13 @@ import type { Usage } from "../core-types/usage.ts";
 import type { FileChange } from "../core-types/fileChange.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
+import type { PromptBlock } from "../core-types/promptBlock.ts";
 import { MAX_JSON_DEPTH } from "../text/jsonShape.ts";
 import { type Redactor, redactValue } from "./redact.ts";
 
 export const SESSION_FORMAT = 2;
 
-/**
- * A piece of a prompt as the user sent it (an editor's content block, neutrally): text, a link
- * to a file or another resource, or embedded context (a selection, a file sent along).
- */
-export type PromptBlock =
-  | { type: "text"; text: string }
-  | { type: "link"; uri: string; name: string; title?: string; mimeType?: string }
-  | { type: "resource"; uri: string; text: string; mimeType?: string };
+export type { PromptBlock } from "../core-types/promptBlock.ts";
 
 /** One tool result as recorded: what the model read, plus what a front end showed. */
 export interface RecordedResult {
@@ -70,9 +64,17 @@ export type SessionRecord = { t: string } & (
   /**
    * The whole user message (notes first) and the prompt text the model got; `shown`: the prompt
    * as the user sent it, when that differs (editor blocks, a /command before it was expanded);
-   * `synthetic`: Garuda's own note within a turn.
+   * `synthetic`: Garuda's own note within a turn; `steering`: a message the user sent while the
+   * turn ran, given to the model between two steps (format 2 readers take it as a prompt).
    */
-  | { type: "user"; prompt: string; content: UserBlock[]; shown?: PromptBlock[]; synthetic?: boolean }
+  | {
+      type: "user";
+      prompt: string;
+      content: UserBlock[];
+      shown?: PromptBlock[];
+      synthetic?: boolean;
+      steering?: boolean;
+    }
   | { type: "assistant"; step: number; stopReason: ModelStopReason; content: AssistantBlock[]; usage: Usage }
   | { type: "tool_results"; results: RecordedResult[] }
   | {

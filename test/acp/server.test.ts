@@ -69,6 +69,8 @@ describe("initialize", () => {
         sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
       },
       authMethods: [],
+      // The steering extension (test/acp/steering.test.ts), where claude-agent-acp and codex-acp advertise it.
+      _meta: { steering: { supported: true } },
     });
     expect(init.agentInfo?.version).toBe(VERSION);
     // On the wire too: no field that is false (agent-shell lists a present field as supported).
@@ -597,18 +599,21 @@ describe("cancel", () => {
     await h.agent.notify(acp.methods.agent.session.cancel, { sessionId: "no-such-session" });
   });
 
-  test("a second prompt while one runs gets an error", async () => {
+  test("a second prompt while one runs waits for it; a cancel drops it unrun, with a line", async () => {
     const model = new FakeModelClient([[fake.wait(Number.POSITIVE_INFINITY)]]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
     const { sessionId } = await h.newSession();
     const first = h.prompt(sessionId, "one");
     await waitFor(() => model.requests.length === 1);
-    const second = await rejection(h.prompt(sessionId, "two"));
-    expect(second.code).toBe(-32600);
-    expect(second.message).toContain("already running");
+    const second = h.prompt(sessionId, "two");
     await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await second).stopReason).toBe("cancelled");
     expect((await first).stopReason).toBe("cancelled");
+    expect(model.requests).toHaveLength(1);
+    expect(messageText(h.updatesOf(sessionId))).toContain(
+      "The prompt queued behind this turn was dropped with the stop; it did not run.",
+    );
   });
 });
 

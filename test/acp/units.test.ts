@@ -648,6 +648,8 @@ describe("start-up", () => {
       "src/tools/webSearch.ts",
       "src/runtime/retryNotice.ts",
       "src/runtime/builtinNames.ts",
+      // The session's prompt queue (no imports of its own).
+      "src/runtime/promptQueue.ts",
       "src/version.ts",
       "src/sandbox/keeperName.ts",
       "src/core-types/withdrawn.ts",

@@ -9,7 +9,7 @@ import { ModelError } from "../../model/types.ts";
 import type { Mode } from "../../core-types/mode.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { VERSION } from "../../version.ts";
-import { visible } from "../../text/visible.ts";
+import { oneLine, visible } from "../../text/visible.ts";
 import { stopNote } from "../../display/stopNotes.ts";
 import { type CliContext, createCliContext } from "../context.ts";
 import { describeFailure } from "../errors.ts";
@@ -33,6 +33,8 @@ import { Transcript } from "./transcript.ts";
 import { offerSetup } from "./firstRun.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
 import { runTurn } from "./turn.ts";
+import { TurnDraft } from "./turnTyping.ts";
+import { MAX_QUEUED_PROMPTS } from "../../runtime/promptQueue.ts";
 
 export interface ChatOptions {
   model?: string | undefined;
@@ -59,6 +61,13 @@ class Chat implements CommandHost {
   /** The Markdown libraries, loaded before the first turn (a terminal with colours only). */
   readonly #markdown: MarkdownLoader | undefined;
   readonly markdownStream: MarkdownStream | undefined;
+  readonly #spinner: Spinner | undefined;
+  /** What the user types while a turn runs (a terminal only). */
+  #typed: TurnDraft | undefined;
+  /** Prompts typed during a turn (Enter), to run after it, in order. */
+  readonly #queued: string[] = [];
+  /** What was typed during the last turn and not sent: the next prompt's draft. */
+  #leftover = "";
 
   constructor(
     readonly ctx: CliContext,
@@ -72,7 +81,10 @@ class Chat implements CommandHost {
     this.start = runtimeStarter(ctx);
     this.#markdown = screen.live && style.enabled ? new MarkdownLoader() : undefined;
     this.markdownStream = this.#markdown && new MarkdownStream({ screen, style, loader: this.#markdown });
-    const spinner = screen.live ? new Spinner({ screen, style, footer: () => statusLine?.text() }) : undefined;
+    const spinner = screen.live
+      ? new Spinner({ screen, style, footer: () => statusLine?.text(), typing: () => this.#typed?.row() })
+      : undefined;
+    this.#spinner = spinner;
     this.transcript = new Transcript({
       answer: screen,
       activity: screen,
@@ -179,7 +191,14 @@ class Chat implements CommandHost {
     let draft = "";
     while (!this.#exiting) {
       screen.line();
-      const result = await this.input.readPrompt(this.#prompt(), "  ", draft);
+      const queued = this.#queued.shift();
+      if (queued !== undefined) {
+        // A prompt typed during the last turn runs now, shown as if typed at the prompt.
+        screen.line(`${this.#prompt()}${visible(queued)}`);
+        await this.#handle(queued);
+        continue;
+      }
+      const result = await this.input.readPrompt(this.#prompt(), "  ", draft || this.#takeLeftover());
       draft = "";
       if (result.kind === "eof") break;
       if (result.kind === "interrupt") {
@@ -243,11 +262,56 @@ class Chat implements CommandHost {
     await this.#turnFor(text);
   }
 
+  #takeLeftover(): string {
+    const text = this.#leftover;
+    this.#leftover = "";
+    return text;
+  }
+
+  /** While the turn runs, what is typed is a draft: Enter queues it, Tab steers with it (turnTyping.ts). */
+  #typeDuringTurn(): TurnDraft | undefined {
+    if (!this.input.typeDuringTurn) return undefined;
+    const { transcript, style } = this;
+    const queue = (text: string) => {
+      if (this.#queued.length >= MAX_QUEUED_PROMPTS) {
+        transcript.notice(
+          `${MAX_QUEUED_PROMPTS} prompts already wait for this turn; this one stays in your draft.`,
+          "warning",
+        );
+        return false;
+      }
+      this.#queued.push(text);
+      transcript.note(style.dim(`⧗ Queued, runs after this turn: ${oneLine(text, 200)}`));
+      return true;
+    };
+    const typed = new TurnDraft(
+      {
+        queue,
+        steer: (text) => {
+          const put = this.runtime.steer(text);
+          if ("refused" in put) {
+            transcript.notice(put.refused, "warning");
+            return false;
+          }
+          // The turn is ending: the message runs after it instead.
+          if ("idle" in put) return queue(text);
+          transcript.note(style.dim(`↪ Steering, for the model's next step: ${oneLine(text, 200)}`));
+          return true;
+        },
+        changed: () => this.#spinner?.redraw(),
+      },
+      this.#takeLeftover(),
+    );
+    this.input.typeDuringTurn(typed);
+    return typed;
+  }
+
   async #turnFor(prompt: string): Promise<void> {
     const { screen, style } = this;
     const controller = new AbortController();
     this.#turn = controller;
     this.input.onInterrupt(() => controller.abort());
+    this.#typed = this.#typeDuringTurn();
     try {
       await this.#markdown?.load();
       const outcome = await runTurn({
@@ -272,7 +336,20 @@ class Chat implements CommandHost {
         const note = stopNote(outcome.reason);
         if (note) this.transcript.notice(`${note.slice(0, -1)} (${outcome.reason}).`, "warning");
       }
+      // A stop drops what was queued behind the turn, and says so.
+      if (outcome.reason === "cancelled" && this.#queued.length > 0) {
+        const count = this.#queued.splice(0).length;
+        this.transcript.notice(
+          count === 1
+            ? "the prompt queued behind this turn was dropped; it did not run."
+            : `the ${count} prompts queued behind this turn were dropped; none of them ran.`,
+          "warning",
+        );
+      }
     } finally {
+      this.input.typeDuringTurn?.(undefined);
+      this.#leftover = this.#typed?.text ?? "";
+      this.#typed = undefined;
       this.input.onInterrupt(undefined);
       this.#turn = undefined;
     }

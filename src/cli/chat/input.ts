@@ -3,6 +3,7 @@
 // answer, SIGINT as Ctrl-C (LineInput). Either way, while a turn runs, Ctrl-C goes to the turn's
 // interrupt handler.
 import { StringDecoder } from "node:string_decoder";
+import type { Key } from "../keys.ts";
 import type { CompletionSource } from "./completionSource.ts";
 import type { PromptHistory } from "./history.ts";
 import type { Screen } from "./screen.ts";
@@ -38,7 +39,17 @@ export interface ChatInput {
   useEditing?(editing: { history?: PromptHistory; completion?: CompletionSource }): void;
   /** While set, Ctrl-C (or SIGINT) calls this instead of reaching a prompt. */
   onInterrupt(handler: (() => void) | undefined): void;
+  /**
+   * On a terminal, while a turn runs: keys that answer no question go to `typing` (turnTyping.ts);
+   * the keys it does not take wait for the next prompt, as type-ahead. Undefined ends it.
+   */
+  typeDuringTurn?(typing: TurnTyping | undefined): void;
   close(): void;
+}
+
+/** Takes the keys typed while a turn runs; false for a key it leaves for the next prompt. */
+export interface TurnTyping {
+  key(key: Key): boolean;
 }
 
 /** When a question was drawn (performance.now()), and who hears that keys typed as it appeared went to the prompt. */

@@ -13,6 +13,8 @@ export interface SpinnerOptions {
   style: Style;
   /** The status line under the spinner (StatusLine.text). */
   footer: () => string | undefined;
+  /** What the user types while the turn runs (turnTyping.ts), between the spinner and the status line. */
+  typing?: () => string | undefined;
   now?: () => number;
 }
 
@@ -68,9 +70,16 @@ export class Spinner {
     const frame = FRAMES[this.#frame % FRAMES.length] as string;
     const rows = [`${style.cyan(frame)} ${style.dim(`Thinking… ${seconds}s · Ctrl-C to stop`)}`];
     if (this.#progress !== undefined) rows.unshift(this.#progress);
+    const typed = this.#o.typing?.();
+    if (typed !== undefined) rows.push(typed);
     const line = footer();
     if (line !== undefined) rows.push(line);
     return rows.join("\n");
+  }
+
+  /** Draws the rows again now (the typed draft changed), when the spinner shows. */
+  redraw(): void {
+    if (this.running) this.#o.screen.status(this.text());
   }
 
   #draw(): void {

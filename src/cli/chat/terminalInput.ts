@@ -4,14 +4,15 @@
 // runs, Ctrl-C goes to the turn's interrupt handler. Keys typed during a turn wait for the next
 // prompt (type-ahead), also across a question; so do keys that come as a question appears (the
 // grace window), which no one can have meant as its answer; the rest of an answer typed as a word
-// ("yes" + Enter) is dropped (AnswerTail). A question that comes while a prompt is being edited
+// ("yes" + Enter) is dropped (AnswerTail). While a turn runs and no question is asked, what is
+// typed goes to the turn's draft instead (turnTyping.ts: Enter queues it, Tab steers with it). A question that comes while a prompt is being edited
 // takes the prompt off the screen and gives it back as it was (aside). Ctrl-Z suspends the chat
 // like any terminal program.
 import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { statFields } from "../../sandbox/procStat.ts";
 import { AnswerTail } from "./answerTail.ts";
-import type { ChatInput, PromptResult, QuestionShown, TtyStream } from "./input.ts";
+import type { ChatInput, PromptResult, QuestionShown, TtyStream, TurnTyping } from "./input.ts";
 import type { Key } from "../keys.ts";
 import { parseKeys } from "../keys.ts";
 import type { HistoryEntry } from "../../store/promptHistory.ts";
@@ -94,6 +95,10 @@ export class TerminalInput implements ChatInput {
   #completion: CompletionSource | undefined;
   /** The draft a mode switch took, with its pastes, to give back to the next prompt. */
   #draft: HistoryEntry | undefined;
+  /** While a turn runs: what the user types for it (queue or steer), unless a question is asked. */
+  #typing: TurnTyping | undefined;
+  /** A question waits for its answer key: keys go to it, not to the turn's typing. */
+  #answering = false;
   readonly #onData = (chunk: Buffer | string) =>
     this.#receive(typeof chunk === "string" ? chunk : this.#decoder.write(chunk));
   readonly #onEnd = () => this.#keys.end();
@@ -162,7 +167,12 @@ export class TerminalInput implements ChatInput {
   }
 
   #enqueue(key: Key): void {
+    if (this.#typing && !this.#answering && this.#typing.key(key)) return;
     this.#keys.push(key);
+  }
+
+  typeDuringTurn(typing: TurnTyping | undefined): void {
+    this.#typing = typing;
   }
 
   /** After a one-key answer: what the user goes on typing may be the rest of the word. */
@@ -248,12 +258,15 @@ export class TerminalInput implements ChatInput {
     // next prompt, set aside and given back after the answer.
     const ahead = this.#keys.queued.splice(0);
     let answered: string | undefined;
+    this.#answering = true;
     try {
       answered = await this.#answerKey(signal, shown, ahead);
       return answered;
     } finally {
+      this.#answering = false;
       const after = this.#keys.queued.splice(0);
-      this.#keys.queued.push(...ahead);
+      // In a turn, the keys of the grace window go on with what was typed for it.
+      for (const key of ahead) if (!this.#typing?.key(key)) this.#keys.queued.push(key);
       if (answered !== undefined && !shown.keyByKey && /^[\p{L}\p{N}]$/u.test(answered)) this.#startTail(answered);
       // Keys that came with the answer key (a fast "yes⏎", a paste without brackets) pass its tail.
       for (const key of after) this.#route(key);

@@ -133,7 +133,18 @@ export class Transcript {
       case "step_end":
       case "title":
         return;
+      case "steering":
+        // Where the model got it: after the results of the calls that were running.
+        this.note(`${this.#fit(visible(event.text), "› ", "  ")} ${this.#o.style.dim("(steering)")}`);
+        return;
     }
+  }
+
+  /** A line of the chat's own about the turn (a prompt queued or a steering message sent), as it is given. */
+  note(line: string): void {
+    this.#startActivity();
+    this.#o.activity.line(line);
+    this.#lastCall = undefined;
   }
 
   /** A line from Garuda itself ("Garuda: …"). */
