@@ -67,6 +67,7 @@ describe("initialize", () => {
         mcpCapabilities: { http: true },
         loadSession: true,
         sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
+        auth: { logout: {} },
       },
       authMethods: [],
       // The steering extension (test/acp/steering.test.ts), where claude-agent-acp and codex-acp advertise it.
@@ -96,6 +97,7 @@ describe("initialize", () => {
       promptCapabilities: { embeddedContext: true, image: true },
       mcpCapabilities: { http: true },
       sessionCapabilities: { close: {}, additionalDirectories: {} },
+      auth: { logout: {} },
     });
   });
 

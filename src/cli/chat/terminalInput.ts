@@ -198,8 +198,15 @@ export class TerminalInput implements ChatInput {
     const view = new PromptView(this.screen, prompt, "  ", new EditBuffer(history.entries), this.#footer);
     this.screen.endLine();
     view.draw();
-    const result = await editPrompt({ view, screen: this.screen, nextKey: () => this.#keys.next(signal), history });
-    return result.kind === "text" && !signal.aborted ? result.text : undefined;
+    // The answer's keys are its own, not the draft typed under a running turn (typeDuringTurn).
+    const answering = this.#answering;
+    this.#answering = true;
+    try {
+      const result = await editPrompt({ view, screen: this.screen, nextKey: () => this.#keys.next(signal), history });
+      return result.kind === "text" && !signal.aborted ? result.text : undefined;
+    } finally {
+      this.#answering = answering;
+    }
   }
 
   async readPrompt(prompt: string, continuation: string, draft = ""): Promise<PromptResult> {
