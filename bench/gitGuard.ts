@@ -1,4 +1,4 @@
-// What the git guard (src/sandbox/gitGuards.ts) costs and how fast it acts. bench/sandbox.ts has
+// What the git guard (src/sandbox/gitGuard/host.ts) costs and how fast it acts. bench/sandbox.ts has
 // the cost per sandboxed command (guard on vs off, same rounds); this one has the rest:
 //   1. the first guarded command in a project: the walk that watches every folder, for trees of
 //      1,000 to 30,000 folders (a node_modules), medians of fresh guards;
@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createExecutor } from "../src/sandbox/executor.ts";
-import { createGitGuards } from "../src/sandbox/gitGuards.ts";
+import { createGitGuards } from "../src/sandbox/gitGuard/host.ts";
 import { formatStat, formatTable, summarize } from "./interleave.ts";
 
 function parse(argv: string[]): { rounds: number } {

@@ -19,7 +19,7 @@ import { type CommandLimits, defaultCommandLimits, readHardLimits } from "./limi
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { guardProcess } from "./processGuards.ts";
-import { type GitGuards, createGitGuards } from "./gitGuards.ts";
+import { type GitGuards, createGitGuards } from "./gitGuard/host.ts";
 import {
   type JoinResult,
   type RelayMode,
@@ -71,7 +71,7 @@ export interface ExecutorOptions {
   /** Where command cgroups are made; null: nowhere (resource limits only). Default: findCgroups() (as root). */
   cgroups?: CgroupSupport | null;
   /**
-   * The git guard (gitGuards.ts) for sandboxed commands that may write the project. Default on;
+   * The git guard (gitGuard/host.ts) for sandboxed commands that may write the project. Default on;
    * off only for benches and the tests' negative controls. Its records live in `gitGuardDir`
    * (default <home>/.garuda/git-guard).
    */

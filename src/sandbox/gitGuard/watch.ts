@@ -11,11 +11,11 @@
 // inotify (macOS) the whole tree is such a subtree.
 import { type Dirent, chmodSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { codeOf } from "../errors/caught.ts";
-import { isInside } from "../files/isInside.ts";
-import { QUARANTINE_DIR } from "./gitQuarantine.ts";
-import type { Inotify, InotifyEvent } from "./inotify.ts";
-import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "./inotify.ts";
+import { codeOf } from "../../errors/caught.ts";
+import { isInside } from "../../files/isInside.ts";
+import { QUARANTINE_DIR } from "./quarantine.ts";
+import type { Inotify, InotifyEvent } from "../inotify.ts";
+import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "../inotify.ts";
 
 /** What a folder is to git: project folder, git folder, or a part of one. */
 type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";

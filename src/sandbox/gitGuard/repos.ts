@@ -25,8 +25,8 @@ import {
   statSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { codeOf } from "../errors/caught.ts";
-import { entryKind, isFolder } from "../files/entryKind.ts";
+import { codeOf } from "../../errors/caught.ts";
+import { entryKind, isFolder } from "../../files/entryKind.ts";
 
 export type MarkerKind = "dir" | "file" | "link" | "bare";
 

@@ -5,9 +5,9 @@
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createExecutor } from "../../src/sandbox/executor.ts";
-import { evilConfigScript, git, labPerSuite, probe } from "../support/gitAttack.ts";
-import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../support/sandboxSupport.ts";
+import { createExecutor } from "../../../src/sandbox/executor.ts";
+import { evilConfigScript, git, labPerSuite, probe } from "../../support/gitAttack.ts";
+import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../../support/sandboxSupport.ts";
 
 describeSandbox(
   "git guard in bubblewrap: what it leaves alone, and under load",

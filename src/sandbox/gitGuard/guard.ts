@@ -13,9 +13,9 @@
 // not known then is judged as if a command had just made it.
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { isInside } from "../files/isInside.ts";
-import type { GuardRecord, KnownRepo } from "./gitGuardRecord.ts";
-import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./gitQuarantine.ts";
+import { isInside } from "../../files/isInside.ts";
+import type { GuardRecord, KnownRepo } from "./record.ts";
+import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./quarantine.ts";
 import {
   type JudgeContext,
   type Marker,
@@ -28,9 +28,9 @@ import {
   todoLists,
   trustedWorktreeConfig,
   unsafeAddition,
-} from "./gitRepos.ts";
-import type { TreeWatch, WatchChange } from "./gitWatch.ts";
-import { groupedCount } from "../text/count.ts";
+} from "./repos.ts";
+import type { TreeWatch, WatchChange } from "./watch.ts";
+import { groupedCount } from "../../text/count.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
 const OUTSIDE = "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)";

@@ -5,11 +5,11 @@
 import { describe, expect, test } from "bun:test";
 import { linkSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gitConfigParser } from "../../src/sandbox/gitGuards.ts";
-import { type JudgeContext, judgeMarker, markersAt } from "../../src/sandbox/gitRepos.ts";
-import { isInside } from "../../src/files/isInside.ts";
-import { tempDir } from "../support/tempDir.ts";
-import { evilSettings, git } from "../support/gitAttack.ts";
+import { gitConfigParser } from "../../../src/sandbox/gitGuard/host.ts";
+import { type JudgeContext, judgeMarker, markersAt } from "../../../src/sandbox/gitGuard/repos.ts";
+import { isInside } from "../../../src/files/isInside.ts";
+import { tempDir } from "../../support/tempDir.ts";
+import { evilSettings, git } from "../../support/gitAttack.ts";
 
 const configKeys = gitConfigParser(Bun.which("git") ?? undefined);
 

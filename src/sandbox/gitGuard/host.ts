@@ -5,15 +5,15 @@
 // leave() after it.
 import { readFileSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { realFs } from "./fsView.ts";
-import { isInside } from "../files/isInside.ts";
-import { type GitGuard, type GuardedRun, createGitGuard } from "./gitGuard.ts";
-import { openGuardRecord } from "./gitGuardRecord.ts";
-import { type TreeWatch, createTreeWatch } from "./gitWatch.ts";
-import { createBarriers } from "./gitBarrier.ts";
-import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, loadInotify, openInotify } from "./inotify.ts";
-import { linkedGitFolders } from "./paths.ts";
-import type { SandboxSpec } from "./types.ts";
+import { realFs } from "../fsView.ts";
+import { isInside } from "../../files/isInside.ts";
+import { type GitGuard, type GuardedRun, createGitGuard } from "./guard.ts";
+import { openGuardRecord } from "./record.ts";
+import { type TreeWatch, createTreeWatch } from "./watch.ts";
+import { createBarriers } from "./barrier.ts";
+import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, loadInotify, openInotify } from "../inotify.ts";
+import { linkedGitFolders } from "../paths.ts";
+import type { SandboxSpec } from "../types.ts";
 
 /** How often, while one runs, repositories judged harmless are judged again (content changed through an mmap raises no event). */
 const VERIFY_MS = 250;
