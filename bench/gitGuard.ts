@@ -1,4 +1,4 @@
-// What the git guard (src/sandbox/gitGuard/host.ts) costs and how fast it acts. bench/sandbox.ts has
+// What the git guard (src/sandbox/gitGuard/) costs and how fast it acts. bench/sandbox.ts has
 // the cost per sandboxed command (guard on vs off, same rounds); this one has the rest:
 //   1. the first guarded command in a project: the walk that watches every folder, for trees of
 //      1,000 to 30,000 folders (a node_modules), medians of fresh guards;
@@ -11,7 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createExecutor } from "../src/sandbox/executor.ts";
-import { createGitGuards } from "../src/sandbox/gitGuard/host.ts";
+import { createGitGuardHost } from "../src/sandbox/gitGuard/host.ts";
+import { createGuardSession } from "../src/sandbox/gitGuard/session.ts";
 import { formatStat, formatTable, summarize } from "./interleave.ts";
 
 function parse(argv: string[]): { rounds: number } {
@@ -54,10 +55,11 @@ async function main(): Promise<void> {
       const again: number[] = [];
       let watched = 0;
       for (let round = 0; round < Math.min(rounds, 7); round++) {
-        const guards = await createGitGuards({
+        const host = createGitGuardHost({
           stateDir: join(work, `state-${folders}-${round}`),
           path: process.env.PATH,
         });
+        const guards = createGuardSession(host);
         const spec = {
           root,
           home: work,
@@ -69,11 +71,11 @@ async function main(): Promise<void> {
           network: { mode: "none" as const },
         };
         let started = performance.now();
-        const first = guards.enter(spec, () => undefined);
+        const first = await guards.enter(spec, () => undefined);
         firsts.push(performance.now() - started);
         await first?.leave();
         started = performance.now();
-        await guards.enter(spec, () => undefined)?.leave();
+        await (await guards.enter(spec, () => undefined))?.leave();
         again.push(performance.now() - started);
         // Distinct watch ids: the stream over the descriptor may hold a second descriptor to the same instance.
         watched = Number(
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
             .trim(),
         );
         await guards.close();
+        await host.close();
       }
       rows.push([String(folders), formatStat(summarize(firsts)), formatStat(summarize(again), 2), String(watched)]);
     }
@@ -111,7 +114,7 @@ async function main(): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         // One write makes the repository: a .git file pointing at a git folder in the session's tmp.
         const plant = `git init -q "$TMPDIR/r${round}" && mkdir p${round} && echo "T=$(date +%s%N)" && echo "gitdir: $TMPDIR/r${round}/.git" > p${round}/.git; sleep 30`;
-        const job = executor.start({ command: plant, cwd: root, sandbox: executor.spec() });
+        const job = await executor.start({ command: plant, cwd: root, sandbox: executor.spec() });
         let noted = 0;
         while (!noted) {
           if (job.output().includes("[Garuda:")) noted = (performance.timeOrigin + performance.now()) * 1e6;
@@ -146,7 +149,7 @@ async function main(): Promise<void> {
         ["guard on", idle],
         ["guard off", off],
       ] as const) {
-        const job = executor.start({ command: "sleep 6", cwd: root, sandbox: executor.spec() });
+        const job = await executor.start({ command: "sleep 6", cwd: root, sandbox: executor.spec() });
         await Bun.sleep(500);
         const before = process.cpuUsage();
         await Bun.sleep(5_000);

@@ -25,7 +25,7 @@ function parse(argv: string[]): { rounds: number } {
 
 /** Peak RSS (KiB) of the keeper above `sleep 1`. */
 async function keeperRss(executor: ProcessExecutor, work: string): Promise<number> {
-  const running = executor.start({ command: "sleep 1", cwd: work, sandbox: null });
+  const running = await executor.start({ command: "sleep 1", cwd: work, sandbox: null });
   await Bun.sleep(500);
   const status = readFileSync(`/proc/${running.pid}/status`, "utf8");
   await running.stop();

@@ -141,15 +141,17 @@ async function runSetupCommand(rawArgs: string[]): Promise<number> {
 interface CoreModules {
   planRuntime: typeof import("../compose/prepare.ts").planRuntime;
   managedPolicyPath: typeof import("../config/policy.ts").managedPolicyPath;
+  /** The process's git guards: every session of a project shares its guard, its walk and its watches. */
+  gitGuards: import("../sandbox/gitGuard/host.ts").GitGuardHost;
 }
 
 /**
- * The core, loaded once per process, and the sandbox probe, run once (a failed one is run again
+ * The core (with the git guards), loaded once per process, and the sandbox probe, run once (a failed one is run again
  * at the next session). Both start at the first session/new, or earlier, in the background, once
  * initialize is answered (warm): an editor opens a session right after, and the probe's trial
  * run then waits on its own while the core loads.
  */
-function coreLoader(env: NodeJS.ProcessEnv) {
+function coreLoader(env: NodeJS.ProcessEnv, gitGuardDir: string) {
   let guarded: Promise<void> | undefined;
   let core: Promise<CoreModules> | undefined;
   let probe: Promise<import("../sandbox/probe.ts").SandboxProbe> | undefined;
@@ -169,9 +171,16 @@ function coreLoader(env: NodeJS.ProcessEnv) {
       },
     ));
   const loadCore = () =>
-    (core ??= Promise.all([import("../compose/prepare.ts"), import("../config/policy.ts"), guard()]).then(
-      ([{ planRuntime }, { managedPolicyPath }]) => ({ planRuntime, managedPolicyPath }),
-    ));
+    (core ??= Promise.all([
+      import("../compose/prepare.ts"),
+      import("../config/policy.ts"),
+      import("../sandbox/gitGuard/host.ts"),
+      guard(),
+    ]).then(([{ planRuntime }, { managedPolicyPath }, { createGitGuardHost }]) => ({
+      planRuntime,
+      managedPolicyPath,
+      gitGuards: createGitGuardHost({ stateDir: gitGuardDir, path: env.PATH }),
+    })));
   /** Settles once the probe has started its trial run (or failed before it). */
   let launched: Promise<void> = Promise.resolve();
   const startProbe = () => {
@@ -215,7 +224,7 @@ function coreLoader(env: NodeJS.ProcessEnv) {
 async function serve(modelFlag: string | undefined): Promise<never> {
   const output = protocolOutput(process.stdout, process.stderr);
   const ctx = createCliContext(process.env);
-  const core = coreLoader(ctx.env);
+  const core = coreLoader(ctx.env, ctx.paths.gitGuard);
   const unsupported = unsupportedPlatformMessage(process.platform);
   const setup = setupInvocation();
   // The first initialize is answered before the SDK loads (earlyInitialize.ts); the sandbox's
@@ -238,7 +247,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     resume,
     mode,
   }: import("../acp/server.ts").PrepareRequest) => {
-    const [{ planRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
+    const [{ planRuntime, managedPolicyPath, gitGuards }, probed] = await Promise.all([core.loadCore(), core.probe()]);
     const planned = await planRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
@@ -256,6 +265,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       ...(mode && { mode }),
       selfCommand: self().command,
       probe: probed,
+      gitGuards,
     });
     return {
       view: planned.view,

@@ -71,6 +71,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       root,
       home: paths.home,
       gitGuardDir: paths.gitGuard,
+      ...(options.gitGuards && { gitGuards: options.gitGuards }),
       tmpDir: folder.tmp,
       envAllowlist: settings.env.allow,
       limits: commandLimits({

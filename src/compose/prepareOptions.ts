@@ -14,6 +14,7 @@ import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { SandboxProbe } from "../sandbox/probe.ts";
+import type { GitGuardHost } from "../sandbox/gitGuard/host.ts";
 import type { SandboxAvailability } from "../sandbox/types.ts";
 import type { EditorBuffers } from "../tools/editorBuffers.ts";
 import type { ConfigError } from "../errors/configError.ts";
@@ -44,6 +45,8 @@ export interface PrepareOptions {
   selfCommand: string[];
   /** The sandbox probe, made once per process. Default: probe now. */
   probe?: SandboxProbe;
+  /** The process's git guards, made once per process: sessions of a project share its guard. Default: one of the session's own. */
+  gitGuards?: GitGuardHost;
   /** The model client for a prepared model; tests give a FakeModelClient. Default: the provider's client. */
   openModel?: (prepared: PreparedModel) => Promise<ModelClient>;
   /** Continue this session: its file (the terminal's --continue and --resume), or one already claimed (RuntimeOptions.resume). */

@@ -146,7 +146,7 @@ export interface Executor {
   readonly sandbox: SandboxAvailability;
   run(request: ExecRequest): Promise<ExecResult>;
   /** `onOutput` streams what the process prints (not its stdout with `raw`) for as long as it runs. */
-  start(request: Omit<ExecRequest, "timeoutMs"> & { raw?: boolean }): RunningProcess;
+  start(request: Omit<ExecRequest, "timeoutMs"> & { raw?: boolean }): Promise<RunningProcess>;
   /** Kills every process group this executor started, at once. */
   shutdown(): Promise<void>;
 }

@@ -159,7 +159,7 @@ export function processManagerTool(
           let streaming = true;
           const onOutput = (data: string) => (streaming ? ctx.output?.(data) : undefined);
           try {
-            entry = table.add(ctx.executor.start({ command, cwd: ctx.root, sandbox, onOutput }), {
+            entry = table.add(await ctx.executor.start({ command, cwd: ctx.root, sandbox, onOutput }), {
               sandboxed: sandbox !== null,
               writesProject: sandbox === null || !sandbox.projectReadOnly,
             });

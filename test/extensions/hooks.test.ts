@@ -48,8 +48,8 @@ class ScriptedExecutor implements Executor {
       ...next,
     };
   }
-  start(): RunningProcess {
-    throw new Error("hooks never start long-running processes");
+  start(): Promise<RunningProcess> {
+    return Promise.reject(new Error("hooks never start long-running processes"));
   }
   async shutdown(): Promise<void> {}
 }

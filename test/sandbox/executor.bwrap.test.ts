@@ -372,7 +372,7 @@ describeSandbox(
       });
       const tag = marker();
       const a = own.run({ command: `sleep ${tag}`, cwd: root, sandbox: { ...own.spec(), network: proxy.network } });
-      const b = own.start({ command: `sleep ${tag}`, cwd: root, sandbox: own.spec() });
+      const b = await own.start({ command: `sleep ${tag}`, cwd: root, sandbox: own.spec() });
       await eventually(() => sleepers(tag).length === 2);
       await own.shutdown();
       expect((await a).killed).toBe(true);

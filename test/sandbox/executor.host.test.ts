@@ -253,7 +253,7 @@ describe("Executor on the host", () => {
 
   test("start(): a long-running process with an output ring, stopped on request", async () => {
     const e = await executor();
-    const proc = e.start({
+    const proc = await e.start({
       command: "for i in $(seq 1 5); do echo line $i; done; echo err >&2; sleep 30",
       cwd: root.path,
       sandbox: null,
@@ -269,7 +269,7 @@ describe("Executor on the host", () => {
 
   test("start({raw}): stdin and stdout are the caller's pipes; stderr goes to the ring", async () => {
     const e = await executor();
-    const proc = e.start({ command: "echo to-stderr >&2; cat", cwd: root.path, sandbox: null, raw: true });
+    const proc = await e.start({ command: "echo to-stderr >&2; cat", cwd: root.path, sandbox: null, raw: true });
     const writer = proc.stdin?.getWriter();
     await writer?.write(new TextEncoder().encode("ping\n"));
     await writer?.close();
@@ -285,7 +285,7 @@ describe("Executor on the host", () => {
     const tag = marker();
     const a = e.run({ command: `trap '' TERM; sleep ${tag}`, cwd: root.path, sandbox: null });
     const b = e.run({ command: `trap '' TERM; sleep ${tag}`, cwd: root.path, sandbox: null });
-    const c = e.start({ command: `trap '' TERM; sleep ${tag}`, cwd: root.path, sandbox: null });
+    const c = await e.start({ command: `trap '' TERM; sleep ${tag}`, cwd: root.path, sandbox: null });
     await eventually(() => sleepers(tag).length === 3);
     const started = Date.now();
     await e.shutdown();
@@ -306,9 +306,9 @@ describe("Executor on the host", () => {
     const attempt = e.run({ command: `touch ${dir.path}/ran`, cwd: root.path, sandbox: e.spec() });
     await expect(attempt).rejects.toBeInstanceOf(SandboxUnavailableError);
     await expect(attempt).rejects.toThrow("no sandbox in this test. Fix: none needed");
-    expect(() => e.start({ command: `touch ${dir.path}/ran`, cwd: root.path, sandbox: e.spec() })).toThrow(
-      SandboxUnavailableError,
-    );
+    await expect(
+      e.start({ command: `touch ${dir.path}/ran`, cwd: root.path, sandbox: e.spec() }),
+    ).rejects.toBeInstanceOf(SandboxUnavailableError);
     expect(existsSync(`${dir.path}/ran`)).toBe(false);
   });
 

@@ -165,9 +165,9 @@ describe.skipIf(process.platform !== "linux")("a host command under its keeper",
   test("stop() and shutdown() end a background process's daemons, also ones that ignore SIGTERM", async () => {
     const e = await executor({ killGraceMs: 300 });
     const stopped = marker();
-    const a = e.start({ command: detachingCommand(stopped), cwd: root.path, sandbox: null });
+    const a = await e.start({ command: detachingCommand(stopped), cwd: root.path, sandbox: null });
     const ended = marker();
-    const b = e.start({
+    const b = await e.start({
       command: `trap '' TERM; ${detachingCommand(ended, `(trap '' TERM; sleep ${ended}3)`)}`,
       cwd: root.path,
       sandbox: null,
@@ -193,8 +193,8 @@ const noKeeper = process.env.GARUDA_TEST_NO_KEEPER === "1";
 const probe = boxTag === "-" ? { availability: { available: false, reason: "-", fix: "-" } } : await probeSandbox({ env: process.env, tmpDir: home });
 const e = await createExecutor({ root, home, selfCommand: ${JSON.stringify(SELF_COMMAND)}, probe, ...(noKeeper && { keeperCommand: false }) });
 const daemons = (tag, rest) => "setsid sleep " + tag + "1 & (setsid sleep " + tag + "2 </dev/null >/dev/null 2>&1 &); " + (rest ?? "sleep " + tag + "3");
-e.start({ command: daemons(hostTag), cwd: root, sandbox: null });
-if (boxTag !== "-") e.start({ command: daemons(boxTag), cwd: root, sandbox: e.spec() });
+await e.start({ command: daemons(hostTag), cwd: root, sandbox: null });
+if (boxTag !== "-") await e.start({ command: daemons(boxTag), cwd: root, sandbox: e.spec() });
 void e.run({ command: daemons(runTag), cwd: root, sandbox: null });
 console.log("started");
 await new Promise(() => {});

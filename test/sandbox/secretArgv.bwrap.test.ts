@@ -73,7 +73,7 @@ describeSandbox(
     test("while a sandboxed command uses the proxy, neither the proxy token nor a request's variable is in any process's arguments (negative control: both are in the command's environment)", async () => {
       const tag = marker();
       const key = `key-${randomBytes(12).toString("hex")}`;
-      const running = executor.start({
+      const running = await executor.start({
         command: `${httpGet(server.url("/through", "svc.test"))} && exec sleep ${tag}`,
         cwd: scratch,
         sandbox: executor.spec({ network: proxy.network }),

@@ -96,7 +96,7 @@ function usersOf(ns: string): number[] {
 }
 
 async function startDevServer(executor: ProcessExecutor, root: string, answer: string): Promise<RunningProcess> {
-  const server = executor.start({ command: devServer(answer), cwd: root, sandbox: withProxy(executor) });
+  const server = await executor.start({ command: devServer(answer), cwd: root, sandbox: withProxy(executor) });
   await eventually(() => server.output().includes("listening"), 10_000);
   return server;
 }
@@ -307,7 +307,7 @@ const proxy = await startEgressProxy({});
 const root = ${JSON.stringify(join(scratch.path, "killed"))};
 const executor = await createExecutor({ root, home: ${JSON.stringify(home)}, selfCommand: ${JSON.stringify(SELF_COMMAND)} });
 const result = await executor.run({ command: "true", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
-executor.start({ command: "sleep 60", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
+await executor.start({ command: "sleep 60", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
 await Bun.sleep(300);
 console.log("ran", result.exitCode);
 await Bun.sleep(60_000);

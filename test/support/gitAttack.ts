@@ -178,7 +178,7 @@ async function guardLab(): Promise<GuardLab> {
     unguarded,
     project: (name, repo = true) => makeProject(scratch, home, name, repo),
     async attack(executor, root, plant, dirs) {
-      const job = executor.start({
+      const job = await executor.start({
         command: `${plant}\necho PLANTED; sleep 120`,
         cwd: root,
         sandbox: { ...executor.spec(), root },

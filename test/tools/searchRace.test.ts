@@ -110,7 +110,7 @@ describeSandbox("file tools against a sandboxed process swapping folders and lin
       const script = join(ws.executor.tmpDir, "attacker.mjs");
       writeFileSync(script, ATTACKER);
       const command = [process.execPath, script, ws.root, outside].map((word) => `'${word}'`).join(" ");
-      const attacker: RunningProcess = ws.executor.start({ command, cwd: ws.root, sandbox: ws.executor.spec() });
+      const attacker: RunningProcess = await ws.executor.start({ command, cwd: ws.root, sandbox: ws.executor.spec() });
       const leaks: string[] = [];
       const found = new Map<string, number>();
       let runs = 0;

@@ -1,5 +1,5 @@
-// What the chat and `garuda run` do before a turn: the sandbox probe (once per process), the
-// exit handler that kills whatever a shutdown could not end, and prepareRuntime with the
+// What the chat and `garuda run` do before a turn: the sandbox probe and the git guards (once
+// per process, shared by the runtimes it starts), the exit handler that kills whatever a shutdown could not end, and prepareRuntime with the
 // terminal's hooks. The same prepareRuntime as `garuda acp`: same model rules, policy, project
 // settings, sandbox, permission engine, hooks and audit log.
 import { dirname } from "node:path";
@@ -10,6 +10,7 @@ import type { Approver } from "../../permission/types.ts";
 import type { Mode } from "../../core-types/mode.ts";
 import { type PrepareOptions, type ProjectTrustQuestion, prepareRuntime } from "../../compose/prepare.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
+import { createGitGuardHost } from "../../sandbox/gitGuard/host.ts";
 import { probeSandbox, type SandboxProbe, trialTmpDir } from "../../sandbox/probe.ts";
 import { descendants, signalGroup, signalProcess } from "../../sandbox/processTree.ts";
 import { removeProcessFolders, sessionFolderBase } from "../../sandbox/sessionFolders.ts";
@@ -46,10 +47,11 @@ function killLeftoversAtExit(ctx: CliContext): void {
   });
 }
 
-/** A starter for this process: one sandbox probe (a failed one is tried again) and one exit handler. */
+/** A starter for this process: one sandbox probe (a failed one is tried again), one set of git guards and one exit handler. */
 export function runtimeStarter(ctx: CliContext): StartRuntime {
   let probe: Promise<SandboxProbe> | undefined;
   let exitHandler = false;
+  const gitGuards = createGitGuardHost({ stateDir: ctx.paths.gitGuard, path: ctx.env.PATH });
   return async (options) => {
     if (!exitHandler) {
       exitHandler = true;
@@ -75,6 +77,7 @@ export function runtimeStarter(ctx: CliContext): StartRuntime {
       ...(options.projectTrust && { projectTrust: options.projectTrust }),
       selfCommand: selfCommand(process.execPath, dirname(Bun.main)),
       probe: probed,
+      gitGuards,
       onPrepared: (prepared) => {
         parts = prepared;
       },

@@ -97,7 +97,7 @@ export class McpConnection {
   async #connect(deps: StartDeps, signal: AbortSignal): Promise<void> {
     const config = this.config;
     if (config.transport === "stdio") {
-      this.#process = deps.executor.start({
+      this.#process = await deps.executor.start({
         command: commandLine(config),
         cwd: deps.root,
         sandbox: deps.sandbox,

@@ -11,6 +11,12 @@
 // none ran, or judged harmless. A Garuda process that dies mid-command leaves its owner file
 // behind (gitGuardRecord.ts), and the next guard for the project sweeps it: every repository
 // not known then is judged as if a command had just made it.
+//
+// One guard serves every session of the process in its project (host.ts). Its work is
+// asynchronous (walks that yield, `git config` as a child process), so it is done one step at a
+// time, in order (`serial`): the first walk, then the events as they came, the looks a command's
+// start and end ask for. A command starts only once every step queued before it is done, so what
+// happened before it is never taken for its doing.
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../../files/isInside.ts";
@@ -30,6 +36,8 @@ import {
   unsafeAddition,
 } from "./repos.ts";
 import type { TreeWatch, WatchChange } from "./watch.ts";
+import type { InotifyEvent } from "../inotify.ts";
+import type { ConfigParser } from "./configKeys.ts";
 import { groupedCount } from "../../text/count.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
@@ -52,17 +60,18 @@ interface Known {
 export interface GitGuard {
   readonly root: string;
   readonly watch: TreeWatch;
+  /** Settles when the first walk is done (and the sweep, if one was due). */
+  readonly ready: Promise<void>;
   /** Nested repositories (their folders) to hold read-only in the next command. */
   heldRepos(): string[];
-  /** Looks at what the watch saw. */
-  process(change: WatchChange): void;
+  /** Events of the watch's folders (or an overflow): looked at after every step queued before. */
+  events(events: InotifyEvent[]): Promise<void>;
   /** A full look at what may have changed unseen: unwatched subtrees, content changed without an event. */
-  verify(scanUnwatched: boolean): void;
-  /** Before a command while none runs: what appeared in unwatched subtrees since is the user's. */
-  catchUp(): void;
-  begin(run: GuardedRun): void;
-  /** Ends a run; true when it was the last one (the guard is idle again). */
-  end(run: GuardedRun): boolean;
+  verify(scanUnwatched: boolean): Promise<void>;
+  /** Before a command: what appeared in unwatched subtrees while none ran is the user's; then the command begins. */
+  begin(run: GuardedRun): Promise<void>;
+  /** After the command: the last look, then the run ends; true when it was the last one (the guard is idle again). */
+  end(run: GuardedRun): Promise<boolean>;
   readonly active: boolean;
   /** Notes no command received yet (a sweep at start); the next command gets them. */
   pendingNotes(): string[];
@@ -73,7 +82,7 @@ export interface GitGuardOptions {
   root: string;
   watch: TreeWatch;
   record: GuardRecord;
-  configKeys: JudgeContext["configKeys"];
+  configKeys: ConfigParser;
   extraGitDirs: string[];
 }
 
@@ -159,7 +168,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     );
   }
 
-  function judgeProvisional(ctx: JudgeContext): void {
+  async function judgeProvisional(ctx: JudgeContext): Promise<void> {
     for (const marker of [...provisional.values()]) {
       const current = markersAt(marker.dir).find((m) => m.entry === marker.entry);
       if (!current) {
@@ -167,13 +176,13 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         continue;
       }
       provisional.set(marker.entry, current);
-      const verdict = judgeMarker(current, ctx);
+      const verdict = await judgeMarker(current, ctx);
       if (!verdict.ok) neutralize(current, verdict.why);
     }
   }
 
   /** Redirect files that appeared in a known repository's git folder. */
-  function checkRedirects(ctx: JudgeContext): void {
+  async function checkRedirects(ctx: JudgeContext): Promise<void> {
     for (const entry of [...known.values()]) {
       const gitDir = gitDirOf(entry.marker);
       if (typeof gitDir !== "string" || !covered(gitDir)) continue;
@@ -183,7 +192,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         // config.worktree counts only when the (held) config turns per-worktree config on; then it must be harmless.
         if (
           name === "config.worktree" &&
-          (!trustedWorktreeConfig(join(gitDir, "config"), ctx) || !configFileProblem(path, ctx))
+          (!(await trustedWorktreeConfig(join(gitDir, "config"), ctx)) || !(await configFileProblem(path, ctx)))
         )
           continue;
         const target = name === "commondir" ? readSmall(path, 4096) : undefined;
@@ -219,7 +228,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
    * A kept config that changed: fine when everything the command added is harmless (core.worktree,
    * which `git submodule update` writes); otherwise put back as it was.
    */
-  function checkConfigs(ctx: JudgeContext): void {
+  async function checkConfigs(ctx: JudgeContext): Promise<void> {
     for (const [path, text] of kept) {
       const now = readSmall(path);
       if ("text" in now && now.text === text) continue;
@@ -230,7 +239,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
             ? `made it something git reads elsewhere (it ${now.bad})`
             : undefined;
       if ("text" in now) {
-        const bad = unsafeAddition(text, now.text, ctx);
+        const bad = await unsafeAddition(text, now.text, ctx);
         if (!bad) {
           kept.set(path, now.text);
           dirty = true;
@@ -316,8 +325,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   }
 
   /** The first look at the tree: known repositories, or a sweep when a Garuda process died mid-command. */
-  function init(): void {
-    const found = watch.start();
+  async function init(): Promise<void> {
+    const found = await watch.start();
     const recorded = new Map((record.known() ?? []).map((repo) => [entryOf(repo, root), repo]));
     const owners = record.owners();
     // A process killed mid-command, or one whose command runs now: what is not known may be a command's.
@@ -337,13 +346,13 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     if (sweep) {
       const before = pending.length;
       for (const marker of suspects) {
-        const verdict = judgeMarker(marker, context());
+        const verdict = await judgeMarker(marker, context());
         if (verdict.ok) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
         else neutralize(marker, verdict.why);
       }
-      checkRedirects(context());
+      await checkRedirects(context());
       for (const [path, text] of Object.entries(record.configs())) kept.set(join(root, path), text);
-      checkConfigs(context());
+      await checkConfigs(context());
       if (killed.length > 0 && pending.length > before) {
         pending.splice(
           before,
@@ -356,77 +365,103 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     save();
   }
 
-  init();
+  /** Judges what may run something now: planted repositories, redirect files, kept configs. */
+  async function judgeAll(): Promise<void> {
+    const ctx = context();
+    await judgeProvisional(ctx);
+    await checkRedirects(ctx);
+    await checkConfigs(ctx);
+  }
+
+  async function processChange(change: WatchChange): Promise<void> {
+    if (change.overflow) {
+      const again = await watch.rescan();
+      look(new Set([...again, ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
+    } else look(change.candidates);
+    if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0)) await judgeAll();
+    if (runs.size === 0) save();
+  }
+
+  async function verify(scanUnwatched: boolean): Promise<void> {
+    if (scanUnwatched && watch.unwatched > 0) look(await watch.scanUnwatched());
+    await judgeAll();
+  }
+
+  /** The guard's steps, one at a time and in order; a step that fails does not stop the next. */
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  function serial<T>(step: () => Promise<T>): Promise<T> {
+    // After close() no step runs: the watch is gone and the record released.
+    const next = queue.then(() => (closed ? (undefined as T) : step()));
+    queue = next.catch(() => undefined);
+    return next;
+  }
+
+  const ready = serial(init);
+
+  function begin(run: GuardedRun): void {
+    if (runs.size === 0) {
+      keepConfigs();
+      todosAtStart = rootTodoLists();
+      save();
+      record.claim(true);
+    }
+    runs.add(run);
+    if (watch.truncated && !truncationNoted) {
+      truncationNoted = true;
+      pending.push(
+        `[Garuda: this project has more folders than the git guard looks at (it walks the first ${groupedCount(watch.maxFolders)}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`,
+      );
+    }
+    for (const text of pending.splice(0)) {
+      run.notes.push(text);
+      run.onNote(text);
+    }
+  }
+
+  function end(run: GuardedRun): boolean {
+    noteTodoLists(run);
+    for (const [key, times] of run.seen ?? []) {
+      if (times < 2) continue;
+      const text = `[Garuda: the command made ${rel(key)} ${times - 1} more time${times > 2 ? "s" : ""}; each was moved to ${QUARANTINE_DIR} too.]`;
+      run.notes.push(text);
+      run.onNote(text);
+    }
+    runs.delete(run);
+    if (runs.size > 0) return false;
+    record.claim(false);
+    // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
+    for (const marker of provisional.values()) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+    if (provisional.size > 0) dirty = true;
+    provisional.clear();
+    save();
+    return true;
+  }
 
   return {
     root,
     watch,
+    ready,
     heldRepos: () => [...new Set([...known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
-    process(change) {
-      if (change.overflow)
-        look(new Set([...watch.rescan(), ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
-      else look(change.candidates);
-      if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0)) {
-        const ctx = context();
-        judgeProvisional(ctx);
-        checkRedirects(ctx);
-        checkConfigs(ctx);
-      }
-      if (runs.size === 0) save();
-    },
-    verify(scanUnwatched) {
-      if (scanUnwatched && watch.unwatched > 0) look(watch.scanUnwatched());
-      const ctx = context();
-      judgeProvisional(ctx);
-      checkRedirects(ctx);
-      checkConfigs(ctx);
-    },
-    catchUp() {
-      if (runs.size === 0 && watch.unwatched > 0) look(watch.scanUnwatched());
-    },
-    begin(run) {
-      if (runs.size === 0) {
-        keepConfigs();
-        todosAtStart = rootTodoLists();
-        save();
-        record.claim(true);
-      }
-      runs.add(run);
-      if (watch.truncated && !truncationNoted) {
-        truncationNoted = true;
-        pending.push(
-          `[Garuda: this project has more folders than the git guard looks at (it walks the first ${groupedCount(watch.maxFolders)}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`,
-        );
-      }
-      for (const text of pending.splice(0)) {
-        run.notes.push(text);
-        run.onNote(text);
-      }
-    },
-    end(run) {
-      noteTodoLists(run);
-      for (const [key, times] of run.seen ?? []) {
-        if (times < 2) continue;
-        const text = `[Garuda: the command made ${rel(key)} ${times - 1} more time${times > 2 ? "s" : ""}; each was moved to ${QUARANTINE_DIR} too.]`;
-        run.notes.push(text);
-        run.onNote(text);
-      }
-      runs.delete(run);
-      if (runs.size > 0) return false;
-      record.claim(false);
-      // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
-      for (const marker of provisional.values())
-        known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
-      if (provisional.size > 0) dirty = true;
-      provisional.clear();
-      save();
-      return true;
-    },
+    events: (events) => serial(async () => processChange(await watch.handle(events))),
+    verify: (scanUnwatched) => serial(() => verify(scanUnwatched)),
+    begin: (run) =>
+      serial(async () => {
+        // While none ran, what appeared in unwatched subtrees was the user's doing.
+        if (runs.size === 0 && watch.unwatched > 0) look(await watch.scanUnwatched());
+        begin(run);
+      }),
+    end: (run) =>
+      serial(async () => {
+        await verify(true);
+        return end(run);
+      }),
     get active() {
       return runs.size > 0;
     },
     pendingNotes: () => [...pending],
     close() {
+      closed = true;
       save();
       record.release();
       watch.close();

@@ -1,19 +1,21 @@
-// The git guards of one executor: one guard per project root (gitGuard.ts) and one inotify
-// instance for all of them (the kernel allows a user few), whose events are read as they come,
-// between commands too (so the watches follow the tree, and what the user does then is known as
-// theirs). The executor calls enter() before a sandboxed command that may write a project and
-// leave() after it.
-import { readFileSync, realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+// The git guards of one Garuda process: one guard per project root (guard.ts), shared by every
+// session of the process in that project, and one inotify instance for all of them, whose events
+// are read as they come, between commands too (so the watches follow the tree, and what the
+// user does then is known as theirs). The front end makes the host once per process and hands
+// it to each session's executor (ExecutorOptions.gitGuards); a session leases the guard of its
+// project (session.ts): the first lease makes the guard and starts its walk, the last release
+// closes it and gives its watches back, and with the last guard the inotify instance goes too.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { realFs } from "../fsView.ts";
 import { isInside } from "../../files/isInside.ts";
-import { type GitGuard, type GuardedRun, createGitGuard } from "./guard.ts";
+import { type GitGuard, createGitGuard } from "./guard.ts";
 import { openGuardRecord } from "./record.ts";
-import { type TreeWatch, createTreeWatch } from "./watch.ts";
-import { createBarriers } from "./barrier.ts";
-import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, loadInotify, openInotify } from "../inotify.ts";
+import { createTreeWatch } from "./watch.ts";
+import { type Barriers, createBarriers } from "./barrier.ts";
+import { gitConfigParser } from "./configKeys.ts";
+import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, type Library, loadInotify, openInotify } from "../inotify.ts";
 import { linkedGitFolders } from "../paths.ts";
-import type { SandboxSpec } from "../types.ts";
 
 /** How often, while one runs, repositories judged harmless are judged again (content changed through an mmap raises no event). */
 const VERIFY_MS = 250;
@@ -21,120 +23,144 @@ const VERIFY_MS = 250;
 const SCAN_MS = 2_000;
 /** Most folders one walk of a project looks at (breadth first). */
 const MAX_FOLDERS = 100_000;
-/** The first walk of the executor's own project starts this long after the executor, in steps of this many folders. */
-const PREPARE_DELAY_MS = 200;
-const PREPARE_STEP = 500;
-/** Most watches of one executor: a quarter of the user's limit, at most this many. */
+/**
+ * The guards' share of the user's inotify watches (fs.inotify.max_user_watches, counted per user
+ * across every program): a quarter, for all of the process's projects together. The editor's
+ * file watcher, its language servers and a dev server or two (webpack, vite, jest --watch) each
+ * take about one watch per folder of the same tree, so a quarter leaves room for three such
+ * watchers of the same project; past the share the guard scans instead of failing theirs
+ * (ENOSPC surfaces in them as "too many open files" or missed reloads).
+ */
+const WATCH_SHARE = 4;
+/** Most watches whatever the kernel allows: past this, a walk costs more than the scan it spares. */
 const MAX_WATCHES = 65_536;
-const CONFIG_CACHE = 256;
+/** When the kernel's limit cannot be read (8,192 is the old default): its quarter. */
+const FALLBACK_WATCHES = 2_048;
 
-export interface GuardedCommand {
-  /** Nested repositories (folders) the sandbox must hold read-only, as it holds the root's .git. */
-  readonly repos: string[];
-  /** After the command: the last look; every note of this command (also given to onNote as they came). */
-  leave(): Promise<string[]>;
-}
-
-export interface GitGuards {
-  /** Before a sandboxed command: its guard, or undefined when it cannot write the project. */
-  enter(spec: SandboxSpec, onNote: (note: string) => void): GuardedCommand | undefined;
-  /** At start: sweeps `root` now when a Garuda process died while a command ran there; the notes. */
-  sweepAtStart(root: string): string[];
-  /** Walks `root` in the background, a step at a time, so the first command does not wait for it. */
-  prepare(root: string): void;
-  close(): Promise<void>;
-}
-
-export interface GitGuardsOptions {
+export interface GitGuardHostOptions {
   /** Where the records live (~/.garuda/git-guard). */
   stateDir: string;
   /** To find git (its parser reads config files: no second opinion on what git reads). */
   path: string | undefined;
-  /** Most watches (default: a quarter of the kernel's max_user_watches, at most 65,536). */
+  /** Most watches of all guards together (default: a quarter of max_user_watches, at most 65,536). */
   maxWatches?: number;
 }
 
-/** The config keys of a config file's text, parsed by git itself. */
-export function gitConfigParser(git: string | undefined): (text: string) => Array<[string, string]> | undefined {
-  const cache = new Map<string, Array<[string, string]> | undefined>();
-  return (text) => {
-    if (cache.has(text)) return cache.get(text);
-    let keys: Array<[string, string]> | undefined;
-    if (text.trim() === "") keys = [];
-    else if (git) {
-      const result = Bun.spawnSync([git, "config", "--file", "-", "--list", "--null", "--no-includes"], {
-        stdin: Buffer.from(text),
-        cwd: "/",
-        env: {
-          PATH: "/usr/bin:/bin",
-          HOME: "/nonexistent",
-          GIT_CONFIG_NOSYSTEM: "1",
-          GIT_CONFIG_GLOBAL: "/dev/null",
-          GIT_PAGER: "cat",
-          GIT_CEILING_DIRECTORIES: "/",
-          LC_ALL: "C",
-        },
-        timeout: 5_000,
-      });
-      if (result.exitCode === 0) {
-        keys = result.stdout
-          .toString()
-          .split("\0")
-          .filter(Boolean)
-          .map((item): [string, string] => {
-            const cut = item.indexOf("\n");
-            return cut < 0 ? [item, ""] : [item.slice(0, cut), item.slice(cut + 1)];
-          });
-      }
-    }
-    if (cache.size >= CONFIG_CACHE) cache.clear();
-    cache.set(text, keys);
-    return keys;
-  };
+/** A session's hold on the guard of one project. */
+export interface GuardLease {
+  /** The guard, once the host has its inotify instance (its first walk then runs on its own). */
+  readonly guard: Promise<GitGuard>;
+  /** Lets go of it (once); the last release closes the guard. */
+  release(): Promise<void>;
 }
 
-/** Whether a sandboxed command with this spec can write inside its root. */
-function writesRoot(spec: SandboxSpec, root: string): boolean {
-  if (!spec.projectReadOnly) return true;
-  return spec.writePaths.some((path) => {
-    const lexical = path === "~" || path.startsWith("~/") ? join(spec.home, path.slice(1)) : resolve(spec.root, path);
-    return isInside(lexical, root) || isInside(lexical, spec.root);
-  });
+export interface GitGuardHost {
+  /** The guard of `root` (a real path), made at the first lease. */
+  lease(root: string): GuardLease;
+  /** Whether a guard of `root` runs in this process now. */
+  has(root: string): boolean;
+  /** Resolves once every event queued before the call has been handed to the guards (at once without inotify). */
+  pass(): Promise<void>;
+  /** Starts or stops the timer that verifies the guards whose commands run. */
+  arm(): void;
+  /** Most watches of all guards together. */
+  readonly maxWatches: number;
+  /** Watches all guards hold now. */
+  readonly watches: number;
+  readonly stateDir: string;
+  /** Closes every guard, whoever holds it (the process is ending). */
+  close(): Promise<void>;
 }
 
-function maxWatches(): number {
+function kernelShare(): number {
   try {
     const limit = Number(readFileSync("/proc/sys/fs/inotify/max_user_watches", "utf8").trim());
-    return Number.isFinite(limit) && limit > 0 ? Math.min(MAX_WATCHES, Math.floor(limit / 4)) : 2_048;
+    return Number.isFinite(limit) && limit > 0
+      ? Math.min(MAX_WATCHES, Math.floor(limit / WATCH_SHARE))
+      : FALLBACK_WATCHES;
   } catch {
-    return 2_048;
+    return FALLBACK_WATCHES;
   }
 }
 
-export async function createGitGuards(options: GitGuardsOptions): Promise<GitGuards> {
-  const lib = await loadInotify();
-  let inotify: Inotify | undefined;
-  let inotifyTried = false;
-  const limit = options.maxWatches ?? maxWatches();
-  const guards = new Map<string, GitGuard>();
+/** The inotify instance of the moment, and the barrier through its queue. */
+interface Instance {
+  inotify: Inotify | undefined;
+  barriers: Barriers;
+}
+
+interface Entry {
+  refs: number;
+  guard: Promise<GitGuard>;
+  /** The guard once made (events go to it from then on). */
+  made?: GitGuard;
+}
+
+export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
+  const limit = options.maxWatches ?? kernelShare();
   const configKeys = gitConfigParser(Bun.which("git", { PATH: options.path ?? "/usr/bin:/bin" }) ?? undefined);
-  const barriers = createBarriers(join(options.stateDir, "barrier"));
-  /** Watches being walked in the background (prepare), with the events for them so far. */
-  const preparing = new Map<string, { watch: TreeWatch; extraGitDirs: string[]; events: InotifyEvent[] }>();
+  const guards = new Map<string, Entry>();
+  let library: Promise<Library | undefined> | undefined;
+  let instance: Promise<Instance> | undefined;
+  let current: Instance | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   let lastScan = 0;
   let scanEvery = SCAN_MS;
-  let closed = false;
+  const verifying = new Set<GitGuard>();
 
-  function dispatch(events: InotifyEvent[]): void {
+  const made = () => [...guards.values()].flatMap((entry) => (entry.made ? [entry.made] : []));
+  const watched = () => made().reduce((sum, guard) => sum + guard.watch.watched, 0);
+
+  function dispatch(from: Instance, events: InotifyEvent[]): void {
+    if (from !== current) return; // an instance being closed: its watch ids mean nothing now
     const overflow = events.some((event) => event.mask & IN_Q_OVERFLOW);
-    const mine = (watch: TreeWatch) => events.filter((event) => event.mask & IN_Q_OVERFLOW || watch.owns(event.wd));
-    for (const guard of guards.values()) {
-      const own = mine(guard.watch);
-      if (own.length > 0 || overflow) guard.process(guard.watch.handle(own));
+    for (const guard of made()) {
+      const own = events.filter((event) => event.mask & IN_Q_OVERFLOW || guard.watch.owns(event.wd));
+      if (own.length > 0 || overflow) void guard.events(own).catch(() => undefined);
     }
-    for (const entry of preparing.values()) entry.events.push(...mine(entry.watch));
-    barriers.seen(events);
+    from.barriers.seen(events);
+  }
+
+  function openInstance(): Promise<Instance> {
+    instance ??= (async () => {
+      library ??= loadInotify();
+      const lib = await library;
+      const opened: Instance = {
+        inotify: lib ? openInotify(lib) : undefined,
+        barriers: createBarriers(join(options.stateDir, "barrier")),
+      };
+      current = opened;
+      if (opened.inotify) {
+        opened.barriers.watchWith(opened.inotify);
+        opened.inotify.listen((events) => dispatch(opened, events));
+      }
+      return opened;
+    })();
+    return instance;
+  }
+
+  async function closeInstance(): Promise<void> {
+    const closing = instance;
+    instance = undefined;
+    current = undefined;
+    const opened = await closing;
+    opened?.barriers.close();
+    await opened?.inotify?.close();
+  }
+
+  function makeGuard(root: string, inotify: Inotify | undefined): GitGuard {
+    const linked = linkedGitFolders(root, realFs);
+    const extraGitDirs = linked
+      ? [...new Set([linked.gitDir, linked.commonDir])].filter((dir) => !isInside(dir, root))
+      : [];
+    const watch = createTreeWatch({
+      root,
+      extraGitDirs,
+      inotify,
+      budget: () => limit - watched(),
+      maxFolders: MAX_FOLDERS,
+    });
+    return createGitGuard({ root, watch, record: openGuardRecord(options.stateDir, root), configKeys, extraGitDirs });
   }
 
   /** While a guarded command runs: judge again what may change without an event (an mmap), scan what is unwatched. */
@@ -142,139 +168,75 @@ export async function createGitGuards(options: GitGuardsOptions): Promise<GitGua
     const now = performance.now();
     const scan = now - lastScan >= scanEvery;
     if (scan) lastScan = now;
-    for (const guard of guards.values()) if (guard.active) guard.verify(scan);
-    if (scan) scanEvery = Math.max(SCAN_MS, 10 * (performance.now() - now));
-  }
-
-  /** The verify timer runs only while a guarded command does, and never keeps Garuda alive. */
-  function arm(): void {
-    const active = [...guards.values()].some((guard) => guard.active);
-    if (active && !timer) {
-      timer = setInterval(tick, VERIFY_MS);
-      timer.unref();
-    } else if (!active && timer) {
-      clearInterval(timer);
-      timer = undefined;
+    for (const guard of made()) {
+      if (!guard.active || verifying.has(guard)) continue;
+      verifying.add(guard);
+      void guard
+        .verify(scan)
+        .catch(() => undefined)
+        .finally(() => {
+          verifying.delete(guard);
+          if (scan) scanEvery = Math.max(SCAN_MS, 10 * (performance.now() - now));
+        });
     }
   }
 
-  function ensureInotify(): void {
-    if (inotifyTried) return;
-    inotifyTried = true;
-    inotify = lib ? openInotify(lib) : undefined;
-    if (inotify) {
-      barriers.watchWith(inotify);
-      inotify.listen(dispatch);
-    }
+  async function drop(root: string, entry: Entry): Promise<void> {
+    if (guards.get(root) !== entry) return;
+    guards.delete(root);
+    (await entry.guard.catch(() => undefined))?.close();
+    if (guards.size === 0) await closeInstance();
   }
-
-  function newWatch(root: string): { watch: TreeWatch; extraGitDirs: string[] } {
-    ensureInotify();
-    const linked = linkedGitFolders(root, realFs);
-    const extraGitDirs = linked
-      ? [...new Set([linked.gitDir, linked.commonDir])].filter((dir) => !isInside(dir, root))
-      : [];
-    // The budget counts every tree's watches, this one's too while it is walked (before it is in `guards`).
-    const all = () =>
-      [...guards.values()].map((guard) => guard.watch).concat([...preparing.values()].map((entry) => entry.watch));
-    const others = () => all().reduce((sum, other) => sum + (other === watch ? 0 : other.watched), 0);
-    const watch: TreeWatch = createTreeWatch({
-      root,
-      extraGitDirs,
-      inotify,
-      budget: () => limit - others() - watch.watched,
-      maxFolders: MAX_FOLDERS,
-    });
-    return { watch, extraGitDirs };
-  }
-
-  function guardFor(root: string): GitGuard {
-    const existing = guards.get(root);
-    if (existing) return existing;
-    const prepared = preparing.get(root);
-    preparing.delete(root);
-    const { watch, extraGitDirs } = prepared ?? newWatch(root);
-    const guard = createGitGuard({
-      root,
-      watch,
-      record: openGuardRecord(options.stateDir, root),
-      configKeys,
-      extraGitDirs,
-    });
-    guards.set(root, guard);
-    // What happened while it was walked in the background: no command ran, so it was the user's.
-    if (prepared && prepared.events.length > 0) guard.process(watch.handle(prepared.events));
-    return guard;
-  }
-
-  const realRoot = (root: string) => {
-    try {
-      return realpathSync(root);
-    } catch {
-      return resolve(root);
-    }
-  };
 
   return {
-    enter(spec, onNote) {
-      const root = realRoot(spec.root);
-      if (!writesRoot(spec, root)) return undefined;
-      const guard = guardFor(root);
-      guard.catchUp();
-      const run: GuardedRun = { notes: [], onNote };
-      guard.begin(run);
-      arm();
+    lease(root) {
+      let entry = guards.get(root);
+      if (entry) entry.refs++;
+      else {
+        const fresh: Entry = {
+          refs: 1,
+          guard: openInstance().then((opened) => {
+            fresh.made = makeGuard(root, opened.inotify);
+            return fresh.made;
+          }),
+        };
+        entry = fresh;
+        guards.set(root, entry);
+      }
+      const held = entry;
+      let released = false;
       return {
-        repos: guard.heldRepos(),
-        async leave() {
-          // The command's processes are gone, so every event they caused is queued: once an event
-          // made after them has come through, all of theirs have been looked at.
-          await barriers.pass();
-          guard.verify(true);
-          guard.end(run);
-          arm();
-          return run.notes;
+        guard: held.guard,
+        async release() {
+          if (released) return;
+          released = true;
+          if (--held.refs === 0) await drop(root, held);
         },
       };
     },
-    prepare(root) {
-      const real = realRoot(root);
-      if (guards.has(real) || preparing.has(real)) return;
-      const step = () => {
-        const entry = preparing.get(real);
-        if (!entry || closed) return; // a command came first and finished the walk, or the executor is gone
-        if (entry.watch.startSome(PREPARE_STEP) === undefined) setTimeout(step, 0).unref();
-        else guardFor(real);
-      };
-      setTimeout(() => {
-        if (closed || guards.has(real) || preparing.has(real)) return;
-        preparing.set(real, { ...newWatch(real), events: [] });
-        step();
-      }, PREPARE_DELAY_MS).unref();
+    has: (root) => guards.has(root),
+    async pass() {
+      return (await instance)?.barriers.pass();
     },
-    sweepAtStart(root) {
-      const real = realRoot(root);
-      if (
-        guards.has(real) ||
-        !openGuardRecord(options.stateDir, real)
-          .owners()
-          .dead.some((owner) => owner.active)
-      )
-        return [];
-      // The notes stay pending as well: the next command in this project gets them, for the model.
-      return guardFor(real).pendingNotes();
+    arm() {
+      const active = made().some((guard) => guard.active);
+      if (active && !timer) {
+        timer = setInterval(tick, VERIFY_MS);
+        timer.unref(); // never keeps Garuda alive
+      } else if (!active && timer) {
+        clearInterval(timer);
+        timer = undefined;
+      }
     },
+    maxWatches: limit,
+    get watches() {
+      return watched();
+    },
+    stateDir: options.stateDir,
     async close() {
-      closed = true;
       if (timer) clearInterval(timer);
       timer = undefined;
-      for (const guard of guards.values()) guard.close();
-      guards.clear();
-      for (const entry of preparing.values()) entry.watch.close();
-      preparing.clear();
-      barriers.close();
-      await inotify?.close();
-      inotify = undefined;
+      for (const [root, entry] of [...guards]) await drop(root, entry);
     },
   };
 }

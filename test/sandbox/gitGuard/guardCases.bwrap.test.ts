@@ -128,7 +128,7 @@ describeSandbox(
         'mkdir -p sub && mv "$TMPDIR/f/.git" sub/.git',
         "touch flood-done",
       ].join(" && ");
-      const job = lab.guarded.start({
+      const job = await lab.guarded.start({
         command: `${plant}\necho PLANTED; sleep 120`,
         cwd: root,
         sandbox: { ...lab.guarded.spec(), root },
@@ -162,16 +162,22 @@ describeSandbox(
         gitGuardWatches: 20,
       });
       try {
-        const job = small.start({
+        const job = await small.start({
           command: `${lab.evilRepo("$TMPDIR/b")} && mv "$TMPDIR/b/.git" deps/p39/lib/.git && echo PLANTED; sleep 60`,
           cwd: root,
           sandbox: { ...small.spec(), root },
         });
         await eventually(() => job.output().includes("PLANTED"), 20_000);
         const planted = performance.now();
-        await eventually(() => job.output().includes("[Garuda:"), 10_000);
+        await eventually(() => job.output().includes("made deps/p39/lib/.git"), 10_000);
         expect(performance.now() - planted).toBeLessThan(6_000);
         expect(job.output()).toContain("made deps/p39/lib/.git, a git repository; its config sets");
+        // The user and the model were told, before the command's own output, that part of the tree is scanned.
+        expect(job.output().indexOf("the git guard cannot watch all of this project")).toBeGreaterThanOrEqual(0);
+        expect(job.output().indexOf("the git guard cannot watch all of this project")).toBeLessThan(
+          job.output().indexOf("PLANTED"),
+        );
+        expect(job.output()).toContain("it takes at most 20 for all its projects");
         lab.marker.reset();
         expect(probe(lab.marker, lab.home, [join(root, "deps/p39/lib")])).toEqual([]);
         const end = await job.stop();
@@ -195,7 +201,7 @@ describeSandbox(
         `python3 -c "import mmap,os,sys,time; f=os.open('sub/.git/config', os.O_RDWR); m=mmap.mmap(f, 0); m[:]=sys.stdin.buffer.read(); m.flush(); print('PLANTED', flush=True); time.sleep(60)" <<'EOF'\n${evil}EOF`,
       ].join("\n");
       expect(evil.length).toBe(padded.length);
-      const job = lab.guarded.start({ command: script, cwd: root, sandbox: { ...lab.guarded.spec(), root } });
+      const job = await lab.guarded.start({ command: script, cwd: root, sandbox: { ...lab.guarded.spec(), root } });
       try {
         await eventually(() => job.output().includes("PLANTED"), 20_000);
         await eventually(() => job.output().includes("[Garuda:"), 3_000);
