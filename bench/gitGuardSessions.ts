@@ -1,7 +1,8 @@
 // The git guard on a big project with several sessions (issue 30.4, 35.4): a generated tree of the
 // Linux source's shape (about 80,000 files in 5,100 folders), and for each source tree given (this
 // one, and with --before another checkout's src/, e.g. `git archive <commit> src | tar -x -C dir`)
-// in fresh processes, interleaved round by round:
+// in fresh processes, interleaved round by round (sessions share the process's git guards where
+// the source has them, gitGuard/host.ts, as the front ends hand them over):
 //   - the first guarded command of a session right after it starts (the guard's first walk):
 //     wall ms, the process's CPU ms for it, and the longest the event loop went without running a
 //     1 ms timer meanwhile;
@@ -10,7 +11,7 @@
 //     instance, so the lines are counted once per instance).
 //
 //   bun bench/gitGuardSessions.ts [--rounds N] [--before <src dir>]
-import { mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { formatStat, formatTable, summarize } from "./interleave.ts";
@@ -21,6 +22,8 @@ interface Figures {
   stallMs: number;
   watches1: number;
   watches3: number;
+  /** CPU ms of the second and third sessions' start and first command together. */
+  othersCpuMs: number;
 }
 
 /** Watches of this process's inotify instances: watch lines over every descriptor, each instance's counted once. */
@@ -52,7 +55,23 @@ async function child(src: string, root: string, home: string): Promise<void> {
   const { probeSandbox } = (await import(join(src, "sandbox/probe.ts"))) as typeof import("../src/sandbox/probe.ts");
   const probe = await probeSandbox({ env: process.env, tmpDir: home });
   const selfCommand = [process.execPath, join(src, "sandbox/bridgeMain.ts")];
-  const session = () => createExecutor({ root, home, selfCommand, probe, gitGuardDir: join(home, "state") });
+  // As the front ends do where there is one: the process's git guards, shared by its sessions.
+  const hostFile = join(src, "sandbox/gitGuard/host.ts");
+  const gitGuards = existsSync(hostFile)
+    ? ((await import(hostFile)) as typeof import("../src/sandbox/gitGuard/host.ts")).createGitGuardHost({
+        stateDir: join(home, "state"),
+        path: process.env.PATH,
+      })
+    : undefined;
+  const session = () =>
+    createExecutor({
+      root,
+      home,
+      selfCommand,
+      probe,
+      gitGuardDir: join(home, "state"),
+      ...(gitGuards && { gitGuards }),
+    });
   const first = await session();
   let last = performance.now();
   let stallMs = 0;
@@ -76,16 +95,20 @@ async function child(src: string, root: string, home: string): Promise<void> {
   const plainMs = performance.now() - started2;
   const plain = process.cpuUsage(cpu2);
   const watches1 = watchCount();
+  const cpu3 = process.cpuUsage();
   const others = [await session(), await session()];
   for (const other of others) await other.run({ command: "true", cwd: root, sandbox: other.spec() });
+  const othersCpu = process.cpuUsage(cpu3);
   const watches3 = watchCount();
   for (const executor of [first, ...others]) await executor.shutdown();
+  await gitGuards?.close();
   const figures: Figures = {
     walkMs: walkMs - plainMs,
     cpuMs: (used.user + used.system - plain.user - plain.system) / 1000,
     stallMs,
     watches1,
     watches3,
+    othersCpuMs: (othersCpu.user + othersCpu.system) / 1000,
   };
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
@@ -150,6 +173,7 @@ async function main(argv: string[]): Promise<void> {
         stat((f) => f.stallMs),
         stat((f) => f.watches1),
         stat((f) => f.watches3),
+        stat((f) => f.othersCpuMs),
       ];
     });
     console.log(
@@ -161,6 +185,7 @@ async function main(argv: string[]): Promise<void> {
           "longest event-loop stall ms",
           "watches, 1 session",
           "watches, 3 sessions",
+          "sessions 2 and 3: CPU ms",
         ],
         rows,
       ),
