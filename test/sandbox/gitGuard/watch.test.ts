@@ -1,7 +1,8 @@
 // The git guard's walk of a big tree shares the event loop (watch.ts, slices.ts): while it walks
 // and watches thousands of folders, a timer on the loop keeps firing (the other sessions of the
 // process go on). Negative control: the same walk without giving the loop back stalls it for
-// longer than a user notices (the tree is big enough for the check to mean something).
+// longer than a user notices (the tree is big enough for the check to mean something). Past its
+// share of watches, what it cannot watch is counted, said why, and scanned.
 import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -17,7 +18,7 @@ const STALL_MS = 50;
 /** A walk that never gives the loop back: the negative control. */
 const never = (): Slices => ({ due: () => false, next: async () => {} });
 
-describe.skipIf(process.platform !== "linux")("git guard: the walk shares the event loop", () => {
+describe.skipIf(process.platform !== "linux")("git guard: the tree watch", () => {
   test(`walking and watching ${FOLDERS} folders never stalls the loop ${STALL_MS} ms (negative control: without slices it does)`, async () => {
     using scratch = tempDir("garuda-guardwalk-", { real: true });
     for (let i = 0; i < FOLDERS; i++)
@@ -49,4 +50,46 @@ describe.skipIf(process.platform !== "linux")("git guard: the walk shares the ev
     expect(shared.stall).toBeLessThan(STALL_MS);
     expect(blocking.stall).toBeGreaterThan(STALL_MS);
   }, 60_000);
+
+  test("past its share of watches a subtree is scanned instead: it says why and how many folders, and a scan finds a plant there", async () => {
+    using scratch = tempDir("garuda-guardshare-", { real: true });
+    for (let i = 0; i < 40; i++) mkdirSync(join(scratch.path, "deps", `p${i}`, "lib"), { recursive: true });
+    const lib = await loadInotify();
+    const inotify = lib && openInotify(lib);
+    if (!inotify) throw new Error("no inotify instance left");
+    const open = (share: number, maxFolders = 100_000) => {
+      const watch = createTreeWatch({
+        root: scratch.path,
+        extraGitDirs: [],
+        inotify,
+        budget: () => share - watch.watched,
+        maxFolders,
+      });
+      return watch;
+    };
+    try {
+      // 82 folders: the root, deps, 40 packages and their lib folders.
+      const all = open(1_000);
+      expect(await all.start()).toEqual([]);
+      expect([all.watched, all.unwatched, all.unwatchedFolders, all.shortOf]).toEqual([82, 0, 0, undefined]);
+      all.close();
+
+      const short = open(20);
+      await short.start();
+      expect(short.watched).toBe(20);
+      expect(short.shortOf).toBe("share");
+      expect(short.unwatchedFolders).toBe(62);
+      mkdirSync(join(scratch.path, "deps/p39/lib/.git"));
+      expect(await short.scanUnwatched()).toEqual([join(scratch.path, "deps/p39/lib")]);
+      short.close();
+
+      // A walk cut at maxFolders says so (the guard tells the first command).
+      const cut = open(1_000, 10);
+      await cut.start();
+      expect([cut.truncated, cut.watched]).toEqual([true, 10]);
+      cut.close();
+    } finally {
+      await inotify.close();
+    }
+  });
 });
