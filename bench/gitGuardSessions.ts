@@ -14,6 +14,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { longestStall } from "../test/support/eventLoop.ts";
 import { formatStat, formatTable, summarize } from "./interleave.ts";
 
 interface Figures {
@@ -73,21 +74,12 @@ async function child(src: string, root: string, home: string): Promise<void> {
       ...(gitGuards && { gitGuards }),
     });
   const first = await session();
-  let last = performance.now();
-  let stallMs = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    stallMs = Math.max(stallMs, now - last);
-    last = now;
-  }, 1);
-  await Bun.sleep(5);
   const cpu = process.cpuUsage();
-  const started = performance.now();
-  last = started;
-  await first.run({ command: "true", cwd: root, sandbox: first.spec() });
-  const walkMs = performance.now() - started;
+  const { stallMs, ms: walkMs } = await longestStall(
+    () => first.run({ command: "true", cwd: root, sandbox: first.spec() }),
+    1,
+  );
   const used = process.cpuUsage(cpu);
-  clearInterval(timer);
   // A second command, without the walk: what a command costs by itself, taken off the first.
   const cpu2 = process.cpuUsage();
   const started2 = performance.now();
