@@ -21,7 +21,8 @@ import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../../files/isInside.ts";
 import type { GuardRecord, KnownRepo } from "./record.ts";
-import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./quarantine.ts";
+import { QUARANTINE_DIR, quarantine, restoreFile } from "./quarantine.ts";
+import { SWEPT_NOTE, guardNotes } from "./notes.ts";
 import {
   type JudgeContext,
   type Marker,
@@ -38,10 +39,8 @@ import {
 import type { TreeWatch, WatchChange } from "./watch.ts";
 import type { InotifyEvent } from "../inotify.ts";
 import type { ConfigParser } from "./configKeys.ts";
-import { groupedCount } from "../../text/count.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
-const OUTSIDE = "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)";
 
 /** One sandboxed command that may write the project, while it runs. */
 export interface GuardedRun {
@@ -105,7 +104,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   let dirty = false;
   let truncationNoted = false;
 
-  const rel = (path: string) => relative(root, path) || ".";
+  const notes = guardNotes(root);
 
   function note(key: string, text: string): void {
     if (runs.size === 0) pending.push(text);
@@ -141,31 +140,12 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     return options.extraGitDirs.some((gitDir) => isInside(dir, gitDir));
   }
 
-  function describe(marker: Marker): string {
-    if (marker.kind === "bare") return `made ${rel(marker.dir)} a git repository (HEAD, objects, refs)`;
-    const what =
-      marker.kind === "file"
-        ? "a .git file (a link to a git folder)"
-        : marker.kind === "link"
-          ? "a .git symbolic link"
-          : "a git repository";
-    return `made ${rel(marker.entry)}, ${what}`;
-  }
-
-  function moved(result: Moved, what: string, where: string): string {
-    if ("to" in result) return `Garuda moved it to ${rel(result.to)}`;
-    return `Garuda could not move it (${result.error}): tell the user not to run git in ${where} before checking ${what}`;
-  }
-
   function neutralize(marker: Marker, why: string): void {
     const result = quarantine(root, marker.entry);
     provisional.delete(marker.entry);
     known.delete(marker.entry);
     dirty = true;
-    note(
-      marker.entry,
-      `[Garuda: the command ${describe(marker)}; ${why}, which git on this computer would run in ${rel(marker.dir)} (and git status in the project, through a gitlink). ${moved(result, rel(marker.entry), rel(marker.dir))}. To make such a repository, ${OUTSIDE}.]`,
-    );
+    note(marker.entry, notes.planted(marker, why, result));
   }
 
   async function judgeProvisional(ctx: JudgeContext): Promise<void> {
@@ -198,15 +178,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         const target = name === "commondir" ? readSmall(path, 4096) : undefined;
         const pointsAt =
           target && "text" in target && target.text.trim() ? ` (${target.text.trim().slice(0, 200)})` : "";
-        const result = quarantine(root, path);
-        const effect =
-          name === "commondir"
-            ? "would make git on this computer take its config and hooks from another folder"
-            : "is config git on this computer would read, and it sets what runs programs";
-        note(
-          path,
-          `[Garuda: the command made ${rel(path)}${pointsAt}, which ${effect}; ${moved(result, rel(path), rel(entry.marker.dir))}. To change a repository's config, ${OUTSIDE}.]`,
-        );
+        note(path, notes.redirect(path, name, pointsAt, entry.marker.dir, quarantine(root, path)));
       }
     }
   }
@@ -247,14 +219,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         }
         why = bad;
       }
-      const result = restoreFile(path, text);
-      const done = result.error
-        ? `Garuda could not put it back (${result.error}): tell the user to check it before running git`
-        : "Garuda put it back as it was";
-      note(
-        path,
-        `[Garuda: the command changed ${rel(path)} (it ${why?.replace(/^sets/, "set")}), config git on this computer reads in the submodule and through git status in the project; ${done}. To change a submodule's config, ${OUTSIDE}.]`,
-      );
+      note(path, notes.config(path, why, restoreFile(path, text)));
     }
   }
 
@@ -269,7 +234,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   function noteTodoLists(run: GuardedRun): void {
     for (const [path, text] of rootTodoLists()) {
       if (text === undefined || text === todosAtStart.get(path) || !hasExecLines(text)) continue;
-      const note = `[Garuda: the command left ${rel(path)} with exec lines: \`git ${path.includes("rebase") ? "rebase" : "cherry-pick"} --continue\` on this computer would run those commands outside the sandbox. Continue it in the sandbox, or tell the user to read that file first.]`;
+      const note = notes.todo(path);
       run.notes.push(note);
       run.onNote(note);
     }
@@ -354,11 +319,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       for (const [path, text] of Object.entries(record.configs())) kept.set(join(root, path), text);
       await checkConfigs(context());
       if (killed.length > 0 && pending.length > before) {
-        pending.splice(
-          before,
-          0,
-          "[Garuda: a Garuda session was killed while a command ran in the sandbox here, before its last check; this session checked the project and found what follows.]",
-        );
+        pending.splice(before, 0, SWEPT_NOTE);
       }
     }
     record.forget(owners.dead);
@@ -409,9 +370,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     runs.add(run);
     if (watch.truncated && !truncationNoted) {
       truncationNoted = true;
-      pending.push(
-        `[Garuda: this project has more folders than the git guard looks at (it walks the first ${groupedCount(watch.maxFolders)}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`,
-      );
+      pending.push(notes.truncated(watch.maxFolders));
     }
     for (const text of pending.splice(0)) {
       run.notes.push(text);
@@ -423,7 +382,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     noteTodoLists(run);
     for (const [key, times] of run.seen ?? []) {
       if (times < 2) continue;
-      const text = `[Garuda: the command made ${rel(key)} ${times - 1} more time${times > 2 ? "s" : ""}; each was moved to ${QUARANTINE_DIR} too.]`;
+      const text = notes.again(key, times);
       run.notes.push(text);
       run.onNote(text);
     }

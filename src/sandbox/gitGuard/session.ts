@@ -7,10 +7,10 @@
 import { realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isInside } from "../../files/isInside.ts";
-import { groupedCount } from "../../text/count.ts";
 import type { SandboxSpec } from "../types.ts";
 import type { GitGuard, GuardedRun } from "./guard.ts";
 import type { GitGuardHost, GuardLease } from "./host.ts";
+import { coverageNote } from "./notes.ts";
 import { openGuardRecord } from "./record.ts";
 
 /** The first walk of the session's own project starts this long after the session (session/new answers first). */
@@ -51,19 +51,6 @@ const realRoot = (root: string) => {
   }
 };
 
-/** What the user and the model are told when part of the tree is scanned instead of watched (undefined: all is watched). */
-export function coverageNote(guard: GitGuard, maxWatches: number): string | undefined {
-  const { watch } = guard;
-  if (watch.unwatched === 0 || watch.shortOf === undefined) return undefined;
-  const why =
-    watch.shortOf === "share"
-      ? `Garuda's share of this system's inotify watches is used up (it takes at most ${groupedCount(maxWatches)} for all its projects, so that the editor and dev servers keep the rest of fs.inotify.max_user_watches)`
-      : watch.shortOf === "kernel"
-        ? "this system's inotify watches are used up (fs.inotify.max_user_watches)"
-        : "no inotify instance was left for it (fs.inotify.max_user_instances)";
-  return `[Garuda: the git guard cannot watch all of this project: ${why}. About ${groupedCount(watch.unwatchedFolders)} folders are scanned instead of watched, when each command ends and every few seconds while one runs: a git repository a command plants there is moved aside then, not the moment it appears. Raising fs.inotify.max_user_watches lets it watch them all.]`;
-}
-
 export function createGuardSession(host: GitGuardHost): GitGuards {
   const held = new Map<string, GuardLease>();
   /** Projects whose coverage note this session was given. */
@@ -81,7 +68,7 @@ export function createGuardSession(host: GitGuardHost): GitGuards {
 
   function tellCoverage(guard: GitGuard, run: GuardedRun): void {
     if (told.has(guard.root)) return;
-    const note = coverageNote(guard, host.maxWatches);
+    const note = coverageNote(guard.watch, host.maxWatches);
     if (!note) return;
     told.add(guard.root);
     run.notes.push(note);
