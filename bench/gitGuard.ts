@@ -1,4 +1,4 @@
-// What the git guard (src/sandbox/gitGuards.ts) costs and how fast it acts. bench/sandbox.ts has
+// What the git guard (src/sandbox/gitGuard/) costs and how fast it acts. bench/sandbox.ts has
 // the cost per sandboxed command (guard on vs off, same rounds); this one has the rest:
 //   1. the first guarded command in a project: the walk that watches every folder, for trees of
 //      1,000 to 30,000 folders (a node_modules), medians of fresh guards;
@@ -11,7 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createExecutor } from "../src/sandbox/executor.ts";
-import { createGitGuards } from "../src/sandbox/gitGuards.ts";
+import { createGitGuardHost } from "../src/sandbox/gitGuard/host.ts";
+import { createGuardSession } from "../src/sandbox/gitGuard/session.ts";
 import { formatStat, formatTable, summarize } from "./interleave.ts";
 
 function parse(argv: string[]): { rounds: number } {
@@ -54,10 +55,11 @@ async function main(): Promise<void> {
       const again: number[] = [];
       let watched = 0;
       for (let round = 0; round < Math.min(rounds, 7); round++) {
-        const guards = await createGitGuards({
+        const host = createGitGuardHost({
           stateDir: join(work, `state-${folders}-${round}`),
           path: process.env.PATH,
         });
+        const guards = createGuardSession(host);
         const spec = {
           root,
           home: work,
@@ -69,11 +71,11 @@ async function main(): Promise<void> {
           network: { mode: "none" as const },
         };
         let started = performance.now();
-        const first = guards.enter(spec, () => undefined);
+        const first = await guards.enter(spec, () => undefined);
         firsts.push(performance.now() - started);
         await first?.leave();
         started = performance.now();
-        await guards.enter(spec, () => undefined)?.leave();
+        await (await guards.enter(spec, () => undefined))?.leave();
         again.push(performance.now() - started);
         // Distinct watch ids: the stream over the descriptor may hold a second descriptor to the same instance.
         watched = Number(
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
             .trim(),
         );
         await guards.close();
+        await host.close();
       }
       rows.push([String(folders), formatStat(summarize(firsts)), formatStat(summarize(again), 2), String(watched)]);
     }

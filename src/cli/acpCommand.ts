@@ -141,10 +141,11 @@ async function runSetupCommand(rawArgs: string[]): Promise<number> {
 interface CoreModules {
   planRuntime: typeof import("../compose/prepare.ts").planRuntime;
   managedPolicyPath: typeof import("../config/policy.ts").managedPolicyPath;
+  /** The process's git guards: every session of a project shares its guard, its walk and its watches. */
 }
 
 /**
- * The core, loaded once per process, and the sandbox probe, run once (a failed one is run again
+ * The core (with the git guards), loaded once per process, and the sandbox probe, run once (a failed one is run again
  * at the next session). Both start at the first session/new, or earlier, in the background, once
  * initialize is answered (warm): an editor opens a session right after, and the probe's trial
  * run then waits on its own while the core loads.
@@ -226,7 +227,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const { serveAcp } = await import("../acp/server.ts");
 
   let startedUp = false;
-  /** The C library and the process guards, once for every session of this process (made at the first). */
+  /** What the process holds once for every session (processWide.ts), made at the first. */
   let processWide: import("../sandbox/processWide.ts").ProcessWide | undefined;
   /** A session's configuration read and checked; its runtime built when asked (session/new answers between the two). */
   const plan = async ({
@@ -246,7 +247,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       core.probe(),
       import("../sandbox/processWide.ts"),
     ]);
-    processWide ??= createProcessWide();
+    processWide ??= createProcessWide({ gitGuardDir: ctx.paths.gitGuard, path: ctx.env.PATH });
     const planned = await planRuntime({
       root: cwd,
       extraRoots: additionalDirectories,

@@ -75,6 +75,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       root,
       home: paths.home,
       gitGuardDir: paths.gitGuard,
+      ...(options.processWide?.gitGuards() && { gitGuards: options.processWide.gitGuards() }),
       tmpDir: folder.tmp,
       envAllowlist: settings.env.allow,
       limits: commandLimits({

@@ -25,7 +25,7 @@ export interface GarudaPaths {
   history: string;
   /** The MCP tool lists approved across sessions (config/approvedTools.ts). */
   mcpApproved: string;
-  /** The git guard's records (sandbox/gitGuardRecord.ts); the executor is given it. */
+  /** The git guard's records (sandbox/gitGuard/record.ts); the executor is given it. */
   gitGuard: string;
 }
 

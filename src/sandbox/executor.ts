@@ -18,7 +18,8 @@ import { type CommandLimits, defaultCommandLimits, readHardLimits } from "./limi
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { type ProcessWide, createProcessWide } from "./processWide.ts";
-import { type GitGuards, createGitGuards } from "./gitGuards.ts";
+import { type GitGuardHost, createGitGuardHost } from "./gitGuard/host.ts";
+import { type GitGuards, createGuardSession } from "./gitGuard/session.ts";
 import { type JoinResult, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
@@ -63,13 +64,18 @@ export interface ExecutorOptions {
   /** Where command cgroups are made; null: nowhere (resource limits only). Default: findCgroups() (as root). */
   cgroups?: CgroupSupport | null;
   /**
-   * The git guard (gitGuards.ts) for sandboxed commands that may write the project. Default on;
-   * off only for benches and the tests' negative controls. Its records live in `gitGuardDir`
-   * (default <home>/.garuda/git-guard).
+   * The git guard (gitGuard/) for sandboxed commands that may write the project. Default on;
+   * off only for benches and the tests' negative controls.
    */
   gitGuard?: boolean;
+  /**
+   * The process's git guards (gitGuard/host.ts), made once by the front end: every session of a
+   * project shares its guard, its walk and its watches. Default: the executor makes its own, with
+   * its records in `gitGuardDir` (default <home>/.garuda/git-guard) and at most `gitGuardWatches`
+   * watches (default from the kernel's limit), and closes it at shutdown.
+   */
+  gitGuards?: GitGuardHost;
   gitGuardDir?: string;
-  /** Most folders the git guard watches (default from the kernel's limit); past it, it scans. */
   gitGuardWatches?: number;
 }
 
@@ -141,16 +147,19 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const joins = (request: Pick<ExecRequest, "sandbox">): string | undefined =>
     networks && request.sandbox?.network.mode === "proxy" ? request.sandbox.network.socketPath : undefined;
   const live = new Set<Job>();
-  const gitGuards: GitGuards | undefined =
-    options.gitGuard === false
+  const ownGuards =
+    options.gitGuard === false || options.gitGuards
       ? undefined
-      : await createGitGuards({
+      : createGitGuardHost({
           stateDir: options.gitGuardDir ?? join(options.home, ".garuda", "git-guard"),
           path: base.PATH,
+          native: processWide.native,
           ...(options.gitGuardWatches !== undefined && { maxWatches: options.gitGuardWatches }),
         });
+  const guardHost = options.gitGuard === false ? undefined : (options.gitGuards ?? ownGuards);
+  const gitGuards: GitGuards | undefined = guardHost && createGuardSession(guardHost);
   // A Garuda process killed while a command ran here may have left something the guard never saw.
-  const startupNotices = probe.availability.available ? (gitGuards?.sweepAtStart(options.root) ?? []) : [];
+  const startupNotices = probe.availability.available ? ((await gitGuards?.sweepAtStart(options.root)) ?? []) : [];
   // The guard's first walk of the project, in the background: the first command need not wait for it.
   if (probe.availability.available) gitGuards?.prepare(options.root);
   let closed = false;
@@ -232,11 +241,11 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
    * it knows are held read-only, and what the command plants is moved aside as it happens; the
    * notes reach the output as they come and the command's result.
    */
-  function guarded(
+  async function guarded(
     request: ExecRequest,
     onNote: (note: string) => void,
-  ): { request: ExecRequest; leave: () => Promise<unknown> } {
-    const command = request.sandbox && gitGuards?.enter(request.sandbox, (note) => onNote(`${note}\n`));
+  ): Promise<{ request: ExecRequest; leave: () => Promise<unknown> }> {
+    const command = request.sandbox && (await gitGuards?.enter(request.sandbox, (note) => onNote(`${note}\n`)));
     if (!command) return { request, leave: async () => [] };
     const sandbox = {
       ...(request.sandbox as SandboxSpec),
@@ -312,7 +321,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
         seen.push(text);
         return request.onOutput?.(text);
       };
-      const git = guarded(request, emit);
+      const git = await guarded(request, emit);
       let begun: ReturnType<typeof begin>;
       try {
         begun = begin(git.request, joined, "all", stdin, emit, inNamespace);
@@ -343,7 +352,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const joined =
         socket === undefined || closed ? undefined : await (networks as NonNullable<typeof networks>).ready(socket);
       const inNamespace = await contained(request);
-      const git = guarded(request, (note) => ring.push(note));
+      // The guard's first walk of the project may still run: the command waits for it, not the event loop.
+      const git = await guarded(request, (note) => ring.push(note));
       let begun: ReturnType<typeof begin>;
       try {
         begun = begin(
@@ -405,6 +415,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       await networks?.close();
       await limiter?.settle();
       await gitGuards?.close();
+      await ownGuards?.close();
       if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
     },
   };

@@ -1,4 +1,4 @@
-// Linux inotify through the C library (native.ts), for the git guard (gitGuard.ts). Node's fs.watch is not enough
+// Linux inotify through the C library (native.ts), for the git guard (gitGuard/guard.ts). Node's fs.watch is not enough
 // there: it cannot leave folders out, say when the kernel's watch limit is reached, or report a
 // full queue (IN_Q_OVERFLOW, after which the caller rescans). Events are read as they come, by
 // Bun's own event loop (a stream over the non-blocking descriptor): no timer wakes Garuda to look.

@@ -203,7 +203,7 @@ const MODULE_GIT_DIR = /\/\.git\/modules\//;
  * Inside `.git`: the linked worktrees' redirect files, and each submodule's git folder's hooks
  * and redirect files. The folders stay writable (git worktree add, submodule fetch, gc), and so
  * does a submodule's config, which `git submodule update` writes (core.worktree): the git guard
- * puts it back as it was the moment a command adds anything to it that runs a program (gitGuard.ts).
+ * puts it back as it was the moment a command adds anything to it that runs a program (gitGuard/guard.ts).
  */
 function nestedGitHolds(dotGit: string, fs: LinkFsView): string[] {
   const held: string[] = [];
@@ -242,7 +242,7 @@ function nestedGitHolds(dotGit: string, fs: LinkFsView): string[] {
  * the files that send git elsewhere (commondir, config.worktree) where they exist, in `.git`, in
  * its linked worktrees' folders and in its submodules' git folders (with their hooks);
  * the rest stays writable so commit, fetch, branch, worktree add and submodule update work. What
- * does not exist yet cannot be held: the git guard (gitGuard.ts) watches for it while commands run. A
+ * does not exist yet cannot be held: the git guard (gitGuard/guard.ts) watches for it while commands run. A
  * `.git` file (worktree, submodule) points elsewhere: that git folder becomes writable with the
  * same exceptions, and the `.git` file itself read-only. No `.git` at all: `.git` is held as an
  * empty read-only folder, so a command cannot make a repository whose hooks and config git on
@@ -316,7 +316,7 @@ function homePathHolds(spec: SandboxSpec, home: string): string[] {
 }
 
 /**
- * A nested repository's files that make git run code (gitGuard.ts knows these repositories: the
+ * A nested repository's files that make git run code (gitGuard/guard.ts knows these repositories: the
  * user's own, in folders under the root), held read-only as the root's are. Unlike the root, a
  * repository that is gone gets no placeholder: there is nothing to hold.
  */

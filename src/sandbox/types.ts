@@ -45,7 +45,7 @@ export interface SandboxSpec {
   denyReadPaths: string[];
   /**
    * Nested repositories under the root (their folders) whose config, hooks and redirect files stay
-   * read-only as the root's .git does. The executor fills it in from its git guard (gitGuards.ts).
+   * read-only as the root's .git does. The executor fills it in from its git guard (gitGuard/host.ts).
    */
   gitRepos?: string[];
   /** No network, or only through Garuda's egress proxy. */

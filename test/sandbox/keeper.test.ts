@@ -194,7 +194,7 @@ const probe = boxTag === "-" ? { availability: { available: false, reason: "-", 
 const e = await createExecutor({ root, home, selfCommand: ${JSON.stringify(SELF_COMMAND)}, probe, ...(noKeeper && { keeperCommand: false }) });
 const daemons = (tag, rest) => "setsid sleep " + tag + "1 & (setsid sleep " + tag + "2 </dev/null >/dev/null 2>&1 &); " + (rest ?? "sleep " + tag + "3");
 await e.start({ command: daemons(hostTag), cwd: root, sandbox: null });
-if (boxTag !== "-") e.start({ command: daemons(boxTag), cwd: root, sandbox: e.spec() });
+if (boxTag !== "-") await e.start({ command: daemons(boxTag), cwd: root, sandbox: e.spec() });
 void e.run({ command: daemons(runTag), cwd: root, sandbox: null });
 console.log("started");
 await new Promise(() => {});

@@ -192,6 +192,11 @@ async function guardLab(): Promise<GuardLab> {
         // With the guard: its note is the sign it acted. Without: what the guard would have had to act on is there now.
         if (executor === guarded)
           await eventually(() => job.output().includes("[Garuda:") || done, 5_000).catch(() => undefined);
+        // The guard works asynchronously and may still be busy with the plant's last writes (a
+        // note says only that it acted once). A second command in the project ends only after
+        // every event made before its end was looked at (its leave passes the barrier): then the
+        // user's git runs, as it would a moment later in another process.
+        await executor.run({ command: "true", cwd: root, sandbox: { ...executor.spec(), root } });
         marker.reset();
         const during = probe(
           marker,

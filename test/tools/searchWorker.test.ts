@@ -9,30 +9,13 @@ import { createFileTools } from "../../src/tools/fileTools.ts";
 import { grepTool } from "../../src/tools/grep.ts";
 import { searchWorkerUrl } from "../../src/tools/searchWorker.ts";
 import { runTool, session, tempRoot, toolContext, writeFiles } from "../support/toolFixtures.ts";
+import { longestStall } from "../support/eventLoop.ts";
 
 /** One file per crafted line: `(a+)+$` backtracks to the regex engine's limit on each (about a second). */
 const crafted = (n: number) =>
   Object.fromEntries(
     Array.from({ length: n }, (_, i) => [`c${String(i).padStart(2, "0")}.txt`, `${"a".repeat(40)}!\n`]),
   );
-
-/** The longest gap between ticks of a 10 ms timer while `work` runs: how long the event loop was held. */
-async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number; ms: number }> {
-  let last = performance.now();
-  let stallMs = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    stallMs = Math.max(stallMs, now - last);
-    last = now;
-  }, 10);
-  const started = performance.now();
-  try {
-    const result = await work();
-    return { result, stallMs: Math.max(stallMs, performance.now() - last), ms: performance.now() - started };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 describe("grep's time budget and cancel", () => {
   test("a catastrophic pattern stops at the budget with a note, and the event loop is never held for long", async () => {

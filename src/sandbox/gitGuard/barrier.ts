@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Inotify, InotifyEvent } from "./inotify.ts";
+import type { Inotify, InotifyEvent } from "../inotify.ts";
 
 /** How long to wait for the barrier before going on (a stuck queue must not hold up a command's result). */
 const BARRIER_MS = 2_000;

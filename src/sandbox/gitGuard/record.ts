@@ -10,9 +10,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { writeFileAtomic } from "../files/atomicWrite.ts";
-import type { MarkerKind } from "./gitRepos.ts";
-import { readProcStat } from "./procStat.ts";
+import { writeFileAtomic } from "../../files/atomicWrite.ts";
+import type { MarkerKind } from "./repos.ts";
+import { readProcStat } from "../procStat.ts";
 
 export interface KnownRepo {
   /** Relative to the root ("" for the root itself). */

@@ -12,7 +12,7 @@
 // Garuda move something outside the project.
 import { closeSync, constants, existsSync, mkdirSync, openSync, renameSync, writeFileSync } from "node:fs";
 import { relative, sep } from "node:path";
-import { codeOf } from "../errors/caught.ts";
+import { codeOf } from "../../errors/caught.ts";
 
 export const QUARANTINE_DIR = ".garuda/quarantine";
 const QUARANTINED = ".garuda-quarantined";

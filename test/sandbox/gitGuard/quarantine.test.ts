@@ -4,8 +4,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { QUARANTINE_DIR, quarantine, restoreFile } from "../../src/sandbox/gitQuarantine.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { QUARANTINE_DIR, quarantine, restoreFile } from "../../../src/sandbox/gitGuard/quarantine.ts";
+import { tempDir } from "../../support/tempDir.ts";
 
 describe("gitQuarantine", () => {
   test("a .git folder goes to the quarantine with everything in it, its HEAD renamed; the quarantine is ignored by the project's git", () => {

@@ -25,8 +25,9 @@ import {
   statSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { codeOf } from "../errors/caught.ts";
-import { entryKind, isFolder } from "../files/entryKind.ts";
+import { codeOf } from "../../errors/caught.ts";
+import { entryKind, isFolder } from "../../files/entryKind.ts";
+import type { ConfigParser } from "./configKeys.ts";
 
 export type MarkerKind = "dir" | "file" | "link" | "bare";
 
@@ -49,7 +50,7 @@ export interface JudgeContext {
   /** Folders the guard watches: a gitfile may point only into these. */
   watched(dir: string): boolean;
   /** Config keys of a config file's text, as git parses them; undefined when git cannot parse it. */
-  configKeys(text: string): Array<[key: string, value: string]> | undefined;
+  configKeys: ConfigParser;
 }
 
 const MAX_CONFIG_BYTES = 64 * 1024;
@@ -172,19 +173,22 @@ function commonDirOf(gitDir: string): string | { bad: string } {
 }
 
 /** Why a config file may run something (undefined: it cannot). */
-export function configFileProblem(path: string, ctx: Pick<JudgeContext, "configKeys">): string | undefined {
-  return configProblem(path, ctx).problem;
+export async function configFileProblem(
+  path: string,
+  ctx: Pick<JudgeContext, "configKeys">,
+): Promise<string | undefined> {
+  return (await configProblem(path, ctx)).problem;
 }
 
 /** Why a config file (text as read) may run something, and its keys. */
-function configProblem(
+async function configProblem(
   path: string,
   ctx: Pick<JudgeContext, "configKeys">,
-): { problem?: string; keys: Array<[string, string]> } {
+): Promise<{ problem?: string; keys: Array<[string, string]> }> {
   const file = readSmall(path);
   if ("missing" in file) return { keys: [] };
   if ("bad" in file) return { problem: `its ${basenameOf(path)} ${file.bad}`, keys: [] };
-  const keys = ctx.configKeys(file.text);
+  const keys = await ctx.configKeys(file.text);
   if (!keys) return { problem: `its ${basenameOf(path)} cannot be read by git`, keys: [] };
   for (const [key, value] of keys) {
     const why = unsafeKey(key, value);
@@ -217,7 +221,7 @@ function hooksProblem(dir: string): string | undefined {
 }
 
 /** Whether git, using `gitDir`, could run a program a sandboxed command put there. */
-function judgeGitDir(gitDir: string, ctx: JudgeContext): Verdict {
+async function judgeGitDir(gitDir: string, ctx: JudgeContext): Promise<Verdict> {
   if (ctx.trusted(gitDir)) return { ok: true };
   let common = gitDir;
   for (let hop = 0; ; hop++) {
@@ -232,7 +236,7 @@ function judgeGitDir(gitDir: string, ctx: JudgeContext): Verdict {
   }
   let worktreeConfig = false;
   if (!ctx.trusted(common)) {
-    const config = configProblem(join(common, "config"), ctx);
+    const config = await configProblem(join(common, "config"), ctx);
     if (config.problem) return { ok: false, why: config.problem };
     const hooks = hooksProblem(join(common, "hooks"));
     if (hooks) return { ok: false, why: hooks };
@@ -240,17 +244,20 @@ function judgeGitDir(gitDir: string, ctx: JudgeContext): Verdict {
       ([key, value]) => key === "extensions.worktreeconfig" && /^(true|yes|on|1)$/i.test(value.trim()),
     );
   } else {
-    worktreeConfig = trustedWorktreeConfig(join(common, "config"), ctx);
+    worktreeConfig = await trustedWorktreeConfig(join(common, "config"), ctx);
   }
   if (worktreeConfig) {
-    const perWorktree = configProblem(join(gitDir, "config.worktree"), ctx);
+    const perWorktree = await configProblem(join(gitDir, "config.worktree"), ctx);
     if (perWorktree.problem) return { ok: false, why: perWorktree.problem };
   }
   return { ok: true };
 }
 
 /** Whether a (trusted) config turns on per-worktree config: then config.worktree counts as config. */
-export function trustedWorktreeConfig(configPath: string, ctx: Pick<JudgeContext, "configKeys">): boolean {
+export async function trustedWorktreeConfig(
+  configPath: string,
+  ctx: Pick<JudgeContext, "configKeys">,
+): Promise<boolean> {
   let text: string;
   try {
     // The user's own file, held read-only: a link or a second name is theirs to have.
@@ -258,13 +265,13 @@ export function trustedWorktreeConfig(configPath: string, ctx: Pick<JudgeContext
   } catch {
     return false;
   }
-  return (ctx.configKeys(text) ?? []).some(
+  return ((await ctx.configKeys(text)) ?? []).some(
     ([key, value]) => key === "extensions.worktreeconfig" && /^(true|yes|on|1)$/i.test(value.trim()),
   );
 }
 
 /** Whether git, finding `marker`, could run a program a sandboxed command put there. */
-export function judgeMarker(marker: Marker, ctx: JudgeContext): Verdict {
+export async function judgeMarker(marker: Marker, ctx: JudgeContext): Promise<Verdict> {
   const gitDir = gitDirOf(marker);
   if (gitDir === undefined) return { ok: true }; // git refuses it and runs nothing
   if (typeof gitDir !== "string") return { ok: false, why: `its .git ${gitDir.bad}` };
@@ -276,13 +283,13 @@ export function judgeMarker(marker: Marker, ctx: JudgeContext): Verdict {
 }
 
 /** What a config's new text adds that runs something (compared with its old text), or undefined. */
-export function unsafeAddition(
+export async function unsafeAddition(
   before: string,
   after: string,
   ctx: Pick<JudgeContext, "configKeys">,
-): string | undefined {
-  const old = new Set((ctx.configKeys(before) ?? []).map(([key, value]) => `${key}=${value}`));
-  const now = ctx.configKeys(after);
+): Promise<string | undefined> {
+  const old = new Set(((await ctx.configKeys(before)) ?? []).map(([key, value]) => `${key}=${value}`));
+  const now = await ctx.configKeys(after);
   if (!now) return "made it something git cannot read";
   for (const [key, value] of now) {
     if (old.has(`${key}=${value}`)) continue;

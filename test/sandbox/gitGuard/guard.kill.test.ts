@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { createExecutor } from "../../src/sandbox/executor.ts";
-import { type MarkerProgram, evilConfigScript, git, markerProgram, probe } from "../support/gitAttack.ts";
+import { createExecutor } from "../../../src/sandbox/executor.ts";
+import { type MarkerProgram, evilConfigScript, git, markerProgram, probe } from "../../support/gitAttack.ts";
 import {
   SELF_COMMAND,
   describeSandbox,
@@ -17,8 +17,8 @@ import {
   machineSandbox,
   marker as sleepTag,
   sleepers,
-} from "../support/sandboxSupport.ts";
-import { makeTempDir } from "../support/tempDir.ts";
+} from "../../support/sandboxSupport.ts";
+import { makeTempDir } from "../../support/tempDir.ts";
 
 let scratch: string;
 let home: string;
@@ -35,7 +35,7 @@ function project(name: string): string {
 /** Starts the stand-in Garuda with one sandboxed command; its stdout so far. */
 function agent(root: string, command: string): { proc: ReturnType<typeof Bun.spawn>; output: () => string } {
   const proc = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "../fixtures/gitGuardAgent.ts"), root, home, command],
+    [process.execPath, join(import.meta.dir, "../../fixtures/gitGuardAgent.ts"), root, home, command],
     {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
       stdout: "pipe",

@@ -1,15 +1,15 @@
-// gitRepos: what git on the host takes for a repository, and whether one can run a program. Real
+// repos.ts: what git on the host takes for a repository, and whether one can run a program. Real
 // repositories made by real git (init, clone, bare, worktree, submodule) are harmless; each way
 // of making git run something is caught, and files that could change unseen (links, hard links,
 // FIFOs) are refused without waiting on them.
 import { describe, expect, test } from "bun:test";
 import { linkSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gitConfigParser } from "../../src/sandbox/gitGuards.ts";
-import { type JudgeContext, judgeMarker, markersAt } from "../../src/sandbox/gitRepos.ts";
-import { isInside } from "../../src/files/isInside.ts";
-import { tempDir } from "../support/tempDir.ts";
-import { evilSettings, git } from "../support/gitAttack.ts";
+import { gitConfigParser } from "../../../src/sandbox/gitGuard/configKeys.ts";
+import { type JudgeContext, judgeMarker, markersAt } from "../../../src/sandbox/gitGuard/repos.ts";
+import { isInside } from "../../../src/files/isInside.ts";
+import { tempDir } from "../../support/tempDir.ts";
+import { evilSettings, git } from "../../support/gitAttack.ts";
 
 const configKeys = gitConfigParser(Bun.which("git") ?? undefined);
 
@@ -23,8 +23,8 @@ function judge(dir: string, ctx: JudgeContext) {
   return judgeMarker(marker, ctx);
 }
 
-describe("gitRepos", () => {
-  test("repositories git itself makes are harmless: init, clone, bare, a linked worktree, a submodule", () => {
+describe("git guard: repositories", () => {
+  test("repositories git itself makes are harmless: init, clone, bare, a linked worktree, a submodule", async () => {
     using tmp = tempDir();
     const root = realpathSync(tmp.path);
     const home = join(root, "home");
@@ -39,7 +39,7 @@ describe("gitRepos", () => {
     git(root, home, "submodule", "add", "-q", join(root, "bare.git"), "lib");
     const ctx = context(root, [join(root, ".git")]);
     for (const dir of ["sub", "bare.git", "clone", "wt", "lib"])
-      expect({ dir, verdict: judge(join(root, dir), ctx) }).toEqual({ dir, verdict: { ok: true } });
+      expect({ dir, verdict: await judge(join(root, dir), ctx) }).toEqual({ dir, verdict: { ok: true } });
     const kinds = (dir: string) => markersAt(join(root, dir)).map((marker) => marker.kind);
     expect(kinds("bare.git")).toEqual(["bare"]);
     expect(kinds("wt")).toEqual(["file"]);
@@ -51,12 +51,12 @@ describe("gitRepos", () => {
     expect(kinds("both")).toEqual(["dir", "bare"]);
   });
 
-  test("every setting that runs a program is caught, one at a time (negative control: the same repository without it is harmless)", () => {
+  test("every setting that runs a program is caught, one at a time (negative control: the same repository without it is harmless)", async () => {
     using tmp = tempDir();
     const root = realpathSync(tmp.path);
     git(root, root, "init", "-q", "sub");
     const ctx = context(root);
-    expect(judge(join(root, "sub"), ctx)).toEqual({ ok: true });
+    expect(await judge(join(root, "sub"), ctx)).toEqual({ ok: true });
     const settings: Array<[string, string]> = [
       ...evilSettings("/x/marker"),
       ["core.hooksPath", "/x/hooks"],
@@ -75,17 +75,17 @@ describe("gitRepos", () => {
     for (const [key, value] of settings) {
       git(root, root, "init", "-q", key);
       git(join(root, key), root, "config", key, value);
-      const verdict = judge(join(root, key), ctx);
+      const verdict = await judge(join(root, key), ctx);
       expect({ key, ok: verdict.ok }).toEqual({ key, ok: false });
     }
     // Git's own spelling is what counts: a key after the section header on one line.
     mkdirSync(join(root, "oneline"));
     git(join(root, "oneline"), root, "init", "-q");
     writeFileSync(join(root, "oneline/.git/config"), "[core]fsmonitor=/x/marker\n");
-    expect(judge(join(root, "oneline"), ctx)).toEqual({ ok: false, why: "its config sets core.fsmonitor" });
+    expect(await judge(join(root, "oneline"), ctx)).toEqual({ ok: false, why: "its config sets core.fsmonitor" });
   });
 
-  test("a hook, a commondir or a .git file leading out of the project, links, hard links, FIFOs and big files are refused", () => {
+  test("a hook, a commondir or a .git file leading out of the project, links, hard links, FIFOs and big files are refused", async () => {
     using tmp = tempDir();
     using outside = tempDir();
     const root = realpathSync(tmp.path);
@@ -95,38 +95,44 @@ describe("gitRepos", () => {
       return join(root, name, ".git");
     };
     writeFileSync(join(repo("hook"), "hooks", "pre-commit"), "#!/bin/sh\n");
-    expect(judge(join(root, "hook"), ctx)).toEqual({ ok: false, why: "it has a hook (pre-commit)" });
+    expect(await judge(join(root, "hook"), ctx)).toEqual({ ok: false, why: "it has a hook (pre-commit)" });
 
     git(outside.path, root, "init", "-q", "--bare", "elsewhere.git");
     writeFileSync(join(repo("common"), "commondir"), `${realpathSync(outside.path)}/elsewhere.git\n`);
-    expect(judge(join(root, "common"), ctx).ok).toBe(false);
+    expect((await judge(join(root, "common"), ctx)).ok).toBe(false);
 
     mkdirSync(join(root, "gitfile"));
     writeFileSync(join(root, "gitfile/.git"), `gitdir: ${realpathSync(outside.path)}/elsewhere.git\n`);
-    expect(judge(join(root, "gitfile"), ctx)).toMatchObject({
+    expect(await judge(join(root, "gitfile"), ctx)).toMatchObject({
       ok: false,
       why: expect.stringContaining("points outside the project"),
     });
 
     mkdirSync(join(root, "link"));
     symlinkSync(join(root, "hook/.git"), join(root, "link/.git"));
-    expect(judge(join(root, "link"), ctx)).toEqual({ ok: false, why: "its .git is a symbolic link" });
+    expect(await judge(join(root, "link"), ctx)).toEqual({ ok: false, why: "its .git is a symbolic link" });
 
     const linked = repo("hardlink");
     writeFileSync(join(root, "innocent.txt"), "[core]\n\tbare = false\n");
     Bun.spawnSync(["rm", join(linked, "config")]);
     linkSync(join(root, "innocent.txt"), join(linked, "config"));
-    expect(judge(join(root, "hardlink"), ctx)).toEqual({ ok: false, why: "its config has another name (a hard link)" });
+    expect(await judge(join(root, "hardlink"), ctx)).toEqual({
+      ok: false,
+      why: "its config has another name (a hard link)",
+    });
 
     const fifo = repo("fifo");
     Bun.spawnSync(["rm", join(fifo, "config")]);
     expect(Bun.spawnSync(["mkfifo", join(fifo, "config")]).exitCode).toBe(0);
     const started = performance.now();
-    expect(judge(join(root, "fifo"), ctx)).toEqual({ ok: false, why: "its config is not a plain file" });
+    expect(await judge(join(root, "fifo"), ctx)).toEqual({ ok: false, why: "its config is not a plain file" });
     expect(performance.now() - started).toBeLessThan(2_000);
 
     const big = repo("big");
     writeFileSync(join(big, "config"), `[core]\n${"\t# padding\n".repeat(10_000)}`);
-    expect(judge(join(root, "big"), ctx)).toMatchObject({ ok: false, why: expect.stringContaining("larger than") });
+    expect(await judge(join(root, "big"), ctx)).toMatchObject({
+      ok: false,
+      why: expect.stringContaining("larger than"),
+    });
   });
 });

@@ -9,13 +9,18 @@
 // past the budget, or when the kernel refuses one, a subtree stays unwatched and is scanned
 // instead (scanUnwatched: when a command ends, and now and then while one runs). Without
 // inotify (macOS) the whole tree is such a subtree.
+//
+// Every walk (the first, a rescan after an overflow, a scan, a folder moved in) gives the event
+// loop back every few milliseconds (slices.ts): a tree of 80,000 files must not stop the other
+// sessions of the process while it is walked. The guard calls one method at a time (its queue).
 import { type Dirent, chmodSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { codeOf } from "../errors/caught.ts";
-import { isInside } from "../files/isInside.ts";
-import { QUARANTINE_DIR } from "./gitQuarantine.ts";
-import type { Inotify, InotifyEvent } from "./inotify.ts";
-import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "./inotify.ts";
+import { codeOf } from "../../errors/caught.ts";
+import { isInside } from "../../files/isInside.ts";
+import { QUARANTINE_DIR } from "./quarantine.ts";
+import type { Inotify, InotifyEvent } from "../inotify.ts";
+import { type Slices, createSlices } from "./slices.ts";
+import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "../inotify.ts";
 
 /** What a folder is to git: project folder, git folder, or a part of one. */
 type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";
@@ -50,19 +55,25 @@ export interface WatchChange {
   overflow: boolean;
 }
 
+/** Why part of the tree is scanned instead of watched (on Linux): the guard's share of watches, the kernel's limit, no inotify instance. */
+export type ShortOf = "share" | "kernel" | "instance";
+
 export interface TreeWatch {
-  /** Walks and watches the tree; the project folders with a marker. */
-  start(): string[];
-  /** The same walk in steps of at most `limit` folders: the markers once it is done, else undefined. */
-  startSome(limit: number): string[] | undefined;
+  /** Walks and watches the tree (once; a second call waits for the first); the project folders with a marker. */
+  start(): Promise<string[]>;
   /** Events of this watch's folders, turned into what the guard must look at. */
-  handle(events: InotifyEvent[]): WatchChange;
+  handle(events: InotifyEvent[]): Promise<WatchChange>;
   owns(wd: number): boolean;
   /** Walks it all again (after an overflow); the project folders with a marker. */
-  rescan(): string[];
+  rescan(): Promise<string[]>;
   /** Walks the subtrees left unwatched; the project folders with a marker there. */
-  scanUnwatched(): string[];
+  scanUnwatched(): Promise<string[]>;
+  /** Subtrees left unwatched (their top folders). */
   readonly unwatched: number;
+  /** Folders below those, as the last walk counted them. */
+  readonly unwatchedFolders: number;
+  /** Why a folder was last left unwatched on Linux (undefined: none was, or not on Linux). */
+  readonly shortOf: ShortOf | undefined;
   /** A walk stopped at maxFolders: folders past it are not looked at. */
   readonly truncated: boolean;
   readonly maxFolders: number;
@@ -79,6 +90,8 @@ export interface TreeWatchOptions {
   budget: () => number;
   /** Most folders one walk looks at (a project at ~ must not cost a walk of the whole home). */
   maxFolders: number;
+  /** How a walk gives the event loop back (default: every 8 ms). */
+  slices?: () => Slices;
 }
 
 /** The role of a child folder, or undefined when it is not watched. */
@@ -114,6 +127,10 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   const byWd = new Map<number, string>();
   /** Subtrees not watched: their top folder and role. */
   const unwatched = new Map<string, Role>();
+  let unwatchedFolders = 0;
+  let closed = false;
+  let shortOf: ShortOf | undefined;
+  const slices = options.slices ?? (() => createSlices());
 
   const excluded = (path: string) => isInside(path, quarantine);
 
@@ -139,7 +156,15 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   function watchOne(dir: string, role: Role, parent: string | undefined): boolean {
     const known = dirs.get(dir);
     if (known?.wd !== undefined) return true;
-    if (!inotify || options.budget() <= 0) return false;
+    if (closed) return false;
+    if (!inotify) {
+      if (process.platform === "linux") shortOf = "instance";
+      return false;
+    }
+    if (options.budget() <= 0) {
+      shortOf = "share";
+      return false;
+    }
     let result = inotify.watch(dir);
     if ("error" in result && result.error === "denied") {
       try {
@@ -149,7 +174,10 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         // left unwatched: scanned instead
       }
     }
-    if ("error" in result) return result.error === "gone"; // gone: nothing to watch or scan
+    if ("error" in result) {
+      if (result.error === "limit") shortOf = "kernel";
+      return result.error === "gone"; // gone: nothing to watch or scan
+    }
     const stale = byWd.get(result.wd);
     if (stale !== undefined && stale !== dir) forget(stale, false);
     byWd.set(result.wd, dir);
@@ -167,13 +195,18 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   let truncated = false;
 
   /**
-   * Walks breadth first from the queue's folders, at most `limit` of them now; true when done.
-   * With `watch`, each folder is watched first (so nothing made meanwhile is missed); one that
-   * cannot be is recorded as unwatched, and its subtree is still walked, without watches.
+   * Walks breadth first from the queue's folders to the end, giving the event loop back between
+   * slices; the folders it walked without a watch. With `watch`, each folder is watched first (so
+   * nothing made meanwhile is missed); one that cannot be is recorded as unwatched, and its
+   * subtree is still walked, without watches.
    */
-  function advance(walk: Walk, limit: number): boolean {
+  async function advance(walk: Walk): Promise<number> {
     const { queue, markers } = walk;
-    for (let done = 0; walk.at < queue.length && walk.at < options.maxFolders && done < limit; walk.at++, done++) {
+    const slice = slices();
+    let bare = 0;
+    for (; walk.at < queue.length && walk.at < options.maxFolders; walk.at++) {
+      if (slice.due()) await slice.next();
+      if (closed) break; // the guard went while this walk waited: its watches are gone, add none
       const [dir, dirRole, up, watch] = queue[walk.at] as Step;
       let watching = watch;
       if (excluded(dir)) continue;
@@ -181,6 +214,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         unwatched.set(dir, dirRole); // scanned instead (scanUnwatched)
         watching = false;
       }
+      if (!watching) bare++;
       const entries = list(dir);
       let effective = dirRole;
       if (dirRole === "tree" && entries.some((e) => isMarkerName(e.name))) {
@@ -199,21 +233,25 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         if (role) queue.push([join(dir, entry.name), role, watching ? dir : undefined, watching]);
       }
     }
-    if (walk.at < queue.length && walk.at < options.maxFolders) return false;
-    if (walk.at < queue.length) truncated = true;
+    if (walk.at < queue.length && !closed) truncated = true;
     queue.length = 0; // done: let the paths go
-    return true;
+    return bare;
   }
 
-  /** Walks `top` (role `role`) to the end; the project folders with a marker. */
-  function walk(top: string, role: Role, parent: string | undefined, watch: boolean): string[] {
+  /** Walks `top` (role `role`) to the end; the project folders with a marker, and the folders walked without a watch. */
+  async function walk(
+    top: string,
+    role: Role,
+    parent: string | undefined,
+    watch: boolean,
+  ): Promise<{ markers: string[]; bare: number }> {
     const one: Walk = { queue: [[top, role, parent, watch]], at: 0, markers: [] };
-    advance(one, Number.POSITIVE_INFINITY);
-    return one.markers;
+    const bare = await advance(one);
+    return { markers: one.markers, bare };
   }
 
-  /** The first walk, in steps (startSome) or at once (start). */
-  let first: Walk | undefined;
+  /** The first walk, once. */
+  let first: Promise<string[]> | undefined;
   const firstWalk = (): Walk => ({
     queue: [[root, "tree", undefined, true], ...options.extraGitDirs.map((dir): Step => [dir, "git", undefined, true])],
     at: 0,
@@ -236,16 +274,20 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     for (const top of [...unwatched.keys()]) if (isInside(top, dir)) unwatched.delete(top);
   }
 
-  function startSome(limit: number): string[] | undefined {
-    first ??= firstWalk();
-    return advance(first, limit) ? first.markers : undefined;
+  /** Walks the tree from the top (the first walk, a rescan); the project folders with a marker. */
+  async function walkAll(): Promise<string[]> {
+    const all = firstWalk();
+    unwatchedFolders = await advance(all);
+    return all.markers;
   }
 
   return {
-    startSome,
-    start: () => startSome(Number.POSITIVE_INFINITY) as string[],
+    start: () => {
+      first ??= walkAll();
+      return first;
+    },
     owns: (wd) => byWd.has(wd),
-    handle(events) {
+    async handle(events) {
       const change: WatchChange = { candidates: new Set(), touched: new Set(), overflow: false };
       for (const event of events) {
         if (event.mask & IN_Q_OVERFLOW) {
@@ -270,7 +312,11 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         }
         if (isDir && event.mask & (IN_CREATE | IN_MOVED_TO)) {
           const role = childRole(entry.role, event.name);
-          if (role) for (const found of walk(path, role, dir, true)) change.candidates.add(found);
+          if (role) {
+            const moved = await walk(path, role, dir, true);
+            for (const found of moved.markers) change.candidates.add(found);
+            unwatchedFolders += moved.bare;
+          }
         }
         if (entry.role === "tree") {
           if (isMarkerName(event.name)) change.candidates.add(dir);
@@ -282,17 +328,27 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     },
     rescan() {
       unwatched.clear();
-      const again = firstWalk();
-      advance(again, Number.POSITIVE_INFINITY);
-      return again.markers;
+      return walkAll();
     },
-    scanUnwatched() {
+    async scanUnwatched() {
       const markers: string[] = [];
-      for (const [top, role] of unwatched) markers.push(...walk(top, role, undefined, false));
+      let folders = 0;
+      for (const [top, role] of [...unwatched]) {
+        const scanned = await walk(top, role, undefined, false);
+        markers.push(...scanned.markers);
+        folders += scanned.bare;
+      }
+      unwatchedFolders = folders;
       return markers;
     },
     get unwatched() {
       return unwatched.size;
+    },
+    get unwatchedFolders() {
+      return unwatched.size === 0 ? 0 : unwatchedFolders;
+    },
+    get shortOf() {
+      return shortOf;
     },
     get truncated() {
       return truncated;
@@ -302,6 +358,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       return byWd.size;
     },
     close() {
+      closed = true;
       for (const wd of byWd.keys()) inotify?.unwatch(wd);
       byWd.clear();
       dirs.clear();

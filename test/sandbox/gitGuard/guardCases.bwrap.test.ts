@@ -5,9 +5,9 @@
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createExecutor } from "../../src/sandbox/executor.ts";
-import { evilConfigScript, git, labPerSuite, probe } from "../support/gitAttack.ts";
-import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../support/sandboxSupport.ts";
+import { createExecutor } from "../../../src/sandbox/executor.ts";
+import { evilConfigScript, git, labPerSuite, probe } from "../../support/gitAttack.ts";
+import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../../support/sandboxSupport.ts";
 
 describeSandbox(
   "git guard in bubblewrap: what it leaves alone, and under load",
@@ -169,9 +169,15 @@ describeSandbox(
         });
         await eventually(() => job.output().includes("PLANTED"), 20_000);
         const planted = performance.now();
-        await eventually(() => job.output().includes("[Garuda:"), 10_000);
+        await eventually(() => job.output().includes("made deps/p39/lib/.git"), 10_000);
         expect(performance.now() - planted).toBeLessThan(6_000);
         expect(job.output()).toContain("made deps/p39/lib/.git, a git repository; its config sets");
+        // The user and the model were told, before the command's own output, that part of the tree is scanned.
+        expect(job.output().indexOf("the git guard cannot watch all of this project")).toBeGreaterThanOrEqual(0);
+        expect(job.output().indexOf("the git guard cannot watch all of this project")).toBeLessThan(
+          job.output().indexOf("PLANTED"),
+        );
+        expect(job.output()).toContain("it takes at most 20 for all its projects");
         lab.marker.reset();
         expect(probe(lab.marker, lab.home, [join(root, "deps/p39/lib")])).toEqual([]);
         const end = await job.stop();

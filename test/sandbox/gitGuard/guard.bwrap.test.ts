@@ -7,8 +7,8 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { evilConfigScript, git, labPerSuite } from "../support/gitAttack.ts";
-import { describeSandbox } from "../support/sandboxSupport.ts";
+import { evilConfigScript, git, labPerSuite } from "../../support/gitAttack.ts";
+import { describeSandbox } from "../../support/sandboxSupport.ts";
 
 let planted = 0;
 

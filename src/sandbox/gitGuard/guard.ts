@@ -1,21 +1,28 @@
 // The git guard of one project: git on this computer must never run a program that a sandboxed
 // command planted. The sandbox holds what exists (paths.ts: .git/config, hooks, redirect files,
 // and the same in every nested repository known here); what does not exist yet cannot be held
-// by a mount, so the guard watches for it while sandboxed commands run (gitWatch.ts) and moves
-// it out of git's way within milliseconds (gitQuarantine.ts):
+// by a mount, so the guard watches for it while sandboxed commands run (watch.ts) and moves
+// it out of git's way within milliseconds (quarantine.ts):
 // - a nested repository anywhere in the project (`.git` folder, file or link, or a bare
-//   repository) that could run something (gitRepos.ts judges it); one that cannot (a clone,
+//   repository) that could run something (repos.ts judges it); one that cannot (a clone,
 //   `git worktree add`, `git submodule update`) is left alone and judged again as it changes;
 // - a commondir, or a config.worktree git would read, appearing in a known repository's git folder.
 // Known repositories are the user's: those found before any sandboxed command ran, made while
 // none ran, or judged harmless. A Garuda process that dies mid-command leaves its owner file
-// behind (gitGuardRecord.ts), and the next guard for the project sweeps it: every repository
+// behind (record.ts), and the next guard for the project sweeps it: every repository
 // not known then is judged as if a command had just made it.
+//
+// One guard serves every session of the process in its project (host.ts). Its work is
+// asynchronous (walks that yield, `git config` as a child process), so it is done one step at a
+// time, in order (`serial`): the first walk, then the events as they came, the looks a command's
+// start and end ask for. A command starts only once every step queued before it is done, so what
+// happened before it is never taken for its doing.
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { isInside } from "../files/isInside.ts";
-import type { GuardRecord, KnownRepo } from "./gitGuardRecord.ts";
-import { type Moved, QUARANTINE_DIR, quarantine, restoreFile } from "./gitQuarantine.ts";
+import { isInside } from "../../files/isInside.ts";
+import type { GuardRecord, KnownRepo } from "./record.ts";
+import { QUARANTINE_DIR, quarantine, restoreFile } from "./quarantine.ts";
+import { SWEPT_NOTE, guardNotes } from "./notes.ts";
 import {
   type JudgeContext,
   type Marker,
@@ -28,12 +35,12 @@ import {
   todoLists,
   trustedWorktreeConfig,
   unsafeAddition,
-} from "./gitRepos.ts";
-import type { TreeWatch, WatchChange } from "./gitWatch.ts";
-import { groupedCount } from "../text/count.ts";
+} from "./repos.ts";
+import type { TreeWatch, WatchChange } from "./watch.ts";
+import type { InotifyEvent } from "../inotify.ts";
+import type { ConfigParser } from "./configKeys.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
-const OUTSIDE = "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)";
 
 /** One sandboxed command that may write the project, while it runs. */
 export interface GuardedRun {
@@ -52,17 +59,18 @@ interface Known {
 export interface GitGuard {
   readonly root: string;
   readonly watch: TreeWatch;
+  /** Settles when the first walk is done (and the sweep, if one was due). */
+  readonly ready: Promise<void>;
   /** Nested repositories (their folders) to hold read-only in the next command. */
   heldRepos(): string[];
-  /** Looks at what the watch saw. */
-  process(change: WatchChange): void;
+  /** Events of the watch's folders (or an overflow): looked at after every step queued before. */
+  events(events: InotifyEvent[]): Promise<void>;
   /** A full look at what may have changed unseen: unwatched subtrees, content changed without an event. */
-  verify(scanUnwatched: boolean): void;
-  /** Before a command while none runs: what appeared in unwatched subtrees since is the user's. */
-  catchUp(): void;
-  begin(run: GuardedRun): void;
-  /** Ends a run; true when it was the last one (the guard is idle again). */
-  end(run: GuardedRun): boolean;
+  verify(scanUnwatched: boolean): Promise<void>;
+  /** Before a command: what appeared in unwatched subtrees while none ran is the user's; then the command begins. */
+  begin(run: GuardedRun): Promise<void>;
+  /** After the command: the last look, then the run ends; true when it was the last one (the guard is idle again). */
+  end(run: GuardedRun): Promise<boolean>;
   readonly active: boolean;
   /** Notes no command received yet (a sweep at start); the next command gets them. */
   pendingNotes(): string[];
@@ -73,7 +81,7 @@ export interface GitGuardOptions {
   root: string;
   watch: TreeWatch;
   record: GuardRecord;
-  configKeys: JudgeContext["configKeys"];
+  configKeys: ConfigParser;
   extraGitDirs: string[];
 }
 
@@ -96,7 +104,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   let dirty = false;
   let truncationNoted = false;
 
-  const rel = (path: string) => relative(root, path) || ".";
+  const notes = guardNotes(root);
 
   function note(key: string, text: string): void {
     if (runs.size === 0) pending.push(text);
@@ -132,34 +140,15 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     return options.extraGitDirs.some((gitDir) => isInside(dir, gitDir));
   }
 
-  function describe(marker: Marker): string {
-    if (marker.kind === "bare") return `made ${rel(marker.dir)} a git repository (HEAD, objects, refs)`;
-    const what =
-      marker.kind === "file"
-        ? "a .git file (a link to a git folder)"
-        : marker.kind === "link"
-          ? "a .git symbolic link"
-          : "a git repository";
-    return `made ${rel(marker.entry)}, ${what}`;
-  }
-
-  function moved(result: Moved, what: string, where: string): string {
-    if ("to" in result) return `Garuda moved it to ${rel(result.to)}`;
-    return `Garuda could not move it (${result.error}): tell the user not to run git in ${where} before checking ${what}`;
-  }
-
   function neutralize(marker: Marker, why: string): void {
     const result = quarantine(root, marker.entry);
     provisional.delete(marker.entry);
     known.delete(marker.entry);
     dirty = true;
-    note(
-      marker.entry,
-      `[Garuda: the command ${describe(marker)}; ${why}, which git on this computer would run in ${rel(marker.dir)} (and git status in the project, through a gitlink). ${moved(result, rel(marker.entry), rel(marker.dir))}. To make such a repository, ${OUTSIDE}.]`,
-    );
+    note(marker.entry, notes.planted(marker, why, result));
   }
 
-  function judgeProvisional(ctx: JudgeContext): void {
+  async function judgeProvisional(ctx: JudgeContext): Promise<void> {
     for (const marker of [...provisional.values()]) {
       const current = markersAt(marker.dir).find((m) => m.entry === marker.entry);
       if (!current) {
@@ -167,13 +156,13 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         continue;
       }
       provisional.set(marker.entry, current);
-      const verdict = judgeMarker(current, ctx);
+      const verdict = await judgeMarker(current, ctx);
       if (!verdict.ok) neutralize(current, verdict.why);
     }
   }
 
   /** Redirect files that appeared in a known repository's git folder. */
-  function checkRedirects(ctx: JudgeContext): void {
+  async function checkRedirects(ctx: JudgeContext): Promise<void> {
     for (const entry of [...known.values()]) {
       const gitDir = gitDirOf(entry.marker);
       if (typeof gitDir !== "string" || !covered(gitDir)) continue;
@@ -183,21 +172,13 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         // config.worktree counts only when the (held) config turns per-worktree config on; then it must be harmless.
         if (
           name === "config.worktree" &&
-          (!trustedWorktreeConfig(join(gitDir, "config"), ctx) || !configFileProblem(path, ctx))
+          (!(await trustedWorktreeConfig(join(gitDir, "config"), ctx)) || !(await configFileProblem(path, ctx)))
         )
           continue;
         const target = name === "commondir" ? readSmall(path, 4096) : undefined;
         const pointsAt =
           target && "text" in target && target.text.trim() ? ` (${target.text.trim().slice(0, 200)})` : "";
-        const result = quarantine(root, path);
-        const effect =
-          name === "commondir"
-            ? "would make git on this computer take its config and hooks from another folder"
-            : "is config git on this computer would read, and it sets what runs programs";
-        note(
-          path,
-          `[Garuda: the command made ${rel(path)}${pointsAt}, which ${effect}; ${moved(result, rel(path), rel(entry.marker.dir))}. To change a repository's config, ${OUTSIDE}.]`,
-        );
+        note(path, notes.redirect(path, name, pointsAt, entry.marker.dir, quarantine(root, path)));
       }
     }
   }
@@ -219,7 +200,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
    * A kept config that changed: fine when everything the command added is harmless (core.worktree,
    * which `git submodule update` writes); otherwise put back as it was.
    */
-  function checkConfigs(ctx: JudgeContext): void {
+  async function checkConfigs(ctx: JudgeContext): Promise<void> {
     for (const [path, text] of kept) {
       const now = readSmall(path);
       if ("text" in now && now.text === text) continue;
@@ -230,7 +211,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
             ? `made it something git reads elsewhere (it ${now.bad})`
             : undefined;
       if ("text" in now) {
-        const bad = unsafeAddition(text, now.text, ctx);
+        const bad = await unsafeAddition(text, now.text, ctx);
         if (!bad) {
           kept.set(path, now.text);
           dirty = true;
@@ -238,14 +219,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         }
         why = bad;
       }
-      const result = restoreFile(path, text);
-      const done = result.error
-        ? `Garuda could not put it back (${result.error}): tell the user to check it before running git`
-        : "Garuda put it back as it was";
-      note(
-        path,
-        `[Garuda: the command changed ${rel(path)} (it ${why?.replace(/^sets/, "set")}), config git on this computer reads in the submodule and through git status in the project; ${done}. To change a submodule's config, ${OUTSIDE}.]`,
-      );
+      note(path, notes.config(path, why, restoreFile(path, text)));
     }
   }
 
@@ -260,7 +234,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   function noteTodoLists(run: GuardedRun): void {
     for (const [path, text] of rootTodoLists()) {
       if (text === undefined || text === todosAtStart.get(path) || !hasExecLines(text)) continue;
-      const note = `[Garuda: the command left ${rel(path)} with exec lines: \`git ${path.includes("rebase") ? "rebase" : "cherry-pick"} --continue\` on this computer would run those commands outside the sandbox. Continue it in the sandbox, or tell the user to read that file first.]`;
+      const note = notes.todo(path);
       run.notes.push(note);
       run.onNote(note);
     }
@@ -316,8 +290,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   }
 
   /** The first look at the tree: known repositories, or a sweep when a Garuda process died mid-command. */
-  function init(): void {
-    const found = watch.start();
+  async function init(): Promise<void> {
+    const found = await watch.start();
     const recorded = new Map((record.known() ?? []).map((repo) => [entryOf(repo, root), repo]));
     const owners = record.owners();
     // A process killed mid-command, or one whose command runs now: what is not known may be a command's.
@@ -337,96 +311,116 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     if (sweep) {
       const before = pending.length;
       for (const marker of suspects) {
-        const verdict = judgeMarker(marker, context());
+        const verdict = await judgeMarker(marker, context());
         if (verdict.ok) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
         else neutralize(marker, verdict.why);
       }
-      checkRedirects(context());
+      await checkRedirects(context());
       for (const [path, text] of Object.entries(record.configs())) kept.set(join(root, path), text);
-      checkConfigs(context());
+      await checkConfigs(context());
       if (killed.length > 0 && pending.length > before) {
-        pending.splice(
-          before,
-          0,
-          "[Garuda: a Garuda session was killed while a command ran in the sandbox here, before its last check; this session checked the project and found what follows.]",
-        );
+        pending.splice(before, 0, SWEPT_NOTE);
       }
     }
     record.forget(owners.dead);
     save();
   }
 
-  init();
+  /** Judges what may run something now: planted repositories, redirect files, kept configs. */
+  async function judgeAll(): Promise<void> {
+    const ctx = context();
+    await judgeProvisional(ctx);
+    await checkRedirects(ctx);
+    await checkConfigs(ctx);
+  }
+
+  async function processChange(change: WatchChange): Promise<void> {
+    if (change.overflow) {
+      const again = await watch.rescan();
+      look(new Set([...again, ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
+    } else look(change.candidates);
+    if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0)) await judgeAll();
+    if (runs.size === 0) save();
+  }
+
+  async function verify(scanUnwatched: boolean): Promise<void> {
+    if (scanUnwatched && watch.unwatched > 0) look(await watch.scanUnwatched());
+    await judgeAll();
+  }
+
+  /** The guard's steps, one at a time and in order; a step that fails does not stop the next. */
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  function serial<T>(step: () => Promise<T>): Promise<T> {
+    // After close() no step runs: the watch is gone and the record released.
+    const next = queue.then(() => (closed ? (undefined as T) : step()));
+    queue = next.catch(() => undefined);
+    return next;
+  }
+
+  const ready = serial(init);
+
+  function begin(run: GuardedRun): void {
+    if (runs.size === 0) {
+      keepConfigs();
+      todosAtStart = rootTodoLists();
+      save();
+      record.claim(true);
+    }
+    runs.add(run);
+    if (watch.truncated && !truncationNoted) {
+      truncationNoted = true;
+      pending.push(notes.truncated(watch.maxFolders));
+    }
+    for (const text of pending.splice(0)) {
+      run.notes.push(text);
+      run.onNote(text);
+    }
+  }
+
+  function end(run: GuardedRun): boolean {
+    noteTodoLists(run);
+    for (const [key, times] of run.seen ?? []) {
+      if (times < 2) continue;
+      const text = notes.again(key, times);
+      run.notes.push(text);
+      run.onNote(text);
+    }
+    runs.delete(run);
+    if (runs.size > 0) return false;
+    record.claim(false);
+    // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
+    for (const marker of provisional.values()) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+    if (provisional.size > 0) dirty = true;
+    provisional.clear();
+    save();
+    return true;
+  }
 
   return {
     root,
     watch,
+    ready,
     heldRepos: () => [...new Set([...known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
-    process(change) {
-      if (change.overflow)
-        look(new Set([...watch.rescan(), ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
-      else look(change.candidates);
-      if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0)) {
-        const ctx = context();
-        judgeProvisional(ctx);
-        checkRedirects(ctx);
-        checkConfigs(ctx);
-      }
-      if (runs.size === 0) save();
-    },
-    verify(scanUnwatched) {
-      if (scanUnwatched && watch.unwatched > 0) look(watch.scanUnwatched());
-      const ctx = context();
-      judgeProvisional(ctx);
-      checkRedirects(ctx);
-      checkConfigs(ctx);
-    },
-    catchUp() {
-      if (runs.size === 0 && watch.unwatched > 0) look(watch.scanUnwatched());
-    },
-    begin(run) {
-      if (runs.size === 0) {
-        keepConfigs();
-        todosAtStart = rootTodoLists();
-        save();
-        record.claim(true);
-      }
-      runs.add(run);
-      if (watch.truncated && !truncationNoted) {
-        truncationNoted = true;
-        pending.push(
-          `[Garuda: this project has more folders than the git guard looks at (it walks the first ${groupedCount(watch.maxFolders)}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`,
-        );
-      }
-      for (const text of pending.splice(0)) {
-        run.notes.push(text);
-        run.onNote(text);
-      }
-    },
-    end(run) {
-      noteTodoLists(run);
-      for (const [key, times] of run.seen ?? []) {
-        if (times < 2) continue;
-        const text = `[Garuda: the command made ${rel(key)} ${times - 1} more time${times > 2 ? "s" : ""}; each was moved to ${QUARANTINE_DIR} too.]`;
-        run.notes.push(text);
-        run.onNote(text);
-      }
-      runs.delete(run);
-      if (runs.size > 0) return false;
-      record.claim(false);
-      // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
-      for (const marker of provisional.values())
-        known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
-      if (provisional.size > 0) dirty = true;
-      provisional.clear();
-      save();
-      return true;
-    },
+    events: (events) => serial(async () => processChange(await watch.handle(events))),
+    verify: (scanUnwatched) => serial(() => verify(scanUnwatched)),
+    begin: (run) =>
+      serial(async () => {
+        // While none ran, what appeared in unwatched subtrees was the user's doing.
+        if (runs.size === 0 && watch.unwatched > 0) look(await watch.scanUnwatched());
+        begin(run);
+      }),
+    end: (run) =>
+      serial(async () => {
+        await verify(true);
+        return end(run);
+      }),
     get active() {
       return runs.size > 0;
     },
     pendingNotes: () => [...pending],
     close() {
+      closed = true;
       save();
       record.release();
       watch.close();
