@@ -3,7 +3,7 @@
 // turn the result into their own terms.
 import { readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { HOME_SECRETS, SYSTEM_SECRETS } from "../files/secrets.ts";
+import { HOME_SECRETS, HOME_STORES, SYSTEM_SECRETS } from "../files/secrets.ts";
 import { type FsView, byDepth, realFs } from "./fsView.ts";
 import { isInside } from "../files/isInside.ts";
 import { HOME_BIN_FOLDERS, isHomeOwnName } from "../files/homeOwn.ts";
@@ -45,7 +45,7 @@ const HOME_PROTECTED = [
 ];
 
 /** Unreadable: credentials of common tools and Garuda's own secrets (the one list, shared with the file tools). */
-const HOME_DENY_READ: readonly string[] = HOME_SECRETS;
+const HOME_DENY_READ: readonly string[] = [...HOME_SECRETS, ...HOME_STORES];
 
 /** Host sockets that would hand out the machine (a path-based socket stays connectable on a read-only mount). */
 const SYSTEM_DENY_READ: readonly string[] = SYSTEM_SECRETS;
