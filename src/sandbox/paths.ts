@@ -7,6 +7,7 @@ import { HOME_SECRETS, HOME_STORES, SYSTEM_SECRETS } from "../files/secrets.ts";
 import { type FsView, byDepth, realFs } from "./fsView.ts";
 import { isInside } from "../files/isInside.ts";
 import { HOME_BIN_FOLDERS, isHomeOwnName } from "../files/homeOwn.ts";
+import { splitAroundPathFolders } from "./pathFolderSplit.ts";
 import type { SandboxSpec } from "./types.ts";
 
 /** Package caches under HOME, writable when they exist, so installs and builds work. */
@@ -392,7 +393,10 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
   const own = (spec.projectReadOnly ? [] : [root, ...extraRoots, ...git.writable]).map((path) =>
     resolveLoose(path, fs),
   );
-  const wanted = [...own, ...extras.accepted];
+  // A cache or writePath that holds a PATH folder (pnpm's home) keeps that folder's top read-only (pathFolderSplit.ts).
+  const pathFolders = (spec.pathFolders ?? []).filter((dir) => dir.startsWith("/")).map((dir) => resolveLoose(dir, fs));
+  const look = { kind: (path: string) => fs.kind(path), list: (path: string) => listDir(path, fs) };
+  const wanted = [...own, ...splitAroundPathFolders(extras.accepted, pathFolders, look)];
   const homeSplit = wanted.some((path) => isInside(home, path));
   const writable = dedupeNested(wanted.flatMap((path) => aroundHome(path, home, fs)).filter(existingDir));
 
