@@ -8,6 +8,7 @@ import { type FsView, byDepth, realFs } from "./fsView.ts";
 import { isInside } from "../files/isInside.ts";
 import { HOME_BIN_FOLDERS, isHomeOwnName } from "../files/homeOwn.ts";
 import { splitAroundPathFolders } from "./pathFolderSplit.ts";
+import { secretLinkTargets } from "./secretLinks.ts";
 import type { SandboxSpec } from "./types.ts";
 
 /** Package caches under HOME, writable when they exist, so installs and builds work. */
@@ -395,7 +396,11 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
   );
   // A cache or writePath that holds a PATH folder (pnpm's home) keeps that folder's top read-only (pathFolderSplit.ts).
   const pathFolders = (spec.pathFolders ?? []).filter((dir) => dir.startsWith("/")).map((dir) => resolveLoose(dir, fs));
-  const look = { kind: (path: string) => fs.kind(path), list: (path: string) => listDir(path, fs) };
+  const look = {
+    kind: (path: string) => fs.kind(path),
+    realpath: (path: string) => fs.realpath(path),
+    list: (path: string) => listDir(path, fs),
+  };
   const wanted = [...own, ...splitAroundPathFolders(extras.accepted, pathFolders, look)];
   const homeSplit = wanted.some((path) => isInside(home, path));
   const writable = dedupeNested(wanted.flatMap((path) => aroundHome(path, home, fs)).filter(existingDir));
@@ -421,10 +426,14 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
     (path) => resolveLoose(resolve(root, path), fs),
   );
 
+  // What the home's secret places only link to (a stow-managed ~/.ssh), hidden at its real path too (secretLinks.ts).
+  const homeSecrets = HOME_SECRETS.map((path) => resolveLoose(join(home, path), fs));
+  const linkedSecrets = secretLinkTargets(homeSecrets, [home, root, ...extraRoots], look);
+
   return {
     writable,
     protected: [...held.values()].sort((a, b) => byDepth(a.path, b.path)),
-    denyRead: [...new Set(denyRead)].sort(byDepth),
+    denyRead: [...new Set([...denyRead, ...linkedSecrets])].sort(byDepth),
     refused: extras.refused,
   };
 }
