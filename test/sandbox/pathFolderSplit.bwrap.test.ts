@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
+import { describeSandbox, testExecutorOptions } from "../support/sandboxSupport.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 const scratch = tempDir("garuda-pathdirs-", { real: true });
@@ -31,14 +31,7 @@ describeSandbox(
       mkdirSync(join(pnpmHome, "store"), { recursive: true });
       mkdirSync(localBin, { recursive: true });
       mkdirSync(root, { recursive: true });
-      executor = await createExecutor({
-        root,
-        home,
-        selfCommand: SELF_COMMAND,
-        probe: machineSandbox,
-        killGraceMs: 300,
-        gitGuard: false,
-      });
+      executor = await createExecutor({ ...testExecutorOptions(root, home), gitGuard: false });
     });
     afterAll(async () => {
       await executor?.shutdown();

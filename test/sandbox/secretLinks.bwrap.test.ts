@@ -9,7 +9,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
+import { describeSandbox, testExecutorOptions } from "../support/sandboxSupport.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 const scratch = tempDir("garuda-secretlinks-", { real: true });
@@ -37,14 +37,7 @@ describeSandbox(
       // A link to a folder that holds the project (and to the home): hiding it would hide the session's work.
       symlinkSync(work, join(home, ".ssh", "work"));
       symlinkSync(home, join(home, ".ssh", "home"));
-      executor = await createExecutor({
-        root,
-        home,
-        selfCommand: SELF_COMMAND,
-        probe: machineSandbox,
-        killGraceMs: 300,
-        gitGuard: false,
-      });
+      executor = await createExecutor({ ...testExecutorOptions(root, home), gitGuard: false });
     });
     afterAll(async () => {
       await executor?.shutdown();
