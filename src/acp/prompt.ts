@@ -1,7 +1,13 @@
 // The editor's content blocks as Garuda's prompt text: text as typed, a link to a file in the
 // project as an @mention (so the mention rules and the permission check apply, as in the
-// terminal), anything else as its name and address, and embedded context (a selection, a file
-// the editor sent along) as a fenced block labelled with its URI, like a paste.
+// terminal), anything else as its name and address, and embedded context as a fenced block
+// labelled with its URI, like a paste — except a file's. An editor that sees embeddedContext sends
+// an @-mentioned file (or a selection in one) as a `resource` with the text it read itself,
+// following links on the host: a project path linked to ~/.ssh/id_rsa would send the key. So a
+// file:// resource is an @mention of its path, wherever it is (inside the project folders, not a
+// secret by name or identity, a file outside asks), and the editor's text is not used: the
+// mention reads the file Garuda checked, and asks the editor for its unsaved buffer only through
+// the checked path (tools/editorBuffers.ts). A selection says which lines were selected.
 import { isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
@@ -20,12 +26,26 @@ function filePath(uri: string): string | undefined {
   }
 }
 
-/** `@path` for a path inside the root (quoted when it has blanks), else undefined. */
+/** `@path`, quoted when the path has a character that would end an unquoted mention (runtime/mentions.ts). */
+function at(path: string): string {
+  return /[\s"'`<>()[\]{}]/.test(path) ? `@"${path.replace(/["\\]/g, "\\$&")}"` : `@${path}`;
+}
+
+/** `@path` for a path inside the root, else undefined. */
 function mention(path: string, root: string): string | undefined {
   const rel = relative(root, path);
   if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  const posix = rel.split(sep).join("/");
-  return /\s|"/.test(posix) ? `@"${posix.replace(/"/g, '\\"')}"` : `@${posix}`;
+  return at(rel.split(sep).join("/"));
+}
+
+/** The lines a selection's URI names (`#L10:20`, `#L10-L20`, `#L7`), as words; "" for anything else. */
+function selectedLines(uri: string): string {
+  const match = /#L(\d+)(?:[:-]L?(\d+))?$/.exec(uri);
+  if (!match) return "";
+  const [, from, to] = match;
+  return to === undefined || to === from
+    ? ` (line ${from} selected in the editor)`
+    : ` (lines ${from}-${to} selected in the editor)`;
 }
 
 type Piece = { text: string; block: boolean };
@@ -36,8 +56,8 @@ function piece(block: ContentBlock, root: string): Piece {
       return { text: block.text, block: false };
     case "resource_link": {
       const path = filePath(block.uri);
-      const at = path === undefined ? undefined : mention(path, root);
-      if (at !== undefined) return { text: at, block: false };
+      const linked = path === undefined ? undefined : mention(path, root);
+      if (linked !== undefined) return { text: linked, block: false };
       return {
         text: block.name && block.name !== block.uri ? `${block.name} (${block.uri})` : block.uri,
         block: false,
@@ -45,6 +65,10 @@ function piece(block: ContentBlock, root: string): Piece {
     }
     case "resource": {
       const resource = block.resource;
+      const path = filePath(resource.uri);
+      // The file checked and read by Garuda, not the editor's copy (see the header).
+      if (path !== undefined && "text" in resource)
+        return { text: `${mention(path, root) ?? at(path)}${selectedLines(resource.uri)}`, block: false };
       if ("text" in resource) return { text: codeBlock(resource.text, resource.uri), block: true };
       return { text: `[${resource.uri}: binary content, not included]`, block: false };
     }

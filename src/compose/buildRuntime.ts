@@ -128,7 +128,13 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     },
   });
   // The secrets by identity, one walk of them shared by the engine's checks and the file tools' reads.
-  const identities = new SecretIdentities(secretPlaces(paths.home, executor.spec().denyReadPaths));
+  // A walk cut at its cap (it can happen at any revalidation) is told to the user and the model;
+  // one before the runtime exists waits for it.
+  let runtime: Runtime | undefined;
+  const cutBeforeRuntime: string[] = [];
+  const identities = new SecretIdentities(secretPlaces(paths.home, executor.spec().denyReadPaths), {
+    onCut: (text) => (runtime ? runtime.warn(text) : cutBeforeRuntime.push(text)),
+  });
   const engine = createPermissionEngine({
     root,
     extraRoots,
@@ -148,7 +154,6 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
   });
   options.onPrepared?.({ engine, model: prepared.model });
 
-  let runtime: Runtime | undefined;
   let closeExtensions: (() => Promise<void>) | undefined;
   try {
     if (policy.network.strictAllowlist !== null && settings.network.allow.length > 0) {
@@ -321,6 +326,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
         await folder.remove();
       },
     });
+    for (const text of cutBeforeRuntime.splice(0)) runtime.warn(text);
     return runtime;
   } catch (error) {
     await closeExtensions?.();

@@ -4,8 +4,9 @@
 // permission engine and the file tools compare against this set where they compare names.
 //
 // Built by walking the places asynchronously (nothing waits on the event loop), at most
-// MAX_ENTRIES entries; the key places come first in the list, Garuda's own stores last, so a cut
-// (a huge ~/.garuda/snapshots) leaves out the stores, never the keys. Kept per folder with the
+// MAX_ENTRIES entries; the key places come first in the list, Garuda's own stores last
+// (secretPlaces(): HOME_STORES), so a cut (a huge ~/.garuda/snapshots) leaves out the stores, never
+// the keys; a cut is reported once (onCut: a notice for the user and the model). Kept per folder with the
 // folder's device, inode and ctime: a file can take a name in a folder (created, renamed, linked)
 // only by changing that folder's ctime, so a revalidation looks at each folder once (lstat) and
 // reads again only the folders that changed. A revalidation runs at most every REVALIDATE_MS.
@@ -28,7 +29,7 @@ export interface SecretIdentitySet {
   cut: boolean;
 }
 
-const MAX_ENTRIES = 50_000;
+export const MAX_ENTRIES = 50_000;
 const MAX_DEPTH = 32;
 const REVALIDATE_MS = 1_000;
 
@@ -62,17 +63,34 @@ interface Walk {
   records: Map<string, FolderRecord>;
   ids: Map<string, string>;
   budget: number;
+  /** The place the walk was in when the budget ran out. */
+  cutIn?: string;
+}
+
+export interface SecretIdentitiesOptions {
+  /** Called once, the first time a walk stops at MAX_ENTRIES, with what to tell the user and the model. */
+  onCut?: (text: string) => void;
+  /** Most entries walked (default MAX_ENTRIES); smaller in tests. */
+  maxEntries?: number;
+}
+
+/** What a cut means, for the user and the model. */
+export function cutNotice(place: string, maxEntries: number): string {
+  return `Garuda's list of secrets by identity stopped at ${String(maxEntries).replace(/\B(?=(\d{3})+$)/g, ",")} files, in ${place}: a hard link (or a bind mount) of a file after that point is not recognized as that secret by the file tools. Secrets are still refused by their names and places, and the sandbox still hides them from commands. Clearing old sessions and undo snapshots (~/.garuda/sessions, ~/.garuda/snapshots) brings the list back under the cap.`;
 }
 
 export class SecretIdentities {
   readonly #places: readonly string[];
+  readonly #options: SecretIdentitiesOptions;
+  #cutReported = false;
   #records = new Map<string, FolderRecord>();
   #latest: SecretIdentitySet = setOf(new Map(), false);
   #checkedAt = Number.NEGATIVE_INFINITY;
   #running: Promise<SecretIdentitySet> | undefined;
 
-  constructor(places: readonly SecretPlace[]) {
+  constructor(places: readonly SecretPlace[], options: SecretIdentitiesOptions = {}) {
     this.#places = places.map((place) => place.path);
+    this.#options = options;
   }
 
   /** The set as last built (empty before the first current()); for checks that cannot wait. */
@@ -90,12 +108,15 @@ export class SecretIdentities {
   }
 
   async #revalidate(): Promise<SecretIdentitySet> {
-    const walk: Walk = { records: new Map(), ids: new Map(), budget: MAX_ENTRIES };
+    const maxEntries = this.#options.maxEntries ?? MAX_ENTRIES;
+    const walk: Walk = { records: new Map(), ids: new Map(), budget: maxEntries };
     try {
       for (const place of this.#places) {
+        if (walk.budget <= 0) break;
         const stats = await lstatOrNone(place);
         if (stats === undefined) continue;
         await this.#visit(place, stats, walk, 0);
+        if (walk.budget <= 0) walk.cutIn = place;
       }
     } catch {
       // A place that cannot be read is left out; what was found still counts.
@@ -103,6 +124,10 @@ export class SecretIdentities {
     this.#records = walk.records;
     this.#latest = setOf(walk.ids, walk.budget <= 0);
     this.#checkedAt = performance.now();
+    if (this.#latest.cut && !this.#cutReported) {
+      this.#cutReported = true;
+      this.#options.onCut?.(cutNotice(walk.cutIn ?? "the secret places", maxEntries));
+    }
     return this.#latest;
   }
 

@@ -28,18 +28,21 @@ export const HOME_SECRETS: readonly string[] = [
   "Library/Keychains",
   ".garuda/credentials",
   ".garuda/mcp-auth.json",
-  // Transcripts, audit logs and undo snapshots of every project (this one's too): a command has no
-  // use for them (hooks get their input in a file of their own), and they hold what earlier
-  // sessions read and wrote, other projects' included.
-  ".garuda/sessions",
-  ".garuda/audit",
-  ".garuda/snapshots",
   // MCP servers' env and headers, and hook command lines, may hold tokens written out in full.
   ".garuda/mcp.json",
   ".garuda/hooks.json",
   ".claude.json",
   ".claude/.credentials.json",
 ];
+
+/**
+ * Transcripts, audit logs and undo snapshots of every project (this one's too): a command has no
+ * use for them (hooks get their input in a file of their own), and they hold what earlier sessions
+ * read and wrote, other projects' included. They can hold a great many files, so secretPlaces()
+ * lists them last: the identity walk (secretIdentities.ts) is capped, and a cut leaves out these,
+ * never a key.
+ */
+export const HOME_STORES: readonly string[] = [".garuda/sessions", ".garuda/audit", ".garuda/snapshots"];
 
 /** Host sockets that would hand out the machine (a path-based socket stays connectable on a read-only mount). */
 export const SYSTEM_SECRETS: readonly string[] = ["/var/run/docker.sock", "/run/docker.sock"];
@@ -90,16 +93,22 @@ export interface SecretPlace {
 }
 
 /**
- * The secret places of one home folder: HOME_SECRETS under it, SYSTEM_SECRETS, and `extra` (the
- * folders the sandbox hides for this session, such as $XDG_RUNTIME_DIR). Each also by its real
- * path when a link leads elsewhere (a ~/.claude kept in a dotfiles folder), since the sandbox
- * hides the real place. Read once per session.
+ * The secret places of one home folder: HOME_SECRETS under it, SYSTEM_SECRETS, `extra` (the
+ * folders the sandbox hides for this session, such as $XDG_RUNTIME_DIR), and last HOME_STORES.
+ * Each also by its real path when a link leads elsewhere (a ~/.claude kept in a dotfiles folder),
+ * since the sandbox hides the real place. Read once per session.
  */
 export function secretPlaces(home: string, extra: readonly string[] = []): readonly SecretPlace[] {
   const places = new Map<string, SecretPlace>();
   const add = (path: string) => places.set(path.toLowerCase(), { path, lower: path.toLowerCase() });
   const base = home.replace(/\/+$/, "");
-  for (const path of [...HOME_SECRETS.map((entry) => join(base, entry)), ...SYSTEM_SECRETS, ...extra]) {
+  const listed = [
+    ...HOME_SECRETS.map((entry) => join(base, entry)),
+    ...SYSTEM_SECRETS,
+    ...extra,
+    ...HOME_STORES.map((entry) => join(base, entry)),
+  ];
+  for (const path of listed) {
     add(path);
     add(realPlace(path));
   }

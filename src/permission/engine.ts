@@ -9,6 +9,7 @@ import type { PathContext } from "./pathMatch.ts";
 import { bySourceStrength, compileRules, requestFacts, type CompiledRule } from "./ruleMatch.ts";
 import { ruleProblem } from "./ruleSyntax.ts";
 import { statSync } from "node:fs";
+import type { FileIdentity } from "../files/pathStamp.ts";
 import { SecretIdentities } from "../files/secretIdentities.ts";
 import { secretPlaces } from "../files/secrets.ts";
 import { SessionRules } from "./sessionRules.ts";
@@ -68,6 +69,12 @@ export interface PermissionEngine {
   refusal(request: PermissionRequest, mode: Mode): string | undefined;
   /** check(), and on "ask" the Approver's answer. Never throws; an aborted signal denies at once. */
   authorize(request: PermissionRequest, options: AuthorizeOptions): Promise<Decision>;
+  /**
+   * The secret on the list that a file already read is under another name (its fstat: a path
+   * checked before a question can lead to another file by the time it is read), the set
+   * revalidated first; undefined when it is none.
+   */
+  secretTwinOf(file: FileIdentity): Promise<string | undefined>;
   /** Every rule in force, strongest source first (session rules last). */
   rules(): Rule[];
   sessionRules(): Rule[];
@@ -258,6 +265,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     check,
     refusal,
     authorize,
+    secretTwinOf: async (file) => (await identities.current()).secretOf(file.dev, file.ino),
     rules: () => [...base, ...sessionCompiled].map((compiled) => compiled.rule),
     sessionRules: () => session.list(),
     revokeSessionRule: (pattern) => {

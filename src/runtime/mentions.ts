@@ -7,6 +7,7 @@ import type { ImageBlock, TextBlock } from "../model/types.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import type { Approver } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
+import { shownSecret } from "../files/secrets.ts";
 import { gainedLinks, loadChecked } from "../tools/checkedFile.ts";
 import { type BufferDeps, bufferChangedNote, bufferNote, unsavedBuffer } from "../tools/editorBuffers.ts";
 import { pathTarget, resolveToolPath } from "../tools/paths.ts";
@@ -153,6 +154,15 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
     if (loaded.kind !== "text") {
       notices.push(
         `@${mention} was not attached: ${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`,
+      );
+      continue;
+    }
+    // The file read (its fstat), not the path checked: during a question the path can become a
+    // hard link of a secret that has as many names as the file asked about (as read_file checks).
+    const twin = await ctx.engine.secretTwinOf(loaded);
+    if (twin !== undefined) {
+      notices.push(
+        `@${mention} was not attached: it is the same file as ${shownSecret(twin, ctx.home)} (a hard link or a mount of it), which may hold secrets.`,
       );
       continue;
     }

@@ -270,6 +270,15 @@ export class Runtime {
     return this.#options.commands?.list() ?? [];
   }
 
+  /**
+   * A warning that arose after the session started (the secret identity walk was cut): shown to
+   * the user at the next turn, and said to the model in its next message.
+   */
+  warn(text: string): void {
+    this.#notices.push({ level: "warning", text });
+    this.#notes.push(text);
+  }
+
   /** Notices not shown yet; the next turn sends them as notice events. */
   pendingNotices(): Notice[] {
     return [...this.#notices];

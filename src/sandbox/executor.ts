@@ -21,6 +21,8 @@ import { type ProcessWide, createProcessWide } from "./processWide.ts";
 import { type GitGuardHost, createGitGuardHost } from "./gitGuard/host.ts";
 import { type GitGuards, createGuardSession } from "./gitGuard/session.ts";
 import { type JoinResult, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
+import { realFs } from "./fsView.ts";
+import { sandboxPaths } from "./paths.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
 export interface ExecutorOptions {
@@ -146,6 +148,11 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   /** The socket of the session network a request joins, if it joins one. */
   const joins = (request: Pick<ExecRequest, "sandbox">): string | undefined =>
     networks && request.sandbox?.network.mode === "proxy" ? request.sandbox.network.socketPath : undefined;
+  /** The session network for a request that joins one: its child hides what the request's command cannot read. */
+  const ready = (socket: string, request: Pick<ExecRequest, "sandbox">): Promise<JoinResult> =>
+    (networks as NonNullable<typeof networks>).ready(socket, () =>
+      request.sandbox ? sandboxPaths(request.sandbox, realFs).denyRead : [],
+    );
   const live = new Set<Job>();
   const ownGuards =
     options.gitGuard === false || options.gitGuards
@@ -300,7 +307,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
         };
       }
       const socket = joins(request);
-      const joined = socket === undefined ? undefined : await (networks as NonNullable<typeof networks>).ready(socket);
+      const joined = socket === undefined ? undefined : await ready(socket, request);
       const inNamespace = await contained(request);
       if (request.signal?.aborted) {
         return {
@@ -349,8 +356,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
           ? new TextEncoder().encode(request.stdin)
           : "ignore";
       const socket = joins(request);
-      const joined =
-        socket === undefined || closed ? undefined : await (networks as NonNullable<typeof networks>).ready(socket);
+      const joined = socket === undefined || closed ? undefined : await ready(socket, request);
       const inNamespace = await contained(request);
       // The guard's first walk of the project may still run: the command waits for it, not the event loop.
       const git = await guarded(request, (note) => ring.push(note));

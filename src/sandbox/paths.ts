@@ -3,10 +3,12 @@
 // turn the result into their own terms.
 import { readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { HOME_SECRETS, SYSTEM_SECRETS } from "../files/secrets.ts";
+import { HOME_SECRETS, HOME_STORES, SYSTEM_SECRETS } from "../files/secrets.ts";
 import { type FsView, byDepth, realFs } from "./fsView.ts";
 import { isInside } from "../files/isInside.ts";
 import { HOME_BIN_FOLDERS, isHomeOwnName } from "../files/homeOwn.ts";
+import { splitAroundPathFolders } from "./pathFolderSplit.ts";
+import { secretLinkTargets } from "./secretLinks.ts";
 import type { SandboxSpec } from "./types.ts";
 
 /** Package caches under HOME, writable when they exist, so installs and builds work. */
@@ -45,7 +47,7 @@ const HOME_PROTECTED = [
 ];
 
 /** Unreadable: credentials of common tools and Garuda's own secrets (the one list, shared with the file tools). */
-const HOME_DENY_READ: readonly string[] = HOME_SECRETS;
+const HOME_DENY_READ: readonly string[] = [...HOME_SECRETS, ...HOME_STORES];
 
 /** Host sockets that would hand out the machine (a path-based socket stays connectable on a read-only mount). */
 const SYSTEM_DENY_READ: readonly string[] = SYSTEM_SECRETS;
@@ -392,7 +394,14 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
   const own = (spec.projectReadOnly ? [] : [root, ...extraRoots, ...git.writable]).map((path) =>
     resolveLoose(path, fs),
   );
-  const wanted = [...own, ...extras.accepted];
+  // A cache or writePath that holds a PATH folder (pnpm's home) keeps that folder's top read-only (pathFolderSplit.ts).
+  const pathFolders = (spec.pathFolders ?? []).filter((dir) => dir.startsWith("/")).map((dir) => resolveLoose(dir, fs));
+  const look = {
+    kind: (path: string) => fs.kind(path),
+    realpath: (path: string) => fs.realpath(path),
+    list: (path: string) => listDir(path, fs),
+  };
+  const wanted = [...own, ...splitAroundPathFolders(extras.accepted, pathFolders, look)];
   const homeSplit = wanted.some((path) => isInside(home, path));
   const writable = dedupeNested(wanted.flatMap((path) => aroundHome(path, home, fs)).filter(existingDir));
 
@@ -417,10 +426,14 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
     (path) => resolveLoose(resolve(root, path), fs),
   );
 
+  // What the home's secret places only link to (a stow-managed ~/.ssh), hidden at its real path too (secretLinks.ts).
+  const homeSecrets = HOME_SECRETS.map((path) => resolveLoose(join(home, path), fs));
+  const linkedSecrets = secretLinkTargets(homeSecrets, [home, root, ...extraRoots], look);
+
   return {
     writable,
     protected: [...held.values()].sort((a, b) => byDepth(a.path, b.path)),
-    denyRead: [...new Set(denyRead)].sort(byDepth),
+    denyRead: [...new Set([...denyRead, ...linkedSecrets])].sort(byDepth),
     refused: extras.refused,
   };
 }

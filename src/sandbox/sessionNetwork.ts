@@ -33,6 +33,8 @@
 // one namespace for as long as it is open (no pid that could be reused).
 import { closeSync, fstatSync, statSync } from "node:fs";
 import { messageOf } from "../errors/caught.ts";
+import { type FsView, byDepth, realFs } from "./fsView.ts";
+import { isInside } from "../files/isInside.ts";
 import type { Native } from "./native.ts";
 import { MAKE_NETWORK } from "./networkChild.ts";
 
@@ -83,8 +85,12 @@ export type JoinResult = { prefix: string[]; fds: [number, number] } | { error: 
 const CLOSE_NAMESPACE_FDS = 'exec 3<&- 4<&- "$@"';
 
 export interface SessionNetworks {
-  /** The network for this proxy socket, made at the first call (concurrent calls share it); never blocks. */
-  ready(socketPath: string): Promise<JoinResult>;
+  /**
+   * The network for this proxy socket, made at the first call (concurrent calls share it); never
+   * blocks. `hidden`: the paths the session's commands cannot read (sandboxPaths().denyRead),
+   * hidden from the network child too, asked for only when the child starts.
+   */
+  ready(socketPath: string, hidden?: () => string[]): Promise<JoinResult>;
   /** Ends every network (its listening socket and descriptors). */
   close(): Promise<void>;
 }
@@ -97,6 +103,25 @@ interface Made {
 }
 
 const inode = (fd: number) => fstatSync(fd).ino;
+
+/**
+ * bwrap's arguments that hide `paths` over `--ro-bind / /` as a sandboxed command's are hidden (an
+ * empty read-only tmpfs over a folder, /dev/null over a file): the child is Garuda's own code, but
+ * what it cannot read it cannot hand back, whatever ran in it.
+ */
+export function hideArgs(paths: readonly string[], fs: FsView = realFs): string[] {
+  const args: string[] = [];
+  const folders: string[] = [];
+  for (const path of [...new Set(paths)].sort(byDepth)) {
+    if (folders.some((folder) => isInside(path, folder))) continue; // already under an empty tmpfs
+    const kind = fs.kind(path);
+    if (kind === "dir") {
+      folders.push(path);
+      args.push("--tmpfs", path, "--remount-ro", path);
+    } else if (kind === "file") args.push("--ro-bind", "/dev/null", path);
+  }
+  return args;
+}
 
 export function createSessionNetworks(options: SessionNetworkOptions): SessionNetworks {
   const networks = new Map<string, Promise<Made | { error: string }>>();
@@ -122,7 +147,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
   });
 
   /** The network child (see the header), with `childEnd` as its descriptor 3. */
-  const spawnChild = (childEnd: number) =>
+  const spawnChild = (childEnd: number, hidden: string[]) =>
     Bun.spawn(
       [
         options.bwrap,
@@ -136,20 +161,28 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
         "--ro-bind",
         "/",
         "/",
+        ...hideArgs(hidden),
         "--",
         ...options.selfCommand,
         MAKE_NETWORK,
         "--port",
         String(options.port),
       ],
-      { env: options.env, stdio: ["ignore", "ignore", "pipe", childEnd], timeout: options.childMs ?? NETWORK_CHILD_MS },
+      {
+        // Started in "/", as the keeper is: from source, Bun reads bunfig.toml in its working
+        // folder and runs its preload, and Garuda's own working folder is the project.
+        cwd: "/",
+        env: options.env,
+        stdio: ["ignore", "ignore", "pipe", childEnd],
+        timeout: options.childMs ?? NETWORK_CHILD_MS,
+      },
     );
 
   /** Runs the child and waits for its exit (asynchronously); its stderr, or undefined when it succeeded. */
-  async function runChild(childEnd: number): Promise<string | undefined> {
+  async function runChild(childEnd: number, hidden: string[]): Promise<string | undefined> {
     let proc: ReturnType<typeof spawnChild>;
     try {
-      proc = spawnChild(childEnd);
+      proc = spawnChild(childEnd, hidden);
     } finally {
       // Garuda's copy of the child's end: closed, so only the child holds it.
       closeSync(childEnd);
@@ -196,7 +229,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     }
   }
 
-  async function make(socketPath: string): Promise<Made | { error: string }> {
+  async function make(socketPath: string, hidden: () => string[]): Promise<Made | { error: string }> {
     const native = options.native();
     if (!native) return { error: "the sandbox network could not be made: no C library could be loaded" };
     let pair: [number, number];
@@ -207,7 +240,7 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
     }
     const [ours, childEnd] = pair;
     try {
-      const failed = await runChild(childEnd);
+      const failed = await runChild(childEnd, hidden());
       if (failed !== undefined) return { error: `the sandbox network could not be made: ${failed}` };
       const taken = take(native, ours);
       if (closed) {
@@ -246,11 +279,11 @@ export function createSessionNetworks(options: SessionNetworkOptions): SessionNe
   }
 
   return {
-    async ready(socketPath) {
+    async ready(socketPath, hidden = () => []) {
       if (closed) return { error: "the session has ended" };
       let network = networks.get(socketPath);
       if (!network) {
-        network = make(socketPath);
+        network = make(socketPath, hidden);
         networks.set(socketPath, network);
       }
       const made = await network;

@@ -57,7 +57,7 @@ describe("session/load", () => {
       { type: "text", text: "final, see the selection:" },
       {
         type: "resource",
-        resource: { uri: "file:///elsewhere/sel.ts", text: "const x = 1;", mimeType: "text/x-typescript" },
+        resource: { uri: "untitled:sel.ts", text: "const x = 1;", mimeType: "text/x-typescript" },
       },
     ];
     expect((await h.prompt(sessionId, sent)).stopReason).toBe("end_turn");

@@ -636,12 +636,16 @@ describe("prompt content", () => {
       { type: "resource_link", uri: pathToFileURL(outside).href, name: "elsewhere.txt" },
       {
         type: "resource",
-        resource: { uri: "file:///x/sel.ts", text: "const selected = true; // see @b.ts", mimeType: "text/typescript" },
+        resource: {
+          uri: "zed://selection/1",
+          text: "const selected = true; // see @b.ts",
+          mimeType: "text/typescript",
+        },
       },
     ]);
     const text = userText(model);
     expect(text).toContain("Compare @a.ts with elsewhere.txt (file://");
-    expect(text).toContain("```file:///x/sel.ts\nconst selected = true; // see @b.ts\n```");
+    expect(text).toContain("```zed://selection/1\nconst selected = true; // see @b.ts\n```");
     // The linked file is attached; an @path inside the embedded text is not (it is the editor's text, not the user's pick).
     const sent = JSON.stringify(model.requests[0]?.messages);
     expect(sent).toContain('<attached_file path=\\"a.ts\\">');

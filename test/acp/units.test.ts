@@ -5,6 +5,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { AcpApprover, choiceOf, permissionOptions, type PermissionRequester } from "../../src/acp/approver.ts";
 import { codeBlock, escapeMarkdown, fence, inlineCode, languageOf } from "../../src/acp/codeBlock.ts";
 import { promptText } from "../../src/acp/prompt.ts";
+import { mentionedPaths } from "../../src/runtime/mentions.ts";
 import { MAX_HIDDEN_LINES, questionContent } from "../../src/acp/question.ts";
 import { serverToolResult, toolCallView } from "../../src/acp/toolCalls.ts";
 import { EventMapper } from "../../src/acp/eventMapper.ts";
@@ -310,7 +311,7 @@ describe("promptText", () => {
         { type: "resource_link", uri: "file:///work/project/my%20notes.md", name: "my notes.md" },
         { type: "resource_link", uri: "file:///etc/hosts", name: "hosts" },
         { type: "resource_link", uri: "https://example.com/doc", name: "doc" },
-        { type: "resource", resource: { uri: "file:///work/project/b.ts", text: "const fence = '```';" } },
+        { type: "resource", resource: { uri: "zed://rules/b", text: "const fence = '```';" } },
         { type: "resource", resource: { uri: "zed://blob", blob: "AAAA" } },
         { type: "image", data: "AAAA", mimeType: "image/png" },
       ],
@@ -320,7 +321,7 @@ describe("promptText", () => {
       [
         'Look at @src/a.ts @"my notes.md" hosts (file:///etc/hosts) doc (https://example.com/doc)',
         "",
-        "````file:///work/project/b.ts",
+        "````zed://rules/b",
         "const fence = '```';",
         "````",
         "",
@@ -328,6 +329,22 @@ describe("promptText", () => {
         "[zed://blob: binary content, not included]",
       ].join("\n"),
     );
+  });
+
+  test("an embedded file (or a selection in one) is a mention of its path, never the editor's text", () => {
+    const text = promptText(
+      [
+        { type: "text", text: "See" },
+        { type: "resource", resource: { uri: "file:///work/project/b.ts", text: "EDITOR-COPY-B" } },
+        { type: "resource", resource: { uri: "file:///work/project/src/c%20(1).ts#L3:5", text: "EDITOR-COPY-C" } },
+        { type: "resource", resource: { uri: "file:///etc/ssh/ssh_config#L7", text: "EDITOR-COPY-ETC" } },
+      ],
+      root,
+    );
+    expect(text).toBe(
+      'See @b.ts @"src/c (1).ts" (lines 3-5 selected in the editor) @/etc/ssh/ssh_config (line 7 selected in the editor)',
+    );
+    expect(mentionedPaths(text)).toEqual(["b.ts", "src/c (1).ts", "/etc/ssh/ssh_config"]);
   });
 
   test("plain text stays as typed", () => {

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SecretIdentities } from "../../src/files/secretIdentities.ts";
+import { SecretIdentities, cutNotice } from "../../src/files/secretIdentities.ts";
 import { secretPlaces } from "../../src/files/secrets.ts";
 import { tempDir } from "../support/tempDir.ts";
 
@@ -44,5 +44,43 @@ describe("secret identities", () => {
     const set = await identities.current();
     expect(set.secretOf(...identity(join(home.path, ".ssh", "id_new")))).toBe(join(home.path, ".ssh", "id_new"));
     expect(identities.latest()).toBe(set);
+  });
+
+  test("a cut walk (a huge ~/.garuda/snapshots) still holds every credential, and is reported once with the place it stopped in", async () => {
+    using home = tempDir("garuda-ids-");
+    const claude = join(home.path, ".claude", ".credentials.json");
+    const mcp = join(home.path, ".garuda", "mcp.json");
+    const snapshots = join(home.path, ".garuda", "snapshots");
+    mkdirSync(join(home.path, ".claude"), { recursive: true });
+    mkdirSync(join(snapshots, "p"), { recursive: true });
+    writeFileSync(claude, '{"claudeAiOauth":{"accessToken":"sk-ant-oat"}}');
+    writeFileSync(mcp, '{"servers":{"gh":{"env":{"GITHUB_TOKEN":"ghp_x"}}}}');
+    // Months of undo snapshots, one file per change: more than the cap (small here, 50,000 in use).
+    for (let i = 0; i < 201; i++) writeFileSync(join(snapshots, "p", String(i)), "");
+    const reported: string[] = [];
+    const identities = new SecretIdentities(secretPlaces(home.path), {
+      maxEntries: 200,
+      onCut: (text) => reported.push(text),
+    });
+    const set = await identities.current();
+    expect(set.cut).toBe(true);
+    expect({ claude: set.secretOf(...identity(claude)), mcp: set.secretOf(...identity(mcp)) }).toEqual({ claude, mcp });
+    expect(reported).toEqual([cutNotice(snapshots, 200)]);
+    await Bun.sleep(1_050);
+    expect((await identities.current()).cut).toBe(true);
+    expect(reported).toHaveLength(1);
+  });
+
+  test("a walk under the cap is not reported (negative control)", async () => {
+    using home = tempDir("garuda-ids-");
+    mkdirSync(join(home.path, ".garuda", "snapshots"), { recursive: true });
+    for (let i = 0; i < 150; i++) writeFileSync(join(home.path, ".garuda", "snapshots", String(i)), "");
+    const reported: string[] = [];
+    const set = await new SecretIdentities(secretPlaces(home.path), {
+      maxEntries: 200,
+      onCut: (text) => reported.push(text),
+    }).current();
+    expect(set.cut).toBe(false);
+    expect(reported).toEqual([]);
   });
 });

@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import type { ApprovalRequest } from "../../src/permission/types.ts";
 import { attachMentions, mentionedPaths } from "../../src/runtime/mentions.ts";
 import { tempDir } from "../support/tempDir.ts";
+import { writeFiles } from "../support/toolFixtures.ts";
+import { approving, KEY, mentionsOf, pipeline, place } from "../support/toolPipeline.ts";
 
 describe("@path mentions", () => {
   test("mentions are found, quoted ones too, trailing punctuation dropped", () => {
@@ -52,5 +54,41 @@ describe("@path mentions", () => {
     expect(JSON.stringify(result)).not.toContain("hunter2");
     expect(asked).toHaveLength(1);
     expect(asked[0]?.title).toContain("b.txt");
+  });
+
+  // A project file with two names asks before it is attached; while the user reads the question,
+  // the path becomes a hard link of ~/.garuda/credentials, which has two names then too: the
+  // number of names cannot tell, the identity of the file read can.
+  function swapDuringQuestion(where: { root: string; home: string }) {
+    writeFiles(where.root, { "notes.md": "my notes\n" });
+    linkSync(join(where.root, "notes.md"), join(where.root, "notes.bak"));
+    return () => {
+      renameSync(join(where.root, "notes.md"), join(where.root, "notes.orig"));
+      linkSync(join(where.home, ".garuda", "credentials"), join(where.root, "notes.md"));
+    };
+  }
+
+  test("a mention swapped during its question for a hard link of a secret is not attached (as read_file refuses it)", async () => {
+    using where = place();
+    const approver = approving(swapDuringQuestion(where));
+    const result = await mentionsOf(where, "see @notes.md", approver);
+    expect(approver.asked).toHaveLength(1);
+    expect(JSON.stringify(result.blocks)).not.toContain(KEY);
+    expect(result.notices.join("\n")).toContain("is the same file as ~/.garuda/credentials");
+    using other = place();
+    const read = await pipeline(other, { approver: approving(swapDuringQuestion(other)) }).call("read_file", {
+      path: "notes.md",
+    });
+    expect(read.output).not.toContain(KEY);
+  });
+
+  test("negative control: a hard-linked project file, unchanged during its question, is attached", async () => {
+    using where = place();
+    writeFiles(where.root, { "notes.md": "my notes\n" });
+    linkSync(join(where.root, "notes.md"), join(where.root, "notes.bak"));
+    const approver = approving();
+    const result = await mentionsOf(where, "see @notes.md", approver);
+    expect(approver.asked).toHaveLength(1);
+    expect(JSON.stringify(result.blocks)).toContain("my notes");
   });
 });

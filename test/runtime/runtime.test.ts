@@ -174,6 +174,17 @@ describe("services", () => {
     expect(ofType(second.events, "notice")).toEqual([]);
   });
 
+  test("a warning raised after start (warn) reaches the user and the model at the next turn, once", async () => {
+    await using t = testRuntime({ turns: [fake.text("a"), fake.text("b")] });
+    t.runtime.warn("The secret identity walk was cut.");
+    const first = await turn(t.runtime, "one");
+    expect(ofType(first.events, "notice").map((event) => event.text)).toEqual(["The secret identity walk was cut."]);
+    expect(firstText(t.model.requests[0]).join("\n")).toContain("The secret identity walk was cut.");
+    const second = await turn(t.runtime, "two");
+    expect(ofType(second.events, "notice")).toEqual([]);
+    expect(firstText(t.model.requests[1]).join("\n")).not.toContain("The secret identity walk was cut.");
+  });
+
   test("undo: a turn begins a snapshot, writes snapshot first, /undo delegates and the model hears of it", async () => {
     const calls: string[] = [];
     const undo: UndoStore = {
