@@ -72,6 +72,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
   try {
     executor = await createExecutor({
       root,
+      extraRoots,
       home: paths.home,
       gitGuardDir: paths.gitGuard,
       tmpDir: folder.tmp,

@@ -19,12 +19,18 @@ import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
 import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { type ProcessWide, createProcessWide } from "./processWide.ts";
 import { type GitGuards, createGitGuards } from "./gitGuards.ts";
+import { guardedRoots, outermostFolders } from "./guardedRoots.ts";
 import { type JoinResult, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
 export interface ExecutorOptions {
   /** The project root (absolute). */
   root: string;
+  /**
+   * The session's other project folders (an editor's additionalDirectories), real: the git guard
+   * sweeps and walks them at start as it does the root. Commands name them in their spec.
+   */
+  extraRoots?: readonly string[];
   home: string;
   /** The session's temp folder; default a private one, removed by shutdown(). */
   tmpDir?: string;
@@ -150,9 +156,12 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
           ...(options.gitGuardWatches !== undefined && { maxWatches: options.gitGuardWatches }),
         });
   // A Garuda process killed while a command ran here may have left something the guard never saw.
-  const startupNotices = probe.availability.available ? (gitGuards?.sweepAtStart(options.root) ?? []) : [];
-  // The guard's first walk of the project, in the background: the first command need not wait for it.
-  if (probe.availability.available) gitGuards?.prepare(options.root);
+  const projects = [options.root, ...(options.extraRoots ?? [])];
+  const startupNotices = probe.availability.available
+    ? projects.flatMap((project) => gitGuards?.sweepAtStart(project) ?? [])
+    : [];
+  // The guard's first walk of each project, in the background: the first command need not wait for it.
+  if (probe.availability.available) for (const project of outermostFolders(projects)) gitGuards?.prepare(project);
   let closed = false;
   let counter = 0;
 
@@ -236,13 +245,14 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     request: ExecRequest,
     onNote: (note: string) => void,
   ): { request: ExecRequest; leave: () => Promise<unknown> } {
-    const command = request.sandbox && gitGuards?.enter(request.sandbox, (note) => onNote(`${note}\n`));
-    if (!command) return { request, leave: async () => [] };
-    const sandbox = {
-      ...(request.sandbox as SandboxSpec),
-      gitRepos: [...((request.sandbox as SandboxSpec).gitRepos ?? []), ...command.repos],
-    };
-    return { request: { ...request, sandbox }, leave: () => command.leave() };
+    const spec = request.sandbox;
+    // One guard per project folder the command may write: the root and each extra root (guardedRoots.ts).
+    const commands = (spec && gitGuards ? guardedRoots(spec) : []).flatMap(
+      (rooted) => gitGuards?.enter(rooted, (note) => onNote(`${note}\n`)) ?? [],
+    );
+    if (!spec || commands.length === 0) return { request, leave: async () => [] };
+    const sandbox = { ...spec, gitRepos: [...(spec.gitRepos ?? []), ...commands.flatMap((command) => command.repos)] };
+    return { request: { ...request, sandbox }, leave: () => Promise.all(commands.map((command) => command.leave())) };
   }
 
   type End = { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined };

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
-import type { ProcessExecutor } from "../../src/sandbox/types.ts";
+import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
 import { SELF_COMMAND, eventually, machineSandbox } from "./sandboxSupport.ts";
 import { makeTempDir } from "./tempDir.ts";
 
@@ -145,10 +145,17 @@ export interface GuardLab {
   unguarded: ProcessExecutor;
   project(name: string, repo?: boolean): string;
   /**
-   * Runs `plant` in the sandbox as a long-running command, then the user's git in `dirs` while it
-   * still runs, then again after it was stopped.
+   * Runs `plant` in the sandbox as a long-running command in `root`, then the user's git in `dirs`
+   * (under `root`) while it still runs, then again after it was stopped. `sandbox` overrides the
+   * spec (an extra root: the session's root elsewhere, `root` in extraRoots).
    */
-  attack(executor: ProcessExecutor, root: string, plant: string, dirs: string[]): Promise<Attack>;
+  attack(
+    executor: ProcessExecutor,
+    root: string,
+    plant: string,
+    dirs: string[],
+    sandbox?: Partial<SandboxSpec>,
+  ): Promise<Attack>;
   /** Shell lines that make a repository at `dir` (one commit unless bare) whose config runs the marker. */
   evilRepo(dir: string, bare?: boolean): string;
   dispose(): Promise<void>;
@@ -177,11 +184,11 @@ async function guardLab(): Promise<GuardLab> {
     guarded,
     unguarded,
     project: (name, repo = true) => makeProject(scratch, home, name, repo),
-    async attack(executor, root, plant, dirs) {
+    async attack(executor, root, plant, dirs, sandbox = {}) {
       const job = await executor.start({
         command: `${plant}\necho PLANTED; sleep 120`,
         cwd: root,
-        sandbox: { ...executor.spec(), root },
+        sandbox: { ...executor.spec(), root, ...sandbox },
       });
       let done = false;
       void job.exited.then(() => {

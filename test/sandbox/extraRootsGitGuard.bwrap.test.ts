@@ -1,0 +1,105 @@
+// The git guard in an editor's extra workspace folder (additionalDirectories), with the real
+// sandbox, real git and real processes: a sandboxed command may write the extra folder as it
+// writes the root, so what it plants there for git on the host — a nested repository with
+// core.fsmonitor and a gitlink to it, a .git/commondir redirect, a .git file pointing out, a bare
+// repository — is moved aside while it runs, as in the root (gitGuard.bwrap.test.ts). Negative
+// control for each: the same plant under an executor without the guard, and git runs the marker.
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { evilConfigScript, git, labPerSuite } from "../support/gitAttack.ts";
+import { describeSandbox } from "../support/sandboxSupport.ts";
+
+describeSandbox(
+  "git guard in an extra workspace folder, in bubblewrap",
+  () => {
+    const lab = labPerSuite();
+
+    const vectors: Array<{ name: string; plant: () => string; dirs: string[]; note: string }> = [
+      {
+        name: "a nested repository whose config sets core.fsmonitor, and a gitlink to it in the index",
+        plant: () =>
+          [
+            lab.evilRepo("$TMPDIR/n"),
+            'mkdir -p sub && cp -r "$TMPDIR/n/.git" sub/.git && echo x > sub/f',
+            `git update-index --add --cacheinfo 160000,$(git -C "$TMPDIR/n" rev-parse HEAD),sub`,
+          ].join(" && "),
+        dirs: [".", "sub", "src/deep"],
+        note: "made sub/.git, a git repository; its config sets",
+      },
+      {
+        name: ".git/commondir sending git to a common folder with evil config",
+        plant: () =>
+          [
+            "mkdir -p evil/objects evil/refs",
+            evilConfigScript("evil/config", lab.marker.path),
+            "echo ../evil > .git/commondir",
+          ].join(" && "),
+        dirs: [".", "src/deep"],
+        note: "made .git/commondir",
+      },
+      {
+        name: "a .git file pointing at a git folder in the session's tmp",
+        plant: () =>
+          [lab.evilRepo("$TMPDIR/g"), "mkdir -p sub/deeper", `printf 'gitdir: %s\\n' "$TMPDIR/g/.git" > sub/.git`].join(
+            " && ",
+          ),
+        dirs: ["sub", "sub/deeper"],
+        note: "its .git file points outside the project",
+      },
+      {
+        name: "a folder made a bare repository",
+        plant: () => ["mkdir -p sub/deeper", lab.evilRepo("sub", true)].join(" && "),
+        dirs: ["sub", "sub/deeper"],
+        note: "made sub a git repository (HEAD, objects, refs)",
+      },
+    ];
+
+    for (const vector of vectors) {
+      test(`${vector.name}, planted in an extra folder: git on the host runs nothing, while the command runs and after (negative control: without the guard it runs the marker)`, async () => {
+        const slug = vector.name.replace(/[^a-z]+/gi, "-").slice(0, 40);
+        const session = lab.project(`xr-${slug}`);
+        const extra = lab.project(`xe-${slug}`);
+        const result = await lab.attack(lab.guarded, extra, vector.plant(), vector.dirs, {
+          root: session,
+          extraRoots: [extra],
+        });
+        expect(result.runningAtProbe).toBe(true);
+        expect(result.during).toEqual([]);
+        expect(result.after).toEqual([]);
+        expect(result.output).toContain("PLANTED");
+        expect(result.output).toContain(vector.note);
+        expect(result.output).toContain("Garuda moved it to .garuda/quarantine/");
+        expect(existsSync(join(extra, ".garuda/quarantine"))).toBe(true);
+        expect(existsSync(join(session, ".garuda/quarantine"))).toBe(false);
+
+        const controlSession = lab.project(`ur-${slug}`);
+        const control = lab.project(`ue-${slug}`);
+        const unchecked = await lab.attack(lab.unguarded, control, vector.plant(), vector.dirs, {
+          root: controlSession,
+          extraRoots: [control],
+        });
+        expect(unchecked.runningAtProbe).toBe(true);
+        expect(unchecked.during.length).toBeGreaterThan(0);
+        expect(unchecked.output).not.toContain("[Garuda:");
+      }, 90_000);
+    }
+
+    test("a session root inside an extra folder: a repository planted in the root is moved by the extra folder's guard, and the root's own repository keeps working", async () => {
+      const extra = lab.project("xo-outer");
+      const session = join(extra, "app");
+      mkdirSync(join(session, "src"), { recursive: true });
+      git(session, lab.home, "init", "-q");
+      git(session, lab.home, "commit", "-q", "--allow-empty", "-m", "first");
+      const result = await lab.attack(lab.guarded, session, lab.evilRepo("sub"), [".", "sub"], {
+        root: session,
+        extraRoots: [extra],
+      });
+      expect(result.during).toEqual([]);
+      expect(result.after).toEqual([]);
+      expect(result.output).toContain("made app/sub/.git, a git repository; its config sets");
+      expect(git(session, lab.home, "log", "--format=%s").split("\n")).toContain("first");
+    }, 90_000);
+  },
+  "bwrap",
+);
