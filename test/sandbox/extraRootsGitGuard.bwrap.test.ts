@@ -7,7 +7,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { evilConfigScript, git, labPerSuite } from "../support/gitAttack.ts";
+import { git, labPerSuite, plantVectors } from "../support/gitAttack.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 
 describeSandbox(
@@ -15,51 +15,14 @@ describeSandbox(
   () => {
     const lab = labPerSuite();
 
-    const vectors: Array<{ name: string; plant: () => string; dirs: string[]; note: string }> = [
-      {
-        name: "a nested repository whose config sets core.fsmonitor, and a gitlink to it in the index",
-        plant: () =>
-          [
-            lab.evilRepo("$TMPDIR/n"),
-            'mkdir -p sub && cp -r "$TMPDIR/n/.git" sub/.git && echo x > sub/f',
-            `git update-index --add --cacheinfo 160000,$(git -C "$TMPDIR/n" rev-parse HEAD),sub`,
-          ].join(" && "),
-        dirs: [".", "sub", "src/deep"],
-        note: "made sub/.git, a git repository; its config sets",
-      },
-      {
-        name: ".git/commondir sending git to a common folder with evil config",
-        plant: () =>
-          [
-            "mkdir -p evil/objects evil/refs",
-            evilConfigScript("evil/config", lab.marker.path),
-            "echo ../evil > .git/commondir",
-          ].join(" && "),
-        dirs: [".", "src/deep"],
-        note: "made .git/commondir",
-      },
-      {
-        name: "a .git file pointing at a git folder in the session's tmp",
-        plant: () =>
-          [lab.evilRepo("$TMPDIR/g"), "mkdir -p sub/deeper", `printf 'gitdir: %s\\n' "$TMPDIR/g/.git" > sub/.git`].join(
-            " && ",
-          ),
-        dirs: ["sub", "sub/deeper"],
-        note: "its .git file points outside the project",
-      },
-      {
-        name: "a folder made a bare repository",
-        plant: () => ["mkdir -p sub/deeper", lab.evilRepo("sub", true)].join(" && "),
-        dirs: ["sub", "sub/deeper"],
-        note: "made sub a git repository (HEAD, objects, refs)",
-      },
-    ];
+    const vectors = plantVectors(lab);
 
     for (const vector of vectors) {
-      test(`${vector.name}, planted in an extra folder: git on the host runs nothing, while the command runs and after (negative control: without the guard it runs the marker)`, async () => {
+      test(`${vector.name}, in an extra folder: git on the host runs nothing, while the command runs and after (negative control: without the guard it runs the marker)`, async () => {
         const slug = vector.name.replace(/[^a-z]+/gi, "-").slice(0, 40);
         const session = lab.project(`xr-${slug}`);
-        const extra = lab.project(`xe-${slug}`);
+        const extra = lab.project(`xe-${slug}`, vector.repo ?? true);
+        vector.setup?.(extra);
         const result = await lab.attack(lab.guarded, extra, vector.plant(), vector.dirs, {
           root: session,
           extraRoots: [extra],
@@ -74,7 +37,8 @@ describeSandbox(
         expect(existsSync(join(session, ".garuda/quarantine"))).toBe(false);
 
         const controlSession = lab.project(`ur-${slug}`);
-        const control = lab.project(`ue-${slug}`);
+        const control = lab.project(`ue-${slug}`, vector.repo ?? true);
+        vector.setup?.(control);
         const unchecked = await lab.attack(lab.unguarded, control, vector.plant(), vector.dirs, {
           root: controlSession,
           extraRoots: [control],
