@@ -7,7 +7,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { git, labPerSuite, plantVectors } from "../support/gitAttack.ts";
+import { git, expectCaught, expectUncaught, labPerSuite, plantVectors } from "../support/gitAttack.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 
 describeSandbox(
@@ -27,12 +27,7 @@ describeSandbox(
           root: session,
           extraRoots: [extra],
         });
-        expect(result.runningAtProbe).toBe(true);
-        expect(result.during).toEqual([]);
-        expect(result.after).toEqual([]);
-        expect(result.output).toContain("PLANTED");
-        expect(result.output).toContain(vector.note);
-        expect(result.output).toContain("Garuda moved it to .garuda/quarantine/");
+        expectCaught(result, vector);
         expect(existsSync(join(extra, ".garuda/quarantine"))).toBe(true);
         expect(existsSync(join(session, ".garuda/quarantine"))).toBe(false);
 
@@ -43,9 +38,7 @@ describeSandbox(
           root: controlSession,
           extraRoots: [control],
         });
-        expect(unchecked.runningAtProbe).toBe(true);
-        expect(unchecked.during.length).toBeGreaterThan(0);
-        expect(unchecked.output).not.toContain("[Garuda:");
+        expectUncaught(unchecked);
       }, 90_000);
     }
 

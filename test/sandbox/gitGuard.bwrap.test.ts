@@ -7,7 +7,14 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { evilConfigScript, git, labPerSuite, plantVectors } from "../support/gitAttack.ts";
+import {
+  evilConfigScript,
+  git,
+  expectCaught,
+  expectUncaught,
+  labPerSuite,
+  plantVectors,
+} from "../support/gitAttack.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 
 describeSandbox(
@@ -23,22 +30,12 @@ describeSandbox(
         const root = lab.project(`g-${slug}`, vector.repo ?? true);
         vector.setup?.(root);
         const result = await lab.attack(lab.guarded, root, vector.plant(), vector.dirs);
-        expect(result.runningAtProbe).toBe(true);
-        expect(result.during).toEqual([]);
-        expect(result.after).toEqual([]);
-        expect(result.output).toContain("PLANTED");
-        expect(result.output).toContain(vector.note);
-        expect(result.output).toContain("Garuda moved it to .garuda/quarantine/");
-        expect(result.output).toContain(
-          "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)",
-        );
+        expectCaught(result, vector);
 
         const control = lab.project(`u-${slug}`, vector.repo ?? true);
         vector.setup?.(control);
         const unchecked = await lab.attack(lab.unguarded, control, vector.plant(), vector.dirs);
-        expect(unchecked.runningAtProbe).toBe(true);
-        expect(unchecked.during.length).toBeGreaterThan(0);
-        expect(unchecked.output).not.toContain("[Garuda:");
+        expectUncaught(unchecked);
       }, 90_000);
     }
 

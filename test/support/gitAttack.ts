@@ -3,7 +3,7 @@
 // sshCommand, diff.external, an alias, a filter, gpg), and the user's own git commands on the
 // host (status, diff, log with a terminal, commit, the alias, a fetch over ssh) that would run it;
 // and the lab the guard's sandbox tests share (guardLab).
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -352,6 +352,26 @@ export function plantVectors(lab: GuardLab): PlantVector[] {
       note: "it has a hook",
     },
   ];
+}
+
+/** Under the guard: git ran nothing while the command ran or after, and the output says what was moved and why. */
+export function expectCaught(result: Attack, vector: PlantVector): void {
+  expect(result.runningAtProbe).toBe(true);
+  expect(result.during).toEqual([]);
+  expect(result.after).toEqual([]);
+  expect(result.output).toContain("PLANTED");
+  expect(result.output).toContain(vector.note);
+  expect(result.output).toContain("Garuda moved it to .garuda/quarantine/");
+  expect(result.output).toContain(
+    "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)",
+  );
+}
+
+/** The negative control: without the guard the same plant makes git run the marker while the command runs. */
+export function expectUncaught(result: Attack): void {
+  expect(result.runningAtProbe).toBe(true);
+  expect(result.during.length).toBeGreaterThan(0);
+  expect(result.output).not.toContain("[Garuda:");
 }
 
 /**
