@@ -117,11 +117,12 @@ export function homeHolds(spec: SandboxSpec, context: HomeHoldsContext, fs: Link
     .filter((dir) => context.homeSplit || inExtra(dir))
     .map((dir) => `${dir}/`);
   const caches = new Set(PACKAGE_CACHES.filter((cache) => !cache.includes("/")));
-  const ownPlaces = [
-    ...listDir(home, fs).filter((name) => isHomeOwnName(name) && !caches.has(name)),
-    ...HOME_RUN_PLACES,
-  ].map((name) => join(home, name));
-  const linked = ownPlaces.flatMap((path) => {
+  // Only links are looked up (one lstat per entry): a home has hundreds of dot entries, and this runs per command.
+  const ownLinks = listDir(home, fs)
+    .filter((name) => isHomeOwnName(name) && !caches.has(name))
+    .map((name) => join(home, name))
+    .filter((path) => fs.kind(path) === "symlink");
+  const linked = [...ownLinks, ...HOME_RUN_PLACES.map((place) => join(home, place))].flatMap((path) => {
     const target = context.resolve(path);
     if (target === path) return [];
     return [fs.kind(target) === "dir" ? `${target}/` : target];
