@@ -3,18 +3,10 @@
 import { describe, expect, test } from "bun:test";
 import { guardedRoots, outermostFolders } from "../../src/sandbox/guardedRoots.ts";
 import type { SandboxSpec } from "../../src/sandbox/types.ts";
+import { pathSpec } from "../support/sandboxSupport.ts";
 
-const spec = (overrides: Partial<SandboxSpec>): SandboxSpec => ({
-  root: "/work/app",
-  home: "/home/me",
-  tmpDir: "/tmp/s",
-  projectReadOnly: false,
-  writePaths: [],
-  protectedPaths: [],
-  denyReadPaths: [],
-  network: { mode: "none" },
-  ...overrides,
-});
+const spec = (overrides: Partial<SandboxSpec> = {}): SandboxSpec =>
+  pathSpec({ root: "/work/app", home: "/home/me", tmpDir: "/tmp/s", ...overrides });
 
 describe("guardedRoots", () => {
   test("the root and each extra root get a guard, each as the root of its spec", () => {

@@ -4,19 +4,9 @@
 import { describe, expect, test } from "bun:test";
 import { sandboxPaths } from "../../src/sandbox/paths.ts";
 import type { SandboxSpec } from "../../src/sandbox/types.ts";
-import { fakeFs } from "../support/sandboxSupport.ts";
+import { fakeFs, pathSpec } from "../support/sandboxSupport.ts";
 
-const spec = (overrides: Partial<SandboxSpec> = {}): SandboxSpec => ({
-  root: "/w/app",
-  home: "/h",
-  tmpDir: "/t",
-  projectReadOnly: false,
-  writePaths: [],
-  protectedPaths: [],
-  denyReadPaths: [],
-  network: { mode: "none" },
-  ...overrides,
-});
+const spec = pathSpec;
 
 const held = (s: SandboxSpec, fs: ReturnType<typeof fakeFs>) =>
   sandboxPaths(s, fs)
