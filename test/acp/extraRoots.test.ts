@@ -126,6 +126,42 @@ describe("additionalDirectories", () => {
     expect(existsSync(join(extra.path, "plan.txt"))).toBe(false);
   });
 
+  test("a sandboxed command in a session with an extra folder: a repository it plants there is moved aside by the git guard, and ~/go/bin in an extra ~/go stays read-only", async () => {
+    if (!(await testProbe()).availability.available) throw new Error("the OS sandbox is needed for this test");
+    using extra = tempDir("garuda-extra-");
+    expect(Bun.spawnSync(["git", "init", "-q", extra.path]).exitCode).toBe(0);
+    const plant = [
+      `git init -q ${extra.path}/sub`,
+      `git -C ${extra.path}/sub config core.fsmonitor 'touch /tmp/never'`,
+      "true",
+    ].join(" && ");
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: plant }, { id: "toolu_plant" }),
+      fake.text("done"),
+    ]);
+    await using h = startHarness({ models: [model] });
+    mkdirSync(join(h.home, "go/bin"), { recursive: true });
+    await h.initialize();
+    const { sessionId } = await h.newSession({ additionalDirectories: [extra.path, join(h.home, "go")] });
+    await h.prompt(sessionId, "go");
+    expect(resultOf(h.updatesOf(sessionId), "toolu_plant")).toContain("Garuda moved it to .garuda/quarantine/");
+    expect(existsSync(join(extra.path, "sub/.git/config"))).toBe(false);
+    expect(existsSync(join(extra.path, ".garuda/quarantine"))).toBe(true);
+
+    model.push(
+      fake.toolCall(
+        "bash",
+        { command: `echo x > ${join(h.home, "go/bin/go")}; echo x > ${join(h.home, "go/ok")}` },
+        { id: "toolu_bin" },
+      ),
+      fake.text("done"),
+    );
+    await h.prompt(sessionId, "again");
+    expect(resultOf(h.updatesOf(sessionId), "toolu_bin")).toContain("Read-only file system");
+    expect(existsSync(join(h.home, "go/bin/go"))).toBe(false);
+    expect(readFileSync(join(h.home, "go/ok"), "utf8")).toBe("x\n");
+  });
+
   test("an extra folder inside the home keeps the home's own files: write_file into ~/go/bin is refused, ~/go/src is written as in the root (negative control)", async () => {
     const model = new FakeModelClient([
       fake.toolCall("write_file", { path: "~/go/bin/go", content: "#!/bin/sh\n" }, { id: "toolu_bin" }),
