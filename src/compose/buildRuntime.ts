@@ -73,6 +73,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
   try {
     executor = await createExecutor({
       root,
+      extraRoots,
       home: paths.home,
       gitGuardDir: paths.gitGuard,
       ...(options.processWide?.gitGuards() && { gitGuards: options.processWide.gitGuards() }),

@@ -1,11 +1,14 @@
 // A session's other project folders (an editor's additionalDirectories): each becomes an extra
 // root that the file tools treat as the project and the sandbox makes writable as it does the
 // root. So each gets the root's own checks (absolute, existing, a folder, not a system, temp or
-// Garuda folder: projectRoot.ts), and one more: an extra folder that holds the home folder is
-// refused, since the home's own files are split out only for the session's root.
+// Garuda folder: projectRoot.ts), and two more, for the home's own files (files/homeOwn.ts):
+// the sandbox keeps them read-only inside any extra folder (sandbox/homeHolds.ts), but an extra
+// folder that is one of them has nothing left to write, and one that holds the home would need
+// the file tools' rules for a session at ~ (permission/decide.ts), which are the root's only.
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { ConfigError } from "../errors/configError.ts";
+import { isHomeOwnPath } from "../files/homeOwn.ts";
 import { isInside } from "../files/isInside.ts";
 import { real, type RootContext, wideFolder } from "../runtime/projectRoot.ts";
 
@@ -25,9 +28,14 @@ function checkExtraRoot(folder: string, context: RootContext): string {
   if (!statSync(resolved).isDirectory()) throw refuse("it is not a folder");
   const wide = wideFolder(resolved, context);
   if (wide) throw refuse(`it is ${wide.what}`);
-  // The home's own files are split out only for the session's root (files/homeOwn.ts).
-  if (isInside(real(context.home), resolved))
+  const home = real(context.home);
+  if (isInside(home, resolved))
     throw refuse("it is (or holds) your home folder, whose own files (dotfiles, ~/.ssh …) commands could then change");
+  if (isHomeOwnPath(resolved, home))
+    throw refuse(
+      "it is one of your home folder's own folders or inside one (a dot folder such as ~/.config or ~/.local, ~/bin, ~/go/bin …), which hold what your computer runs or trusts later (autostart entries, systemd units, programs on PATH, shell and editor start-up files): commands in the sandbox must not change them",
+      "Work on these files in a project that keeps them (a dotfiles repository), or edit them yourself",
+    );
   return resolved;
 }
 

@@ -133,7 +133,11 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   const target = request.target;
   const { root, home } = inputs.ctx;
   // A root at or above the home folder (a session at ~): the home's own files are not the project's.
+  // Nor in an extra folder (~/go holds ~/go/bin): the home's rules hold for each extra root too.
   const homeInRoot = isInside(home, root);
+  const extraRoots = inputs.ctx.extraRoots ?? [];
+  const homeOwnOfProject = (path: string) =>
+    isHomeOwnPath(path, home) && (homeInRoot || extraRoots.some((extra) => isInside(path, extra)));
 
   // 0. Team policy.
   const violation = policyViolation(inputs.policy, inputs.rules, facts, mode, inputs.sandboxAvailable, inputs.ctx);
@@ -190,13 +194,13 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
             "Files under ~/.garuda hold Garuda's own settings, policy and credentials; a tool may not change them. Ask the user to make the change.",
         };
       }
-      const homeOwn = homeInRoot ? facts.paths.find((path) => isHomeOwnPath(path, home)) : undefined;
+      const homeOwn = facts.paths.find(homeOwnOfProject);
       if (homeOwn !== undefined) {
         return {
           outcome: "deny",
           by: "protected",
           rule: builtin("deny", "edit(~/.*)"),
-          reason: `${homeOwn} is one of the home folder's own files (dotfiles, ~/bin, the PATH folders), which this session, running in the home folder, does not change: the computer runs or trusts them later. Ask the user to make the change, or to start Garuda in a project folder.`,
+          reason: `${homeOwn} is one of the home folder's own files (dotfiles, ~/bin, the PATH folders), which this session does not change although it lies in one of its folders: the computer runs or trusts them later. Ask the user to make the change, or to start Garuda in a project folder.`,
         };
       }
     }
@@ -247,8 +251,7 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
   }
 
   const outside =
-    target.kind === "path" &&
-    facts.paths.some((path) => !insideAnyRoot(path, inputs.ctx) || (homeInRoot && isHomeOwnPath(path, home)));
+    target.kind === "path" && facts.paths.some((path) => !insideAnyRoot(path, inputs.ctx) || homeOwnOfProject(path));
 
   // 5a. A file with other names (hard links) may be a secret under one of them, which this name
   // cannot show: it is asked about every time, unless an allow rule names the file itself.

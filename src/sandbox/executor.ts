@@ -20,6 +20,7 @@ import { type SandboxProbe, probeSandbox } from "./probe.ts";
 import { type ProcessWide, createProcessWide } from "./processWide.ts";
 import { type GitGuardHost, createGitGuardHost } from "./gitGuard/host.ts";
 import { type GitGuards, createGuardSession } from "./gitGuard/session.ts";
+import { guardedRoots, outermostFolders } from "./guardedRoots.ts";
 import { type JoinResult, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
 import { realFs } from "./fsView.ts";
 import { sandboxPaths } from "./paths.ts";
@@ -28,6 +29,11 @@ import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxS
 export interface ExecutorOptions {
   /** The project root (absolute). */
   root: string;
+  /**
+   * The session's other project folders (an editor's additionalDirectories), real: the git guard
+   * sweeps and walks them at start as it does the root. Commands name them in their spec.
+   */
+  extraRoots?: readonly string[];
   home: string;
   /** The session's temp folder; default a private one, removed by shutdown(). */
   tmpDir?: string;
@@ -166,9 +172,12 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   const guardHost = options.gitGuard === false ? undefined : (options.gitGuards ?? ownGuards);
   const gitGuards: GitGuards | undefined = guardHost && createGuardSession(guardHost);
   // A Garuda process killed while a command ran here may have left something the guard never saw.
-  const startupNotices = probe.availability.available ? ((await gitGuards?.sweepAtStart(options.root)) ?? []) : [];
-  // The guard's first walk of the project, in the background: the first command need not wait for it.
-  if (probe.availability.available) gitGuards?.prepare(options.root);
+  const projects = [options.root, ...(options.extraRoots ?? [])];
+  const startupNotices = probe.availability.available
+    ? (await Promise.all(projects.map((project) => gitGuards?.sweepAtStart(project) ?? []))).flat()
+    : [];
+  // The guard's first walk of each project, in the background: the first command need not wait for it.
+  if (probe.availability.available) for (const project of outermostFolders(projects)) gitGuards?.prepare(project);
   let closed = false;
   let counter = 0;
 
@@ -252,13 +261,16 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     request: ExecRequest,
     onNote: (note: string) => void,
   ): Promise<{ request: ExecRequest; leave: () => Promise<unknown> }> {
-    const command = request.sandbox && (await gitGuards?.enter(request.sandbox, (note) => onNote(`${note}\n`)));
-    if (!command) return { request, leave: async () => [] };
-    const sandbox = {
-      ...(request.sandbox as SandboxSpec),
-      gitRepos: [...((request.sandbox as SandboxSpec).gitRepos ?? []), ...command.repos],
-    };
-    return { request: { ...request, sandbox }, leave: () => command.leave() };
+    const spec = request.sandbox;
+    // One guard per project folder the command may write: the root and each extra root (guardedRoots.ts).
+    const entered =
+      spec && gitGuards
+        ? await Promise.all(guardedRoots(spec).map((rooted) => gitGuards.enter(rooted, (note) => onNote(`${note}\n`))))
+        : [];
+    const commands = entered.filter((command) => command !== undefined);
+    if (!spec || commands.length === 0) return { request, leave: async () => [] };
+    const sandbox = { ...spec, gitRepos: [...(spec.gitRepos ?? []), ...commands.flatMap((command) => command.repos)] };
+    return { request: { ...request, sandbox }, leave: () => Promise.all(commands.map((command) => command.leave())) };
   }
 
   type End = { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined };

@@ -1,6 +1,6 @@
 // The few questions the launchers ask of the file system, behind an interface so the argv
 // builders stay pure functions of (spec, fs) and tests can pin them with a fake tree.
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { readRegularFile } from "../files/regularFile.ts";
 
 export type PathKind = "dir" | "file" | "symlink" | "missing";
@@ -37,6 +37,29 @@ export const realFs: FsView = {
     return "bytes" in read ? read.bytes.toString("utf8").slice(0, 4096) : undefined;
   },
 };
+
+/** An FsView that can also read a link's target and list a folder; realFs gets node's (FsView has neither). */
+export type LinkFsView = FsView & { readlink?(path: string): string | undefined; list?(path: string): string[] };
+
+export function listDir(path: string, fs: LinkFsView): string[] {
+  if (fs.list) return fs.list(path);
+  if (fs !== realFs) return [];
+  try {
+    return readdirSync(path).sort();
+  } catch {
+    return [];
+  }
+}
+
+export function readLink(path: string, fs: LinkFsView): string | undefined {
+  if (fs.readlink) return fs.readlink(path);
+  if (fs !== realFs) return undefined;
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Number of components: "/" → 0, "/a/b" → 2. Used to order mounts parents-first. */
 function depth(path: string): number {

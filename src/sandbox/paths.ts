@@ -1,56 +1,22 @@
 // Which paths a sandboxed command may write, must not change, and must not read: the spec plus
 // the defaults every sandbox gets. Pure over (spec, fs); both launchers (bwrap.ts, seatbelt.ts)
 // turn the result into their own terms.
-import { readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { HOME_SECRETS, HOME_STORES, SYSTEM_SECRETS } from "../files/secrets.ts";
-import { type FsView, byDepth, realFs } from "./fsView.ts";
+import { type FsView, type LinkFsView, byDepth, listDir, readLink, realFs } from "./fsView.ts";
+import { PACKAGE_CACHES, aroundHome, homeHolds } from "./homeHolds.ts";
 import { isInside } from "../files/isInside.ts";
-import { HOME_BIN_FOLDERS, isHomeOwnName } from "../files/homeOwn.ts";
 import { splitAroundPathFolders } from "./pathFolderSplit.ts";
 import { secretLinkTargets } from "./secretLinks.ts";
 import type { SandboxSpec } from "./types.ts";
-
-/** Package caches under HOME, writable when they exist, so installs and builds work. */
-const PACKAGE_CACHES = [
-  ".cache", // pip, uv (~/.cache/uv), yarn, go-build, bun, node-gyp …
-  ".npm",
-  ".local/share/pnpm",
-  ".local/share/uv",
-  ".m2/repository",
-  ".gradle/caches",
-  ".gradle/wrapper",
-  ".cargo/registry",
-  ".cargo/git",
-  ".bun/install/cache",
-  "go/pkg/mod",
-  "Library/Caches", // macOS
-  "Library/pnpm", // macOS
-];
-
-/**
- * Read-only inside HOME even when HOME is writable (a project at ~, or a writePath over it):
- * files a shell or git runs on the host, and Garuda's own settings. A trailing "/" marks a folder.
- */
-const HOME_PROTECTED = [
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".profile",
-  ".zshrc",
-  ".zshenv",
-  ".zprofile",
-  ".zlogin",
-  ".gitconfig",
-  ".config/git/config",
-  ".garuda/",
-];
 
 /** Unreadable: credentials of common tools and Garuda's own secrets (the one list, shared with the file tools). */
 const HOME_DENY_READ: readonly string[] = [...HOME_SECRETS, ...HOME_STORES];
 
 /** Host sockets that would hand out the machine (a path-based socket stays connectable on a read-only mount). */
 const SYSTEM_DENY_READ: readonly string[] = SYSTEM_SECRETS;
+
+export type { LinkFsView } from "./fsView.ts";
 
 export interface ProtectedPath {
   /** Absolute, symlinks in existing parents resolved. */
@@ -79,29 +45,6 @@ export interface RefusedPath {
   path: string;
   /** The symlink on the way, inside a folder sandboxed commands can write. */
   link: string;
-}
-
-/** An FsView that can also read a link's target and list a folder; realFs gets node's (FsView has neither). */
-export type LinkFsView = FsView & { readlink?(path: string): string | undefined; list?(path: string): string[] };
-
-function listDir(path: string, fs: LinkFsView): string[] {
-  if (fs.list) return fs.list(path);
-  if (fs !== realFs) return [];
-  try {
-    return readdirSync(path).sort();
-  } catch {
-    return [];
-  }
-}
-
-function readLink(path: string, fs: LinkFsView): string | undefined {
-  if (fs.readlink) return fs.readlink(path);
-  if (fs !== realFs) return undefined;
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /** An absolute path with the symlinks of its existing part resolved (macOS /tmp → /private/tmp). */
@@ -284,40 +227,6 @@ function gitPaths(root: string, fs: LinkFsView, nested = false): GitPaths {
 }
 
 /**
- * A writable folder that holds the home folder (a session at ~, a writePath over it), as the
- * folders a command may write instead: on the way down to the home every other entry, and in the
- * home its plain-named folders but not its own (dotfiles, ~/bin, ~/Library: files/homeOwn.ts). The
- * folders on the way and the home itself stay read-only, so nothing new appears at their top
- * (a fresh ~/.npmrc, say); a symlink or a file there stays read-only too. Any other folder: itself.
- */
-function aroundHome(dir: string, home: string, fs: LinkFsView): string[] {
-  if (!isInside(home, dir)) return [dir];
-  const folders: string[] = [];
-  const isDir = (path: string) => fs.kind(path) === "dir";
-  for (let current = dir; current !== home; ) {
-    const step = home.slice(current === "/" ? 1 : current.length + 1).split("/")[0] as string;
-    for (const name of listDir(current, fs))
-      if (name !== step && isDir(join(current, name))) folders.push(join(current, name));
-    current = join(current, step);
-  }
-  for (const name of listDir(home, fs))
-    if (!isHomeOwnName(name) && isDir(join(home, name))) folders.push(join(home, name));
-  return folders;
-}
-
-/**
- * Inside a home folder split by aroundHome(): the PATH folders (~/go/bin, a project's bin on
- * PATH) read-only, since the shell on the host runs what lands there. Missing ones too.
- */
-function homePathHolds(spec: SandboxSpec, home: string): string[] {
-  const named = [
-    ...HOME_BIN_FOLDERS.map((bin) => join(home, bin)),
-    ...(spec.pathFolders ?? []).filter((dir) => dir.startsWith("/")).map((dir) => resolve(dir)),
-  ];
-  return [...new Set(named)].filter((dir) => dir !== home && isInside(dir, home)).map((dir) => `${dir}/`);
-}
-
-/**
  * A nested repository's files that make git run code (gitGuard/guard.ts knows these repositories: the
  * user's own, in folders under the root), held read-only as the root's are. Unlike the root, a
  * repository that is gone gets no placeholder: there is nothing to hold.
@@ -409,9 +318,18 @@ export function sandboxPaths(spec: SandboxSpec, fs: LinkFsView): SandboxPaths {
     ...projects.map(({ project }) => join(project, ".garuda/")),
     ...git.protected,
     ...(spec.gitRepos ?? []).flatMap((dir) => repoHolds(resolveLoose(dir, fs), fs)),
-    ...HOME_PROTECTED.map((path) => join(home, path)), // join keeps a trailing "/"
     ...spec.protectedPaths,
-    ...(homeSplit ? homePathHolds(spec, home) : []),
+    // The home's own files, wherever a writable folder reaches them (homeHolds.ts).
+    ...homeHolds(
+      spec,
+      {
+        home,
+        extraRoots: spec.projectReadOnly ? [] : extraRoots,
+        homeSplit,
+        resolve: (path) => resolveLoose(path, fs),
+      },
+      fs,
+    ),
   ];
   const held = new Map<string, ProtectedPath>();
   for (const entry of declared) {

@@ -322,6 +322,11 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
           .filter((path) => isInside(path, root) && path !== root)
           .map((path) => relative(root, path));
         await noteIgnored(inside);
+        // An editor's extra folder, or a file the user let a tool write elsewhere: no snapshot holds it.
+        for (const path of paths.filter((path) => !isInside(path, root) && !checkedPaths.has(path))) {
+          checkedPaths.add(path);
+          notices.push(`${path} is outside the project folder ${root}, so /undo will not restore it.`);
+        }
       }),
     undoLastTurn: () => serial(undo),
     diff: () => serial(diff),

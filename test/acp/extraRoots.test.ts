@@ -126,11 +126,65 @@ describe("additionalDirectories", () => {
     expect(existsSync(join(extra.path, "plan.txt"))).toBe(false);
   });
 
-  test("a folder that is not absolute, missing, a file, a system or temp folder, or the home is a clear error", async () => {
+  test("a sandboxed command in a session with an extra folder: a repository it plants there is moved aside by the git guard, and ~/go/bin in an extra ~/go stays read-only", async () => {
+    if (!(await testProbe()).availability.available) throw new Error("the OS sandbox is needed for this test");
+    using extra = tempDir("garuda-extra-");
+    expect(Bun.spawnSync(["git", "init", "-q", extra.path]).exitCode).toBe(0);
+    const plant = [
+      `git init -q ${extra.path}/sub`,
+      `git -C ${extra.path}/sub config core.fsmonitor 'touch /tmp/never'`,
+      "true",
+    ].join(" && ");
+    const model = new FakeModelClient([
+      fake.toolCall("bash", { command: plant }, { id: "toolu_plant" }),
+      fake.text("done"),
+    ]);
+    await using h = startHarness({ models: [model] });
+    mkdirSync(join(h.home, "go/bin"), { recursive: true });
+    await h.initialize();
+    const { sessionId } = await h.newSession({ additionalDirectories: [extra.path, join(h.home, "go")] });
+    await h.prompt(sessionId, "go");
+    expect(resultOf(h.updatesOf(sessionId), "toolu_plant")).toContain("Garuda moved it to .garuda/quarantine/");
+    expect(existsSync(join(extra.path, "sub/.git/config"))).toBe(false);
+    expect(existsSync(join(extra.path, ".garuda/quarantine"))).toBe(true);
+
+    model.push(
+      fake.toolCall(
+        "bash",
+        { command: `echo x > ${join(h.home, "go/bin/go")}; echo x > ${join(h.home, "go/ok")}` },
+        { id: "toolu_bin" },
+      ),
+      fake.text("done"),
+    );
+    await h.prompt(sessionId, "again");
+    expect(resultOf(h.updatesOf(sessionId), "toolu_bin")).toContain("Read-only file system");
+    expect(existsSync(join(h.home, "go/bin/go"))).toBe(false);
+    expect(readFileSync(join(h.home, "go/ok"), "utf8")).toBe("x\n");
+  });
+
+  test("an extra folder inside the home keeps the home's own files: write_file into ~/go/bin is refused, ~/go/src is written as in the root (negative control)", async () => {
+    const model = new FakeModelClient([
+      fake.toolCall("write_file", { path: "~/go/bin/go", content: "#!/bin/sh\n" }, { id: "toolu_bin" }),
+      fake.toolCall("write_file", { path: "~/go/src/x.go", content: "package x\n" }, { id: "toolu_src" }),
+      fake.text("done"),
+    ]);
+    await using h = startHarness({ models: [model] });
+    await h.initialize();
+    mkdirSync(join(h.home, "go/bin"), { recursive: true });
+    mkdirSync(join(h.home, "go/src"), { recursive: true });
+    const { sessionId } = await h.newSession({ additionalDirectories: [join(h.home, "go")] });
+    await h.prompt(sessionId, "go");
+    expect(resultOf(h.updatesOf(sessionId), "toolu_bin")).toContain("is one of the home folder's own files");
+    expect(existsSync(join(h.home, "go/bin/go"))).toBe(false);
+    expect(readFileSync(join(h.home, "go/src/x.go"), "utf8")).toBe("package x\n");
+  });
+
+  test("a folder that is not absolute, missing, a file, a system or temp folder, the home or one of its own folders (~/.config, ~/.local, ~/bin, ~/go/bin) is a clear error", async () => {
     using file = tempDir("garuda-extra-");
     writeFileSync(join(file.path, "f"), "");
     await using h = startHarness();
     await h.initialize();
+    for (const own of [".config", ".local/share", "bin", "go/bin"]) mkdirSync(join(h.home, own), { recursive: true });
     const cases: Array<[string, string]> = [
       [
         "relative/dir",
@@ -144,6 +198,10 @@ describe("additionalDirectories", () => {
       ["/usr", 'The additional folder "/usr" cannot be used: it is a system folder'],
       ["/tmp", 'The additional folder "/tmp" cannot be used: it is the shared temp folder'],
       [h.home, "it is (or holds) your home folder"],
+      ...[".config", ".local/share", "bin", "go/bin"].map((own): [string, string] => [
+        join(h.home, own),
+        "it is one of your home folder's own folders or inside one",
+      ]),
       [join(h.home, ".garuda"), "Garuda's own folder"],
     ];
     for (const [folder, message] of cases) {

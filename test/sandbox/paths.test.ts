@@ -1,19 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { resolveLoose, sandboxPaths } from "../../src/sandbox/paths.ts";
-import type { SandboxSpec } from "../../src/sandbox/types.ts";
-import { fakeFs } from "../support/sandboxSupport.ts";
+import { fakeFs, pathSpec } from "../support/sandboxSupport.ts";
 
-const spec = (overrides: Partial<SandboxSpec> = {}): SandboxSpec => ({
-  root: "/w/app",
-  home: "/h",
-  tmpDir: "/t",
-  projectReadOnly: false,
-  writePaths: [],
-  protectedPaths: [],
-  denyReadPaths: [],
-  network: { mode: "none" },
-  ...overrides,
-});
+const spec = pathSpec;
 
 describe("sandboxPaths", () => {
   test("no .git yet: .git is held as an empty read-only folder (no repository with planted hooks); .garuda always is", () => {

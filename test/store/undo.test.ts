@@ -208,6 +208,19 @@ describe("undo: what it never touches", () => {
     expect(p.store.takeNotices()).toEqual([]);
   });
 
+  test("a tool write outside the project folder (an editor's extra folder) gets a notice that undo cannot restore it, once", async () => {
+    const p = await project({ "a.txt": "one\n" });
+    const extra = join(p.home, "extra/lib.ts");
+    await p.store.beginTurn();
+    await p.store.snapshot([extra, join(p.root, "a.txt")]);
+    await p.store.endTurn();
+    expect(p.store.takeNotices()).toEqual([
+      `${extra} is outside the project folder ${p.root}, so /undo will not restore it.`,
+    ]);
+    await p.store.snapshot([extra]);
+    expect(p.store.takeNotices()).toEqual([]);
+  });
+
   test(".git is never stored and never touched, even when the turn commits", async () => {
     const p = await project({ "a.txt": "one\n" });
     const git = (args: string) => p.sh(`git -c user.name=t -c user.email=t@t -c init.defaultBranch=main ${args}`);

@@ -3,12 +3,12 @@
 // sshCommand, diff.external, an alias, a filter, gpg), and the user's own git commands on the
 // host (status, diff, log with a terminal, commit, the alias, a fetch over ssh) that would run it;
 // and the lab the guard's sandbox tests share (guardLab).
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
-import type { ProcessExecutor } from "../../src/sandbox/types.ts";
+import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
 import { SELF_COMMAND, eventually, machineSandbox } from "./sandboxSupport.ts";
 import { makeTempDir } from "./tempDir.ts";
 
@@ -145,10 +145,17 @@ export interface GuardLab {
   unguarded: ProcessExecutor;
   project(name: string, repo?: boolean): string;
   /**
-   * Runs `plant` in the sandbox as a long-running command, then the user's git in `dirs` while it
-   * still runs, then again after it was stopped.
+   * Runs `plant` in the sandbox as a long-running command in `root`, then the user's git in `dirs`
+   * (under `root`) while it still runs, then again after it was stopped. `sandbox` overrides the
+   * spec (an extra root: the session's root elsewhere, `root` in extraRoots).
    */
-  attack(executor: ProcessExecutor, root: string, plant: string, dirs: string[]): Promise<Attack>;
+  attack(
+    executor: ProcessExecutor,
+    root: string,
+    plant: string,
+    dirs: string[],
+    sandbox?: Partial<SandboxSpec>,
+  ): Promise<Attack>;
   /** Shell lines that make a repository at `dir` (one commit unless bare) whose config runs the marker. */
   evilRepo(dir: string, bare?: boolean): string;
   dispose(): Promise<void>;
@@ -177,11 +184,11 @@ async function guardLab(): Promise<GuardLab> {
     guarded,
     unguarded,
     project: (name, repo = true) => makeProject(scratch, home, name, repo),
-    async attack(executor, root, plant, dirs) {
+    async attack(executor, root, plant, dirs, sandbox = {}) {
       const job = await executor.start({
         command: `${plant}\necho PLANTED; sleep 120`,
         cwd: root,
-        sandbox: { ...executor.spec(), root },
+        sandbox: { ...executor.spec(), root, ...sandbox },
       });
       let done = false;
       void job.exited.then(() => {
@@ -229,6 +236,147 @@ async function guardLab(): Promise<GuardLab> {
       await rm(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/** One way a sandboxed command makes git on the host run a program, as the guard tests plant it. */
+export interface PlantVector {
+  name: string;
+  /** Whether the project has a repository to start with (default true). */
+  repo?: boolean;
+  setup?: (root: string) => void;
+  /** Shell lines run in the project folder. */
+  plant: () => string;
+  /** Folders (under the project) the user's git runs in afterwards. */
+  dirs: string[];
+  /** What the guard's note says. */
+  note: string;
+}
+
+/** Every way in the guard tests try, for the root (gitGuard.bwrap.test.ts) and for an extra folder. */
+export function plantVectors(lab: GuardLab): PlantVector[] {
+  let planted = 0;
+  return [
+    {
+      name: "a nested repository (config with fsmonitor, pager, hooksPath, aliases, a filter its info/attributes selects …) and a gitlink to it in the index",
+      plant: () =>
+        [
+          lab.evilRepo("$TMPDIR/n"),
+          `printf '* filter=evil\\n' > "$TMPDIR/n/.git/info/attributes"`,
+          'mkdir -p sub && cp -r "$TMPDIR/n/.git" sub/.git && echo x > sub/f',
+          `git update-index --add --cacheinfo 160000,$(git -C "$TMPDIR/n" rev-parse HEAD),sub`,
+        ].join(" && "),
+      dirs: [".", "sub", "src/deep"],
+      note: "made sub/.git, a git repository; its config sets",
+    },
+    {
+      name: "a .git file pointing at a git folder in the session's tmp",
+      plant: () =>
+        [lab.evilRepo("$TMPDIR/g"), "mkdir -p sub/deeper", `printf 'gitdir: %s\\n' "$TMPDIR/g/.git" > sub/.git`].join(
+          " && ",
+        ),
+      dirs: ["sub", "sub/deeper"],
+      note: "its .git file points outside the project",
+    },
+    {
+      name: "a .git file pointing at a git folder in a package cache (~/.cache)",
+      plant: () => {
+        const cache = `$HOME/.cache/g${++planted}`; // each run its own: the first run's evil config would stop the second's git
+        return [lab.evilRepo(cache), "mkdir -p sub", `printf 'gitdir: %s\\n' "${cache}/.git" > sub/.git`].join(" && ");
+      },
+      dirs: ["sub"],
+      note: "its .git file points outside the project",
+    },
+    {
+      name: "a .git symbolic link to a git folder in the session's tmp",
+      plant: () => [lab.evilRepo("$TMPDIR/s"), "mkdir -p sub", `ln -s "$TMPDIR/s/.git" sub/.git`].join(" && "),
+      dirs: ["sub"],
+      note: "its .git is a symbolic link",
+    },
+    {
+      name: "a folder made a bare repository (HEAD, objects, refs, config)",
+      plant: () => ["mkdir -p sub/deeper", lab.evilRepo("sub", true)].join(" && "),
+      dirs: ["sub", "sub/deeper"],
+      note: "made sub a git repository (HEAD, objects, refs)",
+    },
+    {
+      name: "a project without a repository made a bare repository itself",
+      repo: false,
+      plant: () => lab.evilRepo(".", true),
+      dirs: [".", "src/deep"],
+      note: "made . a git repository (HEAD, objects, refs)",
+    },
+    {
+      name: ".git/commondir sending git to a common folder with evil config",
+      plant: () =>
+        [
+          "mkdir -p evil/objects evil/refs",
+          evilConfigScript("evil/config", lab.marker.path),
+          "echo ../evil > .git/commondir",
+        ].join(" && "),
+      dirs: [".", "src/deep"],
+      note: "made .git/commondir",
+    },
+    {
+      name: ".git/config.worktree where the user's config turns per-worktree config on",
+      setup: (root) => git(root, lab.home, "config", "extensions.worktreeConfig", "true"),
+      plant: () => evilConfigScript(".git/config.worktree", lab.marker.path),
+      dirs: [".", "src/deep"],
+      note: "made .git/config.worktree",
+    },
+    {
+      name: "a submodule: .gitmodules, a gitlink, .git/modules/<name> with evil config and the submodule's .git file",
+      plant: () =>
+        [
+          lab.evilRepo("$TMPDIR/m"),
+          'mkdir -p .git/modules lib && cp -r "$TMPDIR/m/.git" .git/modules/evil',
+          "git config -f .git/modules/evil/config core.worktree ../../../lib",
+          "echo 'gitdir: ../.git/modules/evil' > lib/.git",
+          `printf '[submodule "lib"]\\n\\tpath = lib\\n\\turl = ./lib\\n' > .gitmodules`,
+          `git update-index --add --cacheinfo 160000,$(git -C "$TMPDIR/m" rev-parse HEAD),lib`,
+        ].join(" && "),
+      dirs: [".", "lib"],
+      note: "made lib/.git, a .git file (a link to a git folder); its config sets",
+    },
+    {
+      name: "a nested repository in a folder made unlistable first (chmod 300: git still finds .git in it)",
+      plant: () => [lab.evilRepo("$TMPDIR/l"), "mkdir -m 300 locked", 'mv "$TMPDIR/l/.git" locked/.git'].join(" && "),
+      dirs: ["locked"],
+      note: "made locked/.git, a git repository; its config sets",
+    },
+    {
+      name: "a nested repository with hooks (pre-commit, post-commit)",
+      plant: () =>
+        [
+          `git init -q "$TMPDIR/h"`,
+          `printf '#!/bin/sh\\n"%s" hook\\n' '${lab.marker.path}' > "$TMPDIR/h/.git/hooks/pre-commit"`,
+          `cp "$TMPDIR/h/.git/hooks/pre-commit" "$TMPDIR/h/.git/hooks/post-commit"`,
+          `chmod +x "$TMPDIR/h/.git/hooks/pre-commit" "$TMPDIR/h/.git/hooks/post-commit"`,
+          'mkdir -p sub && mv "$TMPDIR/h/.git" sub/.git',
+        ].join(" && "),
+      dirs: ["sub"],
+      note: "it has a hook",
+    },
+  ];
+}
+
+/** Under the guard: git ran nothing while the command ran or after, and the output says what was moved and why. */
+export function expectCaught(result: Attack, vector: PlantVector): void {
+  expect(result.runningAtProbe).toBe(true);
+  expect(result.during).toEqual([]);
+  expect(result.after).toEqual([]);
+  expect(result.output).toContain("PLANTED");
+  expect(result.output).toContain(vector.note);
+  expect(result.output).toContain("Garuda moved it to .garuda/quarantine/");
+  expect(result.output).toContain(
+    "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)",
+  );
+}
+
+/** The negative control: without the guard the same plant makes git run the marker while the command runs. */
+export function expectUncaught(result: Attack): void {
+  expect(result.runningAtProbe).toBe(true);
+  expect(result.during.length).toBeGreaterThan(0);
+  expect(result.output).not.toContain("[Garuda:");
 }
 
 /**

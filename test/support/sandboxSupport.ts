@@ -6,6 +6,7 @@ import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { PathKind } from "../../src/sandbox/fsView.ts";
 import type { LinkFsView } from "../../src/sandbox/paths.ts";
+import type { SandboxSpec } from "../../src/sandbox/types.ts";
 import { type SandboxProbe, probeSandbox } from "../../src/sandbox/probe.ts";
 import { makeTempDir } from "./tempDir.ts";
 
@@ -53,6 +54,21 @@ export function fakeFs(tree: {
       );
       return [...new Set(children.map((entry) => basename(entry)))].sort();
     },
+  };
+}
+
+/** A spec for the pure path tests: project /w/app, home /h, nothing extra, no network; `overrides` on top. */
+export function pathSpec(overrides: Partial<SandboxSpec> = {}): SandboxSpec {
+  return {
+    root: "/w/app",
+    home: "/h",
+    tmpDir: "/t",
+    projectReadOnly: false,
+    writePaths: [],
+    protectedPaths: [],
+    denyReadPaths: [],
+    network: { mode: "none" },
+    ...overrides,
   };
 }
 
