@@ -3,7 +3,7 @@
 // turn the result into their own terms.
 import { basename, dirname, join, resolve } from "node:path";
 import { HOME_SECRETS, HOME_STORES, SYSTEM_SECRETS } from "../files/secrets.ts";
-import { type FsView, type LinkFsView, byDepth, listDir, readLink, realFs } from "./fsView.ts";
+import { type FsView, type LinkFsView, byDepth, listDir, readLink } from "./fsView.ts";
 import { PACKAGE_CACHES, aroundHome, homeHolds } from "./homeHolds.ts";
 import { isInside } from "../files/isInside.ts";
 import { splitAroundPathFolders } from "./pathFolderSplit.ts";
