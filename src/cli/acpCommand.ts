@@ -139,7 +139,7 @@ async function runSetupCommand(rawArgs: string[]): Promise<number> {
 
 /** What a session needs of the core, loaded at the first session/new or before it by warm(). */
 interface CoreModules {
-  planRuntime: typeof import("../compose/prepare.ts").planRuntime;
+  prepareRuntime: typeof import("../compose/prepare.ts").prepareRuntime;
   managedPolicyPath: typeof import("../config/policy.ts").managedPolicyPath;
 }
 
@@ -170,7 +170,7 @@ function coreLoader(env: NodeJS.ProcessEnv) {
     ));
   const loadCore = () =>
     (core ??= Promise.all([import("../compose/prepare.ts"), import("../config/policy.ts"), guard()]).then(
-      ([{ planRuntime }, { managedPolicyPath }]) => ({ planRuntime, managedPolicyPath }),
+      ([{ prepareRuntime }, { managedPolicyPath }]) => ({ prepareRuntime, managedPolicyPath }),
     ));
   /** Settles once the probe has started its trial run (or failed before it). */
   let launched: Promise<void> = Promise.resolve();
@@ -189,8 +189,6 @@ function coreLoader(env: NodeJS.ProcessEnv) {
   };
   return {
     loadCore,
-    /** Starts the probe's trial run now (a process of its own, so it runs while JavaScript loads). */
-    startProbe: () => void startProbe().catch(() => {}),
     probe: async () => {
       const running = startProbe();
       try {
@@ -218,16 +216,11 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const core = coreLoader(ctx.env);
   const unsupported = unsupportedPlatformMessage(process.platform);
   const setup = setupInvocation();
-  // The first initialize is answered before the SDK loads (earlyInitialize.ts); the sandbox's
-  // trial run then starts, and runs while the SDK loads.
-  const { answerEarlyInitialize } = await import("../acp/earlyInitialize.ts");
-  const early = await answerEarlyInitialize(stdinStream(), output.protocol, { setup, sessionsDir: ctx.paths.sessions });
-  if (early.answered !== undefined && unsupported === undefined) core.startProbe();
   const { serveAcp } = await import("../acp/server.ts");
 
   let startedUp = false;
-  /** A session's configuration read and checked; its runtime built when asked (session/new answers between the two). */
-  const plan = async ({
+  /** One session's runtime: the configuration read and checked, then built. */
+  const prepare = async ({
     cwd,
     additionalDirectories,
     mcpServers,
@@ -238,8 +231,8 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     resume,
     mode,
   }: import("../acp/server.ts").PrepareRequest) => {
-    const [{ planRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
-    const planned = await planRuntime({
+    const [{ prepareRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
+    const runtime = await prepareRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
       editorMcpServers: mcpServers,
@@ -257,30 +250,22 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       selfCommand: self().command,
       probe: probed,
     });
-    return {
-      view: planned.view,
-      build: async () => {
-        const runtime = await planned.build();
-        // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts),
-        // and the binary's pages start-up mapped are given back (binaryPages.ts).
-        normalJitPolicy();
-        if (!startedUp) {
-          startedUp = true;
-          void releaseBinaryPages();
-        }
-        return runtime;
-      },
-    };
+    // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts),
+    // and the binary's pages start-up mapped are given back (binaryPages.ts).
+    normalJitPolicy();
+    if (!startedUp) {
+      startedUp = true;
+      void releaseBinaryPages();
+    }
+    return runtime;
   };
 
   const server = serveAcp(
-    { input: early.input, output: output.protocol },
+    { input: stdinStream(), output: output.protocol },
     {
-      plan,
-      prepare: async (request) => (await plan(request)).build(),
+      prepare,
       warm: core.warm,
       setup,
-      ...(early.answered !== undefined && { answeredInitialize: early.answered }),
       sessionsDir: ctx.paths.sessions,
       ...(unsupported !== undefined && { unsupported }),
       // A quiet agent gives back what its busiest moment mapped of the binary, as start-up's was.
@@ -299,18 +284,6 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   await server.closed;
   finish(0);
   return new Promise<never>(() => {});
-}
-
-/** Bare `garuda acp`, as editors run it, from the entry point without the command-line parser (index.ts). */
-export async function serveEditor(): Promise<number> {
-  try {
-    return await serve(undefined);
-  } catch (error) {
-    const { describeFailure } = await import("./errors.ts");
-    const failure = describeFailure(error, "garuda");
-    process.stderr.write(`${failure.text}\n`);
-    return failure.exitCode;
-  }
 }
 
 export const acpCommand = defineCommand({

@@ -33,15 +33,11 @@ function start(argv: string[]): void {
     console.log(VERSION);
     return;
   }
-  // Bare `garuda acp`, as editors run it, skips the command-line parser: the editor waits for
-  // initialize's answer (earlyInitialize.ts).
-  const run =
-    argv.length === 1 && argv[0] === "acp"
-      ? import("./acpCommand.ts").then(({ serveEditor }) => serveEditor())
-      : import("./main.ts").then(({ main }) => main(argv));
-  run.then((code) => {
-    process.exitCode = code;
-  });
+  import("./main.ts")
+    .then(({ main }) => main(argv))
+    .then((code) => {
+      process.exitCode = code;
+    });
 }
 
 start(process.argv.slice(2));
