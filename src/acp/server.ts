@@ -3,9 +3,8 @@
 // the history (history.ts: session/load, list, resume, close, delete). Each handler hands its
 // request on: the sessions to sessions.ts, one session's requests to its Session (session.ts),
 // the stream and what is refused before the SDK reads it to editorStream.ts. The SDK checks and
-// answers initialize; the core loads after it, in the background (options.warm), or at the
-// first session/new. Nothing here writes stdout or
-// starts a process: the SDK writes the protocol to `output`.
+// answers initialize; the core loads at the first session/new (options.prepare). Nothing here
+// writes stdout or starts a process: the SDK writes the protocol to `output`.
 import * as acp from "@agentclientprotocol/sdk";
 import type { Runtime } from "../runtime/runtime.ts";
 import { editorStream } from "./editorStream.ts";
@@ -22,12 +21,6 @@ const SETTLE_MS = 3_000;
 export interface AcpServerOptions {
   /** Builds one session's Runtime; throws SetupRequiredError or ConfigError with a message for the user. */
   prepare(request: PrepareRequest): Promise<Runtime>;
-  /**
-   * Called once, after the first initialize is answered: starts loading what prepare() needs, in
-   * the background, so session/new finds it ready or under way; settles when it is done (it never
-   * rejects). Not called when `unsupported`.
-   */
-  warm?(): Promise<void>;
   /** How an editor with the older Terminal Auth form runs the setup: this binary and `acp setup`. */
   setup: { command: string; args: string[] };
   platform?: NodeJS.Platform;
@@ -42,8 +35,8 @@ export interface AcpServerOptions {
   log?: (text: string) => void;
   /** ~/.garuda/sessions: with it, the editor's history (load, list, resume, close, delete). */
   sessionsDir?: string;
-  /** When memory is given back while no turn runs (memoryTrim.ts); tests shorten the waits and count. */
-  memoryTrim?: SessionsOptions["memoryTrim"];
+  /** Told when turns begin and end and sessions close (`garuda acp` trims its memory when quiet). */
+  activity?: SessionsOptions["activity"];
 }
 
 export interface AcpServer {
@@ -72,7 +65,6 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .agent({ name: "garuda" })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       sessions.initialized(params.clientCapabilities);
-      warmOnce();
       return initializeResponse(params, options);
     })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
@@ -101,19 +93,8 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     settleMs: options.settleMs ?? SETTLE_MS,
     log,
     ...(options.sessionsDir !== undefined && { sessionsDir: options.sessionsDir }),
-    ...(options.memoryTrim && { memoryTrim: options.memoryTrim }),
+    ...(options.activity && { activity: options.activity }),
   });
-
-  // After the answer is written (setImmediate runs once the SDK has handed it to the output), so
-  // loading the core never delays it.
-  let warmed = options.unsupported !== undefined;
-  const warmOnce = () => {
-    if (warmed) return;
-    warmed = true;
-    setImmediate(() => {
-      void options.warm?.();
-    });
-  };
 
   let shuttingDown: Promise<void> | undefined;
   const shutdown = () => {

@@ -16,7 +16,6 @@ import { acpBuffers } from "./buffers.ts";
 import { setupError } from "./errors.ts";
 import type { HistoryHost, StartRequest } from "./history.ts";
 import { wantsNotices } from "./notices.ts";
-import { MemoryTrim, type MemoryTrimOptions } from "./memoryTrim.ts";
 import { Session } from "./session.ts";
 import { SessionLink } from "./sessionLink.ts";
 import type { ClientFeatures } from "./sessionMapper.ts";
@@ -52,12 +51,18 @@ export interface SessionsOptions {
   log: (text: string) => void;
   /** ~/.garuda/sessions: with it, the editor's history (load, list, resume, close, delete). */
   sessionsDir?: string;
-  /** When memory is given back while no turn runs (memoryTrim.ts); default: soon after a close, 30 s after a turn. */
-  memoryTrim?: Partial<Omit<MemoryTrimOptions, "busy">>;
+  /** Told when turns begin and end and sessions close (`garuda acp` trims its memory when quiet). */
+  activity?: SessionActivity;
 }
 
-/** After a turn, how long the agent must be quiet before its memory is trimmed. */
-const TRIM_IDLE_MS = 30_000;
+/** What the front end hears of the sessions' work (cli/process/memoryTrim.ts waits for a quiet agent). */
+export interface SessionActivity {
+  turnStarted(): void;
+  turnEnded(): void;
+  sessionClosed(): void;
+}
+
+const NO_ACTIVITY: SessionActivity = { turnStarted: () => {}, turnEnded: () => {}, sessionClosed: () => {} };
 
 type StartSession = Omit<StartRequest, "resume"> & {
   additionalDirectories?: readonly string[];
@@ -84,18 +89,13 @@ export class Sessions {
   #capabilities: acp.ClientCapabilities | undefined;
   /** What the editor's initialize said it takes. */
   #features: ClientFeatures = { terminalOutput: false, notices: false };
-  readonly #trim: MemoryTrim;
+  readonly #activity: SessionActivity;
 
   constructor(
     private readonly client: acp.AgentContext,
     private readonly options: SessionsOptions,
   ) {
-    this.#trim = new MemoryTrim({
-      idleMs: TRIM_IDLE_MS,
-      closedMs: 0,
-      ...options.memoryTrim,
-      busy: () => [...this.#open.values()].some((open) => open.busy),
-    });
+    this.#activity = options.activity ?? NO_ACTIVITY;
   }
 
   /** initialize: what the editor can do, for every session started after it. */
@@ -159,7 +159,6 @@ export class Sessions {
   shutdown(): Promise<void> {
     this.#shuttingDown ??= (async () => {
       this.#closing = true;
-      this.#trim.stop();
       for (const open of this.#open.values()) open.end();
       const late = [...this.#starting].map((preparing) =>
         preparing.then(
@@ -236,7 +235,7 @@ export class Sessions {
       settleMs: this.options.settleMs,
       log: this.options.log,
       features,
-      turns: this.#trim,
+      turns: this.#activity,
     });
   }
 
@@ -252,6 +251,6 @@ export class Sessions {
     if (!target) return;
     this.#open.delete(id);
     await target.close();
-    if (!this.#closing) this.#trim.sessionClosed();
+    if (!this.#closing) this.#activity.sessionClosed();
   }
 }

@@ -9,8 +9,9 @@ import { dirname } from "node:path";
 import { defineCommand, runCommand } from "citty";
 import { ConfigError } from "../errors/configError.ts";
 import { createCliContext } from "./context.ts";
-import { releaseBinaryPages } from "./binaryPages.ts";
-import { normalJitPolicy } from "./jitPolicy.ts";
+import { releaseBinaryPages } from "./process/binaryPages.ts";
+import { MemoryTrim } from "./process/memoryTrim.ts";
+import { normalJitPolicy } from "./process/jitPolicy.ts";
 import { SANDBOX_BRIDGE_COMMAND, selfCommand, unsupportedPlatformMessage } from "./platform.ts";
 
 /** What protocolOutput() needs of a stream: Node's write(chunk, encoding?, callback?). */
@@ -137,7 +138,7 @@ async function runSetupCommand(rawArgs: string[]): Promise<number> {
   return typeof result === "number" ? result : 0;
 }
 
-/** What a session needs of the core, loaded at the first session/new or before it by warm(). */
+/** What a session needs of the core, loaded at the first session/new. */
 interface CoreModules {
   prepareRuntime: typeof import("../compose/prepare.ts").prepareRuntime;
   managedPolicyPath: typeof import("../config/policy.ts").managedPolicyPath;
@@ -145,9 +146,8 @@ interface CoreModules {
 
 /**
  * The core, loaded once per process, and the sandbox probe, run once (a failed one is run again
- * at the next session). Both start at the first session/new, or earlier, in the background, once
- * initialize is answered (warm): an editor opens a session right after, and the probe's trial
- * run then waits on its own while the core loads.
+ * at the next session), both at the first session/new: the probe's trial run (a process of its
+ * own) starts first and runs while the core loads.
  */
 function coreLoader(env: NodeJS.ProcessEnv) {
   let guarded: Promise<void> | undefined;
@@ -187,33 +187,22 @@ function coreLoader(env: NodeJS.ProcessEnv) {
     }
     return probe;
   };
-  return {
-    loadCore,
-    probe: async () => {
-      const running = startProbe();
-      try {
-        return await running;
-      } catch (error) {
-        if (probe === running) probe = undefined;
-        throw error;
-      }
-    },
-    /**
-     * The probe first, then the core while the probe's trial runs; settles when both are done.
-     * Their failures are the next session/new's to report.
-     */
-    warm: async (): Promise<void> => {
-      startProbe().catch(() => {});
-      await launched;
-      await Promise.allSettled([loadCore(), probe]);
-    },
+  return async (): Promise<[CoreModules, import("../sandbox/probe.ts").SandboxProbe]> => {
+    const running = startProbe();
+    await launched;
+    try {
+      return await Promise.all([loadCore(), running]);
+    } catch (error) {
+      if (probe === running) probe = undefined;
+      throw error;
+    }
   };
 }
 
 async function serve(modelFlag: string | undefined): Promise<never> {
   const output = protocolOutput(process.stdout, process.stderr);
   const ctx = createCliContext(process.env);
-  const core = coreLoader(ctx.env);
+  const sessionParts = coreLoader(ctx.env);
   const unsupported = unsupportedPlatformMessage(process.platform);
   const setup = setupInvocation();
   const { serveAcp } = await import("../acp/server.ts");
@@ -231,7 +220,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     resume,
     mode,
   }: import("../acp/server.ts").PrepareRequest) => {
-    const [{ prepareRuntime, managedPolicyPath }, probed] = await Promise.all([core.loadCore(), core.probe()]);
+    const [{ prepareRuntime, managedPolicyPath }, probed] = await sessionParts();
     const runtime = await prepareRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
@@ -260,16 +249,16 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     return runtime;
   };
 
+  // A quiet agent gives back its heap, and what its busiest moment mapped of the binary, as start-up's was.
+  const trim = new MemoryTrim({ afterTrim: () => void releaseBinaryPages() });
   const server = serveAcp(
     { input: stdinStream(), output: output.protocol },
     {
       prepare,
-      warm: core.warm,
       setup,
       sessionsDir: ctx.paths.sessions,
       ...(unsupported !== undefined && { unsupported }),
-      // A quiet agent gives back what its busiest moment mapped of the binary, as start-up's was.
-      memoryTrim: { afterTrim: () => void releaseBinaryPages() },
+      activity: trim,
       log: (text) => process.stderr.write(`${text}\n`),
     },
   );
@@ -278,6 +267,7 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const finish = (code: number) => {
     if (exiting) return;
     exiting = true;
+    trim.stop();
     void Promise.race([server.shutdown(), Bun.sleep(SHUTDOWN_LIMIT_MS)]).finally(() => process.exit(code));
   };
   for (const [signal, code] of Object.entries(SIGNAL_EXIT)) process.on(signal, () => finish(code));

@@ -2,7 +2,7 @@
 // other module is loaded, and every command is imported only when it runs (architecture rule 8).
 import { KEEPER_COMMAND } from "../sandbox/keeperName.ts";
 import { VERSION } from "../version.ts";
-import { START_UP_MS, normalJitPolicy } from "./jitPolicy.ts";
+import { START_UP_MS, normalJitPolicy } from "./process/jitPolicy.ts";
 import { SANDBOX_BRIDGE_COMMAND, unsupportedPlatformMessage } from "./platform.ts";
 
 function start(argv: string[]): void {

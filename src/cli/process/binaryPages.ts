@@ -71,7 +71,7 @@ let madvise: Madvise | null | undefined;
 async function loadMadvise(): Promise<Madvise | null> {
   if (madvise !== undefined) return madvise;
   // Loaded here: `garuda acp` answers initialize before the sandbox's modules load.
-  const [{ dlopen, FFIType }, { firstLibc }] = await Promise.all([import("bun:ffi"), import("../sandbox/libc.ts")]);
+  const [{ dlopen, FFIType }, { firstLibc }] = await Promise.all([import("bun:ffi"), import("../../sandbox/libc.ts")]);
   const symbols = firstLibc(
     (name) =>
       dlopen(name, { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } }).symbols,

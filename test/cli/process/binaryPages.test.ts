@@ -1,12 +1,12 @@
-// Giving back the binary's mapped pages (src/cli/binaryPages.ts, issue 19.2): which mappings are
+// Giving back the binary's mapped pages (src/cli/process/binaryPages.ts, issue 19.2): which mappings are
 // dropped, that a process keeps working after its own are, and the rule that keeps it safe: a
 // read-only mapping holding a private page (JavaScriptCore's frozen configuration) is left alone.
 // The negative control drops those too, in a child process, and the child crashes.
 import { describe, expect, test } from "bun:test";
 import { readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { droppableMappings, releaseBinaryPages } from "../../src/cli/binaryPages.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { droppableMappings, releaseBinaryPages } from "../../../src/cli/process/binaryPages.ts";
+import { tempDir } from "../../support/tempDir.ts";
 
 const EXE = "/opt/garuda/garuda";
 const INODE = 5310360;
@@ -97,8 +97,8 @@ describe.skipIf(process.platform !== "linux")("on this process", () => {
       script,
       `import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { dlopen, FFIType } from "bun:ffi";
-import { droppableMappings } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/binaryPages.ts"))};
-import { firstLibc } from ${JSON.stringify(join(import.meta.dir, "../../src/sandbox/libc.ts"))};
+import { droppableMappings } from ${JSON.stringify(join(import.meta.dir, "../../../src/cli/process/binaryPages.ts"))};
+import { firstLibc } from ${JSON.stringify(join(import.meta.dir, "../../../src/sandbox/libc.ts"))};
 const { symbols } = firstLibc((name) => dlopen(name, { madvise: { args: [FFIType.u64, FFIType.u64, FFIType.i32], returns: FFIType.i32 } }));
 let smaps = readFileSync("/proc/self/smaps", "utf8");
 if (process.argv[2] === "ignore-the-rule") smaps = smaps.replace(/^Anonymous:\\s+\\d+ kB$/gm, "Anonymous: 0 kB");
