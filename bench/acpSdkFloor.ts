@@ -5,6 +5,7 @@
 // bench with buildBinary, so it has exactly the flags of the shipped binary; what Garuda's
 // initialize costs above this is Garuda's, what this costs above bench/acpFloor.ts is the SDK's.
 import * as acp from "@agentclientprotocol/sdk";
+import { FLOOR_MODES } from "./acpFloorModes.ts";
 
 const input = Bun.stdin.stream();
 const output = new WritableStream<Uint8Array>({
@@ -22,13 +23,7 @@ const connection = acp
   }))
   .onRequest(acp.methods.agent.session.new, () => ({
     sessionId: crypto.randomUUID(),
-    modes: {
-      currentModeId: "build",
-      availableModes: [
-        { id: "build", name: "Build", description: "Edits ask first; commands run in the sandbox." },
-        { id: "plan", name: "Plan", description: "Reads and plans. No edits; commands cannot write the project." },
-      ],
-    },
+    modes: FLOOR_MODES,
   }))
   .connect(acp.ndJsonStream(output, input));
 
