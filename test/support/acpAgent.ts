@@ -116,7 +116,7 @@ export function expectOnlyProtocol(lines: string[], tail: { partial: string }): 
   for (const line of lines) {
     const message = JSON.parse(line) as { jsonrpc?: unknown; id?: unknown; method?: unknown };
     expect(message.jsonrpc).toBe("2.0");
-    // One answer per request: initialize is answered before the SDK loads and the SDK's own answer is dropped (earlyInitialize.ts).
+    // One answer per request.
     if (message.method === undefined && message.id !== undefined) {
       const id = JSON.stringify(message.id);
       expect(answered.has(id)).toBe(false);
