@@ -85,6 +85,8 @@ describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP se
       env: [
         { name: "EDITOR_TOKEN", value: SECRET },
         { name: "FIXTURE_MARK", value: "started.txt" },
+        // The project folder, as a real server is told it: every local server starts in /.
+        { name: "FIXTURE_DIR", value: root },
       ],
     };
     const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [server] });
