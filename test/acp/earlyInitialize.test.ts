@@ -8,7 +8,7 @@ import { PROTOCOL_VERSION } from "../../src/acp/initialize.ts";
 import { serveAcp } from "../../src/acp/server.ts";
 import { FakeModelClient } from "../../src/model/fake.ts";
 import { realPrepare, setUpHome } from "../support/acpHarness.ts";
-import { makeTempDir } from "../support/tempDir.ts";
+import { tempDir } from "../support/tempDir.ts";
 
 interface Message {
   id?: string | number | null;
@@ -21,7 +21,8 @@ const SETUP = { command: "/bin/garuda", args: ["acp", "setup"] };
 
 /** serveAcp as `garuda acp` runs it, with or without the early answer; `lines` in, every line out. */
 async function run(lines: string[], early: boolean, until: (received: Message[]) => boolean): Promise<Message[]> {
-  const home = makeTempDir("garuda-early-home-");
+  using homeDir = tempDir("garuda-early-home-");
+  const home = homeDir.path;
   setUpHome(home);
   const toServer = new TransformStream<Uint8Array, Uint8Array>();
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
@@ -114,7 +115,8 @@ describe("the early initialize", () => {
   }
 
   test("the SDK still reads the early-answered line: a session opens after it (negative control: without an initialize the SDK refuses session/new)", async () => {
-    const root = makeTempDir("garuda-early-root-");
+    using rootDir = tempDir("garuda-early-root-");
+    const root = rootDir.path;
     const newSession = JSON.stringify({
       jsonrpc: "2.0",
       id: 2,

@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
 import { descendants } from "../../src/sandbox/processTree.ts";
 import { expectOnlyProtocol, startAgent as startAgentAt } from "../support/acpAgent.ts";
 import { type MockAnthropic, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { alive, startedBelow, until } from "../support/processes.ts";
 import { makeTempDir } from "../support/tempDir.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 
 let work = "";
 let binary = "";
@@ -21,7 +21,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-acp-process-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

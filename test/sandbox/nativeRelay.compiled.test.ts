@@ -9,12 +9,12 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import type { Socket } from "bun";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
 import { startAgent } from "../support/acpAgent.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { until } from "../support/processes.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 import { probeSandbox } from "../../src/sandbox/probe.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 
 const BODY = 8 * 1024 * 1024;
 let work = "";
@@ -23,7 +23,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-relay-compiled-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );
