@@ -56,14 +56,15 @@ export async function garudaBinary(): Promise<string> {
       await Bun.sleep(100);
       continue;
     }
+    const part = join(DIST, `.garuda-${process.pid}`);
     try {
       // Checked again under the lock: another file may have built it since.
       if (staleReason(GARUDA_BINARY)) {
-        const part = join(DIST, `.garuda-${process.pid}`);
         await buildBinary({ entry: ENTRY, outfile: part });
         renameSync(part, GARUDA_BINARY);
       }
     } finally {
+      rmSync(part, { force: true }); // what a failed build left
       rmSync(LOCK, { force: true });
     }
   }
