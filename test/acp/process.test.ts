@@ -5,7 +5,7 @@
 // listed and loaded by a second process after the first exited, refused to a third while the
 // second writes it. Every stdout line must be one JSON-RPC message.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { descendants } from "../../src/sandbox/processTree.ts";
@@ -258,20 +258,40 @@ describe("garuda acp, the compiled binary over stdio", () => {
   test("stdin closed right after initialize: the warm-up's sandbox probe leaves nothing running, exit 0", async () => {
     await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test", script: [] });
     const root = makeTempDir("root-", { under: work });
-    const { proc, agent, connection, lines, tail, stderr } = startAgent(mock, root);
-    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-    // Every process the agent starts from now on (the probe's trial run starts in the background).
+    // The probe's bwrap runs lasted a few milliseconds, which sampling the agent's children missed
+    // now and then on a busy machine: a bwrap first on PATH writes its pid, then is the real one.
+    const bin = makeTempDir("bin-", { under: work });
+    const started = join(bin, "started");
+    writeFileSync(join(bin, "bwrap"), `#!/bin/sh\necho $$ >> '${started}'\nexec '${Bun.which("bwrap")}' "$@"\n`, {
+      mode: 0o755,
+    });
+    const probed = () =>
+      existsSync(started) ? readFileSync(started, "utf8").split("\n").filter(Boolean).map(Number) : [];
+    const { proc, agent, connection, lines, tail, stderr } = startAgentAt(
+      binary,
+      mock,
+      root,
+      work,
+      undefined,
+      undefined,
+      `${bin}:${process.env.PATH}`,
+    );
+    // Every process the agent starts from now on, bwrap's own children too (the probe's trial run starts in the background).
     const seen = new Set<number>();
     const sampler = setInterval(() => {
       for (const pid of descendants(proc.pid)) seen.add(pid);
     }, 1);
+    await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     // Closed once the probe has started a process (bwrap --help, then its trial run): the
     // warm-up did start it, and whatever it left must not outlive the agent.
-    await until(() => seen.size > 0 || undefined, "the warm-up's sandbox probe to start a process");
+    await until(() => probed().length > 0 || undefined, "the warm-up's sandbox probe to start a process");
     proc.stdin.end();
     expect(await proc.exited).toBe(0);
     clearInterval(sampler);
-    expect([...seen].filter(alive)).toEqual([]);
+    const left = () => [...seen, ...probed()].filter(alive);
+    // The agent SIGKILLs what is left as it exits; a killed process can take a moment to be gone.
+    await until(() => (left().length === 0 ? true : undefined), "the probe's processes to end", 2_000).catch(() => {});
+    expect(left()).toEqual([]);
     connection.close();
     expect(tail.partial).toBe("");
     expect(lines.map((line) => JSON.parse(line).id)).toEqual([0]);

@@ -6,7 +6,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { MockAnthropic } from "./mockAnthropic.ts";
 import { makeTempDir } from "./tempDir.ts";
 
-/** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once. */
+/** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once; `path` its PATH. */
 export function startAgent(
   binary: string,
   mock: MockAnthropic,
@@ -14,11 +14,12 @@ export function startAgent(
   work: string,
   model = "claude-sonnet-5",
   home = makeTempDir("home-", { under: work }),
+  path = process.env.PATH ?? "/usr/bin:/bin",
 ) {
   const proc = Bun.spawn([binary, "acp"], {
     cwd: root,
     env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      PATH: path,
       HOME: home,
       ANTHROPIC_BASE_URL: mock.url,
       ANTHROPIC_API_KEY: "sk-ant-process-test",
