@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 import { formAnswer, formSchema, permissionAnswer, questionOptions, wantsForms } from "../../src/acp/asker.ts";
 import { MAX_ANSWER_CHARS, type UserAnswer, type UserQuestion } from "../../src/core-types/question.ts";
 import { DECLINED_OUTPUT, DISMISSED_OUTPUT, UNAVAILABLE_OUTPUT } from "../../src/tools/askUser.ts";
@@ -24,7 +24,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-acp-ask-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../../scripts/buildTargets.ts";
 import { droppableMappings } from "../../../src/cli/process/binaryPages.ts";
 import { startAgent } from "../../support/acpAgent.ts";
 import { startMockAnthropic } from "../../support/mockAnthropic.ts";
 import { makeTempDir } from "../../support/tempDir.ts";
+import { garudaBinary } from "../../support/garudaBinary.ts";
 
 let work = "";
 let binary = "";
@@ -17,7 +17,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-binary-pages-");
-    binary = realpathSync(await currentBinary(work));
+    binary = realpathSync(await garudaBinary());
   },
   { timeout: 180_000 },
 );
