@@ -99,6 +99,8 @@ export interface ApprovalRequest {
 export interface PartialApproval {
   change: FileChange;
   note: string;
+  /** Which hunks were kept and which left out, numbered from 1 in the change's order (for the audit log). */
+  hunks: { kept: number[]; rejected: number[] };
 }
 
 export interface Approver {
