@@ -4,7 +4,8 @@
 // first gets an entry of its own. The editor only shows and answers: anything but a known
 // option is a deny, and a stopped turn denies at once without waiting for the editor.
 // A file change of two hunks or more offers "Choose hunks" beside the usual options, and then
-// asks which hunks to keep (hunkReview.ts).
+// asks which hunks to keep (hunkReview.ts). Where the editor has forms, a question that is no
+// tool call (a consent: no callId) is a form instead (consentForm.ts), with no entry of its own.
 import type {
   PermissionOption,
   PermissionOptionKind,
@@ -18,6 +19,7 @@ import type { ApprovalRequest, Approver, Choice, PartialApproval } from "../perm
 import { changeHunks, type Hunk } from "../tools/hunks.ts";
 import { oneLine } from "../text/visible.ts";
 import { untilAborted } from "../untilAborted.ts";
+import { askConsentByForm } from "./consentForm.ts";
 import { reviewHunks } from "./hunkReview.ts";
 import { questionContent, questionText } from "./question.ts";
 import { editorCallId, textContent } from "./toolCallContent.ts";
@@ -71,6 +73,8 @@ export class AcpApprover implements Approver {
   async ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice> {
     // A question needs a running prompt: outside one no editor waits for it.
     if (signal.aborted || !this.options.channel.isOpen) return "deny";
+    if (this.options.forms && request.callId === undefined)
+      return askConsentByForm(this.options.asker, request, signal);
     const answer = await this.#question(request, signal, []);
     return typeof answer === "string" ? answer : "deny";
   }
