@@ -19,7 +19,7 @@ import type { ApprovalRequest, Approver, Choice, PartialApproval } from "../perm
 import { changeHunks, type Hunk } from "../tools/hunks.ts";
 import { oneLine } from "../text/visible.ts";
 import { untilAborted } from "../untilAborted.ts";
-import { askConsentByForm } from "./consentForm.ts";
+import { askConsentByForm, LASTING } from "./consentForm.ts";
 import { reviewHunks } from "./hunkReview.ts";
 import { questionContent, questionText } from "./question.ts";
 import { editorCallId, textContent } from "./toolCallContent.ts";
@@ -49,7 +49,7 @@ export interface AcpApproverOptions {
 }
 
 /** The option of a file change's question that goes on to its hunks. */
-export const HUNKS_OPTION = "hunks";
+export const HUNKS_OPTION = "hunks" as const;
 
 /** The options of a question: its own choices in order, with its labels. */
 export function permissionOptions(request: ApprovalRequest): PermissionOption[] {
@@ -73,6 +73,18 @@ export class AcpApprover implements Approver {
   async ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice> {
     // A question needs a running prompt: outside one no editor waits for it.
     if (signal.aborted || !this.options.channel.isOpen) return "deny";
+    const answer = await this.#consent({ ...request, lasting: undefined }, signal);
+    return answer === LASTING ? "deny" : answer;
+  }
+
+  /** A question that also offers its lasting answer (a host remembered for the project). */
+  askLasting(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | typeof LASTING> {
+    if (signal.aborted || !this.options.channel.isOpen) return Promise.resolve("deny");
+    return this.#consent(request, signal);
+  }
+
+  /** A form where the editor has forms and no call asks; else the permission question. */
+  async #consent(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | typeof LASTING> {
     if (this.options.forms && request.callId === undefined)
       return askConsentByForm(this.options.asker, request, signal);
     const answer = await this.#question(request, signal, []);
@@ -85,11 +97,16 @@ export class AcpApprover implements Approver {
     const hunks = change ? changeHunks(change.oldText, change.newText) : [];
     if (hunks.length < 2) return this.ask(request, signal);
     if (signal.aborted || !this.options.channel.isOpen) return "deny";
-    return this.#question(request, signal, hunks);
+    const answer = await this.#question({ ...request, lasting: undefined }, signal, hunks);
+    return answer === LASTING ? "deny" : answer;
   }
 
   /** The permission question, with "Choose hunks" when `hunks` has two or more. */
-  async #question(request: ApprovalRequest, signal: AbortSignal, hunks: Hunk[]): Promise<Choice | PartialApproval> {
+  async #question(
+    request: ApprovalRequest,
+    signal: AbortSignal,
+    hunks: Hunk[],
+  ): Promise<Choice | PartialApproval | typeof LASTING> {
     const { channel, calls, sessionId } = this.options;
     // A call inside a subagent is named with the subagent's card ("Subagent: reviewer › Write a.txt"),
     // so the user sees who asks.
@@ -129,10 +146,17 @@ export class AcpApprover implements Approver {
         ...(hunks.length > 1
           ? [{ optionId: HUNKS_OPTION, name: `Choose hunks (${hunks.length})…`, kind: "allow_once" as const }]
           : []),
+        ...(request.lasting
+          ? [{ optionId: LASTING, name: oneLine(request.lasting.label), kind: "allow_always" as const }]
+          : []),
       ],
     };
-    const picked = await this.#answer(params, request, signal, hunks.length > 1);
-    const choice: Choice | PartialApproval =
+    const extras: Array<typeof HUNKS_OPTION | typeof LASTING> = [
+      ...(hunks.length > 1 ? [HUNKS_OPTION] : []),
+      ...(request.lasting ? [LASTING] : []),
+    ];
+    const picked = await this.#answer(params, request, signal, extras);
+    const choice: Choice | PartialApproval | typeof LASTING =
       picked === HUNKS_OPTION && request.change
         ? await reviewHunks(
             {
@@ -159,7 +183,9 @@ export class AcpApprover implements Approver {
       const text = allowed
         ? typeof choice === "object"
           ? `Allowed once: ${choice.hunks.kept.length} of ${hunks.length} hunks.`
-          : `Allowed (${oneLine(request.labels[choice])}).`
+          : choice === LASTING
+            ? `Allowed (${oneLine(request.lasting?.label ?? "")}).`
+            : `Allowed (${oneLine(request.labels[choice])}).`
         : withdrawn
           ? `Withdrawn: ${withdrawn}.`
           : "Denied.";
@@ -173,24 +199,27 @@ export class AcpApprover implements Approver {
     return choice;
   }
 
-  /** The editor's answer (with `hunks`, possibly "Choose hunks"), or deny the moment the turn stops or the request fails. */
-  #answer(
+  /**
+   * The editor's answer: a choice, or one of the `extras` offered ("Choose hunks", the lasting
+   * answer); deny the moment the turn stops or the request fails.
+   */
+  #answer<Extra extends string>(
     params: RequestPermissionRequest,
     request: ApprovalRequest,
     signal: AbortSignal,
-    hunks: boolean,
-  ): Promise<Choice | typeof HUNKS_OPTION> {
+    extras: readonly Extra[],
+  ): Promise<Choice | Extra> {
     const stop = new AbortController();
     const answered = this.options.request(params, stop.signal).then(
-      (response): Choice | typeof HUNKS_OPTION => {
+      (response): Choice | Extra => {
         if (signal.aborted) return "deny";
         const outcome = response.outcome;
-        if (hunks && outcome.outcome === "selected" && outcome.optionId === HUNKS_OPTION) return HUNKS_OPTION;
-        return choiceOf(response, request);
+        const extra = extras.find((id) => outcome.outcome === "selected" && outcome.optionId === id);
+        return extra ?? choiceOf(response, request);
       },
       (): Choice => "deny",
     );
-    return untilAborted<Choice | typeof HUNKS_OPTION>(answered, signal, () => {
+    return untilAborted<Choice | Extra>(answered, signal, () => {
       stop.abort();
       return "deny";
     });

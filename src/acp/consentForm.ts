@@ -10,9 +10,13 @@ import type { Asker, QuestionChoice, UserQuestion } from "../core-types/question
 import type { ApprovalRequest, Choice } from "../permission/types.ts";
 import { oneLine } from "../text/visible.ts";
 
-/** The consent as the neutral question: its choices but "deny", in its order. */
+/** The value of the lasting choice (ApprovalRequest.lasting) in a form. */
+export const LASTING = "lasting" as const;
+
+/** The consent as the neutral question: its choices but "deny", in its order, then the lasting one. */
 export function consentQuestion(request: ApprovalRequest): UserQuestion {
-  const choices = request.choices
+  const lasting = request.lasting;
+  const own = request.choices
     .filter((choice) => choice !== "deny")
     .map((choice): QuestionChoice => {
       const rules = choice === "session" ? (request.sessionRules ?? []) : [];
@@ -22,6 +26,9 @@ export function consentQuestion(request: ApprovalRequest): UserQuestion {
         ...(rules.length > 0 && { description: `Adds the rule ${rules.map((rule) => oneLine(rule)).join(", ")}` }),
       };
     });
+  const choices = lasting
+    ? [...own, { value: LASTING, label: oneLine(lasting.label), description: oneLine(lasting.description, 500) }]
+    : own;
   const text = [
     oneLine(request.title),
     ...(request.question ? [oneLine(request.question, 500)] : []),
@@ -39,10 +46,15 @@ export function consentQuestion(request: ApprovalRequest): UserQuestion {
   };
 }
 
-/** The user's choice, by the form: an offered choice, else deny. */
-export async function askConsentByForm(asker: Asker, request: ApprovalRequest, signal: AbortSignal): Promise<Choice> {
+/** The user's choice, by the form: an offered choice (the lasting one when offered), else deny. */
+export async function askConsentByForm(
+  asker: Asker,
+  request: ApprovalRequest,
+  signal: AbortSignal,
+): Promise<Choice | typeof LASTING> {
   const answer = await asker.ask(consentQuestion(request), signal);
   if (answer.outcome !== "answered" || signal.aborted) return "deny";
   const [value] = answer.values;
+  if (request.lasting && value === LASTING) return LASTING;
   return request.choices.find((choice) => choice !== "deny" && choice === value) ?? "deny";
 }

@@ -42,10 +42,16 @@ function twoFetches(): MockResponse[] {
   ];
 }
 
-async function session(mock: MockAnthropic, forms: boolean, answers: EditorAnswers, setUp?: (root: string) => void) {
-  const root = makeTempDir("root-", { under: work });
+async function session(
+  mock: MockAnthropic,
+  forms: boolean,
+  answers: EditorAnswers,
+  setUp?: (root: string) => void,
+  place?: { root: string; home: string },
+) {
+  const root = place?.root ?? makeTempDir("root-", { under: work });
   setUp?.(root);
-  const agent = startAgent(binary, mock, root, work, undefined, undefined, answers);
+  const agent = startAgent(binary, mock, root, work, undefined, place?.home, answers);
   await agent.agent.request(acp.methods.agent.initialize, {
     protocolVersion: 1,
     clientCapabilities: forms ? { elicitation: { form: {} } } : {},
@@ -102,6 +108,11 @@ describe("consents as forms, the compiled binary", () => {
           oneOf: [
             { const: "once", title: "Allow once" },
             { const: "session", title: "Allow for this session", description: `Adds the rule network(${HOST})` },
+            {
+              const: "lasting",
+              title: "Remember for this project",
+              description: `Allows ${HOST} in every session in this project (kept in ~/.garuda/trust.json)`,
+            },
           ],
         },
       },
@@ -121,6 +132,30 @@ describe("consents as forms, the compiled binary", () => {
     await finish(second);
     expect(networkAnswers(agent.home)).toEqual(["session"]);
     expect(networkAnswers(second.home)).toEqual(["once", "once"]);
+  }, 90_000);
+
+  test("remember for this project: kept in trust.json, and the next session in the project does not ask", async () => {
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [...twoFetches(), ...twoFetches()],
+    });
+    const agent = await session(mock, true, { elicit: () => accept("lasting") });
+    expect((await agent.prompt("fetch twice")).stopReason).toBe("end_turn");
+    expect(agent.elicitations).toHaveLength(1);
+    await finish(agent);
+    const trust = JSON.parse(readFileSync(join(agent.home, ".garuda", "trust.json"), "utf8")) as {
+      network?: Record<string, string[]>;
+    };
+    expect(Object.values(trust.network ?? {})).toEqual([[HOST]]);
+    expect(networkAnswers(agent.home)).toEqual(["session"]);
+    // Another session in the same project and home: the host is on the allowlist, nothing asks.
+    const next = await session(mock, true, { elicit: () => ({ action: "decline" }) }, undefined, {
+      root: agent.root,
+      home: agent.home,
+    });
+    expect((await next.prompt("fetch twice again")).stopReason).toBe("end_turn");
+    expect(next.elicitations).toHaveLength(0);
+    await finish(next);
   }, 90_000);
 
   test("a value never offered, a wrong type, a decline: each a deny", async () => {
@@ -188,7 +223,12 @@ describe("consents as forms, the compiled binary", () => {
     expect(agent.elicitations).toHaveLength(0);
     const asked = agent.permissions.find((p) => p.toolCall.title === `Network: ${HOST}:80`);
     expect(asked?.toolCall.toolCallId).toBe("garuda-question-1");
-    expect(asked?.options.map((o) => o.optionId)).toEqual(["once", "session", "deny"]);
+    expect(asked?.options.map((o) => [o.optionId, o.name])).toEqual([
+      ["once", "Allow once"],
+      ["session", "Allow for this session"],
+      ["deny", "Deny"],
+      ["lasting", "Remember for this project"],
+    ]);
     await finish(agent);
   }, 90_000);
 
