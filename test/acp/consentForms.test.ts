@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
-import { type EditorAnswers, expectOnlyProtocol, startAgent } from "../support/acpAgent.ts";
+import { type EditorAnswers, finishAgent, startFormsSession } from "../support/acpAgent.ts";
 import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { until } from "../support/processes.ts";
 import { makeTempDir } from "../support/tempDir.ts";
@@ -51,22 +51,10 @@ async function session(
 ) {
   const root = place?.root ?? makeTempDir("root-", { under: work });
   setUp?.(root);
-  const agent = startAgent(binary, mock, root, work, undefined, place?.home, answers);
-  await agent.agent.request(acp.methods.agent.initialize, {
-    protocolVersion: 1,
-    clientCapabilities: forms ? { elicitation: { form: {} } } : {},
-  });
-  const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
-  const prompt = (text: string) =>
-    agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
-  return { ...agent, root, sessionId, prompt };
+  return startFormsSession(binary, mock, work, forms, answers, { root, ...(place && { home: place.home }) });
 }
 
-async function finish(agent: ReturnType<typeof startAgent>): Promise<void> {
-  expectOnlyProtocol(agent.lines, agent.tail);
-  agent.proc.stdin.end();
-  expect(await agent.proc.exited).toBe(0);
-}
+const finish = finishAgent;
 
 /** The answers the audit log records to the network questions ("once", "session", "deny"), in order. */
 function networkAnswers(home: string): string[] {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { currentBinary } from "../../scripts/buildTargets.ts";
 import { HUNKS_OPTION } from "../../src/acp/approver.ts";
-import { type EditorAnswers, expectOnlyProtocol, startAgent } from "../support/acpAgent.ts";
+import { type EditorAnswers, finishAgent, modelReadResult, startFormsSession } from "../support/acpAgent.ts";
 import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { until } from "../support/processes.ts";
 import { makeTempDir } from "../support/tempDir.ts";
@@ -49,40 +49,12 @@ function writeTurn(id: string): MockResponse[] {
 async function session(mock: MockAnthropic, forms: boolean, answers: EditorAnswers) {
   const root = makeTempDir("root-", { under: work });
   writeFileSync(join(root, "notes.txt"), OLD);
-  const agent = startAgent(binary, mock, root, work, undefined, undefined, answers);
-  await agent.agent.request(acp.methods.agent.initialize, {
-    protocolVersion: 1,
-    clientCapabilities: forms ? { elicitation: { form: {} } } : {},
-  });
-  const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
-  const prompt = (text: string) =>
-    agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
-  const notes = () => readFileSync(join(root, "notes.txt"), "utf8");
-  return { ...agent, root, sessionId, prompt, notes };
+  const agent = await startFormsSession(binary, mock, work, forms, answers, { root });
+  return { ...agent, notes: () => readFileSync(join(root, "notes.txt"), "utf8") };
 }
 
-/** Every stdout line was protocol; stdin closed, the agent exits 0. */
-async function finish(agent: ReturnType<typeof startAgent>): Promise<void> {
-  expectOnlyProtocol(agent.lines, agent.tail);
-  agent.proc.stdin.end();
-  expect(await agent.proc.exited).toBe(0);
-}
-
-/** What the model read as the result of call `id`. */
-function resultOf(mock: MockAnthropic, id: string): string | undefined {
-  for (const request of mock.requests) {
-    for (const message of (request.body?.messages ?? []) as Array<{ content: unknown }>) {
-      if (!Array.isArray(message.content)) continue;
-      for (const block of message.content as Array<{ type: string; tool_use_id?: string; content?: unknown }>) {
-        if (block.type !== "tool_result" || block.tool_use_id !== id) continue;
-        const content = block.content;
-        if (typeof content === "string") return content;
-        if (Array.isArray(content)) return content.map((part: { text?: string }) => part.text ?? "").join("");
-      }
-    }
-  }
-  return undefined;
-}
+const finish = finishAgent;
+const resultOf = modelReadResult;
 
 /** Every audit record under `home` (closed sessions have written theirs). */
 function auditRecords(home: string): Array<Record<string, unknown>> {
