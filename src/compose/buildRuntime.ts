@@ -166,6 +166,10 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       ? await startSessionNetwork({
           policy,
           projectAllow: settings.network.allow,
+          remembered: {
+            hosts: trust.rememberedHosts(root),
+            remember: (host) => trust.rememberHost(root, host),
+          },
           engine,
           approver: options.approver,
           audit,

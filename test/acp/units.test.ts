@@ -51,6 +51,9 @@ function approver(requester: PermissionRequester, calls = new KnownCalls()) {
       asked.push(params);
       return requester(params, signal);
     },
+    // No forms: every question is a permission request (the forms are asker.test.ts's and forms.test.ts's).
+    asker: { ask: async () => ({ outcome: "declined" }) },
+    forms: false,
   });
   return { approver: acpApprover, asked, sent, channel: ch, calls };
 }
@@ -663,6 +666,9 @@ describe("start-up", () => {
       "src/model/images.ts",
       "src/model/types.ts",
       "src/tools/webSearch.ts",
+      // The hunk review's pure line diff (no imports of its own).
+      "src/tools/hunks.ts",
+      "src/tools/diff.ts",
       "src/runtime/retryNotice.ts",
       "src/runtime/builtinNames.ts",
       // The session's prompt queue (no imports of its own).
