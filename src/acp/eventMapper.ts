@@ -2,6 +2,7 @@
 // channel that sends them: sessionChannel.ts; the content pieces: toolCallContent.ts).
 import type { SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../core-types/events.ts";
+import type { PromptBlock } from "../core-types/promptBlock.ts";
 import { cutText } from "../text/cut.ts";
 import { mapJson } from "../text/jsonShape.ts";
 import { safeText, visible } from "../text/visible.ts";
@@ -13,6 +14,7 @@ import type { KnownCall, KnownCalls } from "./sessionChannel.ts";
 import { diffContent, editorCallId, MAX_CONTENT_CHARS, textContent } from "./toolCallContent.ts";
 import { groupedCount } from "../text/count.ts";
 import { contentBlock } from "./promptBlocks.ts";
+import { newMessageId } from "../store/messageIds.ts";
 
 /** Room for the code fence and its language tag around output cut to fit MAX_CONTENT_CHARS. */
 const STYLED_LIMIT = MAX_CONTENT_CHARS - 200;
@@ -28,16 +30,25 @@ function displayInput(input: unknown): unknown {
   return mapJson(input, (text) => visible(cutText(text, MAX_RAW_INPUT_CHARS)), RAW_INPUT_DEPTH);
 }
 
-/** The model's text as the editor shows it: laid out as written, no control or reordering character. */
-const message = (text: string): SessionUpdate => ({
+/**
+ * The model's text as the editor shows it: laid out as written, no control or reordering
+ * character; `messageId` groups the chunks of one message (store/messageIds.ts).
+ */
+const message = (text: string, messageId: string): SessionUpdate => ({
   sessionUpdate: "agent_message_chunk",
   content: { type: "text", text: safeText(cutText(text, MAX_CONTENT_CHARS)) },
+  messageId,
 });
+
+/** Garuda's own answer (a built-in command's): a message of its own, never part of the conversation, so a new id. */
+export const replyMessage = (text: string): SessionUpdate => message(text, newMessageId());
 
 /** AgentEvents → session/update payloads, for one session. */
 export class EventMapper {
   /** Whether the message so far ends a line, so a "Garuda:" line starts on its own. */
   #atLineStart = true;
+  /** The last message chunk sent: its kind and id (an event without an id goes on with it). */
+  #last: { kind: string; id: string } | undefined;
 
   constructor(
     private readonly calls: KnownCalls,
@@ -54,11 +65,21 @@ export class EventMapper {
   /** A line from Garuda: an ACP notice when the client takes them, else "Garuda: …" on a paragraph of its own. */
   notice(text: string, level: NoticeLevel = "info"): SessionUpdate[] {
     if (this.notices) return [noticeUpdate(text, level)];
+    // A message of its own (not the model's), shown once: a new id, and a replay makes another.
+    const id = newMessageId();
     const updates: SessionUpdate[] = [];
-    if (!this.#atLineStart) updates.push(message("\n\n"));
-    updates.push(message(`Garuda: ${visible(cutText(text, MAX_NOTICE_CHARS))}\n\n`));
+    if (!this.#atLineStart) updates.push(message("\n\n", id));
+    updates.push(message(`Garuda: ${visible(cutText(text, MAX_NOTICE_CHARS))}\n\n`, id));
     this.#atLineStart = true;
+    this.#last = undefined;
     return updates;
+  }
+
+  /** The id of the next chunk of `kind`: the event's own, else the last chunk's when it was of this kind, else a new one. */
+  #messageId(kind: string, given: string | undefined): string {
+    const id = given ?? (this.#last?.kind === kind ? this.#last.id : newMessageId());
+    this.#last = { kind, id };
+    return id;
   }
 
   map(event: AgentEvent): SessionUpdate[] {
@@ -66,7 +87,7 @@ export class EventMapper {
       case "text_delta":
         if (event.text === "") return [];
         this.#atLineStart = event.text.endsWith("\n");
-        return [message(event.text)];
+        return [message(event.text, this.#messageId("text", event.messageId))];
       case "thinking_delta":
         return event.text === ""
           ? []
@@ -74,6 +95,7 @@ export class EventMapper {
               {
                 sessionUpdate: "agent_thought_chunk",
                 content: { type: "text", text: safeText(cutText(event.text, MAX_CONTENT_CHARS)) },
+                messageId: this.#messageId("thinking", event.messageId),
               },
             ];
       case "tool_call":
@@ -103,11 +125,19 @@ export class EventMapper {
       case "steering":
         // Shown where the model got it, as the user sent it (as a replay shows it).
         this.#atLineStart = true;
-        return (event.shown ?? [{ type: "text" as const, text: event.text }]).map((block) => ({
-          sessionUpdate: "user_message_chunk" as const,
-          content: contentBlock(block),
-        }));
+        return this.userMessage(event.shown ?? [{ type: "text" as const, text: event.text }], event.messageId);
     }
+  }
+
+  /** A user message (a replayed prompt, a steering message): one chunk per block as the user sent it, one id. */
+  userMessage(blocks: readonly PromptBlock[], messageId: string | undefined): SessionUpdate[] {
+    const id = this.#messageId("user", messageId);
+    this.#last = undefined;
+    return blocks.map((block) => ({
+      sessionUpdate: "user_message_chunk" as const,
+      content: contentBlock(block),
+      messageId: id,
+    }));
   }
 
   #toolCall(event: Extract<AgentEvent, { type: "tool_call" }>): SessionUpdate[] {

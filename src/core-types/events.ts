@@ -24,8 +24,12 @@ export type StopReason =
  * session/request_permission names a toolCallId the editor has already been sent).
  */
 export type AgentEvent =
-  | { type: "text_delta"; text: string }
-  | { type: "thinking_delta"; text: string }
+  /**
+   * `messageId`: the message the text belongs to (store/messageIds.ts), the same for every delta
+   * of one message; absent only where a message has no id (a subagent's answer).
+   */
+  | { type: "text_delta"; text: string; messageId?: string }
+  | { type: "thinking_delta"; text: string; messageId?: string }
   | {
       type: "tool_call";
       callId: string;
@@ -87,9 +91,10 @@ export type AgentEvent =
   /**
    * A message the user sent while the turn ran was given to the model now, between two steps
    * (after the running tool calls ended): `text` as the model got it, `shown` as the user sent it
-   * (an editor's blocks), `id` as Runtime.steer() returned it.
+   * (an editor's blocks), `id` as Runtime.steer() returned it, `messageId`
+   * the id of the user message it is (store/messageIds.ts).
    */
-  | { type: "steering"; id: number; text: string; shown?: readonly PromptBlock[] };
+  | { type: "steering"; id: number; text: string; shown?: readonly PromptBlock[]; messageId?: string };
 
 /**
  * Where a turn's events go. A promise returned for a tool_output event holds the command's output

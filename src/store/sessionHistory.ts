@@ -12,12 +12,16 @@ import type { AgentEvent, PlanItem } from "../core-types/events.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
 import type { PromptBlock, RecordedResult, SessionRecord } from "./sessionRecords.ts";
 import { sessionTitle } from "./sessionTitle.ts";
+import { messageRuns, positionId } from "./messageIds.ts";
 
 export type HistoryItem =
-  /** A prompt: `blocks` as the user sent it (a plain prompt is one text block); `steering`: sent while the turn ran. */
-  | { type: "prompt"; text: string; blocks: PromptBlock[]; steering?: true }
-  | { type: "text"; text: string }
-  | { type: "thinking"; text: string }
+  /**
+   * A prompt: `blocks` as the user sent it (a plain prompt is one text block); `steering`: sent
+   * while the turn ran. `messageId` here and on text and thinking: the message's id (messageIds.ts).
+   */
+  | { type: "prompt"; text: string; blocks: PromptBlock[]; steering?: true; messageId: string }
+  | { type: "text"; text: string; messageId: string }
+  | { type: "thinking"; text: string; messageId: string }
   /** `info` carries the edit's change when the file kept it. */
   | { type: "tool_call"; callId: string; tool: string; input: unknown; info: CallInfo }
   /** `cancelled`: Garuda closed the call (a stop, a cut answer): it never finished. */
@@ -62,18 +66,26 @@ function planOf(input: unknown): PlanItem[] | undefined {
   return plan;
 }
 
+/** The id of each message of an answer: as recorded, else that of its position (an older file). */
+function answerIds(record: Extract<SessionRecord, { type: "assistant" }>, index: number): (run: number) => string {
+  return (run) => record.messageIds?.[run] ?? positionId(index, run);
+}
+
 function assistantItems(
   content: readonly AssistantBlock[],
   results: ReadonlyMap<string, RecordedResult>,
+  idOf: (run: number) => string,
 ): HistoryItem[] {
   const items: HistoryItem[] = [];
-  for (const block of content) {
+  const runs = messageRuns(content);
+  content.forEach((block, at) => {
+    const run = runs[at]?.run ?? 0;
     switch (block.type) {
       case "thinking":
-        if (block.thinking) items.push({ type: "thinking", text: block.thinking });
+        if (block.thinking) items.push({ type: "thinking", text: block.thinking, messageId: idOf(run) });
         break;
       case "text":
-        if (block.text) items.push({ type: "text", text: block.text });
+        if (block.text) items.push({ type: "text", text: block.text, messageId: idOf(run) });
         break;
       case "tool_use": {
         const result = results.get(block.id);
@@ -99,7 +111,7 @@ function assistantItems(
       case "redacted_thinking":
         break;
     }
-  }
+  });
   return items;
 }
 
@@ -114,7 +126,7 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
         if (block.type === "tool_use") tools.set(block.id, { tool: block.name, input: block.input });
   }
   const items: HistoryItem[] = [];
-  for (const record of records) {
+  for (const [index, record] of records.entries()) {
     switch (record.type) {
       case "start":
       case "resume":
@@ -130,10 +142,11 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
             text: record.prompt,
             blocks: record.shown ?? [{ type: "text", text: record.prompt }],
             ...(record.steering === true && { steering: true as const }),
+            messageId: record.messageId ?? positionId(index),
           });
         break;
       case "assistant":
-        items.push(...assistantItems(record.content, results), {
+        items.push(...assistantItems(record.content, results, answerIds(record, index)), {
           type: "step_end",
           step: record.step,
           usage: record.usage,
@@ -206,9 +219,9 @@ export interface ReplayedTurn {
 export function historyEvent(item: HistoryItem): AgentEvent | undefined {
   switch (item.type) {
     case "text":
-      return { type: "text_delta", text: item.text };
+      return { type: "text_delta", text: item.text, messageId: item.messageId };
     case "thinking":
-      return { type: "thinking_delta", text: item.text };
+      return { type: "thinking_delta", text: item.text, messageId: item.messageId };
     case "tool_call":
       return { type: "tool_call", callId: item.callId, tool: item.tool, input: item.input, info: item.info };
     case "tool_result":
@@ -248,7 +261,9 @@ export function historyEvent(item: HistoryItem): AgentEvent | undefined {
       return { type: "title", title: item.title };
     case "prompt":
       // Only a steering message is an event of its turn; a prompt begins one.
-      return item.steering ? { type: "steering", id: 0, text: item.text, shown: item.blocks } : undefined;
+      return item.steering
+        ? { type: "steering", id: 0, text: item.text, shown: item.blocks, messageId: item.messageId }
+        : undefined;
     default:
       return undefined;
   }

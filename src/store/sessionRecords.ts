@@ -4,8 +4,9 @@
 // sessionHistory.ts reads the same records back as what a front end showed.
 //
 // Formats: 1 is the first; 2 adds the title and notice records, the prompt as the user sent it
-// (`shown`) and the change of a file edit (`change`). Every addition is optional, so a reader
-// takes a format-1 file as it is, and a format-1 reader skips what it does not know.
+// (`shown`) and the change of a file edit (`change`); later, within format 2, the messages' ids
+// (`messageId`, `messageIds`: messageIds.ts) and a compaction's id. Every addition is optional, so
+// a reader takes an older file as it is, and an older reader skips what it does not know.
 import type { AssistantBlock, Message, ModelStopReason, ToolResultBlock, UserBlock } from "../model/types.ts";
 import type { Usage } from "../core-types/usage.ts";
 import type { FileChange } from "../core-types/fileChange.ts";
@@ -74,12 +75,24 @@ export type SessionRecord = { t: string } & (
       shown?: PromptBlock[];
       synthetic?: boolean;
       steering?: boolean;
+      /** The message's id (messageIds.ts); absent in older files. */
+      messageId?: string;
     }
-  | { type: "assistant"; step: number; stopReason: ModelStopReason; content: AssistantBlock[]; usage: Usage }
+  | {
+      type: "assistant";
+      step: number;
+      stopReason: ModelStopReason;
+      content: AssistantBlock[];
+      usage: Usage;
+      /** One id per message of the answer: each run of text or thinking blocks (messageIds.ts); absent in older files. */
+      messageIds?: string[];
+    }
   | { type: "tool_results"; results: RecordedResult[] }
   | {
       type: "compaction";
       stage: 1 | 2;
+      /** The compaction's id, the same on both stages of one compaction; absent in older files. */
+      id?: string;
       beforeTokens: number;
       afterTokens: number;
       /** Stage 1: the results cut. */
