@@ -12,7 +12,7 @@ import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolTe
 import { type NoticeLevel, noticeUpdate } from "./notices.ts";
 import type { KnownCall, KnownCalls } from "./sessionChannel.ts";
 import { diffContent, editorCallId, MAX_CONTENT_CHARS, textContent } from "./toolCallContent.ts";
-import { groupedCount } from "../text/count.ts";
+import { compactionLine, compactionUpdates } from "./compaction.ts";
 import { contentBlock } from "./promptBlocks.ts";
 import { newMessageId } from "../store/messageIds.ts";
 
@@ -55,6 +55,8 @@ export class EventMapper {
     private readonly root: string,
     /** The client advertised `session.notices`: Garuda's lines go as ACP notices (notices.ts). */
     private readonly notices = false,
+    /** The client advertised `session.compaction`: compactions go as compaction_update entries (compaction.ts). */
+    private readonly compaction = false,
   ) {}
 
   /** A new prompt: the editor starts a new message. */
@@ -111,7 +113,12 @@ export class EventMapper {
       case "notice":
         return this.notice(event.text, event.level);
       case "compaction":
+        if (this.compaction) return compactionUpdates(event);
         return this.notice(compactionLine(event.beforeTokens, event.afterTokens));
+      case "compaction_started":
+      case "compaction_failed":
+        // Without the entries the client sees the line when a compaction ends; a failure is the turn's error or the command's answer.
+        return this.compaction ? compactionUpdates(event) : [];
       case "model_retry":
         return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""), "warning");
       case "step_end":
@@ -258,15 +265,6 @@ function resultStyle(
 ): OutputStyle {
   if (status === "denied" || style.prose) return PROSE;
   return status === "completed" ? style : CODE;
-}
-
-/** What a compaction did, as Garuda says it (after an automatic one, and for /compact). */
-export function compactionLine(before: number, after: number): string {
-  return `the conversation was compacted to make room (${tokens(before)} → ${tokens(after)} tokens).`;
-}
-
-function tokens(count: number): string {
-  return count >= 10_000 ? `${Math.round(count / 1000)}K` : groupedCount(count);
 }
 
 function seconds(ms: number): string {

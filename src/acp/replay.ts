@@ -34,9 +34,11 @@ export function replayUpdates(
   items: readonly HistoryItem[],
   root: string,
   skipped: readonly SkippedLine[] = [],
+  features: { compaction: boolean } = { compaction: false },
 ): SessionUpdate[] {
   const calls = new KnownCalls();
-  const mapper = new EventMapper(calls, root);
+  // A compaction as it ended (completed, with its summary) for a client that takes the entries.
+  const mapper = new EventMapper(calls, root, false, features.compaction);
   const updates: SessionUpdate[] = [];
   /** Titles of the calls Garuda closed in this turn, for the lines after a stop. */
   let closed: string[] = [];

@@ -310,7 +310,7 @@ export class Session {
       ? runtime.resolveCommand(text)
       : ({ kind: "prompt", text } as const);
     if (command.kind === "builtin") {
-      const reply = await runCommand(runtime, command.name, command.args, signal);
+      const reply = await runCommand(runtime, command.name, command.args, signal, this.#mapper.compactionSink());
       for (const text of reply.notices) this.#say(text);
       if (reply.text !== "") this.#send([replyMessage(reply.text)]);
       return { stopReason: signal.aborted ? "cancelled" : "end_turn" };

@@ -23,6 +23,7 @@ import { setupError } from "./errors.ts";
 import type { HistoryHost, StartRequest } from "./history.ts";
 import { HistoryScope } from "./historyScope.ts";
 import { wantsNotices } from "./notices.ts";
+import { wantsCompaction } from "./compaction.ts";
 import { MemoryTrim, type MemoryTrimOptions } from "./memoryTrim.ts";
 import { Session } from "./session.ts";
 import { SessionLink } from "./sessionLink.ts";
@@ -111,7 +112,7 @@ export class Sessions {
   /** What the client said it can do (initialize): fs.readTextFile lets the core read unsaved buffers. */
   #capabilities: acp.ClientCapabilities | undefined;
   /** What the editor's initialize said it takes. */
-  #features: ClientFeatures = { terminalOutput: false, notices: false };
+  #features: ClientFeatures = { terminalOutput: false, notices: false, compaction: false };
   readonly #trim: MemoryTrim;
   /** The projects this connection works in and the sessions it listed: what session/delete may remove. */
   readonly #scope = new HistoryScope();
@@ -131,7 +132,11 @@ export class Sessions {
   /** initialize: what the editor can do, for every session started after it. */
   initialized(capabilities: acp.ClientCapabilities | undefined): void {
     this.#capabilities = capabilities;
-    this.#features = { terminalOutput: wantsTerminalOutput(capabilities), notices: wantsNotices(capabilities) };
+    this.#features = {
+      terminalOutput: wantsTerminalOutput(capabilities),
+      notices: wantsNotices(capabilities),
+      compaction: wantsCompaction(capabilities),
+    };
   }
 
   /**
@@ -268,6 +273,7 @@ export class Sessions {
       started: (target) => this.#started(target as Session),
       close: (id) => this.#close(id),
       answer: (target) => (target as Session).answer(),
+      features: this.#features,
     };
   }
 

@@ -78,7 +78,15 @@ export type AgentEvent =
   /** refusedCommand: the prompt's /command did not run (a consent refused, an argument missing): nothing was sent to the model. */
   /** refusedPrompt: the prompt was too large for the model's context window: nothing was sent. */
   | { type: "notice"; level: "info" | "warning"; text: string; refusedCommand?: string; refusedPrompt?: true }
-  | { type: "compaction"; beforeTokens: number; afterTokens: number }
+  /** A compaction began (automatic, or /compact); `id` names it in the event that ends it. Live only. */
+  | { type: "compaction_started"; id: string }
+  /**
+   * A compaction ended and the conversation is smaller: `pruned` long tool results were cut
+   * (stage 1), `summary` now stands for the older messages (stage 2). `id` as in compaction_started.
+   */
+  | { type: "compaction"; beforeTokens: number; afterTokens: number; id?: string; pruned?: number; summary?: string }
+  /** A compaction that began did not end: it failed (`error`) or was stopped; the conversation is as it was. Live only. */
+  | { type: "compaction_failed"; id: string; error: string; cancelled: boolean }
   /** partial: some of the failed attempt's text or thinking was already streamed (and is now void). */
   | { type: "model_retry"; attempt: number; delayMs: number; reason: string; partial: boolean }
   | { type: "step_end"; step: number; usage: Usage }

@@ -137,12 +137,10 @@ function reportUsage(ctx: LoopContext): void {
   ctx.emit({ type: "usage", ...usageSnapshot(ctx.meter, ctx.conversation.chars, ctx.contextWindow) });
 }
 
+/** Compacts, the front end told as it begins and ends (compaction.ts), then the usage after it. */
 async function compactAndReport(ctx: LoopContext, maxTokens: number, force: boolean): Promise<boolean> {
-  const result = await compact(compactionContext(ctx, maxTokens), { force, signal: ctx.signal });
-  if (result) {
-    ctx.emit({ type: "compaction", beforeTokens: result.beforeTokens, afterTokens: result.afterTokens });
-    reportUsage(ctx);
-  }
+  const result = await compact(compactionContext(ctx, maxTokens), { force, signal: ctx.signal, emit: ctx.emit });
+  if (result) reportUsage(ctx);
   return result !== undefined;
 }
 

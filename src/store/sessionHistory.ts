@@ -10,7 +10,7 @@ import type { Usage } from "../core-types/usage.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { AgentEvent, PlanItem } from "../core-types/events.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
-import type { PromptBlock, RecordedResult, SessionRecord } from "./sessionRecords.ts";
+import { type PromptBlock, type RecordedResult, type SessionRecord, shownSummary } from "./sessionRecords.ts";
 import { sessionTitle } from "./sessionTitle.ts";
 import { messageRuns, positionId } from "./messageIds.ts";
 
@@ -44,7 +44,8 @@ export type HistoryItem =
   /** The whole plan after a todo call. */
   | { type: "plan"; items: PlanItem[] }
   | { type: "notice"; level: "info" | "warning"; text: string }
-  | { type: "compaction"; beforeTokens: number; afterTokens: number }
+  /** Both stages of one compaction: `pruned` results cut, the `summary` shown (messageIds.ts: `id` as recorded, else of its position). */
+  | { type: "compaction"; id: string; beforeTokens: number; afterTokens: number; pruned?: number; summary?: string }
   | { type: "step_end"; step: number; usage: Usage }
   | { type: "mode"; mode: Mode }
   | { type: "model"; model: string }
@@ -169,7 +170,7 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
         }
         break;
       case "compaction":
-        items.push({ type: "compaction", beforeTokens: record.beforeTokens, afterTokens: record.afterTokens });
+        addCompaction(items, record, index);
         break;
       case "notice":
         items.push({ type: "notice", level: record.level, text: record.text });
@@ -186,6 +187,29 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
     }
   }
   return moveStepEnds(items);
+}
+
+/** A compaction record as an item; its second stage joins the first (one compaction, one id). */
+function addCompaction(
+  items: HistoryItem[],
+  record: Extract<SessionRecord, { type: "compaction" }>,
+  index: number,
+): void {
+  const last = items.at(-1);
+  const summary = record.summary === undefined ? undefined : shownSummary(record.summary);
+  if (record.id !== undefined && last?.type === "compaction" && last.id === record.id) {
+    last.afterTokens = record.afterTokens;
+    if (summary !== undefined) last.summary = summary;
+    return;
+  }
+  items.push({
+    type: "compaction",
+    id: record.id ?? positionId(index),
+    beforeTokens: record.beforeTokens,
+    afterTokens: record.afterTokens,
+    ...(record.pruned && record.pruned.length > 0 && { pruned: record.pruned.length }),
+    ...(summary !== undefined && { summary }),
+  });
 }
 
 /** As live, a step ends after its tool results (and the plan they set), not after its answer. */
@@ -254,7 +278,14 @@ export function historyEvent(item: HistoryItem): AgentEvent | undefined {
     case "notice":
       return { type: "notice", level: item.level, text: item.text };
     case "compaction":
-      return { type: "compaction", beforeTokens: item.beforeTokens, afterTokens: item.afterTokens };
+      return {
+        type: "compaction",
+        id: item.id,
+        beforeTokens: item.beforeTokens,
+        afterTokens: item.afterTokens,
+        ...(item.pruned !== undefined && { pruned: item.pruned }),
+        ...(item.summary !== undefined && { summary: item.summary }),
+      };
     case "step_end":
       return { type: "step_end", step: item.step, usage: item.usage };
     case "title":

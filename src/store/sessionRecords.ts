@@ -146,6 +146,22 @@ export function summaryMessage(summary: string): Message {
   return { role: "user", content: [{ type: "text", text: summary }] };
 }
 
+const SUMMARY_OPEN = "<garuda_summary>\n";
+const SUMMARY_CLOSE = "\n</garuda_summary>";
+
+/** The user message text that replaces the summarized messages: the model's summary, and the latest request when it was among them. */
+export function summaryText(summary: string, prompt: string | undefined): string {
+  const latest = prompt ? `\n\nThe user's latest request, word for word:\n${prompt}` : "";
+  return `${SUMMARY_OPEN}Earlier messages of this conversation were replaced by this summary to save context.\n\n${summary.trim()}${latest}${SUMMARY_CLOSE}`;
+}
+
+/** A stage-2 record's summary as a person reads it (an editor's compaction entry): without the tags around it. */
+export function shownSummary(text: string): string {
+  const start = text.startsWith(SUMMARY_OPEN) ? SUMMARY_OPEN.length : 0;
+  const end = text.endsWith(SUMMARY_CLOSE) ? text.length - SUMMARY_CLOSE.length : text.length;
+  return text.slice(start, Math.max(start, end));
+}
+
 /** Applies one record to the conversation, in place. Records that do not change it are ignored. */
 export function applyRecord(messages: Message[], record: SessionRecord): void {
   switch (record.type) {

@@ -1,9 +1,11 @@
-// Which blocks of an answer are one message, which ids a kept answer records, and what a file may
-// hold as an id (store/messageIds.ts, store/sessionCheck.ts).
+// Which blocks of an answer are one message, which ids a kept answer records, what a file may
+// hold as an id (store/messageIds.ts, store/sessionCheck.ts), and a compaction's id read back.
 import { describe, expect, test } from "bun:test";
 import type { AssistantBlock } from "../../src/model/types.ts";
 import { isMessageId, keptMessageIds, messageRuns, positionId } from "../../src/store/messageIds.ts";
 import { checkRecord } from "../../src/store/sessionCheck.ts";
+import { readHistory } from "../../src/store/sessionHistory.ts";
+import { shownSummary, summaryText } from "../../src/store/sessionRecords.ts";
 
 const text = (t: string): AssistantBlock => ({ type: "text", text: t });
 const thinking = (t: string): AssistantBlock => ({ type: "thinking", thinking: t, signature: "s" });
@@ -71,5 +73,43 @@ describe("ids read from a file", () => {
     expect(answer(["a", "b"])).toMatchObject({ messageIds: ["a", "b"] });
     expect(answer(["a", "\u202e"])).not.toHaveProperty("messageIds");
     expect(answer("a")).not.toHaveProperty("messageIds");
+  });
+});
+
+describe("a compaction read back (store/sessionHistory.ts)", () => {
+  const t = "";
+  const stage1 = { t, type: "compaction" as const, stage: 1 as const, beforeTokens: 90_000, afterTokens: 70_000 };
+  const pruned = [{ message: 2, block: 0, content: "cut" }];
+  const stage2 = {
+    t,
+    type: "compaction" as const,
+    stage: 2 as const,
+    beforeTokens: 70_000,
+    afterTokens: 9_000,
+    keptFrom: 3,
+    summary: summaryText("What was done.", undefined),
+  };
+
+  test("both stages of one compaction are one item with its id, the cut results and the summary without its tags", () => {
+    const items = readHistory([
+      { ...stage1, id: "c1", pruned },
+      { ...stage2, id: "c1" },
+    ]);
+    expect(items).toEqual([
+      {
+        type: "compaction",
+        id: "c1",
+        beforeTokens: 90_000,
+        afterTokens: 9_000,
+        pruned: 1,
+        summary: shownSummary(summaryText("What was done.", undefined)),
+      },
+    ]);
+    expect((items[0] as { summary: string }).summary).toStartWith("Earlier messages of this conversation");
+    expect((items[0] as { summary: string }).summary).toEndWith("What was done.");
+  });
+
+  test("an older file's stages, without ids, stay two items with ids of their positions", () => {
+    expect(readHistory([stage1, stage2]).map((item) => (item as { id: string }).id)).toEqual(["r0", "r1"]);
   });
 });
