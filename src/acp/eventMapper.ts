@@ -79,7 +79,9 @@ export class EventMapper {
 
   /** The id of the next chunk of `kind`: the event's own, else the last chunk's when it was of this kind, else a new one. */
   #messageId(kind: string, given: string | undefined): string {
-    const id = given ?? (this.#last?.kind === kind ? this.#last.id : newMessageId());
+    const last = this.#last;
+    if (last?.kind === kind && (given === undefined || given === last.id)) return last.id;
+    const id = given ?? newMessageId();
     this.#last = { kind, id };
     return id;
   }
