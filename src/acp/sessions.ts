@@ -19,6 +19,7 @@ import { setupError } from "./errors.ts";
 import type { HistoryHost, StartRequest } from "./history.ts";
 import { HistoryScope } from "./historyScope.ts";
 import { wantsNotices } from "./notices.ts";
+import { wantsCompaction } from "./compaction.ts";
 import { Session } from "./session.ts";
 import { SessionLink } from "./sessionLink.ts";
 import type { ClientFeatures } from "./sessionMapper.ts";
@@ -93,7 +94,7 @@ export class Sessions {
   /** What the client said it can do (initialize): fs.readTextFile lets the core read unsaved buffers. */
   #capabilities: acp.ClientCapabilities | undefined;
   /** What the editor's initialize said it takes. */
-  #features: ClientFeatures = { terminalOutput: false, notices: false };
+  #features: ClientFeatures = { terminalOutput: false, notices: false, compaction: false };
   readonly #activity: SessionActivity;
   /** The projects this connection works in and the sessions it listed: what session/delete may remove. */
   readonly #scope = new HistoryScope();
@@ -108,7 +109,11 @@ export class Sessions {
   /** initialize: what the editor can do, for every session started after it. */
   initialized(capabilities: acp.ClientCapabilities | undefined): void {
     this.#capabilities = capabilities;
-    this.#features = { terminalOutput: wantsTerminalOutput(capabilities), notices: wantsNotices(capabilities) };
+    this.#features = {
+      terminalOutput: wantsTerminalOutput(capabilities),
+      notices: wantsNotices(capabilities),
+      compaction: wantsCompaction(capabilities),
+    };
   }
 
   /** The session `id`; the editor's error for an unknown one. */
@@ -161,6 +166,7 @@ export class Sessions {
       started: (target) => this.#started(target as Session),
       close: (id) => this.#close(id),
       answer: (target) => (target as Session).answer(),
+      features: this.#features,
     };
   }
 

@@ -446,6 +446,7 @@ describe("garuda acp, the compiled binary over stdio", () => {
     expect(replayed[0]).toEqual({
       sessionUpdate: "user_message_chunk",
       content: { type: "text", text: "What do the notes say?" },
+      messageId: expect.any(String),
     });
     const liveCall = live.find((u) => u.sessionUpdate === "tool_call");
     expect(replayed.find((u) => u.sessionUpdate === "tool_call") as unknown).toEqual(liveCall);

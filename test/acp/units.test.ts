@@ -413,13 +413,29 @@ describe("EventMapper", () => {
   test("events to updates; notices on a line of their own; calls inside a subagent show only on the subagent's card", () => {
     const calls = new KnownCalls();
     const mapper = new EventMapper(calls, root);
-    expect(mapper.map({ type: "text_delta", text: "Hello" })).toEqual([
-      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello" } },
+    expect(mapper.map({ type: "text_delta", text: "Hello", messageId: "m1" })).toEqual([
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello" }, messageId: "m1" },
     ]);
-    expect(mapper.map({ type: "notice", level: "warning", text: "No OS sandbox" })).toEqual([
-      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n" } },
-      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Garuda: No OS sandbox\n\n" } },
+    // A Garuda line is a message of its own: one new id for its chunks.
+    const noticeId = expect.stringMatching(/^[0-9a-f-]{36}$/);
+    const notice = mapper.map({ type: "notice", level: "warning", text: "No OS sandbox" });
+    expect(notice).toEqual([
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n" }, messageId: noticeId },
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "Garuda: No OS sandbox\n\n" },
+        messageId: noticeId,
+      },
     ]);
+    const [separator, line] = notice as Array<{ messageId: string }>;
+    expect(line?.messageId).toBe(separator?.messageId as string);
+    // Text without an id (none the Runtime sends) goes on with the last chunk's id while its kind lasts.
+    const [a] = mapper.map({ type: "text_delta", text: "x" }) as Array<{ messageId: string }>;
+    const [b] = mapper.map({ type: "text_delta", text: "y" }) as Array<{ messageId: string }>;
+    const [c] = mapper.map({ type: "thinking_delta", text: "z" }) as Array<{ messageId: string }>;
+    mapper.beginTurn();
+    expect(b?.messageId).toBe(a?.messageId as string);
+    expect(c?.messageId).not.toBe(a?.messageId as string);
     expect(mapper.map({ type: "compaction", beforeTokens: 150_000, afterTokens: 20_000 })[0]).toMatchObject({
       content: { text: expect.stringContaining("Garuda: the conversation was compacted") },
     });
@@ -673,6 +689,8 @@ describe("start-up", () => {
       "src/runtime/builtinNames.ts",
       // The session's prompt queue (no imports of its own).
       "src/runtime/promptQueue.ts",
+      // Message ids (no imports of its own but a type).
+      "src/store/messageIds.ts",
       "src/version.ts",
       "src/sandbox/keeperName.ts",
       "src/core-types/withdrawn.ts",
