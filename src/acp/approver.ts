@@ -1,7 +1,8 @@
 // AcpApprover: Garuda's questions as session/request_permission. A question names the tool call
 // it is about (the call's own id, from ApprovalRequest.callId); a question about anything the
 // editor was not shown as a call (a consent, the network allowlist, a call inside a subagent)
-// first gets an entry of its own. The editor only shows and answers: anything but a known
+// first gets an entry of its own. A call inside a subagent shown as a child session is asked about
+// as that session's (subagentUpdates.ts). The editor only shows and answers: anything but a known
 // option is a deny, and a stopped turn denies at once without waiting for the editor.
 import type {
   PermissionOption,
@@ -17,6 +18,7 @@ import { untilAborted } from "../untilAborted.ts";
 import { questionContent, questionText } from "./question.ts";
 import { editorCallId, textContent } from "./toolCallContent.ts";
 import type { KnownCalls, SessionChannel } from "./sessionChannel.ts";
+import type { ChildSession } from "./subagentUpdates.ts";
 
 const KINDS: Readonly<Record<Choice, PermissionOptionKind>> = {
   once: "allow_once",
@@ -35,6 +37,8 @@ export interface AcpApproverOptions {
   channel: SessionChannel;
   calls: KnownCalls;
   request: PermissionRequester;
+  /** The subagents' child sessions (subagentUpdates.ts): a child's question goes as the child's. */
+  children?: { child(callId: string): ChildSession | undefined };
 }
 
 /** The options of a question: its own choices in order, with its labels. */
@@ -57,16 +61,20 @@ export class AcpApprover implements Approver {
   constructor(private readonly options: AcpApproverOptions) {}
 
   async ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice> {
-    const { channel, calls, sessionId } = this.options;
+    const { channel, calls } = this.options;
     // A question needs a running prompt: outside one no editor waits for it.
     if (signal.aborted || !channel.isOpen) return "deny";
     // A call inside a subagent is named with the subagent's card ("Subagent: reviewer › Write a.txt"),
     // so the user sees who asks.
     const parent = request.parentCallId !== undefined ? calls.open(request.parentCallId) : undefined;
     const title = parent ? `${oneLine(parent.title)} › ${oneLine(request.title)}` : oneLine(request.title);
-    // A call inside a subagent was never shown to the editor as a call of its own.
-    const known =
-      request.callId !== undefined && request.parentCallId === undefined ? calls.open(request.callId) : undefined;
+    // A subagent shown as a child session asks as that session, about the call its session shows;
+    // without one, a call inside a subagent was never shown to the editor as a call of its own.
+    const child = request.parentCallId !== undefined ? this.options.children?.child(request.parentCallId) : undefined;
+    const sessionId = child?.sessionId ?? this.options.sessionId;
+    const send = (update: SessionUpdate) => (child ? child.send(update) : channel.send(update));
+    const shown = child ? child.calls : request.parentCallId === undefined ? calls : undefined;
+    const known = request.callId !== undefined ? shown?.open(request.callId) : undefined;
     let toolCallId: string;
     let own: string | undefined;
     if (known) {
@@ -82,7 +90,7 @@ export class AcpApprover implements Approver {
         status: "pending",
         content: [textContent(questionText(request))],
       };
-      channel.send(entry);
+      send(entry);
     }
     const params: RequestPermissionRequest = {
       sessionId,
@@ -99,7 +107,7 @@ export class AcpApprover implements Approver {
     // A call asks before its tool runs (tool_start then shows it running). A question about a call
     // that already runs showed it waiting; after a yes it runs on.
     if (known?.running && choice !== "deny")
-      channel.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
+      send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
     if (own !== undefined) {
       const allowed = choice !== "deny";
       // A question taken back because its cause ended (the command's connection closed) says so.
@@ -109,7 +117,7 @@ export class AcpApprover implements Approver {
         : withdrawn
           ? `Withdrawn: ${withdrawn}.`
           : "Denied.";
-      channel.send({
+      send({
         sessionUpdate: "tool_call_update",
         toolCallId: own,
         status: allowed ? "completed" : "failed",

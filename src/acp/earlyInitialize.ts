@@ -9,7 +9,8 @@
 //
 // The SDK replaces a malformed capability with its default instead of refusing the request
 // (defaultOnError in its schemas), and initializeResponse() reads capabilities only with
-// `=== true`, so the answer is the same whichever of the two reads the request; only the
+// `=== true` (and `subagents`, which the SDK drops and server.ts puts back from the request as
+// sent), so the answer is the same whichever of the two reads the request; only the
 // protocol version can make the SDK refuse it, and that is checked here the SDK's way (an
 // integer from 0 to 65535). test/acp/earlyInitialize.test.ts holds the two answers side by side.
 import type { InitializeRequest } from "@agentclientprotocol/sdk";

@@ -25,6 +25,7 @@ import { HistoryScope } from "./historyScope.ts";
 import { wantsNotices } from "./notices.ts";
 import { MemoryTrim, type MemoryTrimOptions } from "./memoryTrim.ts";
 import { Session } from "./session.ts";
+import { wantsSubagents } from "./initialize.ts";
 import { SessionLink } from "./sessionLink.ts";
 import type { ClientFeatures } from "./sessionMapper.ts";
 import { wantsTerminalOutput } from "./terminalOutput.ts";
@@ -311,7 +312,10 @@ export class Sessions {
 
   /** What prepare() is asked for a session, and its link to the editor. */
   #request(request: StartSession): SessionRequest {
-    const link = new SessionLink(request.id, this.client, { forms: wantsForms(this.#capabilities) });
+    const link = new SessionLink(request.id, this.client, {
+      forms: wantsForms(this.#capabilities),
+      ...(wantsSubagents(this.#capabilities) && { subagents: { root: request.cwd } }),
+    });
     const buffers = this.#capabilities?.fs?.readTextFile === true ? acpBuffers(request.id, this.client) : undefined;
     const base = {
       cwd: request.cwd,

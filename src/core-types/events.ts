@@ -89,7 +89,19 @@ export type AgentEvent =
    * (after the running tool calls ended): `text` as the model got it, `shown` as the user sent it
    * (an editor's blocks), `id` as Runtime.steer() returned it.
    */
-  | { type: "steering"; id: number; text: string; shown?: readonly PromptBlock[] };
+  | { type: "steering"; id: number; text: string; shown?: readonly PromptBlock[] }
+  | SubagentEvent;
+
+/**
+ * A subagent's run as a conversation of its own (runtime/child.ts), beside its calls (which come as
+ * the parent's events with parentCallId): its start, its text and thinking as they stream, its end.
+ * A front end that shows a subagent as a session of its own (ACP child sessions,
+ * acp/subagentUpdates.ts) uses these; the others ignore them. Live only.
+ */
+export type SubagentEvent =
+  | { type: "subagent"; callId: string; phase: "started"; name: string; prompt: string }
+  | { type: "subagent"; callId: string; phase: "text" | "thinking"; text: string }
+  | { type: "subagent"; callId: string; phase: "ended"; outcome: "completed" | "failed" | "cancelled" };
 
 /**
  * Where a turn's events go. A promise returned for a tool_output event holds the command's output

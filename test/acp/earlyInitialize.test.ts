@@ -100,6 +100,16 @@ describe("the early initialize", () => {
       }),
     ],
     ["capabilities not an object", initialize(8, { protocolVersion: 1, clientCapabilities: "all" })],
+    // The draft capability the SDK's schema drops: its handler reads it from the line as sent (server.ts).
+    ["subagents", initialize(10, { protocolVersion: 1, clientCapabilities: { subagents: {} } })],
+    ["subagents not an object", initialize(11, { protocolVersion: 1, clientCapabilities: { subagents: true } })],
+    [
+      "AIR's native subagent sessions",
+      initialize(12, {
+        protocolVersion: 1,
+        clientCapabilities: { _meta: { jetbrains: { air: { version: 1, capabilities: ["nativeSubagentSessions"] } } } },
+      }),
+    ],
     ["a newer protocol", initialize(9, { protocolVersion: 7 })],
   ];
   for (const [name, line] of lines) {
