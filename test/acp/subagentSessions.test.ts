@@ -89,6 +89,17 @@ async function run(mock: MockAnthropic, clientCapabilities: Record<string, unkno
   return { ...started, root, init, sessionId };
 }
 
+/** A home with the user's custom agent `name`, which has the one (Claude Code) tool `tool`. */
+function homeWithAgent(name: string, tool: string): string {
+  const home = makeTempDir("home-", { under: work });
+  mkdirSync(join(home, ".garuda/agents"), { recursive: true });
+  writeFileSync(
+    join(home, `.garuda/agents/${name}.md`),
+    `---\nname: ${name}\ndescription: Does what it is told\ntools: ${tool}\n---\nDo what you are asked to.\n`,
+  );
+  return home;
+}
+
 /** A session that runs exploreScript() to its end, and the updates it sent. */
 async function exploreRun(mock: MockAnthropic, clientCapabilities: Record<string, unknown>) {
   const agent = await run(mock, clientCapabilities);
@@ -231,12 +242,7 @@ describe("garuda acp: subagents as child sessions", () => {
   }, 90_000);
 
   test("a child's question is the child's: its session, its call, titled with the subagent", async () => {
-    const home = makeTempDir("home-", { under: work });
-    mkdirSync(join(home, ".garuda/agents"), { recursive: true });
-    writeFileSync(
-      join(home, ".garuda/agents/writer.md"),
-      "---\nname: writer\ndescription: Writes files\ntools: Write\n---\nWrite what you are asked to.\n",
-    );
+    const home = homeWithAgent("writer", "Write");
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
       script: [
@@ -274,12 +280,7 @@ describeSandbox(
   () => {
     test("session/cancel while the child runs a command: the command is gone and the child ends cancelled", async () => {
       const tag = marker();
-      const home = makeTempDir("home-", { under: work });
-      mkdirSync(join(home, ".garuda/agents"), { recursive: true });
-      writeFileSync(
-        join(home, ".garuda/agents/runner.md"),
-        "---\nname: runner\ndescription: Runs commands\ntools: Bash\n---\nRun what you are asked to.\n",
-      );
+      const home = homeWithAgent("runner", "Bash");
       await using mock = startMockAnthropic({
         apiKey: "sk-ant-process-test",
         script: [
