@@ -126,7 +126,7 @@ describeSandbox(
 
       // Closing the attacking session's proxy ends every connection it held.
       await attacked.proxy.close();
-      await eventually(() => lastCounts(flood)?.open === 0, 5000);
+      await eventually(() => lastCounts(flood)?.open === 0, 15_000);
       expect(budget.open).toBe(0);
       // And closing its executor stops the attacker itself.
       await attacked.executor.shutdown();
