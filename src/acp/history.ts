@@ -61,7 +61,7 @@ function realPath(path: string): string {
   }
 }
 
-async function checkedId(id: string): Promise<string> {
+export async function checkedId(id: string): Promise<string> {
   const { isSessionId } = await import("../store/sessionFile.ts");
   if (!isSessionId(id))
     throw acp.RequestError.invalidParams(
@@ -71,13 +71,13 @@ async function checkedId(id: string): Promise<string> {
   return id;
 }
 
-function checkedCwd(cwd: string): string {
+export function checkedCwd(cwd: string): string {
   if (!isAbsolute(cwd) || !isFolder(cwd))
     throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing folder, not "${cwd}"`);
   return realPath(cwd);
 }
 
-function wrongFolder(id: string, cwd: string, root: string | undefined): acp.RequestError {
+export function wrongFolder(id: string, cwd: string, root: string | undefined): acp.RequestError {
   const where = root ?? "another project";
   return acp.RequestError.invalidParams(
     { sessionId: id, cwd, root: root ?? null },
@@ -96,7 +96,7 @@ function notThisProject(id: string, root: string | undefined, scope: HistoryScop
 }
 
 /** The mode a session last ran in. */
-function lastMode(claimed: ClaimedSession): Mode | undefined {
+export function lastMode(claimed: ClaimedSession): Mode | undefined {
   let mode: Mode | undefined;
   for (const record of claimed.data.records)
     if (record.type === "start" || record.type === "resume" || record.type === "mode") mode = record.mode;

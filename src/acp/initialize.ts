@@ -34,6 +34,8 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       }),
     });
   }
+  // session/fork (fork.ts) is in the SDK's unstable schema only, so not in this type's fields.
+  const history: acp.SessionCapabilities = { list: {}, resume: {}, ...{ fork: {} } };
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
@@ -45,7 +47,7 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       mcpCapabilities: { http: true },
       ...(options.sessionsDir !== undefined && { loadSession: true }),
       sessionCapabilities: {
-        ...(options.sessionsDir !== undefined && { list: {}, resume: {} }),
+        ...(options.sessionsDir !== undefined && history),
         close: {},
         ...(options.sessionsDir !== undefined && { delete: {} }),
         additionalDirectories: {},

@@ -1,7 +1,7 @@
 // The ACP agent (protocol version 1, stable methods and the steering extension): initialize,
 // authenticate, logout, session/new, session/prompt, session/cancel, session/set_mode,
-// session/set_config_option, `_session/steering` (turnInput.ts), and
-// the history (history.ts: session/load, list, resume, close, delete). Each handler hands its
+// session/set_config_option, `_session/steering` (turnInput.ts), and the history (history.ts:
+// session/load, list, resume, close, delete; fork.ts: session/fork). Each handler hands its
 // request on: the sessions to sessions.ts, one session's requests to its Session (session.ts),
 // the stream and what is refused before the SDK reads it to editorStream.ts. `garuda acp`
 // answers the first initialize before this module (and the SDK) loads (earlyInitialize.ts), and
@@ -13,6 +13,7 @@ import type { Runtime } from "../runtime/runtime.ts";
 import type { RequestId } from "./earlyInitialize.ts";
 import { editorStream } from "./editorStream.ts";
 import { shownError } from "./errors.ts";
+import { FORK_METHOD, forkSession, parseFork } from "./fork.ts";
 import { closeSession, deleteSession, listSessions, loadSession, resumeSession } from "./history.ts";
 import { initializeResponse } from "./initialize.ts";
 import { MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
@@ -107,6 +108,12 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .onRequest(
       acp.methods.agent.session.resume,
       async ({ params }) => (await sessions.settled(params.sessionId), resumeSession(sessions.historyHost(), params)),
+    )
+    // session/fork is in the SDK's unstable schema only: its params are read by fork.ts.
+    .onRequest(
+      FORK_METHOD,
+      parseFork,
+      async ({ params }) => (await sessions.settled(params.sessionId), forkSession(sessions.historyHost(), params)),
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) => listSessions(sessions.historyHost(), params))
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {

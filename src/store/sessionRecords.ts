@@ -59,7 +59,17 @@ export interface PrunedResult {
 }
 
 export type SessionRecord = { t: string } & (
-  | { type: "start"; format: number; sessionId: string; root: string; version: string; model: string; mode: Mode }
+  | {
+      type: "start";
+      format: number;
+      sessionId: string;
+      root: string;
+      version: string;
+      model: string;
+      mode: Mode;
+      /** A fork (sessionFork.ts): the session whose conversation it copied. */
+      forkedFrom?: { sessionId: string };
+    }
   | { type: "resume"; version: string; model: string; mode: Mode }
   /**
    * The whole user message (notes first) and the prompt text the model got; `shown`: the prompt
