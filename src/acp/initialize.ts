@@ -3,6 +3,7 @@
 // only from the SDK: the first answer goes out before the SDK loads (earlyInitialize.ts).
 import type * as acp from "@agentclientprotocol/sdk";
 import { VERSION } from "../version.ts";
+import { fileChangeReportMeta, wantsFileChangeReport } from "./airMeta.ts";
 
 /** ACP's protocol version, the SDK's PROTOCOL_VERSION (test/acp/earlyInitialize.test.ts holds them equal). */
 export const PROTOCOL_VERSION = 1;
@@ -54,7 +55,8 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       },
     },
     authMethods,
-    // The steering extension (acp/turnInput.ts), where claude-agent-acp and codex-acp advertise it.
-    _meta: { steering: { supported: true } },
+    // The steering extension (acp/turnInput.ts), where claude-agent-acp and codex-acp advertise it;
+    // JetBrains AIR's file-change report (acp/turnChanges.ts) confirmed to a client that reads it.
+    _meta: { steering: { supported: true }, ...(wantsFileChangeReport(caps) && fileChangeReportMeta()) },
   };
 }

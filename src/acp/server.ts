@@ -126,7 +126,7 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       return sessions.forgetFailed(params.sessionId) ? {} : deleteSession(sessions.historyHost(), params);
     })
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
-      sessions.prompt(params.sessionId, params.prompt, signal),
+      sessions.prompt(params.sessionId, params.prompt, signal, params._meta),
     )
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => sessions.cancel(params.sessionId))
     // A message for the running turn (turnInput.ts); the sessions of this connection only.

@@ -147,7 +147,12 @@ export class Sessions {
   }
 
   /** session/prompt. One sent while the session's runtime is built waits for it; a session/cancel meanwhile ends it as cancelled. */
-  async prompt(id: string, prompt: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
+  async prompt(
+    id: string,
+    prompt: acp.ContentBlock[],
+    signal: AbortSignal,
+    meta?: unknown,
+  ): Promise<acp.PromptResponse> {
     const pending = this.#open.has(id) ? undefined : this.#pending.get(id);
     const target = pending
       ? await untilAborted<Session | undefined>(
@@ -157,7 +162,7 @@ export class Sessions {
         )
       : await this.get(id);
     if (!target) return { stopReason: "cancelled" };
-    return target.prompt(prompt, signal);
+    return target.prompt(prompt, signal, meta);
   }
 
   /** session/cancel: a notification, so an unknown id is no error. */
