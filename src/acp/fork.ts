@@ -5,12 +5,19 @@
 // session whose prompt runs is not forked (its last turn is half written), nor one another
 // Garuda is writing (its lock). The fork starts as a resumed session does, with nothing
 // replayed: the editor already shows the conversation it forked.
-import { dirname } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { messageOf } from "../errors/caught.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
-import { checkedCwd, checkedId, type HistoryHost, lastMode, type LiveSession, wrongFolder } from "./history.ts";
+import {
+  checkedCwd,
+  checkedId,
+  claimInProject,
+  type HistoryHost,
+  lastMode,
+  type LiveSession,
+  wrongFolder,
+} from "./history.ts";
 
 export const FORK_METHOD = "session/fork";
 
@@ -68,12 +75,7 @@ async function parentOf(
   cwd: string,
   live: LiveSession | undefined,
 ): Promise<{ file: string; data: ClaimedSession["data"]; lock?: SessionLock }> {
-  const [{ findSessionFile, claimSession, sessionRoot, summarizeSession }, { readSession, sessionFolder }, lockModule] =
-    await Promise.all([
-      import("../store/sessionCatalog.ts"),
-      import("../store/sessionFile.ts"),
-      import("../store/sessionLock.ts"),
-    ]);
+  const { readSession } = await import("../store/sessionFile.ts");
   if (live) {
     if (live.runtime.root !== cwd) throw wrongFolder(id, cwd, live.runtime.root);
     if (live.busy) throw busyHere(id);
@@ -85,28 +87,13 @@ async function parentOf(
       );
     return { file, data: readSession(file) };
   }
-  const folder = sessionFolder(host.sessionsDir, cwd);
-  const file = findSessionFile(host.sessionsDir, id, folder);
-  if (!file) throw acp.RequestError.sessionNotFound(id);
-  if (dirname(file) !== folder) throw wrongFolder(id, cwd, summarizeSession(file)?.root);
-  let claimed: ClaimedSession;
-  try {
-    claimed = claimSession(file);
-  } catch (error) {
-    if (error instanceof lockModule.SessionBusyError)
-      throw new acp.RequestError(
-        -32603,
-        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), and its last turn may be half written. Fork it there (/fork in the chat), or close it there first.`,
-        { sessionId: id },
-      );
-    throw new acp.RequestError(-32603, `session ${id} cannot be read: ${messageOf(error)}`);
-  }
-  const root = sessionRoot(claimed.data);
-  if (root !== undefined && root !== cwd) {
-    claimed.lock.release();
-    throw wrongFolder(id, cwd, root);
-  }
-  return { file, data: claimed.data, lock: claimed.lock };
+  const claimed = await claimInProject(
+    host,
+    id,
+    cwd,
+    "its last turn may be half written. Fork it there (/fork in the chat), or close it there first.",
+  );
+  return { file: claimed.file, data: claimed.data, lock: claimed.lock };
 }
 
 export async function forkSession(host: HistoryHost, params: ForkRequest): Promise<ForkResponse> {

@@ -104,6 +104,47 @@ export function lastMode(claimed: ClaimedSession): Mode | undefined {
 }
 
 /**
+ * Claims session `id` of the project at `cwd`, no editor of this process having it open: its file
+ * in that project's folder (one of another project is refused before it is locked), locked, then
+ * read. `busy`: what the refusal says when another Garuda has it open.
+ */
+export async function claimInProject(
+  host: HistoryHost,
+  id: string,
+  cwd: string,
+  busy: string,
+): Promise<ClaimedSession> {
+  const [{ findSessionFile, claimSession, sessionRoot, summarizeSession }, { sessionFolder }, { SessionBusyError }] =
+    await Promise.all([
+      import("../store/sessionCatalog.ts"),
+      import("../store/sessionFile.ts"),
+      import("../store/sessionLock.ts"),
+    ]);
+  const folder = sessionFolder(host.sessionsDir, cwd);
+  const file = findSessionFile(host.sessionsDir, id, folder);
+  if (!file) throw acp.RequestError.sessionNotFound(id);
+  if (dirname(file) !== folder) throw wrongFolder(id, cwd, summarizeSession(file)?.root);
+  let claimed: ClaimedSession;
+  try {
+    claimed = claimSession(file);
+  } catch (error) {
+    if (error instanceof SessionBusyError)
+      throw new acp.RequestError(
+        -32603,
+        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), and ${busy}`,
+        { sessionId: id },
+      );
+    throw new acp.RequestError(-32603, `session ${id} cannot be read: ${messageOf(error)}`);
+  }
+  const root = sessionRoot(claimed.data);
+  if (root !== undefined && root !== cwd) {
+    claimed.lock.release();
+    throw wrongFolder(id, cwd, root);
+  }
+  return claimed;
+}
+
+/**
  * Claims the session `id` of the project at `cwd` (locked, then read) and starts it; with
  * `replay`, sends its conversation before the answer. A session this process already serves is
  * answered as it is (replayed again from its file).
@@ -116,18 +157,10 @@ async function open(
   const id = await checkedId(params.sessionId);
   const cwd = checkedCwd(params.cwd);
   host.scope.addProject(cwd);
-  const [
-    { findSessionFile, claimSession, sessionRoot, summarizeSession },
-    { readSession, sessionFolder },
-    { readHistory },
-    { replayUpdates },
-    { SessionBusyError },
-  ] = await Promise.all([
-    import("../store/sessionCatalog.ts"),
+  const [{ readSession }, { readHistory }, { replayUpdates }] = await Promise.all([
     import("../store/sessionFile.ts"),
     import("../store/sessionHistory.ts"),
     import("./replay.ts"),
-    import("../store/sessionLock.ts"),
   ]);
 
   const live = host.live(id);
@@ -148,27 +181,12 @@ async function open(
     return host.answer(live);
   }
 
-  // The session's file in this project's folder; one of another project is refused before it is locked.
-  const file = findSessionFile(host.sessionsDir, id, sessionFolder(host.sessionsDir, cwd));
-  if (!file) throw acp.RequestError.sessionNotFound(id);
-  if (dirname(file) !== sessionFolder(host.sessionsDir, cwd)) throw wrongFolder(id, cwd, summarizeSession(file)?.root);
-  let claimed: ClaimedSession;
-  try {
-    claimed = claimSession(file);
-  } catch (error) {
-    if (error instanceof SessionBusyError)
-      throw new acp.RequestError(
-        -32603,
-        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), and two must not write one session. Close it there first, or start a new session.`,
-        { sessionId: id },
-      );
-    throw new acp.RequestError(-32603, `session ${id} cannot be read: ${messageOf(error)}`);
-  }
-  const root = sessionRoot(claimed.data);
-  if (root !== undefined && root !== cwd) {
-    claimed.lock.release();
-    throw wrongFolder(id, cwd, root);
-  }
+  const claimed = await claimInProject(
+    host,
+    id,
+    cwd,
+    "two must not write one session. Close it there first, or start a new session.",
+  );
   const updates = replay ? replayUpdates(readHistory(claimed.data.records), cwd, claimed.data.skipped) : [];
   const mode = lastMode(claimed);
   let session: LiveSession;
