@@ -3,6 +3,7 @@
 // answers initialize and session/new by hand with answers of the same shape as Garuda's, answers
 // any other request with "method not found", and exits 0 when stdin closes. Built by the bench
 // with buildBinary, so it has exactly the flags of the shipped binary.
+import { FLOOR_MODES } from "./acpFloorModes.ts";
 
 interface Message {
   id?: string | number | null;
@@ -46,13 +47,7 @@ function answer(message: Message): void {
       id,
       result: {
         sessionId: crypto.randomUUID(),
-        modes: {
-          currentModeId: "build",
-          availableModes: [
-            { id: "build", name: "Build", description: "Edits ask first; commands run in the sandbox." },
-            { id: "plan", name: "Plan", description: "Reads and plans. No edits; commands cannot write the project." },
-          ],
-        },
+        modes: FLOOR_MODES,
       },
     });
     return;

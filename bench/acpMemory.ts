@@ -14,13 +14,12 @@
 //    heapStats after the turn, and what a full Bun.gc(true) then gives back.
 // 3. Against the library floor (bench/acpLibraryFloor.ts, built with the same flags: the ACP SDK,
 //    the Anthropic SDK and bubblewrap, none of Garuda's code), interleaved: the agent at each stage
-//    (initialize answered, once `garuda acp` has loaded the rest after it, session/new answered,
-//    once the runtime is built, after the turn, 1 s after session/close, when the memory trim has
-//    run) and the tree's peak in the `ls` turn; with --baseline, another build of Garuda (e.g.
-//    main's) in the same rounds, so before and after come from one run. And how the
-//    binary's pages are mapped: the kernel maps page-cache pages around each fault (a whole large
-//    folio, or fault-around's 64 KiB), so the resident binary pages count the 64 KiB windows a
-//    process touched, not the pages it used.
+//    (initialize answered, 500 ms after it, session/new answered, 500 ms after that, after the
+//    turn, 1 s after session/close, when the memory trim has run) and the tree's peak in the
+//    `ls` turn; with --baseline, another build of Garuda (e.g. main's) in the same rounds, so
+//    before and after come from one run. And how the binary's pages are mapped: the kernel maps
+//    page-cache pages around each fault (a whole large folio, or fault-around's 64 KiB), so the
+//    resident binary pages count the 64 KiB windows a process touched, not the pages it used.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";

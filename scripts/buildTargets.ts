@@ -43,13 +43,6 @@ export function staleReason(binary: string): string | undefined {
   return statSync(binary).mtimeMs < sources ? "src/ is newer" : undefined;
 }
 
-/** dist/garuda when it is current, else a fresh build into `workDir` (tests stay independent of dist/). */
-export async function currentBinary(workDir: string): Promise<string> {
-  const dist = join(DIST, "garuda");
-  if (!staleReason(dist)) return dist;
-  return (await buildBinary({ entry: ENTRY, outfile: join(workDir, "garuda") })).outfile;
-}
-
 /**
  * The flags of every shipped binary. The two `--no-compile-autoload-*` flags are a security
  * requirement: by default a compiled binary loads `.env` and runs `bunfig.toml` preloads from

@@ -5,7 +5,9 @@
 // decline — one pick, no free text, and the model is told so (UserAnswer.without). The editor
 // only shows and answers: what comes back is checked against what was offered (checkAnswer), and
 // anything else is a decline. A stopped turn withdraws the question ($/cancel_request) and an
-// answer after that is not read.
+// answer after that is not read. The editor's approver asks through it too (approver.ts): the
+// hunks of a file change, and where there are forms the consents that are no tool call; those
+// questions carry a title and a preview (a hunk's diff), and have no call when they are consents.
 import type {
   CreateElicitationRequest,
   CreateElicitationResponse,
@@ -26,6 +28,7 @@ import {
 import { oneLine, visible } from "../text/visible.ts";
 import { untilAborted } from "../untilAborted.ts";
 import type { PermissionRequester } from "./approver.ts";
+import { codeBlock } from "./codeBlock.ts";
 import type { KnownCalls, SessionChannel } from "./sessionChannel.ts";
 import { editorCallId, textContent } from "./toolCallContent.ts";
 
@@ -50,6 +53,21 @@ export const FIELDS = { choice: "choice", choices: "choices", text: "text" } as 
 /** The permission option that declines; a choice's option is `choice-<value>`. */
 export const DECLINE_OPTION = "decline";
 const CHOICE_PREFIX = "choice-";
+
+/** What the permission option that declines says, by kind of question. */
+const DECLINE_LABELS: Readonly<Record<UserQuestion["kind"], string>> = {
+  ask_user: "Decline to answer",
+  edit_hunks: "Deny the whole edit",
+  edit_hunk: "Deny the whole edit",
+  consent: "No",
+};
+
+/** The title of the form's pick field, by kind of question. */
+function pickTitle(question: UserQuestion): string {
+  if (question.kind === "edit_hunks") return "Hunks to keep (the others are not written)";
+  if (question.kind === "consent") return "Allow";
+  return question.multiple ? "Pick one or more" : "Pick one";
+}
 
 const CANCELLED: UserAnswer = { outcome: "cancelled" };
 const DECLINED: UserAnswer = { outcome: "declined" };
@@ -79,13 +97,13 @@ export function formSchema(question: UserQuestion): {
   if (hasChoices && question.multiple) {
     properties[FIELDS.choices] = {
       type: "array",
-      title: "Pick one or more",
+      title: pickTitle(question),
       items: { anyOf: enumOptions(question) },
       ...(!question.freeText && { minItems: 1 }),
       maxItems: question.choices.length,
     };
   } else if (hasChoices) {
-    properties[FIELDS.choice] = { type: "string", title: "Pick one", oneOf: enumOptions(question) };
+    properties[FIELDS.choice] = { type: "string", title: pickTitle(question), oneOf: enumOptions(question) };
   }
   if (question.freeText)
     properties[FIELDS.text] = {
@@ -123,7 +141,7 @@ export function questionOptions(question: UserQuestion): PermissionOption[] {
         kind: "allow_once",
       }),
     ),
-    { optionId: DECLINE_OPTION, name: "Decline to answer", kind: "reject_once" },
+    { optionId: DECLINE_OPTION, name: DECLINE_LABELS[question.kind], kind: "reject_once" },
   ];
 }
 
@@ -146,12 +164,24 @@ export function permissionAnswer(question: UserQuestion, response: RequestPermis
   return answer.outcome === "answered" && without.length > 0 ? { ...answer, without } : answer;
 }
 
-/** The question as text: what is asked, then each choice's description (hidden characters visible). */
+/**
+ * The question as Markdown: what is asked, the preview as a code block, then each choice's
+ * description (hidden characters visible).
+ */
 function questionBody(question: UserQuestion): string {
   const described = question.choices
     .filter((choice) => choice.description !== undefined)
     .map((choice) => `- ${oneLine(choice.label)}: ${oneLine(choice.description ?? "", 500)}`);
-  return [visible(question.text), ...(described.length > 0 ? [described.join("\n")] : [])].join("\n\n");
+  const preview = question.preview
+    ? [codeBlock(visible(question.preview.text), question.preview.diff ? "diff" : "")]
+    : [];
+  return [visible(question.text), ...preview, ...(described.length > 0 ? [described.join("\n")] : [])].join("\n\n");
+}
+
+/** A form's message: plain text (editors show it as it is), the preview below the question. */
+function formMessage(question: UserQuestion): string {
+  const preview = question.preview ? visible(question.preview.text) : "";
+  return preview.trim() === "" ? visible(question.text) : `${visible(question.text)}\n\n${preview}`;
 }
 
 export class AcpAsker implements Asker {
@@ -162,20 +192,22 @@ export class AcpAsker implements Asker {
     // A question needs a running prompt: outside one no editor waits for it.
     if (signal.aborted || !channel.isOpen) return CANCELLED;
     const known = question.callId !== undefined ? calls.open(question.callId) : undefined;
-    const toolCallId = editorCallId(known?.id ?? question.callId ?? "garuda-ask");
-    if (forms) return this.#form(question, toolCallId, signal);
+    const callId = known?.id ?? question.callId;
+    if (forms) return this.#form(question, callId === undefined ? undefined : editorCallId(callId), signal);
+    const toolCallId = editorCallId(callId ?? "garuda-ask");
     // Without a text field a question that has no choices cannot be put.
     if (question.choices.length === 0) return { outcome: "unavailable", without: ["free_text"] };
     return this.#permission(question, toolCallId, signal);
   }
 
-  #form(question: UserQuestion, toolCallId: string, signal: AbortSignal): Promise<UserAnswer> {
+  /** A form, tied to the asking call's card when there is a call (a consent has none). */
+  #form(question: UserQuestion, toolCallId: string | undefined, signal: AbortSignal): Promise<UserAnswer> {
     const { properties, required } = formSchema(question);
     const params: CreateElicitationRequest = {
       mode: "form",
       sessionId: this.options.sessionId,
-      toolCallId,
-      message: visible(question.text),
+      ...(toolCallId !== undefined && { toolCallId }),
+      message: formMessage(question),
       requestedSchema: { type: "object", properties, ...(required.length > 0 && { required }) },
     };
     return this.#answer(
@@ -190,7 +222,7 @@ export class AcpAsker implements Asker {
       sessionId: this.options.sessionId,
       toolCall: {
         toolCallId,
-        title: `Ask: ${oneLine(question.text, 120)}`,
+        title: question.title !== undefined ? oneLine(question.title) : `Ask: ${oneLine(question.text, 120)}`,
         status: "pending",
         content: [textContent(questionBody(question))],
       },

@@ -16,9 +16,10 @@ import {
 import type { BuiltinAnswer, ModelAnswer, PermissionsAnswer } from "../runtime/builtins.ts";
 import type { BuiltinCommand } from "../runtime/commands.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import type { EventSink } from "../core-types/events.ts";
 import { hasHidden, oneLine, visible } from "../text/visible.ts";
 import { codeBlock, escapeMarkdown, inlineCode } from "./codeBlock.ts";
-import { compactionLine } from "./eventMapper.ts";
+import { compactionLine } from "./compaction.ts";
 
 /** The built-ins in the editor's / menu, before the custom commands and skills. */
 export function builtinCommands(): AvailableCommand[] {
@@ -109,7 +110,8 @@ function modelText(answer: ModelAnswer): string {
   }
 }
 
-function reply(answer: BuiltinAnswer): CommandReply {
+/** `entries`: a /compact was shown as compaction_update entries (compaction.ts), which say how it ended. */
+function reply(answer: BuiltinAnswer, entries: boolean): CommandReply {
   switch (answer.command) {
     case "undo": {
       const { restored, removed, notes } = answer.result;
@@ -129,6 +131,7 @@ function reply(answer: BuiltinAnswer): CommandReply {
     }
     case "compact": {
       const { answer: outcome } = answer;
+      if (entries && outcome.kind !== "nothing") return { text: "", notices: [] };
       if (outcome.kind === "compacted")
         return { text: "", notices: [compactionLine(outcome.result.beforeTokens, outcome.result.afterTokens)] };
       if (outcome.kind === "nothing") return { text: "Nothing to compact yet.", notices: [] };
@@ -158,15 +161,20 @@ function reply(answer: BuiltinAnswer): CommandReply {
   }
 }
 
-/** Runs a built-in for the editor; `signal` (the prompt's) stops a /compact. */
+/**
+ * Runs a built-in for the editor; `signal` (the prompt's) stops a /compact. `compaction`: where a
+ * /compact's compaction events go, for a client that takes compaction entries (else its answer
+ * says how it went).
+ */
 export async function runCommand(
   runtime: Runtime,
   name: BuiltinCommand,
   args: string,
   signal: AbortSignal,
+  compaction?: EventSink,
 ): Promise<CommandReply> {
   if (!isSharedBuiltin(name)) return { text: `/${name} is a terminal command. ${TERMINAL_ONLY[name]}`, notices: [] };
   // The core's half: loaded with the session, not at start-up.
   const { runSharedBuiltin } = await import("../runtime/builtins.ts");
-  return reply(await runSharedBuiltin(runtime, name, args, signal));
+  return reply(await runSharedBuiltin(runtime, name, args, signal, compaction), compaction !== undefined);
 }

@@ -5,13 +5,12 @@
 // to answer (test/acp/robustness.test.ts). Every message sent is held to the most an editor
 // reads (messageBound.ts).
 //
-// What the SDK sends goes out through one stream of Garuda's (messageLines): the dropped early
-// answer, the bound and the line in one write each. Layered streams cost promises per message in
+// What the SDK sends goes out through one stream of Garuda's (messageLines): the bound and the
+// line in one write each. Layered streams cost promises per message in
 // every layer (a WritableStream's write, its sink's, their reactions), and a long answer is
 // thousands of messages: 10,000 text chunks sent at once peaked 9 MiB lower with one layer than
 // with five (58.9 vs 67.7 MiB anonymous; bench/acp.ts, "10,000 text chunks").
 import * as acp from "@agentclientprotocol/sdk";
-import { type RequestId, dropAnswer } from "./earlyInitialize.ts";
 import { boundMessage } from "./messageBound.ts";
 
 export interface EditorStreamOptions {
@@ -20,8 +19,6 @@ export interface EditorStreamOptions {
   /** The longest message sent; a longer one goes out cut. */
   maxSentBytes: number;
   log: (text: string) => void;
-  /** The initialize already answered before the SDK loaded (earlyInitialize.ts): the SDK's answer to it is dropped. */
-  answered?: RequestId;
 }
 
 export interface EditorStream {
@@ -58,8 +55,7 @@ export function editorStream(
 }
 
 /**
- * The SDK's messages as lines on `writer`: the early-answered initialize's answer left out, each
- * message held to `maxSentBytes` (boundMessage; one that had to be cut, or could not be sent at
+ * The SDK's messages as lines on `writer`, each message held to `maxSentBytes` (boundMessage; one that had to be cut, or could not be sent at
  * all, is logged), one write each.
  */
 function messageLines(
@@ -68,17 +64,8 @@ function messageLines(
   options: EditorStreamOptions,
 ): WritableStream<acp.AnyMessage> {
   const { maxSentBytes, log } = options;
-  const drop =
-    options.answered === undefined
-      ? undefined
-      : dropAnswer<acp.AnyMessage>(options.answered, (message) =>
-          log(
-            `garuda acp: initialize was answered before the SDK checked it, and the SDK refused it: ${JSON.stringify(message)}`,
-          ),
-        );
   return new WritableStream<acp.AnyMessage>({
     write(message) {
-      if (drop?.(message)) return;
       const line = messageLine(message as unknown as Record<string, unknown>, maxSentBytes, log);
       if (line !== undefined) return writer.write(encoder.encode(line));
     },

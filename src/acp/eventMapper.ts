@@ -2,6 +2,7 @@
 // channel that sends them: sessionChannel.ts; the content pieces: toolCallContent.ts).
 import type { SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../core-types/events.ts";
+import type { PromptBlock } from "../core-types/promptBlock.ts";
 import { cutText } from "../text/cut.ts";
 import { mapJson } from "../text/jsonShape.ts";
 import { safeText, visible } from "../text/visible.ts";
@@ -11,8 +12,9 @@ import { CODE, type OutputStyle, outputStyle, PROSE, styledText } from "./toolTe
 import { type NoticeLevel, noticeUpdate } from "./notices.ts";
 import type { KnownCall, KnownCalls } from "./sessionChannel.ts";
 import { diffContent, editorCallId, MAX_CONTENT_CHARS, textContent } from "./toolCallContent.ts";
-import { groupedCount } from "../text/count.ts";
+import { compactionLine, compactionUpdates } from "./compaction.ts";
 import { contentBlock } from "./promptBlocks.ts";
+import { newMessageId } from "../store/messageIds.ts";
 
 /** Room for the code fence and its language tag around output cut to fit MAX_CONTENT_CHARS. */
 const STYLED_LIMIT = MAX_CONTENT_CHARS - 200;
@@ -28,22 +30,33 @@ function displayInput(input: unknown): unknown {
   return mapJson(input, (text) => visible(cutText(text, MAX_RAW_INPUT_CHARS)), RAW_INPUT_DEPTH);
 }
 
-/** The model's text as the editor shows it: laid out as written, no control or reordering character. */
-const message = (text: string): SessionUpdate => ({
+/**
+ * The model's text as the editor shows it: laid out as written, no control or reordering
+ * character; `messageId` groups the chunks of one message (store/messageIds.ts).
+ */
+const message = (text: string, messageId: string): SessionUpdate => ({
   sessionUpdate: "agent_message_chunk",
   content: { type: "text", text: safeText(cutText(text, MAX_CONTENT_CHARS)) },
+  messageId,
 });
+
+/** Garuda's own answer (a built-in command's): a message of its own, never part of the conversation, so a new id. */
+export const replyMessage = (text: string): SessionUpdate => message(text, newMessageId());
 
 /** AgentEvents → session/update payloads, for one session. */
 export class EventMapper {
   /** Whether the message so far ends a line, so a "Garuda:" line starts on its own. */
   #atLineStart = true;
+  /** The last message chunk sent: its kind and id (an event without an id goes on with it). */
+  #last: { kind: string; id: string } | undefined;
 
   constructor(
     private readonly calls: KnownCalls,
     private readonly root: string,
     /** The client advertised `session.notices`: Garuda's lines go as ACP notices (notices.ts). */
     private readonly notices = false,
+    /** The client advertised `session.compaction`: compactions go as compaction_update entries (compaction.ts). */
+    private readonly compaction = false,
   ) {}
 
   /** A new prompt: the editor starts a new message. */
@@ -54,11 +67,23 @@ export class EventMapper {
   /** A line from Garuda: an ACP notice when the client takes them, else "Garuda: …" on a paragraph of its own. */
   notice(text: string, level: NoticeLevel = "info"): SessionUpdate[] {
     if (this.notices) return [noticeUpdate(text, level)];
+    // A message of its own (not the model's), shown once: a new id, and a replay makes another.
+    const id = newMessageId();
     const updates: SessionUpdate[] = [];
-    if (!this.#atLineStart) updates.push(message("\n\n"));
-    updates.push(message(`Garuda: ${visible(cutText(text, MAX_NOTICE_CHARS))}\n\n`));
+    if (!this.#atLineStart) updates.push(message("\n\n", id));
+    updates.push(message(`Garuda: ${visible(cutText(text, MAX_NOTICE_CHARS))}\n\n`, id));
     this.#atLineStart = true;
+    this.#last = undefined;
     return updates;
+  }
+
+  /** The id of the next chunk of `kind`: the event's own, else the last chunk's when it was of this kind, else a new one. */
+  #messageId(kind: string, given: string | undefined): string {
+    const last = this.#last;
+    if (last?.kind === kind && (given === undefined || given === last.id)) return last.id;
+    const id = given ?? newMessageId();
+    this.#last = { kind, id };
+    return id;
   }
 
   map(event: AgentEvent): SessionUpdate[] {
@@ -66,7 +91,7 @@ export class EventMapper {
       case "text_delta":
         if (event.text === "") return [];
         this.#atLineStart = event.text.endsWith("\n");
-        return [message(event.text)];
+        return [message(event.text, this.#messageId("text", event.messageId))];
       case "thinking_delta":
         return event.text === ""
           ? []
@@ -74,6 +99,7 @@ export class EventMapper {
               {
                 sessionUpdate: "agent_thought_chunk",
                 content: { type: "text", text: safeText(cutText(event.text, MAX_CONTENT_CHARS)) },
+                messageId: this.#messageId("thinking", event.messageId),
               },
             ];
       case "tool_call":
@@ -89,7 +115,12 @@ export class EventMapper {
       case "notice":
         return this.notice(event.text, event.level);
       case "compaction":
+        if (this.compaction) return compactionUpdates(event);
         return this.notice(compactionLine(event.beforeTokens, event.afterTokens));
+      case "compaction_started":
+      case "compaction_failed":
+        // Without the entries the client sees the line when a compaction ends; a failure is the turn's error or the command's answer.
+        return this.compaction ? compactionUpdates(event) : [];
       case "model_retry":
         return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""), "warning");
       case "step_end":
@@ -103,11 +134,19 @@ export class EventMapper {
       case "steering":
         // Shown where the model got it, as the user sent it (as a replay shows it).
         this.#atLineStart = true;
-        return (event.shown ?? [{ type: "text" as const, text: event.text }]).map((block) => ({
-          sessionUpdate: "user_message_chunk" as const,
-          content: contentBlock(block),
-        }));
+        return this.userMessage(event.shown ?? [{ type: "text" as const, text: event.text }], event.messageId);
     }
+  }
+
+  /** A user message (a replayed prompt, a steering message): one chunk per block as the user sent it, one id. */
+  userMessage(blocks: readonly PromptBlock[], messageId: string | undefined): SessionUpdate[] {
+    const id = this.#messageId("user", messageId);
+    this.#last = undefined;
+    return blocks.map((block) => ({
+      sessionUpdate: "user_message_chunk" as const,
+      content: contentBlock(block),
+      messageId: id,
+    }));
   }
 
   #toolCall(event: Extract<AgentEvent, { type: "tool_call" }>): SessionUpdate[] {
@@ -228,15 +267,6 @@ function resultStyle(
 ): OutputStyle {
   if (status === "denied" || style.prose) return PROSE;
   return status === "completed" ? style : CODE;
-}
-
-/** What a compaction did, as Garuda says it (after an automatic one, and for /compact). */
-export function compactionLine(before: number, after: number): string {
-  return `the conversation was compacted to make room (${tokens(before)} → ${tokens(after)} tokens).`;
-}
-
-function tokens(count: number): string {
-  return count >= 10_000 ? `${Math.round(count / 1000)}K` : groupedCount(count);
 }
 
 function seconds(ms: number): string {

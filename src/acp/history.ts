@@ -51,6 +51,8 @@ export interface HistoryHost {
   close(id: string): Promise<void>;
   /** The answer to session/new, load and resume: the modes (and what else a session offers). */
   answer(session: LiveSession): acp.LoadSessionResponse;
+  /** What the editor's initialize said it takes (a replay shows compactions as entries for one that takes them). */
+  features?: { compaction: boolean };
 }
 
 function realPath(path: string): string {
@@ -175,7 +177,7 @@ async function open(
       const file = live.runtime.session?.file;
       if (file) {
         const data = readSession(file);
-        await live.replay(replayUpdates(readHistory(data.records), live.runtime.root, data.skipped));
+        await live.replay(replayUpdates(readHistory(data.records), live.runtime.root, data.skipped, host.features));
       }
     }
     return host.answer(live);
@@ -187,7 +189,9 @@ async function open(
     cwd,
     "two must not write one session. Close it there first, or start a new session.",
   );
-  const updates = replay ? replayUpdates(readHistory(claimed.data.records), cwd, claimed.data.skipped) : [];
+  const updates = replay
+    ? replayUpdates(readHistory(claimed.data.records), cwd, claimed.data.skipped, host.features)
+    : [];
   const mode = lastMode(claimed);
   let session: LiveSession;
   try {

@@ -1,12 +1,9 @@
 // The answer to initialize: what Garuda offers (prompt contents, MCP over HTTP, the history when
-// it has a sessions folder) and how an editor runs its setup (Terminal Auth, both forms). Types
-// only from the SDK: the first answer goes out before the SDK loads (earlyInitialize.ts).
-import type * as acp from "@agentclientprotocol/sdk";
+// it has a sessions folder) and how an editor runs its setup (Terminal Auth, both forms). The SDK
+// has checked the request before this is asked.
+import * as acp from "@agentclientprotocol/sdk";
 import { VERSION } from "../version.ts";
 import { fileChangeReportMeta, wantsFileChangeReport } from "./airMeta.ts";
-
-/** ACP's protocol version, the SDK's PROTOCOL_VERSION (test/acp/earlyInitialize.test.ts holds them equal). */
-export const PROTOCOL_VERSION = 1;
 
 export interface InitializeOptions {
   /** How an editor with the older Terminal Auth form runs the setup: this binary and `acp setup`. */
@@ -38,7 +35,7 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
   // session/fork (fork.ts) is in the SDK's unstable schema only, so not in this type's fields.
   const history: acp.SessionCapabilities = { list: {}, resume: {}, ...{ fork: {} } };
   return {
-    protocolVersion: PROTOCOL_VERSION,
+    protocolVersion: acp.PROTOCOL_VERSION,
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
     // Only what is on: ACP's default for a missing field is off, and some clients (agent-shell)
     // list a field that is present as supported even when it is false.

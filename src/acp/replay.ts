@@ -1,14 +1,14 @@
 // session/load's replay: a session's history (store/sessionHistory.ts) as the session/update
 // notifications the editor got live. The Runtime's events go through the same EventMapper as a
 // live turn (same titles, kinds, locations, rawInput, fenced output, diffs and "Garuda:" lines);
-// each prompt is a user_message_chunk per block as the user sent it; a call Garuda closed (a
+// each prompt is a user_message_chunk per block as the user sent it; every message has the id
+// the session file keeps for it (store/messageIds.ts), as it had live; a call Garuda closed (a
 // stop, a cut answer) ends failed, as live; a stopped turn gets the same lines as live. What is
 // only live state (a call running, its progress, a retry of a broken stream) is not replayed.
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { SkippedLine } from "../store/sessionFile.ts";
 import { type HistoryItem, historyEvent } from "../store/sessionHistory.ts";
 import { visible } from "../text/visible.ts";
-import { contentBlock } from "./promptBlocks.ts";
 import { editorStopNote, stopLines } from "./stopNotes.ts";
 import { EventMapper } from "./eventMapper.ts";
 import { KnownCalls } from "./sessionChannel.ts";
@@ -34,9 +34,11 @@ export function replayUpdates(
   items: readonly HistoryItem[],
   root: string,
   skipped: readonly SkippedLine[] = [],
+  features: { compaction: boolean } = { compaction: false },
 ): SessionUpdate[] {
   const calls = new KnownCalls();
-  const mapper = new EventMapper(calls, root);
+  // A compaction as it ended (completed, with its summary) for a client that takes the entries.
+  const mapper = new EventMapper(calls, root, false, features.compaction);
   const updates: SessionUpdate[] = [];
   /** Titles of the calls Garuda closed in this turn, for the lines after a stop. */
   let closed: string[] = [];
@@ -48,8 +50,7 @@ export function replayUpdates(
           mapper.beginTurn();
           closed = [];
         }
-        for (const block of item.blocks)
-          updates.push({ sessionUpdate: "user_message_chunk", content: contentBlock(block) });
+        updates.push(...mapper.userMessage(item.blocks, item.messageId));
         break;
       case "tool_result": {
         if (!item.cancelled) {

@@ -3,14 +3,11 @@
 // session/set_config_option, `_session/steering` (turnInput.ts), and the history (history.ts:
 // session/load, list, resume, close, delete; fork.ts: session/fork). Each handler hands its
 // request on: the sessions to sessions.ts, one session's requests to its Session (session.ts),
-// the stream and what is refused before the SDK reads it to editorStream.ts. `garuda acp`
-// answers the first initialize before this module (and the SDK) loads (earlyInitialize.ts), and
-// the SDK's answer to it is dropped (options.answeredInitialize); the core loads after it, in
-// the background (options.warm), or at the first session/new. Nothing here writes stdout or
-// starts a process: the SDK writes the protocol to `output`.
+// the stream and what is refused before the SDK reads it to editorStream.ts. The SDK checks and
+// answers initialize; the core loads at the first session/new (options.prepare). Nothing here
+// writes stdout or starts a process: the SDK writes the protocol to `output`.
 import * as acp from "@agentclientprotocol/sdk";
 import type { Runtime } from "../runtime/runtime.ts";
-import type { RequestId } from "./earlyInitialize.ts";
 import { editorStream } from "./editorStream.ts";
 import { shownError } from "./errors.ts";
 import { FORK_METHOD, forkSession, parseFork } from "./fork.ts";
@@ -28,14 +25,6 @@ const SETTLE_MS = 3_000;
 export interface AcpServerOptions {
   /** Builds one session's Runtime; throws SetupRequiredError or ConfigError with a message for the user. */
   prepare(request: PrepareRequest): Promise<Runtime>;
-  /** prepare() in two steps, for session/new (sessions.ts): answered after the first, the runtime built after the answer. */
-  plan?: SessionsOptions["plan"];
-  /**
-   * Called once, after the first initialize is answered: starts loading what prepare() needs, in
-   * the background, so session/new finds it ready or under way; settles when it is done (it never
-   * rejects). Not called when `unsupported`.
-   */
-  warm?(): Promise<void>;
   /** How an editor with the older Terminal Auth form runs the setup: this binary and `acp setup`. */
   setup: { command: string; args: string[] };
   /** ACP `logout`: forgets the model's key (config/forgetKeys.ts); throws a ConfigError it cannot. */
@@ -52,10 +41,8 @@ export interface AcpServerOptions {
   log?: (text: string) => void;
   /** ~/.garuda/sessions: with it, the editor's history (load, list, resume, close, delete). */
   sessionsDir?: string;
-  /** When memory is given back while no turn runs (memoryTrim.ts); tests shorten the waits and count. */
-  memoryTrim?: SessionsOptions["memoryTrim"];
-  /** The first initialize's id when it was answered before the SDK loaded (earlyInitialize.ts). */
-  answeredInitialize?: RequestId;
+  /** Told when turns begin and end and sessions close (`garuda acp` trims its memory when quiet). */
+  activity?: SessionsOptions["activity"];
 }
 
 export interface AcpServer {
@@ -76,7 +63,6 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     maxMessageBytes: options.maxMessageBytes ?? acp.DEFAULT_MAX_MESSAGE_BYTES,
     maxSentBytes: options.maxSentBytes ?? MAX_EDITOR_MESSAGE_BYTES,
     log,
-    ...(options.answeredInitialize !== undefined && { answered: options.answeredInitialize }),
   });
 
   // The handlers run only once the connection reads its input, when `sessions` (which speaks to
@@ -85,7 +71,6 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .agent({ name: "garuda" })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       sessions.initialized(params.clientCapabilities);
-      warmOnce();
       return initializeResponse(params, options);
     })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
@@ -100,31 +85,13 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       return {};
     })
     .onRequest(acp.methods.agent.session.new, ({ params }) => sessions.create(params))
-    // The history's handlers see a new session once its runtime is built (or failed: a close forgets it).
-    .onRequest(
-      acp.methods.agent.session.load,
-      async ({ params }) => (await sessions.settled(params.sessionId), loadSession(sessions.historyHost(), params)),
-    )
-    .onRequest(
-      acp.methods.agent.session.resume,
-      async ({ params }) => (await sessions.settled(params.sessionId), resumeSession(sessions.historyHost(), params)),
-    )
+    .onRequest(acp.methods.agent.session.load, ({ params }) => loadSession(sessions.historyHost(), params))
+    .onRequest(acp.methods.agent.session.resume, ({ params }) => resumeSession(sessions.historyHost(), params))
     // session/fork is in the SDK's unstable schema only: its params are read by fork.ts.
-    .onRequest(
-      FORK_METHOD,
-      parseFork,
-      async ({ params }) => (await sessions.settled(params.sessionId), forkSession(sessions.historyHost(), params)),
-    )
+    .onRequest(FORK_METHOD, parseFork, ({ params }) => forkSession(sessions.historyHost(), params))
     .onRequest(acp.methods.agent.session.list, ({ params }) => listSessions(sessions.historyHost(), params))
-    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
-      await sessions.settled(params.sessionId);
-      return sessions.forgetFailed(params.sessionId) ? {} : closeSession(sessions.historyHost(), params);
-    })
-    .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
-      await sessions.settled(params.sessionId);
-      // A session that could not start has no file: deleting it forgets it.
-      return sessions.forgetFailed(params.sessionId) ? {} : deleteSession(sessions.historyHost(), params);
-    })
+    .onRequest(acp.methods.agent.session.close, ({ params }) => closeSession(sessions.historyHost(), params))
+    .onRequest(acp.methods.agent.session.delete, ({ params }) => deleteSession(sessions.historyHost(), params))
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
       sessions.prompt(params.sessionId, params.prompt, signal, params._meta),
     )
@@ -134,34 +101,22 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
       steer(await sessions.get(params.sessionId), params, log),
     )
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
-      await (await sessions.get(params.sessionId)).setMode(params.modeId);
+      await sessions.get(params.sessionId).setMode(params.modeId);
       return {};
     })
-    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) =>
-      (await sessions.get(params.sessionId)).setConfigOption(params),
+    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) =>
+      sessions.get(params.sessionId).setConfigOption(params),
     )
     .connect(editor.stream);
 
   const sessions = new Sessions(connection.client, {
     prepare: options.prepare,
-    ...(options.plan && { plan: options.plan }),
     ...(options.unsupported !== undefined && { unsupported: options.unsupported }),
     settleMs: options.settleMs ?? SETTLE_MS,
     log,
     ...(options.sessionsDir !== undefined && { sessionsDir: options.sessionsDir }),
-    ...(options.memoryTrim && { memoryTrim: options.memoryTrim }),
+    ...(options.activity && { activity: options.activity }),
   });
-
-  // After the answer is written (setImmediate runs once the SDK has handed it to the output), so
-  // loading the core never delays it.
-  let warmed = options.unsupported !== undefined;
-  const warmOnce = () => {
-    if (warmed) return;
-    warmed = true;
-    setImmediate(() => {
-      void options.warm?.();
-    });
-  };
 
   let shuttingDown: Promise<void> | undefined;
   const shutdown = () => {

@@ -18,6 +18,7 @@ import { droppedLine, enterQueue } from "./turnInput.ts";
 import type { SessionLink } from "./sessionLink.ts";
 import { type ClientFeatures, SessionMapper } from "./sessionMapper.ts";
 import { editorStopNote, stopLines } from "./stopNotes.ts";
+import { replyMessage } from "./eventMapper.ts";
 import { usageUpdate } from "./usage.ts";
 import { fileChangeRequestId } from "./airMeta.ts";
 import { changesToolCall, fileChangeReport } from "./turnChanges.ts";
@@ -340,10 +341,9 @@ export class Session {
       ? runtime.resolveCommand(text)
       : ({ kind: "prompt", text } as const);
     if (command.kind === "builtin") {
-      const reply = await runCommand(runtime, command.name, command.args, signal);
+      const reply = await runCommand(runtime, command.name, command.args, signal, this.#mapper.compactionSink());
       for (const text of reply.notices) this.#say(text);
-      if (reply.text !== "")
-        this.#send([{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply.text } }]);
+      if (reply.text !== "") this.#send([replyMessage(reply.text)]);
       return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
     }
     if (command.kind === "unknown") {

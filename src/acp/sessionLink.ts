@@ -12,6 +12,7 @@ export class SessionLink {
   readonly calls = new KnownCalls();
   /** The turn's updates, in order, sent only while a prompt runs. */
   readonly channel: SessionChannel;
+  /** Permission questions; the hunks of a change and, with forms, the consents go through the asker. */
   readonly approver: AcpApprover;
   /** The model's questions (ask_user): a form where the editor has forms, else a permission request. */
   readonly asker: AcpAsker;
@@ -29,7 +30,6 @@ export class SessionLink {
         cancellationSignal: signal,
         stopWaitingOnCancel: true,
       });
-    this.approver = new AcpApprover({ sessionId: id, channel: this.channel, calls: this.calls, request });
     this.asker = new AcpAsker({
       sessionId: id,
       channel: this.channel,
@@ -41,6 +41,14 @@ export class SessionLink {
           cancellationSignal: signal,
           stopWaitingOnCancel: true,
         }),
+    });
+    this.approver = new AcpApprover({
+      sessionId: id,
+      channel: this.channel,
+      calls: this.calls,
+      request,
+      asker: this.asker,
+      forms: features.forms,
     });
   }
 

@@ -3,7 +3,7 @@
 // response (usage.ts), the plan (plan.ts), and commands shown as terminals with their output
 // streamed when the client asked for Zed's terminal extension (terminalOutput.ts).
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import type { AgentEvent } from "../core-types/events.ts";
+import type { AgentEvent, EventSink } from "../core-types/events.ts";
 import { planUpdate } from "./plan.ts";
 import {
   isTerminalCall,
@@ -24,6 +24,8 @@ export interface ClientFeatures {
   terminalOutput: boolean;
   /** `session.notices`. */
   notices: boolean;
+  /** `session.compaction`. */
+  compaction: boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export class SessionMapper {
     private readonly features: ClientFeatures,
     private readonly sink: TerminalSink,
   ) {
-    this.#base = new EventMapper(calls, root, features.notices);
+    this.#base = new EventMapper(calls, root, features.notices, features.compaction);
   }
 
   beginTurn(): void {
@@ -118,6 +120,14 @@ export class SessionMapper {
       return { ...update, content, _meta: { ...update._meta, ...terminalExit(event.callId, event.exit) } };
     });
     return [...output, ...last];
+  }
+
+  /** Where a /compact's compaction events go: sent as entries when the client takes them, else nowhere (the command's answer says it). */
+  compactionSink(): EventSink | undefined {
+    if (!this.features.compaction) return undefined;
+    return (event) => {
+      for (const update of this.map(event)) this.sink.send(update);
+    };
   }
 
   /**

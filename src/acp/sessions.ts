@@ -1,29 +1,25 @@
 // The sessions one connection serves: each one's runtime prepared (by the caller's prepare(),
 // the configuration read again for every session) with its SessionLink, then the Session built
-// with both; found by id, closed, and all stopped at shutdown. session/new is answered once the
-// configuration is read and checked (plan()), and its runtime is built after the answer: a
-// request for the session meanwhile waits for it, and a failure to build it is every such
-// request's error. The history's handlers (history.ts) start and close sessions through
-// historyHost(); they see a new session once its runtime is built or has failed (settled()).
+// with both; found by id, closed, and all stopped at shutdown. session/new, load and resume each
+// answer once the session's runtime is built: every setup error is their own error. The
+// history's handlers (history.ts) start and close sessions through historyHost().
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import type { PlannedRuntime, ProjectTrustQuestion } from "../compose/prepare.ts";
+import type { ProjectTrustQuestion } from "../compose/prepare.ts";
 import type { Approver } from "../permission/types.ts";
 import type { Asker } from "../core-types/question.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import { oneLine } from "../text/visible.ts";
-import { untilAborted } from "../untilAborted.ts";
 import type { EditorBuffers } from "../tools/editorBuffers.ts";
 import { wantsForms } from "./asker.ts";
 import { acpBuffers } from "./buffers.ts";
-import { configOptions, sessionModes } from "./configOptions.ts";
 import { setupError } from "./errors.ts";
 import type { HistoryHost, StartRequest } from "./history.ts";
 import { HistoryScope } from "./historyScope.ts";
 import { wantsNotices } from "./notices.ts";
-import { MemoryTrim, type MemoryTrimOptions } from "./memoryTrim.ts";
+import { wantsCompaction } from "./compaction.ts";
 import { Session } from "./session.ts";
 import { SessionLink } from "./sessionLink.ts";
 import type { ClientFeatures } from "./sessionMapper.ts";
@@ -52,29 +48,27 @@ export interface PrepareRequest {
   mcpServers: acp.McpServer[];
 }
 
-/** A new session whose configuration is read and checked: what the editor is told, and its runtime, built when asked. */
-export type PlannedSession = PlannedRuntime;
-
 export interface SessionsOptions {
   /** Builds one session's Runtime; throws SetupRequiredError or ConfigError with a message for the user. */
   prepare(request: PrepareRequest): Promise<Runtime>;
-  /**
-   * prepare() in two steps, for session/new: the checks and the session's view (throws as
-   * prepare() does), then the runtime. Default: prepare(), the view being the runtime.
-   */
-  plan?(request: PrepareRequest): Promise<PlannedSession>;
   /** Native Windows: the message that says to use WSL; every session/new fails with it. */
   unsupported?: string;
   settleMs: number;
   log: (text: string) => void;
   /** ~/.garuda/sessions: with it, the editor's history (load, list, resume, close, delete). */
   sessionsDir?: string;
-  /** When memory is given back while no turn runs (memoryTrim.ts); default: soon after a close, 30 s after a turn. */
-  memoryTrim?: Partial<Omit<MemoryTrimOptions, "busy">>;
+  /** Told when turns begin and end and sessions close (`garuda acp` trims its memory when quiet). */
+  activity?: SessionActivity;
 }
 
-/** After a turn, how long the agent must be quiet before its memory is trimmed. */
-const TRIM_IDLE_MS = 30_000;
+/** What the front end hears of the sessions' work (cli/process/memoryTrim.ts waits for a quiet agent). */
+export interface SessionActivity {
+  turnStarted(): void;
+  turnEnded(): void;
+  sessionClosed(): void;
+}
+
+const NO_ACTIVITY: SessionActivity = { turnStarted: () => {}, turnEnded: () => {}, sessionClosed: () => {} };
 
 type StartSession = Omit<StartRequest, "resume"> & {
   additionalDirectories?: readonly string[];
@@ -91,28 +85,17 @@ interface SessionRequest {
   features: ClientFeatures;
 }
 
-/** A new session whose runtime is being built (or failed to be). */
-interface PendingSession {
-  ready: Promise<Session>;
-  /** Aborted by a session/cancel meanwhile: the prompts waiting for the runtime end as cancelled. */
-  cancel: AbortController;
-}
-
 export class Sessions {
   readonly #open = new Map<string, Session>();
-  /** New sessions answered whose runtime is being built, or failed to be (until closed). */
-  readonly #pending = new Map<string, PendingSession>();
   /** Runtimes being prepared, so shutdown can close them when they arrive. */
   readonly #starting = new Set<Promise<Runtime>>();
-  /** session/new's first steps under way (their runtime is not built once a shutdown has begun). */
-  readonly #planning = new Set<Promise<unknown>>();
   #closing = false;
   #shuttingDown: Promise<void> | undefined;
   /** What the client said it can do (initialize): fs.readTextFile lets the core read unsaved buffers. */
   #capabilities: acp.ClientCapabilities | undefined;
   /** What the editor's initialize said it takes. */
-  #features: ClientFeatures = { terminalOutput: false, notices: false };
-  readonly #trim: MemoryTrim;
+  #features: ClientFeatures = { terminalOutput: false, notices: false, compaction: false };
+  readonly #activity: SessionActivity;
   /** The projects this connection works in and the sessions it listed: what session/delete may remove. */
   readonly #scope = new HistoryScope();
 
@@ -120,72 +103,37 @@ export class Sessions {
     private readonly client: acp.AgentContext,
     private readonly options: SessionsOptions,
   ) {
-    this.#trim = new MemoryTrim({
-      idleMs: TRIM_IDLE_MS,
-      closedMs: 0,
-      ...options.memoryTrim,
-      busy: () => [...this.#open.values()].some((open) => open.busy),
-    });
+    this.#activity = options.activity ?? NO_ACTIVITY;
   }
 
   /** initialize: what the editor can do, for every session started after it. */
   initialized(capabilities: acp.ClientCapabilities | undefined): void {
     this.#capabilities = capabilities;
-    this.#features = { terminalOutput: wantsTerminalOutput(capabilities), notices: wantsNotices(capabilities) };
+    this.#features = {
+      terminalOutput: wantsTerminalOutput(capabilities),
+      notices: wantsNotices(capabilities),
+      compaction: wantsCompaction(capabilities),
+    };
   }
 
-  /**
-   * The session `id` once its runtime is built; the editor's error for an unknown one, or the
-   * reason its runtime could not be built.
-   */
-  async get(id: string): Promise<Session> {
+  /** The session `id`; the editor's error for an unknown one. */
+  get(id: string): Session {
     const found = this.#open.get(id);
-    if (found) return found;
-    const pending = this.#pending.get(id);
-    if (!pending) throw acp.RequestError.sessionNotFound(id);
-    return pending.ready;
+    if (!found) throw acp.RequestError.sessionNotFound(id);
+    return found;
   }
 
-  /** session/prompt. One sent while the session's runtime is built waits for it; a session/cancel meanwhile ends it as cancelled. */
-  async prompt(
-    id: string,
-    prompt: acp.ContentBlock[],
-    signal: AbortSignal,
-    meta?: unknown,
-  ): Promise<acp.PromptResponse> {
-    const pending = this.#open.has(id) ? undefined : this.#pending.get(id);
-    const target = pending
-      ? await untilAborted<Session | undefined>(
-          pending.ready,
-          AbortSignal.any([pending.cancel.signal, signal]),
-          () => undefined,
-        )
-      : await this.get(id);
-    if (!target) return { stopReason: "cancelled" };
-    return target.prompt(prompt, signal, meta);
+  /** session/prompt; `meta`: the request's `_meta` (AIR's file-change report request: turnChanges.ts). */
+  prompt(id: string, prompt: acp.ContentBlock[], signal: AbortSignal, meta?: unknown): Promise<acp.PromptResponse> {
+    return this.get(id).prompt(prompt, signal, meta);
   }
 
   /** session/cancel: a notification, so an unknown id is no error. */
   cancel(id: string): void {
-    const pending = this.#pending.get(id);
-    if (pending) {
-      pending.cancel.abort();
-      pending.cancel = new AbortController();
-    }
     this.#open.get(id)?.cancel();
   }
 
-  /** Settles once session `id` is no longer being built (the history's handlers then see it, or its failure). */
-  async settled(id: string): Promise<void> {
-    await this.#pending.get(id)?.ready.catch(() => {});
-  }
-
-  /** session/close of a new session whose runtime could not be built: forgets it. False when there was none. */
-  forgetFailed(id: string): boolean {
-    return !this.#open.has(id) && this.#pending.delete(id);
-  }
-
-  /** session/new: answered from the session's view; its runtime is built after the answer. */
+  /** session/new: the session's runtime is built (every setup error is this request's), then it is answered. */
   async create(params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
     const cwd = params.cwd;
     if (!isAbsolute(cwd) || !isFolder(cwd))
@@ -193,72 +141,17 @@ export class Sessions {
         { cwd: oneLine(cwd, 500) },
         `cwd must be an absolute path to an existing folder, not "${oneLine(cwd, 500)}"`,
       );
-    if (this.#closing) throw shuttingDownError();
-    if (this.options.unsupported) throw new acp.RequestError(-32603, this.options.unsupported);
     this.#scope.addProject(cwd);
     // The session's id is its file's, so the history and `garuda --resume <id>` know it.
     const { newSessionId } = await import("../store/sessionFile.ts");
-    const request = this.#request({
+    const created = await this.#start({
       id: newSessionId(),
       cwd,
       mcpServers: params.mcpServers,
       additionalDirectories: params.additionalDirectories ?? [],
     });
-    const plan =
-      this.options.plan ??
-      (async (prepared: PrepareRequest) => {
-        const runtime = await this.options.prepare(prepared);
-        return { view: runtime, build: async () => runtime };
-      });
-    let planned: PlannedSession;
-    const planning = plan(request.base);
-    this.#planning.add(planning);
-    try {
-      planned = await planning;
-    } catch (error) {
-      throw await setupError(error);
-    } finally {
-      this.#planning.delete(planning);
-    }
-    if (this.#closing) throw shuttingDownError();
-    const view = planned.view;
-    const answer = {
-      sessionId: request.id,
-      modes: sessionModes(view),
-      configOptions: configOptions(view, (text) => this.options.log(text)),
-    };
-    // Built once the answer is on its way (the editor must know the session before its updates);
-    // not at all when a shutdown came first.
-    const building = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      if (this.#closing) throw shuttingDownError();
-      return planned.build();
-    });
-    const ready = this.#attach(building, request).then(
-      async (created) => {
-        if (!this.#pending.delete(request.id)) {
-          await created.runtime.close();
-          throw shuttingDownError();
-        }
-        this.#open.set(request.id, created);
-        this.#started(created);
-        return created;
-      },
-      (error: unknown) => {
-        if (this.#closing) throw shuttingDownError();
-        // The editor shows this at each request for the session: say that it is over, and what to do.
-        const message = error instanceof Error ? error.message : String(error);
-        this.options.log(`garuda acp: session ${request.id} could not start: ${message}`);
-        const code = error instanceof acp.RequestError ? error.code : -32603;
-        throw new acp.RequestError(
-          code,
-          `This session could not start: ${message.replace(/\.?$/, ".")} Close it and open a new session.`,
-          error instanceof acp.RequestError ? error.data : undefined,
-        );
-      },
-    );
-    ready.catch(() => {});
-    this.#pending.set(request.id, { ready, cancel: new AbortController() });
-    return answer;
+    this.#started(created);
+    return { sessionId: created.id, ...created.answer() };
   }
 
   /** What the history's handlers are given; without a sessions folder there is no history. */
@@ -273,17 +166,15 @@ export class Sessions {
       started: (target) => this.#started(target as Session),
       close: (id) => this.#close(id),
       answer: (target) => (target as Session).answer(),
+      features: this.#features,
     };
   }
 
-  /** Stops every turn, closes every runtime (and those still being prepared or built); once. */
+  /** Stops every turn, closes every runtime (and those still being prepared); once. */
   shutdown(): Promise<void> {
     this.#shuttingDown ??= (async () => {
       this.#closing = true;
-      this.#trim.stop();
       for (const open of this.#open.values()) open.end();
-      this.#pending.clear();
-      await Promise.allSettled([...this.#planning]);
       const late = [...this.#starting].map((preparing) =>
         preparing.then(
           (runtime) => runtime.close(),
@@ -360,7 +251,7 @@ export class Sessions {
       settleMs: this.options.settleMs,
       log: this.options.log,
       features,
-      turns: this.#trim,
+      turns: this.#activity,
     });
   }
 
@@ -372,11 +263,10 @@ export class Sessions {
   }
 
   async #close(id: string): Promise<void> {
-    await this.settled(id);
     const target = this.#open.get(id);
     if (!target) return;
     this.#open.delete(id);
     await target.close();
-    if (!this.#closing) this.#trim.sessionClosed();
+    if (!this.#closing) this.#activity.sessionClosed();
   }
 }

@@ -9,8 +9,9 @@ import { dirname } from "node:path";
 import { defineCommand, runCommand } from "citty";
 import { ConfigError } from "../errors/configError.ts";
 import { createCliContext } from "./context.ts";
-import { releaseBinaryPages } from "./binaryPages.ts";
-import { normalJitPolicy } from "./jitPolicy.ts";
+import { releaseBinaryPages } from "./process/binaryPages.ts";
+import { MemoryTrim } from "./process/memoryTrim.ts";
+import { normalJitPolicy } from "./process/jitPolicy.ts";
 import { SANDBOX_BRIDGE_COMMAND, selfCommand, unsupportedPlatformMessage } from "./platform.ts";
 
 /** What protocolOutput() needs of a stream: Node's write(chunk, encoding?, callback?). */
@@ -137,18 +138,16 @@ async function runSetupCommand(rawArgs: string[]): Promise<number> {
   return typeof result === "number" ? result : 0;
 }
 
-/** What a session needs of the core, loaded at the first session/new or before it by warm(). */
+/** What a session needs of the core, loaded at the first session/new. */
 interface CoreModules {
-  planRuntime: typeof import("../compose/prepare.ts").planRuntime;
+  prepareRuntime: typeof import("../compose/prepare.ts").prepareRuntime;
   managedPolicyPath: typeof import("../config/policy.ts").managedPolicyPath;
-  /** The process's git guards: every session of a project shares its guard, its walk and its watches. */
 }
 
 /**
- * The core (with the git guards), loaded once per process, and the sandbox probe, run once (a failed one is run again
- * at the next session). Both start at the first session/new, or earlier, in the background, once
- * initialize is answered (warm): an editor opens a session right after, and the probe's trial
- * run then waits on its own while the core loads.
+ * The core, loaded once per process, and the sandbox probe, run once (a failed one is run again
+ * at the next session), both at the first session/new: the probe's trial run (a process of its
+ * own) starts first and runs while the core loads.
  */
 function coreLoader(env: NodeJS.ProcessEnv) {
   let guarded: Promise<void> | undefined;
@@ -171,7 +170,7 @@ function coreLoader(env: NodeJS.ProcessEnv) {
     ));
   const loadCore = () =>
     (core ??= Promise.all([import("../compose/prepare.ts"), import("../config/policy.ts"), guard()]).then(
-      ([{ planRuntime }, { managedPolicyPath }]) => ({ planRuntime, managedPolicyPath }),
+      ([{ prepareRuntime }, { managedPolicyPath }]) => ({ prepareRuntime, managedPolicyPath }),
     ));
   /** Settles once the probe has started its trial run (or failed before it). */
   let launched: Promise<void> = Promise.resolve();
@@ -188,49 +187,31 @@ function coreLoader(env: NodeJS.ProcessEnv) {
     }
     return probe;
   };
-  return {
-    loadCore,
-    /** Starts the probe's trial run now (a process of its own, so it runs while JavaScript loads). */
-    startProbe: () => void startProbe().catch(() => {}),
-    probe: async () => {
-      const running = startProbe();
-      try {
-        return await running;
-      } catch (error) {
-        if (probe === running) probe = undefined;
-        throw error;
-      }
-    },
-    /**
-     * The probe first, then the core while the probe's trial runs; settles when both are done.
-     * Their failures are the next session/new's to report.
-     */
-    warm: async (): Promise<void> => {
-      startProbe().catch(() => {});
-      await launched;
-      await Promise.allSettled([loadCore(), probe]);
-    },
+  return async (): Promise<[CoreModules, import("../sandbox/probe.ts").SandboxProbe]> => {
+    const running = startProbe();
+    await launched;
+    try {
+      return await Promise.all([loadCore(), running]);
+    } catch (error) {
+      if (probe === running) probe = undefined;
+      throw error;
+    }
   };
 }
 
 async function serve(modelFlag: string | undefined): Promise<never> {
   const output = protocolOutput(process.stdout, process.stderr);
   const ctx = createCliContext(process.env);
-  const core = coreLoader(ctx.env);
+  const sessionParts = coreLoader(ctx.env);
   const unsupported = unsupportedPlatformMessage(process.platform);
   const setup = setupInvocation();
-  // The first initialize is answered before the SDK loads (earlyInitialize.ts); the sandbox's
-  // trial run then starts, and runs while the SDK loads.
-  const { answerEarlyInitialize } = await import("../acp/earlyInitialize.ts");
-  const early = await answerEarlyInitialize(stdinStream(), output.protocol, { setup, sessionsDir: ctx.paths.sessions });
-  if (early.answered !== undefined && unsupported === undefined) core.startProbe();
   const { serveAcp } = await import("../acp/server.ts");
 
   let startedUp = false;
   /** What the process holds once for every session (processWide.ts), made at the first. */
   let processWide: import("../sandbox/processWide.ts").ProcessWide | undefined;
-  /** A session's configuration read and checked; its runtime built when asked (session/new answers between the two). */
-  const plan = async ({
+  /** One session's runtime: the configuration read and checked, then built. */
+  const prepare = async ({
     cwd,
     additionalDirectories,
     mcpServers,
@@ -242,13 +223,12 @@ async function serve(modelFlag: string | undefined): Promise<never> {
     resume,
     mode,
   }: import("../acp/server.ts").PrepareRequest) => {
-    const [{ planRuntime, managedPolicyPath }, probed, { createProcessWide }] = await Promise.all([
-      core.loadCore(),
-      core.probe(),
+    const [[{ prepareRuntime, managedPolicyPath }, probed], { createProcessWide }] = await Promise.all([
+      sessionParts(),
       import("../sandbox/processWide.ts"),
     ]);
     processWide ??= createProcessWide({ gitGuardDir: ctx.paths.gitGuard, path: ctx.env.PATH });
-    const planned = await planRuntime({
+    const runtime = await prepareRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
       editorMcpServers: mcpServers,
@@ -268,38 +248,30 @@ async function serve(modelFlag: string | undefined): Promise<never> {
       probe: probed,
       processWide,
     });
-    return {
-      view: planned.view,
-      build: async () => {
-        const runtime = await planned.build();
-        // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts),
-        // and the binary's pages start-up mapped are given back (binaryPages.ts).
-        normalJitPolicy();
-        if (!startedUp) {
-          startedUp = true;
-          void releaseBinaryPages();
-        }
-        return runtime;
-      },
-    };
+    // Start-up ends with the first session: its turns run on the normal JIT policy (jitPolicy.ts),
+    // and the binary's pages start-up mapped are given back (binaryPages.ts).
+    normalJitPolicy();
+    if (!startedUp) {
+      startedUp = true;
+      void releaseBinaryPages(processWide.native());
+    }
+    return runtime;
   };
 
+  // A quiet agent gives back its heap, and what its busiest moment mapped of the binary, as start-up's was.
+  const trim = new MemoryTrim({ afterTrim: () => void releaseBinaryPages(processWide?.native()) });
   const server = serveAcp(
-    { input: early.input, output: output.protocol },
+    { input: stdinStream(), output: output.protocol },
     {
-      plan,
-      prepare: async (request) => (await plan(request)).build(),
-      warm: core.warm,
+      prepare,
       setup,
       logout: async () => {
         const { logout } = await import("../config/forgetKeys.ts");
         logout(ctx, modelFlag);
       },
-      ...(early.answered !== undefined && { answeredInitialize: early.answered }),
       sessionsDir: ctx.paths.sessions,
       ...(unsupported !== undefined && { unsupported }),
-      // A quiet agent gives back what its busiest moment mapped of the binary, as start-up's was.
-      memoryTrim: { afterTrim: () => void releaseBinaryPages() },
+      activity: trim,
       log: (text) => process.stderr.write(`${text}\n`),
     },
   );
@@ -308,24 +280,13 @@ async function serve(modelFlag: string | undefined): Promise<never> {
   const finish = (code: number) => {
     if (exiting) return;
     exiting = true;
+    trim.stop();
     void Promise.race([server.shutdown(), Bun.sleep(SHUTDOWN_LIMIT_MS)]).finally(() => process.exit(code));
   };
   for (const [signal, code] of Object.entries(SIGNAL_EXIT)) process.on(signal, () => finish(code));
   await server.closed;
   finish(0);
   return new Promise<never>(() => {});
-}
-
-/** Bare `garuda acp`, as editors run it, from the entry point without the command-line parser (index.ts). */
-export async function serveEditor(): Promise<number> {
-  try {
-    return await serve(undefined);
-  } catch (error) {
-    const { describeFailure } = await import("./errors.ts");
-    const failure = describeFailure(error, "garuda");
-    process.stderr.write(`${failure.text}\n`);
-    return failure.exitCode;
-  }
 }
 
 export const acpCommand = defineCommand({

@@ -2,7 +2,7 @@
 // other module is loaded, and every command is imported only when it runs (architecture rule 8).
 import { KEEPER_COMMAND } from "../sandbox/keeperName.ts";
 import { VERSION } from "../version.ts";
-import { START_UP_MS, normalJitPolicy } from "./jitPolicy.ts";
+import { START_UP_MS, normalJitPolicy } from "./process/jitPolicy.ts";
 import { SANDBOX_BRIDGE_COMMAND, unsupportedPlatformMessage } from "./platform.ts";
 
 function start(argv: string[]): void {
@@ -33,15 +33,11 @@ function start(argv: string[]): void {
     console.log(VERSION);
     return;
   }
-  // Bare `garuda acp`, as editors run it, skips the command-line parser: the editor waits for
-  // initialize's answer (earlyInitialize.ts).
-  const run =
-    argv.length === 1 && argv[0] === "acp"
-      ? import("./acpCommand.ts").then(({ serveEditor }) => serveEditor())
-      : import("./main.ts").then(({ main }) => main(argv));
-  run.then((code) => {
-    process.exitCode = code;
-  });
+  import("./main.ts")
+    .then(({ main }) => main(argv))
+    .then((code) => {
+      process.exitCode = code;
+    });
 }
 
 start(process.argv.slice(2));

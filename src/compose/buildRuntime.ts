@@ -1,7 +1,6 @@
 // The second step of prepareRuntime (prepare.ts): from one session's checked configuration
 // (RuntimePlan) to its Runtime, with its own session folder, executor, egress proxy, permission
-// engine (and session rules), audit log, tools and extensions. Loaded when a session is built,
-// so `garuda acp` answers session/new before these modules are read.
+// engine (and session rules), audit log, tools and extensions.
 import { randomUUID } from "node:crypto";
 import { prepareModel } from "../config/modelSetup.ts";
 import { listModelChoices } from "../config/modelChoices.ts";
@@ -167,6 +166,10 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       ? await startSessionNetwork({
           policy,
           projectAllow: settings.network.allow,
+          remembered: {
+            hosts: trust.rememberedHosts(root),
+            remember: (host) => trust.rememberHost(root, host),
+          },
           engine,
           approver: options.approver,
           audit,

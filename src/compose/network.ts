@@ -4,7 +4,7 @@
 import type { TeamPolicy } from "../permission/teamPolicy.ts";
 import type { PermissionEngine } from "../permission/engine.ts";
 import { QuestionWithdrawn } from "../core-types/withdrawn.ts";
-import type { Approver, PermissionRequest } from "../permission/types.ts";
+import type { Approver, Choice, PermissionRequest } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
 import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from "../sandbox/egressProxy.ts";
 import type { ProxyConnectionBudget } from "../sandbox/proxyAdmission.ts";
@@ -14,6 +14,11 @@ export interface SessionNetworkOptions {
   policy: TeamPolicy;
   /** The project settings' network.allow (trusted), added to the policy's unless the policy is strict. */
   projectAllow: readonly string[];
+  /**
+   * The hosts the user chose to remember for this project (~/.garuda/trust.json), allowed like
+   * projectAllow, and how a new one is remembered. Absent: no "remember" answer is offered.
+   */
+  remembered?: { hosts: readonly string[]; remember(host: string): void };
   engine: PermissionEngine;
   approver: Approver | undefined;
   audit: AuditSink;
@@ -25,6 +30,33 @@ export interface SessionNetworkOptions {
   connections?: ProxyConnectionBudget;
   /** Tests: a loopback TCP listener (macOS always has one), other ports, name resolution. */
   testing?: Pick<EgressProxyOptions, "tcp" | "ports" | "localAddresses" | "resolve">;
+}
+
+/** The lasting answer of a network question, for a front end that offers one (Approver.askLasting). */
+function rememberChoice(host: string) {
+  return {
+    label: "Remember for this project",
+    description: `Allows ${host} in every session in this project (kept in ~/.garuda/trust.json)`,
+  };
+}
+
+/**
+ * The approver for one network question: where the front end offers lasting answers, the
+ * question also offers "Remember for this project", which the engine hears as "session" (its
+ * session rule is added) and `onRemember` keeps beyond the session.
+ */
+function rememberingApprover(approver: Approver, host: string, onRemember: () => void): Approver {
+  const askLasting = approver.askLasting?.bind(approver);
+  if (!askLasting) return approver;
+  return {
+    async ask(request, signal): Promise<Choice> {
+      const answer = await askLasting({ ...request, lasting: rememberChoice(host) }, signal);
+      if (answer !== "lasting") return answer;
+      if (signal.aborted || !request.choices.includes("session")) return "deny";
+      onRemember();
+      return "session";
+    },
+  };
 }
 
 /** What a network question withdrawn for its connection's end says. */
@@ -48,7 +80,9 @@ export async function startSessionNetwork(options: SessionNetworkOptions): Promi
   });
   return startEgressProxy({
     // A strict team allowlist is the whole list: a project cannot add to it.
-    allow: strict ? [...policy.network.allow] : [...policy.network.allow, ...options.projectAllow],
+    allow: strict
+      ? [...policy.network.allow]
+      : [...policy.network.allow, ...options.projectAllow, ...(options.remembered?.hosts ?? [])],
     block: policy.network.blockedHosts,
     strict,
     // Seatbelt can only allow a TCP port, not a Unix socket.
@@ -65,12 +99,33 @@ export async function startSessionNetwork(options: SessionNetworkOptions): Promi
       gone.addEventListener("abort", () => withdrawn.abort(new QuestionWithdrawn(COMMAND_ENDED)), { once: true });
       const turn = options.signal();
       const signal = turn ? AbortSignal.any([turn, withdrawn.signal]) : withdrawn.signal;
+      let remember = false;
+      const remembered = options.remembered;
+      const asking =
+        approver && remembered && !strict
+          ? rememberingApprover(approver, host, () => {
+              remember = true;
+            })
+          : approver;
       const decision = await engine.authorize(request(host, port), {
         mode: options.mode(),
-        ...(approver && { approver }),
+        ...(asking && { approver: asking }),
         signal,
       });
       if (decision.outcome !== "allow") return "deny";
+      if (remember && remembered && decision.by === "session") {
+        try {
+          remembered.remember(host);
+          options.audit.record({
+            type: "sandbox",
+            event: "network",
+            denied: false,
+            detail: `${host} remembered for this project`,
+          });
+        } catch {
+          // A broken trust.json is reported at session start; the yes holds for this session.
+        }
+      }
       return decision.by === "user" ? "once" : "session";
     },
     onDecision: (decision) =>

@@ -4,12 +4,11 @@
 // so a session started after `garuda setup` (or a policy change) sees it without a restart.
 import { ConfigError } from "../errors/configError.ts";
 import { prepareModel } from "../config/modelSetup.ts";
-import { listModelChoices } from "../config/modelChoices.ts";
 import { checkModelAllowed, loadTeamPolicy } from "../config/policy.ts";
 import { approveProjectSettings, describeLoosening, loadProjectSettings } from "../config/projectSettings.ts";
 import { APPROVE_IN_CHAT, TrustStore } from "../config/trust.ts";
 import { approveProjectHooks, describeProjectHooks, loadHooks } from "../extensions/hooksConfig.ts";
-import { modeRefusal, resolveMode } from "../permission/modes.ts";
+import { resolveMode } from "../permission/modes.ts";
 import { ensureSessionFolderBase, sessionFolderBase } from "../sandbox/sessionFolders.ts";
 import type { SandboxAvailability } from "../sandbox/types.ts";
 import { expandDenyPaths } from "./denyPaths.ts";
@@ -18,7 +17,7 @@ import { checkExtraRoots } from "./extraRoots.ts";
 import { checkProjectRoot } from "../runtime/projectRoot.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { Notice } from "../runtime/services.ts";
-import { previewSession, type SessionView } from "../runtime/sessionView.ts";
+import { buildRuntime } from "./buildRuntime.ts";
 import type { PrepareOptions, RuntimePlan } from "./prepareOptions.ts";
 
 export type { PrepareOptions, ProjectTrustQuestion } from "./prepareOptions.ts";
@@ -26,28 +25,11 @@ export type { PrepareOptions, ProjectTrustQuestion } from "./prepareOptions.ts";
 /**
  * Reads the configuration and builds one session's Runtime with its own executor, egress proxy,
  * permission engine (and session rules), audit log and tools. Throws SetupRequiredError when no
- * model or key is set up, ConfigError for a broken file or a bad folder.
+ * model or key is set up, ConfigError for a broken file or a bad folder. Everything a setup error
+ * can come from (folders, team policy, model and key, project files, the strict profile against
+ * the sandbox probe) is read and checked here first; buildRuntime.ts then starts the session.
  */
 export async function prepareRuntime(given: PrepareOptions): Promise<Runtime> {
-  return (await planRuntime(given)).build();
-}
-
-/** A session whose configuration is read and checked, and whose runtime is not built yet. */
-export interface PlannedRuntime {
-  /** The new session as its runtime will show it (a continued one's records are replayed by the runtime only). */
-  view: SessionView;
-  /** Builds the runtime (once: a second call is refused). Throws ConfigError (or another error) when that fails. */
-  build(): Promise<Runtime>;
-}
-
-/**
- * prepareRuntime in two steps. The first reads and checks everything a setup error can come from
- * (folders, team policy, model and key, project files, the strict profile against the sandbox
- * probe) and what the editor is told of the session; the second starts its executor, proxy, tools
- * and runtime. `garuda acp` answers session/new between the two, so the editor has the session
- * while the runtime is built.
- */
-export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime> {
   // The session to continue goes to the runtime only (buildRuntime passes it on): the build's
   // closures keep `options` for the session's life, and a continued session's records must not
   // live that long (its messages do).
@@ -119,40 +101,26 @@ export async function planRuntime(given: PrepareOptions): Promise<PlannedRuntime
       "the strict profile needs the OS sandbox, and it is not available here",
       sandbox.available ? undefined : sandbox.fix,
     );
-  // With the probe at hand, a strict profile without a sandbox is refused now (session/new's error).
-  if (strict && options.probe && !options.probe.availability.available) throw strictRefusal(options.probe.availability);
-  const view = previewSession({
+  const plan: RuntimePlan = {
+    options,
+    resume,
+    paths,
+    sessionFolders,
+    usualSessionFolders,
+    checked,
+    root,
+    extraRoots,
+    policy,
+    prepared,
+    trust,
+    project,
+    hooks,
     mode,
-    modeRefusal: (wanted) => modeRefusal(policy, wanted),
-    model: prepared.model,
-    modelChoices: () => listModelChoices({ paths, env: options.env, keys: options.keys }, policy),
-  });
-  let built = false;
-  const build = (): Promise<Runtime> => {
-    if (built) return Promise.reject(new Error("this session's runtime was built already"));
-    built = true;
-    const plan: RuntimePlan = {
-      options,
-      resume,
-      paths,
-      sessionFolders,
-      usualSessionFolders,
-      checked,
-      root,
-      extraRoots,
-      policy,
-      prepared,
-      trust,
-      project,
-      hooks,
-      mode,
-      notices,
-      settings,
-      denied,
-      strict,
-      strictRefusal,
-    };
-    return import("./buildRuntime.ts").then(({ buildRuntime }) => buildRuntime(plan));
+    notices,
+    settings,
+    denied,
+    strict,
+    strictRefusal,
   };
-  return { view, build };
+  return buildRuntime(plan);
 }

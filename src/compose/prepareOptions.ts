@@ -1,4 +1,4 @@
-// What prepareRuntime is given (prepare.ts), and what its first step hands the second
+// What prepareRuntime is given (prepare.ts), and what its checks hand the build
 // (buildRuntime.ts): the configuration read and checked for one session.
 import type { PreparedModel } from "../config/modelSetup.ts";
 import type { GarudaPaths } from "../config/paths.ts";
@@ -75,7 +75,7 @@ export interface ProjectTrustQuestion {
   text: string;
 }
 
-/** One session's configuration, read and checked by planRuntime (prepare.ts) for buildRuntime. */
+/** One session's configuration, read and checked by prepareRuntime (prepare.ts) for buildRuntime. */
 export interface RuntimePlan {
   options: Omit<PrepareOptions, "resume">;
   /** The session to continue: for the runtime only (its records must not outlive the build). */

@@ -27,6 +27,8 @@ const LATER_SECTIONS = [...NAMED_TRUST_KINDS, "network"] as const;
 const TRUST_VERSION = 1;
 const MAX_TRUST_BYTES = 4 * 1024 * 1024;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** A host the network section may remember: a name or an address, never a pattern. */
+const PLAIN_HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$/;
 
 const pinsSchema = z.record(z.string().min(1), z.string().regex(SHA256_HEX, "must be a SHA-256 in hex"));
 
@@ -183,6 +185,30 @@ export class TrustStore {
       const section = isRecord(raw) ? raw : {};
       const names = isRecord(section[key]) ? section[key] : {};
       return { ...data, [kind]: { ...section, [key]: { ...names, [name]: hash } } };
+    });
+  }
+
+  /**
+   * The hosts remembered for this root ("remember for this project" at a network question):
+   * `network: {root: [host, …]}`. Only plain host names and addresses count (no pattern).
+   */
+  rememberedHosts(root: string): string[] {
+    const { data, problem } = readTrustFile(this.path);
+    if (problem || !isRecord(data.network)) return [];
+    const hosts = data.network[trustRoot(root)];
+    return Array.isArray(hosts)
+      ? hosts.filter((host): host is string => typeof host === "string" && PLAIN_HOST.test(host))
+      : [];
+  }
+
+  /** Remembers `host` for this root, keeping every other host, root and section. */
+  rememberHost(root: string, host: string): void {
+    if (!PLAIN_HOST.test(host)) throw new Error(`not a plain host name: ${host}`);
+    const key = trustRoot(root);
+    this.#update((data) => {
+      const section = isRecord(data.network) ? data.network : {};
+      const known = Array.isArray(section[key]) ? (section[key] as unknown[]) : [];
+      return { ...data, network: { ...section, [key]: known.includes(host) ? known : [...known, host] } };
     });
   }
 

@@ -24,8 +24,12 @@ export type StopReason =
  * session/request_permission names a toolCallId the editor has already been sent).
  */
 export type AgentEvent =
-  | { type: "text_delta"; text: string }
-  | { type: "thinking_delta"; text: string }
+  /**
+   * `messageId`: the message the text belongs to (store/messageIds.ts), the same for every delta
+   * of one message; absent only where a message has no id (a subagent's answer).
+   */
+  | { type: "text_delta"; text: string; messageId?: string }
+  | { type: "thinking_delta"; text: string; messageId?: string }
   | {
       type: "tool_call";
       callId: string;
@@ -74,7 +78,15 @@ export type AgentEvent =
   /** refusedCommand: the prompt's /command did not run (a consent refused, an argument missing): nothing was sent to the model. */
   /** refusedPrompt: the prompt was too large for the model's context window: nothing was sent. */
   | { type: "notice"; level: "info" | "warning"; text: string; refusedCommand?: string; refusedPrompt?: true }
-  | { type: "compaction"; beforeTokens: number; afterTokens: number }
+  /** A compaction began (automatic, or /compact); `id` names it in the event that ends it. Live only. */
+  | { type: "compaction_started"; id: string }
+  /**
+   * A compaction ended and the conversation is smaller: `pruned` long tool results were cut
+   * (stage 1), `summary` now stands for the older messages (stage 2). `id` as in compaction_started.
+   */
+  | { type: "compaction"; beforeTokens: number; afterTokens: number; id?: string; pruned?: number; summary?: string }
+  /** A compaction that began did not end: it failed (`error`) or was stopped; the conversation is as it was. Live only. */
+  | { type: "compaction_failed"; id: string; error: string; cancelled: boolean }
   /** partial: some of the failed attempt's text or thinking was already streamed (and is now void). */
   | { type: "model_retry"; attempt: number; delayMs: number; reason: string; partial: boolean }
   | { type: "step_end"; step: number; usage: Usage }
@@ -87,9 +99,10 @@ export type AgentEvent =
   /**
    * A message the user sent while the turn ran was given to the model now, between two steps
    * (after the running tool calls ended): `text` as the model got it, `shown` as the user sent it
-   * (an editor's blocks), `id` as Runtime.steer() returned it.
+   * (an editor's blocks), `id` as Runtime.steer() returned it, `messageId`
+   * the id of the user message it is (store/messageIds.ts).
    */
-  | { type: "steering"; id: number; text: string; shown?: readonly PromptBlock[] };
+  | { type: "steering"; id: number; text: string; shown?: readonly PromptBlock[]; messageId?: string };
 
 /**
  * Where a turn's events go. A promise returned for a tool_output event holds the command's output

@@ -4,10 +4,16 @@
 // elicitation form or a permission request (src/acp/asker.ts), in the terminal chat a menu
 // (src/cli/chat/asker.ts). What comes back is data: checkAnswer() holds it against what was
 // offered, and anything else (a value never offered, a wrong type, text too long) is a decline.
-// Only the ask_user tool asks through it today; the consents and hunks can follow.
+// The ask_user tool asks through it; so does the editor's approver (src/acp/approver.ts) for a
+// file change chosen hunk by hunk and, where the editor has forms, for the consents that are no
+// tool call (a host for the network allowlist, project settings, an MCP server, hooks).
 
-/** What the question is for; a front end may phrase or lay it out by kind. */
-export type QuestionKind = "ask_user";
+/**
+ * What the question is for; a front end may phrase or lay it out by kind. "edit_hunks": which
+ * hunks of a file change to keep (several picks); "edit_hunk": one hunk of it (keep or leave
+ * out); "consent": a permission question that is no tool call.
+ */
+export type QuestionKind = "ask_user" | "edit_hunks" | "edit_hunk" | "consent";
 
 export interface QuestionChoice {
   /** What the answer carries back (a short id, never shown as the label). */
@@ -21,7 +27,11 @@ export interface UserQuestion {
   kind: QuestionKind;
   /** The tool call that asks, so a front end ties the question to the call's card. */
   callId?: string;
+  /** A short heading, where a front end shows one (a permission card's title). */
+  title?: string;
   text: string;
+  /** What to look at to decide (a hunk's diff, a server's definition), shown as code. */
+  preview?: { text: string; diff: boolean };
   /** In the order to show them; may be empty when only free text is asked for. */
   choices: QuestionChoice[];
   /** Several choices may be picked. */

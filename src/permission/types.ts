@@ -89,6 +89,11 @@ export interface ApprovalRequest {
    * trust.json) and "once" holds for the session: a front end gives the lasting choice a key of its own.
    */
   remembers?: boolean;
+  /**
+   * An answer beyond "session" that a front end with askLasting offers as a choice of its own
+   * (a host remembered for the project, in ~/.garuda/trust.json).
+   */
+  lasting?: { label: string; description: string };
 }
 
 /**
@@ -99,6 +104,8 @@ export interface ApprovalRequest {
 export interface PartialApproval {
   change: FileChange;
   note: string;
+  /** Which hunks were kept and which left out, numbered from 1 in the change's order (for the audit log). */
+  hunks: { kept: number[]; rejected: number[] };
 }
 
 export interface Approver {
@@ -110,6 +117,11 @@ export interface Approver {
    * as "once" for the accepted part only.
    */
   askChange?(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | PartialApproval>;
+  /**
+   * Optional: a question that also offers `request.lasting`; "lasting" is that answer. Asked by
+   * whoever set `lasting` (the network questions, compose/network.ts), never by the engine itself.
+   */
+  askLasting?(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | "lasting">;
 }
 
 export type AllowedBy = "read_only" | "sandbox" | "rule" | "session" | "user";

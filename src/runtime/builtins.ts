@@ -8,6 +8,7 @@ import type { ModelInfo } from "../model/catalog.ts";
 import { MODES } from "../permission/modes.ts";
 import type { Rule } from "../permission/types.ts";
 import type { Mode } from "../core-types/mode.ts";
+import type { EventSink } from "../core-types/events.ts";
 import type { SharedBuiltin } from "./builtinNames.ts";
 import type { CompactionResult } from "./compaction.ts";
 import type { PreparedSwitch } from "./modelSwitch.ts";
@@ -48,9 +49,18 @@ export type BuiltinAnswer =
   | { command: "mode"; answer: ModeAnswer }
   | { command: "model"; answer: ModelAnswer };
 
-async function compact(runtime: Runtime, focus: string, signal: AbortSignal | undefined): Promise<CompactAnswer> {
+async function compact(
+  runtime: Runtime,
+  focus: string,
+  signal: AbortSignal | undefined,
+  emit: EventSink | undefined,
+): Promise<CompactAnswer> {
   try {
-    const result = await runtime.compact({ ...(signal && { signal }), ...(focus !== "" && { focus }) });
+    const result = await runtime.compact({
+      ...(signal && { signal }),
+      ...(focus !== "" && { focus }),
+      ...(emit && { emit }),
+    });
     return result ? { kind: "compacted", result } : { kind: "nothing" };
   } catch (error) {
     return signal?.aborted ? { kind: "stopped" } : { kind: "failed", error };
@@ -103,12 +113,16 @@ async function model(runtime: Runtime, args: string): Promise<ModelAnswer> {
   }
 }
 
-/** Runs a shared built-in. `signal` stops a /compact (or a switch's compaction). Throws only for a failure of the undo store or /diff. */
+/**
+ * Runs a shared built-in. `signal` stops a /compact (or a switch's compaction); `emit` is told as
+ * a /compact begins and ends. Throws only for a failure of the undo store or /diff.
+ */
 export async function runSharedBuiltin(
   runtime: Runtime,
   name: SharedBuiltin,
   args: string,
   signal?: AbortSignal,
+  emit?: EventSink,
 ): Promise<BuiltinAnswer> {
   switch (name) {
     case "undo":
@@ -116,7 +130,7 @@ export async function runSharedBuiltin(
     case "diff":
       return { command: "diff", text: await runtime.diff() };
     case "compact":
-      return { command: "compact", answer: await compact(runtime, args, signal) };
+      return { command: "compact", answer: await compact(runtime, args, signal, emit) };
     case "permissions":
       return { command: "permissions", answer: permissions(runtime, args) };
     case "mode":

@@ -4,7 +4,16 @@
 // Each stage is one session record, so a resumed session has the same messages.
 import type { Message, ModelClient, ModelRequest } from "../model/types.ts";
 import type { Usage } from "../core-types/usage.ts";
-import { type PrunedResult, appendMessage, summaryMessage } from "../store/sessionRecords.ts";
+import {
+  type PrunedResult,
+  appendMessage,
+  shownSummary,
+  summaryMessage,
+  summaryText,
+} from "../store/sessionRecords.ts";
+import type { AgentEvent } from "../core-types/events.ts";
+import { messageOf } from "../errors/caught.ts";
+import { newMessageId } from "../store/messageIds.ts";
 import type { Conversation } from "./conversation.ts";
 import { CHARS_PER_TOKEN, type UsageMeter } from "./meter.ts";
 import { streamResponse } from "./modelStep.ts";
@@ -39,6 +48,18 @@ export interface CompactionResult {
   beforeTokens: number;
   afterTokens: number;
   stages: Array<1 | 2>;
+}
+
+export interface CompactOptions {
+  /** Both stages, whatever the estimate (/compact, a context-window stop). */
+  force: boolean;
+  focus?: string;
+  signal: AbortSignal;
+  /**
+   * Told when a compaction begins and how it ends (compaction_started, then compaction or
+   * compaction_failed), so a front end can show it as it runs; absent: nothing is told.
+   */
+  emit?: (event: AgentEvent) => unknown;
 }
 
 function contextEstimate(ctx: Pick<CompactionContext, "conversation" | "meter">): number {
@@ -79,12 +100,6 @@ export function summaryCut(messages: readonly Message[], keepTurns = 2): number 
   return undefined;
 }
 
-/** The user message text that replaces the summarized messages. */
-function summaryText(summary: string, prompt: string | undefined): string {
-  const latest = prompt ? `\n\nThe user's latest request, word for word:\n${prompt}` : "";
-  return `<garuda_summary>\nEarlier messages of this conversation were replaced by this summary to save context.\n\n${summary.trim()}${latest}\n</garuda_summary>`;
-}
-
 async function summarize(
   ctx: CompactionContext,
   head: Message[],
@@ -104,27 +119,59 @@ async function summarize(
 
 /**
  * Runs stage 1, then stage 2 unless stage 1 brought the estimate to COMPACT_TARGET. `force`
- * (/compact, a context-window stop) runs both. Undefined when nothing could be compacted.
+ * (/compact, a context-window stop) runs both. Undefined when nothing could be compacted. Both
+ * stages' records carry one id, the one the events name.
  */
-export async function compact(
+export async function compact(ctx: CompactionContext, options: CompactOptions): Promise<CompactionResult | undefined> {
+  const { pruned, savedChars } = pruneToolResults(ctx.conversation.messages);
+  // Nothing to cut and nothing to summarize: no compaction begins.
+  if (pruned.length === 0 && summaryCut(ctx.conversation.messages) === undefined) return undefined;
+  const id = newMessageId();
+  options.emit?.({ type: "compaction_started", id });
+  let done: { result: CompactionResult; summary?: string } | undefined;
+  try {
+    done = await runStages(ctx, options, id, { pruned, savedChars });
+  } catch (error) {
+    options.emit?.({ type: "compaction_failed", id, error: messageOf(error), cancelled: options.signal.aborted });
+    throw error;
+  }
+  if (!done) {
+    options.emit?.({ type: "compaction_failed", id, error: "the model's summary was empty", cancelled: false });
+    return undefined;
+  }
+  const { result, summary } = done;
+  options.emit?.({
+    type: "compaction",
+    id,
+    beforeTokens: result.beforeTokens,
+    afterTokens: result.afterTokens,
+    ...(result.stages.includes(1) && { pruned: pruned.length }),
+    ...(summary !== undefined && { summary }),
+  });
+  return result;
+}
+
+async function runStages(
   ctx: CompactionContext,
-  options: { force: boolean; focus?: string; signal: AbortSignal },
-): Promise<CompactionResult | undefined> {
+  options: CompactOptions,
+  id: string,
+  { pruned, savedChars }: ReturnType<typeof pruneToolResults>,
+): Promise<{ result: CompactionResult; summary?: string } | undefined> {
   const { conversation, meter } = ctx;
   const beforeTokens = contextEstimate(ctx);
   const stages: Array<1 | 2> = [];
   let estimate = beforeTokens;
 
-  const { pruned, savedChars } = pruneToolResults(conversation.messages);
   if (pruned.length > 0) {
     estimate = Math.max(0, beforeTokens - Math.floor(savedChars / CHARS_PER_TOKEN));
-    conversation.record({ type: "compaction", stage: 1, beforeTokens, afterTokens: estimate, pruned });
+    conversation.record({ type: "compaction", stage: 1, id, beforeTokens, afterTokens: estimate, pruned });
     meter.rebase(estimate, conversation.chars);
     stages.push(1);
     if (!options.force && estimate <= ctx.contextWindow * COMPACT_TARGET)
-      return { beforeTokens, afterTokens: estimate, stages };
+      return { result: { beforeTokens, afterTokens: estimate, stages } };
   }
 
+  let shown: string | undefined;
   const cut = summaryCut(conversation.messages);
   if (cut !== undefined) {
     const summary = await summarize(ctx, conversation.messages.slice(0, cut), options.focus, options.signal);
@@ -140,6 +187,7 @@ export async function compact(
       conversation.record({
         type: "compaction",
         stage: 2,
+        id,
         beforeTokens: estimate,
         afterTokens: after,
         keptFrom: cut,
@@ -149,7 +197,9 @@ export async function compact(
       meter.rebase(undefined, conversation.chars);
       estimate = contextEstimate(ctx);
       stages.push(2);
+      shown = shownSummary(text);
     }
   }
-  return stages.length > 0 ? { beforeTokens, afterTokens: estimate, stages } : undefined;
+  if (stages.length === 0) return undefined;
+  return { result: { beforeTokens, afterTokens: estimate, stages }, ...(shown !== undefined && { summary: shown }) };
 }

@@ -21,6 +21,7 @@ import { CHARS_PER_TOKEN, type UsageMeter, usageSnapshot } from "./meter.ts";
 import { streamResponse } from "./modelStep.ts";
 import { CUT_CONTINUE_NOTE, noteBlock } from "./notes.ts";
 import { runToolCalls } from "./toolBatch.ts";
+import { keptMessageIds, newMessageId } from "../store/messageIds.ts";
 import type { TurnInbox } from "./turnInbox.ts";
 
 export interface Limits {
@@ -136,12 +137,10 @@ function reportUsage(ctx: LoopContext): void {
   ctx.emit({ type: "usage", ...usageSnapshot(ctx.meter, ctx.conversation.chars, ctx.contextWindow) });
 }
 
+/** Compacts, the front end told as it begins and ends (compaction.ts), then the usage after it. */
 async function compactAndReport(ctx: LoopContext, maxTokens: number, force: boolean): Promise<boolean> {
-  const result = await compact(compactionContext(ctx, maxTokens), { force, signal: ctx.signal });
-  if (result) {
-    ctx.emit({ type: "compaction", beforeTokens: result.beforeTokens, afterTokens: result.afterTokens });
-    reportUsage(ctx);
-  }
+  const result = await compact(compactionContext(ctx, maxTokens), { force, signal: ctx.signal, emit: ctx.emit });
+  if (result) reportUsage(ctx);
   return result !== undefined;
 }
 
@@ -211,12 +210,15 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
         ctx.emit,
       );
       meter.spend(response.usage);
+      const kept = sendable(response.content);
       conversation.record({
         type: "assistant",
         step,
         stopReason: response.stopReason,
-        content: sendable(response.content),
+        content: kept,
         usage: response.usage,
+        // The ids the editor saw while it streamed, so a replay shows the same messages.
+        messageIds: keptMessageIds(kept, response.streamed),
       });
       meter.observe(response.usage, conversation.chars);
       reportUsage(ctx);
@@ -272,14 +274,22 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
 function takeSteering(ctx: LoopContext): boolean {
   const messages = ctx.inbox?.take() ?? [];
   for (const message of messages) {
+    const messageId = newMessageId();
     ctx.conversation.record({
       type: "user",
       prompt: message.text,
       content: [{ type: "text", text: message.text }],
       steering: true,
       ...(message.shown && { shown: [...message.shown] }),
+      messageId,
     });
-    ctx.emit({ type: "steering", id: message.id, text: message.text, ...(message.shown && { shown: message.shown }) });
+    ctx.emit({
+      type: "steering",
+      id: message.id,
+      text: message.text,
+      ...(message.shown && { shown: message.shown }),
+      messageId,
+    });
   }
   return messages.length > 0;
 }

@@ -15,11 +15,14 @@ import { serverToolInfo, serverToolSummary } from "../model/serverTools.ts";
 import { boundResponse } from "../model/toolInput.ts";
 import { abortable } from "./abortable.ts";
 import type { AgentEvent } from "../core-types/events.ts";
+import { type MessageKind, newMessageId } from "../store/messageIds.ts";
 
 export interface ModelResponse {
   content: AssistantBlock[];
   stopReason: ModelStopReason;
   usage: Usage;
+  /** The messages shown while it streamed (the last attempt's), in order: their kinds and ids. */
+  streamed: { kind: MessageKind; id: string }[];
 }
 
 /**
@@ -35,8 +38,9 @@ export async function streamResponse(
   if (signal.aborted) throw abortError();
   const iterator = client.stream(request, signal)[Symbol.asyncIterator]();
   const serverTools = new Map<string, string>();
-  // Whether this attempt showed any text yet: a retry then voids it.
-  let streamed = false;
+  // The messages this attempt showed (a retry voids them), and the one that streams now.
+  let streamed: { kind: MessageKind; id: string }[] = [];
+  let current: { kind: MessageKind; id: string } | undefined;
   // Whether the client's generator ran to its end. It is suspended at its message_end (or
   // mid-stream on an abort or a bad response) when this returns, and a suspended generator
   // never runs its finally: the attempt's idle watchdog (a 180 s timer holding the request's
@@ -52,11 +56,17 @@ export async function streamResponse(
       const event = next.value;
       switch (event.type) {
         case "text_delta":
-        case "thinking_delta":
-          streamed = true;
-          emit?.({ type: event.type, text: event.text });
+        case "thinking_delta": {
+          const kind = event.type === "text_delta" ? "text" : "thinking";
+          if (current?.kind !== kind) {
+            current = { kind, id: newMessageId() };
+            streamed.push(current);
+          }
+          emit?.({ type: event.type, text: event.text, messageId: current.id });
           break;
+        }
         case "server_tool_use":
+          current = undefined;
           serverTools.set(event.id, event.name);
           emit?.({
             type: "server_tool",
@@ -68,6 +78,7 @@ export async function streamResponse(
           });
           break;
         case "server_tool_result": {
+          current = undefined;
           const name = serverTools.get(event.toolUseId) ?? event.blockType;
           emit?.({
             type: "server_tool",
@@ -87,9 +98,10 @@ export async function streamResponse(
             attempt: event.attempt,
             delayMs: event.delayMs,
             reason: event.reason,
-            partial: streamed,
+            partial: streamed.length > 0,
           });
-          streamed = false;
+          streamed = [];
+          current = undefined;
           break;
         case "warning":
           emit?.({ type: "notice", level: "warning", text: event.text });
@@ -99,10 +111,11 @@ export async function streamResponse(
           // every later request, and into the session file), only a refusal the model reads.
           const bounded = boundResponse(event.content);
           if (bounded.serverProblem !== undefined) throw new ModelError(bounded.serverProblem);
-          return { content: [...bounded.content], stopReason: event.stopReason, usage: event.usage };
+          return { content: [...bounded.content], stopReason: event.stopReason, usage: event.usage, streamed };
         }
         case "tool_use":
-          // Shown when it runs (tool_call), after the whole response is in.
+          // Shown when it runs (tool_call), after the whole response is in; text after it is a message of its own.
+          current = undefined;
           break;
       }
     }

@@ -393,8 +393,13 @@ export class Runtime {
     return this.#conversation.closeOpenToolCalls();
   }
 
-  /** /compact: both stages now. Undefined when there was nothing to compact. */
-  async compact(options: { focus?: string; signal?: AbortSignal } = {}): Promise<CompactionResult | undefined> {
+  /**
+   * /compact: both stages now. Undefined when there was nothing to compact. `emit`: told as the
+   * compaction begins and ends (compaction.ts), for a front end that shows it as it runs.
+   */
+  async compact(
+    options: { focus?: string; signal?: AbortSignal; emit?: EventSink } = {},
+  ): Promise<CompactionResult | undefined> {
     if (this.#turn) throw new Error("A turn is running; compact after it ends.");
     this.#conversation.closeOpenToolCalls();
     const { client, info } = this.controls.model;
@@ -410,6 +415,7 @@ export class Runtime {
         force: true,
         signal: AbortSignal.any([options.signal ?? new AbortController().signal, this.#closing.signal]),
         ...(options.focus && { focus: options.focus }),
+        ...(options.emit && { emit: safeEmit(options.emit) }),
       },
     );
     if (result) this.controls.emit({ type: "usage", ...this.controls.usage });

@@ -26,6 +26,7 @@ import type { TitleAndNotices } from "./titleAndNotices.ts";
 import { expandDeferred, promptContent, takesImages } from "./turnPrompt.ts";
 import type { TurnInbox } from "./turnInbox.ts";
 import { beginUndoTurn } from "./undoTurn.ts";
+import { newMessageId } from "../store/messageIds.ts";
 
 /** What a turn is given by its Runtime: the session's parts, shared with it. */
 export interface TurnSession {
@@ -148,7 +149,13 @@ export class Turns {
       : prompt !== typed
         ? [{ type: "text" as const, text: typed }]
         : undefined;
-    conversation.record({ type: "user", prompt, content: made.content, ...(shown && { shown }) });
+    conversation.record({
+      type: "user",
+      prompt,
+      content: made.content,
+      ...(shown && { shown }),
+      messageId: newMessageId(),
+    });
     this.#s.extras.promptRecorded(shown ?? typed, emit);
     return await this.#runModel(mode, signal, emit);
   }

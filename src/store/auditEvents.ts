@@ -25,7 +25,16 @@ export type AuditEvent =
       file?: string;
       reason?: string;
     }
-  | { type: "answer"; callId?: string; tool: string; readOnly: boolean; choice: Choice; sessionRules?: string[] }
+  | {
+      type: "answer";
+      callId?: string;
+      tool: string;
+      readOnly: boolean;
+      choice: Choice;
+      sessionRules?: string[];
+      /** A file change allowed hunk by hunk: which hunks were written and which left out (from 1). */
+      hunks?: { kept: number[]; rejected: number[] };
+    }
   | { type: "tool_result"; callId?: string; tool: string; readOnly: boolean; ok: boolean; summary?: string }
   | {
       type: "hook";
@@ -119,8 +128,17 @@ export function decisionEvent(request: PermissionRequest, decision: Decision): A
   };
 }
 
-/** The answer event: what the user chose, and the session rules a "session" answer added. */
-function answerEvent(request: PermissionRequest, choice: Choice, sessionRules: readonly string[] = []): AuditEvent {
+/**
+ * The answer event: what the user chose, the session rules a "session" answer added, and the
+ * hunks kept and left out when only part of a file change was allowed.
+ */
+function answerEvent(
+  request: PermissionRequest,
+  choice: Choice,
+  sessionRules: readonly string[],
+  decision: Decision,
+): AuditEvent {
+  const hunks = decision.outcome === "allow" ? decision.partial?.hunks : undefined;
   return {
     type: "answer",
     ...(request.callId ? { callId: request.callId } : {}),
@@ -128,6 +146,7 @@ function answerEvent(request: PermissionRequest, choice: Choice, sessionRules: r
     readOnly: request.readOnly,
     choice,
     ...(sessionRules.length > 0 ? { sessionRules: [...sessionRules] } : {}),
+    ...(hunks && { hunks: { kept: [...hunks.kept], rejected: [...hunks.rejected] } }),
   };
 }
 
@@ -138,6 +157,7 @@ export function permissionAuditEvent(event: PermissionAuditEvent): AuditEvent {
       event.request,
       event.choice,
       event.sessionRules.map((rule) => rule.pattern),
+      event.decision,
     );
   return { ...(decisionEvent(event.request, event.decision) as AuditEvent & { type: "decision" }), mode: event.mode };
 }

@@ -5,6 +5,7 @@
 // skipped with its kind named.
 import { MODES } from "../permission/modes.ts";
 import type { SessionRecord } from "./sessionRecords.ts";
+import { isMessageId } from "./messageIds.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -83,6 +84,20 @@ function normalResult(result: Fields): Fields {
   };
 }
 
+/**
+ * The record without ids that are not plain short tokens (a hand edit): they go to the editor as
+ * they are, so a bad one is dropped and the message gets the id of its position instead.
+ */
+function withoutBadIds(record: Fields): Fields {
+  const { messageId, messageIds, id, ...rest } = record;
+  return {
+    ...rest,
+    ...(isMessageId(messageId) && { messageId }),
+    ...(Array.isArray(messageIds) && messageIds.every(isMessageId) && { messageIds }),
+    ...(isMessageId(id) && { id }),
+  };
+}
+
 /** The record, with defaults for what an older file lacks; or why it cannot be used. */
 export function checkRecord(value: unknown): SessionRecord | string {
   if (!isObject(value) || !isString(value.type)) return "the line is not a session record";
@@ -106,15 +121,15 @@ export function checkRecord(value: unknown): SessionRecord | string {
       if (!Array.isArray(value.content) || !value.content.every(userBlockOk)) return invalid;
       if (value.shown !== undefined && !(Array.isArray(value.shown) && value.shown.every(promptBlockOk)))
         return invalid;
-      return { ...record, prompt: isString(value.prompt) ? value.prompt : "" } as SessionRecord;
+      return withoutBadIds({ ...record, prompt: isString(value.prompt) ? value.prompt : "" }) as SessionRecord;
     case "assistant":
       if (!Array.isArray(value.content) || !value.content.every(assistantBlockOk)) return invalid;
-      return {
+      return withoutBadIds({
         ...record,
         step: isNumber(value.step) ? value.step : 0,
         stopReason: isString(value.stopReason) ? value.stopReason : "end_turn",
         usage: isObject(value.usage) ? { ...ZERO_USAGE, ...value.usage } : ZERO_USAGE,
-      } as SessionRecord;
+      }) as SessionRecord;
     case "tool_results":
       if (!Array.isArray(value.results) || !value.results.every(resultOk)) return invalid;
       return { ...record, results: (value.results as Fields[]).map(normalResult) } as unknown as SessionRecord;
@@ -126,7 +141,7 @@ export function checkRecord(value: unknown): SessionRecord | string {
         (value.keptFrom !== undefined && (!isNumber(value.keptFrom) || !isString(value.summary)))
       )
         return invalid;
-      return record as SessionRecord;
+      return withoutBadIds(record) as SessionRecord;
     case "mode":
       return isMode(value.mode) ? (record as SessionRecord) : invalid;
     case "model":

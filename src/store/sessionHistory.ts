@@ -10,14 +10,18 @@ import type { Usage } from "../core-types/usage.ts";
 import type { Mode } from "../core-types/mode.ts";
 import type { AgentEvent, PlanItem } from "../core-types/events.ts";
 import type { CallInfo } from "../core-types/callInfo.ts";
-import type { PromptBlock, RecordedResult, SessionRecord } from "./sessionRecords.ts";
+import { type PromptBlock, type RecordedResult, type SessionRecord, shownSummary } from "./sessionRecords.ts";
 import { sessionTitle } from "./sessionTitle.ts";
+import { messageRuns, positionId } from "./messageIds.ts";
 
 export type HistoryItem =
-  /** A prompt: `blocks` as the user sent it (a plain prompt is one text block); `steering`: sent while the turn ran. */
-  | { type: "prompt"; text: string; blocks: PromptBlock[]; steering?: true }
-  | { type: "text"; text: string }
-  | { type: "thinking"; text: string }
+  /**
+   * A prompt: `blocks` as the user sent it (a plain prompt is one text block); `steering`: sent
+   * while the turn ran. `messageId` here and on text and thinking: the message's id (messageIds.ts).
+   */
+  | { type: "prompt"; text: string; blocks: PromptBlock[]; steering?: true; messageId: string }
+  | { type: "text"; text: string; messageId: string }
+  | { type: "thinking"; text: string; messageId: string }
   /** `info` carries the edit's change when the file kept it. */
   | { type: "tool_call"; callId: string; tool: string; input: unknown; info: CallInfo }
   /** `cancelled`: Garuda closed the call (a stop, a cut answer): it never finished. */
@@ -40,7 +44,8 @@ export type HistoryItem =
   /** The whole plan after a todo call. */
   | { type: "plan"; items: PlanItem[] }
   | { type: "notice"; level: "info" | "warning"; text: string }
-  | { type: "compaction"; beforeTokens: number; afterTokens: number }
+  /** Both stages of one compaction: `pruned` results cut, the `summary` shown (messageIds.ts: `id` as recorded, else of its position). */
+  | { type: "compaction"; id: string; beforeTokens: number; afterTokens: number; pruned?: number; summary?: string }
   | { type: "step_end"; step: number; usage: Usage }
   | { type: "mode"; mode: Mode }
   | { type: "model"; model: string }
@@ -62,18 +67,26 @@ function planOf(input: unknown): PlanItem[] | undefined {
   return plan;
 }
 
+/** The id of each message of an answer: as recorded, else that of its position (an older file). */
+function answerIds(record: Extract<SessionRecord, { type: "assistant" }>, index: number): (run: number) => string {
+  return (run) => record.messageIds?.[run] ?? positionId(index, run);
+}
+
 function assistantItems(
   content: readonly AssistantBlock[],
   results: ReadonlyMap<string, RecordedResult>,
+  idOf: (run: number) => string,
 ): HistoryItem[] {
   const items: HistoryItem[] = [];
-  for (const block of content) {
+  const runs = messageRuns(content);
+  content.forEach((block, at) => {
+    const run = runs[at]?.run ?? 0;
     switch (block.type) {
       case "thinking":
-        if (block.thinking) items.push({ type: "thinking", text: block.thinking });
+        if (block.thinking) items.push({ type: "thinking", text: block.thinking, messageId: idOf(run) });
         break;
       case "text":
-        if (block.text) items.push({ type: "text", text: block.text });
+        if (block.text) items.push({ type: "text", text: block.text, messageId: idOf(run) });
         break;
       case "tool_use": {
         const result = results.get(block.id);
@@ -99,7 +112,7 @@ function assistantItems(
       case "redacted_thinking":
         break;
     }
-  }
+  });
   return items;
 }
 
@@ -114,7 +127,7 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
         if (block.type === "tool_use") tools.set(block.id, { tool: block.name, input: block.input });
   }
   const items: HistoryItem[] = [];
-  for (const record of records) {
+  for (const [index, record] of records.entries()) {
     switch (record.type) {
       case "start":
       case "resume":
@@ -130,10 +143,11 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
             text: record.prompt,
             blocks: record.shown ?? [{ type: "text", text: record.prompt }],
             ...(record.steering === true && { steering: true as const }),
+            messageId: record.messageId ?? positionId(index),
           });
         break;
       case "assistant":
-        items.push(...assistantItems(record.content, results), {
+        items.push(...assistantItems(record.content, results, answerIds(record, index)), {
           type: "step_end",
           step: record.step,
           usage: record.usage,
@@ -156,7 +170,7 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
         }
         break;
       case "compaction":
-        items.push({ type: "compaction", beforeTokens: record.beforeTokens, afterTokens: record.afterTokens });
+        addCompaction(items, record, index);
         break;
       case "notice":
         items.push({ type: "notice", level: record.level, text: record.text });
@@ -173,6 +187,29 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
     }
   }
   return moveStepEnds(items);
+}
+
+/** A compaction record as an item; its second stage joins the first (one compaction, one id). */
+function addCompaction(
+  items: HistoryItem[],
+  record: Extract<SessionRecord, { type: "compaction" }>,
+  index: number,
+): void {
+  const last = items.at(-1);
+  const summary = record.summary === undefined ? undefined : shownSummary(record.summary);
+  if (record.id !== undefined && last?.type === "compaction" && last.id === record.id) {
+    last.afterTokens = record.afterTokens;
+    if (summary !== undefined) last.summary = summary;
+    return;
+  }
+  items.push({
+    type: "compaction",
+    id: record.id ?? positionId(index),
+    beforeTokens: record.beforeTokens,
+    afterTokens: record.afterTokens,
+    ...(record.pruned && record.pruned.length > 0 && { pruned: record.pruned.length }),
+    ...(summary !== undefined && { summary }),
+  });
 }
 
 /** As live, a step ends after its tool results (and the plan they set), not after its answer. */
@@ -206,9 +243,9 @@ export interface ReplayedTurn {
 export function historyEvent(item: HistoryItem): AgentEvent | undefined {
   switch (item.type) {
     case "text":
-      return { type: "text_delta", text: item.text };
+      return { type: "text_delta", text: item.text, messageId: item.messageId };
     case "thinking":
-      return { type: "thinking_delta", text: item.text };
+      return { type: "thinking_delta", text: item.text, messageId: item.messageId };
     case "tool_call":
       return { type: "tool_call", callId: item.callId, tool: item.tool, input: item.input, info: item.info };
     case "tool_result":
@@ -241,14 +278,23 @@ export function historyEvent(item: HistoryItem): AgentEvent | undefined {
     case "notice":
       return { type: "notice", level: item.level, text: item.text };
     case "compaction":
-      return { type: "compaction", beforeTokens: item.beforeTokens, afterTokens: item.afterTokens };
+      return {
+        type: "compaction",
+        id: item.id,
+        beforeTokens: item.beforeTokens,
+        afterTokens: item.afterTokens,
+        ...(item.pruned !== undefined && { pruned: item.pruned }),
+        ...(item.summary !== undefined && { summary: item.summary }),
+      };
     case "step_end":
       return { type: "step_end", step: item.step, usage: item.usage };
     case "title":
       return { type: "title", title: item.title };
     case "prompt":
       // Only a steering message is an event of its turn; a prompt begins one.
-      return item.steering ? { type: "steering", id: 0, text: item.text, shown: item.blocks } : undefined;
+      return item.steering
+        ? { type: "steering", id: 0, text: item.text, shown: item.blocks, messageId: item.messageId }
+        : undefined;
     default:
       return undefined;
   }

@@ -4,8 +4,9 @@
 // sessionHistory.ts reads the same records back as what a front end showed.
 //
 // Formats: 1 is the first; 2 adds the title and notice records, the prompt as the user sent it
-// (`shown`) and the change of a file edit (`change`). Every addition is optional, so a reader
-// takes a format-1 file as it is, and a format-1 reader skips what it does not know.
+// (`shown`) and the change of a file edit (`change`); later, within format 2, the messages' ids
+// (`messageId`, `messageIds`: messageIds.ts) and a compaction's id. Every addition is optional, so
+// a reader takes an older file as it is, and an older reader skips what it does not know.
 import type { AssistantBlock, Message, ModelStopReason, ToolResultBlock, UserBlock } from "../model/types.ts";
 import type { Usage } from "../core-types/usage.ts";
 import type { FileChange } from "../core-types/fileChange.ts";
@@ -84,12 +85,24 @@ export type SessionRecord = { t: string } & (
       shown?: PromptBlock[];
       synthetic?: boolean;
       steering?: boolean;
+      /** The message's id (messageIds.ts); absent in older files. */
+      messageId?: string;
     }
-  | { type: "assistant"; step: number; stopReason: ModelStopReason; content: AssistantBlock[]; usage: Usage }
+  | {
+      type: "assistant";
+      step: number;
+      stopReason: ModelStopReason;
+      content: AssistantBlock[];
+      usage: Usage;
+      /** One id per message of the answer: each run of text or thinking blocks (messageIds.ts); absent in older files. */
+      messageIds?: string[];
+    }
   | { type: "tool_results"; results: RecordedResult[] }
   | {
       type: "compaction";
       stage: 1 | 2;
+      /** The compaction's id, the same on both stages of one compaction; absent in older files. */
+      id?: string;
       beforeTokens: number;
       afterTokens: number;
       /** Stage 1: the results cut. */
@@ -141,6 +154,22 @@ function resultBlocks(results: readonly RecordedResult[]): ToolResultBlock[] {
 /** The user message that stands for the messages a stage-2 compaction replaced. */
 export function summaryMessage(summary: string): Message {
   return { role: "user", content: [{ type: "text", text: summary }] };
+}
+
+const SUMMARY_OPEN = "<garuda_summary>\n";
+const SUMMARY_CLOSE = "\n</garuda_summary>";
+
+/** The user message text that replaces the summarized messages: the model's summary, and the latest request when it was among them. */
+export function summaryText(summary: string, prompt: string | undefined): string {
+  const latest = prompt ? `\n\nThe user's latest request, word for word:\n${prompt}` : "";
+  return `${SUMMARY_OPEN}Earlier messages of this conversation were replaced by this summary to save context.\n\n${summary.trim()}${latest}${SUMMARY_CLOSE}`;
+}
+
+/** A stage-2 record's summary as a person reads it (an editor's compaction entry): without the tags around it. */
+export function shownSummary(text: string): string {
+  const start = text.startsWith(SUMMARY_OPEN) ? SUMMARY_OPEN.length : 0;
+  const end = text.endsWith(SUMMARY_CLOSE) ? text.length - SUMMARY_CLOSE.length : text.length;
+  return text.slice(start, Math.max(start, end));
 }
 
 /** Applies one record to the conversation, in place. Records that do not change it are ignored. */

@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, currentBinary } from "../../scripts/buildTargets.ts";
+import { ROOT } from "../../scripts/buildTargets.ts";
 import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 import { readProcStat } from "../../src/sandbox/procStat.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 
 const ACPX = join(ROOT, "node_modules/acpx/dist/cli.js");
 const KEY = "sk-ant-acpx-test-not-a-real-key";
@@ -21,7 +22,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-acpx-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

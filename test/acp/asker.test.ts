@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 import { formAnswer, formSchema, permissionAnswer, questionOptions, wantsForms } from "../../src/acp/asker.ts";
 import { MAX_ANSWER_CHARS, type UserAnswer, type UserQuestion } from "../../src/core-types/question.ts";
 import { DECLINED_OUTPUT, DISMISSED_OUTPUT, UNAVAILABLE_OUTPUT } from "../../src/tools/askUser.ts";
-import { type EditorAnswers, expectOnlyProtocol, startAgent } from "../support/acpAgent.ts";
+import { type EditorAnswers, finishAgent, modelReadResult, startFormsSession } from "../support/acpAgent.ts";
 import { type MockAnthropic, type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { until } from "../support/processes.ts";
 import { makeTempDir } from "../support/tempDir.ts";
@@ -24,7 +24,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-acp-ask-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );
@@ -68,42 +68,12 @@ async function withdrawn(lines: readonly string[], method: string): Promise<void
   );
 }
 
-/** Every stdout line was protocol; stdin closed, the agent exits 0. */
-async function finish(agent: ReturnType<typeof startAgent>): Promise<void> {
-  expectOnlyProtocol(agent.lines, agent.tail);
-  agent.proc.stdin.end();
-  expect(await agent.proc.exited).toBe(0);
-}
-
-/** What the model read as the result of call `id` (from the requests the mock got). */
-function resultOf(mock: MockAnthropic, id: string): string | undefined {
-  for (const request of mock.requests) {
-    for (const message of (request.body?.messages ?? []) as Array<{ content: unknown }>) {
-      if (!Array.isArray(message.content)) continue;
-      for (const block of message.content as Array<{ type: string; tool_use_id?: string; content?: unknown }>) {
-        if (block.type !== "tool_result" || block.tool_use_id !== id) continue;
-        const content = block.content;
-        if (typeof content === "string") return content;
-        if (Array.isArray(content)) return content.map((part: { text?: string }) => part.text ?? "").join("");
-      }
-    }
-  }
-  return undefined;
-}
-
 /** The agent, initialized with or without forms, and one session. */
-async function session(mock: MockAnthropic, forms: boolean, answers: EditorAnswers) {
-  const root = makeTempDir("root-", { under: work });
-  const agent = startAgent(binary, mock, root, work, undefined, undefined, answers);
-  await agent.agent.request(acp.methods.agent.initialize, {
-    protocolVersion: 1,
-    clientCapabilities: forms ? { elicitation: { form: {} } } : {},
-  });
-  const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
-  const prompt = (text: string) =>
-    agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
-  return { ...agent, sessionId, prompt };
-}
+const session = (mock: MockAnthropic, forms: boolean, answers: EditorAnswers) =>
+  startFormsSession(binary, mock, work, forms, answers);
+
+const finish = finishAgent;
+const resultOf = modelReadResult;
 
 describe("ask_user over ACP, the compiled binary", () => {
   test("an editor with forms: answer, decline, dismiss, a value never offered, a wrong type, a late answer", async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 import { startAgent, toolResultText } from "../support/acpAgent.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { until } from "../support/processes.ts";
@@ -23,7 +23,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-acp-buffer-swap-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

@@ -19,13 +19,15 @@ import { readProcStat } from "../../src/sandbox/procStat.ts";
 const EDITOR_SERVER = join(import.meta.dir, "..", "fixtures", "mcpEditorServer.ts");
 const SECRET = "editor-secret-value-7f3a9c";
 
-const stdioServer = (extra: Partial<acp.McpServerStdio> = {}): acp.McpServer => ({
+/** The fixture server, told the project folder (it starts in /, as every local server does). */
+const stdioServer = (root: string, extra: Partial<acp.McpServerStdio> = {}): acp.McpServer => ({
   name: "Fix Tools",
   command: process.execPath,
   args: [EDITOR_SERVER],
   env: [
     { name: "EDITOR_TOKEN", value: SECRET },
     { name: "FIXTURE_MARK", value: "started.txt" },
+    { name: "FIXTURE_DIR", value: root },
   ],
   ...extra,
 });
@@ -129,7 +131,7 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     await using h = startHarness({ models: [model] });
     h.answer = answering("once");
     await h.initialize();
-    const { sessionId } = await h.newSession({ mcpServers: [stdioServer()] });
+    const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
     expect(existsSync(join(h.root, "started.txt"))).toBe(false);
     await h.prompt(sessionId, "go");
     const [consent, ...calls] = h.permissions;
@@ -139,7 +141,9 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     expect(text).toContain(`Start the editor's MCP server "fix-tools"?`);
     expect(text).toContain(`$ ${process.execPath} ${EDITOR_SERVER}`);
     expect(text).toContain("inside the OS sandbox");
-    expect(text).toContain("Environment: EDITOR_TOKEN (set by the editor), FIXTURE_MARK (set by the editor)");
+    expect(text).toContain(
+      "Environment: EDITOR_TOKEN (set by the editor), FIXTURE_DIR (set by the editor), FIXTURE_MARK (set by the editor)",
+    );
     expect(text).not.toContain(SECRET);
     // Each tool call asked as an MCP tool does, titled server/tool.
     expect(calls.map((p) => [p.toolCall.toolCallId, p.toolCall.title])).toEqual([
@@ -170,7 +174,7 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     await using h = startHarness({ models: [model] });
     h.answer = answering("once");
     await h.initialize();
-    const { sessionId } = await h.newSession({ mcpServers: [stdioServer()] });
+    const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
     await h.prompt(sessionId, "go");
     await h.agent.request("session/close", { sessionId });
     expect(filesUnder(h.home).some((path) => readFileSync(path, "utf8").includes(SECRET))).toBe(true);
@@ -181,7 +185,7 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     await using h = startHarness({ models: [model] });
     h.answer = () => select("deny");
     await h.initialize();
-    const { sessionId } = await h.newSession({ mcpServers: [stdioServer()] });
+    const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
     await h.prompt(sessionId, "go");
     expect(existsSync(join(h.root, "started.txt"))).toBe(false);
     expect(mcpTools(model)).toEqual([]);
@@ -193,17 +197,18 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     await using h = startHarness({ models: [model] });
     h.answer = answering("session");
     await h.initialize();
-    await h.prompt((await h.newSession({ mcpServers: [stdioServer()] })).sessionId, "go");
+    await h.prompt((await h.newSession({ mcpServers: [stdioServer(h.root)] })).sessionId, "go");
     expect(h.permissions).toHaveLength(1);
     const trust = readFileSync(garudaPaths(h.home).trust, "utf8");
     expect(trust).toContain("editor:fix-tools");
     expect(trust).not.toContain(SECRET);
-    await h.prompt((await h.newSession({ mcpServers: [stdioServer()] })).sessionId, "go");
+    await h.prompt((await h.newSession({ mcpServers: [stdioServer(h.root)] })).sessionId, "go");
     expect(h.permissions).toHaveLength(1);
-    const changed = stdioServer({
+    const changed = stdioServer(h.root, {
       env: [
         { name: "EDITOR_TOKEN", value: "another" },
         { name: "FIXTURE_MARK", value: "started.txt" },
+        { name: "FIXTURE_DIR", value: h.root },
       ],
     });
     await h.prompt((await h.newSession({ mcpServers: [changed] })).sessionId, "go");
@@ -216,7 +221,7 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     await using h = startHarness({ models: [model] });
     h.answer = answering("once");
     await h.initialize();
-    const { sessionId } = await h.newSession({ mcpServers: [stdioServer({ args: [EDITOR_SERVER, tag] })] });
+    const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root, { args: [EDITOR_SERVER, tag] })] });
     await h.prompt(sessionId, "go");
     const pids = processesWith(tag);
     expect(pids.length).toBeGreaterThan(0);
@@ -244,7 +249,7 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
       writeFileSync(key, "PRIVATE KEY MATERIAL\n");
       h.answer = answering("once");
       await h.initialize();
-      const { sessionId } = await h.newSession({ mcpServers: [stdioServer()] });
+      const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
       await h.prompt(sessionId, "go");
       const updates = h.updatesOf(sessionId);
       expect(existsSync(join(outside.path, "planted.txt"))).toBe(false);

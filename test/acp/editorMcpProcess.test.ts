@@ -8,13 +8,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
 import { descendants } from "../../src/sandbox/processTree.ts";
 import { expectOnlyProtocol, startAgent, toolResultText } from "../support/acpAgent.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { alive, cmdline, until } from "../support/processes.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 
 const EDITOR_SERVER = join(import.meta.dir, "..", "fixtures", "mcpEditorServer.ts");
 const SECRET = "editor-secret-value-process-5d81e2";
@@ -27,7 +27,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-acp-editor-mcp-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );
@@ -85,6 +85,8 @@ describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP se
       env: [
         { name: "EDITOR_TOKEN", value: SECRET },
         { name: "FIXTURE_MARK", value: "started.txt" },
+        // The project folder, as a real server is told it: every local server starts in /.
+        { name: "FIXTURE_DIR", value: root },
       ],
     };
     const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [server] });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 import { findSessionFile } from "../../src/store/sessionCatalog.ts";
 import { startAgent } from "../support/acpAgent.ts";
 import { rejection } from "../support/acpHarness.ts";
@@ -19,7 +19,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-fork-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

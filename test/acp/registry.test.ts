@@ -13,9 +13,9 @@ import {
   archiveName,
   binaryName,
   checkVersions,
-  currentBinary,
   findTarget,
 } from "../../scripts/buildTargets.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 const AGENT_JSON = join(ROOT, "registry/agent.json");
@@ -303,7 +303,7 @@ describe("the registry's auth check (client.py run_auth_check)", () => {
   beforeAll(
     async () => {
       work = makeTempDir("garuda-registry-");
-      binary = await currentBinary(work);
+      binary = await garudaBinary();
     },
     { timeout: 180_000 },
   );

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 import { MAX_STEERING_BLOCKS, MAX_STEERING_DEPTH, parseSteering } from "../../src/acp/turnInput.ts";
 import { startAgent } from "../support/acpAgent.ts";
 import { type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
@@ -24,7 +24,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-acp-steering-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

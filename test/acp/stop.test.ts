@@ -7,13 +7,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
 import { describeSandbox, detached, detachingCommand, eventually, marker } from "../support/sandboxSupport.ts";
 import { startAgent } from "../support/acpAgent.ts";
 import { type MockAnthropic, startMockAnthropic } from "../support/mockAnthropic.ts";
 import type { MockResponse } from "../support/mockAnthropicScript.ts";
 import { alive } from "../support/processes.ts";
 import { makeTempDir } from "../support/tempDir.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 
 let work = "";
 let binary = "";
@@ -21,7 +21,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-acp-stop-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

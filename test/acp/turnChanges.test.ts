@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 import { startAgent } from "../support/acpAgent.ts";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
@@ -20,7 +20,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-turn-changes-");
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

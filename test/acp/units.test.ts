@@ -51,6 +51,9 @@ function approver(requester: PermissionRequester, calls = new KnownCalls()) {
       asked.push(params);
       return requester(params, signal);
     },
+    // No forms: every question is a permission request (the forms are asker.test.ts's and forms.test.ts's).
+    asker: { ask: async () => ({ outcome: "declined" }) },
+    forms: false,
   });
   return { approver: acpApprover, asked, sent, channel: ch, calls };
 }
@@ -410,13 +413,29 @@ describe("EventMapper", () => {
   test("events to updates; notices on a line of their own; calls inside a subagent show only on the subagent's card", () => {
     const calls = new KnownCalls();
     const mapper = new EventMapper(calls, root);
-    expect(mapper.map({ type: "text_delta", text: "Hello" })).toEqual([
-      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello" } },
+    expect(mapper.map({ type: "text_delta", text: "Hello", messageId: "m1" })).toEqual([
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello" }, messageId: "m1" },
     ]);
-    expect(mapper.map({ type: "notice", level: "warning", text: "No OS sandbox" })).toEqual([
-      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n" } },
-      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Garuda: No OS sandbox\n\n" } },
+    // A Garuda line is a message of its own: one new id for its chunks.
+    const noticeId = expect.stringMatching(/^[0-9a-f-]{36}$/);
+    const notice = mapper.map({ type: "notice", level: "warning", text: "No OS sandbox" });
+    expect(notice).toEqual([
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n" }, messageId: noticeId },
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text: "Garuda: No OS sandbox\n\n" },
+        messageId: noticeId,
+      },
     ]);
+    const [separator, line] = notice as Array<{ messageId: string }>;
+    expect(line?.messageId).toBe(separator?.messageId as string);
+    // Text without an id (none the Runtime sends) goes on with the last chunk's id while its kind lasts.
+    const [a] = mapper.map({ type: "text_delta", text: "x" }) as Array<{ messageId: string }>;
+    const [b] = mapper.map({ type: "text_delta", text: "y" }) as Array<{ messageId: string }>;
+    const [c] = mapper.map({ type: "thinking_delta", text: "z" }) as Array<{ messageId: string }>;
+    mapper.beginTurn();
+    expect(b?.messageId).toBe(a?.messageId as string);
+    expect(c?.messageId).not.toBe(a?.messageId as string);
     expect(mapper.map({ type: "compaction", beforeTokens: 150_000, afterTokens: 20_000 })[0]).toMatchObject({
       content: { text: expect.stringContaining("Garuda: the conversation was compacted") },
     });
@@ -663,10 +682,15 @@ describe("start-up", () => {
       "src/model/images.ts",
       "src/model/types.ts",
       "src/tools/webSearch.ts",
+      // The hunk review's pure line diff (no imports of its own).
+      "src/tools/hunks.ts",
+      "src/tools/diff.ts",
       "src/runtime/retryNotice.ts",
       "src/runtime/builtinNames.ts",
       // The session's prompt queue (no imports of its own).
       "src/runtime/promptQueue.ts",
+      // Message ids (no imports of its own but a type).
+      "src/store/messageIds.ts",
       "src/version.ts",
       "src/sandbox/keeperName.ts",
       "src/core-types/withdrawn.ts",

@@ -262,7 +262,11 @@ describe("the core hook for hunks (U0)", () => {
         const oldLines = (change.oldText ?? "").split("\n");
         const newLines = change.newText.split("\n");
         const kept = [newLines[0], ...oldLines.slice(1)].join("\n");
-        return { change: { ...change, newText: kept }, note: "The user kept only the first line's change." };
+        return {
+          change: { ...change, newText: kept },
+          note: "The user kept only the first line's change.",
+          hunks: { kept: [1], rejected: [2] },
+        };
       },
     };
   }
@@ -345,7 +349,11 @@ describe("the core hook for hunks (U0)", () => {
     ]);
     const elsewhere: Approver = {
       ask: async () => "once",
-      askChange: async (_request) => ({ change: { path: "/elsewhere", oldText: null, newText: "x" }, note: "" }),
+      askChange: async (_request) => ({
+        change: { path: "/elsewhere", oldText: null, newText: "x" },
+        note: "",
+        hunks: { kept: [1], rejected: [2] },
+      }),
     };
     const events = await runWith(elsewhere, model, root.path, home.path);
     expect(readFileSync(file, "utf8")).toBe("one\n");

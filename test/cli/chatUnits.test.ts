@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { isChatInvocation, resumeArg } from "../../src/cli/chat/argv.ts";
 import { OpenCalls } from "../../src/cli/chat/calls.ts";
 import { colourDiff, fitLines, fitNote, wholeDiff } from "../../src/cli/chat/diffView.ts";
-import { applyHunks, changeHunks, hunkLines, rejectedNote } from "../../src/cli/chat/hunks.ts";
+import { applyHunks, changeHunks, hunkLines, rejectedNote } from "../../src/tools/hunks.ts";
 import { parseKeys, type Key } from "../../src/cli/keys.ts";
 import { EditBuffer, layout } from "../../src/cli/chat/lineEditor.ts";
 import { Screen } from "../../src/cli/chat/screen.ts";

@@ -7,7 +7,7 @@ import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
-import { planRuntime, prepareRuntime, type PrepareOptions } from "../../src/compose/prepare.ts";
+import { prepareRuntime, type PrepareOptions } from "../../src/compose/prepare.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 const bridge = [process.execPath, join(import.meta.dir, "../../src/sandbox/bridgeMain.ts")];
@@ -214,12 +214,12 @@ describe("prepareRuntime: from configuration to a session", () => {
     expect(readdirSync(temp.path)).toEqual([basename(planted)]);
   });
 
-  test("a temp folder that does not exist is the first step's error (session/new's in an editor), before anything is built", async () => {
+  test("a temp folder that does not exist is prepareRuntime's error (session/new's in an editor), before anything is built", async () => {
     using home = tempDir();
     using root = tempDir();
     const options = setUp(home.path, root.path, new FakeModelClient(), {});
     const missing = join(home.path, "no-such-tmp");
-    await expect(planRuntime({ ...options, env: { ...options.env, TMPDIR: missing } })).rejects.toThrow(
+    await expect(prepareRuntime({ ...options, env: { ...options.env, TMPDIR: missing } })).rejects.toThrow(
       `The temp folder ${missing} does not exist`,
     );
   });

@@ -25,6 +25,29 @@ describe("~/.garuda/trust.json", () => {
     expect(trust.notices()).toEqual([]);
   });
 
+  test("hosts remembered for a project: only that root's, only plain names, never a pattern", () => {
+    using home = tempDir();
+    using project = tempDir();
+    using other = tempDir();
+    const trust = new TrustStore(garudaPaths(home.path).trust);
+    expect(trust.rememberedHosts(project.path)).toEqual([]);
+    trust.pin("settings", project.path, HASH_A);
+    trust.rememberHost(project.path, "registry.npmjs.org");
+    trust.rememberHost(project.path, "registry.npmjs.org");
+    trust.rememberHost(project.path, "10.0.0.7");
+    expect(trust.rememberedHosts(project.path)).toEqual(["registry.npmjs.org", "10.0.0.7"]);
+    expect(trust.rememberedHosts(other.path)).toEqual([]);
+    // The other pins are kept.
+    expect(trust.isTrusted("settings", project.path, HASH_A)).toBe(true);
+    expect(() => trust.rememberHost(project.path, "*.example.com")).toThrow();
+    // A pattern or a non-string written into the file by hand allows nothing.
+    const data = JSON.parse(readFileSync(trust.path, "utf8"));
+    const key = Object.keys(data.network)[0] as string;
+    data.network[key].push("*", "*.com", "a b", 7, "");
+    writeFileSync(trust.path, JSON.stringify(data), { mode: 0o600 });
+    expect(trust.rememberedHosts(project.path)).toEqual(["registry.npmjs.org", "10.0.0.7"]);
+  });
+
   test("written with version 1, 0600 in a 0700 folder, atomically (no temp file left)", () => {
     using home = tempDir();
     using project = tempDir();

@@ -3,8 +3,10 @@
 // (a) an argument naming a path under the host's /tmp does not bring that folder in (a real tmux
 // server's socket there would run a program on the host); (b) a server whose script is the
 // project's is asked about as the project's code, "remember" pins the script's content, and a
-// sandboxed command that rewrites it makes the next session ask again; (c) npx never runs the
-// project's copy of a package (node_modules/.bin, package.json), nor a project PATH folder's npx.
+// sandboxed command that rewrites it makes the next session ask again, and one that asks to start
+// in the project folder is asked about in every session; (c) npx never runs the project's copy of
+// a package (node_modules/.bin, package.json), nor a project PATH folder's npx: every local
+// server starts in /.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -51,11 +53,13 @@ describeSandbox("what an MCP server runs", () => {
     // The server first tries the socket its argument names, then serves as usual.
     const probe = where.user(
       "probe.sh",
-      `tmux -S "$1" run-shell "touch ${pwned}" 2>/dev/null && echo reached > probe.txt || echo refused > probe.txt\nexec "${BUN}" "${FIXTURE_SERVER}"\n`,
+      `tmux -S "$1" run-shell "touch ${pwned}" 2>/dev/null && echo reached > "$2" || echo refused > "$2"\nexec "${BUN}" "${FIXTURE_SERVER}"\n`,
     );
     where.user(
       ".garuda/mcp.json",
-      JSON.stringify({ servers: { fix: { command: "sh", args: [probe, state.socket] } } }),
+      JSON.stringify({
+        servers: { fix: { command: "sh", args: [probe, state.socket, join(where.root, "probe.txt")] } },
+      }),
     );
     await using s = await session(where, [fake.text("done")], answering());
     await s.prompt("hello");
@@ -74,7 +78,9 @@ describeSandbox("what an MCP server runs", () => {
     where.user(
       ".garuda/mcp.json",
       JSON.stringify({
-        servers: { fix: { command: BUN, args: ["tools/server.ts"], env: { API_TOKEN: "user-token" } } },
+        servers: {
+          fix: { command: BUN, args: [join(where.root, "tools/server.ts")], env: { API_TOKEN: "user-token" } },
+        },
       }),
     );
     const first = answering("session");
@@ -117,33 +123,43 @@ describeSandbox("what an MCP server runs", () => {
     expect(third.asked[0]?.question).toContain("It runs code from this project (tools/server.ts)");
   });
 
-  test("(b) found through the project folder: python -m takes no module from it; Bun's bunfig.toml preload is the project's code, asked in every session", async () => {
+  test("(b) found through the project folder: started in /, python -m takes no module of it and Bun reads no bunfig.toml of it; asked to start there (cwd), the server is the project's code, asked in every session", async () => {
     using where = place();
-    where.project("only_in_project.py", "open('python-project-module-ran.txt', 'w').write('ran')\n");
+    where.project(
+      "only_in_project.py",
+      `open(${JSON.stringify(join(where.root, "python-ran.txt"))}, 'w').write('ran')\n`,
+    );
     where.project("bunfig.toml", 'preload = ["./preload.ts"]\n');
-    where.project("preload.ts", 'require("node:fs").writeFileSync("bun-preload-ran.txt", "ran");\n');
+    where.project(
+      "preload.ts",
+      `require("node:fs").writeFileSync(${JSON.stringify(join(where.root, "bun-preload-ran.txt"))}, "ran");\n`,
+    );
     where.user(
       ".garuda/mcp.json",
       JSON.stringify({
         servers: {
           py: { command: "python3", args: ["-m", "only_in_project"] },
           fix: { command: BUN, args: [FIXTURE_SERVER] },
+          here: { command: BUN, args: [FIXTURE_SERVER], cwd: "." },
         },
       }),
     );
     const approver = answering("deny");
     await using s = await session(where, [fake.text("ok")], approver);
     await s.prompt("hello");
-    expect(existsSync(join(where.root, "python-project-module-ran.txt"))).toBe(false);
-    // The control: the same command on the host, in the project, does run the project's module.
+    // Started in /, neither finds the project's code; the fixture server runs (the control) with no question.
+    expect(mcpTools(s.model.requests[0]?.tools)).toContain("mcp__fix__echo");
+    expect(existsSync(join(where.root, "python-ran.txt"))).toBe(false);
+    expect(existsSync(join(where.root, "bun-preload-ran.txt"))).toBe(false);
+    // The attack: the same commands on the host, in the project, do run the project's code.
     expect(Bun.spawnSync(["python3", "-m", "only_in_project"], { cwd: where.root }).exitCode).toBe(0);
-    expect(existsSync(join(where.root, "python-project-module-ran.txt"))).toBe(true);
+    expect(existsSync(join(where.root, "python-ran.txt"))).toBe(true);
+    // The one that asks for the project folder is its code that cannot be pinned: asked, never remembered.
     expect(approver.asked).toHaveLength(1);
     expect(approver.asked[0]?.question).toContain(
-      'Start the MCP server "fix"? It runs code from this project (bunfig.toml',
+      'Start the MCP server "here"? It runs code from this project (. (the folder it starts in',
     );
     expect(approver.asked[0]?.remembers).toBeUndefined();
-    expect(existsSync(join(where.root, "bun-preload-ran.txt"))).toBe(false);
   });
 
   test("(b, c) the editor's npx definition never runs the project's copy (node_modules/.bin, a PATH folder in the project); naming the copy asks as the project's code", async () => {
@@ -163,7 +179,7 @@ describeSandbox("what an MCP server runs", () => {
           args: ["-y", "@garuda-test/only-here"],
           env: [
             { name: "GITHUB_TOKEN", value: "editor-token" },
-            { name: "MARK", value: "github-ran.txt" },
+            { name: "MARK", value: join(where.root, "github-ran.txt") },
             // No registry here: fail at once instead of retrying until the start times out.
             { name: "npm_config_offline", value: "true" },
           ],
@@ -171,8 +187,8 @@ describeSandbox("what an MCP server runs", () => {
         {
           name: "local",
           command: "node",
-          args: ["node_modules/.bin/only-here"],
-          env: [{ name: "MARK", value: "local-ran.txt" }],
+          args: [join(where.root, "node_modules/.bin/only-here")],
+          env: [{ name: "MARK", value: join(where.root, "local-ran.txt") }],
         },
       ],
     });
@@ -190,7 +206,7 @@ describeSandbox("what an MCP server runs", () => {
       const github = approver.asked.find((request) => request.title.startsWith("MCP server: github"));
       expect(github?.question).toBe(`Start the editor's MCP server "github"?`);
       expect(github?.preview).toContain(
-        "Kept out of the project: PATH: the project's folders left out; npx: --prefix /",
+        "Kept out of the project: PATH: the project's folders left out; starts in / (nothing is found through the project folder)",
       );
       // The definition that names the project's copy is asked about as the project's code — and it is the only one that ran it.
       const local = approver.asked.find((request) => request.title.startsWith("MCP server: local"));
@@ -201,7 +217,7 @@ describeSandbox("what an MCP server runs", () => {
     }
   }, 60_000);
 
-  test("(c) the control: npx with the launch Garuda builds still runs a package from outside the project, in the project folder", async () => {
+  test("(c) the control: npx with the launch Garuda builds still runs a package from outside the project, started in /", async () => {
     using where = place();
     // A package packed outside the project (in the home, which the sandbox reads), and npm's cache, which it may write.
     const source = join(where.home, "pkg");
@@ -218,7 +234,10 @@ describeSandbox("what an MCP server runs", () => {
           name: "outside",
           command: "npx",
           args: ["-y", `--package=${join(where.home, "garuda-test-outside-1.0.0.tgz")}`, "garuda-test-outside"],
-          env: [{ name: "npm_config_offline", value: "true" }],
+          env: [
+            { name: "npm_config_offline", value: "true" },
+            { name: "MARK", value: join(where.root, "outside-ran.txt") },
+          ],
         },
       ],
     });
@@ -227,7 +246,7 @@ describeSandbox("what an MCP server runs", () => {
       if (resolved.kind !== "prompt") throw new Error("not a prompt");
       await runtime.runTurn(resolved.text, new AbortController().signal, () => undefined);
       expect(approver.asked).toHaveLength(1);
-      expect(await Bun.file(join(where.root, "outside-ran.txt")).text()).toBe(`${where.root} token length 0\n`);
+      expect(await Bun.file(join(where.root, "outside-ran.txt")).text()).toBe("/ token length 0\n");
     } finally {
       await runtime.close();
     }

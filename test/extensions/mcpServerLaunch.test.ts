@@ -1,34 +1,18 @@
 // serverLaunch.ts over real files: which of a local MCP server's files are the project's code
-// (inside it, named by a relative path, found through a link or a PATH folder in it), the PATH
-// it gets, the package runners kept out of the project, and the files (never folders, links or
-// sockets) made readable in the sandbox. And mcp.json: a project's server gets no writable
-// folder under the host's /tmp.
+// (inside it, found through a link or a PATH folder in it, or the folder it is asked to start
+// in), the PATH it gets, the folder it starts in (/ unless its definition says), and the files
+// (never folders, links or sockets) made readable in the sandbox. And mcp.json: a project's
+// server gets no writable folder under the host's /tmp, and `cwd` only names a project folder.
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { garudaPaths } from "../../src/config/paths.ts";
+import { sha256Hex } from "../../src/config/trust.ts";
 import { loadMcpConfig, type StdioServerConfig } from "../../src/extensions/mcp/config.ts";
-import { projectLookups } from "../../src/extensions/mcp/projectLookups.ts";
 import { launchHash, pathOutsideProject, planLaunch } from "../../src/extensions/mcp/serverLaunch.ts";
+import { stdioServer as stdio } from "../support/clonedProject.ts";
 import { tempDir } from "../support/tempDir.ts";
-
-const stdio = (command: string, args: string[], env: Record<string, string> = {}): StdioServerConfig => ({
-  name: "s",
-  scope: "user",
-  file: "mcp.json",
-  timeoutMs: 60_000,
-  hash: "0".repeat(64),
-  refusedEnv: [],
-  transport: "stdio",
-  command,
-  args,
-  env,
-  envSources: {},
-  argsWritten: args,
-  network: false,
-  writePaths: [],
-});
 
 function layout(base: string) {
   const root = join(base, "project");
@@ -47,28 +31,40 @@ function layout(base: string) {
 }
 
 describe("serverLaunch", () => {
-  test("the project's code: a relative or inside path, a link into the project; not a file outside", () => {
+  test("the project's code: an inside path, a link into the project; not a file outside, nor a relative path (it starts in /)", () => {
     using dir = tempDir("garuda-launch-", { real: true });
     const { root, outside } = layout(dir.path);
     const path = `${join(outside, "bin")}:/usr/bin`;
-    expect(planLaunch(stdio("node", ["server.js"]), root, path).projectFiles.map((f) => f.shown)).toEqual([
-      "server.js",
-    ]);
-    expect(
-      planLaunch(stdio("node", [`--require=${join(root, "server.js")}`]), root, path).projectFiles.map((f) => f.shown),
-    ).toEqual(["server.js"]);
-    expect(planLaunch(stdio("./bin/tool", []), root, path).projectFiles.map((f) => f.shown)).toEqual(["bin/tool"]);
-    expect(planLaunch(stdio("linked", []), root, path).projectFiles.map((f) => f.shown)).toEqual(["server.js"]);
+    const shown = (config: StdioServerConfig) => planLaunch(config, root, path).projectFiles.map((f) => f.shown);
+    expect(shown(stdio("node", [join(root, "server.js")]))).toEqual(["server.js"]);
+    expect(shown(stdio("node", [`--require=${join(root, "server.js")}`]))).toEqual(["server.js"]);
+    expect(shown(stdio(join(root, "bin", "tool"), []))).toEqual(["bin/tool"]);
+    expect(shown(stdio("linked", []))).toEqual(["server.js"]);
+    // Started in /, a relative path names /server.js, not the project's.
+    expect(shown(stdio("node", ["server.js"]))).toEqual([]);
     const clean = planLaunch(stdio("tool", [join(outside, "server.js"), "--flag", "."]), root, path);
     expect(clean.projectFiles).toEqual([]);
     expect(clean.readPaths).toEqual([join(outside, "bin", "tool"), join(outside, "server.js")]);
-    expect(clean.cwd).toBe(root);
+    expect(clean.cwd).toBe("/");
+  });
+
+  test("a definition that asks for a folder of the project starts there, and is the project's code that cannot be pinned", () => {
+    using dir = tempDir("garuda-launch-", { real: true });
+    const { root } = layout(dir.path);
+    const launch = planLaunch({ ...stdio("node", ["server.js"]), cwd: root }, root, "/usr/bin");
+    expect(launch.cwd).toBe(root);
+    expect(launch.projectFiles.map((f) => [f.shown, f.hash === undefined])).toEqual([
+      [". (the folder it starts in: what it finds there is the project's, and cannot be pinned)", true],
+      ["server.js", false],
+    ]);
+    const inBin = planLaunch({ ...stdio("tool", []), cwd: join(root, "bin") }, root, "/usr/bin");
+    expect(inBin.projectFiles[0]?.shown).toStartWith("bin (the folder it starts in");
   });
 
   test("the pin follows the content: a changed script changes the hash; a server with no project code keeps its definition's", () => {
     using dir = tempDir("garuda-launch-", { real: true });
     const { root } = layout(dir.path);
-    const config = stdio("node", ["server.js"]);
+    const config = stdio("node", [join(root, "server.js")]);
     const before = launchHash(config.hash, planLaunch(config, root, "/usr/bin"));
     expect(launchHash(config.hash, planLaunch(config, root, "/usr/bin"))).toBe(before);
     writeFileSync(join(root, "server.js"), "console.log('changed')\n");
@@ -91,31 +87,30 @@ describe("serverLaunch", () => {
     );
   });
 
-  test("package runners: npx and npm exec look for packages from /, the others start in /", () => {
+  test("package runners and build tools: started in /, their arguments as written; given a folder of the project, its code", () => {
     using dir = tempDir("garuda-launch-", { real: true });
     const { root } = layout(dir.path);
-    const npx = planLaunch(stdio("npx", ["-y", "@modelcontextprotocol/server-github"]), root, "/usr/bin");
-    expect([npx.args, npx.cwd]).toEqual([["--prefix", "/", "-y", "@modelcontextprotocol/server-github"], root]);
-    expect(planLaunch(stdio("npm", ["exec", "pkg"]), root, "/usr/bin").args).toEqual(["exec", "--prefix", "/", "pkg"]);
     for (const [command, args] of [
+      ["npx", ["-y", "@modelcontextprotocol/server-github"]],
+      ["npm", ["exec", "pkg"]],
       ["bunx", ["pkg"]],
       ["uvx", ["mcp-server-git"]],
       ["pnpm", ["dlx", "pkg"]],
-      ["yarn", ["dlx", "pkg"]],
-      ["bun", ["x", "pkg"]],
-      ["uv", ["tool", "run", "pkg"]],
+      ["node", ["x.js"]],
     ] as const) {
       const launch = planLaunch(stdio(command, [...args]), root, "/usr/bin");
-      expect([command, launch.cwd, launch.args]).toEqual([command, "/", [...args]]);
+      expect([command, launch.cwd, launch.args, launch.projectFiles]).toEqual([command, "/", [...args], []]);
     }
-    expect(planLaunch(stdio("node", ["x.js"]), root, "/usr/bin").cwd).toBe(root);
-    // Told to install a folder of the project, a runner runs the project's own code: asked about, not pinnable.
-    expect(planLaunch(stdio("npx", ["--package=.", "x"]), root, "/usr/bin").projectFiles).toEqual([
-      { shown: ". (the project's package, which npx installs and runs)", hash: undefined },
+    // Told to install or work from a folder of the project, a runner runs the project's own code: asked about, not pinnable.
+    const folder = (command: string, args: string[]) => planLaunch(stdio(command, args), root, "/usr/bin").projectFiles;
+    expect(folder("npx", [`--package=${root}`, "x"])).toEqual([
+      { shown: ". (a folder of the project, whose code npx runs)", hash: undefined },
     ]);
-    expect(planLaunch(stdio("npx", ["-y", "server.js/x", "a.txt"]), root, "/usr/bin").projectFiles).toEqual([]);
-    // Started in /, a relative path names no file of the project.
-    expect(planLaunch(stdio("bunx", ["server.js"]), root, "/usr/bin").projectFiles).toEqual([]);
+    expect(folder("npx", [`--prefix=${join(root, "bin", "..")}`, "-y", "srv"])).toHaveLength(1);
+    expect(folder("make", ["-C", join(root, "bin")])[0]?.shown).toStartWith("bin (a folder of the project");
+    // Not a runner: a folder argument is data (a filesystem server's root), not code.
+    expect(folder("node", ["/srv/fs.js", root])).toEqual([]);
+    expect(folder("npx", ["-y", "server.js/x", "a.txt"])).toEqual([]);
   });
 
   test("only regular files are made readable: a socket, a folder or a link an argument names is not", async () => {
@@ -135,54 +130,53 @@ describe("serverLaunch", () => {
   });
 });
 
-test("projectLookups: what a program finds through the project folder, only when the project has what it reads", () => {
-  using dir = tempDir("garuda-lookups-", { real: true });
-  const root = dir.path;
-  const shown = (command: string, args: string[]) => projectLookups(command, args, root, {}).files.map((f) => f.shown);
-  // Nothing in the project yet: nothing found through it.
-  expect(shown("npm", ["start"])).toEqual([]);
-  expect(shown("uv", ["run", "server.py"])).toEqual([]);
-  expect(shown("make", ["serve"])).toEqual([]);
-  writeFileSync(join(root, "package.json"), JSON.stringify({ scripts: { mcp: "node x.js" } }));
-  writeFileSync(join(root, "pyproject.toml"), "[project]\nname = 'x'\n");
-  writeFileSync(join(root, "Makefile"), "serve:\n\ttrue\n");
-  mkdirSync(join(root, "node_modules"));
-  expect(shown("npm", ["start"])).toEqual(["package.json (npm start runs what the project defines)"]);
-  expect(shown("yarn", ["mcp"])).toEqual(["package.json (yarn mcp runs what the project defines)"]);
-  expect(shown("yarn", ["dlx", "pkg"])).toEqual([]);
-  expect(shown("bun.exe", ["run", "mcp"])).toEqual(["package.json (bun run runs what the project defines)"]);
-  expect(shown("bun", ["run", "/srv/server.ts"])).toEqual([]);
-  expect(shown("uv", ["run", "server.py"])).toEqual(["pyproject.toml (uv run runs what the project defines)"]);
-  expect(shown("make", ["serve"])).toEqual(["Makefile (make serve runs what the project defines)"]);
-  expect(shown("node", ["-r", "dotenv/config", "/srv/server.js"])).toEqual([
-    "node_modules (node loads dotenv/config from the project folder)",
-  ]);
-  expect(shown("node", ["-r", "./local.js", "/srv/server.js"])).toEqual([]);
-  writeFileSync(join(root, "bunfig.toml"), "preload = []\n");
-  expect(shown("/usr/local/bin/bun", ["/srv/server.ts"])).toEqual([
-    "bunfig.toml (Bun reads it, and runs what it preloads, from the project folder)",
-  ]);
-  // Python: switched off instead (a definition that sets PYTHONSAFEPATH keeps its own).
-  expect(projectLookups("python3.12", ["-m", "mcp_server_git"], root, {}).env).toEqual({ PYTHONSAFEPATH: "1" });
-  expect(projectLookups("python3", ["/srv/server.py"], root, {}).env).toEqual({});
-  expect(projectLookups("python", ["-m", "x"], root, { PYTHONSAFEPATH: "" }).env).toEqual({});
-});
-
-test("mcp.json: a project's server gets no writable folder under the host's /tmp; the user's may", () => {
-  using dir = tempDir();
-  const home = join(dir.path, "home");
-  const root = join(dir.path, "root");
+/** The servers of a user's and a project's mcp.json (`{servers: …}` each), and the notices. */
+function loadServers(base: string, user: Record<string, unknown>, project: Record<string, unknown> = {}) {
+  const home = join(base, "home");
+  const root = join(base, "root");
   mkdirSync(join(home, ".garuda"), { recursive: true });
   mkdirSync(join(root, ".garuda"), { recursive: true });
   const userFile = garudaPaths(home).mcp;
-  writeFileSync(userFile, JSON.stringify({ servers: { mine: { command: "x", writePaths: ["/tmp/mine"] } } }));
-  writeFileSync(
-    join(root, ".garuda", "mcp.json"),
-    JSON.stringify({ servers: { theirs: { command: "x", writePaths: ["/tmp/tmux-0", "out"] } } }),
-  );
+  writeFileSync(userFile, JSON.stringify({ servers: user }));
+  writeFileSync(join(root, ".garuda", "mcp.json"), JSON.stringify({ servers: project }));
   const notices: string[] = [];
   const { servers } = loadMcpConfig({ userFile, root, home, env: {} }, notices);
+  return { home, root, servers, notices };
+}
+
+test("mcp.json: a project's server gets no writable folder under the host's /tmp; the user's may", () => {
+  using dir = tempDir();
+  const { root, servers, notices } = loadServers(
+    dir.path,
+    { mine: { command: "x", writePaths: ["/tmp/mine"] } },
+    { theirs: { command: "x", writePaths: ["/tmp/tmux-0", "out"] } },
+  );
   const writable = servers.map((server) => (server.transport === "stdio" ? server.writePaths : []));
   expect(writable).toEqual([["/tmp/mine"], [join(root, "out")]]);
   expect(notices.join("\n")).toContain("asks to write /tmp/tmux-0, under the host's /tmp");
+});
+
+test("mcp.json: `cwd` names the project folder or one in it (the server starts there); elsewhere the server is skipped", () => {
+  using dir = tempDir();
+  const { root, servers, notices } = loadServers(dir.path, {
+    plain: { command: "x" },
+    here: { command: "x", cwd: "." },
+    tools: { command: "x", cwd: "tools" },
+    away: { command: "x", cwd: ".." },
+    home: { command: "x", cwd: "/root" },
+  });
+  const cwd = servers.map((server) => [server.name, server.transport === "stdio" ? server.cwd : "remote"]);
+  expect(cwd).toEqual([
+    ["plain", undefined],
+    ["here", root],
+    ["tools", join(root, "tools")],
+  ]);
+  expect(notices.join("\n")).toContain('The MCP server "away" in ');
+  expect(notices.join("\n")).toContain("which is not the project folder or a folder in it");
+  // The hash of a definition without cwd is what it was before the field existed (its consents hold).
+  const plain = servers[0];
+  expect(plain?.hash).toBe(
+    sha256Hex(JSON.stringify({ command: "x", args: [], env: [], network: false, writePaths: [] })),
+  );
+  expect(servers[1]?.hash).not.toBe(plain?.hash);
 });

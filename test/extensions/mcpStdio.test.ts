@@ -20,10 +20,11 @@ import {
   userText,
 } from "../support/extensionHarness.ts";
 
-const server = (extra: Record<string, unknown> = {}) => ({
+/** The fixture server, told the project folder (it starts in /, as every local server does). */
+const server = (where: { root: string }, extra: Record<string, unknown> = {}) => ({
   command: BUN,
   args: [FIXTURE_SERVER],
-  env: { FIXTURE_MARK: "started.txt" },
+  env: { FIXTURE_MARK: "started.txt", FIXTURE_DIR: where.root },
   ...extra,
 });
 const mcpTools = (tools: readonly { name: string }[] | undefined) =>
@@ -34,7 +35,7 @@ const FIXTURE_TOOLS = ["mcp__fix__crash", "mcp__fix__echo", "mcp__fix__grow", "m
 describeSandbox("MCP servers over stdio", () => {
   test("start at the first turn, not at session creation; every call asks, showing the server's read-only claim", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     const approver = answering("session");
     await using s = await session(
       where,
@@ -75,7 +76,7 @@ describeSandbox("MCP servers over stdio", () => {
 
   test("a custom agent listing mcp__fix__* gets the server's tools and is told their names; its calls ask as the session's do", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     where.user(
       ".garuda/agents/fixer.md",
       "---\ndescription: Uses the fixture\ntools: Read, mcp__fix__*\n---\nUse the fixture.",
@@ -103,7 +104,7 @@ describeSandbox("MCP servers over stdio", () => {
 
   test("an allow rule that names the tool lets it run without a question; a denied call does not reach the server", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__echo"] } }));
     const approver = answering("deny");
     await using s = await session(
@@ -125,7 +126,7 @@ describeSandbox("MCP servers over stdio", () => {
 
   test("a project server starts only after a yes; denied, nothing runs and the session goes on", async () => {
     using where = place();
-    where.project(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.project(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     const approver = answering("deny");
     await using s = await session(where, [fake.text("no tools then")], approver);
     const { stop, events } = await s.prompt("hello");
@@ -139,7 +140,7 @@ describeSandbox("MCP servers over stdio", () => {
       question: 'Start the project\'s MCP server "fix"?',
     });
     expect(question?.preview).toContain(`$ ${BUN} ${FIXTURE_SERVER}`);
-    expect(question?.preview).toContain("Environment: FIXTURE_MARK=started.txt");
+    expect(question?.preview).toContain(`Environment: FIXTURE_DIR=${where.root}, FIXTURE_MARK=started.txt`);
     expect(notices(events)).toContain('The MCP server "fix" was not started: you said no.');
     expect(existsSync(join(where.root, "started.txt"))).toBe(false);
     expect(mcpTools(s.model.requests[0]?.tools)).toEqual([]);
@@ -147,7 +148,7 @@ describeSandbox("MCP servers over stdio", () => {
 
   test("remembered: pinned with its tool list; a changed tool list asks again, and no stops the server", async () => {
     using where = place();
-    where.project(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.project(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     const first = answering("session");
     {
       await using s = await session(where, [fake.text("ok")], first);
@@ -179,7 +180,7 @@ describeSandbox("MCP servers over stdio", () => {
 
   test("a server that crashes mid-call: the call fails with a clear message, the session goes on, its tools go away", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__*"] } }));
     await using s = await session(
       where,
@@ -202,7 +203,7 @@ describeSandbox("MCP servers over stdio", () => {
     using where = place();
     where.user(
       ".garuda/mcp.json",
-      JSON.stringify({ servers: { broken: { command: join(where.root, "no-such-server") }, fix: server() } }),
+      JSON.stringify({ servers: { broken: { command: join(where.root, "no-such-server") }, fix: server(where) } }),
     );
     await using s = await session(where, [fake.text("ok")], answering());
     const { stop, events } = await s.prompt("hello");
@@ -215,7 +216,7 @@ describeSandbox("MCP servers over stdio", () => {
 
   test("a changed tool list applies from the next turn: the user's at once, a project's after a new yes", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__*"] } }));
     {
       await using s = await session(
@@ -231,7 +232,7 @@ describeSandbox("MCP servers over stdio", () => {
     }
 
     using project = place();
-    project.project(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    project.project(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(project) } }));
     writeFileSync(project.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__*"] } }));
     const approver = answering("once", "deny");
     await using s = await session(
@@ -270,7 +271,7 @@ describeSandbox("MCP servers over stdio", () => {
 
   test("MCP prompts are commands: /server:prompt with its arguments", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     await using s = await session(where, [fake.text("ok"), fake.text("reviewed")], answering());
     // Before the first turn the server is not running, yet its prompt resolves (it expands in the turn).
     expect(s.runtime.resolveCommand("/fix:review security")).toEqual({
@@ -293,7 +294,7 @@ describeSandbox("MCP servers over stdio", () => {
 describe("MCP servers with no OS sandbox", () => {
   test("a local server (even the user's) asks in every session before it runs on the host; never remembered", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     const approver = answering("once");
     {
       await using s = await session(where, [fake.text("ok")], approver, {}, NO_SANDBOX);
@@ -315,7 +316,7 @@ describe("MCP servers with no OS sandbox", () => {
 
   test("a policy that requires the sandbox keeps local servers off", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     writeFileSync(where.paths.policy, JSON.stringify({ requireSandbox: true }));
     const approver = answering("once");
     await using s = await session(where, [fake.text("ok")], approver, {}, NO_SANDBOX);
@@ -365,7 +366,7 @@ describeSandbox(
 describeSandbox("MCP servers in the OS sandbox", () => {
   test("a local server can write the project but not the home folder", async () => {
     using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server() } }));
+    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
     writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__*"] } }));
     const outside = join(where.home, "escaped.txt");
     await using s = await session(

@@ -197,7 +197,7 @@ describe("named trust pins", () => {
 describe("start-up cost", () => {
   test("preparing a session loads no MCP SDK module; only a server's start imports it", () => {
     const tree = readSourceTree(join(import.meta.dir, "..", ".."));
-    // A session is prepared in two steps: prepare.ts, then buildRuntime.ts (loaded with import()).
+    // A session is prepared by prepare.ts (the checks), then buildRuntime.ts (the build).
     const preparing = ["src/compose/prepare.ts", "src/compose/buildRuntime.ts"];
     const loaded = [...staticClosure(tree, preparing)];
     expect(loaded).toContain("src/extensions/mcp/manager.ts");

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { ENTRY, buildBinary } from "../../scripts/buildTargets.ts";
 import { type MockOpenAI, startMockOpenAI } from "../support/mockOpenAI.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 let work = "";
@@ -17,7 +17,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-openai-e2e-");
-    binary = (await buildBinary({ entry: ENTRY, outfile: join(work, "garuda") })).outfile;
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

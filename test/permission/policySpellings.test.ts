@@ -4,7 +4,7 @@
 // scripts, or because its program cannot be known from its words. Ordinary commands, with
 // variables, globs and pipes of their own, still run in the sandbox as before.
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Decision } from "../../src/permission/types.ts";
 import { tempDir } from "../support/tempDir.ts";
@@ -33,7 +33,9 @@ const SPELLINGS: [string, boolean][] = [
   ["shopt -s expand_aliases\nalias r=rm\nr victim", true],
   ['f() { rm "$@"; }; f victim', true],
   ["hash -p /bin/rm ls; ls victim", true],
-  ["/bin/r? victim", true],
+  // A glob over a folder the test makes (bin/ holds rm alone): `/bin/r?` would run whatever else
+  // /bin holds first (`/bin/rg /bin/rm victim` where ripgrep is installed).
+  ["bin/r? victim", true],
   ["/usr/bin/r[m] victim", true],
   ["/u*/bin/rm victim", true],
   ["{/bin/rm,victim}", true],
@@ -177,6 +179,8 @@ const ORDINARY: string[] = [
 describe("disallowedCommands cannot be spelled around", () => {
   test(`${SPELLINGS.filter(([, real]) => real).length} spellings of rm really delete a file in bash`, () => {
     using dir = tempDir("garuda-spellings-");
+    mkdirSync(join(dir.path, "bin"));
+    symlinkSync(Bun.which("rm") ?? "/bin/rm", join(dir.path, "bin", "rm"));
     const failed: string[] = [];
     for (const [spelling, real] of SPELLINGS) {
       if (!real) continue;

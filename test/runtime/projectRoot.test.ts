@@ -1,7 +1,7 @@
 // Which folders a session may have as its root (runtime/projectRoot.ts), through prepareRuntime,
 // the one check all three front ends share; a session at the home folder with the real engine,
 // file tools and bubblewrap; a project folder deleted under a session.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../src/errors/configError.ts";
@@ -14,7 +14,7 @@ import { checkProjectRoot } from "../../src/runtime/projectRoot.ts";
 import type { Approver } from "../../src/permission/types.ts";
 import { describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
 import { BRIDGE, setUpHome } from "../support/acpHarness.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { makeTempDir, tempDir } from "../support/tempDir.ts";
 
 /** A home set up as after `garuda setup`, and the options prepareRuntime gets from a front end. */
 function setUp(
@@ -41,7 +41,9 @@ type Result = Extract<AgentEvent, { type: "tool_result" }>;
 const results = (events: AgentEvent[]) => events.filter((e): e is Result => e.type === "tool_result");
 
 describe("checkProjectRoot", () => {
-  using home = tempDir("garuda-roots-home-");
+  // Not `using`: that would remove it when this callback returns, before any test runs (and a test made it again, left behind).
+  const home = { path: makeTempDir("garuda-roots-home-") };
+  afterAll(() => rmSync(home.path, { recursive: true, force: true }));
   const context = { home: home.path, sessionFolders: "/tmp/garuda-test-sessions-0" };
 
   test.each(

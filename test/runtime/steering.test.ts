@@ -40,8 +40,10 @@ describe("Runtime.steer", () => {
     expect(blocks[1]).toEqual({ type: "text", text: "Also check b." });
     const kinds = events.map((event) => event.type);
     expect(kinds.indexOf("steering")).toBeGreaterThan(kinds.indexOf("tool_result"));
+    // A user message of its own: its id is recorded with it, and the replay gives it again.
+    const messageId = expect.stringMatching(/^[0-9a-f-]{36}$/);
     expect(ofType(events, "steering")).toEqual([
-      { type: "steering", id: 1, text: "Also check b.", shown: [{ type: "text", text: "Also check b." }] },
+      { type: "steering", id: 1, text: "Also check b.", shown: [{ type: "text", text: "Also check b." }], messageId },
     ]);
 
     // The session file: one turn, the message in it after the result.
@@ -50,6 +52,9 @@ describe("Runtime.steer", () => {
     expect(turns.map((replayed) => replayed.prompt)).toEqual(["Read a."]);
     const replayed = turns[0]?.events.map((event) => event.type) ?? [];
     expect(replayed.indexOf("steering")).toBeGreaterThan(replayed.indexOf("tool_result"));
+    expect(ofType(turns[0]?.events ?? [], "steering")[0]?.messageId).toBe(
+      ofType(events, "steering")[0]?.messageId as string,
+    );
   });
 
   test("sent while the model writes its last answer: the turn goes on with it", async () => {

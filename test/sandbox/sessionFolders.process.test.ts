@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
 import { setUpHome } from "../support/acpHarness.ts";
 import { makeTempDir } from "../support/tempDir.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 
 let work = "";
 let binary = "";
@@ -17,7 +17,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-folders-process-", { real: true });
-    binary = await currentBinary(work);
+    binary = await garudaBinary();
   },
   { timeout: 180_000 },
 );

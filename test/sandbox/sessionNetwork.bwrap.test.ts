@@ -305,9 +305,9 @@ process.exit(0);
         script,
         `import { createExecutor } from ${JSON.stringify(join(src, "executor.ts"))};
 import { startEgressProxy } from ${JSON.stringify(join(src, "egressProxy.ts"))};
-const proxy = await startEgressProxy({});
+const proxy = await startEgressProxy({ dir: ${JSON.stringify(scratch.path)} });
 const root = ${JSON.stringify(join(scratch.path, "killed"))};
-const executor = await createExecutor({ root, home: ${JSON.stringify(home)}, selfCommand: ${JSON.stringify(SELF_COMMAND)}, serveProxy: (path, fd) => path === proxy.socketPath ? proxy.serve(fd) : undefined });
+const executor = await createExecutor({ root, home: ${JSON.stringify(home)}, selfCommand: ${JSON.stringify(SELF_COMMAND)}, tmpDir: ${JSON.stringify(join(scratch.path, "killed-tmp"))}, serveProxy: (path, fd) => path === proxy.socketPath ? proxy.serve(fd) : undefined });
 const result = await executor.run({ command: "true", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
 await executor.start({ command: "sleep 60", cwd: root, sandbox: { ...executor.spec(), network: proxy.network } });
 await Bun.sleep(300);
@@ -315,7 +315,9 @@ console.log("ran", result.exitCode);
 await Bun.sleep(60_000);
 `,
       );
+      // Its temp folders are in scratch: nothing removes a SIGKILLed process's own.
       mkdirSync(join(scratch.path, "killed"), { recursive: true });
+      mkdirSync(join(scratch.path, "killed-tmp"), { recursive: true });
       const agent = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "inherit" });
       let below: number[];
       let ns: string[];

@@ -17,7 +17,7 @@ import { BRIDGE, contentText, ofKind, startHarness } from "../support/acpHarness
 import { describeSandbox, eventually, machineSandbox } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
-const SLOW_MS = 3_000;
+const SLOW_MS = 4_000;
 
 /** Processes of this one making a session network (the slow wrapper, bwrap, the child). */
 const makingNetwork = () =>
@@ -47,7 +47,7 @@ describeSandbox(
         fake.toolCall("bash", { command: "echo networked" }, { id: "toolu_net" }),
         fake.text("A done"),
       ]);
-      const b = new FakeModelClient([fake.text("B warm"), ...[1, 2, 3].map((n) => fake.text(`B answers ${n}`))]);
+      const b = new FakeModelClient([fake.text("B warm"), ...[1, 2, 3, 4, 5].map((n) => fake.text(`B answers ${n}`))]);
       let sessions = 0;
       await using h = startHarness({
         prepare: async ({ cwd, approver }, harness) => {
@@ -72,11 +72,11 @@ describeSandbox(
 
       const turnA = h.prompt(sessionA, "run something with the network");
       await eventually(makingNetwork, 10_000);
-      // Three prompts, the fastest counts: a loaded machine can delay any one of them, while a
+      // Five prompts, the fastest counts: a loaded machine can delay any one of them, while a
       // blocked event loop (the negative control: a sleepSync in ready()) delays every one by
       // the whole network set-up.
       const took: number[] = [];
-      for (const n of [1, 2, 3]) {
+      for (const n of [1, 2, 3, 4, 5]) {
         const started = performance.now();
         const answer = await h.prompt(sessionB, `are you there? (${n})`);
         took.push(performance.now() - started);

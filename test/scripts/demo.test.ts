@@ -4,10 +4,14 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { ROOT } from "../../scripts/buildTargets.ts";
+import { garudaBinary } from "../support/garudaBinary.ts";
 
 test(
   "bun run demo: the scripted editor session passes every check and exits 0",
   async () => {
+    // The demo builds dist/garuda itself when it is stale; made current here first, under the lock the
+    // other process tests take, so it never writes the binary another test file is running.
+    await garudaBinary();
     const proc = Bun.spawn([process.execPath, join(ROOT, "scripts/demo.ts")], {
       cwd: ROOT,
       // No provider key and no model from the environment: the demo brings its own mock.

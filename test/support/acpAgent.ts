@@ -116,11 +116,58 @@ export function expectOnlyProtocol(lines: string[], tail: { partial: string }): 
   for (const line of lines) {
     const message = JSON.parse(line) as { jsonrpc?: unknown; id?: unknown; method?: unknown };
     expect(message.jsonrpc).toBe("2.0");
-    // One answer per request: initialize is answered before the SDK loads and the SDK's own answer is dropped (earlyInitialize.ts).
+    // One answer per request.
     if (message.method === undefined && message.id !== undefined) {
       const id = JSON.stringify(message.id);
       expect(answered.has(id)).toBe(false);
       answered.add(id);
     }
   }
+}
+
+/** Every stdout line was protocol; stdin closed, the agent exits 0. */
+export async function finishAgent(agent: ReturnType<typeof startAgent>): Promise<void> {
+  expectOnlyProtocol(agent.lines, agent.tail);
+  agent.proc.stdin.end();
+  expect(await agent.proc.exited).toBe(0);
+}
+
+/** What the model read as the result of call `id` (from the requests the mock got). */
+export function modelReadResult(mock: MockAnthropic, id: string): string | undefined {
+  for (const request of mock.requests) {
+    for (const message of (request.body?.messages ?? []) as Array<{ content: unknown }>) {
+      if (!Array.isArray(message.content)) continue;
+      for (const block of message.content as Array<{ type: string; tool_use_id?: string; content?: unknown }>) {
+        if (block.type !== "tool_result" || block.tool_use_id !== id) continue;
+        const content = block.content;
+        if (typeof content === "string") return content;
+        if (Array.isArray(content)) return content.map((part: { text?: string }) => part.text ?? "").join("");
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `garuda acp` initialized by an editor with or without forms (`elicitation.form`), and one
+ * session in `place.root` (default a new folder under `work`) with `place.home` (default a new one).
+ */
+export async function startFormsSession(
+  binary: string,
+  mock: MockAnthropic,
+  work: string,
+  forms: boolean,
+  answers: EditorAnswers,
+  place: { root?: string; home?: string } = {},
+) {
+  const root = place.root ?? makeTempDir("root-", { under: work });
+  const agent = startAgent(binary, mock, root, work, undefined, place.home, answers);
+  await agent.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: 1,
+    clientCapabilities: forms ? { elicitation: { form: {} } } : {},
+  });
+  const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+  const prompt = (text: string) =>
+    agent.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+  return { ...agent, root, sessionId, prompt };
 }

@@ -6,13 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { type AcpServer, type AcpServerOptions, type PrepareRequest, serveAcp } from "../../src/acp/server.ts";
-import type { PlannedSession } from "../../src/acp/sessions.ts";
 import { writeCredentials } from "../../src/config/credentials.ts";
 import { garudaPaths } from "../../src/config/paths.ts";
 import { ProviderKeys } from "../../src/config/providerKeys.ts";
 import { FakeModelClient } from "../../src/model/fake.ts";
 import type { ModelClient } from "../../src/model/types.ts";
-import { planRuntime } from "../../src/compose/prepare.ts";
+import { prepareRuntime } from "../../src/compose/prepare.ts";
 import type { Runtime } from "../../src/runtime/runtime.ts";
 import { type SandboxProbe, probeSandbox } from "../../src/sandbox/probe.ts";
 import { makeTempDir } from "./tempDir.ts";
@@ -124,10 +123,9 @@ export function setUpHome(home: string): void {
 
 /**
  * The production wiring of garuda acp, with the fake model (or another client, such as the real
- * one on a mock server) in place of the provider: session/new is answered from the plan, and the
- * runtime is built after the answer.
+ * one on a mock server) in place of the provider.
  */
-export function realPlan(home: string, nextModel: () => ModelClient) {
+export function realPrepare(home: string, nextModel: () => ModelClient) {
   return async ({
     cwd,
     additionalDirectories,
@@ -138,8 +136,8 @@ export function realPlan(home: string, nextModel: () => ModelClient) {
     sessionId,
     resume,
     mode,
-  }: PrepareRequest): Promise<PlannedSession> => {
-    return planRuntime({
+  }: PrepareRequest): Promise<Runtime> => {
+    return prepareRuntime({
       root: cwd,
       extraRoots: additionalDirectories,
       editorMcpServers: mcpServers,
@@ -158,12 +156,6 @@ export function realPlan(home: string, nextModel: () => ModelClient) {
       openModel: async () => nextModel(),
     });
   };
-}
-
-/** realPlan in one step: the runtime built before the answer (session/load and resume, and tests that build their own). */
-export function realPrepare(home: string, nextModel: () => ModelClient) {
-  const plan = realPlan(home, nextModel);
-  return async (request: PrepareRequest): Promise<Runtime> => (await plan(request)).build();
 }
 
 /** A byte pipe that also records each line that crosses it. */
@@ -203,13 +195,11 @@ export function startHarness(options: HarnessOptions = {}): Harness {
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
 
   let harness: Harness;
-  const defaultPlan = realPlan(home, nextModel);
   const defaultPrepare = realPrepare(home, nextModel);
   const server = serveAcp(
     { input: toServer.readable, output: toClient.writable },
     {
       prepare: (request) => (options.prepare ? options.prepare(request, harness) : defaultPrepare(request)),
-      ...(!options.prepare && { plan: defaultPlan }),
       setup: { command: "/opt/garuda/garuda", args: ["acp", "setup"] },
       log: () => {},
       sessionsDir: garudaPaths(home).sessions,

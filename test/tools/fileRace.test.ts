@@ -303,6 +303,7 @@ describe("the file changed in other ways while the call waited", () => {
     s.ctx.partial = {
       change: { path: join(root.path, "a.txt"), oldText: "one\ntwo\n", newText: "ONE\ntwo\n" },
       note: "The user left out one hunk.",
+      hunks: { kept: [1], rejected: [2] },
     };
     const outcome = await s.run("write_file", { path: "a.txt", content: "ONE\nTWO\n" });
     expect(outcome.isError).toBeUndefined();

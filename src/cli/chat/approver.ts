@@ -24,7 +24,7 @@ import {
   MAX_PREVIEW_LINES,
   wholeDiff,
 } from "./diffView.ts";
-import { applyHunks, changeHunks, type Hunk, hunkLines, rejectedNote } from "./hunks.ts";
+import { changeHunks, type Hunk, hunkAnswer, hunkLines } from "../../tools/hunks.ts";
 import type { ChatInput, QuestionShown } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
@@ -315,19 +315,15 @@ export class TerminalApprover implements Approver {
       if (decided === "rest") break;
       accepted.push(decided);
     }
-    const kept = accepted.filter(Boolean).length;
-    if (kept === hunks.length) {
-      screen.line(style.green("  → Allowed once (every hunk)."));
-      return "once";
-    }
-    if (kept === 0) {
-      screen.line(style.red("  → Denied (no hunk kept)."));
-      return "deny";
-    }
-    screen.line(style.green(`  → Allowed once: ${kept} of ${hunks.length} hunks (the others are left out).`));
-    return {
-      change: { path, oldText, newText: applyHunks(oldText, hunks, accepted) },
-      note: rejectedNote(path, oldText, hunks, accepted),
-    };
+    const answer = hunkAnswer(path, oldText, hunks, accepted);
+    if (answer === "once") screen.line(style.green("  → Allowed once (every hunk)."));
+    else if (answer === "deny") screen.line(style.red("  → Denied (no hunk kept)."));
+    else
+      screen.line(
+        style.green(
+          `  → Allowed once: ${answer.hunks.kept.length} of ${hunks.length} hunks (the others are left out).`,
+        ),
+      );
+    return answer;
   }
 }

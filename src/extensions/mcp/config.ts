@@ -1,13 +1,14 @@
 // mcp.json: the user's MCP servers (~/.garuda/mcp.json, trusted) and the project's
 // (<root>/.garuda/mcp.json, started only after a consent pinned to the definition's hash).
-// `{"servers": {"name": {command, args, env, network, writePaths, timeoutMs, enabled}}}` for a
-// local server (stdio), `{url, type: "http" | "sse", headers, timeoutMs, enabled}` for a remote
-// one; "mcpServers" is read as "servers" (the common name in other tools). `${NAME}` in args,
-// env, url and headers takes Garuda's environment: any name in the user's file, only the names
-// the user's `projectServers.allowEnv` lists in a project's (a project cannot send itself your
-// secrets). `projectServers.allowHosts` in the user's file lets project servers reach addresses
-// the egress rules refuse (loopback, link-local, IP literals, other ports). A bad file or entry
-// is a notice, never the end of the session.
+// `{"servers": {"name": {command, args, env, network, writePaths, cwd, timeoutMs, enabled}}}` for a
+// local server (stdio; it starts in / unless `cwd` names the project folder or one in it), `{url,
+// type: "http" | "sse", headers, timeoutMs, enabled}` for a remote one; "mcpServers" is read as
+// "servers" (the common name in other tools). `${NAME}` in args, env, url and headers takes
+// Garuda's environment: any name in the user's file, only the names the user's
+// `projectServers.allowEnv` lists in a project's (a project cannot send itself your secrets).
+// `projectServers.allowHosts` in the user's file lets project servers reach addresses the egress
+// rules refuse (loopback, link-local, IP literals, other ports). A bad file or entry is a notice,
+// never the end of the session.
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { messageOf } from "../../errors/caught.ts";
@@ -31,6 +32,7 @@ const stdioSchema = z.strictObject({
     .optional(),
   network: z.boolean().optional(),
   writePaths: z.array(z.string().min(1)).max(50).optional(),
+  cwd: z.string().min(1).optional(),
   timeoutMs,
   enabled: z.boolean().optional(),
 });
@@ -89,6 +91,11 @@ export interface StdioServerConfig extends BaseConfig {
   network: boolean;
   /** Absolute. */
   writePaths: string[];
+  /**
+   * Absolute, the project folder or one in it: the definition asked to start there, and what the
+   * server finds there is the project's code (serverLaunch.ts). Absent: it starts in /.
+   */
+  cwd?: string;
 }
 
 export interface RemoteServerConfig extends BaseConfig {
@@ -248,6 +255,14 @@ function parseServer(
         `The ${where} asks to write ${underTmp.join(", ")}, under the host's /tmp, where other programs keep their sockets; a project's server does not get that (add the server to your own ${options.userFile} if it needs it). Left out.`,
       );
     }
+    // Only a folder of the project: the server is then the project's code, and the folder is in its sandbox.
+    const cwd = data.cwd === undefined ? undefined : resolve(options.root, data.cwd);
+    if (cwd !== undefined && !isInside(cwd, resolve(options.root))) {
+      notices.push(
+        `The ${where} sets cwd to ${data.cwd}, which is not the project folder or a folder in it ("." is the project); it was skipped.`,
+      );
+      return undefined;
+    }
     const hash = sha256Hex(
       JSON.stringify({
         command: data.command,
@@ -255,6 +270,8 @@ function parseServer(
         env: canonical(data.env),
         network: data.network ?? false,
         writePaths: data.writePaths ?? [],
+        // Only when set: the definitions written before cwd existed keep their hash (and consents).
+        ...(cwd === undefined ? {} : { cwd: data.cwd }),
       }),
     );
     config = {
@@ -267,6 +284,7 @@ function parseServer(
       envSources,
       network: data.network ?? false,
       writePaths,
+      ...(cwd === undefined ? {} : { cwd }),
       hash,
     };
   }

@@ -1,27 +1,38 @@
 // What a local MCP server really runs, worked out at its start before anyone is asked: the
-// program its command resolves to, the script files its arguments name, and which of them are
-// the project's code. The project's code is whatever a clone or a sandboxed command can change:
-// a file inside the project, a file named by a relative path (the server starts in the project),
-// a program found through a PATH folder in the project. Such a server's consent says so and pins
-// the files' content, so a changed script asks again (manager.ts).
+// program its command resolves to, the files its arguments and variables name, and which of them
+// are the project's code. The project's code is whatever a clone or a sandboxed command can change:
+// a file inside the project, a program found through a PATH folder in it, a folder of it that a
+// variable loads code from (NODE_PATH, PYTHONPATH, LD_LIBRARY_PATH …) or that a package runner or
+// build tool is given. Such a server's consent says so and pins the files' content, so a changed
+// script asks again (manager.ts).
 //
-// The launch is also made so the project cannot slip its code in unseen: PATH loses its folders
-// in the project (and relative ones, which mean the project), package runners are told to look
-// for packages elsewhere (npx `--prefix /`; bunx, uvx, pnpm dlx and yarn dlx start in /), and
-// only the program and script files themselves are made readable in the sandbox — never the
-// folder around a path under the host's /tmp, where tmux, ssh-agent and X keep their sockets.
+// What a program finds through the folder it starts in cannot be listed (npm's node_modules/.bin
+// and scripts, `-r module`, bunfig.toml, Python's imports, a shell line's `npx` …), so a server
+// starts in / unless its definition asks for a folder of the project (`cwd`, config.ts); one that
+// does is the project's code that cannot be pinned, asked about in every session. PATH loses its
+// folders in the project (and relative ones), BASH_ENV and ENV are dropped (the executor runs each
+// command line with `bash -c`), and only the program and script files themselves are made readable
+// in the sandbox — never the folder around a path under the host's /tmp, where tmux, ssh-agent and
+// X keep their sockets.
 import { closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, isAbsolute, relative, resolve } from "node:path";
 import { isInside } from "../../files/isInside.ts";
 import { sha256Hex } from "../../config/trust.ts";
 import type { StdioServerConfig } from "./config.ts";
-import { type ProjectFile, projectLookups } from "./projectLookups.ts";
+
+/** A file of the project's that a server runs, and its content's hash (undefined: cannot be pinned — a folder, or too large). */
+export interface ProjectFile {
+  /** As the consent shows it: relative to the project root. */
+  shown: string;
+  hash: string | undefined;
+}
 
 export interface ServerLaunch {
   command: string;
   args: string[];
+  /** "/" unless the definition asked for a folder of the project. */
   cwd: string;
-  /** The server's variables, PATH without the project's folders. */
+  /** The server's variables: PATH without the project's folders, no BASH_ENV or ENV. */
   env: Record<string, string>;
   /** Regular files to make readable in the sandbox (the program, scripts): never a folder. */
   readPaths: string[];
@@ -34,15 +45,39 @@ export interface ServerLaunch {
 /** Files larger than this are not hashed: the server is then asked about in every session. */
 const MAX_PINNED_BYTES = 64 * 1024 * 1024;
 
-/** Package runners that prefer a package installed in the working folder, and how each is kept out of it. */
-const NPM_EXEC = new Set(["exec", "x"]);
-const RUNS_FROM_CWD = new Set(["bunx", "uvx", "pnpx"]);
-const RUNS_FROM_CWD_SUB: Record<string, ReadonlySet<string>> = {
-  bun: new Set(["x"]),
-  pnpm: new Set(["dlx", "exec"]),
-  yarn: new Set(["dlx"]),
-  uv: new Set(["tool"]),
-};
+/** Where a server starts unless its definition asks for a folder of the project. */
+const OUTSIDE = "/";
+
+/** Variables that make bash run a file before the command line (the executor starts every server with `bash -c`). */
+const SHELL_STARTUP = ["BASH_ENV", "ENV"];
+
+/**
+ * Variables whose value makes a program load code (preloads, library and module paths, git's
+ * programs, package managers' configuration): a folder of the project named in one is the
+ * project's code. A file of the project named in any variable is, as in an argument.
+ */
+const LOADS_CODE =
+  /^(NODE_OPTIONS|NODE_PATH|LD_\w+|DYLD_\w+|PYTHON(PATH|STARTUP|HOME|USERBASE)|PERL5?(LIB|OPT)|RUBY(LIB|OPT)|GEM_(HOME|PATH)|BUNDLE_\w+|CLASSPATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GIT_\w+|NPM_CONFIG_\w+|BUN_\w+|DENO_\w+|UV_\w+|PIP_\w+|CARGO_\w+|RUSTC_WRAPPER|GOPATH|GOFLAGS|MAKEFLAGS|XDG_CONFIG_HOME|XDG_DATA_HOME)$/i;
+
+/** Package runners and build tools: given a folder of the project (`--prefix`, `-C`, `--directory`, a path), they run what it defines. */
+const RUNS_A_FOLDER = new Set([
+  "npx",
+  "npm",
+  "pnpm",
+  "pnpx",
+  "yarn",
+  "bun",
+  "bunx",
+  "uv",
+  "uvx",
+  "poetry",
+  "pipenv",
+  "cargo",
+  "go",
+  "make",
+  "just",
+  "deno",
+]);
 
 function realOrSelf(path: string): string {
   try {
@@ -93,7 +128,7 @@ function fileHash(path: string): string | undefined {
   }
 }
 
-/** The PATH without folders in the project, and without relative ones (they name the working folder: the project). */
+/** The PATH without folders in the project, and without relative ones (they name the working folder). */
 export function pathOutsideProject(path: string, root: string): string {
   return path
     .split(delimiter)
@@ -118,23 +153,13 @@ function pathCandidates(args: readonly string[]): string[] {
   });
 }
 
-/** A package runner's launch that cannot pick the project's copy, with a note for the consent. */
-function outsideTheProject(
-  command: string,
-  args: string[],
-  root: string,
-): { args: string[]; cwd: string; note?: string } {
-  const name = basename(command).replace(/\.exe$/i, "");
-  // npm finds local packages from its prefix (the working folder's package by default) and walks up
-  // from there for node_modules/.bin; a prefix of / leaves the project out, and its .npmrc too,
-  // while the package still runs in the project folder.
-  if (name === "npx") return { args: ["--prefix", "/", ...args], cwd: root, note: "npx: --prefix /" };
-  if (name === "npm" && NPM_EXEC.has(args[0] ?? ""))
-    return { args: [args[0] ?? "exec", "--prefix", "/", ...args.slice(1)], cwd: root, note: "npm exec: --prefix /" };
-  // These find local packages and their configuration from the working folder, with no flag to say otherwise.
-  if (RUNS_FROM_CWD.has(name) || RUNS_FROM_CWD_SUB[name]?.has(args[0] ?? ""))
-    return { args, cwd: "/", note: `${name}: starts in / (relative paths in its arguments do not name the project)` };
-  return { args, cwd: root };
+/** The parts of a variable's value that may name a path: the value, its words and list entries, and `--x=path`'s path. */
+function valueCandidates(value: string): string[] {
+  const words = value.split(/[\s:;,]+/).flatMap((word) => {
+    const eq = word.indexOf("=");
+    return eq >= 0 ? [word, word.slice(eq + 1)] : [word];
+  });
+  return [...new Set([value, ...words])].filter((word) => word !== "");
 }
 
 /**
@@ -143,58 +168,69 @@ function outsideTheProject(
  */
 export function planLaunch(config: StdioServerConfig, root: string, garudaPath: string | undefined): ServerLaunch {
   const env = { ...config.env };
-  const givenPath = env.PATH ?? garudaPath;
   const notes: string[] = [];
+  const dropped = SHELL_STARTUP.filter((name) => name in env);
+  for (const name of dropped) delete env[name];
+  if (dropped.length > 0) notes.push(`${dropped.join(", ")}: dropped (bash would run the file named first)`);
+  const givenPath = env.PATH ?? garudaPath;
   if (givenPath !== undefined) {
     env.PATH = pathOutsideProject(givenPath, root);
     if (env.PATH !== givenPath) notes.push("PATH: the project's folders left out");
   }
-  const launch = outsideTheProject(config.command, config.args, root);
-  if (launch.note) notes.push(launch.note);
-  const runner = launch.note !== undefined;
+  const cwd = config.cwd ?? OUTSIDE;
+  if (cwd === OUTSIDE) notes.push("starts in / (nothing is found through the project folder)");
   const projectFiles = new Map<string, ProjectFile>();
   const readPaths: string[] = [];
-  const note = (path: string, named: string) => {
+  const inProject = (path: string) => isInside(realOrSelf(path), root) || isInside(path, root);
+  const shownOf = (path: string) => {
     const real = realOrSelf(path);
-    // Inside the project (whatever the path said), or relative to it: the project decides its content.
-    if (isInside(real, root) || isInside(path, root) || (!isAbsolute(named) && launch.cwd === root)) {
-      const shown = isInside(real, root) ? relative(root, real) || "." : named;
-      projectFiles.set(shown, { shown, hash: fileHash(real) });
+    return (isInside(real, root) ? relative(root, real) : relative(root, path)) || ".";
+  };
+  const unpinnable = (shown: string) => projectFiles.set(shown, { shown, hash: undefined });
+  /** A file the server runs: the project's (pinned by content) when inside it; made readable in the sandbox when asked. */
+  const file = (path: string, readable: boolean) => {
+    if (inProject(path)) {
+      const shown = shownOf(path);
+      projectFiles.set(shown, { shown, hash: fileHash(realOrSelf(path)) });
     }
     // Only a regular file named as such is made readable in the sandbox: not a link, socket or folder.
-    if (isAbsolute(path) && isRegular(path)) readPaths.push(path);
+    if (readable && isAbsolute(path) && isRegular(path)) readPaths.push(path);
   };
 
+  if (inProject(cwd))
+    unpinnable(`${shownOf(cwd)} (the folder it starts in: what it finds there is the project's, and cannot be pinned)`);
   const command = config.command;
+  const name = basename(command).replace(/\.exe$/i, "");
   const program = command.includes("/")
-    ? resolve(launch.cwd, command)
+    ? resolve(cwd, command)
     : env.PATH !== undefined
       ? onPath(command, env.PATH)
       : undefined;
-  if (program !== undefined && isFile(program)) note(program, command.includes("/") ? command : program);
+  if (program !== undefined && isFile(program)) file(program, true);
 
   for (const candidate of pathCandidates(config.args)) {
     if (candidate === "") continue;
-    const path = resolve(launch.cwd, candidate);
-    if (isFile(path)) note(path, candidate);
-    // A package runner given a folder of the project (`npx --package=.`) installs and runs the project itself.
-    else if (runner && /^(\.{1,2}(\/|$)|\/)/.test(candidate) && isDir(path) && isInside(realOrSelf(path), root)) {
-      const shown = `${relative(root, realOrSelf(path)) || "."} (the project's package, which ${basename(command)} installs and runs)`;
-      projectFiles.set(shown, { shown, hash: undefined });
-    }
+    const path = resolve(cwd, candidate);
+    if (isFile(path)) file(path, true);
+    // A package runner given a folder of the project (`npx --prefix=…`, `make -C …`) runs what the project defines there.
+    else if (RUNS_A_FOLDER.has(name) && isDir(path) && inProject(path))
+      unpinnable(`${shownOf(path)} (a folder of the project, whose code ${name} runs)`);
   }
 
-  // Started in the project, the program may find more of it there than its arguments name.
-  if (launch.cwd === root) {
-    const lookups = projectLookups(command, config.args, root, env);
-    Object.assign(env, lookups.env);
-    notes.push(...lookups.notes);
-    for (const file of lookups.files) projectFiles.set(file.shown, file);
+  // A variable's value is checked as an argument is: `NODE_OPTIONS=--require=…`, `LD_PRELOAD=…`.
+  for (const [variable, value] of Object.entries(env)) {
+    if (variable === "PATH") continue;
+    for (const candidate of valueCandidates(value)) {
+      const path = resolve(cwd, candidate);
+      if (isFile(path)) file(path, false);
+      else if (LOADS_CODE.test(variable) && isDir(path) && inProject(path))
+        unpinnable(`${shownOf(path)} (a folder of the project that ${variable} loads code from)`);
+    }
   }
   return {
     command,
-    args: launch.args,
-    cwd: launch.cwd,
+    args: [...config.args],
+    cwd,
     env,
     readPaths,
     projectFiles: [...projectFiles.values()],

@@ -1,12 +1,13 @@
-// Giving back the binary's mapped pages (src/cli/binaryPages.ts, issue 19.2): which mappings are
+// Giving back the binary's mapped pages (src/cli/process/binaryPages.ts, issue 19.2): which mappings are
 // dropped, that a process keeps working after its own are, and the rule that keeps it safe: a
 // read-only mapping holding a private page (JavaScriptCore's frozen configuration) is left alone.
 // The negative control drops those too, in a child process, and the child crashes.
 import { describe, expect, test } from "bun:test";
 import { readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { droppableMappings, releaseBinaryPages } from "../../src/cli/binaryPages.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { droppableMappings, releaseBinaryPages } from "../../../src/cli/process/binaryPages.ts";
+import { openNative } from "../../../src/sandbox/native.ts";
+import { tempDir } from "../../support/tempDir.ts";
 
 const EXE = "/opt/garuda/garuda";
 const INODE = 5310360;
@@ -74,7 +75,7 @@ describe.skipIf(process.platform !== "linux")("on this process", () => {
   test("the executable's pages are unmapped, and the process goes on working", async () => {
     const before = residentOfExe();
     expect(before).toBeGreaterThan(1024 * 1024);
-    const released = await releaseBinaryPages();
+    const released = await releaseBinaryPages(openNative());
     const after = residentOfExe();
     expect(released).toBeGreaterThanOrEqual(before / 2);
     expect(after).toBeLessThan(before / 2);
@@ -96,8 +97,8 @@ describe.skipIf(process.platform !== "linux")("on this process", () => {
     writeFileSync(
       script,
       `import { readFileSync, readlinkSync, statSync } from "node:fs";
-import { droppableMappings } from ${JSON.stringify(join(import.meta.dir, "../../src/cli/binaryPages.ts"))};
-import { openNative } from ${JSON.stringify(join(import.meta.dir, "../../src/sandbox/native.ts"))};
+import { droppableMappings } from ${JSON.stringify(join(import.meta.dir, "../../../src/cli/process/binaryPages.ts"))};
+import { openNative } from ${JSON.stringify(join(import.meta.dir, "../../../src/sandbox/native.ts"))};
 const symbols = openNative();
 let smaps = readFileSync("/proc/self/smaps", "utf8");
 if (process.argv[2] === "ignore-the-rule") smaps = smaps.replace(/^Anonymous:\\s+\\d+ kB$/gm, "Anonymous: 0 kB");

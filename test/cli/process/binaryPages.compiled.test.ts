@@ -1,15 +1,15 @@
-// The compiled `garuda acp` gives back the pages of its binary it mapped (src/cli/binaryPages.ts,
+// The compiled `garuda acp` gives back the pages of its binary it mapped (src/cli/process/binaryPages.ts,
 // issue 19.2): once its first session is ready (start-up's), and when its memory trim runs after a
 // session closes (a turn's). Read from outside, in the agent's /proc/<pid>/smaps. Without either
 // call the binary's resident pages only grow, and the matching check fails.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
-import { currentBinary } from "../../scripts/buildTargets.ts";
-import { droppableMappings } from "../../src/cli/binaryPages.ts";
-import { startAgent } from "../support/acpAgent.ts";
-import { startMockAnthropic } from "../support/mockAnthropic.ts";
-import { makeTempDir } from "../support/tempDir.ts";
+import { droppableMappings } from "../../../src/cli/process/binaryPages.ts";
+import { startAgent } from "../../support/acpAgent.ts";
+import { startMockAnthropic } from "../../support/mockAnthropic.ts";
+import { makeTempDir } from "../../support/tempDir.ts";
+import { garudaBinary } from "../../support/garudaBinary.ts";
 
 let work = "";
 let binary = "";
@@ -17,7 +17,7 @@ let binary = "";
 beforeAll(
   async () => {
     work = makeTempDir("garuda-binary-pages-");
-    binary = realpathSync(await currentBinary(work));
+    binary = realpathSync(await garudaBinary());
   },
   { timeout: 180_000 },
 );

@@ -14,6 +14,7 @@
 // page: a read-only mapping with one (a page written and then write-protected, as JavaScriptCore
 // freezes its configuration page) would lose what was written, so it is left alone.
 import { readFileSync, readlinkSync, statSync } from "node:fs";
+import type { Native } from "../../sandbox/native.ts";
 
 const MADV_DONTNEED = 4;
 
@@ -63,25 +64,11 @@ export function droppableMappings(smaps: string, path: string, inode: number): M
   return found;
 }
 
-type Madvise = (start: bigint, length: bigint, advice: number) => number;
-
-/** madvise from the C library (native.ts); loaded once, on the first release. */
-let madvise: Madvise | null | undefined;
-
-async function loadMadvise(): Promise<Madvise | null> {
-  if (madvise !== undefined) return madvise;
-  // Loaded here: `garuda acp` answers initialize before the sandbox's modules load.
-  const { openNative } = await import("../sandbox/native.ts");
-  const native = openNative();
-  madvise = native ? native.madvise : null;
-  return madvise;
-}
-
 /**
  * Unmaps the binary's read-only pages (see above) and says how many resident bytes were in them;
- * 0 off Linux or where the C library or /proc is not there.
+ * 0 off Linux or where the C library (the process's, processWide.ts) or /proc is not there.
  */
-export async function releaseBinaryPages(): Promise<number> {
+export async function releaseBinaryPages(native: Native | undefined): Promise<number> {
   if (process.platform !== "linux") return 0;
   let ranges: MappedRange[];
   try {
@@ -90,9 +77,9 @@ export async function releaseBinaryPages(): Promise<number> {
   } catch {
     return 0; // No /proc: nothing to go by.
   }
-  const advise = ranges.length > 0 ? await loadMadvise() : null;
-  if (!advise) return 0;
+  if (!native) return 0;
   let released = 0;
-  for (const range of ranges) if (advise(range.start, range.length, MADV_DONTNEED) === 0) released += range.rssBytes;
+  for (const range of ranges)
+    if (native.madvise(range.start, range.length, MADV_DONTNEED) === 0) released += range.rssBytes;
   return released;
 }

@@ -6,21 +6,17 @@
 // session. That costs a fraction of a second of CPU and the next turn starts colder, so it runs
 // only when no turn is running: soon after a session closes (a few times in an editor's day), and
 // once after a quiet spell that follows a turn (an editor with one thread open all day). The front
-// end then gives back the pages of its binary the agent mapped (afterTrim).
+// end then gives back the pages of its binary the agent mapped (afterTrim). The ACP server tells it
+// when turns begin and end and sessions close (acp/sessions.ts SessionActivity).
 
 export interface MemoryTrimOptions {
-  /** Whether a turn is running in any session: then no trim. */
-  busy: () => boolean;
-  /** How long after a turn ends, with no other turn begun, the trim runs. */
-  idleMs: number;
-  /** How long after a session closes (the editor may open the next one at once). */
-  closedMs: number;
+  /** How long after a turn ends, with no other turn running, the trim runs (default 30 s). */
+  idleMs?: number;
+  /** How long after a session closes (the editor may open the next one at once; default 0). */
+  closedMs?: number;
   /** The trim itself; tests count it. */
   trim?: () => void;
-  /**
-   * What the front end gives back after the trim: `garuda acp` unmaps its binary's pages
-   * (src/cli/binaryPages.ts), which src/acp/ does not load.
-   */
+  /** What the front end gives back after the trim: `garuda acp` unmaps its binary's pages (binaryPages.ts). */
   afterTrim?: () => void;
 }
 
@@ -34,31 +30,42 @@ const shrinkHeap = () => {
   if (typeof shrink === "function") shrink.call(Bun);
 };
 
+/** After a turn, how long the agent must be quiet before its memory is trimmed. */
+const IDLE_MS = 30_000;
+
 export class MemoryTrim {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Whether anything ran since the last trim: a quiet agent is not trimmed again and again. */
   #used = false;
+  /** Turns running now, in every session: no trim while there is one. */
+  #running = 0;
   readonly #trim: () => void;
+  readonly #idleMs: number;
+  readonly #closedMs: number;
 
-  constructor(private readonly options: MemoryTrimOptions) {
+  constructor(private readonly options: MemoryTrimOptions = {}) {
     this.#trim = options.trim ?? shrinkHeap;
+    this.#idleMs = options.idleMs ?? IDLE_MS;
+    this.#closedMs = options.closedMs ?? 0;
   }
 
   /** A turn began: no trim while it runs. */
   turnStarted(): void {
+    this.#running++;
     this.#used = true;
     this.#cancel();
   }
 
   /** A turn ended: trim once the agent has been quiet for idleMs. */
   turnEnded(): void {
-    this.#schedule(this.options.idleMs);
+    this.#running = Math.max(0, this.#running - 1);
+    this.#schedule(this.#idleMs);
   }
 
   /** A session closed: what it held is garbage now. */
   sessionClosed(): void {
     this.#used = true;
-    this.#schedule(this.options.closedMs);
+    this.#schedule(this.#closedMs);
   }
 
   /** Shutdown: nothing more to trim. */
@@ -82,7 +89,7 @@ export class MemoryTrim {
   #run(): void {
     this.#timer = undefined;
     // A turn still running (in another session) reschedules at its end.
-    if (!this.#used || this.options.busy()) return;
+    if (!this.#used || this.#running > 0) return;
     this.#used = false;
     this.#trim();
     this.options.afterTrim?.();

@@ -1,17 +1,16 @@
-// The memory trim (src/acp/memoryTrim.ts, issue 19.4): a long-running `garuda acp` gives its
+// The memory trim (src/cli/process/memoryTrim.ts, issue 19.4): a long-running `garuda acp` gives its
 // memory back soon after a session closes and after a quiet spell that follows a turn, never
 // while a turn runs, and not again and again while nothing happens. The negative checks use
 // waits well short of the quiet spell, so a loaded machine does not make them pass by chance.
 import { expect, test } from "bun:test";
-import { MemoryTrim } from "../../src/acp/memoryTrim.ts";
-import { FakeModelClient, fake } from "../../src/model/fake.ts";
-import { startHarness } from "../support/acpHarness.ts";
-import { eventually } from "../support/sandboxSupport.ts";
+import { MemoryTrim } from "../../../src/cli/process/memoryTrim.ts";
+import { FakeModelClient, fake } from "../../../src/model/fake.ts";
+import { startHarness } from "../../support/acpHarness.ts";
+import { eventually } from "../../support/sandboxSupport.ts";
 
-function counted(options: { idleMs: number; closedMs: number; busy?: () => boolean }) {
+function counted(options: { idleMs: number; closedMs: number }) {
   let trims = 0;
   const trim = new MemoryTrim({
-    busy: options.busy ?? (() => false),
     idleMs: options.idleMs,
     closedMs: options.closedMs,
     trim: () => trims++,
@@ -44,13 +43,16 @@ test("nothing ran since the last trim: no trim again", async () => {
   expect(trims()).toBe(1);
 });
 
-test("never while a turn runs in another session; that turn's end trims later", async () => {
-  let busy = true;
-  const { trim, trims } = counted({ idleMs: 20, closedMs: 0, busy: () => busy });
+test("never while a turn runs in another session; the last turn's end trims later", async () => {
+  const { trim, trims } = counted({ idleMs: 20, closedMs: 0 });
+  trim.turnStarted();
+  trim.turnStarted();
   trim.sessionClosed();
   await Bun.sleep(100);
   expect(trims()).toBe(0);
-  busy = false;
+  trim.turnEnded(); // one of the two turns ended; the other still runs
+  await Bun.sleep(100);
+  expect(trims()).toBe(0);
   trim.turnEnded();
   await eventually(() => trims() === 1);
 });
@@ -58,7 +60,6 @@ test("never while a turn runs in another session; that turn's end trims later", 
 test("the front end's step runs after each trim, and only then", async () => {
   const steps: string[] = [];
   const trim = new MemoryTrim({
-    busy: () => false,
     idleMs: 10,
     closedMs: 0,
     trim: () => steps.push("trim"),
@@ -85,7 +86,7 @@ test("the ACP server trims after a turn and after session/close, and not during 
   const model = new FakeModelClient([fake.text("One."), [fake.wait(1_500), ...fake.text("Two.")]]);
   await using h = startHarness({
     models: [model],
-    server: { memoryTrim: { idleMs: 300, closedMs: 0, trim: () => trims++ } },
+    server: { activity: new MemoryTrim({ idleMs: 300, closedMs: 0, trim: () => trims++ }) },
   });
   await h.initialize();
   const { sessionId } = await h.newSession();
@@ -110,7 +111,7 @@ test("the default trim (a full collection and Bun.shrink) runs in this Bun and f
   const withGarbage = heapStats().objectCount;
   expect(garbage).toHaveLength(200_000);
   garbage = undefined;
-  const trim = new MemoryTrim({ busy: () => false, idleMs: 10_000, closedMs: 0 });
+  const trim = new MemoryTrim({ idleMs: 10_000, closedMs: 0 });
   trim.sessionClosed();
   await Bun.sleep(50);
   expect(heapStats().objectCount).toBeLessThan(withGarbage - 100_000);

@@ -1,9 +1,12 @@
 // Hunk-by-hunk approval of a file change (U0): the change split into its hunks (runs of removed
 // and added lines), shown one by one, and the new text with only the accepted hunks applied.
 // Lines keep their own line ends, so applying every hunk gives back the new text exactly, and
-// applying none gives back the old one.
+// applying none gives back the old one. The terminal (src/cli/chat/approver.ts) and the editor
+// (src/acp/hunkReview.ts) ask about the hunks their own way; both answer through hunkAnswer().
 
-import { diffLines } from "../../tools/diff.ts";
+import type { Choice, PartialApproval } from "../permission/types.ts";
+import { oneLine } from "../text/visible.ts";
+import { diffLines } from "./diff.ts";
 
 export interface Hunk {
   /** Index of the first old line this hunk replaces (0-based). */
@@ -108,4 +111,41 @@ export function rejectedNote(
     "The file now holds only the accepted hunks. Read it again before you change it further, and do not make the rejected changes again unless the user asks.",
   );
   return parts.join("\n");
+}
+
+/** The longest hunk label (a form's checkbox, a permission card's title). */
+const MAX_LABEL_CHARS = 160;
+
+/**
+ * A hunk in one line, for a checkbox or a title: its `@@` line and its first removed and added
+ * lines, hidden characters made visible (oneLine), cut to MAX_LABEL_CHARS.
+ */
+export function hunkLabel(oldText: string | null, hunk: Hunk): string {
+  const [header = "", ...body] = hunkLines(oldText, hunk, 0);
+  const firstRemoved = body.find((line) => line.startsWith("-"));
+  const firstAdded = body.find((line) => line.startsWith("+"));
+  const parts = [header, firstRemoved, firstAdded].filter((part): part is string => part !== undefined);
+  return oneLine(parts.join("  "), MAX_LABEL_CHARS);
+}
+
+/**
+ * The answer to a hunk review: every hunk kept is "once", none is "deny", some is a
+ * PartialApproval (the file gets only those; the model reads which were left out; the audit log
+ * names them, numbered from 1).
+ */
+export function hunkAnswer(
+  path: string,
+  oldText: string | null,
+  hunks: readonly Hunk[],
+  accepted: readonly boolean[],
+): Exclude<Choice, "session"> | PartialApproval {
+  const kept = hunks.flatMap((_hunk, k) => (accepted[k] ? [k + 1] : []));
+  if (kept.length === hunks.length) return "once";
+  if (kept.length === 0) return "deny";
+  const rejected = hunks.flatMap((_hunk, k) => (accepted[k] ? [] : [k + 1]));
+  return {
+    change: { path, oldText, newText: applyHunks(oldText, hunks, accepted) },
+    note: rejectedNote(path, oldText, hunks, accepted),
+    hunks: { kept, rejected },
+  };
 }
