@@ -1,6 +1,8 @@
-// JetBrains AIR's `_meta` extension for the file-change report (acp/turnChanges.ts): the request
-// a prompt carries, the client's capability and the agent's answer to it in initialize. Types
-// only from the SDK, and nothing else loaded: initialize.ts answers before the SDK loads.
+// JetBrains AIR's `_meta` extensions Garuda reads: the file-change report (acp/turnChanges.ts: the
+// request a prompt carries, the client's capability and the agent's answer to it in initialize)
+// and a fork point (acp/fork.ts: session/fork's `_meta.jetbrains.air.fork {version: 1,
+// messageId}`, the message the fork keeps last, as claude-agent-acp reads it). Types only from
+// the SDK, and nothing else loaded: initialize.ts answers before the SDK loads.
 import type * as acp from "@agentclientprotocol/sdk";
 
 export const FILE_CHANGE_REPORT = "agentFileChangeReport";
@@ -38,4 +40,12 @@ export function wantsFileChangeReport(capabilities: acp.ClientCapabilities | und
 /** initialize's `_meta` part that confirms the report to a client that reads it. */
 export function fileChangeReportMeta(): Record<string, unknown> {
   return { jetbrains: { air: { version: AIR_VERSION, capabilities: [FILE_CHANGE_REPORT] } } };
+}
+
+/** The message a fork keeps last, when session/fork's `_meta` names one in the known form. */
+export function forkPoint(meta: unknown): string | undefined {
+  const fork = airOf(meta)?.fork;
+  if (!isRecord(fork) || fork.version !== AIR_VERSION || typeof fork.messageId !== "string") return undefined;
+  const id = fork.messageId.trim();
+  return id === "" ? undefined : id;
 }

@@ -1,12 +1,14 @@
 // session/fork (unstable in ACP, advertised as sessionCapabilities.fork): a new session with the
-// conversation of another one up to now, and its own session file (store/sessionFork.ts); both
-// go on independently and both are in session/list. A session belongs to its project: the fork
-// of a session of another project is refused as load and resume refuse it (history.ts). A
-// session whose prompt runs is not forked (its last turn is half written), nor one another
-// Garuda is writing (its lock). The fork starts as a resumed session does, with nothing
-// replayed: the editor already shows the conversation it forked.
+// conversation of another one up to now, or up to and with the message AIR's fork point names
+// (`_meta.jetbrains.air.fork {version: 1, messageId}`: airMeta.ts), and its own session file
+// (store/sessionFork.ts); both go on independently and both are in session/list. A session
+// belongs to its project: the fork of a session of another project is refused as load and resume
+// refuse it (history.ts). A session whose prompt runs is not forked (its last turn is half
+// written), nor one another Garuda is writing (its lock). The fork starts as a resumed session
+// does, with nothing replayed: the editor already shows the conversation it forked.
 import * as acp from "@agentclientprotocol/sdk";
 import { messageOf } from "../errors/caught.ts";
+import { forkPoint } from "./airMeta.ts";
 import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
 import {
@@ -26,6 +28,8 @@ export interface ForkRequest {
   sessionId: string;
   cwd: string;
   mcpServers: acp.McpServer[];
+  /** The message the fork keeps last (AIR's fork point, airMeta.ts); default: the whole conversation. */
+  upTo?: string;
 }
 
 /** The answer: the new session's id, and what session/new answers. */
@@ -59,7 +63,13 @@ export function parseFork(params: unknown): ForkRequest {
   const servers = params.mcpServers ?? [];
   if (!Array.isArray(servers) || !servers.every(isMcpServer))
     throw invalid("mcpServers must be a list of MCP servers as session/new takes them");
-  return { sessionId: params.sessionId, cwd: params.cwd, mcpServers: servers as acp.McpServer[] };
+  const upTo = forkPoint(params._meta);
+  return {
+    sessionId: params.sessionId,
+    cwd: params.cwd,
+    mcpServers: servers as acp.McpServer[],
+    ...(upTo !== undefined && { upTo }),
+  };
 }
 
 const busyHere = (id: string) =>
@@ -100,15 +110,25 @@ export async function forkSession(host: HistoryHost, params: ForkRequest): Promi
   const id = await checkedId(params.sessionId);
   const cwd = checkedCwd(params.cwd);
   host.scope.addProject(cwd);
-  const [{ forkSession: writeFork }, { removeSession }] = await Promise.all([
+  const [{ forkSession: writeFork, UnknownMessageError }, { removeSession }] = await Promise.all([
     import("../store/sessionFork.ts"),
     import("../store/sessionCatalog.ts"),
   ]);
   const parent = await parentOf(host, id, cwd, host.live(id));
   let forked: ClaimedSession;
   try {
-    forked = writeFork({ parentFile: parent.file, parentId: id, data: parent.data });
+    forked = writeFork({
+      parentFile: parent.file,
+      parentId: id,
+      data: parent.data,
+      ...(params.upTo !== undefined && { upTo: params.upTo }),
+    });
   } catch (error) {
+    if (error instanceof UnknownMessageError)
+      throw acp.RequestError.invalidParams(
+        { sessionId: id, messageId: error.messageId.slice(0, 100) },
+        `session ${id} has no message with the id "${error.messageId.slice(0, 100)}" to fork at; the ids are the messageId of its chunks`,
+      );
     throw new acp.RequestError(-32603, `session ${id} could not be forked: ${messageOf(error)}`);
   } finally {
     parent.lock?.release();

@@ -68,8 +68,8 @@ export type SessionRecord = { t: string } & (
       version: string;
       model: string;
       mode: Mode;
-      /** A fork (sessionFork.ts): the session whose conversation it copied. */
-      forkedFrom?: { sessionId: string };
+      /** A fork (sessionFork.ts): the session whose conversation it copied, up to and with this message when named. */
+      forkedFrom?: { sessionId: string; messageId?: string };
     }
   | { type: "resume"; version: string; model: string; mode: Mode }
   /**

@@ -112,6 +112,64 @@ describe("session/fork over ACP, the compiled binary", () => {
     }
   }, 60_000);
 
+  test("AIR's fork point: the fork keeps the conversation up to and with that message; an unknown one is refused", async () => {
+    await using mock = startMockAnthropic({
+      apiKey: "sk-ant-process-test",
+      script: [
+        { steps: [{ type: "text", text: "First answer." }] },
+        { steps: [{ type: "text", text: "Second answer." }] },
+        { steps: [{ type: "text", text: "Answer in the fork." }] },
+      ],
+    });
+    const root = makeTempDir("project-", { under: work });
+    const editor = startAgent(binary, mock, root, work);
+    try {
+      await editor.agent.request(acp.methods.agent.initialize, init);
+      const { sessionId } = await editor.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+      await editor.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "First question." }],
+      });
+      const firstAnswer = editor.updates.find((u) => u.sessionUpdate === "agent_message_chunk") as
+        | { messageId?: string | null }
+        | undefined;
+      const messageId = firstAnswer?.messageId as string;
+      expect(messageId).toBeTruthy();
+      await editor.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "Second question." }],
+      });
+
+      const at = (id: string) => ({ jetbrains: { air: { fork: { version: 1, messageId: id } } } });
+      const unknown = await rejection(
+        fork(editor.agent, { sessionId, cwd: root, mcpServers: [], _meta: at("no-such-message") }),
+      );
+      expect(unknown.code).toBe(-32602);
+      expect(unknown.message).toContain('no message with the id "no-such-message"');
+
+      const forked = await fork(editor.agent, { sessionId, cwd: root, mcpServers: [], _meta: at(messageId) });
+      await editor.agent.request(acp.methods.agent.session.prompt, {
+        sessionId: forked.sessionId,
+        prompt: [{ type: "text", text: "A question in the fork." }],
+      });
+      const sent = sentTexts(mock, 2);
+      expect(sent).toHaveLength(3);
+      expect(sent[0]).toContain("First question.");
+      expect(sent[1]).toContain("First answer.");
+      expect(sent[2]).toContain("A question in the fork.");
+      expect(JSON.stringify(sent)).not.toContain("Second");
+      const forkFile = findSessionFile(join(editor.home, ".garuda", "sessions"), forked.sessionId) as string;
+      expect(JSON.parse(readFileSync(forkFile, "utf8").split("\n")[0] as string).forkedFrom).toEqual({
+        sessionId,
+        messageId,
+      });
+    } finally {
+      editor.proc.stdin.end();
+      await editor.proc.exited;
+      editor.connection.close();
+    }
+  }, 60_000);
+
   test("a session of another project is not forked; an unknown id, a session without a prompt neither", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
