@@ -79,10 +79,14 @@ export function fileChangeReport(changes: TurnChanges, requestId: string): acp.S
 }
 
 function reported(changes: Available, requestId: string) {
-  // Files only: a folder named in the list is one whose entries changed, not a file.
-  const all = [...changes.files.map((file) => file.path), ...changes.untracked.map((entry) => entry.path)].filter(
-    (path) => !path.endsWith("/"),
-  );
+  // Paths that changed: files, and folders removed whole; not a folder whose entries changed (its
+  // files are named, and what it lost makes the list incomplete).
+  const all = [
+    ...changes.files.map((file) => file.path),
+    ...changes.untracked.flatMap((entry) =>
+      entry.removed ? [entry.path.replace(/\/$/, "")] : entry.path.endsWith("/") ? [] : [entry.path],
+    ),
+  ];
   const paths: string[] = [];
   let bytes = 0;
   for (const path of all) {

@@ -19,6 +19,8 @@ export interface UntrackedChange {
   /** Absolute path; a folder ends with "/". */
   path: string;
   why: string;
+  /** Gone: a file, or a whole folder (its files are not known one by one). */
+  removed?: true;
 }
 
 export type TurnChanges =

@@ -24,20 +24,40 @@ export const MAX_LISTED = 500;
 const MAX_SCAN_BYTES = 512 * 1024;
 /** Find runs on this many gitignored entries at once. */
 const FIND_BATCH = 200;
+/** The most gitignored entries noted when a turn begins (git collapses a wholly ignored folder to one). */
+const MAX_START_ENTRIES = 20_000;
 
-/** What the store noted when the turn began. */
+/** What the store noted when the turn began (the marker was touched). */
 export interface TurnStart {
-  /** The gitignored entries then (relative; a wholly ignored folder as `name/`). */
-  ignored: string[];
+  /** The gitignored entries then (relative; a wholly ignored folder as `name/`); undefined: more than MAX_START_ENTRIES. */
+  ignored: string[] | undefined;
 }
 
-/** Touches the turn's marker and lists the gitignored entries; undefined when git failed (the report then says so). */
+/**
+ * Touches the turn's marker and lists the gitignored entries; undefined when git failed (the
+ * report then says the list may miss changes).
+ */
 export async function markTurnStart(git: GitRunner, mark: string, specs: string): Promise<TurnStart | undefined> {
   const result = await git.run({
     script: `: >${shellQuote(mark)} && g ls-files -z -o -i --exclude-standard --directory ${specs} >"$OUT"`,
     capture: true,
   });
-  return result.exitCode === 0 ? { ignored: nulFields(result.stdout) } : undefined;
+  if (result.exitCode !== 0) return undefined;
+  const ignored = nulFields(result.stdout);
+  return { ignored: ignored.length <= MAX_START_ENTRIES ? ignored : undefined };
+}
+
+/** Every folder (`a/`, `a/b/`) that holds one of `paths`. */
+function holders(paths: readonly string[]): Set<string> {
+  const folders = new Set<string>();
+  for (const path of paths) {
+    let slash = path.indexOf("/");
+    while (slash !== -1 && slash < path.length - 1) {
+      folders.add(path.slice(0, slash + 1));
+      slash = path.indexOf("/", slash + 1);
+    }
+  }
+  return folders;
 }
 
 interface RawChange {
@@ -237,16 +257,18 @@ export async function turnChanges(input: TurnChangesInput): Promise<TurnChanges>
   const gaps: string[] = [];
   let truncated = false;
 
-  if (!input.start) gaps.push("the gitignored files could not be listed when the turn began");
+  if (!input.start) gaps.push("the gitignored files could not be listed when the turn began (git failed)");
   else {
     const scan = await scanIgnored(git, input.mark, input.specs, input.timeoutMs);
     if (scan.failed) gaps.push(`the search for gitignored files the turn wrote did not finish: ${scan.failed}`);
     if (scan.cut) truncated = true;
-    const changedFiles = new Set(scan.changed.filter((path) => !path.endsWith("/")));
-    for (const path of changedFiles) untracked.push({ path: join(root, path), why: "gitignored, so not tracked" });
+    for (const path of scan.changed.filter((path) => !path.endsWith("/")))
+      untracked.push({ path: join(root, path), why: "gitignored, so not tracked" });
+    const before = input.start.ignored;
     // A folder in one that was there when the turn began may have lost entries; a new one has not.
+    const startFolders = new Set((before ?? []).filter((entry) => entry.endsWith("/")));
     const existed = (folder: string) =>
-      (input.start?.ignored ?? []).some((entry) => entry.endsWith("/") && folder.startsWith(entry));
+      before === undefined || startFolders.has(folder) || [...holders([folder])].some((up) => startFolders.has(up));
     const folders = scan.changed.filter((path) => path.endsWith("/"));
     const older = folders.filter(existed);
     for (const folder of folders) {
@@ -261,12 +283,17 @@ export async function turnChanges(input: TurnChangesInput): Promise<TurnChanges>
       gaps.push(
         `entries of gitignored folders changed (${older.slice(0, 3).join(", ")}${older.length > 3 ? ", …" : ""}): what was removed or renamed in them is not known`,
       );
-    if (!scan.failed) {
-      const now = scan.entries;
-      for (const entry of input.start.ignored) {
-        if (now.some((path) => path === entry || path.startsWith(entry.endsWith("/") ? entry : `${entry}/`))) continue;
-        untracked.push({ path: join(root, entry), why: "gitignored, removed (or no longer ignored)" });
-      }
+    if (before === undefined)
+      gaps.push(
+        `gitignored files removed cannot be named: there were more than ${groupedCount(MAX_START_ENTRIES)} gitignored entries when the turn began`,
+      );
+    else if (!scan.failed && !scan.cut) {
+      // An entry is still there when it is listed now, or a file in it is (a folder no longer wholly ignored).
+      const now = new Set(scan.entries);
+      const held = holders(scan.entries);
+      for (const entry of before)
+        if (!now.has(entry) && !held.has(entry))
+          untracked.push({ path: join(root, entry), why: "gitignored, removed (or no longer ignored)", removed: true });
     }
   }
   const outside = [...new Set(input.toolWrites)].filter((path) => !input.isInside(path));

@@ -76,8 +76,8 @@ describe("what a turn changed (the undo store)", () => {
     if (!changes.available) throw new Error(changes.reason);
     expect(changes.files).toEqual([]);
     expect(changes.untracked).toEqual([
-      { path: join(p.root, "cache/"), why: "gitignored, removed (or no longer ignored)" },
-      { path: join(p.root, "old.log"), why: "gitignored, removed (or no longer ignored)" },
+      { path: join(p.root, "cache/"), why: "gitignored, removed (or no longer ignored)", removed: true },
+      { path: join(p.root, "old.log"), why: "gitignored, removed (or no longer ignored)", removed: true },
       { path: outside, why: "outside the project folder, so in no snapshot" },
     ]);
     expect(changes).toMatchObject({ complete: true, gaps: [], truncated: false });
