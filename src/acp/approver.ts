@@ -1,7 +1,8 @@
 // AcpApprover: Garuda's questions as session/request_permission. A question names the tool call
 // it is about (the call's own id, from ApprovalRequest.callId); a question about anything the
 // editor was not shown as a call (a consent, the network allowlist, a call inside a subagent)
-// first gets an entry of its own. The editor only shows and answers: anything but a known
+// first gets an entry of its own. A call inside a subagent shown as a child session is asked about
+// as that session's (subagentUpdates.ts). The editor only shows and answers: anything but a known
 // option is a deny, and a stopped turn denies at once without waiting for the editor.
 // A file change of two hunks or more offers "Choose hunks" beside the usual options, and then
 // asks which hunks to keep (hunkReview.ts). Where the editor has forms, a question that is no
@@ -24,6 +25,7 @@ import { reviewHunks } from "./hunkReview.ts";
 import { questionContent, questionText } from "./question.ts";
 import { editorCallId, textContent } from "./toolCallContent.ts";
 import type { KnownCalls, SessionChannel } from "./sessionChannel.ts";
+import type { ChildSession } from "./subagentUpdates.ts";
 
 const KINDS: Readonly<Record<Choice, PermissionOptionKind>> = {
   once: "allow_once",
@@ -46,6 +48,8 @@ export interface AcpApproverOptions {
   asker: Asker;
   /** The editor advertised `elicitation.form`. */
   forms: boolean;
+  /** The subagents' child sessions (subagentUpdates.ts): a child's question goes as the child's. */
+  children?: { child(callId: string): ChildSession | undefined };
 }
 
 /** The option of a file change's question that goes on to its hunks. */
@@ -107,14 +111,18 @@ export class AcpApprover implements Approver {
     signal: AbortSignal,
     hunks: Hunk[],
   ): Promise<Choice | PartialApproval | typeof LASTING> {
-    const { channel, calls, sessionId } = this.options;
+    const { channel, calls } = this.options;
     // A call inside a subagent is named with the subagent's card ("Subagent: reviewer › Write a.txt"),
     // so the user sees who asks.
     const parent = request.parentCallId !== undefined ? calls.open(request.parentCallId) : undefined;
     const title = parent ? `${oneLine(parent.title)} › ${oneLine(request.title)}` : oneLine(request.title);
-    // A call inside a subagent was never shown to the editor as a call of its own.
-    const known =
-      request.callId !== undefined && request.parentCallId === undefined ? calls.open(request.callId) : undefined;
+    // A subagent shown as a child session asks as that session, about the call its session shows;
+    // without one, a call inside a subagent was never shown to the editor as a call of its own.
+    const child = request.parentCallId !== undefined ? this.options.children?.child(request.parentCallId) : undefined;
+    const sessionId = child?.sessionId ?? this.options.sessionId;
+    const send = (update: SessionUpdate) => (child ? child.send(update) : channel.send(update));
+    const shown = child ? child.calls : request.parentCallId === undefined ? calls : undefined;
+    const known = request.callId !== undefined ? shown?.open(request.callId) : undefined;
     let toolCallId: string;
     let own: string | undefined;
     if (known) {
@@ -130,7 +138,7 @@ export class AcpApprover implements Approver {
         status: "pending",
         content: [textContent(questionText(request))],
       };
-      channel.send(entry);
+      send(entry);
     }
     const params: RequestPermissionRequest = {
       sessionId,
@@ -175,7 +183,7 @@ export class AcpApprover implements Approver {
     // A call asks before its tool runs (tool_start then shows it running). A question about a call
     // that already runs showed it waiting; after a yes it runs on.
     if (known?.running && choice !== "deny")
-      channel.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
+      send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
     if (own !== undefined) {
       const allowed = choice !== "deny";
       // A question taken back because its cause ended (the command's connection closed) says so.
@@ -189,7 +197,7 @@ export class AcpApprover implements Approver {
         : withdrawn
           ? `Withdrawn: ${withdrawn}.`
           : "Denied.";
-      channel.send({
+      send({
         sessionUpdate: "tool_call_update",
         toolCallId: own,
         status: allowed ? "completed" : "failed",

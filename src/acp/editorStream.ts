@@ -19,6 +19,11 @@ export interface EditorStreamOptions {
   /** The longest message sent; a longer one goes out cut. */
   maxSentBytes: number;
   log: (text: string) => void;
+  /**
+   * Hears each initialize request's params as the editor sent them, before the SDK's schema drops
+   * what it does not know (the draft `clientCapabilities.subagents`, initialize.ts).
+   */
+  onInitialize?: (params: unknown) => void;
 }
 
 export interface EditorStream {
@@ -49,9 +54,26 @@ export function editorStream(
   // answers what it cannot read (malformed JSON, a batch) itself, through the same writer. The
   // SDK's own limit sits above ours, so a long line is always ours to refuse.
   const answers = new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) });
-  const { readable } = acp.ndJsonStream(answers, input, { maxMessageBytes: maxBytes + 1024 });
+  const { readable: parsed } = acp.ndJsonStream(answers, input, { maxMessageBytes: maxBytes + 1024 });
+  const readable = options.onInitialize ? watchInitialize(parsed, options.onInitialize) : parsed;
   const writable = messageLines(writer, encoder, options);
   return { stream: { readable, writable }, close: () => writer.close().catch(() => {}) };
+}
+
+/** `messages` as they are, each initialize request's params told to `heard` first. */
+function watchInitialize(
+  messages: ReadableStream<acp.AnyMessage>,
+  heard: (params: unknown) => void,
+): ReadableStream<acp.AnyMessage> {
+  return messages.pipeThrough(
+    new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+      transform(message, controller) {
+        const { method, params } = message as { method?: unknown; params?: unknown };
+        if (method === "initialize") heard(params);
+        controller.enqueue(message);
+      },
+    }),
+  );
 }
 
 /**

@@ -128,6 +128,8 @@ export class EventMapper {
       case "usage":
       case "plan":
       case "tool_output":
+      // A child session's own updates (subagentUpdates.ts), when the client takes them.
+      case "subagent":
         return [];
       case "title":
         return [{ sessionUpdate: "session_info_update", title: event.title }];

@@ -13,6 +13,38 @@ export interface InitializeOptions {
   sessionsDir?: string;
 }
 
+type Capabilities = { subagents?: unknown; _meta?: { [key: string]: unknown } | null } | null | undefined;
+
+/**
+ * Whether the client takes subagents as child sessions (subagentUpdates.ts): `subagents` as an
+ * object, or JetBrains AIR's `nativeSubagentSessions` — the gate of codex-acp and claude-agent-acp.
+ */
+export function wantsSubagents(capabilities: Capabilities): boolean {
+  const subagents = capabilities?.subagents;
+  if (typeof subagents === "object" && subagents !== null && !Array.isArray(subagents)) return true;
+  const air = (capabilities?._meta?.jetbrains as { air?: { version?: unknown; capabilities?: unknown } } | undefined)
+    ?.air;
+  return (
+    Number.isInteger(air?.version) &&
+    (air?.version as number) >= 1 &&
+    Array.isArray(air?.capabilities) &&
+    air.capabilities.includes("nativeSubagentSessions")
+  );
+}
+
+/**
+ * The capabilities the SDK parsed, with the draft `subagents` of the request as the editor sent it
+ * (`sent`: initialize's params): the SDK's schema drops the keys it does not know.
+ */
+export function withSentSubagents(
+  parsed: acp.ClientCapabilities | undefined,
+  sent: unknown,
+): (acp.ClientCapabilities & { subagents?: unknown }) | undefined {
+  const subagents = (sent as { clientCapabilities?: { subagents?: unknown } } | null | undefined)?.clientCapabilities
+    ?.subagents;
+  return subagents === undefined ? parsed : { ...parsed, subagents };
+}
+
 export function initializeResponse(params: acp.InitializeRequest, options: InitializeOptions): acp.InitializeResponse {
   const caps = params.clientCapabilities;
   const legacy = caps?._meta?.["terminal-auth"] === true;
@@ -49,6 +81,8 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
         close: {},
         ...(options.sessionsDir !== undefined && { delete: {} }),
         additionalDirectories: {},
+        // Subagents as child sessions (subagentUpdates.ts), to a client that takes them.
+        ...(wantsSubagents(caps) && { subagents: {} }),
       },
     },
     authMethods,

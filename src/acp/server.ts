@@ -12,7 +12,7 @@ import { editorStream } from "./editorStream.ts";
 import { shownError } from "./errors.ts";
 import { FORK_METHOD, forkSession, parseFork } from "./fork.ts";
 import { closeSession, deleteSession, listSessions, loadSession, resumeSession } from "./history.ts";
-import { initializeResponse } from "./initialize.ts";
+import { initializeResponse, withSentSubagents } from "./initialize.ts";
 import { MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
 import { type PrepareRequest, Sessions, type SessionsOptions } from "./sessions.ts";
 import { parseSteering, STEERING_METHOD, steer } from "./turnInput.ts";
@@ -59,10 +59,15 @@ export interface AcpStreams {
 
 export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpServer {
   const log = options.log ?? ((text: string) => console.error(text));
+  /** The last initialize's params as sent (the SDK drops the draft capabilities it does not know). */
+  let sentInitialize: unknown;
   const editor = editorStream(streams, {
     maxMessageBytes: options.maxMessageBytes ?? acp.DEFAULT_MAX_MESSAGE_BYTES,
     maxSentBytes: options.maxSentBytes ?? MAX_EDITOR_MESSAGE_BYTES,
     log,
+    onInitialize: (params) => {
+      sentInitialize = params;
+    },
   });
 
   // The handlers run only once the connection reads its input, when `sessions` (which speaks to
@@ -70,8 +75,9 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
   const connection = acp
     .agent({ name: "garuda" })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
-      sessions.initialized(params.clientCapabilities);
-      return initializeResponse(params, options);
+      const clientCapabilities = withSentSubagents(params.clientCapabilities, sentInitialize);
+      sessions.initialized(clientCapabilities);
+      return initializeResponse({ ...params, ...(clientCapabilities && { clientCapabilities }) }, options);
     })
     .onRequest(acp.methods.agent.authenticate, () => ({}))
     // Forgets the model's key; the next session/new answers auth required, with the sign-in.

@@ -363,6 +363,7 @@ export class Session {
         command.text,
         signal,
         (event) => {
+          this.#link.subagents?.map(event);
           this.#send(this.#mapper.map(event));
           return this.#mapper.hold(event);
         },

@@ -15,7 +15,8 @@ export class SessionChannel {
   #open = false;
   #tail: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deliver: (update: SessionUpdate) => Promise<void>) {}
+  /** `deliver` sends on this session, or on `sessionId` (a child session's update, subagentUpdates.ts). */
+  constructor(private readonly deliver: (update: SessionUpdate, sessionId?: string) => Promise<void>) {}
 
   get isOpen(): boolean {
     return this.#open;
@@ -31,9 +32,9 @@ export class SessionChannel {
   }
 
   /** Queues the update; false when no prompt runs. A transport error loses the update, nothing else. */
-  send(update: SessionUpdate): boolean {
+  send(update: SessionUpdate, sessionId?: string): boolean {
     if (!this.#open) return false;
-    this.#tail = this.deliver(update).catch(() => {});
+    this.#tail = this.deliver(update, sessionId).catch(() => {});
     return true;
   }
 

@@ -6,6 +6,7 @@ import { AcpApprover } from "./approver.ts";
 import { AcpAsker } from "./asker.ts";
 import { EditorProjectTrust } from "./projectTrust.ts";
 import { KnownCalls, SessionChannel } from "./sessionChannel.ts";
+import { SubagentSessions } from "./subagentUpdates.ts";
 
 export class SessionLink {
   /** The tool calls the editor has been shown, so a question can name its call and a stop close them. */
@@ -19,12 +20,18 @@ export class SessionLink {
   /** The project's settings and hooks waiting for a yes, and the answers given. */
   readonly trust = new EditorProjectTrust();
 
+  /** The subagents' child sessions, when the client takes them (subagentUpdates.ts). */
+  readonly subagents: SubagentSessions | undefined;
+
   constructor(
     readonly id: string,
     private readonly client: acp.AgentContext,
-    features: { forms: boolean } = { forms: false },
+    features: { forms: boolean; subagents?: { root: string } } = { forms: false },
   ) {
-    this.channel = new SessionChannel((update) => this.notify(update));
+    this.channel = new SessionChannel((update, sessionId) => this.notify(update, sessionId));
+    this.subagents = features.subagents
+      ? new SubagentSessions(id, features.subagents.root, (update, sessionId) => this.channel.send(update, sessionId))
+      : undefined;
     const request = (params: acp.RequestPermissionRequest, signal: AbortSignal) =>
       client.request(acp.methods.client.session.requestPermission, params, {
         cancellationSignal: signal,
@@ -49,11 +56,12 @@ export class SessionLink {
       request,
       asker: this.asker,
       forms: features.forms,
+      ...(this.subagents && { children: this.subagents }),
     });
   }
 
-  /** Writes one session/update now, prompt or not; the promise fails when the transport does. */
-  notify(update: acp.SessionUpdate): Promise<void> {
-    return this.client.notify(acp.methods.client.session.update, { sessionId: this.id, update });
+  /** Writes one session/update now (on this session, or a child's), prompt or not; the promise fails when the transport does. */
+  notify(update: acp.SessionUpdate, sessionId = this.id): Promise<void> {
+    return this.client.notify(acp.methods.client.session.update, { sessionId, update });
   }
 }

@@ -21,6 +21,7 @@ import { HistoryScope } from "./historyScope.ts";
 import { wantsNotices } from "./notices.ts";
 import { wantsCompaction } from "./compaction.ts";
 import { Session } from "./session.ts";
+import { wantsSubagents } from "./initialize.ts";
 import { SessionLink } from "./sessionLink.ts";
 import type { ClientFeatures } from "./sessionMapper.ts";
 import { wantsTerminalOutput } from "./terminalOutput.ts";
@@ -207,7 +208,10 @@ export class Sessions {
 
   /** What prepare() is asked for a session, and its link to the editor. */
   #request(request: StartSession): SessionRequest {
-    const link = new SessionLink(request.id, this.client, { forms: wantsForms(this.#capabilities) });
+    const link = new SessionLink(request.id, this.client, {
+      forms: wantsForms(this.#capabilities),
+      ...(wantsSubagents(this.#capabilities) && { subagents: { root: request.cwd } }),
+    });
     const buffers = this.#capabilities?.fs?.readTextFile === true ? acpBuffers(request.id, this.client) : undefined;
     const base = {
       cwd: request.cwd,

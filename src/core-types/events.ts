@@ -102,7 +102,19 @@ export type AgentEvent =
    * (an editor's blocks), `id` as Runtime.steer() returned it, `messageId`
    * the id of the user message it is (store/messageIds.ts).
    */
-  | { type: "steering"; id: number; text: string; shown?: readonly PromptBlock[]; messageId?: string };
+  | { type: "steering"; id: number; text: string; shown?: readonly PromptBlock[]; messageId?: string }
+  | SubagentEvent;
+
+/**
+ * A subagent's run as a conversation of its own (runtime/child.ts), beside its calls (which come as
+ * the parent's events with parentCallId): its start, its text and thinking as they stream, its end.
+ * A front end that shows a subagent as a session of its own (ACP child sessions,
+ * acp/subagentUpdates.ts) uses these; the others ignore them. Live only.
+ */
+export type SubagentEvent =
+  | { type: "subagent"; callId: string; phase: "started"; name: string; prompt: string }
+  | { type: "subagent"; callId: string; phase: "text" | "thinking"; text: string }
+  | { type: "subagent"; callId: string; phase: "ended"; outcome: "completed" | "failed" | "cancelled" };
 
 /**
  * Where a turn's events go. A promise returned for a tool_output event holds the command's output

@@ -2,7 +2,9 @@
 // conversation (kept in memory only), tools, step limit and token budget, and the parent's model,
 // permission engine, approver and signal. The child's tool calls go out as the parent's events
 // with parentCallId = the calling tool's call id; its text does not (it becomes the tool's
-// result). Every token it uses is added to the parent's meter as it is reported.
+// result; "subagent" events carry it, with the child's start and end, for a front end that shows
+// the child as a session of its own). Every token it uses is added to the parent's meter as it
+// is reported.
 import type { ModelClient, ModelEvent, ModelRequest } from "../model/types.ts";
 import type { Usage } from "../core-types/usage.ts";
 import type { Approver } from "../permission/types.ts";
@@ -106,8 +108,19 @@ function forward(parent: CallContext, callId: string, counter: { calls: number }
           text: `The model's answer broke off (${event.reason}); trying again (attempt ${event.attempt}).`,
         });
         return;
+      case "text_delta":
+      case "thinking_delta":
+        // Not the parent's text: a front end that shows the child as a session of its own shows it there.
+        if (event.text !== "")
+          parent.emit({
+            type: "subagent",
+            callId,
+            phase: event.type === "text_delta" ? "text" : "thinking",
+            text: event.text,
+          });
+        return;
       default:
-        // text, thinking, step_end, compaction, server tools: the child's own business.
+        // step_end, compaction, server tools: the child's own business.
         return;
     }
   };
@@ -131,9 +144,24 @@ function lastText(conversation: Conversation): string {
 /**
  * Runs `task` as a child of the call `call`. Resolves with the child's answer and counts; a model
  * error rejects (the tokens used until then are already counted). An aborted signal ends it at
- * once with stopReason "cancelled".
+ * once with stopReason "cancelled". Its start, text, thinking and end also go to the parent as
+ * "subagent" events (a front end may show the child as a session of its own).
  */
 export async function runChild(host: ChildHost, task: SubagentTask, call: SubagentCall): Promise<SubagentResult> {
+  const parent = host.calls;
+  parent.emit({ type: "subagent", callId: call.callId, phase: "started", name: task.name, prompt: task.prompt });
+  let outcome: "completed" | "failed" | "cancelled" = "failed";
+  try {
+    const result = await runChildLoop(host, task, call);
+    outcome = result.stopReason === "cancelled" ? "cancelled" : "completed";
+    return result;
+  } finally {
+    if (parent.signal.aborted) outcome = "cancelled";
+    parent.emit({ type: "subagent", callId: call.callId, phase: "ended", outcome });
+  }
+}
+
+async function runChildLoop(host: ChildHost, task: SubagentTask, call: SubagentCall): Promise<SubagentResult> {
   const parent = host.calls;
   const signal = parent.signal;
   const counter = { calls: 0 };

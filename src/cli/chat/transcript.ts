@@ -132,6 +132,7 @@ export class Transcript {
         return;
       case "step_end":
       case "title":
+      case "subagent":
         return;
       case "steering":
         // Where the model got it: after the results of the calls that were running.

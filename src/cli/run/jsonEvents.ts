@@ -12,6 +12,8 @@ export type JsonLine = Record<string, unknown> & { type: string };
 export function jsonEvent(event: AgentEvent): JsonLine | undefined {
   switch (event.type) {
     case "tool_output":
+    // The subagent's own text (its answer is the call's result), its start and end: no line.
+    case "subagent":
       return undefined;
     case "tool_call": {
       const { info, ...rest } = event;
