@@ -2,7 +2,7 @@
 // the core (runtime/builtins.ts), as in the terminal, and never reach the model; this file only
 // words their answers for the editor (Markdown, every file name and rule made visible and kept
 // from being markup). /help, /clear and /exit act on the terminal's screen and process: over ACP
-// they say what to do instead. The editor's / menu lists the built-ins first.
+// they say what to do instead, as /fork does (the editor forks a thread with session/fork). The editor's / menu lists the built-ins first.
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import { messageOf } from "../errors/caught.ts";
 import type { Rule } from "../permission/types.ts";
@@ -58,6 +58,7 @@ export function commandList(runtime: Runtime, log: (text: string) => void): Avai
 const TERMINAL_ONLY: Readonly<Record<Exclude<BuiltinCommand, (typeof SHARED_BUILTINS)[number]>, string>> = {
   help: "Type / to see the commands.",
   clear: "Start a new thread for a new conversation.",
+  fork: "Fork the thread from the editor's thread menu, where the editor offers it (ACP session/fork); in the terminal, /fork.",
   exit: "Close the thread to end the session.",
 };
 

@@ -63,7 +63,7 @@ function realPath(path: string): string {
   }
 }
 
-async function checkedId(id: string): Promise<string> {
+export async function checkedId(id: string): Promise<string> {
   const { isSessionId } = await import("../store/sessionFile.ts");
   if (!isSessionId(id))
     throw acp.RequestError.invalidParams(
@@ -73,13 +73,13 @@ async function checkedId(id: string): Promise<string> {
   return id;
 }
 
-function checkedCwd(cwd: string): string {
+export function checkedCwd(cwd: string): string {
   if (!isAbsolute(cwd) || !isFolder(cwd))
     throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path to an existing folder, not "${cwd}"`);
   return realPath(cwd);
 }
 
-function wrongFolder(id: string, cwd: string, root: string | undefined): acp.RequestError {
+export function wrongFolder(id: string, cwd: string, root: string | undefined): acp.RequestError {
   const where = root ?? "another project";
   return acp.RequestError.invalidParams(
     { sessionId: id, cwd, root: root ?? null },
@@ -98,11 +98,52 @@ function notThisProject(id: string, root: string | undefined, scope: HistoryScop
 }
 
 /** The mode a session last ran in. */
-function lastMode(claimed: ClaimedSession): Mode | undefined {
+export function lastMode(claimed: ClaimedSession): Mode | undefined {
   let mode: Mode | undefined;
   for (const record of claimed.data.records)
     if (record.type === "start" || record.type === "resume" || record.type === "mode") mode = record.mode;
   return mode;
+}
+
+/**
+ * Claims session `id` of the project at `cwd`, no editor of this process having it open: its file
+ * in that project's folder (one of another project is refused before it is locked), locked, then
+ * read. `busy`: what the refusal says when another Garuda has it open.
+ */
+export async function claimInProject(
+  host: HistoryHost,
+  id: string,
+  cwd: string,
+  busy: string,
+): Promise<ClaimedSession> {
+  const [{ findSessionFile, claimSession, sessionRoot, summarizeSession }, { sessionFolder }, { SessionBusyError }] =
+    await Promise.all([
+      import("../store/sessionCatalog.ts"),
+      import("../store/sessionFile.ts"),
+      import("../store/sessionLock.ts"),
+    ]);
+  const folder = sessionFolder(host.sessionsDir, cwd);
+  const file = findSessionFile(host.sessionsDir, id, folder);
+  if (!file) throw acp.RequestError.sessionNotFound(id);
+  if (dirname(file) !== folder) throw wrongFolder(id, cwd, summarizeSession(file)?.root);
+  let claimed: ClaimedSession;
+  try {
+    claimed = claimSession(file);
+  } catch (error) {
+    if (error instanceof SessionBusyError)
+      throw new acp.RequestError(
+        -32603,
+        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), and ${busy}`,
+        { sessionId: id },
+      );
+    throw new acp.RequestError(-32603, `session ${id} cannot be read: ${messageOf(error)}`);
+  }
+  const root = sessionRoot(claimed.data);
+  if (root !== undefined && root !== cwd) {
+    claimed.lock.release();
+    throw wrongFolder(id, cwd, root);
+  }
+  return claimed;
 }
 
 /**
@@ -118,18 +159,10 @@ async function open(
   const id = await checkedId(params.sessionId);
   const cwd = checkedCwd(params.cwd);
   host.scope.addProject(cwd);
-  const [
-    { findSessionFile, claimSession, sessionRoot, summarizeSession },
-    { readSession, sessionFolder },
-    { readHistory },
-    { replayUpdates },
-    { SessionBusyError },
-  ] = await Promise.all([
-    import("../store/sessionCatalog.ts"),
+  const [{ readSession }, { readHistory }, { replayUpdates }] = await Promise.all([
     import("../store/sessionFile.ts"),
     import("../store/sessionHistory.ts"),
     import("./replay.ts"),
-    import("../store/sessionLock.ts"),
   ]);
 
   const live = host.live(id);
@@ -150,27 +183,12 @@ async function open(
     return host.answer(live);
   }
 
-  // The session's file in this project's folder; one of another project is refused before it is locked.
-  const file = findSessionFile(host.sessionsDir, id, sessionFolder(host.sessionsDir, cwd));
-  if (!file) throw acp.RequestError.sessionNotFound(id);
-  if (dirname(file) !== sessionFolder(host.sessionsDir, cwd)) throw wrongFolder(id, cwd, summarizeSession(file)?.root);
-  let claimed: ClaimedSession;
-  try {
-    claimed = claimSession(file);
-  } catch (error) {
-    if (error instanceof SessionBusyError)
-      throw new acp.RequestError(
-        -32603,
-        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), and two must not write one session. Close it there first, or start a new session.`,
-        { sessionId: id },
-      );
-    throw new acp.RequestError(-32603, `session ${id} cannot be read: ${messageOf(error)}`);
-  }
-  const root = sessionRoot(claimed.data);
-  if (root !== undefined && root !== cwd) {
-    claimed.lock.release();
-    throw wrongFolder(id, cwd, root);
-  }
+  const claimed = await claimInProject(
+    host,
+    id,
+    cwd,
+    "two must not write one session. Close it there first, or start a new session.",
+  );
   const updates = replay
     ? replayUpdates(readHistory(claimed.data.records), cwd, claimed.data.skipped, host.features)
     : [];

@@ -3,6 +3,7 @@
 // has checked the request before this is asked.
 import * as acp from "@agentclientprotocol/sdk";
 import { VERSION } from "../version.ts";
+import { fileChangeReportMeta, wantsFileChangeReport } from "./airMeta.ts";
 
 export interface InitializeOptions {
   /** How an editor with the older Terminal Auth form runs the setup: this binary and `acp setup`. */
@@ -63,6 +64,8 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       }),
     });
   }
+  // session/fork (fork.ts) is in the SDK's unstable schema only, so not in this type's fields.
+  const history: acp.SessionCapabilities = { list: {}, resume: {}, ...{ fork: {} } };
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentInfo: { name: "garuda", title: "Garuda", version: VERSION },
@@ -74,7 +77,7 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       mcpCapabilities: { http: true },
       ...(options.sessionsDir !== undefined && { loadSession: true }),
       sessionCapabilities: {
-        ...(options.sessionsDir !== undefined && { list: {}, resume: {} }),
+        ...(options.sessionsDir !== undefined && history),
         close: {},
         ...(options.sessionsDir !== undefined && { delete: {} }),
         additionalDirectories: {},
@@ -83,7 +86,8 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       },
     },
     authMethods,
-    // The steering extension (acp/turnInput.ts), where claude-agent-acp and codex-acp advertise it.
-    _meta: { steering: { supported: true } },
+    // The steering extension (acp/turnInput.ts), where claude-agent-acp and codex-acp advertise it;
+    // JetBrains AIR's file-change report (acp/turnChanges.ts) confirmed to a client that reads it.
+    _meta: { steering: { supported: true }, ...(wantsFileChangeReport(caps) && fileChangeReportMeta()) },
   };
 }

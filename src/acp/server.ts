@@ -1,7 +1,7 @@
 // The ACP agent (protocol version 1, stable methods and the steering extension): initialize,
 // authenticate, logout, session/new, session/prompt, session/cancel, session/set_mode,
-// session/set_config_option, `_session/steering` (turnInput.ts), and
-// the history (history.ts: session/load, list, resume, close, delete). Each handler hands its
+// session/set_config_option, `_session/steering` (turnInput.ts), and the history (history.ts:
+// session/load, list, resume, close, delete; fork.ts: session/fork). Each handler hands its
 // request on: the sessions to sessions.ts, one session's requests to its Session (session.ts),
 // the stream and what is refused before the SDK reads it to editorStream.ts. The SDK checks and
 // answers initialize; the core loads at the first session/new (options.prepare). Nothing here
@@ -10,6 +10,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { Runtime } from "../runtime/runtime.ts";
 import { editorStream } from "./editorStream.ts";
 import { shownError } from "./errors.ts";
+import { FORK_METHOD, forkSession, parseFork } from "./fork.ts";
 import { closeSession, deleteSession, listSessions, loadSession, resumeSession } from "./history.ts";
 import { initializeResponse, withSentSubagents } from "./initialize.ts";
 import { MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
@@ -92,11 +93,13 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .onRequest(acp.methods.agent.session.new, ({ params }) => sessions.create(params))
     .onRequest(acp.methods.agent.session.load, ({ params }) => loadSession(sessions.historyHost(), params))
     .onRequest(acp.methods.agent.session.resume, ({ params }) => resumeSession(sessions.historyHost(), params))
+    // session/fork is in the SDK's unstable schema only: its params are read by fork.ts.
+    .onRequest(FORK_METHOD, parseFork, ({ params }) => forkSession(sessions.historyHost(), params))
     .onRequest(acp.methods.agent.session.list, ({ params }) => listSessions(sessions.historyHost(), params))
     .onRequest(acp.methods.agent.session.close, ({ params }) => closeSession(sessions.historyHost(), params))
     .onRequest(acp.methods.agent.session.delete, ({ params }) => deleteSession(sessions.historyHost(), params))
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
-      sessions.prompt(params.sessionId, params.prompt, signal),
+      sessions.prompt(params.sessionId, params.prompt, signal, params._meta),
     )
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => sessions.cancel(params.sessionId))
     // A message for the running turn (turnInput.ts); the sessions of this connection only.

@@ -20,6 +20,9 @@ import { type ClientFeatures, SessionMapper } from "./sessionMapper.ts";
 import { editorStopNote, stopLines } from "./stopNotes.ts";
 import { replyMessage } from "./eventMapper.ts";
 import { usageUpdate } from "./usage.ts";
+import { fileChangeRequestId } from "./airMeta.ts";
+import { changesToolCall, fileChangeReport } from "./turnChanges.ts";
+import type { TurnChanges } from "../core-types/turnChanges.ts";
 
 const STOP_REASONS: Readonly<Record<StopReason, acp.StopReason>> = {
   done: "end_turn",
@@ -230,16 +233,21 @@ export class Session {
    * session/prompt: one turn at a time; one sent while a turn runs waits for it (promptQueue.ts),
    * in order. A stop (session/cancel, or the request cancelled) ends it as "cancelled".
    */
-  async prompt(blocks: acp.ContentBlock[], requestSignal: AbortSignal): Promise<acp.PromptResponse> {
+  async prompt(blocks: acp.ContentBlock[], requestSignal: AbortSignal, meta?: unknown): Promise<acp.PromptResponse> {
     if (!(await enterQueue(this.queue, requestSignal))) return { stopReason: "cancelled" };
     try {
-      return await this.#prompt(blocks, requestSignal);
+      return await this.#prompt(blocks, requestSignal, fileChangeRequestId(meta));
     } finally {
       this.queue.leave();
     }
   }
 
-  async #prompt(blocks: acp.ContentBlock[], requestSignal: AbortSignal): Promise<acp.PromptResponse> {
+  /** `reportId`: the prompt asked for AIR's file-change report (acp/turnChanges.ts). */
+  async #prompt(
+    blocks: acp.ContentBlock[],
+    requestSignal: AbortSignal,
+    reportId: string | undefined,
+  ): Promise<acp.PromptResponse> {
     const controller = new AbortController();
     this.#turn = controller;
     this.#parts.turns?.turnStarted();
@@ -257,12 +265,17 @@ export class Session {
     this.#calls.beginTurn();
     this.#mapper.beginTurn();
     this.#channel.open();
-    const running = this.#run(blocks, controller.signal);
+    const report = { id: reportId, turnRan: false };
+    const running = this.#run(blocks, controller.signal, report);
     this.#running = running;
     try {
       return await running;
     } finally {
       requestSignal.removeEventListener("abort", abort);
+      // What the turn changed, before the prompt's answer (the files of a turn that failed too).
+      if (report.turnRan) await this.#reportChanges(report.id);
+      else if (report.id !== undefined)
+        this.#channel.send(fileChangeReport({ available: false, reason: "no turn ran" }, report.id));
       // The history's time of the session: after every turn that wrote to its file.
       if (this.runtime.session)
         this.#channel.send({ sessionUpdate: "session_info_update", updatedAt: new Date().toISOString() });
@@ -296,7 +309,25 @@ export class Session {
     return true;
   }
 
-  async #run(blocks: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
+  /** What a turn changed: the summary tool call, and AIR's report when asked for. Never throws. */
+  async #reportChanges(reportId: string | undefined): Promise<void> {
+    let changes: TurnChanges;
+    try {
+      changes = await this.runtime.turnChanges();
+    } catch (error) {
+      this.#logOnce(`garuda acp: what the turn changed could not be read: ${stackOf(error)}`);
+      changes = { available: false, reason: "it could not be read" };
+    }
+    const summary = changesToolCall(changes, this.runtime.root);
+    if (summary) this.#channel.send(summary);
+    if (reportId !== undefined) this.#channel.send(fileChangeReport(changes, reportId));
+  }
+
+  async #run(
+    blocks: acp.ContentBlock[],
+    signal: AbortSignal,
+    report: { turnRan: boolean },
+  ): Promise<acp.PromptResponse> {
     if (!(await this.#askProjectTrust(signal))) return { stopReason: "cancelled" };
     if (signal.aborted) return { stopReason: "cancelled" };
     const runtime = this.runtime;
@@ -324,6 +355,7 @@ export class Session {
     }
 
     let reason: StopReason;
+    report.turnRan = true;
     try {
       const { images, refused } = promptImages(blocks);
       for (const line of refused) this.#say(line);

@@ -124,9 +124,9 @@ export class Sessions {
     return found;
   }
 
-  /** session/prompt. */
-  prompt(id: string, prompt: acp.ContentBlock[], signal: AbortSignal): Promise<acp.PromptResponse> {
-    return this.get(id).prompt(prompt, signal);
+  /** session/prompt; `meta`: the request's `_meta` (AIR's file-change report request: turnChanges.ts). */
+  prompt(id: string, prompt: acp.ContentBlock[], signal: AbortSignal, meta?: unknown): Promise<acp.PromptResponse> {
+    return this.get(id).prompt(prompt, signal, meta);
   }
 
   /** session/cancel: a notification, so an unknown id is no error. */

@@ -12,6 +12,7 @@ export const BUILTIN_COMMANDS = [
   "model",
   "permissions",
   "clear",
+  "fork",
   "exit",
 ] as const;
 export type BuiltinCommand = (typeof BUILTIN_COMMANDS)[number];

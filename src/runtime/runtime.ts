@@ -35,6 +35,7 @@ import { Turns } from "./turn.ts";
 import { type PutResult, TurnInbox } from "./turnInbox.ts";
 import { notTakenNotice, steeringProblem } from "./steering.ts";
 import { endUndoTurn } from "./undoTurn.ts";
+import type { TurnChanges } from "../core-types/turnChanges.ts";
 
 /** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
 export interface ModeSwitch {
@@ -426,6 +427,26 @@ export class Runtime {
     const store = this.#options.undo;
     if (!store?.diff) return "Undo is off in this session, so Garuda has no record of its changes.";
     return store.diff();
+  }
+
+  /**
+   * What the last turn changed (the undo store's snapshots: edit tools and sandboxed commands
+   * alike). Complete only where commands could write nowhere else: no other project folders (no
+   * snapshot holds them) and an OS sandbox (without one, a command the user allowed can write
+   * anywhere).
+   */
+  async turnChanges(): Promise<TurnChanges> {
+    const store = this.#options.undo;
+    if (!store?.turnChanges) return { available: false, reason: "undo is off in this session" };
+    const changes = await store.turnChanges();
+    if (!changes.available) return changes;
+    const gaps = [...changes.gaps];
+    const extra = this.#options.extraRoots ?? [];
+    if (extra.length > 0)
+      gaps.push(`commands can also write the other project folders (${extra.join(", ")}), which no snapshot holds`);
+    if (!(this.#options.sandboxAvailability ?? this.#options.executor.sandbox).available)
+      gaps.push("commands run without an OS sandbox, so one you allowed could write outside the project folder");
+    return { ...changes, gaps, complete: gaps.length === 0 };
   }
 
   /** /undo: the injected undo store restores the files of the last turn; the model hears of it next turn. */

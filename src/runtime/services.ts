@@ -5,6 +5,7 @@
 // of src/store/auditEvents.ts). The Runtime and the tool registry speak only these; the wiring
 // code builds the real ones.
 import type { Tool } from "../tools/types.ts";
+import type { TurnChanges } from "../core-types/turnChanges.ts";
 
 /** What /undo did. */
 export interface UndoResult {
@@ -25,6 +26,8 @@ export interface UndoStore {
   undoLastTurn(): Promise<UndoResult>;
   /** What this session changed, as a diff (for /diff). */
   diff?(): Promise<string>;
+  /** What the last turn changed, once it ended (the front end's end-of-turn summary). */
+  turnChanges?(): Promise<TurnChanges>;
   /** Warnings the store raised (undo switched off, an ignored file written …). */
   takeNotices?(): string[];
   close?(): Promise<void> | void;

@@ -60,7 +60,17 @@ export interface PrunedResult {
 }
 
 export type SessionRecord = { t: string } & (
-  | { type: "start"; format: number; sessionId: string; root: string; version: string; model: string; mode: Mode }
+  | {
+      type: "start";
+      format: number;
+      sessionId: string;
+      root: string;
+      version: string;
+      model: string;
+      mode: Mode;
+      /** A fork (sessionFork.ts): the session whose conversation it copied, up to and with this message when named. */
+      forkedFrom?: { sessionId: string; messageId?: string };
+    }
   | { type: "resume"; version: string; model: string; mode: Mode }
   /**
    * The whole user message (notes first) and the prompt text the model got; `shown`: the prompt

@@ -23,6 +23,8 @@ import type { Executor } from "../sandbox/types.ts";
 import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
 import { undoPrecheck } from "./undoPrecheck.ts";
 import { type TreeChange, limitLines, parseRawDiff, planUndo } from "./undoTree.ts";
+import { markTurnStart, type TurnStart, turnChanges } from "./undoChanges.ts";
+import type { TurnChanges } from "../core-types/turnChanges.ts";
 import { groupedCount } from "../text/count.ts";
 
 const MAX_FILES = 50_000;
@@ -59,6 +61,8 @@ export interface UndoStore {
   undoLastTurn(): Promise<UndoOutcome>;
   /** The project now against its state before the session's first turn (unified diff; "" when equal). */
   diff(): Promise<string>;
+  /** What the last turn changed (undoChanges.ts), once endTurn() has recorded its end. */
+  turnChanges(): Promise<TurnChanges>;
   /** Notices not yet shown (undo switched off, a write undo cannot cover), each once. */
   takeNotices(): string[];
   /** Off, and why, or on. */
@@ -87,6 +91,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   const gitDir = snapshotDir(home, root);
   const tmpDir = join(gitDir, "tmp");
   const indexFile = join(gitDir, `index-${process.pid}-${randomBytes(4).toString("hex")}`);
+  /** Touched when a turn begins: what changed after it is the turn's (undoChanges.ts). */
+  const markFile = join(gitDir, `mark-${process.pid}-${randomBytes(4).toString("hex")}`);
   const git = new GitRunner(executor, { root, gitDir, indexFile, tmpDir });
 
   // What no snapshot holds (besides .git, which git never stores): the session files and, when
@@ -110,6 +116,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   let initialized: Promise<void> | undefined;
   let snapshotsTaken = 0;
   let queue: Promise<unknown> = Promise.resolve();
+  /** The last turn's point, what was noted when it began, and the paths its tools wrote. */
+  let turn: { point: Point; start: TurnStart | undefined; writes: Set<string> } | undefined;
 
   /** Runs store operations one at a time. */
   function serial<T>(work: () => Promise<T>): Promise<T> {
@@ -207,11 +215,14 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   }
 
   async function openTurn(): Promise<void> {
+    const start = await markTurnStart(git, markFile, countSpecs);
     const tree = await takeTree();
     if (tree === undefined) return;
     const previous = points[points.length - 1];
     if (previous && previous.after === undefined) previous.after = tree;
-    points.push({ before: tree });
+    const point: Point = { before: tree };
+    points.push(point);
+    turn = { point, start, writes: new Set() };
     if (points.length > maxPoints) points.shift();
     first ??= tree;
     covered = true;
@@ -318,6 +329,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
         if (!(await ready())) return;
         if (!covered) await openTurn();
         if (disabled !== undefined) return;
+        for (const path of paths) turn?.writes.add(path);
         const inside = paths
           .filter((path) => isInside(path, root) && path !== root)
           .map((path) => relative(root, path));
@@ -329,6 +341,25 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
         }
       }),
     undoLastTurn: () => serial(undo),
+    turnChanges: () =>
+      serial(async (): Promise<TurnChanges> => {
+        if (disabled !== undefined) return { available: false, reason: `undo is off in this session: ${disabled}` };
+        const after = turn?.point.after;
+        if (!turn || after === undefined || points.at(-1) !== turn.point)
+          return { available: false, reason: "no snapshot covers the whole of the last turn" };
+        return turnChanges({
+          git,
+          root,
+          before: turn.point.before,
+          after,
+          mark: markFile,
+          start: turn.start,
+          specs: countSpecs,
+          toolWrites: [...turn.writes],
+          timeoutMs,
+          isInside: (path) => isInside(path, root),
+        });
+      }),
     diff: () => serial(diff),
     takeNotices: () => notices.splice(0),
     get status() {
@@ -337,6 +368,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     close: () =>
       serial(async () => {
         rmSync(indexFile, { force: true });
+        rmSync(markFile, { force: true });
       }),
   };
 }

@@ -163,10 +163,12 @@ describe("acpx drives garuda acp", () => {
     expect(updates.filter((u) => u.sessionUpdate === "agent_message_chunk").length).toBeGreaterThanOrEqual(5);
 
     // Both calls shown with their kinds and finished; the edit asked, and acpx allowed it once.
+    // Then the turn's list of changed files, a completed edit card of its own.
     const calls = updates.filter((u) => u.sessionUpdate === "tool_call");
-    expect(calls.map((c) => [c.toolCallId, c.kind])).toEqual([
+    expect(calls.map((c) => [(c.toolCallId ?? "").replace(/^turn-changes-.*/, "turn-changes"), c.kind])).toEqual([
       ["toolu_acpx_read", "read"],
       ["toolu_acpx_edit", "edit"],
+      ["turn-changes", "edit"],
     ]);
     for (const id of ["toolu_acpx_read", "toolu_acpx_edit"]) {
       expect(

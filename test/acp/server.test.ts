@@ -59,14 +59,15 @@ describe("initialize", () => {
   test("protocol version 1 and only the capabilities that are on (a missing field is off in ACP)", async () => {
     await using h = startHarness();
     const init = await h.initialize({ fs: { readTextFile: true, writeTextFile: true }, terminal: true });
-    expect(init).toEqual({
+    // `unknown`: session/fork is in the SDK's unstable schema only.
+    expect(init as unknown).toEqual({
       protocolVersion: 1,
       agentInfo: { name: "garuda", title: "Garuda", version: expect.any(String) },
       agentCapabilities: {
         promptCapabilities: { embeddedContext: true, image: true },
         mcpCapabilities: { http: true },
         loadSession: true,
-        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} },
+        sessionCapabilities: { list: {}, resume: {}, fork: {}, close: {}, delete: {}, additionalDirectories: {} },
         auth: { logout: {} },
       },
       authMethods: [],
@@ -78,14 +79,21 @@ describe("initialize", () => {
     const line = h.lines.find((l) => l.includes('"agentCapabilities"')) ?? "";
     expect(line).not.toContain("false");
     for (const off of ["sse", "audio"]) expect(line).not.toContain(off);
-    // Only fields the stable schema defines, at every level (no unstable fork, archive, title …).
-    const schema = JSON.parse(
-      readFileSync(join(import.meta.dir, "../../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"), "utf8"),
-    ).$defs;
+    // Only fields the stable schema defines, at every level (no unstable archive, title …), but for
+    // session/fork, which Garuda serves (issue 33) and is in the unstable schema.
+    const schemaOf = (name: string) =>
+      JSON.parse(
+        readFileSync(join(import.meta.dir, "../../node_modules/@agentclientprotocol/sdk/schema/v1", name), "utf8"),
+      ).$defs;
+    const schema = schemaOf("schema.json");
+    expect("fork" in schema.SessionCapabilities.properties).toBe(false);
+    expect("fork" in schemaOf("schema.unstable.json").SessionCapabilities.properties).toBe(true);
     const sent = (JSON.parse(line) as { result: acp.InitializeResponse }).result.agentCapabilities ?? {};
     expect(Object.keys(sent).every((key) => key in schema.AgentCapabilities.properties)).toBe(true);
     expect(
-      Object.keys(sent.sessionCapabilities ?? {}).every((key) => key in schema.SessionCapabilities.properties),
+      Object.keys(sent.sessionCapabilities ?? {}).every(
+        (key) => key in schema.SessionCapabilities.properties || key === "fork",
+      ),
     ).toBe(true);
     for (const value of Object.values(sent.sessionCapabilities ?? {})) expect(value).toEqual({});
   });

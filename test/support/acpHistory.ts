@@ -42,6 +42,11 @@ export function conversation(updates: readonly acp.SessionUpdate[]): unknown[] {
       case "session_info_update":
       case "user_message_chunk":
         continue;
+      // The end-of-turn list of changed files (acp/turnChanges.ts) is live only: no session record keeps it.
+      case "tool_call":
+        if (update.toolCallId.startsWith("turn-changes-")) continue;
+        out.push({ ...update });
+        continue;
       case "tool_call_update":
         if (update.status === "in_progress" || update.status === "pending") continue;
         out.push({ ...update });

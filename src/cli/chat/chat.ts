@@ -143,6 +143,38 @@ class Chat implements CommandHost {
     this.statusLine?.attach(next.runtime);
   }
 
+  /** /fork: the session's file copied to a new session (store/sessionFork.ts), which the chat then goes on in. */
+  async fork(): Promise<{ parent: string; fork: string } | { refused: string }> {
+    const old = this.runtime;
+    const session = old.session;
+    if (!session?.file) return { refused: "Nothing to fork yet: this conversation has no messages." };
+    const [{ forkSession }, { removeSession }, { readSession }] = await Promise.all([
+      import("../../store/sessionFork.ts"),
+      import("../../store/sessionCatalog.ts"),
+      import("../../store/sessionFile.ts"),
+    ]);
+    const forked = forkSession({ parentFile: session.file, parentId: session.id, data: readSession(session.file) });
+    let next: Awaited<ReturnType<StartRuntime>>;
+    try {
+      next = await this.start({
+        root: this.root,
+        modelFlag: old.model.spec,
+        approver: this.approver,
+        asker: this.asker,
+        mode: old.mode,
+        resume: forked,
+      });
+    } catch (error) {
+      removeSession(forked);
+      forked.lock.release();
+      throw error;
+    }
+    await old.close();
+    this.#runtime = next.runtime;
+    this.statusLine?.attach(next.runtime);
+    return { parent: session.id, fork: forked.id };
+  }
+
   async run(): Promise<number> {
     const { screen, style } = this;
     let resumed: Awaited<ReturnType<typeof chooseSession>>;

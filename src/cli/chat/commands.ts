@@ -1,5 +1,5 @@
 // The chat's built-in commands: /help, /undo, /diff, /compact, /mode, /model, /permissions,
-// /clear, /exit. Custom commands and skills are not here: Runtime.resolveCommand turns them into
+// /clear, /fork, /exit. Custom commands and skills are not here: Runtime.resolveCommand turns them into
 // the prompt of a turn. Each command writes its answer to the screen and never reaches the model.
 import type { GarudaPaths } from "../../config/paths.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
@@ -41,6 +41,8 @@ export interface CommandHost {
   readonly input: ChatInput;
   /** A new runtime with a new conversation (/clear), on the model in use. */
   restart(): Promise<void>;
+  /** A new runtime that goes on in a fork of this session (/fork): the ids of both, or why not. */
+  fork(): Promise<{ parent: string; fork: string } | { refused: string }>;
   exit(): void;
 }
 
@@ -64,6 +66,7 @@ const HELP: ReadonlyArray<[string, string]> = [
   shown("permissions"),
   ["/permissions revoke N", "take back a rule you allowed for this session"],
   ["/clear", "start a new conversation"],
+  ["/fork", "go on in a copy of this conversation (the original stays as it is)"],
   ["/exit", "leave (Ctrl-D, or Ctrl-C twice at the prompt)"],
 ];
 
@@ -264,6 +267,27 @@ async function clear(host: CommandHost): Promise<void> {
   screen.line("A new conversation. Rules you allowed for the last one start again.");
 }
 
+async function fork(host: CommandHost): Promise<void> {
+  const { screen, style } = host;
+  let forked: Awaited<ReturnType<CommandHost["fork"]>>;
+  try {
+    forked = await host.fork();
+  } catch (error) {
+    screen.line(style.red(describeFailure(error).text));
+    return;
+  }
+  if ("refused" in forked) {
+    screen.line(forked.refused);
+    return;
+  }
+  screen.line(
+    [
+      `Forked: this chat goes on in session ${forked.fork}, a copy of the conversation so far. Rules you allowed for the last one start again.`,
+      `Session ${forked.parent} stays as it was; to go back to it: ${style.cyan(`garuda --resume ${forked.parent}`)}`,
+    ].join("\n"),
+  );
+}
+
 export async function runBuiltin(name: BuiltinCommand, args: string, host: CommandHost): Promise<void> {
   if (isSharedBuiltin(name)) return shared(host, name, args);
   switch (name) {
@@ -271,6 +295,8 @@ export async function runBuiltin(name: BuiltinCommand, args: string, host: Comma
       return help(host);
     case "clear":
       return clear(host);
+    case "fork":
+      return fork(host);
     case "exit":
       return host.exit();
   }

@@ -27,6 +27,7 @@ export interface CompletionSource {
 const CHAT_ONLY: Readonly<Record<string, string>> = {
   help: "the commands and keys",
   clear: "start a new conversation",
+  fork: "go on in a copy of this conversation; the original stays as it is",
   exit: "leave the chat",
 };
 
