@@ -16,7 +16,10 @@
 // asynchronous (walks that yield, `git config` as a child process), so it is done one step at a
 // time, in order (`serial`): the first walk, then the events as they came, the looks a command's
 // start and end ask for. A command starts only once every step queued before it is done, so what
-// happened before it is never taken for its doing.
+// happened before it is never taken for its doing. Events wait in one bounded inbox, taken by at
+// most one queued step: a command that changes the tree faster than the guard can follow adds no
+// steps, only an overflow (one more pass over the tree, however many come meanwhile), and its
+// subtree is soon scanned instead of watched (watch.ts, storm.ts).
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../../files/isInside.ts";
@@ -41,6 +44,8 @@ import type { InotifyEvent } from "../inotify.ts";
 import type { ConfigParser } from "./configKeys.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
+/** Most events waiting for the guard; past it they are dropped and the tree is looked at again, as after the kernel's overflow. */
+const MAX_INBOX = 16_384;
 
 /** One sandboxed command that may write the project, while it runs. */
 export interface GuardedRun {
@@ -48,6 +53,8 @@ export interface GuardedRun {
   onNote: (note: string) => void;
   /** How often each thing was noted (a command that makes it again and again gets one note, and a count). */
   seen?: Map<string, number>;
+  /** Subtrees it was told are scanned instead of watched because of a storm. */
+  stormsTold?: Set<string>;
 }
 
 interface Known {
@@ -335,6 +342,16 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   }
 
   async function processChange(change: WatchChange): Promise<void> {
+    for (const storm of change.stormed) {
+      for (const run of runs) {
+        run.stormsTold ??= new Set();
+        if (run.stormsTold.has(storm.top)) continue;
+        run.stormsTold.add(storm.top);
+        const text = notes.stormed(storm.top, storm.events);
+        run.notes.push(text);
+        run.onNote(text);
+      }
+    }
     if (change.overflow) {
       const again = await watch.rescan();
       look(new Set([...again, ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
@@ -359,6 +376,33 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   }
 
   const ready = serial(init);
+
+  /** Events not yet handed to the watch, and whether some were dropped (the kernel's or the inbox's overflow). */
+  let inbox: InotifyEvent[] = [];
+  let dropped = false;
+  let draining: Promise<void> | undefined;
+
+  /**
+   * Hands everything in the inbox to the watch, in one step (events that come meanwhile wait for
+   * the next). Events kept before an overflow are still handled: they count towards a storm.
+   */
+  async function drain(): Promise<void> {
+    draining = undefined;
+    const events = inbox;
+    const overflow = dropped;
+    inbox = [];
+    dropped = false;
+    const change = await watch.handle(events);
+    change.overflow ||= overflow;
+    await processChange(change);
+  }
+
+  function receive(events: InotifyEvent[]): Promise<void> {
+    if (inbox.length >= MAX_INBOX) dropped = true;
+    else for (const event of events) inbox.push(event);
+    draining ??= serial(drain);
+    return draining;
+  }
 
   function begin(run: GuardedRun): void {
     if (runs.size === 0) {
@@ -402,11 +446,13 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     watch,
     ready,
     heldRepos: () => [...new Set([...known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
-    events: (events) => serial(async () => processChange(await watch.handle(events))),
+    events: receive,
     verify: (scanUnwatched) => serial(() => verify(scanUnwatched)),
     begin: (run) =>
       serial(async () => {
-        // While none ran, what appeared in unwatched subtrees was the user's doing.
+        // While none ran, what appeared in unwatched subtrees was the user's doing; what a storm
+        // had left unwatched is watched again (if it still storms, it is soon left again).
+        if (runs.size === 0 && watch.stormed > 0) look(await watch.calm());
         if (runs.size === 0 && watch.unwatched > 0) look(await watch.scanUnwatched());
         begin(run);
       }),

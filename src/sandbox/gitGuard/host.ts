@@ -12,6 +12,7 @@ import { isInside } from "../../files/isInside.ts";
 import { type GitGuard, createGitGuard } from "./guard.ts";
 import { openGuardRecord } from "./record.ts";
 import { createTreeWatch } from "./watch.ts";
+import { createStormMeter } from "./storm.ts";
 import { type Barriers, createBarriers } from "./barrier.ts";
 import { gitConfigParser } from "./configKeys.ts";
 import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, type Library, loadInotify, openInotify } from "../inotify.ts";
@@ -47,6 +48,8 @@ export interface GitGuardHostOptions {
   maxWatches?: number;
   /** The process's C library (processWide.ts), for inotify. Default: opened here. */
   native?: () => Native | undefined;
+  /** Most work one project's events may cause in a second before its busiest subtree is scanned instead (default: storm.ts's). */
+  stormUnits?: number;
 }
 
 /** A session's hold on the guard of one project. */
@@ -162,6 +165,7 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
       inotify,
       budget: () => limit - watched(),
       maxFolders: MAX_FOLDERS,
+      ...(options.stormUnits !== undefined && { meter: createStormMeter({ units: options.stormUnits }) }),
     });
     return createGitGuard({ root, watch, record: openGuardRecord(options.stateDir, root), configKeys, extraGitDirs });
   }
