@@ -40,7 +40,7 @@ import {
   unsafeAddition,
 } from "./repos.ts";
 import type { TreeWatch, WatchChange } from "./watch.ts";
-import type { InotifyEvent } from "../inotify.ts";
+import type { Inotify, InotifyEvent } from "../inotify.ts";
 import type { ConfigParser } from "./configKeys.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
@@ -72,6 +72,8 @@ export interface GitGuard {
   heldRepos(): string[];
   /** Events of the watch's folders (or an overflow): looked at after every step queued before. */
   events(events: InotifyEvent[]): Promise<void>;
+  /** Watches with `inotify` (got at last after none was left) and looks at the whole tree again. */
+  attach(inotify: Inotify): Promise<void>;
   /** A full look at what may have changed unseen: unwatched subtrees, content changed without an event. */
   verify(scanUnwatched: boolean): Promise<void>;
   /** Before a command: what appeared in unwatched subtrees while none ran is the user's; then the command begins. */
@@ -447,6 +449,11 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     ready,
     heldRepos: () => [...new Set([...known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
     events: receive,
+    attach: (inotify) =>
+      serial(async () => {
+        watch.attach(inotify);
+        await processChange({ candidates: new Set(), touched: new Set(), overflow: true, stormed: [] });
+      }),
     verify: (scanUnwatched) => serial(() => verify(scanUnwatched)),
     begin: (run) =>
       serial(async () => {

@@ -76,6 +76,10 @@ export function coverageNote(watch: TreeWatch, maxWatches: number): string | und
       ? `Garuda's share of this system's inotify watches is used up (it takes at most ${groupedCount(maxWatches)} for all its projects, so that the editor and dev servers keep the rest of fs.inotify.max_user_watches)`
       : watch.shortOf === "kernel"
         ? "this system's inotify watches are used up (fs.inotify.max_user_watches)"
-        : "no inotify instance was left for it (fs.inotify.max_user_instances)";
-  return `[Garuda: the git guard cannot watch all of this project: ${why}. About ${groupedCount(watch.unwatchedFolders)} folders are scanned instead of watched, when each command ends and every few seconds while one runs: a git repository a command plants there is moved aside then, not the moment it appears. Raising fs.inotify.max_user_watches lets it watch them all.]`;
+        : "no inotify instance was left for it (other programs hold all of fs.inotify.max_user_instances)";
+  const raise =
+    watch.shortOf === "instance"
+      ? "It tries again as each command starts and every few seconds while one runs, and watches the project once it gets one; raising fs.inotify.max_user_instances, or closing what holds them, lets it."
+      : "Raising fs.inotify.max_user_watches lets it watch them all.";
+  return `[Garuda: the git guard cannot watch all of this project: ${why}. About ${groupedCount(watch.unwatchedFolders)} folders are scanned instead of watched, when each command starts and ends and every few seconds while one runs: a git repository a command plants there is moved aside then, not the moment it appears. ${raise}]`;
 }

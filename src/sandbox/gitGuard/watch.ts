@@ -79,6 +79,8 @@ export interface TreeWatch {
   calm(): Promise<string[]>;
   /** Subtrees left unwatched because of a storm (their top folders). */
   readonly stormed: number;
+  /** Watches with `inotify` from now on (one got at last, after none was left); rescan() then watches the tree. */
+  attach(inotify: Inotify): void;
   /** Subtrees left unwatched (their top folders). */
   readonly unwatched: number;
   /** Folders below those, as the last walk counted them. */
@@ -134,7 +136,8 @@ interface Entry {
 }
 
 export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
-  const { root, inotify } = options;
+  const { root } = options;
+  let inotify = options.inotify;
   const quarantine = join(root, QUARANTINE_DIR);
   const dirs = new Map<string, Entry>();
   const byWd = new Map<number, string>();
@@ -393,6 +396,10 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     },
     get stormed() {
       return stormed.size;
+    },
+    attach(next) {
+      inotify = next;
+      shortOf = undefined;
     },
     get unwatched() {
       return unwatched.size;

@@ -55,7 +55,7 @@ describeSandbox(
       mkdirSync(home);
       for (let i = 0; i < FOLDERS; i++) mkdirSync(join(root, "src", `d${i % 50}`, `e${i}`), { recursive: true });
       git(root, home, "init", "-q");
-    });
+    }, 60_000);
     afterAll(() => rm(scratch, { recursive: true, force: true }), 60_000);
 
     const session = (gitGuards: ReturnType<typeof createGitGuardHost>) =>
