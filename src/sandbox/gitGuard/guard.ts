@@ -16,16 +16,16 @@
 // asynchronous (walks that yield, `git config` as a child process), so it is done one step at a
 // time, in order (`serial`): the first walk, then the events as they came, the looks a command's
 // start and end ask for. A command starts only once every step queued before it is done, so what
-// happened before it is never taken for its doing. Events wait in one bounded inbox, taken by at
-// most one queued step: a command that changes the tree faster than the guard can follow adds no
-// steps, only an overflow (one more pass over the tree, however many come meanwhile), and its
-// subtree is soon scanned instead of watched (watch.ts, storm.ts).
+// happened before it is never taken for its doing. Events wait in one bounded inbox (eventInbox.ts),
+// taken by at most one queued step; a subtree whose events cost too much is soon scanned instead
+// of watched (watch.ts, storm.ts).
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../../files/isInside.ts";
 import type { GuardRecord, KnownRepo } from "./record.ts";
 import { QUARANTINE_DIR, quarantine, restoreFile } from "./quarantine.ts";
 import { SWEPT_NOTE, guardNotes } from "./notes.ts";
+import { createInbox } from "./eventInbox.ts";
 import {
   type JudgeContext,
   type Marker,
@@ -44,8 +44,6 @@ import type { Inotify, InotifyEvent } from "../inotify.ts";
 import type { ConfigParser } from "./configKeys.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
-/** Most events waiting for the guard; past it they are dropped and the tree is looked at again, as after the kernel's overflow. */
-const MAX_INBOX = 16_384;
 
 /** One sandboxed command that may write the project, while it runs. */
 export interface GuardedRun {
@@ -379,32 +377,16 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
 
   const ready = serial(init);
 
-  /** Events not yet handed to the watch, and whether some were dropped (the kernel's or the inbox's overflow). */
-  let inbox: InotifyEvent[] = [];
-  let dropped = false;
-  let draining: Promise<void> | undefined;
-
-  /**
-   * Hands everything in the inbox to the watch, in one step (events that come meanwhile wait for
-   * the next). Events kept before an overflow are still handled: they count towards a storm.
-   */
-  async function drain(): Promise<void> {
-    draining = undefined;
-    const events = inbox;
-    const overflow = dropped;
-    inbox = [];
-    dropped = false;
-    const change = await watch.handle(events);
-    change.overflow ||= overflow;
-    await processChange(change);
-  }
-
-  function receive(events: InotifyEvent[]): Promise<void> {
-    if (inbox.length >= MAX_INBOX) dropped = true;
-    else for (const event of events) inbox.push(event);
-    draining ??= serial(drain);
-    return draining;
-  }
+  // Events kept before an overflow are still handled: they count towards a storm.
+  const receive = createInbox({
+    queue: serial,
+    take: async (events, dropped) => {
+      const change = await watch.handle(events);
+      change.overflow ||= dropped;
+      await processChange(change);
+    },
+    tally: (events) => watch.tally(events),
+  });
 
   function begin(run: GuardedRun): void {
     if (runs.size === 0) {

@@ -61,7 +61,7 @@ export function guardNotes(root: string) {
       `[Garuda: the command made ${rel(key)} ${times - 1} more time${times > 2 ? "s" : ""}; each was moved to ${QUARANTINE_DIR} too.]`,
     /** A subtree changed so fast that the guard scans it instead of watching it (storm.ts). */
     stormed: (top: string, events: number) =>
-      `[Garuda: ${rel(top)} changes so fast (${groupedCount(events)} changes within a second) that the git guard stopped watching it, so that it keeps up with the rest of the project and other sessions are not held up: it scans ${rel(top)} instead, every few seconds while a command runs and when each ends, so a git repository planted there is moved aside then, not the moment it appears. It is watched again when a command next starts after all have ended.]`,
+      `[Garuda: ${top === root ? "the project folder (.)" : rel(top)} changes so fast (${groupedCount(events)} changes within a second) that the git guard stopped watching it, so that it keeps up with the rest of the project and other sessions are not held up: it scans ${rel(top)} instead, every few seconds while a command runs and when each ends, so a git repository planted there is moved aside then, not the moment it appears. It is watched again when a command next starts after all have ended.]`,
     /** A project past the folders one walk looks at. */
     truncated: (maxFolders: number) =>
       `[Garuda: this project has more folders than the git guard looks at (it walks the first ${groupedCount(maxFolders)}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`,

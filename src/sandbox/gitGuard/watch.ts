@@ -25,31 +25,8 @@ import { QUARANTINE_DIR } from "./quarantine.ts";
 import type { Inotify, InotifyEvent } from "../inotify.ts";
 import { type Slices, createSlices } from "./slices.ts";
 import { type Storm, type StormMeter, createStormMeter } from "./storm.ts";
+import { type Role, childRole, isMarkerName } from "./roles.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "../inotify.ts";
-
-/** What a folder is to git: project folder, git folder, or a part of one. */
-type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";
-
-/** Entry names that make a project folder a repository (or change which one), lower case. */
-const MARKER_NAMES = new Set([".git", "head", "objects", "refs", "commondir", "config"]);
-/** Code points HFS+ ignores in names (git's is_hfs_dotgit): `.g\u200cit` is `.git` there. */
-const IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
-/** Whether `name` may be, to some file system, one of the marker names (case-insensitive ones too). */
-const isMarkerName = (name: string) => MARKER_NAMES.has(name.replace(IGNORABLE, "").toLowerCase());
-/** Inside a submodule's git folder: what is never watched. */
-const GIT_DATA = new Set([
-  "objects",
-  "refs",
-  "logs",
-  "info",
-  "lfs",
-  "rr-cache",
-  "rebase-merge",
-  "rebase-apply",
-  "sequencer",
-  "branches",
-  "description",
-]);
 
 export interface WatchChange {
   /** Project folders whose marker may have appeared, changed or gone. */
@@ -70,6 +47,8 @@ export interface TreeWatch {
   start(): Promise<string[]>;
   /** Events of this watch's folders, turned into what the guard must look at. */
   handle(events: InotifyEvent[]): Promise<WatchChange>;
+  /** Counts events the guard had no room for towards a storm (their folders are then looked at by a rescan). */
+  tally(events: InotifyEvent[]): void;
   owns(wd: number): boolean;
   /** Walks it all again (after an overflow); the project folders with a marker. */
   rescan(): Promise<string[]>;
@@ -107,26 +86,6 @@ export interface TreeWatchOptions {
   slices?: () => Slices;
   /** What bounds the work events cause (default: storm.ts's bound). */
   meter?: StormMeter;
-}
-
-/** The role of a child folder, or undefined when it is not watched. */
-function childRole(parent: Role, name: string): Role | undefined {
-  switch (parent) {
-    case "tree":
-      return name === ".git" ? "git" : "tree";
-    case "git":
-    case "module":
-      if (name === "hooks") return "hooks";
-      if (name === "modules") return "modules";
-      if (name === "worktrees") return "worktrees";
-      return parent === "module" && !GIT_DATA.has(name) ? "module" : undefined;
-    case "modules":
-      return "module";
-    case "worktrees":
-      return "worktree";
-    default:
-      return undefined;
-  }
 }
 
 interface Entry {
@@ -320,6 +279,11 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     async handle(events) {
       const change: WatchChange = { candidates: new Set(), touched: new Set(), overflow: false, stormed: [] };
       const slice = slices();
+      const before = meter.storm((at) => dirs.has(at)); // from events tallied while the inbox was full
+      if (before) {
+        quiet(before.top);
+        change.stormed.push(before);
+      }
       for (const event of events) {
         if (slice.due()) await slice.next(); // thousands of events at once: the loop is shared meanwhile
         if (event.mask & IN_Q_OVERFLOW) {
@@ -365,6 +329,12 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         } else change.touched.add(dir);
       }
       return change;
+    },
+    tally(events) {
+      for (const event of events) {
+        const dir = byWd.get(event.wd);
+        if (dir !== undefined) meter.add(dir, 1);
+      }
     },
     rescan() {
       unwatched.clear();
