@@ -40,6 +40,7 @@ import {
   unsafeAddition,
 } from "./repos.ts";
 import type { TreeWatch, WatchChange } from "./watch.ts";
+import type { Storm } from "./storm.ts";
 import type { Inotify, InotifyEvent } from "../inotify.ts";
 import type { ConfigParser } from "./configKeys.ts";
 
@@ -341,17 +342,18 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     await checkConfigs(ctx);
   }
 
+  /** That the storm's subtree is scanned instead of watched: once to each command. */
+  function tellStorm(run: GuardedRun, storm: Storm): void {
+    run.stormsTold ??= new Set();
+    if (run.stormsTold.has(storm.top)) return;
+    run.stormsTold.add(storm.top);
+    const text = notes.stormed(storm.top, storm.events);
+    run.notes.push(text);
+    run.onNote(text);
+  }
+
   async function processChange(change: WatchChange): Promise<void> {
-    for (const storm of change.stormed) {
-      for (const run of runs) {
-        run.stormsTold ??= new Set();
-        if (run.stormsTold.has(storm.top)) continue;
-        run.stormsTold.add(storm.top);
-        const text = notes.stormed(storm.top, storm.events);
-        run.notes.push(text);
-        run.onNote(text);
-      }
-    }
+    for (const storm of change.stormed) for (const run of runs) tellStorm(run, storm);
     if (change.overflow) {
       const again = await watch.rescan();
       look(new Set([...again, ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
@@ -404,6 +406,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       run.notes.push(text);
       run.onNote(text);
     }
+    // A storm another command still causes: this one's plants there are found by scans too.
+    for (const storm of watch.stormed) tellStorm(run, storm);
   }
 
   function end(run: GuardedRun): boolean {
@@ -441,7 +445,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       serial(async () => {
         // While none ran, what appeared in unwatched subtrees was the user's doing; what a storm
         // had left unwatched is watched again (if it still storms, it is soon left again).
-        if (runs.size === 0 && watch.stormed > 0) look(await watch.calm());
+        if (runs.size === 0 && watch.stormed.length > 0) look(await watch.calm());
         if (runs.size === 0 && watch.unwatched > 0) look(await watch.scanUnwatched());
         begin(run);
       }),

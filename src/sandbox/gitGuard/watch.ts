@@ -56,8 +56,8 @@ export interface TreeWatch {
   scanUnwatched(): Promise<string[]>;
   /** Watches again the subtrees a storm had left unwatched; the project folders with a marker there. */
   calm(): Promise<string[]>;
-  /** Subtrees left unwatched because of a storm (their top folders). */
-  readonly stormed: number;
+  /** Subtrees left unwatched because of a storm, until calm(). */
+  readonly stormed: Storm[];
   /** Watches with `inotify` from now on (one got at last, after none was left); rescan() then watches the tree. */
   attach(inotify: Inotify): void;
   /** Subtrees left unwatched (their top folders). */
@@ -103,7 +103,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   /** Subtrees not watched: their top folder and role. */
   const unwatched = new Map<string, Role>();
   /** Those of them left because of a storm: not watched again until calm(). */
-  const stormed = new Set<string>();
+  const stormed = new Map<string, Storm>();
   const meter = options.meter ?? createStormMeter();
   let unwatchedFolders = 0;
   let closed = false;
@@ -250,17 +250,18 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
 
   function dropUnwatchedBelow(dir: string): void {
     for (const top of [...unwatched.keys()]) if (isInside(top, dir)) unwatched.delete(top);
-    for (const top of [...stormed]) if (isInside(top, dir)) stormed.delete(top);
+    for (const top of [...stormed.keys()]) if (isInside(top, dir)) stormed.delete(top);
   }
 
-  /** Stops watching the subtree at `top` (its events cost too much): it is scanned instead. */
-  function quiet(top: string): void {
-    const entry = dirs.get(top);
+  /** Stops watching the storm's subtree (its events cost too much): it is scanned instead. */
+  function quiet(storm: Storm, change: WatchChange): void {
+    const entry = dirs.get(storm.top);
     if (!entry) return;
-    forget(top);
-    dropUnwatchedBelow(top);
-    unwatched.set(top, entry.role);
-    stormed.add(top);
+    forget(storm.top);
+    dropUnwatchedBelow(storm.top);
+    unwatched.set(storm.top, entry.role);
+    stormed.set(storm.top, storm);
+    change.stormed.push(storm);
   }
 
   /** Walks the tree from the top (the first walk, a rescan); the project folders with a marker. */
@@ -280,10 +281,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       const change: WatchChange = { candidates: new Set(), touched: new Set(), overflow: false, stormed: [] };
       const slice = slices();
       const before = meter.storm((at) => dirs.has(at)); // from events tallied while the inbox was full
-      if (before) {
-        quiet(before.top);
-        change.stormed.push(before);
-      }
+      if (before) quiet(before, change);
       for (const event of events) {
         if (slice.due()) await slice.next(); // thousands of events at once: the loop is shared meanwhile
         if (event.mask & IN_Q_OVERFLOW) {
@@ -302,8 +300,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         meter.add(dir, 1);
         const storm = meter.storm((at) => dirs.has(at));
         if (storm) {
-          quiet(storm.top);
-          change.stormed.push(storm);
+          quiet(storm, change);
           if (!dirs.has(dir)) continue; // this event's folder was in it
         }
         const path = join(dir, event.name);
@@ -353,7 +350,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     },
     async calm() {
       const markers: string[] = [];
-      for (const top of [...stormed]) {
+      for (const top of [...stormed.keys()]) {
         const role = unwatched.get(top);
         stormed.delete(top);
         unwatched.delete(top);
@@ -365,7 +362,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       return markers;
     },
     get stormed() {
-      return stormed.size;
+      return [...stormed.values()];
     },
     attach(next) {
       inotify = next;
