@@ -16,13 +16,16 @@
 // asynchronous (walks that yield, `git config` as a child process), so it is done one step at a
 // time, in order (`serial`): the first walk, then the events as they came, the looks a command's
 // start and end ask for. A command starts only once every step queued before it is done, so what
-// happened before it is never taken for its doing.
+// happened before it is never taken for its doing. Events wait in one bounded inbox (eventInbox.ts),
+// taken by at most one queued step; a subtree whose events cost too much is soon scanned instead
+// of watched (watch.ts, storm.ts).
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../../files/isInside.ts";
 import type { GuardRecord, KnownRepo } from "./record.ts";
 import { QUARANTINE_DIR, quarantine, restoreFile } from "./quarantine.ts";
 import { SWEPT_NOTE, guardNotes } from "./notes.ts";
+import { createInbox } from "./eventInbox.ts";
 import {
   type JudgeContext,
   type Marker,
@@ -37,7 +40,8 @@ import {
   unsafeAddition,
 } from "./repos.ts";
 import type { TreeWatch, WatchChange } from "./watch.ts";
-import type { InotifyEvent } from "../inotify.ts";
+import type { Storm } from "./storm.ts";
+import type { Inotify, InotifyEvent } from "../inotify.ts";
 import type { ConfigParser } from "./configKeys.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
@@ -48,6 +52,8 @@ export interface GuardedRun {
   onNote: (note: string) => void;
   /** How often each thing was noted (a command that makes it again and again gets one note, and a count). */
   seen?: Map<string, number>;
+  /** Subtrees it was told are scanned instead of watched because of a storm. */
+  stormsTold?: Set<string>;
 }
 
 interface Known {
@@ -65,6 +71,8 @@ export interface GitGuard {
   heldRepos(): string[];
   /** Events of the watch's folders (or an overflow): looked at after every step queued before. */
   events(events: InotifyEvent[]): Promise<void>;
+  /** Watches with `inotify` (got at last after none was left) and looks at the whole tree again. */
+  attach(inotify: Inotify): Promise<void>;
   /** A full look at what may have changed unseen: unwatched subtrees, content changed without an event. */
   verify(scanUnwatched: boolean): Promise<void>;
   /** Before a command: what appeared in unwatched subtrees while none ran is the user's; then the command begins. */
@@ -334,7 +342,18 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     await checkConfigs(ctx);
   }
 
+  /** That the storm's subtree is scanned instead of watched: once to each command. */
+  function tellStorm(run: GuardedRun, storm: Storm): void {
+    run.stormsTold ??= new Set();
+    if (run.stormsTold.has(storm.top)) return;
+    run.stormsTold.add(storm.top);
+    const text = notes.stormed(storm.top, storm.events);
+    run.notes.push(text);
+    run.onNote(text);
+  }
+
   async function processChange(change: WatchChange): Promise<void> {
+    for (const storm of change.stormed) for (const run of runs) tellStorm(run, storm);
     if (change.overflow) {
       const again = await watch.rescan();
       look(new Set([...again, ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
@@ -360,6 +379,17 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
 
   const ready = serial(init);
 
+  // Events kept before an overflow are still handled: they count towards a storm.
+  const receive = createInbox({
+    queue: serial,
+    take: async (events, dropped) => {
+      const change = await watch.handle(events);
+      change.overflow ||= dropped;
+      await processChange(change);
+    },
+    tally: (events) => watch.tally(events),
+  });
+
   function begin(run: GuardedRun): void {
     if (runs.size === 0) {
       keepConfigs();
@@ -376,6 +406,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       run.notes.push(text);
       run.onNote(text);
     }
+    // A storm another command still causes: this one's plants there are found by scans too.
+    for (const storm of watch.stormed) tellStorm(run, storm);
   }
 
   function end(run: GuardedRun): boolean {
@@ -402,11 +434,18 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     watch,
     ready,
     heldRepos: () => [...new Set([...known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
-    events: (events) => serial(async () => processChange(await watch.handle(events))),
+    events: receive,
+    attach: (inotify) =>
+      serial(async () => {
+        watch.attach(inotify);
+        await processChange({ candidates: new Set(), touched: new Set(), overflow: true, stormed: [] });
+      }),
     verify: (scanUnwatched) => serial(() => verify(scanUnwatched)),
     begin: (run) =>
       serial(async () => {
-        // While none ran, what appeared in unwatched subtrees was the user's doing.
+        // While none ran, what appeared in unwatched subtrees was the user's doing; what a storm
+        // had left unwatched is watched again (if it still storms, it is soon left again).
+        if (runs.size === 0 && watch.stormed.length > 0) look(await watch.calm());
         if (runs.size === 0 && watch.unwatched > 0) look(await watch.scanUnwatched());
         begin(run);
       }),

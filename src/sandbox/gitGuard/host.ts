@@ -12,6 +12,7 @@ import { isInside } from "../../files/isInside.ts";
 import { type GitGuard, createGitGuard } from "./guard.ts";
 import { openGuardRecord } from "./record.ts";
 import { createTreeWatch } from "./watch.ts";
+import { createStormMeter } from "./storm.ts";
 import { type Barriers, createBarriers } from "./barrier.ts";
 import { gitConfigParser } from "./configKeys.ts";
 import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, type Library, loadInotify, openInotify } from "../inotify.ts";
@@ -22,6 +23,8 @@ import type { Native } from "../native.ts";
 const VERIFY_MS = 250;
 /** Unwatched subtrees are scanned at most this often while a command runs (and always when it ends), and at most a tenth of the time. */
 const SCAN_MS = 2_000;
+/** Without an inotify instance: how often, while commands run, the host tries again to get one (and at each command's start). */
+const RETRY_MS = 5_000;
 /** Most folders one walk of a project looks at (breadth first). */
 const MAX_FOLDERS = 100_000;
 /**
@@ -47,6 +50,8 @@ export interface GitGuardHostOptions {
   maxWatches?: number;
   /** The process's C library (processWide.ts), for inotify. Default: opened here. */
   native?: () => Native | undefined;
+  /** Most work one project's events may cause in a second before its busiest subtree is scanned instead (default: storm.ts's). */
+  stormUnits?: number;
 }
 
 /** A session's hold on the guard of one project. */
@@ -66,6 +71,13 @@ export interface GitGuardHost {
   pass(): Promise<void>;
   /** Starts or stops the timer that verifies the guards whose commands run. */
   arm(): void;
+  /**
+   * Without an inotify instance (the user's are all taken): tries to get one (a system call);
+   * got, every guard watches its tree from then on. Called as each command starts.
+   */
+  retry(): void;
+  /** Whether the host has its inotify instance (false off Linux, before the first lease, or while none is left). */
+  readonly watching: boolean;
   /** Most watches of all guards together. */
   readonly maxWatches: number;
   /** Watches all guards hold now. */
@@ -86,10 +98,12 @@ function kernelShare(): number {
   }
 }
 
-/** The inotify instance of the moment, and the barrier through its queue. */
+/** The inotify instance of the moment (undefined while the kernel refuses one), and the barrier through its queue. */
 interface Instance {
   inotify: Inotify | undefined;
   barriers: Barriers;
+  /** The C library, to try again for an instance. */
+  lib: Library | undefined;
 }
 
 interface Entry {
@@ -108,6 +122,7 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
   let current: Instance | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   let lastScan = 0;
+  let lastRetry = 0;
   let scanEvery = SCAN_MS;
   const verifying = new Set<GitGuard>();
 
@@ -124,19 +139,31 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
     from.barriers.seen(events);
   }
 
+  function listenWith(opened: Instance, inotify: Inotify): void {
+    opened.inotify = inotify;
+    opened.barriers.watchWith(inotify);
+    inotify.listen((events) => dispatch(opened, events));
+  }
+
+  /** The kernel refused an instance before (max_user_instances): one may be free now. */
+  function retry(): void {
+    const opened = current;
+    if (!opened?.lib || opened.inotify) return;
+    lastRetry = performance.now();
+    const inotify = openInotify(opened.lib);
+    if (!inotify) return;
+    listenWith(opened, inotify);
+    for (const guard of made()) void guard.attach(inotify).catch(() => undefined);
+  }
+
   function openInstance(): Promise<Instance> {
     instance ??= (async () => {
       library ??= loadInotify(options.native?.());
       const lib = await library;
-      const opened: Instance = {
-        inotify: lib ? openInotify(lib) : undefined,
-        barriers: createBarriers(join(options.stateDir, "barrier")),
-      };
+      const opened: Instance = { inotify: undefined, barriers: createBarriers(join(options.stateDir, "barrier")), lib };
       current = opened;
-      if (opened.inotify) {
-        opened.barriers.watchWith(opened.inotify);
-        opened.inotify.listen((events) => dispatch(opened, events));
-      }
+      const inotify = lib && openInotify(lib);
+      if (inotify) listenWith(opened, inotify);
       return opened;
     })();
     return instance;
@@ -162,6 +189,7 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
       inotify,
       budget: () => limit - watched(),
       maxFolders: MAX_FOLDERS,
+      ...(options.stormUnits !== undefined && { meter: createStormMeter({ units: options.stormUnits }) }),
     });
     return createGitGuard({ root, watch, record: openGuardRecord(options.stateDir, root), configKeys, extraGitDirs });
   }
@@ -169,6 +197,7 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
   /** While a guarded command runs: judge again what may change without an event (an mmap), scan what is unwatched. */
   function tick(): void {
     const now = performance.now();
+    if (now - lastRetry >= RETRY_MS) retry();
     const scan = now - lastScan >= scanEvery;
     if (scan) lastScan = now;
     for (const guard of made()) {
@@ -199,7 +228,7 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
         const fresh: Entry = {
           refs: 1,
           guard: openInstance().then((opened) => {
-            fresh.made = makeGuard(root, opened.inotify);
+            fresh.made = makeGuard(root, opened.inotify); // (the instance got by a retry, if one was)
             return fresh.made;
           }),
         };
@@ -230,6 +259,10 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
         clearInterval(timer);
         timer = undefined;
       }
+    },
+    retry,
+    get watching() {
+      return current?.inotify !== undefined;
     },
     maxWatches: limit,
     get watches() {

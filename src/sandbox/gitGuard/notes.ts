@@ -59,6 +59,9 @@ export function guardNotes(root: string) {
     /** The same thing made again and again by one command. */
     again: (key: string, times: number) =>
       `[Garuda: the command made ${rel(key)} ${times - 1} more time${times > 2 ? "s" : ""}; each was moved to ${QUARANTINE_DIR} too.]`,
+    /** A subtree changed so fast that the guard scans it instead of watching it (storm.ts). */
+    stormed: (top: string, events: number) =>
+      `[Garuda: ${top === root ? "the project folder (.)" : rel(top)} changes so fast (${groupedCount(events)} changes within a second) that the git guard stopped watching it, so that it keeps up with the rest of the project and other sessions are not held up: it scans ${rel(top)} instead, every few seconds while a command runs and when each ends, so a git repository planted there is moved aside then, not the moment it appears. It is watched again when a command next starts after all have ended.]`,
     /** A project past the folders one walk looks at. */
     truncated: (maxFolders: number) =>
       `[Garuda: this project has more folders than the git guard looks at (it walks the first ${groupedCount(maxFolders)}, breadth first); a git repository a command plants deeper than that is not looked for. Open a smaller project folder, or check with git status outside the sandbox.]`,
@@ -73,6 +76,10 @@ export function coverageNote(watch: TreeWatch, maxWatches: number): string | und
       ? `Garuda's share of this system's inotify watches is used up (it takes at most ${groupedCount(maxWatches)} for all its projects, so that the editor and dev servers keep the rest of fs.inotify.max_user_watches)`
       : watch.shortOf === "kernel"
         ? "this system's inotify watches are used up (fs.inotify.max_user_watches)"
-        : "no inotify instance was left for it (fs.inotify.max_user_instances)";
-  return `[Garuda: the git guard cannot watch all of this project: ${why}. About ${groupedCount(watch.unwatchedFolders)} folders are scanned instead of watched, when each command ends and every few seconds while one runs: a git repository a command plants there is moved aside then, not the moment it appears. Raising fs.inotify.max_user_watches lets it watch them all.]`;
+        : "no inotify instance was left for it (other programs hold all of fs.inotify.max_user_instances)";
+  const raise =
+    watch.shortOf === "instance"
+      ? "It tries again as each command starts and every few seconds while one runs, and watches the project once it gets one; raising fs.inotify.max_user_instances, or closing what holds them, lets it."
+      : "Raising fs.inotify.max_user_watches lets it watch them all.";
+  return `[Garuda: the git guard cannot watch all of this project: ${why}. About ${groupedCount(watch.unwatchedFolders)} folders are scanned instead of watched, when each command starts and ends and every few seconds while one runs: a git repository a command plants there is moved aside then, not the moment it appears. ${raise}]`;
 }

@@ -80,6 +80,7 @@ export function createGuardSession(host: GitGuardHost): GitGuards {
       const root = realRoot(spec.root);
       if (closed || !writesRoot(spec, root)) return undefined;
       const guard = await hold(root).guard;
+      host.retry(); // without an inotify instance: one may be free now (the guard then watches before it begins)
       const run: GuardedRun = { notes: [], onNote };
       await guard.begin(run);
       tellCoverage(guard, run);

@@ -10,41 +10,23 @@
 // instead (scanUnwatched: when a command ends, and now and then while one runs). Without
 // inotify (macOS) the whole tree is such a subtree.
 //
+// A subtree whose events cause more work than the guard may spend (storm.ts: a command renaming
+// in a loop) is left unwatched the same way, and scanned, until the guard is next idle and a
+// command begins (calm()).
+//
 // Every walk (the first, a rescan after an overflow, a scan, a folder moved in) gives the event
 // loop back every few milliseconds (slices.ts): a tree of 80,000 files must not stop the other
 // sessions of the process while it is walked. The guard calls one method at a time (its queue).
 import { type Dirent, chmodSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { codeOf } from "../../errors/caught.ts";
 import { isInside } from "../../files/isInside.ts";
 import { QUARANTINE_DIR } from "./quarantine.ts";
 import type { Inotify, InotifyEvent } from "../inotify.ts";
 import { type Slices, createSlices } from "./slices.ts";
+import { type Storm, type StormMeter, createStormMeter } from "./storm.ts";
+import { type Role, childRole, isMarkerName } from "./roles.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "../inotify.ts";
-
-/** What a folder is to git: project folder, git folder, or a part of one. */
-type Role = "tree" | "git" | "hooks" | "modules" | "module" | "worktrees" | "worktree";
-
-/** Entry names that make a project folder a repository (or change which one), lower case. */
-const MARKER_NAMES = new Set([".git", "head", "objects", "refs", "commondir", "config"]);
-/** Code points HFS+ ignores in names (git's is_hfs_dotgit): `.g\u200cit` is `.git` there. */
-const IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
-/** Whether `name` may be, to some file system, one of the marker names (case-insensitive ones too). */
-const isMarkerName = (name: string) => MARKER_NAMES.has(name.replace(IGNORABLE, "").toLowerCase());
-/** Inside a submodule's git folder: what is never watched. */
-const GIT_DATA = new Set([
-  "objects",
-  "refs",
-  "logs",
-  "info",
-  "lfs",
-  "rr-cache",
-  "rebase-merge",
-  "rebase-apply",
-  "sequencer",
-  "branches",
-  "description",
-]);
 
 export interface WatchChange {
   /** Project folders whose marker may have appeared, changed or gone. */
@@ -53,6 +35,8 @@ export interface WatchChange {
   touched: Set<string>;
   /** The kernel dropped events: everything must be looked at again. */
   overflow: boolean;
+  /** Subtrees that stopped being watched because their events cost too much (scanned from now on). */
+  stormed: Storm[];
 }
 
 /** Why part of the tree is scanned instead of watched (on Linux): the guard's share of watches, the kernel's limit, no inotify instance. */
@@ -63,11 +47,19 @@ export interface TreeWatch {
   start(): Promise<string[]>;
   /** Events of this watch's folders, turned into what the guard must look at. */
   handle(events: InotifyEvent[]): Promise<WatchChange>;
+  /** Counts events the guard had no room for towards a storm (their folders are then looked at by a rescan). */
+  tally(events: InotifyEvent[]): void;
   owns(wd: number): boolean;
   /** Walks it all again (after an overflow); the project folders with a marker. */
   rescan(): Promise<string[]>;
   /** Walks the subtrees left unwatched; the project folders with a marker there. */
   scanUnwatched(): Promise<string[]>;
+  /** Watches again the subtrees a storm had left unwatched; the project folders with a marker there. */
+  calm(): Promise<string[]>;
+  /** Subtrees left unwatched because of a storm, until calm(). */
+  readonly stormed: Storm[];
+  /** Watches with `inotify` from now on (one got at last, after none was left); rescan() then watches the tree. */
+  attach(inotify: Inotify): void;
   /** Subtrees left unwatched (their top folders). */
   readonly unwatched: number;
   /** Folders below those, as the last walk counted them. */
@@ -92,26 +84,8 @@ export interface TreeWatchOptions {
   maxFolders: number;
   /** How a walk gives the event loop back (default: every 8 ms). */
   slices?: () => Slices;
-}
-
-/** The role of a child folder, or undefined when it is not watched. */
-function childRole(parent: Role, name: string): Role | undefined {
-  switch (parent) {
-    case "tree":
-      return name === ".git" ? "git" : "tree";
-    case "git":
-    case "module":
-      if (name === "hooks") return "hooks";
-      if (name === "modules") return "modules";
-      if (name === "worktrees") return "worktrees";
-      return parent === "module" && !GIT_DATA.has(name) ? "module" : undefined;
-    case "modules":
-      return "module";
-    case "worktrees":
-      return "worktree";
-    default:
-      return undefined;
-  }
+  /** What bounds the work events cause (default: storm.ts's bound). */
+  meter?: StormMeter;
 }
 
 interface Entry {
@@ -121,12 +95,16 @@ interface Entry {
 }
 
 export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
-  const { root, inotify } = options;
+  const { root } = options;
+  let inotify = options.inotify;
   const quarantine = join(root, QUARANTINE_DIR);
   const dirs = new Map<string, Entry>();
   const byWd = new Map<number, string>();
   /** Subtrees not watched: their top folder and role. */
   const unwatched = new Map<string, Role>();
+  /** Those of them left because of a storm: not watched again until calm(). */
+  const stormed = new Map<string, Storm>();
+  const meter = options.meter ?? createStormMeter();
   let unwatchedFolders = 0;
   let closed = false;
   let shortOf: ShortOf | undefined;
@@ -210,7 +188,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       const [dir, dirRole, up, watch] = queue[walk.at] as Step;
       let watching = watch;
       if (excluded(dir)) continue;
-      if (watching && !watchOne(dir, dirRole, up)) {
+      if (watching && (stormed.has(dir) || !watchOne(dir, dirRole, up))) {
         unwatched.set(dir, dirRole); // scanned instead (scanUnwatched)
         watching = false;
       }
@@ -244,10 +222,10 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     role: Role,
     parent: string | undefined,
     watch: boolean,
-  ): Promise<{ markers: string[]; bare: number }> {
+  ): Promise<{ markers: string[]; bare: number; walked: number }> {
     const one: Walk = { queue: [[top, role, parent, watch]], at: 0, markers: [] };
     const bare = await advance(one);
-    return { markers: one.markers, bare };
+    return { markers: one.markers, bare, walked: one.at };
   }
 
   /** The first walk, once. */
@@ -272,6 +250,18 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
 
   function dropUnwatchedBelow(dir: string): void {
     for (const top of [...unwatched.keys()]) if (isInside(top, dir)) unwatched.delete(top);
+    for (const top of [...stormed.keys()]) if (isInside(top, dir)) stormed.delete(top);
+  }
+
+  /** Stops watching the storm's subtree (its events cost too much): it is scanned instead. */
+  function quiet(storm: Storm, change: WatchChange): void {
+    const entry = dirs.get(storm.top);
+    if (!entry) return;
+    forget(storm.top);
+    dropUnwatchedBelow(storm.top);
+    unwatched.set(storm.top, entry.role);
+    stormed.set(storm.top, storm);
+    change.stormed.push(storm);
   }
 
   /** Walks the tree from the top (the first walk, a rescan); the project folders with a marker. */
@@ -288,8 +278,12 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     },
     owns: (wd) => byWd.has(wd),
     async handle(events) {
-      const change: WatchChange = { candidates: new Set(), touched: new Set(), overflow: false };
+      const change: WatchChange = { candidates: new Set(), touched: new Set(), overflow: false, stormed: [] };
+      const slice = slices();
+      const before = meter.storm((at) => dirs.has(at)); // from events tallied while the inbox was full
+      if (before) quiet(before, change);
       for (const event of events) {
+        if (slice.due()) await slice.next(); // thousands of events at once: the loop is shared meanwhile
         if (event.mask & IN_Q_OVERFLOW) {
           change.overflow = true;
           continue;
@@ -303,6 +297,12 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         if (event.name === "") continue; // about the folder itself: its parent reports it too
         const entry = dirs.get(dir);
         if (!entry) continue;
+        meter.add(dir, 1);
+        const storm = meter.storm((at) => dirs.has(at));
+        if (storm) {
+          quiet(storm, change);
+          if (!dirs.has(dir)) continue; // this event's folder was in it
+        }
         const path = join(dir, event.name);
         const isDir = (event.mask & IN_ISDIR) !== 0;
         if (isDir && event.mask & (IN_MOVED_FROM | IN_DELETE)) {
@@ -316,6 +316,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
             const moved = await walk(path, role, dir, true);
             for (const found of moved.markers) change.candidates.add(found);
             unwatchedFolders += moved.bare;
+            meter.add(dir, 0, moved.walked);
           }
         }
         if (entry.role === "tree") {
@@ -325,6 +326,12 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         } else change.touched.add(dir);
       }
       return change;
+    },
+    tally(events) {
+      for (const event of events) {
+        const dir = byWd.get(event.wd);
+        if (dir !== undefined) meter.add(dir, 1);
+      }
     },
     rescan() {
       unwatched.clear();
@@ -340,6 +347,26 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
       unwatchedFolders = folders;
       return markers;
+    },
+    async calm() {
+      const markers: string[] = [];
+      for (const top of [...stormed.keys()]) {
+        const role = unwatched.get(top);
+        stormed.delete(top);
+        unwatched.delete(top);
+        if (role === undefined || closed) continue;
+        const parent = dirname(top);
+        const watched = await walk(top, role, dirs.has(parent) ? parent : undefined, true);
+        markers.push(...watched.markers);
+      }
+      return markers;
+    },
+    get stormed() {
+      return [...stormed.values()];
+    },
+    attach(next) {
+      inotify = next;
+      shortOf = undefined;
     },
     get unwatched() {
       return unwatched.size;
@@ -363,6 +390,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       byWd.clear();
       dirs.clear();
       unwatched.clear();
+      stormed.clear();
     },
   };
 }
