@@ -22,6 +22,7 @@ import {
   redactRecord,
 } from "./sessionRecords.ts";
 import { checkRecord } from "./sessionCheck.ts";
+import { withoutRewound } from "./rewindRecords.ts";
 import { lockSession, type SessionLock } from "./sessionLock.ts";
 import { groupedCount } from "../text/count.ts";
 
@@ -257,7 +258,12 @@ function parseSession(text: string): SessionData {
     if (typeof parsed === "string") skipped.push({ line: number, reason: parsed });
     else records.push(parsed);
   }
-  return { records, messages: rebuildMessages(records), skipped, ...(skipped[0] && { damaged: skipped[0] }) };
+  return {
+    records,
+    messages: rebuildMessages(withoutRewound(records)),
+    skipped,
+    ...(skipped[0] && { damaged: skipped[0] }),
+  };
 }
 
 /** Reads a session file: its records, the rebuilt conversation, and the lines it skipped. */
