@@ -49,7 +49,8 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
       },
     },
     authMethods,
-    // The steering extension (acp/turnInput.ts), where claude-agent-acp and codex-acp advertise it.
-    _meta: { steering: { supported: true } },
+    // The steering extension (acp/turnInput.ts), where claude-agent-acp and codex-acp advertise it;
+    // rewind (acp/rewind.ts) beside it.
+    _meta: { steering: { supported: true }, rewind: { supported: true } },
   };
 }

@@ -1,6 +1,7 @@
 // The ACP agent (protocol version 1, stable methods and the steering extension): initialize,
 // authenticate, logout, session/new, session/prompt, session/cancel, session/set_mode,
-// session/set_config_option, `_session/steering` (turnInput.ts), and
+// session/set_config_option, `_session/steering` (turnInput.ts), `_session/rewind_points` and
+// `_session/rewind` (rewind.ts), and
 // the history (history.ts: session/load, list, resume, close, delete). Each handler hands its
 // request on: the sessions to sessions.ts, one session's requests to its Session (session.ts),
 // the stream and what is refused before the SDK reads it to editorStream.ts. The SDK checks and
@@ -15,6 +16,14 @@ import { initializeResponse } from "./initialize.ts";
 import { MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
 import { type PrepareRequest, Sessions, type SessionsOptions } from "./sessions.ts";
 import { parseSteering, STEERING_METHOD, steer } from "./turnInput.ts";
+import {
+  parsePointsRequest,
+  parseRewindRequest,
+  REWIND_METHOD,
+  REWIND_POINTS_METHOD,
+  rewind,
+  rewindPoints,
+} from "./rewind.ts";
 
 export type { PrepareRequest };
 
@@ -97,6 +106,11 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .onRequest(STEERING_METHOD, parseSteering, async ({ params }) =>
       steer(await sessions.get(params.sessionId), params, log),
     )
+    // Rewind points and rewinds (rewind.ts).
+    .onRequest(REWIND_POINTS_METHOD, parsePointsRequest, ({ params }) =>
+      rewindPoints(sessions.get(params.sessionId).runtime),
+    )
+    .onRequest(REWIND_METHOD, parseRewindRequest, ({ params }) => rewind(sessions.get(params.sessionId), params))
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       await sessions.get(params.sessionId).setMode(params.modeId);
       return {};

@@ -35,6 +35,7 @@ import { Turns } from "./turn.ts";
 import { type PutResult, TurnInbox } from "./turnInbox.ts";
 import { notTakenNotice, steeringProblem } from "./steering.ts";
 import { endUndoTurn } from "./undoTurn.ts";
+import { RewindError, type RewindPointView, type RewindRequest, type RewindResult, SessionRewinds } from "./rewind.ts";
 
 /** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
 export interface ModeSwitch {
@@ -79,6 +80,8 @@ export class Runtime {
   #turnEmit: EventSink | undefined;
   /** The messages the user sends while a turn runs (steer()). */
   readonly #inbox = new TurnInbox();
+  /** The rewind points (rewind.ts). */
+  readonly #rewinds: SessionRewinds;
 
   private constructor(options: RuntimeOptions, root: string, resumed: ResumeSource | undefined) {
     // Not the resumed session's records: a long session is kept once, as its messages.
@@ -146,6 +149,16 @@ export class Runtime {
       { root, version: VERSION, model: options.model.info.spec },
       options.sessionId,
     );
+    this.#rewinds = SessionRewinds.fromRecords(
+      {
+        conversation: this.#conversation,
+        undo: options.undo,
+        approver: options.approver,
+        notes: this.#notes,
+        signal: this.#closing.signal,
+      },
+      resumed?.data.records,
+    );
     this.#turns = new Turns(
       {
         root,
@@ -165,6 +178,7 @@ export class Runtime {
         stopWriters: () => this.#stopWriters(),
         mode: () => this.#mode,
         inbox: this.#inbox,
+        rewinds: this.#rewinds,
       },
       state?.lastMode,
     );
@@ -354,6 +368,7 @@ export class Runtime {
       this.#turnSignal = undefined;
       this.#turnEmit = undefined;
       await endUndoTurn(this.#options.undo, emit);
+      await this.#rewinds.filesSettled("turn");
       this.#extras.endTurn();
     }
   }
@@ -433,6 +448,7 @@ export class Runtime {
     const store = this.#options.undo;
     if (!store) return { restored: [], removed: [], notes: ["Undo is off in this session."] };
     const result = await store.undoLastTurn();
+    await this.#rewinds.filesSettled("now");
     const changed = [
       ...result.restored.map((path) => `restored ${path}`),
       ...result.removed.map((path) => `removed ${path}`),
@@ -443,6 +459,28 @@ export class Runtime {
       );
     }
     return result;
+  }
+
+  /** The session's rewind points, oldest first, each with what the turns after it changed. */
+  rewindPoints(): Promise<RewindPointView[]> {
+    return this.#rewinds.list();
+  }
+
+  /** Puts the files and/or the conversation back to just before a prompt (rewind.ts); refused while a turn runs. */
+  async rewind(request: RewindRequest): Promise<RewindResult> {
+    if (this.#closed) throw new RewindError("This session is closed.");
+    if (this.#turn) throw new RewindError("A turn is running; rewind after it ends (or stop it first).");
+    return this.#rewinds.rewind(request);
+  }
+
+  /** /undo N: the files back to how they were before the N-th last prompt (N turns back). */
+  async undoTurns(n: number): Promise<UndoResult> {
+    if (this.#turn) return { restored: [], removed: [], notes: ["A turn is running; undo after it ends."] };
+    const point = this.#rewinds.pointBack(n);
+    if (!point)
+      return { restored: [], removed: [], notes: [`This session has fewer than ${n} prompts to go back over.`] };
+    const { files } = await this.#rewinds.rewind({ messageId: point.messageId, mode: "files", dryRun: false });
+    return { restored: files?.restored ?? [], removed: files?.removed ?? [], notes: files?.notes ?? [] };
   }
 
   /**

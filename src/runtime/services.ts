@@ -5,6 +5,7 @@
 // of src/store/auditEvents.ts). The Runtime and the tool registry speak only these; the wiring
 // code builds the real ones.
 import type { Tool } from "../tools/types.ts";
+import type { SnapshotAccess } from "../store/rewindFiles.ts";
 
 /** What /undo did. */
 export interface UndoResult {
@@ -28,6 +29,8 @@ export interface UndoStore {
   /** Warnings the store raised (undo switched off, an ignored file written …). */
   takeNotices?(): string[];
   close?(): Promise<void> | void;
+  /** Runs a rewind's work on the snapshot store, one at a time with the store's own; undefined when undo is off. */
+  withSnapshots?<T>(work: (access: SnapshotAccess) => Promise<T>): Promise<T | undefined>;
 }
 
 export interface CommandInfo {
