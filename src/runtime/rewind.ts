@@ -13,11 +13,15 @@ import {
   MAX_FILE_POINTS,
   planFiles,
   pointRef,
+  removeSessionRefs,
   restoreFiles,
+  sessionsWithRefs,
   type SnapshotAccess,
   updateRefs,
 } from "../store/rewindFiles.ts";
-import { readSession } from "../store/sessionFile.ts";
+import { isSessionId, readSession } from "../store/sessionFile.ts";
+import { stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { limitLines } from "../store/undoTree.ts";
 import type { Conversation } from "./conversation.ts";
 import type { UndoStore } from "./services.ts";
@@ -78,8 +82,15 @@ export interface RewindDeps {
   notes: string[];
   /** The session's own signal (a question asked during a rewind ends with the session). */
   signal: AbortSignal;
+  /** The most points whose files are kept (default MAX_FILE_POINTS). */
+  maxFilePoints?: number;
 }
 
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 const firstLine = (text: string) => (text.trim().split("\n")[0] ?? "").slice(0, 200);
 const UNKEPT = "Its files are not kept (undo was off, or it is older than the newest points).";
 
@@ -88,6 +99,10 @@ export class SessionRewinds {
   readonly #points: RewindPoint[];
   #known: string | undefined;
   #droppedNoted = false;
+  /** The running turn's point being pinned (off the turn's path: the model does not wait for git). */
+  #pinning: Promise<void> = Promise.resolve();
+  /** The points read from the file are pinned under this session's name (#adoption), once. */
+  #adopted = false;
 
   constructor(deps: RewindDeps, recorded: RecordedRewinds | undefined) {
     this.#d = deps;
@@ -95,11 +110,15 @@ export class SessionRewinds {
     this.#known = recorded?.known;
     // Only the newest points keep their files (rewindFiles.ts); older refs are gone or going.
     const kept = this.#points.filter((point) => point.tree !== undefined);
-    for (const point of kept.slice(0, Math.max(0, kept.length - MAX_FILE_POINTS))) delete point.tree;
+    for (const point of kept.slice(0, Math.max(0, kept.length - this.#max))) delete point.tree;
   }
 
   static fromRecords(deps: RewindDeps, records: readonly SessionRecord[] | undefined): SessionRewinds {
     return new SessionRewinds(deps, records && recordedRewinds(records));
+  }
+
+  get #max(): number {
+    return this.#d.maxFilePoints ?? MAX_FILE_POINTS;
   }
 
   get #session(): string | undefined {
@@ -111,21 +130,32 @@ export class SessionRewinds {
   }
 
   /**
-   * A prompt was recorded: its point, with the files of the snapshot its turn began with. A point
-   * beyond the newest MAX_FILE_POINTS lets go of the oldest one's files (a notice, once).
+   * A prompt was recorded: its point, with the files of the snapshot its turn began with (pinned
+   * while the model works; everything else here waits for it). A point beyond the newest
+   * MAX_FILE_POINTS lets go of the oldest one's files (a notice, once).
    */
-  async pointTaken(messageId: string, text: string, warn: (text: string) => void): Promise<void> {
+  pointTaken(messageId: string, text: string, warn: (text: string) => void): void {
     const point: RewindPoint = { messageId, text, time: new Date().toISOString() };
     this.#points.push(point);
+    const previous = this.#pinning;
+    this.#pinning = previous.then(() => this.#pin(point, warn)).catch(() => {});
+  }
+
+  async #pin(point: RewindPoint, warn: (text: string) => void): Promise<void> {
+    const { messageId } = point;
     const session = this.#session;
     if (session === undefined) return;
     const kept = this.#points.filter((each) => each.tree !== undefined);
-    const released = kept.slice(0, Math.max(0, kept.length + 1 - MAX_FILE_POINTS));
+    const released = kept.slice(0, Math.max(0, kept.length + 1 - this.#max));
+    const adopt = !this.#adopted;
+    this.#adopted = true;
     const tree = await this.#snapshots(async (access) => {
       const before = access.lastTurn().before;
       if (before === undefined) return undefined;
       const release = released.map((each) => pointRef(session, each.messageId));
-      const failed = await updateRefs(access.git, [{ ref: pointRef(session, messageId), tree: before }], release);
+      const set = [{ ref: pointRef(session, messageId), tree: before }];
+      if (adopt) set.push(...(await this.#adoption(access, session)).filter(({ ref }) => !release.includes(ref)));
+      const failed = await updateRefs(access.git, set, release);
       return failed === undefined ? before : undefined;
     });
     if (tree === undefined) return;
@@ -136,13 +166,35 @@ export class SessionRewinds {
     if (released.length > 0 && !this.#droppedNoted) {
       this.#droppedNoted = true;
       warn(
-        `A session keeps the files of its newest ${MAX_FILE_POINTS} prompts for rewind; older prompts can rewind the conversation only.`,
+        `A session keeps the files of its newest ${this.#max} prompts for rewind; older prompts can rewind the conversation only.`,
       );
     }
   }
 
+  /**
+   * Once per runtime, with its first point: the refs of the points it read from its file, under
+   * its own name (a forked session's points were pinned by the session it came from), and the
+   * refs of this project's sessions whose files are gone (deleted) are deleted, so the store
+   * keeps only what some session file can still name.
+   */
+  async #adoption(access: SnapshotAccess, session: string): Promise<Array<{ ref: string; tree: string }>> {
+    const file = this.#d.conversation.journal?.file;
+    const named = (await sessionsWithRefs(access.git)) ?? [];
+    if (file !== undefined) {
+      const folder = dirname(file);
+      const gone: string[] = [];
+      for (const name of named)
+        if (name !== session && isSessionId(name) && !(await exists(join(folder, `${name}.jsonl`)))) gone.push(name);
+      await removeSessionRefs(access.git, gone);
+    }
+    return this.#points.flatMap((point) =>
+      point.tree === undefined ? [] : [{ ref: pointRef(session, point.messageId), tree: point.tree }],
+    );
+  }
+
   /** Records the files as they are now (a turn ended, /undo ran): later changes are someone else's. */
   async filesSettled(take: "turn" | "now"): Promise<void> {
+    await this.#pinning;
     const session = this.#session;
     if (session === undefined) return;
     const tree = await this.#snapshots(async (access) => {
@@ -157,6 +209,7 @@ export class SessionRewinds {
 
   /** The points, oldest first, each with the files the turns after it changed. */
   async list(): Promise<RewindPointView[]> {
+    await this.#pinning;
     const known = this.#known;
     const changed = await this.#snapshots(async (access) => {
       const byPoint = new Map<string, string[]>();
@@ -189,6 +242,7 @@ export class SessionRewinds {
   }
 
   async rewind(request: RewindRequest): Promise<RewindResult> {
+    await this.#pinning;
     const index = this.#points.findIndex((point) => point.messageId === request.messageId);
     const point = this.#points[index];
     if (!point) throw new RewindError(`No prompt of this session has the message id "${request.messageId}".`);

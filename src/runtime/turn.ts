@@ -154,7 +154,7 @@ export class Turns {
         : undefined;
     const messageId = newMessageId();
     conversation.record({ type: "user", prompt, content: made.content, ...(shown && { shown }), messageId });
-    await this.#s.rewinds.pointTaken(messageId, typed, warn);
+    this.#s.rewinds.pointTaken(messageId, typed, warn);
     this.#s.extras.promptRecorded(shown ?? typed, emit);
     return await this.#runModel(mode, signal, emit);
   }

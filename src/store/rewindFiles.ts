@@ -42,6 +42,28 @@ export async function updateRefs(
   return result.exitCode === 0 ? undefined : gitMessage(result);
 }
 
+/** The session names that have refs in the store (refs/garuda/<session>/…). */
+export async function sessionsWithRefs(git: GitRunner): Promise<string[] | undefined> {
+  const result = await git.run({
+    script: `g for-each-ref --format='%(refname)' refs/garuda/ >"$OUT"`,
+    capture: true,
+  });
+  if (result.exitCode !== 0) return undefined;
+  const names = result.stdout
+    .toString("utf8")
+    .split("\n")
+    .flatMap((ref) => /^refs\/garuda\/([^/]+)\//.exec(ref)?.[1] ?? []);
+  return [...new Set(names)];
+}
+
+/** Deletes every ref of these sessions (sessions whose files are gone). */
+export async function removeSessionRefs(git: GitRunner, sessions: readonly string[]): Promise<void> {
+  for (const session of sessions)
+    await git.run({
+      script: `g for-each-ref --format='delete %(refname)' 'refs/garuda/${session}/' | g update-ref --stdin`,
+    });
+}
+
 /** What a files rewind does, or would do. */
 export interface FilesPlan {
   /** The project now. */

@@ -2,9 +2,10 @@
 // mock Anthropic server, with the real sandbox: the menu lists each prompt with the files the
 // turns after it changed (a sandboxed command's and an edit's); choosing one and "files and
 // conversation" puts both back and gives the prompt back to edit; the next request lacks what was
-// dropped. Esc Esc on an empty prompt opens the same list; n leaves it, changing nothing.
+// dropped; a file changed outside Garuda is asked about first (n keeps it). Esc Esc on an empty
+// prompt opens the same list; n leaves it, changing nothing.
 import { expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { ChatPty, chatEnv, KEYS, workspace } from "../support/chatHarness.ts";
@@ -63,6 +64,8 @@ describeSandbox(
       await chat.waitFor("→ Declined.");
       expect(readFileSync(notes, "utf8")).toBe("a final note\n");
 
+      // made.txt changed outside Garuda: the rewind asks before removing it, and n keeps it.
+      writeFileSync(join(ws.root, "made.txt"), "mine\n");
       await chat.prompt();
       chat.type("/rewind");
       await chat.waitFor("[2] Make the note final");
@@ -72,11 +75,15 @@ describeSandbox(
       expect(how).toContain("Put back what, to before “Make a file”?");
       expect(how).toContain("[1] Files and conversation");
       await chat.answer("1");
+      const outside = await chat.waitFor("[n] Leave them as they are");
+      expect(outside).toContain("These files changed outside Garuda since its last turn.");
+      expect(outside).toContain("made.txt");
+      await chat.answer("n");
       await chat.waitFor("Restored notes.txt.");
-      await chat.waitFor("Removed made.txt");
+      await chat.waitFor("Left as they are (changed outside Garuda, and you said no): made.txt.");
       await chat.waitFor("The conversation is back to before “Make a file”");
       expect(readFileSync(notes, "utf8")).toBe("a draft note\n");
-      expect(existsSync(join(ws.root, "made.txt"))).toBe(false);
+      expect(readFileSync(join(ws.root, "made.txt"), "utf8")).toBe("mine\n");
       // The prompt comes back to edit: Enter sends it again.
       await chat.waitFor("› Make a file");
       const before = mock.requests.length;
