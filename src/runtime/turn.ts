@@ -28,6 +28,7 @@ import type { TurnInbox } from "./turnInbox.ts";
 import { beginUndoTurn } from "./undoTurn.ts";
 import { newMessageId } from "../store/messageIds.ts";
 import type { SessionRewinds } from "./rewind.ts";
+import { pointText } from "../store/rewindRecords.ts";
 
 /** What a turn is given by its Runtime: the session's parts, shared with it. */
 export interface TurnSession {
@@ -154,7 +155,7 @@ export class Turns {
         : undefined;
     const messageId = newMessageId();
     conversation.record({ type: "user", prompt, content: made.content, ...(shown && { shown }), messageId });
-    this.#s.rewinds.pointTaken(messageId, typed, warn);
+    this.#s.rewinds.pointTaken(messageId, pointText(prompt, shown), warn);
     this.#s.extras.promptRecorded(shown ?? typed, emit);
     return await this.#runModel(mode, signal, emit);
   }

@@ -8,7 +8,7 @@
 // The file only grows: a rewound record stays in it, so ids made of a record's place
 // (messageIds.ts) stay what they were. Resume, replay and a live rewind all read the same records.
 import { positionId } from "./messageIds.ts";
-import type { SessionRecord } from "./sessionRecords.ts";
+import type { PromptBlock, SessionRecord } from "./sessionRecords.ts";
 
 /** The kinds a conversation rewind drops (the rest are settings, which stay). */
 const CONVERSATION = new Set(["user", "assistant", "tool_results", "compaction", "notice", "end"]);
@@ -47,6 +47,12 @@ export function withoutRewound(records: readonly SessionRecord[]): SessionRecord
   return dropped.size === 0 ? [...records] : records.filter((_, index) => !dropped.has(index));
 }
 
+/** A point's text: the prompt as the user sent it (its first text block), else as the model got it. */
+export function pointText(prompt: string, shown: readonly PromptBlock[] | undefined): string {
+  const first = shown?.find((block) => block.type === "text");
+  return first?.type === "text" ? first.text : prompt;
+}
+
 /** A rewind point: a user message that began a turn, and the files just before it (when kept). */
 export interface RewindPoint {
   messageId: string;
@@ -81,10 +87,9 @@ export function recordedRewinds(records: readonly SessionRecord[]): RecordedRewi
       if (record.before !== undefined) trees.set(record.before, record.tree);
       known = record.tree;
     } else if (record.type === "user" && !record.synthetic && !record.steering) {
-      const shown = record.shown?.find((block) => block.type === "text");
       points.push({
         messageId: userMessageId(record, index),
-        text: shown?.type === "text" ? shown.text : record.prompt,
+        text: pointText(record.prompt, record.shown),
         time: record.t,
       });
     }

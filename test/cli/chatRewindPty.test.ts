@@ -7,9 +7,14 @@
 import { expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockAnthropic } from "../support/mockAnthropic.ts";
+import { type MockResponse, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { ChatPty, chatEnv, KEYS, workspace } from "../support/chatHarness.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
+
+const call = (name: string, id: string, input: Record<string, unknown>): MockResponse => ({
+  steps: [{ type: "tool_use", name, id, input }],
+});
+const say = (text: string): MockResponse => ({ steps: [{ type: "text", text }] });
 
 describeSandbox(
   "the chat's rewind",
@@ -17,23 +22,12 @@ describeSandbox(
     test("/rewind puts back a command's and an edit's files and the conversation; Esc Esc opens the list", async () => {
       await using mock = startMockAnthropic({
         script: [
-          {
-            steps: [{ type: "tool_use", name: "bash", id: "toolu_sh", input: { command: "echo made > made.txt" } }],
-          },
-          { steps: [{ type: "text", text: "Made the file." }] },
-          { steps: [{ type: "tool_use", name: "read_file", id: "toolu_read", input: { path: "notes.txt" } }] },
-          {
-            steps: [
-              {
-                type: "tool_use",
-                name: "edit_file",
-                id: "toolu_edit",
-                input: { path: "notes.txt", old_string: "draft", new_string: "final" },
-              },
-            ],
-          },
-          { steps: [{ type: "text", text: "The note is final now." }] },
-          { steps: [{ type: "text", text: "Starting over." }] },
+          call("bash", "toolu_sh", { command: "echo made > made.txt" }),
+          say("Made the file."),
+          call("read_file", "toolu_read", { path: "notes.txt" }),
+          call("edit_file", "toolu_edit", { path: "notes.txt", old_string: "draft", new_string: "final" }),
+          say("The note is final now."),
+          say("Starting over."),
         ],
       });
       using ws = workspace();
