@@ -19,7 +19,7 @@ import {
   type SnapshotAccess,
   updateRefs,
 } from "../store/rewindFiles.ts";
-import { isSessionId, readSession } from "../store/sessionFile.ts";
+import { isSessionId, readSessionLater } from "../store/sessionFile.ts";
 import { stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { limitLines } from "../store/undoTree.ts";
@@ -248,7 +248,7 @@ export class SessionRewinds {
     if (!point) throw new RewindError(`No prompt of this session has the message id "${request.messageId}".`);
     const result: RewindResult = {};
     if (request.mode !== "conversation") result.files = await this.#files(point, request.dryRun);
-    if (request.mode !== "files") result.conversation = this.#conversation(point, index, request.dryRun);
+    if (request.mode !== "files") result.conversation = await this.#conversation(point, index, request.dryRun);
     if (!request.dryRun) this.#noteForModel(point, result);
     return result;
   }
@@ -321,19 +321,19 @@ export class SessionRewinds {
     return answer === "once" || answer === "session";
   }
 
-  #conversation(point: RewindPoint, index: number, dryRun: boolean): ConversationRewind {
+  async #conversation(point: RewindPoint, index: number, dryRun: boolean): Promise<ConversationRewind> {
     const file = this.#d.conversation.journal?.file;
     if (file === undefined)
       return { rewound: false, messagesDropped: 0, error: "This session has no session file to rewind." };
     const before = this.#d.conversation.messages.length;
     if (dryRun) {
-      const { records } = readSession(file);
+      const { records } = await readSessionLater(file);
       const after = lengthAfter(records, point.messageId);
       return { rewound: false, messagesDropped: Math.max(0, before - after) };
     }
     this.#d.conversation.record({ type: "rewind", to: point.messageId });
     // Read back as a resume reads it: what the next request holds is what a resume would.
-    this.#d.conversation.replaceMessages(readSession(file).messages);
+    this.#d.conversation.replaceMessages((await readSessionLater(file)).messages);
     this.#points.splice(index);
     return { rewound: true, messagesDropped: Math.max(0, before - this.#d.conversation.messages.length) };
   }

@@ -82,6 +82,8 @@ export class Runtime {
   readonly #inbox = new TurnInbox();
   /** The rewind points (rewind.ts). */
   readonly #rewinds: SessionRewinds;
+  /** A rewind is running: no turn starts. */
+  #rewinding = false;
 
   private constructor(options: RuntimeOptions, root: string, resumed: ResumeSource | undefined) {
     // Not the resumed session's records: a long session is kept once, as its messages.
@@ -313,6 +315,8 @@ export class Runtime {
   ): Promise<StopReason> {
     if (this.#closed) return Promise.reject(new Error("This session is closed."));
     if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
+    if (this.#rewinding)
+      return Promise.reject(new Error("A rewind is running in this session; send the prompt once it is done."));
     // The API refuses an empty text block, and there is nothing to answer: no request at all.
     if (prompt.trim() === "" && images.length === 0) {
       safeEmit(onEvent)({
@@ -470,7 +474,14 @@ export class Runtime {
   async rewind(request: RewindRequest): Promise<RewindResult> {
     if (this.#closed) throw new RewindError("This session is closed.");
     if (this.#turn) throw new RewindError("A turn is running; rewind after it ends (or stop it first).");
-    return this.#rewinds.rewind(request);
+    if (this.#rewinding) throw new RewindError("Another rewind is running in this session.");
+    // No turn starts while the files and the conversation go back (runTurn refuses).
+    this.#rewinding = true;
+    try {
+      return await this.#rewinds.rewind(request);
+    } finally {
+      this.#rewinding = false;
+    }
   }
 
   /** /undo N: the files back to how they were before the N-th last prompt (N turns back). */

@@ -4,6 +4,7 @@
 // unknown line and keeps every other record.
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { writeAll } from "../files/writeAll.ts";
 import { asError } from "../errors/caught.ts";
@@ -269,4 +270,9 @@ function parseSession(text: string): SessionData {
 /** Reads a session file: its records, the rebuilt conversation, and the lines it skipped. */
 export function readSession(file: string): SessionData {
   return parseSession(readFileSync(file, "utf8"));
+}
+
+/** readSession without holding the event loop while the file is read (a rewind in a running agent). */
+export async function readSessionLater(file: string): Promise<SessionData> {
+  return parseSession(await readFile(file, "utf8"));
 }

@@ -89,10 +89,18 @@ describeSandbox(
       writeFileSync(join(root, "keep.txt"), "kept\n");
       // The question about a file changed outside Garuda is answered no.
       const asked: acp.RequestPermissionRequest[] = [];
+      // A prompt sent while the rewind waits for its question is refused: no turn starts during a rewind.
+      let promptNow: (() => Promise<unknown>) | undefined;
+      let during: Promise<unknown> | undefined;
       const answers: EditorAnswers = {
-        permission: (params) => {
+        permission: async (params) => {
           if (params.toolCall.title?.startsWith("Rewind")) {
             asked.push(params);
+            during = promptNow?.().then(
+              () => "it ran",
+              (error: unknown) => error,
+            );
+            await during;
             return { outcome: { outcome: "selected", optionId: "deny" } };
           }
           return { outcome: { outcome: "selected", optionId: "once" } };
@@ -107,6 +115,7 @@ describeSandbox(
       expect(init._meta).toEqual({ steering: { supported: true }, rewind: { supported: true } });
       const { sessionId } = await first.agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
       const s = client(first, sessionId);
+      promptNow = () => s.prompt("during the rewind");
       await s.prompt("first: write a");
       await s.prompt("second: run a command");
       await s.prompt("third: just talk");
@@ -149,6 +158,8 @@ describeSandbox(
       expect(files.files.changedOutside).toEqual(["b.txt"]);
       expect(files.files.notes.join("\n")).toContain("b.txt");
       expect(files.conversation).toBeUndefined();
+      expect(await during).toMatchObject({ message: expect.stringContaining("A rewind is running in this session") });
+      promptNow = undefined;
       rmSync(join(root, "b.txt"));
 
       // The conversation from the second prompt on is dropped: the next request lacks it.
