@@ -153,9 +153,13 @@ export class SessionRewinds {
       const before = access.lastTurn().before;
       if (before === undefined) return undefined;
       const release = released.map((each) => pointRef(session, each.messageId));
-      const set = [{ ref: pointRef(session, messageId), tree: before }];
-      if (adopt) set.push(...(await this.#adoption(access, session)).filter(({ ref }) => !release.includes(ref)));
-      const failed = await updateRefs(access.git, set, release);
+      const failed = await updateRefs(access.git, [{ ref: pointRef(session, messageId), tree: before }], release);
+      // Apart: an inherited point whose files git has let go of (its refs were lost) must not cost this one its pin.
+      if (adopt)
+        await updateRefs(
+          access.git,
+          (await this.#adoption(access, session)).filter(({ ref }) => !release.includes(ref)),
+        );
       return failed === undefined ? before : undefined;
     });
     if (tree === undefined) return;
