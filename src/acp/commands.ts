@@ -57,6 +57,7 @@ export function commandList(runtime: Runtime, log: (text: string) => void): Avai
 
 const TERMINAL_ONLY: Readonly<Record<Exclude<BuiltinCommand, (typeof SHARED_BUILTINS)[number]>, string>> = {
   help: "Type / to see the commands.",
+  rewind: "An editor rewinds with the _session/rewind extension; /undo N puts back the files of the last N turns.",
   clear: "Start a new thread for a new conversation.",
   fork: "Fork the thread from the editor's thread menu, where the editor offers it (ACP session/fork); in the terminal, /fork.",
   exit: "Close the thread to end the session.",

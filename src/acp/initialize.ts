@@ -87,7 +87,12 @@ export function initializeResponse(params: acp.InitializeRequest, options: Initi
     },
     authMethods,
     // The steering extension (acp/turnInput.ts), where claude-agent-acp and codex-acp advertise it;
-    // JetBrains AIR's file-change report (acp/turnChanges.ts) confirmed to a client that reads it.
-    _meta: { steering: { supported: true }, ...(wantsFileChangeReport(caps) && fileChangeReportMeta()) },
+    // JetBrains AIR's file-change report (acp/turnChanges.ts) confirmed to a client that reads it;
+    // rewind (acp/rewind.ts) beside steering.
+    _meta: {
+      steering: { supported: true },
+      rewind: { supported: true },
+      ...(wantsFileChangeReport(caps) && fileChangeReportMeta()),
+    },
   };
 }

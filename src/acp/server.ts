@@ -1,7 +1,8 @@
 // The ACP agent (protocol version 1, stable methods and the steering extension): initialize,
 // authenticate, logout, session/new, session/prompt, session/cancel, session/set_mode,
-// session/set_config_option, `_session/steering` (turnInput.ts), and the history (history.ts:
-// session/load, list, resume, close, delete; fork.ts: session/fork). Each handler hands its
+// session/set_config_option, `_session/steering` (turnInput.ts), `_session/rewind_points` and
+// `_session/rewind` (rewind.ts), and the history (history.ts: session/load, list, resume, close,
+// delete; fork.ts: session/fork). Each handler hands its
 // request on: the sessions to sessions.ts, one session's requests to its Session (session.ts),
 // the stream and what is refused before the SDK reads it to editorStream.ts. The SDK checks and
 // answers initialize; the core loads at the first session/new (options.prepare). Nothing here
@@ -16,6 +17,14 @@ import { initializeResponse, withSentSubagents } from "./initialize.ts";
 import { MAX_EDITOR_MESSAGE_BYTES } from "./messageBound.ts";
 import { type PrepareRequest, Sessions, type SessionsOptions } from "./sessions.ts";
 import { parseSteering, STEERING_METHOD, steer } from "./turnInput.ts";
+import {
+  parsePointsRequest,
+  parseRewindRequest,
+  REWIND_METHOD,
+  REWIND_POINTS_METHOD,
+  rewind,
+  rewindPoints,
+} from "./rewind.ts";
 
 export type { PrepareRequest };
 
@@ -106,6 +115,11 @@ export function serveAcp(streams: AcpStreams, options: AcpServerOptions): AcpSer
     .onRequest(STEERING_METHOD, parseSteering, async ({ params }) =>
       steer(await sessions.get(params.sessionId), params, log),
     )
+    // Rewind points and rewinds (rewind.ts).
+    .onRequest(REWIND_POINTS_METHOD, parsePointsRequest, ({ params }) =>
+      rewindPoints(sessions.get(params.sessionId).runtime),
+    )
+    .onRequest(REWIND_METHOD, parseRewindRequest, ({ params }) => rewind(sessions.get(params.sessionId), params))
     .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
       await sessions.get(params.sessionId).setMode(params.modeId);
       return {};

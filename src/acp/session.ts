@@ -172,6 +172,20 @@ export class Session {
     }
   }
 
+  /**
+   * Work outside a prompt that may ask the user (a rewind over a file changed outside Garuda):
+   * the channel is open while it runs, so the question reaches the editor.
+   */
+  async answering<T>(work: () => Promise<T>): Promise<T> {
+    this.#channel.open();
+    try {
+      return await work();
+    } finally {
+      await this.#channel.flush();
+      if (!this.#turn) this.#channel.close();
+    }
+  }
+
   /** session/cancel, and the first step of close and shutdown: the turn stops, and the prompts queued behind it are dropped (said in the turn). */
   cancel(): void {
     const dropped = this.queue.drop();

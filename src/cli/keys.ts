@@ -119,6 +119,8 @@ export function parseKeys(input: string): { keys: Key[]; rest: string } {
       const known = SEQUENCES[sequence];
       if (known) keys.push({ name: known });
       else if (sequence === "\x1b") keys.push({ name: "escape" });
+      // Esc Esc typed fast (or sent by a terminal in one write): two Escapes, not an Alt key.
+      else if (sequence === "\x1b\x1b") keys.push({ name: "escape" }, { name: "escape" });
       i += Math.max(sequence.length, 1);
       continue;
     }

@@ -22,7 +22,11 @@ export function isSharedBuiltin(name: BuiltinCommand): name is SharedBuiltin {
 export const BUILTIN_DESCRIPTIONS: Readonly<
   Record<SharedBuiltin, { usage: string; description: string; hint?: string }>
 > = {
-  undo: { usage: "/undo", description: "put back the files the last turn changed" },
+  undo: {
+    usage: "/undo [N]",
+    description: "put back the files the last turn (or the last N turns) changed",
+    hint: "how many turns back",
+  },
   diff: { usage: "/diff", description: "what this session changed in the project" },
   compact: {
     usage: "/compact [focus]",

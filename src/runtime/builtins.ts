@@ -125,8 +125,11 @@ export async function runSharedBuiltin(
   emit?: EventSink,
 ): Promise<BuiltinAnswer> {
   switch (name) {
-    case "undo":
-      return { command: "undo", result: await runtime.undo() };
+    case "undo": {
+      // `/undo N`: N turns back (rewind.ts); `/undo`: the last turn.
+      const n = /^\d+$/.test(args) ? Number(args) : 1;
+      return { command: "undo", result: n > 1 ? await runtime.undoTurns(n) : await runtime.undo() };
+    }
     case "diff":
       return { command: "diff", text: await runtime.diff() };
     case "compact":

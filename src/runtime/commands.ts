@@ -6,6 +6,7 @@ import type { CommandProvider, DeferredCommand } from "./services.ts";
 export const BUILTIN_COMMANDS = [
   "help",
   "undo",
+  "rewind",
   "diff",
   "compact",
   "mode",

@@ -72,6 +72,14 @@ export class Conversation {
     this.#journal?.append(input);
   }
 
+  /** The whole conversation replaced (a rewind read it back from the session file); the file is written by the caller's record. */
+  replaceMessages(messages: readonly Message[]): void {
+    this.messages.length = 0;
+    this.messages.push(...messages);
+    this.#prompt = undefined;
+    this.#chars = this.#count();
+  }
+
   /** tool_use blocks of the last assistant message that have no result yet. */
   openToolCalls(): ToolUseBlock[] {
     const index = this.messages.findLastIndex((message) => message.role === "assistant");

@@ -36,6 +36,7 @@ import { type PutResult, TurnInbox } from "./turnInbox.ts";
 import { notTakenNotice, steeringProblem } from "./steering.ts";
 import { endUndoTurn } from "./undoTurn.ts";
 import type { TurnChanges } from "../core-types/turnChanges.ts";
+import { RewindError, type RewindPointView, type RewindRequest, type RewindResult, SessionRewinds } from "./rewind.ts";
 
 /** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
 export interface ModeSwitch {
@@ -80,6 +81,10 @@ export class Runtime {
   #turnEmit: EventSink | undefined;
   /** The messages the user sends while a turn runs (steer()). */
   readonly #inbox = new TurnInbox();
+  /** The rewind points (rewind.ts). */
+  readonly #rewinds: SessionRewinds;
+  /** A rewind is running: no turn starts. */
+  #rewinding = false;
 
   private constructor(options: RuntimeOptions, root: string, resumed: ResumeSource | undefined) {
     // Not the resumed session's records: a long session is kept once, as its messages.
@@ -147,6 +152,16 @@ export class Runtime {
       { root, version: VERSION, model: options.model.info.spec },
       options.sessionId,
     );
+    this.#rewinds = SessionRewinds.fromRecords(
+      {
+        conversation: this.#conversation,
+        undo: options.undo,
+        approver: options.approver,
+        notes: this.#notes,
+        signal: this.#closing.signal,
+      },
+      resumed?.data.records,
+    );
     this.#turns = new Turns(
       {
         root,
@@ -166,6 +181,7 @@ export class Runtime {
         stopWriters: () => this.#stopWriters(),
         mode: () => this.#mode,
         inbox: this.#inbox,
+        rewinds: this.#rewinds,
       },
       state?.lastMode,
     );
@@ -300,6 +316,8 @@ export class Runtime {
   ): Promise<StopReason> {
     if (this.#closed) return Promise.reject(new Error("This session is closed."));
     if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
+    if (this.#rewinding)
+      return Promise.reject(new Error("A rewind is running in this session; send the prompt once it is done."));
     // The API refuses an empty text block, and there is nothing to answer: no request at all.
     if (prompt.trim() === "" && images.length === 0) {
       safeEmit(onEvent)({
@@ -355,6 +373,7 @@ export class Runtime {
       this.#turnSignal = undefined;
       this.#turnEmit = undefined;
       await endUndoTurn(this.#options.undo, emit);
+      await this.#rewinds.filesSettled("turn");
       this.#extras.endTurn();
     }
   }
@@ -454,6 +473,7 @@ export class Runtime {
     const store = this.#options.undo;
     if (!store) return { restored: [], removed: [], notes: ["Undo is off in this session."] };
     const result = await store.undoLastTurn();
+    await this.#rewinds.filesSettled("now");
     const changed = [
       ...result.restored.map((path) => `restored ${path}`),
       ...result.removed.map((path) => `removed ${path}`),
@@ -464,6 +484,35 @@ export class Runtime {
       );
     }
     return result;
+  }
+
+  /** The session's rewind points, oldest first, each with what the turns after it changed. */
+  rewindPoints(): Promise<RewindPointView[]> {
+    return this.#rewinds.list();
+  }
+
+  /** Puts the files and/or the conversation back to just before a prompt (rewind.ts); refused while a turn runs. */
+  async rewind(request: RewindRequest): Promise<RewindResult> {
+    if (this.#closed) throw new RewindError("This session is closed.");
+    if (this.#turn) throw new RewindError("A turn is running; rewind after it ends (or stop it first).");
+    if (this.#rewinding) throw new RewindError("Another rewind is running in this session.");
+    // No turn starts while the files and the conversation go back (runTurn refuses).
+    this.#rewinding = true;
+    try {
+      return await this.#rewinds.rewind(request);
+    } finally {
+      this.#rewinding = false;
+    }
+  }
+
+  /** /undo N: the files back to how they were before the N-th last prompt (N turns back). */
+  async undoTurns(n: number): Promise<UndoResult> {
+    if (this.#turn) return { restored: [], removed: [], notes: ["A turn is running; undo after it ends."] };
+    const point = this.#rewinds.pointBack(n);
+    if (!point)
+      return { restored: [], removed: [], notes: [`This session has fewer than ${n} prompts to go back over.`] };
+    const { files } = await this.#rewinds.rewind({ messageId: point.messageId, mode: "files", dryRun: false });
+    return { restored: files?.restored ?? [], removed: files?.removed ?? [], notes: files?.notes ?? [] };
   }
 
   /**

@@ -6,6 +6,7 @@
 // code builds the real ones.
 import type { Tool } from "../tools/types.ts";
 import type { TurnChanges } from "../core-types/turnChanges.ts";
+import type { SnapshotAccess } from "../store/rewindFiles.ts";
 
 /** What /undo did. */
 export interface UndoResult {
@@ -31,6 +32,8 @@ export interface UndoStore {
   /** Warnings the store raised (undo switched off, an ignored file written …). */
   takeNotices?(): string[];
   close?(): Promise<void> | void;
+  /** Runs a rewind's work on the snapshot store, one at a time with the store's own; undefined when undo is off. */
+  withSnapshots?<T>(work: (access: SnapshotAccess) => Promise<T>): Promise<T | undefined>;
 }
 
 export interface CommandInfo {

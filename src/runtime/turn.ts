@@ -27,6 +27,8 @@ import { expandDeferred, promptContent, takesImages } from "./turnPrompt.ts";
 import type { TurnInbox } from "./turnInbox.ts";
 import { beginUndoTurn } from "./undoTurn.ts";
 import { newMessageId } from "../store/messageIds.ts";
+import type { SessionRewinds } from "./rewind.ts";
+import { pointText } from "../store/rewindRecords.ts";
 
 /** What a turn is given by its Runtime: the session's parts, shared with it. */
 export interface TurnSession {
@@ -52,6 +54,8 @@ export interface TurnSession {
   mode(): Mode;
   /** What the user sends while the turn runs; the loop takes it between steps. */
   inbox: TurnInbox;
+  /** The session's rewind points: each prompt gets one (rewind.ts). */
+  rewinds: SessionRewinds;
 }
 
 /** One prompt's turn: how it is asked for. `shown`: the prompt as the user sent it (an editor's blocks). */
@@ -149,13 +153,9 @@ export class Turns {
       : prompt !== typed
         ? [{ type: "text" as const, text: typed }]
         : undefined;
-    conversation.record({
-      type: "user",
-      prompt,
-      content: made.content,
-      ...(shown && { shown }),
-      messageId: newMessageId(),
-    });
+    const messageId = newMessageId();
+    conversation.record({ type: "user", prompt, content: made.content, ...(shown && { shown }), messageId });
+    this.#s.rewinds.pointTaken(messageId, pointText(prompt, shown), warn);
     this.#s.extras.promptRecorded(shown ?? typed, emit);
     return await this.#runModel(mode, signal, emit);
   }

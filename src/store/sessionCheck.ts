@@ -160,6 +160,11 @@ export function checkRecord(value: unknown): SessionRecord | string {
       return isString(value.text)
         ? ({ ...record, level: value.level === "warning" ? "warning" : "info" } as SessionRecord)
         : invalid;
+    case "snapshot":
+      if (!isString(value.tree) || !/^[0-9a-f]{40,64}$/.test(value.tree)) return invalid;
+      return value.before === undefined || isMessageId(value.before) ? (record as SessionRecord) : invalid;
+    case "rewind":
+      return isMessageId(value.to) ? (record as SessionRecord) : invalid;
     default:
       return `a record of a kind this version of Garuda does not know ("${String(value.type).slice(0, 40)}")`;
   }

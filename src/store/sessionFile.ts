@@ -4,6 +4,7 @@
 // unknown line and keeps every other record.
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { writeAll } from "../files/writeAll.ts";
 import { asError } from "../errors/caught.ts";
@@ -22,6 +23,7 @@ import {
   redactRecord,
 } from "./sessionRecords.ts";
 import { checkRecord } from "./sessionCheck.ts";
+import { withoutRewound } from "./rewindRecords.ts";
 import { lockSession, type SessionLock } from "./sessionLock.ts";
 import { groupedCount } from "../text/count.ts";
 
@@ -257,10 +259,20 @@ function parseSession(text: string): SessionData {
     if (typeof parsed === "string") skipped.push({ line: number, reason: parsed });
     else records.push(parsed);
   }
-  return { records, messages: rebuildMessages(records), skipped, ...(skipped[0] && { damaged: skipped[0] }) };
+  return {
+    records,
+    messages: rebuildMessages(withoutRewound(records)),
+    skipped,
+    ...(skipped[0] && { damaged: skipped[0] }),
+  };
 }
 
 /** Reads a session file: its records, the rebuilt conversation, and the lines it skipped. */
 export function readSession(file: string): SessionData {
   return parseSession(readFileSync(file, "utf8"));
+}
+
+/** readSession without holding the event loop while the file is read (a rewind in a running agent). */
+export async function readSessionLater(file: string): Promise<SessionData> {
+  return parseSession(await readFile(file, "utf8"));
 }

@@ -13,6 +13,7 @@ import type { CallInfo } from "../core-types/callInfo.ts";
 import { type PromptBlock, type RecordedResult, type SessionRecord, shownSummary } from "./sessionRecords.ts";
 import { sessionTitle } from "./sessionTitle.ts";
 import { messageRuns, positionId } from "./messageIds.ts";
+import { rewoundIndexes } from "./rewindRecords.ts";
 
 export type HistoryItem =
   /**
@@ -127,7 +128,10 @@ export function readHistory(records: readonly SessionRecord[]): HistoryItem[] {
         if (block.type === "tool_use") tools.set(block.id, { tool: block.name, input: block.input });
   }
   const items: HistoryItem[] = [];
+  // What a conversation rewind dropped is not shown (rewindRecords.ts); ids keep their places.
+  const rewound = rewoundIndexes(records);
   for (const [index, record] of records.entries()) {
+    if (rewound.has(index)) continue;
     switch (record.type) {
       case "start":
       case "resume":

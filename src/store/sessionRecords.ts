@@ -123,6 +123,10 @@ export type SessionRecord = { t: string } & (
   | { type: "title"; title: string }
   /** A line from Garuda the user saw during the turn (format 2). */
   | { type: "notice"; level: "info" | "warning"; text: string }
+  /** The project's files (a snapshot tree id): just before the user message `before`, else at a turn's end (rewindRecords.ts). */
+  | { type: "snapshot"; tree: string; before?: string }
+  /** A conversation rewind: the conversation from the user message `to` on no longer counts (rewindRecords.ts). */
+  | { type: "rewind"; to: string }
 );
 
 /** Distributes Omit over the union, so each variant keeps its own fields. */

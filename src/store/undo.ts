@@ -22,6 +22,7 @@ import { isInside } from "../files/isInside.ts";
 import type { Executor } from "../sandbox/types.ts";
 import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
 import { undoPrecheck } from "./undoPrecheck.ts";
+import { restoreFiles, type SnapshotAccess } from "./rewindFiles.ts";
 import { type TreeChange, limitLines, parseRawDiff, planUndo } from "./undoTree.ts";
 import { markTurnStart, type TurnStart, turnChanges } from "./undoChanges.ts";
 import type { TurnChanges } from "../core-types/turnChanges.ts";
@@ -69,6 +70,8 @@ export interface UndoStore {
   readonly status: { enabled: true } | { enabled: false; reason: string };
   /** Removes the session's index file. */
   close(): Promise<void>;
+  /** Runs a rewind's work on the snapshot store, one at a time with the store's own; undefined when undo is off. */
+  withSnapshots<T>(work: (access: SnapshotAccess) => Promise<T>): Promise<T | undefined>;
 }
 
 /** The store's folder for a project. */
@@ -272,23 +275,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
       notes.push(
         `The latest ${skippedTurns === 1 ? "turn" : `${skippedTurns} turns`} changed no files, so the turn before ${skippedTurns === 1 ? "it" : "them"} was undone.`,
       );
-    if (plan.remove.length > 0) {
-      const removed = await git.run({
-        script: "g rm -q -f --ignore-unmatch --pathspec-from-file=- --pathspec-file-nul >/dev/null",
-        stdin: `${plan.remove.join("\0")}\0`,
-        literal: true,
-      });
-      if (removed.exitCode !== 0)
-        return off(`Undo failed while removing files the turn created (${gitMessage(removed)}).`);
-    }
-    if (plan.restore.length > 0) {
-      const restored = await git.run({
-        script: `g checkout ${point.before} --pathspec-from-file=- --pathspec-file-nul >/dev/null`,
-        stdin: `${plan.restore.join("\0")}\0`,
-        literal: true,
-      });
-      if (restored.exitCode !== 0) return off(`Undo failed while restoring files (${gitMessage(restored)}).`);
-    }
+    const failed = await restoreFiles(git, point.before, plan);
+    if (failed !== undefined) return off(`Undo failed: ${failed}.`);
     points.pop();
     notes.push(...limitLines(plan.skipped.map((s) => `Left ${s.path} as it is: ${s.why}.`)));
     return { restored: plan.restore, removed: plan.remove, notes };
@@ -311,7 +299,22 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
       : `${text.slice(0, MAX_DIFF_CHARS)}\n… (the diff is cut here: ${text.length} characters in all)\n`;
   }
 
+  const access: SnapshotAccess = {
+    git,
+    takeTree,
+    diffTrees,
+    lastTurn: () => {
+      const top = points[points.length - 1];
+      return { ...(top && { before: top.before }), ...(top?.after !== undefined && { after: top.after }) };
+    },
+    forget: () => {
+      points.length = 0;
+      covered = false;
+    },
+  };
+
   return {
+    withSnapshots: (work) => serial(async () => ((await ready()) ? work(access) : undefined)),
     beginTurn: () =>
       serial(async () => {
         if (await ready()) await openTurn();

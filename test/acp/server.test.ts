@@ -72,7 +72,7 @@ describe("initialize", () => {
       },
       authMethods: [],
       // The steering extension (test/acp/steering.test.ts), where claude-agent-acp and codex-acp advertise it.
-      _meta: { steering: { supported: true } },
+      _meta: { steering: { supported: true }, rewind: { supported: true } },
     });
     expect(init.agentInfo?.version).toBe(VERSION);
     // On the wire too: no field that is false (agent-shell lists a present field as supported).

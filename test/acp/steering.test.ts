@@ -121,7 +121,7 @@ describe("_session/steering", () => {
   test("advertised in the answer to initialize", async () => {
     const s = await session([]);
     try {
-      expect((s.init as { _meta?: unknown })._meta).toEqual({ steering: { supported: true } });
+      expect((s.init as { _meta?: { steering?: unknown } })._meta?.steering).toEqual({ supported: true });
     } finally {
       await s.close();
     }

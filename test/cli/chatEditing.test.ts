@@ -163,3 +163,10 @@ describe("Tab completion", () => {
     expect((await new ProjectFiles(dir.path, dir.path).list()).sort()).toEqual(["ok.md", "secrets/plan.md"]);
   });
 });
+
+describe("Esc Esc", () => {
+  test("two Escapes in one write are two Escape keys (the rewind list), not an unknown Alt sequence", () => {
+    expect(keys("\x1b\x1b")).toEqual([{ name: "escape" }, { name: "escape" }]);
+    expect(keys("\x1b")).toEqual([{ name: "escape" }]);
+  });
+});

@@ -240,6 +240,10 @@ class Chat implements CommandHost {
         continue;
       }
       interrupted = false;
+      if (result.kind === "rewind") {
+        await this.#handle("/rewind");
+        continue;
+      }
       if (result.kind === "toggle-mode") {
         const next: Mode = this.runtime.mode === "build" ? "plan" : "build";
         await switchMode(this, next, { dim: true });
@@ -292,6 +296,10 @@ class Chat implements CommandHost {
       return;
     }
     await this.#turnFor(text);
+  }
+
+  editNext(text: string): void {
+    this.#leftover = text;
   }
 
   #takeLeftover(): string {

@@ -26,6 +26,8 @@ import type { UndoResult } from "../../runtime/services.ts";
 import { oneLine, visible } from "../../text/visible.ts";
 import { describeFailure } from "../errors.ts";
 import { colourDiff } from "./diffView.ts";
+import type { TerminalAsker } from "./asker.ts";
+import { rewindMenu } from "./rewind.ts";
 import type { ChatInput } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
@@ -39,6 +41,10 @@ export interface CommandHost {
   readonly screen: Screen;
   readonly style: Style;
   readonly input: ChatInput;
+  /** The model's-question menus (asker.ts), for /rewind. */
+  readonly asker: TerminalAsker;
+  /** Puts text in the next prompt, to edit (a rewound prompt). */
+  editNext(text: string): void;
   /** A new runtime with a new conversation (/clear), on the model in use. */
   restart(): Promise<void>;
   /** A new runtime that goes on in a fork of this session (/fork): the ids of both, or why not. */
@@ -59,6 +65,7 @@ const shown = (name: SharedBuiltin, extra = ""): [string, string] => [
 const HELP: ReadonlyArray<[string, string]> = [
   ["/help", "this list"],
   shown("undo"),
+  ["/rewind", "go back to before a prompt: files, conversation or both (Esc Esc on an empty prompt too)"],
   shown("diff"),
   shown("compact"),
   shown("mode", " (Shift-Tab switches too)"),
@@ -297,6 +304,8 @@ export async function runBuiltin(name: BuiltinCommand, args: string, host: Comma
       return clear(host);
     case "fork":
       return fork(host);
+    case "rewind":
+      return rewindMenu(host);
     case "exit":
       return host.exit();
   }

@@ -14,7 +14,9 @@ export type PromptResult =
   | { kind: "interrupt" }
   | { kind: "eof" }
   /** Shift-Tab: switch between build and plan; `draft` is the text typed so far. */
-  | { kind: "toggle-mode"; draft: string };
+  | { kind: "toggle-mode"; draft: string }
+  /** Esc Esc on an empty prompt: the rewind list (rewind.ts). */
+  | { kind: "rewind" };
 
 export interface ChatInput {
   /** A terminal (keys, line editing) rather than a pipe (lines). */

@@ -23,15 +23,28 @@ export interface PromptEditorDeps {
 /** The prompt's outcome, and for a mode switch the draft with its pastes (to give back after it). */
 export type EditOutcome = PromptResult & { entry?: HistoryEntry };
 
+/** Two Escapes this close together on an empty prompt open the rewind list. */
+const DOUBLE_ESCAPE_MS = 800;
+
 export async function editPrompt(deps: PromptEditorDeps): Promise<EditOutcome> {
   const { view, screen } = deps;
   const { buffer } = view;
+  let escapedAt: number | undefined;
   for (;;) {
     const key = await deps.nextKey();
     if (!key) {
       view.commit();
       return { kind: "eof" };
     }
+    if (key.name === "escape" && buffer.text === "") {
+      if (escapedAt !== undefined && performance.now() - escapedAt <= DOUBLE_ESCAPE_MS) {
+        view.commit();
+        return { kind: "rewind" };
+      }
+      escapedAt = performance.now();
+      continue;
+    }
+    escapedAt = undefined;
     // What Tab listed stays until the next key.
     const listed = view.below.length > 0;
     view.below = [];
