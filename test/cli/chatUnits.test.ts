@@ -100,6 +100,17 @@ describe("the line editor", () => {
     expect(buffer.text).toBe("one\ntwo\nthree\nfour\nfive");
   });
 
+  test("Shift-Enter inserts a newline in each form terminals send it; plain Enter still sends", () => {
+    for (const shiftEnter of ["\x1b[13;2u", "\x1b[27;2;13~", "\x1b\r"]) {
+      const buffer = new EditBuffer();
+      expect(typed(buffer, `one${shiftEnter}two`)).not.toContain("submit");
+      expect(buffer.text).toBe("one\ntwo");
+      expect(typed(buffer, "\r")).toEqual(["submit"]);
+    }
+    // Another CSI-u key (Ctrl-Enter's 13;5u) is not taken for a newline or for Enter.
+    expect(keys("\x1b[13;5u")).toEqual([]);
+  });
+
   test("history with up and down keeps the draft", () => {
     const buffer = new EditBuffer(["first", "second"]);
     typed(buffer, "draft");
