@@ -41,6 +41,8 @@ export interface ChatOptions {
   mode: Mode;
   hideThinking: boolean;
   resume?: ResumeRequest;
+  /** `garuda "task"`: the first prompt, sent as if typed once the chat has started. */
+  prompt?: string;
 }
 
 const SIGNAL_EXIT = { SIGTERM: 143, SIGHUP: 129 } as const;
@@ -221,6 +223,13 @@ class Chat implements CommandHost {
 
     let interrupted = false;
     let draft = "";
+    const first = this.options.prompt;
+    if (first !== undefined) {
+      screen.line();
+      screen.line(`${this.#prompt()}${visible(first)}`);
+      this.input.remember?.(first);
+      await this.#handle(first);
+    }
     while (!this.#exiting) {
       screen.line();
       const queued = this.#queued.shift();

@@ -140,6 +140,10 @@ export class TerminalInput implements ChatInput {
     if (editing.completion) this.#completion = editing.completion;
   }
 
+  remember(text: string): void {
+    this.#history.add({ text });
+  }
+
   #receive(text: string): void {
     const { keys, rest } = parseKeys(this.#pending + text);
     this.#pending = rest;
