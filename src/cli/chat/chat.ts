@@ -1,7 +1,8 @@
 // `garuda`: the terminal chat over the same Runtime as `garuda acp`. Prompts go to runTurn and
 // its events stream to the screen (Transcript); questions come through the TerminalApprover;
 // Ctrl-C stops a turn (the same cancel as over ACP), and a second Ctrl-C at the prompt exits.
-// Lines starting with "/" are built-in commands, custom commands or skills. On a terminal it uses
+// Lines starting with "/" are built-in commands, custom commands or skills; a line starting with
+// "!" is the user's own shell command (shellCommand.ts). On a terminal it uses
 // raw mode and a line editor; in a pipe it reads lines and writes plain text, no colours.
 import { ConfigError, SetupRequiredError } from "../../errors/configError.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
@@ -33,6 +34,7 @@ import { Transcript } from "./transcript.ts";
 import { offerSetup } from "./firstRun.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
 import { runTurn } from "./turn.ts";
+import { runShellCommand, shellCommandOf } from "./shellCommand.ts";
 import { TurnDraft } from "./turnTyping.ts";
 import { MAX_QUEUED_PROMPTS } from "../../runtime/promptQueue.ts";
 
@@ -285,6 +287,11 @@ class Chat implements CommandHost {
 
   async #handle(text: string): Promise<void> {
     const runtime = this.runtime;
+    const shell = shellCommandOf(text);
+    if (shell !== undefined) {
+      await this.#shell(shell);
+      return;
+    }
     if (text.trimStart().startsWith("/")) {
       // "/" alone asks what the commands are; it is no prompt for the model.
       const command =
@@ -305,6 +312,20 @@ class Chat implements CommandHost {
       return;
     }
     await this.#turnFor(text);
+  }
+
+  /** `!cmd`: the user's own command, stopped by Ctrl-C as a turn is (shellCommand.ts). */
+  async #shell(command: string): Promise<void> {
+    const controller = new AbortController();
+    this.#turn = controller;
+    this.input.onInterrupt(() => controller.abort());
+    try {
+      const { transcript, screen, style } = this;
+      await runShellCommand(command, { runtime: this.runtime, transcript, screen, style, signal: controller.signal });
+    } finally {
+      this.input.onInterrupt(undefined);
+      this.#turn = undefined;
+    }
   }
 
   editNext(text: string): void {
