@@ -463,7 +463,7 @@ async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: 
   const statusLine = screen.live ? new StatusLine(style) : undefined;
   const input: ChatInput =
     mode.input === "keys"
-      ? new TerminalInput(process.stdin, screen, { footer: () => statusLine?.text() })
+      ? new TerminalInput(process.stdin, screen, { footer: () => statusLine?.text(), mark: (line) => style.cyan(line) })
       : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
   const chat = new Chat(ctx, input, screen, style, options, statusLine);
   // A resized window: the answer's unfinished block and the status rows are drawn again to it.
