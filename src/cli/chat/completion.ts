@@ -69,12 +69,19 @@ export function matching(target: CompletionTarget, candidates: readonly Candidat
   return candidates.filter((candidate) => candidate.value.startsWith(target.word));
 }
 
+/** The width of the name column: the longest name with its sign and two blanks, at most 32. */
+const nameWidth = (list: readonly Candidate[], sign: string) =>
+  Math.min(32, Math.max(...list.map((candidate) => [...candidate.value].length)) + sign.length + 2);
+
+/** A row cut to one less than the width (an ellipsis at the cut), so it never wraps. */
+const cutTo = (columns: number) => (line: string) =>
+  [...line].length > columns - 1 ? `${[...line].slice(0, columns - 2).join("")}…` : line;
+
 /** The list under the prompt: at most `rows` lines (the last says how many more), each cut to `columns`. */
 export function listLines(list: readonly Candidate[], sign: string, columns: number, rows = 8): string[] {
   const shown = list.length > rows ? list.slice(0, rows - 1) : list;
-  const width = Math.min(32, Math.max(...shown.map((candidate) => [...candidate.value].length)) + sign.length + 2);
-  const cut = (line: string) =>
-    [...line].length > columns - 1 ? `${[...line].slice(0, columns - 2).join("")}…` : line;
+  const width = nameWidth(shown, sign);
+  const cut = cutTo(columns);
   const lines = shown.map((candidate) =>
     cut(`  ${`${sign}${candidate.value}`.padEnd(width)}${candidate.description ?? ""}`.trimEnd()),
   );
@@ -132,9 +139,8 @@ export function menuLines(
 ): string[] {
   const first = Math.max(0, Math.min(selected - rows + 1, list.length - rows));
   const shown = list.slice(first, first + rows);
-  const width = Math.min(32, Math.max(...list.map((candidate) => [...candidate.value].length)) + sign.length + 2);
-  const cut = (line: string) =>
-    [...line].length > columns - 1 ? `${[...line].slice(0, columns - 2).join("")}…` : line;
+  const width = nameWidth(list, sign);
+  const cut = cutTo(columns);
   const lines = shown.map((candidate, i) => {
     const chosen = first + i === selected;
     const line = cut(
