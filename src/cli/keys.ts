@@ -1,6 +1,6 @@
 // What a raw-mode terminal sends, as keys: plain characters, editing and movement keys, Ctrl-C,
-// Ctrl-D and Ctrl-Z, Ctrl-R and Ctrl-G, Shift-Tab, Alt-Enter, and a bracketed paste as one key (so
-// a pasted newline does not send the prompt). The one key parser of the CLI: the chat's line
+// Ctrl-D and Ctrl-Z, Ctrl-R and Ctrl-G, Shift-Tab, Shift-Enter and Alt-Enter (a newline), and a
+// bracketed paste as one key (so a pasted newline does not send the prompt). The one key parser of the CLI: the chat's line
 // editor and questions use it as it is, setup's prompts through setup/keys.ts.
 
 export type KeyName =
@@ -58,8 +58,14 @@ const SEQUENCES: Readonly<Record<string, KeyName>> = {
   "\x1bf": "word-right",
   "\x1bb": "word-left",
   "\x1b[Z": "shift-tab",
+  // Alt-Enter (ESC CR), and what terminals send for Shift-Enter once told to tell it from Enter:
+  // the CSI-u form (kitty, WezTerm, foot, iTerm2, VS Code's keybinding) and xterm's modifyOtherKeys.
   "\x1b\r": "newline",
   "\x1b\n": "newline",
+  "\x1b[13;2u": "newline",
+  "\x1b[27;2;13~": "newline",
+  "\x1b[13;3u": "newline",
+  "\x1b[27;3;13~": "newline",
   "\x1b\x7f": "delete-word",
 };
 

@@ -1,7 +1,7 @@
 import { type CommandDef, defineCommand, runCommand } from "citty";
 import { VERSION } from "../version.ts";
 import { nearestOption, type OptionSpecs, scanArgs, splitArgv } from "./argv.ts";
-import { CHAT_ARGS, isChatInvocation } from "./chat/argv.ts";
+import { CHAT_ARGS, firstWord, isChatInvocation } from "./chat/argv.ts";
 import { describeFailure, EXIT_USAGE, isUsageError, UsageError } from "./errors.ts";
 import { footerText, usageText } from "./usage.ts";
 
@@ -72,13 +72,17 @@ async function showHelp(name: string | undefined): Promise<number> {
   return 0;
 }
 
+/** The command `name` is a typo of (the same nearness as for options: `rn` → run), if any. */
+function nearCommand(name: string): string | undefined {
+  return nearestOption(
+    `--${name}`,
+    Object.keys(SUBCOMMANDS).map((command) => `--${command}`),
+  )?.slice(2);
+}
+
 async function unknownCommand(name: string): Promise<number> {
   const commands = Object.keys(SUBCOMMANDS);
-  // The same nearness as for options: `rn` → run.
-  const near = nearestOption(
-    `--${name}`,
-    commands.map((command) => `--${command}`),
-  )?.slice(2);
+  const near = nearCommand(name);
   process.stderr.write(
     `garuda: unknown command "${name}"${near ? ` (did you mean ${near}?)` : ""}. The commands are: ${commands.join(", ")}; \`garuda --help\` says more.\n`,
   );
@@ -115,11 +119,20 @@ function optionsBefore(argv: string[], word: string): string[] {
   return argv.slice(0, argv.indexOf(word));
 }
 
-/** The chat (no command word); a session id after --resume is not a command. */
+/**
+ * The chat: no command word, or words that name no command (its first prompt); a session id after
+ * --resume is not a command. A lone word one typo away from a command (`garuda rn`) is refused
+ * as the typo it most likely is, not sent to the model.
+ */
 async function runChat(argv: string[], wantsHelp: boolean): Promise<number> {
   if (wantsHelp) {
     await printUsage(rootCommand);
     return 0;
+  }
+  const first = firstWord(argv, Object.keys(SUBCOMMANDS));
+  if (first !== undefined && !/\s/.test(first) && nearCommand(first)) {
+    await checkOptions("garuda", rootCommand, optionsBefore(argv, first), CHAT_OPTIONAL_VALUES);
+    return await unknownCommand(first);
   }
   const { chatCommand } = await import("./chatCommand.ts");
   await checkOptions("garuda", chatCommand, argv, CHAT_OPTIONAL_VALUES);

@@ -6,7 +6,7 @@ import { checkKnownModel, findModel, loadModelCatalog, type ModelCatalog, provid
 import type { GarudaPaths } from "./paths.ts";
 import type { ProviderKeys } from "./providerKeys.ts";
 
-export type ModelChoiceSource = "--model" | "GARUDA_MODEL" | "models.json";
+export type ModelChoiceSource = "--model" | "GARUDA_MODEL" | "models.json" | "environment key";
 export interface ModelChoice {
   spec: string;
   source: ModelChoiceSource;
@@ -41,16 +41,31 @@ export interface PreparedModel {
 
 export const SETUP_HINT = "Run `garuda setup` in a terminal, or use your editor's sign-in.";
 
-/** `--model` > `GARUDA_MODEL` > the models.json default; an empty value counts as unset. */
+/**
+ * The model of someone who never ran setup but has an Anthropic key in the environment (as they
+ * would for any other agent): Claude Sonnet, the one setup puts first for speed and intelligence.
+ * Asking them to run setup only to pick it would be asking for nothing. (OpenRouter's key has no
+ * such model: its models are the server's, and setup lists them.)
+ */
+export const ENVIRONMENT_KEY_MODEL = "claude-sonnet-5";
+const ANTHROPIC_KEY_NAMES = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"];
+
+/**
+ * `--model` > `GARUDA_MODEL` > the models.json default > with an Anthropic key in the environment
+ * (`keys`), ENVIRONMENT_KEY_MODEL; an empty value counts as unset.
+ */
 export function chooseModel(
   flag: string | undefined,
   env: Record<string, string | undefined>,
   catalog: ModelCatalog,
+  keys?: Pick<ProviderKeys, "fromEnvironment">,
 ): ModelChoice | undefined {
   if (flag) return { spec: flag, source: "--model" };
   const fromEnv = env.GARUDA_MODEL;
   if (fromEnv) return { spec: fromEnv, source: "GARUDA_MODEL" };
   if (catalog.default) return { spec: catalog.default, source: "models.json" };
+  if (keys && ANTHROPIC_KEY_NAMES.some((name) => keys.fromEnvironment(name)))
+    return { spec: ENVIRONMENT_KEY_MODEL, source: "environment key" };
   return undefined;
 }
 
@@ -72,6 +87,7 @@ const CHOICE_FROM: Readonly<Record<ModelChoiceSource, string>> = {
   "--model": "from --model",
   GARUDA_MODEL: "from GARUDA_MODEL",
   "models.json": "the default in models.json",
+  "environment key": "picked for the Anthropic key in the environment",
 };
 
 /**
@@ -84,7 +100,7 @@ export function prepareModel(ctx: ModelSetupContext): PreparedModel {
   // A provider added to models.json since start-up may name a variable still in the environment.
   ctx.keys.take(ctx.env, providerKeyNames(catalog));
 
-  const choice = chooseModel(ctx.modelFlag, ctx.env, catalog);
+  const choice = chooseModel(ctx.modelFlag, ctx.env, catalog, ctx.keys);
   if (!choice) throw new SetupRequiredError("model", `Garuda has no model. ${SETUP_HINT}`);
   checkKnownModel(catalog, choice.spec, CHOICE_FROM[choice.source]);
   const model = findModel(catalog, choice.spec);

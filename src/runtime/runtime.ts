@@ -35,6 +35,8 @@ import { Turns } from "./turn.ts";
 import { type PutResult, TurnInbox } from "./turnInbox.ts";
 import { notTakenNotice, steeringProblem } from "./steering.ts";
 import { endUndoTurn } from "./undoTurn.ts";
+import { runUserCommand } from "./userCommand.ts";
+import type { CallOutcome } from "../tools/registry.ts";
 import type { TurnChanges } from "../core-types/turnChanges.ts";
 import { RewindError, type RewindPointView, type RewindRequest, type RewindResult, SessionRewinds } from "./rewind.ts";
 
@@ -334,6 +336,33 @@ export class Runtime {
     };
     turn.then(clear, clear);
     return turn;
+  }
+
+  /**
+   * `!cmd`: a shell command the user runs, through the session's bash tool (userCommand.ts): the
+   * same permission engine, sandbox and audit as the model's commands, shown with the same events;
+   * not part of the conversation. Refused (rejects) while a turn or a rewind runs.
+   */
+  runUserCommand(command: string, signal: AbortSignal, onEvent: EventSink): Promise<CallOutcome> {
+    if (this.#closed) return Promise.reject(new Error("This session is closed."));
+    if (this.#turn) return Promise.reject(new Error("A turn is running in this session; run the command after it."));
+    if (this.#rewinding) return Promise.reject(new Error("A rewind is running in this session."));
+    const both = AbortSignal.any([signal, this.#closing.signal]);
+    // Questions raised outside the call (a sandboxed command's network request) end with it.
+    this.#turnSignal = both;
+    const run = runUserCommand(
+      { services: this.#options, registry: this.#tools.registry, root: this.root, mode: this.#mode },
+      command,
+      both,
+      safeEmit(onEvent),
+    );
+    this.#turn = run;
+    const clear = () => {
+      this.#turn = undefined;
+      this.#turnSignal = undefined;
+    };
+    run.then(clear, clear);
+    return run;
   }
 
   /**

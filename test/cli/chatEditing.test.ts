@@ -4,8 +4,22 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { complete, completionTarget, listLines, matching } from "../../src/cli/chat/completion.ts";
-import { commandCandidates, pathCandidates, ProjectFiles } from "../../src/cli/chat/completionSource.ts";
+import {
+  complete,
+  completionTarget,
+  fuzzyFiles,
+  fuzzyScore,
+  listLines,
+  matching,
+  menuLines,
+} from "../../src/cli/chat/completion.ts";
+import { CompletionMenu } from "../../src/cli/chat/completionMenu.ts";
+import {
+  chatCompletion,
+  commandCandidates,
+  pathCandidates,
+  ProjectFiles,
+} from "../../src/cli/chat/completionSource.ts";
 import { HistorySearch } from "../../src/cli/chat/historySearch.ts";
 import { EditBuffer } from "../../src/cli/chat/lineEditor.ts";
 import { expandPastes, pasteMark } from "../../src/cli/chat/pastes.ts";
@@ -161,6 +175,61 @@ describe("Tab completion", () => {
     expect((await new ProjectFiles(dir.path, dir.path, undefined, () => denied).list()).sort()).toEqual(["ok.md"]);
     // Control: without the session's predicate the file is offered.
     expect((await new ProjectFiles(dir.path, dir.path).list()).sort()).toEqual(["ok.md", "secrets/plan.md"]);
+  });
+});
+
+describe("the menu as you type", () => {
+  const files = ["README.md", "src/cli/chat/promptEditor.ts", "src/cli/chat/promptView.ts", "src/tools/edit.ts"];
+
+  test("fuzzy: the name before the path, a run of letters before scattered ones, any case", () => {
+    expect(fuzzyScore("pedit", "src/cli/chat/promptEditor.ts")).toBeDefined();
+    expect(fuzzyScore("xyz", "src/cli/chat/promptEditor.ts")).toBeUndefined();
+    expect(fuzzyFiles("edit", files, 10).map((file) => file.value)).toEqual([
+      "src/tools/edit.ts",
+      "src/cli/chat/promptEditor.ts",
+    ]);
+    expect(fuzzyFiles("PView", files, 10).map((file) => file.value)).toEqual(["src/cli/chat/promptView.ts"]);
+    expect(fuzzyFiles("cli", files, 1)).toHaveLength(1);
+  });
+
+  test("the menu's rows keep the selected one in view, marked, and say how many there are", () => {
+    const list = Array.from({ length: 10 }, (_, i) => ({ value: `c${i}`, description: `does ${i}` }));
+    const top = menuLines(list, 0, "/", 80, 3, (line) => `[${line}]`);
+    expect(top).toEqual(["[❯ /c0  does 0]", "  /c1  does 1", "  /c2  does 2", "  (1 of 10; ↑↓ to move)"]);
+    const down = menuLines(list, 7, "/", 80, 3);
+    expect(down.slice(0, 3)).toEqual(["  /c5  does 5", "  /c6  does 6", "❯ /c7  does 7"]);
+    expect(menuLines(list.slice(0, 2), 1, "/", 80, 3)).toEqual(["  /c0  does 0", "❯ /c1  does 1"]);
+    expect(menuLines([{ value: "x".repeat(50) }], 0, "@", 20, 3)[0]).toHaveLength(19);
+  });
+
+  test("opens on / and @, filters, keeps the selection, closes with Esc for that word only", async () => {
+    const source = chatCompletion({
+      commands: () => [{ name: "review", description: "review the change", kind: "command" } as never],
+      files: { list: async () => files, partial: false } as unknown as ProjectFiles,
+    });
+    const menu = new CompletionMenu({ ...source, menu: source.menu as NonNullable<typeof source.menu> });
+    await menu.update("hello", 5);
+    expect(menu.open).toBe(false);
+    await menu.update("/", 1);
+    expect(menu.selected?.value).toBe("help");
+    await menu.update("/re", 3);
+    expect(menu.items.map((item) => item.value)).toEqual(["rewind", "review"]);
+    menu.move(1);
+    expect(menu.selected?.value).toBe("review");
+    await menu.update("/rev", 4);
+    expect(menu.selected?.value).toBe("review");
+    // A name typed in full comes first, before names it starts.
+    await menu.update("/mode", 5);
+    expect(menu.items.map((item) => item.value).slice(0, 2)).toEqual(["mode", "model"]);
+    menu.close();
+    await menu.update("/model", 6);
+    expect(menu.open).toBe(false);
+    // Another word opens it again.
+    await menu.update("/model @edit", 12);
+    expect(menu.items.map((item) => item.value)).toEqual(["src/tools/edit.ts", "src/cli/chat/promptEditor.ts"]);
+    expect(menu.lines(80)[0]).toBe("❯ @src/tools/edit.ts");
+    await menu.update("@zzz", 4);
+    expect(menu.lines(80)).toEqual(["  (no file matches @zzz)"]);
   });
 });
 

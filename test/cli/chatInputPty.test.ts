@@ -128,22 +128,23 @@ describe("the chat's input in a terminal", () => {
     chat.send(CTRL_U);
     // "/m": completed as far as /mode and /model agree, both listed with what they do.
     chat.send("/m");
+    await chat.waitFor("show or switch the model");
     chat.send(TAB);
     const listed = await chat.waitFor("show or switch the model");
     expect(listed).toContain("› /mode");
     expect(listed).toContain("/mode   show or switch the mode");
     chat.send(CTRL_U);
 
-    // A path: "@" lists the root's files and folders; the ignored ones are not there.
+    // A path: "@" lists the root's files and folders as it is typed; the ignored ones are not there.
     chat.send("look at @");
-    chat.send(TAB);
     const files = await chat.waitFor("@src/");
     expect(files).toContain("@notes.md");
     expect(files).toContain("@.gitignore");
     expect(chat.text).not.toContain("debug.log");
     expect(chat.text).not.toContain("build-output");
-    // An ignored file is not completed either.
+    // An ignored file is not offered or completed either.
     chat.send("deb");
+    await chat.waitFor("(no file matches @deb)");
     chat.send(TAB);
     await chat.waitFor("(no file starts with @deb)");
     chat.send("\x7f\x7f\x7fno");

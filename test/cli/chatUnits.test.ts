@@ -1,7 +1,7 @@
 // The chat's pure parts: hunks (U0), the line editor's text model and layout, key parsing, the
 // command line's chat detection, the transcript's lines for each event, and the stop's lines.
 import { describe, expect, test } from "bun:test";
-import { isChatInvocation, resumeArg } from "../../src/cli/chat/argv.ts";
+import { isChatInvocation, promptArg, resumeArg } from "../../src/cli/chat/argv.ts";
 import { OpenCalls } from "../../src/cli/chat/calls.ts";
 import { colourDiff, fitLines, fitNote, wholeDiff } from "../../src/cli/chat/diffView.ts";
 import { applyHunks, changeHunks, hunkLines, rejectedNote } from "../../src/tools/hunks.ts";
@@ -100,6 +100,17 @@ describe("the line editor", () => {
     expect(buffer.text).toBe("one\ntwo\nthree\nfour\nfive");
   });
 
+  test("Shift-Enter inserts a newline in each form terminals send it; plain Enter still sends", () => {
+    for (const shiftEnter of ["\x1b[13;2u", "\x1b[27;2;13~", "\x1b\r"]) {
+      const buffer = new EditBuffer();
+      expect(typed(buffer, `one${shiftEnter}two`)).not.toContain("submit");
+      expect(buffer.text).toBe("one\ntwo");
+      expect(typed(buffer, "\r")).toEqual(["submit"]);
+    }
+    // Another CSI-u key (Ctrl-Enter's 13;5u) is not taken for a newline or for Enter.
+    expect(keys("\x1b[13;5u")).toEqual([]);
+  });
+
   test("history with up and down keeps the draft", () => {
     const buffer = new EditBuffer(["first", "second"]);
     typed(buffer, "draft");
@@ -160,7 +171,14 @@ describe("the command line", () => {
     expect(isChatInvocation(["--resume", "run"], commands)).toBe(false);
     expect(isChatInvocation(["run", "task"], commands)).toBe(false);
     expect(isChatInvocation(["--model", "x", "acp"], commands)).toBe(false);
-    expect(isChatInvocation(["bogus"], commands)).toBe(false);
+    // A word that names no command is the chat's first prompt; after `--` even a command's name is.
+    expect(isChatInvocation(["fix the failing test"], commands)).toBe(true);
+    expect(isChatInvocation(["--plan", "--", "run"], commands)).toBe(true);
+    expect(promptArg(["--plan", "fix", "the test"])).toBe("fix the test");
+    expect(promptArg(["--resume", "20261006-1400-ab12", "go on"])).toBe("go on");
+    expect(promptArg(["-m", "claude-opus-5", "--", "--help me"])).toBe("--help me");
+    expect(promptArg(["--continue"])).toBeUndefined();
+    expect(isChatInvocation(["bogus"], commands)).toBe(true);
   });
 
   test("--resume with and without an id; every --allow", () => {

@@ -59,15 +59,19 @@ describe("garuda (from source)", () => {
     expect(run.stdout + run.stderr).toContain("garuda setup");
   });
 
-  test("an unknown command is an error that lists the commands", () => {
+  test("a word that names no command starts the chat with it; a command's typo is an error that lists the commands", () => {
     using home = tempDir();
+    // `garuda "task"` is the chat (here: no model, so it says to run setup), not an unknown command.
     const run = garuda(["bogus"], home.path);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('unknown command "bogus"');
-    expect(run.stdout).toBe("");
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("Garuda has no model.");
+    expect(run.stderr).not.toContain("unknown command");
     const typo = garuda(["rn", "x"], home.path);
+    expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('unknown command "rn" (did you mean run?)');
     expect(typo.stderr).toContain("The commands are: acp, audit, models, run, setup, help, version");
+    // A prompt of several words is no typo.
+    expect(garuda(["rn the tests"], home.path).stderr).toContain("Garuda has no model.");
   });
 
   test("with no model, `garuda models` says so", () => {

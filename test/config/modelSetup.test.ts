@@ -32,11 +32,21 @@ function setupError(ctx: ModelSetupContext): SetupRequiredError {
 }
 
 describe("model choice and keys", () => {
-  test("no model at all until the user chooses one", () => {
+  test("no model at all until the user chooses one, or an Anthropic key in the environment picks Sonnet", () => {
     using home = tempDir();
-    const error = setupError(setup(home.path, { ANTHROPIC_API_KEY: "sk-env" }));
+    const error = setupError(setup(home.path, {}));
     expect(error.missing).toBe("model");
     expect(error.message).toBe("Garuda has no model. Run `garuda setup` in a terminal, or use your editor's sign-in.");
+    // A key in the environment is used as it is: nothing to set up.
+    for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]) {
+      const prepared = prepareModel(setup(home.path, { [name]: "sk-env" }));
+      expect(prepared.choice).toEqual({ spec: "claude-sonnet-5", source: "environment key" });
+      expect(prepared.credential).toMatchObject({ name, value: "sk-env", source: "environment" });
+    }
+    // A key in the credentials file is no such sign: the model is still the user's to choose.
+    expect(setupError(setup(home.path, {}, { credentials: { ANTHROPIC_API_KEY: "sk-file" } })).missing).toBe("model");
+    // OpenRouter's models are the server's: its key alone picks none.
+    expect(setupError(setup(home.path, { OPENROUTER_API_KEY: "sk-or" })).missing).toBe("model");
   });
 
   test("--model beats GARUDA_MODEL beats the models.json default", () => {

@@ -1,6 +1,7 @@
 // How the command line asks for the chat: `garuda` with no command word, only the chat's
-// options (`--resume` may be followed by a session id, which is not a command). Tiny and
-// import-free on purpose: main.ts reads it before any command loads.
+// options (`--resume` may be followed by a session id, which is not a command), or with words
+// that name no command: `garuda "fix the test"` starts the chat and sends them as its first
+// prompt. Tiny and import-free on purpose: main.ts reads it before any command loads.
 
 const VALUE_FLAGS = new Set(["--model", "-m"]);
 const OPTIONAL_VALUE_FLAGS = new Set(["--resume", "-r"]);
@@ -22,23 +23,51 @@ export const CHAT_ARGS = {
   },
   plan: { type: "boolean", description: "Start in plan mode (read and plan, change nothing)" },
   "hide-thinking": { type: "boolean", description: "Do not show the model's thinking" },
+  prompt: {
+    type: "positional",
+    required: false,
+    description: 'The first prompt, sent as the chat starts (garuda "fix the failing test")',
+    valueHint: "prompt",
+  },
 } as const;
 
-/** True when argv starts the chat: no word in it names a command (a session id after --resume is not one). */
-export function isChatInvocation(argv: readonly string[], commands: readonly string[]): boolean {
+/**
+ * The words of argv that are not options or their values (a session id after --resume is a
+ * value), in order; everything after `--` is a word.
+ */
+export function chatWords(argv: readonly string[], commands: readonly string[] = []): string[] {
+  const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--") return i === argv.length - 1;
-    if (arg.startsWith("-")) {
+    if (arg === "--") return [...words, ...argv.slice(i + 1)];
+    if (arg.startsWith("-") && arg !== "-") {
       const next = argv[i + 1];
       if (VALUE_FLAGS.has(arg)) i++;
       else if (OPTIONAL_VALUE_FLAGS.has(arg) && next !== undefined && !next.startsWith("-") && !commands.includes(next))
         i++;
       continue;
     }
-    return false;
+    words.push(arg);
   }
-  return true;
+  return words;
+}
+
+/** The first word of argv before any `--`: a command's name, or the start of the chat's prompt. */
+export function firstWord(argv: readonly string[], commands: readonly string[]): string | undefined {
+  const end = argv.indexOf("--");
+  return chatWords(end >= 0 ? argv.slice(0, end) : argv, commands)[0];
+}
+
+/** True when argv starts the chat: no command is named before any `--` (`garuda -- run` is a prompt). */
+export function isChatInvocation(argv: readonly string[], commands: readonly string[]): boolean {
+  const first = firstWord(argv, commands);
+  return first === undefined || !commands.includes(first);
+}
+
+/** The chat's first prompt: the words of argv joined by blanks; undefined when there are none. */
+export function promptArg(argv: readonly string[]): string | undefined {
+  const text = chatWords(argv).join(" ");
+  return text.trim() === "" ? undefined : text;
 }
 
 /** The value of --resume/-r: undefined when absent, "" when given without an id. */

@@ -1,7 +1,8 @@
 // `garuda`: the terminal chat over the same Runtime as `garuda acp`. Prompts go to runTurn and
 // its events stream to the screen (Transcript); questions come through the TerminalApprover;
 // Ctrl-C stops a turn (the same cancel as over ACP), and a second Ctrl-C at the prompt exits.
-// Lines starting with "/" are built-in commands, custom commands or skills. On a terminal it uses
+// Lines starting with "/" are built-in commands, custom commands or skills; a line starting with
+// "!" is the user's own shell command (shellCommand.ts). On a terminal it uses
 // raw mode and a line editor; in a pipe it reads lines and writes plain text, no colours.
 import { ConfigError, SetupRequiredError } from "../../errors/configError.ts";
 import type { ModelInfo } from "../../model/catalog.ts";
@@ -33,6 +34,7 @@ import { Transcript } from "./transcript.ts";
 import { offerSetup } from "./firstRun.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
 import { runTurn } from "./turn.ts";
+import { runShellCommand, shellCommandOf } from "./shellCommand.ts";
 import { TurnDraft } from "./turnTyping.ts";
 import { MAX_QUEUED_PROMPTS } from "../../runtime/promptQueue.ts";
 
@@ -41,6 +43,8 @@ export interface ChatOptions {
   mode: Mode;
   hideThinking: boolean;
   resume?: ResumeRequest;
+  /** `garuda "task"`: the first prompt, sent as if typed once the chat has started. */
+  prompt?: string;
 }
 
 const SIGNAL_EXIT = { SIGTERM: 143, SIGHUP: 129 } as const;
@@ -221,6 +225,13 @@ class Chat implements CommandHost {
 
     let interrupted = false;
     let draft = "";
+    const first = this.options.prompt;
+    if (first !== undefined) {
+      screen.line();
+      screen.line(`${this.#prompt()}${visible(first)}`);
+      this.input.remember?.(first);
+      await this.#handle(first);
+    }
     while (!this.#exiting) {
       screen.line();
       const queued = this.#queued.shift();
@@ -276,6 +287,11 @@ class Chat implements CommandHost {
 
   async #handle(text: string): Promise<void> {
     const runtime = this.runtime;
+    const shell = shellCommandOf(text);
+    if (shell !== undefined) {
+      await this.#shell(shell);
+      return;
+    }
     if (text.trimStart().startsWith("/")) {
       // "/" alone asks what the commands are; it is no prompt for the model.
       const command =
@@ -296,6 +312,20 @@ class Chat implements CommandHost {
       return;
     }
     await this.#turnFor(text);
+  }
+
+  /** `!cmd`: the user's own command, stopped by Ctrl-C as a turn is (shellCommand.ts). */
+  async #shell(command: string): Promise<void> {
+    const controller = new AbortController();
+    this.#turn = controller;
+    this.input.onInterrupt(() => controller.abort());
+    try {
+      const { transcript, screen, style } = this;
+      await runShellCommand(command, { runtime: this.runtime, transcript, screen, style, signal: controller.signal });
+    } finally {
+      this.input.onInterrupt(undefined);
+      this.#turn = undefined;
+    }
   }
 
   editNext(text: string): void {
@@ -433,7 +463,7 @@ async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: 
   const statusLine = screen.live ? new StatusLine(style) : undefined;
   const input: ChatInput =
     mode.input === "keys"
-      ? new TerminalInput(process.stdin, screen, { footer: () => statusLine?.text() })
+      ? new TerminalInput(process.stdin, screen, { footer: () => statusLine?.text(), mark: (line) => style.cyan(line) })
       : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
   const chat = new Chat(ctx, input, screen, style, options, statusLine);
   // A resized window: the answer's unfinished block and the status rows are drawn again to it.

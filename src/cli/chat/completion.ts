@@ -69,15 +69,85 @@ export function matching(target: CompletionTarget, candidates: readonly Candidat
   return candidates.filter((candidate) => candidate.value.startsWith(target.word));
 }
 
+/** The width of the name column: the longest name with its sign and two blanks, at most 32. */
+const nameWidth = (list: readonly Candidate[], sign: string) =>
+  Math.min(32, Math.max(...list.map((candidate) => [...candidate.value].length)) + sign.length + 2);
+
+/** A row cut to one less than the width (an ellipsis at the cut), so it never wraps. */
+const cutTo = (columns: number) => (line: string) =>
+  [...line].length > columns - 1 ? `${[...line].slice(0, columns - 2).join("")}…` : line;
+
 /** The list under the prompt: at most `rows` lines (the last says how many more), each cut to `columns`. */
 export function listLines(list: readonly Candidate[], sign: string, columns: number, rows = 8): string[] {
   const shown = list.length > rows ? list.slice(0, rows - 1) : list;
-  const width = Math.min(32, Math.max(...shown.map((candidate) => [...candidate.value].length)) + sign.length + 2);
-  const cut = (line: string) =>
-    [...line].length > columns - 1 ? `${[...line].slice(0, columns - 2).join("")}…` : line;
+  const width = nameWidth(shown, sign);
+  const cut = cutTo(columns);
   const lines = shown.map((candidate) =>
     cut(`  ${`${sign}${candidate.value}`.padEnd(width)}${candidate.description ?? ""}`.trimEnd()),
   );
   if (list.length > shown.length) lines.push(cut(`  … ${list.length - shown.length} more (type more of the name)`));
+  return lines;
+}
+
+/**
+ * How well `word` fits `path` as the menu's fuzzy match (lower is better); undefined when its
+ * characters are not all in the path in order. Any case. A match in the file's name beats one
+ * across folders, a run of letters beats scattered ones, a shorter path a longer one.
+ */
+export function fuzzyScore(word: string, path: string): number | undefined {
+  const want = word.toLowerCase();
+  const hay = path.toLowerCase();
+  const name = hay.slice(hay.lastIndexOf("/") + 1);
+  const inName = name.indexOf(want);
+  if (inName >= 0) return inName + path.length / 1000;
+  const inPath = hay.indexOf(want);
+  if (inPath >= 0) return 100 + inPath + path.length / 1000;
+  let gaps = 0;
+  let at = -1;
+  for (const char of want) {
+    const next = hay.indexOf(char, at + 1);
+    if (next < 0) return undefined;
+    if (next !== at + 1) gaps++;
+    at = next;
+  }
+  return 1000 + gaps * 10 + path.length / 1000;
+}
+
+/** The files that fit `word` fuzzily, best first, at most `limit`. */
+export function fuzzyFiles(word: string, files: readonly string[], limit: number): Candidate[] {
+  const scored: Array<{ file: string; score: number }> = [];
+  for (const file of files) {
+    const score = fuzzyScore(word, file);
+    if (score !== undefined) scored.push({ file, score });
+  }
+  scored.sort((a, b) => a.score - b.score || (a.file < b.file ? -1 : 1));
+  return scored.slice(0, limit).map(({ file }) => ({ value: file }));
+}
+
+/**
+ * The menu under the prompt: a window of at most `rows` candidates that keeps `selected` in
+ * view, the selected one marked ("❯", `mark` styles it), each cut to `columns`, and a line saying
+ * how many there are when not all fit.
+ */
+export function menuLines(
+  list: readonly Candidate[],
+  selected: number,
+  sign: string,
+  columns: number,
+  rows: number,
+  mark: (line: string) => string = (line) => line,
+): string[] {
+  const first = Math.max(0, Math.min(selected - rows + 1, list.length - rows));
+  const shown = list.slice(first, first + rows);
+  const width = nameWidth(list, sign);
+  const cut = cutTo(columns);
+  const lines = shown.map((candidate, i) => {
+    const chosen = first + i === selected;
+    const line = cut(
+      `${chosen ? "❯ " : "  "}${`${sign}${candidate.value}`.padEnd(width)}${candidate.description ?? ""}`.trimEnd(),
+    );
+    return chosen ? mark(line) : line;
+  });
+  if (list.length > shown.length) lines.push(cut(`  (${selected + 1} of ${list.length}; ↑↓ to move)`));
   return lines;
 }

@@ -10,16 +10,24 @@ import type { CommandInfo } from "../../runtime/services.ts";
 import { oneLine } from "../../text/visible.ts";
 import { walkFiles } from "../../tools/walk.ts";
 import { type WithheldPredicate, withheldPredicate } from "../../tools/withheldPaths.ts";
-import type { Candidate, CompletionTarget } from "./completion.ts";
+import { type Candidate, type CompletionTarget, fuzzyFiles, matching } from "./completion.ts";
 import { groupedCount } from "../../text/count.ts";
 
 const MAX_INDEXED_FILES = 20_000;
 const INDEX_WALK_MS = 1_500;
 const INDEX_FRESH_MS = 10_000;
 const MAX_PATH_CANDIDATES = 200;
+/** The fuzzy matches the menu keeps (it shows a few rows; the rest are reached with the arrows). */
+const MAX_MENU_FILES = 50;
 
 export interface CompletionSource {
   candidates(target: CompletionTarget): Promise<Candidate[]>;
+  /**
+   * What the menu shown as you type lists for `target`, already filtered to its word, best first:
+   * the commands that start with it, then those that hold it; the files and folders that
+   * complete it on its level, then the project's files that fit it fuzzily.
+   */
+  menu?(target: CompletionTarget): Promise<Candidate[]>;
   /** A line for under the list: the file index stopped at its bound, so some files are not offered. */
   note?(target: CompletionTarget): string | undefined;
 }
@@ -28,6 +36,7 @@ const CHAT_ONLY: Readonly<Record<string, string>> = {
   help: "the commands and keys",
   clear: "start a new conversation",
   fork: "go on in a copy of this conversation; the original stays as it is",
+  rewind: "go back to an earlier prompt: the files, the conversation or both",
   exit: "leave the chat",
 };
 
@@ -122,6 +131,24 @@ export function chatCompletion(deps: ChatCompletionDeps): CompletionSource {
     async candidates(target) {
       if (target.kind === "command") return commandCandidates(deps.commands());
       return pathCandidates(target.word, await deps.files.list());
+    },
+    async menu(target) {
+      if (target.kind === "command") {
+        const all = commandCandidates(deps.commands());
+        const starting = matching(target, all);
+        const word = target.word.toLowerCase();
+        const holding = all.filter(
+          (candidate) => !starting.includes(candidate) && candidate.value.toLowerCase().includes(word),
+        );
+        // The name typed in full comes first: Enter runs what was typed.
+        const exact = starting.filter((candidate) => candidate.value.toLowerCase() === word);
+        return [...exact, ...starting.filter((candidate) => !exact.includes(candidate)), ...holding];
+      }
+      const files = await deps.files.list();
+      const level = pathCandidates(target.word, files);
+      if (target.word === "" || target.word.endsWith("/")) return level;
+      const taken = new Set(level.map((candidate) => candidate.value));
+      return [...level, ...fuzzyFiles(target.word, files, MAX_MENU_FILES).filter((file) => !taken.has(file.value))];
     },
     note(target) {
       if (target.kind !== "path" || !deps.files.partial) return undefined;

@@ -39,6 +39,8 @@ export interface ChatInput {
   readText?(prompt: string, signal: AbortSignal): Promise<string | undefined>;
   /** On a terminal: the prompt history (Up/Down, Ctrl-R) and Tab's completion, once the session is known. */
   useEditing?(editing: { history?: PromptHistory; completion?: CompletionSource }): void;
+  /** On a terminal: a prompt sent without the editor (`garuda "task"`), kept in the history for Up. */
+  remember?(text: string): void;
   /** While set, Ctrl-C (or SIGINT) calls this instead of reaching a prompt. */
   onInterrupt(handler: (() => void) | undefined): void;
   /**

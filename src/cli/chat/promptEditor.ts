@@ -1,9 +1,12 @@
 // The line editor's loop for one prompt: keys into the buffer until the prompt ends, with the
-// history (Up/Down in the buffer, Ctrl-R here), Tab's completion of /commands and @paths, and the
-// text sent with its long pastes put back in. Keys come from TerminalInput, one at a time.
+// history (Up/Down in the buffer, Ctrl-R here), the menu of /commands and @files that opens as
+// you type (completionMenu.ts: its own Up, Down, Enter, Tab and Esc while open), Tab's completion
+// of them when it is closed, and the text sent with its long pastes put back in. Keys come from
+// TerminalInput, one at a time.
 import type { HistoryEntry } from "../../store/promptHistory.ts";
 import type { Key } from "../keys.ts";
 import { complete, completionTarget, listLines, matching } from "./completion.ts";
+import { CompletionMenu } from "./completionMenu.ts";
 import type { CompletionSource } from "./completionSource.ts";
 import type { PromptHistory } from "./history.ts";
 import { HistorySearch } from "./historySearch.ts";
@@ -18,6 +21,8 @@ export interface PromptEditorDeps {
   nextKey: () => Promise<Key | undefined>;
   history: PromptHistory;
   completion?: CompletionSource;
+  /** Styles the menu's selected row. */
+  mark?: (line: string) => string;
 }
 
 /** The prompt's outcome, and for a mode switch the draft with its pastes (to give back after it). */
@@ -26,15 +31,68 @@ export type EditOutcome = PromptResult & { entry?: HistoryEntry };
 /** Two Escapes this close together on an empty prompt open the rewind list. */
 const DOUBLE_ESCAPE_MS = 800;
 
+/** The keys that change the text, after which the menu follows the word at the cursor; any other key hides it. */
+const EDITS = new Set<Key["name"]>(["char", "paste", "backspace", "delete", "delete-word", "kill-line", "kill-start"]);
+
+/** What a key does to an open menu: "handled", "submit" (Enter picked a command: send it), or "pass" (the editor's). */
+async function menuKey(menu: CompletionMenu, key: Key, view: PromptView): Promise<"handled" | "submit" | "pass"> {
+  const target = menu.target;
+  if (!target) return "pass";
+  if (key.name === "up" || key.name === "down") {
+    menu.move(key.name === "up" ? -1 : 1);
+    return "handled";
+  }
+  if (key.name === "escape") {
+    menu.close();
+    return "handled";
+  }
+  if (key.name !== "enter" && key.name !== "tab") return "pass";
+  const choice = menu.selected;
+  if (!choice) return "pass";
+  const { buffer } = view;
+  // The path typed in full: Enter sends the prompt, as it would with no menu.
+  if (key.name === "enter" && target.kind === "path" && choice.value === target.word) {
+    menu.hide();
+    return "pass";
+  }
+  if (key.name === "enter" && target.kind === "command") {
+    buffer.replace(target.start, buffer.cursor, choice.value);
+    menu.hide();
+    return "submit";
+  }
+  // Tab first completes as far as the names that start with the word agree (as a shell does).
+  const starting = matching(target, menu.items);
+  const shared = key.name === "tab" && starting.length > 1 ? complete(target, starting).insert : undefined;
+  buffer.replace(target.start, buffer.cursor, shared ?? complete(target, [choice]).insert ?? choice.value);
+  // A folder stays open in the menu, to go on inside it.
+  if (shared !== undefined || choice.folder) await menu.update(buffer.text, buffer.cursor);
+  else menu.hide();
+  return "handled";
+}
+
 export async function editPrompt(deps: PromptEditorDeps): Promise<EditOutcome> {
   const { view, screen } = deps;
   const { buffer } = view;
+  const source = deps.completion;
+  const menu = source?.menu ? new CompletionMenu({ ...source, menu: source.menu }, deps.mark) : undefined;
   let escapedAt: number | undefined;
   for (;;) {
     const key = await deps.nextKey();
     if (!key) {
       view.commit();
       return { kind: "eof" };
+    }
+    const step = menu?.open ? await menuKey(menu, key, view) : "pass";
+    if (step === "handled") {
+      view.below = menu?.lines(screen.columns) ?? [];
+      view.draw();
+      continue;
+    }
+    if (step === "submit") {
+      view.below = [];
+      view.commit();
+      deps.history.add(buffer.entry);
+      return { kind: "text", text: buffer.expanded };
     }
     if (key.name === "escape" && buffer.text === "") {
       if (escapedAt !== undefined && performance.now() - escapedAt <= DOUBLE_ESCAPE_MS) {
@@ -62,7 +120,13 @@ export async function editPrompt(deps: PromptEditorDeps): Promise<EditOutcome> {
         continue;
       }
     }
-    switch (buffer.apply(key)) {
+    const result = buffer.apply(key);
+    if (menu) {
+      if (EDITS.has(key.name)) await menu.update(buffer.text, buffer.cursor);
+      else menu.hide();
+      if (menu.open) view.below = menu.lines(screen.columns);
+    }
+    switch (result) {
       case "submit": {
         view.commit();
         deps.history.add(buffer.entry);
@@ -85,7 +149,7 @@ export async function editPrompt(deps: PromptEditorDeps): Promise<EditOutcome> {
         view.draw();
         break;
       case "none":
-        if (listed) view.draw();
+        if (listed || view.below.length > 0) view.draw();
         break;
     }
   }

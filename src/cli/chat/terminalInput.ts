@@ -79,6 +79,8 @@ export interface TerminalInputOptions {
   footer?: () => string | undefined;
   /** The grace window after a question is drawn (default QUESTION_GRACE_MS). */
   graceMs?: number;
+  /** Styles the selected row of the menu that opens as you type (a colour). */
+  mark?: (line: string) => string;
 }
 
 export class TerminalInput implements ChatInput {
@@ -110,6 +112,7 @@ export class TerminalInput implements ChatInput {
   readonly #tailMs: number;
   readonly #footer: (() => string | undefined) | undefined;
   readonly #graceMs: number;
+  readonly #mark: ((line: string) => string) | undefined;
 
   constructor(
     private readonly stdin: TtyStream,
@@ -121,6 +124,7 @@ export class TerminalInput implements ChatInput {
     this.#tailMs = options.tailMs ?? ANSWER_TAIL_MS;
     this.#footer = options.footer;
     this.#graceMs = options.graceMs ?? QUESTION_GRACE_MS;
+    this.#mark = options.mark;
     stdin.setRawMode?.(true);
     stdin.on("data", this.#onData);
     stdin.on("end", this.#onEnd);
@@ -138,6 +142,10 @@ export class TerminalInput implements ChatInput {
   useEditing(editing: { history?: PromptHistory; completion?: CompletionSource }): void {
     if (editing.history) this.#history = editing.history;
     if (editing.completion) this.#completion = editing.completion;
+  }
+
+  remember(text: string): void {
+    this.#history.add({ text });
   }
 
   #receive(text: string): void {
@@ -225,6 +233,7 @@ export class TerminalInput implements ChatInput {
         nextKey: () => this.#promptKey(),
         history: this.#history,
         ...(this.#completion && { completion: this.#completion }),
+        ...(this.#mark && { mark: this.#mark }),
       });
       if (result.kind === "toggle-mode") this.#draft = entry;
       return result;

@@ -14,6 +14,7 @@ const SOURCE_TEXT = {
   "--model": "--model",
   GARUDA_MODEL: "GARUDA_MODEL",
   "models.json": "the default in models.json",
+  "environment key": "the Anthropic key in the environment; `garuda setup` saves another",
 } as const;
 
 /** The report's lines and whether every file could be read (the exit code: 0 or 1). */
@@ -31,7 +32,7 @@ export function showLines(ctx: CliContext, modelFlag?: string): { lines: string[
   const state: SetupState = { ctx, catalog, credentials };
   const lines: string[] = [];
 
-  const choice = chooseModel(modelFlag, ctx.env, catalog);
+  const choice = chooseModel(modelFlag, ctx.env, catalog, ctx.keys);
   let keyInUse: string | undefined;
   if (choice) {
     const model = findModel(catalog, choice.spec);
