@@ -15,8 +15,8 @@ import { contentText, messageText, ofKind, select, startHarness } from "../suppo
 import { tempDir } from "../support/tempDir.ts";
 import { buildFixtureServer } from "../fixtures/mcpServer.ts";
 import { readProcStat } from "../../src/sandbox/procStat.ts";
+import { EDITOR_SERVER } from "../support/mcpFixtures.ts";
 
-const EDITOR_SERVER = join(import.meta.dir, "..", "fixtures", "mcpEditorServer.ts");
 const SECRET = "editor-secret-value-7f3a9c";
 
 /** The fixture server, told the project folder (it starts in /, as every local server does). */

@@ -15,8 +15,8 @@ import { alive, cmdline, until } from "../support/processes.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 import { garudaBinary } from "../support/garudaBinary.ts";
+import { EDITOR_SERVER } from "../support/mcpFixtures.ts";
 
-const EDITOR_SERVER = join(import.meta.dir, "..", "fixtures", "mcpEditorServer.ts");
 const SECRET = "editor-secret-value-process-5d81e2";
 /** Sent through the server's echo tool: a value Garuda does write, for the search's negative control. */
 const ECHOED = "echoed-value-process-a94c07";

@@ -53,12 +53,14 @@ describeSandbox("what an MCP server runs", () => {
     // The server first tries the socket its argument names, then serves as usual.
     const probe = where.user(
       "probe.sh",
-      `tmux -S "$1" run-shell "touch ${pwned}" 2>/dev/null && echo reached > "$2" || echo refused > "$2"\nexec "${BUN}" "${FIXTURE_SERVER}"\n`,
+      `tmux -S "$1" run-shell "touch ${pwned}" 2>/dev/null && echo reached > "$2" || echo refused > "$2"\nexec "${BUN}" "$3"\n`,
     );
     where.user(
       ".garuda/mcp.json",
       JSON.stringify({
-        servers: { fix: { command: "sh", args: [probe, state.socket, join(where.root, "probe.txt")] } },
+        servers: {
+          fix: { command: "sh", args: [probe, state.socket, join(where.root, "probe.txt"), FIXTURE_SERVER] },
+        },
       }),
     );
     await using s = await session(where, [fake.text("done")], answering());

@@ -22,7 +22,7 @@ export const NO_SANDBOX: SandboxProbe = {
 
 /** The Bun running the tests, and the fixture MCP server's entry. */
 export const BUN = process.execPath;
-export const FIXTURE_SERVER = join(import.meta.dir, "..", "fixtures", "mcpServer.ts");
+export { FIXTURE_SERVER } from "./mcpFixtures.ts";
 
 export interface Place {
   home: string;
