@@ -8,7 +8,7 @@
 // a package (node_modules/.bin, package.json), nor a project PATH folder's npx: every local
 // server starts in /.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { FakeModelClient, fake } from "../../src/model/fake.ts";
 import { clonedProject, fakePackage } from "../support/clonedProject.ts";
@@ -16,14 +16,11 @@ import { describeSandbox } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 import { answering, BUN, FIXTURE_SERVER, notices, place, prepareIn, session } from "../support/extensionHarness.ts";
 
-const SDK_STDIO = require.resolve("@modelcontextprotocol/sdk/server/stdio.js");
 const mcpTools = (tools: readonly { name: string }[] | undefined) =>
   (tools ?? []).map((tool) => tool.name).filter((name) => name.startsWith("mcp__"));
 /** The fixture server as a script of the project's own (it runs the test fixture's tools). */
-const PROJECT_SERVER = `import { StdioServerTransport } from ${JSON.stringify(SDK_STDIO)};
-import { buildFixtureServer } from ${JSON.stringify(FIXTURE_SERVER)};
-await buildFixtureServer().connect(new StdioServerTransport());
-`;
+/** The fixture server as one file of the project's own (the bundle, SDK inside: it runs in the sandbox). */
+const PROJECT_SERVER = readFileSync(FIXTURE_SERVER, "utf8");
 
 let tmux: { dir: string; socket: string; proof: string } | undefined;
 
@@ -76,12 +73,12 @@ describeSandbox("what an MCP server runs", () => {
 
   test("(b) a user's server that runs the project's script asks as the project's code; remember pins the content; a sandboxed command's rewrite asks again", async () => {
     using where = place();
-    where.project("tools/server.ts", PROJECT_SERVER);
+    where.project("tools/server.js", PROJECT_SERVER);
     where.user(
       ".garuda/mcp.json",
       JSON.stringify({
         servers: {
-          fix: { command: BUN, args: [join(where.root, "tools/server.ts")], env: { API_TOKEN: "user-token" } },
+          fix: { command: BUN, args: [join(where.root, "tools/server.js")], env: { API_TOKEN: "user-token" } },
         },
       }),
     );
@@ -93,9 +90,9 @@ describeSandbox("what an MCP server runs", () => {
     }
     expect(first.asked).toHaveLength(1);
     expect(first.asked[0]?.question).toContain(
-      'Start the MCP server "fix"? It runs code from this project (tools/server.ts), which the project can change.',
+      'Start the MCP server "fix"? It runs code from this project (tools/server.js), which the project can change.',
     );
-    expect(first.asked[0]?.preview).toContain("The project's code: tools/server.ts");
+    expect(first.asked[0]?.preview).toContain("The project's code: tools/server.js");
     expect(first.asked[0]?.preview).toContain("It runs the project's code");
     expect(first.asked[0]?.remembers).toBe(true);
 
@@ -104,14 +101,14 @@ describeSandbox("what an MCP server runs", () => {
     {
       await using s = await session(
         where,
-        [fake.toolCall("bash", { command: "echo '// changed by a command' >> tools/server.ts" }), fake.text("ok")],
+        [fake.toolCall("bash", { command: "echo '// changed by a command' >> tools/server.js" }), fake.text("ok")],
         second,
       );
       await s.prompt("two");
       expect(mcpTools(s.model.requests[0]?.tools)).toContain("mcp__fix__echo");
     }
     expect(second.asked).toEqual([]);
-    expect(await Bun.file(join(where.root, "tools/server.ts")).text()).toContain("changed by a command");
+    expect(await Bun.file(join(where.root, "tools/server.js")).text()).toContain("changed by a command");
 
     // The content changed: asked again, and a no keeps it (and the token) from running.
     const third = answering("deny");
@@ -122,7 +119,7 @@ describeSandbox("what an MCP server runs", () => {
       expect(notices(events).join("\n")).toContain('The MCP server "fix" was not started: you said no.');
     }
     expect(third.asked).toHaveLength(1);
-    expect(third.asked[0]?.question).toContain("It runs code from this project (tools/server.ts)");
+    expect(third.asked[0]?.question).toContain("It runs code from this project (tools/server.js)");
   });
 
   test("(b) found through the project folder: started in /, python -m takes no module of it and Bun reads no bunfig.toml of it; asked to start there (cwd), the server is the project's code, asked in every session", async () => {
