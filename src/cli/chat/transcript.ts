@@ -56,6 +56,8 @@ export class Transcript {
   readonly #commands = new Map<string, Set<string>>();
   #text = "";
   readonly #denied: DeniedCall[] = [];
+  /** What the spinner names for each call running now, in the order they began. */
+  readonly #running = new Map<string, string>();
 
   constructor(options: TranscriptOptions) {
     this.#o = options;
@@ -77,6 +79,7 @@ export class Transcript {
     this.#commands.clear();
     this.#text = "";
     this.#denied.length = 0;
+    this.#running.clear();
     this.#o.calls.beginTurn();
     this.#working();
   }
@@ -182,6 +185,7 @@ export class Transcript {
     if (text === "") return;
     const { answer, activity, markdown, spinner } = this.#o;
     if (this.#block !== "text") {
+      spinner?.label(undefined);
       if (spinner) spinner.progress(undefined);
       else activity.status(undefined);
       if (this.#block === "thinking") activity.endLine();
@@ -199,7 +203,9 @@ export class Transcript {
   }
 
   #thinking(text: string): void {
-    if (text === "" || !this.#o.showThinking) return;
+    if (text === "") return;
+    this.#o.spinner?.label("Thinking…");
+    if (!this.#o.showThinking) return;
     const { activity, style } = this.#o;
     if (this.#block !== "thinking") {
       this.#startActivity();
@@ -226,6 +232,9 @@ export class Transcript {
   #call(id: string, title: string, server = false): void {
     const { activity, style, calls } = this.#o;
     calls.add({ id, title, ...(server && { server: true }) });
+    // The spinner names what runs: a command as "Running $ …", any other call by its title.
+    this.#running.set(id, `${title.startsWith("$ ") ? `Running ${title}` : title}…`);
+    this.#o.spinner?.label(this.#running.get(id));
     this.#startActivity();
     activity.line(`${style.cyan("●")} ${style.bold(this.#fit(title, "", "  "))}`);
     this.#lastCall = id;
@@ -287,6 +296,8 @@ export class Transcript {
     const { calls } = this.#o;
     const call = calls.finish(id);
     if (!call) return;
+    this.#running.delete(id);
+    this.#o.spinner?.label([...this.#running.values()].at(-1));
     const detail = oneLine(firstLine(text, 300), 200);
     if (status === "completed") this.#resultLine(id, call.title, true, detail || "Done.");
     else if (status === "cancelled") this.#resultLine(id, call.title, false, "Cancelled.");
