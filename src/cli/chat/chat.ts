@@ -82,7 +82,13 @@ class Chat implements CommandHost {
     this.#markdown = screen.live && style.enabled ? new MarkdownLoader() : undefined;
     this.markdownStream = this.#markdown && new MarkdownStream({ screen, style, loader: this.#markdown });
     const spinner = screen.live
-      ? new Spinner({ screen, style, footer: () => statusLine?.text(), typing: () => this.#typed?.row() })
+      ? new Spinner({
+          screen,
+          style,
+          footer: () => statusLine?.text(),
+          typing: () => this.#typed?.row(),
+          above: () => this.transcript.livePlan(),
+        })
       : undefined;
     this.#spinner = spinner;
     this.transcript = new Transcript({
@@ -93,6 +99,7 @@ class Chat implements CommandHost {
       calls: this.calls,
       workingHint: "Working… (Ctrl-C to stop)",
       commandOutput: true,
+      plan: true,
       ...(spinner && { spinner }),
       ...(this.markdownStream && { markdown: this.markdownStream }),
     });
@@ -141,6 +148,7 @@ class Chat implements CommandHost {
     await old.close();
     this.#runtime = next.runtime;
     this.statusLine?.attach(next.runtime);
+    this.transcript.clearPlan();
   }
 
   /** /fork: the session's file copied to a new session (store/sessionFork.ts), which the chat then goes on in. */

@@ -16,6 +16,8 @@ export interface SpinnerOptions {
   style: Style;
   /** The status line under the spinner (StatusLine.text). */
   footer: () => string | undefined;
+  /** Rows above the spinner while the turn runs: the plan's checklist (planView.ts). */
+  above?: () => readonly string[];
   /** What the user types while the turn runs (turnTyping.ts), between the spinner and the status line. */
   typing?: () => string | undefined;
   now?: () => number;
@@ -83,6 +85,7 @@ export class Spinner {
     const frame = FRAMES[this.#frame % FRAMES.length] as string;
     const rows = [`${style.cyan(frame)} ${style.dim(`${this.#label} ${seconds}s · Ctrl-C to stop`)}`];
     if (this.#progress !== undefined) rows.unshift(this.#progress);
+    rows.unshift(...(this.#o.above?.() ?? []));
     const typed = this.#o.typing?.();
     if (typed !== undefined) rows.push(typed);
     const line = footer();

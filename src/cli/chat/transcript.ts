@@ -2,7 +2,7 @@
 // model's thinking dimmed (or hidden), every tool call one line with its title (the ACP titles,
 // through oneLine), its progress and its result. The chat writes everything to stdout; `garuda
 // run` writes the answer to stdout and the rest to stderr, so a script gets the answer alone.
-import type { AgentEvent } from "../../core-types/events.ts";
+import type { AgentEvent, PlanItem } from "../../core-types/events.ts";
 import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { OpenCalls } from "./calls.ts";
 import type { Screen } from "./screen.ts";
@@ -13,6 +13,7 @@ import { retryNotice } from "../../runtime/retryNotice.ts";
 import { hangingWrap } from "../wrap.ts";
 import type { MarkdownStream } from "./markdown/stream.ts";
 import type { Spinner } from "./spinner.ts";
+import { planRows } from "./planView.ts";
 
 export interface TranscriptOptions {
   /** Where the answer goes. */
@@ -28,6 +29,8 @@ export interface TranscriptOptions {
   spinner?: Spinner;
   /** The chat on a terminal with colours: the answer rendered as Markdown as it streams. */
   markdown?: MarkdownStream;
+  /** Show the model's plan: live above the spinner while it has steps to do, whole at the end of a turn that changed it. */
+  plan?: boolean;
   /** Show the last lines a command printed under its result (the chat: its live line is gone by then). */
   commandOutput?: boolean;
 }
@@ -56,6 +59,9 @@ export class Transcript {
   readonly #commands = new Map<string, Set<string>>();
   #text = "";
   readonly #denied: DeniedCall[] = [];
+  /** The model's plan (the todo tool's list) as last sent, and whether this turn changed it. */
+  #plan: readonly PlanItem[] = [];
+  #planChanged = false;
   /** What the spinner names for each call running now, in the order they began. */
   readonly #running = new Map<string, string>();
 
@@ -80,6 +86,7 @@ export class Transcript {
     this.#text = "";
     this.#denied.length = 0;
     this.#running.clear();
+    this.#planChanged = false;
     this.#o.calls.beginTurn();
     this.#working();
   }
@@ -92,6 +99,24 @@ export class Transcript {
     activity.status(undefined);
     answer.endLine();
     if (activity !== answer) activity.endLine();
+    // The plan as the turn left it, for good (the live one went with the spinner).
+    if (this.#o.plan && this.#planChanged && this.#plan.length > 0) {
+      this.#startActivity();
+      activity.line(planRows(this.#plan, this.#o.style).join("\n"));
+    }
+  }
+
+  /** The plan's rows for the live region: while a step is still to do, cut to fit the window. */
+  livePlan(): string[] {
+    if (!this.#o.plan || this.#plan.every((item) => item.status === "completed")) return [];
+    // The rest of the live region (answer tail, progress, spinner, typing, status) keeps most of the window.
+    return planRows(this.#plan, this.#o.style, Math.max(1, Math.min(8, this.#o.activity.rows - 14)));
+  }
+
+  /** A new conversation (/clear): its plan starts empty. */
+  clearPlan(): void {
+    this.#plan = [];
+    this.#planChanged = false;
   }
 
   event(event: AgentEvent): void {
@@ -132,6 +157,11 @@ export class Transcript {
         return;
       case "model_retry":
         this.notice(retryNotice(event, event.delayMs > 0 ? `in ${Math.ceil(event.delayMs / 1000)} s` : ""), "warning");
+        return;
+      case "plan":
+        this.#plan = event.items.map((item) => ({ content: item.content, status: item.status }));
+        this.#planChanged = true;
+        this.#o.spinner?.redraw();
         return;
       case "step_end":
       case "title":
