@@ -1,10 +1,13 @@
 // The plan on screen (issue 34.4), in a real pseudo-terminal: the todo tool's list is a checklist
 // in the live region above the spinner while the turn runs (the current step marked), follows
-// each change, and is printed whole, once, under the answer when the turn ends.
+// each change, and is printed whole, once, under the answer when the turn ends. A long plan is cut
+// around its current step while live.
 import { describe, expect, test } from "bun:test";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { ChatPty, chatEnv, KEYS, workspace } from "../support/chatHarness.ts";
 import { renderScreen } from "../support/screenModel.ts";
+import { planRows } from "../../src/cli/chat/planView.ts";
+import { NO_STYLE } from "../../src/cli/chat/style.ts";
 
 const todo = (id: string, statuses: readonly ("pending" | "in_progress" | "completed")[]) => ({
   type: "tool_use" as const,
@@ -69,4 +72,22 @@ describe("the plan in the terminal chat", () => {
     chat.send(KEYS.ctrlD);
     expect(await chat.exit()).toBe(0);
   }, 60_000);
+});
+
+test("a plan longer than the live rows shows the steps around the current one and says how many are left out", () => {
+  const items = Array.from({ length: 20 }, (_, i) => ({
+    content: `Step ${i + 1}`,
+    status: i < 9 ? ("completed" as const) : i === 9 ? ("in_progress" as const) : ("pending" as const),
+  }));
+  expect(planRows(items, NO_STYLE, 4)).toEqual([
+    "Plan (9 of 20 done)",
+    "  … 8 earlier",
+    "  ☑ Step 9",
+    "  ▶ Step 10",
+    "  ☐ Step 11",
+    "  ☐ Step 12",
+    "  … 8 more",
+  ]);
+  expect(planRows(items, NO_STYLE)).toHaveLength(21);
+  expect(planRows([], NO_STYLE)).toEqual([]);
 });

@@ -30,6 +30,7 @@ import { runtimeStarter, type StartRuntime } from "./startRuntime.ts";
 import { styleFor, type Style, terminalMode } from "./style.ts";
 import { TerminalInput } from "./terminalInput.ts";
 import { Transcript } from "./transcript.ts";
+import { TranscriptLog } from "./transcriptLog.ts";
 import { offerSetup } from "./firstRun.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
 import { runTurn } from "./turn.ts";
@@ -51,6 +52,8 @@ class Chat implements CommandHost {
   /** The first run in a terminal: no model or key, and the user said yes to running setup now. */
   setupWanted = false;
   readonly calls = new OpenCalls();
+  /** The conversation kept whole for the transcript view (Ctrl-O). */
+  readonly log = new TranscriptLog();
   readonly transcript: Transcript;
   readonly approver: TerminalApprover;
   /** The model's questions (ask_user), on the approver's queue. */
@@ -100,6 +103,9 @@ class Chat implements CommandHost {
       workingHint: "Working… (Ctrl-C to stop)",
       commandOutput: true,
       plan: true,
+      log: this.log,
+      // On a terminal the thinking is one line; Ctrl-O shows it (a pipe gets it whole, as before).
+      collapseThinking: screen.live && input.interactive,
       ...(spinner && { spinner }),
       ...(this.markdownStream && { markdown: this.markdownStream }),
     });
@@ -270,6 +276,7 @@ class Chat implements CommandHost {
         commands: () => this.runtime.availableCommands(),
         files: new ProjectFiles(root, this.ctx.paths.home, undefined, () => this.runtime.withheld),
       }),
+      transcript: { lines: () => this.log.lines(style), style },
     });
   }
 
@@ -352,6 +359,7 @@ class Chat implements CommandHost {
     this.#turn = controller;
     this.input.onInterrupt(() => controller.abort());
     this.#typed = this.#typeDuringTurn();
+    this.log.prompt(prompt);
     try {
       await this.#markdown?.load();
       const outcome = await runTurn({

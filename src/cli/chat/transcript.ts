@@ -14,6 +14,8 @@ import { hangingWrap } from "../wrap.ts";
 import type { MarkdownStream } from "./markdown/stream.ts";
 import type { Spinner } from "./spinner.ts";
 import { planRows } from "./planView.ts";
+import type { TranscriptLog } from "./transcriptLog.ts";
+import { stripAnsi } from "./style.ts";
 
 export interface TranscriptOptions {
   /** Where the answer goes. */
@@ -29,6 +31,10 @@ export interface TranscriptOptions {
   spinner?: Spinner;
   /** The chat on a terminal with colours: the answer rendered as Markdown as it streams. */
   markdown?: MarkdownStream;
+  /** Thinking as one line, "✻ Thinking… (Ctrl-O to show)", its text in the log only (the chat on a terminal). */
+  collapseThinking?: boolean;
+  /** Everything of the turn kept whole for the transcript view (Ctrl-O): answer, thinking, calls and their output. */
+  log?: TranscriptLog;
   /** Show the model's plan: live above the spinner while it has steps to do, whole at the end of a turn that changed it. */
   plan?: boolean;
   /** Show the last lines a command printed under its result (the chat: its live line is gone by then). */
@@ -176,6 +182,7 @@ export class Transcript {
 
   /** A line of the chat's own about the turn (a prompt queued or a steering message sent), as it is given. */
   note(line: string): void {
+    this.#o.log?.note(stripAnsi(line));
     this.#startActivity();
     this.#o.activity.line(line);
     this.#lastCall = undefined;
@@ -184,6 +191,7 @@ export class Transcript {
   /** A line from Garuda itself ("Garuda: …"). */
   notice(text: string, level: "info" | "warning" = "info"): void {
     const { activity, style } = this.#o;
+    this.#o.log?.note(`Garuda: ${visible(text)}`);
     this.#startActivity();
     const line = this.#fit(visible(text), "Garuda: ", "        ");
     activity.line(level === "warning" ? style.yellow(line) : line);
@@ -228,6 +236,7 @@ export class Transcript {
       if (this.#text !== "" && !this.#text.endsWith("\n")) this.#text += "\n";
     }
     this.#text += text;
+    this.#o.log?.answer(text);
     if (markdown) markdown.append(text);
     else answer.write(safeText(text));
   }
@@ -236,13 +245,14 @@ export class Transcript {
     if (text === "") return;
     this.#o.spinner?.label("Thinking…");
     if (!this.#o.showThinking) return;
-    const { activity, style } = this.#o;
+    const { activity, style, log, collapseThinking } = this.#o;
+    log?.thinking(text);
     if (this.#block !== "thinking") {
       this.#startActivity();
-      activity.line(style.dim("✻ Thinking"));
+      activity.line(style.dim(collapseThinking ? "✻ Thinking… (Ctrl-O to show)" : "✻ Thinking"));
       this.#block = "thinking";
     }
-    activity.write(style.dim(style.italic(safeText(text))));
+    if (!collapseThinking) activity.write(style.dim(style.italic(safeText(text))));
   }
 
   /** Before a line about a call or from Garuda: the answer's line ends, thinking gets a gap. */
@@ -262,6 +272,7 @@ export class Transcript {
   #call(id: string, title: string, server = false): void {
     const { activity, style, calls } = this.#o;
     calls.add({ id, title, ...(server && { server: true }) });
+    this.#o.log?.call(title);
     // The spinner names what runs: a command as "Running $ …", any other call by its title.
     this.#running.set(id, `${title.startsWith("$ ") ? `Running ${title}` : title}…`);
     this.#o.spinner?.label(this.#running.get(id));
@@ -299,6 +310,7 @@ export class Transcript {
         reason: event.output.startsWith(DENIED_PREFIX) ? event.output.slice(DENIED_PREFIX.length) : event.output,
       });
     }
+    this.#o.log?.output(event.output);
     // A call the stop ended is cancelled, even when its command still returned a result.
     const status = afterStop ? "cancelled" : event.status;
     this.#finished(event.callId, status, event.summary ?? event.output, event.output);

@@ -1,0 +1,104 @@
+// Output as written (issue 34.5), in a real pseudo-terminal: an answer's single newlines kept, a
+// table that ends at its last row, a URL and a line of code written whole (the terminal wraps
+// them, so copying gives them back), thinking as one collapsed line, and the transcript view
+// (Ctrl-O) with the thinking and a command's whole output, left with q.
+import { describe, expect, test } from "bun:test";
+import { startMockAnthropic } from "../support/mockAnthropic.ts";
+import { ChatPty, chatEnv, KEYS, plain, workspace } from "../support/chatHarness.ts";
+import { renderScreen } from "../support/screenModel.ts";
+
+const URL = "https://example.com/a/very/long/path/that/goes/on/and/on/past/the/edge/of/the/window/index.html";
+const CODE = 'const aVeryLongLineOfCode = "this line is much longer than the sixty columns of the window";';
+
+const ANSWER = [
+  "First line of the answer.",
+  "Second line, not joined.",
+  "",
+  "| Name | Size |",
+  "|------|-----:|",
+  "| a.ts | 12 |",
+  "The line after the table.",
+  "",
+  `See ${URL} for more.`,
+  "",
+  "```js",
+  CODE,
+  "```",
+  "",
+  "The end.",
+].join("\n");
+
+describe("the answer as written", () => {
+  test("line breaks kept, a table ends at its last row, URLs and code lines not broken", async () => {
+    await using mock = startMockAnthropic({
+      script: [{ steps: [{ type: "text", text: ANSWER, fragments: 30 }] }],
+    });
+    using ws = workspace();
+    const cols = 60;
+    const rows = 40;
+    const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home), cols, rows });
+    await chat.prompt();
+    chat.type("Show me");
+    await chat.waitFor("The end.");
+    await chat.prompt();
+    const screen = renderScreen(chat.raw, cols, rows);
+    const at = (text: string) => screen.findIndex((row) => row.includes(text));
+    // A single newline of the answer is a line break on screen, not a blank.
+    expect(screen[at("First line of the answer.")]).toBe("First line of the answer.");
+    expect(screen[at("First line of the answer.") + 1]).toBe("Second line, not joined.");
+    // The table ends at its last row; the line under it is text, not a table row.
+    expect(screen[at("a.ts")]).toMatch(/a\.ts\s+│\s+12/);
+    expect(screen[at("The line after the table.")]).toBe("The line after the table.");
+    // The URL and the line of code were written whole, each on a row of its own: no line break
+    // inside them (the terminal wraps them at its edge, so they take two rows on screen).
+    expect(chat.text).toContain(`\n${URL}\n`);
+    expect(plain(chat.raw)).toContain(CODE);
+    expect(screen).toContain(URL.slice(0, cols));
+    chat.send(KEYS.ctrlD);
+    expect(await chat.exit()).toBe(0);
+  }, 60_000);
+});
+
+describe("thinking and the transcript view", () => {
+  test("thinking is one collapsed line; Ctrl-O shows it and a command's whole output; q leaves", async () => {
+    await using mock = startMockAnthropic({
+      script: [
+        {
+          steps: [
+            { type: "thinking", thinking: "Pondering deeply about the numbers.", signature: "sig-1" },
+            { type: "tool_use", name: "bash", id: "toolu_seq", input: { command: "seq 101 130" } },
+          ],
+        },
+        { steps: [{ type: "text", text: "Counted to 130." }] },
+      ],
+    });
+    using ws = workspace();
+    const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home), cols: 80, rows: 45 });
+    await chat.prompt();
+    chat.type("Count");
+    await chat.waitFor("✻ Thinking… (Ctrl-O to show)");
+    await chat.waitFor("Counted to 130.");
+    await chat.prompt();
+    // On the chat's screen: the thinking collapsed, the command's last lines only.
+    expect(chat.text).not.toContain("Pondering deeply");
+    expect(chat.text).toContain("28 earlier lines not shown");
+    expect(chat.text).not.toContain("    101\n");
+    const before = chat.raw.length;
+    chat.send("\x0f");
+    await chat.waitFor(/Transcript · rows \d+–\d+ of \d+/);
+    const view = plain(chat.raw.slice(before));
+    // The alternate screen: leaving it gives the chat back as it was.
+    expect(chat.raw.slice(before)).toContain("\x1b[?1049h");
+    expect(view).toContain("› Count");
+    expect(view).toContain("✻ Thinking\nPondering deeply about the numbers.");
+    expect(view).toContain("● $ seq 101 130");
+    for (let n = 101; n <= 130; n++) expect(view).toContain(`  │ ${n}\n`);
+    expect(view).toContain("Counted to 130.");
+    chat.send("q");
+    await chat.waitFor(/› $/m);
+    expect(chat.raw.slice(before)).toContain("\x1b[?1049l");
+    // The prompt still works after the view.
+    chat.type("/exit");
+    expect(await chat.exit()).toBe(0);
+  }, 60_000);
+});
