@@ -3,6 +3,8 @@
 // error messages, prices have at most 4 decimals, and the spinner says what runs.
 import { describe, expect, test } from "bun:test";
 import { OpenCalls } from "../../src/cli/chat/calls.ts";
+import type { ToolKind } from "../../src/core-types/callInfo.ts";
+import type { AgentEvent } from "../../src/core-types/events.ts";
 import { EditBuffer, layout } from "../../src/cli/chat/lineEditor.ts";
 import { PromptView } from "../../src/cli/chat/promptView.ts";
 import { promptRows, promptWindow } from "../../src/cli/chat/promptWindow.ts";
@@ -14,6 +16,15 @@ import { Transcript } from "../../src/cli/chat/transcript.ts";
 import { messageOf, stackOf, withoutRuntimeHints } from "../../src/errors/caught.ts";
 import { dollars } from "../../src/text/money.ts";
 import { renderScreen } from "../support/screenModel.ts";
+
+/** A tool_call event of the turn's own (no parent call). */
+const toolCall = (callId: string, tool: string, title: string, kind: ToolKind): AgentEvent => ({
+  type: "tool_call",
+  callId,
+  tool,
+  input: {},
+  info: { title, kind, locations: [] },
+});
 
 describe("a prompt taller than the window", () => {
   const COLUMNS = 40;
@@ -40,6 +51,12 @@ describe("a prompt taller than the window", () => {
     expect(shown.at(-2)).toBe("  line 30!");
     expect(shown.at(-1)).toBe("status line");
     expect(shown).toHaveLength(ROWS);
+    // Sent: written whole, for good, each line once.
+    view.commit();
+    const sent = renderScreen(raw, COLUMNS, ROWS);
+    for (let i = 1; i <= 29; i++) expect(sent.filter((line) => line.endsWith(`line ${i}`))).toHaveLength(1);
+    expect(sent.filter((line) => line.endsWith("line 30!"))).toHaveLength(1);
+    expect(sent).not.toContain("status line");
   });
 
   test("the window keeps its place while the cursor moves inside it and follows it past its edges", () => {
@@ -71,13 +88,7 @@ describe("a resumed turn", () => {
       prompt: "Make the note final",
       events: [
         { type: "text_delta", text: "Reading first." },
-        {
-          type: "tool_call",
-          callId: "r",
-          tool: "read_file",
-          input: {},
-          info: { title: "Read notes.txt", kind: "read", locations: [] },
-        },
+        toolCall("r", "read_file", "Read notes.txt", "read"),
         { type: "tool_result", callId: "r", status: "completed", output: "a draft note" },
         { type: "text_delta", text: "The note " },
         { type: "text_delta", text: "is final now." },
@@ -135,21 +146,9 @@ describe("the spinner", () => {
     expect(label()).toBe("Working…");
     transcript.event({ type: "thinking_delta", text: "Hmm." });
     expect(label()).toBe("Thinking…");
-    transcript.event({
-      type: "tool_call",
-      callId: "c",
-      tool: "bash",
-      input: {},
-      info: { title: "$ npm test", kind: "execute", locations: [] },
-    });
+    transcript.event(toolCall("c", "bash", "$ npm test", "execute"));
     expect(label()).toBe("Running $ npm test…");
-    transcript.event({
-      type: "tool_call",
-      callId: "r",
-      tool: "read_file",
-      input: {},
-      info: { title: "Read a.txt", kind: "read", locations: [] },
-    });
+    transcript.event(toolCall("r", "read_file", "Read a.txt", "read"));
     expect(label()).toBe("Read a.txt…");
     transcript.event({ type: "tool_result", callId: "r", status: "completed", output: "x" });
     expect(label()).toBe("Running $ npm test…");

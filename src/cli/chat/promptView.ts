@@ -2,7 +2,8 @@
 // and under it, for a moment, the lines Tab lists. `#row` is the cursor's row below the prompt's
 // first row, so each draw goes back up to that row and draws everything below it again. A prompt
 // taller than the window shows the rows around the cursor only: the cursor cannot go up past the
-// window's top, so rows drawn above it could never be drawn again (promptWindow.ts).
+// window's top, so rows drawn above it could never be drawn again (promptWindow.ts). When it is
+// sent, it is written whole, for good.
 import type { EditBuffer } from "./lineEditor.ts";
 import { layout, moveCursor } from "./lineEditor.ts";
 import { promptWindow } from "./promptWindow.ts";
@@ -41,7 +42,7 @@ export class PromptView {
     const full = layout(prompt, this.continuation, text, cursor, screen.columns);
     const room = Math.max(1, screen.rows - rows.length);
     const cropped =
-      full.endRow + 1 > room
+      !final && full.endRow + 1 > room
         ? promptWindow(
             { prompt, continuation: this.continuation, text, columns: screen.columns },
             full,
