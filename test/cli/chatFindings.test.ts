@@ -1,7 +1,9 @@
 // The chat's smaller findings (issue 34.7): a prompt taller than the window redraws only the rows
 // it shows, a resumed turn shows its steps on lines of their own, Bun's own hints stay out of
-// error messages, prices have at most 4 decimals, and the spinner says what runs.
+// error messages (nor in a crash's report), prices have at most 4 decimals, and the spinner says
+// what runs.
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { OpenCalls } from "../../src/cli/chat/calls.ts";
 import type { ToolKind } from "../../src/core-types/callInfo.ts";
 import type { AgentEvent } from "../../src/core-types/events.ts";
@@ -158,5 +160,34 @@ describe("the spinner", () => {
     expect(label()).toBe("Working…");
     transcript.endTurn();
     spinner.stop();
+  });
+});
+
+describe("a crash of the chat", () => {
+  const crash = async (how: string) => {
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../fixtures/chatCrash.ts"), how], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
+    return { stdout, stderr, code };
+  };
+
+  test("is reported as Garuda's, the terminal restored first, without Bun's version line or source excerpt", async () => {
+    for (const [how, message] of [
+      ["throw", "Error: a bug in a timer"],
+      ["rejection", "Error: a promise nobody awaited"],
+    ] as const) {
+      const result = await crash(how);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe("terminal restored\n");
+      expect(result.stderr).toContain(`garuda: unexpected error (please report it):\n${message}\n`);
+      expect(result.stderr).not.toMatch(/Bun v\d/);
+      expect(result.stderr).not.toContain("^");
+    }
   });
 });

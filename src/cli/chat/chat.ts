@@ -32,6 +32,7 @@ import { TerminalInput } from "./terminalInput.ts";
 import { Transcript } from "./transcript.ts";
 import { TranscriptLog } from "./transcriptLog.ts";
 import { offerSetup } from "./firstRun.ts";
+import { reportCrashes } from "./exit.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
 import { runTurn } from "./turn.ts";
 import { TurnDraft } from "./turnTyping.ts";
@@ -458,6 +459,7 @@ async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: 
         return process.exit(SIGNAL_EXIT[signal]);
       });
   };
+  const stopReporting = reportCrashes(() => input.close());
   const handlers = Object.keys(SIGNAL_EXIT).map((name) => {
     const signal = name as keyof typeof SIGNAL_EXIT;
     const handler = onSignal(signal);
@@ -471,6 +473,7 @@ async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: 
     return { code, setupWanted: chat.setupWanted };
   } finally {
     for (const off of handlers) off();
+    stopReporting();
     process.stdout.off("resize", onResize);
     input.close();
   }
