@@ -6,6 +6,10 @@ import { describe, expect, test } from "bun:test";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { ChatPty, chatEnv, KEYS, plain, workspace } from "../support/chatHarness.ts";
 import { renderScreen } from "../support/screenModel.ts";
+import { NO_STYLE } from "../../src/cli/chat/style.ts";
+import { TranscriptLog } from "../../src/cli/chat/transcriptLog.ts";
+import { fitRows, movement } from "../../src/cli/chat/pager.ts";
+import type { Key } from "../../src/cli/keys.ts";
 
 const URL = "https://example.com/a/very/long/path/that/goes/on/and/on/past/the/edge/of/the/window/index.html";
 const CODE = 'const aVeryLongLineOfCode = "this line is much longer than the sixty columns of the window";';
@@ -101,4 +105,46 @@ describe("thinking and the transcript view", () => {
     chat.type("/exit");
     expect(await chat.exit()).toBe(0);
   }, 60_000);
+});
+
+test("the transcript names a call again above its output when other calls came between", () => {
+  const log = new TranscriptLog();
+  log.prompt("Look");
+  log.thinking("First ");
+  log.thinking("this.");
+  log.call("Read a.txt");
+  log.call("$ ls");
+  log.output("Read a.txt", "alpha\nbeta\n");
+  log.output("$ ls", "a.txt");
+  log.answer("Done ");
+  log.answer("now.");
+  expect(log.lines(NO_STYLE)).toEqual([
+    "› Look",
+    "",
+    "✻ Thinking",
+    "First this.",
+    "",
+    "● Read a.txt",
+    "● $ ls",
+    "● Read a.txt",
+    "  │ alpha",
+    "  │ beta",
+    "● $ ls",
+    "  │ a.txt",
+    "",
+    "Done now.",
+  ]);
+});
+
+test("the transcript view's keys: a line, a page, either end, or leave; long lines cut into rows that fit", () => {
+  const key = (name: string): Key => (name.length === 1 ? { name: "char", char: name } : ({ name } as Key));
+  expect(["up", "k"].map((name) => movement(key(name), 20))).toEqual([-1, -1]);
+  expect(["down", "j", "enter"].map((name) => movement(key(name), 20))).toEqual([1, 1, 1]);
+  expect(["page-up", "b", "page-down", " "].map((name) => movement(key(name), 20))).toEqual([-20, -20, 20, 20]);
+  expect(["home", "g", "end", "G"].map((name) => movement(key(name), 20))).toEqual(["start", "start", "end", "end"]);
+  expect(["q", "escape", "transcript", "interrupt"].map((name) => movement(key(name), 20))).toEqual(
+    Array(4).fill("leave"),
+  );
+  expect(movement(key("x"), 20)).toBe(0);
+  expect(fitRows(["", "x".repeat(25)], 11)).toEqual(["", "x".repeat(10), "x".repeat(10), "x".repeat(5)]);
 });

@@ -1,7 +1,8 @@
 // The Runtime's AgentEvents as lines in a terminal or a log: the answer streams as it comes, the
-// model's thinking dimmed (or hidden), every tool call one line with its title (the ACP titles,
-// through oneLine), its progress and its result. The chat writes everything to stdout; `garuda
-// run` writes the answer to stdout and the rest to stderr, so a script gets the answer alone.
+// model's thinking dimmed (or one collapsed line, or hidden), every tool call one line with its
+// title (the ACP titles, through oneLine), its progress and its result; in the chat, the plan
+// and what the spinner names too. The chat writes everything to stdout; `garuda run` writes the
+// answer to stdout and the rest to stderr, so a script gets the answer alone.
 import type { AgentEvent, PlanItem } from "../../core-types/events.ts";
 import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { OpenCalls } from "./calls.ts";
@@ -310,7 +311,7 @@ export class Transcript {
         reason: event.output.startsWith(DENIED_PREFIX) ? event.output.slice(DENIED_PREFIX.length) : event.output,
       });
     }
-    this.#o.log?.output(event.output);
+    if (title !== undefined) this.#o.log?.output(title, event.output);
     // A call the stop ended is cancelled, even when its command still returned a result.
     const status = afterStop ? "cancelled" : event.status;
     this.#finished(event.callId, status, event.summary ?? event.output, event.output);

@@ -39,9 +39,12 @@ export class TranscriptLog {
     this.#add("call", title);
   }
 
-  /** A call's whole result: what the model read. */
-  output(text: string): void {
-    if (text.trim() !== "") this.#add("output", text);
+  /** A call's whole result (what the model read), under its call's line: named again when other lines came between. */
+  output(title: string, text: string): void {
+    if (text.trim() === "") return;
+    const last = this.#entries.at(-1);
+    if (last?.kind !== "call" || last.text !== title) this.#add("call", title);
+    this.#add("output", text);
   }
 
   note(text: string): void {
