@@ -126,7 +126,10 @@ export class Screen {
 
   /** Draws tail and status, rewriting only from the first row that changed. */
   #drawLive(): void {
-    const rows = [...this.#tail, ...this.#status];
+    // The live region never outgrows the window (the cursor cannot go back above its top): the
+    // tail's last rows are shown, the rest come whole when its block is written for good.
+    const room = Math.max(0, this.rows - 1 - this.#status.length);
+    const rows = [...this.#tail.slice(Math.max(0, this.#tail.length - room)), ...this.#status];
     if (this.#drawnColumns !== this.columns) this.#clearLive();
     let same = 0;
     while (same < rows.length && same < this.#drawn.length && rows[same] === this.#drawn[same]) same++;
