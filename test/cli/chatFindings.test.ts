@@ -18,6 +18,7 @@ import { Transcript } from "../../src/cli/chat/transcript.ts";
 import { messageOf, stackOf, withoutRuntimeHints } from "../../src/errors/caught.ts";
 import { dollars } from "../../src/text/money.ts";
 import { renderScreen } from "../support/screenModel.ts";
+import { runPipedIn } from "../support/chatHarness.ts";
 
 /** A tool_call event of the turn's own (no parent call). */
 const toolCall = (callId: string, tool: string, title: string, kind: ToolKind): AgentEvent => ({
@@ -164,18 +165,12 @@ describe("the spinner", () => {
 });
 
 describe("a crash of the chat", () => {
-  const crash = async (how: string) => {
-    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../fixtures/chatCrash.ts"), how], {
-      stdout: "pipe",
-      stderr: "pipe",
+  const crash = (how: string) =>
+    runPipedIn([how], {
+      cwd: import.meta.dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      entry: join(import.meta.dir, "../fixtures/chatCrash.ts"),
     });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
-    return { stdout, stderr, code };
-  };
 
   test("is reported as Garuda's, the terminal restored first, without Bun's version line or source excerpt", async () => {
     for (const [how, message] of [
