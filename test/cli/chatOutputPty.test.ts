@@ -3,6 +3,8 @@
 // them, so copying gives them back), thinking as one collapsed line, and the transcript view
 // (Ctrl-O) with the thinking and a command's whole output, left with q.
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { ChatPty, chatEnv, KEYS, plain, workspace } from "../support/chatHarness.ts";
 import { renderScreen } from "../support/screenModel.ts";
@@ -103,6 +105,87 @@ describe("thinking and the transcript view", () => {
     await chat.waitFor(/› $/m);
     expect(chat.raw.slice(before)).toContain("\x1b[?1049l");
     // The prompt still works after the view.
+    chat.type("/exit");
+    expect(await chat.exit()).toBe(0);
+  }, 60_000);
+});
+
+describe("the transcript view while a turn runs", () => {
+  test("Ctrl-O opens it over the running turn, which goes on; its output comes after the view is left", async () => {
+    await using mock = startMockAnthropic({
+      script: [
+        {
+          steps: [
+            { type: "thinking", thinking: "Pondering whether to wait.", signature: "sig-1" },
+            { type: "tool_use", name: "bash", id: "toolu_sleep", input: { command: "sleep 1.5; echo rested" } },
+          ],
+        },
+        { steps: [{ type: "text", text: "Slept well." }] },
+      ],
+    });
+    using ws = workspace();
+    const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home), cols: 80, rows: 30 });
+    await chat.prompt();
+    chat.type("Wait a little");
+    await chat.waitFor("Running $ sleep 1.5; echo rested…");
+    const before = chat.raw.length;
+    chat.send("\x0f");
+    await chat.waitFor(/Transcript \(the turn goes on\) · rows/);
+    expect(plain(chat.raw.slice(before))).toContain("✻ Thinking\nPondering whether to wait.");
+    // The turn ends meanwhile (the model's request after the command); nothing of it is drawn over the view.
+    const deadline = Date.now() + 15_000;
+    while (mock.requests.length < 2 && Date.now() < deadline) await Bun.sleep(50);
+    await Bun.sleep(500);
+    expect(chat.raw.slice(before)).not.toContain("Slept well.");
+    chat.send("q");
+    await chat.waitFor("Slept well.");
+    await chat.prompt();
+    const after = chat.raw.slice(before);
+    expect(after.indexOf("\x1b[?1049l")).toBeGreaterThan(0);
+    expect(after.indexOf("\x1b[?1049l")).toBeLessThan(after.indexOf("Slept well."));
+    expect(plain(after)).toContain("⎿ Exit code 0\n    rested");
+    chat.type("/exit");
+    expect(await chat.exit()).toBe(0);
+  }, 60_000);
+
+  test("a question closes the view, so it is seen and answered", async () => {
+    await using mock = startMockAnthropic({
+      script: [
+        {
+          steps: [
+            { type: "tool_use", name: "read_file", id: "toolu_read", input: { path: "notes.txt" } },
+            { type: "tool_use", name: "bash", id: "toolu_sleep", input: { command: "sleep 1" } },
+          ],
+        },
+        {
+          steps: [
+            {
+              type: "tool_use",
+              name: "edit_file",
+              id: "toolu_edit",
+              input: { path: "notes.txt", old_string: "draft", new_string: "final" },
+            },
+          ],
+        },
+        { steps: [{ type: "text", text: "Left as a draft." }] },
+      ],
+    });
+    using ws = workspace();
+    writeFileSync(join(ws.root, "notes.txt"), "a draft note\n");
+    const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home), cols: 80, rows: 30 });
+    await chat.prompt();
+    chat.type("Edit after a nap");
+    await chat.waitFor("Running $ sleep 1…");
+    chat.send("\x0f");
+    await chat.waitFor(/Transcript \(the turn goes on\) · rows/);
+    // The edit's question: the view is left for it, and the question drawn after.
+    await chat.waitFor("? Allow Edit notes.txt?");
+    await chat.waitFor("[n] Deny");
+    const shown = chat.raw.lastIndexOf("? Allow Edit notes.txt?");
+    expect(chat.raw.lastIndexOf("\x1b[?1049l")).toBeLessThan(shown);
+    await chat.answer("n");
+    await chat.waitFor("Left as a draft.");
+    await chat.prompt();
     chat.type("/exit");
     expect(await chat.exit()).toBe(0);
   }, 60_000);

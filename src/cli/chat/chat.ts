@@ -31,6 +31,8 @@ import { styleFor, type Style, terminalMode } from "./style.ts";
 import { TerminalInput } from "./terminalInput.ts";
 import { Transcript } from "./transcript.ts";
 import { TranscriptLog } from "./transcriptLog.ts";
+import { HeldOutput } from "./heldOutput.ts";
+import { TurnTranscript } from "./turnTranscript.ts";
 import { offerSetup } from "./firstRun.ts";
 import { reportCrashes } from "./exit.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
@@ -70,6 +72,8 @@ class Chat implements CommandHost {
   #typed: TurnDraft | undefined;
   /** Prompts typed during a turn (Enter), to run after it, in order. */
   readonly #queued: string[] = [];
+  /** Ctrl-O during a turn: the transcript view over it (a terminal only). */
+  readonly #turnTranscript: TurnTranscript | undefined;
   /** What was typed during the last turn and not sent: the next prompt's draft. */
   #leftover = "";
 
@@ -81,6 +85,8 @@ class Chat implements CommandHost {
     private readonly options: ChatOptions,
     /** The model, mode, context and cost line (a terminal only). */
     readonly statusLine?: StatusLine,
+    /** The screen's output, held while the transcript view covers a running turn (a terminal only). */
+    output?: HeldOutput,
   ) {
     this.start = runtimeStarter(ctx);
     this.#markdown = screen.live && style.enabled ? new MarkdownLoader() : undefined;
@@ -113,8 +119,20 @@ class Chat implements CommandHost {
     // Outside a turn (a background command's question, asked aside the prompt) the blank row above
     // the prompt already parts it from the last answer: the transcript adds no second one.
     const beforeQuestion = () => {
+      // A question is seen and answered on the chat's screen: the transcript view closes.
+      void this.#turnTranscript?.close();
       if (this.#turn) this.transcript.interrupted();
     };
+    this.#turnTranscript =
+      output &&
+      new TurnTranscript({
+        input,
+        output,
+        screen,
+        style,
+        lines: () => this.log.lines(style),
+        typing: () => this.#typed,
+      });
     this.approver = new TerminalApprover({ input, screen, style, beforeQuestion });
     this.asker = new TerminalAsker({
       input,
@@ -347,6 +365,7 @@ class Chat implements CommandHost {
           return true;
         },
         changed: () => this.#spinner?.redraw(),
+        transcript: () => this.#turnTranscript?.open(),
       },
       this.#takeLeftover(),
     );
@@ -396,6 +415,8 @@ class Chat implements CommandHost {
         );
       }
     } finally {
+      // A transcript view open when the turn ended stays until the user leaves it.
+      await this.#turnTranscript?.closed();
       this.input.typeDuringTurn?.(undefined);
       this.#leftover = this.#typed?.text ?? "";
       this.#typed = undefined;
@@ -407,6 +428,8 @@ class Chat implements CommandHost {
   /** Stops a running turn and closes the session (every command it started is killed). */
   async close(): Promise<void> {
     this.#exiting = true;
+    // The terminal's own screen back first (the view is on its alternate screen).
+    await this.#turnTranscript?.close();
     this.#turn?.abort();
     const runtime = this.#runtime;
     this.#runtime = undefined;
@@ -438,13 +461,14 @@ export async function runChat(options: ChatOptions): Promise<number> {
 async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: number; setupWanted?: boolean }> {
   const mode = terminalMode(process.stdin, process.stdout, process.env);
   const style = styleFor(mode.output === "terminal", process.env);
-  const screen = new Screen(process.stdout, mode.output === "terminal", mode.input === "keys");
+  const output = new HeldOutput(process.stdout);
+  const screen = new Screen(output, mode.output === "terminal", mode.input === "keys");
   const statusLine = screen.live ? new StatusLine(style) : undefined;
   const input: ChatInput =
     mode.input === "keys"
       ? new TerminalInput(process.stdin, screen, { footer: () => statusLine?.text() })
       : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
-  const chat = new Chat(ctx, input, screen, style, options, statusLine);
+  const chat = new Chat(ctx, input, screen, style, options, statusLine, screen.live ? output : undefined);
   // A resized window: the answer's unfinished block and the status rows are drawn again to it.
   const onResize = () => (chat.markdownStream ? chat.markdownStream.resized() : screen.resized());
   process.stdout.on("resize", onResize);

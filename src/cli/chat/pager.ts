@@ -14,6 +14,8 @@ export interface PagerDeps {
   nextKey: () => Promise<Key | undefined>;
   /** Named in the bottom row ("Transcript"). */
   title: string;
+  /** Where the view draws; the screen's raw output unless given (past a held output). */
+  write?: (text: string) => void;
 }
 
 const ENTER_ALTERNATE = "\x1b[?1049h\x1b[?25l";
@@ -22,15 +24,16 @@ const LEAVE_ALTERNATE = "\x1b[?25h\x1b[?1049l";
 /** Shows `lines` until the user leaves; false when the terminal closed meanwhile. */
 export async function showPager(lines: readonly string[], deps: PagerDeps): Promise<boolean> {
   const { screen } = deps;
+  const write = deps.write ?? ((text: string) => screen.raw(text));
   let top = Number.POSITIVE_INFINITY;
-  screen.raw(ENTER_ALTERNATE);
+  write(ENTER_ALTERNATE);
   try {
     for (;;) {
       const rows = fitRows(lines, screen.columns);
       const page = Math.max(1, screen.rows - 1);
       const last = Math.max(0, rows.length - page);
       top = Math.max(0, Math.min(top, last));
-      draw(rows, top, page, deps);
+      draw(rows, top, page, deps, write);
       const key = await deps.nextKey();
       if (!key) return false;
       const move = movement(key, page);
@@ -40,7 +43,7 @@ export async function showPager(lines: readonly string[], deps: PagerDeps): Prom
       else top = Math.max(0, Math.min(last, top + move));
     }
   } finally {
-    screen.raw(LEAVE_ALTERNATE);
+    write(LEAVE_ALTERNATE);
   }
 }
 
@@ -84,7 +87,13 @@ export function movement(key: Key, page: number): number | "start" | "end" | "le
   }
 }
 
-function draw(rows: readonly string[], top: number, page: number, deps: PagerDeps): void {
+function draw(
+  rows: readonly string[],
+  top: number,
+  page: number,
+  deps: PagerDeps,
+  write: (text: string) => void,
+): void {
   const { screen, style } = deps;
   const shown = rows.slice(top, top + page);
   while (shown.length < page) shown.push(style.dim("~"));
@@ -94,5 +103,5 @@ function draw(rows: readonly string[], top: number, page: number, deps: PagerDep
   const bottom = displayWidth(help) < screen.columns ? help : splitWide(help, screen.columns - 1)[0];
   // Reset colours at each row's end: a row cut from a coloured line must not paint the next.
   const body = shown.map((row) => `${row}\x1b[0m\x1b[K`).join("\r\n");
-  screen.raw(`\x1b[H${body}\r\n${style.dim(bottom ?? "")}\x1b[K`);
+  write(`\x1b[H${body}\r\n${style.dim(bottom ?? "")}\x1b[K`);
 }
