@@ -1,6 +1,6 @@
 // What a raw-mode terminal sends, as keys: plain characters, editing and movement keys, Ctrl-C,
-// Ctrl-D and Ctrl-Z, Ctrl-R and Ctrl-G, Shift-Tab, Shift-Enter and Alt-Enter (a newline), and a
-// bracketed paste as one key (so a pasted newline does not send the prompt). The one key parser of the CLI: the chat's line
+// Ctrl-D and Ctrl-Z, Ctrl-R and Ctrl-G, Ctrl-O, Page Up/Down, Shift-Tab, Shift-Enter and Alt-Enter
+// (a newline), and a bracketed paste as one key (so a pasted newline does not send the prompt). The one key parser of the CLI: the chat's line
 // editor and questions use it as it is, setup's prompts through setup/keys.ts.
 
 export type KeyName =
@@ -25,6 +25,10 @@ export type KeyName =
   /** Ctrl-G: leave a search (as in readline). */
   | "cancel"
   | "escape"
+  /** Ctrl-O: the transcript view (pager.ts). */
+  | "transcript"
+  | "page-up"
+  | "page-down"
   | "shift-tab"
   | "tab"
   | "interrupt"
@@ -51,6 +55,8 @@ const SEQUENCES: Readonly<Record<string, KeyName>> = {
   "\x1b[4~": "end",
   "\x1b[8~": "end",
   "\x1b[3~": "delete",
+  "\x1b[5~": "page-up",
+  "\x1b[6~": "page-down",
   "\x1b[1;5C": "word-right",
   "\x1b[1;5D": "word-left",
   "\x1b[1;3C": "word-right",
@@ -90,6 +96,7 @@ const CONTROL: Readonly<Record<string, KeyName>> = {
   "\x07": "cancel",
   "\x10": "up",
   "\x0e": "down",
+  "\x0f": "transcript",
 };
 
 const PASTE_START = "\x1b[200~";

@@ -1,3 +1,4 @@
+import { dollars } from "../text/money.ts";
 import { defineCommand } from "citty";
 import { SetupRequiredError } from "../errors/configError.ts";
 import { prepareModel } from "../config/modelSetup.ts";
@@ -11,7 +12,9 @@ function tokens(count: number): string {
 
 /** A model's cells: name, context, output, price, label. */
 function modelCells(model: ModelInfo): string[] {
-  const price = model.price ? `$${model.price.input}/$${model.price.output} per MTok` : "price unknown";
+  const price = model.price
+    ? `$${dollars(model.price.input)}/$${dollars(model.price.output)} per MTok`
+    : "price unknown";
   return [
     model.spec,
     `${tokens(model.contextWindow)} context`,

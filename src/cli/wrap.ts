@@ -31,9 +31,11 @@ export function splitWide(word: string, width: number): string[] {
 
 /**
  * `text` as lines of at most `width` columns, broken at blanks (runs of blanks between words
- * become one). Explicit newlines are kept. A word wider than the line is cut where it must be.
+ * become one). Explicit newlines are kept. A word wider than the line is cut where it must be,
+ * or with `keepWide` left whole on a line of its own (a URL: the terminal wraps it, and copying
+ * it gives it back unbroken).
  */
-export function wrapWords(text: string, width: number): string[] {
+export function wrapWords(text: string, width: number, keepWide = false): string[] {
   const out: string[] = [];
   for (const paragraph of text.split("\n")) {
     const words = paragraph.split(/ +/).filter((word) => word !== "");
@@ -51,7 +53,7 @@ export function wrapWords(text: string, width: number): string[] {
         continue;
       }
       if (line !== "") out.push(line);
-      if (wordWidth <= width) {
+      if (wordWidth <= width || keepWide) {
         line = word;
         lineWidth = wordWidth;
         continue;

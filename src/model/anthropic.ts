@@ -74,7 +74,7 @@ function attemptFailure(error: unknown): AttemptFailure {
   if (error instanceof IncompleteStreamError) return { kind: "connection", message: error.message };
   if (error instanceof APIConnectionError) {
     // "Connection error." says little; the cause says which (ECONNREFUSED, a timeout, …).
-    return { kind: "connection", message: error.cause instanceof Error ? error.cause.message : error.message };
+    return { kind: "connection", message: messageOf(error.cause instanceof Error ? error.cause : error) };
   }
   if (error instanceof APIError) {
     const errorType = error.type ?? undefined;

@@ -32,6 +32,8 @@ const MAX_FILES = 50_000;
 const SNAPSHOT_TIMEOUT_MS = 10_000;
 const MAX_POINTS = 50;
 const GC_EVERY = 20;
+/** /diff names its files on git's command line up to this many characters; past it, every change is shown. */
+const MAX_PATHSPEC_CHARS = 100_000;
 /** /diff output is cut after this many characters. */
 const MAX_DIFF_CHARS = 1_000_000;
 
@@ -60,7 +62,11 @@ export interface UndoStore {
   /** Before a tool writes these absolute paths: cheap when beginTurn() covered the turn. */
   snapshot(paths: string[]): Promise<void>;
   undoLastTurn(): Promise<UndoOutcome>;
-  /** The project now against its state before the session's first turn (unified diff; "" when equal). */
+  /**
+   * What the session's turns changed: the files they changed (each turn's before → after), as
+   * they are now against the state before the session's first turn (unified diff; "" when none).
+   * A file only the user changed between turns is not in it; a turn undone is not either.
+   */
   diff(): Promise<string>;
   /** What the last turn changed (undoChanges.ts), once endTurn() has recorded its end. */
   turnChanges(): Promise<TurnChanges>;
@@ -113,6 +119,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   const notices: string[] = [];
   /** Paths of tool writes already checked against .gitignore (each is checked once). */
   const checkedPaths = new Set<string>();
+  /** Paths changed by turns whose points were dropped (past maxPoints): still the session's changes. */
+  const droppedPaths = new Set<string>();
   let first: string | undefined;
   let covered = false;
   let disabled: string | undefined;
@@ -226,7 +234,9 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     const point: Point = { before: tree };
     points.push(point);
     turn = { point, start, writes: new Set() };
-    if (points.length > maxPoints) points.shift();
+    const dropped = points.length > maxPoints ? points.shift() : undefined;
+    if (dropped?.after !== undefined)
+      for (const change of (await diffTrees(dropped.before, dropped.after)) ?? []) droppedPaths.add(change.path);
     first ??= tree;
     covered = true;
   }
@@ -282,14 +292,29 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     return { restored: plan.restore, removed: plan.remove, notes };
   }
 
+  /** The paths the session's turns changed: each kept point's before → after (the open turn's → now). */
+  async function sessionPaths(now: string): Promise<string[] | undefined> {
+    const paths = new Set(droppedPaths);
+    for (const point of points) {
+      const changes = await diffTrees(point.before, point.after ?? now);
+      if (changes === undefined) return undefined;
+      for (const change of changes) paths.add(change.path);
+    }
+    return [...paths].sort();
+  }
+
   async function diff(): Promise<string> {
     if (!(await ready())) return `(No diff: undo snapshots are off in this session: ${disabled})`;
     if (first === undefined) return "";
     const now = await takeTree();
     if (now === undefined) return `(No diff: ${disabled})`;
     if (now === first) return "";
+    const paths = await sessionPaths(now);
+    if (paths === undefined) return "(No diff: the snapshots could not be compared.)";
+    if (paths.length === 0) return "";
+    const specs = paths.map(shellQuote).join(" ");
     const result = await git.run({
-      script: `g diff --no-color --no-ext-diff --no-textconv ${first} ${now} >"$OUT"`,
+      script: `GIT_LITERAL_PATHSPECS=1 g diff --no-color --no-ext-diff --no-textconv ${first} ${now}${specs.length <= MAX_PATHSPEC_CHARS ? ` -- ${specs}` : ""} >"$OUT"`,
       capture: true,
     });
     if (result.exitCode !== 0) return `(No diff: ${gitMessage(result)})`;

@@ -47,7 +47,7 @@ describe("the chat renders Markdown as it streams", () => {
     await chat.waitFor(/claude-sonnet-5 · build mode · context [\d.,KM]+ \/ [\d.KM]+ \(\d+%\) · \$0\.00/);
     chat.type("Show me Markdown");
     // While the model works: the spinner with its seconds and the stop key.
-    await chat.waitFor(/Thinking… \d+s · Ctrl-C to stop/);
+    await chat.waitFor(/Working… \d+s · Ctrl-C to stop/);
     await chat.waitFor("The end of the answer");
     await chat.prompt();
     const raw = chat.raw;
@@ -124,7 +124,7 @@ describe("the chat renders Markdown as it streams", () => {
     const result = await runPipedIn([], { cwd: ws.root, env: chatEnv(mock, ws.home), stdin: "Show me Markdown\n" });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(ANSWER);
-    expect(result.stdout).not.toContain("Thinking…");
+    expect(result.stdout).not.toContain("Working…");
     expect(result.stdout).not.toMatch(/context [\d.KM]+ \//);
     expect(result.stdout).not.toMatch(/\x1b\[/);
   }, 60_000);

@@ -18,7 +18,7 @@ import {
 } from "../support/chatHarness.ts";
 
 describe("garuda (the chat) in a terminal", () => {
-  test("streams the answer and dims the thinking; --hide-thinking hides it", async () => {
+  test("streams the answer and collapses the thinking to a dim line; --hide-thinking hides it", async () => {
     await using mock = startMockAnthropic({
       script: [
         {
@@ -45,9 +45,10 @@ describe("garuda (the chat) in a terminal", () => {
     // The first part is on screen before the last one was sent.
     expect(chat.text).not.toContain("in parts.");
     await chat.waitFor("streamed in parts.");
-    expect(chat.text).toContain("✻ Thinking\nPondering the greeting.");
-    // Thinking is dimmed (SGR 2); the answer is not.
-    expect(chat.raw).toMatch(/\x1b\[2m\x1b\[3mPondering the greeting\./);
+    // Thinking is one dimmed line (SGR 2), its text kept for the transcript view (Ctrl-O); the answer is not dimmed.
+    expect(chat.text).toContain("✻ Thinking… (Ctrl-O to show)\n");
+    expect(chat.raw).toContain("\x1b[2m✻ Thinking… (Ctrl-O to show)");
+    expect(chat.text).not.toContain("Pondering the greeting.");
     // (Not on its own row: the dim status rows drawn before it end with "\r".)
     expect(chat.raw).not.toMatch(/\x1b\[2m[^\n\r]*Hello from/);
     await chat.prompt();

@@ -40,7 +40,7 @@ describe("the chat's questions and type-ahead", () => {
     const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
     await chat.prompt();
     chat.type("write a");
-    await chat.waitFor("Thinking…");
+    await chat.waitFor("Working…");
     // Type-ahead for the next prompt, while the model works.
     chat.send("fix the");
     await chat.waitFor("[n] Deny");

@@ -353,6 +353,21 @@ describe("undo: store, diff and limits", () => {
     expect(diff).toContain("+new\n");
   });
 
+  test("diff() leaves out what only the user changed between turns, and what /undo took back", async () => {
+    const p = await project({ "a.txt": "one\n", "mine.txt": "mine\n", "c.txt": "c\n" });
+    await turn(p, () => p.sh("echo two > a.txt"));
+    // The user edits a file of their own between turns: not the session's change.
+    p.write("mine.txt", "edited by the user\n");
+    await turn(p, () => p.sh("echo later > n.txt"));
+    await turn(p, () => p.sh("echo gone > c.txt"));
+    await p.store.undoLastTurn();
+    const diff = await p.store.diff();
+    expect(diff).toContain("diff --git a/a.txt b/a.txt\n");
+    expect(diff).toContain("+later\n");
+    expect(diff).not.toContain("mine.txt");
+    expect(diff).not.toContain("c.txt");
+  });
+
   test("more files than the limit: undo off, one notice", async () => {
     // In a git repository the count is git's, which honours .gitignore.
     const files = {

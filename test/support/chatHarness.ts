@@ -142,12 +142,12 @@ export class ChatPty {
   }
 }
 
-/** Runs the CLI over pipes; stdin is fed all at once (or closed). */
+/** Runs the CLI (or another `entry` script) over pipes; stdin is fed all at once (or closed). */
 export async function runPipedIn(
   args: string[],
-  options: { cwd: string; env: Record<string, string>; stdin?: string },
+  options: { cwd: string; env: Record<string, string>; stdin?: string; entry?: string },
 ) {
-  const child = Bun.spawn([process.execPath, ENTRY, ...args], {
+  const child = Bun.spawn([process.execPath, options.entry ?? ENTRY, ...args], {
     env: options.env,
     cwd: options.cwd,
     stdin: options.stdin === undefined ? "ignore" : Buffer.from(options.stdin),

@@ -31,7 +31,11 @@ import { runtimeStarter, type StartRuntime } from "./startRuntime.ts";
 import { styleFor, type Style, terminalMode } from "./style.ts";
 import { TerminalInput } from "./terminalInput.ts";
 import { Transcript } from "./transcript.ts";
+import { TranscriptLog } from "./transcriptLog.ts";
+import { HeldOutput } from "./heldOutput.ts";
+import { TurnTranscript } from "./turnTranscript.ts";
 import { offerSetup } from "./firstRun.ts";
+import { reportCrashes } from "./exit.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
 import { runTurn } from "./turn.ts";
 import { runShellCommand, shellCommandOf } from "./shellCommand.ts";
@@ -55,6 +59,8 @@ class Chat implements CommandHost {
   /** The first run in a terminal: no model or key, and the user said yes to running setup now. */
   setupWanted = false;
   readonly calls = new OpenCalls();
+  /** The conversation kept whole for the transcript view (Ctrl-O). */
+  readonly log = new TranscriptLog();
   readonly transcript: Transcript;
   readonly approver: TerminalApprover;
   /** The model's questions (ask_user), on the approver's queue. */
@@ -70,6 +76,8 @@ class Chat implements CommandHost {
   #typed: TurnDraft | undefined;
   /** Prompts typed during a turn (Enter), to run after it, in order. */
   readonly #queued: string[] = [];
+  /** Ctrl-O during a turn: the transcript view over it (a terminal only). */
+  readonly #turnTranscript: TurnTranscript | undefined;
   /** What was typed during the last turn and not sent: the next prompt's draft. */
   #leftover = "";
 
@@ -81,12 +89,20 @@ class Chat implements CommandHost {
     private readonly options: ChatOptions,
     /** The model, mode, context and cost line (a terminal only). */
     readonly statusLine?: StatusLine,
+    /** The screen's output, held while the transcript view covers a running turn (a terminal only). */
+    output?: HeldOutput,
   ) {
     this.start = runtimeStarter(ctx);
     this.#markdown = screen.live && style.enabled ? new MarkdownLoader() : undefined;
     this.markdownStream = this.#markdown && new MarkdownStream({ screen, style, loader: this.#markdown });
     const spinner = screen.live
-      ? new Spinner({ screen, style, footer: () => statusLine?.text(), typing: () => this.#typed?.row() })
+      ? new Spinner({
+          screen,
+          style,
+          footer: () => statusLine?.text(),
+          typing: () => this.#typed?.row(),
+          above: () => this.transcript.livePlan(),
+        })
       : undefined;
     this.#spinner = spinner;
     this.transcript = new Transcript({
@@ -97,14 +113,30 @@ class Chat implements CommandHost {
       calls: this.calls,
       workingHint: "Working… (Ctrl-C to stop)",
       commandOutput: true,
+      plan: true,
+      log: this.log,
+      // On a terminal the thinking is one line; Ctrl-O shows it (a pipe gets it whole, as before).
+      collapseThinking: screen.live && input.interactive,
       ...(spinner && { spinner }),
       ...(this.markdownStream && { markdown: this.markdownStream }),
     });
     // Outside a turn (a background command's question, asked aside the prompt) the blank row above
     // the prompt already parts it from the last answer: the transcript adds no second one.
     const beforeQuestion = () => {
+      // A question is seen and answered on the chat's screen: the transcript view closes.
+      void this.#turnTranscript?.close();
       if (this.#turn) this.transcript.interrupted();
     };
+    this.#turnTranscript =
+      output &&
+      new TurnTranscript({
+        input,
+        output,
+        screen,
+        style,
+        lines: () => this.log.lines(style),
+        typing: () => this.#typed,
+      });
     this.approver = new TerminalApprover({ input, screen, style, beforeQuestion });
     this.asker = new TerminalAsker({
       input,
@@ -145,6 +177,7 @@ class Chat implements CommandHost {
     await old.close();
     this.#runtime = next.runtime;
     this.statusLine?.attach(next.runtime);
+    this.transcript.clearPlan();
   }
 
   /** /fork: the session's file copied to a new session (store/sessionFork.ts), which the chat then goes on in. */
@@ -277,6 +310,7 @@ class Chat implements CommandHost {
         commands: () => this.runtime.availableCommands(),
         files: new ProjectFiles(root, this.ctx.paths.home, undefined, () => this.runtime.withheld),
       }),
+      transcript: { lines: () => this.log.lines(style), style },
     });
   }
 
@@ -369,6 +403,7 @@ class Chat implements CommandHost {
           return true;
         },
         changed: () => this.#spinner?.redraw(),
+        transcript: () => this.#turnTranscript?.open(),
       },
       this.#takeLeftover(),
     );
@@ -382,6 +417,7 @@ class Chat implements CommandHost {
     this.#turn = controller;
     this.input.onInterrupt(() => controller.abort());
     this.#typed = this.#typeDuringTurn();
+    this.log.prompt(prompt);
     try {
       await this.#markdown?.load();
       const outcome = await runTurn({
@@ -417,6 +453,8 @@ class Chat implements CommandHost {
         );
       }
     } finally {
+      // A transcript view open when the turn ended stays until the user leaves it.
+      await this.#turnTranscript?.closed();
       this.input.typeDuringTurn?.(undefined);
       this.#leftover = this.#typed?.text ?? "";
       this.#typed = undefined;
@@ -428,6 +466,8 @@ class Chat implements CommandHost {
   /** Stops a running turn and closes the session (every command it started is killed). */
   async close(): Promise<void> {
     this.#exiting = true;
+    // The terminal's own screen back first (the view is on its alternate screen).
+    await this.#turnTranscript?.close();
     this.#turn?.abort();
     const runtime = this.#runtime;
     this.#runtime = undefined;
@@ -459,13 +499,14 @@ export async function runChat(options: ChatOptions): Promise<number> {
 async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: number; setupWanted?: boolean }> {
   const mode = terminalMode(process.stdin, process.stdout, process.env);
   const style = styleFor(mode.output === "terminal", process.env);
-  const screen = new Screen(process.stdout, mode.output === "terminal", mode.input === "keys");
+  const output = new HeldOutput(process.stdout);
+  const screen = new Screen(output, mode.output === "terminal", mode.input === "keys");
   const statusLine = screen.live ? new StatusLine(style) : undefined;
   const input: ChatInput =
     mode.input === "keys"
       ? new TerminalInput(process.stdin, screen, { footer: () => statusLine?.text(), mark: (line) => style.cyan(line) })
       : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
-  const chat = new Chat(ctx, input, screen, style, options, statusLine);
+  const chat = new Chat(ctx, input, screen, style, options, statusLine, screen.live ? output : undefined);
   // A resized window: the answer's unfinished block and the status rows are drawn again to it.
   const onResize = () => (chat.markdownStream ? chat.markdownStream.resized() : screen.resized());
   process.stdout.on("resize", onResize);
@@ -480,6 +521,7 @@ async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: 
         return process.exit(SIGNAL_EXIT[signal]);
       });
   };
+  const stopReporting = reportCrashes(() => input.close());
   const handlers = Object.keys(SIGNAL_EXIT).map((name) => {
     const signal = name as keyof typeof SIGNAL_EXIT;
     const handler = onSignal(signal);
@@ -493,6 +535,7 @@ async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: 
     return { code, setupWanted: chat.setupWanted };
   } finally {
     for (const off of handlers) off();
+    stopReporting();
     process.stdout.off("resize", onResize);
     input.close();
   }

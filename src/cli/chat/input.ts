@@ -7,6 +7,7 @@ import type { Key } from "../keys.ts";
 import type { CompletionSource } from "./completionSource.ts";
 import type { PromptHistory } from "./history.ts";
 import type { Screen } from "./screen.ts";
+import type { Style } from "./style.ts";
 import { Inbox } from "./inbox.ts";
 
 export type PromptResult =
@@ -37,8 +38,8 @@ export interface ChatInput {
   readLine(prompt: string): Promise<string | undefined>;
   /** A line of text that answers a question (ask_user's own words); undefined at the end of input or when `signal` aborts. */
   readText?(prompt: string, signal: AbortSignal): Promise<string | undefined>;
-  /** On a terminal: the prompt history (Up/Down, Ctrl-R) and Tab's completion, once the session is known. */
-  useEditing?(editing: { history?: PromptHistory; completion?: CompletionSource }): void;
+  /** On a terminal: the prompt history (Up/Down, Ctrl-R), Tab's completion and Ctrl-O's transcript, once the session is known. */
+  useEditing?(editing: EditingSources): void;
   /** On a terminal: a prompt sent without the editor (`garuda "task"`), kept in the history for Up. */
   remember?(text: string): void;
   /** While set, Ctrl-C (or SIGINT) calls this instead of reaching a prompt. */
@@ -52,6 +53,14 @@ export interface ChatInput {
 }
 
 /** Takes the keys typed while a turn runs; false for a key it leaves for the next prompt. */
+/** What the prompt editor reads besides keys. */
+export interface EditingSources {
+  history?: PromptHistory;
+  completion?: CompletionSource;
+  /** Ctrl-O: the conversation's lines for the transcript view, and how to colour its own rows. */
+  transcript?: { lines: () => readonly string[]; style: Style };
+}
+
 export interface TurnTyping {
   key(key: Key): boolean;
 }

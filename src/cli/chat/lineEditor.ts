@@ -160,6 +160,9 @@ export class EditBuffer {
       case "suspend":
       case "history-search":
       case "cancel":
+      case "transcript":
+      case "page-up":
+      case "page-down":
         return "none";
     }
   }

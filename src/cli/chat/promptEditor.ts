@@ -1,8 +1,8 @@
 // The line editor's loop for one prompt: keys into the buffer until the prompt ends, with the
 // history (Up/Down in the buffer, Ctrl-R here), the menu of /commands and @files that opens as
 // you type (completionMenu.ts: its own Up, Down, Enter, Tab and Esc while open), Tab's completion
-// of them when it is closed, and the text sent with its long pastes put back in. Keys come from
-// TerminalInput, one at a time.
+// of them when it is closed, Ctrl-O's transcript view, and the text sent with its long pastes put
+// back in. Keys come from TerminalInput, one at a time.
 import type { HistoryEntry } from "../../store/promptHistory.ts";
 import type { Key } from "../keys.ts";
 import { complete, completionTarget, listLines, matching } from "./completion.ts";
@@ -12,7 +12,9 @@ import type { PromptHistory } from "./history.ts";
 import { HistorySearch } from "./historySearch.ts";
 import type { PromptResult } from "./input.ts";
 import type { PromptView } from "./promptView.ts";
+import { showPager } from "./pager.ts";
 import type { Screen } from "./screen.ts";
+import type { Style } from "./style.ts";
 
 export interface PromptEditorDeps {
   view: PromptView;
@@ -23,6 +25,8 @@ export interface PromptEditorDeps {
   completion?: CompletionSource;
   /** Styles the menu's selected row. */
   mark?: (line: string) => string;
+  /** Ctrl-O: the conversation so far, shown whole in the pager. */
+  transcript?: { lines: () => readonly string[]; style: Style };
 }
 
 /** The prompt's outcome, and for a mode switch the draft with its pastes (to give back after it). */
@@ -111,6 +115,20 @@ export async function editPrompt(deps: PromptEditorDeps): Promise<EditOutcome> {
         view.commit();
         return { kind: "eof" };
       }
+      continue;
+    }
+    if (key.name === "transcript" && deps.transcript) {
+      const open = await showPager(deps.transcript.lines(), {
+        screen,
+        style: deps.transcript.style,
+        nextKey: deps.nextKey,
+        title: "Transcript",
+      });
+      if (!open) {
+        view.commit();
+        return { kind: "eof" };
+      }
+      view.draw();
       continue;
     }
     if (key.name === "tab" && deps.completion) {

@@ -4,7 +4,7 @@ import { ConfigError } from "../../errors/configError.ts";
 import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { ChatInput } from "./input.ts";
 import type { Screen } from "./screen.ts";
-import { findSession, listSessions, type SessionDetails, sessionDetails, turnAnswer, when } from "./sessions.ts";
+import { findSession, listSessions, type SessionDetails, sessionDetails, turnSteps, when } from "./sessions.ts";
 import type { Style } from "./style.ts";
 import { plural } from "./text.ts";
 
@@ -72,7 +72,10 @@ export function showResumed(session: SessionDetails, ui: { screen: Screen; style
     screen.line(style.dim(`… ${plural(session.turns.length - turns.length, "earlier turn")}`));
   for (const turn of turns) {
     screen.line(style.dim(`› ${visible(turn.prompt).split("\n").join("\n  ")}`));
-    const lines = safeText(turnAnswer(turn).trim()).split("\n");
+    // Each step on lines of its own: the texts before and after a call are not run together.
+    const lines = turnSteps(turn).flatMap((step) =>
+      step.startsWith("● ") ? [style.dim(visible(step))] : safeText(step).split("\n"),
+    );
     const cut = lines.length > ANSWER_LINES ? [...lines.slice(0, ANSWER_LINES), "…"] : lines;
     if (cut.join("") !== "") screen.line(cut.join("\n"));
   }

@@ -1,7 +1,7 @@
 // Where the terminal front ends write: a stream, whether it is a terminal (then a transient
 // status line may be drawn and redrawn in place, and raw mode needs "\r\n"), and whether the
 // last thing written ended a line, so a new item always starts on a line of its own.
-import { displayWidth, wrapLine } from "../wrap.ts";
+import { displayWidth, splitWide, wrapLine } from "../wrap.ts";
 import { stripAnsi } from "./style.ts";
 
 export interface WriteTarget {
@@ -94,11 +94,13 @@ export class Screen {
 
   /**
    * The streamed answer's unfinished block, above the status rows: drawn again in place on every
-   * chunk, from its first changed row. Rows must fit the window (the renderer wraps them).
+   * chunk, from its first changed row. A row wider than the window (a URL, a line of code, which
+   * stay whole when written for good) is drawn here in pieces that fit, so every row is one.
    */
   tail(rows: readonly string[]): void {
     if (!this.live || !this.#atLineStart) return;
-    this.#tail = rows;
+    const width = this.columns - 1;
+    this.#tail = rows.flatMap((row) => (displayWidth(row) <= width ? [row] : splitWide(row, width)));
     this.#drawLive();
   }
 
@@ -124,7 +126,10 @@ export class Screen {
 
   /** Draws tail and status, rewriting only from the first row that changed. */
   #drawLive(): void {
-    const rows = [...this.#tail, ...this.#status];
+    // The live region never outgrows the window (the cursor cannot go back above its top): the
+    // tail's last rows are shown, the rest come whole when its block is written for good.
+    const room = Math.max(0, this.rows - 1 - this.#status.length);
+    const rows = [...this.#tail.slice(Math.max(0, this.#tail.length - room)), ...this.#status];
     if (this.#drawnColumns !== this.columns) this.#clearLive();
     let same = 0;
     while (same < rows.length && same < this.#drawn.length && rows[same] === this.#drawn[same]) same++;

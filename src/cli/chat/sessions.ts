@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { Mode } from "../../core-types/mode.ts";
 import { readSession, sessionFolder } from "../../store/sessionFile.ts";
 import { type ReplayedTurn, replayTurns } from "../../store/sessionHistory.ts";
+import { callTitle } from "../../display/callTitle.ts";
 
 export interface SessionSummary {
   id: string;
@@ -73,9 +74,27 @@ export function findSession(sessions: readonly SessionSummary[], id: string): Se
   return matches[0];
 }
 
-/** The answer text of a replayed turn. */
-export function turnAnswer(turn: ReplayedTurn): string {
-  return turn.events.flatMap((event) => (event.type === "text_delta" ? [event.text] : [])).join("");
+/**
+ * A replayed turn's steps, each a part of its own: the answer's texts (a text the model wrote
+ * after a call is a new part, as the live chat starts it on a line of its own) and the calls'
+ * titles, "● Read notes.txt".
+ */
+export function turnSteps(turn: ReplayedTurn): string[] {
+  const steps: string[] = [];
+  let text = "";
+  const flush = () => {
+    if (text.trim() !== "") steps.push(text.trim());
+    text = "";
+  };
+  for (const event of turn.events) {
+    if (event.type === "text_delta") text += event.text;
+    else if (event.type === "tool_call" && event.parentCallId === undefined) {
+      flush();
+      steps.push(`● ${callTitle(event.tool, event.info)}`);
+    } else if (event.type !== "thinking_delta") flush();
+  }
+  flush();
+  return steps;
 }
 
 /** "2026-10-06 14:03". */

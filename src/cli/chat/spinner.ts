@@ -1,9 +1,12 @@
-// While the model works: a spinner with the time the turn has taken ("⠹ Thinking… 12s · Ctrl-C
-// to stop"), the latest line of a running command above it, and the status line under it —
+// While the model works: a spinner with what runs and the time the turn has taken ("⠹ Running
+// $ npm test… 12s · Ctrl-C to stop", "Thinking…" only while the model thinks), the latest line of a running command above it, and the status line under it —
 // the screen's status rows, drawn again on every tick. It stops for a question (which owns the
 // bottom of the screen then) and at the end of the turn.
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
+
+/** What the spinner says while the model works and nothing else is named. */
+export const WORKING = "Working…";
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 export const SPINNER_TICK_MS = 100;
@@ -13,6 +16,8 @@ export interface SpinnerOptions {
   style: Style;
   /** The status line under the spinner (StatusLine.text). */
   footer: () => string | undefined;
+  /** Rows above the spinner while the turn runs: the plan's checklist (planView.ts). */
+  above?: () => readonly string[];
   /** What the user types while the turn runs (turnTyping.ts), between the spinner and the status line. */
   typing?: () => string | undefined;
   now?: () => number;
@@ -24,6 +29,7 @@ export class Spinner {
   #timer: ReturnType<typeof setInterval> | undefined;
   #progress: string | undefined;
   #frame = 0;
+  #label = WORKING;
 
   constructor(options: SpinnerOptions) {
     this.#o = options;
@@ -49,6 +55,14 @@ export class Spinner {
     if (this.running) this.#draw();
   }
 
+  /** What runs now ("Thinking…", "Running $ make…", a tool's title); undefined says the model works. */
+  label(text: string | undefined): void {
+    const next = text ?? WORKING;
+    if (next === this.#label) return;
+    this.#label = next;
+    if (this.running) this.#draw();
+  }
+
   /** Off the screen until the next start (a question); the turn's clock keeps its start. */
   pause(): void {
     if (this.#timer) clearInterval(this.#timer);
@@ -61,6 +75,7 @@ export class Spinner {
   stop(): void {
     this.pause();
     this.#started = undefined;
+    this.#label = WORKING;
   }
 
   /** The rows the spinner shows now (for tests and the first draw). */
@@ -68,8 +83,9 @@ export class Spinner {
     const { style, footer } = this.#o;
     const seconds = Math.floor((this.#now() - (this.#started ?? this.#now())) / 1000);
     const frame = FRAMES[this.#frame % FRAMES.length] as string;
-    const rows = [`${style.cyan(frame)} ${style.dim(`Thinking… ${seconds}s · Ctrl-C to stop`)}`];
+    const rows = [`${style.cyan(frame)} ${style.dim(`${this.#label} ${seconds}s · Ctrl-C to stop`)}`];
     if (this.#progress !== undefined) rows.unshift(this.#progress);
+    rows.unshift(...(this.#o.above?.() ?? []));
     const typed = this.#o.typing?.();
     if (typed !== undefined) rows.push(typed);
     const line = footer();

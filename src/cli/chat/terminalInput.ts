@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { statFields } from "../../sandbox/procStat.ts";
 import { AnswerTail } from "./answerTail.ts";
-import type { ChatInput, PromptResult, QuestionShown, TtyStream, TurnTyping } from "./input.ts";
+import type { ChatInput, EditingSources, PromptResult, QuestionShown, TtyStream, TurnTyping } from "./input.ts";
 import type { Key } from "../keys.ts";
 import { parseKeys } from "../keys.ts";
 import type { HistoryEntry } from "../../store/promptHistory.ts";
@@ -95,6 +95,7 @@ export class TerminalInput implements ChatInput {
   #asking: Promise<unknown> | undefined;
   #history: PromptHistory = new MemoryHistory();
   #completion: CompletionSource | undefined;
+  #transcript: EditingSources["transcript"];
   /** The draft a mode switch took, with its pastes, to give back to the next prompt. */
   #draft: HistoryEntry | undefined;
   /** While a turn runs: what the user types for it (queue or steer), unless a question is asked. */
@@ -138,10 +139,11 @@ export class TerminalInput implements ChatInput {
     this.#interrupt = handler;
   }
 
-  /** The project's prompt history (Up/Down, Ctrl-R) and Tab's candidates, once the session is known. */
-  useEditing(editing: { history?: PromptHistory; completion?: CompletionSource }): void {
+  /** The project's prompt history (Up/Down, Ctrl-R), Tab's candidates and Ctrl-O's transcript, once the session is known. */
+  useEditing(editing: EditingSources): void {
     if (editing.history) this.#history = editing.history;
     if (editing.completion) this.#completion = editing.completion;
+    if (editing.transcript) this.#transcript = editing.transcript;
   }
 
   remember(text: string): void {
@@ -234,6 +236,7 @@ export class TerminalInput implements ChatInput {
         history: this.#history,
         ...(this.#completion && { completion: this.#completion }),
         ...(this.#mark && { mark: this.#mark }),
+        ...(this.#transcript && { transcript: this.#transcript }),
       });
       if (result.kind === "toggle-mode") this.#draft = entry;
       return result;

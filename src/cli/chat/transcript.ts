@@ -1,8 +1,9 @@
 // The Runtime's AgentEvents as lines in a terminal or a log: the answer streams as it comes, the
-// model's thinking dimmed (or hidden), every tool call one line with its title (the ACP titles,
-// through oneLine), its progress and its result. The chat writes everything to stdout; `garuda
-// run` writes the answer to stdout and the rest to stderr, so a script gets the answer alone.
-import type { AgentEvent } from "../../core-types/events.ts";
+// model's thinking dimmed (or one collapsed line, or hidden), every tool call one line with its
+// title (the ACP titles, through oneLine), its progress and its result; in the chat, the plan
+// and what the spinner names too. The chat writes everything to stdout; `garuda run` writes the
+// answer to stdout and the rest to stderr, so a script gets the answer alone.
+import type { AgentEvent, PlanItem } from "../../core-types/events.ts";
 import { oneLine, safeText, visible } from "../../text/visible.ts";
 import type { OpenCalls } from "./calls.ts";
 import type { Screen } from "./screen.ts";
@@ -13,6 +14,9 @@ import { retryNotice } from "../../runtime/retryNotice.ts";
 import { hangingWrap } from "../wrap.ts";
 import type { MarkdownStream } from "./markdown/stream.ts";
 import type { Spinner } from "./spinner.ts";
+import { planRows } from "./planView.ts";
+import type { TranscriptLog } from "./transcriptLog.ts";
+import { stripAnsi } from "./style.ts";
 
 export interface TranscriptOptions {
   /** Where the answer goes. */
@@ -28,6 +32,12 @@ export interface TranscriptOptions {
   spinner?: Spinner;
   /** The chat on a terminal with colours: the answer rendered as Markdown as it streams. */
   markdown?: MarkdownStream;
+  /** Thinking as one line, "✻ Thinking… (Ctrl-O to show)", its text in the log only (the chat on a terminal). */
+  collapseThinking?: boolean;
+  /** Everything of the turn kept whole for the transcript view (Ctrl-O): answer, thinking, calls and their output. */
+  log?: TranscriptLog;
+  /** Show the model's plan: live above the spinner while it has steps to do, whole at the end of a turn that changed it. */
+  plan?: boolean;
   /** Show the last lines a command printed under its result (the chat: its live line is gone by then). */
   commandOutput?: boolean;
 }
@@ -56,6 +66,11 @@ export class Transcript {
   readonly #commands = new Map<string, Set<string>>();
   #text = "";
   readonly #denied: DeniedCall[] = [];
+  /** The model's plan (the todo tool's list) as last sent, and whether this turn changed it. */
+  #plan: readonly PlanItem[] = [];
+  #planChanged = false;
+  /** What the spinner names for each call running now, in the order they began. */
+  readonly #running = new Map<string, string>();
 
   constructor(options: TranscriptOptions) {
     this.#o = options;
@@ -77,6 +92,8 @@ export class Transcript {
     this.#commands.clear();
     this.#text = "";
     this.#denied.length = 0;
+    this.#running.clear();
+    this.#planChanged = false;
     this.#o.calls.beginTurn();
     this.#working();
   }
@@ -89,6 +106,24 @@ export class Transcript {
     activity.status(undefined);
     answer.endLine();
     if (activity !== answer) activity.endLine();
+    // The plan as the turn left it, for good (the live one went with the spinner).
+    if (this.#o.plan && this.#planChanged && this.#plan.length > 0) {
+      this.#startActivity();
+      activity.line(planRows(this.#plan, this.#o.style).join("\n"));
+    }
+  }
+
+  /** The plan's rows for the live region: while a step is still to do, cut to fit the window. */
+  livePlan(): string[] {
+    if (!this.#o.plan || this.#plan.every((item) => item.status === "completed")) return [];
+    // The rest of the live region (answer tail, progress, spinner, typing, status) keeps most of the window.
+    return planRows(this.#plan, this.#o.style, Math.max(1, Math.min(8, this.#o.activity.rows - 14)));
+  }
+
+  /** A new conversation (/clear): its plan starts empty. */
+  clearPlan(): void {
+    this.#plan = [];
+    this.#planChanged = false;
   }
 
   event(event: AgentEvent): void {
@@ -130,6 +165,11 @@ export class Transcript {
       case "model_retry":
         this.notice(retryNotice(event, event.delayMs > 0 ? `in ${Math.ceil(event.delayMs / 1000)} s` : ""), "warning");
         return;
+      case "plan":
+        this.#plan = event.items.map((item) => ({ content: item.content, status: item.status }));
+        this.#planChanged = true;
+        this.#o.spinner?.redraw();
+        return;
       case "step_end":
       case "title":
       case "subagent":
@@ -143,6 +183,7 @@ export class Transcript {
 
   /** A line of the chat's own about the turn (a prompt queued or a steering message sent), as it is given. */
   note(line: string): void {
+    this.#o.log?.note(stripAnsi(line));
     this.#startActivity();
     this.#o.activity.line(line);
     this.#lastCall = undefined;
@@ -151,6 +192,7 @@ export class Transcript {
   /** A line from Garuda itself ("Garuda: …"). */
   notice(text: string, level: "info" | "warning" = "info"): void {
     const { activity, style } = this.#o;
+    this.#o.log?.note(`Garuda: ${visible(text)}`);
     this.#startActivity();
     const line = this.#fit(visible(text), "Garuda: ", "        ");
     activity.line(level === "warning" ? style.yellow(line) : line);
@@ -182,6 +224,7 @@ export class Transcript {
     if (text === "") return;
     const { answer, activity, markdown, spinner } = this.#o;
     if (this.#block !== "text") {
+      spinner?.label(undefined);
       if (spinner) spinner.progress(undefined);
       else activity.status(undefined);
       if (this.#block === "thinking") activity.endLine();
@@ -194,19 +237,23 @@ export class Transcript {
       if (this.#text !== "" && !this.#text.endsWith("\n")) this.#text += "\n";
     }
     this.#text += text;
+    this.#o.log?.answer(text);
     if (markdown) markdown.append(text);
     else answer.write(safeText(text));
   }
 
   #thinking(text: string): void {
-    if (text === "" || !this.#o.showThinking) return;
-    const { activity, style } = this.#o;
+    if (text === "") return;
+    this.#o.spinner?.label("Thinking…");
+    if (!this.#o.showThinking) return;
+    const { activity, style, log, collapseThinking } = this.#o;
+    log?.thinking(text);
     if (this.#block !== "thinking") {
       this.#startActivity();
-      activity.line(style.dim("✻ Thinking"));
+      activity.line(style.dim(collapseThinking ? "✻ Thinking… (Ctrl-O to show)" : "✻ Thinking"));
       this.#block = "thinking";
     }
-    activity.write(style.dim(style.italic(safeText(text))));
+    if (!collapseThinking) activity.write(style.dim(style.italic(safeText(text))));
   }
 
   /** Before a line about a call or from Garuda: the answer's line ends, thinking gets a gap. */
@@ -226,6 +273,10 @@ export class Transcript {
   #call(id: string, title: string, server = false): void {
     const { activity, style, calls } = this.#o;
     calls.add({ id, title, ...(server && { server: true }) });
+    this.#o.log?.call(title);
+    // The spinner names what runs: a command as "Running $ …", any other call by its title.
+    this.#running.set(id, `${title.startsWith("$ ") ? `Running ${title}` : title}…`);
+    this.#o.spinner?.label(this.#running.get(id));
     this.#startActivity();
     activity.line(`${style.cyan("●")} ${style.bold(this.#fit(title, "", "  "))}`);
     this.#lastCall = id;
@@ -260,6 +311,7 @@ export class Transcript {
         reason: event.output.startsWith(DENIED_PREFIX) ? event.output.slice(DENIED_PREFIX.length) : event.output,
       });
     }
+    if (title !== undefined) this.#o.log?.output(title, event.output);
     // A call the stop ended is cancelled, even when its command still returned a result.
     const status = afterStop ? "cancelled" : event.status;
     this.#finished(event.callId, status, event.summary ?? event.output, event.output);
@@ -287,6 +339,8 @@ export class Transcript {
     const { calls } = this.#o;
     const call = calls.finish(id);
     if (!call) return;
+    this.#running.delete(id);
+    this.#o.spinner?.label([...this.#running.values()].at(-1));
     const detail = oneLine(firstLine(text, 300), 200);
     if (status === "completed") this.#resultLine(id, call.title, true, detail || "Done.");
     else if (status === "cancelled") this.#resultLine(id, call.title, false, "Cancelled.");

@@ -14,6 +14,8 @@ export interface TurnTypingActions {
   steer(text: string): boolean;
   /** The draft changed: draw it again. */
   changed(): void;
+  /** Ctrl-O: the transcript view over the running turn. */
+  transcript?(): void;
 }
 
 /** The most a draft holds; more typed or pasted is dropped (a prompt has its own bound later). */
@@ -60,6 +62,9 @@ export class TurnDraft {
         return true;
       case "tab":
         this.#send((text) => this.actions.steer(text));
+        return true;
+      case "transcript":
+        this.actions.transcript?.();
         return true;
       case "eof":
       case "shift-tab":

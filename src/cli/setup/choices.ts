@@ -1,3 +1,4 @@
+import { dollars } from "../../text/money.ts";
 import type { ModelCatalog } from "../../config/modelsFile.ts";
 import type { ModelInfo, ProviderInfo } from "../../model/catalog.ts";
 import { oneLine } from "../../text/visible.ts";
@@ -30,7 +31,7 @@ export function tokens(count: number): string {
 function priceText(model: ModelInfo): string {
   if (!model.price) return "price unknown";
   if (model.price.input === 0 && model.price.output === 0) return "free";
-  return `$${model.price.input}/$${model.price.output} per MTok`;
+  return `$${dollars(model.price.input)}/$${dollars(model.price.output)} per MTok`;
 }
 
 /** A label from models.json may hold anything: one line, hidden characters shown. */

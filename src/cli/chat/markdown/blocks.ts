@@ -1,8 +1,11 @@
 // Block Markdown as terminal rows: headings, paragraphs, lists, block quotes, tables, rules and
-// fenced code, each row at most `width` columns, wrapped at words (code rows are cut where they
-// must be). Colours come from the Style; rows carry their own colours (balanceLines).
+// fenced code. Output as written: the answer's line breaks are kept, text is wrapped at words to
+// `width` columns, but a word wider than that (a URL) and a line of code stay whole on a row of
+// their own (the terminal wraps them, and copying gives them back unbroken). A table ends at the
+// first line with no "|" (GFM would take any line up to a blank one as another row). Colours come
+// from the Style; rows carry their own colours (balanceLines).
 import type { Token, Tokens } from "marked";
-import { displayWidth, splitWide, wrapWords } from "../../wrap.ts";
+import { displayWidth, wrapWords } from "../../wrap.ts";
 import type { Style } from "../style.ts";
 import type { CodeRows } from "./code.ts";
 import { renderInline } from "./inline.ts";
@@ -12,6 +15,8 @@ import { renderTable } from "./table.ts";
 export interface BlockContext {
   style: Style;
   code: CodeRows;
+  /** Markdown's block lexer: what follows a table's last row is lexed again as blocks of its own. */
+  lex?: (markdown: string) => Token[];
 }
 
 /** The rows of `tokens` (a document's or a container's blocks) at `width`. */
@@ -52,7 +57,7 @@ export function renderBlock(token: Token, width: number, ctx: BlockContext): str
       return wrapStyled(text.tokens ? renderInline(text.tokens, style) : text.text, w);
     }
     case "code":
-      return ctx.code.rows(token as Tokens.Code, w);
+      return ctx.code.rows(token as Tokens.Code);
     case "blockquote": {
       const inner = renderBlocks((token as Tokens.Blockquote).tokens, w - 2, ctx);
       return inner.map((row) => `${style.dim("│")} ${row}`);
@@ -60,7 +65,7 @@ export function renderBlock(token: Token, width: number, ctx: BlockContext): str
     case "list":
       return renderList(token as Tokens.List, w, ctx);
     case "table":
-      return renderTable(token as Tokens.Table, w, style);
+      return renderTableBlock(token as Tokens.Table, w, ctx);
     case "hr":
       return [style.dim("─".repeat(Math.min(w, 60)))];
     case "html":
@@ -97,12 +102,20 @@ function renderList(list: Tokens.List, width: number, ctx: BlockContext): string
   return rows;
 }
 
-/** Styled text as rows of at most `width` columns, broken at blanks, each row's colours its own. */
-export function wrapStyled(text: string, width: number): string[] {
-  return balanceLines(wrapWords(text.replace(/\t/g, "    "), width));
+/**
+ * The table up to its last row with a "|", then what the lexer took in after it (lines with no
+ * "|" up to a blank line: text the model wrote under the table) as blocks of their own.
+ */
+function renderTableBlock(table: Tokens.Table, width: number, ctx: BlockContext): string[] {
+  // The raw lines: the header, the delimiter row, then one per body row.
+  const lines = table.raw.replace(/\n+$/, "").split("\n");
+  const end = lines.findIndex((line, i) => i >= 2 && !line.includes("|"));
+  if (end < 0 || !ctx.lex) return renderTable(table, width, ctx.style);
+  const rows = renderTable({ ...table, rows: table.rows.slice(0, end - 2) }, width, ctx.style);
+  return [...rows, ...renderBlocks(ctx.lex(lines.slice(end).join("\n")), width, ctx)];
 }
 
-/** A row wider than `width` cut into rows that fit (code: no word to break at). */
-export function cutRow(row: string, width: number): string[] {
-  return displayWidth(row) <= width ? [row] : splitWide(row, width);
+/** Styled text as rows of at most `width` columns, broken at blanks (a wider word on a row of its own), each row's colours its own. */
+export function wrapStyled(text: string, width: number): string[] {
+  return balanceLines(wrapWords(text.replace(/\t/g, "    "), width, true));
 }

@@ -1,9 +1,9 @@
-// Fenced code as rows: highlighted by highlight.js when it knows the language, cut (not wrapped
-// at words) where a line is wider than the window, between dim fence lines naming the language.
+// Fenced code as rows: highlighted by highlight.js when it knows the language, one row per line
+// however wide (the terminal wraps a long one, so copying it gives the line back whole), between
+// dim fence lines naming the language.
 // A block still streaming is highlighted once per finished line, not once per chunk: the rows of
 // its finished lines are kept, and only its last, unfinished line is drawn anew.
 import type { Tokens } from "marked";
-import { displayWidth, splitWide } from "../../wrap.ts";
 import type { Style } from "../style.ts";
 import { htmlToLines } from "./highlight.ts";
 import type { MarkdownLibraries } from "./libraries.ts";
@@ -22,7 +22,7 @@ export class CodeRows {
     private readonly libraries: MarkdownLibraries,
   ) {}
 
-  rows(code: Tokens.Code, width: number): string[] {
+  rows(code: Tokens.Code): string[] {
     const { style } = this;
     const language = (code.lang ?? "").trim().split(/\s+/)[0] ?? "";
     const indented = code.codeBlockStyle === "indented";
@@ -36,29 +36,20 @@ export class CodeRows {
     const finished = lines.join("\n");
     const rows: string[] = [];
     if (!indented) rows.push(style.dim(`\`\`\`${language}`));
-    if (lines.length > 0) rows.push(...this.#finishedRows(finished, language, width));
-    if (partial !== "") rows.push(...this.#cut([partial], width));
+    if (lines.length > 0) rows.push(...this.#finishedRows(finished, language));
+    if (partial !== "") rows.push(partial);
     if (!indented && closed) rows.push(style.dim("```"));
     return rows;
   }
 
-  #finishedRows(text: string, language: string, width: number): string[] {
-    const key = `${width}\u0000${language}\u0000${text}`;
+  #finishedRows(text: string, language: string): string[] {
+    const key = `${language}\u0000${text}`;
     if (this.#cache?.key === key) return this.#cache.rows;
     const lines = text.split("\n");
     const html = lines.length <= MAX_HIGHLIGHTED_LINES ? this.libraries.highlight(text, language) : undefined;
     const coloured = html === undefined ? lines : htmlToLines(html, this.style);
-    const rows = this.#cut(balanceLines(coloured), width);
+    const rows = balanceLines(coloured);
     this.#cache = { key, rows };
-    return rows;
-  }
-
-  #cut(lines: readonly string[], width: number): string[] {
-    const rows: string[] = [];
-    for (const line of lines) {
-      if (displayWidth(line) <= width) rows.push(line);
-      else rows.push(...balanceLines(splitWide(line, width)));
-    }
     return rows;
   }
 }

@@ -3,7 +3,11 @@
 import type { Token, Tokens } from "marked";
 import type { Style } from "../style.ts";
 
-/** A soft line break inside a paragraph is a blank for the wrap; a hard break ("  \n") stays a break. */
+/**
+ * A soft line break inside a code span is a blank, as CommonMark has it. In text it stays a line
+ * break: an answer's single newlines are shown as written (a terminal is no browser reflowing
+ * a paragraph), so lines the model broke on purpose are not run together.
+ */
 const SOFT_BREAK = /\n/g;
 
 export function renderInline(tokens: readonly Token[] | undefined, style: Style): string {
@@ -17,7 +21,7 @@ function inlineToken(token: Token, style: Style): string {
   switch (token.type) {
     case "text": {
       const text = token as Tokens.Text;
-      return text.tokens ? renderInline(text.tokens, style) : text.text.replace(SOFT_BREAK, " ");
+      return text.tokens ? renderInline(text.tokens, style) : text.text;
     }
     case "escape":
       return (token as Tokens.Escape).text;

@@ -131,7 +131,7 @@ export class MarkdownStream {
   #ctx(): BlockContext | undefined {
     const libraries = this.#o.loader.libraries;
     if (!libraries) return undefined;
-    this.#context ??= { style: this.#o.style, code: new CodeRows(this.#o.style, libraries) };
+    this.#context ??= { style: this.#o.style, code: new CodeRows(this.#o.style, libraries), lex: libraries.lex };
     return this.#context;
   }
 }
