@@ -54,6 +54,25 @@ describe("the home's rules in extra folders", () => {
   });
 });
 
+describe("the places the desktop and the shell run from, under a writePath", () => {
+  const tree = fakeFs({ dirs: ["/w/app", "/h/.config/systemd", "/h/.config/nvim"] });
+  const runPlaces = ["/h/.config/autostart", "/h/.config/environment.d", "/h/.config/fish", "/h/.config/systemd"];
+
+  test("a writePath over ~/.config keeps systemd, autostart, environment.d and fish read-only, missing ones too", () => {
+    const paths = sandboxPaths(spec({ writePaths: ["~/.config"] }), tree);
+    expect(paths.writable).toContain("/h/.config");
+    expect(paths.protected.filter((p) => p.path.startsWith("/h/.config")).map((p) => p.path)).toEqual(
+      expect.arrayContaining(runPlaces),
+    );
+    expect(paths.protected.map((p) => p.path)).not.toContain("/h/.config/nvim");
+  });
+
+  test("negative control: a writePath elsewhere holds none of them", () => {
+    const paths = sandboxPaths(spec({ writePaths: ["~/.config/nvim"] }), tree);
+    expect(paths.protected.filter((p) => p.path.startsWith("/h/.config"))).toEqual([]);
+  });
+});
+
 describe("programs the host runs from package caches", () => {
   const tree = fakeFs({
     dirs: [
