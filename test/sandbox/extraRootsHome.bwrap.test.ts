@@ -11,7 +11,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
+import { SELF_COMMAND, describeSandbox, machineSandbox, runOnHost } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 let scratch: string;
@@ -172,15 +172,12 @@ describeSandbox(
       // ~/.local/bin and ~/.config/systemd stay held under a writePath too (homeHolds.ts): those are written on the host.
       const open = spec([], { writePaths: [join(home, "go/bin")], pathFolders: [] });
       expect(await run("echo x > ~/go/bin/go", open)).toMatchObject({ exitCode: 0, output: "" });
-      const host = Bun.spawnSync(
-        [
-          "sh",
-          "-c",
+      expect(
+        runOnHost(
           "echo x > ~/.local/bin/git && mkdir -p ~/.config/systemd/user && echo x > ~/.config/systemd/user/evil.service",
-        ],
-        { cwd: home, env: { HOME: home, PATH: "/usr/bin:/bin" } },
-      );
-      expect({ exitCode: host.exitCode, output: host.stderr.toString() }).toEqual({ exitCode: 0, output: "" });
+          home,
+        ),
+      ).toEqual({ exitCode: 0, output: "" });
       for (const path of [".local/bin/git", ".config/systemd/user/evil.service", "go/bin/go"]) {
         expect(readFileSync(join(home, path), "utf8")).toBe("x\n");
         await rm(join(home, path));

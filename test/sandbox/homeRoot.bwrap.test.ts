@@ -10,7 +10,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
+import { SELF_COMMAND, describeSandbox, machineSandbox, runOnHost } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 let home: string;
@@ -120,15 +120,12 @@ describeSandbox(
 
     test("negative control: outside the sandbox the same writes succeed, so it is the mounts that stop them", async () => {
       // A writePath no longer opens ~/.local/bin or ~/.config/autostart (homeHolds.ts holds them under any writable folder).
-      const result = Bun.spawnSync(
-        [
-          "sh",
-          "-c",
+      expect(
+        runOnHost(
           "echo x > ~/.local/bin/git && echo x > ~/.config/autostart/evil.desktop && echo x > ~/projects/app/node_modules/.bin/tsc",
-        ],
-        { cwd: home, env: { HOME: home, PATH: "/usr/bin:/bin" } },
-      );
-      expect({ exitCode: result.exitCode, output: result.stderr.toString() }).toEqual({ exitCode: 0, output: "" });
+          home,
+        ),
+      ).toEqual({ exitCode: 0, output: "" });
       expect(readFileSync(join(home, ".local/bin/git"), "utf8")).toBe("x\n");
       expect(readFileSync(join(home, ".config/autostart/evil.desktop"), "utf8")).toBe("x\n");
       await rm(join(home, ".local/bin/git"));
