@@ -15,7 +15,7 @@ export const PACKAGE_CACHES = [
   ".cache", // pip, uv (~/.cache/uv), yarn, go-build, bun, node-gyp …
   ".npm",
   ".local/share/pnpm",
-  ".local/share/uv",
+  // Not ~/.local/share/uv: that is uv's data (installed tools, Pythons and tokens), its cache is ~/.cache/uv.
   ".m2/repository",
   ".gradle/caches",
   ".gradle/wrapper",
@@ -46,13 +46,24 @@ const HOME_PROTECTED = [
 ];
 
 /**
- * Folders below the home's own entries that the desktop or the shell runs from, looked at on
+ * Programs the host runs that live inside a package cache, held read-only although the cache is
+ * writable: corepack's package managers (the `pnpm` or `yarn` on PATH runs the copy it downloaded
+ * here; a missing folder is held too, so none can be planted and a new version is downloaded on
+ * the host) and pnpm's global packages (what `pnpm add -g` put on PATH, also when Garuda's own
+ * PATH lacks PNPM_HOME; pathFolderSplit.ts holds the rest of a PNPM_HOME on PATH).
+ */
+const PROGRAMS_IN_CACHES = [".cache/node/corepack/", ".local/share/pnpm/global/", "Library/pnpm/global/"];
+
+/**
+ * Folders below the home's own entries that the desktop or the shell runs from: held read-only
+ * inside any writable folder (a writePath over ~/.config), missing ones too, and looked at on
  * their own because a dotfiles manager links them one by one (~/.config/systemd → a repository).
  */
 const HOME_RUN_PLACES = [
   ".config/autostart",
   ".config/systemd",
   ".config/environment.d",
+  ".config/fish", // config.fish, conf.d/, functions/: every fish shell runs them
   ".local/bin",
   ".local/share/systemd",
 ];
@@ -102,7 +113,9 @@ export interface HomeHoldsContext {
 /**
  * What the home's rules hold read-only, as paths to hold (a trailing "/" marks a folder). The
  * caller keeps those inside a writable folder; the rest is read-only anyway.
- * - The files every session holds (HOME_PROTECTED), through links too.
+ * - The files every session holds (HOME_PROTECTED, PROGRAMS_IN_CACHES), and the places the desktop
+ *   and the shell run from (HOME_RUN_PLACES), wherever a folder is writable (a writePath over
+ *   ~/.config), through links too.
  * - The PATH folders inside the home: all of them when the home was split, as a session at ~
  *   does; else those inside an extra root (a session's root inside the home keeps its own).
  * - The home's own entries and run places that are links, at their targets: a dotfiles
@@ -128,5 +141,11 @@ export function homeHolds(spec: SandboxSpec, context: HomeHoldsContext, fs: Link
     return [fs.kind(target) === "dir" ? `${target}/` : target];
   });
   const ownExtras = extraRoots.filter((extra) => isHomeOwnPath(extra, home)).map((extra) => `${extra}/`);
-  return [...HOME_PROTECTED.map((path) => join(home, path)), ...pathFolders, ...linked, ...ownExtras];
+  return [
+    ...[...HOME_PROTECTED, ...PROGRAMS_IN_CACHES].map((path) => join(home, path)),
+    ...HOME_RUN_PLACES.map((place) => `${join(home, place)}/`),
+    ...pathFolders,
+    ...linked,
+    ...ownExtras,
+  ];
 }

@@ -2,9 +2,11 @@
 // including what its variables name: a project's own server (.garuda/mcp.json, remembered once)
 // whose NODE_OPTIONS or LD_PRELOAD names a file of the project is asked about again when a
 // sandboxed command rewrites that file; a folder of the project that a variable loads code from,
-// or that npx is given as its --prefix, is the project's code that cannot be pinned. BASH_ENV and
-// ENV never reach a server (the executor starts each one with `bash -c`, which would source the
-// file first). Relative paths name nothing of the project: the server starts in /.
+// or that npx is given as its --prefix, is the project's code that cannot be pinned; so is a file
+// named inside a shell line, as a file: URL or with percent-escapes, or quoted in NODE_OPTIONS.
+// BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PS4 and PROMPT_COMMAND never reach a server (the executor
+// starts each one with `bash -c`, which would run what they name first). Relative paths name
+// nothing of the project: the server starts in /.
 import { expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -108,6 +110,54 @@ test("BASH_ENV and ENV never reach a server: the executor's `bash -c` would run 
   expect(runs(["bash", "-c", "exec /bin/true"], launch.cwd, launch.env, mark)).toBe(false);
   // The attack: with the definition's variables, bash -c sources rc.sh.
   expect(runs(["bash", "-c", "exec /bin/true"], launch.cwd, config.env, mark)).toBe(true);
+});
+
+test("a project file named in a shell line, a file: URL with escapes or a quoted NODE_OPTIONS is pinned: a change asks again", () => {
+  using dir = tempDir("garuda-mcp-pin-", { real: true });
+  const { root, mark } = project(dir.path);
+  writeFileSync(join(root, "setup.mjs"), "export {};\n");
+  const setup = join(root, "setup.js");
+  const launches = {
+    shellLine: projectServer("sh", ["-c", `node ${setup}`]),
+    shellSubstitution: projectServer("bash", ["-lc", `echo "$(node '${setup}')"`]),
+    fileUrl: projectServer("node", [`--import=file://${join(root, "setup.%6djs")}`, "/usr/lib/server.js"]),
+    quotedNodeOptions: projectServer("node", ["/usr/lib/server.js"], { NODE_OPTIONS: `--require "${setup}"` }),
+  };
+  const flagged = Object.fromEntries(
+    Object.entries(launches).map(([name, config]) => [
+      name,
+      planLaunch(config, root, PATH).projectFiles.map((file) => file.shown),
+    ]),
+  );
+  expect(flagged).toEqual({
+    shellLine: ["setup.js"],
+    shellSubstitution: ["setup.js"],
+    fileUrl: ["setup.mjs"],
+    quotedNodeOptions: ["setup.js"],
+  });
+  // They run the project's file for real: sh splits the line, node takes NODE_OPTIONS' quotes.
+  expect(runs(["sh", ...launches.shellLine.args], "/", {}, mark)).toBe(true);
+  expect(runs(["node", "-e", ""], "/", launches.quotedNodeOptions.env, mark)).toBe(true);
+  expect(changeAsksAgain(root, launches.shellLine, "setup.js")).toBe(true);
+  // Negative control: a shell line naming a file outside the project flags nothing.
+  expect(planLaunch(projectServer("sh", ["-c", "node /usr/lib/server.js"]), root, PATH).projectFiles).toEqual([]);
+});
+
+test("SHELLOPTS, BASHOPTS, PS4 and PROMPT_COMMAND never reach a server: `bash -c` imports them and xtrace expands PS4", () => {
+  using dir = tempDir("garuda-mcp-pin-", { real: true });
+  const { root } = project(dir.path);
+  const config = projectServer("npx", ["-y", "@modelcontextprotocol/server-github"], {
+    SHELLOPTS: "xtrace",
+    BASHOPTS: "extdebug",
+    PS4: `$(node "${join(root, "setup.js")}" >&2)`,
+    PROMPT_COMMAND: `node ${join(root, "setup.js")}`,
+    GITHUB_TOKEN: "t",
+  });
+  const launch = planLaunch(config, root, PATH);
+  expect(Object.keys(launch.env).sort()).toEqual(["GITHUB_TOKEN", "PATH"]);
+  expect(launch.notes).toContain(
+    "SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND: dropped (bash would run the code they hold first)",
+  );
 });
 
 test("npx given the project as its --prefix (npm takes the last one) runs the project's copy: its code, not pinnable", () => {

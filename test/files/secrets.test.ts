@@ -95,6 +95,40 @@ describe("the sandbox's hidden paths are the file tools' sensitive paths", () =>
     expect(sensitivePattern("/p/.claude/settings.json", places)).toBeUndefined();
   });
 
+  test("registry, cloud, database and assistant token files are refused to the file tools as to commands", () => {
+    const places = secretPlaces("/home/u");
+    const engine = createPermissionEngine({
+      root: "/home/u/project",
+      home: "/home/u",
+      sandboxAvailable: true,
+      rules: [{ effect: "allow", pattern: "read(~/**)", source: "user-policy" }],
+    });
+    const tokenFiles = [
+      ".terraform.d/credentials.tfrc.json",
+      ".yarnrc.yml",
+      ".pgpass",
+      ".gradle/gradle.properties",
+      ".m2/settings.xml",
+      ".gem/credentials",
+      ".config/composer/auth.json",
+      ".vault-token",
+      ".config/github-copilot/apps.json",
+      ".config/github-copilot/hosts.json",
+      ".config/hub",
+      ".config/rclone/rclone.conf",
+      ".local/share/uv/credentials/credentials.toml",
+    ];
+    for (const name of tokenFiles) {
+      const path = join("/home/u", name);
+      expect({ path, hit: sensitivePattern(path, places), outcome: engine.check(read(path), "build").outcome }).toEqual(
+        { path, hit: expect.any(String), outcome: "deny" },
+      );
+    }
+    // Negative control: the same tools' caches and plain settings stay readable.
+    for (const name of [".gradle/caches/x.jar", ".m2/repository/x.pom", ".config/composer/config.json"])
+      expect(engine.check(read(join("/home/u", name)), "build").outcome).toBe("allow");
+  });
+
   test("a secret folder kept elsewhere through a link is hidden at its real place too", () => {
     using home = tempRoot();
     using dotfiles = tempRoot();

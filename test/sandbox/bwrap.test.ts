@@ -67,6 +67,8 @@ describe("bwrapArgv", () => {
       --bind /home/ada/.m2/repository /home/ada/.m2/repository
       --bind /home/ada/src/app /home/ada/src/app
       --bind /home/ada/src/app/.git /home/ada/src/app/.git
+      --tmpfs /home/ada/.cache/node
+      --remount-ro /home/ada/.cache/node
       --tmpfs /home/ada/src/app/.garuda
       --remount-ro /home/ada/src/app/.garuda
       --ro-bind /home/ada/src/app/.git/config /home/ada/src/app/.git/config
@@ -107,6 +109,8 @@ describe("bwrapArgv", () => {
       --bind /home/ada/.cache /home/ada/.cache
       --bind /home/ada/.npm /home/ada/.npm
       --bind /home/ada/.m2/repository /home/ada/.m2/repository
+      --tmpfs /home/ada/.cache/node
+      --remount-ro /home/ada/.cache/node
       --tmpfs /home/ada/.aws
       --remount-ro /home/ada/.aws
       --ro-bind /dev/null /home/ada/.netrc
@@ -143,6 +147,8 @@ describe("bwrapArgv", () => {
       --bind /home/ada/.npm /home/ada/.npm
       --bind /home/ada/src /home/ada/src
       --bind /home/ada/.m2/repository /home/ada/.m2/repository
+      --tmpfs /home/ada/.cache/node
+      --remount-ro /home/ada/.cache/node
       --tmpfs /home/ada/.aws
       --remount-ro /home/ada/.aws
       --ro-bind /dev/null /home/ada/.netrc

@@ -3,15 +3,15 @@
 // the home does (homeRoot.bwrap.test.ts) — ~/.config (systemd user units, autostart),
 // ~/.local/bin, ~/go/bin and the PATH folders — also when one of them is a link into the extra
 // folder (a dotfiles repository). The rest of each extra folder stays writable (the control that
-// the folder is mounted at all); a writePath over the same places opens them (the control that it
-// is the holds that stop the writes).
+// the folder is mounted at all); a writePath of ~/go/bin off PATH opens it, and the host takes the
+// writes to the run places (the controls that it is the holds that stop the writes).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor, SandboxSpec } from "../../src/sandbox/types.ts";
-import { SELF_COMMAND, describeSandbox, machineSandbox } from "../support/sandboxSupport.ts";
+import { SELF_COMMAND, describeSandbox, machineSandbox, runOnHost } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
 let scratch: string;
@@ -168,16 +168,16 @@ describeSandbox(
       expect(plain).toMatchObject({ exitCode: 0, output: "" });
     });
 
-    test("control: mounted writable on purpose (writePaths, no extra folder), the same places take the same writes, so it is the holds that stop them", async () => {
-      const open = spec([], {
-        writePaths: [join(home, ".local/bin"), join(home, ".config"), join(home, "go/bin")],
-        pathFolders: [],
-      });
-      const result = await run(
-        "echo x > ~/.local/bin/git && mkdir -p ~/.config/systemd/user && echo x > ~/.config/systemd/user/evil.service && echo x > ~/go/bin/go",
-        open,
-      );
-      expect(result).toMatchObject({ exitCode: 0, output: "" });
+    test("control: mounted writable on purpose (a writePath of ~/go/bin off PATH), or outside the sandbox, the same places take the same writes, so it is the holds that stop them", async () => {
+      // ~/.local/bin and ~/.config/systemd stay held under a writePath too (homeHolds.ts): those are written on the host.
+      const open = spec([], { writePaths: [join(home, "go/bin")], pathFolders: [] });
+      expect(await run("echo x > ~/go/bin/go", open)).toMatchObject({ exitCode: 0, output: "" });
+      expect(
+        runOnHost(
+          "echo x > ~/.local/bin/git && mkdir -p ~/.config/systemd/user && echo x > ~/.config/systemd/user/evil.service",
+          home,
+        ),
+      ).toEqual({ exitCode: 0, output: "" });
       for (const path of [".local/bin/git", ".config/systemd/user/evil.service", "go/bin/go"]) {
         expect(readFileSync(join(home, path), "utf8")).toBe("x\n");
         await rm(join(home, path));

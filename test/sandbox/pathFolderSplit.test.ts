@@ -1,6 +1,7 @@
 // splitAroundPathFolders (src/sandbox/pathFolderSplit.ts) over a fake tree: a writable folder
-// that holds a PATH folder keeps every other folder writable, the PATH folder's subfolders too,
-// and the PATH folder and the folders on the way read-only; a folder that holds none is itself.
+// that holds a PATH folder keeps every other folder writable, and the PATH folder, its subfolders
+// (what its programs run) but pnpm's store, and the folders on the way read-only; a folder that
+// holds none is itself.
 import { describe, expect, test } from "bun:test";
 import { dirname } from "node:path";
 import type { PathKind } from "../../src/sandbox/fsView.ts";
@@ -31,21 +32,22 @@ const tree = look([
   "/h/.cache/tools/lib/",
   "/h/.local/share/pnpm/",
   "/h/.local/share/pnpm/store/",
+  "/h/.local/share/pnpm/global/",
+  "/h/.local/share/pnpm/nodejs/",
   "/h/.local/share/pnpm/pnpm",
   "/h/.npm/",
 ]);
 
 describe("writable folders split around the PATH folders they hold", () => {
-  test("a PATH folder deep in a cache: the folders beside the way and the PATH folder's own subfolders", () => {
+  test("a PATH folder deep in a cache: the folders beside the way, not the PATH folder's own subfolders", () => {
     expect(splitAroundPathFolders(["/h/.cache", "/h/.npm"], ["/h/.cache/tools/bin", "/usr/bin"], tree)).toEqual([
       "/h/.cache/pip",
       "/h/.cache/tools/lib",
-      "/h/.cache/tools/bin/sub",
       "/h/.npm",
     ]);
   });
 
-  test("a cache that is itself on PATH (pnpm's home): its subfolders only; two nested PATH folders split twice", () => {
+  test("a cache that is itself on PATH (pnpm's home): its store only, not global/ or nodejs/; two nested PATH folders split twice", () => {
     expect(splitAroundPathFolders(["/h/.local/share/pnpm"], ["/h/.local/share/pnpm"], tree)).toEqual([
       "/h/.local/share/pnpm/store",
     ]);

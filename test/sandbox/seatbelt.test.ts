@@ -78,39 +78,63 @@ describe("seatbeltArgv", () => {
       -D
       DENY_9=/Users/ada/.npmrc
       -D
-      DENY_10=/Users/ada/.pypirc
+      DENY_10=/Users/ada/.pgpass
       -D
-      DENY_11=/Users/ada/.ssh
+      DENY_11=/Users/ada/.pypirc
       -D
-      DENY_12=/Users/ada/.cargo/credentials
+      DENY_12=/Users/ada/.ssh
       -D
-      DENY_13=/Users/ada/.cargo/credentials.toml
+      DENY_13=/Users/ada/.vault-token
       -D
-      DENY_14=/Users/ada/.claude/.credentials.json
+      DENY_14=/Users/ada/.yarnrc.yml
       -D
-      DENY_15=/Users/ada/.config/gcloud
+      DENY_15=/Users/ada/.cargo/credentials
       -D
-      DENY_16=/Users/ada/.config/gh
+      DENY_16=/Users/ada/.cargo/credentials.toml
       -D
-      DENY_17=/Users/ada/.garuda/audit
+      DENY_17=/Users/ada/.claude/.credentials.json
       -D
-      DENY_18=/Users/ada/.garuda/credentials
+      DENY_18=/Users/ada/.config/gcloud
       -D
-      DENY_19=/Users/ada/.garuda/hooks.json
+      DENY_19=/Users/ada/.config/gh
       -D
-      DENY_20=/Users/ada/.garuda/mcp-auth.json
+      DENY_20=/Users/ada/.config/github-copilot
       -D
-      DENY_21=/Users/ada/.garuda/mcp.json
+      DENY_21=/Users/ada/.config/hub
       -D
-      DENY_22=/Users/ada/.garuda/sessions
+      DENY_22=/Users/ada/.garuda/audit
       -D
-      DENY_23=/Users/ada/.garuda/snapshots
+      DENY_23=/Users/ada/.garuda/credentials
       -D
-      DENY_24=/Users/ada/Library/Keychains
+      DENY_24=/Users/ada/.garuda/hooks.json
       -D
-      DENY_25=/private/var/run/docker.sock
+      DENY_25=/Users/ada/.garuda/mcp-auth.json
       -D
-      DENY_26=/Users/ada/.config/git/credentials
+      DENY_26=/Users/ada/.garuda/mcp.json
+      -D
+      DENY_27=/Users/ada/.garuda/sessions
+      -D
+      DENY_28=/Users/ada/.garuda/snapshots
+      -D
+      DENY_29=/Users/ada/.gem/credentials
+      -D
+      DENY_30=/Users/ada/.gradle/gradle.properties
+      -D
+      DENY_31=/Users/ada/.m2/settings.xml
+      -D
+      DENY_32=/Users/ada/.terraform.d/credentials.tfrc.json
+      -D
+      DENY_33=/Users/ada/Library/Keychains
+      -D
+      DENY_34=/private/var/run/docker.sock
+      -D
+      DENY_35=/Users/ada/.config/composer/auth.json
+      -D
+      DENY_36=/Users/ada/.config/git/credentials
+      -D
+      DENY_37=/Users/ada/.config/rclone/rclone.conf
+      -D
+      DENY_38=/Users/ada/.local/share/uv/credentials
       --
       /bin/bash
       -c
@@ -179,7 +203,19 @@ describe("seatbeltArgv", () => {
         (subpath (param "DENY_23"))
         (subpath (param "DENY_24"))
         (subpath (param "DENY_25"))
-        (subpath (param "DENY_26")))
+        (subpath (param "DENY_26"))
+        (subpath (param "DENY_27"))
+        (subpath (param "DENY_28"))
+        (subpath (param "DENY_29"))
+        (subpath (param "DENY_30"))
+        (subpath (param "DENY_31"))
+        (subpath (param "DENY_32"))
+        (subpath (param "DENY_33"))
+        (subpath (param "DENY_34"))
+        (subpath (param "DENY_35"))
+        (subpath (param "DENY_36"))
+        (subpath (param "DENY_37"))
+        (subpath (param "DENY_38")))
       ; writes: the writable folders, minus the protected paths (last rule wins)
       (allow file-write*
         (subpath (param "WRITE_0"))

@@ -118,6 +118,22 @@ describeSandbox(
       expect((await run(root, s, `echo x > ${home}/shared/g`)).output).toContain("Read-only file system");
       expect((await run(root, spec(root, { home: linkedHome }), `echo x > ${home}/shared/x/g`)).exitCode).not.toBe(0);
     });
+
+    test("a writePath over ~/.config keeps what the host runs from there read-only, existing or not (control: ~/.config/nvim is writable)", async () => {
+      const root = project("config");
+      // Files under ~/.config that the host runs: at login, in the desktop session, in every fish shell.
+      const runOnHost = ["systemd/user/evil.service", "autostart/evil.desktop", "environment.d/50-evil.conf"];
+      for (const file of runOnHost) mkdirSync(join(home, ".config", file, ".."), { recursive: true });
+      mkdirSync(join(home, ".config", "nvim"), { recursive: true });
+      const s = spec(root, { writePaths: ["~/.config"] });
+      for (const file of [...runOnHost, "fish/config.fish"])
+        await run(root, s, `mkdir -p "$(dirname "$HOME/.config/${file}")"; echo planted > "$HOME/.config/${file}"`);
+      const written = [...runOnHost, "fish/config.fish"].filter((file) => existsSync(join(home, ".config", file)));
+      expect(written).toEqual([]);
+      const nvim = await run(root, s, 'echo "set nu" > "$HOME/.config/nvim/init.vim"');
+      expect(nvim.exitCode).toBe(0);
+      expect(readFileSync(join(home, ".config", "nvim", "init.vim"), "utf8")).toBe("set nu\n");
+    });
   },
   "bwrap",
 );

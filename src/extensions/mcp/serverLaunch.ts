@@ -10,14 +10,19 @@
 // and scripts, `-r module`, bunfig.toml, Python's imports, a shell line's `npx` …), so a server
 // starts in / unless its definition asks for a folder of the project (`cwd`, config.ts); one that
 // does is the project's code that cannot be pinned, asked about in every session. PATH loses its
-// folders in the project (and relative ones), BASH_ENV and ENV are dropped (the executor runs each
-// command line with `bash -c`), and only the program and script files themselves are made readable
+// folders in the project (and relative ones), BASH_ENV and ENV are dropped, and so are SHELLOPTS,
+// BASHOPTS, PS4 and PROMPT_COMMAND (the executor runs each command line with `bash -c`, which
+// imports them: xtrace expands PS4's `$(…)`). A path is looked for in the words of a shell line
+// (`sh -c "node x.js"`) and of a quoted value (NODE_OPTIONS), and as a file: URL or with its
+// percent-escapes decoded (node resolves `--import` specifiers as URLs). And only the program and script files themselves are made readable
 // in the sandbox — never the folder around a path under the host's /tmp, where tmux, ssh-agent and
 // X keep their sockets.
 import { closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, isAbsolute, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { isInside } from "../../files/isInside.ts";
 import { sha256Hex } from "../../config/trust.ts";
+import { parseShell, roughParts } from "../../permission/shellParse.ts";
 import type { StdioServerConfig } from "./config.ts";
 
 /** A file of the project's that a server runs, and its content's hash (undefined: cannot be pinned — a folder, or too large). */
@@ -32,7 +37,7 @@ export interface ServerLaunch {
   args: string[];
   /** "/" unless the definition asked for a folder of the project. */
   cwd: string;
-  /** The server's variables: PATH without the project's folders, no BASH_ENV or ENV. */
+  /** The server's variables: PATH without the project's folders, none of SHELL_STARTUP and SHELL_HOOKS. */
   env: Record<string, string>;
   /** Regular files to make readable in the sandbox (the program, scripts): never a folder. */
   readPaths: string[];
@@ -50,6 +55,8 @@ const OUTSIDE = "/";
 
 /** Variables that make bash run a file before the command line (the executor starts every server with `bash -c`). */
 const SHELL_STARTUP = ["BASH_ENV", "ENV"];
+/** Variables that make bash run code they hold before the command line: xtrace in SHELLOPTS expands PS4. */
+const SHELL_HOOKS = ["SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND"];
 
 /**
  * Variables whose value makes a program load code (preloads, library and module paths, git's
@@ -153,13 +160,45 @@ function pathCandidates(args: readonly string[]): string[] {
   });
 }
 
-/** The parts of a variable's value that may name a path: the value, its words and list entries, and `--x=path`'s path. */
+/**
+ * The words of a text that a shell or a program would split it into: a `sh -c` line (with the
+ * commands in its `$(…)`), NODE_OPTIONS' quoted paths. Parsed as bash does, and over-split too
+ * (roughParts): a word too many only means one more file checked.
+ */
+function shellWords(text: string): string[] {
+  if (!/[\s"'\\;&|<>()`$]/.test(text)) return [];
+  return [...parseShell(text).commands.flatMap((command) => command.words), ...roughParts(text).flat()];
+}
+
+/** What else a word may name a file as: `--name=value`'s value, a file: URL's path, the word with its percent-escapes decoded. */
+function decodedForms(word: string): string[] {
+  const eq = word.startsWith("-") ? word.indexOf("=") : -1;
+  const forms = eq > 0 ? [word, word.slice(eq + 1)] : [word];
+  for (const form of [...forms]) {
+    try {
+      if (/^file:/i.test(form)) forms.push(fileURLToPath(form));
+      if (form.includes("%")) forms.push(decodeURIComponent(form));
+    } catch {
+      // Not a URL or no valid escapes: the word as written is checked.
+    }
+  }
+  return forms;
+}
+
+/** The other forms of the arguments a program may read a path from (shell words, decoded URLs and escapes). */
+function hiddenCandidates(args: readonly string[]): string[] {
+  const plain = new Set(pathCandidates(args));
+  const all = args.flatMap((arg) => [arg, ...shellWords(arg)]).flatMap(decodedForms);
+  return [...new Set(all)].filter((word) => word !== "" && !plain.has(word));
+}
+
+/** The parts of a variable's value that may name a path: the value, its words (quotes removed) and list entries, `--x=path`'s path, decoded. */
 function valueCandidates(value: string): string[] {
-  const words = value.split(/[\s:;,]+/).flatMap((word) => {
+  const words = [...value.split(/[\s:;,]+/), ...shellWords(value)].flatMap((word) => {
     const eq = word.indexOf("=");
     return eq >= 0 ? [word, word.slice(eq + 1)] : [word];
   });
-  return [...new Set([value, ...words])].filter((word) => word !== "");
+  return [...new Set([value, ...words].flatMap(decodedForms))].filter((word) => word !== "");
 }
 
 /**
@@ -170,8 +209,10 @@ export function planLaunch(config: StdioServerConfig, root: string, garudaPath: 
   const env = { ...config.env };
   const notes: string[] = [];
   const dropped = SHELL_STARTUP.filter((name) => name in env);
-  for (const name of dropped) delete env[name];
+  const hooks = SHELL_HOOKS.filter((name) => name in env);
+  for (const name of [...dropped, ...hooks]) delete env[name];
   if (dropped.length > 0) notes.push(`${dropped.join(", ")}: dropped (bash would run the file named first)`);
+  if (hooks.length > 0) notes.push(`${hooks.join(", ")}: dropped (bash would run the code they hold first)`);
   const givenPath = env.PATH ?? garudaPath;
   if (givenPath !== undefined) {
     env.PATH = pathOutsideProject(givenPath, root);
@@ -215,6 +256,11 @@ export function planLaunch(config: StdioServerConfig, root: string, garudaPath: 
     // A package runner given a folder of the project (`npx --prefix=…`, `make -C …`) runs what the project defines there.
     else if (RUNS_A_FOLDER.has(name) && isDir(path) && inProject(path))
       unpinnable(`${shownOf(path)} (a folder of the project, whose code ${name} runs)`);
+  }
+  // A project file named inside a shell line or encoded (`sh -c "node x.js"`, `--import=file://…`): pinned, not made readable.
+  for (const candidate of hiddenCandidates(config.args)) {
+    const path = resolve(cwd, candidate);
+    if (isFile(path)) file(path, false);
   }
 
   // A variable's value is checked as an argument is: `NODE_OPTIONS=--require=…`, `LD_PRELOAD=…`.
