@@ -8,7 +8,7 @@
 // through the session's approver. Refused (-32602) while a turn runs or for an unknown id.
 import * as acp from "@agentclientprotocol/sdk";
 import { messageOf } from "../errors/caught.ts";
-import { RewindError, type RewindMode, type RewindRequest } from "../runtime/rewind.ts";
+import type { RewindMode, RewindRequest } from "../runtime/rewind.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 
 export const REWIND_POINTS_METHOD = "_session/rewind_points";
@@ -55,6 +55,8 @@ export async function rewind(session: RewindableSession, request: RewindRequest)
   try {
     return { ...(await session.answering(() => session.runtime.rewind(request))) };
   } catch (error) {
+    // Loaded here, not at the top: garuda acp answers initialize before the runtime's modules load.
+    const { RewindError } = await import("../runtime/rewind.ts");
     if (error instanceof RewindError) throw invalid(error.message);
     throw new acp.RequestError(-32603, `The rewind failed: ${messageOf(error)}`);
   }

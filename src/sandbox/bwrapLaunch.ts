@@ -34,6 +34,17 @@ export interface BwrapLaunchInput {
   fs?: FsView;
 }
 
+/**
+ * What of Garuda's own command must be readable: the binary or Bun as they are; for an entry file
+ * run from source, Garuda's `src/` folder that holds it (its modules import across src/), never
+ * more of a checkout (one under /tmp would otherwise come in whole, with whatever sits beside it).
+ */
+function programPath(part: string): string {
+  if (!/\.[cm]?[jt]s$/.test(part)) return part;
+  const at = part.lastIndexOf("/src/");
+  return at >= 0 ? part.slice(0, at + 4) : dirname(part);
+}
+
 /** The program, its arguments and environment for one sandboxed command under bwrap. */
 export function bwrapLaunch(input: BwrapLaunchInput): { argv: string[]; env: Record<string, string> } {
   const network = input.spec.network;
@@ -45,12 +56,10 @@ export function bwrapLaunch(input: BwrapLaunchInput): { argv: string[]; env: Rec
     : input.argv;
   const readPaths = [
     // Garuda's own program stays visible inside whether or not a bridge runs there: a bridge in
-    // the command's sandbox needs it (the binary, or from source Bun and the folder of the entry
-    // file with the modules beside it), and a command that runs the same Bun (a test, a script of
-    // the project) would not find it when it lives under /tmp.
-    ...input.selfCommand
-      .filter((part) => isAbsolute(part))
-      .map((part) => (/\.[cm]?[jt]s$/.test(part) ? dirname(part) : part)),
+    // the command's sandbox needs it (the binary, or from source Bun and the source tree the entry
+    // file imports from), and a command that runs the same Bun (a test, a script of the project)
+    // would not find it when it lives under /tmp.
+    ...input.selfCommand.filter((part) => isAbsolute(part)).map(programPath),
     // As named, never widened: the folder around a path under /tmp may hold another program's socket (tmux, ssh-agent).
     ...(input.readPaths ?? []).filter((part) => isAbsolute(part)),
   ];

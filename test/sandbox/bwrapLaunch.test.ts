@@ -12,6 +12,7 @@ const fs = fakeFs({
     "/tmp/garuda-session-1",
     "/tmp/garuda-proxy-1",
     "/tmp/bun-1/bin",
+    "/tmp/checkout/src",
     "/tmp/checkout/src/sandbox",
     "/tmp/fixture/lib",
   ],
@@ -78,9 +79,9 @@ describe("bwrapLaunch", () => {
       "/usr/bin/nsenter --user=/proc/42/ns/user --net=/proc/42/ns/net --preserve-credentials -- /usr/bin/bwrap
       --bind /tmp/garuda-session-1 /tmp
       --bind /tmp/garuda-session-1 /tmp/garuda-session-1
+      --ro-bind /tmp/checkout/src /tmp/checkout/src
       --bind /home/ada/src/app /home/ada/src/app
       --ro-bind /tmp/bun-1/bin/bun /tmp/bun-1/bin/bun
-      --ro-bind /tmp/checkout/src/sandbox /tmp/checkout/src/sandbox
       --tmpfs /home/ada/src/app/.garuda
       --remount-ro /home/ada/src/app/.garuda
       --tmpfs /home/ada/src/app/.git
@@ -108,9 +109,9 @@ describe("bwrapLaunch", () => {
       --unshare-net
       --bind /tmp/garuda-session-1 /tmp
       --bind /tmp/garuda-session-1 /tmp/garuda-session-1
+      --ro-bind /tmp/checkout/src /tmp/checkout/src
       --bind /home/ada/src/app /home/ada/src/app
       --ro-bind /tmp/bun-1/bin/bun /tmp/bun-1/bin/bun
-      --ro-bind /tmp/checkout/src/sandbox /tmp/checkout/src/sandbox
       --tmpfs /home/ada/src/app/.garuda
       --remount-ro /home/ada/src/app/.garuda
       --tmpfs /home/ada/src/app/.git
@@ -141,9 +142,9 @@ describe("bwrapLaunch", () => {
       --unshare-net
       --bind /tmp/garuda-session-1 /tmp
       --bind /tmp/garuda-session-1 /tmp/garuda-session-1
+      --ro-bind /tmp/checkout/src /tmp/checkout/src
       --bind /home/ada/src/app /home/ada/src/app
       --ro-bind /tmp/bun-1/bin/bun /tmp/bun-1/bin/bun
-      --ro-bind /tmp/checkout/src/sandbox /tmp/checkout/src/sandbox
       --ro-bind /tmp/fixture/lib/server.ts /tmp/fixture/lib/server.ts
       --tmpfs /home/ada/src/app/.garuda
       --remount-ro /home/ada/src/app/.garuda
