@@ -17,7 +17,7 @@ import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { Slicer, walkFiles } from "../walk.ts";
 import description from "./findDefinition.txt" with { type: "text" };
 import { definitionLine } from "./format.ts";
-import { languageOf, outline } from "./parser.ts";
+import { KNOWN_LANGUAGES, languageOf, outline } from "./parser.ts";
 import { type CodeSymbol, flatten } from "./symbol.ts";
 import { groupedCount } from "../../text/count.ts";
 
@@ -70,7 +70,8 @@ export function findDefinitionTool(
     plan: (args, ctx) => searchPlan("find_definition", args, args.name, ctx),
     async run(plan, ctx) {
       const args = plan.input;
-      const name = args.name.trim();
+      // C++ spells a qualified name `Klass::method`; the outlines join containers with ".".
+      const name = args.name.trim().replaceAll("::", ".");
       if (!NAME.test(name))
         return error(
           `"${name}" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.`,
@@ -133,7 +134,7 @@ export function findDefinitionTool(
         return error(`${base.display} may not be read (the policy hides it).`);
       } else if (!languageOf(target) && !languageOf(base.path)) {
         return error(
-          `find_definition reads TypeScript, JavaScript, Python, Go and Rust files; ${base.display} is none of these. Use grep instead.`,
+          `find_definition reads ${KNOWN_LANGUAGES} files; ${base.display} is none of these. Use grep instead.`,
         );
       } else {
         candidates.push({ display: base.display, real: target });
@@ -141,6 +142,8 @@ export function findDefinitionTool(
 
       const found: string[] = [];
       let more = 0;
+      // C and C++ prototypes (and extern variables): shown only when no definition is found.
+      const declarations: string[] = [];
       const slicer = new Slicer(ctx.signal);
       const links = kind === "file" ? plan.state.checked.links : 1;
       for (const candidate of candidates) {
@@ -163,6 +166,10 @@ export function findDefinitionTool(
         if (loaded.kind !== "text" || !language || !loaded.text.includes(word)) continue;
         for (const symbol of flatten(await outline(loaded.text, language))) {
           if (!definesName(symbol, name)) continue;
+          if (symbol.kind === "declaration") {
+            declarations.push(definitionLine(candidate.display, symbol));
+            continue;
+          }
           if (found.length < MAX_DEFINITIONS) found.push(definitionLine(candidate.display, symbol));
           else more++;
         }
@@ -177,10 +184,23 @@ export function findDefinitionTool(
           `[Stopped after ${groupedCount(maxParsed)} files that mention ${word}; there may be more definitions. Narrow the search with path.]`,
         );
       notes.push(...searchNotes(tally, end, "find_definition"));
+      if (found.length === 0 && declarations.length > 0) {
+        const shown = declarations.slice(0, MAX_DEFINITIONS);
+        const count = declarations.length;
+        return {
+          output: [
+            `No definition of ${name} found in ${placeName(base)}, only ${count === 1 ? "a declaration" : `${groupedCount(count)} declarations`} (a prototype or extern, without the body): the definition may be in a file not searched, a library, or made by a macro. Try grep for the text.`,
+            ...shown,
+            ...(count > shown.length ? [`[Showing ${shown.length} of ${groupedCount(count)} declarations.]`] : []),
+            ...notes,
+          ].join("\n"),
+          summary: count === 1 ? "1 declaration" : `${count} declarations`,
+        };
+      }
       if (found.length === 0) {
         return {
           output: [
-            `No definition of ${name} found in ${placeName(base)} (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.`,
+            `No definition of ${name} found in ${placeName(base)} (it reads ${KNOWN_LANGUAGES} files; .gitignore'd files are skipped). Try grep for the text.`,
             ...notes,
           ].join("\n"),
           summary: "No definitions",
