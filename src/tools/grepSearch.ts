@@ -171,7 +171,7 @@ function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): Fil
 
 /**
  * Searches one file; `buffer` bounds the size (generated files, logs and data are skipped);
- * `secrets`: spec.secretKeys as a set, made once per search.
+ * `secrets`: spec.secretKeys as a set, made once per search; `work.bytes` grows by what was read.
  */
 export function searchFile(
   realPath: string,
@@ -179,7 +179,10 @@ export function searchFile(
   spec: SearchSpec,
   buffer: Uint8Array,
   secrets: ReadonlySet<string>,
+  work: { bytes: number } = { bytes: 0 },
 ): FileOutcome {
   const read = readPinned(realPath, buffer, spec.allowLinks, secrets);
-  return "bytes" in read ? searchBytes(read.bytes, matcher, spec) : read;
+  if (!("bytes" in read)) return read;
+  work.bytes += read.bytes.length;
+  return searchBytes(read.bytes, matcher, spec);
 }

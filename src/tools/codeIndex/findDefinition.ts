@@ -1,6 +1,6 @@
 // find_definition: where a name is declared across the project, from real parses. Files are
 // first filtered by a plain text search for the name in the search worker (as grep's: pinned to
-// the checked folder, no pipes, a time budget), so only the few that mention it are read here
+// the checked folder, no pipes, a budget of work), so only the few that mention it are read here
 // (checked again) and parsed.
 import { join } from "node:path";
 import { z } from "zod";
@@ -11,7 +11,8 @@ import { changedWhileWaiting, type CheckedState, displayPath, placeName } from "
 import { notFound, searchPlace, searchPlan } from "../readPlans.ts";
 import { type SearchTally, searchNotes } from "../searchNotes.ts";
 import { secretTwinOf, twinRefusal } from "../secretTwins.ts";
-import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "../searchWorker.ts";
+import { SEARCH_BUDGET, type SearchBudget } from "../searchBudget.ts";
+import { type SearchEnd, SearchWorker } from "../searchWorker.ts";
 import { MAX_TEXT_BYTES } from "../textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { Slicer, walkFiles } from "../walk.ts";
@@ -50,8 +51,8 @@ function definesName(symbol: CodeSymbol, name: string): boolean {
 export interface FindDefinitionLimits {
   /** How many files that mention the name are parsed at most. */
   maxParsedFiles?: number;
-  /** Wall-clock budget of the text search for the name (default SEARCH_BUDGET_MS). */
-  budgetMs?: number;
+  /** The work the text search for the name may do (default SEARCH_BUDGET). */
+  budget?: SearchBudget;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -61,7 +62,7 @@ export function findDefinitionTool(
   limits: FindDefinitionLimits = {},
 ): Tool<FindDefinitionInput, PlanWithState<FindDefinitionInput, CheckedState>> {
   const maxParsed = limits.maxParsedFiles ?? MAX_PARSED_FILES;
-  const budgetMs = limits.budgetMs ?? SEARCH_BUDGET_MS;
+  const budget = limits.budget ?? SEARCH_BUDGET;
   return {
     name: "find_definition",
     description,
@@ -102,7 +103,7 @@ export function findDefinitionTool(
           allowLinks: false,
           secretKeys: (await deps.identities.current()).keys(),
         };
-        const search = new SearchWorker({ spec, signal: ctx.signal, budgetMs, pool: deps.searches });
+        const search = new SearchWorker({ spec, signal: ctx.signal, budget, pool: deps.searches });
         const walked = await walkFiles({
           root: ctx.root,
           base: target,
