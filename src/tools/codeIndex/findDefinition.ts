@@ -18,7 +18,8 @@ import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { Slicer, walkFiles } from "../walk.ts";
 import description from "./findDefinition.txt" with { type: "text" };
 import { definitionLine } from "./format.ts";
-import { KNOWN_LANGUAGES, languageOf, outline } from "./parser.ts";
+import { mayDefine } from "./cDefinitionSites.ts";
+import { KNOWN_LANGUAGES, type LanguageId, languageOf, outline } from "./parser.ts";
 import { type CodeSymbol, flatten } from "./symbol.ts";
 import { groupedCount } from "../../text/count.ts";
 
@@ -49,11 +50,16 @@ function definesName(symbol: CodeSymbol, name: string): boolean {
 }
 
 export interface FindDefinitionLimits {
-  /** How many files that mention the name are parsed at most. */
+  /** How many files that mention the name (and, in C and C++, could define it) are parsed at most. */
   maxParsedFiles?: number;
   /** The work the text search for the name may do (default SEARCH_BUDGET). */
   budget?: SearchBudget;
 }
+
+const isCFamily = (language: LanguageId) => language === "c" || language === "cpp" || language === "header";
+/** A .h file is read as C++ when it has the words only C++ has. */
+const isCpp = (language: LanguageId, text: string) =>
+  language === "cpp" || (language === "header" && /\b(class|namespace|template)\b/.test(text));
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -117,9 +123,7 @@ export function findDefinitionTool(
               else if (outcome.kind === "secret") tally.secret.push(display());
               else if (outcome.kind === "changed") tally.changed.push(display());
               else if (outcome.kind === "special") tally.special.push(display());
-              if (outcome.kind !== "hits") return;
-              if (candidates.length >= maxParsed) parsedCap = true;
-              else candidates.push({ display: display(), real: file.realPath });
+              if (outcome.kind === "hits") candidates.push({ display: display(), real: file.realPath });
             });
           },
         });
@@ -146,6 +150,7 @@ export function findDefinitionTool(
       // C and C++ prototypes (and extern variables): shown only when no definition is found.
       const declarations: string[] = [];
       const slicer = new Slicer(ctx.signal);
+      let parsed = 0;
       const links = kind === "file" ? plan.state.checked.links : 1;
       for (const candidate of candidates) {
         // Parsing is work on this thread: let other sessions and cancel in between files.
@@ -165,6 +170,13 @@ export function findDefinitionTool(
         }
         const language = languageOf(candidate.real) ?? languageOf(candidate.display);
         if (loaded.kind !== "text" || !language || !loaded.text.includes(word)) continue;
+        // C and C++: most files that mention a name only use it; those are not parsed.
+        if (isCFamily(language) && !mayDefine(loaded.text, word, isCpp(language, loaded.text))) continue;
+        if (parsed >= maxParsed) {
+          parsedCap = true;
+          break;
+        }
+        parsed++;
         for (const symbol of flatten(await outline(loaded.text, language))) {
           if (!definesName(symbol, name)) continue;
           if (symbol.kind === "declaration") {
@@ -182,7 +194,7 @@ export function findDefinitionTool(
         );
       if (parsedCap)
         notes.push(
-          `[Stopped after ${groupedCount(maxParsed)} files that mention ${word}; there may be more definitions. Narrow the search with path.]`,
+          `[Stopped after parsing ${groupedCount(maxParsed)} files that mention ${word}; there may be more definitions. Narrow the search with path.]`,
         );
       notes.push(...searchNotes(tally, end, "find_definition"));
       if (found.length === 0 && declarations.length > 0) {

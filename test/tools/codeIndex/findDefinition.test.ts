@@ -70,6 +70,29 @@ describe("find_definition", () => {
     );
   });
 
+  test("C: files that only use a name (calls, comments, strings, struct pointers) are not parsed", async () => {
+    using root = tempRoot();
+    const uses =
+      "/* kmalloc here */\nstatic int f(void)\n{\n\tstruct kmalloc *k = 0;\n\tbuf = kmalloc(1, 2);\n\tkmalloc(3, 4);\n\treturn kmalloc(5, 6) != 0;\n}\n";
+    writeFiles(root.path, {
+      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`a${i}.c`, uses])),
+      "z.c": "void *kmalloc(int size, int flags)\n{\n\treturn 0;\n}\n",
+    });
+    const tool = findDefinitionTool(
+      {
+        reads: new ReadTracker(),
+        withheld: withheldPredicate({ home: root.path }),
+        searches: new SearchThreads(),
+        identities: new SecretIdentities(secretPlaces(root.path)),
+      },
+      // Parsing every file that mentions kmalloc would stop at the cap before z.c.
+      { maxParsedFiles: 1 },
+    );
+    expect((await runTool(tool, { name: "kmalloc" }, toolContext(root.path))).output).toBe(
+      "z.c:1  function kmalloc — void *kmalloc(int size, int flags)",
+    );
+  });
+
   test("qualified names pick the container", async () => {
     using root = tempRoot();
     project(root.path);
@@ -144,7 +167,7 @@ describe("find_definition", () => {
     );
     const result = await runTool(tool, { name: "needle" }, toolContext(root.path));
     expect(result.output).toBe(
-      "No definition of needle found in the project (it reads TypeScript, JavaScript, Python, Go, Rust, C and C++ files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after 10 files that mention needle; there may be more definitions. Narrow the search with path.]",
+      "No definition of needle found in the project (it reads TypeScript, JavaScript, Python, Go, Rust, C and C++ files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after parsing 10 files that mention needle; there may be more definitions. Narrow the search with path.]",
     );
   });
 
