@@ -11,6 +11,7 @@
 // tree three times side by side (235,800 files), as issue 35's largest case.
 //
 //   bun bench/search.ts [--files N] [--folders N] [--bytes-scale X] [--copies N] [--rounds N] [--fresh]
+//                       [--only TEXT]   (only the cases whose label holds TEXT, e.g. find_definition)
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +25,8 @@ interface Options {
   copies: number;
   rounds: number;
   fresh: boolean;
+  /** Only the cases whose label holds this text. */
+  only?: string;
 }
 
 function parse(argv: string[]): Options {
@@ -38,9 +41,10 @@ function parse(argv: string[]): Options {
     else if (arg === "--copies") options.copies = value();
     else if (arg === "--rounds") options.rounds = value();
     else if (arg === "--fresh") options.fresh = true;
+    else if (arg === "--only") options.only = argv[++i];
     else
       throw new Error(
-        `unknown argument ${arg}; usage: bun bench/search.ts [--files N] [--folders N] [--bytes-scale X] [--seed N] [--copies N] [--rounds N] [--fresh]`,
+        `unknown argument ${arg}; usage: bun bench/search.ts [--files N] [--folders N] [--bytes-scale X] [--seed N] [--copies N] [--rounds N] [--fresh] [--only TEXT]`,
       );
   }
   return options;
@@ -146,7 +150,8 @@ async function main(): Promise<void> {
   const s = session(root);
   const tasks: Task[] = [];
   const counts = new Map<string, string>();
-  for (const c of CASES) {
+  const cases = CASES.filter((c) => options.only === undefined || c.label.includes(options.only));
+  for (const c of cases) {
     tasks.push({
       name: `garuda ${c.label}`,
       async run() {
@@ -184,7 +189,7 @@ async function main(): Promise<void> {
     const stat = byName.get(name)?.stats.ms;
     return stat ? `${stat.median.toFixed(0)} [${stat.p10.toFixed(0)}–${stat.p90.toFixed(0)}]` : "–";
   };
-  const rows = CASES.map((c) => {
+  const rows = cases.map((c) => {
     const ours = `garuda ${c.label}`;
     const theirs = `rg ${c.label}`;
     const x = ratio(byName.get(ours), byName.get(theirs), "ms");

@@ -12,6 +12,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { codeOf, messageOf } from "../errors/caught.ts";
 import { identityKey } from "../files/secretIdentities.ts";
 import { READ_FLAGS, verify } from "./checkedFile.ts";
+import { cFamilyOf, mayDefineIn } from "./codeIndex/cDefinitionSites.ts";
 import { decodeText } from "./textFile.ts";
 import { groupedCount } from "../text/count.ts";
 
@@ -35,6 +36,11 @@ export interface SearchSpec {
   allowLinks: boolean;
   /** The identities of the secrets on the list (identityKey()): such files are never read. */
   secretKeys: readonly string[];
+  /**
+   * find_definition's name: a C or C++ file is a hit only when a mention of it could be a
+   * definition (codeIndex/cDefinitionSites.ts), so files that only call it are not parsed.
+   */
+  definitionsOf?: string;
 }
 
 export type FileOutcome =
@@ -184,5 +190,8 @@ export function searchFile(
   const read = readPinned(realPath, buffer, spec.allowLinks, secrets);
   if (!("bytes" in read)) return read;
   work.bytes += read.bytes.length;
-  return searchBytes(read.bytes, matcher, spec);
+  const outcome = searchBytes(read.bytes, matcher, spec);
+  const family = spec.definitionsOf === undefined ? undefined : cFamilyOf(realPath);
+  if (outcome.kind !== "hits" || family === undefined || spec.definitionsOf === undefined) return outcome;
+  return mayDefineIn(family, decodeText(read.bytes), spec.definitionsOf) ? outcome : { kind: "none" };
 }

@@ -9,6 +9,28 @@
 // Mentions in comments and string literals do not count. When in doubt it answers true: a wrong
 // "no" would hide a definition.
 
+/** C and C++ files by extension; a `.h` file is C or C++ ("header"). */
+export const C_FAMILY_EXTENSIONS = {
+  c: "c",
+  h: "header",
+  cc: "cpp",
+  cpp: "cpp",
+  cxx: "cpp",
+  "c++": "cpp",
+  hh: "cpp",
+  hpp: "cpp",
+  hxx: "cpp",
+  "h++": "cpp",
+} as const;
+
+export type CFamily = (typeof C_FAMILY_EXTENSIONS)[keyof typeof C_FAMILY_EXTENSIONS];
+
+export function cFamilyOf(path: string): CFamily | undefined {
+  const dot = path.lastIndexOf(".");
+  if (dot < 0) return undefined;
+  return (C_FAMILY_EXTENSIONS as Record<string, CFamily>)[path.slice(dot + 1).toLowerCase()];
+}
+
 /** The characters of an identifier (C, C++ and the `$` some compilers allow). */
 const IDENT = /[\p{L}\p{N}_$]/u;
 
@@ -45,42 +67,51 @@ function mayDefineAt(line: string, at: number, word: string, cpp: boolean): bool
   }
   if (prev === ">" && line[before - 2] === "-") return false;
   if (prev === "." && !cpp) return false;
-  return prev === "*" || prev === "&" || prev === "}" || prev === ":" || prev === "~" || prev === ")" || prev === ">";
+  return (
+    prev === "*" ||
+    prev === "&" ||
+    prev === "}" ||
+    prev === ":" ||
+    prev === "~" ||
+    prev === ")" ||
+    prev === ">" ||
+    prev === "/"
+  );
 }
 
 /** The text with comments and string and character literals replaced by spaces (newlines kept). */
 export function blankCommentsAndStrings(text: string): string {
-  const out = text.split("");
-  let i = 0;
-  const blank = (from: number, to: number) => {
-    for (let k = from; k < to; k++) if (out[k] !== "\n") out[k] = " ";
-  };
-  while (i < text.length) {
-    const c = text[i];
-    if (c === "/" && text[i + 1] === "/") {
-      let end = text.indexOf("\n", i);
+  const parts: string[] = [];
+  const blank = (from: number, to: number) => parts.push(text.slice(from, to).replace(/[^\n]/g, " "));
+  let copied = 0;
+  // The next place a comment or literal may start; everything before it is code, copied as is.
+  const opener = /\/[/*]|["']/g;
+  for (let found = opener.exec(text); found; found = opener.exec(text)) {
+    const i = found.index;
+    parts.push(text.slice(copied, i));
+    let end: number;
+    if (found[0] === "//") {
+      end = text.indexOf("\n", i);
       if (end === -1) end = text.length;
-      blank(i, end);
-      i = end;
-    } else if (c === "/" && text[i + 1] === "*") {
-      let end = text.indexOf("*/", i + 2);
+    } else if (found[0] === "/*") {
+      end = text.indexOf("*/", i + 2);
       end = end === -1 ? text.length : end + 2;
-      blank(i, end);
-      i = end;
-    } else if (c === '"' || c === "'") {
-      let end = i + 1;
-      while (end < text.length && text[end] !== c && text[end] !== "\n") end += text[end] === "\\" ? 2 : 1;
-      blank(i, Math.min(end + 1, text.length));
-      i = end + 1;
     } else {
-      i++;
+      const quote = found[0];
+      end = i + 1;
+      while (end < text.length && text[end] !== quote && text[end] !== "\n") end += text[end] === "\\" ? 2 : 1;
+      end = Math.min(end + 1, text.length);
     }
+    blank(i, end);
+    copied = end;
+    opener.lastIndex = end;
   }
-  return out.join("");
+  parts.push(text.slice(copied));
+  return parts.join("");
 }
 
-export function mayDefine(source: string, word: string, cpp: boolean): boolean {
-  const text = blankCommentsAndStrings(source);
+/** The mentions of `word` as a whole word that could be a definition, in `text` as it is. */
+function* definitionLike(text: string, word: string, cpp: boolean): Generator<number> {
   for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + word.length)) {
     // Whole words only: `kmalloc` in `kmalloc_array` is another name.
     if (at > 0 && IDENT.test(text[at - 1] as string)) continue;
@@ -89,7 +120,20 @@ export function mayDefine(source: string, word: string, cpp: boolean): boolean {
     const lineStart = text.lastIndexOf("\n", at - 1) + 1;
     let lineEnd = text.indexOf("\n", end);
     if (lineEnd === -1) lineEnd = text.length;
-    if (mayDefineAt(text.slice(lineStart, lineEnd), at - lineStart, word, cpp)) return true;
+    if (mayDefineAt(text.slice(lineStart, lineEnd), at - lineStart, word, cpp)) yield at;
   }
-  return false;
+}
+
+export function mayDefine(source: string, word: string, cpp: boolean): boolean {
+  // Most files only use the name: the mentions are checked on the text as it is, and comments
+  // and strings blanked (which costs a pass over the file) only once one looks like a definition.
+  // (A comment just before the name, `int /* c */ name(…)`, counts as may-define in the first pass.)
+  if (definitionLike(source, word, cpp).next().done) return false;
+  return !definitionLike(blankCommentsAndStrings(source), word, cpp).next().done;
+}
+
+/** mayDefine for a file of that kind: a .h file is read as C++ when it has words only C++ has. */
+export function mayDefineIn(family: CFamily, text: string, word: string): boolean {
+  const cpp = family === "cpp" || (family === "header" && /\b(class|namespace|template)\b/.test(text));
+  return mayDefine(text, word, cpp);
 }

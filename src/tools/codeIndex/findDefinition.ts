@@ -18,8 +18,7 @@ import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { Slicer, walkFiles } from "../walk.ts";
 import description from "./findDefinition.txt" with { type: "text" };
 import { definitionLine } from "./format.ts";
-import { mayDefine } from "./cDefinitionSites.ts";
-import { KNOWN_LANGUAGES, type LanguageId, languageOf, outline } from "./parser.ts";
+import { KNOWN_LANGUAGES, languageOf, outline } from "./parser.ts";
 import { type CodeSymbol, flatten } from "./symbol.ts";
 import { groupedCount } from "../../text/count.ts";
 
@@ -55,11 +54,6 @@ export interface FindDefinitionLimits {
   /** The work the text search for the name may do (default SEARCH_BUDGET). */
   budget?: SearchBudget;
 }
-
-const isCFamily = (language: LanguageId) => language === "c" || language === "cpp" || language === "header";
-/** A .h file is read as C++ when it has the words only C++ has. */
-const isCpp = (language: LanguageId, text: string) =>
-  language === "cpp" || (language === "header" && /\b(class|namespace|template)\b/.test(text));
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -108,6 +102,8 @@ export function findDefinitionTool(
           maxBytes: MAX_SEARCH_BYTES,
           allowLinks: false,
           secretKeys: (await deps.identities.current()).keys(),
+          // C and C++: most files that mention a name only use it; the worker leaves those out.
+          definitionsOf: word,
         };
         const search = new SearchWorker({ spec, signal: ctx.signal, budget, pool: deps.searches });
         const walked = await walkFiles({
@@ -170,8 +166,6 @@ export function findDefinitionTool(
         }
         const language = languageOf(candidate.real) ?? languageOf(candidate.display);
         if (loaded.kind !== "text" || !language || !loaded.text.includes(word)) continue;
-        // C and C++: most files that mention a name only use it; those are not parsed.
-        if (isCFamily(language) && !mayDefine(loaded.text, word, isCpp(language, loaded.text))) continue;
         if (parsed >= maxParsed) {
           parsedCap = true;
           break;

@@ -16,6 +16,7 @@ import rustWasm from "./grammars/rust.wasm.gz" with { type: "file" };
 import tsxWasm from "./grammars/tsx.wasm.gz" with { type: "file" };
 import typescriptWasm from "./grammars/typescript.wasm.gz" with { type: "file" };
 import { blankAttributes } from "./cAttributes.ts";
+import { C_FAMILY_EXTENSIONS } from "./cDefinitionSites.ts";
 import { outlineC } from "./outlineC.ts";
 import { outlineGo } from "./outlineGo.ts";
 import { outlinePython } from "./outlinePython.ts";
@@ -65,16 +66,7 @@ const EXTENSIONS: Readonly<Record<string, LanguageId>> = {
   pyi: "python",
   go: "go",
   rs: "rust",
-  c: "c",
-  h: "header",
-  cc: "cpp",
-  cpp: "cpp",
-  cxx: "cpp",
-  "c++": "cpp",
-  hh: "cpp",
-  hpp: "cpp",
-  hxx: "cpp",
-  "h++": "cpp",
+  ...C_FAMILY_EXTENSIONS,
 };
 
 const OUTLINERS: Readonly<Record<GrammarId, (root: Node, lines: readonly string[]) => CodeSymbol[]>> = {

@@ -18,6 +18,7 @@ describe("C/C++ mentions that could be a definition", () => {
     ["struct kmalloc {\n", true],
     ["struct kmalloc\n{\n", true],
     ["} kmalloc;\n", true],
+    ["int /* the allocator */ kmalloc(int size);\n", true],
     ["enum { A,\n\tkmalloc,\n};\n", true],
   ])("C: %j → %p", (text, expected) => {
     expect(mayDefine(text, "kmalloc", false)).toBe(expected);
