@@ -1,7 +1,7 @@
 // grep: a regular expression over the project's files, in-process (only src/sandbox may start a
 // program, so no ripgrep), respecting .gitignore and the session's hidden paths. The walk stays in
 // the folder the permission check named (walk.ts); the files are read and matched in a worker
-// thread with a time budget (searchWorker.ts), so neither a pipe named like a file nor a pattern
+// thread with a budget of work (searchWorker.ts, searchBudget.ts), so neither a pipe named like a file nor a pattern
 // that backtracks for seconds can hold up the session or any other.
 import { join } from "node:path";
 import { z } from "zod";
@@ -11,7 +11,8 @@ import description from "./grep.txt" with { type: "text" };
 import { compilePattern, type FileOutcome, type GrepMode, MAX_SEARCH_BYTES, type SearchSpec } from "./grepSearch.ts";
 import { changedWhileWaiting, type CheckedState, displayPath, placeName } from "./paths.ts";
 import { notFound, searchPlace, searchPlan } from "./readPlans.ts";
-import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "./searchWorker.ts";
+import { SEARCH_BUDGET, type SearchBudget } from "./searchBudget.ts";
+import { type SearchEnd, SearchWorker } from "./searchWorker.ts";
 import { type SearchTally, searchNotes } from "./searchNotes.ts";
 import { secretTwinAt, twinRefusal } from "./secretTwins.ts";
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
@@ -35,8 +36,8 @@ const input = z.object({
 export type GrepInput = z.infer<typeof input>;
 
 export interface GrepLimits {
-  /** Wall-clock budget of one search (default SEARCH_BUDGET_MS). */
-  budgetMs?: number;
+  /** The work one search may do (default SEARCH_BUDGET). */
+  budget?: SearchBudget;
 }
 
 const error = (output: string): ToolResult => ({ output, isError: true });
@@ -74,7 +75,7 @@ export function grepTool(
   deps: FileToolDeps,
   limits: GrepLimits = {},
 ): Tool<GrepInput, PlanWithState<GrepInput, CheckedState>> {
-  const budgetMs = limits.budgetMs ?? SEARCH_BUDGET_MS;
+  const budget = limits.budget ?? SEARCH_BUDGET;
   return {
     name: "grep",
     description,
@@ -153,7 +154,7 @@ export function grepTool(
         output.chars += size;
       };
 
-      const search = new SearchWorker({ spec, signal: ctx.signal, budgetMs, pool: deps.searches });
+      const search = new SearchWorker({ spec, signal: ctx.signal, budget, pool: deps.searches });
       let end: SearchEnd;
       if (kind === "file") {
         let single: FileOutcome | undefined;

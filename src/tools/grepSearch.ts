@@ -12,6 +12,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { codeOf, messageOf } from "../errors/caught.ts";
 import { identityKey } from "../files/secretIdentities.ts";
 import { READ_FLAGS, verify } from "./checkedFile.ts";
+import { cFamilyOf, mayDefineIn } from "./codeIndex/cDefinitionSites.ts";
 import { decodeText } from "./textFile.ts";
 import { groupedCount } from "../text/count.ts";
 
@@ -35,6 +36,11 @@ export interface SearchSpec {
   allowLinks: boolean;
   /** The identities of the secrets on the list (identityKey()): such files are never read. */
   secretKeys: readonly string[];
+  /**
+   * find_definition's name: a C or C++ file is a hit only when a mention of it could be a
+   * definition (codeIndex/cDefinitionSites.ts), so files that only call it are not parsed.
+   */
+  definitionsOf?: string;
 }
 
 export type FileOutcome =
@@ -171,7 +177,7 @@ function searchBytes(bytes: Uint8Array, matcher: Matcher, spec: SearchSpec): Fil
 
 /**
  * Searches one file; `buffer` bounds the size (generated files, logs and data are skipped);
- * `secrets`: spec.secretKeys as a set, made once per search.
+ * `secrets`: spec.secretKeys as a set, made once per search; `work.bytes` grows by what was read.
  */
 export function searchFile(
   realPath: string,
@@ -179,7 +185,13 @@ export function searchFile(
   spec: SearchSpec,
   buffer: Uint8Array,
   secrets: ReadonlySet<string>,
+  work: { bytes: number } = { bytes: 0 },
 ): FileOutcome {
   const read = readPinned(realPath, buffer, spec.allowLinks, secrets);
-  return "bytes" in read ? searchBytes(read.bytes, matcher, spec) : read;
+  if (!("bytes" in read)) return read;
+  work.bytes += read.bytes.length;
+  const outcome = searchBytes(read.bytes, matcher, spec);
+  const family = spec.definitionsOf === undefined ? undefined : cFamilyOf(realPath);
+  if (outcome.kind !== "hits" || family === undefined || spec.definitionsOf === undefined) return outcome;
+  return mayDefineIn(family, decodeText(read.bytes), spec.definitionsOf) ? outcome : { kind: "none" };
 }

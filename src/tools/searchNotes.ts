@@ -1,6 +1,6 @@
 // The lines a search (grep, find_definition) adds about what it did not search and why, each with
 // what to do about it: files over the size limit, pipes and devices, hard-linked files, paths that
-// changed while it ran, and a search that ran out of time.
+// changed while it ran, and a search that spent its budget of work.
 import { MAX_SEARCH_BYTES } from "./grepSearch.ts";
 import type { SearchEnd } from "./searchWorker.ts";
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
@@ -58,15 +58,22 @@ export function searchNotes(tally: SearchTally, end: SearchEnd, tool: "grep" | "
       `[Skipped: ${plural(tally.changed.length, "path")} that changed while the search ran (replaced by a link or moved): ${names(tally.changed)}. Search again once nothing is changing them.]`,
     );
   }
-  if (end.kind === "out_of_time") {
-    const seconds = Math.round(end.budgetMs / 1000);
-    const what =
-      tool === "grep"
-        ? "The pattern may be too slow on this text: nested quantifiers such as (a+)+ backtrack without end. Simplify the pattern, or narrow path or glob."
-        : "Narrow the search with path.";
-    notes.push(
-      `[The search stopped after its time limit of ${seconds} s; what was found until then is above. ${what}]`,
-    );
-  }
+  if (end.kind === "over_budget") notes.push(overBudgetNote(end, tool));
   return notes;
+}
+
+/** What the search did before it stopped, and what to do about it. */
+function overBudgetNote(end: Extract<SearchEnd, { kind: "over_budget" }>, tool: "grep" | "find_definition"): string {
+  const seconds = (end.spentMs / 1000).toFixed(1);
+  const spent =
+    end.clock === "cpu"
+      ? `${seconds} s of CPU time`
+      : `${seconds} s (wall-clock time: this system does not report a thread's CPU time)`;
+  const read = `${plural(end.work.files, "file")} (${formatBytes(end.work.bytes)})`;
+  const allowance = `${n(end.budget.cpuMs / 1000)} s plus ${n(end.budget.cpuMsPerMB)} ms per MB read`;
+  const what =
+    tool === "grep"
+      ? "The pattern is slow on this text: nested quantifiers such as (a+)+ backtrack without end. Simplify the pattern, or narrow path or glob."
+      : "Narrow the search with path.";
+  return `[The search stopped after ${spent}, having read ${read}: more than its budget (${allowance}). What was found until then is above. ${what}]`;
 }

@@ -1,16 +1,25 @@
 // A search in a worker thread, seen from the session: files go in as real paths (in batches, with
 // at most a few batches in flight so the walk does not run far ahead), outcomes come back in the
 // same order. The search ends when every file is answered, when the signal aborts (the worker is
-// terminated at once; the session does not wait for it), when the time budget is spent, or when
-// the worker fails. A pattern that backtracks for seconds per line therefore costs this search
-// its budget and nothing else: other sessions, cancel and the event loop go on meanwhile.
+// terminated at once; the session does not wait for it), when its budget of work is spent
+// (searchBudget.ts: the worker's CPU time against what it has read), or when the worker fails.
+// A pattern that backtracks for seconds per line therefore costs this search its budget and
+// nothing else: other sessions, cancel and the event loop go on meanwhile.
 import type { FileOutcome, SearchSpec } from "./grepSearch.ts";
 import type { FromWorker, ToWorker } from "./grepWorker.ts";
+import { allowedMs, type ClockFactory, type SearchBudget, type SpentClock, threadClock } from "./searchBudget.ts";
+
+/** What a search had done when it ended: files answered and bytes read. */
+export interface SearchWork {
+  files: number;
+  bytes: number;
+}
 
 export type SearchEnd =
   | { kind: "done" }
   | { kind: "cancelled" }
-  | { kind: "out_of_time"; budgetMs: number }
+  /** `spentMs` of the clock's kind (CPU time of the worker, or wall time where there is none). */
+  | { kind: "over_budget"; spentMs: number; clock: SpentClock["kind"]; work: SearchWork; budget: SearchBudget }
   | { kind: "failed"; message: string };
 
 /**
@@ -22,14 +31,16 @@ type BunWorker = Worker & { ref(): void; unref(): void };
 export interface SearchWorkerOptions {
   spec: SearchSpec;
   signal: AbortSignal;
-  /** Wall-clock time the whole search may take. */
-  budgetMs: number;
+  /** The work the whole search may do. */
+  budget: SearchBudget;
+  /** How the worker's spending is measured (default: its CPU time; tests slow or speed it). */
+  clock?: ClockFactory;
   /** Where the thread comes from and goes back to (one per session's file tools). */
   pool: SearchThreads;
 }
 
-/** A search's default time budget: far above a search of a large tree, far below a user's patience. */
-export const SEARCH_BUDGET_MS = 10_000;
+/** How often the worker's spending is looked at. */
+const CHECK_MS = 100;
 const BATCH_FILES = 256;
 const MAX_BATCHES_IN_FLIGHT = 4;
 
@@ -87,7 +98,12 @@ export class SearchWorker {
   #nextId = 0;
   #end: SearchEnd | undefined;
   #wake: Array<() => void> = [];
-  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #checker: ReturnType<typeof setInterval>;
+  readonly #budget: SearchBudget;
+  readonly #clockFactory: ClockFactory;
+  /** Set once the worker has said which thread it is. */
+  #clock: SpentClock | undefined;
+  readonly #work: SearchWork = { files: 0, bytes: 0 };
   readonly #onAbort: () => void;
   readonly #signal: AbortSignal;
   readonly #pool: SearchThreads;
@@ -101,7 +117,9 @@ export class SearchWorker {
       this.#stop({ kind: "failed", message: event.message || "the search worker stopped" });
     this.#onAbort = () => this.#stop({ kind: "cancelled" });
     this.#signal.addEventListener("abort", this.#onAbort, { once: true });
-    this.#timer = setTimeout(() => this.#stop({ kind: "out_of_time", budgetMs: options.budgetMs }), options.budgetMs);
+    this.#budget = options.budget;
+    this.#clockFactory = options.clock ?? threadClock;
+    this.#checker = setInterval(() => this.#checkBudget(), CHECK_MS);
     this.#post({ type: "start", spec: options.spec });
     if (this.#signal.aborted) this.#stop({ kind: "cancelled" });
   }
@@ -149,9 +167,28 @@ export class SearchWorker {
     this.#queued = { paths: [], deliver: [] };
   }
 
+  #checkBudget(): void {
+    if (!this.#clock || this.#end) return;
+    const spentMs = this.#clock.spentMs();
+    if (spentMs <= allowedMs(this.#budget, this.#work.bytes)) return;
+    this.#stop({
+      kind: "over_budget",
+      spentMs,
+      clock: this.#clock.kind,
+      work: { ...this.#work },
+      budget: this.#budget,
+    });
+  }
+
   #receive(message: FromWorker): void {
     if (this.#end) return;
     if (message.type === "failed") return this.#stop({ kind: "failed", message: message.message });
+    if (message.type === "started") {
+      this.#clock = this.#clockFactory(message.task);
+      return;
+    }
+    this.#work.files += message.outcomes.length;
+    this.#work.bytes += message.bytes;
     const deliver = this.#inFlight.get(message.id);
     this.#inFlight.delete(message.id);
     message.outcomes.forEach((outcome, i) => deliver?.[i]?.(outcome));
@@ -171,7 +208,7 @@ export class SearchWorker {
   #stop(end: SearchEnd): void {
     if (this.#end) return;
     this.#end = end;
-    clearTimeout(this.#timer);
+    clearInterval(this.#checker);
     this.#signal.removeEventListener("abort", this.#onAbort);
     // Only an idle thread is kept: one that was stopped mid-search may still be running a pattern.
     if (end.kind === "done" && this.#inFlight.size === 0) this.#pool.giveBack(this.#worker);

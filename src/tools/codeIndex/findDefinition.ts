@@ -1,6 +1,6 @@
 // find_definition: where a name is declared across the project, from real parses. Files are
 // first filtered by a plain text search for the name in the search worker (as grep's: pinned to
-// the checked folder, no pipes, a time budget), so only the few that mention it are read here
+// the checked folder, no pipes, a budget of work), so only the few that mention it are read here
 // (checked again) and parsed.
 import { join } from "node:path";
 import { z } from "zod";
@@ -11,13 +11,14 @@ import { changedWhileWaiting, type CheckedState, displayPath, placeName } from "
 import { notFound, searchPlace, searchPlan } from "../readPlans.ts";
 import { type SearchTally, searchNotes } from "../searchNotes.ts";
 import { secretTwinOf, twinRefusal } from "../secretTwins.ts";
-import { SEARCH_BUDGET_MS, type SearchEnd, SearchWorker } from "../searchWorker.ts";
+import { SEARCH_BUDGET, type SearchBudget } from "../searchBudget.ts";
+import { type SearchEnd, SearchWorker } from "../searchWorker.ts";
 import { MAX_TEXT_BYTES } from "../textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { Slicer, walkFiles } from "../walk.ts";
 import description from "./findDefinition.txt" with { type: "text" };
 import { definitionLine } from "./format.ts";
-import { languageOf, outline } from "./parser.ts";
+import { KNOWN_LANGUAGES, languageOf, outline } from "./parser.ts";
 import { type CodeSymbol, flatten } from "./symbol.ts";
 import { groupedCount } from "../../text/count.ts";
 
@@ -48,10 +49,10 @@ function definesName(symbol: CodeSymbol, name: string): boolean {
 }
 
 export interface FindDefinitionLimits {
-  /** How many files that mention the name are parsed at most. */
+  /** How many files that mention the name (and, in C and C++, could define it) are parsed at most. */
   maxParsedFiles?: number;
-  /** Wall-clock budget of the text search for the name (default SEARCH_BUDGET_MS). */
-  budgetMs?: number;
+  /** The work the text search for the name may do (default SEARCH_BUDGET). */
+  budget?: SearchBudget;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -61,7 +62,7 @@ export function findDefinitionTool(
   limits: FindDefinitionLimits = {},
 ): Tool<FindDefinitionInput, PlanWithState<FindDefinitionInput, CheckedState>> {
   const maxParsed = limits.maxParsedFiles ?? MAX_PARSED_FILES;
-  const budgetMs = limits.budgetMs ?? SEARCH_BUDGET_MS;
+  const budget = limits.budget ?? SEARCH_BUDGET;
   return {
     name: "find_definition",
     description,
@@ -70,7 +71,8 @@ export function findDefinitionTool(
     plan: (args, ctx) => searchPlan("find_definition", args, args.name, ctx),
     async run(plan, ctx) {
       const args = plan.input;
-      const name = args.name.trim();
+      // C++ spells a qualified name `Klass::method`; the outlines join containers with ".".
+      const name = args.name.trim().replaceAll("::", ".");
       if (!NAME.test(name))
         return error(
           `"${name}" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.`,
@@ -100,8 +102,10 @@ export function findDefinitionTool(
           maxBytes: MAX_SEARCH_BYTES,
           allowLinks: false,
           secretKeys: (await deps.identities.current()).keys(),
+          // C and C++: most files that mention a name only use it; the worker leaves those out.
+          definitionsOf: word,
         };
-        const search = new SearchWorker({ spec, signal: ctx.signal, budgetMs, pool: deps.searches });
+        const search = new SearchWorker({ spec, signal: ctx.signal, budget, pool: deps.searches });
         const walked = await walkFiles({
           root: ctx.root,
           base: target,
@@ -115,9 +119,7 @@ export function findDefinitionTool(
               else if (outcome.kind === "secret") tally.secret.push(display());
               else if (outcome.kind === "changed") tally.changed.push(display());
               else if (outcome.kind === "special") tally.special.push(display());
-              if (outcome.kind !== "hits") return;
-              if (candidates.length >= maxParsed) parsedCap = true;
-              else candidates.push({ display: display(), real: file.realPath });
+              if (outcome.kind === "hits") candidates.push({ display: display(), real: file.realPath });
             });
           },
         });
@@ -133,7 +135,7 @@ export function findDefinitionTool(
         return error(`${base.display} may not be read (the policy hides it).`);
       } else if (!languageOf(target) && !languageOf(base.path)) {
         return error(
-          `find_definition reads TypeScript, JavaScript, Python, Go and Rust files; ${base.display} is none of these. Use grep instead.`,
+          `find_definition reads ${KNOWN_LANGUAGES} files; ${base.display} is none of these. Use grep instead.`,
         );
       } else {
         candidates.push({ display: base.display, real: target });
@@ -141,7 +143,10 @@ export function findDefinitionTool(
 
       const found: string[] = [];
       let more = 0;
+      // C and C++ prototypes (and extern variables): shown only when no definition is found.
+      const declarations: string[] = [];
       const slicer = new Slicer(ctx.signal);
+      let parsed = 0;
       const links = kind === "file" ? plan.state.checked.links : 1;
       for (const candidate of candidates) {
         // Parsing is work on this thread: let other sessions and cancel in between files.
@@ -161,8 +166,17 @@ export function findDefinitionTool(
         }
         const language = languageOf(candidate.real) ?? languageOf(candidate.display);
         if (loaded.kind !== "text" || !language || !loaded.text.includes(word)) continue;
+        if (parsed >= maxParsed) {
+          parsedCap = true;
+          break;
+        }
+        parsed++;
         for (const symbol of flatten(await outline(loaded.text, language))) {
           if (!definesName(symbol, name)) continue;
+          if (symbol.kind === "declaration") {
+            declarations.push(definitionLine(candidate.display, symbol));
+            continue;
+          }
           if (found.length < MAX_DEFINITIONS) found.push(definitionLine(candidate.display, symbol));
           else more++;
         }
@@ -174,13 +188,26 @@ export function findDefinitionTool(
         );
       if (parsedCap)
         notes.push(
-          `[Stopped after ${groupedCount(maxParsed)} files that mention ${word}; there may be more definitions. Narrow the search with path.]`,
+          `[Stopped after parsing ${groupedCount(maxParsed)} files that mention ${word}; there may be more definitions. Narrow the search with path.]`,
         );
       notes.push(...searchNotes(tally, end, "find_definition"));
+      if (found.length === 0 && declarations.length > 0) {
+        const shown = declarations.slice(0, MAX_DEFINITIONS);
+        const count = declarations.length;
+        return {
+          output: [
+            `No definition of ${name} found in ${placeName(base)}, only ${count === 1 ? "a declaration" : `${groupedCount(count)} declarations`} (a prototype or extern, without the body): the definition may be in a file not searched, a library, or made by a macro. Try grep for the text.`,
+            ...shown,
+            ...(count > shown.length ? [`[Showing ${shown.length} of ${groupedCount(count)} declarations.]`] : []),
+            ...notes,
+          ].join("\n"),
+          summary: count === 1 ? "1 declaration" : `${count} declarations`,
+        };
+      }
       if (found.length === 0) {
         return {
           output: [
-            `No definition of ${name} found in ${placeName(base)} (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.`,
+            `No definition of ${name} found in ${placeName(base)} (it reads ${KNOWN_LANGUAGES} files; .gitignore'd files are skipped). Try grep for the text.`,
             ...notes,
           ].join("\n"),
           summary: "No definitions",

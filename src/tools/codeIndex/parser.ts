@@ -1,5 +1,5 @@
 // Tree-sitter parsing for the code index, loaded on first use: web-tree-sitter's runtime and
-// one grammar per language, embedded in the binary as gzipped wasm (~0.6 MB in all; 4.8 MB
+// one grammar per language, embedded in the binary as gzipped wasm (~0.9 MB in all; 8.8 MB
 // unzipped, which would push the binary over its size budget) and unzipped in memory.
 //
 // The one piece of module state: web-tree-sitter keeps its wasm runtime in a process-wide
@@ -7,26 +7,36 @@
 // runtime and the grammars are loaded once per process, on demand, and kept (they are
 // immutable once loaded; a rejected load is dropped so the next call retries).
 import type { Language, Node } from "web-tree-sitter";
+import cWasm from "./grammars/c.wasm.gz" with { type: "file" };
+import cppWasm from "./grammars/cpp.wasm.gz" with { type: "file" };
 import goWasm from "./grammars/go.wasm.gz" with { type: "file" };
 import pythonWasm from "./grammars/python.wasm.gz" with { type: "file" };
 import runtimeWasm from "./grammars/runtime.wasm.gz" with { type: "file" };
 import rustWasm from "./grammars/rust.wasm.gz" with { type: "file" };
 import tsxWasm from "./grammars/tsx.wasm.gz" with { type: "file" };
 import typescriptWasm from "./grammars/typescript.wasm.gz" with { type: "file" };
+import { blankAttributes } from "./cAttributes.ts";
+import { C_FAMILY_EXTENSIONS } from "./cDefinitionSites.ts";
+import { outlineC } from "./outlineC.ts";
 import { outlineGo } from "./outlineGo.ts";
 import { outlinePython } from "./outlinePython.ts";
 import { outlineRust } from "./outlineRust.ts";
 import { outlineTypescript } from "./outlineTypescript.ts";
 import type { CodeSymbol } from "./symbol.ts";
 
-export type LanguageId = "typescript" | "tsx" | "python" | "go" | "rust";
+/** "header" is a `.h` file: C, or C++ when the C grammar cannot parse it (see outline). */
+export type LanguageId = "typescript" | "tsx" | "python" | "go" | "rust" | "c" | "cpp" | "header";
 
-const GRAMMARS: Readonly<Record<LanguageId, string>> = {
+type GrammarId = Exclude<LanguageId, "header">;
+
+const GRAMMARS: Readonly<Record<GrammarId, string>> = {
   typescript: typescriptWasm,
   tsx: tsxWasm,
   python: pythonWasm,
   go: goWasm,
   rust: rustWasm,
+  c: cWasm,
+  cpp: cppWasm,
 };
 
 export const LANGUAGE_NAMES: Readonly<Record<LanguageId, string>> = {
@@ -35,7 +45,13 @@ export const LANGUAGE_NAMES: Readonly<Record<LanguageId, string>> = {
   python: "Python",
   go: "Go",
   rust: "Rust",
+  c: "C",
+  cpp: "C++",
+  header: "C/C++ header",
 };
+
+/** The languages find_definition and symbols read, for the model: "TypeScript, JavaScript, …". */
+export const KNOWN_LANGUAGES = "TypeScript, JavaScript, Python, Go, Rust, C and C++";
 
 const EXTENSIONS: Readonly<Record<string, LanguageId>> = {
   ts: "typescript",
@@ -50,14 +66,17 @@ const EXTENSIONS: Readonly<Record<string, LanguageId>> = {
   pyi: "python",
   go: "go",
   rs: "rust",
+  ...C_FAMILY_EXTENSIONS,
 };
 
-const OUTLINERS: Readonly<Record<LanguageId, (root: Node, lines: readonly string[]) => CodeSymbol[]>> = {
+const OUTLINERS: Readonly<Record<GrammarId, (root: Node, lines: readonly string[]) => CodeSymbol[]>> = {
   typescript: outlineTypescript,
   tsx: outlineTypescript,
   python: outlinePython,
   go: outlineGo,
   rust: outlineRust,
+  c: outlineC,
+  cpp: outlineC,
 };
 
 export function languageOf(path: string): LanguageId | undefined {
@@ -68,7 +87,7 @@ export function languageOf(path: string): LanguageId | undefined {
 
 type TreeSitter = typeof import("web-tree-sitter");
 
-const loaded: { runtime?: Promise<TreeSitter>; languages: Map<LanguageId, Promise<Language>> } = {
+const loaded: { runtime?: Promise<TreeSitter>; languages: Map<GrammarId, Promise<Language>> } = {
   languages: new Map(),
 };
 
@@ -88,7 +107,7 @@ function runtime(): Promise<TreeSitter> {
   return loaded.runtime;
 }
 
-function language(id: LanguageId): Promise<Language> {
+function language(id: GrammarId): Promise<Language> {
   let pending = loaded.languages.get(id);
   if (!pending) {
     pending = runtime()
@@ -104,14 +123,27 @@ function language(id: LanguageId): Promise<Language> {
 
 /** The outline of one file's text. */
 export async function outline(text: string, id: LanguageId): Promise<CodeSymbol[]> {
+  if (id !== "header") return outlineWith(text, id, false);
+  // A .h file is C unless the C grammar fails on it and the C++ grammar does not (C code may
+  // use `new` or `class` as names, which C++ cannot parse).
+  const asC = await outlineWith(text, "c", true);
+  if (asC !== undefined) return asC;
+  return (await outlineWith(text, "cpp", true)) ?? (await outlineWith(text, "c", false)) ?? [];
+}
+
+/** Undefined when `cleanOnly` and the parse had errors. */
+async function outlineWith(text: string, id: GrammarId, cleanOnly: true): Promise<CodeSymbol[] | undefined>;
+async function outlineWith(text: string, id: GrammarId, cleanOnly: false): Promise<CodeSymbol[]>;
+async function outlineWith(text: string, id: GrammarId, cleanOnly: boolean): Promise<CodeSymbol[] | undefined> {
   const module = await runtime();
   const grammar = await language(id);
   const parser = new module.Parser();
   try {
     parser.setLanguage(grammar);
-    const tree = parser.parse(text);
+    const tree = parser.parse(id === "c" || id === "cpp" ? blankAttributes(text) : text);
     if (!tree) return [];
     try {
+      if (cleanOnly && tree.rootNode.hasError) return undefined;
       return OUTLINERS[id](tree.rootNode, text.split("\n"));
     } finally {
       tree.delete();

@@ -18,7 +18,9 @@ export type SymbolKind =
   | "variable"
   | "property"
   | "field"
-  | "macro";
+  | "macro"
+  /** A C or C++ function declared without its body (a prototype), or an `extern` variable. */
+  | "declaration";
 
 export interface CodeSymbol {
   name: string;

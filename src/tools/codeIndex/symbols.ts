@@ -8,7 +8,7 @@ import { secretTwinOf, twinRefusal } from "../secretTwins.ts";
 import { formatBytes } from "../textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { outlineLines } from "./format.ts";
-import { LANGUAGE_NAMES, languageOf, outline } from "./parser.ts";
+import { KNOWN_LANGUAGES, LANGUAGE_NAMES, languageOf, outline } from "./parser.ts";
 import { flatten } from "./symbol.ts";
 import description from "./symbols.txt" with { type: "text" };
 
@@ -44,7 +44,7 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
       const language = languageOf(resolved.realPath) ?? languageOf(resolved.path);
       if (!language) {
         return error(
-          `symbols reads TypeScript, JavaScript, Python, Go and Rust files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`,
+          `symbols reads ${KNOWN_LANGUAGES} files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`,
         );
       }
       const loaded = loadChecked(target, MAX_OUTLINE_BYTES);

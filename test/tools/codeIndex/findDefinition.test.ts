@@ -7,7 +7,7 @@ import { withheldPredicate } from "../../../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../../../src/tools/searchWorker.ts";
 import { ReadTracker } from "../../../src/tools/readTracker.ts";
 import { planContext, runTool, session, tempRoot, toolContext, writeFiles } from "../../support/toolFixtures.ts";
-import { GO, PYTHON, RUST, TYPESCRIPT } from "../../fixtures/codeIndexSamples.ts";
+import { C_HEADER, C_SOURCE, CPP, GO, PYTHON, RUST, TYPESCRIPT } from "../../fixtures/codeIndexSamples.ts";
 
 function project(root: string): void {
   writeFiles(root, {
@@ -32,6 +32,64 @@ describe("find_definition", () => {
     );
     expect((await s.run("find_definition", { name: "norm" })).output).toBe(
       "py/point.py:22  method Point.norm — @property def norm(self) -> float",
+    );
+  });
+
+  test("C and C++: functions, structs, macros, methods; the definition over its prototype", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, {
+      "include/slab.h": C_HEADER,
+      "mm/slab.c": C_SOURCE,
+      "net/client.hpp": CPP,
+      "net/use.cc": '#include "client.hpp"\nint main() { net::Client c(1); c.send("x"); return KMALLOC_MAX; }\n',
+    });
+    const s = session(root.path);
+    // Declared in slab.h and in slab.c, defined in slab.c: only the definition.
+    expect((await s.run("find_definition", { name: "kmalloc" })).output).toBe(
+      "mm/slab.c:26  function kmalloc — void *kmalloc(size_t size, gfp_t flags)",
+    );
+    expect((await s.run("find_definition", { name: "kmem_cache" })).output).toBe(
+      "mm/slab.c:6  struct kmem_cache — struct kmem_cache",
+    );
+    expect((await s.run("find_definition", { name: "KMALLOC_MAX" })).output).toBe(
+      "mm/slab.c:3  macro KMALLOC_MAX — #define KMALLOC_MAX 4096",
+    );
+    expect((await s.run("find_definition", { name: "kmem_cache_init" })).output).toBe(
+      "mm/slab.c:37  function kmem_cache_init — int __init kmem_cache_init(void)",
+    );
+    expect((await s.run("find_definition", { name: "Client::send" })).output).toBe(
+      "net/client.hpp:22  method net.Client.send — void net::Client::send(const std::string &body)",
+    );
+    expect((await s.run("find_definition", { name: "Client.count" })).output).toBe(
+      "net/client.hpp:9  method net.Client.count — int count() const { return sent_; }",
+    );
+    // Only prototypes: shown as such, with why.
+    const kfree = await s.run("find_definition", { name: "kfree" });
+    expect(kfree.output).toBe(
+      "No definition of kfree found in the project, only a declaration (a prototype or extern, without the body): the definition may be in a file not searched, a library, or made by a macro. Try grep for the text.\ninclude/slab.h:4  declaration kfree — void kfree(const void *object);",
+    );
+  });
+
+  test("C: files that only use a name (calls, comments, strings, struct pointers) are not parsed", async () => {
+    using root = tempRoot();
+    const uses =
+      "/* kmalloc here */\nstatic int f(void)\n{\n\tstruct kmalloc *k = 0;\n\tbuf = kmalloc(1, 2);\n\tkmalloc(3, 4);\n\treturn kmalloc(5, 6) != 0;\n}\n";
+    writeFiles(root.path, {
+      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`a${i}.c`, uses])),
+      "z.c": "void *kmalloc(int size, int flags)\n{\n\treturn 0;\n}\n",
+    });
+    const tool = findDefinitionTool(
+      {
+        reads: new ReadTracker(),
+        withheld: withheldPredicate({ home: root.path }),
+        searches: new SearchThreads(),
+        identities: new SecretIdentities(secretPlaces(root.path)),
+      },
+      // Parsing every file that mentions kmalloc would stop at the cap before z.c.
+      { maxParsedFiles: 1 },
+    );
+    expect((await runTool(tool, { name: "kmalloc" }, toolContext(root.path))).output).toBe(
+      "z.c:1  function kmalloc — void *kmalloc(int size, int flags)",
     );
   });
 
@@ -109,7 +167,7 @@ describe("find_definition", () => {
     );
     const result = await runTool(tool, { name: "needle" }, toolContext(root.path));
     expect(result.output).toBe(
-      "No definition of needle found in the project (TypeScript, JavaScript, Python, Go and Rust files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after 10 files that mention needle; there may be more definitions. Narrow the search with path.]",
+      "No definition of needle found in the project (it reads TypeScript, JavaScript, Python, Go, Rust, C and C++ files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after parsing 10 files that mention needle; there may be more definitions. Narrow the search with path.]",
     );
   });
 

@@ -9,6 +9,8 @@ const repo = join(import.meta.dir, "../../..");
 test("each embedded .wasm.gz unzips to its package's file (else run src/tools/codeIndex/grammars/refresh.ts)", () => {
   const names = Object.keys(GRAMMAR_SOURCES);
   expect(names.sort()).toEqual([
+    "c.wasm.gz",
+    "cpp.wasm.gz",
     "go.wasm.gz",
     "python.wasm.gz",
     "runtime.wasm.gz",

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { languageOf, outline } from "../../../src/tools/codeIndex/parser.ts";
 import { type CodeSymbol, flatten } from "../../../src/tools/codeIndex/symbol.ts";
-import { GO, JAVASCRIPT, PYTHON, RUST, TYPESCRIPT } from "../../fixtures/codeIndexSamples.ts";
+import { C_HEADER, C_SOURCE, CPP, GO, JAVASCRIPT, PYTHON, RUST, TYPESCRIPT } from "../../fixtures/codeIndexSamples.ts";
 
 /** "line kind Container.name" for every symbol, depth first. */
 async function rows(text: string, language: Parameters<typeof outline>[1]): Promise<string[]> {
@@ -127,6 +127,62 @@ describe("code outlines (tree-sitter)", () => {
       "43 macro square",
       "49 type Map",
     ]);
+  });
+
+  test("C and C++ by extension; a .h file is a header (C, or C++ when C cannot parse it)", () => {
+    expect(["a.c", "a.h", "a.cc", "a.cpp", "a.cxx", "a.hpp", "a.hh", "a.hxx", "a.S"].map(languageOf)).toEqual([
+      "c",
+      "header",
+      "cpp",
+      "cpp",
+      "cpp",
+      "cpp",
+      "cpp",
+      "cpp",
+      undefined,
+    ]);
+  });
+
+  test("C: macros, structs, unions, enums and their constants, typedefs, globals, prototypes vs definitions", async () => {
+    expect(await rows(C_SOURCE, "c")).toEqual([
+      "3 macro KMALLOC_MAX",
+      "4 macro kmalloc_array",
+      "6 struct kmem_cache",
+      "7 field kmem_cache.size",
+      "8 field kmem_cache.name",
+      "11 struct word",
+      "12 field word.i",
+      "13 field word.f",
+      "16 enum gfp_zone",
+      "16 constant gfp_zone.ZONE_DMA",
+      "16 constant gfp_zone.ZONE_NORMAL",
+      "18 type kmem_cache_t",
+      "19 type ctor_fn",
+      "21 variable cache_count",
+      "22 declaration slab_nomerge",
+      "24 declaration __kmalloc",
+      "26 function kmalloc",
+      // Behind the kernel's attribute macros (blanked before parsing) and inside #ifdef.
+      "31 function kzalloc",
+      "37 function kmem_cache_init",
+    ]);
+    expect(await rows(C_HEADER, "header")).toEqual(["2 macro _SLAB_H", "3 declaration kmalloc", "4 declaration kfree"]);
+  });
+
+  test("C++: namespaces, classes, methods in and out of the class, templates, using", async () => {
+    const expected = [
+      "3 namespace net",
+      "5 class net.Client",
+      "7 declaration net.Client.Client",
+      "8 declaration net.Client.send",
+      "9 method net.Client.count",
+      "12 field net.Client.sent_",
+      "16 function net.clamp",
+      "22 method net.Client.send",
+      "26 type Bytes",
+    ];
+    expect(await rows(CPP, "cpp")).toEqual(expected);
+    expect(await rows(CPP, "header")).toEqual(expected);
   });
 
   test("broken code still gives an outline of what parses", async () => {

@@ -13,6 +13,8 @@ export const GRAMMAR_SOURCES: Readonly<Record<string, string>> = {
   "python.wasm.gz": "tree-sitter-python/tree-sitter-python.wasm",
   "go.wasm.gz": "tree-sitter-go/tree-sitter-go.wasm",
   "rust.wasm.gz": "tree-sitter-rust/tree-sitter-rust.wasm",
+  "c.wasm.gz": "tree-sitter-c/tree-sitter-c.wasm",
+  "cpp.wasm.gz": "tree-sitter-cpp/tree-sitter-cpp.wasm",
 };
 
 export function refreshGrammars(nodeModules: string, outDir: string): string[] {

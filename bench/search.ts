@@ -1,0 +1,219 @@
+// grep, glob and find_definition on a tree shaped like Linux 6.1 (bench/linuxTree.ts: 78,600
+// files in 5,100 folders, ~1.3 GB), each against what a user would reach for, interleaved round
+// by round in the same run: `rg -c` for grep (every match counted, as grep's totals need),
+// `rg --files -g` for glob, `rg -t c -t cpp -w` for find_definition. Prints the medians, the
+// ratios (Garuda ÷ ripgrep) and both sides' counts, so a difference in what was found shows
+// next to the time. Garuda's tools run in this process as a session runs them (the worker thread
+// included); ripgrep is a process (its start-up, ~2 ms, is in its time). What is not installed is
+// skipped with a line saying so.
+//
+// The tree is made once in the temp folder and reused (--fresh remakes it); `--copies 3` puts the
+// tree three times side by side (235,800 files), as issue 35's largest case.
+//
+//   bun bench/search.ts [--files N] [--folders N] [--bytes-scale X] [--copies N] [--rounds N] [--fresh]
+//                       [--only TEXT]   (only the cases whose label holds TEXT, e.g. find_definition)
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { session } from "../test/support/toolFixtures.ts";
+import { formatTable, interleave, ratio, type Task } from "./interleave.ts";
+import { LINUX_SHAPE, makeLinuxTree, type TreeShape } from "./linuxTree.ts";
+
+interface Options {
+  shape: TreeShape;
+  copies: number;
+  rounds: number;
+  fresh: boolean;
+  /** Only the cases whose label holds this text. */
+  only?: string;
+}
+
+function parse(argv: string[]): Options {
+  const options: Options = { shape: { ...LINUX_SHAPE }, copies: 1, rounds: 5, fresh: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => Number(argv[++i]);
+    if (arg === "--files") options.shape.files = value();
+    else if (arg === "--folders") options.shape.folders = value();
+    else if (arg === "--bytes-scale") options.shape.bytesScale = value();
+    else if (arg === "--seed") options.shape.seed = value();
+    else if (arg === "--copies") options.copies = value();
+    else if (arg === "--rounds") options.rounds = value();
+    else if (arg === "--fresh") options.fresh = true;
+    else if (arg === "--only") options.only = argv[++i];
+    else
+      throw new Error(
+        `unknown argument ${arg}; usage: bun bench/search.ts [--files N] [--folders N] [--bytes-scale X] [--seed N] [--copies N] [--rounds N] [--fresh] [--only TEXT]`,
+      );
+  }
+  return options;
+}
+
+/** The tree (made if missing), as a git work tree so ripgrep applies its .gitignore as Garuda does. */
+function tree(options: Options): string {
+  const { files, folders, seed, bytesScale } = options.shape;
+  const one = join(tmpdir(), `garuda-bench-linux-${files}-${folders}-${seed}-${bytesScale}`);
+  if (options.fresh) rmSync(one, { recursive: true, force: true });
+  if (!existsSync(join(one, ".ready"))) {
+    rmSync(one, { recursive: true, force: true });
+    mkdirSync(one, { recursive: true });
+    const started = performance.now();
+    const counts = makeLinuxTree(one, options.shape);
+    execFileSync("git", ["init", "-q", one]);
+    writeFileSync(join(one, ".ready"), "");
+    console.log(`made ${one} in ${((performance.now() - started) / 1000).toFixed(0)} s:`, JSON.stringify(counts));
+  }
+  if (options.copies <= 1) return realpathSync(one);
+  const many = `${one}-x${options.copies}`;
+  if (options.fresh) rmSync(many, { recursive: true, force: true });
+  if (!existsSync(join(many, ".ready"))) {
+    rmSync(many, { recursive: true, force: true });
+    mkdirSync(many, { recursive: true });
+    // Real copies: a hard link would be a file with two names, which grep does not read.
+    for (let i = 0; i < options.copies; i++)
+      execFileSync("cp", ["-R", one, join(many, `linux-${i + 1}`)], { stdio: "inherit" });
+    execFileSync("git", ["init", "-q", many]);
+    writeFileSync(join(many, ".ready"), "");
+  }
+  return realpathSync(many);
+}
+
+function which(program: string): string | undefined {
+  const found = spawnSync("sh", ["-c", `command -v ${program}`], { encoding: "utf8" });
+  return found.status === 0 ? found.stdout.trim() : undefined;
+}
+
+interface Case {
+  label: string;
+  tool: string;
+  input: Record<string, unknown>;
+  /** ripgrep's arguments for the same search. */
+  rg: string[];
+  /** What the counts are: the tool's summary, and how ripgrep's output is counted. */
+  count: (stdout: string) => string;
+}
+
+const lines = (stdout: string) => stdout.split("\n").filter(Boolean);
+const perFile = (stdout: string) => {
+  const rows = lines(stdout);
+  const total = rows.reduce((sum, row) => sum + Number(row.slice(row.lastIndexOf(":") + 1)), 0);
+  return `${total.toLocaleString("en-US")} lines in ${rows.length.toLocaleString("en-US")} files`;
+};
+const fileCount = (stdout: string) => `${lines(stdout).length.toLocaleString("en-US")} files`;
+
+const CASES: Case[] = [
+  {
+    label: "grep literal EXPORT_SYMBOL_GPL",
+    tool: "grep",
+    input: { pattern: "EXPORT_SYMBOL_GPL", mode: "count" },
+    rg: ["-c", "EXPORT_SYMBOL_GPL"],
+    count: perFile,
+  },
+  {
+    label: "grep regex static int __init \\w+\\(",
+    tool: "grep",
+    input: { pattern: "static int __init \\w+\\(", mode: "count" },
+    rg: ["-c", "static int __init \\w+\\("],
+    count: perFile,
+  },
+  {
+    label: "grep -i MUTEX_LOCK",
+    tool: "grep",
+    input: { pattern: "MUTEX_LOCK", ignoreCase: true, mode: "count" },
+    rg: ["-c", "-i", "MUTEX_LOCK"],
+    count: perFile,
+  },
+  { label: "glob **/*.c", tool: "glob", input: { pattern: "**/*.c" }, rg: ["--files", "-g", "*.c"], count: fileCount },
+  { label: "glob **/*.S", tool: "glob", input: { pattern: "**/*.S" }, rg: ["--files", "-g", "*.S"], count: fileCount },
+  {
+    label: "find_definition kmalloc",
+    tool: "find_definition",
+    input: { name: "kmalloc" },
+    rg: ["-t", "c", "-t", "cpp", "-w", "-l", "kmalloc"],
+    count: fileCount,
+  },
+  {
+    label: "find_definition kmem_cache",
+    tool: "find_definition",
+    input: { name: "kmem_cache" },
+    rg: ["-t", "c", "-t", "cpp", "-w", "-l", "kmem_cache"],
+    count: fileCount,
+  },
+];
+
+async function main(): Promise<void> {
+  const options = parse(process.argv.slice(2));
+  const root = tree(options);
+  const rg = which("rg");
+  if (!rg) console.log("ripgrep (rg) is not installed: Garuda's times only, no ratios.");
+  const s = session(root);
+  const tasks: Task[] = [];
+  const counts = new Map<string, string>();
+  const cases = CASES.filter((c) => options.only === undefined || c.label.includes(options.only));
+  for (const c of cases) {
+    tasks.push({
+      name: `garuda ${c.label}`,
+      async run() {
+        const started = performance.now();
+        const result = await s.run(c.tool, c.input);
+        const ms = performance.now() - started;
+        counts.set(`garuda ${c.label}`, result.summary ?? result.output.split("\n")[0] ?? "");
+        if (c.tool !== "find_definition" && /stopped after/.test(result.output))
+          counts.set(`garuda ${c.label}`, `${result.summary} (CUT by the budget)`);
+        return { ms };
+      },
+    });
+    if (rg)
+      tasks.push({
+        name: `rg ${c.label}`,
+        async run() {
+          const started = performance.now();
+          const child = Bun.spawn([rg, ...c.rg], { cwd: root, stdout: "pipe", stderr: "ignore" });
+          const stdout = await new Response(child.stdout).text();
+          await child.exited;
+          const ms = performance.now() - started;
+          counts.set(`rg ${c.label}`, c.count(stdout));
+          return { ms };
+        },
+      });
+  }
+  console.log(`\n${root}: ${options.rounds} rounds after one warm-up, interleaved; load ${loadAverage()}`);
+  const results = await interleave(tasks, {
+    rounds: options.rounds,
+    warmup: 1,
+    onRound: (round, rounds) => process.stderr.write(`round ${round}/${rounds}\r`),
+  });
+  const byName = new Map(results.map((r) => [r.name, r]));
+  const ms = (name: string) => {
+    const stat = byName.get(name)?.stats.ms;
+    return stat ? `${stat.median.toFixed(0)} [${stat.p10.toFixed(0)}–${stat.p90.toFixed(0)}]` : "–";
+  };
+  const rows = cases.map((c) => {
+    const ours = `garuda ${c.label}`;
+    const theirs = `rg ${c.label}`;
+    const x = ratio(byName.get(ours), byName.get(theirs), "ms");
+    return [
+      c.label,
+      ms(ours),
+      ms(theirs),
+      Number.isNaN(x) ? "–" : `${x.toFixed(1)}×`,
+      counts.get(ours) ?? "",
+      counts.get(theirs) ?? "",
+    ];
+  });
+  console.log(
+    `\n${formatTable(["case", "garuda ms", "rg ms", "ratio", "garuda found", "rg found (rg -t: files mentioning)"], rows)}`,
+  );
+  console.log(`load at the end ${loadAverage()}`);
+}
+
+function loadAverage(): string {
+  try {
+    return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
+  }
+}
+
+await main();
