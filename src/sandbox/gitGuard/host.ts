@@ -15,6 +15,7 @@ import { createTreeWatch } from "./watch.ts";
 import { createStormMeter } from "./storm.ts";
 import { type Barriers, createBarriers } from "./barrier.ts";
 import { gitConfigParser } from "./configKeys.ts";
+import { createFreezer } from "./freeze.ts";
 import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, type Library, loadInotify, openInotify } from "../inotify.ts";
 import { linkedGitFolders } from "../paths.ts";
 import type { Native } from "../native.ts";
@@ -117,6 +118,7 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
   const limit = options.maxWatches ?? kernelShare();
   const configKeys = gitConfigParser(Bun.which("git", { PATH: options.path ?? "/usr/bin:/bin" }) ?? undefined);
   const guards = new Map<string, Entry>();
+  const freezer = createFreezer();
   let library: Promise<Library | undefined> | undefined;
   let instance: Promise<Instance> | undefined;
   let current: Instance | undefined;
@@ -191,7 +193,8 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
       maxFolders: MAX_FOLDERS,
       ...(options.stormUnits !== undefined && { meter: createStormMeter({ units: options.stormUnits }) }),
     });
-    return createGitGuard({ root, watch, record: openGuardRecord(options.stateDir, root), configKeys, extraGitDirs });
+    const record = openGuardRecord(options.stateDir, root);
+    return createGitGuard({ root, watch, record, configKeys, extraGitDirs, freezer });
   }
 
   /** While a guarded command runs: judge again what may change without an event (an mmap), scan what is unwatched. */

@@ -1,0 +1,118 @@
+// A config changed through a shared writable mapping raises no inotify event, so the git guard
+// judges a repository a command made again every 250 ms while the command runs. The command can
+// see each of those reads (IN_CLOSE_NOWRITE on a watch it holds on the file): right after each it
+// writes an evil config through the mapping, and puts the harmless text back 150 ms later, before
+// the next read. The guard reads a harmless config every time, and for most of each 250 ms the
+// user's git in that folder would run the program it names. The guard stops the command while it
+// looks and moves aside a repository whose git folder's files a command process holds open for
+// writing or mapped shared and writable (writeHolds.ts): both with the file still open and with
+// only the mapping left.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { createExecutor } from "../../../src/sandbox/executor.ts";
+import { createGitGuardHost } from "../../../src/sandbox/gitGuard/host.ts";
+import { git, markerProgram, probe } from "../../support/gitAttack.ts";
+import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../../support/sandboxSupport.ts";
+import { makeTempDir } from "../../support/tempDir.ts";
+
+/**
+ * How the job holds the config: open and mapped all along; mapped only (the file closed); or open
+ * only, each write through a mapping made and dropped at once (no mapping for a look to see).
+ */
+type Hold = "open and mapped" | "mapped" | "open";
+
+/** The job's flipper: python's mmap and libc's inotify (IN_CLOSE_NOWRITE = 0x10) on p/.git/config. */
+const flipper = (marker: string, hold: Hold) => `
+import ctypes, mmap, os, select, sys, time
+config = "p/.git/config"
+evil = b"[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = ${marker}\\n\\tpager = ${marker} pager\\n"
+harmless = b"[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n"
+harmless += b"#" * (len(evil) - len(harmless) - 1) + b"\\n"
+with open(config, "wb") as f: f.write(harmless)
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(0)
+if fd < 0 or libc.inotify_add_watch(fd, config.encode(), 0x10) < 0: sys.exit("inotify: %d" % ctypes.get_errno())
+f = open(config, "r+b")
+m = mmap.mmap(f.fileno(), len(evil))
+if "${hold}" == "mapped": f.close()   # the mapping alone keeps the file open
+def write(text):
+    if "${hold}" != "open": m[:] = text
+    else:
+        with mmap.mmap(f.fileno(), len(evil)) as brief: brief[:] = text
+if "${hold}" == "open": m.close()
+time.sleep(1.5)                 # the guard's judgement of the write above, event-driven, is over
+while select.select([fd], [], [], 0)[0]: os.read(fd, 65536)
+print("FLIPPING", flush=True)
+n = 0
+while True:
+    os.read(fd, 65536)          # a read of the config has ended (the guard's, every 250 ms)
+    write(evil)                 # no event: a write through a mapping
+    n += 1
+    print("EVIL %d" % n, flush=True)
+    time.sleep(0.15)
+    write(harmless)
+    while select.select([fd], [], [], 0)[0]: os.read(fd, 65536)   # reads during the window were not the guard's
+`;
+
+describeSandbox(
+  "git guard: a config flipped through a shared mapping between the guard's reads",
+  () => {
+    let scratch = "";
+    let home = "";
+    beforeAll(() => {
+      scratch = makeTempDir("garuda-mapped-config-", { real: true });
+      home = join(scratch, "home");
+      mkdirSync(home);
+    }, 60_000);
+    afterAll(() => rm(scratch, { recursive: true, force: true }), 60_000);
+
+    // "open": the guard gives a file held open (not mapped) a second (a copy holds files so for a
+    // moment), so the job's flipping begins after that; what it can do within it is in docs/safety.md.
+    for (const hold of ["open and mapped", "mapped", "open"] as const) {
+      test(`the user's git never runs what the flipped config names: the file ${hold}`, async () => {
+        const root = join(scratch, hold.replaceAll(" ", "-"));
+        mkdirSync(join(root, "src"), { recursive: true });
+        git(root, home, "init", "-q");
+        const host = createGitGuardHost({ stateDir: join(scratch, "state"), path: process.env.PATH });
+        const attacker = await createExecutor({
+          root,
+          home,
+          selfCommand: SELF_COMMAND,
+          probe: machineSandbox,
+          killGraceMs: 300,
+          gitGuards: host,
+        });
+        const marker = markerProgram(join(root, "..", `bin-${hold.replaceAll(" ", "-")}`));
+        try {
+          const job = await attacker.start({
+            command: [
+              'git init -q "$TMPDIR/r" && mkdir p && cp -r "$TMPDIR/r/.git" p/.git',
+              `cat > "$TMPDIR/flip.py" <<'PY'\n${flipper(marker.path, hold)}\nPY`,
+              'exec /usr/bin/python3 "$TMPDIR/flip.py"',
+            ].join("\n"),
+            cwd: root,
+            sandbox: attacker.spec(),
+          });
+          await eventually(() => job.output().includes("FLIPPING"), 30_000);
+          const evils = () => (job.output().match(/EVIL \d+/g) ?? []).length;
+          let hits: string[] = [];
+          // Ten probes, each right after the job wrote the evil text (or after a second without one).
+          for (let i = 0; i < 10 && hits.length === 0; i++) {
+            const seen = evils();
+            await eventually(() => evils() > seen, 1_000).catch(() => undefined);
+            hits = probe(marker, home, [join(root, "p")]);
+          }
+          console.log(`${hold}: evil writes ${evils()} | moved: ${job.output().includes("made p/.git")}`);
+          expect(hits).toEqual([]);
+          expect(job.output()).toContain("holds a file of its git folder open for writing or mapped");
+        } finally {
+          await attacker.shutdown();
+          await host.close();
+        }
+      }, 120_000);
+    }
+  },
+  "bwrap",
+);
