@@ -15,7 +15,7 @@ import { readProcStat } from "../procStat.ts";
 /** How long to wait for a stop to take (a process in uninterruptible I/O stops when that is done). */
 const STOP_WAIT_MS = 200;
 /** Walks of the tree to catch processes forked meanwhile. */
-const MAX_WALKS = 5;
+const MAX_WALKS = 20;
 
 export interface Freezer {
   /** Stops `roots` and every descendant; resolves with the processes stopped, and a function that resumes them. */
