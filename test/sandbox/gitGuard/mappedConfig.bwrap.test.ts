@@ -18,10 +18,12 @@ import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../..
 import { makeTempDir } from "../../support/tempDir.ts";
 
 /**
- * How the job holds the config: open and mapped all along; mapped only (the file closed); or open
- * only, each write through a mapping made and dropped at once (no mapping for a look to see).
+ * How the job holds the config: open and mapped all along; mapped only (the file closed); open
+ * only, each write through a mapping made and dropped at once (no mapping for a look to see); or
+ * not at all, each write through a hard link made for it in the folder above, a mapping, and the
+ * link removed (the close raises its event in a folder of the tree, under another name).
  */
-type Hold = "open and mapped" | "mapped" | "open";
+type Hold = "open and mapped" | "mapped" | "open" | "through a passing link";
 
 /** The job's flipper: python's mmap and libc's inotify (IN_CLOSE_NOWRITE = 0x10) on p/.git/config. */
 const flipper = (marker: string, hold: Hold) => `
@@ -38,10 +40,15 @@ f = open(config, "r+b")
 m = mmap.mmap(f.fileno(), len(evil))
 if "${hold}" == "mapped": f.close()   # the mapping alone keeps the file open
 def write(text):
-    if "${hold}" != "open": m[:] = text
-    else:
+    if "${hold}" == "open":
         with mmap.mmap(f.fileno(), len(evil)) as brief: brief[:] = text
-if "${hold}" == "open": m.close()
+    elif "${hold}" == "through a passing link":
+        os.link(config, "p/x")
+        with open("p/x", "r+b") as g, mmap.mmap(g.fileno(), len(evil)) as brief: brief[:] = text
+        os.unlink("p/x")
+    else: m[:] = text
+if "${hold}" in ("open", "through a passing link"): m.close()
+if "${hold}" == "through a passing link": f.close()
 time.sleep(1.5)                 # the guard's judgement of the write above, event-driven, is over
 while select.select([fd], [], [], 0)[0]: os.read(fd, 65536)
 print("FLIPPING", flush=True)
@@ -113,6 +120,45 @@ describeSandbox(
         }
       }, 120_000);
     }
+
+    // Nothing held at any look, and no event in the git folder: only the looks' timing, drawn at
+    // random, finds it. The job keeps the evil text 150 ms after each look it sees, so a look
+    // finds it about one time in four (with looks every 250 ms exactly, never: the negative
+    // control). Until then the user's git there would run it: this is the chance docs/safety.md names.
+    test("a config flipped through a passing hard link is found by a look the job cannot foresee", async () => {
+      const root = join(scratch, "link");
+      mkdirSync(join(root, "src"), { recursive: true });
+      git(root, home, "init", "-q");
+      const host = createGitGuardHost({ stateDir: join(scratch, "state"), path: process.env.PATH });
+      const attacker = await createExecutor({
+        root,
+        home,
+        selfCommand: SELF_COMMAND,
+        probe: machineSandbox,
+        killGraceMs: 300,
+        gitGuards: host,
+      });
+      const marker = markerProgram(join(scratch, "bin-link"));
+      try {
+        const job = await attacker.start({
+          command: [
+            'git init -q "$TMPDIR/r" && mkdir p && cp -r "$TMPDIR/r/.git" p/.git',
+            `cat > "$TMPDIR/flip.py" <<'PY'\n${flipper(marker.path, "through a passing link")}\nPY`,
+            'exec /usr/bin/python3 "$TMPDIR/flip.py"',
+          ].join("\n"),
+          cwd: root,
+          sandbox: attacker.spec(),
+        });
+        await eventually(() => job.output().includes("FLIPPING"), 30_000);
+        await eventually(() => job.output().includes("made p/.git"), 15_000).catch(() => undefined);
+        console.log(`passing link: evil writes ${(job.output().match(/EVIL \d+/g) ?? []).length}`);
+        expect(job.output()).toContain("made p/.git, a git repository; its config sets core.fsmonitor");
+        expect(probe(marker, home, [join(root, "p")])).toEqual([]);
+      } finally {
+        await attacker.shutdown();
+        await host.close();
+      }
+    }, 120_000);
   },
   "bwrap",
 );
