@@ -22,18 +22,21 @@ const PLANT = "storm/q/e1999/p";
 const storm = (tag: string) =>
   `rm -rf storm && perl -e 'mkdir "storm"; mkdir "storm/a"; mkdir "storm/a/d$_" for 1..200; until (-e "stormed") { for (1..2000) { rename "storm/a", "storm/z"; rename "storm/z", "storm/a"; } }' ${tag}`;
 
-/**
- * inotify (x86_64 syscalls 294 inotify_init1, 254 inotify_add_watch) on `storm` for IN_OPEN: each
- * scan's opendir of it hides the plant for 300 ms, then it is put back.
- */
-const hider = `perl -e '
-my ($dir, $p) = @ARGV;
+/** The hiders' start: an inotify watch on `storm` for IN_OPEN, and how the plant is shown and hidden. */
+const WATCH_STORM = `my ($dir, $p) = @ARGV;
 my $fd = syscall(294, 0); die "inotify_init1: $!" if $fd < 0;
 open(my $fh, "<&=", $fd) or die "fdopen: $!";
 my $wd = syscall(254, $fd, $dir, 0x20); die "inotify_add_watch: $!" if $wd < 0;
 sub show { rename "$p/gx", "$p/.git"; rename "$p/.git/XX", "$p/.git/HEAD"; }
 sub hide { rename "$p/.git/HEAD", "$p/.git/XX"; rename "$p/.git", "$p/gx"; }
-show(); $| = 1; print "WATCHING\\n";
+`;
+
+/**
+ * inotify (x86_64 syscalls 294 inotify_init1, 254 inotify_add_watch) on `storm` for IN_OPEN: each
+ * scan's opendir of it hides the plant for 300 ms, then it is put back.
+ */
+const hider = `perl -e '
+${WATCH_STORM}show(); $| = 1; print "WATCHING\\n";
 my $hides = 0;
 while (1) { my $buf; sysread($fh, $buf, 65536); hide(); $hides++; select(undef, undef, undef, 0.3); show(); print "HID $hides\\n"; }
 ' storm ${PLANT}`;
@@ -43,13 +46,7 @@ while (1) { my $buf; sysread($fh, $buf, 65536); hide(); $hides++; select(undef, 
  * hidden until the next scan (scans 2 s apart or more would never find it).
  */
 const clockHider = `perl -e '
-my ($dir, $p) = @ARGV;
-my $fd = syscall(294, 0); die "inotify_init1: $!" if $fd < 0;
-open(my $fh, "<&=", $fd) or die "fdopen: $!";
-my $wd = syscall(254, $fd, $dir, 0x20); die "inotify_add_watch: $!" if $wd < 0;
-sub show { rename "$p/gx", "$p/.git"; rename "$p/.git/XX", "$p/.git/HEAD"; }
-sub hide { rename "$p/.git/HEAD", "$p/.git/XX"; rename "$p/.git", "$p/gx"; }
-hide(); $| = 1; print "WATCHING\\n";
+${WATCH_STORM}hide(); $| = 1; print "WATCHING\\n";
 my $shows = 0;
 while (1) {
   my $buf; sysread($fh, $buf, 65536); show(); $shows++; print "SHOWN $shows\\n";

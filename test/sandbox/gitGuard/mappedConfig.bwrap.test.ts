@@ -13,7 +13,8 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createExecutor } from "../../../src/sandbox/executor.ts";
 import { createGitGuardHost } from "../../../src/sandbox/gitGuard/host.ts";
-import { git, markerProgram, probe } from "../../support/gitAttack.ts";
+import type { RunningProcess } from "../../../src/sandbox/types.ts";
+import { type MarkerProgram, git, markerProgram, probe } from "../../support/gitAttack.ts";
 import { SELF_COMMAND, describeSandbox, eventually, machineSandbox } from "../../support/sandboxSupport.ts";
 import { makeTempDir } from "../../support/tempDir.ts";
 
@@ -75,58 +76,12 @@ describeSandbox(
     }, 60_000);
     afterAll(() => rm(scratch, { recursive: true, force: true }), 60_000);
 
-    // "open": the guard gives a file held open (not mapped) a second (a copy holds files so for a
-    // moment), so the job's flipping begins after that; what it can do within it is in docs/safety.md.
-    for (const hold of ["open and mapped", "mapped", "open"] as const) {
-      test(`the user's git never runs what the flipped config names: the file ${hold}`, async () => {
-        const root = join(scratch, hold.replaceAll(" ", "-"));
-        mkdirSync(join(root, "src"), { recursive: true });
-        git(root, home, "init", "-q");
-        const host = createGitGuardHost({ stateDir: join(scratch, "state"), path: process.env.PATH });
-        const attacker = await createExecutor({
-          root,
-          home,
-          selfCommand: SELF_COMMAND,
-          probe: machineSandbox,
-          killGraceMs: 300,
-          gitGuards: host,
-        });
-        const marker = markerProgram(join(root, "..", `bin-${hold.replaceAll(" ", "-")}`));
-        try {
-          const job = await attacker.start({
-            command: [
-              'git init -q "$TMPDIR/r" && mkdir p && cp -r "$TMPDIR/r/.git" p/.git',
-              `cat > "$TMPDIR/flip.py" <<'PY'\n${flipper(marker.path, hold)}\nPY`,
-              'exec /usr/bin/python3 "$TMPDIR/flip.py"',
-            ].join("\n"),
-            cwd: root,
-            sandbox: attacker.spec(),
-          });
-          await eventually(() => job.output().includes("FLIPPING"), 30_000);
-          const evils = () => (job.output().match(/EVIL \d+/g) ?? []).length;
-          let hits: string[] = [];
-          // Ten probes, each right after the job wrote the evil text (or after a second without one).
-          for (let i = 0; i < 10 && hits.length === 0; i++) {
-            const seen = evils();
-            await eventually(() => evils() > seen, 1_000).catch(() => undefined);
-            hits = probe(marker, home, [join(root, "p")]);
-          }
-          console.log(`${hold}: evil writes ${evils()} | moved: ${job.output().includes("made p/.git")}`);
-          expect(hits).toEqual([]);
-          expect(job.output()).toContain("holds a file of its git folder open for writing or mapped");
-        } finally {
-          await attacker.shutdown();
-          await host.close();
-        }
-      }, 120_000);
-    }
-
-    // Nothing held at any look, and no event in the git folder: only the looks' timing, drawn at
-    // random, finds it. The job keeps the evil text 150 ms after each look it sees, so a look
-    // finds it about one time in four (with looks every 250 ms exactly, never: the negative
-    // control). Until then the user's git there would run it: this is the chance docs/safety.md names.
-    test("a config flipped through a passing hard link is found by a look the job cannot foresee", async () => {
-      const root = join(scratch, "link");
+    /** A project where a job made p/.git and flips its config (held as `hold`); `use` once it flips. */
+    async function flipping(
+      hold: Hold,
+      use: (job: RunningProcess, root: string, marker: MarkerProgram) => Promise<void>,
+    ) {
+      const root = join(scratch, hold.replaceAll(" ", "-"));
       mkdirSync(join(root, "src"), { recursive: true });
       git(root, home, "init", "-q");
       const host = createGitGuardHost({ stateDir: join(scratch, "state"), path: process.env.PATH });
@@ -138,26 +93,56 @@ describeSandbox(
         killGraceMs: 300,
         gitGuards: host,
       });
-      const marker = markerProgram(join(scratch, "bin-link"));
+      const marker = markerProgram(join(scratch, `bin-${hold.replaceAll(" ", "-")}`));
       try {
         const job = await attacker.start({
           command: [
             'git init -q "$TMPDIR/r" && mkdir p && cp -r "$TMPDIR/r/.git" p/.git',
-            `cat > "$TMPDIR/flip.py" <<'PY'\n${flipper(marker.path, "through a passing link")}\nPY`,
+            `cat > "$TMPDIR/flip.py" <<'PY'\n${flipper(marker.path, hold)}\nPY`,
             'exec /usr/bin/python3 "$TMPDIR/flip.py"',
           ].join("\n"),
           cwd: root,
           sandbox: attacker.spec(),
         });
         await eventually(() => job.output().includes("FLIPPING"), 30_000);
-        await eventually(() => job.output().includes("made p/.git"), 15_000).catch(() => undefined);
-        console.log(`passing link: evil writes ${(job.output().match(/EVIL \d+/g) ?? []).length}`);
-        expect(job.output()).toContain("made p/.git, a git repository; its config sets core.fsmonitor");
-        expect(probe(marker, home, [join(root, "p")])).toEqual([]);
+        await use(job, root, marker);
       } finally {
         await attacker.shutdown();
         await host.close();
       }
+    }
+    const evils = (job: RunningProcess) => (job.output().match(/EVIL \d+/g) ?? []).length;
+
+    // "open": the guard gives a file held open (not mapped) a second (a copy holds files so for a
+    // moment), so the job's flipping begins after that; what it can do within it is in docs/safety.md.
+    for (const hold of ["open and mapped", "mapped", "open"] as const) {
+      test(`the user's git never runs what the flipped config names: the file ${hold}`, async () => {
+        await flipping(hold, async (job, root, marker) => {
+          let hits: string[] = [];
+          // Ten probes, each right after the job wrote the evil text (or after a second without one).
+          for (let i = 0; i < 10 && hits.length === 0; i++) {
+            const seen = evils(job);
+            await eventually(() => evils(job) > seen, 1_000).catch(() => undefined);
+            hits = probe(marker, home, [join(root, "p")]);
+          }
+          console.log(`${hold}: evil writes ${evils(job)} | moved: ${job.output().includes("made p/.git")}`);
+          expect(hits).toEqual([]);
+          expect(job.output()).toContain("holds a file of its git folder open for writing or mapped");
+        });
+      }, 120_000);
+    }
+
+    // Nothing held at any look, and no event in the git folder: only the looks' timing, drawn at
+    // random, finds it. The job keeps the evil text 150 ms after each look it sees, so a look
+    // finds it about one time in four (with looks every 250 ms exactly, never: the negative
+    // control). Until then the user's git there would run it: this is the chance docs/safety.md names.
+    test("a config flipped through a passing hard link is found by a look the job cannot foresee", async () => {
+      await flipping("through a passing link", async (job, root, marker) => {
+        await eventually(() => job.output().includes("made p/.git"), 15_000).catch(() => undefined);
+        console.log(`passing link: evil writes ${evils(job)}`);
+        expect(job.output()).toContain("made p/.git, a git repository; its config sets core.fsmonitor");
+        expect(probe(marker, home, [join(root, "p")])).toEqual([]);
+      });
     }, 120_000);
   },
   "bwrap",
