@@ -260,7 +260,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
   async function guarded(
     request: ExecRequest,
     onNote: (note: string) => void,
-  ): Promise<{ request: ExecRequest; leave: () => Promise<unknown> }> {
+  ): Promise<{ request: ExecRequest; started: (pid: number) => void; leave: () => Promise<unknown> }> {
     const spec = request.sandbox;
     // One guard per project folder the command may write: the root and each extra root (guardedRoots.ts).
     const entered =
@@ -268,9 +268,16 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
         ? await Promise.all(guardedRoots(spec).map((rooted) => gitGuards.enter(rooted, (note) => onNote(`${note}\n`))))
         : [];
     const commands = entered.filter((command) => command !== undefined);
-    if (!spec || commands.length === 0) return { request, leave: async () => [] };
+    if (!spec || commands.length === 0) return { request, started: () => undefined, leave: async () => [] };
     const sandbox = { ...spec, gitRepos: [...(spec.gitRepos ?? []), ...commands.flatMap((command) => command.repos)] };
-    return { request: { ...request, sandbox }, leave: () => Promise.all(commands.map((command) => command.leave())) };
+    return {
+      request: { ...request, sandbox },
+      // The guards stop its processes while they look (gitGuard/freeze.ts).
+      started: (pid) => {
+        for (const command of commands) command.started(pid);
+      },
+      leave: () => Promise.all(commands.map((command) => command.leave())),
+    };
   }
 
   type End = { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined };
@@ -349,6 +356,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
         throw error;
       }
       const { job, limited } = begun;
+      git.started(job.pid);
       const unwatch = watch(job, request.signal, request.timeoutMs);
       try {
         const end = await job.exited;
@@ -390,6 +398,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
         throw error;
       }
       const { job, limited } = begun;
+      git.started(job.pid);
       if (request.raw && request.stdin !== undefined) job.stdin?.write(request.stdin);
       const unwatch = watch(job, request.signal, undefined);
       const exited = job.exited.then(async (end) => {

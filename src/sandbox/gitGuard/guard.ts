@@ -19,7 +19,7 @@
 // happened before it is never taken for its doing. Events wait in one bounded inbox (eventInbox.ts),
 // taken by at most one queued step; a subtree whose events cost too much is soon scanned instead
 // of watched (watch.ts, storm.ts).
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../../files/isInside.ts";
 import type { GuardRecord, KnownRepo } from "./record.ts";
@@ -43,8 +43,20 @@ import type { TreeWatch, WatchChange } from "./watch.ts";
 import type { Storm } from "./storm.ts";
 import type { Inotify, InotifyEvent } from "../inotify.ts";
 import type { ConfigParser } from "./configKeys.ts";
+import type { Freezer } from "./freeze.ts";
+import { writeHeld } from "./writeHolds.ts";
 
 const REDIRECTS = ["commondir", "config.worktree"] as const;
+/** Why a repository is moved, or a config put back, when a command holds one of its files for writing. */
+const HELD_OPEN =
+  "it holds a file of its git folder open for writing or mapped, so it could set, unseen at any moment, a program";
+/**
+ * How long a command may hold a new repository's git files open for writing (not mapped) before it
+ * is moved: a copy (cp -r, tar) does so for a moment. Counted from the first look that saw it, per
+ * folder and for as long as commands run, so making the repository again gives no new grace.
+ */
+const HOLD_GRACE_MS = 1_000;
+const HELD_CONFIG = "kept it open for writing or mapped, where a change raises no event";
 
 /** One sandboxed command that may write the project, while it runs. */
 export interface GuardedRun {
@@ -54,6 +66,8 @@ export interface GuardedRun {
   seen?: Map<string, number>;
   /** Subtrees it was told are scanned instead of watched because of a storm. */
   stormsTold?: Set<string>;
+  /** Its first process on this computer (bwrap), once started: it and its descendants are stopped while the guard looks. */
+  pid?: number;
 }
 
 interface Known {
@@ -91,6 +105,8 @@ export interface GitGuardOptions {
   record: GuardRecord;
   configKeys: ConfigParser;
   extraGitDirs: string[];
+  /** Stops the commands' processes while the guard looks (freeze.ts); without it they run on. */
+  freezer?: Freezer;
 }
 
 /** A submodule's git folder, whose config commands may write (`git submodule update`): the guard keeps it. */
@@ -107,6 +123,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   const provisional = new Map<string, Marker>();
   const runs = new Set<GuardedRun>();
   const pending: string[] = [];
+  /** Folders of repositories made while commands run whose git files a look saw held open for writing: when first. */
+  const heldSince = new Map<string, number>();
   /** Submodule configs as last known good (absolute path → text). */
   const kept = new Map<string, string>();
   let dirty = false;
@@ -156,7 +174,22 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     note(marker.entry, notes.planted(marker, why, result));
   }
 
-  async function judgeProvisional(ctx: JudgeContext): Promise<void> {
+  /** A git folder's files git reads or runs: its own and its hooks. */
+  function gitFiles(gitDir: string): string[] {
+    const files: string[] = [];
+    for (const dir of [gitDir, join(gitDir, "hooks")]) {
+      try {
+        for (const entry of readdirSync(dir, { withFileTypes: true }))
+          if (entry.isFile()) files.push(join(dir, entry.name));
+      } catch {
+        // not there
+      }
+    }
+    return files;
+  }
+
+  /** `pids`: the commands' processes, stopped now (none when they cannot be). */
+  async function judgeProvisional(ctx: JudgeContext, pids: number[]): Promise<void> {
     for (const marker of [...provisional.values()]) {
       const current = markersAt(marker.dir).find((m) => m.entry === marker.entry);
       if (!current) {
@@ -164,6 +197,19 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         continue;
       }
       provisional.set(marker.entry, current);
+      const gitDir = gitDirOf(current);
+      const held = new Set(
+        pids.length > 0 && typeof gitDir === "string" ? writeHeld(pids, gitFiles(gitDir)).values() : [],
+      );
+      if (held.size > 0) {
+        // Read now it may be harmless; written through a mapping later, no event would tell.
+        const since = heldSince.get(current.dir) ?? performance.now();
+        heldSince.set(current.dir, since);
+        if (held.has("mapped") || performance.now() - since >= HOLD_GRACE_MS) {
+          neutralize(current, HELD_OPEN);
+          continue;
+        }
+      }
       const verdict = await judgeMarker(current, ctx);
       if (!verdict.ok) neutralize(current, verdict.why);
     }
@@ -208,8 +254,14 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
    * A kept config that changed: fine when everything the command added is harmless (core.worktree,
    * which `git submodule update` writes); otherwise put back as it was.
    */
-  async function checkConfigs(ctx: JudgeContext): Promise<void> {
+  async function checkConfigs(ctx: JudgeContext, pids: number[]): Promise<void> {
+    const held = pids.length > 0 ? writeHeld(pids, [...kept.keys()]) : new Set<string>();
     for (const [path, text] of kept) {
+      if (held.has(path)) {
+        // The text put back is a new file: a mapping of the old one writes only to that.
+        note(path, notes.config(path, HELD_CONFIG, restoreFile(path, text)));
+        continue;
+      }
       const now = readSmall(path);
       if ("text" in now && now.text === text) continue;
       let why =
@@ -325,7 +377,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       }
       await checkRedirects(context());
       for (const [path, text] of Object.entries(record.configs())) kept.set(join(root, path), text);
-      await checkConfigs(context());
+      await checkConfigs(context(), []);
       if (killed.length > 0 && pending.length > before) {
         pending.splice(before, 0, SWEPT_NOTE);
       }
@@ -335,11 +387,28 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   }
 
   /** Judges what may run something now: planted repositories, redirect files, kept configs. */
-  async function judgeAll(): Promise<void> {
+  async function judgeAll(pids: number[]): Promise<void> {
     const ctx = context();
-    await judgeProvisional(ctx);
+    await judgeProvisional(ctx, pids);
     await checkRedirects(ctx);
-    await checkConfigs(ctx);
+    await checkConfigs(ctx, pids);
+  }
+
+  /**
+   * Runs `step` with every running command's processes stopped (their pids to it): a command that
+   * sees the guard's reads (inotify) cannot change what is read between the read and the judgment.
+   */
+  async function stilled<T>(step: (pids: number[]) => Promise<T>, scan = false): Promise<T> {
+    const roots = [...runs].flatMap((run) => (run.pid === undefined ? [] : [run.pid]));
+    // Nothing a command made to read (a stat of known repositories' redirects is no event): it runs on.
+    const reads = scan || provisional.size > 0 || kept.size > 0;
+    if (!options.freezer || roots.length === 0 || !reads) return step([]);
+    const frozen = await options.freezer.freeze(roots);
+    try {
+      return await step(frozen.pids);
+    } finally {
+      frozen.thaw();
+    }
   }
 
   /** That the storm's subtree is scanned instead of watched: once to each command. */
@@ -358,13 +427,18 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       const again = await watch.rescan();
       look(new Set([...again, ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
     } else look(change.candidates);
-    if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0)) await judgeAll();
+    if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0))
+      await stilled(judgeAll);
     if (runs.size === 0) save();
   }
 
-  async function verify(scanUnwatched: boolean): Promise<void> {
-    if (scanUnwatched && watch.unwatched > 0) look(await watch.scanUnwatched());
-    await judgeAll();
+  /** Stilled: a scan's opendir is seen by a command watching the folder, which must not hide a plant from it. */
+  function verify(scanUnwatched: boolean): Promise<void> {
+    const scan = scanUnwatched && watch.unwatched > 0;
+    return stilled(async (pids) => {
+      if (scan) look(await watch.scanUnwatched());
+      await judgeAll(pids);
+    }, scan);
   }
 
   /** The guard's steps, one at a time and in order; a step that fails does not stop the next. */
@@ -421,6 +495,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     runs.delete(run);
     if (runs.size > 0) return false;
     record.claim(false);
+    heldSince.clear();
     // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
     for (const marker of provisional.values()) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
     if (provisional.size > 0) dirty = true;

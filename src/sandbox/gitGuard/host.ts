@@ -15,14 +15,23 @@ import { createTreeWatch } from "./watch.ts";
 import { createStormMeter } from "./storm.ts";
 import { type Barriers, createBarriers } from "./barrier.ts";
 import { gitConfigParser } from "./configKeys.ts";
+import { createFreezer } from "./freeze.ts";
 import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, type Library, loadInotify, openInotify } from "../inotify.ts";
 import { linkedGitFolders } from "../paths.ts";
 import type { Native } from "../native.ts";
 
-/** How often, while one runs, repositories judged harmless are judged again (content changed through an mmap raises no event). */
+/** How often on average, while one runs, repositories judged harmless are judged again (content changed through an mmap raises no event). */
 const VERIFY_MS = 250;
-/** Unwatched subtrees are scanned at most this often while a command runs (and always when it ends), and at most a tenth of the time. */
+/** Unwatched subtrees are scanned about this often on average while a command runs (and always when it ends), and on average at most a tenth of the time. */
 const SCAN_MS = 2_000;
+/**
+ * A wait of `ms` on average, drawn between a fifth of it and 1.8 times it. A command that sees
+ * each look (its inotify watch reports the guard's reads) and acts between two (flips a config
+ * through a hard link it makes and removes, hides a plant in a scanned subtree) must not know
+ * when the next one comes: what it keeps changed or shown a fraction of the time is then found
+ * at each look with that chance.
+ */
+const drawn = (ms: number) => ms * (0.2 + (1.6 * (crypto.getRandomValues(new Uint32Array(1))[0] as number)) / 2 ** 32);
 /** Without an inotify instance: how often, while commands run, the host tries again to get one (and at each command's start). */
 const RETRY_MS = 5_000;
 /** Most folders one walk of a project looks at (breadth first). */
@@ -117,13 +126,15 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
   const limit = options.maxWatches ?? kernelShare();
   const configKeys = gitConfigParser(Bun.which("git", { PATH: options.path ?? "/usr/bin:/bin" }) ?? undefined);
   const guards = new Map<string, Entry>();
+  const freezer = createFreezer();
   let library: Promise<Library | undefined> | undefined;
   let instance: Promise<Instance> | undefined;
   let current: Instance | undefined;
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   let lastScan = 0;
   let lastRetry = 0;
   let scanEvery = SCAN_MS;
+  let scanGap = drawn(SCAN_MS);
   const verifying = new Set<GitGuard>();
 
   const made = () => [...guards.values()].flatMap((entry) => (entry.made ? [entry.made] : []));
@@ -191,14 +202,15 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
       maxFolders: MAX_FOLDERS,
       ...(options.stormUnits !== undefined && { meter: createStormMeter({ units: options.stormUnits }) }),
     });
-    return createGitGuard({ root, watch, record: openGuardRecord(options.stateDir, root), configKeys, extraGitDirs });
+    const record = openGuardRecord(options.stateDir, root);
+    return createGitGuard({ root, watch, record, configKeys, extraGitDirs, freezer });
   }
 
   /** While a guarded command runs: judge again what may change without an event (an mmap), scan what is unwatched. */
   function tick(): void {
     const now = performance.now();
     if (now - lastRetry >= RETRY_MS) retry();
-    const scan = now - lastScan >= scanEvery;
+    const scan = now - lastScan >= scanGap;
     if (scan) lastScan = now;
     for (const guard of made()) {
       if (!guard.active || verifying.has(guard)) continue;
@@ -208,7 +220,9 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
         .catch(() => undefined)
         .finally(() => {
           verifying.delete(guard);
-          if (scan) scanEvery = Math.max(SCAN_MS, 10 * (performance.now() - now));
+          if (!scan) return;
+          scanEvery = Math.max(SCAN_MS, 10 * (performance.now() - now));
+          scanGap = drawn(scanEvery);
         });
     }
   }
@@ -253,10 +267,16 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
     arm() {
       const active = made().some((guard) => guard.active);
       if (active && !timer) {
-        timer = setInterval(tick, VERIFY_MS);
-        timer.unref(); // never keeps Garuda alive
+        const next = () => {
+          timer = setTimeout(() => {
+            tick();
+            next();
+          }, drawn(VERIFY_MS));
+          timer.unref(); // never keeps Garuda alive
+        };
+        next();
       } else if (!active && timer) {
-        clearInterval(timer);
+        clearTimeout(timer);
         timer = undefined;
       }
     },
@@ -270,7 +290,7 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
     },
     stateDir: options.stateDir,
     async close() {
-      if (timer) clearInterval(timer);
+      if (timer) clearTimeout(timer);
       timer = undefined;
       for (const [root, entry] of [...guards]) await drop(root, entry);
     },

@@ -19,6 +19,8 @@ const PREPARE_DELAY_MS = 200;
 export interface GuardedCommand {
   /** Nested repositories (folders) the sandbox must hold read-only, as it holds the root's .git. */
   readonly repos: string[];
+  /** The command's first process on this computer (bwrap) started: stopped with its descendants while the guard looks. */
+  started(pid: number): void;
   /** After the command: the last look; every note of this command (also given to onNote as they came). */
   leave(): Promise<string[]>;
 }
@@ -87,6 +89,9 @@ export function createGuardSession(host: GitGuardHost): GitGuards {
       host.arm();
       return {
         repos: guard.heldRepos(),
+        started(pid) {
+          run.pid = pid;
+        },
         async leave() {
           // The command's processes are gone, so every event they caused is queued: once an event
           // made after them has come through, all of theirs have been handed to the guard.
