@@ -1,7 +1,8 @@
 // Fenced code as rows: highlighted by highlight.js when it knows the language, cut (not wrapped
 // at words) where a line is wider than the window, between dim fence lines naming the language.
-// A block still streaming is highlighted once per finished line, not once per chunk: the rows of
-// its finished lines are kept, and only its last, unfinished line is drawn anew.
+// A top-level block still streaming is drawn line by line by openFence.ts; one inside a list or a
+// quote is highlighted once per finished line here: the rows of its finished lines are kept, and
+// only its last, unfinished line is drawn anew.
 import type { Tokens } from "marked";
 import { displayWidth, splitWide } from "../../wrap.ts";
 import type { Style } from "../style.ts";
@@ -37,7 +38,7 @@ export class CodeRows {
     const rows: string[] = [];
     if (!indented) rows.push(style.dim(`\`\`\`${language}`));
     if (lines.length > 0) rows.push(...this.#finishedRows(finished, language, width));
-    if (partial !== "") rows.push(...this.#cut([partial], width));
+    if (partial !== "") rows.push(...cutRows([partial], width));
     if (!indented && closed) rows.push(style.dim("```"));
     return rows;
   }
@@ -48,17 +49,18 @@ export class CodeRows {
     const lines = text.split("\n");
     const html = lines.length <= MAX_HIGHLIGHTED_LINES ? this.libraries.highlight(text, language) : undefined;
     const coloured = html === undefined ? lines : htmlToLines(html, this.style);
-    const rows = this.#cut(balanceLines(coloured), width);
+    const rows = cutRows(balanceLines(coloured), width);
     this.#cache = { key, rows };
     return rows;
   }
+}
 
-  #cut(lines: readonly string[], width: number): string[] {
-    const rows: string[] = [];
-    for (const line of lines) {
-      if (displayWidth(line) <= width) rows.push(line);
-      else rows.push(...balanceLines(splitWide(line, width)));
-    }
-    return rows;
+/** Code lines as rows of at most `width` columns: a wider line is cut (code has no word to break at). */
+export function cutRows(lines: readonly string[], width: number): string[] {
+  const rows: string[] = [];
+  for (const line of lines) {
+    if (displayWidth(line) <= width) rows.push(line);
+    else rows.push(...balanceLines(splitWide(line, width)));
   }
+  return rows;
 }
