@@ -101,23 +101,47 @@ describe("streaming Markdown costs what arrives", () => {
     for (const chunk of [1, 3, 17, 200]) expect(streamed(answer, chunk).rows).toBe(whole);
   }, 30_000);
 
+  test("a backlog that came faster than frames could draw is drawn over the next frames, in order", async () => {
+    const answer = `${LONG.list}\n${LONG.code}\n${LONG.paragraph}`;
+    let raw = "";
+    const { loader } = counting();
+    const screen = new Screen({ write: (t: string) => (raw += t), columns: 100, rows: 40 }, true, true);
+    const stream = new MarkdownStream({ screen, style: COLOUR_STYLE, loader, frameMs: 5 });
+    for (let i = 0; i < answer.length; i += 500) stream.append(answer.slice(i, i + 500));
+    // Each frame's work is bounded: a timer set now fires while the backlog is still being drawn.
+    let between = 0;
+    const ticks = setInterval(() => between++, 1);
+    for (let i = 0; i < 400 && !raw.includes("Sentence 999 "); i++) await Bun.sleep(10);
+    clearInterval(ticks);
+    stream.finish();
+    expect(between).toBeGreaterThan(5);
+    const rows = renderScreen(raw, 100, 100_000).join("\n").trimEnd();
+    expect(rows).toBe(streamed(answer, answer.length).rows);
+  }, 30_000);
+
   test("a code block left open at the end keeps its last line", () => {
     const { rows } = streamed("```ts\nconst a = 1;\nconst b = 2;", 5);
     expect(rows.split("\n")).toEqual(["```ts", "const a = 1;", "const b = 2;"]);
   });
 
-  test("chunks within a frame are drawn together: one draw a frame, the last chunks at the end", async () => {
+  test("chunks within a frame are drawn together at the frame, never as they come; the last ones at the end", async () => {
     let writes = 0;
     const { loader } = counting();
     const screen = new Screen({ write: () => writes++, columns: 100, rows: 40 }, true, true);
     const stream = new MarkdownStream({ screen, style: COLOUR_STYLE, loader, frameMs: 50 });
     for (let i = 0; i < 200; i++) stream.append("word ");
-    // The first chunk is drawn at once; the other 199 wait for the frame.
-    expect(writes).toBeLessThanOrEqual(2);
+    // Nothing is drawn as the chunks come, only at the frame (the keys have their turn first).
+    expect(writes).toBe(0);
+    await Bun.sleep(30);
+    const firstFrame = writes;
+    expect(firstFrame).toBeGreaterThan(0);
+    for (let i = 0; i < 200; i++) stream.append("more ");
+    // The next frame is 50 ms after the first.
+    expect(writes).toBe(firstFrame);
     await Bun.sleep(120);
     const afterFrame = writes;
-    expect(afterFrame).toBeGreaterThan(1);
-    expect(afterFrame).toBeLessThanOrEqual(4);
+    expect(afterFrame).toBeGreaterThan(firstFrame);
+    expect(afterFrame).toBeLessThanOrEqual(firstFrame + 3);
     stream.finish();
     expect(writes).toBeGreaterThan(afterFrame);
   });

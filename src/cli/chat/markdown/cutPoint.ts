@@ -45,7 +45,9 @@ export function cutPoint(token: Token): Cut | undefined {
     const indent = first[1] as string;
     const marker = list.ordered ? `\\d{1,9}\\${first[3]}` : `\\${first[2]}`;
     const item = new RegExp(`\\n(?=${indent}${marker}[ \\t])`, "g");
-    const at = lastBalanced(raw, item, 1);
+    // Before an item; else before a line of the last item's paragraph (given no indent, it is
+    // then a paragraph after the list: text a model meant as the item's, or after it).
+    const at = lastBalanced(raw, item, 1) ?? lastBalanced(raw, PARAGRAPH_LINE, 1);
     return at === undefined ? undefined : { at };
   }
   return undefined;

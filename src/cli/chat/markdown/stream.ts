@@ -23,14 +23,34 @@ import { cutPoint } from "./cutPoint.ts";
 const ROWS_BELOW_TAIL = 4;
 /** At most one draw in this many milliseconds (60 a second); chunks that come meanwhile are drawn together. */
 export const FRAME_MS = 16;
-/**
- * An unfinished block with no place to cut it (a long quote, a paragraph with a span left open)
- * is written for good beyond this much source, and what follows starts a block anew: lexing
- * costs more than in proportion to the length (24 KB of paragraph take 100 ms).
- */
-const MAX_UNFINISHED_CHARS = 6_000;
 /** An unfinished paragraph, list, quote or table taller than this (or half the window) is cut where it can be. */
 const CUT_ROWS = 12;
+/**
+ * Or longer than this: lexing costs far more than in proportion to the length (marked, on lines
+ * with emphasis: 1 KB 0.5 ms, 6 KB 150 ms; a list item with 6 KB of lines after it, 1.6 s).
+ */
+const CUT_CHARS = 1_000;
+/**
+ * An unfinished block with no place to cut it (a paragraph with a span left open, a code block
+ * in a list) is written for good beyond this much source, and what follows starts a block anew.
+ */
+const MAX_UNFINISHED_CHARS = 2_000;
+/** The work a frame does at most; a backlog is drawn over the next frames. */
+const FRAME_WORK_MS = 12;
+/** At the end of the answer, the most time spent on a backlog in Markdown; the rest is written plain. */
+const FINISH_WORK_MS = 30;
+/** A code block's lines highlighted in one step. */
+const FENCE_STEP_LINES = 200;
+/** The most source lexed at once. */
+const LEX_WINDOW = 2_000;
+
+/** Where a window of `source` ends: after its last line that fits, or (one long line) at LEX_WINDOW. */
+function windowEnd(source: string): number {
+  const newline = source.lastIndexOf("\n", LEX_WINDOW - 1);
+  if (newline > 0) return newline + 1;
+  const code = source.charCodeAt(LEX_WINDOW - 1);
+  return code >= 0xd800 && code <= 0xdbff ? LEX_WINDOW - 1 : LEX_WINDOW;
+}
 
 export interface MarkdownStreamOptions {
   screen: Screen;
@@ -56,31 +76,32 @@ export class MarkdownStream {
   /** A draw is due at the next frame. */
   #timer: ReturnType<typeof setTimeout> | undefined;
   #drawnAt = Number.NEGATIVE_INFINITY;
+  /** When the work of this draw must stop (the rest waits for the next frame, or is written plain at the end). */
+  #deadline = Number.POSITIVE_INFINITY;
 
   constructor(options: MarkdownStreamOptions) {
     this.#o = options;
   }
 
-  /** A chunk of the answer: drawn now if the last draw was a frame ago, else at the next frame. */
+  /**
+   * A chunk of the answer, drawn at the next frame: never here, so a burst of chunks (a fast
+   * server) costs only their text until the timer, and keys are read between frames.
+   */
   append(text: string): void {
     if (text === "") return;
     this.#pending += safeText(text.replace(/\r\n?/g, "\n"));
-    if (this.#timer) return;
-    const wait = this.#drawnAt + (this.#o.frameMs ?? FRAME_MS) - this.#now();
-    if (wait <= 0) {
-      this.#draw();
-      return;
-    }
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#draw();
-    }, wait);
+    const frameMs = this.#o.frameMs ?? FRAME_MS;
+    if (frameMs === 0) this.#update(false);
+    else this.#schedule(Math.max(0, this.#drawnAt + frameMs - this.#now()));
   }
 
   /** The answer (or this part of it) ended: the unfinished block is written for good. */
   finish(): void {
     this.#cancelFrame();
+    // A backlog a frame could not draw is drawn as far as FINISH_WORK_MS goes, the rest plain.
+    this.#deadline = (this.#o.frameMs ?? FRAME_MS) === 0 ? Number.POSITIVE_INFINITY : this.#now() + FINISH_WORK_MS;
     if (this.#pending !== "") this.#update(true);
+    this.#deadline = Number.POSITIVE_INFINITY;
     this.#o.screen.tail([]);
     this.#pending = "";
     this.#frozen = 0;
@@ -108,9 +129,34 @@ export class MarkdownStream {
     return (this.#o.now ?? performance.now)();
   }
 
+  #schedule(wait: number): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#draw();
+    }, wait);
+  }
+
+  /** A frame: at most FRAME_WORK_MS of work; what is left is drawn at the next one. */
   #draw(): void {
     this.#drawnAt = this.#now();
+    this.#deadline = this.#drawnAt + FRAME_WORK_MS;
     this.#update(false);
+    const behind = this.#now() > this.#deadline;
+    this.#deadline = Number.POSITIVE_INFINITY;
+    // Behind: the next frame comes after the keys and the stream have had their turn.
+    if (behind) this.#schedule(0);
+  }
+
+  #overTime(): boolean {
+    return this.#now() > this.#deadline;
+  }
+
+  /** At the end, out of time: what is left of the answer, wrapped but not rendered. */
+  #writePlain(): void {
+    this.#write(this.#pending.split("\n").flatMap((line) => wrapWords(line, this.#width)));
+    this.#pending = "";
+    this.#fence = undefined;
   }
 
   #cancelFrame(): void {
@@ -126,21 +172,31 @@ export class MarkdownStream {
     }
     // A code block that closes gives the rest back to the lexer; one that opens takes it again.
     for (;;) {
-      if (this.#fence && !this.#streamFence(final)) return;
-      if (!this.#lexed(final, ctx)) return;
+      if (this.#fence && !this.#streamFence(final)) break;
+      if (!this.#fence && !this.#lexed(final, ctx)) break;
     }
+    if (final && this.#pending !== "" && this.#overTime()) this.#writePlain();
   }
 
   /** The open code block's finished lines, written; false while it stays open (the rest is its tail). */
   #streamFence(final: boolean): boolean {
     const fence = this.#fence as OpenFence;
-    const lines = this.#pending.split("\n");
-    const partial = lines.pop() ?? "";
+    if (this.#overTime()) return false;
+    // A step at a time, so a frame stops when its time is up.
+    const step = this.#pending.split("\n", FENCE_STEP_LINES + 1);
+    const lines = step.length > FENCE_STEP_LINES ? step.slice(0, FENCE_STEP_LINES) : this.#pending.split("\n");
+    const more = step.length > FENCE_STEP_LINES;
+    const partial = more ? this.#pending.slice(lines.join("\n").length + 1) : (lines.pop() ?? "");
     const close = lines.findIndex((line) => fence.closes(line));
     const body = close < 0 ? lines : lines.slice(0, close);
     // At the end, an unfinished last line is a line of the block (a closing fence without its newline is not).
-    const last = final && close < 0 && partial !== "" && !fence.closes(partial) ? [partial] : [];
+    const last = final && !more && close < 0 && partial !== "" && !fence.closes(partial) ? [partial] : [];
     const rows = fence.rows([...body, ...last], this.#width);
+    if (close < 0 && more) {
+      this.#pending = partial;
+      this.#writeAfterFrozen(rows);
+      return true;
+    }
     if (close < 0) {
       this.#pending = partial;
       this.#writeAfterFrozen(rows);
@@ -156,59 +212,74 @@ export class MarkdownStream {
   }
 
   /**
-   * The pending source lexed: finished blocks written, the unfinished one shown as the tail (or cut,
-   * or taken over as a code block). True when a code block opened and takes the rest.
+   * The pending source lexed, LEX_WINDOW at a time: finished blocks written, the unfinished one
+   * shown as the tail (or cut, or taken over as a code block). True when a code block opened and
+   * takes the rest.
    */
   #lexed(final: boolean, ctx: BlockContext): boolean {
     const libraries = this.#o.loader.libraries as NonNullable<MarkdownLoader["libraries"]>;
-    const tokens = libraries.lex(this.#pending);
-    let last = tokens.length - 1;
-    while (last >= 0 && tokens[last]?.type === "space") last--;
-    if (last < 0) {
-      // Only blank lines so far: nothing to show, and nothing to keep before the first block.
-      if (!this.#written) this.#pending = "";
+    for (;;) {
+      if (this.#overTime()) return false;
+      // What came in one frame may be a great deal (a fast server): it is lexed a window at a time.
+      const whole = this.#pending.length <= LEX_WINDOW;
+      const end = whole ? this.#pending.length : windowEnd(this.#pending);
+      const tokens = libraries.lex(this.#pending.slice(0, end));
+      let last = tokens.length - 1;
+      while (last >= 0 && tokens[last]?.type === "space") last--;
+      if (last < 0) {
+        // Only blank lines so far: nothing to show, and nothing to keep before the first block.
+        if (whole && !this.#written) this.#pending = "";
+        if (whole) return false;
+        this.#blank = this.#written;
+        this.#pending = this.#pending.slice(end);
+        continue;
+      }
+      const done = final && whole ? tokens.length : last;
+      let consumed = 0;
+      for (let i = 0; i < done; i++) {
+        const token = tokens[i] as Token;
+        consumed += token.raw.length;
+        if (token.type === "space") this.#blank = this.#written;
+        else this.#commit(renderBlock(token, this.#width, ctx));
+      }
+      this.#pending = this.#pending.slice(consumed);
+      if (final && whole) return false;
+      // The window's last block goes on in the next window.
+      if (!whole && consumed > 0) continue;
+      const token = tokens[last] as Token;
+      const fence = this.#openedFence(token);
+      if (fence) {
+        const opener = this.#pending.indexOf("\n");
+        this.#writeAfterFrozen([fence.openerRow()]);
+        this.#fence = fence;
+        this.#pending = this.#pending.slice(opener + 1);
+        return true;
+      }
+      const rows = renderBlock(token, this.#width, ctx);
+      const long =
+        !whole || rows.length - this.#frozen > Math.min(CUT_ROWS, this.#room / 2) || token.raw.length > CUT_CHARS;
+      const cut = long ? cutPoint(token) : undefined;
+      if (cut !== undefined) {
+        // The first part as a block of its own, for good; the rest is the unfinished block now.
+        const head = this.#pending.slice(0, cut.at);
+        this.#pending = `${cut.header ?? ""}${this.#pending.slice(cut.at)}`;
+        for (const part of libraries.lex(head))
+          if (part.type !== "space") this.#commit(renderBlock(part, this.#width, ctx));
+        // The table's header rows the rest starts with again are on the screen already.
+        if (cut.header) this.#frozen = this.#headerRows(cut.header, ctx);
+        // A loose list's blank line between the two parts.
+        if (/\n[ \t]*\n$/.test(head)) this.#blank = this.#written;
+        continue;
+      }
+      if (!whole || this.#pending.length > MAX_UNFINISHED_CHARS) {
+        this.#commit(rows);
+        this.#pending = this.#pending.slice(token.raw.length);
+        if (this.#pending === "") return false;
+        continue;
+      }
+      this.#showTail(rows);
       return false;
     }
-    const done = final ? tokens.length : last;
-    let consumed = 0;
-    for (let i = 0; i < done; i++) {
-      const token = tokens[i] as Token;
-      consumed += token.raw.length;
-      if (token.type === "space") this.#blank = this.#written;
-      else this.#commit(renderBlock(token, this.#width, ctx));
-    }
-    this.#pending = this.#pending.slice(consumed);
-    if (final) return false;
-    const token = tokens[last] as Token;
-    const fence = this.#openedFence(token);
-    if (fence) {
-      const opener = this.#pending.indexOf("\n");
-      this.#writeAfterFrozen([fence.openerRow()]);
-      this.#fence = fence;
-      this.#pending = this.#pending.slice(opener + 1);
-      return true;
-    }
-    const rows = renderBlock(token, this.#width, ctx);
-    const cut = rows.length - this.#frozen > Math.min(CUT_ROWS, this.#room / 2) ? cutPoint(token) : undefined;
-    if (cut !== undefined) {
-      // The first part as a block of its own, for good; the rest is the unfinished block now.
-      const head = this.#pending.slice(0, cut.at);
-      this.#pending = `${cut.header ?? ""}${this.#pending.slice(cut.at)}`;
-      for (const part of libraries.lex(head))
-        if (part.type !== "space") this.#commit(renderBlock(part, this.#width, ctx));
-      // The table's header rows the rest starts with again are on the screen already.
-      if (cut.header) this.#frozen = this.#headerRows(cut.header, ctx);
-      // A loose list's blank line between the two parts.
-      if (/\n[ \t]*\n$/.test(head)) this.#blank = this.#written;
-      return this.#lexed(false, ctx);
-    }
-    if (this.#pending.length > MAX_UNFINISHED_CHARS) {
-      this.#commit(rows);
-      this.#pending = "";
-      return false;
-    }
-    this.#showTail(rows);
-    return false;
   }
 
   /** How many rows a table's header takes (its header row and the rule under it). */
