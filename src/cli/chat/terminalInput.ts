@@ -211,6 +211,9 @@ export class TerminalInput implements ChatInput {
    * is not a prompt to recall), its keys ended by the turn's stop as at eof.
    */
   async readText(prompt: string, signal: AbortSignal): Promise<string | undefined> {
+    // The key that led here (a question's "t": deny and say why) has no rest to drop: an Enter
+    // now ends this line.
+    this.#endTail();
     const history = new MemoryHistory();
     const view = new PromptView(this.screen, prompt, "  ", new EditBuffer(history.entries), this.#footer);
     this.screen.endLine();
