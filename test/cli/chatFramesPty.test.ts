@@ -3,7 +3,7 @@
 // or Esc in the middle of it stops the turn within 200 ms, and SIGTERM ends the chat within 1 s
 // with the terminal given back (bracketed paste off).
 import { describe, expect, test } from "bun:test";
-import { startMockAnthropic } from "../support/mockAnthropic.ts";
+import { type MockAnthropic, startMockAnthropic } from "../support/mockAnthropic.ts";
 import { ChatPty, chatEnv, KEYS, workspace } from "../support/chatHarness.ts";
 
 const LINES = 10_000;
@@ -25,6 +25,15 @@ function longAnswer() {
   });
 }
 
+/** The chat in a pseudo-terminal, asked for the long answer; returns once `line` of it is on the screen. */
+async function askForIt(mock: MockAnthropic, ws: { root: string; home: string }, line: string): Promise<ChatPty> {
+  const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
+  await chat.prompt();
+  chat.type("Write ten thousand lines");
+  await rawAfter(chat, line, 0, 20_000);
+  return chat;
+}
+
 /** Polls the raw output (not the screen text: re-reading a megabyte each time takes long) for `text` after `from`. */
 async function rawAfter(chat: ChatPty, text: string, from: number, timeoutMs: number): Promise<number> {
   const start = performance.now();
@@ -44,10 +53,7 @@ describe("a long answer streamed as fast as the server sends it", () => {
     test(`${name} in the middle of it stops the turn within 200 ms`, async () => {
       await using mock = longAnswer();
       using ws = workspace();
-      const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
-      await chat.prompt();
-      chat.type("Write ten thousand lines");
-      await rawAfter(chat, "Line-00300", 0, 20_000);
+      const chat = await askForIt(mock, ws, "Line-00300");
       const from = chat.raw.length;
       const sent = performance.now();
       chat.send(key);
@@ -71,10 +77,7 @@ describe("a long answer streamed as fast as the server sends it", () => {
   test("the whole answer is drawn, and an arrow key in it is not an Esc", async () => {
     await using mock = longAnswer();
     using ws = workspace();
-    const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
-    await chat.prompt();
-    chat.type("Write ten thousand lines");
-    await rawAfter(chat, "Line-00100", 0, 20_000);
+    const chat = await askForIt(mock, ws, "Line-00100");
     // An arrow's sequence in two writes: the ESC alone first.
     chat.send("\x1b");
     await Bun.sleep(5);
@@ -90,10 +93,7 @@ describe("a long answer streamed as fast as the server sends it", () => {
   test("SIGTERM in the middle of it ends the chat within 1 s and gives the terminal back", async () => {
     await using mock = longAnswer();
     using ws = workspace();
-    const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
-    await chat.prompt();
-    chat.type("Write ten thousand lines");
-    await rawAfter(chat, "Line-00300", 0, 20_000);
+    const chat = await askForIt(mock, ws, "Line-00300");
     const from = chat.raw.length;
     const sent = performance.now();
     chat.process.kill("SIGTERM");
