@@ -11,7 +11,8 @@
 //
 // --before COMMIT runs the same answer through the MarkdownStream of that commit first (its
 // stream.ts beside today's, with today's blocks and code), for a before-and-after in one run; a
-// run that would take longer than --budget (default 60 s) stops there and says how far it got.
+// run of it that would take longer than --budget (default 60 s, wall time) stops there and says
+// how far it got.
 // Target (issue 34.1): ≤ 2 ms per chunk at chunk 10,000 as at chunk 100.
 import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
@@ -184,8 +185,9 @@ async function main(): Promise<void> {
     const Before = await streamAt(args.before);
     report(`before (${args.before}), 1 run`, [run(Before, chunks, loader, args.budgetMs)], args.chunks);
   }
-  run(MarkdownStream, chunks.slice(0, 1000), loader, args.budgetMs);
-  const runs = Array.from({ length: args.runs }, () => run(MarkdownStream, chunks, loader, args.budgetMs));
+  // Today's runs have no budget: they always reach the end.
+  run(MarkdownStream, chunks.slice(0, 1000), loader, Number.POSITIVE_INFINITY);
+  const runs = Array.from({ length: args.runs }, () => run(MarkdownStream, chunks, loader, Number.POSITIVE_INFINITY));
   const ok = report(`now, ${args.runs} runs`, runs, args.chunks);
   console.log(ok ? `ok (target ≤ ${TARGET_MS} ms a chunk)` : `OVER TARGET (≤ ${TARGET_MS} ms a chunk)`);
   if (!ok) process.exitCode = 1;

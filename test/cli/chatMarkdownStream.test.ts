@@ -119,6 +119,20 @@ describe("streaming Markdown costs what arrives", () => {
     expect(rows).toBe(streamed(answer, answer.length).rows);
   }, 30_000);
 
+  test("after a stop, a backlog not drawn by the end is left out, and a line says how much", () => {
+    let raw = "";
+    const { loader } = counting();
+    const screen = new Screen({ write: (t: string) => (raw += t), columns: 100, rows: 40 }, true, true);
+    // A clock 100 ms on at every look: the end's time is up at once.
+    let clock = 0;
+    const stream = new MarkdownStream({ screen, style: COLOUR_STYLE, loader, frameMs: 16, now: () => (clock += 100) });
+    stream.append(LONG.paragraph);
+    stream.stop();
+    stream.finish();
+    expect(raw).toMatch(/\(1,001 more lines of the answer had come; not shown\)/);
+    expect(raw).not.toContain("Sentence 999 ");
+  });
+
   test("a code block left open at the end keeps its last line", () => {
     const { rows } = streamed("```ts\nconst a = 1;\nconst b = 2;", 5);
     expect(rows.split("\n")).toEqual(["```ts", "const a = 1;", "const b = 2;"]);

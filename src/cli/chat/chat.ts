@@ -344,7 +344,10 @@ class Chat implements CommandHost {
     const { screen, style } = this;
     const controller = new AbortController();
     this.#turn = controller;
-    this.input.onInterrupt(() => controller.abort());
+    this.input.onInterrupt(() => {
+      this.markdownStream?.stop();
+      controller.abort();
+    });
     this.#typed = this.#typeDuringTurn();
     try {
       await this.#markdown?.load();

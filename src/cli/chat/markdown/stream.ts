@@ -76,6 +76,8 @@ export class MarkdownStream {
   /** A draw is due at the next frame. */
   #timer: ReturnType<typeof setTimeout> | undefined;
   #drawnAt = Number.NEGATIVE_INFINITY;
+  /** The turn was stopped (Ctrl-C, Esc): at the end, a backlog not drawn in time is left out, not written plain. */
+  #stopped = false;
   /** When the work of this draw must stop (the rest waits for the next frame, or is written plain at the end). */
   #deadline = Number.POSITIVE_INFINITY;
 
@@ -95,6 +97,14 @@ export class MarkdownStream {
     else this.#schedule(Math.max(0, this.#drawnAt + frameMs - this.#now()));
   }
 
+  /**
+   * The user stopped the turn: what came but is not drawn by the end is left out (a line says how
+   * much), so the stop is not held up writing thousands of lines no one asked to see.
+   */
+  stop(): void {
+    this.#stopped = true;
+  }
+
   /** The answer (or this part of it) ended: the unfinished block is written for good. */
   finish(): void {
     this.#cancelFrame();
@@ -102,6 +112,7 @@ export class MarkdownStream {
     this.#deadline = (this.#o.frameMs ?? FRAME_MS) === 0 ? Number.POSITIVE_INFINITY : this.#now() + FINISH_WORK_MS;
     if (this.#pending !== "") this.#update(true);
     this.#deadline = Number.POSITIVE_INFINITY;
+    this.#stopped = false;
     this.#o.screen.tail([]);
     this.#pending = "";
     this.#frozen = 0;
@@ -152,9 +163,14 @@ export class MarkdownStream {
     return this.#now() > this.#deadline;
   }
 
-  /** At the end, out of time: what is left of the answer, wrapped but not rendered. */
+  /** At the end, out of time: what is left of the answer, wrapped but not rendered (after a stop: how much it was). */
   #writePlain(): void {
-    this.#write(this.#pending.split("\n").flatMap((line) => wrapWords(line, this.#width)));
+    const lines = this.#pending.split("\n");
+    if (this.#stopped)
+      this.#write([
+        this.#o.style.dim(`(${lines.length.toLocaleString("en-US")} more lines of the answer had come; not shown)`),
+      ]);
+    else this.#write(lines.flatMap((line) => wrapWords(line, this.#width)));
     this.#pending = "";
     this.#fence = undefined;
   }
