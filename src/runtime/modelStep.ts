@@ -26,7 +26,7 @@ export interface ModelResponse {
 }
 
 /** The longest run of events handled without giving the event loop a turn. */
-const YIELD_EVERY_MS = 8;
+const YIELD_EVERY_MS = 5;
 
 /**
  * Streams one response. `emit` undefined: nothing is shown (a compaction summary). Throws the

@@ -36,7 +36,7 @@ const CUT_CHARS = 1_000;
  */
 const MAX_UNFINISHED_CHARS = 2_000;
 /** The work a frame does at most; a backlog is drawn over the next frames. */
-const FRAME_WORK_MS = 12;
+const FRAME_WORK_MS = 8;
 /** At the end of the answer, the most time spent on a backlog in Markdown; the rest is written plain. */
 const FINISH_WORK_MS = 30;
 /** A code block's lines highlighted in one step. */
