@@ -103,6 +103,18 @@ const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 /** CSI (`ESC [ … final`), SS3 (`ESC O x`), ESC and one character, or ESC alone. */
 const ESCAPE = /^\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|[^[O]|$)/s;
+/** The start of an escape sequence cut off at the end of the input: ESC, `ESC [` and parameters, `ESC O`. */
+const CUT_ESCAPE = /^\x1b(?:\[[0-?]*[ -/]*|O)?$/;
+
+export interface ParseOptions {
+  /**
+   * An escape sequence cut off at the end of the input (a lone ESC, too) is returned as `rest`,
+   * to be completed by the next chunk: the Esc key and the start of an arrow's sequence look
+   * alike until the next byte. The caller gives it up as keys when no byte follows soon
+   * (TerminalInput's ESCAPE_WAIT_MS), parsing it again without this.
+   */
+  holdCutEscape?: boolean;
+}
 
 /** Text pasted into the prompt: line ends made "\n", other control characters dropped. */
 function cleanPaste(text: string): string {
@@ -114,7 +126,7 @@ function cleanPaste(text: string): string {
  * characters are dropped. A bracketed paste not closed in this chunk is returned as `rest`, to be
  * completed by the next chunk.
  */
-export function parseKeys(input: string): { keys: Key[]; rest: string } {
+export function parseKeys(input: string, options: ParseOptions = {}): { keys: Key[]; rest: string } {
   const keys: Key[] = [];
   let i = 0;
   while (i < input.length) {
@@ -127,6 +139,7 @@ export function parseKeys(input: string): { keys: Key[]; rest: string } {
       continue;
     }
     if (rest.startsWith("\x1b")) {
+      if (options.holdCutEscape && CUT_ESCAPE.test(rest)) return { keys, rest };
       const match = ESCAPE.exec(rest);
       const sequence = match?.[0] || "\x1b";
       const known = SEQUENCES[sequence];

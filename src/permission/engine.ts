@@ -14,7 +14,7 @@ import { SecretIdentities } from "../files/secretIdentities.ts";
 import { secretPlaces } from "../files/secrets.ts";
 import { SessionRules } from "./sessionRules.ts";
 import { emptyTeamPolicy, type TeamPolicy } from "./teamPolicy.ts";
-import type { Approver, Choice, Decision, PartialApproval, PermissionRequest, Rule } from "./types.ts";
+import type { Approver, Choice, Decision, PartialApproval, PermissionRequest, Rule, WordedDenial } from "./types.ts";
 import type { Mode } from "../core-types/mode.ts";
 
 export type PermissionAuditEvent =
@@ -83,6 +83,12 @@ export interface PermissionEngine {
 
 const DENIED_BY_USER =
   "The user denied this. Do not retry it or do the same thing another way; ask the user how to go on.";
+/** The user's own words with a denial, quoted for the model: they say what to do instead. */
+function deniedWithWords(words: string): string {
+  return `The user denied this and said: "${words.replace(/\s+/g, " ").trim()}". Do not retry it as it was; follow what they said, or ask them.`;
+}
+/** The most of the user's words a denial carries. */
+const MAX_DENIAL_WORDS = 2_000;
 /** A question stopped before its answer (a stopped turn, a withdrawn question). */
 export const CANCELLED = "The request was cancelled before it was approved.";
 const UNATTENDED =
@@ -112,13 +118,14 @@ function askUntilAborted(
   approver: Approver,
   request: Decision & { outcome: "ask" },
   signal: AbortSignal,
-): Promise<Choice | PartialApproval> {
-  const asked =
-    request.request.change && approver.askChange
+): Promise<Choice | PartialApproval | WordedDenial> {
+  const asked: Promise<Choice | PartialApproval | WordedDenial> = approver.askCall
+    ? approver.askCall(request.request, signal)
+    : request.request.change && approver.askChange
       ? approver.askChange(request.request, signal)
       : approver.ask(request.request, signal);
   const answered = asked.then(
-    (choice): Choice | PartialApproval => (signal.aborted ? "deny" : choice),
+    (choice): Choice | PartialApproval | WordedDenial => (signal.aborted ? "deny" : choice),
     (): Choice => "deny",
   );
   return untilAborted(answered, signal, () => "deny");
@@ -217,9 +224,13 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     const asked = await askUntilAborted(approver, decision, signal);
     // Part of a change counts as "once" for that part, and only for a question about that file.
     const partial =
-      typeof asked === "object" && decision.request.change && asked.change.path === decision.request.change.path
+      typeof asked === "object" &&
+      "change" in asked &&
+      decision.request.change &&
+      asked.change.path === decision.request.change.path
         ? asked
         : undefined;
+    const words = typeof asked === "object" && "deny" in asked ? asked.deny.slice(0, MAX_DENIAL_WORDS).trim() : "";
     let choice: Choice = typeof asked === "object" ? (partial ? "once" : "deny") : asked;
     if (!decision.request.choices.includes(choice)) choice = choice === "session" ? "once" : "deny";
     let added: Rule[] = [];
@@ -228,7 +239,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       answer = {
         outcome: "deny",
         by: "user",
-        reason: signal.aborted ? CANCELLED : DENIED_BY_USER,
+        reason: signal.aborted ? CANCELLED : words !== "" ? deniedWithWords(words) : DENIED_BY_USER,
         ...(decision.rule ? { rule: decision.rule } : {}),
       };
     } else if (choice === "session" && decision.request.sessionRules) {

@@ -108,6 +108,11 @@ export interface PartialApproval {
   hunks: { kept: number[]; rejected: number[] };
 }
 
+/** "Deny" with the user's words for the model ("deny and say why"): the model reads them in the call's result. */
+export interface WordedDenial {
+  deny: string;
+}
+
 export interface Approver {
   /** Resolves "deny" at once when `signal` aborts (a QuestionWithdrawn reason: the cause ended). */
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice>;
@@ -117,6 +122,13 @@ export interface Approver {
    * as "once" for the accepted part only.
    */
   askChange?(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | PartialApproval>;
+  /**
+   * Optional: the engine's question about a tool call (a file change may be answered hunk by
+   * hunk, as askChange), where a denial may carry the user's words to the model. The engine asks
+   * it instead of ask() and askChange() when the front end has it; only the engine does (other
+   * callers of ask() read any answer but "deny" as a yes).
+   */
+  askCall?(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | PartialApproval | WordedDenial>;
   /**
    * Optional: a question that also offers `request.lasting`; "lasting" is that answer. Asked by
    * whoever set `lasting` (the network questions, compose/network.ts), never by the engine itself.

@@ -25,6 +25,9 @@ export interface ModelResponse {
   streamed: { kind: MessageKind; id: string }[];
 }
 
+/** The longest run of events handled without giving the event loop a turn. */
+const YIELD_EVERY_MS = 5;
+
 /**
  * Streams one response. `emit` undefined: nothing is shown (a compaction summary). Throws the
  * client's error, or an AbortError when `signal` aborts.
@@ -46,8 +49,16 @@ export async function streamResponse(
   // never runs its finally: the attempt's idle watchdog (a 180 s timer holding the request's
   // controller) and its listener on the turn's signal would live on until the timer fired.
   let ended = false;
+  let ranSince = performance.now();
   try {
     for (;;) {
+      // Events a fast server sent at once come without a wait between them: now and then the
+      // event loop gets a turn, for a key that stops the turn (the chat), a cancel (ACP), a frame.
+      if (performance.now() - ranSince > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        ranSince = performance.now();
+        if (signal.aborted) throw abortError();
+      }
       const next = await abortable(iterator.next(), signal);
       if (next.done) {
         ended = true;

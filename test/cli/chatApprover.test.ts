@@ -247,6 +247,36 @@ describe("the terminal approver", () => {
     const shown = text();
     expect(shown.indexOf("Allow Edit two?")).toBeGreaterThan(shown.indexOf("→ Allow once"));
   });
+
+  describe("deny and say why (askCall, the engine's questions)", () => {
+    const withWords = (answers: string[], words: string | undefined) => {
+      const made = approverWith(answers);
+      const input = made.input as ChatInput & { read?: string };
+      input.readText = async (prompt: string) => {
+        input.read = prompt;
+        return words;
+      };
+      return made;
+    };
+
+    test("t reads a line and the answer carries it; no words is a plain deny", async () => {
+      const said = withWords(["t"], "  use the helper instead ");
+      expect(await said.approver.askCall(editRequest("old\n", "new\n"), never)).toEqual({
+        deny: "use the helper instead",
+      });
+      expect(said.text()).toContain("[t] Deny and say why");
+      expect(said.text()).toContain("→ Deny, and the model reads why");
+      const silent = withWords(["t"], "");
+      expect(await silent.approver.askCall(editRequest("old\n", "new\n"), never)).toBe("deny");
+    });
+
+    test("ask() (a consent, the project's trust) neither offers t nor takes it: its callers read any other answer as yes", async () => {
+      const made = withWords(["t", "n"], "words");
+      expect(await made.approver.ask(editRequest("old\n", "new\n"), never)).toBe("deny");
+      expect(made.text()).not.toContain("[t]");
+      expect(made.input.asked).toBe(2);
+    });
+  });
 });
 
 describe("the core hook for hunks (U0)", () => {

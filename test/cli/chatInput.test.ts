@@ -7,7 +7,12 @@ import { LineInput } from "../../src/cli/chat/input.ts";
 import { type Key, parseKeys } from "../../src/cli/keys.ts";
 import { Screen } from "../../src/cli/chat/screen.ts";
 import { terminalMode } from "../../src/cli/chat/style.ts";
-import { jobControl, TerminalInput, type TerminalInputOptions } from "../../src/cli/chat/terminalInput.ts";
+import {
+  ESCAPE_WAIT_MS,
+  jobControl,
+  TerminalInput,
+  type TerminalInputOptions,
+} from "../../src/cli/chat/terminalInput.ts";
 
 /** A terminal's stdin that a test types into, recording raw-mode switches. */
 function fakeTty() {
@@ -222,6 +227,43 @@ describe("the grace window after a question is drawn", () => {
     term.tty.type("he \r");
     const result = await prompt;
     expect(result).toEqual({ kind: "text", text: "keep the draft" });
+  });
+});
+
+describe("Esc", () => {
+  test("a lone ESC at the end of a chunk waits for the rest of a sequence; none comes: it is Esc", () => {
+    expect(parseKeys("a\x1b", { holdCutEscape: true })).toEqual({ keys: [{ name: "char", char: "a" }], rest: "\x1b" });
+    expect(parseKeys("\x1b[1;5", { holdCutEscape: true }).rest).toBe("\x1b[1;5");
+    expect(parseKeys("\x1b[A", { holdCutEscape: true }).keys).toEqual([{ name: "up" }]);
+    expect(parseKeys("\x1b").keys).toEqual([{ name: "escape" }]);
+    // Esc Esc in one write: two Escapes, not an Alt key.
+    expect(parseKeys("\x1b\x1b").keys).toEqual([{ name: "escape" }, { name: "escape" }]);
+  });
+
+  test("during a turn Esc stops it as Ctrl-C does; an arrow whose bytes come apart does not", async () => {
+    using term = terminal();
+    let stops = 0;
+    term.input.onInterrupt(() => stops++);
+    term.tty.type("\x1b");
+    term.tty.type("[A");
+    await Bun.sleep(ESCAPE_WAIT_MS * 2);
+    expect(stops).toBe(0);
+    term.tty.type("\x1b");
+    expect(stops).toBe(0);
+    await Bun.sleep(ESCAPE_WAIT_MS * 2);
+    expect(stops).toBe(1);
+    term.tty.type("\x03");
+    expect(stops).toBe(2);
+  });
+
+  test("at a question Esc answers it (deny), it does not stop the turn", async () => {
+    using term = terminal();
+    let stops = 0;
+    term.input.onInterrupt(() => stops++);
+    const answer = term.input.readAnswer(never);
+    term.tty.type("\x1b");
+    expect(await answer).toBe("escape");
+    expect(stops).toBe(0);
   });
 });
 

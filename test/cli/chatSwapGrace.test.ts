@@ -109,7 +109,7 @@ describe("garuda (the chat): the question after a withdrawn one", () => {
       const menu = rows.findIndex((row) => row.startsWith("  [y]"));
       expect(rows.slice(menu, menu + 5)).toEqual([
         "  [y] Allow once   [s] Allow for this session",
-        "  [n] Deny",
+        "  [n] Deny   [t] Deny and say why",
         "  → Deny",
         "",
         "› keep draft",

@@ -1,7 +1,8 @@
 // The terminal's Approver: the same ApprovalRequest the editor gets over ACP, shown as a
 // question — headerText, the note, the warning line, the preview through questionPreview (hidden
 // characters visible), the diff coloured, the scope of "Allow for this session" — answered with
-// one key: y (once), s (session), n (deny). The preview gets the rows the question leaves on the
+// one key: y (once), s (session), n (deny), or t (deny, and a line of the user's words goes to
+// the model with it: "deny and say why", for the engine's questions about a call). The preview gets the rows the question leaves on the
 // screen, so its header and choices stay in view; v shows all of it. A file change with more than
 // one hunk can be reviewed hunk by hunk (h): the file then gets only the accepted hunks (U0).
 // Questions are asked one at a time; a stopped turn answers deny at once, and says so at once; a
@@ -9,7 +10,7 @@
 // and the next question gets the keys. Keys typed as a question appears go to the prompt, not to
 // the question (TerminalInput's grace window): each readAnswer is told when its question was drawn.
 import { withdrawnWhy } from "../../core-types/withdrawn.ts";
-import type { ApprovalRequest, Approver, Choice, PartialApproval } from "../../permission/types.ts";
+import type { ApprovalRequest, Approver, Choice, PartialApproval, WordedDenial } from "../../permission/types.ts";
 import { oneLine, visible } from "../../text/visible.ts";
 import { HIDDEN_WARNING } from "../approver.ts";
 import { headerText } from "../approver.ts";
@@ -38,7 +39,9 @@ export interface TerminalApproverOptions {
   beforeQuestion?: () => void;
 }
 
-const ANSWERS: Readonly<Record<string, Choice | "hunks" | "view">> = {
+type Answer = Choice | "hunks" | "view" | "say-why";
+
+const ANSWERS: Readonly<Record<string, Answer>> = {
   y: "once",
   "1": "once",
   s: "session",
@@ -55,13 +58,15 @@ const ANSWERS: Readonly<Record<string, Choice | "hunks" | "view">> = {
   deny: "deny",
   no: "deny",
   hunks: "hunks",
+  t: "say-why",
+  tell: "say-why",
 };
 
 /**
  * A question whose "session" choice lasts beyond the session (a consent's "Yes, and remember"):
  * s still means "for this session" (which "once" is there), and the lasting yes has its own key, r.
  */
-const LASTING_ANSWERS: Readonly<Record<string, Choice | "hunks" | "view">> = {
+const LASTING_ANSWERS: Readonly<Record<string, Answer>> = {
   ...ANSWERS,
   s: "once",
   a: "once",
@@ -86,13 +91,21 @@ export class TerminalApprover implements Approver {
 
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<Choice> {
     return this.oneAtATime(async () => {
-      const answer = await this.#question(request, signal, false);
+      const answer = await this.#question(request, signal, false, false);
       return typeof answer === "string" ? answer : "once";
     });
   }
 
   askChange(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | PartialApproval> {
-    return this.oneAtATime(() => this.#question(request, signal, true));
+    return this.oneAtATime(async () => {
+      const answer = await this.#question(request, signal, true, false);
+      return typeof answer === "object" && "deny" in answer ? "deny" : answer;
+    });
+  }
+
+  /** The engine's question about a call: hunk by hunk for a file change, and [t] to deny and say why. */
+  askCall(request: ApprovalRequest, signal: AbortSignal): Promise<Choice | PartialApproval | WordedDenial> {
+    return this.oneAtATime(() => this.#question(request, signal, Boolean(request.change), true));
   }
 
   /**
@@ -111,13 +124,15 @@ export class TerminalApprover implements Approver {
     request: ApprovalRequest,
     signal: AbortSignal,
     hunksAllowed: boolean,
-  ): Promise<Choice | PartialApproval> {
+    sayWhyAllowed: boolean,
+  ): Promise<Choice | PartialApproval | WordedDenial> {
     const { screen, style, input } = this.options;
     if (signal.aborted) return "deny";
     const hunks = hunksAllowed && request.change ? changeHunks(request.change.oldText, request.change.newText) : [];
     const canSplit = hunks.length > 1;
+    const canSayWhy = sayWhyAllowed && input.readText !== undefined;
     this.options.beforeQuestion?.();
-    const shown = this.#show(request, canSplit ? hunks.length : 0);
+    const shown = this.#show(request, canSplit ? hunks.length : 0, canSayWhy);
     let drawn = this.#drawn();
     const stopped = this.#sayWhenStopped(signal);
     try {
@@ -137,7 +152,14 @@ export class TerminalApprover implements Approver {
         }
         if (choice === "hunks" && canSplit && request.change)
           return await this.#reviewHunks(request.change.path, request.change.oldText, hunks, signal);
-        if (choice !== undefined && choice !== "hunks" && choice !== "view" && request.choices.includes(choice)) {
+        if (choice === "say-why" && canSayWhy) return await this.#sayWhy(request, signal);
+        if (
+          choice !== undefined &&
+          choice !== "hunks" &&
+          choice !== "view" &&
+          choice !== "say-why" &&
+          request.choices.includes(choice)
+        ) {
           screen.line(
             choice === "deny" ? style.red(`  → ${request.labels.deny}`) : style.green(`  → ${request.labels[choice]}`),
           );
@@ -149,6 +171,16 @@ export class TerminalApprover implements Approver {
     } finally {
       stopped();
     }
+  }
+
+  /** [t]: the user's words, read as a line, go to the model with the denial; no words is a plain deny. */
+  async #sayWhy(request: ApprovalRequest, signal: AbortSignal): Promise<"deny" | WordedDenial> {
+    const { screen, style, input } = this.options;
+    const words = await input.readText?.(style.bold("  Why? (the model reads it) "), signal);
+    if (signal.aborted) return "deny";
+    const said = words?.trim() ?? "";
+    screen.line(style.red(`  → ${request.labels.deny}${said === "" ? "" : ", and the model reads why"}`));
+    return said === "" ? "deny" : { deny: said };
   }
 
   /** A question just drawn: keys typed as it appeared are the prompt's, and one quiet line says so. */
@@ -165,7 +197,11 @@ export class TerminalApprover implements Approver {
   }
 
   /** The question on the screen: header, note, warning, preview, scope, choices. */
-  #show(request: ApprovalRequest, hunkCount: number): { header: string; menu: string; preview: Preview } {
+  #show(
+    request: ApprovalRequest,
+    hunkCount: number,
+    canSayWhy: boolean,
+  ): { header: string; menu: string; preview: Preview } {
     const { screen, style } = this.options;
     screen.status(undefined);
     screen.endLine();
@@ -179,7 +215,7 @@ export class TerminalApprover implements Approver {
             `  “${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`,
           )
         : undefined;
-    const menu = this.#menu(request, hunkCount);
+    const menu = this.#menu(request, hunkCount, canSayWhy);
     // The rows the rest takes: the call's own line above, the header, the note, the warning, the
     // scope, the menu's rows, and the line the cursor waits on.
     const warningRows = request.hidden ? Math.ceil((HIDDEN_WARNING.length + 2) / screen.columns) : 0;
@@ -198,10 +234,11 @@ export class TerminalApprover implements Approver {
     return { header, menu, preview };
   }
 
-  #menu(request: ApprovalRequest, hunkCount: number): string {
+  #menu(request: ApprovalRequest, hunkCount: number, canSayWhy: boolean): string {
     const keys = [`y ${request.labels.once}`];
     if (request.choices.includes("session")) keys.push(`${request.remembers ? "r" : "s"} ${request.labels.session}`);
     keys.push(`n ${request.labels.deny}`);
+    if (canSayWhy) keys.push("t Deny and say why");
     if (hunkCount > 1) keys.push(`h Choose hunks (${hunkCount})`);
     const choices = keys.map((key) => `[${key.slice(0, 1)}]${key.slice(1)}`);
     if (!this.options.input.interactive) choices.push("(type the letter, then Enter)");

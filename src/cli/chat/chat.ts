@@ -1,6 +1,6 @@
 // `garuda`: the terminal chat over the same Runtime as `garuda acp`. Prompts go to runTurn and
 // its events stream to the screen (Transcript); questions come through the TerminalApprover;
-// Ctrl-C stops a turn (the same cancel as over ACP), and a second Ctrl-C at the prompt exits.
+// Ctrl-C or Esc stops a turn (the same cancel as over ACP), and a second Ctrl-C at the prompt exits.
 // Lines starting with "/" are built-in commands, custom commands or skills; a line starting with
 // "!" is the user's own shell command (shellCommand.ts). On a terminal it uses
 // raw mode and a line editor; in a pipe it reads lines and writes plain text, no colours.
@@ -52,6 +52,8 @@ export interface ChatOptions {
 }
 
 const SIGNAL_EXIT = { SIGTERM: 143, SIGHUP: 129 } as const;
+/** After SIGTERM or SIGHUP, the chat is gone within this long even if closing the session is not done. */
+const SIGNAL_EXIT_MS = 800;
 
 class Chat implements CommandHost {
   readonly start: StartRuntime;
@@ -253,7 +255,7 @@ class Chat implements CommandHost {
     }
 
     screen.line(`${style.bold(`Garuda ${VERSION}`)} · ${this.model.spec} · ${this.runtime.mode} mode`);
-    screen.line(style.dim("/help for commands · Ctrl-C stops a turn · Ctrl-C twice or Ctrl-D exits"));
+    screen.line(style.dim("/help for commands · Esc or Ctrl-C stops a turn · Ctrl-C twice or Ctrl-D exits"));
     if (resumed) showResumed(resumed, { screen, style });
 
     let interrupted = false;
@@ -415,7 +417,10 @@ class Chat implements CommandHost {
     const { screen, style } = this;
     const controller = new AbortController();
     this.#turn = controller;
-    this.input.onInterrupt(() => controller.abort());
+    this.input.onInterrupt(() => {
+      this.markdownStream?.stop();
+      controller.abort();
+    });
     this.#typed = this.#typeDuringTurn();
     this.log.prompt(prompt);
     try {
@@ -513,13 +518,16 @@ async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: 
   // SIGTERM or SIGHUP: stop the turn, close the session (its commands are killed), exit 143 or 129.
   let stopping: Promise<never> | undefined;
   const onSignal = (signal: keyof typeof SIGNAL_EXIT) => () => {
+    const leave = () => {
+      input.close();
+      return process.exit(SIGNAL_EXIT[signal]);
+    };
+    // Whatever the close waits for, the chat ends within SIGNAL_EXIT_MS, the terminal restored.
+    setTimeout(leave, SIGNAL_EXIT_MS).unref?.();
     stopping ??= chat
       .close()
       .catch(() => {})
-      .then(() => {
-        input.close();
-        return process.exit(SIGNAL_EXIT[signal]);
-      });
+      .then(leave);
   };
   const stopReporting = reportCrashes(() => input.close());
   const handlers = Object.keys(SIGNAL_EXIT).map((name) => {

@@ -102,7 +102,7 @@ function help(host: CommandHost): void {
     );
   }
   lines.push(
-    "Keys: Enter sends · Shift-Enter, Alt-Enter or Ctrl-J (or \\ then Enter) adds a line · Up/Down and Ctrl-R go through this project's earlier prompts · / and @ open menus of commands and files (arrows, Enter or Tab picks, Esc closes) · !cmd runs a shell command yourself · Shift-Tab switches build/plan · Ctrl-O shows the whole transcript · While the model works: Enter queues, Tab steers · Ctrl-C stops a turn · Ctrl-Z suspends · Ctrl-C twice or Ctrl-D exits",
+    "Keys: Enter sends · Shift-Enter, Alt-Enter or Ctrl-J (or \\ then Enter) adds a line · Up/Down and Ctrl-R go through this project's earlier prompts · / and @ open menus of commands and files (arrows, Enter or Tab picks, Esc closes) · !cmd runs a shell command yourself · Shift-Tab switches build/plan · Ctrl-O shows the whole transcript · While the model works: Enter queues, Tab steers · Esc or Ctrl-C stops a turn · Ctrl-Z suspends · Ctrl-C twice or Ctrl-D exits",
     "A file named with @path (e.g. @src/main.ts) goes with the prompt; an image (@shot.png) goes as an image to a model that takes images. A long paste shows as [Pasted N lines] and is sent whole.",
   );
   screen.line(lines.join("\n"));

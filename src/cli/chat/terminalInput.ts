@@ -1,7 +1,8 @@
 // The chat's input on a terminal: raw mode for the whole chat (keys one by one, no echo, Ctrl-C
 // a key, bracketed paste), the line editor for prompts (promptEditor.ts: history, Ctrl-R, Tab,
 // collapsed pastes), single keys for questions. While a turn
-// runs, Ctrl-C goes to the turn's interrupt handler. Keys typed during a turn wait for the next
+// runs, Ctrl-C or Esc goes to the turn's interrupt handler (Esc alone: a byte after it within
+// ESCAPE_WAIT_MS makes it the start of a key's sequence instead). Keys typed during a turn wait for the next
 // prompt (type-ahead), also across a question; so do keys that come as a question appears (the
 // grace window), which no one can have meant as its answer; the rest of an answer typed as a word
 // ("yes" + Enter) is dropped (AnswerTail). While a turn runs and no question is asked, what is
@@ -27,6 +28,12 @@ import type { Screen } from "./screen.ts";
 /** How long the rest of an answer may take to come, key after key (people type "yes" well within it). */
 export const ANSWER_TAIL_MS = 1_000;
 const MAX_QUEUED = 4096;
+/**
+ * How long a lone ESC waits for the rest of a sequence (an arrow is ESC [ A) before it is the Esc
+ * key. A terminal sends a key's sequence in one write; over ssh its bytes may come apart, rarely
+ * by more than this.
+ */
+export const ESCAPE_WAIT_MS = 30;
 /**
  * How long after a question is drawn a key is still typing for the prompt, not an answer: no one
  * reads a question and answers it sooner, and a key typed on at this pace (a stream of typing)
@@ -88,6 +95,8 @@ export class TerminalInput implements ChatInput {
   readonly #decoder = new StringDecoder("utf8");
   readonly #keys = new Inbox<Key>(MAX_QUEUED);
   #pending = "";
+  /** The Esc key, unless the rest of a sequence comes before it fires. */
+  #escapeTimer: ReturnType<typeof setTimeout> | undefined;
   #interrupt: (() => void) | undefined;
   #tail: { filter: AnswerTail; timer: ReturnType<typeof setTimeout> } | undefined;
   #editing: PromptView | undefined;
@@ -150,11 +159,19 @@ export class TerminalInput implements ChatInput {
     this.#history.add({ text });
   }
 
-  #receive(text: string): void {
-    const { keys, rest } = parseKeys(this.#pending + text);
+  #receive(text: string, holdCutEscape = true): void {
+    if (this.#escapeTimer) clearTimeout(this.#escapeTimer);
+    this.#escapeTimer = undefined;
+    const { keys, rest } = parseKeys(this.#pending + text, { holdCutEscape });
     this.#pending = rest;
+    if (rest.startsWith("\x1b") && !rest.startsWith("\x1b[200~")) {
+      this.#escapeTimer = setTimeout(() => this.#receive("", false), ESCAPE_WAIT_MS);
+      this.#escapeTimer.unref?.();
+    }
     for (const key of keys) {
-      if (key.name === "interrupt" && this.#interrupt) this.#interrupt();
+      // Esc stops a turn as Ctrl-C does, unless a question waits for it (there it answers deny).
+      if ((key.name === "interrupt" || (key.name === "escape" && !this.#answering)) && this.#interrupt)
+        this.#interrupt();
       else if (key.name === "suspend") this.#suspend();
       else this.#route(key);
     }
@@ -204,6 +221,9 @@ export class TerminalInput implements ChatInput {
    * is not a prompt to recall), its keys ended by the turn's stop as at eof.
    */
   async readText(prompt: string, signal: AbortSignal): Promise<string | undefined> {
+    // The key that led here (a question's "t": deny and say why) has no rest to drop: an Enter
+    // now ends this line.
+    this.#endTail();
     const history = new MemoryHistory();
     const view = new PromptView(this.screen, prompt, "  ", new EditBuffer(history.entries), this.#footer);
     this.screen.endLine();
@@ -353,6 +373,7 @@ export class TerminalInput implements ChatInput {
 
   close(): void {
     this.#endTail();
+    if (this.#escapeTimer) clearTimeout(this.#escapeTimer);
     process.off("SIGINT", this.#onSigint);
     this.screen.raw(PASTE_OFF);
     this.stdin.off("data", this.#onData);

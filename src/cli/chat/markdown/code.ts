@@ -1,9 +1,11 @@
 // Fenced code as rows: highlighted by highlight.js when it knows the language, one row per line
 // however wide (the terminal wraps a long one, so copying it gives the line back whole), between
-// dim fence lines naming the language.
-// A block still streaming is highlighted once per finished line, not once per chunk: the rows of
-// its finished lines are kept, and only its last, unfinished line is drawn anew.
+// dim fence lines naming the language. A top-level block still streaming is drawn line by line by
+// openFence.ts; one inside a list or a quote is highlighted once per finished line here: the rows
+// of its finished lines are kept, and only its last, unfinished line is drawn anew. Only the live
+// region cuts a wide line into rows that fit (cutRows), since it is drawn again and again.
 import type { Tokens } from "marked";
+import { displayWidth, splitWide } from "../../wrap.ts";
 import type { Style } from "../style.ts";
 import { htmlToLines } from "./highlight.ts";
 import type { MarkdownLibraries } from "./libraries.ts";
@@ -52,4 +54,14 @@ export class CodeRows {
     this.#cache = { key, rows };
     return rows;
   }
+}
+
+/** Code lines as rows of at most `width` columns, for the live region only: a wider line is cut (code has no word to break at). */
+export function cutRows(lines: readonly string[], width: number): string[] {
+  const rows: string[] = [];
+  for (const line of lines) {
+    if (displayWidth(line) <= width) rows.push(line);
+    else rows.push(...balanceLines(splitWide(line, width)));
+  }
+  return rows;
 }
