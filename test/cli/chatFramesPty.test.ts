@@ -26,12 +26,22 @@ function longAnswer() {
 }
 
 /** The chat in a pseudo-terminal, asked for the long answer; returns once `line` of it is on the screen. */
-async function askForIt(mock: MockAnthropic, ws: { root: string; home: string }, line: string): Promise<ChatPty> {
+async function askForIt(
+  mock: MockAnthropic,
+  ws: { root: string; home: string },
+  line: string,
+): Promise<{ chat: ChatPty; echoMs: number }> {
   const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });
   await chat.prompt();
-  chat.type("Write ten thousand lines");
+  // How long a key takes to come back on this machine now, with nothing streaming: the chat's and
+  // the machine's own pace, which a busy machine slows for every key alike.
+  const from = chat.raw.length;
+  const typed = performance.now();
+  chat.send("W");
+  const echoMs = (await rawAfter(chat, "W", from, 5_000)) - typed;
+  chat.type("rite ten thousand lines");
   await rawAfter(chat, line, 0, 20_000);
-  return chat;
+  return { chat, echoMs };
 }
 
 /** Polls the raw output (not the screen text: re-reading a megabyte each time takes long) for `text` after `from`. */
@@ -53,7 +63,7 @@ describe("a long answer streamed as fast as the server sends it", () => {
     test(`${name} in the middle of it stops the turn within 200 ms`, async () => {
       await using mock = longAnswer();
       using ws = workspace();
-      const chat = await askForIt(mock, ws, "Line-00300");
+      const { chat, echoMs } = await askForIt(mock, ws, "Line-00300");
       const from = chat.raw.length;
       const sent = performance.now();
       chat.send(key);
@@ -62,8 +72,10 @@ describe("a long answer streamed as fast as the server sends it", () => {
       // It stopped in the middle: the last line never came.
       expect(chat.raw).not.toContain(`Line-0${LINES - 1}`);
       expect(chat.raw).not.toContain(`item-0${LINES - 1}`);
-      console.log(`${name}: stopped ${elapsed.toFixed(0)} ms after the key`);
-      expect(elapsed).toBeLessThan(200);
+      console.log(`${name}: stopped ${elapsed.toFixed(0)} ms after the key (a key's echo: ${echoMs.toFixed(0)} ms)`);
+      // Within 200 ms; on a machine so busy that a key's echo alone takes over 40 ms, within five
+      // echoes. A chat that reads keys only once the answer is drawn takes seconds either way.
+      expect(elapsed).toBeLessThan(Math.max(200, 5 * echoMs));
       await chat.waitFor("the turn was cancelled.");
       await chat.prompt();
       // The chat goes on: the next prompt is answered.
@@ -77,7 +89,7 @@ describe("a long answer streamed as fast as the server sends it", () => {
   test("the whole answer is drawn, and an arrow key in it is not an Esc", async () => {
     await using mock = longAnswer();
     using ws = workspace();
-    const chat = await askForIt(mock, ws, "Line-00100");
+    const { chat } = await askForIt(mock, ws, "Line-00100");
     // An arrow's sequence in two writes: the ESC alone first.
     chat.send("\x1b");
     await Bun.sleep(5);
@@ -93,7 +105,7 @@ describe("a long answer streamed as fast as the server sends it", () => {
   test("SIGTERM in the middle of it ends the chat within 1 s and gives the terminal back", async () => {
     await using mock = longAnswer();
     using ws = workspace();
-    const chat = await askForIt(mock, ws, "Line-00300");
+    const { chat } = await askForIt(mock, ws, "Line-00300");
     const from = chat.raw.length;
     const sent = performance.now();
     chat.process.kill("SIGTERM");
