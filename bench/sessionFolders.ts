@@ -50,7 +50,7 @@ const spec = (root: string): SandboxSpec => ({
 });
 
 // This process's PID namespace, as its folders carry it (the sweep judges only its own namespace's).
-const namespace = createSessionFolder(join(scratch, "probe")).dir.split("-").at(-2);
+const namespace = (await createSessionFolder(join(scratch, "probe"))).dir.split("-").at(-2);
 
 /** 50 folders of a pid that is not running (pid 1's start time is never "1"), 1 MB each. */
 function plantDead(): void {

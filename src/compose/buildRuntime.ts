@@ -63,7 +63,7 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
 
   // The session's own folder (its sandbox tmp, the proxy's socket), removed when it closes; the
   // folders of Garuda processes that died without removing theirs go now, in the background.
-  const folder: SessionFolder = createSessionFolder(sessionFolders, sessionFolders !== usualSessionFolders);
+  const folder: SessionFolder = await createSessionFolder(sessionFolders, sessionFolders !== usualSessionFolders);
   void sweepSessionFolders(usualSessionFolders);
   let executor: ProcessExecutor;
   // The session's egress proxy, started below once the engine exists; the executor hands it the

@@ -132,18 +132,23 @@ function ownFallbacks(base: string): string[] {
   });
 }
 
-/** When `pid` started (Linux: clock ticks since boot; elsewhere: seconds since 1970), or undefined when no such process runs. */
-export function processStart(pid: number): string | undefined {
+/**
+ * When `pid` started (Linux: clock ticks since boot; elsewhere: seconds since 1970), or undefined
+ * when no such process runs. Linux reads /proc; macOS awaits `ps`, so a session never blocks on it.
+ */
+export async function processStart(pid: number): Promise<string | undefined> {
   if (process.platform === "linux") {
     const stat = readProcStat(pid);
     return stat && stat.state !== "Z" ? stat.start : undefined;
   }
-  const ps = Bun.spawnSync(["/bin/ps", "-o", "lstart=", "-p", String(pid)], {
+  const ps = Bun.spawn(["/bin/ps", "-o", "lstart=", "-p", String(pid)], {
     env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },
+    stdin: "ignore",
     stdout: "pipe",
     stderr: "ignore",
   });
-  const started = Date.parse(ps.stdout.toString().trim());
+  const [output] = await Promise.all([new Response(ps.stdout).text(), ps.exited]);
+  const started = Date.parse(output.trim());
   return Number.isNaN(started) ? undefined : String(Math.floor(started / 1000));
 }
 
@@ -158,8 +163,8 @@ function pidNamespace(): string {
 }
 
 /** This process's own prefix, `<pid>-<start>-<ns>-`. */
-function ownPrefix(): string {
-  const start = processStart(process.pid);
+async function ownPrefix(): Promise<string> {
+  const start = await processStart(process.pid);
   if (start === undefined)
     throw new Error("cannot tell when this process started, so its session folders cannot be named");
   return `${process.pid}-${start}-${pidNamespace()}-`;
@@ -170,11 +175,12 @@ function ownPrefix(): string {
  * gave; `fallback`: a private base made for this session, removed with the folder). Throws when
  * `base` is not a private folder of this user.
  */
-export function createSessionFolder(base: string, fallback = false): SessionFolder {
+export async function createSessionFolder(base: string, fallback = false): Promise<SessionFolder> {
+  const prefix = await ownPrefix();
   mkdirSync(base, { recursive: true, mode: 0o700 });
   const problem = baseProblem(base);
   if (problem !== undefined) throw new Error(`${base} cannot hold Garuda's session folders: ${problem}.`);
-  const dir = join(base, `${ownPrefix()}${randomBytes(4).toString("hex")}`);
+  const dir = join(base, `${prefix}${randomBytes(4).toString("hex")}`);
   mkdirSync(dir, { mode: 0o700 });
   const tmp = join(dir, "tmp");
   mkdirSync(tmp, { mode: 0o700 });
@@ -191,22 +197,24 @@ export function createSessionFolder(base: string, fallback = false): SessionFold
 }
 
 /** Whether the process of a folder name's pid, start and namespace is gone (another namespace's never is, here). */
-function gone(match: RegExpExecArray, namespace: string): boolean {
-  return match[3] === namespace && processStart(Number(match[1])) !== match[2];
+async function gone(match: RegExpExecArray, namespace: string): Promise<boolean> {
+  return match[3] === namespace && (await processStart(Number(match[1]))) !== match[2];
 }
 
 /** The session folders in `dir` whose process is gone. */
-function deadIn(dir: string, namespace: string): string[] {
+async function deadIn(dir: string, namespace: string): Promise<string[]> {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return [];
   }
-  return names.flatMap((name) => {
-    const match = NAME.exec(name);
-    return match && gone(match, namespace) ? [join(dir, name)] : []; // anything else is left alone
-  });
+  const dead: string[] = [];
+  for (const name of names) {
+    const match = NAME.exec(name); // anything else is left alone
+    if (match && (await gone(match, namespace))) dead.push(join(dir, name));
+  }
+  return dead;
 }
 
 /**
@@ -214,11 +222,11 @@ function deadIn(dir: string, namespace: string): string[] {
  * time) in the usual base `base` (when it is this user's private folder) and in the private bases
  * made in its place; and those private bases that have held no folder for ten minutes.
  */
-export function deadSessionFolders(base: string): string[] {
+export async function deadSessionFolders(base: string): Promise<string[]> {
   const namespace = pidNamespace();
-  const dead = isPrivate(base) ? deadIn(base, namespace) : [];
+  const dead = isPrivate(base) ? await deadIn(base, namespace) : [];
   for (const fallback of ownFallbacks(base)) {
-    const inside = deadIn(fallback, namespace);
+    const inside = await deadIn(fallback, namespace);
     dead.push(...inside);
     try {
       const left = readdirSync(fallback).length - inside.length;
@@ -232,26 +240,28 @@ export function deadSessionFolders(base: string): string[] {
 
 /** Removes the folders of processes that are gone (a SIGKILL left them); returns what it removed. */
 export async function sweepSessionFolders(base: string): Promise<string[]> {
-  const dead = deadSessionFolders(base);
+  const dead = await deadSessionFolders(base);
   await Promise.all(dead.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => {})));
   return dead;
 }
 
 /**
  * At exit: removes every session folder this process made and did not remove yet, in the usual
- * base and in the private bases made in its place (then those, when empty). Never throws.
+ * base and in the private bases made in its place (then those, when empty). Never throws, never
+ * waits: it matches this pid in this PID namespace whatever the start time, since a folder with
+ * this pid and another start belongs to a process that is gone (this one holds the pid now).
  */
 export function removeProcessFolders(base: string): void {
-  let prefix: string;
-  try {
-    prefix = ownPrefix();
-  } catch {
-    return; // this process is going away anyway
-  }
+  const pid = String(process.pid);
+  const namespace = pidNamespace();
+  const ownName = (name: string) => {
+    const match = NAME.exec(name);
+    return match !== null && match[1] === pid && match[3] === namespace;
+  };
   // The usual base only when it is this user's own: a planted one never held this process's folders.
   for (const dir of [...(isPrivate(base) ? [base] : []), ...ownFallbacks(base)]) {
     try {
-      const own = readdirSync(dir).filter((name) => name.startsWith(prefix) && NAME.test(name));
+      const own = readdirSync(dir).filter(ownName);
       for (const name of own) rmSync(join(dir, name), { recursive: true, force: true });
       if (dir !== base && own.length > 0 && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
     } catch {

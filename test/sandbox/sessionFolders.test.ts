@@ -39,7 +39,7 @@ const MODULE = join(import.meta.dir, "../../src/sandbox/sessionFolders.ts");
 /** A real process that makes a session folder under `base`, writes a file in its tmp and waits. */
 async function holder(base: string): Promise<{ proc: ReturnType<typeof Bun.spawn>; dir: string }> {
   const script = `const { createSessionFolder } = await import(${JSON.stringify(MODULE)});
-const folder = createSessionFolder(${JSON.stringify(base)});
+const folder = await createSessionFolder(${JSON.stringify(base)});
 await Bun.write(folder.tmp + "/data", new Uint8Array(4 * 1024 * 1024).fill(7));
 console.log(folder.dir);
 await Bun.sleep(600_000);`;
@@ -59,10 +59,12 @@ describe("session folders", () => {
     using temp = tempDir();
     const base = sessionFolderBase({ TMPDIR: temp.path });
     expect(base).toBe(join(realpathSync(temp.path), `garuda-${process.getuid?.() ?? 0}`));
-    const folder = createSessionFolder(base);
+    const folder = await createSessionFolder(base);
     expect(statSync(base).mode & 0o777).toBe(0o700);
     expect(statSync(folder.dir).mode & 0o777).toBe(0o700);
-    expect(basename(folder.dir)).toMatch(new RegExp(`^${process.pid}-${processStart(process.pid)}-\\d+-[0-9a-f]{8}$`));
+    expect(basename(folder.dir)).toMatch(
+      new RegExp(`^${process.pid}-${await processStart(process.pid)}-\\d+-[0-9a-f]{8}$`),
+    );
     expect(folder.tmp).toBe(join(folder.dir, "tmp"));
     await folder.remove();
     expect(existsSync(folder.dir)).toBe(false);
@@ -88,7 +90,7 @@ describe("session folders", () => {
       mkdirSync(base, { mode: 0o700 });
       chownSync(base, 65534, 65534);
     }, /is not Garuda's private folder \(it belongs to another user \(uid 65534\)\)/);
-    const folder = createSessionFolder(other, true);
+    const folder = await createSessionFolder(other, true);
     expect(existsSync(folder.tmp)).toBe(true);
     expect(readdirSync(base)).toEqual([]);
     // The private base goes with its last folder.
@@ -110,7 +112,7 @@ describe("session folders", () => {
     expect(ensureSessionFolderBase(base)).toEqual({ dir: base });
     // A base handed to createSessionFolder that is not private is refused, never used.
     chownSync(base, 65534, 65534);
-    expect(() => createSessionFolder(base)).toThrow(/it belongs to another user \(uid 65534\)/);
+    await expect(createSessionFolder(base)).rejects.toThrow(/it belongs to another user \(uid 65534\)/);
   });
 
   test("private bases made in place of the usual one: the sweep removes dead processes' folders in them and long-empty ones, the exit this process's; others' stay", async () => {
@@ -119,11 +121,11 @@ describe("session folders", () => {
     mkdirSync(base, { mode: 0o700 });
     chownSync(base, 65534, 65534);
     const own = ensureSessionFolderBase(base).dir;
-    const live = createSessionFolder(own, true);
+    const live = await createSessionFolder(own, true);
     const namespace = basename(live.dir).split("-")[2];
     // A folder of this very pid but another start time, in another private base: its process is gone.
     const other = ensureSessionFolderBase(base).dir;
-    const dead = join(other, `${process.pid}-${Number(processStart(process.pid)) + 1}-${namespace}-0badf00d`);
+    const dead = join(other, `${process.pid}-${Number(await processStart(process.pid)) + 1}-${namespace}-0badf00d`);
     mkdirSync(join(dead, "tmp"), { recursive: true });
     // An empty private base: left while new (its session is about to make its folder), removed when old.
     const fresh = ensureSessionFolderBase(base).dir;
@@ -147,18 +149,18 @@ describe("session folders", () => {
   test("the sweep removes a SIGKILLed process's folder and a reused pid's, and keeps live processes' (its own too) and other namespaces'", async () => {
     using temp = tempDir();
     const base = join(temp.path, "base");
-    const own = createSessionFolder(base);
+    const own = await createSessionFolder(base);
     const live = await holder(base);
     const killed = await holder(base);
     const namespace = basename(own.dir).split("-")[2];
     // A folder of this very pid but another start time: the pid was reused.
-    const reused = join(base, `${process.pid}-${Number(processStart(process.pid)) + 1}-${namespace}-0badf00d`);
+    const reused = join(base, `${process.pid}-${Number(await processStart(process.pid)) + 1}-${namespace}-0badf00d`);
     mkdirSync(join(reused, "tmp"), { recursive: true });
     // Not a session folder, or one of another PID namespace (a container sharing the temp folder): never touched.
     mkdirSync(join(base, "notes"));
     const foreign = `${process.pid}-1-${Number(namespace) + 1}-0badf00d`;
     mkdirSync(join(base, foreign));
-    expect(deadSessionFolders(base)).toEqual([reused]);
+    expect(await deadSessionFolders(base)).toEqual([reused]);
 
     killed.proc.kill("SIGKILL");
     await killed.proc.exited;
@@ -193,7 +195,7 @@ describeSandbox(
     async function session(name: string, base: string) {
       const root = join(scratch, name);
       mkdirSync(root, { recursive: true });
-      const folder = createSessionFolder(base);
+      const folder = await createSessionFolder(base);
       const executor = await createExecutor({
         root,
         home: join(scratch, "home"),
