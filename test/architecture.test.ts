@@ -247,7 +247,7 @@ describe("architecture (DESIGN.md dependency rules)", () => {
       expect(checkStartup(t, helpEntries(t)).map((v) => v.detail)).toEqual([`start-up loads ${name.split("/")[0]}`]);
     }
     // Neither the chat's modules nor ACP's reach them but through import().
-    const loaded = [...staticClosure(tree, ["src/cli/chat/chat.ts", "src/cli/acpCommand.ts"])];
+    const loaded = [...staticClosure(tree, ["src/cli/chat/runChat.ts", "src/cli/acpCommand.ts"])];
     expect(loaded.filter((file) => file === "marked" || file.startsWith("highlight.js"))).toEqual([]);
     expect(loaded).not.toContain("src/cli/chat/markdown/libraries.ts");
     expect(loaded).toContain("src/cli/chat/markdown/loader.ts");
