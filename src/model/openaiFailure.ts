@@ -103,7 +103,8 @@ export function failureError(
     if (refused && ctx.local) return new ModelError(notRunningMessage(ctx.provider, ctx.baseUrl));
     const check = ctx.local ? "Check that the server is running" : "Check your network connection";
     return new ModelError(
-      `Could not get an answer from ${title} at ${ctx.baseUrl} (${what})${tries}. ${check}, and the provider's "baseUrl" in ${modelsFile}.`,
+      `Could not get an answer from ${title} at ${ctx.baseUrl} (${what})${tries}. ` +
+        `${check}, and the provider's "baseUrl" in ${modelsFile}.`,
       undefined,
       retryable,
     );
@@ -111,7 +112,8 @@ export function failureError(
   const status = failure.kind === "http" ? failure.status : undefined;
   if (status !== undefined && status >= 300 && status < 400) {
     return new ModelError(
-      `${title} answered ${what}. Put the address it redirects to as "baseUrl" of the provider "${name}" in ${modelsFile}.`,
+      `${title} answered ${what}. ` +
+        `Put the address it redirects to as "baseUrl" of the provider "${name}" in ${modelsFile}.`,
       status,
     );
   }
@@ -119,7 +121,8 @@ export function failureError(
     return new ModelError(
       apiKeyEnv
         ? `${title} did not accept the key (${what}). Check ${apiKeyEnv}, or run \`garuda setup\` to store a valid key.`
-        : `${title} asks for a key (${what}). Name the variable that holds it as "apiKeyEnv" of the provider "${name}" in ${modelsFile}, then run \`garuda setup\`.`,
+        : `${title} asks for a key (${what}). Name the variable that holds it as "apiKeyEnv" of the provider ` +
+            `"${name}" in ${modelsFile}, then run \`garuda setup\`.`,
       status,
     );
   }
@@ -133,14 +136,17 @@ export function failureError(
   if (status === 404) {
     return new ModelError(
       `${title} does not know the model "${model}" or the address ${ctx.baseUrl}/chat/completions (${what}). ` +
-        `Check the model name (\`garuda setup\` lists the models the server has) and that the base URL ends where the API starts (often /v1).`,
+        "Check the model name (`garuda setup` lists the models the server has) " +
+        "and that the base URL ends where the API starts (often /v1).",
       status,
     );
   }
   if (status === 413 || (status === 400 && CONTEXT_OVERFLOW.test(failure.message ?? ""))) {
     return new ModelError(
-      `The request does not fit in the model's context (${what}). Compact the conversation (/compact) or start a new one; ` +
-        `if the server gives ${model} a larger window, set its "contextWindow" (and "maxTokens") for "${spec}" under "models" in ${modelsFile}.`,
+      `The request does not fit in the model's context (${what}). ` +
+        "Compact the conversation (/compact) or start a new one; " +
+        `if the server gives ${model} a larger window, set its "contextWindow" (and "maxTokens") ` +
+        `for "${spec}" under "models" in ${modelsFile}.`,
       status,
     );
   }
@@ -153,14 +159,16 @@ export function failureError(
   }
   if ((status !== undefined && status >= 500) || failure.kind === "stream") {
     return new ModelError(
-      `${title} had a server error (${what})${tries}. Try again shortly${ctx.local ? ", and look at the server's own log" : ""}.`,
+      `${title} had a server error (${what})${tries}. ` +
+        `Try again shortly${ctx.local ? ", and look at the server's own log" : ""}.`,
       status,
       retryable,
     );
   }
   if (status === 400 && !ctx.textToolCalls && NO_TOOLS.test(failure.message ?? "")) {
     return new ModelError(
-      `${title} rejected the request (${what}). If ${model} cannot call tools, set "textToolCalls": true for "${spec}" under "models" in ${modelsFile}.`,
+      `${title} rejected the request (${what}). ` +
+        `If ${model} cannot call tools, set "textToolCalls": true for "${spec}" under "models" in ${modelsFile}.`,
       status,
     );
   }
