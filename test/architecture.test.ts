@@ -9,6 +9,9 @@ import {
   importCycles,
   importGraph,
   importsOf,
+  lineCount,
+  longFiles,
+  MAX_FILE_LINES,
   readSourceTree,
   resolveRef,
   type SourceTree,
@@ -30,6 +33,14 @@ const ALLOWED_BLOCKING: Record<string, string> = {
     "macOS only (Linux reads /proc): processTable()'s `ps`, for exit handlers (which cannot wait) and the keeper's own process; a session ends commands through readProcessTable(), which awaits it",
   "src/sandbox/sessionFolders.ts":
     "macOS only (Linux reads /proc): `ps -o lstart` when a session folder is made or swept; a few ms. To go async with createSessionFolder once the session-folders change (issue 30) has landed",
+};
+/**
+ * Files of src/ over MAX_FILE_LINES left for now, each with why. Each entry must still be over
+ * (a stale one would let the file grow back unseen): remove it when the file is split.
+ */
+const ALLOWED_LONG: Record<string, string> = {
+  "src/sandbox/executor.ts": "changed by the search-tools work of this batch; to be split once that has landed",
+  "src/store/undo.ts": "changed by the undo-store work of this batch; to be split once that has landed",
 };
 const rulesBroken = (t: SourceTree) => [...new Set(checkRules(t).map((v) => v.rule))].sort();
 
@@ -177,6 +188,26 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/sandbox/native.ts", native))).toEqual([]);
     // A C++ file name or a language map's key is not the compiler.
     expect(rulesBroken(planted("src/acp/x.ts", 'const names = { cc: "cpp", ".cc": "cpp" };'))).toEqual([]);
+  });
+
+  test(`no file in src/ is over ${MAX_FILE_LINES} lines, but the listed ones`, () => {
+    expect(longFiles(tree).filter((found) => !(found.file in ALLOWED_LONG))).toEqual([]);
+    for (const file of Object.keys(ALLOWED_LONG)) expect(longFiles(tree).map((found) => found.file)).toContain(file);
+  });
+
+  test("a file over the line limit is caught; one at the limit is not", () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const x${i} = ${i};\n`).join("");
+    expect(lineCount(lines(MAX_FILE_LINES))).toBe(MAX_FILE_LINES);
+    expect(lineCount("a\nb")).toBe(2);
+    const over = planted("src/tools/x.ts", lines(MAX_FILE_LINES + 1));
+    expect(longFiles(over)).toContainEqual({ file: "src/tools/x.ts", lines: MAX_FILE_LINES + 1 });
+    const at = planted("src/tools/x.ts", lines(MAX_FILE_LINES));
+    expect(longFiles(at).map((found) => found.file)).not.toContain("src/tools/x.ts");
+    // A listed file does not hide another long file of its folder.
+    const beside = planted("src/sandbox/executorParts.ts", lines(MAX_FILE_LINES + 1));
+    expect(longFiles(beside).filter((found) => !(found.file in ALLOWED_LONG))).toEqual([
+      { file: "src/sandbox/executorParts.ts", lines: MAX_FILE_LINES + 1 },
+    ]);
   });
 
   test("nothing blocks the event loop: no sleepSync, spawnSync, blocking libc call … outside the allowed list", () => {
