@@ -83,9 +83,6 @@ export class Runtime {
     this.#notices.push(...start.notices);
     this.systemPrompt = start.systemPrompt;
     this.#meter = new UsageMeter(() => this.systemPrompt.length + JSON.stringify(this.#tools.registry.specs()).length);
-    options.plan?.subscribe((items) =>
-      this.#active.emit({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }),
-    );
 
     const store = options.sessionStore && options.sessionStore(warnOnce(this.#notices));
     this.#resumed = resumed && { id: resumed.id, file: resumed.file };
@@ -132,6 +129,10 @@ export class Runtime {
       contextWindow: () => this.controls.model.info.contextWindow,
       userCommand: () => ({ services: this.#options, registry: this.#tools.registry, root, mode: this.#mode }),
     });
+    // The plan's changes go to the running turn's front end (none between turns).
+    options.plan?.subscribe((items) =>
+      this.#active.emit({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }),
+    );
     this.#turns = new Turns(
       {
         root,
