@@ -9,6 +9,9 @@ import {
   importCycles,
   importGraph,
   importsOf,
+  lineCount,
+  longFiles,
+  MAX_FILE_LINES,
   readSourceTree,
   resolveRef,
   type SourceTree,
@@ -28,6 +31,14 @@ function planted(file: string, source: string): SourceTree {
 const ALLOWED_BLOCKING: Record<string, string> = {
   "src/sandbox/processTree.ts":
     "macOS only (Linux reads /proc): processTable()'s `ps`, for exit handlers (which cannot wait) and the keeper's own process; a session ends commands through readProcessTable(), which awaits it",
+};
+/**
+ * Files of src/ over MAX_FILE_LINES left for now, each with why. Each entry must still be over
+ * (a stale one would let the file grow back unseen): remove it when the file is split.
+ */
+const ALLOWED_LONG: Record<string, string> = {
+  "src/sandbox/executor.ts": "changed by the search-tools work of this batch; to be split once that has landed",
+  "src/store/undo.ts": "changed by the undo-store work of this batch; to be split once that has landed",
 };
 const rulesBroken = (t: SourceTree) => [...new Set(checkRules(t).map((v) => v.rule))].sort();
 
@@ -177,6 +188,26 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/acp/x.ts", 'const names = { cc: "cpp", ".cc": "cpp" };'))).toEqual([]);
   });
 
+  test(`no file in src/ is over ${MAX_FILE_LINES} lines, but the listed ones`, () => {
+    expect(longFiles(tree).filter((found) => !(found.file in ALLOWED_LONG))).toEqual([]);
+    for (const file of Object.keys(ALLOWED_LONG)) expect(longFiles(tree).map((found) => found.file)).toContain(file);
+  });
+
+  test("a file over the line limit is caught; one at the limit is not", () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const x${i} = ${i};\n`).join("");
+    expect(lineCount(lines(MAX_FILE_LINES))).toBe(MAX_FILE_LINES);
+    expect(lineCount("a\nb")).toBe(2);
+    const over = planted("src/tools/x.ts", lines(MAX_FILE_LINES + 1));
+    expect(longFiles(over)).toContainEqual({ file: "src/tools/x.ts", lines: MAX_FILE_LINES + 1 });
+    const at = planted("src/tools/x.ts", lines(MAX_FILE_LINES));
+    expect(longFiles(at).map((found) => found.file)).not.toContain("src/tools/x.ts");
+    // A listed file does not hide another long file of its folder.
+    const beside = planted("src/sandbox/executorParts.ts", lines(MAX_FILE_LINES + 1));
+    expect(longFiles(beside).filter((found) => !(found.file in ALLOWED_LONG))).toEqual([
+      { file: "src/sandbox/executorParts.ts", lines: MAX_FILE_LINES + 1 },
+    ]);
+  });
+
   test("nothing blocks the event loop: no sleepSync, spawnSync, blocking libc call … outside the allowed list", () => {
     expect(blockingCalls(tree).filter((found) => !(found.file in ALLOWED_BLOCKING))).toEqual([]);
     // Each allowed one is still there (a stale entry would allow the next one unseen).
@@ -245,7 +276,7 @@ describe("architecture (DESIGN.md dependency rules)", () => {
       expect(checkStartup(t, helpEntries(t)).map((v) => v.detail)).toEqual([`start-up loads ${name.split("/")[0]}`]);
     }
     // Neither the chat's modules nor ACP's reach them but through import().
-    const loaded = [...staticClosure(tree, ["src/cli/chat/chat.ts", "src/cli/acpCommand.ts"])];
+    const loaded = [...staticClosure(tree, ["src/cli/chat/runChat.ts", "src/cli/acpCommand.ts"])];
     expect(loaded.filter((file) => file === "marked" || file.startsWith("highlight.js"))).toEqual([]);
     expect(loaded).not.toContain("src/cli/chat/markdown/libraries.ts");
     expect(loaded).toContain("src/cli/chat/markdown/loader.ts");

@@ -179,3 +179,11 @@ export async function runCommand(
   const { runSharedBuiltin } = await import("../runtime/builtins.ts");
   return reply(await runSharedBuiltin(runtime, name, args, signal, compaction), compaction !== undefined);
 }
+
+/** The line for a / command nobody knows: it names the commands there are. */
+export function unknownCommandLine(runtime: Pick<Runtime, "availableCommands">, name: string): string {
+  const names = runtime.availableCommands().map((c) => `/${c.name}`);
+  const there =
+    names.length > 0 ? `The commands are: ${names.join(", ")}.` : "This project has no custom commands or skills.";
+  return `/${name} is not a command of this project. ${there}`;
+}

@@ -21,6 +21,17 @@ export const MODES: acp.SessionMode[] = [
   { id: "plan", name: "Plan", description: "Reads and plans. No edits; commands cannot write the project." },
 ];
 
+/** The mode session/set_mode names; an invalid-params error for one that is not offered. */
+export function modeOf(modeId: string): Mode {
+  const mode = MODES.find((m) => m.id === modeId)?.id as Mode | undefined;
+  if (!mode)
+    throw acp.RequestError.invalidParams(
+      { modeId: oneLine(modeId, 100) },
+      `unknown mode "${oneLine(modeId, 100)}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`,
+    );
+  return mode;
+}
+
 function tokens(count: number): string {
   return count >= 1_000_000 ? `${count / 1_000_000}M` : `${Math.round(count / 1000)}K`;
 }

@@ -1,6 +1,7 @@
 // One ACP session: its runtime, its updates, its questions, and the turn that runs. It is built
 // with a runtime already prepared (sessions.ts prepares it with this session's SessionLink); after
 // a yes to the project's settings at the first prompt it swaps in a runtime prepared again.
+// How a stop ends a turn in the editor is turnStop.ts; what the turn changed, turnChanges.ts.
 import * as acp from "@agentclientprotocol/sdk";
 import type { StopReason } from "../core-types/events.ts";
 import type { Mode } from "../core-types/mode.ts";
@@ -8,8 +9,8 @@ import { stackOf } from "../errors/caught.ts";
 import { PromptQueue } from "../runtime/promptQueue.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine, visible } from "../text/visible.ts";
-import { commandList, runCommand } from "./commands.ts";
-import { configOptions, MODES, sessionModes, setConfigOption } from "./configOptions.ts";
+import { commandList, runCommand, unknownCommandLine } from "./commands.ts";
+import { configOptions, modeOf, sessionModes, setConfigOption } from "./configOptions.ts";
 import { ControlUpdates } from "./controlUpdates.ts";
 import { shownError } from "./errors.ts";
 import { promptImages, promptText } from "./prompt.ts";
@@ -17,22 +18,12 @@ import { promptBlocks } from "./promptBlocks.ts";
 import { droppedLine, enterQueue } from "./turnInput.ts";
 import type { SessionLink } from "./sessionLink.ts";
 import { type ClientFeatures, SessionMapper } from "./sessionMapper.ts";
-import { editorStopNote, stopLines } from "./stopNotes.ts";
+import { editorStopNote } from "./stopNotes.ts";
+import { STOP_REASONS, settleAfterStop } from "./turnStop.ts";
 import { replyMessage } from "./eventMapper.ts";
 import { usageUpdate } from "./usage.ts";
 import { fileChangeRequestId } from "./airMeta.ts";
-import { changesToolCall, fileChangeReport } from "./turnChanges.ts";
-import type { TurnChanges } from "../core-types/turnChanges.ts";
-
-const STOP_REASONS: Readonly<Record<StopReason, acp.StopReason>> = {
-  done: "end_turn",
-  max_tokens: "max_tokens",
-  refusal: "refusal",
-  max_steps: "max_turn_requests",
-  token_budget: "max_turn_requests",
-  repeated_calls: "max_turn_requests",
-  cancelled: "cancelled",
-};
+import { fileChangeReport, reportChanges } from "./turnChanges.ts";
 
 export interface SessionParts {
   link: SessionLink;
@@ -208,12 +199,7 @@ export class Session {
 
   /** session/set_mode: the runtime's refusal (a team policy) is the editor's error. */
   async setMode(modeId: string): Promise<void> {
-    const mode = MODES.find((m) => m.id === modeId)?.id as Mode | undefined;
-    if (!mode)
-      throw acp.RequestError.invalidParams(
-        { modeId: oneLine(modeId, 100) },
-        `unknown mode "${oneLine(modeId, 100)}"; the modes are ${MODES.map((m) => m.id).join(" and ")}`,
-      );
+    const mode = modeOf(modeId);
     const { refusal, notices } = await this.#controls.quietly("mode", () => this.runtime.setMode(mode));
     if (refusal !== undefined) throw acp.RequestError.invalidParams({ modeId: oneLine(modeId, 100) }, visible(refusal));
     for (const text of notices) this.#announce(text);
@@ -287,7 +273,11 @@ export class Session {
     } finally {
       requestSignal.removeEventListener("abort", abort);
       // What the turn changed, before the prompt's answer (the files of a turn that failed too).
-      if (report.turnRan) await this.#reportChanges(report.id);
+      if (report.turnRan)
+        await reportChanges(this.runtime, report.id, {
+          send: (update) => this.#channel.send(update),
+          log: (text) => this.#logOnce(text),
+        });
       else if (report.id !== undefined)
         this.#channel.send(fileChangeReport({ available: false, reason: "no turn ran" }, report.id));
       // The history's time of the session: after every turn that wrote to its file.
@@ -323,20 +313,6 @@ export class Session {
     return true;
   }
 
-  /** What a turn changed: the summary tool call, and AIR's report when asked for. Never throws. */
-  async #reportChanges(reportId: string | undefined): Promise<void> {
-    let changes: TurnChanges;
-    try {
-      changes = await this.runtime.turnChanges();
-    } catch (error) {
-      this.#logOnce(`garuda acp: what the turn changed could not be read: ${stackOf(error)}`);
-      changes = { available: false, reason: "it could not be read" };
-    }
-    const summary = changesToolCall(changes, this.runtime.root);
-    if (summary) this.#channel.send(summary);
-    if (reportId !== undefined) this.#channel.send(fileChangeReport(changes, reportId));
-  }
-
   async #run(
     blocks: acp.ContentBlock[],
     signal: AbortSignal,
@@ -361,10 +337,7 @@ export class Session {
       return { stopReason: signal.aborted ? "cancelled" : "end_turn" };
     }
     if (command.kind === "unknown") {
-      const names = runtime.availableCommands().map((c) => `/${c.name}`);
-      this.#say(
-        `/${command.name} is not a command of this project. ${names.length > 0 ? `The commands are: ${names.join(", ")}.` : "This project has no custom commands or skills."}`,
-      );
+      this.#say(unknownCommandLine(runtime, command.name));
       return { stopReason: "end_turn" };
     }
 
@@ -396,7 +369,13 @@ export class Session {
     }
     this.#refreshCommands();
     if (reason === "cancelled" || signal.aborted) {
-      await this.#settle();
+      await settleAfterStop({
+        calls: this.#calls,
+        mapper: this.#mapper,
+        send: (updates) => this.#send(updates),
+        say: (text) => this.#say(text),
+        settleMs: this.#parts.settleMs,
+      });
       return { stopReason: "cancelled" };
     }
     const note = editorStopNote(reason);
@@ -410,16 +389,5 @@ export class Session {
     if (!availableCommands || JSON.stringify(availableCommands) === this.#advertised) return;
     this.#advertised = JSON.stringify(availableCommands);
     this.#send([{ sessionUpdate: "available_commands_update", availableCommands }]);
-  }
-
-  /** After a stop: running calls get up to settleMs to report; each one the stop ended is named. */
-  async #settle(): Promise<void> {
-    this.#calls.stop();
-    const ended = this.#calls.ended();
-    // A search the provider ran inside the answer cannot report after the stop.
-    for (const call of ended) if (call.server && this.#calls.finish(call.id)) this.#send(this.#mapper.cancelled(call));
-    await this.#calls.settle(this.#parts.settleMs);
-    this.#send(this.#calls.closeAll().flatMap((call) => this.#mapper.cancelled(call)));
-    for (const line of stopLines(ended.map((call) => call.title))) this.#say(line);
   }
 }

@@ -5,11 +5,13 @@
 // the prompt asked for one (`_meta.jetbrains.air.agentFileChangeReportRequest {version: 1,
 // requestId}` on session/prompt; answered with `session_info_update._meta.jetbrains.air.
 // agentFileChangeReport {version, requestId, status, paths, declaredComplete, truncated}`, the
-// shapes of claude-agent-acp's docs/air-extensions.md).
+// shapes of claude-agent-acp's docs/air-extensions.md). reportChanges sends both, for session.ts.
 import { randomBytes } from "node:crypto";
 import { isAbsolute, relative } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { TurnChanges } from "../core-types/turnChanges.ts";
+import { stackOf } from "../errors/caught.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import { oneLine } from "../text/visible.ts";
 import { escapeMarkdown, inlineCode } from "./codeBlock.ts";
 import { AIR_VERSION, FILE_CHANGE_REPORT } from "./airMeta.ts";
@@ -103,4 +105,22 @@ function reported(changes: Available, requestId: string) {
     declaredComplete: changes.complete && !truncated,
     truncated,
   };
+}
+
+/** What a turn changed: the summary tool call, and AIR's report when asked for. Never throws. */
+export async function reportChanges(
+  runtime: Pick<Runtime, "turnChanges" | "root">,
+  reportId: string | undefined,
+  to: { send: (update: acp.SessionUpdate) => void; log: (text: string) => void },
+): Promise<void> {
+  let changes: TurnChanges;
+  try {
+    changes = await runtime.turnChanges();
+  } catch (error) {
+    to.log(`garuda acp: what the turn changed could not be read: ${stackOf(error)}`);
+    changes = { available: false, reason: "it could not be read" };
+  }
+  const summary = changesToolCall(changes, runtime.root);
+  if (summary) to.send(summary);
+  if (reportId !== undefined) to.send(fileChangeReport(changes, reportId));
 }

@@ -7,7 +7,10 @@ export const chatCommand = defineCommand({
   meta: { name: "garuda", description: "The terminal chat." },
   args: CHAT_ARGS,
   async run({ args, rawArgs }) {
-    const [{ runChat }, { exitWhenWritten }] = await Promise.all([import("./chat/chat.ts"), import("./chat/exit.ts")]);
+    const [{ runChat }, { exitWhenWritten }] = await Promise.all([
+      import("./chat/runChat.ts"),
+      import("./chat/exit.ts"),
+    ]);
     const resume = resumeArg(rawArgs);
     const prompt = promptArg(rawArgs);
     const code = await runChat({

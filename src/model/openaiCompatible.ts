@@ -1,13 +1,23 @@
 // The client for OpenAI-compatible Chat Completions servers: Ollama, LM Studio, llama.cpp,
 // vLLM, OpenRouter, or any server in models.json. Plain fetch and SSE: it streams one response
 // per attempt (openaiStream.ts), retries by the policy in retry.ts, and says in every error
-// what to do. The request mapping is in openaiRequest.ts, text tool calls in textToolCalls.ts.
+// what to do. The request mapping is in openaiRequest.ts, text tool calls in textToolCalls.ts,
+// what a failure says in openaiFailure.ts.
 import { messageOf } from "../errors/caught.ts";
 import { abortError, sleep, throwIfAborted } from "./abort.ts";
-import { notRunningMessage, type ProviderInfo, providerTitle } from "./catalog.ts";
+import { providerTitle } from "./catalog.ts";
 import { sendProblem } from "./requestBound.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, type FetchFunction, type StreamOptions } from "./clientOptions.ts";
 import { IdleWatchdog } from "./idleWatchdog.ts";
+import {
+  AttemptError,
+  errorDetails,
+  failureError,
+  type FailureContext,
+  type ProviderDescription,
+  readErrorBody,
+  streamFailure,
+} from "./openaiFailure.ts";
 import { toOpenAIRequest, type OpenAIRequest } from "./openaiRequest.ts";
 import { ChunkAssembler, sseEvents, type WireChunk, type WireDelta } from "./openaiStream.ts";
 import {
@@ -19,10 +29,6 @@ import {
   retryDelayMs,
 } from "./retry.ts";
 import { type ModelClient, ModelError, type ModelEvent, type ModelRequest } from "./types.ts";
-
-/** What the client says about the provider in its messages. */
-export type ProviderDescription = Pick<ProviderInfo, "name"> &
-  Partial<Pick<ProviderInfo, "title" | "startHint" | "apiKeyEnv">>;
 
 export interface OpenAICompatibleClientOptions extends StreamOptions {
   /** The API root, e.g. http://127.0.0.1:11434/v1 (requests go to {baseUrl}/chat/completions). */
@@ -37,30 +43,14 @@ export interface OpenAICompatibleClientOptions extends StreamOptions {
 
 /** A server on this machine may read a long prompt for minutes before its first token. */
 const LOCAL_IDLE_TIMEOUT_MS = 600_000;
-/** An error body longer than this is not read further. */
-const MAX_ERROR_BODY = 64 * 1024;
 
-interface ClientContext {
-  baseUrl: string;
+interface ClientContext extends FailureContext {
   apiKey: string | undefined;
-  provider: ProviderDescription;
-  textToolCalls: boolean;
   retry: RetryOptions;
   fetch: FetchFunction;
   idleTimeoutMs: number;
-  local: boolean;
   /** Turned off for good when the server rejects stream_options. */
   includeUsage: boolean;
-}
-
-/** One attempt's failure, described for retry.ts; `refused`: nothing listens at the address. */
-class AttemptError extends Error {
-  constructor(
-    readonly failure: AttemptFailure,
-    readonly refused = false,
-  ) {
-    super(attemptFailureText(failure));
-  }
 }
 
 const LOOPBACK = /^(localhost|.+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
@@ -87,36 +77,6 @@ function errorCode(error: unknown): string | undefined {
   if (typeof own === "string") return own;
   const cause = (error as { cause?: { code?: unknown } }).cause;
   return typeof cause?.code === "string" ? cause.code : undefined;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value.trim().slice(0, 300) : undefined;
-}
-
-/** The message and type of an error body: OpenAI's {error: {message, type, code}}, or what other servers send. */
-export function errorDetails(body: string): { errorType?: string; message?: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    const message = text(body.replace(/<[^>]*>/g, " ").replace(/\s+/g, " "));
-    return message ? { message } : {};
-  }
-  if (typeof value !== "object" || value === null) return {};
-  const outer = value as Record<string, unknown>;
-  const inner = typeof outer.error === "object" && outer.error !== null ? (outer.error as Record<string, unknown>) : {};
-  const message = text(inner.message) ?? text(outer.error) ?? text(outer.message) ?? text(outer.detail);
-  const errorType = text(inner.type) ?? text(inner.code) ?? text(outer.type);
-  return { ...(message && { message }), ...(errorType && { errorType }) };
-}
-
-/** A mid-stream error chunk ({"error": {...}}, as OpenRouter sends one) as a failure. */
-function streamFailure(error: unknown): AttemptFailure {
-  const details = errorDetails(JSON.stringify({ error }));
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  // A numeric code is the HTTP status the upstream provider answered.
-  if (typeof code === "number" && code >= 400 && code < 600) return { kind: "http", status: code, ...details };
-  return { kind: "stream", ...(details.message && { message: details.message }) };
 }
 
 /** A non-streamed completion ({choices: [{message, finish_reason}]}) as one chunk. */
@@ -156,23 +116,6 @@ function wholeCompletion(body: string): WireChunk {
     ],
     ...(completion.usage && { usage: completion.usage }),
   };
-}
-
-async function readErrorBody(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let body = "";
-  try {
-    while (body.length < MAX_ERROR_BODY) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      body += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return body;
 }
 
 function headersFor(ctx: ClientContext): Record<string, string> {
@@ -319,94 +262,6 @@ async function* streamWithRetries(
     yield { type: "retry", attempt: attemptNumber + 1, delayMs, reason: attemptFailureText(failure) };
     await sleep(delayMs, signal);
   }
-}
-
-const CONTEXT_OVERFLOW = /context|too long|too many tokens|maximum.*tokens|exceeds/i;
-const NO_TOOLS = /tool/i;
-
-/** The error the caller shows: what happened, after how many attempts, and what to do. */
-export function failureError(
-  ctx: Pick<ClientContext, "baseUrl" | "provider" | "textToolCalls" | "local">,
-  failure: AttemptFailure,
-  attempts: number,
-  model: string,
-  refused = false,
-): ModelError {
-  const what = attemptFailureText(failure);
-  const retryable = isRetryable(failure) && !(refused && ctx.local);
-  const tries = retryable ? `; gave up after ${attempts} attempt${attempts === 1 ? "" : "s"}` : "";
-  const title = providerTitle(ctx.provider);
-  const { name, apiKeyEnv } = ctx.provider;
-  const spec = `${name}/${model}`;
-  const modelsFile = "~/.garuda/models.json";
-
-  if (failure.kind === "connection") {
-    if (refused && ctx.local) return new ModelError(notRunningMessage(ctx.provider, ctx.baseUrl));
-    const check = ctx.local ? "Check that the server is running" : "Check your network connection";
-    return new ModelError(
-      `Could not get an answer from ${title} at ${ctx.baseUrl} (${what})${tries}. ${check}, and the provider's "baseUrl" in ${modelsFile}.`,
-      undefined,
-      retryable,
-    );
-  }
-  const status = failure.kind === "http" ? failure.status : undefined;
-  if (status !== undefined && status >= 300 && status < 400) {
-    return new ModelError(
-      `${title} answered ${what}. Put the address it redirects to as "baseUrl" of the provider "${name}" in ${modelsFile}.`,
-      status,
-    );
-  }
-  if (status === 401) {
-    return new ModelError(
-      apiKeyEnv
-        ? `${title} did not accept the key (${what}). Check ${apiKeyEnv}, or run \`garuda setup\` to store a valid key.`
-        : `${title} asks for a key (${what}). Name the variable that holds it as "apiKeyEnv" of the provider "${name}" in ${modelsFile}, then run \`garuda setup\`.`,
-      status,
-    );
-  }
-  if (status === 403)
-    return new ModelError(`${title} refused the request (${what}). Check that this key may use ${model}.`, status);
-  if (status === 402)
-    return new ModelError(
-      `${title} declined the request for billing reasons (${what}). Check your credits and billing with ${title}.`,
-      status,
-    );
-  if (status === 404) {
-    return new ModelError(
-      `${title} does not know the model "${model}" or the address ${ctx.baseUrl}/chat/completions (${what}). ` +
-        `Check the model name (\`garuda setup\` lists the models the server has) and that the base URL ends where the API starts (often /v1).`,
-      status,
-    );
-  }
-  if (status === 413 || (status === 400 && CONTEXT_OVERFLOW.test(failure.message ?? ""))) {
-    return new ModelError(
-      `The request does not fit in the model's context (${what}). Compact the conversation (/compact) or start a new one; ` +
-        `if the server gives ${model} a larger window, set its "contextWindow" (and "maxTokens") for "${spec}" under "models" in ${modelsFile}.`,
-      status,
-    );
-  }
-  if (status === 429) {
-    return new ModelError(
-      `${title} kept rate-limiting the requests (${what})${tries}. Wait a minute and try again.`,
-      status,
-      retryable,
-    );
-  }
-  if ((status !== undefined && status >= 500) || failure.kind === "stream") {
-    return new ModelError(
-      `${title} had a server error (${what})${tries}. Try again shortly${ctx.local ? ", and look at the server's own log" : ""}.`,
-      status,
-      retryable,
-    );
-  }
-  if (status === 400 && !ctx.textToolCalls && NO_TOOLS.test(failure.message ?? "")) {
-    return new ModelError(
-      `${title} rejected the request (${what}). If ${model} cannot call tools, set "textToolCalls": true for "${spec}" under "models" in ${modelsFile}.`,
-      status,
-    );
-  }
-  if (status === 400) return new ModelError(`${title} rejected the request as invalid (${what}).`, status);
-  return new ModelError(`${title} returned an error (${what})${tries}.`, status, retryable);
 }
 
 /** A ModelClient for an OpenAI-compatible Chat Completions API. */

@@ -6,7 +6,8 @@
 // in `unknown`: a team policy that forbids commands then refuses the line (policyCheck.ts).
 import { commandValue, variableUse } from "./codeVariables.ts";
 import { knownShapes, type ShapedWord, unwrap } from "./commandNormalize.ts";
-import { type ResolveSink, runsAsData } from "./programRules.ts";
+import type { ResolveSink } from "./programArgs.ts";
+import { runsAsData } from "./programRules.ts";
 import { type ParsedShell, parseShell, type ShellAssignment, type StdinSource, type WordShape } from "./shellParse.ts";
 
 /** A simple command as far as the resolver needs it (a parsed ShellCommand is one). */

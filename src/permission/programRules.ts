@@ -3,24 +3,13 @@
 // subcommands that run shell commands), and the builtins that change what a name runs (alias,
 // hash -p, enable -f, declare -n) or set a code-carrying variable from input. A computed word
 // where such a program reads code makes the program unknown; commandResolve.ts drives this.
-import { gitCodeScript, isCodeVariable, isGitCodeKey } from "./codeVariables.ts";
+// git's rules are in gitRules.ts, the environment runners' (`uv run`) in runnerRules.ts.
+import { isCodeVariable } from "./codeVariables.ts";
 import type { ShapedWord } from "./commandNormalize.ts";
+import { git } from "./gitRules.ts";
+import { firstComputed, optionValue, quoted, type ResolveSink, whyNot } from "./programArgs.ts";
+import { runner } from "./runnerRules.ts";
 import { DESCRIPTOR_PATH, STDIN_PATH, type StdinSource } from "./shellParse.ts";
-
-/** What the resolver offers a program rule. */
-export interface ResolveSink {
-  fail(why: string): void;
-  /** A script it runs (`known`: fixed as written). */
-  script(text: string, known: boolean, what: string, stdin?: StdinSource): void;
-  /** A command it runs given as words (an allow must cover it too). */
-  words(words: ShapedWord[], stdin?: StdinSource): void;
-  /** A command it runs as a wrapper does (`uv run pytest`): for denials only, as sudo's command is. */
-  wrapped(words: ShapedWord[], stdin?: StdinSource): unknown;
-  /** It reads its commands from standard input. */
-  stdinScript(stdin: StdinSource | undefined, who: string): void;
-  /** The same command in another form a denial should see (`git -C x push` as `git push`). */
-  also(words: ShapedWord[]): void;
-}
 
 const SHELLS: ReadonlySet<string> = new Set([
   "sh",
@@ -40,10 +29,6 @@ const READERS: ReadonlySet<string> = new Set(["read", "mapfile", "readarray", "p
 /** find's tests that take a value: a computed value there cannot turn into `-exec`. */
 const FIND_VALUED =
   /^-(i?name|i?path|i?wholename|i?regex|i?lname|newer\w*|type|xtype|user|group|uid|gid|perm|size|[amc](time|min)|links|inum|samefile|fstype|used|maxdepth|mindepth|context|printf|fprintf?|fprint0|fls|regextype|files0-from)$/;
-
-const quoted = (word: ShapedWord) => `\`${word.text}\``;
-const whyNot = (word: ShapedWord) => word.shape.why ?? "is computed when it runs";
-const firstComputed = (words: readonly ShapedWord[]) => words.find((word) => !word.shape.known);
 
 interface ShellInvocation {
   script?: ShapedWord;
@@ -112,27 +97,6 @@ function shell(sink: ResolveSink, name: string, args: ShapedWord[], stdin: Stdin
   // A script file is the project's own code, as `make` or `npm test` runs it.
   if (how.file) return scriptFile(sink, name, how.file, stdin);
   if (how.stdin) sink.stdinScript(stdin, name);
-}
-
-/** The value of an option given as `-c X`, `-qc X`, `--command X` or `--command=X`. */
-function optionValue(
-  args: readonly ShapedWord[],
-  letter: string | undefined,
-  long: string | undefined,
-): ShapedWord | undefined {
-  for (let i = 0; i < args.length; i += 1) {
-    const word = args[i] as ShapedWord;
-    const text = word.text;
-    if (text === "--") return undefined;
-    if (long !== undefined && text === long) return args[i + 1];
-    if (long !== undefined && text.startsWith(`${long}=`))
-      return { text: text.slice(long.length + 1), shape: word.shape };
-    if (letter !== undefined && /^-[A-Za-z]+$/.test(text) && text.includes(letter)) {
-      const rest = text.slice(text.indexOf(letter) + 1);
-      return rest.length > 0 ? { text: rest, shape: word.shape } : args[i + 1];
-    }
-  }
-  return undefined;
 }
 
 /** su, runuser, sg and script run a shell: its `-c` command, or what it reads. */
@@ -218,177 +182,6 @@ function find(sink: ResolveSink, args: ShapedWord[], stdin: StdinSource | undefi
     i = end;
     if (command.length > 0) sink.words(command, stdin);
   }
-}
-
-/** git options that take a value before the subcommand. */
-const GIT_VALUED = new Set([
-  "-C",
-  "--git-dir",
-  "--work-tree",
-  "--namespace",
-  "--exec-path",
-  "--super-prefix",
-  "--list-cmds",
-  "--attr-source",
-]);
-
-/** Subcommand options whose value is a shell command (`git rebase -x 'cmd'`). */
-const GIT_SUBCOMMAND_SCRIPTS: Readonly<Record<string, readonly string[]>> = {
-  rebase: ["-x", "--exec"],
-  difftool: ["-x", "--extcmd"],
-  "filter-branch": [
-    "--env-filter",
-    "--tree-filter",
-    "--index-filter",
-    "--parent-filter",
-    "--msg-filter",
-    "--commit-filter",
-    "--tag-name-filter",
-  ],
-  fetch: ["--upload-pack"],
-  pull: ["--upload-pack"],
-  clone: ["-u", "--upload-pack"],
-  "ls-remote": ["--upload-pack"],
-  push: ["--receive-pack", "--exec"],
-  "send-pack": ["--receive-pack", "--exec"],
-  "fetch-pack": ["--upload-pack", "--exec"],
-  archive: ["--exec"],
-};
-
-function gitSetting(word: ShapedWord): { key: string; value: string; keyKnown: boolean } {
-  const equals = word.text.indexOf("=");
-  const key = equals < 0 ? word.text : word.text.slice(0, equals);
-  return {
-    key,
-    value: equals < 0 ? "true" : word.text.slice(equals + 1),
-    keyKnown: word.shape.head.length > key.length || word.shape.known,
-  };
-}
-
-/** git's own options before the subcommand; returns where the subcommand is. */
-function gitOptions(sink: ResolveSink, args: ShapedWord[]): number | undefined {
-  for (let i = 0; i < args.length; i += 1) {
-    const word = args[i] as ShapedWord;
-    if (!word.shape.known) {
-      sink.fail(`${quoted(word)} (an argument of git before its subcommand) ${whyNot(word)}, so it may set a command`);
-      return undefined;
-    }
-    const text = word.text;
-    if (text === "-c" || text === "--config-env" || text.startsWith("--config-env=")) {
-      const inline = text.startsWith("--config-env=");
-      const setting = inline ? { ...word, text: text.slice("--config-env=".length) } : args[i + 1];
-      if (!inline) i += 1;
-      if (!setting) return undefined;
-      const { key, value, keyKnown } = gitSetting(setting);
-      if (!keyKnown) {
-        sink.fail(`${quoted(setting)} (a git setting) ${whyNot(setting)}`);
-        return undefined;
-      }
-      if (!isGitCodeKey(key)) continue;
-      if (text !== "-c") sink.fail(`git takes its ${key} setting, a command, from the environment ($${value})`);
-      else sink.script(gitCodeScript(key, value), setting.shape.known, `the command in git's ${key} setting`);
-      continue;
-    }
-    if (GIT_VALUED.has(text)) {
-      i += 1;
-      continue;
-    }
-    if (!text.startsWith("-")) return i;
-  }
-  return undefined;
-}
-
-function git(sink: ResolveSink, args: ShapedWord[], stdin: StdinSource | undefined): void {
-  const at = gitOptions(sink, args);
-  if (at === undefined) return;
-  // `git -C dir -c k=v push` is `git push` to a denial.
-  if (at > 0) sink.also([{ text: "git", shape: { known: true, single: true, head: "git" } }, ...args.slice(at)]);
-  const sub = args[at]?.text ?? "";
-  const rest = args.slice(at + 1);
-  if (sub === "submodule" && rest[0]?.text === "foreach") {
-    const words = rest.slice(1).filter((word) => !["--recursive", "-q", "--quiet"].includes(word.text));
-    const computed = firstComputed(words);
-    if (computed) return sink.fail(`git submodule foreach runs ${quoted(computed)}, which ${whyNot(computed)}`);
-    return sink.script(words.map((word) => word.text).join(" "), true, "the command git submodule foreach runs");
-  }
-  if (sub === "bisect" && rest[0]?.text === "run") return sink.words(rest.slice(1), stdin);
-  const options = GIT_SUBCOMMAND_SCRIPTS[sub];
-  if (!options) return;
-  const computed = firstComputed(rest);
-  if (computed && (computed.shape.head.startsWith("-") || computed.shape.head === "")) {
-    return sink.fail(
-      `${quoted(computed)} (an argument of git ${sub}) ${whyNot(computed)}, so it may give git a command to run`,
-    );
-  }
-  for (const option of options) {
-    const value = option.startsWith("--")
-      ? optionValue(rest, undefined, option)
-      : optionValue(rest, option.slice(1), undefined);
-    if (value) sink.script(value.text, value.shape.known, `the command git ${sub} ${option} runs`);
-  }
-}
-
-/**
- * Tools that run a command in an environment they set up, after a subcommand: `uv run pytest`,
- * `pnpm exec tsc`, `bundle exec rspec`. Their own options are not known one by one, so a word
- * right after an option may be that option's value: the command may then start one word later.
- */
-const RUNNERS: Readonly<Record<string, readonly string[]>> = {
-  npm: ["exec", "x"],
-  pnpm: ["exec", "dlx"],
-  yarn: ["exec", "dlx"],
-  bun: ["x", "exec"],
-  bundle: ["exec"],
-  poetry: ["run"],
-  pipenv: ["run"],
-  uv: ["run"],
-  pdm: ["run"],
-  hatch: ["run"],
-  rye: ["run"],
-  pixi: ["run", "exec"],
-  conda: ["run"],
-  mamba: ["run"],
-  mise: ["exec", "x"],
-  asdf: ["exec"],
-  rbenv: ["exec"],
-  pyenv: ["exec"],
-  nodenv: ["exec"],
-  direnv: ["exec"],
-};
-
-/** Options of such tools that take a shell script: `npm exec -c 'cmd'`, `nix-shell --run 'cmd'`. */
-const RUNNER_SCRIPTS: Readonly<Record<string, readonly [string | undefined, string]>> = {
-  npm: ["c", "--call"],
-  npx: ["c", "--call"],
-  "nix-shell": [undefined, "--run"],
-};
-
-function runner(sink: ResolveSink, name: string, args: ShapedWord[], stdin: StdinSource | undefined): boolean {
-  const scriptOption = RUNNER_SCRIPTS[name];
-  if (scriptOption) {
-    const script =
-      optionValue(args, scriptOption[0], scriptOption[1]) ??
-      (name === "nix-shell" ? optionValue(args, undefined, "--command") : undefined);
-    if (script) {
-      sink.script(script.text, script.shape.known, `the command ${name} ${scriptOption[1]} runs`, stdin);
-      return true;
-    }
-  }
-  const subcommands = RUNNERS[name];
-  const at = subcommands ? args.findIndex((word) => !word.text.startsWith("-")) : -1;
-  if (!subcommands || at < 0 || !subcommands.includes(args[at]?.text ?? "")) return false;
-  let rest = args.slice(at + 1);
-  if (name === "direnv") rest = rest.slice(1); // direnv exec DIR cmd
-  const start = rest.findIndex((word) => !word.shape.known || !word.text.startsWith("-"));
-  if (start < 0) return true;
-  const first = rest[start] as ShapedWord;
-  if (first.shape.known && first.text === "--") {
-    sink.wrapped(rest.slice(start + 1), stdin);
-    return true;
-  }
-  sink.wrapped(rest.slice(start), stdin);
-  if (start > 0 && rest[start + 1]) sink.wrapped(rest.slice(start + 1), stdin);
-  return true;
 }
 
 /** The commands a known program runs as data, by its name; `args` are its words after the name. */

@@ -17,6 +17,7 @@ import { newMessageId } from "../store/messageIds.ts";
 import type { Conversation } from "./conversation.ts";
 import { CHARS_PER_TOKEN, type UsageMeter } from "./meter.ts";
 import { streamResponse } from "./modelStep.ts";
+import { safeEmit } from "./safeEmit.ts";
 
 /** Compact when the context estimate passes this share of the window… */
 export const COMPACT_AT = 0.8;
@@ -202,4 +203,25 @@ async function runStages(
   }
   if (stages.length === 0) return undefined;
   return { result: { beforeTokens, afterTokens: estimate, stages }, ...(shown !== undefined && { summary: shown }) };
+}
+
+/** What /compact may give (Runtime.compact): a focus for the summary, its own stop, who is told as it runs. */
+export interface CompactNowOptions {
+  focus?: string;
+  signal?: AbortSignal;
+  emit?: (event: AgentEvent) => unknown;
+}
+
+/** /compact: both stages now, whatever the estimate; stopped by `options.signal` or `closing` (the session's). */
+export function compactNow(
+  ctx: CompactionContext,
+  options: CompactNowOptions,
+  closing: AbortSignal,
+): Promise<CompactionResult | undefined> {
+  return compact(ctx, {
+    force: true,
+    signal: AbortSignal.any([options.signal ?? new AbortController().signal, closing]),
+    ...(options.focus && { focus: options.focus }),
+    ...(options.emit && { emit: safeEmit(options.emit) }),
+  });
 }

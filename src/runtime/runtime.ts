@@ -1,9 +1,8 @@
 // The Runtime: everything one session needs, given to it (Runtime.create) rather than found.
 // A front end hands it prompts (runTurn) and gets AgentEvents back; the Runtime keeps the
 // conversation, the session file, the mode, the limits and the notices, and hands each prompt
-// to a turn (turn.ts). A resumed session is claimed and replayed by resume.ts.
-import { realpathSync, statSync } from "node:fs";
-import { isAbsolute } from "node:path";
+// to a turn (turn.ts). A resumed session is claimed and replayed by resume.ts. What runs now is
+// activeTurn.ts; what it starts from, sessionStart.ts; its file changes and undo, fileChanges.ts.
 import type { EventSink, StopReason } from "../core-types/events.ts";
 import type { ModelInfo } from "../model/catalog.ts";
 import type { ImageBlock, Message, ModelRequest } from "../model/types.ts";
@@ -16,36 +15,26 @@ import { VERSION } from "../version.ts";
 import { ChildModels } from "./childModels.ts";
 import { type ResolvedCommand, resolveCommand } from "./commands.ts";
 import type { WithheldPredicate } from "../tools/withheldPaths.ts";
-import { type CompactionResult, compact } from "./compaction.ts";
+import { type CompactionResult, type CompactNowOptions, compactNow } from "./compaction.ts";
 import { Conversation } from "./conversation.ts";
-import { readInstructions } from "./instructions.ts";
 import { DEFAULT_LIMITS, type Limits } from "./loop.ts";
 import { UsageMeter } from "./meter.ts";
-import { planStoppedNote } from "./notes.ts";
+import { type ModeSwitch, stopWriters, switchMode } from "./modeSwitch.ts";
 import { claimResume, replayResumed, type ResumeSource } from "./resume.ts";
 import type { RuntimeOptions } from "./runtimeOptions.ts";
-import { safeEmit } from "./safeEmit.ts";
 import type { CommandInfo, Notice, UndoResult } from "./services.ts";
-import { openSession, type SessionState } from "./sessionRecording.ts";
+import { openSession, type SessionState, warnOnce } from "./sessionRecording.ts";
 import { SessionControls } from "./sessionControls.ts";
 import { SessionTools } from "./sessionTools.ts";
-import { buildSystemPrompt } from "./systemPrompt.ts";
+import { runtimeRoot, sessionStart } from "./sessionStart.ts";
 import { TitleAndNotices } from "./titleAndNotices.ts";
 import { Turns } from "./turn.ts";
-import { type PutResult, TurnInbox } from "./turnInbox.ts";
-import { notTakenNotice, steeringProblem } from "./steering.ts";
-import { endUndoTurn } from "./undoTurn.ts";
-import { runUserCommand } from "./userCommand.ts";
+import type { PutResult } from "./turnInbox.ts";
+import { ActiveTurn } from "./activeTurn.ts";
+import { type FileChangesContext, lastTurnChanges, sessionDiff, undoLastTurn, undoTurnsBack } from "./fileChanges.ts";
 import type { CallOutcome } from "../tools/registry.ts";
 import type { TurnChanges } from "../core-types/turnChanges.ts";
-import { RewindError, type RewindPointView, type RewindRequest, type RewindResult, SessionRewinds } from "./rewind.ts";
-
-/** What a mode switch did: refused (the reason; the mode stays), or done, with what the user must hear. */
-export interface ModeSwitch {
-  refusal?: string;
-  /** Lines for the user (the model hears them at the next turn). */
-  notices: string[];
-}
+import { type RewindPointView, type RewindRequest, type RewindResult, SessionRewinds } from "./rewind.ts";
 
 export class Runtime {
   readonly root: string;
@@ -75,18 +64,11 @@ export class Runtime {
   #closeDone: Promise<void> | undefined;
   readonly #closing = new AbortController();
 
-  // The turns: what one turn does (turn.ts), and the running one.
+  // The turns: what one turn does (turn.ts), and what runs now (activeTurn.ts).
   readonly #turns: Turns;
-  #turn: Promise<unknown> | undefined;
-  #turnSignal: AbortSignal | undefined;
-  /** The running turn's emit, for changes made inside it (the plan). */
-  #turnEmit: EventSink | undefined;
-  /** The messages the user sends while a turn runs (steer()). */
-  readonly #inbox = new TurnInbox();
+  readonly #active: ActiveTurn;
   /** The rewind points (rewind.ts). */
   readonly #rewinds: SessionRewinds;
-  /** A rewind is running: no turn starts. */
-  #rewinding = false;
 
   private constructor(options: RuntimeOptions, root: string, resumed: ResumeSource | undefined) {
     // Not the resumed session's records: a long session is kept once, as its messages.
@@ -97,39 +79,12 @@ export class Runtime {
     this.#mode = options.mode;
     this.#tools = new SessionTools(options.tools);
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
-    const sandbox = options.sandboxAvailability ?? options.executor.sandbox;
-    if (!sandbox.available)
-      this.#notices.push({
-        level: "warning",
-        text: `No OS sandbox: ${sandbox.reason} Every command asks before it runs. ${sandbox.fix}`,
-      });
-    const instructions = readInstructions(root);
-    for (const text of instructions.notes) this.#notices.push({ level: "info", text });
-    this.#notices.push(...(options.notices ?? []));
-    this.systemPrompt = buildSystemPrompt({
-      version: VERSION,
-      root,
-      extraRoots: options.extraRoots ?? [],
-      platform: process.platform,
-      arch: process.arch,
-      sandbox,
-      instructions: instructions.files,
-    });
+    const start = sessionStart(options, root);
+    this.#notices.push(...start.notices);
+    this.systemPrompt = start.systemPrompt;
     this.#meter = new UsageMeter(() => this.systemPrompt.length + JSON.stringify(this.#tools.registry.specs()).length);
-    options.plan?.subscribe((items) =>
-      this.#turnEmit?.({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }),
-    );
 
-    let writeFailed = false;
-    const onWriteError = (error: Error) => {
-      if (writeFailed) return;
-      writeFailed = true;
-      this.#notices.push({
-        level: "warning",
-        text: `Writing the session file failed (${error.message}); it may be incomplete.`,
-      });
-    };
-    const store = options.sessionStore && options.sessionStore(onWriteError);
+    const store = options.sessionStore && options.sessionStore(warnOnce(this.#notices));
     this.#resumed = resumed && { id: resumed.id, file: resumed.file };
     this.#conversation = new Conversation(resumed?.data.messages ?? []);
     this.controls = new SessionControls(
@@ -139,7 +94,7 @@ export class Runtime {
         conversation: this.#conversation,
         ...(options.modelChoices && { modelChoices: options.modelChoices }),
         ...(options.modelFor && { modelFor: options.modelFor }),
-        turnRunning: () => this.#turn !== undefined,
+        turnRunning: () => this.#active.running,
         closed: () => this.#closed,
         compact: () => this.compact(),
       },
@@ -164,6 +119,20 @@ export class Runtime {
       },
       resumed?.data.records,
     );
+    this.#active = new ActiveTurn({
+      closing: this.#closing.signal,
+      closed: () => this.#closed,
+      extras: this.#extras,
+      rewinds: this.#rewinds,
+      undo: options.undo,
+      runTurn: (input) => this.#turns.run(input),
+      contextWindow: () => this.controls.model.info.contextWindow,
+      userCommand: () => ({ services: this.#options, registry: this.#tools.registry, root, mode: this.#mode }),
+    });
+    // The plan's changes go to the running turn's front end (none between turns).
+    options.plan?.subscribe((items) =>
+      this.#active.emit({ type: "plan", items: items.map((item) => ({ content: item.content, status: item.status })) }),
+    );
     this.#turns = new Turns(
       {
         root,
@@ -180,9 +149,9 @@ export class Runtime {
         notices: this.#notices,
         notes: this.#notes,
         request: () => this.#request(),
-        stopWriters: () => this.#stopWriters(),
+        stopWriters: () => stopWriters({ options: kept, notes: this.#notes }),
         mode: () => this.#mode,
-        inbox: this.#inbox,
+        inbox: this.#active.inbox,
         rewinds: this.#rewinds,
       },
       state?.lastMode,
@@ -191,14 +160,7 @@ export class Runtime {
 
   /** Builds a Runtime from its services. Reads the project's instruction files once. */
   static create(options: RuntimeOptions): Runtime {
-    if (!isAbsolute(options.root)) throw new Error(`The project folder must be an absolute path: ${options.root}`);
-    let root: string;
-    try {
-      root = realpathSync(options.root);
-    } catch {
-      throw new Error(`The project folder does not exist: ${options.root}`);
-    }
-    if (!statSync(root).isDirectory()) throw new Error(`The project folder is not a folder: ${options.root}`);
+    const root = runtimeRoot(options.root);
     const resumed = claimResume(options.resume);
     try {
       return new Runtime(options, root, resumed);
@@ -247,23 +209,12 @@ export class Runtime {
    * mode stays. Plan mode promises that commands cannot write the project, so switching to it
    * stops the background processes that could (resolves once they are gone, with the notice).
    */
-  async setMode(mode: Mode): Promise<ModeSwitch> {
-    const refusal = this.#options.modeRefusal?.(mode);
-    if (refusal !== undefined) return { refusal, notices: [] };
-    const changed = mode !== this.#mode;
-    this.#mode = mode;
-    if (changed) this.controls.emit({ type: "mode", mode });
-    return { notices: mode === "plan" ? await this.#stopWriters() : [] };
-  }
-
-  /** Stops the background processes that can write the project; the notice for the user, also kept for the model and the audit log. */
-  async #stopWriters(): Promise<string[]> {
-    const stopped = (await this.#options.jobs?.stopWriters()) ?? [];
-    if (stopped.length === 0) return [];
-    const text = planStoppedNote(stopped);
-    this.#notes.push(text);
-    this.#options.audit?.record({ type: "notice", text });
-    return [text];
+  setMode(mode: Mode): Promise<ModeSwitch> {
+    return switchMode({ options: this.#options, notes: this.#notes }, mode, (next) => {
+      const changed = next !== this.#mode;
+      this.#mode = next;
+      if (changed) this.controls.emit({ type: "mode", mode: next });
+    });
   }
 
   /** The model the next request uses (controls.setModel switches it). */
@@ -316,26 +267,7 @@ export class Runtime {
     shown?: readonly PromptBlock[],
     images: readonly ImageBlock[] = [],
   ): Promise<StopReason> {
-    if (this.#closed) return Promise.reject(new Error("This session is closed."));
-    if (this.#turn) return Promise.reject(new Error("A turn is already running in this session."));
-    if (this.#rewinding)
-      return Promise.reject(new Error("A rewind is running in this session; send the prompt once it is done."));
-    // The API refuses an empty text block, and there is nothing to answer: no request at all.
-    if (prompt.trim() === "" && images.length === 0) {
-      safeEmit(onEvent)({
-        type: "notice",
-        level: "info",
-        text: "The prompt was empty, so nothing was sent to the model.",
-      });
-      return Promise.resolve("done");
-    }
-    const turn = this.#runTurn(prompt, signal, safeEmit(onEvent), shown, images);
-    this.#turn = turn;
-    const clear = () => {
-      this.#turn = undefined;
-    };
-    turn.then(clear, clear);
-    return turn;
+    return this.#active.runTurn(prompt, signal, onEvent, shown, images);
   }
 
   /**
@@ -344,25 +276,7 @@ export class Runtime {
    * not part of the conversation. Refused (rejects) while a turn or a rewind runs.
    */
   runUserCommand(command: string, signal: AbortSignal, onEvent: EventSink): Promise<CallOutcome> {
-    if (this.#closed) return Promise.reject(new Error("This session is closed."));
-    if (this.#turn) return Promise.reject(new Error("A turn is running in this session; run the command after it."));
-    if (this.#rewinding) return Promise.reject(new Error("A rewind is running in this session."));
-    const both = AbortSignal.any([signal, this.#closing.signal]);
-    // Questions raised outside the call (a sandboxed command's network request) end with it.
-    this.#turnSignal = both;
-    const run = runUserCommand(
-      { services: this.#options, registry: this.#tools.registry, root: this.root, mode: this.#mode },
-      command,
-      both,
-      safeEmit(onEvent),
-    );
-    this.#turn = run;
-    const clear = () => {
-      this.#turn = undefined;
-      this.#turnSignal = undefined;
-    };
-    run.then(clear, clear);
-    return run;
+    return this.#active.runUserCommand(command, signal, onEvent);
   }
 
   /**
@@ -370,41 +284,7 @@ export class Runtime {
    * a sandboxed command's network request, end with the turn that caused them.
    */
   activeSignal(): AbortSignal {
-    return this.#turnSignal ?? this.#closing.signal;
-  }
-
-  async #runTurn(
-    prompt: string,
-    outer: AbortSignal,
-    show: EventSink,
-    shown: readonly PromptBlock[] | undefined,
-    images: readonly ImageBlock[],
-  ): Promise<StopReason> {
-    const signal = AbortSignal.any([outer, this.#closing.signal]);
-    this.#turnSignal = signal;
-    // The turn's notices go into the session file too (a replay shows them). What the front end
-    // returns is handed back (a command's output waits on a slow editor).
-    this.#extras.beginTurn();
-    const emit: EventSink = (event) => {
-      const answer = show(event);
-      this.#extras.event(event);
-      return answer;
-    };
-    this.#turnEmit = emit;
-    this.#inbox.open();
-    let reason: StopReason | "error" = "error";
-    try {
-      reason = await this.#turns.run({ prompt, signal, emit, shown, images });
-      return reason;
-    } finally {
-      const notice = notTakenNotice(this.#inbox.close(), reason);
-      if (notice) emit({ type: "notice", level: "warning", text: notice });
-      this.#turnSignal = undefined;
-      this.#turnEmit = undefined;
-      await endUndoTurn(this.#options.undo, emit);
-      await this.#rewinds.filesSettled("turn");
-      this.#extras.endTurn();
-    }
+    return this.#active.activeSignal();
   }
 
   /**
@@ -414,10 +294,7 @@ export class Runtime {
    * sent it (an editor's blocks), for the session file and a replay.
    */
   steer(text: string, shown?: readonly PromptBlock[]): PutResult {
-    if (!this.#inbox.isOpen) return { idle: true };
-    const refusal = steeringProblem(text, this.controls.model.info.contextWindow, this.#inbox.waitingChars);
-    if (refusal !== undefined) return { refused: refusal };
-    return this.#inbox.put(text, shown);
+    return this.#active.steer(text, shown);
   }
 
   #request(): Omit<ModelRequest, "messages" | "maxTokens"> {
@@ -445,74 +322,35 @@ export class Runtime {
    * /compact: both stages now. Undefined when there was nothing to compact. `emit`: told as the
    * compaction begins and ends (compaction.ts), for a front end that shows it as it runs.
    */
-  async compact(
-    options: { focus?: string; signal?: AbortSignal; emit?: EventSink } = {},
-  ): Promise<CompactionResult | undefined> {
-    if (this.#turn) throw new Error("A turn is running; compact after it ends.");
+  async compact(options: CompactNowOptions = {}): Promise<CompactionResult | undefined> {
+    if (this.#active.running) throw new Error("A turn is running; compact after it ends.");
     this.#conversation.closeOpenToolCalls();
     const { client, info } = this.controls.model;
-    const result = await compact(
-      {
-        client,
-        request: { ...this.#request(), maxTokens: Math.min(this.#limits.maxOutputTokens, info.maxTokens) },
-        contextWindow: info.contextWindow,
-        conversation: this.#conversation,
-        meter: this.#meter,
-      },
-      {
-        force: true,
-        signal: AbortSignal.any([options.signal ?? new AbortController().signal, this.#closing.signal]),
-        ...(options.focus && { focus: options.focus }),
-        ...(options.emit && { emit: safeEmit(options.emit) }),
-      },
-    );
+    const request = { ...this.#request(), maxTokens: Math.min(this.#limits.maxOutputTokens, info.maxTokens) };
+    const { contextWindow } = info;
+    const context = { client, request, contextWindow, conversation: this.#conversation, meter: this.#meter };
+    const result = await compactNow(context, options, this.#closing.signal);
     if (result) this.controls.emit({ type: "usage", ...this.controls.usage });
     return result;
   }
 
-  /** /diff: what this session changed in the project. */
-  async diff(): Promise<string> {
-    const store = this.#options.undo;
-    if (!store?.diff) return "Undo is off in this session, so Garuda has no record of its changes.";
-    return store.diff();
+  /** /diff: what this session changed in the project (fileChanges.ts). */
+  diff(): Promise<string> {
+    return sessionDiff(this.#fileChanges());
   }
 
-  /**
-   * What the last turn changed (the undo store's snapshots: edit tools and sandboxed commands
-   * alike). Complete only where commands could write nowhere else: no other project folders (no
-   * snapshot holds them) and an OS sandbox (without one, a command the user allowed can write
-   * anywhere).
-   */
-  async turnChanges(): Promise<TurnChanges> {
-    const store = this.#options.undo;
-    if (!store?.turnChanges) return { available: false, reason: "undo is off in this session" };
-    const changes = await store.turnChanges();
-    if (!changes.available) return changes;
-    const gaps = [...changes.gaps];
-    const extra = this.#options.extraRoots ?? [];
-    if (extra.length > 0)
-      gaps.push(`commands can also write the other project folders (${extra.join(", ")}), which no snapshot holds`);
-    if (!(this.#options.sandboxAvailability ?? this.#options.executor.sandbox).available)
-      gaps.push("commands run without an OS sandbox, so one you allowed could write outside the project folder");
-    return { ...changes, gaps, complete: gaps.length === 0 };
+  /** What the last turn changed, and what that cannot show (fileChanges.ts). */
+  turnChanges(): Promise<TurnChanges> {
+    return lastTurnChanges(this.#fileChanges());
   }
 
-  /** /undo: the injected undo store restores the files of the last turn; the model hears of it next turn. */
-  async undo(): Promise<UndoResult> {
-    const store = this.#options.undo;
-    if (!store) return { restored: [], removed: [], notes: ["Undo is off in this session."] };
-    const result = await store.undoLastTurn();
-    await this.#rewinds.filesSettled("now");
-    const changed = [
-      ...result.restored.map((path) => `restored ${path}`),
-      ...result.removed.map((path) => `removed ${path}`),
-    ];
-    if (changed.length > 0) {
-      this.#notes.push(
-        `The user undid the file changes of the last turn (${changed.join(", ")}). Read those files again before relying on what you saw of them.`,
-      );
-    }
-    return result;
+  /** /undo: the undo store restores the files of the last turn; the model hears of it next turn. */
+  undo(): Promise<UndoResult> {
+    return undoLastTurn(this.#fileChanges());
+  }
+
+  #fileChanges(): FileChangesContext {
+    return { options: this.#options, rewinds: this.#rewinds, notes: this.#notes };
   }
 
   /** The session's rewind points, oldest first, each with what the turns after it changed. */
@@ -522,26 +360,13 @@ export class Runtime {
 
   /** Puts the files and/or the conversation back to just before a prompt (rewind.ts); refused while a turn runs. */
   async rewind(request: RewindRequest): Promise<RewindResult> {
-    if (this.#closed) throw new RewindError("This session is closed.");
-    if (this.#turn) throw new RewindError("A turn is running; rewind after it ends (or stop it first).");
-    if (this.#rewinding) throw new RewindError("Another rewind is running in this session.");
-    // No turn starts while the files and the conversation go back (runTurn refuses).
-    this.#rewinding = true;
-    try {
-      return await this.#rewinds.rewind(request);
-    } finally {
-      this.#rewinding = false;
-    }
+    return this.#active.rewind(() => this.#rewinds.rewind(request));
   }
 
   /** /undo N: the files back to how they were before the N-th last prompt (N turns back). */
   async undoTurns(n: number): Promise<UndoResult> {
-    if (this.#turn) return { restored: [], removed: [], notes: ["A turn is running; undo after it ends."] };
-    const point = this.#rewinds.pointBack(n);
-    if (!point)
-      return { restored: [], removed: [], notes: [`This session has fewer than ${n} prompts to go back over.`] };
-    const { files } = await this.#rewinds.rewind({ messageId: point.messageId, mode: "files", dryRun: false });
-    return { restored: files?.restored ?? [], removed: files?.removed ?? [], notes: files?.notes ?? [] };
+    if (this.#active.running) return { restored: [], removed: [], notes: ["A turn is running; undo after it ends."] };
+    return undoTurnsBack(this.#fileChanges(), n);
   }
 
   /**
@@ -556,7 +381,7 @@ export class Runtime {
   async #close(): Promise<void> {
     this.#closed = true;
     this.#closing.abort();
-    await this.#turn?.catch(() => {});
+    await this.#active.ended();
     await this.#options.undo?.close?.();
     await this.#options.executor.shutdown();
     this.#session.close(this.#conversation);

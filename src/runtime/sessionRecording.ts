@@ -9,6 +9,7 @@ import type { ClaimedSession } from "../store/sessionCatalog.ts";
 import type { SessionJournal, SessionStart, SessionStore } from "../store/sessionFile.ts";
 import type { SessionLock } from "../store/sessionLock.ts";
 import type { Conversation } from "./conversation.ts";
+import type { Notice } from "./services.ts";
 
 export interface SessionState {
   /** The mode the session file last recorded (start, resume or mode record). */
@@ -56,4 +57,17 @@ export function openSession(
     },
   };
   return state;
+}
+
+/** The store's write-error handler: the first failed write warns the user once, at the next turn. */
+export function warnOnce(notices: Notice[]): (error: Error) => void {
+  let writeFailed = false;
+  return (error) => {
+    if (writeFailed) return;
+    writeFailed = true;
+    notices.push({
+      level: "warning",
+      text: `Writing the session file failed (${error.message}); it may be incomplete.`,
+    });
+  };
 }

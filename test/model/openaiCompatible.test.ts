@@ -5,11 +5,8 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
 import { BUILTIN_PROVIDERS } from "../../src/model/catalog.ts";
-import {
-  createOpenAICompatibleClient,
-  errorDetails,
-  type OpenAICompatibleClientOptions,
-} from "../../src/model/openaiCompatible.ts";
+import { createOpenAICompatibleClient, type OpenAICompatibleClientOptions } from "../../src/model/openaiCompatible.ts";
+import { errorDetails } from "../../src/model/openaiFailure.ts";
 import { toOpenAIRequest } from "../../src/model/openaiRequest.ts";
 import { sseEvents } from "../../src/model/openaiStream.ts";
 import { openModelClient } from "../../src/model/open.ts";

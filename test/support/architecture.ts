@@ -153,6 +153,23 @@ export function blockingCalls(tree: SourceTree): Array<{ file: string; call: str
   return found;
 }
 
+/** The most lines a file of src/ has (DESIGN.md: small single-purpose files, issue 30). */
+export const MAX_FILE_LINES = 400;
+
+/** How many lines `source` has, as `wc -l` counts them (a last line without a newline counts too). */
+export function lineCount(source: string): number {
+  if (source === "") return 0;
+  return source.split("\n").length - (source.endsWith("\n") ? 1 : 0);
+}
+
+/** Each file of the tree over `max` lines, with its count, longest first. */
+export function longFiles(tree: SourceTree, max = MAX_FILE_LINES): Array<{ file: string; lines: number }> {
+  return [...tree]
+    .map(([file, source]) => ({ file, lines: lineCount(source) }))
+    .filter((found) => found.lines > max)
+    .sort((a, b) => b.lines - a.lines || a.file.localeCompare(b.file));
+}
+
 /** The modules loaded at start-up from `entries`: static imports followed, import() not. */
 export function staticClosure(tree: SourceTree, entries: string[]): Set<string> {
   const seen = new Set<string>();

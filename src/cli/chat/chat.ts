@@ -4,15 +4,14 @@
 // Lines starting with "/" are built-in commands, custom commands or skills; a line starting with
 // "!" is the user's own shell command (shellCommand.ts). On a terminal it uses
 // raw mode and a line editor; in a pipe it reads lines and writes plain text, no colours.
-import { ConfigError, SetupRequiredError } from "../../errors/configError.ts";
+// This file is the chat itself (its prompt loop, its turns, the runtime it swaps on /clear and
+// /fork); runChat.ts is the process around it, typedDuringTurn.ts what is typed while a turn runs.
 import type { ModelInfo } from "../../model/catalog.ts";
-import { ModelError } from "../../model/types.ts";
 import type { Mode } from "../../core-types/mode.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { VERSION } from "../../version.ts";
-import { oneLine, visible } from "../../text/visible.ts";
-import { stopNote } from "../../display/stopNotes.ts";
-import { type CliContext, createCliContext } from "../context.ts";
+import { visible } from "../../text/visible.ts";
+import type { CliContext } from "../context.ts";
 import { describeFailure } from "../errors.ts";
 import { TerminalApprover } from "./approver.ts";
 import { TerminalAsker } from "./asker.ts";
@@ -20,27 +19,25 @@ import { OpenCalls } from "./calls.ts";
 import { type CommandHost, runBuiltin, switchMode } from "./commands.ts";
 import { chatCompletion, ProjectFiles } from "./completionSource.ts";
 import { ProjectHistory } from "./history.ts";
-import { type ChatInput, LineInput } from "./input.ts";
+import type { ChatInput } from "./input.ts";
 import { MarkdownLoader } from "./markdown/loader.ts";
 import { MarkdownStream } from "./markdown/stream.ts";
 import { chooseSession, type ResumeRequest, showResumed } from "./resume.ts";
-import { Screen } from "./screen.ts";
+import type { Screen } from "./screen.ts";
 import { Spinner } from "./spinner.ts";
-import { StatusLine } from "./statusLine.ts";
+import type { StatusLine } from "./statusLine.ts";
 import { runtimeStarter, type StartRuntime } from "./startRuntime.ts";
-import { styleFor, type Style, terminalMode } from "./style.ts";
-import { TerminalInput } from "./terminalInput.ts";
+import type { Style } from "./style.ts";
 import { Transcript } from "./transcript.ts";
 import { TranscriptLog } from "./transcriptLog.ts";
-import { HeldOutput } from "./heldOutput.ts";
+import type { HeldOutput } from "./heldOutput.ts";
 import { TurnTranscript } from "./turnTranscript.ts";
-import { offerSetup } from "./firstRun.ts";
-import { reportCrashes } from "./exit.ts";
+import { startFailed } from "./firstRun.ts";
+import { startInFork } from "./forkStart.ts";
 import { askProjectTrust } from "./trustQuestion.ts";
-import { runTurn } from "./turn.ts";
+import { runTurn, showTurnEnd } from "./turn.ts";
 import { runShellCommand, shellCommandOf } from "./shellCommand.ts";
-import { TurnDraft } from "./turnTyping.ts";
-import { MAX_QUEUED_PROMPTS } from "../../runtime/promptQueue.ts";
+import { TypedDuringTurn } from "./typedDuringTurn.ts";
 
 export interface ChatOptions {
   model?: string | undefined;
@@ -51,11 +48,7 @@ export interface ChatOptions {
   prompt?: string;
 }
 
-const SIGNAL_EXIT = { SIGTERM: 143, SIGHUP: 129 } as const;
-/** After SIGTERM or SIGHUP, the chat is gone within this long even if closing the session is not done. */
-const SIGNAL_EXIT_MS = 800;
-
-class Chat implements CommandHost {
+export class Chat implements CommandHost {
   readonly start: StartRuntime;
   readonly root = process.cwd();
   /** The first run in a terminal: no model or key, and the user said yes to running setup now. */
@@ -74,14 +67,10 @@ class Chat implements CommandHost {
   readonly #markdown: MarkdownLoader | undefined;
   readonly markdownStream: MarkdownStream | undefined;
   readonly #spinner: Spinner | undefined;
-  /** What the user types while a turn runs (a terminal only). */
-  #typed: TurnDraft | undefined;
-  /** Prompts typed during a turn (Enter), to run after it, in order. */
-  readonly #queued: string[] = [];
+  /** The draft, the queued prompts and the steering typed while a turn runs. */
+  readonly #typed: TypedDuringTurn;
   /** Ctrl-O during a turn: the transcript view over it (a terminal only). */
   readonly #turnTranscript: TurnTranscript | undefined;
-  /** What was typed during the last turn and not sent: the next prompt's draft. */
-  #leftover = "";
 
   constructor(
     readonly ctx: CliContext,
@@ -102,7 +91,7 @@ class Chat implements CommandHost {
           screen,
           style,
           footer: () => statusLine?.text(),
-          typing: () => this.#typed?.row(),
+          typing: () => this.#typed.row(),
           above: () => this.transcript.livePlan(),
         })
       : undefined;
@@ -137,7 +126,7 @@ class Chat implements CommandHost {
         screen,
         style,
         lines: () => this.log.lines(style),
-        typing: () => this.#typed,
+        typing: () => this.#typed.draft,
       });
     this.approver = new TerminalApprover({ input, screen, style, beforeQuestion });
     this.asker = new TerminalAsker({
@@ -146,6 +135,14 @@ class Chat implements CommandHost {
       style,
       beforeQuestion,
       oneAtATime: (ask) => this.approver.oneAtATime(ask),
+    });
+    this.#typed = new TypedDuringTurn({
+      input,
+      transcript: this.transcript,
+      style,
+      runtime: () => this.runtime,
+      changed: () => this.#spinner?.redraw(),
+      openTranscript: () => this.#turnTranscript?.open(),
     });
   }
 
@@ -182,36 +179,24 @@ class Chat implements CommandHost {
     this.transcript.clearPlan();
   }
 
-  /** /fork: the session's file copied to a new session (store/sessionFork.ts), which the chat then goes on in. */
+  /** /fork: the session's file copied to a new session (forkStart.ts), which the chat then goes on in. */
   async fork(): Promise<{ parent: string; fork: string } | { refused: string }> {
     const old = this.runtime;
-    const session = old.session;
-    if (!session?.file) return { refused: "Nothing to fork yet: this conversation has no messages." };
-    const [{ forkSession }, { removeSession }, { readSession }] = await Promise.all([
-      import("../../store/sessionFork.ts"),
-      import("../../store/sessionCatalog.ts"),
-      import("../../store/sessionFile.ts"),
-    ]);
-    const forked = forkSession({ parentFile: session.file, parentId: session.id, data: readSession(session.file) });
-    let next: Awaited<ReturnType<StartRuntime>>;
-    try {
-      next = await this.start({
+    const forked = await startInFork(old, (resume) =>
+      this.start({
         root: this.root,
         modelFlag: old.model.spec,
         approver: this.approver,
         asker: this.asker,
         mode: old.mode,
-        resume: forked,
-      });
-    } catch (error) {
-      removeSession(forked);
-      forked.lock.release();
-      throw error;
-    }
+        resume,
+      }),
+    );
+    if ("refused" in forked) return forked;
     await old.close();
-    this.#runtime = next.runtime;
-    this.statusLine?.attach(next.runtime);
-    return { parent: session.id, fork: forked.id };
+    this.#runtime = forked.started.runtime;
+    this.statusLine?.attach(forked.started.runtime);
+    return { parent: forked.parent, fork: forked.fork };
   }
 
   async run(): Promise<number> {
@@ -241,17 +226,8 @@ class Chat implements CommandHost {
       this.#useEditing(started.runtime.root);
       this.statusLine?.attach(started.runtime);
     } catch (error) {
-      screen.endLine();
-      if (error instanceof SetupRequiredError && this.input.interactive && screen.live) {
-        this.setupWanted = await offerSetup(error, { input: this.input, screen, style });
-        return this.setupWanted ? 0 : 1;
-      }
-      const text =
-        error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError
-          ? `garuda: ${error.message}`
-          : describeFailure(error).text;
-      process.stderr.write(`${text}\n`);
-      return 1;
+      this.setupWanted = await startFailed(error, { input: this.input, screen, style });
+      return this.setupWanted ? 0 : 1;
     }
 
     screen.line(`${style.bold(`Garuda ${VERSION}`)} · ${this.model.spec} · ${this.runtime.mode} mode`);
@@ -269,14 +245,14 @@ class Chat implements CommandHost {
     }
     while (!this.#exiting) {
       screen.line();
-      const queued = this.#queued.shift();
+      const queued = this.#typed.nextQueued();
       if (queued !== undefined) {
         // A prompt typed during the last turn runs now, shown as if typed at the prompt.
         screen.line(`${this.#prompt()}${visible(queued)}`);
         await this.#handle(queued);
         continue;
       }
-      const result = await this.input.readPrompt(this.#prompt(), "  ", draft || this.#takeLeftover());
+      const result = await this.input.readPrompt(this.#prompt(), "  ", draft || this.#typed.takeLeftover());
       draft = "";
       if (result.kind === "eof") break;
       if (result.kind === "interrupt") {
@@ -365,63 +341,17 @@ class Chat implements CommandHost {
   }
 
   editNext(text: string): void {
-    this.#leftover = text;
-  }
-
-  #takeLeftover(): string {
-    const text = this.#leftover;
-    this.#leftover = "";
-    return text;
-  }
-
-  /** While the turn runs, what is typed is a draft: Enter queues it, Tab steers with it (turnTyping.ts). */
-  #typeDuringTurn(): TurnDraft | undefined {
-    if (!this.input.typeDuringTurn) return undefined;
-    const { transcript, style } = this;
-    const queue = (text: string) => {
-      if (this.#queued.length >= MAX_QUEUED_PROMPTS) {
-        transcript.notice(
-          `${MAX_QUEUED_PROMPTS} prompts already wait for this turn; this one stays in your draft.`,
-          "warning",
-        );
-        return false;
-      }
-      this.#queued.push(text);
-      transcript.note(style.dim(`⧗ Queued, runs after this turn: ${oneLine(text, 200)}`));
-      return true;
-    };
-    const typed = new TurnDraft(
-      {
-        queue,
-        steer: (text) => {
-          const put = this.runtime.steer(text);
-          if ("refused" in put) {
-            transcript.notice(put.refused, "warning");
-            return false;
-          }
-          // The turn is ending: the message runs after it instead.
-          if ("idle" in put) return queue(text);
-          transcript.note(style.dim(`↪ Steering, for the model's next step: ${oneLine(text, 200)}`));
-          return true;
-        },
-        changed: () => this.#spinner?.redraw(),
-        transcript: () => this.#turnTranscript?.open(),
-      },
-      this.#takeLeftover(),
-    );
-    this.input.typeDuringTurn(typed);
-    return typed;
+    this.#typed.editNext(text);
   }
 
   async #turnFor(prompt: string): Promise<void> {
-    const { screen, style } = this;
     const controller = new AbortController();
     this.#turn = controller;
     this.input.onInterrupt(() => {
       this.markdownStream?.stop();
       controller.abort();
     });
-    this.#typed = this.#typeDuringTurn();
+    this.#typed.begin();
     this.log.prompt(prompt);
     try {
       await this.#markdown?.load();
@@ -435,34 +365,12 @@ class Chat implements CommandHost {
           if (event.type === "usage") this.statusLine?.update(event);
         },
       });
-      if (outcome.reason === "error")
-        screen.line(
-          style.red(
-            outcome.error instanceof ModelError
-              ? `Error: ${visible(outcome.error.message)}`
-              : describeFailure(outcome.error).text,
-          ),
-        );
-      else {
-        const note = stopNote(outcome.reason);
-        if (note) this.transcript.notice(`${note.slice(0, -1)} (${outcome.reason}).`, "warning");
-      }
-      // A stop drops what was queued behind the turn, and says so.
-      if (outcome.reason === "cancelled" && this.#queued.length > 0) {
-        const count = this.#queued.splice(0).length;
-        this.transcript.notice(
-          count === 1
-            ? "the prompt queued behind this turn was dropped; it did not run."
-            : `the ${count} prompts queued behind this turn were dropped; none of them ran.`,
-          "warning",
-        );
-      }
+      showTurnEnd(outcome, this);
+      if (outcome.reason === "cancelled") this.#typed.dropAfterStop();
     } finally {
       // A transcript view open when the turn ended stays until the user leaves it.
       await this.#turnTranscript?.closed();
-      this.input.typeDuringTurn?.(undefined);
-      this.#leftover = this.#typed?.text ?? "";
-      this.#typed = undefined;
+      this.#typed.end();
       this.input.onInterrupt(undefined);
       this.#turn = undefined;
     }
@@ -484,67 +392,5 @@ class Chat implements CommandHost {
       this.screen.line(
         this.style.dim(`Conversation ${visible(session.id)} saved. Continue it with: garuda --continue`),
       );
-  }
-}
-
-/** Runs the chat until /exit, Ctrl-D or Ctrl-C twice; returns the exit code. */
-export async function runChat(options: ChatOptions): Promise<number> {
-  const ctx = createCliContext(process.env);
-  const first = await chatOnce(ctx, options);
-  if (first.setupWanted !== true) return first.code;
-  // The first run's setup, in this terminal: the chat's input has let go of it.
-  const { runSetup } = await import("../setup/run.ts");
-  // A model named with -m is the one set up (no model menu).
-  const setup = await runSetup({ context: ctx, ...(options.model && { model: options.model }) });
-  if (setup !== 0) return setup;
-  process.stdout.write("\n");
-  return (await chatOnce(ctx, options)).code;
-}
-
-async function chatOnce(ctx: CliContext, options: ChatOptions): Promise<{ code: number; setupWanted?: boolean }> {
-  const mode = terminalMode(process.stdin, process.stdout, process.env);
-  const style = styleFor(mode.output === "terminal", process.env);
-  const output = new HeldOutput(process.stdout);
-  const screen = new Screen(output, mode.output === "terminal", mode.input === "keys");
-  const statusLine = screen.live ? new StatusLine(style) : undefined;
-  const input: ChatInput =
-    mode.input === "keys"
-      ? new TerminalInput(process.stdin, screen, { footer: () => statusLine?.text(), mark: (line) => style.cyan(line) })
-      : new LineInput(process.stdin, screen, mode.input === "echoed-lines");
-  const chat = new Chat(ctx, input, screen, style, options, statusLine, screen.live ? output : undefined);
-  // A resized window: the answer's unfinished block and the status rows are drawn again to it.
-  const onResize = () => (chat.markdownStream ? chat.markdownStream.resized() : screen.resized());
-  process.stdout.on("resize", onResize);
-  // SIGTERM or SIGHUP: stop the turn, close the session (its commands are killed), exit 143 or 129.
-  let stopping: Promise<never> | undefined;
-  const onSignal = (signal: keyof typeof SIGNAL_EXIT) => () => {
-    const leave = () => {
-      input.close();
-      return process.exit(SIGNAL_EXIT[signal]);
-    };
-    // Whatever the close waits for, the chat ends within SIGNAL_EXIT_MS, the terminal restored.
-    setTimeout(leave, SIGNAL_EXIT_MS).unref?.();
-    stopping ??= chat
-      .close()
-      .catch(() => {})
-      .then(leave);
-  };
-  const stopReporting = reportCrashes(() => input.close());
-  const handlers = Object.keys(SIGNAL_EXIT).map((name) => {
-    const signal = name as keyof typeof SIGNAL_EXIT;
-    const handler = onSignal(signal);
-    process.on(signal, handler);
-    return () => process.off(signal, handler);
-  });
-  try {
-    const code = await chat.run();
-    // A signal's exit wins over the chat's own end.
-    if (stopping) await stopping;
-    return { code, setupWanted: chat.setupWanted };
-  } finally {
-    for (const off of handlers) off();
-    stopReporting();
-    process.stdout.off("resize", onResize);
-    input.close();
   }
 }

@@ -1,8 +1,10 @@
 // The first run in a terminal: Garuda has no model or no key yet. Instead of ending with a
 // sentence about setup, the chat offers to run it there and then (y/n); after a setup that saved
-// a model, the chat starts. In a pipe nothing is asked (the caller prints the error and exits 1).
+// a model, the chat starts. In a pipe nothing is asked: the error is printed and the chat exits 1.
 import { SETUP_HINT } from "../../config/modelSetup.ts";
-import type { SetupRequiredError } from "../../errors/configError.ts";
+import { ConfigError, SetupRequiredError } from "../../errors/configError.ts";
+import { ModelError } from "../../model/types.ts";
+import { describeFailure } from "../errors.ts";
 import type { ChatInput } from "./input.ts";
 import type { Screen } from "./screen.ts";
 import type { Style } from "./style.ts";
@@ -36,4 +38,20 @@ export async function offerSetup(
       return false;
     }
   }
+}
+
+/**
+ * The chat's runtime did not start: on a first run in a terminal, offers setup (true: the user
+ * wants it now); otherwise prints the error to stderr (false: the chat exits 1).
+ */
+export async function startFailed(error: unknown, context: FirstRunContext): Promise<boolean> {
+  const { input, screen } = context;
+  screen.endLine();
+  if (error instanceof SetupRequiredError && input.interactive && screen.live) return offerSetup(error, context);
+  const text =
+    error instanceof SetupRequiredError || error instanceof ConfigError || error instanceof ModelError
+      ? `garuda: ${error.message}`
+      : describeFailure(error).text;
+  process.stderr.write(`${text}\n`);
+  return false;
 }

@@ -3,8 +3,14 @@
 // stop ended get up to SETTLE_MS to report, the rest are closed as cancelled, and one line names
 // each ("Garuda: $ sleep 60 cancelled.", or "Garuda: the turn was cancelled.").
 import type { AgentEvent, StopReason } from "../../core-types/events.ts";
+import { stopNote } from "../../display/stopNotes.ts";
+import { ModelError } from "../../model/types.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
+import { visible } from "../../text/visible.ts";
+import { describeFailure } from "../errors.ts";
 import type { OpenCalls, ShownCall } from "./calls.ts";
+import type { Screen } from "./screen.ts";
+import type { Style } from "./style.ts";
 import type { Transcript } from "./transcript.ts";
 
 /** After a stop, how long running calls may take to report (more than the executor's 2 s kill grace). */
@@ -79,4 +85,24 @@ async function settle(options: TurnOptions): Promise<void> {
   for (const call of calls.closeAll()) closed(options, call);
   if (ended.length === 0) say("the turn was cancelled.");
   for (const call of ended) say(`${call.title} cancelled.`);
+}
+
+/** The chat's line for how a turn ended: its error in red, or the note of a stop that was not `done`. */
+export function showTurnEnd(
+  outcome: TurnOutcome,
+  view: { screen: Screen; style: Style; transcript: Transcript },
+): void {
+  const { screen, style } = view;
+  if (outcome.reason === "error")
+    screen.line(
+      style.red(
+        outcome.error instanceof ModelError
+          ? `Error: ${visible(outcome.error.message)}`
+          : describeFailure(outcome.error).text,
+      ),
+    );
+  else {
+    const note = stopNote(outcome.reason);
+    if (note) view.transcript.notice(`${note.slice(0, -1)} (${outcome.reason}).`, "warning");
+  }
 }

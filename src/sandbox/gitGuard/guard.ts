@@ -18,63 +18,26 @@
 // start and end ask for. A command starts only once every step queued before it is done, so what
 // happened before it is never taken for its doing. Events wait in one bounded inbox (eventInbox.ts),
 // taken by at most one queued step; a subtree whose events cost too much is soon scanned instead
-// of watched (watch.ts, storm.ts).
-import { existsSync, readdirSync, realpathSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
-import { isInside } from "../../files/isInside.ts";
-import type { GuardRecord, KnownRepo } from "./record.ts";
-import { QUARANTINE_DIR, quarantine, restoreFile } from "./quarantine.ts";
-import { SWEPT_NOTE, guardNotes } from "./notes.ts";
+// of watched (watch.ts, storm.ts). What the guard knows is guardState.ts; what it judges while
+// commands run, judgments.ts.
+import { dirname, join } from "node:path";
+import type { Inotify, InotifyEvent } from "../inotify.ts";
 import { createInbox } from "./eventInbox.ts";
 import {
-  type JudgeContext,
-  type Marker,
-  configFileProblem,
-  gitDirOf,
-  hasExecLines,
-  judgeMarker,
-  markersAt,
-  readSmall,
-  todoLists,
-  trustedWorktreeConfig,
-  unsafeAddition,
-} from "./repos.ts";
-import type { TreeWatch, WatchChange } from "./watch.ts";
+  type GitGuardOptions,
+  type GuardedRun,
+  createGuardState,
+  judgeContext,
+  neutralize,
+  presentRedirects,
+  save,
+} from "./guardState.ts";
+import { checkConfigs, checkRedirects, judgeAll, keepConfigs } from "./judgments.ts";
+import { SWEPT_NOTE } from "./notes.ts";
+import type { KnownRepo } from "./record.ts";
+import { type Marker, gitDirOf, hasExecLines, judgeMarker, markersAt, todoLists } from "./repos.ts";
 import type { Storm } from "./storm.ts";
-import type { Inotify, InotifyEvent } from "../inotify.ts";
-import type { ConfigParser } from "./configKeys.ts";
-import type { Freezer } from "./freeze.ts";
-import { writeHeld } from "./writeHolds.ts";
-
-const REDIRECTS = ["commondir", "config.worktree"] as const;
-/** Why a repository is moved, or a config put back, when a command holds one of its files for writing. */
-const HELD_OPEN =
-  "it holds a file of its git folder open for writing or mapped, so it could set, unseen at any moment, a program";
-/**
- * How long a command may hold a new repository's git files open for writing (not mapped) before it
- * is moved: a copy (cp -r, tar) does so for a moment. Counted from the first look that saw it, per
- * folder and for as long as commands run, so making the repository again gives no new grace.
- */
-const HOLD_GRACE_MS = 1_000;
-const HELD_CONFIG = "kept it open for writing or mapped, where a change raises no event";
-
-/** One sandboxed command that may write the project, while it runs. */
-export interface GuardedRun {
-  notes: string[];
-  onNote: (note: string) => void;
-  /** How often each thing was noted (a command that makes it again and again gets one note, and a count). */
-  seen?: Map<string, number>;
-  /** Subtrees it was told are scanned instead of watched because of a storm. */
-  stormsTold?: Set<string>;
-  /** Its first process on this computer (bwrap), once started: it and its descendants are stopped while the guard looks. */
-  pid?: number;
-}
-
-interface Known {
-  marker: Marker;
-  /** Redirect files its git folder had when it became known (held read-only from then on). */
-  redirects: Set<string>;
-}
+import type { TreeWatch, WatchChange } from "./watch.ts";
 
 export interface GitGuard {
   readonly root: string;
@@ -99,193 +62,17 @@ export interface GitGuard {
   close(): void;
 }
 
-export interface GitGuardOptions {
-  root: string;
-  watch: TreeWatch;
-  record: GuardRecord;
-  configKeys: ConfigParser;
-  extraGitDirs: string[];
-  /** Stops the commands' processes while the guard looks (freeze.ts); without it they run on. */
-  freezer?: Freezer;
-}
-
-/** A submodule's git folder, whose config commands may write (`git submodule update`): the guard keeps it. */
-const MODULE_GIT_DIR = /\/\.git\/modules\//;
-
 const sameMarker = (a: Marker, b: Marker) => a.kind === b.kind && a.ino === b.ino && a.entry === b.entry;
 const entryOf = (repo: KnownRepo, root: string) => join(root, repo.dir, repo.kind === "bare" ? "HEAD" : ".git");
 
 export function createGitGuard(options: GitGuardOptions): GitGuard {
   const { root, watch, record } = options;
-  const quarantineDir = join(root, QUARANTINE_DIR);
-  /** By entry (`<dir>/.git`, or `<dir>/HEAD` for a bare repository). */
-  const known = new Map<string, Known>();
-  const provisional = new Map<string, Marker>();
-  const runs = new Set<GuardedRun>();
-  const pending: string[] = [];
-  /** Folders of repositories made while commands run whose git files a look saw held open for writing: when first. */
-  const heldSince = new Map<string, number>();
-  /** Submodule configs as last known good (absolute path → text). */
-  const kept = new Map<string, string>();
-  let dirty = false;
+  const state = createGuardState(options);
   let truncationNoted = false;
-
-  const notes = guardNotes(root);
-
-  function note(key: string, text: string): void {
-    if (runs.size === 0) pending.push(text);
-    for (const run of runs) {
-      run.seen ??= new Map();
-      const times = run.seen.get(key) ?? 0;
-      run.seen.set(key, times + 1);
-      if (times > 0) continue;
-      run.notes.push(text);
-      run.onNote(text);
-    }
-  }
-
-  function context(): JudgeContext {
-    const trusted = new Set<string>();
-    for (const { marker } of known.values()) {
-      const gitDir = gitDirOf(marker);
-      if (typeof gitDir === "string") trusted.add(gitDir);
-    }
-    return { trusted: (dir) => trusted.has(dir), watched: covered, configKeys: options.configKeys };
-  }
-
-  /** A folder the guard looks at: in the project (not the quarantine) or a linked worktree's git folders. */
-  function covered(dir: string): boolean {
-    let real: string;
-    try {
-      real = realpathSync(dir);
-    } catch {
-      return false;
-    }
-    if (real !== dir) return false; // through a link a command could re-point
-    if (isInside(dir, root) && !isInside(dir, quarantineDir)) return true;
-    return options.extraGitDirs.some((gitDir) => isInside(dir, gitDir));
-  }
-
-  function neutralize(marker: Marker, why: string): void {
-    const result = quarantine(root, marker.entry);
-    provisional.delete(marker.entry);
-    known.delete(marker.entry);
-    dirty = true;
-    note(marker.entry, notes.planted(marker, why, result));
-  }
-
-  /** A git folder's files git reads or runs: its own and its hooks. */
-  function gitFiles(gitDir: string): string[] {
-    const files: string[] = [];
-    for (const dir of [gitDir, join(gitDir, "hooks")]) {
-      try {
-        for (const entry of readdirSync(dir, { withFileTypes: true }))
-          if (entry.isFile()) files.push(join(dir, entry.name));
-      } catch {
-        // not there
-      }
-    }
-    return files;
-  }
-
-  /** `pids`: the commands' processes, stopped now (none when they cannot be). */
-  async function judgeProvisional(ctx: JudgeContext, pids: number[]): Promise<void> {
-    for (const marker of [...provisional.values()]) {
-      const current = markersAt(marker.dir).find((m) => m.entry === marker.entry);
-      if (!current) {
-        provisional.delete(marker.entry);
-        continue;
-      }
-      provisional.set(marker.entry, current);
-      const gitDir = gitDirOf(current);
-      const held = new Set(
-        pids.length > 0 && typeof gitDir === "string" ? writeHeld(pids, gitFiles(gitDir)).values() : [],
-      );
-      if (held.size > 0) {
-        // Read now it may be harmless; written through a mapping later, no event would tell.
-        const since = heldSince.get(current.dir) ?? performance.now();
-        heldSince.set(current.dir, since);
-        if (held.has("mapped") || performance.now() - since >= HOLD_GRACE_MS) {
-          neutralize(current, HELD_OPEN);
-          continue;
-        }
-      }
-      const verdict = await judgeMarker(current, ctx);
-      if (!verdict.ok) neutralize(current, verdict.why);
-    }
-  }
-
-  /** Redirect files that appeared in a known repository's git folder. */
-  async function checkRedirects(ctx: JudgeContext): Promise<void> {
-    for (const entry of [...known.values()]) {
-      const gitDir = gitDirOf(entry.marker);
-      if (typeof gitDir !== "string" || !covered(gitDir)) continue;
-      for (const name of REDIRECTS) {
-        const path = join(gitDir, name);
-        if (entry.redirects.has(name) || !existsSync(path)) continue;
-        // config.worktree counts only when the (held) config turns per-worktree config on; then it must be harmless.
-        if (
-          name === "config.worktree" &&
-          (!(await trustedWorktreeConfig(join(gitDir, "config"), ctx)) || !(await configFileProblem(path, ctx)))
-        )
-          continue;
-        const target = name === "commondir" ? readSmall(path, 4096) : undefined;
-        const pointsAt =
-          target && "text" in target && target.text.trim() ? ` (${target.text.trim().slice(0, 200)})` : "";
-        note(path, notes.redirect(path, name, pointsAt, entry.marker.dir, quarantine(root, path)));
-      }
-    }
-  }
-
-  /** The known submodules' configs, as they are when a command starts. */
-  function keepConfigs(): void {
-    const before = JSON.stringify([...kept]);
-    kept.clear();
-    for (const { marker } of known.values()) {
-      const gitDir = gitDirOf(marker);
-      if (typeof gitDir !== "string" || !MODULE_GIT_DIR.test(gitDir) || !covered(gitDir)) continue;
-      const file = readSmall(join(gitDir, "config"));
-      if ("text" in file) kept.set(join(gitDir, "config"), file.text);
-    }
-    if (JSON.stringify([...kept]) !== before) dirty = true;
-  }
-
-  /**
-   * A kept config that changed: fine when everything the command added is harmless (core.worktree,
-   * which `git submodule update` writes); otherwise put back as it was.
-   */
-  async function checkConfigs(ctx: JudgeContext, pids: number[]): Promise<void> {
-    const held = pids.length > 0 ? writeHeld(pids, [...kept.keys()]) : new Set<string>();
-    for (const [path, text] of kept) {
-      if (held.has(path)) {
-        // The text put back is a new file: a mapping of the old one writes only to that.
-        note(path, notes.config(path, HELD_CONFIG, restoreFile(path, text)));
-        continue;
-      }
-      const now = readSmall(path);
-      if ("text" in now && now.text === text) continue;
-      let why =
-        "missing" in now
-          ? "removed it"
-          : "bad" in now
-            ? `made it something git reads elsewhere (it ${now.bad})`
-            : undefined;
-      if ("text" in now) {
-        const bad = await unsafeAddition(text, now.text, ctx);
-        if (!bad) {
-          kept.set(path, now.text);
-          dirty = true;
-          continue;
-        }
-        why = bad;
-      }
-      note(path, notes.config(path, why, restoreFile(path, text)));
-    }
-  }
 
   let todosAtStart = new Map<string, string | undefined>();
   const rootTodoLists = () => {
-    const rootGit = known.get(join(root, ".git"));
+    const rootGit = state.known.get(join(root, ".git"));
     const gitDir = rootGit ? gitDirOf(rootGit.marker) : undefined;
     return typeof gitDir === "string" ? todoLists(gitDir) : new Map<string, string | undefined>();
   };
@@ -294,7 +81,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   function noteTodoLists(run: GuardedRun): void {
     for (const [path, text] of rootTodoLists()) {
       if (text === undefined || text === todosAtStart.get(path) || !hasExecLines(text)) continue;
-      const note = notes.todo(path);
+      const note = state.notes.todo(path);
       run.notes.push(note);
       run.onNote(note);
     }
@@ -304,48 +91,25 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   function look(dirs: Iterable<string>): void {
     for (const dir of dirs) {
       const now = markersAt(dir);
-      for (const map of [known, provisional] as Array<Map<string, { marker: Marker } | Marker>>) {
+      for (const map of [state.known, state.provisional] as Array<Map<string, { marker: Marker } | Marker>>) {
         for (const entry of [join(dir, ".git"), join(dir, "HEAD")]) {
           const was = map.get(entry);
           if (!was) continue;
           const marker = "marker" in was ? was.marker : was;
           if (!now.some((m) => sameMarker(m, marker))) {
             map.delete(entry);
-            dirty = true;
+            state.dirty = true;
           }
         }
       }
       for (const marker of now) {
-        if (known.has(marker.entry) || provisional.has(marker.entry)) continue;
-        if (runs.size === 0) {
+        if (state.known.has(marker.entry) || state.provisional.has(marker.entry)) continue;
+        if (state.runs.size === 0) {
           // No sandboxed command runs: the user (or a command they approved) made it.
-          known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
-          dirty = true;
-        } else provisional.set(marker.entry, marker);
+          state.known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+          state.dirty = true;
+        } else state.provisional.set(marker.entry, marker);
       }
-    }
-  }
-
-  function presentRedirects(marker: Marker): Set<string> {
-    const gitDir = gitDirOf(marker);
-    if (typeof gitDir !== "string") return new Set();
-    return new Set(REDIRECTS.filter((name) => existsSync(join(gitDir, name))));
-  }
-
-  function save(): void {
-    if (!dirty) return;
-    const repos: KnownRepo[] = [...known.values()].map(({ marker, redirects }) => ({
-      dir: relative(root, marker.dir),
-      kind: marker.kind,
-      ino: marker.ino,
-      redirects: [...redirects],
-    }));
-    const configs = Object.fromEntries([...kept].map(([path, text]) => [relative(root, path), text]));
-    try {
-      record.saveKnown(repos, configs);
-      dirty = false;
-    } catch {
-      // ~/.garuda not writable: the record stays as it was; the guard itself keeps working.
     }
   }
 
@@ -363,35 +127,30 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         const was = recorded.get(marker.entry);
         const matches = was !== undefined && was.kind === marker.kind && was.ino === marker.ino;
         if (!sweep || matches)
-          known.set(marker.entry, { marker, redirects: matches ? new Set(was.redirects) : presentRedirects(marker) });
+          state.known.set(marker.entry, {
+            marker,
+            redirects: matches ? new Set(was.redirects) : presentRedirects(marker),
+          });
         else suspects.push(marker);
       }
     }
-    dirty = true;
+    state.dirty = true;
     if (sweep) {
-      const before = pending.length;
+      const before = state.pending.length;
       for (const marker of suspects) {
-        const verdict = await judgeMarker(marker, context());
-        if (verdict.ok) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
-        else neutralize(marker, verdict.why);
+        const verdict = await judgeMarker(marker, judgeContext(state));
+        if (verdict.ok) state.known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+        else neutralize(state, marker, verdict.why);
       }
-      await checkRedirects(context());
-      for (const [path, text] of Object.entries(record.configs())) kept.set(join(root, path), text);
-      await checkConfigs(context(), []);
-      if (killed.length > 0 && pending.length > before) {
-        pending.splice(before, 0, SWEPT_NOTE);
+      await checkRedirects(state, judgeContext(state));
+      for (const [path, text] of Object.entries(record.configs())) state.kept.set(join(root, path), text);
+      await checkConfigs(state, judgeContext(state), []);
+      if (killed.length > 0 && state.pending.length > before) {
+        state.pending.splice(before, 0, SWEPT_NOTE);
       }
     }
     record.forget(owners.dead);
-    save();
-  }
-
-  /** Judges what may run something now: planted repositories, redirect files, kept configs. */
-  async function judgeAll(pids: number[]): Promise<void> {
-    const ctx = context();
-    await judgeProvisional(ctx, pids);
-    await checkRedirects(ctx);
-    await checkConfigs(ctx, pids);
+    save(state);
   }
 
   /**
@@ -399,9 +158,9 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
    * sees the guard's reads (inotify) cannot change what is read between the read and the judgment.
    */
   async function stilled<T>(step: (pids: number[]) => Promise<T>, scan = false): Promise<T> {
-    const roots = [...runs].flatMap((run) => (run.pid === undefined ? [] : [run.pid]));
+    const roots = [...state.runs].flatMap((run) => (run.pid === undefined ? [] : [run.pid]));
     // Nothing a command made to read (a stat of known repositories' redirects is no event): it runs on.
-    const reads = scan || provisional.size > 0 || kept.size > 0;
+    const reads = scan || state.provisional.size > 0 || state.kept.size > 0;
     if (!options.freezer || roots.length === 0 || !reads) return step([]);
     const frozen = await options.freezer.freeze(roots);
     try {
@@ -416,20 +175,20 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     run.stormsTold ??= new Set();
     if (run.stormsTold.has(storm.top)) return;
     run.stormsTold.add(storm.top);
-    const text = notes.stormed(storm.top, storm.events);
+    const text = state.notes.stormed(storm.top, storm.events);
     run.notes.push(text);
     run.onNote(text);
   }
 
   async function processChange(change: WatchChange): Promise<void> {
-    for (const storm of change.stormed) for (const run of runs) tellStorm(run, storm);
+    for (const storm of change.stormed) for (const run of state.runs) tellStorm(run, storm);
     if (change.overflow) {
       const again = await watch.rescan();
-      look(new Set([...again, ...[...known.keys(), ...provisional.keys()].map((entry) => dirname(entry))]));
+      look(new Set([...again, ...[...state.known.keys(), ...state.provisional.keys()].map((entry) => dirname(entry))]));
     } else look(change.candidates);
-    if (runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0))
-      await stilled(judgeAll);
-    if (runs.size === 0) save();
+    if (state.runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0))
+      await stilled((pids) => judgeAll(state, pids));
+    if (state.runs.size === 0) save(state);
   }
 
   /** Stilled: a scan's opendir is seen by a command watching the folder, which must not hide a plant from it. */
@@ -437,7 +196,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     const scan = scanUnwatched && watch.unwatched > 0;
     return stilled(async (pids) => {
       if (scan) look(await watch.scanUnwatched());
-      await judgeAll(pids);
+      await judgeAll(state, pids);
     }, scan);
   }
 
@@ -465,18 +224,18 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
   });
 
   function begin(run: GuardedRun): void {
-    if (runs.size === 0) {
-      keepConfigs();
+    if (state.runs.size === 0) {
+      keepConfigs(state);
       todosAtStart = rootTodoLists();
-      save();
+      save(state);
       record.claim(true);
     }
-    runs.add(run);
+    state.runs.add(run);
     if (watch.truncated && !truncationNoted) {
       truncationNoted = true;
-      pending.push(notes.truncated(watch.maxFolders));
+      state.pending.push(state.notes.truncated(watch.maxFolders));
     }
-    for (const text of pending.splice(0)) {
+    for (const text of state.pending.splice(0)) {
       run.notes.push(text);
       run.onNote(text);
     }
@@ -488,19 +247,20 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     noteTodoLists(run);
     for (const [key, times] of run.seen ?? []) {
       if (times < 2) continue;
-      const text = notes.again(key, times);
+      const text = state.notes.again(key, times);
       run.notes.push(text);
       run.onNote(text);
     }
-    runs.delete(run);
-    if (runs.size > 0) return false;
+    state.runs.delete(run);
+    if (state.runs.size > 0) return false;
     record.claim(false);
-    heldSince.clear();
+    state.heldSince.clear();
     // Idle: what was judged harmless while commands ran is known from now on (and held in the next).
-    for (const marker of provisional.values()) known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
-    if (provisional.size > 0) dirty = true;
-    provisional.clear();
-    save();
+    for (const marker of state.provisional.values())
+      state.known.set(marker.entry, { marker, redirects: presentRedirects(marker) });
+    if (state.provisional.size > 0) state.dirty = true;
+    state.provisional.clear();
+    save(state);
     return true;
   }
 
@@ -508,7 +268,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     root,
     watch,
     ready,
-    heldRepos: () => [...new Set([...known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
+    heldRepos: () =>
+      [...new Set([...state.known.values()].map(({ marker }) => marker.dir))].filter((dir) => dir !== root),
     events: receive,
     attach: (inotify) =>
       serial(async () => {
@@ -520,8 +281,8 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       serial(async () => {
         // While none ran, what appeared in unwatched subtrees was the user's doing; what a storm
         // had left unwatched is watched again (if it still storms, it is soon left again).
-        if (runs.size === 0 && watch.stormed.length > 0) look(await watch.calm());
-        if (runs.size === 0 && watch.unwatched > 0) look(await watch.scanUnwatched());
+        if (state.runs.size === 0 && watch.stormed.length > 0) look(await watch.calm());
+        if (state.runs.size === 0 && watch.unwatched > 0) look(await watch.scanUnwatched());
         begin(run);
       }),
     end: (run) =>
@@ -530,12 +291,12 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         return end(run);
       }),
     get active() {
-      return runs.size > 0;
+      return state.runs.size > 0;
     },
-    pendingNotes: () => [...pending],
+    pendingNotes: () => [...state.pending],
     close() {
       closed = true;
-      save();
+      save(state);
       record.release();
       watch.close();
     },
