@@ -45,6 +45,7 @@ describe("what a turn changed (the undo store)", () => {
     const many = Object.fromEntries(Array.from({ length: MAX_DIFF_FILES + 2 }, (_, i) => [`m/${i}.txt`, "a\n"]));
     const p = await project({ "bin.dat": Buffer.from([0, 1, 2]), "big.txt": "x", ...many });
     await p.store.beginTurn();
+    await p.store.beforeCommand(); // what follows writes as a command would
     p.write("bin.dat", Buffer.from([0, 1, 3]));
     p.write("big.txt", "y".repeat(300 * 1024));
     for (const path of Object.keys(many)) p.write(path, "b\n");
@@ -66,6 +67,7 @@ describe("what a turn changed (the undo store)", () => {
   test("gitignored entries removed are named; a tool's write outside the project is named", async () => {
     const p = await project({ ".gitignore": "*.log\ncache/\n", "old.log": "x", "cache/a": "1", "cache/b": "2" });
     await p.store.beginTurn();
+    await p.store.beforeCommand(); // what follows writes as a command would
     const outside = join(p.base, "outside.txt");
     await p.store.snapshot([outside]);
     writeFileSync(outside, "written by a tool the user let write here");
@@ -86,6 +88,7 @@ describe("what a turn changed (the undo store)", () => {
   test("undo off: nothing to report, and why", async () => {
     const p = await project({ "a.txt": "1", "b.txt": "2" }, 1);
     await p.store.beginTurn();
+    await p.store.beforeCommand(); // what follows writes as a command would
     p.write("a.txt", "3");
     await p.store.endTurn();
     const changes = await p.store.turnChanges();
