@@ -139,6 +139,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   const droppedPaths = new Set<string>();
   let first: string | undefined;
   let covered = false;
+  /** The open turn's snapshot, being taken or taken (beginTurn() to endTurn()). */
+  let opening: Promise<void> | undefined;
   let disabled: string | undefined;
   let initialized: Promise<void> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
@@ -311,19 +313,25 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
         if ((await ready()) && first === undefined) await takeTree();
       });
     },
-    beginTurn: () =>
-      serial(async () => {
+    beginTurn: () => {
+      opening = serial(async () => {
         if (await ready()) await openTurn();
-      }),
-    beforeCommand: (lasting = false) =>
-      serial(async () => {
-        if (lasting) lastingCommands = true;
-        if (!(await ready())) return;
-        if (!covered) await openTurn();
-        if (turn) turn.commands = true;
-      }),
+      });
+      return opening;
+    },
+    beforeCommand: async (lasting = false) => {
+      if (lasting) lastingCommands = true;
+      // The turn's snapshot is all a command waits for, not what is queued behind it (a rewind point's ref).
+      if (opening) await opening.catch(() => undefined);
+      else
+        await serial(async () => {
+          if ((await ready()) && !covered) await openTurn();
+        });
+      if (covered && turn) turn.commands = true;
+    },
     endTurn: () =>
       serial(async () => {
+        opening = undefined;
         if (!covered || !(await ready())) return;
         const tree = await endTree();
         const top = points[points.length - 1];
