@@ -117,7 +117,9 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   const indexFile = join(gitDir, `index-${process.pid}-${randomBytes(4).toString("hex")}`);
   /** Touched when a turn begins: what changed after it is the turn's (undoChanges.ts). */
   const markFile = join(gitDir, `mark-${process.pid}-${randomBytes(4).toString("hex")}`);
-  const git = new GitRunner(executor, { root, gitDir, indexFile, tmpDir });
+  /** Aborted by close(): a snapshot still running (the first, of a large tree) does not hold up the session's end. */
+  const closing = new AbortController();
+  const git = new GitRunner(executor, { root, gitDir, indexFile, tmpDir }, closing.signal);
 
   // What no snapshot holds (besides .git, which git never stores): the session files and, when
   // the project holds ~/.garuda (a project at ~), the snapshot store itself.
@@ -379,10 +381,11 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     get status() {
       return disabled === undefined ? { enabled: true as const } : { enabled: false as const, reason: disabled };
     },
-    close: () =>
-      serial(async () => {
-        rmSync(indexFile, { force: true });
-        rmSync(markFile, { force: true });
-      }),
+    close: () => {
+      closing.abort();
+      return serial(async () => {
+        for (const file of [indexFile, `${indexFile}.lock`, markFile]) rmSync(file, { force: true });
+      });
+    },
   };
 }
