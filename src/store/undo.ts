@@ -107,6 +107,16 @@ interface Point {
   after?: string;
 }
 
+/** The last turn: its point, the paths its tools wrote, and what was noted before its first command. */
+interface OpenTurn {
+  point: Point;
+  writes: Set<string>;
+  /** A command ran (or may have: a background process runs): its end looks at the whole tree. */
+  commands: boolean;
+  /** Noted before its first command (the gitignored entries, for turnChanges); a turn of tool writes only needs none. */
+  start?: Promise<TurnStart | undefined>;
+}
+
 export function createUndoStore(options: UndoStoreOptions): UndoStore {
   const { root, home, executor } = options;
   const maxFiles = options.maxFiles ?? MAX_FILES;
@@ -149,7 +159,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   /** A background process was started: it may write at any time, so every turn's end looks at the whole tree. */
   let lastingCommands = false;
   /** The last turn's point, what was noted when it began, the paths its tools wrote, and whether a command ran. */
-  let turn: { point: Point; start: TurnStart | undefined; writes: Set<string>; commands: boolean } | undefined;
+  let turn: OpenTurn | undefined;
 
   /** Runs store operations one at a time. */
   function serial<T>(work: () => Promise<T>): Promise<T> {
@@ -187,6 +197,14 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
       .filter((path) => !ignoredPaths.has(path) && !excluded.some((out) => isInside(path, out)));
   }
 
+  /** The gitignored files the open turn's tools wrote (relative). */
+  function writtenIgnored(writes: ReadonlySet<string>): string[] {
+    return [...writes]
+      .filter((path) => isInside(path, root) && path !== root)
+      .map((path) => relative(root, path))
+      .filter((path) => ignoredPaths.has(path));
+  }
+
   /** The project after the open turn: only what its tools wrote, unless a command ran (then all of it). */
   async function endTree(): Promise<string | undefined> {
     if (!turn || turn.commands || lastingCommands) return takeTree();
@@ -202,14 +220,16 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   }
 
   async function openTurn(): Promise<void> {
-    const start = await markTurnStart(git, markFile, countSpecs);
+    // A background process may write from the start: noted now, as before a command.
+    const start = lastingCommands ? markTurnStart(git, markFile, countSpecs) : undefined;
+    await start;
     const tree = await takeTree();
     if (tree === undefined) return;
     const previous = points[points.length - 1];
     if (previous && previous.after === undefined) previous.after = tree;
     const point: Point = { before: tree };
     points.push(point);
-    turn = { point, start, writes: new Set(), commands: false };
+    turn = { point, writes: new Set(), commands: lastingCommands, ...(start && { start }) };
     const dropped = points.length > maxPoints ? points.shift() : undefined;
     if (dropped?.after !== undefined)
       for (const change of (await diffTrees(dropped.before, dropped.after)) ?? []) droppedPaths.add(change.path);
@@ -329,7 +349,11 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
         await serial(async () => {
           if ((await ready()) && !covered) await openTurn();
         });
-      if (covered && turn) turn.commands = true;
+      if (!covered || !turn) return;
+      turn.commands = true;
+      // What the command may change that no snapshot holds (gitignored files) is found from here.
+      turn.start ??= markTurnStart(git, markFile, countSpecs);
+      await turn.start;
     },
     endTurn: () =>
       serial(async () => {
@@ -369,7 +393,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
           before: turn.point.before,
           after,
           mark: markFile,
-          start: turn.start,
+          start: turn.start ? await turn.start : undefined,
+          ...(!turn.commands && { ignoredWrites: writtenIgnored(turn.writes) }),
           specs: countSpecs,
           toolWrites: [...turn.writes],
           timeoutMs,

@@ -85,6 +85,22 @@ describe("what a turn changed (the undo store)", () => {
     expect(changes).toMatchObject({ complete: true, gaps: [], truncated: false });
   });
 
+  test("a turn of tool writes only: the gitignored files they wrote are named, nothing is scanned", async () => {
+    const p = await project({ ".gitignore": "*.log\n", "a.txt": "1", "old.log": "x" });
+    await p.store.beginTurn();
+    await p.store.snapshot([join(p.root, "a.txt"), join(p.root, "new.log")]);
+    p.write("a.txt", "2");
+    p.write("new.log", "y");
+    // Not the turn's doing (no command ran): not scanned for, so not named.
+    rmSync(join(p.root, "old.log"));
+    await p.store.endTurn();
+    const changes = await p.store.turnChanges();
+    if (!changes.available) throw new Error(changes.reason);
+    expect(changes.files.map((file) => [file.path, file.status])).toEqual([[join(p.root, "a.txt"), "modified"]]);
+    expect(changes.untracked).toEqual([{ path: join(p.root, "new.log"), why: "gitignored, so not tracked" }]);
+    expect(changes).toMatchObject({ complete: true, gaps: [] });
+  });
+
   test("undo off: nothing to report, and why", async () => {
     const p = await project({ "a.txt": "1", "b.txt": "2" }, 1);
     await p.store.beginTurn();
