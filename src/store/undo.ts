@@ -125,7 +125,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   const gitDir = snapshotDir(home, root);
   const tmpDir = join(gitDir, "tmp");
   const indexFile = join(gitDir, `index-${process.pid}-${randomBytes(4).toString("hex")}`);
-  /** Touched when a turn begins: what changed after it is the turn's (undoChanges.ts). */
+  /** Touched before a turn's first command: what changed after it is the turn's (undoChanges.ts). */
   const markFile = join(gitDir, `mark-${process.pid}-${randomBytes(4).toString("hex")}`);
   /** Aborted by close(): a snapshot still running (the first, of a large tree) does not hold up the session's end. */
   const closing = new AbortController();
@@ -189,26 +189,17 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     return disabled === undefined;
   }
 
-  /** The files the open turn's tools wrote that a snapshot holds by name (in the project, not ignored, not excluded). */
-  function writtenPaths(writes: ReadonlySet<string>): string[] {
-    return [...writes]
-      .filter((path) => isInside(path, root) && path !== root)
-      .map((path) => relative(root, path))
-      .filter((path) => !ignoredPaths.has(path) && !excluded.some((out) => isInside(path, out)));
+  /** The files in the project the open turn's tools wrote (relative). */
+  function written(writes: ReadonlySet<string>): string[] {
+    return [...writes].filter((path) => isInside(path, root) && path !== root).map((path) => relative(root, path));
   }
 
-  /** The gitignored files the open turn's tools wrote (relative). */
-  function writtenIgnored(writes: ReadonlySet<string>): string[] {
-    return [...writes]
-      .filter((path) => isInside(path, root) && path !== root)
-      .map((path) => relative(root, path))
-      .filter((path) => ignoredPaths.has(path));
-  }
-
-  /** The project after the open turn: only what its tools wrote, unless a command ran (then all of it). */
+  /** The project after the open turn: only what its tools wrote (what a snapshot holds of it), unless a command ran. */
   async function endTree(): Promise<string | undefined> {
-    if (!turn || turn.commands || lastingCommands) return takeTree();
-    const paths = writtenPaths(turn.writes);
+    if (!turn || turn.commands) return takeTree();
+    const paths = written(turn.writes).filter(
+      (path) => !ignoredPaths.has(path) && !excluded.some((out) => isInside(path, out)),
+    );
     return paths.length === 0 ? turn.point.before : takeTree(paths);
   }
 
@@ -394,7 +385,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
           after,
           mark: markFile,
           start: turn.start ? await turn.start : undefined,
-          ...(!turn.commands && { ignoredWrites: writtenIgnored(turn.writes) }),
+          ignoredWrites: written(turn.writes).filter((path) => ignoredPaths.has(path)),
+          commands: turn.commands,
           specs: countSpecs,
           toolWrites: [...turn.writes],
           timeoutMs,

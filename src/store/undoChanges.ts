@@ -238,11 +238,10 @@ export interface TurnChangesInput {
   after: string;
   mark: string;
   start: TurnStart | undefined;
-  /**
-   * When no command ran in the turn: the gitignored files its tools wrote (relative), which are
-   * then all it changed outside the snapshots (no scan).
-   */
-  ignoredWrites?: readonly string[];
+  /** The gitignored files the turn's tools wrote (relative): named whether or not a command ran. */
+  ignoredWrites: readonly string[];
+  /** A command ran: the gitignored files are scanned for from the marker (`start`); else the tools' are all. */
+  commands: boolean;
   /** The pathspecs of what no snapshot holds (Garuda's own files). */
   specs: string;
   /** Absolute paths the turn's tools wrote. */
@@ -264,16 +263,16 @@ export async function turnChanges(input: TurnChangesInput): Promise<TurnChanges>
   const gaps: string[] = [];
   let truncated = false;
 
-  if (input.ignoredWrites)
-    for (const path of input.ignoredWrites)
-      untracked.push({ path: join(root, path), why: "gitignored, so not tracked" });
-  else if (!input.start) gaps.push("the gitignored files could not be listed when the turn began (git failed)");
-  else {
+  // A tool may have written one before the first command touched the marker.
+  const written = new Set(input.ignoredWrites);
+  // Without a command only the tools wrote: their gitignored files are all there is.
+  if (input.commands && !input.start)
+    gaps.push("the gitignored files could not be listed when the turn began (git failed)");
+  else if (input.commands && input.start) {
     const scan = await scanIgnored(git, input.mark, input.specs, input.timeoutMs);
     if (scan.failed) gaps.push(`the search for gitignored files the turn wrote did not finish: ${scan.failed}`);
     if (scan.cut) truncated = true;
-    for (const path of scan.changed.filter((path) => !path.endsWith("/")))
-      untracked.push({ path: join(root, path), why: "gitignored, so not tracked" });
+    for (const path of scan.changed.filter((path) => !path.endsWith("/"))) written.add(path);
     const before = input.start.ignored;
     // A folder in one that was there when the turn began may have lost entries; a new one has not.
     const startFolders = new Set((before ?? []).filter((entry) => entry.endsWith("/")));
@@ -306,6 +305,7 @@ export async function turnChanges(input: TurnChangesInput): Promise<TurnChanges>
           untracked.push({ path: join(root, entry), why: "gitignored, removed (or no longer ignored)", removed: true });
     }
   }
+  untracked.unshift(...[...written].map((path) => ({ path: join(root, path), why: "gitignored, so not tracked" })));
   const outside = [...new Set(input.toolWrites)].filter((path) => !input.isInside(path));
   for (const path of outside) untracked.push({ path, why: "outside the project folder, so in no snapshot" });
 

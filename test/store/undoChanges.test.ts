@@ -101,6 +101,23 @@ describe("what a turn changed (the undo store)", () => {
     expect(changes).toMatchObject({ complete: true, gaps: [] });
   });
 
+  test("a tool's gitignored write before the turn's first command is named with what the command wrote", async () => {
+    const p = await project({ ".gitignore": "*.log\n", "a.txt": "1" });
+    await p.store.beginTurn();
+    await p.store.snapshot([join(p.root, "tool.log")]);
+    p.write("tool.log", "by a tool");
+    await p.store.beforeCommand();
+    p.write("command.log", "by a command");
+    await p.store.endTurn();
+    const changes = await p.store.turnChanges();
+    if (!changes.available) throw new Error(changes.reason);
+    expect(changes.untracked.map((entry) => entry.path).sort()).toEqual([
+      join(p.root, "command.log"),
+      join(p.root, "tool.log"),
+    ]);
+    expect(changes.complete).toBe(true);
+  });
+
   test("undo off: nothing to report, and why", async () => {
     const p = await project({ "a.txt": "1", "b.txt": "2" }, 1);
     await p.store.beginTurn();
