@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { DIST, binaryName, buildHost, hostOs, staleReason } from "../scripts/buildTargets.ts";
 import { createExecutor } from "../src/sandbox/executor.ts";
 import { SELF_COMMAND } from "../test/support/sandboxSupport.ts";
-import { alikeCopy, Peer, type SessionUpdateLine, start } from "./acpPeer.ts";
+import { alikeCopy, Peer, type SessionUpdateLine, start, startMockModel } from "./acpPeer.ts";
 import { formatTable, interleave, type Task, type TaskResult } from "./interleave.ts";
 import { LINUX_SHAPE, makeLinuxTree } from "./linuxTree.ts";
 
@@ -154,7 +154,7 @@ async function storeRun(create: CreateStore, root: string, turns: number): Promi
 }
 
 /** A mock model that answers every prompt with `echo … >> bench-undo.txt`, then a line of text. */
-async function startMock(dir: string): Promise<{ url: string; proc: Bun.Subprocess }> {
+function startMock(dir: string): Promise<{ url: string; proc: Bun.Subprocess }> {
   const script = join(dir, "undo-model.json");
   writeFileSync(
     script,
@@ -169,26 +169,7 @@ async function startMock(dir: string): Promise<{ url: string; proc: Bun.Subproce
       ],
     }),
   );
-  const root = join(import.meta.dir, "..");
-  const proc = Bun.spawn(
-    [process.execPath, join(root, "test/support/mockAnthropic.ts"), "--script", script, "--loop"],
-    {
-      cwd: root,
-      env: { PATH: process.env.PATH },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "inherit",
-    },
-  );
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the mock model exited before printing its URL");
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { url: text.split("\n")[0] as string, proc };
+  return startMockModel(script);
 }
 
 /** One agent session on `root`: two prompts, each timed to its command's result and to its answer. */
