@@ -13,8 +13,9 @@
 // What a snapshot costs. The store keeps one index per session, warm: a snapshot (`add -A` +
 // `write-tree`) reads again only the files whose size or times changed, and writes only the
 // trees of the folders that hold them. The first index is a copy of the project's own when it
-// is a git repository (undoSeed.ts), so not even the first snapshot hashes the whole tree, and
-// `prepare()` takes it at session start. A turn's snapshot still looks at every file's stat
+// is a git repository (undoSeed.ts), so not even the first snapshot hashes the whole tree;
+// `prepare()` sets the store up at session start (and in a folder without a repository takes
+// the first snapshot, which hashes every file, there). A turn's snapshot still looks at every file's stat
 // data (a user may have edited any file between turns); the runtime does not wait for it
 // (runtime/undoTurn.ts): a tool's write (`snapshot()`) and a command (`beforeCommand()`) do.
 // At the end of a turn in which no command ran, only the files the tools wrote are read again;
@@ -155,6 +156,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   let opening: Promise<void> | undefined;
   let disabled: string | undefined;
   let initialized: Promise<void> | undefined;
+  /** The index is a copy of the project's: the first snapshot reads only what differs from it. */
+  let seeded = false;
   let queue: Promise<unknown> = Promise.resolve();
   /** A background process was started: it may write at any time, so every turn's end looks at the whole tree. */
   let lastingCommands = false;
@@ -177,8 +180,9 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   const takeTree = snapshotTaker({ git, excluded, timeoutMs, disable });
 
   async function init(): Promise<void> {
-    const refused = await setUpStore(git, { home, excluded, maxFiles });
-    if (refused !== undefined) disable(refused);
+    const setUp = await setUpStore(git, { home, excluded, maxFiles });
+    if ("refused" in setUp) disable(setUp.refused);
+    else seeded = setUp.seeded;
   }
 
   async function ready(): Promise<boolean> {
@@ -322,8 +326,9 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   return {
     withSnapshots: (work) => serial(async () => ((await ready()) ? work(access) : undefined)),
     prepare: () => {
+      // A copy of the project's index is as good as a snapshot taken now (the first turn's reads what differs).
       void serial(async () => {
-        if ((await ready()) && first === undefined) await takeTree();
+        if ((await ready()) && first === undefined && !seeded) await takeTree();
       });
     },
     beginTurn: () => {
