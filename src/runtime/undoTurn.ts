@@ -6,6 +6,7 @@
 import type { EventSink } from "../core-types/events.ts";
 import { messageOf } from "../errors/caught.ts";
 import type { Executor } from "../sandbox/types.ts";
+import { abortable } from "./abortable.ts";
 import type { UndoStore } from "./services.ts";
 
 /** Starts the turn's undo point; what the store has to say is said once the snapshot is taken. */
@@ -29,17 +30,21 @@ export function beginUndoTurn(undo: UndoStore, signal: AbortSignal, warn: (text:
 export function commandsAfterSnapshot(executor: Executor, undo: UndoStore | undefined): Executor {
   const before = undo?.beforeCommand?.bind(undo);
   if (!before) return executor;
-  const wait = (lasting: boolean) => before(lasting).catch(() => undefined);
+  // A stopped call stops waiting: the executor then answers it as cancelled at once.
+  const wait = (lasting: boolean, signal: AbortSignal | undefined) => {
+    const taken = before(lasting);
+    return (signal ? abortable(taken, signal) : taken).catch(() => undefined);
+  };
   return {
     get sandbox() {
       return executor.sandbox;
     },
     run: async (request) => {
-      await wait(false);
+      await wait(false, request.signal);
       return executor.run(request);
     },
     start: async (request) => {
-      await wait(true);
+      await wait(true, request.signal);
       return executor.start(request);
     },
     shutdown: () => executor.shutdown(),
