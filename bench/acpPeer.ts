@@ -318,3 +318,28 @@ export function alikeCopy(binary: string, dir: string, name: string): string {
   chmodSync(copy, 0o755);
   return copy;
 }
+
+/** A scripted model (test/support/mockAnthropic.ts --loop) in its own process, once it prints its URL. */
+export async function startMockModel(scriptFile: string): Promise<{ url: string; proc: Bun.Subprocess }> {
+  const root = join(import.meta.dir, "..");
+  const proc = Bun.spawn(
+    [process.execPath, join(root, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the mock model (${scriptFile}) exited before printing its URL`);
+    text += decoder.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+  return { url: text.split("\n")[0] as string, proc };
+}

@@ -35,6 +35,7 @@ import type { Tool } from "../tools/types.ts";
 import { hooksAdapter } from "./hooksAdapter.ts";
 import { wideFolder } from "../runtime/projectRoot.ts";
 import { Runtime } from "../runtime/runtime.ts";
+import { commandsAfterSnapshot } from "../runtime/undoTurn.ts";
 import type { Notice } from "../runtime/services.ts";
 import type { RuntimePlan } from "./prepareOptions.ts";
 
@@ -279,6 +280,8 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     const webSearch =
       search && engine.check(webSearchConsentRequest(search), mode).outcome === "allow" ? search : undefined;
     const undo = createUndoStore({ root, home: paths.home, executor });
+    // The first snapshot while the user types the first prompt.
+    undo.prepare();
     const openModel = options.openModel ?? openModelClient;
     const client = await openModel(prepared);
     // A custom agent's own model: the same rules as the session's (files re-read, policy, key).
@@ -290,7 +293,8 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     const limits = sessionLimits(policy.limits, settings.limits);
     const toolHooks = hooksAdapter(
       hooks.hooks,
-      { executor, root, home: paths.home, policy, audit },
+      // A hook may write files too (a formatter after an edit): it waits for the turn's snapshot.
+      { executor: commandsAfterSnapshot(executor, undo), root, home: paths.home, policy, audit },
       () => sandboxFor("build"),
       () => runtime?.mode ?? mode,
     );

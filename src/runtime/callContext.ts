@@ -1,10 +1,11 @@
 // What the tools of one turn are given (CallContext): the turn's mode, signal and emit, the
-// session's executor, engine and approver, the sandbox of the mode, and the undo snapshot taken
-// before each write.
+// session's executor (whose commands wait for the turn's undo snapshot), engine and approver,
+// the sandbox of the mode, and the undo snapshot taken before each write.
 import type { EventSink } from "../core-types/events.ts";
 import type { Mode } from "../core-types/mode.ts";
 import { messageOf } from "../errors/caught.ts";
 import type { Executor, ProcessExecutor, SandboxSpec } from "../sandbox/types.ts";
+import { commandsAfterSnapshot } from "./undoTurn.ts";
 import type { CallContext } from "../tools/registry.ts";
 import type { RuntimeOptions } from "./runtimeOptions.ts";
 
@@ -33,7 +34,7 @@ export function turnCallContext(
     home: services.home,
     mode,
     signal: turn.signal,
-    executor: services.executor,
+    executor: commandsAfterSnapshot(services.executor, services.undo),
     sandbox: services.sandboxFor ? services.sandboxFor(mode) : defaultSandbox(services.executor, mode),
     engine: services.engine,
     ...(services.approver && { approver: services.approver }),

@@ -20,8 +20,13 @@ export interface UndoResult {
 export interface UndoStore {
   /** Called before a tool writes these absolute paths. */
   snapshot(paths: string[]): Promise<void>;
-  /** Called at the start of every turn, before the user message. */
+  /**
+   * Called at the start of every turn, before the user message; resolves once the turn's
+   * snapshot is taken, which the turn does not wait for (writes and commands do).
+   */
   beginTurn(): Promise<void>;
+  /** Before a command of the turn runs: resolves once the turn's snapshot is taken (undo.ts). */
+  beforeCommand?(lasting?: boolean): Promise<void>;
   /** Called when a turn ends, however it ends: later edits are the user's, not the turn's. */
   endTurn?(): Promise<void> | void;
   undoLastTurn(): Promise<UndoResult>;

@@ -111,7 +111,7 @@ export class Turns {
     }
     this.#s.controls.sync();
     conversation.closeOpenToolCalls();
-    if (options.undo && (await beginUndoTurn(options.undo, signal, warn)) === "cancelled") return "cancelled";
+    if (options.undo) beginUndoTurn(options.undo, signal, warn);
     const previousMode = this.#lastMode;
     const pending = this.#s.notes.splice(0);
     this.#lastMode = mode;

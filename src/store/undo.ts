@@ -3,39 +3,48 @@
 // files changed by bash commands are covered as well as tool writes. It honours .gitignore and
 // never stores .git or .garuda/sessions.
 //
-// A turn is one undo point: `beginTurn()` snapshots the project before the turn (`add -A` +
-// `write-tree`), `endTurn()` records it after. `undoLastTurn()` puts back what the last turn
-// changed: files it created are removed, files it changed or deleted are restored. A file that
-// changed again after the turn ended is left alone and named in a note, so undo never destroys
-// work it did not see. Without `endTurn()` the state at the next `beginTurn()` (or at the undo)
-// counts as the turn's end. Turns that changed nothing are skipped.
+// A turn is one undo point: `beginTurn()` snapshots the project before the turn, `endTurn()`
+// records it after. `undoLastTurn()` puts back what the last turn changed: files it created are
+// removed, files it changed or deleted are restored. A file that changed again after the turn
+// ended is left alone and named in a note, so undo never destroys work it did not see. Without
+// `endTurn()` the state at the next `beginTurn()` (or at the undo) counts as the turn's end.
+// Turns that changed nothing are skipped.
 //
-// Limits: more than 50,000 files, a snapshot taking more than 10 s, a failing git, or no git at
-// all switch undo off for the session, with one notice (takeNotices()). A folder in no git
-// repository is counted first, up to the limit, so a huge one is never walked (undoPrecheck.ts).
+// What a snapshot costs. The store keeps one index per session, warm: a snapshot (`add -A` +
+// `write-tree`) reads again only the files whose size or times changed, and writes only the
+// trees of the folders that hold them. The first index is a copy of the project's own when it
+// is a git repository (undoSeed.ts), so not even the first snapshot hashes the whole tree;
+// `prepare()` sets the store up at session start (and in a folder without a repository takes
+// the first snapshot, which hashes every file, there). A turn's snapshot still looks at every file's stat
+// data (a user may have edited any file between turns); the runtime does not wait for it
+// (runtime/undoTurn.ts): a tool's write (`snapshot()`) and a command (`beforeCommand()`) do.
+// At the end of a turn in which no command ran, only the files the tools wrote are read again;
+// after a command, the whole tree's stat data is. git's gc runs in the background.
+//
+// Limits: a snapshot taking more than 30 s, a failing git, or no git at all switch undo off for
+// the session, with one notice (takeNotices()). A folder in no git repository with more than
+// 50,000 files is not walked at all (undoPrecheck.ts): without the project's index every file
+// would be hashed.
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
 import { messageOf } from "../errors/caught.ts";
 import { isInside } from "../files/isInside.ts";
 import type { Executor } from "../sandbox/types.ts";
-import { GitRunner, gitMessage, nulFields, shellQuote } from "./undoGit.ts";
-import { undoPrecheck } from "./undoPrecheck.ts";
+import { GitRunner, nulFields, shellQuote } from "./undoGit.ts";
+import { setUpStore } from "./undoSetup.ts";
+import { diffText } from "./undoDiff.ts";
+import { snapshotTaker } from "./undoSnapshot.ts";
 import { restoreFiles, type SnapshotAccess } from "./rewindFiles.ts";
 import { type TreeChange, limitLines, parseRawDiff, planUndo } from "./undoTree.ts";
 import { markTurnStart, type TurnStart, turnChanges } from "./undoChanges.ts";
 import type { TurnChanges } from "../core-types/turnChanges.ts";
-import { groupedCount } from "../text/count.ts";
 
+/** The most files of a folder in no git repository that undo walks (undoPrecheck.ts). */
 const MAX_FILES = 50_000;
-const SNAPSHOT_TIMEOUT_MS = 10_000;
+const SNAPSHOT_TIMEOUT_MS = 30_000;
 const MAX_POINTS = 50;
-const GC_EVERY = 20;
-/** /diff names its files on git's command line up to this many characters; past it, every change is shown. */
-const MAX_PATHSPEC_CHARS = 100_000;
-/** /diff output is cut after this many characters. */
-const MAX_DIFF_CHARS = 1_000_000;
 
 /** What /undo did (the runtime's UndoResult). */
 export interface UndoOutcome {
@@ -49,14 +58,23 @@ export interface UndoStoreOptions {
   root: string;
   home: string;
   executor: Executor;
+  /** The most files of a folder in no git repository (a repository has no limit). */
   maxFiles?: number;
   snapshotTimeoutMs?: number;
   maxPoints?: number;
 }
 
 export interface UndoStore {
+  /** Takes the first snapshot in the background (at session start), so the first turn's is cheap. */
+  prepare(): void;
   /** Snapshot before the turn's first change. Never throws: a failure switches undo off with a notice. */
   beginTurn(): Promise<void>;
+  /**
+   * Before a command runs (it may write anything): resolves once the turn's snapshot is taken,
+   * and the end of the turn then looks at the whole project. `lasting`: it runs on after the
+   * call (a background process), so every later turn's end does too.
+   */
+  beforeCommand(lasting?: boolean): Promise<void>;
   /** Records the project after the turn (call when every turn ends, also after cancel or error). */
   endTurn(): Promise<void>;
   /** Before a tool writes these absolute paths: cheap when beginTurn() covered the turn. */
@@ -85,11 +103,19 @@ export function snapshotDir(home: string, root: string): string {
   return join(garudaPaths(home).snapshots, createHash("sha256").update(root).digest("hex").slice(0, 16));
 }
 
-const TREE_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-
 interface Point {
   before: string;
   after?: string;
+}
+
+/** The last turn: its point, the paths its tools wrote, and what was noted before its first command. */
+interface OpenTurn {
+  point: Point;
+  writes: Set<string>;
+  /** A command ran (or may have: a background process runs): its end looks at the whole tree. */
+  commands: boolean;
+  /** Noted before its first command (the gitignored entries, for turnChanges); a turn of tool writes only needs none. */
+  start?: Promise<TurnStart | undefined>;
 }
 
 export function createUndoStore(options: UndoStoreOptions): UndoStore {
@@ -100,9 +126,11 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   const gitDir = snapshotDir(home, root);
   const tmpDir = join(gitDir, "tmp");
   const indexFile = join(gitDir, `index-${process.pid}-${randomBytes(4).toString("hex")}`);
-  /** Touched when a turn begins: what changed after it is the turn's (undoChanges.ts). */
+  /** Touched before a turn's first command: what changed after it is the turn's (undoChanges.ts). */
   const markFile = join(gitDir, `mark-${process.pid}-${randomBytes(4).toString("hex")}`);
-  const git = new GitRunner(executor, { root, gitDir, indexFile, tmpDir });
+  /** Aborted by close(): a snapshot still running (the first, of a large tree) does not hold up the session's end. */
+  const closing = new AbortController();
+  const git = new GitRunner(executor, { root, gitDir, indexFile, tmpDir }, closing.signal);
 
   // What no snapshot holds (besides .git, which git never stores): the session files and, when
   // the project holds ~/.garuda (a project at ~), the snapshot store itself.
@@ -113,22 +141,28 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   // index before each tree is written (so a .gitignore negation cannot bring them in). An
   // exclude pathspec on `add` is not used: git refuses it when the path is ignored anyway.
   const countSpecs = ["--", ".", ...excluded.map((path) => `:(exclude,literal)${path}`)].map(shellQuote).join(" ");
-  const excludedArgs = ["--", ...excluded].map(shellQuote).join(" ");
 
   const points: Point[] = [];
   const notices: string[] = [];
   /** Paths of tool writes already checked against .gitignore (each is checked once). */
   const checkedPaths = new Set<string>();
+  /** Those of them .gitignore keeps out (relative): never added to a snapshot by name. */
+  const ignoredPaths = new Set<string>();
   /** Paths changed by turns whose points were dropped (past maxPoints): still the session's changes. */
   const droppedPaths = new Set<string>();
   let first: string | undefined;
   let covered = false;
+  /** The open turn's snapshot, being taken or taken (beginTurn() to endTurn()). */
+  let opening: Promise<void> | undefined;
   let disabled: string | undefined;
   let initialized: Promise<void> | undefined;
-  let snapshotsTaken = 0;
+  /** The index is a copy of the project's: the first snapshot reads only what differs from it. */
+  let seeded = false;
   let queue: Promise<unknown> = Promise.resolve();
-  /** The last turn's point, what was noted when it began, and the paths its tools wrote. */
-  let turn: { point: Point; start: TurnStart | undefined; writes: Set<string> } | undefined;
+  /** A background process was started: it may write at any time, so every turn's end looks at the whole tree. */
+  let lastingCommands = false;
+  /** The last turn's point, what was noted when it began, the paths its tools wrote, and whether a command ran. */
+  let turn: OpenTurn | undefined;
 
   /** Runs store operations one at a time. */
   function serial<T>(work: () => Promise<T>): Promise<T> {
@@ -143,40 +177,12 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     notices.push(`Undo is off for this session: ${reason}`);
   }
 
+  const takeTree = snapshotTaker({ git, excluded, timeoutMs, disable });
+
   async function init(): Promise<void> {
-    const refused = await undoPrecheck(root, maxFiles, excluded);
-    if (refused !== undefined) {
-      disable(refused);
-      return;
-    }
-    const probe = await git.run({ script: "command -v git >/dev/null || exit 127\ng --version >/dev/null" });
-    if (probe.exitCode === 127) {
-      disable(
-        "git is not installed, and Garuda keeps its undo snapshots with git. Install git (e.g. `sudo apt-get install git`, `brew install git`) and start a new session.",
-      );
-      return;
-    }
-    if (probe.exitCode !== 0) {
-      disable(`git does not work here (${gitMessage(probe)}).`);
-      return;
-    }
-    for (const dir of [garudaPaths(home).dir, snapshots, gitDir]) {
-      if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
-    }
-    chmodSync(gitDir, 0o700);
-    if (!existsSync(join(gitDir, "HEAD"))) {
-      const created = await git.run({ script: "g init --quiet --template= >/dev/null" });
-      if (created.exitCode !== 0) {
-        disable(`the snapshot store could not be created (${gitMessage(created)}).`);
-        return;
-      }
-    }
-    mkdirSync(join(gitDir, "info"), { recursive: true, mode: 0o700 });
-    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-    writeFileSync(join(gitDir, "info", "exclude"), excluded.map((path) => `/${path}/\n`).join(""));
-    // Highest-precedence attributes: no eol, filter, ident or encoding conversion, so files
-    // come back byte for byte whatever the project's .gitattributes say.
-    writeFileSync(join(gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding\n");
+    const setUp = await setUpStore(git, { home, excluded, maxFiles });
+    if ("refused" in setUp) disable(setUp.refused);
+    else seeded = setUp.seeded;
   }
 
   async function ready(): Promise<boolean> {
@@ -187,35 +193,18 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     return disabled === undefined;
   }
 
-  /** The project as a tree id, or undefined (undo is then off). */
-  async function takeTree(): Promise<string | undefined> {
-    const script = [
-      `n=$(g ls-files -z -c -o --exclude-standard ${countSpecs} | tr -cd '\\000' | wc -c)`,
-      `if [ "$n" -gt ${maxFiles} ]; then exit 3; fi`,
-      `g add -A && GIT_LITERAL_PATHSPECS=1 g rm -r -q --cached --ignore-unmatch ${excludedArgs} >/dev/null && g write-tree >"$OUT"`,
-    ].join("\n");
-    const result = await git.run({ script, capture: true, timeoutMs });
-    if (result.timedOut) {
-      disable(
-        `a snapshot of the project took more than ${timeoutMs / 1000} s. Add large generated folders to .gitignore to bring undo back in the next session.`,
-      );
-      return undefined;
-    }
-    if (result.exitCode === 3) {
-      disable(
-        `the project has more than ${groupedCount(maxFiles)} files that .gitignore does not exclude. Add generated folders (node_modules, build output) to .gitignore to bring undo back in the next session.`,
-      );
-      return undefined;
-    }
-    const tree = result.stdout.toString("utf8").trim();
-    if (result.exitCode !== 0 || !TREE_ID.test(tree)) {
-      disable(`a snapshot failed (${gitMessage(result)}).`);
-      return undefined;
-    }
-    // In the foreground: what a host command detaches ends with it (src/sandbox/keeper.ts).
-    if (++snapshotsTaken % GC_EVERY === 0)
-      await git.run({ script: "g -c gc.autoDetach=false gc --auto --quiet >/dev/null 2>&1 || true" });
-    return tree;
+  /** The files in the project the open turn's tools wrote (relative). */
+  function written(writes: ReadonlySet<string>): string[] {
+    return [...writes].filter((path) => isInside(path, root) && path !== root).map((path) => relative(root, path));
+  }
+
+  /** The project after the open turn: only what its tools wrote (what a snapshot holds of it), unless a command ran. */
+  async function endTree(): Promise<string | undefined> {
+    if (!turn || turn.commands) return takeTree();
+    const paths = written(turn.writes).filter(
+      (path) => !ignoredPaths.has(path) && !excluded.some((out) => isInside(path, out)),
+    );
+    return paths.length === 0 ? turn.point.before : takeTree(paths);
   }
 
   async function diffTrees(from: string, to: string): Promise<TreeChange[] | undefined> {
@@ -226,14 +215,16 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   }
 
   async function openTurn(): Promise<void> {
-    const start = await markTurnStart(git, markFile, countSpecs);
+    // A background process may write from the start: noted now, as before a command.
+    const start = lastingCommands ? markTurnStart(git, markFile, countSpecs) : undefined;
+    await start;
     const tree = await takeTree();
     if (tree === undefined) return;
     const previous = points[points.length - 1];
     if (previous && previous.after === undefined) previous.after = tree;
     const point: Point = { before: tree };
     points.push(point);
-    turn = { point, start, writes: new Set() };
+    turn = { point, writes: new Set(), commands: lastingCommands, ...(start && { start }) };
     const dropped = points.length > maxPoints ? points.shift() : undefined;
     if (dropped?.after !== undefined)
       for (const change of (await diffTrees(dropped.before, dropped.after)) ?? []) droppedPaths.add(change.path);
@@ -252,7 +243,10 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
       capture: true,
     });
     const ignored = result.exitCode === 0 ? nulFields(result.stdout) : [];
-    for (const path of ignored) notices.push(`${path} is ignored by .gitignore, so /undo will not restore it.`);
+    for (const path of ignored) {
+      ignoredPaths.add(path);
+      notices.push(`${path} is ignored by .gitignore, so /undo will not restore it.`);
+    }
   }
 
   async function undo(): Promise<UndoOutcome> {
@@ -312,16 +306,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     const paths = await sessionPaths(now);
     if (paths === undefined) return "(No diff: the snapshots could not be compared.)";
     if (paths.length === 0) return "";
-    const specs = paths.map(shellQuote).join(" ");
-    const result = await git.run({
-      script: `GIT_LITERAL_PATHSPECS=1 g diff --no-color --no-ext-diff --no-textconv ${first} ${now}${specs.length <= MAX_PATHSPEC_CHARS ? ` -- ${specs}` : ""} >"$OUT"`,
-      capture: true,
-    });
-    if (result.exitCode !== 0) return `(No diff: ${gitMessage(result)})`;
-    const text = result.stdout.toString("utf8");
-    return text.length <= MAX_DIFF_CHARS
-      ? text
-      : `${text.slice(0, MAX_DIFF_CHARS)}\n… (the diff is cut here: ${text.length} characters in all)\n`;
+    return diffText(git, first, now, paths);
   }
 
   const access: SnapshotAccess = {
@@ -340,14 +325,37 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
 
   return {
     withSnapshots: (work) => serial(async () => ((await ready()) ? work(access) : undefined)),
-    beginTurn: () =>
-      serial(async () => {
+    prepare: () => {
+      // A copy of the project's index is as good as a snapshot taken now (the first turn's reads what differs).
+      void serial(async () => {
+        if ((await ready()) && first === undefined && !seeded) await takeTree();
+      });
+    },
+    beginTurn: () => {
+      opening = serial(async () => {
         if (await ready()) await openTurn();
-      }),
+      });
+      return opening;
+    },
+    beforeCommand: async (lasting = false) => {
+      if (lasting) lastingCommands = true;
+      // The turn's snapshot is all a command waits for, not what is queued behind it (a rewind point's ref).
+      if (opening) await opening.catch(() => undefined);
+      else
+        await serial(async () => {
+          if ((await ready()) && !covered) await openTurn();
+        });
+      if (!covered || !turn) return;
+      turn.commands = true;
+      // What the command may change that no snapshot holds (gitignored files) is found from here.
+      turn.start ??= markTurnStart(git, markFile, countSpecs);
+      await turn.start;
+    },
     endTurn: () =>
       serial(async () => {
+        opening = undefined;
         if (!covered || !(await ready())) return;
-        const tree = await takeTree();
+        const tree = await endTree();
         const top = points[points.length - 1];
         if (tree !== undefined && top) top.after = tree;
         covered = false;
@@ -381,7 +389,9 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
           before: turn.point.before,
           after,
           mark: markFile,
-          start: turn.start,
+          start: turn.start ? await turn.start : undefined,
+          ignoredWrites: written(turn.writes).filter((path) => ignoredPaths.has(path)),
+          commands: turn.commands,
           specs: countSpecs,
           toolWrites: [...turn.writes],
           timeoutMs,
@@ -393,10 +403,11 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     get status() {
       return disabled === undefined ? { enabled: true as const } : { enabled: false as const, reason: disabled };
     },
-    close: () =>
-      serial(async () => {
-        rmSync(indexFile, { force: true });
-        rmSync(markFile, { force: true });
-      }),
+    close: () => {
+      closing.abort();
+      return serial(async () => {
+        for (const file of [indexFile, `${indexFile}.lock`, markFile]) rmSync(file, { force: true });
+      });
+    },
   };
 }

@@ -1,12 +1,14 @@
 // What a turn changed, from the undo store's snapshots (undo.ts): the turn's two trees compared
 // (every file the snapshots hold: written by a tool or by a sandboxed command alike), with both
 // texts of the first few files for a diff; and what no snapshot holds, found another way. The
-// snapshots skip gitignored files, so at the turn's start the store touches a marker file and
-// lists the gitignored entries (git collapses a wholly ignored folder to its name); at the end,
-// every gitignored file or folder whose ctime is newer than the marker is named as changed and
-// not tracked (ctime: a command cannot set it back, as it can the mtime), and the entries gone
-// from the listing as removed. A folder whose ctime changed may also have lost an entry, which
-// nothing can name: such a turn is not complete, and says why.
+// snapshots skip gitignored files, so before the turn's first command the store touches a marker
+// file and lists the gitignored entries (git collapses a wholly ignored folder to its name); at
+// the end, every gitignored file or folder whose ctime is newer than the marker is named as
+// changed and not tracked (ctime: a command cannot set it back, as it can the mtime), and the
+// entries gone from the listing as removed. A folder whose ctime changed may also have lost an
+// entry, which nothing can name: such a turn is not complete, and says why. In a turn in which
+// no command ran, only the tools wrote: the gitignored files they wrote are named, and nothing
+// is scanned.
 import { shellQuote, type GitRunner, nulFields } from "./undoGit.ts";
 import type { ChangedFile, TurnChanges, UntrackedChange } from "../core-types/turnChanges.ts";
 import { join } from "node:path";
@@ -236,6 +238,10 @@ export interface TurnChangesInput {
   after: string;
   mark: string;
   start: TurnStart | undefined;
+  /** The gitignored files the turn's tools wrote (relative): named whether or not a command ran. */
+  ignoredWrites: readonly string[];
+  /** A command ran: the gitignored files are scanned for from the marker (`start`); else the tools' are all. */
+  commands: boolean;
   /** The pathspecs of what no snapshot holds (Garuda's own files). */
   specs: string;
   /** Absolute paths the turn's tools wrote. */
@@ -257,13 +263,16 @@ export async function turnChanges(input: TurnChangesInput): Promise<TurnChanges>
   const gaps: string[] = [];
   let truncated = false;
 
-  if (!input.start) gaps.push("the gitignored files could not be listed when the turn began (git failed)");
-  else {
+  // A tool may have written one before the first command touched the marker.
+  const written = new Set(input.ignoredWrites);
+  // Without a command only the tools wrote: their gitignored files are all there is.
+  if (input.commands && !input.start)
+    gaps.push("the gitignored files could not be listed when the turn began (git failed)");
+  else if (input.commands && input.start) {
     const scan = await scanIgnored(git, input.mark, input.specs, input.timeoutMs);
     if (scan.failed) gaps.push(`the search for gitignored files the turn wrote did not finish: ${scan.failed}`);
     if (scan.cut) truncated = true;
-    for (const path of scan.changed.filter((path) => !path.endsWith("/")))
-      untracked.push({ path: join(root, path), why: "gitignored, so not tracked" });
+    for (const path of scan.changed.filter((path) => !path.endsWith("/"))) written.add(path);
     const before = input.start.ignored;
     // A folder in one that was there when the turn began may have lost entries; a new one has not.
     const startFolders = new Set((before ?? []).filter((entry) => entry.endsWith("/")));
@@ -296,6 +305,7 @@ export async function turnChanges(input: TurnChangesInput): Promise<TurnChanges>
           untracked.push({ path: join(root, entry), why: "gitignored, removed (or no longer ignored)", removed: true });
     }
   }
+  untracked.unshift(...[...written].map((path) => ({ path: join(root, path), why: "gitignored, so not tracked" })));
   const outside = [...new Set(input.toolWrites)].filter((path) => !input.isInside(path));
   for (const path of outside) untracked.push({ path, why: "outside the project folder, so in no snapshot" });
 

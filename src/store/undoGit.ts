@@ -68,9 +68,11 @@ function configArgs(root: string): string[] {
 export class GitRunner {
   readonly #config: string;
 
+  /** `signal`: stops every call, the one running and those to come (the store closing). */
   constructor(
     private readonly executor: Executor,
     readonly dirs: GitStoreDirs,
+    private readonly signal?: AbortSignal,
   ) {
     this.#config = configArgs(dirs.root).map(shellQuote).join(" ");
   }
@@ -102,6 +104,7 @@ export class GitRunner {
         env,
         ...(call.stdin !== undefined && { stdin: call.stdin }),
         ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
+        ...(this.signal && { signal: this.signal }),
       });
       let stdout = Buffer.alloc(0);
       if (call.capture && existsSync(out)) stdout = readFileSync(out);

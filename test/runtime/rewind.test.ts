@@ -66,6 +66,7 @@ async function setup() {
       const messageId = `m-${prompt}`;
       conversation.record({ type: "user", prompt, content: [{ type: "text", text: prompt }], messageId });
       rewinds.pointTaken(messageId, prompt, (text) => notices.push(text));
+      await undo.snapshot(Object.keys(writes).map((path) => join(root, path)));
       for (const [path, text] of Object.entries(writes)) writeFileSync(join(root, path), text);
       conversation.record({
         type: "assistant",

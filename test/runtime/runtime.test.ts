@@ -8,7 +8,8 @@ import { BUILD_AGAIN_NOTE, PLAN_NOTE, planStoppedNote } from "../../src/runtime/
 import type { CommandProvider, UndoStore } from "../../src/runtime/services.ts";
 import type { BackgroundJob, BackgroundJobs } from "../../src/tools/processTable.ts";
 import type { AuditEvent } from "../../src/store/auditEvents.ts";
-import { ofType, scriptedApprover, testRuntime, turn } from "../support/runtimeHelpers.ts";
+import { bashTool } from "../../src/tools/bash.ts";
+import { fakeExecutor, ofType, scriptedApprover, testRuntime, turn } from "../support/runtimeHelpers.ts";
 
 const firstText = (request: ModelRequest | undefined) => {
   const content = request?.messages.at(-1)?.content ?? [];
@@ -212,6 +213,47 @@ describe("services", () => {
     expect(firstText(t.model.requests[2])[0]).toContain(
       "The user undid the file changes of the last turn (restored a.txt).",
     );
+  });
+
+  test("undo: a command of the turn waits for its snapshot; the user's own command opens no undo point", async () => {
+    const calls: string[] = [];
+    // Commands "run" (and say so) without a sandbox: no processes in this test.
+    const ranExecutor = {
+      ...fakeExecutor({ available: false, reason: "none here", fix: "none" }),
+      run: async () => {
+        calls.push("run");
+        return {
+          exitCode: 0,
+          signal: null,
+          output: "",
+          truncated: false,
+          timedOut: false,
+          killed: false,
+          durationMs: 1,
+        };
+      },
+    };
+    const undo: UndoStore = {
+      beginTurn: async () => {
+        calls.push("beginTurn");
+      },
+      beforeCommand: async () => {
+        calls.push("beforeCommand");
+      },
+      snapshot: async () => {},
+      undoLastTurn: async () => ({ restored: [], removed: [], notes: [] }),
+    };
+    await using t = testRuntime({
+      undo,
+      approver: scriptedApprover("once", "once"),
+      turns: [fake.toolCall("bash", { command: "echo hi" }), fake.text("ran it")],
+      executor: ranExecutor,
+      tools: [bashTool()],
+    });
+    await turn(t.runtime, "run it");
+    expect(calls).toEqual(["beginTurn", "beforeCommand", "run"]);
+    await t.runtime.runUserCommand("echo mine", new AbortController().signal, () => undefined);
+    expect(calls).toEqual(["beginTurn", "beforeCommand", "run", "run"]);
   });
 
   test("undo is off without a store", async () => {

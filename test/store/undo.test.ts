@@ -1,7 +1,8 @@
 // The undo store with real git through the real executor: changes made by a tool write and by a
 // bash command are undone, created files removed, deleted files restored; .gitignore'd files,
 // .git and .garuda/sessions are never touched; later user edits are left alone; the limits
-// (file count, snapshot time, no git) switch undo off with one notice.
+// (a folder in no repository over the file count, snapshot time, no git) switch undo off with one
+// notice.
 import { afterEach, describe, expect, test } from "bun:test";
 import {
   existsSync,
@@ -90,9 +91,11 @@ async function storedNames(p: Project): Promise<string[]> {
 }
 
 /** A whole turn: begin, the tool's snapshot of the paths it writes, the change, end. */
+/** One turn: `change` is a tool's write of `writes`, or without them a command's (which may write anything). */
 async function turn(p: Project, change: () => Promise<unknown> | unknown, writes: string[] = []): Promise<void> {
   await p.store.beginTurn();
   if (writes.length > 0) await p.store.snapshot(writes.map((path) => join(p.root, path)));
+  else await p.store.beforeCommand();
   await change();
   await p.store.endTurn();
 }
@@ -176,6 +179,26 @@ describe("undo: what a turn changed comes back", () => {
     await p.store.endTurn();
     expect((await p.store.undoLastTurn()).restored).toEqual(["a.txt"]);
     expect(p.read("a.txt")).toBe("v1");
+  });
+});
+
+describe("undo: what a turn's end reads again", () => {
+  test("a turn of tool writes only reads those files again; after a background process starts, the whole tree", async () => {
+    for (const lasting of [false, true]) {
+      const p = await project({ "a.txt": "a\n", "c.txt": "c\n" });
+      await turn(p, async () => {
+        await p.store.beforeCommand(lasting);
+        await p.sh("true");
+      });
+      // The tool writes a.txt while something else (the process, if one was started) writes c.txt.
+      await turn(p, () => {
+        p.write("a.txt", "tool\n");
+        p.write("c.txt", "process\n");
+      }, ["a.txt"]);
+      const undone = await p.store.undoLastTurn();
+      expect(undone.restored).toEqual(lasting ? ["a.txt", "c.txt"] : ["a.txt"]);
+      expect(p.read("c.txt")).toBe(lasting ? "c\n" : "process\n");
+    }
   });
 });
 
@@ -269,6 +292,7 @@ describe("undo: what it never touches", () => {
 
     const atHome = createUndoStore({ root: p.root, home: p.root, executor: p.executor });
     await atHome.beginTurn();
+    await atHome.beforeCommand();
     p.write("a.txt", "z");
     await atHome.endTurn();
     expect(atHome.status).toEqual({ enabled: true });
@@ -368,30 +392,22 @@ describe("undo: store, diff and limits", () => {
     expect(diff).not.toContain("c.txt");
   });
 
-  test("more files than the limit: undo off, one notice", async () => {
-    // In a git repository the count is git's, which honours .gitignore.
+  test("a git repository has no file limit: undo stays on past the limit of a folder in no repository", async () => {
     const files = {
       ".git/HEAD": "ref: refs/heads/main\n",
       ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`f${i}.txt`, "x"])),
     };
     const p = await project(files, { maxFiles: 5 });
-    await p.store.beginTurn();
-    expect(p.store.status).toEqual({
-      enabled: false,
-      reason: expect.stringContaining("more than 5 files that .gitignore does not exclude"),
-    });
-    expect(p.store.takeNotices()).toEqual([
-      expect.stringContaining("Undo is off for this session: the project has more than 5 files"),
-    ]);
-    await p.store.beginTurn();
+    await turn(p, () => p.sh("echo y > f7.txt"));
+    expect(p.store.status).toEqual({ enabled: true });
     expect(p.store.takeNotices()).toEqual([]);
-    expect((await p.store.undoLastTurn()).notes[0]).toStartWith(
-      "Undo is off in this session: the project has more than 5 files",
-    );
-    // negative control: the same project under the default limit has undo on
-    const ok = await project(files);
-    await ok.store.beginTurn();
-    expect(ok.store.status).toEqual({ enabled: true });
+    expect((await p.store.undoLastTurn()).restored).toEqual(["f7.txt"]);
+    expect(p.read("f7.txt")).toBe("x");
+    // Negative control: the same files in no repository are over the limit.
+    const { ".git/HEAD": _, ...plain } = files;
+    const off = await project(plain, { maxFiles: 5 });
+    await off.store.beginTurn();
+    expect(off.store.status.enabled).toBe(false);
   });
 
   test("a folder in no git repository with more files than the limit is not walked: undo off at once, saying why", async () => {
@@ -454,6 +470,7 @@ describe("undo: store, diff and limits", () => {
     rmSync(snapshotDir(p.home, p.root), { recursive: true, force: true });
     const again = createUndoStore({ root: p.root, home: p.home, executor: p.executor });
     await again.beginTurn();
+    await again.beforeCommand();
     p.write("a.txt", "v3");
     await again.endTurn();
     expect((await again.undoLastTurn()).restored).toEqual(["a.txt"]);

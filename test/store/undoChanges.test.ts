@@ -45,6 +45,7 @@ describe("what a turn changed (the undo store)", () => {
     const many = Object.fromEntries(Array.from({ length: MAX_DIFF_FILES + 2 }, (_, i) => [`m/${i}.txt`, "a\n"]));
     const p = await project({ "bin.dat": Buffer.from([0, 1, 2]), "big.txt": "x", ...many });
     await p.store.beginTurn();
+    await p.store.beforeCommand(); // what follows writes as a command would
     p.write("bin.dat", Buffer.from([0, 1, 3]));
     p.write("big.txt", "y".repeat(300 * 1024));
     for (const path of Object.keys(many)) p.write(path, "b\n");
@@ -66,6 +67,7 @@ describe("what a turn changed (the undo store)", () => {
   test("gitignored entries removed are named; a tool's write outside the project is named", async () => {
     const p = await project({ ".gitignore": "*.log\ncache/\n", "old.log": "x", "cache/a": "1", "cache/b": "2" });
     await p.store.beginTurn();
+    await p.store.beforeCommand(); // what follows writes as a command would
     const outside = join(p.base, "outside.txt");
     await p.store.snapshot([outside]);
     writeFileSync(outside, "written by a tool the user let write here");
@@ -83,9 +85,43 @@ describe("what a turn changed (the undo store)", () => {
     expect(changes).toMatchObject({ complete: true, gaps: [], truncated: false });
   });
 
+  test("a turn of tool writes only: the gitignored files they wrote are named, nothing is scanned", async () => {
+    const p = await project({ ".gitignore": "*.log\n", "a.txt": "1", "old.log": "x" });
+    await p.store.beginTurn();
+    await p.store.snapshot([join(p.root, "a.txt"), join(p.root, "new.log")]);
+    p.write("a.txt", "2");
+    p.write("new.log", "y");
+    // Not the turn's doing (no command ran): not scanned for, so not named.
+    rmSync(join(p.root, "old.log"));
+    await p.store.endTurn();
+    const changes = await p.store.turnChanges();
+    if (!changes.available) throw new Error(changes.reason);
+    expect(changes.files.map((file) => [file.path, file.status])).toEqual([[join(p.root, "a.txt"), "modified"]]);
+    expect(changes.untracked).toEqual([{ path: join(p.root, "new.log"), why: "gitignored, so not tracked" }]);
+    expect(changes).toMatchObject({ complete: true, gaps: [] });
+  });
+
+  test("a tool's gitignored write before the turn's first command is named with what the command wrote", async () => {
+    const p = await project({ ".gitignore": "*.log\n", "a.txt": "1" });
+    await p.store.beginTurn();
+    await p.store.snapshot([join(p.root, "tool.log")]);
+    p.write("tool.log", "by a tool");
+    await p.store.beforeCommand();
+    p.write("command.log", "by a command");
+    await p.store.endTurn();
+    const changes = await p.store.turnChanges();
+    if (!changes.available) throw new Error(changes.reason);
+    expect(changes.untracked.map((entry) => entry.path).sort()).toEqual([
+      join(p.root, "command.log"),
+      join(p.root, "tool.log"),
+    ]);
+    expect(changes.complete).toBe(true);
+  });
+
   test("undo off: nothing to report, and why", async () => {
     const p = await project({ "a.txt": "1", "b.txt": "2" }, 1);
     await p.store.beginTurn();
+    await p.store.beforeCommand(); // what follows writes as a command would
     p.write("a.txt", "3");
     await p.store.endTurn();
     const changes = await p.store.turnChanges();

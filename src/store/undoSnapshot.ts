@@ -1,0 +1,76 @@
+// One snapshot of the project into the undo store (undo.ts): the store's index brought up to
+// date, then written as a tree. The index is kept from snapshot to snapshot, so git reads again
+// only the files whose stat data changed, and writes only the trees of their folders.
+import { type GitRunner, gitMessage, shellQuote } from "./undoGit.ts";
+
+/** A snapshot each this many runs git's gc (`--auto`: only when loose objects have piled up). */
+const GC_EVERY = 20;
+const TREE_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+export interface SnapshotTakerOptions {
+  git: GitRunner;
+  /** Paths (relative) no snapshot holds, even when .gitignore brings them in. */
+  excluded: readonly string[];
+  timeoutMs: number;
+  /** Switches undo off, saying why. */
+  disable(reason: string): void;
+}
+
+/**
+ * Takes snapshots: the project as a tree id, or undefined (undo is then off). With `paths`
+ * (relative), only those files are read again (the rest of the index is as the last snapshot
+ * left it); without, every file's stat data is looked at.
+ */
+export function snapshotTaker(
+  options: SnapshotTakerOptions,
+): (paths?: readonly string[]) => Promise<string | undefined> {
+  const { git, timeoutMs, disable } = options;
+  const excludedArgs = ["--", ...options.excluded].map(shellQuote).join(" ");
+  let taken = 0;
+  /** git's gc, running in the background (one at a time). */
+  let collecting: Promise<unknown> | undefined;
+
+  /**
+   * git's gc in the background: no prompt waits for it. It may run beside the store's other git
+   * calls (git keeps what they write: it prunes only objects weeks old); in the foreground of
+   * its process, since what a host command detaches ends with it (src/sandbox/keeper.ts).
+   */
+  function collect(): void {
+    if (collecting) return;
+    const done = () => {
+      collecting = undefined;
+    };
+    collecting = git
+      .run({ script: "g -c gc.autoDetach=false gc --auto --quiet >/dev/null 2>&1 || true" })
+      .then(done, done);
+  }
+
+  async function take(paths?: readonly string[]): Promise<string | undefined> {
+    const update =
+      paths === undefined
+        ? `g add -A && GIT_LITERAL_PATHSPECS=1 g rm -r -q --cached --ignore-unmatch ${excludedArgs} >/dev/null`
+        : "g update-index --add --remove -z --stdin";
+    const result = await git.run({
+      script: `${update} && g write-tree >"$OUT"`,
+      capture: true,
+      timeoutMs,
+      ...(paths !== undefined && { stdin: paths.map((path) => `${path}\0`).join("") }),
+    });
+    if (result.timedOut) {
+      disable(
+        `a snapshot of the project took more than ${timeoutMs / 1000} s. Add large generated folders to .gitignore to bring undo back in the next session.`,
+      );
+      return undefined;
+    }
+    const tree = result.stdout.toString("utf8").trim();
+    if (result.exitCode !== 0 || !TREE_ID.test(tree)) {
+      // By name, a path git will not take (in a nested repository, past a symlink): the whole tree then.
+      if (paths !== undefined) return take();
+      disable(`a snapshot failed (${gitMessage(result)}).`);
+      return undefined;
+    }
+    if (++taken % GC_EVERY === 0) collect();
+    return tree;
+  }
+  return take;
+}
