@@ -6,9 +6,10 @@
 // A turn is one undo point: `beginTurn()` snapshots the project before the turn, `endTurn()`
 // records it after. `undoLastTurn()` puts back what the last turn changed: files it created are
 // removed, files it changed or deleted are restored. A file that changed again after the turn
-// ended is left alone and named in a note, so undo never destroys work it did not see. Without
-// `endTurn()` the state at the next `beginTurn()` (or at the undo) counts as the turn's end.
-// Turns that changed nothing are skipped.
+// ended is left alone and named in a note, so undo never destroys work it did not see
+// (undoLastTurn.ts). Without `endTurn()` the state at the next `beginTurn()` (or at the undo)
+// counts as the turn's end. Turns that changed nothing are skipped. `diff()` is the session's
+// diff (undoDiff.ts).
 //
 // What a snapshot costs. The store keeps one index per session, warm: a snapshot (`add -A` +
 // `write-tree`) reads again only the files whose size or times changed, and writes only the
@@ -34,10 +35,11 @@ import { isInside } from "../files/isInside.ts";
 import type { Executor } from "../sandbox/types.ts";
 import { GitRunner, nulFields, shellQuote } from "./undoGit.ts";
 import { setUpStore } from "./undoSetup.ts";
-import { diffText } from "./undoDiff.ts";
+import { sessionDiff } from "./undoDiff.ts";
 import { snapshotTaker } from "./undoSnapshot.ts";
-import { restoreFiles, type SnapshotAccess } from "./rewindFiles.ts";
-import { type TreeChange, limitLines, parseRawDiff, planUndo } from "./undoTree.ts";
+import type { SnapshotAccess } from "./rewindFiles.ts";
+import { type UndoOutcome, undoLastTurn, undoRefused } from "./undoLastTurn.ts";
+import { diffTrees, type UndoPoint } from "./undoTree.ts";
 import { markTurnStart, type TurnStart, turnChanges } from "./undoChanges.ts";
 import type { TurnChanges } from "../core-types/turnChanges.ts";
 
@@ -45,13 +47,6 @@ import type { TurnChanges } from "../core-types/turnChanges.ts";
 const MAX_FILES = 50_000;
 const SNAPSHOT_TIMEOUT_MS = 30_000;
 const MAX_POINTS = 50;
-
-/** What /undo did (the runtime's UndoResult). */
-export interface UndoOutcome {
-  restored: string[];
-  removed: string[];
-  notes: string[];
-}
 
 export interface UndoStoreOptions {
   /** The project root (absolute, real path). */
@@ -103,14 +98,9 @@ export function snapshotDir(home: string, root: string): string {
   return join(garudaPaths(home).snapshots, createHash("sha256").update(root).digest("hex").slice(0, 16));
 }
 
-interface Point {
-  before: string;
-  after?: string;
-}
-
 /** The last turn: its point, the paths its tools wrote, and what was noted before its first command. */
 interface OpenTurn {
-  point: Point;
+  point: UndoPoint;
   writes: Set<string>;
   /** A command ran (or may have: a background process runs): its end looks at the whole tree. */
   commands: boolean;
@@ -142,7 +132,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   // exclude pathspec on `add` is not used: git refuses it when the path is ignored anyway.
   const countSpecs = ["--", ".", ...excluded.map((path) => `:(exclude,literal)${path}`)].map(shellQuote).join(" ");
 
-  const points: Point[] = [];
+  const points: UndoPoint[] = [];
   const notices: string[] = [];
   /** Paths of tool writes already checked against .gitignore (each is checked once). */
   const checkedPaths = new Set<string>();
@@ -207,13 +197,6 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     return paths.length === 0 ? turn.point.before : takeTree(paths);
   }
 
-  async function diffTrees(from: string, to: string): Promise<TreeChange[] | undefined> {
-    if (from === to) return [];
-    const result = await git.run({ script: `g diff-tree -r -z --no-renames ${from} ${to} >"$OUT"`, capture: true });
-    if (result.exitCode !== 0) return undefined;
-    return parseRawDiff(nulFields(result.stdout));
-  }
-
   async function openTurn(): Promise<void> {
     // A background process may write from the start: noted now, as before a command.
     const start = lastingCommands ? markTurnStart(git, markFile, countSpecs) : undefined;
@@ -222,12 +205,12 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     if (tree === undefined) return;
     const previous = points[points.length - 1];
     if (previous && previous.after === undefined) previous.after = tree;
-    const point: Point = { before: tree };
+    const point: UndoPoint = { before: tree };
     points.push(point);
     turn = { point, writes: new Set(), commands: lastingCommands, ...(start && { start }) };
     const dropped = points.length > maxPoints ? points.shift() : undefined;
     if (dropped?.after !== undefined)
-      for (const change of (await diffTrees(dropped.before, dropped.after)) ?? []) droppedPaths.add(change.path);
+      for (const change of (await diffTrees(git, dropped.before, dropped.after)) ?? []) droppedPaths.add(change.path);
     first ??= tree;
     covered = true;
   }
@@ -250,51 +233,18 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   }
 
   async function undo(): Promise<UndoOutcome> {
-    const off = (reason: string): UndoOutcome => ({ restored: [], removed: [], notes: [reason] });
-    if (!(await ready())) return off(`Undo is off in this session: ${disabled}`);
-    if (points.length === 0) return off("Nothing to undo: no turn of this session is left to undo.");
+    if (!(await ready())) return undoRefused(`Undo is off in this session: ${disabled}`);
+    if (points.length === 0) return undoRefused("Nothing to undo: no turn of this session is left to undo.");
     const now = await takeTree();
-    if (now === undefined) return off(`Undo is off in this session: ${disabled}`);
-    let skippedTurns = 0;
-    let point: Point | undefined;
-    let turn: TreeChange[] = [];
-    while (points.length > 0) {
-      const top = points[points.length - 1] as Point;
-      const changes = await diffTrees(top.before, top.after ?? now);
-      if (changes === undefined) return off("Undo failed: the snapshot of the last turn could not be read.");
-      if (changes.length > 0) {
-        point = top;
-        turn = changes;
-        break;
-      }
-      points.pop();
-      skippedTurns++;
-    }
-    covered = false;
-    if (!point) return off("Nothing to undo: the last turns changed no files.");
-    const since = point.after !== undefined ? await diffTrees(point.after, now) : [];
-    const plan = planUndo(turn, since ?? []);
-    const notes: string[] = [];
-    if (skippedTurns > 0)
-      notes.push(
-        `The latest ${skippedTurns === 1 ? "turn" : `${skippedTurns} turns`} changed no files, so the turn before ${skippedTurns === 1 ? "it" : "them"} was undone.`,
-      );
-    const failed = await restoreFiles(git, point.before, plan);
-    if (failed !== undefined) return off(`Undo failed: ${failed}.`);
-    points.pop();
-    notes.push(...limitLines(plan.skipped.map((s) => `Left ${s.path} as it is: ${s.why}.`)));
-    return { restored: plan.restore, removed: plan.remove, notes };
-  }
-
-  /** The paths the session's turns changed: each kept point's before → after (the open turn's → now). */
-  async function sessionPaths(now: string): Promise<string[] | undefined> {
-    const paths = new Set(droppedPaths);
-    for (const point of points) {
-      const changes = await diffTrees(point.before, point.after ?? now);
-      if (changes === undefined) return undefined;
-      for (const change of changes) paths.add(change.path);
-    }
-    return [...paths].sort();
+    if (now === undefined) return undoRefused(`Undo is off in this session: ${disabled}`);
+    return undoLastTurn({
+      git,
+      points,
+      now,
+      uncover: () => {
+        covered = false;
+      },
+    });
   }
 
   async function diff(): Promise<string> {
@@ -302,17 +252,13 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     if (first === undefined) return "";
     const now = await takeTree();
     if (now === undefined) return `(No diff: ${disabled})`;
-    if (now === first) return "";
-    const paths = await sessionPaths(now);
-    if (paths === undefined) return "(No diff: the snapshots could not be compared.)";
-    if (paths.length === 0) return "";
-    return diffText(git, first, now, paths);
+    return sessionDiff({ git, first, now, points, droppedPaths });
   }
 
   const access: SnapshotAccess = {
     git,
     takeTree,
-    diffTrees,
+    diffTrees: (from, to) => diffTrees(git, from, to),
     lastTurn: () => {
       const top = points[points.length - 1];
       return { ...(top && { before: top.before }), ...(top?.after !== undefined && { after: top.after }) };

@@ -1,6 +1,14 @@
-// What changed between two snapshot trees, and which of those changes an undo may put back:
-// files the turn added are removed, files it changed or deleted are restored, and files that
-// changed again after the turn ended (by the user, most likely) are left alone with a note.
+// What changed between two snapshot trees (a turn's undo point holds two: before and after it),
+// and which of those changes an undo may put back: files the turn added are removed, files it
+// changed or deleted are restored, and files that changed again after the turn ended (by the
+// user, most likely) are left alone with a note.
+import { type GitRunner, nulFields } from "./undoGit.ts";
+
+/** One turn's undo point: the project's tree before the turn, and after it once it ended. */
+export interface UndoPoint {
+  before: string;
+  after?: string;
+}
 
 export interface TreeChange {
   path: string;
@@ -22,6 +30,14 @@ export function parseRawDiff(fields: string[]): TreeChange[] {
     changes.push({ path, status: match[3] as TreeChange["status"], gitlink });
   }
   return changes;
+}
+
+/** What changed from tree `from` to tree `to`; undefined when git could not compare them. */
+export async function diffTrees(git: GitRunner, from: string, to: string): Promise<TreeChange[] | undefined> {
+  if (from === to) return [];
+  const result = await git.run({ script: `g diff-tree -r -z --no-renames ${from} ${to} >"$OUT"`, capture: true });
+  if (result.exitCode !== 0) return undefined;
+  return parseRawDiff(nulFields(result.stdout));
 }
 
 export interface UndoPlan {
