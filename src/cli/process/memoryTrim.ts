@@ -8,6 +8,13 @@
 // once after a quiet spell that follows a turn (an editor with one thread open all day). The front
 // end then gives back the pages of its binary the agent mapped (afterTrim). The ACP server tells it
 // when turns begin and end and sessions close (acp/sessions.ts SessionActivity).
+//
+// Before that, soon after the last running turn ends, one full collection (no shrink: compiled
+// code stays, so the next turn is not colder): a turn leaves its request and response bodies,
+// tool output and subprocess buffers behind, and JSC's eden collections during the turn promote
+// whatever was still in flight, which then waits for the next full collection (the next turn's,
+// or the trim's 30 s later). Collected at once, an agent waiting for the user's next prompt holds
+// what its sessions keep, not the last turn's garbage (src/cli/process/README.md has the figures).
 
 export interface MemoryTrimOptions {
   /** How long after a turn ends, with no other turn running, the trim runs (default 30 s). */
@@ -16,6 +23,10 @@ export interface MemoryTrimOptions {
   closedMs?: number;
   /** The trim itself; tests count it. */
   trim?: () => void;
+  /** How long after the last running turn ends its garbage is collected (default 200 ms). */
+  settleMs?: number;
+  /** That collection; tests count it. */
+  collect?: () => void;
   /** What the front end gives back after the trim: `garuda acp` unmaps its binary's pages (binaryPages.ts). */
   afterTrim?: () => void;
 }
@@ -32,33 +43,50 @@ const shrinkHeap = () => {
 
 /** After a turn, how long the agent must be quiet before its memory is trimmed. */
 const IDLE_MS = 30_000;
+/** After the last running turn ends: its session file, rewind point and undo snapshot are written by then. */
+const SETTLE_MS = 200;
 
 export class MemoryTrim {
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The collection after the last running turn, pending. */
+  #collectTimer: ReturnType<typeof setTimeout> | undefined;
   /** Whether anything ran since the last trim: a quiet agent is not trimmed again and again. */
   #used = false;
   /** Turns running now, in every session: no trim while there is one. */
   #running = 0;
   readonly #trim: () => void;
+  readonly #collect: () => void;
   readonly #idleMs: number;
   readonly #closedMs: number;
+  readonly #settleMs: number;
 
   constructor(private readonly options: MemoryTrimOptions = {}) {
     this.#trim = options.trim ?? shrinkHeap;
+    this.#collect = options.collect ?? (() => Bun.gc(true));
     this.#idleMs = options.idleMs ?? IDLE_MS;
     this.#closedMs = options.closedMs ?? 0;
+    this.#settleMs = options.settleMs ?? SETTLE_MS;
   }
 
-  /** A turn began: no trim while it runs. */
+  /** A turn began: no trim or collection while it runs. */
   turnStarted(): void {
     this.#running++;
     this.#used = true;
     this.#cancel();
+    this.#cancelCollect();
   }
 
-  /** A turn ended: trim once the agent has been quiet for idleMs. */
+  /** A turn ended: its garbage collected soon if no other turn runs; the trim once the agent has been quiet for idleMs. */
   turnEnded(): void {
     this.#running = Math.max(0, this.#running - 1);
+    if (this.#running === 0) {
+      this.#cancelCollect();
+      this.#collectTimer = setTimeout(() => {
+        this.#collectTimer = undefined;
+        if (this.#running === 0) this.#collect();
+      }, this.#settleMs);
+      this.#collectTimer.unref();
+    }
     this.#schedule(this.#idleMs);
   }
 
@@ -71,7 +99,13 @@ export class MemoryTrim {
   /** Shutdown: nothing more to trim. */
   stop(): void {
     this.#cancel();
+    this.#cancelCollect();
     this.#used = false;
+  }
+
+  #cancelCollect(): void {
+    clearTimeout(this.#collectTimer);
+    this.#collectTimer = undefined;
   }
 
   #schedule(ms: number): void {

@@ -104,6 +104,55 @@ test("the ACP server trims after a turn and after session/close, and not during 
   await eventually(() => trims === 3);
 });
 
+test("the last running turn's end collects its garbage soon, once; not while another turn runs", async () => {
+  let collects = 0;
+  const trim = new MemoryTrim({ idleMs: 10_000, settleMs: 20, trim: () => {}, collect: () => collects++ });
+  trim.turnStarted();
+  trim.turnStarted();
+  trim.turnEnded(); // the other session's turn still runs
+  await Bun.sleep(150);
+  expect(collects).toBe(0);
+  trim.turnEnded();
+  await eventually(() => collects === 1);
+  await Bun.sleep(150);
+  expect(collects).toBe(1);
+
+  // A turn begun within the settle time: no collection until it has ended too.
+  trim.turnStarted();
+  trim.turnEnded();
+  trim.turnStarted();
+  await Bun.sleep(150);
+  expect(collects).toBe(1);
+  trim.turnEnded();
+  await eventually(() => collects === 2);
+  trim.stop();
+});
+
+test("stopped (shutdown): a pending collection does not run", async () => {
+  let collects = 0;
+  const trim = new MemoryTrim({ idleMs: 10_000, settleMs: 20, trim: () => {}, collect: () => collects++ });
+  trim.turnStarted();
+  trim.turnEnded();
+  trim.stop();
+  await Bun.sleep(150);
+  expect(collects).toBe(0);
+});
+
+test("the default collection after a turn frees the turn's garbage without waiting for the trim", async () => {
+  const { heapStats } = await import("bun:jsc");
+  const trim = new MemoryTrim({ idleMs: 60_000, settleMs: 10 });
+  trim.turnStarted();
+  let garbage: unknown[] | undefined = Array.from({ length: 200_000 }, (_, i) => ({ i }));
+  Bun.gc(true);
+  const withGarbage = heapStats().objectCount;
+  expect(garbage).toHaveLength(200_000);
+  garbage = undefined;
+  trim.turnEnded();
+  await Bun.sleep(100);
+  expect(heapStats().objectCount).toBeLessThan(withGarbage - 100_000);
+  trim.stop();
+});
+
 test("the default trim (a full collection and Bun.shrink) runs in this Bun and frees the heap's garbage", async () => {
   const { heapStats } = await import("bun:jsc");
   let garbage: unknown[] | undefined = Array.from({ length: 200_000 }, (_, i) => ({ i }));
