@@ -201,7 +201,7 @@ export class Peer {
     void this.proc.stdin.flush();
   }
 
-  request(method: string, params: unknown): Promise<Answer> {
+  request(method: string, params: unknown, waitMs = ANSWER_WAIT_MS): Promise<Answer> {
     const id = this.#nextId++;
     const answer = new Promise<Answer>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, method });
@@ -209,7 +209,7 @@ export class Peer {
     this.#write({ jsonrpc: "2.0", id, method, params });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer to ${method} in ${ANSWER_WAIT_MS} ms`)), ANSWER_WAIT_MS);
+      timer = setTimeout(() => reject(new Error(`no answer to ${method} in ${waitMs} ms`)), waitMs);
     });
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
@@ -299,9 +299,14 @@ export async function start(
   return { initMs: init.at - peer.spawnedAt, newMs: created.at - peer.spawnedAt, sessionId };
 }
 
-export async function prompt(peer: Peer, sessionId: string, text: string): Promise<{ turnMs: number }> {
+export async function prompt(
+  peer: Peer,
+  sessionId: string,
+  text: string,
+  waitMs = ANSWER_WAIT_MS,
+): Promise<{ turnMs: number }> {
   const sent = performance.now();
-  const answer = await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  const answer = await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, waitMs);
   if (answer.result.stopReason !== "end_turn") throw new Error(`the turn ended ${JSON.stringify(answer.result)}`);
   return { turnMs: answer.at - sent };
 }

@@ -7,7 +7,9 @@
 // only when no turn is running: soon after a session closes (a few times in an editor's day), and
 // once after a quiet spell that follows a turn (an editor with one thread open all day). The front
 // end then gives back the pages of its binary the agent mapped (afterTrim). The ACP server tells it
-// when turns begin and end and sessions close (acp/sessions.ts SessionActivity).
+// when turns begin and end and sessions close (acp/sessions.ts SessionActivity). While turns run,
+// the heap watch (heapWatch.ts) keeps their garbage from piling up.
+import { HeapWatch } from "./heapWatch.ts";
 
 export interface MemoryTrimOptions {
   /** How long after a turn ends, with no other turn running, the trim runs (default 30 s). */
@@ -18,6 +20,8 @@ export interface MemoryTrimOptions {
   trim?: () => void;
   /** What the front end gives back after the trim: `garuda acp` unmaps its binary's pages (binaryPages.ts). */
   afterTrim?: () => void;
+  /** What collects while turns run (default: a HeapWatch); tests give their own. */
+  watch?: Pick<HeapWatch, "start" | "stop">;
 }
 
 /**
@@ -42,8 +46,10 @@ export class MemoryTrim {
   readonly #trim: () => void;
   readonly #idleMs: number;
   readonly #closedMs: number;
+  readonly #watch: Pick<HeapWatch, "start" | "stop">;
 
   constructor(private readonly options: MemoryTrimOptions = {}) {
+    this.#watch = options.watch ?? new HeapWatch();
     this.#trim = options.trim ?? shrinkHeap;
     this.#idleMs = options.idleMs ?? IDLE_MS;
     this.#closedMs = options.closedMs ?? 0;
@@ -54,11 +60,13 @@ export class MemoryTrim {
     this.#running++;
     this.#used = true;
     this.#cancel();
+    this.#watch.start();
   }
 
   /** A turn ended: trim once the agent has been quiet for idleMs. */
   turnEnded(): void {
     this.#running = Math.max(0, this.#running - 1);
+    if (this.#running === 0) this.#watch.stop();
     this.#schedule(this.#idleMs);
   }
 
@@ -71,6 +79,7 @@ export class MemoryTrim {
   /** Shutdown: nothing more to trim. */
   stop(): void {
     this.#cancel();
+    this.#watch.stop();
     this.#used = false;
   }
 
