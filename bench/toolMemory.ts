@@ -230,7 +230,9 @@ async function session(binary: string, options: Options, env: Record<string, str
     done++;
     if (status === "failed") errors++;
     if (process.env.BENCH_VERBOSE)
-      process.stderr.write(`call ${done} ${status} at ${((performance.now() - peer.spawnedAt) / 1000).toFixed(1)} s\n`);
+      process.stderr.write(
+        `call ${done} ${status} at ${((performance.now() - peer.spawnedAt) / 1000).toFixed(1)} s: ${JSON.stringify(update).slice(0, 300)}\n`,
+      );
     if (checkpoints.has(done)) {
       const pid = peer.proc.pid;
       at.set(done, { rss: statusBytes(pid, "VmRSS"), parts: breakdown(pid, binary), threads: threads(pid) });
