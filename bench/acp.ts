@@ -55,7 +55,7 @@ import {
   usageTask,
   writeTerminalScript,
 } from "./acpControls.ts";
-import { HAS_PROC, MiB, Peer, alikeCopy, prompt, start, treeSample } from "./acpPeer.ts";
+import { HAS_PROC, MiB, type MockProcess, Peer, alikeCopy, prompt, start, startMock, treeSample } from "./acpPeer.ts";
 import { type Summary, type Task, type TaskResult, formatStat, formatTable, interleave } from "./interleave.ts";
 
 const CHUNKS = 10_000;
@@ -97,34 +97,6 @@ function parse(argv: string[]): { rounds: number; rebuild: boolean; startOnly: b
 
 // ---------------------------------------------------------------------------------------------
 // Mock models, each in its own process
-
-interface MockProcess {
-  url: string;
-  proc: Bun.Subprocess;
-}
-
-async function startMock(scriptFile: string): Promise<MockProcess> {
-  const proc = Bun.spawn(
-    [process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"],
-    {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "inherit",
-    },
-  );
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the mock model (${scriptFile}) exited before printing its URL`);
-    text += decoder.decode(value, { stream: true });
-  }
-  reader.releaseLock();
-  return { url: text.split("\n")[0] as string, proc };
-}
 
 /** The mock's own time to serve the 10,000-chunk response to a plain reader. */
 async function readMock(url: string): Promise<{ mockMs: number; deltas: number }> {

@@ -3,6 +3,7 @@
 // agent), answers the agent's requests, counts the text it streams, and samples memory.
 import { chmodSync, copyFileSync, existsSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
+import { ROOT } from "../scripts/buildTargets.ts";
 import { descendants, processTable } from "../src/sandbox/processTree.ts";
 import { readProcStat } from "../src/sandbox/procStat.ts";
 
@@ -322,4 +323,65 @@ export function alikeCopy(binary: string, dir: string, name: string): string {
   copyFileSync(binary, copy);
   chmodSync(copy, 0o755);
   return copy;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scripted model, and where an agent's RSS is
+
+export interface MockProcess {
+  url: string;
+  proc: Bun.Subprocess;
+}
+
+/** test/support/mockAnthropic.ts in its own process, serving `scriptFile` over and over. */
+export async function startMock(scriptFile: string): Promise<MockProcess> {
+  const proc = Bun.spawn(
+    [process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the mock model (${scriptFile}) exited before printing its URL`);
+    text += decoder.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+  return { url: text.split("\n")[0] as string, proc };
+}
+
+/** RSS by kind of mapping, from /proc/<pid>/smaps. */
+export function smapsBreakdown(pid: number, binary: string): Record<string, number> {
+  const parts: Record<string, number> = {
+    "binary's pages": 0,
+    "other files": 0,
+    "JIT code (anon, executable)": 0,
+    "malloc brk heap": 0,
+    "other anonymous (JSC heap, mimalloc, buffers)": 0,
+    stacks: 0,
+  };
+  let kind = "";
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (header) {
+      const [, perms, path] = header as unknown as [string, string, string];
+      if (path === binary) kind = "binary's pages";
+      else if (path.startsWith("/")) kind = "other files";
+      else if (path === "[heap]") kind = "malloc brk heap";
+      else if (path.startsWith("[stack")) kind = "stacks";
+      else if (perms.includes("x")) kind = "JIT code (anon, executable)";
+      else kind = "other anonymous (JSC heap, mimalloc, buffers)";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && kind in parts) parts[kind] = (parts[kind] as number) + Number(rss[1]) * 1024;
+  }
+  return parts;
 }

@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSyn
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { DIST, ROOT, binaryName, buildHost, hostOs, staleReason } from "../scripts/buildTargets.ts";
-import { MiB, Peer, alikeCopy, prompt, start, statusBytes } from "./acpPeer.ts";
+import { MiB, Peer, alikeCopy, prompt, smapsBreakdown, start, startMock, statusBytes } from "./acpPeer.ts";
 import { formatStat, formatTable, summarize } from "./interleave.ts";
 import { LINUX_SHAPE } from "./linuxTree.ts";
 import { statFields } from "../src/sandbox/procStat.ts";
@@ -134,49 +134,6 @@ function script(all: Call[], perTurn: number): unknown[] {
   return responses;
 }
 
-async function startMock(scriptFile: string): Promise<{ url: string; proc: Bun.Subprocess }> {
-  const proc = Bun.spawn(
-    [process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"],
-    { cwd: ROOT, env: { PATH: process.env.PATH }, stdout: "pipe", stderr: "inherit" },
-  );
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the mock model exited before printing its URL");
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { url: text.split("\n")[0] as string, proc };
-}
-
-/** RSS by kind of mapping (/proc/<pid>/smaps). Thread stacks and worker heaps are anonymous mappings too. */
-function breakdown(pid: number, binary: string): Record<string, number> {
-  const parts: Record<string, number> = { binary: 0, files: 0, jit: 0, brk: 0, anon: 0 };
-  let kind = "anon";
-  let text = "";
-  try {
-    text = readFileSync(`/proc/${pid}/smaps`, "utf8");
-  } catch {
-    return parts;
-  }
-  for (const line of text.split("\n")) {
-    const header = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) \S+ \S+ \d+\s*(.*)$/.exec(line);
-    if (header) {
-      const [, perms, path] = header as unknown as [string, string, string];
-      if (path === binary) kind = "binary";
-      else if (path.startsWith("/")) kind = "files";
-      else if (path === "[heap]") kind = "brk";
-      else if (perms.includes("x")) kind = "jit";
-      else kind = "anon";
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) parts[kind] = (parts[kind] as number) + Number(rss[1]) * 1024;
-  }
-  return parts;
-}
-
 function threads(pid: number): number {
   try {
     return Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
@@ -235,7 +192,7 @@ async function session(binary: string, options: Options, env: Record<string, str
       );
     if (checkpoints.has(done)) {
       const pid = peer.proc.pid;
-      at.set(done, { rss: statusBytes(pid, "VmRSS"), parts: breakdown(pid, binary), threads: threads(pid) });
+      at.set(done, { rss: statusBytes(pid, "VmRSS"), parts: smapsBreakdown(pid, binary), threads: threads(pid) });
     }
   };
   try {
@@ -322,11 +279,12 @@ function report(options: Options, runs: Map<string, Run[]>): void {
       ["after session/new", mib(list.map((r) => r.start)), "", ""],
       ...points.map((n) => {
         const at = (r: Run) => r.at.get(n) as Checkpoint;
+        const kinds = Object.keys(list[0] ? at(list[0]).parts : {});
         const part = (key: string) => mib(list.map((r) => at(r).parts[key] as number));
         return [
           `after call ${n}`,
           mib(list.map((r) => at(r).rss)),
-          `binary ${part("binary")}, jit ${part("jit")}, malloc brk ${part("brk")}, other anon ${part("anon")}, files ${part("files")}`,
+          kinds.map((kind) => `${kind} ${part(kind)}`).join(", "),
           stat(list.map((r) => at(r).threads)),
         ];
       }),
