@@ -1,11 +1,10 @@
 // Keeps a busy agent's garbage bounded (issue 35.4). JSC collects when the heap has grown by a
 // share of what it held after its last full collection, and that share counts memory outside the
-// JS heap: once find_definition has loaded tree-sitter (its wasm memory and grammars, ~65 MB
-// reported to the collector), JSC lets another 100 MB and more of a search's garbage (file texts,
-// walk entries, parse trees' wrappers) pile up before a full collection, and objects that lived
-// through a few young collections in a multi-second search wait for it. bench/toolMemory.ts: the
-// agent's RSS rose 1.4 × over 100 tool calls on the Linux tree. While turns run, this looks at the
-// heap's size a few times a second (a read of a counter) and, when it has grown by more than
+// JS heap; objects that lived through a few young collections in a multi-second search wait for a
+// full one. On the Linux tree the agent let 100 MB and more of its searches' garbage (walk entries,
+// file texts; and tree-sitter's ~65 MB of wasm memory counted as live while it parsed in this
+// thread) pile up: bench/toolMemory.ts, RSS 1.5 × over 100 tool calls. While turns run, this looks
+// at the heap's size twice a second (a read of a counter) and, when it has grown by more than
 // GROWTH_BYTES since the last collection, runs a full one (a few ms to tens of ms: its cost is the
 // live objects, not the garbage). The idle trim (memoryTrim.ts) gives the freed pages back later.
 import { heapSize } from "bun:jsc";
