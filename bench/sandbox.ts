@@ -95,9 +95,17 @@ console.log(server.port);`;
   return { port: Number(text.trim()), pid: proc.pid, stop: () => proc.kill("SIGKILL") };
 }
 
+/**
+ * Before each timed command: what the previous one left (a keeper's Bun exiting, a namespace the
+ * kernel tears down after bwrap is gone) would otherwise land in the next one's time, and with a
+ * fixed order of tasks always in the same task's.
+ */
+const SETTLE_MS = 30;
+
 const timed = async (
   run: () => Promise<{ exitCode: number | null; output: string }>,
 ): Promise<Record<string, number>> => {
+  await Bun.sleep(SETTLE_MS);
   const started = performance.now();
   const result = await run();
   if (result.exitCode !== 0) throw new Error(`exit ${result.exitCode}: ${result.output}`);
