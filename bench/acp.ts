@@ -55,7 +55,7 @@ import {
   usageTask,
   writeTerminalScript,
 } from "./acpControls.ts";
-import { HAS_PROC, MiB, Peer, alikeCopy, prompt, start, startMockModel, treeSample } from "./acpPeer.ts";
+import { HAS_PROC, MiB, type MockProcess, Peer, alikeCopy, prompt, start, startMock, treeSample } from "./acpPeer.ts";
 import { type Summary, type Task, type TaskResult, formatStat, formatTable, interleave } from "./interleave.ts";
 
 const CHUNKS = 10_000;
@@ -97,8 +97,6 @@ function parse(argv: string[]): { rounds: number; rebuild: boolean; startOnly: b
 
 // ---------------------------------------------------------------------------------------------
 // Mock models, each in its own process
-
-type MockProcess = Awaited<ReturnType<typeof startMockModel>>;
 
 /** The mock's own time to serve the 10,000-chunk response to a plain reader. */
 async function readMock(url: string): Promise<{ mockMs: number; deltas: number }> {
@@ -169,13 +167,13 @@ async function main(): Promise<void> {
         responses: [{ steps: [{ type: "text", text: CHUNK_TEXT.repeat(CHUNKS), fragments: CHUNKS }] }],
       }),
     );
-    const commandMock = await startMockModel(commandScript);
+    const commandMock = await startMock(commandScript);
     mocks.push(commandMock);
     const terminalScript = join(work, "terminal.json");
     writeTerminalScript(terminalScript);
-    const terminalMock = await startMockModel(terminalScript);
+    const terminalMock = await startMock(terminalScript);
     mocks.push(terminalMock);
-    const streamMock = await startMockModel(streamScript);
+    const streamMock = await startMock(streamScript);
     mocks.push(streamMock);
 
     const check = await readMock(streamMock.url);

@@ -25,7 +25,18 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { closeSync, openSync, readSync } from "node:fs";
 import { DIST, ENTRY, ROOT, binaryName, buildBinary, buildHost, hostOs, staleReason } from "../scripts/buildTargets.ts";
-import { INITIALIZE, MiB, Peer, alikeCopy, prompt, pssBytes, start, statusBytes } from "./acpPeer.ts";
+import {
+  INITIALIZE,
+  MiB,
+  Peer,
+  alikeCopy,
+  prompt,
+  pssBytes,
+  smapsBreakdown,
+  start,
+  startMock,
+  statusBytes,
+} from "./acpPeer.ts";
 import { type Task, formatStat, formatTable, interleave } from "./interleave.ts";
 
 const MODEL = "claude-sonnet-5";
@@ -67,51 +78,6 @@ function parse(argv: string[]): { rounds: number; only?: Part; baseline?: string
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
   if (baseline !== undefined && !existsSync(baseline)) throw new Error(`--baseline: no file ${baseline}`);
   return { rounds, ...(only && { only }), ...(baseline && { baseline: realpathSync(baseline) }) };
-}
-
-async function startMock(scriptFile: string): Promise<{ url: string; proc: Bun.Subprocess }> {
-  const proc = Bun.spawn(
-    [process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"],
-    { cwd: ROOT, env: { PATH: process.env.PATH }, stdout: "pipe", stderr: "inherit" },
-  );
-  const reader = proc.stdout.getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the mock model exited before printing its URL");
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return { url: text.split("\n")[0] as string, proc };
-}
-
-/** RSS by kind of mapping, from /proc/<pid>/smaps. */
-function smapsBreakdown(pid: number, binary: string): Record<string, number> {
-  const parts: Record<string, number> = {
-    "binary's pages": 0,
-    "other files": 0,
-    "JIT code (anon, executable)": 0,
-    "malloc brk heap": 0,
-    "other anonymous (JSC heap, mimalloc, buffers)": 0,
-    stacks: 0,
-  };
-  let kind = "";
-  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
-    const header = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) \S+ \S+ \d+\s*(.*)$/.exec(line);
-    if (header) {
-      const [, perms, path] = header as unknown as [string, string, string];
-      if (path === binary) kind = "binary's pages";
-      else if (path.startsWith("/")) kind = "other files";
-      else if (path === "[heap]") kind = "malloc brk heap";
-      else if (path.startsWith("[stack")) kind = "stacks";
-      else if (perms.includes("x")) kind = "JIT code (anon, executable)";
-      else kind = "other anonymous (JSC heap, mimalloc, buffers)";
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss && kind in parts) parts[kind] = (parts[kind] as number) + Number(rss[1]) * 1024;
-  }
-  return parts;
 }
 
 interface Turned {

@@ -3,6 +3,7 @@
 // agent), answers the agent's requests, counts the text it streams, and samples memory.
 import { chmodSync, copyFileSync, existsSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
+import { ROOT } from "../scripts/buildTargets.ts";
 import { descendants, processTable } from "../src/sandbox/processTree.ts";
 import { readProcStat } from "../src/sandbox/procStat.ts";
 
@@ -201,7 +202,7 @@ export class Peer {
     void this.proc.stdin.flush();
   }
 
-  request(method: string, params: unknown): Promise<Answer> {
+  request(method: string, params: unknown, waitMs = ANSWER_WAIT_MS): Promise<Answer> {
     const id = this.#nextId++;
     const answer = new Promise<Answer>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, method });
@@ -209,7 +210,7 @@ export class Peer {
     this.#write({ jsonrpc: "2.0", id, method, params });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer to ${method} in ${ANSWER_WAIT_MS} ms`)), ANSWER_WAIT_MS);
+      timer = setTimeout(() => reject(new Error(`no answer to ${method} in ${waitMs} ms`)), waitMs);
     });
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
@@ -299,9 +300,14 @@ export async function start(
   return { initMs: init.at - peer.spawnedAt, newMs: created.at - peer.spawnedAt, sessionId };
 }
 
-export async function prompt(peer: Peer, sessionId: string, text: string): Promise<{ turnMs: number }> {
+export async function prompt(
+  peer: Peer,
+  sessionId: string,
+  text: string,
+  waitMs = ANSWER_WAIT_MS,
+): Promise<{ turnMs: number }> {
   const sent = performance.now();
-  const answer = await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  const answer = await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, waitMs);
   if (answer.result.stopReason !== "end_turn") throw new Error(`the turn ended ${JSON.stringify(answer.result)}`);
   return { turnMs: answer.at - sent };
 }
@@ -319,13 +325,20 @@ export function alikeCopy(binary: string, dir: string, name: string): string {
   return copy;
 }
 
-/** A scripted model (test/support/mockAnthropic.ts --loop) in its own process, once it prints its URL. */
-export async function startMockModel(scriptFile: string): Promise<{ url: string; proc: Bun.Subprocess }> {
-  const root = join(import.meta.dir, "..");
+// ---------------------------------------------------------------------------------------------
+// The scripted model, and where an agent's RSS is
+
+export interface MockProcess {
+  url: string;
+  proc: Bun.Subprocess;
+}
+
+/** test/support/mockAnthropic.ts in its own process, serving `scriptFile` over and over. */
+export async function startMock(scriptFile: string): Promise<MockProcess> {
   const proc = Bun.spawn(
-    [process.execPath, join(root, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"],
+    [process.execPath, join(ROOT, "test/support/mockAnthropic.ts"), "--script", scriptFile, "--loop"],
     {
-      cwd: root,
+      cwd: ROOT,
       env: { PATH: process.env.PATH },
       stdin: "ignore",
       stdout: "pipe",
@@ -342,4 +355,33 @@ export async function startMockModel(scriptFile: string): Promise<{ url: string;
   }
   reader.releaseLock();
   return { url: text.split("\n")[0] as string, proc };
+}
+
+/** RSS by kind of mapping, from /proc/<pid>/smaps. */
+export function smapsBreakdown(pid: number, binary: string): Record<string, number> {
+  const parts: Record<string, number> = {
+    "binary's pages": 0,
+    "other files": 0,
+    "JIT code (anon, executable)": 0,
+    "malloc brk heap": 0,
+    "other anonymous (JSC heap, mimalloc, buffers)": 0,
+    stacks: 0,
+  };
+  let kind = "";
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ (\S{4}) \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (header) {
+      const [, perms, path] = header as unknown as [string, string, string];
+      if (path === binary) kind = "binary's pages";
+      else if (path.startsWith("/")) kind = "other files";
+      else if (path === "[heap]") kind = "malloc brk heap";
+      else if (path.startsWith("[stack")) kind = "stacks";
+      else if (perms.includes("x")) kind = "JIT code (anon, executable)";
+      else kind = "other anonymous (JSC heap, mimalloc, buffers)";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && kind in parts) parts[kind] = (parts[kind] as number) + Number(rss[1]) * 1024;
+  }
+  return parts;
 }

@@ -35,6 +35,7 @@ import { globTool } from "../src/tools/glob.ts";
 import { grepTool } from "../src/tools/grep.ts";
 import { withheldPredicate } from "../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../src/tools/searchWorker.ts";
+import { OutlineThread } from "../src/tools/codeIndex/outlineThread.ts";
 import { readFileTool } from "../src/tools/readFile.ts";
 import { ReadTracker } from "../src/tools/readTracker.ts";
 import { exploreTool } from "../src/tools/explore.ts";
@@ -128,6 +129,7 @@ function fileTools(): Tool[] {
     reads: new ReadTracker(),
     withheld: withheldPredicate({ home }),
     searches: new SearchThreads(),
+    outlines: new OutlineThread(),
     identities: new SecretIdentities(secretPlaces(home)),
   };
   const files = [

@@ -25,7 +25,7 @@ import { join } from "node:path";
 import { DIST, binaryName, buildHost, hostOs, staleReason } from "../scripts/buildTargets.ts";
 import { createExecutor } from "../src/sandbox/executor.ts";
 import { SELF_COMMAND } from "../test/support/sandboxSupport.ts";
-import { alikeCopy, Peer, type SessionUpdateLine, start, startMockModel } from "./acpPeer.ts";
+import { alikeCopy, Peer, type SessionUpdateLine, start, startMock } from "./acpPeer.ts";
 import { formatTable, interleave, type Task, type TaskResult } from "./interleave.ts";
 import { LINUX_SHAPE, makeLinuxTree } from "./linuxTree.ts";
 
@@ -154,7 +154,7 @@ async function storeRun(create: CreateStore, root: string, turns: number): Promi
 }
 
 /** A mock model that answers every prompt with `echo … >> bench-undo.txt`, then a line of text. */
-function startMock(dir: string): Promise<{ url: string; proc: Bun.Subprocess }> {
+function startUndoMock(dir: string): Promise<{ url: string; proc: Bun.Subprocess }> {
   const script = join(dir, "undo-model.json");
   writeFileSync(
     script,
@@ -169,7 +169,7 @@ function startMock(dir: string): Promise<{ url: string; proc: Bun.Subprocess }> 
       ],
     }),
   );
-  return startMockModel(script);
+  return startMock(script);
 }
 
 /** One agent session on `root`: two prompts, each timed to its command's result and to its answer. */
@@ -247,7 +247,7 @@ async function main(): Promise<void> {
       if (!os) throw new Error(`no Garuda build for ${process.platform}`);
       const dist = join(DIST, binaryName(os));
       if (staleReason(dist)) await buildHost(dist);
-      mock = await startMock(work);
+      mock = await startUndoMock(work);
       const binaries: Array<[string, string]> = [["after", alikeCopy(dist, work, "garuda")]];
       if (options.baseline) binaries.unshift(["before", alikeCopy(options.baseline, work, "garuda-baseline")]);
       for (const tree of trees)

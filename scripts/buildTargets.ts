@@ -24,7 +24,10 @@ export const ENTRY = join(ROOT, "src/cli/index.ts");
  * it is one). With `--root src` a worker lands at its path under src/ inside the binary
  * (/$bunfs/root/tools/grepWorker.js), where src/tools/searchWorker.ts looks for it.
  */
-export const WORKER_ENTRIES = [join(ROOT, "src/tools/grepWorker.ts")] as const;
+export const WORKER_ENTRIES = [
+  join(ROOT, "src/tools/grepWorker.ts"),
+  join(ROOT, "src/tools/codeIndex/outlineWorker.ts"),
+] as const;
 export const BUNDLE_ROOT = join(ROOT, "src");
 export const DIST = join(ROOT, "dist");
 

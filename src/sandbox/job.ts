@@ -1,12 +1,16 @@
-// One started process and everything it starts: spawned as the leader of a new session and
-// process group (Bun's `detached` = setsid), its output read as it comes, and ended as a whole.
-// terminate(): SIGTERM to the group and every descendant, SIGKILL to whatever is left after the
-// grace period. Under bwrap the descendants live in a PID namespace: the signals go to the
-// processes inside (not to bwrap's own two processes), and killing bwrap ends the namespace,
-// which the kernel empties with SIGKILL. On the host (Linux) the process is the command's keeper
-// (keeper.ts), which ends its own tree: it gets one SIGTERM, and the tree is only walked here if
-// it has not exited after the grace period. When the main process exits, its group is killed
-// too, so nothing a command left behind keeps running.
+// One started process and everything it starts, its output read as it comes, and ended as a
+// whole. On the host (and under Seatbelt) it is spawned as the leader of a new session and
+// process group (Bun's `detached` = setsid). terminate(): SIGTERM to the group and every
+// descendant, SIGKILL to whatever is left after the grace period. Under bwrap the descendants live
+// in a PID namespace: the signals go to the processes inside (not to bwrap's own two processes),
+// and killing bwrap's init ends the namespace, which the kernel empties with SIGKILL. There the
+// namespace is what holds the command, and the command gets its own session inside (bwrap
+// --new-session), so bwrap itself is not made a session leader: a new session costs a new
+// scheduler autogroup, which made every sandboxed command 5 to 17 ms slower on the 2-core machine
+// (bench/sandbox.ts, issue 35.5). On the host the process is the command's keeper (keeper.ts), which
+// ends its own tree: it gets one SIGTERM, and the tree is only walked here if it has not exited
+// after the grace period. When the main process exits, its group is killed too, so nothing a
+// command left behind keeps running.
 import type { FileSink, Subprocess } from "bun";
 import {
   descendants,
@@ -102,7 +106,7 @@ export function spawnJob(options: JobOptions): Job {
   const proc: Subprocess<"ignore" | "pipe", "pipe", "pipe"> = Bun.spawn(options.argv, {
     cwd: options.cwd,
     env: options.env,
-    detached: true,
+    detached: !options.pidNamespace,
     stdio: [stdin, "pipe", "pipe", ...(options.fds ?? [])],
   }) as Subprocess<"ignore" | "pipe", "pipe", "pipe">;
   if (bytes) {
@@ -163,8 +167,10 @@ export function spawnJob(options: JobOptions): Job {
       const deadline = Date.now() + options.graceMs;
       const running = async (pids: number[]) => stillRunning(table, pids, await readProcessTable());
       while (Date.now() < deadline && !mainExited && (await running(targets)).length > 0) await Bun.sleep(POLL_MS);
-      signalGroup(pid, "SIGKILL");
-      for (const target of await running([...bwrapInit, ...targets])) signalProcess(target, "SIGKILL");
+      if (!options.pidNamespace) signalGroup(pid, "SIGKILL");
+      // Under bwrap: its init (the namespace goes with it) and bwrap itself, which leads no group.
+      const last = options.pidNamespace ? [pid, ...bwrapInit, ...targets] : targets;
+      for (const target of await running(last)) signalProcess(target, "SIGKILL");
     })();
     return terminating;
   }

@@ -13,6 +13,7 @@ import { withheldPredicate, type WithheldPredicate } from "./withheldPaths.ts";
 import { readFileTool } from "./readFile.ts";
 import { ReadTracker } from "./readTracker.ts";
 import { SearchThreads } from "./searchWorker.ts";
+import { OutlineThread } from "./codeIndex/outlineThread.ts";
 import type { Tool } from "./types.ts";
 import { writeFileTool } from "./writeFile.ts";
 
@@ -54,6 +55,7 @@ export function createFileTools(options: FileToolsOptions): FileTools {
     reads: options.reads ?? new ReadTracker(),
     withheld,
     searches: new SearchThreads(),
+    outlines: new OutlineThread(),
     identities: options.identities ?? new SecretIdentities(secretPlaces(options.home, options.withheldFromCommands)),
     ...(options.extraRoots && { extraRoots: options.extraRoots }),
     ...(options.buffers && { buffers: options.buffers }),

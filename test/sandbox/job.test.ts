@@ -5,6 +5,7 @@
 import { heapStats } from "bun:jsc";
 import { expect, test } from "bun:test";
 import { spawnJob } from "../../src/sandbox/job.ts";
+import { readProcStat } from "../../src/sandbox/procStat.ts";
 
 const liveSubprocesses = () => {
   Bun.gc(true);
@@ -31,4 +32,28 @@ test("ended jobs are not kept alive by their drain window", async () => {
   expect(outputs.join("")).toBe("0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n");
   // Without the fix all ten are still held (each ended less than 500 ms ago).
   expect(liveSubprocesses() - before).toBeLessThan(3);
+});
+
+test("a host job leads its own session; a job under bwrap does not (a new session cost bwrap a scheduler autogroup)", async () => {
+  const sessionOf = async (pidNamespace: boolean) => {
+    const job = spawnJob({
+      argv: ["/bin/sh", "-c", "read -r _"],
+      cwd: "/",
+      env: { PATH: "/usr/bin:/bin" },
+      stdin: "pipe",
+      capture: "all",
+      pidNamespace,
+      graceMs: 1_000,
+      onText: () => {},
+    });
+    const stat = readProcStat(job.pid);
+    await job.terminate("stop");
+    await job.exited;
+    return { pid: job.pid, session: stat?.session };
+  };
+  const host = await sessionOf(false);
+  expect(host.session).toBe(host.pid);
+  const sandboxed = await sessionOf(true);
+  expect(sandboxed.session).toBe(readProcStat("self")?.session);
+  expect(sandboxed.session).not.toBe(sandboxed.pid);
 });

@@ -1,5 +1,5 @@
 // The file tools inside a `bun build --compile` binary, built with the shipped flags: descriptions
-// (.txt), the tree-sitter wasm files and the search worker must be embedded, not read from the
+// (.txt), the tree-sitter wasm files, the search worker and the outline worker must be embedded, not read from the
 // source tree (or, worse, the working directory) at run time.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
@@ -37,6 +37,8 @@ console.log(JSON.stringify(out));
   writeFiles(dir.path, {
     "tools/grepWorker.ts": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n',
     "tools/grepWorker.js": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n',
+    "tools/codeIndex/outlineWorker.ts": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n',
+    "tools/codeIndex/outlineWorker.js": 'console.error("PLANTED WORKER RAN"); process.exit(3);\n',
   });
   writeFiles(project, {
     "s.go": "package s\n\ntype T struct{}\n\nfunc (t *T) Run() {}\n",

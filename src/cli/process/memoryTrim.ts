@@ -15,6 +15,8 @@
 // whatever was still in flight, which then waits for the next full collection (the next turn's,
 // or the trim's 30 s later). Collected at once, an agent waiting for the user's next prompt holds
 // what its sessions keep, not the last turn's garbage (src/cli/process/README.md has the figures).
+// While turns run, the heap watch (heapWatch.ts) keeps their garbage from piling up.
+import { HeapWatch } from "./heapWatch.ts";
 
 export interface MemoryTrimOptions {
   /** How long after a turn ends, with no other turn running, the trim runs (default 30 s). */
@@ -29,6 +31,8 @@ export interface MemoryTrimOptions {
   collect?: () => void;
   /** What the front end gives back after the trim: `garuda acp` unmaps its binary's pages (binaryPages.ts). */
   afterTrim?: () => void;
+  /** What collects while turns run (default: a HeapWatch); tests give their own. */
+  watch?: Pick<HeapWatch, "start" | "stop">;
 }
 
 /**
@@ -59,8 +63,10 @@ export class MemoryTrim {
   readonly #idleMs: number;
   readonly #closedMs: number;
   readonly #settleMs: number;
+  readonly #watch: Pick<HeapWatch, "start" | "stop">;
 
   constructor(private readonly options: MemoryTrimOptions = {}) {
+    this.#watch = options.watch ?? new HeapWatch();
     this.#trim = options.trim ?? shrinkHeap;
     this.#collect = options.collect ?? (() => Bun.gc(true));
     this.#idleMs = options.idleMs ?? IDLE_MS;
@@ -74,12 +80,14 @@ export class MemoryTrim {
     this.#used = true;
     this.#cancel();
     this.#cancelCollect();
+    this.#watch.start();
   }
 
   /** A turn ended: its garbage collected soon if no other turn runs; the trim once the agent has been quiet for idleMs. */
   turnEnded(): void {
     this.#running = Math.max(0, this.#running - 1);
     if (this.#running === 0) {
+      this.#watch.stop();
       this.#cancelCollect();
       this.#collectTimer = setTimeout(() => {
         this.#collectTimer = undefined;
@@ -100,6 +108,7 @@ export class MemoryTrim {
   stop(): void {
     this.#cancel();
     this.#cancelCollect();
+    this.#watch.stop();
     this.#used = false;
   }
 

@@ -18,7 +18,7 @@ import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { Slicer, walkFiles } from "../walk.ts";
 import description from "./findDefinition.txt" with { type: "text" };
 import { definitionLine } from "./format.ts";
-import { KNOWN_LANGUAGES, languageOf, outline } from "./parser.ts";
+import { KNOWN_LANGUAGES, languageOf } from "./parser.ts";
 import { type CodeSymbol, flatten } from "./symbol.ts";
 import { groupedCount } from "../../text/count.ts";
 
@@ -171,7 +171,7 @@ export function findDefinitionTool(
           break;
         }
         parsed++;
-        for (const symbol of flatten(await outline(loaded.text, language))) {
+        for (const symbol of flatten(await deps.outlines.outline(loaded.text, language))) {
           if (!definesName(symbol, name)) continue;
           if (symbol.kind === "declaration") {
             declarations.push(definitionLine(candidate.display, symbol));

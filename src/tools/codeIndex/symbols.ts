@@ -8,7 +8,7 @@ import { secretTwinOf, twinRefusal } from "../secretTwins.ts";
 import { formatBytes } from "../textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "../types.ts";
 import { outlineLines } from "./format.ts";
-import { KNOWN_LANGUAGES, LANGUAGE_NAMES, languageOf, outline } from "./parser.ts";
+import { KNOWN_LANGUAGES, LANGUAGE_NAMES, languageOf } from "./parser.ts";
 import { flatten } from "./symbol.ts";
 import description from "./symbols.txt" with { type: "text" };
 
@@ -69,7 +69,7 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
       }
       const twin = await secretTwinOf(deps.identities, loaded);
       if (twin !== undefined) return error(twinRefusal(resolved.display, twin, ctx.home));
-      const symbols = await outline(loaded.text, language);
+      const symbols = await deps.outlines.outline(loaded.text, language);
       const count = flatten(symbols).length;
       if (count === 0)
         return {

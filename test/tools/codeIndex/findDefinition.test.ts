@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { findDefinitionTool } from "../../../src/tools/codeIndex/findDefinition.ts";
 import { withheldPredicate } from "../../../src/tools/withheldPaths.ts";
 import { SearchThreads } from "../../../src/tools/searchWorker.ts";
+import { OutlineThread } from "../../../src/tools/codeIndex/outlineThread.ts";
 import { ReadTracker } from "../../../src/tools/readTracker.ts";
 import { planContext, runTool, session, tempRoot, toolContext, writeFiles } from "../../support/toolFixtures.ts";
 import { C_HEADER, C_SOURCE, CPP, GO, PYTHON, RUST, TYPESCRIPT } from "../../fixtures/codeIndexSamples.ts";
@@ -83,6 +84,7 @@ describe("find_definition", () => {
         reads: new ReadTracker(),
         withheld: withheldPredicate({ home: root.path }),
         searches: new SearchThreads(),
+        outlines: new OutlineThread(),
         identities: new SecretIdentities(secretPlaces(root.path)),
       },
       // Parsing every file that mentions kmalloc would stop at the cap before z.c.
@@ -161,6 +163,7 @@ describe("find_definition", () => {
         reads: new ReadTracker(),
         withheld: withheldPredicate({ home: root.path }),
         searches: new SearchThreads(),
+        outlines: new OutlineThread(),
         identities: new SecretIdentities(secretPlaces(root.path)),
       },
       { maxParsedFiles: 10 },
