@@ -7,9 +7,9 @@
 // nor a secret place inside it; the tools still re-check every path it prints by their own rules
 // before anything is shown.
 //
-// A runner that fails to start (bubblewrap refused, rg missing a library on an old system) says
-// "unavailable", and the tools search with their own search instead; after one such failure it
-// does not try again.
+// A runner that fails to start says "unavailable", and the tools search with their own search
+// instead: bubblewrap refusing one search (its folder swapped for a link as it started) is tried
+// again next time; rg unable to run here (a library missing, an older glibc) is not.
 import { lstatSync, readlinkSync } from "node:fs";
 import { isInside } from "../../files/isInside.ts";
 import type { RipgrepProgram } from "./program.ts";
@@ -111,8 +111,10 @@ export function ripgrepSandboxArgs(options: Omit<RipgrepRunnerOptions, "program"
   ];
 }
 
-/** Messages that say the program never ran (bubblewrap's own, the dynamic loader's). */
-const NOT_STARTED = /^bwrap:|error while loading shared libraries|GLIBC_[0-9.]+' not found|exec format error/m;
+/** The dynamic loader's messages: this rg cannot run on this system, now or later. */
+const CANNOT_RUN = /error while loading shared libraries|GLIBC_[0-9.]+' not found|exec format error/m;
+/** bubblewrap's own: this search did not start (a folder swapped for a link as it started, say). */
+const NOT_STARTED = /^bwrap:/m;
 
 export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunner {
   const maxOutput = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
@@ -148,10 +150,12 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
         const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited, reading]);
         if (request.signal.aborted) return { kind: "cancelled" };
         if (tooMuch) return { kind: "unavailable", why: `its output passed ${maxOutput} bytes` };
-        if (code !== 0 && NOT_STARTED.test(stderr)) {
-          broken = stderr.split("\n").find((line) => NOT_STARTED.test(line)) ?? `exit ${code}`;
+        if (code !== 0 && CANNOT_RUN.test(stderr)) {
+          broken = stderr.split("\n").find((line) => CANNOT_RUN.test(line)) ?? `exit ${code}`;
           return { kind: "unavailable", why: broken };
         }
+        if (code !== 0 && NOT_STARTED.test(stderr))
+          return { kind: "unavailable", why: stderr.split("\n").find((line) => NOT_STARTED.test(line)) ?? "" };
         return { kind: "done", code, stdout: Buffer.concat(chunks), stderr };
       } finally {
         request.signal.removeEventListener("abort", onAbort);
