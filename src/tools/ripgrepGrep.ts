@@ -12,7 +12,7 @@ import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../files/secretIdentities.ts";
 import { insideRoot } from "../permission/pathMatch.ts";
 import { clipLine, type FileOutcome, type Matcher, type SearchSpec, searchFile } from "./grepSearch.ts";
-import { rustPattern } from "./ripgrepPattern.ts";
+import { type RustPattern, rustPattern } from "./ripgrepPattern.ts";
 import {
   answered,
   plainFile,
@@ -111,8 +111,52 @@ function linkOutcome(search: RipgrepGrep, rel: string, buffer: () => Uint8Array)
   return searchFile(real, search.matcher, search.spec, buffer(), new Set(search.spec.secretKeys));
 }
 
+/** rg's `path\0count\n` (count mode) or `path\0` (files mode) lines, by file. */
+function parseTotals(stdout: Buffer, mode: "count" | "files"): Map<string, number> | undefined {
+  const files = new Map<string, number>();
+  const text = stdout.toString("utf8");
+  const entries = mode === "files" ? text.split("\0") : text.split("\n");
+  for (const entry of entries) {
+    if (entry === "") continue;
+    const nul = entry.indexOf("\0");
+    const rel = (mode === "files" ? entry : entry.slice(0, nul)).replace(/^\.\//, "");
+    if (rel.includes("\uFFFD") || (mode === "count" && nul === -1)) return undefined;
+    files.set(rel, mode === "files" ? 1 : Number(entry.slice(nul + 1)));
+  }
+  return files;
+}
+
+/** What rg printed for each file, as the outcome the tools' own search would give. */
+function outcomesOf(stdout: Buffer, pattern: RustPattern, search: RipgrepGrep): Map<string, FileOutcome> | undefined {
+  const { spec, matcher } = search;
+  const outcomes = new Map<string, FileOutcome>();
+  if (pattern.exact && spec.mode !== "content") {
+    const totals = parseTotals(stdout, spec.mode);
+    if (!totals) return undefined;
+    // Counts only: the line numbers are not known and not needed (grep counts and names files).
+    for (const [rel, count] of totals) outcomes.set(rel, { kind: "hits", lines: new Array<number>(count).fill(0) });
+    return outcomes;
+  }
+  const files = parse(stdout);
+  if (!files) return undefined;
+  for (const [rel, lines] of files) outcomes.set(rel, outcomeOf(lines, matcher, spec));
+  return outcomes;
+}
+
+/** How rg prints: counts or names where they are all grep needs, else every matching line. */
+function outputArgs(pattern: RustPattern, spec: SearchSpec): string[] {
+  if (pattern.exact && spec.mode === "count") return ["--count"];
+  if (pattern.exact && spec.mode === "files") return ["--files-with-matches"];
+  return [
+    "--line-number",
+    "--no-heading",
+    "--with-filename",
+    ...(spec.context > 0 ? ["--context", String(spec.context)] : []),
+  ];
+}
+
 export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] | "cancelled" | undefined> {
-  const pattern = rustPattern(search.spec.pattern);
+  const pattern = rustPattern(search.spec.pattern, search.spec.ignoreCase);
   if (pattern === undefined) return undefined;
   const args = [
     ...walkArgs(search.walk),
@@ -122,15 +166,12 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
     "none",
     "--crlf",
     "--null",
-    "--line-number",
-    "--no-heading",
-    "--with-filename",
     "--color",
     "never",
-    ...(search.spec.ignoreCase ? ["--ignore-case"] : ["--case-sensitive"]),
-    ...(search.spec.context > 0 ? ["--context", String(search.spec.context)] : []),
+    ...outputArgs(pattern, search.spec),
+    pattern.ignoreCase ? "--ignore-case" : "--case-sensitive",
     "--regexp",
-    pattern,
+    pattern.pattern,
     ".",
   ];
   if (!stillChecked(search.walk.base)) return undefined;
@@ -138,16 +179,15 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
   if (outcome.kind === "cancelled") return "cancelled";
   // The folder swapped meanwhile: rg may have searched another; the tools' own search says what changed.
   if (!answered(outcome) || !stillChecked(search.walk.base)) return undefined;
-  const files = parse(outcome.stdout);
-  if (!files) return undefined;
+  const outcomes = outcomesOf(outcome.stdout, pattern, search);
+  if (!outcomes) return undefined;
   const visible = visibility(search.walk);
   const include = search.include ?? (() => true);
   const wanted = (rel: string) => include(rel) && visible(rel);
   const found: FoundFile[] = [];
-  for (const [rel, lines] of files) {
-    if (!wanted(rel) || plainFile(join(search.walk.base, rel), search.secrets) !== "plain") continue;
-    const result = outcomeOf(lines, search.matcher, search.spec);
-    if (result.kind === "hits") found.push({ rel, outcome: result });
+  for (const [rel, result] of outcomes) {
+    if (result.kind !== "hits" || !wanted(rel)) continue;
+    if (plainFile(join(search.walk.base, rel), search.secrets) === "plain") found.push({ rel, outcome: result });
   }
   const skipped = skippedOf(outcome.stderr);
   for (const rel of skipped.tooBig) if (wanted(rel)) found.push({ rel, outcome: { kind: "too_big", size: 0 } });

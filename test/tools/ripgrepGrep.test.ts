@@ -62,6 +62,15 @@ const CASES: Array<Record<string, unknown>> = [
   { pattern: "n(?=eedle)" },
   { pattern: "a{", mode: "count" },
   { pattern: "needle", glob: "node_modules/**" },
+  // Counts taken from rg as they are: the line ends, classes and case must be JavaScript's.
+  { pattern: "needle\\s*$", mode: "count" },
+  { pattern: "[^x]$", mode: "count" },
+  { pattern: "\\S$", mode: "count" },
+  { pattern: "e.$", mode: "count" },
+  { pattern: "[n]EEDLE", ignoreCase: true, mode: "count" },
+  { pattern: "\\x6eEEDLE", ignoreCase: true, mode: "files" },
+  { pattern: "\\r", mode: "count" },
+  { pattern: "CAF", ignoreCase: true, mode: "files" },
 ];
 
 describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
