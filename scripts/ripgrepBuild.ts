@@ -63,6 +63,22 @@ export async function ripgrepFor(
     );
     return undefined;
   }
+  try {
+    return await fetchRipgrep(dir, aptGet, dpkgDeb, log);
+  } catch (error) {
+    // A build without it still works (the binary searches its own way); say so loudly.
+    log(`${t.name}: no ripgrep embedded: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+async function fetchRipgrep(
+  dir: string,
+  aptGet: string,
+  dpkgDeb: string,
+  log: (line: string) => void,
+): Promise<string> {
+  const gz = join(dir, EMBEDDED_RIPGREP);
   mkdirSync(dir, { recursive: true });
   const work = mkdtempSync(join(dir, ".fetch-"));
   try {

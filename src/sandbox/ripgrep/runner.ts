@@ -49,7 +49,7 @@ export interface RipgrepRunnerOptions {
 const PROGRAM = "/run/garuda-rg";
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 /** The system's folders a dynamically linked program needs, bound as they are on the host (a folder or a merged-/usr link). */
-const SYSTEM_FOLDERS = ["/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin"];
+const SYSTEM_FOLDERS = ["/usr", "/lib", "/lib64", "/lib32", "/libx32"];
 
 function systemMounts(): string[] {
   const args: string[] = [];
@@ -112,7 +112,7 @@ export function ripgrepSandboxArgs(options: Omit<RipgrepRunnerOptions, "program"
 }
 
 /** The dynamic loader's messages: this rg cannot run on this system, now or later. */
-const CANNOT_RUN = /error while loading shared libraries|GLIBC_[0-9.]+' not found|exec format error/m;
+const CANNOT_RUN = /^bwrap: execvp|error while loading shared libraries|GLIBC_[0-9.]+' not found|exec format error/m;
 /** bubblewrap's own: this search did not start (a folder swapped for a link as it started, say). */
 const NOT_STARTED = /^bwrap:/m;
 
@@ -150,7 +150,8 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
         const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited, reading]);
         if (request.signal.aborted) return { kind: "cancelled" };
         if (tooMuch) return { kind: "unavailable", why: `its output passed ${maxOutput} bytes` };
-        if (code !== 0 && CANNOT_RUN.test(stderr)) {
+        // 126, 127: the shell's "cannot execute" and "not found", which rg never exits with.
+        if (code === 126 || code === 127 || (code !== 0 && CANNOT_RUN.test(stderr))) {
           broken = stderr.split("\n").find((line) => CANNOT_RUN.test(line)) ?? `exit ${code}`;
           return { kind: "unavailable", why: broken };
         }
