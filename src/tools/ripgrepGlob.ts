@@ -7,7 +7,7 @@ import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { CompiledGlob } from "./globMatch.ts";
-import { answered, type RipgrepWalk, skippedOf, stillChecked, visibility, walkArgs } from "./ripgrepSearch.ts";
+import { printedPaths, type RipgrepWalk, runWalk, skippedOf, visibility, walkArgs } from "./ripgrepSearch.ts";
 
 export interface RipgrepGlob {
   runner: RipgrepRunner;
@@ -42,17 +42,14 @@ export async function listWithRipgrep(search: RipgrepGlob): Promise<ListedFile[]
     ...(name === undefined ? [] : ["--type-add", `garudaglob:${name}`, "--type", "garudaglob"]),
     ".",
   ];
-  if (!stillChecked(search.walk.base)) return undefined;
-  const outcome = await search.runner.run({ cwd: search.walk.base, args, signal: search.signal });
-  if (outcome.kind === "cancelled") return "cancelled";
-  if (!answered(outcome) || !stillChecked(search.walk.base)) return undefined;
+  const outcome = await runWalk(search.runner, search.walk, args, search.signal);
+  if (outcome === undefined || outcome === "cancelled") return outcome;
+  const printed = printedPaths(outcome.stdout);
+  if (!printed) return undefined;
   const visible = visibility(search.walk);
   const prefix = search.glob.prefix === "" ? "" : `${search.glob.prefix}/`;
   const listed: ListedFile[] = [];
-  for (const printed of outcome.stdout.toString("utf8").split("\0")) {
-    if (printed === "") continue;
-    if (printed.includes("\uFFFD")) return undefined;
-    const rel = printed.replace(/^\.\//, "");
+  for (const rel of printed) {
     if (!search.glob.matches(prefix + rel) || !visible(rel)) continue;
     const abs = join(search.walk.base, rel);
     listed.push({ rel, abs, realPath: abs, link: false });

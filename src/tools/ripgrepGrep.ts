@@ -13,16 +13,7 @@ import type { SecretIdentitySet } from "../files/secretIdentities.ts";
 import { insideRoot } from "../permission/pathMatch.ts";
 import { clipLine, type FileOutcome, type Matcher, type SearchSpec, searchFile } from "./grepSearch.ts";
 import { type RustPattern, rustPattern } from "./ripgrepPattern.ts";
-import {
-  answered,
-  plainFile,
-  type RipgrepWalk,
-  skippedOf,
-  stillChecked,
-  visibility,
-  walkArgs,
-  walkOrder,
-} from "./ripgrepSearch.ts";
+import { plainFile, type RipgrepWalk, runWalk, skippedOf, visibility, walkArgs, walkOrder } from "./ripgrepSearch.ts";
 import { decodeText } from "./textFile.ts";
 
 export interface RipgrepGrep {
@@ -174,11 +165,8 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
     pattern.pattern,
     ".",
   ];
-  if (!stillChecked(search.walk.base)) return undefined;
-  const outcome = await search.runner.run({ cwd: search.walk.base, args, signal: search.signal });
-  if (outcome.kind === "cancelled") return "cancelled";
-  // The folder swapped meanwhile: rg may have searched another; the tools' own search says what changed.
-  if (!answered(outcome) || !stillChecked(search.walk.base)) return undefined;
+  const outcome = await runWalk(search.runner, search.walk, args, search.signal);
+  if (outcome === undefined || outcome === "cancelled") return outcome;
   const outcomes = outcomesOf(outcome.stdout, pattern, search);
   if (!outcomes) return undefined;
   const visible = visibility(search.walk);

@@ -91,8 +91,36 @@ export function stillChecked(base: string): boolean {
   }
 }
 
+/**
+ * Runs rg in the walk's folder: its output, "cancelled", or undefined when it could not answer
+ * or the folder is no longer the one checked (before or after: rg may have searched another).
+ */
+export async function runWalk(
+  runner: RipgrepRunner,
+  walk: RipgrepWalk,
+  args: string[],
+  signal: AbortSignal,
+): Promise<Extract<RipgrepOutcome, { kind: "done" }> | "cancelled" | undefined> {
+  if (!stillChecked(walk.base)) return undefined;
+  const outcome = await runner.run({ cwd: walk.base, args, signal });
+  if (outcome.kind === "cancelled") return "cancelled";
+  return answered(outcome) && stillChecked(walk.base) ? outcome : undefined;
+}
+
+/** The paths of `--null` output (`./a/b\0`), relative to the walk's folder; undefined when one is not UTF-8. */
+export function printedPaths(stdout: Buffer): string[] | undefined {
+  const paths: string[] = [];
+  for (const printed of stdout.toString("utf8").split("\0")) {
+    if (printed === "") continue;
+    // A name that is not UTF-8 cannot be told apart from another; the tools' own search answers.
+    if (printed.includes("\uFFFD")) return undefined;
+    paths.push(printed.replace(/^\.\//, ""));
+  }
+  return paths;
+}
+
 /** Whether rg's run answered; anything else (it could not run, it failed) leaves the search to the tools' own. */
-export function answered(outcome: RipgrepOutcome): outcome is Extract<RipgrepOutcome, { kind: "done" }> {
+function answered(outcome: RipgrepOutcome): outcome is Extract<RipgrepOutcome, { kind: "done" }> {
   if (outcome.kind !== "done") return false;
   if (outcome.code === 0 || outcome.code === 1) return true;
   // 2: an error. Files it could not read are skipped as walk.ts skips them; any other error is not an answer.

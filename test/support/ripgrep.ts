@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ripgrepFromFile } from "../../src/sandbox/ripgrep/program.ts";
 import { createRipgrepRunner, type RipgrepRunner } from "../../src/sandbox/ripgrep/runner.ts";
+import type { ToolContext } from "../../src/tools/types.ts";
 import { makeTempDir } from "./tempDir.ts";
 
 const rg = Bun.which("rg");
@@ -26,4 +27,20 @@ export function testRipgrep(root: string, denyRead: string[] = []): RipgrepRunne
     root,
     denyRead: () => denyRead,
   });
+}
+
+/** Gives a test session's tools `runner`, counting the searches it answered (the rest fell back). */
+export function useRipgrep(s: { ctx: { executor: ToolContext["executor"] } }, runner: RipgrepRunner): { used: number } {
+  const counted = { used: 0 };
+  s.ctx.executor = {
+    ...s.ctx.executor,
+    ripgrep: {
+      run: async (request) => {
+        const outcome = await runner.run(request);
+        if (outcome.kind === "done") counted.used++;
+        return outcome;
+      },
+    },
+  };
+  return counted;
 }

@@ -1,25 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { linkSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RipgrepRunner } from "../../src/sandbox/ripgrep/runner.ts";
-import { ripgrepHere, testRipgrep } from "../support/ripgrep.ts";
+import { ripgrepHere, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 import { makeTempDir } from "../support/tempDir.ts";
-
-function withRipgrep(s: ReturnType<typeof session>, runner: RipgrepRunner): { used: number } {
-  const counted = { used: 0 };
-  s.ctx.executor = {
-    ...s.ctx.executor,
-    ripgrep: {
-      run: async (request) => {
-        const outcome = await runner.run(request);
-        if (outcome.kind === "done") counted.used++;
-        return outcome;
-      },
-    },
-  };
-  return counted;
-}
 
 describe.skipIf(!ripgrepHere)("glob through ripgrep", () => {
   test("lists what the tools' own walk lists, in the same order", async () => {
@@ -47,7 +31,7 @@ describe.skipIf(!ripgrepHere)("glob through ripgrep", () => {
       utimesSync(join(root.path, file), second, second++);
     const own = session(root.path);
     const viaRg = session(root.path);
-    const counted = withRipgrep(viaRg, testRipgrep(root.path));
+    const counted = useRipgrep(viaRg, testRipgrep(root.path));
     const cases = [
       { pattern: "**/*.c" },
       { pattern: "*.S" },
@@ -75,12 +59,12 @@ describe.skipIf(!ripgrepHere)("glob through ripgrep", () => {
     writeFiles(root.path, { "ok.txt": "x" });
     linkSync(join(home, ".ssh", "id_ed25519"), join(root.path, "key.txt"));
     const s = session(root.path, { home });
-    const counted = withRipgrep(s, testRipgrep(root.path));
+    const counted = useRipgrep(s, testRipgrep(root.path));
     const result = await s.run("glob", { pattern: "*.txt" });
     expect(counted.used).toBe(1);
     expect(result.output).toStartWith("ok.txt\n[Not listed: 1 matching file that is a secret file");
     const elsewhere = session(root.path, { home: makeTempDir("garuda-home-") });
-    withRipgrep(elsewhere, testRipgrep(root.path));
+    useRipgrep(elsewhere, testRipgrep(root.path));
     expect((await elsewhere.run("glob", { pattern: "*.txt" })).output).toContain("key.txt");
   });
 });

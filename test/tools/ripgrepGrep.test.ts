@@ -2,8 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RipgrepRunner } from "../../src/sandbox/ripgrep/runner.ts";
-import { ripgrepHere, testRipgrep } from "../support/ripgrep.ts";
+import { ripgrepHere, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
@@ -29,19 +28,6 @@ function fixture(root: string): void {
   });
   symlinkSync(join(root, "a.c"), join(root, "link-in.c"));
   execFileSync("mkfifo", [join(root, "pipe.c")]);
-}
-
-function withRipgrep(s: ReturnType<typeof session>, runner: RipgrepRunner): RipgrepRunner & { used: number } {
-  const counted = {
-    used: 0,
-    run: async (request: Parameters<RipgrepRunner["run"]>[0]) => {
-      const outcome = await runner.run(request);
-      if (outcome.kind === "done") counted.used++;
-      return outcome;
-    },
-  };
-  s.ctx.executor = { ...s.ctx.executor, ripgrep: counted };
-  return counted;
 }
 
 const CASES: Array<Record<string, unknown>> = [
@@ -79,7 +65,7 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
     fixture(root.path);
     const own = session(root.path);
     const viaRg = session(root.path);
-    const counted = withRipgrep(viaRg, testRipgrep(root.path));
+    const counted = useRipgrep(viaRg, testRipgrep(root.path));
     for (const input of CASES) {
       const expected = await own.run("grep", input);
       const got = await viaRg.run("grep", input);
@@ -97,7 +83,7 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
     using root = tempRoot();
     fixture(root.path);
     const s = session(root.path);
-    withRipgrep(s, testRipgrep(root.path));
+    useRipgrep(s, testRipgrep(root.path));
     const result = await s.run("grep", { pattern: "assembler", mode: "files" });
     expect(result.output.split("\n")[0]).toBe("arch/entry.S");
     expect(result.output).not.toContain("gen.s");
@@ -117,7 +103,7 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
     mkdirSync(join(root.path, "dir"));
     symlinkSync(outside, join(root.path, "dir", "out-folder"));
     const s = session(root.path);
-    const counted = withRipgrep(s, testRipgrep(root.path));
+    const counted = useRipgrep(s, testRipgrep(root.path));
     const result = await s.run("grep", { pattern: "needle" });
     expect(counted.used).toBe(1);
     expect(result.output).toBe("ok.txt:1:needle ok");
@@ -131,7 +117,7 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
     writeFiles(root.path, { "ok.txt": "needle ok\n" });
     linkSync(join(home, ".ssh", "id_ed25519"), join(root.path, "key-copy.txt"));
     const s = session(root.path, { home });
-    const counted = withRipgrep(s, testRipgrep(root.path));
+    const counted = useRipgrep(s, testRipgrep(root.path));
     const result = await s.run("grep", { pattern: "needle" });
     expect(counted.used).toBe(1);
     expect(result.output).not.toContain("private key");

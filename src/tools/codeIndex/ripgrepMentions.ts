@@ -11,11 +11,11 @@ import type { RipgrepRunner } from "../../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../../files/secretIdentities.ts";
 import { insideRoot } from "../../permission/pathMatch.ts";
 import {
-  answered,
   plainFile,
+  printedPaths,
   type RipgrepWalk,
+  runWalk,
   skippedOf,
-  stillChecked,
   visibility,
   walkArgs,
   walkOrder,
@@ -58,17 +58,14 @@ export async function mentionsWithRipgrep(search: {
     search.word,
     ".",
   ];
-  if (!stillChecked(search.walk.base)) return undefined;
-  const outcome = await search.runner.run({ cwd: search.walk.base, args, signal: search.signal });
-  if (outcome.kind === "cancelled") return "cancelled";
-  if (!answered(outcome) || !stillChecked(search.walk.base)) return undefined;
+  const outcome = await runWalk(search.runner, search.walk, args, search.signal);
+  if (outcome === undefined || outcome === "cancelled") return outcome;
+  const printed = printedPaths(outcome.stdout);
+  if (!printed) return undefined;
   const visible = visibility(search.walk);
   const wanted = (rel: string) => languageOf(rel) !== undefined && visible(rel);
   const files: Mentions["files"] = [];
-  for (const printed of outcome.stdout.toString("utf8").split("\0")) {
-    if (printed === "") continue;
-    if (printed.includes("\uFFFD")) return undefined;
-    const rel = printed.replace(/^\.\//, "");
+  for (const rel of printed) {
     const realPath = join(search.walk.base, rel);
     if (wanted(rel) && plainFile(realPath, search.secrets) === "plain") files.push({ rel, realPath });
   }

@@ -1,25 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RipgrepRunner } from "../../../src/sandbox/ripgrep/runner.ts";
-import { ripgrepHere, testRipgrep } from "../../support/ripgrep.ts";
+import { ripgrepHere, testRipgrep, useRipgrep } from "../../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../../support/toolFixtures.ts";
 import { makeTempDir } from "../../support/tempDir.ts";
-
-function withRipgrep(s: ReturnType<typeof session>, runner: RipgrepRunner): { used: number } {
-  const counted = { used: 0 };
-  s.ctx.executor = {
-    ...s.ctx.executor,
-    ripgrep: {
-      run: async (request) => {
-        const outcome = await runner.run(request);
-        if (outcome.kind === "done") counted.used++;
-        return outcome;
-      },
-    },
-  };
-  return counted;
-}
 
 describe.skipIf(!ripgrepHere)("find_definition through ripgrep", () => {
   test("finds what the tools' own search finds", async () => {
@@ -39,7 +23,7 @@ describe.skipIf(!ripgrepHere)("find_definition through ripgrep", () => {
     symlinkSync(join(root.path, "py", "mod.py"), join(root.path, "py", "alias.py"));
     const own = session(root.path);
     const viaRg = session(root.path);
-    const counted = withRipgrep(viaRg, testRipgrep(root.path));
+    const counted = useRipgrep(viaRg, testRipgrep(root.path));
     const cases = [
       { name: "kmalloc" },
       { name: "kmem_cache" },
@@ -64,7 +48,7 @@ describe.skipIf(!ripgrepHere)("find_definition through ripgrep", () => {
     writeFiles(root.path, { "ok.c": "int other(void) { return 0; }\n" });
     linkSync(join(home, ".ssh", "id_ed25519"), join(root.path, "key.c"));
     const s = session(root.path, { home });
-    const counted = withRipgrep(s, testRipgrep(root.path));
+    const counted = useRipgrep(s, testRipgrep(root.path));
     const result = await s.run("find_definition", { name: "secret_symbol" });
     expect(counted.used).toBe(1);
     expect(result.output).toStartWith("No definition of secret_symbol found");
