@@ -308,7 +308,8 @@ export interface FetchRuntimeOptions {
   log?: (line: string) => void;
 }
 
-async function run(cmd: string[], cwd: string): Promise<string> {
+/** Runs `cmd` in `cwd` and returns its stdout; throws with its output when it fails. */
+export async function run(cmd: string[], cwd: string): Promise<string> {
   const proc = Bun.spawn(cmd, { cwd, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),

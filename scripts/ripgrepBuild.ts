@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { defaultCacheDir, inspectBinary, type Target } from "./buildTargets.ts";
+import { defaultCacheDir, inspectBinary, run, type Target } from "./buildTargets.ts";
 
 /** The file name the binary looks for (program.ts; Bun adds a content hash). */
 export const EMBEDDED_RIPGREP = "rg-linux-x64.gz";
@@ -28,17 +28,6 @@ export const EMBEDDED_RIPGREP = "rg-linux-x64.gz";
 /** Whether the Debian rg can go into this target's binary. */
 export function ripgrepTargets(t: Pick<Target, "os" | "arch" | "musl">): boolean {
   return t.os === "linux" && t.arch === "x64" && !t.musl;
-}
-
-async function run(cmd: string[], cwd: string): Promise<string> {
-  const proc = Bun.spawn(cmd, { cwd, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  if (code !== 0) throw new Error(`${cmd.join(" ")} failed (exit ${code}):\n${stdout}${stderr}`);
-  return stdout;
 }
 
 /**

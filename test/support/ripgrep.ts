@@ -1,7 +1,7 @@
 // The ripgrep runner for tests run from source (where no rg is embedded): this machine's rg,
 // gzipped as the build embeds it, run in the same sandbox the binary uses. Undefined where there
 // is no rg or no bwrap (the tests that need it are skipped, saying so).
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ripgrepFromFile } from "../../src/sandbox/ripgrep/program.ts";
@@ -43,4 +43,13 @@ export function useRipgrep(s: { ctx: { executor: ToolContext["executor"] } }, ru
     },
   };
   return counted;
+}
+
+/** A home whose ~/.ssh/id_ed25519 holds `text`, hard-linked into the project as `linkName`: a secret under another name. */
+export function secretHardLink(root: string, linkName: string, text: string): string {
+  const home = makeTempDir("garuda-home-");
+  mkdirSync(join(home, ".ssh"));
+  writeFileSync(join(home, ".ssh", "id_ed25519"), text);
+  linkSync(join(home, ".ssh", "id_ed25519"), join(root, linkName));
+  return home;
 }

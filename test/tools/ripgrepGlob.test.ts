@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { linkSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { ripgrepHere, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
+import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
@@ -53,11 +53,8 @@ describe.skipIf(!ripgrepHere)("glob through ripgrep", () => {
 
   test("a hard link of a secret is left out and counted, as the walk does (negative control: listed without the secret)", async () => {
     using root = tempRoot();
-    const home = makeTempDir("garuda-home-");
-    mkdirSync(join(home, ".ssh"));
-    writeFileSync(join(home, ".ssh", "id_ed25519"), "key\n");
     writeFiles(root.path, { "ok.txt": "x" });
-    linkSync(join(home, ".ssh", "id_ed25519"), join(root.path, "key.txt"));
+    const home = secretHardLink(root.path, "key.txt", "key\n");
     const s = session(root.path, { home });
     const counted = useRipgrep(s, testRipgrep(root.path));
     const result = await s.run("glob", { pattern: "*.txt" });

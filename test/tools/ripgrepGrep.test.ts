@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ripgrepHere, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
+import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
@@ -111,11 +111,8 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
 
   test("a hard link of a secret on the list is left out, whatever it holds", async () => {
     using root = tempRoot();
-    const home = makeTempDir("garuda-home-");
-    mkdirSync(join(home, ".ssh"));
-    writeFileSync(join(home, ".ssh", "id_ed25519"), "needle private key\n");
     writeFiles(root.path, { "ok.txt": "needle ok\n" });
-    linkSync(join(home, ".ssh", "id_ed25519"), join(root.path, "key-copy.txt"));
+    const home = secretHardLink(root.path, "key-copy.txt", "needle private key\n");
     const s = session(root.path, { home });
     const counted = useRipgrep(s, testRipgrep(root.path));
     const result = await s.run("grep", { pattern: "needle" });

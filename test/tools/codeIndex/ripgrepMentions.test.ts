@@ -1,9 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { ripgrepHere, testRipgrep, useRipgrep } from "../../support/ripgrep.ts";
+import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../../support/toolFixtures.ts";
-import { makeTempDir } from "../../support/tempDir.ts";
 
 describe.skipIf(!ripgrepHere)("find_definition through ripgrep", () => {
   test("finds what the tools' own search finds", async () => {
@@ -42,11 +41,8 @@ describe.skipIf(!ripgrepHere)("find_definition through ripgrep", () => {
 
   test("a hard link of a secret is never read, and not named as mentioning the name", async () => {
     using root = tempRoot();
-    const home = makeTempDir("garuda-home-");
-    mkdirSync(join(home, ".ssh"));
-    writeFileSync(join(home, ".ssh", "id_ed25519"), "int secret_symbol(void) { return 1; }\n");
     writeFiles(root.path, { "ok.c": "int other(void) { return 0; }\n" });
-    linkSync(join(home, ".ssh", "id_ed25519"), join(root.path, "key.c"));
+    const home = secretHardLink(root.path, "key.c", "int secret_symbol(void) { return 1; }\n");
     const s = session(root.path, { home });
     const counted = useRipgrep(s, testRipgrep(root.path));
     const result = await s.run("find_definition", { name: "secret_symbol" });
