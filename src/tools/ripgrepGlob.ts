@@ -1,13 +1,10 @@
 // glob's file list through ripgrep (`rg --files`, ripgrepSearch.ts): the names of the files
-// walk.ts would list under the folder, with the links to files that rg does not follow added from
-// its debug lines. rg is told the pattern's last part as a file type, so it lists only names that
+// walk.ts would list under the folder, links to files included. rg is told the pattern's last part as a file type, so it lists only names that
 // could match; the pattern itself (globMatch.ts) then decides, as in the tools' own walk.
 // undefined: rg could not answer; the caller walks its own way.
-import { realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { CompiledGlob } from "./globMatch.ts";
-import { printedPaths, type RipgrepWalk, runWalk, skippedOf, visibility, walkArgs } from "./ripgrepSearch.ts";
+import { placeOf, printedPaths, type RipgrepWalk, runWalk, unopened, walkArgs } from "./ripgrepSearch.ts";
 
 export interface RipgrepGlob {
   runner: RipgrepRunner;
@@ -42,28 +39,18 @@ export async function listWithRipgrep(search: RipgrepGlob): Promise<ListedFile[]
     ...(name === undefined ? [] : ["--type-add", `garudaglob:${name}`, "--type", "garudaglob"]),
     ".",
   ];
-  const outcome = await runWalk(search.runner, search.walk, args, search.signal);
-  if (outcome === undefined || outcome === "cancelled") return outcome;
-  const printed = printedPaths(outcome.stdout);
+  const run = await runWalk(search.runner, search.walk, args, search.signal);
+  if (run === undefined || run === "cancelled") return run;
+  const printed = printedPaths(run.outcome.stdout);
   if (!printed) return undefined;
-  const visible = visibility(search.walk);
+  const place = placeOf(search.walk);
   const prefix = search.glob.prefix === "" ? "" : `${search.glob.prefix}/`;
   const listed: ListedFile[] = [];
-  for (const rel of printed) {
-    if (!search.glob.matches(prefix + rel) || !visible(rel)) continue;
-    const abs = join(search.walk.base, rel);
-    listed.push({ rel, abs, realPath: abs, link: false });
-  }
-  for (const rel of skippedOf(outcome.stderr).links) {
-    if (!search.glob.matches(prefix + rel) || !visible(rel)) continue;
-    const abs = join(search.walk.base, rel);
-    try {
-      const realPath = realpathSync(abs);
-      if (statSync(realPath).isFile() && !search.walk.withheld(realPath))
-        listed.push({ rel, abs, realPath, link: true });
-    } catch {
-      // Dangling: not listed.
-    }
+  // Links out of the project lead nowhere in rg's sandbox: rg names them among its errors.
+  for (const rel of [...printed, ...unopened(run.outcome.stderr)]) {
+    if (!search.glob.matches(prefix + rel)) continue;
+    const at = place(rel);
+    if (at) listed.push({ rel, abs: at.abs, realPath: at.realPath, link: at.link });
   }
   return listed;
 }

@@ -1,19 +1,8 @@
-// grep's search through ripgrep (ripgrepSearch.ts): rg finds the lines, each of which is tested
-// again with the model's JavaScript pattern (ripgrepPattern.ts makes rg's pattern match at least
-// those lines), so the hits, totals and order are those of the tools' own search (grepSearch.ts):
-// every match counted, files in walk.ts's order. A file rg prints is shown only if it is still
-// a plain file with one name that is no secret (a hard link or mount of a secret is left out, as
-// any file with more than one name: whether it matched is not said, since which of them match would
-// tell about a secret's contents). Links to files, which rg does not follow, are searched here as
-// walk.ts would list them. undefined: rg could not answer; the caller searches its own way.
-import { realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../files/secretIdentities.ts";
-import { insideRoot } from "../permission/pathMatch.ts";
 import { clipLine, type FileOutcome, type Matcher, type SearchSpec, searchFile } from "./grepSearch.ts";
 import { type RustPattern, rustPattern } from "./ripgrepPattern.ts";
-import { plainFile, type RipgrepWalk, runWalk, skippedOf, visibility, walkArgs, walkOrder } from "./ripgrepSearch.ts";
+import { changedFolders, placeOf, plainFile, type RipgrepWalk, runWalk, walkArgs, walkOrder } from "./ripgrepSearch.ts";
 import { decodeText } from "./textFile.ts";
 
 export interface RipgrepGrep {
@@ -87,21 +76,6 @@ function outcomeOf(lines: Lines, matcher: Matcher, spec: SearchSpec): FileOutcom
   return { kind: "hits", lines: hits, shown };
 }
 
-/** A link rg did not follow, searched as walk.ts and the search worker would. */
-function linkOutcome(search: RipgrepGrep, rel: string, buffer: () => Uint8Array): FileOutcome | undefined {
-  let real: string;
-  try {
-    real = realpathSync(join(search.walk.base, rel));
-    const stat = statSync(real);
-    if (stat.isDirectory()) return undefined;
-    if (!stat.isFile()) return { kind: "special" };
-  } catch {
-    return undefined; // dangling
-  }
-  if (search.walk.withheld(real) || insideRoot(real, search.walk.root) === undefined) return undefined;
-  return searchFile(real, search.matcher, search.spec, buffer(), new Set(search.spec.secretKeys));
-}
-
 /** rg's `path\0count\n` (count mode) or `path\0` (files mode) lines, by file. */
 function parseTotals(stdout: Buffer, mode: "count" | "files"): Map<string, number> | undefined {
   const files = new Map<string, number>();
@@ -165,30 +139,28 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
     pattern.pattern,
     ".",
   ];
-  const outcome = await runWalk(search.runner, search.walk, args, search.signal);
-  if (outcome === undefined || outcome === "cancelled") return outcome;
-  const outcomes = outcomesOf(outcome.stdout, pattern, search);
+  const run = await runWalk(search.runner, search.walk, args, search.signal);
+  if (run === undefined || run === "cancelled") return run;
+  const outcomes = outcomesOf(run.outcome.stdout, pattern, search);
   if (!outcomes) return undefined;
-  const visible = visibility(search.walk);
+  const place = placeOf(search.walk);
+  const changed = changedFolders(search.walk, run.startedMs);
   const include = search.include ?? (() => true);
-  const wanted = (rel: string) => include(rel) && visible(rel);
-  const found: FoundFile[] = [];
-  for (const [rel, result] of outcomes) {
-    if (result.kind !== "hits" || !wanted(rel)) continue;
-    if (plainFile(join(search.walk.base, rel), search.secrets) === "plain") found.push({ rel, outcome: result });
-  }
-  const skipped = skippedOf(outcome.stderr);
-  for (const rel of skipped.tooBig) if (wanted(rel)) found.push({ rel, outcome: { kind: "too_big", size: 0 } });
-  // As walk.ts lists them: whatever grep's glob says (the note names every pipe it did not open).
-  for (const rel of skipped.special) if (visible(rel)) found.push({ rel, outcome: { kind: "special" } });
+  const secretKeys = new Set(search.spec.secretKeys);
   let buffer: Uint8Array | undefined;
-  for (const rel of skipped.links) {
-    if (!wanted(rel)) continue;
-    const result = linkOutcome(search, rel, () => {
-      buffer ??= new Uint8Array(search.spec.maxBytes);
-      return buffer;
-    });
-    if (result) found.push({ rel, outcome: result });
+  const found: FoundFile[] = [];
+  for (const [rel, fromRg] of outcomes) {
+    if (fromRg.kind !== "hits" || !include(rel)) continue;
+    const at = place(rel);
+    // walk.ts's grep skips a link out of the project; anything not plain is left out unnamed.
+    if (!at || at.outside || !plainFile(at.realPath, search.secrets)) continue;
+    if (!at.link && !changed(rel)) {
+      found.push({ rel, outcome: fromRg });
+      continue;
+    }
+    buffer ??= new Uint8Array(search.spec.maxBytes);
+    const own = searchFile(at.realPath, search.matcher, search.spec, buffer, secretKeys);
+    if (own.kind === "hits") found.push({ rel, outcome: own });
   }
   return found.sort((a, b) => walkOrder(a.rel, b.rel));
 }

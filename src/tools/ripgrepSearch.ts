@@ -1,12 +1,17 @@
 // What grep, glob and find_definition share when ripgrep searches for them (the embedded rg,
 // run in its own sandbox by src/sandbox/ripgrep/runner.ts): the arguments that make rg walk as
-// walk.ts does, reading its debug lines for what it skipped, re-checking every path it prints by
-// the file tools' own rules, and putting its answers in walk.ts's order.
+// walk.ts does, re-checking every path it prints by the file tools' own rules, and putting its
+// answers in walk.ts's order.
 //
 // As walk.ts: .gitignore rules apply in and out of a git repository, matched with or without case
 // as the repository's core.ignorecase says; .git never, node_modules only when named; hidden
-// files are searched; no global excludes and no .ignore files (which walk.ts does not read); a
-// symlink is not followed by rg (walk.ts lists a link to a file: the tool handles those itself).
+// files are searched; no global excludes and no .ignore files (which walk.ts does not read). rg
+// follows links (--follow), so a link to a file is searched as walk.ts searches it; what it
+// finds under a linked folder, which walk.ts never enters, is dropped here (placeOf), and a link
+// out of the project leads nowhere in rg's sandbox (its name comes back as an error, glob lists
+// it). rg's debug lines would say which pipes and big files it skipped, but cost seconds on a
+// large tree (one unbuffered line per file its filters pass over), so those are skipped without
+// a note on this path.
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { RipgrepOutcome, RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
@@ -27,8 +32,8 @@ export interface RipgrepWalk {
 export function walkArgs(walk: RipgrepWalk): string[] {
   return [
     "--no-config",
-    "--debug",
     "--hidden",
+    "--follow",
     "--no-require-git",
     "--no-ignore-global",
     "--no-ignore-dot",
@@ -45,50 +50,31 @@ export function ripgrepFor(ctx: ToolContext, base: string): RipgrepRunner | unde
   return runner && insideRoot(base, ctx.root) !== undefined ? runner : undefined;
 }
 
-/** What rg's debug lines say it skipped, by path relative to the base. */
-export interface Skipped {
-  /** Over --max-filesize. */
-  tooBig: string[];
-  /** Pipes, sockets, devices. */
-  special: string[];
-  /** Symlinks (rg does not follow them; walk.ts lists a link to a file). */
-  links: string[];
-}
-
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
-const SIZE_LINE = /^DEBUG\|ignore::walk\|[^ ]+ ignoring (.+): \d+ bytes$/;
-const TYPE_LINE =
-  /^DEBUG\|rg::subject\|[^ ]+ ignoring (.+): failed to pass subject filter: file type: Some\(FileType\(FileType \{ mode: (\d+) \}\)\)/;
-
-/** `./a/b` → `a/b`. */
-const relOf = (printed: string) => printed.replace(/^\.\//, "");
-
-export function skippedOf(stderr: string): Skipped {
-  const skipped: Skipped = { tooBig: [], special: [], links: [] };
-  for (const line of stderr.split("\n")) {
-    if (!line.startsWith("DEBUG|")) continue;
-    const big = SIZE_LINE.exec(line);
-    if (big) {
-      skipped.tooBig.push(relOf(big[1] as string));
-      continue;
-    }
-    const typed = TYPE_LINE.exec(line);
-    if (!typed) continue;
-    const mode = Number(typed[2]) & S_IFMT;
-    // Folders never reach the subject filter; what is left is a link or not a regular file.
-    (mode === S_IFLNK ? skipped.links : skipped.special).push(relOf(typed[1] as string));
-  }
-  return skipped;
-}
-
 /** Whether `base` is still the real folder the permission check named (else the tools' own search says what changed). */
-export function stillChecked(base: string): boolean {
+function stillChecked(base: string): boolean {
   try {
     return realpathSync(base) === base && statSync(base).isDirectory();
   } catch {
     return false;
   }
+}
+
+/** A file rg could not open (a link out of the project, which its sandbox does not hold), or a loop of links. */
+const WALK_ERROR = /^(?:rg: )?(.+): No such file or directory \(os error 2\)$/;
+const EXPECTED_ERROR = /\(os error \d+\)$|^(?:rg: )?File system loop found: /;
+
+/** Whether rg's run answered: anything else (it could not run, it failed) leaves the search to the tools' own. */
+function answered(outcome: RipgrepOutcome): outcome is Extract<RipgrepOutcome, { kind: "done" }> {
+  if (outcome.kind !== "done") return false;
+  if (outcome.code === 0 || outcome.code === 1) return true;
+  // 2: an error. Files it could not read are skipped as walk.ts skips them; any other error is not an answer.
+  return outcome.stderr.split("\n").every((line) => line === "" || EXPECTED_ERROR.test(line));
+}
+
+export interface WalkRun {
+  outcome: Extract<RipgrepOutcome, { kind: "done" }>;
+  /** Date.now() when rg started: a folder changed since may have shown rg another file (changedFolders). */
+  startedMs: number;
 }
 
 /**
@@ -100,11 +86,12 @@ export async function runWalk(
   walk: RipgrepWalk,
   args: string[],
   signal: AbortSignal,
-): Promise<Extract<RipgrepOutcome, { kind: "done" }> | "cancelled" | undefined> {
+): Promise<WalkRun | "cancelled" | undefined> {
   if (!stillChecked(walk.base)) return undefined;
+  const startedMs = Date.now();
   const outcome = await runner.run({ cwd: walk.base, args, signal });
   if (outcome.kind === "cancelled") return "cancelled";
-  return answered(outcome) && stillChecked(walk.base) ? outcome : undefined;
+  return answered(outcome) && stillChecked(walk.base) ? { outcome, startedMs } : undefined;
 }
 
 /** The paths of `--null` output (`./a/b\0`), relative to the walk's folder; undefined when one is not UTF-8. */
@@ -119,45 +106,94 @@ export function printedPaths(stdout: Buffer): string[] | undefined {
   return paths;
 }
 
-/** Whether rg's run answered; anything else (it could not run, it failed) leaves the search to the tools' own. */
-function answered(outcome: RipgrepOutcome): outcome is Extract<RipgrepOutcome, { kind: "done" }> {
-  if (outcome.kind !== "done") return false;
-  if (outcome.code === 0 || outcome.code === 1) return true;
-  // 2: an error. Files it could not read are skipped as walk.ts skips them; any other error is not an answer.
-  return outcome.stderr
-    .split("\n")
-    .every((line) => line === "" || line.startsWith("DEBUG|") || /^rg: .*\(os error \d+\)$/.test(line));
+/** The names rg could not open, relative to the walk's folder (links out of the project among them). */
+export function unopened(stderr: string): string[] {
+  const names: string[] = [];
+  for (const line of stderr.split("\n")) {
+    const match = WALK_ERROR.exec(line);
+    if (match) names.push((match[1] as string).replace(/^\.\//, ""));
+  }
+  return names;
+}
+
+/** A printed path as walk.ts would have reached it. */
+export interface Place {
+  abs: string;
+  /** abs, or a link's target. */
+  realPath: string;
+  link: boolean;
+  /** A link whose target is outside the project. */
+  outside: boolean;
 }
 
 /**
- * The paths the file tools may show: not withheld, nor inside a withheld folder (walk.ts never
- * enters one). Folders are asked once each.
+ * Where a printed path is, when walk.ts would list it: not withheld, nor under a withheld folder
+ * or a linked one (walk.ts never enters either), and a regular file or a link to one whose target
+ * is not withheld. Folders are asked once each.
  */
-export function visibility(walk: RipgrepWalk): (rel: string) => boolean {
+export function placeOf(walk: RipgrepWalk): (rel: string) => Place | undefined {
   const folders = new Map<string, boolean>();
-  const folderVisible = (abs: string): boolean => {
+  const folderOk = (abs: string): boolean => {
     if (abs === walk.base) return true;
     const known = folders.get(abs);
     if (known !== undefined) return known;
-    const visible = folderVisible(dirname(abs)) && !walk.withheld(abs);
-    folders.set(abs, visible);
-    return visible;
+    let ok = folderOk(dirname(abs)) && !walk.withheld(abs);
+    try {
+      ok &&= lstatSync(abs).isDirectory();
+    } catch {
+      ok = false;
+    }
+    folders.set(abs, ok);
+    return ok;
   };
   return (rel) => {
     const abs = join(walk.base, rel);
-    return folderVisible(dirname(abs)) && !walk.withheld(abs);
+    if (!folderOk(dirname(abs)) || walk.withheld(abs)) return undefined;
+    try {
+      const own = lstatSync(abs);
+      if (own.isFile()) return { abs, realPath: abs, link: false, outside: false };
+      if (!own.isSymbolicLink()) return undefined;
+      const realPath = realpathSync(abs);
+      if (!statSync(realPath).isFile() || walk.withheld(realPath)) return undefined;
+      return { abs, realPath, link: true, outside: insideRoot(realPath, walk.root) === undefined };
+    } catch {
+      return undefined;
+    }
   };
 }
 
-/** What a printed file is now: a plain file with one name that is no secret, or why not. */
-export function plainFile(abs: string, secrets: SecretIdentitySet): "plain" | "other" {
+/** Whether the file is plain: one name, and no secret on the list (its target, for a link). */
+export function plainFile(realPath: string, secrets: SecretIdentitySet): boolean {
   try {
-    const stat = lstatSync(abs);
-    if (!stat.isFile() || stat.nlink > 1) return "other";
-    return secrets.secretOf(stat.dev, stat.ino) === undefined ? "plain" : "other";
+    const stat = statSync(realPath);
+    return stat.isFile() && stat.nlink === 1 && secrets.secretOf(stat.dev, stat.ino) === undefined;
   } catch {
-    return "other";
+    return false;
   }
+}
+
+/**
+ * Whether a folder on the way to a printed path changed (its ctime, which no command can set
+ * back) since shortly before rg started: an entry renamed, or swapped for a link and back, so
+ * what rg read under that name may have been another file. Such files are read again by the
+ * tools' own pinned read (checkedFile.ts). The margin covers the coarse clock file times use.
+ */
+export function changedFolders(walk: RipgrepWalk, startedMs: number): (rel: string) => boolean {
+  const since = startedMs - 1000;
+  const folders = new Map<string, boolean>();
+  const changed = (abs: string): boolean => {
+    const known = folders.get(abs);
+    if (known !== undefined) return known;
+    let result: boolean;
+    try {
+      result = lstatSync(abs).ctimeMs >= since || (abs !== walk.base && changed(dirname(abs)));
+    } catch {
+      result = true;
+    }
+    folders.set(abs, result);
+    return result;
+  };
+  return (rel) => changed(dirname(join(walk.base, rel)));
 }
 
 /** walk.ts's order: depth first, each folder's entries by name (so `a/b` comes before `a.c`). */

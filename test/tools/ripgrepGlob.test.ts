@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { symlinkSync, utimesSync } from "node:fs";
+import { symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
@@ -25,6 +25,11 @@ describe.skipIf(!ripgrepHere)("glob through ripgrep", () => {
       "sub/keep.log": "x",
     });
     symlinkSync(join(root.path, "a.c"), join(root.path, "link.c"));
+    // A link to a file outside the project is listed (its name only); a linked folder is not entered.
+    const outside = makeTempDir("garuda-outside-");
+    writeFileSync(join(outside, "far.c"), "x");
+    symlinkSync(join(outside, "far.c"), join(root.path, "out-link.c"));
+    symlinkSync(join(root.path, "a"), join(root.path, "z-linked-folder"));
     // Distinct mtimes: glob lists newest first.
     let second = 1_700_000_000;
     for (const file of ["a/b.c", "a.c", "arch/entry.S", "src/two.ts", "src/lib/deep/one.ts", ".hidden/h.c"])

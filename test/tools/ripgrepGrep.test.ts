@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { RipgrepRunner } from "../../src/sandbox/ripgrep/runner.ts";
 import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 import { makeTempDir } from "../support/tempDir.ts";
@@ -22,12 +23,13 @@ function fixture(root: string): void {
     ".git/config": "needle in git\n",
     "crlf.txt": "needle\r\nsecond needle$\r\n",
     "unicode.txt": "naïve needle café\nKelvin \u212a needle\nwörd\n",
-    "big.txt": `${"x".repeat(1_100_000)}\nneedle\n`,
     "sub/.gitignore": "!keep.log\n",
     "sub/keep.log": "needle kept\n",
   });
   symlinkSync(join(root, "a.c"), join(root, "link-in.c"));
-  execFileSync("mkfifo", [join(root, "pipe.c")]);
+  mkdirSync(join(root, "linked-folder-target"));
+  writeFileSync(join(root, "linked-folder-target", "t.c"), "needle behind a linked folder\n");
+  symlinkSync(join(root, "linked-folder-target"), join(root, "z-linked-folder"));
 }
 
 const CASES: Array<Record<string, unknown>> = [
@@ -63,6 +65,8 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
   test("gives what the tools' own search gives, case by case", async () => {
     using root = tempRoot();
     fixture(root.path);
+    // Older than a second: rg's own answers are compared, not the re-reads of changed folders.
+    await Bun.sleep(1100);
     const own = session(root.path);
     const viaRg = session(root.path);
     const counted = useRipgrep(viaRg, testRipgrep(root.path));
@@ -77,6 +81,48 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
     }
     // rg answered all but the lookahead, which only JavaScript can read.
     expect(counted.used).toBe(CASES.length - 1);
+  });
+
+  test("rg's answer stands unless a folder on the way changed since it started; then the file is read again", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "dir/x.txt": "needle\n" });
+    // Folders changed within a second of the start count as changed (file times use a coarse clock).
+    await Bun.sleep(1100);
+    const runner = testRipgrep(root.path);
+    // A runner whose answer differs from the files (7 instead of 1), to see whose answer is shown.
+    const tampered = (after: () => void): RipgrepRunner => ({
+      async run(request) {
+        const outcome = await runner.run(request);
+        after();
+        if (outcome.kind !== "done") return outcome;
+        return { ...outcome, stdout: Buffer.from(outcome.stdout.toString().replace(/\u00001(\r?\n)/, "\u00007$1")) };
+      },
+    });
+    const s = session(root.path);
+    s.ctx.executor = { ...s.ctx.executor, ripgrep: tampered(() => {}) };
+    expect((await s.run("grep", { pattern: "needle", mode: "count" })).output).toBe("dir/x.txt:7");
+    // The name given another file while rg ran (renamed away, a new one in its place): read again.
+    s.ctx.executor = {
+      ...s.ctx.executor,
+      ripgrep: tampered(() => {
+        renameSync(join(root.path, "dir", "x.txt"), join(root.path, "dir", "x.old"));
+        writeFileSync(join(root.path, "dir", "x.txt"), "needle\nneedle\n");
+      }),
+    };
+    expect((await s.run("grep", { pattern: "needle", mode: "count" })).output).toBe("dir/x.txt:2");
+  });
+
+  test("a pipe and a file over 1 MB are skipped, without the note the tools' own search adds", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "big.txt": `${"x".repeat(1_100_000)}\nneedle\n`, "ok.txt": "needle\n" });
+    execFileSync("mkfifo", [join(root.path, "pipe.c")]);
+    const s = session(root.path);
+    const counted = useRipgrep(s, testRipgrep(root.path));
+    const result = await s.run("grep", { pattern: "needle" });
+    expect(counted.used).toBe(1);
+    expect(result.output).toBe("ok.txt:1:needle");
+    const own = await session(root.path).run("grep", { pattern: "needle" });
+    expect(own.output).toStartWith("ok.txt:1:needle\n[Not searched: 1 file over 1.0 MB (big.txt).");
   });
 
   test("the kernel's *.s rule leaves foo.S visible (git's case, not the ignore package's default)", async () => {

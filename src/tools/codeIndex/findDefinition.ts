@@ -140,7 +140,7 @@ export function findDefinitionTool(
             stopped: false,
             aborted: false,
             changed: [],
-            special: mentions.special,
+            special: [],
           };
         } else {
           walked = await walkFiles({

@@ -5,28 +5,14 @@
 // mention the name. A file with more than one name, or a secret's, is left out here without a word:
 // the worker would name it only because rg said it mentions the name, which would tell about a
 // secret's contents. undefined: rg could not answer; the caller walks its own way.
-import { realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { RipgrepRunner } from "../../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../../files/secretIdentities.ts";
-import { insideRoot } from "../../permission/pathMatch.ts";
-import {
-  plainFile,
-  printedPaths,
-  type RipgrepWalk,
-  runWalk,
-  skippedOf,
-  visibility,
-  walkArgs,
-  walkOrder,
-} from "../ripgrepSearch.ts";
+import { placeOf, plainFile, printedPaths, type RipgrepWalk, runWalk, walkArgs, walkOrder } from "../ripgrepSearch.ts";
 import { LANGUAGE_EXTENSIONS, languageOf } from "./parser.ts";
 
 export interface Mentions {
   /** Files to search, relative to the base, with what a reader opens. */
   files: Array<{ rel: string; realPath: string }>;
-  /** Source files that are pipes or devices (walk.ts lists them; find_definition names them). */
-  special: string[];
 }
 
 /** `*.[cC][pP][pP]`: a glob for an extension in any case, as languageOf reads it. */
@@ -58,34 +44,17 @@ export async function mentionsWithRipgrep(search: {
     search.word,
     ".",
   ];
-  const outcome = await runWalk(search.runner, search.walk, args, search.signal);
-  if (outcome === undefined || outcome === "cancelled") return outcome;
-  const printed = printedPaths(outcome.stdout);
+  const run = await runWalk(search.runner, search.walk, args, search.signal);
+  if (run === undefined || run === "cancelled") return run;
+  const printed = printedPaths(run.outcome.stdout);
   if (!printed) return undefined;
-  const visible = visibility(search.walk);
-  const wanted = (rel: string) => languageOf(rel) !== undefined && visible(rel);
+  const place = placeOf(search.walk);
   const files: Mentions["files"] = [];
   for (const rel of printed) {
-    const realPath = join(search.walk.base, rel);
-    if (wanted(rel) && plainFile(realPath, search.secrets) === "plain") files.push({ rel, realPath });
+    if (languageOf(rel) === undefined) continue;
+    const at = place(rel);
+    // The worker reads each file pinned; a link's target is read as walk.ts would have it read.
+    if (at && !at.outside && plainFile(at.realPath, search.secrets)) files.push({ rel, realPath: at.realPath });
   }
-  const skipped = skippedOf(outcome.stderr);
-  // Links rg does not follow: the worker searches their targets, as after the tools' own walk.
-  const special = skipped.special.filter(wanted);
-  for (const rel of skipped.links) {
-    if (!wanted(rel)) continue;
-    try {
-      const realPath = realpathSync(join(search.walk.base, rel));
-      const stat = statSync(realPath);
-      if (!stat.isFile()) {
-        if (!stat.isDirectory()) special.push(rel);
-        continue;
-      }
-      const inside = insideRoot(realPath, search.walk.root) !== undefined;
-      if (inside && !search.walk.withheld(realPath)) files.push({ rel, realPath });
-    } catch {
-      // Dangling.
-    }
-  }
-  return { files: files.sort((a, b) => walkOrder(a.rel, b.rel)), special: special.sort(walkOrder) };
+  return { files: files.sort((a, b) => walkOrder(a.rel, b.rel)) };
 }
