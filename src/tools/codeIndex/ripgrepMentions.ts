@@ -1,13 +1,17 @@
 // find_definition's first step through ripgrep (../ripgrepSearch.ts): the source files under the
-// folder that mention the name, in walk.ts's order, which the search worker then reads as it reads
-// every file of the tools' own walk (the same checks, and in C and C++ the same test of whether a
-// mention could be a definition). rg only saves the walk and the reading of the files that never
-// mention the name. A file with more than one name, or a secret's, is left out here without a word:
-// the worker would name it only because rg said it mentions the name, which would tell about a
-// secret's contents. undefined: rg could not answer; the caller walks its own way.
+// folder that mention the name — in C and C++ only those with a line that could define it — in
+// walk.ts's order. The search worker then reads each as it reads every file of the tools' own
+// walk (pinned, the same checks, the same test of whether a C or C++ mention could be a
+// definition), so the answer is the tools' own; rg saves the walk and the reading of the files
+// that never mention the name or only use it. A file with more than one name, or a secret's, is
+// left out here without a word: the worker would name it only because rg said it mentions the
+// name, which would tell about a secret's contents. undefined: rg could not answer; the caller
+// walks its own way.
 import type { RipgrepRunner } from "../../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../../files/secretIdentities.ts";
-import { placeOf, plainFile, printedPaths, type RipgrepWalk, runWalk, walkArgs, walkOrder } from "../ripgrepSearch.ts";
+import { placeOf, plainFile, type RipgrepWalk, runWalk, walkArgs, walkOrder } from "../ripgrepSearch.ts";
+import { decodeText } from "../textFile.ts";
+import { cFamilyOf, mayDefineOnLine } from "./cDefinitionSites.ts";
 import { LANGUAGE_EXTENSIONS, languageOf } from "./parser.ts";
 
 export interface Mentions {
@@ -18,6 +22,35 @@ export interface Mentions {
 /** `*.[cC][pP][pP]`: a glob for an extension in any case, as languageOf reads it. */
 const anyCase = (extension: string) =>
   `*.${[...extension].map((c) => (c.toLowerCase() === c.toUpperCase() ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`)).join("")}`;
+
+/**
+ * The files of rg's `path\0line` output that may define `word`: every source file that mentions
+ * it, but a C or C++ file only when one of its lines could be a definition (mayDefineOnLine, which
+ * lets through every file the worker's test would: the worker decides).
+ */
+function mentioningFiles(stdout: Buffer, word: string): string[] | undefined {
+  const files: string[] = [];
+  let last: string | undefined;
+  let start = 0;
+  while (start < stdout.length) {
+    let end = stdout.indexOf(10, start);
+    if (end === -1) end = stdout.length;
+    const nul = stdout.indexOf(0, start);
+    if (nul !== -1 && nul < end) {
+      const rel = stdout.toString("utf8", start, nul).replace(/^\.\//, "");
+      if (rel.includes("\uFFFD")) return undefined;
+      if (rel !== last) {
+        const family = cFamilyOf(rel);
+        if (family === undefined || mayDefineOnLine(family, decodeText(stdout.subarray(nul + 1, end)), word)) {
+          files.push(rel);
+          last = rel;
+        }
+      }
+    }
+    start = end + 1;
+  }
+  return files;
+}
 
 export async function mentionsWithRipgrep(search: {
   runner: RipgrepRunner;
@@ -32,8 +65,12 @@ export async function mentionsWithRipgrep(search: {
     ...LANGUAGE_EXTENSIONS.flatMap((extension) => ["--type-add", `garudacode:${anyCase(extension)}`]),
     "--type",
     "garudacode",
-    "--files-with-matches",
     "--null",
+    "--with-filename",
+    "--no-heading",
+    "--no-line-number",
+    "--color",
+    "never",
     "--fixed-strings",
     "--case-sensitive",
     "--encoding",
@@ -46,7 +83,7 @@ export async function mentionsWithRipgrep(search: {
   ];
   const run = await runWalk(search.runner, search.walk, args, search.signal);
   if (run === undefined || run === "cancelled") return run;
-  const printed = printedPaths(run.outcome.stdout);
+  const printed = mentioningFiles(run.outcome.stdout, search.word);
   if (!printed) return undefined;
   const place = placeOf(search.walk);
   const files: Mentions["files"] = [];
