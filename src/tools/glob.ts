@@ -112,7 +112,14 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
         }));
       if (listed === "cancelled") return error("Cancelled.");
       if (listed) {
-        for (const file of listed) onFile({ ...file, outside: false });
+        // The same as onFile, from the stat the listing made.
+        for (const { rel, place } of listed) {
+          if (!glob.matches(prefix + rel)) continue;
+          const abs = join(base.path, prefix + rel);
+          if (secrets.secretOf(place.file.dev, place.file.ino) !== undefined)
+            secretNames.push(displayPath(abs, ctx.root));
+          else found.push({ abs, mtime: place.mtimeMs });
+        }
       } else {
         const stats = await walkFiles({
           root: ctx.root,

@@ -4,7 +4,7 @@
 // undefined: rg could not answer; the caller walks its own way.
 import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { CompiledGlob } from "./globMatch.ts";
-import { placeOf, printedPaths, type RipgrepWalk, runWalk, unopened, walkArgs } from "./ripgrepSearch.ts";
+import { type Place, placeOf, printedPaths, type RipgrepWalk, runWalk, unopened, walkArgs } from "./ripgrepSearch.ts";
 
 export interface RipgrepGlob {
   runner: RipgrepRunner;
@@ -14,13 +14,10 @@ export interface RipgrepGlob {
   signal: AbortSignal;
 }
 
+/** A listed file: its path relative to the walk's base, and where it is (with the stat glob sorts by). */
 export interface ListedFile {
-  /** Relative to the walk's base. */
   rel: string;
-  abs: string;
-  /** What a reader opens: abs, or a link's target. */
-  realPath: string;
-  link: boolean;
+  place: Place;
 }
 
 /** A last part rg's globs read as Bun.Glob does (plain names, `*`, `?`, `{a,b}`, classes), or undefined. */
@@ -50,7 +47,7 @@ export async function listWithRipgrep(search: RipgrepGlob): Promise<ListedFile[]
   for (const rel of [...printed, ...unopened(run.outcome.stderr)]) {
     if (!search.glob.matches(prefix + rel)) continue;
     const at = place(rel);
-    if (at) listed.push({ rel, abs: at.abs, realPath: at.realPath, link: at.link });
+    if (at) listed.push({ rel, place: at });
   }
   return listed;
 }

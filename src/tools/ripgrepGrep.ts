@@ -1,8 +1,29 @@
+// grep's search through ripgrep (ripgrepSearch.ts): rg finds the files and lines, the answer is
+// the tools' own (grepSearch.ts): the same hits and totals, files in walk.ts's order. Where rg's
+// pattern is not exactly JavaScript's, each line it reports is tested again with the JavaScript
+// pattern (ripgrepPattern.ts makes rg's match at least those lines).
+//
+// rg reads a file by its name, as it finds it; the tools' own search opens each file once,
+// pinned (checkedFile.ts), so a name swapped for a link to another file (a .env) meanwhile is
+// never read. Here a hit is kept from rg only when nothing on its way changed since rg started
+// (its folders' ctime) and it is a plain file (one name, no secret's identity); a link's hits,
+// and those under a folder that changed, come from the tools' own pinned read of the file. A
+// file with more than one name, or a secret's, is left out without a word: naming only those
+// rg found a match in would tell about a secret's contents. undefined: rg could not answer; the
+// caller searches its own way.
 import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../files/secretIdentities.ts";
 import { clipLine, type FileOutcome, type Matcher, type SearchSpec, searchFile } from "./grepSearch.ts";
 import { type RustPattern, rustPattern } from "./ripgrepPattern.ts";
-import { changedFolders, placeOf, plainFile, type RipgrepWalk, runWalk, walkArgs, walkOrder } from "./ripgrepSearch.ts";
+import {
+  changedFolders,
+  inWalkOrder,
+  placeOf,
+  plainFile,
+  type RipgrepWalk,
+  runWalk,
+  walkArgs,
+} from "./ripgrepSearch.ts";
 import { decodeText } from "./textFile.ts";
 
 export interface RipgrepGrep {
@@ -153,7 +174,7 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
     if (fromRg.kind !== "hits" || !include(rel)) continue;
     const at = place(rel);
     // walk.ts's grep skips a link out of the project; anything not plain is left out unnamed.
-    if (!at || at.outside || !plainFile(at.realPath, search.secrets)) continue;
+    if (!at || at.outside || !plainFile(at, search.secrets)) continue;
     if (!at.link && !changed(rel)) {
       found.push({ rel, outcome: fromRg });
       continue;
@@ -162,5 +183,5 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
     const own = searchFile(at.realPath, search.matcher, search.spec, buffer, secretKeys);
     if (own.kind === "hits") found.push({ rel, outcome: own });
   }
-  return found.sort((a, b) => walkOrder(a.rel, b.rel));
+  return inWalkOrder(found, (file) => file.rel);
 }

@@ -124,12 +124,16 @@ export interface Place {
   link: boolean;
   /** A link whose target is outside the project. */
   outside: boolean;
+  /** The entry's own mtime (a link's, not its target's), as glob sorts. */
+  mtimeMs: number;
+  /** The file read (a link's target): its identity and how many names it has. */
+  file: { dev: number; ino: number; nlink: number };
 }
 
 /**
  * Where a printed path is, when walk.ts would list it: not withheld, nor under a withheld folder
  * or a linked one (walk.ts never enters either), and a regular file or a link to one whose target
- * is not withheld. Folders are asked once each.
+ * is not withheld. One lstat per file (and a stat of a link's target); folders are asked once each.
  */
 export function placeOf(walk: RipgrepWalk): (rel: string) => Place | undefined {
   const folders = new Map<string, boolean>();
@@ -151,25 +155,22 @@ export function placeOf(walk: RipgrepWalk): (rel: string) => Place | undefined {
     if (!folderOk(dirname(abs)) || walk.withheld(abs)) return undefined;
     try {
       const own = lstatSync(abs);
-      if (own.isFile()) return { abs, realPath: abs, link: false, outside: false };
+      if (own.isFile()) return { abs, realPath: abs, link: false, outside: false, mtimeMs: own.mtimeMs, file: own };
       if (!own.isSymbolicLink()) return undefined;
       const realPath = realpathSync(abs);
-      if (!statSync(realPath).isFile() || walk.withheld(realPath)) return undefined;
-      return { abs, realPath, link: true, outside: insideRoot(realPath, walk.root) === undefined };
+      const target = statSync(realPath);
+      if (!target.isFile() || walk.withheld(realPath)) return undefined;
+      const outside = insideRoot(realPath, walk.root) === undefined;
+      return { abs, realPath, link: true, outside, mtimeMs: own.mtimeMs, file: target };
     } catch {
       return undefined;
     }
   };
 }
 
-/** Whether the file is plain: one name, and no secret on the list (its target, for a link). */
-export function plainFile(realPath: string, secrets: SecretIdentitySet): boolean {
-  try {
-    const stat = statSync(realPath);
-    return stat.isFile() && stat.nlink === 1 && secrets.secretOf(stat.dev, stat.ino) === undefined;
-  } catch {
-    return false;
-  }
+/** Whether the file read is plain: one name, and no secret on the list. */
+export function plainFile(place: Place, secrets: SecretIdentitySet): boolean {
+  return place.file.nlink === 1 && secrets.secretOf(place.file.dev, place.file.ino) === undefined;
 }
 
 /**
@@ -196,14 +197,12 @@ export function changedFolders(walk: RipgrepWalk, startedMs: number): (rel: stri
   return (rel) => changed(dirname(join(walk.base, rel)));
 }
 
-/** walk.ts's order: depth first, each folder's entries by name (so `a/b` comes before `a.c`). */
-export function walkOrder(a: string, b: string): number {
-  const x = a.split("/");
-  const y = b.split("/");
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const p = x[i] as string;
-    const q = y[i] as string;
-    if (p !== q) return p < q ? -1 : 1;
-  }
-  return x.length - y.length;
+/**
+ * Sorts in walk.ts's order: depth first, each folder's entries by name (`a/b` before `a.c`), which
+ * is the order of the paths with `/` read as a character before every other (names hold no NUL).
+ */
+export function inWalkOrder<T>(items: T[], relOf: (item: T) => string): T[] {
+  const keyed = items.map((item) => ({ key: relOf(item).replaceAll("/", "\0"), item }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map((entry) => entry.item);
 }

@@ -9,7 +9,7 @@
 // walks its own way.
 import type { RipgrepRunner } from "../../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../../files/secretIdentities.ts";
-import { placeOf, plainFile, type RipgrepWalk, runWalk, walkArgs, walkOrder } from "../ripgrepSearch.ts";
+import { inWalkOrder, placeOf, plainFile, type RipgrepWalk, runWalk, walkArgs } from "../ripgrepSearch.ts";
 import { decodeText } from "../textFile.ts";
 import { cFamilyOf, mayDefineOnLine } from "./cDefinitionSites.ts";
 import { LANGUAGE_EXTENSIONS, languageOf } from "./parser.ts";
@@ -91,7 +91,7 @@ export async function mentionsWithRipgrep(search: {
     if (languageOf(rel) === undefined) continue;
     const at = place(rel);
     // The worker reads each file pinned; a link's target is read as walk.ts would have it read.
-    if (at && !at.outside && plainFile(at.realPath, search.secrets)) files.push({ rel, realPath: at.realPath });
+    if (at && !at.outside && plainFile(at, search.secrets)) files.push({ rel, realPath: at.realPath });
   }
-  return { files: files.sort((a, b) => walkOrder(a.rel, b.rel)) };
+  return { files: inWalkOrder(files, (file) => file.rel) };
 }
