@@ -146,8 +146,6 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
   if (pattern === undefined) return undefined;
   const args = [
     ...walkArgs(search.walk),
-    "--max-filesize",
-    String(search.spec.maxBytes),
     "--encoding",
     "none",
     "--crlf",
@@ -175,7 +173,10 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
     const at = place(rel);
     // walk.ts's grep skips a link out of the project; anything not plain is left out unnamed.
     if (!at || at.outside || !plainFile(at, search.secrets)) continue;
-    if (!at.link && !changed(rel)) {
+    // Files over the size the tools' own search reads are not searched (rg's --max-filesize would
+    // cost a stat of every file; the one each hit gets here says it).
+    if (at.file.size > search.spec.maxBytes) continue;
+    if (!at.link && !changed(at.abs)) {
       found.push({ rel, outcome: fromRg });
       continue;
     }

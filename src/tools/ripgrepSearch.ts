@@ -9,11 +9,11 @@
 // follows links (--follow), so a link to a file is searched as walk.ts searches it; what it
 // finds under a linked folder, which walk.ts never enters, is dropped here (placeOf), and a link
 // out of the project leads nowhere in rg's sandbox (its name comes back as an error, glob lists
-// it). rg's debug lines would say which pipes and big files it skipped, but cost seconds on a
-// large tree (one unbuffered line per file its filters pass over), so those are skipped without
-// a note on this path.
+// it). rg's debug lines would say which pipes it skipped, but cost seconds on a large tree (one
+// unbuffered line per file its filters pass over), so pipes, and files over the size the tools'
+// own search reads, are skipped without a note on this path.
 import { lstatSync, realpathSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import type { RipgrepOutcome, RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../files/secretIdentities.ts";
 import { insideRoot } from "../permission/pathMatch.ts";
@@ -126,8 +126,8 @@ export interface Place {
   outside: boolean;
   /** The entry's own mtime (a link's, not its target's), as glob sorts. */
   mtimeMs: number;
-  /** The file read (a link's target): its identity and how many names it has. */
-  file: { dev: number; ino: number; nlink: number };
+  /** The file read (a link's target): its identity, how many names it has, its size. */
+  file: { dev: number; ino: number; nlink: number; size: number };
 }
 
 /**
@@ -150,9 +150,11 @@ export function placeOf(walk: RipgrepWalk): (rel: string) => Place | undefined {
     folders.set(abs, ok);
     return ok;
   };
+  // rg prints normalized paths under its folder: no join needed (a hit list can be 30,000 long).
+  const prefix = walk.base.endsWith("/") ? walk.base : `${walk.base}/`;
   return (rel) => {
-    const abs = join(walk.base, rel);
-    if (!folderOk(dirname(abs)) || walk.withheld(abs)) return undefined;
+    const abs = prefix + rel;
+    if (!folderOk(abs.slice(0, abs.lastIndexOf("/")) || "/") || walk.withheld(abs)) return undefined;
     try {
       const own = lstatSync(abs);
       if (own.isFile()) return { abs, realPath: abs, link: false, outside: false, mtimeMs: own.mtimeMs, file: own };
@@ -174,12 +176,12 @@ export function plainFile(place: Place, secrets: SecretIdentitySet): boolean {
 }
 
 /**
- * Whether a folder on the way to a printed path changed (its ctime, which no command can set
+ * Whether a folder on the way to a printed file (its absolute path: Place.abs) changed (its ctime, which no command can set
  * back) since shortly before rg started: an entry renamed, or swapped for a link and back, so
  * what rg read under that name may have been another file. Such files are read again by the
  * tools' own pinned read (checkedFile.ts). The margin covers the coarse clock file times use.
  */
-export function changedFolders(walk: RipgrepWalk, startedMs: number): (rel: string) => boolean {
+export function changedFolders(walk: RipgrepWalk, startedMs: number): (abs: string) => boolean {
   const since = startedMs - 1000;
   const folders = new Map<string, boolean>();
   const changed = (abs: string): boolean => {
@@ -194,7 +196,7 @@ export function changedFolders(walk: RipgrepWalk, startedMs: number): (rel: stri
     folders.set(abs, result);
     return result;
   };
-  return (rel) => changed(dirname(join(walk.base, rel)));
+  return (abs) => changed(abs.slice(0, abs.lastIndexOf("/")) || "/");
 }
 
 /**

@@ -116,7 +116,6 @@ export function findDefinitionTool(
             runner,
             walk: { root: ctx.root, base: target, includeNodeModules: false, withheld: deps.withheld },
             word,
-            maxBytes: MAX_SEARCH_BYTES,
             secrets: await deps.identities.current(),
             signal: ctx.signal,
           }));

@@ -56,7 +56,6 @@ export async function mentionsWithRipgrep(search: {
   runner: RipgrepRunner;
   walk: RipgrepWalk;
   word: string;
-  maxBytes: number;
   secrets: SecretIdentitySet;
   signal: AbortSignal;
 }): Promise<Mentions | "cancelled" | undefined> {
@@ -75,8 +74,6 @@ export async function mentionsWithRipgrep(search: {
     "--case-sensitive",
     "--encoding",
     "none",
-    "--max-filesize",
-    String(search.maxBytes),
     "--regexp",
     search.word,
     ".",
