@@ -112,10 +112,10 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
         }));
       if (listed === "cancelled") return error("Cancelled.");
       if (listed) {
-        // The same as onFile, from the stat the listing made.
+        // The same as onFile, from the stat the listing made (which matched the pattern already).
+        const under = `${base.path.endsWith("/") ? base.path : `${base.path}/`}${prefix}`;
         for (const { rel, place } of listed) {
-          if (!glob.matches(prefix + rel)) continue;
-          const abs = join(base.path, prefix + rel);
+          const abs = under + rel;
           if (secrets.secretOf(place.file.dev, place.file.ino) !== undefined)
             secretNames.push(displayPath(abs, ctx.root));
           else found.push({ abs, mtime: place.mtimeMs });
