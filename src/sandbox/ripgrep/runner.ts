@@ -11,6 +11,7 @@
 // instead: bubblewrap refusing one search (its folder swapped for a link as it started) is tried
 // again next time; rg unable to run here (a library missing, an older glibc) is not.
 import { lstatSync, readlinkSync } from "node:fs";
+import { messageOf } from "../../errors/caught.ts";
 import { isInside } from "../../files/isInside.ts";
 import type { RipgrepProgram } from "./program.ts";
 
@@ -116,6 +117,10 @@ const CANNOT_RUN = /^bwrap: execvp|error while loading shared libraries|GLIBC_[0
 /** bubblewrap's own: this search did not start (a folder swapped for a link as it started, say). */
 const NOT_STARTED = /^bwrap:/m;
 
+function spawnSandboxed(bwrap: string, args: string[], program: Uint8Array) {
+  return Bun.spawn([bwrap, ...args], { stdin: program, stdout: "pipe", stderr: "pipe", env: {} });
+}
+
 export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunner {
   const maxOutput = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   let broken: string | undefined;
@@ -123,13 +128,14 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
     async run(request) {
       if (broken !== undefined) return { kind: "unavailable", why: broken };
       if (request.signal.aborted) return { kind: "cancelled" };
-      const program = await options.program.bytes();
-      const child = Bun.spawn([options.bwrap, ...ripgrepSandboxArgs(options, request)], {
-        stdin: program,
-        stdout: "pipe",
-        stderr: "pipe",
-        env: {},
-      });
+      let child: ReturnType<typeof spawnSandboxed>;
+      try {
+        child = spawnSandboxed(options.bwrap, ripgrepSandboxArgs(options, request), await options.program.bytes());
+      } catch (error) {
+        // The program would not unzip, or bubblewrap is gone: not to be tried again.
+        broken = messageOf(error);
+        return { kind: "unavailable", why: broken };
+      }
       let tooMuch = false;
       const onAbort = () => child.kill("SIGKILL");
       request.signal.addEventListener("abort", onAbort, { once: true });

@@ -87,3 +87,15 @@ describe.skipIf(!ripgrepHere)("the runner", () => {
     ).toBe("cancelled");
   });
 });
+
+test("a program that will not unzip is unavailable, not an error of the tool call", async () => {
+  using root = tempRoot();
+  const runner = createRipgrepRunner({
+    program: gzippedProgram("broken", async () => new Uint8Array([1, 2, 3]).buffer as ArrayBuffer),
+    bwrap: "/nonexistent/bwrap",
+    disableUserns: true,
+    root: root.path,
+    denyRead: () => [],
+  });
+  expect((await runner.run({ cwd: root.path, args: ["x"], signal: never })).kind).toBe("unavailable");
+});
