@@ -4,7 +4,7 @@
 // undefined: rg could not answer; the caller walks its own way.
 import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { CompiledGlob } from "./globMatch.ts";
-import { type Place, placeOf, printedPaths, type RipgrepWalk, runWalk, unopened, walkArgs } from "./ripgrepSearch.ts";
+import { type Place, placeOf, type RipgrepWalk, runWalk, unopened, walkArgs } from "./ripgrepSearch.ts";
 
 export interface RipgrepGlob {
   runner: RipgrepRunner;
@@ -36,18 +36,28 @@ export async function listWithRipgrep(search: RipgrepGlob): Promise<ListedFile[]
     ...(name === undefined ? [] : ["--type-add", `garudaglob:${name}`, "--type", "garudaglob"]),
     ".",
   ];
-  const run = await runWalk(search.runner, search.walk, args, search.signal);
-  if (run === undefined || run === "cancelled") return run;
-  const printed = printedPaths(run.outcome.stdout);
-  if (!printed) return undefined;
   const place = placeOf(search.walk);
   const prefix = search.glob.prefix === "" ? "" : `${search.glob.prefix}/`;
   const listed: ListedFile[] = [];
-  // Links out of the project lead nowhere in rg's sandbox: rg names them among its errors.
-  for (const rel of [...printed, ...unopened(run.outcome.stderr)]) {
-    if (!search.glob.matches(prefix + rel)) continue;
+  let unreadable = false;
+  const take = (rel: string) => {
+    if (!search.glob.matches(prefix + rel)) return;
     const at = place(rel);
     if (at) listed.push({ rel, place: at });
-  }
+  };
+  // Each name is checked as rg prints it, while rg walks on.
+  const run = await runWalk(search.runner, search.walk, args, search.signal, {
+    separator: 0,
+    onRecord(record) {
+      if (record === "") return;
+      // A name that is not UTF-8 cannot be told apart from another; the tools' own walk answers.
+      if (record.includes("\uFFFD")) unreadable = true;
+      else take(record.replace(/^\.\//, ""));
+    },
+  });
+  if (run === undefined || run === "cancelled") return run;
+  if (unreadable) return undefined;
+  // Links out of the project lead nowhere in rg's sandbox: rg names them among its errors.
+  for (const rel of unopened(run.outcome.stderr)) take(rel);
   return listed;
 }

@@ -97,36 +97,48 @@ function outcomeOf(lines: Lines, matcher: Matcher, spec: SearchSpec): FileOutcom
   return { kind: "hits", lines: hits, shown };
 }
 
-/** rg's `path\0count\n` (count mode) or `path\0` (files mode) lines, by file. */
-function parseTotals(stdout: Buffer, mode: "count" | "files"): Map<string, number> | undefined {
-  const files = new Map<string, number>();
-  const text = stdout.toString("utf8");
-  const entries = mode === "files" ? text.split("\0") : text.split("\n");
-  for (const entry of entries) {
-    if (entry === "") continue;
-    const nul = entry.indexOf("\0");
-    const rel = (mode === "files" ? entry : entry.slice(0, nul)).replace(/^\.\//, "");
-    if (rel.includes("\uFFFD") || (mode === "count" && nul === -1)) return undefined;
-    files.set(rel, mode === "files" ? 1 : Number(entry.slice(nul + 1)));
-  }
-  return files;
+/** A count-mode (`path\0count`) or files-mode (`path`) record: the file and its outcome, or undefined when unreadable. */
+function totalOf(record: string, mode: "count" | "files"): { rel: string; outcome: FileOutcome } | undefined {
+  const nul = mode === "count" ? record.indexOf("\0") : record.length;
+  const rel = record.slice(0, nul).replace(/^\.\//, "");
+  const count = mode === "count" ? Number(record.slice(nul + 1)) : 1;
+  // A name that is not UTF-8 cannot be told apart from another; the tools' own search answers.
+  if (nul === -1 || rel.includes("\uFFFD") || !Number.isInteger(count)) return undefined;
+  // Counts only: the line numbers are not known and not needed (grep counts and names files).
+  return { rel, outcome: { kind: "hits", lines: new Array<number>(count).fill(0) } };
 }
 
-/** What rg printed for each file, as the outcome the tools' own search would give. */
-function outcomesOf(stdout: Buffer, pattern: RustPattern, search: RipgrepGrep): Map<string, FileOutcome> | undefined {
-  const { spec, matcher } = search;
-  const outcomes = new Map<string, FileOutcome>();
-  if (pattern.exact && spec.mode !== "content") {
-    const totals = parseTotals(stdout, spec.mode);
-    if (!totals) return undefined;
-    // Counts only: the line numbers are not known and not needed (grep counts and names files).
-    for (const [rel, count] of totals) outcomes.set(rel, { kind: "hits", lines: new Array<number>(count).fill(0) });
-    return outcomes;
-  }
-  const files = parse(stdout);
-  if (!files) return undefined;
-  for (const [rel, lines] of files) outcomes.set(rel, outcomeOf(lines, matcher, spec));
-  return outcomes;
+/**
+ * What is kept of rg's answer for one file, into `found` (see the top of this file): a plain file
+ * under folders that did not change keeps rg's outcome; a link, or a file under a folder that
+ * changed, is searched again by the tools' own pinned read.
+ */
+function keeper(
+  search: RipgrepGrep,
+  startedMs: number,
+  found: FoundFile[],
+): (rel: string, fromRg: FileOutcome) => void {
+  const place = placeOf(search.walk);
+  const changed = changedFolders(search.walk, startedMs);
+  const include = search.include ?? (() => true);
+  const secretKeys = new Set(search.spec.secretKeys);
+  let buffer: Uint8Array | undefined;
+  return (rel, fromRg) => {
+    if (fromRg.kind !== "hits" || !include(rel)) return;
+    const at = place(rel);
+    // walk.ts's grep skips a link out of the project; anything not plain is left out unnamed.
+    if (!at || at.outside || !plainFile(at, search.secrets)) return;
+    // Files over the size the tools' own search reads are not searched (rg's --max-filesize would
+    // cost a stat of every file; the one each hit gets here says it).
+    if (at.file.size > search.spec.maxBytes) return;
+    if (!at.link && !changed(at.abs)) {
+      found.push({ rel, outcome: fromRg });
+      return;
+    }
+    buffer ??= new Uint8Array(search.spec.maxBytes);
+    const own = searchFile(at.realPath, search.matcher, search.spec, buffer, secretKeys);
+    if (own.kind === "hits") found.push({ rel, outcome: own });
+  };
 }
 
 /** How rg prints: counts or names where they are all grep needs, else every matching line. */
@@ -158,31 +170,32 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
     pattern.pattern,
     ".",
   ];
+  const found: FoundFile[] = [];
+  const mode = search.spec.mode;
+  if (pattern.exact && mode !== "content") {
+    // Counts or names: each file is checked as rg prints it, while rg searches on.
+    let keep: ReturnType<typeof keeper> | undefined;
+    let unreadable = false;
+    const run = await runWalk(search.runner, search.walk, args, search.signal, {
+      separator: mode === "files" ? 0 : 10,
+      onRecord(record, startedMs) {
+        if (record === "") return;
+        const total = totalOf(record, mode);
+        if (!total) unreadable = true;
+        else if (!unreadable) {
+          keep ??= keeper(search, startedMs, found);
+          keep(total.rel, total.outcome);
+        }
+      },
+    });
+    if (run === undefined || run === "cancelled" || unreadable) return run === "cancelled" ? run : undefined;
+    return inWalkOrder(found, (file) => file.rel);
+  }
   const run = await runWalk(search.runner, search.walk, args, search.signal);
   if (run === undefined || run === "cancelled") return run;
-  const outcomes = outcomesOf(run.outcome.stdout, pattern, search);
-  if (!outcomes) return undefined;
-  const place = placeOf(search.walk);
-  const changed = changedFolders(search.walk, run.startedMs);
-  const include = search.include ?? (() => true);
-  const secretKeys = new Set(search.spec.secretKeys);
-  let buffer: Uint8Array | undefined;
-  const found: FoundFile[] = [];
-  for (const [rel, fromRg] of outcomes) {
-    if (fromRg.kind !== "hits" || !include(rel)) continue;
-    const at = place(rel);
-    // walk.ts's grep skips a link out of the project; anything not plain is left out unnamed.
-    if (!at || at.outside || !plainFile(at, search.secrets)) continue;
-    // Files over the size the tools' own search reads are not searched (rg's --max-filesize would
-    // cost a stat of every file; the one each hit gets here says it).
-    if (at.file.size > search.spec.maxBytes) continue;
-    if (!at.link && !changed(at.abs)) {
-      found.push({ rel, outcome: fromRg });
-      continue;
-    }
-    buffer ??= new Uint8Array(search.spec.maxBytes);
-    const own = searchFile(at.realPath, search.matcher, search.spec, buffer, secretKeys);
-    if (own.kind === "hits") found.push({ rel, outcome: own });
-  }
+  const files = parse(run.outcome.stdout);
+  if (!files) return undefined;
+  const keep = keeper(search, run.startedMs, found);
+  for (const [rel, lines] of files) keep(rel, outcomeOf(lines, search.matcher, search.spec));
   return inWalkOrder(found, (file) => file.rel);
 }

@@ -77,33 +77,58 @@ export interface WalkRun {
   startedMs: number;
 }
 
+/** rg's output taken record by record while it runs: records end with `separator` (a byte). */
+export interface RecordStream {
+  separator: number;
+  /** One record, without its separator, as UTF-8 text; `startedMs` as WalkRun's. */
+  onRecord(record: string, startedMs: number): void;
+}
+
+/** Cuts chunks into records, keeping what a chunk ends with for the next. */
+function recordCutter(stream: RecordStream, startedMs: number): { push(chunk: Uint8Array): void; end(): void } {
+  let rest: Buffer = Buffer.alloc(0);
+  return {
+    push(chunk) {
+      const bytes = rest.length === 0 ? Buffer.from(chunk) : Buffer.concat([rest, chunk]);
+      let start = 0;
+      for (let end = bytes.indexOf(stream.separator); end !== -1; end = bytes.indexOf(stream.separator, start)) {
+        stream.onRecord(bytes.toString("utf8", start, end), startedMs);
+        start = end + 1;
+      }
+      rest = bytes.subarray(start);
+    },
+    end() {
+      if (rest.length > 0) stream.onRecord(rest.toString("utf8"), startedMs);
+      rest = Buffer.alloc(0);
+    },
+  };
+}
+
 /**
  * Runs rg in the walk's folder: its output, "cancelled", or undefined when it could not answer
  * or the folder is no longer the one checked (before or after: rg may have searched another).
+ * With `stream`, the output goes to it record by record as rg prints it (what is done with a
+ * record overlaps rg's run) and is not kept; the caller drops what it took when this is undefined.
  */
 export async function runWalk(
   runner: RipgrepRunner,
   walk: RipgrepWalk,
   args: string[],
   signal: AbortSignal,
+  stream?: RecordStream,
 ): Promise<WalkRun | "cancelled" | undefined> {
   if (!stillChecked(walk.base)) return undefined;
   const startedMs = Date.now();
-  const outcome = await runner.run({ cwd: walk.base, args, signal });
+  const cutter = stream && recordCutter(stream, startedMs);
+  const outcome = await runner.run({
+    cwd: walk.base,
+    args,
+    signal,
+    ...(cutter && { onStdout: (chunk: Uint8Array) => cutter.push(chunk) }),
+  });
+  cutter?.end();
   if (outcome.kind === "cancelled") return "cancelled";
   return answered(outcome) && stillChecked(walk.base) ? { outcome, startedMs } : undefined;
-}
-
-/** The paths of `--null` output (`./a/b\0`), relative to the walk's folder; undefined when one is not UTF-8. */
-export function printedPaths(stdout: Buffer): string[] | undefined {
-  const paths: string[] = [];
-  for (const printed of stdout.toString("utf8").split("\0")) {
-    if (printed === "") continue;
-    // A name that is not UTF-8 cannot be told apart from another; the tools' own search answers.
-    if (printed.includes("\uFFFD")) return undefined;
-    paths.push(printed.replace(/^\.\//, ""));
-  }
-  return paths;
 }
 
 /** The names rg could not open, relative to the walk's folder (links out of the project among them). */

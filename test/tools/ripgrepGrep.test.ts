@@ -89,22 +89,33 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
     // Folders changed within a second of the start count as changed (file times use a coarse clock).
     await Bun.sleep(1100);
     const runner = testRipgrep(root.path);
-    // A runner whose answer differs from the files (7 instead of 1), to see whose answer is shown.
-    const tampered = (after: () => void): RipgrepRunner => ({
-      async run(request) {
-        const outcome = await runner.run(request);
-        after();
-        if (outcome.kind !== "done") return outcome;
-        return { ...outcome, stdout: Buffer.from(outcome.stdout.toString().replace(/\u00001(\r?\n)/, "\u00007$1")) };
+    // A runner whose answer differs from the files (7 instead of 1), to see whose answer is shown;
+    // `before` runs as its output is handed on (after rg read the file, before grep checks it).
+    const seven = (text: string) => text.replace(/\u00001(\r?\n)/, "\u00007$1");
+    const tampered = (before: () => void): RipgrepRunner => ({
+      run(request) {
+        const onStdout = request.onStdout;
+        return runner.run({
+          ...request,
+          ...(onStdout && {
+            onStdout: (chunk: Uint8Array) => {
+              before();
+              onStdout(Buffer.from(seven(Buffer.from(chunk).toString())));
+            },
+          }),
+        });
       },
     });
     const s = session(root.path);
     s.ctx.executor = { ...s.ctx.executor, ripgrep: tampered(() => {}) };
+    let swapped = false;
     expect((await s.run("grep", { pattern: "needle", mode: "count" })).output).toBe("dir/x.txt:7");
     // The name given another file while rg ran (renamed away, a new one in its place): read again.
     s.ctx.executor = {
       ...s.ctx.executor,
       ripgrep: tampered(() => {
+        if (swapped) return;
+        swapped = true;
         renameSync(join(root.path, "dir", "x.txt"), join(root.path, "dir", "x.old"));
         writeFileSync(join(root.path, "dir", "x.txt"), "needle\nneedle\n");
       }),

@@ -20,6 +20,11 @@ export interface RipgrepRequest {
   cwd: string;
   args: string[];
   signal: AbortSignal;
+  /**
+   * Takes rg's output as it comes, while rg still runs (the caller's work on it then overlaps
+   * rg's); the outcome's stdout is then empty.
+   */
+  onStdout?: (chunk: Uint8Array) => void;
 }
 
 export type RipgrepOutcome =
@@ -150,7 +155,8 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
               child.kill("SIGKILL");
               break;
             }
-            chunks.push(chunk);
+            if (request.onStdout) request.onStdout(chunk);
+            else chunks.push(chunk);
           }
         })();
         const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited, reading]);
