@@ -10,7 +10,6 @@
 import type { RipgrepRunner } from "../../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../../files/secretIdentities.ts";
 import { inWalkOrder, placeOf, plainFile, type RipgrepWalk, runWalk, walkArgs } from "../ripgrepSearch.ts";
-import { decodeText } from "../textFile.ts";
 import { cFamilyOf, mayDefineOnLine } from "./cDefinitionSites.ts";
 import { LANGUAGE_EXTENSIONS, languageOf } from "./parser.ts";
 
@@ -22,35 +21,6 @@ export interface Mentions {
 /** `*.[cC][pP][pP]`: a glob for an extension in any case, as languageOf reads it. */
 const anyCase = (extension: string) =>
   `*.${[...extension].map((c) => (c.toLowerCase() === c.toUpperCase() ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`)).join("")}`;
-
-/**
- * The files of rg's `path\0line` output that may define `word`: every source file that mentions
- * it, but a C or C++ file only when one of its lines could be a definition (mayDefineOnLine, which
- * lets through every file the worker's test would: the worker decides).
- */
-function mentioningFiles(stdout: Buffer, word: string): string[] | undefined {
-  const files: string[] = [];
-  let last: string | undefined;
-  let start = 0;
-  while (start < stdout.length) {
-    let end = stdout.indexOf(10, start);
-    if (end === -1) end = stdout.length;
-    const nul = stdout.indexOf(0, start);
-    if (nul !== -1 && nul < end) {
-      const rel = stdout.toString("utf8", start, nul).replace(/^\.\//, "");
-      if (rel.includes("\uFFFD")) return undefined;
-      if (rel !== last) {
-        const family = cFamilyOf(rel);
-        if (family === undefined || mayDefineOnLine(family, decodeText(stdout.subarray(nul + 1, end)), word)) {
-          files.push(rel);
-          last = rel;
-        }
-      }
-    }
-    start = end + 1;
-  }
-  return files;
-}
 
 export async function mentionsWithRipgrep(search: {
   runner: RipgrepRunner;
@@ -78,17 +48,29 @@ export async function mentionsWithRipgrep(search: {
     search.word,
     ".",
   ];
-  const run = await runWalk(search.runner, search.walk, args, search.signal);
-  if (run === undefined || run === "cancelled") return run;
-  const printed = mentioningFiles(run.outcome.stdout, search.word);
-  if (!printed) return undefined;
   const place = placeOf(search.walk);
   const files: Mentions["files"] = [];
-  for (const rel of printed) {
-    if (languageOf(rel) === undefined) continue;
+  let last: string | undefined;
+  let unreadable = false;
+  // rg's `path\0line` records, taken as rg prints them: a file is taken at its first line that
+  // may define the word (any line, outside C and C++), and checked then, while rg searches on.
+  const take = (record: string) => {
+    const nul = record.indexOf("\0");
+    if (nul === -1) return;
+    const rel = record.slice(0, nul).replace(/^\.\//, "");
+    if (rel === last || languageOf(rel) === undefined) return;
+    // A name that is not UTF-8 cannot be told apart from another; the tools' own walk answers.
+    if (rel.includes("\uFFFD")) unreadable = true;
+    const family = cFamilyOf(rel);
+    // (A first line's byte-order mark is not text, as the worker's decoding reads it.)
+    const line = record.slice(nul + 1).replace(/^\uFEFF/, "");
+    if (family !== undefined && !mayDefineOnLine(family, line, search.word)) return;
+    last = rel;
     const at = place(rel);
     // The worker reads each file pinned; a link's target is read as walk.ts would have it read.
     if (at && !at.outside && plainFile(at, search.secrets)) files.push({ rel, realPath: at.realPath });
-  }
-  return { files: inWalkOrder(files, (file) => file.rel) };
+  };
+  const run = await runWalk(search.runner, search.walk, args, search.signal, { separator: 10, onRecord: take });
+  if (run === undefined || run === "cancelled") return run;
+  return unreadable ? undefined : { files: inWalkOrder(files, (file) => file.rel) };
 }
