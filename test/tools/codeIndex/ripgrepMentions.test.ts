@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { mayDefineOnLine } from "../../../src/tools/codeIndex/cDefinitionSites.ts";
+import { definitionLinePattern } from "../../../src/tools/codeIndex/ripgrepMentions.ts";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../../support/ripgrep.ts";
@@ -36,7 +38,8 @@ describe.skipIf(!ripgrepHere)("find_definition through ripgrep", () => {
       const got = await viaRg.run("find_definition", input);
       expect({ input, output: got.output }).toEqual({ input, output: expected.output });
     }
-    expect(counted.used).toBe(cases.length);
+    // Two rg runs a call: C and C++ files for lines that may define the name, the other languages for mentions.
+    expect(counted.used).toBe(2 * cases.length);
   });
 
   test("a hard link of a secret is never read, and not named as mentioning the name", async () => {
@@ -46,8 +49,49 @@ describe.skipIf(!ripgrepHere)("find_definition through ripgrep", () => {
     const s = session(root.path, { home });
     const counted = useRipgrep(s, testRipgrep(root.path));
     const result = await s.run("find_definition", { name: "secret_symbol" });
-    expect(counted.used).toBe(1);
+    expect(counted.used).toBe(2);
     expect(result.output).toStartWith("No definition of secret_symbol found");
     expect(result.output).not.toContain("key.c");
+  });
+});
+
+describe.skipIf(!ripgrepHere)("the line pattern rg looks for in C and C++", () => {
+  test("matches every line where a mention may be a definition (and skips plain calls)", async () => {
+    using root = tempRoot();
+    const lines = [
+      "void *kmalloc(size_t s)",
+      "kmalloc(size_t s)",
+      "#define kmalloc(s) foo",
+      "struct kmalloc {",
+      "} kmalloc;",
+      "int /* the allocator */ kmalloc(int size);",
+      "\tkmalloc,",
+      "\tkmalloc(int r) : x(r) {}",
+      'static char *s = "x"kmalloc;',
+      "Klass::kmalloc(int n)",
+      "Klass::~kmalloc()",
+      "int (*kmalloc)(void);",
+      "template <class T> kmalloc",
+      "int kmalloc\r",
+      // rg lets `return kmalloc(…)` (after a word) and `p->kmalloc` (after `>`) through; mayDefineOnLine drops them.
+      "\treturn kmalloc(1, 2);",
+      "\tp->kmalloc = 1;",
+      "\tbuf = kmalloc(sizeof(*buf), GFP_KERNEL);",
+      "\tf(kmalloc(1), 2);",
+      "int kmalloc_array(int);",
+    ];
+    writeFiles(root.path, { "a.c": `${lines.join("\n")}\n` });
+    const outcome = await testRipgrep(root.path).run({
+      cwd: root.path,
+      args: ["--no-line-number", "--regexp", definitionLinePattern("kmalloc"), "a.c"],
+      signal: new AbortController().signal,
+    });
+    const matched = new Set(outcome.kind === "done" ? outcome.stdout.toString().split("\n") : []);
+    for (const line of lines) {
+      const may = mayDefineOnLine("c", line, "kmalloc") || mayDefineOnLine("cpp", line, "kmalloc");
+      if (may) expect({ line, matched: matched.has(line) }).toEqual({ line, matched: true });
+    }
+    // Calls, members and longer names are not even printed.
+    for (const line of lines.slice(-3)) expect({ line, matched: matched.has(line) }).toEqual({ line, matched: false });
   });
 });
