@@ -101,12 +101,11 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
         if (mtime === "secret") secretNames.push(displayPath(abs, ctx.root));
         else found.push({ abs, mtime });
       };
-      const runner = ripgrepFor(ctx, start);
+      const rg = ripgrepFor(ctx, start, named, deps.withheld);
       const listed =
-        runner &&
+        rg &&
         (await listWithRipgrep({
-          runner,
-          walk: { root: ctx.root, base: start, includeNodeModules: named, withheld: deps.withheld },
+          ...rg,
           glob,
           signal: ctx.signal,
         }));

@@ -161,12 +161,11 @@ export function grepTool(
       let end: SearchEnd;
       const glob = args.glob === undefined ? undefined : compileGlob(args.glob);
       const named = `${args.glob ?? ""} ${args.path ?? ""}`.split(/[/\\\s]/).includes("node_modules");
-      const runner = kind === "folder" ? ripgrepFor(ctx, target) : undefined;
+      const rg = kind === "folder" ? ripgrepFor(ctx, target, named, deps.withheld) : undefined;
       const viaRipgrep =
-        runner &&
+        rg &&
         (await grepWithRipgrep({
-          runner,
-          walk: { root: ctx.root, base: target, includeNodeModules: named, withheld: deps.withheld },
+          ...rg,
           spec,
           matcher,
           secrets: await deps.identities.current(),

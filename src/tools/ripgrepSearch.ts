@@ -44,10 +44,16 @@ export function walkArgs(walk: RipgrepWalk): string[] {
   ];
 }
 
-/** The runner, when the search can use it: a folder inside the project, a machine with the embedded rg. */
-export function ripgrepFor(ctx: ToolContext, base: string): RipgrepRunner | undefined {
+/** The runner and the walk of a search through rg, when it can use one: a folder inside the project, a machine with the embedded rg. */
+export function ripgrepFor(
+  ctx: ToolContext,
+  base: string,
+  includeNodeModules: boolean,
+  withheld: (absPath: string) => boolean,
+): { runner: RipgrepRunner; walk: RipgrepWalk } | undefined {
   const runner = ctx.executor?.ripgrep;
-  return runner && insideRoot(base, ctx.root) !== undefined ? runner : undefined;
+  if (!runner || insideRoot(base, ctx.root) === undefined) return undefined;
+  return { runner, walk: { root: ctx.root, base, includeNodeModules, withheld } };
 }
 
 /** Whether `base` is still the real folder the permission check named (else the tools' own search says what changed). */

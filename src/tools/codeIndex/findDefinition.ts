@@ -109,12 +109,11 @@ export function findDefinitionTool(
           definitionsOf: word,
         };
         // Where the binary carries ripgrep, rg says which files mention the name (ripgrepMentions.ts).
-        const runner = ripgrepFor(ctx, target);
+        const rg = ripgrepFor(ctx, target, false, deps.withheld);
         const mentions =
-          runner &&
+          rg &&
           (await mentionsWithRipgrep({
-            runner,
-            walk: { root: ctx.root, base: target, includeNodeModules: false, withheld: deps.withheld },
+            ...rg,
             word,
             secrets: await deps.identities.current(),
             signal: ctx.signal,
