@@ -46,18 +46,20 @@ export async function ripgrepFor(
   const aptGet = Bun.which("apt-get");
   const dpkgDeb = Bun.which("dpkg-deb");
   const arch = Bun.which("dpkg") ? (await run(["dpkg", "--print-architecture"], "/")).trim() : "";
-  if (!aptGet || !dpkgDeb || arch !== "amd64") {
-    log(
-      `${t.name}: no ripgrep embedded (it comes from Debian's package: apt-get on a Debian amd64 machine is needed); the binary searches with its own search`,
-    );
+  // A build without it still works (the binary searches its own way): say so loudly, and fail
+  // where it must be there (GARUDA_REQUIRE_RIPGREP=1: CI, releases).
+  const without = (why: string): undefined => {
+    const line = `${t.name}: no ripgrep embedded (${why}); the binary searches with its own search`;
+    if (process.env.GARUDA_REQUIRE_RIPGREP === "1") throw new Error(line);
+    log(line);
     return undefined;
-  }
+  };
+  if (!aptGet || !dpkgDeb || arch !== "amd64")
+    return without("it comes from Debian's package: apt-get on a Debian amd64 machine is needed");
   try {
     return await fetchRipgrep(dir, aptGet, dpkgDeb, log);
   } catch (error) {
-    // A build without it still works (the binary searches its own way); say so loudly.
-    log(`${t.name}: no ripgrep embedded: ${error instanceof Error ? error.message : String(error)}`);
-    return undefined;
+    return without(error instanceof Error ? error.message : String(error));
   }
 }
 
