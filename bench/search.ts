@@ -1,6 +1,8 @@
 // grep, glob and find_definition on a tree shaped like Linux 6.1 (bench/linuxTree.ts: 78,600
 // files in 5,100 folders, ~1.3 GB), each against what a user would reach for, interleaved round
-// by round in the same run: `rg -c` for grep (every match counted, as grep's totals need),
+// by round in the same run, both ways Garuda searches: its own search ("own", what a binary without
+// the embedded ripgrep does) and through the embedded rg in its sandbox ("garuda+rg", the build
+// cache's rg: scripts/ripgrepBuild.ts). Against: `rg -c` for grep (every match counted, as grep's totals need),
 // `rg --files -g` for glob, `rg -t c -t cpp -w` for find_definition. Prints the medians, the
 // ratios (Garuda ÷ ripgrep) and both sides' counts, so a difference in what was found shows
 // next to the time. Garuda's tools run in this process as a session runs them (the worker thread
@@ -16,6 +18,11 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { hostTarget } from "../scripts/buildTargets.ts";
+import { ripgrepFor } from "../scripts/ripgrepBuild.ts";
+import { ripgrepFromFile } from "../src/sandbox/ripgrep/program.ts";
+import { createRipgrepRunner, type RipgrepRunner } from "../src/sandbox/ripgrep/runner.ts";
+import { probeSandbox } from "../src/sandbox/probe.ts";
 import { session } from "../test/support/toolFixtures.ts";
 import { formatTable, interleave, ratio, type Task } from "./interleave.ts";
 import { LINUX_SHAPE, makeLinuxTree, type TreeShape } from "./linuxTree.ts";
@@ -142,38 +149,60 @@ const CASES: Case[] = [
   },
 ];
 
+/** The runner the binary would have: the build's embedded rg (scripts/ripgrepBuild.ts) in its sandbox. */
+async function benchRipgrep(root: string): Promise<RipgrepRunner | undefined> {
+  const host = hostTarget();
+  const gz = host && (await ripgrepFor(host));
+  const probe = await probeSandbox({ env: process.env, tmpDir: tmpdir(), root });
+  if (!gz || probe.launcher?.kind !== "bwrap") return undefined;
+  return createRipgrepRunner({
+    program: ripgrepFromFile(gz),
+    bwrap: probe.launcher.path,
+    disableUserns: probe.launcher.disableUserns,
+    root,
+    denyRead: () => [],
+  });
+}
+
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
   const root = tree(options);
   const rg = which("rg");
   if (!rg) console.log("ripgrep (rg) is not installed: Garuda's times only, no ratios.");
-  const s = session(root);
+  // Two sessions: the tools' own search ("own", the fallback), and the same tools with the
+  // embedded ripgrep as the binary runs it (its sandbox included).
+  const sessions = { own: session(root), rg: session(root) };
+  const runner = await benchRipgrep(root);
+  if (runner) sessions.rg.ctx.executor = { ...sessions.rg.ctx.executor, ripgrep: runner };
+  else console.log("no embedded ripgrep for this machine (scripts/ripgrepBuild.ts) or no bwrap: own search only.");
+  const sides = runner ? (["own", "rg"] as const) : (["own"] as const);
   const tasks: Task[] = [];
   const counts = new Map<string, string>();
   const cases = CASES.filter((c) => options.only === undefined || c.label.includes(options.only));
   for (const c of cases) {
-    tasks.push({
-      name: `garuda ${c.label}`,
-      async run() {
-        const started = performance.now();
-        const result = await s.run(c.tool, c.input);
-        const ms = performance.now() - started;
-        counts.set(`garuda ${c.label}`, result.summary ?? result.output.split("\n")[0] ?? "");
-        if (c.tool !== "find_definition" && /stopped after/.test(result.output))
-          counts.set(`garuda ${c.label}`, `${result.summary} (CUT by the budget)`);
-        return { ms };
-      },
-    });
+    for (const side of sides)
+      tasks.push({
+        name: `${side} ${c.label}`,
+        async run() {
+          const started = performance.now();
+          const result = await sessions[side].run(c.tool, c.input);
+          const ms = performance.now() - started;
+          counts.set(`${side} ${c.label}`, result.summary ?? result.output.split("\n")[0] ?? "");
+          if (c.tool !== "find_definition" && /stopped after/.test(result.output))
+            counts.set(`${side} ${c.label}`, `${result.summary} (CUT by the budget)`);
+          return { ms };
+        },
+      });
     if (rg)
       tasks.push({
-        name: `rg ${c.label}`,
+        name: `ripgrep ${c.label}`,
         async run() {
           const started = performance.now();
           const child = Bun.spawn([rg, ...c.rg], { cwd: root, stdout: "pipe", stderr: "ignore" });
           const stdout = await new Response(child.stdout).text();
           await child.exited;
           const ms = performance.now() - started;
-          counts.set(`rg ${c.label}`, c.count(stdout));
+          counts.set(`ripgrep ${c.label}`, c.count(stdout));
           return { ms };
         },
       });
@@ -189,21 +218,23 @@ async function main(): Promise<void> {
     const stat = byName.get(name)?.stats.ms;
     return stat ? `${stat.median.toFixed(0)} [${stat.p10.toFixed(0)}–${stat.p90.toFixed(0)}]` : "–";
   };
-  const rows = cases.map((c) => {
-    const ours = `garuda ${c.label}`;
-    const theirs = `rg ${c.label}`;
-    const x = ratio(byName.get(ours), byName.get(theirs), "ms");
-    return [
-      c.label,
-      ms(ours),
-      ms(theirs),
-      Number.isNaN(x) ? "–" : `${x.toFixed(1)}×`,
-      counts.get(ours) ?? "",
-      counts.get(theirs) ?? "",
-    ];
-  });
+  const times = (side: string, c: Case) => {
+    const x = ratio(byName.get(`${side} ${c.label}`), byName.get(`ripgrep ${c.label}`), "ms");
+    return Number.isNaN(x) ? "–" : `${x.toFixed(2)}×`;
+  };
+  const rows = cases.map((c) => [
+    c.label,
+    ms(`own ${c.label}`),
+    ms(`rg ${c.label}`),
+    ms(`ripgrep ${c.label}`),
+    times("own", c),
+    runner ? times("rg", c) : "–",
+    counts.get(`own ${c.label}`) ?? "",
+    counts.get(`rg ${c.label}`) ?? "",
+    counts.get(`ripgrep ${c.label}`) ?? "",
+  ]);
   console.log(
-    `\n${formatTable(["case", "garuda ms", "rg ms", "ratio", "garuda found", "rg found (rg -t: files mentioning)"], rows)}`,
+    `\n${formatTable(["case", "own ms", "garuda+rg ms", "ripgrep ms", "own ×", "garuda+rg ×", "own found", "garuda+rg found", "ripgrep found (rg -t: files mentioning)"], rows)}`,
   );
   console.log(`load at the end ${loadAverage()}`);
 }

@@ -10,7 +10,8 @@
 // (start to exit). Against two floors built here with the
 // shipped flags: a bare hello world (for --version) and bench/acpFloor.ts (for initialize).
 //
-// Targets (issue 19.5): binary ≤ 115 MB; initialize ≤ 2.5 × the floor; session/new ≤ 50 ms
+// Targets (issue 19.5): binary ≤ 115 MB, raised to 125 MB by issue 35 for the embedded ripgrep
+// (1.7 MB gzipped, scripts/ripgrepBuild.ts); initialize ≤ 2.5 × the floor; session/new ≤ 50 ms
 // after initialize.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,7 @@ import { DIST, binaryName, buildBinary, buildHost, hostOs, staleReason } from ".
 import { Peer, start } from "./acpPeer.ts";
 import { type Task, formatStat, formatTable, interleave, processTask } from "./interleave.ts";
 
-const MAX_BYTES = 115e6;
+const MAX_BYTES = 125e6;
 const MAX_INIT_RATIO = 2.5;
 const MAX_NEW_AFTER_INIT_MS = 50;
 const KEY = "sk-ant-bench-not-a-real-key";

@@ -16,6 +16,7 @@ import {
 import { chmod } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { ripgrepFor } from "./ripgrepBuild.ts";
 
 export const ROOT = resolve(import.meta.dir, "..");
 export const ENTRY = join(ROOT, "src/cli/index.ts");
@@ -145,6 +146,12 @@ export function hostOs(): Os | undefined {
   return undefined;
 }
 
+/** The target of a build for this machine (Bun's default: glibc, AVX2). */
+export function hostTarget(): Target | undefined {
+  const os = hostOs();
+  return TARGETS.find((t) => t.os === os && t.arch === process.arch && !t.musl && !t.baseline);
+}
+
 /** Whether a binary for `t` can be started on this machine (musl builds are never assumed to). */
 export function runsHere(t: Target): boolean {
   return t.os === hostOs() && t.arch === process.arch && !t.musl;
@@ -194,6 +201,8 @@ export interface BuildBinaryOptions {
   autoload?: boolean;
   /** Embeds the source map (+2.8 MB), so stack traces name original files and lines; off by default. */
   sourcemap?: boolean;
+  /** Files embedded as they are (Bun.embeddedFiles): Garuda's binary gets its target's ripgrep (scripts/ripgrepBuild.ts). */
+  assets?: string[];
 }
 
 export interface BuiltBinary {
@@ -210,13 +219,22 @@ export function compileArgs(options: BuildBinaryOptions): { args: string[]; outf
   if (options.sourcemap) args.push("--sourcemap");
   if (options.target) args.push(`--target=${options.target}`);
   if (options.executablePath) args.push(`--compile-executable-path=${resolve(options.executablePath)}`);
-  args.push(`--root=${BUNDLE_ROOT}`, resolve(options.entry), ...WORKER_ENTRIES, "--outfile", outfile);
+  args.push(
+    `--root=${BUNDLE_ROOT}`,
+    resolve(options.entry),
+    ...WORKER_ENTRIES,
+    ...(options.assets ?? []).map((a) => resolve(a)),
+  );
+  args.push("--outfile", outfile);
   return { args, outfile };
 }
 
 /** Compiles `entry` into a standalone binary with the shipped flags, using the running bun. */
 export async function buildBinary(options: BuildBinaryOptions): Promise<BuiltBinary> {
-  const { args, outfile } = compileArgs(options);
+  // Garuda's own binary embeds its target's ripgrep where there is one (benches' small binaries do not).
+  const target = options.target === undefined ? hostTarget() : findTarget(options.target);
+  const rg = resolve(options.entry) === ENTRY && target ? await ripgrepFor(target) : undefined;
+  const { args, outfile } = compileArgs(rg ? { ...options, assets: [...(options.assets ?? []), rg] } : options);
   mkdirSync(dirname(outfile), { recursive: true });
   const started = performance.now();
   const proc = Bun.spawn([process.execPath, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
@@ -293,7 +311,8 @@ export interface FetchRuntimeOptions {
   log?: (line: string) => void;
 }
 
-async function run(cmd: string[], cwd: string): Promise<string> {
+/** Runs `cmd` in `cwd` and returns its stdout; throws with its output when it fails. */
+export async function run(cmd: string[], cwd: string): Promise<string> {
   const proc = Bun.spawn(cmd, { cwd, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),

@@ -23,6 +23,8 @@ import { type GitGuards, createGuardSession } from "./gitGuard/session.ts";
 import { guardedRoots, outermostFolders } from "./guardedRoots.ts";
 import { type JoinResult, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
 import { realFs } from "./fsView.ts";
+import { embeddedRipgrep, type RipgrepProgram } from "./ripgrep/program.ts";
+import { createRipgrepRunner } from "./ripgrep/runner.ts";
 import { sandboxPaths } from "./paths.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
 
@@ -85,6 +87,8 @@ export interface ExecutorOptions {
   gitGuards?: GitGuardHost;
   gitGuardDir?: string;
   gitGuardWatches?: number;
+  /** The ripgrep the file tools search with (ripgrep/program.ts). Default: the one embedded in the binary, if any; null: none. */
+  ripgrep?: RipgrepProgram | null;
 }
 
 export { SandboxUnavailableError } from "./commandLaunch.ts";
@@ -305,8 +309,22 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     };
   };
 
+  // The file tools' searches: the embedded rg in a sandbox of its own (ripgrep/runner.ts), on Linux with bwrap.
+  const program = options.ripgrep === null ? undefined : (options.ripgrep ?? embeddedRipgrep());
+  const ripgrep =
+    program && probe.launcher?.kind === "bwrap" && probe.availability.available
+      ? createRipgrepRunner({
+          program,
+          bwrap: probe.launcher.path,
+          disableUserns: probe.launcher.disableUserns,
+          root: options.root,
+          denyRead: () => sandboxPaths(spec(), realFs).denyRead,
+        })
+      : undefined;
+
   return {
     sandbox: probe.availability,
+    ...(ripgrep && { ripgrep }),
     tmpDir,
     limits: limiter?.inForce ?? null,
     startupNotices,

@@ -1,4 +1,5 @@
 // The executor contract: the one place processes start (architecture rule 6).
+import type { RipgrepRunner } from "./ripgrep/runner.ts";
 import type { CommandPeaks, LimitsInForce } from "./limiter.ts";
 import type { LimitHit } from "./limits.ts";
 
@@ -144,6 +145,8 @@ export interface SpecOptions {
 
 export interface Executor {
   readonly sandbox: SandboxAvailability;
+  /** The embedded ripgrep in its own sandbox (ripgrep/runner.ts), for the file tools' searches; absent where there is none. */
+  readonly ripgrep?: RipgrepRunner;
   run(request: ExecRequest): Promise<ExecResult>;
   /**
    * `onOutput` streams what the process prints (not its stdout with `raw`) for as long as it runs.

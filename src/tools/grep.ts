@@ -1,5 +1,7 @@
-// grep: a regular expression over the project's files, in-process (only src/sandbox may start a
-// program, so no ripgrep), respecting .gitignore and the session's hidden paths. The walk stays in
+// grep: a regular expression over the project's files, respecting .gitignore and the session's
+// hidden paths. Where the binary carries ripgrep, rg searches a folder in its own sandbox
+// (ripgrepGrep.ts: the same hits, totals and notes, at rg's speed); else, and for one file, the
+// search is in-process. The walk stays in
 // the folder the permission check named (walk.ts); the files are read and matched in a worker
 // thread with a budget of work (searchWorker.ts, searchBudget.ts), so neither a pipe named like a file nor a pattern
 // that backtracks for seconds can hold up the session or any other.
@@ -18,6 +20,8 @@ import { secretTwinAt, twinRefusal } from "./secretTwins.ts";
 import { formatBytes, MAX_TEXT_BYTES } from "./textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "./types.ts";
 import { walkFiles } from "./walk.ts";
+import { grepWithRipgrep } from "./ripgrepGrep.ts";
+import { ripgrepFor } from "./ripgrepSearch.ts";
 import { groupedCount } from "../text/count.ts";
 
 const DEFAULT_MAX_RESULTS = 100;
@@ -154,9 +158,26 @@ export function grepTool(
         output.chars += size;
       };
 
-      const search = new SearchWorker({ spec, signal: ctx.signal, budget, pool: deps.searches });
       let end: SearchEnd;
-      if (kind === "file") {
+      const glob = args.glob === undefined ? undefined : compileGlob(args.glob);
+      const named = `${args.glob ?? ""} ${args.path ?? ""}`.split(/[/\\\s]/).includes("node_modules");
+      const rg = kind === "folder" ? ripgrepFor(ctx, target, named, deps.withheld) : undefined;
+      const viaRipgrep =
+        rg &&
+        (await grepWithRipgrep({
+          ...rg,
+          spec,
+          matcher,
+          secrets: await deps.identities.current(),
+          ...(glob && { include: (rel: string) => glob.matches(rel) }),
+          signal: ctx.signal,
+        }));
+      if (viaRipgrep === "cancelled") return error("Cancelled.");
+      if (viaRipgrep) {
+        for (const file of viaRipgrep) take(() => displayPath(join(base.path, file.rel), ctx.root), file.outcome);
+        end = { kind: "done" };
+      } else if (kind === "file") {
+        const search = new SearchWorker({ spec, signal: ctx.signal, budget, pool: deps.searches });
         let single: FileOutcome | undefined;
         await search.add(target, (outcome) => {
           single = outcome;
@@ -176,8 +197,7 @@ export function grepTool(
           return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read"));
         if (single) take(() => base.display, single);
       } else {
-        const glob = args.glob === undefined ? undefined : compileGlob(args.glob);
-        const named = `${args.glob ?? ""} ${args.path ?? ""}`.split(/[/\\\s]/).includes("node_modules");
+        const search = new SearchWorker({ spec, signal: ctx.signal, budget, pool: deps.searches });
         const walked = await walkFiles({
           root: ctx.root,
           base: target,

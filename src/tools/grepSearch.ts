@@ -92,7 +92,7 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Matcher | 
   }
 }
 
-function clipLine(line: string): string {
+export function clipLine(line: string): string {
   return line.length > MAX_LINE_CHARS
     ? `${line.slice(0, MAX_LINE_CHARS)}… [${groupedCount(line.length)} characters]`
     : line;

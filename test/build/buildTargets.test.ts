@@ -14,6 +14,7 @@ import {
   findTarget,
   inspectBinary,
 } from "../../scripts/buildTargets.ts";
+import { ripgrepTargets } from "../../scripts/ripgrepBuild.ts";
 import { tempDir } from "../support/tempDir.ts";
 
 function project(dir: string, packageVersion: string, sourceVersion: string): string {
@@ -102,6 +103,21 @@ describe("compileArgs", () => {
     expect(outfile).toBe("/out/garuda.exe");
     expect(args).toContain("--target=bun-windows-x64");
     expect(args).toContain("--compile-executable-path=/cache/bun.exe");
+  });
+
+  test("assets (the embedded ripgrep) are entry points after the workers, by absolute path", () => {
+    const { args } = compileArgs({ entry: "/src/a.ts", outfile: "/out/garuda", assets: ["/cache/rg-linux-x64.gz"] });
+    expect(args.slice(args.indexOf("/src/a.ts"))).toEqual([
+      "/src/a.ts",
+      ...WORKER_ENTRIES,
+      "/cache/rg-linux-x64.gz",
+      "--outfile",
+      "/out/garuda",
+    ]);
+  });
+
+  test("which targets carry Debian's ripgrep: linux x64 glibc only", () => {
+    expect(TARGETS.filter(ripgrepTargets).map((t) => t.name)).toEqual(["linux-x64", "linux-x64-baseline"]);
   });
 
   test("autoload: true (test controls only) drops exactly the two safety flags", () => {

@@ -1,9 +1,10 @@
 // The file tools inside a `bun build --compile` binary, built with the shipped flags: descriptions
-// (.txt), the tree-sitter wasm files, the search worker and the outline worker must be embedded, not read from the
-// source tree (or, worse, the working directory) at run time.
+// (.txt), the tree-sitter wasm files, the search worker, the outline worker and (linux x64) ripgrep
+// must be embedded, not read from the source tree (or, worse, the working directory) at run time.
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { buildBinary } from "../../scripts/buildTargets.ts";
+import { buildBinary, hostTarget } from "../../scripts/buildTargets.ts";
+import { ripgrepFor, ripgrepTargets } from "../../scripts/ripgrepBuild.ts";
 import { tempDir } from "../support/tempDir.ts";
 import { writeFiles } from "../support/toolFixtures.ts";
 
@@ -57,3 +58,48 @@ console.log(JSON.stringify(out));
     grep: "c.rs\np.py",
   });
 }, 120_000);
+
+// The ripgrep a linux-x64 build embeds (scripts/ripgrepBuild.ts), found inside the binary and run
+// in its sandbox: grep through it answers as the tools' own search does.
+const host = hostTarget();
+const embedded =
+  host && ripgrepTargets(host) && Bun.which("bwrap") ? await ripgrepFor(host, { log: () => {} }) : undefined;
+test.skipIf(embedded === undefined)(
+  "the embedded ripgrep is found in the binary and answers as the own search",
+  async () => {
+    using dir = tempDir("garuda-rg-compile-");
+    const entry = join(dir.path, "entry.ts");
+    const src = join(import.meta.dir, "../../src");
+    Bun.write(
+      entry,
+      `import { fileTools } from ${JSON.stringify(join(src, "tools/fileTools.ts"))};
+import { embeddedRipgrep } from ${JSON.stringify(join(src, "sandbox/ripgrep/program.ts"))};
+import { createRipgrepRunner } from ${JSON.stringify(join(src, "sandbox/ripgrep/runner.ts"))};
+const root = process.argv[2];
+const program = embeddedRipgrep();
+let answered = 0;
+const runner = createRipgrepRunner({ program, bwrap: Bun.which("bwrap"), disableUserns: true, root, denyRead: () => [] });
+const counted = { run: async (r) => { const o = await runner.run(r); if (o.kind === "done") answered++; return o; } };
+const grep = async (executor) => {
+  const ctx = { root, home: root, callId: "c", mode: "build", signal: new AbortController().signal, executor, sandbox: null,
+    authorize: async () => ({ outcome: "allow", by: "rule" }), progress() {}, beforeWrite: async () => {} };
+  const tool = fileTools({ home: root }).find((t) => t.name === "grep");
+  return (await tool.run(tool.plan({ pattern: "needle", mode: "count" }, ctx), ctx)).output;
+};
+console.log(JSON.stringify({ name: program?.name, own: await grep({}), rg: await grep({ ripgrep: counted }), answered }));
+`,
+    );
+    const binary = (await buildBinary({ entry, outfile: join(dir.path, "probe"), assets: [embedded as string] }))
+      .outfile;
+    const project = join(dir.path, "project");
+    writeFiles(project, { ".gitignore": "*.s\n", "a.S": "needle\n", "b.s": "needle\n", "c/d.c": "needle\nneedle\n" });
+    // Older than a second: rg's own answer, not a re-read of a folder that just changed.
+    await Bun.sleep(1100);
+    const run = Bun.spawnSync([binary, project], { cwd: dir.path, stdout: "pipe", stderr: "pipe" });
+    expect(run.stderr.toString()).toBe("");
+    const out = JSON.parse(run.stdout.toString());
+    expect(out.name).toMatch(/^rg-linux-x64-[a-z0-9]+\.gz$/);
+    expect(out).toEqual({ name: out.name, own: "a.S:1\nc/d.c:2", rg: "a.S:1\nc/d.c:2", answered: 1 });
+  },
+  120_000,
+);

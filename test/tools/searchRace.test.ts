@@ -5,13 +5,15 @@
 // byte of an outside file, nor a name from the outside folder (a walk never leaves its root).
 // Positive controls: the loop really swapped (its counter, and links seen from the host), and the
 // tools really found the project's own text between swaps.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterEach, beforeEach, expect, test } from "bun:test";
 import { existsSync, lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createPermissionEngine } from "../../src/permission/engine.ts";
+import type { RipgrepRunner } from "../../src/sandbox/ripgrep/runner.ts";
 import type { RunningProcess } from "../../src/sandbox/types.ts";
 import { createFileTools } from "../../src/tools/fileTools.ts";
 import { type CallContext, ToolRegistry } from "../../src/tools/registry.ts";
+import { ripgrepHere, testRipgrep } from "../support/ripgrep.ts";
 import { describeSandbox } from "../support/sandboxSupport.ts";
 import { type Workspace, workspace } from "../support/execFixtures.ts";
 import { writeFiles } from "../support/toolFixtures.ts";
@@ -53,16 +55,22 @@ for (let n = 1; ; n++) {
 
 describeSandbox("file tools against a sandboxed process swapping folders and links", () => {
   let ws: Workspace;
-  beforeAll(async () => {
+  // A workspace per way: an attacker stopped mid-swap leaves links behind.
+  beforeEach(async () => {
     ws = await workspace("sandbox");
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await ws.dispose();
   });
 
-  test(
-    `for ${RACE_MS / 1000} s no tool returns a byte or a name from outside the project`,
-    async () => {
+  // Both ways the tools search: their own walk, and through the embedded ripgrep (this machine's rg).
+  const ways: Array<[string, boolean]> = [
+    ["own search", false],
+    ...(ripgrepHere ? [["ripgrep", true] as [string, boolean]] : []),
+  ];
+  test.each(ways)(
+    `for ${RACE_MS / 1000} s no tool returns a byte or a name from outside the project (%s)`,
+    async (_way, viaRipgrep) => {
       const outside = join(ws.home, "outside");
       writeFiles(outside, {
         "a.ts": outsideSource,
@@ -80,13 +88,22 @@ describeSandbox("file tools against a sandboxed process swapping folders and lin
         "src/deep/d.ts": insideSource(3),
       });
       const { tools } = createFileTools({ home: ws.home });
+      const runner = viaRipgrep ? testRipgrep(ws.root) : undefined;
+      let answeredByRipgrep = 0;
+      const ripgrepUsed: RipgrepRunner = {
+        run: async (request) => {
+          const outcome = await (runner as RipgrepRunner).run(request);
+          if (outcome.kind === "done") answeredByRipgrep++;
+          return outcome;
+        },
+      };
       const registry = new ToolRegistry(tools);
       const ctx: CallContext = {
         root: ws.root,
         home: ws.home,
         mode: "build",
         signal: new AbortController().signal,
-        executor: ws.executor,
+        executor: viaRipgrep ? { ...ws.executor, ripgrep: ripgrepUsed } : ws.executor,
         sandbox: ws.executor.spec(),
         // No approver: a call whose check sees a path outside the project is refused, not asked.
         engine: createPermissionEngine({ root: ws.root, home: ws.home, sandboxAvailable: true }),
@@ -125,11 +142,13 @@ describeSandbox("file tools against a sandboxed process swapping folders and lin
             if (outcome.output.includes(OUTSIDE) || outcome.output.includes("secret bytes"))
               leaks.push(`${name} ${JSON.stringify(input)}:\n${outcome.output}`);
             if (/INSIDE_MARK|insideFn|src\/c\.ts/.test(outcome.output)) found.set(name, (found.get(name) ?? 0) + 1);
-          }
-          try {
-            if (lstatSync(join(ws.root, "src")).isSymbolicLink()) linksSeen++;
-          } catch {
-            // Between two renames: neither there.
+            // Looked at after every call: a search through rg takes ~10 ms (its sandbox), so rounds
+            // are few, and src/ is a link for a small part of each swap.
+            try {
+              if (lstatSync(join(ws.root, "src")).isSymbolicLink()) linksSeen++;
+            } catch {
+              // Between two renames: neither there.
+            }
           }
         }
       } finally {
@@ -142,6 +161,7 @@ describeSandbox("file tools against a sandboxed process swapping folders and lin
       expect(linksSeen).toBeGreaterThan(0);
       expect(runs).toBeGreaterThan(calls.length * 3);
       // And the tools did their job between swaps.
+      if (viaRipgrep) expect({ answeredByRipgrep: answeredByRipgrep > 0 }).toEqual({ answeredByRipgrep: true });
       for (const name of ["grep", "glob", "find_definition", "symbols", "read_file"])
         expect({ name, found: (found.get(name) ?? 0) > 0 }).toEqual({ name, found: true });
     },

@@ -132,6 +132,16 @@ export function mayDefine(source: string, word: string, cpp: boolean): boolean {
   return !definitionLike(blankCommentsAndStrings(source), word, cpp).next().done;
 }
 
+/**
+ * Whether one line of a file of that kind, as it is, has a mention that could be a definition:
+ * mayDefineIn's first pass, line by line (a .h file read as C++, which lets more through). A file
+ * none of whose lines passes is one mayDefineIn says no to; ripgrepMentions.ts sorts rg's lines
+ * with it, so the worker reads only files that may define the name.
+ */
+export function mayDefineOnLine(family: CFamily, line: string, word: string): boolean {
+  return !definitionLike(line, word, family !== "c").next().done;
+}
+
 /** mayDefine for a file of that kind: a .h file is read as C++ when it has words only C++ has. */
 export function mayDefineIn(family: CFamily, text: string, word: string): boolean {
   const cpp = family === "cpp" || (family === "header" && /\b(class|namespace|template)\b/.test(text));

@@ -1,7 +1,8 @@
 // find_definition: where a name is declared across the project, from real parses. Files are
 // first filtered by a plain text search for the name in the search worker (as grep's: pinned to
 // the checked folder, no pipes, a budget of work), so only the few that mention it are read here
-// (checked again) and parsed.
+// (checked again) and parsed. Where the binary carries ripgrep, rg picks the files that mention
+// the name first (ripgrepMentions.ts), and the worker reads only those.
 import { join } from "node:path";
 import { z } from "zod";
 import { gainedLinks, loadChecked } from "../checkedFile.ts";
@@ -15,7 +16,9 @@ import { SEARCH_BUDGET, type SearchBudget } from "../searchBudget.ts";
 import { type SearchEnd, SearchWorker } from "../searchWorker.ts";
 import { MAX_TEXT_BYTES } from "../textFile.ts";
 import type { PlanWithState, Tool, ToolResult } from "../types.ts";
-import { Slicer, walkFiles } from "../walk.ts";
+import { Slicer, walkFiles, type WalkStats } from "../walk.ts";
+import { ripgrepFor } from "../ripgrepSearch.ts";
+import { mentionsWithRipgrep } from "./ripgrepMentions.ts";
 import description from "./findDefinition.txt" with { type: "text" };
 import { definitionLine } from "./format.ts";
 import { KNOWN_LANGUAGES, languageOf } from "./parser.ts";
@@ -105,24 +108,50 @@ export function findDefinitionTool(
           // C and C++: most files that mention a name only use it; the worker leaves those out.
           definitionsOf: word,
         };
+        // Where the binary carries ripgrep, rg says which files mention the name (ripgrepMentions.ts).
+        const rg = ripgrepFor(ctx, target, false, deps.withheld);
+        const mentions =
+          rg &&
+          (await mentionsWithRipgrep({
+            ...rg,
+            word,
+            secrets: await deps.identities.current(),
+            signal: ctx.signal,
+          }));
+        if (mentions === "cancelled") return error("Cancelled.");
         const search = new SearchWorker({ spec, signal: ctx.signal, budget, pool: deps.searches });
-        const walked = await walkFiles({
-          root: ctx.root,
-          base: target,
-          signal: ctx.signal,
-          withheld: deps.withheld,
-          onFile(file) {
-            if (file.outside || !languageOf(file.rel)) return;
-            const display = () => displayPath(join(base.path, file.rel), ctx.root);
-            return search.add(file.realPath, (outcome) => {
-              if (outcome.kind === "linked") tally.linked.push(display());
-              else if (outcome.kind === "secret") tally.secret.push(display());
-              else if (outcome.kind === "changed") tally.changed.push(display());
-              else if (outcome.kind === "special") tally.special.push(display());
-              if (outcome.kind === "hits") candidates.push({ display: display(), real: file.realPath });
-            });
-          },
-        });
+        const add = (rel: string, realPath: string) => {
+          const display = () => displayPath(join(base.path, rel), ctx.root);
+          return search.add(realPath, (outcome) => {
+            if (outcome.kind === "linked") tally.linked.push(display());
+            else if (outcome.kind === "secret") tally.secret.push(display());
+            else if (outcome.kind === "changed") tally.changed.push(display());
+            else if (outcome.kind === "special") tally.special.push(display());
+            if (outcome.kind === "hits") candidates.push({ display: display(), real: realPath });
+          });
+        };
+        let walked: WalkStats;
+        if (mentions) {
+          for (const file of mentions.files) if ((await add(file.rel, file.realPath)) === false) break;
+          walked = {
+            files: mentions.files.length,
+            stopped: false,
+            aborted: false,
+            changed: [],
+            special: [],
+          };
+        } else {
+          walked = await walkFiles({
+            root: ctx.root,
+            base: target,
+            signal: ctx.signal,
+            withheld: deps.withheld,
+            onFile(file) {
+              if (file.outside || !languageOf(file.rel)) return;
+              return add(file.rel, file.realPath);
+            },
+          });
+        }
         end = await search.finish();
         if (walked.baseChanged)
           return error(changedWhileWaiting(base, target, ctx.root, deps.withheld, "read", walked.baseChanged.now));

@@ -79,6 +79,9 @@ const OUTLINERS: Readonly<Record<GrammarId, (root: Node, lines: readonly string[
   cpp: outlineC,
 };
 
+/** The file name extensions find_definition reads (lower case; languageOf ignores case). */
+export const LANGUAGE_EXTENSIONS: readonly string[] = Object.keys(EXTENSIONS);
+
 export function languageOf(path: string): LanguageId | undefined {
   const dot = path.lastIndexOf(".");
   if (dot < 0) return undefined;

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { blankCommentsAndStrings, mayDefine } from "../../../src/tools/codeIndex/cDefinitionSites.ts";
+import {
+  blankCommentsAndStrings,
+  type CFamily,
+  mayDefine,
+  mayDefineIn,
+  mayDefineOnLine,
+} from "../../../src/tools/codeIndex/cDefinitionSites.ts";
 
 describe("C/C++ mentions that could be a definition", () => {
   test.each([
@@ -34,5 +40,24 @@ describe("C/C++ mentions that could be a definition", () => {
     const blank = blankCommentsAndStrings(text);
     expect(blank.length).toBe(text.length);
     expect(blank).toBe(`a     \n     d     \n${" ".repeat(10)}`);
+  });
+
+  test("line by line, every file that may define the name has a line that may (what rg's lines are sorted by)", () => {
+    const files: Array<[CFamily, string]> = [
+      ["c", "void *kmalloc(size_t s)\n{\n}\n"],
+      ["c", "static void\nkmalloc(size_t s)\n{\n}\n"],
+      ["c", "int /* the allocator */ kmalloc(int size);\n"],
+      ["c", "/* a comment\n that ends */ int kmalloc(void) { return 0; }\n"],
+      ["c", "} kmalloc;\n"],
+      ["header", "class A {\n\tkmalloc(int);\n};\n"],
+      ["cpp", "\tkmalloc(int r) : x(r) {}\n"],
+    ];
+    for (const [family, text] of files) {
+      const lines = text.split("\n").some((line) => mayDefineOnLine(family, line, "kmalloc"));
+      expect({ text, may: mayDefineIn(family, text, "kmalloc"), lines }).toEqual({ text, may: true, lines: true });
+    }
+    // And it does sort out plain uses.
+    expect(mayDefineOnLine("c", "\tbuf = kmalloc(sizeof(*buf), GFP_KERNEL);", "kmalloc")).toBe(false);
+    expect(mayDefineOnLine("c", "\treturn kmalloc(1, 2);", "kmalloc")).toBe(false);
   });
 });

@@ -1,0 +1,178 @@
+// Runs the embedded ripgrep (program.ts) for the file tools' searches (grep, glob,
+// find_definition in src/tools/ripgrepSearch.ts), in a sandbox narrower than a command's: a new
+// root with only the system's libraries (/usr and /lib), the project read-only with what commands
+// may not read hidden as commands see it (paths.ts denyRead), no network, no other namespace
+// shared, an empty environment, no capability. The program arrives on bubblewrap's stdin and
+// lives only inside the sandbox (--ro-bind-data). So rg cannot read anything outside the project,
+// nor a secret place inside it; the tools still re-check every path it prints by their own rules
+// before anything is shown.
+//
+// A runner that fails to start says "unavailable", and the tools search with their own search
+// instead: bubblewrap refusing one search (its folder swapped for a link as it started) is tried
+// again next time; rg unable to run here (a library missing, an older glibc) is not.
+import { lstatSync, readlinkSync } from "node:fs";
+import { messageOf } from "../../errors/caught.ts";
+import { isInside } from "../../files/isInside.ts";
+import type { RipgrepProgram } from "./program.ts";
+
+export interface RipgrepRequest {
+  /** The folder rg runs in (absolute, inside the root). */
+  cwd: string;
+  args: string[];
+  signal: AbortSignal;
+  /**
+   * Takes rg's output as it comes, while rg still runs (the caller's work on it then overlaps
+   * rg's); the outcome's stdout is then empty.
+   */
+  onStdout?: (chunk: Uint8Array) => void;
+}
+
+export type RipgrepOutcome =
+  /** `code`: rg's exit code (0 found, 1 nothing found, 2 some error); `stderr`: its messages and debug lines. */
+  | { kind: "done"; code: number; stdout: Buffer; stderr: string }
+  /** It could not run here; search another way. */
+  | { kind: "unavailable"; why: string }
+  | { kind: "cancelled" };
+
+export interface RipgrepRunner {
+  run(request: RipgrepRequest): Promise<RipgrepOutcome>;
+}
+
+export interface RipgrepRunnerOptions {
+  program: RipgrepProgram;
+  bwrap: string;
+  /** bwrap ≥ 0.8's --disable-userns. */
+  disableUserns: boolean;
+  /** The project root: the only folder the search sees. */
+  root: string;
+  /** What sandboxed commands may not read (paths.ts denyRead), asked per search: the ones inside the root are hidden. */
+  denyRead: () => readonly string[];
+  /** stdout beyond this ends the search as unavailable (the tools' own search then answers). */
+  maxOutputBytes?: number;
+}
+
+/** Where the program is inside the sandbox. */
+const PROGRAM = "/run/garuda-rg";
+const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+/** The system's folders a dynamically linked program needs, bound as they are on the host (a folder or a merged-/usr link). */
+const SYSTEM_FOLDERS = ["/usr", "/lib", "/lib64", "/lib32", "/libx32"];
+
+function systemMounts(): string[] {
+  const args: string[] = [];
+  for (const path of SYSTEM_FOLDERS) {
+    try {
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) args.push("--symlink", readlinkSync(path), path);
+      else if (stat.isDirectory()) args.push("--ro-bind", path, path);
+    } catch {
+      // Not on this system.
+    }
+  }
+  return args;
+}
+
+/** bubblewrap's arguments for one search (without the program). */
+export function ripgrepSandboxArgs(options: Omit<RipgrepRunnerOptions, "program">, request: RipgrepRequest): string[] {
+  const hidden: string[] = [];
+  for (const path of options.denyRead()) {
+    if (!isInside(path, options.root)) continue;
+    try {
+      const stat = lstatSync(path);
+      if (stat.isDirectory()) hidden.push("--tmpfs", path, "--remount-ro", path);
+      else hidden.push("--ro-bind", "/dev/null", path);
+    } catch {
+      // Missing: nothing to hide.
+    }
+  }
+  return [
+    "--new-session",
+    "--die-with-parent",
+    "--unshare-all",
+    "--unshare-user",
+    ...(options.disableUserns ? ["--disable-userns"] : []),
+    "--cap-drop",
+    "ALL",
+    "--clearenv",
+    ...systemMounts(),
+    // rg aborts without /dev (its hash seeds): bubblewrap's own, with null, zero, random and tty only.
+    "--dev",
+    "/dev",
+    "--ro-bind-try",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.cache",
+    "--ro-bind",
+    options.root,
+    options.root,
+    ...hidden,
+    "--perms",
+    "0555",
+    "--ro-bind-data",
+    "0",
+    PROGRAM,
+    "--chdir",
+    request.cwd,
+    "--",
+    PROGRAM,
+    ...request.args,
+  ];
+}
+
+/** The dynamic loader's messages: this rg cannot run on this system, now or later. */
+const CANNOT_RUN = /^bwrap: execvp|error while loading shared libraries|GLIBC_[0-9.]+' not found|exec format error/m;
+/** bubblewrap's own: this search did not start (a folder swapped for a link as it started, say). */
+const NOT_STARTED = /^bwrap:/m;
+
+function spawnSandboxed(bwrap: string, args: string[], program: Uint8Array) {
+  return Bun.spawn([bwrap, ...args], { stdin: program, stdout: "pipe", stderr: "pipe", env: {} });
+}
+
+export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunner {
+  const maxOutput = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
+  let broken: string | undefined;
+  return {
+    async run(request) {
+      if (broken !== undefined) return { kind: "unavailable", why: broken };
+      if (request.signal.aborted) return { kind: "cancelled" };
+      let child: ReturnType<typeof spawnSandboxed>;
+      try {
+        child = spawnSandboxed(options.bwrap, ripgrepSandboxArgs(options, request), await options.program.bytes());
+      } catch (error) {
+        // The program would not unzip, or bubblewrap is gone: not to be tried again.
+        broken = messageOf(error);
+        return { kind: "unavailable", why: broken };
+      }
+      let tooMuch = false;
+      const onAbort = () => child.kill("SIGKILL");
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        const chunks: Uint8Array[] = [];
+        let size = 0;
+        const reading = (async () => {
+          for await (const chunk of child.stdout) {
+            size += chunk.length;
+            if (size > maxOutput) {
+              tooMuch = true;
+              child.kill("SIGKILL");
+              break;
+            }
+            if (request.onStdout) request.onStdout(chunk);
+            else chunks.push(chunk);
+          }
+        })();
+        const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited, reading]);
+        if (request.signal.aborted) return { kind: "cancelled" };
+        if (tooMuch) return { kind: "unavailable", why: `its output passed ${maxOutput} bytes` };
+        // 126, 127: the shell's "cannot execute" and "not found", which rg never exits with.
+        if (code === 126 || code === 127 || (code !== 0 && CANNOT_RUN.test(stderr))) {
+          broken = stderr.split("\n").find((line) => CANNOT_RUN.test(line)) ?? `exit ${code}`;
+          return { kind: "unavailable", why: broken };
+        }
+        if (code !== 0 && NOT_STARTED.test(stderr))
+          return { kind: "unavailable", why: stderr.split("\n").find((line) => NOT_STARTED.test(line)) ?? "" };
+        return { kind: "done", code, stdout: Buffer.concat(chunks), stderr };
+      } finally {
+        request.signal.removeEventListener("abort", onAbort);
+      }
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// The ripgrep runner for tests run from source (where no rg is embedded): this machine's rg,
+// gzipped as the build embeds it, run in the same sandbox the binary uses. Undefined where there
+// is no rg or no bwrap (the tests that need it are skipped, saying so).
+import { existsSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { ripgrepFromFile } from "../../src/sandbox/ripgrep/program.ts";
+import { createRipgrepRunner, type RipgrepRunner } from "../../src/sandbox/ripgrep/runner.ts";
+import type { ToolContext } from "../../src/tools/types.ts";
+import { makeTempDir } from "./tempDir.ts";
+
+const rg = Bun.which("rg");
+const bwrap = Bun.which("bwrap");
+export const ripgrepHere = rg !== null && bwrap !== null && process.platform === "linux";
+
+/** rg gzipped once per test file, as the build embeds it (removed with the OS's temp files). */
+const gz = ripgrepHere ? join(makeTempDir("garuda-rg-"), "rg-linux-x64.gz") : "";
+if (ripgrepHere && !existsSync(gz)) writeFileSync(gz, gzipSync(await Bun.file(rg as string).bytes()));
+
+/** A runner over `root`, hiding `denyRead` inside it as commands' sandbox would. */
+export function testRipgrep(root: string, denyRead: string[] = []): RipgrepRunner {
+  if (!ripgrepHere) throw new Error("no rg or bwrap here");
+  return createRipgrepRunner({
+    program: ripgrepFromFile(gz),
+    bwrap: bwrap as string,
+    disableUserns: true,
+    root,
+    denyRead: () => denyRead,
+  });
+}
+
+/** Gives a test session's tools `runner`, counting the searches it answered (the rest fell back). */
+export function useRipgrep(s: { ctx: { executor: ToolContext["executor"] } }, runner: RipgrepRunner): { used: number } {
+  const counted = { used: 0 };
+  s.ctx.executor = {
+    ...s.ctx.executor,
+    ripgrep: {
+      run: async (request) => {
+        const outcome = await runner.run(request);
+        if (outcome.kind === "done") counted.used++;
+        return outcome;
+      },
+    },
+  };
+  return counted;
+}
+
+/** A home whose ~/.ssh/id_ed25519 holds `text`, hard-linked into the project as `linkName`: a secret under another name. */
+export function secretHardLink(root: string, linkName: string, text: string): string {
+  const home = makeTempDir("garuda-home-");
+  mkdirSync(join(home, ".ssh"));
+  writeFileSync(join(home, ".ssh", "id_ed25519"), text);
+  linkSync(join(home, ".ssh", "id_ed25519"), join(root, linkName));
+  return home;
+}
