@@ -3,7 +3,7 @@
 // by round in the same run, both ways Garuda searches: its own search ("own", what a binary without
 // the embedded ripgrep does) and through the embedded rg in its sandbox ("garuda+rg", the build
 // cache's rg: scripts/ripgrepBuild.ts). Against: `rg -c` for grep (every match counted, as grep's totals need),
-// `rg --files -g` for glob, `rg -t c -t cpp -w` for find_definition. Prints the medians, the
+// `rg --files -g` (and `fd -t f -g`, Debian's fdfind) for glob, `rg -t c -t cpp -w` for find_definition. Prints the medians, the
 // ratios (Garuda ÷ ripgrep) and both sides' counts, so a difference in what was found shows
 // next to the time. Garuda's tools run in this process as a session runs them (the worker thread
 // included); ripgrep is a process (its start-up, ~2 ms, is in its time). What is not installed is
@@ -97,6 +97,8 @@ interface Case {
   input: Record<string, unknown>;
   /** ripgrep's arguments for the same search. */
   rg: string[];
+  /** fd's arguments for the same search (file listings only). */
+  fd?: string[];
   /** What the counts are: the tool's summary, and how ripgrep's output is counted. */
   count: (stdout: string) => string;
 }
@@ -131,8 +133,22 @@ const CASES: Case[] = [
     rg: ["-c", "-i", "MUTEX_LOCK"],
     count: perFile,
   },
-  { label: "glob **/*.c", tool: "glob", input: { pattern: "**/*.c" }, rg: ["--files", "-g", "*.c"], count: fileCount },
-  { label: "glob **/*.S", tool: "glob", input: { pattern: "**/*.S" }, rg: ["--files", "-g", "*.S"], count: fileCount },
+  {
+    label: "glob **/*.c",
+    tool: "glob",
+    input: { pattern: "**/*.c" },
+    rg: ["--files", "-g", "*.c"],
+    fd: ["-t", "f", "-g", "*.c"],
+    count: fileCount,
+  },
+  {
+    label: "glob **/*.S",
+    tool: "glob",
+    input: { pattern: "**/*.S" },
+    rg: ["--files", "-g", "*.S"],
+    fd: ["-t", "f", "-g", "*.S"],
+    count: fileCount,
+  },
   {
     label: "find_definition kmalloc",
     tool: "find_definition",
@@ -169,6 +185,9 @@ async function main(): Promise<void> {
   const root = tree(options);
   const rg = which("rg");
   if (!rg) console.log("ripgrep (rg) is not installed: Garuda's times only, no ratios.");
+  // fd is `fdfind` in Debian's fd-find package.
+  const fd = which("fd") ?? which("fdfind");
+  if (!fd) console.log("fd is not installed (Debian: apt install fd-find): glob is compared with ripgrep only.");
   // Two sessions: the tools' own search ("own", the fallback), and the same tools with the
   // embedded ripgrep as the binary runs it (its sandbox included).
   const sessions = { own: session(root), rg: session(root) };
@@ -206,6 +225,20 @@ async function main(): Promise<void> {
           return { ms };
         },
       });
+    const fdArgs = c.fd;
+    if (fd && fdArgs)
+      tasks.push({
+        name: `fd ${c.label}`,
+        async run() {
+          const started = performance.now();
+          const child = Bun.spawn([fd, ...fdArgs], { cwd: root, stdout: "pipe", stderr: "ignore" });
+          const stdout = await new Response(child.stdout).text();
+          await child.exited;
+          const ms = performance.now() - started;
+          counts.set(`fd ${c.label}`, c.count(stdout));
+          return { ms };
+        },
+      });
   }
   console.log(`\n${root}: ${options.rounds} rounds after one warm-up, interleaved; load ${loadAverage()}`);
   const results = await interleave(tasks, {
@@ -218,8 +251,8 @@ async function main(): Promise<void> {
     const stat = byName.get(name)?.stats.ms;
     return stat ? `${stat.median.toFixed(0)} [${stat.p10.toFixed(0)}–${stat.p90.toFixed(0)}]` : "–";
   };
-  const times = (side: string, c: Case) => {
-    const x = ratio(byName.get(`${side} ${c.label}`), byName.get(`ripgrep ${c.label}`), "ms");
+  const times = (side: string, c: Case, against = "ripgrep") => {
+    const x = ratio(byName.get(`${side} ${c.label}`), byName.get(`${against} ${c.label}`), "ms");
     return Number.isNaN(x) ? "–" : `${x.toFixed(2)}×`;
   };
   const rows = cases.map((c) => [
@@ -232,10 +265,13 @@ async function main(): Promise<void> {
     counts.get(`own ${c.label}`) ?? "",
     counts.get(`rg ${c.label}`) ?? "",
     counts.get(`ripgrep ${c.label}`) ?? "",
+    ms(`fd ${c.label}`),
+    times(runner ? "rg" : "own", c, "fd"),
+    counts.get(`fd ${c.label}`) ?? "",
   ]);
-  console.log(
-    `\n${formatTable(["case", "own ms", "garuda+rg ms", "ripgrep ms", "own ×", "garuda+rg ×", "own found", "garuda+rg found", "ripgrep found (rg -t: files mentioning)"], rows)}`,
-  );
+  const header = ["case", "own ms", "garuda+rg ms", "ripgrep ms", "own ×", "garuda+rg ×", "own found"];
+  header.push("garuda+rg found", "ripgrep found (rg -t: files mentioning)", "fd ms", "garuda × fd", "fd found");
+  console.log(`\n${formatTable(header, rows)}`);
   console.log(`load at the end ${loadAverage()}`);
 }
 
