@@ -1,100 +1,40 @@
 // The Executor: the one place commands start (architecture rule 6). One per runtime. Every
 // command runs in its own process group (and, sandboxed on Linux, its own PID namespace), gets
 // an allowlisted environment only, streams its output, and is ended as a whole on cancel,
-// timeout, stop or shutdown: SIGTERM, then SIGKILL after the grace period.
+// timeout, stop or shutdown: SIGTERM, then SIGKILL after the grace period. Here: the order of a
+// command's start and end; its parts are apart: the options (executorOptions.ts), the request's
+// launch (commandLaunch.ts), the session network (executorNetworks.ts), the git guard
+// (executorGitGuard.ts), the result (commandResult.ts), start()'s handle (runningProcess.ts) and
+// the file tools' ripgrep (ripgrep/executorRipgrep.ts).
 import { existsSync, mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type CgroupSupport, findCgroups } from "./cgroup.ts";
+import { findCgroups } from "./cgroup.ts";
 import { spawnOrExplain } from "./commandTooLong.ts";
-import { childEnv } from "./env.ts";
 import { type LaunchContext, commandLaunch } from "./commandLaunch.ts";
-import { type EndReason, type Job, spawnJob } from "./job.ts";
+import { cancelledBeforeStart, commandResult } from "./commandResult.ts";
+import { createExecutorGitGuard } from "./executorGitGuard.ts";
+import { createExecutorNetworks } from "./executorNetworks.ts";
+import { BRIDGE_PORT, type ExecutorOptions, KILL_GRACE_MS } from "./executorOptions.ts";
+import { type Job, spawnJob } from "./job.ts";
 import { hostNamespaceWorks } from "./hostNamespace.ts";
 import { keeperCommandFor } from "./keeper.ts";
 import { type LimitedCommand, createLimiter } from "./limiter.ts";
-import { type CommandLimits, defaultCommandLimits, readHardLimits } from "./limits.ts";
+import { defaultCommandLimits, readHardLimits } from "./limits.ts";
 import { DEFAULT_OUTPUT_BYTES, HeadTailBuffer, TailBuffer } from "./output.ts";
-import { type SandboxProbe, probeSandbox } from "./probe.ts";
-import { type ProcessWide, createProcessWide } from "./processWide.ts";
-import { type GitGuardHost, createGitGuardHost } from "./gitGuard/host.ts";
-import { type GitGuards, createGuardSession } from "./gitGuard/session.ts";
-import { guardedRoots, outermostFolders } from "./guardedRoots.ts";
-import { type JoinResult, type Stoppable, createSessionNetworks, findNsenter } from "./sessionNetwork.ts";
+import { probeSandbox } from "./probe.ts";
+import { createProcessWide } from "./processWide.ts";
 import { realFs } from "./fsView.ts";
-import { embeddedRipgrep, type RipgrepProgram } from "./ripgrep/program.ts";
-import { createRipgrepRunner } from "./ripgrep/runner.ts";
+import { executorRipgrep } from "./ripgrep/executorRipgrep.ts";
+import { runningProcess } from "./runningProcess.ts";
 import { sandboxPaths } from "./paths.ts";
-import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
-
-export interface ExecutorOptions {
-  /** The project root (absolute). */
-  root: string;
-  /**
-   * The session's other project folders (an editor's additionalDirectories), real: the git guard
-   * sweeps and walks them at start as it does the root. Commands name them in their spec.
-   */
-  extraRoots?: readonly string[];
-  home: string;
-  /** The session's temp folder; default a private one, removed by shutdown(). */
-  tmpDir?: string;
-  /** Variables commands may inherit on top of ENV_ALLOWLIST (settings' env.allow). */
-  envAllowlist?: string[];
-  /**
-   * How to start Garuda's sandbox bridge: [process.execPath, "__sandbox-bridge"] in the compiled
-   * binary, [bun, "<repo>/src/sandbox/bridgeMain.ts"] from source. Its arguments follow.
-   */
-  selfCommand: string[];
-  /**
-   * How to start the process keeper of host commands (keeper.ts). Default: from selfCommand.
-   * false: host commands run without one (only tests' negative controls).
-   */
-  keeperCommand?: string[] | false;
-  /** Where allowlisted values are read from. Default process.env (as it is now, keys removed). */
-  env?: Record<string, string | undefined>;
-  /** A probe already made (tests; a runtime that probed once). Default: probe now. */
-  probe?: SandboxProbe;
-  /** SIGTERM → SIGKILL grace. Default 2 s. */
-  killGraceMs?: number;
-  /** The bridge's port inside the network namespace. Default 3128. */
-  bridgePort?: number;
-  /**
-   * Serves the egress proxy at `socketPath` on a session network's listening socket, when this is
-   * that proxy (EgressProxy.serve): the proxy accepts there itself (sessionNetwork.ts). Without it
-   * (or without nsenter) each proxied command gets its own namespace and bridge (bridge.ts).
-   */
-  serveProxy?: (socketPath: string, fd: number) => Stoppable | undefined;
-  /** nsenter's path; null: as if there were none (the per-command bridge; tests of that fallback). Default: found. */
-  nsenter?: string | null;
-  /** What the process holds once for all its executors (processWide.ts). Default: one of this executor's own. */
-  processWide?: ProcessWide;
-  /** What each sandboxed command may use (limits.ts). Default: defaultCommandLimits(); null: no limits (bench/limits.ts measures what they cost). */
-  limits?: CommandLimits | null;
-  /** Where command cgroups are made; null: nowhere (resource limits only). Default: findCgroups() (as root). */
-  cgroups?: CgroupSupport | null;
-  /**
-   * The git guard (gitGuard/) for sandboxed commands that may write the project. Default on;
-   * off only for benches and the tests' negative controls.
-   */
-  gitGuard?: boolean;
-  /**
-   * The process's git guards (gitGuard/host.ts), made once by the front end: every session of a
-   * project shares its guard, its walk and its watches. Default: the executor makes its own, with
-   * its records in `gitGuardDir` (default <home>/.garuda/git-guard) and at most `gitGuardWatches`
-   * watches (default from the kernel's limit), and closes it at shutdown.
-   */
-  gitGuards?: GitGuardHost;
-  gitGuardDir?: string;
-  gitGuardWatches?: number;
-  /** The ripgrep the file tools search with (ripgrep/program.ts). Default: the one embedded in the binary, if any; null: none. */
-  ripgrep?: RipgrepProgram | null;
-}
+import type { ExecRequest, ProcessExecutor, SandboxSpec, SpecOptions } from "./types.ts";
+import type { JoinResult } from "./sessionNetwork.ts";
 
 export { SandboxUnavailableError } from "./commandLaunch.ts";
+export { BRIDGE_PORT, type ExecutorOptions, KILL_GRACE_MS } from "./executorOptions.ts";
 
-export const KILL_GRACE_MS = 2_000;
-export const BRIDGE_PORT = 3128;
 /** Output kept by start()'s ring. */
 export const RING_BYTES = 64 * 1024;
 /** The end of a sandboxed command's output that is searched for a refused fork or allocation. */
@@ -137,51 +77,21 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
           cgroups: options.cgroups === null || !bwrap ? undefined : (options.cgroups ?? findCgroups()),
           nprocApplies: process.getuid?.() !== 0,
         });
-  // One network namespace per session for commands that go through the proxy, served by the
-  // proxy itself (sessionNetwork.ts); the fallback, without nsenter (or without serveProxy: a
-  // proxy that is not in this process), is a namespace and bridge per command (bridge.ts).
-  const nsenter =
-    probe.launcher?.kind !== "bwrap" || options.nsenter === null ? undefined : (options.nsenter ?? findNsenter());
-  const serveProxy = options.serveProxy;
-  const networks =
-    probe.launcher?.kind === "bwrap" && nsenter && serveProxy
-      ? createSessionNetworks({
-          bwrap: probe.launcher.path,
-          nsenter,
-          selfCommand: options.selfCommand,
-          port: bridgePort,
-          env: childEnv({ base, allow: options.envAllowlist, home: options.home, tmpDir }),
-          serve: serveProxy,
-          native: processWide.native,
-        })
-      : undefined;
-  /** The socket of the session network a request joins, if it joins one. */
-  const joins = (request: Pick<ExecRequest, "sandbox">): string | undefined =>
-    networks && request.sandbox?.network.mode === "proxy" ? request.sandbox.network.socketPath : undefined;
-  /** The session network for a request that joins one: its child hides what the request's command cannot read. */
-  const ready = (socket: string, request: Pick<ExecRequest, "sandbox">): Promise<JoinResult> =>
-    (networks as NonNullable<typeof networks>).ready(socket, () =>
-      request.sandbox ? sandboxPaths(request.sandbox, realFs).denyRead : [],
-    );
+  // One network namespace per session for commands that go through the proxy (executorNetworks.ts).
+  const networks = createExecutorNetworks(options, {
+    probe,
+    base,
+    tmpDir,
+    port: bridgePort,
+    native: processWide.native,
+  });
   const live = new Set<Job>();
-  const ownGuards =
-    options.gitGuard === false || options.gitGuards
-      ? undefined
-      : createGitGuardHost({
-          stateDir: options.gitGuardDir ?? join(options.home, ".garuda", "git-guard"),
-          path: base.PATH,
-          native: processWide.native,
-          ...(options.gitGuardWatches !== undefined && { maxWatches: options.gitGuardWatches }),
-        });
-  const guardHost = options.gitGuard === false ? undefined : (options.gitGuards ?? ownGuards);
-  const gitGuards: GitGuards | undefined = guardHost && createGuardSession(guardHost);
-  // A Garuda process killed while a command ran here may have left something the guard never saw.
-  const projects = [options.root, ...(options.extraRoots ?? [])];
-  const startupNotices = probe.availability.available
-    ? (await Promise.all(projects.map((project) => gitGuards?.sweepAtStart(project) ?? []))).flat()
-    : [];
-  // The guard's first walk of each project, in the background: the first command need not wait for it.
-  if (probe.availability.available) for (const project of outermostFolders(projects)) gitGuards?.prepare(project);
+  // The git guard around sandboxed commands that may write the project (executorGitGuard.ts).
+  const gitGuard = await createExecutorGitGuard(options, {
+    path: base.PATH,
+    native: processWide.native,
+    sandboxAvailable: probe.availability.available,
+  });
   let closed = false;
   let counter = 0;
 
@@ -256,107 +166,29 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     };
   }
 
-  /**
-   * A sandboxed command that may write the project runs under the git guard: nested repositories
-   * it knows are held read-only, and what the command plants is moved aside as it happens; the
-   * notes reach the output as they come and the command's result.
-   */
-  async function guarded(
-    request: ExecRequest,
-    onNote: (note: string) => void,
-  ): Promise<{ request: ExecRequest; started: (pid: number) => void; leave: () => Promise<unknown> }> {
-    const spec = request.sandbox;
-    // One guard per project folder the command may write: the root and each extra root (guardedRoots.ts).
-    const entered =
-      spec && gitGuards
-        ? await Promise.all(guardedRoots(spec).map((rooted) => gitGuards.enter(rooted, (note) => onNote(`${note}\n`))))
-        : [];
-    const commands = entered.filter((command) => command !== undefined);
-    if (!spec || commands.length === 0) return { request, started: () => undefined, leave: async () => [] };
-    const sandbox = { ...spec, gitRepos: [...(spec.gitRepos ?? []), ...commands.flatMap((command) => command.repos)] };
-    return {
-      request: { ...request, sandbox },
-      // The guards stop its processes while they look (gitGuard/freeze.ts).
-      started: (pid) => {
-        for (const command of commands) command.started(pid);
-      },
-      leave: () => Promise.all(commands.map((command) => command.leave())),
-    };
-  }
-
-  type End = { exitCode: number | null; signal: string | null; endedBy: EndReason | undefined };
-  /** `seen`: the end of what the command printed, where a refused fork or allocation shows (limits.ts). */
-  const result = (
-    end: End,
-    output: string,
-    truncated: boolean,
-    started: number,
-    limited?: LimitedCommand,
-    seen = output,
-  ): ExecResult => {
-    const finished = limited?.finish({ output: seen, exitCode: end.exitCode, signal: end.signal });
-    const hit = finished?.hit;
-    return {
-      exitCode: end.exitCode,
-      signal: end.signal,
-      output: hit ? `${output}${output.endsWith("\n") || output === "" ? "" : "\n"}${hit.message}\n` : output,
-      truncated,
-      timedOut: end.endedBy === "timeout",
-      killed: end.endedBy !== undefined && end.endedBy !== "timeout",
-      durationMs: Math.round(performance.now() - started),
-      ...(hit && { limit: hit }),
-      ...(finished && Object.keys(finished.peaks).length > 0 && { peak: finished.peaks }),
-    };
-  };
-
-  // The file tools' searches: the embedded rg in a sandbox of its own (ripgrep/runner.ts), on Linux with bwrap.
-  const program = options.ripgrep === null ? undefined : (options.ripgrep ?? embeddedRipgrep());
-  const ripgrep =
-    program && probe.launcher?.kind === "bwrap" && probe.availability.available
-      ? createRipgrepRunner({
-          program,
-          bwrap: probe.launcher.path,
-          disableUserns: probe.launcher.disableUserns,
-          root: options.root,
-          denyRead: () => sandboxPaths(spec(), realFs).denyRead,
-        })
-      : undefined;
+  // The file tools' searches: the embedded rg in a sandbox of its own (ripgrep/executorRipgrep.ts), on Linux with bwrap.
+  const ripgrep = executorRipgrep({
+    ripgrep: options.ripgrep,
+    probe,
+    root: options.root,
+    denyRead: () => sandboxPaths(spec(), realFs).denyRead,
+  });
 
   return {
     sandbox: probe.availability,
     ...(ripgrep && { ripgrep }),
     tmpDir,
     limits: limiter?.inForce ?? null,
-    startupNotices,
+    startupNotices: gitGuard.startupNotices,
     spec,
 
     async run(request) {
       const started = performance.now();
-      if (request.signal?.aborted) {
-        return {
-          exitCode: null,
-          signal: null,
-          output: "",
-          truncated: false,
-          timedOut: false,
-          killed: true,
-          durationMs: 0,
-        };
-      }
-      const socket = joins(request);
-      const joined = socket === undefined ? undefined : await ready(socket, request);
+      if (request.signal?.aborted) return cancelledBeforeStart(0);
+      const socket = networks.socketFor(request);
+      const joined = socket === undefined ? undefined : await networks.ready(socket, request);
       const inNamespace = await contained(request);
-      if (request.signal?.aborted) {
-        return {
-          exitCode: null,
-          signal: null,
-          output: "",
-          truncated: false,
-          timedOut: false,
-          killed: true,
-          durationMs: Math.round(performance.now() - started),
-        };
-      }
+      if (request.signal?.aborted) return cancelledBeforeStart(Math.round(performance.now() - started));
       const kept = new HeadTailBuffer(request.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES);
       const stdin = request.stdin !== undefined ? new TextEncoder().encode(request.stdin) : "ignore";
       const seen = new TailBuffer(LIMIT_SCAN_BYTES);
@@ -365,7 +197,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
         seen.push(text);
         return request.onOutput?.(text);
       };
-      const git = await guarded(request, emit);
+      const git = await gitGuard.guarded(request, emit);
       let begun: ReturnType<typeof begin>;
       try {
         begun = begin(git.request, joined, "all", stdin, emit, inNamespace);
@@ -379,7 +211,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       try {
         const end = await job.exited;
         await git.leave();
-        return result(end, kept.text(), kept.truncated, started, limited, seen.text());
+        return commandResult(end, kept.text(), kept.truncated, started, limited, seen.text());
       } finally {
         unwatch();
       }
@@ -393,11 +225,11 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
         : request.stdin !== undefined
           ? new TextEncoder().encode(request.stdin)
           : "ignore";
-      const socket = joins(request);
-      const joined = socket === undefined || closed ? undefined : await ready(socket, request);
+      const socket = networks.socketFor(request);
+      const joined = socket === undefined || closed ? undefined : await networks.ready(socket, request);
       const inNamespace = await contained(request);
       // The guard's first walk of the project may still run: the command waits for it, not the event loop.
-      const git = await guarded(request, (note) => ring.push(note));
+      const git = await gitGuard.guarded(request, (note) => ring.push(note));
       let begun: ReturnType<typeof begin>;
       try {
         begun = begin(
@@ -423,33 +255,9 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
         unwatch();
         await git.leave();
         const seen = ring.text();
-        return result(end, seen, false, started, limited, seen);
+        return commandResult(end, seen, false, started, limited, seen);
       });
-      const sink = job.stdin;
-      const process: RunningProcess = {
-        id: `p${++counter}`,
-        pid: job.pid,
-        command: request.command,
-        output: () => ring.text(),
-        exited,
-        async stop() {
-          await job.terminate("stop");
-          return exited;
-        },
-        stdin: sink
-          ? new WritableStream<Uint8Array>({
-              async write(chunk) {
-                sink.write(chunk);
-                await sink.flush();
-              },
-              async close() {
-                await sink.end();
-              },
-            })
-          : undefined,
-        stdout: job.stdout,
-      };
-      return process;
+      return runningProcess(`p${++counter}`, request.command, job, ring, exited);
     },
 
     async shutdown() {
@@ -457,10 +265,9 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
       const jobs = [...live];
       await Promise.all(jobs.map((job) => job.terminate("shutdown")));
       await Promise.all(jobs.map((job) => job.exited));
-      await networks?.close();
+      await networks.close();
       await limiter?.settle();
-      await gitGuards?.close();
-      await ownGuards?.close();
+      await gitGuard.close();
       if (ownTmp) await rm(tmpDir, { recursive: true, force: true });
     },
   };
