@@ -87,7 +87,8 @@ function parse(argv: string[]): { rounds: number; rebuild: boolean; startOnly: b
     else if (arg === "--baseline" && argv[i + 1]) baseline = argv[++i];
     else
       throw new Error(
-        `unknown argument ${arg}; usage: bun bench/acp.ts [--rounds N] [--rebuild] [--baseline <binary>] [--start-only]`,
+        `unknown argument ${arg}; usage: bun bench/acp.ts [--rounds N] [--rebuild] ` +
+          `[--baseline <binary>] [--start-only]`,
       );
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
@@ -216,7 +217,10 @@ async function main(): Promise<void> {
 
     /** The tree at its RSS peak in the latest `ls` turn, for the breakdown. */
     let peakParts: { name: string; rss: number }[] = [];
-    /** `sessions` > 1: that many sessions open at once, an `ls` turn in each (each keeps its sandbox network); turnMs is the first one's. */
+    /**
+     * `sessions` > 1: that many sessions open at once, an `ls` turn in each (each keeps its sandbox network); turnMs is
+     * the first one's.
+     */
     const turnTask = (name: string, binary: string, sessions = 1): Task => ({
       name,
       run: async () => {
@@ -316,7 +320,9 @@ async function main(): Promise<void> {
     ];
 
     console.log(
-      `garuda ${version} acp, bun ${Bun.version}, ${process.platform}-${process.arch}; ${options.rounds} interleaved rounds (+3 warm-up); ` +
+      `garuda ${version} acp, bun ${Bun.version}, ` +
+        `${process.platform}-${process.arch}; ${options.rounds} interleaved rounds (+3 ` +
+        `warm-up); ` +
         `RSS from ${HAS_PROC ? "/proc (VmRSS of the tree sampled every 5 ms; VmHWM of the agent)" : "nowhere: no /proc on this system"}`,
     );
     const results = await interleave(tasks, {
@@ -447,29 +453,47 @@ async function main(): Promise<void> {
 
     if (peakParts.length > 0) {
       console.log(
-        `\nthe tree at its RSS peak (last \`ls\` turn): ${peakParts.map((p) => `${p.name} ${MiB(p.rss).toFixed(1)}`).join(", ")} MiB`,
+        `\nthe tree at its RSS peak (last \`ls\` turn): ` +
+          `${peakParts.map((p) => `${p.name} ${MiB(p.rss).toFixed(1)}`).join(", ")} MiB`,
       );
     }
     console.log("\nfigures:");
     console.log(
-      `  floor: initialize ${med(floorR, "initMs").toFixed(1)} ms, session/new ${med(floorR, "newMs").toFixed(1)} ms, VmHWM ${med(floorR, "hwmMiB").toFixed(1)} MiB, exit ${med(floorR, "exitMs").toFixed(1)} ms (${(floor.bytes / 1e6).toFixed(1)} MB binary)`,
+      `  floor: initialize ${med(floorR, "initMs").toFixed(1)} ms, session/new ` +
+        `${med(floorR, "newMs").toFixed(1)} ms, VmHWM ` +
+        `${med(floorR, "hwmMiB").toFixed(1)} MiB, exit ` +
+        `${med(floorR, "exitMs").toFixed(1)} ms (${(floor.bytes / 1e6).toFixed(1)} MB ` +
+        `binary)`,
     );
     const sdkR = by("SDK floor");
     console.log(
-      `  SDK floor: initialize ${med(sdkR, "initMs").toFixed(1)} ms (${(med(sdkR, "initMs") / med(floorR, "initMs")).toFixed(2)} × floor), session/new ${med(sdkR, "newMs").toFixed(1)} ms, VmHWM ${med(sdkR, "hwmMiB").toFixed(1)} MiB`,
+      `  SDK floor: initialize ${med(sdkR, "initMs").toFixed(1)} ms ` +
+        `(${(med(sdkR, "initMs") / med(floorR, "initMs")).toFixed(2)} × floor), ` +
+        `session/new ${med(sdkR, "newMs").toFixed(1)} ms, VmHWM ` +
+        `${med(sdkR, "hwmMiB").toFixed(1)} MiB`,
     );
     console.log(
-      `  garuda: initialize ${med(startR, "initMs").toFixed(1)} ms (${initRatio.toFixed(2)} × floor), session/new ${med(startR, "newMs").toFixed(1)} ms (${newAfter.toFixed(1)} ms after initialize)`,
+      `  garuda: initialize ${med(startR, "initMs").toFixed(1)} ms ` +
+        `(${initRatio.toFixed(2)} × floor), session/new ` +
+        `${med(startR, "newMs").toFixed(1)} ms (${newAfter.toFixed(1)} ms after ` +
+        `initialize)`,
     );
     if (threeR) {
       const ratio = (key: string) => med(threeR, key) / med(turnR, key);
       console.log(
-        `  three sessions against one: tree PSS ${ratio("treePssMiB").toFixed(2)} × at the peak, ${ratio("steadyPssMiB").toFixed(2)} × ${STEADY_AFTER_MS / 1000} s after; tree RSS ${ratio("treePeakMiB").toFixed(2)} × at the peak`,
+        `  three sessions against one: tree PSS ${ratio("treePssMiB").toFixed(2)} × at ` +
+          `the peak, ${ratio("steadyPssMiB").toFixed(2)} × ${STEADY_AFTER_MS / 1000} s ` +
+          `after; tree RSS ${ratio("treePeakMiB").toFixed(2)} × at the peak`,
       );
     }
     if (!options.startOnly)
       console.log(
-        `  10k chunks: turn ${med(streamR, "turnMs").toFixed(1)} ms − mock alone ${med(mockR, "mockMs").toFixed(1)} ms = ${overheadMs.toFixed(1)} ms of Garuda → ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} chunks/s (end to end with the mock: ${Math.round(endToEnd).toLocaleString("en")} chunks/s, ${med(streamR, "notifications").toFixed(0)} agent_message_chunk notifications)`,
+        `  10k chunks: turn ${med(streamR, "turnMs").toFixed(1)} ms − mock alone ` +
+          `${med(mockR, "mockMs").toFixed(1)} ms = ${overheadMs.toFixed(1)} ms of Garuda ` +
+          `→ ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} ` +
+          `chunks/s (end to end with the mock: ` +
+          `${Math.round(endToEnd).toLocaleString("en")} chunks/s, ` +
+          `${med(streamR, "notifications").toFixed(0)} agent_message_chunk notifications)`,
       );
 
     const mbPerS = med(terminalR, "streamMbPerS");
@@ -483,38 +507,70 @@ async function main(): Promise<void> {
       withoutUsage;
     if (!options.startOnly) {
       console.log(
-        `  terminal output: ${(TERMINAL_BYTES / 1e6).toFixed(0)} MB streamed in ${med(terminalR, "streamMs").toFixed(1)} ms from the first terminal_output to terminal_exit = ${mbPerS.toFixed(1)} MB/s [${fmt(terminalR?.stats.streamMbPerS)}]; ${med(terminalR, "terminalMs").toFixed(1)} ms = ${med(terminalR, "mbPerS").toFixed(1)} MB/s from the tool_call (the sandbox's start: first output ${med(terminalR, "firstMs").toFixed(1)} ms after it); ${med(terminalR, "updates").toFixed(0)} terminal_output updates`,
+        `  terminal output: ${(TERMINAL_BYTES / 1e6).toFixed(0)} MB streamed in ` +
+          `${med(terminalR, "streamMs").toFixed(1)} ms from the first terminal_output to ` +
+          `terminal_exit = ${mbPerS.toFixed(1)} MB/s ` +
+          `[${fmt(terminalR?.stats.streamMbPerS)}]; ` +
+          `${med(terminalR, "terminalMs").toFixed(1)} ms = ` +
+          `${med(terminalR, "mbPerS").toFixed(1)} MB/s from the tool_call (the sandbox's ` +
+          `start: first output ${med(terminalR, "firstMs").toFixed(1)} ms after it); ` +
+          `${med(terminalR, "updates").toFixed(0)} terminal_output updates`,
       );
       console.log(
-        `  agent VmRSS while it streams: ${med(terminalR, "rssBeforeMiB").toFixed(1)} MiB before, growth ${growth.toFixed(1)} MiB [${fmt(terminalR?.stats.rssGrowthMiB)}]; the same command for a client without the extension: growth ${plainGrowth.toFixed(1)} MiB [${fmt(plainR?.stats.rssGrowthMiB)}], ${med(plainR, "terminalMs").toFixed(1)} ms`,
+        `  agent VmRSS while it streams: ${med(terminalR, "rssBeforeMiB").toFixed(1)} ` +
+          `MiB before, growth ${growth.toFixed(1)} MiB ` +
+          `[${fmt(terminalR?.stats.rssGrowthMiB)}]; the same command for a client without ` +
+          `the extension: growth ${plainGrowth.toFixed(1)} MiB ` +
+          `[${fmt(plainR?.stats.rssGrowthMiB)}], ${med(plainR, "terminalMs").toFixed(1)} ` +
+          `ms`,
       );
       console.log(
-        `  usage_update per step (${USAGE_STEPS} responses × ${USAGE_CHUNKS_PER_STEP} chunks, in process): ${Math.round(withUsage).toLocaleString("en")} chunks/s with, ${Math.round(withoutUsage).toLocaleString("en")} without (${(usageChange * 100).toFixed(1)} %; the p10–p90 spread without is ${(noiseOff * 100).toFixed(1)} %), ${med(usageOnR, "usageUpdates").toFixed(0)} usage_updates`,
+        `  usage_update per step (${USAGE_STEPS} responses × ${USAGE_CHUNKS_PER_STEP} ` +
+          `chunks, in process): ${Math.round(withUsage).toLocaleString("en")} chunks/s ` +
+          `with, ${Math.round(withoutUsage).toLocaleString("en")} without ` +
+          `(${(usageChange * 100).toFixed(1)} %; the p10–p90 spread without is ` +
+          `${(noiseOff * 100).toFixed(1)} %), ${med(usageOnR, "usageUpdates").toFixed(0)} ` +
+          `usage_updates`,
       );
     }
 
     console.log("\ntargets:");
     console.log(
-      `  initialize ≤ ${TARGET.initializeVsFloor} × floor: ${initRatio.toFixed(2)} × (${med(startR, "initMs").toFixed(1)} vs ${med(floorR, "initMs").toFixed(1)} ms) ${verdict(initRatio <= TARGET.initializeVsFloor)}`,
+      `  initialize ≤ ${TARGET.initializeVsFloor} × floor: ${initRatio.toFixed(2)} × ` +
+        `(${med(startR, "initMs").toFixed(1)} vs ${med(floorR, "initMs").toFixed(1)} ` +
+        `ms) ${verdict(initRatio <= TARGET.initializeVsFloor)}`,
     );
     console.log(
-      `  session/new ≤ ${TARGET.sessionNewAfterInitializeMs} ms after initialize: ${newAfter.toFixed(1)} ms ${verdict(newAfter <= TARGET.sessionNewAfterInitializeMs)}`,
+      `  session/new ≤ ${TARGET.sessionNewAfterInitializeMs} ms after initialize: ` +
+        `${newAfter.toFixed(1)} ms ` +
+        `${verdict(newAfter <= TARGET.sessionNewAfterInitializeMs)}`,
     );
     console.log(
-      `  exit ≤ ${TARGET.exitMs} ms with nothing left: ${exitWorst.toFixed(1)} ms (the slowest median), ${leftAll} process(es) left in ${runs} runs ${verdict(exitWorst <= TARGET.exitMs && leftAll === 0)}`,
+      `  exit ≤ ${TARGET.exitMs} ms with nothing left: ${exitWorst.toFixed(1)} ms ` +
+        `(the slowest median), ${leftAll} process(es) left in ${runs} runs ` +
+        `${verdict(exitWorst <= TARGET.exitMs && leftAll === 0)}`,
     );
     if (!options.startOnly) {
       console.log(
-        `  ≥ ${TARGET.chunksPerSecond.toLocaleString("en")} chunks/s: ${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} ${verdict(chunksPerSecond >= TARGET.chunksPerSecond)}`,
+        `  ≥ ${TARGET.chunksPerSecond.toLocaleString("en")} chunks/s: ` +
+          `${Number.isFinite(chunksPerSecond) ? Math.round(chunksPerSecond).toLocaleString("en") : "∞"} ` +
+          `${verdict(chunksPerSecond >= TARGET.chunksPerSecond)}`,
       );
       console.log(
-        `  terminal output ≥ ${CONTROL_TARGETS.terminalMBps} MB/s: ${mbPerS.toFixed(1)} MB/s ${verdict(mbPerS >= CONTROL_TARGETS.terminalMBps)}`,
+        `  terminal output ≥ ${CONTROL_TARGETS.terminalMBps} MB/s: ${mbPerS.toFixed(1)} ` +
+          `MB/s ${verdict(mbPerS >= CONTROL_TARGETS.terminalMBps)}`,
       );
       console.log(
-        `  agent RSS growth ≤ ${CONTROL_TARGETS.terminalRssGrowthMiB} MiB while it streams: ${growth.toFixed(1)} MiB (${(growth - plainGrowth).toFixed(1)} MiB more than without the extension) ${verdict(growth <= CONTROL_TARGETS.terminalRssGrowthMiB)}`,
+        `  agent RSS growth ≤ ${CONTROL_TARGETS.terminalRssGrowthMiB} MiB while it ` +
+          `streams: ${growth.toFixed(1)} MiB (${(growth - plainGrowth).toFixed(1)} MiB ` +
+          `more than without the extension) ` +
+          `${verdict(growth <= CONTROL_TARGETS.terminalRssGrowthMiB)}`,
       );
       console.log(
-        `  usage_update: no measurable change in chunks/s: ${(usageChange * 100).toFixed(1)} % against a p10–p90 spread of ${(noiseOff * 100).toFixed(1)} % ${verdict(Math.abs(usageChange) <= Math.max(noiseOff, 0.02))}`,
+        `  usage_update: no measurable change in chunks/s: ` +
+          `${(usageChange * 100).toFixed(1)} % against a p10–p90 spread of ` +
+          `${(noiseOff * 100).toFixed(1)} % ` +
+          `${verdict(Math.abs(usageChange) <= Math.max(noiseOff, 0.02))}`,
       );
     }
   } finally {

@@ -72,7 +72,8 @@ function parse(argv: string[]): { rounds: number; only?: Part; baseline?: string
     else if (argv[i] === "--baseline" && argv[i + 1]) baseline = argv[++i];
     else
       throw new Error(
-        `unknown argument ${argv[i]}; usage: bun bench/acpMemory.ts [--rounds N] [--only ${PARTS.join("|")}] [--baseline <binary>]`,
+        `unknown argument ${argv[i]}; usage: bun bench/acpMemory.ts [--rounds N] ` +
+          `[--only ${PARTS.join("|")}] [--baseline <binary>]`,
       );
   }
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds needs a positive integer");
@@ -139,7 +140,8 @@ async function main(): Promise<void> {
   };
   try {
     console.log(
-      `bun ${Bun.version}; ${rounds} interleaved rounds; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+      `bun ${Bun.version}; ${rounds} interleaved rounds; load average ` +
+        `${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
     );
 
     if (only === undefined || only === "binary") await binaryPart(rounds, binary, project, agentEnv);
@@ -273,7 +275,9 @@ async function sourcePart(work: string, project: string, agentEnv: AgentEnv): Pr
       packages.set(name, (packages.get(name) ?? 0) + 1);
     }
     console.log(
-      `\n2. from source (bun ${ENTRY.replace(`${ROOT}/`, "")} acp, probe preloaded; files opened, from strace): ${modules.length} module files loaded in the session`,
+      `\n2. from source (bun ${ENTRY.replace(`${ROOT}/`, "")} acp, probe preloaded; ` +
+        `files opened, from strace): ${modules.length} module files loaded in the ` +
+        `session`,
     );
     console.log(
       formatTable(
@@ -285,7 +289,8 @@ async function sourcePart(work: string, project: string, agentEnv: AgentEnv): Pr
       UNWANTED.some((name) => file.includes(`/${name}/`) || file.includes(`/${name}.`) || file.includes(`/${name}`)),
     );
     console.log(
-      `   of ${UNWANTED.join(", ")}: ${unwanted.length === 0 ? "none loaded" : unwanted.map((file) => relative(ROOT, file)).join(", ")}`,
+      `   of ${UNWANTED.join(", ")}: ` +
+        `${unwanted.length === 0 ? "none loaded" : unwanted.map((file) => relative(ROOT, file)).join(", ")}`,
     );
     const row = (label: string, s: typeof data.before) => [
       label,
@@ -419,7 +424,9 @@ async function floorPart(
   ];
   const results = await interleave(agents, { rounds, warmup: 1 });
   console.log(
-    "\n3. against the library floor (bench/acpLibraryFloor.ts: the ACP SDK, the Anthropic SDK, bwrap; no Garuda code), the same `ls` turn (agent RSS in MiB, medians [p10–p90])",
+    "\n3. against the library floor (bench/acpLibraryFloor.ts: the ACP SDK, the " +
+      "Anthropic SDK, bwrap; no Garuda code), the same `ls` turn (agent RSS in MiB, " +
+      "medians [p10–p90])",
   );
   const columns: [string, string][] = [
     ["initialized", "initialize answered"],
@@ -440,7 +447,8 @@ async function floorPart(
   );
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
   console.log(
-    "\n   the binary's resident pages after the turn (medians): the kernel maps the page cache around each fault, so they fill whole 64 KiB windows",
+    "\n   the binary's resident pages after the turn (medians): the kernel maps the " +
+      "page cache around each fault, so they fill whole 64 KiB windows",
   );
   console.log(
     formatTable(

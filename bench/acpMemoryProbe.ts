@@ -1,6 +1,7 @@
 // Preloaded into a from-source `garuda acp` by bench/acpMemory.ts (bun --preload): records every
 // TypeScript file Bun loads and every bare package specifier resolved (packages are not loaded
-// through the plugin: handing a CommonJS file's text back loses its exports), and on SIGUSR2 writes what the agent holds to the file named by
+// through the plugin: handing a CommonJS file's text back loses its exports), and on SIGUSR2 writes what the agent
+// holds to the file named by
 // GARUDA_BENCH_MEMORY_REPORT: the modules, bun:jsc's heapStats and process.memoryUsage(), before
 // and after a full Bun.gc(true). Never part of Garuda itself.
 import { writeFileSync } from "node:fs";

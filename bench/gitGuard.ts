@@ -45,7 +45,8 @@ async function main(): Promise<void> {
   console.log(`bun ${Bun.version}, ${process.platform}-${process.arch}, ${availableParallelism()} cores`);
   try {
     console.log(
-      `\n1. the first guarded command in a project: walking and watching the tree (${Math.min(rounds, 7)} fresh guards each)`,
+      `\n1. the first guarded command in a project: walking and watching the tree ` +
+        `(${Math.min(rounds, 7)} fresh guards each)`,
     );
     const rows: string[][] = [];
     for (const folders of [1_000, 10_000, 30_000]) {
@@ -113,7 +114,9 @@ async function main(): Promise<void> {
     try {
       for (let round = 0; round < rounds; round++) {
         // One write makes the repository: a .git file pointing at a git folder in the session's tmp.
-        const plant = `git init -q "$TMPDIR/r${round}" && mkdir p${round} && echo "T=$(date +%s%N)" && echo "gitdir: $TMPDIR/r${round}/.git" > p${round}/.git; sleep 30`;
+        const plant =
+          `git init -q "$TMPDIR/r${round}" && mkdir p${round} && echo "T=$(date +%s%N)" ` +
+          `&& echo "gitdir: $TMPDIR/r${round}/.git" > p${round}/.git; sleep 30`;
         const job = await executor.start({ command: plant, cwd: root, sandbox: executor.spec() });
         let noted = 0;
         while (!noted) {
@@ -128,7 +131,9 @@ async function main(): Promise<void> {
       await executor.shutdown();
     }
     console.log(
-      `   from the command's write to the guard's note: ${formatStat(summarize(lives))} ms (median [p10–p90]; includes the shell's date and echo)`,
+      `   from the command's write to the guard's note: ` +
+        `${formatStat(summarize(lives))} ms (median [p10–p90]; includes the shell's ` +
+        `date and echo)`,
     );
 
     console.log("\n3. what reading the events costs while a command runs and does nothing (5 s each)");

@@ -307,7 +307,9 @@ try {
   const conversation = median(loaded) - median(empty);
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
   console.log(
-    `memory: file ${mb(long.bytes)}; heap kept by a loaded session ${mb(median(loaded))}, by an empty one ${mb(median(empty))}; the conversation ${mb(conversation)} = ${(conversation / long.bytes).toFixed(2)} × the file`,
+    `memory: file ${mb(long.bytes)}; heap kept by a loaded session ` +
+      `${mb(median(loaded))}, by an empty one ${mb(median(empty))}; the conversation ` +
+      `${mb(conversation)} = ${(conversation / long.bytes).toFixed(2)} × the file`,
   );
 } finally {
   await forPlain.server.shutdown();

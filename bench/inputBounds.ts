@@ -10,7 +10,7 @@
 //   sse 8 MB / 32 MB line   one SSE data line of that size read in 64 KB chunks (sseEvents)
 //   bound: response         boundResponse over a typical response (text and 3 small calls)
 //   bound: 1 MB input       boundResponse over one call with a 1 MB string (the largest taken)
-//   bound: depth scan 1 MB  jsonInputProblem over just under 1 MB of JSON text (what every reader runs before it parses)
+// bound: depth scan 1 MB  jsonInputProblem over just under 1 MB of JSON text (what every reader runs before it parses)
 //   bound: ACP message      boundMessage over a typical session/update (a text chunk, a tool call)
 // Each task reports ms per run (the small ones: µs per call, from a loop of many calls).
 import { boundMessage, MAX_EDITOR_MESSAGE_BYTES } from "../src/acp/messageBound.ts";

@@ -70,10 +70,13 @@ async function main(): Promise<void> {
       throw new Error(`no OS sandbox: ${machine.sandbox.reason}. Fix: ${machine.sandbox.fix}`);
     const held = machine.limits;
     console.log(
-      `bun ${Bun.version}, ${process.platform}-${process.arch}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, uid ${process.getuid?.()}`,
+      `bun ${Bun.version}, ${process.platform}-${process.arch}, ` +
+        `${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, uid ` +
+        `${process.getuid?.()}`,
     );
     console.log(
-      `default limits: ${defaults.processes} processes, ${defaults.memoryMB} MB; held here by: processes ${held?.processes}, memory ${held?.memory}`,
+      `default limits: ${defaults.processes} processes, ${defaults.memoryMB} MB; held ` +
+        `here by: processes ${held?.processes}, memory ${held?.memory}`,
     );
 
     const variants: Array<[string, ProcessExecutor]> = [
@@ -122,7 +125,8 @@ async function main(): Promise<void> {
 
     const command = `'${process.execPath}' test ${options.tests.join(" ")} 2>&1 | tail -3`;
     console.log(
-      `\n2. \`bun test ${options.tests.join(" ")}\` in the sandbox: ${options.testRounds} interleaved rounds (+1 warm-up)`,
+      `\n2. \`bun test ${options.tests.join(" ")}\` in the sandbox: ` +
+        `${options.testRounds} interleaved rounds (+1 warm-up)`,
     );
     const passes = (output: string) => {
       if (!/ 0 fail/.test(output)) throw new Error(`the test run failed:\n${output}`);
@@ -147,7 +151,8 @@ async function main(): Promise<void> {
 
     const extra = (trues[0]?.stats.wallMs?.median ?? Number.NaN) - none1;
     console.log(
-      `\ntarget: the limits add ≤ ${EXTRA_MS_TARGET} ms to a sandboxed command: ${extra.toFixed(1)} ms ${extra <= EXTRA_MS_TARGET ? "ok" : "OVER TARGET"}`,
+      `\ntarget: the limits add ≤ ${EXTRA_MS_TARGET} ms to a sandboxed command: ` +
+        `${extra.toFixed(1)} ms ${extra <= EXTRA_MS_TARGET ? "ok" : "OVER TARGET"}`,
     );
   } finally {
     for (const executor of executors) await executor.shutdown();

@@ -23,7 +23,10 @@ export const LINUX_SHAPE: TreeShape = { files: 78_600, folders: 5_100, seed: 61,
 /** Linux 6.1's assembler sources: every one must be found (the root .gitignore has `*.s`). */
 const ASSEMBLER_FILES = 1_331;
 
-/** Share of folders (and so of files: each folder gets about as many) per top-level folder, and what kinds of files it holds (weights). */
+/**
+ * Share of folders (and so of files: each folder gets about as many) per top-level folder, and what kinds of files it
+ * holds (weights).
+ */
 const AREAS: ReadonlyArray<{ name: string; share: number; kinds: Readonly<Record<string, number>> }> = [
   { name: "drivers", share: 0.42, kinds: { c: 60, h: 34, dts: 1, rst: 1, yaml: 1 } },
   { name: "arch", share: 0.22, kinds: { c: 28, h: 32, dts: 30, S: 0 } },
@@ -218,7 +221,9 @@ function assembler(rand: Random, prefix: string, size: number): string {
   const parts = ["/* SPDX-License-Identifier: GPL-2.0 */", "#include <linux/linkage.h>", ""];
   let length = 0;
   for (let n = 0; length < size; n++) {
-    const block = `SYM_FUNC_START(${prefix}_${pick(rand, WORDS)}_${n})\n\tmov\t%rdi, %rax\n\tret\nSYM_FUNC_END(${prefix}_${pick(rand, WORDS)}_${n})\n`;
+    const block =
+      `SYM_FUNC_START(${prefix}_${pick(rand, WORDS)}_${n})\n\tmov\t%rdi, ` +
+      `%rax\n\tret\nSYM_FUNC_END(${prefix}_${pick(rand, WORDS)}_${n})\n`;
     parts.push(block);
     length += block.length;
   }

@@ -323,7 +323,8 @@ async function main(): Promise<void> {
     const prefix = first.tools + first.system;
     const tools = real[0]?.tools.map((tool) => tool.name).join(", ");
     console.log(
-      `\nDefault tool set (${tools}): tools + system = ${kb(prefix)} (target ≤ ${kb(TARGET_BYTES)}): ${prefix <= TARGET_BYTES ? "ok" : "OVER TARGET"}`,
+      `\nDefault tool set (${tools}): tools + system = ${kb(prefix)} (target ≤ ` +
+        `${kb(TARGET_BYTES)}): ${prefix <= TARGET_BYTES ? "ok" : "OVER TARGET"}`,
     );
     console.log(`Tools and system byte-identical in all ${sizes.length} requests: ${identical ? "yes" : "NO"}`);
     if (prefix > TARGET_BYTES || !identical) process.exitCode = 1;

@@ -42,7 +42,8 @@ function parse(argv: string[]): Args {
     else if (argv[i] === "--budget") args.budgetMs = Number(argv[++i]) * 1000;
     else
       throw new Error(
-        `unknown argument ${argv[i]}; usage: npx bun bench/markdown.ts [--runs N] [--chunks N] [--before COMMIT] [--budget SECONDS]`,
+        `unknown argument ${argv[i]}; usage: npx bun bench/markdown.ts [--runs N] ` +
+          `[--chunks N] [--before COMMIT] [--budget SECONDS]`,
       );
   }
   return args;
@@ -179,7 +180,9 @@ async function main(): Promise<void> {
   const text = answer(args.chunks);
   const chunks = chunksOf(text, args.chunks);
   console.log(
-    `markdown stream: ${text.split("\n").length.toLocaleString("en-US")} lines (${text.length.toLocaleString("en-US")} chars) in ${args.chunks.toLocaleString("en-US")} chunks, every chunk drawn`,
+    `markdown stream: ${text.split("\n").length.toLocaleString("en-US")} lines ` +
+      `(${text.length.toLocaleString("en-US")} chars) in ` +
+      `${args.chunks.toLocaleString("en-US")} chunks, every chunk drawn`,
   );
   if (args.before) {
     const Before = await streamAt(args.before);

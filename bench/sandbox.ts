@@ -66,7 +66,8 @@ function parse(argv: string[]): Options {
     else if (arg === "--before" && argv[i + 1]) before = resolve(argv[++i] as string);
     else
       throw new Error(
-        `unknown argument ${arg}; usage: bun bench/sandbox.ts [--rounds N] [--downloads N] [--client curl|bun] [--commands-only] [--before <src dir>]`,
+        `unknown argument ${arg}; usage: bun bench/sandbox.ts [--rounds N] [--downloads ` +
+          `N] [--client curl|bun] [--commands-only] [--before <src dir>]`,
       );
   }
   if (!(rounds > 0 && downloads > 0)) throw new Error("--rounds and --downloads need positive numbers");
@@ -134,7 +135,8 @@ function downloadCommand(
 ): { command: string; parse: (output: string) => number } {
   if (client === "curl") {
     return {
-      command: `curl -sS ${direct ? "--noproxy '*' " : ""}-o /dev/null -w '%{size_download} %{speed_download}' '${url}'`,
+      command:
+        `curl -sS ${direct ? "--noproxy '*' " : ""}-o /dev/null -w '%{size_download} ` + `%{speed_download}' '${url}'`,
       parse: (output) => {
         const [size, speed] = output.trim().split(" ").map(Number);
         if (size !== DOWNLOAD_BYTES) throw new Error(`downloaded ${size} bytes, expected ${DOWNLOAD_BYTES}: ${output}`);
@@ -142,7 +144,10 @@ function downloadCommand(
       },
     };
   }
-  const script = `const t = performance.now(); const r = await fetch(${JSON.stringify(url)}); let n = 0; for await (const c of r.body) n += c.byteLength; console.log(n, n / ((performance.now() - t) / 1000));`;
+  const script =
+    `const t = performance.now(); const r = await fetch(${JSON.stringify(url)}); ` +
+    `let n = 0; for await (const c of r.body) n += c.byteLength; console.log(n, n / ` +
+    `((performance.now() - t) / 1000));`;
   return {
     command: `${direct ? "env -u HTTP_PROXY -u http_proxy " : ""}'${process.execPath}' -e '${script}'`,
     parse: (output) => {
@@ -206,7 +211,8 @@ async function main(): Promise<void> {
     const offline: SandboxSpec = e.spec();
     const proxied: SandboxSpec = e.spec({ network: proxy.network });
     console.log(
-      `bun ${Bun.version}, ${process.platform}-${process.arch}, ${availableParallelism()} cores, sandbox ${sandbox.kind}`,
+      `bun ${Bun.version}, ${process.platform}-${process.arch}, ` +
+        `${availableParallelism()} cores, sandbox ${sandbox.kind}`,
     );
 
     console.log(`\n1. one \`true\`: ${options.rounds} interleaved rounds (+3 warm-up)`);
@@ -250,22 +256,30 @@ async function main(): Promise<void> {
     const bridgeExtra = median(PROXIED) - spawn;
     console.log("\ntargets:");
     console.log(
-      `  sandboxed \`true\` ≤ ${EXTRA_MS_TARGET} ms over a bare spawn: ${sandboxExtra.toFixed(1)} ms ${verdict(sandboxExtra <= EXTRA_MS_TARGET)}`,
+      `  sandboxed \`true\` ≤ ${EXTRA_MS_TARGET} ms over a bare spawn: ` +
+        `${sandboxExtra.toFixed(1)} ms ${verdict(sandboxExtra <= EXTRA_MS_TARGET)}`,
     );
     console.log(
-      `  (behind the proxy, joining the session's network with nsenter: ${bridgeExtra.toFixed(1)} ms ${verdict(bridgeExtra <= EXTRA_MS_TARGET)})`,
+      `  (behind the proxy, joining the session's network with nsenter: ` +
+        `${bridgeExtra.toFixed(1)} ms ${verdict(bridgeExtra <= EXTRA_MS_TARGET)})`,
     );
     console.log(
-      `  (the git guard's part, on vs off in the same rounds: ${(median(SANDBOX) - median(UNGUARDED)).toFixed(1)} ms; over the host command through the Executor: ${(median(SANDBOX) - median(HOST)).toFixed(1)} ms)`,
+      `  (the git guard's part, on vs off in the same rounds: ` +
+        `${(median(SANDBOX) - median(UNGUARDED)).toFixed(1)} ms; over the host command ` +
+        `through the Executor: ${(median(SANDBOX) - median(HOST)).toFixed(1)} ms)`,
     );
     if (options.before)
       console.log(
-        `  (before: ${options.before}'s sandboxed \`true\` ${(median(`${SANDBOX}, ${options.before}`) - spawn).toFixed(1)} ms over a bare spawn)`,
+        `  (before: ${options.before}'s sandboxed \`true\` ` +
+          `${(median(`${SANDBOX}, ${options.before}`) - spawn).toFixed(1)} ms over a bare ` +
+          `spawn)`,
       );
     if (options.commandsOnly) return;
 
     console.log(
-      `\n2. ${DOWNLOAD_BYTES / 2 ** 20} MiB download with ${options.client} from a loopback server (separate process): ${options.downloads} interleaved rounds (+1 warm-up)`,
+      `\n2. ${DOWNLOAD_BYTES / 2 ** 20} MiB download with ${options.client} from a ` +
+        `loopback server (separate process): ${options.downloads} interleaved rounds ` +
+        `(+1 warm-up)`,
     );
     const url = `http://bench.test:${server.port}/big`;
     const directUrl = `http://127.0.0.1:${server.port}/big`;
@@ -326,11 +340,14 @@ async function main(): Promise<void> {
     const speedOf = (at: number) => downloads[at]?.stats.mbPerS?.median ?? Number.NaN;
     const sessionSpeed = speedOf(2);
     console.log(
-      `  download through the session network ≥ ${THROUGHPUT_TARGET_MB_S} MB/s: ${sessionSpeed.toFixed(0)} MB/s ${verdict(sessionSpeed >= THROUGHPUT_TARGET_MB_S)}`,
+      `  download through the session network ≥ ${THROUGHPUT_TARGET_MB_S} MB/s: ` +
+        `${sessionSpeed.toFixed(0)} MB/s ` +
+        `${verdict(sessionSpeed >= THROUGHPUT_TARGET_MB_S)}`,
     );
     const pct = (at: number) => `${((speedOf(at) / direct) * 100).toFixed(0)}% of direct`;
     console.log(
-      `  (session network ${pct(2)}; the proxy on the host ${pct(1)}; the fallback bridge ${speedOf(3).toFixed(0)} MB/s, ${pct(3)})`,
+      `  (session network ${pct(2)}; the proxy on the host ${pct(1)}; the fallback ` +
+        `bridge ${speedOf(3).toFixed(0)} MB/s, ${pct(3)})`,
     );
   } finally {
     await executor?.shutdown();

@@ -3,7 +3,8 @@
 // by round in the same run, both ways Garuda searches: its own search ("own", what a binary without
 // the embedded ripgrep does) and through the embedded rg in its sandbox ("garuda+rg", the build
 // cache's rg: scripts/ripgrepBuild.ts). Against: `rg -c` for grep (every match counted, as grep's totals need),
-// `rg --files -g` (and `fd -t f -g`, Debian's fdfind) for glob, `rg -t c -t cpp -w` for find_definition. Prints the medians, the
+// `rg --files -g` (and `fd -t f -g`, Debian's fdfind) for glob, `rg -t c -t cpp -w` for find_definition. Prints the
+// medians, the
 // ratios (Garuda ÷ ripgrep) and both sides' counts, so a difference in what was found shows
 // next to the time. Garuda's tools run in this process as a session runs them (the worker thread
 // included); ripgrep is a process (its start-up, ~2 ms, is in its time). What is not installed is
@@ -51,7 +52,8 @@ function parse(argv: string[]): Options {
     else if (arg === "--only") options.only = argv[++i];
     else
       throw new Error(
-        `unknown argument ${arg}; usage: bun bench/search.ts [--files N] [--folders N] [--bytes-scale X] [--seed N] [--copies N] [--rounds N] [--fresh] [--only TEXT]`,
+        `unknown argument ${arg}; usage: bun bench/search.ts [--files N] [--folders N] ` +
+          `[--bytes-scale X] [--seed N] [--copies N] [--rounds N] [--fresh] [--only TEXT]`,
       );
   }
   return options;

@@ -153,7 +153,8 @@ async function main(): Promise<void> {
       const initRatio = med(`${b.name} acp`, "initMs") / floorInit;
       const after = med(`${b.name} acp`, "newAfterInitMs");
       console.log(
-        `  ${b.name}: ${mb(bytes)} MB ${verdict(bytes <= MAX_BYTES)}; initialize ${initRatio.toFixed(2)} × floor ${verdict(initRatio <= MAX_INIT_RATIO)}; ` +
+        `  ${b.name}: ${mb(bytes)} MB ${verdict(bytes <= MAX_BYTES)}; initialize ` +
+          `${initRatio.toFixed(2)} × floor ${verdict(initRatio <= MAX_INIT_RATIO)}; ` +
           `session/new ${after.toFixed(1)} ms after initialize ${verdict(after <= MAX_NEW_AFTER_INIT_MS)}`,
       );
     }

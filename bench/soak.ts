@@ -14,7 +14,8 @@
 // --every     a curve point every N prompts (default 10)
 //
 // Targets: agent RSS after the run at most 10 % above the first curve point (after the first
-// --every prompts); fds back to their count after initialize; no process left. A benchmark that reports, not a timed test.
+// --every prompts); fds back to their count after initialize; no process left. A benchmark that reports, not a timed
+// test.
 //
 // The compiled binary (dist/garuda, rebuilt when older than src/) is driven by the ACP SDK's
 // client (test/support/acpAgent.ts) against the mock model in this process
@@ -50,7 +51,8 @@ function parse(argv: string[]): Options {
     const key = flag?.replace(/^--/, "") as Exclude<keyof Options, "binary">;
     if (!flag?.startsWith("--") || !(key in options))
       throw new Error(
-        `unknown argument ${argv[i]}; usage: bun bench/soak.ts [--binary <garuda>] [--sessions N] [--prompts N] [--cancels N] [--every N]`,
+        `unknown argument ${argv[i]}; usage: bun bench/soak.ts [--binary <garuda>] ` +
+          `[--sessions N] [--prompts N] [--cancels N] [--every N]`,
       );
     const value = Number(inline ?? argv[++i]);
     if (!Number.isInteger(value) || value < (key === "cancels" ? 0 : 1))
@@ -79,7 +81,10 @@ const parentOf = (pid: number): string => {
   }
 };
 
-/** When the process started (clock ticks after boot, /proc/<pid>/stat field 22): tells a pid reused by another process from the one seen. */
+/**
+ * When the process started (clock ticks after boot, /proc/<pid>/stat field 22): tells a pid reused by another process
+ * from the one seen.
+ */
 const startTicks = (pid: number): string => {
   try {
     return (
@@ -108,7 +113,10 @@ const cpuSeconds = (pid: number): number => {
 const spread = (ms: number[]): string => {
   if (ms.length === 0) return "none";
   const sorted = [...ms].sort((a, b) => a - b);
-  return `median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms (${ms.length})`;
+  return (
+    `median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms, max ` +
+    `${sorted.at(-1)?.toFixed(0)} ms (${ms.length})`
+  );
 };
 
 const fdCount = (pid: number): number => {
@@ -221,7 +229,9 @@ async function main(): Promise<void> {
     let fdsFirstClosed = Number.NaN;
     let kindsFirstClosed = new Map<string, number>();
     console.log(
-      `garuda acp pid ${pid}: ${options.sessions} sessions, ${options.prompts} prompts, ${options.cancels} cancel cycles; after initialize ${rssStart.toFixed(1)} MiB RSS, ${fdsStart} fds`,
+      `garuda acp pid ${pid}: ${options.sessions} sessions, ${options.prompts} ` +
+        `prompts, ${options.cancels} cancel cycles; after initialize ` +
+        `${rssStart.toFixed(1)} MiB RSS, ${fdsStart} fds`,
     );
 
     for (let s = 0; s < options.sessions; s++) {
@@ -316,14 +326,20 @@ async function main(): Promise<void> {
       .map(([, p]) => `${p} ${commandName(p)}`);
 
     console.log(
-      `\n${prompts} prompts, ${cancels} cancel cycles in ${sessionsS.toFixed(1)} s (${((sessionsS * 1000) / Math.max(prompts, 1)).toFixed(0)} ms a prompt, cancels included; ${elapsed.toFixed(1)} s with the wait for the last children); the agent used ${agentCpu.toFixed(1)} s of CPU`,
+      `\n${prompts} prompts, ${cancels} cancel cycles in ${sessionsS.toFixed(1)} s ` +
+        `(${((sessionsS * 1000) / Math.max(prompts, 1)).toFixed(0)} ms a prompt, ` +
+        `cancels included; ${elapsed.toFixed(1)} s with the wait for the last ` +
+        `children); the agent used ${agentCpu.toFixed(1)} s of CPU`,
     );
     console.log(`  a session's first prompt: ${spread(took.firstPrompt)}; later prompts: ${spread(took.laterPrompt)}`);
     console.log(`  session/new: ${spread(took.sessionNew)}; session/close: ${spread(took.sessionClose)}`);
     console.log("\nprompts  session  agent RSS MiB  of it anon  tree RSS MiB  agent fds  children (zombies included)");
     for (const c of curve) {
       console.log(
-        `${String(c.prompts).padStart(7)}  ${String(c.session + 1).padStart(7)}  ${c.agentMiB.toFixed(1).padStart(13)}  ${c.anonMiB.toFixed(1).padStart(10)}  ${c.treeMiB.toFixed(1).padStart(12)}  ${String(c.fds).padStart(9)}  ${String(c.children).padStart(8)}`,
+        `${String(c.prompts).padStart(7)}  ${String(c.session + 1).padStart(7)}  ` +
+          `${c.agentMiB.toFixed(1).padStart(13)}  ${c.anonMiB.toFixed(1).padStart(10)}  ` +
+          `${c.treeMiB.toFixed(1).padStart(12)}  ${String(c.fds).padStart(9)}  ` +
+          `${String(c.children).padStart(8)}`,
       );
     }
     const first = curve[0];
@@ -337,24 +353,33 @@ async function main(): Promise<void> {
         .join(", ") || "no change";
     console.log("\nfigures:");
     console.log(
-      `  agent RSS: ${rssStart.toFixed(1)} MiB after initialize, ${first?.agentMiB.toFixed(1)} after ${first?.prompts} prompts, ${last?.agentMiB.toFixed(1)} at the end (${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)} %) ${growth <= 0.1 ? "ok" : "OVER TARGET (+10 %)"}`,
+      `  agent RSS: ${rssStart.toFixed(1)} MiB after initialize, ` +
+        `${first?.agentMiB.toFixed(1)} after ${first?.prompts} prompts, ` +
+        `${last?.agentMiB.toFixed(1)} at the end ` +
+        `(${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)} %) ` +
+        `${growth <= 0.1 ? "ok" : "OVER TARGET (+10 %)"}`,
     );
     console.log(
-      `  fds: ${fdsStart} after initialize, ${fdsFirstClosed} after the first session closed, ${fdsEnd} after the last ${fdsEnd <= fdsStart ? "ok" : fdsEnd <= fdsFirstClosed ? "ok after the first session" : "GREW"}`,
+      `  fds: ${fdsStart} after initialize, ${fdsFirstClosed} after the first session ` +
+        `closed, ${fdsEnd} after the last ` +
+        `${fdsEnd <= fdsStart ? "ok" : fdsEnd <= fdsFirstClosed ? "ok after the first session" : "GREW"}`,
     );
     console.log(
       `    end vs initialize: ${diff(kindsStart)}; end vs the first session closed: ${diff(kindsFirstClosed)}`,
     );
     if (fdsEnd > fdsFirstClosed) console.log(`    files open at the end: ${filesEnd.join(", ")}`);
     console.log(
-      `  children after the last session closed: ${childrenEnd.length === 0 ? `none (the last went ${settleS.toFixed(1)} s after the close)` : `${childrenEnd.join(", ")} after ${settleS.toFixed(1)} s`}`,
+      `  children after the last session closed: ` +
+        `${childrenEnd.length === 0 ? `none (the last went ${settleS.toFixed(1)} s after the close)` : `${childrenEnd.join(", ")} after ${settleS.toFixed(1)} s`}`,
     );
     console.log(
-      `  exit ${code} after stdin closed; of ${seen.size} processes seen below the agent, left running: ${left.length === 0 ? "none ok" : left.join(", ")}`,
+      `  exit ${code} after stdin closed; of ${seen.size} processes seen below the ` +
+        `agent, left running: ${left.length === 0 ? "none ok" : left.join(", ")}`,
     );
   } catch (error) {
     console.error(
-      `soak failed after ${prompts} prompts, ${cancels} cancels: ${error instanceof Error ? error.message : String(error)}`,
+      `soak failed after ${prompts} prompts, ${cancels} cancels: ` +
+        `${error instanceof Error ? error.message : String(error)}`,
     );
     console.error((await Promise.race([agent.stderr, Bun.sleep(500).then(() => "")])).slice(-2000));
     process.exitCode = 1;

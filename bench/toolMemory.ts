@@ -54,7 +54,8 @@ function parse(argv: string[]): Options {
     else if (arg === "--baseline") options.baseline = argv[++i] as string;
     else
       throw new Error(
-        `unknown argument ${arg}; usage: bun bench/toolMemory.ts [--rounds N] [--calls N] [--per-turn N] [--tree DIR] [--baseline <binary>]`,
+        `unknown argument ${arg}; usage: bun bench/toolMemory.ts [--rounds N] [--calls ` +
+          `N] [--per-turn N] [--tree DIR] [--baseline <binary>]`,
       );
   }
   if (!(options.rounds > 0 && options.calls > 0 && options.perTurn > 0))
@@ -188,7 +189,9 @@ async function session(binary: string, options: Options, env: Record<string, str
     if (status === "failed") errors++;
     if (process.env.BENCH_VERBOSE)
       process.stderr.write(
-        `call ${done} ${status} at ${((performance.now() - peer.spawnedAt) / 1000).toFixed(1)} s: ${JSON.stringify(update).slice(0, 300)}\n`,
+        `call ${done} ${status} at ` +
+          `${((performance.now() - peer.spawnedAt) / 1000).toFixed(1)} s: ` +
+          `${JSON.stringify(update).slice(0, 300)}\n`,
       );
     if (checkpoints.has(done)) {
       const pid = peer.proc.pid;
@@ -236,7 +239,9 @@ async function main(): Promise<void> {
   for (const call of all) mix.set(call.name, (mix.get(call.name) ?? 0) + 1);
   const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(
-    `${options.tree}: ${options.calls} tool calls in turns of ${options.perTurn} (${[...mix].map(([name, n]) => `${name} ${n}`).join(", ")}); ${options.rounds} rounds; load ${load()}`,
+    `${options.tree}: ${options.calls} tool calls in turns of ${options.perTurn} ` +
+      `(${[...mix].map(([name, n]) => `${name} ${n}`).join(", ")}); ${options.rounds} ` +
+      `rounds; load ${load()}`,
   );
   const runs = new Map<string, Run[]>(builds.map(([name]) => [name, []]));
   try {
@@ -296,7 +301,12 @@ function report(options: Options, runs: Map<string, Run[]>): void {
     const peak = summarize(list.map((r) => r.hwm / first(r))).median;
     const verdict = (ok: boolean) => (ok ? "ok" : "OVER TARGET");
     console.log(
-      `  after call ${options.calls} ÷ after call 1: ${growth.toFixed(2)} (≤ ${RSS_RATIO_TARGET} ${verdict(growth <= RSS_RATIO_TARGET)}); peak ÷ after call 1: ${peak.toFixed(2)} (≤ ${PEAK_RATIO_TARGET} ${verdict(peak <= PEAK_RATIO_TARGET)}); turns ${stat(list.map((r) => r.turnsMs / 1000))} s, agent CPU ${stat(list.map((r) => r.cpuMs / 1000))} s`,
+      `  after call ${options.calls} ÷ after call 1: ${growth.toFixed(2)} (≤ ` +
+        `${RSS_RATIO_TARGET} ${verdict(growth <= RSS_RATIO_TARGET)}); peak ÷ after call ` +
+        `1: ${peak.toFixed(2)} (≤ ${PEAK_RATIO_TARGET} ` +
+        `${verdict(peak <= PEAK_RATIO_TARGET)}); turns ` +
+        `${stat(list.map((r) => r.turnsMs / 1000))} s, agent CPU ` +
+        `${stat(list.map((r) => r.cpuMs / 1000))} s`,
     );
   }
 }

@@ -53,7 +53,8 @@ async function main(): Promise<void> {
     makeTree(root, { files: options.files, markerEvery: 1000, marker: "NEEDLE_TOKEN" });
     Bun.write(join(root, ".ready"), "");
     console.log(
-      `built ${options.files.toLocaleString("en-US")} files in ${((performance.now() - started) / 1000).toFixed(1)} s at ${root}`,
+      `built ${options.files.toLocaleString("en-US")} files in ` +
+        `${((performance.now() - started) / 1000).toFixed(1)} s at ${root}`,
     );
   }
   const s = session(realpathSync(root));
@@ -70,7 +71,8 @@ async function main(): Promise<void> {
   ];
   const ms = (value: number) => `${value.toFixed(0)} ms`.padStart(9);
   const header = other
-    ? `${"other".padStart(9)} ${"fastest".padStart(9)} ${"this".padStart(9)} ${"fastest".padStart(9)} ${"this/other".padStart(10)}`
+    ? `${"other".padStart(9)} ${"fastest".padStart(9)} ${"this".padStart(9)} ` +
+      `${"fastest".padStart(9)} ${"this/other".padStart(10)}`
     : `${"median".padStart(9)} ${"fastest".padStart(9)}`;
   console.log(`\n${"case".padEnd(42)} ${header}  result`);
   for (const [label, tool, input] of cases) {
@@ -90,7 +92,8 @@ async function main(): Promise<void> {
     }
     const mine = `${ms(median(times))} ${ms(Math.min(...times))}`;
     const row = other
-      ? `${ms(median(otherTimes))} ${ms(Math.min(...otherTimes))} ${mine} ${(median(times) / median(otherTimes)).toFixed(2).padStart(10)}`
+      ? `${ms(median(otherTimes))} ${ms(Math.min(...otherTimes))} ${mine} ` +
+        `${(median(times) / median(otherTimes)).toFixed(2).padStart(10)}`
       : mine;
     console.log(`${label.padEnd(42)} ${row}  ${summary}`);
   }

@@ -59,7 +59,9 @@ function parse(argv: string[]): Options {
     else if (arg === "--fresh") options.fresh = true;
     else
       throw new Error(
-        `unknown argument ${arg}; usage: bun bench/undo.ts [--copies 1,3] [--rounds N] [--turns N] [--only store|acp] [--baseline <binary>] [--baseline-src <checkout>] [--fresh]`,
+        `unknown argument ${arg}; usage: bun bench/undo.ts [--copies 1,3] [--rounds N] ` +
+          `[--turns N] [--only store|acp] [--baseline <binary>] [--baseline-src ` +
+          `<checkout>] [--fresh]`,
       );
   }
   return options;
@@ -109,7 +111,10 @@ interface AnyUndoStore {
 }
 type CreateStore = (options: Record<string, unknown>) => AnyUndoStore;
 
-/** One session of the store on `root`: the first snapshot, then `turns` turns of a command's and a tool's change, alternating. */
+/**
+ * One session of the store on `root`: the first snapshot, then `turns` turns of a command's and a tool's change,
+ * alternating.
+ */
 async function storeRun(create: CreateStore, root: string, turns: number): Promise<Record<string, number>> {
   const home = mkdtempSync(join(tmpdir(), "garuda-bench-undo-home-"));
   const executor = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: NO_SANDBOX });
@@ -265,7 +270,8 @@ async function main(): Promise<void> {
     const storeRows = results.filter((r) => r.name.startsWith("store "));
     if (storeRows.length > 0) {
       console.log(
-        `\nThe undo store (seconds, median [p10–p90] of ${options.rounds} sessions; per turn: median of ${options.turns} turns in each)`,
+        `\nThe undo store (seconds, median [p10–p90] of ${options.rounds} sessions; per ` +
+          `turn: median of ${options.turns} turns in each)`,
       );
       console.log(
         formatTable(

@@ -201,7 +201,10 @@ export interface BuildBinaryOptions {
   autoload?: boolean;
   /** Embeds the source map (+2.8 MB), so stack traces name original files and lines; off by default. */
   sourcemap?: boolean;
-  /** Files embedded as they are (Bun.embeddedFiles): Garuda's binary gets its target's ripgrep (scripts/ripgrepBuild.ts). */
+  /**
+   * Files embedded as they are (Bun.embeddedFiles): Garuda's binary gets its target's ripgrep
+   * (scripts/ripgrepBuild.ts).
+   */
   assets?: string[];
 }
 

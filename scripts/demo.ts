@@ -260,7 +260,8 @@ async function main(): Promise<number> {
           .map((l) => relative(project, l.path) + (l.line ? `:${l.line}` : ""))
           .join(", ");
         line(
-          `  ${statusMark(call.status)} ${bold(call.title)}  ${dim(`[${call.kind}] ${call.status}${where ? ` · ${where}` : ""}`)}`,
+          `  ${statusMark(call.status)} ${bold(call.title)}  ` +
+            `${dim(`[${call.kind}] ${call.status}${where ? ` · ${where}` : ""}`)}`,
         );
         break;
       }
@@ -354,7 +355,9 @@ async function main(): Promise<number> {
       const auth =
         init.authMethods?.map((m) => `${m.id}${"type" in m && m.type ? ` (${m.type})` : ""}`).join(", ") || "none";
       line(
-        `${dim("→ initialize")}   ${init.agentInfo?.title ?? init.agentInfo?.name} ${init.agentInfo?.version}, ACP protocol ${init.protocolVersion}; sign-in methods: ${auth}  ${dim(`${initMs.toFixed(0)} ms`)}`,
+        `${dim("→ initialize")}   ${init.agentInfo?.title ?? init.agentInfo?.name} ` +
+          `${init.agentInfo?.version}, ACP protocol ${init.protocolVersion}; sign-in ` +
+          `methods: ${auth}  ${dim(`${initMs.toFixed(0)} ms`)}`,
       );
       check(
         "initialize answered with ACP protocol 1",
@@ -367,7 +370,9 @@ async function main(): Promise<number> {
       const newMs = performance.now() - started;
       const modes = session.modes?.availableModes.map((m) => m.id).join(", ") ?? "none";
       line(
-        `${dim("→ session/new")}  session ${session.sessionId.slice(0, 8)}…, mode ${session.modes?.currentModeId ?? "?"} (modes: ${modes})  ${dim(`${newMs.toFixed(0)} ms`)}`,
+        `${dim("→ session/new")}  session ${session.sessionId.slice(0, 8)}…, mode ` +
+          `${session.modes?.currentModeId ?? "?"} (modes: ${modes})  ` +
+          `${dim(`${newMs.toFixed(0)} ms`)}`,
       );
 
       for (const [i, turn] of conversation.turns.entries()) {
@@ -488,7 +493,8 @@ async function main(): Promise<number> {
   check(
     "the agent's stdout carried only JSON-RPC lines",
     badLines.length === 0 && partial === "" && stdoutLines.length > 0,
-    `${stdoutLines.length} lines${badLines.length > 0 ? `; not JSON-RPC: ${JSON.stringify(badLines[0]).slice(0, 120)}` : ""}`,
+    `${stdoutLines.length} ` +
+      `lines${badLines.length > 0 ? `; not JSON-RPC: ${JSON.stringify(badLines[0]).slice(0, 120)}` : ""}`,
   );
 
   line(bold("checks"));

@@ -30,7 +30,9 @@ function planted(file: string, source: string): SourceTree {
  */
 const ALLOWED_BLOCKING: Record<string, string> = {
   "src/sandbox/processTree.ts":
-    "macOS only (Linux reads /proc): processTable()'s `ps`, for exit handlers (which cannot wait) and the keeper's own process; a session ends commands through readProcessTable(), which awaits it",
+    "macOS only (Linux reads /proc): processTable()'s `ps`, for exit handlers " +
+    "(which cannot wait) and the keeper's own process; a session ends commands " +
+    "through readProcessTable(), which awaits it",
 };
 /**
  * Files of src/ over MAX_FILE_LINES left for now, each with why. Each entry must still be over
@@ -58,7 +60,8 @@ const KNOWN_FOLDER_CYCLES = [["src/acp", "src/cli"]];
  * them without making a cycle. src/text: display hygiene; src/files: what a place on disk is
  * (inside another, a secret, the home's own) and reading a small file without blocking, asked
  * by config, permission and sandbox alike; src/errors: the configuration errors every layer
- * throws and the front ends print, and how a caught value is read (caught.ts); src/core-types: the events, the call info, the mode and the
+ * throws and the front ends print, and how a caught value is read (caught.ts); src/core-types: the events, the call
+ * info, the mode and the
  * usage that the runtime, the tools, the store and both front ends carry.
  */
 const BOTTOM_FOLDERS = ["src/core-types", "src/errors", "src/files", "src/text"];
@@ -142,15 +145,18 @@ describe("architecture (DESIGN.md dependency rules)", () => {
     expect(rulesBroken(planted("src/runtime/x.ts", 'const m = await import("../acp/server.ts");'))).toContain(1);
   });
 
-  test("rule 2: only src/acp/ imports the ACP SDK, only acpCommand.ts loads it, and it neither spawns nor prints", () => {
-    expect(rulesBroken(planted("src/cli/x.ts", 'import * as acp from "@agentclientprotocol/sdk";'))).toEqual([2]);
-    expect(rulesBroken(planted("src/cli/x.ts", 'const s = await import("../acp/server.ts");'))).toEqual([2]);
-    expect(rulesBroken(planted("src/cli/acpCommand.ts", 'import { serve } from "../acp/server.ts";'))).toEqual([2]);
-    expect(rulesBroken(planted("src/cli/acpCommand.ts", 'const s = await import("../acp/server.ts");'))).toEqual([]);
-    expect(rulesBroken(planted("src/acp/x.ts", 'import * as acp from "@agentclientprotocol/sdk";'))).toEqual([]);
-    expect(rulesBroken(planted("src/acp/x.ts", 'Bun.spawn(["ls"]);'))).toEqual([2, 6]);
-    expect(rulesBroken(planted("src/acp/x.ts", 'process.stdout.write("{}");'))).toEqual([2, 5]);
-  });
+  test(
+    "rule 2: only src/acp/ imports the ACP SDK, only acpCommand.ts loads it, and it " + "neither spawns nor prints",
+    () => {
+      expect(rulesBroken(planted("src/cli/x.ts", 'import * as acp from "@agentclientprotocol/sdk";'))).toEqual([2]);
+      expect(rulesBroken(planted("src/cli/x.ts", 'const s = await import("../acp/server.ts");'))).toEqual([2]);
+      expect(rulesBroken(planted("src/cli/acpCommand.ts", 'import { serve } from "../acp/server.ts";'))).toEqual([2]);
+      expect(rulesBroken(planted("src/cli/acpCommand.ts", 'const s = await import("../acp/server.ts");'))).toEqual([]);
+      expect(rulesBroken(planted("src/acp/x.ts", 'import * as acp from "@agentclientprotocol/sdk";'))).toEqual([]);
+      expect(rulesBroken(planted("src/acp/x.ts", 'Bun.spawn(["ls"]);'))).toEqual([2, 6]);
+      expect(rulesBroken(planted("src/acp/x.ts", 'process.stdout.write("{}");'))).toEqual([2, 5]);
+    },
+  );
 
   test("rule 3: only src/model/anthropic.ts imports the Anthropic SDK", () => {
     expect(rulesBroken(planted("src/model/other.ts", 'import Anthropic from "@anthropic-ai/sdk";'))).toEqual([3]);

@@ -63,7 +63,8 @@ function layoutProblems(tests: Files, src: Files): string[] {
         OTHER_TEST_FOLDERS.some((other) => folder === other || folder.startsWith(`${other}/`));
       if (!allowed)
         problems.push(
-          `${path}: no src/ folder ${folder.replace(/^test/, "src")} to mirror; put it in the test/ folder of the code it tests`,
+          `${path}: no src/ folder ${folder.replace(/^test/, "src")} to mirror; put it in ` +
+            `the test/ folder of the code it tests`,
         );
     } else if (path !== PRELOAD && !folder.startsWith("test/support") && !folder.startsWith("test/fixtures")) {
       problems.push(

@@ -2,7 +2,8 @@
 // the core (runtime/builtins.ts), as in the terminal, and never reach the model; this file only
 // words their answers for the editor (Markdown, every file name and rule made visible and kept
 // from being markup). /help, /clear and /exit act on the terminal's screen and process: over ACP
-// they say what to do instead, as /fork does (the editor forks a thread with session/fork). The editor's / menu lists the built-ins first.
+// they say what to do instead, as /fork does (the editor forks a thread with session/fork). The editor's / menu lists
+// the built-ins first.
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import { messageOf } from "../errors/caught.ts";
 import type { Rule } from "../permission/types.ts";
@@ -41,7 +42,8 @@ export function commandList(runtime: Runtime, log: (text: string) => void): Avai
       .availableCommands()
       // A built-in wins over a custom command of its name (resolveCommand), so the menu lists it once.
       .filter((command) => !builtins.some((builtin) => builtin.name === command.name))
-      // Names are checked where they are read (a name part, [a-z0-9_-]); one that is not plain is left out all the same.
+      // Names are checked where they are read (a name part, [a-z0-9_-]); one that is not plain is left out all the
+      // same.
       .filter((command) => !hasHidden(command.name))
       .map((command) => ({
         name: command.name,
@@ -59,7 +61,9 @@ const TERMINAL_ONLY: Readonly<Record<Exclude<BuiltinCommand, (typeof SHARED_BUIL
   help: "Type / to see the commands.",
   rewind: "An editor rewinds with the _session/rewind extension; /undo N puts back the files of the last N turns.",
   clear: "Start a new thread for a new conversation.",
-  fork: "Fork the thread from the editor's thread menu, where the editor offers it (ACP session/fork); in the terminal, /fork.",
+  fork:
+    "Fork the thread from the editor's thread menu, where the editor offers it (ACP " +
+    "session/fork); in the terminal, /fork.",
   exit: "Close the thread to end the session.",
 };
 
@@ -98,7 +102,9 @@ function modelText(answer: ModelAnswer): string {
   switch (answer.kind) {
     case "show":
       return [
-        `Model: ${name(answer.model.spec)}${answer.effort !== undefined ? `, effort ${answer.effort}` : ""}. Switch with the editor's model menu, or /model <name>; the conversation goes on.`,
+        `Model: ${name(answer.model.spec)}${answer.effort !== undefined ? `, effort ${answer.effort}` : ""}. ` +
+          `Switch with the editor's model menu, or /model <name>; the conversation goes ` +
+          `on.`,
         "",
         `Models you can use: ${answer.models.map((info) => name(info.spec)).join(", ")}.`,
       ].join("\n");
@@ -146,7 +152,9 @@ function reply(answer: BuiltinAnswer, entries: boolean): CommandReply {
       const mode = answer.answer;
       if (mode.kind === "show")
         return {
-          text: `Mode: ${mode.mode}. Switch with the editor's mode menu, or /mode ${mode.modes.filter((m) => m !== mode.mode).join(" or /mode ") || mode.mode}.`,
+          text:
+            `Mode: ${mode.mode}. Switch with the editor's mode menu, or /mode ` +
+            `${mode.modes.filter((m) => m !== mode.mode).join(" or /mode ") || mode.mode}.`,
           notices: [],
         };
       if (mode.kind === "unknown")

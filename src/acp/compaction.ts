@@ -35,7 +35,8 @@ function tokens(count: number): string {
 function summaryOf(event: Extract<AgentEvent, { type: "compaction" }>): string {
   const cut =
     event.pruned !== undefined && event.pruned > 0
-      ? ` ${event.pruned === 1 ? "1 long tool result" : `${event.pruned} long tool results`} of older turns cut to their start.`
+      ? ` ${event.pruned === 1 ? "1 long tool result" : `${event.pruned} long tool results`} ` +
+        `of older turns cut to their start.`
       : "";
   const line = compactionLine(event.beforeTokens, event.afterTokens);
   const head = `${line.charAt(0).toUpperCase()}${line.slice(1)}${cut}`;

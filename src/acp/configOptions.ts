@@ -119,7 +119,8 @@ export async function setConfigOption(runtime: Runtime, params: acp.SetSessionCo
   if (!known.includes(params.configId)) {
     throw invalid(
       params,
-      `There is no option "${oneLine(params.configId, 80)}"${params.configId === EFFORT_OPTION ? ` for ${runtime.model.spec}` : ""}. The options are: ${known.join(", ")}.`,
+      `There is no option "${oneLine(params.configId, 80)}"${params.configId === EFFORT_OPTION ? ` for ${runtime.model.spec}` : ""}. ` +
+        `The options are: ${known.join(", ")}.`,
     );
   }
   if (typeof value !== "string")
@@ -136,7 +137,8 @@ export async function setConfigOption(runtime: Runtime, params: acp.SetSessionCo
     try {
       await runtime.controls.setModel(value);
     } catch (error) {
-      // A ControlError (runtime/modelSwitch.ts, not imported here: the core loads at session/new) says what can be chosen.
+      // A ControlError (runtime/modelSwitch.ts, not imported here: the core loads at session/new) says what can be
+      // chosen.
       if (error instanceof Error && error.name === "ControlError") throw invalid(params, error.message);
       throw invalid(params, `${oneLine(value, 120)} cannot be used: ${messageOf(error)}`);
     }

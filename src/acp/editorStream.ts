@@ -77,7 +77,8 @@ function watchInitialize(
 }
 
 /**
- * The SDK's messages as lines on `writer`, each message held to `maxSentBytes` (boundMessage; one that had to be cut, or could not be sent at
+ * The SDK's messages as lines on `writer`, each message held to `maxSentBytes` (boundMessage; one that had to be cut,
+ * or could not be sent at
  * all, is logged), one write each.
  */
 function messageLines(

@@ -25,7 +25,10 @@ const RAW_INPUT_DEPTH = 16;
 /** A notice ("Garuda: …") longer than this is cut. */
 const MAX_NOTICE_CHARS = 20_000;
 
-/** The call's input for display (editors show parts of rawInput): every string cut and made visible, the nesting bounded. */
+/**
+ * The call's input for display (editors show parts of rawInput): every string cut and made visible, the nesting
+ * bounded.
+ */
 function displayInput(input: unknown): unknown {
   return mapJson(input, (text) => visible(cutText(text, MAX_RAW_INPUT_CHARS)), RAW_INPUT_DEPTH);
 }
@@ -77,7 +80,10 @@ export class EventMapper {
     return updates;
   }
 
-  /** The id of the next chunk of `kind`: the event's own, else the last chunk's when it was of this kind, else a new one. */
+  /**
+   * The id of the next chunk of `kind`: the event's own, else the last chunk's when it was of this kind, else a new
+   * one.
+   */
   #messageId(kind: string, given: string | undefined): string {
     const last = this.#last;
     if (last?.kind === kind && (given === undefined || given === last.id)) return last.id;
@@ -119,7 +125,8 @@ export class EventMapper {
         return this.notice(compactionLine(event.beforeTokens, event.afterTokens));
       case "compaction_started":
       case "compaction_failed":
-        // Without the entries the client sees the line when a compaction ends; a failure is the turn's error or the command's answer.
+        // Without the entries the client sees the line when a compaction ends; a failure is the turn's error or the
+        // command's answer.
         return this.compaction ? compactionUpdates(event) : [];
       case "model_retry":
         return this.notice(retryNotice(event, event.delayMs > 0 ? `in ${seconds(event.delayMs)}` : ""), "warning");

@@ -93,7 +93,8 @@ async function parentOf(
     if (!file)
       throw acp.RequestError.invalidRequest(
         { sessionId: id },
-        "this session has no conversation yet (no prompt was sent), so there is nothing to fork; start a new session instead",
+        "this session has no conversation yet (no prompt was sent), so there is nothing " +
+          "to fork; start a new session instead",
       );
     return { file, data: readSession(file) };
   }
@@ -127,7 +128,8 @@ export async function forkSession(host: HistoryHost, params: ForkRequest): Promi
     if (error instanceof UnknownMessageError)
       throw acp.RequestError.invalidParams(
         { sessionId: id, messageId: error.messageId.slice(0, 100) },
-        `session ${id} has no message with the id "${error.messageId.slice(0, 100)}" to fork at; the ids are the messageId of its chunks`,
+        `session ${id} has no message with the id "${error.messageId.slice(0, 100)}" to ` +
+          `fork at; the ids are the messageId of its chunks`,
       );
     throw new acp.RequestError(-32603, `session ${id} could not be forked: ${messageOf(error)}`);
   } finally {

@@ -68,7 +68,8 @@ export async function checkedId(id: string): Promise<string> {
   if (!isSessionId(id))
     throw acp.RequestError.invalidParams(
       { sessionId: id },
-      `"${id.slice(0, 100)}" is not a Garuda session id (they look like 20260102-150405-1a2b3c4d); session/list gives them`,
+      `"${id.slice(0, 100)}" is not a Garuda session id (they look like ` +
+        `20260102-150405-1a2b3c4d); session/list gives them`,
     );
   return id;
 }
@@ -83,7 +84,9 @@ export function wrongFolder(id: string, cwd: string, root: string | undefined): 
   const where = root ?? "another project";
   return acp.RequestError.invalidParams(
     { sessionId: id, cwd, root: root ?? null },
-    `session ${id} belongs to the project ${where}, not to ${cwd}: a session continues in its own project folder. Open ${where} to continue it, or start a new session here.`,
+    `session ${id} belongs to the project ${where}, not to ${cwd}: a session ` +
+      `continues in its own project folder. Open ${where} to continue it, or start a ` +
+      `new session here.`,
   );
 }
 
@@ -93,7 +96,8 @@ function notThisProject(id: string, root: string | undefined, scope: HistoryScop
   const here = scope.projects.length > 0 ? scope.projects.join(", ") : "no project yet";
   return acp.RequestError.invalidParams(
     { sessionId: id, root: root ?? null },
-    `session ${id} belongs to the project ${where}, not to one this editor works in (${here}), so it is not deleted. Open ${where} and delete it there.`,
+    `session ${id} belongs to the project ${where}, not to one this editor works in ` +
+      `(${here}), so it is not deleted. Open ${where} and delete it there.`,
   );
 }
 
@@ -133,7 +137,8 @@ export async function claimInProject(
     if (error instanceof SessionBusyError)
       throw new acp.RequestError(
         -32603,
-        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), and ${busy}`,
+        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` ` +
+          `or another editor window), and ${busy}`,
         { sessionId: id },
       );
     throw new acp.RequestError(-32603, `session ${id} cannot be read: ${messageOf(error)}`);
@@ -231,7 +236,8 @@ function decodeCursor(text: string): Cursor {
   const bad = () =>
     acp.RequestError.invalidParams(
       { cursor: text.slice(0, 200) },
-      "this cursor is not one Garuda gave: pass the nextCursor of the last session/list answer, or list again without a cursor",
+      "this cursor is not one Garuda gave: pass the nextCursor of the last " +
+        "session/list answer, or list again without a cursor",
     );
   let value: unknown;
   try {
@@ -315,7 +321,8 @@ export async function deleteSession(
     if (error instanceof SessionBusyError)
       throw new acp.RequestError(
         -32603,
-        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` or another editor window), so it is not deleted. Close it there first.`,
+        `session ${id} is open in another Garuda now (a terminal chat, \`garuda run\` ` +
+          `or another editor window), so it is not deleted. Close it there first.`,
         { sessionId: id },
       );
     throw new acp.RequestError(-32603, `session ${id} cannot be deleted: ${messageOf(error)}`);

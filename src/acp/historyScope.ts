@@ -28,7 +28,9 @@ export class HistoryScope {
     return [...this.#projects];
   }
 
-  /** Whether session `id`, whose file is in `folder`, may be deleted; `folderOf` maps a project to its session folder. */
+  /**
+   * Whether session `id`, whose file is in `folder`, may be deleted; `folderOf` maps a project to its session folder.
+   */
   allows(id: string, folder: string, folderOf: (root: string) => string): boolean {
     return this.#shown.has(id) || this.projects.some((root) => folderOf(root) === folder);
   }

@@ -34,7 +34,9 @@ export function hunksQuestion(review: Omit<HunkReview, "asker" | "forms">): User
     kind: "edit_hunks",
     callId: review.callId,
     title: review.title,
-    text: `${review.title}: which of its ${hunks.length} hunks should be written? Tick the ones to keep; the others are left out.`,
+    text:
+      `${review.title}: which of its ${hunks.length} hunks should be written? Tick ` +
+      `the ones to keep; the others are left out.`,
     choices: hunks.map((hunk, k) => ({ value: hunkValue(k), label: `${k + 1}. ${hunkLabel(change.oldText, hunk)}` })),
     multiple: true,
     freeText: false,

@@ -22,7 +22,9 @@ export function boundMessage(message: Message, maxBytes: number): Message | unde
       id: message.id,
       error: {
         code: -32603,
-        message: `Garuda's answer was larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB and could not be cut to fit.`,
+        message:
+          `Garuda's answer was larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB ` +
+          `and could not be cut to fit.`,
       },
     };
   }

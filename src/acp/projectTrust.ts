@@ -17,7 +17,9 @@ const TEXTS: Record<
   settings: {
     title: "Trust this project's settings?",
     question:
-      "This project's settings loosen Garuda's safety. Trust them? A yes is remembered for this folder (in ~/.garuda/trust.json) until these parts of the file change; the terminal uses it too.",
+      "This project's settings loosen Garuda's safety. Trust them? A yes is " +
+      "remembered for this folder (in ~/.garuda/trust.json) until these parts of the " +
+      "file change; the terminal uses it too.",
     yes: "Yes, use them (remembered)",
     no: "No, keep the safe defaults",
     denied: "The project's settings that loosen safety are not used in this session: Garuda's safe defaults apply.",
@@ -25,7 +27,9 @@ const TEXTS: Record<
   hooks: {
     title: "Run this project's hooks?",
     question:
-      "This project has hooks: commands that run around Garuda's tool calls. Let them run? A yes is remembered for this folder (in ~/.garuda/trust.json) until the file changes; the terminal uses it too.",
+      "This project has hooks: commands that run around Garuda's tool calls. Let them " +
+      "run? A yes is remembered for this folder (in ~/.garuda/trust.json) until the " +
+      "file changes; the terminal uses it too.",
     yes: "Yes, run them (remembered)",
     no: "No, do not run them",
     denied: "The project's hooks do not run in this session.",

@@ -28,7 +28,8 @@ function reasonParts(request: ApprovalRequest): string[] {
 function scopePart(request: ApprovalRequest): string[] {
   if (!request.sessionRules || request.sessionRules.length === 0 || !request.choices.includes("session")) return [];
   return [
-    `“${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => inlineCode(oneLine(rule))).join(", ")}`,
+    `“${oneLine(request.labels.session)}” allows: ` +
+      `${request.sessionRules.map((rule) => inlineCode(oneLine(rule))).join(", ")}`,
   ];
 }
 

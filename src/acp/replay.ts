@@ -26,7 +26,10 @@ function skippedLine(skipped: readonly SkippedLine[]): string | undefined {
     skipped.length === 1
       ? "1 line of the session file could not be read and was"
       : `${skipped.length} lines of the session file could not be read and were`;
-  return `${count} skipped (${named.join("; ")}${more}); what they held is not shown, and the conversation goes on without it.`;
+  return (
+    `${count} skipped (${named.join("; ")}${more}); what they held is not shown, ` +
+    `and the conversation goes on without it.`
+  );
 }
 
 /** The updates that show `items` again, for a session whose project root is `root`. */

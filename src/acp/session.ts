@@ -29,7 +29,10 @@ export interface SessionParts {
   link: SessionLink;
   /** Prepared with `link`'s approver and project-trust answers. */
   runtime: Runtime;
-  /** Prepares this session's runtime again in `mode`, once the old one has closed (after a yes to the project's settings). */
+  /**
+   * Prepares this session's runtime again in `mode`, once the old one has closed (after a yes to the project's
+   * settings).
+   */
   prepareAgain: (mode: Mode) => Promise<Runtime>;
   /** After a stop, how long running calls may take to report. */
   settleMs: number;
@@ -130,7 +133,9 @@ export class Session {
     this.#link.notify(update).catch(() => {});
   }
 
-  /** What session/new, load and resume answer: only the modes the team policy allows; the config options say them again. */
+  /**
+   * What session/new, load and resume answer: only the modes the team policy allows; the config options say them again.
+   */
   answer(): acp.LoadSessionResponse {
     return {
       modes: sessionModes(this.runtime),
@@ -177,7 +182,10 @@ export class Session {
     }
   }
 
-  /** session/cancel, and the first step of close and shutdown: the turn stops, and the prompts queued behind it are dropped (said in the turn). */
+  /**
+   * session/cancel, and the first step of close and shutdown: the turn stops, and the prompts queued behind it are
+   * dropped (said in the turn).
+   */
   cancel(): void {
     const dropped = this.queue.drop();
     if (dropped > 0 && this.#channel.isOpen) this.#say(droppedLine(dropped));

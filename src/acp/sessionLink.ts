@@ -60,7 +60,10 @@ export class SessionLink {
     });
   }
 
-  /** Writes one session/update now (on this session, or a child's), prompt or not; the promise fails when the transport does. */
+  /**
+   * Writes one session/update now (on this session, or a child's), prompt or not; the promise fails when the transport
+   * does.
+   */
   notify(update: acp.SessionUpdate, sessionId = this.id): Promise<void> {
     return this.client.notify(acp.methods.client.session.update, { sessionId, update });
   }

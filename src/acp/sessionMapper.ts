@@ -122,7 +122,10 @@ export class SessionMapper {
     return [...output, ...last];
   }
 
-  /** Where a /compact's compaction events go: sent as entries when the client takes them, else nowhere (the command's answer says it). */
+  /**
+   * Where a /compact's compaction events go: sent as entries when the client takes them, else nowhere (the command's
+   * answer says it).
+   */
   compactionSink(): EventSink | undefined {
     if (!this.features.compaction) return undefined;
     return (event) => {

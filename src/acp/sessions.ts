@@ -39,7 +39,10 @@ export interface PrepareRequest {
   sessionId: string;
   /** session/load and session/resume: the session to continue, locked and read (the runtime then owns it). */
   resume?: ClaimedSession & { damageShown?: boolean };
-  /** The mode to start in (a continued session's last one; a session prepared again after a yes keeps the editor's). Default: build. */
+  /**
+   * The mode to start in (a continued session's last one; a session prepared again after a yes keeps the editor's).
+   * Default: build.
+   */
   mode?: Mode;
   /** The editor's unsaved buffers, when it offers fs/read_text_file. */
   buffers?: EditorBuffers;

@@ -124,13 +124,17 @@ export function steer(
   // is starting (a /command, the project's settings asked about).
   session.prompt(request.prompt, new AbortController().signal).catch((error: unknown) => {
     log(
-      `garuda acp: the turn a steering message started failed: ${error instanceof Error ? error.message : String(error)}`,
+      `garuda acp: the turn a steering message started failed: ` +
+        `${error instanceof Error ? error.message : String(error)}`,
     );
   });
   return { outcome: "startedNewTurn" };
 }
 
-/** Waits for the session's turn; false when the prompt was dropped (a stop) or its request cancelled. A full queue is the editor's error. */
+/**
+ * Waits for the session's turn; false when the prompt was dropped (a stop) or its request cancelled. A full queue is
+ * the editor's error.
+ */
 export async function enterQueue(queue: PromptQueue, signal: AbortSignal): Promise<boolean> {
   try {
     return await queue.enter(signal);

@@ -138,7 +138,8 @@ function readOption(arg: string, known: Map<string, Known>): Option {
     const flag = equals >= 0 ? arg.slice(0, equals) : arg;
     return { flag, found: known.get(kebab(flag)), ...(equals >= 0 && { inline: arg.slice(equals + 1) }) };
   }
-  // As node's parseArgs reads them: letters of flags, the last one (or one with the rest as its value) may take a value.
+  // As node's parseArgs reads them: letters of flags, the last one (or one with the rest as its value) may take a
+  // value.
   for (let k = 1; k < arg.length; k++) {
     const flag = `-${arg[k]}`;
     const found = known.get(flag);

@@ -61,7 +61,8 @@ export const auditCommand = defineCommand({
     const broken = results.filter((result) => !result.ok).length;
     if (broken > 0)
       process.stdout.write(
-        `${broken} of ${results.length} log${results.length === 1 ? "" : "s"} failed the check. A log cannot show lines cut off its end or a file deleted whole.\n`,
+        `${broken} of ${results.length} log${results.length === 1 ? "" : "s"} failed ` +
+          `the check. A log cannot show lines cut off its end or a file deleted whole.\n`,
       );
     return broken > 0 ? 1 : 0;
   },

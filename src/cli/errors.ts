@@ -36,7 +36,8 @@ function plain(text: string): string {
 
 /** What a start in a folder that was deleted (or moved) under the shell says, instead of a stack. */
 export const CWD_GONE =
-  "the current folder no longer exists (it was deleted or moved while the shell was in it). cd into a folder that exists, then start Garuda again.";
+  "the current folder no longer exists (it was deleted or moved while the shell " +
+  "was in it). cd into a folder that exists, then start Garuda again.";
 
 /** process.cwd() failed: the working folder is gone (libuv's uv_cwd gets ENOENT). */
 function isCwdGone(error: unknown): boolean {

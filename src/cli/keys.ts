@@ -1,6 +1,7 @@
 // What a raw-mode terminal sends, as keys: plain characters, editing and movement keys, Ctrl-C,
 // Ctrl-D and Ctrl-Z, Ctrl-R and Ctrl-G, Ctrl-O, Page Up/Down, Shift-Tab, Shift-Enter and Alt-Enter
-// (a newline), and a bracketed paste as one key (so a pasted newline does not send the prompt). The one key parser of the CLI: the chat's line
+// (a newline), and a bracketed paste as one key (so a pasted newline does not send the prompt). The one key parser of
+// the CLI: the chat's line
 // editor and questions use it as it is, setup's prompts through setup/keys.ts.
 
 export type KeyName =

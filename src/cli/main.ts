@@ -84,7 +84,8 @@ async function unknownCommand(name: string): Promise<number> {
   const commands = Object.keys(SUBCOMMANDS);
   const near = nearCommand(name);
   process.stderr.write(
-    `garuda: unknown command "${name}"${near ? ` (did you mean ${near}?)` : ""}. The commands are: ${commands.join(", ")}; \`garuda --help\` says more.\n`,
+    `garuda: unknown command "${name}"${near ? ` (did you mean ${near}?)` : ""}. ` +
+      `The commands are: ${commands.join(", ")}; \`garuda --help\` says more.\n`,
   );
   return EXIT_USAGE;
 }

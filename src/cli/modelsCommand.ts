@@ -52,7 +52,8 @@ export const modelsCommand = defineCommand({
       const prepared = prepareModel({ ...ctx, modelFlag: args.model });
       const { credential } = prepared;
       const key = credential
-        ? `key ${credential.name} from ${credential.source === "environment" ? "the environment" : ctx.paths.credentials}`
+        ? `key ${credential.name} from ` +
+          `${credential.source === "environment" ? "the environment" : ctx.paths.credentials}`
         : "no key needed";
       lines.push("", `In use: ${prepared.model.spec} (from ${prepared.choice.source}); ${key}.`);
       if (prepared.baseUrl) lines.push(`Endpoint: ${prepared.baseUrl}`);

@@ -160,7 +160,9 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     if (policy.network.strictAllowlist !== null && settings.network.allow.length > 0) {
       notices.push({
         level: "warning",
-        text: `The team policy's network allowlist is strict, so the project's network.allow (${settings.network.allow.join(", ")}) is not used.`,
+        text:
+          `The team policy's network allowlist is strict, so the project's network.allow ` +
+          `(${settings.network.allow.join(", ")}) is not used.`,
       });
     }
     proxy = sandboxed
@@ -192,7 +194,10 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
       if (wide)
         notices.push({
           level: "warning",
-          text: `${path} (sandbox.writePaths in ${project.file}) is not writable in the sandbox: it is ${wide.what}. Name a folder of the project, or one made for the purpose.`,
+          text:
+            `${path} (sandbox.writePaths in ${project.file}) is not writable in the ` +
+            `sandbox: it is ${wide.what}. Name a folder of the project, or one made for the ` +
+            `purpose.`,
         });
       return wide === undefined;
     });
@@ -216,7 +221,10 @@ export async function buildRuntime(plan: RuntimePlan): Promise<Runtime> {
     for (const refused of buildSpec ? sandboxPaths(buildSpec, realFs).refused : []) {
       notices.push({
         level: "warning",
-        text: `${refused.path} is not writable in the sandbox: it goes through the symbolic link ${refused.link}, in a folder commands can write, so a command could have made it. Replace the link with a real folder if you want it writable.`,
+        text:
+          `${refused.path} is not writable in the sandbox: it goes through the symbolic ` +
+          `link ${refused.link}, in a folder commands can write, so a command could have ` +
+          `made it. Replace the link with a real folder if you want it writable.`,
       });
     }
     const ruleWithheld =

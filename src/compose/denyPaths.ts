@@ -41,7 +41,9 @@ export function expandDenyPaths(
     })) {
       if (paths.size >= MAX_DENY_MATCHES) {
         notices.push(
-          `The team policy's denied path "${pattern}" matches more than ${MAX_DENY_MATCHES} paths; only the first ones are hidden from commands in the sandbox (the file tools refuse all of them).`,
+          `The team policy's denied path "${pattern}" matches more than ` +
+            `${MAX_DENY_MATCHES} paths; only the first ones are hidden from commands in the ` +
+            `sandbox (the file tools refuse all of them).`,
         );
         break;
       }

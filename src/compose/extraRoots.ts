@@ -33,7 +33,10 @@ function checkExtraRoot(folder: string, context: RootContext): string {
     throw refuse("it is (or holds) your home folder, whose own files (dotfiles, ~/.ssh …) commands could then change");
   if (isHomeOwnPath(resolved, home))
     throw refuse(
-      "it is one of your home folder's own folders or inside one (a dot folder such as ~/.config or ~/.local, ~/bin, ~/go/bin …), which hold what your computer runs or trusts later (autostart entries, systemd units, programs on PATH, shell and editor start-up files): commands in the sandbox must not change them",
+      "it is one of your home folder's own folders or inside one (a dot folder such " +
+        "as ~/.config or ~/.local, ~/bin, ~/go/bin …), which hold what your computer " +
+        "runs or trusts later (autostart entries, systemd units, programs on PATH, " +
+        "shell and editor start-up files): commands in the sandbox must not change them",
       "Work on these files in a project that keeps them (a dotfiles repository), or edit them yourself",
     );
   return resolved;

@@ -40,7 +40,8 @@ export function commandLimits(sources: CommandLimitSources): CommandLimits {
     const origin = sources.policy.limitOrigins?.[key];
     if (value !== base) {
       raise[key] =
-        `The project's ${sources.projectFile} lowers it (limits.${key}); the user can raise it there${base !== undefined ? ` (up to ${groupedCount(base)})` : ""}.`;
+        `The project's ${sources.projectFile} lowers it (limits.${key}); the user can ` +
+        `raise it there${base !== undefined ? ` (up to ${groupedCount(base)})` : ""}.`;
     } else if (fromPolicy !== undefined && origin?.source === "managed-policy") {
       raise[key] =
         `The team policy ${origin.file} sets it (limits.${key}); only whoever manages that file can raise it.`;
@@ -48,7 +49,8 @@ export function commandLimits(sources: CommandLimitSources): CommandLimits {
       raise[key] = `It is limits.${key} in ${origin.file}; the user can raise it there.`;
     } else {
       raise[key] =
-        `To allow more, the user can set limits.${key} in ${sources.userPolicyFile} (a project's .garuda/settings.json can only lower it).`;
+        `To allow more, the user can set limits.${key} in ${sources.userPolicyFile} (a ` +
+        `project's .garuda/settings.json can only lower it).`;
     }
     return value;
   };
@@ -61,5 +63,11 @@ export function commandLimits(sources: CommandLimitSources): CommandLimits {
 /** The session's warning when the Linux sandbox holds no process limit (root without a cgroup). */
 export function unlimitedNotice(sandbox: SandboxAvailability, inForce: LimitsInForce | null): string | undefined {
   if (!sandbox.available || sandbox.kind !== "bwrap" || inForce?.processes !== "none") return undefined;
-  return "Sandboxed commands have no process limit here: Garuda runs as root, to which the kernel does not apply the per-user process limit, and it cannot make a cgroup (/sys/fs/cgroup is not writable, or no cgroup hands down the pids and memory controllers). A fork bomb in a command could fill the machine's process table. Run Garuda as an ordinary user to get the limit.";
+  return (
+    "Sandboxed commands have no process limit here: Garuda runs as root, to which " +
+    "the kernel does not apply the per-user process limit, and it cannot make a " +
+    "cgroup (/sys/fs/cgroup is not writable, or no cgroup hands down the pids and " +
+    "memory controllers). A fork bomb in a command could fill the machine's process " +
+    "table. Run Garuda as an ordinary user to get the limit."
+  );
 }

@@ -133,7 +133,9 @@ export async function startSessionNetwork(options: SessionNetworkOptions): Promi
         type: "sandbox",
         event: "network",
         denied: !decision.allowed,
-        detail: `${decision.host}:${decision.port} ${decision.allowed ? `allowed (${decision.via})` : `refused: ${decision.reason ?? decision.via}`}`,
+        detail:
+          `${decision.host}:${decision.port} ` +
+          `${decision.allowed ? `allowed (${decision.via})` : `refused: ${decision.reason ?? decision.via}`}`,
       }),
   });
 }

@@ -48,11 +48,17 @@ export interface PrepareOptions {
   selfCommand: string[];
   /** The sandbox probe, made once per process. Default: probe now. */
   probe?: SandboxProbe;
-  /** What the process holds once for all its sessions (the C library, the process guards, the proxies' connection budget). Default: the session's own. */
+  /**
+   * What the process holds once for all its sessions (the C library, the process guards, the proxies' connection
+   * budget). Default: the session's own.
+   */
   processWide?: ProcessWide;
   /** The model client for a prepared model; tests give a FakeModelClient. Default: the provider's client. */
   openModel?: (prepared: PreparedModel) => Promise<ModelClient>;
-  /** Continue this session: its file (the terminal's --continue and --resume), or one already claimed (RuntimeOptions.resume). */
+  /**
+   * Continue this session: its file (the terminal's --continue and --resume), or one already claimed
+   * (RuntimeOptions.resume).
+   */
   resume?: RuntimeOptions["resume"];
   /** The id of a new session's file (an editor names the session before its first prompt). */
   sessionId?: string;

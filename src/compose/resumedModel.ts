@@ -31,7 +31,9 @@ export function resumedModelChoice(
     return { prepared };
   } catch (error) {
     return {
-      notice: `This conversation used ${spec}, which cannot be used now (${messageOf(error)}); it goes on with the model set up for new sessions.`,
+      notice:
+        `This conversation used ${spec}, which cannot be used now ` +
+        `(${messageOf(error)}); it goes on with the model set up for new sessions.`,
     };
   }
 }

@@ -40,7 +40,8 @@ export function chooseCommandSandbox(
   const policyWantsSandbox = policy.requireSandbox ?? policy.strictProfile ?? policy.forbidOutsideSandbox;
   if (policyWantsSandbox) {
     notices.push(
-      `The team policy (${policyWantsSandbox.file}) keeps commands in the OS sandbox, so the project's "executor": "host" (${project.file}) is not used.`,
+      `The team policy (${policyWantsSandbox.file}) keeps commands in the OS sandbox, ` +
+        `so the project's "executor": "host" (${project.file}) is not used.`,
     );
     return { availability: probe, ...base };
   }

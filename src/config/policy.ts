@@ -165,7 +165,11 @@ export function loadTeamPolicy(locations: PolicyLocations): LoadedPolicy {
     const ignored = projectPolicyFile(locations.root);
     if (existsSync(ignored)) {
       notices.push(
-        `${ignored} is ignored: a team policy is read only from ${locations.managed ?? "the managed policy file"} and ${locations.user}, never from a project, so that a project cannot set or lift its own restrictions. Put project rules in .garuda/settings.json ("permissions"), or ask your administrator to add them to the team policy.`,
+        `${ignored} is ignored: a team policy is read only from ` +
+          `${locations.managed ?? "the managed policy file"} and ${locations.user}, never ` +
+          `from a project, so that a project cannot set or lift its own restrictions. Put ` +
+          `project rules in .garuda/settings.json ("permissions"), or ask your ` +
+          `administrator to add them to the team policy.`,
       );
     }
   }

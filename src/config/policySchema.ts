@@ -22,7 +22,10 @@ const hostOrPreset = z
     message: `must be a host (example.com, *.example.com) or a preset (${Object.keys(NETWORK_PRESETS).join(", ")})`,
   });
 const positive = z.number().int().positive();
-/** What one sandboxed command may use (src/sandbox/limits.ts): processes and threads at once, MiB, CPU seconds per process. */
+/**
+ * What one sandboxed command may use (src/sandbox/limits.ts): processes and threads at once, MiB, CPU seconds per
+ * process.
+ */
 export const commandLimitKeys = {
   processes: z.number().int().min(8, "must be at least 8 (a command needs a few processes to start)").optional(),
   memoryMB: z.number().int().min(64, "must be at least 64 (MiB)").optional(),
@@ -69,4 +72,8 @@ export const policyFileSchema = z.strictObject({
 export type PolicyFile = z.infer<typeof policyFileSchema>;
 
 export const POLICY_KEYS_HINT =
-  "The keys are disallowedCommands, requireSandbox, allowOutsideSandbox, allowSessionApprovals, denyPaths, allowedModels, allowedModes, network {blockedHosts, strictAllowlist, allow}, limits {maxSteps, tokenBudget, processes, memoryMB, cpuSeconds}, audit {enabled, level}, profile, permissions {allow, ask, deny}";
+  "The keys are disallowedCommands, requireSandbox, allowOutsideSandbox, " +
+  "allowSessionApprovals, denyPaths, allowedModels, allowedModes, network " +
+  "{blockedHosts, strictAllowlist, allow}, limits {maxSteps, tokenBudget, " +
+  "processes, memoryMB, cpuSeconds}, audit {enabled, level}, profile, permissions " +
+  "{allow, ask, deny}";

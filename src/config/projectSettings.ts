@@ -61,7 +61,10 @@ export interface ProjectSettings {
   sandbox: { writePaths: string[]; denyRead: string[] };
   network: { allow: string[] };
   env: { allow: string[] };
-  /** Can only lower: the session's (maxSteps, tokenBudget) and each sandboxed command's (processes, memoryMB, cpuSeconds). */
+  /**
+   * Can only lower: the session's (maxSteps, tokenBudget) and each sandboxed command's (processes, memoryMB,
+   * cpuSeconds).
+   */
   limits: { maxSteps?: number; tokenBudget?: number; processes?: number; memoryMB?: number; cpuSeconds?: number };
   profile?: "strict";
   executor: ExecutorChoice;
@@ -103,7 +106,9 @@ const projectSettingsFile = (root: string): string => join(root, ".garuda", "set
 /** Reads and validates the file; undefined when it does not exist. A ConfigError names the file. */
 function readProjectSettingsFile(file: string): ProjectSettingsFile | undefined {
   const fix =
-    "Fix the file; the keys are permissions {allow, ask, deny}, sandbox {writePaths, denyRead}, network {allow}, env {allow}, limits {maxSteps, tokenBudget, processes, memoryMB, cpuSeconds}, profile, executor";
+    "Fix the file; the keys are permissions {allow, ask, deny}, sandbox " +
+    "{writePaths, denyRead}, network {allow}, env {allow}, limits {maxSteps, " +
+    "tokenBudget, processes, memoryMB, cpuSeconds}, profile, executor";
   const text = readConfigText(file);
   if (text === undefined) return undefined;
   const result = projectSettingsSchema.safeParse(parseConfigJson(file, text));
@@ -186,7 +191,10 @@ function ignoredNotice(file: string, loosening: LooseningSettings, changed: bool
   const why = changed
     ? "changed since you approved it, so these parts are ignored until you approve them again"
     : "loosens safety, so these parts are ignored until you approve them";
-  return `${oneLine(file, 300)} ${why}: ${looseningItems(loosening).join("; ")}. To approve, run \`garuda\` ${APPROVE_IN_CHAT}`;
+  return (
+    `${oneLine(file, 300)} ${why}: ${looseningItems(loosening).join("; ")}. To ` +
+    `approve, run \`garuda\` ${APPROVE_IN_CHAT}`
+  );
 }
 
 function effective(

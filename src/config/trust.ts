@@ -67,7 +67,10 @@ export function trustRoot(root: string): string {
 
 const empty = (): TrustData => ({ version: TRUST_VERSION });
 
-/** The file's bytes, undefined when there is none, or why it is not the user's own regular file that only the user may change. */
+/**
+ * The file's bytes, undefined when there is none, or why it is not the user's own regular file that only the user may
+ * change.
+ */
 function readOwnFile(path: string): Buffer | undefined | { problem: string } {
   const read = readRegularFile(path, { maxBytes: MAX_TRUST_BYTES, noFollow: true, own: { deniedMode: 0o022 } });
   if ("bytes" in read) return read.bytes;
@@ -119,7 +122,12 @@ export const APPROVE_IN_CHAT = "once in this folder and answer yes.";
 
 /** The notice for a trust file that trusts nothing. */
 function trustProblemNotice(path: string, problem: string): string {
-  return `${path} ${problem}, so nothing in it is trusted: project settings that loosen safety and project hooks stay off, and a yes to a project's commands, skills, agents or MCP servers lasts only this session. Remove the file (Garuda writes a new one at the next approval) or fix it.`;
+  return (
+    `${path} ${problem}, so nothing in it is trusted: project settings that loosen ` +
+    `safety and project hooks stay off, and a yes to a project's commands, skills, ` +
+    `agents or MCP servers lasts only this session. Remove the file (Garuda writes ` +
+    `a new one at the next approval) or fix it.`
+  );
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

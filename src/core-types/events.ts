@@ -75,7 +75,10 @@ export type AgentEvent =
       result?: unknown;
       summary: string;
     }
-  /** refusedCommand: the prompt's /command did not run (a consent refused, an argument missing): nothing was sent to the model. */
+  /**
+   * refusedCommand: the prompt's /command did not run (a consent refused, an argument missing): nothing was sent to the
+   * model.
+   */
   /** refusedPrompt: the prompt was too large for the model's context window: nothing was sent. */
   | { type: "notice"; level: "info" | "warning"; text: string; refusedCommand?: string; refusedPrompt?: true }
   /** A compaction began (automatic, or /compact); `id` names it in the event that ends it. Live only. */
@@ -85,7 +88,9 @@ export type AgentEvent =
    * (stage 1), `summary` now stands for the older messages (stage 2). `id` as in compaction_started.
    */
   | { type: "compaction"; beforeTokens: number; afterTokens: number; id?: string; pruned?: number; summary?: string }
-  /** A compaction that began did not end: it failed (`error`) or was stopped; the conversation is as it was. Live only. */
+  /**
+   * A compaction that began did not end: it failed (`error`) or was stopped; the conversation is as it was. Live only.
+   */
   | { type: "compaction_failed"; id: string; error: string; cancelled: boolean }
   /** partial: some of the failed attempt's text or thinking was already streamed (and is now void). */
   | { type: "model_retry"; attempt: number; delayMs: number; reason: string; partial: boolean }

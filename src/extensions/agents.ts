@@ -63,7 +63,8 @@ function parseAgent(
   const name = (textField(fields, "name") ?? fileName).toLowerCase();
   if (!NAME_PART.test(name)) {
     notices.push(
-      `The agent file ${path} names the agent "${name}", which is not a valid name (letters, digits, "_" and "-"); it was skipped.`,
+      `The agent file ${path} names the agent "${name}", which is not a valid name ` +
+        `(letters, digits, "_" and "-"); it was skipped.`,
     );
     return undefined;
   }

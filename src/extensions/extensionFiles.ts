@@ -87,7 +87,8 @@ export function listFiles(dir: string, options: ListOptions, notices: string[]):
           notices.push(`${path} is more than ${options.maxDepth} folders deep, so the files in it were skipped.`);
         else if (!NAME_PART.test(name.toLowerCase()))
           notices.push(
-            `${path}: its name is not a valid name part (letters, digits, "_" and "-"), so the files in it were skipped.`,
+            `${path}: its name is not a valid name part (letters, digits, "_" and "-"), so ` +
+              `the files in it were skipped.`,
           );
         else walk(path, [...parts, name.toLowerCase()], depth + 1);
         continue;

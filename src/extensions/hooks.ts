@@ -152,7 +152,10 @@ async function runOne(
 }
 
 function hookName(hook: HookDefinition): string {
-  return `${hook.event} hook \`${oneLine(hook.command, 120)}\` (${hook.source === "user" ? "your hooks.json" : oneLine(hook.file, 200)})`;
+  return (
+    `${hook.event} hook \`${oneLine(hook.command, 120)}\` ` +
+    `(${hook.source === "user" ? "your hooks.json" : oneLine(hook.file, 200)})`
+  );
 }
 
 function failureWarning(run: HookRun, consequence: string): string {
@@ -200,7 +203,10 @@ export async function runPreToolUse(
     if (!services.signal?.aborted) warnings.push(failureWarning(run, "The tool call was blocked (hooks fail closed)."));
     return {
       blocked: true,
-      reason: `A hook that checks this call ${run.outcome === "refused" ? "was not allowed to run" : "failed"}, so the call was blocked. The user has been told; do not retry it unchanged.`,
+      reason:
+        `A hook that checks this call ` +
+        `${run.outcome === "refused" ? "was not allowed to run" : "failed"}, so the ` +
+        `call was blocked. The user has been told; do not retry it unchanged.`,
       warnings,
     };
   }

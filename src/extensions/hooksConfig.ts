@@ -73,7 +73,8 @@ const projectHooksFile = (root: string): string => join(root, ".garuda", "hooks.
 /** Parses hooks.json text into definitions; a ConfigError names the file and the problem. */
 function parseHooksFile(file: string, text: string, source: "user" | "project"): HookDefinition[] {
   const fix =
-    'Fix the file; the form is {"hooks": {"preToolUse": [{"tools": ["bash(git push*)"], "command": "…", "timeoutMs": 10000}], "postToolUse": […]}}';
+    'Fix the file; the form is {"hooks": {"preToolUse": [{"tools": ["bash(git ' +
+    'push*)"], "command": "…", "timeoutMs": 10000}], "postToolUse": […]}}';
   const result = hooksFileSchema.safeParse(parseConfigJson(file, text));
   if (!result.success) throw new ConfigError(file, describeIssues(result.error, { nameUnknownKeys: true }), fix);
   const definitions: HookDefinition[] = [];
@@ -127,7 +128,10 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
   const count = `${definitions.length} hook${definitions.length === 1 ? "" : "s"}`;
   const notices = [
     ...trust.notices(),
-    `${oneLine(file, 300)} ${changed ? "changed since you approved it" : "has not been approved"}, so its ${count} will not run. To approve them, run \`garuda\` (the terminal chat) ${APPROVE_IN_CHAT}`,
+    `${oneLine(file, 300)} ` +
+      `${changed ? "changed since you approved it" : "has not been approved"}, so its ` +
+      `${count} will not run. To approve them, run \`garuda\` (the terminal chat) ` +
+      `${APPROVE_IN_CHAT}`,
   ];
   return { hooks: user, project, notices };
 }
@@ -135,7 +139,8 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
 /** The text for the consent question: every project hook with its event, tools and command. */
 export function describeProjectHooks(project: ProjectHooks): string {
   const lines = [
-    `${oneLine(project.file, 300)} wants to run these commands around tool calls (in the OS sandbox when there is one, with your permissions):`,
+    `${oneLine(project.file, 300)} wants to run these commands around tool calls ` +
+      `(in the OS sandbox when there is one, with your permissions):`,
   ];
   for (const hook of project.hooks) {
     const tools = hook.tools.length > 0 ? hook.tools.map((tool) => oneLine(tool, 80)).join(", ") : "every tool";

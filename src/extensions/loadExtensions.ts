@@ -83,7 +83,8 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
   const remoteAccess = new RemoteAccess(
     {
       ...options.network,
-      // The engine's deny rules (the policy's blocked hosts and strict allowlist, your own `network(…)` denials), audited.
+      // The engine's deny rules (the policy's blocked hosts and strict allowlist, your own `network(…)` denials),
+      // audited.
       veto: (host, port, server) =>
         engine.refusal(
           {
@@ -127,7 +128,9 @@ export function loadExtensions(options: ExtensionOptions): SessionExtensions {
     );
     if (missing.length === 0) continue;
     notices.push(
-      `The agent "${agent.name}" (${agent.path}) lists ${missing.map((name) => `"${name}"`).join(", ")}, which this session does not have; left out.`,
+      `The agent "${agent.name}" (${agent.path}) lists ` +
+        `${missing.map((name) => `"${name}"`).join(", ")}, which this session does not ` +
+        `have; left out.`,
     );
     agent.tools = agent.tools.filter((name) => !missing.includes(name));
   }

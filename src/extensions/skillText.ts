@@ -15,7 +15,9 @@ export function skillBlock(skill: Skill, body: string, args: string | undefined)
   const files = skillFiles(skill);
   const list =
     files.length > 0
-      ? `\n\nOther files in ${skill.dir} (read one with the skill tool's file input, or with read_file when it is in the project):\n${files.map((file) => `- ${file}`).join("\n")}`
+      ? `\n\nOther files in ${skill.dir} (read one with the skill tool's file input, or ` +
+        `with read_file when it is in the ` +
+        `project):\n${files.map((file) => `- ${file}`).join("\n")}`
       : "";
   return `<skill name="${skill.name}" folder="${skill.dir}">\n${cleanText(text, MAX_SKILL_CHARS)}\n</skill>${list}`;
 }

@@ -63,7 +63,8 @@ function readSkill(dir: string, scope: ExtensionScope, notices: string[]): Skill
   const name = (textField(fields, "name") ?? folderName).toLowerCase();
   if (!SKILL_NAME.test(name) || name.length > 64) {
     notices.push(
-      `The skill in ${dir} has the name "${name}", which is not a valid skill name (a-z, 0-9 and single hyphens, at most 64); it was skipped.`,
+      `The skill in ${dir} has the name "${name}", which is not a valid skill name ` +
+        `(a-z, 0-9 and single hyphens, at most 64); it was skipped.`,
     );
     return undefined;
   }
@@ -93,7 +94,8 @@ export function loadSkills(folders: readonly SkillFolder[], notices: string[]): 
     if (kind === "missing") continue;
     if (kind !== "dir") {
       notices.push(
-        `${folder.dir} is ${kind === "symlink" ? "a symbolic link" : "not a folder"}, so Garuda does not read skills from it.`,
+        `${folder.dir} is ${kind === "symlink" ? "a symbolic link" : "not a folder"}, ` +
+          `so Garuda does not read skills from it.`,
       );
       continue;
     }

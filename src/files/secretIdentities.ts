@@ -76,7 +76,15 @@ export interface SecretIdentitiesOptions {
 
 /** What a cut means, for the user and the model. */
 export function cutNotice(place: string, maxEntries: number): string {
-  return `Garuda's list of secrets by identity stopped at ${String(maxEntries).replace(/\B(?=(\d{3})+$)/g, ",")} files, in ${place}: a hard link (or a bind mount) of a file after that point is not recognized as that secret by the file tools. Secrets are still refused by their names and places, and the sandbox still hides them from commands. Clearing old sessions and undo snapshots (~/.garuda/sessions, ~/.garuda/snapshots) brings the list back under the cap.`;
+  return (
+    `Garuda's list of secrets by identity stopped at ` +
+    `${String(maxEntries).replace(/\B(?=(\d{3})+$)/g, ",")} files, in ${place}: a ` +
+    `hard link (or a bind mount) of a file after that point is not recognized as ` +
+    `that secret by the file tools. Secrets are still refused by their names and ` +
+    `places, and the sandbox still hides them from commands. Clearing old sessions ` +
+    `and undo snapshots (~/.garuda/sessions, ~/.garuda/snapshots) brings the list ` +
+    `back under the cap.`
+  );
 }
 
 export class SecretIdentities {

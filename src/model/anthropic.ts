@@ -114,7 +114,10 @@ function warningLine(text: string): string {
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "");
-  return `the Anthropic SDK warns: ${lines.map((line, i) => (i < lines.length - 1 && !/[.!?:]$/.test(line) ? `${line}.` : line)).join(" ")}`;
+  return (
+    `the Anthropic SDK warns: ` +
+    `${lines.map((line, i) => (i < lines.length - 1 && !/[.!?:]$/.test(line) ? `${line}.` : line)).join(" ")}`
+  );
 }
 
 /** One HTTP request: yields the response's events; throws when it fails. */

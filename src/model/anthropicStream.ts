@@ -148,7 +148,8 @@ export class ResponseAssembler {
     const broken = this.#broken[0];
     if (broken && this.#stopReason !== "max_tokens") {
       throw new ModelError(
-        `Anthropic sent an input for the tool "${broken.name}" that is not valid JSON (${JSON.stringify(broken.json.slice(0, 80))}). Try the request again.`,
+        `Anthropic sent an input for the tool "${broken.name}" that is not valid JSON ` +
+          `(${JSON.stringify(broken.json.slice(0, 80))}). Try the request again.`,
       );
     }
     const content = [...this.#done.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
@@ -224,7 +225,9 @@ export class ResponseAssembler {
     if (problem !== undefined) {
       if (state.server) {
         throw new ModelError(
-          `Anthropic sent a server tool call (${state.name.slice(0, 100)}) over ${groupedCount(MAX_TOOL_INPUT_CHARS)} characters or nested over ${MAX_JSON_DEPTH} levels, which Garuda does not keep. Try the request again.`,
+          `Anthropic sent a server tool call (${state.name.slice(0, 100)}) over ` +
+            `${groupedCount(MAX_TOOL_INPUT_CHARS)} characters or nested over ` +
+            `${MAX_JSON_DEPTH} levels, which Garuda does not keep. Try the request again.`,
         );
       }
       const refused = refusedCall(state.id, state.name, problem);

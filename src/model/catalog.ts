@@ -42,7 +42,10 @@ export interface ProviderInfo {
   type: ProviderType;
   /** Undefined: the provider's public endpoint (Anthropic only; an OpenAI-compatible provider always has one). */
   baseUrl?: string;
-  /** Environment variable (and credentials key) that holds the API key. Undefined: the provider needs no key (a local server). */
+  /**
+   * Environment variable (and credentials key) that holds the API key. Undefined: the provider needs no key (a local
+   * server).
+   */
   apiKeyEnv?: string;
   /** Plain http:// to another machine is allowed (a server on the local network). */
   allowInsecureHttp?: boolean;
@@ -72,7 +75,8 @@ export function notRunningMessage(
   const address = serverAddress(baseUrl);
   return provider.startHint
     ? `${providerTitle(provider)} is not running at ${address} — ${provider.startHint}.`
-    : `Nothing answers at ${address}: start the server, or fix "baseUrl" of the provider "${provider.name}" in ~/.garuda/models.json.`;
+    : `Nothing answers at ${address}: start the server, or fix "baseUrl" of the ` +
+        `provider "${provider.name}" in ~/.garuda/models.json.`;
 }
 
 /** Cache reads cost a tenth of input, cache writes (5-minute TTL) a quarter more. */

@@ -38,7 +38,9 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The refusal of an image of `bytes` bytes, over MAX_IMAGE_BYTES. */
 export const tooLarge = (name: string, bytes: number) =>
-  `${name} was not sent: it is ${(bytes / 1024 / 1024).toFixed(1)} MB, and models take images up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB. Send a smaller or scaled-down image.`;
+  `${name} was not sent: it is ${(bytes / 1024 / 1024).toFixed(1)} MB, and models ` +
+  `take images up to ${MAX_IMAGE_BYTES / 1024 / 1024} MB. Send a smaller or ` +
+  `scaled-down image.`;
 
 /** An image block from its bytes, or the reason it cannot be sent (`name` says which image). */
 export function imageFromBytes(bytes: Uint8Array, name: string): { image: ImageBlock } | { refused: string } {
@@ -61,7 +63,11 @@ export function imageFromBase64(data: string, name: string): { image: ImageBlock
 
 /** The line a text-only model's user gets instead of the image. */
 export function textOnlyNotice(count: number, model: string): string {
-  return `Garuda: ${count === 1 ? "the image was" : `${count} images were`} not sent: ${model} takes text only (the model catalog marks it so). Describe the image in words, or switch to a model that takes images.`;
+  return (
+    `Garuda: ${count === 1 ? "the image was" : `${count} images were`} not sent: ` +
+    `${model} takes text only (the model catalog marks it so). Describe the image ` +
+    `in words, or switch to a model that takes images.`
+  );
 }
 
 /** Anthropic's image block. */

@@ -304,7 +304,10 @@ export class ChunkAssembler {
     const problem = tool.name === "" ? "it named no tool" : (read as { problem: string }).problem;
     const excerpt = tool.json.length > 120 ? `${tool.json.slice(0, 120)}…` : tool.json;
     const input: InvalidToolCallInput = {
-      error: `Your call${tool.name ? ` of ${tool.name}` : ""} could not be read: ${problem}${excerpt ? ` in ${JSON.stringify(excerpt)}` : ""}. Call it again with its arguments as one JSON object.`,
+      error:
+        `Your call${tool.name ? ` of ${tool.name}` : ""} could not be read: ` +
+        `${problem}${excerpt ? ` in ${JSON.stringify(excerpt)}` : ""}. Call it again ` +
+        `with its arguments as one JSON object.`,
       ...(tool.name !== "" && { tool: tool.name }),
     };
     return { type: "tool_use", id, name: INVALID_TOOL_CALL, input };

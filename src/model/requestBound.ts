@@ -56,9 +56,16 @@ const WHAT_TO_DO =
 export function imageLoadProblem(load: ImageLoad, prompt: boolean): string | undefined {
   const subject = prompt ? "With this prompt, the conversation" : "The conversation";
   if (load.count > MAX_REQUEST_IMAGES)
-    return `${subject} would send ${load.count} images with every request, more than the ${MAX_REQUEST_IMAGES} Garuda sends in one, so nothing was sent. ${WHAT_TO_DO}`;
+    return (
+      `${subject} would send ${load.count} images with every request, more than the ` +
+      `${MAX_REQUEST_IMAGES} Garuda sends in one, so nothing was sent. ${WHAT_TO_DO}`
+    );
   if (load.bytes > MAX_REQUEST_IMAGE_BYTES)
-    return `${subject} would send ${mb(load.bytes)} of images with every request, more than the ${mb(MAX_REQUEST_IMAGE_BYTES)} Garuda sends in one (the provider takes ${mb(MAX_REQUEST_BYTES)} in all), so nothing was sent. ${WHAT_TO_DO}`;
+    return (
+      `${subject} would send ${mb(load.bytes)} of images with every request, more ` +
+      `than the ${mb(MAX_REQUEST_IMAGE_BYTES)} Garuda sends in one (the provider ` +
+      `takes ${mb(MAX_REQUEST_BYTES)} in all), so nothing was sent. ${WHAT_TO_DO}`
+    );
   return undefined;
 }
 
@@ -67,7 +74,10 @@ export function requestProblem(bytes: number, images: ImageLoad, provider: strin
   const tooMany = imageLoadProblem(images, false);
   if (tooMany !== undefined) return tooMany;
   if (bytes > MAX_REQUEST_BYTES)
-    return `The request would be ${mb(bytes)}, more than the ${mb(MAX_REQUEST_BYTES)} ${provider} takes in one, so nothing was sent. ${WHAT_TO_DO}`;
+    return (
+      `The request would be ${mb(bytes)}, more than the ${mb(MAX_REQUEST_BYTES)} ` +
+      `${provider} takes in one, so nothing was sent. ${WHAT_TO_DO}`
+    );
   return undefined;
 }
 

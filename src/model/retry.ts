@@ -109,7 +109,8 @@ export function failureError(failure: AttemptFailure, attempts: number, baseUrl:
   }
   if (status === 403 || type === "permission_error") {
     return new ModelError(
-      `Anthropic refused the request (${what}). Check that this API key may use the model, or run \`garuda setup\` with another key.`,
+      `Anthropic refused the request (${what}). Check that this API key may use the ` +
+        `model, or run \`garuda setup\` with another key.`,
       status,
     );
   }
@@ -122,7 +123,8 @@ export function failureError(failure: AttemptFailure, attempts: number, baseUrl:
   }
   if (status === 402 || type === "billing_error") {
     return new ModelError(
-      `Anthropic declined the request for billing reasons (${what}). Check your plan and billing in the Anthropic Console.`,
+      `Anthropic declined the request for billing reasons (${what}). Check your plan ` +
+        `and billing in the Anthropic Console.`,
       status,
     );
   }
@@ -134,7 +136,8 @@ export function failureError(failure: AttemptFailure, attempts: number, baseUrl:
   }
   if (status === 429 || type === "rate_limit_error") {
     return new ModelError(
-      `Anthropic kept rate-limiting the requests (${what})${tries}. Wait a minute and try again, or check your rate limits in the Anthropic Console.`,
+      `Anthropic kept rate-limiting the requests (${what})${tries}. Wait a minute and ` +
+        `try again, or check your rate limits in the Anthropic Console.`,
       status,
       retryable,
     );
@@ -151,7 +154,9 @@ export function failureError(failure: AttemptFailure, attempts: number, baseUrl:
   }
   if (status === 400 || type === "invalid_request_error") {
     return new ModelError(
-      `Anthropic rejected the request as invalid (${what}). If the conversation is too long, start a new session (in the terminal chat, /compact shortens it instead).`,
+      `Anthropic rejected the request as invalid (${what}). If the conversation is ` +
+        `too long, start a new session (in the terminal chat, /compact shortens it ` +
+        `instead).`,
       status,
     );
   }

@@ -31,10 +31,14 @@ export function textToolSection(tools: readonly ToolSpec[]): string {
     "",
     EXAMPLE,
     "",
-    '- "name" is the tool\'s exact name; "arguments" is its input: a JSON object that follows the tool\'s input schema below.',
-    "- The block holds one JSON object and nothing else. Use double quotes, and write a newline inside a string as \\n.",
+    '- "name" is the tool\'s exact name; "arguments" is its input: a JSON object ' +
+      "that follows the tool's input schema below.",
+    "- The block holds one JSON object and nothing else. Use double quotes, and " +
+      "write a newline inside a string as \\n.",
     "- Several blocks in one answer are fine: they run in the order you write them.",
-    `- After your tool_call blocks, end your answer. Each result comes back in the next message as a ${TOOL_RESULT_TAG} name="…"> block; never write one yourself.`,
+    `- After your tool_call blocks, end your answer. Each result comes back in the ` +
+      `next message as a ${TOOL_RESULT_TAG} name="…"> block; never write one ` +
+      `yourself.`,
     "- When you need no tool, answer in plain text, without a tool_call block.",
   ];
   const specs = tools.map(

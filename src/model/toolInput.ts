@@ -26,11 +26,14 @@ const count = (n: number) => groupedCount(n);
 
 const tooLarge = (chars: number, max: number, what = "its input is") =>
   `${what} ${count(chars)} characters of JSON, more than the ${count(max)} Garuda takes. ` +
-  "Send less in one call: split large content into several calls (write a file in parts: write_file with the first part, then edit_file to add the rest), or leave out what the tool does not need.";
+  ("Send less in one call: split large content into several calls (write a file in " +
+    "parts: write_file with the first part, then edit_file to add the rest), or " +
+    "leave out what the tool does not need.");
 
 /** `exact`: the depth was counted to the end (a JSON text), not only until it passed the bound (a value). */
 const tooDeep = (depth: number, exact: boolean) =>
-  `its input is nested ${exact ? count(depth) : `more than ${count(MAX_JSON_DEPTH)}`} levels deep, and Garuda takes at most ${MAX_JSON_DEPTH}. ` +
+  `its input is nested ${exact ? count(depth) : `more than ${count(MAX_JSON_DEPTH)}`} ` +
+  `levels deep, and Garuda takes at most ${MAX_JSON_DEPTH}. ` +
   "Send the input as the tool's schema describes it, with objects and arrays nested only as deep as it needs.";
 
 /** What is wrong with a tool input's JSON text before it is parsed, or undefined when it is within the bounds. */
@@ -88,7 +91,8 @@ export function boundResponse(content: readonly AssistantBlock[]): {
     const shape = jsonShape(block.input);
     const problem =
       (block.name.length > MAX_NAME
-        ? `its tool name is ${count(block.name.length)} characters long; no tool has a name that long. Call one of the tools by its name.`
+        ? `its tool name is ${count(block.name.length)} characters long; no tool has a ` +
+          `name that long. Call one of the tools by its name.`
         : undefined) ??
       shapeProblem(shape) ??
       (total + shape.chars > MAX_RESPONSE_INPUT_CHARS
@@ -111,7 +115,9 @@ export function boundResponse(content: readonly AssistantBlock[]): {
     if (shape.depth > MAX_JSON_DEPTH || shape.chars > MAX_RESPONSE_INPUT_CHARS) {
       return {
         content,
-        serverProblem: `The provider sent a ${block.type === "server_tool_use" ? "server tool call" : "server tool result"} too large or nested too deep to keep. Try the request again.`,
+        serverProblem:
+          `The provider sent a ${block.type === "server_tool_use" ? "server tool call" : "server tool result"} ` +
+          `too large or nested too deep to keep. Try the request again.`,
       };
     }
   }

@@ -83,7 +83,10 @@ class Resolver implements ResolveSink {
     );
   }
 
-  /** A command a wrapper runs (`uv run pytest`): resolved for denials; an allow matches the wrapper as written. Returns its inner commands. */
+  /**
+   * A command a wrapper runs (`uv run pytest`): resolved for denials; an allow matches the wrapper as written. Returns
+   * its inner commands.
+   */
   wrapped(words: ShapedWord[], stdin?: StdinSource): string[][] {
     const inner = resolve(
       { words: words.map((w) => w.text), shapes: words.map((w) => w.shape), stdin },
@@ -214,7 +217,10 @@ export interface InnerCommands {
   ok: boolean;
 }
 
-/** The commands run by a command given as plain words (all known): the script of `sh -c`, `eval`, `find -exec`, `xargs` … */
+/**
+ * The commands run by a command given as plain words (all known): the script of `sh -c`, `eval`, `find -exec`, `xargs`
+ * …
+ */
 export function innerCommands(words: readonly string[]): InnerCommands {
   const resolution = resolve({ words: [...words], shapes: knownShapes(words) });
   return { commands: resolution.inner, ok: resolution.unknown === undefined };

@@ -60,7 +60,9 @@ const builtin = (effect: Rule["effect"], pattern: string): Rule => ({ effect, pa
 
 /** What the model reads for a change refused in plan mode (every such refusal contains it). */
 export const PLAN_NOTE =
-  "Plan mode is for reading and planning: nothing in the project may change yet. Put this step in your plan instead; the user switches to build mode to carry it out.";
+  "Plan mode is for reading and planning: nothing in the project may change yet. " +
+  "Put this step in your plan instead; the user switches to build mode to carry " +
+  "it out.";
 
 function shown(path: string, root: string): string {
   const rel = insideRoot(path, root);
@@ -155,7 +157,10 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
         outcome: "deny",
         by: "sensitive",
         rule: builtin("deny", `${target.access === "read" ? "read" : "edit"}(${hit})`),
-        reason: `${path} may hold secrets, so Garuda does not ${verb} it. Work without its contents; if the task truly needs it, ask the user to add an allow rule that names it, e.g. ${target.access === "read" ? "read" : "edit"}(${path}).`,
+        reason:
+          `${path} may hold secrets, so Garuda does not ${verb} it. Work without its ` +
+          `contents; if the task truly needs it, ask the user to add an allow rule that ` +
+          `names it, e.g. ${target.access === "read" ? "read" : "edit"}(${path}).`,
       };
     }
     // 1b. The same file as a secret under another name: refused whatever the rules say (an allow
@@ -171,7 +176,11 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
         outcome: "deny",
         by: "sensitive",
         rule: builtin("deny", `${target.access === "read" ? "read" : "edit"}(${secret})`),
-        reason: `${path} is the same file as ${secret} (another name for it: a link, a hard link or a mount), which may hold secrets, so Garuda does not ${verb} it. Work without its contents; if the task truly needs it, ask the user to add an allow rule that names ${secret}, and use that path.`,
+        reason:
+          `${path} is the same file as ${secret} (another name for it: a link, a hard ` +
+          `link or a mount), which may hold secrets, so Garuda does not ${verb} it. Work ` +
+          `without its contents; if the task truly needs it, ask the user to add an allow ` +
+          `rule that names ${secret}, and use that path.`,
       };
     }
     // 2. .git/ and Garuda's own files.
@@ -182,7 +191,8 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
           by: "git",
           rule: builtin("deny", "edit(**/.git/**)"),
           reason:
-            "Files inside .git/ are git's own; writing them can corrupt the repository or plant hooks. Use git commands instead.",
+            "Files inside .git/ are git's own; writing them can corrupt the repository or " +
+            "plant hooks. Use git commands instead.",
         };
       }
       if (facts.paths.some((path) => isGarudaPath(path, home))) {
@@ -191,7 +201,8 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
           by: "protected",
           rule: builtin("deny", "edit(~/.garuda/**)"),
           reason:
-            "Files under ~/.garuda hold Garuda's own settings, policy and credentials; a tool may not change them. Ask the user to make the change.",
+            "Files under ~/.garuda hold Garuda's own settings, policy and credentials; a " +
+            "tool may not change them. Ask the user to make the change.",
         };
       }
       const homeOwn = facts.paths.find(homeOwnOfProject);
@@ -200,7 +211,11 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
           outcome: "deny",
           by: "protected",
           rule: builtin("deny", "edit(~/.*)"),
-          reason: `${homeOwn} is one of the home folder's own files (dotfiles, ~/bin, the PATH folders), which this session does not change although it lies in one of its folders: the computer runs or trusts them later. Ask the user to make the change, or to start Garuda in a project folder.`,
+          reason:
+            `${homeOwn} is one of the home folder's own files (dotfiles, ~/bin, the PATH ` +
+            `folders), which this session does not change although it lies in one of its ` +
+            `folders: the computer runs or trusts them later. Ask the user to make the ` +
+            `change, or to start Garuda in a project folder.`,
         };
       }
     }
@@ -214,7 +229,9 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
       outcome: "deny",
       by: "rule",
       rule: denyRule,
-      reason: `A deny rule${where} forbids this (${denyRule.pattern}). Do not try another way to do the same thing; tell the user if the task needs it.`,
+      reason:
+        `A deny rule${where} forbids this (${denyRule.pattern}). Do not try another way ` +
+        `to do the same thing; tell the user if the task needs it.`,
     };
   }
 
@@ -228,7 +245,10 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
       outcome: "deny",
       by: "rule",
       rule: { effect: "deny", pattern: required.pattern, source: "project", file: required.file },
-      reason: `The project's settings (${required.file}) run every command in the OS sandbox (${required.pattern}), and ${why}. Find a way that works inside it, or tell the user.`,
+      reason:
+        `The project's settings (${required.file}) run every command in the OS sandbox ` +
+        `(${required.pattern}), and ${why}. Find a way that works inside it, or tell ` +
+        `the user.`,
     };
   }
 
@@ -240,7 +260,9 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
         outcome: "deny",
         by: "plan",
         rule: planRule,
-        reason: `In plan mode commands run only inside the sandbox, where the project is read-only, and this one would run outside it. ${PLAN_NOTE}`,
+        reason:
+          `In plan mode commands run only inside the sandbox, where the project is ` +
+          `read-only, and this one would run outside it. ${PLAN_NOTE}`,
       };
     }
     if (target.kind === "path" && target.access === "write")
@@ -262,7 +284,9 @@ export function decide(facts: RequestFacts, mode: Mode, inputs: DecisionInputs):
     const where = outside ? " It is outside the project folder." : "";
     return ask(facts, inputs, builtin("ask", "read(hard-linked)"), {
       session: false,
-      note: `It has ${links} names (hard links): another of them may be a secret file, which this name cannot show.${where}`,
+      note:
+        `It has ${links} names (hard links): another of them may be a secret file, ` +
+        `which this name cannot show.${where}`,
     });
   }
 

@@ -85,14 +85,18 @@ const DENIED_BY_USER =
   "The user denied this. Do not retry it or do the same thing another way; ask the user how to go on.";
 /** The user's own words with a denial, quoted for the model: they say what to do instead. */
 function deniedWithWords(words: string): string {
-  return `The user denied this and said: "${words.replace(/\s+/g, " ").trim()}". Do not retry it as it was; follow what they said, or ask them.`;
+  return (
+    `The user denied this and said: "${words.replace(/\s+/g, " ").trim()}". Do not ` +
+    `retry it as it was; follow what they said, or ask them.`
+  );
 }
 /** The most of the user's words a denial carries. */
 const MAX_DENIAL_WORDS = 2_000;
 /** A question stopped before its answer (a stopped turn, a withdrawn question). */
 export const CANCELLED = "The request was cancelled before it was approved.";
 const UNATTENDED =
-  "This needs the user's approval and no one can answer in this run. Leave it out, or finish and say what is still to do.";
+  "This needs the user's approval and no one can answer in this run. Leave it " +
+  "out, or finish and say what is still to do.";
 
 function sameRule(a: Rule, b: Rule): boolean {
   return a.effect === b.effect && a.pattern === b.pattern && a.source === b.source && a.file === b.file;
@@ -186,7 +190,10 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
         source: policy.audit.origin?.source ?? "managed-policy",
         ...(policy.audit.origin?.file && { file: policy.audit.origin.file }),
       },
-      reason: `The team policy requires the audit log, and writing it failed (${failure}), so nothing can run now. Tell the user; they need to fix the audit folder (~/.garuda/audit).`,
+      reason:
+        `The team policy requires the audit log, and writing it failed (${failure}), so ` +
+        `nothing can run now. Tell the user; they need to fix the audit folder ` +
+        `(~/.garuda/audit).`,
     };
   };
 

@@ -23,7 +23,10 @@ function modeViolation(policy: TeamPolicy, mode: Mode): PolicyViolation | undefi
   const origin = allowed.origins[0] as PolicyOrigin;
   return {
     rule: policyKeyRule("allowedModes", origin),
-    reason: `The team policy${where(origin)} does not allow ${mode} mode, only ${allowed.modes.join(" and ")}. Nothing can be done in ${mode} mode; tell the user.`,
+    reason:
+      `The team policy${where(origin)} does not allow ${mode} mode, only ` +
+      `${allowed.modes.join(" and ")}. Nothing can be done in ${mode} mode; tell the ` +
+      `user.`,
   };
 }
 
@@ -40,14 +43,19 @@ function sandboxViolation(
     const why = sandboxAvailable ? "this command would run outside it" : "no OS sandbox is available on this computer";
     return {
       rule: policyKeyRule(key, required),
-      reason: `The team policy${where(required)} requires every command to run in the OS sandbox, and ${why}. Do not retry it outside the sandbox; find a way that works inside it or tell the user.`,
+      reason:
+        `The team policy${where(required)} requires every command to run in the OS ` +
+        `sandbox, and ${why}. Do not retry it outside the sandbox; find a way that ` +
+        `works inside it or tell the user.`,
     };
   }
   const forbid = policy.forbidOutsideSandbox;
   if (forbid && sandboxAvailable) {
     return {
       rule: policyKeyRule("allowOutsideSandbox", forbid),
-      reason: `The team policy${where(forbid)} does not allow running commands outside the OS sandbox. Find a way that works inside it or tell the user.`,
+      reason:
+        `The team policy${where(forbid)} does not allow running commands outside the OS ` +
+        `sandbox. Find a way that works inside it or tell the user.`,
     };
   }
   return undefined;
@@ -61,7 +69,10 @@ function networkViolation(policy: TeamPolicy, facts: RequestFacts): PolicyViolat
   if (host !== undefined && policy.network.allow.some((pattern) => matchHost(pattern, host))) return undefined;
   return {
     rule: policyKeyRule("network.strictAllowlist", strict),
-    reason: `The team policy${where(strict)} only allows these hosts: ${policy.network.allow.join(", ") || "none"}; ${host ?? "this address"} is not one of them. Work without it or tell the user.`,
+    reason:
+      `The team policy${where(strict)} only allows these hosts: ` +
+      `${policy.network.allow.join(", ") || "none"}; ${host ?? "this address"} is not ` +
+      `one of them. Work without it or tell the user.`,
   };
 }
 
@@ -82,7 +93,12 @@ function unknownProgramViolation(rules: readonly CompiledRule[], facts: RequestF
     .join(", ");
   return {
     rule: first.rule,
-    reason: `The team policy${where(first.rule)} forbids some commands (${named}${denials.length > 5 ? ", …" : ""}), and Garuda cannot tell which program this command runs: ${why}. Write it with every program named plainly (no variables, globs, aliases or functions for a command's name, no script built at run time); if the task needs it as it is, tell the user.`,
+    reason:
+      `The team policy${where(first.rule)} forbids some commands ` +
+      `(${named}${denials.length > 5 ? ", …" : ""}), and Garuda cannot tell which ` +
+      `program this command runs: ${why}. Write it with every program named plainly ` +
+      `(no variables, globs, aliases or functions for a command's name, no script ` +
+      `built at run time); if the task needs it as it is, tell the user.`,
   };
 }
 
@@ -98,12 +114,16 @@ export function policyViolation(
   const byMode = modeViolation(policy, mode);
   if (byMode) return byMode;
   const denials = rules.filter((compiled) => compiled.rule.effect === "deny" && isPolicySource(compiled.rule.source));
-  // What the words say first; then a program they cannot tell; then words computed when it runs that could make a denied command.
+  // What the words say first; then a program they cannot tell; then words computed when it runs that could make a
+  // denied command.
   for (const compiled of denials) {
     if (!ruleCovers(compiled, facts, ctx, "definite")) continue;
     return {
       rule: compiled.rule,
-      reason: `The team policy${where(compiled.rule)} forbids this (${compiled.rule.pattern}). Do not try another way to do the same thing; tell the user if the task needs it.`,
+      reason:
+        `The team policy${where(compiled.rule)} forbids this ` +
+        `(${compiled.rule.pattern}). Do not try another way to do the same thing; tell ` +
+        `the user if the task needs it.`,
     };
   }
   const unknown = unknownProgramViolation(denials, facts);
@@ -112,7 +132,11 @@ export function policyViolation(
     if (!ruleCovers(compiled, facts, ctx, "restrict")) continue;
     return {
       rule: compiled.rule,
-      reason: `The team policy${where(compiled.rule)} forbids ${compiled.rule.pattern}, and this command could be that once its computed words (variables, $(…)) are filled in. Write those words out plainly, or tell the user if the task needs it.`,
+      reason:
+        `The team policy${where(compiled.rule)} forbids ${compiled.rule.pattern}, and ` +
+        `this command could be that once its computed words (variables, $(…)) are ` +
+        `filled in. Write those words out plainly, or tell the user if the task needs ` +
+        `it.`,
     };
   }
   return sandboxViolation(policy, facts, sandboxAvailable) ?? networkViolation(policy, facts);

@@ -31,7 +31,10 @@ export function parseRule(text: string): ParsedRule | undefined {
 export function ruleProblem(text: string): string | undefined {
   if (text.trim().length === 0) return "is empty";
   if (parseRule(text) === undefined) {
-    return "is not a rule: write `tool` or `tool(pattern)`, e.g. `bash(npm test *)`, `edit(src/**)`, `web_fetch(*.github.com)`";
+    return (
+      "is not a rule: write `tool` or `tool(pattern)`, e.g. `bash(npm test *)`, " +
+      "`edit(src/**)`, `web_fetch(*.github.com)`"
+    );
   }
   return undefined;
 }

@@ -62,7 +62,9 @@ export interface ParsedShell {
   commands: ShellCommand[];
   /** The line defines shell functions, so a command name may not be the program it looks like. */
   definesFunctions: boolean;
-  /** A `${x@P}`-style transformation (or an expansion the parser does not know): `@P` runs the `$(…)` inside x's value. */
+  /**
+   * A `${x@P}`-style transformation (or an expansion the parser does not know): `@P` runs the `$(…)` inside x's value.
+   */
   transforms: boolean;
   /** Fixed text (quoted or escaped) that holds `$(…)` or backticks: it runs them if the shell reads it again. */
   literals: string[];
@@ -102,7 +104,10 @@ function assignmentsOf(items: readonly (Assignment | Redirection | Word)[]): She
   );
 }
 
-/** Where standard input comes from: the command's own redirections, else what it inherits (a pipe, a group's redirection). */
+/**
+ * Where standard input comes from: the command's own redirections, else what it inherits (a pipe, a group's
+ * redirection).
+ */
 function stdinOf(redirects: readonly Redirection[], inherited: StdinSource | undefined): StdinSource | undefined {
   let source = inherited;
   for (const redirect of redirects) {

@@ -44,7 +44,9 @@ export const BUILTIN_DESCRIPTIONS: Readonly<
 
 /** The rules no file lists, as /permissions says them. */
 export const BUILT_IN_RULES =
-  "Built in: sensitive files (.env, keys …) and .git/ are never written; read-only tools run; commands in the OS sandbox run; plan mode changes nothing; everything else asks.";
+  "Built in: sensitive files (.env, keys …) and .git/ are never written; " +
+  "read-only tools run; commands in the OS sandbox run; plan mode changes " +
+  "nothing; everything else asks.";
 
 /** Where a rule comes from, as /permissions says it. */
 export const SOURCE_NAMES: Readonly<Record<RuleSource, string>> = {

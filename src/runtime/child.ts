@@ -187,7 +187,10 @@ async function runChildLoop(host: ChildHost, task: SubagentTask, call: SubagentC
     parent.emit({
       type: "notice",
       level: "warning",
-      text: `"${task.name}" lists ${given.missing.map((name) => `"${name}"`).join(", ")}, which this session does not have (an MCP server that is not running?); it runs without ${given.missing.length === 1 ? "it" : "them"}.`,
+      text:
+        `"${task.name}" lists ${given.missing.map((name) => `"${name}"`).join(", ")}, ` +
+        `which this session does not have (an MCP server that is not running?); it runs ` +
+        `without ${given.missing.length === 1 ? "it" : "them"}.`,
     });
   }
   const registry = new ToolRegistry(given.tools);

@@ -38,7 +38,9 @@ export class ChildModels {
     } catch (error) {
       const reason = messageOf(error);
       throw new Error(
-        `the agent "${agent}" asks for the model ${spec}, which cannot be used here: ${reason} Remove \`model:\` from the agent's file (it then runs on the session's model) or fix that.`,
+        `the agent "${agent}" asks for the model ${spec}, which cannot be used here: ` +
+          `${reason} Remove \`model:\` from the agent's file (it then runs on the ` +
+          `session's model) or fix that.`,
       );
     }
     if (model.info.spec === current.spec) return host;

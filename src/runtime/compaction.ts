@@ -31,8 +31,12 @@ export const PRUNE_HEAD_CHARS = 200;
 export const KEEP_RECENT_TURNS = 4;
 
 export const SUMMARY_INSTRUCTION = [
-  "Summarize the conversation above for yourself: you will continue the work from this summary alone, without those messages.",
-  "Keep: the user's task and requests; the plan (the todo items and their state); decisions made and why; every file read or changed, with the lines or symbols that matter; commands run and what they showed (what passed, what failed); errors and open problems; what to do next.",
+  "Summarize the conversation above for yourself: you will continue the work from " +
+    "this summary alone, without those messages.",
+  "Keep: the user's task and requests; the plan (the todo items and their state); " +
+    "decisions made and why; every file read or changed, with the lines or symbols " +
+    "that matter; commands run and what they showed (what passed, what failed); " +
+    "errors and open problems; what to do next.",
   "Be complete but brief; use short lists. Answer with the summary only. Do not call tools.",
 ].join("\n");
 
@@ -83,7 +87,9 @@ export function pruneToolResults(messages: readonly Message[]): { pruned: Pruned
     message.content.forEach((block, blockIndex) => {
       if (block.type !== "tool_result" || block.content.length <= PRUNE_OVER_CHARS) return;
       const cut = block.content.length - PRUNE_HEAD_CHARS;
-      const content = `${block.content.slice(0, PRUNE_HEAD_CHARS)}\n[… ${cut} more characters were removed to save context. Run the tool again if you need them.]`;
+      const content =
+        `${block.content.slice(0, PRUNE_HEAD_CHARS)}\n[… ${cut} more characters were ` +
+        `removed to save context. Run the tool again if you need them.]`;
       pruned.push({ message: index, block: blockIndex, content });
       savedChars += block.content.length - content.length;
     });
@@ -91,7 +97,9 @@ export function pruneToolResults(messages: readonly Message[]): { pruned: Pruned
   return { pruned, savedChars };
 }
 
-/** Stage 2: where the kept tail starts (an assistant message), or undefined when there is nothing older to summarize. */
+/**
+ * Stage 2: where the kept tail starts (an assistant message), or undefined when there is nothing older to summarize.
+ */
 export function summaryCut(messages: readonly Message[], keepTurns = 2): number | undefined {
   const assistants = messages.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
   for (let keep = Math.min(keepTurns, assistants.length - 1); keep >= 1; keep--) {

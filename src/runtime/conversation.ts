@@ -72,7 +72,10 @@ export class Conversation {
     this.#journal?.append(input);
   }
 
-  /** The whole conversation replaced (a rewind read it back from the session file); the file is written by the caller's record. */
+  /**
+   * The whole conversation replaced (a rewind read it back from the session file); the file is written by the caller's
+   * record.
+   */
   replaceMessages(messages: readonly Message[]): void {
     this.messages.length = 0;
     this.messages.push(...messages);

@@ -40,10 +40,15 @@ const REPEAT_LIMIT = 3;
 const CUT_RETRIES = 3;
 
 export const CUT_TOOL_OUTPUT =
-  "Not run: your response was cut off at the output limit before it was complete, so this call may be incomplete. Send it again; split large content (a long file) into several smaller calls.";
+  "Not run: your response was cut off at the output limit before it was complete, " +
+  "so this call may be incomplete. Send it again; split large content (a long " +
+  "file) into several smaller calls.";
 
 export interface LoopContext {
-  /** Read at every request (client, request, window, maximum): a model switched in the turn applies from the next request. */
+  /**
+   * Read at every request (client, request, window, maximum): a model switched in the turn applies from the next
+   * request.
+   */
   client: ModelClient;
   /** Model, system prompt, tools, thinking and effort. */
   request: Omit<ModelRequest, "messages" | "maxTokens">;
@@ -193,7 +198,8 @@ export async function runLoop(ctx: LoopContext): Promise<LoopResult> {
         const compacted = await compactAndReport(ctx, maxTokens, forceCompaction);
         if (forceCompaction && !compacted) {
           throw new ModelError(
-            "The conversation no longer fits in the model's context window and compaction could not make room. Start a new conversation.",
+            "The conversation no longer fits in the model's context window and compaction " +
+              "could not make room. Start a new conversation.",
           );
         }
         forceCompaction = false;

@@ -128,7 +128,9 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
     // An image (by its name; its bytes decide) goes as an image, within the models' own limit.
     if (IMAGE_EXTENSION.test(resolved.realPath) && ctx.images === false) {
       notices.push(
-        `@${mention} was not attached: ${ctx.model ?? "the model"} takes text only (the model catalog marks it so). Describe the image in words, or switch to a model that takes images (/model).`,
+        `@${mention} was not attached: ${ctx.model ?? "the model"} takes text only (the ` +
+          `model catalog marks it so). Describe the image in words, or switch to a model ` +
+          `that takes images (/model).`,
       );
       continue;
     }
@@ -140,7 +142,8 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
     }
     if (size > MAX_ATTACHED_BYTES) {
       notices.push(
-        `@${mention} was not attached: it is larger than ${MAX_ATTACHED_BYTES / 1000} KB (the model can read parts of it with read_file).`,
+        `@${mention} was not attached: it is larger than ${MAX_ATTACHED_BYTES / 1000} ` +
+          `KB (the model can read parts of it with read_file).`,
       );
       continue;
     }
@@ -153,7 +156,8 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
     }
     if (loaded.kind !== "text") {
       notices.push(
-        `@${mention} was not attached: ${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`,
+        `@${mention} was not attached: ` +
+          `${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`,
       );
       continue;
     }
@@ -162,7 +166,9 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
     const twin = await ctx.engine.secretTwinOf(loaded);
     if (twin !== undefined) {
       notices.push(
-        `@${mention} was not attached: it is the same file as ${shownSecret(twin, ctx.home)} (a hard link or a mount of it), which may hold secrets.`,
+        `@${mention} was not attached: it is the same file as ` +
+          `${shownSecret(twin, ctx.home)} (a hard link or a mount of it), which may hold ` +
+          `secrets.`,
       );
       continue;
     }

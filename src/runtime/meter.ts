@@ -64,7 +64,9 @@ export class UsageMeter {
     return this.#unpriced ? undefined : this.#cost;
   }
 
-  /** Counts a response (or a summary request) toward the budget, and its cost at `price` (default: the model in use). */
+  /**
+   * Counts a response (or a summary request) toward the budget, and its cost at `price` (default: the model in use).
+   */
   spend(usage: Usage, price: Price | null = this.price): void {
     this.#total += budgetTokens(usage);
     if (price === null) this.#unpriced ||= budgetTokens(usage) + usage.cacheReadTokens > 0;

@@ -66,7 +66,8 @@ export async function prepareSwitch(host: SwitchHost, name: string): Promise<Pre
   const info = choices.resolve(wanted) ?? (wanted === host.current.spec ? host.current : undefined);
   if (!info)
     throw new ControlError(
-      `There is no model "${wanted}" in the catalog or ~/.garuda/models.json. The models you can use: ${knownList(choices, host.current)}.`,
+      `There is no model "${wanted}" in the catalog or ~/.garuda/models.json. The ` +
+        `models you can use: ${knownList(choices, host.current)}.`,
     );
   if (info.spec === host.current.spec) return undefined;
   const choice = choices.choices.find((entry) => entry.info.spec === info.spec);
@@ -78,7 +79,9 @@ export async function prepareSwitch(host: SwitchHost, name: string): Promise<Pre
   const fits = () => host.contextUsed() <= info.contextWindow * COMPACT_AT;
   if (!fits() && host.turnRunning()) {
     throw new ControlError(
-      `The conversation has about ${tokens(host.contextUsed())} tokens, more than fits in the ${tokens(info.contextWindow)}-token window of ${info.spec}. Switch after this turn ends: Garuda then compacts the conversation first.`,
+      `The conversation has about ${tokens(host.contextUsed())} tokens, more than ` +
+        `fits in the ${tokens(info.contextWindow)}-token window of ${info.spec}. Switch ` +
+        `after this turn ends: Garuda then compacts the conversation first.`,
     );
   }
   const model = await host.open(info.spec);
@@ -87,7 +90,11 @@ export async function prepareSwitch(host: SwitchHost, name: string): Promise<Pre
   const compaction = await host.compact();
   if (!fits()) {
     throw new ControlError(
-      `The conversation has about ${tokens(host.contextUsed())} tokens${compaction ? ` after compaction (it had ${tokens(before)})` : ""}, more than fits in the ${tokens(info.contextWindow)}-token window of ${info.spec}, so the model stays ${host.current.spec}. Start a new conversation to use ${info.spec}.`,
+      `The conversation has about ${tokens(host.contextUsed())} ` +
+        `tokens${compaction ? ` after compaction (it had ${tokens(before)})` : ""}, ` +
+        `more than fits in the ${tokens(info.contextWindow)}-token window of ` +
+        `${info.spec}, so the model stays ${host.current.spec}. Start a new ` +
+        `conversation to use ${info.spec}.`,
     );
   }
   return { model, ...(compaction && { compaction }) };
@@ -98,5 +105,8 @@ export function effortRefusal(info: ModelInfo, value: string): string | undefine
   const levels = effortLevels(info);
   if (!levels) return `${info.spec} has no effort levels.`;
   if (isEffortLevel(info, value)) return undefined;
-  return `There is no effort level "${value}" for ${info.spec}. Its levels are: ${levels.levels.map((level) => level.value).join(", ")}.`;
+  return (
+    `There is no effort level "${value}" for ${info.spec}. Its levels are: ` +
+    `${levels.levels.map((level) => level.value).join(", ")}.`
+  );
 }

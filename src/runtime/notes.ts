@@ -5,12 +5,18 @@ import type { TextBlock, UserBlock } from "../model/types.ts";
 import type { BackgroundJob } from "../tools/processTable.ts";
 
 export const PLAN_NOTE =
-  "Plan mode is on: you cannot edit files, and commands cannot change the project. Investigate, then answer with a plan: the files to change, what to change in each, the order, and how to test it. The user switches to build mode to carry it out.";
+  "Plan mode is on: you cannot edit files, and commands cannot change the " +
+  "project. Investigate, then answer with a plan: the files to change, what to " +
+  "change in each, the order, and how to test it. The user switches to build mode " +
+  "to carry it out.";
 export const BUILD_AGAIN_NOTE = "Build mode is on again: you may make the changes now (edits ask the user first).";
 export const CUT_CONTINUE_NOTE =
-  "Your response was cut off at the output limit before it was finished. Go on from where it stopped; put large content (a long file) into several smaller tool calls.";
+  "Your response was cut off at the output limit before it was finished. Go on " +
+  "from where it stopped; put large content (a long file) into several smaller " +
+  "tool calls.";
 export const CUT_NOTE =
-  "Your previous response was cut off at the output limit before it was finished. If something was left undone, continue in smaller steps.";
+  "Your previous response was cut off at the output limit before it was finished. " +
+  "If something was left undone, continue in smaller steps.";
 
 export function noteBlock(text: string): TextBlock {
   return { type: "text", text: `<garuda_note>\n${text}\n</garuda_note>` };
@@ -35,7 +41,12 @@ export function planStoppedNote(jobs: readonly BackgroundJob[]): string {
   const named = jobs.map((job) => `${job.id} ($ ${job.command.replace(/\s+/g, " ").slice(0, 200)})`).join(", ");
   const one = jobs.length === 1;
   return (
-    `Plan mode stopped the background process${one ? "" : "es"} ${named}: ${one ? "it was" : "they were"} started ${jobs.every((job) => job.sandboxed) ? "in build mode" : "in build mode or outside the sandbox"} and could write the project. ` +
-    `Start ${one ? "it" : "them"} again with process_manager if needed: in plan mode ${one ? "it runs" : "they run"} in the sandbox with the project read-only.`
+    `Plan mode stopped the background process${one ? "" : "es"} ${named}: ` +
+    `${one ? "it was" : "they were"} started ` +
+    `${jobs.every((job) => job.sandboxed) ? "in build mode" : "in build mode or outside the sandbox"} ` +
+    `and could write the project. ` +
+    (`Start ${one ? "it" : "them"} again with process_manager if needed: in plan ` +
+      `mode ${one ? "it runs" : "they run"} in the sandbox with the project ` +
+      `read-only.`)
   );
 }

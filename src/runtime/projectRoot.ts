@@ -180,7 +180,11 @@ export function checkProjectRoot(root: string, context: RootContext): ProjectRoo
         : `This session's folder ${resolved} holds your home folder (${home}).`;
     return {
       root: resolved,
-      homeNotice: `${where} Commands may change its ordinary folders, but not your dotfiles (shell and login scripts, ~/.config, ~/.ssh …), ~/bin and the other PATH folders or ~/.garuda, and the file tools do not edit them. Open a project folder to work on one project.`,
+      homeNotice:
+        `${where} Commands may change its ordinary folders, but not your dotfiles ` +
+        `(shell and login scripts, ~/.config, ~/.ssh …), ~/bin and the other PATH ` +
+        `folders or ~/.garuda, and the file tools do not edit them. Open a project ` +
+        `folder to work on one project.`,
     };
   }
   return { root: resolved };

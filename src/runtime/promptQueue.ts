@@ -8,7 +8,8 @@ export const MAX_QUEUED_PROMPTS = 8;
 export class QueueFullError extends Error {
   constructor() {
     super(
-      `${MAX_QUEUED_PROMPTS} prompts already wait for the running turn, the most Garuda keeps. Wait for one to run, or stop the turn (which drops them).`,
+      `${MAX_QUEUED_PROMPTS} prompts already wait for the running turn, the most ` +
+        `Garuda keeps. Wait for one to run, or stop the turn (which drops them).`,
     );
   }
 }

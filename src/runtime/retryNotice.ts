@@ -7,6 +7,9 @@ import type { AgentEvent } from "../core-types/events.ts";
 export function retryNotice(event: Extract<AgentEvent, { type: "model_retry" }>, delay: string): string {
   const when = `attempt ${event.attempt}${delay ? `, ${delay}` : ""}`;
   if (event.partial)
-    return `the model's answer broke off (${event.reason}); trying again (${when}). The answer starts again below; the text above it is void.`;
+    return (
+      `the model's answer broke off (${event.reason}); trying again (${when}). The ` +
+      `answer starts again below; the text above it is void.`
+    );
   return `the model did not answer (${event.reason}); trying again (${when}).`;
 }

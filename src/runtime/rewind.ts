@@ -170,7 +170,8 @@ export class SessionRewinds {
     if (released.length > 0 && !this.#droppedNoted) {
       this.#droppedNoted = true;
       warn(
-        `A session keeps the files of its newest ${this.#max} prompts for rewind; older prompts can rewind the conversation only.`,
+        `A session keeps the files of its newest ${this.#max} prompts for rewind; older ` +
+          `prompts can rewind the conversation only.`,
       );
     }
   }
@@ -313,9 +314,13 @@ export class SessionRewinds {
     const answer = await approver.ask(
       {
         tool: "rewind",
-        title: `Rewind: ${plan.outside.length === 1 ? "a file" : `${plan.outside.length} files`} changed outside Garuda`,
+        title:
+          `Rewind: ${plan.outside.length === 1 ? "a file" : `${plan.outside.length} files`} ` +
+          `changed outside Garuda`,
         preview: limitLines(plan.outside).join("\n"),
-        question: `These files changed outside Garuda since its last turn. Put them back to how they were before "${firstLine(point.text)}" anyway?`,
+        question:
+          `These files changed outside Garuda since its last turn. Put them back to how ` +
+          `they were before "${firstLine(point.text)}" anyway?`,
         choices: ["once", "deny"],
         labels: { once: "Overwrite them", session: "Overwrite them", deny: "Leave them as they are" },
         hidden: false,
@@ -346,11 +351,15 @@ export class SessionRewinds {
     const files = result.files;
     if (files && files.filesChanged.length > 0 && !result.conversation)
       this.#d.notes.push(
-        `The user put the project's files back to how they were before their message "${firstLine(point.text)}" (${files.filesChanged.join(", ")}). Read those files again before relying on what you saw of them.`,
+        `The user put the project's files back to how they were before their message ` +
+          `"${firstLine(point.text)}" (${files.filesChanged.join(", ")}). Read those ` +
+          `files again before relying on what you saw of them.`,
       );
     if (result.conversation?.rewound && !files)
       this.#d.notes.push(
-        "The user rewound the conversation to an earlier message; the files were not put back, so they may hold changes from the part that was dropped. Read files again before relying on them.",
+        "The user rewound the conversation to an earlier message; the files were not " +
+          "put back, so they may hold changes from the part that was dropped. Read files " +
+          "again before relying on them.",
       );
   }
 }

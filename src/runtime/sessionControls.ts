@@ -131,7 +131,10 @@ export class SessionControls {
     };
   }
 
-  /** Calls `listener` on every change of the mode, the model, the effort, and the usage outside a turn; returns the unsubscribe. */
+  /**
+   * Calls `listener` on every change of the mode, the model, the effort, and the usage outside a turn; returns the
+   * unsubscribe.
+   */
   watch(listener: (event: ControlEvent) => void): () => void {
     this.#watchers.add(listener);
     return () => this.#watchers.delete(listener);

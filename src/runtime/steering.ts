@@ -21,7 +21,8 @@ export function steeringProblem(text: string, contextWindow: number, waiting = 0
   if (text.length + waiting <= limit) return undefined;
   return (
     `With the ${groupedCount(waiting)} characters already waiting for the model's next step, this message would make ` +
-    `${groupedCount(text.length + waiting)}, more than the ${groupedCount(limit)} Garuda sends in one message to this model, so it was not sent. ` +
+    (`${groupedCount(text.length + waiting)}, more than the ${groupedCount(limit)} ` +
+      `Garuda sends in one message to this model, so it was not sent. `) +
     "Send it after the next step, or send less."
   );
 }
@@ -33,5 +34,6 @@ export function notTakenNotice(messages: readonly { text: string }[], reason: st
   const quoted = messages.map((message) => `“${oneLine(message.text, QUOTED_CHARS)}”`).join(", ");
   return messages.length === 1
     ? `Your message was not given to the model (${why}): ${quoted}. Send it again as a prompt.`
-    : `${messages.length} of your messages were not given to the model (${why}): ${quoted}. Send them again as a prompt.`;
+    : `${messages.length} of your messages were not given to the model (${why}): ` +
+        `${quoted}. Send them again as a prompt.`;
 }

@@ -160,7 +160,10 @@ export class Turns {
     return await this.#runModel(mode, signal, emit);
   }
 
-  /** Records how the last turn ended, once per turn: by the loop, or by the front end that ended it (an error, an interrupt). */
+  /**
+   * Records how the last turn ended, once per turn: by the loop, or by the front end that ended it (an error, an
+   * interrupt).
+   */
   end(reason: string): void {
     if (!this.#open) return;
     this.#open = false;

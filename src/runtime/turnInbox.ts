@@ -50,7 +50,9 @@ export class TurnInbox {
     if (!this.#open) return { idle: true };
     if (this.#waiting.length >= MAX_WAITING_MESSAGES)
       return {
-        refused: `${MAX_WAITING_MESSAGES} messages already wait for the model's next step; wait for it, or stop the turn.`,
+        refused:
+          `${MAX_WAITING_MESSAGES} messages already wait for the model's next step; wait ` +
+          `for it, or stop the turn.`,
       };
     const id = this.#nextId++;
     this.#waiting.push({ id, text, ...(shown && { shown }) });

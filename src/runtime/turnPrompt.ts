@@ -42,7 +42,10 @@ export const takesImages = (model: ModelInfo): boolean => model.images !== false
  */
 export type PromptContent = { content: UserBlock[] } | { unsent: "empty" } | { unsent: "too_large"; refusal: string };
 
-/** The user message of `prompt` with its notes, the attached files and the images (the mentions' own notices are shown already). */
+/**
+ * The user message of `prompt` with its notes, the attached files and the images (the mentions' own notices are shown
+ * already).
+ */
 export function promptContent(
   prompt: string,
   input: {

@@ -26,7 +26,8 @@ export function runUserCommand(
   signal: AbortSignal,
   emit: EventSink,
 ): Promise<CallOutcome> {
-  // The user's own command is no turn: it opens no undo point (what it changes is the user's, as an edit between turns).
+  // The user's own command is no turn: it opens no undo point (what it changes is the user's, as an edit between
+  // turns).
   const calls = turnCallContext({ ...ctx.services, undo: undefined }, { root: ctx.root, mode: ctx.mode, signal, emit });
   return ctx.registry.run({ id: `user-command-${randomUUID()}`, name: USER_COMMAND_TOOL, input: { command } }, calls);
 }

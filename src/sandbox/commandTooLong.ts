@@ -19,7 +19,8 @@ export class CommandTooLongError extends Error {
   ) {
     const limit = LIMITS[platform] ?? "the system's ARG_MAX";
     super(
-      `the command is ${groupedCount(bytes)} bytes, longer than the system allows for a command line (${limit}), so it did not run. ` +
+      `the command is ${groupedCount(bytes)} bytes, longer than the system allows for ` +
+        `a command line (${limit}), so it did not run. ` +
         "Write it to a file (write_file) and run that file instead (bash path/to/script.sh)",
     );
     this.name = "CommandTooLongError";

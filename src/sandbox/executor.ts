@@ -166,7 +166,8 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     };
   }
 
-  // The file tools' searches: the embedded rg in a sandbox of its own (ripgrep/executorRipgrep.ts), on Linux with bwrap.
+  // The file tools' searches: the embedded rg in a sandbox of its own (ripgrep/executorRipgrep.ts), on Linux with
+  // bwrap.
   const ripgrep = executorRipgrep({
     ripgrep: options.ripgrep,
     probe,

@@ -53,7 +53,10 @@ export interface ExecutorOptions {
   nsenter?: string | null;
   /** What the process holds once for all its executors (processWide.ts). Default: one of this executor's own. */
   processWide?: ProcessWide;
-  /** What each sandboxed command may use (limits.ts). Default: defaultCommandLimits(); null: no limits (bench/limits.ts measures what they cost). */
+  /**
+   * What each sandboxed command may use (limits.ts). Default: defaultCommandLimits(); null: no limits (bench/limits.ts
+   * measures what they cost).
+   */
   limits?: CommandLimits | null;
   /** Where command cgroups are made; null: nowhere (resource limits only). Default: findCgroups() (as root). */
   cgroups?: CgroupSupport | null;
@@ -71,6 +74,9 @@ export interface ExecutorOptions {
   gitGuards?: GitGuardHost;
   gitGuardDir?: string;
   gitGuardWatches?: number;
-  /** The ripgrep the file tools search with (ripgrep/program.ts). Default: the one embedded in the binary, if any; null: none. */
+  /**
+   * The ripgrep the file tools search with (ripgrep/program.ts). Default: the one embedded in the binary, if any; null:
+   * none.
+   */
   ripgrep?: RipgrepProgram | null;
 }

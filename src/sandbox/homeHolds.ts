@@ -90,7 +90,10 @@ export function aroundHome(dir: string, home: string, fs: LinkFsView): string[] 
   return folders;
 }
 
-/** The PATH folders inside the home (~/go/bin, a project's bin on PATH), missing ones too: the shell on the host runs what lands there. */
+/**
+ * The PATH folders inside the home (~/go/bin, a project's bin on PATH), missing ones too: the shell on the host runs
+ * what lands there.
+ */
 function homePathFolders(spec: SandboxSpec, home: string): string[] {
   const named = [
     ...HOME_BIN_FOLDERS.map((bin) => join(home, bin)),

@@ -30,11 +30,16 @@ export interface CommandLimits {
   raise?: Partial<Record<LimitKind, string>>;
 }
 
-/** Threads count as processes, and real tools run a few dozen per core (JVMs, test runners): 64 a core, at least 1,024. */
+/**
+ * Threads count as processes, and real tools run a few dozen per core (JVMs, test runners): 64 a core, at least 1,024.
+ */
 const PROCESSES_PER_CPU = 64;
 const MIN_DEFAULT_PROCESSES = 1_024;
 
-/** Garuda's defaults: far above what builds and test suites use (bench/limits.ts measures), far below what takes a machine. */
+/**
+ * Garuda's defaults: far above what builds and test suites use (bench/limits.ts measures), far below what takes a
+ * machine.
+ */
 export function defaultCommandLimits(
   host: { cpus: number; memoryBytes: number } = { cpus: availableParallelism(), memoryBytes: totalmem() },
 ): CommandLimits {
@@ -117,7 +122,10 @@ export function limitedShellArgv(
   if (limits.dataKiB !== undefined) steps.push(`ulimit -d ${limits.dataKiB}`);
   if (limits.cpuSeconds !== undefined)
     steps.push(`ulimit -S -t ${limits.cpuSeconds}`, `ulimit -H -t ${limits.cpuSeconds + CPU_GRACE_S}`);
-  const prelude = `{ ${steps.join(" && ")}; } 2>/dev/null || { echo "garuda: the sandbox's limits could not be set, so the command did not run" >&2; exit ${LIMITS_FAILED}; }\nexec "$0" -c "$1"`;
+  const prelude =
+    `{ ${steps.join(" && ")}; } 2>/dev/null || { echo "garuda: the sandbox's limits ` +
+    `could not be set, so the command did not run" >&2; exit ${LIMITS_FAILED}; ` +
+    `}\nexec "$0" -c "$1"`;
   return [preludeShell, "-c", prelude, shell, command];
 }
 
@@ -187,7 +195,8 @@ export function limitHit(
   if (counts.memoryKills !== undefined && counts.memoryKills > 0) {
     return hit(
       "memoryMB",
-      `the command hit the sandbox's memory limit (${count(limits.memoryMB)} MB for all its processes together), and the kernel ended a process that needed more.`,
+      `the command hit the sandbox's memory limit (${count(limits.memoryMB)} MB for ` +
+        `all its processes together), and the kernel ended a process that needed more.`,
       limits,
     );
   }
@@ -197,14 +206,16 @@ export function limitHit(
     if (limits.cpuSeconds !== undefined)
       return hit(
         "cpuSeconds",
-        `a process of the command used up the sandbox's CPU-time limit (${count(limits.cpuSeconds)} s per process) and was stopped.`,
+        `a process of the command used up the sandbox's CPU-time limit ` +
+          `(${count(limits.cpuSeconds)} s per process) and was stopped.`,
         limits,
       );
   }
   if (counts.memoryKills === undefined && FAILED_ALLOCATION.test(output)) {
     return hit(
       "memoryMB",
-      `the command seems to have hit the sandbox's memory limit (${count(limits.memoryMB)} MB per process): an allocation failed.`,
+      `the command seems to have hit the sandbox's memory limit ` +
+        `(${count(limits.memoryMB)} MB per process): an allocation failed.`,
       limits,
     );
   }

@@ -6,7 +6,8 @@
 // the way are read-only, so nothing new appears at their top (a program, or a link in place of a
 // subfolder). The PATH folder's own subfolders stay read-only too, but for pnpm's store: the
 // programs at its top are shims and links that run what is below (pnpm's global/, its nodejs/ and
-// .tools/), so those must not change either. The projects' own folders on PATH are left as they are: a project whose bin
+// .tools/), so those must not change either. The projects' own folders on PATH are left as they are: a project whose
+// bin
 // is on PATH runs its own code there anyway, and holding node_modules/.bin would stop installs.
 // Pure over (folders, PATH folders, look).
 import { basename, join } from "node:path";

@@ -110,7 +110,10 @@ function walkPath(path: string, writable: string[], fs: LinkFsView): Walk {
   return { real: current };
 }
 
-/** Where git puts a linked worktree's or a submodule's git folder: `<repo>/.git/worktrees/<name>`, `<repo>/.git/modules/<path>`. */
+/**
+ * Where git puts a linked worktree's or a submodule's git folder: `<repo>/.git/worktrees/<name>`,
+ * `<repo>/.git/modules/<path>`.
+ */
 const LINKED_GIT_DIR = /\/\.git\/(?:worktrees|modules)\/[^/]+\//;
 
 /** The real git folders of a worktree or submodule whose `.git` is a file (`gitdir: …`). */

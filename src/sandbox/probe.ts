@@ -97,7 +97,10 @@ export function diagnoseBwrap(stderr: string, facts: HostFacts, bwrapPath: strin
   const said = message ? ` (bwrap: ${message.replace(/^bwrap:\s*/, "")})` : "";
   if (facts.apparmorRestrict === "1") {
     return {
-      reason: `AppArmor stops bubblewrap from creating user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, the Ubuntu 24.04 default)${said}`,
+      reason:
+        `AppArmor stops bubblewrap from creating user namespaces ` +
+        `(kernel.apparmor_restrict_unprivileged_userns=1, the Ubuntu 24.04 ` +
+        `default)${said}`,
       fix: [
         "Give bwrap (only bwrap) an AppArmor profile that allows user namespaces:",
         "  sudo tee /etc/apparmor.d/bwrap <<'EOF'",
@@ -118,24 +121,33 @@ export function diagnoseBwrap(stderr: string, facts: HostFacts, bwrapPath: strin
   if (facts.usernsClone === "0") {
     return {
       reason: `unprivileged user namespaces are switched off (kernel.unprivileged_userns_clone=0)${said}`,
-      fix: "sudo sysctl -w kernel.unprivileged_userns_clone=1\necho kernel.unprivileged_userns_clone=1 | sudo tee /etc/sysctl.d/60-garuda-userns.conf",
+      fix:
+        "sudo sysctl -w kernel.unprivileged_userns_clone=1\necho " +
+        "kernel.unprivileged_userns_clone=1 | sudo tee " +
+        "/etc/sysctl.d/60-garuda-userns.conf",
     };
   }
   if (facts.maxUserNamespaces === "0") {
     return {
       reason: `user namespaces are switched off (user.max_user_namespaces=0)${said}`,
-      fix: "sudo sysctl -w user.max_user_namespaces=15000\necho user.max_user_namespaces=15000 | sudo tee /etc/sysctl.d/60-garuda-userns.conf",
+      fix:
+        "sudo sysctl -w user.max_user_namespaces=15000\necho " +
+        "user.max_user_namespaces=15000 | sudo tee /etc/sysctl.d/60-garuda-userns.conf",
     };
   }
   if (facts.inContainer) {
     return {
       reason: `Garuda runs in a container that does not allow namespaces${said}`,
-      fix: "start the container with --security-opt seccomp=unconfined --security-opt apparmor=unconfined (or run Garuda outside the container)",
+      fix:
+        "start the container with --security-opt seccomp=unconfined --security-opt " +
+        "apparmor=unconfined (or run Garuda outside the container)",
     };
   }
   return {
     reason: `bubblewrap failed its trial run${said || " without a message"}`,
-    fix: `check that this works for your user: ${bwrapPath} --unshare-user --unshare-pid --unshare-net --ro-bind / / true`,
+    fix:
+      `check that this works for your user: ${bwrapPath} --unshare-user --unshare-pid ` +
+      `--unshare-net --ro-bind / / true`,
   };
 }
 

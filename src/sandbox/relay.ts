@@ -196,7 +196,10 @@ export const relayHandlers = {
   },
 };
 
-/** Handlers for the bridge's listener: every connection is relayed to the Unix socket at `socketPath` (the egress proxy's). */
+/**
+ * Handlers for the bridge's listener: every connection is relayed to the Unix socket at `socketPath` (the egress
+ * proxy's).
+ */
 export function forwardHandlers(socketPath: string) {
   return {
     ...relayHandlers,

@@ -12,7 +12,8 @@
 // A session folder is named `<pid>-<start>-<ns>-<random>`: the Garuda process that made it, with
 // that process's start time, so a pid the system has since given to another process is not taken
 // for the old one, and its PID namespace (Linux; 0 elsewhere), so a garuda in a container that
-// shares the temp folder never judges another namespace's pids. A clean exit removes the folders it made (removeProcessFolders, from the exit
+// shares the temp folder never judges another namespace's pids. A clean exit removes the folders it made
+// (removeProcessFolders, from the exit
 // handler); after a SIGKILL nothing can, so each new session sweeps the folders whose process is
 // gone (sweepSessionFolders). Live processes' folders are never touched.
 import { randomBytes } from "node:crypto";
@@ -62,7 +63,9 @@ export interface SessionFolderBase {
   notice?: string;
 }
 
-/** What makes `base` unfit to hold session folders (not a folder, a link, another user's, open to others), or undefined. */
+/**
+ * What makes `base` unfit to hold session folders (not a folder, a link, another user's, open to others), or undefined.
+ */
 function baseProblem(base: string): string | undefined {
   const stat = lstatSync(base);
   if (stat.isSymbolicLink()) return "it is a symbolic link";
@@ -94,7 +97,8 @@ export function ensureSessionFolderBase(base: string): SessionFolderBase {
     const code = codeOf(error);
     if (code === "ENOENT")
       throw new Error(
-        `The temp folder ${dirname(base)} does not exist, so Garuda cannot make its session folders there. Set TMPDIR to an existing folder.`,
+        `The temp folder ${dirname(base)} does not exist, so Garuda cannot make its ` +
+          `session folders there. Set TMPDIR to an existing folder.`,
       );
     if (code !== "EEXIST") throw error;
   }
@@ -104,7 +108,10 @@ export function ensureSessionFolderBase(base: string): SessionFolderBase {
   const dir = mkdtempSync(`${base}-`);
   return {
     dir,
-    notice: `${base} is not Garuda's private folder (${problem}), so this session keeps its own folders in ${dir} instead. Remove ${base} if you can (Garuda makes it again, private to you), or set TMPDIR to a folder of your own.`,
+    notice:
+      `${base} is not Garuda's private folder (${problem}), so this session keeps its ` +
+      `own folders in ${dir} instead. Remove ${base} if you can (Garuda makes it ` +
+      `again, private to you), or set TMPDIR to a folder of your own.`,
   };
 }
 

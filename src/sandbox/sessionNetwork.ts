@@ -63,7 +63,10 @@ export interface SessionNetworkOptions {
   port: number;
   /** The environment the child starts with (no secret is needed by it: only PATH-like basics). */
   env: Record<string, string>;
-  /** Serves a listening socket for the proxy at `socketPath` (EgressProxy.serve), or undefined when no proxy here is at that path. */
+  /**
+   * Serves a listening socket for the proxy at `socketPath` (EgressProxy.serve), or undefined when no proxy here is at
+   * that path.
+   */
   serve: (socketPath: string, fd: number) => Stoppable | undefined;
   /** The C library (native.ts), loaded at the first network; undefined where none loads. */
   native: () => Native | undefined;

@@ -145,7 +145,10 @@ export interface SpecOptions {
 
 export interface Executor {
   readonly sandbox: SandboxAvailability;
-  /** The embedded ripgrep in its own sandbox (ripgrep/runner.ts), for the file tools' searches; absent where there is none. */
+  /**
+   * The embedded ripgrep in its own sandbox (ripgrep/runner.ts), for the file tools' searches; absent where there is
+   * none.
+   */
   readonly ripgrep?: RipgrepRunner;
   run(request: ExecRequest): Promise<ExecResult>;
   /**

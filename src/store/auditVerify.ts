@@ -86,7 +86,8 @@ export function verifyAuditLog(file: string): AuditVerification {
       return fail(
         n,
         "removed",
-        `${missing} line${missing === 1 ? "" : "s"} removed before line ${n} (seq ${prevSeq + 1}${missing > 1 ? `–${parsed.seq - 1}` : ""})`,
+        `${missing} line${missing === 1 ? "" : "s"} removed before line ${n} (seq ` +
+          `${prevSeq + 1}${missing > 1 ? `–${parsed.seq - 1}` : ""})`,
       );
     }
     if (parsed.prev !== prevHash) {

@@ -49,7 +49,9 @@ export interface SessionJournal {
 export interface SessionStore {
   /** A new session (with this id, else a new one); writes its start record. */
   create(start: SessionStart, id?: string): SessionJournal;
-  /** Continues the session in `file`; writes a resume record. `lock`: the session's lock, which the journal then holds. */
+  /**
+   * Continues the session in `file`; writes a resume record. `lock`: the session's lock, which the journal then holds.
+   */
   resume(file: string, start: SessionStart, lock?: SessionLock): SessionJournal;
 }
 

@@ -45,7 +45,10 @@ export type HistoryItem =
   /** The whole plan after a todo call. */
   | { type: "plan"; items: PlanItem[] }
   | { type: "notice"; level: "info" | "warning"; text: string }
-  /** Both stages of one compaction: `pruned` results cut, the `summary` shown (messageIds.ts: `id` as recorded, else of its position). */
+  /**
+   * Both stages of one compaction: `pruned` results cut, the `summary` shown (messageIds.ts: `id` as recorded, else of
+   * its position).
+   */
   | { type: "compaction"; id: string; beforeTokens: number; afterTokens: number; pruned?: number; summary?: string }
   | { type: "step_end"; step: number; usage: Usage }
   | { type: "mode"; mode: Mode }

@@ -88,7 +88,8 @@ function openIndex(path: string): Database {
     if (version !== INDEX_VERSION) {
       db.exec("DROP TABLE IF EXISTS sessions");
       db.exec(
-        "CREATE TABLE sessions (file TEXT PRIMARY KEY, folder TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL, root TEXT, title TEXT)",
+        "CREATE TABLE sessions (file TEXT PRIMARY KEY, folder TEXT NOT NULL, size " +
+          "INTEGER NOT NULL, mtime_ms INTEGER NOT NULL, root TEXT, title TEXT)",
       );
       db.exec("CREATE INDEX sessions_folder ON sessions (folder)");
       db.exec(`PRAGMA user_version = ${INDEX_VERSION}`);

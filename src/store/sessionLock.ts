@@ -26,7 +26,8 @@ export class SessionBusyError extends ConfigError {
   constructor(readonly sessionFile: string) {
     super(
       undefined,
-      "Another Garuda is using this session now (a terminal chat, `garuda run` or an editor), and two of them must not write to one session",
+      "Another Garuda is using this session now (a terminal chat, `garuda run` or an " +
+        "editor), and two of them must not write to one session",
       "Close it there first, or start a new session",
     );
     this.name = "SessionBusyError";

@@ -94,7 +94,9 @@ export type SessionRecord = { t: string } & (
       stopReason: ModelStopReason;
       content: AssistantBlock[];
       usage: Usage;
-      /** One id per message of the answer: each run of text or thinking blocks (messageIds.ts); absent in older files. */
+      /**
+       * One id per message of the answer: each run of text or thinking blocks (messageIds.ts); absent in older files.
+       */
       messageIds?: string[];
     }
   | { type: "tool_results"; results: RecordedResult[] }
@@ -123,7 +125,10 @@ export type SessionRecord = { t: string } & (
   | { type: "title"; title: string }
   /** A line from Garuda the user saw during the turn (format 2). */
   | { type: "notice"; level: "info" | "warning"; text: string }
-  /** The project's files (a snapshot tree id): just before the user message `before`, else at a turn's end (rewindRecords.ts). */
+  /**
+   * The project's files (a snapshot tree id): just before the user message `before`, else at a turn's end
+   * (rewindRecords.ts).
+   */
   | { type: "snapshot"; tree: string; before?: string }
   /** A conversation rewind: the conversation from the user message `to` on no longer counts (rewindRecords.ts). */
   | { type: "rewind"; to: string }
@@ -163,10 +168,16 @@ export function summaryMessage(summary: string): Message {
 const SUMMARY_OPEN = "<garuda_summary>\n";
 const SUMMARY_CLOSE = "\n</garuda_summary>";
 
-/** The user message text that replaces the summarized messages: the model's summary, and the latest request when it was among them. */
+/**
+ * The user message text that replaces the summarized messages: the model's summary, and the latest request when it was
+ * among them.
+ */
 export function summaryText(summary: string, prompt: string | undefined): string {
   const latest = prompt ? `\n\nThe user's latest request, word for word:\n${prompt}` : "";
-  return `${SUMMARY_OPEN}Earlier messages of this conversation were replaced by this summary to save context.\n\n${summary.trim()}${latest}${SUMMARY_CLOSE}`;
+  return (
+    `${SUMMARY_OPEN}Earlier messages of this conversation were replaced by this ` +
+    `summary to save context.\n\n${summary.trim()}${latest}${SUMMARY_CLOSE}`
+  );
 }
 
 /** A stage-2 record's summary as a person reads it (an editor's compaction entry): without the tags around it. */

@@ -104,7 +104,9 @@ interface OpenTurn {
   writes: Set<string>;
   /** A command ran (or may have: a background process runs): its end looks at the whole tree. */
   commands: boolean;
-  /** Noted before its first command (the gitignored entries, for turnChanges); a turn of tool writes only needs none. */
+  /**
+   * Noted before its first command (the gitignored entries, for turnChanges); a turn of tool writes only needs none.
+   */
   start?: Promise<TurnStart | undefined>;
 }
 

@@ -31,7 +31,9 @@ const MAX_START_ENTRIES = 20_000;
 
 /** What the store noted when the turn began (the marker was touched). */
 export interface TurnStart {
-  /** The gitignored entries then (relative; a wholly ignored folder as `name/`); undefined: more than MAX_START_ENTRIES. */
+  /**
+   * The gitignored entries then (relative; a wholly ignored folder as `name/`); undefined: more than MAX_START_ENTRIES.
+   */
   ignored: string[] | undefined;
 }
 
@@ -199,13 +201,16 @@ interface IgnoredScan {
 
 /** The gitignored files and folders changed since the marker (find -cnewer), and the entries now. */
 async function scanIgnored(git: GitRunner, mark: string, specs: string, timeoutMs: number): Promise<IgnoredScan> {
-  const find = `find "$@" -cnewer ${shellQuote(mark)} \\( -type d -exec printf '%s/\\0' {} + -o -print0 \\) 2>>"$OUT.err" || : >"$OUT.failed"`;
+  const find =
+    `find "$@" -cnewer ${shellQuote(mark)} \\( -type d -exec printf '%s/\\0' {} + ` +
+    `-o -print0 \\) 2>>"$OUT.err" || : >"$OUT.failed"`;
   const script = [
     `g ls-files -z -o -i --exclude-standard --directory ${specs} >"$OUT.list" || exit 3`,
     "{",
     '  cat "$OUT.list"; printf "\\0"',
     "  set --",
-    `  while IFS= read -r -d '' p; do set -- "$@" "./\${p%/}"; if [ $# -ge ${FIND_BATCH} ]; then ${find}; set --; fi; done <"$OUT.list"`,
+    `  while IFS= read -r -d '' p; do set -- "$@" "./\${p%/}"; if [ $# -ge ` +
+      `${FIND_BATCH} ]; then ${find}; set --; fi; done <"$OUT.list"`,
     `  if [ $# -gt 0 ]; then ${find}; fi`,
     `} | head -c ${MAX_SCAN_BYTES} >"$OUT"`,
     'failed=0; [ -e "$OUT.failed" ] && failed=4',
@@ -290,11 +295,14 @@ export async function turnChanges(input: TurnChangesInput): Promise<TurnChanges>
     }
     if (older.length > 0)
       gaps.push(
-        `entries of gitignored folders changed (${older.slice(0, 3).join(", ")}${older.length > 3 ? ", …" : ""}): what was removed or renamed in them is not known`,
+        `entries of gitignored folders changed ` +
+          `(${older.slice(0, 3).join(", ")}${older.length > 3 ? ", …" : ""}): what was ` +
+          `removed or renamed in them is not known`,
       );
     if (before === undefined)
       gaps.push(
-        `gitignored files removed cannot be named: there were more than ${groupedCount(MAX_START_ENTRIES)} gitignored entries when the turn began`,
+        `gitignored files removed cannot be named: there were more than ` +
+          `${groupedCount(MAX_START_ENTRIES)} gitignored entries when the turn began`,
       );
     else if (!scan.failed && !scan.cut) {
       // An entry is still there when it is listed now, or a file in it is (a folder no longer wholly ignored).

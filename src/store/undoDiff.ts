@@ -13,7 +13,9 @@ const MAX_DIFF_CHARS = 1_000_000;
 export async function diffText(git: GitRunner, from: string, to: string, paths: readonly string[]): Promise<string> {
   const specs = paths.map(shellQuote).join(" ");
   const result = await git.run({
-    script: `GIT_LITERAL_PATHSPECS=1 g diff --no-color --no-ext-diff --no-textconv ${from} ${to}${specs.length <= MAX_PATHSPEC_CHARS ? ` -- ${specs}` : ""} >"$OUT"`,
+    script:
+      `GIT_LITERAL_PATHSPECS=1 g diff --no-color --no-ext-diff --no-textconv ${from} ` +
+      `${to}${specs.length <= MAX_PATHSPEC_CHARS ? ` -- ${specs}` : ""} >"$OUT"`,
     capture: true,
   });
   if (result.exitCode !== 0) return `(No diff: ${gitMessage(result)})`;

@@ -50,7 +50,8 @@ export async function undoLastTurn({ git, points, now, uncover }: LastTurnUndo):
   const notes: string[] = [];
   if (skippedTurns > 0)
     notes.push(
-      `The latest ${skippedTurns === 1 ? "turn" : `${skippedTurns} turns`} changed no files, so the turn before ${skippedTurns === 1 ? "it" : "them"} was undone.`,
+      `The latest ${skippedTurns === 1 ? "turn" : `${skippedTurns} turns`} changed no ` +
+        `files, so the turn before ${skippedTurns === 1 ? "it" : "them"} was undone.`,
     );
   const failed = await restoreFiles(git, point.before, plan);
   if (failed !== undefined) return undoRefused(`Undo failed: ${failed}.`);

@@ -60,5 +60,10 @@ export async function undoPrecheck(
   if (inGitRepository(root)) return undefined;
   const skip = new Set(excluded.map((path) => join(root, path)));
   if (!(await moreFilesThan(root, maxFiles, skip))) return undefined;
-  return `this folder is in no git repository and holds more than ${groupedCount(maxFiles)} files, so Garuda does not walk it for snapshots. Start Garuda in the project's own folder, or make it a repository (\`git init\`) with generated folders in .gitignore.`;
+  return (
+    `this folder is in no git repository and holds more than ` +
+    `${groupedCount(maxFiles)} files, so Garuda does not walk it for snapshots. ` +
+    `Start Garuda in the project's own folder, or make it a repository (\`git ` +
+    `init\`) with generated folders in .gitignore.`
+  );
 }

@@ -29,7 +29,9 @@ export async function setUpStore(
   if (probe.exitCode === 127)
     return {
       refused:
-        "git is not installed, and Garuda keeps its undo snapshots with git. Install git (e.g. `sudo apt-get install git`, `brew install git`) and start a new session.",
+        "git is not installed, and Garuda keeps its undo snapshots with git. Install " +
+        "git (e.g. `sudo apt-get install git`, `brew install git`) and start a new " +
+        "session.",
     };
   if (probe.exitCode !== 0) return { refused: `git does not work here (${gitMessage(probe)}).` };
   for (const dir of [garudaPaths(home).dir, garudaPaths(home).snapshots, gitDir]) {

@@ -58,7 +58,8 @@ export function snapshotTaker(
     });
     if (result.timedOut) {
       disable(
-        `a snapshot of the project took more than ${timeoutMs / 1000} s. Add large generated folders to .gitignore to bring undo back in the next session.`,
+        `a snapshot of the project took more than ${timeoutMs / 1000} s. Add large ` +
+          `generated folders to .gitignore to bring undo back in the next session.`,
       );
       return undefined;
     }

@@ -59,12 +59,17 @@ const LIMITS: Readonly<Record<QuestionLimit, string>> = {
 };
 
 export const DECLINED_OUTPUT =
-  "The user declined to answer. Do not ask this again: go on with what you can do without the answer, and say in your reply what you assumed or what is left open.";
+  "The user declined to answer. Do not ask this again: go on with what you can do " +
+  "without the answer, and say in your reply what you assumed or what is left " +
+  "open.";
 export const DISMISSED_OUTPUT =
-  "The user closed the question without answering. Do not ask it again now: go on with what you can do without it, or end your turn and say what you need from them.";
+  "The user closed the question without answering. Do not ask it again now: go on " +
+  "with what you can do without it, or end your turn and say what you need from " +
+  "them.";
 
 export const UNAVAILABLE_OUTPUT =
-  "The question was not asked: the user's editor cannot show a text field, only options to pick. Ask again with 2 to 8 options, or go on without the answer.";
+  "The question was not asked: the user's editor cannot show a text field, only " +
+  "options to pick. Ask again with 2 to 8 options, or go on without the answer.";
 
 /** What the model reads for an answer. */
 export function answerText(question: UserQuestion, answer: UserAnswer): string {

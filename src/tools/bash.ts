@@ -56,7 +56,10 @@ function seconds(ms: number): string {
 
 function headline(result: ExecResult, timeoutMs: number): string {
   if (result.timedOut)
-    return `Exit code: none. The command timed out after ${seconds(timeoutMs)} and was stopped, with every process it started.`;
+    return (
+      `Exit code: none. The command timed out after ${seconds(timeoutMs)} and was ` +
+      `stopped, with every process it started.`
+    );
   if (result.killed) return "Exit code: none. The command was cancelled and stopped, with every process it started.";
   if (result.exitCode === null) return `Exit code: none (ended by ${result.signal ?? "a signal"})`;
   return `Exit code: ${result.exitCode}`;
@@ -69,7 +72,9 @@ export interface CommandPlan {
   sandbox: SandboxSpec | null;
 }
 
-/** The plan of a command call: title `$ <command>`, the command as the target, sandboxed when it runs in the sandbox. */
+/**
+ * The plan of a command call: title `$ <command>`, the command as the target, sandboxed when it runs in the sandbox.
+ */
 export function commandCallPlan<Input>(
   tool: "bash" | "process_manager",
   args: Input,
@@ -124,7 +129,9 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, PlanWithSta
       } catch (error) {
         if (error instanceof SandboxUnavailableError) {
           return {
-            output: `The command did not run: ${error.message}. Run it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`,
+            output:
+              `The command did not run: ${error.message}. Run it with outside_sandbox: true ` +
+              `(the user is asked first), or ask the user to fix the sandbox.`,
             isError: true,
           };
         }
@@ -140,7 +147,8 @@ export function bashTool(options: BashOptions = {}): Tool<BashInput, PlanWithSta
       if (result.limit) lines.push(result.limit.message);
       if (result.timedOut) {
         lines.push(
-          `[Garuda: for servers and watchers use process_manager; for a long build or test run, raise timeout_ms (at most ${MAX_TIMEOUT_MS}).]`,
+          `[Garuda: for servers and watchers use process_manager; for a long build or ` +
+            `test run, raise timeout_ms (at most ${MAX_TIMEOUT_MS}).]`,
         );
       }
       const failed = result.timedOut || result.killed || result.exitCode !== 0;

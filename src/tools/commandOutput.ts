@@ -70,7 +70,10 @@ export class HeadTail {
   text(): string {
     if (!this.truncated) return cleanOutput(this.#head + this.#tail);
     const cut = this.#total - this.#head.length - this.#tail.length;
-    return `${cleanOutput(this.#head)}\n\n[… ${groupedCount(cut)} characters of output cut here; ${groupedCount(this.#total)} in all …]\n\n${cleanOutput(this.#tail)}`;
+    return (
+      `${cleanOutput(this.#head)}\n\n[… ${groupedCount(cut)} characters of output cut ` +
+      `here; ${groupedCount(this.#total)} in all …]\n\n${cleanOutput(this.#tail)}`
+    );
   }
 }
 

@@ -112,7 +112,8 @@ export function unifiedDiff(
     const oldCount = slice.filter((op) => op.type !== "add").length;
     const newCount = slice.filter((op) => op.type !== "del").length;
     out.push(
-      `@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`,
+      `@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} ` +
+        `+${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`,
     );
     for (const op of slice) out.push(`${op.type === "same" ? " " : op.type === "del" ? "-" : "+"}${op.line}`);
   }

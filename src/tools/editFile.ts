@@ -38,20 +38,24 @@ function planEdit(args: EditFileInput, root: string, home: string | undefined, d
       return fail(`${resolved.display} is not a regular file; edit_file edits text files only.`);
     case "too_big":
       return fail(
-        `${resolved.display} is ${formatBytes(loaded.size)}; edit_file edits files up to ${formatBytes(MAX_TEXT_BYTES)}.`,
+        `${resolved.display} is ${formatBytes(loaded.size)}; edit_file edits files up ` +
+          `to ${formatBytes(MAX_TEXT_BYTES)}.`,
       );
     case "binary":
       return fail(`${resolved.display} is ${loaded.what}; edit_file edits UTF-8 text files only.`);
   }
   if (loaded.invalidBytes > 0)
     return fail(
-      `${resolved.display} is not valid UTF-8 text; an edit would damage the bytes that are not. Use a bash command that keeps its encoding.`,
+      `${resolved.display} is not valid UTF-8 text; an edit would damage the bytes ` +
+        `that are not. Use a bash command that keeps its encoding.`,
     );
   const stale = freshnessProblem(resolved, deps.reads, loaded.bytes, "edit");
   if (stale) return fail(stale);
   if (args.old_string === "") {
     return fail(
-      "old_string is empty. To insert text, put a few neighbouring lines in old_string and repeat them in new_string with the addition; to write a whole file, use write_file.",
+      "old_string is empty. To insert text, put a few neighbouring lines in " +
+        "old_string and repeat them in new_string with the addition; to write a whole " +
+        "file, use write_file.",
     );
   }
   if (args.old_string === args.new_string)
@@ -66,7 +70,9 @@ function planEdit(args: EditFileInput, root: string, home: string | undefined, d
     const listed =
       lines.slice(0, MAX_LISTED).join(", ") + (count > MAX_LISTED ? ` and ${count - MAX_LISTED} more` : "");
     return fail(
-      `old_string occurs ${count} times in ${resolved.display} (lines ${listed}). Add surrounding lines to old_string so it matches only the one you mean, or set replace_all to true to change all of them.`,
+      `old_string occurs ${count} times in ${resolved.display} (lines ${listed}). Add ` +
+        `surrounding lines to old_string so it matches only the one you mean, or set ` +
+        `replace_all to true to change all of them.`,
     );
   }
   return {
@@ -111,9 +117,12 @@ export function editFileTool(deps: FileToolDeps): Tool<EditFileInput, PlanWithSt
       const where =
         change.lines.length === 1
           ? `line ${change.lines[0]}`
-          : `${change.lines.length} places (lines ${change.lines.slice(0, MAX_LISTED).join(", ")}${change.lines.length > MAX_LISTED ? " …" : ""})`;
+          : `${change.lines.length} places (lines ` +
+            `${change.lines.slice(0, MAX_LISTED).join(", ")}${change.lines.length > MAX_LISTED ? " …" : ""})`;
       return {
-        output: `Edited ${change.resolved.display} at ${where}. The file now reads:\n${snippet(newText, change.oldText ?? "")}`,
+        output:
+          `Edited ${change.resolved.display} at ${where}. The file now ` +
+          `reads:\n${snippet(newText, change.oldText ?? "")}`,
         summary: `Edited ${change.resolved.display} (+${added} −${removed})`,
       };
     },

@@ -77,9 +77,14 @@ export function notFoundMessage(display: string, text: string, oldString: string
   const wanted = oldString.replace(/\r\n/g, "\n").split("\n");
   const head = `old_string was not found in ${display}.`;
   const copy =
-    "Copy the exact text from the file, including whitespace and indentation (read_file shows it after the line number and tab), or read the file again if it may have changed.";
+    "Copy the exact text from the file, including whitespace and indentation " +
+    "(read_file shows it after the line number and tab), or read the file again if " +
+    "it may have changed.";
   if (wanted.every((line) => /^\s*\d+\t/.test(line) || line.trim() === "")) {
-    return `${head} It seems to include read_file's line numbers: leave out the number and the tab before each line. ${copy}`;
+    return (
+      `${head} It seems to include read_file's line numbers: leave out the number and ` +
+      `the tab before each line. ${copy}`
+    );
   }
   const span = Math.min(Math.max(wanted.length, 1), 8);
   // The same lines with other whitespace?
@@ -100,7 +105,10 @@ export function notFoundMessage(display: string, text: string, oldString: string
         k++;
       }
       if (k === squashed.length) {
-        return `${head} The same text is at line ${i + 1} with different whitespace or indentation:\n${numbered(lines, i, j - i)}\n${copy}`;
+        return (
+          `${head} The same text is at line ${i + 1} with different whitespace or ` +
+          `indentation:\n${numbered(lines, i, j - i)}\n${copy}`
+        );
       }
     }
   }

@@ -152,15 +152,29 @@ export async function unsavedProblem(
   // itself then finds the change (checkedFile.ts).
   const buffer = await unsavedBuffer(deps, resolved, { realPath: checked }, diskText, query);
   if (buffer === undefined || "changed" in buffer) return undefined;
-  return `${resolved.display} has unsaved changes in the editor: its buffer differs from the file on disk, and Garuda changes only the file on disk. Nothing was written. Ask the user to save (or revert) ${resolved.display} in the editor, then read it again and redo the change.`;
+  return (
+    `${resolved.display} has unsaved changes in the editor: its buffer differs from ` +
+    `the file on disk, and Garuda changes only the file on disk. Nothing was ` +
+    `written. Ask the user to save (or revert) ${resolved.display} in the editor, ` +
+    `then read it again and redo the change.`
+  );
 }
 
 /** The note a read from the buffer carries, so the model knows the disk says otherwise. */
 export function bufferNote(display: string): string {
-  return `[This is the editor's unsaved buffer of ${display}; the file on disk differs. An edit changes the file on disk, so it is refused until the user saves: ask them to save first.]`;
+  return (
+    `[This is the editor's unsaved buffer of ${display}; the file on disk differs. ` +
+    `An edit changes the file on disk, so it is refused until the user saves: ask ` +
+    `them to save first.]`
+  );
 }
 
 /** The note of a read that asked the editor and did not use its answer: the path changed meanwhile. */
 export function bufferChangedNote(display: string): string {
-  return `[The editor's buffer of ${display} was not used: the path changed while the editor was asked (the file or a folder on the way was replaced or renamed, perhaps by a link for a moment). This is the file on disk as it was checked and read.]`;
+  return (
+    `[The editor's buffer of ${display} was not used: the path changed while the ` +
+    `editor was asked (the file or a folder on the way was replaced or renamed, ` +
+    `perhaps by a link for a moment). This is the file on disk as it was checked ` +
+    `and read.]`
+  );
 }

@@ -35,10 +35,17 @@ export function freshnessProblem(
       return undefined;
     case "unread":
       return verb === "edit"
-        ? `You have not read ${resolved.display} in this session. Read it with read_file first, then make the edit against its current text.`
-        : `${resolved.display} already exists and you have not read it in this session. Read it with read_file before replacing it, or use edit_file to change part of it.`;
+        ? `You have not read ${resolved.display} in this session. Read it with read_file ` +
+            `first, then make the edit against its current text.`
+        : `${resolved.display} already exists and you have not read it in this session. ` +
+            `Read it with read_file before replacing it, or use edit_file to change part of ` +
+            `it.`;
     case "stale":
-      return `${resolved.display} has changed since you last read it (the user, a command or a formatter changed it). Read it again with read_file, then redo the ${verb} against the current text.`;
+      return (
+        `${resolved.display} has changed since you last read it (the user, a command or ` +
+        `a formatter changed it). Read it again with read_file, then redo the ${verb} ` +
+        `against the current text.`
+      );
   }
 }
 
@@ -91,7 +98,8 @@ function approvedText(
   if (partial.change.oldText !== oldText) {
     return {
       error:
-        "The file changed after the user reviewed this change, so nothing was written. Read the file again and make the change again.",
+        "The file changed after the user reviewed this change, so nothing was written. " +
+        "Read the file again and make the change again.",
     };
   }
   return { text: partial.change.newText };
@@ -116,11 +124,18 @@ function refusalMessage(
     case "changed":
       return changedWhileWaiting(resolved, checked, root, deps.withheld, "written", refusal.now);
     case "created":
-      return `${resolved.display} was created while this call waited (by a command or the user); nothing was written. Read it with read_file, then try again.`;
+      return (
+        `${resolved.display} was created while this call waited (by a command or the ` +
+        `user); nothing was written. Read it with read_file, then try again.`
+      );
     case "deleted":
       return `${resolved.display} was deleted while this call waited; nothing was written. Check it and try again.`;
     case "modified":
-      return `${resolved.display} changed while this call waited (a command or the user changed it); nothing was written. Read it again with read_file, then redo the ${verb}.`;
+      return (
+        `${resolved.display} changed while this call waited (a command or the user ` +
+        `changed it); nothing was written. Read it again with read_file, then redo the ` +
+        `${verb}.`
+      );
   }
 }
 

@@ -71,7 +71,8 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
       const { base, target, kind } = place;
       if (kind === "missing")
         return error(
-          `Folder not found: ${base.display}. Give an existing folder in "path", or leave it out to search the whole project.`,
+          `Folder not found: ${base.display}. Give an existing folder in "path", or leave ` +
+            `it out to search the whole project.`,
         );
       if (kind !== "folder")
         return error(
@@ -135,10 +136,15 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
       const withheldNote =
         secretNames.length === 0
           ? ""
-          : `\n[Not listed: ${groupedCount(secretNames.length)} matching file${secretNames.length === 1 ? " that is a secret file" : "s that are secret files"} (a key or credential) under another name — a hard link or a mount. They are left out as the secrets themselves are.]`;
+          : `\n[Not listed: ${groupedCount(secretNames.length)} matching ` +
+            `file${secretNames.length === 1 ? " that is a secret file" : "s that are secret files"} ` +
+            `(a key or credential) under another name — a hard link or a mount. They are ` +
+            `left out as the secrets themselves are.]`;
       if (found.length === 0) {
         return {
-          output: `No files match ${args.pattern} in ${placeName(base)}. (.git, node_modules and .gitignore'd files are not searched.)${withheldNote}`,
+          output:
+            `No files match ${args.pattern} in ${placeName(base)}. (.git, node_modules and ` +
+            `.gitignore'd files are not searched.)${withheldNote}`,
           summary: "No files",
         };
       }
@@ -146,7 +152,8 @@ export function globTool(deps: FileToolDeps): Tool<GlobInput, PlanWithState<Glob
       const shown = found.slice(0, MAX_GLOB_RESULTS).map((file) => displayPath(file.abs, ctx.root));
       const note =
         found.length > shown.length
-          ? `\n[Showing the ${MAX_GLOB_RESULTS} newest of ${groupedCount(found.length)} files. Narrow the pattern or the path to see the others.]`
+          ? `\n[Showing the ${MAX_GLOB_RESULTS} newest of ${groupedCount(found.length)} ` +
+            `files. Narrow the pattern or the path to see the others.]`
           : "";
       return {
         output: shown.join("\n") + note + withheldNote,

@@ -19,7 +19,10 @@ export function globProblem(pattern: string): string | undefined {
   const p = pattern.trim();
   if (p.length === 0) return "The pattern is empty. Give a glob such as **/*.ts.";
   if (p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith("~"))
-    return `The pattern "${p}" is a path, not a pattern relative to the search folder. Put the folder in "path" and the file pattern in "pattern".`;
+    return (
+      `The pattern "${p}" is a path, not a pattern relative to the search folder. Put ` +
+      `the folder in "path" and the file pattern in "pattern".`
+    );
   if (p.split("/").includes(".."))
     return `The pattern "${p}" climbs out of the search folder with "..". Put the folder in "path" instead.`;
   return undefined;

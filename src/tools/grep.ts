@@ -230,7 +230,8 @@ export function grepTool(
           maxResults < MAX_RESULTS && !output.fullOutput ? `, or raise maxResults (up to ${MAX_RESULTS})` : "";
         const count = mode === "count" ? "" : ', use mode "count" for totals per file';
         notes.push(
-          `[Showing ${n(output.shownItems)} of ${n(total)} ${what}${why}. Narrow the search with path or glob${count}${raise}.]`,
+          `[Showing ${n(output.shownItems)} of ${n(total)} ${what}${why}. Narrow the ` +
+            `search with path or glob${count}${raise}.]`,
         );
       }
       notes.push(...searchNotes(tally, end, "grep"));
@@ -238,7 +239,8 @@ export function grepTool(
       const summary =
         mode === "files"
           ? inFiles
-          : `${n(tally.lines)} ${mode === "count" ? "matching line" : "match"}${tally.lines === 1 ? "" : mode === "count" ? "s" : "es"} in ${inFiles}`;
+          : `${n(tally.lines)} ${mode === "count" ? "matching line" : "match"}${tally.lines === 1 ? "" : mode === "count" ? "s" : "es"} ` +
+            `in ${inFiles}`;
       if (tally.files === 0) {
         return {
           output: [`No matches for ${args.pattern} in ${placeName(base)}.`, ...notes].join("\n"),

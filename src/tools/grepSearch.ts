@@ -44,7 +44,10 @@ export interface SearchSpec {
 }
 
 export type FileOutcome =
-  /** `lines`: 1-based numbers of the matching lines (for "files": the first only); `shown`: text of the lines content mode shows. */
+  /**
+   * `lines`: 1-based numbers of the matching lines (for "files": the first only); `shown`: text of the lines content
+   * mode shows.
+   */
   | { kind: "hits"; lines: number[]; shown?: Array<[number, string]> }
   | { kind: "none" }
   | { kind: "binary" }
@@ -88,7 +91,11 @@ export function compilePattern(pattern: string, ignoreCase: boolean): Matcher | 
     return literal ? { ...matcher, literal } : matcher;
   } catch (cause) {
     const why = messageOf(cause);
-    return `The pattern is not a valid JavaScript regular expression (${why}). Escape special characters such as ( ) [ ] { } . * + ? with a backslash to search for them literally.`;
+    return (
+      `The pattern is not a valid JavaScript regular expression (${why}). Escape ` +
+      `special characters such as ( ) [ ] { } . * + ? with a backslash to search for ` +
+      `them literally.`
+    );
   }
 }
 

@@ -95,7 +95,10 @@ export function rejectedNote(
   const rejected = hunks.flatMap((_hunk, k) => (accepted[k] ? [] : [k]));
   const kept = hunks.length - rejected.length;
   const parts = [
-    `The user accepted only part of this change to ${path}: ${kept} of ${hunks.length} hunks were written, and ${rejected.length === 1 ? "this hunk was" : "these hunks were"} rejected and not written:`,
+    `The user accepted only part of this change to ${path}: ${kept} of ` +
+      `${hunks.length} hunks were written, and ` +
+      `${rejected.length === 1 ? "this hunk was" : "these hunks were"} rejected and ` +
+      `not written:`,
   ];
   let budget = 4_000;
   for (const k of rejected) {
@@ -108,7 +111,8 @@ export function rejectedNote(
     parts.push(`hunk ${k + 1}:\n${text}`);
   }
   parts.push(
-    "The file now holds only the accepted hunks. Read it again before you change it further, and do not make the rejected changes again unless the user asks.",
+    "The file now holds only the accepted hunks. Read it again before you change it " +
+      "further, and do not make the rejected changes again unless the user asks.",
   );
   return parts.join("\n");
 }

@@ -111,7 +111,11 @@ export function symlinkEscape(resolved: ResolvedPath, extraRoots: readonly strin
   const inExtra = (path: string) => extraRoots.some((extra) => insideRoot(path, extra) !== undefined);
   if (resolved.relative === undefined && !inExtra(resolved.path)) return undefined;
   if (resolved.realRelative !== undefined || inExtra(resolved.realPath)) return undefined;
-  return `${resolved.display} is a symlink to ${resolved.realPath}, which is outside the project. Garuda does not write through it. If that file is really meant, name its own path (the user is then asked).`;
+  return (
+    `${resolved.display} is a symlink to ${resolved.realPath}, which is outside the ` +
+    `project. Garuda does not write through it. If that file is really meant, name ` +
+    `its own path (the user is then asked).`
+  );
 }
 
 /** A folder named in a message: "the project" for the root itself. */
@@ -173,5 +177,7 @@ export function changedWhileWaiting(
       : link
         ? `it is now a link to ${shown}`
         : `it now leads to ${shown}`;
-  return `${resolved.display} changed while this call waited (${what}); nothing was ${nothing}. Check it and try again.`;
+  return (
+    `${resolved.display} changed while this call waited (${what}); nothing was ` + `${nothing}. Check it and try again.`
+  );
 }

@@ -70,7 +70,11 @@ function unknownId(id: string, table: ProcessTable): ToolResult {
 }
 
 function describeEntry(entry: ManagedProcess): string {
-  return `${entry.process.id} (pid ${entry.process.pid}, ${entry.sandboxed ? "in the sandbox" : "outside the sandbox"}): $ ${entry.command}`;
+  return (
+    `${entry.process.id} (pid ${entry.process.pid}, ` +
+    `${entry.sandboxed ? "in the sandbox" : "outside the sandbox"}): $ ` +
+    `${entry.command}`
+  );
 }
 
 export function processManagerTool(
@@ -123,7 +127,9 @@ export function processManagerTool(
           const text = tail(entry.process.output(), outputChars);
           const limit = entry.end?.limit ? `\n${entry.end.limit.message}` : "";
           return {
-            output: `${describeEntry(entry)} — ${statusOf(entry)}\n${text.length > 0 ? text : "(no output yet)"}${limit}`,
+            output:
+              `${describeEntry(entry)} — ` +
+              `${statusOf(entry)}\n${text.length > 0 ? text : "(no output yet)"}${limit}`,
             summary: statusOf(entry),
           };
         }
@@ -140,14 +146,18 @@ export function processManagerTool(
           entry.end ??= end;
           const last = tail(end.output, 2_000);
           return {
-            output: `Stopped ${describeEntry(entry)}, with every process it started.${last ? `\nLast output:\n${last}` : ""}`,
+            output:
+              `Stopped ${describeEntry(entry)}, with every process it ` +
+              `started.${last ? `\nLast output:\n${last}` : ""}`,
             summary: "Stopped",
           };
         }
         case "start": {
           if (table.running().length >= MAX_RUNNING) {
             return {
-              output: `${MAX_RUNNING} processes are running already. Stop one you no longer need (action "stop"), then start this one.`,
+              output:
+                `${MAX_RUNNING} processes are running already. Stop one you no longer need ` +
+                `(action "stop"), then start this one.`,
               isError: true,
             };
           }
@@ -166,7 +176,9 @@ export function processManagerTool(
           } catch (error) {
             if (error instanceof SandboxUnavailableError) {
               return {
-                output: `The process did not start: ${error.message}. Start it with outside_sandbox: true (the user is asked first), or ask the user to fix the sandbox.`,
+                output:
+                  `The process did not start: ${error.message}. Start it with outside_sandbox: ` +
+                  `true (the user is asked first), or ask the user to fix the sandbox.`,
                 isError: true,
               };
             }
@@ -202,10 +214,13 @@ export function processManagerTool(
             };
           }
           const note = entry.sandboxed
-            ? "\n[Garuda: it runs in the OS sandbox, with its own network: ports it opens cannot be reached from outside it.]"
+            ? "\n[Garuda: it runs in the OS sandbox, with its own network: ports it opens " +
+              "cannot be reached from outside it.]"
             : "";
           return {
-            output: `Started ${describeEntry(entry)}. It keeps running; use action "output" with id ${entry.process.id} to read it, "stop" to end it.${shown}${note}`,
+            output:
+              `Started ${describeEntry(entry)}. It keeps running; use action "output" with id ` +
+              `${entry.process.id} to read it, "stop" to end it.${shown}${note}`,
             summary: `Started ${entry.process.id}`,
           };
         }

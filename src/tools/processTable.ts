@@ -13,7 +13,10 @@ export interface BackgroundJob {
 
 /** The session's background processes, as the Runtime sees them. */
 export interface BackgroundJobs {
-  /** Stops every running one that can write the project (started in build mode or outside the sandbox); resolves with them once they are gone. */
+  /**
+   * Stops every running one that can write the project (started in build mode or outside the sandbox); resolves with
+   * them once they are gone.
+   */
   stopWriters(): Promise<BackgroundJob[]>;
 }
 

@@ -12,10 +12,18 @@ export function projectGone(root: string): string | undefined {
   } catch {
     // Gone.
   }
-  return `The project folder ${root} no longer exists (it was deleted, moved or replaced after this session started), so nothing was run, written or re-created. Tell the user: they can put the folder back, or start a new session in the folder they work in now.`;
+  return (
+    `The project folder ${root} no longer exists (it was deleted, moved or replaced ` +
+    `after this session started), so nothing was run, written or re-created. Tell ` +
+    `the user: they can put the folder back, or start a new session in the folder ` +
+    `they work in now.`
+  );
 }
 
 /** The same as the user reads it (the model's text says what to tell them). */
 export function projectGoneForUser(root: string): string {
-  return `Not run: the project folder ${root} no longer exists (deleted or moved). Put it back, or start Garuda in the folder you work in now.`;
+  return (
+    `Not run: the project folder ${root} no longer exists (deleted or moved). Put ` +
+    `it back, or start Garuda in the folder you work in now.`
+  );
 }

@@ -76,7 +76,10 @@ function folderListing(
   const more = entries.length > shown.length ? `\n… and ${entries.length - shown.length} more` : "";
   const list = shown.length > 0 ? `\nIt contains:\n${shown.join("\n")}${more}` : "";
   return {
-    output: `${resolved.display} is a folder, not a file. Read one of its files, or use glob to find files in it (e.g. pattern "**/*" with path "${resolved.display}").${list}`,
+    output:
+      `${resolved.display} is a folder, not a file. Read one of its files, or use ` +
+      `glob to find files in it (e.g. pattern "**/*" with path ` +
+      `"${resolved.display}").${list}`,
   };
 }
 
@@ -118,7 +121,9 @@ function numberLines(
   if (cut.length > 0) {
     const which = cut.length <= 5 ? cut.join(", ") : `${cut.slice(0, 5).join(", ")} and ${cut.length - 5} more`;
     notes.push(
-      `[Line${cut.length === 1 ? "" : "s"} ${which} ${cut.length === 1 ? "was" : "were"} cut at ${MAX_LINE_CHARS} characters; grep finds text anywhere in a line.]`,
+      `[Line${cut.length === 1 ? "" : "s"} ${which} ` +
+        `${cut.length === 1 ? "was" : "were"} cut at ${MAX_LINE_CHARS} characters; grep ` +
+        `finds text anywhere in a line.]`,
     );
   }
   return { output: [...out, ...notes].join("\n"), first: offset, last, total };
@@ -160,11 +165,17 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithSt
           );
         case "too_big":
           return error(
-            `${resolved.display} is ${formatBytes(loaded.size)}; read_file reads files up to ${formatBytes(MAX_TEXT_BYTES)}. Use grep with path "${resolved.display}" to find the lines you need, or a bash command such as \`sed -n '1000,1200p'\` or \`tail -n 100\` to read a part.`,
+            `${resolved.display} is ${formatBytes(loaded.size)}; read_file reads files up ` +
+              `to ${formatBytes(MAX_TEXT_BYTES)}. Use grep with path "${resolved.display}" to ` +
+              `find the lines you need, or a bash command such as \`sed -n '1000,1200p'\` or ` +
+              `\`tail -n 100\` to read a part.`,
           );
         case "binary":
           return {
-            output: `${resolved.display} is ${loaded.what} (${formatBytes(loaded.size)}); its content is not shown as text. Use a bash command that understands the format if you need to inspect it.`,
+            output:
+              `${resolved.display} is ${loaded.what} (${formatBytes(loaded.size)}); its ` +
+              `content is not shown as text. Use a bash command that understands the format ` +
+              `if you need to inspect it.`,
             summary: `Binary file (${formatBytes(loaded.size)})`,
           };
       }
@@ -192,12 +203,15 @@ export function readFileTool(deps: FileToolDeps): Tool<ReadFileInput, PlanWithSt
       const numbered = numberLines(text, offset, args.limit ?? MAX_LINES);
       if (offset > numbered.total) {
         return error(
-          `${resolved.display} has ${plural(numbered.total, "line")}; offset ${offset} is past the end. Use an offset from 1 to ${numbered.total}.`,
+          `${resolved.display} has ${plural(numbered.total, "line")}; offset ${offset} is ` +
+            `past the end. Use an offset from 1 to ${numbered.total}.`,
         );
       }
       const invalid =
         buffer === undefined && loaded.invalidBytes > 0
-          ? `\n[${plural(loaded.invalidBytes, "byte")} in this file ${loaded.invalidBytes === 1 ? "is" : "are"} not valid UTF-8 and show${loaded.invalidBytes === 1 ? "s" : ""} as �.]`
+          ? `\n[${plural(loaded.invalidBytes, "byte")} in this file ` +
+            `${loaded.invalidBytes === 1 ? "is" : "are"} not valid UTF-8 and ` +
+            `show${loaded.invalidBytes === 1 ? "s" : ""} as �.]`
           : "";
       const whole = numbered.first === 1 && numbered.last === numbered.total;
       return {

@@ -80,5 +80,8 @@ export function searchPlace(
 
 /** grep's and find_definition's words for a path that is not there. */
 export function notFound(base: ResolvedPath): string {
-  return `Not found: ${base.display}. Give an existing folder or file in "path", or leave it out to search the whole project.`;
+  return (
+    `Not found: ${base.display}. Give an existing folder or file in "path", or ` +
+    `leave it out to search the whole project.`
+  );
 }

@@ -1,5 +1,6 @@
 // glob's file list through ripgrep (`rg --files`, ripgrepSearch.ts): the names of the files
-// walk.ts would list under the folder, links to files included. rg is told the pattern's last part as a file type, so it lists only names that
+// walk.ts would list under the folder, links to files included. rg is told the pattern's last part as a file type, so
+// it lists only names that
 // could match; the pattern itself (globMatch.ts) then decides, as in the tools' own walk.
 // undefined: rg could not answer; the caller walks its own way.
 import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";

@@ -97,7 +97,9 @@ function outcomeOf(lines: Lines, matcher: Matcher, spec: SearchSpec): FileOutcom
   return { kind: "hits", lines: hits, shown };
 }
 
-/** A count-mode (`path\0count`) or files-mode (`path`) record: the file and its outcome, or undefined when unreadable. */
+/**
+ * A count-mode (`path\0count`) or files-mode (`path`) record: the file and its outcome, or undefined when unreadable.
+ */
 function totalOf(record: string, mode: "count" | "files"): { rel: string; outcome: FileOutcome } | undefined {
   const nul = mode === "count" ? record.indexOf("\0") : record.length;
   const rel = record.slice(0, nul).replace(/^\.\//, "");

@@ -44,7 +44,10 @@ export function walkArgs(walk: RipgrepWalk): string[] {
   ];
 }
 
-/** The runner and the walk of a search through rg, when it can use one: a folder inside the project, a machine with the embedded rg. */
+/**
+ * The runner and the walk of a search through rg, when it can use one: a folder inside the project, a machine with the
+ * embedded rg.
+ */
 export function ripgrepFor(
   ctx: ToolContext,
   base: string,
@@ -56,7 +59,9 @@ export function ripgrepFor(
   return { runner, walk: { root: ctx.root, base, includeNodeModules, withheld } };
 }
 
-/** Whether `base` is still the real folder the permission check named (else the tools' own search says what changed). */
+/**
+ * Whether `base` is still the real folder the permission check named (else the tools' own search says what changed).
+ */
 function stillChecked(base: string): boolean {
   try {
     return realpathSync(base) === base && statSync(base).isDirectory();
@@ -207,7 +212,8 @@ export function plainFile(place: Place, secrets: SecretIdentitySet): boolean {
 }
 
 /**
- * Whether a folder on the way to a printed file (its absolute path: Place.abs) changed (its ctime, which no command can set
+ * Whether a folder on the way to a printed file (its absolute path: Place.abs) changed (its ctime, which no command can
+ * set
  * back) since shortly before rg started: an entry renamed, or swapped for a link and back, so
  * what rg read under that name may have been another file. Such files are read again by the
  * tools' own pinned read (checkedFile.ts). The margin covers the coarse clock file times use.

@@ -21,7 +21,9 @@ const PROXY_REFUSAL = /Garuda's egress proxy refused ([^\s:]+(?::\d+)?): ([^\n]+
 /** The shell's own prefix on an error line ("/bin/bash: line 1: "), which names no path of interest. */
 const SHELL_PREFIX = /^(?:\/\S*\/)?(?:ba|da|z)?sh: (?:line \d+: )?/;
 
-/** Paths named on an error line, nearest before the error first: quoted ones (relative allowed) and bare absolute ones. */
+/**
+ * Paths named on an error line, nearest before the error first: quoted ones (relative allowed) and bare absolute ones.
+ */
 function pathsOn(line: string, root: string): string[] {
   const text = line.replace(SHELL_PREFIX, "");
   const at = text.search(FS_ERROR);
@@ -64,8 +66,11 @@ function blockedPath(lines: string[], root: string, spec: SandboxSpec): string |
 
 function retryAdvice(outside: OutsideSandbox): string {
   return outside === "forbidden"
-    ? "Commands may not run outside the sandbox here (the team policy or the project's settings), so do not retry it another way; tell the user what was blocked."
-    : "If the task needs it, run the same command again with outside_sandbox: true; the user will be asked to approve it.";
+    ? "Commands may not run outside the sandbox here (the team policy or the " +
+        "project's settings), so do not retry it another way; tell the user what was " +
+        "blocked."
+    : "If the task needs it, run the same command again with outside_sandbox: true; " +
+        "the user will be asked to approve it.";
 }
 
 /**
@@ -83,20 +88,25 @@ export function sandboxHints(output: string, root: string, spec: SandboxSpec, ou
     // In plan mode no write is for now, in the project or elsewhere, and nothing may leave the sandbox.
     if (spec.projectReadOnly && (inProject || path !== undefined || readOnlyFs)) {
       hints.push(
-        "[Garuda: in plan mode commands run in the sandbox with the project read-only, so this write was refused. Put the change in your plan; the user switches to build mode to carry it out.]",
+        "[Garuda: in plan mode commands run in the sandbox with the project read-only, " +
+          "so this write was refused. Put the change in your plan; the user switches to " +
+          "build mode to carry it out.]",
       );
     } else if (path !== undefined || readOnlyFs) {
       const what =
         path !== undefined
-          ? `writing ${path}, which is outside the folders commands may write (the project, the session's temp folder and package caches)`
-          : "a write outside the folders commands may write (the project, the session's temp folder and package caches)";
+          ? `writing ${path}, which is outside the folders commands may write (the project, ` +
+            `the session's temp folder and package caches)`
+          : "a write outside the folders commands may write (the project, the session's " +
+            "temp folder and package caches)";
       hints.push(`[Garuda: this command ran in the OS sandbox, which refused ${what}. ${retryAdvice(outside)}]`);
     }
   }
   const refusal = PROXY_REFUSAL.exec(output);
   if (refusal) {
     hints.push(
-      `[Garuda: the sandbox's network proxy refused ${refusal[1]} (${(refusal[2] as string).trim()}). ${retryAdvice(outside)}]`,
+      `[Garuda: the sandbox's network proxy refused ${refusal[1]} ` +
+        `(${(refusal[2] as string).trim()}). ${retryAdvice(outside)}]`,
     );
   } else if (NETWORK_ERROR.test(output)) {
     const how =
@@ -104,7 +114,8 @@ export function sandboxHints(output: string, root: string, spec: SandboxSpec, ou
         ? "has no network access"
         : "reaches the network only through Garuda's proxy, for the hosts the user allowed";
     hints.push(
-      `[Garuda: this command ran in the OS sandbox, which ${how}; that is likely why it failed. ${retryAdvice(outside)}]`,
+      `[Garuda: this command ran in the OS sandbox, which ${how}; that is likely why ` +
+        `it failed. ${retryAdvice(outside)}]`,
     );
   }
   return hints;

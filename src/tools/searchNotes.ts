@@ -33,29 +33,40 @@ export function searchNotes(tally: SearchTally, end: SearchEnd, tool: "grep" | "
   const notes: string[] = [];
   if (tally.tooBig.length > 0) {
     notes.push(
-      `[Not searched: ${plural(tally.tooBig.length, "file")} over ${formatBytes(MAX_SEARCH_BYTES)} (${names(tally.tooBig)}). Give one as path to search it (up to ${formatBytes(MAX_TEXT_BYTES)}).]`,
+      `[Not searched: ${plural(tally.tooBig.length, "file")} over ` +
+        `${formatBytes(MAX_SEARCH_BYTES)} (${names(tally.tooBig)}). Give one as path to ` +
+        `search it (up to ${formatBytes(MAX_TEXT_BYTES)}).]`,
     );
   }
   if (tally.special.length > 0) {
     const one = tally.special.length === 1;
     notes.push(
-      `[Not searched: ${plural(tally.special.length, "path")} that ${one ? "is" : "are"} not a regular file (a pipe, socket or device, which reading could hang on): ${names(tally.special)}.]`,
+      `[Not searched: ${plural(tally.special.length, "path")} that ` +
+        `${one ? "is" : "are"} not a regular file (a pipe, socket or device, which ` +
+        `reading could hang on): ${names(tally.special)}.]`,
     );
   }
   if (tally.linked.length > 0) {
     notes.push(
-      `[Not searched: ${plural(tally.linked.length, "file")} with more than one name (hard links; another name may be a secret file): ${names(tally.linked)}. Give one as path to search it; the user is asked first.]`,
+      `[Not searched: ${plural(tally.linked.length, "file")} with more than one name ` +
+        `(hard links; another name may be a secret file): ${names(tally.linked)}. Give ` +
+        `one as path to search it; the user is asked first.]`,
     );
   }
   if (tally.secret.length > 0) {
     const one = tally.secret.length === 1;
     notes.push(
-      `[Not searched: ${plural(tally.secret.length, "file")} that ${one ? "is" : "are"} a secret file (a key or credential) under another name — a hard link or a mount: ${names(tally.secret)}. Their contents are not for the model, as the secret's own are not.]`,
+      `[Not searched: ${plural(tally.secret.length, "file")} that ` +
+        `${one ? "is" : "are"} a secret file (a key or credential) under another name — ` +
+        `a hard link or a mount: ${names(tally.secret)}. Their contents are not for the ` +
+        `model, as the secret's own are not.]`,
     );
   }
   if (tally.changed.length > 0) {
     notes.push(
-      `[Skipped: ${plural(tally.changed.length, "path")} that changed while the search ran (replaced by a link or moved): ${names(tally.changed)}. Search again once nothing is changing them.]`,
+      `[Skipped: ${plural(tally.changed.length, "path")} that changed while the ` +
+        `search ran (replaced by a link or moved): ${names(tally.changed)}. Search ` +
+        `again once nothing is changing them.]`,
     );
   }
   if (end.kind === "over_budget") notes.push(overBudgetNote(end, tool));
@@ -73,7 +84,11 @@ function overBudgetNote(end: Extract<SearchEnd, { kind: "over_budget" }>, tool: 
   const allowance = `${n(end.budget.cpuMs / 1000)} s plus ${n(end.budget.cpuMsPerMB)} ms per MB read`;
   const what =
     tool === "grep"
-      ? "The pattern is slow on this text: nested quantifiers such as (a+)+ backtrack without end. Simplify the pattern, or narrow path or glob."
+      ? "The pattern is slow on this text: nested quantifiers such as (a+)+ backtrack " +
+        "without end. Simplify the pattern, or narrow path or glob."
       : "Narrow the search with path.";
-  return `[The search stopped after ${spent}, having read ${read}: more than its budget (${allowance}). What was found until then is above. ${what}]`;
+  return (
+    `[The search stopped after ${spent}, having read ${read}: more than its budget ` +
+    `(${allowance}). What was found until then is above. ${what}]`
+  );
 }

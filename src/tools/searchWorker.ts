@@ -44,7 +44,9 @@ const CHECK_MS = 100;
 const BATCH_FILES = 256;
 const MAX_BATCHES_IN_FLIGHT = 4;
 
-/** Inside a compiled binary modules live under this URL (Bun's $bunfs); scripts/buildTargets.ts builds with --root src. */
+/**
+ * Inside a compiled binary modules live under this URL (Bun's $bunfs); scripts/buildTargets.ts builds with --root src.
+ */
 const COMPILED_ROOT = "file:///$bunfs/root/";
 
 /** The worker's module: beside this file when run from source, at its place under src/ in a compiled binary. */

@@ -23,5 +23,10 @@ export async function secretTwinAt(identities: SecretIdentities, path: string): 
 /** The refusal of a read of a file that is `secretPath` under another name. */
 export function twinRefusal(display: string, secretPath: string, home: string | undefined): string {
   const secret = home === undefined ? secretPath : shownSecret(secretPath, home);
-  return `${display} is the same file as ${secret} (another name for it: a link, a hard link or a mount), which may hold secrets, so Garuda does not read it. Work without its contents; if the task truly needs it, ask the user to add an allow rule that names ${secret}, and use that path.`;
+  return (
+    `${display} is the same file as ${secret} (another name for it: a link, a hard ` +
+    `link or a mount), which may hold secrets, so Garuda does not read it. Work ` +
+    `without its contents; if the task truly needs it, ask the user to add an allow ` +
+    `rule that names ${secret}, and use that path.`
+  );
 }

@@ -25,14 +25,16 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** The tool result for the subagent `name`. A cancelled call is reported by the registry itself. */
 export function subagentResult(name: string, result: SubagentResult, wording: SubagentWording): ToolResult {
-  const summary = `${plural(result.calls, "call")}, ${plural(result.steps, "step")}, ${groupedCount(result.tokens)} tokens`;
+  const summary =
+    `${plural(result.calls, "call")}, ${plural(result.steps, "step")}, ` + `${groupedCount(result.tokens)} tokens`;
   if (result.stopReason === "cancelled") return { output: "", isError: true, summary };
   const why = STOPPED[result.stopReason] ?? `ended (${result.stopReason})`;
   if (result.answer === "") {
     const output =
       result.stopReason === "token_budget" && result.steps === 0
         ? `Error: ${name} could not start: the session's token budget is used up.`
-        : `Error: ${name} ended without an answer (it ${why}).${wording.noAnswerAdvice ? ` ${wording.noAnswerAdvice}` : ""}`;
+        : `Error: ${name} ended without an answer (it ` +
+          `${why}).${wording.noAnswerAdvice ? ` ${wording.noAnswerAdvice}` : ""}`;
     return { output, isError: true, summary };
   }
   const note = result.wrappedUp

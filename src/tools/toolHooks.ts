@@ -12,7 +12,10 @@ export interface ToolHookCall {
 
 /** preToolUse and postToolUse around every call. A hook can block a call, never approve one. */
 export interface ToolHooks {
-  /** Runs after the tool's plan() and the tool_call event, before the permission check. `block` is the reason the model reads. */
+  /**
+   * Runs after the tool's plan() and the tool_call event, before the permission check. `block` is the reason the model
+   * reads.
+   */
   pre(call: ToolHookCall, signal: AbortSignal): Promise<{ block?: string; warnings?: string[] }>;
   /** Runs after the tool. Each `feedback` entry is appended to the result for the model. */
   post(

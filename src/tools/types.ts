@@ -94,7 +94,10 @@ export interface SubagentResult {
 /** What plan() may read: the call's place and sandbox, nothing of the turn (no signal, no approver). */
 export type PlanContext = Pick<ToolContext, "root" | "home" | "sandbox" | "executor">;
 
-/** What the permission engine checks before run(); the registry fills callId, title (from info when absent) and an empty preview. */
+/**
+ * What the permission engine checks before run(); the registry fills callId, title (from info when absent) and an empty
+ * preview.
+ */
 export type ToolPermission = Omit<PermissionRequest, "callId" | "title"> & { title?: string };
 
 /**

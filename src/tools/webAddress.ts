@@ -92,7 +92,10 @@ export async function checkedAddresses(
     if (problem !== undefined) {
       return {
         ok: false,
-        error: `Refused to fetch ${url.href}: ${host === address ? problem : `${host} resolves to ${address}, and ${problem}`}. web_fetch reaches public internet addresses only.`,
+        error:
+          `Refused to fetch ${url.href}: ` +
+          `${host === address ? problem : `${host} resolves to ${address}, and ${problem}`}. ` +
+          `web_fetch reaches public internet addresses only.`,
       };
     }
   }

@@ -135,7 +135,9 @@ async function fetchPage(
       const excerpt = converted.markdown.trim().slice(0, 2_000);
       return {
         ok: false,
-        error: `${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.${excerpt ? `\n${excerpt}` : ""}`,
+        error:
+          `${url.href} answered HTTP ` +
+          `${response.status}${response.statusText ? ` ${response.statusText}` : ""}.${excerpt ? `\n${excerpt}` : ""}`,
       };
     }
     return {

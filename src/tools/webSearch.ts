@@ -64,7 +64,10 @@ export function webSearchConsentRequest(options: WebSearchOptions): PermissionRe
     readOnly: false,
     target: { kind: "input" },
     title: "Search the web",
-    preview: `Anthropic runs the searches the model asks for (up to ${options.maxUses ?? DEFAULT_MAX_USES} per request; ${scope}). The queries can contain words from this conversation. Each search costs about $0.01.`,
+    preview:
+      `Anthropic runs the searches the model asks for (up to ` +
+      `${options.maxUses ?? DEFAULT_MAX_USES} per request; ${scope}). The queries can ` +
+      `contain words from this conversation. Each search costs about $0.01.`,
     question: "Let the model search the web in this session?",
   };
 }

@@ -36,7 +36,8 @@ function planWrite(args: WriteFileInput, root: string, home: string | undefined,
     case "too_big":
     case "binary":
       return fail(
-        `${resolved.display} exists and is not a text file write_file can replace. Ask the user, or use a bash command if replacing it is really meant.`,
+        `${resolved.display} exists and is not a text file write_file can replace. Ask ` +
+          `the user, or use a bash command if replacing it is really meant.`,
       );
     case "text": {
       const stale = freshnessProblem(resolved, deps.reads, loaded.bytes, "overwrite");

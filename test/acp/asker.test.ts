@@ -76,7 +76,8 @@ const finish = finishAgent;
 const resultOf = modelReadResult;
 
 describe("ask_user over ACP, the compiled binary", () => {
-  test("an editor with forms: answer, decline, dismiss, a value never offered, a wrong type, a late answer", async () => {
+  test("an editor with forms: answer, decline, dismiss, a value never offered, a wrong " +
+    "type, a late answer", async () => {
     await using mock = askingMock(
       askTurn("toolu_answer"),
       askTurn("toolu_decline"),
@@ -142,7 +143,8 @@ describe("ask_user over ACP, the compiled binary", () => {
     await finish(agent);
   }, 120_000);
 
-  test("an editor without forms: the options as a permission question, no free text, and the model is told", async () => {
+  test("an editor without forms: the options as a permission question, no free text, " +
+    "and the model is told", async () => {
     await using mock = askingMock(
       askTurn("toolu_pick"),
       askTurn("toolu_decline"),
@@ -182,7 +184,8 @@ describe("ask_user over ACP, the compiled binary", () => {
     expect(agent.elicitations).toEqual([]);
 
     expect(resultOf(mock, "toolu_pick")).toBe(
-      'The user chose: "Blue".\nThe user\'s editor cannot show a text field, so they could only pick one of your options.',
+      'The user chose: "Blue".\nThe user\'s editor cannot show a text field, so they ' +
+        "could only pick one of your options.",
     );
     expect(resultOf(mock, "toolu_decline")).toBe(DECLINED_OUTPUT);
     expect(resultOf(mock, "toolu_unoffered")).toBe(DECLINED_OUTPUT);

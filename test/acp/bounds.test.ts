@@ -27,30 +27,34 @@ const longest = (lines: readonly string[]) => Math.max(0, ...lines.map((line) =>
 const LEFT_OUT = /\[… [\d,]+ more characters left out\]/;
 
 describe("what the editor receives is bounded", () => {
-  test("a tool input nested 100,000 levels (real SSE): a failed call that says why, and the next prompt works", async () => {
-    await using mock = startMockAnthropic({
-      script: [
-        { steps: [{ type: "tool_use", id: "toolu_deep", name: "read_file", json: deepJson, fragments: 4 }] },
-        answer("I will send it flat."),
-        answer("Second answered."),
-      ],
-    });
-    await using h = startHarness({ client: clientFor(mock) });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    expect((await h.prompt(sessionId, "Read it.")).stopReason).toBe("end_turn");
-    const failed = ofKind(h.updatesOf(sessionId), "tool_call_update").find(
-      (u) => u.toolCallId === "toolu_deep" && u.status === "failed",
-    );
-    expect(contentText(failed?.content)).toContain(
-      "Your call of read_file was not run: its input is nested 100,001 levels deep",
-    );
-    expect((await h.prompt(sessionId, "Again.")).stopReason).toBe("end_turn");
-    expect(messageText(h.updatesOf(sessionId))).toContain("Second answered.");
-    expect(longest(h.lines)).toBeLessThan(10_000);
-  });
+  test(
+    "a tool input nested 100,000 levels (real SSE): a failed call that says why, " + "and the next prompt works",
+    async () => {
+      await using mock = startMockAnthropic({
+        script: [
+          { steps: [{ type: "tool_use", id: "toolu_deep", name: "read_file", json: deepJson, fragments: 4 }] },
+          answer("I will send it flat."),
+          answer("Second answered."),
+        ],
+      });
+      await using h = startHarness({ client: clientFor(mock) });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "Read it.")).stopReason).toBe("end_turn");
+      const failed = ofKind(h.updatesOf(sessionId), "tool_call_update").find(
+        (u) => u.toolCallId === "toolu_deep" && u.status === "failed",
+      );
+      expect(contentText(failed?.content)).toContain(
+        "Your call of read_file was not run: its input is nested 100,001 levels deep",
+      );
+      expect((await h.prompt(sessionId, "Again.")).stopReason).toBe("end_turn");
+      expect(messageText(h.updatesOf(sessionId))).toContain("Second answered.");
+      expect(longest(h.lines)).toBeLessThan(10_000);
+    },
+  );
 
-  test("a 50 MB string argument (real SSE): every line the editor reads is small, and the session goes on", async () => {
+  test("a 50 MB string argument (real SSE): every line the editor reads is small, and " +
+    "the session goes on", async () => {
     const json = JSON.stringify({ path: "big.txt", content: "z".repeat(50 * 1024 * 1024) });
     await using mock = startMockAnthropic({
       script: [
@@ -88,31 +92,34 @@ describe("what the editor receives is bounded", () => {
     expect(JSON.stringify(mock.requests[1]?.body).length).toBeLessThan(3_000_000);
   }, 60_000);
 
-  test("a large write under the bounds: rawInput cut, the diff whole (under 1 MB), the question's preview short", async () => {
-    const content = `${"line of text\n".repeat(70_000)}end`;
-    const model = new FakeModelClient([
-      fake.toolCall("write_file", { path: "big.txt", content }, { id: "call_w" }),
-      fake.text("Done."),
-    ]);
-    await using h = startHarness({ models: [model] });
-    h.answer = () => ({ outcome: { outcome: "selected", optionId: "deny" } });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    await h.prompt(sessionId, "Write big.txt.");
-    const call = ofKind(h.updatesOf(sessionId), "tool_call").find((u) => u.toolCallId === "call_w");
-    const raw = (call?.rawInput as { content: string }).content;
-    expect(raw.length).toBeLessThan(MAX_RAW_INPUT_CHARS + 100);
-    expect(raw).toMatch(LEFT_OUT);
-    expect(call?.content).toEqual([
-      { type: "diff", path: expect.stringContaining("big.txt"), oldText: null, newText: content },
-    ]);
-    const question = h.permissions[0];
-    expect(question?.toolCall.content?.find((c) => c.type === "diff")).toEqual(
-      expect.objectContaining({ newText: content }),
-    );
-    expect(contentText(question?.toolCall.content).length).toBeLessThan(MAX_CONTENT_CHARS);
-    expect(longest(h.lines)).toBeLessThan(3 * 1024 * 1024);
-  });
+  test(
+    "a large write under the bounds: rawInput cut, the diff whole (under 1 MB), the " + "question's preview short",
+    async () => {
+      const content = `${"line of text\n".repeat(70_000)}end`;
+      const model = new FakeModelClient([
+        fake.toolCall("write_file", { path: "big.txt", content }, { id: "call_w" }),
+        fake.text("Done."),
+      ]);
+      await using h = startHarness({ models: [model] });
+      h.answer = () => ({ outcome: { outcome: "selected", optionId: "deny" } });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "Write big.txt.");
+      const call = ofKind(h.updatesOf(sessionId), "tool_call").find((u) => u.toolCallId === "call_w");
+      const raw = (call?.rawInput as { content: string }).content;
+      expect(raw.length).toBeLessThan(MAX_RAW_INPUT_CHARS + 100);
+      expect(raw).toMatch(LEFT_OUT);
+      expect(call?.content).toEqual([
+        { type: "diff", path: expect.stringContaining("big.txt"), oldText: null, newText: content },
+      ]);
+      const question = h.permissions[0];
+      expect(question?.toolCall.content?.find((c) => c.type === "diff")).toEqual(
+        expect.objectContaining({ newText: content }),
+      );
+      expect(contentText(question?.toolCall.content).length).toBeLessThan(MAX_CONTENT_CHARS);
+      expect(longest(h.lines)).toBeLessThan(3 * 1024 * 1024);
+    },
+  );
 
   test("a diff over 1 MB (old and new together) is text only, the preview short", async () => {
     const old = "a".repeat(600_000);
@@ -136,56 +143,64 @@ describe("what the editor receives is bounded", () => {
     expect(longest(h.lines)).toBeLessThan(3 * 1024 * 1024);
   });
 
-  test("the one bound per message holds on the real path: under a small bound, the 900 KB diff goes out cut and the turn goes on", async () => {
-    const content = `${"line of text\n".repeat(70_000)}end`;
-    const model = new FakeModelClient([
-      fake.toolCall("write_file", { path: "big.txt", content }, { id: "call_w" }),
-      fake.text("Done after the cut."),
-    ]);
-    await using h = startHarness({ models: [model], server: { maxSentBytes: 300_000 } });
-    h.answer = () => ({ outcome: { outcome: "selected", optionId: "deny" } });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    expect((await h.prompt(sessionId, "Write big.txt.")).stopReason).toBe("end_turn");
-    expect(longest(h.lines)).toBeLessThanOrEqual(300_000);
-    const call = ofKind(h.updatesOf(sessionId), "tool_call").find((u) => u.toolCallId === "call_w");
-    const diff = call?.content?.[0];
-    expect(diff?.type === "diff" && diff.newText).toMatch(LEFT_OUT);
-    expect(h.permissions).toHaveLength(1);
-    expect(messageText(h.updatesOf(sessionId))).toContain("Done after the cut.");
-  });
+  test(
+    "the one bound per message holds on the real path: under a small bound, the 900 " +
+      "KB diff goes out cut and the turn goes on",
+    async () => {
+      const content = `${"line of text\n".repeat(70_000)}end`;
+      const model = new FakeModelClient([
+        fake.toolCall("write_file", { path: "big.txt", content }, { id: "call_w" }),
+        fake.text("Done after the cut."),
+      ]);
+      await using h = startHarness({ models: [model], server: { maxSentBytes: 300_000 } });
+      h.answer = () => ({ outcome: { outcome: "selected", optionId: "deny" } });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "Write big.txt.")).stopReason).toBe("end_turn");
+      expect(longest(h.lines)).toBeLessThanOrEqual(300_000);
+      const call = ofKind(h.updatesOf(sessionId), "tool_call").find((u) => u.toolCallId === "call_w");
+      const diff = call?.content?.[0];
+      expect(diff?.type === "diff" && diff.newText).toMatch(LEFT_OUT);
+      expect(h.permissions).toHaveLength(1);
+      expect(messageText(h.updatesOf(sessionId))).toContain("Done after the cut.");
+    },
+  );
 
-  test("the bound counts a line's UTF-8 bytes: a message under it by UTF-16 length but over it in bytes goes out cut; each message is one whole line", async () => {
-    const written: string[] = [];
-    const logged: string[] = [];
-    const decoder = new TextDecoder();
-    const output = new WritableStream<Uint8Array>({ write: (chunk) => void written.push(decoder.decode(chunk)) });
-    const editor = editorStream(
-      { input: new ReadableStream<Uint8Array>(), output },
-      { maxMessageBytes: 1 << 20, maxSentBytes: 1000, log: (text) => logged.push(text) },
-    );
-    const chunk = (text: string) => ({
-      jsonrpc: "2.0" as const,
-      method: "session/update",
-      params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
-    });
-    const writer = editor.stream.writable.getWriter();
-    // 700 "é": 700 UTF-16 units, under the bound, but 1,400 bytes of UTF-8, over it.
-    await writer.write(chunk("é".repeat(700)) as never);
-    // Negative control: 300 "é" (600 bytes) fit and go out as they are.
-    await writer.write(chunk("é".repeat(300)) as never);
-    expect(written).toHaveLength(2);
-    for (const line of written) {
-      expect(line.endsWith("\n")).toBe(true);
-      expect(Buffer.byteLength(line) - 1).toBeLessThanOrEqual(1000);
-    }
-    const [cut, whole] = written.map((line) => JSON.parse(line) as ReturnType<typeof chunk>);
-    expect(cut?.params.update.content.text).toMatch(LEFT_OUT);
-    expect(whole).toEqual(chunk("é".repeat(300)));
-    expect(logged).toEqual([
-      "garuda acp: a message (session/update) was larger than 1000 bytes; it was sent with its long texts cut.",
-    ]);
-  });
+  test(
+    "the bound counts a line's UTF-8 bytes: a message under it by UTF-16 length but " +
+      "over it in bytes goes out cut; each message is one whole line",
+    async () => {
+      const written: string[] = [];
+      const logged: string[] = [];
+      const decoder = new TextDecoder();
+      const output = new WritableStream<Uint8Array>({ write: (chunk) => void written.push(decoder.decode(chunk)) });
+      const editor = editorStream(
+        { input: new ReadableStream<Uint8Array>(), output },
+        { maxMessageBytes: 1 << 20, maxSentBytes: 1000, log: (text) => logged.push(text) },
+      );
+      const chunk = (text: string) => ({
+        jsonrpc: "2.0" as const,
+        method: "session/update",
+        params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
+      });
+      const writer = editor.stream.writable.getWriter();
+      // 700 "é": 700 UTF-16 units, under the bound, but 1,400 bytes of UTF-8, over it.
+      await writer.write(chunk("é".repeat(700)) as never);
+      // Negative control: 300 "é" (600 bytes) fit and go out as they are.
+      await writer.write(chunk("é".repeat(300)) as never);
+      expect(written).toHaveLength(2);
+      for (const line of written) {
+        expect(line.endsWith("\n")).toBe(true);
+        expect(Buffer.byteLength(line) - 1).toBeLessThanOrEqual(1000);
+      }
+      const [cut, whole] = written.map((line) => JSON.parse(line) as ReturnType<typeof chunk>);
+      expect(cut?.params.update.content.text).toMatch(LEFT_OUT);
+      expect(whole).toEqual(chunk("é".repeat(300)));
+      expect(logged).toEqual([
+        "garuda acp: a message (session/update) was larger than 1000 bytes; it was sent with its long texts cut.",
+      ]);
+    },
+  );
 
   test("the one bound per message: a message over it goes out cut, a response that cannot be cut still answers", () => {
     const update = {
@@ -250,42 +265,48 @@ describe("what the editor receives is bounded", () => {
 describe("names are shown safely to the editor", () => {
   const NAMES = ["esc\u001b[2Jname.txt", "new\nline.txt", "rtl\u202Etxt.exe", "plain.txt"];
 
-  test("a file name with ESC, a newline or U+202E: left out of locations, visible in the title, raw nowhere", async () => {
-    const model = new FakeModelClient([
-      fake.toolCalls(NAMES.map((path, index) => ({ name: "read_file", input: { path }, id: `call_${index}` }))),
-      fake.text("Read them: esc\u001b[31m red, rtl\u202Eexe."),
-    ]);
-    await using h = startHarness({ models: [model] });
-    for (const name of NAMES) writeFileSync(join(h.root, name), "text with \u001b[2J and \u202E in it\n");
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    expect((await h.prompt(sessionId, "Read the files.")).stopReason).toBe("end_turn");
-    const calls = ofKind(h.updatesOf(sessionId), "tool_call");
-    expect(calls).toHaveLength(4);
-    // Negative control: the plain name is a location; the others are not, and their titles show what they hold.
-    expect(calls.map((call) => call.locations?.map((l) => l.path) ?? [])).toEqual([
-      [],
-      [],
-      [],
-      [join(h.root, "plain.txt")],
-    ]);
-    expect(calls.map((call) => call.title)).toEqual([
-      "Read esc⟨U+001B⟩[2Jname.txt",
-      "Read new ↵ line.txt",
-      "Read rtl⟨U+202E⟩txt.exe",
-      "Read plain.txt",
-    ]);
-    expect(messageText(h.updatesOf(sessionId))).toContain("esc⟨U+001B⟩[31m red, rtl⟨U+202E⟩exe.");
-    // Every line the editor read: no ESC (JSON writes it \u001b), no U+202E anywhere; and no name
-    // with its newline outside rawInput (the model's input, shown as it wrote it, hidden characters visible).
-    expect(h.lines.length).toBeGreaterThan(5);
-    for (const line of h.lines) {
-      expect(line).not.toContain("\\u001b");
-      expect(line).not.toContain("\u202E");
-      const { rawInput: _shownAsWritten, ...rest } = (JSON.parse(line).params?.update ?? {}) as Record<string, unknown>;
-      expect(JSON.stringify(rest)).not.toContain("new\\nline");
-    }
-  });
+  test(
+    "a file name with ESC, a newline or U+202E: left out of locations, visible in " + "the title, raw nowhere",
+    async () => {
+      const model = new FakeModelClient([
+        fake.toolCalls(NAMES.map((path, index) => ({ name: "read_file", input: { path }, id: `call_${index}` }))),
+        fake.text("Read them: esc\u001b[31m red, rtl\u202Eexe."),
+      ]);
+      await using h = startHarness({ models: [model] });
+      for (const name of NAMES) writeFileSync(join(h.root, name), "text with \u001b[2J and \u202E in it\n");
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "Read the files.")).stopReason).toBe("end_turn");
+      const calls = ofKind(h.updatesOf(sessionId), "tool_call");
+      expect(calls).toHaveLength(4);
+      // Negative control: the plain name is a location; the others are not, and their titles show what they hold.
+      expect(calls.map((call) => call.locations?.map((l) => l.path) ?? [])).toEqual([
+        [],
+        [],
+        [],
+        [join(h.root, "plain.txt")],
+      ]);
+      expect(calls.map((call) => call.title)).toEqual([
+        "Read esc⟨U+001B⟩[2Jname.txt",
+        "Read new ↵ line.txt",
+        "Read rtl⟨U+202E⟩txt.exe",
+        "Read plain.txt",
+      ]);
+      expect(messageText(h.updatesOf(sessionId))).toContain("esc⟨U+001B⟩[31m red, rtl⟨U+202E⟩exe.");
+      // Every line the editor read: no ESC (JSON writes it \u001b), no U+202E anywhere; and no name
+      // with its newline outside rawInput (the model's input, shown as it wrote it, hidden characters visible).
+      expect(h.lines.length).toBeGreaterThan(5);
+      for (const line of h.lines) {
+        expect(line).not.toContain("\\u001b");
+        expect(line).not.toContain("\u202E");
+        const { rawInput: _shownAsWritten, ...rest } = (JSON.parse(line).params?.update ?? {}) as Record<
+          string,
+          unknown
+        >;
+        expect(JSON.stringify(rest)).not.toContain("new\\nline");
+      }
+    },
+  );
 
   test("a call id a server made up with control characters reaches the editor as a plain stand-in", async () => {
     const model = new FakeModelClient([

@@ -47,7 +47,9 @@ describeSandbox("an editor buffer is the file Garuda checked (compiled binary, r
     // own, so the sign changes nothing on notes.txt's way), then swaps the file for a link (a link's
     // target is only a name: the sandbox's hiding of ~/.ssh does not stop it).
     mkdirSync(join(root, "signal"));
-    const job = `while [ ! -e signal/go ]; do sleep 0.01; done; ln -s '${key}' notes.link && mv -T notes.link notes.txt; sleep 60`;
+    const job =
+      `while [ ! -e signal/go ]; do sleep 0.01; done; ln -s '${key}' notes.link && mv ` +
+      `-T notes.link notes.txt; sleep 60`;
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
       script: [

@@ -70,7 +70,10 @@ const said = (updates: readonly acp.SessionUpdate[]) =>
 const summaryText = (entry: { summary?: acp.ContentBlock[] | null } | undefined) =>
   (entry?.summary ?? []).map((block) => (block.type === "text" ? block.text : "")).join("");
 
-/** Two turns, the second reported at 90K tokens: the third prompt begins with a compaction (its summary is the mock's third answer). */
+/**
+ * Two turns, the second reported at 90K tokens: the third prompt begins with a compaction (its summary is the mock's
+ * third answer).
+ */
 const AUTOMATIC: MockResponse[] = [
   reply("One."),
   reply("Two.", 90_000),
@@ -79,7 +82,8 @@ const AUTOMATIC: MockResponse[] = [
 ];
 
 describe("compaction_update", () => {
-  test("automatic, with session.compaction: in progress, then completed with the summary; session/load shows it so", async () => {
+  test("automatic, with session.compaction: in progress, then completed with the " +
+    "summary; session/load shows it so", async () => {
     const e = await editor(AUTOMATIC, WITH);
     try {
       const { sessionId } = await e.agent.agent.request(acp.methods.agent.session.new, { cwd: e.root, mcpServers: [] });
@@ -150,7 +154,8 @@ describe("compaction_update", () => {
     }
   }, 90_000);
 
-  test("/compact: entries instead of the line with the capability, failed with why when the summary fails; the line without", async () => {
+  test("/compact: entries instead of the line with the capability, failed with why " +
+    "when the summary fails; the line without", async () => {
     const script: MockResponse[] = [
       reply("One."),
       reply("Two."),

@@ -70,7 +70,8 @@ function networkAnswers(home: string): string[] {
 const accept = (choice: unknown): acp.CreateElicitationResponse => ({ action: "accept", content: { choice } });
 
 describe("consents as forms, the compiled binary", () => {
-  test("a new host with forms: a form of its real choices; for the session asks once, once asks each time", async () => {
+  test("a new host with forms: a form of its real choices; for the session asks once, " +
+    "once asks each time", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
       script: [...twoFetches(), ...twoFetches()],

@@ -37,50 +37,57 @@ function writeModels(home: string): void {
 const userSaid = (model: FakeModelClient) => JSON.stringify(model.lastRequest.messages);
 
 describe("the model picker", () => {
-  test("session/new offers the models this user can use now, with the session's model as the current value", async () => {
-    await using h = startHarness();
-    writeModels(h.home);
-    writeFileSync(
-      garudaPaths(h.home).policy,
-      JSON.stringify({ allowedModels: ["claude-sonnet-5", "claude-haiku-*", "ollama/*", "openrouter/*"] }),
-    );
-    await h.initialize();
-    const session = await h.newSession();
-    const model = option(session.configOptions, "model");
-    expect(model).toMatchObject({
-      id: "model",
-      name: "Model",
-      category: "model",
-      type: "select",
-      currentValue: "claude-sonnet-5",
-    });
-    // Claude Opus is not allowed by the policy; OpenRouter has no key here.
-    expect(values(model)).toEqual(["claude-sonnet-5", "claude-haiku-4-5", "ollama/tiny"]);
-    const described = (model?.type === "select" ? (model.options as acp.SessionConfigSelectOption[]) : []).find(
-      (o) => o.value === "claude-sonnet-5",
-    );
-    expect(described?.description).toContain("1M context · $2/$10 per MTok");
-  });
+  test(
+    "session/new offers the models this user can use now, with the session's model " + "as the current value",
+    async () => {
+      await using h = startHarness();
+      writeModels(h.home);
+      writeFileSync(
+        garudaPaths(h.home).policy,
+        JSON.stringify({ allowedModels: ["claude-sonnet-5", "claude-haiku-*", "ollama/*", "openrouter/*"] }),
+      );
+      await h.initialize();
+      const session = await h.newSession();
+      const model = option(session.configOptions, "model");
+      expect(model).toMatchObject({
+        id: "model",
+        name: "Model",
+        category: "model",
+        type: "select",
+        currentValue: "claude-sonnet-5",
+      });
+      // Claude Opus is not allowed by the policy; OpenRouter has no key here.
+      expect(values(model)).toEqual(["claude-sonnet-5", "claude-haiku-4-5", "ollama/tiny"]);
+      const described = (model?.type === "select" ? (model.options as acp.SessionConfigSelectOption[]) : []).find(
+        (o) => o.value === "claude-sonnet-5",
+      );
+      expect(described?.description).toContain("1M context · $2/$10 per MTok");
+    },
+  );
 
-  test("set_config_option switches the model from the next request; the conversation and the session file go on; the answer is the whole set", async () => {
-    const sonnet = new FakeModelClient([fake.text("Sonnet here.")]);
-    const haiku = new FakeModelClient([fake.text("Haiku here.")]);
-    await using h = startHarness({ models: [sonnet, haiku] });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    await h.prompt(sessionId, "remember the word pelican");
-    const answer = await setOption(h, sessionId, "model", "claude-haiku-4-5");
-    expect(option(answer.configOptions, "model")?.currentValue).toBe("claude-haiku-4-5");
-    expect(answer.configOptions.map((o) => o.id)).toEqual(["mode", "model", "effort"]);
-    await h.prompt(sessionId, "which word?");
-    expect(haiku.lastRequest.model).toBe("claude-haiku-4-5");
-    expect(userSaid(haiku)).toContain("remember the word pelican");
-    expect(userSaid(haiku)).toContain("Sonnet here.");
-    expect(sonnet.requests).toHaveLength(1);
-    // The editor hears of the new window.
-    const usage = ofKind(h.updatesOf(sessionId), "usage_update");
-    expect(usage.at(-1)?.size).toBe(200_000);
-  });
+  test(
+    "set_config_option switches the model from the next request; the conversation " +
+      "and the session file go on; the answer is the whole set",
+    async () => {
+      const sonnet = new FakeModelClient([fake.text("Sonnet here.")]);
+      const haiku = new FakeModelClient([fake.text("Haiku here.")]);
+      await using h = startHarness({ models: [sonnet, haiku] });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "remember the word pelican");
+      const answer = await setOption(h, sessionId, "model", "claude-haiku-4-5");
+      expect(option(answer.configOptions, "model")?.currentValue).toBe("claude-haiku-4-5");
+      expect(answer.configOptions.map((o) => o.id)).toEqual(["mode", "model", "effort"]);
+      await h.prompt(sessionId, "which word?");
+      expect(haiku.lastRequest.model).toBe("claude-haiku-4-5");
+      expect(userSaid(haiku)).toContain("remember the word pelican");
+      expect(userSaid(haiku)).toContain("Sonnet here.");
+      expect(sonnet.requests).toHaveLength(1);
+      // The editor hears of the new window.
+      const usage = ofKind(h.updatesOf(sessionId), "usage_update");
+      expect(usage.at(-1)?.size).toBe(200_000);
+    },
+  );
 
   test("an unknown, forbidden or keyless model is a clear error that changes nothing", async () => {
     await using h = startHarness();
@@ -121,115 +128,136 @@ describe("the model picker", () => {
 });
 
 describe("the effort picker", () => {
-  test("a thought_level option for a model with levels, mapped to the provider's parameter, kept in the session file; absent for a model without", async () => {
-    const sonnet = new FakeModelClient([fake.text("Thought hard.")]);
-    const tiny = new FakeModelClient([fake.text("Tiny.")]);
-    await using h = startHarness({ models: [sonnet, tiny] });
-    writeModels(h.home);
-    await h.initialize();
-    const session = await h.newSession();
-    const effort = option(session.configOptions, "effort");
-    expect(effort).toMatchObject({ id: "effort", category: "thought_level", type: "select", currentValue: "high" });
-    expect(values(effort)).toEqual(["low", "medium", "high", "max"]);
-    const answer = await setOption(h, session.sessionId, "effort", "max");
-    expect(option(answer.configOptions, "effort")?.currentValue).toBe("max");
-    const wrong = await rejection(setOption(h, session.sessionId, "effort", "ludicrous"));
-    expect(wrong.message).toContain(
-      'There is no effort level "ludicrous" for claude-sonnet-5. Its levels are: low, medium, high, max.',
-    );
-    await h.prompt(session.sessionId, "think");
-    expect(sonnet.lastRequest.effort).toBe("max");
-    expect(sonnet.lastRequest.thinking).toBe("adaptive");
+  test(
+    "a thought_level option for a model with levels, mapped to the provider's " +
+      "parameter, kept in the session file; absent for a model without",
+    async () => {
+      const sonnet = new FakeModelClient([fake.text("Thought hard.")]);
+      const tiny = new FakeModelClient([fake.text("Tiny.")]);
+      await using h = startHarness({ models: [sonnet, tiny] });
+      writeModels(h.home);
+      await h.initialize();
+      const session = await h.newSession();
+      const effort = option(session.configOptions, "effort");
+      expect(effort).toMatchObject({ id: "effort", category: "thought_level", type: "select", currentValue: "high" });
+      expect(values(effort)).toEqual(["low", "medium", "high", "max"]);
+      const answer = await setOption(h, session.sessionId, "effort", "max");
+      expect(option(answer.configOptions, "effort")?.currentValue).toBe("max");
+      const wrong = await rejection(setOption(h, session.sessionId, "effort", "ludicrous"));
+      expect(wrong.message).toContain(
+        'There is no effort level "ludicrous" for claude-sonnet-5. Its levels are: low, medium, high, max.',
+      );
+      await h.prompt(session.sessionId, "think");
+      expect(sonnet.lastRequest.effort).toBe("max");
+      expect(sonnet.lastRequest.thinking).toBe("adaptive");
 
-    const switched = await setOption(h, session.sessionId, "model", "ollama/tiny");
-    expect(option(switched.configOptions, "effort")).toBeUndefined();
-    await h.prompt(session.sessionId, "small");
-    expect(tiny.lastRequest.effort).toBeUndefined();
+      const switched = await setOption(h, session.sessionId, "model", "ollama/tiny");
+      expect(option(switched.configOptions, "effort")).toBeUndefined();
+      await h.prompt(session.sessionId, "small");
+      expect(tiny.lastRequest.effort).toBeUndefined();
 
-    const sessionDir = garudaPaths(h.home).sessions;
-    const { findSessionFile } = await import("../../src/store/sessionCatalog.ts");
-    const file = findSessionFile(sessionDir, session.sessionId) as string;
-    const records = readSession(file).records.filter((r) => r.type === "effort" || r.type === "model");
-    expect(
-      records.map((r) => (r.type === "effort" ? `effort ${r.effort}` : r.type === "model" ? `model ${r.model}` : "")),
-    ).toEqual(["effort max", "model ollama/tiny"]);
-  });
+      const sessionDir = garudaPaths(h.home).sessions;
+      const { findSessionFile } = await import("../../src/store/sessionCatalog.ts");
+      const file = findSessionFile(sessionDir, session.sessionId) as string;
+      const records = readSession(file).records.filter((r) => r.type === "effort" || r.type === "model");
+      expect(
+        records.map((r) => (r.type === "effort" ? `effort ${r.effort}` : r.type === "model" ? `model ${r.model}` : "")),
+      ).toEqual(["effort max", "model ollama/tiny"]);
+    },
+  );
 });
 
 describe("the mode as a config option", () => {
-  test("set_config_option and set_mode change the same thing; the editor hears of each from the other API, and of a /mode typed in the prompt", async () => {
-    await using h = startHarness({ models: [new FakeModelClient()] });
-    await h.initialize();
-    const { sessionId, configOptions } = await h.newSession();
-    expect(option(configOptions, "mode")).toMatchObject({ category: "mode", currentValue: "build" });
-    expect(values(option(configOptions, "mode"))).toEqual(["build", "plan"]);
+  test(
+    "set_config_option and set_mode change the same thing; the editor hears of each " +
+      "from the other API, and of a /mode typed in the prompt",
+    async () => {
+      await using h = startHarness({ models: [new FakeModelClient()] });
+      await h.initialize();
+      const { sessionId, configOptions } = await h.newSession();
+      expect(option(configOptions, "mode")).toMatchObject({ category: "mode", currentValue: "build" });
+      expect(values(option(configOptions, "mode"))).toEqual(["build", "plan"]);
 
-    const answer = await setOption(h, sessionId, "mode", "plan");
-    expect(option(answer.configOptions, "mode")?.currentValue).toBe("plan");
-    expect(await h.waitFor((u) => u.sessionUpdate === "current_mode_update")).toEqual({
-      sessionUpdate: "current_mode_update",
-      currentModeId: "plan",
-    });
-    expect(ofKind(h.updatesOf(sessionId), "config_option_update")).toEqual([]);
+      const answer = await setOption(h, sessionId, "mode", "plan");
+      expect(option(answer.configOptions, "mode")?.currentValue).toBe("plan");
+      expect(await h.waitFor((u) => u.sessionUpdate === "current_mode_update")).toEqual({
+        sessionUpdate: "current_mode_update",
+        currentModeId: "plan",
+      });
+      expect(ofKind(h.updatesOf(sessionId), "config_option_update")).toEqual([]);
 
-    await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "build" });
-    const update = await h.waitFor((u) => u.sessionUpdate === "config_option_update");
-    expect(update.sessionUpdate === "config_option_update" && option(update.configOptions, "mode")?.currentValue).toBe(
-      "build",
-    );
-    expect(ofKind(h.updatesOf(sessionId), "current_mode_update")).toHaveLength(1);
+      await h.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "build" });
+      const update = await h.waitFor((u) => u.sessionUpdate === "config_option_update");
+      expect(
+        update.sessionUpdate === "config_option_update" && option(update.configOptions, "mode")?.currentValue,
+      ).toBe("build");
+      expect(ofKind(h.updatesOf(sessionId), "current_mode_update")).toHaveLength(1);
 
-    expect((await h.prompt(sessionId, "/mode plan")).stopReason).toBe("end_turn");
-    expect(messageText(h.updatesOf(sessionId))).toContain("Mode: plan. It applies from the next turn.");
-    expect(ofKind(h.updatesOf(sessionId), "current_mode_update").map((u) => u.currentModeId)).toEqual(["plan", "plan"]);
-    const configs = ofKind(h.updatesOf(sessionId), "config_option_update");
-    expect(option(configs.at(-1)?.configOptions, "mode")?.currentValue).toBe("plan");
+      expect((await h.prompt(sessionId, "/mode plan")).stopReason).toBe("end_turn");
+      expect(messageText(h.updatesOf(sessionId))).toContain("Mode: plan. It applies from the next turn.");
+      expect(ofKind(h.updatesOf(sessionId), "current_mode_update").map((u) => u.currentModeId)).toEqual([
+        "plan",
+        "plan",
+      ]);
+      const configs = ofKind(h.updatesOf(sessionId), "config_option_update");
+      expect(option(configs.at(-1)?.configOptions, "mode")?.currentValue).toBe("plan");
 
-    const refused = await rejection(setOption(h, sessionId, "mode", "yolo"));
-    expect(refused.message).toContain('There is no mode "yolo"');
-  });
+      const refused = await rejection(setOption(h, sessionId, "mode", "yolo"));
+      expect(refused.message).toContain('There is no mode "yolo"');
+    },
+  );
 });
 
 describe("the context and cost meter", () => {
-  test("a usage_update after every model response: tokens in the context, the window, the session's cost; /compact lowers it", async () => {
-    // Reported sizes include the system prompt and the tools, as a provider's do.
-    const model = new FakeModelClient([
-      fake.toolCall("read_file", { path: "notes.txt" }, { usage: { inputTokens: 20_000, outputTokens: 100 } }),
-      fake.text("It says hello.", { usage: { inputTokens: 23_000, outputTokens: 40, cacheReadTokens: 1_000 } }),
-      fake.text("Second answer.", { usage: { inputTokens: 24_000, outputTokens: 30 } }),
-      fake.text("Third answer.", { usage: { inputTokens: 25_000, outputTokens: 30 } }),
-      fake.text("SUMMARY: the user asked about notes.txt."),
-    ]);
-    await using h = startHarness({ models: [model], files: { "notes.txt": `hello\n${"filler line\n".repeat(300)}` } });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    await h.prompt(sessionId, "what does notes.txt say?");
-    const usage = ofKind(h.updatesOf(sessionId), "usage_update");
-    // One at session/new, then one per response.
-    expect(usage).toHaveLength(3);
-    expect(usage[1]).toEqual({
-      sessionUpdate: "usage_update",
-      used: 20_100,
-      size: 1_000_000,
-      cost: { amount: (20_000 * 2 + 100 * 10) / 1e6, currency: "USD" },
-    });
-    expect(usage[2]?.used).toBe(24_040);
-    expect(usage[2]?.cost?.amount).toBeCloseTo((20_000 * 2 + 100 * 10 + 23_000 * 2 + 40 * 10 + 1_000 * 0.2) / 1e6, 12);
-    // The usage goes out before the step's other updates of the next step: after the response's text.
-    const kinds = h.updatesOf(sessionId).map((u) => u.sessionUpdate);
-    expect(kinds.lastIndexOf("usage_update")).toBeGreaterThan(kinds.lastIndexOf("agent_message_chunk"));
+  test(
+    "a usage_update after every model response: tokens in the context, the window, " +
+      "the session's cost; /compact lowers it",
+    async () => {
+      // Reported sizes include the system prompt and the tools, as a provider's do.
+      const model = new FakeModelClient([
+        fake.toolCall("read_file", { path: "notes.txt" }, { usage: { inputTokens: 20_000, outputTokens: 100 } }),
+        fake.text("It says hello.", { usage: { inputTokens: 23_000, outputTokens: 40, cacheReadTokens: 1_000 } }),
+        fake.text("Second answer.", { usage: { inputTokens: 24_000, outputTokens: 30 } }),
+        fake.text("Third answer.", { usage: { inputTokens: 25_000, outputTokens: 30 } }),
+        fake.text("SUMMARY: the user asked about notes.txt."),
+      ]);
+      await using h = startHarness({
+        models: [model],
+        files: { "notes.txt": `hello\n${"filler line\n".repeat(300)}` },
+      });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "what does notes.txt say?");
+      const usage = ofKind(h.updatesOf(sessionId), "usage_update");
+      // One at session/new, then one per response.
+      expect(usage).toHaveLength(3);
+      expect(usage[1]).toEqual({
+        sessionUpdate: "usage_update",
+        used: 20_100,
+        size: 1_000_000,
+        cost: { amount: (20_000 * 2 + 100 * 10) / 1e6, currency: "USD" },
+      });
+      expect(usage[2]?.used).toBe(24_040);
+      expect(usage[2]?.cost?.amount).toBeCloseTo(
+        (20_000 * 2 + 100 * 10 + 23_000 * 2 + 40 * 10 + 1_000 * 0.2) / 1e6,
+        12,
+      );
+      // The usage goes out before the step's other updates of the next step: after the response's text.
+      const kinds = h.updatesOf(sessionId).map((u) => u.sessionUpdate);
+      expect(kinds.lastIndexOf("usage_update")).toBeGreaterThan(kinds.lastIndexOf("agent_message_chunk"));
 
-    await h.prompt(sessionId, "again");
-    await h.prompt(sessionId, "and again");
-    const before = ofKind(h.updatesOf(sessionId), "usage_update").at(-1)?.used ?? 0;
-    expect((await h.prompt(sessionId, "/compact")).stopReason).toBe("end_turn");
-    expect(messageText(h.updatesOf(sessionId))).toMatch(
-      /Garuda: the conversation was compacted to make room \([\d,K]+ → [\d,K]+ tokens\)\./,
-    );
-    const after = ofKind(h.updatesOf(sessionId), "usage_update").at(-1);
-    expect(after?.used).toBeLessThan(before);
-    expect(model.remaining).toBe(0);
-  });
+      await h.prompt(sessionId, "again");
+      await h.prompt(sessionId, "and again");
+      const before = ofKind(h.updatesOf(sessionId), "usage_update").at(-1)?.used ?? 0;
+      expect((await h.prompt(sessionId, "/compact")).stopReason).toBe("end_turn");
+      expect(messageText(h.updatesOf(sessionId))).toMatch(
+        /Garuda: the conversation was compacted to make room \([\d,K]+ → [\d,K]+ tokens\)\./,
+      );
+      const after = ofKind(h.updatesOf(sessionId), "usage_update").at(-1);
+      expect(after?.used).toBeLessThan(before);
+      expect(model.remaining).toBe(0);
+    },
+  );
 
   test("no cost for a model without a price", async () => {
     await using h = startHarness({
@@ -252,35 +280,39 @@ describe("the context and cost meter", () => {
 });
 
 describe("built-in commands over ACP", () => {
-  test("/undo restores the last turn's files and says which; /diff shows what changed; /permissions the rules and this session's; none asks the model", async () => {
-    const model = new FakeModelClient([
-      fake.toolCall("read_file", { path: "a.txt" }),
-      fake.toolCall("write_file", { path: "a.txt", content: "new text\n" }),
-      fake.text("Written."),
-    ]);
-    await using h = startHarness({ models: [model], files: { "a.txt": "old text\n" } });
-    h.answer = () => select("session");
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    await h.prompt(sessionId, "change a.txt");
-    expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("new text\n");
-    const requests = model.requests.length;
+  test(
+    "/undo restores the last turn's files and says which; /diff shows what changed; " +
+      "/permissions the rules and this session's; none asks the model",
+    async () => {
+      const model = new FakeModelClient([
+        fake.toolCall("read_file", { path: "a.txt" }),
+        fake.toolCall("write_file", { path: "a.txt", content: "new text\n" }),
+        fake.text("Written."),
+      ]);
+      await using h = startHarness({ models: [model], files: { "a.txt": "old text\n" } });
+      h.answer = () => select("session");
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "change a.txt");
+      expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("new text\n");
+      const requests = model.requests.length;
 
-    await h.prompt(sessionId, "/diff");
-    expect(messageText(h.updatesOf(sessionId))).toContain("```diff\n");
-    expect(messageText(h.updatesOf(sessionId))).toContain("+new text");
+      await h.prompt(sessionId, "/diff");
+      expect(messageText(h.updatesOf(sessionId))).toContain("```diff\n");
+      expect(messageText(h.updatesOf(sessionId))).toContain("+new text");
 
-    await h.prompt(sessionId, "/permissions");
-    const permissions = messageText(h.updatesOf(sessionId));
-    expect(permissions).toContain("**Rules in force**");
-    expect(permissions).toContain("**This session's rules**");
-    expect(permissions).toMatch(/1\. `write_file[^`]*`/);
+      await h.prompt(sessionId, "/permissions");
+      const permissions = messageText(h.updatesOf(sessionId));
+      expect(permissions).toContain("**Rules in force**");
+      expect(permissions).toContain("**This session's rules**");
+      expect(permissions).toMatch(/1\. `write_file[^`]*`/);
 
-    await h.prompt(sessionId, "/undo");
-    expect(messageText(h.updatesOf(sessionId))).toContain("Restored `a.txt`.");
-    expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("old text\n");
-    expect(model.requests).toHaveLength(requests);
-  });
+      await h.prompt(sessionId, "/undo");
+      expect(messageText(h.updatesOf(sessionId))).toContain("Restored `a.txt`.");
+      expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("old text\n");
+      expect(model.requests).toHaveLength(requests);
+    },
+  );
 
   test("/model lists and switches; /compact with nothing to compact says so", async () => {
     const sonnet = new FakeModelClient([]);
@@ -354,7 +386,9 @@ describe("live terminal output (Zed's extension)", () => {
   const printing =
     "for i in $(seq 1 40); do printf 'line %s \\033[31mred\\033[0m \\342\\200\\256x\\n' $i; sleep 0.02; done; exit 3";
 
-  test("with _meta.terminal_output a sandboxed command is a terminal: info, output streamed in batches (nothing lost, escapes out, hidden characters shown), then exit", async () => {
+  test("with _meta.terminal_output a sandboxed command is a terminal: info, output " +
+    "streamed in batches (nothing lost, escapes out, hidden characters shown), then " +
+    "exit", async () => {
     const model = new FakeModelClient([
       fake.toolCall("bash", { command: printing }, { id: "toolu_term" }),
       fake.text("It printed."),

@@ -90,7 +90,8 @@ describe("the editor's MCP servers: units", () => {
     await h.prompt(sessionId, "go");
     const text = messageText(h.updatesOf(sessionId));
     expect(text).toContain(
-      `The editor's MCP server "old" was not started: Garuda takes an editor's remote servers over Streamable HTTP only, not sse.`,
+      `The editor's MCP server "old" was not started: Garuda takes an editor's remote ` +
+        `servers over Streamable HTTP only, not sse.`,
     );
     expect(text).toContain(`The editor's MCP server "plain" was not started: a remote server must use https://`);
     expect(text).not.toContain("are not started: Garuda does not run an editor's MCP servers");
@@ -122,63 +123,72 @@ describe("the editor's MCP servers: units", () => {
 });
 
 describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
-  test("the first prompt asks with the command line and env names only; its tools are mcp__<name>__*, ask like any MCP tool, and are titled server/tool", async () => {
-    const model = new FakeModelClient([
-      fake.toolCall("mcp__fix-tools__echo", { text: "hi" }, { id: "toolu_echo" }),
-      fake.toolCall("mcp__fix-tools__token", {}, { id: "toolu_token" }),
-      fake.text("done"),
-    ]);
-    await using h = startHarness({ models: [model] });
-    h.answer = answering("once");
-    await h.initialize();
-    const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
-    expect(existsSync(join(h.root, "started.txt"))).toBe(false);
-    await h.prompt(sessionId, "go");
-    const [consent, ...calls] = h.permissions;
-    expect(consent?.toolCall.toolCallId).toBe("garuda-question-1");
-    expect(consent?.options.map((o) => o.optionId)).toEqual(["once", "session", "deny"]);
-    const text = contentText(consent?.toolCall.content);
-    expect(text).toContain(`Start the editor's MCP server "fix-tools"?`);
-    expect(text).toContain(`$ ${process.execPath} ${EDITOR_SERVER}`);
-    expect(text).toContain("inside the OS sandbox");
-    expect(text).toContain(
-      "Environment: EDITOR_TOKEN (set by the editor), FIXTURE_DIR (set by the editor), FIXTURE_MARK (set by the editor)",
-    );
-    expect(text).not.toContain(SECRET);
-    // Each tool call asked as an MCP tool does, titled server/tool.
-    expect(calls.map((p) => [p.toolCall.toolCallId, p.toolCall.title])).toEqual([
-      ["toolu_echo", "fix-tools/echo"],
-      ["toolu_token", "fix-tools/token"],
-    ]);
-    expect(mcpTools(model)).toContain("mcp__fix-tools__read");
-    const updates = h.updatesOf(sessionId);
-    expect(resultOf(updates, "toolu_echo")).toContain("echo: hi");
-    // The value reached the server (its length), and nothing sent it anywhere else.
-    expect(resultOf(updates, "toolu_token")).toContain(`token length ${SECRET.length}`);
-    // Closed, so the audit log and the session file are complete (h.close() would remove the home).
-    await h.agent.request("session/close", { sessionId });
-    const files = filesUnder(h.home);
-    expect(files.some((path) => path.includes(join(".garuda", "audit")))).toBe(true);
-    expect(files.some((path) => path.includes(join(".garuda", "sessions")))).toBe(true);
-    for (const path of files)
-      expect({ path, found: readFileSync(path, "utf8").includes(SECRET) }).toEqual({ path, found: false });
-    expect(JSON.stringify(model.requests)).not.toContain(SECRET);
-    expect(h.lines.join("\n")).not.toContain(SECRET);
-  });
+  test(
+    "the first prompt asks with the command line and env names only; its tools are " +
+      "mcp__<name>__*, ask like any MCP tool, and are titled server/tool",
+    async () => {
+      const model = new FakeModelClient([
+        fake.toolCall("mcp__fix-tools__echo", { text: "hi" }, { id: "toolu_echo" }),
+        fake.toolCall("mcp__fix-tools__token", {}, { id: "toolu_token" }),
+        fake.text("done"),
+      ]);
+      await using h = startHarness({ models: [model] });
+      h.answer = answering("once");
+      await h.initialize();
+      const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
+      expect(existsSync(join(h.root, "started.txt"))).toBe(false);
+      await h.prompt(sessionId, "go");
+      const [consent, ...calls] = h.permissions;
+      expect(consent?.toolCall.toolCallId).toBe("garuda-question-1");
+      expect(consent?.options.map((o) => o.optionId)).toEqual(["once", "session", "deny"]);
+      const text = contentText(consent?.toolCall.content);
+      expect(text).toContain(`Start the editor's MCP server "fix-tools"?`);
+      expect(text).toContain(`$ ${process.execPath} ${EDITOR_SERVER}`);
+      expect(text).toContain("inside the OS sandbox");
+      expect(text).toContain(
+        "Environment: EDITOR_TOKEN (set by the editor), FIXTURE_DIR (set by the " +
+          "editor), FIXTURE_MARK (set by the editor)",
+      );
+      expect(text).not.toContain(SECRET);
+      // Each tool call asked as an MCP tool does, titled server/tool.
+      expect(calls.map((p) => [p.toolCall.toolCallId, p.toolCall.title])).toEqual([
+        ["toolu_echo", "fix-tools/echo"],
+        ["toolu_token", "fix-tools/token"],
+      ]);
+      expect(mcpTools(model)).toContain("mcp__fix-tools__read");
+      const updates = h.updatesOf(sessionId);
+      expect(resultOf(updates, "toolu_echo")).toContain("echo: hi");
+      // The value reached the server (its length), and nothing sent it anywhere else.
+      expect(resultOf(updates, "toolu_token")).toContain(`token length ${SECRET.length}`);
+      // Closed, so the audit log and the session file are complete (h.close() would remove the home).
+      await h.agent.request("session/close", { sessionId });
+      const files = filesUnder(h.home);
+      expect(files.some((path) => path.includes(join(".garuda", "audit")))).toBe(true);
+      expect(files.some((path) => path.includes(join(".garuda", "sessions")))).toBe(true);
+      for (const path of files)
+        expect({ path, found: readFileSync(path, "utf8").includes(SECRET) }).toEqual({ path, found: false });
+      expect(JSON.stringify(model.requests)).not.toContain(SECRET);
+      expect(h.lines.join("\n")).not.toContain(SECRET);
+    },
+  );
 
-  test("negative control for the search: the same search finds a value Garuda did write (the server's echo in the session file)", async () => {
-    const model = new FakeModelClient([
-      fake.toolCall("mcp__fix-tools__echo", { text: SECRET }, { id: "toolu_echo" }),
-      fake.text("done"),
-    ]);
-    await using h = startHarness({ models: [model] });
-    h.answer = answering("once");
-    await h.initialize();
-    const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
-    await h.prompt(sessionId, "go");
-    await h.agent.request("session/close", { sessionId });
-    expect(filesUnder(h.home).some((path) => readFileSync(path, "utf8").includes(SECRET))).toBe(true);
-  });
+  test(
+    "negative control for the search: the same search finds a value Garuda did " +
+      "write (the server's echo in the session file)",
+    async () => {
+      const model = new FakeModelClient([
+        fake.toolCall("mcp__fix-tools__echo", { text: SECRET }, { id: "toolu_echo" }),
+        fake.text("done"),
+      ]);
+      await using h = startHarness({ models: [model] });
+      h.answer = answering("once");
+      await h.initialize();
+      const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
+      await h.prompt(sessionId, "go");
+      await h.agent.request("session/close", { sessionId });
+      expect(filesUnder(h.home).some((path) => readFileSync(path, "utf8").includes(SECRET))).toBe(true);
+    },
+  );
 
   test("deny: the server never starts and its tools are not offered", async () => {
     const model = new FakeModelClient([fake.text("done")]);
@@ -192,28 +202,32 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     expect(messageText(h.updatesOf(sessionId))).toContain(`The MCP server "fix-tools" was not started`);
   });
 
-  test("remember pins the exact definition in trust.json: the next session starts it without a question, a changed env value asks again", async () => {
-    const model = new FakeModelClient([fake.text("one"), fake.text("two"), fake.text("three")]);
-    await using h = startHarness({ models: [model] });
-    h.answer = answering("session");
-    await h.initialize();
-    await h.prompt((await h.newSession({ mcpServers: [stdioServer(h.root)] })).sessionId, "go");
-    expect(h.permissions).toHaveLength(1);
-    const trust = readFileSync(garudaPaths(h.home).trust, "utf8");
-    expect(trust).toContain("editor:fix-tools");
-    expect(trust).not.toContain(SECRET);
-    await h.prompt((await h.newSession({ mcpServers: [stdioServer(h.root)] })).sessionId, "go");
-    expect(h.permissions).toHaveLength(1);
-    const changed = stdioServer(h.root, {
-      env: [
-        { name: "EDITOR_TOKEN", value: "another" },
-        { name: "FIXTURE_MARK", value: "started.txt" },
-        { name: "FIXTURE_DIR", value: h.root },
-      ],
-    });
-    await h.prompt((await h.newSession({ mcpServers: [changed] })).sessionId, "go");
-    expect(h.permissions).toHaveLength(2);
-  });
+  test(
+    "remember pins the exact definition in trust.json: the next session starts it " +
+      "without a question, a changed env value asks again",
+    async () => {
+      const model = new FakeModelClient([fake.text("one"), fake.text("two"), fake.text("three")]);
+      await using h = startHarness({ models: [model] });
+      h.answer = answering("session");
+      await h.initialize();
+      await h.prompt((await h.newSession({ mcpServers: [stdioServer(h.root)] })).sessionId, "go");
+      expect(h.permissions).toHaveLength(1);
+      const trust = readFileSync(garudaPaths(h.home).trust, "utf8");
+      expect(trust).toContain("editor:fix-tools");
+      expect(trust).not.toContain(SECRET);
+      await h.prompt((await h.newSession({ mcpServers: [stdioServer(h.root)] })).sessionId, "go");
+      expect(h.permissions).toHaveLength(1);
+      const changed = stdioServer(h.root, {
+        env: [
+          { name: "EDITOR_TOKEN", value: "another" },
+          { name: "FIXTURE_MARK", value: "started.txt" },
+          { name: "FIXTURE_DIR", value: h.root },
+        ],
+      });
+      await h.prompt((await h.newSession({ mcpServers: [changed] })).sessionId, "go");
+      expect(h.permissions).toHaveLength(2);
+    },
+  );
 
   test("the server dies with the session (session/close), checked by its pid", async () => {
     const tag = `editor-server-${marker()}`;
@@ -230,41 +244,45 @@ describeSandbox("the editor's MCP servers over stdio, in the sandbox", () => {
     expect(processesWith(tag)).toEqual([]);
   });
 
-  test("red team: the editor's server cannot write outside the root, read ~/.ssh or reach a host, as a user's server cannot", async () => {
-    using outside = tempDir("garuda-editor-outside-");
-    const web = httpServer();
-    let key = "";
-    try {
-      const model = new FakeModelClient([
-        fake.toolCall("mcp__fix-tools__touch", { path: join(outside.path, "planted.txt") }, { id: "toolu_out" }),
-        fake.toolCall("mcp__fix-tools__touch", { path: "inside.txt" }, { id: "toolu_in" }),
-        // The key's path is known once the harness made the home.
-        () => fake.toolCall("mcp__fix-tools__read", { path: key }, { id: "toolu_ssh" }),
-        fake.toolCall("mcp__fix-tools__reach", { url: web.url("/") }, { id: "toolu_net" }),
-        fake.text("done"),
-      ]);
-      await using h = startHarness({ models: [model] });
-      key = join(h.home, ".ssh", "id_ed25519");
-      mkdirSync(join(h.home, ".ssh"), { recursive: true });
-      writeFileSync(key, "PRIVATE KEY MATERIAL\n");
-      h.answer = answering("once");
-      await h.initialize();
-      const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
-      await h.prompt(sessionId, "go");
-      const updates = h.updatesOf(sessionId);
-      expect(existsSync(join(outside.path, "planted.txt"))).toBe(false);
-      expect(resultOf(updates, "toolu_out")).toContain("could not write");
-      // Negative control: the same tool writes inside the root.
-      expect(readFileSync(join(h.root, "inside.txt"), "utf8")).toBe("touched\n");
-      expect(resultOf(updates, "toolu_ssh")).toContain("failed");
-      expect(resultOf(updates, "toolu_ssh")).not.toContain("PRIVATE KEY");
-      expect(resultOf(updates, "toolu_net")).toContain("failed");
-      // Negative control: the host answers anyone outside the sandbox.
-      expect((await fetch(web.url("/"))).status).toBe(200);
-    } finally {
-      web.stop();
-    }
-  });
+  test(
+    "red team: the editor's server cannot write outside the root, read ~/.ssh or " +
+      "reach a host, as a user's server cannot",
+    async () => {
+      using outside = tempDir("garuda-editor-outside-");
+      const web = httpServer();
+      let key = "";
+      try {
+        const model = new FakeModelClient([
+          fake.toolCall("mcp__fix-tools__touch", { path: join(outside.path, "planted.txt") }, { id: "toolu_out" }),
+          fake.toolCall("mcp__fix-tools__touch", { path: "inside.txt" }, { id: "toolu_in" }),
+          // The key's path is known once the harness made the home.
+          () => fake.toolCall("mcp__fix-tools__read", { path: key }, { id: "toolu_ssh" }),
+          fake.toolCall("mcp__fix-tools__reach", { url: web.url("/") }, { id: "toolu_net" }),
+          fake.text("done"),
+        ]);
+        await using h = startHarness({ models: [model] });
+        key = join(h.home, ".ssh", "id_ed25519");
+        mkdirSync(join(h.home, ".ssh"), { recursive: true });
+        writeFileSync(key, "PRIVATE KEY MATERIAL\n");
+        h.answer = answering("once");
+        await h.initialize();
+        const { sessionId } = await h.newSession({ mcpServers: [stdioServer(h.root)] });
+        await h.prompt(sessionId, "go");
+        const updates = h.updatesOf(sessionId);
+        expect(existsSync(join(outside.path, "planted.txt"))).toBe(false);
+        expect(resultOf(updates, "toolu_out")).toContain("could not write");
+        // Negative control: the same tool writes inside the root.
+        expect(readFileSync(join(h.root, "inside.txt"), "utf8")).toBe("touched\n");
+        expect(resultOf(updates, "toolu_ssh")).toContain("failed");
+        expect(resultOf(updates, "toolu_ssh")).not.toContain("PRIVATE KEY");
+        expect(resultOf(updates, "toolu_net")).toContain("failed");
+        // Negative control: the host answers anyone outside the sandbox.
+        expect((await fetch(web.url("/"))).status).toBe(200);
+      } finally {
+        web.stop();
+      }
+    },
+  );
 });
 
 /** A Streamable HTTP MCP server on 127.0.0.1 (official SDK) that counts the requests it gets. */
@@ -315,27 +333,31 @@ describe("the editor's MCP servers over http, held to the egress rules", () => {
     }
   });
 
-  test("negative control: listed in your ~/.garuda/mcp.json projectServers.allowHosts, the same server is asked about, starts, and its tool runs", async () => {
-    const server = await loopbackServer();
-    try {
-      const model = new FakeModelClient([
-        fake.toolCall("mcp__local__echo", { text: "over http" }, { id: "toolu_http" }),
-        fake.text("done"),
-      ]);
-      await using h = startHarness({ models: [model] });
-      mkdirSync(join(h.home, ".garuda"), { recursive: true });
-      writeFileSync(garudaPaths(h.home).mcp, JSON.stringify({ projectServers: { allowHosts: [server.address] } }));
-      h.answer = answering("once");
-      await h.initialize();
-      const { sessionId } = await h.newSession({
-        mcpServers: [{ type: "http", name: "local", url: server.url, headers: [] }],
-      });
-      await h.prompt(sessionId, "go");
-      expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "toolu_http"]);
-      expect(resultOf(h.updatesOf(sessionId), "toolu_http")).toContain("echo: over http");
-      expect(server.seen.length).toBeGreaterThan(0);
-    } finally {
-      server.stop();
-    }
-  });
+  test(
+    "negative control: listed in your ~/.garuda/mcp.json projectServers.allowHosts, " +
+      "the same server is asked about, starts, and its tool runs",
+    async () => {
+      const server = await loopbackServer();
+      try {
+        const model = new FakeModelClient([
+          fake.toolCall("mcp__local__echo", { text: "over http" }, { id: "toolu_http" }),
+          fake.text("done"),
+        ]);
+        await using h = startHarness({ models: [model] });
+        mkdirSync(join(h.home, ".garuda"), { recursive: true });
+        writeFileSync(garudaPaths(h.home).mcp, JSON.stringify({ projectServers: { allowHosts: [server.address] } }));
+        h.answer = answering("once");
+        await h.initialize();
+        const { sessionId } = await h.newSession({
+          mcpServers: [{ type: "http", name: "local", url: server.url, headers: [] }],
+        });
+        await h.prompt(sessionId, "go");
+        expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "toolu_http"]);
+        expect(resultOf(h.updatesOf(sessionId), "toolu_http")).toContain("echo: over http");
+        expect(server.seen.length).toBeGreaterThan(0);
+      } finally {
+        server.stop();
+      }
+    },
+  );
 });

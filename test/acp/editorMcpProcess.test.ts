@@ -53,7 +53,8 @@ function namespacePids(pid: number): number[] {
 }
 
 describeSandbox("garuda acp, the compiled binary, with the editor's stdio MCP server", () => {
-  test("asked, started in the sandbox, its tool result reaches the editor, gone when stdin closes; the editor's env value is written nowhere", async () => {
+  test("asked, started in the sandbox, its tool result reaches the editor, gone when " +
+    "stdin closes; the editor's env value is written nowhere", async () => {
     const tag = `editor-server-process-${process.pid}-${Date.now()}`;
     const home = makeTempDir("home-", { under: work });
     const key = join(home, ".ssh", "id_ed25519");

@@ -31,7 +31,8 @@ afterAll(() => {
 });
 
 describeSandbox("garuda acp, the compiled binary, with the editor's servers in a cloned project", () => {
-  test("npx -y with the editor's token, bare or behind `sh -c`, does not run the project's copy; naming the project's script asks as the project's code", async () => {
+  test("npx -y with the editor's token, bare or behind `sh -c`, does not run the " +
+    "project's copy; naming the project's script asks as the project's code", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
       script: [{ steps: [{ type: "text", text: "Nothing to do." }] }],
@@ -83,7 +84,8 @@ describeSandbox("garuda acp, the compiled binary, with the editor's servers in a
     expect(existsSync(join(root, "github-ran.txt"))).toBe(false);
     expect(existsSync(join(root, "shell-ran.txt"))).toBe(false);
     expect(existsSync(join(root, "path-npx-ran.txt"))).toBe(false);
-    // All were asked about (answered "once"); only the one that names the project's script says it is the project's code.
+    // All were asked about (answered "once"); only the one that names the project's script says it is the project's
+    // code.
     const asked = permissions.map((p) => JSON.stringify(p.toolCall));
     expect(asked).toHaveLength(3);
     expect(asked[0]).toContain("MCP server: github");

@@ -112,7 +112,8 @@ describe("session/fork over ACP, the compiled binary", () => {
     }
   }, 60_000);
 
-  test("AIR's fork point: the fork keeps the conversation up to and with that message; an unknown one is refused", async () => {
+  test("AIR's fork point: the fork keeps the conversation up to and with that message; " +
+    "an unknown one is refused", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
       script: [

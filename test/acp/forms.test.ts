@@ -77,7 +77,8 @@ function requestIdOf(lines: readonly string[], method: string, id: string): numb
 const choose = (optionId: string): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId } });
 
 describe("hunks in the editor, the compiled binary", () => {
-  test("with forms: Choose hunks, then one multi-select form; 1 of 2 kept, the model told, audited, undone", async () => {
+  test("with forms: Choose hunks, then one multi-select form; 1 of 2 kept, the model " +
+    "told, audited, undone", async () => {
     await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test", script: writeTurn("toolu_write") });
     const agent = await session(mock, true, {
       permission: (params) => choose(params.toolCall.toolCallId === "toolu_write" ? HUNKS_OPTION : "once"),
@@ -164,7 +165,8 @@ describe("hunks in the editor, the compiled binary", () => {
     expect(answer).toMatchObject({ choice: "once", hunks: { kept: [2], rejected: [1] } });
   }, 60_000);
 
-  test("an attacker's form: values never offered, a wrong type, none; a second answer; a late one — nothing written", async () => {
+  test("an attacker's form: values never offered, a wrong type, none; a second answer; " +
+    "a late one — nothing written", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
       script: [...writeTurn("toolu_unoffered"), ...writeTurn("toolu_type"), ...writeTurn("toolu_late")],

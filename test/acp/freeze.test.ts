@@ -23,7 +23,8 @@ function finished(updates: readonly acp.SessionUpdate[], id: string): acp.ToolCa
 }
 
 describe("one session's search does not hold up another", () => {
-  test("grep and find_definition meet a FIFO: skipped with a line that says why; the other session answered meanwhile", async () => {
+  test("grep and find_definition meet a FIFO: skipped with a line that says why; the " +
+    "other session answered meanwhile", async () => {
     const first = new FakeModelClient([
       fake.toolCall("grep", { pattern: "needle" }, { id: "toolu_grep" }),
       fake.toolCall("find_definition", { name: "needle" }, { id: "toolu_def" }),
@@ -48,11 +49,15 @@ describe("one session's search does not hold up another", () => {
     const updates = h.updatesOf(a.sessionId);
     const grep = contentText(finished(updates, "toolu_grep")?.content);
     expect(grep).toBe(
-      "```\na.ts:1:export function needle() {}\n[Not searched: 2 paths that are not a regular file (a pipe, socket or device, which reading could hang on): notes.ts, notes.txt.]\n```",
+      "```\na.ts:1:export function needle() {}\n[Not searched: 2 paths that are not a " +
+        "regular file (a pipe, socket or device, which reading could hang on): " +
+        "notes.ts, notes.txt.]\n```",
     );
     const def = contentText(finished(updates, "toolu_def")?.content);
     expect(def).toBe(
-      "```\na.ts:1  function needle — export function needle()\n[Not searched: 1 path that is not a regular file (a pipe, socket or device, which reading could hang on): notes.ts.]\n```",
+      "```\na.ts:1  function needle — export function needle()\n[Not searched: 1 path " +
+        "that is not a regular file (a pipe, socket or device, which reading could hang " +
+        "on): notes.ts.]\n```",
     );
     const named = finished(updates, "toolu_named");
     expect(named?.status).toBe("failed");
@@ -61,7 +66,8 @@ describe("one session's search does not hold up another", () => {
     );
   }, 60_000);
 
-  test("a pattern that backtracks for seconds: the other session answers at once, and cancel ends the search at once", async () => {
+  test("a pattern that backtracks for seconds: the other session answers at once, and " +
+    "cancel ends the search at once", async () => {
     const first = new FakeModelClient([
       fake.toolCall("grep", { pattern: "(a+)+$" }, { id: "toolu_slow" }),
       fake.text("next turn"),

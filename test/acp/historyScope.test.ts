@@ -39,7 +39,8 @@ async function quit(agent: ReturnType<typeof startAgent>): Promise<number> {
 }
 
 describe("session/delete over ACP, the compiled binary", () => {
-  test("a session of project A is not deleted from an editor working in project B; listed for A (or in the list of all), it is", async () => {
+  test("a session of project A is not deleted from an editor working in project B; " +
+    "listed for A (or in the list of all), it is", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
       script: [{ steps: [{ type: "text", text: "Noted." }] }, { steps: [{ type: "text", text: "Also noted." }] }],

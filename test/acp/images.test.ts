@@ -63,23 +63,26 @@ describe("images over ACP", () => {
     expect(imagesOf(model)).toEqual([{ type: "image", mediaType: "image/png", data: PNG_1PX }]);
   });
 
-  test("bytes that are no image, and an image over the size limit, are refused with a line; nothing broken is sent", async () => {
-    const model = new FakeModelClient([fake.text("ok")]);
-    await using h = startHarness({ models: [model] });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    const big = Buffer.alloc(MAX_IMAGE_BYTES + 10);
-    Buffer.from(PNG_1PX, "base64").copy(big);
-    await h.prompt(sessionId, [
-      { type: "text", text: "look" },
-      { type: "image", data: Buffer.from("<svg onload=alert(1)>").toString("base64"), mimeType: "image/png" },
-      { type: "image", data: big.toString("base64"), mimeType: "image/png" },
-    ]);
-    expect(imagesOf(model)).toEqual([]);
-    const said = messageText(h.updatesOf(sessionId));
-    expect(said).toContain("Image 1 was not sent: it is not a PNG, JPEG, GIF or WebP image.");
-    expect(said).toContain("Image 2 was not sent: it is 3.8 MB, and models take images up to 3.75 MB.");
-  });
+  test(
+    "bytes that are no image, and an image over the size limit, are refused with a " + "line; nothing broken is sent",
+    async () => {
+      const model = new FakeModelClient([fake.text("ok")]);
+      await using h = startHarness({ models: [model] });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      const big = Buffer.alloc(MAX_IMAGE_BYTES + 10);
+      Buffer.from(PNG_1PX, "base64").copy(big);
+      await h.prompt(sessionId, [
+        { type: "text", text: "look" },
+        { type: "image", data: Buffer.from("<svg onload=alert(1)>").toString("base64"), mimeType: "image/png" },
+        { type: "image", data: big.toString("base64"), mimeType: "image/png" },
+      ]);
+      expect(imagesOf(model)).toEqual([]);
+      const said = messageText(h.updatesOf(sessionId));
+      expect(said).toContain("Image 1 was not sent: it is not a PNG, JPEG, GIF or WebP image.");
+      expect(said).toContain("Image 2 was not sent: it is 3.8 MB, and models take images up to 3.75 MB.");
+    },
+  );
 
   test("a model the catalog marks as text-only gets no image, and a Garuda: line says why", async () => {
     const model = new FakeModelClient([fake.text("ok")]);
@@ -118,7 +121,8 @@ const imagesSent = (mock: MockAnthropic, index: number): number =>
     .filter((block: { type: string }) => block.type === "image").length;
 
 describe("images bounded per request and per conversation (the real client on the mock Messages API)", () => {
-  test("images that with the conversation's would pass 24 MB are refused before anything is sent; the session file records it, the session goes on", async () => {
+  test("images that with the conversation's would pass 24 MB are refused before " +
+    "anything is sent; the session file records it, the session goes on", async () => {
     await using mock = startMockAnthropic({
       script: [{ steps: [{ type: "text", text: "Four seen." }] }, { steps: [{ type: "text", text: "Still four." }] }],
     });
@@ -136,7 +140,10 @@ describe("images bounded per request and per conversation (the real client on th
     expect(mock.requests).toHaveLength(1);
     const said = messageText(h.updatesOf(sessionId));
     expect(said).toContain(
-      "Garuda: With this prompt, the conversation would send 28.0 MB of images with every request, more than the 24.0 MB Garuda sends in one (the provider takes 32.0 MB in all), so nothing was sent. Start a new session for more images, or /compact",
+      "Garuda: With this prompt, the conversation would send 28.0 MB of images with " +
+        "every request, more than the 24.0 MB Garuda sends in one (the provider takes " +
+        "32.0 MB in all), so nothing was sent. Start a new session for more images, or " +
+        "/compact",
     );
     const file = allText(garudaPaths(h.home).sessions);
     expect(file).toContain(
@@ -163,7 +170,8 @@ describe("images bounded per request and per conversation (the real client on th
     await h.prompt(sessionId, [{ type: "text", text: "six more" }, ...tiny(15, 6)]);
     expect(mock.requests).toHaveLength(1);
     expect(messageText(h.updatesOf(sessionId))).toContain(
-      "Garuda: With this prompt, the conversation would send 21 images with every request, more than the 20 Garuda sends in one, so nothing was sent.",
+      "Garuda: With this prompt, the conversation would send 21 images with every " +
+        "request, more than the 20 Garuda sends in one, so nothing was sent.",
     );
     expect(allText(garudaPaths(h.home).sessions)).toContain("would send 21 images with every request");
     await h.prompt(sessionId, [{ type: "text", text: "five more" }, ...tiny(15, 5)]);

@@ -19,7 +19,8 @@ const userTexts = (model: FakeModelClient, request = 0) =>
     .map((m) => m.content.map((b) => (b.type === "text" ? b.text : "")).join(""));
 
 describe("session/load", () => {
-  test("a new editor replays the whole conversation as it was shown live, field by field, then continues it", async () => {
+  test("a new editor replays the whole conversation as it was shown live, field by " +
+    "field, then continues it", async () => {
     const first = new FakeModelClient([
       fake.reply([
         { type: "thinking", thinking: "The notes first.", signature: "sig-1" },

@@ -158,7 +158,8 @@ describe("messageId on every chunk", () => {
     }
   }, 90_000);
 
-  test("a session file from before ids were kept replays with ids of its records' positions, the same at every load", async () => {
+  test("a session file from before ids were kept replays with ids of its records' " +
+    "positions, the same at every load", async () => {
     const root = makeTempDir("root-", { under: work });
     const home = makeTempDir("home-", { under: work });
     // Written as an older Garuda wrote it: no messageId, no messageIds.
@@ -188,7 +189,8 @@ describe("messageId on every chunk", () => {
     let before: ReturnType<typeof messages>;
     try {
       before = messages(await first.load(sessionId));
-      // The start record is 0: the prompt is record 1, the answer record 2 (its thinking run 0, its two text blocks one run, 1).
+      // The start record is 0: the prompt is record 1, the answer record 2 (its thinking run 0, its two text blocks one
+      // run, 1).
       expect(before).toEqual([
         { kind: "user_message_chunk", id: "r1", text: "Hello" },
         { kind: "agent_thought_chunk", id: "r2.0", text: "A greeting." },

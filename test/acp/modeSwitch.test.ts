@@ -34,7 +34,8 @@ function userText(model: FakeModelClient, index: number): string {
 }
 
 describe.skipIf(process.platform !== "linux")("session/set_mode to plan", () => {
-  test("stops the build-mode job that writes the project: no write lands after, and the editor and the model are told which", async () => {
+  test("stops the build-mode job that writes the project: no write lands after, and " +
+    "the editor and the model are told which", async () => {
     const model = new FakeModelClient([
       fake.toolCall("process_manager", { action: "start", command: TICKS }, { id: "toolu_ticks" }),
       fake.text("It ticks."),
@@ -58,7 +59,9 @@ describe.skipIf(process.platform !== "linux")("session/set_mode to plan", () => 
     await Bun.sleep(700);
     expect(size(ticks)).toBe(stoppedAt);
 
-    const said = `Plan mode stopped the background process p1 ($ ${TICKS}): it was started in build mode and could write the project.`;
+    const said =
+      `Plan mode stopped the background process p1 ($ ${TICKS}): it was started in ` +
+      `build mode and could write the project.`;
     await h.waitFor(
       (u) =>
         u.sessionUpdate === "agent_message_chunk" &&

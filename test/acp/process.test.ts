@@ -34,7 +34,8 @@ const startAgent = (mock: MockAnthropic, root: string, model?: string, home?: st
   startAgentAt(binary, mock, root, work, model, home);
 
 describe("garuda acp, the compiled binary over stdio", () => {
-  test("initialize, session/new, a streamed prompt with an approved edit, a cancel, and stdin closed mid-command", async () => {
+  test("initialize, session/new, a streamed prompt with an approved edit, a cancel, " +
+    "and stdin closed mid-command", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
       script: [
@@ -154,7 +155,8 @@ describe("garuda acp, the compiled binary over stdio", () => {
     expect(await stderr).not.toContain('"jsonrpc"');
   }, 120_000);
 
-  test("Zed's terminal output: a sandboxed command that prints over seconds streams to the editor while it runs", async () => {
+  test("Zed's terminal output: a sandboxed command that prints over seconds streams to " +
+    "the editor while it runs", async () => {
     const command = "for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.5; done";
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
@@ -255,7 +257,8 @@ describe("garuda acp, the compiled binary over stdio", () => {
     expect(await stderr).toBe("");
   }, 60_000);
 
-  test("stdin closed right behind the first session/new: what it started (the sandbox probe, the runtime) is not left running, exit 0", async () => {
+  test("stdin closed right behind the first session/new: what it started (the sandbox " +
+    "probe, the runtime) is not left running, exit 0", async () => {
     await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test", script: [] });
     const root = makeTempDir("root-", { under: work });
     // The probe's bwrap runs last a few milliseconds, which sampling the agent's children missed
@@ -323,7 +326,8 @@ describe("garuda acp, the compiled binary over stdio", () => {
     connection.close();
     expectOnlyProtocol(lines, tail);
   }, 60_000);
-  test("bad input does not brick a session: 100,000 levels, a 50 MB argument, names with ESC, a newline and U+202E", async () => {
+  test("bad input does not brick a session: 100,000 levels, a 50 MB argument, names " +
+    "with ESC, a newline and U+202E", async () => {
     const deepJson = `{"path":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
     const bigJson = JSON.stringify({ path: "big.txt", content: "z".repeat(50 * 1024 * 1024) });
     const names = ["esc\u001b[2Jname.txt", "new\nline.txt", "rtl\u202Etxt.exe", "plain.txt"];
@@ -387,7 +391,8 @@ describe("garuda acp, the compiled binary over stdio", () => {
     expectOnlyProtocol(lines, tail);
   }, 120_000);
 
-  test("history: a second process lists and loads the session of one that exited, replays it, continues it; a third is refused while the second has it", async () => {
+  test("history: a second process lists and loads the session of one that exited, " +
+    "replays it, continues it; a third is refused while the second has it", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-process-test",
       script: [

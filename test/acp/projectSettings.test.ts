@@ -28,33 +28,37 @@ const settingsPinned = (h: Harness) =>
   existsSync(trustFile(h)) && Object.keys(JSON.parse(readFileSync(trustFile(h), "utf8")).settings ?? {}).length > 0;
 
 describe("project settings asked in the editor", () => {
-  test("the first prompt asks with exactly what the settings loosen; a yes applies them at once and is pinned in trust.json", async () => {
-    await using h = startHarness({ models: [writer(1)] });
-    writeSettings(h.root, { permissions: { allow: ["write_file"] }, network: { allow: ["registry.npmjs.org"] } });
-    h.answer = (params) => select(params.options[0]?.optionId ?? "deny");
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    // session/new asks nothing (no prompt runs, so no editor waits for a question).
-    expect(h.permissions).toHaveLength(0);
-    await h.prompt(sessionId, "go");
-    // One question, its own entry, and the write then ran without one: the loosened rule applied.
-    expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1"]);
-    const question = h.permissions[0];
-    const text = contentText(question?.toolCall.content);
-    expect(text).toContain("loosen Garuda's safety");
-    expect(text).toContain("permissions.allow (run without asking): write_file");
-    expect(text).toContain("network.allow (hosts commands may reach): registry.npmjs.org");
-    expect(question?.options.map((o) => [o.optionId, o.kind])).toEqual([
-      ["session", "allow_always"],
-      ["deny", "reject_once"],
-    ]);
-    const entry = ofKind(h.updatesOf(sessionId), "tool_call").find((u) => u.toolCallId === "garuda-question-1");
-    expect(entry?.title).toBe("Trust this project's settings?");
-    expect(readFileSync(join(h.root, "a0.txt"), "utf8")).toBe("x\n");
-    expect(settingsPinned(h)).toBe(true);
-    // No leftover "run garuda in the terminal to approve" line.
-    expect(messageText(h.updatesOf(sessionId))).not.toContain("To approve, run");
-  });
+  test(
+    "the first prompt asks with exactly what the settings loosen; a yes applies " +
+      "them at once and is pinned in trust.json",
+    async () => {
+      await using h = startHarness({ models: [writer(1)] });
+      writeSettings(h.root, { permissions: { allow: ["write_file"] }, network: { allow: ["registry.npmjs.org"] } });
+      h.answer = (params) => select(params.options[0]?.optionId ?? "deny");
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      // session/new asks nothing (no prompt runs, so no editor waits for a question).
+      expect(h.permissions).toHaveLength(0);
+      await h.prompt(sessionId, "go");
+      // One question, its own entry, and the write then ran without one: the loosened rule applied.
+      expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1"]);
+      const question = h.permissions[0];
+      const text = contentText(question?.toolCall.content);
+      expect(text).toContain("loosen Garuda's safety");
+      expect(text).toContain("permissions.allow (run without asking): write_file");
+      expect(text).toContain("network.allow (hosts commands may reach): registry.npmjs.org");
+      expect(question?.options.map((o) => [o.optionId, o.kind])).toEqual([
+        ["session", "allow_always"],
+        ["deny", "reject_once"],
+      ]);
+      const entry = ofKind(h.updatesOf(sessionId), "tool_call").find((u) => u.toolCallId === "garuda-question-1");
+      expect(entry?.title).toBe("Trust this project's settings?");
+      expect(readFileSync(join(h.root, "a0.txt"), "utf8")).toBe("x\n");
+      expect(settingsPinned(h)).toBe(true);
+      // No leftover "run garuda in the terminal to approve" line.
+      expect(messageText(h.updatesOf(sessionId))).not.toContain("To approve, run");
+    },
+  );
 
   test("a pinned yes is not asked again in the next session; a changed file is asked again", async () => {
     await using h = startHarness({ models: [writer(3)] });
@@ -74,19 +78,23 @@ describe("project settings asked in the editor", () => {
     expect(contentText(h.permissions[1]?.toolCall.content)).toContain("write_file, bash");
   });
 
-  test("negative control: a no keeps the safe defaults (the write asks), pins nothing, says so, and is not asked again in the session", async () => {
-    await using h = startHarness({ models: [writer(2)] });
-    writeSettings(h.root, { permissions: { allow: ["write_file"] } });
-    h.answer = (params) => select(params.toolCall.toolCallId.startsWith("garuda-question-") ? "deny" : "once");
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    await h.prompt(sessionId, "go");
-    expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "toolu_w0"]);
-    expect(messageText(h.updatesOf(sessionId))).toContain("Garuda's safe defaults apply");
-    expect(settingsPinned(h)).toBe(false);
-    await h.prompt(sessionId, "again");
-    expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "toolu_w0", "toolu_w1"]);
-  });
+  test(
+    "negative control: a no keeps the safe defaults (the write asks), pins nothing, " +
+      "says so, and is not asked again in the session",
+    async () => {
+      await using h = startHarness({ models: [writer(2)] });
+      writeSettings(h.root, { permissions: { allow: ["write_file"] } });
+      h.answer = (params) => select(params.toolCall.toolCallId.startsWith("garuda-question-") ? "deny" : "once");
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      await h.prompt(sessionId, "go");
+      expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "toolu_w0"]);
+      expect(messageText(h.updatesOf(sessionId))).toContain("Garuda's safe defaults apply");
+      expect(settingsPinned(h)).toBe(false);
+      await h.prompt(sessionId, "again");
+      expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "toolu_w0", "toolu_w1"]);
+    },
+  );
 
   test("negative control: settings that loosen nothing ask nothing", async () => {
     await using h = startHarness({ models: [writer(1)] });

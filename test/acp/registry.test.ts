@@ -229,7 +229,8 @@ describe("registry/icon.svg, the registry's icon rules", () => {
 
   test("the rules catch what the registry rejects (negative controls)", () => {
     const coloured = svgElements(
-      '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><path fill="#ff0000" d="M0 0h16v16z"/></svg>',
+      '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 ' +
+        '16"><path fill="#ff0000" d="M0 0h16v16z"/></svg>',
     );
     expect(paints(coloured).filter((v) => !ICON_PAINT.has(v))).toEqual(["#ff0000"]);
     const styled = svgElements(

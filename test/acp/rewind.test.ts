@@ -66,7 +66,8 @@ const stop = async (agent: Agent) => {
 describeSandbox(
   "_session/rewind",
   () => {
-    test("points, dry run, files (edit tool and sandboxed command), a file changed outside Garuda, conversation; again after a restart and session/load", async () => {
+    test("points, dry run, files (edit tool and sandboxed command), a file changed " +
+      "outside Garuda, conversation; again after a restart and session/load", async () => {
       const mock = startMockAnthropic({
         apiKey: "sk-ant-process-test",
         script: [

@@ -156,22 +156,26 @@ describe("bad input never kills the server", () => {
     for (const line of raw.lines) expect(() => JSON.parse(line)).not.toThrow();
   });
 
-  test("params nested 100,000 levels (in the _meta of session/new and of a prompt block) are read, answered, and the session goes on", async () => {
-    await using raw = rawServer({ models: [new FakeModelClient([fake.text("first"), fake.text("still here")])] });
-    await raw.initialize();
-    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
-    await raw.send(
-      `{"jsonrpc":"2.0","id":"deep-new","method":"session/new","params":{"cwd":${JSON.stringify(raw.root)},"mcpServers":[],"_meta":{"x":${deep}}}}`,
-    );
-    const sessionId = (await raw.response("deep-new")).result.sessionId as string;
-    await raw.send(
-      `{"jsonrpc":"2.0","id":"deep-prompt","method":"session/prompt","params":{"sessionId":"${sessionId}","prompt":[{"type":"text","text":"hi","_meta":{"x":${deep}}}]}}`,
-    );
-    expect((await raw.response("deep-prompt")).result).toEqual({ stopReason: "end_turn" });
-    const turn = await raw.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] });
-    expect(turn.result).toEqual({ stopReason: "end_turn" });
-    for (const line of raw.lines) expect(line.length).toBeLessThan(100_000);
-  });
+  test(
+    "params nested 100,000 levels (in the _meta of session/new and of a prompt " +
+      "block) are read, answered, and the session goes on",
+    async () => {
+      await using raw = rawServer({ models: [new FakeModelClient([fake.text("first"), fake.text("still here")])] });
+      await raw.initialize();
+      const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+      await raw.send(
+        `{"jsonrpc":"2.0","id":"deep-new","method":"session/new","params":{"cwd":${JSON.stringify(raw.root)},"mcpServers":[],"_meta":{"x":${deep}}}}`,
+      );
+      const sessionId = (await raw.response("deep-new")).result.sessionId as string;
+      await raw.send(
+        `{"jsonrpc":"2.0","id":"deep-prompt","method":"session/prompt","params":{"sessionId":"${sessionId}","prompt":[{"type":"text","text":"hi","_meta":{"x":${deep}}}]}}`,
+      );
+      expect((await raw.response("deep-prompt")).result).toEqual({ stopReason: "end_turn" });
+      const turn = await raw.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] });
+      expect(turn.result).toEqual({ stopReason: "end_turn" });
+      for (const line of raw.lines) expect(line.length).toBeLessThan(100_000);
+    },
+  );
 
   test("the editor goes away in the middle of a command: the connection ends, shutdown kills the process", async () => {
     const model = new FakeModelClient([fake.toolCall("bash", { command: "sleep 61" }, { id: "toolu_sleep" })]);

@@ -98,36 +98,43 @@ describe("initialize", () => {
     for (const value of Object.values(sent.sessionCapabilities ?? {})) expect(value).toEqual({});
   });
 
-  test("without a sessions folder (no history): no loadSession, and of sessionCapabilities only close and additionalDirectories", async () => {
-    await using h = startHarness({ server: { sessionsDir: undefined } });
-    const init = await h.initialize();
-    expect(init.agentCapabilities).toEqual({
-      promptCapabilities: { embeddedContext: true, image: true },
-      mcpCapabilities: { http: true },
-      sessionCapabilities: { close: {}, additionalDirectories: {} },
-      auth: { logout: {} },
-    });
-  });
+  test(
+    "without a sessions folder (no history): no loadSession, and of " +
+      "sessionCapabilities only close and additionalDirectories",
+    async () => {
+      await using h = startHarness({ server: { sessionsDir: undefined } });
+      const init = await h.initialize();
+      expect(init.agentCapabilities).toEqual({
+        promptCapabilities: { embeddedContext: true, image: true },
+        mcpCapabilities: { http: true },
+        sessionCapabilities: { close: {}, additionalDirectories: {} },
+        auth: { logout: {} },
+      });
+    },
+  );
 
-  test("Terminal Auth when the editor can run it: the standard form, and the older _meta form with its command", async () => {
-    await using h = startHarness();
-    const method = {
-      type: "terminal",
-      id: "garuda-setup",
-      name: "Set up Garuda",
-      description: "Choose a model and enter its API key.",
-      args: ["setup"],
-    };
-    expect((await h.initialize({ auth: { terminal: true } })).authMethods).toEqual([method]);
-    expect((await h.initialize({ _meta: { "terminal-auth": true } })).authMethods).toEqual([
-      {
-        ...method,
-        _meta: { "terminal-auth": { command: "/opt/garuda/garuda", args: ["acp", "setup"], label: "Set up Garuda" } },
-      },
-    ]);
-    expect((await h.initialize({ auth: { terminal: false } })).authMethods).toEqual([]);
-    expect(await h.agent.request(acp.methods.agent.authenticate, { methodId: "garuda-setup" })).toEqual({});
-  });
+  test(
+    "Terminal Auth when the editor can run it: the standard form, and the older " + "_meta form with its command",
+    async () => {
+      await using h = startHarness();
+      const method = {
+        type: "terminal",
+        id: "garuda-setup",
+        name: "Set up Garuda",
+        description: "Choose a model and enter its API key.",
+        args: ["setup"],
+      };
+      expect((await h.initialize({ auth: { terminal: true } })).authMethods).toEqual([method]);
+      expect((await h.initialize({ _meta: { "terminal-auth": true } })).authMethods).toEqual([
+        {
+          ...method,
+          _meta: { "terminal-auth": { command: "/opt/garuda/garuda", args: ["acp", "setup"], label: "Set up Garuda" } },
+        },
+      ]);
+      expect((await h.initialize({ auth: { terminal: false } })).authMethods).toEqual([]);
+      expect(await h.agent.request(acp.methods.agent.authenticate, { methodId: "garuda-setup" })).toEqual({});
+    },
+  );
 
   test("no Terminal Auth on native Windows, and session/new says to use WSL", async () => {
     await using h = startHarness({
@@ -151,26 +158,29 @@ describe("session/new", () => {
     expect(missing.code).toBe(-32602);
   });
 
-  test("no model is 'auth required' with the message; a broken models.json is a plain error with its message", async () => {
-    await using h = startHarness({ setUp: false });
-    await h.initialize();
-    const noModel = await rejection(h.newSession());
-    expect(noModel.code).toBe(-32000);
-    expect(noModel.message).toContain("Garuda has no model");
-    expect(noModel.message).toContain("garuda setup");
+  test(
+    "no model is 'auth required' with the message; a broken models.json is a plain " + "error with its message",
+    async () => {
+      await using h = startHarness({ setUp: false });
+      await h.initialize();
+      const noModel = await rejection(h.newSession());
+      expect(noModel.code).toBe(-32000);
+      expect(noModel.message).toContain("Garuda has no model");
+      expect(noModel.message).toContain("garuda setup");
 
-    const paths = garudaPaths(h.home);
-    mkdirSync(paths.dir, { recursive: true });
-    writeFileSync(paths.models, '{"default": ');
-    const broken = await rejection(h.newSession());
-    expect(broken.code).toBe(-32603);
-    expect(broken.message).toContain(paths.models);
+      const paths = garudaPaths(h.home);
+      mkdirSync(paths.dir, { recursive: true });
+      writeFileSync(paths.models, '{"default": ');
+      const broken = await rejection(h.newSession());
+      expect(broken.code).toBe(-32603);
+      expect(broken.message).toContain(paths.models);
 
-    // Read again for each session: after setup the next session/new works on the same connection.
-    setUpHome(h.home);
-    const session = await h.newSession();
-    expect(session.sessionId).toBeString();
-  });
+      // Read again for each session: after setup the next session/new works on the same connection.
+      setUpHome(h.home);
+      const session = await h.newSession();
+      expect(session.sessionId).toBeString();
+    },
+  );
 
   test("modes, and the / menu after the response", async () => {
     await using h = startHarness();
@@ -216,34 +226,38 @@ describe("a prompt turn", () => {
     expect(userText(model)).toContain("hi");
   });
 
-  test("a tool call: tool_call (title, kind, location, rawInput) then tool_call_update completed with the result", async () => {
-    const model = new FakeModelClient([
-      fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read_1" }),
-      fake.text("It says 42."),
-    ]);
-    await using h = startHarness({ models: [model], files: { "notes.txt": "the answer is 42\n" } });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    expect((await h.prompt(sessionId, "read the notes")).stopReason).toBe("end_turn");
-    const updates = h.updatesOf(sessionId);
-    const call = ofKind(updates, "tool_call")[0];
-    expect(call).toMatchObject({
-      toolCallId: "toolu_read_1",
-      title: "Read notes.txt",
-      kind: "read",
-      status: "pending",
-      rawInput: { path: "notes.txt" },
-    });
-    expect(call?.locations).toEqual([{ path: join(h.root, "notes.txt") }]);
-    const done = ofKind(updates, "tool_call_update").find(
-      (u) => u.toolCallId === "toolu_read_1" && u.status === "completed",
-    );
-    expect(contentText(done?.content)).toContain("the answer is 42");
-    expect(updates.indexOf(call as acp.SessionUpdate)).toBeLessThan(updates.indexOf(done as acp.SessionUpdate));
-    expect(h.permissions).toEqual([]);
-  });
+  test(
+    "a tool call: tool_call (title, kind, location, rawInput) then tool_call_update " + "completed with the result",
+    async () => {
+      const model = new FakeModelClient([
+        fake.toolCall("read_file", { path: "notes.txt" }, { id: "toolu_read_1" }),
+        fake.text("It says 42."),
+      ]);
+      await using h = startHarness({ models: [model], files: { "notes.txt": "the answer is 42\n" } });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "read the notes")).stopReason).toBe("end_turn");
+      const updates = h.updatesOf(sessionId);
+      const call = ofKind(updates, "tool_call")[0];
+      expect(call).toMatchObject({
+        toolCallId: "toolu_read_1",
+        title: "Read notes.txt",
+        kind: "read",
+        status: "pending",
+        rawInput: { path: "notes.txt" },
+      });
+      expect(call?.locations).toEqual([{ path: join(h.root, "notes.txt") }]);
+      const done = ofKind(updates, "tool_call_update").find(
+        (u) => u.toolCallId === "toolu_read_1" && u.status === "completed",
+      );
+      expect(contentText(done?.content)).toContain("the answer is 42");
+      expect(updates.indexOf(call as acp.SessionUpdate)).toBeLessThan(updates.indexOf(done as acp.SessionUpdate));
+      expect(h.permissions).toEqual([]);
+    },
+  );
 
-  test("output keeps its lines in a Markdown editor: a read as a fenced block in the file's language, a command's output fenced", async () => {
+  test("output keeps its lines in a Markdown editor: a read as a fenced block in the " +
+    "file's language, a command's output fenced", async () => {
     const source = "# not a heading\nconst a = 1; // *not* italic\nconst fence = '```';\n";
     const model = new FakeModelClient([
       fake.toolCall("read_file", { path: "a.ts" }, { id: "toolu_read" }),
@@ -269,7 +283,8 @@ describe("a prompt turn", () => {
     expect(messageText(h.updatesOf(sessionId))).toContain("Read **it**.\nDone.");
   }, 30_000);
 
-  test("a silent command shows as running (in_progress) while it runs, before any output, with no question", async () => {
+  test("a silent command shows as running (in_progress) while it runs, before any " +
+    "output, with no question", async () => {
     const model = new FakeModelClient([
       fake.toolCall("bash", { command: "sleep 2" }, { id: "toolu_quiet" }),
       fake.text("slept"),
@@ -330,45 +345,50 @@ describe("a prompt turn", () => {
 });
 
 describe("approvals", () => {
-  test("an edit asks with its own toolCallId, the three options, the ACP diff and the hidden-character warning; once writes", async () => {
-    const content = "safe\u202Etxt.exe\n";
-    const model = new FakeModelClient([
-      fake.toolCall("write_file", { path: "a.txt", content }, { id: "toolu_write_1" }),
-      fake.text("Written."),
-    ]);
-    await using h = startHarness({ models: [model] });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    expect((await h.prompt(sessionId, "write it")).stopReason).toBe("end_turn");
-    expect(h.permissions).toHaveLength(1);
-    const asked = h.permissions[0] as acp.RequestPermissionRequest;
-    expect(asked.sessionId).toBe(sessionId);
-    expect(asked.toolCall.toolCallId).toBe("toolu_write_1");
-    expect(asked.toolCall.title).toBe("Write a.txt");
-    expect(asked.options).toEqual([
-      { optionId: "once", name: "Allow once", kind: "allow_once" },
-      { optionId: "session", name: "Allow all file writes for this session", kind: "allow_always" },
-      { optionId: "deny", name: "Deny", kind: "reject_once" },
-    ]);
-    // One diff: the ACP diff, and a text part with only the warning, the line made visible and the scope.
-    expect(asked.toolCall.content?.map((c) => c.type)).toEqual(["content", "diff"]);
-    const diff = asked.toolCall.content?.find((c) => c.type === "diff");
-    expect(diff).toEqual({ type: "diff", path: join(h.root, "a.txt"), oldText: null, newText: content });
-    const text = contentText(asked.toolCall.content);
-    expect(text).toBe(
-      `${HIDDEN_WARNING}\n\n\`\`\`diff\n+safe⟨U+202E⟩txt.exe\n\`\`\`\n\n“Allow all file writes for this session” allows: \`write_file(./**)\``,
-    );
-    expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe(content);
-    // Allowed, it runs, then it is done: running only after the answer.
-    const statuses = ofKind(h.updatesOf(sessionId), "tool_call_update")
-      .filter((u) => u.toolCallId === "toolu_write_1")
-      .map((u) => u.status);
-    expect(statuses).toEqual(["in_progress", "completed"]);
-    const questionLine = h.lines.findIndex((l) => l.includes("session/request_permission"));
-    const runningLine = h.lines.findIndex((l) => l.includes('"in_progress"') && l.includes("toolu_write_1"));
-    expect(questionLine).toBeGreaterThanOrEqual(0);
-    expect(runningLine).toBeGreaterThan(questionLine);
-  });
+  test(
+    "an edit asks with its own toolCallId, the three options, the ACP diff and the " +
+      "hidden-character warning; once writes",
+    async () => {
+      const content = "safe\u202Etxt.exe\n";
+      const model = new FakeModelClient([
+        fake.toolCall("write_file", { path: "a.txt", content }, { id: "toolu_write_1" }),
+        fake.text("Written."),
+      ]);
+      await using h = startHarness({ models: [model] });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      expect((await h.prompt(sessionId, "write it")).stopReason).toBe("end_turn");
+      expect(h.permissions).toHaveLength(1);
+      const asked = h.permissions[0] as acp.RequestPermissionRequest;
+      expect(asked.sessionId).toBe(sessionId);
+      expect(asked.toolCall.toolCallId).toBe("toolu_write_1");
+      expect(asked.toolCall.title).toBe("Write a.txt");
+      expect(asked.options).toEqual([
+        { optionId: "once", name: "Allow once", kind: "allow_once" },
+        { optionId: "session", name: "Allow all file writes for this session", kind: "allow_always" },
+        { optionId: "deny", name: "Deny", kind: "reject_once" },
+      ]);
+      // One diff: the ACP diff, and a text part with only the warning, the line made visible and the scope.
+      expect(asked.toolCall.content?.map((c) => c.type)).toEqual(["content", "diff"]);
+      const diff = asked.toolCall.content?.find((c) => c.type === "diff");
+      expect(diff).toEqual({ type: "diff", path: join(h.root, "a.txt"), oldText: null, newText: content });
+      const text = contentText(asked.toolCall.content);
+      expect(text).toBe(
+        `${HIDDEN_WARNING}\n\n\`\`\`diff\n+safe⟨U+202E⟩txt.exe\n\`\`\`\n\n“Allow all ` +
+          `file writes for this session” allows: \`write_file(./**)\``,
+      );
+      expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe(content);
+      // Allowed, it runs, then it is done: running only after the answer.
+      const statuses = ofKind(h.updatesOf(sessionId), "tool_call_update")
+        .filter((u) => u.toolCallId === "toolu_write_1")
+        .map((u) => u.status);
+      expect(statuses).toEqual(["in_progress", "completed"]);
+      const questionLine = h.lines.findIndex((l) => l.includes("session/request_permission"));
+      const runningLine = h.lines.findIndex((l) => l.includes('"in_progress"') && l.includes("toolu_write_1"));
+      expect(questionLine).toBeGreaterThanOrEqual(0);
+      expect(runningLine).toBeGreaterThan(questionLine);
+    },
+  );
 
   test("an ordinary edit question carries its diff once: no diff lines in the text part", async () => {
     const model = new FakeModelClient([
@@ -423,53 +443,57 @@ describe("approvals", () => {
     });
   }
 
-  test("'Allow all edits for this session': every later edit in the project asks no question; outside it, .git/ and secrets still ask or are refused", async () => {
-    const outside = makeTempDir("garuda-acp-outside-");
-    const model = new FakeModelClient([
-      fake.toolCall("read_file", { path: "a.txt" }),
-      fake.toolCall("edit_file", { path: "a.txt", old_string: "one", new_string: "two" }, { id: "toolu_first" }),
-      fake.toolCall("read_file", { path: "src/b.txt" }),
-      fake.toolCall("edit_file", { path: "src/b.txt", old_string: "b", new_string: "B" }, { id: "toolu_second" }),
-      fake.toolCall("read_file", { path: join(outside, "c.txt") }, { id: "toolu_read_outside" }),
-      fake.toolCall(
-        "edit_file",
-        { path: join(outside, "c.txt"), old_string: "c", new_string: "C" },
-        { id: "toolu_outside" },
-      ),
-      fake.toolCall("write_file", { path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" }, { id: "toolu_git" }),
-      fake.toolCall("write_file", { path: ".env", content: "KEY=1\n" }, { id: "toolu_env" }),
-      fake.text("done"),
-    ]);
-    await using h = startHarness({ models: [model], files: { "a.txt": "one\n" } });
-    try {
-      mkdirSync(join(h.root, "src"));
-      writeFileSync(join(h.root, "src", "b.txt"), "b\n");
-      mkdirSync(join(h.root, ".git", "hooks"), { recursive: true });
-      writeFileSync(join(outside, "c.txt"), "c\n");
-      const answers: Record<string, string> = { toolu_first: "session", toolu_read_outside: "once" };
-      h.answer = (params) => select(answers[params.toolCall.toolCallId] ?? "deny");
-      await h.initialize();
-      const { sessionId } = await h.newSession();
-      expect((await h.prompt(sessionId, "edit them")).stopReason).toBe("end_turn");
-      // Asked about the first edit and about the read and the edit outside the project; never about the second edit.
-      expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual([
-        "toolu_first",
-        "toolu_read_outside",
-        "toolu_outside",
+  test(
+    "'Allow all edits for this session': every later edit in the project asks no " +
+      "question; outside it, .git/ and secrets still ask or are refused",
+    async () => {
+      const outside = makeTempDir("garuda-acp-outside-");
+      const model = new FakeModelClient([
+        fake.toolCall("read_file", { path: "a.txt" }),
+        fake.toolCall("edit_file", { path: "a.txt", old_string: "one", new_string: "two" }, { id: "toolu_first" }),
+        fake.toolCall("read_file", { path: "src/b.txt" }),
+        fake.toolCall("edit_file", { path: "src/b.txt", old_string: "b", new_string: "B" }, { id: "toolu_second" }),
+        fake.toolCall("read_file", { path: join(outside, "c.txt") }, { id: "toolu_read_outside" }),
+        fake.toolCall(
+          "edit_file",
+          { path: join(outside, "c.txt"), old_string: "c", new_string: "C" },
+          { id: "toolu_outside" },
+        ),
+        fake.toolCall("write_file", { path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" }, { id: "toolu_git" }),
+        fake.toolCall("write_file", { path: ".env", content: "KEY=1\n" }, { id: "toolu_env" }),
+        fake.text("done"),
       ]);
-      expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("two\n");
-      expect(readFileSync(join(h.root, "src", "b.txt"), "utf8")).toBe("B\n");
-      expect(readFileSync(join(outside, "c.txt"), "utf8")).toBe("c\n");
-      expect(existsSync(join(h.root, ".git", "hooks", "pre-commit"))).toBe(false);
-      expect(existsSync(join(h.root, ".env"))).toBe(false);
-      const ends = ofKind(h.updatesOf(sessionId), "tool_call_update")
-        .filter((u) => u.status === "failed")
-        .map((u) => u.toolCallId);
-      expect(ends).toEqual(["toolu_outside", "toolu_git", "toolu_env"]);
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
-  });
+      await using h = startHarness({ models: [model], files: { "a.txt": "one\n" } });
+      try {
+        mkdirSync(join(h.root, "src"));
+        writeFileSync(join(h.root, "src", "b.txt"), "b\n");
+        mkdirSync(join(h.root, ".git", "hooks"), { recursive: true });
+        writeFileSync(join(outside, "c.txt"), "c\n");
+        const answers: Record<string, string> = { toolu_first: "session", toolu_read_outside: "once" };
+        h.answer = (params) => select(answers[params.toolCall.toolCallId] ?? "deny");
+        await h.initialize();
+        const { sessionId } = await h.newSession();
+        expect((await h.prompt(sessionId, "edit them")).stopReason).toBe("end_turn");
+        // Asked about the first edit and about the read and the edit outside the project; never about the second edit.
+        expect(h.permissions.map((p) => p.toolCall.toolCallId)).toEqual([
+          "toolu_first",
+          "toolu_read_outside",
+          "toolu_outside",
+        ]);
+        expect(readFileSync(join(h.root, "a.txt"), "utf8")).toBe("two\n");
+        expect(readFileSync(join(h.root, "src", "b.txt"), "utf8")).toBe("B\n");
+        expect(readFileSync(join(outside, "c.txt"), "utf8")).toBe("c\n");
+        expect(existsSync(join(h.root, ".git", "hooks", "pre-commit"))).toBe(false);
+        expect(existsSync(join(h.root, ".env"))).toBe(false);
+        const ends = ofKind(h.updatesOf(sessionId), "tool_call_update")
+          .filter((u) => u.status === "failed")
+          .map((u) => u.toolCallId);
+        expect(ends).toEqual(["toolu_outside", "toolu_git", "toolu_env"]);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    },
+  );
 
   test("plan mode: an edit is denied with no question", async () => {
     const model = new FakeModelClient([
@@ -491,21 +515,26 @@ describe("approvals", () => {
     expect(unknown.code).toBe(-32602);
   });
 
-  test("a team policy that allows only plan mode: only plan is offered, and switching to build is refused with the reason", async () => {
-    await using h = startHarness();
-    writeFileSync(join(h.home, "no-managed-policy.json"), JSON.stringify({ allowedModes: ["plan"] }));
-    await h.initialize();
-    const created = await h.agent.request(acp.methods.agent.session.new, { cwd: h.root, mcpServers: [] });
-    expect(created.modes?.currentModeId).toBe("plan");
-    expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["plan"]);
-    const refused = await rejection(
-      h.agent.request(acp.methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "build" }),
-    );
-    expect(refused.code).toBe(-32602);
-    expect(refused.message).toContain("does not allow build mode, only plan");
-  });
+  test(
+    "a team policy that allows only plan mode: only plan is offered, and switching " +
+      "to build is refused with the reason",
+    async () => {
+      await using h = startHarness();
+      writeFileSync(join(h.home, "no-managed-policy.json"), JSON.stringify({ allowedModes: ["plan"] }));
+      await h.initialize();
+      const created = await h.agent.request(acp.methods.agent.session.new, { cwd: h.root, mcpServers: [] });
+      expect(created.modes?.currentModeId).toBe("plan");
+      expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["plan"]);
+      const refused = await rejection(
+        h.agent.request(acp.methods.agent.session.setMode, { sessionId: created.sessionId, modeId: "build" }),
+      );
+      expect(refused.code).toBe(-32602);
+      expect(refused.message).toContain("does not allow build mode, only plan");
+    },
+  );
 
-  test("a consent that is not a tool call gets its own entry (the network allowlist of a sandboxed command)", async () => {
+  test("a consent that is not a tool call gets its own entry (the network allowlist of " +
+    "a sandboxed command)", async () => {
     const model = new FakeModelClient([
       fake.toolCall("bash", { command: "curl -sS -m 20 http://garuda-test.invalid/ || true" }, { id: "toolu_curl" }),
       fake.text("The host is not allowed."),
@@ -534,38 +563,42 @@ describe("approvals", () => {
 });
 
 describe("cancel", () => {
-  test("during a question: deny at once, nothing written, the turn ends cancelled, and the next prompt works", async () => {
-    const model = new FakeModelClient([
-      fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_q" }),
-      fake.text("after the stop"),
-    ]);
-    await using h = startHarness({ models: [model] });
-    let asked: () => void = () => {};
-    const questionOpen = new Promise<void>((resolve) => {
-      asked = resolve;
-    });
-    // An editor that never answers: the cancel must still work.
-    h.answer = () => {
-      asked();
-      return new Promise(() => {});
-    };
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    const turn = h.prompt(sessionId, "write");
-    await questionOpen;
-    await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
-    expect(await turn).toEqual({ stopReason: "cancelled" });
-    expect(existsSync(join(h.root, "a.txt"))).toBe(false);
-    const updates = h.updatesOf(sessionId);
-    expect(ofKind(updates, "tool_call_update").find((u) => u.toolCallId === "toolu_q")?.status).toBe("failed");
-    expect(messageText(updates)).toContain("Garuda: Write a.txt cancelled.");
+  test(
+    "during a question: deny at once, nothing written, the turn ends cancelled, and " + "the next prompt works",
+    async () => {
+      const model = new FakeModelClient([
+        fake.toolCall("write_file", { path: "a.txt", content: "x" }, { id: "toolu_q" }),
+        fake.text("after the stop"),
+      ]);
+      await using h = startHarness({ models: [model] });
+      let asked: () => void = () => {};
+      const questionOpen = new Promise<void>((resolve) => {
+        asked = resolve;
+      });
+      // An editor that never answers: the cancel must still work.
+      h.answer = () => {
+        asked();
+        return new Promise(() => {});
+      };
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      const turn = h.prompt(sessionId, "write");
+      await questionOpen;
+      await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+      expect(await turn).toEqual({ stopReason: "cancelled" });
+      expect(existsSync(join(h.root, "a.txt"))).toBe(false);
+      const updates = h.updatesOf(sessionId);
+      expect(ofKind(updates, "tool_call_update").find((u) => u.toolCallId === "toolu_q")?.status).toBe("failed");
+      expect(messageText(updates)).toContain("Garuda: Write a.txt cancelled.");
 
-    h.answer = () => select("once");
-    expect((await h.prompt(sessionId, "go on")).stopReason).toBe("end_turn");
-    expect(messageText(h.updatesOf(sessionId))).toContain("after the stop");
-  });
+      h.answer = () => select("once");
+      expect((await h.prompt(sessionId, "go on")).stopReason).toBe("end_turn");
+      expect(messageText(h.updatesOf(sessionId))).toContain("after the stop");
+    },
+  );
 
-  test("during a command: the process group is killed, the call ends failed and is named, and the prompt returns cancelled", async () => {
+  test("during a command: the process group is killed, the call ends failed and is " +
+    "named, and the prompt returns cancelled", async () => {
     const model = new FakeModelClient([
       fake.toolCall("bash", { command: "sleep 60" }, { id: "toolu_sleep" }),
       fake.text("next turn"),
@@ -628,39 +661,44 @@ describe("cancel", () => {
 });
 
 describe("prompt content", () => {
-  test("a file link in the root becomes @path, one outside stays text, embedded context is a fenced block", async () => {
-    const model = new FakeModelClient([fake.text("ok")]);
-    await using h = startHarness({
-      models: [model],
-      files: { "a.ts": "export const a = 1;\n", "b.ts": "export const b = 2;\n" },
-    });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    const outside = join(tmpdir(), "elsewhere.txt");
-    await h.prompt(sessionId, [
-      { type: "text", text: "Compare" },
-      { type: "resource_link", uri: pathToFileURL(join(h.root, "a.ts")).href, name: "a.ts" },
-      { type: "text", text: "with" },
-      { type: "resource_link", uri: pathToFileURL(outside).href, name: "elsewhere.txt" },
-      {
-        type: "resource",
-        resource: {
-          uri: "zed://selection/1",
-          text: "const selected = true; // see @b.ts",
-          mimeType: "text/typescript",
+  test(
+    "a file link in the root becomes @path, one outside stays text, embedded " + "context is a fenced block",
+    async () => {
+      const model = new FakeModelClient([fake.text("ok")]);
+      await using h = startHarness({
+        models: [model],
+        files: { "a.ts": "export const a = 1;\n", "b.ts": "export const b = 2;\n" },
+      });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      const outside = join(tmpdir(), "elsewhere.txt");
+      await h.prompt(sessionId, [
+        { type: "text", text: "Compare" },
+        { type: "resource_link", uri: pathToFileURL(join(h.root, "a.ts")).href, name: "a.ts" },
+        { type: "text", text: "with" },
+        { type: "resource_link", uri: pathToFileURL(outside).href, name: "elsewhere.txt" },
+        {
+          type: "resource",
+          resource: {
+            uri: "zed://selection/1",
+            text: "const selected = true; // see @b.ts",
+            mimeType: "text/typescript",
+          },
         },
-      },
-    ]);
-    const text = userText(model);
-    expect(text).toContain("Compare @a.ts with elsewhere.txt (file://");
-    expect(text).toContain("```zed://selection/1\nconst selected = true; // see @b.ts\n```");
-    // The linked file is attached; an @path inside the embedded text is not (it is the editor's text, not the user's pick).
-    const sent = JSON.stringify(model.requests[0]?.messages);
-    expect(sent).toContain('<attached_file path=\\"a.ts\\">');
-    expect(sent).not.toContain('<attached_file path=\\"b.ts\\">');
-  });
+      ]);
+      const text = userText(model);
+      expect(text).toContain("Compare @a.ts with elsewhere.txt (file://");
+      expect(text).toContain("```zed://selection/1\nconst selected = true; // see @b.ts\n```");
+      // The linked file is attached; an @path inside the embedded text is not (it is the editor's text, not the user's
+      // pick).
+      const sent = JSON.stringify(model.requests[0]?.messages);
+      expect(sent).toContain('<attached_file path=\\"a.ts\\">');
+      expect(sent).not.toContain('<attached_file path=\\"b.ts\\">');
+    },
+  );
 
-  test("a huge prompt (10 MB) is read and refused with why (no model could take it); 1.5 MB goes through; the session goes on", async () => {
+  test("a huge prompt (10 MB) is read and refused with why (no model could take it); " +
+    "1.5 MB goes through; the session goes on", async () => {
     const model = new FakeModelClient([fake.text("that is long"), fake.text("and this is short")]);
     await using h = startHarness({ models: [model] });
     await h.initialize();
@@ -669,7 +707,8 @@ describe("prompt content", () => {
     expect((await h.prompt(sessionId, big)).stopReason).toBe("end_turn");
     expect(model.requests).toHaveLength(0);
     expect(messageText(h.updatesOf(sessionId))).toContain(
-      `Garuda: The prompt is ${big.length.toLocaleString("en-US")} characters, more than the 2,000,000 Garuda sends in one message to this model`,
+      `Garuda: The prompt is ${big.length.toLocaleString("en-US")} characters, more ` +
+        `than the 2,000,000 Garuda sends in one message to this model`,
     );
     const large = "y".repeat(1_500_000);
     expect((await h.prompt(sessionId, large)).stopReason).toBe("end_turn");
@@ -680,43 +719,46 @@ describe("prompt content", () => {
 });
 
 describe("commands", () => {
-  test("/name runs a custom command, /diff runs in Garuda and does not reach the model, the / menu lists the command", async () => {
-    const model = new FakeModelClient([fake.text("Reviewed.")]);
-    await using h = startHarness({ models: [model] });
-    const commands = garudaPaths(h.home).commands;
-    mkdirSync(commands, { recursive: true });
-    writeFileSync(
-      join(commands, "review.md"),
-      "---\ndescription: Review a change\nargument-hint: <what>\n---\nReview this change carefully: $ARGUMENTS\n",
-    );
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    const menu = await h.waitFor((u) => u.sessionUpdate === "available_commands_update");
-    expect(menu).toEqual({
-      sessionUpdate: "available_commands_update",
-      availableCommands: [
-        ...builtinCommands(),
-        { name: "review", description: "Review a change", input: { hint: "<what>" } },
-      ],
-    });
+  test(
+    "/name runs a custom command, /diff runs in Garuda and does not reach the " + "model, the / menu lists the command",
+    async () => {
+      const model = new FakeModelClient([fake.text("Reviewed.")]);
+      await using h = startHarness({ models: [model] });
+      const commands = garudaPaths(h.home).commands;
+      mkdirSync(commands, { recursive: true });
+      writeFileSync(
+        join(commands, "review.md"),
+        "---\ndescription: Review a change\nargument-hint: <what>\n---\nReview this change carefully: $ARGUMENTS\n",
+      );
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      const menu = await h.waitFor((u) => u.sessionUpdate === "available_commands_update");
+      expect(menu).toEqual({
+        sessionUpdate: "available_commands_update",
+        availableCommands: [
+          ...builtinCommands(),
+          { name: "review", description: "Review a change", input: { hint: "<what>" } },
+        ],
+      });
 
-    expect((await h.prompt(sessionId, "/diff")).stopReason).toBe("end_turn");
-    expect(model.requests).toHaveLength(0);
-    expect(messageText(h.updatesOf(sessionId))).toContain("No changes in this session.");
-    expect((await h.prompt(sessionId, "/clear")).stopReason).toBe("end_turn");
-    expect(messageText(h.updatesOf(sessionId))).toContain(
-      "/clear is a terminal command. Start a new thread for a new conversation.",
-    );
+      expect((await h.prompt(sessionId, "/diff")).stopReason).toBe("end_turn");
+      expect(model.requests).toHaveLength(0);
+      expect(messageText(h.updatesOf(sessionId))).toContain("No changes in this session.");
+      expect((await h.prompt(sessionId, "/clear")).stopReason).toBe("end_turn");
+      expect(messageText(h.updatesOf(sessionId))).toContain(
+        "/clear is a terminal command. Start a new thread for a new conversation.",
+      );
 
-    expect((await h.prompt(sessionId, "/nosuch thing")).stopReason).toBe("end_turn");
-    expect(model.requests).toHaveLength(0);
-    expect(messageText(h.updatesOf(sessionId))).toContain(
-      "/nosuch is not a command of this project. The commands are: /review.",
-    );
+      expect((await h.prompt(sessionId, "/nosuch thing")).stopReason).toBe("end_turn");
+      expect(model.requests).toHaveLength(0);
+      expect(messageText(h.updatesOf(sessionId))).toContain(
+        "/nosuch is not a command of this project. The commands are: /review.",
+      );
 
-    expect((await h.prompt(sessionId, "/review the parser")).stopReason).toBe("end_turn");
-    expect(userText(model)).toContain("Review this change carefully: the parser");
-  });
+      expect((await h.prompt(sessionId, "/review the parser")).stopReason).toBe("end_turn");
+      expect(userText(model)).toContain("Review this change carefully: the parser");
+    },
+  );
 
   test("a project command asks its consent as a question of its own; denied, the model never sees it", async () => {
     const model = new FakeModelClient([fake.text("never")]);
@@ -761,22 +803,25 @@ describe("the / menu after MCP servers start", () => {
 });
 
 describe("notices, errors and sessions", () => {
-  test("an editor MCP server is asked about at the first prompt, before the answer, and only once; a no is a line", async () => {
-    const model = new FakeModelClient([fake.text("Answer."), fake.text("Again.")]);
-    await using h = startHarness({ models: [model] });
-    h.answer = () => select("deny");
-    await h.initialize();
-    const { sessionId } = await h.newSession({
-      mcpServers: [{ name: "github", command: "/usr/bin/gh-mcp", args: [], env: [] }],
-    });
-    expect(h.permissions).toEqual([]);
-    await h.prompt(sessionId, "hi");
-    expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["MCP server: github"]);
-    const text = messageText(h.updatesOf(sessionId));
-    expect(text.indexOf("Answer.")).toBeGreaterThan(text.indexOf(`The MCP server "github" was not started`));
-    await h.prompt(sessionId, "again");
-    expect(h.permissions).toHaveLength(1);
-  });
+  test(
+    "an editor MCP server is asked about at the first prompt, before the answer, " + "and only once; a no is a line",
+    async () => {
+      const model = new FakeModelClient([fake.text("Answer."), fake.text("Again.")]);
+      await using h = startHarness({ models: [model] });
+      h.answer = () => select("deny");
+      await h.initialize();
+      const { sessionId } = await h.newSession({
+        mcpServers: [{ name: "github", command: "/usr/bin/gh-mcp", args: [], env: [] }],
+      });
+      expect(h.permissions).toEqual([]);
+      await h.prompt(sessionId, "hi");
+      expect(h.permissions.map((p) => p.toolCall.title)).toEqual(["MCP server: github"]);
+      const text = messageText(h.updatesOf(sessionId));
+      expect(text.indexOf("Answer.")).toBeGreaterThan(text.indexOf(`The MCP server "github" was not started`));
+      await h.prompt(sessionId, "again");
+      expect(h.permissions).toHaveLength(1);
+    },
+  );
 
   test("a model error is a JSON-RPC error with its message; the session goes on", async () => {
     const model = new FakeModelClient([
@@ -830,7 +875,8 @@ describe("notices, errors and sessions", () => {
 });
 
 describe("stderr stays quiet", () => {
-  test("the Anthropic SDK's per-request deprecation warning: once per session as a Garuda: line, never on the console", async () => {
+  test("the Anthropic SDK's per-request deprecation warning: once per session as a " +
+    "Garuda: line, never on the console", async () => {
     await using mock = startMockAnthropic({
       apiKey: "sk-ant-warn",
       script: [
@@ -910,134 +956,144 @@ describe("stderr stays quiet", () => {
 });
 
 describe("the settle window after a stop", () => {
-  test("a call with no result within SETTLE_MS ends failed 'Cancelled.' and is named; its late result is dropped", async () => {
-    const model = new FakeModelClient([fake.toolCall("stubborn", {}, { id: "toolu_stubborn" })]);
-    let finished = false;
-    const stubborn: Tool<Record<string, never>> = {
-      name: "stubborn",
-      description: "Ignores cancel for a while.",
-      input: z.object({}),
-      readOnly: true,
-      plan: (input) => ({
-        input,
-        info: { title: "Stubborn work", kind: "execute", locations: [] },
-        permission: { tool: "stubborn", readOnly: true, target: { kind: "input" }, preview: "" },
-      }),
-      run: async () => {
-        await Bun.sleep(600);
-        finished = true;
-        return { output: "finished late" };
-      },
-    };
-    await using h = startHarness({
-      models: [model],
-      server: { settleMs: 150 },
-      prepare: async ({ cwd, approver }, harness) =>
-        Runtime.create({
-          root: cwd,
-          home: harness.home,
-          model: { client: model, info: MODEL },
-          tools: [stubborn],
-          engine: createPermissionEngine({ root: cwd, home: harness.home, sandboxAvailable: true }),
-          executor: fakeExecutor(),
-          approver,
-          mode: "build",
-          sessionStore: false,
+  test(
+    "a call with no result within SETTLE_MS ends failed 'Cancelled.' and is named; " + "its late result is dropped",
+    async () => {
+      const model = new FakeModelClient([fake.toolCall("stubborn", {}, { id: "toolu_stubborn" })]);
+      let finished = false;
+      const stubborn: Tool<Record<string, never>> = {
+        name: "stubborn",
+        description: "Ignores cancel for a while.",
+        input: z.object({}),
+        readOnly: true,
+        plan: (input) => ({
+          input,
+          info: { title: "Stubborn work", kind: "execute", locations: [] },
+          permission: { tool: "stubborn", readOnly: true, target: { kind: "input" }, preview: "" },
         }),
-    });
-    await h.initialize();
-    const { sessionId } = await h.newSession();
-    const turn = h.prompt(sessionId, "work");
-    await h.waitFor((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "toolu_stubborn");
-    await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
-    expect(await turn).toEqual({ stopReason: "cancelled" });
-    const updates = h.updatesOf(sessionId);
-    const last = ofKind(updates, "tool_call_update").filter((u) => u.toolCallId === "toolu_stubborn");
-    expect(last.map((u) => [u.status, contentText(u.content)])).toEqual([
-      ["in_progress", ""],
-      ["failed", "Cancelled."],
-    ]);
-    expect(messageText(updates)).toContain("Garuda: Stubborn work cancelled.");
-    const count = h.updates.length;
-    await waitFor(() => finished);
-    await Bun.sleep(50);
-    expect(h.updates.length).toBe(count);
-  });
+        run: async () => {
+          await Bun.sleep(600);
+          finished = true;
+          return { output: "finished late" };
+        },
+      };
+      await using h = startHarness({
+        models: [model],
+        server: { settleMs: 150 },
+        prepare: async ({ cwd, approver }, harness) =>
+          Runtime.create({
+            root: cwd,
+            home: harness.home,
+            model: { client: model, info: MODEL },
+            tools: [stubborn],
+            engine: createPermissionEngine({ root: cwd, home: harness.home, sandboxAvailable: true }),
+            executor: fakeExecutor(),
+            approver,
+            mode: "build",
+            sessionStore: false,
+          }),
+      });
+      await h.initialize();
+      const { sessionId } = await h.newSession();
+      const turn = h.prompt(sessionId, "work");
+      await h.waitFor((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "toolu_stubborn");
+      await h.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+      expect(await turn).toEqual({ stopReason: "cancelled" });
+      const updates = h.updatesOf(sessionId);
+      const last = ofKind(updates, "tool_call_update").filter((u) => u.toolCallId === "toolu_stubborn");
+      expect(last.map((u) => [u.status, contentText(u.content)])).toEqual([
+        ["in_progress", ""],
+        ["failed", "Cancelled."],
+      ]);
+      expect(messageText(updates)).toContain("Garuda: Stubborn work cancelled.");
+      const count = h.updates.length;
+      await waitFor(() => finished);
+      await Bun.sleep(50);
+      expect(h.updates.length).toBe(count);
+    },
+  );
 });
 
 describe("the stdout guard (protocolOutput)", () => {
-  test("every other write to stdout goes to stderr with all its arguments; the protocol stream writes to the real stdout", async () => {
-    const real: unknown[][] = [];
-    const err: unknown[][] = [];
-    const stdout: WriteTarget = {
-      write: (...args: unknown[]) => {
-        real.push(args);
-        const callback = args.find((a) => typeof a === "function") as (() => void) | undefined;
-        callback?.();
-        return true;
-      },
-    };
-    let errText = "";
-    const stderr = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        errText += chunk.toString("utf8");
-        done();
-      },
-    });
-    const passThrough = stderr.write.bind(stderr) as (...args: unknown[]) => boolean;
-    (stderr as unknown as WriteTarget).write = (...args: unknown[]) => {
-      err.push(args);
-      return passThrough(...args);
-    };
-    const fakeConsole = { log: () => {}, info: () => {}, table: () => {}, write: () => {} } as unknown as Console;
-    const originalLog = fakeConsole.log;
-    const guard = protocolOutput(stdout, stderr as unknown as WriteTarget, fakeConsole);
-    const callback = () => {};
-    stdout.write("68656c6c6f0a", "hex", callback);
-    expect(err[0]).toEqual([Buffer.from("hello\n"), callback]);
-    stdout.write("plain\n");
-    expect(err[1]).toEqual(["plain\n"]);
-    fakeConsole.log("from a library", 42);
-    (fakeConsole as unknown as { write(text: string): void }).write("raw\n");
-    expect(errText).toContain("hello\nplain\n");
-    expect(errText).toContain("from a library 42\n");
-    expect(errText).toContain("raw\n");
-    expect(real).toEqual([]);
-    const writer = guard.protocol.getWriter();
-    await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0"}\n'));
-    expect(real).toHaveLength(1);
-    expect(new TextDecoder().decode(real[0]?.[0] as Uint8Array)).toBe('{"jsonrpc":"2.0"}\n');
-    guard.restore();
-    expect(fakeConsole.log).toBe(originalLog);
-  });
+  test(
+    "every other write to stdout goes to stderr with all its arguments; the " +
+      "protocol stream writes to the real stdout",
+    async () => {
+      const real: unknown[][] = [];
+      const err: unknown[][] = [];
+      const stdout: WriteTarget = {
+        write: (...args: unknown[]) => {
+          real.push(args);
+          const callback = args.find((a) => typeof a === "function") as (() => void) | undefined;
+          callback?.();
+          return true;
+        },
+      };
+      let errText = "";
+      const stderr = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          errText += chunk.toString("utf8");
+          done();
+        },
+      });
+      const passThrough = stderr.write.bind(stderr) as (...args: unknown[]) => boolean;
+      (stderr as unknown as WriteTarget).write = (...args: unknown[]) => {
+        err.push(args);
+        return passThrough(...args);
+      };
+      const fakeConsole = { log: () => {}, info: () => {}, table: () => {}, write: () => {} } as unknown as Console;
+      const originalLog = fakeConsole.log;
+      const guard = protocolOutput(stdout, stderr as unknown as WriteTarget, fakeConsole);
+      const callback = () => {};
+      stdout.write("68656c6c6f0a", "hex", callback);
+      expect(err[0]).toEqual([Buffer.from("hello\n"), callback]);
+      stdout.write("plain\n");
+      expect(err[1]).toEqual(["plain\n"]);
+      fakeConsole.log("from a library", 42);
+      (fakeConsole as unknown as { write(text: string): void }).write("raw\n");
+      expect(errText).toContain("hello\nplain\n");
+      expect(errText).toContain("from a library 42\n");
+      expect(errText).toContain("raw\n");
+      expect(real).toEqual([]);
+      const writer = guard.protocol.getWriter();
+      await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0"}\n'));
+      expect(real).toHaveLength(1);
+      expect(new TextDecoder().decode(real[0]?.[0] as Uint8Array)).toBe('{"jsonrpc":"2.0"}\n');
+      guard.restore();
+      expect(fakeConsole.log).toBe(originalLog);
+    },
+  );
 
-  test("in a real process: console.log, process.stdout.write with an encoding and a callback all land on stderr", async () => {
-    const entry = join(import.meta.dir, "../../src/cli/acpCommand.ts");
-    const script = [
-      `import { protocolOutput } from ${JSON.stringify(entry)};`,
-      "const guard = protocolOutput(process.stdout, process.stderr);",
-      'console.log("log line");',
-      'console.info("info line");',
-      "console.table([{ a: 1 }]);",
-      'process.stdout.write("68656c6c6f0a", "hex", () => process.stderr.write("callback ran\\n"));',
-      "const writer = guard.protocol.getWriter();",
-      'await writer.write(new TextEncoder().encode("PROTOCOL\\n"));',
-    ].join("\n");
-    const proc = Bun.spawn([process.execPath, "-e", script], {
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { PATH: process.env.PATH ?? "" },
-    });
-    const [out, err, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ]);
-    expect(code).toBe(0);
-    expect(out).toBe("PROTOCOL\n");
-    for (const expected of ["log line", "info line", "hello\n", "callback ran", "│ a │"])
-      expect(err).toContain(expected);
-  });
+  test(
+    "in a real process: console.log, process.stdout.write with an encoding and a " + "callback all land on stderr",
+    async () => {
+      const entry = join(import.meta.dir, "../../src/cli/acpCommand.ts");
+      const script = [
+        `import { protocolOutput } from ${JSON.stringify(entry)};`,
+        "const guard = protocolOutput(process.stdout, process.stderr);",
+        'console.log("log line");',
+        'console.info("info line");',
+        "console.table([{ a: 1 }]);",
+        'process.stdout.write("68656c6c6f0a", "hex", () => process.stderr.write("callback ran\\n"));',
+        "const writer = guard.protocol.getWriter();",
+        'await writer.write(new TextEncoder().encode("PROTOCOL\\n"));',
+      ].join("\n");
+      const proc = Bun.spawn([process.execPath, "-e", script], {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { PATH: process.env.PATH ?? "" },
+      });
+      const [out, err, code] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]);
+      expect(code).toBe(0);
+      expect(out).toBe("PROTOCOL\n");
+      for (const expected of ["log line", "info line", "hello\n", "callback ran", "│ a │"])
+        expect(err).toContain(expected);
+    },
+  );
 });
 
 describe("the command", () => {
@@ -1051,27 +1107,30 @@ describe("the command", () => {
     return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
   };
 
-  test("`garuda acp <other>` is an error; `garuda acp setup` runs the setup (here: --show, which needs no terminal)", () => {
-    const home = makeTempDir("garuda-acp-cmd-");
-    try {
-      const bogus = run(["acp", "bogus"], home);
-      expect(bogus.code).toBe(1);
-      expect(bogus.stderr).toContain('Unknown argument "bogus". Use: garuda acp [setup]');
-      expect(bogus.stdout).toBe("");
-      // The same setup as `garuda setup`, with its arguments, its output and its exit code.
-      const same = (acpArgs: string[], setupArgs: string[]) => {
-        const viaAcp = run(acpArgs, home);
-        const direct = run(setupArgs, home);
-        expect({ code: viaAcp.code, stdout: viaAcp.stdout }).toEqual({ code: direct.code, stdout: direct.stdout });
-        expect(viaAcp.stdout).not.toBe("");
-      };
-      same(["acp", "setup", "--show"], ["setup", "--show"]);
-      setUpHome(home);
-      same(["--model", "claude-opus-5", "acp", "setup", "--show"], ["setup", "--show", "--model", "claude-opus-5"]);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
+  test(
+    "`garuda acp <other>` is an error; `garuda acp setup` runs the setup (here: " + "--show, which needs no terminal)",
+    () => {
+      const home = makeTempDir("garuda-acp-cmd-");
+      try {
+        const bogus = run(["acp", "bogus"], home);
+        expect(bogus.code).toBe(1);
+        expect(bogus.stderr).toContain('Unknown argument "bogus". Use: garuda acp [setup]');
+        expect(bogus.stdout).toBe("");
+        // The same setup as `garuda setup`, with its arguments, its output and its exit code.
+        const same = (acpArgs: string[], setupArgs: string[]) => {
+          const viaAcp = run(acpArgs, home);
+          const direct = run(setupArgs, home);
+          expect({ code: viaAcp.code, stdout: viaAcp.stdout }).toEqual({ code: direct.code, stdout: direct.stdout });
+          expect(viaAcp.stdout).not.toBe("");
+        };
+        same(["acp", "setup", "--show"], ["setup", "--show"]);
+        setUpHome(home);
+        same(["--model", "claude-opus-5", "acp", "setup", "--show"], ["setup", "--show", "--model", "claude-opus-5"]);
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
 
   test("from source, stdin closed right away: exit 0 with nothing on stdout", () => {
     const home = makeTempDir("garuda-acp-cmd-");

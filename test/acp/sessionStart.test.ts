@@ -59,37 +59,43 @@ describe("session/new builds the session before it answers", () => {
     expect(messageText(h.updatesOf(answer.sessionId))).toBe("Hello from the model.");
   });
 
-  test("a runtime that cannot be built is session/new's error, with the file and the fix; no session is left", async () => {
-    const gated = gatedPrepare(
-      new FakeModelClient(),
-      new ConfigError("/p/settings.json", "the session folder could not be made", "free some disk space"),
-    );
-    await using h = startHarness({ prepare: gated.prepare });
-    await h.initialize();
-    const failing = rejection(h.newSession());
-    gated.open();
-    const failed = await failing;
-    expect(failed.message).toContain("the session folder could not be made");
-    expect(failed.message).toContain("/p/settings.json");
-    expect(failed.message).toContain("free some disk space");
-    expect(h.updates).toEqual([]);
-  });
+  test(
+    "a runtime that cannot be built is session/new's error, with the file and the " + "fix; no session is left",
+    async () => {
+      const gated = gatedPrepare(
+        new FakeModelClient(),
+        new ConfigError("/p/settings.json", "the session folder could not be made", "free some disk space"),
+      );
+      await using h = startHarness({ prepare: gated.prepare });
+      await h.initialize();
+      const failing = rejection(h.newSession());
+      gated.open();
+      const failed = await failing;
+      expect(failed.message).toContain("the session folder could not be made");
+      expect(failed.message).toContain("/p/settings.json");
+      expect(failed.message).toContain("free some disk space");
+      expect(h.updates).toEqual([]);
+    },
+  );
 
-  test("a shutdown while the runtime is built settles once that runtime is closed: its session folder is gone", async () => {
-    const gated = gatedPrepare(new FakeModelClient());
-    await using h = startHarness({ prepare: gated.prepare });
-    const before = ownFolders();
-    await h.initialize();
-    const answer = rejection(h.newSession());
-    await Bun.sleep(50);
-    const shutdown = h.server.shutdown();
-    await Bun.sleep(20);
-    gated.open();
-    await shutdown;
-    await answer; // refused (or the connection ended with the shutdown)
-    expect(gated.built()).toBe(1);
-    expect(ownFolders().filter((name) => !before.includes(name))).toEqual([]);
-  });
+  test(
+    "a shutdown while the runtime is built settles once that runtime is closed: its " + "session folder is gone",
+    async () => {
+      const gated = gatedPrepare(new FakeModelClient());
+      await using h = startHarness({ prepare: gated.prepare });
+      const before = ownFolders();
+      await h.initialize();
+      const answer = rejection(h.newSession());
+      await Bun.sleep(50);
+      const shutdown = h.server.shutdown();
+      await Bun.sleep(20);
+      gated.open();
+      await shutdown;
+      await answer; // refused (or the connection ended with the shutdown)
+      expect(gated.built()).toBe(1);
+      expect(ownFolders().filter((name) => !before.includes(name))).toEqual([]);
+    },
+  );
 
   test("setup errors fail session/new: no key, a model the team policy forbids", async () => {
     await using h = startHarness();

@@ -127,7 +127,8 @@ describe("_session/steering", () => {
     }
   }, 60_000);
 
-  test("mid-turn: the model gets the message after the running command's result, and session/load replays it in its place", async () => {
+  test("mid-turn: the model gets the message after the running command's result, and " +
+    "session/load replays it in its place", async () => {
     const s = await session([heldCall(), reply("Also checked the README.")]);
     try {
       const turn = s.prompt("Run the check.");
@@ -209,7 +210,8 @@ describe("_session/steering", () => {
     }
   }, 60_000);
 
-  test("attacks: too deep, too large, unknown session, another connection's session — refused, the turn goes on", async () => {
+  test("attacks: too deep, too large, unknown session, another connection's session — " +
+    "refused, the turn goes on", async () => {
     const s = await session([heldCall(), reply("Done after all that.")]);
     const other = await session([]);
     try {
@@ -318,32 +320,36 @@ describe("parseSteering (the params as Garuda reads them)", () => {
     throw new Error("expected a refusal");
   };
 
-  test("only the fields Garuda reads are kept; no idleBehavior starts a turn, any value asks for a prompt (none is known to start one)", () => {
-    const parsed = parseSteering({
-      sessionId: "s",
-      prompt: [
-        { type: "text", text: "hi", annotations: { audience: ["user"] }, _meta: { x: { y: 1 } } },
-        { type: "resource_link", uri: "file:///a.ts", name: "a.ts", size: 10, _meta: {} },
-        { type: "resource", resource: { uri: "file:///b.ts", text: "b", mimeType: "text/plain" } },
-        { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAA" } },
-      ],
-    });
-    expect(parsed).toEqual({
-      sessionId: "s",
-      prompt: [
-        { type: "text", text: "hi" },
-        { type: "resource_link", uri: "file:///a.ts", name: "a.ts" },
-        { type: "resource", resource: { uri: "file:///b.ts", text: "b" } },
-        { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAA" } },
-      ],
-      idle: "startNewTurn",
-    });
-    const text = [{ type: "text", text: "hi" }];
-    for (const idleBehavior of ["promptRequired", "startNewTurn", 7, null])
-      expect(parseSteering({ sessionId: "s", prompt: text, _meta: { steering: { idleBehavior } } }).idle).toBe(
-        "promptRequired",
-      );
-  });
+  test(
+    "only the fields Garuda reads are kept; no idleBehavior starts a turn, any " +
+      "value asks for a prompt (none is known to start one)",
+    () => {
+      const parsed = parseSteering({
+        sessionId: "s",
+        prompt: [
+          { type: "text", text: "hi", annotations: { audience: ["user"] }, _meta: { x: { y: 1 } } },
+          { type: "resource_link", uri: "file:///a.ts", name: "a.ts", size: 10, _meta: {} },
+          { type: "resource", resource: { uri: "file:///b.ts", text: "b", mimeType: "text/plain" } },
+          { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAA" } },
+        ],
+      });
+      expect(parsed).toEqual({
+        sessionId: "s",
+        prompt: [
+          { type: "text", text: "hi" },
+          { type: "resource_link", uri: "file:///a.ts", name: "a.ts" },
+          { type: "resource", resource: { uri: "file:///b.ts", text: "b" } },
+          { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAA" } },
+        ],
+        idle: "startNewTurn",
+      });
+      const text = [{ type: "text", text: "hi" }];
+      for (const idleBehavior of ["promptRequired", "startNewTurn", 7, null])
+        expect(parseSteering({ sessionId: "s", prompt: text, _meta: { steering: { idleBehavior } } }).idle).toBe(
+          "promptRequired",
+        );
+    },
+  );
 
   test("refused with -32602: no session, no prompt, too many blocks, an unknown or malformed block, too deep", () => {
     const text = { type: "text", text: "hi" };

@@ -46,7 +46,10 @@ const call = (name: "bash" | "process_manager", where: Where, tag: string): Mock
   ],
 });
 
-/** A session whose turn has started a background job on the host and one in the sandbox, and now runs a bash call on the host: 9 processes in all. */
+/**
+ * A session whose turn has started a background job on the host and one in the sandbox, and now runs a bash call on the
+ * host: 9 processes in all.
+ */
 async function busyAgent(model: MockAnthropic) {
   const tags = { hostJob: marker(), boxJob: marker(), hostRun: marker() };
   model.enqueue(

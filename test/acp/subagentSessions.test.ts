@@ -161,7 +161,8 @@ test("the gate: `subagents` as an object, or AIR's nativeSubagentSessions at ver
 });
 
 describe("garuda acp: subagents as child sessions", () => {
-  test("with `subagents`: spawned, the child's updates on its own session nested in the explore call, then its state", async () => {
+  test("with `subagents`: spawned, the child's updates on its own session nested in " +
+    "the explore call, then its state", async () => {
     await using mock = startMockAnthropic({ apiKey: "sk-ant-process-test", script: exploreScript() });
     const { agent, all } = await exploreRun(mock, { subagents: {} });
     expect(agent.init.agentCapabilities?.sessionCapabilities).toMatchObject({ subagents: {} });
@@ -278,7 +279,8 @@ describe("garuda acp: subagents as child sessions", () => {
 describeSandbox(
   "garuda acp: cancelling the parent cancels its subagents",
   () => {
-    test("session/cancel while the child runs a command: the command is gone and the child ends cancelled", async () => {
+    test("session/cancel while the child runs a command: the command is gone and the " +
+      "child ends cancelled", async () => {
       const tag = marker();
       const home = homeWithAgent("runner", "Bash");
       await using mock = startMockAnthropic({

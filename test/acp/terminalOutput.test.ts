@@ -18,18 +18,22 @@ const data = (update: SessionUpdate) =>
   update.sessionUpdate === "tool_call_update" ? ((update._meta?.terminal_output as { data: string }).data ?? "") : "";
 
 describe("cleaning", () => {
-  test("colours, cursor moves, titles, clipboard writes and hyperlinks are removed; a sequence cut between chunks is removed whole", () => {
-    const text = new TerminalText();
-    const chunks = [
-      "a\u001b[3",
-      "1mred\u001b[0m\n",
-      "b\u001b]52;c;ZXZpbA==\u001b",
-      "\\c\u001b]0;title\u0007d\u001b]8;;https://evil.example\u001b\\link\u001b]8;;\u001b\\\n",
-      "\u001b(B\u001b[mplain\u001b[2K\u001b[1A\n",
-      "\u001bP1$r0m\u001b\\dcs gone\n",
-    ];
-    expect(chunks.map((chunk) => text.push(chunk)).join("") + text.end()).toBe("ared\nbcdlink\nplain\ndcs gone\n");
-  });
+  test(
+    "colours, cursor moves, titles, clipboard writes and hyperlinks are removed; a " +
+      "sequence cut between chunks is removed whole",
+    () => {
+      const text = new TerminalText();
+      const chunks = [
+        "a\u001b[3",
+        "1mred\u001b[0m\n",
+        "b\u001b]52;c;ZXZpbA==\u001b",
+        "\\c\u001b]0;title\u0007d\u001b]8;;https://evil.example\u001b\\link\u001b]8;;\u001b\\\n",
+        "\u001b(B\u001b[mplain\u001b[2K\u001b[1A\n",
+        "\u001bP1$r0m\u001b\\dcs gone\n",
+      ];
+      expect(chunks.map((chunk) => text.push(chunk)).join("") + text.end()).toBe("ared\nbcdlink\nplain\ndcs gone\n");
+    },
+  );
 
   test("hidden characters are shown as ⟨U+XXXX⟩; newlines, tabs, carriage returns and blank runs stay", () => {
     const text = new TerminalText();
@@ -90,70 +94,81 @@ function sink() {
 }
 
 describe("batching", () => {
-  test("the first chunk goes at once; later ones wait for the interval and for the last write; the end sends the rest, nothing after", async () => {
-    const s = sink();
-    const stream = new TerminalStream("t1", s.sink);
-    stream.push("one\n");
-    expect(s.sent.map(data)).toEqual(["one\n"]);
-    stream.push("two\n");
-    stream.push("three\n");
-    // The first is not written yet: nothing more goes out, whatever the time.
-    s.advance(BATCH_MS * 3);
-    await Bun.sleep(BATCH_MS + 10);
-    expect(s.sent).toHaveLength(1);
-    s.finishWrite();
-    await Bun.sleep(1);
-    expect(s.sent.map(data)).toEqual(["one\n", "two\nthree\n"]);
-    stream.push("four\n");
-    const rest = stream.end();
-    expect(rest.map(data)).toEqual(["four\n"]);
-    stream.push("late\n");
-    s.finishWrite();
-    await Bun.sleep(BATCH_MS + 10);
-    expect(s.sent.map(data)).toEqual(["one\n", "two\nthree\n"]);
-    expect(stream.sentChars).toBe("one\ntwo\nthree\nfour\n".length);
-  });
+  test(
+    "the first chunk goes at once; later ones wait for the interval and for the " +
+      "last write; the end sends the rest, nothing after",
+    async () => {
+      const s = sink();
+      const stream = new TerminalStream("t1", s.sink);
+      stream.push("one\n");
+      expect(s.sent.map(data)).toEqual(["one\n"]);
+      stream.push("two\n");
+      stream.push("three\n");
+      // The first is not written yet: nothing more goes out, whatever the time.
+      s.advance(BATCH_MS * 3);
+      await Bun.sleep(BATCH_MS + 10);
+      expect(s.sent).toHaveLength(1);
+      s.finishWrite();
+      await Bun.sleep(1);
+      expect(s.sent.map(data)).toEqual(["one\n", "two\nthree\n"]);
+      stream.push("four\n");
+      const rest = stream.end();
+      expect(rest.map(data)).toEqual(["four\n"]);
+      stream.push("late\n");
+      s.finishWrite();
+      await Bun.sleep(BATCH_MS + 10);
+      expect(s.sent.map(data)).toEqual(["one\n", "two\nthree\n"]);
+      expect(stream.sentChars).toBe("one\ntwo\nthree\nfour\n".length);
+    },
+  );
 
-  test("a backlog goes out in updates of at most MAX_UPDATE_CHARS, back to back, never splitting a surrogate pair", async () => {
-    const s = sink();
-    const stream = new TerminalStream("t2", s.sink);
-    const big = `${"x".repeat(MAX_UPDATE_CHARS - 1)}😀${"y".repeat(MAX_UPDATE_CHARS)}`;
-    stream.push(big);
-    expect(s.sent).toHaveLength(1);
-    expect(data(s.sent[0] as SessionUpdate)).toHaveLength(MAX_UPDATE_CHARS - 1);
-    s.finishWrite();
-    await Bun.sleep(1);
-    expect(s.sent).toHaveLength(2);
-    const rest = stream.end();
-    expect([...s.sent, ...rest].map(data).join("")).toBe(big);
-  });
+  test(
+    "a backlog goes out in updates of at most MAX_UPDATE_CHARS, back to back, never " + "splitting a surrogate pair",
+    async () => {
+      const s = sink();
+      const stream = new TerminalStream("t2", s.sink);
+      const big = `${"x".repeat(MAX_UPDATE_CHARS - 1)}😀${"y".repeat(MAX_UPDATE_CHARS)}`;
+      stream.push(big);
+      expect(s.sent).toHaveLength(1);
+      expect(data(s.sent[0] as SessionUpdate)).toHaveLength(MAX_UPDATE_CHARS - 1);
+      s.finishWrite();
+      await Bun.sleep(1);
+      expect(s.sent).toHaveLength(2);
+      const rest = stream.end();
+      expect([...s.sent, ...rest].map(data).join("")).toBe(big);
+    },
+  );
 
-  test("past the high-water mark push() answers a promise: it settles when a write brings the queue down, or at the end", async () => {
-    const s = sink();
-    const stream = new TerminalStream("t3", s.sink);
-    expect(stream.push("a".repeat(1000))).toBeUndefined();
-    const held = stream.push("b".repeat(HIGH_WATER_CHARS + 1));
-    expect(held).toBeInstanceOf(Promise);
-    let settled = false;
-    void held?.then(() => {
-      settled = true;
-    });
-    await Bun.sleep(5);
-    expect(settled).toBe(false);
-    s.finishWrite();
-    await Bun.sleep(5);
-    expect(settled).toBe(true);
-    // Held again, and the end lets go whatever the editor does.
-    const again = stream.push("c".repeat(HIGH_WATER_CHARS * 2));
-    let ended = false;
-    void again?.then(() => {
-      ended = true;
-    });
-    const rest = stream.end();
-    await Bun.sleep(1);
-    expect(ended).toBe(true);
-    expect([...s.sent, ...rest].map(data).join("")).toBe(
-      `${"a".repeat(1000)}${"b".repeat(HIGH_WATER_CHARS + 1)}${"c".repeat(HIGH_WATER_CHARS * 2)}`,
-    );
-  });
+  test(
+    "past the high-water mark push() answers a promise: it settles when a write " +
+      "brings the queue down, or at the end",
+    async () => {
+      const s = sink();
+      const stream = new TerminalStream("t3", s.sink);
+      expect(stream.push("a".repeat(1000))).toBeUndefined();
+      const held = stream.push("b".repeat(HIGH_WATER_CHARS + 1));
+      expect(held).toBeInstanceOf(Promise);
+      let settled = false;
+      void held?.then(() => {
+        settled = true;
+      });
+      await Bun.sleep(5);
+      expect(settled).toBe(false);
+      s.finishWrite();
+      await Bun.sleep(5);
+      expect(settled).toBe(true);
+      // Held again, and the end lets go whatever the editor does.
+      const again = stream.push("c".repeat(HIGH_WATER_CHARS * 2));
+      let ended = false;
+      void again?.then(() => {
+        ended = true;
+      });
+      const rest = stream.end();
+      await Bun.sleep(1);
+      expect(ended).toBe(true);
+      expect([...s.sent, ...rest].map(data).join("")).toBe(
+        `${"a".repeat(1000)}${"b".repeat(HIGH_WATER_CHARS + 1)}${"c".repeat(HIGH_WATER_CHARS * 2)}`,
+      );
+    },
+  );
 });

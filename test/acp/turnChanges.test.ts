@@ -55,7 +55,8 @@ const textOf = (call: { content?: acp.ToolCallContent[] | null }) =>
 describeSandbox(
   "what a turn changed, over ACP",
   () => {
-    test("edit-tool and sandboxed-command writes in one summary with a diff each; gitignored files named; AIR's report", async () => {
+    test("edit-tool and sandboxed-command writes in one summary with a diff each; " +
+      "gitignored files named; AIR's report", async () => {
       await using mock = startMockAnthropic({
         apiKey: "sk-ant-process-test",
         script: [

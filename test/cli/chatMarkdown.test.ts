@@ -38,7 +38,8 @@ const script = (delayMs = 0) => [
 ];
 
 describe("the chat renders Markdown as it streams", () => {
-  test("headings, emphasis, lists, quote, table and highlighted code; wrapped at words; status line after the response", async () => {
+  test("headings, emphasis, lists, quote, table and highlighted code; wrapped at " +
+    "words; status line after the response", async () => {
     await using mock = startMockAnthropic({ script: script(20) });
     using ws = workspace();
     const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home), cols: 80 });
@@ -89,7 +90,8 @@ describe("the chat renders Markdown as it streams", () => {
     const at = chat.raw.length;
     chat.resize(40, 40);
     await chat.prompt();
-    // The paragraph, unfinished when the window narrowed, was written at 40 columns: rows of at most 39, the whole text.
+    // The paragraph, unfinished when the window narrowed, was written at 40 columns: rows of at most 39, the whole
+    // text.
     const rows = renderScreen(chat.raw, 80, 40, [{ at, cols: 40 }]).filter((row) => /^(word ?)+$/.test(row));
     // 60 words at 39 columns: 7 rows of 8 words (39 columns) and one of 4. A row drawn above them
     // may be left over in the model: bytes the chat wrote before it heard of the resize (SIGWINCH)

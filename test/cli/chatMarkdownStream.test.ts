@@ -56,7 +56,8 @@ const LONG = {
 
 describe("streaming Markdown costs what arrives", () => {
   for (const [kind, text] of Object.entries(LONG)) {
-    test(`a ${kind} of 1,000 lines in chunks of 20 characters: the lexer sees each character a bounded number of times`, () => {
+    test(`a ${kind} of 1,000 lines in chunks of 20 characters: the lexer sees each ` +
+      `character a bounded number of times`, () => {
       const { seen } = streamed(`# Long\n\n${text}\nThe end.\n`, 20);
       // Drawn again at every chunk, the whole block was lexed each time: some 1,000 times its length.
       expect(seen.lexed).toBeLessThan(text.length * 60);
@@ -138,25 +139,28 @@ describe("streaming Markdown costs what arrives", () => {
     expect(rows.split("\n")).toEqual(["```ts", "const a = 1;", "const b = 2;"]);
   });
 
-  test("chunks within a frame are drawn together at the frame, never as they come; the last ones at the end", async () => {
-    let writes = 0;
-    const { loader } = counting();
-    const screen = new Screen({ write: () => writes++, columns: 100, rows: 40 }, true, true);
-    const stream = new MarkdownStream({ screen, style: COLOUR_STYLE, loader, frameMs: 50 });
-    for (let i = 0; i < 200; i++) stream.append("word ");
-    // Nothing is drawn as the chunks come, only at the frame (the keys have their turn first).
-    expect(writes).toBe(0);
-    await Bun.sleep(30);
-    const firstFrame = writes;
-    expect(firstFrame).toBeGreaterThan(0);
-    for (let i = 0; i < 200; i++) stream.append("more ");
-    // The next frame is 50 ms after the first.
-    expect(writes).toBe(firstFrame);
-    await Bun.sleep(120);
-    const afterFrame = writes;
-    expect(afterFrame).toBeGreaterThan(firstFrame);
-    expect(afterFrame).toBeLessThanOrEqual(firstFrame + 3);
-    stream.finish();
-    expect(writes).toBeGreaterThan(afterFrame);
-  });
+  test(
+    "chunks within a frame are drawn together at the frame, never as they come; the " + "last ones at the end",
+    async () => {
+      let writes = 0;
+      const { loader } = counting();
+      const screen = new Screen({ write: () => writes++, columns: 100, rows: 40 }, true, true);
+      const stream = new MarkdownStream({ screen, style: COLOUR_STYLE, loader, frameMs: 50 });
+      for (let i = 0; i < 200; i++) stream.append("word ");
+      // Nothing is drawn as the chunks come, only at the frame (the keys have their turn first).
+      expect(writes).toBe(0);
+      await Bun.sleep(30);
+      const firstFrame = writes;
+      expect(firstFrame).toBeGreaterThan(0);
+      for (let i = 0; i < 200; i++) stream.append("more ");
+      // The next frame is 50 ms after the first.
+      expect(writes).toBe(firstFrame);
+      await Bun.sleep(120);
+      const afterFrame = writes;
+      expect(afterFrame).toBeGreaterThan(firstFrame);
+      expect(afterFrame).toBeLessThanOrEqual(firstFrame + 3);
+      stream.finish();
+      expect(writes).toBeGreaterThan(afterFrame);
+    },
+  );
 });

@@ -97,7 +97,8 @@ describe("menus as you type, and Shift-Enter", () => {
     expect(await chat.exit()).toBe(0);
   }, 60_000);
 
-  test('"@" lists files by fuzzy match, never an ignored or a secret one; Enter picks, Tab goes into a folder', async () => {
+  test('"@" lists files by fuzzy match, never an ignored or a secret one; Enter picks, ' +
+    "Tab goes into a folder", async () => {
     await using mock = startMockAnthropic({ script: answers("Looked.") });
     using ws = workspace();
     mkdirSync(join(ws.root, "src", "cli", "chat"), { recursive: true });

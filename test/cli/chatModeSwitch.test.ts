@@ -50,7 +50,8 @@ describe.skipIf(process.platform !== "linux")("the chat's switch to plan mode", 
     await chat.waitFor("Mode: plan");
     const shown = await chat.waitFor("could write the project.");
     expect(shown.replace(/\s+/g, " ")).toContain(
-      `Garuda: Plan mode stopped the background process p1 ($ ${TICKS}): it was started in build mode and could write the project.`,
+      `Garuda: Plan mode stopped the background process p1 ($ ${TICKS}): it was ` +
+        `started in build mode and could write the project.`,
     );
     const stoppedAt = size(ticks);
     await Bun.sleep(700);

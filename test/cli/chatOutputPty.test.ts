@@ -233,23 +233,26 @@ test("the transcript view's keys: a line, a page, either end, or leave; long lin
   expect(fitRows(["", "x".repeat(25)], 11)).toEqual(["", "x".repeat(10), "x".repeat(10), "x".repeat(5)]);
 });
 
-test("the live region never outgrows the window: wide tail rows are drawn in pieces, the tail's last rows shown", () => {
-  const cols = 30;
-  const rows = 10;
-  let raw = "";
-  const screen = new Screen({ write: (text: string) => (raw += text), columns: cols, rows }, true);
-  const status = ["Plan (0 of 2 done)", "  ▶ one", "  ☐ two", "⠹ Working… 1s"].join("\n");
-  const code = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1}:${"x".repeat(50)}`);
-  for (let n = 1; n <= 8; n++) {
-    screen.tail(code(n));
-    screen.status(status);
-  }
-  screen.tail([]);
-  screen.write(`${code(8).join("\n")}\n`);
-  screen.status(undefined);
-  const lines = renderScreen(raw, cols, rows);
-  // Every row of the block is on screen once (written whole, wrapped by the terminal); nothing
-  // a redraw could not reach was left behind.
-  for (let i = 1; i <= 8; i++) expect(lines.filter((line) => line.startsWith(`${i}:`))).toHaveLength(1);
-  expect(lines.filter((line) => line.startsWith("Plan ("))).toHaveLength(0);
-});
+test(
+  "the live region never outgrows the window: wide tail rows are drawn in pieces, " + "the tail's last rows shown",
+  () => {
+    const cols = 30;
+    const rows = 10;
+    let raw = "";
+    const screen = new Screen({ write: (text: string) => (raw += text), columns: cols, rows }, true);
+    const status = ["Plan (0 of 2 done)", "  ▶ one", "  ☐ two", "⠹ Working… 1s"].join("\n");
+    const code = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1}:${"x".repeat(50)}`);
+    for (let n = 1; n <= 8; n++) {
+      screen.tail(code(n));
+      screen.status(status);
+    }
+    screen.tail([]);
+    screen.write(`${code(8).join("\n")}\n`);
+    screen.status(undefined);
+    const lines = renderScreen(raw, cols, rows);
+    // Every row of the block is on screen once (written whole, wrapped by the terminal); nothing
+    // a redraw could not reach was left behind.
+    for (let i = 1; i <= 8; i++) expect(lines.filter((line) => line.startsWith(`${i}:`))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith("Plan ("))).toHaveLength(0);
+  },
+);

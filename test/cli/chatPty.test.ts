@@ -176,7 +176,8 @@ describe("garuda (the chat) in a terminal", () => {
     expect(await chat.exit()).toBe(0);
   }, 60_000);
 
-  test("Ctrl-C during `sleep 60` stops the turn, kills the command and names it; Ctrl-C twice at the prompt leaves", async () => {
+  test("Ctrl-C during `sleep 60` stops the turn, kills the command and names it; " +
+    "Ctrl-C twice at the prompt leaves", async () => {
     await using mock = startMockAnthropic({
       script: [
         {
@@ -274,7 +275,8 @@ describe("garuda (the chat) in a terminal", () => {
     expect(mock.requests.length).toBe(3);
   }, 60_000);
 
-  test("project settings that loosen safety: the first run shows what and asks; yes is pinned in trust.json", async () => {
+  test("project settings that loosen safety: the first run shows what and asks; yes is " +
+    "pinned in trust.json", async () => {
     await using mock = startMockAnthropic({ script: [] });
     using ws = workspace();
     mkdirSync(join(ws.root, ".garuda"));
@@ -432,7 +434,8 @@ describe("garuda (the chat) in a terminal", () => {
     expect(readFileSync(join(ws.root, "b.txt"), "utf8")).toBe("two\n");
   }, 60_000);
 
-  test("/compact summarizes, /model switches the model (any number of times) and keeps the conversation, /clear starts a new one", async () => {
+  test("/compact summarizes, /model switches the model (any number of times) and keeps " +
+    "the conversation, /clear starts a new one", async () => {
     const answers = ["One.", "Two.", "Three.", "Four.", "Five."].map((text) => ({
       steps: [{ type: "text" as const, text }],
     }));
@@ -480,7 +483,8 @@ describe("garuda (the chat) in a terminal", () => {
     expect(fresh.model).toBe("claude-opus-5");
   }, 60_000);
 
-  test("a prompt over several lines; SIGTERM during a command closes the session, kills the command, exits 143", async () => {
+  test("a prompt over several lines; SIGTERM during a command closes the session, " +
+    "kills the command, exits 143", async () => {
     await using mock = startMockAnthropic({
       script: [{ steps: [{ type: "tool_use", name: "bash", id: "toolu_sleep", input: { command: "sleep 64" } }] }],
     });

@@ -35,7 +35,8 @@ function lastUser(mock: ReturnType<typeof startMockAnthropic>, index: number): A
 }
 
 describe("the chat while a turn runs", () => {
-  test("Tab steers after the running command, Enter queues a prompt for after the turn, the rest stays a draft", async () => {
+  test("Tab steers after the running command, Enter queues a prompt for after the " +
+    "turn, the rest stays a draft", async () => {
     await using mock = startMockAnthropic({
       script: [heldCall, reply("Read the README too."), reply("Summary done.")],
     });
@@ -76,7 +77,8 @@ describe("the chat while a turn runs", () => {
     expect(await chat.exit()).toBe(143);
   }, 60_000);
 
-  test("Ctrl-C drops the queued prompts with a line (one more than 8 stays a draft), and quotes a steering message the stop came before", async () => {
+  test("Ctrl-C drops the queued prompts with a line (one more than 8 stays a draft), " +
+    "and quotes a steering message the stop came before", async () => {
     await using mock = startMockAnthropic({ script: [heldCall, reply("Next turn.")] });
     using ws = workspace();
     const chat = new ChatPty([], { cwd: ws.root, env: chatEnv(mock, ws.home) });

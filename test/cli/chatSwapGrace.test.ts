@@ -69,7 +69,8 @@ describe("garuda (the chat): the question after a withdrawn one", () => {
   }, 90_000);
 
   test.skipIf(process.platform !== "linux")(
-    "a question aside the prompt: one blank row above it, one above the prompt it gives back; a narrow menu breaks between choices",
+    "a question aside the prompt: one blank row above it, one above the prompt it " +
+      "gives back; a narrow menu breaks between choices",
     async () => {
       const late = "sleep 2; curl -sS --max-time 20 -o /dev/null https://late.example/ ; echo curl-exit=$?";
       await using mock = startMockAnthropic({

@@ -21,7 +21,8 @@ async function typeEach(chat: ChatPty, keys: string): Promise<void> {
 }
 
 describe("the chat in a terminal (QA's findings)", () => {
-  test('"yes" or "no" + Enter at a question answers it and sends nothing more; a bare "/" lists the commands', async () => {
+  test('"yes" or "no" + Enter at a question answers it and sends nothing more; a bare ' +
+    '"/" lists the commands', async () => {
     await using mock = startMockAnthropic({
       script: [writeA, text("Wrote a."), writeB, text("Skipped b."), text("NOT EXPECTED")],
     });
@@ -53,7 +54,8 @@ describe("the chat in a terminal (QA's findings)", () => {
     expect(mock.requests.length).toBe(4);
   }, 60_000);
 
-  test("a failed command shows the end of its output under its result; Ctrl-C at a question says denied first", async () => {
+  test("a failed command shows the end of its output under its result; Ctrl-C at a " +
+    "question says denied first", async () => {
     await using mock = startMockAnthropic({
       script: [
         {

@@ -24,7 +24,8 @@ function lastPrompt(mock: ReturnType<typeof startMockAnthropic>, index: number):
 const LEFT = "\x1b[D";
 
 describe("the chat's questions and type-ahead", () => {
-  test('"y" + Enter as the question appears does not answer it and is kept; the same keys after the grace window do', async () => {
+  test('"y" + Enter as the question appears does not answer it and is kept; the same ' +
+    "keys after the grace window do", async () => {
     await using mock = startMockAnthropic({
       script: [
         {

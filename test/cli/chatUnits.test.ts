@@ -348,54 +348,61 @@ describe("the transcript", () => {
     for (const line of shown.split("\n")) expect(line.length).toBeLessThanOrEqual(39);
   });
 
-  test("a command's output: a failure shows its last lines under the result, a success its last two, dimmed and made safe", () => {
-    const out: string[] = [];
-    const screen = new Screen({ write: (text: string) => out.push(text), columns: 40 }, true, false);
-    const calls = new OpenCalls();
-    const transcript = new Transcript({
-      answer: screen,
-      activity: screen,
-      style: COLOUR_STYLE,
-      showThinking: true,
-      calls,
-      commandOutput: true,
-    });
-    transcript.beginTurn();
-    const run = (id: string, status: "completed" | "failed", output: string, summary: string) => {
-      transcript.event({
-        type: "tool_call",
-        callId: id,
-        tool: "bash",
-        input: {},
-        info: { title: `$ ${id}`, kind: "execute", locations: [] },
+  test(
+    "a command's output: a failure shows its last lines under the result, a success " +
+      "its last two, dimmed and made safe",
+    () => {
+      const out: string[] = [];
+      const screen = new Screen({ write: (text: string) => out.push(text), columns: 40 }, true, false);
+      const calls = new OpenCalls();
+      const transcript = new Transcript({
+        answer: screen,
+        activity: screen,
+        style: COLOUR_STYLE,
+        showThinking: true,
+        calls,
+        commandOutput: true,
       });
-      transcript.event({ type: "tool_result", callId: id, status, output, summary });
-    };
-    const lines = Array.from({ length: 9 }, (_, i) => `line ${i + 1}`).join("\n");
-    run(
-      "make",
-      "failed",
-      `Exit code: 3\n${lines}\nerror: cannot find module \x1b[31mfoo\x1b[0m and a very long tail that does not fit\n[Garuda: this command ran in the OS sandbox …]`,
-      "Exit code 3",
-    );
-    const failed = stripAnsi(out.join(""));
-    expect(failed).toContain(
-      "  ✗ Exit code 3\n    … 4 earlier lines not shown\n    line 5\n    line 6\n    line 7\n    line 8\n    line 9\n    error: cannot find module ⟨U+001B⟩…\n",
-    );
-    expect(failed).not.toContain("[Garuda:");
-    // Dimmed, and each line within the width (one column spare).
-    expect(out.join("")).toContain("\x1b[2m    line 9\x1b[22m");
-    for (const line of failed.split("\n")) expect([...line.replace(/^\r?\x1b\[K/, "")].length).toBeLessThan(40);
-    out.length = 0;
-    run("test", "completed", "Exit code: 0\nrunning\n12 passed\n0 failed", "Exit code 0");
-    expect(stripAnsi(out.join(""))).toContain(
-      "  ⎿ Exit code 0\n    … 1 earlier line not shown\n    12 passed\n    0 failed\n",
-    );
-    out.length = 0;
-    run("quiet", "completed", "Exit code: 0\n(no output)", "Exit code 0");
-    expect(stripAnsi(out.join(""))).toContain("  ⎿ Exit code 0\n");
-    expect(stripAnsi(out.join(""))).not.toContain("no output");
-  });
+      transcript.beginTurn();
+      const run = (id: string, status: "completed" | "failed", output: string, summary: string) => {
+        transcript.event({
+          type: "tool_call",
+          callId: id,
+          tool: "bash",
+          input: {},
+          info: { title: `$ ${id}`, kind: "execute", locations: [] },
+        });
+        transcript.event({ type: "tool_result", callId: id, status, output, summary });
+      };
+      const lines = Array.from({ length: 9 }, (_, i) => `line ${i + 1}`).join("\n");
+      run(
+        "make",
+        "failed",
+        `Exit code: 3\n${lines}\nerror: cannot find module \x1b[31mfoo\x1b[0m and a ` +
+          `very long tail that does not fit\n[Garuda: this command ran in the OS sandbox ` +
+          `…]`,
+        "Exit code 3",
+      );
+      const failed = stripAnsi(out.join(""));
+      expect(failed).toContain(
+        "  ✗ Exit code 3\n    … 4 earlier lines not shown\n    line 5\n    line 6\n    " +
+          "line 7\n    line 8\n    line 9\n    error: cannot find module ⟨U+001B⟩…\n",
+      );
+      expect(failed).not.toContain("[Garuda:");
+      // Dimmed, and each line within the width (one column spare).
+      expect(out.join("")).toContain("\x1b[2m    line 9\x1b[22m");
+      for (const line of failed.split("\n")) expect([...line.replace(/^\r?\x1b\[K/, "")].length).toBeLessThan(40);
+      out.length = 0;
+      run("test", "completed", "Exit code: 0\nrunning\n12 passed\n0 failed", "Exit code 0");
+      expect(stripAnsi(out.join(""))).toContain(
+        "  ⎿ Exit code 0\n    … 1 earlier line not shown\n    12 passed\n    0 failed\n",
+      );
+      out.length = 0;
+      run("quiet", "completed", "Exit code: 0\n(no output)", "Exit code 0");
+      expect(stripAnsi(out.join(""))).toContain("  ⎿ Exit code 0\n");
+      expect(stripAnsi(out.join(""))).not.toContain("no output");
+    },
+  );
 
   test("a command's output lines: none for a command that did not run", () => {
     expect(commandOutputLines("Exit code: 1\n\nboom\n\n[Garuda: hint]")).toEqual(["boom"]);

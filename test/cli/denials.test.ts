@@ -15,7 +15,8 @@ const WRITE = {
 const DONE = { steps: [{ type: "text" as const, text: "Done." }] };
 
 describe("denials", () => {
-  test("garuda run --plan: plan mode's refusal, no --allow; without --plan the approval report and its rule", async () => {
+  test("garuda run --plan: plan mode's refusal, no --allow; without --plan the " +
+    "approval report and its rule", async () => {
     await using mock = startMockAnthropic({ script: [WRITE, DONE, WRITE, DONE] });
     using ws = workspace();
     const env = chatEnv(mock, ws.home);
@@ -24,7 +25,9 @@ describe("denials", () => {
       "✗ Refused: plan mode is on, so nothing in the project changes until you switch to build mode.",
     );
     expect(plan.stderr).toContain(
-      "garuda run: refused by plan mode (--plan), where nothing in the project changes:\n  Write a.txt\nRun the task without --plan to let it make these changes.",
+      "garuda run: refused by plan mode (--plan), where nothing in the project " +
+        "changes:\n  Write a.txt\nRun the task without --plan to let it make these " +
+        "changes.",
     );
     expect(plan.stderr).not.toContain("no one can approve");
     expect(plan.stderr).not.toContain("--allow");

@@ -40,14 +40,16 @@ describe("a deleted working folder", () => {
       const result = await inRemovedFolder(join(ws.root, "gone"), args, env);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(
-        "the current folder no longer exists (it was deleted or moved while the shell was in it). cd into a folder that exists",
+        "the current folder no longer exists (it was deleted or moved while the shell " +
+          "was in it). cd into a folder that exists",
       );
       expect(result.stderr).not.toContain("unexpected error");
     }
     expect(mock.requests).toHaveLength(0);
   }, 30_000);
 
-  test("during a session: the write is not run; the user reads Garuda's sentence, the model what to tell them", async () => {
+  test("during a session: the write is not run; the user reads Garuda's sentence, the " +
+    "model what to tell them", async () => {
     using ws = workspace();
     await using mock = startMockAnthropic({
       script: [

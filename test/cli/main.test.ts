@@ -32,25 +32,28 @@ describe("garuda (from source)", () => {
     expect(run.stdout).not.toContain("\u001b[");
   });
 
-  test("every command's --help: left-aligned columns, every option described, nothing past 80 columns in a pipe", () => {
-    using home = tempDir();
-    for (const command of [[], ["run"], ["setup"], ["acp"], ["models"], ["audit"], ["help"], ["version"]]) {
-      const help = garuda([...command, "--help"], home.path);
-      expect(help.code).toBe(0);
-      const lines = help.stdout.split("\n");
-      for (const line of lines) {
-        expect(line.length).toBeLessThanOrEqual(80);
-        expect(line).not.toMatch(/ $/);
+  test(
+    "every command's --help: left-aligned columns, every option described, nothing " + "past 80 columns in a pipe",
+    () => {
+      using home = tempDir();
+      for (const command of [[], ["run"], ["setup"], ["acp"], ["models"], ["audit"], ["help"], ["version"]]) {
+        const help = garuda([...command, "--help"], home.path);
+        expect(help.code).toBe(0);
+        const lines = help.stdout.split("\n");
+        for (const line of lines) {
+          expect(line.length).toBeLessThanOrEqual(80);
+          expect(line).not.toMatch(/ $/);
+        }
+        const options = lines.slice(lines.indexOf("Options:") + 1, lines.indexOf("", lines.indexOf("Options:")));
+        expect(options.length).toBeGreaterThan(0);
+        // A row starts with its flag two blanks in, and says what the flag does.
+        for (const row of options.filter((line) => /^ {2}-/.test(line))) expect(row).toMatch(/^ {2}-\S.*\S {2,}\S/);
       }
-      const options = lines.slice(lines.indexOf("Options:") + 1, lines.indexOf("", lines.indexOf("Options:")));
-      expect(options.length).toBeGreaterThan(0);
-      // A row starts with its flag two blanks in, and says what the flag does.
-      for (const row of options.filter((line) => /^ {2}-/.test(line))) expect(row).toMatch(/^ {2}-\S.*\S {2,}\S/);
-    }
-    expect(garuda(["setup", "--help"], home.path).stdout).toContain(
-      "  --no-check           Save the key without checking it (no request is sent)",
-    );
-  });
+      expect(garuda(["setup", "--help"], home.path).stdout).toContain(
+        "  --no-check           Save the key without checking it (no request is sent)",
+      );
+    },
+  );
 
   test("bare garuda is the chat: with no model it says to run setup and exits 1", () => {
     using home = tempDir();
@@ -59,20 +62,23 @@ describe("garuda (from source)", () => {
     expect(run.stdout + run.stderr).toContain("garuda setup");
   });
 
-  test("a word that names no command starts the chat with it; a command's typo is an error that lists the commands", () => {
-    using home = tempDir();
-    // `garuda "task"` is the chat (here: no model, so it says to run setup), not an unknown command.
-    const run = garuda(["bogus"], home.path);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain("Garuda has no model.");
-    expect(run.stderr).not.toContain("unknown command");
-    const typo = garuda(["rn", "x"], home.path);
-    expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('unknown command "rn" (did you mean run?)');
-    expect(typo.stderr).toContain("The commands are: acp, audit, models, run, setup, help, version");
-    // A prompt of several words is no typo.
-    expect(garuda(["rn the tests"], home.path).stderr).toContain("Garuda has no model.");
-  });
+  test(
+    "a word that names no command starts the chat with it; a command's typo is an " + "error that lists the commands",
+    () => {
+      using home = tempDir();
+      // `garuda "task"` is the chat (here: no model, so it says to run setup), not an unknown command.
+      const run = garuda(["bogus"], home.path);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("Garuda has no model.");
+      expect(run.stderr).not.toContain("unknown command");
+      const typo = garuda(["rn", "x"], home.path);
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain('unknown command "rn" (did you mean run?)');
+      expect(typo.stderr).toContain("The commands are: acp, audit, models, run, setup, help, version");
+      // A prompt of several words is no typo.
+      expect(garuda(["rn the tests"], home.path).stderr).toContain("Garuda has no model.");
+    },
+  );
 
   test("with no model, `garuda models` says so", () => {
     using home = tempDir();

@@ -8,7 +8,9 @@ import { startMockAnthropic } from "../support/mockAnthropic.ts";
 import { chatEnv, runPipedIn, workspace } from "../support/chatHarness.ts";
 
 const REFUSED =
-  "The prompt is 5,000 characters, more than the 2,000 Garuda sends in one message to this model (half its context window of 1,000 tokens), so nothing was sent.";
+  "The prompt is 5,000 characters, more than the 2,000 Garuda sends in one " +
+  "message to this model (half its context window of 1,000 tokens), so nothing " +
+  "was sent.";
 
 describe("a prompt larger than the context window", () => {
   test("is refused with its size and the window; run exits 1; a small one is sent", async () => {

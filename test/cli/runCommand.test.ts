@@ -116,7 +116,8 @@ describe("garuda run", () => {
     expect(last).toMatchObject({ type: "result", stopReason: "done", exitCode: 0, denied: [] });
   }, 30_000);
 
-  test("a limit exits 2; a model error exits 1; a bad --allow rule exits 2; no task exits 1; every message says `garuda run:`", async () => {
+  test("a limit exits 2; a model error exits 1; a bad --allow rule exits 2; no task " +
+    "exits 1; every message says `garuda run:`", async () => {
     using ws = workspace();
     {
       // Cut at the output limit again and again: the runtime says "go on" three times, then stops.
@@ -314,7 +315,8 @@ describe("garuda run", () => {
     }
   }, 40_000);
 
-  test("a failed command shows the last lines of its output (where the error usually is) under its result", async () => {
+  test("a failed command shows the last lines of its output (where the error usually " +
+    "is) under its result", async () => {
     const command = "for i in 1 2 3 4 5 6 7; do echo out$i; done; echo 'error: cannot find module foo' >&2; exit 3";
     await using mock = startMockAnthropic({
       script: [
@@ -336,7 +338,8 @@ describe("garuda run", () => {
       "error: cannot find module foo",
     ]);
   }, 30_000);
-  test("names with ESC, a newline or U+202E: never raw on stdout or stderr; --format json leaves them out of locations", async () => {
+  test("names with ESC, a newline or U+202E: never raw on stdout or stderr; --format " +
+    "json leaves them out of locations", async () => {
     const names = ["esc\u001b[2Jname.txt", "new\nline.txt", "rtl\u202Etxt.exe", "plain.txt"];
     const script = () => [
       {

@@ -92,7 +92,8 @@ describe("the answer of `garuda run`", () => {
     expect(
       brokenOff({ type: "model_retry", attempt: 2, delayMs: 1500, reason: "the stream ended", partial: true }),
     ).toBe(
-      "the model's answer broke off (the stream ended); trying again (attempt 2, in 2 s). What it wrote so far is left out of the answer.",
+      "the model's answer broke off (the stream ended); trying again (attempt 2, in 2 " +
+        "s). What it wrote so far is left out of the answer.",
     );
   });
 });
@@ -170,11 +171,15 @@ describe("a wrong command line", () => {
     expect(missing.text).toBe("garuda audit: Missing required positional argument: ACTION. See `garuda audit --help`.");
   });
 
-  test("a message from outside (a server's error, a file name) reaches the terminal visible; the JSON message keeps it as it was", () => {
-    const failure = describeFailure(new ModelError("Anthropic said: \u001b[2J\u202Egone"), "garuda run");
-    expect(failure.text).toBe("garuda run: Anthropic said: ⟨U+001B⟩[2J⟨U+202E⟩gone");
-    expect(failure.message).toBe("Anthropic said: \u001b[2J\u202Egone");
-  });
+  test(
+    "a message from outside (a server's error, a file name) reaches the terminal " +
+      "visible; the JSON message keeps it as it was",
+    () => {
+      const failure = describeFailure(new ModelError("Anthropic said: \u001b[2J\u202Egone"), "garuda run");
+      expect(failure.text).toBe("garuda run: Anthropic said: ⟨U+001B⟩[2J⟨U+202E⟩gone");
+      expect(failure.message).toBe("Anthropic said: \u001b[2J\u202Egone");
+    },
+  );
 
   test("an unexpected error keeps its stack and exit 1", () => {
     const failure = describeFailure(new TypeError("boom"), "garuda run");

@@ -53,26 +53,31 @@ describe("garuda setup without a terminal", () => {
     expect(statSync(paths.dir).mode & 0o777).toBe(0o700);
   });
 
-  test("--key-stdin with a Claude model Garuda does not know: refused before stdin is read, with the known ones (issue 20.2)", async () => {
-    using home = tempDir();
-    const run = await runPiped(["setup", "--model", "nope-model", "--key-stdin", "--no-check"], {
-      home: home.path,
-      stdin: `${GOOD}\n`,
-    });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain(
-      'garuda setup: There is no model "nope-model" (from --model): the models Garuda knows are claude-opus-5, claude-sonnet-5',
-    );
-    expect(existsSync(garudaPaths(home.path).dir)).toBe(false);
-    // Negative control: a known model is saved, with nothing on stderr.
-    using other = tempDir();
-    const known = await runPiped(["setup", "--model", "claude-sonnet-5", "--key-stdin", "--no-check"], {
-      home: other.path,
-      stdin: `${GOOD}\n`,
-    });
-    expect(known.stderr).toBe("");
-    expect(known.code).toBe(0);
-  });
+  test(
+    "--key-stdin with a Claude model Garuda does not know: refused before stdin is " +
+      "read, with the known ones (issue 20.2)",
+    async () => {
+      using home = tempDir();
+      const run = await runPiped(["setup", "--model", "nope-model", "--key-stdin", "--no-check"], {
+        home: home.path,
+        stdin: `${GOOD}\n`,
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        'garuda setup: There is no model "nope-model" (from --model): the models Garuda ' +
+          "knows are claude-opus-5, claude-sonnet-5",
+      );
+      expect(existsSync(garudaPaths(home.path).dir)).toBe(false);
+      // Negative control: a known model is saved, with nothing on stderr.
+      using other = tempDir();
+      const known = await runPiped(["setup", "--model", "claude-sonnet-5", "--key-stdin", "--no-check"], {
+        home: other.path,
+        stdin: `${GOOD}\n`,
+      });
+      expect(known.stderr).toBe("");
+      expect(known.code).toBe(0);
+    },
+  );
 
   test("--key-stdin: a refused key exits 1 and writes nothing; offline exits 1 unless --no-check", async () => {
     using home = tempDir();
@@ -131,30 +136,33 @@ describe("garuda setup without a terminal", () => {
     expect(existsSync(paths.dir)).toBe(false);
   });
 
-  test("--key-stdin keeps the other fields of models.json and the other keys; an unknown provider is an error", async () => {
-    using home = tempDir();
-    const models = {
-      default: "claude-opus-5",
-      models: { "claude-sonnet-5": { maxTokens: 1000 } },
-      providers: { gw: { type: "anthropic", apiKeyEnv: "GW_KEY" } },
-    };
-    const paths = seed(home.path, models, { GW_KEY: "gw-0123456789abcdef" });
-    const run = await runPiped(["setup", "--model", "claude-sonnet-5", "--key-stdin", "--no-check"], {
-      home: home.path,
-      stdin: `${GOOD}\n`,
-    });
-    expect(run.code).toBe(0);
-    expect(readJson(paths.models)).toEqual({ ...models, default: "claude-sonnet-5" });
-    expect(readJson(paths.credentials)).toEqual({ GW_KEY: "gw-0123456789abcdef", ANTHROPIC_API_KEY: GOOD });
+  test(
+    "--key-stdin keeps the other fields of models.json and the other keys; an " + "unknown provider is an error",
+    async () => {
+      using home = tempDir();
+      const models = {
+        default: "claude-opus-5",
+        models: { "claude-sonnet-5": { maxTokens: 1000 } },
+        providers: { gw: { type: "anthropic", apiKeyEnv: "GW_KEY" } },
+      };
+      const paths = seed(home.path, models, { GW_KEY: "gw-0123456789abcdef" });
+      const run = await runPiped(["setup", "--model", "claude-sonnet-5", "--key-stdin", "--no-check"], {
+        home: home.path,
+        stdin: `${GOOD}\n`,
+      });
+      expect(run.code).toBe(0);
+      expect(readJson(paths.models)).toEqual({ ...models, default: "claude-sonnet-5" });
+      expect(readJson(paths.credentials)).toEqual({ GW_KEY: "gw-0123456789abcdef", ANTHROPIC_API_KEY: GOOD });
 
-    const unknown = await runPiped(["setup", "--model", "nowhere/model", "--key-stdin", "--no-check"], {
-      home: home.path,
-      stdin: `${GOOD}\n`,
-    });
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('unknown provider "nowhere"');
-    expect(readJson(paths.models)).toEqual({ ...models, default: "claude-sonnet-5" });
-  });
+      const unknown = await runPiped(["setup", "--model", "nowhere/model", "--key-stdin", "--no-check"], {
+        home: home.path,
+        stdin: `${GOOD}\n`,
+      });
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('unknown provider "nowhere"');
+      expect(readJson(paths.models)).toEqual({ ...models, default: "claude-sonnet-5" });
+    },
+  );
 
   test("a models.json that is valid JSON but not an object is named and never overwritten", async () => {
     using home = tempDir();
@@ -216,7 +224,8 @@ describe("garuda setup without a terminal", () => {
     expect(fromEnv.stdout).toContain("Endpoint: http://127.0.0.1:9 (from ANTHROPIC_BASE_URL)");
     expect(fromEnv.stdout).toMatch(
       new RegExp(
-        `ANTHROPIC_API_KEY\\s+env   sk-ant-api03-…${envKey.slice(-4)} \\(the file's sk-ant-api03-…${fileKey.slice(-4)} is not used\\)`,
+        `ANTHROPIC_API_KEY\\s+env   sk-ant-api03-…${envKey.slice(-4)} \\(the file's ` +
+          `sk-ant-api03-…${fileKey.slice(-4)} is not used\\)`,
       ),
     );
     expect(fromEnv.stdout).not.toContain(envKey);

@@ -19,34 +19,37 @@ function seed(home: string, models: unknown) {
 }
 
 describe("garuda setup with a local server", () => {
-  test("the provider menu offers the local servers; Ollama's models come from the server; no key is asked", async () => {
-    using home = tempDir();
-    await using ollama = startMockOpenAI({ models: ["qwen3:8b", "llama3.2:3b", "gemma3:4b"] });
-    const existing = { providers: { ollama: { baseUrl: ollama.url } } };
-    const paths = seed(home.path, existing);
-    const run = new PtyRun(["setup"], { home: home.path });
-    await run.waitFor("Choose a provider");
-    await run.waitFor(`3. ollama      ${ollama.url}`);
-    expect(run.text).toMatch(/2\. openrouter\s+https:\/\/openrouter\.ai\/api\/v1\s+key OPENROUTER_API_KEY/);
-    expect(run.text).toMatch(/4\. lmstudio\s+http:\/\/127\.0\.0\.1:1234\/v1\s+no key/);
-    expect(run.text).toMatch(/5\. llamacpp\s+http:\/\/127\.0\.0\.1:8080\/v1\s+no key/);
-    expect(run.text).toMatch(/6\. vllm\s+http:\/\/127\.0\.0\.1:8000\/v1\s+no key/);
-    run.send(`3${KEYS.enter}`);
-    await run.waitFor("Provider: ollama");
-    await run.waitFor("Choose a model");
-    await run.waitFor(/ollama\/qwen3:8b\s+33K context\s+free/);
-    run.send(`2${KEYS.enter}`);
-    await run.waitFor("Model: ollama/llama3.2:3b");
-    await run.waitFor("Garuda is set up.");
-    expect(await run.exit()).toBe(0);
-    expect(run.text).not.toContain("Paste the API key");
-    expect(run.text).toContain(`Key:   none needed (Ollama at ${ollama.origin})`);
-    expect(run.text).toContain('Limits: 33K context, 4K output; change them under "models" in ~/.garuda/models.json');
-    expect(readJson(paths.models)).toEqual({ ...existing, default: "ollama/llama3.2:3b" });
-    expect(existsSync(paths.credentials)).toBe(false);
-    expect(ollama.requests.map((request) => `${request.method} ${request.path}`)).toEqual(["GET /v1/models"]);
-    expect(ollama.requests[0]?.headers.authorization).toBeUndefined();
-  });
+  test(
+    "the provider menu offers the local servers; Ollama's models come from the " + "server; no key is asked",
+    async () => {
+      using home = tempDir();
+      await using ollama = startMockOpenAI({ models: ["qwen3:8b", "llama3.2:3b", "gemma3:4b"] });
+      const existing = { providers: { ollama: { baseUrl: ollama.url } } };
+      const paths = seed(home.path, existing);
+      const run = new PtyRun(["setup"], { home: home.path });
+      await run.waitFor("Choose a provider");
+      await run.waitFor(`3. ollama      ${ollama.url}`);
+      expect(run.text).toMatch(/2\. openrouter\s+https:\/\/openrouter\.ai\/api\/v1\s+key OPENROUTER_API_KEY/);
+      expect(run.text).toMatch(/4\. lmstudio\s+http:\/\/127\.0\.0\.1:1234\/v1\s+no key/);
+      expect(run.text).toMatch(/5\. llamacpp\s+http:\/\/127\.0\.0\.1:8080\/v1\s+no key/);
+      expect(run.text).toMatch(/6\. vllm\s+http:\/\/127\.0\.0\.1:8000\/v1\s+no key/);
+      run.send(`3${KEYS.enter}`);
+      await run.waitFor("Provider: ollama");
+      await run.waitFor("Choose a model");
+      await run.waitFor(/ollama\/qwen3:8b\s+33K context\s+free/);
+      run.send(`2${KEYS.enter}`);
+      await run.waitFor("Model: ollama/llama3.2:3b");
+      await run.waitFor("Garuda is set up.");
+      expect(await run.exit()).toBe(0);
+      expect(run.text).not.toContain("Paste the API key");
+      expect(run.text).toContain(`Key:   none needed (Ollama at ${ollama.origin})`);
+      expect(run.text).toContain('Limits: 33K context, 4K output; change them under "models" in ~/.garuda/models.json');
+      expect(readJson(paths.models)).toEqual({ ...existing, default: "ollama/llama3.2:3b" });
+      expect(existsSync(paths.credentials)).toBe(false);
+      expect(ollama.requests.map((request) => `${request.method} ${request.path}`)).toEqual(["GET /v1/models"]);
+      expect(ollama.requests[0]?.headers.authorization).toBeUndefined();
+    },
+  );
 
   test("a server that is not running is named with how to start it, and the provider menu comes back", async () => {
     using home = tempDir();
@@ -110,7 +113,8 @@ describe("garuda setup with a local server", () => {
     const missing = await runPiped(["setup", "--model", "ollama/nope"], { home: home.path });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(
-      `Ollama at ${ollama.origin} does not list the model "nope" (it has: qwen3:8b). Nothing was saved. To save it without checking, add --no-check.`,
+      `Ollama at ${ollama.origin} does not list the model "nope" (it has: qwen3:8b). ` +
+        `Nothing was saved. To save it without checking, add --no-check.`,
     );
     expect(readJson(paths.models).default).toBeUndefined();
 
@@ -139,7 +143,8 @@ describe("garuda setup with a local server", () => {
     const down = await runPiped(["setup", "--model", "llamacpp/qwen"], { home: home.path });
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(
-      `llama.cpp is not running at ${closed} — start it with \`llama-server -m <model.gguf> --jinja\`. Nothing was saved.`,
+      `llama.cpp is not running at ${closed} — start it with \`llama-server -m ` +
+        `<model.gguf> --jinja\`. Nothing was saved.`,
     );
     const unchecked = await runPiped(["setup", "--model", "llamacpp/qwen", "--no-check"], { home: home.path });
     expect(unchecked.code).toBe(0);

@@ -245,26 +245,29 @@ describe("garuda setup in a terminal", () => {
     expect(api.requests.map((request) => request.headers["x-api-key"])).toEqual([GOOD]);
   });
 
-  test("a key in the environment is offered masked; choosing a new one saves it and warns that the environment wins", async () => {
-    using home = tempDir();
-    using api = mockModelsApi([GOOD]);
-    const paths = garudaPaths(home.path);
-    const envKey = fakeKey("envkey");
-    const run = new PtyRun(["setup", "--model", "claude-sonnet-5"], {
-      home: home.path,
-      env: { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: envKey },
-    });
-    await run.waitFor(`Keep the key from the environment (ANTHROPIC_API_KEY): sk-ant-api03-…${envKey.slice(-4)}`);
-    run.send(`2${KEYS.enter}`);
-    await run.waitFor("Key: ");
-    run.send(`${GOOD}${KEYS.enter}`);
-    await run.waitFor("Garuda is set up.");
-    expect(await run.exit()).toBe(0);
-    expectHidden(run, GOOD);
-    expectHidden(run, envKey);
-    expect(run.text).toContain("ANTHROPIC_API_KEY is also set in this environment, and that value wins");
-    expect(readJson(paths.credentials)).toEqual({ ANTHROPIC_API_KEY: GOOD });
-  });
+  test(
+    "a key in the environment is offered masked; choosing a new one saves it and " + "warns that the environment wins",
+    async () => {
+      using home = tempDir();
+      using api = mockModelsApi([GOOD]);
+      const paths = garudaPaths(home.path);
+      const envKey = fakeKey("envkey");
+      const run = new PtyRun(["setup", "--model", "claude-sonnet-5"], {
+        home: home.path,
+        env: { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: envKey },
+      });
+      await run.waitFor(`Keep the key from the environment (ANTHROPIC_API_KEY): sk-ant-api03-…${envKey.slice(-4)}`);
+      run.send(`2${KEYS.enter}`);
+      await run.waitFor("Key: ");
+      run.send(`${GOOD}${KEYS.enter}`);
+      await run.waitFor("Garuda is set up.");
+      expect(await run.exit()).toBe(0);
+      expectHidden(run, GOOD);
+      expectHidden(run, envKey);
+      expect(run.text).toContain("ANTHROPIC_API_KEY is also set in this environment, and that value wins");
+      expect(readJson(paths.credentials)).toEqual({ ANTHROPIC_API_KEY: GOOD });
+    },
+  );
 
   test("an auth token in the environment is checked as a Bearer token and kept, not written", async () => {
     using home = tempDir();

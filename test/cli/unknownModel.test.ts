@@ -13,32 +13,37 @@ import { ChatPty, ENTRY, chatEnv, runPipedIn, workspace } from "../support/chatH
 const KNOWN = "the models Garuda knows are claude-opus-5, claude-sonnet-5";
 
 describe("an unknown model name", () => {
-  test("the catalog check: Anthropic's unlisted names refused; a server's names, a gateway's and a models.json entry taken", () => {
-    const catalog = buildCatalog("/home/u/.garuda/models.json", {
-      providers: { gateway: { type: "anthropic", baseUrl: "https://llm.example.com", apiKeyEnv: "GATEWAY_KEY" } },
-      models: { "claude-next-6": {} },
-    });
-    expect(() => checkKnownModel(catalog, "claude-nonexistent-9", "from --model")).toThrow(
-      `There is no model "claude-nonexistent-9" (from --model): ${KNOWN}`,
-    );
-    expect(() => checkKnownModel(catalog, "anthropic/claude-sonet-5", "from GARUDA_MODEL")).toThrow(
-      'be added to /home/u/.garuda/models.json under "models"',
-    );
-    // Negative controls: known names, families, a listed custom model, names known only to their servers.
-    for (const name of [
-      "claude-sonnet-5",
-      "sonnet",
-      "anthropic/claude-opus-5",
-      "claude-next-6",
-      "ollama/qwen3:8b",
-      "openrouter/qwen/qwen3-coder",
-      "gateway/house-model",
-    ]) {
-      expect(() => checkKnownModel(catalog, name, "from --model")).not.toThrow();
-    }
-  });
+  test(
+    "the catalog check: Anthropic's unlisted names refused; a server's names, a " +
+      "gateway's and a models.json entry taken",
+    () => {
+      const catalog = buildCatalog("/home/u/.garuda/models.json", {
+        providers: { gateway: { type: "anthropic", baseUrl: "https://llm.example.com", apiKeyEnv: "GATEWAY_KEY" } },
+        models: { "claude-next-6": {} },
+      });
+      expect(() => checkKnownModel(catalog, "claude-nonexistent-9", "from --model")).toThrow(
+        `There is no model "claude-nonexistent-9" (from --model): ${KNOWN}`,
+      );
+      expect(() => checkKnownModel(catalog, "anthropic/claude-sonet-5", "from GARUDA_MODEL")).toThrow(
+        'be added to /home/u/.garuda/models.json under "models"',
+      );
+      // Negative controls: known names, families, a listed custom model, names known only to their servers.
+      for (const name of [
+        "claude-sonnet-5",
+        "sonnet",
+        "anthropic/claude-opus-5",
+        "claude-next-6",
+        "ollama/qwen3:8b",
+        "openrouter/qwen/qwen3-coder",
+        "gateway/house-model",
+      ]) {
+        expect(() => checkKnownModel(catalog, name, "from --model")).not.toThrow();
+      }
+    },
+  );
 
-  test("is refused by the chat (-m), `garuda run` (GARUDA_MODEL) and models.json's default, with the known names; a models.json entry runs", async () => {
+  test("is refused by the chat (-m), `garuda run` (GARUDA_MODEL) and models.json's " +
+    "default, with the known names; a models.json entry runs", async () => {
     await using mock = startMockAnthropic({
       script: [{ steps: [{ type: "text", text: "Hello from the new model." }] }],
     });
@@ -65,7 +70,8 @@ describe("an unknown model name", () => {
     expect(mock.requests[0]?.body?.model).toBe("claude-next-6");
   }, 60_000);
 
-  test("/model at a terminal: the unknown name is refused with the known names, the model stays and the conversation goes on", async () => {
+  test("/model at a terminal: the unknown name is refused with the known names, the " +
+    "model stays and the conversation goes on", async () => {
     await using mock = startMockAnthropic({
       script: [
         { steps: [{ type: "text", text: "First answer." }] },

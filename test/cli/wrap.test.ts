@@ -46,7 +46,9 @@ describe("wrapping the terminal's own lines", () => {
 
   test("Screen.line fits each line to a terminal's width, and leaves a pipe's lines whole", () => {
     const long =
-      'There is no model "claude-nonexistent-9" in the catalog or ~/.garuda/models.json. The models you can use: claude-opus-5, claude-sonnet-5, claude-haiku-4-5.';
+      'There is no model "claude-nonexistent-9" in the catalog or ' +
+      "~/.garuda/models.json. The models you can use: claude-opus-5, claude-sonnet-5, " +
+      "claude-haiku-4-5.";
     const terminal: string[] = [];
     new Screen({ write: (text: string) => terminal.push(text), columns: 50, rows: 20 }, true, false).line(long);
     const rows = terminal

@@ -56,47 +56,51 @@ describe("prepareRuntime: from configuration to a session", () => {
     expect(JSON.stringify(second?.messages)).toContain("the answer is 42");
   });
 
-  test("a continued session goes on with the model and effort it used last; one that cannot be used now falls back, with a notice", async () => {
-    using home = tempDir();
-    using root = tempDir();
-    const client = new FakeModelClient([fake.text("one"), fake.text("two"), fake.text("three")]);
-    const options = setUp(home.path, root.path, client);
-    const first = await prepareRuntime(options);
-    await first.controls.setModel("claude-haiku-4-5");
-    first.controls.setEffort("medium");
-    await first.runTurn("hello", new AbortController().signal, () => {});
-    const file = first.session?.file as string;
-    await first.close();
+  test(
+    "a continued session goes on with the model and effort it used last; one that " +
+      "cannot be used now falls back, with a notice",
+    async () => {
+      using home = tempDir();
+      using root = tempDir();
+      const client = new FakeModelClient([fake.text("one"), fake.text("two"), fake.text("three")]);
+      const options = setUp(home.path, root.path, client);
+      const first = await prepareRuntime(options);
+      await first.controls.setModel("claude-haiku-4-5");
+      first.controls.setEffort("medium");
+      await first.runTurn("hello", new AbortController().signal, () => {});
+      const file = first.session?.file as string;
+      await first.close();
 
-    const resumed = await prepareRuntime({ ...options, resume: file });
-    try {
-      expect(resumed.model.spec).toBe("claude-haiku-4-5");
-      expect(resumed.controls.effort).toBe("medium");
-      await resumed.runTurn("again", new AbortController().signal, () => {});
-      expect(client.lastRequest.model).toBe("claude-haiku-4-5");
-      expect(client.lastRequest.thinking).toEqual({ budgetTokens: 10_000 });
-    } finally {
-      await resumed.close();
-    }
-    // --model names another: it wins.
-    const flagged = await prepareRuntime({ ...options, resume: file, modelFlag: "claude-sonnet-5" });
-    expect(flagged.model.spec).toBe("claude-sonnet-5");
-    await flagged.close();
-    // The team policy no longer allows it: the usual model, and a notice says why.
-    writeFileSync(options.paths.policy, JSON.stringify({ allowedModels: ["claude-sonnet-5"] }));
-    const fallback = await prepareRuntime({ ...options, resume: file });
-    try {
-      expect(fallback.model.spec).toBe("claude-sonnet-5");
-      const events: AgentEvent[] = [];
-      await fallback.runTurn("and again", new AbortController().signal, (event) => events.push(event));
-      const notices = events.flatMap((event) => (event.type === "notice" ? [event.text] : []));
-      expect(
-        notices.some((text) => text.startsWith("This conversation used claude-haiku-4-5, which cannot be used now")),
-      ).toBe(true);
-    } finally {
-      await fallback.close();
-    }
-  });
+      const resumed = await prepareRuntime({ ...options, resume: file });
+      try {
+        expect(resumed.model.spec).toBe("claude-haiku-4-5");
+        expect(resumed.controls.effort).toBe("medium");
+        await resumed.runTurn("again", new AbortController().signal, () => {});
+        expect(client.lastRequest.model).toBe("claude-haiku-4-5");
+        expect(client.lastRequest.thinking).toEqual({ budgetTokens: 10_000 });
+      } finally {
+        await resumed.close();
+      }
+      // --model names another: it wins.
+      const flagged = await prepareRuntime({ ...options, resume: file, modelFlag: "claude-sonnet-5" });
+      expect(flagged.model.spec).toBe("claude-sonnet-5");
+      await flagged.close();
+      // The team policy no longer allows it: the usual model, and a notice says why.
+      writeFileSync(options.paths.policy, JSON.stringify({ allowedModels: ["claude-sonnet-5"] }));
+      const fallback = await prepareRuntime({ ...options, resume: file });
+      try {
+        expect(fallback.model.spec).toBe("claude-sonnet-5");
+        const events: AgentEvent[] = [];
+        await fallback.runTurn("and again", new AbortController().signal, (event) => events.push(event));
+        const notices = events.flatMap((event) => (event.type === "notice" ? [event.text] : []));
+        expect(
+          notices.some((text) => text.startsWith("This conversation used claude-haiku-4-5, which cannot be used now")),
+        ).toBe(true);
+      } finally {
+        await fallback.close();
+      }
+    },
+  );
 
   test("no model, no key, a relative or missing folder: clear errors", async () => {
     using home = tempDir();
@@ -148,79 +152,90 @@ describe("prepareRuntime: from configuration to a session", () => {
     expect(JSON.stringify(events)).not.toContain("hunter2");
   });
 
-  test("commands run in the sandbox without a question, writes can be undone, and web search needs a rule", async () => {
-    using home = tempDir();
-    using root = tempDir();
-    writeFileSync(join(root.path, "a.txt"), "before\n");
-    const client = new FakeModelClient([
-      fake.toolCall("bash", { command: "echo sandboxed > made.txt && cat a.txt" }),
-      fake.text("ran it"),
-    ]);
-    const options = setUp(home.path, root.path, client);
-    const runtime = await prepareRuntime(options);
-    const events: AgentEvent[] = [];
-    try {
-      await runtime.runTurn("run it", new AbortController().signal, (e) => events.push(e));
-      const result = events.find((e) => e.type === "tool_result");
-      expect(result).toMatchObject({ status: "completed" });
-      expect(result?.type === "tool_result" && result.output).toContain("before");
-      expect(client.requests[0]?.webSearch).toBeUndefined();
-      const undone = await runtime.undo();
-      expect(undone.removed).toContain("made.txt");
-    } finally {
-      await runtime.close();
-    }
+  test(
+    "commands run in the sandbox without a question, writes can be undone, and web " + "search needs a rule",
+    async () => {
+      using home = tempDir();
+      using root = tempDir();
+      writeFileSync(join(root.path, "a.txt"), "before\n");
+      const client = new FakeModelClient([
+        fake.toolCall("bash", { command: "echo sandboxed > made.txt && cat a.txt" }),
+        fake.text("ran it"),
+      ]);
+      const options = setUp(home.path, root.path, client);
+      const runtime = await prepareRuntime(options);
+      const events: AgentEvent[] = [];
+      try {
+        await runtime.runTurn("run it", new AbortController().signal, (e) => events.push(e));
+        const result = events.find((e) => e.type === "tool_result");
+        expect(result).toMatchObject({ status: "completed" });
+        expect(result?.type === "tool_result" && result.output).toContain("before");
+        expect(client.requests[0]?.webSearch).toBeUndefined();
+        const undone = await runtime.undo();
+        expect(undone.removed).toContain("made.txt");
+      } finally {
+        await runtime.close();
+      }
 
-    writeFileSync(options.paths.policy, JSON.stringify({ permissions: { allow: ["web_search"] } }));
-    const searching = new FakeModelClient([fake.text("ok")]);
-    const second = await prepareRuntime({ ...options, openModel: async () => searching });
-    try {
-      await second.runTurn("search", new AbortController().signal, () => {});
-      expect(searching.requests[0]?.webSearch).toBeDefined();
-    } finally {
-      await second.close();
-    }
-  });
+      writeFileSync(options.paths.policy, JSON.stringify({ permissions: { allow: ["web_search"] } }));
+      const searching = new FakeModelClient([fake.text("ok")]);
+      const second = await prepareRuntime({ ...options, openModel: async () => searching });
+      try {
+        await second.runTurn("search", new AbortController().signal, () => {});
+        expect(searching.requests[0]?.webSearch).toBeDefined();
+      } finally {
+        await second.close();
+      }
+    },
+  );
 
-  test("a garuda-<uid> folder another local user made first does not block the session: it runs in a fresh private folder, with a notice", async () => {
-    using home = tempDir();
-    using root = tempDir();
-    using temp = tempDir();
-    const planted = join(realpathSync(temp.path), `garuda-${process.getuid?.() ?? 0}`);
-    mkdirSync(planted, { mode: 0o700 });
-    chownSync(planted, 65534, 65534);
-    const client = new FakeModelClient([
-      fake.toolCall("bash", { command: 'echo made > "$TMPDIR/x" && cat "$TMPDIR/x"' }),
-      fake.text("done"),
-    ]);
-    const options = setUp(home.path, root.path, client);
-    const runtime = await prepareRuntime({ ...options, env: { ...options.env, TMPDIR: temp.path } });
-    const events: AgentEvent[] = [];
-    try {
-      await runtime.runTurn("run it", new AbortController().signal, (e) => events.push(e));
-    } finally {
-      await runtime.close();
-    }
-    const notice = events.find(
-      (e) => e.type === "notice" && e.text.startsWith(`${planted} is not Garuda's private folder`),
-    );
-    expect(notice?.type === "notice" && notice.text).toContain("it belongs to another user (uid 65534)");
-    expect(events.find((e) => e.type === "tool_result")).toMatchObject({
-      status: "completed",
-      output: expect.stringContaining("made"),
-    });
-    // Nothing went into the planted folder, and the private one went with the session.
-    expect(readdirSync(planted)).toEqual([]);
-    expect(readdirSync(temp.path)).toEqual([basename(planted)]);
-  });
+  test(
+    "a garuda-<uid> folder another local user made first does not block the " +
+      "session: it runs in a fresh private folder, with a notice",
+    async () => {
+      using home = tempDir();
+      using root = tempDir();
+      using temp = tempDir();
+      const planted = join(realpathSync(temp.path), `garuda-${process.getuid?.() ?? 0}`);
+      mkdirSync(planted, { mode: 0o700 });
+      chownSync(planted, 65534, 65534);
+      const client = new FakeModelClient([
+        fake.toolCall("bash", { command: 'echo made > "$TMPDIR/x" && cat "$TMPDIR/x"' }),
+        fake.text("done"),
+      ]);
+      const options = setUp(home.path, root.path, client);
+      const runtime = await prepareRuntime({ ...options, env: { ...options.env, TMPDIR: temp.path } });
+      const events: AgentEvent[] = [];
+      try {
+        await runtime.runTurn("run it", new AbortController().signal, (e) => events.push(e));
+      } finally {
+        await runtime.close();
+      }
+      const notice = events.find(
+        (e) => e.type === "notice" && e.text.startsWith(`${planted} is not Garuda's private folder`),
+      );
+      expect(notice?.type === "notice" && notice.text).toContain("it belongs to another user (uid 65534)");
+      expect(events.find((e) => e.type === "tool_result")).toMatchObject({
+        status: "completed",
+        output: expect.stringContaining("made"),
+      });
+      // Nothing went into the planted folder, and the private one went with the session.
+      expect(readdirSync(planted)).toEqual([]);
+      expect(readdirSync(temp.path)).toEqual([basename(planted)]);
+    },
+  );
 
-  test("a temp folder that does not exist is prepareRuntime's error (session/new's in an editor), before anything is built", async () => {
-    using home = tempDir();
-    using root = tempDir();
-    const options = setUp(home.path, root.path, new FakeModelClient(), {});
-    const missing = join(home.path, "no-such-tmp");
-    await expect(prepareRuntime({ ...options, env: { ...options.env, TMPDIR: missing } })).rejects.toThrow(
-      `The temp folder ${missing} does not exist`,
-    );
-  });
+  test(
+    "a temp folder that does not exist is prepareRuntime's error (session/new's in " +
+      "an editor), before anything is built",
+    async () => {
+      using home = tempDir();
+      using root = tempDir();
+      const options = setUp(home.path, root.path, new FakeModelClient(), {});
+      const missing = join(home.path, "no-such-tmp");
+      await expect(prepareRuntime({ ...options, env: { ...options.env, TMPDIR: missing } })).rejects.toThrow(
+        `The temp folder ${missing} does not exist`,
+      );
+    },
+  );
 });

@@ -67,75 +67,87 @@ describe("built-in providers", () => {
     expect(BUILTIN_KEY_NAMES).toEqual(["ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "ANTHROPIC_AUTH_TOKEN"]);
   });
 
-  test("a local model nobody listed: 32,768 context, 4,096 output, free; an OpenRouter one: the same limits, price unknown", () => {
-    const catalog = catalogOf(undefined);
-    expect(findModel(catalog, "ollama/qwen3:8b")).toEqual({
-      spec: "ollama/qwen3:8b",
-      provider: "ollama",
-      id: "qwen3:8b",
-      contextWindow: 32_768,
-      maxTokens: 4_096,
-      price: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-      thinking: "none",
-    });
-    expect(findModel(catalog, "openrouter/qwen/qwen3-coder")).toMatchObject({
-      provider: "openrouter",
-      id: "qwen/qwen3-coder",
-      contextWindow: 32_768,
-      maxTokens: 4_096,
-      price: null,
-    });
-    // A bare Claude id still means Anthropic, with Claude's limits.
-    expect(findModel(catalog, "claude-next")).toMatchObject({
-      provider: "anthropic",
-      contextWindow: 200_000,
-      maxTokens: 32_000,
-    });
-  });
+  test(
+    "a local model nobody listed: 32,768 context, 4,096 output, free; an OpenRouter " +
+      "one: the same limits, price unknown",
+    () => {
+      const catalog = catalogOf(undefined);
+      expect(findModel(catalog, "ollama/qwen3:8b")).toEqual({
+        spec: "ollama/qwen3:8b",
+        provider: "ollama",
+        id: "qwen3:8b",
+        contextWindow: 32_768,
+        maxTokens: 4_096,
+        price: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        thinking: "none",
+      });
+      expect(findModel(catalog, "openrouter/qwen/qwen3-coder")).toMatchObject({
+        provider: "openrouter",
+        id: "qwen/qwen3-coder",
+        contextWindow: 32_768,
+        maxTokens: 4_096,
+        price: null,
+      });
+      // A bare Claude id still means Anthropic, with Claude's limits.
+      expect(findModel(catalog, "claude-next")).toMatchObject({
+        provider: "anthropic",
+        contextWindow: 200_000,
+        maxTokens: 32_000,
+      });
+    },
+  );
 
   test("the not-running message names the server and how to start it", () => {
     expect(notRunningMessage(BUILTIN_PROVIDERS.ollama as never, "http://127.0.0.1:11434/v1")).toBe(
       "Ollama is not running at http://127.0.0.1:11434 — start it with `ollama serve`.",
     );
     expect(notRunningMessage({ name: "box" }, "http://127.0.0.1:9000/v1/")).toBe(
-      'Nothing answers at http://127.0.0.1:9000: start the server, or fix "baseUrl" of the provider "box" in ~/.garuda/models.json.',
+      'Nothing answers at http://127.0.0.1:9000: start the server, or fix "baseUrl" ' +
+        'of the provider "box" in ~/.garuda/models.json.',
     );
   });
 });
 
 describe("models.json", () => {
-  test("an openai-compatible provider: keyless without apiKeyEnv, its models with their limits and textToolCalls", () => {
-    const catalog = catalogOf({
-      providers: {
-        box: { type: "openai-compatible", baseUrl: "http://localhost:9000/v1/" },
-        together: { type: "openai-compatible", baseUrl: "https://api.together.xyz/v1", apiKeyEnv: "TOGETHER_API_KEY" },
-      },
-      models: {
-        "box/tiny": { contextWindow: 8192, maxTokens: 1024, textToolCalls: true },
-        "ollama/qwen3:32b": { contextWindow: 40_960, maxTokens: 8192 },
-        "together/deepseek-ai/DeepSeek-V3": { price: { input: 1.25, output: 1.25 } },
-      },
-    });
-    expect(catalog.providers.box).toEqual({
-      name: "box",
-      type: "openai-compatible",
-      baseUrl: "http://localhost:9000/v1",
-    });
-    expect(catalog.providers.together?.apiKeyEnv).toBe("TOGETHER_API_KEY");
-    expect(findModel(catalog, "box/tiny")).toMatchObject({
-      contextWindow: 8192,
-      maxTokens: 1024,
-      textToolCalls: true,
-      price: { input: 0, output: 0 },
-    });
-    expect(findModel(catalog, "ollama/qwen3:32b")).toMatchObject({ contextWindow: 40_960, maxTokens: 8192 });
-    expect(findModel(catalog, "ollama/qwen3:32b").textToolCalls).toBeUndefined();
-    expect(findModel(catalog, "together/deepseek-ai/DeepSeek-V3")).toMatchObject({
-      id: "deepseek-ai/DeepSeek-V3",
-      contextWindow: 32_768,
-      price: { input: 1.25, output: 1.25, cacheRead: 0, cacheWrite: 0 },
-    });
-  });
+  test(
+    "an openai-compatible provider: keyless without apiKeyEnv, its models with " + "their limits and textToolCalls",
+    () => {
+      const catalog = catalogOf({
+        providers: {
+          box: { type: "openai-compatible", baseUrl: "http://localhost:9000/v1/" },
+          together: {
+            type: "openai-compatible",
+            baseUrl: "https://api.together.xyz/v1",
+            apiKeyEnv: "TOGETHER_API_KEY",
+          },
+        },
+        models: {
+          "box/tiny": { contextWindow: 8192, maxTokens: 1024, textToolCalls: true },
+          "ollama/qwen3:32b": { contextWindow: 40_960, maxTokens: 8192 },
+          "together/deepseek-ai/DeepSeek-V3": { price: { input: 1.25, output: 1.25 } },
+        },
+      });
+      expect(catalog.providers.box).toEqual({
+        name: "box",
+        type: "openai-compatible",
+        baseUrl: "http://localhost:9000/v1",
+      });
+      expect(catalog.providers.together?.apiKeyEnv).toBe("TOGETHER_API_KEY");
+      expect(findModel(catalog, "box/tiny")).toMatchObject({
+        contextWindow: 8192,
+        maxTokens: 1024,
+        textToolCalls: true,
+        price: { input: 0, output: 0 },
+      });
+      expect(findModel(catalog, "ollama/qwen3:32b")).toMatchObject({ contextWindow: 40_960, maxTokens: 8192 });
+      expect(findModel(catalog, "ollama/qwen3:32b").textToolCalls).toBeUndefined();
+      expect(findModel(catalog, "together/deepseek-ai/DeepSeek-V3")).toMatchObject({
+        id: "deepseek-ai/DeepSeek-V3",
+        contextWindow: 32_768,
+        price: { input: 1.25, output: 1.25, cacheRead: 0, cacheWrite: 0 },
+      });
+    },
+  );
 
   test("a built-in provider's base URL can be changed alone; it stays what it was", () => {
     const catalog = catalogOf({
@@ -172,25 +184,28 @@ describe("models.json", () => {
     expect(secret).not.toContain("hunter2");
   });
 
-  test("what an entry must have: a type for a new provider, a base URL for openai-compatible, a key for anthropic", () => {
-    expect(
-      configError(() => catalogOf({ providers: { box: { baseUrl: "http://127.0.0.1:1/v1" } } })).message,
-    ).toContain('provider "box" needs "type"');
-    expect(configError(() => catalogOf({ providers: { box: { type: "openai-compatible" } } })).message).toContain(
-      'provider "box" needs "baseUrl"',
-    );
-    expect(
-      configError(() => catalogOf({ providers: { gw: { type: "anthropic", baseUrl: "https://gw.example.com" } } }))
-        .message,
-    ).toContain('provider "gw" needs "apiKeyEnv"');
-    expect(
-      configError(() => catalogOf({ providers: { box: { type: "openai", baseUrl: "http://127.0.0.1:1/v1" } } }))
-        .message,
-    ).toContain("providers.box.type");
-    expect(configError(() => catalogOf({ models: { "box/x": { textToolCalls: "yes" } } })).message).toContain(
-      "models.box/x.textToolCalls",
-    );
-  });
+  test(
+    "what an entry must have: a type for a new provider, a base URL for " + "openai-compatible, a key for anthropic",
+    () => {
+      expect(
+        configError(() => catalogOf({ providers: { box: { baseUrl: "http://127.0.0.1:1/v1" } } })).message,
+      ).toContain('provider "box" needs "type"');
+      expect(configError(() => catalogOf({ providers: { box: { type: "openai-compatible" } } })).message).toContain(
+        'provider "box" needs "baseUrl"',
+      );
+      expect(
+        configError(() => catalogOf({ providers: { gw: { type: "anthropic", baseUrl: "https://gw.example.com" } } }))
+          .message,
+      ).toContain('provider "gw" needs "apiKeyEnv"');
+      expect(
+        configError(() => catalogOf({ providers: { box: { type: "openai", baseUrl: "http://127.0.0.1:1/v1" } } }))
+          .message,
+      ).toContain("providers.box.type");
+      expect(configError(() => catalogOf({ models: { "box/x": { textToolCalls: "yes" } } })).message).toContain(
+        "models.box/x.textToolCalls",
+      );
+    },
+  );
 });
 
 describe("prepareModel", () => {

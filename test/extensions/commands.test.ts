@@ -135,21 +135,24 @@ describe("custom commands", () => {
     expect(notices(events).join("\n")).toContain("is used; the project's command (");
   });
 
-  test("a file with a built-in's name is left out with a notice (it would show in the menu and never run)", async () => {
-    using where = place();
-    where.user(".garuda/commands/help.md", "My help");
-    where.project(".garuda/skills/undo/SKILL.md", "---\nname: undo\ndescription: Undo things\n---\nUndo.");
-    where.project(".garuda/commands/tidy.md", "Tidy");
-    where.project(".garuda/skills/tidy/SKILL.md", "---\nname: tidy\ndescription: Tidy skill\n---\nTidy.");
-    await using s = await session(where, [fake.text("ok")], answering());
-    expect(s.runtime.availableCommands().map((c) => c.name)).toEqual(["tidy"]);
-    const { events } = await s.prompt("hello");
-    const said = notices(events).join("\n");
-    expect(said).toContain("/help is Garuda's own command, so your command (");
-    expect(said).toContain("/undo is Garuda's own command, so the project's skill (");
-    expect(said).toContain("/tidy: the project's skill (");
-    expect(said).toContain("is used; the project's command (");
-  });
+  test(
+    "a file with a built-in's name is left out with a notice (it would show in the " + "menu and never run)",
+    async () => {
+      using where = place();
+      where.user(".garuda/commands/help.md", "My help");
+      where.project(".garuda/skills/undo/SKILL.md", "---\nname: undo\ndescription: Undo things\n---\nUndo.");
+      where.project(".garuda/commands/tidy.md", "Tidy");
+      where.project(".garuda/skills/tidy/SKILL.md", "---\nname: tidy\ndescription: Tidy skill\n---\nTidy.");
+      await using s = await session(where, [fake.text("ok")], answering());
+      expect(s.runtime.availableCommands().map((c) => c.name)).toEqual(["tidy"]);
+      const { events } = await s.prompt("hello");
+      const said = notices(events).join("\n");
+      expect(said).toContain("/help is Garuda's own command, so your command (");
+      expect(said).toContain("/undo is Garuda's own command, so the project's skill (");
+      expect(said).toContain("/tidy: the project's skill (");
+      expect(said).toContain("is used; the project's command (");
+    },
+  );
 
   test("headless (no one to answer): a project command does not run", async () => {
     using where = place();

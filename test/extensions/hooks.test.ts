@@ -189,7 +189,8 @@ describe("hooks: preToolUse protocol", () => {
     expect(outcome.blocked).toBe(true);
     expect(outcome.blocked && outcome.reason).toContain("failed, so the call was blocked");
     expect(outcome.warnings).toEqual([
-      "The preToolUse hook `check-it` (your hooks.json) failed: it exited with 1: jq: not found. The tool call was blocked (hooks fail closed).",
+      "The preToolUse hook `check-it` (your hooks.json) failed: it exited with 1: jq: " +
+        "not found. The tool call was blocked (hooks fail closed).",
     ]);
     expect(events[0]).toMatchObject({ outcome: "failed", exitCode: 1, reason: "exited with 1" });
   });
@@ -223,56 +224,60 @@ describe("hooks: preToolUse protocol", () => {
     expect(Object.keys(outcome).sort()).toEqual(["blocked", "warnings"]);
   });
 
-  test("the event arrives as JSON on stdin and in a 0600 file, with the GARUDA_* variables; the file is removed after", async () => {
-    using root = tempDir();
-    const executor = new ScriptedExecutor([{}, {}, {}]);
-    const ctx = services(root.path, executor, []);
-    await runPreToolUse([hook({ timeoutMs: 1234 })], { request: BASH, input: { command: "git push" } }, ctx);
-    await runPreToolUse([hook()], { request: EDIT, input: { path: "src/a.ts" } }, ctx);
-    await runPreToolUse([hook()], { request: FETCH, input: { url: "https://example.com/x" } }, ctx);
+  test(
+    "the event arrives as JSON on stdin and in a 0600 file, with the GARUDA_* " +
+      "variables; the file is removed after",
+    async () => {
+      using root = tempDir();
+      const executor = new ScriptedExecutor([{}, {}, {}]);
+      const ctx = services(root.path, executor, []);
+      await runPreToolUse([hook({ timeoutMs: 1234 })], { request: BASH, input: { command: "git push" } }, ctx);
+      await runPreToolUse([hook()], { request: EDIT, input: { path: "src/a.ts" } }, ctx);
+      await runPreToolUse([hook()], { request: FETCH, input: { url: "https://example.com/x" } }, ctx);
 
-    const [bash, edit, fetch] = executor.seen as [Seen, Seen, Seen];
-    const expected = {
-      event: "preToolUse",
-      tool: "bash",
-      callId: "call-7",
-      input: { command: "git push" },
-      target: BASH.target,
-      root: root.path,
-    };
-    expect(JSON.parse(bash.request.stdin ?? "")).toEqual(expected);
-    expect(JSON.parse(bash.file?.content ?? "")).toEqual(expected);
-    expect(bash.file?.mode).toBe(0o600);
-    expect(bash.request.env).toEqual({
-      GARUDA_HOOK_EVENT: "preToolUse",
-      GARUDA_HOOK_INPUT: expect.stringMatching(/input\.json$/),
-      GARUDA_TOOL: "bash",
-      GARUDA_FILE: "",
-      GARUDA_COMMAND: "git status && git push origin main",
-      GARUDA_URL: "",
-    });
-    expect(bash.request).toMatchObject({ cwd: root.path, timeoutMs: 1234, sandbox: ctx.sandbox });
-    expect(bash.request.command).toContain("\ncheck-it\n");
-    expect(existsSync(bash.request.env?.GARUDA_HOOK_INPUT ?? "")).toBe(false);
+      const [bash, edit, fetch] = executor.seen as [Seen, Seen, Seen];
+      const expected = {
+        event: "preToolUse",
+        tool: "bash",
+        callId: "call-7",
+        input: { command: "git push" },
+        target: BASH.target,
+        root: root.path,
+      };
+      expect(JSON.parse(bash.request.stdin ?? "")).toEqual(expected);
+      expect(JSON.parse(bash.file?.content ?? "")).toEqual(expected);
+      expect(bash.file?.mode).toBe(0o600);
+      expect(bash.request.env).toEqual({
+        GARUDA_HOOK_EVENT: "preToolUse",
+        GARUDA_HOOK_INPUT: expect.stringMatching(/input\.json$/),
+        GARUDA_TOOL: "bash",
+        GARUDA_FILE: "",
+        GARUDA_COMMAND: "git status && git push origin main",
+        GARUDA_URL: "",
+      });
+      expect(bash.request).toMatchObject({ cwd: root.path, timeoutMs: 1234, sandbox: ctx.sandbox });
+      expect(bash.request.command).toContain("\ncheck-it\n");
+      expect(existsSync(bash.request.env?.GARUDA_HOOK_INPUT ?? "")).toBe(false);
 
-    expect(edit.request.env).toMatchObject({
-      GARUDA_TOOL: "edit_file",
-      GARUDA_FILE: join(root.path, "src/a.ts"),
-      GARUDA_COMMAND: "",
-      GARUDA_URL: "",
-    });
-    expect(JSON.parse(edit.request.stdin ?? "").target).toEqual({
-      kind: "path",
-      path: join(root.path, "src/a.ts"),
-      access: "write",
-    });
-    expect(fetch.request.env).toMatchObject({
-      GARUDA_TOOL: "web_fetch",
-      GARUDA_URL: "https://example.com/x",
-      GARUDA_FILE: "",
-      GARUDA_COMMAND: "",
-    });
-  });
+      expect(edit.request.env).toMatchObject({
+        GARUDA_TOOL: "edit_file",
+        GARUDA_FILE: join(root.path, "src/a.ts"),
+        GARUDA_COMMAND: "",
+        GARUDA_URL: "",
+      });
+      expect(JSON.parse(edit.request.stdin ?? "").target).toEqual({
+        kind: "path",
+        path: join(root.path, "src/a.ts"),
+        access: "write",
+      });
+      expect(fetch.request.env).toMatchObject({
+        GARUDA_TOOL: "web_fetch",
+        GARUDA_URL: "https://example.com/x",
+        GARUDA_FILE: "",
+        GARUDA_COMMAND: "",
+      });
+    },
+  );
 
   test("hook text is cleaned: hidden characters shown, Garuda's markers defused", async () => {
     using root = tempDir();
@@ -377,7 +382,8 @@ describe("hooks: postToolUse", () => {
     );
     expect(outcome.feedback).toEqual(["lint: 3 errors in src/a.ts"]);
     expect(outcome.warnings).toEqual([
-      "The postToolUse hook `broken` (your hooks.json) failed: it exited with 1: oops. The tool had already run; its result stands.",
+      "The postToolUse hook `broken` (your hooks.json) failed: it exited with 1: " +
+        "oops. The tool had already run; its result stands.",
     ]);
     expect(appendHookFeedback("Edited src/a.ts", outcome.feedback)).toBe(
       "Edited src/a.ts\n\n<hook_feedback>\nlint: 3 errors in src/a.ts\n</hook_feedback>",

@@ -69,7 +69,8 @@ describe("hooks.json", () => {
     expect(before.hooks.map((hook) => hook.command)).toEqual(["check-push"]);
     expect(before.project).toMatchObject({ file, trusted: false });
     expect(before.notices).toEqual([
-      `${file} has not been approved, so its 1 hook will not run. To approve them, run \`garuda\` (the terminal chat) once in this folder and answer yes.`,
+      `${file} has not been approved, so its 1 hook will not run. To approve them, ` +
+        `run \`garuda\` (the terminal chat) once in this folder and answer yes.`,
     ]);
 
     approveProjectHooks(before.project!, new TrustStore(paths.trust), root.path);
@@ -139,7 +140,8 @@ describe("hooks.json", () => {
     });
     const project = loadHooks({ root: root.path, paths: garudaPaths(home.path) }).project!;
     expect(describeProjectHooks(project).split("\n")).toEqual([
-      `${file} wants to run these commands around tool calls (in the OS sandbox when there is one, with your permissions):`,
+      `${file} wants to run these commands around tool calls (in the OS sandbox when ` +
+        `there is one, with your permissions):`,
       "  • preToolUse on every tool (timeout 60s): guard⟨U+200B⟩.sh",
       "  • postToolUse on edit(src/**) (timeout 20s): npm run lint --silent",
     ]);

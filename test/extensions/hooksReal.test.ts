@@ -33,7 +33,8 @@ const REQUEST: PermissionRequest = {
 const REPORTER = [
   'input=$(cat); echo "this line goes to stdout"',
   'echo "stdin=$input" >&2',
-  'echo "file=$(cat "$GARUDA_HOOK_INPUT") mode=$(stat -c %a "$GARUDA_HOOK_INPUT" 2>/dev/null || stat -f %Lp "$GARUDA_HOOK_INPUT")" >&2',
+  'echo "file=$(cat "$GARUDA_HOOK_INPUT") mode=$(stat -c %a "$GARUDA_HOOK_INPUT" ' +
+    '2>/dev/null || stat -f %Lp "$GARUDA_HOOK_INPUT")" >&2',
   'echo "event=$GARUDA_HOOK_EVENT tool=$GARUDA_TOOL command=$GARUDA_COMMAND file=[$GARUDA_FILE] url=[$GARUDA_URL]" >&2',
   "exit 2",
 ].join("\n");
@@ -142,24 +143,28 @@ test("hooks on the host (real executor, sandbox: null): the same protocol", asyn
   await protocol(false);
 });
 
-test("a hook stopped because the user stopped the turn blocks the call without a failure warning (a timeout still warns)", async () => {
-  const ctx = await services(false, []);
-  const controller = new AbortController();
-  setTimeout(() => controller.abort(), 150);
-  const started = performance.now();
-  const stopped = await runPreToolUse(
-    [hook({ command: "sleep 30" })],
-    { request: REQUEST, input: {} },
-    { ...ctx, signal: controller.signal },
-  );
-  expect(performance.now() - started).toBeLessThan(5_000);
-  expect(stopped.blocked).toBe(true);
-  expect(stopped.warnings).toEqual([]);
-  const post = await runPostToolUse(
-    [hook({ event: "postToolUse", command: "sleep 30" })],
-    { request: REQUEST, input: {} },
-    "done",
-    { ...ctx, signal: controller.signal },
-  );
-  expect(post.warnings).toEqual([]);
-});
+test(
+  "a hook stopped because the user stopped the turn blocks the call without a " +
+    "failure warning (a timeout still warns)",
+  async () => {
+    const ctx = await services(false, []);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const started = performance.now();
+    const stopped = await runPreToolUse(
+      [hook({ command: "sleep 30" })],
+      { request: REQUEST, input: {} },
+      { ...ctx, signal: controller.signal },
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(stopped.blocked).toBe(true);
+    expect(stopped.warnings).toEqual([]);
+    const post = await runPostToolUse(
+      [hook({ event: "postToolUse", command: "sleep 30" })],
+      { request: REQUEST, input: {} },
+      "done",
+      { ...ctx, signal: controller.signal },
+    );
+    expect(post.warnings).toEqual([]);
+  },
+);

@@ -18,12 +18,22 @@ test("a compiled binary connects to an MCP server, lists and calls its tools", a
   await Bun.write(
     entry,
     `import { McpConnection } from ${src("mcp/connection.ts")};
-import { skillToolDescription } from ${src("skillTool.ts")};
-const config = { name: "remote", scope: "user", file: "mcp.json", timeoutMs: 10000, hash: "0".repeat(64), transport: "http", url: process.argv[2], headers: {} };
-const connection = await McpConnection.open(config, { executor: {}, root: process.cwd(), sandbox: null }, new AbortController().signal);
-const result = await connection.callTool("echo", { text: "from the binary" }, new AbortController().signal);
-console.log(JSON.stringify({ tools: connection.tools.map((tool) => tool.name), result, described: skillToolDescription([]).startsWith("Loads a skill") }));
-await connection.close();
+import { ` +
+      `skillToolDescription } from ${src("skillTool.ts")};
+const config = { name: ` +
+      `"remote", scope: "user", file: "mcp.json", timeoutMs: 10000, hash: ` +
+      `"0".repeat(64), transport: "http", url: process.argv[2], headers: {} };
+const ` +
+      `connection = await McpConnection.open(config, { executor: {}, root: ` +
+      `process.cwd(), sandbox: null }, new AbortController().signal);
+const result = ` +
+      `await connection.callTool("echo", { text: "from the binary" }, new ` +
+      `AbortController().signal);
+console.log(JSON.stringify({ tools: ` +
+      `connection.tools.map((tool) => tool.name), result, described: ` +
+      `skillToolDescription([]).startsWith("Loads a skill") }));
+await ` +
+      `connection.close();
 `,
   );
   const binary = join(dir.path, "probe");

@@ -111,49 +111,54 @@ describe("remote MCP servers", () => {
     expect(text).toContain("SSE:");
   });
 
-  test("a project's remote server needs a yes to its address; a server that goes away fails its calls, not the session", async () => {
-    const remote = await streamableServer("t");
-    using where = place();
-    where.project(
-      ".garuda/mcp.json",
-      JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }),
-    );
-    // A project's server on this computer: only where the user's own mcp.json allows it.
-    where.user(".garuda/mcp.json", JSON.stringify({ projectServers: { allowHosts: [new URL(remote.url).host] } }));
-    writeAllow(where.paths.policy, "mcp__remote__*");
-    const approver = answering("once");
-    await using s = await session(
-      where,
-      [
-        fake.toolCall("mcp__remote__echo", { text: "a" }),
-        fake.text("ok"),
-        fake.toolCall("mcp__remote__echo", { text: "b" }),
-        fake.text("the server is gone"),
-      ],
-      approver,
-    );
-    const { events } = await s.prompt("echo");
-    expect(approver.asked).toHaveLength(1);
-    expect(approver.asked[0]?.callId).toBeUndefined();
-    expect(approver.asked[0]?.preview).toContain(`Address: ${remote.url} (Streamable HTTP)`);
-    expect(approver.asked[0]?.preview).toContain("Headers: Authorization (a value written in the file)");
-    expect(results(events)[0]?.output).toContain("echo: a");
+  test(
+    "a project's remote server needs a yes to its address; a server that goes away " +
+      "fails its calls, not the session",
+    async () => {
+      const remote = await streamableServer("t");
+      using where = place();
+      where.project(
+        ".garuda/mcp.json",
+        JSON.stringify({ servers: { remote: { url: remote.url, headers: { Authorization: "Bearer t" } } } }),
+      );
+      // A project's server on this computer: only where the user's own mcp.json allows it.
+      where.user(".garuda/mcp.json", JSON.stringify({ projectServers: { allowHosts: [new URL(remote.url).host] } }));
+      writeAllow(where.paths.policy, "mcp__remote__*");
+      const approver = answering("once");
+      await using s = await session(
+        where,
+        [
+          fake.toolCall("mcp__remote__echo", { text: "a" }),
+          fake.text("ok"),
+          fake.toolCall("mcp__remote__echo", { text: "b" }),
+          fake.text("the server is gone"),
+        ],
+        approver,
+      );
+      const { events } = await s.prompt("echo");
+      expect(approver.asked).toHaveLength(1);
+      expect(approver.asked[0]?.callId).toBeUndefined();
+      expect(approver.asked[0]?.preview).toContain(`Address: ${remote.url} (Streamable HTTP)`);
+      expect(approver.asked[0]?.preview).toContain("Headers: Authorization (a value written in the file)");
+      expect(results(events)[0]?.output).toContain("echo: a");
 
-    remote.stop();
-    const after = await s.prompt("echo again");
-    expect(after.stop).toBe("done");
-    const failed = results(after.events)[0];
-    expect(failed?.status).toBe("failed");
-    expect(failed?.output).toStartWith('Error: the MCP server "remote" could not be reached (');
-    expect(s.model.requests).toHaveLength(4);
-    // The next turn says so, and the server's tools are gone.
-    s.model.push(fake.text("fine"));
-    const later = await s.prompt("and now?");
-    expect(notices(later.events).join("\n")).toContain('The MCP server "remote" stopped (it could not be reached:');
-    expect(s.model.requests[4]?.tools?.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
-  });
+      remote.stop();
+      const after = await s.prompt("echo again");
+      expect(after.stop).toBe("done");
+      const failed = results(after.events)[0];
+      expect(failed?.status).toBe("failed");
+      expect(failed?.output).toStartWith('Error: the MCP server "remote" could not be reached (');
+      expect(s.model.requests).toHaveLength(4);
+      // The next turn says so, and the server's tools are gone.
+      s.model.push(fake.text("fine"));
+      const later = await s.prompt("and now?");
+      expect(notices(later.events).join("\n")).toContain('The MCP server "remote" stopped (it could not be reached:');
+      expect(s.model.requests[4]?.tools?.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
+    },
+  );
 
-  test("a remote server that dies during a call: the call fails within seconds (not at its timeout), and its tools go away", async () => {
+  test("a remote server that dies during a call: the call fails within seconds (not at " +
+    "its timeout), and its tools go away", async () => {
     const remote = await streamableServer("t");
     using where = place();
     where.user(
@@ -179,7 +184,8 @@ describe("remote MCP servers", () => {
     expect(s.model.requests.at(-1)?.tools?.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
   }, 30_000);
 
-  test("a remote server that takes a while (longer than the pings' interval) still answers: the pings do not end it", async () => {
+  test("a remote server that takes a while (longer than the pings' interval) still " +
+    "answers: the pings do not end it", async () => {
     const remote = await streamableServer("t");
     using where = place();
     where.user(
@@ -196,7 +202,8 @@ describe("remote MCP servers", () => {
     expect(results(events)[0]?.status).toBe("completed");
   }, 30_000);
 
-  test("a stateless server whose process exits during a call (its stream just ends): the call fails within seconds", async () => {
+  test("a stateless server whose process exits during a call (its stream just ends): " +
+    "the call fails within seconds", async () => {
     const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../fixtures/mcpHttpServer.ts")], {
       stdout: "pipe",
       stderr: "ignore",

@@ -42,126 +42,143 @@ afterAll(() => {
 });
 
 describeSandbox("what an MCP server runs", () => {
-  test("(a) an argument naming a tmux socket under /tmp does not make it reachable: no program runs on the host through it", async () => {
-    using where = place();
-    const state = tmux;
-    if (!state) throw new Error("no tmux");
-    const pwned = join(state.proof, "pwned");
-    // The server first tries the socket its argument names, then serves as usual.
-    const probe = where.user(
-      "probe.sh",
-      `tmux -S "$1" run-shell "touch ${pwned}" 2>/dev/null && echo reached > "$2" || echo refused > "$2"\nexec "${BUN}" "$3"\n`,
-    );
-    where.user(
-      ".garuda/mcp.json",
-      JSON.stringify({
-        servers: {
-          fix: { command: "sh", args: [probe, state.socket, join(where.root, "probe.txt"), FIXTURE_SERVER] },
-        },
-      }),
-    );
-    await using s = await session(where, [fake.text("done")], answering());
-    await s.prompt("hello");
-    // The server ran (the control), and the host's tmux ran nothing for it.
-    expect(mcpTools(s.model.requests[0]?.tools)).toContain("mcp__fix__echo");
-    expect(Bun.file(join(where.root, "probe.txt")).size).toBeGreaterThan(0);
-    expect(await Bun.file(join(where.root, "probe.txt")).text()).toBe("refused\n");
-    expect(existsSync(pwned)).toBe(false);
-    // The socket is live on the host: the same command there does reach it.
-    expect(Bun.spawnSync(["tmux", "-S", state.socket, "run-shell", "true"]).exitCode).toBe(0);
-  });
-
-  test("(b) a user's server that runs the project's script asks as the project's code; remember pins the content; a sandboxed command's rewrite asks again", async () => {
-    using where = place();
-    where.project("tools/server.js", PROJECT_SERVER);
-    where.user(
-      ".garuda/mcp.json",
-      JSON.stringify({
-        servers: {
-          fix: { command: BUN, args: [join(where.root, "tools/server.js")], env: { API_TOKEN: "user-token" } },
-        },
-      }),
-    );
-    const first = answering("session");
-    {
-      await using s = await session(where, [fake.text("ok")], first);
-      await s.prompt("one");
-      expect(mcpTools(s.model.requests[0]?.tools)).toContain("mcp__fix__echo");
-    }
-    expect(first.asked).toHaveLength(1);
-    expect(first.asked[0]?.question).toContain(
-      'Start the MCP server "fix"? It runs code from this project (tools/server.js), which the project can change.',
-    );
-    expect(first.asked[0]?.preview).toContain("The project's code: tools/server.js");
-    expect(first.asked[0]?.preview).toContain("It runs the project's code");
-    expect(first.asked[0]?.remembers).toBe(true);
-
-    // Remembered: the next session asks nothing about it, and a sandboxed command (no question in build mode) rewrites the script.
-    const second = answering();
-    {
-      await using s = await session(
-        where,
-        [fake.toolCall("bash", { command: "echo '// changed by a command' >> tools/server.js" }), fake.text("ok")],
-        second,
+  test(
+    "(a) an argument naming a tmux socket under /tmp does not make it reachable: no " +
+      "program runs on the host through it",
+    async () => {
+      using where = place();
+      const state = tmux;
+      if (!state) throw new Error("no tmux");
+      const pwned = join(state.proof, "pwned");
+      // The server first tries the socket its argument names, then serves as usual.
+      const probe = where.user(
+        "probe.sh",
+        `tmux -S "$1" run-shell "touch ${pwned}" 2>/dev/null && echo reached > "$2" || ` +
+          `echo refused > "$2"\nexec "${BUN}" "$3"\n`,
       );
-      await s.prompt("two");
+      where.user(
+        ".garuda/mcp.json",
+        JSON.stringify({
+          servers: {
+            fix: { command: "sh", args: [probe, state.socket, join(where.root, "probe.txt"), FIXTURE_SERVER] },
+          },
+        }),
+      );
+      await using s = await session(where, [fake.text("done")], answering());
+      await s.prompt("hello");
+      // The server ran (the control), and the host's tmux ran nothing for it.
       expect(mcpTools(s.model.requests[0]?.tools)).toContain("mcp__fix__echo");
-    }
-    expect(second.asked).toEqual([]);
-    expect(await Bun.file(join(where.root, "tools/server.js")).text()).toContain("changed by a command");
+      expect(Bun.file(join(where.root, "probe.txt")).size).toBeGreaterThan(0);
+      expect(await Bun.file(join(where.root, "probe.txt")).text()).toBe("refused\n");
+      expect(existsSync(pwned)).toBe(false);
+      // The socket is live on the host: the same command there does reach it.
+      expect(Bun.spawnSync(["tmux", "-S", state.socket, "run-shell", "true"]).exitCode).toBe(0);
+    },
+  );
 
-    // The content changed: asked again, and a no keeps it (and the token) from running.
-    const third = answering("deny");
-    {
-      await using s = await session(where, [fake.text("ok")], third);
-      const { events } = await s.prompt("three");
-      expect(mcpTools(s.model.requests[0]?.tools)).toEqual([]);
-      expect(notices(events).join("\n")).toContain('The MCP server "fix" was not started: you said no.');
-    }
-    expect(third.asked).toHaveLength(1);
-    expect(third.asked[0]?.question).toContain("It runs code from this project (tools/server.js)");
-  });
+  test(
+    "(b) a user's server that runs the project's script asks as the project's code; " +
+      "remember pins the content; a sandboxed command's rewrite asks again",
+    async () => {
+      using where = place();
+      where.project("tools/server.js", PROJECT_SERVER);
+      where.user(
+        ".garuda/mcp.json",
+        JSON.stringify({
+          servers: {
+            fix: { command: BUN, args: [join(where.root, "tools/server.js")], env: { API_TOKEN: "user-token" } },
+          },
+        }),
+      );
+      const first = answering("session");
+      {
+        await using s = await session(where, [fake.text("ok")], first);
+        await s.prompt("one");
+        expect(mcpTools(s.model.requests[0]?.tools)).toContain("mcp__fix__echo");
+      }
+      expect(first.asked).toHaveLength(1);
+      expect(first.asked[0]?.question).toContain(
+        'Start the MCP server "fix"? It runs code from this project (tools/server.js), which the project can change.',
+      );
+      expect(first.asked[0]?.preview).toContain("The project's code: tools/server.js");
+      expect(first.asked[0]?.preview).toContain("It runs the project's code");
+      expect(first.asked[0]?.remembers).toBe(true);
 
-  test("(b) found through the project folder: started in /, python -m takes no module of it and Bun reads no bunfig.toml of it; asked to start there (cwd), the server is the project's code, asked in every session", async () => {
-    using where = place();
-    where.project(
-      "only_in_project.py",
-      `open(${JSON.stringify(join(where.root, "python-ran.txt"))}, 'w').write('ran')\n`,
-    );
-    where.project("bunfig.toml", 'preload = ["./preload.ts"]\n');
-    where.project(
-      "preload.ts",
-      `require("node:fs").writeFileSync(${JSON.stringify(join(where.root, "bun-preload-ran.txt"))}, "ran");\n`,
-    );
-    where.user(
-      ".garuda/mcp.json",
-      JSON.stringify({
-        servers: {
-          py: { command: "python3", args: ["-m", "only_in_project"] },
-          fix: { command: BUN, args: [FIXTURE_SERVER] },
-          here: { command: BUN, args: [FIXTURE_SERVER], cwd: "." },
-        },
-      }),
-    );
-    const approver = answering("deny");
-    await using s = await session(where, [fake.text("ok")], approver);
-    await s.prompt("hello");
-    // Started in /, neither finds the project's code; the fixture server runs (the control) with no question.
-    expect(mcpTools(s.model.requests[0]?.tools)).toContain("mcp__fix__echo");
-    expect(existsSync(join(where.root, "python-ran.txt"))).toBe(false);
-    expect(existsSync(join(where.root, "bun-preload-ran.txt"))).toBe(false);
-    // The attack: the same commands on the host, in the project, do run the project's code.
-    expect(Bun.spawnSync(["python3", "-m", "only_in_project"], { cwd: where.root }).exitCode).toBe(0);
-    expect(existsSync(join(where.root, "python-ran.txt"))).toBe(true);
-    // The one that asks for the project folder is its code that cannot be pinned: asked, never remembered.
-    expect(approver.asked).toHaveLength(1);
-    expect(approver.asked[0]?.question).toContain(
-      'Start the MCP server "here"? It runs code from this project (. (the folder it starts in',
-    );
-    expect(approver.asked[0]?.remembers).toBeUndefined();
-  });
+      // Remembered: the next session asks nothing about it, and a sandboxed command (no question in build mode) rewrites
+      // the script.
+      const second = answering();
+      {
+        await using s = await session(
+          where,
+          [fake.toolCall("bash", { command: "echo '// changed by a command' >> tools/server.js" }), fake.text("ok")],
+          second,
+        );
+        await s.prompt("two");
+        expect(mcpTools(s.model.requests[0]?.tools)).toContain("mcp__fix__echo");
+      }
+      expect(second.asked).toEqual([]);
+      expect(await Bun.file(join(where.root, "tools/server.js")).text()).toContain("changed by a command");
 
-  test("(b, c) the editor's npx definition never runs the project's copy (node_modules/.bin, a PATH folder in the project); naming the copy asks as the project's code", async () => {
+      // The content changed: asked again, and a no keeps it (and the token) from running.
+      const third = answering("deny");
+      {
+        await using s = await session(where, [fake.text("ok")], third);
+        const { events } = await s.prompt("three");
+        expect(mcpTools(s.model.requests[0]?.tools)).toEqual([]);
+        expect(notices(events).join("\n")).toContain('The MCP server "fix" was not started: you said no.');
+      }
+      expect(third.asked).toHaveLength(1);
+      expect(third.asked[0]?.question).toContain("It runs code from this project (tools/server.js)");
+    },
+  );
+
+  test(
+    "(b) found through the project folder: started in /, python -m takes no module " +
+      "of it and Bun reads no bunfig.toml of it; asked to start there (cwd), the " +
+      "server is the project's code, asked in every session",
+    async () => {
+      using where = place();
+      where.project(
+        "only_in_project.py",
+        `open(${JSON.stringify(join(where.root, "python-ran.txt"))}, 'w').write('ran')\n`,
+      );
+      where.project("bunfig.toml", 'preload = ["./preload.ts"]\n');
+      where.project(
+        "preload.ts",
+        `require("node:fs").writeFileSync(${JSON.stringify(join(where.root, "bun-preload-ran.txt"))}, "ran");\n`,
+      );
+      where.user(
+        ".garuda/mcp.json",
+        JSON.stringify({
+          servers: {
+            py: { command: "python3", args: ["-m", "only_in_project"] },
+            fix: { command: BUN, args: [FIXTURE_SERVER] },
+            here: { command: BUN, args: [FIXTURE_SERVER], cwd: "." },
+          },
+        }),
+      );
+      const approver = answering("deny");
+      await using s = await session(where, [fake.text("ok")], approver);
+      await s.prompt("hello");
+      // Started in /, neither finds the project's code; the fixture server runs (the control) with no question.
+      expect(mcpTools(s.model.requests[0]?.tools)).toContain("mcp__fix__echo");
+      expect(existsSync(join(where.root, "python-ran.txt"))).toBe(false);
+      expect(existsSync(join(where.root, "bun-preload-ran.txt"))).toBe(false);
+      // The attack: the same commands on the host, in the project, do run the project's code.
+      expect(Bun.spawnSync(["python3", "-m", "only_in_project"], { cwd: where.root }).exitCode).toBe(0);
+      expect(existsSync(join(where.root, "python-ran.txt"))).toBe(true);
+      // The one that asks for the project folder is its code that cannot be pinned: asked, never remembered.
+      expect(approver.asked).toHaveLength(1);
+      expect(approver.asked[0]?.question).toContain(
+        'Start the MCP server "here"? It runs code from this project (. (the folder it starts in',
+      );
+      expect(approver.asked[0]?.remembers).toBeUndefined();
+    },
+  );
+
+  test("(b, c) the editor's npx definition never runs the project's copy " +
+    "(node_modules/.bin, a PATH folder in the project); naming the copy asks as the " +
+    "project's code", async () => {
     using where = place();
     // A cloned project that ships its own "server": in node_modules (with a package.json that
     // lists it) and as an npx in a folder of the user's PATH inside the project.
@@ -205,9 +222,11 @@ describeSandbox("what an MCP server runs", () => {
       const github = approver.asked.find((request) => request.title.startsWith("MCP server: github"));
       expect(github?.question).toBe(`Start the editor's MCP server "github"?`);
       expect(github?.preview).toContain(
-        "Kept out of the project: PATH: the project's folders left out; starts in / (nothing is found through the project folder)",
+        "Kept out of the project: PATH: the project's folders left out; starts in / " +
+          "(nothing is found through the project folder)",
       );
-      // The definition that names the project's copy is asked about as the project's code — and it is the only one that ran it.
+      // The definition that names the project's copy is asked about as the project's code — and it is the only one that
+      // ran it.
       const local = approver.asked.find((request) => request.title.startsWith("MCP server: local"));
       expect(local?.question).toContain("It runs code from this project (node_modules/@garuda-test/only-here/cli.js)");
       expect(existsSync(join(where.root, "local-ran.txt"))).toBe(true);
@@ -216,7 +235,8 @@ describeSandbox("what an MCP server runs", () => {
     }
   }, 60_000);
 
-  test("(c) the control: npx with the launch Garuda builds still runs a package from outside the project, started in /", async () => {
+  test("(c) the control: npx with the launch Garuda builds still runs a package from " +
+    "outside the project, started in /", async () => {
     using where = place();
     // A package packed outside the project (in the home, which the sandbox reads), and npm's cache, which it may write.
     const source = join(where.home, "pkg");

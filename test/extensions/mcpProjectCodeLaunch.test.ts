@@ -70,20 +70,25 @@ const cases: Array<[string, (outsideServer: string) => StdioServerConfig]> = [
 ];
 
 for (const [how, server] of cases) {
-  test(`${how}: started in /, it runs none of the project's code; asked to start in the project, it is asked about`, () => {
-    using dir = tempDir("garuda-mcp-launch-", { real: true });
-    const project = clonedProject(dir.path);
-    const config = server(join(project.outside, "server.js"));
-    const launch = planLaunch(config, project.root, process.env.PATH);
-    // The hole was both at once: the project's code ran, and the launch said none of it was the project's.
-    expect({ ranUnseen: runs(launch, project.mark) && launch.projectFiles.length === 0 }).toEqual({ ranUnseen: false });
-    expect({ cwd: launch.cwd, projectFiles: launch.projectFiles }).toEqual({ cwd: "/", projectFiles: [] });
-    // The attack: the same launch in the project folder runs the project's code.
-    expect(runs({ ...launch, cwd: project.root }, project.mark)).toBe(true);
-    // A definition that asks for the project folder gets it, as the project's code that cannot be pinned.
-    const inProject = planLaunch({ ...config, cwd: project.root }, project.root, process.env.PATH);
-    expect(inProject.cwd).toBe(project.root);
-    expect(inProject.projectFiles.some((file) => file.shown.startsWith(". (the folder it starts in"))).toBe(true);
-    expect(inProject.projectFiles.every((file) => file.hash === undefined)).toBe(true);
-  });
+  test(
+    `${how}: started in /, it runs none of the project's code; asked to start in ` + `the project, it is asked about`,
+    () => {
+      using dir = tempDir("garuda-mcp-launch-", { real: true });
+      const project = clonedProject(dir.path);
+      const config = server(join(project.outside, "server.js"));
+      const launch = planLaunch(config, project.root, process.env.PATH);
+      // The hole was both at once: the project's code ran, and the launch said none of it was the project's.
+      expect({ ranUnseen: runs(launch, project.mark) && launch.projectFiles.length === 0 }).toEqual({
+        ranUnseen: false,
+      });
+      expect({ cwd: launch.cwd, projectFiles: launch.projectFiles }).toEqual({ cwd: "/", projectFiles: [] });
+      // The attack: the same launch in the project folder runs the project's code.
+      expect(runs({ ...launch, cwd: project.root }, project.mark)).toBe(true);
+      // A definition that asks for the project folder gets it, as the project's code that cannot be pinned.
+      const inProject = planLaunch({ ...config, cwd: project.root }, project.root, process.env.PATH);
+      expect(inProject.cwd).toBe(project.root);
+      expect(inProject.projectFiles.some((file) => file.shown.startsWith(". (the folder it starts in"))).toBe(true);
+      expect(inProject.projectFiles.every((file) => file.hash === undefined)).toBe(true);
+    },
+  );
 }

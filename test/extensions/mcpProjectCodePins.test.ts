@@ -88,17 +88,21 @@ test("a folder of the project that a variable loads code from is the project's c
   expect(shown({ ALLOWED_ROOT: root })).toEqual([]);
 });
 
-test("a relative path in a variable names nothing of the project: the server starts in /, and the project's file does not run", () => {
-  using dir = tempDir("garuda-mcp-pin-", { real: true });
-  const { root, mark } = project(dir.path);
-  writeFileSync(join(dir.path, "server.js"), "process.exit(0);\n");
-  const config = projectServer("node", [join(dir.path, "server.js")], { NODE_OPTIONS: "--require=./setup.js" });
-  const launch = planLaunch(config, root, PATH);
-  expect(launch.cwd).toBe("/");
-  expect(runs(["node", ...launch.args], launch.cwd, launch.env, mark)).toBe(false);
-  // The attack: in the project folder, the same launch runs the project's setup.js.
-  expect(runs(["node", ...launch.args], root, launch.env, mark)).toBe(true);
-});
+test(
+  "a relative path in a variable names nothing of the project: the server starts " +
+    "in /, and the project's file does not run",
+  () => {
+    using dir = tempDir("garuda-mcp-pin-", { real: true });
+    const { root, mark } = project(dir.path);
+    writeFileSync(join(dir.path, "server.js"), "process.exit(0);\n");
+    const config = projectServer("node", [join(dir.path, "server.js")], { NODE_OPTIONS: "--require=./setup.js" });
+    const launch = planLaunch(config, root, PATH);
+    expect(launch.cwd).toBe("/");
+    expect(runs(["node", ...launch.args], launch.cwd, launch.env, mark)).toBe(false);
+    // The attack: in the project folder, the same launch runs the project's setup.js.
+    expect(runs(["node", ...launch.args], root, launch.env, mark)).toBe(true);
+  },
+);
 
 test("BASH_ENV and ENV never reach a server: the executor's `bash -c` would run the project's file first", () => {
   using dir = tempDir("garuda-mcp-pin-", { real: true });
@@ -112,66 +116,77 @@ test("BASH_ENV and ENV never reach a server: the executor's `bash -c` would run 
   expect(runs(["bash", "-c", "exec /bin/true"], launch.cwd, config.env, mark)).toBe(true);
 });
 
-test("a project file named in a shell line, a file: URL with escapes or a quoted NODE_OPTIONS is pinned: a change asks again", () => {
-  using dir = tempDir("garuda-mcp-pin-", { real: true });
-  const { root, mark } = project(dir.path);
-  writeFileSync(join(root, "setup.mjs"), "export {};\n");
-  const setup = join(root, "setup.js");
-  const launches = {
-    shellLine: projectServer("sh", ["-c", `node ${setup}`]),
-    shellSubstitution: projectServer("bash", ["-lc", `echo "$(node '${setup}')"`]),
-    fileUrl: projectServer("node", [`--import=file://${join(root, "setup.%6djs")}`, "/usr/lib/server.js"]),
-    quotedNodeOptions: projectServer("node", ["/usr/lib/server.js"], { NODE_OPTIONS: `--require "${setup}"` }),
-  };
-  const flagged = Object.fromEntries(
-    Object.entries(launches).map(([name, config]) => [
-      name,
-      planLaunch(config, root, PATH).projectFiles.map((file) => file.shown),
-    ]),
-  );
-  expect(flagged).toEqual({
-    shellLine: ["setup.js"],
-    shellSubstitution: ["setup.js"],
-    fileUrl: ["setup.mjs"],
-    quotedNodeOptions: ["setup.js"],
-  });
-  // They run the project's file for real: sh splits the line, node takes NODE_OPTIONS' quotes.
-  expect(runs(["sh", ...launches.shellLine.args], "/", {}, mark)).toBe(true);
-  expect(runs(["node", "-e", ""], "/", launches.quotedNodeOptions.env, mark)).toBe(true);
-  expect(changeAsksAgain(root, launches.shellLine, "setup.js")).toBe(true);
-  // Negative control: a shell line naming a file outside the project flags nothing.
-  expect(planLaunch(projectServer("sh", ["-c", "node /usr/lib/server.js"]), root, PATH).projectFiles).toEqual([]);
-});
+test(
+  "a project file named in a shell line, a file: URL with escapes or a quoted " +
+    "NODE_OPTIONS is pinned: a change asks again",
+  () => {
+    using dir = tempDir("garuda-mcp-pin-", { real: true });
+    const { root, mark } = project(dir.path);
+    writeFileSync(join(root, "setup.mjs"), "export {};\n");
+    const setup = join(root, "setup.js");
+    const launches = {
+      shellLine: projectServer("sh", ["-c", `node ${setup}`]),
+      shellSubstitution: projectServer("bash", ["-lc", `echo "$(node '${setup}')"`]),
+      fileUrl: projectServer("node", [`--import=file://${join(root, "setup.%6djs")}`, "/usr/lib/server.js"]),
+      quotedNodeOptions: projectServer("node", ["/usr/lib/server.js"], { NODE_OPTIONS: `--require "${setup}"` }),
+    };
+    const flagged = Object.fromEntries(
+      Object.entries(launches).map(([name, config]) => [
+        name,
+        planLaunch(config, root, PATH).projectFiles.map((file) => file.shown),
+      ]),
+    );
+    expect(flagged).toEqual({
+      shellLine: ["setup.js"],
+      shellSubstitution: ["setup.js"],
+      fileUrl: ["setup.mjs"],
+      quotedNodeOptions: ["setup.js"],
+    });
+    // They run the project's file for real: sh splits the line, node takes NODE_OPTIONS' quotes.
+    expect(runs(["sh", ...launches.shellLine.args], "/", {}, mark)).toBe(true);
+    expect(runs(["node", "-e", ""], "/", launches.quotedNodeOptions.env, mark)).toBe(true);
+    expect(changeAsksAgain(root, launches.shellLine, "setup.js")).toBe(true);
+    // Negative control: a shell line naming a file outside the project flags nothing.
+    expect(planLaunch(projectServer("sh", ["-c", "node /usr/lib/server.js"]), root, PATH).projectFiles).toEqual([]);
+  },
+);
 
-test("SHELLOPTS, BASHOPTS, PS4 and PROMPT_COMMAND never reach a server: `bash -c` imports them and xtrace expands PS4", () => {
-  using dir = tempDir("garuda-mcp-pin-", { real: true });
-  const { root } = project(dir.path);
-  const config = projectServer("npx", ["-y", "@modelcontextprotocol/server-github"], {
-    SHELLOPTS: "xtrace",
-    BASHOPTS: "extdebug",
-    PS4: `$(node "${join(root, "setup.js")}" >&2)`,
-    PROMPT_COMMAND: `node ${join(root, "setup.js")}`,
-    GITHUB_TOKEN: "t",
-  });
-  const launch = planLaunch(config, root, PATH);
-  expect(Object.keys(launch.env).sort()).toEqual(["GITHUB_TOKEN", "PATH"]);
-  expect(launch.notes).toContain(
-    "SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND: dropped (bash would run the code they hold first)",
-  );
-});
+test(
+  "SHELLOPTS, BASHOPTS, PS4 and PROMPT_COMMAND never reach a server: `bash -c` " +
+    "imports them and xtrace expands PS4",
+  () => {
+    using dir = tempDir("garuda-mcp-pin-", { real: true });
+    const { root } = project(dir.path);
+    const config = projectServer("npx", ["-y", "@modelcontextprotocol/server-github"], {
+      SHELLOPTS: "xtrace",
+      BASHOPTS: "extdebug",
+      PS4: `$(node "${join(root, "setup.js")}" >&2)`,
+      PROMPT_COMMAND: `node ${join(root, "setup.js")}`,
+      GITHUB_TOKEN: "t",
+    });
+    const launch = planLaunch(config, root, PATH);
+    expect(Object.keys(launch.env).sort()).toEqual(["GITHUB_TOKEN", "PATH"]);
+    expect(launch.notes).toContain(
+      "SHELLOPTS, BASHOPTS, PS4, PROMPT_COMMAND: dropped (bash would run the code they hold first)",
+    );
+  },
+);
 
-test("npx given the project as its --prefix (npm takes the last one) runs the project's copy: its code, not pinnable", () => {
-  using dir = tempDir("garuda-mcp-pin-", { real: true });
-  const { root, mark } = project(dir.path);
-  const given = projectServer("npx", [`--prefix=${join(root, "node_modules", "..")}`, "-y", "srv"]);
-  expect(planLaunch(given, root, PATH).projectFiles).toEqual([
-    { shown: ". (a folder of the project, whose code npx runs)", hash: undefined },
-  ]);
-  expect(changeAsksAgain(root, given, join("node_modules", "srv", "cli.js"))).toBe(true);
-  // Relative, it names / (where the server starts): npx finds no copy of the project's.
-  const relative = projectServer("npx", ["--prefix=node_modules/..", "-y", "srv"]);
-  const launch = planLaunch(relative, root, PATH);
-  expect(launch.projectFiles).toEqual([]);
-  expect(runs(["npx", ...launch.args], launch.cwd, launch.env, mark)).toBe(false);
-  expect(runs(["npx", ...launch.args], root, launch.env, mark)).toBe(true);
-});
+test(
+  "npx given the project as its --prefix (npm takes the last one) runs the " + "project's copy: its code, not pinnable",
+  () => {
+    using dir = tempDir("garuda-mcp-pin-", { real: true });
+    const { root, mark } = project(dir.path);
+    const given = projectServer("npx", [`--prefix=${join(root, "node_modules", "..")}`, "-y", "srv"]);
+    expect(planLaunch(given, root, PATH).projectFiles).toEqual([
+      { shown: ". (a folder of the project, whose code npx runs)", hash: undefined },
+    ]);
+    expect(changeAsksAgain(root, given, join("node_modules", "srv", "cli.js"))).toBe(true);
+    // Relative, it names / (where the server starts): npx finds no copy of the project's.
+    const relative = projectServer("npx", ["--prefix=node_modules/..", "-y", "srv"]);
+    const launch = planLaunch(relative, root, PATH);
+    expect(launch.projectFiles).toEqual([]);
+    expect(runs(["npx", ...launch.args], launch.cwd, launch.env, mark)).toBe(false);
+    expect(runs(["npx", ...launch.args], root, launch.env, mark)).toBe(true);
+  },
+);

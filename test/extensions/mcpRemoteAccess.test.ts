@@ -39,89 +39,100 @@ const reason = async (access: RemoteAccess, config: RemoteServerConfig) =>
   (await access.resolvedRefusal(config))?.reason;
 
 describe("a remote server's address", () => {
-  test("a name that resolves to this computer or a metadata address is refused for a project's server, unless you list it", async () => {
-    const cases: [string[], string | undefined][] = [
-      [["127.0.0.1"], "evil.test resolves to 127.0.0.1: this computer (a loopback address)"],
-      [["::ffff:127.0.0.1"], "evil.test resolves to ::ffff:127.0.0.1: this computer (a loopback address)"],
-      [
-        ["::ffff:a9fe:a9fe"],
-        "evil.test resolves to ::ffff:a9fe:a9fe: a link-local or metadata address, where cloud credentials are served",
-      ],
-      [["93.184.216.34", "::1"], "evil.test resolves to ::1: this computer (a loopback address)"],
-      [
-        ["169.254.169.254"],
-        "evil.test resolves to 169.254.169.254: a link-local or metadata address, where cloud credentials are served",
-      ],
-      [["93.184.216.34"], undefined],
-    ];
-    for (const [addresses, expected] of cases) {
-      const access = new RemoteAccess({ ...open, resolve: resolvingTo(...addresses) }, []);
-      expect(await reason(access, server("https://evil.test/mcp"))).toBe(expected);
-      // Listed by you, or your own server: you named the address.
-      expect(
-        await reason(
-          new RemoteAccess({ ...open, resolve: resolvingTo(...addresses) }, ["evil.test"]),
-          server("https://evil.test/mcp"),
-        ),
-      ).toBeUndefined();
-      expect(await reason(access, server("https://evil.test/mcp", "user"))).toBeUndefined();
-    }
-  });
+  test(
+    "a name that resolves to this computer or a metadata address is refused for a " +
+      "project's server, unless you list it",
+    async () => {
+      const cases: [string[], string | undefined][] = [
+        [["127.0.0.1"], "evil.test resolves to 127.0.0.1: this computer (a loopback address)"],
+        [["::ffff:127.0.0.1"], "evil.test resolves to ::ffff:127.0.0.1: this computer (a loopback address)"],
+        [
+          ["::ffff:a9fe:a9fe"],
+          "evil.test resolves to ::ffff:a9fe:a9fe: a link-local or metadata address, where cloud credentials are served",
+        ],
+        [["93.184.216.34", "::1"], "evil.test resolves to ::1: this computer (a loopback address)"],
+        [
+          ["169.254.169.254"],
+          "evil.test resolves to 169.254.169.254: a link-local or metadata address, where cloud credentials are served",
+        ],
+        [["93.184.216.34"], undefined],
+      ];
+      for (const [addresses, expected] of cases) {
+        const access = new RemoteAccess({ ...open, resolve: resolvingTo(...addresses) }, []);
+        expect(await reason(access, server("https://evil.test/mcp"))).toBe(expected);
+        // Listed by you, or your own server: you named the address.
+        expect(
+          await reason(
+            new RemoteAccess({ ...open, resolve: resolvingTo(...addresses) }, ["evil.test"]),
+            server("https://evil.test/mcp"),
+          ),
+        ).toBeUndefined();
+        expect(await reason(access, server("https://evil.test/mcp", "user"))).toBeUndefined();
+      }
+    },
+  );
 
-  test("IP literals, loopback names and other ports need your projectServers.allowHosts; a listed one passes", async () => {
-    const refused: [string, string][] = [
-      [
-        "https://169.254.169.254/mcp",
-        "169.254.169.254 is a link-local or metadata address, where cloud credentials are served",
-      ],
-      ["http://127.0.0.1:8080/mcp", "127.0.0.1 is this computer (a loopback address)"],
-      ["http://localhost:8080/mcp", "localhost is this computer (a loopback address)"],
-      ["https://api.localhost/mcp", "api.localhost is this computer (a loopback address)"],
-      ["https://203.0.113.7/mcp", "IP address 203.0.113.7 is refused unless it is in the allowlist"],
-      ["https://mcp.example.com:8443/mcp", "port 8443 is not allowed (only 80, 443, or a port listed with the host)"],
-    ];
-    const none = new RemoteAccess({ ...open, resolve: resolvingTo("93.184.216.34") }, []);
-    for (const [url, why] of refused) {
-      const refusal = await none.resolvedRefusal(server(url));
-      expect(refusal).toMatchObject({ reason: why, byPolicy: false });
-      const { host, port } = refusal ?? { host: "", port: 0 };
-      const listed = new RemoteAccess({ ...open, resolve: resolvingTo("93.184.216.34") }, [
-        host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`,
-      ]);
-      expect(await reason(listed, server(url))).toBeUndefined();
-    }
-    expect(await reason(none, server("https://mcp.example.com/mcp"))).toBeUndefined();
-  });
+  test(
+    "IP literals, loopback names and other ports need your " + "projectServers.allowHosts; a listed one passes",
+    async () => {
+      const refused: [string, string][] = [
+        [
+          "https://169.254.169.254/mcp",
+          "169.254.169.254 is a link-local or metadata address, where cloud credentials are served",
+        ],
+        ["http://127.0.0.1:8080/mcp", "127.0.0.1 is this computer (a loopback address)"],
+        ["http://localhost:8080/mcp", "localhost is this computer (a loopback address)"],
+        ["https://api.localhost/mcp", "api.localhost is this computer (a loopback address)"],
+        ["https://203.0.113.7/mcp", "IP address 203.0.113.7 is refused unless it is in the allowlist"],
+        ["https://mcp.example.com:8443/mcp", "port 8443 is not allowed (only 80, 443, or a port listed with the host)"],
+      ];
+      const none = new RemoteAccess({ ...open, resolve: resolvingTo("93.184.216.34") }, []);
+      for (const [url, why] of refused) {
+        const refusal = await none.resolvedRefusal(server(url));
+        expect(refusal).toMatchObject({ reason: why, byPolicy: false });
+        const { host, port } = refusal ?? { host: "", port: 0 };
+        const listed = new RemoteAccess({ ...open, resolve: resolvingTo("93.184.216.34") }, [
+          host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`,
+        ]);
+        expect(await reason(listed, server(url))).toBeUndefined();
+      }
+      expect(await reason(none, server("https://mcp.example.com/mcp"))).toBeUndefined();
+    },
+  );
 
-  test("the team policy's blocked hosts and strict allowlist bind your own servers too; nothing you list gets past them", async () => {
-    const blocked = new RemoteAccess({ ...open, blocked: ["*.evil.test"] }, ["mcp.evil.test"]);
-    expect(blocked.refusal(server("https://mcp.evil.test/mcp", "user"))).toMatchObject({
-      reason: "the team policy blocks mcp.evil.test",
-      byPolicy: true,
-    });
-    expect(blocked.refusal(server("https://mcp.evil.test/mcp"))).toMatchObject({ byPolicy: true });
-    const strict = new RemoteAccess({ allow: ["mcp.example.com"], blocked: [], strict: true }, ["other.example.com"]);
-    expect(strict.refusal(server("https://other.example.com/mcp", "user"))).toMatchObject({
-      reason: "the team policy's strict network allowlist does not list other.example.com",
-      byPolicy: true,
-    });
-    expect(strict.refusal(server("https://other.example.com/mcp"))).toMatchObject({ byPolicy: true });
-    expect(strict.refusal(server("https://mcp.example.com/mcp", "user"))).toBeUndefined();
-    const vetoed = new RemoteAccess(
-      {
-        ...open,
-        veto: (host) =>
-          host === "x.example" ? "A deny rule forbids this (network(x.example)). Do not retry." : undefined,
-      },
-      [],
-    );
-    expect(vetoed.refusal(server("https://x.example/mcp", "user"))).toMatchObject({
-      reason: "A deny rule forbids this (network(x.example))",
-      byPolicy: true,
-    });
-    // Negative control: with no policy, the same addresses pass.
-    expect(new RemoteAccess(open, []).refusal(server("https://mcp.evil.test/mcp", "user"))).toBeUndefined();
-  });
+  test(
+    "the team policy's blocked hosts and strict allowlist bind your own servers " +
+      "too; nothing you list gets past them",
+    async () => {
+      const blocked = new RemoteAccess({ ...open, blocked: ["*.evil.test"] }, ["mcp.evil.test"]);
+      expect(blocked.refusal(server("https://mcp.evil.test/mcp", "user"))).toMatchObject({
+        reason: "the team policy blocks mcp.evil.test",
+        byPolicy: true,
+      });
+      expect(blocked.refusal(server("https://mcp.evil.test/mcp"))).toMatchObject({ byPolicy: true });
+      const strict = new RemoteAccess({ allow: ["mcp.example.com"], blocked: [], strict: true }, ["other.example.com"]);
+      expect(strict.refusal(server("https://other.example.com/mcp", "user"))).toMatchObject({
+        reason: "the team policy's strict network allowlist does not list other.example.com",
+        byPolicy: true,
+      });
+      expect(strict.refusal(server("https://other.example.com/mcp"))).toMatchObject({ byPolicy: true });
+      expect(strict.refusal(server("https://mcp.example.com/mcp", "user"))).toBeUndefined();
+      const vetoed = new RemoteAccess(
+        {
+          ...open,
+          veto: (host) =>
+            host === "x.example" ? "A deny rule forbids this (network(x.example)). Do not retry." : undefined,
+        },
+        [],
+      );
+      expect(vetoed.refusal(server("https://x.example/mcp", "user"))).toMatchObject({
+        reason: "A deny rule forbids this (network(x.example))",
+        byPolicy: true,
+      });
+      // Negative control: with no policy, the same addresses pass.
+      expect(new RemoteAccess(open, []).refusal(server("https://mcp.evil.test/mcp", "user"))).toBeUndefined();
+    },
+  );
 });
 
 describe("the fetch a remote server's transports use", () => {
@@ -176,7 +187,8 @@ const FIXTURE = join(import.meta.dir, "../fixtures/mcpRebind.ts");
 const canIsolate = process.getuid?.() === 0 && Bun.which("unshare") !== null && Bun.which("ip") !== null;
 
 describe.if(canIsolate)("DNS rebinding, in a network namespace of its own", () => {
-  test("the request connects to the address that was checked, with the name's Host and TLS name, not to where the name resolves again", async () => {
+  test("the request connects to the address that was checked, with the name's Host and " +
+    "TLS name, not to where the name resolves again", async () => {
     using dir = tempDir("garuda-rebind-");
     const cert = join(dir.path, "cert.pem");
     const key = join(dir.path, "key.pem");

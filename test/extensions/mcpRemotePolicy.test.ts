@@ -58,49 +58,59 @@ const projectServer = (url: string, headers?: Record<string, string>) =>
   JSON.stringify({ servers: { remote: { url, ...(headers && { headers }) } } });
 
 describe("a project's remote server and your secrets", () => {
-  test("${SECRET} in a header is not filled in unless you name SECRET: no question, no request, a notice saying what to add", async () => {
-    const server = await remote();
-    using where = place();
-    where.project(".garuda/mcp.json", projectServer(server.url, { Authorization: "Bearer ${SECRET}" }));
-    where.user(".garuda/mcp.json", userMcp({ projectServers: { allowHosts: [server.address] } }));
-    const approver = answering("once");
-    await using s = await session(where, [fake.text("ok")], approver, { SECRET: "s3cret-value" });
-    const { events } = await s.prompt("hello");
-    const text = notices(events).join("\n");
-    expect(text).toContain(
-      'The project\'s MCP server "remote" was not started: it uses ${SECRET} from your environment',
-    );
-    expect(text).toContain(`add "SECRET" to "projectServers": {"allowEnv": [...]} in ${where.paths.mcp}`);
-    expect(approver.asked).toHaveLength(0);
-    expect(server.seen).toEqual([]);
-  });
+  test(
+    "${SECRET} in a header is not filled in unless you name SECRET: no question, no " +
+      "request, a notice saying what to add",
+    async () => {
+      const server = await remote();
+      using where = place();
+      where.project(".garuda/mcp.json", projectServer(server.url, { Authorization: "Bearer ${SECRET}" }));
+      where.user(".garuda/mcp.json", userMcp({ projectServers: { allowHosts: [server.address] } }));
+      const approver = answering("once");
+      await using s = await session(where, [fake.text("ok")], approver, { SECRET: "s3cret-value" });
+      const { events } = await s.prompt("hello");
+      const text = notices(events).join("\n");
+      expect(text).toContain(
+        'The project\'s MCP server "remote" was not started: it uses ${SECRET} from your environment',
+      );
+      expect(text).toContain(`add "SECRET" to "projectServers": {"allowEnv": [...]} in ${where.paths.mcp}`);
+      expect(approver.asked).toHaveLength(0);
+      expect(server.seen).toEqual([]);
+    },
+  );
 
-  test("named in your mcp.json, it is sent, and the question shows the header and the variable, never its value", async () => {
-    const server = await remote();
-    using where = place();
-    where.project(
-      ".garuda/mcp.json",
-      projectServer(server.url, { Authorization: "Bearer ${SECRET}", "X-Team": "core" }),
-    );
-    where.user(".garuda/mcp.json", userMcp({ projectServers: { allowEnv: ["SECRET"], allowHosts: [server.address] } }));
-    writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__remote__*"] } }));
-    const approver = answering("once");
-    await using s = await session(
-      where,
-      [fake.toolCall("mcp__remote__echo", { text: "hi" }), fake.text("ok")],
-      approver,
-      { SECRET: "s3cret-value" },
-    );
-    const { events } = await s.prompt("echo");
-    expect(approver.asked).toHaveLength(1);
-    const preview = approver.asked[0]?.preview ?? "";
-    expect(preview).toContain("Headers: Authorization (from $SECRET), X-Team (a value written in the file)");
-    expect(preview).toContain(`It sends the value of $SECRET, from your environment, to ${server.address}.`);
-    expect(preview).not.toContain("s3cret-value");
-    expect(preview).not.toContain("core");
-    expect(results(events)[0]?.output).toContain("echo: hi");
-    expect(server.seen.every((value) => value === "Bearer s3cret-value")).toBe(true);
-  });
+  test(
+    "named in your mcp.json, it is sent, and the question shows the header and the " + "variable, never its value",
+    async () => {
+      const server = await remote();
+      using where = place();
+      where.project(
+        ".garuda/mcp.json",
+        projectServer(server.url, { Authorization: "Bearer ${SECRET}", "X-Team": "core" }),
+      );
+      where.user(
+        ".garuda/mcp.json",
+        userMcp({ projectServers: { allowEnv: ["SECRET"], allowHosts: [server.address] } }),
+      );
+      writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__remote__*"] } }));
+      const approver = answering("once");
+      await using s = await session(
+        where,
+        [fake.toolCall("mcp__remote__echo", { text: "hi" }), fake.text("ok")],
+        approver,
+        { SECRET: "s3cret-value" },
+      );
+      const { events } = await s.prompt("echo");
+      expect(approver.asked).toHaveLength(1);
+      const preview = approver.asked[0]?.preview ?? "";
+      expect(preview).toContain("Headers: Authorization (from $SECRET), X-Team (a value written in the file)");
+      expect(preview).toContain(`It sends the value of $SECRET, from your environment, to ${server.address}.`);
+      expect(preview).not.toContain("s3cret-value");
+      expect(preview).not.toContain("core");
+      expect(results(events)[0]?.output).toContain("echo: hi");
+      expect(server.seen.every((value) => value === "Bearer s3cret-value")).toBe(true);
+    },
+  );
 
   test("a project's local server cannot take ${VAR} either (args and env); yours can", async () => {
     using where = place();
@@ -122,36 +132,44 @@ describe("a project's remote server and your secrets", () => {
 });
 
 describe("remote servers and the egress rules", () => {
-  test("a project server at 127.0.0.1, localhost or a metadata address is refused before any question, saying what to add", async () => {
-    const ip = await remote("127.0.0.1");
-    const named = await remote("localhost");
-    for (const [url, address, reason] of [
-      [ip.url, ip.address, "127.0.0.1 is this computer (a loopback address)"],
-      [named.url, named.address, "localhost is this computer (a loopback address)"],
-      [
-        "https://169.254.169.254/mcp",
-        "169.254.169.254:443",
-        "169.254.169.254 is a link-local or metadata address, where cloud credentials are served",
-      ],
-      ["https://[::1]:8443/mcp", "[::1]:8443", "::1 is this computer (a loopback address)"],
-      ["https://203.0.113.7/mcp", "203.0.113.7:443", "IP address 203.0.113.7 is refused unless it is in the allowlist"],
-    ] as const) {
-      using where = place();
-      where.project(".garuda/mcp.json", projectServer(url));
-      const approver = answering("once");
-      await using s = await session(where, [fake.text("ok")], approver);
-      const text = notices((await s.prompt("hello")).events).join("\n");
-      expect(text).toContain(
-        `The project's MCP server "remote" was not started: Garuda does not connect to ${address} (${reason}`,
-      );
-      expect(text).toContain(
-        `If you trust it, add "${address}" to "projectServers": {"allowHosts": [...]} in ${where.paths.mcp}.`,
-      );
-      expect(approver.asked).toHaveLength(0);
-    }
-    expect(ip.seen).toEqual([]);
-    expect(named.seen).toEqual([]);
-  });
+  test(
+    "a project server at 127.0.0.1, localhost or a metadata address is refused " +
+      "before any question, saying what to add",
+    async () => {
+      const ip = await remote("127.0.0.1");
+      const named = await remote("localhost");
+      for (const [url, address, reason] of [
+        [ip.url, ip.address, "127.0.0.1 is this computer (a loopback address)"],
+        [named.url, named.address, "localhost is this computer (a loopback address)"],
+        [
+          "https://169.254.169.254/mcp",
+          "169.254.169.254:443",
+          "169.254.169.254 is a link-local or metadata address, where cloud credentials are served",
+        ],
+        ["https://[::1]:8443/mcp", "[::1]:8443", "::1 is this computer (a loopback address)"],
+        [
+          "https://203.0.113.7/mcp",
+          "203.0.113.7:443",
+          "IP address 203.0.113.7 is refused unless it is in the allowlist",
+        ],
+      ] as const) {
+        using where = place();
+        where.project(".garuda/mcp.json", projectServer(url));
+        const approver = answering("once");
+        await using s = await session(where, [fake.text("ok")], approver);
+        const text = notices((await s.prompt("hello")).events).join("\n");
+        expect(text).toContain(
+          `The project's MCP server "remote" was not started: Garuda does not connect to ${address} (${reason}`,
+        );
+        expect(text).toContain(
+          `If you trust it, add "${address}" to "projectServers": {"allowHosts": [...]} in ${where.paths.mcp}.`,
+        );
+        expect(approver.asked).toHaveLength(0);
+      }
+      expect(ip.seen).toEqual([]);
+      expect(named.seen).toEqual([]);
+    },
+  );
 
   test("listed in your projectServers.allowHosts, the same servers start after the question", async () => {
     for (const hostname of ["127.0.0.1", "localhost"]) {
@@ -173,28 +191,31 @@ describe("remote servers and the egress rules", () => {
     }
   });
 
-  test("the team policy binds your own servers too: blockedHosts, a strict allowlist, a network deny rule", async () => {
-    const policies: [object, string][] = [
-      [{ network: { blockedHosts: ["127.0.0.1"] } }, "the team policy blocks 127.0.0.1"],
-      [
-        { network: { strictAllowlist: true, allow: ["registry.npmjs.org"] } },
-        "the team policy's strict network allowlist does not list 127.0.0.1",
-      ],
-      [{ permissions: { deny: ["network(127.0.0.1)"] } }, "forbids this (network(127.0.0.1))"],
-    ];
-    for (const [policy, reason] of policies) {
-      const server = await remote();
-      using where = place();
-      where.user(".garuda/mcp.json", userMcp({ servers: { mine: { url: server.url } } }));
-      writeFileSync(where.paths.policy, JSON.stringify(policy));
-      await using s = await session(where, [fake.text("ok")], answering());
-      const text = notices((await s.prompt("hello")).events).join("\n");
-      expect(text).toContain(`The MCP server "mine" was not started: Garuda does not connect to ${server.address} (`);
-      expect(text).toContain(reason);
-      expect(text).not.toContain("allowHosts");
-      expect(server.seen).toEqual([]);
-    }
-  });
+  test(
+    "the team policy binds your own servers too: blockedHosts, a strict allowlist, " + "a network deny rule",
+    async () => {
+      const policies: [object, string][] = [
+        [{ network: { blockedHosts: ["127.0.0.1"] } }, "the team policy blocks 127.0.0.1"],
+        [
+          { network: { strictAllowlist: true, allow: ["registry.npmjs.org"] } },
+          "the team policy's strict network allowlist does not list 127.0.0.1",
+        ],
+        [{ permissions: { deny: ["network(127.0.0.1)"] } }, "forbids this (network(127.0.0.1))"],
+      ];
+      for (const [policy, reason] of policies) {
+        const server = await remote();
+        using where = place();
+        where.user(".garuda/mcp.json", userMcp({ servers: { mine: { url: server.url } } }));
+        writeFileSync(where.paths.policy, JSON.stringify(policy));
+        await using s = await session(where, [fake.text("ok")], answering());
+        const text = notices((await s.prompt("hello")).events).join("\n");
+        expect(text).toContain(`The MCP server "mine" was not started: Garuda does not connect to ${server.address} (`);
+        expect(text).toContain(reason);
+        expect(text).not.toContain("allowHosts");
+        expect(server.seen).toEqual([]);
+      }
+    },
+  );
 
   test("negative control: with no policy your own server on loopback starts", async () => {
     const server = await remote();

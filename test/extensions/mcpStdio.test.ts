@@ -33,96 +33,106 @@ const FIXTURE_TOOLS = ["mcp__fix__crash", "mcp__fix__echo", "mcp__fix__grow", "m
 
 // Local servers run in the OS sandbox; without one (a developer's machine) these are skipped, and in CI they fail.
 describeSandbox("MCP servers over stdio", () => {
-  test("start at the first turn, not at session creation; every call asks, showing the server's read-only claim", async () => {
-    using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
-    const approver = answering("session");
-    await using s = await session(
-      where,
-      [
-        fake.toolCall("mcp__fix__echo", { text: "one" }, { id: "call_1" }),
-        fake.toolCall("mcp__fix__echo", { text: "two" }),
-        fake.text("done"),
-        fake.text("again"),
-      ],
-      approver,
-    );
-    expect(existsSync(join(where.root, "started.txt"))).toBe(false);
-    const { events } = await s.prompt("echo twice");
-    expect(existsSync(join(where.root, "started.txt"))).toBe(true);
+  test(
+    "start at the first turn, not at session creation; every call asks, showing the " + "server's read-only claim",
+    async () => {
+      using where = place();
+      where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
+      const approver = answering("session");
+      await using s = await session(
+        where,
+        [
+          fake.toolCall("mcp__fix__echo", { text: "one" }, { id: "call_1" }),
+          fake.toolCall("mcp__fix__echo", { text: "two" }),
+          fake.text("done"),
+          fake.text("again"),
+        ],
+        approver,
+      );
+      expect(existsSync(join(where.root, "started.txt"))).toBe(false);
+      const { events } = await s.prompt("echo twice");
+      expect(existsSync(join(where.root, "started.txt"))).toBe(true);
 
-    expect(mcpTools(s.model.requests[0]?.tools)).toEqual(FIXTURE_TOOLS);
-    const call = events.find(
-      (event): event is Extract<AgentEvent, { type: "tool_call" }> => event.type === "tool_call",
-    );
-    expect(call?.info).toEqual({ title: "fix/echo", kind: "other", locations: [] });
-    // One question: "Allow for this session" covers the second call of the tool.
-    expect(approver.asked).toHaveLength(1);
-    expect(approver.asked[0]).toMatchObject({
-      callId: "call_1",
-      tool: "mcp__fix__echo",
-      title: "fix/echo",
-      sessionRules: ["mcp__fix__echo"],
-    });
-    expect(approver.asked[0]?.preview).toContain("The server says this tool only reads (Garuda cannot check that).");
-    expect(results(events).map((result) => result.output)).toEqual([
-      '<mcp_result server="fix" tool="echo">\necho: one\n</mcp_result>',
-      '<mcp_result server="fix" tool="echo">\necho: two\n</mcp_result>',
-    ]);
-    await s.prompt("again");
-    // The tool specs are the same bytes in every request once the servers are known.
-    expect(new Set(s.model.requests.map((request) => JSON.stringify(request.tools))).size).toBe(1);
-  });
+      expect(mcpTools(s.model.requests[0]?.tools)).toEqual(FIXTURE_TOOLS);
+      const call = events.find(
+        (event): event is Extract<AgentEvent, { type: "tool_call" }> => event.type === "tool_call",
+      );
+      expect(call?.info).toEqual({ title: "fix/echo", kind: "other", locations: [] });
+      // One question: "Allow for this session" covers the second call of the tool.
+      expect(approver.asked).toHaveLength(1);
+      expect(approver.asked[0]).toMatchObject({
+        callId: "call_1",
+        tool: "mcp__fix__echo",
+        title: "fix/echo",
+        sessionRules: ["mcp__fix__echo"],
+      });
+      expect(approver.asked[0]?.preview).toContain("The server says this tool only reads (Garuda cannot check that).");
+      expect(results(events).map((result) => result.output)).toEqual([
+        '<mcp_result server="fix" tool="echo">\necho: one\n</mcp_result>',
+        '<mcp_result server="fix" tool="echo">\necho: two\n</mcp_result>',
+      ]);
+      await s.prompt("again");
+      // The tool specs are the same bytes in every request once the servers are known.
+      expect(new Set(s.model.requests.map((request) => JSON.stringify(request.tools))).size).toBe(1);
+    },
+  );
 
-  test("a custom agent listing mcp__fix__* gets the server's tools and is told their names; its calls ask as the session's do", async () => {
-    using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
-    where.user(
-      ".garuda/agents/fixer.md",
-      "---\ndescription: Uses the fixture\ntools: Read, mcp__fix__*\n---\nUse the fixture.",
-    );
-    const approver = answering("once");
-    await using s = await session(
-      where,
-      [
-        fake.toolCall("agent", { name: "fixer", prompt: "echo hi" }),
-        fake.toolCall("mcp__fix__echo", { text: "hi" }),
-        fake.text("echoed"),
-        fake.text("done"),
-      ],
-      approver,
-    );
-    const { events } = await s.prompt("go");
-    const child = s.model.requests[1];
-    expect(mcpTools(child?.tools)).toEqual(FIXTURE_TOOLS);
-    expect(child?.system).toContain(
-      "Your tools: mcp__fix__crash, mcp__fix__echo, mcp__fix__grow, mcp__fix__sleep, mcp__fix__touch, read_file.",
-    );
-    expect(approver.asked.map((request) => request.tool)).toEqual(["mcp__fix__echo"]);
-    expect(results(events).find((result) => result.parentCallId !== undefined)?.output).toContain("echo: hi");
-  });
+  test(
+    "a custom agent listing mcp__fix__* gets the server's tools and is told their " +
+      "names; its calls ask as the session's do",
+    async () => {
+      using where = place();
+      where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
+      where.user(
+        ".garuda/agents/fixer.md",
+        "---\ndescription: Uses the fixture\ntools: Read, mcp__fix__*\n---\nUse the fixture.",
+      );
+      const approver = answering("once");
+      await using s = await session(
+        where,
+        [
+          fake.toolCall("agent", { name: "fixer", prompt: "echo hi" }),
+          fake.toolCall("mcp__fix__echo", { text: "hi" }),
+          fake.text("echoed"),
+          fake.text("done"),
+        ],
+        approver,
+      );
+      const { events } = await s.prompt("go");
+      const child = s.model.requests[1];
+      expect(mcpTools(child?.tools)).toEqual(FIXTURE_TOOLS);
+      expect(child?.system).toContain(
+        "Your tools: mcp__fix__crash, mcp__fix__echo, mcp__fix__grow, mcp__fix__sleep, mcp__fix__touch, read_file.",
+      );
+      expect(approver.asked.map((request) => request.tool)).toEqual(["mcp__fix__echo"]);
+      expect(results(events).find((result) => result.parentCallId !== undefined)?.output).toContain("echo: hi");
+    },
+  );
 
-  test("an allow rule that names the tool lets it run without a question; a denied call does not reach the server", async () => {
-    using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
-    writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__echo"] } }));
-    const approver = answering("deny");
-    await using s = await session(
-      where,
-      [
-        fake.toolCalls([
-          { name: "mcp__fix__echo", input: { text: "hi" } },
-          { name: "mcp__fix__touch", input: { path: "made.txt" } },
-        ]),
-        fake.text("ok"),
-      ],
-      approver,
-    );
-    const { events } = await s.prompt("go");
-    expect(approver.asked.map((request) => request.tool)).toEqual(["mcp__fix__touch"]);
-    expect(results(events).map((result) => result.status)).toEqual(["completed", "denied"]);
-    expect(existsSync(join(where.root, "made.txt"))).toBe(false);
-  });
+  test(
+    "an allow rule that names the tool lets it run without a question; a denied " + "call does not reach the server",
+    async () => {
+      using where = place();
+      where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
+      writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__echo"] } }));
+      const approver = answering("deny");
+      await using s = await session(
+        where,
+        [
+          fake.toolCalls([
+            { name: "mcp__fix__echo", input: { text: "hi" } },
+            { name: "mcp__fix__touch", input: { path: "made.txt" } },
+          ]),
+          fake.text("ok"),
+        ],
+        approver,
+      );
+      const { events } = await s.prompt("go");
+      expect(approver.asked.map((request) => request.tool)).toEqual(["mcp__fix__touch"]);
+      expect(results(events).map((result) => result.status)).toEqual(["completed", "denied"]);
+      expect(existsSync(join(where.root, "made.txt"))).toBe(false);
+    },
+  );
 
   test("a project server starts only after a yes; denied, nothing runs and the session goes on", async () => {
     using where = place();
@@ -178,26 +188,29 @@ describeSandbox("MCP servers over stdio", () => {
     }
   });
 
-  test("a server that crashes mid-call: the call fails with a clear message, the session goes on, its tools go away", async () => {
-    using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
-    writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__*"] } }));
-    await using s = await session(
-      where,
-      [fake.toolCall("mcp__fix__crash", {}), fake.text("It crashed."), fake.text("Still here.")],
-      answering(),
-    );
-    const first = await s.prompt("crash it");
-    expect(first.stop).toBe("done");
-    const result = results(first.events)[0];
-    expect(result?.status).toBe("failed");
-    expect(result?.output).toContain('Error: the MCP server "fix" stopped during the call (it exited with code 3)');
-    expect(result?.output).toContain("fatal: crash requested by the test");
-    const second = await s.prompt("are you there?");
-    expect(second.stop).toBe("done");
-    expect(notices(second.events).join("\n")).toContain('The MCP server "fix" stopped (it exited with code 3');
-    expect(mcpTools(s.model.requests[2]?.tools)).toEqual([]);
-  });
+  test(
+    "a server that crashes mid-call: the call fails with a clear message, the " + "session goes on, its tools go away",
+    async () => {
+      using where = place();
+      where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
+      writeFileSync(where.paths.policy, JSON.stringify({ permissions: { allow: ["mcp__fix__*"] } }));
+      await using s = await session(
+        where,
+        [fake.toolCall("mcp__fix__crash", {}), fake.text("It crashed."), fake.text("Still here.")],
+        answering(),
+      );
+      const first = await s.prompt("crash it");
+      expect(first.stop).toBe("done");
+      const result = results(first.events)[0];
+      expect(result?.status).toBe("failed");
+      expect(result?.output).toContain('Error: the MCP server "fix" stopped during the call (it exited with code 3)');
+      expect(result?.output).toContain("fatal: crash requested by the test");
+      const second = await s.prompt("are you there?");
+      expect(second.stop).toBe("done");
+      expect(notices(second.events).join("\n")).toContain('The MCP server "fix" stopped (it exited with code 3');
+      expect(mcpTools(s.model.requests[2]?.tools)).toEqual([]);
+    },
+  );
 
   test("a server that cannot start gives a notice; the others start", async () => {
     using where = place();
@@ -292,27 +305,30 @@ describeSandbox("MCP servers over stdio", () => {
 });
 
 describe("MCP servers with no OS sandbox", () => {
-  test("a local server (even the user's) asks in every session before it runs on the host; never remembered", async () => {
-    using where = place();
-    where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
-    const approver = answering("once");
-    {
-      await using s = await session(where, [fake.text("ok")], approver, {}, NO_SANDBOX);
-      await s.prompt("hello");
-      expect(approver.asked).toHaveLength(1);
-      expect(approver.asked[0]?.choices).toEqual(["once", "deny"]);
-      expect(approver.asked[0]?.preview).toContain("Runs: directly on this computer (no OS sandbox)");
-      expect(approver.asked[0]?.preview).toContain("⚠ No OS sandbox: the server would run directly on this computer");
-      expect(mcpTools(s.model.requests[0]?.tools)).toEqual(FIXTURE_TOOLS);
-    }
-    const again = answering("deny");
-    {
-      await using s = await session(where, [fake.text("ok")], again, {}, NO_SANDBOX);
-      const { events } = await s.prompt("hello");
-      expect(again.asked).toHaveLength(1);
-      expect(notices(events)).toContain('The MCP server "fix" was not started: you said no.');
-    }
-  });
+  test(
+    "a local server (even the user's) asks in every session before it runs on the " + "host; never remembered",
+    async () => {
+      using where = place();
+      where.user(".garuda/mcp.json", JSON.stringify({ servers: { fix: server(where) } }));
+      const approver = answering("once");
+      {
+        await using s = await session(where, [fake.text("ok")], approver, {}, NO_SANDBOX);
+        await s.prompt("hello");
+        expect(approver.asked).toHaveLength(1);
+        expect(approver.asked[0]?.choices).toEqual(["once", "deny"]);
+        expect(approver.asked[0]?.preview).toContain("Runs: directly on this computer (no OS sandbox)");
+        expect(approver.asked[0]?.preview).toContain("⚠ No OS sandbox: the server would run directly on this computer");
+        expect(mcpTools(s.model.requests[0]?.tools)).toEqual(FIXTURE_TOOLS);
+      }
+      const again = answering("deny");
+      {
+        await using s = await session(where, [fake.text("ok")], again, {}, NO_SANDBOX);
+        const { events } = await s.prompt("hello");
+        expect(again.asked).toHaveLength(1);
+        expect(notices(events)).toContain('The MCP server "fix" was not started: you said no.');
+      }
+    },
+  );
 
   test("a policy that requires the sandbox keeps local servers off", async () => {
     using where = place();
@@ -323,7 +339,8 @@ describe("MCP servers with no OS sandbox", () => {
     const { events } = await s.prompt("hello");
     expect(approver.asked).toHaveLength(0);
     expect(notices(events)).toContain(
-      'The MCP server "fix" was not started: there is no OS sandbox here, and the team policy does not let commands run outside it.',
+      'The MCP server "fix" was not started: there is no OS sandbox here, and the ' +
+        "team policy does not let commands run outside it.",
     );
     expect(existsSync(join(where.root, "started.txt"))).toBe(false);
   });

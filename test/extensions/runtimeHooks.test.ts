@@ -109,15 +109,18 @@ describe("tools that join at a turn", () => {
 });
 
 describe("consents and modes", () => {
-  test("a project command can be approved and run in plan mode (a consent changes nothing in the project)", async () => {
-    using where = place();
-    where.project(".garuda/commands/plan-it.md", "Plan the refactor of $ARGUMENTS.");
-    const approver = answering("once");
-    await using s = await session(where, [fake.text("a plan")], approver);
-    await s.runtime.setMode("plan");
-    const { events } = await s.prompt("/plan-it the parser");
-    expect(approver.asked).toHaveLength(1);
-    expect(notices(events).join("\n")).not.toContain("did not run");
-    expect(userText(s.model, 0)).toContain("Plan the refactor of the parser.");
-  });
+  test(
+    "a project command can be approved and run in plan mode (a consent changes " + "nothing in the project)",
+    async () => {
+      using where = place();
+      where.project(".garuda/commands/plan-it.md", "Plan the refactor of $ARGUMENTS.");
+      const approver = answering("once");
+      await using s = await session(where, [fake.text("a plan")], approver);
+      await s.runtime.setMode("plan");
+      const { events } = await s.prompt("/plan-it the parser");
+      expect(approver.asked).toHaveLength(1);
+      expect(notices(events).join("\n")).not.toContain("did not run");
+      expect(userText(s.model, 0)).toContain("Plan the refactor of the parser.");
+    },
+  );
 });

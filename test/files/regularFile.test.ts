@@ -31,34 +31,41 @@ describe("readers of small files never wait on a pipe", () => {
     expect(readRegularFile(join(dir.path, "link"), { maxBytes: 10 })).toEqual({ bytes: Buffer.from("text") });
   });
 
-  test("readRegularFile with own: another user's file and a mode bit it forbids are refused (negative control: a 0600 file of the user's is read)", () => {
-    using dir = tempDir();
-    const file = join(dir.path, "keys");
-    writeFileSync(file, "k", { mode: 0o600 });
-    expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({ bytes: Buffer.from("k") });
-    chmodSync(file, 0o640);
-    expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({
-      problem: "open_mode",
-      mode: statSync(file).mode,
-    });
-    expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o022 } })).toEqual({ bytes: Buffer.from("k") });
-    if (process.getuid?.() === 0) {
-      chmodSync(file, 0o600);
-      chownSync(file, 65534, 65534);
-      expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({ problem: "not_own" });
-      expect(readRegularFile(file, { maxBytes: 10 })).toEqual({ bytes: Buffer.from("k") });
-    }
-  });
+  test(
+    "readRegularFile with own: another user's file and a mode bit it forbids are " +
+      "refused (negative control: a 0600 file of the user's is read)",
+    () => {
+      using dir = tempDir();
+      const file = join(dir.path, "keys");
+      writeFileSync(file, "k", { mode: 0o600 });
+      expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({ bytes: Buffer.from("k") });
+      chmodSync(file, 0o640);
+      expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({
+        problem: "open_mode",
+        mode: statSync(file).mode,
+      });
+      expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o022 } })).toEqual({ bytes: Buffer.from("k") });
+      if (process.getuid?.() === 0) {
+        chmodSync(file, 0o600);
+        chownSync(file, 65534, 65534);
+        expect(readRegularFile(file, { maxBytes: 10, own: { deniedMode: 0o077 } })).toEqual({ problem: "not_own" });
+        expect(readRegularFile(file, { maxBytes: 10 })).toEqual({ bytes: Buffer.from("k") });
+      }
+    },
+  );
 
-  test("~/.garuda/credentials as a FIFO is a clear error, not a read that waits (negative control: a file is read)", () => {
-    using dir = tempDir();
-    const credentials = join(dir.path, "credentials");
-    fifo(credentials);
-    expect(() => readCredentials(credentials)).toThrow(`${credentials}: is not a regular file`);
-    rmSync(credentials);
-    writeFileSync(credentials, '{"ANTHROPIC_API_KEY": "sk-test"}', { mode: 0o600 });
-    expect(readCredentials(credentials)).toEqual({ ANTHROPIC_API_KEY: "sk-test" });
-  });
+  test(
+    "~/.garuda/credentials as a FIFO is a clear error, not a read that waits " + "(negative control: a file is read)",
+    () => {
+      using dir = tempDir();
+      const credentials = join(dir.path, "credentials");
+      fifo(credentials);
+      expect(() => readCredentials(credentials)).toThrow(`${credentials}: is not a regular file`);
+      rmSync(credentials);
+      writeFileSync(credentials, '{"ANTHROPIC_API_KEY": "sk-test"}', { mode: 0o600 });
+      expect(readCredentials(credentials)).toEqual({ ANTHROPIC_API_KEY: "sk-test" });
+    },
+  );
 
   test(".garuda/settings.json as a FIFO is a clear error (negative control: a file is read)", () => {
     using root = tempDir();

@@ -13,26 +13,30 @@ const identity = (path: string) => {
 };
 
 describe("secret identities", () => {
-  test("files and folders under the places, links by their targets; other home files are not secrets (negative control)", async () => {
-    using home = tempDir("garuda-ids-");
-    mkdirSync(join(home.path, ".ssh", "keys.d"), { recursive: true });
-    writeFileSync(join(home.path, ".ssh", "id_rsa"), "key\n");
-    writeFileSync(join(home.path, ".ssh", "keys.d", "deploy"), "key\n");
-    mkdirSync(join(home.path, "dotfiles"));
-    writeFileSync(join(home.path, "dotfiles", "id_ed25519"), "key\n");
-    symlinkSync(join(home.path, "dotfiles", "id_ed25519"), join(home.path, ".ssh", "id_ed25519"));
-    writeFileSync(join(home.path, ".bashrc"), "rc\n");
-    const set = await new SecretIdentities(secretPlaces(home.path)).current();
-    expect(set.secretOf(...identity(join(home.path, ".ssh", "id_rsa")))).toBe(join(home.path, ".ssh", "id_rsa"));
-    expect(set.secretOf(...identity(join(home.path, ".ssh", "keys.d", "deploy")))).toBeDefined();
-    expect(set.secretOf(...identity(join(home.path, ".ssh")))).toBe(join(home.path, ".ssh"));
-    expect(set.secretOf(...identity(join(home.path, "dotfiles", "id_ed25519")))).toBe(
-      join(home.path, ".ssh", "id_ed25519"),
-    );
-    expect(set.secretOf(...identity(join(home.path, ".bashrc")))).toBeUndefined();
-    expect(set.secretOf(...identity(join(home.path, "dotfiles")))).toBeUndefined();
-    expect(set.cut).toBe(false);
-  });
+  test(
+    "files and folders under the places, links by their targets; other home files " +
+      "are not secrets (negative control)",
+    async () => {
+      using home = tempDir("garuda-ids-");
+      mkdirSync(join(home.path, ".ssh", "keys.d"), { recursive: true });
+      writeFileSync(join(home.path, ".ssh", "id_rsa"), "key\n");
+      writeFileSync(join(home.path, ".ssh", "keys.d", "deploy"), "key\n");
+      mkdirSync(join(home.path, "dotfiles"));
+      writeFileSync(join(home.path, "dotfiles", "id_ed25519"), "key\n");
+      symlinkSync(join(home.path, "dotfiles", "id_ed25519"), join(home.path, ".ssh", "id_ed25519"));
+      writeFileSync(join(home.path, ".bashrc"), "rc\n");
+      const set = await new SecretIdentities(secretPlaces(home.path)).current();
+      expect(set.secretOf(...identity(join(home.path, ".ssh", "id_rsa")))).toBe(join(home.path, ".ssh", "id_rsa"));
+      expect(set.secretOf(...identity(join(home.path, ".ssh", "keys.d", "deploy")))).toBeDefined();
+      expect(set.secretOf(...identity(join(home.path, ".ssh")))).toBe(join(home.path, ".ssh"));
+      expect(set.secretOf(...identity(join(home.path, "dotfiles", "id_ed25519")))).toBe(
+        join(home.path, ".ssh", "id_ed25519"),
+      );
+      expect(set.secretOf(...identity(join(home.path, ".bashrc")))).toBeUndefined();
+      expect(set.secretOf(...identity(join(home.path, "dotfiles")))).toBeUndefined();
+      expect(set.cut).toBe(false);
+    },
+  );
 
   test("a key made after the first walk is in the set at the next revalidation (at most a second later)", async () => {
     using home = tempDir("garuda-ids-");
@@ -46,30 +50,37 @@ describe("secret identities", () => {
     expect(identities.latest()).toBe(set);
   });
 
-  test("a cut walk (a huge ~/.garuda/snapshots) still holds every credential, and is reported once with the place it stopped in", async () => {
-    using home = tempDir("garuda-ids-");
-    const claude = join(home.path, ".claude", ".credentials.json");
-    const mcp = join(home.path, ".garuda", "mcp.json");
-    const snapshots = join(home.path, ".garuda", "snapshots");
-    mkdirSync(join(home.path, ".claude"), { recursive: true });
-    mkdirSync(join(snapshots, "p"), { recursive: true });
-    writeFileSync(claude, '{"claudeAiOauth":{"accessToken":"sk-ant-oat"}}');
-    writeFileSync(mcp, '{"servers":{"gh":{"env":{"GITHUB_TOKEN":"ghp_x"}}}}');
-    // Months of undo snapshots, one file per change: more than the cap (small here, 50,000 in use).
-    for (let i = 0; i < 201; i++) writeFileSync(join(snapshots, "p", String(i)), "");
-    const reported: string[] = [];
-    const identities = new SecretIdentities(secretPlaces(home.path), {
-      maxEntries: 200,
-      onCut: (text) => reported.push(text),
-    });
-    const set = await identities.current();
-    expect(set.cut).toBe(true);
-    expect({ claude: set.secretOf(...identity(claude)), mcp: set.secretOf(...identity(mcp)) }).toEqual({ claude, mcp });
-    expect(reported).toEqual([cutNotice(snapshots, 200)]);
-    await Bun.sleep(1_050);
-    expect((await identities.current()).cut).toBe(true);
-    expect(reported).toHaveLength(1);
-  });
+  test(
+    "a cut walk (a huge ~/.garuda/snapshots) still holds every credential, and is " +
+      "reported once with the place it stopped in",
+    async () => {
+      using home = tempDir("garuda-ids-");
+      const claude = join(home.path, ".claude", ".credentials.json");
+      const mcp = join(home.path, ".garuda", "mcp.json");
+      const snapshots = join(home.path, ".garuda", "snapshots");
+      mkdirSync(join(home.path, ".claude"), { recursive: true });
+      mkdirSync(join(snapshots, "p"), { recursive: true });
+      writeFileSync(claude, '{"claudeAiOauth":{"accessToken":"sk-ant-oat"}}');
+      writeFileSync(mcp, '{"servers":{"gh":{"env":{"GITHUB_TOKEN":"ghp_x"}}}}');
+      // Months of undo snapshots, one file per change: more than the cap (small here, 50,000 in use).
+      for (let i = 0; i < 201; i++) writeFileSync(join(snapshots, "p", String(i)), "");
+      const reported: string[] = [];
+      const identities = new SecretIdentities(secretPlaces(home.path), {
+        maxEntries: 200,
+        onCut: (text) => reported.push(text),
+      });
+      const set = await identities.current();
+      expect(set.cut).toBe(true);
+      expect({ claude: set.secretOf(...identity(claude)), mcp: set.secretOf(...identity(mcp)) }).toEqual({
+        claude,
+        mcp,
+      });
+      expect(reported).toEqual([cutNotice(snapshots, 200)]);
+      await Bun.sleep(1_050);
+      expect((await identities.current()).cut).toBe(true);
+      expect(reported).toHaveLength(1);
+    },
+  );
 
   test("a walk under the cap is not reported (negative control)", async () => {
     using home = tempDir("garuda-ids-");

@@ -38,41 +38,45 @@ const read = (path: string) => ({
 });
 
 describe("the sandbox's hidden paths are the file tools' sensitive paths", () => {
-  test("every path the sandbox hides (home, system, the runtime folder) is refused by the engine and hidden from search", () => {
-    using root = tempRoot();
-    using home = tempRoot();
-    using tmp = tempRoot();
-    const runtimeDir = join(tmp.path, "run-user");
-    mkdirSync(runtimeDir);
-    const hidden = sandboxPaths(spec(root.path, home.path, tmp.path, [runtimeDir]), realFs).denyRead;
-    expect(hidden.length).toBeGreaterThanOrEqual(HOME_SECRETS.length);
-    // An allow rule for the whole home folder, so "outside the project" cannot be what refuses.
-    const rules: Rule[] = [
-      { effect: "allow", pattern: "read(~/**)", source: "user-policy" },
-      { effect: "allow", pattern: `read(${tmp.path}/**)`, source: "user-policy" },
-    ];
-    const engine = createPermissionEngine({
-      root: root.path,
-      home: home.path,
-      sandboxAvailable: true,
-      rules,
-      withheldFromCommands: [runtimeDir],
-    });
-    const isWithheld = withheldPredicate({ home: home.path, withheldFromCommands: [runtimeDir] });
-    for (const place of hidden) {
-      for (const path of [place, join(place, "inner")]) {
-        expect({ path, outcome: engine.check(read(path), "build").outcome, withheld: isWithheld(path) }).toEqual({
-          path,
-          outcome: "deny",
-          withheld: true,
-        });
+  test(
+    "every path the sandbox hides (home, system, the runtime folder) is refused by " +
+      "the engine and hidden from search",
+    () => {
+      using root = tempRoot();
+      using home = tempRoot();
+      using tmp = tempRoot();
+      const runtimeDir = join(tmp.path, "run-user");
+      mkdirSync(runtimeDir);
+      const hidden = sandboxPaths(spec(root.path, home.path, tmp.path, [runtimeDir]), realFs).denyRead;
+      expect(hidden.length).toBeGreaterThanOrEqual(HOME_SECRETS.length);
+      // An allow rule for the whole home folder, so "outside the project" cannot be what refuses.
+      const rules: Rule[] = [
+        { effect: "allow", pattern: "read(~/**)", source: "user-policy" },
+        { effect: "allow", pattern: `read(${tmp.path}/**)`, source: "user-policy" },
+      ];
+      const engine = createPermissionEngine({
+        root: root.path,
+        home: home.path,
+        sandboxAvailable: true,
+        rules,
+        withheldFromCommands: [runtimeDir],
+      });
+      const isWithheld = withheldPredicate({ home: home.path, withheldFromCommands: [runtimeDir] });
+      for (const place of hidden) {
+        for (const path of [place, join(place, "inner")]) {
+          expect({ path, outcome: engine.check(read(path), "build").outcome, withheld: isWithheld(path) }).toEqual({
+            path,
+            outcome: "deny",
+            withheld: true,
+          });
+        }
       }
-    }
-    // Negative control: a plain file next to them in the home folder is allowed and shown.
-    expect(engine.check(read(join(home.path, "notes.txt")), "build").outcome).toBe("allow");
-    expect(isWithheld(join(home.path, "notes.txt"))).toBe(false);
-    expect(isWithheld(join(home.path, ".claude/settings.json"))).toBe(false);
-  });
+      // Negative control: a plain file next to them in the home folder is allowed and shown.
+      expect(engine.check(read(join(home.path, "notes.txt")), "build").outcome).toBe("allow");
+      expect(isWithheld(join(home.path, "notes.txt"))).toBe(false);
+      expect(isWithheld(join(home.path, ".claude/settings.json"))).toBe(false);
+    },
+  );
 
   test("the places named in the issue: ~/.claude, ~/.garuda/mcp-auth.json, cargo and git credentials", () => {
     const places = secretPlaces("/home/u");
@@ -150,22 +154,25 @@ describe("grep and glob over the home folder", () => {
     ".claude.json",
   ];
 
-  test("find nothing in the places the sandbox hides (negative control: a plain file with the same text is found)", async () => {
-    using home = tempRoot();
-    writeFiles(home.path, Object.fromEntries([...secrets, "notes.txt"].map((name) => [name, `token = "${MARK}"\n`])));
-    // The project is the home folder itself, the widest case: every secret is "inside the project".
-    const s = session(home.path, { home: home.path });
-    const found = await s.run("grep", { pattern: MARK, mode: "files" });
-    expect(found.output).toBe("notes.txt");
-    const listed = (await s.run("glob", { pattern: "**/*" })).output.split("\n");
-    expect(listed).toContain("notes.txt");
-    for (const name of secrets) expect(listed).not.toContain(name);
-    for (const name of secrets) {
-      const direct = await s.run("grep", { pattern: MARK, path: name });
-      expect({ name, output: direct.output }).toEqual({
-        name,
-        output: `${name} may not be searched (the policy hides it).`,
-      });
-    }
-  });
+  test(
+    "find nothing in the places the sandbox hides (negative control: a plain file " + "with the same text is found)",
+    async () => {
+      using home = tempRoot();
+      writeFiles(home.path, Object.fromEntries([...secrets, "notes.txt"].map((name) => [name, `token = "${MARK}"\n`])));
+      // The project is the home folder itself, the widest case: every secret is "inside the project".
+      const s = session(home.path, { home: home.path });
+      const found = await s.run("grep", { pattern: MARK, mode: "files" });
+      expect(found.output).toBe("notes.txt");
+      const listed = (await s.run("glob", { pattern: "**/*" })).output.split("\n");
+      expect(listed).toContain("notes.txt");
+      for (const name of secrets) expect(listed).not.toContain(name);
+      for (const name of secrets) {
+        const direct = await s.run("grep", { pattern: MARK, path: name });
+        expect({ name, output: direct.output }).toEqual({
+          name,
+          output: `${name} may not be searched (the policy hides it).`,
+        });
+      }
+    },
+  );
 });

@@ -676,7 +676,8 @@ describe("retries", () => {
     expect(modelError.status).toBe(529);
     expect(modelError.retryable).toBe(true);
     expect(modelError.message).toBe(
-      "Anthropic is overloaded (529 overloaded_error: Overloaded); gave up after 3 attempts. Try again in a few minutes, or switch to another model.",
+      "Anthropic is overloaded (529 overloaded_error: Overloaded); gave up after 3 " +
+        "attempts. Try again in a few minutes, or switch to another model.",
     );
     expect(mock.requests).toHaveLength(3);
   });
@@ -915,7 +916,11 @@ describe("the SDK's per-request warnings", () => {
       expect(warnings).toEqual([
         {
           type: "warning",
-          text: "the Anthropic SDK warns: The model 'claude-sonnet-4-5' is deprecated and will reach end-of-life on November 30th, 2026. Please migrate to a newer model. Visit https://docs.anthropic.com/en/docs/resources/model-deprecations for more information.",
+          text:
+            "the Anthropic SDK warns: The model 'claude-sonnet-4-5' is deprecated and will " +
+            "reach end-of-life on November 30th, 2026. Please migrate to a newer model. " +
+            "Visit https://docs.anthropic.com/en/docs/resources/model-deprecations for more " +
+            "information.",
         },
       ]);
       expect(first.indexOf(warnings[0] as ModelEvent)).toBe(0);

@@ -31,29 +31,33 @@ async function drain(events: AsyncIterable<ModelEvent>): Promise<void> {
 }
 
 describe("effort levels from the catalog", () => {
-  test("adaptive Claude models: low, medium, high (default), max; extended: off (default) and three budgets; none: no levels", () => {
-    expect(effortLevels(model("claude-sonnet-5"))?.levels.map((l) => l.value)).toEqual([
-      "low",
-      "medium",
-      "high",
-      "max",
-    ]);
-    expect(effortLevels(model("claude-sonnet-5"))?.default).toBe("high");
-    expect(effortLevels(model("claude-haiku-4-5"))?.levels.map((l) => l.value)).toEqual([
-      "off",
-      "low",
-      "medium",
-      "high",
-    ]);
-    expect(effortLevels(model("claude-haiku-4-5"))?.default).toBe("off");
-    const catalog = buildCatalog("/models.json", {
-      models: { "ollama/qwen3:8b": {}, "openrouter/openai/gpt-6": { effort: ["low", "medium", "high"] } },
-    });
-    expect(effortLevels(catalog.models.get("ollama/qwen3:8b") as ModelInfo)).toBeUndefined();
-    expect(
-      effortLevels(catalog.models.get("openrouter/openai/gpt-6") as ModelInfo)?.levels.map((l) => l.value),
-    ).toEqual(["default", "low", "medium", "high"]);
-  });
+  test(
+    "adaptive Claude models: low, medium, high (default), max; extended: off " +
+      "(default) and three budgets; none: no levels",
+    () => {
+      expect(effortLevels(model("claude-sonnet-5"))?.levels.map((l) => l.value)).toEqual([
+        "low",
+        "medium",
+        "high",
+        "max",
+      ]);
+      expect(effortLevels(model("claude-sonnet-5"))?.default).toBe("high");
+      expect(effortLevels(model("claude-haiku-4-5"))?.levels.map((l) => l.value)).toEqual([
+        "off",
+        "low",
+        "medium",
+        "high",
+      ]);
+      expect(effortLevels(model("claude-haiku-4-5"))?.default).toBe("off");
+      const catalog = buildCatalog("/models.json", {
+        models: { "ollama/qwen3:8b": {}, "openrouter/openai/gpt-6": { effort: ["low", "medium", "high"] } },
+      });
+      expect(effortLevels(catalog.models.get("ollama/qwen3:8b") as ModelInfo)).toBeUndefined();
+      expect(
+        effortLevels(catalog.models.get("openrouter/openai/gpt-6") as ModelInfo)?.levels.map((l) => l.value),
+      ).toEqual(["default", "low", "medium", "high"]);
+    },
+  );
 
   test("the default sends what Garuda sent before levels existed; an unknown level sends the default", () => {
     expect(effortRequest(model("claude-sonnet-5"), undefined)).toEqual({ thinking: "adaptive" });
@@ -87,23 +91,27 @@ describe("effort on the wire", () => {
     expect(mock.requests[1]?.body.output_config).toBeUndefined();
   });
 
-  test("Anthropic: a thinking budget that does not fit max_tokens is lowered below it, and dropped when even 1,024 does not fit", async () => {
-    await using mock = startMockAnthropic({
-      script: [
-        { steps: [{ type: "text", text: "a" }] },
-        { steps: [{ type: "text", text: "b" }] },
-        { steps: [{ type: "text", text: "c" }] },
-      ],
-    });
-    const client = createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
-    const high = effortRequest(model("claude-haiku-4-5"), "high");
-    await drain(client.stream(base({ ...high, maxTokens: 32_000 }), new AbortController().signal));
-    await drain(client.stream(base({ ...high, maxTokens: 8_000 }), new AbortController().signal));
-    await drain(client.stream(base({ ...high, maxTokens: 1_000 }), new AbortController().signal));
-    expect(mock.requests[0]?.body.thinking).toEqual({ type: "enabled", budget_tokens: THINKING_BUDGETS.high });
-    expect(mock.requests[1]?.body.thinking).toEqual({ type: "enabled", budget_tokens: 7_999 });
-    expect(mock.requests[2]?.body.thinking).toBeUndefined();
-  });
+  test(
+    "Anthropic: a thinking budget that does not fit max_tokens is lowered below it, " +
+      "and dropped when even 1,024 does not fit",
+    async () => {
+      await using mock = startMockAnthropic({
+        script: [
+          { steps: [{ type: "text", text: "a" }] },
+          { steps: [{ type: "text", text: "b" }] },
+          { steps: [{ type: "text", text: "c" }] },
+        ],
+      });
+      const client = createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
+      const high = effortRequest(model("claude-haiku-4-5"), "high");
+      await drain(client.stream(base({ ...high, maxTokens: 32_000 }), new AbortController().signal));
+      await drain(client.stream(base({ ...high, maxTokens: 8_000 }), new AbortController().signal));
+      await drain(client.stream(base({ ...high, maxTokens: 1_000 }), new AbortController().signal));
+      expect(mock.requests[0]?.body.thinking).toEqual({ type: "enabled", budget_tokens: THINKING_BUDGETS.high });
+      expect(mock.requests[1]?.body.thinking).toEqual({ type: "enabled", budget_tokens: 7_999 });
+      expect(mock.requests[2]?.body.thinking).toBeUndefined();
+    },
+  );
 
   test("OpenAI-compatible: reasoning_effort for a listed level; nothing for the default", async () => {
     await using mock = startMockOpenAI();

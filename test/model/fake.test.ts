@@ -142,7 +142,8 @@ describe("FakeModelClient", () => {
     const client = new FakeModelClient([fake.text("only one")]);
     await collect(client.stream(request("first"), signal()));
     await expect(collect(client.stream(request("second question"), signal()))).rejects.toThrow(
-      'FakeModelClient: the script has no turn left for request #2 (it had 1). The last user message was: "second question". Add a turn to the script.',
+      "FakeModelClient: the script has no turn left for request #2 (it had 1). The " +
+        'last user message was: "second question". Add a turn to the script.',
     );
     expect(client.requests).toHaveLength(2);
   });

@@ -40,7 +40,8 @@ describe("images", () => {
     big.set(Buffer.from(PNG_1PX, "base64").subarray(0, 8));
     expect(imageFromBytes(big, "@shot.png")).toEqual({
       refused:
-        "@shot.png was not sent: it is 3.8 MB, and models take images up to 3.75 MB. Send a smaller or scaled-down image.",
+        "@shot.png was not sent: it is 3.8 MB, and models take images up to 3.75 MB. " +
+        "Send a smaller or scaled-down image.",
     });
     expect("refused" in imageFromBase64(Buffer.from(big).toString("base64"), "Image 1")).toBe(true);
     const fits = big.subarray(0, MAX_IMAGE_BYTES);

@@ -136,17 +136,20 @@ describe("streaming", () => {
     expect(usage.inputTokens).toBe(Math.ceil(requestChars / 4));
   });
 
-  test("stop reasons map onto Anthropic's: length → max_tokens, content_filter → refusal, unknown → end_turn", async () => {
-    await using mock = mockWith(
-      { steps: [{ type: "text", text: "cut" }], finishReason: "length" },
-      { steps: [{ type: "text", text: "no" }], finishReason: "content_filter" },
-      { steps: [{ type: "text", text: "eh" }], finishReason: "eos" },
-    );
-    const client = clientFor(mock);
-    expect(end(await collect(client.stream(request(), signal()))).stopReason).toBe("max_tokens");
-    expect(end(await collect(client.stream(request(), signal()))).stopReason).toBe("refusal");
-    expect(end(await collect(client.stream(request(), signal()))).stopReason).toBe("end_turn");
-  });
+  test(
+    "stop reasons map onto Anthropic's: length → max_tokens, content_filter → " + "refusal, unknown → end_turn",
+    async () => {
+      await using mock = mockWith(
+        { steps: [{ type: "text", text: "cut" }], finishReason: "length" },
+        { steps: [{ type: "text", text: "no" }], finishReason: "content_filter" },
+        { steps: [{ type: "text", text: "eh" }], finishReason: "eos" },
+      );
+      const client = clientFor(mock);
+      expect(end(await collect(client.stream(request(), signal()))).stopReason).toBe("max_tokens");
+      expect(end(await collect(client.stream(request(), signal()))).stopReason).toBe("refusal");
+      expect(end(await collect(client.stream(request(), signal()))).stopReason).toBe("end_turn");
+    },
+  );
 
   test("reasoning deltas are shown as thinking but not kept in the message (nothing to send back)", async () => {
     await using mock = mockWith(
@@ -263,44 +266,47 @@ describe("tool calls", () => {
     ]);
   });
 
-  test("the history goes back in OpenAI's shape: assistant tool_calls, then one role-tool message per result", async () => {
-    const messages: Message[] = [
-      { role: "user", content: [{ type: "text", text: "Look" }] },
-      {
-        role: "assistant",
-        content: [
-          { type: "text", text: "Reading both." },
-          { type: "tool_use", id: "call_a", name: "read_file", input: { path: "a.ts" } },
-          { type: "tool_use", id: "call_b", name: "grep", input: { pattern: "x" } },
-        ],
-      },
-      {
-        role: "user",
-        content: [
-          { type: "tool_result", toolUseId: "call_a", content: "export {}", isError: false },
-          { type: "tool_result", toolUseId: "call_b", content: "Error: bad pattern", isError: true },
-          { type: "text", text: "<garuda_note>mode: build</garuda_note>" },
-        ],
-      },
-    ];
-    await using mock = mockWith({ steps: [{ type: "text", text: "Done." }] });
-    await collect(clientFor(mock).stream(request({ messages, tools: [READ_SPEC, GREP_SPEC] }), signal()));
-    expect(mock.requests[0]?.body.messages).toEqual([
-      { role: "system", content: "You are Garuda, a coding agent." },
-      { role: "user", content: "Look" },
-      {
-        role: "assistant",
-        content: "Reading both.",
-        tool_calls: [
-          { id: "call_a", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } },
-          { id: "call_b", type: "function", function: { name: "grep", arguments: '{"pattern":"x"}' } },
-        ],
-      },
-      { role: "tool", tool_call_id: "call_a", content: "export {}" },
-      { role: "tool", tool_call_id: "call_b", content: "Error: bad pattern" },
-      { role: "user", content: "<garuda_note>mode: build</garuda_note>" },
-    ]);
-  });
+  test(
+    "the history goes back in OpenAI's shape: assistant tool_calls, then one " + "role-tool message per result",
+    async () => {
+      const messages: Message[] = [
+        { role: "user", content: [{ type: "text", text: "Look" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Reading both." },
+            { type: "tool_use", id: "call_a", name: "read_file", input: { path: "a.ts" } },
+            { type: "tool_use", id: "call_b", name: "grep", input: { pattern: "x" } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", toolUseId: "call_a", content: "export {}", isError: false },
+            { type: "tool_result", toolUseId: "call_b", content: "Error: bad pattern", isError: true },
+            { type: "text", text: "<garuda_note>mode: build</garuda_note>" },
+          ],
+        },
+      ];
+      await using mock = mockWith({ steps: [{ type: "text", text: "Done." }] });
+      await collect(clientFor(mock).stream(request({ messages, tools: [READ_SPEC, GREP_SPEC] }), signal()));
+      expect(mock.requests[0]?.body.messages).toEqual([
+        { role: "system", content: "You are Garuda, a coding agent." },
+        { role: "user", content: "Look" },
+        {
+          role: "assistant",
+          content: "Reading both.",
+          tool_calls: [
+            { id: "call_a", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } },
+            { id: "call_b", type: "function", function: { name: "grep", arguments: '{"pattern":"x"}' } },
+          ],
+        },
+        { role: "tool", tool_call_id: "call_a", content: "export {}" },
+        { role: "tool", tool_call_id: "call_b", content: "Error: bad pattern" },
+        { role: "user", content: "<garuda_note>mode: build</garuda_note>" },
+      ]);
+    },
+  );
 
   test("arguments that are not JSON become a call the registry answers with what was wrong", async () => {
     await using mock = mockWith({
@@ -439,7 +445,9 @@ describe("retries and failures", () => {
     );
     const { error } = await settle(clientFor(always).stream(request(), signal()));
     expect((error as ModelError).message).toBe(
-      `Could not get an answer from Ollama at ${always.url} (the response stream ended before [DONE]); gave up after 3 attempts. Check that the server is running, and the provider's "baseUrl" in ~/.garuda/models.json.`,
+      `Could not get an answer from Ollama at ${always.url} (the response stream ` +
+        `ended before [DONE]); gave up after 3 attempts. Check that the server is ` +
+        `running, and the provider's "baseUrl" in ~/.garuda/models.json.`,
     );
   });
 
@@ -528,35 +536,44 @@ describe("retries and failures", () => {
     );
   });
 
-  test("errors say what to do: a refused key, a keyless server asking for one, an unknown model, a model without tools", async () => {
-    const openrouter = BUILTIN_PROVIDERS.openrouter as NonNullable<(typeof BUILTIN_PROVIDERS)["openrouter"]>;
-    await using keyed = startMockOpenAI({ apiKey: "right" });
-    const refused = await settle(
-      clientFor(keyed, { apiKey: "wrong", provider: openrouter }).stream(request(), signal()),
-    );
-    expect((refused.error as ModelError).message).toBe(
-      "OpenRouter did not accept the key (401 invalid_request_error: Incorrect API key provided). Check OPENROUTER_API_KEY, or run `garuda setup` to store a valid key.",
-    );
-    const keyless = await settle(clientFor(keyed).stream(request(), signal()));
-    expect((keyless.error as ModelError).message).toContain(
-      'Ollama asks for a key (401 invalid_request_error: Incorrect API key provided). Name the variable that holds it as "apiKeyEnv" of the provider "ollama"',
-    );
+  test(
+    "errors say what to do: a refused key, a keyless server asking for one, an " +
+      "unknown model, a model without tools",
+    async () => {
+      const openrouter = BUILTIN_PROVIDERS.openrouter as NonNullable<(typeof BUILTIN_PROVIDERS)["openrouter"]>;
+      await using keyed = startMockOpenAI({ apiKey: "right" });
+      const refused = await settle(
+        clientFor(keyed, { apiKey: "wrong", provider: openrouter }).stream(request(), signal()),
+      );
+      expect((refused.error as ModelError).message).toBe(
+        "OpenRouter did not accept the key (401 invalid_request_error: Incorrect API " +
+          "key provided). Check OPENROUTER_API_KEY, or run `garuda setup` to store a " +
+          "valid key.",
+      );
+      const keyless = await settle(clientFor(keyed).stream(request(), signal()));
+      expect((keyless.error as ModelError).message).toContain(
+        "Ollama asks for a key (401 invalid_request_error: Incorrect API key provided). " +
+          'Name the variable that holds it as "apiKeyEnv" of the provider "ollama"',
+      );
 
-    await using mock = mockWith(
-      { status: 404, message: 'model "nope" not found, try pulling it first' },
-      { status: 400, message: "registry.ollama.ai/library/gemma:2b does not support tools" },
-      { status: 400, message: "the request exceeds the available context size, try increasing it" },
-    );
-    const missing = await settle(clientFor(mock).stream(request({ model: "nope" }), signal()));
-    expect((missing.error as ModelError).message).toContain('Ollama does not know the model "nope"');
-    expect((missing.error as ModelError).message).toContain("try pulling it first");
-    const noTools = await settle(clientFor(mock).stream(request({ model: "gemma:2b", tools: [READ_SPEC] }), signal()));
-    expect((noTools.error as ModelError).message).toContain(
-      'set "textToolCalls": true for "ollama/gemma:2b" under "models" in ~/.garuda/models.json',
-    );
-    const tooLong = await settle(clientFor(mock).stream(request(), signal()));
-    expect((tooLong.error as ModelError).message).toContain("The request does not fit in the model's context");
-  });
+      await using mock = mockWith(
+        { status: 404, message: 'model "nope" not found, try pulling it first' },
+        { status: 400, message: "registry.ollama.ai/library/gemma:2b does not support tools" },
+        { status: 400, message: "the request exceeds the available context size, try increasing it" },
+      );
+      const missing = await settle(clientFor(mock).stream(request({ model: "nope" }), signal()));
+      expect((missing.error as ModelError).message).toContain('Ollama does not know the model "nope"');
+      expect((missing.error as ModelError).message).toContain("try pulling it first");
+      const noTools = await settle(
+        clientFor(mock).stream(request({ model: "gemma:2b", tools: [READ_SPEC] }), signal()),
+      );
+      expect((noTools.error as ModelError).message).toContain(
+        'set "textToolCalls": true for "ollama/gemma:2b" under "models" in ~/.garuda/models.json',
+      );
+      const tooLong = await settle(clientFor(mock).stream(request(), signal()));
+      expect((tooLong.error as ModelError).message).toContain("The request does not fit in the model's context");
+    },
+  );
 
   test("a server that rejects stream_options is asked again without it, and usage is estimated", async () => {
     await using mock = mockWith(
@@ -592,36 +609,39 @@ describe("retries and failures", () => {
 });
 
 describe("text tool calls (models.json textToolCalls)", () => {
-  test("the tools go into the system prompt, a fenced call becomes a tool_use, the text around it streams on", async () => {
-    const reply = 'I will read it.\n```tool_call\n{"name": "read_file", "arguments": {"path": "notes.md"}}\n```\n';
-    await using mock = mockWith({ steps: [{ type: "text", text: reply, fragments: 17 }] });
-    const events = await collect(
-      clientFor(mock, { textToolCalls: true }).stream(request({ tools: [READ_SPEC] }), signal()),
-    );
+  test(
+    "the tools go into the system prompt, a fenced call becomes a tool_use, the " + "text around it streams on",
+    async () => {
+      const reply = 'I will read it.\n```tool_call\n{"name": "read_file", "arguments": {"path": "notes.md"}}\n```\n';
+      await using mock = mockWith({ steps: [{ type: "text", text: reply, fragments: 17 }] });
+      const events = await collect(
+        clientFor(mock, { textToolCalls: true }).stream(request({ tools: [READ_SPEC] }), signal()),
+      );
 
-    expect(texts(events).join("")).toBe("I will read it.\n");
-    const [call] = ofType(events, "tool_use");
-    expect(call).toMatchObject({ name: "read_file", input: { path: "notes.md" } });
-    expect(end(events)).toMatchObject({
-      stopReason: "tool_use",
-      content: [
-        { type: "text", text: "I will read it.\n" },
-        { type: "tool_use", name: "read_file", input: { path: "notes.md" } },
-      ],
-    });
+      expect(texts(events).join("")).toBe("I will read it.\n");
+      const [call] = ofType(events, "tool_use");
+      expect(call).toMatchObject({ name: "read_file", input: { path: "notes.md" } });
+      expect(end(events)).toMatchObject({
+        stopReason: "tool_use",
+        content: [
+          { type: "text", text: "I will read it.\n" },
+          { type: "tool_use", name: "read_file", input: { path: "notes.md" } },
+        ],
+      });
 
-    const body = mock.requests[0]?.body;
-    expect(body.tools).toBeUndefined();
-    expect(body.stop).toEqual(["<tool_result"]);
-    expect(body.messages[0].role).toBe("system");
-    expect(body.messages[0].content).toStartWith("You are Garuda, a coding agent.\n\n# Calling tools");
-    expect(body.messages[0].content).toContain(
-      '```tool_call\n{"name": "TOOL_NAME", "arguments": {"ARGUMENT": "VALUE"}}\n```',
-    );
-    expect(body.messages[0].content).toContain(
-      `## read_file\n\nReads a file.\n\nInput schema: ${JSON.stringify(READ_SPEC.inputSchema)}`,
-    );
-  });
+      const body = mock.requests[0]?.body;
+      expect(body.tools).toBeUndefined();
+      expect(body.stop).toEqual(["<tool_result"]);
+      expect(body.messages[0].role).toBe("system");
+      expect(body.messages[0].content).toStartWith("You are Garuda, a coding agent.\n\n# Calling tools");
+      expect(body.messages[0].content).toContain(
+        '```tool_call\n{"name": "TOOL_NAME", "arguments": {"ARGUMENT": "VALUE"}}\n```',
+      );
+      expect(body.messages[0].content).toContain(
+        `## read_file\n\nReads a file.\n\nInput schema: ${JSON.stringify(READ_SPEC.inputSchema)}`,
+      );
+    },
+  );
 
   test("a malformed fenced call becomes a call the registry answers with how to write it", async () => {
     const reply = 'Let me look.\n```tool_call\n{"name": "read_file", "arguments": {"path": "a.md"}\n```\nDone?';
@@ -643,44 +663,49 @@ describe("text tool calls (models.json textToolCalls)", () => {
     expect(outcome.output).toEndWith("Nothing was run.");
   });
 
-  test("the history goes back as text: calls as blocks (a broken one as written), results as <tool_result> blocks", async () => {
-    const invalid: InvalidToolCallInput = { error: "bad", raw: '```tool_call\n{"name": oops}\n```' };
-    const messages: Message[] = [
-      { role: "user", content: [{ type: "text", text: "Read a.md" }] },
-      {
-        role: "assistant",
-        content: [
-          { type: "text", text: "Reading." },
-          { type: "tool_use", id: "c1", name: "read_file", input: { path: "a.md" } },
-          { type: "tool_use", id: "c2", name: INVALID_TOOL_CALL, input: invalid },
-        ],
-      },
-      {
-        role: "user",
-        content: [
-          { type: "tool_result", toolUseId: "c1", content: "# A", isError: false },
-          { type: "tool_result", toolUseId: "c2", content: "Error: bad", isError: true },
-        ],
-      },
-    ];
-    const body = toOpenAIRequest(request({ messages, tools: [READ_SPEC] }), {
-      textToolCalls: true,
-      includeUsage: true,
-    });
-    expect(body.messages.slice(1)).toEqual([
-      { role: "user", content: "Read a.md" },
-      {
-        role: "assistant",
-        content:
-          'Reading.\n\n```tool_call\n{"name":"read_file","arguments":{"path":"a.md"}}\n```\n\n```tool_call\n{"name": oops}\n```',
-      },
-      {
-        role: "user",
-        content:
-          '<tool_result name="read_file">\n# A\n</tool_result>\n\n<tool_result name="__invalid_tool_call">\nError: bad\n</tool_result>',
-      },
-    ]);
-  });
+  test(
+    "the history goes back as text: calls as blocks (a broken one as written), " + "results as <tool_result> blocks",
+    async () => {
+      const invalid: InvalidToolCallInput = { error: "bad", raw: '```tool_call\n{"name": oops}\n```' };
+      const messages: Message[] = [
+        { role: "user", content: [{ type: "text", text: "Read a.md" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Reading." },
+            { type: "tool_use", id: "c1", name: "read_file", input: { path: "a.md" } },
+            { type: "tool_use", id: "c2", name: INVALID_TOOL_CALL, input: invalid },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", toolUseId: "c1", content: "# A", isError: false },
+            { type: "tool_result", toolUseId: "c2", content: "Error: bad", isError: true },
+          ],
+        },
+      ];
+      const body = toOpenAIRequest(request({ messages, tools: [READ_SPEC] }), {
+        textToolCalls: true,
+        includeUsage: true,
+      });
+      expect(body.messages.slice(1)).toEqual([
+        { role: "user", content: "Read a.md" },
+        {
+          role: "assistant",
+          content:
+            'Reading.\n\n```tool_call\n{"name":"read_file","arguments":{"path":"a.md"}}\n```\n\n```tool_call\n{"name": ' +
+            "oops}\n```",
+        },
+        {
+          role: "user",
+          content:
+            '<tool_result name="read_file">\n# A\n</tool_result>\n\n<tool_result ' +
+            'name="__invalid_tool_call">\nError: bad\n</tool_result>',
+        },
+      ]);
+    },
+  );
 
   test("the parser: fences split anywhere, several calls, strings with braces and backticks, an unclosed block", () => {
     const stream = (text: string, size: number): TextPiece[] => {
@@ -760,16 +785,19 @@ describe("SSE reading", () => {
 });
 
 describe("openModelClient", () => {
-  test("an openai-compatible connection streams from its base URL, keyless, with the model's textToolCalls", async () => {
-    await using mock = mockWith({
-      steps: [{ type: "text", text: '```tool_call\n{"name": "grep", "arguments": {"pattern": "x"}}\n```' }],
-    });
-    const client = await openModelClient({ provider: ollama, baseUrl: mock.url, model: { textToolCalls: true } });
-    const events = await collect(client.stream(request({ tools: [GREP_SPEC] }), signal()));
-    expect(ofType(events, "tool_use")[0]).toMatchObject({ name: "grep", input: { pattern: "x" } });
-    expect(mock.requests[0]?.headers.authorization).toBeUndefined();
-    expect(mock.requests[0]?.body.tools).toBeUndefined();
-  });
+  test(
+    "an openai-compatible connection streams from its base URL, keyless, with the " + "model's textToolCalls",
+    async () => {
+      await using mock = mockWith({
+        steps: [{ type: "text", text: '```tool_call\n{"name": "grep", "arguments": {"pattern": "x"}}\n```' }],
+      });
+      const client = await openModelClient({ provider: ollama, baseUrl: mock.url, model: { textToolCalls: true } });
+      const events = await collect(client.stream(request({ tools: [GREP_SPEC] }), signal()));
+      expect(ofType(events, "tool_use")[0]).toMatchObject({ name: "grep", input: { pattern: "x" } });
+      expect(mock.requests[0]?.headers.authorization).toBeUndefined();
+      expect(mock.requests[0]?.body.tools).toBeUndefined();
+    },
+  );
 });
 
 describe("the mock server", () => {

@@ -111,7 +111,8 @@ describe("garuda acp with a local model (ollama/…, OpenAI-compatible)", () => 
         ),
       ).toBe(true);
 
-      // What went over the wire: the model id without its provider, the tools, and the result back as a role-tool message.
+      // What went over the wire: the model id without its provider, the tools, and the result back as a role-tool
+      // message.
       expect(mock.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
         "POST /v1/chat/completions",
         "POST /v1/chat/completions",
@@ -140,7 +141,8 @@ describe("garuda acp with a local model (ollama/…, OpenAI-compatible)", () => 
     expect(await stderr).not.toContain('"jsonrpc"');
   }, 60_000);
 
-  test("a model with text tool calls: a malformed block is answered with how to write it, the next one runs", async () => {
+  test("a model with text tool calls: a malformed block is answered with how to write " +
+    "it, the next one runs", async () => {
     await using mock = startMockOpenAI({
       script: [
         {
@@ -197,7 +199,8 @@ describe("garuda acp with a local model (ollama/…, OpenAI-compatible)", () => 
       });
       expect(afterBad[1].role).toBe("user");
       expect(afterBad[1].content).toStartWith(
-        '<tool_result name="__invalid_tool_call">\nError: Your tool_call block could not be read: its JSON is not valid',
+        '<tool_result name="__invalid_tool_call">\nError: Your tool_call block could ' +
+          "not be read: its JSON is not valid",
       );
       // The good block ran: its result is the file.
       const lastUser = third.messages.at(-1);

@@ -78,7 +78,8 @@ async function expectBounded(client: ModelClient, received: readonly unknown[], 
 }
 
 describe("the client's check of the request it sends", () => {
-  test("Anthropic: too many images, too many MB of them, or over 32 MB in all is never sent; 20 small images are (negative control)", async () => {
+  test("Anthropic: too many images, too many MB of them, or over 32 MB in all is never " +
+    "sent; 20 small images are (negative control)", async () => {
     await using mock = startMockAnthropic({ script: [{ steps: [{ type: "text", text: "Twenty seen." }] }] });
     const client = createAnthropicClient({ apiKey: "sk-ant-test", baseUrl: mock.url, retry: { maxAttempts: 1 } });
     await expectBounded(client, mock.requests, "Anthropic");

@@ -69,13 +69,16 @@ describe("failureError", () => {
   test("each message says what happened and what to do", () => {
     const url = "https://api.anthropic.com";
     expect(failureError(http(403, {}, "permission_error"), 1, url).message).toBe(
-      "Anthropic refused the request (403 permission_error). Check that this API key may use the model, or run `garuda setup` with another key.",
+      "Anthropic refused the request (403 permission_error). Check that this API key " +
+        "may use the model, or run `garuda setup` with another key.",
     );
     expect(
       failureError({ kind: "http", status: 404, errorType: "not_found_error", message: "model: claude-nope" }, 1, url)
         .message,
     ).toBe(
-      "Anthropic did not find what was asked for (404 not_found_error: model: claude-nope). Check the model id in ~/.garuda/models.json (`garuda models` lists them) and the base URL https://api.anthropic.com.",
+      "Anthropic did not find what was asked for (404 not_found_error: model: " +
+        "claude-nope). Check the model id in ~/.garuda/models.json (`garuda models` " +
+        "lists them) and the base URL https://api.anthropic.com.",
     );
     const rateLimited = failureError(
       { kind: "http", status: 429, errorType: "rate_limit_error", message: "slow down" },
@@ -83,7 +86,9 @@ describe("failureError", () => {
       url,
     );
     expect(rateLimited.message).toBe(
-      "Anthropic kept rate-limiting the requests (429 rate_limit_error: slow down); gave up after 5 attempts. Wait a minute and try again, or check your rate limits in the Anthropic Console.",
+      "Anthropic kept rate-limiting the requests (429 rate_limit_error: slow down); " +
+        "gave up after 5 attempts. Wait a minute and try again, or check your rate " +
+        "limits in the Anthropic Console.",
     );
     expect(rateLimited.retryable).toBe(true);
     const streamFailure = failureError(
@@ -92,7 +97,8 @@ describe("failureError", () => {
       url,
     );
     expect(streamFailure.message).toBe(
-      "Anthropic had a server error (stream error api_error: Internal server error); gave up after 2 attempts. Try again shortly.",
+      "Anthropic had a server error (stream error api_error: Internal server error); " +
+        "gave up after 2 attempts. Try again shortly.",
     );
     expect(streamFailure.status).toBeUndefined();
   });

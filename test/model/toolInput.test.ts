@@ -174,50 +174,59 @@ describe("tool input bounds", () => {
     });
   });
 
-  test("the runtime's check of any client: too deep, too large, too much in one response; server blocks fail the response", () => {
-    const call = (id: string, input: unknown): ToolUseBlock => ({ type: "tool_use", id, name: "write_file", input });
-    const half = { content: "x".repeat(MAX_TOOL_INPUT_CHARS - 100) };
-    const content: AssistantBlock[] = [
-      { type: "text", text: "Here." },
-      call("a", deepValue(DEPTH)),
-      call("b", { content: "x".repeat(MAX_TOOL_INPUT_CHARS + 1) }),
-      call("c", half),
-      call("d", half),
-      call("e", half),
-      call("f", { path: "small.txt" }),
-    ];
-    const bounded = boundResponse(content);
-    const names = bounded.content.map((block) =>
-      block.type === "tool_use" ? `${block.id}:${block.name}` : block.type,
-    );
-    // c and d fit in the response's total (refused calls do not count); e would pass it; f still fits.
-    expect(names).toEqual([
-      "text",
-      `a:${INVALID_TOOL_CALL}`,
-      `b:${INVALID_TOOL_CALL}`,
-      "c:write_file",
-      "d:write_file",
-      `e:${INVALID_TOOL_CALL}`,
-      "f:write_file",
-    ]);
-    expect(errorOf((bounded.content[5] as ToolUseBlock).input)).toContain(`are together 2,999,`);
-    expect(errorOf((bounded.content[5] as ToolUseBlock).input)).toContain(
-      `more than the ${MAX_RESPONSE_INPUT_CHARS.toLocaleString("en-US")}`,
-    );
-    expect(bounded.serverProblem).toBeUndefined();
-    const named = boundResponse([{ type: "tool_use", id: "n", name: "n".repeat(5_000_000), input: {} }])
-      .content[0] as ToolUseBlock;
-    expect(named.name).toBe(INVALID_TOOL_CALL);
-    expect(JSON.stringify(named).length).toBeLessThan(1_000);
-    expect(errorOf(named.input)).toContain("its tool name is 5,000,000 characters long");
-    // Negative control: a response within the bounds is the same array.
-    const fine: AssistantBlock[] = [call("x", { path: "a" })];
-    expect(boundResponse(fine).content).toBe(fine);
-    expect(inputProblem({ path: "a" })).toBeUndefined();
-    expect(
-      boundResponse([
-        { type: "server_tool_result", toolUseId: "s", blockType: "web_search_tool_result", content: deepValue(DEPTH) },
-      ]).serverProblem,
-    ).toContain("Try the request again");
-  });
+  test(
+    "the runtime's check of any client: too deep, too large, too much in one " +
+      "response; server blocks fail the response",
+    () => {
+      const call = (id: string, input: unknown): ToolUseBlock => ({ type: "tool_use", id, name: "write_file", input });
+      const half = { content: "x".repeat(MAX_TOOL_INPUT_CHARS - 100) };
+      const content: AssistantBlock[] = [
+        { type: "text", text: "Here." },
+        call("a", deepValue(DEPTH)),
+        call("b", { content: "x".repeat(MAX_TOOL_INPUT_CHARS + 1) }),
+        call("c", half),
+        call("d", half),
+        call("e", half),
+        call("f", { path: "small.txt" }),
+      ];
+      const bounded = boundResponse(content);
+      const names = bounded.content.map((block) =>
+        block.type === "tool_use" ? `${block.id}:${block.name}` : block.type,
+      );
+      // c and d fit in the response's total (refused calls do not count); e would pass it; f still fits.
+      expect(names).toEqual([
+        "text",
+        `a:${INVALID_TOOL_CALL}`,
+        `b:${INVALID_TOOL_CALL}`,
+        "c:write_file",
+        "d:write_file",
+        `e:${INVALID_TOOL_CALL}`,
+        "f:write_file",
+      ]);
+      expect(errorOf((bounded.content[5] as ToolUseBlock).input)).toContain(`are together 2,999,`);
+      expect(errorOf((bounded.content[5] as ToolUseBlock).input)).toContain(
+        `more than the ${MAX_RESPONSE_INPUT_CHARS.toLocaleString("en-US")}`,
+      );
+      expect(bounded.serverProblem).toBeUndefined();
+      const named = boundResponse([{ type: "tool_use", id: "n", name: "n".repeat(5_000_000), input: {} }])
+        .content[0] as ToolUseBlock;
+      expect(named.name).toBe(INVALID_TOOL_CALL);
+      expect(JSON.stringify(named).length).toBeLessThan(1_000);
+      expect(errorOf(named.input)).toContain("its tool name is 5,000,000 characters long");
+      // Negative control: a response within the bounds is the same array.
+      const fine: AssistantBlock[] = [call("x", { path: "a" })];
+      expect(boundResponse(fine).content).toBe(fine);
+      expect(inputProblem({ path: "a" })).toBeUndefined();
+      expect(
+        boundResponse([
+          {
+            type: "server_tool_result",
+            toolUseId: "s",
+            blockType: "web_search_tool_result",
+            content: deepValue(DEPTH),
+          },
+        ]).serverProblem,
+      ).toContain("Try the request again");
+    },
+  );
 });

@@ -101,22 +101,26 @@ describe("authorize", () => {
     expect(preview.asked[0]?.hidden).toBe(true);
   });
 
-  test("a change that adds hidden characters sets the flag even past the preview's cut; one the file already held does not", async () => {
-    const ask = async (oldText: string | null, newText: string) => {
-      const approver = scriptedApprover("once");
-      const request = {
-        ...write("src/a.ts"),
-        preview: "--- a/src/a.ts\n+++ b/src/a.ts\n… 900 more diff lines not shown",
-        change: { path: "src/a.ts", oldText, newText },
+  test(
+    "a change that adds hidden characters sets the flag even past the preview's " +
+      "cut; one the file already held does not",
+    async () => {
+      const ask = async (oldText: string | null, newText: string) => {
+        const approver = scriptedApprover("once");
+        const request = {
+          ...write("src/a.ts"),
+          preview: "--- a/src/a.ts\n+++ b/src/a.ts\n… 900 more diff lines not shown",
+          change: { path: "src/a.ts", oldText, newText },
+        };
+        await engine().authorize(request, { mode: "build", approver, signal: signal() });
+        return approver.asked[0]?.hidden;
       };
-      await engine().authorize(request, { mode: "build", approver, signal: signal() });
-      return approver.asked[0]?.hidden;
-    };
-    expect(await ask(null, "clean\nconst s = 'x\u202E';\n")).toBe(true);
-    expect(await ask("old\n", "old\nnew line\n")).toBe(false);
-    // An emoji sequence (zero-width joiner) the file already had is not news at every edit.
-    expect(await ask("family 👨\u200D👩\n", "family 👨\u200D👩\nmore\n")).toBe(false);
-  });
+      expect(await ask(null, "clean\nconst s = 'x\u202E';\n")).toBe(true);
+      expect(await ask("old\n", "old\nnew line\n")).toBe(false);
+      // An emoji sequence (zero-width joiner) the file already had is not news at every edit.
+      expect(await ask("family 👨\u200D👩\n", "family 👨\u200D👩\nmore\n")).toBe(false);
+    },
+  );
 
   test("'session' adds the narrow rule: the same command passes, others still ask", async () => {
     const e = engine();
@@ -136,47 +140,57 @@ describe("authorize", () => {
     expect(e.check(command("npm test"), "build").outcome).toBe("ask");
   });
 
-  test("'session' for a file write in the project: every later call of that tool in the project, named so", async () => {
-    const e = engine();
-    const approver = scriptedApprover("session");
-    await e.authorize(write("src/app/[id].tsx"), { mode: "build", approver, signal: signal() });
-    expect(approver.asked[0]?.sessionRules).toEqual(["edit_file(./**)"]);
-    expect(approver.asked[0]?.labels).toEqual({
-      once: "Allow once",
-      session: "Allow all edits for this session",
-      deny: "Deny",
-    });
-    for (const path of [
-      "src/app/[id].tsx",
-      "src/app/i.tsx",
-      "README.md",
-      `${ROOT}/deep/er/x.ts`,
-      ".github/workflows/ci.yml",
-    ]) {
-      expect(e.check(write(path), "build")).toMatchObject({
-        outcome: "allow",
-        by: "session",
-        rule: { pattern: "edit_file(./**)", source: "session" },
+  test(
+    "'session' for a file write in the project: every later call of that tool in " + "the project, named so",
+    async () => {
+      const e = engine();
+      const approver = scriptedApprover("session");
+      await e.authorize(write("src/app/[id].tsx"), { mode: "build", approver, signal: signal() });
+      expect(approver.asked[0]?.sessionRules).toEqual(["edit_file(./**)"]);
+      expect(approver.asked[0]?.labels).toEqual({
+        once: "Allow once",
+        session: "Allow all edits for this session",
+        deny: "Deny",
       });
-    }
-    // Another tool, plan mode: not covered.
-    expect(e.check(write("src/a.ts", "write_file"), "build").outcome).toBe("ask");
-    expect(e.check(write("src/a.ts"), "plan")).toMatchObject({ outcome: "deny", by: "plan" });
-  });
+      for (const path of [
+        "src/app/[id].tsx",
+        "src/app/i.tsx",
+        "README.md",
+        `${ROOT}/deep/er/x.ts`,
+        ".github/workflows/ci.yml",
+      ]) {
+        expect(e.check(write(path), "build")).toMatchObject({
+          outcome: "allow",
+          by: "session",
+          rule: { pattern: "edit_file(./**)", source: "session" },
+        });
+      }
+      // Another tool, plan mode: not covered.
+      expect(e.check(write("src/a.ts", "write_file"), "build").outcome).toBe("ask");
+      expect(e.check(write("src/a.ts"), "plan")).toMatchObject({ outcome: "deny", by: "plan" });
+    },
+  );
 
-  test("after 'Allow all edits': outside the project, through a symlink out of it, secrets, .git/ and ~/.garuda still ask or are refused", async () => {
-    const e = engine();
-    await e.authorize(write("src/a.ts"), { mode: "build", approver: scriptedApprover("session"), signal: signal() });
-    expect(e.check(write("/etc/profile"), "build").outcome).toBe("ask");
-    expect(e.check(write(`${HOME}/.bashrc`), "build").outcome).toBe("ask");
-    const throughLink = write("src/link.ts");
-    throughLink.target = { kind: "path", path: "src/link.ts", access: "write", realPath: `${HOME}/.bashrc` };
-    expect(e.check(throughLink, "build").outcome).toBe("ask");
-    expect(e.check(write(".env"), "build")).toMatchObject({ outcome: "deny", by: "sensitive" });
-    expect(e.check(write("config/id_rsa"), "build")).toMatchObject({ outcome: "deny", by: "sensitive" });
-    expect(e.check(write(".git/hooks/pre-commit"), "build")).toMatchObject({ outcome: "deny", by: "git" });
-    expect(e.check(write(`${HOME}/.garuda/policy.json`), "build")).toMatchObject({ outcome: "deny", by: "protected" });
-  });
+  test(
+    "after 'Allow all edits': outside the project, through a symlink out of it, " +
+      "secrets, .git/ and ~/.garuda still ask or are refused",
+    async () => {
+      const e = engine();
+      await e.authorize(write("src/a.ts"), { mode: "build", approver: scriptedApprover("session"), signal: signal() });
+      expect(e.check(write("/etc/profile"), "build").outcome).toBe("ask");
+      expect(e.check(write(`${HOME}/.bashrc`), "build").outcome).toBe("ask");
+      const throughLink = write("src/link.ts");
+      throughLink.target = { kind: "path", path: "src/link.ts", access: "write", realPath: `${HOME}/.bashrc` };
+      expect(e.check(throughLink, "build").outcome).toBe("ask");
+      expect(e.check(write(".env"), "build")).toMatchObject({ outcome: "deny", by: "sensitive" });
+      expect(e.check(write("config/id_rsa"), "build")).toMatchObject({ outcome: "deny", by: "sensitive" });
+      expect(e.check(write(".git/hooks/pre-commit"), "build")).toMatchObject({ outcome: "deny", by: "git" });
+      expect(e.check(write(`${HOME}/.garuda/policy.json`), "build")).toMatchObject({
+        outcome: "deny",
+        by: "protected",
+      });
+    },
+  );
 
   test("a write outside the project asked with 'session' covers that file only, under the usual name", async () => {
     const e = engine();
@@ -189,16 +203,19 @@ describe("authorize", () => {
     expect(e.check(write("src/a.ts"), "build").outcome).toBe("ask");
   });
 
-  test("an MCP tool's 'session' is named for the tool; an unattended run still suggests the narrowest rule", async () => {
-    const tool = scriptedApprover("once");
-    await engine().authorize(input("mcp__github__create_issue"), { mode: "build", approver: tool, signal: signal() });
-    expect(tool.asked[0]?.labels.session).toBe("Allow all mcp__github__create_issue calls for this session");
-    const unattended = await engine().authorize(write("src/a.ts"), { mode: "build", signal: signal() });
-    expect(unattended).toMatchObject({ outcome: "deny", by: "unattended" });
-    expect(unattended.outcome === "deny" && unattended.reason).toContain(
-      "An allow rule such as edit_file(./src/a.ts) would let it run.",
-    );
-  });
+  test(
+    "an MCP tool's 'session' is named for the tool; an unattended run still " + "suggests the narrowest rule",
+    async () => {
+      const tool = scriptedApprover("once");
+      await engine().authorize(input("mcp__github__create_issue"), { mode: "build", approver: tool, signal: signal() });
+      expect(tool.asked[0]?.labels.session).toBe("Allow all mcp__github__create_issue calls for this session");
+      const unattended = await engine().authorize(write("src/a.ts"), { mode: "build", signal: signal() });
+      expect(unattended).toMatchObject({ outcome: "deny", by: "unattended" });
+      expect(unattended.outcome === "deny" && unattended.reason).toContain(
+        "An allow rule such as edit_file(./src/a.ts) would let it run.",
+      );
+    },
+  );
 
   test("'session' for a URL covers that host", async () => {
     const e = engine();

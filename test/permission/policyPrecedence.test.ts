@@ -119,62 +119,76 @@ describe("the team policy cannot be loosened", () => {
     ).toBe("deny:policy");
   });
 
-  test("a project's strict profile denies every command outside the sandbox, even an allowed one (without it: allowed)", () => {
-    const e = engine({
-      projectSandbox: { pattern: "profile(strict)", file: "/p/.garuda/settings.json" },
-      rules: [rule("allow", "bash(npm test *)", "user-policy")],
-    });
-    const decision = e.check(command("npm test"), "build");
-    expect(by(decision)).toBe("deny:rule");
-    expect(decision.rule).toMatchObject({
-      pattern: "profile(strict)",
-      source: "project",
-      file: "/p/.garuda/settings.json",
-    });
-    expect(decision.outcome === "deny" && decision.reason).toContain(
-      "run every command in the OS sandbox (profile(strict)), and this command would run outside it",
-    );
-    expect(by(e.check(command("npm test", true), "build"))).toBe("allow:sandbox");
-    expect(
-      by(engine({ rules: [rule("allow", "bash(npm test *)", "user-policy")] }).check(command("npm test"), "build")),
-    ).toBe("allow:rule");
-  });
+  test(
+    "a project's strict profile denies every command outside the sandbox, even an " +
+      "allowed one (without it: allowed)",
+    () => {
+      const e = engine({
+        projectSandbox: { pattern: "profile(strict)", file: "/p/.garuda/settings.json" },
+        rules: [rule("allow", "bash(npm test *)", "user-policy")],
+      });
+      const decision = e.check(command("npm test"), "build");
+      expect(by(decision)).toBe("deny:rule");
+      expect(decision.rule).toMatchObject({
+        pattern: "profile(strict)",
+        source: "project",
+        file: "/p/.garuda/settings.json",
+      });
+      expect(decision.outcome === "deny" && decision.reason).toContain(
+        "run every command in the OS sandbox (profile(strict)), and this command would run outside it",
+      );
+      expect(by(e.check(command("npm test", true), "build"))).toBe("allow:sandbox");
+      expect(
+        by(engine({ rules: [rule("allow", "bash(npm test *)", "user-policy")] }).check(command("npm test"), "build")),
+      ).toBe("allow:rule");
+    },
+  );
 
-  test("a required audit log that cannot be written refuses checks and the proxy's allowlisted hosts (refusal); written again, they pass", () => {
-    let failure: string | undefined = "disk full";
-    const e = engine({
-      auditFailure: () => failure,
-      rules: [rule("allow", "network(registry.npmjs.org)", "user-policy")],
-    });
-    expect(by(e.check(network("registry.npmjs.org"), "build"))).toBe("deny:policy");
-    expect(e.refusal(network("registry.npmjs.org"), "build")).toContain("writing it failed (disk full)");
-    failure = undefined;
-    expect(by(e.check(network("registry.npmjs.org"), "build"))).toBe("allow:rule");
-    expect(e.refusal(network("registry.npmjs.org"), "build")).toBeUndefined();
-  });
+  test(
+    "a required audit log that cannot be written refuses checks and the proxy's " +
+      "allowlisted hosts (refusal); written again, they pass",
+    () => {
+      let failure: string | undefined = "disk full";
+      const e = engine({
+        auditFailure: () => failure,
+        rules: [rule("allow", "network(registry.npmjs.org)", "user-policy")],
+      });
+      expect(by(e.check(network("registry.npmjs.org"), "build"))).toBe("deny:policy");
+      expect(e.refusal(network("registry.npmjs.org"), "build")).toContain("writing it failed (disk full)");
+      failure = undefined;
+      expect(by(e.check(network("registry.npmjs.org"), "build"))).toBe("allow:rule");
+      expect(e.refusal(network("registry.npmjs.org"), "build")).toBeUndefined();
+    },
+  );
 
-  test("a project's allow rule covers a command in the sandbox, not one that leaves it; the user's own rules do", () => {
-    const e = engine({ rules: [rule("allow", "bash(npm run e2e *)")] });
-    expect(by(e.check(command("npm run e2e"), "build"))).toBe("ask");
-    expect(by(e.check(command("npm run e2e", true), "build"))).toBe("allow:sandbox");
-    expect(
-      by(
-        engine({ rules: [rule("allow", "bash(npm run e2e *)", "user-policy")] }).check(command("npm run e2e"), "build"),
-      ),
-    ).toBe("allow:rule");
-    expect(
-      by(engine({ rules: [rule("allow", "bash(npm run e2e *)", "session")] }).check(command("npm run e2e"), "build")),
-    ).toBe("allow:session");
-    // Without a sandbox every command runs on the host, and the trusted project's rule is what the user approved.
-    expect(
-      by(
-        engine({ rules: [rule("allow", "bash(npm run e2e *)")], sandboxAvailable: false }).check(
-          command("npm run e2e"),
-          "build",
+  test(
+    "a project's allow rule covers a command in the sandbox, not one that leaves " + "it; the user's own rules do",
+    () => {
+      const e = engine({ rules: [rule("allow", "bash(npm run e2e *)")] });
+      expect(by(e.check(command("npm run e2e"), "build"))).toBe("ask");
+      expect(by(e.check(command("npm run e2e", true), "build"))).toBe("allow:sandbox");
+      expect(
+        by(
+          engine({ rules: [rule("allow", "bash(npm run e2e *)", "user-policy")] }).check(
+            command("npm run e2e"),
+            "build",
+          ),
         ),
-      ),
-    ).toBe("allow:rule");
-  });
+      ).toBe("allow:rule");
+      expect(
+        by(engine({ rules: [rule("allow", "bash(npm run e2e *)", "session")] }).check(command("npm run e2e"), "build")),
+      ).toBe("allow:session");
+      // Without a sandbox every command runs on the host, and the trusted project's rule is what the user approved.
+      expect(
+        by(
+          engine({ rules: [rule("allow", "bash(npm run e2e *)")], sandboxAvailable: false }).check(
+            command("npm run e2e"),
+            "build",
+          ),
+        ),
+      ).toBe("allow:rule");
+    },
+  );
 
   test("a policy ask rule is not skipped by a project allow rule", () => {
     const e = engine({

@@ -248,14 +248,17 @@ describe("disallowedCommands cannot be spelled around", () => {
     }
   });
 
-  test("without a command denial in the policy, an unknowable program is not refused (a path denial is not one)", () => {
-    const paths = policyWith({
-      denyPaths: ["~/secrets/**"],
-      rules: [rule("deny", "read(~/secrets/**)", "managed-policy")],
-    });
-    expect(by(engine({ policy: paths }).check(command("$CMD x", true), "build"))).toBe("allow:sandbox");
-    expect(by(engine({ policy: denyPolicy("rm") }).check(command("$CMD x", true), "build"))).toBe("deny:policy");
-  });
+  test(
+    "without a command denial in the policy, an unknowable program is not refused " + "(a path denial is not one)",
+    () => {
+      const paths = policyWith({
+        denyPaths: ["~/secrets/**"],
+        rules: [rule("deny", "read(~/secrets/**)", "managed-policy")],
+      });
+      expect(by(engine({ policy: paths }).check(command("$CMD x", true), "build"))).toBe("allow:sandbox");
+      expect(by(engine({ policy: denyPolicy("rm") }).check(command("$CMD x", true), "build"))).toBe("deny:policy");
+    },
+  );
 
   test("computed arguments that could complete a denied command are refused; plain ones are not", () => {
     const e = engine({ policy: denyPolicy("git push --force") });

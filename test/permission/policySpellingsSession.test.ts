@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { fake } from "../../src/model/fake.ts";
 import { answering, place, results, session } from "../support/extensionHarness.ts";
 
-test("a computed program name is refused through the bash tool, with the reason; the file stays; echo $HOME runs", async () => {
+test("a computed program name is refused through the bash tool, with the reason; the " +
+  "file stays; echo $HOME runs", async () => {
   using where = place();
   writeFileSync(where.paths.policy, JSON.stringify({ disallowedCommands: ["rm"] }));
   const victim = join(where.root, "victim");
@@ -26,7 +27,8 @@ test("a computed program name is refused through the bash tool, with the reason;
   const [refused, ran] = results(events);
   expect(refused?.status).toBe("denied");
   expect(refused?.output).toContain(
-    "forbids some commands (rm), and Garuda cannot tell which program this command runs: the program name `$x` is computed when it runs",
+    "forbids some commands (rm), and Garuda cannot tell which program this command " +
+      "runs: the program name `$x` is computed when it runs",
   );
   expect(existsSync(victim)).toBe(true);
   expect(ran?.status).toBe("completed");

@@ -10,7 +10,9 @@ test("parseShell works in a `bun build --compile` binary", () => {
   const parser = join(import.meta.dir, "../../src/permission/commandMatch.ts");
   Bun.write(
     entry,
-    `import { analyzeCommand } from ${JSON.stringify(parser)};\nconst a = analyzeCommand(process.argv[2] ?? "");\nconsole.log(JSON.stringify(a.denyParts.map((part) => part.words)));\n`,
+    `import { analyzeCommand } from ${JSON.stringify(parser)};\nconst a = ` +
+      `analyzeCommand(process.argv[2] ?? ` +
+      `"");\nconsole.log(JSON.stringify(a.denyParts.map((part) => part.words)));\n`,
   );
   const binary = join(dir.path, "probe");
   const build = Bun.spawnSync([process.execPath, "build", "--compile", entry, "--outfile", binary], {

@@ -96,32 +96,35 @@ describe("runChild: a subagent run for one tool call", () => {
     expect(JSON.stringify(t.model.requests[5]?.messages.at(-1))).toContain("Answer now.");
   });
 
-  test("the child's start, thinking, text and end reach the parent as subagent events; a model error ends it failed", async () => {
-    await using t = testRuntime({
-      tools: [readTool(), delegateTool(true, { tools: ["read"] })],
-      sessionStore: false,
-      turns: [
-        fake.toolCall("delegate", { q: "look\nclosely" }, { id: "d1" }),
-        fake.thinking("let me see", "child answer"),
-        fake.toolCall("delegate", { q: "again" }, { id: "d2" }),
-        () => {
-          throw new Error("the model broke");
-        },
-      ],
-    });
-    const events: AgentEvent[] = [];
-    // The failed child's call fails; the parent's next request finds the fake model's script ended.
-    await t.runtime.runTurn("go", new AbortController().signal, (event) => events.push(event)).catch(() => undefined);
-    const seen = events.filter((event) => event.type === "subagent");
-    expect(seen).toEqual([
-      { type: "subagent", callId: "d1", phase: "started", name: "delegate", prompt: "look\nclosely" },
-      { type: "subagent", callId: "d1", phase: "thinking", text: "let me see" },
-      { type: "subagent", callId: "d1", phase: "text", text: "child answer" },
-      { type: "subagent", callId: "d1", phase: "ended", outcome: "completed" },
-      { type: "subagent", callId: "d2", phase: "started", name: "delegate", prompt: "again" },
-      { type: "subagent", callId: "d2", phase: "ended", outcome: "failed" },
-    ]);
-    // The child's text is not the parent's.
-    expect(events.some((event) => event.type === "text_delta" && event.text === "child answer")).toBe(false);
-  });
+  test(
+    "the child's start, thinking, text and end reach the parent as subagent events; " + "a model error ends it failed",
+    async () => {
+      await using t = testRuntime({
+        tools: [readTool(), delegateTool(true, { tools: ["read"] })],
+        sessionStore: false,
+        turns: [
+          fake.toolCall("delegate", { q: "look\nclosely" }, { id: "d1" }),
+          fake.thinking("let me see", "child answer"),
+          fake.toolCall("delegate", { q: "again" }, { id: "d2" }),
+          () => {
+            throw new Error("the model broke");
+          },
+        ],
+      });
+      const events: AgentEvent[] = [];
+      // The failed child's call fails; the parent's next request finds the fake model's script ended.
+      await t.runtime.runTurn("go", new AbortController().signal, (event) => events.push(event)).catch(() => undefined);
+      const seen = events.filter((event) => event.type === "subagent");
+      expect(seen).toEqual([
+        { type: "subagent", callId: "d1", phase: "started", name: "delegate", prompt: "look\nclosely" },
+        { type: "subagent", callId: "d1", phase: "thinking", text: "let me see" },
+        { type: "subagent", callId: "d1", phase: "text", text: "child answer" },
+        { type: "subagent", callId: "d1", phase: "ended", outcome: "completed" },
+        { type: "subagent", callId: "d2", phase: "started", name: "delegate", prompt: "again" },
+        { type: "subagent", callId: "d2", phase: "ended", outcome: "failed" },
+      ]);
+      // The child's text is not the parent's.
+      expect(events.some((event) => event.type === "text_delta" && event.text === "child answer")).toBe(false);
+    },
+  );
 });

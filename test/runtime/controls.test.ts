@@ -55,44 +55,48 @@ function homeWithModels(home: string, policy = emptyTeamPolicy()) {
 }
 
 describe("model switch", () => {
-  test("any number of switches keep the conversation and the one session file; the next request goes to the new model", async () => {
-    using home = tempDir("garuda-controls-home-");
-    const models = homeWithModels(home.path);
-    const sonnet = models.clientFor("claude-sonnet-5");
-    await using t = testRuntime({
-      home: home.path,
-      client: sonnet,
-      info: models.info("claude-sonnet-5"),
-      modelChoices: models.choices,
-      modelFor: models.modelFor,
-    });
-    sonnet.push(fake.text("one"));
-    await turn(t.runtime, "first");
-    const file = t.runtime.session?.file as string;
+  test(
+    "any number of switches keep the conversation and the one session file; the " +
+      "next request goes to the new model",
+    async () => {
+      using home = tempDir("garuda-controls-home-");
+      const models = homeWithModels(home.path);
+      const sonnet = models.clientFor("claude-sonnet-5");
+      await using t = testRuntime({
+        home: home.path,
+        client: sonnet,
+        info: models.info("claude-sonnet-5"),
+        modelChoices: models.choices,
+        modelFor: models.modelFor,
+      });
+      sonnet.push(fake.text("one"));
+      await turn(t.runtime, "first");
+      const file = t.runtime.session?.file as string;
 
-    await t.runtime.controls.setModel("claude-haiku-4-5");
-    await t.runtime.controls.setModel("opus"); // a family name: the newest of it
-    await t.runtime.controls.setModel("claude-haiku-4-5");
-    expect(t.runtime.model.spec).toBe("claude-haiku-4-5");
-    const haiku = models.clientFor("claude-haiku-4-5");
-    haiku.push(fake.text("two"));
-    await turn(t.runtime, "second");
+      await t.runtime.controls.setModel("claude-haiku-4-5");
+      await t.runtime.controls.setModel("opus"); // a family name: the newest of it
+      await t.runtime.controls.setModel("claude-haiku-4-5");
+      expect(t.runtime.model.spec).toBe("claude-haiku-4-5");
+      const haiku = models.clientFor("claude-haiku-4-5");
+      haiku.push(fake.text("two"));
+      await turn(t.runtime, "second");
 
-    expect(haiku.lastRequest.model).toBe("claude-haiku-4-5");
-    const said = haiku.lastRequest.messages.flatMap((m) =>
-      m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])),
-    );
-    expect(said.join(" ")).toContain("first");
-    expect(said.join(" ")).toContain("one");
-    expect(t.runtime.session?.file).toBe(file);
-    const records = readSession(file).records;
-    expect(records.filter((r) => r.type === "model").map((r) => r.type === "model" && r.model)).toEqual([
-      "claude-haiku-4-5",
-      "claude-opus-5",
-      "claude-haiku-4-5",
-    ]);
-    expect(records.filter((r) => r.type === "start")).toHaveLength(1);
-  });
+      expect(haiku.lastRequest.model).toBe("claude-haiku-4-5");
+      const said = haiku.lastRequest.messages.flatMap((m) =>
+        m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])),
+      );
+      expect(said.join(" ")).toContain("first");
+      expect(said.join(" ")).toContain("one");
+      expect(t.runtime.session?.file).toBe(file);
+      const records = readSession(file).records;
+      expect(records.filter((r) => r.type === "model").map((r) => r.type === "model" && r.model)).toEqual([
+        "claude-haiku-4-5",
+        "claude-opus-5",
+        "claude-haiku-4-5",
+      ]);
+      expect(records.filter((r) => r.type === "start")).toHaveLength(1);
+    },
+  );
 
   test("a switch before the first prompt is written right after the start record", async () => {
     using home = tempDir("garuda-controls-home-");
@@ -111,105 +115,113 @@ describe("model switch", () => {
     expect(types.slice(0, 3)).toEqual(["start", "model", "user"]);
   });
 
-  test("an unknown name, a model without a key and one the team policy forbids are refused with the usable ones; nothing changes", async () => {
-    using home = tempDir("garuda-controls-home-");
-    const policy = emptyTeamPolicy();
-    policy.allowedModels = {
-      models: ["claude-sonnet-5", "claude-haiku-*", "ollama/*"],
-      origin: { source: "user-policy", file: "/home/me/.garuda/policy.json" },
-    } as typeof policy.allowedModels;
-    const models = homeWithModels(home.path, policy);
-    writeFileSync(
-      garudaPaths(home.path).models,
-      JSON.stringify({ models: { "ollama/tiny": {}, "openrouter/deepseek/r9": {} } }),
-    );
-    await using t = testRuntime({
-      home: home.path,
-      client: models.clientFor("claude-sonnet-5"),
-      info: models.info("claude-sonnet-5"),
-      modelChoices: models.choices,
-      modelFor: models.modelFor,
-    });
-    const refused = async (name: string) => {
-      const error = await t.runtime.controls.setModel(name).then(
-        () => undefined,
-        (e: unknown) => e,
+  test(
+    "an unknown name, a model without a key and one the team policy forbids are " +
+      "refused with the usable ones; nothing changes",
+    async () => {
+      using home = tempDir("garuda-controls-home-");
+      const policy = emptyTeamPolicy();
+      policy.allowedModels = {
+        models: ["claude-sonnet-5", "claude-haiku-*", "ollama/*"],
+        origin: { source: "user-policy", file: "/home/me/.garuda/policy.json" },
+      } as typeof policy.allowedModels;
+      const models = homeWithModels(home.path, policy);
+      writeFileSync(
+        garudaPaths(home.path).models,
+        JSON.stringify({ models: { "ollama/tiny": {}, "openrouter/deepseek/r9": {} } }),
       );
+      await using t = testRuntime({
+        home: home.path,
+        client: models.clientFor("claude-sonnet-5"),
+        info: models.info("claude-sonnet-5"),
+        modelChoices: models.choices,
+        modelFor: models.modelFor,
+      });
+      const refused = async (name: string) => {
+        const error = await t.runtime.controls.setModel(name).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(ControlError);
+        return (error as Error).message;
+      };
+      expect(await refused("claude-nonexistent-9")).toContain('There is no model "claude-nonexistent-9"');
+      expect(await refused("claude-nonexistent-9")).toContain("claude-sonnet-5, claude-haiku-4-5, ollama/tiny");
+      expect(await refused("claude-opus-5")).toContain(
+        "the team policy (/home/me/.garuda/policy.json) does not allow it",
+      );
+      policy.allowedModels = null;
+      expect(await refused("openrouter/deepseek/r9")).toContain("Garuda has no key for it (OPENROUTER_API_KEY)");
+      expect(t.runtime.model.spec).toBe("claude-sonnet-5");
+      expect(t.runtime.controls.models().map((m) => m.spec)).toEqual(
+        expect.arrayContaining(["claude-sonnet-5", "claude-opus-5", "ollama/tiny"]),
+      );
+      expect(t.runtime.controls.models().map((m) => m.spec)).not.toContain("openrouter/deepseek/r9");
+    },
+  );
+
+  test(
+    "a smaller window: the conversation is compacted first, with the model in use; " +
+      "when it still does not fit, the switch is refused",
+    async () => {
+      using home = tempDir("garuda-controls-home-");
+      const models = homeWithModels(home.path);
+      const big: Tool<{ n: number }> = {
+        name: "big",
+        description: "Returns a lot.",
+        input: z.object({ n: z.number() }),
+        readOnly: true,
+        plan: (input) => ({
+          input,
+          info: { title: "big", kind: "read", locations: [] },
+          permission: { tool: "big", readOnly: true, target: { kind: "input" }, preview: "big" },
+        }),
+        run: async () => ({ output: "x".repeat(12_000) }),
+      };
+      const sonnet = models.clientFor("claude-sonnet-5");
+      await using t = testRuntime({
+        home: home.path,
+        tools: [big],
+        client: sonnet,
+        info: models.info("claude-sonnet-5"),
+        modelChoices: models.choices,
+        modelFor: models.modelFor,
+      });
+      for (let i = 0; i < 6; i++)
+        sonnet.push(fake.toolCall("big", { n: i }, { usage: { inputTokens: 3_000 + i * 3_000, outputTokens: 10 } }));
+      sonnet.push(fake.text("done", { usage: { inputTokens: 21_000, outputTokens: 10 } }));
+      await turn(t.runtime, "read a lot");
+      const before = t.runtime.controls.usage.used;
+      expect(before).toBeGreaterThan(8_000);
+
+      // ollama/tiny has 8,000 tokens: stage 1 cuts the old results, the summary (by Sonnet) the rest.
+      sonnet.push(fake.text("SUMMARY: read a lot of x."));
+      const watched: ControlEvent[] = [];
+      t.runtime.controls.watch((event) => watched.push(event));
+      const switched = await t.runtime.controls.setModel("ollama/tiny");
+      expect(switched?.compaction?.afterTokens).toBeLessThan(before);
+      expect(t.runtime.model.spec).toBe("ollama/tiny");
+      expect(
+        sonnet.lastRequest.messages
+          .at(-1)
+          ?.content.some((b) => b.type === "text" && b.text.startsWith("Summarize the conversation")),
+      ).toBe(true);
+      expect(watched.map((e) => e.type)).toEqual(["usage", "model", "effort", "usage"]);
+
+      // Back on Sonnet, the conversation grows past what even a compaction brings under 8,000 tokens.
+      await t.runtime.controls.setModel("claude-sonnet-5");
+      const huge = "y".repeat(80_000);
+      sonnet.push(fake.text(huge, { usage: { inputTokens: 30_000, outputTokens: 20_000 } }));
+      await turn(t.runtime, "write a lot");
+      sonnet.push(fake.text("SUMMARY: wrote y."));
+      const error = await t.runtime.controls.setModel("ollama/tiny").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ControlError);
-      return (error as Error).message;
-    };
-    expect(await refused("claude-nonexistent-9")).toContain('There is no model "claude-nonexistent-9"');
-    expect(await refused("claude-nonexistent-9")).toContain("claude-sonnet-5, claude-haiku-4-5, ollama/tiny");
-    expect(await refused("claude-opus-5")).toContain(
-      "the team policy (/home/me/.garuda/policy.json) does not allow it",
-    );
-    policy.allowedModels = null;
-    expect(await refused("openrouter/deepseek/r9")).toContain("Garuda has no key for it (OPENROUTER_API_KEY)");
-    expect(t.runtime.model.spec).toBe("claude-sonnet-5");
-    expect(t.runtime.controls.models().map((m) => m.spec)).toEqual(
-      expect.arrayContaining(["claude-sonnet-5", "claude-opus-5", "ollama/tiny"]),
-    );
-    expect(t.runtime.controls.models().map((m) => m.spec)).not.toContain("openrouter/deepseek/r9");
-  });
-
-  test("a smaller window: the conversation is compacted first, with the model in use; when it still does not fit, the switch is refused", async () => {
-    using home = tempDir("garuda-controls-home-");
-    const models = homeWithModels(home.path);
-    const big: Tool<{ n: number }> = {
-      name: "big",
-      description: "Returns a lot.",
-      input: z.object({ n: z.number() }),
-      readOnly: true,
-      plan: (input) => ({
-        input,
-        info: { title: "big", kind: "read", locations: [] },
-        permission: { tool: "big", readOnly: true, target: { kind: "input" }, preview: "big" },
-      }),
-      run: async () => ({ output: "x".repeat(12_000) }),
-    };
-    const sonnet = models.clientFor("claude-sonnet-5");
-    await using t = testRuntime({
-      home: home.path,
-      tools: [big],
-      client: sonnet,
-      info: models.info("claude-sonnet-5"),
-      modelChoices: models.choices,
-      modelFor: models.modelFor,
-    });
-    for (let i = 0; i < 6; i++)
-      sonnet.push(fake.toolCall("big", { n: i }, { usage: { inputTokens: 3_000 + i * 3_000, outputTokens: 10 } }));
-    sonnet.push(fake.text("done", { usage: { inputTokens: 21_000, outputTokens: 10 } }));
-    await turn(t.runtime, "read a lot");
-    const before = t.runtime.controls.usage.used;
-    expect(before).toBeGreaterThan(8_000);
-
-    // ollama/tiny has 8,000 tokens: stage 1 cuts the old results, the summary (by Sonnet) the rest.
-    sonnet.push(fake.text("SUMMARY: read a lot of x."));
-    const watched: ControlEvent[] = [];
-    t.runtime.controls.watch((event) => watched.push(event));
-    const switched = await t.runtime.controls.setModel("ollama/tiny");
-    expect(switched?.compaction?.afterTokens).toBeLessThan(before);
-    expect(t.runtime.model.spec).toBe("ollama/tiny");
-    expect(
-      sonnet.lastRequest.messages
-        .at(-1)
-        ?.content.some((b) => b.type === "text" && b.text.startsWith("Summarize the conversation")),
-    ).toBe(true);
-    expect(watched.map((e) => e.type)).toEqual(["usage", "model", "effort", "usage"]);
-
-    // Back on Sonnet, the conversation grows past what even a compaction brings under 8,000 tokens.
-    await t.runtime.controls.setModel("claude-sonnet-5");
-    const huge = "y".repeat(80_000);
-    sonnet.push(fake.text(huge, { usage: { inputTokens: 30_000, outputTokens: 20_000 } }));
-    await turn(t.runtime, "write a lot");
-    sonnet.push(fake.text("SUMMARY: wrote y."));
-    const error = await t.runtime.controls.setModel("ollama/tiny").catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ControlError);
-    expect((error as Error).message).toContain(
-      "more than fits in the 8,000-token window of ollama/tiny, so the model stays claude-sonnet-5",
-    );
-    expect(t.runtime.model.spec).toBe("claude-sonnet-5");
-  });
+      expect((error as Error).message).toContain(
+        "more than fits in the 8,000-token window of ollama/tiny, so the model stays claude-sonnet-5",
+      );
+      expect(t.runtime.model.spec).toBe("claude-sonnet-5");
+    },
+  );
 
   test("a switch while a turn runs applies from the next model request of that turn", async () => {
     using home = tempDir("garuda-controls-home-");
@@ -239,54 +251,42 @@ describe("model switch", () => {
 });
 
 describe("effort", () => {
-  test("a level goes into the next request and the session file; a resumed session goes on with it; a wrong level is refused", async () => {
-    using home = tempDir("garuda-controls-home-");
-    const models = homeWithModels(home.path);
-    const sonnet = models.clientFor("claude-sonnet-5");
-    await using t = testRuntime({
-      home: home.path,
-      client: sonnet,
-      info: models.info("claude-sonnet-5"),
-      modelChoices: models.choices,
-      modelFor: models.modelFor,
-    });
-    expect(t.runtime.controls.effort).toBe("high");
-    expect(t.runtime.controls.setEffort("turbo")).toBe(
-      'There is no effort level "turbo" for claude-sonnet-5. Its levels are: low, medium, high, max.',
-    );
-    expect(t.runtime.controls.setEffort("low")).toBeUndefined();
-    sonnet.push(fake.text("quick"));
-    await turn(t.runtime, "hi");
-    expect(sonnet.lastRequest.effort).toBe("low");
-    expect(sonnet.lastRequest.thinking).toBe("adaptive");
-    const file = t.runtime.session?.file as string;
-    expect(readSession(file).records.filter((r) => r.type === "effort")).toEqual([
-      expect.objectContaining({ type: "effort", effort: "low" }),
-    ]);
+  test(
+    "a level goes into the next request and the session file; a resumed session " +
+      "goes on with it; a wrong level is refused",
+    async () => {
+      using home = tempDir("garuda-controls-home-");
+      const models = homeWithModels(home.path);
+      const sonnet = models.clientFor("claude-sonnet-5");
+      await using t = testRuntime({
+        home: home.path,
+        client: sonnet,
+        info: models.info("claude-sonnet-5"),
+        modelChoices: models.choices,
+        modelFor: models.modelFor,
+      });
+      expect(t.runtime.controls.effort).toBe("high");
+      expect(t.runtime.controls.setEffort("turbo")).toBe(
+        'There is no effort level "turbo" for claude-sonnet-5. Its levels are: low, medium, high, max.',
+      );
+      expect(t.runtime.controls.setEffort("low")).toBeUndefined();
+      sonnet.push(fake.text("quick"));
+      await turn(t.runtime, "hi");
+      expect(sonnet.lastRequest.effort).toBe("low");
+      expect(sonnet.lastRequest.thinking).toBe("adaptive");
+      const file = t.runtime.session?.file as string;
+      expect(readSession(file).records.filter((r) => r.type === "effort")).toEqual([
+        expect.objectContaining({ type: "effort", effort: "low" }),
+      ]);
 
-    // Haiku 4.5 has no "low"… it has: off, low, medium, high. "max" is Sonnet's only.
-    expect(t.runtime.controls.setEffort("max")).toBeUndefined();
-    await t.runtime.controls.setModel("claude-haiku-4-5");
-    expect(t.runtime.controls.effort).toBe("off");
-    await t.runtime.controls.setModel("claude-sonnet-5");
-    await t.runtime.close();
+      // Haiku 4.5 has no "low"… it has: off, low, medium, high. "max" is Sonnet's only.
+      expect(t.runtime.controls.setEffort("max")).toBeUndefined();
+      await t.runtime.controls.setModel("claude-haiku-4-5");
+      expect(t.runtime.controls.effort).toBe("off");
+      await t.runtime.controls.setModel("claude-sonnet-5");
+      await t.runtime.close();
 
-    const resumed = testRuntime({
-      home: home.path,
-      root: t.root,
-      client: sonnet,
-      info: models.info("claude-sonnet-5"),
-      resume: file,
-      modelChoices: models.choices,
-      modelFor: models.modelFor,
-    });
-    try {
-      expect(resumed.runtime.controls.effort).toBe("high");
-      resumed.runtime.controls.setEffort("medium");
-      sonnet.push(fake.text("again"));
-      await turn(resumed.runtime, "more");
-      await resumed.runtime.close();
-      const again = testRuntime({
+      const resumed = testRuntime({
         home: home.path,
         root: t.root,
         client: sonnet,
@@ -295,12 +295,28 @@ describe("effort", () => {
         modelChoices: models.choices,
         modelFor: models.modelFor,
       });
-      expect(again.runtime.controls.effort).toBe("medium");
-      await again.runtime.close();
-    } finally {
-      await resumed.runtime.close();
-    }
-  });
+      try {
+        expect(resumed.runtime.controls.effort).toBe("high");
+        resumed.runtime.controls.setEffort("medium");
+        sonnet.push(fake.text("again"));
+        await turn(resumed.runtime, "more");
+        await resumed.runtime.close();
+        const again = testRuntime({
+          home: home.path,
+          root: t.root,
+          client: sonnet,
+          info: models.info("claude-sonnet-5"),
+          resume: file,
+          modelChoices: models.choices,
+          modelFor: models.modelFor,
+        });
+        expect(again.runtime.controls.effort).toBe("medium");
+        await again.runtime.close();
+      } finally {
+        await resumed.runtime.close();
+      }
+    },
+  );
 
   test("a model without levels refuses any", async () => {
     await using t = testRuntime();
@@ -311,25 +327,29 @@ describe("effort", () => {
 });
 
 describe("usage, plan and command output", () => {
-  test("a usage event after every model response: tokens in the context, the window, the session's cost at the catalog's price", async () => {
-    await using t = testRuntime({
-      info: { contextWindow: 100_000, price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } },
-      turns: [
-        fake.toolCall("read", { path: "a" }, { usage: { inputTokens: 1_000, outputTokens: 100 } }),
-        fake.text("ok", { usage: { inputTokens: 1_200, outputTokens: 50, cacheReadTokens: 1_000 } }),
-      ],
-      files: { a: "hello" },
-    });
-    const { events } = await turn(t.runtime, "read a");
-    const usage = ofType(events, "usage");
-    expect(usage).toHaveLength(2);
-    expect(usage[0]).toEqual({ type: "usage", used: 1_100, size: 100_000, cost: (1_000 * 3 + 100 * 15) / 1e6 });
-    expect(usage[1]?.used).toBe(2_250);
-    expect(usage[1]?.cost).toBeCloseTo((1_000 * 3 + 100 * 15 + 1_200 * 3 + 50 * 15 + 1_000 * 0.3) / 1e6, 12);
-    // step_end follows the usage of its response.
-    const order = events.filter((e) => e.type === "usage" || e.type === "step_end").map((e) => e.type);
-    expect(order).toEqual(["usage", "step_end", "usage", "step_end"]);
-  });
+  test(
+    "a usage event after every model response: tokens in the context, the window, " +
+      "the session's cost at the catalog's price",
+    async () => {
+      await using t = testRuntime({
+        info: { contextWindow: 100_000, price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } },
+        turns: [
+          fake.toolCall("read", { path: "a" }, { usage: { inputTokens: 1_000, outputTokens: 100 } }),
+          fake.text("ok", { usage: { inputTokens: 1_200, outputTokens: 50, cacheReadTokens: 1_000 } }),
+        ],
+        files: { a: "hello" },
+      });
+      const { events } = await turn(t.runtime, "read a");
+      const usage = ofType(events, "usage");
+      expect(usage).toHaveLength(2);
+      expect(usage[0]).toEqual({ type: "usage", used: 1_100, size: 100_000, cost: (1_000 * 3 + 100 * 15) / 1e6 });
+      expect(usage[1]?.used).toBe(2_250);
+      expect(usage[1]?.cost).toBeCloseTo((1_000 * 3 + 100 * 15 + 1_200 * 3 + 50 * 15 + 1_000 * 0.3) / 1e6, 12);
+      // step_end follows the usage of its response.
+      const order = events.filter((e) => e.type === "usage" || e.type === "step_end").map((e) => e.type);
+      expect(order).toEqual(["usage", "step_end", "usage", "step_end"]);
+    },
+  );
 
   test("no cost for a model without a price", async () => {
     await using t = testRuntime({ turns: [fake.text("ok", { usage: { inputTokens: 10, outputTokens: 5 } })] });

@@ -262,24 +262,27 @@ describe("the loop", () => {
     expect((t.model.requests[1] as ModelRequest).messages.map((message) => message.role)).toEqual(["user"]);
   });
 
-  test("max_tokens in the middle of a tool call: the call does not run, the model hears why and gets more room", async () => {
-    let ran = 0;
-    await using t = testRuntime({
-      tools: [readTool("read", async () => ({ output: String(++ran) }))],
-      turns: [
-        fake.toolCall("read", { path: "big" }, { stopReason: "max_tokens", id: "toolu_cut" }),
-        fake.text("Retried."),
-      ],
-    });
-    const { stop } = await turn(t.runtime, "go");
-    expect(stop).toBe("done");
-    expect(ran).toBe(0);
-    expect(results(t.model.requests[1] as ModelRequest)).toEqual([
-      { type: "tool_result", toolUseId: "toolu_cut", content: CUT_TOOL_OUTPUT, isError: true },
-    ]);
-    expect(t.model.requests[0]?.maxTokens).toBe(32_000);
-    expect(t.model.requests[1]?.maxTokens).toBe(64_000);
-  });
+  test(
+    "max_tokens in the middle of a tool call: the call does not run, the model " + "hears why and gets more room",
+    async () => {
+      let ran = 0;
+      await using t = testRuntime({
+        tools: [readTool("read", async () => ({ output: String(++ran) }))],
+        turns: [
+          fake.toolCall("read", { path: "big" }, { stopReason: "max_tokens", id: "toolu_cut" }),
+          fake.text("Retried."),
+        ],
+      });
+      const { stop } = await turn(t.runtime, "go");
+      expect(stop).toBe("done");
+      expect(ran).toBe(0);
+      expect(results(t.model.requests[1] as ModelRequest)).toEqual([
+        { type: "tool_result", toolUseId: "toolu_cut", content: CUT_TOOL_OUTPUT, isError: true },
+      ]);
+      expect(t.model.requests[0]?.maxTokens).toBe(32_000);
+      expect(t.model.requests[1]?.maxTokens).toBe(64_000);
+    },
+  );
 
   test("pause_turn continues the turn with the paused content sent back", async () => {
     const search = { type: "server_tool_use" as const, id: "srvtoolu_1", name: "web_search", input: { query: "bun" } };

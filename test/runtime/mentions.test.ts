@@ -16,7 +16,9 @@ describe("@path mentions", () => {
     ]);
     // Inside a fenced block (pasted code, a file the editor sent along) an @ is text, not a mention.
     const pasted =
-      "fix @src/a.ts\n```python\n@decorator\nimport @b.ts\n```\nand @c.ts\n````file:///p/log.txt\nsee @secret.txt\n```\nstill inside @d.ts\n````\n~~~\n@e.ts\n~~~";
+      "fix @src/a.ts\n```python\n@decorator\nimport @b.ts\n```\nand " +
+      "@c.ts\n````file:///p/log.txt\nsee @secret.txt\n```\nstill inside " +
+      "@d.ts\n````\n~~~\n@e.ts\n~~~";
     expect(mentionedPaths(pasted)).toEqual(["src/a.ts", "c.ts"]);
     // An unclosed fence runs to the end.
     expect(mentionedPaths("@a.ts\n```\n@b.ts")).toEqual(["a.ts"]);
@@ -33,7 +35,8 @@ describe("@path mentions", () => {
     const asked: ApprovalRequest[] = [];
     const approver = { ask: async (request: ApprovalRequest) => (asked.push(request), "once" as const) };
     const result = await attachMentions(
-      `look at @src/a.ts and @.env and @${join(outside.path, "b.txt")} and @nothing-here and @missing.txt and @types/node`,
+      `look at @src/a.ts and @.env and @${join(outside.path, "b.txt")} and ` +
+        `@nothing-here and @missing.txt and @types/node`,
       {
         root: root.path,
         home: "/nonexistent-home",
@@ -68,19 +71,22 @@ describe("@path mentions", () => {
     };
   }
 
-  test("a mention swapped during its question for a hard link of a secret is not attached (as read_file refuses it)", async () => {
-    using where = place();
-    const approver = approving(swapDuringQuestion(where));
-    const result = await mentionsOf(where, "see @notes.md", approver);
-    expect(approver.asked).toHaveLength(1);
-    expect(JSON.stringify(result.blocks)).not.toContain(KEY);
-    expect(result.notices.join("\n")).toContain("is the same file as ~/.garuda/credentials");
-    using other = place();
-    const read = await pipeline(other, { approver: approving(swapDuringQuestion(other)) }).call("read_file", {
-      path: "notes.md",
-    });
-    expect(read.output).not.toContain(KEY);
-  });
+  test(
+    "a mention swapped during its question for a hard link of a secret is not " + "attached (as read_file refuses it)",
+    async () => {
+      using where = place();
+      const approver = approving(swapDuringQuestion(where));
+      const result = await mentionsOf(where, "see @notes.md", approver);
+      expect(approver.asked).toHaveLength(1);
+      expect(JSON.stringify(result.blocks)).not.toContain(KEY);
+      expect(result.notices.join("\n")).toContain("is the same file as ~/.garuda/credentials");
+      using other = place();
+      const read = await pipeline(other, { approver: approving(swapDuringQuestion(other)) }).call("read_file", {
+        path: "notes.md",
+      });
+      expect(read.output).not.toContain(KEY);
+    },
+  );
 
   test("negative control: a hard-linked project file, unchanged during its question, is attached", async () => {
     using where = place();

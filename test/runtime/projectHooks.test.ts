@@ -82,15 +82,19 @@ describe("project hooks at the start of a session", () => {
     expect(notices(turn.events).join("\n")).toContain("The project's hooks will not run until the file is fixed.");
   });
 
-  test("in plan mode a hook still runs in the build sandbox: a hook that keeps a log in the project does not block every call", async () => {
-    using where = place();
-    where.project("a.txt", "alpha\n");
-    where.user(
-      ".garuda/hooks.json",
-      JSON.stringify({ hooks: { preToolUse: [{ tools: ["read_file"], command: "echo hooked >> hook-wrote.txt" }] } }),
-    );
-    const plan = await readTurn(where, [], "plan");
-    expect(plan.output).toContain("alpha");
-    expect(readFileSync(join(where.root, "hook-wrote.txt"), "utf8")).toBe("hooked\n");
-  });
+  test(
+    "in plan mode a hook still runs in the build sandbox: a hook that keeps a log " +
+      "in the project does not block every call",
+    async () => {
+      using where = place();
+      where.project("a.txt", "alpha\n");
+      where.user(
+        ".garuda/hooks.json",
+        JSON.stringify({ hooks: { preToolUse: [{ tools: ["read_file"], command: "echo hooked >> hook-wrote.txt" }] } }),
+      );
+      const plan = await readTurn(where, [], "plan");
+      expect(plan.output).toContain("alpha");
+      expect(readFileSync(join(where.root, "hook-wrote.txt"), "utf8")).toBe("hooked\n");
+    },
+  );
 });

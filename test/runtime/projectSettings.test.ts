@@ -102,15 +102,18 @@ describe("a project's executor choice", () => {
 });
 
 describe("the sandbox hints follow the project's choice", () => {
-  test("strict profile: a command the sandbox stopped is not offered a run outside it (without it: offered)", async () => {
-    using where = place();
-    const free = await turn(where, [TOUCH_HOME(where), fake.text("done")]);
-    expect(free.results[0]?.output).toContain("outside_sandbox: true");
-    where.project(".garuda/settings.json", JSON.stringify({ profile: "strict" }));
-    const strict = await turn(where, [TOUCH_HOME(where), fake.text("done")]);
-    expect(strict.results[0]?.output).toContain("Commands may not run outside the sandbox here");
-    expect(strict.results[0]?.output).not.toContain("outside_sandbox: true");
-  });
+  test(
+    "strict profile: a command the sandbox stopped is not offered a run outside it " + "(without it: offered)",
+    async () => {
+      using where = place();
+      const free = await turn(where, [TOUCH_HOME(where), fake.text("done")]);
+      expect(free.results[0]?.output).toContain("outside_sandbox: true");
+      where.project(".garuda/settings.json", JSON.stringify({ profile: "strict" }));
+      const strict = await turn(where, [TOUCH_HOME(where), fake.text("done")]);
+      expect(strict.results[0]?.output).toContain("Commands may not run outside the sandbox here");
+      expect(strict.results[0]?.output).not.toContain("outside_sandbox: true");
+    },
+  );
 });
 
 describe("other project settings in a session", () => {
@@ -126,45 +129,54 @@ describe("other project settings in a session", () => {
     expect(hidden.results[0]?.output).not.toContain("TOP-SECRET");
   });
 
-  test("a trusted writePath that is a symlink inside the project is not made writable, and a notice says why", async () => {
-    using where = place();
-    mkdirSync(join(where.home, "elsewhere"), { recursive: true });
-    symlinkSync(join(where.home, "elsewhere"), join(where.root, "cache"));
-    where.project(".garuda/settings.json", JSON.stringify({ sandbox: { writePaths: ["cache"] } }));
-    const ran = await turn(where, [fake.toolCall("bash", { command: "touch cache/x" }), fake.text("done")], {
-      trust: true,
-    });
-    expect(ran.notices).toContain(
-      `${join(where.root, "cache")} is not writable in the sandbox: it goes through the symbolic link ${join(where.root, "cache")}`,
-    );
-    expect(existsSync(join(where.home, "elsewhere", "x"))).toBe(false);
-  });
+  test(
+    "a trusted writePath that is a symlink inside the project is not made writable, " + "and a notice says why",
+    async () => {
+      using where = place();
+      mkdirSync(join(where.home, "elsewhere"), { recursive: true });
+      symlinkSync(join(where.home, "elsewhere"), join(where.root, "cache"));
+      where.project(".garuda/settings.json", JSON.stringify({ sandbox: { writePaths: ["cache"] } }));
+      const ran = await turn(where, [fake.toolCall("bash", { command: "touch cache/x" }), fake.text("done")], {
+        trust: true,
+      });
+      expect(ran.notices).toContain(
+        `${join(where.root, "cache")} is not writable in the sandbox: it goes through ` +
+          `the symbolic link ${join(where.root, "cache")}`,
+      );
+      expect(existsSync(join(where.home, "elsewhere", "x"))).toBe(false);
+    },
+  );
 
-  test("a trusted writePath as wide as a refused root (/, /usr, /tmp, ~/.garuda) is not made writable, with a notice (negative control: a project folder is)", async () => {
-    using where = place();
-    mkdirSync(join(where.root, "out"));
-    where.project(
-      ".garuda/settings.json",
-      JSON.stringify({ sandbox: { writePaths: ["/", "/usr", "/tmp", "~/.garuda/x", "out"] } }),
-    );
-    const ran = await turn(
-      where,
-      [fake.toolCall("bash", { command: "touch out/ok; touch /usr/garuda-probe-x; echo $?" }), fake.text("done")],
-      { trust: true },
-    );
-    const lines = ran.notices.split("\n");
-    for (const path of ["/", "/usr", "/tmp", join(where.home, ".garuda/x")]) {
-      expect(
-        lines.some(
-          (line) =>
-            line.startsWith(`${path} (sandbox.writePaths in`) && line.includes("is not writable in the sandbox: it is"),
-        ),
-      ).toBe(true);
-    }
-    expect(ran.notices).not.toContain("out (sandbox.writePaths");
-    expect(existsSync(join(where.root, "out", "ok"))).toBe(true);
-    expect(existsSync("/usr/garuda-probe-x")).toBe(false);
-  });
+  test(
+    "a trusted writePath as wide as a refused root (/, /usr, /tmp, ~/.garuda) is " +
+      "not made writable, with a notice (negative control: a project folder is)",
+    async () => {
+      using where = place();
+      mkdirSync(join(where.root, "out"));
+      where.project(
+        ".garuda/settings.json",
+        JSON.stringify({ sandbox: { writePaths: ["/", "/usr", "/tmp", "~/.garuda/x", "out"] } }),
+      );
+      const ran = await turn(
+        where,
+        [fake.toolCall("bash", { command: "touch out/ok; touch /usr/garuda-probe-x; echo $?" }), fake.text("done")],
+        { trust: true },
+      );
+      const lines = ran.notices.split("\n");
+      for (const path of ["/", "/usr", "/tmp", join(where.home, ".garuda/x")]) {
+        expect(
+          lines.some(
+            (line) =>
+              line.startsWith(`${path} (sandbox.writePaths in`) &&
+              line.includes("is not writable in the sandbox: it is"),
+          ),
+        ).toBe(true);
+      }
+      expect(ran.notices).not.toContain("out (sandbox.writePaths");
+      expect(existsSync(join(where.root, "out", "ok"))).toBe(true);
+      expect(existsSync("/usr/garuda-probe-x")).toBe(false);
+    },
+  );
 
   test("limits: the project can lower them, never raise them; the team policy may raise them", () => {
     expect(sessionLimits({}, { maxSteps: 100_000, tokenBudget: 10 ** 12 })).toEqual({
@@ -179,96 +191,116 @@ describe("other project settings in a session", () => {
     expect(sessionLimits({ maxSteps: 200 }, {})).toEqual({ maxSteps: 200, tokenBudget: DEFAULT_LIMITS.tokenBudget });
   });
 
-  test("command limits: a project's lower process limit applies to its commands, and the result names the file to raise it in (negative control: without it the same loop runs)", async () => {
-    const loop =
-      'perl -e \'my $n = 0; for (1..150) { my $p = fork; if (!defined $p) { print STDERR "fork: $!\\n"; last } if (!$p) { sleep 30; exit 0 } $n++ } print "started $n\\n"\'';
-    {
-      using where = place();
-      where.project(".garuda/settings.json", JSON.stringify({ limits: { processes: 64 } }));
-      const ran = await turn(where, [fake.toolCall("bash", { command: loop }), fake.text("done")]);
-      const output = ran.results[0]?.output ?? "";
-      expect(output).toContain(
-        "[Garuda: the command hit the sandbox's process limit (at most 64 processes and threads may run at once), and starting another one failed.",
-      );
-      expect(output).toContain(
-        `The project's ${join(where.root, ".garuda", "settings.json")} lowers it (limits.processes); the user can raise it there (up to `,
-      );
-      expect(output).not.toContain("started 150");
-    }
-    {
-      using where = place();
-      const ran = await turn(where, [fake.toolCall("bash", { command: loop }), fake.text("done")]);
-      expect(ran.results[0]?.output).toContain("started 150");
-      expect(ran.results[0]?.output).not.toContain("[Garuda:");
-    }
-  });
+  test(
+    "command limits: a project's lower process limit applies to its commands, and " +
+      "the result names the file to raise it in (negative control: without it the " +
+      "same loop runs)",
+    async () => {
+      const loop =
+        "perl -e 'my $n = 0; for (1..150) { my $p = fork; if (!defined $p) { print " +
+        'STDERR "fork: $!\\n"; last } if (!$p) { sleep 30; exit 0 } $n++ } print ' +
+        '"started $n\\n"\'';
+      {
+        using where = place();
+        where.project(".garuda/settings.json", JSON.stringify({ limits: { processes: 64 } }));
+        const ran = await turn(where, [fake.toolCall("bash", { command: loop }), fake.text("done")]);
+        const output = ran.results[0]?.output ?? "";
+        expect(output).toContain(
+          "[Garuda: the command hit the sandbox's process limit (at most 64 processes and " +
+            "threads may run at once), and starting another one failed.",
+        );
+        expect(output).toContain(
+          `The project's ${join(where.root, ".garuda", "settings.json")} lowers it ` +
+            `(limits.processes); the user can raise it there (up to `,
+        );
+        expect(output).not.toContain("started 150");
+      }
+      {
+        using where = place();
+        const ran = await turn(where, [fake.toolCall("bash", { command: loop }), fake.text("done")]);
+        expect(ran.results[0]?.output).toContain("started 150");
+        expect(ran.results[0]?.output).not.toContain("[Garuda:");
+      }
+    },
+  );
 
-  test("command limits from the policy: the user's ~/.garuda/policy.json raises Garuda's default, a managed file's value is named as the team's", () => {
-    const sources = {
-      project: {},
-      projectFile: "/p/.garuda/settings.json",
-      userPolicyFile: "/h/.garuda/policy.json",
-      defaults: { processes: 1_024, memoryMB: 8_192 },
-    };
-    expect(commandLimits({ ...sources, policy: { limits: {} } })).toEqual({
-      processes: 1_024,
-      memoryMB: 8_192,
-      raise: {
-        processes:
-          "To allow more, the user can set limits.processes in /h/.garuda/policy.json (a project's .garuda/settings.json can only lower it).",
-        memoryMB:
-          "To allow more, the user can set limits.memoryMB in /h/.garuda/policy.json (a project's .garuda/settings.json can only lower it).",
-        cpuSeconds:
-          "To allow more, the user can set limits.cpuSeconds in /h/.garuda/policy.json (a project's .garuda/settings.json can only lower it).",
-      },
-    });
-    const user = { source: "user-policy" as const, file: "/h/.garuda/policy.json" };
-    const managed = { source: "managed-policy" as const, file: "/etc/garuda/policy.json" };
-    const raised = commandLimits({
-      ...sources,
-      policy: {
-        limits: { processes: 5_000, memoryMB: 2_048, cpuSeconds: 600 },
-        limitOrigins: { processes: user, memoryMB: managed, cpuSeconds: user },
-      },
-    });
-    expect(raised.processes).toBe(5_000);
-    expect(raised.memoryMB).toBe(2_048);
-    expect(raised.cpuSeconds).toBe(600);
-    expect(raised.raise?.processes).toBe(
-      "It is limits.processes in /h/.garuda/policy.json; the user can raise it there.",
-    );
-    expect(raised.raise?.memoryMB).toBe(
-      "The team policy /etc/garuda/policy.json sets it (limits.memoryMB); only whoever manages that file can raise it.",
-    );
-    // The project only lowers: a higher value is ignored, a lower one applies.
-    const project = commandLimits({
-      ...sources,
-      project: { processes: 100_000, memoryMB: 512, cpuSeconds: 60 },
-      policy: { limits: { memoryMB: 2_048 }, limitOrigins: { memoryMB: managed } },
-    });
-    expect(project.processes).toBe(1_024);
-    expect(project.memoryMB).toBe(512);
-    expect(project.cpuSeconds).toBe(60);
-    expect(project.raise?.memoryMB).toBe(
-      "The project's /p/.garuda/settings.json lowers it (limits.memoryMB); the user can raise it there (up to 2,048).",
-    );
-    expect(project.raise?.cpuSeconds).toBe(
-      "The project's /p/.garuda/settings.json lowers it (limits.cpuSeconds); the user can raise it there.",
-    );
-  });
+  test(
+    "command limits from the policy: the user's ~/.garuda/policy.json raises " +
+      "Garuda's default, a managed file's value is named as the team's",
+    () => {
+      const sources = {
+        project: {},
+        projectFile: "/p/.garuda/settings.json",
+        userPolicyFile: "/h/.garuda/policy.json",
+        defaults: { processes: 1_024, memoryMB: 8_192 },
+      };
+      expect(commandLimits({ ...sources, policy: { limits: {} } })).toEqual({
+        processes: 1_024,
+        memoryMB: 8_192,
+        raise: {
+          processes:
+            "To allow more, the user can set limits.processes in /h/.garuda/policy.json (a " +
+            "project's .garuda/settings.json can only lower it).",
+          memoryMB:
+            "To allow more, the user can set limits.memoryMB in /h/.garuda/policy.json (a " +
+            "project's .garuda/settings.json can only lower it).",
+          cpuSeconds:
+            "To allow more, the user can set limits.cpuSeconds in /h/.garuda/policy.json (a " +
+            "project's .garuda/settings.json can only lower it).",
+        },
+      });
+      const user = { source: "user-policy" as const, file: "/h/.garuda/policy.json" };
+      const managed = { source: "managed-policy" as const, file: "/etc/garuda/policy.json" };
+      const raised = commandLimits({
+        ...sources,
+        policy: {
+          limits: { processes: 5_000, memoryMB: 2_048, cpuSeconds: 600 },
+          limitOrigins: { processes: user, memoryMB: managed, cpuSeconds: user },
+        },
+      });
+      expect(raised.processes).toBe(5_000);
+      expect(raised.memoryMB).toBe(2_048);
+      expect(raised.cpuSeconds).toBe(600);
+      expect(raised.raise?.processes).toBe(
+        "It is limits.processes in /h/.garuda/policy.json; the user can raise it there.",
+      );
+      expect(raised.raise?.memoryMB).toBe(
+        "The team policy /etc/garuda/policy.json sets it (limits.memoryMB); only whoever manages that file can raise it.",
+      );
+      // The project only lowers: a higher value is ignored, a lower one applies.
+      const project = commandLimits({
+        ...sources,
+        project: { processes: 100_000, memoryMB: 512, cpuSeconds: 60 },
+        policy: { limits: { memoryMB: 2_048 }, limitOrigins: { memoryMB: managed } },
+      });
+      expect(project.processes).toBe(1_024);
+      expect(project.memoryMB).toBe(512);
+      expect(project.cpuSeconds).toBe(60);
+      expect(project.raise?.memoryMB).toBe(
+        "The project's /p/.garuda/settings.json lowers it (limits.memoryMB); the user can raise it there (up to 2,048).",
+      );
+      expect(project.raise?.cpuSeconds).toBe(
+        "The project's /p/.garuda/settings.json lowers it (limits.cpuSeconds); the user can raise it there.",
+      );
+    },
+  );
 
-  test("a Linux sandbox without a process limit (root, no cgroup) is named once at the start; otherwise nothing is said", () => {
-    const limits = { processes: 1_024, memoryMB: 4_096 };
-    const bwrap = { available: true as const, kind: "bwrap" as const };
-    expect(unlimitedNotice(bwrap, { limits, processes: "none", memory: "rlimit" })).toStartWith(
-      "Sandboxed commands have no process limit here: Garuda runs as root",
-    );
-    expect(unlimitedNotice(bwrap, { limits, processes: "cgroup", memory: "cgroup" })).toBeUndefined();
-    expect(unlimitedNotice(bwrap, { limits, processes: "rlimit", memory: "rlimit" })).toBeUndefined();
-    expect(
-      unlimitedNotice({ available: true, kind: "seatbelt" }, { limits, processes: "none", memory: "rlimit" }),
-    ).toBeUndefined();
-  });
+  test(
+    "a Linux sandbox without a process limit (root, no cgroup) is named once at the " +
+      "start; otherwise nothing is said",
+    () => {
+      const limits = { processes: 1_024, memoryMB: 4_096 };
+      const bwrap = { available: true as const, kind: "bwrap" as const };
+      expect(unlimitedNotice(bwrap, { limits, processes: "none", memory: "rlimit" })).toStartWith(
+        "Sandboxed commands have no process limit here: Garuda runs as root",
+      );
+      expect(unlimitedNotice(bwrap, { limits, processes: "cgroup", memory: "cgroup" })).toBeUndefined();
+      expect(unlimitedNotice(bwrap, { limits, processes: "rlimit", memory: "rlimit" })).toBeUndefined();
+      expect(
+        unlimitedNotice({ available: true, kind: "seatbelt" }, { limits, processes: "none", memory: "rlimit" }),
+      ).toBeUndefined();
+    },
+  );
 
   test("a project's lower step limit ends the turn at it", async () => {
     using where = place();

@@ -108,30 +108,36 @@ function writingJobs(...jobs: BackgroundJob[]): BackgroundJobs & { calls: number
 describe("a switch to plan mode and the background jobs", () => {
   const job = { id: "p1", command: "npm run dev", sandboxed: true };
 
-  test("stops the jobs that can write the project; the user gets the notice at once, the model at the next turn, the audit log too", async () => {
-    const jobs = writingJobs(job);
-    const audit: AuditEvent[] = [];
-    await using t = testRuntime({
-      jobs,
-      audit: { record: (event) => audit.push(event) },
-      turns: [fake.text("planned")],
-    });
-    const switched = await t.runtime.setMode("plan");
-    expect(switched).toEqual({ notices: [planStoppedNote([job])] });
-    expect(switched.notices[0]).toBe(
-      "Plan mode stopped the background process p1 ($ npm run dev): it was started in build mode and could write the project. Start it again with process_manager if needed: in plan mode it runs in the sandbox with the project read-only.",
-    );
-    expect(audit).toContainEqual({ type: "notice", text: planStoppedNote([job]) });
-    const { events } = await turn(t.runtime, "plan it");
-    expect(firstText(t.model.requests[0])).toEqual([
-      `<garuda_note>\n${PLAN_NOTE}\n</garuda_note>`,
-      `<garuda_note>\n${planStoppedNote([job])}\n</garuda_note>`,
-      "plan it",
-    ]);
-    // Nothing was left to stop when the plan turn began: no second notice.
-    expect(ofType(events, "notice")).toEqual([]);
-    expect(jobs.calls).toBe(2);
-  });
+  test(
+    "stops the jobs that can write the project; the user gets the notice at once, " +
+      "the model at the next turn, the audit log too",
+    async () => {
+      const jobs = writingJobs(job);
+      const audit: AuditEvent[] = [];
+      await using t = testRuntime({
+        jobs,
+        audit: { record: (event) => audit.push(event) },
+        turns: [fake.text("planned")],
+      });
+      const switched = await t.runtime.setMode("plan");
+      expect(switched).toEqual({ notices: [planStoppedNote([job])] });
+      expect(switched.notices[0]).toBe(
+        "Plan mode stopped the background process p1 ($ npm run dev): it was started in " +
+          "build mode and could write the project. Start it again with process_manager if " +
+          "needed: in plan mode it runs in the sandbox with the project read-only.",
+      );
+      expect(audit).toContainEqual({ type: "notice", text: planStoppedNote([job]) });
+      const { events } = await turn(t.runtime, "plan it");
+      expect(firstText(t.model.requests[0])).toEqual([
+        `<garuda_note>\n${PLAN_NOTE}\n</garuda_note>`,
+        `<garuda_note>\n${planStoppedNote([job])}\n</garuda_note>`,
+        "plan it",
+      ]);
+      // Nothing was left to stop when the plan turn began: no second notice.
+      expect(ofType(events, "notice")).toEqual([]);
+      expect(jobs.calls).toBe(2);
+    },
+  );
 
   test("a job a build turn started after the switch is stopped when the plan turn begins, with a notice", async () => {
     const jobs = writingJobs();

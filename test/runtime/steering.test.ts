@@ -24,38 +24,42 @@ describe("Runtime.steer", () => {
     expect(JSON.stringify(t.model.requests)).not.toContain("hello");
   });
 
-  test("mid-turn: the model reads it after the running calls' results, recorded there and replayed as an event of the turn", async () => {
-    await using t = testRuntime({ files: { "a.txt": "alpha" } });
-    const put: unknown[] = [];
-    t.model.push(() => {
-      // The user types while the model answers: the call still runs, and its result comes first.
-      put.push(t.runtime.steer("Also check b.", [{ type: "text", text: "Also check b." }]));
-      return fake.toolCall("read", { path: "a.txt" }, { id: "toolu_a" });
-    }, fake.text("Checked both."));
-    const { stop, events } = await turn(t.runtime, "Read a.");
-    expect(stop).toBe("done");
-    expect(put).toEqual([{ id: 1 }]);
-    const blocks = lastUserBlocks(t.model.requests[1]);
-    expect(blocks.map((block) => block.type)).toEqual(["tool_result", "text"]);
-    expect(blocks[1]).toEqual({ type: "text", text: "Also check b." });
-    const kinds = events.map((event) => event.type);
-    expect(kinds.indexOf("steering")).toBeGreaterThan(kinds.indexOf("tool_result"));
-    // A user message of its own: its id is recorded with it, and the replay gives it again.
-    const messageId = expect.stringMatching(/^[0-9a-f-]{36}$/);
-    expect(ofType(events, "steering")).toEqual([
-      { type: "steering", id: 1, text: "Also check b.", shown: [{ type: "text", text: "Also check b." }], messageId },
-    ]);
+  test(
+    "mid-turn: the model reads it after the running calls' results, recorded there " +
+      "and replayed as an event of the turn",
+    async () => {
+      await using t = testRuntime({ files: { "a.txt": "alpha" } });
+      const put: unknown[] = [];
+      t.model.push(() => {
+        // The user types while the model answers: the call still runs, and its result comes first.
+        put.push(t.runtime.steer("Also check b.", [{ type: "text", text: "Also check b." }]));
+        return fake.toolCall("read", { path: "a.txt" }, { id: "toolu_a" });
+      }, fake.text("Checked both."));
+      const { stop, events } = await turn(t.runtime, "Read a.");
+      expect(stop).toBe("done");
+      expect(put).toEqual([{ id: 1 }]);
+      const blocks = lastUserBlocks(t.model.requests[1]);
+      expect(blocks.map((block) => block.type)).toEqual(["tool_result", "text"]);
+      expect(blocks[1]).toEqual({ type: "text", text: "Also check b." });
+      const kinds = events.map((event) => event.type);
+      expect(kinds.indexOf("steering")).toBeGreaterThan(kinds.indexOf("tool_result"));
+      // A user message of its own: its id is recorded with it, and the replay gives it again.
+      const messageId = expect.stringMatching(/^[0-9a-f-]{36}$/);
+      expect(ofType(events, "steering")).toEqual([
+        { type: "steering", id: 1, text: "Also check b.", shown: [{ type: "text", text: "Also check b." }], messageId },
+      ]);
 
-    // The session file: one turn, the message in it after the result.
-    const file = t.runtime.session?.file as string;
-    const turns = replayTurns(readSession(file).records);
-    expect(turns.map((replayed) => replayed.prompt)).toEqual(["Read a."]);
-    const replayed = turns[0]?.events.map((event) => event.type) ?? [];
-    expect(replayed.indexOf("steering")).toBeGreaterThan(replayed.indexOf("tool_result"));
-    expect(ofType(turns[0]?.events ?? [], "steering")[0]?.messageId).toBe(
-      ofType(events, "steering")[0]?.messageId as string,
-    );
-  });
+      // The session file: one turn, the message in it after the result.
+      const file = t.runtime.session?.file as string;
+      const turns = replayTurns(readSession(file).records);
+      expect(turns.map((replayed) => replayed.prompt)).toEqual(["Read a."]);
+      const replayed = turns[0]?.events.map((event) => event.type) ?? [];
+      expect(replayed.indexOf("steering")).toBeGreaterThan(replayed.indexOf("tool_result"));
+      expect(ofType(turns[0]?.events ?? [], "steering")[0]?.messageId).toBe(
+        ofType(events, "steering")[0]?.messageId as string,
+      );
+    },
+  );
 
   test("sent while the model writes its last answer: the turn goes on with it", async () => {
     await using t = testRuntime();
@@ -118,7 +122,8 @@ describe("Runtime.steer", () => {
     const { stop: reason, events } = await turn(t.runtime, "Go.", stop.signal);
     expect(reason).toBe("cancelled");
     expect(ofType(events, "notice").map((notice) => notice.text)).toContain(
-      "Your message was not given to the model (the turn was stopped): “Too late for this.”. Send it again as a prompt.",
+      "Your message was not given to the model (the turn was stopped): “Too late for " +
+        "this.”. Send it again as a prompt.",
     );
     expect(t.runtime.steer("after")).toEqual({ idle: true });
   });

@@ -66,55 +66,61 @@ describe("a turn's commands wait for its snapshot", () => {
     expect(p.read()).toBe("before\n");
   });
 
-  test("negative control: the session's executor itself does not wait, and the write slips into the snapshot", async () => {
-    const p = await project();
-    const opened = p.store.beginTurn().then(() => {
-      p.snapshotTaken.now = true;
-    });
-    await p.spy.run({ command: "echo by the turn > a.txt", cwd: p.root, sandbox: null });
-    await opened;
-    await p.store.endTurn();
-    expect(p.started).toEqual([false]);
-    expect((await p.store.undoLastTurn()).restored).toEqual([]);
-    expect(p.read()).toBe("by the turn\n");
-  });
+  test(
+    "negative control: the session's executor itself does not wait, and the write " + "slips into the snapshot",
+    async () => {
+      const p = await project();
+      const opened = p.store.beginTurn().then(() => {
+        p.snapshotTaken.now = true;
+      });
+      await p.spy.run({ command: "echo by the turn > a.txt", cwd: p.root, sandbox: null });
+      await opened;
+      await p.store.endTurn();
+      expect(p.started).toEqual([false]);
+      expect((await p.store.undoLastTurn()).restored).toEqual([]);
+      expect(p.read()).toBe("by the turn\n");
+    },
+  );
 
-  test("a command stopped while it waits for the snapshot goes on to the executor, which answers it as cancelled", async () => {
-    const store: UndoStore = {
-      beginTurn: async () => {},
-      beforeCommand: () => new Promise<void>(() => {}), // a snapshot that never ends
-      snapshot: async () => {},
-      undoLastTurn: async () => ({ restored: [], removed: [], notes: [] }),
-    };
-    const seen: boolean[] = [];
-    const executor: Executor = {
-      sandbox: { available: false, reason: "none here", fix: "none" },
-      run: async (request) => {
-        seen.push(request.signal?.aborted ?? false);
-        return {
-          exitCode: null,
-          signal: null,
-          output: "",
-          truncated: false,
-          timedOut: false,
-          killed: true,
-          durationMs: 0,
-        };
-      },
-      start: () => Promise.reject(new Error("not used")),
-      shutdown: async () => {},
-    };
-    const stop = new AbortController();
-    const running = commandsAfterSnapshot(executor, store).run({
-      command: "true",
-      cwd: "/",
-      sandbox: null,
-      signal: stop.signal,
-    });
-    stop.abort();
-    await running;
-    expect(seen).toEqual([true]);
-  });
+  test(
+    "a command stopped while it waits for the snapshot goes on to the executor, " + "which answers it as cancelled",
+    async () => {
+      const store: UndoStore = {
+        beginTurn: async () => {},
+        beforeCommand: () => new Promise<void>(() => {}), // a snapshot that never ends
+        snapshot: async () => {},
+        undoLastTurn: async () => ({ restored: [], removed: [], notes: [] }),
+      };
+      const seen: boolean[] = [];
+      const executor: Executor = {
+        sandbox: { available: false, reason: "none here", fix: "none" },
+        run: async (request) => {
+          seen.push(request.signal?.aborted ?? false);
+          return {
+            exitCode: null,
+            signal: null,
+            output: "",
+            truncated: false,
+            timedOut: false,
+            killed: true,
+            durationMs: 0,
+          };
+        },
+        start: () => Promise.reject(new Error("not used")),
+        shutdown: async () => {},
+      };
+      const stop = new AbortController();
+      const running = commandsAfterSnapshot(executor, store).run({
+        command: "true",
+        cwd: "/",
+        sandbox: null,
+        signal: stop.signal,
+      });
+      stop.abort();
+      await running;
+      expect(seen).toEqual([true]);
+    },
+  );
 
   test("beginUndoTurn does not wait for the snapshot; the store's notices are said once it is taken", async () => {
     let finish = () => {};

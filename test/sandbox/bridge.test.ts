@@ -89,29 +89,35 @@ describe("parseBridgeArgs", () => {
 });
 
 describe("runBridge (outside a sandbox, in this process)", () => {
-  test("relays 127.0.0.1:<port> to the proxy's socket while the command runs, and returns its exit status", async () => {
-    using dir = tempDir();
-    const proxy = await startEgressProxy({ allow: [`svc.test:${server.port}`], resolve: async () => ["127.0.0.1"] });
-    try {
-      const port = freePort();
-      const out = join(dir.path, "body");
-      const fetchScript = `const r = await fetch(${JSON.stringify(server.url("/bridged", "svc.test"))}, { proxy: "http://garuda:${proxy.token}@127.0.0.1:${port}" }); await Bun.write(${JSON.stringify(out)}, await r.text()); process.exit(3);`;
-      const status = await runBridge([
-        "--socket",
-        proxy.socketPath,
-        "--port",
-        String(port),
-        "--",
-        process.execPath,
-        "-e",
-        fetchScript,
-      ]);
-      expect(status).toBe(3);
-      expect(readFileSync(out, "utf8")).toBe("hello /bridged\n");
-    } finally {
-      await proxy.close();
-    }
-  });
+  test(
+    "relays 127.0.0.1:<port> to the proxy's socket while the command runs, and " + "returns its exit status",
+    async () => {
+      using dir = tempDir();
+      const proxy = await startEgressProxy({ allow: [`svc.test:${server.port}`], resolve: async () => ["127.0.0.1"] });
+      try {
+        const port = freePort();
+        const out = join(dir.path, "body");
+        const fetchScript =
+          `const r = await fetch(${JSON.stringify(server.url("/bridged", "svc.test"))}, { ` +
+          `proxy: "http://garuda:${proxy.token}@127.0.0.1:${port}" }); await ` +
+          `Bun.write(${JSON.stringify(out)}, await r.text()); process.exit(3);`;
+        const status = await runBridge([
+          "--socket",
+          proxy.socketPath,
+          "--port",
+          String(port),
+          "--",
+          process.execPath,
+          "-e",
+          fetchScript,
+        ]);
+        expect(status).toBe(3);
+        expect(readFileSync(out, "utf8")).toBe("hello /bridged\n");
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 
   test("20 MB each way through bridge + proxy arrive byte-identical, with slow readers at both ends", async () => {
     using dir = tempDir();

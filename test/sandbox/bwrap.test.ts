@@ -44,9 +44,13 @@ const show = (s: SandboxSpec, options: Parameters<typeof bwrapArgv>[2] = {}, fs 
   describeBwrapArgv(bwrapArgv(s, ["/bin/bash", "-c", "npm test"], { fs, disableUserns: true, ...options }));
 
 describe("bwrapArgv", () => {
-  test("build mode behind the proxy: root, tmp and existing caches writable; .git/hooks, .git/config and a missing .garuda held read-only; credentials hidden", () => {
-    const network = { mode: "proxy" as const, socketPath: "/tmp/garuda-proxy-1/proxy.sock", token: "t0ken" };
-    expect(show(spec({ network }))).toMatchInlineSnapshot(`
+  test(
+    "build mode behind the proxy: root, tmp and existing caches writable; " +
+      ".git/hooks, .git/config and a missing .garuda held read-only; credentials " +
+      "hidden",
+    () => {
+      const network = { mode: "proxy" as const, socketPath: "/tmp/garuda-proxy-1/proxy.sock", token: "t0ken" };
+      expect(show(spec({ network }))).toMatchInlineSnapshot(`
       "--new-session
       --die-with-parent
       --unshare-user
@@ -87,7 +91,8 @@ describe("bwrapArgv", () => {
       --chdir /home/ada/src/app
       -- ["/bin/bash","-c","npm test"]"
     `);
-  });
+    },
+  );
 
   test("plan mode: the project is read-only too (no writable binds for it), no network", () => {
     expect(show(spec({ projectReadOnly: true }))).toMatchInlineSnapshot(`
@@ -126,8 +131,11 @@ describe("bwrapArgv", () => {
     `);
   });
 
-  test("a project at HOME: only its plain folders (and the caches) are writable; the home itself, its dotfiles and .git stay read-only", () => {
-    expect(show(spec({ root: "/home/ada" }))).toMatchInlineSnapshot(`
+  test(
+    "a project at HOME: only its plain folders (and the caches) are writable; the " +
+      "home itself, its dotfiles and .git stay read-only",
+    () => {
+      expect(show(spec({ root: "/home/ada" }))).toMatchInlineSnapshot(`
       "--new-session
       --die-with-parent
       --unshare-user
@@ -162,7 +170,8 @@ describe("bwrapArgv", () => {
       --chdir /home/ada
       -- ["/bin/bash","-c","npm test"]"
     `);
-  });
+    },
+  );
 
   test("a linked worktree: its git folders become writable except hooks and config; the .git file is held", () => {
     const fs = fakeFs({
@@ -254,20 +263,24 @@ describe("bwrapArgv", () => {
     expect(lines).toContain("--tmpfs /home/ada/src/app/secrets");
   });
 
-  test("a writePath a command re-pointed at HOME is not bound (negative control: the same spec binds it while it is a folder)", () => {
-    const cache = "/home/ada/src/app/vendor/cache";
-    const s = spec({ projectReadOnly: true, writePaths: [cache] });
-    const asFolder = show(s, {}, fakeFs({ ...machine, dirs: [...machine.dirs, cache] })).split("\n");
-    expect(asFolder).toContain(`--bind ${cache} ${cache}`);
-    const asLink = show(s, {}, fakeFs({ ...machine, links: { [cache]: "/home/ada" } })).split("\n");
-    expect(asLink.filter((line) => line.startsWith("--bind "))).toEqual([
-      "--bind /tmp/garuda-session-1 /tmp",
-      "--bind /tmp/garuda-session-1 /tmp/garuda-session-1",
-      "--bind /home/ada/.cache /home/ada/.cache",
-      "--bind /home/ada/.npm /home/ada/.npm",
-      "--bind /home/ada/.m2/repository /home/ada/.m2/repository",
-    ]);
-  });
+  test(
+    "a writePath a command re-pointed at HOME is not bound (negative control: the " +
+      "same spec binds it while it is a folder)",
+    () => {
+      const cache = "/home/ada/src/app/vendor/cache";
+      const s = spec({ projectReadOnly: true, writePaths: [cache] });
+      const asFolder = show(s, {}, fakeFs({ ...machine, dirs: [...machine.dirs, cache] })).split("\n");
+      expect(asFolder).toContain(`--bind ${cache} ${cache}`);
+      const asLink = show(s, {}, fakeFs({ ...machine, links: { [cache]: "/home/ada" } })).split("\n");
+      expect(asLink.filter((line) => line.startsWith("--bind "))).toEqual([
+        "--bind /tmp/garuda-session-1 /tmp",
+        "--bind /tmp/garuda-session-1 /tmp/garuda-session-1",
+        "--bind /home/ada/.cache /home/ada/.cache",
+        "--bind /home/ada/.npm /home/ada/.npm",
+        "--bind /home/ada/.m2/repository /home/ada/.m2/repository",
+      ]);
+    },
+  );
 
   test("a protected path under a missing folder is held at the first missing folder", () => {
     const lines = show(spec({ protectedPaths: [".vscode/tasks.json"] })).split("\n");
@@ -275,24 +288,28 @@ describe("bwrapArgv", () => {
     expect(lines).toContain("--remount-ro /home/ada/src/app/.vscode");
   });
 
-  test("no secret is an argument (every local user can read arguments): only TMPDIR is set there, and the command comes last", () => {
-    const network = { mode: "proxy" as const, socketPath: "/tmp/garuda-proxy-1/proxy.sock", token: "t0ken" };
-    const args = bwrapArgv(spec({ network }), ["/bin/bash", "-c", "echo $HOME"], { fs: fakeFs(machine) });
-    expect(args.filter((arg) => arg === "--setenv")).toHaveLength(1);
-    expect(args).not.toContain("--clearenv");
-    expect(args.join("\0")).not.toContain("t0ken");
-    expect(args.slice(-9)).toEqual([
-      "--setenv",
-      "TMPDIR",
-      "/tmp/garuda-session-1",
-      "--chdir",
-      "/home/ada/src/app",
-      "--",
-      "/bin/bash",
-      "-c",
-      "echo $HOME",
-    ]);
-  });
+  test(
+    "no secret is an argument (every local user can read arguments): only TMPDIR is " +
+      "set there, and the command comes last",
+    () => {
+      const network = { mode: "proxy" as const, socketPath: "/tmp/garuda-proxy-1/proxy.sock", token: "t0ken" };
+      const args = bwrapArgv(spec({ network }), ["/bin/bash", "-c", "echo $HOME"], { fs: fakeFs(machine) });
+      expect(args.filter((arg) => arg === "--setenv")).toHaveLength(1);
+      expect(args).not.toContain("--clearenv");
+      expect(args.join("\0")).not.toContain("t0ken");
+      expect(args.slice(-9)).toEqual([
+        "--setenv",
+        "TMPDIR",
+        "/tmp/garuda-session-1",
+        "--chdir",
+        "/home/ada/src/app",
+        "--",
+        "/bin/bash",
+        "-c",
+        "echo $HOME",
+      ]);
+    },
+  );
 
   test("without --disable-userns support (bwrap < 0.8) the flag is left out", () => {
     const args = bwrapArgv(spec(), ["true"], { fs: fakeFs(machine), disableUserns: false });

@@ -74,8 +74,11 @@ function show(overrides: Partial<BwrapLaunchInput>): string {
 }
 
 describe("bwrapLaunch", () => {
-  test("joining the session's network: nsenter first, no network of its own, no bridge, no socket; the proxy variables name the namespace's port", () => {
-    expect(show({ join: NSENTER })).toMatchInlineSnapshot(`
+  test(
+    "joining the session's network: nsenter first, no network of its own, no " +
+      "bridge, no socket; the proxy variables name the namespace's port",
+    () => {
+      expect(show({ join: NSENTER })).toMatchInlineSnapshot(`
       "/usr/bin/nsenter --user=/proc/42/ns/user --net=/proc/42/ns/net --preserve-credentials -- /usr/bin/bwrap
       --bind /tmp/garuda-session-1 /tmp
       --bind /tmp/garuda-session-1 /tmp/garuda-session-1
@@ -101,43 +104,72 @@ describe("bwrapLaunch", () => {
       no_proxy=localhost,127.0.0.1,::1
       NODE_USE_ENV_PROXY=1"
     `);
-  });
+    },
+  );
 
-  test("a network of its own (no shared one here): the bridge runs first inside, the proxy's socket is bound in, Bun and the bridge's folder under /tmp stay readable", () => {
-    expect(show({})).toMatchInlineSnapshot(`
+  test(
+    "a network of its own (no shared one here): the bridge runs first inside, the " +
+      "proxy's socket is bound in, Bun and the bridge's folder under /tmp stay " +
+      "readable",
+    () => {
+      expect(show({})).toMatchInlineSnapshot(
+        `
       "/usr/bin/bwrap
       --unshare-net
-      --bind /tmp/garuda-session-1 /tmp
+      --bind /tmp/garuda-session-1 ` +
+          `/tmp
       --bind /tmp/garuda-session-1 /tmp/garuda-session-1
-      --ro-bind /tmp/checkout/src /tmp/checkout/src
-      --bind /home/ada/src/app /home/ada/src/app
+      --ro-bind ` +
+          `/tmp/checkout/src /tmp/checkout/src
+      --bind /home/ada/src/app ` +
+          `/home/ada/src/app
       --ro-bind /tmp/bun-1/bin/bun /tmp/bun-1/bin/bun
-      --tmpfs /home/ada/src/app/.garuda
-      --remount-ro /home/ada/src/app/.garuda
+      ` +
+          `--tmpfs /home/ada/src/app/.garuda
+      --remount-ro ` +
+          `/home/ada/src/app/.garuda
       --tmpfs /home/ada/src/app/.git
-      --remount-ro /home/ada/src/app/.git
-      --bind /tmp/garuda-proxy-1/proxy.sock /tmp/garuda-proxy-1/proxy.sock
-      --setenv TMPDIR /tmp/garuda-session-1
+      ` +
+          `--remount-ro /home/ada/src/app/.git
+      --bind ` +
+          `/tmp/garuda-proxy-1/proxy.sock /tmp/garuda-proxy-1/proxy.sock
+      --setenv ` +
+          `TMPDIR /tmp/garuda-session-1
       --chdir /home/ada/src/app
-      -- ["/tmp/bun-1/bin/bun","/tmp/checkout/src/sandbox/bridgeMain.ts","--socket","/tmp/garuda-proxy-1/proxy.sock","--port","3128","--","/bin/bash","-c","npm test"]
+      -- ` +
+          `["/tmp/bun-1/bin/bun","/tmp/checkout/src/sandbox/bridgeMain.ts","--socket","/tmp/garuda-proxy-1/proxy.sock","--port","3128","--","/bin/bash","-c","npm ` +
+          `test"]
       PATH=/usr/bin
       HOME=/home/ada
-      HTTP_PROXY=http://garuda:t0ken@127.0.0.1:3128
-      HTTPS_PROXY=http://garuda:t0ken@127.0.0.1:3128
-      http_proxy=http://garuda:t0ken@127.0.0.1:3128
-      https_proxy=http://garuda:t0ken@127.0.0.1:3128
-      ALL_PROXY=http://garuda:t0ken@127.0.0.1:3128
-      all_proxy=http://garuda:t0ken@127.0.0.1:3128
-      NO_PROXY=localhost,127.0.0.1,::1
+      ` +
+          `HTTP_PROXY=http://garuda:t0ken@127.0.0.1:3128
+      ` +
+          `HTTPS_PROXY=http://garuda:t0ken@127.0.0.1:3128
+      ` +
+          `http_proxy=http://garuda:t0ken@127.0.0.1:3128
+      ` +
+          `https_proxy=http://garuda:t0ken@127.0.0.1:3128
+      ` +
+          `ALL_PROXY=http://garuda:t0ken@127.0.0.1:3128
+      ` +
+          `all_proxy=http://garuda:t0ken@127.0.0.1:3128
+      ` +
+          `NO_PROXY=localhost,127.0.0.1,::1
       no_proxy=localhost,127.0.0.1,::1
-      NODE_USE_ENV_PROXY=1"
-    `);
-  });
+      ` +
+          `NODE_USE_ENV_PROXY=1"
+    `,
+      );
+    },
+  );
 
-  test("no network: no proxy variables, no bridge; a request's program under /tmp is readable as named, not its folder", () => {
-    expect(
-      show({ spec: spec({ mode: "none" }), readPaths: ["/tmp/fixture/lib/server.ts", "relative/ignored"] }),
-    ).toMatchInlineSnapshot(`
+  test(
+    "no network: no proxy variables, no bridge; a request's program under /tmp is " +
+      "readable as named, not its folder",
+    () => {
+      expect(
+        show({ spec: spec({ mode: "none" }), readPaths: ["/tmp/fixture/lib/server.ts", "relative/ignored"] }),
+      ).toMatchInlineSnapshot(`
       "/usr/bin/bwrap
       --unshare-net
       --bind /tmp/garuda-session-1 /tmp
@@ -156,5 +188,6 @@ describe("bwrapLaunch", () => {
       PATH=/usr/bin
       HOME=/home/ada"
     `);
-  });
+    },
+  );
 });

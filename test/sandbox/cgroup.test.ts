@@ -21,49 +21,56 @@ describe("candidateBases", () => {
     expect(findCgroups(facts)).toBeUndefined();
   });
 
-  test("cgroup v1: Garuda's own cgroup in the pids and the memory hierarchy (a mount with its own root is followed)", () => {
-    using dir = tempDir("garuda-cgroup-");
-    mkdirSync(join(dir.path, "pids"), { recursive: true });
-    mkdirSync(join(dir.path, "memory/session-1"), { recursive: true });
-    const facts = {
-      uid: 0,
-      cgroup: "9:name=systemd:/\n8:pids:/\n4:memory:/box/session-1\n1:cpu,cpuacct:/\n0::/\n",
-      mountinfo: mountinfo([
-        `/ ${dir.path}/pids rw,relatime - cgroup cgroup rw,pids`,
-        `/box ${dir.path}/memory rw,relatime - cgroup cgroup rw,memory`,
-        `/ ${dir.path}/unified rw,relatime - cgroup2 cgroup2 rw`,
-      ]),
-    };
-    expect(candidateBases(facts)).toEqual([
-      { version: 1, dir: join(dir.path, "pids"), controllers: ["pids"] },
-      { version: 1, dir: join(dir.path, "memory/session-1"), controllers: ["memory"] },
-    ]);
-    // Plain folders are not cgroups: the trial finds no pids.max there, so none is used.
-    expect(findCgroups(facts)).toBeUndefined();
-  });
+  test(
+    "cgroup v1: Garuda's own cgroup in the pids and the memory hierarchy (a mount " + "with its own root is followed)",
+    () => {
+      using dir = tempDir("garuda-cgroup-");
+      mkdirSync(join(dir.path, "pids"), { recursive: true });
+      mkdirSync(join(dir.path, "memory/session-1"), { recursive: true });
+      const facts = {
+        uid: 0,
+        cgroup: "9:name=systemd:/\n8:pids:/\n4:memory:/box/session-1\n1:cpu,cpuacct:/\n0::/\n",
+        mountinfo: mountinfo([
+          `/ ${dir.path}/pids rw,relatime - cgroup cgroup rw,pids`,
+          `/box ${dir.path}/memory rw,relatime - cgroup cgroup rw,memory`,
+          `/ ${dir.path}/unified rw,relatime - cgroup2 cgroup2 rw`,
+        ]),
+      };
+      expect(candidateBases(facts)).toEqual([
+        { version: 1, dir: join(dir.path, "pids"), controllers: ["pids"] },
+        { version: 1, dir: join(dir.path, "memory/session-1"), controllers: ["memory"] },
+      ]);
+      // Plain folders are not cgroups: the trial finds no pids.max there, so none is used.
+      expect(findCgroups(facts)).toBeUndefined();
+    },
+  );
 
-  test("cgroup v2: the nearest ancestor that hands down both pids and memory (Garuda's own cgroup holds processes, so it cannot)", () => {
-    using dir = tempDir("garuda-cgroup-");
-    const scope = join(dir.path, "user.slice/user-0.slice/session-3.scope");
-    mkdirSync(scope, { recursive: true });
-    writeFileSync(join(dir.path, "cgroup.subtree_control"), "cpuset cpu io memory pids\n");
-    writeFileSync(join(dir.path, "user.slice/cgroup.subtree_control"), "memory pids\n");
-    writeFileSync(join(dir.path, "user.slice/user-0.slice/cgroup.subtree_control"), "memory pids\n");
-    writeFileSync(join(scope, "cgroup.subtree_control"), "\n");
-    const facts = {
-      uid: 0,
-      cgroup: "0::/user.slice/user-0.slice/session-3.scope\n",
-      mountinfo: mountinfo([`/ ${dir.path} rw,nosuid - cgroup2 cgroup2 rw,nsdelegate`]),
-    };
-    expect(candidateBases(facts)).toEqual([
-      { version: 2, dir: join(dir.path, "user.slice/user-0.slice"), controllers: ["pids", "memory"] },
-    ]);
-    // Only memory handed down: no cgroup (the process count is what matters most).
-    writeFileSync(join(dir.path, "user.slice/user-0.slice/cgroup.subtree_control"), "memory\n");
-    writeFileSync(join(dir.path, "user.slice/cgroup.subtree_control"), "memory\n");
-    writeFileSync(join(dir.path, "cgroup.subtree_control"), "memory\n");
-    expect(candidateBases(facts)).toEqual([]);
-  });
+  test(
+    "cgroup v2: the nearest ancestor that hands down both pids and memory (Garuda's " +
+      "own cgroup holds processes, so it cannot)",
+    () => {
+      using dir = tempDir("garuda-cgroup-");
+      const scope = join(dir.path, "user.slice/user-0.slice/session-3.scope");
+      mkdirSync(scope, { recursive: true });
+      writeFileSync(join(dir.path, "cgroup.subtree_control"), "cpuset cpu io memory pids\n");
+      writeFileSync(join(dir.path, "user.slice/cgroup.subtree_control"), "memory pids\n");
+      writeFileSync(join(dir.path, "user.slice/user-0.slice/cgroup.subtree_control"), "memory pids\n");
+      writeFileSync(join(scope, "cgroup.subtree_control"), "\n");
+      const facts = {
+        uid: 0,
+        cgroup: "0::/user.slice/user-0.slice/session-3.scope\n",
+        mountinfo: mountinfo([`/ ${dir.path} rw,nosuid - cgroup2 cgroup2 rw,nsdelegate`]),
+      };
+      expect(candidateBases(facts)).toEqual([
+        { version: 2, dir: join(dir.path, "user.slice/user-0.slice"), controllers: ["pids", "memory"] },
+      ]);
+      // Only memory handed down: no cgroup (the process count is what matters most).
+      writeFileSync(join(dir.path, "user.slice/user-0.slice/cgroup.subtree_control"), "memory\n");
+      writeFileSync(join(dir.path, "user.slice/cgroup.subtree_control"), "memory\n");
+      writeFileSync(join(dir.path, "cgroup.subtree_control"), "memory\n");
+      expect(candidateBases(facts)).toEqual([]);
+    },
+  );
 });
 
 describe("joinCgroupArgv", () => {
@@ -105,7 +112,8 @@ describe("this machine", () => {
       }
       if (!support)
         throw new Error(
-          "no usable cgroup on this machine although Garuda runs as root; the executor falls back to resource limits, which root ignores",
+          "no usable cgroup on this machine although Garuda runs as root; the executor " +
+            "falls back to resource limits, which root ignores",
         );
       const cgroup = createCommandCgroup(support, `garuda-${process.pid}-test`, {
         processes: 77,

@@ -60,7 +60,8 @@ describe("egress proxy", () => {
 
   test("CONNECT over the Unix socket opens a tunnel", async () => {
     await withProxy({ allow: [`svc.test:${server.port}`] }, async (proxy) => {
-      const request = `CONNECT svc.test:${server.port} HTTP/1.1\r\nHost: svc.test:${server.port}\r\n${auth(proxy.token)}\r\n`;
+      const request =
+        `CONNECT svc.test:${server.port} HTTP/1.1\r\nHost: ` + `svc.test:${server.port}\r\n${auth(proxy.token)}\r\n`;
       const inner = `GET /tunnelled HTTP/1.1\r\nHost: svc.test\r\nConnection: close\r\n\r\n`;
       const answer = await exchange({ unix: proxy.socketPath }, request, inner);
       expect(answer.startsWith("HTTP/1.1 200 Connection Established\r\n\r\n")).toBe(true);
@@ -68,29 +69,33 @@ describe("egress proxy", () => {
     });
   });
 
-  test("a server that speaks first and hangs up (an SSH banner): the client gets the 200, then the banner, then the end", async () => {
-    const banner = Bun.listen({
-      hostname: "127.0.0.1",
-      port: 0,
-      socket: {
-        open(socket) {
-          socket.end("SSH-2.0-Test\r\n");
+  test(
+    "a server that speaks first and hangs up (an SSH banner): the client gets the " +
+      "200, then the banner, then the end",
+    async () => {
+      const banner = Bun.listen({
+        hostname: "127.0.0.1",
+        port: 0,
+        socket: {
+          open(socket) {
+            socket.end("SSH-2.0-Test\r\n");
+          },
+          data() {},
         },
-        data() {},
-      },
-    });
-    try {
-      await withProxy({ allow: [`banner.test:${banner.port}`] }, async (proxy) => {
-        const answer = await exchange(
-          { unix: proxy.socketPath },
-          `CONNECT banner.test:${banner.port} HTTP/1.1\r\n${auth(proxy.token)}\r\n`,
-        );
-        expect(answer).toBe("HTTP/1.1 200 Connection Established\r\n\r\nSSH-2.0-Test\r\n");
       });
-    } finally {
-      banner.stop(true);
-    }
-  });
+      try {
+        await withProxy({ allow: [`banner.test:${banner.port}`] }, async (proxy) => {
+          const answer = await exchange(
+            { unix: proxy.socketPath },
+            `CONNECT banner.test:${banner.port} HTTP/1.1\r\n${auth(proxy.token)}\r\n`,
+          );
+          expect(answer).toBe("HTTP/1.1 200 Connection Established\r\n\r\nSSH-2.0-Test\r\n");
+        });
+      } finally {
+        banner.stop(true);
+      }
+    },
+  );
 
   test("5 MB arrive intact through the proxy", async () => {
     await withProxy({ allow: [`svc.test:${server.port}`] }, async (_, proxy) => {
@@ -166,42 +171,45 @@ describe("egress proxy", () => {
     });
   });
 
-  test("a question is withdrawn when every connection waiting for it has gone, not before; the proxy waits no longer", async () => {
-    const signals: AbortSignal[] = [];
-    const { promise: asked, resolve: onAsked } = Promise.withResolvers<void>();
-    const askHost = (_host: string, _port: number, signal: AbortSignal) =>
-      new Promise<HostAnswer>((resolve) => {
-        signals.push(signal);
-        onAsked();
-        // Answers only by its withdrawal: a person who never answers.
-        signal.addEventListener("abort", () => resolve("deny"), { once: true });
+  test(
+    "a question is withdrawn when every connection waiting for it has gone, not " + "before; the proxy waits no longer",
+    async () => {
+      const signals: AbortSignal[] = [];
+      const { promise: asked, resolve: onAsked } = Promise.withResolvers<void>();
+      const askHost = (_host: string, _port: number, signal: AbortSignal) =>
+        new Promise<HostAnswer>((resolve) => {
+          signals.push(signal);
+          onAsked();
+          // Answers only by its withdrawal: a person who never answers.
+          signal.addEventListener("abort", () => resolve("deny"), { once: true });
+        });
+      await withProxy({ askHost, ports: [server.port], localAddresses: "any" }, async (proxy) => {
+        const head = `CONNECT w.test:${server.port} HTTP/1.1\r\nHost: w.test:${server.port}\r\n${auth(proxy.token)}\r\n`;
+        const open = () => Bun.connect({ unix: proxy.socketPath, socket: { data() {} } });
+        const first = await open();
+        const second = await open();
+        first.write(head);
+        await asked;
+        second.write(head);
+        await Bun.sleep(50);
+        expect(signals).toHaveLength(1);
+        // One of two waiting connections gives up: the question stays (negative control).
+        first.end();
+        await Bun.sleep(100);
+        expect(signals[0]?.aborted).toBe(false);
+        // The last one gives up (curl's --max-time): withdrawn.
+        second.end();
+        for (let i = 0; i < 50 && !signals[0]?.aborted; i++) await Bun.sleep(20);
+        expect(signals[0]?.aborted).toBe(true);
+        // The host is asked about again by the next connection: nothing was kept from the withdrawn one.
+        const third = await open();
+        third.write(head);
+        for (let i = 0; i < 50 && signals.length < 2; i++) await Bun.sleep(20);
+        expect(signals).toHaveLength(2);
+        third.end();
       });
-    await withProxy({ askHost, ports: [server.port], localAddresses: "any" }, async (proxy) => {
-      const head = `CONNECT w.test:${server.port} HTTP/1.1\r\nHost: w.test:${server.port}\r\n${auth(proxy.token)}\r\n`;
-      const open = () => Bun.connect({ unix: proxy.socketPath, socket: { data() {} } });
-      const first = await open();
-      const second = await open();
-      first.write(head);
-      await asked;
-      second.write(head);
-      await Bun.sleep(50);
-      expect(signals).toHaveLength(1);
-      // One of two waiting connections gives up: the question stays (negative control).
-      first.end();
-      await Bun.sleep(100);
-      expect(signals[0]?.aborted).toBe(false);
-      // The last one gives up (curl's --max-time): withdrawn.
-      second.end();
-      for (let i = 0; i < 50 && !signals[0]?.aborted; i++) await Bun.sleep(20);
-      expect(signals[0]?.aborted).toBe(true);
-      // The host is asked about again by the next connection: nothing was kept from the withdrawn one.
-      const third = await open();
-      third.write(head);
-      for (let i = 0; i < 50 && signals.length < 2; i++) await Bun.sleep(20);
-      expect(signals).toHaveLength(2);
-      third.end();
-    });
-  });
+    },
+  );
 
   test("strict allowlist: unknown hosts are refused without a question", async () => {
     const asked: string[] = [];

@@ -82,14 +82,17 @@ describeSandbox(
       scratch[Symbol.dispose]();
     });
 
-    test("another session's command completes within 2 s, descriptors stay bounded, and closing the attacking session ends its connections and its processes", async () => {
+    test("another session's command completes within 2 s, descriptors stay bounded, and " +
+      "closing the attacking session ends its connections and its processes", async () => {
       const attacked = await session("attacker");
       const other = await session("other");
       const baseline = descriptors();
       const oneRequest = async () => {
         const started = performance.now();
         const request = await other.executor.run({
-          command: `curl -sS --max-time 5 -o /dev/null -w '%{http_code} %{time_total}\\n' http://svc.test:${server.port}/other`,
+          command:
+            `curl -sS --max-time 5 -o /dev/null -w '%{http_code} %{time_total}\\n' ` +
+            `http://svc.test:${server.port}/other`,
           cwd: other.root,
           sandbox: { ...other.executor.spec(), network: other.proxy.network },
         });

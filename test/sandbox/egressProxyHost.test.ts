@@ -130,7 +130,8 @@ describe("the proxy's host is the host that was allowed (issue 31 item 7)", () =
       const start = before();
       await send(
         proxy,
-        `GET http://${okHost}/c HTTP/1.1\r\nHost: ${okHost}\r\nHost: evil.test\r\nX-Forwarded-Host: evil.test\r\n{auth}\r\n`,
+        `GET http://${okHost}/c HTTP/1.1\r\nHost: ${okHost}\r\nHost: ` +
+          `evil.test\r\nX-Forwarded-Host: evil.test\r\n{auth}\r\n`,
         "served",
       );
       expect(since(start)).toEqual([{ host: [okHost], path: "/c", forwardedHost: undefined, body: "" }]);
@@ -150,48 +151,57 @@ describe("the proxy's host is the host that was allowed (issue 31 item 7)", () =
     });
   });
 
-  test("a second request pipelined on the same connection, to a host that is not allowed, never reaches the front end", async () => {
-    await withProxy(async (proxy) => {
-      const start = before();
-      const got = await send(
-        proxy,
-        `GET http://${okHost}/first HTTP/1.1\r\nHost: ${okHost}\r\n{auth}\r\n` +
-          `GET http://evil.test:${front.port}/second HTTP/1.1\r\nHost: evil.test\r\n{auth}\r\n`,
-        "served",
-      );
-      expect(got).toContain(`served ${okHost}/first`);
-      expect(since(start).map((s) => s.path)).toEqual(["/first"]);
-    });
-  });
+  test(
+    "a second request pipelined on the same connection, to a host that is not " +
+      "allowed, never reaches the front end",
+    async () => {
+      await withProxy(async (proxy) => {
+        const start = before();
+        const got = await send(
+          proxy,
+          `GET http://${okHost}/first HTTP/1.1\r\nHost: ${okHost}\r\n{auth}\r\n` +
+            `GET http://evil.test:${front.port}/second HTTP/1.1\r\nHost: evil.test\r\n{auth}\r\n`,
+          "served",
+        );
+        expect(got).toContain(`served ${okHost}/first`);
+        expect(since(start).map((s) => s.path)).toEqual(["/first"]);
+      });
+    },
+  );
 
-  test("a request pipelined after a Content-Length body or a chunked one: the body goes on, the request after it does not", async () => {
-    await withProxy(async (proxy) => {
-      const start = before();
-      await send(
-        proxy,
-        `POST http://${okHost}/len HTTP/1.1\r\nContent-Length: 5\r\n{auth}\r\nhello` +
-          `GET /next HTTP/1.1\r\nHost: evil.test\r\n\r\n`,
-        "served",
-      );
-      await send(
-        proxy,
-        `POST http://${okHost}/chunked HTTP/1.1\r\nTransfer-Encoding: chunked\r\n{auth}\r\n5\r\nhello\r\n0\r\n\r\n` +
-          `GET /next HTTP/1.1\r\nHost: evil.test\r\n\r\n`,
-        "served",
-      );
-      expect(since(start)).toEqual([
-        { host: [okHost], path: "/len", forwardedHost: undefined, body: "hello" },
-        { host: [okHost], path: "/chunked", forwardedHost: undefined, body: "5\r\nhello\r\n0\r\n\r\n" },
-      ]);
-    });
-  });
+  test(
+    "a request pipelined after a Content-Length body or a chunked one: the body " +
+      "goes on, the request after it does not",
+    async () => {
+      await withProxy(async (proxy) => {
+        const start = before();
+        await send(
+          proxy,
+          `POST http://${okHost}/len HTTP/1.1\r\nContent-Length: 5\r\n{auth}\r\nhello` +
+            `GET /next HTTP/1.1\r\nHost: evil.test\r\n\r\n`,
+          "served",
+        );
+        await send(
+          proxy,
+          `POST http://${okHost}/chunked HTTP/1.1\r\nTransfer-Encoding: chunked\r\n{auth}\r\n5\r\nhello\r\n0\r\n\r\n` +
+            `GET /next HTTP/1.1\r\nHost: evil.test\r\n\r\n`,
+          "served",
+        );
+        expect(since(start)).toEqual([
+          { host: [okHost], path: "/len", forwardedHost: undefined, body: "hello" },
+          { host: [okHost], path: "/chunked", forwardedHost: undefined, body: "5\r\nhello\r\n0\r\n\r\n" },
+        ]);
+      });
+    },
+  );
 
   test("framings two parsers could read apart are refused before anything is sent", async () => {
     await withProxy(async (proxy) => {
       const start = before();
       const smuggled = `GET /x HTTP/1.1\r\nHost: evil.test\r\n\r\n`;
       const heads = [
-        `POST http://${okHost}/s HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n{auth}\r\n0\r\n\r\n${smuggled}`,
+        `POST http://${okHost}/s HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: ` +
+          `chunked\r\n{auth}\r\n0\r\n\r\n${smuggled}`,
         `POST http://${okHost}/s HTTP/1.0\r\nTransfer-Encoding: chunked\r\n{auth}\r\n0\r\n\r\n${smuggled}`,
         `POST http://${okHost}/s HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 40\r\n{auth}\r\n${smuggled}`,
         `POST http://${okHost}/s HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n{auth}\r\n0\r\n\r\n${smuggled}`,
@@ -201,39 +211,47 @@ describe("the proxy's host is the host that was allowed (issue 31 item 7)", () =
     });
   });
 
-  test("a chunked body whose framing breaks half-way: the connection is closed, nothing after it is read as a request", async () => {
-    await withProxy(async (proxy) => {
-      const start = before();
-      await send(
-        proxy,
-        `POST http://${okHost}/broken HTTP/1.1\r\nTransfer-Encoding: chunked\r\n{auth}\r\n5\r\nhelloXX0\r\n\r\n` +
-          `GET /next HTTP/1.1\r\nHost: evil.test\r\n\r\n`,
-        "never",
-      );
-      expect(since(start).some((s) => s.host.includes("evil.test"))).toBe(false);
-    });
-  });
+  test(
+    "a chunked body whose framing breaks half-way: the connection is closed, " +
+      "nothing after it is read as a request",
+    async () => {
+      await withProxy(async (proxy) => {
+        const start = before();
+        await send(
+          proxy,
+          `POST http://${okHost}/broken HTTP/1.1\r\nTransfer-Encoding: chunked\r\n{auth}\r\n5\r\nhelloXX0\r\n\r\n` +
+            `GET /next HTTP/1.1\r\nHost: evil.test\r\n\r\n`,
+          "never",
+        );
+        expect(since(start).some((s) => s.host.includes("evil.test"))).toBe(false);
+      });
+    },
+  );
 });
 
 describe("plain HTTP through a tunnel (issue 31 item 7)", () => {
-  test("CONNECT to port 80 is refused: a tunnel there would carry any Host past the proxy (control: a tunnel to a listed port opens)", async () => {
-    const hits: string[] = [];
-    const proxy = await startEgressProxy({
-      allow: ["ok.test", okHost],
-      resolve,
-      ports: [80, 443, front.port],
-      localAddresses: "any",
-      onDecision: (decision) => hits.push(`${decision.host}:${decision.port} ${decision.allowed}`),
-    });
-    try {
-      const refused = await send(proxy, "CONNECT ok.test:80 HTTP/1.1\r\n{auth}\r\n", "HTTP/1.1 403");
-      expect(refused).toContain("403 Forbidden");
-      expect(refused).toContain("not through CONNECT");
-      expect(hits).toEqual(["ok.test:80 false"]);
-      const open = await send(proxy, `CONNECT ${okHost} HTTP/1.1\r\n{auth}\r\n`, "\r\n\r\n");
-      expect(open).toContain("200 Connection Established");
-    } finally {
-      await proxy.close();
-    }
-  });
+  test(
+    "CONNECT to port 80 is refused: a tunnel there would carry any Host past the " +
+      "proxy (control: a tunnel to a listed port opens)",
+    async () => {
+      const hits: string[] = [];
+      const proxy = await startEgressProxy({
+        allow: ["ok.test", okHost],
+        resolve,
+        ports: [80, 443, front.port],
+        localAddresses: "any",
+        onDecision: (decision) => hits.push(`${decision.host}:${decision.port} ${decision.allowed}`),
+      });
+      try {
+        const refused = await send(proxy, "CONNECT ok.test:80 HTTP/1.1\r\n{auth}\r\n", "HTTP/1.1 403");
+        expect(refused).toContain("403 Forbidden");
+        expect(refused).toContain("not through CONNECT");
+        expect(hits).toEqual(["ok.test:80 false"]);
+        const open = await send(proxy, `CONNECT ${okHost} HTTP/1.1\r\n{auth}\r\n`, "\r\n\r\n");
+        expect(open).toContain("200 Connection Established");
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 });

@@ -145,34 +145,42 @@ describeSandbox(
       expect(existsSync(join(root, ".git/hooks/pre-commit"))).toBe(true);
     });
 
-    test(".garuda/settings.json cannot be created while .garuda does not exist (negative control: without the placeholder it can)", async () => {
-      const root = project("settings");
-      const attempt = await sandboxed(root, "mkdir -p .garuda && echo '{}' > .garuda/settings.json");
-      expect(attempt.exitCode).not.toBe(0);
-      expect(existsSync(join(root, ".garuda/settings.json"))).toBe(false);
-      const fresh = project("settings-control");
-      const control = await withoutMount(
-        fresh,
-        "mkdir -p .garuda && echo '{}' > .garuda/settings.json",
-        join(fresh, ".garuda"),
-        spec(fresh),
-      );
-      expect(control.exitCode).toBe(0);
-      expect(existsSync(join(fresh, ".garuda/settings.json"))).toBe(true);
-    });
+    test(
+      ".garuda/settings.json cannot be created while .garuda does not exist (negative " +
+        "control: without the placeholder it can)",
+      async () => {
+        const root = project("settings");
+        const attempt = await sandboxed(root, "mkdir -p .garuda && echo '{}' > .garuda/settings.json");
+        expect(attempt.exitCode).not.toBe(0);
+        expect(existsSync(join(root, ".garuda/settings.json"))).toBe(false);
+        const fresh = project("settings-control");
+        const control = await withoutMount(
+          fresh,
+          "mkdir -p .garuda && echo '{}' > .garuda/settings.json",
+          join(fresh, ".garuda"),
+          spec(fresh),
+        );
+        expect(control.exitCode).toBe(0);
+        expect(existsSync(join(fresh, ".garuda/settings.json"))).toBe(true);
+      },
+    );
 
-    test("renaming .git away to plant a new hooks folder fails (negative control: without the pinning mount it works)", async () => {
-      const root = project("rename");
-      git(root, "init", "-q");
-      const plant = "mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit";
-      const attempt = await sandboxed(root, plant);
-      expect(attempt.exitCode).not.toBe(0);
-      expect(attempt.output).toContain("busy");
-      expect(existsSync(join(root, ".git/hooks/pre-commit"))).toBe(false);
-      const control = await withoutMount(root, plant, join(root, ".git"));
-      expect(control.exitCode).toBe(0);
-      expect(readFileSync(join(root, ".git/hooks/pre-commit"), "utf8")).toBe("evil\n");
-    });
+    test(
+      "renaming .git away to plant a new hooks folder fails (negative control: " +
+        "without the pinning mount it works)",
+      async () => {
+        const root = project("rename");
+        git(root, "init", "-q");
+        const plant = "mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit";
+        const attempt = await sandboxed(root, plant);
+        expect(attempt.exitCode).not.toBe(0);
+        expect(attempt.output).toContain("busy");
+        expect(existsSync(join(root, ".git/hooks/pre-commit"))).toBe(false);
+        const control = await withoutMount(root, plant, join(root, ".git"));
+        expect(control.exitCode).toBe(0);
+        expect(readFileSync(join(root, ".git/hooks/pre-commit"), "utf8")).toBe("evil\n");
+      },
+    );
 
     test("~/.ssh/id_rsa cannot be read (the host can)", async () => {
       const root = project("ssh");
@@ -194,43 +202,51 @@ describeSandbox(
       expect((await sandboxed(root, "echo x > plan.txt")).exitCode).toBe(0);
     });
 
-    test("git works in an existing repository (add, commit), its hooks and config held; a new repository cannot be made inside", async () => {
-      const root = project("git");
-      const identity = "-c user.name=Garuda -c user.email=garuda@example.invalid";
-      // No .git: a command cannot create one (it could plant hooks git on the host runs later).
-      const init = await sandboxed(root, "git init -q -b main");
-      expect(init.exitCode).not.toBe(0);
-      expect(existsSync(join(root, ".git", "HEAD"))).toBe(false);
-      // Negative control: the same command outside the sandbox makes the repository.
-      expect(Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root }).exitCode).toBe(0);
-      const result = await sandboxed(
-        root,
-        `echo hi > a.txt && git add a.txt && git ${identity} commit -q -m first && git log --format=%s`,
-      );
-      expect(result.output).toBe("first\n");
-      expect(result.exitCode).toBe(0);
-      const hook = await sandboxed(root, "echo evil > .git/hooks/pre-commit");
-      expect(hook.exitCode).not.toBe(0);
-      expect(
-        (
-          await sandboxed(
-            root,
-            `echo more >> a.txt && git ${identity} commit -qam second && git log --format=%s | head -1`,
-          )
-        ).output,
-      ).toBe("second\n");
-    });
+    test(
+      "git works in an existing repository (add, commit), its hooks and config held; " +
+        "a new repository cannot be made inside",
+      async () => {
+        const root = project("git");
+        const identity = "-c user.name=Garuda -c user.email=garuda@example.invalid";
+        // No .git: a command cannot create one (it could plant hooks git on the host runs later).
+        const init = await sandboxed(root, "git init -q -b main");
+        expect(init.exitCode).not.toBe(0);
+        expect(existsSync(join(root, ".git", "HEAD"))).toBe(false);
+        // Negative control: the same command outside the sandbox makes the repository.
+        expect(Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root }).exitCode).toBe(0);
+        const result = await sandboxed(
+          root,
+          `echo hi > a.txt && git add a.txt && git ${identity} commit -q -m first && git log --format=%s`,
+        );
+        expect(result.output).toBe("first\n");
+        expect(result.exitCode).toBe(0);
+        const hook = await sandboxed(root, "echo evil > .git/hooks/pre-commit");
+        expect(hook.exitCode).not.toBe(0);
+        expect(
+          (
+            await sandboxed(
+              root,
+              `echo more >> a.txt && git ${identity} commit -qam second && git log --format=%s | head -1`,
+            )
+          ).output,
+        ).toBe("second\n");
+      },
+    );
 
-    test("a .git/commondir a command creates is moved aside, and the output says so (git on the host would use another folder's hooks)", async () => {
-      const root = project("commondir");
-      expect(Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root }).exitCode).toBe(0);
-      const planted = await sandboxed(root, "mkdir -p evil/hooks && echo ../evil > .git/commondir && echo planted");
-      expect(planted.output).toContain("planted");
-      expect(planted.output).toContain("made .git/commondir");
-      expect(planted.output).toContain("Garuda moved it to .garuda/quarantine/");
-      expect(existsSync(join(root, ".git", "commondir"))).toBe(false);
-      expect(Bun.spawnSync(["git", "status", "--short"], { cwd: root }).exitCode).toBe(0);
-    });
+    test(
+      "a .git/commondir a command creates is moved aside, and the output says so (git " +
+        "on the host would use another folder's hooks)",
+      async () => {
+        const root = project("commondir");
+        expect(Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root }).exitCode).toBe(0);
+        const planted = await sandboxed(root, "mkdir -p evil/hooks && echo ../evil > .git/commondir && echo planted");
+        expect(planted.output).toContain("planted");
+        expect(planted.output).toContain("made .git/commondir");
+        expect(planted.output).toContain("Garuda moved it to .garuda/quarantine/");
+        expect(existsSync(join(root, ".git", "commondir"))).toBe(false);
+        expect(Bun.spawnSync(["git", "status", "--short"], { cwd: root }).exitCode).toBe(0);
+      },
+    );
 
     test("the npm cache is writable (negative control: without its mount npm fails)", async () => {
       const root = project("npm");
@@ -244,72 +260,83 @@ describeSandbox(
     });
 
     for (const client of HTTP_CLIENTS) {
-      test(`network (${client}): only through the proxy, only to allowed hosts (the host reaches the server directly)`, async () => {
-        const root = project(`net-${client}`);
-        const s = spec(root, { network: proxy.network });
-        const get = (url: string, direct = false) =>
-          executor.run({ command: httpGet(url, { client, direct }), cwd: root, sandbox: s });
-        expect((await get(server.url("/in", "svc.test"))).output).toBe("hello /in\n");
-        const refused = await get(server.url("/out", "other.test"));
-        expect(refused.output).toContain("Garuda's egress proxy refused other.test");
-        const direct = await get(server.url("/direct"), true);
-        expect(direct.exitCode).not.toBe(0);
-        expect(direct.output).not.toContain("hello");
-        // negative controls: on the host the server answers directly; without the proxy there is no network at all
-        expect(
-          (
-            await executor.run({
-              command: httpGet(server.url("/direct"), { client, direct: true }),
-              cwd: root,
-              sandbox: null,
-            })
-          ).output,
-        ).toBe("hello /direct\n");
-        expect(
-          (
-            await executor.run({
-              command: httpGet(server.url("/in", "svc.test"), { client }),
-              cwd: root,
-              sandbox: spec(root),
-            })
-          ).exitCode,
-        ).not.toBe(0);
-      });
+      test(
+        `network (${client}): only through the proxy, only to allowed hosts (the host ` +
+          `reaches the server directly)`,
+        async () => {
+          const root = project(`net-${client}`);
+          const s = spec(root, { network: proxy.network });
+          const get = (url: string, direct = false) =>
+            executor.run({ command: httpGet(url, { client, direct }), cwd: root, sandbox: s });
+          expect((await get(server.url("/in", "svc.test"))).output).toBe("hello /in\n");
+          const refused = await get(server.url("/out", "other.test"));
+          expect(refused.output).toContain("Garuda's egress proxy refused other.test");
+          const direct = await get(server.url("/direct"), true);
+          expect(direct.exitCode).not.toBe(0);
+          expect(direct.output).not.toContain("hello");
+          // negative controls: on the host the server answers directly; without the proxy there is no network at all
+          expect(
+            (
+              await executor.run({
+                command: httpGet(server.url("/direct"), { client, direct: true }),
+                cwd: root,
+                sandbox: null,
+              })
+            ).output,
+          ).toBe("hello /direct\n");
+          expect(
+            (
+              await executor.run({
+                command: httpGet(server.url("/in", "svc.test"), { client }),
+                cwd: root,
+                sandbox: spec(root),
+              })
+            ).exitCode,
+          ).not.toBe(0);
+        },
+      );
     }
 
-    test("cancel: a `setsid sleep &` started by the command is gone (negative control: it outlives a plain group kill)", async () => {
-      const root = project("cancel");
-      const tag = marker();
-      const controller = new AbortController();
-      const pending = sandboxed(root, `setsid sleep ${tag} & echo started; wait`, { signal: controller.signal });
-      await eventually(() => sleepers(tag).length === 1);
-      controller.abort();
-      expect((await pending).killed).toBe(true);
-      await eventually(() => sleepers(tag).length === 0);
-      // negative control (host): the group alone does not hold a setsid child
-      const other = marker();
-      const proc = Bun.spawn(["bash", "-c", `setsid sleep ${other} & wait`], {
-        env: { PATH: process.env.PATH ?? "" },
-        detached: true,
-      });
-      try {
-        await eventually(() => sleepers(other).length === 1);
-        signalGroup(proc.pid, "SIGKILL");
-        await Bun.sleep(100);
-        expect(sleepers(other)).toHaveLength(1);
-      } finally {
-        signalGroup(proc.pid, "SIGKILL");
-        for (const pid of sleepers(other)) signalProcess(pid, "SIGKILL");
-      }
-    });
+    test(
+      "cancel: a `setsid sleep &` started by the command is gone (negative control: " +
+        "it outlives a plain group kill)",
+      async () => {
+        const root = project("cancel");
+        const tag = marker();
+        const controller = new AbortController();
+        const pending = sandboxed(root, `setsid sleep ${tag} & echo started; wait`, { signal: controller.signal });
+        await eventually(() => sleepers(tag).length === 1);
+        controller.abort();
+        expect((await pending).killed).toBe(true);
+        await eventually(() => sleepers(tag).length === 0);
+        // negative control (host): the group alone does not hold a setsid child
+        const other = marker();
+        const proc = Bun.spawn(["bash", "-c", `setsid sleep ${other} & wait`], {
+          env: { PATH: process.env.PATH ?? "" },
+          detached: true,
+        });
+        try {
+          await eventually(() => sleepers(other).length === 1);
+          signalGroup(proc.pid, "SIGKILL");
+          await Bun.sleep(100);
+          expect(sleepers(other)).toHaveLength(1);
+        } finally {
+          signalGroup(proc.pid, "SIGKILL");
+          for (const pid of sleepers(other)) signalProcess(pid, "SIGKILL");
+        }
+      },
+    );
 
-    test("a process left behind ends with the command (PID namespace), and the command sees none of the host's", async () => {
-      const root = project("pidns");
-      const tag = marker();
-      const result = await sandboxed(root, `setsid sleep ${tag} & ls /proc | grep -cE '^[0-9]+$'`);
-      expect(Number(result.output.trim())).toBeLessThan(10);
-      await eventually(() => sleepers(tag).length === 0);
-    });
+    test(
+      "a process left behind ends with the command (PID namespace), and the command " + "sees none of the host's",
+      async () => {
+        const root = project("pidns");
+        const tag = marker();
+        const result = await sandboxed(root, `setsid sleep ${tag} & ls /proc | grep -cE '^[0-9]+$'`);
+        expect(Number(result.output.trim())).toBeLessThan(10);
+        await eventually(() => sleepers(tag).length === 0);
+      },
+    );
 
     test("cancel sends SIGTERM first inside the sandbox", async () => {
       const root = project("term");
@@ -380,28 +407,32 @@ describeSandbox(
       expect(sleepers(tag)).toEqual([]);
     });
 
-    test("without a working proxy nothing runs: a socket that does not answer stops the bridge (exit 125), a missing one stops bwrap", async () => {
-      const root = project("noproxy");
-      const dead = join(scratch, "dead.sock");
-      writeFileSync(dead, "");
-      const silent = await executor.run({
-        command: "echo should-not-run",
-        cwd: root,
-        sandbox: spec(root, { network: { mode: "proxy", socketPath: dead, token: "t" } }),
-      });
-      expect(silent.exitCode).toBe(125);
-      expect(silent.output).toContain("did not answer");
-      expect(silent.output).not.toContain("should-not-run");
-      const gone = await startEgressProxy({});
-      await gone.close();
-      const missing = await executor.run({
-        command: "echo should-not-run",
-        cwd: root,
-        sandbox: spec(root, { network: gone.network }),
-      });
-      expect(missing.exitCode).not.toBe(0);
-      expect(missing.output).not.toContain("should-not-run");
-    });
+    test(
+      "without a working proxy nothing runs: a socket that does not answer stops the " +
+        "bridge (exit 125), a missing one stops bwrap",
+      async () => {
+        const root = project("noproxy");
+        const dead = join(scratch, "dead.sock");
+        writeFileSync(dead, "");
+        const silent = await executor.run({
+          command: "echo should-not-run",
+          cwd: root,
+          sandbox: spec(root, { network: { mode: "proxy", socketPath: dead, token: "t" } }),
+        });
+        expect(silent.exitCode).toBe(125);
+        expect(silent.output).toContain("did not answer");
+        expect(silent.output).not.toContain("should-not-run");
+        const gone = await startEgressProxy({});
+        await gone.close();
+        const missing = await executor.run({
+          command: "echo should-not-run",
+          cwd: root,
+          sandbox: spec(root, { network: gone.network }),
+        });
+        expect(missing.exitCode).not.toBe(0);
+        expect(missing.output).not.toContain("should-not-run");
+      },
+    );
   },
   "bwrap",
 );

@@ -41,22 +41,25 @@ describe("Executor on the host", () => {
     expect(result).toMatchObject({ signal: null, truncated: false, timedOut: false, killed: false });
   });
 
-  test("stdin bytes hold no descriptor once the command ended (a long-running agent does not pile them up)", async () => {
-    const e = await executor();
-    const memfds = () =>
-      readdirSync("/proc/self/fd").filter((fd) => {
-        try {
-          return readlinkSync(`/proc/self/fd/${fd}`).startsWith("/memfd:");
-        } catch {
-          return false;
-        }
-      }).length;
-    const before = memfds();
-    const big = "y".repeat(3_000_000);
-    for (let i = 0; i < 5; i++) expect((await run("wc -c", { stdin: big }, e)).output.trim()).toBe("3000000");
-    expect((await run("exit 0", { stdin: big }, e)).exitCode).toBe(0); // leaves without reading it
-    expect(memfds()).toBe(before);
-  });
+  test(
+    "stdin bytes hold no descriptor once the command ended (a long-running agent " + "does not pile them up)",
+    async () => {
+      const e = await executor();
+      const memfds = () =>
+        readdirSync("/proc/self/fd").filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).startsWith("/memfd:");
+          } catch {
+            return false;
+          }
+        }).length;
+      const before = memfds();
+      const big = "y".repeat(3_000_000);
+      for (let i = 0; i < 5; i++) expect((await run("wc -c", { stdin: big }, e)).output.trim()).toBe("3000000");
+      expect((await run("exit 0", { stdin: big }, e)).exitCode).toBe(0); // leaves without reading it
+      expect(memfds()).toBe(before);
+    },
+  );
 
   test("output streams while the command runs, stdout and stderr interleaved as they come", async () => {
     const chunks: Array<[string, number]> = [];
@@ -70,30 +73,33 @@ describe("Executor on the host", () => {
     expect(chunks[0]?.[1] ?? 1e9).toBeLessThan(250); // "one" arrived long before the end
   });
 
-  test("a consumer that returns a promise holds the output: the command waits for it, and nothing is lost", async () => {
-    let held = 0;
-    let bytes = 0;
-    let release: (() => void) | undefined;
-    const started = performance.now();
-    const running = run("head -c 3000000 /dev/zero | tr '\\0' x; echo; echo done", {
-      onOutput: (chunk) => {
-        bytes += chunk.length;
-        if (held > 0) return undefined;
-        held = performance.now();
-        // Held until the test lets go: the command cannot finish while its output waits.
-        return new Promise<void>((resolve) => {
-          release = resolve;
-        });
-      },
-    });
-    await Bun.sleep(400);
-    expect(bytes).toBeLessThan(3_000_000);
-    release?.();
-    const result = await running;
-    expect(result.exitCode).toBe(0);
-    expect(bytes).toBe(3_000_000 + "\ndone\n".length);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
-  });
+  test(
+    "a consumer that returns a promise holds the output: the command waits for it, " + "and nothing is lost",
+    async () => {
+      let held = 0;
+      let bytes = 0;
+      let release: (() => void) | undefined;
+      const started = performance.now();
+      const running = run("head -c 3000000 /dev/zero | tr '\\0' x; echo; echo done", {
+        onOutput: (chunk) => {
+          bytes += chunk.length;
+          if (held > 0) return undefined;
+          held = performance.now();
+          // Held until the test lets go: the command cannot finish while its output waits.
+          return new Promise<void>((resolve) => {
+            release = resolve;
+          });
+        },
+      });
+      await Bun.sleep(400);
+      expect(bytes).toBeLessThan(3_000_000);
+      release?.();
+      const result = await running;
+      expect(result.exitCode).toBe(0);
+      expect(bytes).toBe(3_000_000 + "\ndone\n".length);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+    },
+  );
 
   test("a hold that never settles does not outlive the command: a timeout still ends the run", async () => {
     const result = await run("head -c 3000000 /dev/zero", {
@@ -132,15 +138,18 @@ describe("Executor on the host", () => {
     }
   });
 
-  test("each command has its own process group and session, led by the command (Linux: by its keeper, its parent)", async () => {
-    const result = await run("echo $$ $PPID $(ps -o pgid= -p $$) $(ps -o sid= -p $$)");
-    const [pid, ppid, pgid, sid] = result.output.trim().split(/\s+/);
-    const leader = process.platform === "linux" ? ppid : pid;
-    expect(pgid).toBe(leader as string);
-    expect(sid).toBe(leader as string);
-    expect(Number(pid)).not.toBe(process.pid);
-    expect(Number(leader)).not.toBe(process.pid);
-  });
+  test(
+    "each command has its own process group and session, led by the command (Linux: " + "by its keeper, its parent)",
+    async () => {
+      const result = await run("echo $$ $PPID $(ps -o pgid= -p $$) $(ps -o sid= -p $$)");
+      const [pid, ppid, pgid, sid] = result.output.trim().split(/\s+/);
+      const leader = process.platform === "linux" ? ppid : pid;
+      expect(pgid).toBe(leader as string);
+      expect(sid).toBe(leader as string);
+      expect(Number(pid)).not.toBe(process.pid);
+      expect(Number(leader)).not.toBe(process.pid);
+    },
+  );
 
   test("timeout: the command is ended and says so", async () => {
     const started = Date.now();
@@ -242,14 +251,17 @@ describe("Executor on the host", () => {
     expect(existsSync(`${dir.path}/ran`)).toBe(false);
   });
 
-  test("what a command leaves running in its group is ended when it exits, and the result does not wait for it", async () => {
-    const tag = marker();
-    const started = Date.now();
-    const result = await run(`sleep ${tag} & echo done`);
-    expect(result.output).toBe("done\n");
-    expect(Date.now() - started).toBeLessThan(1500);
-    await eventually(() => sleepers(tag).length === 0);
-  });
+  test(
+    "what a command leaves running in its group is ended when it exits, and the " + "result does not wait for it",
+    async () => {
+      const tag = marker();
+      const started = Date.now();
+      const result = await run(`sleep ${tag} & echo done`);
+      expect(result.output).toBe("done\n");
+      expect(Date.now() - started).toBeLessThan(1500);
+      await eventually(() => sleepers(tag).length === 0);
+    },
+  );
 
   test("start(): a long-running process with an output ring, stopped on request", async () => {
     const e = await executor();

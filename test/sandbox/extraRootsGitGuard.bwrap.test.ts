@@ -18,7 +18,9 @@ describeSandbox(
     const vectors = plantVectors(lab);
 
     for (const vector of vectors) {
-      test(`${vector.name}, in an extra folder: git on the host runs nothing, while the command runs and after (negative control: without the guard it runs the marker)`, async () => {
+      test(`${vector.name}, in an extra folder: git on the host runs nothing, while the ` +
+        `command runs and after (negative control: without the guard it runs the ` +
+        `marker)`, async () => {
         const slug = vector.name.replace(/[^a-z]+/gi, "-").slice(0, 40);
         const session = lab.project(`xr-${slug}`);
         const extra = lab.project(`xe-${slug}`, vector.repo ?? true);
@@ -42,7 +44,8 @@ describeSandbox(
       }, 90_000);
     }
 
-    test("a session root inside an extra folder: a repository planted in the root is moved by the extra folder's guard, and the root's own repository keeps working", async () => {
+    test("a session root inside an extra folder: a repository planted in the root is " +
+      "moved by the extra folder's guard, and the root's own repository keeps working", async () => {
       const extra = lab.project("xo-outer");
       const session = join(extra, "app");
       mkdirSync(join(session, "src"), { recursive: true });

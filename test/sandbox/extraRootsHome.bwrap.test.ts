@@ -154,35 +154,45 @@ describeSandbox(
       });
     }
 
-    test("a session at the home folder: a dotfile that is a link into one of its plain folders stays read-only too", async () => {
-      const atHome = spec([], { root: home });
-      const result = await executor.run({
-        command: "echo B=2 > ~/.config/environment.d/evil.conf",
-        cwd: home,
-        sandbox: atHome,
-      });
-      expect(result.exitCode).not.toBe(0);
-      expect(result.output).toMatch(/Read-only file system|Permission denied/);
-      expect(existsSync(join(home, "dotfiles/environment.d/evil.conf"))).toBe(false);
-      const plain = await executor.run({ command: "echo ok > ~/dotfiles/other.txt", cwd: home, sandbox: atHome });
-      expect(plain).toMatchObject({ exitCode: 0, output: "" });
-    });
+    test(
+      "a session at the home folder: a dotfile that is a link into one of its plain " + "folders stays read-only too",
+      async () => {
+        const atHome = spec([], { root: home });
+        const result = await executor.run({
+          command: "echo B=2 > ~/.config/environment.d/evil.conf",
+          cwd: home,
+          sandbox: atHome,
+        });
+        expect(result.exitCode).not.toBe(0);
+        expect(result.output).toMatch(/Read-only file system|Permission denied/);
+        expect(existsSync(join(home, "dotfiles/environment.d/evil.conf"))).toBe(false);
+        const plain = await executor.run({ command: "echo ok > ~/dotfiles/other.txt", cwd: home, sandbox: atHome });
+        expect(plain).toMatchObject({ exitCode: 0, output: "" });
+      },
+    );
 
-    test("control: mounted writable on purpose (a writePath of ~/go/bin off PATH), or outside the sandbox, the same places take the same writes, so it is the holds that stop them", async () => {
-      // ~/.local/bin and ~/.config/systemd stay held under a writePath too (homeHolds.ts): those are written on the host.
-      const open = spec([], { writePaths: [join(home, "go/bin")], pathFolders: [] });
-      expect(await run("echo x > ~/go/bin/go", open)).toMatchObject({ exitCode: 0, output: "" });
-      expect(
-        runOnHost(
-          "echo x > ~/.local/bin/git && mkdir -p ~/.config/systemd/user && echo x > ~/.config/systemd/user/evil.service",
-          home,
-        ),
-      ).toEqual({ exitCode: 0, output: "" });
-      for (const path of [".local/bin/git", ".config/systemd/user/evil.service", "go/bin/go"]) {
-        expect(readFileSync(join(home, path), "utf8")).toBe("x\n");
-        await rm(join(home, path));
-      }
-    });
+    test(
+      "control: mounted writable on purpose (a writePath of ~/go/bin off PATH), or " +
+        "outside the sandbox, the same places take the same writes, so it is the holds " +
+        "that stop them",
+      async () => {
+        // ~/.local/bin and ~/.config/systemd stay held under a writePath too (homeHolds.ts): those are written on the
+        // host.
+        const open = spec([], { writePaths: [join(home, "go/bin")], pathFolders: [] });
+        expect(await run("echo x > ~/go/bin/go", open)).toMatchObject({ exitCode: 0, output: "" });
+        expect(
+          runOnHost(
+            "echo x > ~/.local/bin/git && mkdir -p ~/.config/systemd/user && echo x > " +
+              "~/.config/systemd/user/evil.service",
+            home,
+          ),
+        ).toEqual({ exitCode: 0, output: "" });
+        for (const path of [".local/bin/git", ".config/systemd/user/evil.service", "go/bin/go"]) {
+          expect(readFileSync(join(home, path), "utf8")).toBe("x\n");
+          await rm(join(home, path));
+        }
+      },
+    );
   },
   "bwrap",
 );

@@ -16,10 +16,14 @@ describe("guardedRoots", () => {
     expect(specs[0]).toBe(base);
   });
 
-  test("writePaths keep naming the same folders once the root changes (relative to the session's root, ~ to the home)", () => {
-    const specs = guardedRoots(spec({ extraRoots: ["/work/lib"], writePaths: ["build", "~/cache", "/opt/x"] }));
-    expect(specs[1]?.writePaths).toEqual(["/work/app/build", "/home/me/cache", "/opt/x"]);
-  });
+  test(
+    "writePaths keep naming the same folders once the root changes (relative to the " +
+      "session's root, ~ to the home)",
+    () => {
+      const specs = guardedRoots(spec({ extraRoots: ["/work/lib"], writePaths: ["build", "~/cache", "/opt/x"] }));
+      expect(specs[1]?.writePaths).toEqual(["/work/app/build", "/home/me/cache", "/opt/x"]);
+    },
+  );
 
   test("a folder inside another is left to the outer one's guard; duplicates are guarded once", () => {
     expect(guardedRoots(spec({ root: "/work/app/web", extraRoots: ["/work/app"] })).map((s) => s.root)).toEqual([

@@ -23,13 +23,16 @@ describe("HeadReader", () => {
     }
   });
 
-  test("the watched header is known as soon as its line ends, before the head does, case aside; the first one counts", () => {
-    const reader = new HeadReader("proxy-authorization");
-    reader.push(bytes("GET http://a.test/ HTTP/1.1\r\nPROXY-Authorization:  Basic abc"));
-    expect(reader.watched).toBeUndefined();
-    expect(reader.push(bytes("\r\nProxy-Authorization: Basic other\r\nX-Pad: ")).kind).toBe("more");
-    expect(reader.watched).toBe("Basic abc");
-  });
+  test(
+    "the watched header is known as soon as its line ends, before the head does, " + "case aside; the first one counts",
+    () => {
+      const reader = new HeadReader("proxy-authorization");
+      reader.push(bytes("GET http://a.test/ HTTP/1.1\r\nPROXY-Authorization:  Basic abc"));
+      expect(reader.watched).toBeUndefined();
+      expect(reader.push(bytes("\r\nProxy-Authorization: Basic other\r\nX-Pad: ")).kind).toBe("more");
+      expect(reader.watched).toBe("Basic abc");
+    },
+  );
 
   test("the request line is not a header; a header named like it with a prefix is not it", () => {
     const reader = new HeadReader("proxy-authorization");

@@ -109,7 +109,8 @@ describeSandbox(
 
     test("the home's plain folders and the caches stay writable", async () => {
       const result = await run(
-        "echo ok > ~/projects/app/notes.txt && echo ok > ~/go/src/x/new.go && echo ok > ~/.cache/c && mkdir -p ~/projects/new/src",
+        "echo ok > ~/projects/app/notes.txt && echo ok > ~/go/src/x/new.go && echo ok > " +
+          "~/.cache/c && mkdir -p ~/projects/new/src",
       );
       expect(result).toMatchObject({ exitCode: 0, output: "" });
       expect(readFileSync(join(home, "projects/app/notes.txt"), "utf8")).toBe("ok\n");
@@ -118,42 +119,51 @@ describeSandbox(
       expect(existsSync(join(home, "projects/new/src"))).toBe(true);
     });
 
-    test("negative control: outside the sandbox the same writes succeed, so it is the mounts that stop them", async () => {
-      // A writePath no longer opens ~/.local/bin or ~/.config/autostart (homeHolds.ts holds them under any writable folder).
-      expect(
-        runOnHost(
-          "echo x > ~/.local/bin/git && echo x > ~/.config/autostart/evil.desktop && echo x > ~/projects/app/node_modules/.bin/tsc",
-          home,
-        ),
-      ).toEqual({ exitCode: 0, output: "" });
-      expect(readFileSync(join(home, ".local/bin/git"), "utf8")).toBe("x\n");
-      expect(readFileSync(join(home, ".config/autostart/evil.desktop"), "utf8")).toBe("x\n");
-      await rm(join(home, ".local/bin/git"));
-      await rm(join(home, ".config/autostart/evil.desktop"));
-      await rm(join(home, "projects/app/node_modules/.bin/tsc"));
-    });
+    test(
+      "negative control: outside the sandbox the same writes succeed, so it is the " + "mounts that stop them",
+      async () => {
+        // A writePath no longer opens ~/.local/bin or ~/.config/autostart (homeHolds.ts holds them under any writable
+        // folder).
+        expect(
+          runOnHost(
+            "echo x > ~/.local/bin/git && echo x > ~/.config/autostart/evil.desktop && echo " +
+              "x > ~/projects/app/node_modules/.bin/tsc",
+            home,
+          ),
+        ).toEqual({ exitCode: 0, output: "" });
+        expect(readFileSync(join(home, ".local/bin/git"), "utf8")).toBe("x\n");
+        expect(readFileSync(join(home, ".config/autostart/evil.desktop"), "utf8")).toBe("x\n");
+        await rm(join(home, ".local/bin/git"));
+        await rm(join(home, ".config/autostart/evil.desktop"));
+        await rm(join(home, "projects/app/node_modules/.bin/tsc"));
+      },
+    );
 
-    test("transcripts, audit logs, undo snapshots, mcp.json and hooks.json are unreadable; Garuda's other files stay readable (negative control)", async () => {
-      for (const folder of ["sessions/proj-1/s.jsonl", "audit/proj-1/a.jsonl", "snapshots/proj-1/HEAD"]) {
-        const result = await run(`cat ~/.garuda/${folder}`);
-        expect(result.exitCode).not.toBe(0);
-        expect(result.output).toContain("No such file or directory");
-      }
-      expect((await run("ls -A ~/.garuda/sessions ~/.garuda/audit ~/.garuda/snapshots")).output).not.toContain(
-        "proj-1",
-      );
-      const configs = await run("cat ~/.garuda/mcp.json ~/.garuda/hooks.json");
-      expect(configs.exitCode).not.toBe(0);
-      expect(configs.output).not.toContain("ghp_secret");
-      expect(await run("cat ~/.garuda/trust.json")).toMatchObject({ exitCode: 0, output: "{}\n" });
-      // The same hiding in a session anywhere else (here: a project inside the home).
-      const elsewhere = await executor.run({
-        command: "cat ~/.garuda/sessions/proj-1/s.jsonl",
-        cwd: join(home, "projects/app"),
-        sandbox: { ...spec(), root: join(home, "projects/app") },
-      });
-      expect(elsewhere.exitCode).not.toBe(0);
-    });
+    test(
+      "transcripts, audit logs, undo snapshots, mcp.json and hooks.json are " +
+        "unreadable; Garuda's other files stay readable (negative control)",
+      async () => {
+        for (const folder of ["sessions/proj-1/s.jsonl", "audit/proj-1/a.jsonl", "snapshots/proj-1/HEAD"]) {
+          const result = await run(`cat ~/.garuda/${folder}`);
+          expect(result.exitCode).not.toBe(0);
+          expect(result.output).toContain("No such file or directory");
+        }
+        expect((await run("ls -A ~/.garuda/sessions ~/.garuda/audit ~/.garuda/snapshots")).output).not.toContain(
+          "proj-1",
+        );
+        const configs = await run("cat ~/.garuda/mcp.json ~/.garuda/hooks.json");
+        expect(configs.exitCode).not.toBe(0);
+        expect(configs.output).not.toContain("ghp_secret");
+        expect(await run("cat ~/.garuda/trust.json")).toMatchObject({ exitCode: 0, output: "{}\n" });
+        // The same hiding in a session anywhere else (here: a project inside the home).
+        const elsewhere = await executor.run({
+          command: "cat ~/.garuda/sessions/proj-1/s.jsonl",
+          cwd: join(home, "projects/app"),
+          sandbox: { ...spec(), root: join(home, "projects/app") },
+        });
+        expect(elsewhere.exitCode).not.toBe(0);
+      },
+    );
   },
   "bwrap",
 );

@@ -79,49 +79,55 @@ describe("hostPidNamespaceArgv", () => {
 describeSandbox(
   "Garuda's own host commands in a PID namespace",
   () => {
-    test("they run in a namespace of their own, not under a keeper, and write the host's files as the user", async () => {
-      const e = await executor();
-      const result = await e.run({
-        command: `echo $$; tr '\\0' ' ' </proc/$PPID/cmdline; echo; echo hi >made.txt; cat /dev/null`,
-        cwd: root.path,
-        sandbox: null,
-        internal: true,
-      });
-      expect(result.exitCode).toBe(0);
-      const [pid, parent] = result.output.split("\n");
-      expect(Number(pid)).toBeLessThan(10); // its own PID namespace
-      expect(parent).not.toMatch(KEEPER);
-      expect(readFileSync(join(root.path, "made.txt"), "utf8")).toBe("hi\n");
-      expect(statSync(join(root.path, "made.txt")).uid).toBe(process.getuid?.() as number);
-      // The user's host command keeps its keeper.
-      const user = await e.run({ command: `tr '\\0' ' ' </proc/$PPID/cmdline`, cwd: root.path, sandbox: null });
-      expect(user.output).toMatch(KEEPER);
-    });
-
-    test("what one detaches ends when it exits (negative control: no namespace and no keeper, the daemons stay)", async () => {
-      const tag = marker();
-      const result = await (await executor({ keeper: false })).run({
-        command: detachingCommand(tag, "sleep 0.2; echo done"),
-        cwd: root.path,
-        sandbox: null,
-        internal: true,
-      });
-      expect(result.output).toBe("done\n");
-      await eventually(() => detached(tag).length === 0);
-
-      const control = marker();
-      try {
-        await (await executor({ keeper: false })).run({
-          command: detachingCommand(control, "sleep 0.2; echo done"),
+    test(
+      "they run in a namespace of their own, not under a keeper, and write the host's " + "files as the user",
+      async () => {
+        const e = await executor();
+        const result = await e.run({
+          command: `echo $$; tr '\\0' ' ' </proc/$PPID/cmdline; echo; echo hi >made.txt; cat /dev/null`,
           cwd: root.path,
           sandbox: null,
+          internal: true,
         });
-        await Bun.sleep(300);
-        expect(detached(control)).toHaveLength(2);
-      } finally {
-        cleanUp(control);
-      }
-    });
+        expect(result.exitCode).toBe(0);
+        const [pid, parent] = result.output.split("\n");
+        expect(Number(pid)).toBeLessThan(10); // its own PID namespace
+        expect(parent).not.toMatch(KEEPER);
+        expect(readFileSync(join(root.path, "made.txt"), "utf8")).toBe("hi\n");
+        expect(statSync(join(root.path, "made.txt")).uid).toBe(process.getuid?.() as number);
+        // The user's host command keeps its keeper.
+        const user = await e.run({ command: `tr '\\0' ' ' </proc/$PPID/cmdline`, cwd: root.path, sandbox: null });
+        expect(user.output).toMatch(KEEPER);
+      },
+    );
+
+    test(
+      "what one detaches ends when it exits (negative control: no namespace and no " + "keeper, the daemons stay)",
+      async () => {
+        const tag = marker();
+        const result = await (await executor({ keeper: false })).run({
+          command: detachingCommand(tag, "sleep 0.2; echo done"),
+          cwd: root.path,
+          sandbox: null,
+          internal: true,
+        });
+        expect(result.output).toBe("done\n");
+        await eventually(() => detached(tag).length === 0);
+
+        const control = marker();
+        try {
+          await (await executor({ keeper: false })).run({
+            command: detachingCommand(control, "sleep 0.2; echo done"),
+            cwd: root.path,
+            sandbox: null,
+          });
+          await Bun.sleep(300);
+          expect(detached(control)).toHaveLength(2);
+        } finally {
+          cleanUp(control);
+        }
+      },
+    );
 
     test("cancel ends the command and what it detached", async () => {
       const tag = marker();
@@ -141,10 +147,17 @@ describeSandbox(
 
     test("nothing outlives a SIGKILLed agent", async () => {
       const tag = marker();
-      const agent = `
-        import { createExecutor } from ${JSON.stringify(join(import.meta.dir, "../../src/sandbox/executor.ts"))};
-        const e = await createExecutor({ root: ${JSON.stringify(root.path)}, home: ${JSON.stringify(home.path)}, selfCommand: ${JSON.stringify(SELF_COMMAND)}, keeperCommand: false });
-        void e.run({ command: ${JSON.stringify(detachingCommand(tag))}, cwd: ${JSON.stringify(root.path)}, sandbox: null, internal: true });
+      const agent =
+        `
+        import { createExecutor } from ` +
+        `${JSON.stringify(join(import.meta.dir, "../../src/sandbox/executor.ts"))};
+    ` +
+        `    const e = await createExecutor({ root: ${JSON.stringify(root.path)}, home: ` +
+        `${JSON.stringify(home.path)}, selfCommand: ${JSON.stringify(SELF_COMMAND)}, ` +
+        `keeperCommand: false });
+        void e.run({ command: ` +
+        `${JSON.stringify(detachingCommand(tag))}, cwd: ${JSON.stringify(root.path)}, ` +
+        `sandbox: null, internal: true });
         await new Promise(() => {});
       `;
       const proc = Bun.spawn([process.execPath, "-e", agent], {

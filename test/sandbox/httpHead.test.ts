@@ -8,17 +8,21 @@ const head = (text: string) => {
 };
 
 describe("parseRequestHead", () => {
-  test("refuses what an origin could read as more headers: a bare LF or CR in a value, a folded line, a name with a space", () => {
-    for (const text of [
-      "GET http://a/ HTTP/1.1\r\nX: a\nHost: evil\r\n",
-      "GET http://a/ HTTP/1.1\r\nX: a\rHost: evil\r\n",
-      "GET http://a/ HTTP/1.1\r\nX: a\r\n Host: evil\r\n",
-      "GET http://a/ HTTP/1.1\r\nHost : evil\r\n",
-      "GET http://a/ HTTP/1.1\r\nX: a\x00b\r\n",
-    ])
-      expect(parseRequestHead(text)).toBeUndefined();
-    expect(parseRequestHead("GET http://a/ HTTP/1.1\r\nX:\ta b\t\r\n")?.headers).toEqual([["X", "a b"]]);
-  });
+  test(
+    "refuses what an origin could read as more headers: a bare LF or CR in a value, " +
+      "a folded line, a name with a space",
+    () => {
+      for (const text of [
+        "GET http://a/ HTTP/1.1\r\nX: a\nHost: evil\r\n",
+        "GET http://a/ HTTP/1.1\r\nX: a\rHost: evil\r\n",
+        "GET http://a/ HTTP/1.1\r\nX: a\r\n Host: evil\r\n",
+        "GET http://a/ HTTP/1.1\r\nHost : evil\r\n",
+        "GET http://a/ HTTP/1.1\r\nX: a\x00b\r\n",
+      ])
+        expect(parseRequestHead(text)).toBeUndefined();
+      expect(parseRequestHead("GET http://a/ HTTP/1.1\r\nX:\ta b\t\r\n")?.headers).toEqual([["X", "a b"]]);
+    },
+  );
 });
 
 describe("bodyFraming", () => {
@@ -50,14 +54,20 @@ describe("bodyFraming", () => {
 });
 
 describe("originHead", () => {
-  test("Host is the allowed host; the client's Host, hop and host-naming headers go; the framing is the proxy's", () => {
-    const request = head(
-      "POST http://a.test/p?q HTTP/1.1\r\nHost: evil.test\r\nhost: evil2.test\r\nX-Forwarded-Host: evil.test\r\nForwarded: host=evil.test\r\nUpgrade: h2c\r\nConnection: Upgrade\r\nProxy-Authorization: Basic x\r\nContent-Length: 2, 2\r\nAccept: */*\r\n",
-    );
-    expect(originHead(request, "/p?q", "a.test", bodyFraming(request))).toBe(
-      "POST /p?q HTTP/1.1\r\nHost: a.test\r\nAccept: */*\r\nContent-Length: 2\r\nConnection: close\r\n\r\n",
-    );
-  });
+  test(
+    "Host is the allowed host; the client's Host, hop and host-naming headers go; " + "the framing is the proxy's",
+    () => {
+      const request = head(
+        "POST http://a.test/p?q HTTP/1.1\r\nHost: evil.test\r\nhost: " +
+          "evil2.test\r\nX-Forwarded-Host: evil.test\r\nForwarded: " +
+          "host=evil.test\r\nUpgrade: h2c\r\nConnection: Upgrade\r\nProxy-Authorization: " +
+          "Basic x\r\nContent-Length: 2, 2\r\nAccept: */*\r\n",
+      );
+      expect(originHead(request, "/p?q", "a.test", bodyFraming(request))).toBe(
+        "POST /p?q HTTP/1.1\r\nHost: a.test\r\nAccept: */*\r\nContent-Length: 2\r\nConnection: close\r\n\r\n",
+      );
+    },
+  );
 
   test("hostHeader: the port unless it is 80, IPv6 in brackets", () => {
     expect(hostHeader("a.test", 80)).toBe("a.test");

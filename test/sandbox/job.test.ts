@@ -34,26 +34,29 @@ test("ended jobs are not kept alive by their drain window", async () => {
   expect(liveSubprocesses() - before).toBeLessThan(3);
 });
 
-test("a host job leads its own session; a job under bwrap does not (a new session cost bwrap a scheduler autogroup)", async () => {
-  const sessionOf = async (pidNamespace: boolean) => {
-    const job = spawnJob({
-      argv: ["/bin/sh", "-c", "read -r _"],
-      cwd: "/",
-      env: { PATH: "/usr/bin:/bin" },
-      stdin: "pipe",
-      capture: "all",
-      pidNamespace,
-      graceMs: 1_000,
-      onText: () => {},
-    });
-    const stat = readProcStat(job.pid);
-    await job.terminate("stop");
-    await job.exited;
-    return { pid: job.pid, session: stat?.session };
-  };
-  const host = await sessionOf(false);
-  expect(host.session).toBe(host.pid);
-  const sandboxed = await sessionOf(true);
-  expect(sandboxed.session).toBe(readProcStat("self")?.session);
-  expect(sandboxed.session).not.toBe(sandboxed.pid);
-});
+test(
+  "a host job leads its own session; a job under bwrap does not (a new session " + "cost bwrap a scheduler autogroup)",
+  async () => {
+    const sessionOf = async (pidNamespace: boolean) => {
+      const job = spawnJob({
+        argv: ["/bin/sh", "-c", "read -r _"],
+        cwd: "/",
+        env: { PATH: "/usr/bin:/bin" },
+        stdin: "pipe",
+        capture: "all",
+        pidNamespace,
+        graceMs: 1_000,
+        onText: () => {},
+      });
+      const stat = readProcStat(job.pid);
+      await job.terminate("stop");
+      await job.exited;
+      return { pid: job.pid, session: stat?.session };
+    };
+    const host = await sessionOf(false);
+    expect(host.session).toBe(host.pid);
+    const sandboxed = await sessionOf(true);
+    expect(sandboxed.session).toBe(readProcStat("self")?.session);
+    expect(sandboxed.session).not.toBe(sandboxed.pid);
+  },
+);

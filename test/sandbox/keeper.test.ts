@@ -82,19 +82,22 @@ describe("keeper command line", () => {
     expect(JSON.parse(launch.env.GARUDA_KEEPER_ENV as string)).toEqual({ BUN_OPTIONS: "--print 1", PATH: "/bin" });
   });
 
-  test("bad arguments: a usage line and exit 2; a parent that is not the keeper's: the command never runs", async () => {
-    const keeper = keeperCommandFor(SELF_COMMAND);
-    const bad = Bun.spawnSync([...keeper, "x"], { stderr: "pipe", env: {} });
-    expect(bad.exitCode).toBe(2);
-    expect(bad.stderr.toString()).toContain("usage:");
-    using dir = tempDir();
-    const orphan = Bun.spawnSync([...keeper, "1", "100", dir.path, "--", "/bin/sh", "-c", "touch ran"], {
-      stderr: "pipe",
-      env: {},
-    });
-    expect(orphan.exitCode).toBe(1);
-    expect(await Bun.file(join(dir.path, "ran")).exists()).toBe(false);
-  });
+  test(
+    "bad arguments: a usage line and exit 2; a parent that is not the keeper's: the " + "command never runs",
+    async () => {
+      const keeper = keeperCommandFor(SELF_COMMAND);
+      const bad = Bun.spawnSync([...keeper, "x"], { stderr: "pipe", env: {} });
+      expect(bad.exitCode).toBe(2);
+      expect(bad.stderr.toString()).toContain("usage:");
+      using dir = tempDir();
+      const orphan = Bun.spawnSync([...keeper, "1", "100", dir.path, "--", "/bin/sh", "-c", "touch ran"], {
+        stderr: "pipe",
+        env: {},
+      });
+      expect(orphan.exitCode).toBe(1);
+      expect(await Bun.file(join(dir.path, "ran")).exists()).toBe(false);
+    },
+  );
 });
 
 describe.skipIf(process.platform !== "linux")("a host command under its keeper", () => {
@@ -185,17 +188,34 @@ describe.skipIf(process.platform !== "linux")("a host command under its keeper",
 // The agent: a Bun process with an executor (the process guards make it a subreaper, as Garuda
 // is), two background processes that detach daemons, one on the host and (with bwrap) one in the
 // sandbox, and a command on the host still running. Then it is killed with SIGKILL.
-const AGENT = `
-import { createExecutor } from ${JSON.stringify(join(import.meta.dir, "../../src/sandbox/executor.ts"))};
-import { probeSandbox } from ${JSON.stringify(join(import.meta.dir, "../../src/sandbox/probe.ts"))};
-const [root, home, hostTag, boxTag, runTag] = JSON.parse(process.env.GARUDA_TEST_AGENT);
-const noKeeper = process.env.GARUDA_TEST_NO_KEEPER === "1";
-const probe = boxTag === "-" ? { availability: { available: false, reason: "-", fix: "-" } } : await probeSandbox({ env: process.env, tmpDir: home });
-const e = await createExecutor({ root, home, selfCommand: ${JSON.stringify(SELF_COMMAND)}, probe, ...(noKeeper && { keeperCommand: false }) });
-const daemons = (tag, rest) => "setsid sleep " + tag + "1 & (setsid sleep " + tag + "2 </dev/null >/dev/null 2>&1 &); " + (rest ?? "sleep " + tag + "3");
-await e.start({ command: daemons(hostTag), cwd: root, sandbox: null });
-if (boxTag !== "-") await e.start({ command: daemons(boxTag), cwd: root, sandbox: e.spec() });
-void e.run({ command: daemons(runTag), cwd: root, sandbox: null });
+const AGENT =
+  `
+import { createExecutor } from ` +
+  `${JSON.stringify(join(import.meta.dir, "../../src/sandbox/executor.ts"))};
+import ` +
+  `{ probeSandbox } from ` +
+  `${JSON.stringify(join(import.meta.dir, "../../src/sandbox/probe.ts"))};
+const ` +
+  `[root, home, hostTag, boxTag, runTag] = ` +
+  `JSON.parse(process.env.GARUDA_TEST_AGENT);
+const noKeeper = ` +
+  `process.env.GARUDA_TEST_NO_KEEPER === "1";
+const probe = boxTag === "-" ? { ` +
+  `availability: { available: false, reason: "-", fix: "-" } } : await ` +
+  `probeSandbox({ env: process.env, tmpDir: home });
+const e = await ` +
+  `createExecutor({ root, home, selfCommand: ${JSON.stringify(SELF_COMMAND)}, ` +
+  `probe, ...(noKeeper && { keeperCommand: false }) });
+const daemons = (tag, ` +
+  `rest) => "setsid sleep " + tag + "1 & (setsid sleep " + tag + "2 </dev/null ` +
+  `>/dev/null 2>&1 &); " + (rest ?? "sleep " + tag + "3");
+await e.start({ ` +
+  `command: daemons(hostTag), cwd: root, sandbox: null });
+if (boxTag !== "-") ` +
+  `await e.start({ command: daemons(boxTag), cwd: root, sandbox: e.spec() ` +
+  `});
+void e.run({ command: daemons(runTag), cwd: root, sandbox: null ` +
+  `});
 console.log("started");
 await new Promise(() => {});
 `;

@@ -41,15 +41,22 @@ async function executorWith(limits: CommandLimits, cgroups?: null): Promise<Proc
   executors.push(executor);
   if (cgroups !== null && executor.limits?.processes === "none") {
     throw new Error(
-      "these tests run as root, and Garuda cannot make a cgroup here, so there is no process limit to test: run them as an ordinary user, or where root may write /sys/fs/cgroup",
+      "these tests run as root, and Garuda cannot make a cgroup here, so there is no " +
+        "process limit to test: run them as an ordinary user, or where root may write " +
+        "/sys/fs/cgroup",
     );
   }
   return executor;
 }
 
-/** A command that tries to fork `count` sleeping processes (perl: a fork costs well under a millisecond), then says how many started. */
+/**
+ * A command that tries to fork `count` sleeping processes (perl: a fork costs well under a millisecond), then says how
+ * many started.
+ */
 const forker = (count: number, tag: string) =>
-  `perl -e 'my $n = 0; for (1..${count}) { my $p = fork; if (!defined $p) { print STDERR "fork: $!\\n"; last } if (!$p) { sleep 60; exit 0 } $n++ } print "started $n\\n"' garuda-fork-${tag}`;
+  `perl -e 'my $n = 0; for (1..${count}) { my $p = fork; if (!defined $p) { print ` +
+  `STDERR "fork: $!\\n"; last } if (!$p) { sleep 60; exit 0 } $n++ } print ` +
+  `"started $n\\n"' garuda-fork-${tag}`;
 /** Processes of a forker still alive, anywhere on the machine. */
 function forked(tag: string): number[] {
   const pids: number[] = [];
@@ -85,7 +92,8 @@ describeSandbox(
       rmSync(scratch, { recursive: true, force: true });
     });
 
-    test("a loop that starts 400 processes stops at a limit of 200, and the result says so and how to raise it (negative control: with room for them, all 400 start)", async () => {
+    test("a loop that starts 400 processes stops at a limit of 200, and the result says " +
+      "so and how to raise it (negative control: with room for them, all 400 start)", async () => {
       const tag = marker();
       const limited = await executorWith({ processes: 200, memoryMB: 4_096 });
       const result = await limited.run({
@@ -98,7 +106,9 @@ describeSandbox(
       expect(started(result.output)).toBeLessThan(200);
       expect(result.limit?.kind).toBe("processes");
       expect(result.output).toContain(
-        "[Garuda: the command hit the sandbox's process limit (at most 200 processes and threads may run at once), and starting another one failed. To allow more, the user can set limits.processes in ~/.garuda/policy.json.]",
+        "[Garuda: the command hit the sandbox's process limit (at most 200 processes " +
+          "and threads may run at once), and starting another one failed. To allow more, " +
+          "the user can set limits.processes in ~/.garuda/policy.json.]",
       );
       await eventually(() => forked(tag).length === 0, 5_000);
 
@@ -117,7 +127,9 @@ describeSandbox(
       if (root) await eventually(() => leftCgroups().length === 0, 15_000);
     }, 120_000);
 
-    test("a command cannot lift its limits: not the hard resource limits, not by leaving its cgroup or rewriting its pids.max; the loop after the attempts still stops at the limit", async () => {
+    test("a command cannot lift its limits: not the hard resource limits, not by leaving " +
+      "its cgroup or rewriting its pids.max; the loop after the attempts still stops " +
+      "at the limit", async () => {
       const tag = marker();
       const executor = await executorWith({ processes: 150, memoryMB: 4_096 });
       const attempts = [
@@ -125,7 +137,9 @@ describeSandbox(
         // (with a cgroup, memory is the cgroup's, not a resource limit)
         executor.limits?.memory === "rlimit" ? "ulimit -d unlimited 2>/dev/null && echo raised-data" : "true",
         // Every cgroup.procs and pids.max of the host's hierarchies, its own among them.
-        "for f in $(find /sys/fs/cgroup -maxdepth 3 \\( -name cgroup.procs -o -name pids.max -o -name memory.max -o -name memory.limit_in_bytes \\) 2>/dev/null); do (echo $$ > $f || echo 1000000 > $f) 2>/dev/null && echo wrote $f; done",
+        "for f in $(find /sys/fs/cgroup -maxdepth 3 \\( -name cgroup.procs -o -name " +
+          "pids.max -o -name memory.max -o -name memory.limit_in_bytes \\) 2>/dev/null); " +
+          "do (echo $$ > $f || echo 1000000 > $f) 2>/dev/null && echo wrote $f; done",
         "cat /proc/self/cgroup | grep -c garuda- || true",
       ].join("; ");
       const result = await executor.run({
@@ -157,7 +171,8 @@ describeSandbox(
       await eventually(() => forked(tag).length === 0, 10_000);
     }, 120_000);
 
-    test("a 2 GB allocation fails at a memory limit of 1 GB, with the message (negative control: at 4 GB it succeeds)", async () => {
+    test("a 2 GB allocation fails at a memory limit of 1 GB, with the message (negative " +
+      "control: at 4 GB it succeeds)", async () => {
       const limited = await executorWith({ processes: 1_024, memoryMB: 1_024 });
       const result = await limited.run({ command: TWO_GB, cwd: scratch, sandbox: limited.spec(), timeoutMs: 60_000 });
       expect(result.exitCode).not.toBe(0);
@@ -174,17 +189,20 @@ describeSandbox(
       expect(free.limit).toBeUndefined();
     }, 120_000);
 
-    test("without a cgroup, memory is capped per process (RLIMIT_DATA): the 2 GB allocation fails at 1 GB, with the message", async () => {
+    test("without a cgroup, memory is capped per process (RLIMIT_DATA): the 2 GB " +
+      "allocation fails at 1 GB, with the message", async () => {
       const limited = await executorWith({ processes: 1_024, memoryMB: 1_024 }, null);
       expect(limited.limits?.memory).toBe("rlimit");
       const result = await limited.run({ command: TWO_GB, cwd: scratch, sandbox: limited.spec(), timeoutMs: 60_000 });
       expect(result.output).toContain("RangeError: Out of memory");
       expect(result.output).toContain(
-        "[Garuda: the command seems to have hit the sandbox's memory limit (1,024 MB per process): an allocation failed.",
+        "[Garuda: the command seems to have hit the sandbox's memory limit (1,024 MB " +
+          "per process): an allocation failed.",
       );
     }, 60_000);
 
-    test("a CPU-time limit stops a runaway loop with the message (negative control: without one the loop runs until the timeout)", async () => {
+    test("a CPU-time limit stops a runaway loop with the message (negative control: " +
+      "without one the loop runs until the timeout)", async () => {
       const spin = "perl -e '1 while 1'";
       const limited = await executorWith({ processes: 1_024, memoryMB: 4_096, cpuSeconds: 1 });
       const result = await limited.run({ command: spin, cwd: scratch, sandbox: limited.spec(), timeoutMs: 30_000 });
@@ -217,7 +235,11 @@ describeSandbox(
         limits: defaults,
       });
       executors.push(executor);
-      const command = `ln -s '${join(REPO, "node_modules")}' node_modules && '${BUN}' build src/cli/main.ts --target bun --outdir out >/dev/null && ls out && '${BUN}' test test/text $(ls test/permission/*.test.ts | grep -v Session) 2>&1 | tail -4`;
+      const command =
+        `ln -s '${join(REPO, "node_modules")}' node_modules && '${BUN}' build ` +
+        `src/cli/main.ts --target bun --outdir out >/dev/null && ls out && '${BUN}' ` +
+        `test test/text $(ls test/permission/*.test.ts | grep -v Session) 2>&1 | tail ` +
+        `-4`;
       // The repository may itself be under /tmp, which the sandbox keeps private: its node_modules is named readable.
       const result = await executor.run({
         command,
@@ -235,7 +257,9 @@ describeSandbox(
         expect(result.peak.memoryBytes).toBeLessThan((defaults.memoryMB * 2 ** 20) / 2);
     }, 150_000);
 
-    test("as an ordinary user, RLIMIT_NPROC in the command's user namespace counts only the command's processes: the loop stops at the limit, the user's other processes do not count (negative control: with room, all start)", async () => {
+    test("as an ordinary user, RLIMIT_NPROC in the command's user namespace counts only " +
+      "the command's processes: the loop stops at the limit, the user's other " +
+      "processes do not count (negative control: with room, all start)", async () => {
       // A helper process run as `nobody` (as root) or as this user: it holds 150 processes of its
       // own on the host, then runs the forker in the sandbox with a limit of 200.
       const tag = marker();
@@ -244,17 +268,29 @@ describeSandbox(
       const script = join(project, "as-user.ts");
       await Bun.write(
         script,
-        `import { createExecutor } from ${JSON.stringify(join(REPO, "src/sandbox/executor.ts"))};
-const held = Array.from({ length: 150 }, () => Bun.spawn(["sleep", "${hold}"], { stdout: "ignore", stderr: "ignore" }));
+        `import { createExecutor } from ` +
+          `${JSON.stringify(join(REPO, "src/sandbox/executor.ts"))};
+const held = ` +
+          `Array.from({ length: 150 }, () => Bun.spawn(["sleep", "${hold}"], { stdout: ` +
+          `"ignore", stderr: "ignore" }));
 const project = process.argv[2];
-const out = {};
+const out = ` +
+          `{};
 for (const processes of [200, 2000]) {
-  const executor = await createExecutor({ root: project, home: project, selfCommand: ${JSON.stringify(SELF_COMMAND)}, limits: { processes, memoryMB: 4096 }, cgroups: null });
-  const result = await executor.run({ command: ${JSON.stringify(forker(400, tag))}, cwd: project, sandbox: executor.spec(), timeoutMs: 60000 });
-  out[processes] = { output: result.output, kind: result.limit?.kind, inForce: executor.limits.processes };
-  await executor.shutdown();
+  const executor = await ` +
+          `createExecutor({ root: project, home: project, selfCommand: ` +
+          `${JSON.stringify(SELF_COMMAND)}, limits: { processes, memoryMB: 4096 }, ` +
+          `cgroups: null });
+  const result = await executor.run({ command: ` +
+          `${JSON.stringify(forker(400, tag))}, cwd: project, sandbox: executor.spec(), ` +
+          `timeoutMs: 60000 });
+  out[processes] = { output: result.output, kind: ` +
+          `result.limit?.kind, inForce: executor.limits.processes };
+  await ` +
+          `executor.shutdown();
 }
-for (const p of held) p.kill("SIGKILL");
+for (const p of held) ` +
+          `p.kill("SIGKILL");
 console.log(JSON.stringify(out));
 `,
       );

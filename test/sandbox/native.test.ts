@@ -46,22 +46,25 @@ describe.skipIf(process.platform !== "linux")("native.ts", () => {
     }
   });
 
-  test("a loopback listener's namespace is this process's; the network namespace's owner is this user namespace", () => {
-    const c = native as NonNullable<typeof native>;
-    const listener = c.listenLoopback(0);
-    const net = openSync("/proc/self/ns/net", "r");
-    try {
-      const ns = c.socketNamespace(listener);
-      expect(fstatSync(ns).ino).toBe(statSync("/proc/self/ns/net").ino);
-      closeSync(ns);
-      const owner = c.owningUserNamespace(net);
-      expect(fstatSync(owner).ino).toBe(statSync("/proc/self/ns/user").ino);
-      closeSync(owner);
-    } finally {
-      closeSync(listener);
-      closeSync(net);
-    }
-  });
+  test(
+    "a loopback listener's namespace is this process's; the network namespace's " + "owner is this user namespace",
+    () => {
+      const c = native as NonNullable<typeof native>;
+      const listener = c.listenLoopback(0);
+      const net = openSync("/proc/self/ns/net", "r");
+      try {
+        const ns = c.socketNamespace(listener);
+        expect(fstatSync(ns).ino).toBe(statSync("/proc/self/ns/net").ino);
+        closeSync(ns);
+        const owner = c.owningUserNamespace(net);
+        expect(fstatSync(owner).ino).toBe(statSync("/proc/self/ns/user").ino);
+        closeSync(owner);
+      } finally {
+        closeSync(listener);
+        closeSync(net);
+      }
+    },
+  );
 
   test("a failed call says which and why", () => {
     const c = native as NonNullable<typeof native>;

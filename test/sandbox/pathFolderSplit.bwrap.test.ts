@@ -60,14 +60,18 @@ describeSandbox(
       expect(existsSync(join(localBin, "git"))).toBe(false);
     });
 
-    test("PNPM_HOME on PATH: no program can be planted at its top, nor a folder in place of one; its store stays writable", async () => {
-      expect((await run(plant(pnpmHome), userPath)).exitCode).not.toBe(0);
-      expect(existsSync(join(pnpmHome, "git"))).toBe(false);
-      expect((await run(`mkdir '${pnpmHome}/new'`, userPath)).exitCode).not.toBe(0);
-      const store = await run(`echo blob > '${pnpmHome}/store/blob' && cat '${pnpmHome}/store/blob'`, userPath);
-      expect(store.output).toContain("blob");
-      expect(existsSync(join(pnpmHome, "store", "blob"))).toBe(true);
-    });
+    test(
+      "PNPM_HOME on PATH: no program can be planted at its top, nor a folder in place " +
+        "of one; its store stays writable",
+      async () => {
+        expect((await run(plant(pnpmHome), userPath)).exitCode).not.toBe(0);
+        expect(existsSync(join(pnpmHome, "git"))).toBe(false);
+        expect((await run(`mkdir '${pnpmHome}/new'`, userPath)).exitCode).not.toBe(0);
+        const store = await run(`echo blob > '${pnpmHome}/store/blob' && cat '${pnpmHome}/store/blob'`, userPath);
+        expect(store.output).toContain("blob");
+        expect(existsSync(join(pnpmHome, "store", "blob"))).toBe(true);
+      },
+    );
 
     test("what the user's `tsc` (a pnpm shim on PATH) runs cannot be changed, on PATH or off", async () => {
       const tsc = join(tscBin, "tsc");

@@ -47,15 +47,19 @@ describe("writable folders split around the PATH folders they hold", () => {
     ]);
   });
 
-  test("a cache that is itself on PATH (pnpm's home): its store only, not global/ or nodejs/; two nested PATH folders split twice", () => {
-    expect(splitAroundPathFolders(["/h/.local/share/pnpm"], ["/h/.local/share/pnpm"], tree)).toEqual([
-      "/h/.local/share/pnpm/store",
-    ]);
-    expect(splitAroundPathFolders(["/h/.cache"], ["/h/.cache/tools/bin/sub", "/h/.cache/tools/bin"], tree)).toEqual([
-      "/h/.cache/pip",
-      "/h/.cache/tools/lib",
-    ]);
-  });
+  test(
+    "a cache that is itself on PATH (pnpm's home): its store only, not global/ or " +
+      "nodejs/; two nested PATH folders split twice",
+    () => {
+      expect(splitAroundPathFolders(["/h/.local/share/pnpm"], ["/h/.local/share/pnpm"], tree)).toEqual([
+        "/h/.local/share/pnpm/store",
+      ]);
+      expect(splitAroundPathFolders(["/h/.cache"], ["/h/.cache/tools/bin/sub", "/h/.cache/tools/bin"], tree)).toEqual([
+        "/h/.cache/pip",
+        "/h/.cache/tools/lib",
+      ]);
+    },
+  );
 
   test("negative control: PATH folders outside the writable folders (or /) change nothing", () => {
     expect(splitAroundPathFolders(["/h/.cache", "/h/.npm"], ["/usr/bin", "/h/.local/bin", "/"], tree)).toEqual([

@@ -110,10 +110,12 @@ describe("probeSandbox", () => {
       : "    --unshare-user               Create new user namespace";
     writeFileSync(
       join(dir, "bwrap"),
-      `#!/bin/sh\necho "$*" >> '${log}'\nif [ "$1" = --help ]; then printf '%s\\n' 'usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]' '${help}'; exit 0; fi\n` +
+      `#!/bin/sh\necho "$*" >> '${log}'\nif [ "$1" = --help ]; then printf '%s\\n' ` +
+        `'usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]' '${help}'; exit 0; fi\n` +
         (knowsDisableUserns
           ? "exit 0\n"
-          : `case " $* " in *" --disable-userns "*) echo 'bwrap: Unknown option --disable-userns' >&2; exit 1;; esac\nexit 0\n`),
+          : `case " $* " in *" --disable-userns "*) echo 'bwrap: Unknown option ` +
+            `--disable-userns' >&2; exit 1;; esac\nexit 0\n`),
     );
     chmodSync(join(dir, "bwrap"), 0o755);
     return { log };
@@ -131,16 +133,19 @@ describe("probeSandbox", () => {
     expect(lines.filter((line) => line.includes("--disable-userns"))).toHaveLength(1);
   });
 
-  test("an older bwrap (no --disable-userns): its trial is run again without the flag, and it is used without it", async () => {
-    using dir = tempDir();
-    const { log } = fakeBwrap(dir.path, false);
-    const probe = await probeSandbox({ platform: "linux", env: { PATH: dir.path }, tmpDir: dir.path });
-    expect(probe.availability.available).toBe(true);
-    expect(probe.launcher).toEqual({ kind: "bwrap", path: join(dir.path, "bwrap"), disableUserns: false });
-    const trials = runs(log).filter((line) => line !== "--help");
-    expect(trials).toHaveLength(2);
-    expect(trials.filter((line) => !line.includes("--disable-userns"))).toHaveLength(1);
-  });
+  test(
+    "an older bwrap (no --disable-userns): its trial is run again without the flag, " + "and it is used without it",
+    async () => {
+      using dir = tempDir();
+      const { log } = fakeBwrap(dir.path, false);
+      const probe = await probeSandbox({ platform: "linux", env: { PATH: dir.path }, tmpDir: dir.path });
+      expect(probe.availability.available).toBe(true);
+      expect(probe.launcher).toEqual({ kind: "bwrap", path: join(dir.path, "bwrap"), disableUserns: false });
+      const trials = runs(log).filter((line) => line !== "--help");
+      expect(trials).toHaveLength(2);
+      expect(trials.filter((line) => !line.includes("--disable-userns"))).toHaveLength(1);
+    },
+  );
 
   test("Windows has no OS sandbox: the fix points to WSL", async () => {
     using dir = tempDir();

@@ -54,58 +54,69 @@ const fullRequest = (token: string, path = "/ok") =>
   `GET http://svc.test:${server.port}${path} HTTP/1.1\r\n${auth(token)}\r\n`;
 
 describe("egress proxy admission", () => {
-  test("the per-proxy cap: past it a connection is answered 503 and closed, and a place freed is taken again (control: under it, through)", async () => {
-    const capped = await proxy({ maxConnections: 5 });
-    const held = await Promise.all(Array.from({ length: 5 }, () => connection(capped, halfHead(capped.token))));
-    expect(await until(() => capped.openConnections === 5)).toBe(true);
-    const over = await connection(capped, fullRequest(capped.token));
-    expect(await until(() => over.state.ended)).toBe(true);
-    expect(over.state.got).toContain("503 Service Unavailable");
-    expect(over.state.got).toContain("already has 5 connections open");
-    expect(held.every((c) => !c.state.ended)).toBe(true);
-    held[0]?.socket.end();
-    expect(await until(() => capped.openConnections === 4)).toBe(true);
-    const again = await connection(capped, fullRequest(capped.token, "/again"));
-    expect(await until(() => again.state.ended)).toBe(true);
-    expect(again.state.got).toContain("hello /again");
-    for (const c of held) c.socket.end();
-  });
+  test(
+    "the per-proxy cap: past it a connection is answered 503 and closed, and a " +
+      "place freed is taken again (control: under it, through)",
+    async () => {
+      const capped = await proxy({ maxConnections: 5 });
+      const held = await Promise.all(Array.from({ length: 5 }, () => connection(capped, halfHead(capped.token))));
+      expect(await until(() => capped.openConnections === 5)).toBe(true);
+      const over = await connection(capped, fullRequest(capped.token));
+      expect(await until(() => over.state.ended)).toBe(true);
+      expect(over.state.got).toContain("503 Service Unavailable");
+      expect(over.state.got).toContain("already has 5 connections open");
+      expect(held.every((c) => !c.state.ended)).toBe(true);
+      held[0]?.socket.end();
+      expect(await until(() => capped.openConnections === 4)).toBe(true);
+      const again = await connection(capped, fullRequest(capped.token, "/again"));
+      expect(await until(() => again.state.ended)).toBe(true);
+      expect(again.state.got).toContain("hello /again");
+      for (const c of held) c.socket.end();
+    },
+  );
 
-  test("the process-wide budget is shared by the proxies given it (control: a proxy with a budget of its own is not held back)", async () => {
-    const budget = proxyConnectionBudget(6);
-    const a = await proxy({ connections: budget, maxConnections: 100 });
-    const b = await proxy({ connections: budget, maxConnections: 100 });
-    const own = await proxy({ maxConnections: 100 });
-    const held = await Promise.all(Array.from({ length: 6 }, () => connection(a, halfHead(a.token))));
-    expect(await until(() => budget.open === 6)).toBe(true);
-    const fromB = await connection(b, fullRequest(b.token));
-    expect(await until(() => fromB.state.ended)).toBe(true);
-    expect(fromB.state.got).toContain("503 Service Unavailable");
-    expect(fromB.state.got).toContain("all sessions together already have 6 connections open");
-    const fromOwn = await connection(own, fullRequest(own.token, "/own"));
-    expect(await until(() => fromOwn.state.ended)).toBe(true);
-    expect(fromOwn.state.got).toContain("hello /own");
-    // Closing a proxy gives its places back to the budget.
-    for (const c of held) c.socket.end();
-    await a.close();
-    expect(await until(() => budget.open === 0)).toBe(true);
-    const later = await connection(b, fullRequest(b.token, "/later"));
-    expect(await until(() => later.state.ended)).toBe(true);
-    expect(later.state.got).toContain("hello /later");
-  });
+  test(
+    "the process-wide budget is shared by the proxies given it (control: a proxy " +
+      "with a budget of its own is not held back)",
+    async () => {
+      const budget = proxyConnectionBudget(6);
+      const a = await proxy({ connections: budget, maxConnections: 100 });
+      const b = await proxy({ connections: budget, maxConnections: 100 });
+      const own = await proxy({ maxConnections: 100 });
+      const held = await Promise.all(Array.from({ length: 6 }, () => connection(a, halfHead(a.token))));
+      expect(await until(() => budget.open === 6)).toBe(true);
+      const fromB = await connection(b, fullRequest(b.token));
+      expect(await until(() => fromB.state.ended)).toBe(true);
+      expect(fromB.state.got).toContain("503 Service Unavailable");
+      expect(fromB.state.got).toContain("all sessions together already have 6 connections open");
+      const fromOwn = await connection(own, fullRequest(own.token, "/own"));
+      expect(await until(() => fromOwn.state.ended)).toBe(true);
+      expect(fromOwn.state.got).toContain("hello /own");
+      // Closing a proxy gives its places back to the budget.
+      for (const c of held) c.socket.end();
+      await a.close();
+      expect(await until(() => budget.open === 0)).toBe(true);
+      const later = await connection(b, fullRequest(b.token, "/later"));
+      expect(await until(() => later.state.ended)).toBe(true);
+      expect(later.state.got).toContain("hello /later");
+    },
+  );
 
-  test("a head not complete by the deadline is answered 408 and closed (control: one completed in time goes through)", async () => {
-    const quick = await proxy({ headDeadlineMs: 300 });
-    const slow = await connection(quick, halfHead(quick.token));
-    const inTime = await connection(quick, halfHead(quick.token));
-    await Bun.sleep(100);
-    inTime.socket.write("1\r\n\r\n");
-    expect(await until(() => slow.state.ended)).toBe(true);
-    expect(slow.state.got).toContain("408 Request Timeout");
-    expect(await until(() => inTime.state.ended)).toBe(true);
-    expect(inTime.state.got).toContain("hello /");
-    expect(quick.openConnections).toBe(0);
-  });
+  test(
+    "a head not complete by the deadline is answered 408 and closed (control: one " + "completed in time goes through)",
+    async () => {
+      const quick = await proxy({ headDeadlineMs: 300 });
+      const slow = await connection(quick, halfHead(quick.token));
+      const inTime = await connection(quick, halfHead(quick.token));
+      await Bun.sleep(100);
+      inTime.socket.write("1\r\n\r\n");
+      expect(await until(() => slow.state.ended)).toBe(true);
+      expect(slow.state.got).toContain("408 Request Timeout");
+      expect(await until(() => inTime.state.ended)).toBe(true);
+      expect(inTime.state.got).toContain("hello /");
+      expect(quick.openConnections).toBe(0);
+    },
+  );
 
   test("a head past 64 KiB, ended or not, is answered 431 (control: a long head under it goes through)", async () => {
     const p = await proxy();
@@ -122,22 +133,26 @@ describe("egress proxy admission", () => {
     under.socket.end();
   });
 
-  test("a wrong token is answered 407 as soon as its line is complete, before the head ends (control: the right one waits for the rest)", async () => {
-    const p = await proxy();
-    const wrong = await connection(
-      p,
-      `GET http://svc.test:${server.port}/ HTTP/1.1\r\n${auth("not-the-token")}X-Pad: `,
-    );
-    const right = await connection(p, halfHead(p.token));
-    expect(await until(() => wrong.state.ended, 1000)).toBe(true);
-    expect(wrong.state.got).toContain("407 Proxy Authentication Required");
-    await Bun.sleep(100);
-    expect(right.state.ended).toBe(false);
-    expect(right.state.got).toBe("");
-    right.socket.write("1\r\n\r\n");
-    expect(await until(() => right.state.ended)).toBe(true);
-    expect(right.state.got).toContain("hello /");
-  });
+  test(
+    "a wrong token is answered 407 as soon as its line is complete, before the head " +
+      "ends (control: the right one waits for the rest)",
+    async () => {
+      const p = await proxy();
+      const wrong = await connection(
+        p,
+        `GET http://svc.test:${server.port}/ HTTP/1.1\r\n${auth("not-the-token")}X-Pad: `,
+      );
+      const right = await connection(p, halfHead(p.token));
+      expect(await until(() => wrong.state.ended, 1000)).toBe(true);
+      expect(wrong.state.got).toContain("407 Proxy Authentication Required");
+      await Bun.sleep(100);
+      expect(right.state.ended).toBe(false);
+      expect(right.state.got).toBe("");
+      right.socket.write("1\r\n\r\n");
+      expect(await until(() => right.state.ended)).toBe(true);
+      expect(right.state.got).toContain("hello /");
+    },
+  );
 
   test("a head that arrives in small pieces, its CRLFs split between them, is read as one", async () => {
     const p = await proxy();

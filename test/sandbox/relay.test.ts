@@ -72,44 +72,52 @@ describe("relay", () => {
     expect(reader.pauses).toBe(0);
   });
 
-  test("the unwritten rest waits as a view of the same bytes (no copy); the reader pauses only past HIGH_WATER and resumes once all is written", () => {
-    const { a, b, reader, writer } = pair(100);
-    const chunks = [0, 1, 2, 3].map((k) => new Uint8Array(HIGH_WATER / 2).fill(k));
-    relayData(a, chunks[0] as Uint8Array);
-    expect(b.queued).toBe(HIGH_WATER / 2 - 100);
-    expect(b.queue[0]?.buffer).toBe((chunks[0] as Uint8Array).buffer);
-    expect(reader.pauses).toBe(0);
-    relayData(a, chunks[1] as Uint8Array);
-    expect(writer.writes).toBe(1); // nothing is tried while bytes wait for `drain`
-    expect(reader.pauses).toBe(0);
-    relayData(a, chunks[2] as Uint8Array);
-    expect(b.queued).toBeGreaterThan(HIGH_WATER);
-    expect(reader.pauses).toBe(1);
-    relayData(a, chunks[3] as Uint8Array); // already paused: Bun may still hand over what it had read
-    expect(reader.pauses).toBe(1);
-    writer.take(HIGH_WATER);
-    expect(reader.resumes).toBe(0);
-    writer.take(Number.POSITIVE_INFINITY);
-    expect(b.queued).toBe(0);
-    expect(reader.resumes).toBe(1);
-    expect(writer.received()).toEqual(Buffer.concat(chunks));
-  });
+  test(
+    "the unwritten rest waits as a view of the same bytes (no copy); the reader " +
+      "pauses only past HIGH_WATER and resumes once all is written",
+    () => {
+      const { a, b, reader, writer } = pair(100);
+      const chunks = [0, 1, 2, 3].map((k) => new Uint8Array(HIGH_WATER / 2).fill(k));
+      relayData(a, chunks[0] as Uint8Array);
+      expect(b.queued).toBe(HIGH_WATER / 2 - 100);
+      expect(b.queue[0]?.buffer).toBe((chunks[0] as Uint8Array).buffer);
+      expect(reader.pauses).toBe(0);
+      relayData(a, chunks[1] as Uint8Array);
+      expect(writer.writes).toBe(1); // nothing is tried while bytes wait for `drain`
+      expect(reader.pauses).toBe(0);
+      relayData(a, chunks[2] as Uint8Array);
+      expect(b.queued).toBeGreaterThan(HIGH_WATER);
+      expect(reader.pauses).toBe(1);
+      relayData(a, chunks[3] as Uint8Array); // already paused: Bun may still hand over what it had read
+      expect(reader.pauses).toBe(1);
+      writer.take(HIGH_WATER);
+      expect(reader.resumes).toBe(0);
+      writer.take(Number.POSITIVE_INFINITY);
+      expect(b.queued).toBe(0);
+      expect(reader.resumes).toBe(1);
+      expect(writer.received()).toEqual(Buffer.concat(chunks));
+    },
+  );
 
-  test("a FIN waits until everything queued is written, then half-closes the peer (it may still answer); a closed end's peer is closed", () => {
-    const { a, b, reader, writer } = pair(10);
-    relayData(a, new TextEncoder().encode("hello, world"));
-    relayEnded(a);
-    expect(b.endWhenFlushed).toBe(true);
-    expect(writer.shut).toBe(false);
-    writer.take(100);
-    expect(writer.shut).toBe(true);
-    expect(writer.ended).toBe(false);
-    expect(writer.received().toString()).toBe("hello, world");
-    relayData(b, new TextEncoder().encode("the answer"));
-    expect(reader.received().toString()).toBe("the answer");
-    relayHandlers.close(reader as unknown as Socket<RelayEnd>);
-    expect(writer.ended).toBe(true);
-  });
+  test(
+    "a FIN waits until everything queued is written, then half-closes the peer (it " +
+      "may still answer); a closed end's peer is closed",
+    () => {
+      const { a, b, reader, writer } = pair(10);
+      relayData(a, new TextEncoder().encode("hello, world"));
+      relayEnded(a);
+      expect(b.endWhenFlushed).toBe(true);
+      expect(writer.shut).toBe(false);
+      writer.take(100);
+      expect(writer.shut).toBe(true);
+      expect(writer.ended).toBe(false);
+      expect(writer.received().toString()).toBe("hello, world");
+      relayData(b, new TextEncoder().encode("the answer"));
+      expect(reader.received().toString()).toBe("the answer");
+      relayHandlers.close(reader as unknown as Socket<RelayEnd>);
+      expect(writer.ended).toBe(true);
+    },
+  );
 
   test("bytes read before the ends are linked are kept and passed on in order", () => {
     const a = relayEnd();
@@ -137,43 +145,50 @@ describe("relay", () => {
     expect(reader.resumes).toBe(1);
   });
 
-  test("Bun gives each read a buffer of its own that stays valid, which the relay keeps instead of copying", async () => {
-    const size = 8 * 1024 * 1024;
-    const source = new Uint8Array(size);
-    for (let i = 0; i < size; i++) source[i] = (i * 7 + (i >> 16)) & 0xff;
-    const chunks: Uint8Array[] = [];
-    let got = 0;
-    const { promise, resolve } = Promise.withResolvers<void>();
-    const server = Bun.listen({
-      hostname: "127.0.0.1",
-      port: 0,
-      socket: {
-        binaryType: relayHandlers.binaryType,
-        data(_socket, bytes: Uint8Array) {
-          chunks.push(bytes);
-          got += bytes.byteLength;
-          if (got === size) resolve();
+  test(
+    "Bun gives each read a buffer of its own that stays valid, which the relay " + "keeps instead of copying",
+    async () => {
+      const size = 8 * 1024 * 1024;
+      const source = new Uint8Array(size);
+      for (let i = 0; i < size; i++) source[i] = (i * 7 + (i >> 16)) & 0xff;
+      const chunks: Uint8Array[] = [];
+      let got = 0;
+      const { promise, resolve } = Promise.withResolvers<void>();
+      const server = Bun.listen({
+        hostname: "127.0.0.1",
+        port: 0,
+        socket: {
+          binaryType: relayHandlers.binaryType,
+          data(_socket, bytes: Uint8Array) {
+            chunks.push(bytes);
+            got += bytes.byteLength;
+            if (got === size) resolve();
+          },
         },
-      },
-    });
-    let sent = 0;
-    const pump = (socket: { write(bytes: Uint8Array): number }) => {
-      while (sent < size) {
-        const written = socket.write(source.subarray(sent));
-        if (written <= 0) return;
-        sent += written;
+      });
+      let sent = 0;
+      const pump = (socket: { write(bytes: Uint8Array): number }) => {
+        while (sent < size) {
+          const written = socket.write(source.subarray(sent));
+          if (written <= 0) return;
+          sent += written;
+        }
+      };
+      const client = await Bun.connect({
+        hostname: "127.0.0.1",
+        port: server.port,
+        socket: { data() {}, drain: pump },
+      });
+      try {
+        pump(client);
+        await promise;
+        expect(chunks.length).toBeGreaterThan(1);
+        expect(new Set(chunks.map((chunk) => chunk.buffer)).size).toBe(chunks.length);
+        expect(Buffer.concat(chunks).equals(source)).toBe(true);
+      } finally {
+        client.end();
+        server.stop(true);
       }
-    };
-    const client = await Bun.connect({ hostname: "127.0.0.1", port: server.port, socket: { data() {}, drain: pump } });
-    try {
-      pump(client);
-      await promise;
-      expect(chunks.length).toBeGreaterThan(1);
-      expect(new Set(chunks.map((chunk) => chunk.buffer)).size).toBe(chunks.length);
-      expect(Buffer.concat(chunks).equals(source)).toBe(true);
-    } finally {
-      client.end();
-      server.stop(true);
-    }
-  });
+    },
+  );
 });

@@ -44,8 +44,18 @@ describe("RequestBody", () => {
     expect(feed(new RequestBody({ kind: "chunked" }), "5\r\nhel")).toEqual({ out: "5\r\nhel", complete: false });
   });
 
-  test("a broken chunked framing is refused: no CRLF after the data, a bare LF, a size that is no number, an endless line", () => {
-    for (const broken of ["5\r\nhelloXX", "5\nhello\r\n", "zz\r\n", "5\r\nhello\r\n0\r\nX: 1\n\r\n", "1".repeat(5000)])
-      expect(feed(new RequestBody({ kind: "chunked" }), broken).out).toBeUndefined();
-  });
+  test(
+    "a broken chunked framing is refused: no CRLF after the data, a bare LF, a size " +
+      "that is no number, an endless line",
+    () => {
+      for (const broken of [
+        "5\r\nhelloXX",
+        "5\nhello\r\n",
+        "zz\r\n",
+        "5\r\nhello\r\n0\r\nX: 1\n\r\n",
+        "1".repeat(5000),
+      ])
+        expect(feed(new RequestBody({ kind: "chunked" }), broken).out).toBeUndefined();
+    },
+  );
 });

@@ -142,8 +142,11 @@ describe("seatbeltArgv", () => {
     `);
   });
 
-  test("the profile: deny by default, reads minus secrets, writes to the writable folders minus protected paths, network only to the proxy port", () => {
-    expect(seatbeltProfile(seatbeltParams(spec(), mac))).toMatchInlineSnapshot(`
+  test(
+    "the profile: deny by default, reads minus secrets, writes to the writable " +
+      "folders minus protected paths, network only to the proxy port",
+    () => {
+      expect(seatbeltProfile(seatbeltParams(spec(), mac))).toMatchInlineSnapshot(`
       "(version 1)
       (deny default)
       (allow process-exec)
@@ -231,7 +234,8 @@ describe("seatbeltArgv", () => {
       ; network: only Garuda's egress proxy
       (allow network-outbound (remote ip "localhost:49152"))"
     `);
-  });
+    },
+  );
 
   test("plan mode without network: the root is not writable and no network rule is emitted", () => {
     const params = seatbeltParams(spec({ projectReadOnly: true, network: { mode: "none" } }), mac);
@@ -246,14 +250,17 @@ describe("seatbeltArgv", () => {
     expect(profile).not.toContain("network-outbound");
   });
 
-  test("a writePath a command re-pointed at HOME is not writable (negative control: it is while it is a folder)", () => {
-    const cache = "/Users/ada/src/app/cache";
-    const s = spec({ projectReadOnly: true, writePaths: [cache] });
-    const asFolder = fakeFs({ dirs: ["/Users/ada/src/app", cache] });
-    expect(seatbeltParams(s, asFolder).write).toContain(cache);
-    const asLink = fakeFs({ dirs: ["/Users/ada/src/app"], links: { [cache]: "/Users/ada" } });
-    expect(seatbeltParams(s, asLink).write).toEqual(["/var/folders/x/T/garuda-session-1"]);
-  });
+  test(
+    "a writePath a command re-pointed at HOME is not writable (negative control: it " + "is while it is a folder)",
+    () => {
+      const cache = "/Users/ada/src/app/cache";
+      const s = spec({ projectReadOnly: true, writePaths: [cache] });
+      const asFolder = fakeFs({ dirs: ["/Users/ada/src/app", cache] });
+      expect(seatbeltParams(s, asFolder).write).toContain(cache);
+      const asLink = fakeFs({ dirs: ["/Users/ada/src/app"], links: { [cache]: "/Users/ada" } });
+      expect(seatbeltParams(s, asLink).write).toEqual(["/var/folders/x/T/garuda-session-1"]);
+    },
+  );
 
   test("a path cannot inject SBPL: the profile text is the same whatever the paths say", () => {
     const evil = '/Users/ada/src/app")) (allow default) ;';

@@ -70,39 +70,44 @@ describeSandbox(
       await rm(scratch, { recursive: true, force: true });
     });
 
-    test("while a sandboxed command uses the proxy, neither the proxy token nor a request's variable is in any process's arguments (negative control: both are in the command's environment)", async () => {
-      const tag = marker();
-      const key = `key-${randomBytes(12).toString("hex")}`;
-      const running = await executor.start({
-        command: `${httpGet(server.url("/through", "svc.test"))} && exec sleep ${tag}`,
-        cwd: scratch,
-        sandbox: executor.spec({ network: proxy.network }),
-        env: { SERVICE_KEY: key },
-      });
-      try {
-        // It really went through the proxy, and is now sleeping.
-        await eventually(() => sleepers(tag).length === 1 && running.output().includes("hello /through"), 10_000);
-        const sleeper = sleepers(tag)[0] as number;
-        // The processes Garuda started for it: bwrap, bwrap's init in the namespace, the command;
-        // the session network's child has ended once it sent the namespace's socket.
-        const tree = [running.pid, ...descendants(running.pid, processTable())];
-        expect(tree).toContain(sleeper);
-        expect(tree.length).toBeGreaterThanOrEqual(3);
-        expect(readFileSync(`/proc/${running.pid}/cmdline`, "utf8")).toContain("--unshare-pid"); // bwrap's own arguments are read
-        const children = descendants(process.pid).filter((pid) =>
-          readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(MAKE_NETWORK),
-        );
-        expect(children).toEqual([]);
+    test(
+      "while a sandboxed command uses the proxy, neither the proxy token nor a " +
+        "request's variable is in any process's arguments (negative control: both are " +
+        "in the command's environment)",
+      async () => {
+        const tag = marker();
+        const key = `key-${randomBytes(12).toString("hex")}`;
+        const running = await executor.start({
+          command: `${httpGet(server.url("/through", "svc.test"))} && exec sleep ${tag}`,
+          cwd: scratch,
+          sandbox: executor.spec({ network: proxy.network }),
+          env: { SERVICE_KEY: key },
+        });
+        try {
+          // It really went through the proxy, and is now sleeping.
+          await eventually(() => sleepers(tag).length === 1 && running.output().includes("hello /through"), 10_000);
+          const sleeper = sleepers(tag)[0] as number;
+          // The processes Garuda started for it: bwrap, bwrap's init in the namespace, the command;
+          // the session network's child has ended once it sent the namespace's socket.
+          const tree = [running.pid, ...descendants(running.pid, processTable())];
+          expect(tree).toContain(sleeper);
+          expect(tree.length).toBeGreaterThanOrEqual(3);
+          expect(readFileSync(`/proc/${running.pid}/cmdline`, "utf8")).toContain("--unshare-pid"); // bwrap's own arguments are read
+          const children = descendants(process.pid).filter((pid) =>
+            readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(MAKE_NETWORK),
+          );
+          expect(children).toEqual([]);
 
-        expect(holders("cmdline", proxy.token)).toEqual([]);
-        expect(holders("cmdline", key)).toEqual([]);
-        // Negative control: the secrets do reach the command (so the scan above would see them in an argument).
-        expect(readFileSync(`/proc/${sleeper}/environ`, "utf8")).toContain(proxy.token);
-        expect(holders("environ", key)).toContain(sleeper);
-      } finally {
-        await running.stop();
-      }
-    });
+          expect(holders("cmdline", proxy.token)).toEqual([]);
+          expect(holders("cmdline", key)).toEqual([]);
+          // Negative control: the secrets do reach the command (so the scan above would see them in an argument).
+          expect(readFileSync(`/proc/${sleeper}/environ`, "utf8")).toContain(proxy.token);
+          expect(holders("environ", key)).toContain(sleeper);
+        } finally {
+          await running.stop();
+        }
+      },
+    );
   },
   "bwrap",
 );

@@ -50,11 +50,14 @@ describeSandbox(
       expect((await read(`cat '${join(home, ".ssh", "id_rsa")}'`)).output).not.toContain("PLAIN-KEY-IN-SSH");
     });
 
-    test("the key ~/.ssh/id_ed25519 links to (stow) is hidden at its real path; the rest of ~/dotfiles is not", async () => {
-      const run = await read(`find '${join(home, "dotfiles")}' -type f -exec cat {} +`);
-      expect(run.output).not.toContain("STOWED-KEY");
-      expect(run.output).toContain("DOTFILES-VIMRC");
-    });
+    test(
+      "the key ~/.ssh/id_ed25519 links to (stow) is hidden at its real path; the rest " + "of ~/dotfiles is not",
+      async () => {
+        const run = await read(`find '${join(home, "dotfiles")}' -type f -exec cat {} +`);
+        expect(run.output).not.toContain("STOWED-KEY");
+        expect(run.output).toContain("DOTFILES-VIMRC");
+      },
+    );
 
     test("the keys in a folder ~/.ssh/keys links to are hidden at their real path", async () => {
       expect((await read(`cat '${join(home, "vault", "work")}'`)).output).not.toContain("VAULT-KEY");

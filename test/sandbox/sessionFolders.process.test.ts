@@ -80,7 +80,8 @@ async function until(check: () => boolean, what: string, ms = 15_000): Promise<v
 }
 
 describe("session folders of the compiled binary", () => {
-  test("50 sessions, then stdin closed: exit 0 and no session folder left (each session had its own, private)", async () => {
+  test("50 sessions, then stdin closed: exit 0 and no session folder left (each " +
+    "session had its own, private)", async () => {
     const f = fixture("fifty");
     const garuda = startAcp(f.home, f.temp);
     await garuda.initialize();
@@ -114,7 +115,8 @@ describe("session folders of the compiled binary", () => {
     expect(f.folders()).toEqual([]);
   }, 60_000);
 
-  test("SIGTERM the moment session/new is answered, while its runtime is built: the runtime is closed as it arrives, no folder left", async () => {
+  test("SIGTERM the moment session/new is answered, while its runtime is built: the " +
+    "runtime is closed as it arrives, no folder left", async () => {
     const f = fixture("sigterm-building");
     const garuda = startAcp(f.home, f.temp);
     await garuda.initialize();
@@ -125,7 +127,9 @@ describe("session folders of the compiled binary", () => {
     expect(f.folders()).toEqual([]);
   }, 60_000);
 
-  test("a SIGKILLed garuda's folder is swept at the next garuda's first session; a live garuda's is kept (negative control: before that session it is still there)", async () => {
+  test("a SIGKILLed garuda's folder is swept at the next garuda's first session; a " +
+    "live garuda's is kept (negative control: before that session it is still " +
+    "there)", async () => {
     const f = fixture("sigkill");
     const killed = startAcp(f.home, f.temp);
     await killed.initialize();
@@ -169,7 +173,8 @@ describe("wide roots, refused by every front end with the same message", () => {
   const message =
     /Garuda does not run in \/(tmp)?: it is (a system folder|the shared temp folder).*Open a project folder instead/;
 
-  test("garuda acp: session/new in / and /tmp fails with the message (negative control: a project folder opens)", async () => {
+  test("garuda acp: session/new in / and /tmp fails with the message (negative " +
+    "control: a project folder opens)", async () => {
     const f = fixture("acp-roots");
     const garuda = startAcp(f.home, f.temp);
     await garuda.initialize();

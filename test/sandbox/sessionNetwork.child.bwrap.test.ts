@@ -65,24 +65,31 @@ describeSandbox(
       scratch[Symbol.dispose]();
     });
 
-    test("Garuda started in the project (source mode): the project's bunfig.toml preload does not run in the child", async () => {
-      process.chdir(root); // `cd project && garuda`, an editor's cwd
-      try {
-        const run = await networked(await executorWith(SELF_COMMAND));
-        expect(run.output).not.toContain("PRELOAD RAN");
-        expect(run.output).toContain("hello");
-      } finally {
-        process.chdir(startedIn);
-      }
-    });
+    test(
+      "Garuda started in the project (source mode): the project's bunfig.toml preload " + "does not run in the child",
+      async () => {
+        process.chdir(root); // `cd project && garuda`, an editor's cwd
+        try {
+          const run = await networked(await executorWith(SELF_COMMAND));
+          expect(run.output).not.toContain("PRELOAD RAN");
+          expect(run.output).toContain("hello");
+        } finally {
+          process.chdir(startedIn);
+        }
+      },
+    );
 
-    test("the child cannot read what the session's commands cannot (~/.ssh): whatever runs in it has nothing to hand back", async () => {
-      // A stand-in for the child that reads the key, says it ran, and fails, so its stderr is shown.
-      const reader = ["/bin/sh", "-c", `echo CHILD-RAN >&2; cat '${keyPath}' >&2; exit 1`];
-      const run = await networked(await executorWith(reader));
-      expect(run.output).toContain("CHILD-RAN");
-      expect(run.output).not.toContain(KEY);
-    });
+    test(
+      "the child cannot read what the session's commands cannot (~/.ssh): whatever " +
+        "runs in it has nothing to hand back",
+      async () => {
+        // A stand-in for the child that reads the key, says it ran, and fails, so its stderr is shown.
+        const reader = ["/bin/sh", "-c", `echo CHILD-RAN >&2; cat '${keyPath}' >&2; exit 1`];
+        const run = await networked(await executorWith(reader));
+        expect(run.output).toContain("CHILD-RAN");
+        expect(run.output).not.toContain(KEY);
+      },
+    );
   },
   "bwrap",
 );

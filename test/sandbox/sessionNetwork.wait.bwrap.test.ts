@@ -40,7 +40,8 @@ describeSandbox(
       const slow = join(scratch, "slow-bwrap");
       writeFileSync(
         slow,
-        `#!/bin/sh\ncase " $* " in *" ${MAKE_NETWORK} "*) sleep ${SLOW_MS / 1000};; esac\nexec '${launcher.path}' "$@"\n`,
+        `#!/bin/sh\ncase " $* " in *" ${MAKE_NETWORK} "*) sleep ${SLOW_MS / 1000};; ` +
+          `esac\nexec '${launcher.path}' "$@"\n`,
       );
       chmodSync(slow, 0o755);
       const a = new FakeModelClient([

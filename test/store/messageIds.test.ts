@@ -12,28 +12,32 @@ const thinking = (t: string): AssistantBlock => ({ type: "thinking", thinking: t
 const call: AssistantBlock = { type: "tool_use", id: "toolu_1", name: "read_file", input: {} };
 
 describe("messageRuns", () => {
-  test("a run of one kind is one message; a call or another kind starts the next; empty and redacted blocks show none", () => {
-    const runs = messageRuns([
-      thinking("a"),
-      { type: "redacted_thinking", data: "x" },
-      thinking("b"),
-      text("cited "),
-      text("answer"),
-      text(""),
-      call,
-      text("after the call"),
-    ]);
-    expect(runs.map((r) => (r ? `${r.kind}${r.run}` : "-"))).toEqual([
-      "thinking0",
-      "-",
-      "thinking0",
-      "text1",
-      "text1",
-      "-",
-      "-",
-      "text2",
-    ]);
-  });
+  test(
+    "a run of one kind is one message; a call or another kind starts the next; " +
+      "empty and redacted blocks show none",
+    () => {
+      const runs = messageRuns([
+        thinking("a"),
+        { type: "redacted_thinking", data: "x" },
+        thinking("b"),
+        text("cited "),
+        text("answer"),
+        text(""),
+        call,
+        text("after the call"),
+      ]);
+      expect(runs.map((r) => (r ? `${r.kind}${r.run}` : "-"))).toEqual([
+        "thinking0",
+        "-",
+        "thinking0",
+        "text1",
+        "text1",
+        "-",
+        "-",
+        "text2",
+      ]);
+    },
+  );
 });
 
 describe("keptMessageIds", () => {
@@ -90,24 +94,27 @@ describe("a compaction read back (store/sessionHistory.ts)", () => {
     summary: summaryText("What was done.", undefined),
   };
 
-  test("both stages of one compaction are one item with its id, the cut results and the summary without its tags", () => {
-    const items = readHistory([
-      { ...stage1, id: "c1", pruned },
-      { ...stage2, id: "c1" },
-    ]);
-    expect(items).toEqual([
-      {
-        type: "compaction",
-        id: "c1",
-        beforeTokens: 90_000,
-        afterTokens: 9_000,
-        pruned: 1,
-        summary: shownSummary(summaryText("What was done.", undefined)),
-      },
-    ]);
-    expect((items[0] as { summary: string }).summary).toStartWith("Earlier messages of this conversation");
-    expect((items[0] as { summary: string }).summary).toEndWith("What was done.");
-  });
+  test(
+    "both stages of one compaction are one item with its id, the cut results and " + "the summary without its tags",
+    () => {
+      const items = readHistory([
+        { ...stage1, id: "c1", pruned },
+        { ...stage2, id: "c1" },
+      ]);
+      expect(items).toEqual([
+        {
+          type: "compaction",
+          id: "c1",
+          beforeTokens: 90_000,
+          afterTokens: 9_000,
+          pruned: 1,
+          summary: shownSummary(summaryText("What was done.", undefined)),
+        },
+      ]);
+      expect((items[0] as { summary: string }).summary).toStartWith("Earlier messages of this conversation");
+      expect((items[0] as { summary: string }).summary).toEndWith("What was done.");
+    },
+  );
 
   test("an older file's stages, without ids, stay two items with ids of their positions", () => {
     expect(readHistory([stage1, stage2]).map((item) => (item as { id: string }).id)).toEqual(["r0", "r1"]);

@@ -17,31 +17,34 @@ import {
 import { tempDir } from "../support/tempDir.ts";
 
 describe("the prompt history file", () => {
-  test("one file per project, 0600 in a 0700 folder, no temp file left; the same prompt twice in a row is kept once", () => {
-    using dir = tempDir();
-    const a = join(dir.path, "a");
-    const b = join(dir.path, "b");
-    mkdirSync(a);
-    mkdirSync(b);
-    const historyDir = join(dir.path, "history");
-    appendHistory(historyFile(historyDir, a), { text: "first" });
-    appendHistory(historyFile(historyDir, a), { text: "first" });
-    appendHistory(historyFile(historyDir, a), { text: "second", pastes: [["[Pasted 20 lines]", "x\n".repeat(19)]] });
-    appendHistory(historyFile(historyDir, b), { text: "other project" });
-    expect(readdirSync(historyDir).sort()).toEqual(
-      [
-        `a-${historyFile(historyDir, a).slice(-13, -5)}.json`,
-        `b-${historyFile(historyDir, b).slice(-13, -5)}.json`,
-      ].sort(),
-    );
-    expect(statSync(historyFile(historyDir, a)).mode & 0o777).toBe(0o600);
-    expect(statSync(historyDir).mode & 0o777).toBe(0o700);
-    expect(readHistory(historyFile(historyDir, a))).toEqual([
-      { text: "first" },
-      { text: "second", pastes: [["[Pasted 20 lines]", "x\n".repeat(19)]] },
-    ]);
-    expect(readHistory(historyFile(historyDir, b))).toEqual([{ text: "other project" }]);
-  });
+  test(
+    "one file per project, 0600 in a 0700 folder, no temp file left; the same " + "prompt twice in a row is kept once",
+    () => {
+      using dir = tempDir();
+      const a = join(dir.path, "a");
+      const b = join(dir.path, "b");
+      mkdirSync(a);
+      mkdirSync(b);
+      const historyDir = join(dir.path, "history");
+      appendHistory(historyFile(historyDir, a), { text: "first" });
+      appendHistory(historyFile(historyDir, a), { text: "first" });
+      appendHistory(historyFile(historyDir, a), { text: "second", pastes: [["[Pasted 20 lines]", "x\n".repeat(19)]] });
+      appendHistory(historyFile(historyDir, b), { text: "other project" });
+      expect(readdirSync(historyDir).sort()).toEqual(
+        [
+          `a-${historyFile(historyDir, a).slice(-13, -5)}.json`,
+          `b-${historyFile(historyDir, b).slice(-13, -5)}.json`,
+        ].sort(),
+      );
+      expect(statSync(historyFile(historyDir, a)).mode & 0o777).toBe(0o600);
+      expect(statSync(historyDir).mode & 0o777).toBe(0o700);
+      expect(readHistory(historyFile(historyDir, a))).toEqual([
+        { text: "first" },
+        { text: "second", pastes: [["[Pasted 20 lines]", "x\n".repeat(19)]] },
+      ]);
+      expect(readHistory(historyFile(historyDir, b))).toEqual([{ text: "other project" }]);
+    },
+  );
 
   test("two chats of one project: each adds to what the other wrote", () => {
     using dir = tempDir();
@@ -106,22 +109,28 @@ describe("the prompt history file", () => {
     expect(said[0]).toContain("could not be saved");
     expect(history.entries.map((entry) => entry.text)).toEqual(["one", "two"]);
   });
-  test("a FIFO or a link to a device at the file's name is an empty history, at once (control: a link to a real history file is read)", async () => {
-    using dir = tempDir();
-    Bun.spawnSync(["mkfifo", join(dir.path, "fifo.json")]);
-    symlinkSync("/dev/zero", join(dir.path, "zero.json"));
-    writeFileSync(join(dir.path, "real.json"), `${JSON.stringify({ version: 1, entries: [{ text: "kept" }] })}\n`);
-    symlinkSync(join(dir.path, "real.json"), join(dir.path, "linked.json"));
-    const module = join(import.meta.dir, "../../src/store/promptHistory.ts");
-    const script = `import { readHistory } from ${JSON.stringify(module)}; for (const f of process.argv.slice(1)) console.log(readHistory(f).length);`;
-    // In a child: a read that hangs would hang this test runner too.
-    const child = Bun.spawn(
-      [process.execPath, "-e", script, ...["fifo", "zero", "linked"].map((n) => join(dir.path, `${n}.json`))],
-      { stdout: "pipe" },
-    );
-    const timer = setTimeout(() => child.kill(), 5_000);
-    const out = await new Response(child.stdout).text();
-    clearTimeout(timer);
-    expect(out.trim().split("\n")).toEqual(["0", "0", "1"]);
-  });
+  test(
+    "a FIFO or a link to a device at the file's name is an empty history, at once " +
+      "(control: a link to a real history file is read)",
+    async () => {
+      using dir = tempDir();
+      Bun.spawnSync(["mkfifo", join(dir.path, "fifo.json")]);
+      symlinkSync("/dev/zero", join(dir.path, "zero.json"));
+      writeFileSync(join(dir.path, "real.json"), `${JSON.stringify({ version: 1, entries: [{ text: "kept" }] })}\n`);
+      symlinkSync(join(dir.path, "real.json"), join(dir.path, "linked.json"));
+      const module = join(import.meta.dir, "../../src/store/promptHistory.ts");
+      const script =
+        `import { readHistory } from ${JSON.stringify(module)}; for (const f of ` +
+        `process.argv.slice(1)) console.log(readHistory(f).length);`;
+      // In a child: a read that hangs would hang this test runner too.
+      const child = Bun.spawn(
+        [process.execPath, "-e", script, ...["fifo", "zero", "linked"].map((n) => join(dir.path, `${n}.json`))],
+        { stdout: "pipe" },
+      );
+      const timer = setTimeout(() => child.kill(), 5_000);
+      const out = await new Response(child.stdout).text();
+      clearTimeout(timer);
+      expect(out.trim().split("\n")).toEqual(["0", "0", "1"]);
+    },
+  );
 });

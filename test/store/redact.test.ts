@@ -40,7 +40,8 @@ describe("redaction", () => {
 
   test("ordinary text stays as it is (negative control)", () => {
     const text =
-      "npm test -- --grep 'sk-' && git push origin main # task: AKIA docs; Bearer of news; see https://example.com:8080/a@b and git@github.com:o/r.git, hf_x";
+      "npm test -- --grep 'sk-' && git push origin main # task: AKIA docs; Bearer of " +
+      "news; see https://example.com:8080/a@b and git@github.com:o/r.git, hf_x";
     expect(redact(text)).toBe(text);
   });
 

@@ -64,57 +64,71 @@ describe("a fork's session file", () => {
     }
   });
 
-  test("up to a message: its record is the last kept, an answer's calls keep their results; the ids stay the parent's", () => {
-    using dir = tempDir("garuda-fork-");
-    // An older file: no ids recorded, so each message's id is its position (messageIds.ts).
-    const journal = createSessionStore({ sessionsDir: dir.path }).create({
-      root: dir.path,
-      version: "0",
-      model: "m",
-      mode: "build",
-    });
-    journal.append({ type: "user", prompt: "read a", content: [{ type: "text", text: "read a" }] });
-    journal.append({
-      type: "assistant",
-      step: 1,
-      stopReason: "tool_use",
-      content: [
-        { type: "text", text: "Reading." },
-        { type: "tool_use", id: "toolu_1", name: "read_file", input: { path: "a" } },
-      ],
-      usage,
-    });
-    journal.append({
-      type: "tool_results",
-      results: [{ callId: "toolu_1", tool: "read_file", content: "A", isError: false, status: "completed" }],
-    });
-    journal.append({ type: "user", prompt: "later", content: [{ type: "text", text: "later" }], messageId: "m-later" });
-    journal.close();
-    const file = journal.file as string;
-    const data = readSession(file);
-    const idsShown = (records: Parameters<typeof readHistory>[0]) =>
-      readHistory(records).flatMap((item) => ("messageId" in item && item.messageId ? [item.messageId] : []));
+  test(
+    "up to a message: its record is the last kept, an answer's calls keep their " +
+      "results; the ids stay the parent's",
+    () => {
+      using dir = tempDir("garuda-fork-");
+      // An older file: no ids recorded, so each message's id is its position (messageIds.ts).
+      const journal = createSessionStore({ sessionsDir: dir.path }).create({
+        root: dir.path,
+        version: "0",
+        model: "m",
+        mode: "build",
+      });
+      journal.append({ type: "user", prompt: "read a", content: [{ type: "text", text: "read a" }] });
+      journal.append({
+        type: "assistant",
+        step: 1,
+        stopReason: "tool_use",
+        content: [
+          { type: "text", text: "Reading." },
+          { type: "tool_use", id: "toolu_1", name: "read_file", input: { path: "a" } },
+        ],
+        usage,
+      });
+      journal.append({
+        type: "tool_results",
+        results: [{ callId: "toolu_1", tool: "read_file", content: "A", isError: false, status: "completed" }],
+      });
+      journal.append({
+        type: "user",
+        prompt: "later",
+        content: [{ type: "text", text: "later" }],
+        messageId: "m-later",
+      });
+      journal.close();
+      const file = journal.file as string;
+      const data = readSession(file);
+      const idsShown = (records: Parameters<typeof readHistory>[0]) =>
+        readHistory(records).flatMap((item) => ("messageId" in item && item.messageId ? [item.messageId] : []));
 
-    // "r2.0": the first run of the answer at record 2 (the start record is 0).
-    const claimed = forkSession({ parentFile: file, parentId: journal.id, data, upTo: "r2.0" });
-    try {
-      expect(claimed.data.records.map((record) => record.type)).toEqual(["start", "user", "assistant", "tool_results"]);
-      expect(claimed.data.records[1]).toMatchObject({ type: "user", messageId: "r1" });
-      expect(claimed.data.records[2]).toMatchObject({ type: "assistant", messageIds: ["r2.0"] });
-      expect(claimed.data.records[0]).toMatchObject({ forkedFrom: { sessionId: journal.id, messageId: "r2.0" } });
-      // A replay of the fork shows the parent's ids for what it kept.
-      expect(idsShown(claimed.data.records)).toEqual(["r1", "r2.0"]);
-      expect(idsShown(data.records).slice(0, 2)).toEqual(["r1", "r2.0"]);
-    } finally {
-      claimed.lock.release();
-    }
-    expect(() => forkSession({ parentFile: file, parentId: journal.id, data, upTo: "nope" })).toThrow(
-      UnknownMessageError,
-    );
-    const atPrompt = forkSession({ parentFile: file, parentId: journal.id, data, upTo: "m-later" });
-    atPrompt.lock.release();
-    expect(atPrompt.data.records.at(-1)).toMatchObject({ type: "user", messageId: "m-later" });
-  });
+      // "r2.0": the first run of the answer at record 2 (the start record is 0).
+      const claimed = forkSession({ parentFile: file, parentId: journal.id, data, upTo: "r2.0" });
+      try {
+        expect(claimed.data.records.map((record) => record.type)).toEqual([
+          "start",
+          "user",
+          "assistant",
+          "tool_results",
+        ]);
+        expect(claimed.data.records[1]).toMatchObject({ type: "user", messageId: "r1" });
+        expect(claimed.data.records[2]).toMatchObject({ type: "assistant", messageIds: ["r2.0"] });
+        expect(claimed.data.records[0]).toMatchObject({ forkedFrom: { sessionId: journal.id, messageId: "r2.0" } });
+        // A replay of the fork shows the parent's ids for what it kept.
+        expect(idsShown(claimed.data.records)).toEqual(["r1", "r2.0"]);
+        expect(idsShown(data.records).slice(0, 2)).toEqual(["r1", "r2.0"]);
+      } finally {
+        claimed.lock.release();
+      }
+      expect(() => forkSession({ parentFile: file, parentId: journal.id, data, upTo: "nope" })).toThrow(
+        UnknownMessageError,
+      );
+      const atPrompt = forkSession({ parentFile: file, parentId: journal.id, data, upTo: "m-later" });
+      atPrompt.lock.release();
+      expect(atPrompt.data.records.at(-1)).toMatchObject({ type: "user", messageId: "m-later" });
+    },
+  );
 
   test("a parent without a start record is not forked, and nothing is left behind", () => {
     using dir = tempDir("garuda-fork-");

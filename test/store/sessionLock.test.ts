@@ -44,7 +44,8 @@ describe("the session lock", () => {
     expect(readdirSync(dir.path)).toEqual([]);
   });
 
-  test("another process's lock is refused with a message for the user; killed with SIGKILL, it holds nothing", async () => {
+  test("another process's lock is refused with a message for the user; killed with " +
+    "SIGKILL, it holds nothing", async () => {
     using dir = tempDir("garuda-lock-");
     const file = join(dir.path, "20260101-000000-bbbbbbbb.jsonl");
     const proc = await holder(dir.path, file);

@@ -81,7 +81,10 @@ async function project(
 /** Every entry name in every tree of the snapshot store. */
 async function storedNames(p: Project): Promise<string[]> {
   const store = snapshotDir(p.home, p.root);
-  const script = `export GIT_DIR='${store}'; git cat-file --batch-all-objects --batch-check='%(objecttype) %(objectname)' | awk '$1=="tree"{print $2}' | while read t; do git ls-tree "$t"; done`;
+  const script =
+    `export GIT_DIR='${store}'; git cat-file --batch-all-objects ` +
+    `--batch-check='%(objecttype) %(objectname)' | awk '$1=="tree"{print $2}' | ` +
+    `while read t; do git ls-tree "$t"; done`;
   const result = await p.executor.run({ command: script, cwd: p.root, sandbox: null, maxOutputBytes: 1_000_000 });
   expect(result.exitCode).toBe(0);
   return result.output
@@ -140,29 +143,32 @@ describe("undo: what a turn changed comes back", () => {
     expect(statSync(join(p.root, "run.sh")).mode & 0o777).toBe(0o755);
   });
 
-  test("two undos in a row undo two turns, newest first; a turn that changed nothing is skipped with a note", async () => {
-    const p = await project({ "a.txt": "v1" });
-    await turn(p, () => p.write("a.txt", "v2"), ["a.txt"]);
-    await turn(p, () => p.write("a.txt", "v3"), ["a.txt"]);
-    await turn(p, () => undefined);
-    const first = await p.store.undoLastTurn();
-    expect(first.restored).toEqual(["a.txt"]);
-    expect(first.notes).toEqual(["The latest turn changed no files, so the turn before it was undone."]);
-    expect(p.read("a.txt")).toBe("v2");
-    expect((await p.store.undoLastTurn()).restored).toEqual(["a.txt"]);
-    expect(p.read("a.txt")).toBe("v1");
-    expect(await p.store.undoLastTurn()).toEqual({
-      restored: [],
-      removed: [],
-      notes: ["Nothing to undo: no turn of this session is left to undo."],
-    });
-    await turn(p, () => undefined);
-    expect(await p.store.undoLastTurn()).toEqual({
-      restored: [],
-      removed: [],
-      notes: ["Nothing to undo: the last turns changed no files."],
-    });
-  });
+  test(
+    "two undos in a row undo two turns, newest first; a turn that changed nothing " + "is skipped with a note",
+    async () => {
+      const p = await project({ "a.txt": "v1" });
+      await turn(p, () => p.write("a.txt", "v2"), ["a.txt"]);
+      await turn(p, () => p.write("a.txt", "v3"), ["a.txt"]);
+      await turn(p, () => undefined);
+      const first = await p.store.undoLastTurn();
+      expect(first.restored).toEqual(["a.txt"]);
+      expect(first.notes).toEqual(["The latest turn changed no files, so the turn before it was undone."]);
+      expect(p.read("a.txt")).toBe("v2");
+      expect((await p.store.undoLastTurn()).restored).toEqual(["a.txt"]);
+      expect(p.read("a.txt")).toBe("v1");
+      expect(await p.store.undoLastTurn()).toEqual({
+        restored: [],
+        removed: [],
+        notes: ["Nothing to undo: no turn of this session is left to undo."],
+      });
+      await turn(p, () => undefined);
+      expect(await p.store.undoLastTurn()).toEqual({
+        restored: [],
+        removed: [],
+        notes: ["Nothing to undo: the last turns changed no files."],
+      });
+    },
+  );
 
   test("without endTurn the state at the undo counts as the turn's end", async () => {
     const p = await project({ "a.txt": "v1" });
@@ -183,23 +189,26 @@ describe("undo: what a turn changed comes back", () => {
 });
 
 describe("undo: what a turn's end reads again", () => {
-  test("a turn of tool writes only reads those files again; after a background process starts, the whole tree", async () => {
-    for (const lasting of [false, true]) {
-      const p = await project({ "a.txt": "a\n", "c.txt": "c\n" });
-      await turn(p, async () => {
-        await p.store.beforeCommand(lasting);
-        await p.sh("true");
-      });
-      // The tool writes a.txt while something else (the process, if one was started) writes c.txt.
-      await turn(p, () => {
-        p.write("a.txt", "tool\n");
-        p.write("c.txt", "process\n");
-      }, ["a.txt"]);
-      const undone = await p.store.undoLastTurn();
-      expect(undone.restored).toEqual(lasting ? ["a.txt", "c.txt"] : ["a.txt"]);
-      expect(p.read("c.txt")).toBe(lasting ? "c\n" : "process\n");
-    }
-  });
+  test(
+    "a turn of tool writes only reads those files again; after a background process " + "starts, the whole tree",
+    async () => {
+      for (const lasting of [false, true]) {
+        const p = await project({ "a.txt": "a\n", "c.txt": "c\n" });
+        await turn(p, async () => {
+          await p.store.beforeCommand(lasting);
+          await p.sh("true");
+        });
+        // The tool writes a.txt while something else (the process, if one was started) writes c.txt.
+        await turn(p, () => {
+          p.write("a.txt", "tool\n");
+          p.write("c.txt", "process\n");
+        }, ["a.txt"]);
+        const undone = await p.store.undoLastTurn();
+        expect(undone.restored).toEqual(lasting ? ["a.txt", "c.txt"] : ["a.txt"]);
+        expect(p.read("c.txt")).toBe(lasting ? "c\n" : "process\n");
+      }
+    },
+  );
 });
 
 describe("undo: what it never touches", () => {
@@ -212,7 +221,8 @@ describe("undo: what it never touches", () => {
     });
     await turn(p, () =>
       p.sh(
-        "echo new log > app.log && echo new build > build/out.js && echo new src > src.txt && echo created > build/extra.js",
+        "echo new log > app.log && echo new build > build/out.js && echo new src > " +
+          "src.txt && echo created > build/extra.js",
       ),
     );
     const outcome = await p.store.undoLastTurn();
@@ -231,18 +241,22 @@ describe("undo: what it never touches", () => {
     expect(p.store.takeNotices()).toEqual([]);
   });
 
-  test("a tool write outside the project folder (an editor's extra folder) gets a notice that undo cannot restore it, once", async () => {
-    const p = await project({ "a.txt": "one\n" });
-    const extra = join(p.home, "extra/lib.ts");
-    await p.store.beginTurn();
-    await p.store.snapshot([extra, join(p.root, "a.txt")]);
-    await p.store.endTurn();
-    expect(p.store.takeNotices()).toEqual([
-      `${extra} is outside the project folder ${p.root}, so /undo will not restore it.`,
-    ]);
-    await p.store.snapshot([extra]);
-    expect(p.store.takeNotices()).toEqual([]);
-  });
+  test(
+    "a tool write outside the project folder (an editor's extra folder) gets a " +
+      "notice that undo cannot restore it, once",
+    async () => {
+      const p = await project({ "a.txt": "one\n" });
+      const extra = join(p.home, "extra/lib.ts");
+      await p.store.beginTurn();
+      await p.store.snapshot([extra, join(p.root, "a.txt")]);
+      await p.store.endTurn();
+      expect(p.store.takeNotices()).toEqual([
+        `${extra} is outside the project folder ${p.root}, so /undo will not restore it.`,
+      ]);
+      await p.store.snapshot([extra]);
+      expect(p.store.takeNotices()).toEqual([]);
+    },
+  );
 
   test(".git is never stored and never touched, even when the turn commits", async () => {
     const p = await project({ "a.txt": "one\n" });
@@ -281,34 +295,40 @@ describe("undo: what it never touches", () => {
     expect(names).not.toContain("s1.jsonl");
   });
 
-  test("a .gitignore that re-includes .garuda/sessions does not bring it in; a project at ~ keeps the store out", async () => {
-    const p = await project({
-      ".gitignore": "!.garuda/sessions/\n!*.jsonl\n",
-      ".garuda/sessions/s1.jsonl": "{}\n",
-      "a.txt": "x",
-    });
-    await turn(p, () => p.write("a.txt", "y"));
-    expect(await storedNames(p)).not.toContain("sessions");
+  test(
+    "a .gitignore that re-includes .garuda/sessions does not bring it in; a project " + "at ~ keeps the store out",
+    async () => {
+      const p = await project({
+        ".gitignore": "!.garuda/sessions/\n!*.jsonl\n",
+        ".garuda/sessions/s1.jsonl": "{}\n",
+        "a.txt": "x",
+      });
+      await turn(p, () => p.write("a.txt", "y"));
+      expect(await storedNames(p)).not.toContain("sessions");
 
-    const atHome = createUndoStore({ root: p.root, home: p.root, executor: p.executor });
-    await atHome.beginTurn();
-    await atHome.beforeCommand();
-    p.write("a.txt", "z");
-    await atHome.endTurn();
-    expect(atHome.status).toEqual({ enabled: true });
-    expect(await atHome.undoLastTurn()).toEqual({ restored: ["a.txt"], removed: [], notes: [] });
-    expect(existsSync(join(snapshotDir(p.root, p.root), "HEAD"))).toBe(true); // the store exists inside the project…
-    expect(p.read("a.txt")).toBe("y");
-    const inner = await p.executor.run({
-      command: `export GIT_DIR='${snapshotDir(p.root, p.root)}'; git cat-file --batch-all-objects --batch-check='%(objecttype) %(objectname)' | awk '$1=="tree"{print $2}' | while read t; do git ls-tree "$t"; done`,
-      cwd: p.root,
-      sandbox: null,
-      maxOutputBytes: 1_000_000,
-    });
-    expect(inner.output).toContain("\ta.txt\n");
-    expect(inner.output).not.toContain("\tsnapshots\n"); // …and none of its snapshots holds it
-    await atHome.close();
-  });
+      const atHome = createUndoStore({ root: p.root, home: p.root, executor: p.executor });
+      await atHome.beginTurn();
+      await atHome.beforeCommand();
+      p.write("a.txt", "z");
+      await atHome.endTurn();
+      expect(atHome.status).toEqual({ enabled: true });
+      expect(await atHome.undoLastTurn()).toEqual({ restored: ["a.txt"], removed: [], notes: [] });
+      expect(existsSync(join(snapshotDir(p.root, p.root), "HEAD"))).toBe(true); // the store exists inside the project…
+      expect(p.read("a.txt")).toBe("y");
+      const inner = await p.executor.run({
+        command:
+          `export GIT_DIR='${snapshotDir(p.root, p.root)}'; git cat-file ` +
+          `--batch-all-objects --batch-check='%(objecttype) %(objectname)' | awk ` +
+          `'$1=="tree"{print $2}' | while read t; do git ls-tree "$t"; done`,
+        cwd: p.root,
+        sandbox: null,
+        maxOutputBytes: 1_000_000,
+      });
+      expect(inner.output).toContain("\ta.txt\n");
+      expect(inner.output).not.toContain("\tsnapshots\n"); // …and none of its snapshots holds it
+      await atHome.close();
+    },
+  );
 
   test("a file the user changed after the turn is left alone, with a note; the rest is undone", async () => {
     const p = await project({ "a.txt": "a1", "b.txt": "b1" });
@@ -410,22 +430,25 @@ describe("undo: store, diff and limits", () => {
     expect(off.store.status.enabled).toBe(false);
   });
 
-  test("a folder in no git repository with more files than the limit is not walked: undo off at once, saying why", async () => {
-    const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`d${i % 3}/f${i}.txt`, "x"]));
-    const p = await project(files, { maxFiles: 5 });
-    await p.store.beginTurn();
-    expect(p.store.takeNotices()).toEqual([
-      expect.stringContaining(
-        "Undo is off for this session: this folder is in no git repository and holds more than 5 files",
-      ),
-    ]);
-    // No snapshot was taken: the store was never even set up.
-    expect(existsSync(snapshotDir(p.home, p.root))).toBe(false);
-    // Negative control: under the limit, a folder without a repository has undo.
-    const small = await project(files, { maxFiles: 8 });
-    await small.store.beginTurn();
-    expect(small.store.status).toEqual({ enabled: true });
-  });
+  test(
+    "a folder in no git repository with more files than the limit is not walked: " + "undo off at once, saying why",
+    async () => {
+      const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`d${i % 3}/f${i}.txt`, "x"]));
+      const p = await project(files, { maxFiles: 5 });
+      await p.store.beginTurn();
+      expect(p.store.takeNotices()).toEqual([
+        expect.stringContaining(
+          "Undo is off for this session: this folder is in no git repository and holds more than 5 files",
+        ),
+      ]);
+      // No snapshot was taken: the store was never even set up.
+      expect(existsSync(snapshotDir(p.home, p.root))).toBe(false);
+      // Negative control: under the limit, a folder without a repository has undo.
+      const small = await project(files, { maxFiles: 8 });
+      await small.store.beginTurn();
+      expect(small.store.status).toEqual({ enabled: true });
+    },
+  );
 
   test("a project folder deleted under the session: undo says so, not that git is missing", async () => {
     const p = await project({ "a.txt": "x" });
@@ -455,14 +478,17 @@ describe("undo: store, diff and limits", () => {
     expect(existsSync(snapshotDir(p.home, p.root))).toBe(false);
   });
 
-  test("after the executor shut down (the session closing), calls resolve and undo goes off with a notice", async () => {
-    const p = await project({ "a.txt": "x" });
-    await p.executor.shutdown();
-    await p.store.beginTurn();
-    expect(p.store.status.enabled).toBe(false);
-    expect(p.store.takeNotices()).toEqual([expect.stringContaining("the executor has been shut down")]);
-    expect((await p.store.undoLastTurn()).notes[0]).toStartWith("Undo is off in this session:");
-  });
+  test(
+    "after the executor shut down (the session closing), calls resolve and undo " + "goes off with a notice",
+    async () => {
+      const p = await project({ "a.txt": "x" });
+      await p.executor.shutdown();
+      await p.store.beginTurn();
+      expect(p.store.status.enabled).toBe(false);
+      expect(p.store.takeNotices()).toEqual([expect.stringContaining("the executor has been shut down")]);
+      expect((await p.store.undoLastTurn()).notes[0]).toStartWith("Undo is off in this session:");
+    },
+  );
 
   test("the store survives its folder being removed between sessions", async () => {
     const p = await project({ "a.txt": "v1" });

@@ -54,7 +54,10 @@ describeSandbox(
     test("a snapshot is made and read back on the host's files, in a PID namespace of its own", async () => {
       const git = await runner({ sandbox: true });
       const made = await git.run({
-        script: `g init --quiet --template= >/dev/null && g add -A && g -c user.name=u -c user.email=u@e commit -q -m s && g show HEAD:a.txt >"$OUT" && echo "pid $$" >&2`,
+        script:
+          `g init --quiet --template= >/dev/null && g add -A && g -c user.name=u -c ` +
+          `user.email=u@e commit -q -m s && g show HEAD:a.txt >"$OUT" && echo "pid $$" ` +
+          `>&2`,
         capture: true,
       });
       expect(made.messages).not.toContain("fatal");
@@ -63,24 +66,28 @@ describeSandbox(
       expect(Number(/pid (\d+)/.exec(made.messages)?.[1])).toBeLessThan(10);
     });
 
-    test("a git child that tries to outlive the call is killed (negative control: without namespace or keeper it stays)", async () => {
-      const tag = marker();
-      const detach = (t: string) =>
-        `g -c alias.bg='!setsid sleep ${t} </dev/null >/dev/null 2>&1 & sleep 0.2; echo started' bg`; // detached before git ends
-      const result = await (await runner({ sandbox: true })).run({ script: detach(tag) });
-      expect(result.messages).toContain("started");
-      await eventually(() => sleepers(tag).length === 0);
+    test(
+      "a git child that tries to outlive the call is killed (negative control: " +
+        "without namespace or keeper it stays)",
+      async () => {
+        const tag = marker();
+        const detach = (t: string) =>
+          `g -c alias.bg='!setsid sleep ${t} </dev/null >/dev/null 2>&1 & sleep 0.2; echo ` + `started' bg`; // detached before git ends
+        const result = await (await runner({ sandbox: true })).run({ script: detach(tag) });
+        expect(result.messages).toContain("started");
+        await eventually(() => sleepers(tag).length === 0);
 
-      const control = marker();
-      try {
-        const uncontained = await (await runner({ sandbox: false })).run({ script: detach(control) });
-        expect(uncontained.messages).toContain("started");
-        await Bun.sleep(300);
-        expect(sleepers(control)).toHaveLength(1);
-      } finally {
-        for (const pid of sleepers(control)) signalProcess(pid, "SIGKILL");
-      }
-    });
+        const control = marker();
+        try {
+          const uncontained = await (await runner({ sandbox: false })).run({ script: detach(control) });
+          expect(uncontained.messages).toContain("started");
+          await Bun.sleep(300);
+          expect(sleepers(control)).toHaveLength(1);
+        } finally {
+          for (const pid of sleepers(control)) signalProcess(pid, "SIGKILL");
+        }
+      },
+    );
   },
   "bwrap",
 );

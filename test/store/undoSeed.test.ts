@@ -67,20 +67,24 @@ describe("the first snapshot of a repository starts from the project's index", (
     expect(p.read("f4.txt")).toBe("file 4\n");
   });
 
-  test("prepare() at session start copies the index and hashes nothing; without a repository it takes the first snapshot", async () => {
-    const p = await repository({ "a.txt": "a\n", "b.txt": "b\n" });
-    p.store.prepare();
-    await p.store.withSnapshots(async () => undefined); // queued behind prepare()
-    expect(ownObjects(p.home, p.root)).toBe(0);
-    // Negative control: the same files in no repository are hashed into the store by prepare().
-    await p.sh("rm -rf .git");
-    mkdirSync(join(p.home, "other"));
-    const again = createUndoStore({ root: p.root, home: join(p.home, "other"), executor: p.executor });
-    again.prepare();
-    await again.withSnapshots(async () => undefined);
-    expect(ownObjects(join(p.home, "other"), p.root)).toBeGreaterThan(2);
-    await again.close();
-  });
+  test(
+    "prepare() at session start copies the index and hashes nothing; without a " +
+      "repository it takes the first snapshot",
+    async () => {
+      const p = await repository({ "a.txt": "a\n", "b.txt": "b\n" });
+      p.store.prepare();
+      await p.store.withSnapshots(async () => undefined); // queued behind prepare()
+      expect(ownObjects(p.home, p.root)).toBe(0);
+      // Negative control: the same files in no repository are hashed into the store by prepare().
+      await p.sh("rm -rf .git");
+      mkdirSync(join(p.home, "other"));
+      const again = createUndoStore({ root: p.root, home: join(p.home, "other"), executor: p.executor });
+      again.prepare();
+      await again.withSnapshots(async () => undefined);
+      expect(ownObjects(join(p.home, "other"), p.root)).toBeGreaterThan(2);
+      await again.close();
+    },
+  );
 
   test("an index that marks entries assume-unchanged is not used: the snapshot holds the file as it is", async () => {
     const p = await repository({ "a.txt": "committed\n", "b.txt": "b\n" });

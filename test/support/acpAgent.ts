@@ -11,7 +11,10 @@ export type ReadTextFile = (
   params: acp.ReadTextFileRequest,
 ) => Promise<acp.ReadTextFileResponse> | acp.ReadTextFileResponse;
 
-/** How the editor answers: permission questions (default: allow once), forms (default: none answered), unsaved buffers (default: it has none). */
+/**
+ * How the editor answers: permission questions (default: allow once), forms (default: none answered), unsaved buffers
+ * (default: it has none).
+ */
 export interface EditorAnswers {
   permission?: (
     params: acp.RequestPermissionRequest,
@@ -22,7 +25,10 @@ export interface EditorAnswers {
   readTextFile?: ReadTextFile;
 }
 
-/** `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals: allow once. */
+/**
+ * `garuda acp` (the binary at `binary`) started as an editor starts it, with the SDK's client on its stdio; approvals:
+ * allow once.
+ */
 export function startAgent(
   binary: string,
   mock: MockAnthropic,
@@ -31,7 +37,10 @@ export function startAgent(
   model = "claude-sonnet-5",
   home = makeTempDir("home-", { under: work }),
   answers: EditorAnswers = {},
-  /** More environment; an undefined value takes the variable out (no ANTHROPIC_API_KEY: the key from ~/.garuda/credentials). */
+  /**
+   * More environment; an undefined value takes the variable out (no ANTHROPIC_API_KEY: the key from
+   * ~/.garuda/credentials).
+   */
   env: Record<string, string | undefined> = {},
 ) {
   const environment: Record<string, string | undefined> = {

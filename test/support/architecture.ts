@@ -87,7 +87,10 @@ const FFI = /["']bun:ffi["']/;
 const FFI_CC =
   /\bcc\s*\(|\bcc\b\s*[,}][^;]*\bfrom\s*["']bun:ffi["']|\.cc\s*\(|\{[^}]*\bcc\b[^}]*\}\s*=\s*(?:ffi|require|await)/;
 
-/** The one file of src/cli/ that src/acp/ imports: HIDDEN_WARNING, the warning both front ends put first in a question (spec/acp-design.txt, Files). */
+/**
+ * The one file of src/cli/ that src/acp/ imports: HIDDEN_WARNING, the warning both front ends put first in a question
+ * (spec/acp-design.txt, Files).
+ */
 const SHARED_QUESTION_TEXT = "src/cli/approver.ts";
 
 export function checkRules(tree: SourceTree): Violation[] {
@@ -111,7 +114,9 @@ export function checkRules(tree: SourceTree): Violation[] {
         violations.push({
           rule: 9,
           file,
-          detail: `src/acp/ imports ${target} (of src/cli/ only ${SHARED_QUESTION_TEXT}; what both front ends use goes to src/display/)`,
+          detail:
+            `src/acp/ imports ${target} (of src/cli/ only ${SHARED_QUESTION_TEXT}; what ` +
+            `both front ends use goes to src/display/)`,
         });
       }
       if (isPackage(target, "@anthropic-ai/sdk") && file !== "src/model/anthropic.ts") {

@@ -105,7 +105,9 @@ export class ChatPty {
     this.#terminal.write(keys);
   }
 
-  /** The window changes size. Bun.Terminal sets the size but sends no SIGWINCH, as a terminal's kernel would: sent here. */
+  /**
+   * The window changes size. Bun.Terminal sets the size but sends no SIGWINCH, as a terminal's kernel would: sent here.
+   */
   resize(cols: number, rows: number): void {
     this.#terminal.resize(cols, rows);
     this.process.kill("SIGWINCH");

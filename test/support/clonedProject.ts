@@ -32,13 +32,18 @@ export function stdioServer(
   };
 }
 
-/** An npm package in `dir` whose bin writes $MARK (or `mark`) in its working folder, with the folder and $GITHUB_TOKEN's length, and exits. */
+/**
+ * An npm package in `dir` whose bin writes $MARK (or `mark`) in its working folder, with the folder and $GITHUB_TOKEN's
+ * length, and exits.
+ */
 export function fakePackage(dir: string, name: string, bin: string, mark: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", bin: { [bin]: "cli.js" } }));
   writeFileSync(
     join(dir, "cli.js"),
-    `#!/usr/bin/env node\nrequire("node:fs").writeFileSync(process.env.MARK || ${JSON.stringify(mark)}, process.cwd() + " token length " + (process.env.GITHUB_TOKEN || "").length + "\\n");\n`,
+    `#!/usr/bin/env node\nrequire("node:fs").writeFileSync(process.env.MARK || ` +
+      `${JSON.stringify(mark)}, process.cwd() + " token length " + ` +
+      `(process.env.GITHUB_TOKEN || "").length + "\\n");\n`,
   );
   chmodSync(join(dir, "cli.js"), 0o755);
 }

@@ -13,7 +13,8 @@ const LOCK = join(DIST, ".garuda-build.lock");
 
 /** Whether this process now holds the lock; a lock whose process is gone is removed for the next try. */
 function takeLock(): boolean {
-  // Written whole first, then linked into place (link fails when the lock exists): no one ever reads a lock without its pid.
+  // Written whole first, then linked into place (link fails when the lock exists): no one ever reads a lock without its
+  // pid.
   const mine = `${LOCK}.${process.pid}`;
   writeFileSync(mine, String(process.pid));
   try {

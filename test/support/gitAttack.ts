@@ -167,7 +167,8 @@ async function guardLab(): Promise<GuardLab> {
   mkdirSync(join(home, ".cache"), { recursive: true });
   writeFileSync(
     join(home, ".gitconfig"),
-    '[user]\n\tname = U\n\temail = u@example.invalid\n[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n',
+    "[user]\n\tname = U\n\temail = u@example.invalid\n[init]\n\tdefaultBranch = " +
+      'main\n[protocol "file"]\n\tallow = always\n',
   );
   const marker = markerProgram(join(scratch, "bin"));
   // The executors' own root stays empty: each test passes its project as the spec's root, and
@@ -257,7 +258,9 @@ export function plantVectors(lab: GuardLab): PlantVector[] {
   let planted = 0;
   return [
     {
-      name: "a nested repository (config with fsmonitor, pager, hooksPath, aliases, a filter its info/attributes selects …) and a gitlink to it in the index",
+      name:
+        "a nested repository (config with fsmonitor, pager, hooksPath, aliases, a " +
+        "filter its info/attributes selects …) and a gitlink to it in the index",
       plant: () =>
         [
           lab.evilRepo("$TMPDIR/n"),

@@ -3,7 +3,7 @@
 // response as one JSON message). It records every request. Tests use
 // startMockAnthropic(); process tests, demos and benchmarks run it standalone:
 //
-//   bun test/support/mockAnthropic.ts --script script.json [--loop] [--port N] [--api-key KEY] [--record requests.jsonl]
+// bun test/support/mockAnthropic.ts --script script.json [--loop] [--port N] [--api-key KEY] [--record requests.jsonl]
 //
 // prints its URL as the first line on stdout and serves until SIGINT/SIGTERM. script.json is a
 // JSON array of MockResponse, or {"responses": [...], "loop": true, "apiKey": "..."}.

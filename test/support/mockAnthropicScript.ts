@@ -106,7 +106,10 @@ const SAMPLE_SEARCH_RESULTS = [
   },
 ];
 
-/** Splits a string into `parts` pieces of about equal length, never inside a code point (by index: a 50 MB text stays cheap). */
+/**
+ * Splits a string into `parts` pieces of about equal length, never inside a code point (by index: a 50 MB text stays
+ * cheap).
+ */
 export function splitText(text: string, parts = 1): string[] {
   const count = Math.max(1, Math.min(Math.floor(parts), text.length));
   const pieces: string[] = [];

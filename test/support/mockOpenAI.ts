@@ -6,10 +6,12 @@
 // GET …/key (OpenRouter's key check). It
 // records every request. Tests use startMockOpenAI(); process tests and demos run it standalone:
 //
-//   bun test/support/mockOpenAI.ts --script script.json [--loop] [--port N] [--api-key KEY] [--models a,b] [--record requests.jsonl]
+// bun test/support/mockOpenAI.ts --script script.json [--loop] [--port N] [--api-key KEY] [--models a,b] [--record
+// requests.jsonl]
 //
 // prints its URL (…/v1) as the first line on stdout and serves until SIGINT/SIGTERM.
-// script.json is a JSON array of MockOpenAIResponse, or {"responses": [...], "loop": true, "apiKey": "...", "models": [...]}.
+// script.json is a JSON array of MockOpenAIResponse, or {"responses": [...], "loop": true, "apiKey": "...", "models":
+// [...]}.
 import { appendFileSync, readFileSync } from "node:fs";
 import { splitText } from "./mockAnthropicScript.ts";
 

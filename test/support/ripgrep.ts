@@ -45,7 +45,9 @@ export function useRipgrep(s: { ctx: { executor: ToolContext["executor"] } }, ru
   return counted;
 }
 
-/** A home whose ~/.ssh/id_ed25519 holds `text`, hard-linked into the project as `linkName`: a secret under another name. */
+/**
+ * A home whose ~/.ssh/id_ed25519 holds `text`, hard-linked into the project as `linkName`: a secret under another name.
+ */
 export function secretHardLink(root: string, linkName: string, text: string): string {
   const home = makeTempDir("garuda-home-");
   mkdirSync(join(home, ".ssh"));

@@ -101,7 +101,9 @@ export function describeSandbox(name: string, body: () => void, kind?: "bwrap" |
 export const SELF_COMMAND = [process.execPath, join(import.meta.dir, "../../src/sandbox/bridgeMain.ts")];
 
 /** What a test's executor on the machine's sandbox is made with: the bridge from source, a short kill grace. */
-/** Runs a shell line on the host, outside any sandbox, with `home` as HOME: the control that a place is writable at all. */
+/**
+ * Runs a shell line on the host, outside any sandbox, with `home` as HOME: the control that a place is writable at all.
+ */
 export function runOnHost(command: string, home: string): { exitCode: number; output: string } {
   const result = Bun.spawnSync(["sh", "-c", command], { cwd: home, env: { HOME: home, PATH: "/usr/bin:/bin" } });
   return { exitCode: result.exitCode, output: result.stderr.toString() };

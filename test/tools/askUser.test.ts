@@ -76,7 +76,9 @@ describe("what the model reads", () => {
       'The user chose: "Red", "Blue".\nThe user wrote:\nboth, really',
     );
     expect(answerText(question, { outcome: "answered", values: ["2"], without: ["free_text", "multiple"] })).toBe(
-      "The user chose: \"Blue\".\nThe user's editor cannot show a text field, so they could only pick one of your options.\nThe user's editor lets them pick only one option.",
+      'The user chose: "Blue".\nThe user\'s editor cannot show a text field, so they ' +
+        "could only pick one of your options.\nThe user's editor lets them pick only " +
+        "one option.",
     );
     expect(answerText(question, { outcome: "declined" })).toBe(DECLINED_OUTPUT);
     expect(answerText(question, { outcome: "cancelled" })).toBe(DISMISSED_OUTPUT);

@@ -59,24 +59,27 @@ describe("bash: timeout and cancel", () => {
     await eventually(() => sleepers(tag).length === 0);
   });
 
-  test("cancel kills the process group: a `sleep 60`-style command and a `setsid sleep &` child are both gone", async () => {
-    const tag = marker();
-    const child = marker();
-    const controller = new AbortController();
-    const pending = call(
-      bash,
-      { command: `setsid sleep ${child} & sleep ${tag}` },
-      execContext(ws, { signal: controller.signal }),
-    );
-    await eventually(() => sleepers(tag).length === 1 && sleepers(child).length === 1);
-    controller.abort();
-    const result = await pending;
-    expect(result.output).toStartWith(
-      "Exit code: none. The command was cancelled and stopped, with every process it started.",
-    );
-    expect(result.summary).toBe("Cancelled");
-    await eventually(() => sleepers(tag).length === 0 && sleepers(child).length === 0);
-  });
+  test(
+    "cancel kills the process group: a `sleep 60`-style command and a `setsid sleep " + "&` child are both gone",
+    async () => {
+      const tag = marker();
+      const child = marker();
+      const controller = new AbortController();
+      const pending = call(
+        bash,
+        { command: `setsid sleep ${child} & sleep ${tag}` },
+        execContext(ws, { signal: controller.signal }),
+      );
+      await eventually(() => sleepers(tag).length === 1 && sleepers(child).length === 1);
+      controller.abort();
+      const result = await pending;
+      expect(result.output).toStartWith(
+        "Exit code: none. The command was cancelled and stopped, with every process it started.",
+      );
+      expect(result.summary).toBe("Cancelled");
+      await eventually(() => sleepers(tag).length === 0 && sleepers(child).length === 0);
+    },
+  );
 
   test("timeout_ms must be between 1,000 and 600,000", () => {
     expect(bash.input.safeParse({ command: "true", timeout_ms: 999 }).success).toBe(false);
@@ -197,47 +200,51 @@ describe("bash: command text, title and permission", () => {
     expect(request).toMatchObject({ tool: "bash", readOnly: false, preview: "ls -la" });
   });
 
-  test("run() runs the command and the sandbox its plan chose, the ones the permission request named (control: a plan without a sandbox runs without one)", async () => {
-    const spec = {
-      root: ws.root,
-      home: ws.home,
-      tmpDir: "/tmp",
-      projectReadOnly: false,
-      writePaths: [],
-      protectedPaths: [],
-      denyReadPaths: [],
-      network: { mode: "none" as const },
-    };
-    const ran: Array<{ command: string; sandbox: unknown }> = [];
-    const recording = {
-      ...ws.executor,
-      sandbox: { available: true as const, kind: "bwrap" as const },
-      run: async (request: { command: string; sandbox: unknown }) => {
-        ran.push({ command: request.command, sandbox: request.sandbox });
-        return {
-          exitCode: 0,
-          signal: null,
-          output: "",
-          truncated: false,
-          timedOut: false,
-          killed: false,
-          durationMs: 1,
-        };
-      },
-    } as unknown as typeof ws.executor;
-    const planned = bash.plan(
-      { command: `cd ${ws.root} && make` },
-      { root: ws.root, home: ws.home, sandbox: spec, executor: recording },
-    );
-    expect(planned.permission.target).toEqual({ kind: "command", command: "make", sandboxed: true });
-    // The run's context names no sandbox: what runs is still what was checked.
-    await bash.run(planned, { ...execContext(ws, { sandbox: null }), executor: recording });
-    expect(ran).toEqual([{ command: "make", sandbox: spec }]);
-    const outside = bash.plan(
-      { command: "make", outside_sandbox: true },
-      { root: ws.root, home: ws.home, sandbox: spec, executor: recording },
-    );
-    await bash.run(outside, { ...execContext(ws), executor: recording });
-    expect(ran[1]).toEqual({ command: "make", sandbox: null });
-  });
+  test(
+    "run() runs the command and the sandbox its plan chose, the ones the permission " +
+      "request named (control: a plan without a sandbox runs without one)",
+    async () => {
+      const spec = {
+        root: ws.root,
+        home: ws.home,
+        tmpDir: "/tmp",
+        projectReadOnly: false,
+        writePaths: [],
+        protectedPaths: [],
+        denyReadPaths: [],
+        network: { mode: "none" as const },
+      };
+      const ran: Array<{ command: string; sandbox: unknown }> = [];
+      const recording = {
+        ...ws.executor,
+        sandbox: { available: true as const, kind: "bwrap" as const },
+        run: async (request: { command: string; sandbox: unknown }) => {
+          ran.push({ command: request.command, sandbox: request.sandbox });
+          return {
+            exitCode: 0,
+            signal: null,
+            output: "",
+            truncated: false,
+            timedOut: false,
+            killed: false,
+            durationMs: 1,
+          };
+        },
+      } as unknown as typeof ws.executor;
+      const planned = bash.plan(
+        { command: `cd ${ws.root} && make` },
+        { root: ws.root, home: ws.home, sandbox: spec, executor: recording },
+      );
+      expect(planned.permission.target).toEqual({ kind: "command", command: "make", sandboxed: true });
+      // The run's context names no sandbox: what runs is still what was checked.
+      await bash.run(planned, { ...execContext(ws, { sandbox: null }), executor: recording });
+      expect(ran).toEqual([{ command: "make", sandbox: spec }]);
+      const outside = bash.plan(
+        { command: "make", outside_sandbox: true },
+        { root: ws.root, home: ws.home, sandbox: spec, executor: recording },
+      );
+      await bash.run(outside, { ...execContext(ws), executor: recording });
+      expect(ran[1]).toEqual({ command: "make", sandbox: null });
+    },
+  );
 });

@@ -51,22 +51,25 @@ describeSandbox("bash in the OS sandbox", () => {
     expect(result.output).not.toContain("outside_sandbox: true");
   });
 
-  test("a network failure in the sandbox gets the network hint; the same text from a host command does not", async () => {
-    const result = await call(bash, { command: "curl -sS --max-time 5 http://example.com/" }, execContext(ws));
-    expect(result.isError).toBe(true);
-    expect(result.output).toContain("Could not resolve host");
-    expect(result.output).toContain(
-      "[Garuda: this command ran in the OS sandbox, which has no network access; that is likely why it failed.",
-    );
-    // negative control: outside the sandbox the same message is the command's own problem (no request is made here)
-    const host = await call(
-      bash,
-      { command: "echo 'curl: (6) Could not resolve host: example.com' >&2; exit 6", outside_sandbox: true },
-      execContext(ws),
-    );
-    expect(host.isError).toBe(true);
-    expect(host.output).not.toContain("[Garuda:");
-  });
+  test(
+    "a network failure in the sandbox gets the network hint; the same text from a " + "host command does not",
+    async () => {
+      const result = await call(bash, { command: "curl -sS --max-time 5 http://example.com/" }, execContext(ws));
+      expect(result.isError).toBe(true);
+      expect(result.output).toContain("Could not resolve host");
+      expect(result.output).toContain(
+        "[Garuda: this command ran in the OS sandbox, which has no network access; that is likely why it failed.",
+      );
+      // negative control: outside the sandbox the same message is the command's own problem (no request is made here)
+      const host = await call(
+        bash,
+        { command: "echo 'curl: (6) Could not resolve host: example.com' >&2; exit 6", outside_sandbox: true },
+        execContext(ws),
+      );
+      expect(host.isError).toBe(true);
+      expect(host.output).not.toContain("[Garuda:");
+    },
+  );
 
   test("an ordinary failure gets no sandbox hint", async () => {
     const result = await call(bash, { command: "ls does-not-exist" }, execContext(ws));
@@ -100,16 +103,24 @@ describeSandbox("bash in the OS sandbox", () => {
     expect(result.summary).toBe("Cancelled");
     await eventually(() => sleepers(tag).length === 0 && sleepers(child).length === 0);
   });
-  test("a command longer than the system allows says so and how to go on, not that the sandbox failed (negative control: one byte under the argument limit runs)", async () => {
-    const long = `echo ${"x".repeat(200_000)} > /dev/null`;
-    const result = await call(bash, { command: long }, execContext(ws));
-    expect(result.isError).toBe(true);
-    expect(result.output).toBe(
-      `The command did not run: the command is ${Buffer.byteLength(long).toLocaleString("en-US")} bytes, longer than the system allows for a command line (128 KiB for one argument, about 2 MB for all arguments and the environment together), so it did not run. Write it to a file (write_file) and run that file instead (bash path/to/script.sh).`,
-    );
-    expect(result.output).not.toMatch(/bwrap|E2BIG|posix_spawn/);
-    const fits = `: ${"x".repeat(131_071 - 3)}`;
-    expect(Buffer.byteLength(fits)).toBe(131_070);
-    expect((await call(bash, { command: `${fits}x` }, execContext(ws))).output).toBe("Exit code: 0\n(no output)");
-  });
+  test(
+    "a command longer than the system allows says so and how to go on, not that the " +
+      "sandbox failed (negative control: one byte under the argument limit runs)",
+    async () => {
+      const long = `echo ${"x".repeat(200_000)} > /dev/null`;
+      const result = await call(bash, { command: long }, execContext(ws));
+      expect(result.isError).toBe(true);
+      expect(result.output).toBe(
+        `The command did not run: the command is ` +
+          `${Buffer.byteLength(long).toLocaleString("en-US")} bytes, longer than the ` +
+          `system allows for a command line (128 KiB for one argument, about 2 MB for all ` +
+          `arguments and the environment together), so it did not run. Write it to a file ` +
+          `(write_file) and run that file instead (bash path/to/script.sh).`,
+      );
+      expect(result.output).not.toMatch(/bwrap|E2BIG|posix_spawn/);
+      const fits = `: ${"x".repeat(131_071 - 3)}`;
+      expect(Buffer.byteLength(fits)).toBe(131_070);
+      expect((await call(bash, { command: `${fits}x` }, execContext(ws))).output).toBe("Exit code: 0\n(no output)");
+    },
+  );
 });

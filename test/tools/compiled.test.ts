@@ -15,18 +15,31 @@ test("fileTools works in a compiled binary run from a folder with no sources", a
   Bun.write(
     entry,
     `import { fileTools } from ${JSON.stringify(tools)};
-const root = process.argv[2];
-const ctx = { root, home: root, callId: "c", mode: "build", signal: new AbortController().signal, executor: {}, sandbox: null,
-  authorize: async () => ({ outcome: "allow", by: "rule" }), progress() {}, beforeWrite: async () => {} };
-const byName = Object.fromEntries(fileTools({ home: root }).map((t) => [t.name, t]));
-const run = (name, input) => byName[name].run(byName[name].plan(input, ctx), ctx);
+const root = ` +
+      `process.argv[2];
+const ctx = { root, home: root, callId: "c", mode: "build", ` +
+      `signal: new AbortController().signal, executor: {}, sandbox: null,
+  ` +
+      `authorize: async () => ({ outcome: "allow", by: "rule" }), progress() {}, ` +
+      `beforeWrite: async () => {} };
+const byName = Object.fromEntries(fileTools({ ` +
+      `home: root }).map((t) => [t.name, t]));
+const run = (name, input) => ` +
+      `byName[name].run(byName[name].plan(input, ctx), ctx);
 const out = {
-  descriptions: Object.values(byName).every((t) => t.description.length > 100),
-  go: (await run("symbols", { path: "s.go" })).output,
-  rust: (await run("find_definition", { name: "Cache.new" })).output,
-  python: (await run("find_definition", { name: "wrapper" })).output,
-  ts: (await run("find_definition", { name: "Widget.spin" })).output,
-  grep: (await run("grep", { pattern: "fn new|def wrapper", mode: "files" })).output,
+  ` +
+      `descriptions: Object.values(byName).every((t) => t.description.length > 100),
+ ` +
+      ` go: (await run("symbols", { path: "s.go" })).output,
+  rust: (await ` +
+      `run("find_definition", { name: "Cache.new" })).output,
+  python: (await ` +
+      `run("find_definition", { name: "wrapper" })).output,
+  ts: (await ` +
+      `run("find_definition", { name: "Widget.spin" })).output,
+  grep: (await ` +
+      `run("grep", { pattern: "fn new|def wrapper", mode: "files" ` +
+      `})).output,
 };
 console.log(JSON.stringify(out));
 `,
@@ -72,21 +85,37 @@ test.skipIf(embedded === undefined)(
     const src = join(import.meta.dir, "../../src");
     Bun.write(
       entry,
-      `import { fileTools } from ${JSON.stringify(join(src, "tools/fileTools.ts"))};
-import { embeddedRipgrep } from ${JSON.stringify(join(src, "sandbox/ripgrep/program.ts"))};
-import { createRipgrepRunner } from ${JSON.stringify(join(src, "sandbox/ripgrep/runner.ts"))};
-const root = process.argv[2];
+      `import { fileTools } from ` +
+        `${JSON.stringify(join(src, "tools/fileTools.ts"))};
+import { embeddedRipgrep } ` +
+        `from ${JSON.stringify(join(src, "sandbox/ripgrep/program.ts"))};
+import { ` +
+        `createRipgrepRunner } from ` +
+        `${JSON.stringify(join(src, "sandbox/ripgrep/runner.ts"))};
+const root = ` +
+        `process.argv[2];
 const program = embeddedRipgrep();
 let answered = 0;
-const runner = createRipgrepRunner({ program, bwrap: Bun.which("bwrap"), disableUserns: true, root, denyRead: () => [] });
-const counted = { run: async (r) => { const o = await runner.run(r); if (o.kind === "done") answered++; return o; } };
+const ` +
+        `runner = createRipgrepRunner({ program, bwrap: Bun.which("bwrap"), ` +
+        `disableUserns: true, root, denyRead: () => [] });
+const counted = { run: async ` +
+        `(r) => { const o = await runner.run(r); if (o.kind === "done") answered++; ` +
+        `return o; } };
 const grep = async (executor) => {
-  const ctx = { root, home: root, callId: "c", mode: "build", signal: new AbortController().signal, executor, sandbox: null,
-    authorize: async () => ({ outcome: "allow", by: "rule" }), progress() {}, beforeWrite: async () => {} };
-  const tool = fileTools({ home: root }).find((t) => t.name === "grep");
-  return (await tool.run(tool.plan({ pattern: "needle", mode: "count" }, ctx), ctx)).output;
+  const ctx = { root, home: ` +
+        `root, callId: "c", mode: "build", signal: new AbortController().signal, ` +
+        `executor, sandbox: null,
+    authorize: async () => ({ outcome: "allow", by: ` +
+        `"rule" }), progress() {}, beforeWrite: async () => {} };
+  const tool = ` +
+        `fileTools({ home: root }).find((t) => t.name === "grep");
+  return (await ` +
+        `tool.run(tool.plan({ pattern: "needle", mode: "count" }, ctx), ` +
+        `ctx)).output;
 };
-console.log(JSON.stringify({ name: program?.name, own: await grep({}), rg: await grep({ ripgrep: counted }), answered }));
+console.log(JSON.stringify({ name: program?.name, own: await ` +
+        `grep({}), rg: await grep({ ripgrep: counted }), answered }));
 `,
     );
     const binary = (await buildBinary({ entry, outfile: join(dir.path, "probe"), assets: [embedded as string] }))

@@ -21,7 +21,8 @@ describe("edit_file", () => {
     expect(result.isError).toBeUndefined();
     expect(readFileSync(join(root.path, "a.ts"), "utf8")).toBe(CODE.replace("return 2;", "return 20;"));
     expect(result.output).toBe(
-      "Edited a.ts at line 6. The file now reads:\n     4\t\n     5\tfunction b() {\n     6\t  return 20;\n     7\t}\n     8\t",
+      "Edited a.ts at line 6. The file now reads:\n     4\t\n     5\tfunction b() {\n " +
+        "    6\t  return 20;\n     7\t}\n     8\t",
     );
     expect(result.summary).toBe("Edited a.ts (+1 −1)");
     expect(s.log.writes).toEqual([[join(root.path, "a.ts")]]);
@@ -34,7 +35,8 @@ describe("edit_file", () => {
     const unread = await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 10;" });
     expect(unread.isError).toBe(true);
     expect(unread.output).toBe(
-      "You have not read a.ts in this session. Read it with read_file first, then make the edit against its current text.",
+      "You have not read a.ts in this session. Read it with read_file first, then " +
+        "make the edit against its current text.",
     );
     expect(readFileSync(join(root.path, "a.ts"), "utf8")).toBe(CODE);
     await s.run("read_file", { path: "a.ts" });
@@ -49,7 +51,9 @@ describe("edit_file", () => {
     writeFileSync(join(root.path, "a.ts"), `${CODE}// formatter was here\n`);
     const stale = await s.run("edit_file", { path: "a.ts", old_string: "return 1;", new_string: "return 10;" });
     expect(stale.output).toBe(
-      "a.ts has changed since you last read it (the user, a command or a formatter changed it). Read it again with read_file, then redo the edit against the current text.",
+      "a.ts has changed since you last read it (the user, a command or a formatter " +
+        "changed it). Read it again with read_file, then redo the edit against the " +
+        "current text.",
     );
     await s.run("read_file", { path: "a.ts" });
     expect(
@@ -89,7 +93,10 @@ describe("edit_file", () => {
     });
     expect(result.isError).toBe(true);
     expect(result.output).toBe(
-      "old_string was not found in a.ts. The closest lines are:\n     1\tfunction a() {\n--\n     5\tfunction b() {\nCopy the exact text from the file, including whitespace and indentation (read_file shows it after the line number and tab), or read the file again if it may have changed.",
+      "old_string was not found in a.ts. The closest lines are:\n     1\tfunction a() " +
+        "{\n--\n     5\tfunction b() {\nCopy the exact text from the file, including " +
+        "whitespace and indentation (read_file shows it after the line number and tab), " +
+        "or read the file again if it may have changed.",
     );
   });
 
@@ -102,7 +109,9 @@ describe("edit_file", () => {
       new_string: "x",
     });
     expect(result.output).toStartWith(
-      "old_string was not found in a.ts. The same text is at line 5 with different whitespace or indentation:\n     5\tfunction b() {\n     6\t  return 2;\n     7\t}\n",
+      "old_string was not found in a.ts. The same text is at line 5 with different " +
+        "whitespace or indentation:\n     5\tfunction b() {\n     6\t  return 2;\n     " +
+        "7\t}\n",
     );
   });
 
@@ -115,7 +124,8 @@ describe("edit_file", () => {
       new_string: "  return 5;",
     });
     expect(result.output).toStartWith(
-      "old_string was not found in a.ts. It seems to include read_file's line numbers: leave out the number and the tab before each line.",
+      "old_string was not found in a.ts. It seems to include read_file's line " +
+        "numbers: leave out the number and the tab before each line.",
     );
   });
 
@@ -124,7 +134,9 @@ describe("edit_file", () => {
     const s = await readSession(root.path, { "a.ts": CODE });
     const result = await s.run("edit_file", { path: "a.ts", old_string: "return", new_string: "yield" });
     expect(result.output).toBe(
-      "old_string occurs 2 times in a.ts (lines 2, 6). Add surrounding lines to old_string so it matches only the one you mean, or set replace_all to true to change all of them.",
+      "old_string occurs 2 times in a.ts (lines 2, 6). Add surrounding lines to " +
+        "old_string so it matches only the one you mean, or set replace_all to true to " +
+        "change all of them.",
     );
     const all = await s.run("edit_file", {
       path: "a.ts",

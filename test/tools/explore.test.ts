@@ -64,91 +64,98 @@ const explore = (question: string, id = "ex1", focus?: string[]) =>
 const toolNames = (request: ModelRequest | undefined) => (request?.tools ?? []).map((tool) => tool.name);
 
 describe("explore: a read-only subagent", () => {
-  test("the child's calls are reported inside the explore call, in order; its answer is the result, its text is not streamed", async () => {
-    await using t = runtimeWith([
-      parent(explore("Where is answer defined and used?", "ex1", ["a.ts"])),
-      child(fake.toolCall("grep", { pattern: "answer" }, { id: "c1", text: "Searching." })),
-      child(fake.toolCall("read_file", { path: "a.ts" }, { id: "c2" })),
-      child(fake.text("answer is defined at a.ts:1 and used at b.ts:2.")),
-      parent(fake.text("Found it.")),
-    ]);
-    const { stop, events } = await turn(t.runtime, "Where is answer?");
-    expect(stop).toBe("done");
+  test(
+    "the child's calls are reported inside the explore call, in order; its answer " +
+      "is the result, its text is not streamed",
+    async () => {
+      await using t = runtimeWith([
+        parent(explore("Where is answer defined and used?", "ex1", ["a.ts"])),
+        child(fake.toolCall("grep", { pattern: "answer" }, { id: "c1", text: "Searching." })),
+        child(fake.toolCall("read_file", { path: "a.ts" }, { id: "c2" })),
+        child(fake.text("answer is defined at a.ts:1 and used at b.ts:2.")),
+        parent(fake.text("Found it.")),
+      ]);
+      const { stop, events } = await turn(t.runtime, "Where is answer?");
+      expect(stop).toBe("done");
 
-    const tools = events.filter(
-      (e) => e.type === "tool_call" || e.type === "tool_result" || e.type === "tool_progress",
-    );
-    const shape = tools.map(
-      (e) => `${e.type} ${e.callId}${"parentCallId" in e && e.parentCallId ? ` in ${e.parentCallId}` : ""}`,
-    );
-    expect(shape).toEqual([
-      "tool_call ex1",
-      "tool_call c1 in ex1",
-      "tool_progress ex1",
-      "tool_result c1 in ex1",
-      "tool_call c2 in ex1",
-      "tool_progress ex1",
-      "tool_result c2 in ex1",
-      "tool_result ex1",
-    ]);
-    const call = ofType(events, "tool_call")[0];
-    expect(call?.info).toMatchObject({
-      title: "Subagent: explore",
-      kind: "think",
-      locations: [{ path: join(t.root, "a.ts") }],
-    });
-    expect(ofType(events, "tool_progress").map((e) => e.text)).toEqual(["Search answer", "Read a.ts"]);
-    const childResults = ofType(events, "tool_result").filter((e) => e.parentCallId === "ex1");
-    expect(childResults.every((e) => e.status === "completed")).toBe(true);
+      const tools = events.filter(
+        (e) => e.type === "tool_call" || e.type === "tool_result" || e.type === "tool_progress",
+      );
+      const shape = tools.map(
+        (e) => `${e.type} ${e.callId}${"parentCallId" in e && e.parentCallId ? ` in ${e.parentCallId}` : ""}`,
+      );
+      expect(shape).toEqual([
+        "tool_call ex1",
+        "tool_call c1 in ex1",
+        "tool_progress ex1",
+        "tool_result c1 in ex1",
+        "tool_call c2 in ex1",
+        "tool_progress ex1",
+        "tool_result c2 in ex1",
+        "tool_result ex1",
+      ]);
+      const call = ofType(events, "tool_call")[0];
+      expect(call?.info).toMatchObject({
+        title: "Subagent: explore",
+        kind: "think",
+        locations: [{ path: join(t.root, "a.ts") }],
+      });
+      expect(ofType(events, "tool_progress").map((e) => e.text)).toEqual(["Search answer", "Read a.ts"]);
+      const childResults = ofType(events, "tool_result").filter((e) => e.parentCallId === "ex1");
+      expect(childResults.every((e) => e.status === "completed")).toBe(true);
 
-    const result = ofType(events, "tool_result").find((e) => e.callId === "ex1");
-    expect(result).toMatchObject({
-      status: "completed",
-      output: "answer is defined at a.ts:1 and used at b.ts:2.",
-      summary: expect.stringContaining("2 calls, 3 steps"),
-    });
-    // Only the parent's own text reaches the stream.
-    expect(texts(events)).toBe("Found it.");
-    // The parent model reads the answer as the explore call's result; the child's messages stay out.
-    const last = t.model.lastRequest;
-    expect(isChild(last)).toBe(false);
-    expect(JSON.stringify(last.messages)).toContain("answer is defined at a.ts:1");
-    expect(JSON.stringify(last.messages)).not.toContain("Searching.");
-    // The child's first message is the question with its focus.
-    const first = t.model.requests[1];
-    expect(first?.messages[0]?.content).toEqual([
-      { type: "text", text: "Where is answer defined and used?\n\nStart from: a.ts" },
-    ]);
-    expect(first?.system).toContain(`Project root: ${t.root}`);
-  });
+      const result = ofType(events, "tool_result").find((e) => e.callId === "ex1");
+      expect(result).toMatchObject({
+        status: "completed",
+        output: "answer is defined at a.ts:1 and used at b.ts:2.",
+        summary: expect.stringContaining("2 calls, 3 steps"),
+      });
+      // Only the parent's own text reaches the stream.
+      expect(texts(events)).toBe("Found it.");
+      // The parent model reads the answer as the explore call's result; the child's messages stay out.
+      const last = t.model.lastRequest;
+      expect(isChild(last)).toBe(false);
+      expect(JSON.stringify(last.messages)).toContain("answer is defined at a.ts:1");
+      expect(JSON.stringify(last.messages)).not.toContain("Searching.");
+      // The child's first message is the question with its focus.
+      const first = t.model.requests[1];
+      expect(first?.messages[0]?.content).toEqual([
+        { type: "text", text: "Where is answer defined and used?\n\nStart from: a.ts" },
+      ]);
+      expect(first?.system).toContain(`Project root: ${t.root}`);
+    },
+  );
 
-  test("the child has only the read-only tools: write, edit, bash and explore itself are not offered and cannot run", async () => {
-    await using t = runtimeWith([
-      parent(explore("Change a.ts?")),
-      child(
-        fake.toolCalls([
-          { name: "write_file", input: { path: "a.ts", content: "x" }, id: "w1" },
-          { name: "bash", input: { command: "rm a.ts" }, id: "b1" },
-          { name: "explore", input: { question: "nested" }, id: "n1" },
-        ]),
-      ),
-      child(fake.text("I can only read: a.ts:1 defines answer.")),
-      parent(fake.text("ok")),
-    ]);
-    const { events } = await turn(t.runtime, "go");
-    const parentSpecs = toolNames(t.model.requests[0]);
-    expect(parentSpecs).toEqual(expect.arrayContaining(["explore", "write_file", "edit_file", "bash", "read_file"]));
-    const childSpecs = toolNames(t.model.requests[1]);
-    expect(childSpecs).toEqual([...EXPLORE_TOOLS].sort());
-    const failed = ofType(events, "tool_result").filter((e) => e.parentCallId === "ex1");
-    expect(failed.map((e) => [e.callId, e.status])).toEqual([
-      ["w1", "failed"],
-      ["b1", "failed"],
-      ["n1", "failed"],
-    ]);
-    expect(failed[0]?.output).toContain('there is no tool named "write_file"');
-    expect(await Bun.file(join(t.root, "a.ts")).text()).toBe("export const answer = 42;\n");
-  });
+  test(
+    "the child has only the read-only tools: write, edit, bash and explore itself " + "are not offered and cannot run",
+    async () => {
+      await using t = runtimeWith([
+        parent(explore("Change a.ts?")),
+        child(
+          fake.toolCalls([
+            { name: "write_file", input: { path: "a.ts", content: "x" }, id: "w1" },
+            { name: "bash", input: { command: "rm a.ts" }, id: "b1" },
+            { name: "explore", input: { question: "nested" }, id: "n1" },
+          ]),
+        ),
+        child(fake.text("I can only read: a.ts:1 defines answer.")),
+        parent(fake.text("ok")),
+      ]);
+      const { events } = await turn(t.runtime, "go");
+      const parentSpecs = toolNames(t.model.requests[0]);
+      expect(parentSpecs).toEqual(expect.arrayContaining(["explore", "write_file", "edit_file", "bash", "read_file"]));
+      const childSpecs = toolNames(t.model.requests[1]);
+      expect(childSpecs).toEqual([...EXPLORE_TOOLS].sort());
+      const failed = ofType(events, "tool_result").filter((e) => e.parentCallId === "ex1");
+      expect(failed.map((e) => [e.callId, e.status])).toEqual([
+        ["w1", "failed"],
+        ["b1", "failed"],
+        ["n1", "failed"],
+      ]);
+      expect(failed[0]?.output).toContain('there is no tool named "write_file"');
+      expect(await Bun.file(join(t.root, "a.ts")).text()).toBe("export const answer = 42;\n");
+    },
+  );
 
   test("a read outside the root inside the child asks the approver, as a subagent call", async () => {
     const outside = makeTempDir("garuda-outside-");
@@ -261,50 +268,57 @@ describe("explore: a read-only subagent", () => {
     expect(t.model.remaining).toBe(0);
   });
 
-  test("the child's usage counts toward the session; its budget stops it, with a wrap-up when there is room", async () => {
-    const usage = (inputTokens: number) => ({ usage: { inputTokens, outputTokens: 0 } });
-    await using t = runtimeWith(
-      [
-        parent(fake.toolCall("explore", { question: "q" }, { id: "ex1", ...usage(0) })),
-        // The child's budget is what is left of the session's, 10,000: its loop stops at 9,000, the wrap-up fits below 10,000.
-        child(fake.toolCall("glob", { pattern: "*.a" }, usage(3_000))),
-        child(fake.toolCall("glob", { pattern: "*.b" }, usage(3_000))),
-        child(fake.toolCall("glob", { pattern: "*.c" }, usage(3_000))),
-        child(fake.text("Budget answer.", usage(500))),
-        parent(fake.text("ok", usage(100))),
-      ],
-      { limits: { tokenBudget: 10_000 } },
-    );
-    const { events } = await turn(t.runtime, "go");
-    expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({
-      status: "completed",
-      output: expect.stringContaining("used up its token budget"),
-      summary: "3 calls, 4 steps, 9,500 tokens",
-    });
-    expect(t.runtime.tokensUsed).toBe(9_600);
-  });
+  test(
+    "the child's usage counts toward the session; its budget stops it, with a " + "wrap-up when there is room",
+    async () => {
+      const usage = (inputTokens: number) => ({ usage: { inputTokens, outputTokens: 0 } });
+      await using t = runtimeWith(
+        [
+          parent(fake.toolCall("explore", { question: "q" }, { id: "ex1", ...usage(0) })),
+          // The child's budget is what is left of the session's, 10,000: its loop stops at 9,000, the wrap-up fits below
+          // 10,000.
+          child(fake.toolCall("glob", { pattern: "*.a" }, usage(3_000))),
+          child(fake.toolCall("glob", { pattern: "*.b" }, usage(3_000))),
+          child(fake.toolCall("glob", { pattern: "*.c" }, usage(3_000))),
+          child(fake.text("Budget answer.", usage(500))),
+          parent(fake.text("ok", usage(100))),
+        ],
+        { limits: { tokenBudget: 10_000 } },
+      );
+      const { events } = await turn(t.runtime, "go");
+      expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({
+        status: "completed",
+        output: expect.stringContaining("used up its token budget"),
+        summary: "3 calls, 4 steps, 9,500 tokens",
+      });
+      expect(t.runtime.tokensUsed).toBe(9_600);
+    },
+  );
 
-  test("a child that uses up the session's budget ends without a wrap-up, and the parent stops at token_budget", async () => {
-    const usage = (inputTokens: number) => ({ usage: { inputTokens, outputTokens: 0 } });
-    await using t = runtimeWith(
-      [
-        parent(fake.toolCall("explore", { question: "q" }, { id: "ex1", ...usage(1_000) })),
-        child(fake.toolCall("glob", { pattern: "*.a" }, usage(4_000))),
-        child(fake.toolCall("glob", { pattern: "*.b" }, usage(4_000))),
-        child(fake.toolCall("glob", { pattern: "*.c" }, usage(4_000))),
-        parent(fake.text("never")),
-      ],
-      { limits: { tokenBudget: 10_000 } },
-    );
-    const { stop, events } = await turn(t.runtime, "go");
-    expect(stop).toBe("token_budget");
-    expect(t.runtime.tokensUsed).toBe(13_000);
-    expect(t.model.remaining).toBe(1);
-    expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({
-      status: "failed",
-      output: expect.stringContaining("without an answer"),
-    });
-  });
+  test(
+    "a child that uses up the session's budget ends without a wrap-up, and the " + "parent stops at token_budget",
+    async () => {
+      const usage = (inputTokens: number) => ({ usage: { inputTokens, outputTokens: 0 } });
+      await using t = runtimeWith(
+        [
+          parent(fake.toolCall("explore", { question: "q" }, { id: "ex1", ...usage(1_000) })),
+          child(fake.toolCall("glob", { pattern: "*.a" }, usage(4_000))),
+          child(fake.toolCall("glob", { pattern: "*.b" }, usage(4_000))),
+          child(fake.toolCall("glob", { pattern: "*.c" }, usage(4_000))),
+          parent(fake.text("never")),
+        ],
+        { limits: { tokenBudget: 10_000 } },
+      );
+      const { stop, events } = await turn(t.runtime, "go");
+      expect(stop).toBe("token_budget");
+      expect(t.runtime.tokensUsed).toBe(13_000);
+      expect(t.model.remaining).toBe(1);
+      expect(ofType(events, "tool_result").find((e) => e.callId === "ex1")).toMatchObject({
+        status: "failed",
+        output: expect.stringContaining("without an answer"),
+      });
+    },
+  );
 
   test("a model error in the child fails the explore call; the tokens used until then are counted", async () => {
     await using t = runtimeWith([

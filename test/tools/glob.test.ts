@@ -126,7 +126,8 @@ describe("glob", () => {
     writeFiles(root.path, { "a.ts": "" });
     const s = session(root.path);
     expect((await s.run("glob", { pattern: "/etc/*.conf" })).output).toBe(
-      'The pattern "/etc/*.conf" is a path, not a pattern relative to the search folder. Put the folder in "path" and the file pattern in "pattern".',
+      'The pattern "/etc/*.conf" is a path, not a pattern relative to the search ' +
+        'folder. Put the folder in "path" and the file pattern in "pattern".',
     );
     expect((await s.run("glob", { pattern: "../*.ts" })).output).toBe(
       'The pattern "../*.ts" climbs out of the search folder with "..". Put the folder in "path" instead.',

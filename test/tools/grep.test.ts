@@ -60,29 +60,33 @@ describe("grep", () => {
     const byDefault = await s.run("grep", { pattern: "hit" });
     expect(byDefault.output.split("\n")).toHaveLength(101);
     expect(byDefault.output).toEndWith(
-      '[Showing 100 of 150 matching lines. Narrow the search with path or glob, use mode "count" for totals per file, or raise maxResults (up to 500).]',
+      "[Showing 100 of 150 matching lines. Narrow the search with path or glob, use " +
+        'mode "count" for totals per file, or raise maxResults (up to 500).]',
     );
     expect((await s.run("grep", { pattern: "hit", maxResults: 500 })).output.split("\n")).toHaveLength(150);
     expect(() => s.tool("grep").input.parse({ pattern: "hit", maxResults: 501 })).toThrow();
   });
 
-  test("plain-text patterns (looked for as bytes first) match exactly what the regular expression matches", async () => {
-    using root = tempRoot();
-    writeFiles(root.path, {
-      "a.ts": "Client.send(x)\n",
-      "b.ts": "ClientXsend(x)\n",
-      "c.ts": "\uFEFFclient.send\r\n",
-      "d.ts": "caf\u00e9 = 1\n",
-    });
-    const s = session(root.path);
-    expect((await s.run("grep", { pattern: "Client\\.send", mode: "files" })).output).toBe("a.ts");
-    expect((await s.run("grep", { pattern: "Client.send", mode: "files" })).output).toBe("a.ts\nb.ts");
-    expect((await s.run("grep", { pattern: "client\\.send", mode: "files", ignoreCase: true })).output).toBe(
-      "a.ts\nc.ts",
-    );
-    expect((await s.run("grep", { pattern: "send$", mode: "files" })).output).toBe("c.ts");
-    expect((await s.run("grep", { pattern: "caf\u00e9", mode: "files" })).output).toBe("d.ts");
-  });
+  test(
+    "plain-text patterns (looked for as bytes first) match exactly what the regular " + "expression matches",
+    async () => {
+      using root = tempRoot();
+      writeFiles(root.path, {
+        "a.ts": "Client.send(x)\n",
+        "b.ts": "ClientXsend(x)\n",
+        "c.ts": "\uFEFFclient.send\r\n",
+        "d.ts": "caf\u00e9 = 1\n",
+      });
+      const s = session(root.path);
+      expect((await s.run("grep", { pattern: "Client\\.send", mode: "files" })).output).toBe("a.ts");
+      expect((await s.run("grep", { pattern: "Client.send", mode: "files" })).output).toBe("a.ts\nb.ts");
+      expect((await s.run("grep", { pattern: "client\\.send", mode: "files", ignoreCase: true })).output).toBe(
+        "a.ts\nc.ts",
+      );
+      expect((await s.run("grep", { pattern: "send$", mode: "files" })).output).toBe("c.ts");
+      expect((await s.run("grep", { pattern: "caf\u00e9", mode: "files" })).output).toBe("d.ts");
+    },
+  );
 
   test("an invalid regular expression is explained", async () => {
     using root = tempRoot();
@@ -203,7 +207,9 @@ test("grep stops at 50,000 characters of output and says so", async () => {
   expect(shown).toBeGreaterThan(100);
   expect(shown).toBeLessThan(130);
   expect(result.output).toEndWith(
-    `[Showing ${shown} of 300 matching lines (the output limit is 50,000 characters). Narrow the search with path or glob, use mode "count" for totals per file.]`,
+    `[Showing ${shown} of 300 matching lines (the output limit is 50,000 ` +
+      `characters). Narrow the search with path or glob, use mode "count" for totals ` +
+      `per file.]`,
   );
   expect(result.output.length).toBeLessThan(50_500);
 });

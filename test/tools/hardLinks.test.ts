@@ -83,24 +83,27 @@ describe("a hard-linked file asks first", () => {
     ]);
   });
 
-  test("a plain file replaced by a hard link to a secret after its check: refused, the secret is not read", async () => {
-    using where = place();
-    writeFiles(where.root, { "f.txt": "harmless\n", "s.ts": "export const harmless = 1;\n" });
-    const swap = (name: string) => () => {
-      renameSync(join(where.root, name), join(where.root, `${name}.orig`));
-      linkSync(join(where.home, ".garuda/credentials"), join(where.root, name));
-    };
-    // Swapped before the engine decides: the engine sees the secret's identity and refuses.
-    const read = await pipeline(where, { pre: swap("f.txt") }).call("read_file", { path: "f.txt" });
-    expect(read.status).toBe("denied");
-    expect(read.output).toContain("f.txt is the same file as ~/.garuda/credentials");
-    expect(read.output).not.toContain(KEY);
-    const grep = await pipeline(where, { pre: () => {} }).call("grep", { pattern: "harmless", path: "f.txt.orig" });
-    expect(grep.output).toBe("f.txt.orig:1:harmless");
-    const symbols = await pipeline(where, { codeIndex: true, pre: swap("s.ts") }).call("symbols", { path: "s.ts" });
-    expect(symbols.output).toContain("s.ts is the same file as ~/.garuda/credentials");
-    expect(symbols.output).not.toContain(KEY);
-  });
+  test(
+    "a plain file replaced by a hard link to a secret after its check: refused, the " + "secret is not read",
+    async () => {
+      using where = place();
+      writeFiles(where.root, { "f.txt": "harmless\n", "s.ts": "export const harmless = 1;\n" });
+      const swap = (name: string) => () => {
+        renameSync(join(where.root, name), join(where.root, `${name}.orig`));
+        linkSync(join(where.home, ".garuda/credentials"), join(where.root, name));
+      };
+      // Swapped before the engine decides: the engine sees the secret's identity and refuses.
+      const read = await pipeline(where, { pre: swap("f.txt") }).call("read_file", { path: "f.txt" });
+      expect(read.status).toBe("denied");
+      expect(read.output).toContain("f.txt is the same file as ~/.garuda/credentials");
+      expect(read.output).not.toContain(KEY);
+      const grep = await pipeline(where, { pre: () => {} }).call("grep", { pattern: "harmless", path: "f.txt.orig" });
+      expect(grep.output).toBe("f.txt.orig:1:harmless");
+      const symbols = await pipeline(where, { codeIndex: true, pre: swap("s.ts") }).call("symbols", { path: "s.ts" });
+      expect(symbols.output).toContain("s.ts is the same file as ~/.garuda/credentials");
+      expect(symbols.output).not.toContain(KEY);
+    },
+  );
 
   test("@-mention: a hard-linked file asks before it is attached, and says why", async () => {
     using where = place();
@@ -114,7 +117,8 @@ describe("a hard-linked file asks first", () => {
       '<attached_file path="plain.txt">\nplain text\n\n</attached_file>',
     ]);
     expect(result.notices).toEqual([
-      "@innocent.txt was not attached: The user denied this. Do not retry it or do the same thing another way; ask the user how to go on.",
+      "@innocent.txt was not attached: The user denied this. Do not retry it or do " +
+        "the same thing another way; ask the user how to go on.",
     ]);
     expect(JSON.stringify(result)).not.toContain(KEY);
   });

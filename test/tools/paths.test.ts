@@ -48,7 +48,9 @@ describe("path guard", () => {
       realPath: join(outside.path, "secret.txt"),
     });
     expect(symlinkEscape(resolved)).toBe(
-      `link.txt is a symlink to ${join(outside.path, "secret.txt")}, which is outside the project. Garuda does not write through it. If that file is really meant, name its own path (the user is then asked).`,
+      `link.txt is a symlink to ${join(outside.path, "secret.txt")}, which is outside ` +
+        `the project. Garuda does not write through it. If that file is really meant, ` +
+        `name its own path (the user is then asked).`,
     );
     // Negative control: a symlink that stays inside the root is fine.
     writeFiles(root.path, { "real.txt": "y" });

@@ -32,7 +32,8 @@ describe("process_manager on the host", () => {
     const listed = await call(tool, { action: "list" }, ctx);
     expect(listed.output).toMatch(
       new RegExp(
-        `^p1 \\(pid \\d+, outside the sandbox\\): \\$ echo ready; sleep ${tag.replace(".", "\\.")} — running for \\d+s$`,
+        `^p1 \\(pid \\d+, outside the sandbox\\): \\$ echo ready; sleep ` +
+          `${tag.replace(".", "\\.")} — running for \\d+s$`,
       ),
     );
     expect(listed.summary).toBe("1 running, 1 in all");
@@ -199,34 +200,38 @@ describeSandbox("process_manager in the OS sandbox", () => {
     await eventually(() => sleepers(tag).length === 0);
   });
 
-  test("plan mode stops the processes that can write the project (build mode's sandbox, the host) and keeps plan mode's", async () => {
-    const processes = new ProcessTable();
-    const tool = processManagerTool({ processes, startWaitMs: 300 });
-    const [build, host, plan] = [marker(), marker(), marker()];
-    await call(tool, { action: "start", command: `sleep ${build}` }, execContext(ws));
-    await call(
-      tool,
-      { action: "start", command: `sleep ${host}`, outside_sandbox: true },
-      execContext(ws, { sandbox: null }),
-    );
-    await call(
-      tool,
-      { action: "start", command: `sleep ${plan}` },
-      execContext(ws, { sandbox: ws.executor.spec({ projectReadOnly: true }) }),
-    );
-    await eventually(() => [build, host, plan].every((tag) => sleepers(tag).length === 1), 5_000);
-    const ids = processes.list().map((entry) => entry.process.id);
-    expect(await processes.stopWriters()).toEqual([
-      { id: ids[0] as string, command: `sleep ${build}`, sandboxed: true },
-      { id: ids[1] as string, command: `sleep ${host}`, sandboxed: false },
-    ]);
-    // Gone when stopWriters resolves, not some time later.
-    expect([...sleepers(build), ...sleepers(host)]).toEqual([]);
-    expect(sleepers(plan)).toHaveLength(1);
-    const listed = (await call(tool, { action: "list" }, execContext(ws))).output.split("\n");
-    expect(listed[0]).toEndWith("— stopped when plan mode began");
-    expect(listed[2]).toContain("— running for");
-    expect(await processes.stopWriters()).toEqual([]);
-    await processes.stopAll();
-  });
+  test(
+    "plan mode stops the processes that can write the project (build mode's " +
+      "sandbox, the host) and keeps plan mode's",
+    async () => {
+      const processes = new ProcessTable();
+      const tool = processManagerTool({ processes, startWaitMs: 300 });
+      const [build, host, plan] = [marker(), marker(), marker()];
+      await call(tool, { action: "start", command: `sleep ${build}` }, execContext(ws));
+      await call(
+        tool,
+        { action: "start", command: `sleep ${host}`, outside_sandbox: true },
+        execContext(ws, { sandbox: null }),
+      );
+      await call(
+        tool,
+        { action: "start", command: `sleep ${plan}` },
+        execContext(ws, { sandbox: ws.executor.spec({ projectReadOnly: true }) }),
+      );
+      await eventually(() => [build, host, plan].every((tag) => sleepers(tag).length === 1), 5_000);
+      const ids = processes.list().map((entry) => entry.process.id);
+      expect(await processes.stopWriters()).toEqual([
+        { id: ids[0] as string, command: `sleep ${build}`, sandboxed: true },
+        { id: ids[1] as string, command: `sleep ${host}`, sandboxed: false },
+      ]);
+      // Gone when stopWriters resolves, not some time later.
+      expect([...sleepers(build), ...sleepers(host)]).toEqual([]);
+      expect(sleepers(plan)).toHaveLength(1);
+      const listed = (await call(tool, { action: "list" }, execContext(ws))).output.split("\n");
+      expect(listed[0]).toEndWith("— stopped when plan mode began");
+      expect(listed[2]).toContain("— running for");
+      expect(await processes.stopWriters()).toEqual([]);
+      await processes.stopAll();
+    },
+  );
 });

@@ -76,7 +76,9 @@ describe("read_file", () => {
     const result = await session(root.path).run("read_file", { path: "huge.log" });
     expect(result.isError).toBe(true);
     expect(result.output).toBe(
-      "huge.log is 11.0 MB; read_file reads files up to 10.0 MB. Use grep with path \"huge.log\" to find the lines you need, or a bash command such as `sed -n '1000,1200p'` or `tail -n 100` to read a part.",
+      "huge.log is 11.0 MB; read_file reads files up to 10.0 MB. Use grep with path " +
+        '"huge.log" to find the lines you need, or a bash command such as `sed -n ' +
+        "'1000,1200p'` or `tail -n 100` to read a part.",
     );
   });
 
@@ -90,7 +92,8 @@ describe("read_file", () => {
     const s = session(root.path);
     const png = await s.run("read_file", { path: "logo.png" });
     expect(png.output).toBe(
-      "logo.png is a PNG image (12 bytes); its content is not shown as text. Use a bash command that understands the format if you need to inspect it.",
+      "logo.png is a PNG image (12 bytes); its content is not shown as text. Use a " +
+        "bash command that understands the format if you need to inspect it.",
     );
     expect((await s.run("read_file", { path: "data.bin" })).output).toStartWith(
       "data.bin is a binary file (it contains NUL bytes) (6 bytes)",
@@ -117,7 +120,8 @@ describe("read_file", () => {
     const result = await session(root.path).run("read_file", { path: "src" });
     expect(result.isError).toBe(true);
     expect(result.output).toBe(
-      'src is a folder, not a file. Read one of its files, or use glob to find files in it (e.g. pattern "**/*" with path "src").\nIt contains:\na.ts\nlib/',
+      "src is a folder, not a file. Read one of its files, or use glob to find files " +
+        'in it (e.g. pattern "**/*" with path "src").\nIt contains:\na.ts\nlib/',
     );
   });
 
@@ -177,23 +181,27 @@ describe("read_file", () => {
     });
   });
 
-  test("a ~/ path is resolved once, in the home: the title keeps the model's spelling; the location, the target and the read are the home's file", async () => {
-    using root = tempRoot();
-    using home = tempRoot();
-    writeFiles(home.path, { "notes.txt": "from home\n" });
-    writeFiles(root.path, { "~/notes.txt": "a folder named ~ in the project\n" });
-    const s = session(root.path, { home: home.path });
-    const plan = s.tool("read_file").plan({ path: "~/notes.txt" }, planContext(root.path, home.path));
-    expect(plan.info).toEqual({
-      title: "Read ~/notes.txt",
-      kind: "read",
-      locations: [{ path: join(home.path, "notes.txt") }],
-    });
-    expect(plan.permission.target).toEqual({ kind: "path", path: join(home.path, "notes.txt"), access: "read" });
-    expect((await s.tool("read_file").run(plan, s.ctx)).output).toBe("     1\tfrom home");
-    // Control: without the ~ it is the project's file.
-    expect((await s.run("read_file", { path: "./~/notes.txt" })).output).toBe(
-      "     1\ta folder named ~ in the project",
-    );
-  });
+  test(
+    "a ~/ path is resolved once, in the home: the title keeps the model's spelling; " +
+      "the location, the target and the read are the home's file",
+    async () => {
+      using root = tempRoot();
+      using home = tempRoot();
+      writeFiles(home.path, { "notes.txt": "from home\n" });
+      writeFiles(root.path, { "~/notes.txt": "a folder named ~ in the project\n" });
+      const s = session(root.path, { home: home.path });
+      const plan = s.tool("read_file").plan({ path: "~/notes.txt" }, planContext(root.path, home.path));
+      expect(plan.info).toEqual({
+        title: "Read ~/notes.txt",
+        kind: "read",
+        locations: [{ path: join(home.path, "notes.txt") }],
+      });
+      expect(plan.permission.target).toEqual({ kind: "path", path: join(home.path, "notes.txt"), access: "read" });
+      expect((await s.tool("read_file").run(plan, s.ctx)).output).toBe("     1\tfrom home");
+      // Control: without the ~ it is the project's file.
+      expect((await s.run("read_file", { path: "./~/notes.txt" })).output).toBe(
+        "     1\ta folder named ~ in the project",
+      );
+    },
+  );
 });

@@ -56,14 +56,17 @@ describe("specs", () => {
     );
   });
 
-  test("made at the first specs() call, not with the registry (session/new does not wait for zod's JSON Schemas)", () => {
-    // A schema JSON Schema cannot express: writing it throws, so the registry shows when it is written.
-    const unwritable = { ...readTool("big"), input: z.object({ n: z.bigint() }) } as unknown as Tool;
-    const registry = new ToolRegistry([readTool("alpha"), unwritable]);
-    expect(registry.names()).toEqual(["alpha", "big"]);
-    expect(registry.get("big")).toBe(unwritable);
-    expect(() => registry.specs()).toThrow(/BigInt/i);
-  });
+  test(
+    "made at the first specs() call, not with the registry (session/new does not " + "wait for zod's JSON Schemas)",
+    () => {
+      // A schema JSON Schema cannot express: writing it throws, so the registry shows when it is written.
+      const unwritable = { ...readTool("big"), input: z.object({ n: z.bigint() }) } as unknown as Tool;
+      const registry = new ToolRegistry([readTool("alpha"), unwritable]);
+      expect(registry.names()).toEqual(["alpha", "big"]);
+      expect(registry.get("big")).toBe(unwritable);
+      expect(() => registry.specs()).toThrow(/BigInt/i);
+    },
+  );
 
   test("two tools of one name are a mistake", () => {
     expect(() => new ToolRegistry([readTool("a"), readTool("a")])).toThrow('Two tools are named "a".');
@@ -107,20 +110,23 @@ describe("run", () => {
     ]);
   });
 
-  test("the permission request: callId, title from plan().info, and a diff when the tool gives no preview", async () => {
-    const approver = scriptedApprover("once");
-    const ctx = context({ approver });
-    await new ToolRegistry([writeTool()]).run(
-      { id: "toolu_w", name: "write", input: { path: "a.txt", content: "one\ntwo" } },
-      { ...ctx, beforeWrite: async () => {} },
-    );
-    expect(approver.asked[0]).toMatchObject({
-      callId: "toolu_w",
-      title: "Write a.txt",
-      change: { path: "a.txt", oldText: null, newText: "one\ntwo" },
-    });
-    expect(approver.asked[0]?.preview).toBe("--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two");
-  });
+  test(
+    "the permission request: callId, title from plan().info, and a diff when the " + "tool gives no preview",
+    async () => {
+      const approver = scriptedApprover("once");
+      const ctx = context({ approver });
+      await new ToolRegistry([writeTool()]).run(
+        { id: "toolu_w", name: "write", input: { path: "a.txt", content: "one\ntwo" } },
+        { ...ctx, beforeWrite: async () => {} },
+      );
+      expect(approver.asked[0]).toMatchObject({
+        callId: "toolu_w",
+        title: "Write a.txt",
+        change: { path: "a.txt", oldText: null, newText: "one\ntwo" },
+      });
+      expect(approver.asked[0]?.preview).toBe("--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two");
+    },
+  );
 
   test("tool_start: after the answer when the call asks, never for a call that does not run", async () => {
     const seenWhenAsked: string[][] = [];
@@ -195,43 +201,46 @@ describe("run", () => {
     expect(approver.asked).toHaveLength(0);
   });
 
-  test("a call sure to fail (cannotRun) asks no one and gives the model its error; a rule's refusal still wins", async () => {
-    const doomed: Tool<{ path: string; content: string }> = {
-      ...writeTool("doomed", async () => {
-        throw new Error("run() must not be reached");
-      }),
-      plan: (input, ctx) => ({
-        ...writeTool("doomed").plan(input, ctx),
-        permission: {
-          tool: "doomed",
-          readOnly: false,
-          target: { kind: "path", path: input.path, access: "write" },
-          preview: "",
-        },
-        cannotRun: "You have not read a.txt in this session.",
-      }),
-    };
-    const approver = scriptedApprover("once");
-    const outcome = await new ToolRegistry([doomed]).run(
-      { id: "toolu_9", name: "doomed", input: { path: "a.txt", content: "x" } },
-      context({ approver }),
-    );
-    expect(approver.asked).toHaveLength(0);
-    expect(outcome).toMatchObject({ status: "failed", output: "You have not read a.txt in this session." });
-    const planned = await new ToolRegistry([doomed]).run(
-      { id: "toolu_10", name: "doomed", input: { path: "a.txt", content: "x" } },
-      context({ approver, mode: "plan" }),
-    );
-    expect(planned.status).toBe("denied");
-    expect(planned.output).toStartWith("Permission denied: ");
-    // Control: the same tool without cannotRun is put to the user.
-    const asked = await new ToolRegistry([writeTool("doomed", async () => ({ output: "ok" }))]).run(
-      { id: "toolu_11", name: "doomed", input: { path: "a.txt", content: "x" } },
-      context({ approver }),
-    );
-    expect(asked.output).toBe("ok");
-    expect(approver.asked).toHaveLength(1);
-  });
+  test(
+    "a call sure to fail (cannotRun) asks no one and gives the model its error; a " + "rule's refusal still wins",
+    async () => {
+      const doomed: Tool<{ path: string; content: string }> = {
+        ...writeTool("doomed", async () => {
+          throw new Error("run() must not be reached");
+        }),
+        plan: (input, ctx) => ({
+          ...writeTool("doomed").plan(input, ctx),
+          permission: {
+            tool: "doomed",
+            readOnly: false,
+            target: { kind: "path", path: input.path, access: "write" },
+            preview: "",
+          },
+          cannotRun: "You have not read a.txt in this session.",
+        }),
+      };
+      const approver = scriptedApprover("once");
+      const outcome = await new ToolRegistry([doomed]).run(
+        { id: "toolu_9", name: "doomed", input: { path: "a.txt", content: "x" } },
+        context({ approver }),
+      );
+      expect(approver.asked).toHaveLength(0);
+      expect(outcome).toMatchObject({ status: "failed", output: "You have not read a.txt in this session." });
+      const planned = await new ToolRegistry([doomed]).run(
+        { id: "toolu_10", name: "doomed", input: { path: "a.txt", content: "x" } },
+        context({ approver, mode: "plan" }),
+      );
+      expect(planned.status).toBe("denied");
+      expect(planned.output).toStartWith("Permission denied: ");
+      // Control: the same tool without cannotRun is put to the user.
+      const asked = await new ToolRegistry([writeTool("doomed", async () => ({ output: "ok" }))]).run(
+        { id: "toolu_11", name: "doomed", input: { path: "a.txt", content: "x" } },
+        context({ approver }),
+      );
+      expect(asked.output).toBe("ok");
+      expect(approver.asked).toHaveLength(1);
+    },
+  );
 
   test("an input the schema rejects never reaches plan() or the tool", async () => {
     let planned = 0;
@@ -260,27 +269,37 @@ describe("run", () => {
 });
 
 describe("a project folder that vanished", () => {
-  test("every call is refused with the reason, nothing runs and no one is asked (negative control: the same call runs while the folder is there)", async () => {
-    const root = makeTempDir("garuda-vanish-", { real: true });
-    const ran: string[] = [];
-    const tool = writeTool("write", async (input) => {
-      ran.push(input.path);
-      return { output: "wrote" };
-    });
-    const approver = scriptedApprover("once", "once");
-    const ctx = () =>
-      context({ root, approver, engine: createPermissionEngine({ root, home: "/home/u", sandboxAvailable: true }) });
-    const registry = new ToolRegistry([tool]);
+  test(
+    "every call is refused with the reason, nothing runs and no one is asked " +
+      "(negative control: the same call runs while the folder is there)",
+    async () => {
+      const root = makeTempDir("garuda-vanish-", { real: true });
+      const ran: string[] = [];
+      const tool = writeTool("write", async (input) => {
+        ran.push(input.path);
+        return { output: "wrote" };
+      });
+      const approver = scriptedApprover("once", "once");
+      const ctx = () =>
+        context({ root, approver, engine: createPermissionEngine({ root, home: "/home/u", sandboxAvailable: true }) });
+      const registry = new ToolRegistry([tool]);
 
-    const control = await registry.run({ id: "toolu_a", name: "write", input: { path: "a.txt", content: "x" } }, ctx());
-    expect(control.status).toBe("completed");
-    expect(ran).toEqual(["a.txt"]);
+      const control = await registry.run(
+        { id: "toolu_a", name: "write", input: { path: "a.txt", content: "x" } },
+        ctx(),
+      );
+      expect(control.status).toBe("completed");
+      expect(ran).toEqual(["a.txt"]);
 
-    rmSync(root, { recursive: true });
-    const refused = await registry.run({ id: "toolu_b", name: "write", input: { path: "b.txt", content: "x" } }, ctx());
-    expect(refused.status).toBe("failed");
-    expect(refused.output).toContain(`The project folder ${root} no longer exists`);
-    expect(ran).toEqual(["a.txt"]);
-    expect(approver.asked).toHaveLength(1);
-  });
+      rmSync(root, { recursive: true });
+      const refused = await registry.run(
+        { id: "toolu_b", name: "write", input: { path: "b.txt", content: "x" } },
+        ctx(),
+      );
+      expect(refused.status).toBe("failed");
+      expect(refused.output).toContain(`The project folder ${root} no longer exists`);
+      expect(ran).toEqual(["a.txt"]);
+      expect(approver.asked).toHaveLength(1);
+    },
+  );
 });

@@ -56,17 +56,21 @@ describe.skipIf(!ripgrepHere)("glob through ripgrep", () => {
     expect(counted.used).toBe(cases.length);
   });
 
-  test("a hard link of a secret is left out and counted, as the walk does (negative control: listed without the secret)", async () => {
-    using root = tempRoot();
-    writeFiles(root.path, { "ok.txt": "x" });
-    const home = secretHardLink(root.path, "key.txt", "key\n");
-    const s = session(root.path, { home });
-    const counted = useRipgrep(s, testRipgrep(root.path));
-    const result = await s.run("glob", { pattern: "*.txt" });
-    expect(counted.used).toBe(1);
-    expect(result.output).toStartWith("ok.txt\n[Not listed: 1 matching file that is a secret file");
-    const elsewhere = session(root.path, { home: makeTempDir("garuda-home-") });
-    useRipgrep(elsewhere, testRipgrep(root.path));
-    expect((await elsewhere.run("glob", { pattern: "*.txt" })).output).toContain("key.txt");
-  });
+  test(
+    "a hard link of a secret is left out and counted, as the walk does (negative " +
+      "control: listed without the secret)",
+    async () => {
+      using root = tempRoot();
+      writeFiles(root.path, { "ok.txt": "x" });
+      const home = secretHardLink(root.path, "key.txt", "key\n");
+      const s = session(root.path, { home });
+      const counted = useRipgrep(s, testRipgrep(root.path));
+      const result = await s.run("glob", { pattern: "*.txt" });
+      expect(counted.used).toBe(1);
+      expect(result.output).toStartWith("ok.txt\n[Not listed: 1 matching file that is a secret file");
+      const elsewhere = session(root.path, { home: makeTempDir("garuda-home-") });
+      useRipgrep(elsewhere, testRipgrep(root.path));
+      expect((await elsewhere.run("glob", { pattern: "*.txt" })).output).toContain("key.txt");
+    },
+  );
 });

@@ -7,7 +7,10 @@ import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../support
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
-/** A tree with what the walk treats specially: ignore rules (`*.s` and a `foo.S`), links, a pipe, a big file, order traps. */
+/**
+ * A tree with what the walk treats specially: ignore rules (`*.s` and a `foo.S`), links, a pipe, a big file, order
+ * traps.
+ */
 function fixture(root: string): void {
   writeFiles(root, {
     ".gitignore": "*.s\nbuild/\n*.log\n",
@@ -83,45 +86,48 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
     expect(counted.used).toBe(CASES.length - 1);
   });
 
-  test("rg's answer stands unless a folder on the way changed since it started; then the file is read again", async () => {
-    using root = tempRoot();
-    writeFiles(root.path, { "dir/x.txt": "needle\n" });
-    // Folders changed within a second of the start count as changed (file times use a coarse clock).
-    await Bun.sleep(1100);
-    const runner = testRipgrep(root.path);
-    // A runner whose answer differs from the files (7 instead of 1), to see whose answer is shown;
-    // `before` runs as its output is handed on (after rg read the file, before grep checks it).
-    const seven = (text: string) => text.replace(/\u00001(\r?\n)/, "\u00007$1");
-    const tampered = (before: () => void): RipgrepRunner => ({
-      run(request) {
-        const onStdout = request.onStdout;
-        return runner.run({
-          ...request,
-          ...(onStdout && {
-            onStdout: (chunk: Uint8Array) => {
-              before();
-              onStdout(Buffer.from(seven(Buffer.from(chunk).toString())));
-            },
-          }),
-        });
-      },
-    });
-    const s = session(root.path);
-    s.ctx.executor = { ...s.ctx.executor, ripgrep: tampered(() => {}) };
-    let swapped = false;
-    expect((await s.run("grep", { pattern: "needle", mode: "count" })).output).toBe("dir/x.txt:7");
-    // The name given another file while rg ran (renamed away, a new one in its place): read again.
-    s.ctx.executor = {
-      ...s.ctx.executor,
-      ripgrep: tampered(() => {
-        if (swapped) return;
-        swapped = true;
-        renameSync(join(root.path, "dir", "x.txt"), join(root.path, "dir", "x.old"));
-        writeFileSync(join(root.path, "dir", "x.txt"), "needle\nneedle\n");
-      }),
-    };
-    expect((await s.run("grep", { pattern: "needle", mode: "count" })).output).toBe("dir/x.txt:2");
-  });
+  test(
+    "rg's answer stands unless a folder on the way changed since it started; then " + "the file is read again",
+    async () => {
+      using root = tempRoot();
+      writeFiles(root.path, { "dir/x.txt": "needle\n" });
+      // Folders changed within a second of the start count as changed (file times use a coarse clock).
+      await Bun.sleep(1100);
+      const runner = testRipgrep(root.path);
+      // A runner whose answer differs from the files (7 instead of 1), to see whose answer is shown;
+      // `before` runs as its output is handed on (after rg read the file, before grep checks it).
+      const seven = (text: string) => text.replace(/\u00001(\r?\n)/, "\u00007$1");
+      const tampered = (before: () => void): RipgrepRunner => ({
+        run(request) {
+          const onStdout = request.onStdout;
+          return runner.run({
+            ...request,
+            ...(onStdout && {
+              onStdout: (chunk: Uint8Array) => {
+                before();
+                onStdout(Buffer.from(seven(Buffer.from(chunk).toString())));
+              },
+            }),
+          });
+        },
+      });
+      const s = session(root.path);
+      s.ctx.executor = { ...s.ctx.executor, ripgrep: tampered(() => {}) };
+      let swapped = false;
+      expect((await s.run("grep", { pattern: "needle", mode: "count" })).output).toBe("dir/x.txt:7");
+      // The name given another file while rg ran (renamed away, a new one in its place): read again.
+      s.ctx.executor = {
+        ...s.ctx.executor,
+        ripgrep: tampered(() => {
+          if (swapped) return;
+          swapped = true;
+          renameSync(join(root.path, "dir", "x.txt"), join(root.path, "dir", "x.old"));
+          writeFileSync(join(root.path, "dir", "x.txt"), "needle\nneedle\n");
+        }),
+      };
+      expect((await s.run("grep", { pattern: "needle", mode: "count" })).output).toBe("dir/x.txt:2");
+    },
+  );
 
   test("a pipe and a file over 1 MB are skipped, without the note the tools' own search adds", async () => {
     using root = tempRoot();

@@ -12,12 +12,15 @@ describe("rustPattern", () => {
     expect(rustPattern("[a&&b]", false)?.pattern).toBe("[a\\x{26}\\x{26}b]");
   });
 
-  test("ignoring case: ASCII letters spelt in both cases (exact); classes and escapes left to rg's -i (inexact)", () => {
-    expect(rustPattern("Kb_1", true)).toEqual({ pattern: "[kK][bB]_1", exact: true, ignoreCase: false });
-    expect(rustPattern("[k]b", true)).toEqual({ pattern: "[k]b", exact: false, ignoreCase: true });
-    expect(rustPattern("caf\u00e9", true)?.exact).toBe(false);
-    expect(rustPattern("\\x41", true)?.exact).toBe(false);
-  });
+  test(
+    "ignoring case: ASCII letters spelt in both cases (exact); classes and escapes " + "left to rg's -i (inexact)",
+    () => {
+      expect(rustPattern("Kb_1", true)).toEqual({ pattern: "[kK][bB]_1", exact: true, ignoreCase: false });
+      expect(rustPattern("[k]b", true)).toEqual({ pattern: "[k]b", exact: false, ignoreCase: true });
+      expect(rustPattern("caf\u00e9", true)?.exact).toBe(false);
+      expect(rustPattern("\\x41", true)?.exact).toBe(false);
+    },
+  );
 
   test("what only JavaScript reads is left to the tools' own search", () => {
     for (const pattern of ["a(?=b)", "a(?!b)", "(?<=a)b", "(a)\\1", "(?<n>a)", "a\\nb", "[^]", "[]", "\\p{L}", "😀"])

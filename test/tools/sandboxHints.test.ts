@@ -37,18 +37,23 @@ describe("sandboxHints", () => {
   test("a copy that fails names what was being written, not what was read (git init into a held .git)", () => {
     using p = project();
     const target = join(p.root, ".git/description");
-    const output = `fatal: cannot copy '/usr/share/git-core/templates/description' to '${target}': Read-only file system`;
+    const output =
+      `fatal: cannot copy '/usr/share/git-core/templates/description' to '${target}': ` + `Read-only file system`;
     const hints = sandboxHints(output, p.root, p.spec, "ask");
     expect(hints).toEqual([expect.stringContaining(`refused writing ${target}`)]);
   });
 
-  test("plan mode: a refused write outside the project gets the plan-mode hint, not an offer to run outside (which plan mode refuses)", () => {
-    using p = project();
-    const output = `touch: cannot touch '${join(p.spec.home, "notes.txt")}': Read-only file system`;
-    const hints = sandboxHints(output, p.root, { ...p.spec, projectReadOnly: true }, "ask");
-    expect(hints).toEqual([expect.stringContaining("in plan mode commands run in the sandbox")]);
-    expect(hints.join("")).not.toContain("outside_sandbox");
-  });
+  test(
+    "plan mode: a refused write outside the project gets the plan-mode hint, not an " +
+      "offer to run outside (which plan mode refuses)",
+    () => {
+      using p = project();
+      const output = `touch: cannot touch '${join(p.spec.home, "notes.txt")}': Read-only file system`;
+      const hints = sandboxHints(output, p.root, { ...p.spec, projectReadOnly: true }, "ask");
+      expect(hints).toEqual([expect.stringContaining("in plan mode commands run in the sandbox")]);
+      expect(hints.join("")).not.toContain("outside_sandbox");
+    },
+  );
 
   test("a permission error on a writable path (a chmod'ed file in the project) is not", () => {
     using p = project();
@@ -61,10 +66,13 @@ describe("sandboxHints", () => {
     using p = project();
     const spec: SandboxSpec = { ...p.spec, network: { mode: "proxy", socketPath: "/tmp/x.sock", token: "t" } };
     const output =
-      "curl: (56) CONNECT tunnel failed, response 403\nGaruda's egress proxy refused evil.example:443: the user denied it\n";
+      "curl: (56) CONNECT tunnel failed, response 403\nGaruda's egress proxy refused " +
+      "evil.example:443: the user denied it\n";
     const hints = sandboxHints(output, p.root, spec, "ask");
     expect(hints).toEqual([
-      "[Garuda: the sandbox's network proxy refused evil.example:443 (the user denied it). If the task needs it, run the same command again with outside_sandbox: true; the user will be asked to approve it.]",
+      "[Garuda: the sandbox's network proxy refused evil.example:443 (the user denied " +
+        "it). If the task needs it, run the same command again with outside_sandbox: " +
+        "true; the user will be asked to approve it.]",
     ]);
     const resolveFailure = sandboxHints("npm ERR! getaddrinfo EAI_AGAIN registry.npmjs.org", p.root, spec, "forbidden");
     expect(resolveFailure).toEqual([expect.stringContaining("reaches the network only through Garuda's proxy")]);

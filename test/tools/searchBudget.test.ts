@@ -83,10 +83,13 @@ describe("the search budget counts work", () => {
     };
     const tally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], secret: [], changed: [] };
     expect(searchNotes(tally, end, "find_definition")).toEqual([
-      "[The search stopped after 12.3 s of CPU time, having read 4,210 files (50.0 MB): more than its budget (10 s plus 40 ms per MB read). What was found until then is above. Narrow the search with path.]",
+      "[The search stopped after 12.3 s of CPU time, having read 4,210 files (50.0 " +
+        "MB): more than its budget (10 s plus 40 ms per MB read). What was found until " +
+        "then is above. Narrow the search with path.]",
     ]);
     expect(searchNotes(tally, { ...end, clock: "wall" }, "grep")[0]).toStartWith(
-      "[The search stopped after 12.3 s (wall-clock time: this system does not report a thread's CPU time), having read 4,210 files (50.0 MB)",
+      "[The search stopped after 12.3 s (wall-clock time: this system does not report " +
+        "a thread's CPU time), having read 4,210 files (50.0 MB)",
     );
   });
 });

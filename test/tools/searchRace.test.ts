@@ -23,7 +23,8 @@ const RACE_MS = 6_000;
 const OUTSIDE = "OUTSIDE";
 
 const insideSource = (n: number) => `export function insideFn${n}() {\n  return "INSIDE_MARK ${n}";\n}\n`;
-const outsideSource = `export function insideFn0() {\n  return "${OUTSIDE}_MARK secret bytes";\n}\n// ${OUTSIDE} INSIDE_MARK\n`;
+const outsideSource =
+  `export function insideFn0() {\n  return "${OUTSIDE}_MARK secret bytes";\n}\n// ` + `${OUTSIDE} INSIDE_MARK\n`;
 
 /**
  * The attacker, run by Bun inside the sandbox (thousands of swaps a second; a shell loop of mv

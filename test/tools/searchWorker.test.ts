@@ -18,7 +18,8 @@ const crafted = (n: number) =>
   );
 
 describe("grep's budget and cancel", () => {
-  test("a catastrophic pattern stops at the budget with a note, and the event loop is never held for long", async () => {
+  test("a catastrophic pattern stops at the budget with a note, and the event loop is " +
+    "never held for long", async () => {
     using root = tempRoot();
     writeFiles(root.path, { ...crafted(16), "z.txt": "aaaa\n" });
     const { deps } = createFileTools({ home: root.path });
@@ -61,12 +62,16 @@ describe("grep's budget and cancel", () => {
     expect(performance.now() - cancelled).toBeLessThan(300);
   }, 30_000);
 
-  test("the worker's module is found beside its client from source, and inside the binary's own file system when compiled", () => {
-    expect(searchWorkerUrl("file:///src/garuda/src/tools/searchWorker.ts")).toBe(
-      "file:///src/garuda/src/tools/grepWorker.ts",
-    );
-    expect(searchWorkerUrl("file:///$bunfs/root/chunk-1234.js")).toBe("file:///$bunfs/root/tools/grepWorker.ts");
-  });
+  test(
+    "the worker's module is found beside its client from source, and inside the " +
+      "binary's own file system when compiled",
+    () => {
+      expect(searchWorkerUrl("file:///src/garuda/src/tools/searchWorker.ts")).toBe(
+        "file:///src/garuda/src/tools/grepWorker.ts",
+      );
+      expect(searchWorkerUrl("file:///$bunfs/root/chunk-1234.js")).toBe("file:///$bunfs/root/tools/grepWorker.ts");
+    },
+  );
 });
 
 describe("files a search does not read", () => {
@@ -77,7 +82,8 @@ describe("files a search does not read", () => {
     const s = session(root.path);
     const { result, stallMs } = await longestStall(() => s.run("grep", { pattern: "needle" }));
     expect(result.output).toBe(
-      "a.txt:1:needle\n[Not searched: 1 path that is not a regular file (a pipe, socket or device, which reading could hang on): notes.txt.]",
+      "a.txt:1:needle\n[Not searched: 1 path that is not a regular file (a pipe, " +
+        "socket or device, which reading could hang on): notes.txt.]",
     );
     expect(stallMs).toBeLessThan(300);
     expect((await s.run("grep", { pattern: "needle", path: "notes.txt" })).output).toBe(
@@ -86,7 +92,8 @@ describe("files a search does not read", () => {
     // A symlink to the FIFO is a special file too.
     symlinkSync(join(root.path, "notes.txt"), join(root.path, "link.txt"));
     expect((await s.run("grep", { pattern: "needle", mode: "files" })).output).toBe(
-      "a.txt\n[Not searched: 2 paths that are not a regular file (a pipe, socket or device, which reading could hang on): link.txt, notes.txt.]",
+      "a.txt\n[Not searched: 2 paths that are not a regular file (a pipe, socket or " +
+        "device, which reading could hang on): link.txt, notes.txt.]",
     );
     // glob lists files only, as before.
     expect((await s.run("glob", { pattern: "*.txt" })).output).toBe("a.txt");
@@ -100,7 +107,9 @@ describe("files a search does not read", () => {
     linkSync(join(other.path, "credentials"), join(root.path, "innocent.txt"));
     const s = session(root.path);
     expect((await s.run("grep", { pattern: "needle" })).output).toBe(
-      "a.txt:1:needle\n[Not searched: 1 file with more than one name (hard links; another name may be a secret file): innocent.txt. Give one as path to search it; the user is asked first.]",
+      "a.txt:1:needle\n[Not searched: 1 file with more than one name (hard links; " +
+        "another name may be a secret file): innocent.txt. Give one as path to search " +
+        "it; the user is asked first.]",
     );
     // Negative control: without the second name the file is searched.
     using plain = tempRoot();

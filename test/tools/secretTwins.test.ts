@@ -77,41 +77,44 @@ describe("a hard link of a secret is refused like the secret", () => {
     expect(read.output).toContain(KEY_LINE);
   });
 
-  test("grep, glob, find_definition and symbols: the link is skipped in folders with a note, refused when named", async () => {
-    using where = place();
-    const key = plantKey(where.home);
-    linkSync(key, join(where.root, "notes.txt"));
-    linkSync(key, join(where.root, "code.ts"));
-    writeFiles(where.root, { "plain.ts": "export function needle() {}\n" });
-    const approver = approving();
-    const p = pipeline(where, { approver, codeIndex: true });
+  test(
+    "grep, glob, find_definition and symbols: the link is skipped in folders with a " + "note, refused when named",
+    async () => {
+      using where = place();
+      const key = plantKey(where.home);
+      linkSync(key, join(where.root, "notes.txt"));
+      linkSync(key, join(where.root, "code.ts"));
+      writeFiles(where.root, { "plain.ts": "export function needle() {}\n" });
+      const approver = approving();
+      const p = pipeline(where, { approver, codeIndex: true });
 
-    const grep = await p.call("grep", { pattern: "needle" });
-    expect(grep.output).toContain("plain.ts:1:export function needle() {}");
-    expect(grep.output).not.toContain(KEY_LINE);
-    expect(grep.output).toContain(
-      "Not searched: 2 files that are a secret file (a key or credential) under another name",
-    );
-    const named = await p.call("grep", { pattern: "needle", path: "notes.txt" });
-    expect(named.status).toBe("denied");
-    expect(named.output).not.toContain(KEY_LINE);
+      const grep = await p.call("grep", { pattern: "needle" });
+      expect(grep.output).toContain("plain.ts:1:export function needle() {}");
+      expect(grep.output).not.toContain(KEY_LINE);
+      expect(grep.output).toContain(
+        "Not searched: 2 files that are a secret file (a key or credential) under another name",
+      );
+      const named = await p.call("grep", { pattern: "needle", path: "notes.txt" });
+      expect(named.status).toBe("denied");
+      expect(named.output).not.toContain(KEY_LINE);
 
-    const glob = await p.call("glob", { pattern: "*" });
-    expect(glob.output.split("\n")[0]).toBe("plain.ts");
-    expect(glob.output).not.toContain("notes.txt");
-    expect(glob.output).not.toContain("code.ts");
-    expect(glob.output).toContain("Not listed: 2 matching files that are secret files");
+      const glob = await p.call("glob", { pattern: "*" });
+      expect(glob.output.split("\n")[0]).toBe("plain.ts");
+      expect(glob.output).not.toContain("notes.txt");
+      expect(glob.output).not.toContain("code.ts");
+      expect(glob.output).toContain("Not listed: 2 matching files that are secret files");
 
-    const definition = await p.call("find_definition", { name: "needle" });
-    expect(definition.output).toContain("plain.ts");
-    expect(definition.output).not.toContain(KEY_LINE);
-    expect(definition.output).toContain("Not searched: 1 file that is a secret file");
-    const namedDefinition = await p.call("find_definition", { name: "needle", path: "code.ts" });
-    expect(namedDefinition.status).toBe("denied");
-    const symbols = await p.call("symbols", { path: "code.ts" });
-    expect(symbols.status).toBe("denied");
-    expect(approver.asked).toEqual([]);
-  });
+      const definition = await p.call("find_definition", { name: "needle" });
+      expect(definition.output).toContain("plain.ts");
+      expect(definition.output).not.toContain(KEY_LINE);
+      expect(definition.output).toContain("Not searched: 1 file that is a secret file");
+      const namedDefinition = await p.call("find_definition", { name: "needle", path: "code.ts" });
+      expect(namedDefinition.status).toBe("denied");
+      const symbols = await p.call("symbols", { path: "code.ts" });
+      expect(symbols.status).toBe("denied");
+      expect(approver.asked).toEqual([]);
+    },
+  );
 
   test("negative control: without the links, the same searches find the same needle and list every file", async () => {
     using where = place();
@@ -164,33 +167,36 @@ const canMount = (() => {
 })();
 
 describe.skipIf(!canMount)("a bind mount of a secret (one name, same device) is refused like the secret", () => {
-  test("~/.ssh/id_rsa mounted on a project file, ~/.ssh on a project folder: read, mention, grep and glob refuse", async () => {
-    using where = place();
-    const key = plantKey(where.home);
-    writeFiles(where.root, { "notes.txt": "notes\n", "plain.ts": "export function needle() {}\n" });
-    mkdirSync(join(where.root, "keys"));
-    using mount = mounts();
-    expect(mount.bind(key, join(where.root, "notes.txt"))).toBe(true);
-    expect(mount.bind(join(where.home, ".ssh"), join(where.root, "keys"))).toBe(true);
-    const approver = approving();
-    const p = pipeline(where, { approver, codeIndex: true });
+  test(
+    "~/.ssh/id_rsa mounted on a project file, ~/.ssh on a project folder: read, " + "mention, grep and glob refuse",
+    async () => {
+      using where = place();
+      const key = plantKey(where.home);
+      writeFiles(where.root, { "notes.txt": "notes\n", "plain.ts": "export function needle() {}\n" });
+      mkdirSync(join(where.root, "keys"));
+      using mount = mounts();
+      expect(mount.bind(key, join(where.root, "notes.txt"))).toBe(true);
+      expect(mount.bind(join(where.home, ".ssh"), join(where.root, "keys"))).toBe(true);
+      const approver = approving();
+      const p = pipeline(where, { approver, codeIndex: true });
 
-    for (const path of ["notes.txt", "keys/config", "keys/id_rsa"]) {
-      const read = await p.call("read_file", { path });
-      expect(read.status).toBe("denied");
-      expect(read.output).not.toContain(KEY_LINE);
-    }
-    const grep = await p.call("grep", { pattern: "needle" });
-    expect(grep.output).toContain("plain.ts:1:");
-    expect(grep.output).not.toContain(KEY_LINE);
-    const glob = await p.call("glob", { pattern: "**/*" });
-    expect(glob.output).not.toContain("notes.txt");
-    expect(glob.output).not.toContain("keys/config");
-    expect(JSON.stringify(p.events)).not.toContain(KEY_LINE);
-    expect(approver.asked).toEqual([]);
+      for (const path of ["notes.txt", "keys/config", "keys/id_rsa"]) {
+        const read = await p.call("read_file", { path });
+        expect(read.status).toBe("denied");
+        expect(read.output).not.toContain(KEY_LINE);
+      }
+      const grep = await p.call("grep", { pattern: "needle" });
+      expect(grep.output).toContain("plain.ts:1:");
+      expect(grep.output).not.toContain(KEY_LINE);
+      const glob = await p.call("glob", { pattern: "**/*" });
+      expect(glob.output).not.toContain("notes.txt");
+      expect(glob.output).not.toContain("keys/config");
+      expect(JSON.stringify(p.events)).not.toContain(KEY_LINE);
+      expect(approver.asked).toEqual([]);
 
-    const mention = await mentionsOf(where, "see @keys/config", approver);
-    expect(mention.blocks).toEqual([]);
-    expect(mention.notices[0]).toContain("is the same file as ~/.ssh/config");
-  });
+      const mention = await mentionsOf(where, "see @keys/config", approver);
+      expect(mention.blocks).toEqual([]);
+      expect(mention.notices[0]).toContain("is the same file as ~/.ssh/config");
+    },
+  );
 });

@@ -56,7 +56,8 @@ describe("in a compiled binary", () => {
         `import { htmlToMarkdown } from ${JSON.stringify(join(src, "htmlMarkdown.ts"))};`,
         `import { addressProblem } from ${JSON.stringify(join(src, "webAddress.ts"))};`,
         "const tools = createSessionTools().tools.map((t) => [t.name, t.description.slice(0, 40)]);",
-        'const page = htmlToMarkdown("<html><head><title>T</title></head><body><nav>menu</nav><h2>Hi</h2><p><a href=\\"/a\\">link</a></p></body></html>", new URL("https://x.example/dir/"));',
+        'const page = htmlToMarkdown("<html><head><title>T</title></head><body><nav>menu</nav><h2>Hi</h2><p><a ' +
+          'href=\\"/a\\">link</a></p></body></html>", new URL("https://x.example/dir/"));',
         'process.stdout.write(JSON.stringify({ tools, page, private: addressProblem("10.0.0.1", false) }));',
       ].join("\n"),
     );

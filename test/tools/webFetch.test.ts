@@ -10,12 +10,20 @@ import { requestHop } from "../../src/tools/webHttp.ts";
 import { webFetchTool, type WebFetchOptions } from "../../src/tools/webFetch.ts";
 import { runTool } from "../support/toolFixtures.ts";
 
-const PAGE = `<!doctype html><html><head><title>Garuda &amp; friends</title><style>body{color:red}</style>
-<script>window.secret = "script text"</script></head><body>
-<nav><a href="/home">Home</a> | <a href="/about">About</a></nav>
-<main><h1>Release notes</h1><p>Version <b>2.0</b> adds <a href="/docs/undo">undo</a> and <a href="https://other.example/x">more</a>.</p>
-<ul><li>first</li><li>second</li></ul><pre><code>bun test</code></pre><img src="/logo.png" alt="logo"></main>
-<footer>Copyright footer text</footer></body></html>`;
+const PAGE =
+  `<!doctype html><html><head><title>Garuda &amp; ` +
+  `friends</title><style>body{color:red}</style>
+<script>window.secret = "script ` +
+  `text"</script></head><body>
+<nav><a href="/home">Home</a> | <a ` +
+  `href="/about">About</a></nav>
+<main><h1>Release notes</h1><p>Version ` +
+  `<b>2.0</b> adds <a href="/docs/undo">undo</a> and <a ` +
+  `href="https://other.example/x">more</a>.</p>
+<ul><li>first</li><li>second</li></ul><pre><code>bun ` +
+  `test</code></pre><img src="/logo.png" alt="logo"></main>
+<footer>Copyright ` +
+  `footer text</footer></body></html>`;
 const LONG = Array.from({ length: 7_000 }, (_, i) => `line ${String(i).padStart(4, "0")}`).join("");
 
 let server: ReturnType<typeof Bun.serve>;
@@ -184,7 +192,8 @@ describe("web_fetch: redirects", () => {
     const refused = await fetchWith(tool(), { url: `${base}/to-other-host` }, denied.ctx);
     expect(refused.isError).toBe(true);
     expect(refused.output).toBe(
-      `The page redirects to http://localhost:${server.port}/page.html, another host, and fetching from it was not allowed: The user denied this.`,
+      `The page redirects to http://localhost:${server.port}/page.html, another host, ` +
+        `and fetching from it was not allowed: The user denied this.`,
     );
     expect(denied.asked).toHaveLength(1);
     expect(denied.asked[0]).toMatchObject({
@@ -203,7 +212,9 @@ describe("web_fetch: redirects", () => {
     const result = await fetchWith(tool(), { url: `${base}/to-private` });
     expect(result.isError).toBe(true);
     expect(result.output).toBe(
-      "Refused to fetch https://private.test/admin: private.test resolves to 192.168.7.9, and 192.168.7.9 is a private address, not a public one. web_fetch reaches public internet addresses only.",
+      "Refused to fetch https://private.test/admin: private.test resolves to " +
+        "192.168.7.9, and 192.168.7.9 is a private address, not a public one. web_fetch " +
+        "reaches public internet addresses only.",
     );
   });
 
@@ -234,28 +245,33 @@ describe("web_fetch: limits and addresses", () => {
     });
   });
 
-  test("the connection goes to the checked addresses only: a name no DNS knows reaches the pinned address", async () => {
-    const url = new URL(`http://pinned.invalid:${server.port}/data.json`);
-    const response = await requestHop({
-      url,
-      addresses: ["127.0.0.1"],
-      signal: AbortSignal.timeout(5_000),
-      maxBytes: 1_000,
-      userAgent: "test",
-    });
-    expect(response).toMatchObject({ kind: "body", status: 200, contentType: "application/json" });
-  });
+  test(
+    "the connection goes to the checked addresses only: a name no DNS knows reaches " + "the pinned address",
+    async () => {
+      const url = new URL(`http://pinned.invalid:${server.port}/data.json`);
+      const response = await requestHop({
+        url,
+        addresses: ["127.0.0.1"],
+        signal: AbortSignal.timeout(5_000),
+        maxBytes: 1_000,
+        userAgent: "test",
+      });
+      expect(response).toMatchObject({ kind: "body", status: 200, contentType: "application/json" });
+    },
+  );
 
   test("private, link-local and (unless allowed) loopback addresses are refused before connecting", async () => {
     const strict = webFetchTool({ resolve });
     expect((await fetchWith(strict, { url: `${base}/page.html` })).output).toBe(
-      `Refused to fetch ${base}/page.html: 127.0.0.1 is this computer (loopback). web_fetch reaches public internet addresses only.`,
+      `Refused to fetch ${base}/page.html: 127.0.0.1 is this computer (loopback). ` +
+        `web_fetch reaches public internet addresses only.`,
     );
     expect((await fetchWith(tool(), { url: "http://169.254.169.254/latest/meta-data" })).output).toContain(
       "169.254.169.254 is a linkLocal address",
     );
     expect((await fetchWith(tool(), { url: "http://[::ffff:10.0.0.1]/" })).output).toBe(
-      "Refused to fetch https://[::ffff:a00:1]/: ::ffff:a00:1 is a private address, not a public one. web_fetch reaches public internet addresses only.",
+      "Refused to fetch https://[::ffff:a00:1]/: ::ffff:a00:1 is a private address, " +
+        "not a public one. web_fetch reaches public internet addresses only.",
     );
     // every address of a host must pass, not just the first
     expect((await fetchWith(tool(), { url: "http://mixed.test/" })).output).toContain(
@@ -273,29 +289,32 @@ describe("web_fetch: limits and addresses", () => {
 });
 
 describe("web_fetch: paging", () => {
-  test("a long page comes in parts with [characters a–b of n] and a hint; later parts come from the cache", async () => {
-    const t = tool();
-    const first = await fetchWith(t, { url: `${base}/long.txt` });
-    expect(first.output).toContain("[characters 1–30000 of 63000]");
-    expect(first.output).toContain(LONG.slice(0, 30_000));
-    expect(first.output).toEndWith(
-      "[Garuda: the page goes on; call web_fetch with the same url and start: 30000 to read the next part.]",
-    );
-    const second = await fetchWith(t, { url: `${base}/long.txt`, start: 30_000, max_chars: 1_000 });
-    expect(second.output).toContain("[characters 30001–31000 of 63000]");
-    expect(second.output).toContain(`\n${LONG.slice(30_000, 31_000)}\n`);
-    const last = await fetchWith(t, { url: `${base}/long.txt`, start: 62_000 });
-    expect(last.output).toContain("[characters 62001–63000 of 63000]");
-    expect(last.output).not.toContain("[Garuda:");
-    expect(hits.get("/long.txt")).toBe(1);
-    const past = await fetchWith(t, { url: `${base}/long.txt`, start: 63_000 });
-    expect(past).toEqual({
-      output: "start 63000 is past the end of the page, which has 63000 characters.",
-      isError: true,
-    });
-    expect(t.input.safeParse({ url: base, max_chars: 999 }).success).toBe(false);
-    expect(t.input.safeParse({ url: base, max_chars: 100_001 }).success).toBe(false);
-  });
+  test(
+    "a long page comes in parts with [characters a–b of n] and a hint; later parts " + "come from the cache",
+    async () => {
+      const t = tool();
+      const first = await fetchWith(t, { url: `${base}/long.txt` });
+      expect(first.output).toContain("[characters 1–30000 of 63000]");
+      expect(first.output).toContain(LONG.slice(0, 30_000));
+      expect(first.output).toEndWith(
+        "[Garuda: the page goes on; call web_fetch with the same url and start: 30000 to read the next part.]",
+      );
+      const second = await fetchWith(t, { url: `${base}/long.txt`, start: 30_000, max_chars: 1_000 });
+      expect(second.output).toContain("[characters 30001–31000 of 63000]");
+      expect(second.output).toContain(`\n${LONG.slice(30_000, 31_000)}\n`);
+      const last = await fetchWith(t, { url: `${base}/long.txt`, start: 62_000 });
+      expect(last.output).toContain("[characters 62001–63000 of 63000]");
+      expect(last.output).not.toContain("[Garuda:");
+      expect(hits.get("/long.txt")).toBe(1);
+      const past = await fetchWith(t, { url: `${base}/long.txt`, start: 63_000 });
+      expect(past).toEqual({
+        output: "start 63000 is past the end of the page, which has 63000 characters.",
+        isError: true,
+      });
+      expect(t.input.safeParse({ url: base, max_chars: 999 }).success).toBe(false);
+      expect(t.input.safeParse({ url: base, max_chars: 100_001 }).success).toBe(false);
+    },
+  );
 
   test("the cache expires after its time", async () => {
     let now = 0;

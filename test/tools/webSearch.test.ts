@@ -15,21 +15,25 @@ describe("webSearchOptions", () => {
     expect(webSearchOptions({ enabled: true, maxUses: 0 })).toEqual({ maxUses: 1 });
   });
 
-  test("domain lists: cleaned; the allowed list wins (the API takes one); a domain both allowed and blocked is blocked", () => {
-    expect(
-      webSearchOptions({ enabled: true, blockedDomains: ["https://Spam.example/path", "spam.example", " "] }),
-    ).toEqual({ maxUses: 5, blockedDomains: ["spam.example"] });
-    expect(
-      webSearchOptions({
-        enabled: true,
-        allowedDomains: ["docs.python.org", "evil.example"],
-        blockedDomains: ["evil.example"],
-      }),
-    ).toEqual({ maxUses: 5, allowedDomains: ["docs.python.org"] });
-    expect(
-      webSearchOptions({ enabled: true, allowedDomains: ["evil.example"], blockedDomains: ["evil.example"] }),
-    ).toBeUndefined();
-  });
+  test(
+    "domain lists: cleaned; the allowed list wins (the API takes one); a domain " +
+      "both allowed and blocked is blocked",
+    () => {
+      expect(
+        webSearchOptions({ enabled: true, blockedDomains: ["https://Spam.example/path", "spam.example", " "] }),
+      ).toEqual({ maxUses: 5, blockedDomains: ["spam.example"] });
+      expect(
+        webSearchOptions({
+          enabled: true,
+          allowedDomains: ["docs.python.org", "evil.example"],
+          blockedDomains: ["evil.example"],
+        }),
+      ).toEqual({ maxUses: 5, allowedDomains: ["docs.python.org"] });
+      expect(
+        webSearchOptions({ enabled: true, allowedDomains: ["evil.example"], blockedDomains: ["evil.example"] }),
+      ).toBeUndefined();
+    },
+  );
 });
 
 describe("WebSearchGate: asked once per session", () => {

@@ -42,7 +42,8 @@ describe("write_file", () => {
     const unread = await s.run("write_file", { path: "a.txt", content: "new\n" });
     expect(unread.isError).toBe(true);
     expect(unread.output).toBe(
-      "a.txt already exists and you have not read it in this session. Read it with read_file before replacing it, or use edit_file to change part of it.",
+      "a.txt already exists and you have not read it in this session. Read it with " +
+        "read_file before replacing it, or use edit_file to change part of it.",
     );
     expect(readFileSync(join(root.path, "a.txt"), "utf8")).toBe("old\n");
     expect(s.log.writes).toEqual([]);
@@ -60,7 +61,9 @@ describe("write_file", () => {
     writeFileSync(join(root.path, "a.txt"), "v2 by the user\n");
     const stale = await s.run("write_file", { path: "a.txt", content: "v3\n" });
     expect(stale.output).toBe(
-      "a.txt has changed since you last read it (the user, a command or a formatter changed it). Read it again with read_file, then redo the overwrite against the current text.",
+      "a.txt has changed since you last read it (the user, a command or a formatter " +
+        "changed it). Read it again with read_file, then redo the overwrite against the " +
+        "current text.",
     );
     expect(readFileSync(join(root.path, "a.txt"), "utf8")).toBe("v2 by the user\n");
   });

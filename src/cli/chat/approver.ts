@@ -2,7 +2,8 @@
 // question — headerText, the note, the warning line, the preview through questionPreview (hidden
 // characters visible), the diff coloured, the scope of "Allow for this session" — answered with
 // one key: y (once), s (session), n (deny), or t (deny, and a line of the user's words goes to
-// the model with it: "deny and say why", for the engine's questions about a call). The preview gets the rows the question leaves on the
+// the model with it: "deny and say why", for the engine's questions about a call). The preview gets the rows the
+// question leaves on the
 // screen, so its header and choices stay in view; v shows all of it. A file change with more than
 // one hunk can be reviewed hunk by hunk (h): the file then gets only the accepted hunks (U0).
 // Questions are asked one at a time; a stopped turn answers deny at once, and says so at once; a
@@ -110,7 +111,8 @@ export class TerminalApprover implements Approver {
 
   /**
    * One question at a time: parallel calls (a read outside the project, a consent, the model's own
-   * question: TerminalAsker) queue up. Each is asked aside the prompt, should one be being edited (a question outside a turn).
+   * question: TerminalAsker) queue up. Each is asked aside the prompt, should one be being edited (a question outside a
+   * turn).
    */
   oneAtATime<T>(ask: () => Promise<T>): Promise<T> {
     const { input } = this.options;
@@ -212,7 +214,8 @@ export class TerminalApprover implements Approver {
     const scope =
       request.sessionRules && request.sessionRules.length > 0 && request.choices.includes("session")
         ? style.dim(
-            `  “${oneLine(request.labels.session)}” allows: ${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`,
+            `  “${oneLine(request.labels.session)}” allows: ` +
+              `${request.sessionRules.map((rule) => oneLine(rule)).join(", ")}`,
           )
         : undefined;
     const menu = this.#menu(request, hunkCount, canSayWhy);

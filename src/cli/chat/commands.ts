@@ -102,8 +102,15 @@ function help(host: CommandHost): void {
     );
   }
   lines.push(
-    "Keys: Enter sends · Shift-Enter, Alt-Enter or Ctrl-J (or \\ then Enter) adds a line · Up/Down and Ctrl-R go through this project's earlier prompts · / and @ open menus of commands and files (arrows, Enter or Tab picks, Esc closes) · !cmd runs a shell command yourself · Shift-Tab switches build/plan · Ctrl-O shows the whole transcript · While the model works: Enter queues, Tab steers · Esc or Ctrl-C stops a turn · Ctrl-Z suspends · Ctrl-C twice or Ctrl-D exits",
-    "A file named with @path (e.g. @src/main.ts) goes with the prompt; an image (@shot.png) goes as an image to a model that takes images. A long paste shows as [Pasted N lines] and is sent whole.",
+    "Keys: Enter sends · Shift-Enter, Alt-Enter or Ctrl-J (or \\ then Enter) adds a " +
+      "line · Up/Down and Ctrl-R go through this project's earlier prompts · / and @ " +
+      "open menus of commands and files (arrows, Enter or Tab picks, Esc closes) · " +
+      "!cmd runs a shell command yourself · Shift-Tab switches build/plan · Ctrl-O " +
+      "shows the whole transcript · While the model works: Enter queues, Tab steers · " +
+      "Esc or Ctrl-C stops a turn · Ctrl-Z suspends · Ctrl-C twice or Ctrl-D exits",
+    "A file named with @path (e.g. @src/main.ts) goes with the prompt; an image " +
+      "(@shot.png) goes as an image to a model that takes images. A long paste shows " +
+      "as [Pasted N lines] and is sent whole.",
   );
   screen.line(lines.join("\n"));
 }
@@ -146,7 +153,8 @@ function compact(host: CommandHost, answer: CompactAnswer): void {
   if (answer.kind === "nothing") screen.line("Nothing to compact yet.");
   else if (answer.kind === "compacted")
     screen.line(
-      `Compacted the conversation: ${tokens(answer.result.beforeTokens)} → ${tokens(answer.result.afterTokens)} tokens.`,
+      `Compacted the conversation: ${tokens(answer.result.beforeTokens)} → ` +
+        `${tokens(answer.result.afterTokens)} tokens.`,
     );
   else if (answer.kind === "stopped") screen.line("Compaction stopped; the conversation is as it was.");
   else screen.line(style.red(describeFailure(answer.error).text));
@@ -170,7 +178,8 @@ function model(host: CommandHost, answer: ModelAnswer): void {
     case "show":
       screen.line(
         [
-          `Model: ${answer.model.spec}${answer.effort !== undefined ? ` (effort ${answer.effort})` : ""}. Switch with /model <name>; the conversation goes on.`,
+          `Model: ${answer.model.spec}${answer.effort !== undefined ? ` (effort ${answer.effort})` : ""}. ` +
+            `Switch with /model <name>; the conversation goes on.`,
           `Models you can use: ${answer.models.map((info) => (info.spec === answer.model.spec ? style.bold(info.spec) : info.spec)).join(", ")}`,
         ].join("\n"),
       );
@@ -182,7 +191,8 @@ function model(host: CommandHost, answer: ModelAnswer): void {
       const compacted = answer.switched.compaction;
       if (compacted)
         screen.line(
-          `Compacted the conversation to fit: ${tokens(compacted.beforeTokens)} → ${tokens(compacted.afterTokens)} tokens.`,
+          `Compacted the conversation to fit: ${tokens(compacted.beforeTokens)} → ` +
+            `${tokens(compacted.afterTokens)} tokens.`,
         );
       screen.line(`Model: ${answer.model.spec}. The conversation goes on with it from the next request.`);
       return;
@@ -289,7 +299,8 @@ async function fork(host: CommandHost): Promise<void> {
   }
   screen.line(
     [
-      `Forked: this chat goes on in session ${forked.fork}, a copy of the conversation so far. Rules you allowed for the last one start again.`,
+      `Forked: this chat goes on in session ${forked.fork}, a copy of the ` +
+        `conversation so far. Rules you allowed for the last one start again.`,
       `Session ${forked.parent} stays as it was; to go back to it: ${style.cyan(`garuda --resume ${forked.parent}`)}`,
     ].join("\n"),
   );

@@ -20,7 +20,10 @@ export interface CompletionTarget {
   word: string;
 }
 
-/** What Tab would complete at `cursor`: a command at the prompt's start, an @path anywhere; else undefined (Tab indents). */
+/**
+ * What Tab would complete at `cursor`: a command at the prompt's start, an @path anywhere; else undefined (Tab
+ * indents).
+ */
 export function completionTarget(text: string, cursor: number): CompletionTarget | undefined {
   const before = text.slice(0, cursor);
   const command = /^\/([A-Za-z0-9_:-]*)$/.exec(before);

@@ -88,7 +88,10 @@ export class ProjectFiles {
     private readonly root: string,
     private readonly home: string,
     private readonly limits = { files: MAX_INDEXED_FILES, ms: INDEX_WALK_MS },
-    /** The session's own withheld paths (the team policy's denied paths), read at each walk: the runtime changes with /model. */
+    /**
+     * The session's own withheld paths (the team policy's denied paths), read at each walk: the runtime changes with
+     * /model.
+     */
     private readonly sessionWithheld: () => WithheldPredicate | undefined = () => undefined,
   ) {}
 
@@ -152,7 +155,11 @@ export function chatCompletion(deps: ChatCompletionDeps): CompletionSource {
     },
     note(target) {
       if (target.kind !== "path" || !deps.files.partial) return undefined;
-      return `  (a large project: only the first ${groupedCount(MAX_INDEXED_FILES)} files, or what ${INDEX_WALK_MS / 1000} s of walking found, are offered; type the path)`;
+      return (
+        `  (a large project: only the first ${groupedCount(MAX_INDEXED_FILES)} files, ` +
+        `or what ${INDEX_WALK_MS / 1000} s of walking found, are offered; type the ` +
+        `path)`
+      );
     },
   };
 }

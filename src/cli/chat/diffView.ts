@@ -93,7 +93,10 @@ export function fitLines(text: string, rows: number, columns: number, cut: boole
 /** What a fitted preview leaves out, and how to see it (`key`), or undefined when nothing is. */
 export function fitNote(fitted: Fitted, key: string): string | undefined {
   if (fitted.hidden > 0)
-    return `… ${groupedCount(fitted.hidden)} more ${fitted.hidden === 1 ? "line" : "lines"} not shown ([${key}] shows all of it)`;
+    return (
+      `… ${groupedCount(fitted.hidden)} more ` +
+      `${fitted.hidden === 1 ? "line" : "lines"} not shown ([${key}] shows all of it)`
+    );
   if (fitted.cut) return `(long lines are cut to fit; [${key}] shows them whole)`;
   return undefined;
 }

@@ -48,7 +48,8 @@ export class ProjectHistory extends MemoryHistory {
       if (this.#failed) return;
       this.#failed = true;
       this.onError(
-        `The prompt history could not be saved to ${this.#file} (${messageOf(error)}); this chat keeps it until it ends. Check that the folder can be written.`,
+        `The prompt history could not be saved to ${this.#file} (${messageOf(error)}); ` +
+          `this chat keeps it until it ends. Check that the folder can be written.`,
       );
     }
   }

@@ -36,9 +36,15 @@ export interface ChatInput {
   aside?<T>(question: () => Promise<T>): Promise<T>;
   /** A line of text (a session number to pick); undefined at the end of input. */
   readLine(prompt: string): Promise<string | undefined>;
-  /** A line of text that answers a question (ask_user's own words); undefined at the end of input or when `signal` aborts. */
+  /**
+   * A line of text that answers a question (ask_user's own words); undefined at the end of input or when `signal`
+   * aborts.
+   */
   readText?(prompt: string, signal: AbortSignal): Promise<string | undefined>;
-  /** On a terminal: the prompt history (Up/Down, Ctrl-R), Tab's completion and Ctrl-O's transcript, once the session is known. */
+  /**
+   * On a terminal: the prompt history (Up/Down, Ctrl-R), Tab's completion and Ctrl-O's transcript, once the session is
+   * known.
+   */
   useEditing?(editing: EditingSources): void;
   /** On a terminal: a prompt sent without the editor (`garuda "task"`), kept in the history for Up. */
   remember?(text: string): void;

@@ -31,7 +31,8 @@ export async function chooseSession(
     if (found === "ambiguous")
       throw new ConfigError(
         undefined,
-        `More than one conversation of this folder starts with "${request.id}". Give more of its id (garuda --resume lists them).`,
+        `More than one conversation of this folder starts with "${request.id}". Give ` +
+          `more of its id (garuda --resume lists them).`,
       );
     if (!found)
       throw new ConfigError(
@@ -45,7 +46,9 @@ export async function chooseSession(
   shown.forEach((session, index) => {
     const first = session.turns[0]?.prompt ?? "";
     screen.line(
-      `  ${style.cyan(String(index + 1).padStart(2))}. ${when(session.modified)}  ${style.dim(oneLine(session.id))}  ${plural(session.turns.length, "turn")}  ${oneLine(first, 60)}`,
+      `  ${style.cyan(String(index + 1).padStart(2))}. ${when(session.modified)}  ` +
+        `${style.dim(oneLine(session.id))}  ${plural(session.turns.length, "turn")}  ` +
+        `${oneLine(first, 60)}`,
     );
   });
   for (;;) {

@@ -39,7 +39,9 @@ function changedText(point: RewindPointView): string {
 function pointQuestion(points: readonly RewindPointView[], older: number): UserQuestion {
   return {
     kind: "ask_user",
-    text: `Rewind to just before which prompt?${older > 0 ? ` (the newest ${points.length}; ${older} older not shown)` : ""}`,
+    text:
+      `Rewind to just before which ` +
+      `prompt?${older > 0 ? ` (the newest ${points.length}; ${older} older not shown)` : ""}`,
     choices: points.map((point, index) => ({
       value: String(index + 1),
       label: oneLine(point.text, 80),
@@ -113,7 +115,9 @@ function show(host: RewindHost, point: RewindPointView, result: RewindResult): v
   if (conversation?.rewound) {
     screen.line(
       style.green(
-        `The conversation is back to before “${oneLine(point.text, 60)}” (${conversation.messagesDropped} messages dropped). The prompt is yours to edit and send again.`,
+        `The conversation is back to before “${oneLine(point.text, 60)}” ` +
+          `(${conversation.messagesDropped} messages dropped). The prompt is yours to ` +
+          `edit and send again.`,
       ),
     );
     host.editNext(point.text);

@@ -1,5 +1,6 @@
 // While the model works: a spinner with what runs and the time the turn has taken ("⠹ Running
-// $ npm test… 12s · Ctrl-C to stop", "Thinking…" only while the model thinks), the latest line of a running command above it, and the status line under it —
+// $ npm test… 12s · Ctrl-C to stop", "Thinking…" only while the model thinks), the latest line of a running command
+// above it, and the status line under it —
 // the screen's status rows, drawn again on every tick. It stops for a question (which owns the
 // bottom of the screen then) and at the end of the turn.
 import type { Screen } from "./screen.ts";

@@ -1,5 +1,6 @@
 // What the chat and `garuda run` do before a turn: the sandbox probe and the git guards (once
-// per process, shared by the runtimes it starts), the exit handler that kills whatever a shutdown could not end, and prepareRuntime with the
+// per process, shared by the runtimes it starts), the exit handler that kills whatever a shutdown could not end, and
+// prepareRuntime with the
 // terminal's hooks. The same prepareRuntime as `garuda acp`: same model rules, policy, project
 // settings, sandbox, permission engine, hooks and audit log.
 import { dirname } from "node:path";
@@ -50,7 +51,10 @@ function killLeftoversAtExit(ctx: CliContext): void {
   });
 }
 
-/** A starter for this process: one sandbox probe (a failed one is tried again), one ProcessWide (the git guards among it) and one exit handler. */
+/**
+ * A starter for this process: one sandbox probe (a failed one is tried again), one ProcessWide (the git guards among
+ * it) and one exit handler.
+ */
 export function runtimeStarter(ctx: CliContext): StartRuntime {
   let probe: Promise<SandboxProbe> | undefined;
   const processWide = createProcessWide({ gitGuardDir: ctx.paths.gitGuard, path: ctx.env.PATH });

@@ -6,7 +6,8 @@
 // prompt (type-ahead), also across a question; so do keys that come as a question appears (the
 // grace window), which no one can have meant as its answer; the rest of an answer typed as a word
 // ("yes" + Enter) is dropped (AnswerTail). While a turn runs and no question is asked, what is
-// typed goes to the turn's draft instead (turnTyping.ts: Enter queues it, Tab steers with it). A question that comes while a prompt is being edited
+// typed goes to the turn's draft instead (turnTyping.ts: Enter queues it, Tab steers with it). A question that comes
+// while a prompt is being edited
 // takes the prompt off the screen and gives it back as it was (aside). Ctrl-Z suspends the chat
 // like any terminal program.
 import { readFileSync } from "node:fs";
@@ -148,7 +149,10 @@ export class TerminalInput implements ChatInput {
     this.#interrupt = handler;
   }
 
-  /** The project's prompt history (Up/Down, Ctrl-R), Tab's candidates and Ctrl-O's transcript, once the session is known. */
+  /**
+   * The project's prompt history (Up/Down, Ctrl-R), Tab's candidates and Ctrl-O's transcript, once the session is
+   * known.
+   */
   useEditing(editing: EditingSources): void {
     if (editing.history) this.#history = editing.history;
     if (editing.completion) this.#completion = editing.completion;

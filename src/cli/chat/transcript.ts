@@ -36,7 +36,9 @@ export interface TranscriptOptions {
   collapseThinking?: boolean;
   /** Everything of the turn kept whole for the transcript view (Ctrl-O): answer, thinking, calls and their output. */
   log?: TranscriptLog;
-  /** Show the model's plan: live above the spinner while it has steps to do, whole at the end of a turn that changed it. */
+  /**
+   * Show the model's plan: live above the spinner while it has steps to do, whole at the end of a turn that changed it.
+   */
   plan?: boolean;
   /** Show the last lines a command printed under its result (the chat: its live line is gone by then). */
   commandOutput?: boolean;
@@ -159,7 +161,8 @@ export class Transcript {
         return;
       case "compaction":
         this.notice(
-          `the conversation was compacted to make room (${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens).`,
+          `the conversation was compacted to make room (${tokens(event.beforeTokens)} → ` +
+            `${tokens(event.afterTokens)} tokens).`,
         );
         return;
       case "model_retry":

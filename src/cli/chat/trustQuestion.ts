@@ -16,7 +16,8 @@ const TEXTS: Record<
   settings: {
     question: "? This project's settings loosen Garuda's safety. Trust them?",
     remembered:
-      "  Yes is remembered for this folder (in ~/.garuda/trust.json) until these parts of the file change; editors use it too.",
+      "  Yes is remembered for this folder (in ~/.garuda/trust.json) until these " +
+      "parts of the file change; editors use it too.",
     choices: "  [y] Yes, use them   [n] No, keep the safe defaults",
     no: "  → Safe defaults: the loosening parts are ignored in this session.",
   },

@@ -83,7 +83,9 @@ export class MemoryTrim {
     this.#watch.start();
   }
 
-  /** A turn ended: its garbage collected soon if no other turn runs; the trim once the agent has been quiet for idleMs. */
+  /**
+   * A turn ended: its garbage collected soon if no other turn runs; the trim once the agent has been quiet for idleMs.
+   */
   turnEnded(): void {
     this.#running = Math.max(0, this.#running - 1);
     if (this.#running === 0) {

@@ -24,7 +24,10 @@ export function outputTail(output: string, count = TAIL_LINES): string[] {
 /** The notice for a response that broke off mid-stream and is asked again. */
 export function brokenOff(event: Extract<AgentEvent, { type: "model_retry" }>): string {
   const delay = event.delayMs > 0 ? `, in ${Math.ceil(event.delayMs / 1000)} s` : "";
-  return `the model's answer broke off (${event.reason}); trying again (attempt ${event.attempt}${delay}). What it wrote so far is left out of the answer.`;
+  return (
+    `the model's answer broke off (${event.reason}); trying again (attempt ` +
+    `${event.attempt}${delay}). What it wrote so far is left out of the answer.`
+  );
 }
 
 export class RunTranscript extends Transcript {

@@ -46,7 +46,8 @@ export function exitCode(outcome: TurnOutcome, denied: number, stopCode?: number
   if (stopCode !== undefined) return stopCode;
   switch (outcome.reason) {
     case "done":
-      // The task was a /command that did not run, or a prompt too large to send: nothing happened, which a script must see.
+      // The task was a /command that did not run, or a prompt too large to send: nothing happened, which a script must
+      // see.
       if (commandRefused) return EXIT.error;
       return denied > 0 ? EXIT.denied : EXIT.done;
     case "cancelled":
@@ -120,7 +121,9 @@ function taskText(runtime: Runtime, prompt: string): { text: string } | { proble
   if (command.kind === "unknown") {
     const names = runtime.availableCommands().map((c) => `/${c.name}`);
     return {
-      problem: `/${command.name} is not a command of this project.${names.length > 0 ? ` The commands are: ${names.join(", ")}.` : ""}`,
+      problem:
+        `/${command.name} is not a command of this ` +
+        `project.${names.length > 0 ? ` The commands are: ${names.join(", ")}.` : ""}`,
     };
   }
   return { text: command.text };
@@ -184,7 +187,9 @@ function deniedReport(denied: readonly DeniedCall[]): string {
   const others = denied.filter((call) => !call.reason.includes(PLAN_NOTE));
   const plan =
     planned.length > 0
-      ? `${PREFIX}: refused by plan mode (--plan), where nothing in the project changes:\n${planned.map((call) => `  ${call.title}`).join("\n")}\nRun the task without --plan to let it make these changes.\n`
+      ? `${PREFIX}: refused by plan mode (--plan), where nothing in the project ` +
+        `changes:\n${planned.map((call) => `  ${call.title}`).join("\n")}\nRun the task ` +
+        `without --plan to let it make these changes.\n`
       : "";
   return others.length > 0 ? `${plan}${approvalReport(others)}` : plan;
 }
@@ -200,7 +205,8 @@ function approvalReport(denied: readonly DeniedCall[]): string {
   const rules = [...new Set(denied.flatMap((call) => SUGGESTED_RULE.exec(call.reason)?.[1] ?? []))];
   const hint =
     rules.length > 0
-      ? `Rules that would allow them: ${rules.map((rule) => `--allow '${visible(rule).replace(/'/g, "'\\''")}'`).join(" ")}`
+      ? `Rules that would allow them: ` +
+        `${rules.map((rule) => `--allow '${visible(rule).replace(/'/g, "'\\''")}'`).join(" ")}`
       : "Allow what the task needs with --allow RULE, e.g. --allow 'bash(npm test *)' or --allow 'edit(src/**)'";
   return `${PREFIX}: denied (no one can approve during \`garuda run\`):\n${list}\n${hint}.\n`;
 }

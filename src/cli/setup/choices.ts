@@ -46,7 +46,10 @@ export function modelRows(models: readonly ModelInfo[], current?: string): strin
   return models.map((model) => {
     const context = `${tokens(model.contextWindow)} context`.padEnd(13);
     const mark = model.spec === current ? "  (default)" : "";
-    return `${model.spec.padEnd(specWidth)}  ${modelLabel(model).padEnd(labelWidth)}  ${context}${priceText(model)}${mark}`;
+    return (
+      `${model.spec.padEnd(specWidth)}  ${modelLabel(model).padEnd(labelWidth)}  ` +
+      `${context}${priceText(model)}${mark}`
+    );
   });
 }
 

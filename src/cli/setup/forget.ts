@@ -72,7 +72,8 @@ export async function runForget(
       io.stdout.write(`${forgotten.name} is not in ${file} any more: nothing to forget.\n`);
     else
       io.stdout.write(
-        `Removed ${forgotten.name} from ${file}${forgotten.file === "removed-file" ? "; it was the last key, so the file is removed" : ""}.\n`,
+        `Removed ${forgotten.name} from ` +
+          `${file}${forgotten.file === "removed-file" ? "; it was the last key, so the file is removed" : ""}.\n`,
       );
   }
   if (stillInEnv !== "") io.stdout.write(`${stillInEnv.slice(1)}\n`);

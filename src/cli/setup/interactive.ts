@@ -101,13 +101,15 @@ async function modelsToOffer(
     const listed = listing.models.filter((model) => !known.has(model.spec));
     if (listed.length > MAX_LISTED) {
       session.write(
-        `${title} lists ${listed.length} models; the first ${MAX_LISTED} are shown. For another one: garuda setup --model ${provider.name}/<model>\n`,
+        `${title} lists ${listed.length} models; the first ${MAX_LISTED} are shown. For ` +
+          `another one: garuda setup --model ${provider.name}/<model>\n`,
       );
     }
     const models = [...own, ...listed.slice(0, MAX_LISTED)];
     if (models.length > 0) return models;
     session.write(
-      `${session.style.warn(`${title} at ${oneLine(address)} has no models yet.`)} Download or load one, then choose ${provider.name} again.\n`,
+      `${session.style.warn(`${title} at ${oneLine(address)} has no models yet.`)} ` +
+        `Download or load one, then choose ${provider.name} again.\n`,
     );
     return undefined;
   }
@@ -208,7 +210,8 @@ async function obtainKey(
     if (!key) {
       if (!explained) {
         session.write(
-          `Paste the API key for ${provider.name} and press Enter. It is saved as ${keyName}; it is not shown as you type.\n`,
+          `Paste the API key for ${provider.name} and press Enter. It is saved as ` +
+            `${keyName}; it is not shown as you type.\n`,
         );
         explained = true;
       }
@@ -239,7 +242,8 @@ async function obtainKey(
     }
     if (result.result === "refused") {
       session.write(
-        `${session.style.warn(`The key was refused (HTTP ${result.status} from ${result.url}).`)} Paste a valid key, or press Ctrl-C to stop.\n`,
+        `${session.style.warn(`The key was refused (HTTP ${result.status} from ${result.url}).`)} ` +
+          `Paste a valid key, or press Ctrl-C to stop.\n`,
       );
       existing = undefined;
       continue;
@@ -255,7 +259,8 @@ export async function runInteractive(io: SetupIO, state: SetupState, options: In
   const session = new TerminalSession(io, state.ctx.env);
   try {
     session.write(
-      `${session.style.bold("Garuda setup")}: choose a model and, if it needs one, enter its API key. Nothing is saved until the end; Ctrl-C stops.\n\n`,
+      `${session.style.bold("Garuda setup")}: choose a model and, if it needs one, ` +
+        `enter its API key. Nothing is saved until the end; Ctrl-C stops.\n\n`,
     );
     let model: ModelInfo | undefined;
     let provider: ProviderInfo;

@@ -10,7 +10,10 @@ import { type FoundKey, type SetupState, shortPath } from "./state.ts";
 
 export interface SetupResult {
   spec: string;
-  /** The key that will be used: a new one (saved now) or one that was kept. None for a keyless provider (a local server). */
+  /**
+   * The key that will be used: a new one (saved now) or one that was kept. None for a keyless provider (a local
+   * server).
+   */
   key?: FoundKey;
   /** True when `key` was entered now and is to be saved. */
   newKey: boolean;
@@ -60,7 +63,9 @@ export function summaryLines(state: SetupState, result: SetupResult, outcome: Sa
   if (provider?.type === "openai-compatible") {
     const limits = result.modelEntry ?? state.catalog.models.get(model.spec) ?? model;
     lines.push(
-      `  Limits: ${tokens(limits.contextWindow ?? model.contextWindow)} context, ${tokens(limits.maxTokens ?? model.maxTokens)} output; change them under "models" in ${models}`,
+      `  Limits: ${tokens(limits.contextWindow ?? model.contextWindow)} context, ` +
+        `${tokens(limits.maxTokens ?? model.maxTokens)} output; change them under ` +
+        `"models" in ${models}`,
     );
   }
   if (result.checked === "unchecked") {

@@ -117,7 +117,8 @@ export async function runWithStdinKey(io: SetupIO, state: SetupState, options: S
     }
     if (result.result === "unchecked") {
       io.stderr.write(
-        `garuda setup: the key could not be checked: ${result.reason}. Nothing was saved. Are you offline? To save it without checking, add --no-check.\n`,
+        `garuda setup: the key could not be checked: ${result.reason}. Nothing was ` +
+          `saved. Are you offline? To save it without checking, add --no-check.\n`,
       );
       return 1;
     }

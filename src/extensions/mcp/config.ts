@@ -74,7 +74,10 @@ interface BaseConfig {
   timeoutMs: number;
   /** SHA-256 of the definition as written: what a project consent pins. */
   hash: string;
-  /** A project server's `${NAME}`s the user's projectServers.allowEnv does not list: left unexpanded, and the server is not started. */
+  /**
+   * A project server's `${NAME}`s the user's projectServers.allowEnv does not list: left unexpanded, and the server is
+   * not started.
+   */
   refusedEnv: string[];
 }
 
@@ -135,7 +138,9 @@ interface Expansion {
   refused: Set<string>;
 }
 
-/** `${NAME}` filled from the environment; unset names are reported (and become ""), names not allowed stay as written. */
+/**
+ * `${NAME}` filled from the environment; unset names are reported (and become ""), names not allowed stay as written.
+ */
 function expand(text: string, expansion: Expansion, used: string[]): string {
   return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (all, name: string) => {
     used.push(name);
@@ -170,7 +175,8 @@ function parseServer(
   const where = `MCP server "${name}" in ${file}`;
   if (!SERVER_NAME.test(name)) {
     notices.push(
-      `The ${where} has a name Garuda cannot use (a-z, 0-9, "_" and "-", at most 32, starting with a letter or digit); it was skipped.`,
+      `The ${where} has a name Garuda cannot use (a-z, 0-9, "_" and "-", at most 32, ` +
+        `starting with a letter or digit); it was skipped.`,
     );
     return undefined;
   }
@@ -218,10 +224,12 @@ function parseServer(
       notices.push(`The ${where} must use an https:// address; it was skipped.`);
       return undefined;
     }
-    // Plain http only on this machine: elsewhere its headers (tokens) and the code it reads would cross the network unencrypted.
+    // Plain http only on this machine: elsewhere its headers (tokens) and the code it reads would cross the network
+    // unencrypted.
     if (parsedUrl.protocol === "http:" && !LOOPBACK.has(parsedUrl.hostname)) {
       notices.push(
-        `The ${where} uses plain http:// to another computer; a remote server must use https:// (http:// only to localhost). It was skipped.`,
+        `The ${where} uses plain http:// to another computer; a remote server must use ` +
+          `https:// (http:// only to localhost). It was skipped.`,
       );
       return undefined;
     }
@@ -240,7 +248,9 @@ function parseServer(
     const secrets = [...new Set(argVars.filter((name) => SECRET_NAME.test(name)))];
     if (secrets.length > 0) {
       notices.push(
-        `The ${where} puts ${secrets.map((n) => `\${${n}}`).join(", ")} in its arguments, where every user of this computer can read it (ps). If the server can read it from its environment, move it to "env".`,
+        `The ${where} puts ${secrets.map((n) => `\${${n}}`).join(", ")} in its ` +
+          `arguments, where every user of this computer can read it (ps). If the server ` +
+          `can read it from its environment, move it to "env".`,
       );
     }
     let writePaths = (data.writePaths ?? []).map((path) => absolutePath(path, options.root, options.home));
@@ -252,14 +262,17 @@ function parseServer(
     if (underTmp.length > 0) {
       writePaths = writePaths.filter((path) => !underTmp.includes(path));
       notices.push(
-        `The ${where} asks to write ${underTmp.join(", ")}, under the host's /tmp, where other programs keep their sockets; a project's server does not get that (add the server to your own ${options.userFile} if it needs it). Left out.`,
+        `The ${where} asks to write ${underTmp.join(", ")}, under the host's /tmp, ` +
+          `where other programs keep their sockets; a project's server does not get that ` +
+          `(add the server to your own ${options.userFile} if it needs it). Left out.`,
       );
     }
     // Only a folder of the project: the server is then the project's code, and the folder is in its sandbox.
     const cwd = data.cwd === undefined ? undefined : resolve(options.root, data.cwd);
     if (cwd !== undefined && !isInside(cwd, resolve(options.root))) {
       notices.push(
-        `The ${where} sets cwd to ${data.cwd}, which is not the project folder or a folder in it ("." is the project); it was skipped.`,
+        `The ${where} sets cwd to ${data.cwd}, which is not the project folder or a ` +
+          `folder in it ("." is the project); it was skipped.`,
       );
       return undefined;
     }
@@ -291,7 +304,9 @@ function parseServer(
   config.refusedEnv = [...expansion.refused];
   if (missing.size > 0)
     notices.push(
-      `The ${where} uses ${[...missing].map((m) => `\${${m}}`).join(", ")}, which ${missing.size === 1 ? "is" : "are"} not set; ${missing.size === 1 ? "it is" : "they are"} empty.`,
+      `The ${where} uses ${[...missing].map((m) => `\${${m}}`).join(", ")}, which ` +
+        `${missing.size === 1 ? "is" : "are"} not set; ` +
+        `${missing.size === 1 ? "it is" : "they are"} empty.`,
     );
   return config;
 }
@@ -310,7 +325,10 @@ function projectRules(raw: unknown, file: string, notices: string[]): ProjectSer
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     notices.push(
-      `projectServers in ${file} is not valid (${issue?.message ?? "unknown problem"}${issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : ""}); project MCP servers get no variables and no extra hosts. The form is {"allowEnv": ["NAME"], "allowHosts": ["localhost:8080"]}.`,
+      `projectServers in ${file} is not valid ` +
+        `(${issue?.message ?? "unknown problem"}${issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : ""}); ` +
+        `project MCP servers get no variables and no extra hosts. The form is ` +
+        `{"allowEnv": ["NAME"], "allowHosts": ["localhost:8080"]}.`,
     );
     return rules;
   }
@@ -356,7 +374,8 @@ function readServers(
   const parsed = fileSchema.safeParse(json);
   if (!parsed.success) {
     notices.push(
-      `${file} is not an MCP server list Garuda understands (the form is {"servers": {"name": {"command": "…", "args": […]}}}); its servers were not started.`,
+      `${file} is not an MCP server list Garuda understands (the form is {"servers": ` +
+        `{"name": {"command": "…", "args": […]}}}); its servers were not started.`,
     );
     return none;
   }

@@ -32,7 +32,9 @@ export interface StartDeps {
   sandbox: SandboxSpec | null;
   /** How a local server is started (serverLaunch.ts): its command line, folder, variables and readable files. */
   launch?: ServerLaunch | undefined;
-  /** The fetch a remote server's transports use (remoteAccess.ts: every request checked, no redirect followed by fetch). */
+  /**
+   * The fetch a remote server's transports use (remoteAccess.ts: every request checked, no redirect followed by fetch).
+   */
   fetchFor?: (config: RemoteServerConfig) => (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
@@ -235,7 +237,10 @@ export class McpConnection {
     }
   }
 
-  /** Runs a request to a remote server, pinging it meanwhile; one that cannot be reached ends the request (and the server). */
+  /**
+   * Runs a request to a remote server, pinging it meanwhile; one that cannot be reached ends the request (and the
+   * server).
+   */
   async #watched<T>(client: Client, signal: AbortSignal, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.config.transport === "stdio") return request(signal); // a local server's exit is seen at once
     const gone = new AbortController();
@@ -268,7 +273,8 @@ export class McpConnection {
     if (this.dead === undefined && this.config.transport !== "stdio" && unreachable(error)) {
       this.dead = `it could not be reached: ${messageOf(error)}`;
       return new Error(
-        `the MCP server "${this.name}" could not be reached (${messageOf(error)}); its tools go away from the next turn`,
+        `the MCP server "${this.name}" could not be reached (${messageOf(error)}); its ` +
+          `tools go away from the next turn`,
       );
     }
     if (this.dead === undefined) return new Error(messageOf(error));

@@ -1,5 +1,6 @@
 // What the user reads before an MCP server starts (a project's, an editor's, one that runs the
-// project's code, or any local one with no OS sandbox) and when a project server's tools changed since the yes: the full command, where it
+// project's code, or any local one with no OS sandbox) and when a project server's tools changed since the yes: the
+// full command, where it
 // runs, its network and environment, a remote server's address and each header with the
 // variables that fill it, and warnings for the risky patterns. Values taken from the
 // environment are never shown: only their names.
@@ -29,16 +30,21 @@ function warnings(config: McpServerConfig, sandboxed: boolean, launch: ServerLau
   if (launch && launch.projectFiles.length > 0) {
     const given = Object.keys(config.env);
     found.push(
-      `It runs the project's code: whoever can change this project (the repository you cloned, a command run in it) decides what the server does${given.length > 0 ? `, with ${given.join(", ")}` : ""}. A change to these files asks again.`,
+      `It runs the project's code: whoever can change this project (the repository ` +
+        `you cloned, a command run in it) decides what the server ` +
+        `does${given.length > 0 ? `, with ${given.join(", ")}` : ""}. A change to these ` +
+        `files asks again.`,
     );
     if (launch.projectFiles.some((file) => file.hash === undefined))
       found.push(
-        "Part of what it runs cannot be pinned by its content (found through the project folder, or larger than 64 MiB): it is asked about in every session.",
+        "Part of what it runs cannot be pinned by its content (found through the " +
+          "project folder, or larger than 64 MiB): it is asked about in every session.",
       );
   }
   if (/(^|\s|\/)(npx|uvx|bunx|pnpm\s+dlx|yarn\s+dlx|dlx)(\s|$)/.test(line))
     found.push(
-      "It downloads and runs a package at each start (npx, uvx, dlx …): the package's current version runs, not a pinned one.",
+      "It downloads and runs a package at each start (npx, uvx, dlx …): the package's " +
+        "current version runs, not a pinned one.",
     );
   if (/(^|\s)(sh|bash|zsh)\s+-c(\s|$)/.test(line) || /\|\s*(sh|bash)\b/.test(line) || /\b(curl|wget)\b/.test(line))
     found.push("It runs a shell line or fetches something to run.");
@@ -78,11 +84,15 @@ export function describeServer(config: McpServerConfig, sandboxed: boolean, laun
   } else {
     const from = config.urlSources.length > 0 ? `, with ${variables(config.urlSources)} in it` : "";
     lines.push(
-      `  Address: ${previewLine(config.urlWritten, 500)} (${config.transport === "sse" ? "SSE" : "Streamable HTTP"}${from})`,
+      `  Address: ${previewLine(config.urlWritten, 500)} ` +
+        `(${config.transport === "sse" ? "SSE" : "Streamable HTTP"}${from})`,
     );
     const headers = Object.keys(config.headers).map((name) => {
       const sources = config.headerSources[name] ?? [];
-      return `${previewLine(name, 80)} (${sources.length > 0 ? `from ${variables(sources)}` : "a value written in the file"})`;
+      return (
+        `${previewLine(name, 80)} ` +
+        `(${sources.length > 0 ? `from ${variables(sources)}` : "a value written in the file"})`
+      );
     });
     if (headers.length > 0) lines.push(`  Headers: ${headers.join(", ")}`);
   }
@@ -91,7 +101,10 @@ export function describeServer(config: McpServerConfig, sandboxed: boolean, laun
   return lines.join("\n");
 }
 
-/** The preview for a changed tool list: what was added, removed or changed (when the old list is known), then the tools now. */
+/**
+ * The preview for a changed tool list: what was added, removed or changed (when the old list is known), then the tools
+ * now.
+ */
 export function describeToolChange(server: string, now: readonly McpTool[], before: ToolKeys | undefined): string {
   const lines = [`The tools of the MCP server "${server}" changed since you approved it.`];
   if (before) {

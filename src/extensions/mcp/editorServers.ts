@@ -2,7 +2,8 @@
 // McpManager starts like the user's and the project's: a local one through the Executor inside
 // the OS sandbox, a remote one over HTTP. They are the editor's, not the user's files, so each is
 // a consent at the first turn (scope "editor"), pinned — after "remember" — by the server's exact
-// definition (and, when it runs the project's code, that code's content: serverLaunch.ts). The consent shows the command line or address and the NAMES of the environment
+// definition (and, when it runs the project's code, that code's content: serverLaunch.ts). The consent shows the
+// command line or address and the NAMES of the environment
 // variables and headers only: their values (tokens, often) go to the server and nowhere else.
 import { sha256Hex } from "../../config/trust.ts";
 import { DEFAULT_CALL_TIMEOUT_MS, type McpServerConfig, SERVER_NAME } from "./config.ts";

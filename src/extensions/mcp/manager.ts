@@ -69,7 +69,9 @@ export class McpManager implements TurnExtensions, PromptSource {
       if (connection.dead !== undefined) {
         warn(
           say,
-          `The MCP server "${connection.name}" stopped (${await connection.exitReason()}); its tools are gone for the rest of this session.`,
+          `The MCP server "${connection.name}" stopped ` +
+            `(${await connection.exitReason()}); its tools are gone for the rest of this ` +
+            `session.`,
         );
         await this.#drop(connection);
         changed = true;
@@ -101,7 +103,8 @@ export class McpManager implements TurnExtensions, PromptSource {
       if (config.transport === "stdio" && sandbox === null && !this.#options.hostAllowed) {
         warn(
           say,
-          `The MCP server "${config.name}" was not started: there is no OS sandbox here, and the team policy does not let commands run outside it.`,
+          `The MCP server "${config.name}" was not started: there is no OS sandbox here, ` +
+            `and the team policy does not let commands run outside it.`,
         );
         continue;
       }
@@ -127,7 +130,9 @@ export class McpManager implements TurnExtensions, PromptSource {
             title: `MCP server: ${config.name}${projectCode ? " (runs the project's code)" : ""}`,
             preview: describeServer(config, !unsandboxed, launch),
             question: projectCode
-              ? `Start the ${whose}MCP server "${config.name}"? It runs code from this project (${launch?.projectFiles.map((file) => file.shown).join(", ")}), which the project can change.`
+              ? `Start the ${whose}MCP server "${config.name}"? It runs code from this project ` +
+                `(${launch?.projectFiles.map((file) => file.shown).join(", ")}), which the ` +
+                `project can change.`
               : `Start the ${whose}MCP server "${config.name}"?`,
             sessionOnly: unsandboxed || unpinnable,
           },
@@ -164,7 +169,8 @@ export class McpManager implements TurnExtensions, PromptSource {
       if (result.status === "rejected") {
         warn(
           say,
-          `The MCP server "${entry.config.name}" could not start: ${messageOf(result.reason)}. Its tools are not available in this session.`,
+          `The MCP server "${entry.config.name}" could not start: ` +
+            `${messageOf(result.reason)}. Its tools are not available in this session.`,
         );
         continue;
       }
@@ -197,7 +203,13 @@ export class McpManager implements TurnExtensions, PromptSource {
     if (config.refusedEnv.length > 0) {
       const names = config.refusedEnv;
       const listed = names.map((name) => `"${name}"`).join(", ");
-      return `The ${whose}MCP server "${config.name}" was not started: it uses ${names.map((name) => `\${${name}}`).join(", ")} from your environment, and Garuda gives a project's server only the variables you name for it. If it should have ${names.length === 1 ? "it" : "them"}, add ${listed} to "projectServers": {"allowEnv": [...]} in ${userFile}.`;
+      return (
+        `The ${whose}MCP server "${config.name}" was not started: it uses ` +
+        `${names.map((name) => `\${${name}}`).join(", ")} from your environment, and ` +
+        `Garuda gives a project's server only the variables you name for it. If it ` +
+        `should have ${names.length === 1 ? "it" : "them"}, add ${listed} to ` +
+        `"projectServers": {"allowEnv": [...]} in ${userFile}.`
+      );
     }
     if (config.transport === "stdio") return undefined;
     const refused = await this.#options.remoteAccess.resolvedRefusal(config);
@@ -207,7 +219,10 @@ export class McpManager implements TurnExtensions, PromptSource {
       refused.byPolicy || config.scope === "user"
         ? ""
         : ` If you trust it, add "${address}" to "projectServers": {"allowHosts": [...]} in ${userFile}.`;
-    return `The ${whose}MCP server "${config.name}" was not started: Garuda does not connect to ${address} (${refused.reason}).${fix}`;
+    return (
+      `The ${whose}MCP server "${config.name}" was not started: Garuda does not ` +
+      `connect to ${address} (${refused.reason}).${fix}`
+    );
   }
 
   #sandboxFor(config: McpServerConfig & { transport: "stdio" }): SandboxSpec | null {
@@ -321,7 +336,8 @@ export class McpManager implements TurnExtensions, PromptSource {
       if (adapted.skipped.length > 0)
         warn(
           say,
-          `The MCP server "${config.name}" has tools with schemas too large to send (${adapted.skipped.join(", ")}); they were left out.`,
+          `The MCP server "${config.name}" has tools with schemas too large to send ` +
+            `(${adapted.skipped.join(", ")}); they were left out.`,
         );
       tools.push(...adapted.tools);
     }

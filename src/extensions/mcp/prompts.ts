@@ -44,7 +44,9 @@ export function promptArguments(
   const missing = declared.filter((arg) => arg.required && values[arg.name] === undefined).map((arg) => arg.name);
   if (missing.length > 0)
     return {
-      problem: `it needs ${missing.join(", ")} (arguments: ${declared.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(" ")})`,
+      problem:
+        `it needs ${missing.join(", ")} (arguments: ` +
+        `${declared.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(" ")})`,
     };
   return { values };
 }

@@ -123,7 +123,10 @@ export class RemoteAccess {
     return { listed: verdict.kind === "allow" && verdict.listed };
   }
 
-  /** refusal(), then the name resolved: one that leads to a loopback, link-local or metadata address is refused unless listed. */
+  /**
+   * refusal(), then the name resolved: one that leads to a loopback, link-local or metadata address is refused unless
+   * listed.
+   */
   async resolvedRefusal(
     config: RemoteServerConfig,
     url: URL = new URL(config.url),
@@ -170,7 +173,8 @@ export class RemoteAccess {
       const url = new URL(input instanceof URL ? input.href : input);
       if (url.origin !== origin)
         throw new Error(
-          `Garuda sends the MCP server "${config.name}"'s requests only to ${origin}, the address that was approved, not to ${url.origin}`,
+          `Garuda sends the MCP server "${config.name}"'s requests only to ${origin}, the ` +
+            `address that was approved, not to ${url.origin}`,
         );
       const { refusal, addresses } = await this.#resolved(config, url);
       if (refusal) throw new Error(`Garuda refused ${hostPort(refusal.host, refusal.port)}: ${refusal.reason}`);
@@ -189,7 +193,10 @@ function pinned(url: URL, address: string): URL {
   return to;
 }
 
-/** The request's options for a connection to the checked address: the name's Host header and TLS server name (whose certificate is verified), no redirect. */
+/**
+ * The request's options for a connection to the checked address: the name's Host header and TLS server name (whose
+ * certificate is verified), no redirect.
+ */
 function pinnedInit(url: URL, init: RequestInit | undefined): BunFetchRequestInit {
   const headers = new Headers(init?.headers);
   headers.set("host", url.host);

@@ -14,7 +14,8 @@
 // BASHOPTS, PS4 and PROMPT_COMMAND (the executor runs each command line with `bash -c`, which
 // imports them: xtrace expands PS4's `$(…)`). A path is looked for in the words of a shell line
 // (`sh -c "node x.js"`) and of a quoted value (NODE_OPTIONS), and as a file: URL or with its
-// percent-escapes decoded (node resolves `--import` specifiers as URLs). And only the program and script files themselves are made readable
+// percent-escapes decoded (node resolves `--import` specifiers as URLs). And only the program and script files
+// themselves are made readable
 // in the sandbox — never the folder around a path under the host's /tmp, where tmux, ssh-agent and
 // X keep their sockets.
 import { closeSync, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync } from "node:fs";
@@ -25,7 +26,10 @@ import { sha256Hex } from "../../config/trust.ts";
 import { parseShell, roughParts } from "../../permission/shellParse.ts";
 import type { StdioServerConfig } from "./config.ts";
 
-/** A file of the project's that a server runs, and its content's hash (undefined: cannot be pinned — a folder, or too large). */
+/**
+ * A file of the project's that a server runs, and its content's hash (undefined: cannot be pinned — a folder, or too
+ * large).
+ */
 export interface ProjectFile {
   /** As the consent shows it: relative to the project root. */
   shown: string;
@@ -66,7 +70,10 @@ const SHELL_HOOKS = ["SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND"];
 const LOADS_CODE =
   /^(NODE_OPTIONS|NODE_PATH|LD_\w+|DYLD_\w+|PYTHON(PATH|STARTUP|HOME|USERBASE)|PERL5?(LIB|OPT)|RUBY(LIB|OPT)|GEM_(HOME|PATH)|BUNDLE_\w+|CLASSPATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GIT_\w+|NPM_CONFIG_\w+|BUN_\w+|DENO_\w+|UV_\w+|PIP_\w+|CARGO_\w+|RUSTC_WRAPPER|GOPATH|GOFLAGS|MAKEFLAGS|XDG_CONFIG_HOME|XDG_DATA_HOME)$/i;
 
-/** Package runners and build tools: given a folder of the project (`--prefix`, `-C`, `--directory`, a path), they run what it defines. */
+/**
+ * Package runners and build tools: given a folder of the project (`--prefix`, `-C`, `--directory`, a path), they run
+ * what it defines.
+ */
 const RUNS_A_FOLDER = new Set([
   "npx",
   "npm",
@@ -170,7 +177,10 @@ function shellWords(text: string): string[] {
   return [...parseShell(text).commands.flatMap((command) => command.words), ...roughParts(text).flat()];
 }
 
-/** What else a word may name a file as: `--name=value`'s value, a file: URL's path, the word with its percent-escapes decoded. */
+/**
+ * What else a word may name a file as: `--name=value`'s value, a file: URL's path, the word with its percent-escapes
+ * decoded.
+ */
 function decodedForms(word: string): string[] {
   const eq = word.startsWith("-") ? word.indexOf("=") : -1;
   const forms = eq > 0 ? [word, word.slice(eq + 1)] : [word];
@@ -192,7 +202,10 @@ function hiddenCandidates(args: readonly string[]): string[] {
   return [...new Set(all)].filter((word) => word !== "" && !plain.has(word));
 }
 
-/** The parts of a variable's value that may name a path: the value, its words (quotes removed) and list entries, `--x=path`'s path, decoded. */
+/**
+ * The parts of a variable's value that may name a path: the value, its words (quotes removed) and list entries,
+ * `--x=path`'s path, decoded.
+ */
 function valueCandidates(value: string): string[] {
   const words = [...value.split(/[\s:;,]+/), ...shellWords(value)].flatMap((word) => {
     const eq = word.indexOf("=");
@@ -228,7 +241,9 @@ export function planLaunch(config: StdioServerConfig, root: string, garudaPath: 
     return (isInside(real, root) ? relative(root, real) : relative(root, path)) || ".";
   };
   const unpinnable = (shown: string) => projectFiles.set(shown, { shown, hash: undefined });
-  /** A file the server runs: the project's (pinned by content) when inside it; made readable in the sandbox when asked. */
+  /**
+   * A file the server runs: the project's (pinned by content) when inside it; made readable in the sandbox when asked.
+   */
   const file = (path: string, readable: boolean) => {
     if (inProject(path)) {
       const shown = shownOf(path);
@@ -253,11 +268,13 @@ export function planLaunch(config: StdioServerConfig, root: string, garudaPath: 
     if (candidate === "") continue;
     const path = resolve(cwd, candidate);
     if (isFile(path)) file(path, true);
-    // A package runner given a folder of the project (`npx --prefix=…`, `make -C …`) runs what the project defines there.
+    // A package runner given a folder of the project (`npx --prefix=…`, `make -C …`) runs what the project defines
+    // there.
     else if (RUNS_A_FOLDER.has(name) && isDir(path) && inProject(path))
       unpinnable(`${shownOf(path)} (a folder of the project, whose code ${name} runs)`);
   }
-  // A project file named inside a shell line or encoded (`sh -c "node x.js"`, `--import=file://…`): pinned, not made readable.
+  // A project file named inside a shell line or encoded (`sh -c "node x.js"`, `--import=file://…`): pinned, not made
+  // readable.
   for (const candidate of hiddenCandidates(config.args)) {
     const path = resolve(cwd, candidate);
     if (isFile(path)) file(path, false);

@@ -48,7 +48,8 @@ function contentText(result: CallToolResult): string {
       case "image":
       case "audio":
         parts.push(
-          `[${block.type} (${block.mimeType}, ${groupedCount(Math.round((block.data.length * 3) / 4))} bytes): not shown]`,
+          `[${block.type} (${block.mimeType}, ` +
+            `${groupedCount(Math.round((block.data.length * 3) / 4))} bytes): not shown]`,
         );
         break;
       case "resource":
@@ -104,7 +105,10 @@ export function adaptTools(
     const title = `${server}/${previewLine(mcp.name, 100)}`;
     const readOnlyHint = mcp.annotations?.readOnlyHint === true;
     const said = shortLine(mcp.description ?? mcp.annotations?.title ?? mcp.title ?? "", MAX_DESCRIPTION);
-    const description = `A tool of the MCP server "${server}" (its description below is the server's, not Garuda's; every call asks the user unless a rule allows it).\n${said || "(no description)"}`;
+    const description =
+      `A tool of the MCP server "${server}" (its description below is the server's, ` +
+      `not Garuda's; every call asks the user unless a rule allows ` +
+      `it).\n${said || "(no description)"}`;
     const tool: Tool<Record<string, unknown>> = {
       name,
       description,
@@ -121,7 +125,9 @@ export function adaptTools(
             readOnly: false,
             target: { kind: "input" },
             title,
-            preview: `MCP server "${server}", tool "${previewLine(mcp.name, 100)}"${hint}\n\n${json.length > 4_000 ? `${json.slice(0, 4_000)}…` : json}`,
+            preview:
+              `MCP server "${server}", tool ` +
+              `"${previewLine(mcp.name, 100)}"${hint}\n\n${json.length > 4_000 ? `${json.slice(0, 4_000)}…` : json}`,
           },
         };
       },

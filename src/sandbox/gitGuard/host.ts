@@ -20,9 +20,15 @@ import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, type Library, loadInoti
 import { linkedGitFolders } from "../paths.ts";
 import type { Native } from "../native.ts";
 
-/** How often on average, while one runs, repositories judged harmless are judged again (content changed through an mmap raises no event). */
+/**
+ * How often on average, while one runs, repositories judged harmless are judged again (content changed through an mmap
+ * raises no event).
+ */
 const VERIFY_MS = 250;
-/** Unwatched subtrees are scanned about this often on average while a command runs (and always when it ends), and on average at most a tenth of the time. */
+/**
+ * Unwatched subtrees are scanned about this often on average while a command runs (and always when it ends), and on
+ * average at most a tenth of the time.
+ */
 const SCAN_MS = 2_000;
 /**
  * A wait of `ms` on average, drawn between a fifth of it and 1.8 times it. A command that sees
@@ -32,7 +38,10 @@ const SCAN_MS = 2_000;
  * at each look with that chance.
  */
 const drawn = (ms: number) => ms * (0.2 + (1.6 * (crypto.getRandomValues(new Uint32Array(1))[0] as number)) / 2 ** 32);
-/** Without an inotify instance: how often, while commands run, the host tries again to get one (and at each command's start). */
+/**
+ * Without an inotify instance: how often, while commands run, the host tries again to get one (and at each command's
+ * start).
+ */
 const RETRY_MS = 5_000;
 /** Most folders one walk of a project looks at (breadth first). */
 const MAX_FOLDERS = 100_000;
@@ -59,7 +68,10 @@ export interface GitGuardHostOptions {
   maxWatches?: number;
   /** The process's C library (processWide.ts), for inotify. Default: opened here. */
   native?: () => Native | undefined;
-  /** Most work one project's events may cause in a second before its busiest subtree is scanned instead (default: storm.ts's). */
+  /**
+   * Most work one project's events may cause in a second before its busiest subtree is scanned instead (default:
+   * storm.ts's).
+   */
   stormUnits?: number;
 }
 

@@ -48,7 +48,9 @@ function openParent(path: string): { fd: number; parent: string; name: string } 
     return { fd: openDir(parent), parent, name: path.slice(slash + 1) };
   } catch (error) {
     return {
-      error: `its folder ${parent} could not be opened (${codeOf(error) ?? String(error)}), maybe a link was put in its place`,
+      error:
+        `its folder ${parent} could not be opened (${codeOf(error) ?? String(error)}), ` +
+        `maybe a link was put in its place`,
     };
   }
 }

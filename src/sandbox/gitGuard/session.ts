@@ -20,14 +20,19 @@ const PREPARE_DELAY_MS = 200;
 export interface GuardedCommand {
   /** Nested repositories (folders) the sandbox must hold read-only, as it holds the root's .git. */
   readonly repos: string[];
-  /** The command's first process on this computer (bwrap) started: stopped with its descendants while the guard looks. */
+  /**
+   * The command's first process on this computer (bwrap) started: stopped with its descendants while the guard looks.
+   */
   started(pid: number): void;
   /** After the command: the last look; every note of this command (also given to onNote as they came). */
   leave(): Promise<string[]>;
 }
 
 export interface GitGuards {
-  /** Before a sandboxed command: its guard once the project's first walk is done, or undefined when it cannot write the project. */
+  /**
+   * Before a sandboxed command: its guard once the project's first walk is done, or undefined when it cannot write the
+   * project.
+   */
   enter(spec: SandboxSpec, onNote: (note: string) => void): Promise<GuardedCommand | undefined>;
   /** At start: sweeps `root` when a Garuda process died while a command ran there; the notes. */
   sweepAtStart(root: string): Promise<string[]>;

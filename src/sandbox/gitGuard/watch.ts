@@ -39,7 +39,10 @@ export interface WatchChange {
   stormed: Storm[];
 }
 
-/** Why part of the tree is scanned instead of watched (on Linux): the guard's share of watches, the kernel's limit, no inotify instance. */
+/**
+ * Why part of the tree is scanned instead of watched (on Linux): the guard's share of watches, the kernel's limit, no
+ * inotify instance.
+ */
 export type ShortOf = "share" | "kernel" | "instance";
 
 export interface TreeWatch {
@@ -216,7 +219,9 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     return bare;
   }
 
-  /** Walks `top` (role `role`) to the end; the project folders with a marker, and the folders walked without a watch. */
+  /**
+   * Walks `top` (role `role`) to the end; the project folders with a marker, and the folders walked without a watch.
+   */
   async function walk(
     top: string,
     role: Role,

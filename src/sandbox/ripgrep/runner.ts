@@ -45,7 +45,9 @@ export interface RipgrepRunnerOptions {
   disableUserns: boolean;
   /** The project root: the only folder the search sees. */
   root: string;
-  /** What sandboxed commands may not read (paths.ts denyRead), asked per search: the ones inside the root are hidden. */
+  /**
+   * What sandboxed commands may not read (paths.ts denyRead), asked per search: the ones inside the root are hidden.
+   */
   denyRead: () => readonly string[];
   /** stdout beyond this ends the search as unavailable (the tools' own search then answers). */
   maxOutputBytes?: number;
@@ -54,7 +56,10 @@ export interface RipgrepRunnerOptions {
 /** Where the program is inside the sandbox. */
 const PROGRAM = "/run/garuda-rg";
 const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
-/** The system's folders a dynamically linked program needs, bound as they are on the host (a folder or a merged-/usr link). */
+/**
+ * The system's folders a dynamically linked program needs, bound as they are on the host (a folder or a merged-/usr
+ * link).
+ */
 const SYSTEM_FOLDERS = ["/usr", "/lib", "/lib64", "/lib32", "/libx32"];
 
 function systemMounts(): string[] {

@@ -78,7 +78,8 @@ export function findDefinitionTool(
       const name = args.name.trim().replaceAll("::", ".");
       if (!NAME.test(name))
         return error(
-          `"${name}" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.`,
+          `"${name}" is not a name. Give an identifier such as createClient, or ` +
+            `Container.member; use grep to search for other text.`,
         );
       const word = name.slice(name.lastIndexOf(".") + 1);
       // The folder or file the permission check named, and no other (as read_file: checkedFile.ts).
@@ -88,7 +89,8 @@ export function findDefinitionTool(
       if (kind === "missing") return error(notFound(base));
       if (kind === "special")
         return error(
-          `${base.display} is not a regular file (a device, socket or pipe); find_definition reads source files and folders only.`,
+          `${base.display} is not a regular file (a device, socket or pipe); ` +
+            `find_definition reads source files and folders only.`,
         );
       const candidates: Array<{ display: string; real: string }> = [];
       const tally: SearchTally = { files: 0, lines: 0, tooBig: [], special: [], linked: [], secret: [], changed: [] };
@@ -213,11 +215,13 @@ export function findDefinitionTool(
       const notes: string[] = [];
       if (more > 0)
         notes.push(
-          `[Showing ${MAX_DEFINITIONS} of ${MAX_DEFINITIONS + more} definitions. Qualify the name (Container.${word}) or narrow the path.]`,
+          `[Showing ${MAX_DEFINITIONS} of ${MAX_DEFINITIONS + more} definitions. Qualify ` +
+            `the name (Container.${word}) or narrow the path.]`,
         );
       if (parsedCap)
         notes.push(
-          `[Stopped after parsing ${groupedCount(maxParsed)} files that mention ${word}; there may be more definitions. Narrow the search with path.]`,
+          `[Stopped after parsing ${groupedCount(maxParsed)} files that mention ${word}; ` +
+            `there may be more definitions. Narrow the search with path.]`,
         );
       notes.push(...searchNotes(tally, end, "find_definition"));
       if (found.length === 0 && declarations.length > 0) {
@@ -225,7 +229,10 @@ export function findDefinitionTool(
         const count = declarations.length;
         return {
           output: [
-            `No definition of ${name} found in ${placeName(base)}, only ${count === 1 ? "a declaration" : `${groupedCount(count)} declarations`} (a prototype or extern, without the body): the definition may be in a file not searched, a library, or made by a macro. Try grep for the text.`,
+            `No definition of ${name} found in ${placeName(base)}, only ` +
+              `${count === 1 ? "a declaration" : `${groupedCount(count)} declarations`} (a ` +
+              `prototype or extern, without the body): the definition may be in a file not ` +
+              `searched, a library, or made by a macro. Try grep for the text.`,
             ...shown,
             ...(count > shown.length ? [`[Showing ${shown.length} of ${groupedCount(count)} declarations.]`] : []),
             ...notes,
@@ -236,7 +243,9 @@ export function findDefinitionTool(
       if (found.length === 0) {
         return {
           output: [
-            `No definition of ${name} found in ${placeName(base)} (it reads ${KNOWN_LANGUAGES} files; .gitignore'd files are skipped). Try grep for the text.`,
+            `No definition of ${name} found in ${placeName(base)} (it reads ` +
+              `${KNOWN_LANGUAGES} files; .gitignore'd files are skipped). Try grep for the ` +
+              `text.`,
             ...notes,
           ].join("\n"),
           summary: "No definitions",

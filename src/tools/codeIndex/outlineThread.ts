@@ -16,7 +16,9 @@ type BunWorker = Worker & { ref(): void; unref(): void };
 /** How long an unused thread is kept for the next parse. */
 const IDLE_MS = 10_000;
 
-/** Inside a compiled binary modules live under this URL (Bun's $bunfs); scripts/buildTargets.ts builds with --root src. */
+/**
+ * Inside a compiled binary modules live under this URL (Bun's $bunfs); scripts/buildTargets.ts builds with --root src.
+ */
 const COMPILED_ROOT = "file:///$bunfs/root/";
 
 /** The worker's module: beside this file when run from source, at its place under src/ in a compiled binary. */

@@ -25,7 +25,9 @@ const OTHER_EXTENSIONS = LANGUAGE_EXTENSIONS.filter((extension) => !C_EXTENSIONS
 const anyCase = (extension: string) =>
   `*.${[...extension].map((c) => (c.toLowerCase() === c.toUpperCase() ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`)).join("")}`;
 
-/** Where a C or C++ mention may be a definition (mayDefineOnLine), as a Rust pattern that matches at least those lines. */
+/**
+ * Where a C or C++ mention may be a definition (mayDefineOnLine), as a Rust pattern that matches at least those lines.
+ */
 export function definitionLinePattern(word: string): string {
   const escaped = word.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, "\\$&");
   // At the line's start, or after a word (a type, `#define`) or one of * & } : ~ ) > / " ' (the

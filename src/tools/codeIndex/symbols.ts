@@ -44,7 +44,8 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
       const language = languageOf(resolved.realPath) ?? languageOf(resolved.path);
       if (!language) {
         return error(
-          `symbols reads ${KNOWN_LANGUAGES} files; ${resolved.display} is none of these. Use grep to find declarations in it, or read_file.`,
+          `symbols reads ${KNOWN_LANGUAGES} files; ${resolved.display} is none of these. ` +
+            `Use grep to find declarations in it, or read_file.`,
         );
       }
       const loaded = loadChecked(target, MAX_OUTLINE_BYTES);
@@ -57,11 +58,13 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
           return error(`File not found: ${resolved.display}. Use glob to find the file.`);
         case "folder":
           return error(
-            `${resolved.display} is a folder. Give one file; use glob to list files, or find_definition to search the folder.`,
+            `${resolved.display} is a folder. Give one file; use glob to list files, or ` +
+              `find_definition to search the folder.`,
           );
         case "too_big":
           return error(
-            `${resolved.display} is ${formatBytes(loaded.size)}; symbols outlines files up to ${formatBytes(MAX_OUTLINE_BYTES)}. Use grep to find declarations.`,
+            `${resolved.display} is ${formatBytes(loaded.size)}; symbols outlines files up ` +
+              `to ${formatBytes(MAX_OUTLINE_BYTES)}. Use grep to find declarations.`,
           );
         case "binary":
         case "special":
@@ -90,7 +93,8 @@ export function symbolsTool(deps: FileToolDeps): Tool<SymbolsInput, PlanWithStat
       }
       if (shown < lines.length)
         out.push(
-          `[Showing ${shown} of ${lines.length} symbols (output limit). Read the rest of the file with read_file from line ${symbolsLineAfter(lines[shown])}.]`,
+          `[Showing ${shown} of ${lines.length} symbols (output limit). Read the rest of ` +
+            `the file with read_file from line ${symbolsLineAfter(lines[shown])}.]`,
         );
       return { output: out.join("\n"), summary: `${count} symbol${count === 1 ? "" : "s"}` };
     },

@@ -48,13 +48,17 @@ describe("which mappings are dropped", () => {
     ]);
   });
 
-  test("not a read-only mapping that holds a written page, not a writable one, not another file or the same path at another inode", () => {
-    const kept = droppableMappings(smaps, EXE, INODE).map((range) => range.start);
-    expect(kept).not.toContain(0x685f000n); // r--p with Anonymous: 12 kB (written, then write-protected)
-    expect(kept).not.toContain(0x684a000n); // rw-p
-    expect(kept).not.toContain(0x7f0000000000n); // libc
-    expect(kept).not.toContain(0x7f1000000000n); // a file at the binary's path that is not the binary
-  });
+  test(
+    "not a read-only mapping that holds a written page, not a writable one, not " +
+      "another file or the same path at another inode",
+    () => {
+      const kept = droppableMappings(smaps, EXE, INODE).map((range) => range.start);
+      expect(kept).not.toContain(0x685f000n); // r--p with Anonymous: 12 kB (written, then write-protected)
+      expect(kept).not.toContain(0x684a000n); // rw-p
+      expect(kept).not.toContain(0x7f0000000000n); // libc
+      expect(kept).not.toContain(0x7f1000000000n); // a file at the binary's path that is not the binary
+    },
+  );
 
   test("nothing from an smaps without the binary", () => {
     expect(droppableMappings("", EXE, INODE)).toEqual([]);
@@ -97,15 +101,26 @@ describe.skipIf(process.platform !== "linux")("on this process", () => {
     writeFileSync(
       script,
       `import { readFileSync, readlinkSync, statSync } from "node:fs";
-import { droppableMappings } from ${JSON.stringify(join(import.meta.dir, "../../../src/cli/process/binaryPages.ts"))};
-import { openNative } from ${JSON.stringify(join(import.meta.dir, "../../../src/sandbox/native.ts"))};
-const symbols = openNative();
-let smaps = readFileSync("/proc/self/smaps", "utf8");
-if (process.argv[2] === "ignore-the-rule") smaps = smaps.replace(/^Anonymous:\\s+\\d+ kB$/gm, "Anonymous: 0 kB");
-for (const range of droppableMappings(smaps, readlinkSync("/proc/self/exe"), statSync("/proc/self/exe").ino)) symbols.madvise(range.start, range.length, 4);
+import { ` +
+        `droppableMappings } from ` +
+        `${JSON.stringify(join(import.meta.dir, "../../../src/cli/process/binaryPages.ts"))};
+import ` +
+        `{ openNative } from ${JSON.stringify(join(import.meta.dir, "../../../src/sandbox/native.ts"))};
+const ` +
+        `symbols = openNative();
+let smaps = readFileSync("/proc/self/smaps", ` +
+        `"utf8");
+if (process.argv[2] === "ignore-the-rule") smaps = ` +
+        `smaps.replace(/^Anonymous:\\s+\\d+ kB$/gm, "Anonymous: 0 kB");
+for (const ` +
+        `range of droppableMappings(smaps, readlinkSync("/proc/self/exe"), ` +
+        `statSync("/proc/self/exe").ino)) symbols.madvise(range.start, range.length, ` +
+        `4);
 let sum = 0;
-for (let i = 0; i < 100000; i++) sum += Math.sqrt(i);
-console.log(JSON.stringify({ sum: sum > 0, spawned: Bun.spawnSync(["true"]).exitCode }));
+for (let i = 0; i < 100000; i++) sum += ` +
+        `Math.sqrt(i);
+console.log(JSON.stringify({ sum: sum > 0, spawned: ` +
+        `Bun.spawnSync(["true"]).exitCode }));
 `,
     );
     const run = (mode: string) =>

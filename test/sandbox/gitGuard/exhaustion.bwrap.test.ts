@@ -17,7 +17,8 @@ const WITHIN_MS = 2_000;
 describeSandbox(
   "git guard: no inotify instance left",
   () => {
-    test("the guard says so, scans, tries again at the next command and watches once an instance is free; the other session's command completes within 2 s", async () => {
+    test("the guard says so, scans, tries again at the next command and watches once an " +
+      "instance is free; the other session's command completes within 2 s", async () => {
       using scratch = tempDir("garuda-guardinotify-", { real: true });
       const child = Bun.spawn(
         [

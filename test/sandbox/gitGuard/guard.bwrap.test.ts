@@ -25,7 +25,8 @@ describeSandbox(
     const vectors = plantVectors(lab);
 
     for (const vector of vectors) {
-      test(`${vector.name}: git on the host runs nothing, while the command runs and after (negative control: without the guard it runs the marker)`, async () => {
+      test(`${vector.name}: git on the host runs nothing, while the command runs and after ` +
+        `(negative control: without the guard it runs the marker)`, async () => {
         const slug = vector.name.replace(/[^a-z]+/gi, "-").slice(0, 40);
         const root = lab.project(`g-${slug}`, vector.repo ?? true);
         vector.setup?.(root);
@@ -39,7 +40,8 @@ describeSandbox(
       }, 90_000);
     }
 
-    test("the quarantine loses nothing, is out of git's way and read-only to commands: the moved repository keeps its files, HEAD renamed", async () => {
+    test("the quarantine loses nothing, is out of git's way and read-only to commands: " +
+      "the moved repository keeps its files, HEAD renamed", async () => {
       const root = lab.project("quarantine");
       const result = await lab.attack(
         lab.guarded,

@@ -75,7 +75,8 @@ describeSandbox(
       if (scratch) await rm(scratch, { recursive: true, force: true });
     });
 
-    test("killed after the guard acted: the sandbox is gone with it, what was moved stays moved, git on the host runs nothing", async () => {
+    test("killed after the guard acted: the sandbox is gone with it, what was moved " +
+      "stays moved, git on the host runs nothing", async () => {
       const root = project("acted");
       const tag = sleepTag();
       const garuda = agent(root, `${evilNested("sub")}; echo PLANTED; sleep ${tag}`);
@@ -96,7 +97,8 @@ describeSandbox(
       }
     }, 60_000);
 
-    test("killed while no command ran: the next start does not sweep, so a repository you made meanwhile, whose config runs a program, is left alone", async () => {
+    test("killed while no command ran: the next start does not sweep, so a repository " +
+      "you made meanwhile, whose config runs a program, is left alone", async () => {
       const root = project("idle");
       const garuda = agent(root, "echo done");
       try {
@@ -119,7 +121,10 @@ describeSandbox(
       }
     }, 60_000);
 
-    test("killed while it could not look: the next start's sweep moves the plant aside and says so, and leaves the user's own repository (whose config runs a program) alone (negative control: before the sweep, git on the host runs the marker)", async () => {
+    test("killed while it could not look: the next start's sweep moves the plant aside " +
+      "and says so, and leaves the user's own repository (whose config runs a " +
+      "program) alone (negative control: before the sweep, git on the host runs the " +
+      "marker)", async () => {
       const root = project("frozen");
       // The user's own nested repository, with a program in its config: theirs to have.
       git(root, home, "init", "-q", "vendor/own");

@@ -14,7 +14,8 @@ describeSandbox(
   () => {
     const lab = labPerSuite();
 
-    test("legitimate git in the sandbox keeps working and is left alone: add, commit, branch, stash, worktree add, submodule update, clone, init", async () => {
+    test("legitimate git in the sandbox keeps working and is left alone: add, commit, " +
+      "branch, stash, worktree add, submodule update, clone, init", async () => {
       const root = lab.project("legit");
       git(root, lab.home, "init", "-q", "--bare", "upstream.git");
       git(root, lab.home, "push", "-q", join(root, "upstream.git"), "HEAD:main");
@@ -55,7 +56,8 @@ describeSandbox(
       expect(git(join(root, "wt"), lab.home, "status", "--short")).toBe("");
     }, 90_000);
 
-    test("the user's own nested repository is left alone, even one whose config runs a program, and a command cannot change it", async () => {
+    test("the user's own nested repository is left alone, even one whose config runs a " +
+      "program, and a command cannot change it", async () => {
       const root = lab.project("own");
       git(root, lab.home, "init", "-q", "vendor/tool");
       git(join(root, "vendor/tool"), lab.home, "commit", "-q", "--allow-empty", "-m", "tool");
@@ -90,7 +92,9 @@ describeSandbox(
       expect(readFileSync(join(root, "lib/.git"), "utf8")).toBe("gitdir: /tmp\n");
     }, 90_000);
 
-    test("a submodule's config stays writable for git submodule update, and anything that runs a program added to it is put back as it was, while the command runs (negative control: without the guard it stays)", async () => {
+    test("a submodule's config stays writable for git submodule update, and anything " +
+      "that runs a program added to it is put back as it was, while the command runs " +
+      "(negative control: without the guard it stays)", async () => {
       const setup = (name: string) => {
         const root = lab.project(name);
         git(root, lab.home, "init", "-q", "--bare", "upstream.git");
@@ -117,7 +121,9 @@ describeSandbox(
       expect(unchecked.during.length).toBeGreaterThan(0);
     }, 90_000);
 
-    test("a flood of events that overflows the kernel's queue before Garuda reads it does not hide a plant: the overflow makes the guard look at the whole tree again", async () => {
+    test("a flood of events that overflows the kernel's queue before Garuda reads it " +
+      "does not hide a plant: the overflow makes the guard look at the whole tree " +
+      "again", async () => {
       const root = lab.project("flood");
       const queue = Number(readFileSync("/proc/sys/fs/inotify/max_queued_events", "utf8").trim());
       const files = Math.ceil(queue * 1.5); // two events each (made, written): well past the queue
@@ -147,7 +153,8 @@ describeSandbox(
       }
     }, 180_000);
 
-    test("past the watch budget (or the kernel's limit) a subtree is scanned instead: a plant there is found while the command runs, within seconds", async () => {
+    test("past the watch budget (or the kernel's limit) a subtree is scanned instead: a " +
+      "plant there is found while the command runs, within seconds", async () => {
       const root = lab.project("budget");
       for (let i = 0; i < 40; i++) mkdirSync(join(root, "deps", `p${i}`, "lib"), { recursive: true });
       // The user's own repository out there, whose config runs a program: known from the first walk, left alone.
@@ -188,9 +195,11 @@ describeSandbox(
       }
     }, 90_000);
 
-    test("a repository judged harmless that a command then changes without any event (through an mmap) is judged again within a second", async () => {
+    test("a repository judged harmless that a command then changes without any event " +
+      "(through an mmap) is judged again within a second", async () => {
       const root = lab.project("mmap");
-      // A harmless config, padded so the evil one fits in the same bytes; then rewritten in place through a shared mapping.
+      // A harmless config, padded so the evil one fits in the same bytes; then rewritten in place through a shared
+      // mapping.
       const padded = `[core]\n\tbare = false\n#${"x".repeat(120)}\n`;
       const evil = `[core]\n\tfsmonitor = ${lab.marker.path}\n#`.padEnd(padded.length - 1, "x") + "\n";
       const script = [
@@ -198,7 +207,9 @@ describeSandbox(
         `printf '%s' '${padded}' > sub/.git/config`,
         "sleep 0.5",
         // The descriptor stays open (closing it would be an event): only a second look finds the change.
-        `python3 -c "import mmap,os,sys,time; f=os.open('sub/.git/config', os.O_RDWR); m=mmap.mmap(f, 0); m[:]=sys.stdin.buffer.read(); m.flush(); print('PLANTED', flush=True); time.sleep(60)" <<'EOF'\n${evil}EOF`,
+        `python3 -c "import mmap,os,sys,time; f=os.open('sub/.git/config', os.O_RDWR); ` +
+          `m=mmap.mmap(f, 0); m[:]=sys.stdin.buffer.read(); m.flush(); print('PLANTED', ` +
+          `flush=True); time.sleep(60)" <<'EOF'\n${evil}EOF`,
       ].join("\n");
       expect(evil.length).toBe(padded.length);
       const job = await lab.guarded.start({ command: script, cwd: root, sandbox: { ...lab.guarded.spec(), root } });
@@ -216,14 +227,17 @@ describeSandbox(
       }
     }, 60_000);
 
-    test("a rebase the command left unfinished with exec lines in its todo list is named in its output (git rebase --continue on the host would run them)", async () => {
+    test("a rebase the command left unfinished with exec lines in its todo list is named " +
+      "in its output (git rebase --continue on the host would run them)", async () => {
       const root = lab.project("rebase");
       git(root, lab.home, "commit", "-q", "--allow-empty", "-m", "second");
       git(root, lab.home, "commit", "-q", "--allow-empty", "-m", "third");
       const sandbox = { ...lab.guarded.spec(), root };
       // Stops at once (a break first), leaving the exec lines for later.
       const left = await lab.guarded.run({
-        command: `GIT_SEQUENCE_EDITOR="sed -i '1i break'" git rebase -q -i --exec '${lab.marker.path} rebase-exec' HEAD~2; git status | head -1`,
+        command:
+          `GIT_SEQUENCE_EDITOR="sed -i '1i break'" git rebase -q -i --exec ` +
+          `'${lab.marker.path} rebase-exec' HEAD~2; git status | head -1`,
         cwd: root,
         sandbox,
       });

@@ -18,9 +18,13 @@ import { makeTempDir } from "../../support/tempDir.ts";
 
 const PLANT = "storm/q/e1999/p";
 
-/** Renames storm/a (200 folders in it) to storm/z and back until `stormed` appears (the guard gave up watching storm). */
+/**
+ * Renames storm/a (200 folders in it) to storm/z and back until `stormed` appears (the guard gave up watching storm).
+ */
 const storm = (tag: string) =>
-  `rm -rf storm && perl -e 'mkdir "storm"; mkdir "storm/a"; mkdir "storm/a/d$_" for 1..200; until (-e "stormed") { for (1..2000) { rename "storm/a", "storm/z"; rename "storm/z", "storm/a"; } }' ${tag}`;
+  `rm -rf storm && perl -e 'mkdir "storm"; mkdir "storm/a"; mkdir "storm/a/d$_" ` +
+  `for 1..200; until (-e "stormed") { for (1..2000) { rename "storm/a", ` +
+  `"storm/z"; rename "storm/z", "storm/a"; } }' ${tag}`;
 
 /** The hiders' start: an inotify watch on `storm` for IN_OPEN, and how the plant is shown and hidden. */
 const WATCH_STORM = `my ($dir, $p) = @ARGV;
@@ -35,11 +39,15 @@ sub hide { rename "$p/.git/HEAD", "$p/.git/XX"; rename "$p/.git", "$p/gx"; }
  * inotify (x86_64 syscalls 294 inotify_init1, 254 inotify_add_watch) on `storm` for IN_OPEN: each
  * scan's opendir of it hides the plant for 300 ms, then it is put back.
  */
-const hider = `perl -e '
+const hider =
+  `perl -e '
 ${WATCH_STORM}show(); $| = 1; print "WATCHING\\n";
-my $hides = 0;
-while (1) { my $buf; sysread($fh, $buf, 65536); hide(); $hides++; select(undef, undef, undef, 0.3); show(); print "HID $hides\\n"; }
-' storm ${PLANT}`;
+my $hides = ` +
+  `0;
+while (1) { my $buf; sysread($fh, $buf, 65536); hide(); $hides++; ` +
+  `select(undef, undef, undef, 0.3); show(); print "HID $hides\\n"; }
+' storm ` +
+  `${PLANT}`;
 
 /**
  * The same watch, used as a clock: after each scan it sees, the plant is shown for 1.9 s, then
@@ -68,7 +76,10 @@ describeSandbox(
     }, 60_000);
     afterAll(() => rm(scratch, { recursive: true, force: true }), 60_000);
 
-    /** A project whose `storm` folder a job has stormed (now scanned, not watched), the plant in it and `hiding` running. */
+    /**
+     * A project whose `storm` folder a job has stormed (now scanned, not watched), the plant in it and `hiding`
+     * running.
+     */
     async function attack(
       name: string,
       hiding: string,
@@ -111,7 +122,8 @@ describeSandbox(
       }
     }
 
-    test("hidden the moment a scan opens the folder: the user's git there never runs the plant while the job runs", async () => {
+    test("hidden the moment a scan opens the folder: the user's git there never runs the " +
+      "plant while the job runs", async () => {
       await attack("react", hider, async (job, plant, marker) => {
         // Four scans or more (one every 2 s on average while a command runs).
         await Bun.sleep(9_000);

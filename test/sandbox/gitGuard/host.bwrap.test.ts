@@ -13,7 +13,10 @@ import { git, evilConfigScript, markerProgram, probe } from "../../support/gitAt
 import { SELF_COMMAND, describeSandbox, machineSandbox } from "../../support/sandboxSupport.ts";
 import { tempDir } from "../../support/tempDir.ts";
 
-/** This process's inotify descriptors and the watch lines the kernel lists for them (a descriptor's duplicates list the same). */
+/**
+ * This process's inotify descriptors and the watch lines the kernel lists for them (a descriptor's duplicates list the
+ * same).
+ */
 function inotifyUse(): { descriptors: number; watchLines: number } {
   let descriptors = 0;
   let watchLines = 0;
@@ -50,7 +53,8 @@ describeSandbox("git guard: one per project per process", () => {
   const touch = (executor: ProcessExecutor, root: string) =>
     executor.run({ command: "true", cwd: root, sandbox: executor.spec() });
 
-  test("two sessions of one project share one guard and one set of watches; the last to close gives them back", async () => {
+  test("two sessions of one project share one guard and one set of watches; the last " +
+    "to close gives them back", async () => {
     using scratch = tempDir("garuda-guardhost-", { real: true });
     const { root, home } = project(scratch.path);
     const marker = markerProgram(join(scratch.path, "bin"));

@@ -8,37 +8,45 @@ import { QUARANTINE_DIR, quarantine, restoreFile } from "../../../src/sandbox/gi
 import { tempDir } from "../../support/tempDir.ts";
 
 describe("gitQuarantine", () => {
-  test("a .git folder goes to the quarantine with everything in it, its HEAD renamed; the quarantine is ignored by the project's git", () => {
-    using tmp = tempDir();
-    const root = realpathSync(tmp.path);
-    mkdirSync(join(root, "a/b/.git/objects"), { recursive: true });
-    writeFileSync(join(root, "a/b/.git/HEAD"), "ref: refs/heads/main\n");
-    writeFileSync(join(root, "a/b/.git/config"), "[core]\n");
-    const moved = quarantine(root, join(root, "a/b/.git"), "stamp");
-    expect(moved).toEqual({ to: join(root, QUARANTINE_DIR, "stamp/a/b/.git.garuda-quarantined") });
-    expect(existsSync(join(root, "a/b/.git"))).toBe(false);
-    const to = (moved as { to: string }).to;
-    expect(readFileSync(join(to, "config"), "utf8")).toBe("[core]\n");
-    expect(readFileSync(join(to, "HEAD.garuda-quarantined"), "utf8")).toBe("ref: refs/heads/main\n");
-    expect(readFileSync(join(root, QUARANTINE_DIR, ".gitignore"), "utf8")).toContain("*");
-  });
+  test(
+    "a .git folder goes to the quarantine with everything in it, its HEAD renamed; " +
+      "the quarantine is ignored by the project's git",
+    () => {
+      using tmp = tempDir();
+      const root = realpathSync(tmp.path);
+      mkdirSync(join(root, "a/b/.git/objects"), { recursive: true });
+      writeFileSync(join(root, "a/b/.git/HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(join(root, "a/b/.git/config"), "[core]\n");
+      const moved = quarantine(root, join(root, "a/b/.git"), "stamp");
+      expect(moved).toEqual({ to: join(root, QUARANTINE_DIR, "stamp/a/b/.git.garuda-quarantined") });
+      expect(existsSync(join(root, "a/b/.git"))).toBe(false);
+      const to = (moved as { to: string }).to;
+      expect(readFileSync(join(to, "config"), "utf8")).toBe("[core]\n");
+      expect(readFileSync(join(to, "HEAD.garuda-quarantined"), "utf8")).toBe("ref: refs/heads/main\n");
+      expect(readFileSync(join(root, QUARANTINE_DIR, ".gitignore"), "utf8")).toContain("*");
+    },
+  );
 
-  test("a folder on the way swapped for a link to elsewhere: nothing outside the project is moved (negative control: the plain path leads there)", () => {
-    using tmp = tempDir();
-    using elsewhere = tempDir();
-    const root = realpathSync(tmp.path);
-    const outside = realpathSync(elsewhere.path);
-    mkdirSync(join(outside, "precious/.git"), { recursive: true });
-    writeFileSync(join(outside, "precious/.git/HEAD"), "ref: refs/heads/main\n");
-    mkdirSync(join(root, "sub/.git"), { recursive: true });
-    // The command renames the folder away and leaves a link in its place, between the guard's look and its move.
-    renameSync(join(root, "sub"), join(root, "sub-away"));
-    symlinkSync(join(outside, "precious"), join(root, "sub"));
-    expect(existsSync(join(root, "sub/.git/HEAD"))).toBe(true); // the path as a string now leads outside
-    const moved = quarantine(root, join(root, "sub/.git"), "stamp");
-    expect(moved).toMatchObject({ error: expect.stringContaining("could not be opened") });
-    expect(existsSync(join(outside, "precious/.git/HEAD"))).toBe(true);
-  });
+  test(
+    "a folder on the way swapped for a link to elsewhere: nothing outside the " +
+      "project is moved (negative control: the plain path leads there)",
+    () => {
+      using tmp = tempDir();
+      using elsewhere = tempDir();
+      const root = realpathSync(tmp.path);
+      const outside = realpathSync(elsewhere.path);
+      mkdirSync(join(outside, "precious/.git"), { recursive: true });
+      writeFileSync(join(outside, "precious/.git/HEAD"), "ref: refs/heads/main\n");
+      mkdirSync(join(root, "sub/.git"), { recursive: true });
+      // The command renames the folder away and leaves a link in its place, between the guard's look and its move.
+      renameSync(join(root, "sub"), join(root, "sub-away"));
+      symlinkSync(join(outside, "precious"), join(root, "sub"));
+      expect(existsSync(join(root, "sub/.git/HEAD"))).toBe(true); // the path as a string now leads outside
+      const moved = quarantine(root, join(root, "sub/.git"), "stamp");
+      expect(moved).toMatchObject({ error: expect.stringContaining("could not be opened") });
+      expect(existsSync(join(outside, "precious/.git/HEAD"))).toBe(true);
+    },
+  );
 
   test("outside the root (a linked worktree's git folder) an entry is renamed where it is", () => {
     using tmp = tempDir();

@@ -40,7 +40,9 @@ function stormers(tag: string): number[] {
 
 /** Renames storm/a (200 folders in it) to storm/z and back, as fast as it can. */
 const stormLoop = (tag: string) =>
-  `rm -rf storm && exec perl -e 'mkdir "storm"; mkdir "storm/a"; mkdir "storm/a/d$_" for 1..200; while (1) { rename "storm/a", "storm/z"; rename "storm/z", "storm/a"; }' ${tag}`;
+  `rm -rf storm && exec perl -e 'mkdir "storm"; mkdir "storm/a"; mkdir ` +
+  `"storm/a/d$_" for 1..200; while (1) { rename "storm/a", "storm/z"; rename ` +
+  `"storm/z", "storm/a"; }' ${tag}`;
 
 describeSandbox(
   "git guard: a subtree that storms",
@@ -61,7 +63,9 @@ describeSandbox(
     const session = (gitGuards: ReturnType<typeof createGitGuardHost>) =>
       createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: machineSandbox, killGraceMs: 300, gitGuards });
 
-    /** The fastest of a few one-line commands of `other`, each given 20 s at most (-1: one never ended); their output. */
+    /**
+     * The fastest of a few one-line commands of `other`, each given 20 s at most (-1: one never ended); their output.
+     */
     async function fastest(other: ProcessExecutor): Promise<{ ms: number; output: string }> {
       let ms = Number.POSITIVE_INFINITY;
       let output = "";
@@ -109,7 +113,9 @@ describeSandbox(
       }
     }
 
-    test("another session's one-line command completes within 2 s and the loop is not held; closing the attacker stops it (negative control: unbounded, it is held up)", async () => {
+    test("another session's one-line command completes within 2 s and the loop is not " +
+      "held; closing the attacker stops it (negative control: unbounded, it is held " +
+      "up)", async () => {
       const bounded = await attack("31011");
       const unbounded = await attack("31012", Number.POSITIVE_INFINITY);
       console.log(
@@ -138,7 +144,8 @@ describeSandbox(
       expect(unbounded.output).not.toContain("changes so fast");
     }, 180_000);
 
-    test("a repository planted in the stormed folder is still moved aside: while the storm runs, and when the job ends", async () => {
+    test("a repository planted in the stormed folder is still moved aside: while the " +
+      "storm runs, and when the job ends", async () => {
       const host = createGitGuardHost({ stateDir: join(scratch, "state-plant"), path: process.env.PATH });
       const attacker = await session(host);
       const marker = markerProgram(join(scratch, "bin"));
@@ -149,7 +156,8 @@ describeSandbox(
             `(${stormLoop(tag)}) &`,
             "storm=$!",
             "while [ ! -e stormed ]; do sleep 0.1; done",
-            `git init -q "$TMPDIR/r" && git -C "$TMPDIR/r" -c user.name=A -c user.email=a@example.invalid commit -q --allow-empty -m x`,
+            `git init -q "$TMPDIR/r" && git -C "$TMPDIR/r" -c user.name=A -c ` +
+              `user.email=a@example.invalid commit -q --allow-empty -m x`,
             evilConfigScript("$TMPDIR/r/.git/config", marker.path),
             'cp -r "$TMPDIR/r" storm/sub',
             "echo PLANTED",

@@ -19,7 +19,8 @@ const STALL_MS = 50;
 const never = (): Slices => ({ due: () => false, next: async () => {} });
 
 describe.skipIf(process.platform !== "linux")("git guard: the tree watch", () => {
-  test(`walking and watching ${FOLDERS} folders never holds the loop for ${STALL_MS} ms of CPU (negative control: without slices it does)`, async () => {
+  test(`walking and watching ${FOLDERS} folders never holds the loop for ${STALL_MS} ` +
+    `ms of CPU (negative control: without slices it does)`, async () => {
     using scratch = tempDir("garuda-guardwalk-", { real: true });
     for (let i = 0; i < FOLDERS; i++)
       mkdirSync(join(scratch.path, "node_modules", `p${i % 60}`, `d${i % 7}`, `e${i}`), { recursive: true });
@@ -53,45 +54,49 @@ describe.skipIf(process.platform !== "linux")("git guard: the tree watch", () =>
     expect(blocking.stall).toBeGreaterThan(STALL_MS);
   }, 60_000);
 
-  test("past its share of watches a subtree is scanned instead: it says why and how many folders, and a scan finds a plant there", async () => {
-    using scratch = tempDir("garuda-guardshare-", { real: true });
-    for (let i = 0; i < 40; i++) mkdirSync(join(scratch.path, "deps", `p${i}`, "lib"), { recursive: true });
-    const lib = await loadInotify();
-    const inotify = lib && openInotify(lib);
-    if (!inotify) throw new Error("no inotify instance left");
-    const open = (share: number, maxFolders = 100_000) => {
-      const watch = createTreeWatch({
-        root: scratch.path,
-        extraGitDirs: [],
-        inotify,
-        budget: () => share - watch.watched,
-        maxFolders,
-      });
-      return watch;
-    };
-    try {
-      // 82 folders: the root, deps, 40 packages and their lib folders.
-      const all = open(1_000);
-      expect(await all.start()).toEqual([]);
-      expect([all.watched, all.unwatched, all.unwatchedFolders, all.shortOf]).toEqual([82, 0, 0, undefined]);
-      all.close();
+  test(
+    "past its share of watches a subtree is scanned instead: it says why and how " +
+      "many folders, and a scan finds a plant there",
+    async () => {
+      using scratch = tempDir("garuda-guardshare-", { real: true });
+      for (let i = 0; i < 40; i++) mkdirSync(join(scratch.path, "deps", `p${i}`, "lib"), { recursive: true });
+      const lib = await loadInotify();
+      const inotify = lib && openInotify(lib);
+      if (!inotify) throw new Error("no inotify instance left");
+      const open = (share: number, maxFolders = 100_000) => {
+        const watch = createTreeWatch({
+          root: scratch.path,
+          extraGitDirs: [],
+          inotify,
+          budget: () => share - watch.watched,
+          maxFolders,
+        });
+        return watch;
+      };
+      try {
+        // 82 folders: the root, deps, 40 packages and their lib folders.
+        const all = open(1_000);
+        expect(await all.start()).toEqual([]);
+        expect([all.watched, all.unwatched, all.unwatchedFolders, all.shortOf]).toEqual([82, 0, 0, undefined]);
+        all.close();
 
-      const short = open(20);
-      await short.start();
-      expect(short.watched).toBe(20);
-      expect(short.shortOf).toBe("share");
-      expect(short.unwatchedFolders).toBe(62);
-      mkdirSync(join(scratch.path, "deps/p39/lib/.git"));
-      expect(await short.scanUnwatched()).toEqual([join(scratch.path, "deps/p39/lib")]);
-      short.close();
+        const short = open(20);
+        await short.start();
+        expect(short.watched).toBe(20);
+        expect(short.shortOf).toBe("share");
+        expect(short.unwatchedFolders).toBe(62);
+        mkdirSync(join(scratch.path, "deps/p39/lib/.git"));
+        expect(await short.scanUnwatched()).toEqual([join(scratch.path, "deps/p39/lib")]);
+        short.close();
 
-      // A walk cut at maxFolders says so (the guard tells the first command).
-      const cut = open(1_000, 10);
-      await cut.start();
-      expect([cut.truncated, cut.watched]).toEqual([true, 10]);
-      cut.close();
-    } finally {
-      await inotify.close();
-    }
-  });
+        // A walk cut at maxFolders says so (the guard tells the first command).
+        const cut = open(1_000, 10);
+        await cut.start();
+        expect([cut.truncated, cut.watched]).toEqual([true, 10]);
+        cut.close();
+      } finally {
+        await inotify.close();
+      }
+    },
+  );
 });

@@ -29,7 +29,8 @@ describe("find_definition", () => {
       "web/client.ts:22  function createClient — export function createClient(options: Options): Client",
     );
     expect((await s.run("find_definition", { name: "Get" })).output).toBe(
-      "go/store.go:15  method Store.Get — Get(id int) (*Item, error)\ngo/store.go:27  method memory.Get — func (m *memory) Get(id int) (*Item, error)",
+      "go/store.go:15  method Store.Get — Get(id int) (*Item, error)\ngo/store.go:27  " +
+        "method memory.Get — func (m *memory) Get(id int) (*Item, error)",
     );
     expect((await s.run("find_definition", { name: "norm" })).output).toBe(
       "py/point.py:22  method Point.norm — @property def norm(self) -> float",
@@ -67,14 +68,18 @@ describe("find_definition", () => {
     // Only prototypes: shown as such, with why.
     const kfree = await s.run("find_definition", { name: "kfree" });
     expect(kfree.output).toBe(
-      "No definition of kfree found in the project, only a declaration (a prototype or extern, without the body): the definition may be in a file not searched, a library, or made by a macro. Try grep for the text.\ninclude/slab.h:4  declaration kfree — void kfree(const void *object);",
+      "No definition of kfree found in the project, only a declaration (a prototype " +
+        "or extern, without the body): the definition may be in a file not searched, a " +
+        "library, or made by a macro. Try grep for the text.\ninclude/slab.h:4  " +
+        "declaration kfree — void kfree(const void *object);",
     );
   });
 
   test("C: files that only use a name (calls, comments, strings, struct pointers) are not parsed", async () => {
     using root = tempRoot();
     const uses =
-      "/* kmalloc here */\nstatic int f(void)\n{\n\tstruct kmalloc *k = 0;\n\tbuf = kmalloc(1, 2);\n\tkmalloc(3, 4);\n\treturn kmalloc(5, 6) != 0;\n}\n";
+      "/* kmalloc here */\nstatic int f(void)\n{\n\tstruct kmalloc *k = 0;\n\tbuf = " +
+      "kmalloc(1, 2);\n\tkmalloc(3, 4);\n\treturn kmalloc(5, 6) != 0;\n}\n";
     writeFiles(root.path, {
       ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`a${i}.c`, uses])),
       "z.c": "void *kmalloc(int size, int flags)\n{\n\treturn 0;\n}\n",
@@ -170,7 +175,10 @@ describe("find_definition", () => {
     );
     const result = await runTool(tool, { name: "needle" }, toolContext(root.path));
     expect(result.output).toBe(
-      "No definition of needle found in the project (it reads TypeScript, JavaScript, Python, Go, Rust, C and C++ files; .gitignore'd files are skipped). Try grep for the text.\n[Stopped after parsing 10 files that mention needle; there may be more definitions. Narrow the search with path.]",
+      "No definition of needle found in the project (it reads TypeScript, JavaScript, " +
+        "Python, Go, Rust, C and C++ files; .gitignore'd files are skipped). Try grep " +
+        "for the text.\n[Stopped after parsing 10 files that mention needle; there may " +
+        "be more definitions. Narrow the search with path.]",
     );
   });
 
@@ -179,7 +187,8 @@ describe("find_definition", () => {
     project(root.path);
     const s = session(root.path);
     expect((await s.run("find_definition", { name: "foo bar" })).output).toBe(
-      '"foo bar" is not a name. Give an identifier such as createClient, or Container.member; use grep to search for other text.',
+      '"foo bar" is not a name. Give an identifier such as createClient, or ' +
+        "Container.member; use grep to search for other text.",
     );
     expect((await s.run("find_definition", { name: "nothingLikeThis" })).output).toStartWith(
       "No definition of nothingLikeThis found in the project",

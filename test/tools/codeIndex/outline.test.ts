@@ -33,30 +33,33 @@ describe("code outlines (tree-sitter)", () => {
     ]);
   });
 
-  test("TypeScript: interfaces, types, enums, exported arrow functions, nested functions, class members, namespaces", async () => {
-    expect(await rows(TYPESCRIPT, "typescript")).toEqual([
-      "3 interface Options",
-      "4 property Options.retries",
-      "5 method Options.onRetry",
-      "8 type Handler",
-      "10 enum Level",
-      "15 constant DEFAULT_RETRIES",
-      "17 function loadConfig",
-      "22 function createClient",
-      "23 function createClient.backoff",
-      "29 class Client",
-      "30 property Client.count",
-      "31 method Client.onError",
-      "33 method Client.constructor",
-      "35 method Client.send",
-      "40 method Client.create",
-      "44 method Client.sent",
-      "49 namespace Shapes",
-      "50 class Shapes.Circle",
-      "51 method Shapes.Circle.area",
-      "57 function main",
-    ]);
-  });
+  test(
+    "TypeScript: interfaces, types, enums, exported arrow functions, nested " + "functions, class members, namespaces",
+    async () => {
+      expect(await rows(TYPESCRIPT, "typescript")).toEqual([
+        "3 interface Options",
+        "4 property Options.retries",
+        "5 method Options.onRetry",
+        "8 type Handler",
+        "10 enum Level",
+        "15 constant DEFAULT_RETRIES",
+        "17 function loadConfig",
+        "22 function createClient",
+        "23 function createClient.backoff",
+        "29 class Client",
+        "30 property Client.count",
+        "31 method Client.onError",
+        "33 method Client.constructor",
+        "35 method Client.send",
+        "40 method Client.create",
+        "44 method Client.sent",
+        "49 namespace Shapes",
+        "50 class Shapes.Circle",
+        "51 method Shapes.Circle.area",
+        "57 function main",
+      ]);
+    },
+  );
 
   test("JavaScript with JSX", async () => {
     expect(await rows(JAVASCRIPT, "tsx")).toEqual([
@@ -143,31 +146,38 @@ describe("code outlines (tree-sitter)", () => {
     ]);
   });
 
-  test("C: macros, structs, unions, enums and their constants, typedefs, globals, prototypes vs definitions", async () => {
-    expect(await rows(C_SOURCE, "c")).toEqual([
-      "3 macro KMALLOC_MAX",
-      "4 macro kmalloc_array",
-      "6 struct kmem_cache",
-      "7 field kmem_cache.size",
-      "8 field kmem_cache.name",
-      "11 struct word",
-      "12 field word.i",
-      "13 field word.f",
-      "16 enum gfp_zone",
-      "16 constant gfp_zone.ZONE_DMA",
-      "16 constant gfp_zone.ZONE_NORMAL",
-      "18 type kmem_cache_t",
-      "19 type ctor_fn",
-      "21 variable cache_count",
-      "22 declaration slab_nomerge",
-      "24 declaration __kmalloc",
-      "26 function kmalloc",
-      // Behind the kernel's attribute macros (blanked before parsing) and inside #ifdef.
-      "31 function kzalloc",
-      "37 function kmem_cache_init",
-    ]);
-    expect(await rows(C_HEADER, "header")).toEqual(["2 macro _SLAB_H", "3 declaration kmalloc", "4 declaration kfree"]);
-  });
+  test(
+    "C: macros, structs, unions, enums and their constants, typedefs, globals, " + "prototypes vs definitions",
+    async () => {
+      expect(await rows(C_SOURCE, "c")).toEqual([
+        "3 macro KMALLOC_MAX",
+        "4 macro kmalloc_array",
+        "6 struct kmem_cache",
+        "7 field kmem_cache.size",
+        "8 field kmem_cache.name",
+        "11 struct word",
+        "12 field word.i",
+        "13 field word.f",
+        "16 enum gfp_zone",
+        "16 constant gfp_zone.ZONE_DMA",
+        "16 constant gfp_zone.ZONE_NORMAL",
+        "18 type kmem_cache_t",
+        "19 type ctor_fn",
+        "21 variable cache_count",
+        "22 declaration slab_nomerge",
+        "24 declaration __kmalloc",
+        "26 function kmalloc",
+        // Behind the kernel's attribute macros (blanked before parsing) and inside #ifdef.
+        "31 function kzalloc",
+        "37 function kmem_cache_init",
+      ]);
+      expect(await rows(C_HEADER, "header")).toEqual([
+        "2 macro _SLAB_H",
+        "3 declaration kmalloc",
+        "4 declaration kfree",
+      ]);
+    },
+  );
 
   test("C++: namespaces, classes, methods in and out of the class, templates, using", async () => {
     const expected = [

@@ -59,11 +59,15 @@ test("tree-sitter's wasm memory is not the calling thread's", async () => {
   expect(await externalAfterParse("thread")).toBeLessThan(8 * MiB);
 }, 30_000);
 
-test("the worker's module is found beside its client from source, and inside the binary's own file system when compiled", () => {
-  expect(outlineWorkerUrl("file:///src/garuda/src/tools/codeIndex/outlineThread.ts")).toBe(
-    "file:///src/garuda/src/tools/codeIndex/outlineWorker.ts",
-  );
-  expect(outlineWorkerUrl("file:///$bunfs/root/chunk-1234.js")).toBe(
-    "file:///$bunfs/root/tools/codeIndex/outlineWorker.ts",
-  );
-});
+test(
+  "the worker's module is found beside its client from source, and inside the " +
+    "binary's own file system when compiled",
+  () => {
+    expect(outlineWorkerUrl("file:///src/garuda/src/tools/codeIndex/outlineThread.ts")).toBe(
+      "file:///src/garuda/src/tools/codeIndex/outlineWorker.ts",
+    );
+    expect(outlineWorkerUrl("file:///$bunfs/root/chunk-1234.js")).toBe(
+      "file:///$bunfs/root/tools/codeIndex/outlineWorker.ts",
+    );
+  },
+);

@@ -36,7 +36,8 @@ describe("symbols", () => {
     writeFiles(root.path, { "README.md": "# hi\n", "src/a.ts": "" });
     const s = session(root.path);
     expect((await s.run("symbols", { path: "README.md" })).output).toBe(
-      "symbols reads TypeScript, JavaScript, Python, Go, Rust, C and C++ files; README.md is none of these. Use grep to find declarations in it, or read_file.",
+      "symbols reads TypeScript, JavaScript, Python, Go, Rust, C and C++ files; " +
+        "README.md is none of these. Use grep to find declarations in it, or read_file.",
     );
     expect((await s.run("symbols", { path: "gone.ts" })).output).toBe(
       "File not found: gone.ts. Use glob to find the file.",

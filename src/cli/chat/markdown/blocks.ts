@@ -115,7 +115,10 @@ function renderTableBlock(table: Tokens.Table, width: number, ctx: BlockContext)
   return [...rows, ...renderBlocks(ctx.lex(lines.slice(end).join("\n")), width, ctx)];
 }
 
-/** Styled text as rows of at most `width` columns, broken at blanks (a wider word on a row of its own), each row's colours its own. */
+/**
+ * Styled text as rows of at most `width` columns, broken at blanks (a wider word on a row of its own), each row's
+ * colours its own.
+ */
 export function wrapStyled(text: string, width: number): string[] {
   return balanceLines(wrapWords(text.replace(/\t/g, "    "), width, true));
 }

@@ -56,7 +56,10 @@ export class CodeRows {
   }
 }
 
-/** Code lines as rows of at most `width` columns, for the live region only: a wider line is cut (code has no word to break at). */
+/**
+ * Code lines as rows of at most `width` columns, for the live region only: a wider line is cut (code has no word to
+ * break at).
+ */
 export function cutRows(lines: readonly string[], width: number): string[] {
   const rows: string[] = [];
   for (const line of lines) {

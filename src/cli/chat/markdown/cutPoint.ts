@@ -1,7 +1,8 @@
 // Where a long unfinished paragraph, list or table can be cut in two while it streams, so that
 // its first part is written for good and only the rest is lexed again at the next frame: before a
 // line that goes on with the paragraph (it starts with a letter or a figure that opens no list),
-// before an item of the same list, before a quote's line that goes on with its paragraph, or before a row of the table (the rest gets the table's header
+// before an item of the same list, before a quote's line that goes on with its paragraph, or before a row of the table
+// (the rest gets the table's header
 // rows again, and may size its columns anew). The first part has no inline span left open (an even count of
 // backticks and of "**"), so both parts look as they would have together. A paragraph of one
 // long line is cut at a blank between words; its first part then ends with a shorter row.
@@ -10,7 +11,10 @@ import type { Token, Tokens } from "marked";
 /** A paragraph line the rest can start with: no block of its own (list, heading, quote, fence, underline …). */
 const PARAGRAPH_LINE = /\n(?=[\p{L}\p{N}(“"'])(?!\d{1,9}[.)](?:[ \t]|$))/gu;
 
-/** A cut: the first part is the source before `at`; the rest starts with `header` (a table's), then the source from `at`. */
+/**
+ * A cut: the first part is the source before `at`; the rest starts with `header` (a table's), then the source from
+ * `at`.
+ */
 export interface Cut {
   at: number;
   header?: string;

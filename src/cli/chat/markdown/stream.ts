@@ -63,7 +63,10 @@ export interface MarkdownStreamOptions {
 
 export class MarkdownStream {
   readonly #o: MarkdownStreamOptions;
-  /** The source not written for good yet: the unfinished block, from its start (in a code block: from its unfinished line). */
+  /**
+   * The source not written for good yet: the unfinished block, from its start (in a code block: from its unfinished
+   * line).
+   */
   #pending = "";
   /** Rows of the unfinished block already written for good (it was taller than the window). */
   #frozen = 0;
