@@ -319,11 +319,14 @@ async function main(): Promise<void> {
         : []),
     ];
 
+    const rssFrom = HAS_PROC
+      ? "/proc (VmRSS of the tree sampled every 5 ms; VmHWM of the agent)"
+      : "nowhere: no /proc on this system";
     console.log(
       `garuda ${version} acp, bun ${Bun.version}, ` +
         `${process.platform}-${process.arch}; ${options.rounds} interleaved rounds (+3 ` +
         `warm-up); ` +
-        `RSS from ${HAS_PROC ? "/proc (VmRSS of the tree sampled every 5 ms; VmHWM of the agent)" : "nowhere: no /proc on this system"}`,
+        `RSS from ${rssFrom}`,
     );
     const results = await interleave(tasks, {
       rounds: options.rounds,

@@ -31,8 +31,10 @@ function parse(argv: string[]): { rounds: number } {
   return { rounds };
 }
 
-const block = (chars: number) =>
-  `Writing it.\n\`\`\`tool_call\n${JSON.stringify({ name: "write_file", arguments: { path: "a.txt", content: "x".repeat(chars) } })}\n\`\`\`\nDone.`;
+const block = (chars: number) => {
+  const call = JSON.stringify({ name: "write_file", arguments: { path: "a.txt", content: "x".repeat(chars) } });
+  return `Writing it.\n\`\`\`tool_call\n${call}\n\`\`\`\nDone.`;
+};
 
 function textCall(text: string): Task["run"] {
   return async () => {

@@ -368,10 +368,11 @@ async function main(): Promise<void> {
       `    end vs initialize: ${diff(kindsStart)}; end vs the first session closed: ${diff(kindsFirstClosed)}`,
     );
     if (fdsEnd > fdsFirstClosed) console.log(`    files open at the end: ${filesEnd.join(", ")}`);
-    console.log(
-      `  children after the last session closed: ` +
-        `${childrenEnd.length === 0 ? `none (the last went ${settleS.toFixed(1)} s after the close)` : `${childrenEnd.join(", ")} after ${settleS.toFixed(1)} s`}`,
-    );
+    const children =
+      childrenEnd.length === 0
+        ? `none (the last went ${settleS.toFixed(1)} s after the close)`
+        : `${childrenEnd.join(", ")} after ${settleS.toFixed(1)} s`;
+    console.log(`  children after the last session closed: ${children}`);
     console.log(
       `  exit ${code} after stdin closed; of ${seen.size} processes seen below the ` +
         `agent, left running: ${left.length === 0 ? "none ok" : left.join(", ")}`,

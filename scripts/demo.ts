@@ -284,13 +284,14 @@ async function main(): Promise<number> {
         }
         break;
       }
-      case "available_commands_update":
-        line(
-          dim(
-            `  (the / menu: ${update.availableCommands.length === 0 ? "no custom commands or skills in this project" : update.availableCommands.map((c) => `/${c.name}`).join(" ")})`,
-          ),
-        );
+      case "available_commands_update": {
+        const menu =
+          update.availableCommands.length === 0
+            ? "no custom commands or skills in this project"
+            : update.availableCommands.map((c) => `/${c.name}`).join(" ");
+        line(dim(`  (the / menu: ${menu})`));
         break;
+      }
       case "current_mode_update":
         line(dim(`  (mode: ${update.currentModeId})`));
         break;
@@ -309,9 +310,8 @@ async function main(): Promise<number> {
   const onPermission = (params: acp.RequestPermissionRequest): acp.RequestPermissionResponse => {
     sampleChildren();
     questions.push(params);
-    line(
-      `  ${yellow("?")} ${bold(`Garuda asks: ${params.toolCall.title ?? calls.get(params.toolCall.toolCallId)?.title ?? params.toolCall.toolCallId}`)}`,
-    );
+    const title = params.toolCall.title ?? calls.get(params.toolCall.toolCallId)?.title ?? params.toolCall.toolCallId;
+    line(`  ${yellow("?")} ${bold(`Garuda asks: ${title}`)}`);
     const diffs = diffsOf(params.toolCall.content);
     for (const diff of diffs) showDiff(diff, project);
     const text = textOf(params.toolCall.content);

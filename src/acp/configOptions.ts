@@ -117,10 +117,10 @@ export async function setConfigOption(runtime: Runtime, params: acp.SetSessionCo
   const value = (params as { value?: unknown }).value;
   const known = [MODE_OPTION, MODEL_OPTION, ...(runtime.controls.effortLevels() ? [EFFORT_OPTION] : [])];
   if (!known.includes(params.configId)) {
+    const forModel = params.configId === EFFORT_OPTION ? ` for ${runtime.model.spec}` : "";
     throw invalid(
       params,
-      `There is no option "${oneLine(params.configId, 80)}"${params.configId === EFFORT_OPTION ? ` for ${runtime.model.spec}` : ""}. ` +
-        `The options are: ${known.join(", ")}.`,
+      `There is no option "${oneLine(params.configId, 80)}"${forModel}. The options are: ${known.join(", ")}.`,
     );
   }
   if (typeof value !== "string")

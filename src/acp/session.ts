@@ -133,9 +133,7 @@ export class Session {
     this.#link.notify(update).catch(() => {});
   }
 
-  /**
-   * What session/new, load and resume answer: only the modes the team policy allows; the config options say them again.
-   */
+  /** What session/new, load and resume answer: the modes the team policy allows (the config options say them again). */
   answer(): acp.LoadSessionResponse {
     return {
       modes: sessionModes(this.runtime),

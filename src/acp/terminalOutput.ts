@@ -30,8 +30,16 @@ const MAX_ESCAPE_CHARS = 4096;
 // Complete sequences: CSI (colours, cursor moves), OSC (titles, clipboard, hyperlinks; ended by BEL
 // or ST), DCS/SOS/PM/APC strings (ended by ST), character-set and other nF escapes (ESC ( B), and
 // two-character escapes.
-const ESCAPES =
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[PX^_][^\u001b]*\u001b\\|\u001b[ -/]+[0-~]|\u001b[0-~]/g;
+const ESCAPES = new RegExp(
+  [
+    String.raw`\u001b\[[0-?]*[ -/]*[@-~]`,
+    String.raw`\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)`,
+    String.raw`\u001b[PX^_][^\u001b]*\u001b\\`,
+    String.raw`\u001b[ -/]+[0-~]`,
+    String.raw`\u001b[0-~]`,
+  ].join("|"),
+  "g",
+);
 /** The start of a sequence a later chunk may complete… */
 const UNFINISHED = /^\u001b(?:\[[0-?]*[ -/]*|\][^\u0007\u001b]*|[PX^_][^\u001b]*|[ -/]+)?$/;
 /** …including a string whose ST (ESC \) is cut after its ESC. */

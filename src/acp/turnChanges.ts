@@ -33,10 +33,10 @@ const shownPath = (path: string, root: string) => {
 function summaryText(changes: Available, root: string, withDiff: ReadonlySet<string>): string {
   const name = (path: string) => inlineCode(oneLine(shownPath(path, root), 300));
   const lines = [
-    ...changes.files.map(
-      (file) =>
-        `- ${name(file.path)} ${file.status}${withDiff.has(file.path) ? "" : ` (no diff: ${escapeMarkdown(file.noDiff ?? "too large to show")})`}`,
-    ),
+    ...changes.files.map((file) => {
+      const noDiff = withDiff.has(file.path) ? "" : ` (no diff: ${escapeMarkdown(file.noDiff ?? "too large to show")})`;
+      return `- ${name(file.path)} ${file.status}${noDiff}`;
+    }),
     ...changes.untracked.map((entry) => `- ${name(entry.path)} ${escapeMarkdown(entry.why)}`),
   ];
   const verdict = changes.complete

@@ -93,6 +93,7 @@ export function agentTool(
       const read = readAgentBody(agent);
       if ("problem" in read) return { output: `Error: the agent file ${agent.path} ${read.problem}.`, isError: true };
       if (agent.scope === "project") {
+        const model = agent.model ? `\nModel: ${shortLine(agent.model, 100)}` : "";
         const answer = await consents.ask(
           {
             kind: "agents",
@@ -102,7 +103,7 @@ export function agentTool(
             title: `Project agent: ${agent.name}`,
             preview:
               `${agent.path}\nTools: ` +
-              `${agent.tools.join(", ")}${agent.model ? `\nModel: ${shortLine(agent.model, 100)}` : ""}\n\n${previewText(read.body, PREVIEW_CHARS)}`,
+              `${agent.tools.join(", ")}${model}\n\n${previewText(read.body, PREVIEW_CHARS)}`,
             question:
               `Run the project agent "${agent.name}"? Its instructions steer a subagent with ` +
               `these tools${agent.model ? " on that model" : ""}.`,

@@ -27,8 +27,11 @@ const DECLARATIONS: ReadonlySet<string> = new Set(["declare", "typeset", "local"
 /** Builtins that set variables to text read when they run. */
 const READERS: ReadonlySet<string> = new Set(["read", "mapfile", "readarray", "printf", "getopts"]);
 /** find's tests that take a value: a computed value there cannot turn into `-exec`. */
-const FIND_VALUED =
-  /^-(i?name|i?path|i?wholename|i?regex|i?lname|newer\w*|type|xtype|user|group|uid|gid|perm|size|[amc](time|min)|links|inum|samefile|fstype|used|maxdepth|mindepth|context|printf|fprintf?|fprint0|fls|regextype|files0-from)$/;
+const FIND_VALUED = new RegExp(
+  String.raw`^-(i?name|i?path|i?wholename|i?regex|i?lname|newer\w*|type|xtype|user|group|uid|gid|perm|size` +
+    "|[amc](time|min)|links|inum|samefile|fstype|used|maxdepth|mindepth|context|printf|fprintf?|fprint0|fls" +
+    "|regextype|files0-from)$",
+);
 
 interface ShellInvocation {
   script?: ShapedWord;

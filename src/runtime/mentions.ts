@@ -155,10 +155,15 @@ export async function attachMentions(prompt: string, ctx: MentionContext): Promi
       continue;
     }
     if (loaded.kind !== "text") {
-      notices.push(
-        `@${mention} was not attached: ` +
-          `${loaded.kind === "changed" ? "it changed while waiting for the approval" : loaded.kind === "binary" ? "it is a binary file" : loaded.kind === "too_big" ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB` : "it is not a readable file"}.`,
-      );
+      const why =
+        loaded.kind === "changed"
+          ? "it changed while waiting for the approval"
+          : loaded.kind === "binary"
+            ? "it is a binary file"
+            : loaded.kind === "too_big"
+              ? `it is larger than ${MAX_ATTACHED_BYTES / 1000} KB`
+              : "it is not a readable file";
+      notices.push(`@${mention} was not attached: ${why}.`);
       continue;
     }
     // The file read (its fstat), not the path checked: during a question the path can become a

@@ -150,12 +150,32 @@ export interface CommandEnd {
 }
 
 // What programs print when a fork or a thread is refused (bash, Python, Node, Go, Rust, Java …).
-const REFUSED_PROCESS =
-  /(fork|spawn|thread|clone)[^\n]{0,200}(Resource temporarily unavailable|EAGAIN|errno=11)|(Resource temporarily unavailable|EAGAIN)[^\n]{0,80}(fork|spawn|thread)|unable to create (new )?native thread|failed to create new OS thread/i;
+const REFUSED_PROCESS = new RegExp(
+  [
+    String.raw`(fork|spawn|thread|clone)[^\n]{0,200}(Resource temporarily unavailable|EAGAIN|errno=11)`,
+    String.raw`(Resource temporarily unavailable|EAGAIN)[^\n]{0,80}(fork|spawn|thread)`,
+    "unable to create (new )?native thread",
+    "failed to create new OS thread",
+  ].join("|"),
+  "i",
+);
 const REFUSED_PROCESS_NEAR = /\b(os\.fork|fork|spawn|Thread)\b[\s\S]{0,300}?BlockingIOError: \[Errno 11\]/;
 // What programs print when an allocation fails (C, C++, Python, Node/V8, Bun, Rust, Go, Java, bash).
-const FAILED_ALLOCATION =
-  /Cannot allocate memory|out of memory|MemoryError|bad_alloc|memory allocation of \d+ bytes failed|OutOfMemoryError|ENOMEM|Array buffer allocation failed|allocation failed|xmalloc: cannot allocate/i;
+const FAILED_ALLOCATION = new RegExp(
+  [
+    "Cannot allocate memory",
+    "out of memory",
+    "MemoryError",
+    "bad_alloc",
+    String.raw`memory allocation of \d+ bytes failed`,
+    "OutOfMemoryError",
+    "ENOMEM",
+    "Array buffer allocation failed",
+    "allocation failed",
+    "xmalloc: cannot allocate",
+  ].join("|"),
+  "i",
+);
 const CPU_EXCEEDED = /CPU time limit exceeded/;
 
 const count = (n: number) => groupedCount(n);

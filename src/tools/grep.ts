@@ -236,11 +236,11 @@ export function grepTool(
       }
       notes.push(...searchNotes(tally, end, "grep"));
       const inFiles = plural(tally.files, "file");
-      const summary =
-        mode === "files"
-          ? inFiles
-          : `${n(tally.lines)} ${mode === "count" ? "matching line" : "match"}${tally.lines === 1 ? "" : mode === "count" ? "s" : "es"} ` +
-            `in ${inFiles}`;
+      const found =
+        mode === "count"
+          ? plural(tally.lines, "matching line")
+          : `${n(tally.lines)} match${tally.lines === 1 ? "" : "es"}`;
+      const summary = mode === "files" ? inFiles : `${found} in ${inFiles}`;
       if (tally.files === 0) {
         return {
           output: [`No matches for ${args.pattern} in ${placeName(base)}.`, ...notes].join("\n"),

@@ -14,8 +14,27 @@ export type OutsideSandbox = "ask" | "forbidden";
 
 const FS_ERROR = /Read-only file system|EROFS|Permission denied|EACCES|Operation not permitted|EPERM/;
 const READ_ONLY_FS = /Read-only file system|EROFS/;
-const NETWORK_ERROR =
-  /Could not resolve host|Could not resolve proxy|Temporary failure in name resolution|Name or service not known|No address associated with hostname|getaddrinfo|ENOTFOUND|EAI_AGAIN|Network is unreachable|ENETUNREACH|Unable to connect|ConnectionRefused|from proxy after CONNECT|CONNECT tunnel failed|Failed to establish a new connection|unable to access '[^']*'/i;
+const NETWORK_ERROR = new RegExp(
+  [
+    "Could not resolve host",
+    "Could not resolve proxy",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "No address associated with hostname",
+    "getaddrinfo",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "Network is unreachable",
+    "ENETUNREACH",
+    "Unable to connect",
+    "ConnectionRefused",
+    "from proxy after CONNECT",
+    "CONNECT tunnel failed",
+    "Failed to establish a new connection",
+    "unable to access '[^']*'",
+  ].join("|"),
+  "i",
+);
 const PROXY_REFUSAL = /Garuda's egress proxy refused ([^\s:]+(?::\d+)?): ([^\n]+)/;
 
 /** The shell's own prefix on an error line ("/bin/bash: line 1: "), which names no path of interest. */

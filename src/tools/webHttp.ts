@@ -29,7 +29,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 const TEXT_TYPES = [
   /^text\//,
-  /^application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-javascript|x-yaml|yaml|toml|x-sh|sql|graphql|x-ndjson|ld\+json|x-httpd-php|markdown)$/,
+  new RegExp(
+    String.raw`^application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-javascript|x-yaml|yaml|toml|x-sh|sql` +
+      String.raw`|graphql|x-ndjson|ld\+json|x-httpd-php|markdown)$`,
+  ),
   /^[a-z]+\/[a-z0-9.+-]+\+(json|xml)$/,
 ];
 

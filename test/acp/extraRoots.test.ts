@@ -58,7 +58,8 @@ describe("additionalDirectories", () => {
       expect(readFileSync(join(extra.path, "new.ts"), "utf8")).toBe("export {};\n");
       // The model is told where they are.
       expect(model.requests[0]?.system).toContain(
-        `Other project folders (use absolute paths; the tools and the sandbox treat them as the project): ${extra.path}`,
+        "Other project folders (use absolute paths; the tools and the sandbox treat them as the project): " +
+          extra.path,
       );
     },
   );

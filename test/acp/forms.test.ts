@@ -192,9 +192,8 @@ describe("hunks in the editor, the compiled binary", () => {
     // The first form answered again, as a raw message: not waited for, so dropped.
     const answered = requestIdOf(agent.lines, "elicitation/create", "toolu_unoffered");
     expect(answered).toBeDefined();
-    agent.proc.stdin.write(
-      `${JSON.stringify({ jsonrpc: "2.0", id: answered, result: { action: "accept", content: { choices: ["1", "2"] } } })}\n`,
-    );
+    const answer = { jsonrpc: "2.0", id: answered, result: { action: "accept", content: { choices: ["1", "2"] } } };
+    agent.proc.stdin.write(`${JSON.stringify(answer)}\n`);
     await agent.proc.stdin.flush();
     // A form withdrawn by a stop: its answer, when it comes, is not read.
     const turn = agent.prompt("write (late)");

@@ -357,10 +357,17 @@ describe("ids, folders and locks", () => {
     // A session file planted outside the sessions folder, where a traversal would reach it.
     const victim = join(m.home, ".garuda", "victim");
     const planted = `${victim}.jsonl`;
-    writeFileSync(
-      planted,
-      `${JSON.stringify({ t: "x", type: "start", format: 2, sessionId: "v", root: m.root, version: "0", model: "m", mode: "build" })}\n`,
-    );
+    const start = {
+      t: "x",
+      type: "start",
+      format: 2,
+      sessionId: "v",
+      root: m.root,
+      version: "0",
+      model: "m",
+      mode: "build",
+    };
+    writeFileSync(planted, `${JSON.stringify(start)}\n`);
     mkdirSync(sessionFolder(sessionsOf(m.home), m.root), { recursive: true });
     await using h = m.editor();
     await h.initialize();
@@ -474,11 +481,11 @@ describe("damaged files", () => {
     ],
     [
       "a record of a kind this version does not know, and an incomplete one",
-      (file: string) =>
-        appendFileSync(
-          file,
-          `${JSON.stringify({ t: "x", type: "hologram", data: 1 })}\n${JSON.stringify({ t: "x", type: "user", prompt: "no content" })}\n`,
-        ),
+      (file: string) => {
+        const unknown = JSON.stringify({ t: "x", type: "hologram", data: 1 });
+        const incomplete = JSON.stringify({ t: "x", type: "user", prompt: "no content" });
+        appendFileSync(file, `${unknown}\n${incomplete}\n`);
+      },
       'does not know ("hologram")',
     ],
   ] as const) {

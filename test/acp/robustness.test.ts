@@ -164,11 +164,13 @@ describe("bad input never kills the server", () => {
       await raw.initialize();
       const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
       await raw.send(
-        `{"jsonrpc":"2.0","id":"deep-new","method":"session/new","params":{"cwd":${JSON.stringify(raw.root)},"mcpServers":[],"_meta":{"x":${deep}}}}`,
+        `{"jsonrpc":"2.0","id":"deep-new","method":"session/new",` +
+          `"params":{"cwd":${JSON.stringify(raw.root)},"mcpServers":[],"_meta":{"x":${deep}}}}`,
       );
       const sessionId = (await raw.response("deep-new")).result.sessionId as string;
       await raw.send(
-        `{"jsonrpc":"2.0","id":"deep-prompt","method":"session/prompt","params":{"sessionId":"${sessionId}","prompt":[{"type":"text","text":"hi","_meta":{"x":${deep}}}]}}`,
+        `{"jsonrpc":"2.0","id":"deep-prompt","method":"session/prompt",` +
+          `"params":{"sessionId":"${sessionId}","prompt":[{"type":"text","text":"hi","_meta":{"x":${deep}}}]}}`,
       );
       expect((await raw.response("deep-prompt")).result).toEqual({ stopReason: "end_turn" });
       const turn = await raw.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] });

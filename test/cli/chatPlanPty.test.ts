@@ -66,7 +66,10 @@ describe("the plan in the terminal chat", () => {
     const text = screen.join("\n");
     // At the end: the plan as the turn left it, once, under the answer; no live copy left behind.
     expect(text).toMatch(
-      /All three steps are done\.\n\nPlan \(2 of 3 done\)\n {2}☑ Read the code\n {2}☑ Write the fix\n {2}▶ Run the tests\n/,
+      new RegExp(
+        String.raw`All three steps are done\.\n\nPlan \(2 of 3 done\)\n` +
+          String.raw` {2}☑ Read the code\n {2}☑ Write the fix\n {2}▶ Run the tests\n`,
+      ),
     );
     expect(screen.filter((line) => line.startsWith("Plan ("))).toEqual(["Plan (2 of 3 done)"]);
     chat.send(KEYS.ctrlD);

@@ -104,8 +104,8 @@ describeSandbox("what an MCP server runs", () => {
       expect(first.asked[0]?.preview).toContain("It runs the project's code");
       expect(first.asked[0]?.remembers).toBe(true);
 
-      // Remembered: the next session asks nothing about it, and a sandboxed command (no question in build mode) rewrites
-      // the script.
+      // Remembered: the next session asks nothing about it, and a sandboxed command (no question in build
+      // mode) rewrites the script.
       const second = answering();
       {
         await using s = await session(
@@ -225,8 +225,8 @@ describeSandbox("what an MCP server runs", () => {
         "Kept out of the project: PATH: the project's folders left out; starts in / " +
           "(nothing is found through the project folder)",
       );
-      // The definition that names the project's copy is asked about as the project's code — and it is the only one that
-      // ran it.
+      // The definition that names the project's copy is asked about as the project's code — and it is
+      // the only one that ran it.
       const local = approver.asked.find((request) => request.title.startsWith("MCP server: local"));
       expect(local?.question).toContain("It runs code from this project (node_modules/@garuda-test/only-here/cli.js)");
       expect(existsSync(join(where.root, "local-ran.txt"))).toBe(true);

@@ -48,7 +48,8 @@ describe("a remote server's address", () => {
         [["::ffff:127.0.0.1"], "evil.test resolves to ::ffff:127.0.0.1: this computer (a loopback address)"],
         [
           ["::ffff:a9fe:a9fe"],
-          "evil.test resolves to ::ffff:a9fe:a9fe: a link-local or metadata address, where cloud credentials are served",
+          "evil.test resolves to ::ffff:a9fe:a9fe: a link-local or metadata address, " +
+            "where cloud credentials are served",
         ],
         [["93.184.216.34", "::1"], "evil.test resolves to ::1: this computer (a loopback address)"],
         [

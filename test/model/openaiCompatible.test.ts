@@ -694,8 +694,8 @@ describe("text tool calls (models.json textToolCalls)", () => {
         {
           role: "assistant",
           content:
-            'Reading.\n\n```tool_call\n{"name":"read_file","arguments":{"path":"a.md"}}\n```\n\n```tool_call\n{"name": ' +
-            "oops}\n```",
+            'Reading.\n\n```tool_call\n{"name":"read_file","arguments":{"path":"a.md"}}\n```\n\n' +
+            '```tool_call\n{"name": oops}\n```',
         },
         {
           role: "user",

@@ -265,7 +265,8 @@ describe("other project settings in a session", () => {
         "It is limits.processes in /h/.garuda/policy.json; the user can raise it there.",
       );
       expect(raised.raise?.memoryMB).toBe(
-        "The team policy /etc/garuda/policy.json sets it (limits.memoryMB); only whoever manages that file can raise it.",
+        "The team policy /etc/garuda/policy.json sets it (limits.memoryMB); " +
+          "only whoever manages that file can raise it.",
       );
       // The project only lowers: a higher value is ignored, a lower one applies.
       const project = commandLimits({
@@ -277,7 +278,8 @@ describe("other project settings in a session", () => {
       expect(project.memoryMB).toBe(512);
       expect(project.cpuSeconds).toBe(60);
       expect(project.raise?.memoryMB).toBe(
-        "The project's /p/.garuda/settings.json lowers it (limits.memoryMB); the user can raise it there (up to 2,048).",
+        "The project's /p/.garuda/settings.json lowers it (limits.memoryMB); " +
+          "the user can raise it there (up to 2,048).",
       );
       expect(project.raise?.cpuSeconds).toBe(
         "The project's /p/.garuda/settings.json lowers it (limits.cpuSeconds); the user can raise it there.",

@@ -39,7 +39,10 @@ function tunnel(target, send) {
     s.shutdown(); // a FIN: the answer still comes back
   };
   Bun.connect({ hostname: "127.0.0.1", port: Number(port), allowHalfOpen: true, socket: {
-    open(s) { s.write("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\nProxy-Authorization: Basic " + btoa("garuda:" + token) + "\r\n\r\n"); },
+    open(s) {
+      const auth = "Proxy-Authorization: Basic " + btoa("garuda:" + token);
+      s.write("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n" + auth + "\r\n\r\n");
+    },
     data(s, bytes) {
       if (!open) {
         head = Buffer.concat([head, bytes]);

@@ -39,6 +39,12 @@ const NSENTER = [
   "--",
 ];
 
+/** bwrap's arguments every sandbox has (bwrap.test.ts pins them). */
+const EVERY_SANDBOX = new RegExp(
+  "^--(new-session|die-with-parent|unshare-(user|pid|ipc|uts|cgroup-try)|disable-userns|cap-drop|dev |proc " +
+    String.raw`|ro-bind \/ \/)`,
+);
+
 /** The program up to bwrap on one line, bwrap's arguments one per line, then the variables set. */
 function show(overrides: Partial<BwrapLaunchInput>): string {
   const input: BwrapLaunchInput = {
@@ -64,12 +70,7 @@ function show(overrides: Partial<BwrapLaunchInput>): string {
   return lines
     .join("\n")
     .split("\n")
-    .filter(
-      (line) =>
-        !/^--(new-session|die-with-parent|unshare-(user|pid|ipc|uts|cgroup-try)|disable-userns|cap-drop|dev |proc |ro-bind \/ \/)/.test(
-          line,
-        ),
-    )
+    .filter((line) => !EVERY_SANDBOX.test(line))
     .join("\n");
 }
 
@@ -112,54 +113,34 @@ describe("bwrapLaunch", () => {
       "proxy's socket is bound in, Bun and the bridge's folder under /tmp stay " +
       "readable",
     () => {
-      expect(show({})).toMatchInlineSnapshot(
-        `
+      expect(show({})).toMatchInlineSnapshot(`
       "/usr/bin/bwrap
       --unshare-net
-      --bind /tmp/garuda-session-1 ` +
-          `/tmp
+      --bind /tmp/garuda-session-1 /tmp
       --bind /tmp/garuda-session-1 /tmp/garuda-session-1
-      --ro-bind ` +
-          `/tmp/checkout/src /tmp/checkout/src
-      --bind /home/ada/src/app ` +
-          `/home/ada/src/app
+      --ro-bind /tmp/checkout/src /tmp/checkout/src
+      --bind /home/ada/src/app /home/ada/src/app
       --ro-bind /tmp/bun-1/bin/bun /tmp/bun-1/bin/bun
-      ` +
-          `--tmpfs /home/ada/src/app/.garuda
-      --remount-ro ` +
-          `/home/ada/src/app/.garuda
+      --tmpfs /home/ada/src/app/.garuda
+      --remount-ro /home/ada/src/app/.garuda
       --tmpfs /home/ada/src/app/.git
-      ` +
-          `--remount-ro /home/ada/src/app/.git
-      --bind ` +
-          `/tmp/garuda-proxy-1/proxy.sock /tmp/garuda-proxy-1/proxy.sock
-      --setenv ` +
-          `TMPDIR /tmp/garuda-session-1
+      --remount-ro /home/ada/src/app/.git
+      --bind /tmp/garuda-proxy-1/proxy.sock /tmp/garuda-proxy-1/proxy.sock
+      --setenv TMPDIR /tmp/garuda-session-1
       --chdir /home/ada/src/app
-      -- ` +
-          `["/tmp/bun-1/bin/bun","/tmp/checkout/src/sandbox/bridgeMain.ts","--socket","/tmp/garuda-proxy-1/proxy.sock","--port","3128","--","/bin/bash","-c","npm ` +
-          `test"]
+      -- ["/tmp/bun-1/bin/bun","/tmp/checkout/src/sandbox/bridgeMain.ts","--socket","/tmp/garuda-proxy-1/proxy.sock","--port","3128","--","/bin/bash","-c","npm test"]
       PATH=/usr/bin
       HOME=/home/ada
-      ` +
-          `HTTP_PROXY=http://garuda:t0ken@127.0.0.1:3128
-      ` +
-          `HTTPS_PROXY=http://garuda:t0ken@127.0.0.1:3128
-      ` +
-          `http_proxy=http://garuda:t0ken@127.0.0.1:3128
-      ` +
-          `https_proxy=http://garuda:t0ken@127.0.0.1:3128
-      ` +
-          `ALL_PROXY=http://garuda:t0ken@127.0.0.1:3128
-      ` +
-          `all_proxy=http://garuda:t0ken@127.0.0.1:3128
-      ` +
-          `NO_PROXY=localhost,127.0.0.1,::1
+      HTTP_PROXY=http://garuda:t0ken@127.0.0.1:3128
+      HTTPS_PROXY=http://garuda:t0ken@127.0.0.1:3128
+      http_proxy=http://garuda:t0ken@127.0.0.1:3128
+      https_proxy=http://garuda:t0ken@127.0.0.1:3128
+      ALL_PROXY=http://garuda:t0ken@127.0.0.1:3128
+      all_proxy=http://garuda:t0ken@127.0.0.1:3128
+      NO_PROXY=localhost,127.0.0.1,::1
       no_proxy=localhost,127.0.0.1,::1
-      ` +
-          `NODE_USE_ENV_PROXY=1"
-    `,
-      );
+      NODE_USE_ENV_PROXY=1"
+    `);
     },
   );
 

@@ -184,7 +184,8 @@ describe("egress proxy", () => {
           signal.addEventListener("abort", () => resolve("deny"), { once: true });
         });
       await withProxy({ askHost, ports: [server.port], localAddresses: "any" }, async (proxy) => {
-        const head = `CONNECT w.test:${server.port} HTTP/1.1\r\nHost: w.test:${server.port}\r\n${auth(proxy.token)}\r\n`;
+        const host = `w.test:${server.port}`;
+        const head = `CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\n${auth(proxy.token)}\r\n`;
         const open = () => Bun.connect({ unix: proxy.socketPath, socket: { data() {} } });
         const first = await open();
         const second = await open();

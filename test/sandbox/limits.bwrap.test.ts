@@ -179,7 +179,10 @@ describeSandbox(
       expect(result.output).not.toContain("allocated");
       expect(result.limit?.kind).toBe("memoryMB");
       expect(result.output).toMatch(
-        /\[Garuda: the command (hit|seems to have hit) the sandbox's memory limit \(1,024 MB (for all its processes together|per process)\)/,
+        new RegExp(
+          String.raw`\[Garuda: the command (hit|seems to have hit) the sandbox's memory limit ` +
+            String.raw`\(1,024 MB (for all its processes together|per process)\)`,
+        ),
       );
       expect(result.output).toContain("To allow more, the user can set limits.memoryMB in ~/.garuda/policy.json.]");
 

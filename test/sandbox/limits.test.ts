@@ -56,24 +56,18 @@ describe("limitedShellArgv", () => {
   test("/bin/sh sets the limits, then execs the command's shell with the command unchanged", () => {
     expect(
       limitedShellArgv("/bin/bash", "npm test", { processes: 1024, dataKiB: 1_048_576, cpuSeconds: 60 }),
-    ).toMatchInlineSnapshot(
-      `
+    ).toMatchInlineSnapshot(`
       [
         "/bin/sh",
         "-c",
         
-      "{ { ulimit -u 1024 ` +
-        `|| ulimit -p 1024; } && ulimit -d 1048576 && ulimit -S -t 60 && ulimit -H -t ` +
-        `65; } 2>/dev/null || { echo "garuda: the sandbox's limits could not be set, so ` +
-        `the command did not run" >&2; exit 125; }
+      "{ { ulimit -u 1024 || ulimit -p 1024; } && ulimit -d 1048576 && ulimit -S -t 60 && ulimit -H -t 65; } 2>/dev/null || { echo "garuda: the sandbox's limits could not be set, so the command did not run" >&2; exit 125; }
       exec "$0" -c "$1""
       ,
-    ` +
-        `    "/bin/bash",
+        "/bin/bash",
         "npm test",
       ]
-    `,
-    );
+    `);
   });
 
   // The prelude in bash and in dash (what /bin/sh is on Debian and Ubuntu), each execing bash.

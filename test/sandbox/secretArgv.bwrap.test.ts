@@ -92,7 +92,8 @@ describeSandbox(
           const tree = [running.pid, ...descendants(running.pid, processTable())];
           expect(tree).toContain(sleeper);
           expect(tree.length).toBeGreaterThanOrEqual(3);
-          expect(readFileSync(`/proc/${running.pid}/cmdline`, "utf8")).toContain("--unshare-pid"); // bwrap's own arguments are read
+          // bwrap's own arguments are read
+          expect(readFileSync(`/proc/${running.pid}/cmdline`, "utf8")).toContain("--unshare-pid");
           const children = descendants(process.pid).filter((pid) =>
             readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(MAKE_NETWORK),
           );

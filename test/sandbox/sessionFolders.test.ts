@@ -252,8 +252,9 @@ describeSandbox(
 
         // A writePath over the whole temp folder: b's own tmp works, a's is not there, nothing lands in it.
         const wide = b.spec({ writePaths: [join(scratch, "temp")] });
+        const planted = join(a.folder.tmp, "planted");
         const attempt = await b.run(
-          `echo mine > "$TMPDIR/own" && cat "$TMPDIR/own"; cat ${other}; echo planted > ${join(a.folder.tmp, "planted")}`,
+          `echo mine > "$TMPDIR/own" && cat "$TMPDIR/own"; cat ${other}; echo planted > ${planted}`,
           wide,
         );
         expect(attempt.output).toContain("mine\n");

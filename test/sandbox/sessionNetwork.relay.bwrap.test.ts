@@ -113,7 +113,8 @@ describeSandbox(
         expect(refused.output).not.toContain("hello /x");
         // without the session's token the proxy answers 407 (curl prints the status it got)
         const noToken = await executor.run({
-          command: `curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 http://svc.test:${hostServer.port}/t`,
+          command:
+            "curl -s -o /dev/null -w '%{http_code}' -x http://127.0.0.1:3128 " + `http://svc.test:${hostServer.port}/t`,
           cwd: root,
           sandbox: withProxy(executor),
         });

@@ -368,10 +368,11 @@ describe("audit log: levels", () => {
     for (const event of events) log.record(event);
     log.close();
     expect(verifyAuditLog(log.file).ok).toBe(true);
-    return lines(log.file).map(
-      (line) =>
-        `${line.type}${line.outcome ? `:${line.outcome}` : ""}${line.choice ? `:${line.choice}` : ""}${line.readOnly ? " (ro)" : ""}`,
-    );
+    return lines(log.file).map((line) => {
+      const outcome = line.outcome ? `:${line.outcome}` : "";
+      const choice = line.choice ? `:${line.choice}` : "";
+      return `${line.type}${outcome}${choice}${line.readOnly ? " (ro)" : ""}`;
+    });
   };
 
   test("all keeps everything", () => {

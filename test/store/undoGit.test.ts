@@ -71,8 +71,9 @@ describeSandbox(
         "without namespace or keeper it stays)",
       async () => {
         const tag = marker();
+        // detached before git ends
         const detach = (t: string) =>
-          `g -c alias.bg='!setsid sleep ${t} </dev/null >/dev/null 2>&1 & sleep 0.2; echo ` + `started' bg`; // detached before git ends
+          `g -c alias.bg='!setsid sleep ${t} </dev/null >/dev/null 2>&1 & sleep 0.2; echo started' bg`;
         const result = await (await runner({ sandbox: true })).run({ script: detach(tag) });
         expect(result.messages).toContain("started");
         await eventually(() => sleepers(tag).length === 0);

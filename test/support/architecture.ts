@@ -64,8 +64,11 @@ const isPackage = (target: string, name: string) => target === name || target.st
 
 const STDOUT_WRITE = /process\.stdout\.write|console\.(log|info|debug|table|dir)\s*\(|Bun\.stdout\b/;
 const SPAWN = /Bun\.spawn(Sync)?\b|\bBun\.\$|node:child_process|["']child_process["']/;
-const FILE_WRITE =
-  /\b(writeFileSync|writeFile|appendFileSync|appendFile|renameSync|rename|rmSync|rm|unlinkSync|unlink|mkdirSync|mkdir|mkdtempSync|mkdtemp|openSync|createWriteStream|copyFileSync|cpSync|symlinkSync|truncateSync)\s*\(|Bun\.write\s*\(/;
+const FILE_WRITE = new RegExp(
+  String.raw`\b(writeFileSync|writeFile|appendFileSync|appendFile|renameSync|rename|rmSync|rm|unlinkSync|unlink` +
+    "|mkdirSync|mkdir|mkdtempSync|mkdtemp|openSync|createWriteStream|copyFileSync|cpSync|symlinkSync|truncateSync" +
+    String.raw`)\s*\(|Bun\.write\s*\(`,
+);
 /**
  * Where files may be written: tools and stores (the project root), config (~/.garuda only),
  * the sandbox (its own private temp folders and mount points only), and of src/files only the
@@ -77,8 +80,11 @@ const FILE_WRITERS = ["src/tools", "src/store", "src/config", "src/sandbox", "sr
  * An open for reading only (O_RDONLY, or "r", and no flag that creates, truncates or writes in
  * the same call) writes nothing: src/files/regularFile.ts opens settings files that way.
  */
-const READ_ONLY_OPEN =
-  /\bopenSync\s*\(\s*[^,()]+,\s*(?:(?:constants\.)?O_RDONLY\b(?![^;]*\bO_(?:CREAT|TRUNC|APPEND|WRONLY|RDWR)\b)|["']r["']\s*[,)])/g;
+const READ_ONLY_OPEN = new RegExp(
+  String.raw`\bopenSync\s*\(\s*[^,()]+,\s*` +
+    String.raw`(?:(?:constants\.)?O_RDONLY\b(?![^;]*\bO_(?:CREAT|TRUNC|APPEND|WRONLY|RDWR)\b)|["']r["']\s*[,)])`,
+  "g",
+);
 
 /** Rule 10: the one module that reaches the C library (dlopen of libc), and so the only one that names bun:ffi. */
 export const NATIVE_MODULE = "src/sandbox/native.ts";
@@ -144,8 +150,11 @@ export function checkRules(tree: SourceTree): Violation[] {
 /** Calls that stop the event loop until something else happens: a sleep, a synchronous child, a futex wait. */
 const BLOCKING = /\b(?:sleepSync|spawnSync|execSync|execFileSync)\s*\(|\bAtomics\.wait\s*\(/g;
 /** libc calls that can wait on a peer, bound through bun:ffi (native.ts binds only calls that return at once). */
-const BLOCKING_LIBC =
-  /\b(?:connect|accept4?|recv|recvfrom|read|poll|ppoll|select|pselect|epoll_wait|sleep|usleep|nanosleep|flock|wait|wait4)\s*:\s*\{\s*args/g;
+const BLOCKING_LIBC = new RegExp(
+  String.raw`\b(?:connect|accept4?|recv|recvfrom|read|poll|ppoll|select|pselect|epoll_wait|sleep|usleep` +
+    String.raw`|nanosleep|flock|wait|wait4)\s*:\s*\{\s*args`,
+  "g",
+);
 
 /** Each blocking call in the tree (comments left out): its file and what it is. */
 export function blockingCalls(tree: SourceTree): Array<{ file: string; call: string }> {

@@ -283,7 +283,8 @@ export function plantVectors(lab: GuardLab): PlantVector[] {
     {
       name: "a .git file pointing at a git folder in a package cache (~/.cache)",
       plant: () => {
-        const cache = `$HOME/.cache/g${++planted}`; // each run its own: the first run's evil config would stop the second's git
+        // each run its own: the first run's evil config would stop the second's git
+        const cache = `$HOME/.cache/g${++planted}`;
         return [lab.evilRepo(cache), "mkdir -p sub", `printf 'gitdir: %s\\n' "${cache}/.git" > sub/.git`].join(" && ");
       },
       dirs: ["sub"],

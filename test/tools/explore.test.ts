@@ -275,8 +275,8 @@ describe("explore: a read-only subagent", () => {
       await using t = runtimeWith(
         [
           parent(fake.toolCall("explore", { question: "q" }, { id: "ex1", ...usage(0) })),
-          // The child's budget is what is left of the session's, 10,000: its loop stops at 9,000, the wrap-up fits below
-          // 10,000.
+          // The child's budget is what is left of the session's, 10,000: its loop stops at 9,000, the
+          // wrap-up fits below 10,000.
           child(fake.toolCall("glob", { pattern: "*.a" }, usage(3_000))),
           child(fake.toolCall("glob", { pattern: "*.b" }, usage(3_000))),
           child(fake.toolCall("glob", { pattern: "*.c" }, usage(3_000))),

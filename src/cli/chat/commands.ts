@@ -175,15 +175,17 @@ function mode(host: CommandHost, answer: ModeAnswer): void {
 function model(host: CommandHost, answer: ModelAnswer): void {
   const { screen, style } = host;
   switch (answer.kind) {
-    case "show":
+    case "show": {
+      const models = answer.models.map((info) => (info.spec === answer.model.spec ? style.bold(info.spec) : info.spec));
       screen.line(
         [
           `Model: ${answer.model.spec}${answer.effort !== undefined ? ` (effort ${answer.effort})` : ""}. ` +
             `Switch with /model <name>; the conversation goes on.`,
-          `Models you can use: ${answer.models.map((info) => (info.spec === answer.model.spec ? style.bold(info.spec) : info.spec)).join(", ")}`,
+          `Models you can use: ${models.join(", ")}`,
         ].join("\n"),
       );
       return;
+    }
     case "same":
       screen.line(`Model: ${answer.model.spec} already.`);
       return;

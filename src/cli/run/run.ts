@@ -196,10 +196,10 @@ function deniedReport(denied: readonly DeniedCall[]): string {
 
 function approvalReport(denied: readonly DeniedCall[]): string {
   const list = denied
-    .map(
-      (call) =>
-        `  ${call.title}: ${call.reason.startsWith("This needs the user's approval") ? "needs an approval" : oneLine(firstLine(call.reason))}`,
-    )
+    .map((call) => {
+      const needsYes = call.reason.startsWith("This needs the user's approval");
+      return `  ${call.title}: ${needsYes ? "needs an approval" : oneLine(firstLine(call.reason))}`;
+    })
     .join("\n");
   // The engine names the narrowest rule for each call that only needed a yes.
   const rules = [...new Set(denied.flatMap((call) => SUGGESTED_RULE.exec(call.reason)?.[1] ?? []))];

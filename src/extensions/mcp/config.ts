@@ -324,9 +324,10 @@ function projectRules(raw: unknown, file: string, notices: string[]): ProjectSer
   const parsed = projectServersSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
     notices.push(
       `projectServers in ${file} is not valid ` +
-        `(${issue?.message ?? "unknown problem"}${issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : ""}); ` +
+        `(${issue?.message ?? "unknown problem"}${where}); ` +
         `project MCP servers get no variables and no extra hosts. The form is ` +
         `{"allowEnv": ["NAME"], "allowHosts": ["localhost:8080"]}.`,
     );

@@ -61,12 +61,12 @@ function warnings(config: McpServerConfig, sandboxed: boolean, launch: ServerLau
 export function describeServer(config: McpServerConfig, sandboxed: boolean, launch?: ServerLaunch): string {
   const lines = [`MCP server "${config.name}" from ${config.file}`];
   if (config.transport === "stdio") {
-    lines.push(
-      `  $ ${previewLine(commandLine({ command: config.command, args: config.argsWritten }).replace(/^exec /, ""), 2_000)}`,
-    );
-    lines.push(
-      `  Runs: ${sandboxed ? "inside the OS sandbox (the project writable, .git/hooks and .garuda read-only)" : "directly on this computer (no OS sandbox)"}`,
-    );
+    const command = commandLine({ command: config.command, args: config.argsWritten }).replace(/^exec /, "");
+    lines.push(`  $ ${previewLine(command, 2_000)}`);
+    const runs = sandboxed
+      ? "inside the OS sandbox (the project writable, .git/hooks and .garuda read-only)"
+      : "directly on this computer (no OS sandbox)";
+    lines.push(`  Runs: ${runs}`);
     lines.push(`  Network: ${config.network ? "through Garuda's proxy" : "none"}`);
     if (config.writePaths.length > 0) lines.push(`  Also writable: ${config.writePaths.join(", ")}`);
     const env = Object.keys(config.env).map((name) => {

@@ -67,8 +67,13 @@ const SHELL_HOOKS = ["SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND"];
  * programs, package managers' configuration): a folder of the project named in one is the
  * project's code. A file of the project named in any variable is, as in an argument.
  */
-const LOADS_CODE =
-  /^(NODE_OPTIONS|NODE_PATH|LD_\w+|DYLD_\w+|PYTHON(PATH|STARTUP|HOME|USERBASE)|PERL5?(LIB|OPT)|RUBY(LIB|OPT)|GEM_(HOME|PATH)|BUNDLE_\w+|CLASSPATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GIT_\w+|NPM_CONFIG_\w+|BUN_\w+|DENO_\w+|UV_\w+|PIP_\w+|CARGO_\w+|RUSTC_WRAPPER|GOPATH|GOFLAGS|MAKEFLAGS|XDG_CONFIG_HOME|XDG_DATA_HOME)$/i;
+const LOADS_CODE = new RegExp(
+  String.raw`^(NODE_OPTIONS|NODE_PATH|LD_\w+|DYLD_\w+|PYTHON(PATH|STARTUP|HOME|USERBASE)|PERL5?(LIB|OPT)` +
+    String.raw`|RUBY(LIB|OPT)|GEM_(HOME|PATH)|BUNDLE_\w+|CLASSPATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS` +
+    String.raw`|GIT_\w+|NPM_CONFIG_\w+|BUN_\w+|DENO_\w+|UV_\w+|PIP_\w+|CARGO_\w+|RUSTC_WRAPPER|GOPATH|GOFLAGS` +
+    "|MAKEFLAGS|XDG_CONFIG_HOME|XDG_DATA_HOME)$",
+  "i",
+);
 
 /**
  * Package runners and build tools: given a folder of the project (`--prefix`, `-C`, `--directory`, a path), they run

@@ -63,14 +63,23 @@ const MAX_COMMONDIR_HOPS = 4;
  * names a program, a file git reads code from, or another config file.
  */
 const SAFE_KEYS: RegExp[] = [
-  /^core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|worktree|sparsecheckout|sparsecheckoutcone|autocrlf|eol|safecrlf|quotepath|abbrev|checkstat|trustctime|untrackedcache|commitgraph|multipackindex|compression|loosecompression|bigfilethreshold|sharedrepository|protecthfs|protectntfs|splitindex)$/,
+  new RegExp(
+    String.raw`^core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks` +
+      "|worktree|sparsecheckout|sparsecheckoutcone|autocrlf|eol|safecrlf|quotepath|abbrev|checkstat|trustctime" +
+      "|untrackedcache|commitgraph|multipackindex|compression|loosecompression|bigfilethreshold|sharedrepository" +
+      "|protecthfs|protectntfs|splitindex)$",
+  ),
   /^extensions\.(worktreeconfig|objectformat|preciousobjects|partialclone|noop)$/,
   /^remote\..+\.(url|pushurl|fetch|push|mirror|tagopt|prune|prunetags|promisor|partialclonefilter)$/,
   /^branch\..+\.(remote|merge|rebase|pushremote|description)$/,
   /^submodule\..+\.(url|active|branch|ignore|shallow|fetchrecursesubmodules)$/,
   /^submodule\.(active|recurse)$/,
   /^submodule\..+\.update$/, // value checked below: "!command" runs a program
-  /^(user\.(name|email)|init\.defaultbranch|pull\.(rebase|ff)|push\.default|fetch\.prune|gc\.auto|index\.version|feature\.manyfiles|lfs\.repositoryformatversion|clone\.defaultremotename|maintenance\.auto)$/,
+  new RegExp(
+    String.raw`^(user\.(name|email)|init\.defaultbranch|pull\.(rebase|ff)|push\.default|fetch\.prune|gc\.auto` +
+      String.raw`|index\.version|feature\.manyfiles|lfs\.repositoryformatversion|clone\.defaultremotename` +
+      String.raw`|maintenance\.auto)$`,
+  ),
 ];
 
 /** Why a config key may run something, or undefined when it cannot. */

@@ -219,9 +219,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     return bare;
   }
 
-  /**
-   * Walks `top` (role `role`) to the end; the project folders with a marker, and the folders walked without a watch.
-   */
+  /** Walks `top` (role `role`) to the end: the project folders with a marker, the folders walked without a watch. */
   async function walk(
     top: string,
     role: Role,

@@ -22,8 +22,12 @@ export interface Mentions {
 const C_EXTENSIONS = Object.keys(C_FAMILY_EXTENSIONS);
 const OTHER_EXTENSIONS = LANGUAGE_EXTENSIONS.filter((extension) => !C_EXTENSIONS.includes(extension));
 
-const anyCase = (extension: string) =>
-  `*.${[...extension].map((c) => (c.toLowerCase() === c.toUpperCase() ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`)).join("")}`;
+const anyCase = (extension: string) => {
+  const letters = [...extension].map((c) =>
+    c.toLowerCase() === c.toUpperCase() ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`,
+  );
+  return `*.${letters.join("")}`;
+};
 
 /**
  * Where a C or C++ mention may be a definition (mayDefineOnLine), as a Rust pattern that matches at least those lines.

@@ -218,7 +218,11 @@ describeSandbox(
         await eventually(() => job.output().includes("[Garuda:"), 3_000);
         // Moved for what the config sets, or (when a look comes first) for the mapping that can set it unseen.
         expect(job.output()).toMatch(
-          /made sub\/\.git, a git repository; (its config sets core\.fsmonitor|it holds a file of its git folder open for writing or mapped)/,
+          new RegExp(
+            String.raw`made sub\/\.git, a git repository; ` +
+              String.raw`(its config sets core\.fsmonitor` +
+              "|it holds a file of its git folder open for writing or mapped)",
+          ),
         );
         lab.marker.reset();
         expect(probe(lab.marker, lab.home, [join(root, "sub")])).toEqual([]);
