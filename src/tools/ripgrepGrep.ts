@@ -49,7 +49,15 @@ interface Lines {
   text: Map<number, string>;
 }
 
-/** rg's `path\0line:text` (a match) and `path\0line-text` (context) lines, by file. */
+/** The line rg prints between groups of context lines: the only one without a file's name. */
+const GROUP_BREAK = Buffer.from("--");
+
+/**
+ * rg's `path\0line:text` (a match) and `path\0line-text` (context) lines, by file. A name may hold
+ * a line end: `./x\nREADME.md\0…` (a link to .env by that name) would read as README.md's line.
+ * Every name starts a line with `./`, so a line with no NUL other than the group break says so;
+ * then nothing is taken from rg (undefined) and the tools' own search answers.
+ */
 function parse(stdout: Buffer): Map<string, Lines> | undefined {
   const files = new Map<string, Lines>();
   let start = 0;
@@ -57,7 +65,9 @@ function parse(stdout: Buffer): Map<string, Lines> | undefined {
     let end = stdout.indexOf(10, start);
     if (end === -1) end = stdout.length;
     const nul = stdout.indexOf(0, start);
-    if (nul !== -1 && nul < end) {
+    if (nul === -1 || nul > end) {
+      if (!stdout.subarray(start, end).equals(GROUP_BREAK)) return undefined;
+    } else {
       const rel = stdout.toString("utf8", start, nul).replace(/^\.\//, "");
       // A name that is not UTF-8 cannot be told apart from another; the tools' own search answers.
       if (rel.includes("\uFFFD")) return undefined;

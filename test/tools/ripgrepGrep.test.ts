@@ -211,3 +211,20 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
     expect(outcome.kind === "done" && outcome.stdout.toString()).toBe("");
   });
 });
+
+describe.skipIf(!ripgrepHere)("grep through ripgrep: names with a line end", () => {
+  test("a link named `x\\nREADME.md` to .env does not show .env's lines as README.md's (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { ".env": "TOKEN=needle-in-env\n", "README.md": "hello\n", "ok.txt": "needle ok\n" });
+    symlinkSync(".env", join(root.path, "x\nREADME.md"));
+    // A cloned project is older than a second: rg's answer is taken as it is.
+    await Bun.sleep(1100);
+    const s = session(root.path);
+    useRipgrep(s, testRipgrep(root.path));
+    for (const input of [{ pattern: "needle" }, { pattern: "needle", context: 1 }]) {
+      const result = await s.run("grep", input);
+      expect(result.output).not.toContain("needle-in-env");
+      expect(result.output).toContain("ok.txt:1:needle ok");
+    }
+  });
+});
