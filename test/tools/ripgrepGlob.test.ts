@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
@@ -68,5 +68,23 @@ describe.skipIf(!ripgrepHere)("glob through ripgrep", () => {
     const elsewhere = session(root.path, { home: makeTempDir("garuda-home-") });
     useRipgrep(elsewhere, testRipgrep(root.path));
     expect((await elsewhere.run("glob", { pattern: "*.txt" })).output).toContain("key.txt");
+  });
+});
+
+describe.skipIf(!ripgrepHere)("glob through ripgrep: names with a line end", () => {
+  test("a link named to look like rg's error lines does not list an ignored file (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { ".gitignore": "ignored.txt\n", "ignored.txt": "x", "ok.txt": "x" });
+    // rg cannot open a link out of the project and names it among its errors: this name makes two such lines.
+    const outside = makeTempDir("garuda-outside-");
+    const folder = join(root.path, "a.txt: No such file or directory (os error 2)\nrg: .");
+    mkdirSync(folder);
+    symlinkSync(join(outside, "gone"), join(folder, "ignored.txt"));
+    const s = session(root.path);
+    const counted = useRipgrep(s, testRipgrep(root.path));
+    const result = await s.run("glob", { pattern: "*.txt" });
+    expect(result.output).not.toContain("ignored.txt");
+    expect(result.output).toContain("ok.txt");
+    expect(counted.used).toBe(1);
   });
 });
