@@ -17,7 +17,7 @@ import { dirname } from "node:path";
 import type { RipgrepOutcome, RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../files/secretIdentities.ts";
 import { insideRoot } from "../permission/pathMatch.ts";
-import { repositoryIgnoresCase } from "./ignoreRules.ts";
+import { ancestorLayers, folderLayer, type IgnoreLayer, isIgnored, repositoryIgnoresCase } from "./ignoreRules.ts";
 import type { ToolContext } from "./types.ts";
 
 export interface RipgrepWalk {
@@ -162,17 +162,42 @@ export interface Place {
 }
 
 /**
+ * Whether walk.ts's .gitignore rules (ignoreRules.ts) leave a path under the base out. rg's own
+ * rules differ where it matters: it does not apply a .gitignore above a nested repository to
+ * the files in it, nor read a .gitignore's first rule after a byte-order mark; what rg prints
+ * is tested again by the rules walk.ts uses, each folder's layers built once.
+ */
+function ignoreRecheck(walk: RipgrepWalk): (abs: string, isDir: boolean) => boolean {
+  const ignoreCase = repositoryIgnoresCase(walk.root);
+  let above = ancestorLayers(walk.root, walk.base, ignoreCase);
+  // A folder the model named on purpose is searched even when an upper .gitignore excludes it.
+  if (above.length > 0 && isIgnored(above, walk.base, true)) above = [];
+  const layers = new Map<string, IgnoreLayer[]>();
+  const layersOf = (dir: string): IgnoreLayer[] => {
+    const known = layers.get(dir);
+    if (known) return known;
+    const inherited = dir === walk.base || !dir.startsWith(walk.base) ? above : layersOf(dirname(dir));
+    const own = folderLayer(dir, ignoreCase);
+    const result = own ? [...inherited, own] : inherited;
+    layers.set(dir, result);
+    return result;
+  };
+  return (abs, isDir) => abs !== walk.base && isIgnored(layersOf(dirname(abs)), abs, isDir);
+}
+
+/**
  * Where a printed path is, when walk.ts would list it: not withheld, nor under a withheld folder
  * or a linked one (walk.ts never enters either), and a regular file or a link to one whose target
  * is not withheld. One lstat per file (and a stat of a link's target); folders are asked once each.
  */
 export function placeOf(walk: RipgrepWalk): (rel: string) => Place | undefined {
+  const ignoredIn = ignoreRecheck(walk);
   const folders = new Map<string, boolean>();
   const folderOk = (abs: string): boolean => {
     if (abs === walk.base) return true;
     const known = folders.get(abs);
     if (known !== undefined) return known;
-    let ok = folderOk(dirname(abs)) && !walk.withheld(abs);
+    let ok = folderOk(dirname(abs)) && !walk.withheld(abs) && !ignoredIn(abs, true);
     try {
       ok &&= lstatSync(abs).isDirectory();
     } catch {
@@ -185,7 +210,8 @@ export function placeOf(walk: RipgrepWalk): (rel: string) => Place | undefined {
   const prefix = walk.base.endsWith("/") ? walk.base : `${walk.base}/`;
   return (rel) => {
     const abs = prefix + rel;
-    if (!folderOk(abs.slice(0, abs.lastIndexOf("/")) || "/") || walk.withheld(abs)) return undefined;
+    if (!folderOk(abs.slice(0, abs.lastIndexOf("/")) || "/") || walk.withheld(abs) || ignoredIn(abs, false))
+      return undefined;
     try {
       const own = lstatSync(abs);
       if (own.isFile()) return { abs, realPath: abs, link: false, outside: false, mtimeMs: own.mtimeMs, file: own };
