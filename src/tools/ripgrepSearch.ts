@@ -84,27 +84,35 @@ export interface WalkRun {
 }
 
 /** rg's output taken record by record while it runs: records end with `separator` (a byte). */
-export interface RecordStream {
-  separator: number;
-  /** One record, without its separator, as UTF-8 text; `startedMs` as WalkRun's. */
-  onRecord(record: string, startedMs: number): void;
-}
+export type RecordStream =
+  | {
+      separator: number;
+      /** One record, without its separator, as UTF-8 text; `startedMs` as WalkRun's. */
+      onRecord(record: string, startedMs: number): void;
+    }
+  | {
+      separator: number;
+      /** One record, without its separator, as rg printed it (valid only during the call). */
+      onBytes(record: Buffer, startedMs: number): void;
+    };
 
 /** Cuts chunks into records, keeping what a chunk ends with for the next. */
 function recordCutter(stream: RecordStream, startedMs: number): { push(chunk: Uint8Array): void; end(): void } {
   let rest: Buffer = Buffer.alloc(0);
+  const give = (record: Buffer) =>
+    "onBytes" in stream ? stream.onBytes(record, startedMs) : stream.onRecord(record.toString("utf8"), startedMs);
   return {
     push(chunk) {
       const bytes = rest.length === 0 ? Buffer.from(chunk) : Buffer.concat([rest, chunk]);
       let start = 0;
       for (let end = bytes.indexOf(stream.separator); end !== -1; end = bytes.indexOf(stream.separator, start)) {
-        stream.onRecord(bytes.toString("utf8", start, end), startedMs);
+        give(bytes.subarray(start, end));
         start = end + 1;
       }
       rest = bytes.subarray(start);
     },
     end() {
-      if (rest.length > 0) stream.onRecord(rest.toString("utf8"), startedMs);
+      if (rest.length > 0) give(rest);
       rest = Buffer.alloc(0);
     },
   };

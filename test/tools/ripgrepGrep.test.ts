@@ -228,3 +228,21 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep: names with a line end", () 
     }
   });
 });
+
+describe.skipIf(!ripgrepHere)("grep through ripgrep: memory", () => {
+  test("a big file of matching lines does not blow up the agent's memory (negative control)", async () => {
+    using root = tempRoot();
+    // 6 million matching lines: rg prints ~110 MB, all of a file the search then leaves out (over 1 MB).
+    writeFiles(root.path, { "big.txt": "a\n".repeat(6_000_000), "ok.txt": "a\n" });
+    const s = session(root.path);
+    const counted = useRipgrep(s, testRipgrep(root.path));
+    Bun.gc(true);
+    const before = process.memoryUsage().rss;
+    const result = await s.run("grep", { pattern: "a" });
+    const grownMb = (process.memoryUsage().rss - before) / 2 ** 20;
+    expect(counted.used).toBe(1);
+    expect(result.output).toBe("ok.txt:1:a");
+    // Each printed line's text kept was over a gigabyte here; what is kept now is per file and bounded.
+    expect(grownMb).toBeLessThan(400);
+  }, 60_000);
+});
