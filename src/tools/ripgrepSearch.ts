@@ -243,7 +243,9 @@ export function plainFile(place: Place, secrets: SecretIdentitySet): boolean {
 /**
  * Whether a folder on the way to a printed file (its absolute path: Place.abs) changed (its ctime, which no command can set
  * back) since shortly before rg started: an entry renamed, or swapped for a link and back, so
- * what rg read under that name may have been another file. Such files are read again by the
+ * what rg read under that name may have been another file. The way starts at the root, not at
+ * the folder searched: a folder above it swapped for a link as rg started, and back, changes
+ * none below it. Such files are read again by the
  * tools' own pinned read (checkedFile.ts). The margin covers the coarse clock file times use.
  */
 export function changedFolders(walk: RipgrepWalk, startedMs: number): (abs: string) => boolean {
@@ -254,7 +256,8 @@ export function changedFolders(walk: RipgrepWalk, startedMs: number): (abs: stri
     if (known !== undefined) return known;
     let result: boolean;
     try {
-      result = lstatSync(abs).ctimeMs >= since || (abs !== walk.base && changed(dirname(abs)));
+      const parent = dirname(abs);
+      result = lstatSync(abs).ctimeMs >= since || (abs !== walk.root && parent !== abs && changed(parent));
     } catch {
       result = true;
     }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RipgrepRunner } from "../../src/sandbox/ripgrep/runner.ts";
 import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
@@ -245,4 +245,49 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep: memory", () => {
     // Each printed line's text kept was over a gigabyte here; what is kept now is per file and bounded.
     expect(grownMb).toBeLessThan(400);
   }, 60_000);
+});
+
+describe.skipIf(!ripgrepHere)("grep through ripgrep: a folder above the one searched swapped while rg runs", () => {
+  test("a/ swapped for a link to a folder with a link to .env, and back, shows no line of .env (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { ".env": "TOKEN=needle-in-env\n", "a/b/x.txt": "hello\n", "evil/b/keep.txt": "x\n" });
+    symlinkSync("../../.env", join(root.path, "evil", "b", "x.txt"));
+    // Older than a second: only a folder the swap changes can tell rg's read was of another file.
+    await Bun.sleep(1100);
+    const runner = testRipgrep(root.path);
+    const a = join(root.path, "a");
+    // A command's swap, just after grep checked a/b and just before rg starts, and back once rg
+    // has printed (before grep looks at what it printed).
+    let swapped = false;
+    const swapBack = () => {
+      if (!swapped) return;
+      swapped = false;
+      rmSync(a);
+      renameSync(`${a}.real`, a);
+    };
+    const swapping: RipgrepRunner = {
+      async run(request) {
+        renameSync(a, `${a}.real`);
+        symlinkSync("evil", a);
+        swapped = true;
+        const onStdout = request.onStdout;
+        try {
+          return await runner.run({
+            ...request,
+            onStdout: (chunk) => {
+              swapBack();
+              onStdout?.(chunk);
+            },
+          });
+        } finally {
+          swapBack();
+        }
+      },
+    };
+    const s = session(root.path);
+    const counted = useRipgrep(s, swapping);
+    const result = await s.run("grep", { pattern: "needle", path: "a/b" });
+    expect(counted.used).toBe(1);
+    expect(result.output).not.toContain("needle-in-env");
+  });
 });
