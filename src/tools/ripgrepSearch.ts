@@ -5,7 +5,8 @@
 //
 // As walk.ts: .gitignore rules apply in and out of a git repository, matched with or without case
 // as the repository's core.ignorecase says; .git never, node_modules only when named; hidden
-// files are searched; no global excludes and no .ignore files (which walk.ts does not read). rg
+// files are searched; no global excludes and no .ignore files (which walk.ts does not read;
+// rg 13 reads .rgignore files all the same: placeOf tests every path by walk.ts's rules again). rg
 // follows links (--follow), so a link to a file is searched as walk.ts searches it; what it
 // finds under a linked folder, which walk.ts never enters, is dropped here (placeOf), and a link
 // out of the project leads nowhere in rg's sandbox (its name comes back as an error, glob lists
@@ -172,7 +173,8 @@ export interface Place {
 /**
  * Whether walk.ts's .gitignore rules (ignoreRules.ts) leave a path under the base out. rg's own
  * rules differ where it matters: it does not apply a .gitignore above a nested repository to
- * the files in it, nor read a .gitignore's first rule after a byte-order mark; what rg prints
+ * the files in it, nor read a .gitignore's first rule after a byte-order mark, and it reads
+ * .rgignore files (`!name` there shows a file .gitignore leaves out); what rg prints
  * is tested again by the rules walk.ts uses, each folder's layers built once.
  */
 function ignoreRecheck(walk: RipgrepWalk): (abs: string, isDir: boolean) => boolean {

@@ -90,11 +90,14 @@ describe.skipIf(!ripgrepHere)("glob through ripgrep: names with a line end", () 
 });
 
 describe.skipIf(!ripgrepHere)("glob and grep through ripgrep: .gitignore rules rg reads otherwise", () => {
-  test("a nested repository and a byte-order mark do not show ignored files (negative control)", async () => {
+  test("a nested repository, a byte-order mark and a .rgignore do not show ignored files (negative control)", async () => {
     using root = tempRoot();
     writeFiles(root.path, {
-      // rg applies no .gitignore above a nested repository to its files, and reads no first rule after a BOM.
-      ".gitignore": "\uFEFFtop.txt\n*.sec\n",
+      // rg applies no .gitignore above a nested repository to its files, reads no first rule after
+      // a BOM, and takes a .rgignore's rules over .gitignore's (even with --no-ignore-dot).
+      ".gitignore": "\uFEFFtop.txt\n*.sec\nrg.txt\n",
+      ".rgignore": "!rg.txt\n",
+      "rg.txt": "x",
       "top.txt": "x",
       "inner/.git/HEAD": "ref: refs/heads/main\n",
       "inner/a.sec": "x",
@@ -110,6 +113,7 @@ describe.skipIf(!ripgrepHere)("glob and grep through ripgrep: .gitignore rules r
       const result = await s.run(tool, input);
       expect(result.output).not.toContain(".sec");
       expect(result.output).not.toContain("top.txt");
+      expect(result.output).not.toContain("rg.txt");
       expect(result.output).toBe((await own.run(tool, input)).output);
     }
     expect(counted.used).toBe(2);
