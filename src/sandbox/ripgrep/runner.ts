@@ -215,12 +215,16 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
             kind: "unavailable",
             why: "it printed nothing and used no CPU for a while (a pipe in a file's place?)",
           };
-        // 126, 127: the shell's "cannot execute" and "not found", which rg never exits with.
-        if (code === 126 || code === 127 || (code !== 0 && CANNOT_RUN.test(stderr))) {
+        // 126, 127: the shell's "cannot execute" and "not found" (the loader's 127 too), which rg
+        // never exits with. 2 is rg's own errors, whose lines carry the project's names and so can
+        // spell any message (a link named "error while loading shared libraries"); bubblewrap's
+        // own failures exit 1.
+        const rgErrors = code === 2;
+        if (code === 126 || code === 127 || (code !== 0 && !rgErrors && CANNOT_RUN.test(stderr))) {
           broken = stderr.split("\n").find((line) => CANNOT_RUN.test(line)) ?? `exit ${code}`;
           return { kind: "unavailable", why: broken };
         }
-        if (code !== 0 && NOT_STARTED.test(stderr))
+        if (code !== 0 && !rgErrors && NOT_STARTED.test(stderr))
           return { kind: "unavailable", why: stderr.split("\n").find((line) => NOT_STARTED.test(line)) ?? "" };
         return { kind: "done", code, stdout: Buffer.concat(chunks), stderr };
       } finally {

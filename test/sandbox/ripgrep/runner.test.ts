@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { embeddedRipgrep, gzippedProgram, ripgrepFromFile } from "../../../src/sandbox/ripgrep/program.ts";
@@ -126,4 +126,19 @@ test("a program that will not unzip is unavailable, not an error of the tool cal
     denyRead: () => [],
   });
   expect((await runner.run({ cwd: root.path, args: ["x"], signal: never })).kind).toBe("unavailable");
+});
+
+describe.skipIf(!ripgrepHere)("the runner, against a project's names", () => {
+  test("a name spelling the loader's message does not turn rg off for the session (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "a.txt": "x\n" });
+    // rg names a link it cannot open among its errors: `./error while loading shared libraries: No such file …`.
+    symlinkSync("/nonexistent", join(root.path, "error while loading shared libraries"));
+    const runner = testRipgrep(root.path);
+    const args = ["--follow", "-l", "x", "."];
+    const first = await runner.run({ cwd: root.path, args, signal: never });
+    expect(first.kind === "done" && first.code).toBe(2);
+    const again = await runner.run({ cwd: root.path, args, signal: never });
+    expect(again.kind).toBe("done");
+  });
 });
