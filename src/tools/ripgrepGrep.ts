@@ -43,8 +43,8 @@ export interface FoundFile {
   outcome: FileOutcome;
 }
 
-/** The line rg prints between groups of context lines: the only one without a file's name. */
-const GROUP_BREAK = Buffer.from("--");
+/** The line rg prints between groups of context lines (with --crlf, ending in \r): the only one without a file's name. */
+const GROUP_BREAKS = [Buffer.from("--"), Buffer.from("--\r")];
 
 /** One of rg's `path\0line:text` (a match) and `path\0line-text` (context) lines. */
 interface PrintedLine {
@@ -62,7 +62,7 @@ interface PrintedLine {
  */
 function printedLine(record: Buffer): PrintedLine | "break" | undefined {
   const nul = record.indexOf(0);
-  if (nul === -1) return record.equals(GROUP_BREAK) ? "break" : undefined;
+  if (nul === -1) return GROUP_BREAKS.some((line) => record.equals(line)) ? "break" : undefined;
   const rel = record.toString("utf8", 0, nul).replace(/^\.\//, "");
   // A name that is not UTF-8 cannot be told apart from another; the tools' own search answers.
   if (rel.includes("\uFFFD")) return undefined;

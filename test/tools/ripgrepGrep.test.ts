@@ -213,6 +213,28 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
 });
 
 describe.skipIf(!ripgrepHere)("grep through ripgrep: names with a line end", () => {
+  test("context lines in groups (rg's `--` between them) are still rg's answer", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "a.txt": "needle 1\nx\nx\nx\nx\nneedle 2\n" });
+    await Bun.sleep(1100);
+    const runner = testRipgrep(root.path);
+    const s = session(root.path);
+    // rg's lines marked, to see whose answer is shown.
+    s.ctx.executor = {
+      ...s.ctx.executor,
+      ripgrep: {
+        run: (request) =>
+          runner.run({
+            ...request,
+            onStdout: (chunk) =>
+              request.onStdout?.(Buffer.from(Buffer.from(chunk).toString().replaceAll("needle", "needle-rg"))),
+          }),
+      },
+    };
+    const result = await s.run("grep", { pattern: "needle", context: 1 });
+    expect(result.output).toContain("needle-rg 2");
+  });
+
   test("a link named `x\\nREADME.md` to .env does not show .env's lines as README.md's (negative control)", async () => {
     using root = tempRoot();
     writeFiles(root.path, { ".env": "TOKEN=needle-in-env\n", "README.md": "hello\n", "ok.txt": "needle ok\n" });
