@@ -33,7 +33,7 @@ export function layerOf(dir: string, text: string, ignoreCase: boolean): IgnoreL
 }
 
 /** The layer of one folder's .gitignore (`dir` a real path), or undefined when it has none. */
-function folderLayer(dir: string, ignoreCase: boolean): IgnoreLayer | undefined {
+export function folderLayer(dir: string, ignoreCase: boolean): IgnoreLayer | undefined {
   const text = readRules(join(dir, ".gitignore"));
   return text === undefined ? undefined : layerOf(dir, text, ignoreCase);
 }

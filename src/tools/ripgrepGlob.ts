@@ -3,6 +3,7 @@
 // it lists only names that
 // could match; the pattern itself (globMatch.ts) then decides, as in the tools' own walk.
 // undefined: rg could not answer; the caller walks its own way.
+import { lstatSync } from "node:fs";
 import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { CompiledGlob } from "./globMatch.ts";
 import { type Place, placeOf, type RipgrepWalk, runWalk, unopened, walkArgs } from "./ripgrepSearch.ts";
@@ -19,6 +20,14 @@ export interface RipgrepGlob {
 export interface ListedFile {
   rel: string;
   place: Place;
+}
+
+function isLink(abs: string): boolean {
+  try {
+    return lstatSync(abs).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** A last part rg's globs read as Bun.Glob does (plain names, `*`, `?`, `{a,b}`, classes), or undefined. */
@@ -58,7 +67,12 @@ export async function listWithRipgrep(search: RipgrepGlob): Promise<ListedFile[]
   });
   if (run === undefined || run === "cancelled") return run;
   if (unreadable) return undefined;
-  // Links out of the project lead nowhere in rg's sandbox: rg names them among its errors.
-  for (const rel of unopened(run.outcome.stderr)) take(rel);
+  // Links out of the project lead nowhere in rg's sandbox: rg names them among its errors. A
+  // name may hold a line end and so spell more error lines (`x: No such file … (os error 2)\nrg:
+  // ./ignored.txt`); a name there that is not a link was made up so: the tools' own walk answers.
+  for (const rel of unopened(run.outcome.stderr)) {
+    if (!isLink(`${search.walk.base}/${rel}`)) return undefined;
+    take(rel);
+  }
   return listed;
 }

@@ -43,58 +43,73 @@ export interface FoundFile {
   outcome: FileOutcome;
 }
 
-interface Lines {
-  /** Line numbers rg reported as matching. */
-  matched: number[];
-  text: Map<number, string>;
+/** The line rg prints between groups of context lines (with --crlf, ending in \r): the only one without a file's name. */
+const GROUP_BREAKS = [Buffer.from("--"), Buffer.from("--\r")];
+
+/** One of rg's `path\0line:text` (a match) and `path\0line-text` (context) lines. */
+interface PrintedLine {
+  rel: string;
+  line: number;
+  match: boolean;
+  text: string;
 }
 
-/** rg's `path\0line:text` (a match) and `path\0line-text` (context) lines, by file. */
-function parse(stdout: Buffer): Map<string, Lines> | undefined {
-  const files = new Map<string, Lines>();
-  let start = 0;
-  while (start < stdout.length) {
-    let end = stdout.indexOf(10, start);
-    if (end === -1) end = stdout.length;
-    const nul = stdout.indexOf(0, start);
-    if (nul !== -1 && nul < end) {
-      const rel = stdout.toString("utf8", start, nul).replace(/^\.\//, "");
-      // A name that is not UTF-8 cannot be told apart from another; the tools' own search answers.
-      if (rel.includes("\uFFFD")) return undefined;
-      let at = nul + 1;
-      let line = 0;
-      while (at < end && (stdout[at] as number) >= 48 && (stdout[at] as number) <= 57)
-        line = line * 10 + (stdout[at++] as number) - 48;
-      const kind = stdout[at];
-      let text = decodeText(stdout.subarray(at + 1, end));
-      if (text.endsWith("\r")) text = text.slice(0, -1);
-      let lines = files.get(rel);
-      if (!lines) {
-        lines = { matched: [], text: new Map() };
-        files.set(rel, lines);
+/**
+ * One printed line, "break" for the group break, or undefined when rg's answer cannot be taken.
+ * A name may hold a line end: `./x\nREADME.md\0…` (a link to .env by that name) would read as
+ * README.md's line. Every name starts a line with `./`, so a line with no NUL other than the
+ * group break says so; then nothing is taken from rg and the tools' own search answers.
+ */
+function printedLine(record: Buffer): PrintedLine | "break" | undefined {
+  const nul = record.indexOf(0);
+  if (nul === -1) return GROUP_BREAKS.some((line) => record.equals(line)) ? "break" : undefined;
+  const rel = record.toString("utf8", 0, nul).replace(/^\.\//, "");
+  // A name that is not UTF-8 cannot be told apart from another; the tools' own search answers.
+  if (rel.includes("\uFFFD")) return undefined;
+  let at = nul + 1;
+  let line = 0;
+  while (at < record.length && (record[at] as number) >= 48 && (record[at] as number) <= 57)
+    line = line * 10 + (record[at++] as number) - 48;
+  let text = decodeText(record.subarray(at + 1));
+  if (text.endsWith("\r")) text = text.slice(0, -1);
+  return { rel, line, match: record[at] === 58, text }; // ':'
+}
+
+/**
+ * One file's outcome from its printed lines, in order: the JavaScript pattern decides which are
+ * hits. Only what the answer needs is kept — every hit's number, the text of the first maxShown
+ * hits and their context — so a file of millions of matching lines costs their numbers, not
+ * their text (rg prints up to 256 MB; kept whole, that was gigabytes in the agent).
+ */
+function fileLines(matcher: Matcher, spec: SearchSpec): { add(printed: PrintedLine): void; outcome(): FileOutcome } {
+  const hits: number[] = [];
+  const shown = new Map<number, string>();
+  const recent: PrintedLine[] = [];
+  let shownUntil = 0;
+  return {
+    add(printed) {
+      const { line, text } = printed;
+      if (printed.match && matcher.line.test(text)) {
+        hits.push(line);
+        if (hits.length <= spec.maxShown) {
+          for (const before of recent)
+            if (before.line >= line - spec.context) shown.set(before.line, clipLine(before.text));
+          shownUntil = line + spec.context;
+        }
       }
-      if (kind === 58) lines.matched.push(line); // ':'
-      lines.text.set(line, text);
-    }
-    start = end + 1;
-  }
-  return files;
-}
-
-/** One file's outcome from rg's lines: the JavaScript pattern decides which are hits. */
-function outcomeOf(lines: Lines, matcher: Matcher, spec: SearchSpec): FileOutcome {
-  const hits = lines.matched.filter((line) => matcher.line.test(lines.text.get(line) as string));
-  if (hits.length === 0) return { kind: "none" };
-  if (spec.mode === "files") return { kind: "hits", lines: hits.slice(0, 1) };
-  if (spec.mode === "count") return { kind: "hits", lines: hits };
-  const wanted = new Set<number>();
-  for (const hit of hits.slice(0, spec.maxShown))
-    for (let line = Math.max(1, hit - spec.context); line <= hit + spec.context; line++)
-      if (lines.text.has(line)) wanted.add(line);
-  const shown = [...wanted]
-    .sort((a, b) => a - b)
-    .map((line): [number, string] => [line, clipLine(lines.text.get(line) as string)]);
-  return { kind: "hits", lines: hits, shown };
+      if (line <= shownUntil) shown.set(line, clipLine(text));
+      if (spec.context > 0) {
+        recent.push(printed);
+        if (recent.length > spec.context) recent.shift();
+      }
+    },
+    outcome() {
+      if (hits.length === 0) return { kind: "none" };
+      if (spec.mode === "files") return { kind: "hits", lines: hits.slice(0, 1) };
+      if (spec.mode === "count") return { kind: "hits", lines: hits };
+      return { kind: "hits", lines: hits, shown: [...shown].sort((a, b) => a[0] - b[0]) };
+    },
+  };
 }
 
 /**
@@ -111,35 +126,39 @@ function totalOf(record: string, mode: "count" | "files"): { rel: string; outcom
 }
 
 /**
- * What is kept of rg's answer for one file, into `found` (see the top of this file): a plain file
- * under folders that did not change keeps rg's outcome; a link, or a file under a folder that
- * changed, is searched again by the tools' own pinned read.
+ * What is kept of rg's answer for one file, into `found` (see the top of this file): undefined
+ * when the file is left out whatever its lines; else what takes its outcome. A plain file under
+ * folders that did not change keeps rg's outcome; a link, or a file under a folder that changed,
+ * is searched again by the tools' own pinned read.
  */
 function keeper(
   search: RipgrepGrep,
   startedMs: number,
   found: FoundFile[],
-): (rel: string, fromRg: FileOutcome) => void {
+): (rel: string) => ((fromRg: FileOutcome) => void) | undefined {
   const place = placeOf(search.walk);
   const changed = changedFolders(search.walk, startedMs);
   const include = search.include ?? (() => true);
   const secretKeys = new Set(search.spec.secretKeys);
   let buffer: Uint8Array | undefined;
-  return (rel, fromRg) => {
-    if (fromRg.kind !== "hits" || !include(rel)) return;
+  return (rel) => {
+    if (!include(rel)) return undefined;
     const at = place(rel);
     // walk.ts's grep skips a link out of the project; anything not plain is left out unnamed.
-    if (!at || at.outside || !plainFile(at, search.secrets)) return;
+    if (!at || at.outside || !plainFile(at, search.secrets)) return undefined;
     // Files over the size the tools' own search reads are not searched (rg's --max-filesize would
     // cost a stat of every file; the one each hit gets here says it).
-    if (at.file.size > search.spec.maxBytes) return;
-    if (!at.link && !changed(at.abs)) {
-      found.push({ rel, outcome: fromRg });
-      return;
-    }
-    buffer ??= new Uint8Array(search.spec.maxBytes);
-    const own = searchFile(at.realPath, search.matcher, search.spec, buffer, secretKeys);
-    if (own.kind === "hits") found.push({ rel, outcome: own });
+    if (at.file.size > search.spec.maxBytes) return undefined;
+    return (fromRg) => {
+      if (fromRg.kind !== "hits") return;
+      if (!at.link && !changed(at.abs)) {
+        found.push({ rel, outcome: fromRg });
+        return;
+      }
+      buffer ??= new Uint8Array(search.spec.maxBytes);
+      const own = searchFile(at.realPath, search.matcher, search.spec, buffer, secretKeys);
+      if (own.kind === "hits") found.push({ rel, outcome: own });
+    };
   };
 }
 
@@ -186,18 +205,47 @@ export async function grepWithRipgrep(search: RipgrepGrep): Promise<FoundFile[] 
         if (!total) unreadable = true;
         else if (!unreadable) {
           keep ??= keeper(search, startedMs, found);
-          keep(total.rel, total.outcome);
+          keep(total.rel)?.(total.outcome);
         }
       },
     });
     if (run === undefined || run === "cancelled" || unreadable) return run === "cancelled" ? run : undefined;
     return inWalkOrder(found, (file) => file.rel);
   }
-  const run = await runWalk(search.runner, search.walk, args, search.signal);
-  if (run === undefined || run === "cancelled") return run;
-  const files = parse(run.outcome.stdout);
-  if (!files) return undefined;
-  const keep = keeper(search, run.startedMs, found);
-  for (const [rel, lines] of files) keep(rel, outcomeOf(lines, search.matcher, search.spec));
+  // Every matching line: each file is kept or dropped as its last line is printed (rg prints a
+  // file's lines together, in order), while rg searches on; a file left out whatever its lines
+  // (too big, not plain) has them dropped as they come.
+  let keep: ReturnType<typeof keeper> | undefined;
+  let file: { rel: string; lines?: ReturnType<typeof fileLines>; take?: (fromRg: FileOutcome) => void } | undefined;
+  const finished = new Set<string>();
+  let unreadable = false;
+  const finish = () => {
+    if (file?.lines && file.take) file.take(file.lines.outcome());
+    file = undefined;
+  };
+  const run = await runWalk(search.runner, search.walk, args, search.signal, {
+    separator: 10,
+    onBytes(record, startedMs) {
+      if (unreadable) return;
+      const printed = printedLine(record);
+      if (printed === "break") return;
+      if (printed === undefined) {
+        unreadable = true;
+        return;
+      }
+      if (printed.rel !== file?.rel) {
+        finish();
+        // A file printed in two parts: not rg's way; its answer is not taken.
+        if (finished.has(printed.rel)) unreadable = true;
+        finished.add(printed.rel);
+        keep ??= keeper(search, startedMs, found);
+        const take = keep(printed.rel);
+        file = take ? { rel: printed.rel, lines: fileLines(search.matcher, search.spec), take } : { rel: printed.rel };
+      }
+      file?.lines?.add(printed);
+    },
+  });
+  if (run === undefined || run === "cancelled" || unreadable) return run === "cancelled" ? run : undefined;
+  finish();
   return inWalkOrder(found, (file) => file.rel);
 }

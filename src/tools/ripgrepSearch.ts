@@ -5,7 +5,8 @@
 //
 // As walk.ts: .gitignore rules apply in and out of a git repository, matched with or without case
 // as the repository's core.ignorecase says; .git never, node_modules only when named; hidden
-// files are searched; no global excludes and no .ignore files (which walk.ts does not read). rg
+// files are searched; no global excludes and no .ignore files (which walk.ts does not read;
+// rg 13 reads .rgignore files all the same: placeOf tests every path by walk.ts's rules again). rg
 // follows links (--follow), so a link to a file is searched as walk.ts searches it; what it
 // finds under a linked folder, which walk.ts never enters, is dropped here (placeOf), and a link
 // out of the project leads nowhere in rg's sandbox (its name comes back as an error, glob lists
@@ -17,7 +18,7 @@ import { dirname } from "node:path";
 import type { RipgrepOutcome, RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../files/secretIdentities.ts";
 import { insideRoot } from "../permission/pathMatch.ts";
-import { repositoryIgnoresCase } from "./ignoreRules.ts";
+import { ancestorLayers, folderLayer, type IgnoreLayer, isIgnored, repositoryIgnoresCase } from "./ignoreRules.ts";
 import type { ToolContext } from "./types.ts";
 
 export interface RipgrepWalk {
@@ -89,27 +90,35 @@ export interface WalkRun {
 }
 
 /** rg's output taken record by record while it runs: records end with `separator` (a byte). */
-export interface RecordStream {
-  separator: number;
-  /** One record, without its separator, as UTF-8 text; `startedMs` as WalkRun's. */
-  onRecord(record: string, startedMs: number): void;
-}
+export type RecordStream =
+  | {
+      separator: number;
+      /** One record, without its separator, as UTF-8 text; `startedMs` as WalkRun's. */
+      onRecord(record: string, startedMs: number): void;
+    }
+  | {
+      separator: number;
+      /** One record, without its separator, as rg printed it (valid only during the call). */
+      onBytes(record: Buffer, startedMs: number): void;
+    };
 
 /** Cuts chunks into records, keeping what a chunk ends with for the next. */
 function recordCutter(stream: RecordStream, startedMs: number): { push(chunk: Uint8Array): void; end(): void } {
   let rest: Buffer = Buffer.alloc(0);
+  const give = (record: Buffer) =>
+    "onBytes" in stream ? stream.onBytes(record, startedMs) : stream.onRecord(record.toString("utf8"), startedMs);
   return {
     push(chunk) {
       const bytes = rest.length === 0 ? Buffer.from(chunk) : Buffer.concat([rest, chunk]);
       let start = 0;
       for (let end = bytes.indexOf(stream.separator); end !== -1; end = bytes.indexOf(stream.separator, start)) {
-        stream.onRecord(bytes.toString("utf8", start, end), startedMs);
+        give(bytes.subarray(start, end));
         start = end + 1;
       }
       rest = bytes.subarray(start);
     },
     end() {
-      if (rest.length > 0) stream.onRecord(rest.toString("utf8"), startedMs);
+      if (rest.length > 0) give(rest);
       rest = Buffer.alloc(0);
     },
   };
@@ -167,17 +176,43 @@ export interface Place {
 }
 
 /**
+ * Whether walk.ts's .gitignore rules (ignoreRules.ts) leave a path under the base out. rg's own
+ * rules differ where it matters: it does not apply a .gitignore above a nested repository to
+ * the files in it, nor read a .gitignore's first rule after a byte-order mark, and it reads
+ * .rgignore files (`!name` there shows a file .gitignore leaves out); what rg prints
+ * is tested again by the rules walk.ts uses, each folder's layers built once.
+ */
+function ignoreRecheck(walk: RipgrepWalk): (abs: string, isDir: boolean) => boolean {
+  const ignoreCase = repositoryIgnoresCase(walk.root);
+  let above = ancestorLayers(walk.root, walk.base, ignoreCase);
+  // A folder the model named on purpose is searched even when an upper .gitignore excludes it.
+  if (above.length > 0 && isIgnored(above, walk.base, true)) above = [];
+  const layers = new Map<string, IgnoreLayer[]>();
+  const layersOf = (dir: string): IgnoreLayer[] => {
+    const known = layers.get(dir);
+    if (known) return known;
+    const inherited = dir === walk.base || !dir.startsWith(walk.base) ? above : layersOf(dirname(dir));
+    const own = folderLayer(dir, ignoreCase);
+    const result = own ? [...inherited, own] : inherited;
+    layers.set(dir, result);
+    return result;
+  };
+  return (abs, isDir) => abs !== walk.base && isIgnored(layersOf(dirname(abs)), abs, isDir);
+}
+
+/**
  * Where a printed path is, when walk.ts would list it: not withheld, nor under a withheld folder
  * or a linked one (walk.ts never enters either), and a regular file or a link to one whose target
  * is not withheld. One lstat per file (and a stat of a link's target); folders are asked once each.
  */
 export function placeOf(walk: RipgrepWalk): (rel: string) => Place | undefined {
+  const ignoredIn = ignoreRecheck(walk);
   const folders = new Map<string, boolean>();
   const folderOk = (abs: string): boolean => {
     if (abs === walk.base) return true;
     const known = folders.get(abs);
     if (known !== undefined) return known;
-    let ok = folderOk(dirname(abs)) && !walk.withheld(abs);
+    let ok = folderOk(dirname(abs)) && !walk.withheld(abs) && !ignoredIn(abs, true);
     try {
       ok &&= lstatSync(abs).isDirectory();
     } catch {
@@ -190,7 +225,8 @@ export function placeOf(walk: RipgrepWalk): (rel: string) => Place | undefined {
   const prefix = walk.base.endsWith("/") ? walk.base : `${walk.base}/`;
   return (rel) => {
     const abs = prefix + rel;
-    if (!folderOk(abs.slice(0, abs.lastIndexOf("/")) || "/") || walk.withheld(abs)) return undefined;
+    if (!folderOk(abs.slice(0, abs.lastIndexOf("/")) || "/") || walk.withheld(abs) || ignoredIn(abs, false))
+      return undefined;
     try {
       const own = lstatSync(abs);
       if (own.isFile()) return { abs, realPath: abs, link: false, outside: false, mtimeMs: own.mtimeMs, file: own };
@@ -215,7 +251,9 @@ export function plainFile(place: Place, secrets: SecretIdentitySet): boolean {
  * Whether a folder on the way to a printed file (its absolute path: Place.abs) changed (its ctime, which no command can
  * set
  * back) since shortly before rg started: an entry renamed, or swapped for a link and back, so
- * what rg read under that name may have been another file. Such files are read again by the
+ * what rg read under that name may have been another file. The way starts at the root, not at
+ * the folder searched: a folder above it swapped for a link as rg started, and back, changes
+ * none below it. Such files are read again by the
  * tools' own pinned read (checkedFile.ts). The margin covers the coarse clock file times use.
  */
 export function changedFolders(walk: RipgrepWalk, startedMs: number): (abs: string) => boolean {
@@ -226,7 +264,8 @@ export function changedFolders(walk: RipgrepWalk, startedMs: number): (abs: stri
     if (known !== undefined) return known;
     let result: boolean;
     try {
-      result = lstatSync(abs).ctimeMs >= since || (abs !== walk.base && changed(dirname(abs)));
+      const parent = dirname(abs);
+      result = lstatSync(abs).ctimeMs >= since || (abs !== walk.root && parent !== abs && changed(parent));
     } catch {
       result = true;
     }

@@ -5,7 +5,11 @@ import { existsSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ripgrepFromFile } from "../../src/sandbox/ripgrep/program.ts";
-import { createRipgrepRunner, type RipgrepRunner } from "../../src/sandbox/ripgrep/runner.ts";
+import {
+  createRipgrepRunner,
+  type RipgrepRunner,
+  type RipgrepRunnerOptions,
+} from "../../src/sandbox/ripgrep/runner.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { makeTempDir } from "./tempDir.ts";
 
@@ -18,7 +22,11 @@ const gz = ripgrepHere ? join(makeTempDir("garuda-rg-"), "rg-linux-x64.gz") : ""
 if (ripgrepHere && !existsSync(gz)) writeFileSync(gz, gzipSync(await Bun.file(rg as string).bytes()));
 
 /** A runner over `root`, hiding `denyRead` inside it as commands' sandbox would. */
-export function testRipgrep(root: string, denyRead: string[] = []): RipgrepRunner {
+export function testRipgrep(
+  root: string,
+  denyRead: string[] = [],
+  limits: Pick<RipgrepRunnerOptions, "stallMs"> = {},
+): RipgrepRunner {
   if (!ripgrepHere) throw new Error("no rg or bwrap here");
   return createRipgrepRunner({
     program: ripgrepFromFile(gz),
@@ -26,6 +34,7 @@ export function testRipgrep(root: string, denyRead: string[] = []): RipgrepRunne
     disableUserns: true,
     root,
     denyRead: () => denyRead,
+    ...limits,
   });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
 import { session, tempRoot, writeFiles } from "../support/toolFixtures.ts";
@@ -73,4 +73,53 @@ describe.skipIf(!ripgrepHere)("glob through ripgrep", () => {
       expect((await elsewhere.run("glob", { pattern: "*.txt" })).output).toContain("key.txt");
     },
   );
+});
+
+describe.skipIf(!ripgrepHere)("glob through ripgrep: names with a line end", () => {
+  test("a link named to look like rg's error lines does not list an ignored file (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { ".gitignore": "ignored.txt\n", "ignored.txt": "x", "ok.txt": "x" });
+    // rg cannot open a link out of the project and names it among its errors: this name makes two such lines.
+    const outside = makeTempDir("garuda-outside-");
+    const folder = join(root.path, "a.txt: No such file or directory (os error 2)\nrg: .");
+    mkdirSync(folder);
+    symlinkSync(join(outside, "gone"), join(folder, "ignored.txt"));
+    const s = session(root.path);
+    const counted = useRipgrep(s, testRipgrep(root.path));
+    const result = await s.run("glob", { pattern: "*.txt" });
+    expect(result.output).not.toContain("ignored.txt");
+    expect(result.output).toContain("ok.txt");
+    expect(counted.used).toBe(1);
+  });
+});
+
+describe.skipIf(!ripgrepHere)("glob and grep through ripgrep: .gitignore rules rg reads otherwise", () => {
+  test("a nested repository, a byte-order mark and a .rgignore do not show ignored files (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, {
+      // rg applies no .gitignore above a nested repository to its files, reads no first rule after
+      // a BOM, and takes a .rgignore's rules over .gitignore's (even with --no-ignore-dot).
+      ".gitignore": "\uFEFFtop.txt\n*.sec\nrg.txt\n",
+      ".rgignore": "!rg.txt\n",
+      "rg.txt": "x",
+      "top.txt": "x",
+      "inner/.git/HEAD": "ref: refs/heads/main\n",
+      "inner/a.sec": "x",
+      "inner/ok.txt": "x",
+    });
+    const own = session(root.path);
+    const s = session(root.path);
+    const counted = useRipgrep(s, testRipgrep(root.path));
+    for (const [tool, input] of [
+      ["glob", { pattern: "**/*" }],
+      ["grep", { pattern: "x", mode: "files" }],
+    ] as const) {
+      const result = await s.run(tool, input);
+      expect(result.output).not.toContain(".sec");
+      expect(result.output).not.toContain("top.txt");
+      expect(result.output).not.toContain("rg.txt");
+      expect(result.output).toBe((await own.run(tool, input)).output);
+    }
+    expect(counted.used).toBe(2);
+  });
 });

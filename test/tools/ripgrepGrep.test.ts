@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RipgrepRunner } from "../../src/sandbox/ripgrep/runner.ts";
 import { ripgrepHere, secretHardLink, testRipgrep, useRipgrep } from "../support/ripgrep.ts";
@@ -215,5 +215,107 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep", () => {
       signal: new AbortController().signal,
     });
     expect(outcome.kind === "done" && outcome.stdout.toString()).toBe("");
+  });
+});
+
+describe.skipIf(!ripgrepHere)("grep through ripgrep: names with a line end", () => {
+  test("context lines in groups (rg's `--` between them) are still rg's answer", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "a.txt": "needle 1\nx\nx\nx\nx\nneedle 2\n" });
+    await Bun.sleep(1100);
+    const runner = testRipgrep(root.path);
+    const s = session(root.path);
+    // rg's lines marked, to see whose answer is shown.
+    s.ctx.executor = {
+      ...s.ctx.executor,
+      ripgrep: {
+        run: (request) =>
+          runner.run({
+            ...request,
+            onStdout: (chunk) =>
+              request.onStdout?.(Buffer.from(Buffer.from(chunk).toString().replaceAll("needle", "needle-rg"))),
+          }),
+      },
+    };
+    const result = await s.run("grep", { pattern: "needle", context: 1 });
+    expect(result.output).toContain("needle-rg 2");
+  });
+
+  test("a link named `x\\nREADME.md` to .env does not show .env's lines as README.md's (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { ".env": "TOKEN=needle-in-env\n", "README.md": "hello\n", "ok.txt": "needle ok\n" });
+    symlinkSync(".env", join(root.path, "x\nREADME.md"));
+    // A cloned project is older than a second: rg's answer is taken as it is.
+    await Bun.sleep(1100);
+    const s = session(root.path);
+    useRipgrep(s, testRipgrep(root.path));
+    for (const input of [{ pattern: "needle" }, { pattern: "needle", context: 1 }]) {
+      const result = await s.run("grep", input);
+      expect(result.output).not.toContain("needle-in-env");
+      expect(result.output).toContain("ok.txt:1:needle ok");
+    }
+  });
+});
+
+describe.skipIf(!ripgrepHere)("grep through ripgrep: memory", () => {
+  test("a big file of matching lines does not blow up the agent's memory (negative control)", async () => {
+    using root = tempRoot();
+    // 6 million matching lines: rg prints ~110 MB, all of a file the search then leaves out (over 1 MB).
+    writeFiles(root.path, { "big.txt": "a\n".repeat(6_000_000), "ok.txt": "a\n" });
+    const s = session(root.path);
+    const counted = useRipgrep(s, testRipgrep(root.path));
+    Bun.gc(true);
+    const before = process.memoryUsage().rss;
+    const result = await s.run("grep", { pattern: "a" });
+    const grownMb = (process.memoryUsage().rss - before) / 2 ** 20;
+    expect(counted.used).toBe(1);
+    expect(result.output).toBe("ok.txt:1:a");
+    // Each printed line's text kept was over a gigabyte here; what is kept now is per file and bounded.
+    expect(grownMb).toBeLessThan(400);
+  }, 60_000);
+});
+
+describe.skipIf(!ripgrepHere)("grep through ripgrep: a folder above the one searched swapped while rg runs", () => {
+  test("a/ swapped for a link to a folder with a link to .env, and back, shows no line of .env (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { ".env": "TOKEN=needle-in-env\n", "a/b/x.txt": "hello\n", "evil/b/keep.txt": "x\n" });
+    symlinkSync("../../.env", join(root.path, "evil", "b", "x.txt"));
+    // Older than a second: only a folder the swap changes can tell rg's read was of another file.
+    await Bun.sleep(1100);
+    const runner = testRipgrep(root.path);
+    const a = join(root.path, "a");
+    // A command's swap, just after grep checked a/b and just before rg starts, and back once rg
+    // has printed (before grep looks at what it printed).
+    let swapped = false;
+    const swapBack = () => {
+      if (!swapped) return;
+      swapped = false;
+      rmSync(a);
+      renameSync(`${a}.real`, a);
+    };
+    const swapping: RipgrepRunner = {
+      async run(request) {
+        renameSync(a, `${a}.real`);
+        symlinkSync("evil", a);
+        swapped = true;
+        const onStdout = request.onStdout;
+        try {
+          return await runner.run({
+            ...request,
+            onStdout: (chunk) => {
+              swapBack();
+              onStdout?.(chunk);
+            },
+          });
+        } finally {
+          swapBack();
+        }
+      },
+    };
+    const s = session(root.path);
+    const counted = useRipgrep(s, swapping);
+    const result = await s.run("grep", { pattern: "needle", path: "a/b" });
+    expect(counted.used).toBe(1);
+    expect(result.output).not.toContain("needle-in-env");
   });
 });

@@ -10,7 +10,7 @@
 // A runner that fails to start says "unavailable", and the tools search with their own search
 // instead: bubblewrap refusing one search (its folder swapped for a link as it started) is tried
 // again next time; rg unable to run here (a library missing, an older glibc) is not.
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { messageOf } from "../../errors/caught.ts";
 import { isInside } from "../../files/isInside.ts";
 import type { RipgrepProgram } from "./program.ts";
@@ -51,7 +51,17 @@ export interface RipgrepRunnerOptions {
   denyRead: () => readonly string[];
   /** stdout beyond this ends the search as unavailable (the tools' own search then answers). */
   maxOutputBytes?: number;
+  /** How long rg may go without printing or using any CPU before it is taken as stuck (STALL_MS). */
+  stallMs?: number;
 }
+
+/**
+ * rg opens each file by the name it listed: a command that puts a pipe in a file's place between
+ * the two makes rg wait for a writer forever (the tools' own search opens files without waiting).
+ * A run that neither prints nor uses any CPU for this long is stopped, and the tools' own search
+ * answers; a busy rg always uses some.
+ */
+const STALL_MS = 5000;
 
 /** Where the program is inside the sandbox. */
 const PROGRAM = "/run/garuda-rg";
@@ -127,6 +137,34 @@ const CANNOT_RUN = /^bwrap: execvp|error while loading shared libraries|GLIBC_[0
 /** bubblewrap's own: this search did not start (a folder swapped for a link as it started, say). */
 const NOT_STARTED = /^bwrap:/m;
 
+/** The CPU time (clock ticks) of a process and all below it, from /proc; undefined where it cannot be read. */
+function treeTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The fields after the command's name (which may hold spaces, in parentheses): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    let ticks = Number(fields[11]) + Number(fields[12]);
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" "))
+      if (child !== "") ticks += treeTicks(Number(child)) ?? 0;
+    return ticks;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Calls `stuck` once a whole period passes with no output and no CPU used under `pid` (not where /proc cannot tell). */
+function watchStall(pid: number, printed: () => number, periodMs: number, stuck: () => void): () => void {
+  let last: string | undefined;
+  const timer = setInterval(() => {
+    const ticks = treeTicks(pid);
+    if (ticks === undefined) return;
+    const now = `${printed()}/${ticks}`;
+    if (now === last) stuck();
+    last = now;
+  }, periodMs);
+  return () => clearInterval(timer);
+}
+
 function spawnSandboxed(bwrap: string, args: string[], program: Uint8Array) {
   return Bun.spawn([bwrap, ...args], { stdin: program, stdout: "pipe", stderr: "pipe", env: {} });
 }
@@ -147,11 +185,21 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
         return { kind: "unavailable", why: broken };
       }
       let tooMuch = false;
+      let stalled = false;
       const onAbort = () => child.kill("SIGKILL");
       request.signal.addEventListener("abort", onAbort, { once: true });
+      let size = 0;
+      const stopWatch = watchStall(
+        child.pid,
+        () => size,
+        options.stallMs ?? STALL_MS,
+        () => {
+          stalled = true;
+          child.kill("SIGKILL");
+        },
+      );
       try {
         const chunks: Uint8Array[] = [];
-        let size = 0;
         const reading = (async () => {
           for await (const chunk of child.stdout) {
             size += chunk.length;
@@ -167,15 +215,25 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
         const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited, reading]);
         if (request.signal.aborted) return { kind: "cancelled" };
         if (tooMuch) return { kind: "unavailable", why: `its output passed ${maxOutput} bytes` };
-        // 126, 127: the shell's "cannot execute" and "not found", which rg never exits with.
-        if (code === 126 || code === 127 || (code !== 0 && CANNOT_RUN.test(stderr))) {
+        if (stalled)
+          return {
+            kind: "unavailable",
+            why: "it printed nothing and used no CPU for a while (a pipe in a file's place?)",
+          };
+        // 126, 127: the shell's "cannot execute" and "not found" (the loader's 127 too), which rg
+        // never exits with. 2 is rg's own errors, whose lines carry the project's names and so can
+        // spell any message (a link named "error while loading shared libraries"); bubblewrap's
+        // own failures exit 1.
+        const rgErrors = code === 2;
+        if (code === 126 || code === 127 || (code !== 0 && !rgErrors && CANNOT_RUN.test(stderr))) {
           broken = stderr.split("\n").find((line) => CANNOT_RUN.test(line)) ?? `exit ${code}`;
           return { kind: "unavailable", why: broken };
         }
-        if (code !== 0 && NOT_STARTED.test(stderr))
+        if (code !== 0 && !rgErrors && NOT_STARTED.test(stderr))
           return { kind: "unavailable", why: stderr.split("\n").find((line) => NOT_STARTED.test(line)) ?? "" };
         return { kind: "done", code, stdout: Buffer.concat(chunks), stderr };
       } finally {
+        stopWatch();
         request.signal.removeEventListener("abort", onAbort);
       }
     },

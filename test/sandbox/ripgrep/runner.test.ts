@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { embeddedRipgrep, gzippedProgram, ripgrepFromFile } from "../../../src/sandbox/ripgrep/program.ts";
@@ -77,6 +78,33 @@ describe.skipIf(!ripgrepHere)("the runner", () => {
     expect(again.kind === "done" && again.stdout.toString()).toBe("./a.txt\n");
   });
 
+  test("a pipe in a file's place (rg waits for a writer) stops the search as stuck (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "a.txt": "x\n" });
+    // rg opens the files it listed by name; a command can swap one for a pipe in between. Named
+    // here, rg opens it at once, and waits as it would then.
+    execFileSync("mkfifo", [join(root.path, "pipe.txt")]);
+    const runner = testRipgrep(root.path, [], { stallMs: 300 });
+    const hung = Bun.sleep(3000).then(() => "still waiting after 3 s" as const);
+    const outcome = await Promise.race([runner.run({ cwd: root.path, args: ["x", "pipe.txt"], signal: never }), hung]);
+    expect(outcome === "still waiting after 3 s" ? outcome : outcome.kind).toBe("unavailable");
+    // Not taken as rg unable to run here: the next search runs.
+    const again = await runner.run({ cwd: root.path, args: ["-l", "x", "a.txt"], signal: never });
+    expect(again.kind === "done" && again.stdout.toString()).toBe("a.txt\n");
+  }, 10_000);
+
+  test("a search that takes long but works is not taken as stuck", async () => {
+    using root = tempRoot();
+    for (let i = 0; i < 40; i++) writeFiles(root.path, { [`f${i}.txt`]: "needle x\n".repeat(200_000) });
+    const outcome = await testRipgrep(root.path, [], { stallMs: 100 }).run({
+      cwd: root.path,
+      // Slow on purpose (a pattern rg cannot take apart) and silent (every file matches): only its CPU shows it works.
+      args: ["--files-without-match", "--", "(n|x)e+d{1,3}l[a-z]*\\s+\\w", "."],
+      signal: never,
+    });
+    expect(outcome.kind === "done" && outcome.stdout.toString()).toBe("");
+  });
+
   test("cancel ends the search", async () => {
     using root = tempRoot();
     writeFiles(root.path, { "a.txt": "x\n" });
@@ -98,4 +126,19 @@ test("a program that will not unzip is unavailable, not an error of the tool cal
     denyRead: () => [],
   });
   expect((await runner.run({ cwd: root.path, args: ["x"], signal: never })).kind).toBe("unavailable");
+});
+
+describe.skipIf(!ripgrepHere)("the runner, against a project's names", () => {
+  test("a name spelling the loader's message does not turn rg off for the session (negative control)", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "a.txt": "x\n" });
+    // rg names a link it cannot open among its errors: `./error while loading shared libraries: No such file …`.
+    symlinkSync("/nonexistent", join(root.path, "error while loading shared libraries"));
+    const runner = testRipgrep(root.path);
+    const args = ["--follow", "-l", "x", "."];
+    const first = await runner.run({ cwd: root.path, args, signal: never });
+    expect(first.kind === "done" && first.code).toBe(2);
+    const again = await runner.run({ cwd: root.path, args, signal: never });
+    expect(again.kind).toBe("done");
+  });
 });
