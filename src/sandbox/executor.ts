@@ -11,7 +11,7 @@ import { spawnOrExplain } from "./commandTooLong.ts";
 import { childEnv } from "./env.ts";
 import { type LaunchContext, commandLaunch } from "./commandLaunch.ts";
 import { type EndReason, type Job, spawnJob } from "./job.ts";
-import { hostNamespaceWorks } from "./hostNamespace.ts";
+import { hostHiddenPaths, hostNamespaceWorks } from "./hostNamespace.ts";
 import { keeperCommandFor } from "./keeper.ts";
 import { type LimitedCommand, createLimiter } from "./limiter.ts";
 import { type CommandLimits, defaultCommandLimits, readHardLimits } from "./limits.ts";
@@ -27,6 +27,9 @@ import { embeddedRipgrep, type RipgrepProgram } from "./ripgrep/program.ts";
 import { createRipgrepRunner } from "./ripgrep/runner.ts";
 import { sandboxPaths } from "./paths.ts";
 import type { ExecRequest, ExecResult, ProcessExecutor, RunningProcess, SandboxSpec, SpecOptions } from "./types.ts";
+
+/** The undo stores (config/paths.ts garudaPaths().snapshots): Garuda's own git works there. */
+const UNDO_STORES = ".garuda/snapshots";
 
 export interface ExecutorOptions {
   /** The project root (absolute). */
@@ -216,6 +219,9 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     tmpDir,
     probe,
     keeper,
+    // The sandbox's hidden places, but the folder the command works in and the undo store's.
+    hostHidden: (cwd) =>
+      hostHiddenPaths(sandboxPaths(spec(), realFs).denyRead, [cwd, join(options.home, UNDO_STORES)], realFs.kind),
     graceMs,
     limiter,
     selfCommand: options.selfCommand,
