@@ -5,7 +5,7 @@
 // executor spawns what this returns, and releases `limited` if that fails.
 import { bwrapLaunch } from "./bwrapLaunch.ts";
 import { childEnv, proxyEnv, proxyUrl } from "./env.ts";
-import { hostPidNamespaceArgv } from "./hostNamespace.ts";
+import { type HiddenPath, hostPidNamespaceArgv } from "./hostNamespace.ts";
 import { keeperLaunch } from "./keeper.ts";
 import type { LimitedCommand, Limiter } from "./limiter.ts";
 import type { SandboxProbe } from "./probe.ts";
@@ -51,6 +51,8 @@ export interface LaunchContext {
   probe: SandboxProbe;
   /** The keeper's command for host commands; undefined: they run without one. */
   keeper: string[] | undefined;
+  /** What Garuda's own host commands in `cwd` cannot read either (hostNamespace.ts). */
+  hostHidden?: (cwd: string) => HiddenPath[];
   graceMs: number;
   limiter: Limiter | undefined;
   selfCommand: string[];
@@ -79,7 +81,7 @@ export function commandLaunch(
     // Garuda's own git: a PID namespace ends what it leaves, at a fraction of a keeper's memory.
     if (inNamespace && probe.launcher?.kind === "bwrap") {
       return {
-        argv: hostPidNamespaceArgv(probe.launcher.path, request.cwd, inner),
+        argv: hostPidNamespaceArgv(probe.launcher.path, request.cwd, inner, ctx.hostHidden?.(request.cwd) ?? []),
         env,
         cwd: request.cwd,
         pidNamespace: true,

@@ -18,7 +18,7 @@ import { createExecutorGitGuard } from "./executorGitGuard.ts";
 import { createExecutorNetworks } from "./executorNetworks.ts";
 import { BRIDGE_PORT, type ExecutorOptions, KILL_GRACE_MS } from "./executorOptions.ts";
 import { type Job, spawnJob } from "./job.ts";
-import { hostNamespaceWorks } from "./hostNamespace.ts";
+import { hostHiddenPaths, hostNamespaceWorks } from "./hostNamespace.ts";
 import { keeperCommandFor } from "./keeper.ts";
 import { type LimitedCommand, createLimiter } from "./limiter.ts";
 import { defaultCommandLimits, readHardLimits } from "./limits.ts";
@@ -31,6 +31,9 @@ import { runningProcess } from "./runningProcess.ts";
 import { sandboxPaths } from "./paths.ts";
 import type { ExecRequest, ProcessExecutor, SandboxSpec, SpecOptions } from "./types.ts";
 import type { JoinResult } from "./sessionNetwork.ts";
+
+/** The undo stores (config/paths.ts garudaPaths().snapshots): Garuda's own git works there. */
+const UNDO_STORES = ".garuda/snapshots";
 
 export { SandboxUnavailableError } from "./commandLaunch.ts";
 export { BRIDGE_PORT, type ExecutorOptions, KILL_GRACE_MS } from "./executorOptions.ts";
@@ -126,6 +129,9 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     tmpDir,
     probe,
     keeper,
+    // The sandbox's hidden places, but the folder the command works in and the undo store's.
+    hostHidden: (cwd) =>
+      hostHiddenPaths(sandboxPaths(spec(), realFs).denyRead, [cwd, join(options.home, UNDO_STORES)], realFs.kind),
     graceMs,
     limiter,
     selfCommand: options.selfCommand,

@@ -9,12 +9,49 @@
 //     ends the namespace;
 //   - cancel, timeout and shutdown reach every process in it (job.ts, as for sandboxed commands).
 // It is not a sandbox: `/` is bound as it is, devices included (git needs /dev/null), and only
-// /proc is new (the namespace's own). The user's commands keep their keeper: they must see the
-// host's processes and run setuid programs, which a PID namespace under bwrap's no_new_privs
-// would change. Pure, pinned by test/sandbox/hostNamespace.test.ts.
+// /proc is new (the namespace's own). What the sandbox hides from commands is hidden here too
+// (an empty folder, /dev/null for a file), but for the folders the command works in (the project,
+// the undo store): undo's git opens a file after its lstat, so a sandboxed background process
+// that swaps a project file for a link to ~/.ssh/id_rsa in between would have the key hashed
+// into a snapshot, shown in a diff and put back into the project by /undo. The user's commands
+// keep their keeper: they must see the host's processes and run setuid programs, which a PID
+// namespace under bwrap's no_new_privs would change. Pure, pinned by
+// test/sandbox/hostNamespace.test.ts.
+import { isInside } from "../files/isInside.ts";
+import type { PathKind } from "./fsView.ts";
 
-/** bwrap's argv that runs `argv` in `cwd` in a PID namespace of its own, on the host's files. */
-export function hostPidNamespaceArgv(bwrap: string, cwd: string, argv: string[]): string[] {
+/** A path hidden from Garuda's own host commands: an empty read-only folder, or /dev/null. */
+export interface HiddenPath {
+  path: string;
+  dir: boolean;
+}
+
+/**
+ * Of the sandbox's hidden paths (parents first), those to hide from Garuda's own host commands:
+ * the existing ones, not inside one hidden already, and not holding or inside a folder in `kept`.
+ */
+export function hostHiddenPaths(
+  denyRead: readonly string[],
+  kept: readonly string[],
+  kind: (path: string) => PathKind,
+): HiddenPath[] {
+  const hidden: HiddenPath[] = [];
+  for (const path of denyRead) {
+    if (kept.some((folder) => isInside(folder, path) || isInside(path, folder))) continue;
+    if (hidden.some((outer) => outer.dir && isInside(path, outer.path))) continue;
+    const found = kind(path);
+    if (found === "dir" || found === "file") hidden.push({ path, dir: found === "dir" });
+  }
+  return hidden;
+}
+
+/** bwrap's argv that runs `argv` in `cwd` in a PID namespace of its own, on the host's files but `hidden`. */
+export function hostPidNamespaceArgv(
+  bwrap: string,
+  cwd: string,
+  argv: string[],
+  hidden: readonly HiddenPath[] = [],
+): string[] {
   return [
     bwrap,
     "--dev-bind",
@@ -22,6 +59,9 @@ export function hostPidNamespaceArgv(bwrap: string, cwd: string, argv: string[])
     "/",
     "--proc",
     "/proc",
+    ...hidden.flatMap(({ path, dir }) =>
+      dir ? ["--tmpfs", path, "--remount-ro", path] : ["--ro-bind", "/dev/null", path],
+    ),
     "--unshare-pid",
     "--die-with-parent",
     "--chdir",

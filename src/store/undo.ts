@@ -22,8 +22,9 @@
 // At the end of a turn in which no command ran, only the files the tools wrote are read again;
 // after a command, the whole tree's stat data is. git's gc runs in the background.
 //
-// Limits: a snapshot taking more than 30 s, a failing git, or no git at all switch undo off for
-// the session, with one notice (takeNotices()). A folder in no git repository with more than
+// Limits: a snapshot taking more than 30 s, any other git call more than 2 min (git blocks for
+// good on a FIFO a command made as .gitignore), a failing git, or no git at all switch undo off
+// for the session, with one notice (takeNotices()). A folder in no git repository with more than
 // 50,000 files is not walked at all (undoPrecheck.ts): without the project's index every file
 // would be hashed.
 import { createHash, randomBytes } from "node:crypto";
@@ -46,6 +47,8 @@ import type { TurnChanges } from "../core-types/turnChanges.ts";
 /** The most files of a folder in no git repository that undo walks (undoPrecheck.ts). */
 const MAX_FILES = 50_000;
 const SNAPSHOT_TIMEOUT_MS = 30_000;
+/** The least time any other git call of the store gets (git's start alone takes a while on a loaded machine). */
+const MIN_CALL_TIMEOUT_MS = 10_000;
 const MAX_POINTS = 50;
 
 export interface UndoStoreOptions {
@@ -122,7 +125,16 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   const markFile = join(gitDir, `mark-${process.pid}-${randomBytes(4).toString("hex")}`);
   /** Aborted by close(): a snapshot still running (the first, of a large tree) does not hold up the session's end. */
   const closing = new AbortController();
-  const git = new GitRunner(executor, { root, gitDir, indexFile, tmpDir }, closing.signal);
+  // Any other call: a few snapshots' time (a restore of many files may take a while), then undo is off.
+  const callTimeoutMs = Math.max(timeoutMs * 4, MIN_CALL_TIMEOUT_MS);
+  const git = new GitRunner(executor, { root, gitDir, indexFile, tmpDir }, closing.signal, {
+    ms: callTimeoutMs,
+    onTimeout: () =>
+      disable(
+        `git did not answer within ${callTimeoutMs / 1000} s (a file it reads, such as ` +
+          `a .gitignore or .gitattributes, may be a FIFO).`,
+      ),
+  });
 
   // What no snapshot holds (besides .git, which git never stores): the session files and, when
   // the project holds ~/.garuda (a project at ~), the snapshot store itself.

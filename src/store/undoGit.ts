@@ -65,6 +65,16 @@ function configArgs(root: string): string[] {
   return settings.flatMap((setting) => ["-c", setting]);
 }
 
+/**
+ * The bound of a call that sets none, and what its end by timeout does. git blocks for good on
+ * opening a FIFO where it reads a file (.gitignore, .gitattributes: a command can make one), and a
+ * call that never returns would hold the store's queue, and with it every later command, forever.
+ */
+export interface GitTimeout {
+  ms: number;
+  onTimeout(): void;
+}
+
 export class GitRunner {
   readonly #config: string;
 
@@ -73,6 +83,7 @@ export class GitRunner {
     private readonly executor: Executor,
     readonly dirs: GitStoreDirs,
     private readonly signal?: AbortSignal,
+    private readonly timeout?: GitTimeout,
   ) {
     this.#config = configArgs(dirs.root).map(shellQuote).join(" ");
   }
@@ -94,6 +105,7 @@ export class GitRunner {
     };
     if (call.literal) env.GIT_LITERAL_PATHSPECS = "1";
     const script = `g() { git ${this.#config} "$@"; }\n${call.script}`;
+    const timeoutMs = call.timeoutMs ?? this.timeout?.ms;
     try {
       const result = await this.executor.run({
         command: script,
@@ -103,9 +115,11 @@ export class GitRunner {
         internal: true,
         env,
         ...(call.stdin !== undefined && { stdin: call.stdin }),
-        ...(call.timeoutMs !== undefined && { timeoutMs: call.timeoutMs }),
+        ...(timeoutMs !== undefined && { timeoutMs }),
         ...(this.signal && { signal: this.signal }),
       });
+      // A call with a bound of its own says what its timeout means itself.
+      if (result.timedOut && call.timeoutMs === undefined) this.timeout?.onTimeout();
       let stdout = Buffer.alloc(0);
       if (call.capture && existsSync(out)) stdout = readFileSync(out);
       return {

@@ -2,18 +2,24 @@
 // `git add -A` into the store's index: with an empty index every file of the project is read,
 // hashed and written into the store (seconds for 10,000 files, minutes for Linux). When the
 // project folder is the top of a git work tree, the store starts from a copy of the project's
-// index instead, and borrows the project's objects read-only (objects/info/alternates), so only
-// the files that differ from what the user's git has already hashed are read.
+// index instead, so only the files that differ from what the user's git has already hashed are
+// read; the blobs the copy names are copied into a pack of the store's own (`pack-objects`,
+// reusing the project's compressed data, no delta search). They are not borrowed: a turn may
+// delete the project's .git (or prune its objects), and undo must still put its files back.
 //
-// The copy is the project's, so it is checked before use: an entry git would not look at again
-// (assume-unchanged, skip-worktree: a sparse checkout), or an index the store's git cannot read
-// (a split index), and the store starts empty instead. The copy's time is set one second before
-// the original's: git takes an entry changed in the same second as its index as possibly
-// changed, and an older index only makes more entries so (re-read, never trusted wrongly).
-// No program of the project runs: the store's git keeps its hardening (undoGit.ts).
-import { copyFileSync, existsSync, lstatSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+// The copy is the project's (a command in an earlier session may have written it), so it is
+// checked before use, and the store starts empty instead when: an entry git would not look at
+// again (assume-unchanged, skip-worktree: a sparse checkout); a path git would not check out
+// (`..`, `.git`, absolute: `add -A` would read a file outside the project into a snapshot); an
+// index the store's git cannot read (a split index); a blob missing from the project's objects
+// (a partial clone); or objects the project borrows from elsewhere (its own alternates).
+// The copy's time is set one second before the original's: git takes an entry changed in the
+// same second as its index as possibly changed, and an older index only makes more entries so
+// (re-read, never trusted wrongly). No program of the project runs: the store's git keeps its
+// hardening (undoGit.ts).
+import { copyFileSync, existsSync, lstatSync, rmSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import type { GitRunner } from "./undoGit.ts";
+import { type GitRunner, nulFields, shellQuote } from "./undoGit.ts";
 
 /** The project's index and object store, when `root` is the top of a git work tree with a .git folder. */
 function projectGit(root: string): { index: string; objects: string } | undefined {
@@ -23,26 +29,40 @@ function projectGit(root: string): { index: string; objects: string } | undefine
     const index = join(dotGit, "index");
     const objects = join(dotGit, "objects");
     if (!lstatSync(index).isFile() || !lstatSync(objects).isDirectory()) return undefined;
+    // Objects from elsewhere (a clone with --shared or --reference, or a crafted chain to another repository).
+    if (existsSync(join(objects, "info", "alternates"))) return undefined;
+    // git splits GIT_ALTERNATE_OBJECT_DIRECTORIES at ':' and unquotes an entry starting with '"'.
+    if (/[:"\n]/.test(objects)) return undefined;
     return { index, objects };
   } catch {
     return undefined;
   }
 }
 
-/** Adds the project's object store to the store's alternates (once; kept: older snapshots may name its objects). */
-function borrowObjects(gitDir: string, objects: string): void {
-  const file = join(gitDir, "objects", "info", "alternates");
-  const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-  if (lines.includes(objects)) return;
-  writeFileSync(file, [...lines, objects].map((line) => `${line}\n`).join(""));
+/** Whether git would check `path` out (verify_path): relative, no empty, `.`, `..` or `.git` component. */
+export function isCheckoutPath(path: string): boolean {
+  if (path.startsWith("/")) return false;
+  return path.split("/").every((part) => {
+    if (part === "" || part === "." || part === "..") return false;
+    // Also `.git.`, `.GIT ` and the 8.3 name `git~1`: the same folder on some file systems.
+    const name = part.toLowerCase().replace(/[. ]+$/, "");
+    return name !== ".git" && name !== "git~1";
+  });
+}
+
+/** Whether the copied index may be used: `ls-files -z -v` output (a tag, a space, the path). */
+function trustworthy(listing: Buffer): boolean {
+  // -v tags an assume-unchanged entry in lower case and a skip-worktree one with S.
+  return nulFields(listing).every((entry) => /^[A-RT-Z] /.test(entry) && isCheckoutPath(entry.slice(2)));
 }
 
 /**
  * Starts the store's index as a copy of the project's (when there is no index yet and the copy
- * can be trusted to be looked at again); true when it did. Never throws.
+ * can be trusted to be looked at again), with the blobs it names copied into the store; true
+ * when it did. Never throws.
  */
 export async function seedIndex(git: GitRunner): Promise<boolean> {
-  const { root, gitDir, indexFile } = git.dirs;
+  const { root, indexFile } = git.dirs;
   if (existsSync(indexFile)) return false;
   const project = projectGit(root);
   if (!project) return false;
@@ -50,16 +70,23 @@ export async function seedIndex(git: GitRunner): Promise<boolean> {
     const { atime, mtimeMs } = lstatSync(project.index);
     copyFileSync(project.index, indexFile);
     utimesSync(indexFile, atime, new Date(mtimeMs - 1_000));
-    borrowObjects(gitDir, project.objects);
   } catch {
     rmSync(indexFile, { force: true });
     return false;
   }
-  // ls-files -v tags an assume-unchanged entry in lower case and a skip-worktree one with S.
-  const check = await git.run({
-    script: 'g ls-files -v >"$OUT" || exit 6\nif grep -q "^[a-zS] " "$OUT"; then exit 5; fi',
-  });
-  if (check.exitCode === 0) return true;
+  const check = await git.run({ script: 'g ls-files -z -v >"$OUT"', capture: true });
+  if (check.exitCode === 0 && trustworthy(check.stdout)) {
+    // The blobs (not gitlinks: those name commits of other repositories), read through the project's objects.
+    const copied = await git.run({
+      script: [
+        "set -o pipefail",
+        `g ls-files -s | awk '$1 != "160000" { print $2 }' | sort -u |`,
+        `  GIT_ALTERNATE_OBJECT_DIRECTORIES=${shellQuote(project.objects)} g ` +
+          `pack-objects -q --window=0 "$GIT_DIR/objects/pack/pack" >/dev/null`,
+      ].join("\n"),
+    });
+    if (copied.exitCode === 0) return true;
+  }
   rmSync(indexFile, { force: true });
   return false;
 }

@@ -43,7 +43,9 @@ export interface FoundFile {
   outcome: FileOutcome;
 }
 
-/** The line rg prints between groups of context lines (with --crlf, ending in \r): the only one without a file's name. */
+/**
+ * The line rg prints between groups of context lines (with --crlf, ending in \r): the only one without a file's name.
+ */
 const GROUP_BREAKS = [Buffer.from("--"), Buffer.from("--\r")];
 
 /** One of rg's `path\0line:text` (a match) and `path\0line-text` (context) lines. */

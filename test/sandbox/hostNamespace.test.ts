@@ -4,10 +4,10 @@
 // host's files and write them as the user. Negative controls: without the namespace and without a
 // keeper the daemons stay; the user's host commands still get their keeper.
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
-import { hostPidNamespaceArgv } from "../../src/sandbox/hostNamespace.ts";
+import { hostHiddenPaths, hostPidNamespaceArgv } from "../../src/sandbox/hostNamespace.ts";
 import { KEEPER_COMMAND } from "../../src/sandbox/keeperName.ts";
 import { signalProcess } from "../../src/sandbox/processTree.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
@@ -76,6 +76,32 @@ describe("hostPidNamespaceArgv", () => {
   });
 });
 
+describe("hostHiddenPaths", () => {
+  test("the sandbox's hidden places that exist, but those inside one and those holding or inside a kept folder", () => {
+    const kinds: Record<string, "dir" | "file"> = {
+      "/h/.ssh": "dir",
+      "/h/.ssh/id_rsa": "file",
+      "/h/.netrc": "file",
+      "/h/.garuda/snapshots": "dir",
+      "/h/.config/hub": "dir",
+    };
+    const hidden = hostHiddenPaths(
+      ["/h/.aws", "/h/.config/hub", "/h/.garuda/snapshots", "/h/.netrc", "/h/.ssh", "/h/.ssh/id_rsa"],
+      ["/h/.config/hub/project", "/h/.garuda/snapshots/0123"],
+      (path) => kinds[path] ?? "missing",
+    );
+    expect(hidden).toEqual([
+      { path: "/h/.netrc", dir: false },
+      { path: "/h/.ssh", dir: true },
+    ]);
+    expect(hostPidNamespaceArgv("/b", "/p", ["sh"], hidden).slice(1, 14)).toEqual([
+      ...["--dev-bind", "/", "/", "--proc", "/proc"],
+      ...["--ro-bind", "/dev/null", "/h/.netrc", "--tmpfs", "/h/.ssh", "--remount-ro", "/h/.ssh"],
+      "--unshare-pid",
+    ]);
+  });
+});
+
 describeSandbox(
   "Garuda's own host commands in a PID namespace",
   () => {
@@ -100,6 +126,30 @@ describeSandbox(
         expect(user.output).toMatch(KEEPER);
       },
     );
+
+    test("they cannot read what the sandbox hides, not even through a link a command made in the project", async () => {
+      // The undo store's git opens a file after its lstat: a sandboxed background process that
+      // swaps the file for a link in between would have a secret hashed into a snapshot.
+      mkdirSync(join(home.path, ".ssh"), { recursive: true });
+      writeFileSync(join(home.path, ".ssh", "id_rsa"), "PRIVATE KEY\n");
+      symlinkSync(join(home.path, ".ssh", "id_rsa"), join(root.path, "swapped"));
+      const store = join(home.path, ".garuda", "snapshots", "0123456789abcdef");
+      mkdirSync(store, { recursive: true });
+      const e = await executor();
+      const result = await e.run({
+        command: `cat swapped ${join(home.path, ".ssh", "id_rsa")}; echo kept >${join(store, "written")}; echo done`,
+        cwd: root.path,
+        sandbox: null,
+        internal: true,
+      });
+      expect(result.output).not.toContain("PRIVATE KEY");
+      expect(result.output).toContain("done");
+      // The undo store itself stays readable and writable.
+      expect(readFileSync(join(store, "written"), "utf8")).toBe("kept\n");
+      // The user's own host commands are not Garuda's: they read it.
+      const user = await e.run({ command: "cat swapped", cwd: root.path, sandbox: null });
+      expect(user.output).toBe("PRIVATE KEY\n");
+    });
 
     test(
       "what one detaches ends when it exits (negative control: no namespace and no " + "keeper, the daemons stay)",

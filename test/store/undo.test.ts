@@ -504,3 +504,37 @@ describe("undo: store, diff and limits", () => {
     await again.close();
   });
 });
+
+describe("git that never answers", () => {
+  test("a FIFO a command made as .gitignore: a tool's write and the next turn go on, " +
+    "undo turns off with a notice", async () => {
+    const p = await project({ "a.txt": "a\n" }, { snapshotTimeoutMs: 1_500 });
+    await p.sh("git init -q");
+    await p.store.beginTurn();
+    await p.store.beforeCommand(true); // a background process: every turn's start lists the gitignored files
+    await p.sh("mkfifo .gitignore");
+    const bounded = <T>(work: Promise<T>) =>
+      Promise.race([work.then(() => "done"), Bun.sleep(15_000).then(() => "hung")]);
+    // Git blocks opening the FIFO: every call that reads .gitignore waits for a writer that never comes.
+    expect(await bounded(p.store.snapshot([join(p.root, "b.txt")]))).toBe("done");
+    expect(await bounded(p.store.endTurn())).toBe("done");
+    expect(await bounded(p.store.beginTurn())).toBe("done");
+    expect(await bounded(p.store.beforeCommand())).toBe("done");
+    expect(p.store.status.enabled).toBe(false);
+    expect(p.store.takeNotices().join("\n")).toContain("git did not answer");
+  }, 60_000);
+
+  test("a FIFO as .gitattributes after the turn: /undo and /diff answer, undo turns off with a notice", async () => {
+    const p = await project({ "a.txt": "a\n" }, { snapshotTimeoutMs: 1_500 });
+    await p.store.beginTurn();
+    await p.store.beforeCommand();
+    await p.sh("echo changed > a.txt");
+    await p.store.endTurn();
+    await p.sh("mkfifo .gitattributes");
+    const bounded = <T>(work: Promise<T>) =>
+      Promise.race([work.then((value) => value), Bun.sleep(15_000).then(() => "hung")]);
+    expect(await bounded(p.store.undoLastTurn())).not.toBe("hung");
+    expect(await bounded(p.store.diff())).not.toBe("hung");
+    expect(p.store.status.enabled).toBe(false);
+  }, 60_000);
+});

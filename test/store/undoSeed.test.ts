@@ -1,11 +1,13 @@
 // The undo store's first index from the project's git (store/undoSeed.ts), with real git through
 // the real executor: the first snapshot of a repository hashes only what differs from the
-// user's index (the committed files are borrowed from the project's objects, not copied), undo
-// after a command still restores them, and an index whose entries git would not look at again
-// (assume-unchanged) is not used: the snapshot holds the file as it is, not as the index says.
+// user's index (the committed blobs are copied from the project's pack, not hashed again), undo
+// after a command, even one that deletes .git, still restores them, and an index a command could
+// have crafted is not used: entries git would not look at again (assume-unchanged), a path out
+// of the project (`../s`), objects borrowed from another repository (the project's alternates).
 import { afterEach, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { createUndoStore, snapshotDir } from "../../src/store/undo.ts";
@@ -50,22 +52,31 @@ function ownObjects(home: string, root: string): number {
     .reduce((sum, folder) => sum + readdirSync(join(objects, folder)).length, 0);
 }
 
+/** The packs in the store (the seed's copy of the project's blobs). */
+function packs(home: string, root: string): number {
+  return readdirSync(join(snapshotDir(home, root), "objects", "pack")).filter((name) => name.endsWith(".pack")).length;
+}
+
 describe("the first snapshot of a repository starts from the project's index", () => {
-  test("committed files are borrowed, not hashed again; undo after a command restores them", async () => {
-    const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}.txt`, `file ${i}\n`]));
-    const p = await repository(files);
-    await p.store.beginTurn();
-    await p.store.beforeCommand();
-    await p.sh("echo changed > f3.txt && rm f4.txt");
-    await p.store.endTurn();
-    const alternates = join(snapshotDir(p.home, p.root), "objects", "info", "alternates");
-    expect(readFileSync(alternates, "utf8")).toBe(`${join(p.root, ".git", "objects")}\n`);
-    // The trees and the one changed file: none of the 30 committed blobs.
-    expect(ownObjects(p.home, p.root)).toBeLessThan(5);
-    expect(await p.store.undoLastTurn()).toEqual({ restored: ["f3.txt", "f4.txt"], removed: [], notes: [] });
-    expect(p.read("f3.txt")).toBe("file 3\n");
-    expect(p.read("f4.txt")).toBe("file 4\n");
-  });
+  test(
+    "committed files are copied from the project's pack, not hashed again; undo " + "after a command restores them",
+    async () => {
+      const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}.txt`, `file ${i}\n`]));
+      const p = await repository(files);
+      await p.store.beginTurn();
+      await p.store.beforeCommand();
+      await p.sh("echo changed > f3.txt && rm f4.txt");
+      await p.store.endTurn();
+      // The committed blobs are in one pack, copied from the project's (not borrowed: see below).
+      expect(existsSync(join(snapshotDir(p.home, p.root), "objects", "info", "alternates"))).toBe(false);
+      expect(packs(p.home, p.root)).toBe(1);
+      // Loose: the trees and the one changed file, none of the 30 committed blobs.
+      expect(ownObjects(p.home, p.root)).toBeLessThan(5);
+      expect(await p.store.undoLastTurn()).toEqual({ restored: ["f3.txt", "f4.txt"], removed: [], notes: [] });
+      expect(p.read("f3.txt")).toBe("file 3\n");
+      expect(p.read("f4.txt")).toBe("file 4\n");
+    },
+  );
 
   test(
     "prepare() at session start copies the index and hashes nothing; without a " +
@@ -97,6 +108,84 @@ describe("the first snapshot of a repository starts from the project's index", (
     expect((await p.store.undoLastTurn()).restored).toEqual(["a.txt"]);
     // Negative control of the check: a copied index would have put back the committed text.
     expect(p.read("a.txt")).toBe("edited by the user\n");
-    expect(existsSync(join(snapshotDir(p.home, p.root), "objects", "info", "alternates"))).toBe(true);
+    expect(packs(p.home, p.root)).toBe(0);
   });
+});
+
+describe("a turn that removes the project's git", () => {
+  test("rm -rf .git and an edit: undo still puts the committed file back", async () => {
+    const p = await repository({ "a.txt": "committed a\n", "b.txt": "committed b\n" });
+    await p.store.beginTurn();
+    await p.store.beforeCommand();
+    await p.sh("rm -rf .git && echo overwritten > a.txt && rm b.txt");
+    await p.store.endTurn();
+    expect(await p.store.undoLastTurn()).toEqual({ restored: ["a.txt", "b.txt"], removed: [], notes: [] });
+    expect(p.read("a.txt")).toBe("committed a\n");
+    expect(p.read("b.txt")).toBe("committed b\n");
+  });
+});
+
+/** Renames an entry of the project's index in place (same length), as a command could have written it. */
+function renameIndexEntry(root: string, from: string, to: string): void {
+  const file = join(root, ".git", "index");
+  const body = readFileSync(file).subarray(0, -20);
+  const at = body.indexOf(`${from}\0`);
+  expect(at).toBeGreaterThan(0);
+  body.write(to, at);
+  writeFileSync(file, Buffer.concat([body, createHash("sha1").update(body).digest()]));
+}
+
+describe("a crafted project index is not used", () => {
+  test(
+    "an entry `../s` (git reads it): no file outside the project gets into a " + "snapshot, undo still works",
+    async () => {
+      const p = await repository({ "a.txt": "a\n", zzzz: "z\n" });
+      const outside = join(dirname(p.root), "s");
+      writeFileSync(outside, "SECRET one\n");
+      renameIndexEntry(p.root, "zzzz", "../s");
+      await p.store.beginTurn();
+      await p.store.beforeCommand();
+      await p.sh("echo changed > a.txt");
+      writeFileSync(outside, "SECRET two\n"); // a file outside that changes (a shell history)
+      await p.store.endTurn();
+      const changes = await p.store.turnChanges();
+      if (!changes.available) throw new Error(changes.reason);
+      expect(changes.files.map((file) => file.path)).toEqual([join(p.root, "a.txt")]);
+      expect(JSON.stringify(changes)).not.toContain("SECRET");
+      expect(await p.store.diff()).not.toContain("SECRET");
+      expect(await p.store.undoLastTurn()).toEqual({ restored: ["a.txt"], removed: [], notes: [] });
+      expect(p.read("a.txt")).toBe("a\n");
+    },
+  );
+
+  test(
+    "objects the project borrows from elsewhere (its alternates) are not read " + "through an entry naming them",
+    async () => {
+      const p = await repository({ "a.txt": "public\n" });
+      // Another repository of the user's, which the project's alternates chain to.
+      const other = join(dirname(p.root), "other");
+      mkdirSync(other);
+      writeFileSync(join(other, "secret.txt"), "PRIVATE\n");
+      const otherGit = (command: string) => p.sh(`cd ${other} && ${command}`);
+      await otherGit("git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -q -m s");
+      // The index names that blob for a.txt, with a.txt's own stat data (as a command could write it).
+      await p.sh(
+        `touch -d '2020-01-01' a.txt && git add a.txt && echo ` +
+          `${join(other, ".git", "objects")} > .git/objects/info/alternates`,
+      );
+      const id = (text: string) => createHash("sha1").update(`blob ${text.length}\0${text}`).digest();
+      const index = join(p.root, ".git", "index");
+      const body = readFileSync(index).subarray(0, -20);
+      id("PRIVATE\n").copy(body, body.indexOf(id("public\n")));
+      writeFileSync(index, Buffer.concat([body, createHash("sha1").update(body).digest()]));
+      await p.store.beginTurn();
+      await p.store.beforeCommand();
+      await p.sh("echo changed > a.txt");
+      await p.store.endTurn();
+      const changes = await p.store.turnChanges();
+      if (!changes.available) throw new Error(changes.reason);
+      expect(changes.files[0]?.diff).toEqual({ oldText: "public\n", newText: "changed\n" });
+      expect(packs(p.home, p.root)).toBe(0);
+    },
+  );
 });

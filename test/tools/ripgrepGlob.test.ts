@@ -94,32 +94,35 @@ describe.skipIf(!ripgrepHere)("glob through ripgrep: names with a line end", () 
 });
 
 describe.skipIf(!ripgrepHere)("glob and grep through ripgrep: .gitignore rules rg reads otherwise", () => {
-  test("a nested repository, a byte-order mark and a .rgignore do not show ignored files (negative control)", async () => {
-    using root = tempRoot();
-    writeFiles(root.path, {
-      // rg applies no .gitignore above a nested repository to its files, reads no first rule after
-      // a BOM, and takes a .rgignore's rules over .gitignore's (even with --no-ignore-dot).
-      ".gitignore": "\uFEFFtop.txt\n*.sec\nrg.txt\n",
-      ".rgignore": "!rg.txt\n",
-      "rg.txt": "x",
-      "top.txt": "x",
-      "inner/.git/HEAD": "ref: refs/heads/main\n",
-      "inner/a.sec": "x",
-      "inner/ok.txt": "x",
-    });
-    const own = session(root.path);
-    const s = session(root.path);
-    const counted = useRipgrep(s, testRipgrep(root.path));
-    for (const [tool, input] of [
-      ["glob", { pattern: "**/*" }],
-      ["grep", { pattern: "x", mode: "files" }],
-    ] as const) {
-      const result = await s.run(tool, input);
-      expect(result.output).not.toContain(".sec");
-      expect(result.output).not.toContain("top.txt");
-      expect(result.output).not.toContain("rg.txt");
-      expect(result.output).toBe((await own.run(tool, input)).output);
-    }
-    expect(counted.used).toBe(2);
-  });
+  test(
+    "a nested repository, a byte-order mark and a .rgignore do not show ignored " + "files (negative control)",
+    async () => {
+      using root = tempRoot();
+      writeFiles(root.path, {
+        // rg applies no .gitignore above a nested repository to its files, reads no first rule after
+        // a BOM, and takes a .rgignore's rules over .gitignore's (even with --no-ignore-dot).
+        ".gitignore": "\uFEFFtop.txt\n*.sec\nrg.txt\n",
+        ".rgignore": "!rg.txt\n",
+        "rg.txt": "x",
+        "top.txt": "x",
+        "inner/.git/HEAD": "ref: refs/heads/main\n",
+        "inner/a.sec": "x",
+        "inner/ok.txt": "x",
+      });
+      const own = session(root.path);
+      const s = session(root.path);
+      const counted = useRipgrep(s, testRipgrep(root.path));
+      for (const [tool, input] of [
+        ["glob", { pattern: "**/*" }],
+        ["grep", { pattern: "x", mode: "files" }],
+      ] as const) {
+        const result = await s.run(tool, input);
+        expect(result.output).not.toContain(".sec");
+        expect(result.output).not.toContain("top.txt");
+        expect(result.output).not.toContain("rg.txt");
+        expect(result.output).toBe((await own.run(tool, input)).output);
+      }
+      expect(counted.used).toBe(2);
+    },
+  );
 });

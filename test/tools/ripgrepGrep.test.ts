@@ -241,20 +241,23 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep: names with a line end", () 
     expect(result.output).toContain("needle-rg 2");
   });
 
-  test("a link named `x\\nREADME.md` to .env does not show .env's lines as README.md's (negative control)", async () => {
-    using root = tempRoot();
-    writeFiles(root.path, { ".env": "TOKEN=needle-in-env\n", "README.md": "hello\n", "ok.txt": "needle ok\n" });
-    symlinkSync(".env", join(root.path, "x\nREADME.md"));
-    // A cloned project is older than a second: rg's answer is taken as it is.
-    await Bun.sleep(1100);
-    const s = session(root.path);
-    useRipgrep(s, testRipgrep(root.path));
-    for (const input of [{ pattern: "needle" }, { pattern: "needle", context: 1 }]) {
-      const result = await s.run("grep", input);
-      expect(result.output).not.toContain("needle-in-env");
-      expect(result.output).toContain("ok.txt:1:needle ok");
-    }
-  });
+  test(
+    "a link named `x\\nREADME.md` to .env does not show .env's lines as README.md's " + "(negative control)",
+    async () => {
+      using root = tempRoot();
+      writeFiles(root.path, { ".env": "TOKEN=needle-in-env\n", "README.md": "hello\n", "ok.txt": "needle ok\n" });
+      symlinkSync(".env", join(root.path, "x\nREADME.md"));
+      // A cloned project is older than a second: rg's answer is taken as it is.
+      await Bun.sleep(1100);
+      const s = session(root.path);
+      useRipgrep(s, testRipgrep(root.path));
+      for (const input of [{ pattern: "needle" }, { pattern: "needle", context: 1 }]) {
+        const result = await s.run("grep", input);
+        expect(result.output).not.toContain("needle-in-env");
+        expect(result.output).toContain("ok.txt:1:needle ok");
+      }
+    },
+  );
 });
 
 describe.skipIf(!ripgrepHere)("grep through ripgrep: memory", () => {
@@ -276,46 +279,49 @@ describe.skipIf(!ripgrepHere)("grep through ripgrep: memory", () => {
 });
 
 describe.skipIf(!ripgrepHere)("grep through ripgrep: a folder above the one searched swapped while rg runs", () => {
-  test("a/ swapped for a link to a folder with a link to .env, and back, shows no line of .env (negative control)", async () => {
-    using root = tempRoot();
-    writeFiles(root.path, { ".env": "TOKEN=needle-in-env\n", "a/b/x.txt": "hello\n", "evil/b/keep.txt": "x\n" });
-    symlinkSync("../../.env", join(root.path, "evil", "b", "x.txt"));
-    // Older than a second: only a folder the swap changes can tell rg's read was of another file.
-    await Bun.sleep(1100);
-    const runner = testRipgrep(root.path);
-    const a = join(root.path, "a");
-    // A command's swap, just after grep checked a/b and just before rg starts, and back once rg
-    // has printed (before grep looks at what it printed).
-    let swapped = false;
-    const swapBack = () => {
-      if (!swapped) return;
-      swapped = false;
-      rmSync(a);
-      renameSync(`${a}.real`, a);
-    };
-    const swapping: RipgrepRunner = {
-      async run(request) {
-        renameSync(a, `${a}.real`);
-        symlinkSync("evil", a);
-        swapped = true;
-        const onStdout = request.onStdout;
-        try {
-          return await runner.run({
-            ...request,
-            onStdout: (chunk) => {
-              swapBack();
-              onStdout?.(chunk);
-            },
-          });
-        } finally {
-          swapBack();
-        }
-      },
-    };
-    const s = session(root.path);
-    const counted = useRipgrep(s, swapping);
-    const result = await s.run("grep", { pattern: "needle", path: "a/b" });
-    expect(counted.used).toBe(1);
-    expect(result.output).not.toContain("needle-in-env");
-  });
+  test(
+    "a/ swapped for a link to a folder with a link to .env, and back, shows no line " + "of .env (negative control)",
+    async () => {
+      using root = tempRoot();
+      writeFiles(root.path, { ".env": "TOKEN=needle-in-env\n", "a/b/x.txt": "hello\n", "evil/b/keep.txt": "x\n" });
+      symlinkSync("../../.env", join(root.path, "evil", "b", "x.txt"));
+      // Older than a second: only a folder the swap changes can tell rg's read was of another file.
+      await Bun.sleep(1100);
+      const runner = testRipgrep(root.path);
+      const a = join(root.path, "a");
+      // A command's swap, just after grep checked a/b and just before rg starts, and back once rg
+      // has printed (before grep looks at what it printed).
+      let swapped = false;
+      const swapBack = () => {
+        if (!swapped) return;
+        swapped = false;
+        rmSync(a);
+        renameSync(`${a}.real`, a);
+      };
+      const swapping: RipgrepRunner = {
+        async run(request) {
+          renameSync(a, `${a}.real`);
+          symlinkSync("evil", a);
+          swapped = true;
+          const onStdout = request.onStdout;
+          try {
+            return await runner.run({
+              ...request,
+              onStdout: (chunk) => {
+                swapBack();
+                onStdout?.(chunk);
+              },
+            });
+          } finally {
+            swapBack();
+          }
+        },
+      };
+      const s = session(root.path);
+      const counted = useRipgrep(s, swapping);
+      const result = await s.run("grep", { pattern: "needle", path: "a/b" });
+      expect(counted.used).toBe(1);
+      expect(result.output).not.toContain("needle-in-env");
+    },
+  );
 });

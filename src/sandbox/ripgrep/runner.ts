@@ -141,7 +141,8 @@ const NOT_STARTED = /^bwrap:/m;
 function treeTicks(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The fields after the command's name (which may hold spaces, in parentheses): utime and stime are the 12th and 13th.
+    // The fields after the command's name (which may hold spaces, in parentheses): utime and stime are the 12th and
+    // 13th.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     let ticks = Number(fields[11]) + Number(fields[12]);
     for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" "))
@@ -152,7 +153,9 @@ function treeTicks(pid: number): number | undefined {
   }
 }
 
-/** Calls `stuck` once a whole period passes with no output and no CPU used under `pid` (not where /proc cannot tell). */
+/**
+ * Calls `stuck` once a whole period passes with no output and no CPU used under `pid` (not where /proc cannot tell).
+ */
 function watchStall(pid: number, printed: () => number, periodMs: number, stuck: () => void): () => void {
   let last: string | undefined;
   const timer = setInterval(() => {
