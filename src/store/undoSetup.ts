@@ -1,9 +1,10 @@
 // Setting up the undo store (undo.ts) before its first snapshot: reasons not to take one at all
 // (undoPrecheck.ts, no git), then the store's folder (~/.garuda/snapshots/<hash>/, 0700), its
 // git, what it never stores (info/exclude), its attributes, and its first index (undoSeed.ts).
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
+import { writeFileAtomic } from "../files/atomicWrite.ts";
 import { type GitRunner, gitMessage } from "./undoGit.ts";
 import { undoPrecheck } from "./undoPrecheck.ts";
 import { seedIndex } from "./undoSeed.ts";
@@ -34,20 +35,40 @@ export async function setUpStore(
         "session.",
     };
   if (probe.exitCode !== 0) return { refused: `git does not work here (${gitMessage(probe)}).` };
-  for (const dir of [garudaPaths(home).dir, garudaPaths(home).snapshots, gitDir]) {
-    if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
-  }
+  // Sessions of the same project set the same store up at once (an editor opening two threads):
+  // every step here may meet another session's, so none fails on what the other just made.
+  for (const dir of [garudaPaths(home).dir, garudaPaths(home).snapshots, gitDir])
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(gitDir, 0o700);
-  if (!existsSync(join(gitDir, "HEAD"))) {
-    const created = await git.run({ script: "g init --quiet --template= >/dev/null" });
-    if (created.exitCode !== 0) return { refused: `the snapshot store could not be created (${gitMessage(created)}).` };
-  }
+  const problem = await initStore(git, gitDir);
+  if (problem !== undefined) return { refused: `the snapshot store could not be created (${problem}).` };
   mkdirSync(join(gitDir, "info"), { recursive: true, mode: 0o700 });
   mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-  writeFileSync(join(gitDir, "info", "exclude"), excluded.map((path) => `/${path}/\n`).join(""));
+  const info = { mode: 0o600, dirMode: 0o700 };
+  writeFileAtomic(join(gitDir, "info", "exclude"), excluded.map((path) => `/${path}/\n`).join(""), info);
   // Highest-precedence attributes: no eol, filter, ident or encoding conversion, so files
   // come back byte for byte whatever the project's .gitattributes say.
-  writeFileSync(join(gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding\n");
+  writeFileAtomic(join(gitDir, "info", "attributes"), "* -text -eol -filter -ident -working-tree-encoding\n", info);
   mkdirSync(join(gitDir, "objects", "info"), { recursive: true, mode: 0o700 });
   return { seeded: await seedIndex(git) };
+}
+
+/** Tries of `git init` while another session's holds the store's config lock. */
+const INIT_TRIES = 5;
+
+/**
+ * `git init` of the store unless it exists, or why it could not be made. Another session making
+ * the same store at the same moment holds its config's lock: wait and look again (git init of a
+ * store that exists now is harmless).
+ */
+async function initStore(git: GitRunner, gitDir: string): Promise<string | undefined> {
+  let problem: string | undefined;
+  for (let attempt = 0; attempt < INIT_TRIES; attempt++) {
+    if (existsSync(join(gitDir, "HEAD")) && !existsSync(join(gitDir, "config.lock"))) return undefined;
+    if (attempt > 0) await Bun.sleep(50 * attempt);
+    const created = await git.run({ script: "g init --quiet --template= >/dev/null" });
+    if (created.exitCode === 0) return undefined;
+    problem = gitMessage(created);
+  }
+  return problem;
 }

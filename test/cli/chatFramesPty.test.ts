@@ -16,10 +16,15 @@ const ANSWER = Array.from({ length: LINES }, (_, i) => {
   return i % 2_500 < 1_000 ? `Line-${n} of the **answer** goes on.` : `- item-${n} of the list`;
 }).join("\n");
 
-function longAnswer() {
+/**
+ * The long answer, then a short one. `paced`: 1 ms between events (a thousand lines a second, faster
+ * than a model streams) for the tests that stop it in the middle, so that on a loaded machine the
+ * whole answer is not drawn before the test's key arrives (then there would be no turn to stop).
+ */
+function longAnswer(paced = false) {
   return startMockAnthropic({
     script: [
-      { steps: [{ type: "text", text: ANSWER, fragments: LINES }] },
+      { steps: [{ type: "text", text: ANSWER, fragments: LINES }], ...(paced ? { delayMs: 1 } : {}) },
       { steps: [{ type: "text", text: "Next." }] },
     ],
   });
@@ -61,7 +66,7 @@ describe("a long answer streamed as fast as the server sends it", () => {
     ["Esc", "\x1b"],
   ] as const) {
     test(`${name} in the middle of it stops the turn within 200 ms`, async () => {
-      await using mock = longAnswer();
+      await using mock = longAnswer(true);
       using ws = workspace();
       const { chat, echoMs } = await askForIt(mock, ws, "Line-00300");
       const from = chat.raw.length;
@@ -103,7 +108,7 @@ describe("a long answer streamed as fast as the server sends it", () => {
   }, 90_000);
 
   test("SIGTERM in the middle of it ends the chat within 1 s and gives the terminal back", async () => {
-    await using mock = longAnswer();
+    await using mock = longAnswer(true);
     using ws = workspace();
     const { chat } = await askForIt(mock, ws, "Line-00300");
     const from = chat.raw.length;

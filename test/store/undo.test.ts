@@ -505,6 +505,19 @@ describe("undo: store, diff and limits", () => {
   });
 });
 
+test("sessions of one project setting its store up at the same moment all keep undo on", async () => {
+  // An editor opening several threads of a project at once: each session's `git init` of the one
+  // store meets another's lock on its config.
+  const p = await project({ "a.txt": "v1" });
+  const stores = Array.from({ length: 16 }, () =>
+    createUndoStore({ root: p.root, home: p.home, executor: p.executor }),
+  );
+  for (const store of stores) store.prepare();
+  await Promise.all(stores.map((store) => store.beginTurn()));
+  expect(stores.map((store) => store.status)).toEqual(stores.map(() => ({ enabled: true })));
+  for (const store of stores) await store.close();
+});
+
 describe("git that never answers", () => {
   test("a FIFO a command made as .gitignore: a tool's write and the next turn go on, " +
     "undo turns off with a notice", async () => {
