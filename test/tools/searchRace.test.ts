@@ -133,6 +133,16 @@ describeSandbox("file tools against a sandboxed process swapping folders and lin
       const found = new Map<string, number>();
       let runs = 0;
       let linksSeen = 0;
+      const lookAtSrc = () => {
+        try {
+          if (lstatSync(join(ws.root, "src")).isSymbolicLink()) linksSeen++;
+        } catch {
+          // Between two renames: neither there.
+        }
+      };
+      // Also looked at while the tools wait (a search through rg waits for its sandbox): on a loaded
+      // machine few calls end while src/ is a link.
+      const sampler = setInterval(lookAtSrc, 1);
       try {
         const until = performance.now() + RACE_MS;
         let id = 0;
@@ -145,14 +155,11 @@ describeSandbox("file tools against a sandboxed process swapping folders and lin
             if (/INSIDE_MARK|insideFn|src\/c\.ts/.test(outcome.output)) found.set(name, (found.get(name) ?? 0) + 1);
             // Looked at after every call: a search through rg takes ~10 ms (its sandbox), so rounds
             // are few, and src/ is a link for a small part of each swap.
-            try {
-              if (lstatSync(join(ws.root, "src")).isSymbolicLink()) linksSeen++;
-            } catch {
-              // Between two renames: neither there.
-            }
+            lookAtSrc();
           }
         }
       } finally {
+        clearInterval(sampler);
         await attacker.stop();
       }
       const rounds = existsSync(join(ws.root, ".rounds")) ? Number(readFileSync(join(ws.root, ".rounds"), "utf8")) : 0;

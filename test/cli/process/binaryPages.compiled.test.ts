@@ -79,7 +79,9 @@ describe.skipIf(process.platform !== "linux")("garuda acp gives its binary's pag
       const startedUp = residentFilePages(proc.pid);
 
       const created = agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
-      expect(startedUp - (await lowestFileBytes(proc.pid, created, 1000))).toBeGreaterThan(binaryBytes / 2);
+      // A third, not all: session/new's own work (the undo store's set-up starts then) faults pages
+      // back in while the release runs, more so on a loaded machine; without it nothing drops.
+      expect(startedUp - (await lowestFileBytes(proc.pid, created, 1000))).toBeGreaterThan(binaryBytes / 3);
       const { sessionId } = await created;
 
       const turn = await agent.request(acp.methods.agent.session.prompt, {
