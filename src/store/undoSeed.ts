@@ -17,7 +17,18 @@
 // same second as its index as possibly changed, and an older index only makes more entries so
 // (re-read, never trusted wrongly). No program of the project runs: the store's git keeps its
 // hardening (undoGit.ts).
-import { copyFileSync, existsSync, lstatSync, rmSync, utimesSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { type GitRunner, nulFields, shellQuote } from "./undoGit.ts";
 
@@ -36,6 +47,29 @@ function projectGit(root: string): { index: string; objects: string } | undefine
     return { index, objects };
   } catch {
     return undefined;
+  }
+}
+
+/** A larger index is not copied (a crafted one would fill the disk once per session): Linux's is ~9 MB. */
+const MAX_INDEX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Copies the project's index to `to`, its time set a second earlier; false when it is not a
+ * regular file of at most MAX_INDEX_BYTES. Opened without following a link that a sandboxed
+ * command swapped in after the lstat, nor waiting on a FIFO.
+ */
+export function copyIndex(from: string, to: string): boolean {
+  const fd = openSync(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_INDEX_BYTES) return false;
+    writeFileSync(to, readFileSync(fd), { mode: 0o600 });
+    // Entries changed in the same second as the index are looked at again (racy-git), and so are all
+    // the entries of a copy that seems older than its own entries.
+    utimesSync(to, stat.atime, new Date(stat.mtimeMs - 1_000));
+    return true;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -67,9 +101,7 @@ export async function seedIndex(git: GitRunner): Promise<boolean> {
   const project = projectGit(root);
   if (!project) return false;
   try {
-    const { atime, mtimeMs } = lstatSync(project.index);
-    copyFileSync(project.index, indexFile);
-    utimesSync(indexFile, atime, new Date(mtimeMs - 1_000));
+    if (!copyIndex(project.index, indexFile)) return false;
   } catch {
     rmSync(indexFile, { force: true });
     return false;

@@ -6,11 +6,23 @@
 // of the project (`../s`), objects borrowed from another repository (the project's alternates).
 import { afterEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { createExecutor } from "../../src/sandbox/executor.ts";
 import type { ProcessExecutor } from "../../src/sandbox/types.ts";
 import { createUndoStore, snapshotDir } from "../../src/store/undo.ts";
+import { copyIndex } from "../../src/store/undoSeed.ts";
 import { SELF_COMMAND } from "../support/sandboxSupport.ts";
 import { tempDir } from "../support/tempDir.ts";
 
@@ -109,6 +121,31 @@ describe("the first snapshot of a repository starts from the project's index", (
     // Negative control of the check: a copied index would have put back the committed text.
     expect(p.read("a.txt")).toBe("edited by the user\n");
     expect(packs(p.home, p.root)).toBe(0);
+  });
+});
+
+describe("the copy of the project's index", () => {
+  test("not over 256 MB, not through a link, not a FIFO (never waiting on it)", () => {
+    using dir = tempDir("garuda-seed-copy-");
+    const to = join(dir.path, "copy");
+    const big = join(dir.path, "big");
+    // A sparse file: 300 MB to stat, nothing on disk. A crafted one would fill the disk once per session.
+    truncateSync((writeFileSync(big, ""), big), 300 * 1024 * 1024);
+    expect(copyIndex(big, to)).toBe(false);
+    expect(existsSync(to)).toBe(false);
+    // A link a sandboxed command swapped in after the lstat: never followed to its target.
+    writeFileSync(join(dir.path, "secret"), "PRIVATE KEY\n");
+    symlinkSync(join(dir.path, "secret"), join(dir.path, "link"));
+    expect(() => copyIndex(join(dir.path, "link"), to)).toThrow();
+    expect(existsSync(to)).toBe(false);
+    // A FIFO: refused at once, not waited on.
+    execFileSync("mkfifo", [join(dir.path, "fifo")]);
+    expect(copyIndex(join(dir.path, "fifo"), to)).toBe(false);
+    // A plain index is copied, its time a second earlier.
+    writeFileSync(join(dir.path, "index"), "DIRC");
+    expect(copyIndex(join(dir.path, "index"), to)).toBe(true);
+    expect(readFileSync(to, "utf8")).toBe("DIRC");
+    expect(statSync(join(dir.path, "index")).mtimeMs - statSync(to).mtimeMs).toBeCloseTo(1_000, -1);
   });
 });
 
