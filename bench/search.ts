@@ -182,6 +182,28 @@ async function benchRipgrep(root: string): Promise<RipgrepRunner | undefined> {
   });
 }
 
+/** A task that times `argv` (ripgrep, fd) in `root` and records what it found under `name`. */
+function programTask(
+  name: string,
+  argv: string[],
+  root: string,
+  count: (stdout: string) => string,
+  counts: Map<string, string>,
+): Task {
+  return {
+    name,
+    async run() {
+      const started = performance.now();
+      const child = Bun.spawn(argv, { cwd: root, stdout: "pipe", stderr: "ignore" });
+      const stdout = await new Response(child.stdout).text();
+      await child.exited;
+      const ms = performance.now() - started;
+      counts.set(name, count(stdout));
+      return { ms };
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
   const root = tree(options);
@@ -214,33 +236,8 @@ async function main(): Promise<void> {
           return { ms };
         },
       });
-    if (rg)
-      tasks.push({
-        name: `ripgrep ${c.label}`,
-        async run() {
-          const started = performance.now();
-          const child = Bun.spawn([rg, ...c.rg], { cwd: root, stdout: "pipe", stderr: "ignore" });
-          const stdout = await new Response(child.stdout).text();
-          await child.exited;
-          const ms = performance.now() - started;
-          counts.set(`ripgrep ${c.label}`, c.count(stdout));
-          return { ms };
-        },
-      });
-    const fdArgs = c.fd;
-    if (fd && fdArgs)
-      tasks.push({
-        name: `fd ${c.label}`,
-        async run() {
-          const started = performance.now();
-          const child = Bun.spawn([fd, ...fdArgs], { cwd: root, stdout: "pipe", stderr: "ignore" });
-          const stdout = await new Response(child.stdout).text();
-          await child.exited;
-          const ms = performance.now() - started;
-          counts.set(`fd ${c.label}`, c.count(stdout));
-          return { ms };
-        },
-      });
+    if (rg) tasks.push(programTask(`ripgrep ${c.label}`, [rg, ...c.rg], root, c.count, counts));
+    if (fd && c.fd) tasks.push(programTask(`fd ${c.label}`, [fd, ...c.fd], root, c.count, counts));
   }
   console.log(`\n${root}: ${options.rounds} rounds after one warm-up, interleaved; load ${loadAverage()}`);
   const results = await interleave(tasks, {
