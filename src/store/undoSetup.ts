@@ -1,7 +1,7 @@
 // Setting up the undo store (undo.ts) before its first snapshot: reasons not to take one at all
 // (undoPrecheck.ts, no git), then the store's folder (~/.garuda/snapshots/<hash>/, 0700), its
 // git, what it never stores (info/exclude), its attributes, and its first index (undoSeed.ts).
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { garudaPaths } from "../config/paths.ts";
 import { writeFileAtomic } from "../files/atomicWrite.ts";
@@ -55,20 +55,35 @@ export async function setUpStore(
 
 /** Tries of `git init` while another session's holds the store's config lock. */
 const INIT_TRIES = 5;
+/** A config lock this old was left by a git killed while writing (a session closed during its set-up). */
+const STALE_LOCK_MS = 10_000;
 
 /**
  * `git init` of the store unless it exists, or why it could not be made. Another session making
  * the same store at the same moment holds its config's lock: wait and look again (git init of a
- * store that exists now is harmless).
+ * store that exists now is harmless). A git that was stopped (the session closing) is not tried again.
  */
 async function initStore(git: GitRunner, gitDir: string): Promise<string | undefined> {
+  const lock = join(gitDir, "config.lock");
   let problem: string | undefined;
   for (let attempt = 0; attempt < INIT_TRIES; attempt++) {
-    if (existsSync(join(gitDir, "HEAD")) && !existsSync(join(gitDir, "config.lock"))) return undefined;
+    removeStale(lock);
+    if (existsSync(join(gitDir, "HEAD")) && !existsSync(lock)) return undefined;
     if (attempt > 0) await Bun.sleep(50 * attempt);
     const created = await git.run({ script: "g init --quiet --template= >/dev/null" });
     if (created.exitCode === 0) return undefined;
     problem = gitMessage(created);
+    // Stopped (null) or killed by a signal (128 + TERM, KILL, INT); git's own failures exit 128.
+    if (created.exitCode === null || [130, 137, 143].includes(created.exitCode)) return problem;
   }
   return problem;
+}
+
+/** Removes `lock` when it is older than STALE_LOCK_MS. */
+function removeStale(lock: string): void {
+  try {
+    if (Date.now() - lstatSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { force: true });
+  } catch {
+    // No lock.
+  }
 }

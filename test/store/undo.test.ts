@@ -12,6 +12,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
@@ -516,6 +517,18 @@ test("sessions of one project setting its store up at the same moment all keep u
   await Promise.all(stores.map((store) => store.beginTurn()));
   expect(stores.map((store) => store.status)).toEqual(stores.map(() => ({ enabled: true })));
   for (const store of stores) await store.close();
+});
+
+test("a config lock left by a git killed during set-up (its session closed) does not keep undo off", async () => {
+  const p = await project({ "a.txt": "v1" });
+  const store = snapshotDir(p.home, p.root);
+  mkdirSync(store, { recursive: true, mode: 0o700 });
+  writeFileSync(join(store, "config.lock"), "");
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(join(store, "config.lock"), old, old);
+  await p.store.beginTurn();
+  expect(p.store.status).toEqual({ enabled: true });
+  expect(existsSync(join(store, "config.lock"))).toBe(false);
 });
 
 describe("git that never answers", () => {
