@@ -34,6 +34,23 @@ import type { JoinResult } from "./sessionNetwork.ts";
 
 /** The undo stores (config/paths.ts garudaPaths().snapshots): Garuda's own git works there. */
 const UNDO_STORES = ".garuda/snapshots";
+/** How long the paths hidden from Garuda's own host commands are used before they are worked out again. */
+const HIDDEN_FRESH_MS = 2_000;
+
+/** `make(key)`, kept per key for `ms`. */
+function freshFor<T>(ms: number, make: (key: string) => T): { get(key: string): T } {
+  const kept = new Map<string, { value: T; at: number }>();
+  return {
+    get(key) {
+      const now = performance.now();
+      const known = kept.get(key);
+      if (known && now - known.at < ms) return known.value;
+      const value = make(key);
+      kept.set(key, { value, at: now });
+      return value;
+    },
+  };
+}
 
 export { SandboxUnavailableError } from "./commandLaunch.ts";
 export { BRIDGE_PORT, type ExecutorOptions, KILL_GRACE_MS } from "./executorOptions.ts";
@@ -121,6 +138,13 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     return namespaceTrial;
   };
 
+  // Worked out afresh at most every HIDDEN_FRESH_MS: a turn's snapshot runs a dozen git calls, and
+  // working out the sandbox's paths for each cost 30 ms a turn and 14 MiB at three sessions' peak
+  // (bench/acp.ts). A secret made since is hidden from the next set on.
+  const hostHidden = freshFor(HIDDEN_FRESH_MS, (cwd: string) =>
+    hostHiddenPaths(sandboxPaths(spec(), realFs).denyRead, [cwd, join(options.home, UNDO_STORES)], realFs.kind),
+  );
+
   const launchContext: LaunchContext = {
     shell,
     base,
@@ -130,8 +154,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     probe,
     keeper,
     // The sandbox's hidden places, but the folder the command works in and the undo store's.
-    hostHidden: (cwd) =>
-      hostHiddenPaths(sandboxPaths(spec(), realFs).denyRead, [cwd, join(options.home, UNDO_STORES)], realFs.kind),
+    hostHidden: (cwd) => hostHidden.get(cwd),
     graceMs,
     limiter,
     selfCommand: options.selfCommand,
