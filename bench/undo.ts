@@ -4,10 +4,12 @@
 //
 // Two parts, their runs interleaved round by round (bench/interleave.ts):
 //   store  the undo store in this process, with the real executor and git: the first snapshot
-//          (a fresh ~/.garuda), then turns that change one file, a command's turn (the whole
-//          tree looked at again at its end) and a tool's turn (only its file): how long
-//          beginTurn() and endTurn() take. The baseline is another checkout's store
-//          (--baseline-src, e.g. main's), its file limit lifted so that it runs at all.
+//          (a fresh ~/.garuda), then turns that change one file, a command's turn and a tool's
+//          turn (only its file at its end): how long beginTurn() and endTurn() take. "watched":
+//          a real git guard's change log says what changed (undoChangeScope.ts), as in a session
+//          with the sandbox; "stat check": without it, every file's stat data is looked at. The
+//          baseline is another checkout's store (--baseline-src, e.g. main's), its file limit
+//          lifted so that it runs at all.
 //   acp    the compiled agent over ACP with a scripted model (test/support/mockAnthropic.ts):
 //          spawn, session/new, and at once a prompt whose model runs `echo … >> bench-undo.txt`
 //          in the sandbox, then a second prompt the same; the time from each prompt to its
@@ -24,6 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DIST, binaryName, buildHost, hostOs, staleReason } from "../scripts/buildTargets.ts";
 import { createExecutor } from "../src/sandbox/executor.ts";
+import { createGitGuardHost } from "../src/sandbox/gitGuard/host.ts";
 import { SELF_COMMAND } from "../test/support/sandboxSupport.ts";
 import { alikeCopy, Peer, type SessionUpdateLine, start, startMock } from "./acpPeer.ts";
 import { formatTable, interleave, type Task, type TaskResult } from "./interleave.ts";
@@ -115,9 +118,21 @@ type CreateStore = (options: Record<string, unknown>) => AnyUndoStore;
  * One session of the store on `root`: the first snapshot, then `turns` turns of a command's and a tool's change,
  * alternating.
  */
-async function storeRun(create: CreateStore, root: string, turns: number): Promise<Record<string, number>> {
+async function storeRun(
+  create: CreateStore,
+  root: string,
+  turns: number,
+  watched: boolean,
+): Promise<Record<string, number>> {
   const home = mkdtempSync(join(tmpdir(), "garuda-bench-undo-home-"));
-  const executor = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: NO_SANDBOX });
+  const plain = await createExecutor({ root, home, selfCommand: SELF_COMMAND, probe: NO_SANDBOX });
+  // The guard the executor of a sandboxed session has (its first walk, as at session start, is not timed).
+  const guards = watched
+    ? createGitGuardHost({ stateDir: join(home, "git-guard"), path: process.env.PATH })
+    : undefined;
+  const lease = guards?.lease(root);
+  await (await lease?.guard)?.ready;
+  const executor = guards ? { ...plain, changesSince: guards.changesSince } : plain;
   // The baseline's limits lifted: it would switch undo off above 50,000 files, or after 10 s.
   const store = create({ root, home, executor, maxFiles: 100_000_000, snapshotTimeoutMs: 3_600_000 });
   const changed = join(root, CHANGED);
@@ -153,7 +168,9 @@ async function storeRun(create: CreateStore, root: string, turns: number): Promi
     };
   } finally {
     await store.close();
-    await executor.shutdown();
+    await lease?.release();
+    await guards?.close();
+    await plain.shutdown();
     rmSync(home, { recursive: true, force: true });
   }
 }
@@ -235,17 +252,23 @@ async function main(): Promise<void> {
   let mock: { url: string; proc: Bun.Subprocess } | undefined;
   try {
     if (options.only !== "acp") {
-      const stores: Array<[string, CreateStore]> = [
-        ["after", (await import("../src/store/undo.ts")).createUndoStore as unknown as CreateStore],
+      const create = (await import("../src/store/undo.ts")).createUndoStore as unknown as CreateStore;
+      const stores: Array<[string, CreateStore, boolean]> = [
+        ["stat check", create, false],
+        ["watched", create, true],
       ];
       if (options.baselineSrc)
         stores.unshift([
           "before",
           (await import(join(realpathSync(options.baselineSrc), "src/store/undo.ts"))).createUndoStore as CreateStore,
+          false,
         ]);
       for (const tree of trees)
-        for (const [name, create] of stores)
-          tasks.push({ name: `store ${name} ${tree.label}`, run: () => storeRun(create, tree.root, options.turns) });
+        for (const [name, create, watched] of stores)
+          tasks.push({
+            name: `store ${name} ${tree.label}`,
+            run: () => storeRun(create, tree.root, options.turns, watched),
+          });
     }
     if (options.only !== "store") {
       const os = hostOs();

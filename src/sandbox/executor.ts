@@ -211,6 +211,7 @@ export async function createExecutor(options: ExecutorOptions): Promise<ProcessE
     limits: limiter?.inForce ?? null,
     startupNotices: gitGuard.startupNotices,
     spec,
+    changesSince: gitGuard.changesSince,
 
     async run(request) {
       const started = performance.now();

@@ -4,6 +4,7 @@
 // write the project, the guard of every project folder it may write (guarded()).
 import { join } from "node:path";
 import type { ExecutorOptions } from "./executorOptions.ts";
+import type { ChangeAnswer } from "./gitGuard/changeLog.ts";
 import { createGitGuardHost } from "./gitGuard/host.ts";
 import { type GitGuards, createGuardSession } from "./gitGuard/session.ts";
 import { guardedRoots, outermostFolders } from "./guardedRoots.ts";
@@ -24,6 +25,8 @@ export interface ExecutorGitGuard {
   /** What the sweep at start found (ProcessExecutor.startupNotices). */
   startupNotices: string[];
   guarded(request: ExecRequest, onNote: (note: string) => void): Promise<GuardedRequest>;
+  /** What changed in a project the guards watch (gitGuard/changeLog.ts); "all" where none does. */
+  changesSince(root: string, token: string | undefined): Promise<ChangeAnswer>;
   /** Lets go of the session's guards, and closes the host if it is the executor's own. */
   close(): Promise<void>;
 }
@@ -84,6 +87,8 @@ export async function createExecutorGitGuard(
   return {
     startupNotices,
     guarded,
+    changesSince: async (root, token) =>
+      context.sandboxAvailable && guardHost ? guardHost.changesSince(root, token) : { token: "", paths: "all" },
     async close() {
       await gitGuards?.close();
       await ownGuards?.close();

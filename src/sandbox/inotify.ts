@@ -5,6 +5,7 @@
 import { type Native, openNative } from "./native.ts";
 
 const IN_MODIFY = 0x2;
+const IN_ATTRIB = 0x4;
 const IN_CLOSE_WRITE = 0x8;
 export const IN_MOVED_FROM = 0x40;
 export const IN_MOVED_TO = 0x80;
@@ -23,7 +24,15 @@ const IN_CLOEXEC = 0o2000000;
 
 /** What a folder watch reports: entries made, moved in or out, removed, written (also without a close). */
 const FOLDER_EVENTS =
-  IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF;
+  IN_CREATE |
+  IN_MOVED_TO |
+  IN_MOVED_FROM |
+  IN_DELETE |
+  IN_CLOSE_WRITE |
+  IN_MODIFY |
+  IN_ATTRIB |
+  IN_DELETE_SELF |
+  IN_MOVE_SELF;
 
 const ENOENT = 2;
 const EACCES = 13;

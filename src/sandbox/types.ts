@@ -1,4 +1,5 @@
 // The executor contract: the one place processes start (architecture rule 6).
+import type { ChangeAnswer } from "./gitGuard/changeLog.ts";
 import type { RipgrepRunner } from "./ripgrep/runner.ts";
 import type { CommandPeaks, LimitsInForce } from "./limiter.ts";
 import type { LimitHit } from "./limits.ts";
@@ -151,6 +152,11 @@ export interface Executor {
    */
   readonly ripgrep?: RipgrepRunner;
   run(request: ExecRequest): Promise<ExecResult>;
+  /**
+   * What changed in the project at `root` (a real path) since `token`, as the git guard's watches saw it
+   * (gitGuard/changeLog.ts): every change made before the call is counted. Absent, or "all", when it cannot be known.
+   */
+  changesSince?(root: string, token: string | undefined): Promise<ChangeAnswer>;
   /**
    * `onOutput` streams what the process prints (not its stdout with `raw`) for as long as it runs.
    * Resolves once the process has started (a session's first networked command waits for its network).

@@ -11,16 +11,16 @@
 // counts as the turn's end. Turns that changed nothing are skipped. `diff()` is the session's
 // diff (undoDiff.ts).
 //
-// What a snapshot costs. The store keeps one index per session, warm: a snapshot (`add -A` +
-// `write-tree`) reads again only the files whose size or times changed, and writes only the
-// trees of the folders that hold them. The first index is a copy of the project's own when it
-// is a git repository (undoSeed.ts), so not even the first snapshot hashes the whole tree;
-// `prepare()` sets the store up at session start (and in a folder without a repository takes
-// the first snapshot, which hashes every file, there). A turn's snapshot still looks at every file's stat
-// data (a user may have edited any file between turns); the runtime does not wait for it
-// (runtime/undoTurn.ts): a tool's write (`snapshot()`) and a command (`beforeCommand()`) do.
-// At the end of a turn in which no command ran, only the files the tools wrote are read again;
-// after a command, the whole tree's stat data is. git's gc runs in the background.
+// What a snapshot costs. The store keeps one index per session, warm, so a snapshot writes only
+// the trees of the folders that changed. The first index is a copy of the project's own when it
+// is a git repository (undoSeed.ts), so not even the first snapshot hashes the whole tree. After
+// it, a snapshot reads only the paths the git guard's watches saw change (undoChangeScope.ts),
+// or, when they cannot vouch for every change (no sandbox, lost events, a process a command left
+// running), every file's stat data (`add -A`). The runtime does not wait for a turn's snapshot
+// (runtime/undoTurn.ts): a tool's write (`snapshot()`) and a command (`beforeCommand()`) do. A
+// turn in which no command ran ends with a snapshot of the files its tools wrote. git's gc runs
+// in the background. What inotify cannot see (a write through an mmap while the file stays open,
+// or through a hard link outside the project) a snapshot by changed paths misses.
 //
 // Limits: a snapshot taking more than 30 s, any other git call more than 2 min (git blocks for
 // good on a FIFO a command made as .gitignore), a failing git, or no git at all switch undo off
@@ -38,6 +38,7 @@ import { GitRunner, nulFields, shellQuote } from "./undoGit.ts";
 import { setUpStore } from "./undoSetup.ts";
 import { sessionDiff } from "./undoDiff.ts";
 import { snapshotTaker } from "./undoSnapshot.ts";
+import { scopedSnapshots } from "./undoChangeScope.ts";
 import type { SnapshotAccess } from "./rewindFiles.ts";
 import { type UndoOutcome, undoLastTurn, undoRefused } from "./undoLastTurn.ts";
 import { diffTrees, type UndoPoint } from "./undoTree.ts";
@@ -181,7 +182,14 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     notices.push(`Undo is off for this session: ${reason}`);
   }
 
-  const takeTree = snapshotTaker({ git, excluded, timeoutMs, disable });
+  const scoped = scopedSnapshots({
+    root,
+    excluded,
+    changesSince: executor.changesSince?.bind(executor),
+    take: snapshotTaker({ git, excluded, timeoutMs, disable }),
+    lasting: () => lastingCommands,
+  });
+  const takeTree = scoped.take;
 
   async function init(): Promise<void> {
     const setUp = await setUpStore(git, { home, excluded, maxFiles });
@@ -208,7 +216,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     const paths = written(turn.writes).filter(
       (path) => !ignoredPaths.has(path) && !excluded.some((out) => isInside(path, out)),
     );
-    return paths.length === 0 ? turn.point.before : takeTree(paths);
+    return paths.length === 0 ? turn.point.before : takeTree({ written: paths });
   }
 
   async function openTurn(): Promise<void> {
@@ -251,6 +259,7 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     if (points.length === 0) return undoRefused("Nothing to undo: no turn of this session is left to undo.");
     const now = await takeTree();
     if (now === undefined) return undoRefused(`Undo is off in this session: ${disabled}`);
+    scoped.forget();
     return undoLastTurn({
       git,
       points,
@@ -284,7 +293,15 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
   };
 
   return {
-    withSnapshots: (work) => serial(async () => ((await ready()) ? work(access) : undefined)),
+    withSnapshots: (work) =>
+      serial(async () => {
+        if (!(await ready())) return undefined;
+        try {
+          return await work(access);
+        } finally {
+          scoped.forget();
+        }
+      }),
     prepare: () => {
       // A copy of the project's index is as good as a snapshot taken now (the first turn's reads what differs).
       void serial(async () => {

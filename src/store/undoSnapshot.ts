@@ -17,13 +17,17 @@ export interface SnapshotTakerOptions {
 }
 
 /**
- * Takes snapshots: the project as a tree id, or undefined (undo is then off). With `paths`
- * (relative), only those files are read again (the rest of the index is as the last snapshot
- * left it); without, every file's stat data is looked at.
+ * What a snapshot reads again: every file's stat data (undefined); only the files a tool wrote (`written`,
+ * relative, none of them ignored); or what is at and below each `changed` path now (relative files or
+ * folders, made, changed or gone since the last snapshot: changeLog.ts), .gitignore applied as `add -A` does.
  */
-export function snapshotTaker(
-  options: SnapshotTakerOptions,
-): (paths?: readonly string[]) => Promise<string | undefined> {
+export type SnapshotScope = { written: readonly string[] } | { changed: readonly string[] } | undefined;
+
+/**
+ * Takes snapshots: the project as a tree id, or undefined (undo is then off). The rest of the
+ * index is as the last snapshot left it.
+ */
+export function snapshotTaker(options: SnapshotTakerOptions): (scope?: SnapshotScope) => Promise<string | undefined> {
   const { git, timeoutMs, disable } = options;
   const excludedArgs = ["--", ...options.excluded].map(shellQuote).join(" ");
   let taken = 0;
@@ -45,17 +49,8 @@ export function snapshotTaker(
       .then(done, done);
   }
 
-  async function take(paths?: readonly string[]): Promise<string | undefined> {
-    const update =
-      paths === undefined
-        ? `g add -A && GIT_LITERAL_PATHSPECS=1 g rm -r -q --cached --ignore-unmatch ${excludedArgs} >/dev/null`
-        : "g update-index --add --remove -z --stdin";
-    const result = await git.run({
-      script: `${update} && g write-tree >"$OUT"`,
-      capture: true,
-      timeoutMs,
-      ...(paths !== undefined && { stdin: paths.map((path) => `${path}\0`).join("") }),
-    });
+  async function take(scope?: SnapshotScope): Promise<string | undefined> {
+    const result = await git.run({ ...update(scope), capture: true, timeoutMs });
     if (result.timedOut) {
       disable(
         `a snapshot of the project took more than ${timeoutMs / 1000} s. Add large ` +
@@ -66,12 +61,38 @@ export function snapshotTaker(
     const tree = result.stdout.toString("utf8").trim();
     if (result.exitCode !== 0 || !TREE_ID.test(tree)) {
       // By name, a path git will not take (in a nested repository, past a symlink): the whole tree then.
-      if (paths !== undefined) return take();
+      if (scope !== undefined) return take();
       disable(`a snapshot failed (${gitMessage(result)}).`);
       return undefined;
     }
     if (++taken % GC_EVERY === 0) collect();
     return tree;
   }
+  /** The script that brings the index up to date for `scope`, then writes the tree to "$OUT"; its stdin. */
+  function update(scope: SnapshotScope): { script: string; stdin?: string } {
+    const nul = (paths: readonly string[]) => paths.map((path) => `${path}\0`).join("");
+    if (scope === undefined)
+      return {
+        script:
+          `g add -A && GIT_LITERAL_PATHSPECS=1 g rm -r -q --cached --ignore-unmatch ${excludedArgs} >/dev/null && ` +
+          `g write-tree >"$OUT"`,
+      };
+    if ("written" in scope)
+      return { script: `g update-index --add --remove -z --stdin && g write-tree >"$OUT"`, stdin: nul(scope.written) };
+    // The files at and below each path that a snapshot holds: tracked ones (also if ignored now, or gone: then
+    // removed) and untracked ones .gitignore lets in, never the excluded; the index then takes each as it is now.
+    const specs = [
+      ...scope.changed.map((path) => `:(literal)${path}`),
+      ...options.excluded.map((path) => `:(exclude,literal)${path}`),
+    ];
+    return {
+      script:
+        'mapfile -d "" -t specs && list="$OUT.list" && ' +
+        'g ls-files -z -c -o --exclude-standard -- "${specs[@]}" >"$list" && ' +
+        'g update-index --add --remove --replace -z --stdin <"$list" && rm -f "$list" && g write-tree >"$OUT"',
+      stdin: nul(specs),
+    };
+  }
+
   return take;
 }

@@ -15,14 +15,17 @@ export interface Barriers {
   watchWith(inotify: Inotify): void;
   /** Events as they are read: a barrier among them lets its waiter go. */
   seen(events: InotifyEvent[]): void;
-  /** Resolves once every event queued before the call has been handled (at once without inotify). */
-  pass(): Promise<void>;
+  /**
+   * Resolves once every event queued before the call has been handled: true, or false when it could not be
+   * known (no inotify, the barrier not seen in time).
+   */
+  pass(): Promise<boolean>;
   close(): void;
 }
 
 export function createBarriers(dir: string): Barriers {
   let wd: number | undefined;
-  const waiting = new Map<string, () => void>();
+  const waiting = new Map<string, (seen: boolean) => void>();
   return {
     watchWith(inotify) {
       try {
@@ -40,21 +43,21 @@ export function createBarriers(dir: string): Barriers {
         const done = waiting.get(event.name);
         if (done) {
           waiting.delete(event.name);
-          done();
+          done(true);
         }
       }
     },
     pass() {
-      if (wd === undefined) return Promise.resolve();
+      if (wd === undefined) return Promise.resolve(false);
       const name = `b-${process.pid}-${randomBytes(8).toString("hex")}`;
-      return new Promise<void>((resolve) => {
+      return new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => {
           waiting.delete(name);
-          resolve();
+          resolve(false);
         }, BARRIER_MS);
-        waiting.set(name, () => {
+        waiting.set(name, (seen) => {
           clearTimeout(timer);
-          resolve();
+          resolve(seen);
         });
         try {
           const path = join(dir, name);
@@ -63,12 +66,12 @@ export function createBarriers(dir: string): Barriers {
         } catch {
           waiting.delete(name);
           clearTimeout(timer);
-          resolve();
+          resolve(false);
         }
       });
     },
     close() {
-      for (const done of waiting.values()) done();
+      for (const done of waiting.values()) done(false);
       waiting.clear();
     },
   };

@@ -37,7 +37,7 @@ import { SWEPT_NOTE } from "./notes.ts";
 import type { KnownRepo } from "./record.ts";
 import { type Marker, gitDirOf, hasExecLines, judgeMarker, markersAt, todoLists } from "./repos.ts";
 import type { Storm } from "./storm.ts";
-import type { TreeWatch, WatchChange } from "./watch.ts";
+import type { TreeWatch, WatchChange } from "./watchTypes.ts";
 
 export interface GitGuard {
   readonly root: string;

@@ -13,7 +13,7 @@ import { guardNotes } from "./notes.ts";
 import { QUARANTINE_DIR, quarantine } from "./quarantine.ts";
 import type { GuardRecord, KnownRepo } from "./record.ts";
 import { type JudgeContext, type Marker, gitDirOf } from "./repos.ts";
-import type { TreeWatch } from "./watch.ts";
+import type { TreeWatch } from "./watchTypes.ts";
 
 /** The redirect files a git folder may get: git would read another folder's config through them. */
 export const REDIRECTS = ["commondir", "config.worktree"] as const;

@@ -14,6 +14,7 @@ import { openGuardRecord } from "./record.ts";
 import { createTreeWatch } from "./watch.ts";
 import { createStormMeter } from "./storm.ts";
 import { type Barriers, createBarriers } from "./barrier.ts";
+import type { ChangeAnswer } from "./changeLog.ts";
 import { gitConfigParser } from "./configKeys.ts";
 import { createFreezer } from "./freeze.ts";
 import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, type Library, loadInotify, openInotify } from "../inotify.ts";
@@ -88,8 +89,16 @@ export interface GitGuardHost {
   lease(root: string): GuardLease;
   /** Whether a guard of `root` runs in this process now. */
   has(root: string): boolean;
-  /** Resolves once every event queued before the call has been handed to the guards (at once without inotify). */
-  pass(): Promise<void>;
+  /**
+   * Resolves once every event queued before the call has been handed to the guards: true, or false when it cannot
+   * be known (no inotify, a stuck queue).
+   */
+  pass(): Promise<boolean>;
+  /**
+   * What changed in the project at `root` since `token` (changeLog.ts), every change made before the call counted;
+   * "all" when no guard of it runs here or its watches cannot vouch for the whole time.
+   */
+  changesSince(root: string, token: string | undefined): Promise<ChangeAnswer>;
   /** Starts or stops the timer that verifies the guards whose commands run. */
   arm(): void;
   /**
@@ -157,6 +166,7 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
     const overflow = events.some((event) => event.mask & IN_Q_OVERFLOW);
     for (const guard of made()) {
       const own = events.filter((event) => event.mask & IN_Q_OVERFLOW || guard.watch.owns(event.wd));
+      guard.watch.record(own); // before the barrier below can let a waiter go
       if (own.length > 0 || overflow) void guard.events(own).catch(() => undefined);
     }
     from.barriers.seen(events);
@@ -274,7 +284,15 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
     },
     has: (root) => guards.has(root),
     async pass() {
-      return (await instance)?.barriers.pass();
+      return (await (await instance)?.barriers.pass()) ?? false;
+    },
+    async changesSince(root, token) {
+      const guard = guards.get(root)?.made;
+      if (!guard) return { token: "", paths: "all" };
+      const passed = (await (await instance)?.barriers.pass()) ?? false;
+      // A nested repository's commits move its HEAD through refs/, which no watch sees: git records it as a gitlink.
+      const covered = passed && guard.watch.covered && guard.heldRepos().length === 0;
+      return guard.watch.changes.answer(token, covered);
     },
     arm() {
       const active = made().some((guard) => guard.active);

@@ -6,7 +6,7 @@ import { relative } from "node:path";
 import { groupedCount } from "../../text/count.ts";
 import { type Moved, QUARANTINE_DIR } from "./quarantine.ts";
 import type { Marker } from "./repos.ts";
-import type { TreeWatch } from "./watch.ts";
+import type { TreeWatch } from "./watchTypes.ts";
 
 const OUTSIDE = "run the git command outside the sandbox (outside_sandbox: true; the user is asked first)";
 

@@ -22,74 +22,12 @@ import { dirname, join } from "node:path";
 import { codeOf } from "../../errors/caught.ts";
 import { isInside } from "../../files/isInside.ts";
 import { QUARANTINE_DIR } from "./quarantine.ts";
-import type { Inotify, InotifyEvent } from "../inotify.ts";
-import { type Slices, createSlices } from "./slices.ts";
-import { type Storm, type StormMeter, createStormMeter } from "./storm.ts";
+import { createSlices } from "./slices.ts";
+import { type Storm, createStormMeter } from "./storm.ts";
+import { createChangeLog } from "./changeLog.ts";
+import type { ShortOf, TreeWatch, TreeWatchOptions, WatchChange } from "./watchTypes.ts";
 import { type Role, childRole, isMarkerName } from "./roles.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "../inotify.ts";
-
-export interface WatchChange {
-  /** Project folders whose marker may have appeared, changed or gone. */
-  candidates: Set<string>;
-  /** Git folders (or parts of one) in which something changed. */
-  touched: Set<string>;
-  /** The kernel dropped events: everything must be looked at again. */
-  overflow: boolean;
-  /** Subtrees that stopped being watched because their events cost too much (scanned from now on). */
-  stormed: Storm[];
-}
-
-/**
- * Why part of the tree is scanned instead of watched (on Linux): the guard's share of watches, the kernel's limit, no
- * inotify instance.
- */
-export type ShortOf = "share" | "kernel" | "instance";
-
-export interface TreeWatch {
-  /** Walks and watches the tree (once; a second call waits for the first); the project folders with a marker. */
-  start(): Promise<string[]>;
-  /** Events of this watch's folders, turned into what the guard must look at. */
-  handle(events: InotifyEvent[]): Promise<WatchChange>;
-  /** Counts events the guard had no room for towards a storm (their folders are then looked at by a rescan). */
-  tally(events: InotifyEvent[]): void;
-  owns(wd: number): boolean;
-  /** Walks it all again (after an overflow); the project folders with a marker. */
-  rescan(): Promise<string[]>;
-  /** Walks the subtrees left unwatched; the project folders with a marker there. */
-  scanUnwatched(): Promise<string[]>;
-  /** Watches again the subtrees a storm had left unwatched; the project folders with a marker there. */
-  calm(): Promise<string[]>;
-  /** Subtrees left unwatched because of a storm, until calm(). */
-  readonly stormed: Storm[];
-  /** Watches with `inotify` from now on (one got at last, after none was left); rescan() then watches the tree. */
-  attach(inotify: Inotify): void;
-  /** Subtrees left unwatched (their top folders). */
-  readonly unwatched: number;
-  /** Folders below those, as the last walk counted them. */
-  readonly unwatchedFolders: number;
-  /** Why a folder was last left unwatched on Linux (undefined: none was, or not on Linux). */
-  readonly shortOf: ShortOf | undefined;
-  /** A walk stopped at maxFolders: folders past it are not looked at. */
-  readonly truncated: boolean;
-  readonly maxFolders: number;
-  readonly watched: number;
-  close(): void;
-}
-
-export interface TreeWatchOptions {
-  root: string;
-  /** Git folders outside the root that commands may write (a linked worktree's). */
-  extraGitDirs: string[];
-  inotify: Inotify | undefined;
-  /** How many more watches may be added now (shared by every tree of one inotify instance). */
-  budget: () => number;
-  /** Most folders one walk looks at (a project at ~ must not cost a walk of the whole home). */
-  maxFolders: number;
-  /** How a walk gives the event loop back (default: every 8 ms). */
-  slices?: () => Slices;
-  /** What bounds the work events cause (default: storm.ts's bound). */
-  meter?: StormMeter;
-}
 
 interface Entry {
   wd: number | undefined;
@@ -112,6 +50,8 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   let closed = false;
   let shortOf: ShortOf | undefined;
   const slices = options.slices ?? (() => createSlices());
+  const changes = options.changes ?? createChangeLog();
+  let walked = false;
 
   const excluded = (path: string) => isInside(path, quarantine);
 
@@ -193,6 +133,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       if (excluded(dir)) continue;
       if (watching && (stormed.has(dir) || !watchOne(dir, dirRole, up))) {
         unwatched.set(dir, dirRole); // scanned instead (scanUnwatched)
+        changes.lose();
         watching = false;
       }
       if (!watching) bare++;
@@ -214,7 +155,10 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         if (role) queue.push([join(dir, entry.name), role, watching ? dir : undefined, watching]);
       }
     }
-    if (walk.at < queue.length && !closed) truncated = true;
+    if (walk.at < queue.length && !closed) {
+      truncated = true;
+      changes.lose();
+    }
     queue.length = 0; // done: let the paths go
     return bare;
   }
@@ -264,6 +208,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     dropUnwatchedBelow(storm.top);
     unwatched.set(storm.top, entry.role);
     stormed.set(storm.top, storm);
+    changes.lose();
     change.stormed.push(storm);
   }
 
@@ -271,6 +216,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   async function walkAll(): Promise<string[]> {
     const all = firstWalk();
     unwatchedFolders = await advance(all);
+    walked = true;
     return all.markers;
   }
 
@@ -317,6 +263,8 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
           const role = childRole(entry.role, event.name);
           if (role) {
             const moved = await walk(path, role, dir, true);
+            // What was made in it before its watches were added: read again by the next snapshot.
+            changes.record(path);
             for (const found of moved.markers) change.candidates.add(found);
             unwatchedFolders += moved.bare;
             meter.add(dir, 0, moved.walked);
@@ -337,6 +285,8 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
     },
     rescan() {
+      changes.lose();
+      walked = false;
       unwatched.clear();
       return walkAll();
     },
@@ -361,6 +311,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         const parent = dirname(top);
         const watched = await walk(top, role, dirs.has(parent) ? parent : undefined, true);
         markers.push(...watched.markers);
+        changes.lose(); // what changed there while it was walked is not in the log
       }
       return markers;
     },
@@ -368,6 +319,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       return [...stormed.values()];
     },
     attach(next) {
+      changes.lose();
       inotify = next;
       shortOf = undefined;
     },
@@ -387,7 +339,21 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     get watched() {
       return byWd.size;
     },
+    changes,
+    record(events) {
+      for (const event of events) {
+        if (event.mask & IN_Q_OVERFLOW) changes.lose();
+        const dir = byWd.get(event.wd);
+        if (dir === undefined || event.name === "") continue;
+        const path = join(dir, event.name);
+        if (!excluded(path)) changes.record(path);
+      }
+    },
+    get covered() {
+      return walked && !closed && inotify !== undefined && unwatched.size === 0 && !truncated;
+    },
     close() {
+      changes.lose();
       closed = true;
       for (const wd of byWd.keys()) inotify?.unwatch(wd);
       byWd.clear();

@@ -13,7 +13,8 @@ import { createGitGuard } from "../../../src/sandbox/gitGuard/guard.ts";
 import { openGuardRecord } from "../../../src/sandbox/gitGuard/record.ts";
 import { createSlices } from "../../../src/sandbox/gitGuard/slices.ts";
 import { createStormMeter } from "../../../src/sandbox/gitGuard/storm.ts";
-import { type TreeWatch, createTreeWatch } from "../../../src/sandbox/gitGuard/watch.ts";
+import { createTreeWatch } from "../../../src/sandbox/gitGuard/watch.ts";
+import type { TreeWatch } from "../../../src/sandbox/gitGuard/watchTypes.ts";
 import { IN_Q_OVERFLOW, type InotifyEvent, loadInotify, openInotify } from "../../../src/sandbox/inotify.ts";
 import { tempDir } from "../../support/tempDir.ts";
 
