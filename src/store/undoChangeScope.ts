@@ -8,9 +8,13 @@
 // after an undo or a rewind changed the index, when a process a command left running may still
 // write (through an mmap, which no watch sees), when ignore rules changed (a `.gitignore`, the
 // project's .git/info/exclude: files nobody touched may come in or go out), when a nested
-// repository's git folder changed (its HEAD is recorded as a gitlink), and past MAX_CHANGED paths
-// (a snapshot by path then costs more than one of the whole tree).
-import { statSync } from "node:fs";
+// repository's git folder changed (its HEAD is recorded as a gitlink), when a changed file has
+// another name (a hard link: a write through one name is an event in that name's folder only),
+// and past MAX_CHANGED paths (a snapshot by path then costs more than one of the whole tree).
+// Not seen: a write through a hard link made and removed again between two snapshots, to a file
+// whose own name saw no event (the link made inside the project: a command cannot link across
+// the sandbox's mounts), and a write through an mmap of a file some process keeps open.
+import { lstatSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isInside } from "../files/isInside.ts";
 import type { Executor } from "../sandbox/types.ts";
@@ -56,6 +60,19 @@ export function scopedSnapshots(options: ChangeScopeOptions): ScopedSnapshots {
     }
   };
 
+  /**
+   * A file with another name: a write through that name raises an event in the other name's folder only (inotify
+   * watches folders), so this file may have changed unseen.
+   */
+  const hardLinked = (path: string) => {
+    try {
+      const info = lstatSync(path);
+      return info.isFile() && info.nlink > 1;
+    } catch {
+      return false;
+    }
+  };
+
   /** The answer's paths as a snapshot reads them (relative), or undefined when the whole tree must be read. */
   function changedPaths(paths: readonly string[] | "all", exclude: string): string[] | undefined {
     if (paths === "all" || paths.length > MAX_CHANGED || exclude !== excludeSeen) return undefined;
@@ -68,6 +85,7 @@ export function scopedSnapshots(options: ChangeScopeOptions): ScopedSnapshots {
       if (parts[0] === ".git") continue;
       if (parts.includes(".git") || parts.at(-1) === ".gitignore") return undefined;
       if (excluded.some((out) => isInside(relativePath, out))) continue;
+      if (hardLinked(path)) return undefined;
       changed.push(relativePath);
     }
     return changed;

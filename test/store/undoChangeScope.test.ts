@@ -7,6 +7,7 @@ import {
   chmodSync,
   copyFileSync,
   existsSync,
+  linkSync,
   mkdirSync,
   realpathSync,
   renameSync,
@@ -227,6 +228,12 @@ describe("undo snapshots by changed path", () => {
     await expectSame(b, () => b.write("extra/e.txt", "left out\n"), "changed");
     await expectSame(b, () => b.write(".git/info/exclude", "\n"), "all");
     await expectSame(b, () => b.write("docs/other.md", "x\n"), "changed");
+  });
+
+  test("a file with a second name is read whole: a write through the other name is an event there only", async () => {
+    const b = await started();
+    await expectSame(b, () => linkSync(join(b.root, "src/a.c"), join(b.root, "docs/alias.c")), "all");
+    await expectSame(b, () => writeFileSync(join(b.root, "docs/alias.c"), "int a = 9;\n"), "all");
   });
 
   test("a tree the guard cannot watch whole is read whole every time", async () => {
