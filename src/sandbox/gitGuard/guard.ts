@@ -59,6 +59,8 @@ export interface GitGuard {
   readonly active: boolean;
   /** Notes no command received yet (a sweep at start); the next command gets them. */
   pendingNotes(): string[];
+  /** Resolves once every step queued before the call is done (the events received so far handled). */
+  settled(): Promise<void>;
   close(): void;
 }
 
@@ -294,6 +296,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       return state.runs.size > 0;
     },
     pendingNotes: () => [...state.pending],
+    settled: () => serial(async () => undefined),
     close() {
       closed = true;
       save(state);

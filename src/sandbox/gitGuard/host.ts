@@ -290,6 +290,10 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
       const guard = guards.get(root)?.made;
       if (!guard) return { token: "", paths: "all" };
       const passed = (await (await instance)?.barriers.pass()) ?? false;
+      // Until the guard has handled the events read so far, its map of watches may be behind the tree: an event in
+      // a folder just renamed is recorded under the old name (or not at all), and what was made in a folder moved in
+      // is recorded when the walk of it ends.
+      await guard.settled();
       // A nested repository's commits move its HEAD through refs/, which no watch sees: git records it as a gitlink.
       const covered = passed && guard.watch.covered && guard.heldRepos().length === 0;
       return guard.watch.changes.answer(token, covered);
