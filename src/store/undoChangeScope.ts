@@ -78,7 +78,9 @@ export function scopedSnapshots(options: ChangeScopeOptions): ScopedSnapshots {
     if (paths === "all" || paths.length > MAX_CHANGED || exclude !== excludeSeen) return undefined;
     const changed: string[] = [];
     for (const path of paths) {
-      if (!isInside(path, root) || path === root) continue;
+      if (!isInside(path, root)) continue;
+      // The root itself (for an entry there whose name is not UTF-8: gitGuard/watch.ts): the whole tree.
+      if (path === root) return undefined;
       const relativePath = relative(root, path);
       const parts = relativePath.split(sep);
       // The project's own git folder is never in a snapshot.

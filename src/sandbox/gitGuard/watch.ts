@@ -17,7 +17,7 @@
 // Every walk (the first, a rescan after an overflow, a scan, a folder moved in) gives the event
 // loop back every few milliseconds (slices.ts): a tree of 80,000 files must not stop the other
 // sessions of the process while it is walked. The guard calls one method at a time (its queue).
-import { type Dirent, chmodSync, readdirSync, statSync } from "node:fs";
+import { type Dirent, chmodSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { codeOf } from "../../errors/caught.ts";
 import { isInside } from "../../files/isInside.ts";
@@ -28,6 +28,9 @@ import { createChangeLog } from "./changeLog.ts";
 import type { ShortOf, TreeWatch, TreeWatchOptions, WatchChange } from "./watchTypes.ts";
 import { type Role, childRole, isMarkerName } from "./roles.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "../inotify.ts";
+
+/** A name read with U+FFFD in it: it may not be the name on disk (bytes that are not UTF-8 read back as U+FFFD). */
+const isLossy = (name: string) => name.includes("\uFFFD");
 
 interface Entry {
   wd: number | undefined;
@@ -52,8 +55,30 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   const slices = options.slices ?? (() => createSlices());
   const changes = options.changes ?? createChangeLog();
   let walked = false;
+  /**
+   * Folders that hold a folder whose name is not UTF-8: no path string names it (it reads back with U+FFFD), so it is
+   * neither watched nor scanned, and the change log cannot vouch for the tree while one is there.
+   */
+  const unnamed = new Set<string>();
 
   const excluded = (path: string) => isInside(path, quarantine);
+
+  /** Whether `dir` holds a folder whose name is not UTF-8 (its name read as bytes). */
+  function holdsUnnamed(dir: string): boolean {
+    try {
+      return readdirSync(dir, { encoding: "buffer" }).some(
+        (name) =>
+          !Buffer.from(name.toString("utf8")).equals(name) &&
+          lstatSync(Buffer.concat([Buffer.from(`${dir}/`), name])).isDirectory(),
+      );
+    } catch {
+      return false;
+    }
+  }
+  /** A folder named `name` in `dir`, which may be one whose name is not UTF-8. */
+  function noteFolder(dir: string, name: string): void {
+    if (isLossy(name) && !unnamed.has(dir) && holdsUnnamed(dir)) unnamed.add(dir);
+  }
 
   function list(dir: string): Dirent[] {
     try {
@@ -151,6 +176,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
       for (const entry of entries) {
         if (!entry.isDirectory()) continue;
+        noteFolder(dir, entry.name);
         const role = childRole(effective, entry.name);
         if (role) queue.push([join(dir, entry.name), role, watching ? dir : undefined, watching]);
       }
@@ -260,6 +286,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
           dropUnwatchedBelow(path);
         }
         if (isDir && event.mask & (IN_CREATE | IN_MOVED_TO)) {
+          noteFolder(dir, event.name);
           const role = childRole(entry.role, event.name);
           if (role) {
             const moved = await walk(path, role, dir, true);
@@ -345,12 +372,14 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         if (event.mask & IN_Q_OVERFLOW) changes.lose();
         const dir = byWd.get(event.wd);
         if (dir === undefined || event.name === "") continue;
-        const path = join(dir, event.name);
+        // A name that is not UTF-8 cannot be given back as it is: its folder stands for it.
+        const path = isLossy(event.name) ? dir : join(dir, event.name);
         if (!excluded(path)) changes.record(path);
       }
     },
     get covered() {
-      return walked && !closed && inotify !== undefined && unwatched.size === 0 && !truncated;
+      for (const dir of unnamed) if (!holdsUnnamed(dir)) unnamed.delete(dir);
+      return walked && !closed && inotify !== undefined && unwatched.size === 0 && !truncated && unnamed.size === 0;
     },
     close() {
       changes.lose();
@@ -360,6 +389,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       dirs.clear();
       unwatched.clear();
       stormed.clear();
+      unnamed.clear();
     },
   };
 }
