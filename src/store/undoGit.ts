@@ -5,10 +5,11 @@
 // the files byte for byte. stdout goes to a file (parsed exactly, never capped); the executor's
 // output is then git's stderr, for error messages.
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { messageOf } from "../errors/caught.ts";
 import type { Executor } from "../sandbox/types.ts";
+import { decodeRaw, encodeRaw, hasRawBytes } from "./rawNames.ts";
 
 /** Quotes one word for bash. */
 export function shellQuote(word: string): string {
@@ -28,6 +29,7 @@ export interface GitRunResult {
 export interface GitCall {
   /** A bash script; `g` runs git with the store's settings. */
   script: string;
+  /** Names that nulFields() gave keep their bytes (rawNames.ts). */
   stdin?: string;
   timeoutMs?: number;
   /** Pathspecs are literal file names (no globs, no magic). */
@@ -104,7 +106,11 @@ export class GitRunner {
       OUT: out,
     };
     if (call.literal) env.GIT_LITERAL_PATHSPECS = "1";
-    const script = `g() { git ${this.#config} "$@"; }\n${call.script}`;
+    // The executor sends stdin as UTF-8: bytes that are not (a name's, rawNames.ts) go through a file.
+    const input = call.stdin !== undefined && hasRawBytes(call.stdin) ? `${out}.in` : undefined;
+    if (input !== undefined) writeFileSync(input, encodeRaw(call.stdin as string), { mode: 0o600 });
+    const stdin = input === undefined ? call.stdin : undefined;
+    const script = `g() { git ${this.#config} "$@"; }\n${input === undefined ? "" : `exec <${shellQuote(input)}\n`}${call.script}`;
     const timeoutMs = call.timeoutMs ?? this.timeout?.ms;
     try {
       const result = await this.executor.run({
@@ -114,7 +120,7 @@ export class GitRunner {
         // Garuda's own git, not the user's command: no keeper process needed (hostNamespace.ts).
         internal: true,
         env,
-        ...(call.stdin !== undefined && { stdin: call.stdin }),
+        ...(stdin !== undefined && { stdin }),
         ...(timeoutMs !== undefined && { timeoutMs }),
         ...(this.signal && { signal: this.signal }),
       });
@@ -140,6 +146,7 @@ export class GitRunner {
       };
     } finally {
       rmSync(out, { force: true });
+      if (input !== undefined) rmSync(input, { force: true });
     }
   }
 }
@@ -156,9 +163,9 @@ export function gitMessage(result: GitRunResult): string {
   return line.length > 0 ? line : `git exited with code ${result.exitCode ?? "none"}`;
 }
 
-/** NUL-separated fields of git's -z output. */
+/** NUL-separated fields of git's -z output; a name that is not UTF-8 keeps its bytes (rawNames.ts). */
 export function nulFields(stdout: Buffer): string[] {
-  const text = stdout.toString("utf8");
+  const text = decodeRaw(stdout);
   const fields = text.split("\0");
   if (fields[fields.length - 1] === "") fields.pop();
   return fields;

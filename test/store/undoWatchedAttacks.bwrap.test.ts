@@ -1,0 +1,134 @@
+// Attacks on the undo store's snapshots by changed path (undoChangeScope.ts), made as a sandboxed
+// command would make them, on the session's real executor, sandbox and git guard: each turn's
+// change must still be undone, and nothing the user did lost.
+import { afterEach, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createExecutor } from "../../src/sandbox/executor.ts";
+import type { ExecRequest, ProcessExecutor } from "../../src/sandbox/types.ts";
+import { createUndoStore, type UndoStore } from "../../src/store/undo.ts";
+import { describeSandbox, testExecutorOptions } from "../support/sandboxSupport.ts";
+import { tempDir } from "../support/tempDir.ts";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+interface Session {
+  root: string;
+  executor: ProcessExecutor;
+  store: UndoStore;
+  scripts: string[];
+}
+
+async function session(setUp?: (root: string) => void): Promise<Session> {
+  const dir = tempDir("garuda-undo-attack-");
+  const base = realpathSync(dir.path);
+  const root = join(base, "project");
+  const home = join(base, "home");
+  mkdirSync(join(root, "src"), { recursive: true });
+  mkdirSync(home);
+  writeFileSync(join(root, "src/a.c"), "int a;\n");
+  writeFileSync(join(root, "notes.md"), "mine\n");
+  setUp?.(root);
+  const executor = await createExecutor(testExecutorOptions(root, home));
+  const scripts: string[] = [];
+  const noted = Object.assign(Object.create(executor) as ProcessExecutor, {
+    run: (request: ExecRequest) => {
+      scripts.push(request.command);
+      return executor.run(request);
+    },
+  });
+  const store = createUndoStore({ root, home, executor: noted });
+  cleanups.push(async () => {
+    await store.close();
+    await executor.shutdown();
+    dir[Symbol.dispose]();
+  });
+  await watching(executor, root);
+  return { root, executor, store, scripts };
+}
+
+async function watching(executor: ProcessExecutor, root: string): Promise<void> {
+  for (const until = Date.now() + 10_000; Date.now() < until; await Bun.sleep(50)) {
+    const first = await executor.changesSince?.(root, undefined);
+    const again = first && (await executor.changesSince?.(root, first.token));
+    if (again && again.paths !== "all") return;
+  }
+  throw new Error("the git guard did not come to watch the project");
+}
+
+const sh = (s: Session, command: string) => s.executor.run({ command, cwd: s.root, sandbox: s.executor.spec() });
+
+/** One turn that runs `command` in the sandbox. */
+async function turn(s: Session, command: string): Promise<void> {
+  await s.store.beginTurn();
+  await s.store.beforeCommand();
+  const result = await sh(s, command);
+  expect({ exit: result.exitCode, out: result.output }).toEqual({ exit: 0, out: "" });
+  await s.store.endTurn();
+}
+
+describeSandbox(
+  "undo by changed path, attacked",
+  () => {
+    test("a write through a hard link kept in a folder whose name is not UTF-8 is undone", async () => {
+      const s = await session();
+      // (.git would hide it as well, but is a mount of its own in the sandbox: a link there is refused.)
+      await turn(s, "mkdir $'h\\xff' && ln notes.md $'h\\xff/keep'");
+      await turn(s, "echo evil > $'h\\xff/keep'");
+      const outcome = await s.store.undoLastTurn();
+      expect(outcome).toEqual({ restored: ["h\udcff/keep", "notes.md"], removed: [], notes: [] });
+      expect(readFileSync(join(s.root, "notes.md"), "utf8")).toBe("mine\n");
+    });
+
+    test("a turn that makes a file whose name is not UTF-8 is still undone, that file too", async () => {
+      const s = await session();
+      await turn(s, "echo gone > src/a.c && echo x > $'src/caf\\xe9.c'");
+      const outcome = await s.store.undoLastTurn();
+      expect(outcome).toEqual({ restored: ["src/a.c"], removed: ["src/caf\udce9.c"], notes: [] });
+      expect(readFileSync(join(s.root, "src/a.c"), "utf8")).toBe("int a;\n");
+      expect(readdirSync(join(s.root, "src"))).toEqual(["a.c"]);
+    });
+
+    test("a tracked file whose name is not UTF-8, changed by a command, is undone", async () => {
+      const name = Buffer.from("caf\xe9.txt", "latin1");
+      const s = await session((root) => writeFileSync(Buffer.concat([Buffer.from(`${root}/`), name]), "old\n"));
+      await turn(s, "echo x > src/a.c");
+      await turn(s, "echo evil > $'caf\\xe9.txt'");
+      const outcome = await s.store.undoLastTurn();
+      expect(outcome.notes).toEqual([]);
+      expect(readFileSync(Buffer.concat([Buffer.from(`${s.root}/`), name]), "utf8")).toBe("old\n");
+    });
+
+    test("a file a command writes in a folder whose name is not UTF-8 is undone", async () => {
+      const s = await session();
+      await turn(s, "mkdir $'d\\xff' && echo one > $'d\\xff/f'");
+      await turn(s, "echo two > $'d\\xff/f'");
+      const outcome = await s.store.undoLastTurn();
+      expect(outcome.notes).toEqual([]);
+      expect(readFileSync(Buffer.from(`${s.root}/d\xff/f`, "latin1"), "utf8")).toBe("one\n");
+    });
+
+    test("an edit in a folder renamed just before a question is in the next answer", async () => {
+      // A large folder: the guard's walk of it under its new name takes a while.
+      const s = await session((root) => {
+        for (let i = 0; i < 100; i++)
+          for (let j = 0; j < 100; j++) mkdirSync(join(root, `big/d${i}/e${j}`), { recursive: true });
+        writeFileSync(join(root, "big/d7/x"), "orig\n");
+      });
+      const changes = s.executor.changesSince?.bind(s.executor);
+      const start = await changes?.(s.root, undefined);
+      renameSync(join(s.root, "big"), join(s.root, "big2"));
+      const renamed = await changes?.(s.root, start?.token);
+      expect(renamed?.paths).toContain(join(s.root, "big2"));
+      writeFileSync(join(s.root, "big2/d7/x"), "the user's edit\n");
+      const edited = await changes?.(s.root, renamed?.token);
+      const file = join(s.root, "big2/d7/x");
+      const paths = edited?.paths === "all" ? ["all"] : (edited?.paths ?? []);
+      expect(paths.some((path) => path === "all" || path === file || file.startsWith(`${path}/`))).toBe(true);
+    }, 30_000);
+  },
+  "bwrap",
+);
