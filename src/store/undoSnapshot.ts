@@ -6,6 +6,16 @@ import { type GitRunner, gitMessage, shellQuote } from "./undoGit.ts";
 /** A snapshot each this many runs git's gc (`--auto`: only when loose objects have piled up). */
 const GC_EVERY = 20;
 const TREE_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/**
+ * `add -A`. git refuses a tracked file that became a FIFO or a socket (it can only add files, links
+ * and folders), and a command can make one: that would switch undo off, the turn's other changes
+ * not undone. Such entries leave the index then (the snapshot holds them as removed, so an undo
+ * puts the file back), and `add -A` runs again; the list is only walked when the first one fails.
+ */
+const ADD_ALL =
+  "{ g add -A 2>/dev/null || { g ls-files -z -c | while IFS= read -r -d '' path; do " +
+  `[ -f "$path" ] || [ -L "$path" ] || [ -d "$path" ] || [ ! -e "$path" ] || printf '%s\\0' "$path"; done | ` +
+  "g update-index -z --force-remove --stdin && g add -A; }; }";
 
 export interface SnapshotTakerOptions {
   git: GitRunner;
@@ -74,7 +84,7 @@ export function snapshotTaker(options: SnapshotTakerOptions): (scope?: SnapshotS
     if (scope === undefined)
       return {
         script:
-          `g add -A && GIT_LITERAL_PATHSPECS=1 g rm -r -q --cached --ignore-unmatch ${excludedArgs} >/dev/null && ` +
+          `${ADD_ALL} && GIT_LITERAL_PATHSPECS=1 g rm -r -q --cached --ignore-unmatch ${excludedArgs} >/dev/null && ` +
           `g write-tree >"$OUT"`,
       };
     if ("written" in scope)

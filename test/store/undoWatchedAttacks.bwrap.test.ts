@@ -92,6 +92,15 @@ describeSandbox(
       expect(readdirSync(join(s.root, "src"))).toEqual(["a.c"]);
     });
 
+    test("a command that makes a tracked file a FIFO leaves undo on, and its turn is undone", async () => {
+      const s = await session();
+      await turn(s, "echo gone > src/a.c && rm notes.md && mkfifo notes.md");
+      expect(s.store.status).toEqual({ enabled: true });
+      expect(await s.store.undoLastTurn()).toEqual({ restored: ["notes.md", "src/a.c"], removed: [], notes: [] });
+      expect(readFileSync(join(s.root, "notes.md"), "utf8")).toBe("mine\n");
+      expect(readFileSync(join(s.root, "src/a.c"), "utf8")).toBe("int a;\n");
+    });
+
     test("a tracked file whose name is not UTF-8, changed by a command, is undone", async () => {
       const name = Buffer.from("caf\xe9.txt", "latin1");
       const s = await session((root) => writeFileSync(Buffer.concat([Buffer.from(`${root}/`), name]), "old\n"));
