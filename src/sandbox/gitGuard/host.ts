@@ -15,6 +15,7 @@ import { createTreeWatch } from "./watch.ts";
 import { createStormMeter } from "./storm.ts";
 import { type Barriers, createBarriers } from "./barrier.ts";
 import type { ChangeAnswer } from "./changeLog.ts";
+import { treeIsLocal } from "./localTree.ts";
 import { gitConfigParser } from "./configKeys.ts";
 import { createFreezer } from "./freeze.ts";
 import { IN_Q_OVERFLOW, type Inotify, type InotifyEvent, type Library, loadInotify, openInotify } from "../inotify.ts";
@@ -295,7 +296,8 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
       // is recorded when the walk of it ends.
       await guard.settled();
       // A nested repository's commits move its HEAD through refs/, which no watch sees: git records it as a gitlink.
-      const covered = passed && guard.watch.covered && guard.heldRepos().length === 0;
+      // On a network or FUSE file system what the other side changes raises no event (localTree.ts).
+      const covered = passed && guard.watch.covered && guard.heldRepos().length === 0 && treeIsLocal(root);
       return guard.watch.changes.answer(token, covered);
     },
     arm() {
