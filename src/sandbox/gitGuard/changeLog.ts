@@ -13,7 +13,7 @@
 //   (the watch budget, the kernel's limit, a storm), a walk stopped at its folder limit — each
 //   starts a new epoch, and the recorded paths are dropped;
 // - the tree is not wholly watched now (the first walk has not ended, a subtree is scanned instead);
-// - more paths were recorded than the log keeps (a build, an npm install): also a new epoch.
+// - more paths (or longer ones) were recorded than the log keeps (a build, an npm install): also a new epoch.
 // What inotify cannot see is not in it either: a write through a shared mmap before its file is
 // closed, a write through a hard link that lives outside the watched tree. The undo store says
 // so in its header, and takes a full snapshot whenever a process it started may still run.
@@ -21,6 +21,11 @@ import { randomBytes } from "node:crypto";
 
 /** Most paths kept between two answers: past this, the next answer is "all". */
 const MAX_PATHS = 20_000;
+/**
+ * Most characters of those paths together: a command can make 20,000 paths of 4,000 characters each (tens of MB
+ * kept until the next loss); an npm install's average some 100.
+ */
+const MAX_CHARS = 4_000_000;
 
 export type ChangeAnswer = { token: string; paths: string[] } | { token: string; paths: "all" };
 
@@ -33,24 +38,28 @@ export interface ChangeLog {
   answer(token: string | undefined, covered: boolean): ChangeAnswer;
 }
 
-export function createChangeLog(maxPaths = MAX_PATHS): ChangeLog {
+export function createChangeLog(maxPaths = MAX_PATHS, maxChars = MAX_CHARS): ChangeLog {
   const id = randomBytes(6).toString("hex");
   let epoch = 0;
   let sequence = 0;
   /** Each path recorded in this epoch, with the sequence number of its last change. */
   const paths = new Map<string, number>();
+  let chars = 0;
 
   function lose(): void {
     epoch++;
     paths.clear();
+    chars = 0;
   }
 
   return {
     record(path) {
-      if (paths.size >= maxPaths && !paths.has(path)) {
+      const known = paths.has(path);
+      if (!known && (paths.size >= maxPaths || chars + path.length > maxChars)) {
         lose();
         return;
       }
+      if (!known) chars += path.length;
       paths.set(path, ++sequence);
     },
     lose,

@@ -44,4 +44,14 @@ describe("change log", () => {
     log.record("/p/e");
     expect(log.answer(after.token, true).paths).toEqual(["/p/e"]);
   });
+
+  test("past the characters it keeps (long paths) it answers all as well", () => {
+    const log = createChangeLog(100, 30);
+    const token = log.answer(undefined, true).token;
+    log.record(`/p/${"a".repeat(20)}`);
+    log.record(`/p/${"a".repeat(20)}`); // the same path again costs nothing
+    expect(log.answer(token, true).paths).toHaveLength(1);
+    log.record(`/p/${"b".repeat(20)}`);
+    expect(log.answer(token, true).paths).toBe("all");
+  });
 });
