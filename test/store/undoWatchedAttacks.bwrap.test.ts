@@ -101,6 +101,31 @@ describeSandbox(
       expect(readFileSync(join(s.root, "src/a.c"), "utf8")).toBe("int a;\n");
     });
 
+    test("a file written in a folder swapped with another (renameat2 RENAME_EXCHANGE) is undone", async () => {
+      const s = await session((root) => {
+        mkdirSync(join(root, "a"));
+        mkdirSync(join(root, "b"));
+        writeFileSync(join(root, "a/f"), "one\n");
+        writeFileSync(join(root, "b/g"), "two\n");
+      });
+      await turn(s, `perl -e 'my ($x, $y) = ("a", "b"); syscall(316, -100, $x, -100, $y, 2) == 0 or die "$!"'`);
+      await turn(s, "echo evil > b/f");
+      expect(await s.store.undoLastTurn()).toEqual({ restored: ["b/f"], removed: [], notes: [] });
+      expect(readFileSync(join(s.root, "b/f"), "utf8")).toBe("one\n");
+    });
+
+    test("a file written in a folder renamed over an empty one is undone", async () => {
+      const s = await session((root) => {
+        mkdirSync(join(root, "a"));
+        mkdirSync(join(root, "b"));
+        writeFileSync(join(root, "a/f"), "one\n");
+      });
+      await turn(s, "mv -T a b");
+      await turn(s, "echo evil > b/f");
+      expect(await s.store.undoLastTurn()).toEqual({ restored: ["b/f"], removed: [], notes: [] });
+      expect(readFileSync(join(s.root, "b/f"), "utf8")).toBe("one\n");
+    });
+
     test("a tracked file whose name is not UTF-8, changed by a command, is undone", async () => {
       const name = Buffer.from("caf\xe9.txt", "latin1");
       const s = await session((root) => writeFileSync(Buffer.concat([Buffer.from(`${root}/`), name]), "old\n"));

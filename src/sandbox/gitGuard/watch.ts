@@ -17,7 +17,7 @@
 // Every walk (the first, a rescan after an overflow, a scan, a folder moved in) gives the event
 // loop back every few milliseconds (slices.ts): a tree of 80,000 files must not stop the other
 // sessions of the process while it is walked. The guard calls one method at a time (its queue).
-import { type Dirent, chmodSync, lstatSync, readdirSync, statSync } from "node:fs";
+import { type Dirent, chmodSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { codeOf } from "../../errors/caught.ts";
 import { isInside } from "../../files/isInside.ts";
@@ -25,12 +25,10 @@ import { QUARANTINE_DIR } from "./quarantine.ts";
 import { createSlices } from "./slices.ts";
 import { type Storm, createStormMeter } from "./storm.ts";
 import { createChangeLog } from "./changeLog.ts";
+import { holdsUnnamed, isFolder, isLossy } from "./folderNames.ts";
 import type { ShortOf, TreeWatch, TreeWatchOptions, WatchChange } from "./watchTypes.ts";
 import { type Role, childRole, isMarkerName } from "./roles.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "../inotify.ts";
-
-/** A name read with U+FFFD in it: it may not be the name on disk (bytes that are not UTF-8 read back as U+FFFD). */
-const isLossy = (name: string) => name.includes("\uFFFD");
 
 interface Entry {
   wd: number | undefined;
@@ -63,18 +61,6 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
 
   const excluded = (path: string) => isInside(path, quarantine);
 
-  /** Whether `dir` holds a folder whose name is not UTF-8 (its name read as bytes). */
-  function holdsUnnamed(dir: string): boolean {
-    try {
-      return readdirSync(dir, { encoding: "buffer" }).some(
-        (name) =>
-          !Buffer.from(name.toString("utf8")).equals(name) &&
-          lstatSync(Buffer.concat([Buffer.from(`${dir}/`), name])).isDirectory(),
-      );
-    } catch {
-      return false;
-    }
-  }
   /** A folder named `name` in `dir`, which may be one whose name is not UTF-8. */
   function noteFolder(dir: string, name: string): void {
     if (isLossy(name) && !unnamed.has(dir) && holdsUnnamed(dir)) unnamed.add(dir);
@@ -280,12 +266,14 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         }
         const path = join(dir, event.name);
         const isDir = (event.mask & IN_ISDIR) !== 0;
-        if (isDir && event.mask & (IN_MOVED_FROM | IN_DELETE)) {
+        // What was watched there has left: moved, removed, or replaced by a folder moved in (over an empty one, or
+        // renameat2's exchange, whose other half is reported moved out after this one in: then walked as it is now).
+        if (isDir && event.mask & (IN_MOVED_FROM | IN_DELETE | IN_MOVED_TO)) {
           entry.children.delete(path);
           forget(path);
           dropUnwatchedBelow(path);
         }
-        if (isDir && event.mask & (IN_CREATE | IN_MOVED_TO)) {
+        if (isDir && (event.mask & (IN_CREATE | IN_MOVED_TO) || (event.mask & IN_MOVED_FROM && isFolder(path)))) {
           noteFolder(dir, event.name);
           const role = childRole(entry.role, event.name);
           if (role) {
