@@ -272,6 +272,20 @@ export function plantVectors(lab: GuardLab): PlantVector[] {
       note: "made sub/.git, a git repository; its config sets",
     },
     {
+      // The folder moved in replaces the empty one the guard watched at that path: it must be watched as itself.
+      name: "a nested repository planted in a folder the command first moved over an empty one",
+      setup: (root) => {
+        mkdirSync(join(root, "moved/deeper"), { recursive: true });
+        mkdirSync(join(root, "empty"));
+      },
+      plant: () =>
+        ["mv -T moved empty && sleep 0.5", lab.evilRepo("$TMPDIR/m"), 'cp -r "$TMPDIR/m/.git" empty/deeper/.git'].join(
+          " && ",
+        ),
+      dirs: ["empty/deeper"],
+      note: "made empty/deeper/.git, a git repository",
+    },
+    {
       name: "a .git file pointing at a git folder in the session's tmp",
       plant: () =>
         [lab.evilRepo("$TMPDIR/g"), "mkdir -p sub/deeper", `printf 'gitdir: %s\\n' "$TMPDIR/g/.git" > sub/.git`].join(
