@@ -45,6 +45,8 @@ const drawn = (ms: number) => ms * (0.2 + (1.6 * (crypto.getRandomValues(new Uin
  * start).
  */
 const RETRY_MS = 5_000;
+/** Longest a question to the change log waits for the guard to handle the events read (then: "all"). */
+const SETTLE_MS = 10_000;
 /** Most folders one walk of a project looks at (breadth first). */
 const MAX_FOLDERS = 100_000;
 /**
@@ -293,11 +295,18 @@ export function createGitGuardHost(options: GitGuardHostOptions): GitGuardHost {
       const passed = (await (await instance)?.barriers.pass()) ?? false;
       // Until the guard has handled the events read so far, its map of watches may be behind the tree: an event in
       // a folder just renamed is recorded under the old name (or not at all), and what was made in a folder moved in
-      // is recorded when the walk of it ends.
-      await guard.settled();
+      // is recorded when the walk of it ends. A guard that takes longer than SETTLE_MS vouches for nothing this time.
+      let wait: ReturnType<typeof setTimeout> | undefined;
+      const settled = await Promise.race([
+        guard.settled().then(() => true),
+        new Promise<boolean>((resolve) => {
+          wait = setTimeout(() => resolve(false), SETTLE_MS);
+        }),
+      ]);
+      clearTimeout(wait);
       // A nested repository's commits move its HEAD through refs/, which no watch sees: git records it as a gitlink.
       // On a network or FUSE file system what the other side changes raises no event (localTree.ts).
-      const covered = passed && guard.watch.covered && guard.heldRepos().length === 0 && treeIsLocal(root);
+      const covered = passed && settled && guard.watch.covered && guard.heldRepos().length === 0 && treeIsLocal(root);
       return guard.watch.changes.answer(token, covered);
     },
     arm() {
