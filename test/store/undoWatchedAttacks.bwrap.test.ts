@@ -66,7 +66,11 @@ async function turn(s: Session, command: string): Promise<void> {
   await s.store.beginTurn();
   await s.store.beforeCommand();
   const result = await sh(s, command);
-  expect({ exit: result.exitCode, out: result.output }).toEqual({ exit: 0, out: "" });
+  // (The guard may add a note: a storm it stopped watching.)
+  expect({ exit: result.exitCode, out: result.output.replace(/^\[Garuda: .*\]\n/gm, "") }).toEqual({
+    exit: 0,
+    out: "",
+  });
   await s.store.endTurn();
 }
 
@@ -163,6 +167,50 @@ describeSandbox(
       const paths = edited?.paths === "all" ? ["all"] : (edited?.paths ?? []);
       expect(paths.some((path) => path === "all" || path === file || file.startsWith(`${path}/`))).toBe(true);
     }, 30_000);
+
+    test("a deep tree made at once, then a file deep in it written in the next turn, is undone", async () => {
+      const s = await session();
+      await turn(s, "mkdir -p $(printf 't/%d/x/y/z ' $(seq 1 40)) && echo one > t/15/x/y/z/f");
+      const before = s.scripts.length;
+      await turn(s, "echo two > t/15/x/y/z/f && echo new > t/39/x/y/z/g");
+      // Read by path: the log vouched for the tree walked while it was made.
+      expect(s.scripts.slice(before).filter((script) => script.includes("g add -A"))).toEqual([]);
+      expect(await s.store.undoLastTurn()).toEqual({
+        restored: ["t/15/x/y/z/f"],
+        removed: ["t/39/x/y/z/g"],
+        notes: [],
+      });
+      expect(readFileSync(join(s.root, "t/15/x/y/z/f"), "utf8")).toBe("one\n");
+    });
+
+    test("names with a newline, a folder swapped for a link to /etc: undone, nothing outside read", async () => {
+      const s = await session();
+      await turn(s, "echo x > $'new\\nline' && rm -r src && ln -s /etc src");
+      expect(await s.store.undoLastTurn()).toEqual({
+        restored: ["src/a.c"],
+        removed: ["new\nline", "src"],
+        notes: [],
+      });
+      expect(readFileSync(join(s.root, "src/a.c"), "utf8")).toBe("int a;\n");
+    });
+
+    test("the user's editor saves between turns (a temporary file renamed over, a backup): never undone", async () => {
+      const s = await session();
+      await turn(s, "echo turn > src/a.c");
+      // Between turns: an atomic save of notes.md, and a backup-and-write save of src/a.c (vim's).
+      writeFileSync(join(s.root, ".notes.md.tmp"), "the user's notes\n");
+      renameSync(join(s.root, ".notes.md.tmp"), join(s.root, "notes.md"));
+      renameSync(join(s.root, "src/a.c"), join(s.root, "src/a.c~"));
+      writeFileSync(join(s.root, "src/a.c"), "the user's a.c\n");
+      await turn(s, "echo more >> notes.md");
+      const outcome = await s.store.undoLastTurn();
+      expect(outcome).toEqual({ restored: ["notes.md"], removed: [], notes: [] });
+      expect(readFileSync(join(s.root, "notes.md"), "utf8")).toBe("the user's notes\n");
+      // Undoing the first turn too leaves the user's a.c as they saved it.
+      const first = await s.store.undoLastTurn();
+      expect(first.restored).toEqual([]);
+      expect(readFileSync(join(s.root, "src/a.c"), "utf8")).toBe("the user's a.c\n");
+    });
   },
   "bwrap",
 );
