@@ -279,9 +279,11 @@ export function plantVectors(lab: GuardLab): PlantVector[] {
         mkdirSync(join(root, "empty"));
       },
       plant: () =>
-        ["mv -T moved empty && sleep 0.5", lab.evilRepo("$TMPDIR/m"), 'cp -r "$TMPDIR/m/.git" empty/deeper/.git'].join(
-          " && ",
-        ),
+        [
+          "mv -T moved empty && sleep 0.5",
+          lab.evilRepo("$TMPDIR/over"),
+          'cp -r "$TMPDIR/over/.git" empty/deeper/.git',
+        ].join(" && "),
       dirs: ["empty/deeper"],
       note: "made empty/deeper/.git, a git repository",
     },
