@@ -12,7 +12,11 @@
 // - coverage was lost since: the kernel dropped events (overflow), a subtree was left unwatched
 //   (the watch budget, the kernel's limit, a storm), a walk stopped at its folder limit — each
 //   starts a new epoch, and the recorded paths are dropped;
-// - the tree is not wholly watched now (the first walk has not ended, a subtree is scanned instead);
+// - the tree is not wholly watched now (the first walk has not ended, a subtree is scanned instead,
+//   a folder's name is not UTF-8 so no path reaches it: watch.ts), or the guard did not get through
+//   the events read so far in time (its map of watches may be behind a rename: host.ts);
+// - the tree is not on a local file system (NFS, SMB, FUSE: what the other side changes raises no
+//   event; localTree.ts);
 // - more paths (or longer ones) were recorded than the log keeps (a build, an npm install): also a new epoch.
 // What inotify cannot see is not in it either: a write through a shared mmap before its file is
 // closed, a write through a hard link that lives outside the watched tree. The undo store says
