@@ -51,7 +51,10 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   let shortOf: ShortOf | undefined;
   const slices = options.slices ?? (() => createSlices());
   const changes = options.changes ?? createChangeLog();
+  /** The last full walk (the first, a rescan) has ended, and no event was lost since: every folder is watched. */
   let walked = false;
+  /** Losses so far (lost()): one during a walk leaves `walked` false, for the rescan it leads to. */
+  let losses = 0;
 
   const excluded = (path: string) => isInside(path, quarantine);
 
@@ -212,11 +215,19 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     change.stormed.push(storm);
   }
 
+  /** Events were lost: a folder made meanwhile is not watched until the rescan this leads to has walked it. */
+  function lost(): void {
+    losses++;
+    walked = false;
+    changes.lose();
+  }
+
   /** Walks the tree from the top (the first walk, a rescan); the project folders with a marker. */
   async function walkAll(): Promise<string[]> {
     const all = firstWalk();
+    const lossesBefore = losses;
     unwatchedFolders = await advance(all);
-    walked = true;
+    walked = losses === lossesBefore;
     return all.markers;
   }
 
@@ -278,6 +289,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
       return change;
     },
+    lost,
     tally(events) {
       for (const event of events) {
         const dir = byWd.get(event.wd);
@@ -342,7 +354,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     changes,
     record(events) {
       for (const event of events) {
-        if (event.mask & IN_Q_OVERFLOW) changes.lose();
+        if (event.mask & IN_Q_OVERFLOW) lost();
         const dir = byWd.get(event.wd);
         if (dir === undefined || event.name === "") continue;
         const path = join(dir, event.name);
