@@ -1,9 +1,10 @@
-// The ripgrep program embedded in the binary (scripts/ripgrepBuild.ts puts ripgrep's release build,
-// gzipped, into the Linux builds: a static one on x64, a glibc one on arm64). It is never written to disk: each search hands
-// its bytes to bubblewrap on stdin (`--ro-bind-data`), which makes a private read-only copy inside
-// the search's own sandbox (runner.ts). A copy in a cache folder would be checked and then run by
-// its path, and sandboxed commands can write the usual cache folders: between the check and the
-// start a command could put another program in its place. Unzipped once per process, on first use.
+// The ripgrep program embedded in the binary (scripts/ripgrepBuild.ts puts ripgrep's release
+// build, gzipped, into the Linux builds: a static one on x64, a glibc one on arm64). It is never
+// written to disk: each search hands its bytes to bubblewrap on stdin (`--ro-bind-data`), which
+// makes a private read-only copy inside the search's own sandbox (runner.ts). A copy in a cache
+// folder would be checked and then run by its path, and sandboxed commands can write the usual
+// cache folders: between the check and the start a command could put another program in its
+// place. Unzipped once per process, on first use.
 import { gunzipSync } from "node:zlib";
 
 /** The program's bytes, unzipped on first use (4.5 MB), or undefined where none is embedded. */
