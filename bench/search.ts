@@ -7,8 +7,10 @@
 // medians, the
 // ratios (Garuda ÷ ripgrep) and both sides' counts, so a difference in what was found shows
 // next to the time. Garuda's tools run in this process as a session runs them (the worker thread
-// included); ripgrep is a process (its start-up, ~2 ms, is in its time). What is not installed is
-// skipped with a line saying so.
+// included); ripgrep is a process (its start-up, ~2 ms, is in its time). The `rg` on PATH may be another
+// build than the embedded one (Debian 12's is ripgrep 13, glibc; the embedded x64 one 15.2, static musl, took
+// 1.1–1.35× Debian's time for a content search here, in the same sandbox), so garuda+rg ÷ rg holds that
+// difference too. What is not installed is skipped with a line saying so.
 //
 // The tree is made once in the temp folder and reused (--fresh remakes it); `--copies 3` puts the
 // tree three times side by side (235,800 files), as issue 35's largest case.

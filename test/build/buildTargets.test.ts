@@ -116,8 +116,14 @@ describe("compileArgs", () => {
     ]);
   });
 
-  test("which targets carry Debian's ripgrep: linux x64 glibc only", () => {
-    expect(TARGETS.filter(ripgrepTargets).map((t) => t.name)).toEqual(["linux-x64", "linux-x64-baseline"]);
+  test("which targets carry ripgrep: every Linux one but linux-arm64-musl (test/build/ripgrepBuild.test.ts)", () => {
+    expect(TARGETS.filter(ripgrepTargets).map((t) => t.name)).toEqual([
+      "linux-x64",
+      "linux-x64-baseline",
+      "linux-arm64",
+      "linux-x64-musl",
+      "linux-x64-musl-baseline",
+    ]);
   });
 
   test("autoload: true (test controls only) drops exactly the two safety flags", () => {

@@ -1,9 +1,13 @@
-// The ripgrep runner for tests run from source (where no rg is embedded): this machine's rg,
-// gzipped as the build embeds it, run in the same sandbox the binary uses. Undefined where there
-// is no rg or no bwrap (the tests that need it are skipped, saying so).
+// The ripgrep runner for tests run from source (where no rg is embedded): the rg the build embeds
+// for this machine (scripts/ripgrepBuild.ts, from the build cache: `bun scripts/ripgrepBuild.ts`
+// or any build puts it there; a test never fetches it), else this machine's rg, gzipped as the
+// build embeds it; GARUDA_TEST_RG=<path> names another. Run in the same sandbox the binary uses.
+// Undefined where there is none of them or no bwrap (the tests that need it are skipped, saying so).
 import { existsSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { hostTarget } from "../../scripts/buildTargets.ts";
+import { ripgrepFor } from "../../scripts/ripgrepBuild.ts";
 import { ripgrepFromFile } from "../../src/sandbox/ripgrep/program.ts";
 import {
   createRipgrepRunner,
@@ -13,13 +17,18 @@ import {
 import type { ToolContext } from "../../src/tools/types.ts";
 import { makeTempDir } from "./tempDir.ts";
 
-const rg = Bun.which("rg");
 const bwrap = Bun.which("bwrap");
-export const ripgrepHere = rg !== null && bwrap !== null && process.platform === "linux";
+const host = hostTarget();
+const named = process.env.GARUDA_TEST_RG;
+const built = named || !host ? undefined : await ripgrepFor(host, { fetch: false, log: () => {} });
+const machine = named ?? Bun.which("rg");
+export const ripgrepHere = (built !== undefined || machine !== null) && bwrap !== null && process.platform === "linux";
 
-/** rg gzipped once per test file, as the build embeds it (removed with the OS's temp files). */
-const gz = ripgrepHere ? join(makeTempDir("garuda-rg-"), "rg-linux-x64.gz") : "";
-if (ripgrepHere && !existsSync(gz)) writeFileSync(gz, gzipSync(await Bun.file(rg as string).bytes()));
+/** The gzipped rg the tests run: the build's, or this machine's gzipped once per test file. */
+const gz = !ripgrepHere ? "" : (built ?? join(makeTempDir("garuda-rg-"), "rg-linux-x64.gz"));
+if (ripgrepHere && !existsSync(gz)) writeFileSync(gz, gzipSync(await Bun.file(machine as string).bytes()));
+/** The gzipped rg the tests run ("" where none). */
+export const testRipgrepGz = gz;
 
 /** A runner over `root`, hiding `denyRead` inside it as commands' sandbox would. */
 export function testRipgrep(

@@ -72,7 +72,7 @@ console.log(JSON.stringify(out));
   });
 }, 120_000);
 
-// The ripgrep a linux-x64 build embeds (scripts/ripgrepBuild.ts), found inside the binary and run
+// The ripgrep a Linux build embeds (scripts/ripgrepBuild.ts), found inside the binary and run
 // in its sandbox: grep through it answers as the tools' own search does.
 const host = hostTarget();
 const embedded =
@@ -127,7 +127,7 @@ console.log(JSON.stringify({ name: program?.name, own: await ` +
     const run = Bun.spawnSync([binary, project], { cwd: dir.path, stdout: "pipe", stderr: "pipe" });
     expect(run.stderr.toString()).toBe("");
     const out = JSON.parse(run.stdout.toString());
-    expect(out.name).toMatch(/^rg-linux-x64-[a-z0-9]+\.gz$/);
+    expect(out.name).toMatch(/^rg-linux-(x64|arm64)-[a-z0-9]+\.gz$/);
     expect(out).toEqual({ name: out.name, own: "a.S:1\nc/d.c:2", rg: "a.S:1\nc/d.c:2", answered: 1 });
   },
   120_000,

@@ -222,7 +222,10 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       change.overflow ||= dropped;
       await processChange(change);
     },
-    tally: (events) => watch.tally(events),
+    tally: (events) => {
+      watch.lost();
+      watch.tally(events);
+    },
   });
 
   function begin(run: GuardedRun): void {

@@ -52,12 +52,15 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   let shortOf: ShortOf | undefined;
   const slices = options.slices ?? (() => createSlices());
   const changes = options.changes ?? createChangeLog();
+  /** The last full walk (the first, a rescan) has ended, and no event was lost since: every folder is watched. */
   let walked = false;
   /**
    * Folders that hold a folder whose name is not UTF-8: no path string names it (it reads back with U+FFFD), so it is
    * neither watched nor scanned, and the change log cannot vouch for the tree while one is there.
    */
   const unnamed = new Set<string>();
+  /** Losses so far (lost()): one during a walk leaves `walked` false, for the rescan it leads to. */
+  let losses = 0;
 
   const excluded = (path: string) => isInside(path, quarantine);
 
@@ -224,11 +227,19 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     change.stormed.push(storm);
   }
 
+  /** Events were lost: a folder made meanwhile is not watched until the rescan this leads to has walked it. */
+  function lost(): void {
+    losses++;
+    walked = false;
+    changes.lose();
+  }
+
   /** Walks the tree from the top (the first walk, a rescan); the project folders with a marker. */
   async function walkAll(): Promise<string[]> {
     const all = firstWalk();
+    const lossesBefore = losses;
     unwatchedFolders = await advance(all);
-    walked = true;
+    walked = losses === lossesBefore;
     return all.markers;
   }
 
@@ -293,6 +304,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
       return change;
     },
+    lost,
     tally(events) {
       for (const event of events) {
         const dir = byWd.get(event.wd);
@@ -357,7 +369,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
     changes,
     record(events) {
       for (const event of events) {
-        if (event.mask & IN_Q_OVERFLOW) changes.lose();
+        if (event.mask & IN_Q_OVERFLOW) lost();
         const dir = byWd.get(event.wd);
         if (dir === undefined || event.name === "") continue;
         // A name that is not UTF-8 cannot be given back as it is: its folder stands for it.

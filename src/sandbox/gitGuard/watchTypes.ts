@@ -27,6 +27,8 @@ export interface TreeWatch {
   start(): Promise<string[]>;
   /** Events of this watch's folders, turned into what the guard must look at. */
   handle(events: InotifyEvent[]): Promise<WatchChange>;
+  /** Events were lost (the kernel's overflow, the guard's inbox full): not covered until the rescan has walked. */
+  lost(): void;
   /** Counts events the guard had no room for towards a storm (their folders are then looked at by a rescan). */
   tally(events: InotifyEvent[]): void;
   owns(wd: number): boolean;

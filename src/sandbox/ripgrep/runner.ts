@@ -1,6 +1,7 @@
 // Runs the embedded ripgrep (program.ts) for the file tools' searches (grep, glob,
 // find_definition in src/tools/ripgrepSearch.ts), in a sandbox narrower than a command's: a new
-// root with only the system's libraries (/usr and /lib), the project read-only with what commands
+// root with the project read-only (and the system's libraries, /usr and /lib, only for an rg that
+// is dynamically linked: the static x64 one sees nothing but the project and /dev) with what commands
 // may not read hidden as commands see it (paths.ts denyRead), no network, no other namespace
 // shared, an empty environment, no capability. The program arrives on bubblewrap's stdin and
 // lives only inside the sandbox (--ro-bind-data). So rg cannot read anything outside the project,
@@ -13,7 +14,7 @@
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { messageOf } from "../../errors/caught.ts";
 import { isInside } from "../../files/isInside.ts";
-import type { RipgrepProgram } from "./program.ts";
+import { needsLoader, type RipgrepProgram } from "./program.ts";
 
 export interface RipgrepRequest {
   /** The folder rg runs in (absolute, inside the root). */
@@ -86,8 +87,15 @@ function systemMounts(): string[] {
   return args;
 }
 
-/** bubblewrap's arguments for one search (without the program). */
-export function ripgrepSandboxArgs(options: Omit<RipgrepRunnerOptions, "program">, request: RipgrepRequest): string[] {
+/**
+ * bubblewrap's arguments for one search (without the program); `system`: bind the system's libraries (a dynamically
+ * linked program).
+ */
+export function ripgrepSandboxArgs(
+  options: Omit<RipgrepRunnerOptions, "program">,
+  request: RipgrepRequest,
+  system = true,
+): string[] {
   const hidden: string[] = [];
   for (const path of options.denyRead()) {
     if (!isInside(path, options.root)) continue;
@@ -108,13 +116,11 @@ export function ripgrepSandboxArgs(options: Omit<RipgrepRunnerOptions, "program"
     "--cap-drop",
     "ALL",
     "--clearenv",
-    ...systemMounts(),
+    ...(system ? systemMounts() : []),
     // rg aborts without /dev (its hash seeds): bubblewrap's own, with null, zero, random and tty only.
     "--dev",
     "/dev",
-    "--ro-bind-try",
-    "/etc/ld.so.cache",
-    "/etc/ld.so.cache",
+    ...(system ? ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"] : []),
     "--ro-bind",
     options.root,
     options.root,
@@ -175,13 +181,17 @@ function spawnSandboxed(bwrap: string, args: string[], program: Uint8Array) {
 export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunner {
   const maxOutput = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   let broken: string | undefined;
+  /** Whether the program needs the system's libraries, read from it on first use. */
+  let system: boolean | undefined;
   return {
     async run(request) {
       if (broken !== undefined) return { kind: "unavailable", why: broken };
       if (request.signal.aborted) return { kind: "cancelled" };
       let child: ReturnType<typeof spawnSandboxed>;
       try {
-        child = spawnSandboxed(options.bwrap, ripgrepSandboxArgs(options, request), await options.program.bytes());
+        const bytes = await options.program.bytes();
+        system ??= needsLoader(bytes);
+        child = spawnSandboxed(options.bwrap, ripgrepSandboxArgs(options, request, system), bytes);
       } catch (error) {
         // The program would not unzip, or bubblewrap is gone: not to be tried again.
         broken = messageOf(error);

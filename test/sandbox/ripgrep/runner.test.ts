@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
-import { embeddedRipgrep, gzippedProgram, ripgrepFromFile } from "../../../src/sandbox/ripgrep/program.ts";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { embeddedRipgrep, gzippedProgram, needsLoader, ripgrepFromFile } from "../../../src/sandbox/ripgrep/program.ts";
 import { createRipgrepRunner, ripgrepSandboxArgs } from "../../../src/sandbox/ripgrep/runner.ts";
-import { ripgrepHere, testRipgrep } from "../../support/ripgrep.ts";
+import { ripgrepHere, testRipgrep, testRipgrepGz } from "../../support/ripgrep.ts";
 import { tempRoot, writeFiles } from "../../support/toolFixtures.ts";
 import { makeTempDir } from "../../support/tempDir.ts";
 
@@ -29,6 +29,32 @@ describe("the embedded program", () => {
   });
 });
 
+/** An ELF64 little-endian header and one program header of type `type` (3: PT_INTERP, the loader's name). */
+function elf(type: number): Uint8Array {
+  const bytes = new Uint8Array(64 + 56);
+  const view = new DataView(bytes.buffer);
+  bytes.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]);
+  view.setBigUint64(32, 64n, true);
+  view.setUint16(54, 56, true);
+  view.setUint16(56, 1, true);
+  view.setUint32(64, type, true);
+  return bytes;
+}
+
+describe("whether the program needs the system's libraries", () => {
+  test("an ELF naming a loader does, one without does not, anything else is taken to", () => {
+    expect(needsLoader(elf(3))).toBe(true);
+    expect(needsLoader(elf(1))).toBe(false);
+    expect(needsLoader(new Uint8Array([1, 2, 3]))).toBe(true);
+    // A program header table past the end: not read, taken to need them.
+    expect(needsLoader(elf(1).slice(0, 100))).toBe(true);
+  });
+
+  test.skipIf(!Bun.which("rg"))("this machine's rg (Debian's, dynamically linked) does", async () => {
+    expect(needsLoader(await Bun.file(Bun.which("rg") as string).bytes())).toBe(true);
+  });
+});
+
 describe("the sandbox rg runs in", () => {
   test("holds the system's libraries and the project, read-only, and hides what commands may not read", () => {
     const args = ripgrepSandboxArgs(
@@ -43,6 +69,44 @@ describe("the sandbox rg runs in", () => {
     expect(args.join(" ")).toContain("--perms 0555 --ro-bind-data 0 /run/garuda-rg");
     expect(args.slice(-3)).toEqual(["/run/garuda-rg", "-l", "x"]);
     expect(args.filter((a) => a === "--bind")).toEqual([]);
+  });
+
+  test("holds no system folder for a static program", () => {
+    const options = { bwrap: "bwrap", disableUserns: true, root: "/tmp", denyRead: () => [] };
+    const request = { cwd: "/tmp", args: ["x"], signal: never };
+    const dynamic = ripgrepSandboxArgs(options, request, true);
+    const staticOnly = ripgrepSandboxArgs(options, request, false);
+    expect(dynamic).toContain("/usr");
+    expect(dynamic).toContain("/etc/ld.so.cache");
+    for (const path of ["/usr", "/lib", "/lib64", "/etc/ld.so.cache"]) expect(staticOnly).not.toContain(path);
+  });
+});
+
+// The rg the build embeds on x64 (scripts/ripgrepBuild.ts) is static: it runs, and searches, with nothing of the
+// system mounted (the rest of the ripgrep tests run it too, from the build cache).
+const testBytes = ripgrepHere ? gunzipSync(await Bun.file(testRipgrepGz).bytes()) : undefined;
+describe.skipIf(!testBytes || needsLoader(testBytes))("the runner, with a static rg", () => {
+  test("sees only the project: /usr is not there", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "a.txt": "x\n" });
+    const runner = testRipgrep(root.path);
+    const here = await runner.run({ cwd: root.path, args: ["-l", "x", "."], signal: never });
+    expect(here.kind === "done" && here.stdout.toString()).toBe("./a.txt\n");
+    const usr = await runner.run({ cwd: root.path, args: ["--files", "/usr/bin"], signal: never });
+    expect(usr.kind === "done" && [usr.code, usr.stdout.toString()]).toEqual([2, ""]);
+    expect(usr.kind === "done" && usr.stderr).toContain("/usr/bin");
+  });
+
+  test.skipIf(!Bun.which("rg"))("a dynamically linked rg cannot start there (negative control)", async () => {
+    using root = tempRoot();
+    const options = { bwrap: Bun.which("bwrap") as string, disableUserns: true, root: root.path, denyRead: () => [] };
+    const args = ripgrepSandboxArgs(options, { cwd: root.path, args: ["--version"], signal: never }, false);
+    const run = (program: Uint8Array) =>
+      Bun.spawnSync([options.bwrap, ...args], { stdin: program, stdout: "pipe", stderr: "pipe", env: {} });
+    expect(run(testBytes as Uint8Array).stdout.toString()).toStartWith("ripgrep ");
+    const dynamic = run(await Bun.file(Bun.which("rg") as string).bytes());
+    expect(dynamic.exitCode).not.toBe(0);
+    expect(dynamic.stderr.toString()).toContain("execvp");
   });
 });
 
