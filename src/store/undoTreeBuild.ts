@@ -12,11 +12,10 @@ export interface TreeEntry {
   id: string;
 }
 
-/** A new tree object: its id, and the mktree record that writes it. */
+/** A new tree object: its id and its bytes as git stores them (`tree <size>\0` and the body). */
 export interface NewTree {
   id: string;
-  /** `mode type id\tname\0` per entry, for `git mktree -z --batch`. */
-  record: string;
+  object: Buffer;
 }
 
 const TREE_MODE = "40000";
@@ -58,17 +57,8 @@ export function makeTree(entries: TreeEntry[], algorithm: "sha1" | "sha256"): Ne
   const body = Buffer.concat(
     sorted.flatMap((entry) => [Buffer.from(`${entry.mode} ${entry.name}\0`, "latin1"), Buffer.from(entry.id, "hex")]),
   );
-  const id = createHash(algorithm)
-    .update(Buffer.from(`tree ${body.length}\0`, "latin1"))
-    .update(body)
-    .digest("hex");
-  const record = sorted.map((entry) => `${entry.mode} ${objectType(entry.mode)} ${entry.id}\t${entry.name}\0`).join("");
-  return { id, record };
-}
-
-function objectType(mode: string): string {
-  if (isTreeMode(mode)) return "tree";
-  return mode === "160000" ? "commit" : "blob";
+  const object = Buffer.concat([Buffer.from(`tree ${body.length}\0`, "latin1"), body]);
+  return { id: createHash(algorithm).update(object).digest("hex"), object };
 }
 
 /** The folder that holds `path` ("" for the root). */

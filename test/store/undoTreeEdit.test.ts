@@ -251,6 +251,14 @@ const CHANGES: Change[] = [
     apply: w("source/inner/f.c", "f\n"),
     paths: ["source/inner/f.c"],
   },
+  {
+    name: "git's order of names: a folder sorts as if its name ended in /",
+    apply: (h) => {
+      for (const path of ["order/a/x", "order/a.b", "order/a-c", "order/a0", "order/a/b/c"]) put(h.root, path, "o\n");
+    },
+    paths: ["order/a/x", "order/a.b", "order/a-c", "order/a0", "order/a/b/c"],
+  },
+  { name: "then a file in that folder, the rest of it from base", apply: w("order/a/x", "p\n"), paths: ["order/a/x"] },
   { name: "a path that never existed", apply: () => {}, paths: ["nothing/here"], same: true },
   // git keeps the gitlink of a repository whose .git went (a submodule not checked out) and looks no further.
   {
@@ -279,6 +287,8 @@ describe("editTree: the tree a full snapshot writes", () => {
     test(change.name, async () => {
       await change.apply(h);
       const edited = await editTree(h.git, base, change.paths, OPTIONS);
+      // Its trees are in the store before the full snapshot writes any (git reads them back).
+      expect((await h.git.run({ script: `g ls-tree -r -t ${edited} >/dev/null` })).exitCode).toBe(0);
       const full = await h.full();
       expect(edited).toBe(full);
       if (change.same) expect(full).toBe(base);
@@ -286,6 +296,12 @@ describe("editTree: the tree a full snapshot writes", () => {
       base = full;
     });
   }
+
+  test("the trees editTree wrote itself are well-formed as git's checks see them (fsck --strict)", async () => {
+    const checked = await h.git.run({ script: "g fsck --strict --no-dangling --no-progress" });
+    expect(checked.exitCode).toBe(0);
+    expect(checked.messages.split("\n").filter((line) => line !== "" && !line.startsWith("notice:"))).toEqual([]);
+  });
 });
 
 describe("editTree: what it refuses, and a stale list of paths", () => {
