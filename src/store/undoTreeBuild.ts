@@ -24,24 +24,6 @@ export function isTreeMode(mode: string): boolean {
   return mode === TREE_MODE || mode === "040000";
 }
 
-/** The entries of a tree object's body (`mode name\0` and the raw id, repeated). */
-export function parseTree(body: Buffer, idBytes: number): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  let at = 0;
-  while (at < body.length) {
-    const space = body.indexOf(0x20, at);
-    const nul = body.indexOf(0, space);
-    if (space < 0 || nul < 0 || nul + 1 + idBytes > body.length) throw new Error("a malformed tree object");
-    entries.push({
-      mode: body.toString("latin1", at, space),
-      name: body.toString("latin1", space + 1, nul),
-      id: body.toString("hex", nul + 1, nul + 1 + idBytes),
-    });
-    at = nul + 1 + idBytes;
-  }
-  return entries;
-}
-
 /** git's order of tree entries: by bytes, a folder's name compared as if it ended in "/". */
 function sortKey(entry: TreeEntry): string {
   return isTreeMode(entry.mode) ? `${entry.name}/` : entry.name;

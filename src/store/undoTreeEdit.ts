@@ -30,10 +30,9 @@ import { writeLooseObjects } from "./undoObjects.ts";
 import {
   type ComposeInput,
   composeTree,
-  foldersAbove,
   type IndexEntry,
   isAtOrBelow,
-  parseTree,
+  parentOf,
   type TreeEntry,
 } from "./undoTreeBuild.ts";
 import { namedPaths, toBytes, widenOnDisk } from "./undoTreePaths.ts";
@@ -90,9 +89,10 @@ interface ReadResult {
 }
 
 /**
- * The git call: base's folders above the changed paths (`cat-file --batch`), then, on a temporary
- * index holding what base has at and below the existing paths, `git add -A` of those paths and
- * the index listed (`ls-files -s`), all to "$OUT".
+ * The git call: the listings of base's folders above the changed paths (`ls-tree -t` of ".", which
+ * shows every entry of each folder it walks through, and of "<folder>/" for each, which walks to
+ * it), then, on a temporary index holding what base has at and below the existing paths, `git add
+ * -A` of those paths and the index listed (`ls-files -s`), all to "$OUT".
  */
 async function readAndAdd(
   git: GitRunner,
@@ -102,20 +102,22 @@ async function readAndAdd(
   existing: readonly string[],
   timeoutMs: number,
 ): Promise<ReadResult | undefined> {
-  const folders = [...new Set(changed.flatMap(foldersAbove))].sort();
-  const lines = folders.map((folder) => (folder === "" ? base : `${base}:${folder}`));
-  await writeFile(join(work, "folders"), Buffer.from(lines.map((line) => `${line}\n`).join(""), "latin1"));
+  const folders = [...new Set(changed.map(parentOf))].filter((folder) => folder !== "");
+  await writeFile(join(work, "folders"), Buffer.from(folders.map((folder) => `${folder}/\0`).join(""), "latin1"));
   await writeFile(join(work, "paths"), Buffer.from(existing.map((path) => `${path}\0`).join(""), "latin1"));
   const file = (name: string) => shellQuote(join(work, name));
+  const list = (name: string, into: string) =>
+    `${into}=(); while IFS= read -r -d '' path; do ${into}+=("$path"); done <${file(name)}`;
   const script = [
     "set -o pipefail",
     `export GIT_INDEX_FILE=${file("index")}`,
-    `g cat-file --batch <${file("folders")} >"$OUT" || exit`,
+    list("folders", "folders"),
+    `g ls-tree -t -z --full-tree ${base} -- . "\${folders[@]}" >"$OUT" || exit`,
+    `printf '${END}\\0' >>"$OUT"`,
     ...(existing.length === 0
       ? []
       : [
-          "paths=()",
-          `while IFS= read -r -d '' path; do paths+=("$path"); done <${file("paths")}`,
+          list("paths", "paths"),
           `g ls-tree -r -z --full-tree ${base} -- "\${paths[@]}" | g update-index -z --index-info || exit`,
           // 1: a named path is ignored (git says so and adds the rest); git's failures exit 128.
           `g add -A --pathspec-from-file=${file("paths")} --pathspec-file-nul; added=$?`,
@@ -125,35 +127,37 @@ async function readAndAdd(
   ].join("\n");
   const result = await git.run({ script, capture: true, literal: true, timeoutMs });
   if (result.exitCode !== 0 || result.timedOut) return undefined;
-  return parseReadOutput(result.stdout, base, folders);
+  return parseReadOutput(result.stdout, base);
 }
 
+/** Ends the listings in the output: no record of ls-tree or ls-files is this (they hold a tab). */
+const END = "end";
+
 /**
- * Reads the script's output: one `cat-file --batch` answer per folder (a tree; or, where base
- * has no folder, "missing" or another object), then `ls-files -s -z`. Undefined when it is not that.
+ * Reads the script's output: `ls-tree -t -z` records ("mode type id\tpath"), END, then `ls-files
+ * -s -z` records ("mode id stage\tpath"). Undefined when it is not that.
  */
-export function parseReadOutput(out: Buffer, base: string, folders: readonly string[]): ReadResult | undefined {
-  const idBytes = base.length / 2;
-  const listings = new Map<string, TreeEntry[]>();
-  let at = 0;
-  for (const folder of folders) {
-    const end = out.indexOf(0x0a, at);
-    if (end < 0) return undefined;
-    const header = out.toString("latin1", at, end);
-    at = end + 1;
-    const found = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
-    if (!found) {
-      if (!header.endsWith(" missing")) return undefined;
-      continue;
-    }
-    const size = Number(found[2]);
-    if (found[1] === "tree") listings.set(folder, parseTree(out.subarray(at, at + size), idBytes));
-    at += size + 1;
+export function parseReadOutput(out: Buffer, base: string): ReadResult | undefined {
+  const records = out.toString("latin1").split("\0");
+  if (records[records.length - 1] === "") records.pop();
+  const end = records.indexOf(END);
+  if (end < 0) return undefined;
+  const listings = new Map<string, TreeEntry[]>([["", []]]);
+  for (const record of records.slice(0, end)) {
+    const match = /^(\d{6}) \w+ ([0-9a-f]+)\t([^]+)$/.exec(record);
+    if (!match) return undefined;
+    const [, mode, id, path] = match as unknown as [string, string, string, string];
+    const folder = parentOf(path);
+    const listing = listings.get(folder) ?? [];
+    listing.push({
+      mode: mode === "040000" ? "40000" : mode,
+      name: path.slice(folder === "" ? 0 : folder.length + 1),
+      id,
+    });
+    listings.set(folder, listing);
   }
-  if (!listings.has("")) return undefined;
   const entries: IndexEntry[] = [];
-  for (const record of out.toString("latin1", at).split("\0")) {
-    if (record === "") continue;
+  for (const record of records.slice(end + 1)) {
     const match = /^(\d{6}) ([0-9a-f]+) 0\t([^]+)$/.exec(record);
     if (!match) return undefined;
     entries.push({ mode: match[1] as string, id: match[2] as string, path: match[3] as string });

@@ -24,6 +24,7 @@ import { GitRunner } from "../../src/store/undoGit.ts";
 import { setUpStore } from "../../src/store/undoSetup.ts";
 import { snapshotTaker } from "../../src/store/undoSnapshot.ts";
 import { editTree } from "../../src/store/undoTreeEdit.ts";
+import { namedPaths } from "../../src/store/undoTreePaths.ts";
 import { SELF_COMMAND } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
 
@@ -211,7 +212,25 @@ const CHANGES: Change[] = [
     same: true,
   },
   { name: "the .garuda folder", apply: w(".garuda/sessions/s3.jsonl", "{}\n"), paths: [".garuda"], same: true },
-  { name: "odd names", apply: w("a b/:c*[d]?.txt", "odd\n"), paths: ["a b/:c*[d]?.txt", "odd name: [x]*.txt"] },
+  {
+    name: "odd names",
+    apply: (h) => {
+      put(h.root, "a b/:c*[d]?.txt", "odd\n");
+      put(h.root, "\u00fcn\u00ef/c\u00f6d\u00e9 \u{1f600}.txt", "utf-8\n");
+    },
+    paths: ["a b/:c*[d]?.txt", "odd name: [x]*.txt", "\u00fcn\u00ef/c\u00f6d\u00e9 \u{1f600}.txt"],
+  },
+  {
+    name: "a file name that is not UTF-8, in a folder named whole",
+    apply: (h) => {
+      mkdirSync(join(h.root, "bytes"));
+      writeFileSync(
+        Buffer.concat([Buffer.from(`${h.root}/bytes/f`), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]),
+        "b\n",
+      );
+    },
+    paths: ["bytes"],
+  },
   { name: "a subfolder's .gitignore", apply: w("source/.gitignore", "*.tmp\nmain.c\n"), paths: ["source/.gitignore"] },
   {
     name: "a subfolder's .gitignore lets an ignored file in",
@@ -341,6 +360,13 @@ describe("editTree: what it refuses, and a stale list of paths", () => {
     const full = await h.full();
     expect(await editTree(h.git, base, ["bin/run.sh"], OPTIONS)).toBe(full);
   });
+});
+
+test("each path stands for what its change may reach, none at or below another", () => {
+  const paths = ["src/.gitignore", "src/a.c", "vendor/lib/.git/HEAD", ".git/index", ".garuda/sessions/x", "a/b/", "a"];
+  expect(namedPaths(paths, [".garuda/sessions"])).toEqual(["a", "src", "vendor/lib"]);
+  // To git as its UTF-8 bytes, one character per byte.
+  expect(namedPaths(["caf\u00e9"], [])).toEqual([Buffer.from("caf\u00e9").toString("latin1")]);
 });
 
 /** mulberry32: a small seeded generator, so a failing walk can be replayed. */
