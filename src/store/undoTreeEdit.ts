@@ -43,7 +43,7 @@ export interface TreeEditOptions {
   timeoutMs: number;
 }
 
-/** The most bytes of paths that go to git on one command line (ls-tree; the limit is 1 MB on macOS). */
+/** The most bytes of paths that go to git on a command line (ls-tree's; the limit is 1 MB on macOS). */
 const MAX_PATH_BYTES = 256 * 1024;
 const TREE_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
@@ -65,10 +65,12 @@ export async function editTree(
   const widened = await widenOnDisk(git.dirs.root, named);
   const changed = widened.map((path) => path.path);
   const existing = widened.filter((path) => path.exists).map((path) => path.path);
-  if (existing.reduce((sum, path) => sum + path.length + 1, 0) > MAX_PATH_BYTES) return undefined;
-  const work = await mkdtemp(join(git.dirs.tmpDir, "edit-"));
+  const folders = [...new Set(changed.map(parentOf))].filter((folder) => folder !== "");
+  if ([...existing, ...folders].reduce((sum, path) => sum + path.length + 2, 0) > MAX_PATH_BYTES) return undefined;
+  let work: string | undefined;
   try {
-    const read = await readAndAdd(git, work, base, changed, existing, options.timeoutMs);
+    work = await mkdtemp(join(git.dirs.tmpDir, "edit-"));
+    const read = await readAndAdd(git, work, base, folders, existing, options.timeoutMs);
     if (read === undefined) return undefined;
     const entries = read.entries.filter((entry) => !excluded.some((out) => isAtOrBelow(entry.path, out)));
     const composed = composeTree({ ...read.input, paths: changed, entries });
@@ -76,10 +78,11 @@ export async function editTree(
     await writeLooseObjects(git.dirs.gitDir, composed.trees);
     return composed.root;
   } catch {
-    // The store's folder could not be written (a full disk): the full snapshot says why.
+    // A file of the store could not be written (a full disk: the full snapshot says so), or git's output was not
+    // what the script writes.
     return undefined;
   } finally {
-    await rm(work, { recursive: true, force: true });
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -90,19 +93,18 @@ interface ReadResult {
 
 /**
  * The git call: the listings of base's folders above the changed paths (`ls-tree -t` of ".", which
- * shows every entry of each folder it walks through, and of "<folder>/" for each, which walks to
- * it), then, on a temporary index holding what base has at and below the existing paths, `git add
+ * shows every entry of each folder it walks through, and of "<folder>/" for the changed paths'
+ * folders, which walks to them), then, on a temporary index holding what base has at and below the existing paths, `git add
  * -A` of those paths and the index listed (`ls-files -s`), all to "$OUT".
  */
 async function readAndAdd(
   git: GitRunner,
   work: string,
   base: string,
-  changed: readonly string[],
+  folders: readonly string[],
   existing: readonly string[],
   timeoutMs: number,
 ): Promise<ReadResult | undefined> {
-  const folders = [...new Set(changed.map(parentOf))].filter((folder) => folder !== "");
   await writeFile(join(work, "folders"), Buffer.from(folders.map((folder) => `${folder}/\0`).join(""), "latin1"));
   await writeFile(join(work, "paths"), Buffer.from(existing.map((path) => `${path}\0`).join(""), "latin1"));
   const file = (name: string) => shellQuote(join(work, name));

@@ -4,7 +4,9 @@
 // .gitignore with negations and an ignored folder, a file tracked though ignored, symlinks, an
 // executable, a nested repository, a project-level info/exclude and a session folder a negation
 // lets in. Then a seeded random walk of a few hundred operations in batches. Negative control: a
-// changed path left out gives another tree, so the comparison sees a stale result.
+// changed path left out gives another tree, so the comparison sees a stale result. Last, what a
+// caller must do with the session's index, which editTree never touches: bring it in line for the
+// changed paths before the next full snapshot (it decides which ignored files are tracked).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   chmodSync,
@@ -367,6 +369,33 @@ test("each path stands for what its change may reach, none at or below another",
   expect(namedPaths(paths, [".garuda/sessions"])).toEqual(["a", "src", "vendor/lib"]);
   // To git as its UTF-8 bytes, one character per byte.
   expect(namedPaths(["caf\u00e9"], [])).toEqual([Buffer.from("caf\u00e9").toString("latin1")]);
+});
+
+describe("the session index after trees made by editTree", () => {
+  /** A file tracked though ignored goes (editTree's tree), then comes back (again editTree's): the index never saw either. */
+  async function goneAndBack(): Promise<{ h: Harness; latest: string }> {
+    const h = await standardProject();
+    const base = await h.full();
+    rmSync(join(h.root, "build/keep.txt"));
+    const gone = (await editTree(h.git, base, ["build/keep.txt"], OPTIONS)) as string;
+    put(h.root, "build/keep.txt", "back\n");
+    const latest = (await editTree(h.git, gone, ["build/keep.txt"], OPTIONS)) as string;
+    // Untracked once gone, and ignored: not in the latest tree.
+    expect(latest).toBe(gone);
+    return { h, latest };
+  }
+
+  test("brought in line for the paths changed since (reset to the latest tree), a full snapshot agrees", async () => {
+    const { h, latest } = await goneAndBack();
+    const synced = await h.git.run({ script: `g reset -q ${latest} -- build/keep.txt`, literal: true });
+    expect(synced.exitCode).toBe(0);
+    expect(await h.full()).toBe(latest);
+  });
+
+  test("negative control: left as it was, it still tracks the ignored file and a full snapshot takes it back", async () => {
+    const { h, latest } = await goneAndBack();
+    expect(await h.full()).not.toBe(latest);
+  });
 });
 
 /** mulberry32: a small seeded generator, so a failing walk can be replayed. */
