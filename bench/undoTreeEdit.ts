@@ -4,8 +4,9 @@
 //   edit    editTree(base, the N paths): no session index read
 //   paths   the store's snapshot of named paths (update-index + write-tree on the session index)
 //   full    the store's full snapshot (add -A + the excluded taken out + write-tree)
-// all three of the same state, their order rotated per round, and their trees compared (they must
-// be the same). Also one folder of a hundred-odd files named as a whole (a rescan of it).
+//   empty   an empty script through the executor: the floor of any git call
+// all of the same state, their order rotated per round, and their trees compared (they must
+// be the same). Also a folder of about a thousand files named as a whole (a rescan of it).
 //
 //   bun bench/undoTreeEdit.ts [--copies 1,3] [--rounds 5] [--source <tree>]
 //
@@ -113,11 +114,12 @@ async function benchTree(root: string, rounds: number): Promise<void> {
     await take();
     console.log(`  a full snapshot, nothing changed: ${(performance.now() - at).toFixed(0)} ms`);
     const next = random(35);
-    // A folder of a few hundred files, named whole.
-    const folderOf = (file: string) => file.slice(0, file.lastIndexOf("/"));
+    // A folder of about a thousand files (below it), named whole: editTree reads all of them again.
     const counts = new Map<string, number>();
-    for (const file of files) counts.set(folderOf(file), (counts.get(folderOf(file)) ?? 0) + 1);
-    const bigFolder = [...counts].filter(([, n]) => n >= 100).sort((a, b) => a[1] - b[1])[0];
+    for (const file of files)
+      for (let at = file.indexOf("/"); at > 0; at = file.indexOf("/", at + 1))
+        counts.set(file.slice(0, at), (counts.get(file.slice(0, at)) ?? 0) + 1);
+    const bigFolder = [...counts].filter(([, n]) => n >= 1000).sort((a, b) => a[1] - b[1])[0];
     const cases: Array<{ name: string; change(): string[] }> = [1, 10, 100].map((n) => ({
       name: `${n} file${n > 1 ? "s" : ""}`,
       change: () => {
@@ -129,22 +131,24 @@ async function benchTree(root: string, rounds: number): Promise<void> {
     if (bigFolder)
       cases.push({
         name: `folder of ${bigFolder[1]}`,
-        change: () => [files.find((file) => folderOf(file) === bigFolder[0]) as string],
+        change: () => [files.find((file) => file.startsWith(`${bigFolder[0]}/`)) as string],
       });
     for (const { name, change } of cases) {
-      const times: Record<string, number[]> = { edit: [], paths: [], full: [] };
+      const times: Record<string, number[]> = { edit: [], paths: [], full: [], empty: [] };
       for (let round = 0; round < rounds; round++) {
         const paths = change();
         for (const path of paths) appendFileSync(join(root, path), `// bench ${round}\n`);
         const named = name.startsWith("folder") ? [bigFolder?.[0] as string] : paths;
+        const trees: Record<string, string | undefined> = {};
         const runs: Record<string, () => Promise<string | undefined>> = {
           edit: () => editTree(git, base, named, { excluded: EXCLUDED, timeoutMs: 3_600_000 }),
           paths: () => take(paths),
           full: () => take(),
+          // The floor of any git call: an empty script through the executor.
+          empty: async () => (await git.run({ script: ":" }), trees.full),
         };
-        const order = ["edit", "paths", "full"];
-        for (let i = 0; i < round % 3; i++) order.push(order.shift() as string);
-        const trees: Record<string, string | undefined> = {};
+        const order = ["edit", "paths", "full", "empty"];
+        for (let i = 0; i < round % order.length; i++) order.push(order.shift() as string);
         for (const kind of order) {
           const started = performance.now();
           trees[kind] = await (runs[kind] as () => Promise<string | undefined>)();
