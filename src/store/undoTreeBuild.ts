@@ -1,4 +1,4 @@
-// The pure half of undoTreeEdit.ts: git's tree objects read and written in memory, and the new
+// The pure half of undoTreeEdit.ts: git's tree objects made in memory, and the new
 // snapshot tree put together from the base snapshot's folders along the changed paths and the
 // entries git listed at and below them. Paths and names are byte strings (latin1, one character
 // per byte) so a file name that is not UTF-8 keeps its bytes; comparing such strings compares
@@ -109,8 +109,8 @@ function baseAbove(
 }
 
 /**
- * The new root tree: base, with what is at and below each changed path replaced by `entries`.
- * New trees come in the order mktree must write them (a folder after the folders in it).
+ * The new root tree: base, with what is at and below each changed path replaced by `entries`, and
+ * the new trees to write (those base does not hold already).
  * A path below a nested repository in base changes nothing (`add -A` does not look below a gitlink).
  * Undefined when base holds a file or a symlink above a changed path (a folder is there now: that
  * path changed, and the caller did not say so) or when an entry lies outside the paths.
