@@ -141,7 +141,7 @@ async function benchTree(root: string, rounds: number): Promise<void> {
         const named = name.startsWith("folder") ? [bigFolder?.[0] as string] : paths;
         const trees: Record<string, string | undefined> = {};
         const runs: Record<string, () => Promise<string | undefined>> = {
-          edit: () => editTree(git, base, named, { excluded: EXCLUDED, timeoutMs: 3_600_000 }),
+          edit: async () => (await editTree(git, base, named, { excluded: EXCLUDED, timeoutMs: 3_600_000 }))?.tree,
           paths: () => take(paths),
           full: () => take(),
           // The floor of any git call: an empty script through the executor.

@@ -23,6 +23,10 @@
 // without a commit: the full snapshot fails too) or times out. Below a nested repository that base
 // records, nothing changes the snapshot, as with `add -A` (also when its .git is gone: git then
 // takes it for a submodule not checked out and keeps the gitlink).
+//
+// The session's index is left as it was, so it no longer matches the latest tree: alignIndex()
+// brings it in line at the paths of the trees made here before the next snapshot that uses it.
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GitRunner, shellQuote } from "./undoGit.ts";
@@ -47,6 +51,13 @@ export interface TreeEditOptions {
 const MAX_PATH_BYTES = 256 * 1024;
 const TREE_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
+/** A tree editTree made, and where it may differ from base. */
+export interface TreeEdit {
+  tree: string;
+  /** The paths (relative) as they were widened: a caller's path, or a folder above one. */
+  paths: string[];
+}
+
 /**
  * The tree a full snapshot would write now, from `base` (the last snapshot's tree id) and the
  * paths that may have changed since; undefined when that cannot be made exactly (see above).
@@ -56,12 +67,12 @@ export async function editTree(
   base: string,
   paths: readonly string[],
   options: TreeEditOptions,
-): Promise<string | undefined> {
+): Promise<TreeEdit | undefined> {
   if (!TREE_ID.test(base)) return undefined;
   const excluded = options.excluded.map(toBytes);
   const named = namedPaths(paths, excluded);
   if (named === undefined) return undefined;
-  if (named.length === 0) return base;
+  if (named.length === 0) return { tree: base, paths: [] };
   const widened = await widenOnDisk(git.dirs.root, named);
   const changed = widened.map((path) => path.path);
   const existing = widened.filter((path) => path.exists).map((path) => path.path);
@@ -76,13 +87,42 @@ export async function editTree(
     const composed = composeTree({ ...read.input, paths: changed, entries });
     if (composed === undefined) return undefined;
     await writeLooseObjects(git.dirs.gitDir, composed.trees);
-    return composed.root;
+    // Whole components of the caller's paths: UTF-8 again.
+    return { tree: composed.root, paths: changed.map((path) => Buffer.from(path, "latin1").toString("utf8")) };
   } catch {
     // A file of the store could not be written (a full disk: the full snapshot says so), or git's output was not
     // what the script writes.
     return undefined;
   } finally {
     if (work !== undefined) await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Brings the session's index in line with `tree` at `paths` (those of every TreeEdit made since it
+ * last was): `git reset <tree> -- <paths>`, which also drops their cached stat data, so the next
+ * `add -A` reads just those files again. A full snapshot (or one by paths) after trees made by
+ * editTree must come after this: the index says which ignored files are tracked (and so kept).
+ * It reads and writes the whole index once. False when git failed.
+ */
+export async function alignIndex(
+  git: GitRunner,
+  tree: string,
+  paths: readonly string[],
+  timeoutMs: number,
+): Promise<boolean> {
+  if (paths.length === 0) return true;
+  if (!TREE_ID.test(tree)) return false;
+  const file = join(git.dirs.tmpDir, `align-${randomBytes(6).toString("hex")}`);
+  try {
+    await writeFile(file, paths.map((path) => `${path}\0`).join(""));
+    const script = `g reset -q ${tree} --pathspec-from-file=${shellQuote(file)} --pathspec-file-nul`;
+    const result = await git.run({ script, literal: true, timeoutMs });
+    return result.exitCode === 0;
+  } catch {
+    return false;
+  } finally {
+    await rm(file, { force: true });
   }
 }
 

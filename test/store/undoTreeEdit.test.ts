@@ -4,9 +4,10 @@
 // .gitignore with negations and an ignored folder, a file tracked though ignored, symlinks, an
 // executable, a nested repository, a project-level info/exclude and a session folder a negation
 // lets in. Then a seeded random walk of a few hundred operations in batches. Negative control: a
-// changed path left out gives another tree, so the comparison sees a stale result. Last, what a
-// caller must do with the session's index, which editTree never touches: bring it in line for the
-// changed paths before the next full snapshot (it decides which ignored files are tracked).
+// changed path left out gives another tree, so the comparison sees a stale result. Last, the
+// session's index, which editTree never touches: alignIndex brings it in line at the paths the
+// trees were made from before the next full snapshot (it decides which ignored files are tracked);
+// negative control: without, a full snapshot differs.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   chmodSync,
@@ -25,7 +26,7 @@ import { snapshotDir } from "../../src/store/undo.ts";
 import { GitRunner } from "../../src/store/undoGit.ts";
 import { setUpStore } from "../../src/store/undoSetup.ts";
 import { snapshotTaker } from "../../src/store/undoSnapshot.ts";
-import { editTree } from "../../src/store/undoTreeEdit.ts";
+import { alignIndex, editTree, type TreeEditOptions } from "../../src/store/undoTreeEdit.ts";
 import { namedPaths } from "../../src/store/undoTreePaths.ts";
 import { SELF_COMMAND } from "../support/sandboxSupport.ts";
 import { makeTempDir } from "../support/tempDir.ts";
@@ -33,6 +34,16 @@ import { makeTempDir } from "../support/tempDir.ts";
 const NO_SANDBOX = { availability: { available: false as const, reason: "not needed", fix: "none" } };
 const EXCLUDED = [".garuda/sessions"];
 const OPTIONS = { excluded: EXCLUDED, timeoutMs: 30_000 };
+
+/** editTree's tree alone. */
+async function edit(
+  git: GitRunner,
+  base: string,
+  paths: string[],
+  options: TreeEditOptions,
+): Promise<string | undefined> {
+  return (await editTree(git, base, paths, options))?.tree;
+}
 
 interface Harness {
   root: string;
@@ -307,7 +318,7 @@ describe("editTree: the tree a full snapshot writes", () => {
   for (const change of CHANGES) {
     test(change.name, async () => {
       await change.apply(h);
-      const edited = await editTree(h.git, base, change.paths, OPTIONS);
+      const edited = await edit(h.git, base, change.paths, OPTIONS);
       // Its trees are in the store before the full snapshot writes any (git reads them back).
       expect((await h.git.run({ script: `g ls-tree -r -t ${edited} >/dev/null` })).exitCode).toBe(0);
       const full = await h.full();
@@ -337,30 +348,30 @@ describe("editTree: what it refuses, and a stale list of paths", () => {
     put(h.root, "src/main.c", "changed\n");
     put(h.root, "docs/readme.md", "changed too\n");
     const full = await h.full();
-    expect(await editTree(h.git, base, ["src/main.c", "docs/readme.md"], OPTIONS)).toBe(full);
-    const stale = await editTree(h.git, base, ["src/main.c"], OPTIONS);
+    expect(await edit(h.git, base, ["src/main.c", "docs/readme.md"], OPTIONS)).toBe(full);
+    const stale = await edit(h.git, base, ["src/main.c"], OPTIONS);
     expect(stale).toBeString();
     expect(stale).not.toBe(full);
-    expect(await editTree(h.git, base, [], OPTIONS)).toBe(base);
+    expect(await edit(h.git, base, [], OPTIONS)).toBe(base);
     base = full;
   });
 
   test("undefined for what only a full snapshot can tell", async () => {
     for (const paths of [[""], ["."], ["src/../docs"], ["/etc/passwd"], ["a//b"], [".gitignore"], ["x\ny"]])
-      expect(await editTree(h.git, base, paths, OPTIONS)).toBeUndefined();
+      expect(await edit(h.git, base, paths, OPTIONS)).toBeUndefined();
     for (const paths of [[".git"], [".git/info"], [".git/info/exclude"], ["src/.GIT/x"], ["src/git~1"]])
-      expect(await editTree(h.git, base, paths, OPTIONS)).toBeUndefined();
-    expect(await editTree(h.git, "not a tree", ["src/main.c"], OPTIONS)).toBeUndefined();
+      expect(await edit(h.git, base, paths, OPTIONS)).toBeUndefined();
+    expect(await edit(h.git, "not a tree", ["src/main.c"], OPTIONS)).toBeUndefined();
     // The project's own repository is never stored: a change in it changes nothing.
-    expect(await editTree(h.git, base, [".git/index", ".git/objects/ab"], OPTIONS)).toBe(base);
+    expect(await edit(h.git, base, [".git/index", ".git/objects/ab"], OPTIONS)).toBe(base);
   });
 
   test("undefined when a file of base is a folder now and only a path below it is named", async () => {
     rmSync(join(h.root, "bin/run.sh"));
     put(h.root, "bin/run.sh/inner.txt", "inner\n");
-    expect(await editTree(h.git, base, ["bin/run.sh/inner.txt"], OPTIONS)).toBeUndefined();
+    expect(await edit(h.git, base, ["bin/run.sh/inner.txt"], OPTIONS)).toBeUndefined();
     const full = await h.full();
-    expect(await editTree(h.git, base, ["bin/run.sh"], OPTIONS)).toBe(full);
+    expect(await edit(h.git, base, ["bin/run.sh"], OPTIONS)).toBe(full);
   });
 });
 
@@ -373,28 +384,39 @@ test("each path stands for what its change may reach, none at or below another",
 
 describe("the session index after trees made by editTree", () => {
   /** A file tracked though ignored goes (editTree's tree), then comes back (again editTree's): the index never saw either. */
-  async function goneAndBack(): Promise<{ h: Harness; latest: string }> {
+  async function goneAndBack(): Promise<{ h: Harness; latest: string; paths: string[] }> {
     const h = await standardProject();
     const base = await h.full();
     rmSync(join(h.root, "build/keep.txt"));
-    const gone = (await editTree(h.git, base, ["build/keep.txt"], OPTIONS)) as string;
+    const gone = (await editTree(h.git, base, ["build/keep.txt"], OPTIONS)) as { tree: string; paths: string[] };
     put(h.root, "build/keep.txt", "back\n");
-    const latest = (await editTree(h.git, gone, ["build/keep.txt"], OPTIONS)) as string;
+    const back = (await editTree(h.git, gone.tree, ["build/keep.txt"], OPTIONS)) as { tree: string; paths: string[] };
     // Untracked once gone, and ignored: not in the latest tree.
-    expect(latest).toBe(gone);
-    return { h, latest };
+    expect(back.tree).toBe(gone.tree);
+    return { h, latest: back.tree, paths: [...gone.paths, ...back.paths] };
   }
 
-  test("brought in line for the paths changed since (reset to the latest tree), a full snapshot agrees", async () => {
-    const { h, latest } = await goneAndBack();
-    const synced = await h.git.run({ script: `g reset -q ${latest} -- build/keep.txt`, literal: true });
-    expect(synced.exitCode).toBe(0);
+  test("brought in line at the paths of the trees made since (alignIndex), a full snapshot agrees", async () => {
+    const { h, latest, paths } = await goneAndBack();
+    expect(paths).toEqual(["build/keep.txt", "build/keep.txt"]);
+    expect(await alignIndex(h.git, latest, paths, 30_000)).toBe(true);
     expect(await h.full()).toBe(latest);
   });
 
   test("negative control: left as it was, it still tracks the ignored file and a full snapshot takes it back", async () => {
     const { h, latest } = await goneAndBack();
     expect(await h.full()).not.toBe(latest);
+  });
+
+  test("the paths a tree was made from are the widened ones", async () => {
+    const h = await standardProject();
+    const base = await h.full();
+    rmSync(join(h.root, "docs"), { recursive: true });
+    symlinkSync("src", join(h.root, "docs"));
+    put(h.root, "src/.gitignore", "*.c\n");
+    const made = await editTree(h.git, base, ["docs/readme.md", "src/.gitignore", "src/main.c"], OPTIONS);
+    expect(made?.paths).toEqual(["docs", "src"]);
+    expect(made?.tree).toBe(await h.full());
   });
 });
 
@@ -507,7 +529,7 @@ test("a seeded random walk: 300 changes in batches of 10, each batch's tree as t
   for (let batch = 0; batch < 30; batch++) {
     const paths: string[] = [];
     for (let i = 0; i < 10; i++) paths.push(...randomChange(h.root, next));
-    const edited = await editTree(h.git, base, paths, OPTIONS);
+    const edited = await edit(h.git, base, paths, OPTIONS);
     const full = await h.full();
     expect({ batch, edited }).toEqual({ batch, edited: full });
     base = full;
