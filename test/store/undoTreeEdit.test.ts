@@ -34,6 +34,8 @@ import { makeTempDir } from "../support/tempDir.ts";
 const NO_SANDBOX = { availability: { available: false as const, reason: "not needed", fix: "none" } };
 const EXCLUDED = [".garuda/sessions"];
 const OPTIONS = { excluded: EXCLUDED, timeoutMs: 30_000 };
+/** Each test runs several git calls through the executor (and some set a project up): seconds on a loaded machine. */
+const SLOW = 30_000;
 
 /** editTree's tree alone. */
 async function edit(
@@ -313,27 +315,35 @@ describe("editTree: the tree a full snapshot writes", () => {
   beforeAll(async () => {
     h = await standardProject();
     base = await h.full();
-  });
+  }, SLOW);
 
   for (const change of CHANGES) {
-    test(change.name, async () => {
-      await change.apply(h);
-      const edited = await edit(h.git, base, change.paths, OPTIONS);
-      // Its trees are in the store before the full snapshot writes any (git reads them back).
-      expect((await h.git.run({ script: `g ls-tree -r -t ${edited} >/dev/null` })).exitCode).toBe(0);
-      const full = await h.full();
-      expect(edited).toBe(full);
-      if (change.same) expect(full).toBe(base);
-      else expect(full).not.toBe(base);
-      base = full;
-    });
+    test(
+      change.name,
+      async () => {
+        await change.apply(h);
+        const edited = await edit(h.git, base, change.paths, OPTIONS);
+        // Its trees are in the store before the full snapshot writes any (git reads them back).
+        expect((await h.git.run({ script: `g ls-tree -r -t ${edited} >/dev/null` })).exitCode).toBe(0);
+        const full = await h.full();
+        expect(edited).toBe(full);
+        if (change.same) expect(full).toBe(base);
+        else expect(full).not.toBe(base);
+        base = full;
+      },
+      SLOW,
+    );
   }
 
-  test("the trees editTree wrote itself are well-formed as git's checks see them (fsck --strict)", async () => {
-    const checked = await h.git.run({ script: "g fsck --strict --no-dangling --no-progress" });
-    expect(checked.exitCode).toBe(0);
-    expect(checked.messages.split("\n").filter((line) => line !== "" && !line.startsWith("notice:"))).toEqual([]);
-  });
+  test(
+    "the trees editTree wrote itself are well-formed as git's checks see them (fsck --strict)",
+    async () => {
+      const checked = await h.git.run({ script: "g fsck --strict --no-dangling --no-progress" });
+      expect(checked.exitCode).toBe(0);
+      expect(checked.messages.split("\n").filter((line) => line !== "" && !line.startsWith("notice:"))).toEqual([]);
+    },
+    SLOW,
+  );
 });
 
 describe("editTree: what it refuses, and a stale list of paths", () => {
@@ -342,37 +352,49 @@ describe("editTree: what it refuses, and a stale list of paths", () => {
   beforeAll(async () => {
     h = await standardProject();
     base = await h.full();
-  });
+  }, SLOW);
 
-  test("negative control: a changed path left out gives another tree than the full snapshot", async () => {
-    put(h.root, "src/main.c", "changed\n");
-    put(h.root, "docs/readme.md", "changed too\n");
-    const full = await h.full();
-    expect(await edit(h.git, base, ["src/main.c", "docs/readme.md"], OPTIONS)).toBe(full);
-    const stale = await edit(h.git, base, ["src/main.c"], OPTIONS);
-    expect(stale).toBeString();
-    expect(stale).not.toBe(full);
-    expect(await edit(h.git, base, [], OPTIONS)).toBe(base);
-    base = full;
-  });
+  test(
+    "negative control: a changed path left out gives another tree than the full snapshot",
+    async () => {
+      put(h.root, "src/main.c", "changed\n");
+      put(h.root, "docs/readme.md", "changed too\n");
+      const full = await h.full();
+      expect(await edit(h.git, base, ["src/main.c", "docs/readme.md"], OPTIONS)).toBe(full);
+      const stale = await edit(h.git, base, ["src/main.c"], OPTIONS);
+      expect(stale).toBeString();
+      expect(stale).not.toBe(full);
+      expect(await edit(h.git, base, [], OPTIONS)).toBe(base);
+      base = full;
+    },
+    SLOW,
+  );
 
-  test("undefined for what only a full snapshot can tell", async () => {
-    for (const paths of [[""], ["."], ["src/../docs"], ["/etc/passwd"], ["a//b"], [".gitignore"], ["x\ny"]])
-      expect(await edit(h.git, base, paths, OPTIONS)).toBeUndefined();
-    for (const paths of [[".git"], [".git/info"], [".git/info/exclude"], ["src/.GIT/x"], ["src/git~1"]])
-      expect(await edit(h.git, base, paths, OPTIONS)).toBeUndefined();
-    expect(await edit(h.git, "not a tree", ["src/main.c"], OPTIONS)).toBeUndefined();
-    // The project's own repository is never stored: a change in it changes nothing.
-    expect(await edit(h.git, base, [".git/index", ".git/objects/ab"], OPTIONS)).toBe(base);
-  });
+  test(
+    "undefined for what only a full snapshot can tell",
+    async () => {
+      for (const paths of [[""], ["."], ["src/../docs"], ["/etc/passwd"], ["a//b"], [".gitignore"], ["x\ny"]])
+        expect(await edit(h.git, base, paths, OPTIONS)).toBeUndefined();
+      for (const paths of [[".git"], [".git/info"], [".git/info/exclude"], ["src/.GIT/x"], ["src/git~1"]])
+        expect(await edit(h.git, base, paths, OPTIONS)).toBeUndefined();
+      expect(await edit(h.git, "not a tree", ["src/main.c"], OPTIONS)).toBeUndefined();
+      // The project's own repository is never stored: a change in it changes nothing.
+      expect(await edit(h.git, base, [".git/index", ".git/objects/ab"], OPTIONS)).toBe(base);
+    },
+    SLOW,
+  );
 
-  test("undefined when a file of base is a folder now and only a path below it is named", async () => {
-    rmSync(join(h.root, "bin/run.sh"));
-    put(h.root, "bin/run.sh/inner.txt", "inner\n");
-    expect(await edit(h.git, base, ["bin/run.sh/inner.txt"], OPTIONS)).toBeUndefined();
-    const full = await h.full();
-    expect(await edit(h.git, base, ["bin/run.sh"], OPTIONS)).toBe(full);
-  });
+  test(
+    "undefined when a file of base is a folder now and only a path below it is named",
+    async () => {
+      rmSync(join(h.root, "bin/run.sh"));
+      put(h.root, "bin/run.sh/inner.txt", "inner\n");
+      expect(await edit(h.git, base, ["bin/run.sh/inner.txt"], OPTIONS)).toBeUndefined();
+      const full = await h.full();
+      expect(await edit(h.git, base, ["bin/run.sh"], OPTIONS)).toBe(full);
+    },
+    SLOW,
+  );
 });
 
 test("each path stands for what its change may reach, none at or below another", () => {
@@ -396,28 +418,40 @@ describe("the session index after trees made by editTree", () => {
     return { h, latest: back.tree, paths: [...gone.paths, ...back.paths] };
   }
 
-  test("brought in line at the paths of the trees made since (alignIndex), a full snapshot agrees", async () => {
-    const { h, latest, paths } = await goneAndBack();
-    expect(paths).toEqual(["build/keep.txt", "build/keep.txt"]);
-    expect(await alignIndex(h.git, latest, paths, 30_000)).toBe(true);
-    expect(await h.full()).toBe(latest);
-  });
+  test(
+    "brought in line at the paths of the trees made since (alignIndex), a full snapshot agrees",
+    async () => {
+      const { h, latest, paths } = await goneAndBack();
+      expect(paths).toEqual(["build/keep.txt", "build/keep.txt"]);
+      expect(await alignIndex(h.git, latest, paths, 30_000)).toBe(true);
+      expect(await h.full()).toBe(latest);
+    },
+    SLOW,
+  );
 
-  test("negative control: left as it was, it still tracks the ignored file and a full snapshot takes it back", async () => {
-    const { h, latest } = await goneAndBack();
-    expect(await h.full()).not.toBe(latest);
-  });
+  test(
+    "negative control: left as it was, it still tracks the ignored file and a full snapshot takes it back",
+    async () => {
+      const { h, latest } = await goneAndBack();
+      expect(await h.full()).not.toBe(latest);
+    },
+    SLOW,
+  );
 
-  test("the paths a tree was made from are the widened ones", async () => {
-    const h = await standardProject();
-    const base = await h.full();
-    rmSync(join(h.root, "docs"), { recursive: true });
-    symlinkSync("src", join(h.root, "docs"));
-    put(h.root, "src/.gitignore", "*.c\n");
-    const made = await editTree(h.git, base, ["docs/readme.md", "src/.gitignore", "src/main.c"], OPTIONS);
-    expect(made?.paths).toEqual(["docs", "src"]);
-    expect(made?.tree).toBe(await h.full());
-  });
+  test(
+    "the paths a tree was made from are the widened ones",
+    async () => {
+      const h = await standardProject();
+      const base = await h.full();
+      rmSync(join(h.root, "docs"), { recursive: true });
+      symlinkSync("src", join(h.root, "docs"));
+      put(h.root, "src/.gitignore", "*.c\n");
+      const made = await editTree(h.git, base, ["docs/readme.md", "src/.gitignore", "src/main.c"], OPTIONS);
+      expect(made?.paths).toEqual(["docs", "src"]);
+      expect(made?.tree).toBe(await h.full());
+    },
+    SLOW,
+  );
 });
 
 /** mulberry32: a small seeded generator, so a failing walk can be replayed. */
