@@ -142,7 +142,7 @@ async function benchTree(root: string, rounds: number): Promise<void> {
         const trees: Record<string, string | undefined> = {};
         const runs: Record<string, () => Promise<string | undefined>> = {
           edit: async () => (await editTree(git, base, named, { excluded: EXCLUDED, timeoutMs: 3_600_000 }))?.tree,
-          paths: () => take(paths),
+          paths: () => take({ written: paths }),
           full: () => take(),
           // The floor of any git call: an empty script through the executor.
           empty: async () => (await git.run({ script: ":" }), trees.full),
