@@ -11,16 +11,16 @@
 // counts as the turn's end. Turns that changed nothing are skipped. `diff()` is the session's
 // diff (undoDiff.ts).
 //
-// What a snapshot costs. The store keeps one index per session, warm, so a snapshot writes only
-// the trees of the folders that changed. The first index is a copy of the project's own when it
-// is a git repository (undoSeed.ts), so not even the first snapshot hashes the whole tree. After
-// it, a snapshot reads only the paths the git guard's watches saw change (undoChangeScope.ts),
-// or, when they cannot vouch for every change (no sandbox, lost events, a process a command left
-// running), every file's stat data (`add -A`). The runtime does not wait for a turn's snapshot
-// (runtime/undoTurn.ts): a tool's write (`snapshot()`) and a command (`beforeCommand()`) do. A
-// turn in which no command ran ends with a snapshot of the files its tools wrote. git's gc runs
-// in the background. What inotify cannot see (a write through an mmap while the file stays open,
-// or through a hard link outside the project) a snapshot by changed paths misses.
+// What a snapshot costs. The first index is a copy of the project's own when it is a git
+// repository (undoSeed.ts), so not even the first snapshot hashes the whole tree. After it, a
+// snapshot reads only the paths the git guard's watches saw change (undoChangeScope.ts), made
+// from the last tree without the session's index (undoTreeEdit.ts), or, when the watches cannot
+// vouch for every change (no sandbox, lost events, a process a command left running), every
+// file's stat data (`add -A` on the index, warm from snapshot to snapshot). The runtime does not
+// wait for a turn's snapshot (runtime/undoTurn.ts): a tool's write (`snapshot()`) and a command
+// (`beforeCommand()`) do. A turn in which no command ran ends with a snapshot of the files its
+// tools wrote. git's gc runs in the background. What inotify cannot see (a write through an mmap
+// while the file stays open, through a hard link made and removed) a snapshot by path misses.
 //
 // Limits: a snapshot taking more than 30 s, any other git call more than 2 min (git blocks for
 // good on a FIFO a command made as .gitignore), a failing git, or no git at all switch undo off
