@@ -25,7 +25,7 @@ import { QUARANTINE_DIR } from "./quarantine.ts";
 import { createSlices } from "./slices.ts";
 import { type Storm, createStormMeter } from "./storm.ts";
 import { createChangeLog } from "./changeLog.ts";
-import { holdsUnnamed, isFolder, isLossy } from "./folderNames.ts";
+import { createUnnamedSet, isFolder, isLossy } from "./folderNames.ts";
 import type { ShortOf, TreeWatch, TreeWatchOptions, WatchChange } from "./watchTypes.ts";
 import { type Role, childRole, isMarkerName } from "./roles.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "../inotify.ts";
@@ -56,18 +56,14 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   let walked = false;
   /**
    * Folders that hold a folder whose name is not UTF-8: no path string names it (it reads back with U+FFFD), so it is
-   * neither watched nor scanned, and the change log cannot vouch for the tree while one is there.
+   * neither watched nor scanned (the guard moves it aside while commands run), and the change log cannot vouch for the
+   * tree while one is there, nor for what was changed through it (a hard link in it) once it is gone.
    */
-  const unnamed = new Set<string>();
+  const unnamed = createUnnamedSet(() => changes.lose());
   /** Losses so far (lost()): one during a walk leaves `walked` false, for the rescan it leads to. */
   let losses = 0;
 
   const excluded = (path: string) => isInside(path, quarantine);
-
-  /** A folder named `name` in `dir`, which may be one whose name is not UTF-8. */
-  function noteFolder(dir: string, name: string): void {
-    if (isLossy(name) && !unnamed.has(dir) && holdsUnnamed(dir)) unnamed.add(dir);
-  }
 
   function list(dir: string): Dirent[] {
     try {
@@ -165,7 +161,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
       for (const entry of entries) {
         if (!entry.isDirectory()) continue;
-        noteFolder(dir, entry.name);
+        unnamed.note(dir, entry.name);
         const role = childRole(effective, entry.name);
         if (role) queue.push([join(dir, entry.name), role, watching ? dir : undefined, watching]);
       }
@@ -285,7 +281,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
           dropUnwatchedBelow(path);
         }
         if (isDir && (event.mask & (IN_CREATE | IN_MOVED_TO) || (event.mask & IN_MOVED_FROM && isFolder(path)))) {
-          noteFolder(dir, event.name);
+          unnamed.note(dir, event.name);
           const role = childRole(entry.role, event.name);
           if (role) {
             const moved = await walk(path, role, dir, true);
@@ -377,9 +373,12 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         if (!excluded(path)) changes.record(path);
       }
     },
+    get unnamed() {
+      return unnamed.now();
+    },
     get covered() {
-      for (const dir of unnamed) if (!holdsUnnamed(dir)) unnamed.delete(dir);
-      return walked && !closed && inotify !== undefined && unwatched.size === 0 && !truncated && unnamed.size === 0;
+      const whole = unnamed.now().length === 0;
+      return walked && !closed && inotify !== undefined && unwatched.size === 0 && !truncated && whole;
     },
     close() {
       changes.lose();
