@@ -12,7 +12,8 @@
 //
 // A subtree whose events cause more work than the guard may spend (storm.ts: a command renaming
 // in a loop) is left unwatched the same way, and scanned, until the guard is next idle and a
-// command begins (calm()).
+// command begins (calm()). A folder whose name is not UTF-8 cannot be watched or walked (no path
+// string names it): walks and events note the folders that hold one, and the guard moves it aside.
 //
 // Every walk (the first, a rescan after an overflow, a scan, a folder moved in) gives the event
 // loop back every few milliseconds (slices.ts): a tree of 80,000 files must not stop the other
