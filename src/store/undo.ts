@@ -39,6 +39,7 @@ import { setUpStore } from "./undoSetup.ts";
 import { sessionDiff } from "./undoDiff.ts";
 import { snapshotTaker } from "./undoSnapshot.ts";
 import { scopedSnapshots } from "./undoChangeScope.ts";
+import { alignIndex, editTree } from "./undoTreeEdit.ts";
 import type { SnapshotAccess } from "./rewindFiles.ts";
 import { type UndoOutcome, undoLastTurn, undoRefused } from "./undoLastTurn.ts";
 import { diffTrees, type UndoPoint } from "./undoTree.ts";
@@ -187,6 +188,9 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     excluded,
     changesSince: executor.changesSince?.bind(executor),
     take: snapshotTaker({ git, excluded, timeoutMs, disable }),
+    edit: (base, paths) => editTree(git, base, paths, { excluded, timeoutMs }),
+    align: (tree, paths) => alignIndex(git, tree, paths, timeoutMs),
+    disable,
     lasting: () => lastingCommands,
   });
   const takeTree = scoped.take;
@@ -258,7 +262,8 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
     if (!(await ready())) return undoRefused(`Undo is off in this session: ${disabled}`);
     if (points.length === 0) return undoRefused("Nothing to undo: no turn of this session is left to undo.");
     const now = await takeTree();
-    if (now === undefined) return undoRefused(`Undo is off in this session: ${disabled}`);
+    // What the undo does to the index (undoLastTurn.ts) starts from one in line with `now`.
+    if (now === undefined || !(await scoped.inLine())) return undoRefused(`Undo is off in this session: ${disabled}`);
     scoped.forget();
     return undoLastTurn({
       git,
@@ -280,7 +285,11 @@ export function createUndoStore(options: UndoStoreOptions): UndoStore {
 
   const access: SnapshotAccess = {
     git,
-    takeTree,
+    // A rewind then works on the index (rewindFiles.ts): in line with the tree it was given.
+    takeTree: async () => {
+      const tree = await takeTree();
+      return tree !== undefined && (await scoped.inLine()) ? tree : undefined;
+    },
     diffTrees: (from, to) => diffTrees(git, from, to),
     lastTurn: () => {
       const top = points[points.length - 1];

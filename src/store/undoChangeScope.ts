@@ -1,7 +1,10 @@
 // What the undo store's next snapshot must read (undo.ts): with the git guard's change log
 // (sandbox/gitGuard/changeLog.ts), only the paths changed since the last snapshot, so a turn's
 // snapshot costs what changed, not the size of the tree; else every file's stat data, as git's
-// `add -A` reads it.
+// `add -A` reads it. A snapshot of named paths (those changed, or the files a tool wrote) is made
+// from the last tree without the session's index (undoTreeEdit.ts: the index is 9 MB on Linux's
+// tree, read and written by every git command that uses it); the index is then brought in line at
+// those paths before the next thing that uses it (a snapshot of the whole tree, an undo, a rewind).
 //
 // The whole tree is read when the log cannot vouch for every change since the last snapshot (it
 // says "all": no guard here, coverage lost, another process's token), when the last snapshot failed,
@@ -19,6 +22,7 @@ import { join, relative, sep } from "node:path";
 import { isInside } from "../files/isInside.ts";
 import type { Executor } from "../sandbox/types.ts";
 import type { SnapshotScope } from "./undoSnapshot.ts";
+import type { TreeEdit } from "./undoTreeEdit.ts";
 
 /** Most changed paths a snapshot reads by name (past this, `add -A` costs less). */
 const MAX_CHANGED = 1_000;
@@ -28,8 +32,14 @@ export interface ChangeScopeOptions {
   /** Paths (relative) no snapshot holds. */
   excluded: readonly string[];
   changesSince: Executor["changesSince"];
-  /** Takes a snapshot of a scope (undoSnapshot.ts). */
+  /** Takes a snapshot through the session's index (undoSnapshot.ts): of the whole tree, or of files a tool wrote. */
   take(scope?: SnapshotScope): Promise<string | undefined>;
+  /** The tree `base` becomes with what is at `paths` now (undoTreeEdit.ts), and the paths it read; or undefined. */
+  edit(base: string, paths: readonly string[]): Promise<TreeEdit | undefined>;
+  /** Brings the index in line with `tree` at `paths` (undoTreeEdit.ts alignIndex); false when git failed. */
+  align(tree: string, paths: readonly string[]): Promise<boolean>;
+  /** Switches undo off, saying why. */
+  disable(reason: string): void;
   /** A process a command started may still run (it may write through an mmap). */
   lasting(): boolean;
 }
@@ -37,6 +47,8 @@ export interface ChangeScopeOptions {
 export interface ScopedSnapshots {
   /** A snapshot of the files a tool wrote (`scope`), or of what changed since the last one; its tree. */
   take(scope?: SnapshotScope): Promise<string | undefined>;
+  /** Before the index is used by anything else (an undo, a rewind): brings it in line; false when it could not. */
+  inLine(): Promise<boolean>;
   /** The index was changed by something other than a snapshot (an undo, a rewind): the next one reads it all. */
   forget(): void;
 }
@@ -48,8 +60,12 @@ export function scopedSnapshots(options: ChangeScopeOptions): ScopedSnapshots {
   let token: string | undefined;
   /** The project's .git/info/exclude (its identity, size and times) when the token was got. */
   let excludeSeen: string | undefined;
-  /** The tree of the last snapshot: the index holds it. */
+  /** The tree of the last snapshot. */
   let lastTree: string | undefined;
+  /** Paths where the index may differ from `alignTo` (trees made without it), until it is brought in line. */
+  const unaligned = new Set<string>();
+  /** The last tree made without the index. */
+  let alignTo: string | undefined;
 
   const stamp = () => {
     try {
@@ -93,10 +109,33 @@ export function scopedSnapshots(options: ChangeScopeOptions): ScopedSnapshots {
     return changed;
   }
 
+  async function inLine(): Promise<boolean> {
+    if (unaligned.size === 0) return true;
+    const paths = [...unaligned];
+    unaligned.clear();
+    if (alignTo !== undefined && (await options.align(alignTo, paths))) return true;
+    options.disable("the snapshot index could not be brought up to date (git failed).");
+    return false;
+  }
+
+  /** A snapshot through the index (once it is in line). */
+  async function throughIndex(scope?: SnapshotScope): Promise<string | undefined> {
+    return (await inLine()) ? options.take(scope) : undefined;
+  }
+
+  /** The last tree with what is at `paths` now, without the index; undefined when that cannot be made exactly. */
+  async function edited(paths: readonly string[]): Promise<string | undefined> {
+    const edit = lastTree === undefined ? undefined : await options.edit(lastTree, paths);
+    if (!edit) return undefined;
+    for (const path of edit.paths) unaligned.add(path);
+    alignTo = edit.tree;
+    return edit.tree;
+  }
+
   return {
     async take(scope) {
       if (scope) {
-        lastTree = await options.take(scope);
+        lastTree = (await edited(scope.written)) ?? (await throughIndex(scope));
         return lastTree;
       }
       // Asked before the snapshot is taken: a change made while it is taken is in the next answer.
@@ -105,8 +144,7 @@ export function scopedSnapshots(options: ChangeScopeOptions): ScopedSnapshots {
       const changed =
         answer && token !== undefined && lastTree !== undefined ? changedPaths(answer.paths, exclude) : undefined;
       token = undefined;
-      const tree =
-        changed?.length === 0 ? lastTree : await options.take(changed === undefined ? undefined : { changed });
+      const tree = changed?.length === 0 ? lastTree : ((changed && (await edited(changed))) ?? (await throughIndex()));
       if (tree !== undefined && answer && answer.token !== "") {
         token = answer.token;
         excludeSeen = exclude;
@@ -114,6 +152,7 @@ export function scopedSnapshots(options: ChangeScopeOptions): ScopedSnapshots {
       lastTree = tree;
       return tree;
     },
+    inLine,
     forget() {
       token = undefined;
       lastTree = undefined;

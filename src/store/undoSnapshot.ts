@@ -27,11 +27,11 @@ export interface SnapshotTakerOptions {
 }
 
 /**
- * What a snapshot reads again: every file's stat data (undefined); only the files a tool wrote (`written`,
- * relative, none of them ignored); or what is at and below each `changed` path now (relative files or
- * folders, made, changed or gone since the last snapshot: changeLog.ts), .gitignore applied as `add -A` does.
+ * What a snapshot reads again: every file's stat data (undefined), or only the files a tool wrote (`written`,
+ * relative, none of them ignored). (What changed since the last snapshot is read without the index:
+ * undoChangeScope.ts, undoTreeEdit.ts.)
  */
-export type SnapshotScope = { written: readonly string[] } | { changed: readonly string[] } | undefined;
+export type SnapshotScope = { written: readonly string[] } | undefined;
 
 /**
  * Takes snapshots: the project as a tree id, or undefined (undo is then off). The rest of the
@@ -87,21 +87,7 @@ export function snapshotTaker(options: SnapshotTakerOptions): (scope?: SnapshotS
           `${ADD_ALL} && GIT_LITERAL_PATHSPECS=1 g rm -r -q --cached --ignore-unmatch ${excludedArgs} >/dev/null && ` +
           `g write-tree >"$OUT"`,
       };
-    if ("written" in scope)
-      return { script: `g update-index --add --remove -z --stdin && g write-tree >"$OUT"`, stdin: nul(scope.written) };
-    // The files at and below each path that a snapshot holds: tracked ones (also if ignored now, or gone: then
-    // removed) and untracked ones .gitignore lets in, never the excluded; the index then takes each as it is now.
-    const specs = [
-      ...scope.changed.map((path) => `:(literal)${path}`),
-      ...options.excluded.map((path) => `:(exclude,literal)${path}`),
-    ];
-    return {
-      script:
-        'mapfile -d "" -t specs && list="$OUT.list" && ' +
-        'g ls-files -z -c -o --exclude-standard -- "${specs[@]}" >"$list" && ' +
-        'g update-index --add --remove --replace -z --stdin <"$list" && rm -f "$list" && g write-tree >"$OUT"',
-      stdin: nul(specs),
-    };
+    return { script: `g update-index --add --remove -z --stdin && g write-tree >"$OUT"`, stdin: nul(scope.written) };
   }
 
   return take;

@@ -5,8 +5,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import {
   chmodSync,
-  copyFileSync,
-  existsSync,
   linkSync,
   mkdirSync,
   realpathSync,
@@ -24,6 +22,7 @@ import { type ScopedSnapshots, scopedSnapshots } from "../../src/store/undoChang
 import { GitRunner } from "../../src/store/undoGit.ts";
 import { setUpStore } from "../../src/store/undoSetup.ts";
 import { type SnapshotScope, snapshotTaker } from "../../src/store/undoSnapshot.ts";
+import { alignIndex, editTree } from "../../src/store/undoTreeEdit.ts";
 import { snapshotDir } from "../../src/store/undo.ts";
 import { SELF_COMMAND } from "../support/sandboxSupport.ts";
 import { tempDir } from "../support/tempDir.ts";
@@ -36,10 +35,8 @@ interface Bench {
   scoped: ScopedSnapshots;
   /** How each snapshot read the tree: "all", "changed" or "written"; nothing for one that read nothing. */
   reads: string[];
-  /** The tree `add -A` makes from a copy of the index as the last snapshot left it. */
+  /** The tree `add -A` makes now, on an index of its own that only full snapshots ever used (started with ours). */
   fullTree(): Promise<string | undefined>;
-  /** Copies the index as it is now (call before a change, so fullTree() starts where the scoped one does). */
-  keepIndex(): void;
   write(path: string, text: string): void;
   /** Waits until the guard has handled every event so far (a folder made is walked, then logged again). */
   settle(): Promise<void>;
@@ -87,10 +84,16 @@ async function bench(options: BenchOptions = {}): Promise<Bench> {
   };
   const take = snapshotTaker({ git, excluded: EXCLUDED, timeoutMs: 30_000, disable });
   const reads: string[] = [];
-  const kind = (scope: SnapshotScope) => (scope === undefined ? "all" : "changed" in scope ? "changed" : "written");
+  const kind = (scope: SnapshotScope) => (scope === undefined ? "all" : "written");
   const scoped = scopedSnapshots({
     root,
     excluded: EXCLUDED,
+    edit: (base, paths) => {
+      reads.push("changed");
+      return editTree(git, base, paths, { excluded: EXCLUDED, timeoutMs: 30_000 });
+    },
+    align: (tree, paths) => alignIndex(git, tree, paths, 30_000),
+    disable,
     changesSince: async (at, token) => {
       const answer = await host.changesSince(at, token);
       const drop = options.drop;
@@ -103,7 +106,7 @@ async function bench(options: BenchOptions = {}): Promise<Bench> {
     },
     lasting: () => false,
   });
-  const copy = new GitRunner(executor, { ...dirs, indexFile: join(gitDir, "index-copy") });
+  const copy = new GitRunner(executor, { ...dirs, indexFile: join(gitDir, "index-reference") });
   const takeWhole = snapshotTaker({ git: copy, excluded: EXCLUDED, timeoutMs: 30_000, disable });
   cleanups.push(async () => {
     await lease.release();
@@ -120,10 +123,6 @@ async function bench(options: BenchOptions = {}): Promise<Bench> {
       await host.pass();
       await guard.verify(false);
     },
-    keepIndex() {
-      rmSync(join(gitDir, "index-copy"), { force: true });
-      if (existsSync(join(gitDir, "index-test"))) copyFileSync(join(gitDir, "index-test"), join(gitDir, "index-copy"));
-    },
     write(path, text) {
       mkdirSync(dirname(join(root, path)), { recursive: true });
       writeFileSync(join(root, path), text);
@@ -133,7 +132,6 @@ async function bench(options: BenchOptions = {}): Promise<Bench> {
 
 /** Makes the change, then expects the snapshot by path (`read`: how it read) to equal `add -A`'s. */
 async function expectSame(b: Bench, change: () => void, read: "changed" | "all" | "nothing"): Promise<string> {
-  b.keepIndex();
   change();
   await b.settle();
   const before = b.reads.length;
@@ -154,7 +152,6 @@ async function started(options: BenchOptions = {}): Promise<Bench> {
   b.write("run.sh", "echo hi\n");
   symlinkSync("src/a.c", join(b.root, "link"));
   await b.settle();
-  b.keepIndex();
   expect(await b.scoped.take()).toBe((await b.fullTree()) as string);
   expect(b.reads).toEqual(["all"]);
   return b;
@@ -244,7 +241,6 @@ describe("undo snapshots by changed path", () => {
 
   test("negative control: a change missing from the log's answer leaves the snapshot stale", async () => {
     const b = await started({ drop: "src/a.c" });
-    b.keepIndex();
     b.write("src/a.c", "int a = 3;\n");
     b.write("docs/readme.md", "also changed\n");
     const tree = await b.scoped.take();

@@ -61,8 +61,11 @@ async function watching(s: Session): Promise<void> {
 }
 
 const sh = (s: Session, command: string) => s.executor.run({ command, cwd: s.root, sandbox: s.executor.spec() });
-const whole = (scripts: string[]) => scripts.filter((script) => script.includes("g add -A")).length;
-const byPath = (scripts: string[]) => scripts.filter((script) => script.includes("g ls-files -z -c -o")).length;
+/** Snapshots of the whole tree (`add -A` of it), and of named paths (undoTreeEdit.ts: `add -A` of those only). */
+const wholeTree = (script: string) => script.includes("g add -A") && !script.includes("--pathspec-from-file");
+const whole = (scripts: string[]) => scripts.filter(wholeTree).length;
+const byPath = (scripts: string[]) =>
+  scripts.filter((script) => script.includes("g add -A --pathspec-from-file")).length;
 
 describeSandbox(
   "undo with the git guard's change log",

@@ -45,8 +45,9 @@ const drawn = (ms: number) => ms * (0.2 + (1.6 * (crypto.getRandomValues(new Uin
  * start).
  */
 const RETRY_MS = 5_000;
-/** Longest a question to the change log waits for the guard to handle the events read (then: "all"). */
-const SETTLE_MS = 10_000;
+/** Longest a question to the change log waits for the guard to handle the events read (then "all": a busier guard
+ * would hold up the snapshot longer than reading the whole tree takes). */
+const SETTLE_MS = 1_000;
 /** Most folders one walk of a project looks at (breadth first). */
 const MAX_FOLDERS = 100_000;
 /**
