@@ -28,6 +28,7 @@ import {
   type GuardedRun,
   createGuardState,
   judgeContext,
+  moveUnnamed,
   neutralize,
   presentRedirects,
   save,
@@ -188,6 +189,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
       const again = await watch.rescan();
       look(new Set([...again, ...[...state.known.keys(), ...state.provisional.keys()].map((entry) => dirname(entry))]));
     } else look(change.candidates);
+    moveUnnamed(state);
     if (state.runs.size > 0 && (change.overflow || change.candidates.size > 0 || change.touched.size > 0))
       await stilled((pids) => judgeAll(state, pids));
     if (state.runs.size === 0) save(state);
@@ -198,6 +200,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
     const scan = scanUnwatched && watch.unwatched > 0;
     return stilled(async (pids) => {
       if (scan) look(await watch.scanUnwatched());
+      moveUnnamed(state);
       await judgeAll(state, pids);
     }, scan);
   }
@@ -289,6 +292,7 @@ export function createGitGuard(options: GitGuardOptions): GitGuard {
         if (state.runs.size === 0 && watch.stormed.length > 0) look(await watch.calm());
         if (state.runs.size === 0 && watch.unwatched > 0) look(await watch.scanUnwatched());
         begin(run);
+        moveUnnamed(state); // the user's own: a command could plant in them
       }),
     end: (run) =>
       serial(async () => {

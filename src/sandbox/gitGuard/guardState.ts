@@ -10,7 +10,8 @@ import { isInside } from "../../files/isInside.ts";
 import type { ConfigParser } from "./configKeys.ts";
 import type { Freezer } from "./freeze.ts";
 import { guardNotes } from "./notes.ts";
-import { QUARANTINE_DIR, quarantine } from "./quarantine.ts";
+import { shownName, unnamedIn } from "./folderNames.ts";
+import { QUARANTINE_DIR, quarantine, quarantineUnnamed } from "./quarantine.ts";
 import type { GuardRecord, KnownRepo } from "./record.ts";
 import { type JudgeContext, type Marker, gitDirOf } from "./repos.ts";
 import type { TreeWatch } from "./watchTypes.ts";
@@ -131,6 +132,21 @@ export function neutralize(state: GuardState, marker: Marker, why: string): void
   state.known.delete(marker.entry);
   state.dirty = true;
   note(state, marker.entry, state.notes.planted(marker, why, result));
+}
+
+/**
+ * While commands run, moves aside each folder whose name is not UTF-8 that the watch found, and says so: no path
+ * string reaches into one, so a repository planted in it would be neither watched nor scanned (watch.ts). The user's
+ * own such folders too (a command could plant in them): they are moved when a command begins.
+ */
+export function moveUnnamed(state: GuardState): void {
+  if (state.runs.size === 0) return;
+  for (const dir of state.options.watch.unnamed)
+    for (const name of unnamedIn(dir)) {
+      const result = quarantineUnnamed(state.root, dir, name);
+      const path = join(dir, shownName(name));
+      note(state, path, state.notes.unnamed(path, result));
+    }
 }
 
 export function presentRedirects(marker: Marker): Set<string> {

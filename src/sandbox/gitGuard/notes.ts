@@ -2,7 +2,7 @@
 // tool result both see): what it moved aside or put back, and why; what the model should do
 // instead (run that git command outside the sandbox, where the user is asked first); and what it
 // cannot see as fast as it should (a tree too big to walk, or one it scans instead of watching).
-import { relative } from "node:path";
+import { dirname, relative } from "node:path";
 import { groupedCount } from "../../text/count.ts";
 import { type Moved, QUARANTINE_DIR } from "./quarantine.ts";
 import type { Marker } from "./repos.ts";
@@ -46,6 +46,12 @@ export function guardNotes(root: string) {
       `would run in ${rel(marker.dir)} (and git status in the project, through a ` +
       `gitlink). ${moved(result, rel(marker.entry), rel(marker.dir))}. To make such a ` +
       `repository, ${OUTSIDE}.]`,
+    /** A folder whose name is not UTF-8 (`path` shows it with \\x escapes), moved aside (or not). */
+    unnamed: (path: string, result: Moved) =>
+      `[Garuda: there is a folder ${rel(path)} whose name is not UTF-8 (each byte that is not printable ASCII ` +
+      `shown as \\xNN); the git guard cannot watch or scan inside it, so a git repository planted there could make ` +
+      `git on this computer run a program. ${moved(result, rel(path), rel(dirname(path)))}. To keep such a folder ` +
+      `in the project, give it a UTF-8 name.]`,
     /** A commondir or config.worktree made in a known repository's git folder. */
     redirect: (path: string, name: string, pointsAt: string, repoDir: string, result: Moved) => {
       const effect =

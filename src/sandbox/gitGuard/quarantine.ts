@@ -9,10 +9,12 @@
 // The command may still run while this happens, so no path is trusted twice: every folder on
 // the way is opened without following links and the rename goes through those open folders
 // (/proc/self/fd on Linux). A command that swaps a folder for a link to elsewhere cannot make
-// Garuda move something outside the project.
+// Garuda move something outside the project. A folder whose name is not UTF-8 (watch.ts cannot
+// watch inside it) is moved the same way, by the bytes of its name.
 import { closeSync, constants, existsSync, mkdirSync, openSync, renameSync, writeFileSync } from "node:fs";
 import { relative, sep } from "node:path";
 import { codeOf } from "../../errors/caught.ts";
+import { shownName } from "./folderNames.ts";
 
 export const QUARANTINE_DIR = ".garuda/quarantine";
 const QUARANTINED = ".garuda-quarantined";
@@ -95,47 +97,82 @@ function disarmHead(dirFd: number, dirPath: string, name: string): void {
 }
 
 /**
+ * Moves `source` (the entry `name` in the open folder `parentFd`, `parent`) out of git's way: to the quarantine when
+ * it is inside `root`; elsewhere, or when that fails, renamed in place. `name` is also the moved entry's name.
+ */
+function moveAside(
+  root: string,
+  parentFd: number,
+  parent: string,
+  source: string | Buffer,
+  name: string,
+  stamp: string,
+) {
+  const rel = relative(root, parent);
+  if (!rel.startsWith("..") && !rel.startsWith(sep)) {
+    try {
+      const parts = [...QUARANTINE_DIR.split("/"), stamp, ...rel.split(sep).filter(Boolean)];
+      const gitignore = `${root}/${QUARANTINE_DIR}/.gitignore`;
+      const target = makeDirs(root, parts);
+      try {
+        if (!existsSync(gitignore))
+          writeFileSync(
+            gitignore,
+            "# Repositories Garuda moved out of git's way (see the notice that named them).\n*\n",
+          );
+        const movedName = `${name}${QUARANTINED}`;
+        renameSync(source, at(target.fd, target.path, movedName));
+        disarmHead(target.fd, target.path, movedName);
+        return { to: `${target.path}/${movedName}` };
+      } finally {
+        closeSync(target.fd);
+      }
+    } catch (error) {
+      if (codeOf(error) === "ENOENT" && !existsSync(source))
+        return { error: "it was gone before Garuda could move it" };
+      // Another file system, or .garuda is not a plain folder: rename it where it is.
+    }
+  }
+  const inPlace = `${name}${QUARANTINED}-${stamp}`;
+  renameSync(source, at(parentFd, parent, inPlace));
+  disarmHead(parentFd, parent, inPlace);
+  return { to: `${parent}/${inPlace}` };
+}
+
+/**
  * Moves `entry` (an absolute real path) out of git's way. Inside `root` it goes to the quarantine;
  * elsewhere (a linked worktree's git folder) or when that fails, it is renamed in place.
  */
 export function quarantine(root: string, entry: string, stamp = stampNow()): Moved {
   const opened = openParent(entry);
   if ("error" in opened) return opened;
-  const { fd: parentFd, parent, name } = opened;
+  const { fd, parent, name } = opened;
   try {
-    const rel = relative(root, parent);
-    if (!rel.startsWith("..") && !rel.startsWith(sep)) {
-      try {
-        const parts = [...QUARANTINE_DIR.split("/"), stamp, ...rel.split(sep).filter(Boolean)];
-        const gitignore = `${root}/${QUARANTINE_DIR}/.gitignore`;
-        const target = makeDirs(root, parts);
-        try {
-          if (!existsSync(gitignore))
-            writeFileSync(
-              gitignore,
-              "# Repositories Garuda moved out of git's way (see the notice that named them).\n*\n",
-            );
-          const movedName = `${name}${QUARANTINED}`;
-          renameSync(at(parentFd, parent, name), at(target.fd, target.path, movedName));
-          disarmHead(target.fd, target.path, movedName);
-          return { to: `${target.path}/${movedName}` };
-        } finally {
-          closeSync(target.fd);
-        }
-      } catch (error) {
-        if (codeOf(error) === "ENOENT" && !existsSync(at(parentFd, parent, name)))
-          return { error: "it was gone before Garuda could move it" };
-        // Another file system, or .garuda is not a plain folder: rename it where it is.
-      }
-    }
-    const inPlace = `${name}${QUARANTINED}-${stamp}`;
-    renameSync(at(parentFd, parent, name), at(parentFd, parent, inPlace));
-    disarmHead(parentFd, parent, inPlace);
-    return { to: `${parent}/${inPlace}` };
+    return moveAside(root, fd, parent, at(fd, parent, name), name, stamp);
   } catch (error) {
     return { error: (error as Error).message };
   } finally {
-    closeSync(parentFd);
+    closeSync(fd);
+  }
+}
+
+/**
+ * Moves the folder in `dir` whose name (`name`, bytes) is not UTF-8 out of the tree as quarantine() moves an entry,
+ * under that name written in ASCII (shownName()): no path string reaches into it, so the guard cannot watch it.
+ */
+export function quarantineUnnamed(root: string, dir: string, name: Buffer, stamp = stampNow()): Moved {
+  let fd: number;
+  try {
+    fd = openDir(dir);
+  } catch (error) {
+    return { error: `its folder ${dir} could not be opened (${codeOf(error) ?? String(error)})` };
+  }
+  try {
+    return moveAside(root, fd, dir, Buffer.concat([Buffer.from(at(fd, dir, "")), name]), shownName(name), stamp);
+  } catch (error) {
+    return { error: (error as Error).message };
+  } finally {
+    closeSync(fd);
   }
 }
 

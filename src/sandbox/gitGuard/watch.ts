@@ -12,7 +12,8 @@
 //
 // A subtree whose events cause more work than the guard may spend (storm.ts: a command renaming
 // in a loop) is left unwatched the same way, and scanned, until the guard is next idle and a
-// command begins (calm()).
+// command begins (calm()). A folder whose name is not UTF-8 cannot be watched or walked (no path
+// string names it): walks and events note the folders that hold one, and the guard moves it aside.
 //
 // Every walk (the first, a rescan after an overflow, a scan, a folder moved in) gives the event
 // loop back every few milliseconds (slices.ts): a tree of 80,000 files must not stop the other
@@ -25,7 +26,7 @@ import { QUARANTINE_DIR } from "./quarantine.ts";
 import { createSlices } from "./slices.ts";
 import { type Storm, createStormMeter } from "./storm.ts";
 import { createChangeLog } from "./changeLog.ts";
-import { holdsUnnamed, isFolder, isLossy } from "./folderNames.ts";
+import { createUnnamedSet, isFolder, isLossy } from "./folderNames.ts";
 import type { ShortOf, TreeWatch, TreeWatchOptions, WatchChange } from "./watchTypes.ts";
 import { type Role, childRole, isMarkerName } from "./roles.ts";
 import { IN_CREATE, IN_DELETE, IN_IGNORED, IN_ISDIR, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW } from "../inotify.ts";
@@ -56,18 +57,14 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
   let walked = false;
   /**
    * Folders that hold a folder whose name is not UTF-8: no path string names it (it reads back with U+FFFD), so it is
-   * neither watched nor scanned, and the change log cannot vouch for the tree while one is there.
+   * neither watched nor scanned (the guard moves it aside while commands run), and the change log cannot vouch for the
+   * tree while one is there, nor for what was changed through it (a hard link in it) once it is gone.
    */
-  const unnamed = new Set<string>();
+  const unnamed = createUnnamedSet(() => changes.lose());
   /** Losses so far (lost()): one during a walk leaves `walked` false, for the rescan it leads to. */
   let losses = 0;
 
   const excluded = (path: string) => isInside(path, quarantine);
-
-  /** A folder named `name` in `dir`, which may be one whose name is not UTF-8. */
-  function noteFolder(dir: string, name: string): void {
-    if (isLossy(name) && !unnamed.has(dir) && holdsUnnamed(dir)) unnamed.add(dir);
-  }
 
   function list(dir: string): Dirent[] {
     try {
@@ -165,7 +162,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
       }
       for (const entry of entries) {
         if (!entry.isDirectory()) continue;
-        noteFolder(dir, entry.name);
+        unnamed.note(dir, entry.name);
         const role = childRole(effective, entry.name);
         if (role) queue.push([join(dir, entry.name), role, watching ? dir : undefined, watching]);
       }
@@ -285,7 +282,7 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
           dropUnwatchedBelow(path);
         }
         if (isDir && (event.mask & (IN_CREATE | IN_MOVED_TO) || (event.mask & IN_MOVED_FROM && isFolder(path)))) {
-          noteFolder(dir, event.name);
+          unnamed.note(dir, event.name);
           const role = childRole(entry.role, event.name);
           if (role) {
             const moved = await walk(path, role, dir, true);
@@ -377,9 +374,12 @@ export function createTreeWatch(options: TreeWatchOptions): TreeWatch {
         if (!excluded(path)) changes.record(path);
       }
     },
+    get unnamed() {
+      return unnamed.now();
+    },
     get covered() {
-      for (const dir of unnamed) if (!holdsUnnamed(dir)) unnamed.delete(dir);
-      return walked && !closed && inotify !== undefined && unwatched.size === 0 && !truncated && unnamed.size === 0;
+      const whole = unnamed.now().length === 0;
+      return walked && !closed && inotify !== undefined && unwatched.size === 0 && !truncated && whole;
     },
     close() {
       changes.lose();

@@ -4,7 +4,13 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { QUARANTINE_DIR, quarantine, restoreFile } from "../../../src/sandbox/gitGuard/quarantine.ts";
+import { holdsUnnamed, unnamedIn } from "../../../src/sandbox/gitGuard/folderNames.ts";
+import {
+  QUARANTINE_DIR,
+  quarantine,
+  quarantineUnnamed,
+  restoreFile,
+} from "../../../src/sandbox/gitGuard/quarantine.ts";
 import { tempDir } from "../../support/tempDir.ts";
 
 describe("gitQuarantine", () => {
@@ -57,6 +63,21 @@ describe("gitQuarantine", () => {
     const moved = quarantine(root, join(dir, "commondir"), "stamp");
     expect(moved).toEqual({ to: join(dir, "commondir.garuda-quarantined-stamp") });
     expect(readFileSync(join(dir, "commondir.garuda-quarantined-stamp"), "utf8")).toBe("../elsewhere\n");
+  });
+
+  test("a folder whose name is not UTF-8 is found by its bytes and moved by them, under a name in ASCII", () => {
+    using tmp = tempDir();
+    const root = realpathSync(tmp.path);
+    const bytes = (path: string) => Buffer.from(path, "latin1");
+    mkdirSync(bytes(`${root}/a/u\xff\\/sub/.git`), { recursive: true });
+    writeFileSync(bytes(`${root}/a/u\xff\\/sub/.git/config`), "[core]\n");
+    writeFileSync(bytes(`${root}/a/caf\xe9`), "a file, not a folder\n");
+    mkdirSync(join(root, "a/café"));
+    expect(unnamedIn(join(root, "a"))).toEqual([bytes("u\xff\\")]);
+    const moved = quarantineUnnamed(root, join(root, "a"), bytes("u\xff\\"), "stamp");
+    expect(moved).toEqual({ to: join(root, QUARANTINE_DIR, "stamp/a/u\\xff\\x5c.garuda-quarantined") });
+    expect(holdsUnnamed(join(root, "a"))).toBe(false);
+    expect(readFileSync(join((moved as { to: string }).to, "sub/.git/config"), "utf8")).toBe("[core]\n");
   });
 
   test("restoreFile puts the text back in place of a file, or of a link put there", () => {
