@@ -4,7 +4,7 @@
 import { existsSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { ripgrepFromFile } from "../../src/sandbox/ripgrep/program.ts";
+import { type RipgrepProgram, ripgrepFromFile } from "../../src/sandbox/ripgrep/program.ts";
 import {
   createRipgrepRunner,
   type RipgrepRunner,
@@ -20,6 +20,12 @@ export const ripgrepHere = rg !== null && bwrap !== null && process.platform ===
 /** rg gzipped once per test file, as the build embeds it (removed with the OS's temp files). */
 const gz = ripgrepHere ? join(makeTempDir("garuda-rg-"), "rg-linux-x64.gz") : "";
 if (ripgrepHere && !existsSync(gz)) writeFileSync(gz, gzipSync(await Bun.file(rg as string).bytes()));
+
+/** This machine's rg as the build embeds it (for a runner made with other options). */
+export function testRipgrepProgram(): RipgrepProgram {
+  if (!ripgrepHere) throw new Error("no rg or bwrap here");
+  return ripgrepFromFile(gz);
+}
 
 /** A runner over `root`, hiding `denyRead` inside it as commands' sandbox would. */
 export function testRipgrep(

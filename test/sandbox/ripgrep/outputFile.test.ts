@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readlinkSync, writeSync } from "node:fs";
 import { closeFile, readAsWritten, unnamedFile } from "../../../src/sandbox/ripgrep/outputFile.ts";
-import { ripgrepHere, testRipgrep } from "../../support/ripgrep.ts";
+import { createRipgrepRunner } from "../../../src/sandbox/ripgrep/runner.ts";
+import { ripgrepHere, testRipgrep, testRipgrepProgram } from "../../support/ripgrep.ts";
 import { tempRoot, writeFiles } from "../../support/toolFixtures.ts";
 import { makeTempDir } from "../../support/tempDir.ts";
 
@@ -60,5 +61,30 @@ describe.skipIf(!ripgrepHere)("the runner's output", () => {
     expect(whole.kind === "done" && whole.stdout.toString().split("\n").length).toBe(3001);
     expect(streamed.kind).toBe("done");
     expect(Buffer.concat(pieces).toString()).toBe(whole.kind === "done" ? whole.stdout.toString() : "");
+  });
+
+  test("past the most it may print, rg is stopped and the search left to the tools' own", async () => {
+    using root = tempRoot();
+    writeFiles(root.path, { "big.txt": "needle\n".repeat(200_000) });
+    const runner = createRipgrepRunner({
+      program: testRipgrepProgram(),
+      bwrap: Bun.which("bwrap") as string,
+      disableUserns: true,
+      root: root.path,
+      denyRead: () => [],
+      maxOutputBytes: 100_000,
+    });
+    let taken = 0;
+    const outcome = await runner.run({
+      cwd: root.path,
+      args: ["needle", "."],
+      signal: new AbortController().signal,
+      onStdout: (chunk) => {
+        taken += chunk.length;
+      },
+    });
+    expect(outcome.kind === "unavailable" && outcome.why).toBe("its output passed 100000 bytes");
+    // Nothing past the limit is handed on.
+    expect(taken).toBeLessThanOrEqual(100_000);
   });
 });
