@@ -6,7 +6,7 @@
 import { lstatSync } from "node:fs";
 import type { RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { CompiledGlob } from "./globMatch.ts";
-import { listingThreads, type Place, placeOf, type RipgrepWalk, runWalk, unopened, walkArgs } from "./ripgrepSearch.ts";
+import { type Place, placeOf, type RipgrepWalk, runWalk, unopened, walkArgs } from "./ripgrepSearch.ts";
 
 export interface RipgrepGlob {
   runner: RipgrepRunner;
@@ -42,7 +42,6 @@ export async function listWithRipgrep(search: RipgrepGlob): Promise<ListedFile[]
   const args = [
     ...walkArgs(search.walk),
     "--files",
-    ...listingThreads(),
     "--null",
     ...(name === undefined ? [] : ["--type-add", `garudaglob:${name}`, "--type", "garudaglob"]),
     ".",

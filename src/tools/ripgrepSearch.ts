@@ -47,13 +47,13 @@ export function walkArgs(walk: RipgrepWalk): string[] {
 }
 
 /**
- * rg's threads for a listing (glob's names, find_definition's files in other languages): one core
- * fewer than the machine has, left to the checks of what it prints. Walking and listing are cheap
- * per file for rg, dear for those checks (an lstat and the .gitignore rules per path), so a
- * listing goes as fast as the checks go; on two cores rg's parallel walk took as long as one
- * thread's and twice the CPU, which it took from the checks.
+ * rg's threads for a walk beside another search (find_definition's files in other languages,
+ * beside its C search): one core fewer than the machine has, left to the other. On two cores the
+ * parallel walk took as long as one thread's and twice the CPU, which it took from the C search.
+ * (glob keeps rg's own count: there one thread made a short listing slower as often as it made a
+ * long one faster, whose time goes to the checks of what rg prints.)
  */
-export function listingThreads(): string[] {
+export function besideThreads(): string[] {
   return ["--threads", String(Math.max(1, availableParallelism() - 1))];
 }
 

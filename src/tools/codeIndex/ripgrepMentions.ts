@@ -11,7 +11,7 @@ import type { RipgrepRunner } from "../../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../../files/secretIdentities.ts";
 import {
   inWalkOrder,
-  listingThreads,
+  besideThreads,
   placeOf,
   plainFile,
   type RipgrepWalk,
@@ -114,7 +114,7 @@ export async function mentionsWithRipgrep(search: MentionSearch): Promise<Mentio
       ...common,
       ...types("garudaother", OTHER_EXTENSIONS),
       // Mostly a walk (a C project has few such files), beside the C search: one core left to that.
-      ...listingThreads(),
+      ...besideThreads(),
       "--files-with-matches",
       "--fixed-strings",
       "--regexp",
