@@ -2,7 +2,7 @@
 // file's results with a write of its own (31,000 of them for a count over a tree shaped like
 // Linux); read from a pipe, every one woke the agent: 0.4 s of its CPU, more than all the checks
 // made on what rg found, and as much again of rg's. Written to a file, rg never waits on the
-// reader, and the reader takes what has come every few milliseconds, in large pieces, while rg
+// reader, and the reader takes what has come every few milliseconds (POLL_MS), in large pieces, while rg
 // runs: what is done with the output still overlaps rg's run, and its size is still known as it
 // grows (the runner's limit and stall watch).
 //
@@ -15,8 +15,13 @@ import { tmpdir } from "node:os";
 
 /** Linux's O_TMPFILE (__O_TMPFILE | O_DIRECTORY), which Node's constants do not name. */
 const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY;
-/** How long the reader waits when it has taken everything written so far. */
+/**
+ * How long the reader waits when it has taken everything written so far: 2 ms after rg printed,
+ * twice as long after each look that found nothing, up to 50 ms (a search that prints little for
+ * seconds is looked at 20 times a second, not 500).
+ */
 const POLL_MS = 2;
+const MAX_POLL_MS = 50;
 const READ_BYTES = 1024 * 1024;
 
 /** A file with no name in the temp folder, open for reading and writing, or undefined where none can be made. */
@@ -54,19 +59,22 @@ export async function readAsWritten(
   });
   const buffer = Buffer.allocUnsafe(READ_BYTES);
   let position = 0;
+  let wait = POLL_MS;
   for (;;) {
     // Whether the writer had exited before this read: then this read saw all it wrote.
     const last = done;
     const got = readSync(fd, buffer, 0, READ_BYTES, position);
     if (got > 0) {
       position += got;
+      wait = POLL_MS;
       if (!take(buffer.subarray(0, got))) return;
       // Let the event loop run (cancel, other sessions) between pieces.
       await new Promise((resolve) => setImmediate(resolve));
     } else if (last) {
       return;
     } else {
-      await Promise.race([Bun.sleep(POLL_MS), finished]);
+      await Promise.race([Bun.sleep(wait), finished]);
+      wait = Math.min(wait * 2, MAX_POLL_MS);
     }
   }
 }
