@@ -15,12 +15,18 @@
 // The tree is made once in the temp folder and reused (--fresh remakes it); `--copies 3` puts the
 // tree three times side by side (235,800 files), as issue 35's largest case.
 //
+// `--baseline DIR` times another checkout's tools as well ("before": its own runner, its own
+// file tools, through the same rg), interleaved in the same rounds, so a change is measured
+// against what it replaces on the same machine at the same moment (e.g. `git archive <commit> |
+// tar -x -C DIR` and a node_modules link). `--no-own` leaves out the tools' own search.
+//
 //   bun bench/search.ts [--files N] [--folders N] [--bytes-scale X] [--copies N] [--rounds N] [--fresh]
 //                       [--only TEXT]   (only the cases whose label holds TEXT, e.g. find_definition)
+//                       [--baseline DIR] [--no-own]
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { hostTarget } from "../scripts/buildTargets.ts";
 import { ripgrepFor } from "../scripts/ripgrepBuild.ts";
 import { ripgrepFromFile } from "../src/sandbox/ripgrep/program.ts";
@@ -37,10 +43,14 @@ interface Options {
   fresh: boolean;
   /** Only the cases whose label holds this text. */
   only?: string;
+  /** Another checkout whose tools are timed too ("before"). */
+  baseline?: string;
+  /** Leave out the tools' own search. */
+  noOwn: boolean;
 }
 
 function parse(argv: string[]): Options {
-  const options: Options = { shape: { ...LINUX_SHAPE }, copies: 1, rounds: 5, fresh: false };
+  const options: Options = { shape: { ...LINUX_SHAPE }, copies: 1, rounds: 5, fresh: false, noOwn: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => Number(argv[++i]);
@@ -52,10 +62,12 @@ function parse(argv: string[]): Options {
     else if (arg === "--rounds") options.rounds = value();
     else if (arg === "--fresh") options.fresh = true;
     else if (arg === "--only") options.only = argv[++i];
+    else if (arg === "--baseline") options.baseline = argv[++i];
+    else if (arg === "--no-own") options.noOwn = true;
     else
       throw new Error(
         `unknown argument ${arg}; usage: bun bench/search.ts [--files N] [--folders N] ` +
-          `[--bytes-scale X] [--seed N] [--copies N] [--rounds N] [--fresh] [--only TEXT]`,
+          `[--bytes-scale X] [--seed N] [--copies N] [--rounds N] [--fresh] [--only TEXT] [--baseline DIR] [--no-own]`,
       );
   }
   return options;
@@ -169,13 +181,18 @@ const CASES: Case[] = [
   },
 ];
 
+type Session = ReturnType<typeof session>;
+
 /** The runner the binary would have: the build's embedded rg (scripts/ripgrepBuild.ts) in its sandbox. */
-async function benchRipgrep(root: string): Promise<RipgrepRunner | undefined> {
+async function benchRipgrep(
+  root: string,
+  make: typeof createRipgrepRunner = createRipgrepRunner,
+): Promise<RipgrepRunner | undefined> {
   const host = hostTarget();
   const gz = host && (await ripgrepFor(host));
   const probe = await probeSandbox({ env: process.env, tmpDir: tmpdir(), root });
   if (!gz || probe.launcher?.kind !== "bwrap") return undefined;
-  return createRipgrepRunner({
+  return make({
     program: ripgrepFromFile(gz),
     bwrap: probe.launcher.path,
     disableUserns: probe.launcher.disableUserns,
@@ -216,11 +233,13 @@ async function main(): Promise<void> {
   if (!fd) console.log("fd is not installed (Debian: apt install fd-find): glob is compared with ripgrep only.");
   // Two sessions: the tools' own search ("own", the fallback), and the same tools with the
   // embedded ripgrep as the binary runs it (its sandbox included).
-  const sessions = { own: session(root), rg: session(root) };
+  const sessions: Record<string, Session> = { own: session(root), rg: session(root) };
   const runner = await benchRipgrep(root);
-  if (runner) sessions.rg.ctx.executor = { ...sessions.rg.ctx.executor, ripgrep: runner };
+  if (runner) sessions.rg = withRunner(sessions.rg as Session, runner);
   else console.log("no embedded ripgrep for this machine (scripts/ripgrepBuild.ts) or no bwrap: own search only.");
-  const sides = runner ? (["own", "rg"] as const) : (["own"] as const);
+  const before = runner && options.baseline ? await baselineSession(options.baseline, root) : undefined;
+  if (before) sessions.before = before;
+  const sides = [...(options.noOwn ? [] : ["own"]), ...(runner ? ["rg"] : []), ...(before ? ["before"] : [])];
   const tasks: Task[] = [];
   const counts = new Map<string, string>();
   const cases = CASES.filter((c) => options.only === undefined || c.label.includes(options.only));
@@ -230,7 +249,7 @@ async function main(): Promise<void> {
         name: `${side} ${c.label}`,
         async run() {
           const started = performance.now();
-          const result = await sessions[side].run(c.tool, c.input);
+          const result = await (sessions[side] as Session).run(c.tool, c.input);
           const ms = performance.now() - started;
           counts.set(`${side} ${c.label}`, result.summary ?? result.output.split("\n")[0] ?? "");
           if (c.tool !== "find_definition" && /stopped after/.test(result.output))
@@ -260,20 +279,39 @@ async function main(): Promise<void> {
     c.label,
     ms(`own ${c.label}`),
     ms(`rg ${c.label}`),
+    ...(before ? [ms(`before ${c.label}`)] : []),
     ms(`ripgrep ${c.label}`),
     times("own", c),
     runner ? times("rg", c) : "–",
+    ...(before ? [times("before", c)] : []),
     counts.get(`own ${c.label}`) ?? "",
     counts.get(`rg ${c.label}`) ?? "",
+    ...(before ? [counts.get(`before ${c.label}`) ?? ""] : []),
     counts.get(`ripgrep ${c.label}`) ?? "",
     ms(`fd ${c.label}`),
     times(runner ? "rg" : "own", c, "fd"),
     counts.get(`fd ${c.label}`) ?? "",
   ]);
-  const header = ["case", "own ms", "garuda+rg ms", "ripgrep ms", "own ×", "garuda+rg ×", "own found"];
-  header.push("garuda+rg found", "ripgrep found (rg -t: files mentioning)", "fd ms", "garuda × fd", "fd found");
+  const header = ["case", "own ms", "garuda+rg ms", ...(before ? ["before ms"] : []), "ripgrep ms", "own ×"];
+  header.push("garuda+rg ×", ...(before ? ["before ×"] : []), "own found", "garuda+rg found");
+  if (before) header.push("before found");
+  header.push("ripgrep found (rg -t: files mentioning)", "fd ms", "garuda × fd", "fd found");
   console.log(`\n${formatTable(header, rows)}`);
   console.log(`load at the end ${loadAverage()}`);
+}
+
+function withRunner(s: Session, runner: RipgrepRunner): Session {
+  s.ctx.executor = { ...s.ctx.executor, ripgrep: runner };
+  return s;
+}
+
+/** A session of another checkout's tools with that checkout's rg runner (--baseline). */
+async function baselineSession(dir: string, root: string): Promise<Session> {
+  const fixtures = await import(join(resolve(dir), "test/support/toolFixtures.ts"));
+  const runners = await import(join(resolve(dir), "src/sandbox/ripgrep/runner.ts"));
+  const runner = await benchRipgrep(root, runners.createRipgrepRunner);
+  if (!runner) throw new Error("no rg runner for the baseline");
+  return withRunner(fixtures.session(root) as Session, runner);
 }
 
 function loadAverage(): string {

@@ -55,7 +55,15 @@ async function lstatOrNone(path: string): Promise<BigIntStats | undefined> {
 }
 
 function setOf(ids: Map<string, string>, cut: boolean): SecretIdentitySet {
-  return { secretOf: (dev, ino) => ids.get(identityKey(dev, ino)), keys: () => [...ids.keys()], cut };
+  // The inodes alone first: a search asks for every file it lists, and almost none shares a
+  // secret's inode, so most answers need no key made.
+  const inodes = new Set<number>();
+  for (const key of ids.keys()) inodes.add(Number(key.slice(key.indexOf(":") + 1)));
+  return {
+    secretOf: (dev, ino) => (inodes.has(ino) ? ids.get(identityKey(dev, ino)) : undefined),
+    keys: () => [...ids.keys()],
+    cut,
+  };
 }
 
 /** One walk's state: the new records, the identities found, and the entries still allowed. */

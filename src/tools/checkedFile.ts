@@ -98,7 +98,9 @@ const changedTo = (path: string): Changed => {
  */
 function lookAt(path: string): "missing" | "link" | "file" | "folder" | "special" {
   try {
-    const stat = lstatSync(path);
+    // Nothing there is the common case (a folder without a .gitignore): no error made for it.
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (stat === undefined) return "missing";
     return stat.isSymbolicLink() ? "link" : stat.isFile() ? "file" : stat.isDirectory() ? "folder" : "special";
   } catch {
     // What cannot be looked at counts as missing.

@@ -97,8 +97,10 @@ export function ancestorLayers(root: string, base: string, ignoreCase: boolean):
 export function isIgnored(layers: readonly IgnoreLayer[], abs: string, isDir: boolean): boolean {
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i] as IgnoreLayer;
-    // The walk goes downward, so a path under the layer's folder is a plain suffix of it.
-    const rel = abs.startsWith(`${layer.dir}/`) ? abs.slice(layer.dir.length + 1) : relative(layer.dir, abs);
+    // The walk goes downward, so a path under the layer's folder is a plain suffix of it (tested
+    // without making a string: this runs for every path a search lists).
+    const under = abs.charCodeAt(layer.dir.length) === 47 && abs.startsWith(layer.dir);
+    const rel = under ? abs.slice(layer.dir.length + 1) : relative(layer.dir, abs);
     if (rel === "" || rel.startsWith("..")) continue;
     const result = layer.rules.test(isDir ? `${rel}/` : rel);
     if (result.ignored) return true;

@@ -14,6 +14,7 @@
 // unbuffered line per file its filters pass over), so pipes, and files over the size the tools'
 // own search reads, are skipped without a note on this path.
 import { lstatSync, realpathSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
 import type { RipgrepOutcome, RipgrepRunner } from "../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../files/secretIdentities.ts";
@@ -43,6 +44,17 @@ export function walkArgs(walk: RipgrepWalk): string[] {
     "!.git",
     ...(walk.includeNodeModules ? [] : ["--glob", "!node_modules/"]),
   ];
+}
+
+/**
+ * rg's threads for a walk beside another search (find_definition's files in other languages,
+ * beside its C search): one core fewer than the machine has, left to the other. On two cores the
+ * parallel walk took as long as one thread's and twice the CPU, which it took from the C search.
+ * (glob keeps rg's own count: there one thread made a short listing slower as often as it made a
+ * long one faster, whose time goes to the checks of what rg prints.)
+ */
+export function besideThreads(): string[] {
+  return ["--threads", String(Math.max(1, availableParallelism() - 1))];
 }
 
 /**
@@ -182,7 +194,7 @@ export interface Place {
  * .rgignore files (`!name` there shows a file .gitignore leaves out); what rg prints
  * is tested again by the rules walk.ts uses, each folder's layers built once.
  */
-function ignoreRecheck(walk: RipgrepWalk): (abs: string, isDir: boolean) => boolean {
+function ignoreRecheck(walk: RipgrepWalk): (dir: string) => IgnoreLayer[] {
   const ignoreCase = repositoryIgnoresCase(walk.root);
   let above = ancestorLayers(walk.root, walk.base, ignoreCase);
   // A folder the model named on purpose is searched even when an upper .gitignore excludes it.
@@ -197,36 +209,51 @@ function ignoreRecheck(walk: RipgrepWalk): (abs: string, isDir: boolean) => bool
     layers.set(dir, result);
     return result;
   };
-  return (abs, isDir) => abs !== walk.base && isIgnored(layersOf(dirname(abs)), abs, isDir);
+  return layersOf;
+}
+
+/** A folder on the way to printed files: whether walk.ts enters it, and the layers that apply to what is in it. */
+interface Folder {
+  ok: boolean;
+  layers: IgnoreLayer[];
 }
 
 /**
  * Where a printed path is, when walk.ts would list it: not withheld, nor under a withheld folder
  * or a linked one (walk.ts never enters either), and a regular file or a link to one whose target
- * is not withheld. One lstat per file (and a stat of a link's target); folders are asked once each.
+ * is not withheld. One lstat per file (and a stat of a link's target); folders are asked once each
+ * (one lookup per path finds what its folder's checks said and its .gitignore layers).
  */
 export function placeOf(walk: RipgrepWalk): (rel: string) => Place | undefined {
-  const ignoredIn = ignoreRecheck(walk);
-  const folders = new Map<string, boolean>();
-  const folderOk = (abs: string): boolean => {
-    if (abs === walk.base) return true;
+  const layersOf = ignoreRecheck(walk);
+  const folders = new Map<string, Folder>();
+  const none: IgnoreLayer[] = [];
+  const folderOf = (abs: string): Folder => {
     const known = folders.get(abs);
     if (known !== undefined) return known;
-    let ok = folderOk(dirname(abs)) && !walk.withheld(abs) && !ignoredIn(abs, true);
-    try {
-      ok &&= lstatSync(abs).isDirectory();
-    } catch {
-      ok = false;
+    let ok = true;
+    if (abs !== walk.base) {
+      // rg prints paths under its folder; anything else (the file system's top) is not entered.
+      const up = dirname(abs);
+      const parent = up === abs ? { ok: false, layers: none } : folderOf(up);
+      ok = parent.ok && !walk.withheld(abs) && !isIgnored(parent.layers, abs, true);
+      try {
+        ok &&= lstatSync(abs).isDirectory();
+      } catch {
+        ok = false;
+      }
     }
-    folders.set(abs, ok);
-    return ok;
+    // What is under a folder walk.ts does not enter is never listed: its .gitignore is not read.
+    const folder = { ok, layers: ok ? layersOf(abs) : none };
+    folders.set(abs, folder);
+    return folder;
   };
   // rg prints normalized paths under its folder: no join needed (a hit list can be 30,000 long).
   const prefix = walk.base.endsWith("/") ? walk.base : `${walk.base}/`;
   return (rel) => {
     const abs = prefix + rel;
-    if (!folderOk(abs.slice(0, abs.lastIndexOf("/")) || "/") || walk.withheld(abs) || ignoredIn(abs, false))
-      return undefined;
+    const folder = folderOf(abs.slice(0, abs.lastIndexOf("/")) || "/");
+    if (!folder.ok || walk.withheld(abs) || isIgnored(folder.layers, abs, false)) return undefined;
     try {
       const own = lstatSync(abs);
       if (own.isFile()) return { abs, realPath: abs, link: false, outside: false, mtimeMs: own.mtimeMs, file: own };

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { hostTarget } from "../../scripts/buildTargets.ts";
 import { ripgrepFor } from "../../scripts/ripgrepBuild.ts";
-import { ripgrepFromFile } from "../../src/sandbox/ripgrep/program.ts";
+import { type RipgrepProgram, ripgrepFromFile } from "../../src/sandbox/ripgrep/program.ts";
 import {
   createRipgrepRunner,
   type RipgrepRunner,
@@ -29,6 +29,12 @@ const gz = !ripgrepHere ? "" : (built ?? join(makeTempDir("garuda-rg-"), "rg-lin
 if (ripgrepHere && !existsSync(gz)) writeFileSync(gz, gzipSync(await Bun.file(machine as string).bytes()));
 /** The gzipped rg the tests run ("" where none). */
 export const testRipgrepGz = gz;
+
+/** The rg the tests run, as the build embeds it (for a runner made with other options). */
+export function testRipgrepProgram(): RipgrepProgram {
+  if (!ripgrepHere) throw new Error("no rg or bwrap here");
+  return ripgrepFromFile(gz);
+}
 
 /** A runner over `root`, hiding `denyRead` inside it as commands' sandbox would. */
 export function testRipgrep(

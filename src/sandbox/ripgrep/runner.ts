@@ -14,6 +14,7 @@
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { messageOf } from "../../errors/caught.ts";
 import { isInside } from "../../files/isInside.ts";
+import { closeFile, readAsWritten, unnamedFile } from "./outputFile.ts";
 import { needsLoader, type RipgrepProgram } from "./program.ts";
 
 export interface RipgrepRequest {
@@ -23,7 +24,7 @@ export interface RipgrepRequest {
   signal: AbortSignal;
   /**
    * Takes rg's output as it comes, while rg still runs (the caller's work on it then overlaps
-   * rg's); the outcome's stdout is then empty.
+   * rg's), in pieces valid only during the call; the outcome's stdout is then empty.
    */
   onStdout?: (chunk: Uint8Array) => void;
 }
@@ -174,8 +175,9 @@ function watchStall(pid: number, printed: () => number, periodMs: number, stuck:
   return () => clearInterval(timer);
 }
 
-function spawnSandboxed(bwrap: string, args: string[], program: Uint8Array) {
-  return Bun.spawn([bwrap, ...args], { stdin: program, stdout: "pipe", stderr: "pipe", env: {} });
+/** bubblewrap with rg in it; its stdout goes to `output` (outputFile.ts) where there is one, else a pipe. */
+function spawnSandboxed(bwrap: string, args: string[], program: Uint8Array, output: number | undefined) {
+  return Bun.spawn([bwrap, ...args], { stdin: program, stdout: output ?? "pipe", stderr: "pipe", env: {} });
 }
 
 export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunner {
@@ -188,11 +190,13 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
       if (broken !== undefined) return { kind: "unavailable", why: broken };
       if (request.signal.aborted) return { kind: "cancelled" };
       let child: ReturnType<typeof spawnSandboxed>;
+      const output = unnamedFile();
       try {
         const bytes = await options.program.bytes();
         system ??= needsLoader(bytes);
-        child = spawnSandboxed(options.bwrap, ripgrepSandboxArgs(options, request, system), bytes);
+        child = spawnSandboxed(options.bwrap, ripgrepSandboxArgs(options, request, system), bytes, output);
       } catch (error) {
+        closeFile(output);
         // The program would not unzip, or bubblewrap is gone: not to be tried again.
         broken = messageOf(error);
         return { kind: "unavailable", why: broken };
@@ -213,18 +217,24 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
       );
       try {
         const chunks: Uint8Array[] = [];
-        const reading = (async () => {
-          for await (const chunk of child.stdout) {
-            size += chunk.length;
-            if (size > maxOutput) {
-              tooMuch = true;
-              child.kill("SIGKILL");
-              break;
-            }
-            if (request.onStdout) request.onStdout(chunk);
-            else chunks.push(chunk);
+        /** One piece of rg's output, as it comes (valid only during the call); false: stop reading. */
+        const take = (chunk: Uint8Array): boolean => {
+          size += chunk.length;
+          if (size > maxOutput) {
+            tooMuch = true;
+            child.kill("SIGKILL");
+            return false;
           }
-        })();
+          if (request.onStdout) request.onStdout(chunk);
+          else chunks.push(Buffer.from(chunk));
+          return true;
+        };
+        const reading =
+          output === undefined
+            ? (async () => {
+                for await (const chunk of child.stdout as ReadableStream<Uint8Array>) if (!take(chunk)) break;
+              })()
+            : readAsWritten(output, child.exited, take);
         const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited, reading]);
         if (request.signal.aborted) return { kind: "cancelled" };
         if (tooMuch) return { kind: "unavailable", why: `its output passed ${maxOutput} bytes` };
@@ -247,6 +257,7 @@ export function createRipgrepRunner(options: RipgrepRunnerOptions): RipgrepRunne
         return { kind: "done", code, stdout: Buffer.concat(chunks), stderr };
       } finally {
         stopWatch();
+        closeFile(output);
         request.signal.removeEventListener("abort", onAbort);
       }
     },

@@ -9,7 +9,15 @@
 // walks its own way.
 import type { RipgrepRunner } from "../../sandbox/ripgrep/runner.ts";
 import type { SecretIdentitySet } from "../../files/secretIdentities.ts";
-import { inWalkOrder, placeOf, plainFile, type RipgrepWalk, runWalk, walkArgs } from "../ripgrepSearch.ts";
+import {
+  inWalkOrder,
+  besideThreads,
+  placeOf,
+  plainFile,
+  type RipgrepWalk,
+  runWalk,
+  walkArgs,
+} from "../ripgrepSearch.ts";
 import { C_FAMILY_EXTENSIONS, cFamilyOf, mayDefineOnLine } from "./cDefinitionSites.ts";
 import { LANGUAGE_EXTENSIONS, languageOf } from "./parser.ts";
 
@@ -105,6 +113,8 @@ export async function mentionsWithRipgrep(search: MentionSearch): Promise<Mentio
     [
       ...common,
       ...types("garudaother", OTHER_EXTENSIONS),
+      // Mostly a walk (a C project has few such files), beside the C search: one core left to that.
+      ...besideThreads(),
       "--files-with-matches",
       "--fixed-strings",
       "--regexp",
