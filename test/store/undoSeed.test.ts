@@ -109,6 +109,28 @@ describe("the first snapshot of a repository starts from the project's index", (
     },
   );
 
+  test("the first snapshot writes no folder's tree: the index's cached trees come from the project too", async () => {
+    const files = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`d${i}/e${i % 3}/f.txt`, `file ${i}\n`]));
+    const p = await repository({ "top.txt": "top\n" });
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(p.root, path)), { recursive: true });
+      writeFileSync(join(p.root, path), text);
+    }
+    await p.sh("git add -A && git -c user.name=t -c user.email=t@t commit -q -m folders");
+    await p.store.beginTurn();
+    await p.store.endTurn();
+    // 81 trees in the project: the snapshot's are in the seed's pack (written by the store, 81 loose files).
+    expect(ownObjects(p.home, p.root)).toBe(0);
+    const head = await p.executor.run({ command: "git rev-parse 'HEAD^{tree}'", cwd: p.root, sandbox: null });
+    const store = snapshotDir(p.home, p.root);
+    const tree = await p.executor.run({
+      command: `GIT_DIR='${store}' git cat-file -t ${head.output.trim()}`,
+      cwd: p.root,
+      sandbox: null,
+    });
+    expect(tree.output.trim()).toBe("tree");
+  });
+
   test("an index that marks entries assume-unchanged is not used: the snapshot holds the file as it is", async () => {
     const p = await repository({ "a.txt": "committed\n", "b.txt": "b\n" });
     // The user's git is told not to look at a.txt again, which they then edited.

@@ -2,68 +2,29 @@
 // command would make them, on the session's real executor, sandbox and git guard: each turn's
 // change must still be undone, and nothing the user did lost.
 import { afterEach, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createExecutor } from "../../src/sandbox/executor.ts";
-import type { ExecRequest, ProcessExecutor } from "../../src/sandbox/types.ts";
-import { createUndoStore, type UndoStore } from "../../src/store/undo.ts";
-import { describeSandbox, testExecutorOptions } from "../support/sandboxSupport.ts";
-import { tempDir } from "../support/tempDir.ts";
+import { describeSandbox } from "../support/sandboxSupport.ts";
+import { sandboxed, type UndoSession, undoSession, wholeTree } from "../support/undoSession.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-interface Session {
-  root: string;
-  executor: ProcessExecutor;
-  store: UndoStore;
-  scripts: string[];
-}
+type Session = UndoSession;
 
 async function session(setUp?: (root: string) => void): Promise<Session> {
-  const dir = tempDir("garuda-undo-attack-");
-  const base = realpathSync(dir.path);
-  const root = join(base, "project");
-  const home = join(base, "home");
-  mkdirSync(join(root, "src"), { recursive: true });
-  mkdirSync(home);
-  writeFileSync(join(root, "src/a.c"), "int a;\n");
-  writeFileSync(join(root, "notes.md"), "mine\n");
-  setUp?.(root);
-  const executor = await createExecutor(testExecutorOptions(root, home));
-  const scripts: string[] = [];
-  const noted = Object.assign(Object.create(executor) as ProcessExecutor, {
-    run: (request: ExecRequest) => {
-      scripts.push(request.command);
-      return executor.run(request);
-    },
-  });
-  const store = createUndoStore({ root, home, executor: noted });
-  cleanups.push(async () => {
-    await store.close();
-    await executor.shutdown();
-    dir[Symbol.dispose]();
-  });
-  await watching(executor, root);
-  return { root, executor, store, scripts };
-}
-
-async function watching(executor: ProcessExecutor, root: string): Promise<void> {
-  for (const until = Date.now() + 10_000; Date.now() < until; await Bun.sleep(50)) {
-    const first = await executor.changesSince?.(root, undefined);
-    const again = first && (await executor.changesSince?.(root, first.token));
-    if (again && again.paths !== "all") return;
-  }
-  throw new Error("the git guard did not come to watch the project");
+  const s = await undoSession("garuda-undo-attack-", setUp);
+  cleanups.push(() => s.close());
+  return s;
 }
 
 /** The names in `dir` that are not UTF-8. */
 const notUtf8In = (dir: string) =>
   readdirSync(dir, { encoding: "buffer" }).filter((name) => !Buffer.from(name.toString()).equals(name));
 
-const sh = (s: Session, command: string) => s.executor.run({ command, cwd: s.root, sandbox: s.executor.spec() });
+const sh = sandboxed;
 
 /** One turn that runs `command` in the sandbox. */
 async function turn(s: Session, command: string): Promise<void> {
@@ -181,7 +142,6 @@ describeSandbox(
       const before = s.scripts.length;
       await turn(s, "echo two > t/15/x/y/z/f && echo new > t/39/x/y/z/g");
       // Read by path: the log vouched for the tree walked while it was made.
-      const wholeTree = (script: string) => script.includes("g add -A") && !script.includes("--pathspec-from-file");
       expect(s.scripts.slice(before).filter(wholeTree)).toEqual([]);
       expect(await s.store.undoLastTurn()).toEqual({
         restored: ["t/15/x/y/z/f"],
