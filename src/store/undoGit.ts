@@ -110,7 +110,8 @@ export class GitRunner {
     const input = call.stdin !== undefined && hasRawBytes(call.stdin) ? `${out}.in` : undefined;
     if (input !== undefined) writeFileSync(input, encodeRaw(call.stdin as string), { mode: 0o600 });
     const stdin = input === undefined ? call.stdin : undefined;
-    const script = `g() { git ${this.#config} "$@"; }\n${input === undefined ? "" : `exec <${shellQuote(input)}\n`}${call.script}`;
+    const stdinFrom = input === undefined ? "" : `exec <${shellQuote(input)}\n`;
+    const script = `g() { git ${this.#config} "$@"; }\n${stdinFrom}${call.script}`;
     const timeoutMs = call.timeoutMs ?? this.timeout?.ms;
     try {
       const result = await this.executor.run({

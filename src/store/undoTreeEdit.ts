@@ -134,8 +134,8 @@ interface ReadResult {
 /**
  * The git call: the listings of base's folders above the changed paths (`ls-tree -t` of ".", which
  * shows every entry of each folder it walks through, and of "<folder>/" for the changed paths'
- * folders, which walks to them), then, on a temporary index holding what base has at and below the existing paths, `git add
- * -A` of those paths and the index listed (`ls-files -s`), all to "$OUT".
+ * folders, which walks to them), then, on a temporary index holding what base has at and below the
+ * existing paths, `git add -A` of those paths and the index listed (`ls-files -s`), all to "$OUT".
  */
 async function readAndAdd(
   git: GitRunner,

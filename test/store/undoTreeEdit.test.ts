@@ -268,7 +268,8 @@ const CHANGES: Change[] = [
     name: "a new nested repository",
     apply: (h) =>
       h.sh(
-        "mkdir -p sub/repo && cd sub/repo && git init -q && echo r > r && git add r && git -c user.name=t -c user.email=t@e commit -qm r",
+        "mkdir -p sub/repo && cd sub/repo && git init -q && echo r > r && git add r && " +
+          "git -c user.name=t -c user.email=t@e commit -qm r",
       ),
     paths: ["sub"],
   },
@@ -405,7 +406,10 @@ test("each path stands for what its change may reach, none at or below another",
 });
 
 describe("the session index after trees made by editTree", () => {
-  /** A file tracked though ignored goes (editTree's tree), then comes back (again editTree's): the index never saw either. */
+  /**
+   * A file tracked though ignored goes (editTree's tree), then comes back (again editTree's): the index never saw
+   * either.
+   */
   async function goneAndBack(): Promise<{ h: Harness; latest: string; paths: string[] }> {
     const h = await standardProject();
     const base = await h.full();

@@ -56,7 +56,10 @@ export interface TreeWatch {
   readonly changes: ChangeLog;
   /** Events as they are read (before the guard's steps): their paths go to the change log at once. */
   record(events: InotifyEvent[]): void;
-  /** Folders holding a folder whose name is not UTF-8 (as walks and events found them): it is neither watched nor scanned. */
+  /**
+   * Folders holding a folder whose name is not UTF-8 (as walks and events found them): it is neither watched nor
+   * scanned.
+   */
   readonly unnamed: string[];
   /** Every folder of the tree is watched now: the change log can vouch for what it recorded. */
   readonly covered: boolean;

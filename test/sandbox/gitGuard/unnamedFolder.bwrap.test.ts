@@ -20,7 +20,8 @@ describeSandbox(
     const plant = (make: boolean, repo: string) =>
       [
         lab.evilRepo(`$TMPDIR/${repo}`),
-        `${make ? "mkdir -p $'u\\xff/sub' && " : ""}cp -r "$TMPDIR/${repo}/.git" $'u\\xff/sub/.git' && echo x > $'u\\xff/sub/f'`,
+        `${make ? "mkdir -p $'u\\xff/sub' && " : ""}cp -r "$TMPDIR/${repo}/.git" $'u\\xff/sub/.git' && ` +
+          `echo x > $'u\\xff/sub/f'`,
         `git update-index --add --cacheinfo 160000,$(git -C "$TMPDIR/${repo}" rev-parse HEAD),$'u\\xff/sub'`,
       ].join(" && ");
     const quarantined = (root: string) =>
@@ -39,7 +40,7 @@ describeSandbox(
       expect(quarantined(root)).toHaveLength(1);
     }, 90_000);
 
-    test("the user's own such folder is moved aside when a command begins, and a plant in it runs nothing", async () => {
+    test("the user's own such folder is moved aside when a command begins; a plant in it runs nothing", async () => {
       const root = lab.project("unnamed-own");
       mkdirSync(Buffer.from(`${root}/u\xff/sub`, "latin1"), { recursive: true });
       writeFileSync(Buffer.from(`${root}/u\xff/sub/mine`, "latin1"), "mine\n");
