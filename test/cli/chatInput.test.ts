@@ -151,7 +151,8 @@ describe("the rest of an answer", () => {
 
 describe("the grace window after a question is drawn", () => {
   test("keys in it are typing for the prompt (an Enter among them dropped); a key after a pause answers", async () => {
-    using term = terminal({ graceMs: 60, tailMs: 20 });
+    // A window wide enough that a loaded machine's late timers (40 ms sleeps) stay well inside it.
+    using term = terminal({ graceMs: 250, tailMs: 20 });
     let told = 0;
     const answer = term.input.readAnswer(never, { at: performance.now(), kept: () => told++ });
     term.tty.type("y");
@@ -161,7 +162,7 @@ describe("the grace window after a question is drawn", () => {
     term.tty.type("es");
     await Bun.sleep(40);
     term.tty.type("!");
-    await Bun.sleep(100);
+    await Bun.sleep(500);
     term.tty.type("n");
     expect(await answer).toBe("n");
     expect(told).toBe(1);
