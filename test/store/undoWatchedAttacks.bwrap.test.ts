@@ -128,7 +128,8 @@ describeSandbox(
       const start = await changes?.(s.root, undefined);
       renameSync(join(s.root, "big"), join(s.root, "big2"));
       const renamed = await changes?.(s.root, start?.token);
-      expect(renamed?.paths).toContain(join(s.root, "big2"));
+      // "all" (the guard took over its 1 s to walk it, on a loaded machine) is safe too: the whole tree is read.
+      if (renamed?.paths !== "all") expect(renamed?.paths).toContain(join(s.root, "big2"));
       writeFileSync(join(s.root, "big2/d7/x"), "the user's edit\n");
       const edited = await changes?.(s.root, renamed?.token);
       const file = join(s.root, "big2/d7/x");
