@@ -167,7 +167,8 @@ describeSandbox("file tools against a sandboxed process swapping folders and lin
       // The race was real: the loop ran many rounds, and the host saw src/ as a link.
       expect(rounds).toBeGreaterThanOrEqual(50); // hundreds on an idle machine; a loaded one still swaps
       expect(linksSeen).toBeGreaterThan(0);
-      expect(runs).toBeGreaterThan(calls.length * 3);
+      // Every call ran while the attacker swapped (several times each on an idle machine; once when the suite is busy).
+      expect(runs).toBeGreaterThanOrEqual(calls.length);
       // And the tools did their job between swaps.
       if (viaRipgrep) expect({ answeredByRipgrep: answeredByRipgrep > 0 }).toEqual({ answeredByRipgrep: true });
       for (const name of ["grep", "glob", "find_definition", "symbols", "read_file"])
